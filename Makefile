@@ -1,0 +1,37 @@
+# ots: Tablestore's wide-column data model for PostgreSQL 15 (PGXS build).
+EXTENSION  = ots
+EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" ots.control)
+
+MODULE_big = ots
+OBJS       = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
+
+# The install script is assembled from src/sql/*.sql, one file per concern, in name order.
+SQL_PARTS  = $(sort $(wildcard src/sql/*.sql))
+DATA_built = ots--$(EXTVERSION).sql
+DATA       = $(wildcard sql/upgrade/ots--*--*.sql)
+
+PG_CPPFLAGS = -Isrc -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
+              -Wno-missing-field-initializers -Wno-sign-compare
+ifdef CI
+PG_CPPFLAGS += -Werror
+endif
+
+# pg_regress: sql/<name>.sql against expected/<name>.out, in a temporary instance
+# with pg_cron preloaded (test/ots.conf). pgTAP runs inside these files.
+REGRESS      = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
+REGRESS_OPTS = --temp-instance=./tmp_check --temp-config=test/ots.conf
+
+# isolation specs for concurrency: test/specs/<name>.spec against test/expected/<name>.out
+ISOLATION      := $(patsubst test/specs/%.spec,%,$(sort $(wildcard test/specs/*.spec)))
+ISOLATION_OPTS = --inputdir=test --temp-instance=./tmp_check_iso --temp-config=test/ots_iso.conf
+
+EXTRA_CLEAN = $(DATA_built) tmp_check tmp_check_iso output_iso results regression.diffs regression.out
+
+PG_CONFIG ?= $(shell command -v pg_config >/dev/null 2>&1 && echo pg_config || echo /usr/lib/postgresql/15/bin/pg_config)
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+$(DATA_built): $(SQL_PARTS) ots.control
+	cat $(SQL_PARTS) > $@
+
+$(OBJS): $(wildcard src/*.h)

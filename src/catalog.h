@@ -1,0 +1,76 @@
+/*-------------------------------------------------------------------------
+ * src/catalog.h
+ *	  ots table metadata (ots.tables) as seen by the hot paths: resolved
+ *	  from a table-name argument, cached per backend, invalidated when any
+ *	  session changes or drops the table.
+ *
+ * Storage layout of an ots table "s.t" (created by ots.create_table):
+ *	 s."t$data"	partitioned table: [ "$hash" int8 when hash-prefixed ],
+ *					pk columns (String text COLLATE "C", Integer int8,
+ *					Binary bytea), "$cells" ots.cells, "$oldest_ts" int8;
+ *					PRIMARY KEY ([ "$hash", ] pk columns)
+ *	 s."t$p<i>"		its leaf partitions
+ *	 s."t$seq"		sequence behind an AUTO_INCREMENT column
+ *	 s.t			view of the live rows: pk columns, attributes jsonb
+ *-------------------------------------------------------------------------
+ */
+#ifndef OTS_CATALOG_H
+#define OTS_CATALOG_H
+
+#include "postgres.h"
+
+#include "limits.h"
+#include "value.h"
+
+typedef struct OtsPkColumn
+{
+	char		name[NAMEDATALEN];
+	uint32		namelen;
+	OtsValueType type;			/* STRING, INTEGER or BINARY */
+	bool		auto_increment;
+} OtsPkColumn;
+
+typedef struct OtsTable
+{
+	Oid			view_oid;		/* s.t: the name users call the table by */
+	Oid			data_oid;		/* s."t$data" */
+	Oid			seq_oid;		/* s."t$seq" or InvalidOid */
+	char		schema_name[NAMEDATALEN];
+	char		table_name[NAMEDATALEN];
+	int			npk;
+	OtsPkColumn pk[OTS_MAX_PK_COLUMNS];
+	int			auto_increment_col; /* index into pk[], or -1 */
+	int32		max_versions;
+	int64		time_to_live;	/* seconds, -1 = forever */
+	int64		max_version_offset; /* seconds */
+	bool		allow_update;
+	int32		partitions;
+	int32		hash_prefix_len;	/* 0 = none */
+	bool		valid;			/* cleared by invalidation */
+} OtsTable;
+
+extern void catalog_init(void);
+
+/*
+ * catalog_lookup resolves a table-name argument ("t", "s.t", "\"S\".t") to
+ * its metadata, raising OTSParameterInvalid for a malformed name and
+ * OTSObjectNotExist when no ots table has that name.  The result stays
+ * valid until the next invalidation; callers copy what they keep longer
+ * than the current call.
+ */
+extern OtsTable *catalog_lookup(text *name);
+
+/* catalog_lookup_by_data_oid: the same for the storage table's OID; NULL if none */
+extern OtsTable *catalog_lookup_by_data_oid(Oid data_oid);
+
+/*
+ * catalog_check_table_name validates the unqualified table name against
+ * Tablestore's rules (and PostgreSQL's identifier length), raising
+ * "Invalid table name: '<name>'." otherwise.
+ */
+extern void catalog_check_table_name(const char *name, int len);
+
+/* catalog_check_column_name: the same for attribute and pk column names */
+extern void catalog_check_column_name(const char *name, int len);
+
+#endif							/* OTS_CATALOG_H */

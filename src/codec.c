@@ -1,0 +1,644 @@
+/*-------------------------------------------------------------------------
+ * src/codec.c
+ *	  Reads and writes the jsonb encoding of values, cells, primary keys and
+ *	  attribute maps described in codec.h, with Tablestore's validation
+ *	  messages.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "common/base64.h"
+#include "common/shortest_dec.h"
+#include "utils/builtins.h"
+#include "utils/float.h"
+#include "utils/numeric.h"
+
+#include "codec.h"
+#include "errors.h"
+#include "limits.h"
+
+static JsonbValue *codec_container_single_key(const JsonbValue *jv, const char **key,
+											  int *keylen, JsonbValue *val);
+static bool codec_numeric_is_fractional(Numeric num, char **text);
+static int64 codec_numeric_to_int64(Numeric num, bool *ok);
+static double codec_parse_double(const JsonbValue *jv);
+static void codec_parse_cell(const JsonbValue *jv, CellInput *cell);
+
+/*
+ * codec_container_single_key returns the value of a one-key object given as
+ * a jbvBinary JsonbValue, with its key; NULL when jv is anything else.
+ */
+static JsonbValue *
+codec_container_single_key(const JsonbValue *jv, const char **key, int *keylen,
+						   JsonbValue *val)
+{
+	JsonbIterator *it;
+	JsonbValue	k;
+	JsonbIteratorToken tok;
+
+	if (jv->type != jbvBinary || !JsonContainerIsObject(jv->val.binary.data) ||
+		JsonContainerSize(jv->val.binary.data) != 1)
+		return NULL;
+	it = JsonbIteratorInit(jv->val.binary.data);
+	tok = JsonbIteratorNext(&it, &k, true); /* BEGIN_OBJECT */
+	tok = JsonbIteratorNext(&it, &k, true);
+	Assert(tok == WJB_KEY);
+	tok = JsonbIteratorNext(&it, val, true);
+	Assert(tok == WJB_VALUE);
+	(void) tok;
+	*key = k.val.string.val;
+	*keylen = k.val.string.len;
+	return val;
+}
+
+static bool
+codec_key_is(const char *key, int keylen, const char *want)
+{
+	return keylen == (int) strlen(want) && memcmp(key, want, keylen) == 0;
+}
+
+/*
+ * codec_numeric_is_fractional tells whether a jsonb number has a fractional
+ * part in its text form (which jsonb preserves as written), returning that
+ * text.
+ */
+static bool
+codec_numeric_is_fractional(Numeric num, char **text)
+{
+	*text = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(num)));
+	return strchr(*text, '.') != NULL || strcmp(*text, "NaN") == 0 ||
+		strstr(*text, "Infinity") != NULL;
+}
+
+/* codec_numeric_to_int64 converts an integral numeric, failing on overflow */
+static int64
+codec_numeric_to_int64(Numeric num, bool *ok)
+{
+	char	   *text;
+	char	   *end;
+	long long	v;
+
+	if (codec_numeric_is_fractional(num, &text))
+	{
+		*ok = false;
+		return 0;
+	}
+	errno = 0;
+	v = strtoll(text, &end, 10);
+	*ok = (errno == 0 && *end == '\0');
+	return (int64) v;
+}
+
+/* codec_check_double rejects what Tablestore rejects in a Double */
+static void
+codec_check_double(double d)
+{
+	if (isnan(d))
+		ots_error(PARAMETER_INVALID, "NaN can't be set to double value.");
+	if (isinf(d))
+		ots_error(PARAMETER_INVALID, "Infinity can't be set to double value.");
+}
+
+/* codec_parse_double reads the operand of {"$double": ...} */
+static double
+codec_parse_double(const JsonbValue *jv)
+{
+	char	   *text;
+	double		d;
+
+	if (jv->type == jbvString)
+	{
+		text = pnstrdup(jv->val.string.val, jv->val.string.len);
+		if (pg_strcasecmp(text, "NaN") == 0)
+			codec_check_double(get_float8_nan());
+		if (pg_strcasecmp(text, "Infinity") == 0 || pg_strcasecmp(text, "-Infinity") == 0 ||
+			pg_strcasecmp(text, "inf") == 0 || pg_strcasecmp(text, "-inf") == 0)
+			codec_check_double(get_float8_infinity());
+	}
+	else if (jv->type == jbvNumeric)
+		(void) codec_numeric_is_fractional(jv->val.numeric, &text);
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+				 errmsg_internal("Invalid double value."),
+				 errdetail("\"$double\" takes a JSON number or one of \"NaN\", \"Infinity\", \"-Infinity\".")));
+	errno = 0;
+	d = strtod(text, NULL);
+	if (errno == ERANGE && (d == HUGE_VAL || d == -HUGE_VAL))
+		codec_check_double(get_float8_infinity());
+	codec_check_double(d);
+	return d;
+}
+
+void
+codec_parse_value(const JsonbValue *jv, OtsValue *out, const char *column)
+{
+	const char *key;
+	int			keylen;
+	JsonbValue	inner;
+
+	switch (jv->type)
+	{
+		case jbvString:
+			out->type = OTS_VT_STRING;
+			out->u.s.data = jv->val.string.val;
+			out->u.s.len = jv->val.string.len;
+			break;
+		case jbvNumeric:
+			{
+				char	   *text;
+
+				if (codec_numeric_is_fractional(jv->val.numeric, &text))
+				{
+					out->type = OTS_VT_DOUBLE;
+					out->u.d = strtod(text, NULL);
+					codec_check_double(out->u.d);
+				}
+				else
+				{
+					bool		ok;
+
+					out->type = OTS_VT_INTEGER;
+					out->u.i = codec_numeric_to_int64(jv->val.numeric, &ok);
+					if (!ok)
+						ereport(ERROR,
+								(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+								 errmsg_internal("Integer value of column '%s' is out of range.", column),
+								 errdetail("Integer values are signed 64-bit; write {\"$double\": %s} for a Double.", text)));
+				}
+				break;
+			}
+		case jbvBool:
+			out->type = OTS_VT_BOOLEAN;
+			out->u.b = jv->val.boolean;
+			break;
+		case jbvBinary:
+			if (codec_container_single_key(jv, &key, &keylen, &inner) != NULL)
+			{
+				if (codec_key_is(key, keylen, "$binary") && inner.type == jbvString)
+				{
+					int			declen = pg_b64_dec_len(inner.val.string.len);
+					char	   *buf = palloc(declen + 1);
+					int			n = pg_b64_decode(inner.val.string.val, inner.val.string.len,
+												  buf, declen);
+
+					if (n < 0)
+						ereport(ERROR,
+								(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+								 errmsg_internal("Invalid binary value of column '%s'.", column),
+								 errdetail("\"$binary\" takes a base64 string.")));
+					out->type = OTS_VT_BINARY;
+					out->u.s.data = buf;
+					out->u.s.len = n;
+					break;
+				}
+				if (codec_key_is(key, keylen, "$double"))
+				{
+					out->type = OTS_VT_DOUBLE;
+					out->u.d = codec_parse_double(&inner);
+					break;
+				}
+			}
+			/* FALLTHROUGH */
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+					 errmsg_internal("Invalid value of column '%s'.", column),
+					 errdetail("A value is a JSON string, number or boolean, {\"$binary\": \"<base64>\"} or {\"$double\": <number>}.")));
+	}
+	if ((out->type == OTS_VT_STRING || out->type == OTS_VT_BINARY) &&
+		out->u.s.len > OTS_MAX_ATTR_VALUE_LEN)
+		ots_error(PARAMETER_INVALID,
+				  "The length of attribute column: '%s' exceeds the MaxLength:%d with CurrentLength:%u.",
+				  column, OTS_MAX_ATTR_VALUE_LEN, out->u.s.len);
+}
+
+int64
+codec_parse_timestamp(const JsonbValue *jv)
+{
+	bool		ok = false;
+	int64		ts = 0;
+
+	if (jv->type == jbvNumeric)
+		ts = codec_numeric_to_int64(jv->val.numeric, &ok);
+	if (!ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+				 errmsg_internal("Timestamp must be in range [0, INT64_MAX/1000)."),
+				 errdetail("A timestamp is an integer number of milliseconds since the Unix epoch.")));
+	if (ts < 0 || ts >= OTS_MAX_TIMESTAMP)
+		ots_error(PARAMETER_INVALID, "Timestamp must be in range [0, INT64_MAX/1000).");
+	return ts;
+}
+
+/*
+ * codec_parse_cell reads a value or {"value": v, "ts": t} into cell, whose
+ * name is already set.
+ */
+static void
+codec_parse_cell(const JsonbValue *jv, CellInput *cell)
+{
+	cell->has_ts = false;
+	cell->ts = 0;
+	if (jv->type == jbvBinary && JsonContainerIsObject(jv->val.binary.data))
+	{
+		JsonbValue	v;
+		JsonbValue	ts;
+		JsonbContainer *c = jv->val.binary.data;
+		bool		has_value = getKeyJsonValueFromContainer(c, "value", 5, &v) != NULL;
+		bool		has_ts = getKeyJsonValueFromContainer(c, "ts", 2, &ts) != NULL;
+
+		if (has_value || has_ts)
+		{
+			char	   *column = pnstrdup(cell->name, cell->namelen);
+
+			if (!has_value || JsonContainerSize(c) != (has_ts ? 2 : 1))
+				ereport(ERROR,
+						(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+						 errmsg_internal("Invalid cell of column '%s'.", column),
+						 errdetail("A cell is {\"value\": <value>} or {\"value\": <value>, \"ts\": <milliseconds>}.")));
+			codec_parse_value(&v, &cell->value, column);
+			if (has_ts)
+			{
+				cell->has_ts = true;
+				cell->ts = codec_parse_timestamp(&ts);
+			}
+			return;
+		}
+	}
+	codec_parse_value(jv, &cell->value, pnstrdup(cell->name, cell->namelen));
+}
+
+CellInput *
+codec_parse_attributes(Jsonb *attrs, int *ncells)
+{
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	CellInput  *cells;
+	int			n = 0;
+	int			cap;
+	const char *name = NULL;
+	uint32		namelen = 0;
+
+	*ncells = 0;
+	if (attrs == NULL)
+		return NULL;
+	if (!JB_ROOT_IS_OBJECT(attrs) || JB_ROOT_IS_SCALAR(attrs))
+		ereport(ERROR,
+				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+				 errmsg_internal("Attribute columns must be a JSON object."),
+				 errdetail("Write attributes as {\"column\": value, ...}.")));
+	cap = Max(JB_ROOT_COUNT(attrs), 1);
+	cells = palloc(sizeof(CellInput) * cap);
+
+	it = JsonbIteratorInit(&attrs->root);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		if (tok == WJB_KEY)
+		{
+			name = v.val.string.val;
+			namelen = v.val.string.len;
+			catalog_check_column_name(name, namelen);
+		}
+		else if (tok == WJB_VALUE)
+		{
+			bool		is_array = v.type == jbvBinary &&
+				JsonContainerIsArray(v.val.binary.data);
+			JsonbValue	elem;
+			int			count = is_array ? JsonContainerSize(v.val.binary.data) : 1;
+
+			if (n + count > cap)
+			{
+				cap = Max(cap * 2, n + count);
+				cells = repalloc(cells, sizeof(CellInput) * cap);
+			}
+			if (!is_array)
+			{
+				cells[n].name = name;
+				cells[n].namelen = namelen;
+				codec_parse_cell(&v, &cells[n++]);
+				continue;
+			}
+			if (count == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+						 errmsg_internal("Invalid cell of column '%s'.", pnstrdup(name, namelen)),
+						 errdetail("An array of cells must not be empty.")));
+			for (int i = 0; i < count; i++)
+			{
+				JsonbValue *e = getIthJsonbValueFromContainer(v.val.binary.data, i);
+
+				elem = *e;
+				cells[n].name = name;
+				cells[n].namelen = namelen;
+				codec_parse_cell(&elem, &cells[n++]);
+			}
+		}
+	}
+	if (n > OTS_MAX_COLUMNS_PER_WRITE)
+		ots_error(PARAMETER_INVALID,
+				  "The number of attribute columns exceeds the limit, limit count: %d, column count: %d.",
+				  OTS_MAX_COLUMNS_PER_WRITE, n);
+	*ncells = n;
+	return cells;
+}
+
+const char *
+codec_vt_name_of(const JsonbValue *jv)
+{
+	OtsValue	v;
+
+	switch (jv->type)
+	{
+		case jbvString:
+			return "VT_STRING";
+		case jbvBool:
+			return "VT_BOOLEAN";
+		case jbvNull:
+			return "VT_NULL";
+		case jbvNumeric:
+			{
+				char	   *text;
+
+				return codec_numeric_is_fractional(jv->val.numeric, &text) ?
+					"VT_DOUBLE" : "VT_INTEGER";
+			}
+		default:
+			break;
+	}
+	{
+		const char *key;
+		int			keylen;
+		JsonbValue	inner;
+
+		if (codec_container_single_key(jv, &key, &keylen, &inner) != NULL)
+		{
+			if (codec_key_is(key, keylen, "$binary"))
+				return "VT_BLOB";
+			if (codec_key_is(key, keylen, "$double"))
+				return "VT_DOUBLE";
+			if (codec_key_is(key, keylen, "$inf"))
+				return "VT_INF";
+			if (codec_key_is(key, keylen, "$auto_increment"))
+				return "VT_AUTO_INCREMENT";
+		}
+	}
+	(void) v;
+	return "VT_UNKNOWN";
+}
+
+/*
+ * codec_parse_pk_special recognises {"$inf": "min"|"max"} and
+ * {"$auto_increment": true}; PK_VALUE for anything else.
+ */
+static PkSpecial
+codec_parse_pk_special(const JsonbValue *jv)
+{
+	const char *key;
+	int			keylen;
+	JsonbValue	inner;
+
+	if (codec_container_single_key(jv, &key, &keylen, &inner) == NULL)
+		return PK_VALUE;
+	if (codec_key_is(key, keylen, "$inf") && inner.type == jbvString)
+	{
+		if (codec_key_is(inner.val.string.val, inner.val.string.len, "min"))
+			return PK_INF_MIN;
+		if (codec_key_is(inner.val.string.val, inner.val.string.len, "max"))
+			return PK_INF_MAX;
+	}
+	if (codec_key_is(key, keylen, "$auto_increment") && inner.type == jbvBool &&
+		inner.val.boolean)
+		return PK_AUTO_INCREMENT;
+	return PK_VALUE;
+}
+
+void
+codec_parse_pk(const OtsTable *t, Jsonb *pk, int flags, PkInput *out)
+{
+	int			n;
+
+	if (pk == NULL || !JB_ROOT_IS_OBJECT(pk) || JB_ROOT_IS_SCALAR(pk))
+		ereport(ERROR,
+				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+				 errmsg_internal("The primary key must be a JSON object."),
+				 errdetail("Write the primary key as {\"column\": value, ...}.")));
+	n = JB_ROOT_COUNT(pk);
+	if (n < OTS_MIN_PK_COLUMNS || n > OTS_MAX_PK_COLUMNS)
+		ots_error(PARAMETER_INVALID,
+				  "The number of primary key columns must be in range: [%d, %d].",
+				  OTS_MIN_PK_COLUMNS, OTS_MAX_PK_COLUMNS);
+	if (n != t->npk)
+		ots_error(INVALID_PK, "Validate PK size fail. Input: %d, Meta: %d.", n, t->npk);
+
+	out->n = n;
+	for (int i = 0; i < t->npk; i++)
+	{
+		const OtsPkColumn *col = &t->pk[i];
+		JsonbValue	jv;
+		PkSpecial	special;
+
+		if (getKeyJsonValueFromContainer(&pk->root, col->name, col->namelen, &jv) == NULL)
+		{
+			/* name the first input key the schema does not have */
+			JsonbIterator *it = JsonbIteratorInit(&pk->root);
+			JsonbValue	k;
+			JsonbIteratorToken tok;
+			char	   *input = "";
+
+			while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+			{
+				bool		known = false;
+
+				if (tok != WJB_KEY)
+					continue;
+				for (int j = 0; j < t->npk; j++)
+					if (t->pk[j].namelen == k.val.string.len &&
+						memcmp(t->pk[j].name, k.val.string.val, k.val.string.len) == 0)
+						known = true;
+				if (!known)
+				{
+					input = pnstrdup(k.val.string.val, k.val.string.len);
+					break;
+				}
+			}
+			ots_error(INVALID_PK, "Validate PK name fail. Input: %s, Meta: %s.", input, col->name);
+		}
+
+		special = codec_parse_pk_special(&jv);
+		out->special[i] = special;
+		if (special == PK_INF_MIN || special == PK_INF_MAX)
+		{
+			if (!(flags & PK_ALLOW_INF))
+				ots_error(PARAMETER_INVALID, "%s is an invalid type for the primary key.",
+						  special == PK_INF_MIN ? "VT_INF_MIN" : "VT_INF_MAX");
+			continue;
+		}
+		if (special == PK_AUTO_INCREMENT)
+		{
+			if (!(flags & PK_ALLOW_AUTO_INC))
+				ots_error(PARAMETER_INVALID, "PKAutoIncr can't be used for read operations.");
+			if (!col->auto_increment)
+				ots_error(INVALID_PK, "Validate PK type fail. Input: VT_AUTO_INCREMENT, Meta: %s.",
+						  ots_value_vt_name(col->type));
+			continue;
+		}
+
+		{
+			const char *input_vt = codec_vt_name_of(&jv);
+
+			if (strcmp(input_vt, ots_value_vt_name(col->type)) != 0)
+				ots_error(INVALID_PK, "Validate PK type fail. Input: %s, Meta: %s.",
+						  input_vt, ots_value_vt_name(col->type));
+		}
+		codec_parse_value(&jv, &out->v[i], col->name);
+		if ((col->type == OTS_VT_STRING || col->type == OTS_VT_BINARY) &&
+			out->v[i].u.s.len > OTS_MAX_PK_VALUE_LEN)
+			ots_error(PARAMETER_INVALID,
+					  "The length of primary key column: '%s' exceeds the MaxLength:%d with CurrentLength:%u.",
+					  col->name, OTS_MAX_PK_VALUE_LEN, out->v[i].u.s.len);
+	}
+}
+
+uint32
+codec_pk_size(const OtsTable *t, const PkInput *pk)
+{
+	uint32		size = 0;
+
+	for (int i = 0; i < t->npk; i++)
+		size += t->pk[i].namelen +
+			(pk->special[i] == PK_VALUE ? ots_value_size(&pk->v[i]) : 8);
+	return size;
+}
+
+void
+codec_push_key(JsonbParseState **state, const char *s, uint32 len)
+{
+	JsonbValue	k;
+
+	k.type = jbvString;
+	k.val.string.val = (char *) s;
+	k.val.string.len = len;
+	pushJsonbValue(state, WJB_KEY, &k);
+}
+
+void
+codec_push_int(JsonbParseState **state, int64 v, JsonbIteratorToken token)
+{
+	JsonbValue	n;
+
+	n.type = jbvNumeric;
+	n.val.numeric = int64_to_numeric(v);
+	pushJsonbValue(state, token, &n);
+}
+
+void
+codec_push_value(JsonbParseState **state, const OtsValue *v, JsonbIteratorToken token)
+{
+	JsonbValue	jv;
+
+	switch (v->type)
+	{
+		case OTS_VT_STRING:
+			jv.type = jbvString;
+			jv.val.string.val = (char *) v->u.s.data;
+			jv.val.string.len = v->u.s.len;
+			pushJsonbValue(state, token, &jv);
+			return;
+		case OTS_VT_INTEGER:
+			codec_push_int(state, v->u.i, token);
+			return;
+		case OTS_VT_BOOLEAN:
+			jv.type = jbvBool;
+			jv.val.boolean = v->u.b;
+			pushJsonbValue(state, token, &jv);
+			return;
+		case OTS_VT_DOUBLE:
+			{
+				char		buf[DOUBLE_SHORTEST_DECIMAL_LEN + 2];
+				int			len = double_to_shortest_decimal_buf(v->u.d, buf);
+				bool		exponent = strchr(buf, 'e') != NULL;
+
+				/* keep a whole number recognisably a Double: "3" prints as "3.0" */
+				if (!exponent && strchr(buf, '.') == NULL)
+				{
+					buf[len++] = '.';
+					buf[len++] = '0';
+					buf[len] = '\0';
+				}
+				jv.type = jbvNumeric;
+				jv.val.numeric = DatumGetNumeric(DirectFunctionCall3(numeric_in,
+																	 CStringGetDatum(buf),
+																	 ObjectIdGetDatum(InvalidOid),
+																	 Int32GetDatum(-1)));
+				/* 1e+300 has no fraction in numeric form: say it is a Double */
+				if (exponent && strstr(buf, "e-") == NULL)
+				{
+					pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+					codec_push_key(state, "$double", 7);
+					pushJsonbValue(state, WJB_VALUE, &jv);
+					pushJsonbValue(state, WJB_END_OBJECT, NULL);
+					return;
+				}
+				pushJsonbValue(state, token, &jv);
+				return;
+			}
+		case OTS_VT_BINARY:
+			{
+				int			enclen = pg_b64_enc_len(v->u.s.len);
+				char	   *buf = palloc(enclen + 1);
+				int			n = pg_b64_encode(v->u.s.data, v->u.s.len, buf, enclen);
+
+				if (n < 0)
+					elog(ERROR, "could not encode binary value as base64");
+				pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+				codec_push_key(state, "$binary", 7);
+				jv.type = jbvString;
+				jv.val.string.val = buf;
+				jv.val.string.len = n;
+				pushJsonbValue(state, WJB_VALUE, &jv);
+				pushJsonbValue(state, WJB_END_OBJECT, NULL);
+				return;
+			}
+	}
+}
+
+Jsonb *
+codec_pk_to_jsonb(const OtsTable *t, const PkInput *pk)
+{
+	JsonbParseState *state = NULL;
+	JsonbValue *res;
+
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	for (int i = 0; i < t->npk; i++)
+	{
+		codec_push_key(&state, t->pk[i].name, t->pk[i].namelen);
+		if (pk->special[i] == PK_INF_MIN || pk->special[i] == PK_INF_MAX)
+		{
+			JsonbValue	s;
+
+			pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+			codec_push_key(&state, "$inf", 4);
+			s.type = jbvString;
+			s.val.string.val = pk->special[i] == PK_INF_MIN ? "min" : "max";
+			s.val.string.len = 3;
+			pushJsonbValue(&state, WJB_VALUE, &s);
+			pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+		}
+		else
+			codec_push_value(&state, &pk->v[i], WJB_VALUE);
+	}
+	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	return JsonbValueToJsonb(res);
+}
+
+bool
+codec_jsonb_get(Jsonb *obj, const char *key, JsonbValue *out)
+{
+	if (obj == NULL || !JB_ROOT_IS_OBJECT(obj) || JB_ROOT_IS_SCALAR(obj))
+		return false;
+	return getKeyJsonValueFromContainer(&obj->root, key, strlen(key), out) != NULL;
+}

@@ -1,0 +1,99 @@
+/*-------------------------------------------------------------------------
+ * src/codec.h
+ *	  The jsonb encoding of ots values, primary keys and attribute maps.
+ *
+ * Values:	 JSON string -> String; a number whose jsonb text has a fractional
+ *			 part ("3.0", "2.5") -> Double, any other number -> Integer (int64);
+ *			 true/false -> Boolean; {"$binary": "<base64>"} -> Binary;
+ *			 {"$double": <number> | "NaN" | "Infinity" | "-Infinity"} -> Double.
+ * Cells:	 a value, {"value": <value>, "ts": <ms>}, or an array of those.
+ * Pk:		 {"<pk name>": <String|Integer|Binary>}; in range bounds also
+ *			 {"$inf": "min"|"max"}; in writes {"$auto_increment": true}
+ *			 for an AUTO_INCREMENT column.
+ * Output uses the same forms, so everything round-trips: a whole-number
+ * Double prints as "3.0", one too large for plain decimals as
+ * {"$double": 1e+300}.
+ *-------------------------------------------------------------------------
+ */
+#ifndef OTS_CODEC_H
+#define OTS_CODEC_H
+
+#include "postgres.h"
+#include "utils/jsonb.h"
+
+#include "catalog.h"
+#include "value.h"
+
+/* one attribute cell of a write request */
+typedef struct CellInput
+{
+	const char *name;
+	uint32		namelen;
+	bool		has_ts;
+	int64		ts;
+	OtsValue	value;
+} CellInput;
+
+/* a primary key as given in a request, in table schema order */
+typedef enum PkSpecial
+{
+	PK_VALUE = 0,
+	PK_INF_MIN,
+	PK_INF_MAX,
+	PK_AUTO_INCREMENT
+} PkSpecial;
+
+typedef struct PkInput
+{
+	int			n;
+	OtsValue	v[OTS_MAX_PK_COLUMNS];
+	PkSpecial	special[OTS_MAX_PK_COLUMNS];
+} PkInput;
+
+/* what codec_parse_pk accepts besides plain values */
+#define PK_ALLOW_INF		0x01
+#define PK_ALLOW_AUTO_INC	0x02
+
+/*
+ * codec_parse_value reads one attribute value; "column" names it in errors.
+ */
+extern void codec_parse_value(const JsonbValue *jv, OtsValue *out, const char *column);
+
+/*
+ * codec_parse_attributes reads an attribute map into palloc'd cells, in
+ * map order, validating names, values and timestamp bounds.  NULL or '{}'
+ * yields zero cells.
+ */
+extern CellInput *codec_parse_attributes(Jsonb *attrs, int *ncells);
+
+/*
+ * codec_parse_pk reads a primary key against the table's schema with
+ * Tablestore's checks and messages (count, then names, then types, then
+ * value lengths).
+ */
+extern void codec_parse_pk(const OtsTable *t, Jsonb *pk, int flags, PkInput *out);
+
+/* codec_parse_timestamp reads a ms timestamp number, checking its bounds */
+extern int64 codec_parse_timestamp(const JsonbValue *jv);
+
+/* codec_pk_size: Tablestore's data size of a primary key (names + values) */
+extern uint32 codec_pk_size(const OtsTable *t, const PkInput *pk);
+
+/* codec_push_value appends a value as WJB_VALUE or WJB_ELEM */
+extern void codec_push_value(JsonbParseState **state, const OtsValue *v,
+							 JsonbIteratorToken token);
+
+/* codec_push_string / codec_push_key append a string value / key */
+extern void codec_push_key(JsonbParseState **state, const char *s, uint32 len);
+extern void codec_push_int(JsonbParseState **state, int64 v, JsonbIteratorToken token);
+
+/* codec_pk_to_jsonb renders a complete primary key */
+extern Jsonb *codec_pk_to_jsonb(const OtsTable *t, const PkInput *pk);
+
+/* codec_jsonb_get finds key in a jsonb object; false if absent or not an object */
+extern bool codec_jsonb_get(Jsonb *obj, const char *key, JsonbValue *out);
+
+/* codec_value_type_of: the OTS type name a JsonbValue would parse as (for errors) */
+extern const char *codec_vt_name_of(const JsonbValue *jv);
+
+#endif							/* OTS_CODEC_H */

@@ -1,0 +1,50 @@
+/*-------------------------------------------------------------------------
+ * src/errors.h
+ *	  Tablestore error codes as PostgreSQL SQLSTATEs, and the ereport helper.
+ *
+ * Every OTS error code has its own SQLSTATE in the private class "OT", so
+ * PL/pgSQL can catch each one by name (EXCEPTION WHEN SQLSTATE 'OT003').
+ * The message text of an OTS error is Tablestore's own text, verbatim, so
+ * clients can match on it; context goes to errdetail/errhint.  This header
+ * is the only place the mapping lives; ots.error_code() and README's error
+ * table are generated from OTS_ERROR_CODES.
+ *-------------------------------------------------------------------------
+ */
+#ifndef OTS_ERRORS_H
+#define OTS_ERRORS_H
+
+#include "utils/elog.h"
+
+/* X(sqlstate characters, C name, Tablestore error code) */
+#define OTS_ERROR_CODES(X) \
+	X('O','T','0','0','1', PARAMETER_INVALID,        "OTSParameterInvalid") \
+	X('O','T','0','0','2', INVALID_PK,               "OTSInvalidPK") \
+	X('O','T','0','0','3', CONDITION_CHECK_FAIL,     "OTSConditionCheckFail") \
+	X('O','T','0','0','4', OBJECT_NOT_EXIST,         "OTSObjectNotExist") \
+	X('O','T','0','0','5', OBJECT_ALREADY_EXIST,     "OTSObjectAlreadyExist") \
+	X('O','T','0','0','6', DATA_OUT_OF_RANGE,        "OTSDataOutOfRange") \
+	X('O','T','0','0','7', QUOTA_EXHAUSTED,          "OTSQuotaExhausted") \
+	X('O','T','0','0','8', ROW_OPERATION_CONFLICT,   "OTSRowOperationConflict") \
+	X('O','T','0','0','9', OUT_OF_COLUMN_COUNT_LIMIT, "OTSOutOfColumnCountLimit") \
+	X('O','T','0','1','0', OUT_OF_ROW_SIZE_LIMIT,    "OTSOutOfRowSizeLimit") \
+	X('O','T','0','1','1', INTERNAL_SERVER_ERROR,    "OTSInternalServerError")
+
+#define OTS_ERRCODE_ENUM(a,b,c,d,e, name, ots) \
+	ERRCODE_OTS_##name = MAKE_SQLSTATE(a,b,c,d,e),
+enum
+{
+	OTS_ERROR_CODES(OTS_ERRCODE_ENUM)
+};
+#undef OTS_ERRCODE_ENUM
+
+/*
+ * ots_error raises an OTS error whose message is Tablestore's text.
+ * Usage: ots_error(PARAMETER_INVALID, "Invalid table name: '%s'.", name);
+ */
+#define ots_error(name, ...) \
+	ereport(ERROR, (errcode(ERRCODE_OTS_##name), errmsg_internal(__VA_ARGS__)))
+
+/* ots_error_code_name returns "OTSParameterInvalid" etc. for an OT SQLSTATE, or NULL */
+extern const char *ots_error_code_name(int sqlerrcode);
+
+#endif							/* OTS_ERRORS_H */

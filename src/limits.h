@@ -1,0 +1,33 @@
+/*-------------------------------------------------------------------------
+ * src/limits.h
+ *	  Every Tablestore limit ots enforces, named once (TABLESTORE.md §5).
+ *
+ * Code refers to these names only; README's limits table lists them.
+ *-------------------------------------------------------------------------
+ */
+#ifndef OTS_LIMITS_H
+#define OTS_LIMITS_H
+
+#define OTS_MAX_NAME_LEN			255		/* table and column names, bytes */
+#define OTS_MIN_PK_COLUMNS			1
+#define OTS_MAX_PK_COLUMNS			4
+#define OTS_MAX_PK_VALUE_LEN		1024	/* String/Binary primary-key value, bytes */
+#define OTS_MAX_ATTR_VALUE_LEN		2097152 /* String/Binary attribute value, bytes */
+#define OTS_MAX_COLUMNS_PER_WRITE	1024	/* attribute cells/ops in one write */
+#define OTS_MAX_COLUMNS_TO_GET		1024
+#define OTS_MAX_REQUEST_SIZE		4194304 /* PutRow/UpdateRow/BatchWriteRow data */
+#define OTS_MAX_BATCH_GET_ROWS		100
+#define OTS_MAX_BATCH_WRITE_ROWS	200
+#define OTS_MAX_RANGE_ROWS			5000	/* rows per GetRange page */
+#define OTS_MAX_RANGE_BYTES			4194304 /* bytes per GetRange page */
+#define OTS_MAX_FILTER_NODES		32
+#define OTS_CU_BYTES				4096	/* one capacity unit */
+#define OTS_MAX_TIMESTAMP			(PG_INT64_MAX / 1000)	/* exclusive, ms */
+#define OTS_DEFAULT_MAX_VERSIONS	1
+#define OTS_DEFAULT_TTL				(-1)
+#define OTS_DEFAULT_MAX_VERSION_OFFSET 86400
+#define OTS_MAX_VERSION_OFFSET		(PG_INT64_MAX / 1000000)	/* seconds */
+#define OTS_MAX_HASH_PREFIX_LEN		8		/* hex digits of MD5 */
+#define OTS_MAX_PARTITIONS			1024
+
+#endif							/* OTS_LIMITS_H */

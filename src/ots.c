@@ -1,0 +1,22 @@
+/*-------------------------------------------------------------------------
+ * src/ots.c
+ *	  Module entry: PG_MODULE_MAGIC and _PG_init, which only calls the
+ *	  modules' init functions.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+#include "fmgr.h"
+
+#include "catalog.h"
+#include "guc.h"
+
+PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+void
+_PG_init(void)
+{
+	guc_init();
+	catalog_init();
+}

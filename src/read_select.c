@@ -1,0 +1,320 @@
+/*-------------------------------------------------------------------------
+ * src/read_select.c
+ *	  Applies visibility (TTL, max_versions) and a read request's version
+ *	  and column selection to a row's cells, and renders the result.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "datatype/timestamp.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+
+#include "codec.h"
+#include "errors.h"
+#include "limits.h"
+#include "read_select.h"
+
+static bool select_cell_expired(const ReadSelect *sel, int64 ts);
+
+int64
+ots_now_ms(void)
+{
+	TimestampTz now = GetCurrentTimestamp();
+
+	return now / 1000 +
+		(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * 1000;
+}
+
+void
+select_init(ReadSelect *sel, const OtsTable *t, int64 now_ms)
+{
+	memset(sel, 0, sizeof(*sel));
+	sel->now_ms = now_ms;
+	sel->time_to_live = t->time_to_live;
+	sel->table_max_versions = t->max_versions;
+	sel->max_versions = 1;
+}
+
+/* select_cell_expired: is a cell of this timestamp past the table's TTL? */
+static bool
+select_cell_expired(const ReadSelect *sel, int64 ts)
+{
+	/* TTL is at most INT32_MAX seconds, so the product cannot overflow */
+	return sel->time_to_live >= 0 && sel->now_ms - ts >= sel->time_to_live * 1000;
+}
+
+static int
+select_name_cmp(const void *a, const void *b)
+{
+	const char *const *x = a;
+	const char *const *y = b;
+	size_t		lx = strlen(*x);
+	size_t		ly = strlen(*y);
+	int			c = memcmp(*x, *y, Min(lx, ly));
+
+	if (c != 0)
+		return c;
+	return (lx > ly) - (lx < ly);
+}
+
+/* select_time_value reads one ms bound of a time_range */
+static int64
+select_time_value(const JsonbValue *jv, bool allow_max)
+{
+	int64		ts;
+
+	if (allow_max && jv->type == jbvNumeric)
+	{
+		char	   *text = DatumGetCString(DirectFunctionCall1(numeric_out,
+															   NumericGetDatum(jv->val.numeric)));
+
+		if (strcmp(text, "9223372036854775807") == 0)
+			return PG_INT64_MAX;
+	}
+	ts = codec_parse_timestamp(jv);
+	return ts;
+}
+
+void
+select_parse_request(ReadSelect *sel, ArrayType *columns_to_get, bool has_max_versions,
+					 int32 max_versions, Jsonb *time_range, bool with_timestamps)
+{
+	if (columns_to_get != NULL)
+	{
+		Datum	   *elems;
+		bool	   *nulls;
+		int			n;
+		int			k = 0;
+
+		deconstruct_array(columns_to_get, TEXTOID, -1, false, TYPALIGN_INT,
+						  &elems, &nulls, &n);
+		if (n > OTS_MAX_COLUMNS_TO_GET)
+			ots_error(PARAMETER_INVALID,
+					  "The number of columns from the request exceeds the limit, limit count: %d, column count: %d.",
+					  OTS_MAX_COLUMNS_TO_GET, n);
+		sel->columns = palloc(sizeof(char *) * Max(n, 1));
+		for (int i = 0; i < n; i++)
+		{
+			char	   *name;
+
+			if (nulls[i])
+				ots_error(PARAMETER_INVALID, "Invalid column name: ''.");
+			name = TextDatumGetCString(elems[i]);
+			catalog_check_column_name(name, strlen(name));
+			sel->columns[i] = name;
+		}
+		qsort(sel->columns, n, sizeof(char *), select_name_cmp);
+		sel->collens = palloc(sizeof(uint32) * Max(n, 1));
+		for (int i = 0; i < n; i++)
+		{
+			if (k > 0 && strcmp(sel->columns[k - 1], sel->columns[i]) == 0)
+				continue;
+			sel->columns[k] = sel->columns[i];
+			sel->collens[k] = strlen(sel->columns[i]);
+			k++;
+		}
+		sel->ncolumns = k;
+	}
+
+	if (has_max_versions && max_versions <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+				 errmsg_internal("MaxVersions must be greater than 0."),
+				 errdetail("max_versions was %d.", max_versions)));
+
+	if (time_range != NULL)
+	{
+		JsonbValue	start;
+		JsonbValue	end;
+		JsonbValue	specific;
+		bool		has_start = codec_jsonb_get(time_range, "start_time", &start);
+		bool		has_end = codec_jsonb_get(time_range, "end_time", &end);
+		bool		has_specific = codec_jsonb_get(time_range, "specific_time", &specific);
+		int			nkeys = JB_ROOT_IS_OBJECT(time_range) && !JB_ROOT_IS_SCALAR(time_range) ?
+		JB_ROOT_COUNT(time_range) : -1;
+
+		if (nkeys != (int) has_start + (int) has_end + (int) has_specific ||
+			(has_specific && (has_start || has_end)) || nkeys == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+					 errmsg_internal("Invalid time range."),
+					 errdetail("A time range is {\"start_time\": <ms>, \"end_time\": <ms>} or {\"specific_time\": <ms>}.")));
+		if (has_start != has_end)
+			ots_error(PARAMETER_INVALID, "Start and end time must be given at the same time.");
+		if (has_specific)
+		{
+			if (has_max_versions)
+				ots_error(PARAMETER_INVALID,
+						  "Specific tiemstamp and max versions cannot be given at the same time.");
+			sel->start_ts = codec_parse_timestamp(&specific);
+			sel->end_ts = sel->start_ts + 1;
+		}
+		else
+		{
+			sel->start_ts = select_time_value(&start, false);
+			sel->end_ts = select_time_value(&end, true);
+			if (sel->start_ts >= sel->end_ts)
+				ereport(ERROR,
+						(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+						 errmsg_internal("Invalid time range: start time must be less than end time."),
+						 errdetail("start_time is inclusive and end_time exclusive.")));
+		}
+		sel->has_range = true;
+	}
+
+	if (has_max_versions)
+		sel->max_versions = max_versions;
+	else if (sel->has_range)
+		sel->max_versions = PG_INT32_MAX;
+	else
+		sel->max_versions = 1;
+	sel->with_ts = with_timestamps || sel->has_range ||
+		(has_max_versions && max_versions > 1);
+}
+
+bool
+select_row_exists(const ReadSelect *sel, const CellsReader *r)
+{
+	if (sel->time_to_live < 0 || !select_cell_expired(sel, r->row_ts))
+		return true;
+	for (uint32 i = 0; i < r->ncols; i++)
+	{
+		CellsColumn col;
+		int64		ts;
+		OtsValue	v;
+
+		cells_column_at(r, i, &col);
+		if (cells_column_next(&col, &ts, &v) && !select_cell_expired(sel, ts))
+			return true;
+	}
+	return false;
+}
+
+bool
+select_column_wanted(const ReadSelect *sel, const char *name, uint32 len)
+{
+	int			lo = 0;
+	int			hi = sel->ncolumns - 1;
+
+	if (sel->ncolumns == 0)
+		return true;
+	while (lo <= hi)
+	{
+		int			mid = (lo + hi) / 2;
+		uint32		mlen = sel->collens[mid];
+		int			c = memcmp(sel->columns[mid], name, Min(mlen, len));
+
+		if (c == 0)
+			c = (mlen > len) - (mlen < len);
+		if (c == 0)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return false;
+}
+
+void
+select_visible_begin(SelectedCells *sc, const ReadSelect *sel, const CellsColumn *col)
+{
+	sc->col = *col;
+	sc->sel = sel;
+	sc->position = 0;
+	sc->returned = -1;			/* marks "table rules only" */
+}
+
+void
+select_column_begin(SelectedCells *sc, const ReadSelect *sel, const CellsColumn *col)
+{
+	sc->col = *col;
+	sc->sel = sel;
+	sc->position = 0;
+	sc->returned = 0;
+}
+
+bool
+select_column_next(SelectedCells *sc, int64 *ts, OtsValue *value)
+{
+	const ReadSelect *sel = sc->sel;
+	bool		table_only = sc->returned < 0;
+
+	if (!table_only && sc->returned >= sel->max_versions)
+		return false;
+	while ((int64) sc->position < sel->table_max_versions &&
+		   cells_column_next(&sc->col, ts, value))
+	{
+		sc->position++;
+		/* cells come newest first, so the first expired one ends the column */
+		if (select_cell_expired(sel, *ts))
+			return false;
+		if (table_only)
+			return true;
+		if (sel->has_range && (*ts < sel->start_ts || *ts >= sel->end_ts))
+			continue;
+		sc->returned++;
+		return true;
+	}
+	return false;
+}
+
+/* select_push_cell renders {"ts": t, "value": v} */
+static void
+select_push_cell(JsonbParseState **state, int64 ts, const OtsValue *v)
+{
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	codec_push_key(state, "ts", 2);
+	codec_push_int(state, ts, WJB_VALUE);
+	codec_push_key(state, "value", 5);
+	codec_push_value(state, v, WJB_VALUE);
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
+Jsonb *
+select_render_attributes(const ReadSelect *sel, const CellsReader *r, uint32 *size, int *ncols)
+{
+	JsonbParseState *state = NULL;
+	JsonbValue *res;
+
+	*ncols = 0;
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	for (uint32 i = 0; r != NULL && i < r->ncols; i++)
+	{
+		CellsColumn col;
+		SelectedCells sc;
+		int64		ts;
+		OtsValue	v;
+		bool		first = true;
+
+		cells_column_at(r, i, &col);
+		if (!select_column_wanted(sel, col.name, col.namelen))
+			continue;
+		select_column_begin(&sc, sel, &col);
+		while (select_column_next(&sc, &ts, &v))
+		{
+			if (first)
+			{
+				codec_push_key(&state, col.name, col.namelen);
+				if (sel->with_ts)
+					pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+				(*ncols)++;
+				first = false;
+			}
+			*size += col.namelen + ots_value_size(&v);
+			if (!sel->with_ts)
+			{
+				codec_push_value(&state, &v, WJB_VALUE);
+				break;
+			}
+			select_push_cell(&state, ts, &v);
+		}
+		if (!first && sel->with_ts)
+			pushJsonbValue(&state, WJB_END_ARRAY, NULL);
+	}
+	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	return JsonbValueToJsonb(res);
+}

@@ -1,0 +1,123 @@
+/*-------------------------------------------------------------------------
+ * src/request.c
+ *	  Parses the condition and return-type arguments of the row API,
+ *	  computes capacity units and builds the ots.row_result tuple.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+
+#include "codec.h"
+#include "errors.h"
+#include "limits.h"
+#include "request.h"
+
+RowExistence
+request_row_existence(text *condition)
+{
+	char	   *s;
+
+	if (condition == NULL)
+		return ROW_IGNORE;
+	s = text_to_cstring(condition);
+	if (pg_strcasecmp(s, "IGNORE") == 0)
+		return ROW_IGNORE;
+	if (pg_strcasecmp(s, "EXPECT_EXIST") == 0)
+		return ROW_EXPECT_EXIST;
+	if (pg_strcasecmp(s, "EXPECT_NOT_EXIST") == 0)
+		return ROW_EXPECT_NOT_EXIST;
+	ereport(ERROR,
+			(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+			 errmsg_internal("Invalid row existence expectation: '%s'.", s),
+			 errdetail("condition is one of IGNORE, EXPECT_EXIST, EXPECT_NOT_EXIST.")));
+	return ROW_IGNORE;			/* keep compiler quiet */
+}
+
+const char *
+request_row_existence_name(RowExistence e)
+{
+	switch (e)
+	{
+		case ROW_IGNORE:
+			return "IGNORE";
+		case ROW_EXPECT_EXIST:
+			return "EXPECT_EXIST";
+		case ROW_EXPECT_NOT_EXIST:
+			return "EXPECT_NOT_EXIST";
+	}
+	return "?";
+}
+
+ReturnType
+request_return_type(text *return_type)
+{
+	char	   *s;
+
+	if (return_type == NULL)
+		return RT_NONE;
+	s = text_to_cstring(return_type);
+	if (pg_strcasecmp(s, "RT_NONE") == 0)
+		return RT_NONE;
+	if (pg_strcasecmp(s, "RT_PK") == 0)
+		return RT_PK;
+	if (pg_strcasecmp(s, "RT_AFTER_MODIFY") == 0)
+		return RT_AFTER_MODIFY;
+	ereport(ERROR,
+			(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+			 errmsg_internal("Invalid return type: '%s'.", s),
+			 errdetail("return_type is one of RT_NONE, RT_PK, RT_AFTER_MODIFY.")));
+	return RT_NONE;				/* keep compiler quiet */
+}
+
+int32
+request_cu(uint64 bytes)
+{
+	return (int32) ((bytes + OTS_CU_BYTES - 1) / OTS_CU_BYTES);
+}
+
+Jsonb *
+request_consumed_jsonb(Consumed c)
+{
+	JsonbParseState *state = NULL;
+	JsonbValue *res;
+
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	codec_push_key(&state, "read", 4);
+	codec_push_int(&state, c.read, WJB_VALUE);
+	codec_push_key(&state, "write", 5);
+	codec_push_int(&state, c.write, WJB_VALUE);
+	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	return JsonbValueToJsonb(res);
+}
+
+Datum
+request_result(FunctionCallInfo fcinfo, Jsonb *primary_key, Jsonb *attributes,
+			   Consumed consumed)
+{
+	TupleDesc	desc;
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "ots row functions must return ots.row_result");
+	desc = BlessTupleDesc(desc);
+	values[0] = PointerGetDatum(primary_key);
+	nulls[0] = primary_key == NULL;
+	values[1] = PointerGetDatum(attributes);
+	nulls[1] = attributes == NULL;
+	values[2] = PointerGetDatum(request_consumed_jsonb(consumed));
+	return HeapTupleGetDatum(heap_form_tuple(desc, values, nulls));
+}
+
+void
+request_require(FunctionCallInfo fcinfo, int argno, const char *name)
+{
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+				 errmsg_internal("Parameter %s is missing.", name),
+				 errdetail("%s must not be NULL.", name)));
+}

@@ -1,0 +1,60 @@
+/*-------------------------------------------------------------------------
+ * src/request.h
+ *	  Arguments and results shared by the row API: row-existence
+ *	  conditions, return types, capacity units and the ots.row_result
+ *	  tuple every row function returns.
+ *-------------------------------------------------------------------------
+ */
+#ifndef OTS_REQUEST_H
+#define OTS_REQUEST_H
+
+#include "postgres.h"
+#include "fmgr.h"
+#include "utils/jsonb.h"
+
+typedef enum RowExistence
+{
+	ROW_IGNORE,
+	ROW_EXPECT_EXIST,
+	ROW_EXPECT_NOT_EXIST
+} RowExistence;
+
+typedef enum ReturnType
+{
+	RT_NONE,
+	RT_PK,
+	RT_AFTER_MODIFY
+} ReturnType;
+
+typedef struct Consumed
+{
+	int32		read;
+	int32		write;
+} Consumed;
+
+/* request_row_existence parses 'IGNORE' | 'EXPECT_EXIST' | 'EXPECT_NOT_EXIST' */
+extern RowExistence request_row_existence(text *condition);
+extern const char *request_row_existence_name(RowExistence e);
+
+/* request_return_type parses 'RT_NONE' | 'RT_PK' | 'RT_AFTER_MODIFY' */
+extern ReturnType request_return_type(text *return_type);
+
+/* request_cu: capacity units for a data size, rounded up to 4 KB units */
+extern int32 request_cu(uint64 bytes);
+
+/* request_consumed_jsonb renders {"read": r, "write": w} */
+extern Jsonb *request_consumed_jsonb(Consumed c);
+
+/* request_result builds an ots.row_result datum; NULL pointers become SQL NULLs */
+extern Datum request_result(FunctionCallInfo fcinfo, Jsonb *primary_key,
+							Jsonb *attributes, Consumed consumed);
+
+/* request_text_arg is the text argument n, or NULL when SQL NULL */
+#define request_text_arg(n) (PG_ARGISNULL(n) ? NULL : PG_GETARG_TEXT_PP(n))
+#define request_jsonb_arg(n) (PG_ARGISNULL(n) ? NULL : PG_GETARG_JSONB_P(n))
+#define request_array_arg(n) (PG_ARGISNULL(n) ? NULL : PG_GETARG_ARRAYTYPE_P(n))
+
+/* request_require raises OTSParameterInvalid when a required argument is NULL */
+extern void request_require(FunctionCallInfo fcinfo, int argno, const char *name);
+
+#endif							/* OTS_REQUEST_H */

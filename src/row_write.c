@@ -1,0 +1,704 @@
+/*-------------------------------------------------------------------------
+ * src/row_write.c
+ *	  ots.put_row, ots.update_row and ots.delete_row: Tablestore's
+ *	  single-row writes with row-existence and column conditions.
+ *
+ * Every write validates its whole request before touching storage, then
+ * locks the row (SELECT ... FOR UPDATE through rowstore), checks its
+ * conditions against the locked, visible row and writes the new cells, so
+ * check-and-write is atomic under concurrency.  A row that does not exist
+ * yet is created with INSERT ... ON CONFLICT DO NOTHING; losing that race to
+ * a concurrent insert sends the write round again, now finding the row.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "commands/sequence.h"
+#include "common/int.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+
+#include "cells.h"
+#include "codec.h"
+#include "errors.h"
+#include "filter.h"
+#include "limits.h"
+#include "read_select.h"
+#include "request.h"
+#include "rowstore.h"
+
+/* how often a write may lose an insert race before giving up */
+#define ROW_WRITE_MAX_ATTEMPTS 1000
+
+typedef struct RowWrite
+{
+	const char *operation;		/* "ots.put_row", for read-only errors */
+	OtsTable   *t;
+	PkInput		pk;
+	RowKey		key;
+	RowExistence existence;
+	Filter	   *condition;
+	ReturnType	return_type;
+	int64		now_ms;
+	ReadSelect	visible;		/* the table's rules: what conditions see */
+	uint32		pk_size;
+} RowWrite;
+
+/* one DELETE_ONE_VERSION operation of update_row */
+typedef struct VersionDelete
+{
+	const char *name;
+	uint32		namelen;
+	int64		ts;
+} VersionDelete;
+
+/* the parsed operations of one update_row */
+typedef struct RowUpdate
+{
+	CellInput  *puts;
+	int			nputs;
+	VersionDelete *deletes;
+	int			ndeletes;
+	char	  **delete_all;
+	int			ndelete_all;
+	CellInput  *increments;		/* value holds the Integer delta */
+	int			nincrements;
+	ArrayType  *return_columns;
+} RowUpdate;
+
+PG_FUNCTION_INFO_V1(ots_put_row);
+PG_FUNCTION_INFO_V1(ots_update_row);
+PG_FUNCTION_INFO_V1(ots_delete_row);
+
+/*
+ * row_write_prepare resolves the table and parses the arguments shared by
+ * every write, in Tablestore's validation order.
+ */
+static void
+row_write_prepare(RowWrite *w, FunctionCallInfo fcinfo, const char *operation,
+				  AclMode mode, int pk_flags)
+{
+	request_require(fcinfo, 0, "table_name");
+	request_require(fcinfo, 1, "primary_key");
+	w->operation = operation;
+	w->t = catalog_lookup(PG_GETARG_TEXT_PP(0));
+	rowstore_check_privileges(w->t, mode);
+	rowstore_check_writable(operation);
+	codec_parse_pk(w->t, PG_GETARG_JSONB_P(1), pk_flags, &w->pk);
+	w->pk_size = codec_pk_size(w->t, &w->pk);
+	w->now_ms = ots_now_ms();
+	select_init(&w->visible, w->t, w->now_ms);
+	w->visible.max_versions = PG_INT32_MAX;
+}
+
+/* row_write_parse_condition reads the condition, column_condition and return_type arguments */
+static void
+row_write_parse_condition(RowWrite *w, FunctionCallInfo fcinfo, int argno)
+{
+	w->existence = request_row_existence(request_text_arg(argno));
+	w->condition = filter_parse(request_jsonb_arg(argno + 1), false);
+	w->return_type = request_return_type(request_text_arg(argno + 2));
+}
+
+/* row_write_has_auto_increment: does the pk carry the AUTO_INCREMENT placeholder? */
+static bool
+row_write_has_auto_increment(const RowWrite *w)
+{
+	return w->t->auto_increment_col >= 0 &&
+		w->pk.special[w->t->auto_increment_col] == PK_AUTO_INCREMENT;
+}
+
+/*
+ * row_write_check_auto_increment applies Tablestore's rules for writes that
+ * generate a key: IGNORE only and no column condition.
+ */
+static void
+row_write_check_auto_increment(const RowWrite *w)
+{
+	if (!row_write_has_auto_increment(w))
+		return;
+	if (w->existence != ROW_IGNORE)
+		ots_error(PARAMETER_INVALID, "Invalid expect:%s when modify row with pk auto increment.",
+				  request_row_existence_name(w->existence));
+	if (w->condition != NULL)
+		ots_error(PARAMETER_INVALID, "Can't set condition when modify row with pk auto increment.");
+}
+
+/*
+ * row_write_route fills in a generated AUTO_INCREMENT value and finds the
+ * row's leaf partition.
+ */
+static void
+row_write_route(RowWrite *w)
+{
+	if (row_write_has_auto_increment(w))
+	{
+		int			col = w->t->auto_increment_col;
+
+		if (!OidIsValid(w->t->seq_oid))
+			elog(ERROR, "AUTO_INCREMENT sequence of ots table \"%s\" is missing",
+				 w->t->table_name);
+		w->pk.v[col].type = OTS_VT_INTEGER;
+		w->pk.v[col].u.i = nextval_internal(w->t->seq_oid, false);
+		w->pk.special[col] = PK_VALUE;
+	}
+	routing_key(w->t, &w->pk, &w->key);
+}
+
+/*
+ * row_write_check_timestamps rejects the whole write when an explicit cell
+ * timestamp lies outside [max(now - max_version_offset, now - TTL),
+ * now + max_version_offset).
+ */
+static void
+row_write_check_timestamps(const RowWrite *w, const CellInput *cells, int n)
+{
+	int64		offset_ms = w->t->max_version_offset * 1000;
+	int64		lower = w->now_ms - offset_ms;
+	int64		upper = w->now_ms + offset_ms;
+
+	if (w->t->time_to_live >= 0)
+		lower = Max(lower, w->now_ms - w->t->time_to_live * 1000);
+	for (int i = 0; i < n; i++)
+		if (cells[i].has_ts && (cells[i].ts < lower || cells[i].ts >= upper))
+			ereport(ERROR,
+					(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+					 errmsg_internal("Invalid timestamp. Cell:%s",
+									 pnstrdup(cells[i].name, cells[i].namelen)),
+					 errdetail("Timestamps must lie within max_version_offset (%lld s) of now and within time_to_live.",
+							   (long long) w->t->max_version_offset)));
+}
+
+/*
+ * row_write_check_conditions raises OTSConditionCheckFail unless the row's
+ * existence and the column condition hold for the locked row.
+ */
+static void
+row_write_check_conditions(const RowWrite *w, const CellsReader *old, bool exists)
+{
+	if ((w->existence == ROW_EXPECT_EXIST && !exists) ||
+		(w->existence == ROW_EXPECT_NOT_EXIST && exists))
+		ots_error(CONDITION_CHECK_FAIL, "Condition check failed.");
+	if (w->condition != NULL &&
+		!filter_eval(w->condition, w->t, &w->pk, exists ? old : NULL, &w->visible))
+		ots_error(CONDITION_CHECK_FAIL, "Condition check failed.");
+}
+
+/* row_write_oldest_ts: the oldest timestamp in a row, marker included */
+static int64
+row_write_oldest_ts(const struct varlena *cells)
+{
+	CellsReader r;
+	int64		oldest;
+
+	cells_reader_init(&r, cells);
+	oldest = r.row_ts;
+	for (uint32 i = 0; i < r.ncols; i++)
+	{
+		CellsColumn col;
+		int64		ts;
+		OtsValue	v;
+
+		cells_column_at(&r, i, &col);
+		while (cells_column_next(&col, &ts, &v))
+			oldest = Min(oldest, ts);
+	}
+	return oldest;
+}
+
+/*
+ * row_write_store writes new cells for the row: updates it when it was
+ * found, inserts it otherwise.  Returns false when a concurrent insert won
+ * the key, so the caller retries.
+ */
+static bool
+row_write_store(const RowWrite *w, bool found, struct varlena *cells)
+{
+	int64		oldest = row_write_oldest_ts(cells);
+
+	if (found)
+	{
+		rowstore_update(&w->key, cells, oldest);
+		return true;
+	}
+	return rowstore_insert(&w->key, cells, oldest);
+}
+
+static void
+row_write_give_up(void)
+{
+	ots_error(ROW_OPERATION_CONFLICT, "Data is being modified by the other request.");
+}
+
+/* row_write_stamp: a server timestamp later than every earlier server stamp of the row */
+static int64
+row_write_stamp(const RowWrite *w, const CellsReader *old)
+{
+	if (old != NULL && old->row_ts >= w->now_ms)
+		return old->row_ts + 1;
+	return w->now_ms;
+}
+
+static Jsonb *
+row_write_returned_pk(const RowWrite *w)
+{
+	return w->return_type == RT_PK ? codec_pk_to_jsonb(w->t, &w->pk) : NULL;
+}
+
+static uint32
+row_write_cells_size(const CellInput *cells, int n)
+{
+	uint32		size = 0;
+
+	for (int i = 0; i < n; i++)
+		size += cells[i].namelen + ots_value_size(&cells[i].value);
+	return size;
+}
+
+/*
+ * ots_put_row is ots.put_row(table_name, primary_key, attributes, condition,
+ * column_condition, return_type): writes the row, replacing every cell it
+ * had.
+ */
+Datum
+ots_put_row(PG_FUNCTION_ARGS)
+{
+	RowWrite	w;
+	CellInput  *cells;
+	int			ncells;
+	Consumed	consumed = {0, 0};
+	bool		checked;
+
+	row_write_prepare(&w, fcinfo, "ots.put_row", ACL_INSERT | ACL_UPDATE,
+					  PK_ALLOW_AUTO_INC);
+	cells = codec_parse_attributes(request_jsonb_arg(2), &ncells);
+	row_write_parse_condition(&w, fcinfo, 3);
+	if (w.return_type == RT_AFTER_MODIFY)
+		ereport(ERROR,
+				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+				 errmsg_internal("RT_AFTER_MODIFY is not supported by PutRow."),
+				 errdetail("Use RT_NONE or RT_PK.")));
+	row_write_check_auto_increment(&w);
+	row_write_check_timestamps(&w, cells, ncells);
+	checked = w.existence != ROW_IGNORE || w.condition != NULL;
+	if (checked)
+		rowstore_check_privileges(w.t, ACL_SELECT);
+	row_write_route(&w);
+
+	for (int attempt = 0;; attempt++)
+	{
+		struct varlena *oldv = NULL;
+		CellsReader old;
+		bool		exists = false;
+		CellsBuilder *b;
+		int64		stamp = w.now_ms;
+		struct varlena *newv;
+
+		CHECK_FOR_INTERRUPTS();
+		if (attempt >= ROW_WRITE_MAX_ATTEMPTS)
+			row_write_give_up();
+		if (checked)
+		{
+			oldv = rowstore_fetch(&w.key, true);
+			if (oldv != NULL)
+			{
+				cells_reader_init(&old, oldv);
+				exists = select_row_exists(&w.visible, &old);
+				stamp = row_write_stamp(&w, &old);
+			}
+			row_write_check_conditions(&w, &old, exists);
+		}
+
+		b = cells_builder_create(stamp);
+		for (int i = 0; i < ncells; i++)
+			cells_builder_add(b, cells[i].name, cells[i].namelen,
+							  cells[i].has_ts ? cells[i].ts : stamp, &cells[i].value);
+		newv = cells_builder_finish(b, w.t->max_versions);
+
+		if (!checked)
+		{
+			/* unconditional replace: one statement, no read */
+			rowstore_upsert(&w.key, newv, row_write_oldest_ts(newv));
+			break;
+		}
+		if (row_write_store(&w, oldv != NULL, newv))
+			break;
+	}
+
+	consumed.write = request_cu(w.pk_size + row_write_cells_size(cells, ncells));
+	if (checked)
+		consumed.read = request_cu(w.pk_size);
+	PG_RETURN_DATUM(request_result(fcinfo, row_write_returned_pk(&w), NULL, consumed));
+}
+
+/* row_update_parse reads update_row's operation arguments */
+static void
+row_update_parse(RowUpdate *u, FunctionCallInfo fcinfo)
+{
+	Jsonb	   *deletes = request_jsonb_arg(3);
+	ArrayType  *delete_all = request_array_arg(4);
+	Jsonb	   *increments = request_jsonb_arg(5);
+	int			total;
+
+	memset(u, 0, sizeof(*u));
+	u->puts = codec_parse_attributes(request_jsonb_arg(2), &u->nputs);
+
+	if (deletes != NULL)
+	{
+		JsonbIterator *it;
+		JsonbValue	v;
+		JsonbIteratorToken tok;
+		const char *name = NULL;
+		uint32		namelen = 0;
+		int			cap = 8;
+
+		if (!JB_ROOT_IS_OBJECT(deletes) || JB_ROOT_IS_SCALAR(deletes))
+			ereport(ERROR,
+					(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+					 errmsg_internal("Invalid delete operation."),
+					 errdetail("delete is {\"column\": <timestamp> | [<timestamp>, ...]}.")));
+		u->deletes = palloc(sizeof(VersionDelete) * cap);
+		it = JsonbIteratorInit(&deletes->root);
+		while ((tok = JsonbIteratorNext(&it, &v, false)) != WJB_DONE)
+		{
+			if (tok == WJB_KEY)
+			{
+				name = v.val.string.val;
+				namelen = v.val.string.len;
+				catalog_check_column_name(name, namelen);
+				continue;
+			}
+			if (tok != WJB_VALUE && tok != WJB_ELEM)
+				continue;
+			if (v.type == jbvNull)
+				ots_error(PARAMETER_INVALID, "Timestamp must be given when type is DELETE_ONE_VERSION.");
+			if (u->ndeletes == cap)
+			{
+				cap *= 2;
+				u->deletes = repalloc(u->deletes, sizeof(VersionDelete) * cap);
+			}
+			u->deletes[u->ndeletes].name = name;
+			u->deletes[u->ndeletes].namelen = namelen;
+			u->deletes[u->ndeletes].ts = codec_parse_timestamp(&v);
+			u->ndeletes++;
+		}
+	}
+
+	if (delete_all != NULL)
+	{
+		Datum	   *elems;
+		bool	   *nulls;
+
+		deconstruct_array(delete_all, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls,
+						  &u->ndelete_all);
+		u->delete_all = palloc(sizeof(char *) * Max(u->ndelete_all, 1));
+		for (int i = 0; i < u->ndelete_all; i++)
+		{
+			if (nulls[i])
+				ots_error(PARAMETER_INVALID, "Invalid column name: ''.");
+			u->delete_all[i] = TextDatumGetCString(elems[i]);
+			catalog_check_column_name(u->delete_all[i], strlen(u->delete_all[i]));
+		}
+	}
+
+	if (increments != NULL)
+	{
+		u->increments = codec_parse_attributes(increments, &u->nincrements);
+		for (int i = 0; i < u->nincrements; i++)
+			if (u->increments[i].value.type != OTS_VT_INTEGER || u->increments[i].has_ts)
+				ereport(ERROR,
+						(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+						 errmsg_internal("Increment of column '%s' must be an Integer.",
+										 pnstrdup(u->increments[i].name, u->increments[i].namelen)),
+						 errdetail("increment is {\"column\": <integer delta>, ...}; the new cell is stamped by the server.")));
+	}
+
+	total = u->nputs + u->ndeletes + u->ndelete_all + u->nincrements;
+	if (total == 0)
+		ots_error(PARAMETER_INVALID, "Attribute column is missing.");
+	if (total > OTS_MAX_COLUMNS_PER_WRITE)
+		ots_error(PARAMETER_INVALID,
+				  "The number of attribute columns exceeds the limit, limit count: %d, column count: %d.",
+				  OTS_MAX_COLUMNS_PER_WRITE, total);
+	u->return_columns = request_array_arg(9);
+}
+
+static bool
+row_update_names_equal(const char *a, uint32 alen, const char *b, uint32 blen)
+{
+	return alen == blen && memcmp(a, b, alen) == 0;
+}
+
+/* row_update_deletes_all: does the request delete every version of the column? */
+static bool
+row_update_deletes_all(const RowUpdate *u, const char *name, uint32 len)
+{
+	for (int i = 0; i < u->ndelete_all; i++)
+		if (row_update_names_equal(u->delete_all[i], strlen(u->delete_all[i]), name, len))
+			return true;
+	return false;
+}
+
+/* row_update_deletes_version: does the request delete this one cell? */
+static bool
+row_update_deletes_version(const RowUpdate *u, const char *name, uint32 len, int64 ts)
+{
+	for (int i = 0; i < u->ndeletes; i++)
+		if (u->deletes[i].ts == ts &&
+			row_update_names_equal(u->deletes[i].name, u->deletes[i].namelen, name, len))
+			return true;
+	return false;
+}
+
+/*
+ * row_update_check_return_columns applies Tablestore's rules: RT_PK takes no
+ * return columns, and RT_AFTER_MODIFY may only name incremented columns.
+ */
+static void
+row_update_check_return_columns(const RowWrite *w, const RowUpdate *u)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+
+	if (u->return_columns == NULL)
+		return;
+	deconstruct_array(u->return_columns, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+	if (n > 0 && w->return_type != RT_AFTER_MODIFY)
+		ereport(ERROR,
+				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+				 errmsg_internal("return_columns can only be given with RT_AFTER_MODIFY."),
+				 errdetail("return_type is %s.", w->return_type == RT_PK ? "RT_PK" : "RT_NONE")));
+	for (int i = 0; i < n; i++)
+	{
+		char	   *name;
+		bool		incremented = false;
+
+		if (nulls[i])
+			ots_error(PARAMETER_INVALID, "Invalid column name: ''.");
+		name = TextDatumGetCString(elems[i]);
+		for (int j = 0; j < u->nincrements; j++)
+			if (row_update_names_equal(u->increments[j].name, u->increments[j].namelen,
+									   name, strlen(name)))
+				incremented = true;
+		if (!incremented)
+			ereport(ERROR,
+					(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+					 errmsg_internal("Column '%s' in return_columns is not incremented.", name),
+					 errdetail("RT_AFTER_MODIFY returns the values of incremented columns only.")));
+	}
+}
+
+/* row_update_wants_return: is an incremented column asked for in the result? */
+static bool
+row_update_wants_return(const RowUpdate *u, const CellInput *inc)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+
+	if (u->return_columns == NULL)
+		return true;
+	deconstruct_array(u->return_columns, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+	for (int i = 0; i < n; i++)
+	{
+		char	   *name = TextDatumGetCString(elems[i]);
+
+		if (row_update_names_equal(name, strlen(name), inc->name, inc->namelen))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * row_update_increment computes one increment against the old row: the base
+ * is the newest visible cell the request does not delete (0 when none), and
+ * the new cell is stamped after every cell of the column so it becomes the
+ * latest.
+ */
+static void
+row_update_increment(const RowWrite *w, const RowUpdate *u, const CellsReader *old,
+					 const CellInput *inc, int64 stamp, int64 *ts, int64 *result)
+{
+	CellsColumn col;
+	int64		base = 0;
+	int64		newest = -1;
+
+	if (old != NULL && !row_update_deletes_all(u, inc->name, inc->namelen) &&
+		cells_find_column(old, inc->name, inc->namelen, &col))
+	{
+		SelectedCells sc;
+		CellsColumn all = col;
+		int64		cts;
+		OtsValue	v;
+
+		if (cells_column_next(&all, &cts, &v))
+			newest = cts;
+		select_visible_begin(&sc, &w->visible, &col);
+		while (select_column_next(&sc, &cts, &v))
+		{
+			if (row_update_deletes_version(u, inc->name, inc->namelen, cts))
+				continue;
+			if (v.type != OTS_VT_INTEGER)
+				ereport(ERROR,
+						(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+						 errmsg_internal("Increment of column '%s' failed: its value is not an Integer.",
+										 pnstrdup(inc->name, inc->namelen)),
+						 errdetail("The latest cell holds a %s.", ots_value_type_name(v.type))));
+			base = v.u.i;
+			break;
+		}
+	}
+	if (pg_add_s64_overflow(base, inc->value.u.i, result))
+		ereport(ERROR,
+				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+				 errmsg_internal("Increment of column '%s' overflows a 64-bit Integer.",
+								 pnstrdup(inc->name, inc->namelen))));
+	*ts = Max(stamp, newest + 1);
+}
+
+/*
+ * ots_update_row is ots.update_row(table_name, primary_key, put, delete,
+ * delete_all, increment, condition, column_condition, return_type,
+ * return_columns).  Operations apply in that order: delete_all, delete,
+ * put, increment.  An update holding only deletions never creates a row.
+ */
+Datum
+ots_update_row(PG_FUNCTION_ARGS)
+{
+	RowWrite	w;
+	RowUpdate	u;
+	Consumed	consumed = {0, 0};
+	Jsonb	   *after = NULL;
+	uint32		write_size;
+
+	row_write_prepare(&w, fcinfo, "ots.update_row", ACL_SELECT | ACL_INSERT | ACL_UPDATE,
+					  PK_ALLOW_AUTO_INC);
+	if (!w.t->allow_update)
+		ots_error(PARAMETER_INVALID, "Update operation is not allowed in this table");
+	row_update_parse(&u, fcinfo);
+	row_write_parse_condition(&w, fcinfo, 6);
+	row_write_check_auto_increment(&w);
+	row_update_check_return_columns(&w, &u);
+	row_write_check_timestamps(&w, u.puts, u.nputs);
+	row_write_route(&w);
+
+	for (int attempt = 0;; attempt++)
+	{
+		struct varlena *oldv;
+		CellsReader old;
+		bool		exists = false;
+		int64		stamp;
+		CellsBuilder *b;
+		JsonbParseState *state = NULL;
+
+		CHECK_FOR_INTERRUPTS();
+		if (attempt >= ROW_WRITE_MAX_ATTEMPTS)
+			row_write_give_up();
+		oldv = rowstore_fetch(&w.key, true);
+		if (oldv != NULL)
+		{
+			cells_reader_init(&old, oldv);
+			exists = select_row_exists(&w.visible, &old);
+		}
+		row_write_check_conditions(&w, &old, exists);
+		if (!exists && u.nputs == 0 && u.nincrements == 0)
+			break;				/* deleting from a missing row changes nothing */
+		stamp = row_write_stamp(&w, oldv != NULL ? &old : NULL);
+
+		b = cells_builder_create(stamp);
+		for (uint32 i = 0; oldv != NULL && i < old.ncols; i++)
+		{
+			CellsColumn col;
+			int64		ts;
+			OtsValue	v;
+
+			cells_column_at(&old, i, &col);
+			if (row_update_deletes_all(&u, col.name, col.namelen))
+				continue;
+			while (cells_column_next(&col, &ts, &v))
+				if (!row_update_deletes_version(&u, col.name, col.namelen, ts))
+					cells_builder_add(b, col.name, col.namelen, ts, &v);
+		}
+		for (int i = 0; i < u.nputs; i++)
+			cells_builder_add(b, u.puts[i].name, u.puts[i].namelen,
+							  u.puts[i].has_ts ? u.puts[i].ts : stamp, &u.puts[i].value);
+		if (w.return_type == RT_AFTER_MODIFY)
+			pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+		for (int i = 0; i < u.nincrements; i++)
+		{
+			OtsValue	v = {.type = OTS_VT_INTEGER};
+			int64		ts;
+
+			row_update_increment(&w, &u, oldv != NULL ? &old : NULL, &u.increments[i],
+								 stamp, &ts, &v.u.i);
+			cells_builder_add(b, u.increments[i].name, u.increments[i].namelen, ts, &v);
+			if (w.return_type == RT_AFTER_MODIFY && row_update_wants_return(&u, &u.increments[i]))
+			{
+				codec_push_key(&state, u.increments[i].name, u.increments[i].namelen);
+				codec_push_value(&state, &v, WJB_VALUE);
+			}
+		}
+		if (w.return_type == RT_AFTER_MODIFY)
+			after = JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
+
+		if (row_write_store(&w, oldv != NULL, cells_builder_finish(b, w.t->max_versions)))
+			break;
+	}
+
+	write_size = w.pk_size + row_write_cells_size(u.puts, u.nputs);
+	for (int i = 0; i < u.ndeletes; i++)
+		write_size += u.deletes[i].namelen;
+	for (int i = 0; i < u.ndelete_all; i++)
+		write_size += strlen(u.delete_all[i]);
+	for (int i = 0; i < u.nincrements; i++)
+		write_size += u.increments[i].namelen + 8;
+	consumed.write = request_cu(write_size);
+	if (w.existence != ROW_IGNORE || w.condition != NULL || u.nincrements > 0)
+		consumed.read = request_cu(w.pk_size);
+	PG_RETURN_DATUM(request_result(fcinfo, row_write_returned_pk(&w), after, consumed));
+}
+
+/*
+ * ots_delete_row is ots.delete_row(table_name, primary_key, condition,
+ * column_condition, return_type): removes the row and all its cells.
+ */
+Datum
+ots_delete_row(PG_FUNCTION_ARGS)
+{
+	RowWrite	w;
+	struct varlena *oldv;
+	CellsReader old;
+	bool		exists = false;
+	Consumed	consumed = {0, 0};
+
+	row_write_prepare(&w, fcinfo, "ots.delete_row", ACL_SELECT | ACL_DELETE, PK_ALLOW_AUTO_INC);
+	if (row_write_has_auto_increment(&w))
+		ots_error(PARAMETER_INVALID, "Invalid row to delete which with pk auto increment.");
+	row_write_parse_condition(&w, fcinfo, 2);
+	if (w.existence == ROW_EXPECT_NOT_EXIST)
+		ots_error(PARAMETER_INVALID, "Invalid condition: EXPECT_NOT_EXIST while deleting row.");
+	if (w.return_type == RT_AFTER_MODIFY)
+		ereport(ERROR,
+				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+				 errmsg_internal("RT_AFTER_MODIFY is not supported by DeleteRow."),
+				 errdetail("Use RT_NONE or RT_PK.")));
+	row_write_route(&w);
+
+	oldv = rowstore_fetch(&w.key, true);
+	if (oldv != NULL)
+	{
+		cells_reader_init(&old, oldv);
+		exists = select_row_exists(&w.visible, &old);
+	}
+	row_write_check_conditions(&w, &old, exists);
+	if (oldv != NULL)
+		rowstore_delete(&w.key);
+
+	consumed.write = request_cu(w.pk_size);
+	if (w.existence != ROW_IGNORE || w.condition != NULL)
+		consumed.read = request_cu(w.pk_size);
+	PG_RETURN_DATUM(request_result(fcinfo, row_write_returned_pk(&w), NULL, consumed));
+}

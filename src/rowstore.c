@@ -1,0 +1,288 @@
+/*-------------------------------------------------------------------------
+ * src/rowstore.c
+ *	  Primary-key access to the rows of one leaf partition, through SPI
+ *	  plans prepared once per leaf and backend.
+ *
+ * Statements name the leaf directly, so PostgreSQL never plans or locks
+ * the partitioned parent per call; the plans are re-prepared when their
+ * leaf changes (SPI_plan_is_valid).  Row locking and re-checking under
+ * concurrency are the executor's: SELECT ... FOR UPDATE waits for a
+ * concurrent writer and, in READ COMMITTED, returns its committed version;
+ * INSERT ... ON CONFLICT DO NOTHING waits for a concurrent inserter and
+ * reports the conflict, so callers can retry with the row locked.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "tcop/utility.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
+
+#include "rowstore.h"
+
+typedef enum RowStatement
+{
+	STMT_FETCH,
+	STMT_FETCH_FOR_UPDATE,
+	STMT_INSERT,
+	STMT_UPSERT,
+	STMT_UPDATE,
+	STMT_DELETE,
+	STMT_COUNT
+} RowStatement;
+
+typedef struct LeafPlans
+{
+	Oid			leaf_oid;		/* hash key */
+	SPIPlanPtr	plans[STMT_COUNT];
+} LeafPlans;
+
+static HTAB *leaf_plans = NULL;
+
+static Oid	rowstore_cells_type(void);
+static SPIPlanPtr rowstore_plan(const RowKey *key, RowStatement stmt);
+static int	rowstore_execute(const RowKey *key, RowStatement stmt, struct varlena *cells,
+							 int64 oldest_ts, struct varlena **fetched);
+
+void
+rowstore_check_privileges(const OtsTable *t, AclMode mode)
+{
+	if (pg_class_aclcheck(t->data_oid, GetUserId(), mode) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for ots table %s",
+						quote_qualified_identifier(t->schema_name, t->table_name)),
+				 errdetail("Reading needs SELECT and writing INSERT, UPDATE or DELETE on %s.",
+						   quote_qualified_identifier(t->schema_name,
+													  psprintf("%s$data", t->table_name)))));
+}
+
+void
+rowstore_check_writable(const char *operation)
+{
+	PreventCommandIfReadOnly(operation);
+	PreventCommandIfParallelMode(operation);
+	PreventCommandDuringRecovery(operation);
+}
+
+/* rowstore_cells_type is the OID of type ots.cells */
+static Oid
+rowstore_cells_type(void)
+{
+	Oid			nsp = get_namespace_oid("ots", false);
+
+	return GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+						   CStringGetDatum("cells"), ObjectIdGetDatum(nsp));
+}
+
+/*
+ * rowstore_sql writes one statement for the leaf; parameters are the key
+ * columns ($1..$n), then cells and oldest_ts.
+ */
+static char *
+rowstore_sql(const RowKey *key, RowStatement stmt, const char *leaf)
+{
+	const OtsTable *t = key->t;
+	StringInfoData cols;
+	StringInfoData where;
+	StringInfoData sql;
+	int			n = key->nkeys;
+
+	initStringInfo(&cols);
+	initStringInfo(&where);
+	for (int k = 0; k < n; k++)
+	{
+		const char *col = (t->hash_prefix_len > 0 && k == 0) ? "$hash" :
+			t->pk[k - (t->hash_prefix_len > 0 ? 1 : 0)].name;
+
+		appendStringInfo(&cols, "%s%s", k > 0 ? ", " : "", quote_identifier(col));
+		appendStringInfo(&where, "%s%s OPERATOR(pg_catalog.=) $%d",
+						 k > 0 ? " AND " : "", quote_identifier(col), k + 1);
+	}
+
+	initStringInfo(&sql);
+	switch (stmt)
+	{
+		case STMT_FETCH:
+		case STMT_FETCH_FOR_UPDATE:
+			appendStringInfo(&sql, "SELECT \"$cells\" FROM %s WHERE %s%s", leaf, where.data,
+							 stmt == STMT_FETCH_FOR_UPDATE ? " FOR UPDATE" : "");
+			break;
+		case STMT_INSERT:
+		case STMT_UPSERT:
+			appendStringInfo(&sql, "INSERT INTO %s (%s, \"$cells\", \"$oldest_ts\") VALUES (",
+							 leaf, cols.data);
+			for (int k = 1; k <= n + 2; k++)
+				appendStringInfo(&sql, "%s$%d", k > 1 ? ", " : "", k);
+			appendStringInfo(&sql, ") ON CONFLICT (%s) DO ", cols.data);
+			if (stmt == STMT_INSERT)
+				appendStringInfoString(&sql, "NOTHING");
+			else
+				appendStringInfoString(&sql, "UPDATE SET \"$cells\" = EXCLUDED.\"$cells\","
+									   " \"$oldest_ts\" = EXCLUDED.\"$oldest_ts\"");
+			break;
+		case STMT_UPDATE:
+			appendStringInfo(&sql, "UPDATE %s SET \"$cells\" = $%d, \"$oldest_ts\" = $%d WHERE %s",
+							 leaf, n + 1, n + 2, where.data);
+			break;
+		case STMT_DELETE:
+			appendStringInfo(&sql, "DELETE FROM %s WHERE %s", leaf, where.data);
+			break;
+		case STMT_COUNT:
+			break;
+	}
+	return sql.data;
+}
+
+/*
+ * rowstore_plan returns the saved plan of a statement on the key's leaf,
+ * preparing it on first use or after invalidation.  SPI must be connected.
+ */
+static SPIPlanPtr
+rowstore_plan(const RowKey *key, RowStatement stmt)
+{
+	LeafPlans  *lp;
+	bool		found;
+
+	if (leaf_plans == NULL)
+	{
+		HASHCTL		ctl;
+
+		memset(&ctl, 0, sizeof(ctl));
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(LeafPlans);
+		ctl.hcxt = CacheMemoryContext;
+		leaf_plans = hash_create("ots leaf plans", 256, &ctl,
+								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	lp = hash_search(leaf_plans, &key->leaf_oid, HASH_ENTER, &found);
+	if (!found)
+		memset(lp->plans, 0, sizeof(lp->plans));
+
+	if (lp->plans[stmt] != NULL && !SPI_plan_is_valid(lp->plans[stmt]))
+	{
+		SPI_freeplan(lp->plans[stmt]);
+		lp->plans[stmt] = NULL;
+	}
+	if (lp->plans[stmt] == NULL)
+	{
+		char	   *nsp = get_namespace_name(get_rel_namespace(key->leaf_oid));
+		char	   *rel = get_rel_name(key->leaf_oid);
+		Oid			types[OTS_MAX_PK_COLUMNS + 3];
+		SPIPlanPtr	plan;
+
+		if (nsp == NULL || rel == NULL)
+			elog(ERROR, "ots leaf partition %u disappeared", key->leaf_oid);
+		memcpy(types, key->types, sizeof(Oid) * key->nkeys);
+		types[key->nkeys] = rowstore_cells_type();
+		types[key->nkeys + 1] = INT8OID;
+		plan = SPI_prepare(rowstore_sql(key, stmt, quote_qualified_identifier(nsp, rel)),
+						   key->nkeys + 2, types);
+		if (plan == NULL)
+			elog(ERROR, "could not prepare ots row statement: %s",
+				 SPI_result_code_string(SPI_result));
+		if (SPI_keepplan(plan) != 0)
+			elog(ERROR, "could not save ots row statement");
+		lp->plans[stmt] = plan;
+	}
+	return lp->plans[stmt];
+}
+
+/*
+ * rowstore_execute runs one statement as the storage table's owner and
+ * returns the number of rows it processed; for fetches, *fetched receives a
+ * copy of the cells in the caller's memory context.
+ */
+static int
+rowstore_execute(const RowKey *key, RowStatement stmt, struct varlena *cells,
+				 int64 oldest_ts, struct varlena **fetched)
+{
+	Oid			save_userid;
+	int			save_sec;
+	Datum		values[OTS_MAX_PK_COLUMNS + 3];
+	bool		read_only = (stmt == STMT_FETCH);
+	int			ret;
+	int			processed;
+
+	GetUserIdAndSecContext(&save_userid, &save_sec);
+	SetUserIdAndSecContext(key->owner, save_sec | SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_RESTRICTED_OPERATION);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+
+	memcpy(values, key->values, sizeof(Datum) * key->nkeys);
+	values[key->nkeys] = PointerGetDatum(cells);
+	values[key->nkeys + 1] = Int64GetDatum(oldest_ts);
+
+	ret = SPI_execute_plan(rowstore_plan(key, stmt), values, NULL, read_only, 0);
+	if (ret < 0)
+		elog(ERROR, "ots row statement failed: %s", SPI_result_code_string(ret));
+	processed = (int) SPI_processed;
+
+	if (fetched != NULL)
+	{
+		*fetched = NULL;
+		if (processed > 0)
+		{
+			bool		isnull;
+			Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1,
+										  &isnull);
+
+			if (!isnull)
+			{
+				struct varlena *v = PG_DETOAST_DATUM(d);
+
+				*fetched = SPI_palloc(VARSIZE(v));
+				memcpy(*fetched, v, VARSIZE(v));
+			}
+		}
+	}
+
+	SPI_finish();
+	SetUserIdAndSecContext(save_userid, save_sec);
+	return processed;
+}
+
+struct varlena *
+rowstore_fetch(const RowKey *key, bool for_update)
+{
+	struct varlena *cells;
+
+	rowstore_execute(key, for_update ? STMT_FETCH_FOR_UPDATE : STMT_FETCH, NULL, 0, &cells);
+	return cells;
+}
+
+bool
+rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts)
+{
+	return rowstore_execute(key, STMT_INSERT, cells, oldest_ts, NULL) > 0;
+}
+
+void
+rowstore_upsert(const RowKey *key, struct varlena *cells, int64 oldest_ts)
+{
+	rowstore_execute(key, STMT_UPSERT, cells, oldest_ts, NULL);
+}
+
+void
+rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts)
+{
+	if (rowstore_execute(key, STMT_UPDATE, cells, oldest_ts, NULL) != 1)
+		elog(ERROR, "ots row to update vanished while locked");
+}
+
+void
+rowstore_delete(const RowKey *key)
+{
+	rowstore_execute(key, STMT_DELETE, NULL, 0, NULL);
+}

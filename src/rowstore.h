@@ -1,0 +1,46 @@
+/*-------------------------------------------------------------------------
+ * src/rowstore.h
+ *	  Reads and writes one stored row of a leaf partition by primary key.
+ *
+ * This is the only module that touches ots storage rows, so the access
+ * path (plans prepared once per leaf today) can change without touching
+ * the row API.  Callers check privileges on the storage table first
+ * (rowstore_check_privileges); access to the leaf then runs as the table's
+ * owner, as the executor does for partitions reached through their parent.
+ *-------------------------------------------------------------------------
+ */
+#ifndef OTS_ROWSTORE_H
+#define OTS_ROWSTORE_H
+
+#include "postgres.h"
+#include "utils/acl.h"
+
+#include "routing.h"
+
+/* rowstore_check_privileges raises insufficient_privilege unless granted */
+extern void rowstore_check_privileges(const OtsTable *t, AclMode mode);
+
+/* rowstore_check_writable refuses writes in read-only transactions and on standbys */
+extern void rowstore_check_writable(const char *operation);
+
+/*
+ * rowstore_fetch returns the row's cells (palloc'd in the caller's
+ * context, 4-byte header) or NULL.  for_update locks the row (waiting for
+ * concurrent writers, and in READ COMMITTED returning their committed
+ * version).
+ */
+extern struct varlena *rowstore_fetch(const RowKey *key, bool for_update);
+
+/* rowstore_insert adds a row; false (and nothing written) when the key exists */
+extern bool rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts);
+
+/* rowstore_upsert writes the row whether or not it exists */
+extern void rowstore_upsert(const RowKey *key, struct varlena *cells, int64 oldest_ts);
+
+/* rowstore_update replaces the cells of an existing (locked) row */
+extern void rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts);
+
+/* rowstore_delete removes the row if present */
+extern void rowstore_delete(const RowKey *key);
+
+#endif							/* OTS_ROWSTORE_H */

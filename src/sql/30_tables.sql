@@ -1,0 +1,369 @@
+-- Table operations: create, update, describe, list and delete ots tables.
+--
+-- Each public function is a SQL-standard body (parsed once, at install, so
+-- nothing in it can be redirected by a caller's search_path) that resolves
+-- the table name in the caller's search_path through ots.resolve_name and
+-- hands the rest to an internal PL/pgSQL function with a pinned path.
+
+CREATE FUNCTION ots.resolve_name(table_name text, for_create boolean,
+								 OUT schema_name name, OUT table_name name)
+	AS 'MODULE_PATHNAME', 'ots_resolve_name' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.resolve_name(text, boolean) IS
+	'the schema and name an ots table-name argument means in the current search_path';
+
+-- ots.raise: raises an OTS error (Tablestore's code and message) from SQL
+CREATE FUNCTION ots.raise(ots_code text, message text, detail text DEFAULT NULL) RETURNS void
+	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	state text := CASE ots_code
+		WHEN 'OTSParameterInvalid' THEN 'OT001'
+		WHEN 'OTSInvalidPK' THEN 'OT002'
+		WHEN 'OTSConditionCheckFail' THEN 'OT003'
+		WHEN 'OTSObjectNotExist' THEN 'OT004'
+		WHEN 'OTSObjectAlreadyExist' THEN 'OT005'
+		WHEN 'OTSQuotaExhausted' THEN 'OT007'
+		END;
+BEGIN
+	IF state IS NULL THEN
+		RAISE EXCEPTION 'unknown OTS error code %', ots_code;
+	END IF;
+	IF detail IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = state, MESSAGE = message;
+	END IF;
+	RAISE EXCEPTION USING ERRCODE = state, MESSAGE = message, DETAIL = detail;
+END
+$$;
+COMMENT ON FUNCTION ots.raise(text, text, text) IS 'raises an OTS error with its SQLSTATE (internal)';
+
+-- ots.check_table_options: Tablestore's rules for table options (NULL = not given)
+CREATE FUNCTION ots.check_table_options(max_versions integer, time_to_live bigint,
+										max_version_offset bigint) RETURNS void
+	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF max_versions IS NOT NULL AND max_versions < 1 THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'MaxVersions must be greater than 0.',
+						  format('max_versions was %s.', max_versions));
+	END IF;
+	IF time_to_live IS NOT NULL AND (time_to_live = 0 OR time_to_live < -1) THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'TimeToLive cannot be 0 or less than -1.');
+	END IF;
+	IF time_to_live IS NOT NULL AND time_to_live > 2147483647 THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'TimeToLive must be in range [1, 2147483647] or -1.',
+						  format('time_to_live was %s seconds.', time_to_live));
+	END IF;
+	IF max_version_offset IS NOT NULL
+	   AND (max_version_offset < 0 OR max_version_offset > 9223372036854) THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  'The maximum deviation must be in range [0, INT64_MAX/1000000].');
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.check_table_options(integer, bigint, bigint) IS 'validates table options (internal)';
+
+CREATE FUNCTION ots.create_table_internal(
+	schema_name name,
+	table_name name,
+	primary_key text,
+	max_versions integer,
+	time_to_live bigint,
+	max_version_offset bigint,
+	allow_update boolean,
+	partitions integer,
+	hash_prefix_length integer) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	specs text[];
+	words text[];
+	pk_name text;
+	pk_type text;
+	pk_names text[] := '{}';
+	pk_types text[] := '{}';
+	auto_col smallint;
+	storage text := format('%I.%I', schema_name, table_name || '$data');
+	view_name text := format('%I.%I', schema_name, table_name);
+	columns text := '';
+	key_columns text := '';
+	view_columns text := '';
+	attributes_column text := 'attributes';
+	key_space bigint;
+BEGIN
+	IF primary_key IS NULL OR btrim(primary_key) = '' THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'The number of primary key columns must be in range: [1, 4].');
+	END IF;
+	specs := regexp_split_to_array(btrim(primary_key), '\s*,\s*');
+	IF cardinality(specs) > 4 THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'The number of primary key columns must be in range: [1, 4].');
+	END IF;
+
+	FOR i IN 1 .. cardinality(specs) LOOP
+		words := regexp_split_to_array(btrim(specs[i]), '\s+');
+		IF cardinality(words) NOT IN (2, 3)
+		   OR (cardinality(words) = 3 AND lower(words[3]) <> 'auto_increment') THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Invalid primary key definition: ''%s''.', specs[i]),
+							  'Each primary key column is "<name> <type>" or "<name> integer auto_increment", separated by commas.');
+		END IF;
+		pk_name := words[1];
+		IF pk_name !~ '^[A-Za-z_][A-Za-z0-9_]*$' OR octet_length(pk_name) > 255 THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Invalid column name: ''%s''.', pk_name));
+		END IF;
+		IF octet_length(pk_name) > 63 THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Invalid column name: ''%s''.', pk_name),
+							  'ots primary key column names are limited to 63 bytes, as PostgreSQL column names are.');
+		END IF;
+		pk_type := CASE lower(words[2])
+			WHEN 'string' THEN 'STRING' WHEN 'text' THEN 'STRING'
+			WHEN 'integer' THEN 'INTEGER' WHEN 'int' THEN 'INTEGER' WHEN 'bigint' THEN 'INTEGER'
+			WHEN 'int8' THEN 'INTEGER'
+			WHEN 'binary' THEN 'BINARY' WHEN 'bytea' THEN 'BINARY' WHEN 'blob' THEN 'BINARY'
+			WHEN 'double' THEN 'DOUBLE' WHEN 'float8' THEN 'DOUBLE' WHEN 'float' THEN 'DOUBLE'
+			WHEN 'boolean' THEN 'BOOLEAN' WHEN 'bool' THEN 'BOOLEAN'
+			END;
+		IF pk_type IN ('DOUBLE', 'BOOLEAN') THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('%s is an invalid type for the primary key.', pk_type));
+		ELSIF pk_type IS NULL THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Invalid primary key type: ''%s''.', words[2]),
+							  'Primary key types are string, integer and binary (or text, bigint, bytea).');
+		END IF;
+		IF pk_name = ANY (pk_names) THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Duplicated primary key name: ''%s''.', pk_name));
+		END IF;
+		IF cardinality(words) = 3 THEN
+			IF pk_type <> 'INTEGER' THEN
+				PERFORM ots.raise('OTSParameterInvalid', 'AUTO_INCREMENT primary key must be integer.');
+			END IF;
+			IF auto_col IS NOT NULL THEN
+				PERFORM ots.raise('OTSParameterInvalid', 'AUTO_INCREMENT primary key count must <= 1.');
+			END IF;
+			IF i = 1 THEN
+				PERFORM ots.raise('OTSParameterInvalid',
+								  format('First primary key can''t be auto increment, table: %s.', table_name));
+			END IF;
+			auto_col := i;
+		END IF;
+		pk_names := pk_names || pk_name;
+		pk_types := pk_types || pk_type;
+		columns := columns || format('%I %s NOT NULL, ', pk_name,
+			CASE pk_type WHEN 'STRING' THEN 'pg_catalog.text COLLATE "C"'
+						 WHEN 'INTEGER' THEN 'pg_catalog.int8' ELSE 'pg_catalog.bytea' END);
+		key_columns := key_columns || CASE WHEN i > 1 THEN ', ' ELSE '' END || format('%I', pk_name);
+		view_columns := view_columns || format('d.%I, ', pk_name);
+	END LOOP;
+
+	PERFORM ots.check_table_options(max_versions, time_to_live, max_version_offset);
+	IF max_versions IS NULL OR time_to_live IS NULL OR max_version_offset IS NULL OR allow_update IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Table options must not be NULL.',
+						  'Omit an option to get its default.');
+	END IF;
+	IF hash_prefix_length IS NULL OR hash_prefix_length < 0 OR hash_prefix_length > 8 THEN
+		PERFORM ots.raise('OTSParameterInvalid', format('Invalid hash prefix length: %s.', hash_prefix_length),
+						  'hash_prefix_length is 0 (no prefix) or a number of hex digits from 1 to 8.');
+	END IF;
+	key_space := CASE WHEN hash_prefix_length > 0 THEN 16::bigint ^ hash_prefix_length END;
+	IF partitions IS NULL OR partitions < 1 OR partitions > 1024
+	   OR (key_space IS NOT NULL AND partitions > key_space) THEN
+		PERFORM ots.raise('OTSParameterInvalid', format('Invalid number of partitions: %s.', partitions),
+						  'partitions is from 1 to 1024, and at most 16^hash_prefix_length.');
+	END IF;
+
+	IF EXISTS (SELECT 1 FROM ots.tables t
+				WHERE t.schema_name = create_table_internal.schema_name
+				  AND t.table_name = create_table_internal.table_name)
+	   OR to_regclass(view_name) IS NOT NULL OR to_regclass(storage) IS NOT NULL THEN
+		PERFORM ots.raise('OTSObjectAlreadyExist', 'Requested table already exists.',
+						  format('A relation named %s already exists.', view_name));
+	END IF;
+
+	IF hash_prefix_length > 0 THEN
+		columns := '"$hash" pg_catalog.int8 NOT NULL, ' || columns;
+		key_columns := '"$hash", ' || key_columns;
+	END IF;
+	EXECUTE format('CREATE TABLE %s (%s"$cells" ots.cells NOT NULL, "$oldest_ts" pg_catalog.int8 NOT NULL,'
+				   ' PRIMARY KEY (%s)) PARTITION BY %s',
+				   storage, columns, key_columns,
+				   CASE WHEN hash_prefix_length > 0 THEN 'RANGE ("$hash")'
+						ELSE format('HASH (%I)', pk_names[1]) END);
+	FOR i IN 0 .. partitions - 1 LOOP
+		EXECUTE format('CREATE TABLE %I.%I PARTITION OF %s FOR VALUES %s WITH (fillfactor = 90)',
+					   schema_name, table_name || '$p' || i, storage,
+					   CASE WHEN hash_prefix_length > 0
+							THEN format('FROM (%s) TO (%s)', key_space * i / partitions,
+										key_space * (i + 1) / partitions)
+							ELSE format('WITH (MODULUS %s, REMAINDER %s)', partitions, i) END);
+	END LOOP;
+	IF auto_col IS NOT NULL THEN
+		EXECUTE format('CREATE SEQUENCE %I.%I', schema_name, table_name || '$seq');
+	END IF;
+
+	IF 'attributes' = ANY (pk_names) THEN
+		attributes_column := '$attributes';
+	END IF;
+	EXECUTE format('CREATE VIEW %s AS SELECT %sots.row_attributes(d."$cells", %L::pg_catalog.regclass) AS %I'
+				   ' FROM %s d WHERE ots.row_exists(d."$cells", %L::pg_catalog.regclass)',
+				   view_name, view_columns, storage, attributes_column, storage, storage);
+	EXECUTE format('COMMENT ON VIEW %s IS %L', view_name,
+				   'ots table: live rows (TTL and max_versions applied), primary key columns and latest attributes');
+	EXECUTE format('COMMENT ON TABLE %s IS %L', storage,
+				   format('storage of ots table %s; write through the ots.* functions', view_name));
+
+	INSERT INTO ots.tables (schema_name, table_name, pk_names, pk_types, auto_increment, max_versions,
+							time_to_live, max_version_offset, allow_update, partitions, hash_prefix_length)
+	VALUES (create_table_internal.schema_name, create_table_internal.table_name, pk_names, pk_types,
+			auto_col, max_versions, time_to_live, max_version_offset, allow_update, partitions,
+			hash_prefix_length);
+END
+$$;
+COMMENT ON FUNCTION ots.create_table_internal(name, name, text, integer, bigint, bigint, boolean, integer, integer)
+	IS 'creates an ots table in a resolved schema (internal; call ots.create_table)';
+
+CREATE FUNCTION ots.create_table(
+	table_name text,
+	primary_key text,
+	max_versions integer DEFAULT 1,
+	time_to_live bigint DEFAULT -1,
+	max_version_offset bigint DEFAULT 86400,
+	allow_update boolean DEFAULT true,
+	partitions integer DEFAULT 8,
+	hash_prefix_length integer DEFAULT 0) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+BEGIN ATOMIC
+	SELECT ots.create_table_internal(r.schema_name, r.table_name, primary_key, max_versions,
+									 time_to_live, max_version_offset, allow_update, partitions,
+									 hash_prefix_length)
+	  FROM ots.resolve_name(table_name, true) r;
+END;
+COMMENT ON FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer) IS
+	'creates an ots table: primary_key => ''name type, ...'' (string, integer, binary; integer auto_increment)';
+
+CREATE FUNCTION ots.update_table_internal(
+	schema_name name,
+	table_name name,
+	max_versions integer,
+	time_to_live bigint,
+	max_version_offset bigint,
+	allow_update boolean) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF max_versions IS NULL AND time_to_live IS NULL AND max_version_offset IS NULL
+	   AND allow_update IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'No parameter is specified in table options.');
+	END IF;
+	PERFORM ots.check_table_options(max_versions, time_to_live, max_version_offset);
+	UPDATE ots.tables t
+	   SET max_versions = coalesce(update_table_internal.max_versions, t.max_versions),
+		   time_to_live = coalesce(update_table_internal.time_to_live, t.time_to_live),
+		   max_version_offset = coalesce(update_table_internal.max_version_offset, t.max_version_offset),
+		   allow_update = coalesce(update_table_internal.allow_update, t.allow_update)
+	 WHERE t.schema_name = update_table_internal.schema_name
+	   AND t.table_name = update_table_internal.table_name;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
+			MESSAGE = format('must be owner of ots table %I.%I', schema_name, table_name);
+	END IF;
+	PERFORM ots.invalidate_table(format('%I.%I', schema_name, table_name || '$data')::regclass);
+END
+$$;
+COMMENT ON FUNCTION ots.update_table_internal(name, name, integer, bigint, bigint, boolean)
+	IS 'changes the options of a resolved ots table (internal; call ots.update_table)';
+
+CREATE FUNCTION ots.update_table(
+	table_name text,
+	max_versions integer DEFAULT NULL,
+	time_to_live bigint DEFAULT NULL,
+	max_version_offset bigint DEFAULT NULL,
+	allow_update boolean DEFAULT NULL) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+BEGIN ATOMIC
+	SELECT ots.update_table_internal(r.schema_name, r.table_name, max_versions, time_to_live,
+									 max_version_offset, allow_update)
+	  FROM ots.resolve_name(table_name, false) r;
+END;
+COMMENT ON FUNCTION ots.update_table(text, integer, bigint, bigint, boolean) IS
+	'changes table options; omitted options keep their values; every session sees the change at once';
+
+CREATE FUNCTION ots.describe_table_internal(schema_name name, table_name name) RETURNS jsonb
+	LANGUAGE sql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT jsonb_build_object(
+		'table_name', t.table_name,
+		'schema_name', t.schema_name,
+		'primary_key', (SELECT jsonb_agg(CASE WHEN k.n = t.auto_increment
+											  THEN jsonb_build_object('name', k.name, 'type', t.pk_types[k.n],
+																	  'option', 'AUTO_INCREMENT')
+											  ELSE jsonb_build_object('name', k.name, 'type', t.pk_types[k.n])
+										 END ORDER BY k.n)
+						  FROM unnest(t.pk_names) WITH ORDINALITY AS k(name, n)),
+		'table_options', jsonb_build_object('max_versions', t.max_versions,
+											'time_to_live', t.time_to_live,
+											'max_version_offset', t.max_version_offset,
+											'allow_update', t.allow_update),
+		'hash_prefix_length', t.hash_prefix_length,
+		'partitions', (SELECT jsonb_agg(jsonb_build_object('name', c.relname,
+														   'bound', pg_get_expr(c.relpartbound, c.oid))
+										ORDER BY c.relname COLLATE "C")
+						 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+						WHERE i.inhparent = format('%I.%I', t.schema_name, t.table_name || '$data')::regclass),
+		'creation_time', extract(epoch FROM t.created_at)::bigint)
+	  FROM ots.tables t
+	 WHERE t.schema_name = $1 AND t.table_name = $2
+$$;
+COMMENT ON FUNCTION ots.describe_table_internal(name, name) IS 'describes a resolved ots table (internal)';
+
+CREATE FUNCTION ots.describe_table(table_name text) RETURNS jsonb
+	LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+	SELECT ots.describe_table_internal(r.schema_name, r.table_name)
+	  FROM ots.resolve_name(table_name, false) r;
+END;
+COMMENT ON FUNCTION ots.describe_table(text) IS
+	'primary-key schema, options, partitions and creation time of an ots table';
+
+CREATE FUNCTION ots.list_table() RETURNS TABLE (schema_name name, table_name name)
+	LANGUAGE sql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT t.schema_name, t.table_name FROM ots.tables t
+	 ORDER BY t.schema_name COLLATE "C", t.table_name COLLATE "C"
+$$;
+COMMENT ON FUNCTION ots.list_table() IS 'every ots table of the database';
+
+CREATE FUNCTION ots.delete_table_internal(schema_name name, table_name name) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	EXECUTE format('DROP VIEW %I.%I', schema_name, table_name);
+	EXECUTE format('DROP TABLE %I.%I', schema_name, table_name || '$data');
+	EXECUTE format('DROP SEQUENCE IF EXISTS %I.%I', schema_name, table_name || '$seq');
+	DELETE FROM ots.tables t
+	 WHERE t.schema_name = delete_table_internal.schema_name
+	   AND t.table_name = delete_table_internal.table_name;
+END
+$$;
+COMMENT ON FUNCTION ots.delete_table_internal(name, name) IS 'drops a resolved ots table (internal)';
+
+CREATE FUNCTION ots.delete_table(table_name text) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+BEGIN ATOMIC
+	SELECT ots.delete_table_internal(r.schema_name, r.table_name)
+	  FROM ots.resolve_name(table_name, false) r;
+END;
+COMMENT ON FUNCTION ots.delete_table(text) IS 'drops an ots table: its storage, view and metadata';
+
+CREATE FUNCTION ots.hash_prefix(value text, n integer) RETURNS text
+	AS 'MODULE_PATHNAME', 'ots_hash_prefix_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION ots.hash_prefix(value bigint, n integer) RETURNS text
+	AS 'MODULE_PATHNAME', 'ots_hash_prefix_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION ots.hash_prefix(value bytea, n integer) RETURNS text
+	AS 'MODULE_PATHNAME', 'ots_hash_prefix_bytea' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.hash_prefix(text, integer) IS 'first n hex digits of the MD5 of a String partition key';
+COMMENT ON FUNCTION ots.hash_prefix(bigint, integer) IS 'first n hex digits of the MD5 of an Integer partition key''s decimal text';
+COMMENT ON FUNCTION ots.hash_prefix(bytea, integer) IS 'first n hex digits of the MD5 of a Binary partition key';

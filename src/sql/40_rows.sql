@@ -1,0 +1,61 @@
+-- Single-row API.  Every function returns ots.row_result: the row's primary
+-- key and attributes (NULL when there is no row or nothing is returned) and
+-- the capacity units consumed, {"read": r, "write": w}.
+
+CREATE FUNCTION ots.put_row(
+	table_name text,
+	primary_key jsonb,
+	attributes jsonb DEFAULT '{}',
+	condition text DEFAULT 'IGNORE',
+	column_condition jsonb DEFAULT NULL,
+	return_type text DEFAULT 'RT_NONE') RETURNS ots.row_result
+	AS 'MODULE_PATHNAME', 'ots_put_row' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.put_row(text, jsonb, jsonb, text, jsonb, text) IS
+	'writes a row, replacing all its cells (Tablestore PutRow)';
+
+CREATE FUNCTION ots.get_row(
+	table_name text,
+	primary_key jsonb,
+	columns_to_get text[] DEFAULT NULL,
+	max_versions integer DEFAULT NULL,
+	time_range jsonb DEFAULT NULL,
+	filter jsonb DEFAULT NULL,
+	with_timestamps boolean DEFAULT false) RETURNS ots.row_result
+	AS 'MODULE_PATHNAME', 'ots_get_row' LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION ots.get_row(text, jsonb, text[], integer, jsonb, jsonb, boolean) IS
+	'reads one row: the latest values, or versions with max_versions / time_range (Tablestore GetRow)';
+
+CREATE FUNCTION ots.update_row(
+	table_name text,
+	primary_key jsonb,
+	put jsonb DEFAULT NULL,
+	"delete" jsonb DEFAULT NULL,
+	delete_all text[] DEFAULT NULL,
+	increment jsonb DEFAULT NULL,
+	condition text DEFAULT 'IGNORE',
+	column_condition jsonb DEFAULT NULL,
+	return_type text DEFAULT 'RT_NONE',
+	return_columns text[] DEFAULT NULL) RETURNS ots.row_result
+	AS 'MODULE_PATHNAME', 'ots_update_row' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.update_row(text, jsonb, jsonb, jsonb, text[], jsonb, text, jsonb, text, text[]) IS
+	'changes cells of a row: put, delete one version, delete all versions, increment (Tablestore UpdateRow)';
+
+CREATE FUNCTION ots.delete_row(
+	table_name text,
+	primary_key jsonb,
+	condition text DEFAULT 'IGNORE',
+	column_condition jsonb DEFAULT NULL,
+	return_type text DEFAULT 'RT_NONE') RETURNS ots.row_result
+	AS 'MODULE_PATHNAME', 'ots_delete_row' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.delete_row(text, jsonb, text, jsonb, text) IS
+	'deletes a row and all its cells (Tablestore DeleteRow)';
+
+-- per-row functions of each table's view
+CREATE FUNCTION ots.row_attributes(cells ots.cells, storage regclass) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'ots_row_attributes' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.row_attributes(ots.cells, regclass) IS
+	'latest visible value of every attribute column of a stored row (used by table views)';
+CREATE FUNCTION ots.row_exists(cells ots.cells, storage regclass) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ots_row_exists' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.row_exists(ots.cells, regclass) IS
+	'whether a stored row is visible under its table''s TTL (used by table views)';

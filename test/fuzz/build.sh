@@ -1,0 +1,44 @@
+#!/bin/sh
+# test/fuzz/build.sh: build the ots.cells harnesses (see README.md).
+#
+#   test/fuzz/build.sh [standalone|fuzzer|all]      (default: all)
+#
+# standalone: cells_fuzz.c with its own main (-DCELLS_STANDALONE), ASan+UBSan;
+#             built with $CC (default clang, else gcc).
+# fuzzer:     libFuzzer target (clang -fsanitize=fuzzer), ASan+UBSan.
+# Binaries go to $OUT (default test/fuzz/build/).  Run from anywhere.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+OUT=${OUT:-$here/build}
+PG_CONFIG=${PG_CONFIG:-$(command -v pg_config || echo /usr/lib/postgresql/15/bin/pg_config)}
+what=${1:-all}
+
+if [ -z "${CC:-}" ]; then
+	if command -v clang >/dev/null 2>&1; then CC=clang; else CC=gcc; fi
+fi
+
+CFLAGS="-std=gnu11 -g -O1 -fno-omit-frame-pointer \
+	-fsanitize=address,undefined -fno-sanitize-recover=all \
+	-DUSE_ASSERT_CHECKING -D_GNU_SOURCE \
+	-Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers -Wno-unknown-warning-option -Wno-ignored-attributes \
+	-I$root/src -I$here -I$($PG_CONFIG --includedir-server)"
+SRCS="$root/src/cells.c $root/src/value.c $here/pg_stubs.c $here/cells_fuzz.c"
+
+mkdir -p "$OUT"
+case $what in
+	standalone|all)
+		$CC $CFLAGS -DCELLS_STANDALONE $SRCS -lm -o "$OUT/cells_standalone"
+		echo "built $OUT/cells_standalone" ;;
+esac
+case $what in
+	fuzzer|all)
+		fcc=${FUZZ_CC:-clang}
+		if ! command -v "$fcc" >/dev/null 2>&1; then
+			echo "no clang: skipping the libFuzzer build" >&2
+			exit 0
+		fi
+		$fcc $CFLAGS -fsanitize=fuzzer $SRCS -lm -o "$OUT/cells_fuzzer"
+		echo "built $OUT/cells_fuzzer" ;;
+esac
