@@ -9,6 +9,7 @@
 
 #include "catalog.h"
 #include "guc.h"
+#include "stats.h"
 
 PG_MODULE_MAGIC;
 
@@ -19,4 +20,5 @@ _PG_init(void)
 {
 	guc_init();
 	catalog_init();
+	stats_init();
 }

@@ -16,6 +16,7 @@
 #include "read_select.h"
 #include "request.h"
 #include "rowstore.h"
+#include "stats.h"
 
 PG_FUNCTION_INFO_V1(ots_get_row);
 PG_FUNCTION_INFO_V1(ots_row_attributes);
@@ -81,6 +82,7 @@ ots_get_row(PG_FUNCTION_ARGS)
 		}
 	}
 	consumed.read = Max(request_cu(size), 1);
+	stats_count(t, pkjson != NULL ? 1 : 0, 0, consumed.read, 0);
 	PG_RETURN_DATUM(request_result(fcinfo, pkjson, attrs, consumed));
 }
 

@@ -28,6 +28,7 @@
 #include "read_select.h"
 #include "request.h"
 #include "rowstore.h"
+#include "stats.h"
 
 /* how often a write may lose an insert race before giving up */
 #define ROW_WRITE_MAX_ATTEMPTS 1000
@@ -186,7 +187,11 @@ row_write_check_conditions(const RowWrite *w, const CellsReader *old, bool exist
 		ots_error(CONDITION_CHECK_FAIL, "Condition check failed.");
 }
 
-/* row_write_oldest_ts: the oldest timestamp in a row, marker included */
+/*
+ * row_write_oldest_ts is what "$oldest_ts" stores, the moment from which
+ * purge has work on the row: its oldest cell, or its row marker when it
+ * has no cells.
+ */
 static int64
 row_write_oldest_ts(const struct varlena *cells)
 {
@@ -194,7 +199,7 @@ row_write_oldest_ts(const struct varlena *cells)
 	int64		oldest;
 
 	cells_reader_init(&r, cells);
-	oldest = r.row_ts;
+	oldest = r.ncols > 0 ? PG_INT64_MAX : r.row_ts;
 	for (uint32 i = 0; i < r.ncols; i++)
 	{
 		CellsColumn col;
@@ -330,6 +335,7 @@ ots_put_row(PG_FUNCTION_ARGS)
 	consumed.write = request_cu(w.pk_size + row_write_cells_size(cells, ncells));
 	if (checked)
 		consumed.read = request_cu(w.pk_size);
+	stats_count(w.t, 0, 1, consumed.read, consumed.write);
 	PG_RETURN_DATUM(request_result(fcinfo, row_write_returned_pk(&w), NULL, consumed));
 }
 
@@ -658,6 +664,7 @@ ots_update_row(PG_FUNCTION_ARGS)
 	consumed.write = request_cu(write_size);
 	if (w.existence != ROW_IGNORE || w.condition != NULL || u.nincrements > 0)
 		consumed.read = request_cu(w.pk_size);
+	stats_count(w.t, 0, 1, consumed.read, consumed.write);
 	PG_RETURN_DATUM(request_result(fcinfo, row_write_returned_pk(&w), after, consumed));
 }
 
@@ -700,5 +707,6 @@ ots_delete_row(PG_FUNCTION_ARGS)
 	consumed.write = request_cu(w.pk_size);
 	if (w.existence != ROW_IGNORE || w.condition != NULL)
 		consumed.read = request_cu(w.pk_size);
+	stats_count(w.t, 0, oldv != NULL ? 1 : 0, consumed.read, consumed.write);
 	PG_RETURN_DATUM(request_result(fcinfo, row_write_returned_pk(&w), NULL, consumed));
 }
