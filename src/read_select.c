@@ -175,6 +175,34 @@ select_parse_request(ReadSelect *sel, ArrayType *columns_to_get, bool has_max_ve
 		(has_max_versions && max_versions > 1);
 }
 
+void
+select_parse_column_range(ReadSelect *sel, text *start_column, text *end_column)
+{
+	if (start_column != NULL)
+	{
+		sel->start_column = VARDATA_ANY(start_column);
+		sel->start_len = VARSIZE_ANY_EXHDR(start_column);
+		catalog_check_column_name(sel->start_column, sel->start_len);
+	}
+	if (end_column != NULL)
+	{
+		sel->end_column = VARDATA_ANY(end_column);
+		sel->end_len = VARSIZE_ANY_EXHDR(end_column);
+		catalog_check_column_name(sel->end_column, sel->end_len);
+	}
+}
+
+/* select_name_compare orders two column names bytewise, shorter first */
+static int
+select_name_compare(const char *a, uint32 alen, const char *b, uint32 blen)
+{
+	int			c = memcmp(a, b, Min(alen, blen));
+
+	if (c != 0)
+		return c;
+	return (alen > blen) - (alen < blen);
+}
+
 bool
 select_row_exists(const ReadSelect *sel, const CellsReader *r)
 {
@@ -280,6 +308,8 @@ select_render_attributes(const ReadSelect *sel, const CellsReader *r, uint32 *si
 	JsonbParseState *state = NULL;
 	JsonbValue *res;
 
+	int32		skipped = 0;
+
 	*ncols = 0;
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	for (uint32 i = 0; r != NULL && i < r->ncols; i++)
@@ -291,11 +321,25 @@ select_render_attributes(const ReadSelect *sel, const CellsReader *r, uint32 *si
 		bool		first = true;
 
 		cells_column_at(r, i, &col);
+		if (sel->start_column != NULL &&
+			select_name_compare(col.name, col.namelen, sel->start_column, sel->start_len) < 0)
+			continue;
+		if (sel->end_column != NULL &&
+			select_name_compare(col.name, col.namelen, sel->end_column, sel->end_len) >= 0)
+			break;
 		if (!select_column_wanted(sel, col.name, col.namelen))
 			continue;
+		if (sel->page_limit > 0 && *ncols >= sel->page_limit)
+			break;
 		select_column_begin(&sc, sel, &col);
 		while (select_column_next(&sc, &ts, &v))
 		{
+			if (first && skipped < sel->page_offset)
+			{
+				/* column pagination counts columns that have a selected cell */
+				skipped++;
+				break;
+			}
 			if (first)
 			{
 				codec_push_key(&state, col.name, col.namelen);

@@ -36,6 +36,13 @@ typedef struct ReadSelect
 	const char **columns;		/* sorted bytewise, unique */
 	uint32	   *collens;
 	bool		with_ts;		/* render {"value", "ts"} cells, newest first */
+	/* wide-row paging: columns in [start_column, end_column), by name */
+	const char *start_column;	/* NULL = from the first column */
+	uint32		start_len;
+	const char *end_column;		/* NULL = to the last column */
+	uint32		end_len;
+	int32		page_offset;	/* column pagination filter: skip this many */
+	int32		page_limit;		/* ... then return at most this many; 0 = all */
 } ReadSelect;
 
 /* a column's cells as the read sees them */
@@ -63,6 +70,12 @@ extern void select_parse_request(ReadSelect *sel, ArrayType *columns_to_get,
 								 bool has_max_versions, int32 max_versions,
 								 Jsonb *time_range, bool with_timestamps);
 
+/*
+ * select_parse_column_range applies start_column (inclusive) and end_column
+ * (exclusive), NULL meaning unbounded.
+ */
+extern void select_parse_column_range(ReadSelect *sel, text *start_column, text *end_column);
+
 /* select_row_exists applies the row rule */
 extern bool select_row_exists(const ReadSelect *sel, const CellsReader *r);
 
@@ -84,7 +97,8 @@ extern void select_visible_begin(SelectedCells *sc, const ReadSelect *sel,
 /*
  * select_render_attributes renders the selected cells of a row as a jsonb
  * object (NULL-free), adding their data size (names + values) to *size and
- * returning the number of columns rendered in *ncols.
+ * returning the number of columns rendered in *ncols.  Applies
+ * columns_to_get, the column range and column pagination.
  */
 extern Jsonb *select_render_attributes(const ReadSelect *sel, const CellsReader *r,
 									   uint32 *size, int *ncols);

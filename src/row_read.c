@@ -15,6 +15,7 @@
 #include "filter.h"
 #include "read_select.h"
 #include "request.h"
+#include "row_read.h"
 #include "rowstore.h"
 #include "stats.h"
 
@@ -32,22 +33,56 @@ row_read_pk_requested(const OtsTable *t, const ReadSelect *sel)
 	return false;
 }
 
+void
+row_read_options(const OtsTable *t, const ReadArgs *args, ReadSelect *sel, Filter **filter)
+{
+	int32		offset;
+	int32		limit;
+
+	select_init(sel, t, ots_now_ms());
+	select_parse_request(sel, args->columns_to_get, args->has_max_versions,
+						 args->max_versions, args->time_range, args->with_timestamps);
+	select_parse_column_range(sel, args->start_column, args->end_column);
+	*filter = filter_parse(args->filter, true);
+	if (filter_pagination(*filter, &offset, &limit))
+	{
+		sel->page_offset = offset;
+		sel->page_limit = limit;
+	}
+}
+
+Jsonb *
+row_read_render(const OtsTable *t, const ReadSelect *sel, const Filter *filter,
+				const PkInput *pk, const CellsReader *r, uint32 *size)
+{
+	Jsonb	   *attrs;
+	int			ncols;
+
+	if (!select_row_exists(sel, r) || !filter_eval(filter, t, pk, r, sel))
+		return NULL;
+	attrs = select_render_attributes(sel, r, size, &ncols);
+	if (sel->ncolumns > 0 && ncols == 0 && !row_read_pk_requested(t, sel))
+		return NULL;
+	return attrs;
+}
+
 /*
  * ots_get_row is ots.get_row(table_name, primary_key, columns_to_get,
- * max_versions, time_range, filter, with_timestamps): one row's selected
- * cells, or NULL primary_key and attributes when the row does not exist,
- * is filtered out, or has none of the requested columns.
+ * max_versions, time_range, filter, with_timestamps, start_column,
+ * end_column): one row's selected cells, or NULL primary_key and
+ * attributes when the row does not exist, is filtered out, or has none of
+ * the requested columns.
  */
 Datum
 ots_get_row(PG_FUNCTION_ARGS)
 {
 	OtsTable   *t;
 	PkInput		pk;
+	ReadArgs	args;
 	ReadSelect	sel;
 	Filter	   *filter;
 	RowKey		key;
 	struct varlena *cellsv;
-	CellsReader r;
 	Consumed	consumed = {0, 0};
 	uint32		size;
 	Jsonb	   *attrs = NULL;
@@ -58,28 +93,27 @@ ots_get_row(PG_FUNCTION_ARGS)
 	t = catalog_lookup(PG_GETARG_TEXT_PP(0));
 	rowstore_check_privileges(t, ACL_SELECT);
 	codec_parse_pk(t, PG_GETARG_JSONB_P(1), 0, &pk);
-	select_init(&sel, t, ots_now_ms());
-	select_parse_request(&sel, request_array_arg(2), !PG_ARGISNULL(3),
-						 PG_ARGISNULL(3) ? 0 : PG_GETARG_INT32(3), request_jsonb_arg(4),
-						 !PG_ARGISNULL(6) && PG_GETARG_BOOL(6));
-	filter = filter_parse(request_jsonb_arg(5), true);
+	args.columns_to_get = request_array_arg(2);
+	args.has_max_versions = !PG_ARGISNULL(3);
+	args.max_versions = PG_ARGISNULL(3) ? 0 : PG_GETARG_INT32(3);
+	args.time_range = request_jsonb_arg(4);
+	args.filter = request_jsonb_arg(5);
+	args.with_timestamps = !PG_ARGISNULL(6) && PG_GETARG_BOOL(6);
+	args.start_column = request_text_arg(7);
+	args.end_column = request_text_arg(8);
+	row_read_options(t, &args, &sel, &filter);
 	routing_key(t, &pk, &key);
 
 	size = codec_pk_size(t, &pk);
 	cellsv = rowstore_fetch(&key, false);
 	if (cellsv != NULL)
 	{
-		cells_reader_init(&r, cellsv);
-		if (select_row_exists(&sel, &r) && filter_eval(filter, t, &pk, &r, &sel))
-		{
-			int			ncols;
+		CellsReader r;
 
-			attrs = select_render_attributes(&sel, &r, &size, &ncols);
-			if (sel.ncolumns > 0 && ncols == 0 && !row_read_pk_requested(t, &sel))
-				attrs = NULL;
-			else
-				pkjson = codec_pk_to_jsonb(t, &pk);
-		}
+		cells_reader_init(&r, cellsv);
+		attrs = row_read_render(t, &sel, filter, &pk, &r, &size);
+		if (attrs != NULL)
+			pkjson = codec_pk_to_jsonb(t, &pk);
 	}
 	consumed.read = Max(request_cu(size), 1);
 	stats_count(t, pkjson != NULL ? 1 : 0, 0, consumed.read, 0);

@@ -14,7 +14,9 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/xact.h"
+#include "catalog/pg_class.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -28,6 +30,7 @@
 #include "utils/memutils.h"
 #include "utils/syscache.h"
 
+#include "errors.h"
 #include "rowstore.h"
 
 typedef enum RowStatement
@@ -65,6 +68,19 @@ rowstore_check_privileges(const OtsTable *t, AclMode mode)
 				 errdetail("Reading needs SELECT and writing INSERT, UPDATE or DELETE on %s.",
 						   quote_qualified_identifier(t->schema_name,
 													  psprintf("%s$data", t->table_name)))));
+}
+
+Oid
+rowstore_owner(const OtsTable *t)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(t->data_oid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tup))
+		ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	return owner;
 }
 
 void

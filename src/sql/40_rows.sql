@@ -20,9 +20,11 @@ CREATE FUNCTION ots.get_row(
 	max_versions integer DEFAULT NULL,
 	time_range jsonb DEFAULT NULL,
 	filter jsonb DEFAULT NULL,
-	with_timestamps boolean DEFAULT false) RETURNS ots.row_result
+	with_timestamps boolean DEFAULT false,
+	start_column text DEFAULT NULL,
+	end_column text DEFAULT NULL) RETURNS ots.row_result
 	AS 'MODULE_PATHNAME', 'ots_get_row' LANGUAGE C STABLE PARALLEL SAFE;
-COMMENT ON FUNCTION ots.get_row(text, jsonb, text[], integer, jsonb, jsonb, boolean) IS
+COMMENT ON FUNCTION ots.get_row(text, jsonb, text[], integer, jsonb, jsonb, boolean, text, text) IS
 	'reads one row: the latest values, or versions with max_versions / time_range (Tablestore GetRow)';
 
 CREATE FUNCTION ots.update_row(
@@ -59,3 +61,61 @@ CREATE FUNCTION ots.row_exists(cells ots.cells, storage regclass) RETURNS boolea
 	AS 'MODULE_PATHNAME', 'ots_row_exists' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION ots.row_exists(ots.cells, regclass) IS
 	'whether a stored row is visible under its table''s TTL (used by table views)';
+
+-- Range reads
+CREATE TYPE ots.range_result AS (
+	rows jsonb,
+	next_start_primary_key jsonb,
+	consumed jsonb
+);
+COMMENT ON TYPE ots.range_result IS
+	'one get_range page: rows [{primary_key, attributes}], the key to continue from (NULL when done), capacity units';
+
+CREATE FUNCTION ots.get_range(
+	table_name text,
+	inclusive_start_primary_key jsonb,
+	exclusive_end_primary_key jsonb,
+	direction text DEFAULT 'FORWARD',
+	"limit" integer DEFAULT NULL,
+	columns_to_get text[] DEFAULT NULL,
+	max_versions integer DEFAULT NULL,
+	time_range jsonb DEFAULT NULL,
+	filter jsonb DEFAULT NULL,
+	with_timestamps boolean DEFAULT false,
+	start_column text DEFAULT NULL,
+	end_column text DEFAULT NULL) RETURNS ots.range_result
+	AS 'MODULE_PATHNAME', 'ots_get_range' LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION ots.get_range(text, jsonb, jsonb, text, integer, text[], integer, jsonb, jsonb, boolean, text, text) IS
+	'one page of a primary-key range: at most 5000 rows and 4 MB, with next_start_primary_key (Tablestore GetRange)';
+
+CREATE FUNCTION ots.get_range_rows(
+	table_name text,
+	inclusive_start_primary_key jsonb,
+	exclusive_end_primary_key jsonb,
+	direction text DEFAULT 'FORWARD',
+	"limit" integer DEFAULT NULL,
+	columns_to_get text[] DEFAULT NULL,
+	max_versions integer DEFAULT NULL,
+	time_range jsonb DEFAULT NULL,
+	filter jsonb DEFAULT NULL,
+	with_timestamps boolean DEFAULT false,
+	start_column text DEFAULT NULL,
+	end_column text DEFAULT NULL) RETURNS TABLE (primary_key jsonb, attributes jsonb)
+	AS 'MODULE_PATHNAME', 'ots_get_range_rows' LANGUAGE C STABLE PARALLEL SAFE ROWS 1000;
+COMMENT ON FUNCTION ots.get_range_rows(text, jsonb, jsonb, text, integer, text[], integer, jsonb, jsonb, boolean, text, text) IS
+	'every row of a primary-key range as a set, streamed in constant memory';
+
+-- Batches: one result row per requested row, in request order
+CREATE FUNCTION ots.batch_get_row(request jsonb)
+	RETURNS TABLE (table_name text, "index" integer, is_ok boolean, error_code text,
+				   error_message text, primary_key jsonb, attributes jsonb, consumed jsonb)
+	AS 'MODULE_PATHNAME', 'ots_batch_get_row' LANGUAGE C STABLE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION ots.batch_get_row(jsonb) IS
+	'reads up to 100 rows of several tables: [{"table_name", "primary_keys": [...], read options}] (Tablestore BatchGetRow)';
+
+CREATE FUNCTION ots.batch_write_row(request jsonb, is_atomic boolean DEFAULT false)
+	RETURNS TABLE (table_name text, "index" integer, is_ok boolean, error_code text,
+				   error_message text, primary_key jsonb, attributes jsonb, consumed jsonb)
+	AS 'MODULE_PATHNAME', 'ots_batch_write_row' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.batch_write_row(jsonb, boolean) IS
+	'writes up to 200 rows of several tables: [{"table_name", "rows": [{"type": "PUT"|"UPDATE"|"DELETE", ...}]}] (Tablestore BatchWriteRow)';

@@ -1,0 +1,804 @@
+/*-------------------------------------------------------------------------
+ * src/batch.c
+ *	  ots.batch_get_row and ots.batch_write_row: many rows of several tables
+ *	  in one call, with one result per row in request order.
+ *
+ * Each row runs the single-row function (ots.get_row, ots.put_row, ...) in
+ * its own subtransaction, so a row's OTS error becomes its result and
+ * never undoes the other rows.  Errors that are not Tablestore's (a
+ * cancel, a serialization failure, running out of memory) still abort the
+ * whole call, as they must.  An atomic batch runs a table's rows in one
+ * subtransaction: all of them are applied or none.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "common/base64.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "parser/parse_func.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/resowner.h"
+
+#include "catalog.h"
+#include "codec.h"
+#include "errors.h"
+#include "limits.h"
+
+#define BATCH_RESULT_COLUMNS 8
+
+/* one row's outcome */
+typedef struct BatchResult
+{
+	const char *table_name;
+	int			index;			/* position within its table's list, from 0 */
+	bool		is_ok;
+	const char *error_code;
+	const char *error_message;
+	Datum		primary_key;
+	Datum		attributes;
+	Datum		consumed;
+	bool		has_row;
+} BatchResult;
+
+/* a call of one single-row function */
+typedef struct RowCall
+{
+	Oid			funcoid;
+	int			nargs;
+	Datum		args[10];
+	bool		nulls[10];
+} RowCall;
+
+PG_FUNCTION_INFO_V1(ots_batch_get_row);
+PG_FUNCTION_INFO_V1(ots_batch_write_row);
+
+static void
+batch_invalid(const char *message, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+			 errmsg_internal("%s", message),
+			 errdetail_internal("%s", detail)));
+}
+
+/* batch_func_oid finds ots.<name> taking nargs arguments */
+static Oid
+batch_func_oid(const char *name, int nargs, const Oid *argtypes)
+{
+	return LookupFuncName(list_make2(makeString("ots"), makeString(pstrdup(name))),
+						  nargs, argtypes, false);
+}
+
+/* batch_field returns a member of a jsonb object value, or NULL */
+static JsonbValue *
+batch_field(JsonbContainer *obj, const char *key, JsonbValue *out)
+{
+	return getKeyJsonValueFromContainer(obj, key, strlen(key), out);
+}
+
+/* batch_jsonb_datum turns a JsonbValue (scalar or container) into a jsonb Datum */
+static Datum
+batch_jsonb_datum(JsonbValue *v)
+{
+	return JsonbPGetDatum(JsonbValueToJsonb(v));
+}
+
+/* batch_text_array turns a JSON array of strings into text[] */
+static Datum
+batch_text_array(JsonbValue *v, const char *what)
+{
+	JsonbContainer *c;
+	int			n;
+	Datum	   *elems;
+
+	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
+		batch_invalid(psprintf("Invalid %s.", what), psprintf("%s is a JSON array of column names.", what));
+	c = v->val.binary.data;
+	n = JsonContainerSize(c);
+	elems = palloc(sizeof(Datum) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(c, i);
+
+		if (e->type != jbvString)
+			batch_invalid(psprintf("Invalid %s.", what), psprintf("%s is a JSON array of column names.", what));
+		elems[i] = PointerGetDatum(cstring_to_text_with_len(e->val.string.val, e->val.string.len));
+	}
+	return PointerGetDatum(construct_array(elems, n, TEXTOID, -1, false, TYPALIGN_INT));
+}
+
+/* batch_string reads a JSON string member as text, NULL when absent */
+static bool
+batch_text_field(JsonbContainer *obj, const char *key, Datum *out)
+{
+	JsonbValue	v;
+
+	if (batch_field(obj, key, &v) == NULL || v.type == jbvNull)
+		return false;
+	if (v.type != jbvString)
+		batch_invalid(psprintf("Invalid %s.", key), psprintf("%s is a JSON string.", key));
+	*out = PointerGetDatum(cstring_to_text_with_len(v.val.string.val, v.val.string.len));
+	return true;
+}
+
+/* batch_set_jsonb_arg sets argument n from an optional jsonb member */
+static void
+batch_set_jsonb_arg(RowCall *call, int n, JsonbContainer *obj, const char *key)
+{
+	JsonbValue	v;
+
+	call->nulls[n] = batch_field(obj, key, &v) == NULL || v.type == jbvNull;
+	if (!call->nulls[n])
+		call->args[n] = batch_jsonb_datum(&v);
+}
+
+static void
+batch_set_text_arg(RowCall *call, int n, JsonbContainer *obj, const char *key)
+{
+	call->nulls[n] = !batch_text_field(obj, key, &call->args[n]);
+}
+
+static void
+batch_set_array_arg(RowCall *call, int n, JsonbContainer *obj, const char *key)
+{
+	JsonbValue	v;
+
+	call->nulls[n] = batch_field(obj, key, &v) == NULL || v.type == jbvNull;
+	if (!call->nulls[n])
+		call->args[n] = batch_text_array(&v, key);
+}
+
+/*
+ * batch_run calls one single-row function inside a subtransaction and
+ * records its outcome; OTS errors become the row's error, any other error
+ * propagates.
+ */
+static void
+batch_run(RowCall *call, BatchResult *res)
+{
+	MemoryContext callerctx = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(callerctx);
+	PG_TRY();
+	{
+		FmgrInfo	flinfo;
+		LOCAL_FCINFO(fcinfo, 10);
+		Datum		result;
+		HeapTupleHeader tup;
+		bool		isnull;
+
+		fmgr_info(call->funcoid, &flinfo);
+		InitFunctionCallInfoData(*fcinfo, &flinfo, call->nargs, InvalidOid, NULL, NULL);
+		for (int i = 0; i < call->nargs; i++)
+		{
+			fcinfo->args[i].value = call->args[i];
+			fcinfo->args[i].isnull = call->nulls[i];
+		}
+		result = FunctionCallInvoke(fcinfo);
+		tup = DatumGetHeapTupleHeader(result);
+		res->primary_key = GetAttributeByNum(tup, 1, &isnull);
+		res->has_row = !isnull;
+		res->attributes = GetAttributeByNum(tup, 2, &isnull);
+		if (isnull)
+			res->attributes = (Datum) 0;
+		res->consumed = GetAttributeByNum(tup, 3, &isnull);
+		res->is_ok = true;
+
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(callerctx);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(callerctx);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(callerctx);
+		CurrentResourceOwner = owner;
+
+		if (ots_error_code_name(edata->sqlerrcode) == NULL)
+			ReThrowError(edata);
+		res->is_ok = false;
+		res->error_code = ots_error_code_name(edata->sqlerrcode);
+		res->error_message = edata->message;
+		res->has_row = false;
+		res->attributes = (Datum) 0;
+	}
+	PG_END_TRY();
+}
+
+/* batch_emit writes the results, in order, to the set-returning call's tuplestore */
+static void
+batch_emit(FunctionCallInfo fcinfo, BatchResult *results, int n)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int i = 0; i < n; i++)
+	{
+		BatchResult *r = &results[i];
+		Datum		values[BATCH_RESULT_COLUMNS];
+		bool		nulls[BATCH_RESULT_COLUMNS];
+
+		memset(nulls, 0, sizeof(nulls));
+		values[0] = PointerGetDatum(cstring_to_text(r->table_name));
+		values[1] = Int32GetDatum(r->index);
+		values[2] = BoolGetDatum(r->is_ok);
+		nulls[3] = r->error_code == NULL;
+		values[3] = nulls[3] ? (Datum) 0 : PointerGetDatum(cstring_to_text(r->error_code));
+		nulls[4] = r->error_message == NULL;
+		values[4] = nulls[4] ? (Datum) 0 : PointerGetDatum(cstring_to_text(r->error_message));
+		nulls[5] = !r->has_row;
+		values[5] = r->primary_key;
+		nulls[6] = r->attributes == (Datum) 0;
+		values[6] = r->attributes;
+		nulls[7] = r->consumed == (Datum) 0;
+		values[7] = r->consumed;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+}
+
+/* batch_tables checks the request is a JSON array of table entries */
+static int
+batch_tables(Jsonb *request, const char *empty_message)
+{
+	if (request == NULL || !JB_ROOT_IS_ARRAY(request) || JB_ROOT_IS_SCALAR(request))
+		batch_invalid(empty_message, "The request is a JSON array of {\"table_name\": ..., ...} entries.");
+	if (JB_ROOT_COUNT(request) == 0)
+		ots_error(PARAMETER_INVALID, "%s", empty_message);
+	return JB_ROOT_COUNT(request);
+}
+
+/* batch_entry returns table entry i and its table name */
+static JsonbContainer *
+batch_entry(Jsonb *request, int i, const char **table_name)
+{
+	JsonbValue *e = getIthJsonbValueFromContainer(&request->root, i);
+	JsonbValue	name;
+
+	if (e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data) ||
+		batch_field(e->val.binary.data, "table_name", &name) == NULL || name.type != jbvString)
+		batch_invalid("Invalid table entry.", "Each entry is an object with a \"table_name\" string.");
+	*table_name = pnstrdup(name.val.string.val, name.val.string.len);
+	return e->val.binary.data;
+}
+
+/* batch_list returns the entry's array member "key" */
+static JsonbContainer *
+batch_list(JsonbContainer *entry, const char *key, const char *table_name)
+{
+	JsonbValue	v;
+
+	if (batch_field(entry, key, &v) == NULL || v.type != jbvBinary ||
+		!JsonContainerIsArray(v.val.binary.data))
+		batch_invalid(psprintf("Invalid table entry for table: '%s'.", table_name),
+					  psprintf("Each entry needs a \"%s\" array.", key));
+	return v.val.binary.data;
+}
+
+/* batch_entry_list returns table entry i's array "key", and its table name */
+static JsonbContainer *
+batch_entry_list(Jsonb *request, int i, const char *key, const char **table_name)
+{
+	JsonbContainer *entry = batch_entry(request, i, table_name);
+
+	return batch_list(entry, key, *table_name);
+}
+
+/*
+ * ots_batch_get_row is ots.batch_get_row(request): for each entry
+ * {"table_name", "primary_keys": [...], read options of get_row...}, one
+ * result per key in request order.
+ */
+Datum
+ots_batch_get_row(PG_FUNCTION_ARGS)
+{
+	Jsonb	   *request = PG_ARGISNULL(0) ? NULL : PG_GETARG_JSONB_P(0);
+	int			ntables = batch_tables(request, "No row specified in the request of BatchGetRow.");
+	int			total = 0;
+	int			n = 0;
+	BatchResult *results;
+	Oid			argtypes[9] = {TEXTOID, JSONBOID, TEXTARRAYOID, INT4OID, JSONBOID, JSONBOID,
+	BOOLOID, TEXTOID, TEXTOID};
+	Oid			get_row = batch_func_oid("get_row", 9, argtypes);
+
+	for (int i = 0; i < ntables; i++)
+	{
+		const char *name;
+
+		total += JsonContainerSize(batch_entry_list(request, i, "primary_keys", &name));
+	}
+	if (total > OTS_MAX_BATCH_GET_ROWS)
+		ots_error(PARAMETER_INVALID, "Rows count exceeds the upper limit: %d.", OTS_MAX_BATCH_GET_ROWS);
+
+	results = palloc0(sizeof(BatchResult) * Max(total, 1));
+	for (int i = 0; i < ntables; i++)
+	{
+		const char *name;
+		JsonbContainer *entry = batch_entry(request, i, &name);
+		JsonbContainer *keys = batch_list(entry, "primary_keys", name);
+		RowCall		call;
+		JsonbValue	v;
+
+		memset(&call, 0, sizeof(call));
+		call.funcoid = get_row;
+		call.nargs = 9;
+		call.args[0] = PointerGetDatum(cstring_to_text(name));
+		batch_set_array_arg(&call, 2, entry, "columns_to_get");
+		call.nulls[3] = batch_field(entry, "max_versions", &v) == NULL || v.type == jbvNull;
+		if (!call.nulls[3])
+		{
+			if (v.type != jbvNumeric)
+				batch_invalid("Invalid max_versions.", "max_versions is a JSON number.");
+			call.args[3] = DirectFunctionCall1(numeric_int4, NumericGetDatum(v.val.numeric));
+		}
+		batch_set_jsonb_arg(&call, 4, entry, "time_range");
+		batch_set_jsonb_arg(&call, 5, entry, "filter");
+		call.nulls[6] = batch_field(entry, "with_timestamps", &v) == NULL || v.type != jbvBool;
+		if (!call.nulls[6])
+			call.args[6] = BoolGetDatum(v.val.boolean);
+		batch_set_text_arg(&call, 7, entry, "start_column");
+		batch_set_text_arg(&call, 8, entry, "end_column");
+
+		for (int k = 0; k < JsonContainerSize(keys); k++, n++)
+		{
+			JsonbValue *pk = getIthJsonbValueFromContainer(keys, k);
+
+			CHECK_FOR_INTERRUPTS();
+			call.args[1] = batch_jsonb_datum(pk);
+			call.nulls[1] = false;
+			results[n].table_name = name;
+			results[n].index = k;
+			batch_run(&call, &results[n]);
+		}
+	}
+	batch_emit(fcinfo, results, n);
+	return (Datum) 0;
+}
+
+/* ---- batch_write_row ---- */
+
+typedef enum WriteType
+{
+	WRITE_PUT,
+	WRITE_UPDATE,
+	WRITE_DELETE
+} WriteType;
+
+/* batch_value_size: a value's data size as Tablestore counts it for the 4 MB limit */
+static uint64
+batch_value_size(const JsonbValue *v)
+{
+	switch (v->type)
+	{
+		case jbvString:
+			return v->val.string.len;
+		case jbvNumeric:
+			return 8;
+		case jbvBool:
+			return 1;
+		case jbvBinary:
+			{
+				JsonbValue	b;
+
+				if (JsonContainerIsObject(v->val.binary.data) &&
+					batch_field(v->val.binary.data, "$binary", &b) != NULL && b.type == jbvString)
+					return pg_b64_dec_len(b.val.string.len);
+				return 8;
+			}
+		default:
+			return 0;
+	}
+}
+
+/*
+ * batch_check_ts rejects, for the whole request, a timestamp outside
+ * [0, INT64_MAX/1000).
+ */
+static void
+batch_check_ts(const JsonbValue *ts)
+{
+	if (ts->type == jbvNumeric)
+		(void) codec_parse_timestamp(ts);
+}
+
+/* batch_cells_size adds up an attribute map's names, values and timestamps */
+static uint64
+batch_cells_size(JsonbContainer *row, const char *key, bool values)
+{
+	JsonbValue	map;
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	uint64		size = 0;
+	uint32		namelen = 0;
+
+	if (batch_field(row, key, &map) == NULL || map.type != jbvBinary ||
+		!JsonContainerIsObject(map.val.binary.data))
+		return 0;
+	it = JsonbIteratorInit(map.val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		if (tok == WJB_KEY)
+			namelen = v.val.string.len;
+		else if (tok == WJB_VALUE)
+		{
+			int			n = 1;
+			bool		is_array = v.type == jbvBinary && JsonContainerIsArray(v.val.binary.data);
+
+			if (is_array)
+				n = JsonContainerSize(v.val.binary.data);
+			for (int i = 0; i < n; i++)
+			{
+				JsonbValue	cell = is_array ? *getIthJsonbValueFromContainer(v.val.binary.data, i) : v;
+				JsonbValue	inner;
+				JsonbValue	ts;
+
+				size += namelen;
+				if (!values)
+				{
+					batch_check_ts(&cell);
+					continue;
+				}
+				if (cell.type == jbvBinary && JsonContainerIsObject(cell.val.binary.data) &&
+					batch_field(cell.val.binary.data, "value", &inner) != NULL)
+				{
+					size += batch_value_size(&inner);
+					if (batch_field(cell.val.binary.data, "ts", &ts) != NULL)
+					{
+						batch_check_ts(&ts);
+						size += 8;
+					}
+				}
+				else
+					size += batch_value_size(&cell);
+			}
+		}
+	}
+	return size;
+}
+
+/* batch_pk_size adds up a primary key's names and values */
+static uint64
+batch_pk_size(JsonbValue *pk)
+{
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	uint64		size = 0;
+
+	if (pk->type != jbvBinary || !JsonContainerIsObject(pk->val.binary.data))
+		return 0;
+	it = JsonbIteratorInit(pk->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		if (tok == WJB_KEY)
+			size += v.val.string.len;
+		else if (tok == WJB_VALUE)
+			size += batch_value_size(&v);
+	}
+	return size;
+}
+
+static WriteType
+batch_write_type(JsonbContainer *row)
+{
+	JsonbValue	v;
+	char	   *s;
+
+	if (batch_field(row, "type", &v) == NULL || v.type != jbvString)
+		batch_invalid("Invalid row type.", "Each row has \"type\": \"PUT\", \"UPDATE\" or \"DELETE\".");
+	s = pnstrdup(v.val.string.val, v.val.string.len);
+	if (pg_strcasecmp(s, "PUT") == 0)
+		return WRITE_PUT;
+	if (pg_strcasecmp(s, "UPDATE") == 0)
+		return WRITE_UPDATE;
+	if (pg_strcasecmp(s, "DELETE") == 0)
+		return WRITE_DELETE;
+	batch_invalid(psprintf("Invalid row type: '%s'.", s),
+				  "Each row has \"type\": \"PUT\", \"UPDATE\" or \"DELETE\".");
+	return WRITE_PUT;			/* keep compiler quiet */
+}
+
+/* batch_has_condition: does a row carry a row-existence check? */
+static bool
+batch_has_existence_check(JsonbContainer *row)
+{
+	JsonbValue	v;
+
+	return batch_field(row, "condition", &v) != NULL && v.type == jbvString &&
+		!(v.val.string.len == 6 && pg_strncasecmp(v.val.string.val, "IGNORE", 6) == 0);
+}
+
+static bool
+batch_has_column_condition(JsonbContainer *row)
+{
+	JsonbValue	v;
+
+	return batch_field(row, "column_condition", &v) != NULL && v.type != jbvNull;
+}
+
+/* batch_row_pk returns a row's primary key member (validated by the row call) */
+static JsonbValue *
+batch_row_pk(JsonbContainer *row, JsonbValue *out)
+{
+	if (batch_field(row, "primary_key", out) == NULL)
+	{
+		out->type = jbvNull;
+		return out;
+	}
+	return out;
+}
+
+static bool
+batch_pk_equal(JsonbValue *a, JsonbValue *b)
+{
+	if (a->type != jbvBinary || b->type != jbvBinary)
+		return false;
+	return DatumGetBool(DirectFunctionCall2(jsonb_eq, batch_jsonb_datum(a), batch_jsonb_datum(b)));
+}
+
+/*
+ * batch_partition_key renders the partition-key value of a row's key for
+ * OTSDataOutOfRange messages; NULL when the key has no such member.
+ */
+static char *
+batch_partition_key(const OtsTable *t, JsonbValue *pk)
+{
+	JsonbValue	v;
+
+	if (pk->type != jbvBinary || !JsonContainerIsObject(pk->val.binary.data) ||
+		batch_field(pk->val.binary.data, t->pk[0].name, &v) == NULL)
+		return NULL;
+	if (v.type == jbvString)
+		return pnstrdup(v.val.string.val, v.val.string.len);
+	return JsonbToCString(NULL, &JsonbValueToJsonb(&v)->root, 16);
+}
+
+/* batch_fail_rows gives every not-yet-failed row of a table the same error */
+static void
+batch_fail_rows(BatchResult *results, int from, int to, const char *code, const char *message)
+{
+	for (int i = from; i < to; i++)
+	{
+		if (results[i].error_code != NULL)
+			continue;
+		results[i].is_ok = false;
+		results[i].has_row = false;
+		results[i].attributes = (Datum) 0;
+		results[i].consumed = (Datum) 0;
+		results[i].error_code = code;
+		results[i].error_message = message;
+	}
+}
+
+/*
+ * batch_atomic_table applies one table's rows all-or-nothing inside a
+ * subtransaction: every row must share the partition key, and a failing
+ * row rolls back the others.
+ */
+static void
+batch_atomic_table(const char *name, RowCall *calls, JsonbValue *pks, BatchResult *results,
+				   int nrows)
+{
+	MemoryContext callerctx = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	bool		applied = true;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(callerctx);
+	PG_TRY();
+	{
+		OtsTable   *t = catalog_lookup(cstring_to_text(name));
+		char	   *atomic_key = batch_partition_key(t, &pks[0]);
+
+		for (int r = 0; r < nrows; r++)
+		{
+			char	   *key = batch_partition_key(t, &pks[r]);
+
+			if (atomic_key == NULL || key == NULL || strcmp(atomic_key, key) != 0)
+			{
+				for (int k = 0; k < nrows; k++)
+				{
+					char	   *data_key = batch_partition_key(t, &pks[k]);
+
+					batch_fail_rows(results, k, k + 1, "OTSDataOutOfRange",
+									psprintf("Data out of scope of atomic. Atomic PartKey:%s. Data PartKey:%s",
+											 atomic_key ? atomic_key : "", data_key ? data_key : ""));
+				}
+				applied = false;
+				break;
+			}
+		}
+		for (int r = 0; applied && r < nrows; r++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			batch_run(&calls[r], &results[r]);
+			if (!results[r].is_ok)
+			{
+				batch_fail_rows(results, 0, nrows, results[r].error_code,
+								psprintf("Atomic BatchWriteRow failed: row %d of table '%s' failed.",
+										 r, name));
+				applied = false;
+			}
+		}
+		if (applied)
+			ReleaseCurrentSubTransaction();
+		else
+			RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(callerctx);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(callerctx);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(callerctx);
+		CurrentResourceOwner = owner;
+		if (ots_error_code_name(edata->sqlerrcode) == NULL)
+			ReThrowError(edata);
+		batch_fail_rows(results, 0, nrows, ots_error_code_name(edata->sqlerrcode), edata->message);
+	}
+	PG_END_TRY();
+}
+
+/*
+ * ots_batch_write_row is ots.batch_write_row(request, is_atomic): for each
+ * entry {"table_name", "rows": [{"type": "PUT"|"UPDATE"|"DELETE",
+ * "primary_key", and that function's arguments by name}]}, applies the rows
+ * in order and returns one result per row.
+ */
+Datum
+ots_batch_write_row(PG_FUNCTION_ARGS)
+{
+	Jsonb	   *request = PG_ARGISNULL(0) ? NULL : PG_GETARG_JSONB_P(0);
+	bool		is_atomic = !PG_ARGISNULL(1) && PG_GETARG_BOOL(1);
+	int			ntables = batch_tables(request, "No row is specified in BatchWriteRow.");
+	int			total = 0;
+	uint64		size = 0;
+	int			n = 0;
+	BatchResult *results;
+	Oid			put_types[6] = {TEXTOID, JSONBOID, JSONBOID, TEXTOID, JSONBOID, TEXTOID};
+	Oid			update_types[10] = {TEXTOID, JSONBOID, JSONBOID, JSONBOID, TEXTARRAYOID, JSONBOID,
+	TEXTOID, JSONBOID, TEXTOID, TEXTARRAYOID};
+	Oid			delete_types[5] = {TEXTOID, JSONBOID, TEXTOID, JSONBOID, TEXTOID};
+	Oid			put_row = batch_func_oid("put_row", 6, put_types);
+	Oid			update_row = batch_func_oid("update_row", 10, update_types);
+	Oid			delete_row = batch_func_oid("delete_row", 5, delete_types);
+
+	/* whole-request checks: shape, row count, data size, timestamps, repeats */
+	for (int i = 0; i < ntables; i++)
+	{
+		const char *name;
+		JsonbContainer *rows = batch_entry_list(request, i, "rows", &name);
+		int			nrows = JsonContainerSize(rows);
+
+		if (nrows == 0)
+			ots_error(PARAMETER_INVALID, "No operation is specified for table: '%s'.", name);
+		total += nrows;
+	}
+	if (total > OTS_MAX_BATCH_WRITE_ROWS)
+		ots_error(PARAMETER_INVALID, "Rows count exceeds the upper limit: %d.", OTS_MAX_BATCH_WRITE_ROWS);
+	for (int i = 0; i < ntables; i++)
+	{
+		const char *name;
+		JsonbContainer *rows = batch_entry_list(request, i, "rows", &name);
+
+		for (int r = 0; r < JsonContainerSize(rows); r++)
+		{
+			JsonbValue *rowv = getIthJsonbValueFromContainer(rows, r);
+			JsonbContainer *row;
+			JsonbValue	pk;
+
+			if (rowv->type != jbvBinary || !JsonContainerIsObject(rowv->val.binary.data))
+				batch_invalid("Invalid row.", "Each row is a JSON object.");
+			row = rowv->val.binary.data;
+			(void) batch_write_type(row);
+			size += batch_pk_size(batch_row_pk(row, &pk));
+			size += batch_cells_size(row, "attributes", true);
+			size += batch_cells_size(row, "put", true);
+			size += batch_cells_size(row, "increment", true);
+			size += batch_cells_size(row, "delete", false);
+
+			for (int o = 0; o < r; o++)
+			{
+				JsonbContainer *other = getIthJsonbValueFromContainer(rows, o)->val.binary.data;
+				JsonbValue	opk;
+
+				if (!batch_pk_equal(&pk, batch_row_pk(other, &opk)))
+					continue;
+				if (batch_has_existence_check(row) || batch_has_existence_check(other))
+					ots_error(PARAMETER_INVALID,
+							  "Repeated rows do not support row exist expectation check in BatchModify.");
+				if (batch_has_column_condition(row) || batch_has_column_condition(other))
+					ots_error(PARAMETER_INVALID,
+							  "Repeated rows do not support row condition check in BatchModify.");
+			}
+		}
+	}
+	if (size > OTS_MAX_REQUEST_SIZE)
+		ots_error(PARAMETER_INVALID,
+				  "The total data size of BatchWriteRow request exceeds the limit, limit size: %d, data size: " UINT64_FORMAT ".",
+				  OTS_MAX_REQUEST_SIZE, size);
+
+	results = palloc0(sizeof(BatchResult) * total);
+	for (int i = 0; i < ntables; i++)
+	{
+		const char *name;
+		JsonbContainer *rows = batch_entry_list(request, i, "rows", &name);
+		int			nrows = JsonContainerSize(rows);
+		RowCall    *calls = palloc0(sizeof(RowCall) * nrows);
+		JsonbValue *pks = palloc0(sizeof(JsonbValue) * nrows);
+
+		for (int r = 0; r < nrows; r++)
+		{
+			JsonbContainer *row = getIthJsonbValueFromContainer(rows, r)->val.binary.data;
+			RowCall    *call = &calls[r];
+
+			call->args[0] = PointerGetDatum(cstring_to_text(name));
+			batch_row_pk(row, &pks[r]);
+			call->nulls[1] = pks[r].type == jbvNull;
+			if (!call->nulls[1])
+				call->args[1] = batch_jsonb_datum(&pks[r]);
+			switch (batch_write_type(row))
+			{
+				case WRITE_PUT:
+					call->funcoid = put_row;
+					call->nargs = 6;
+					batch_set_jsonb_arg(call, 2, row, "attributes");
+					batch_set_text_arg(call, 3, row, "condition");
+					batch_set_jsonb_arg(call, 4, row, "column_condition");
+					batch_set_text_arg(call, 5, row, "return_type");
+					break;
+				case WRITE_UPDATE:
+					call->funcoid = update_row;
+					call->nargs = 10;
+					batch_set_jsonb_arg(call, 2, row, "put");
+					batch_set_jsonb_arg(call, 3, row, "delete");
+					batch_set_array_arg(call, 4, row, "delete_all");
+					batch_set_jsonb_arg(call, 5, row, "increment");
+					batch_set_text_arg(call, 6, row, "condition");
+					batch_set_jsonb_arg(call, 7, row, "column_condition");
+					batch_set_text_arg(call, 8, row, "return_type");
+					batch_set_array_arg(call, 9, row, "return_columns");
+					break;
+				case WRITE_DELETE:
+					call->funcoid = delete_row;
+					call->nargs = 5;
+					batch_set_text_arg(call, 2, row, "condition");
+					batch_set_jsonb_arg(call, 3, row, "column_condition");
+					batch_set_text_arg(call, 4, row, "return_type");
+					break;
+			}
+			results[n + r].table_name = name;
+			results[n + r].index = r;
+		}
+		if (is_atomic)
+			batch_atomic_table(name, calls, pks, &results[n], nrows);
+		else
+			for (int r = 0; r < nrows; r++)
+			{
+				CHECK_FOR_INTERRUPTS();
+				batch_run(&calls[r], &results[n + r]);
+			}
+		n += nrows;
+	}
+	batch_emit(fcinfo, results, n);
+	return (Datum) 0;
+}

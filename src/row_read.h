@@ -1,0 +1,43 @@
+/*-------------------------------------------------------------------------
+ * src/row_read.h
+ *	  Read options shared by get_row, get_range and batch_get_row.
+ *-------------------------------------------------------------------------
+ */
+#ifndef OTS_ROW_READ_H
+#define OTS_ROW_READ_H
+
+#include "postgres.h"
+#include "utils/array.h"
+#include "utils/jsonb.h"
+
+#include "filter.h"
+#include "read_select.h"
+
+typedef struct ReadArgs
+{
+	ArrayType  *columns_to_get;
+	bool		has_max_versions;
+	int32		max_versions;
+	Jsonb	   *time_range;
+	Jsonb	   *filter;
+	bool		with_timestamps;
+	text	   *start_column;
+	text	   *end_column;
+} ReadArgs;
+
+/*
+ * row_read_options validates a read's options and sets up the selection and
+ * the filter (NULL when none) in CurrentMemoryContext.
+ */
+extern void row_read_options(const OtsTable *t, const ReadArgs *args, ReadSelect *sel,
+							 Filter **filter);
+
+/*
+ * row_read_render decides whether a stored row is returned (row rule,
+ * filter, columns_to_get) and renders its attributes; NULL when it is not.
+ * *size accumulates the data read.
+ */
+extern Jsonb *row_read_render(const OtsTable *t, const ReadSelect *sel, const Filter *filter,
+							  const PkInput *pk, const CellsReader *r, uint32 *size);
+
+#endif							/* OTS_ROW_READ_H */
