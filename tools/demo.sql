@@ -1,1 +1,79 @@
+-- tools/demo.sql: a tour of ots with student-card purchase records.
+-- Run by tools/demo in the database ots_demo; safe to re-run there.
+\set ON_ERROR_STOP on
+\pset footer off
+\echo
+\echo '== extensions in this database'
 SELECT extname, extversion FROM pg_extension ORDER BY extname;
+
+-- A card's purchases: partition key card_id, then an auto-increment order number.
+-- Keep 3 versions of every cell for 30 days.
+SELECT ots.create_table('student_card_orders',
+                        'card_id string, order_no integer auto_increment',
+                        max_versions => 3, time_to_live => 30 * 86400);
+
+\echo '== put_row with a generated order number (RT_PK returns it)'
+SELECT primary_key, consumed
+  FROM ots.put_row('student_card_orders',
+                   '{"card_id": "card-0001", "order_no": {"$auto_increment": true}}',
+                   '{"shop": "canteen", "amount": 12.5, "items": 2, "paid": true}',
+                   return_type => 'RT_PK');
+SELECT primary_key
+  FROM ots.put_row('student_card_orders',
+                   '{"card_id": "card-0001", "order_no": {"$auto_increment": true}}',
+                   '{"shop": "library cafe", "amount": 4.0, "items": 1, "paid": false}',
+                   return_type => 'RT_PK');
+SELECT primary_key
+  FROM ots.put_row('student_card_orders',
+                   '{"card_id": "card-0002", "order_no": {"$auto_increment": true}}',
+                   '{"shop": "canteen", "amount": 9.0, "items": 1, "paid": true}',
+                   return_type => 'RT_PK');
+
+\echo '== update_row: pay the second order (only if still unpaid) and count a reprint'
+SELECT attributes AS after_modify, consumed
+  FROM ots.update_row('student_card_orders', '{"card_id": "card-0001", "order_no": 2}',
+                      put => '{"paid": true}',
+                      increment => '{"receipts_printed": 1}',
+                      column_condition => '{"column": "paid", "comparator": "=", "value": false}',
+                      return_type => 'RT_AFTER_MODIFY');
+
+\echo '== a second attempt fails its condition: OTSConditionCheckFail (SQLSTATE OT003)'
+DO $$
+BEGIN
+	PERFORM ots.update_row('student_card_orders', '{"card_id": "card-0001", "order_no": 2}',
+						   put => '{"paid": true}',
+						   column_condition => '{"column": "paid", "comparator": "=", "value": false}');
+EXCEPTION WHEN SQLSTATE 'OT003' THEN
+	RAISE NOTICE 'caught %: %', ots.error_code(SQLSTATE), SQLERRM;
+END
+$$;
+
+\echo '== get_row: latest values, then every version of "paid"'
+SELECT attributes FROM ots.get_row('student_card_orders', '{"card_id": "card-0001", "order_no": 2}');
+SELECT jsonb_array_length(attributes -> 'paid') AS versions_of_paid
+  FROM ots.get_row('student_card_orders', '{"card_id": "card-0001", "order_no": 2}',
+                   columns_to_get => '{paid}', max_versions => 3);
+
+\echo '== get_range: all orders of card-0001, newest first'
+SELECT r -> 'primary_key' ->> 'order_no' AS order_no, r -> 'attributes' ->> 'shop' AS shop
+  FROM ots.get_range('student_card_orders',
+                     '{"card_id": "card-0001", "order_no": {"$inf": "max"}}',
+                     '{"card_id": "card-0001", "order_no": {"$inf": "min"}}',
+                     direction => 'BACKWARD') g,
+       jsonb_array_elements(g.rows) r;
+
+\echo '== batch_write_row: three rows, one fails, the others are applied'
+SELECT table_name, index, is_ok, error_code
+  FROM ots.batch_write_row('[{"table_name": "student_card_orders", "rows": [
+      {"type": "PUT", "primary_key": {"card_id": "card-0003", "order_no": 1}, "attributes": {"shop": "gym", "amount": 30.0}},
+      {"type": "UPDATE", "primary_key": {"card_id": "card-0009", "order_no": 1}, "put": {"amount": 1.0}, "condition": "EXPECT_EXIST"},
+      {"type": "DELETE", "primary_key": {"card_id": "card-0002", "order_no": 3}}]}]');
+
+\echo '== plain SQL over the live rows: spending per card'
+SELECT card_id, count(*) AS orders, sum((attributes ->> 'amount')::numeric) AS spent
+  FROM student_card_orders
+ GROUP BY card_id
+ ORDER BY card_id;
+
+\echo '== the table as Tablestore describes it'
+SELECT jsonb_pretty(ots.describe_table('student_card_orders') - 'partitions' - 'creation_time');
