@@ -9,8 +9,40 @@
 
 #include "guc.h"
 
+/* every five minutes: pg_cron 1.4 schedules have minute granularity */
+#define GUC_DEFAULT_PURGE_SCHEDULE "*/5 * * * *"
+
+char	   *ots_purge_schedule = NULL;
+int			ots_stats_max_tables = 1000;
+
+/*
+ * guc_init defines the parameters; called from _PG_init, so the
+ * postmaster-level ones take their values from the configuration when ots
+ * is preloaded.
+ */
 void
 guc_init(void)
 {
+	DefineCustomStringVariable("ots.purge_schedule",
+							   "Cron schedule of the purge jobs ots creates in pg_cron.",
+							   "Applies to jobs scheduled from now on (by create_table and update_table); "
+							   "change an existing job with cron.alter_job.",
+							   &ots_purge_schedule,
+							   GUC_DEFAULT_PURGE_SCHEDULE,
+							   PGC_USERSET,
+							   0,
+							   NULL, NULL, NULL);
+
+	DefineCustomIntVariable("ots.stats_max_tables",
+							"Number of ots tables whose activity the shared counters of ots.stats can track.",
+							"Counters need ots in shared_preload_libraries; a table beyond this limit is not counted.",
+							&ots_stats_max_tables,
+							1000,
+							16,
+							1000000,
+							PGC_POSTMASTER,
+							0,
+							NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved("ots");
 }

@@ -6,6 +6,12 @@
 #ifndef OTS_GUC_H
 #define OTS_GUC_H
 
+/* ots.purge_schedule: cron schedule of the purge jobs ots creates */
+extern char *ots_purge_schedule;
+
+/* ots.stats_max_tables: tables the shared activity counters can hold */
+extern int	ots_stats_max_tables;
+
 extern void guc_init(void);
 
 #endif							/* OTS_GUC_H */

@@ -9,6 +9,7 @@
 #include "access/htup_details.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
+#include "utils/memutils.h"
 
 #include "codec.h"
 #include "errors.h"
@@ -101,9 +102,18 @@ request_result(FunctionCallInfo fcinfo, Jsonb *primary_key, Jsonb *attributes,
 	Datum		values[3];
 	bool		nulls[3] = {false, false, false};
 
-	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "ots row functions must return ots.row_result");
-	desc = BlessTupleDesc(desc);
+	/* the result type is fixed per function: build its descriptor once per call site */
+	desc = (TupleDesc) fcinfo->flinfo->fn_extra;
+	if (desc == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+
+		if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+			elog(ERROR, "ots row functions must return ots.row_result");
+		desc = BlessTupleDesc(CreateTupleDescCopy(desc));
+		fcinfo->flinfo->fn_extra = desc;
+		MemoryContextSwitchTo(old);
+	}
 	values[0] = PointerGetDatum(primary_key);
 	nulls[0] = primary_key == NULL;
 	values[1] = PointerGetDatum(attributes);
