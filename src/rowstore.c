@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  * src/rowstore.c
- *	  Primary-key access to the rows of one leaf partition, through SPI
- *	  plans prepared once per leaf and backend.
+ *	  Primary-key access to the rows of one leaf partition: reads straight
+ *	  from the leaf's primary-key index, writes through SPI plans prepared
+ *	  once per leaf and backend.
  *
  * Statements name the leaf directly, so PostgreSQL never plans or locks
  * the partitioned parent per call; the plans are re-prepared when their
@@ -14,17 +15,27 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
 #include "access/htup_details.h"
+#include "access/relscan.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/pg_class.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "executor/tuptable.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "tcop/utility.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
+#include "utils/snapmgr.h"
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -35,7 +46,6 @@
 
 typedef enum RowStatement
 {
-	STMT_FETCH,
 	STMT_FETCH_FOR_UPDATE,
 	STMT_INSERT,
 	STMT_UPSERT,
@@ -48,9 +58,13 @@ typedef struct LeafPlans
 {
 	Oid			leaf_oid;		/* hash key */
 	SPIPlanPtr	plans[STMT_COUNT];
+	AttrNumber	cells_attno;	/* "$cells" in the leaf, for direct reads; 0 = unknown */
 } LeafPlans;
 
 static HTAB *leaf_plans = NULL;
+
+static LeafPlans *rowstore_leaf(Oid leaf_oid);
+static struct varlena *rowstore_read_direct(const RowKey *key);
 
 static Oid	rowstore_cells_type(void);
 static SPIPlanPtr rowstore_plan(const RowKey *key, RowStatement stmt);
@@ -129,10 +143,8 @@ rowstore_sql(const RowKey *key, RowStatement stmt, const char *leaf)
 	initStringInfo(&sql);
 	switch (stmt)
 	{
-		case STMT_FETCH:
 		case STMT_FETCH_FOR_UPDATE:
-			appendStringInfo(&sql, "SELECT \"$cells\" FROM %s WHERE %s%s", leaf, where.data,
-							 stmt == STMT_FETCH_FOR_UPDATE ? " FOR UPDATE" : "");
+			appendStringInfo(&sql, "SELECT \"$cells\" FROM %s WHERE %s FOR UPDATE", leaf, where.data);
 			break;
 		case STMT_INSERT:
 		case STMT_UPSERT:
@@ -160,12 +172,9 @@ rowstore_sql(const RowKey *key, RowStatement stmt, const char *leaf)
 	return sql.data;
 }
 
-/*
- * rowstore_plan returns the saved plan of a statement on the key's leaf,
- * preparing it on first use or after invalidation.  SPI must be connected.
- */
-static SPIPlanPtr
-rowstore_plan(const RowKey *key, RowStatement stmt)
+/* rowstore_leaf returns the leaf's cache entry, creating it empty */
+static LeafPlans *
+rowstore_leaf(Oid leaf_oid)
 {
 	LeafPlans  *lp;
 	bool		found;
@@ -181,9 +190,23 @@ rowstore_plan(const RowKey *key, RowStatement stmt)
 		leaf_plans = hash_create("ots leaf plans", 256, &ctl,
 								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	}
-	lp = hash_search(leaf_plans, &key->leaf_oid, HASH_ENTER, &found);
+	lp = hash_search(leaf_plans, &leaf_oid, HASH_ENTER, &found);
 	if (!found)
+	{
 		memset(lp->plans, 0, sizeof(lp->plans));
+		lp->cells_attno = 0;
+	}
+	return lp;
+}
+
+/*
+ * rowstore_plan returns the saved plan of a statement on the key's leaf,
+ * preparing it on first use or after invalidation.  SPI must be connected.
+ */
+static SPIPlanPtr
+rowstore_plan(const RowKey *key, RowStatement stmt)
+{
+	LeafPlans  *lp = rowstore_leaf(key->leaf_oid);
 
 	if (lp->plans[stmt] != NULL && !SPI_plan_is_valid(lp->plans[stmt]))
 	{
@@ -226,7 +249,6 @@ rowstore_execute(const RowKey *key, RowStatement stmt, struct varlena *cells,
 	Oid			save_userid;
 	int			save_sec;
 	Datum		values[OTS_MAX_PK_COLUMNS + 3];
-	bool		read_only = (stmt == STMT_FETCH);
 	int			ret;
 	int			processed;
 
@@ -240,7 +262,7 @@ rowstore_execute(const RowKey *key, RowStatement stmt, struct varlena *cells,
 	values[key->nkeys] = PointerGetDatum(cells);
 	values[key->nkeys + 1] = Int64GetDatum(oldest_ts);
 
-	ret = SPI_execute_plan(rowstore_plan(key, stmt), values, NULL, read_only, 0);
+	ret = SPI_execute_plan(rowstore_plan(key, stmt), values, NULL, false, 0);
 	if (ret < 0)
 		elog(ERROR, "ots row statement failed: %s", SPI_result_code_string(ret));
 	processed = (int) SPI_processed;
@@ -269,12 +291,65 @@ rowstore_execute(const RowKey *key, RowStatement stmt, struct varlena *cells,
 	return processed;
 }
 
+/*
+ * rowstore_read_direct looks the row up in the leaf's primary-key index
+ * with the statement's snapshot, without the executor: the read path of
+ * get_row.  Index and heap access keep SSI predicate locks and statistics;
+ * privileges were checked on the storage table.
+ */
+static struct varlena *
+rowstore_read_direct(const RowKey *key)
+{
+	LeafPlans  *lp = rowstore_leaf(key->leaf_oid);
+	Relation	leaf = table_open(key->leaf_oid, AccessShareLock);
+	Relation	index;
+	IndexScanDesc scan;
+	TupleTableSlot *slot;
+	ScanKeyData skeys[OTS_MAX_PK_COLUMNS + 1];
+	struct varlena *cells = NULL;
+
+	if (lp->cells_attno == 0)
+	{
+		lp->cells_attno = get_attnum(key->leaf_oid, "$cells");
+		if (lp->cells_attno == InvalidAttrNumber)
+			elog(ERROR, "ots leaf partition \"%s\" has no \"$cells\" column",
+				 RelationGetRelationName(leaf));
+	}
+	index = index_open(RelationGetPrimaryKeyIndex(leaf), AccessShareLock);
+	for (int k = 0; k < key->nkeys; k++)
+	{
+		RegProcedure eq = key->types[k] == INT8OID ? F_INT8EQ :
+			key->types[k] == TEXTOID ? F_TEXTEQ : F_BYTEAEQ;
+
+		ScanKeyInit(&skeys[k], k + 1, BTEqualStrategyNumber, eq, key->values[k]);
+		skeys[k].sk_collation = index->rd_indcollation[k];
+	}
+	slot = table_slot_create(leaf, NULL);
+	scan = index_beginscan(leaf, index, GetActiveSnapshot(), key->nkeys, 0);
+	index_rescan(scan, skeys, key->nkeys, NULL, 0);
+	if (index_getnext_slot(scan, ForwardScanDirection, slot))
+	{
+		bool		isnull;
+		Datum		d = slot_getattr(slot, lp->cells_attno, &isnull);
+
+		if (!isnull)
+			cells = PG_DETOAST_DATUM_COPY(d);
+	}
+	index_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	index_close(index, NoLock);
+	table_close(leaf, NoLock);
+	return cells;
+}
+
 struct varlena *
 rowstore_fetch(const RowKey *key, bool for_update)
 {
 	struct varlena *cells;
 
-	rowstore_execute(key, for_update ? STMT_FETCH_FOR_UPDATE : STMT_FETCH, NULL, 0, &cells);
+	if (!for_update)
+		return rowstore_read_direct(key);
+	rowstore_execute(key, STMT_FETCH_FOR_UPDATE, NULL, 0, &cells);
 	return cells;
 }
 

@@ -2,9 +2,9 @@
  * src/rowstore.h
  *	  Reads and writes one stored row of a leaf partition by primary key.
  *
- * This is the only module that touches ots storage rows, so the access
- * path (plans prepared once per leaf today) can change without touching
- * the row API.  Callers check privileges on the storage table first
+ * This is the only module that reads or writes single rows by key, so
+ * the access path (direct index reads, plans prepared once per leaf for
+ * writes) can change without touching the row API.  Callers check privileges on the storage table first
  * (rowstore_check_privileges); access to the leaf then runs as the table's
  * owner, as the executor does for partitions reached through their parent.
  *-------------------------------------------------------------------------
