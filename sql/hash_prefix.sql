@@ -1,6 +1,9 @@
 -- hash_prefix: ots.hash_prefix(value, n), and tables created with
 -- hash_prefix_length, whose rows are stored and partitioned by the prefix of
 -- their partition key while callers use natural keys.
+-- Quiet: the extension may already exist (the files share one database),
+-- and table DDL reports how expiry is scheduled; neither is this file's subject.
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS ots;
 \set VERBOSITY terse
 

@@ -106,6 +106,7 @@ static double
 codec_parse_double(const JsonbValue *jv)
 {
 	char	   *text;
+	char	   *end;
 	double		d;
 
 	if (jv->type == jbvString)
@@ -125,7 +126,12 @@ codec_parse_double(const JsonbValue *jv)
 				 errmsg_internal("Invalid double value."),
 				 errdetail("\"$double\" takes a JSON number or one of \"NaN\", \"Infinity\", \"-Infinity\".")));
 	errno = 0;
-	d = strtod(text, NULL);
+	d = strtod(text, &end);
+	if (end == text || *end != '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+				 errmsg_internal("Invalid double value."),
+				 errdetail("\"$double\" takes a JSON number or one of \"NaN\", \"Infinity\", \"-Infinity\".")));
 	if (errno == ERANGE && (d == HUGE_VAL || d == -HUGE_VAL))
 		codec_check_double(get_float8_infinity());
 	codec_check_double(d);
