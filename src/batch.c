@@ -395,7 +395,17 @@ batch_value_size(const JsonbValue *v)
 
 				if (JsonContainerIsObject(v->val.binary.data) &&
 					batch_field(v->val.binary.data, "$binary", &b) != NULL && b.type == jbvString)
-					return pg_b64_dec_len(b.val.string.len);
+				{
+					int			len = b.val.string.len;
+					int			padding = 0;
+
+					/* exact decoded length: three bytes per four characters, less padding */
+					while (padding < 2 && len - padding > 0 &&
+						   b.val.string.val[len - padding - 1] == '=')
+						padding++;
+					return (uint64) len / 4 * 3 + (len % 4 > 1 ? len % 4 - 1 : 0) -
+						(len % 4 == 0 ? padding : 0);
+				}
 				return 8;
 			}
 		default:

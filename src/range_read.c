@@ -94,12 +94,21 @@ PG_FUNCTION_INFO_V1(ots_get_range);
 PG_FUNCTION_INFO_V1(ots_get_range_rows);
 
 /*
- * range_compare_bounds orders two bounds column by column, with
- * INF_MIN < every value < INF_MAX.
+ * range_compare_bounds orders two bounds in stored order, column by column,
+ * with INF_MIN < every value < INF_MAX.
  */
 static int
 range_compare_bounds(const OtsTable *t, const PkInput *a, const PkInput *b)
 {
+	/* a prefixed table is ordered by the prefix first */
+	if (t->hash_prefix_len > 0 && a->special[0] == PK_VALUE && b->special[0] == PK_VALUE)
+	{
+		int64		ha = routing_hash_prefix(&a->v[0], t->hash_prefix_len);
+		int64		hb = routing_hash_prefix(&b->v[0], t->hash_prefix_len);
+
+		if (ha != hb)
+			return ha < hb ? -1 : 1;
+	}
 	for (int i = 0; i < t->npk; i++)
 	{
 		int			ra = a->special[i] == PK_INF_MIN ? -1 : a->special[i] == PK_INF_MAX ? 1 : 0;
@@ -378,7 +387,7 @@ range_open(RangeScan *rs)
  * attributes when the read returns it (NULL otherwise).
  */
 static Jsonb *
-range_row(RangeScan *rs, HeapTuple tup, TupleDesc desc, PkInput *pk)
+range_row(RangeScan *rs, HeapTuple tup, TupleDesc desc, PkInput *pk, uint64 *size_read)
 {
 	const OtsTable *t = &rs->table;
 	bool		isnull;
@@ -405,7 +414,7 @@ range_row(RangeScan *rs, HeapTuple tup, TupleDesc desc, PkInput *pk)
 	}
 	cells_reader_init(&r, PG_DETOAST_DATUM_PACKED(SPI_getbinval(tup, desc, t->npk + 1, &isnull)));
 	attrs = row_read_render(t, &rs->sel, rs->filter, pk, &r, &size);
-	rs->scanned_size += codec_pk_size(t, pk) + size;
+	*size_read = codec_pk_size(t, pk) + size;
 	return attrs;
 }
 
@@ -482,10 +491,12 @@ ots_get_range(PG_FUNCTION_ARGS)
 				PkInput		pk;
 				Jsonb	   *attrs;
 				MemoryContext spictx;
+				uint64		size_read;
 
 				CHECK_FOR_INTERRUPTS();
 				spictx = MemoryContextSwitchTo(callerctx);
-				attrs = range_row(&rs, SPI_tuptable->vals[i], SPI_tuptable->tupdesc, &pk);
+				attrs = range_row(&rs, SPI_tuptable->vals[i], SPI_tuptable->tupdesc, &pk,
+								  &size_read);
 				if (attrs != NULL &&
 					(rs.returned >= rs.limit ||
 					 (rs.returned > 0 &&
@@ -497,15 +508,21 @@ ots_get_range(PG_FUNCTION_ARGS)
 				}
 				else if (attrs != NULL)
 				{
+					rs.scanned_size += size_read;
 					page_size += range_row_size(&rs.table, &pk, attrs);
 					range_push_row(&state, &rs.table, &pk, attrs);
 					rs.returned++;
 				}
-				else if (++scanned >= RANGE_SCAN_BUDGET)
+				else
 				{
-					/* a filter dropped many rows: end the page early here */
-					next = codec_pk_to_jsonb(&rs.table, &pk);
-					done = true;
+					/* a dropped row still counts as read */
+					rs.scanned_size += size_read;
+					if (++scanned >= RANGE_SCAN_BUDGET)
+					{
+						/* a filter dropped many rows: end the page early after this one */
+						next = codec_pk_to_jsonb(&rs.table, &pk);
+						done = true;
+					}
 				}
 				MemoryContextSwitchTo(spictx);
 			}
@@ -599,7 +616,10 @@ ots_get_range_rows(PG_FUNCTION_ARGS)
 		{
 			MemoryContext spictx = MemoryContextSwitchTo(callerctx);
 
-			attrs = range_row(rs, SPI_tuptable->vals[0], SPI_tuptable->tupdesc, &pk);
+			uint64		size_read;
+
+			attrs = range_row(rs, SPI_tuptable->vals[0], SPI_tuptable->tupdesc, &pk, &size_read);
+			rs->scanned_size += size_read;
 			if (attrs != NULL)
 			{
 				values[0] = JsonbPGetDatum(codec_pk_to_jsonb(&rs->table, &pk));

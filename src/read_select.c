@@ -290,6 +290,28 @@ select_column_next(SelectedCells *sc, int64 *ts, OtsValue *value)
 	return false;
 }
 
+uint32
+select_data_size(const ReadSelect *sel, const CellsReader *r)
+{
+	uint32		size = 0;
+
+	for (uint32 i = 0; i < r->ncols; i++)
+	{
+		CellsColumn col;
+		SelectedCells sc;
+		int64		ts;
+		OtsValue	v;
+
+		cells_column_at(r, i, &col);
+		if (!select_column_wanted(sel, col.name, col.namelen))
+			continue;
+		select_column_begin(&sc, sel, &col);
+		while (select_column_next(&sc, &ts, &v))
+			size += col.namelen + ots_value_size(&v);
+	}
+	return size;
+}
+
 /* select_push_cell renders {"ts": t, "value": v} */
 static void
 select_push_cell(JsonbParseState **state, int64 ts, const OtsValue *v)

@@ -95,6 +95,13 @@ extern void select_visible_begin(SelectedCells *sc, const ReadSelect *sel,
 								 const CellsColumn *col);
 
 /*
+ * select_data_size is the data a read of the row selects (names + values
+ * of the selected cells of the wanted columns): what capacity units charge
+ * even for a row a filter then drops.
+ */
+extern uint32 select_data_size(const ReadSelect *sel, const CellsReader *r);
+
+/*
  * select_render_attributes renders the selected cells of a row as a jsonb
  * object (NULL-free), adding their data size (names + values) to *size and
  * returning the number of columns rendered in *ncols.  Applies

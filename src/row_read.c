@@ -58,8 +58,14 @@ row_read_render(const OtsTable *t, const ReadSelect *sel, const Filter *filter,
 	Jsonb	   *attrs;
 	int			ncols;
 
-	if (!select_row_exists(sel, r) || !filter_eval(filter, t, pk, r, sel))
+	if (!select_row_exists(sel, r))
 		return NULL;
+	if (!filter_eval(filter, t, pk, r, sel))
+	{
+		/* a filtered-out row was still read */
+		*size += select_data_size(sel, r);
+		return NULL;
+	}
 	attrs = select_render_attributes(sel, r, size, &ncols);
 	if (sel->ncolumns > 0 && ncols == 0 && !row_read_pk_requested(t, sel))
 		return NULL;
