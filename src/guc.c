@@ -5,6 +5,7 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+#include "miscadmin.h"
 #include "utils/guc.h"
 
 #include "guc.h"
@@ -33,16 +34,22 @@ guc_init(void)
 							   0,
 							   NULL, NULL, NULL);
 
-	DefineCustomIntVariable("ots.stats_max_tables",
-							"Number of ots tables whose activity the shared counters of ots.stats can track.",
-							"Counters need ots in shared_preload_libraries; a table beyond this limit is not counted.",
-							&ots_stats_max_tables,
-							1000,
-							16,
-							1000000,
-							PGC_POSTMASTER,
-							0,
-							NULL, NULL, NULL);
+	/*
+	 * A postmaster-level parameter may only be defined while ots is being
+	 * preloaded (later, PostgreSQL refuses with FATAL); without preloading
+	 * there are no shared counters to size anyway.
+	 */
+	if (process_shared_preload_libraries_in_progress)
+		DefineCustomIntVariable("ots.stats_max_tables",
+								"Number of ots tables whose activity the shared counters of ots.stats can track.",
+								"Counters need ots in shared_preload_libraries; a table beyond this limit is not counted.",
+								&ots_stats_max_tables,
+								1000,
+								16,
+								1000000,
+								PGC_POSTMASTER,
+								0,
+								NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("ots");
 }

@@ -22,7 +22,9 @@
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
+#include "utils/acl.h"
 #include "utils/hsearch.h"
+#include "utils/lsyscache.h"
 
 #include "guc.h"
 #include "stats.h"
@@ -217,19 +219,25 @@ ots_stats_counters(PG_FUNCTION_ARGS)
 /*
  * ots_stats_forget is ots.stats_forget(storage regclass): drops the
  * table's counters in this database (delete_table calls it, and it resets
- * a table's counters); true if there were any.
+ * a table's counters); true if there were any.  Only the table's owner may.
  */
 Datum
 ots_stats_forget(PG_FUNCTION_ARGS)
 {
+	Oid			relid = PG_GETARG_OID(0);
 	StatsKey	key;
 	bool		found = false;
 
+	if (!pg_class_ownercheck(relid, GetUserId()))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be owner of table %s to reset its ots statistics",
+						get_rel_name(relid) ? get_rel_name(relid) : "?")));
 	if (stats_shared == NULL)
 		PG_RETURN_BOOL(false);
 	memset(&key, 0, sizeof(key));
 	key.dbid = MyDatabaseId;
-	key.relid = PG_GETARG_OID(0);
+	key.relid = relid;
 	LWLockAcquire(stats_shared->lock, LW_EXCLUSIVE);
 	hash_search(stats_hash, &key, HASH_REMOVE, &found);
 	LWLockRelease(stats_shared->lock);

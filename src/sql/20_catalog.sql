@@ -12,6 +12,10 @@ CREATE TABLE ots.tables (
 	partitions integer NOT NULL,
 	hash_prefix_length integer NOT NULL,
 	created_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+	-- expiry (50_expiry.sql): when above max_versions, stored columns may
+	-- still hold up to this many cells (max_versions was lowered) and
+	-- ots.purge owes the table one full trimming pass; NULL = trimmed
+	trimmed_max_versions integer,
 	PRIMARY KEY (schema_name, table_name)
 );
 COMMENT ON TABLE ots.tables IS 'metadata of every ots table (see ots.describe_table)';

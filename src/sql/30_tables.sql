@@ -216,6 +216,8 @@ BEGIN
 	VALUES (create_table_internal.schema_name, create_table_internal.table_name, pk_names, pk_types,
 			auto_col, max_versions, time_to_live, max_version_offset, allow_update, partitions,
 			hash_prefix_length);
+	-- expiry hook (50_expiry.sql): "$oldest_ts" index and purge job when there is a TTL
+	PERFORM ots.expiry_sync(create_table_internal.schema_name, create_table_internal.table_name, true);
 END
 $$;
 COMMENT ON FUNCTION ots.create_table_internal(name, name, text, integer, bigint, bigint, boolean, integer, integer)
@@ -260,7 +262,10 @@ BEGIN
 	   SET max_versions = coalesce(update_table_internal.max_versions, t.max_versions),
 		   time_to_live = coalesce(update_table_internal.time_to_live, t.time_to_live),
 		   max_version_offset = coalesce(update_table_internal.max_version_offset, t.max_version_offset),
-		   allow_update = coalesce(update_table_internal.allow_update, t.allow_update)
+		   allow_update = coalesce(update_table_internal.allow_update, t.allow_update),
+		   -- expiry hook (50_expiry.sql): remember a lowered max_versions until purged
+		   trimmed_max_versions = ots.trimmed_after_update(t.trimmed_max_versions, t.max_versions,
+														   update_table_internal.max_versions)
 	 WHERE t.schema_name = update_table_internal.schema_name
 	   AND t.table_name = update_table_internal.table_name;
 	IF NOT FOUND THEN
@@ -268,6 +273,9 @@ BEGIN
 			MESSAGE = format('must be owner of ots table %I.%I', schema_name, table_name);
 	END IF;
 	PERFORM ots.invalidate_table(format('%I.%I', schema_name, table_name || '$data')::regclass);
+	-- expiry hook (50_expiry.sql): index and purge job follow the new options
+	PERFORM ots.expiry_sync(update_table_internal.schema_name, update_table_internal.table_name,
+							time_to_live IS NOT NULL OR max_versions IS NOT NULL);
 END
 $$;
 COMMENT ON FUNCTION ots.update_table_internal(name, name, integer, bigint, bigint, boolean)
@@ -340,6 +348,8 @@ CREATE FUNCTION ots.delete_table_internal(schema_name name, table_name name) RET
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 BEGIN
+	-- expiry hook (50_expiry.sql): purge job, purge and activity counters go first
+	PERFORM ots.expiry_forget(delete_table_internal.schema_name, delete_table_internal.table_name);
 	EXECUTE format('DROP VIEW %I.%I', schema_name, table_name);
 	EXECUTE format('DROP TABLE %I.%I', schema_name, table_name || '$data');
 	EXECUTE format('DROP SEQUENCE IF EXISTS %I.%I', schema_name, table_name || '$seq');
