@@ -42,10 +42,10 @@ SELECT attributes FROM ots.get_row('pgr', '{"pk1": "v", "pk2": 1}', max_versions
 
 -- server-stamped writes: the cell timestamp is the time of the write
 CREATE TEMP TABLE pgr_clock AS
-  SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint AS before_ms;
+  SELECT floor(extract(epoch from clock_timestamp()) * 1000)::bigint AS before_ms;
 SELECT consumed FROM ots.put_row('pgr', '{"pk1": "srv", "pk2": 1}', '{"a": 1, "b": 2}');
 SELECT (g.attributes->'a'->0->>'ts')::bigint BETWEEN c.before_ms
-         AND (extract(epoch from clock_timestamp()) * 1000)::bigint AS a_stamped_now,
+         AND floor(extract(epoch from clock_timestamp()) * 1000)::bigint AS a_stamped_now,
        g.attributes->'a'->0->'ts' = g.attributes->'b'->0->'ts' AS one_stamp_per_write
   FROM ots.get_row('pgr', '{"pk1": "srv", "pk2": 1}', with_timestamps => true) g, pgr_clock c;
 -- a later server-stamped put of the row gets a later timestamp

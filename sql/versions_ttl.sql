@@ -19,7 +19,7 @@ BEGIN;
 LOCK TABLE "vt$data" IN SHARE ROW EXCLUSIVE MODE;
 
 -- t0: server-stamped cells; a cell stamped 1.5 s ago; a row without cells
-SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint AS t0 \gset
+SELECT floor(extract(epoch from clock_timestamp()) * 1000)::bigint AS t0 \gset
 SELECT consumed FROM ots.put_row('vt', '{"pk": "a"}', '{"x": 1}');
 SELECT consumed FROM ots.put_row('vt', '{"pk": "e"}', '{"x": 10}');
 SELECT consumed FROM ots.put_row('vt', '{"pk": "b"}',
@@ -60,7 +60,7 @@ SELECT pk, attributes FROM vt ORDER BY pk;
 SELECT consumed FROM ots.update_row('vt', '{"pk": "c"}', put => '{"y": 1}', condition => 'EXPECT_EXIST');
 
 -- writes older than the TTL are rejected (max_version_offset is huge here)
-SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint AS t1 \gset
+SELECT floor(extract(epoch from clock_timestamp()) * 1000)::bigint AS t1 \gset
 SELECT ots.update_table('vt', time_to_live => 2);
 SELECT consumed FROM ots.put_row('vt', '{"pk": "d"}',
   jsonb_build_object('x', jsonb_build_object('value', 1, 'ts', :t1 - 3000)));
@@ -104,7 +104,7 @@ COMMIT;
 
 -- the write window: max_version_offset 10 s around now
 SELECT ots.create_table('vw', 'pk integer', max_version_offset => 10);
-SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint AS t2 \gset
+SELECT floor(extract(epoch from clock_timestamp()) * 1000)::bigint AS t2 \gset
 SELECT consumed FROM ots.put_row('vw', '{"pk": 1}',
   jsonb_build_object('past', jsonb_build_object('value', 1, 'ts', :t2 - 5000),
                      'future', jsonb_build_object('value', 1, 'ts', :t2 + 5000)));

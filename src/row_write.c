@@ -25,6 +25,7 @@
 #include "errors.h"
 #include "filter.h"
 #include "limits.h"
+#include "purge.h"
 #include "read_select.h"
 #include "request.h"
 #include "rowstore.h"
@@ -188,32 +189,6 @@ row_write_check_conditions(const RowWrite *w, const CellsReader *old, bool exist
 }
 
 /*
- * row_write_oldest_ts is what "$oldest_ts" stores, the moment from which
- * purge has work on the row: its oldest cell, or its row marker when it
- * has no cells.
- */
-static int64
-row_write_oldest_ts(const struct varlena *cells)
-{
-	CellsReader r;
-	int64		oldest;
-
-	cells_reader_init(&r, cells);
-	oldest = r.ncols > 0 ? PG_INT64_MAX : r.row_ts;
-	for (uint32 i = 0; i < r.ncols; i++)
-	{
-		CellsColumn col;
-		int64		ts;
-		OtsValue	v;
-
-		cells_column_at(&r, i, &col);
-		while (cells_column_next(&col, &ts, &v))
-			oldest = Min(oldest, ts);
-	}
-	return oldest;
-}
-
-/*
  * row_write_store writes new cells for the row: updates it when it was
  * found, inserts it otherwise.  Returns false when a concurrent insert won
  * the key, so the caller retries.
@@ -221,7 +196,7 @@ row_write_oldest_ts(const struct varlena *cells)
 static bool
 row_write_store(const RowWrite *w, bool found, struct varlena *cells)
 {
-	int64		oldest = row_write_oldest_ts(cells);
+	int64		oldest = purge_cells_oldest_ts(cells);
 
 	if (found)
 	{
@@ -325,7 +300,7 @@ ots_put_row(PG_FUNCTION_ARGS)
 		if (!checked)
 		{
 			/* unconditional replace: one statement, no read */
-			rowstore_upsert(&w.key, newv, row_write_oldest_ts(newv));
+			rowstore_upsert(&w.key, newv, purge_cells_oldest_ts(newv));
 			break;
 		}
 		if (row_write_store(&w, oldv != NULL, newv))

@@ -71,15 +71,48 @@ static SPIPlanPtr rowstore_plan(const RowKey *key, RowStatement stmt);
 static int	rowstore_execute(const RowKey *key, RowStatement stmt, struct varlena *cells,
 							 int64 oldest_ts, struct varlena **fetched);
 
+/* rowstore_privilege_names lists the privileges in mode: "SELECT, INSERT and UPDATE" */
+static char *
+rowstore_privilege_names(AclMode mode)
+{
+	static const struct
+	{
+		AclMode		bit;
+		const char *name;
+	}			privs[] = {{ACL_SELECT, "SELECT"}, {ACL_INSERT, "INSERT"},
+	{ACL_UPDATE, "UPDATE"}, {ACL_DELETE, "DELETE"}};
+	StringInfoData buf;
+	int			total = 0;
+	int			done = 0;
+
+	for (int i = 0; i < lengthof(privs); i++)
+		total += (mode & privs[i].bit) != 0;
+	initStringInfo(&buf);
+	for (int i = 0; i < lengthof(privs); i++)
+	{
+		if (!(mode & privs[i].bit))
+			continue;
+		if (done > 0)
+			appendStringInfoString(&buf, done == total - 1 ? " and " : ", ");
+		appendStringInfoString(&buf, privs[i].name);
+		done++;
+	}
+	return buf.data;
+}
+
+/*
+ * rowstore_check_privileges requires every privilege in mode on the
+ * storage table (pg_class_aclcheck would accept any one of them).
+ */
 void
 rowstore_check_privileges(const OtsTable *t, AclMode mode)
 {
-	if (pg_class_aclcheck(t->data_oid, GetUserId(), mode) != ACLCHECK_OK)
+	if (pg_class_aclmask(t->data_oid, GetUserId(), mode, ACLMASK_ALL) != mode)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied for ots table %s",
 						quote_qualified_identifier(t->schema_name, t->table_name)),
-				 errdetail("Reading needs SELECT and writing INSERT, UPDATE or DELETE on %s.",
+				 errdetail("This call needs %s on %s.", rowstore_privilege_names(mode),
 						   quote_qualified_identifier(t->schema_name,
 													  psprintf("%s$data", t->table_name)))));
 }

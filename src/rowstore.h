@@ -17,7 +17,7 @@
 
 #include "routing.h"
 
-/* rowstore_check_privileges raises insufficient_privilege unless granted */
+/* rowstore_check_privileges raises insufficient_privilege unless every privilege in mode is granted */
 extern void rowstore_check_privileges(const OtsTable *t, AclMode mode);
 
 /* rowstore_owner is the owner of the table's storage, whom leaf access runs as */

@@ -64,6 +64,21 @@ END
 $$;
 COMMENT ON FUNCTION ots.check_table_options(integer, bigint, bigint) IS 'validates table options (internal)';
 
+-- ots.view_write_rejected: INSTEAD OF trigger that keeps table views read-only
+CREATE FUNCTION ots.view_write_rejected() RETURNS trigger
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	RAISE EXCEPTION USING ERRCODE = 'object_not_in_prerequisite_state',
+		MESSAGE = format('cannot %s view "%s"',
+						 CASE TG_OP WHEN 'INSERT' THEN 'insert into' WHEN 'UPDATE' THEN 'update'
+									ELSE 'delete from' END, TG_TABLE_NAME),
+		DETAIL = 'ots tables are written through ots.put_row, ots.update_row, ots.delete_row and ots.batch_write_row.';
+END
+$$;
+COMMENT ON FUNCTION ots.view_write_rejected() IS 'rejects plain INSERT, UPDATE and DELETE on an ots table''s view (internal)';
+
 CREATE FUNCTION ots.create_table_internal(
 	schema_name name,
 	table_name name,
@@ -206,6 +221,9 @@ BEGIN
 	EXECUTE format('CREATE VIEW %s AS SELECT %sots.row_attributes(d."$cells", %L::pg_catalog.regclass) AS %I'
 				   ' FROM %s d WHERE ots.row_exists(d."$cells", %L::pg_catalog.regclass)',
 				   view_name, view_columns, storage, attributes_column, storage, storage);
+	-- the view is read-only: plain DML would bypass ots's rules (limits, hash prefix, cells)
+	EXECUTE format('CREATE TRIGGER "ots_read_only" INSTEAD OF INSERT OR UPDATE OR DELETE ON %s'
+				   ' FOR EACH ROW EXECUTE FUNCTION ots.view_write_rejected()', view_name);
 	EXECUTE format('COMMENT ON VIEW %s IS %L', view_name,
 				   'ots table: live rows (TTL and max_versions applied), primary key columns and latest attributes');
 	EXECUTE format('COMMENT ON TABLE %s IS %L', storage,
@@ -316,7 +334,7 @@ CREATE FUNCTION ots.describe_table_internal(schema_name name, table_name name) R
 		'hash_prefix_length', t.hash_prefix_length,
 		'partitions', (SELECT jsonb_agg(jsonb_build_object('name', c.relname,
 														   'bound', pg_get_expr(c.relpartbound, c.oid))
-										ORDER BY c.relname COLLATE "C")
+										ORDER BY length(c.relname), c.relname COLLATE "C")
 						 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
 						WHERE i.inhparent = format('%I.%I', t.schema_name, t.table_name || '$data')::regclass),
 		'creation_time', extract(epoch FROM t.created_at)::bigint)
@@ -352,7 +370,9 @@ BEGIN
 	PERFORM ots.expiry_forget(delete_table_internal.schema_name, delete_table_internal.table_name);
 	EXECUTE format('DROP VIEW %I.%I', schema_name, table_name);
 	EXECUTE format('DROP TABLE %I.%I', schema_name, table_name || '$data');
-	EXECUTE format('DROP SEQUENCE IF EXISTS %I.%I', schema_name, table_name || '$seq');
+	IF to_regclass(format('%I.%I', schema_name, table_name || '$seq')) IS NOT NULL THEN
+		EXECUTE format('DROP SEQUENCE %I.%I', schema_name, table_name || '$seq');
+	END IF;
 	DELETE FROM ots.tables t
 	 WHERE t.schema_name = delete_table_internal.schema_name
 	   AND t.table_name = delete_table_internal.table_name;
