@@ -24,6 +24,7 @@
 #include "parser/parse_func.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/numeric.h"
 #include "utils/resowner.h"
 
 #include "catalog.h"
@@ -340,9 +341,17 @@ ots_batch_get_row(PG_FUNCTION_ARGS)
 		call.nulls[3] = batch_field(entry, "max_versions", &v) == NULL || v.type == jbvNull;
 		if (!call.nulls[3])
 		{
-			if (v.type != jbvNumeric)
-				batch_invalid("Invalid max_versions.", "max_versions is a JSON number.");
-			call.args[3] = DirectFunctionCall1(numeric_int4, NumericGetDatum(v.val.numeric));
+			bool		invalid = v.type != jbvNumeric;
+
+			/* an integral JSON number within int32; get_row checks the rest */
+			if (!invalid)
+				invalid = strchr(DatumGetCString(DirectFunctionCall1(numeric_out,
+																	 NumericGetDatum(v.val.numeric))),
+								 '.') != NULL;
+			if (!invalid)
+				call.args[3] = Int32GetDatum(numeric_int4_opt_error(v.val.numeric, &invalid));
+			if (invalid)
+				batch_invalid("Invalid max_versions.", "max_versions is a JSON integer.");
 		}
 		batch_set_jsonb_arg(&call, 4, entry, "time_range");
 		batch_set_jsonb_arg(&call, 5, entry, "filter");

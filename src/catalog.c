@@ -252,7 +252,8 @@ catalog_lookup(text *name)
 
 		*dot = '\0';
 		schema = catalog_schema_name(schema);
-		nsp = get_namespace_oid(schema, true);
+		/* like schema.t in SQL: needs USAGE on the schema (42501 otherwise) */
+		nsp = LookupExplicitNamespace(schema, true);
 		view_oid = OidIsValid(nsp) ? get_relname_relid(relname, nsp) : InvalidOid;
 	}
 	t = OidIsValid(view_oid) ? catalog_get(view_oid) : NULL;

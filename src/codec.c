@@ -101,40 +101,43 @@ codec_check_double(double d)
 		ots_error(PARAMETER_INVALID, "Infinity can't be set to double value.");
 }
 
-/* codec_parse_double reads the operand of {"$double": ...} */
+/* codec_invalid_double rejects an operand of {"$double": ...} that is no number */
+static void
+codec_invalid_double(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+			 errmsg_internal("Invalid double value."),
+			 errdetail("\"$double\" takes a JSON number or one of \"NaN\", \"Infinity\", \"-Infinity\".")));
+}
+
+/*
+ * codec_parse_double reads the operand of {"$double": ...}: a JSON number,
+ * or a string naming NaN or Infinity, which are rejected with Tablestore's
+ * messages; a string never carries a finite number.
+ */
 static double
 codec_parse_double(const JsonbValue *jv)
 {
-	char	   *text;
+	char	   *text = NULL;
 	char	   *end;
 	double		d;
 
 	if (jv->type == jbvString)
-	{
 		text = pnstrdup(jv->val.string.val, jv->val.string.len);
-		if (pg_strcasecmp(text, "NaN") == 0)
-			codec_check_double(get_float8_nan());
-		if (pg_strcasecmp(text, "Infinity") == 0 || pg_strcasecmp(text, "-Infinity") == 0 ||
-			pg_strcasecmp(text, "inf") == 0 || pg_strcasecmp(text, "-inf") == 0)
-			codec_check_double(get_float8_infinity());
-	}
 	else if (jv->type == jbvNumeric)
 		(void) codec_numeric_is_fractional(jv->val.numeric, &text);
 	else
-		ereport(ERROR,
-				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
-				 errmsg_internal("Invalid double value."),
-				 errdetail("\"$double\" takes a JSON number or one of \"NaN\", \"Infinity\", \"-Infinity\".")));
+		codec_invalid_double();
 	errno = 0;
 	d = strtod(text, &end);
 	if (end == text || *end != '\0')
-		ereport(ERROR,
-				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
-				 errmsg_internal("Invalid double value."),
-				 errdetail("\"$double\" takes a JSON number or one of \"NaN\", \"Infinity\", \"-Infinity\".")));
+		codec_invalid_double();
 	if (errno == ERANGE && (d == HUGE_VAL || d == -HUGE_VAL))
 		codec_check_double(get_float8_infinity());
 	codec_check_double(d);
+	if (jv->type == jbvString)
+		codec_invalid_double();
 	return d;
 }
 

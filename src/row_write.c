@@ -314,6 +314,16 @@ ots_put_row(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(request_result(fcinfo, row_write_returned_pk(&w), NULL, consumed));
 }
 
+/* row_update_invalid_delete rejects a "delete" argument of the wrong shape */
+static void
+row_update_invalid_delete(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+			 errmsg_internal("Invalid delete operation."),
+			 errdetail("delete is {\"column\": <timestamp> | [<timestamp>, ...]}.")));
+}
+
 /* row_update_parse reads update_row's operation arguments */
 static void
 row_update_parse(RowUpdate *u, FunctionCallInfo fcinfo)
@@ -336,14 +346,14 @@ row_update_parse(RowUpdate *u, FunctionCallInfo fcinfo)
 		int			cap = 8;
 
 		if (!JB_ROOT_IS_OBJECT(deletes) || JB_ROOT_IS_SCALAR(deletes))
-			ereport(ERROR,
-					(errcode(ERRCODE_OTS_PARAMETER_INVALID),
-					 errmsg_internal("Invalid delete operation."),
-					 errdetail("delete is {\"column\": <timestamp> | [<timestamp>, ...]}.")));
+			row_update_invalid_delete();
 		u->deletes = palloc(sizeof(VersionDelete) * cap);
 		it = JsonbIteratorInit(&deletes->root);
-		while ((tok = JsonbIteratorNext(&it, &v, false)) != WJB_DONE)
+		while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
 		{
+			bool		is_array;
+			int			n;
+
 			if (tok == WJB_KEY)
 			{
 				name = v.val.string.val;
@@ -351,19 +361,31 @@ row_update_parse(RowUpdate *u, FunctionCallInfo fcinfo)
 				catalog_check_column_name(name, namelen);
 				continue;
 			}
-			if (tok != WJB_VALUE && tok != WJB_ELEM)
+			if (tok != WJB_VALUE)
 				continue;
-			if (v.type == jbvNull)
-				ots_error(PARAMETER_INVALID, "Timestamp must be given when type is DELETE_ONE_VERSION.");
-			if (u->ndeletes == cap)
+			/* a timestamp or a non-empty array of timestamps, nothing nested */
+			is_array = v.type == jbvBinary && JsonContainerIsArray(v.val.binary.data);
+			n = is_array ? JsonContainerSize(v.val.binary.data) : 1;
+			if ((v.type == jbvBinary && !is_array) || n == 0)
+				row_update_invalid_delete();
+			for (int i = 0; i < n; i++)
 			{
-				cap *= 2;
-				u->deletes = repalloc(u->deletes, sizeof(VersionDelete) * cap);
+				JsonbValue *ts = is_array ? getIthJsonbValueFromContainer(v.val.binary.data, i) : &v;
+
+				if (ts->type == jbvBinary)
+					row_update_invalid_delete();
+				if (ts->type == jbvNull)
+					ots_error(PARAMETER_INVALID, "Timestamp must be given when type is DELETE_ONE_VERSION.");
+				if (u->ndeletes == cap)
+				{
+					cap *= 2;
+					u->deletes = repalloc(u->deletes, sizeof(VersionDelete) * cap);
+				}
+				u->deletes[u->ndeletes].name = name;
+				u->deletes[u->ndeletes].namelen = namelen;
+				u->deletes[u->ndeletes].ts = codec_parse_timestamp(ts);
+				u->ndeletes++;
 			}
-			u->deletes[u->ndeletes].name = name;
-			u->deletes[u->ndeletes].namelen = namelen;
-			u->deletes[u->ndeletes].ts = codec_parse_timestamp(&v);
-			u->ndeletes++;
 		}
 	}
 

@@ -100,14 +100,20 @@ DECLARE
 	pk_names text[] := '{}';
 	pk_types text[] := '{}';
 	auto_col smallint;
-	storage text := format('%I.%I', schema_name, table_name || '$data');
-	view_name text := format('%I.%I', schema_name, table_name);
+	storage text;
+	view_name text;
 	columns text := '';
 	key_columns text := '';
 	view_columns text := '';
 	attributes_column text := 'attributes';
 	key_space bigint;
 BEGIN
+	-- ots.resolve_name is STRICT: a NULL table name arrives as NULLs
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
+	storage := format('%I.%I', schema_name, table_name || '$data');
+	view_name := format('%I.%I', schema_name, table_name);
 	IF primary_key IS NULL OR btrim(primary_key) = '' THEN
 		PERFORM ots.raise('OTSParameterInvalid', 'The number of primary key columns must be in range: [1, 4].');
 	END IF;
@@ -271,6 +277,9 @@ CREATE FUNCTION ots.update_table_internal(
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 BEGIN
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
 	IF max_versions IS NULL AND time_to_live IS NULL AND max_version_offset IS NULL
 	   AND allow_update IS NULL THEN
 		PERFORM ots.raise('OTSParameterInvalid', 'No parameter is specified in table options.');
@@ -366,6 +375,9 @@ CREATE FUNCTION ots.delete_table_internal(schema_name name, table_name name) RET
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 BEGIN
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
 	-- expiry hook (50_expiry.sql): purge job, purge and activity counters go first
 	PERFORM ots.expiry_forget(delete_table_internal.schema_name, delete_table_internal.table_name);
 	EXECUTE format('DROP VIEW %I.%I', schema_name, table_name);
