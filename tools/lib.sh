@@ -12,6 +12,8 @@ OTS_PACKAGES=(
 	make gcc libc6-dev
 	postgresql-15 postgresql-server-dev-15 postgresql-15-cron postgresql-15-pgtap
 	libtap-parser-sourcehandler-pgtap-perl
+	# test/fuzz: clang with libFuzzer and the sanitizer runtimes
+	clang libclang-rt-14-dev
 )
 
 # The checkout this library belongs to (the parent of tools/).
