@@ -1,0 +1,132 @@
+-- test/fuzz/sql_fuzz.sql: tables and runner of test/fuzz/sql_fuzz.sh.
+--
+-- fuzz_input holds the generated inputs (sql_fuzz_gen.pl); fuzz_chunk(lo, hi)
+-- feeds each to its target and records in fuzz_result either 'OK' or the
+-- SQLSTATE and message of the error it raised. 'FZ001' marks an accepted
+-- ots.cells text whose text form does not read back to the same value.
+CREATE EXTENSION ots;
+CREATE EXTENSION amcheck;
+
+SELECT ots.create_table('fz_s', 'id string');
+SELECT ots.create_table('fz_i', 'a integer, b string', max_versions => 2);
+SELECT ots.create_table('fz_b', 'k binary, n integer auto_increment', partitions => 2);
+SELECT ots.create_table('fz_h', 'p string, q integer', hash_prefix_length => 2, partitions => 4);
+SELECT ots.create_table('fz_v', 'id string, seq integer', max_versions => 3, time_to_live => 86400);
+
+CREATE TABLE fuzz_input (id bigserial PRIMARY KEY, kind text NOT NULL, tbl text NOT NULL, input text NOT NULL);
+CREATE TABLE fuzz_result (id bigint PRIMARY KEY, sqlstate text NOT NULL, message text);
+
+-- fuzz_key: a valid primary key of table tbl, number i of 20
+CREATE FUNCTION fuzz_key(tbl text, i int) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
+	SELECT CASE tbl
+		WHEN 'fz_s' THEN jsonb_build_object('id', 'k' || i)
+		WHEN 'fz_i' THEN jsonb_build_object('a', i, 'b', 'k' || i)
+		WHEN 'fz_b' THEN jsonb_build_object('k', jsonb_build_object('$binary', encode(int4send(i), 'base64')), 'n', i)
+		WHEN 'fz_h' THEN jsonb_build_object('p', 'k' || i, 'q', i)
+		ELSE jsonb_build_object('id', 'k' || i, 'seq', i) END
+$$;
+
+-- fuzz_bound: the whole-table range bound ({"$inf": "min"|"max"} for every key column)
+CREATE FUNCTION fuzz_bound(tbl text, side text) RETURNS jsonb LANGUAGE sql STABLE AS $$
+	SELECT jsonb_object_agg(c->>'name', jsonb_build_object('$inf', side))
+	FROM jsonb_array_elements(ots.describe_table(tbl)->'primary_key') c
+$$;
+
+-- fuzz_one: feeds one input to its target; raises whatever the target raises
+CREATE FUNCTION fuzz_one(id bigint, kind text, tbl text, input text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+	key jsonb := fuzz_key(tbl, (id % 20)::int);
+	doc jsonb;
+	c ots.cells;
+BEGIN
+	IF kind = 'cells_text' THEN
+		c := input::ots.cells;
+		IF ots.cells_send(c::text::ots.cells) IS DISTINCT FROM ots.cells_send(c) THEN
+			RAISE EXCEPTION 'text round trip differs: %', c::text USING ERRCODE = 'FZ001';
+		END IF;
+		RETURN;
+	END IF;
+	doc := input::jsonb;
+	CASE kind
+	WHEN 'put_pk' THEN
+		PERFORM ots.put_row(tbl, doc, '{"a": 1}', return_type => CASE WHEN id % 3 = 0 THEN 'RT_PK' ELSE 'RT_NONE' END);
+	WHEN 'delete_pk' THEN
+		PERFORM ots.delete_row(tbl, doc);
+	WHEN 'put_attrs' THEN
+		PERFORM ots.put_row(tbl, key, doc);
+	WHEN 'put_cond' THEN
+		PERFORM ots.put_row(tbl, key, '{"a": 1, "b": "x"}',
+							condition => CASE WHEN id % 2 = 0 THEN 'IGNORE' ELSE 'EXPECT_EXIST' END,
+							column_condition => doc);
+	WHEN 'update_ops' THEN
+		PERFORM ots.update_row(tbl, key, put => doc->'put', "delete" => doc->'delete',
+							   delete_all => CASE WHEN jsonb_typeof(doc->'delete_all') = 'array' THEN
+								   ARRAY(SELECT jsonb_array_elements_text(doc->'delete_all')) END,
+							   increment => doc->'increment',
+							   return_type => CASE WHEN id % 2 = 0 THEN 'RT_AFTER_MODIFY' ELSE 'RT_NONE' END);
+	WHEN 'update_cond' THEN
+		PERFORM ots.update_row(tbl, key, put => '{"a": 2}', increment => '{"c": 1}', column_condition => doc);
+	WHEN 'get_filter' THEN
+		PERFORM ots.get_row(tbl, key, filter => doc,
+							max_versions => CASE WHEN id % 3 = 0 THEN 2 END,
+							columns_to_get => CASE WHEN id % 4 = 0 THEN ARRAY['a', 'c', 'price'] END);
+	WHEN 'range_filter' THEN
+		PERFORM ots.get_range(tbl, fuzz_bound(tbl, 'min'), fuzz_bound(tbl, 'max'), filter => doc,
+							  "limit" => CASE WHEN id % 2 = 0 THEN 3 END,
+							  with_timestamps => id % 3 = 0);
+	WHEN 'range_bounds' THEN
+		IF id % 2 = 0 THEN
+			PERFORM ots.get_range(tbl, doc->0, doc->1,
+								  direction => CASE WHEN id % 4 = 0 THEN 'BACKWARD' ELSE 'FORWARD' END,
+								  "limit" => CASE WHEN id % 3 = 0 THEN 2 END);
+		ELSE
+			PERFORM count(*) FROM ots.get_range_rows(tbl, doc->0, doc->1,
+								  direction => CASE WHEN id % 4 = 1 THEN 'BACKWARD' ELSE 'FORWARD' END);
+		END IF;
+	WHEN 'time_range' THEN
+		IF id % 2 = 0 THEN
+			PERFORM ots.get_row(tbl, key, time_range => doc);
+		ELSE
+			PERFORM ots.get_range(tbl, fuzz_bound(tbl, 'min'), fuzz_bound(tbl, 'max'), time_range => doc);
+		END IF;
+	WHEN 'batch_write' THEN
+		PERFORM count(*) FROM ots.batch_write_row(doc, is_atomic => id % 5 = 0);
+	WHEN 'batch_get' THEN
+		PERFORM count(*) FROM ots.batch_get_row(doc);
+	END CASE;
+END
+$$;
+
+-- fuzz_chunk: runs inputs lo..hi, each in its own subtransaction
+CREATE FUNCTION fuzz_chunk(lo bigint, hi bigint) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+	r record;
+	state text;
+	msg text;
+BEGIN
+	FOR r IN SELECT * FROM fuzz_input WHERE id BETWEEN lo AND hi ORDER BY id LOOP
+		BEGIN
+			PERFORM fuzz_one(r.id, r.kind, r.tbl, r.input);
+			state := 'OK';
+			msg := NULL;
+		EXCEPTION WHEN OTHERS THEN
+			GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, msg = MESSAGE_TEXT;
+		END;
+		INSERT INTO fuzz_result VALUES (r.id, state, left(msg, 300))
+			ON CONFLICT (id) DO UPDATE SET sqlstate = excluded.sqlstate, message = excluded.message;
+	END LOOP;
+END
+$$;
+
+-- fuzz_expected: whether a bad input may legitimately raise this error
+CREATE FUNCTION fuzz_expected(state text, message text) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+	SELECT state = 'OK'
+		-- the jsonb parser on a number like 1e999999 (ots's own range errors are OTS errors)
+		OR (state = '22003' AND message = 'value overflows numeric format')
+		OR (state LIKE 'OT%' AND state <> 'OT011')  -- OTS errors, except OTSInternalServerError
+		OR state IN ('22P02',   -- invalid_text_representation (jsonb and ots.cells syntax)
+					 '22023',   -- invalid_parameter_value
+					 '22P05',   -- untranslatable_character (\u0000 in jsonb)
+					 '54000',   -- program_limit_exceeded
+					 '54001')   -- statement_too_complex (nesting depth)
+$$;

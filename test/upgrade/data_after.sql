@@ -1,0 +1,16 @@
+-- test/upgrade/data_after.sql: after ALTER EXTENSION ots UPDATE, the rows of
+-- data_before.sql read the same and the tables take new writes
+-- (expected output: data_after.out).
+SELECT attributes FROM ots.get_row('up_orders', '{"channel": "a", "id": 1}');
+SELECT attributes FROM ots.update_row('up_orders', '{"channel": "a", "id": 1}', increment => '{"status": 1}',
+									  return_type => 'RT_AFTER_MODIFY');
+SELECT id, attributes FROM up_orders ORDER BY id;
+SELECT consumed IS NOT NULL FROM ots.put_row('up_hash', '{"k": "h4"}', '{"v": 4}');
+SELECT primary_key, attributes
+FROM ots.get_range_rows('up_hash', '{"k": {"$inf": "min"}}', '{"k": {"$inf": "max"}}') ORDER BY primary_key->>'k';
+SELECT (primary_key->>'n')::bigint > (SELECT max(n) FROM up_auto WHERE k = 't' AND attributes->'v' = 'true')
+FROM ots.put_row('up_auto', '{"k": "t", "n": {"$auto_increment": true}}', '{"v": false}', return_type => 'RT_PK');
+SELECT count(*) FROM up_auto;
+SELECT ots.describe_table('up_orders')->'table_options';
+SELECT table_name FROM ots.list_table() ORDER BY 1;
+SELECT table_name FROM ots.stats ORDER BY 1;

@@ -1,0 +1,10 @@
+-- test/upgrade/data_before.sql: tables and rows written by the old release
+-- (plain calls that every release supports), read back by data_after.sql.
+SELECT ots.create_table('up_orders', 'channel string, id integer', max_versions => 2);
+SELECT ots.create_table('up_hash', 'k string', hash_prefix_length => 2, partitions => 4);
+SELECT ots.create_table('up_auto', 'k string, n integer auto_increment', time_to_live => 86400);
+SELECT ots.put_row('up_orders', '{"channel": "a", "id": 1}', '{"price": 2.5, "status": 0, "name": "x"}');
+SELECT ots.put_row('up_orders', '{"channel": "a", "id": 2}', '{"price": 3.0, "bin": {"$binary": "AAEC"}}');
+SELECT ots.update_row('up_orders', '{"channel": "a", "id": 1}', increment => '{"status": 1}');
+SELECT ots.put_row('up_hash', jsonb_build_object('k', 'h' || i), jsonb_build_object('v', i)) FROM generate_series(1, 3) i;
+SELECT ots.put_row('up_auto', '{"k": "t", "n": {"$auto_increment": true}}', '{"v": true}');

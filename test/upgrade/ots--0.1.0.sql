@@ -1,0 +1,1311 @@
+-- ots install script, assembled from src/sql/*.sql in name order (see Makefile).
+\echo Use "CREATE EXTENSION ots" to load this file. \quit
+
+CREATE SCHEMA ots;
+COMMENT ON SCHEMA ots IS 'Tablestore (OTS) wide-column tables: API, metadata and types';
+GRANT USAGE ON SCHEMA ots TO PUBLIC;
+-- ots.cells: all attribute cells of one row (src/cells.h has the format).
+CREATE TYPE ots.cells;
+
+CREATE FUNCTION ots.cells_in(cstring) RETURNS ots.cells
+	AS 'MODULE_PATHNAME', 'ots_cells_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION ots.cells_out(ots.cells) RETURNS cstring
+	AS 'MODULE_PATHNAME', 'ots_cells_out' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION ots.cells_recv(internal) RETURNS ots.cells
+	AS 'MODULE_PATHNAME', 'ots_cells_recv' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION ots.cells_send(ots.cells) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'ots_cells_send' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- read with memcpy; short values are stored unaligned with 1-byte headers
+CREATE TYPE ots.cells (
+	INPUT = ots.cells_in,
+	OUTPUT = ots.cells_out,
+	RECEIVE = ots.cells_recv,
+	SEND = ots.cells_send,
+	INTERNALLENGTH = VARIABLE,
+	ALIGNMENT = int4,
+	STORAGE = extended
+);
+COMMENT ON TYPE ots.cells IS 'all attribute cells of one ots row: columns by name, versions newest first';
+
+-- what every row function returns
+CREATE TYPE ots.row_result AS (
+	primary_key jsonb,
+	attributes jsonb,
+	consumed jsonb
+);
+COMMENT ON TYPE ots.row_result IS 'result of an ots row call: the row (or NULLs), and capacity units consumed';
+-- ots.tables: one row per ots table.  Names, never OIDs, so dumps restore.
+CREATE TABLE ots.tables (
+	schema_name name NOT NULL,
+	table_name name NOT NULL,
+	pk_names text[] NOT NULL,
+	pk_types text[] NOT NULL,
+	auto_increment smallint,
+	max_versions integer NOT NULL,
+	time_to_live bigint NOT NULL,
+	max_version_offset bigint NOT NULL,
+	allow_update boolean NOT NULL,
+	partitions integer NOT NULL,
+	hash_prefix_length integer NOT NULL,
+	created_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+	-- expiry (50_expiry.sql): when above max_versions, stored columns may
+	-- still hold up to this many cells (max_versions was lowered) and
+	-- ots.purge owes the table one full trimming pass; NULL = trimmed
+	trimmed_max_versions integer,
+	PRIMARY KEY (schema_name, table_name)
+);
+COMMENT ON TABLE ots.tables IS 'metadata of every ots table (see ots.describe_table)';
+SELECT pg_catalog.pg_extension_config_dump('ots.tables', '');
+
+-- ots_owns_table: may the current role manage this ots table's metadata?
+CREATE FUNCTION ots.owns_table(schema_name name, table_name name) RETURNS boolean
+	LANGUAGE sql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT coalesce(pg_catalog.pg_has_role(c.relowner, 'USAGE'), false)
+	  FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+	 WHERE n.nspname OPERATOR(pg_catalog.=) $1
+	   AND c.relname OPERATOR(pg_catalog.=) ($2 OPERATOR(pg_catalog.||) '$data')
+$$;
+COMMENT ON FUNCTION ots.owns_table(name, name) IS 'whether the current role owns (or is a member of the owner of) an ots table';
+
+-- everyone may read metadata; only a table's owner may change its row
+ALTER TABLE ots.tables ENABLE ROW LEVEL SECURITY;
+CREATE POLICY tables_read ON ots.tables FOR SELECT USING (true);
+CREATE POLICY tables_insert ON ots.tables FOR INSERT WITH CHECK (ots.owns_table(schema_name, table_name));
+CREATE POLICY tables_update ON ots.tables FOR UPDATE USING (ots.owns_table(schema_name, table_name));
+CREATE POLICY tables_delete ON ots.tables FOR DELETE USING (ots.owns_table(schema_name, table_name));
+GRANT SELECT, INSERT, UPDATE, DELETE ON ots.tables TO PUBLIC;
+
+CREATE FUNCTION ots.invalidate_table(storage regclass) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_invalidate_table' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.invalidate_table(regclass) IS 'makes every session reload an ots table''s metadata (internal)';
+
+CREATE FUNCTION ots.error_code(sqlstate text) RETURNS text
+	AS 'MODULE_PATHNAME', 'ots_error_code' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.error_code(text) IS 'the Tablestore error code (OTSParameterInvalid, ...) of an ots SQLSTATE';
+-- Table operations: create, update, describe, list and delete ots tables.
+--
+-- Each public function is a SQL-standard body (parsed once, at install, so
+-- nothing in it can be redirected by a caller's search_path) that resolves
+-- the table name in the caller's search_path through ots.resolve_name and
+-- hands the rest to an internal PL/pgSQL function with a pinned path.
+
+CREATE FUNCTION ots.resolve_name(table_name text, for_create boolean,
+								 OUT schema_name name, OUT table_name name)
+	AS 'MODULE_PATHNAME', 'ots_resolve_name' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.resolve_name(text, boolean) IS
+	'the schema and name an ots table-name argument means in the current search_path';
+
+-- ots.raise: raises an OTS error (Tablestore's code and message) from SQL
+CREATE FUNCTION ots.raise(ots_code text, message text, detail text DEFAULT NULL) RETURNS void
+	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	state text := CASE ots_code
+		WHEN 'OTSParameterInvalid' THEN 'OT001'
+		WHEN 'OTSInvalidPK' THEN 'OT002'
+		WHEN 'OTSConditionCheckFail' THEN 'OT003'
+		WHEN 'OTSObjectNotExist' THEN 'OT004'
+		WHEN 'OTSObjectAlreadyExist' THEN 'OT005'
+		WHEN 'OTSQuotaExhausted' THEN 'OT007'
+		END;
+BEGIN
+	IF state IS NULL THEN
+		RAISE EXCEPTION 'unknown OTS error code %', ots_code;
+	END IF;
+	IF detail IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = state, MESSAGE = message;
+	END IF;
+	RAISE EXCEPTION USING ERRCODE = state, MESSAGE = message, DETAIL = detail;
+END
+$$;
+COMMENT ON FUNCTION ots.raise(text, text, text) IS 'raises an OTS error with its SQLSTATE (internal)';
+
+-- ots.check_table_options: Tablestore's rules for table options (NULL = not given)
+CREATE FUNCTION ots.check_table_options(max_versions integer, time_to_live bigint,
+										max_version_offset bigint) RETURNS void
+	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF max_versions IS NOT NULL AND max_versions < 1 THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'MaxVersions must be greater than 0.',
+						  format('max_versions was %s.', max_versions));
+	END IF;
+	IF time_to_live IS NOT NULL AND (time_to_live = 0 OR time_to_live < -1) THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'TimeToLive cannot be 0 or less than -1.');
+	END IF;
+	IF time_to_live IS NOT NULL AND time_to_live > 2147483647 THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'TimeToLive must be in range [1, 2147483647] or -1.',
+						  format('time_to_live was %s seconds.', time_to_live));
+	END IF;
+	IF max_version_offset IS NOT NULL
+	   AND (max_version_offset < 0 OR max_version_offset > 9223372036854) THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  'The maximum deviation must be in range [0, INT64_MAX/1000000].');
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.check_table_options(integer, bigint, bigint) IS 'validates table options (internal)';
+
+-- ots.view_write_rejected: INSTEAD OF trigger that keeps table views read-only
+CREATE FUNCTION ots.view_write_rejected() RETURNS trigger
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	RAISE EXCEPTION USING ERRCODE = 'object_not_in_prerequisite_state',
+		MESSAGE = format('cannot %s view "%s"',
+						 CASE TG_OP WHEN 'INSERT' THEN 'insert into' WHEN 'UPDATE' THEN 'update'
+									ELSE 'delete from' END, TG_TABLE_NAME),
+		DETAIL = 'ots tables are written through ots.put_row, ots.update_row, ots.delete_row and ots.batch_write_row.';
+END
+$$;
+COMMENT ON FUNCTION ots.view_write_rejected() IS 'rejects plain INSERT, UPDATE and DELETE on an ots table''s view (internal)';
+
+CREATE FUNCTION ots.create_table_internal(
+	schema_name name,
+	table_name name,
+	primary_key text,
+	max_versions integer,
+	time_to_live bigint,
+	max_version_offset bigint,
+	allow_update boolean,
+	partitions integer,
+	hash_prefix_length integer) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	specs text[];
+	words text[];
+	pk_name text;
+	pk_type text;
+	pk_names text[] := '{}';
+	pk_types text[] := '{}';
+	auto_col smallint;
+	storage text;
+	view_name text;
+	columns text := '';
+	key_columns text := '';
+	view_columns text := '';
+	attributes_column text := 'attributes';
+	key_space bigint;
+BEGIN
+	-- ots.resolve_name is STRICT: a NULL table name arrives as NULLs
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
+	storage := format('%I.%I', schema_name, table_name || '$data');
+	view_name := format('%I.%I', schema_name, table_name);
+	IF primary_key IS NULL OR btrim(primary_key) = '' THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'The number of primary key columns must be in range: [1, 4].');
+	END IF;
+	specs := regexp_split_to_array(btrim(primary_key), '\s*,\s*');
+	IF cardinality(specs) > 4 THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'The number of primary key columns must be in range: [1, 4].');
+	END IF;
+
+	FOR i IN 1 .. cardinality(specs) LOOP
+		words := regexp_split_to_array(btrim(specs[i]), '\s+');
+		IF cardinality(words) NOT IN (2, 3)
+		   OR (cardinality(words) = 3 AND lower(words[3]) <> 'auto_increment') THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Invalid primary key definition: ''%s''.', specs[i]),
+							  'Each primary key column is "<name> <type>" or "<name> integer auto_increment", separated by commas.');
+		END IF;
+		pk_name := words[1];
+		IF pk_name !~ '^[A-Za-z_][A-Za-z0-9_]*$' OR octet_length(pk_name) > 255 THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Invalid column name: ''%s''.', pk_name));
+		END IF;
+		IF octet_length(pk_name) > 63 THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Invalid column name: ''%s''.', pk_name),
+							  'ots primary key column names are limited to 63 bytes, as PostgreSQL column names are.');
+		END IF;
+		pk_type := CASE lower(words[2])
+			WHEN 'string' THEN 'STRING' WHEN 'text' THEN 'STRING'
+			WHEN 'integer' THEN 'INTEGER' WHEN 'int' THEN 'INTEGER' WHEN 'bigint' THEN 'INTEGER'
+			WHEN 'int8' THEN 'INTEGER'
+			WHEN 'binary' THEN 'BINARY' WHEN 'bytea' THEN 'BINARY' WHEN 'blob' THEN 'BINARY'
+			WHEN 'double' THEN 'DOUBLE' WHEN 'float8' THEN 'DOUBLE' WHEN 'float' THEN 'DOUBLE'
+			WHEN 'boolean' THEN 'BOOLEAN' WHEN 'bool' THEN 'BOOLEAN'
+			END;
+		IF pk_type IN ('DOUBLE', 'BOOLEAN') THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('%s is an invalid type for the primary key.', pk_type));
+		ELSIF pk_type IS NULL THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Invalid primary key type: ''%s''.', words[2]),
+							  'Primary key types are string, integer and binary (or text, bigint, bytea).');
+		END IF;
+		IF pk_name = ANY (pk_names) THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Duplicated primary key name: ''%s''.', pk_name));
+		END IF;
+		IF cardinality(words) = 3 THEN
+			IF pk_type <> 'INTEGER' THEN
+				PERFORM ots.raise('OTSParameterInvalid', 'AUTO_INCREMENT primary key must be integer.');
+			END IF;
+			IF auto_col IS NOT NULL THEN
+				PERFORM ots.raise('OTSParameterInvalid', 'AUTO_INCREMENT primary key count must <= 1.');
+			END IF;
+			IF i = 1 THEN
+				PERFORM ots.raise('OTSParameterInvalid',
+								  format('First primary key can''t be auto increment, table: %s.', table_name));
+			END IF;
+			auto_col := i;
+		END IF;
+		pk_names := pk_names || pk_name;
+		pk_types := pk_types || pk_type;
+		columns := columns || format('%I %s NOT NULL, ', pk_name,
+			CASE pk_type WHEN 'STRING' THEN 'pg_catalog.text COLLATE "C"'
+						 WHEN 'INTEGER' THEN 'pg_catalog.int8' ELSE 'pg_catalog.bytea' END);
+		key_columns := key_columns || CASE WHEN i > 1 THEN ', ' ELSE '' END || format('%I', pk_name);
+		view_columns := view_columns || format('d.%I, ', pk_name);
+	END LOOP;
+
+	PERFORM ots.check_table_options(max_versions, time_to_live, max_version_offset);
+	IF max_versions IS NULL OR time_to_live IS NULL OR max_version_offset IS NULL OR allow_update IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Table options must not be NULL.',
+						  'Omit an option to get its default.');
+	END IF;
+	IF hash_prefix_length IS NULL OR hash_prefix_length < 0 OR hash_prefix_length > 8 THEN
+		PERFORM ots.raise('OTSParameterInvalid', format('Invalid hash prefix length: %s.', hash_prefix_length),
+						  'hash_prefix_length is 0 (no prefix) or a number of hex digits from 1 to 8.');
+	END IF;
+	key_space := CASE WHEN hash_prefix_length > 0 THEN 16::bigint ^ hash_prefix_length END;
+	IF partitions IS NULL OR partitions < 1 OR partitions > 1024
+	   OR (key_space IS NOT NULL AND partitions > key_space) THEN
+		PERFORM ots.raise('OTSParameterInvalid', format('Invalid number of partitions: %s.', partitions),
+						  'partitions is from 1 to 1024, and at most 16^hash_prefix_length.');
+	END IF;
+
+	IF EXISTS (SELECT 1 FROM ots.tables t
+				WHERE t.schema_name = create_table_internal.schema_name
+				  AND t.table_name = create_table_internal.table_name)
+	   OR to_regclass(view_name) IS NOT NULL OR to_regclass(storage) IS NOT NULL THEN
+		PERFORM ots.raise('OTSObjectAlreadyExist', 'Requested table already exists.',
+						  format('A relation named %s already exists.', view_name));
+	END IF;
+
+	IF hash_prefix_length > 0 THEN
+		columns := '"$hash" pg_catalog.int8 NOT NULL, ' || columns;
+		key_columns := '"$hash", ' || key_columns;
+	END IF;
+	EXECUTE format('CREATE TABLE %s (%s"$cells" ots.cells NOT NULL, "$oldest_ts" pg_catalog.int8 NOT NULL,'
+				   ' PRIMARY KEY (%s)) PARTITION BY %s',
+				   storage, columns, key_columns,
+				   CASE WHEN hash_prefix_length > 0 THEN 'RANGE ("$hash")'
+						ELSE format('HASH (%I)', pk_names[1]) END);
+	FOR i IN 0 .. partitions - 1 LOOP
+		EXECUTE format('CREATE TABLE %I.%I PARTITION OF %s FOR VALUES %s WITH (fillfactor = 90)',
+					   schema_name, table_name || '$p' || i, storage,
+					   CASE WHEN hash_prefix_length > 0
+							THEN format('FROM (%s) TO (%s)', key_space * i / partitions,
+										key_space * (i + 1) / partitions)
+							ELSE format('WITH (MODULUS %s, REMAINDER %s)', partitions, i) END);
+	END LOOP;
+	IF auto_col IS NOT NULL THEN
+		EXECUTE format('CREATE SEQUENCE %I.%I', schema_name, table_name || '$seq');
+	END IF;
+
+	IF 'attributes' = ANY (pk_names) THEN
+		attributes_column := '$attributes';
+	END IF;
+	EXECUTE format('CREATE VIEW %s AS SELECT %sots.row_attributes(d."$cells", %L::pg_catalog.regclass) AS %I'
+				   ' FROM %s d WHERE ots.row_exists(d."$cells", %L::pg_catalog.regclass)',
+				   view_name, view_columns, storage, attributes_column, storage, storage);
+	-- the view is read-only: plain DML would bypass ots's rules (limits, hash prefix, cells)
+	EXECUTE format('CREATE TRIGGER "ots_read_only" INSTEAD OF INSERT OR UPDATE OR DELETE ON %s'
+				   ' FOR EACH ROW EXECUTE FUNCTION ots.view_write_rejected()', view_name);
+	EXECUTE format('COMMENT ON VIEW %s IS %L', view_name,
+				   'ots table: live rows (TTL and max_versions applied), primary key columns and latest attributes');
+	EXECUTE format('COMMENT ON TABLE %s IS %L', storage,
+				   format('storage of ots table %s; write through the ots.* functions', view_name));
+
+	INSERT INTO ots.tables (schema_name, table_name, pk_names, pk_types, auto_increment, max_versions,
+							time_to_live, max_version_offset, allow_update, partitions, hash_prefix_length)
+	VALUES (create_table_internal.schema_name, create_table_internal.table_name, pk_names, pk_types,
+			auto_col, max_versions, time_to_live, max_version_offset, allow_update, partitions,
+			hash_prefix_length);
+	-- expiry hook (50_expiry.sql): "$oldest_ts" index and purge job when there is a TTL
+	PERFORM ots.expiry_sync(create_table_internal.schema_name, create_table_internal.table_name, true);
+END
+$$;
+COMMENT ON FUNCTION ots.create_table_internal(name, name, text, integer, bigint, bigint, boolean, integer, integer)
+	IS 'creates an ots table in a resolved schema (internal; call ots.create_table)';
+
+CREATE FUNCTION ots.create_table(
+	table_name text,
+	primary_key text,
+	max_versions integer DEFAULT 1,
+	time_to_live bigint DEFAULT -1,
+	max_version_offset bigint DEFAULT 86400,
+	allow_update boolean DEFAULT true,
+	partitions integer DEFAULT 8,
+	hash_prefix_length integer DEFAULT 0) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+BEGIN ATOMIC
+	SELECT ots.create_table_internal(r.schema_name, r.table_name, primary_key, max_versions,
+									 time_to_live, max_version_offset, allow_update, partitions,
+									 hash_prefix_length)
+	  FROM ots.resolve_name(table_name, true) r;
+END;
+COMMENT ON FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer) IS
+	'creates an ots table: primary_key => ''name type, ...'' (string, integer, binary; integer auto_increment)';
+
+CREATE FUNCTION ots.update_table_internal(
+	schema_name name,
+	table_name name,
+	max_versions integer,
+	time_to_live bigint,
+	max_version_offset bigint,
+	allow_update boolean) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
+	IF max_versions IS NULL AND time_to_live IS NULL AND max_version_offset IS NULL
+	   AND allow_update IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'No parameter is specified in table options.');
+	END IF;
+	PERFORM ots.check_table_options(max_versions, time_to_live, max_version_offset);
+	UPDATE ots.tables t
+	   SET max_versions = coalesce(update_table_internal.max_versions, t.max_versions),
+		   time_to_live = coalesce(update_table_internal.time_to_live, t.time_to_live),
+		   max_version_offset = coalesce(update_table_internal.max_version_offset, t.max_version_offset),
+		   allow_update = coalesce(update_table_internal.allow_update, t.allow_update),
+		   -- expiry hook (50_expiry.sql): remember a lowered max_versions until purged
+		   trimmed_max_versions = ots.trimmed_after_update(t.trimmed_max_versions, t.max_versions,
+														   update_table_internal.max_versions)
+	 WHERE t.schema_name = update_table_internal.schema_name
+	   AND t.table_name = update_table_internal.table_name;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
+			MESSAGE = format('must be owner of ots table %I.%I', schema_name, table_name);
+	END IF;
+	PERFORM ots.invalidate_table(format('%I.%I', schema_name, table_name || '$data')::regclass);
+	-- expiry hook (50_expiry.sql): index and purge job follow the new options
+	PERFORM ots.expiry_sync(update_table_internal.schema_name, update_table_internal.table_name,
+							time_to_live IS NOT NULL OR max_versions IS NOT NULL);
+END
+$$;
+COMMENT ON FUNCTION ots.update_table_internal(name, name, integer, bigint, bigint, boolean)
+	IS 'changes the options of a resolved ots table (internal; call ots.update_table)';
+
+CREATE FUNCTION ots.update_table(
+	table_name text,
+	max_versions integer DEFAULT NULL,
+	time_to_live bigint DEFAULT NULL,
+	max_version_offset bigint DEFAULT NULL,
+	allow_update boolean DEFAULT NULL) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+BEGIN ATOMIC
+	SELECT ots.update_table_internal(r.schema_name, r.table_name, max_versions, time_to_live,
+									 max_version_offset, allow_update)
+	  FROM ots.resolve_name(table_name, false) r;
+END;
+COMMENT ON FUNCTION ots.update_table(text, integer, bigint, bigint, boolean) IS
+	'changes table options; omitted options keep their values; every session sees the change at once';
+
+CREATE FUNCTION ots.describe_table_internal(schema_name name, table_name name) RETURNS jsonb
+	LANGUAGE sql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT jsonb_build_object(
+		'table_name', t.table_name,
+		'schema_name', t.schema_name,
+		'primary_key', (SELECT jsonb_agg(CASE WHEN k.n = t.auto_increment
+											  THEN jsonb_build_object('name', k.name, 'type', t.pk_types[k.n],
+																	  'option', 'AUTO_INCREMENT')
+											  ELSE jsonb_build_object('name', k.name, 'type', t.pk_types[k.n])
+										 END ORDER BY k.n)
+						  FROM unnest(t.pk_names) WITH ORDINALITY AS k(name, n)),
+		'table_options', jsonb_build_object('max_versions', t.max_versions,
+											'time_to_live', t.time_to_live,
+											'max_version_offset', t.max_version_offset,
+											'allow_update', t.allow_update),
+		'hash_prefix_length', t.hash_prefix_length,
+		'partitions', (SELECT jsonb_agg(jsonb_build_object('name', c.relname,
+														   'bound', pg_get_expr(c.relpartbound, c.oid))
+										ORDER BY length(c.relname), c.relname COLLATE "C")
+						 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+						WHERE i.inhparent = format('%I.%I', t.schema_name, t.table_name || '$data')::regclass),
+		'creation_time', extract(epoch FROM t.created_at)::bigint)
+	  FROM ots.tables t
+	 WHERE t.schema_name = $1 AND t.table_name = $2
+$$;
+COMMENT ON FUNCTION ots.describe_table_internal(name, name) IS 'describes a resolved ots table (internal)';
+
+CREATE FUNCTION ots.describe_table(table_name text) RETURNS jsonb
+	LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+	SELECT ots.describe_table_internal(r.schema_name, r.table_name)
+	  FROM ots.resolve_name(table_name, false) r;
+END;
+COMMENT ON FUNCTION ots.describe_table(text) IS
+	'primary-key schema, options, partitions and creation time of an ots table';
+
+CREATE FUNCTION ots.list_table() RETURNS TABLE (schema_name name, table_name name)
+	LANGUAGE sql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT t.schema_name, t.table_name FROM ots.tables t
+	 ORDER BY t.schema_name COLLATE "C", t.table_name COLLATE "C"
+$$;
+COMMENT ON FUNCTION ots.list_table() IS 'every ots table of the database';
+
+CREATE FUNCTION ots.delete_table_internal(schema_name name, table_name name) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
+	-- expiry hook (50_expiry.sql): purge job, purge and activity counters go first
+	PERFORM ots.expiry_forget(delete_table_internal.schema_name, delete_table_internal.table_name);
+	EXECUTE format('DROP VIEW %I.%I', schema_name, table_name);
+	EXECUTE format('DROP TABLE %I.%I', schema_name, table_name || '$data');
+	IF to_regclass(format('%I.%I', schema_name, table_name || '$seq')) IS NOT NULL THEN
+		EXECUTE format('DROP SEQUENCE %I.%I', schema_name, table_name || '$seq');
+	END IF;
+	DELETE FROM ots.tables t
+	 WHERE t.schema_name = delete_table_internal.schema_name
+	   AND t.table_name = delete_table_internal.table_name;
+END
+$$;
+COMMENT ON FUNCTION ots.delete_table_internal(name, name) IS 'drops a resolved ots table (internal)';
+
+CREATE FUNCTION ots.delete_table(table_name text) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+BEGIN ATOMIC
+	SELECT ots.delete_table_internal(r.schema_name, r.table_name)
+	  FROM ots.resolve_name(table_name, false) r;
+END;
+COMMENT ON FUNCTION ots.delete_table(text) IS 'drops an ots table: its storage, view and metadata';
+
+CREATE FUNCTION ots.hash_prefix(value text, n integer) RETURNS text
+	AS 'MODULE_PATHNAME', 'ots_hash_prefix_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION ots.hash_prefix(value bigint, n integer) RETURNS text
+	AS 'MODULE_PATHNAME', 'ots_hash_prefix_int8' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION ots.hash_prefix(value bytea, n integer) RETURNS text
+	AS 'MODULE_PATHNAME', 'ots_hash_prefix_bytea' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.hash_prefix(text, integer) IS 'first n hex digits of the MD5 of a String partition key';
+COMMENT ON FUNCTION ots.hash_prefix(bigint, integer) IS 'first n hex digits of the MD5 of an Integer partition key''s decimal text';
+COMMENT ON FUNCTION ots.hash_prefix(bytea, integer) IS 'first n hex digits of the MD5 of a Binary partition key';
+-- Single-row API.  Every function returns ots.row_result: the row's primary
+-- key and attributes (NULL when there is no row or nothing is returned) and
+-- the capacity units consumed, {"read": r, "write": w}.
+
+CREATE FUNCTION ots.put_row(
+	table_name text,
+	primary_key jsonb,
+	attributes jsonb DEFAULT '{}',
+	condition text DEFAULT 'IGNORE',
+	column_condition jsonb DEFAULT NULL,
+	return_type text DEFAULT 'RT_NONE') RETURNS ots.row_result
+	AS 'MODULE_PATHNAME', 'ots_put_row' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.put_row(text, jsonb, jsonb, text, jsonb, text) IS
+	'writes a row, replacing all its cells (Tablestore PutRow)';
+
+CREATE FUNCTION ots.get_row(
+	table_name text,
+	primary_key jsonb,
+	columns_to_get text[] DEFAULT NULL,
+	max_versions integer DEFAULT NULL,
+	time_range jsonb DEFAULT NULL,
+	filter jsonb DEFAULT NULL,
+	with_timestamps boolean DEFAULT false,
+	start_column text DEFAULT NULL,
+	end_column text DEFAULT NULL) RETURNS ots.row_result
+	AS 'MODULE_PATHNAME', 'ots_get_row' LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION ots.get_row(text, jsonb, text[], integer, jsonb, jsonb, boolean, text, text) IS
+	'reads one row: the latest values, or versions with max_versions / time_range (Tablestore GetRow)';
+
+CREATE FUNCTION ots.update_row(
+	table_name text,
+	primary_key jsonb,
+	put jsonb DEFAULT NULL,
+	"delete" jsonb DEFAULT NULL,
+	delete_all text[] DEFAULT NULL,
+	increment jsonb DEFAULT NULL,
+	condition text DEFAULT 'IGNORE',
+	column_condition jsonb DEFAULT NULL,
+	return_type text DEFAULT 'RT_NONE',
+	return_columns text[] DEFAULT NULL) RETURNS ots.row_result
+	AS 'MODULE_PATHNAME', 'ots_update_row' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.update_row(text, jsonb, jsonb, jsonb, text[], jsonb, text, jsonb, text, text[]) IS
+	'changes cells of a row: put, delete one version, delete all versions, increment (Tablestore UpdateRow)';
+
+CREATE FUNCTION ots.delete_row(
+	table_name text,
+	primary_key jsonb,
+	condition text DEFAULT 'IGNORE',
+	column_condition jsonb DEFAULT NULL,
+	return_type text DEFAULT 'RT_NONE') RETURNS ots.row_result
+	AS 'MODULE_PATHNAME', 'ots_delete_row' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.delete_row(text, jsonb, text, jsonb, text) IS
+	'deletes a row and all its cells (Tablestore DeleteRow)';
+
+-- per-row functions of each table's view
+CREATE FUNCTION ots.row_attributes(cells ots.cells, storage regclass) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'ots_row_attributes' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.row_attributes(ots.cells, regclass) IS
+	'latest visible value of every attribute column of a stored row (used by table views)';
+CREATE FUNCTION ots.row_exists(cells ots.cells, storage regclass) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ots_row_exists' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.row_exists(ots.cells, regclass) IS
+	'whether a stored row is visible under its table''s TTL (used by table views)';
+
+-- Range reads
+CREATE TYPE ots.range_result AS (
+	rows jsonb,
+	next_start_primary_key jsonb,
+	consumed jsonb
+);
+COMMENT ON TYPE ots.range_result IS
+	'one get_range page: rows [{primary_key, attributes}], the key to continue from (NULL when done), capacity units';
+
+CREATE FUNCTION ots.get_range(
+	table_name text,
+	inclusive_start_primary_key jsonb,
+	exclusive_end_primary_key jsonb,
+	direction text DEFAULT 'FORWARD',
+	"limit" integer DEFAULT NULL,
+	columns_to_get text[] DEFAULT NULL,
+	max_versions integer DEFAULT NULL,
+	time_range jsonb DEFAULT NULL,
+	filter jsonb DEFAULT NULL,
+	with_timestamps boolean DEFAULT false,
+	start_column text DEFAULT NULL,
+	end_column text DEFAULT NULL) RETURNS ots.range_result
+	AS 'MODULE_PATHNAME', 'ots_get_range' LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION ots.get_range(text, jsonb, jsonb, text, integer, text[], integer, jsonb, jsonb, boolean, text, text) IS
+	'one page of a primary-key range: at most 5000 rows and 4 MB, with next_start_primary_key (Tablestore GetRange)';
+
+CREATE FUNCTION ots.get_range_rows(
+	table_name text,
+	inclusive_start_primary_key jsonb,
+	exclusive_end_primary_key jsonb,
+	direction text DEFAULT 'FORWARD',
+	"limit" integer DEFAULT NULL,
+	columns_to_get text[] DEFAULT NULL,
+	max_versions integer DEFAULT NULL,
+	time_range jsonb DEFAULT NULL,
+	filter jsonb DEFAULT NULL,
+	with_timestamps boolean DEFAULT false,
+	start_column text DEFAULT NULL,
+	end_column text DEFAULT NULL) RETURNS TABLE (primary_key jsonb, attributes jsonb)
+	AS 'MODULE_PATHNAME', 'ots_get_range_rows' LANGUAGE C STABLE PARALLEL SAFE ROWS 1000;
+COMMENT ON FUNCTION ots.get_range_rows(text, jsonb, jsonb, text, integer, text[], integer, jsonb, jsonb, boolean, text, text) IS
+	'every row of a primary-key range as a set, streamed in constant memory';
+
+-- Batches: one result row per requested row, in request order
+CREATE FUNCTION ots.batch_get_row(request jsonb)
+	RETURNS TABLE (table_name text, "index" integer, is_ok boolean, error_code text,
+				   error_message text, primary_key jsonb, attributes jsonb, consumed jsonb)
+	AS 'MODULE_PATHNAME', 'ots_batch_get_row' LANGUAGE C STABLE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION ots.batch_get_row(jsonb) IS
+	'reads up to 100 rows of several tables: [{"table_name", "primary_keys": [...], read options}] (Tablestore BatchGetRow)';
+
+CREATE FUNCTION ots.batch_write_row(request jsonb, is_atomic boolean DEFAULT false)
+	RETURNS TABLE (table_name text, "index" integer, is_ok boolean, error_code text,
+				   error_message text, primary_key jsonb, attributes jsonb, consumed jsonb)
+	AS 'MODULE_PATHNAME', 'ots_batch_write_row' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.batch_write_row(jsonb, boolean) IS
+	'writes up to 200 rows of several tables: [{"table_name", "rows": [{"type": "PUT"|"UPDATE"|"DELETE", ...}]}] (Tablestore BatchWriteRow)';
+-- Expiry: physical removal of what reads no longer see (expired cells,
+-- cells beyond max_versions, rows left with nothing visible), the pg_cron
+-- jobs that run it, and the ots.stats view.
+--
+-- Reads hide expired and over-max cells at once (read_select.c); this file
+-- removes them later, in small committed batches:
+--  * TTL pass: rows whose "$oldest_ts" (oldest cell, or row marker when the
+--    row has no cells) is at or before now - time_to_live are found through
+--    the index "<table>$ttl" on "$oldest_ts", which exists exactly while the
+--    table has a TTL; the cost follows the rows purged, not the table size.
+--  * trim pass: only after max_versions was lowered (writes trim on their
+--    own), one walk over every leaf by block ranges; ots.tables records the
+--    pending bound in trimmed_max_versions.
+-- Each batch is one statement per leaf that deletes rows no longer existing
+-- by the row rule and rewrites the others with ots.purge_cells, reaching
+-- its candidates by TID.  Its WHERE and SET read the row being changed, and
+-- a row another session changed since the batch chose it fails the TID
+-- recheck under READ COMMITTED: the batch leaves it alone (after waiting
+-- for that writer) and the next batch takes the new version if it still
+-- has expired cells.  So no write is ever lost or overwritten, and a write
+-- that comes while a batch holds the row waits and applies on top of it.
+-- Each batch holds ots.tables' row FOR SHARE, so options cannot change
+-- (update_table waits) between reading them and committing the batch.
+--
+-- pg_cron is optional and never referenced statically: every call goes
+-- through EXECUTE after a pg_extension check.  One job per table, named by
+-- ots.purge_job_name, created by create_table / update_table while the
+-- table needs purging, removed by delete_table, by the purge itself once
+-- nothing is left to do, and by DROP EXTENSION ots (event trigger).
+--
+-- ots.purge and ots.purge_table COMMIT, so they cannot pin search_path:
+-- they call only schema-qualified objects and use no operators; the work
+-- is done by the helper functions here, which do pin it.
+
+-- ---------------------------------------------------------------------
+-- Per-row primitives (src/purge.c)
+-- ---------------------------------------------------------------------
+
+CREATE FUNCTION ots.purge_cells(cells ots.cells, time_to_live bigint, max_versions integer,
+								now_ms bigint) RETURNS ots.cells
+	AS 'MODULE_PATHNAME', 'ots_purge_cells' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.purge_cells(ots.cells, bigint, integer, bigint) IS
+	'the cells reads see under these options at now_ms (row marker kept), or NULL when the row no longer exists';
+
+CREATE FUNCTION ots.purge_oldest_ts(cells ots.cells, time_to_live bigint, max_versions integer,
+									now_ms bigint) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'ots_purge_oldest_ts' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.purge_oldest_ts(ots.cells, bigint, integer, bigint) IS
+	'"$oldest_ts" of what ots.purge_cells keeps (NULL when it keeps nothing)';
+
+CREATE FUNCTION ots.cells_oldest_ts(cells ots.cells) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'ots_cells_oldest_ts' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.cells_oldest_ts(ots.cells) IS
+	'what "$oldest_ts" holds for these cells: the oldest cell''s timestamp, or the row marker when there are no cells';
+
+CREATE FUNCTION ots.cells_row_exists(cells ots.cells, time_to_live bigint, now_ms bigint) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ots_cells_row_exists' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.cells_row_exists(ots.cells, bigint, bigint) IS
+	'the row rule: a visible cell, or a row marker younger than time_to_live, at now_ms';
+
+CREATE FUNCTION ots.cells_purgeable(cells ots.cells, time_to_live bigint, max_versions integer,
+									now_ms bigint) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ots_cells_purgeable' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.cells_purgeable(ots.cells, bigint, integer, bigint) IS
+	'whether ots.purge_cells would change the row (remove a cell or the row)';
+
+CREATE FUNCTION ots.cells_count(cells ots.cells) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'ots_cells_count' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.cells_count(ots.cells) IS 'number of cells stored in a row, visible or not';
+
+-- ---------------------------------------------------------------------
+-- Bookkeeping
+-- ---------------------------------------------------------------------
+
+-- ots.purge_stats: what ots.purge removed, per table (names, never OIDs)
+CREATE TABLE ots.purge_stats (
+	schema_name name NOT NULL,
+	table_name name NOT NULL,
+	cells_purged bigint NOT NULL DEFAULT 0,
+	rows_purged bigint NOT NULL DEFAULT 0,
+	purges bigint NOT NULL DEFAULT 0,
+	last_purge timestamptz,
+	last_purge_duration interval,
+	PRIMARY KEY (schema_name, table_name)
+);
+COMMENT ON TABLE ots.purge_stats IS 'cells and rows removed by ots.purge, and its last run, per ots table';
+SELECT pg_catalog.pg_extension_config_dump('ots.purge_stats', '');
+ALTER TABLE ots.purge_stats ENABLE ROW LEVEL SECURITY;
+CREATE POLICY purge_stats_read ON ots.purge_stats FOR SELECT USING (true);
+CREATE POLICY purge_stats_insert ON ots.purge_stats FOR INSERT
+	WITH CHECK (ots.owns_table(schema_name, table_name));
+CREATE POLICY purge_stats_update ON ots.purge_stats FOR UPDATE
+	USING (ots.owns_table(schema_name, table_name));
+CREATE POLICY purge_stats_delete ON ots.purge_stats FOR DELETE
+	USING (ots.owns_table(schema_name, table_name));
+GRANT SELECT, INSERT, UPDATE, DELETE ON ots.purge_stats TO PUBLIC;
+
+-- ots.trimmed_after_update: ots.tables.trimmed_max_versions after update_table
+CREATE FUNCTION ots.trimmed_after_update(trimmed integer, old_max integer, new_max integer)
+	RETURNS integer
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	-- stored columns hold at most greatest(trimmed or old max, new max) cells;
+	-- only a bound above the new max_versions is worth remembering
+	SELECT nullif(greatest(coalesce($1, $2), coalesce($3, $2)), coalesce($3, $2))
+$$;
+COMMENT ON FUNCTION ots.trimmed_after_update(integer, integer, integer) IS
+	'the bound on stored versions per column after max_versions changes, NULL when within it (internal)';
+
+-- ots.expiry_needed: does the table have data to purge now or in the future?
+CREATE FUNCTION ots.expiry_needed(schema_name name, table_name name) RETURNS boolean
+	LANGUAGE sql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT coalesce(bool_or(t.time_to_live <> -1 OR t.trimmed_max_versions > t.max_versions), false)
+	  FROM ots.tables t
+	 WHERE t.schema_name = $1 AND t.table_name = $2
+$$;
+COMMENT ON FUNCTION ots.expiry_needed(name, name) IS
+	'whether an ots table has a TTL or versions beyond max_versions left to trim (internal)';
+
+-- ---------------------------------------------------------------------
+-- pg_cron jobs
+-- ---------------------------------------------------------------------
+
+CREATE FUNCTION ots.purge_job_name(schema_name name, table_name name) RETURNS text
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	-- cron.job.jobname is a name (63 bytes): very long names get a digest
+	SELECT CASE WHEN octet_length('ots.purge ' || q) <= 63 THEN 'ots.purge ' || q
+				ELSE 'ots.purge ' || md5(q) END
+	  FROM (SELECT format('%I.%s', $1, $2) AS q) s
+$$;
+COMMENT ON FUNCTION ots.purge_job_name(name, name) IS
+	'name of the pg_cron job that purges an ots table: ''ots.purge <schema>.<table>''';
+
+-- ots.cron_ready: can jobs for this database be scheduled? NOTICE when not.
+CREATE FUNCTION ots.cron_ready(notify boolean) RETURNS boolean
+	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	cron_database text;
+BEGIN
+	IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_cron') THEN
+		IF notify THEN
+			RAISE NOTICE 'pg_cron is not installed in this database: expired and over-max data are hidden from reads but only removed by CALL ots.purge()'
+				USING HINT = 'Schedule CALL ots.purge() with an external scheduler, or install pg_cron in this database.';
+		END IF;
+		RETURN false;
+	END IF;
+	-- jobs belong to the role that schedules them, which needs pg_cron's API
+	IF NOT has_schema_privilege('cron', 'USAGE') THEN
+		IF notify THEN
+			RAISE NOTICE 'role "%" may not use pg_cron: no purge job scheduled', current_user
+				USING HINT = 'GRANT USAGE ON SCHEMA cron to the table owner, or schedule CALL ots.purge() elsewhere.';
+		END IF;
+		RETURN false;
+	END IF;
+	-- pg_cron 1.4 runs jobs scheduled with cron.schedule in cron.database_name
+	-- only, the one database it can be installed in (but for PGXS's
+	-- contrib_regression); only privileged roles may read that setting
+	BEGIN
+		cron_database := current_setting('cron.database_name', true);
+	EXCEPTION WHEN insufficient_privilege THEN
+		cron_database := current_database();
+	END;
+	IF cron_database IS DISTINCT FROM current_database() THEN
+		IF notify THEN
+			RAISE NOTICE 'pg_cron runs jobs in database "%" only: no purge job scheduled for this database',
+				cron_database
+				USING HINT = 'Schedule CALL ots.purge() in this database with an external scheduler.';
+		END IF;
+		RETURN false;
+	END IF;
+	RETURN true;
+END
+$$;
+COMMENT ON FUNCTION ots.cron_ready(boolean) IS
+	'whether ots can schedule pg_cron jobs for this database (internal)';
+
+-- ots.unschedule_purge removes the table's job (of every role the caller may see)
+CREATE FUNCTION ots.unschedule_purge(schema_name name, table_name name) RETURNS integer
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	n integer := 0;
+BEGIN
+	IF ots.cron_ready(false) THEN
+		BEGIN
+			EXECUTE 'SELECT count(cron.unschedule(j.jobid)) FROM cron.job j'
+					' WHERE j.jobname OPERATOR(pg_catalog.=) $1'
+					'   AND j.database OPERATOR(pg_catalog.=) current_database()'
+			   INTO n USING ots.purge_job_name(schema_name, table_name);
+		EXCEPTION WHEN insufficient_privilege THEN
+			RAISE NOTICE 'could not remove the purge job of ots table %.%: %', quote_ident(schema_name),
+				table_name, SQLERRM;
+		END;
+	END IF;
+	RETURN n;
+END
+$$;
+COMMENT ON FUNCTION ots.unschedule_purge(name, name) IS
+	'removes the pg_cron job purging an ots table; returns the number of jobs removed (internal)';
+
+-- ots.expiry_sync: make the index and the job match the table's options
+CREATE FUNCTION ots.expiry_sync(schema_name name, table_name name, notify boolean) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	ttl bigint;
+	has_index boolean := to_regclass(format('%I.%I', schema_name, table_name || '$ttl')) IS NOT NULL;
+BEGIN
+	SELECT t.time_to_live INTO ttl FROM ots.tables t
+	 WHERE t.schema_name = expiry_sync.schema_name AND t.table_name = expiry_sync.table_name;
+	IF NOT FOUND THEN
+		RETURN;
+	END IF;
+	-- the index serves the TTL pass only; without a TTL it would just slow writes
+	IF ttl <> -1 AND NOT has_index THEN
+		EXECUTE format('CREATE INDEX %I ON %I.%I ("$oldest_ts")',
+					   table_name || '$ttl', schema_name, table_name || '$data');
+	ELSIF ttl = -1 AND has_index THEN
+		EXECUTE format('DROP INDEX %I.%I', schema_name, table_name || '$ttl');
+	END IF;
+
+	IF NOT ots.expiry_needed(schema_name, table_name) THEN
+		PERFORM ots.unschedule_purge(schema_name, table_name);
+	ELSIF ots.cron_ready(notify) THEN
+		BEGIN
+			-- named jobs are upserted on (jobname, username): idempotent
+			EXECUTE 'SELECT cron.schedule($1, $2, $3)'
+			  USING ots.purge_job_name(schema_name, table_name),
+					current_setting('ots.purge_schedule'),
+					format('CALL ots.purge(%L)', format('%I.%s', schema_name, table_name));
+		EXCEPTION WHEN insufficient_privilege THEN
+			RAISE NOTICE 'could not schedule the purge of ots table %.%: %', quote_ident(schema_name),
+				table_name, SQLERRM
+				USING HINT = 'Schedule CALL ots.purge() elsewhere.';
+		END;
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.expiry_sync(name, name, boolean) IS
+	'creates or drops an ots table''s "$oldest_ts" index and purge job to match its options (internal)';
+
+-- ots.expiry_forget: delete_table's cleanup, run before the storage goes
+CREATE FUNCTION ots.expiry_forget(schema_name name, table_name name) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	storage regclass := to_regclass(format('%I.%I', schema_name, table_name || '$data'));
+BEGIN
+	IF NOT coalesce(ots.owns_table(schema_name, table_name), false) THEN
+		RETURN;					-- delete_table's DROP reports the error
+	END IF;
+	PERFORM ots.unschedule_purge(schema_name, table_name);
+	DELETE FROM ots.purge_stats p
+	 WHERE p.schema_name = expiry_forget.schema_name AND p.table_name = expiry_forget.table_name;
+	IF storage IS NOT NULL THEN
+		PERFORM ots.stats_forget(storage);
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.expiry_forget(name, name) IS
+	'removes an ots table''s purge job, purge statistics and activity counters (internal)';
+
+CREATE FUNCTION ots.unschedule_all() RETURNS integer
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	n integer := 0;
+BEGIN
+	IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_cron') THEN
+		BEGIN
+			EXECUTE 'SELECT count(cron.unschedule(j.jobid)) FROM cron.job j'
+					' WHERE j.jobname OPERATOR(pg_catalog.~~) ''ots.purge %'''
+					'   AND j.command OPERATOR(pg_catalog.~~) ''CALL ots.purge(%'''
+					'   AND j.database OPERATOR(pg_catalog.=) current_database()'
+			   INTO n;
+		EXCEPTION WHEN insufficient_privilege THEN
+			RAISE NOTICE 'could not remove the purge jobs of ots: %', SQLERRM;
+		END;
+	END IF;
+	RETURN n;
+END
+$$;
+COMMENT ON FUNCTION ots.unschedule_all() IS
+	'removes every pg_cron purge job of ots in this database (those the caller may see); DROP EXTENSION ots runs it';
+
+CREATE FUNCTION ots.drop_extension_trigger() RETURNS event_trigger
+	AS 'MODULE_PATHNAME', 'ots_drop_extension_trigger' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.drop_extension_trigger() IS
+	'event trigger: DROP EXTENSION ots first removes its pg_cron jobs (internal)';
+
+-- ddl_command_start: the extension (and this trigger) still exist then
+CREATE EVENT TRIGGER ots_drop_extension ON ddl_command_start
+	WHEN TAG IN ('DROP EXTENSION')
+	EXECUTE FUNCTION ots.drop_extension_trigger();
+
+-- ---------------------------------------------------------------------
+-- Purge
+-- ---------------------------------------------------------------------
+
+-- ots.purge_targets: the tables CALL ots.purge() (all tables) works on
+CREATE FUNCTION ots.purge_targets() RETURNS TABLE (schema_name name, table_name name)
+	LANGUAGE sql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT t.schema_name, t.table_name FROM ots.tables t
+	 WHERE ots.expiry_needed(t.schema_name, t.table_name)
+	   AND coalesce(ots.owns_table(t.schema_name, t.table_name), false)
+	 ORDER BY t.schema_name COLLATE "C", t.table_name COLLATE "C"
+$$;
+COMMENT ON FUNCTION ots.purge_targets() IS
+	'ots tables the current role owns that have data to purge (internal)';
+
+-- ots.purge_leaves: an ots table's leaf partitions, qualified, in name order
+CREATE FUNCTION ots.purge_leaves(schema_name name, table_name name) RETURNS SETOF text
+	LANGUAGE sql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT format('%I.%I', n.nspname, c.relname)
+	  FROM pg_inherits i
+	  JOIN pg_class c ON c.oid = i.inhrelid
+	  JOIN pg_namespace n ON n.oid = c.relnamespace
+	 WHERE i.inhparent = to_regclass(format('%I.%I', $1, $2 || '$data'))
+	 ORDER BY c.relname COLLATE "C"
+$$;
+COMMENT ON FUNCTION ots.purge_leaves(name, name) IS 'leaf partitions of an ots table (internal)';
+
+-- ots.purge_lock_key: advisory lock key of a table's purge: 'ots' << 32 | storage OID
+CREATE FUNCTION ots.purge_lock_key(schema_name name, table_name name) RETURNS bigint
+	LANGUAGE sql STABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT (x'6f7473'::bigint << 32) | format('%I.%I', $1, $2 || '$data')::regclass::oid::bigint
+$$;
+COMMENT ON FUNCTION ots.purge_lock_key(name, name) IS
+	'session advisory lock key held while an ots table is purged (classid 7304307, objid = storage OID)';
+
+-- ots.purge_unlock releases the purge lock, however many times this session took it
+CREATE FUNCTION ots.purge_unlock(lock_key bigint) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	WHILE EXISTS (SELECT 1 FROM pg_locks l
+				   WHERE l.locktype = 'advisory' AND l.pid = pg_backend_pid()
+					 AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+					 AND l.classid = (lock_key >> 32)::oid
+					 AND l.objid = (lock_key & 4294967295)::oid
+					 AND l.objsubid = 1 AND l.granted) LOOP
+		PERFORM pg_advisory_unlock(lock_key);
+	END LOOP;
+END
+$$;
+COMMENT ON FUNCTION ots.purge_unlock(bigint) IS 'releases the purge lock of a table (internal)';
+
+-- ots.purge_start: checks, lock, "now" and the passes a table's purge makes
+CREATE FUNCTION ots.purge_start(schema_name name, table_name name, batch_size integer,
+								OUT lock_key bigint, OUT now_ms bigint, OUT started timestamptz,
+								OUT passes boolean[], OUT options_xmin text)
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t record;
+BEGIN
+	IF batch_size IS NULL OR batch_size < 1 THEN
+		RAISE EXCEPTION 'batch_size must be at least 1' USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF NOT coalesce(ots.owns_table(schema_name, table_name), false) THEN
+		RAISE EXCEPTION 'must be owner of ots table %.% to purge it', quote_ident(schema_name), table_name
+			USING ERRCODE = 'insufficient_privilege';
+	END IF;
+	lock_key := ots.purge_lock_key(schema_name, table_name);
+	IF NOT pg_try_advisory_lock(lock_key) THEN
+		RAISE NOTICE 'ots table %.% is being purged by another session, skipping', quote_ident(schema_name),
+			table_name;
+		lock_key := NULL;
+		RETURN;
+	END IF;
+	-- reads later than this see a later now, so they never see what this purge removes
+	started := clock_timestamp();
+	now_ms := floor(extract(epoch FROM started) * 1000)::bigint;
+	SELECT o.time_to_live, o.max_versions, o.trimmed_max_versions, o.xmin::text AS xmin INTO t
+	  FROM ots.tables o
+	 WHERE o.schema_name = purge_start.schema_name AND o.table_name = purge_start.table_name;
+	passes := '{}';
+	IF t.time_to_live <> -1 THEN
+		passes := passes || false;
+	END IF;
+	IF t.trimmed_max_versions > t.max_versions THEN
+		passes := passes || true;
+	END IF;
+	options_xmin := t.xmin;
+END
+$$;
+COMMENT ON FUNCTION ots.purge_start(name, name, integer) IS
+	'starts purging an ots table: privileges, advisory lock (NULL key when busy), now, passes (internal)';
+
+-- ots.purge_step: one committed-sized batch of one pass over one leaf
+CREATE FUNCTION ots.purge_step(schema_name name, table_name name, leaf text, trimming boolean,
+							   now_ms bigint, batch_size integer, from_block bigint, end_block bigint,
+							   OUT done boolean, OUT next_block bigint, OUT last_block bigint)
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	-- join the batch to its leaf by TID (Tid Scan), never by hashing the leaf
+	SET enable_hashjoin = off
+	SET enable_mergejoin = off
+	AS $$
+DECLARE
+	o record;
+	res record;
+	candidates text;
+	delete_if text;
+	update_if text;
+	options text;
+	exists_args text;
+	blocks bigint;
+BEGIN
+	done := true;
+	-- the batch commits without waiting for its WAL flush: a crash can only
+	-- bring back rows reads do not see, which the next purge removes again
+	PERFORM set_config('synchronous_commit', 'off', true);
+	-- hold the options until this batch commits: update_table waits for it
+	SELECT t.time_to_live, t.max_versions INTO o FROM ots.tables t
+	 WHERE t.schema_name = purge_step.schema_name AND t.table_name = purge_step.table_name
+	   FOR SHARE;
+	IF NOT FOUND THEN
+		RETURN;					-- the table was deleted meanwhile
+	END IF;
+	options := format('%s, %s, %s', o.time_to_live, o.max_versions, now_ms);
+	exists_args := format('%s, %s', o.time_to_live, now_ms);
+
+	IF NOT trimming THEN
+		IF o.time_to_live = -1 THEN
+			RETURN;				-- TTL removed meanwhile
+		END IF;
+		-- a cell is expired when now_ms - ts >= ttl * 1000
+		candidates := format('SELECT ctid, ots.cells_count("$cells") AS n FROM %s'
+							 ' WHERE "$oldest_ts" <= %s ORDER BY "$oldest_ts" LIMIT %s',
+							 leaf, now_ms - o.time_to_live * 1000, batch_size);
+		delete_if := format('l."$oldest_ts" <= %s AND NOT ots.cells_row_exists(l."$cells", %s)',
+							now_ms - o.time_to_live * 1000, exists_args);
+		update_if := format('l."$oldest_ts" <= %s AND ots.cells_row_exists(l."$cells", %s)',
+							now_ms - o.time_to_live * 1000, exists_args);
+	ELSE
+		-- walk the blocks the leaf had when the pass began; rows written
+		-- since are trimmed by their writers
+		last_block := coalesce(end_block,
+							   pg_relation_size(leaf::regclass) / current_setting('block_size')::bigint);
+		IF from_block >= last_block THEN
+			RETURN;
+		END IF;
+		SELECT greatest(1, CASE WHEN c.relpages > 0 AND c.reltuples > 0
+								THEN (batch_size * c.relpages / c.reltuples)::bigint
+								ELSE batch_size / 50 END)
+		  INTO blocks
+		  FROM pg_class c WHERE c.oid = leaf::regclass;
+		next_block := from_block + blocks;
+		candidates := format('SELECT ctid, ots.cells_count("$cells") AS n FROM %s'
+							 ' WHERE ctid >= ''(%s,0)''::tid AND ctid < ''(%s,0)''::tid'
+							 ' AND ots.cells_purgeable("$cells", %s)',
+							 leaf, from_block, next_block, options);
+		delete_if := format('NOT ots.cells_row_exists(l."$cells", %s)', exists_args);
+		update_if := format('ots.cells_row_exists(l."$cells", %s) AND ots.cells_purgeable(l."$cells", %s)',
+							exists_args, options);
+	END IF;
+
+	-- WHERE and SET read l, the row being changed; a row changed since c
+	-- chose it fails the TID recheck and is left for the next batch
+	EXECUTE format('WITH c AS MATERIALIZED (%1$s),'
+				   ' d AS (DELETE FROM %2$s l USING c WHERE l.ctid = c.ctid AND %3$s'
+				   '       RETURNING ots.cells_count(l."$cells") AS n),'
+				   ' u AS (UPDATE %2$s l SET "$cells" = ots.purge_cells(l."$cells", %5$s),'
+				   '              "$oldest_ts" = ots.purge_oldest_ts(l."$cells", %5$s)'
+				   '         FROM c WHERE l.ctid = c.ctid AND %4$s'
+				   '       RETURNING c.n - ots.cells_count(l."$cells") AS n)'
+				   ' SELECT (SELECT count(*) FROM c) AS candidates,'
+				   '        (SELECT count(*) FROM d) AS rows_deleted,'
+				   '        (SELECT count(*) FROM u) AS rows_rewritten,'
+				   '        (SELECT coalesce(sum(n), 0) FROM d) + (SELECT coalesce(sum(n), 0) FROM u) AS cells',
+				   candidates, leaf, delete_if, update_if, options)
+	   INTO res;
+
+	IF res.rows_deleted + res.rows_rewritten > 0 THEN
+		INSERT INTO ots.purge_stats AS p (schema_name, table_name, cells_purged, rows_purged)
+		VALUES (purge_step.schema_name, purge_step.table_name, res.cells, res.rows_deleted)
+		ON CONFLICT ON CONSTRAINT purge_stats_pkey DO UPDATE
+		   SET cells_purged = p.cells_purged + excluded.cells_purged,
+			   rows_purged = p.rows_purged + excluded.rows_purged;
+	END IF;
+
+	IF trimming THEN
+		done := next_block >= last_block;
+	ELSE
+		-- a short batch that handled every candidate ends the pass.  A row
+		-- written concurrently since the batch read it is skipped (its TID
+		-- changed) and stays a candidate if it still holds expired cells:
+		-- the next batch takes it, unless a batch changed nothing at all
+		-- (rows rewritten faster than purge gets them: the next run does)
+		done := res.rows_deleted + res.rows_rewritten = 0
+				OR (res.candidates < batch_size
+					AND res.rows_deleted + res.rows_rewritten = res.candidates);
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.purge_step(name, name, text, boolean, bigint, integer, bigint, bigint) IS
+	'purges one batch of one leaf of an ots table (internal; ots.purge commits after each)';
+
+-- ots.purge_finish: statistics, trimmed marker, job and lock at the end
+CREATE FUNCTION ots.purge_finish(schema_name name, table_name name, lock_key bigint,
+								 started timestamptz, trimmed boolean, options_xmin text)
+	RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	INSERT INTO ots.purge_stats AS p (schema_name, table_name, purges, last_purge, last_purge_duration)
+	VALUES (purge_finish.schema_name, purge_finish.table_name, 1, started, clock_timestamp() - started)
+	ON CONFLICT ON CONSTRAINT purge_stats_pkey DO UPDATE
+	   SET purges = p.purges + 1,
+		   last_purge = excluded.last_purge,
+		   last_purge_duration = excluded.last_purge_duration;
+	-- the trim pass used the options of its start only if no update_table
+	-- touched the row since (xmin unchanged)
+	IF trimmed THEN
+		UPDATE ots.tables t SET trimmed_max_versions = NULL
+		 WHERE t.schema_name = purge_finish.schema_name AND t.table_name = purge_finish.table_name
+		   AND t.xmin::text = options_xmin;
+	END IF;
+	IF NOT ots.expiry_needed(schema_name, table_name) THEN
+		PERFORM ots.unschedule_purge(schema_name, table_name);
+	END IF;
+	PERFORM ots.purge_unlock(lock_key);
+END
+$$;
+COMMENT ON FUNCTION ots.purge_finish(name, name, bigint, timestamptz, boolean, text) IS
+	'ends the purge of an ots table: statistics, trim marker, self-removing job, lock (internal)';
+
+CREATE PROCEDURE ots.purge_table(schema_name name, table_name name, batch_size integer)
+	LANGUAGE plpgsql
+	AS $$
+DECLARE
+	s pg_catalog.record;
+	r pg_catalog.record;
+	leaf pg_catalog.text;
+	trimming boolean;
+	from_block bigint;
+	end_block bigint;
+	trimmed boolean := false;
+BEGIN
+	-- fails here, before any lock is taken, inside a transaction block
+	COMMIT;
+	SELECT * INTO s FROM ots.purge_start(schema_name, table_name, batch_size);
+	IF s.lock_key IS NULL THEN
+		RETURN;
+	END IF;
+	FOREACH trimming IN ARRAY s.passes LOOP
+		FOR leaf IN SELECT l.leaf FROM ots.purge_leaves(schema_name, table_name) AS l(leaf) LOOP
+			from_block := 0;
+			end_block := NULL;
+			LOOP
+				BEGIN
+					SELECT * INTO r
+					  FROM ots.purge_step(schema_name, table_name, leaf, trimming, s.now_ms, batch_size,
+										  from_block, end_block);
+				EXCEPTION WHEN OTHERS OR query_canceled THEN
+					PERFORM ots.purge_unlock(s.lock_key);
+					RAISE;
+				END;
+				COMMIT;
+				EXIT WHEN r.done;
+				from_block := r.next_block;
+				end_block := r.last_block;
+			END LOOP;
+		END LOOP;
+		trimmed := trimming;
+	END LOOP;
+	PERFORM ots.purge_finish(schema_name, table_name, s.lock_key, s.started, trimmed, s.options_xmin);
+	COMMIT;
+END
+$$;
+COMMENT ON PROCEDURE ots.purge_table(name, name, integer) IS
+	'purges one resolved ots table in committed batches (internal; CALL ots.purge)';
+
+CREATE PROCEDURE ots.purge(table_name text DEFAULT NULL, batch_size integer DEFAULT 1000)
+	LANGUAGE plpgsql
+	AS $$
+DECLARE
+	t pg_catalog.record;
+BEGIN
+	IF pg_catalog.pg_is_in_recovery() THEN
+		RAISE NOTICE 'ots.purge does nothing on a standby: the primary purges, replication follows';
+		RETURN;
+	END IF;
+	IF table_name IS NULL THEN
+		FOR t IN SELECT p.schema_name, p.table_name FROM ots.purge_targets() p LOOP
+			CALL ots.purge_table(t.schema_name, t.table_name, batch_size);
+		END LOOP;
+	ELSE
+		SELECT r.schema_name, r.table_name INTO t FROM ots.resolve_name(table_name, false) r;
+		CALL ots.purge_table(t.schema_name, t.table_name, batch_size);
+	END IF;
+END
+$$;
+COMMENT ON PROCEDURE ots.purge(text, integer) IS
+	'removes expired and over-max cells and rows left empty, of one ots table or all the caller owns, in committed batches';
+
+-- ---------------------------------------------------------------------
+-- Statistics
+-- ---------------------------------------------------------------------
+
+CREATE FUNCTION ots.stats_counters(storage regclass, OUT rows_read bigint, OUT rows_written bigint,
+								   OUT read_cu bigint, OUT write_cu bigint)
+	AS 'MODULE_PATHNAME', 'ots_stats_counters' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.stats_counters(regclass) IS
+	'row API activity of an ots table since server start; NULLs unless ots is in shared_preload_libraries';
+
+CREATE FUNCTION ots.stats_forget(storage regclass) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ots_stats_forget' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.stats_forget(regclass) IS
+	'drops the activity counters of an ots table''s storage (internal)';
+
+-- ots.stats_reset_internal: one resolved table, or (NULLs) all the caller owns
+CREATE FUNCTION ots.stats_reset_internal(schema_name name, table_name name) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t record;
+BEGIN
+	FOR t IN SELECT o.schema_name, o.table_name FROM ots.tables o
+			  WHERE coalesce(ots.owns_table(o.schema_name, o.table_name), false)
+				AND (stats_reset_internal.table_name IS NULL
+					 OR (o.schema_name = stats_reset_internal.schema_name
+						 AND o.table_name = stats_reset_internal.table_name)) LOOP
+		PERFORM ots.stats_forget(format('%I.%I', t.schema_name, t.table_name || '$data')::regclass);
+		DELETE FROM ots.purge_stats p
+		 WHERE p.schema_name = t.schema_name AND p.table_name = t.table_name;
+	END LOOP;
+END
+$$;
+COMMENT ON FUNCTION ots.stats_reset_internal(name, name) IS
+	'zeroes the ots.stats counters of a resolved ots table, or of all the caller owns (internal)';
+
+CREATE FUNCTION ots.stats_reset(table_name text DEFAULT NULL) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+BEGIN ATOMIC
+	SELECT ots.stats_reset_internal(r.schema_name, r.table_name)
+	  FROM (SELECT NULL::name AS schema_name, NULL::name AS table_name
+			 WHERE stats_reset.table_name IS NULL
+			UNION ALL
+			SELECT n.schema_name, n.table_name
+			  FROM ots.resolve_name(stats_reset.table_name, false) n) r;
+END;
+COMMENT ON FUNCTION ots.stats_reset(text) IS
+	'zeroes the ots.stats counters (activity and purge) of one ots table, or of all the caller owns';
+
+CREATE VIEW ots.stats AS
+SELECT t.schema_name,
+	   t.table_name,
+	   l.live_rows,
+	   s.rows_read,
+	   s.rows_written,
+	   s.read_cu,
+	   s.write_cu,
+	   coalesce(p.cells_purged, 0) AS cells_purged,
+	   coalesce(p.rows_purged, 0) AS rows_purged,
+	   p.last_purge,
+	   p.last_purge_duration
+  FROM ots.tables t
+  CROSS JOIN LATERAL (SELECT pg_catalog.to_regclass(pg_catalog.format('%I.%I', t.schema_name,
+						   t.table_name OPERATOR(pg_catalog.||) '$data')) AS storage) d
+  LEFT JOIN LATERAL ots.stats_counters(d.storage) s ON true
+  LEFT JOIN LATERAL (SELECT pg_catalog.sum(c.reltuples) FILTER (WHERE c.reltuples OPERATOR(pg_catalog.>=) 0)::bigint AS live_rows
+					   FROM pg_catalog.pg_inherits i
+					   JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) i.inhrelid
+					  WHERE i.inhparent OPERATOR(pg_catalog.=) d.storage) l ON true
+  LEFT JOIN ots.purge_stats p
+	ON p.schema_name OPERATOR(pg_catalog.=) t.schema_name AND p.table_name OPERATOR(pg_catalog.=) t.table_name;
+COMMENT ON VIEW ots.stats IS
+	'per ots table: estimated live rows (ANALYZE), row API activity since server start (NULL unless ots is preloaded), purge results';
+GRANT SELECT ON ots.stats TO PUBLIC;
