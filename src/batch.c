@@ -24,6 +24,7 @@
 #include "parser/parse_func.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/jsonb.h"
 #include "utils/numeric.h"
 #include "utils/resowner.h"
 
@@ -31,6 +32,13 @@
 #include "codec.h"
 #include "errors.h"
 #include "limits.h"
+#include "stats.h"
+#include "rowstore.h"
+#include "row_write.h"
+#include "routing.h"
+#include "request.h"
+#include "read_select.h"
+#include "purge.h"
 
 #define BATCH_RESULT_COLUMNS 8
 
@@ -677,6 +685,244 @@ batch_atomic_table(const char *name, RowCall *calls, JsonbValue *pks, BatchResul
 	PG_END_TRY();
 }
 
+/* one row of a batch_write_row request, as the checks and the bulk path see it */
+typedef struct BatchRow
+{
+	JsonbContainer *row;
+	WriteType	type;
+	JsonbValue	pk;				/* jbvNull when absent */
+	uint32		pk_hash;
+	bool		repeated;		/* another row of its table entry has the same key */
+	bool		plain;			/* PUT/DELETE without conditions or returned values */
+} BatchRow;
+
+/* batch_pk_order sorts rows by key hash, for finding repeated keys */
+static int
+batch_pk_order(const void *a, const void *b)
+{
+	const BatchRow *x = *(BatchRow *const *) a;
+	const BatchRow *y = *(BatchRow *const *) b;
+
+	return (x->pk_hash > y->pk_hash) - (x->pk_hash < y->pk_hash);
+}
+
+/* batch_member_is: is the member absent, JSON null, or this string (any case)? */
+static bool
+batch_member_is(JsonbContainer *row, const char *key, const char *value)
+{
+	JsonbValue	v;
+
+	if (batch_field(row, key, &v) == NULL || v.type == jbvNull)
+		return true;
+	return v.type == jbvString && v.val.string.len == strlen(value) &&
+		pg_strncasecmp(v.val.string.val, value, v.val.string.len) == 0;
+}
+
+/*
+ * batch_is_plain: a PUT or DELETE that needs no read and returns nothing,
+ * with every optional member absent or at its default (anything else, even
+ * malformed, goes the per-row way, which reports it)
+ */
+static bool
+batch_is_plain(const BatchRow *br)
+{
+	return br->type != WRITE_UPDATE && br->pk.type == jbvBinary &&
+		batch_member_is(br->row, "condition", "IGNORE") &&
+		!batch_has_column_condition(br->row) &&
+		batch_member_is(br->row, "return_type", "RT_NONE");
+}
+
+/*
+ * batch_check_repeats marks rows whose key repeats within their table
+ * entry, and rejects repeats that carry conditions, as Tablestore does.
+ * Sorting by key hash keeps this O(n log n).
+ */
+static void
+batch_check_repeats(BatchRow *rows, int nrows)
+{
+	BatchRow  **order = palloc(sizeof(BatchRow *) * nrows);
+
+	for (int r = 0; r < nrows; r++)
+	{
+		order[r] = &rows[r];
+		rows[r].pk_hash = rows[r].pk.type == jbvBinary ?
+			DatumGetUInt32(DirectFunctionCall1(jsonb_hash, batch_jsonb_datum(&rows[r].pk))) : 0;
+	}
+	qsort(order, nrows, sizeof(BatchRow *), batch_pk_order);
+	for (int i = 0; i < nrows; i++)
+		for (int j = i + 1; j < nrows && order[j]->pk_hash == order[i]->pk_hash; j++)
+		{
+			BatchRow   *a = order[i];
+			BatchRow   *b = order[j];
+
+			if (!batch_pk_equal(&a->pk, &b->pk))
+				continue;
+			a->repeated = b->repeated = true;
+			if (batch_has_existence_check(a->row) || batch_has_existence_check(b->row))
+				ots_error(PARAMETER_INVALID,
+						  "Repeated rows do not support row exist expectation check in BatchModify.");
+			if (batch_has_column_condition(a->row) || batch_has_column_condition(b->row))
+				ots_error(PARAMETER_INVALID,
+						  "Repeated rows do not support row condition check in BatchModify.");
+		}
+}
+
+/*
+ * batch_bulk_table writes a table entry whose rows are all plain, with
+ * distinct keys, in one statement for the puts and one for the deletes,
+ * instead of one subtransaction and statement per row.  Each row is
+ * validated first; a row that fails validation gets its error and is left
+ * out.  Validation only parses and allocates (no locks, buffers or
+ * catalog access), so its errors are caught without a subtransaction.
+ * Returns false, having done nothing, when the table needs the per-row
+ * path (it does not exist, or generates keys).
+ */
+static bool
+batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *results)
+{
+	OtsTable   *t = catalog_lookup_quiet(cstring_to_text(name));
+	int			nkeys;
+	int64		now_ms = ots_now_ms();
+	Datum	   *put_keys[OTS_MAX_PK_COLUMNS + 1];
+	Datum	   *del_keys[OTS_MAX_PK_COLUMNS + 1];
+	Datum	   *cells = palloc(sizeof(Datum) * nrows);
+	Datum	   *oldest = palloc(sizeof(Datum) * nrows);
+	int			nputs = 0;
+	int			ndels = 0;
+	int64		write_cu = 0;
+	AclMode		mode = ACL_INSERT | ACL_UPDATE;
+
+	if (t == NULL || t->auto_increment_col >= 0)
+		return false;
+	nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
+	for (int r = 0; r < nrows; r++)
+		if (rows[r].type == WRITE_DELETE)
+			mode |= ACL_SELECT | ACL_DELETE;
+	rowstore_check_privileges(t, mode);
+	rowstore_check_writable("ots.batch_write_row");
+	for (int k = 0; k < nkeys; k++)
+	{
+		put_keys[k] = palloc(sizeof(Datum) * nrows);
+		del_keys[k] = palloc(sizeof(Datum) * nrows);
+	}
+
+	for (int r = 0; r < nrows; r++)
+	{
+		MemoryContext callerctx = CurrentMemoryContext;
+		PkInput		pk;
+		CellInput  *volatile in = NULL;
+		volatile int nin = 0;
+		struct varlena *volatile v = NULL;
+		volatile bool failed = false;
+
+		CHECK_FOR_INTERRUPTS();
+		results[r].table_name = name;
+		results[r].index = r;
+		PG_TRY();
+		{
+			JsonbValue	attrs;
+			int			count = 0;
+			CellInput  *parsed = NULL;
+
+			codec_parse_pk(t, DatumGetJsonbP(batch_jsonb_datum(&rows[r].pk)), PK_ALLOW_AUTO_INC, &pk);
+			if (rows[r].type == WRITE_PUT)
+			{
+				if (batch_field(rows[r].row, "attributes", &attrs) != NULL && attrs.type != jbvNull)
+					parsed = codec_parse_attributes(DatumGetJsonbP(batch_jsonb_datum(&attrs)), &count);
+				row_write_check_timestamps(t, now_ms, parsed, count);
+				v = row_write_put_cells(t, parsed, count, now_ms);
+				in = parsed;
+				nin = count;
+			}
+		}
+		PG_CATCH();
+		{
+			ErrorData  *edata;
+
+			MemoryContextSwitchTo(callerctx);
+			edata = CopyErrorData();
+			FlushErrorState();
+			if (ots_error_code_name(edata->sqlerrcode) == NULL)
+				ReThrowError(edata);
+			results[r].is_ok = false;
+			results[r].error_code = ots_error_code_name(edata->sqlerrcode);
+			results[r].error_message = edata->message;
+			failed = true;
+		}
+		PG_END_TRY();
+
+		if (!failed)
+		{
+			Datum	  **keys = rows[r].type == WRITE_PUT ? put_keys : del_keys;
+			int			i = rows[r].type == WRITE_PUT ? nputs++ : ndels++;
+			int			k = 0;
+			Consumed	consumed = {0, 0};
+			Oid			type;
+
+			if (t->hash_prefix_len > 0)
+				keys[k++][i] = Int64GetDatum(routing_hash_prefix(&pk.v[0], t->hash_prefix_len));
+			for (int c = 0; c < t->npk; c++)
+				keys[k++][i] = routing_pk_datum(&pk.v[c], &type);
+			if (v != NULL)
+			{
+				cells[i] = PointerGetDatum(v);
+				oldest[i] = Int64GetDatum(purge_cells_oldest_ts(v));
+			}
+			consumed.write = request_cu(codec_pk_size(t, &pk) + row_write_cells_size(in, nin));
+			write_cu += consumed.write;
+			results[r].is_ok = true;
+			results[r].consumed = JsonbPGetDatum(request_consumed_jsonb(consumed));
+		}
+	}
+	if (nputs > 0)
+		rowstore_put_many(t, nputs, put_keys, cells, oldest);
+	if (ndels > 0)
+		rowstore_delete_many(t, ndels, del_keys);
+	stats_count(t, 0, nputs + ndels, 0, write_cu);
+	return true;
+}
+
+/* batch_row_call prepares the single-row function call of one row */
+static void
+batch_row_call(RowCall *call, const char *name, BatchRow *br, const Oid *funcs)
+{
+	JsonbContainer *row = br->row;
+
+	memset(call, 0, sizeof(*call));
+	call->args[0] = PointerGetDatum(cstring_to_text(name));
+	call->nulls[1] = br->pk.type == jbvNull;
+	if (!call->nulls[1])
+		call->args[1] = batch_jsonb_datum(&br->pk);
+	call->funcoid = funcs[br->type];
+	switch (br->type)
+	{
+		case WRITE_PUT:
+			call->nargs = 6;
+			batch_set_jsonb_arg(call, 2, row, "attributes");
+			batch_set_text_arg(call, 3, row, "condition");
+			batch_set_jsonb_arg(call, 4, row, "column_condition");
+			batch_set_text_arg(call, 5, row, "return_type");
+			break;
+		case WRITE_UPDATE:
+			call->nargs = 10;
+			batch_set_jsonb_arg(call, 2, row, "put");
+			batch_set_jsonb_arg(call, 3, row, "delete");
+			batch_set_array_arg(call, 4, row, "delete_all");
+			batch_set_jsonb_arg(call, 5, row, "increment");
+			batch_set_text_arg(call, 6, row, "condition");
+			batch_set_jsonb_arg(call, 7, row, "column_condition");
+			batch_set_text_arg(call, 8, row, "return_type");
+			batch_set_array_arg(call, 9, row, "return_columns");
+			break;
+		case WRITE_DELETE:
+			call->nargs = 5;
+			batch_set_text_arg(call, 2, row, "condition");
+			batch_set_jsonb_arg(call, 3, row, "column_condition");
+			batch_set_text_arg(call, 4, row, "return_type");
+			break;
+	}
+}
+
 /*
  * ots_batch_write_row is ots.batch_write_row(request, is_atomic): for each
  * entry {"table_name", "rows": [{"type": "PUT"|"UPDATE"|"DELETE",
@@ -693,13 +939,16 @@ ots_batch_write_row(PG_FUNCTION_ARGS)
 	uint64		size = 0;
 	int			n = 0;
 	BatchResult *results;
+	BatchRow  **tables = palloc(sizeof(BatchRow *) * ntables);
 	Oid			put_types[6] = {TEXTOID, JSONBOID, JSONBOID, TEXTOID, JSONBOID, TEXTOID};
 	Oid			update_types[10] = {TEXTOID, JSONBOID, JSONBOID, JSONBOID, TEXTARRAYOID, JSONBOID,
 	TEXTOID, JSONBOID, TEXTOID, TEXTARRAYOID};
 	Oid			delete_types[5] = {TEXTOID, JSONBOID, TEXTOID, JSONBOID, TEXTOID};
-	Oid			put_row = batch_func_oid("put_row", 6, put_types);
-	Oid			update_row = batch_func_oid("update_row", 10, update_types);
-	Oid			delete_row = batch_func_oid("delete_row", 5, delete_types);
+	Oid			funcs[3];
+
+	funcs[WRITE_PUT] = batch_func_oid("put_row", 6, put_types);
+	funcs[WRITE_UPDATE] = batch_func_oid("update_row", 10, update_types);
+	funcs[WRITE_DELETE] = batch_func_oid("delete_row", 5, delete_types);
 
 	/* whole-request checks: shape, row count, data size, timestamps, repeats */
 	for (int i = 0; i < ntables; i++)
@@ -718,38 +967,25 @@ ots_batch_write_row(PG_FUNCTION_ARGS)
 	{
 		const char *name;
 		JsonbContainer *rows = batch_entry_list(request, i, "rows", &name);
+		int			nrows = JsonContainerSize(rows);
 
-		for (int r = 0; r < JsonContainerSize(rows); r++)
+		tables[i] = palloc0(sizeof(BatchRow) * nrows);
+		for (int r = 0; r < nrows; r++)
 		{
 			JsonbValue *rowv = getIthJsonbValueFromContainer(rows, r);
-			JsonbContainer *row;
-			JsonbValue	pk;
+			BatchRow   *br = &tables[i][r];
 
 			if (rowv->type != jbvBinary || !JsonContainerIsObject(rowv->val.binary.data))
 				batch_invalid("Invalid row.", "Each row is a JSON object.");
-			row = rowv->val.binary.data;
-			(void) batch_write_type(row);
-			size += batch_pk_size(batch_row_pk(row, &pk));
-			size += batch_cells_size(row, "attributes", true);
-			size += batch_cells_size(row, "put", true);
-			size += batch_cells_size(row, "increment", true);
-			size += batch_cells_size(row, "delete", false);
-
-			for (int o = 0; o < r; o++)
-			{
-				JsonbContainer *other = getIthJsonbValueFromContainer(rows, o)->val.binary.data;
-				JsonbValue	opk;
-
-				if (!batch_pk_equal(&pk, batch_row_pk(other, &opk)))
-					continue;
-				if (batch_has_existence_check(row) || batch_has_existence_check(other))
-					ots_error(PARAMETER_INVALID,
-							  "Repeated rows do not support row exist expectation check in BatchModify.");
-				if (batch_has_column_condition(row) || batch_has_column_condition(other))
-					ots_error(PARAMETER_INVALID,
-							  "Repeated rows do not support row condition check in BatchModify.");
-			}
+			br->row = rowv->val.binary.data;
+			br->type = batch_write_type(br->row);
+			size += batch_pk_size(batch_row_pk(br->row, &br->pk));
+			size += batch_cells_size(br->row, "attributes", true);
+			size += batch_cells_size(br->row, "put", true);
+			size += batch_cells_size(br->row, "increment", true);
+			size += batch_cells_size(br->row, "delete", false);
 		}
+		batch_check_repeats(tables[i], nrows);
 	}
 	if (size > OTS_MAX_REQUEST_SIZE)
 		ots_error(PARAMETER_INVALID,
@@ -762,49 +998,24 @@ ots_batch_write_row(PG_FUNCTION_ARGS)
 		const char *name;
 		JsonbContainer *rows = batch_entry_list(request, i, "rows", &name);
 		int			nrows = JsonContainerSize(rows);
-		RowCall    *calls = palloc0(sizeof(RowCall) * nrows);
-		JsonbValue *pks = palloc0(sizeof(JsonbValue) * nrows);
+		bool		bulk = !is_atomic;
+		RowCall    *calls;
+		JsonbValue *pks;
 
+		for (int r = 0; bulk && r < nrows; r++)
+			bulk = !tables[i][r].repeated && batch_is_plain(&tables[i][r]);
+		if (bulk && batch_bulk_table(name, tables[i], nrows, &results[n]))
+		{
+			n += nrows;
+			continue;
+		}
+
+		calls = palloc0(sizeof(RowCall) * nrows);
+		pks = palloc0(sizeof(JsonbValue) * nrows);
 		for (int r = 0; r < nrows; r++)
 		{
-			JsonbContainer *row = getIthJsonbValueFromContainer(rows, r)->val.binary.data;
-			RowCall    *call = &calls[r];
-
-			call->args[0] = PointerGetDatum(cstring_to_text(name));
-			batch_row_pk(row, &pks[r]);
-			call->nulls[1] = pks[r].type == jbvNull;
-			if (!call->nulls[1])
-				call->args[1] = batch_jsonb_datum(&pks[r]);
-			switch (batch_write_type(row))
-			{
-				case WRITE_PUT:
-					call->funcoid = put_row;
-					call->nargs = 6;
-					batch_set_jsonb_arg(call, 2, row, "attributes");
-					batch_set_text_arg(call, 3, row, "condition");
-					batch_set_jsonb_arg(call, 4, row, "column_condition");
-					batch_set_text_arg(call, 5, row, "return_type");
-					break;
-				case WRITE_UPDATE:
-					call->funcoid = update_row;
-					call->nargs = 10;
-					batch_set_jsonb_arg(call, 2, row, "put");
-					batch_set_jsonb_arg(call, 3, row, "delete");
-					batch_set_array_arg(call, 4, row, "delete_all");
-					batch_set_jsonb_arg(call, 5, row, "increment");
-					batch_set_text_arg(call, 6, row, "condition");
-					batch_set_jsonb_arg(call, 7, row, "column_condition");
-					batch_set_text_arg(call, 8, row, "return_type");
-					batch_set_array_arg(call, 9, row, "return_columns");
-					break;
-				case WRITE_DELETE:
-					call->funcoid = delete_row;
-					call->nargs = 5;
-					batch_set_text_arg(call, 2, row, "condition");
-					batch_set_jsonb_arg(call, 3, row, "column_condition");
-					batch_set_text_arg(call, 4, row, "return_type");
-					break;
-			}
+			batch_row_call(&calls[r], name, &tables[i][r], funcs);
+			pks[r] = tables[i][r].pk;
 			results[n + r].table_name = name;
 			results[n + r].index = r;
 		}

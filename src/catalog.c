@@ -45,6 +45,7 @@ static void catalog_create_hashes(void);
 static void catalog_invalidate(Datum arg, Oid relid);
 static void catalog_load(OtsTable *t, Oid view_oid);
 static OtsValueType catalog_type_from_name(const char *name);
+static bool catalog_name_valid(const char *name, int len, int maxlen);
 
 void
 catalog_init(void)
@@ -233,15 +234,20 @@ catalog_schema_name(const char *schema)
 	return out;
 }
 
-OtsTable *
-catalog_lookup(text *name)
+/*
+ * catalog_find resolves a table-name argument; NULL when no ots table has
+ * that name, or (quietly) when the name is not a valid one.
+ */
+static OtsTable *
+catalog_find(text *name, bool quiet)
 {
 	char	   *full = text_to_cstring(name);
 	char	   *dot = strrchr(full, '.');
 	char	   *relname = dot ? dot + 1 : full;
 	Oid			view_oid;
-	OtsTable   *t;
 
+	if (quiet && !catalog_name_valid(relname, strlen(relname), CATALOG_MAX_TABLE_NAME_LEN))
+		return NULL;
 	catalog_check_table_name(relname, strlen(relname));
 	if (dot == NULL)
 		view_oid = RelnameGetRelid(relname);
@@ -256,10 +262,23 @@ catalog_lookup(text *name)
 		nsp = LookupExplicitNamespace(schema, true);
 		view_oid = OidIsValid(nsp) ? get_relname_relid(relname, nsp) : InvalidOid;
 	}
-	t = OidIsValid(view_oid) ? catalog_get(view_oid) : NULL;
+	return OidIsValid(view_oid) ? catalog_get(view_oid) : NULL;
+}
+
+OtsTable *
+catalog_lookup(text *name)
+{
+	OtsTable   *t = catalog_find(name, false);
+
 	if (t == NULL)
 		ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
 	return t;
+}
+
+OtsTable *
+catalog_lookup_quiet(text *name)
+{
+	return catalog_find(name, true);
 }
 
 OtsTable *

@@ -60,6 +60,12 @@ extern void catalog_init(void);
  */
 extern OtsTable *catalog_lookup(text *name);
 
+/*
+ * catalog_lookup_quiet is catalog_lookup returning NULL instead of raising
+ * OTSObjectNotExist or OTSParameterInvalid for a malformed name.
+ */
+extern OtsTable *catalog_lookup_quiet(text *name);
+
 /* catalog_lookup_by_data_oid: the same for the storage table's OID; NULL if none */
 extern OtsTable *catalog_lookup_by_data_oid(Oid data_oid);
 

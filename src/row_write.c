@@ -28,6 +28,7 @@
 #include "purge.h"
 #include "read_select.h"
 #include "request.h"
+#include "row_write.h"
 #include "rowstore.h"
 #include "stats.h"
 
@@ -149,20 +150,15 @@ row_write_route(RowWrite *w)
 	routing_key(w->t, &w->pk, &w->key);
 }
 
-/*
- * row_write_check_timestamps rejects the whole write when an explicit cell
- * timestamp lies outside [max(now - max_version_offset, now - TTL),
- * now + max_version_offset).
- */
-static void
-row_write_check_timestamps(const RowWrite *w, const CellInput *cells, int n)
+void
+row_write_check_timestamps(const OtsTable *t, int64 now_ms, const CellInput *cells, int n)
 {
-	int64		offset_ms = w->t->max_version_offset * 1000;
-	int64		lower = w->now_ms - offset_ms;
-	int64		upper = w->now_ms + offset_ms;
+	int64		offset_ms = t->max_version_offset * 1000;
+	int64		lower = now_ms - offset_ms;
+	int64		upper = now_ms + offset_ms;
 
-	if (w->t->time_to_live >= 0)
-		lower = Max(lower, w->now_ms - w->t->time_to_live * 1000);
+	if (t->time_to_live >= 0)
+		lower = Max(lower, now_ms - t->time_to_live * 1000);
 	for (int i = 0; i < n; i++)
 		if (cells[i].has_ts && (cells[i].ts < lower || cells[i].ts >= upper))
 			ereport(ERROR,
@@ -170,7 +166,28 @@ row_write_check_timestamps(const RowWrite *w, const CellInput *cells, int n)
 					 errmsg_internal("Invalid timestamp. Cell:%s",
 									 pnstrdup(cells[i].name, cells[i].namelen)),
 					 errdetail("Timestamps must lie within max_version_offset (%lld s) of now and within time_to_live.",
-							   (long long) w->t->max_version_offset)));
+							   (long long) t->max_version_offset)));
+}
+
+struct varlena *
+row_write_put_cells(const OtsTable *t, const CellInput *cells, int n, int64 stamp)
+{
+	CellsBuilder *b = cells_builder_create(stamp);
+
+	for (int i = 0; i < n; i++)
+		cells_builder_add(b, cells[i].name, cells[i].namelen,
+						  cells[i].has_ts ? cells[i].ts : stamp, &cells[i].value);
+	return cells_builder_finish(b, t->max_versions);
+}
+
+uint32
+row_write_cells_size(const CellInput *cells, int n)
+{
+	uint32		size = 0;
+
+	for (int i = 0; i < n; i++)
+		size += cells[i].namelen + ots_value_size(&cells[i].value);
+	return size;
 }
 
 /*
@@ -227,16 +244,6 @@ row_write_returned_pk(const RowWrite *w)
 	return w->return_type == RT_PK ? codec_pk_to_jsonb(w->t, &w->pk) : NULL;
 }
 
-static uint32
-row_write_cells_size(const CellInput *cells, int n)
-{
-	uint32		size = 0;
-
-	for (int i = 0; i < n; i++)
-		size += cells[i].namelen + ots_value_size(&cells[i].value);
-	return size;
-}
-
 /*
  * ots_put_row is ots.put_row(table_name, primary_key, attributes, condition,
  * column_condition, return_type): writes the row, replacing every cell it
@@ -261,7 +268,7 @@ ots_put_row(PG_FUNCTION_ARGS)
 				 errmsg_internal("RT_AFTER_MODIFY is not supported by PutRow."),
 				 errdetail("Use RT_NONE or RT_PK.")));
 	row_write_check_auto_increment(&w);
-	row_write_check_timestamps(&w, cells, ncells);
+	row_write_check_timestamps(w.t, w.now_ms, cells, ncells);
 	checked = w.existence != ROW_IGNORE || w.condition != NULL;
 	if (checked)
 		rowstore_check_privileges(w.t, ACL_SELECT);
@@ -272,7 +279,6 @@ ots_put_row(PG_FUNCTION_ARGS)
 		struct varlena *oldv = NULL;
 		CellsReader old;
 		bool		exists = false;
-		CellsBuilder *b;
 		int64		stamp = w.now_ms;
 		struct varlena *newv;
 
@@ -291,11 +297,7 @@ ots_put_row(PG_FUNCTION_ARGS)
 			row_write_check_conditions(&w, &old, exists);
 		}
 
-		b = cells_builder_create(stamp);
-		for (int i = 0; i < ncells; i++)
-			cells_builder_add(b, cells[i].name, cells[i].namelen,
-							  cells[i].has_ts ? cells[i].ts : stamp, &cells[i].value);
-		newv = cells_builder_finish(b, w.t->max_versions);
+		newv = row_write_put_cells(w.t, cells, ncells, stamp);
 
 		if (!checked)
 		{
@@ -585,7 +587,7 @@ ots_update_row(PG_FUNCTION_ARGS)
 	row_write_parse_condition(&w, fcinfo, 6);
 	row_write_check_auto_increment(&w);
 	row_update_check_return_columns(&w, &u);
-	row_write_check_timestamps(&w, u.puts, u.nputs);
+	row_write_check_timestamps(w.t, w.now_ms, u.puts, u.nputs);
 	row_write_route(&w);
 
 	for (int attempt = 0;; attempt++)

@@ -31,6 +31,7 @@
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "tcop/utility.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
@@ -409,4 +410,170 @@ void
 rowstore_delete(const RowKey *key)
 {
 	rowstore_execute(key, STMT_DELETE, NULL, 0, NULL);
+}
+
+/* ---- many rows in one statement ---- */
+
+typedef struct BulkPlans
+{
+	Oid			data_oid;		/* hash key */
+	SPIPlanPtr	put;
+	SPIPlanPtr	delete;
+} BulkPlans;
+
+static HTAB *bulk_plans = NULL;
+
+Oid
+rowstore_key_type(const OtsTable *t, int k)
+{
+	OtsValueType type;
+
+	if (t->hash_prefix_len > 0)
+	{
+		if (k == 0)
+			return INT8OID;
+		k--;
+	}
+	type = t->pk[k].type;
+	return type == OTS_VT_INTEGER ? INT8OID : type == OTS_VT_STRING ? TEXTOID : BYTEAOID;
+}
+
+/*
+ * rowstore_bulk_sql writes the bulk statement: the key columns and their
+ * unnest() parameters come from the table's schema.
+ */
+static char *
+rowstore_bulk_sql(const OtsTable *t, bool put)
+{
+	StringInfoData cols;
+	StringInfoData args;
+	StringInfoData sql;
+	int			nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
+	char	   *parent = quote_qualified_identifier(t->schema_name,
+													psprintf("%s$data", t->table_name));
+
+	initStringInfo(&cols);
+	initStringInfo(&args);
+	for (int k = 0; k < nkeys; k++)
+	{
+		const char *name = (t->hash_prefix_len > 0 && k == 0) ? "$hash" :
+			t->pk[k - (t->hash_prefix_len > 0 ? 1 : 0)].name;
+
+		appendStringInfo(&cols, "%s%s", k > 0 ? ", " : "", quote_identifier(name));
+		appendStringInfo(&args, "%spg_catalog.unnest($%d)", k > 0 ? ", " : "", k + 1);
+	}
+	initStringInfo(&sql);
+	if (put)
+		appendStringInfo(&sql,
+						 "INSERT INTO %s (%s, \"$cells\", \"$oldest_ts\")"
+						 " SELECT * FROM ROWS FROM (%s, pg_catalog.unnest($%d), pg_catalog.unnest($%d))"
+						 " ON CONFLICT (%s) DO UPDATE SET \"$cells\" = EXCLUDED.\"$cells\","
+						 " \"$oldest_ts\" = EXCLUDED.\"$oldest_ts\"",
+						 parent, cols.data, args.data, nkeys + 1, nkeys + 2, cols.data);
+	else
+		appendStringInfo(&sql, "DELETE FROM %s WHERE (%s) IN (SELECT * FROM ROWS FROM (%s))",
+						 parent, cols.data, args.data);
+	return sql.data;
+}
+
+/* rowstore_bulk_plan returns the table's saved bulk statement */
+static SPIPlanPtr
+rowstore_bulk_plan(const OtsTable *t, bool put)
+{
+	BulkPlans  *bp;
+	bool		found;
+	SPIPlanPtr *slot;
+
+	if (bulk_plans == NULL)
+	{
+		HASHCTL		ctl;
+
+		memset(&ctl, 0, sizeof(ctl));
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(BulkPlans);
+		ctl.hcxt = CacheMemoryContext;
+		bulk_plans = hash_create("ots bulk plans", 64, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	bp = hash_search(bulk_plans, &t->data_oid, HASH_ENTER, &found);
+	if (!found)
+		bp->put = bp->delete = NULL;
+	slot = put ? &bp->put : &bp->delete;
+	if (*slot != NULL && !SPI_plan_is_valid(*slot))
+	{
+		SPI_freeplan(*slot);
+		*slot = NULL;
+	}
+	if (*slot == NULL)
+	{
+		int			nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
+		Oid			types[OTS_MAX_PK_COLUMNS + 3];
+		SPIPlanPtr	plan;
+
+		for (int k = 0; k < nkeys; k++)
+			types[k] = get_array_type(rowstore_key_type(t, k));
+		types[nkeys] = get_array_type(rowstore_cells_type());
+		types[nkeys + 1] = INT8ARRAYOID;
+		plan = SPI_prepare(rowstore_bulk_sql(t, put), nkeys + (put ? 2 : 0), types);
+		if (plan == NULL)
+			elog(ERROR, "could not prepare ots bulk statement: %s",
+				 SPI_result_code_string(SPI_result));
+		if (SPI_keepplan(plan) != 0)
+			elog(ERROR, "could not save ots bulk statement");
+		*slot = plan;
+	}
+	return *slot;
+}
+
+/* rowstore_bulk_execute runs a bulk statement as the table's owner */
+static void
+rowstore_bulk_execute(const OtsTable *t, bool put, int nrows, Datum **keys, Datum *cells,
+					  Datum *oldest_ts)
+{
+	int			nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
+	Datum		params[OTS_MAX_PK_COLUMNS + 3];
+	Oid			save_userid;
+	int			save_sec;
+	int			ret;
+
+	for (int k = 0; k < nkeys; k++)
+	{
+		Oid			type = rowstore_key_type(t, k);
+		int16		typlen;
+		bool		typbyval;
+		char		typalign;
+
+		get_typlenbyvalalign(type, &typlen, &typbyval, &typalign);
+		params[k] = PointerGetDatum(construct_array(keys[k], nrows, type, typlen, typbyval,
+													typalign));
+	}
+	if (put)
+	{
+		params[nkeys] = PointerGetDatum(construct_array(cells, nrows, rowstore_cells_type(), -1,
+														false, TYPALIGN_INT));
+		params[nkeys + 1] = PointerGetDatum(construct_array(oldest_ts, nrows, INT8OID, 8,
+															FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	}
+
+	GetUserIdAndSecContext(&save_userid, &save_sec);
+	SetUserIdAndSecContext(rowstore_owner(t), save_sec | SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_RESTRICTED_OPERATION);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	ret = SPI_execute_plan(rowstore_bulk_plan(t, put), params, NULL, false, 0);
+	if (ret < 0)
+		elog(ERROR, "ots bulk statement failed: %s", SPI_result_code_string(ret));
+	SPI_finish();
+	SetUserIdAndSecContext(save_userid, save_sec);
+}
+
+void
+rowstore_put_many(const OtsTable *t, int nrows, Datum **keys, Datum *cells, Datum *oldest_ts)
+{
+	rowstore_bulk_execute(t, true, nrows, keys, cells, oldest_ts);
+}
+
+void
+rowstore_delete_many(const OtsTable *t, int nrows, Datum **keys)
+{
+	rowstore_bulk_execute(t, false, nrows, keys, NULL, NULL);
 }

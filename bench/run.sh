@@ -1,0 +1,434 @@
+#!/usr/bin/env bash
+# bench/run.sh — ots vs plain SQL benchmark suite (DESIGN.md §8).
+#
+# Usage (from anywhere; needs PostgreSQL 15 server binaries, pgbench and an
+# installed ots extension, i.e. `make install` done):
+#
+#     bench/run.sh
+#
+# It starts a private PostgreSQL 15 instance (unix socket only, port 5498,
+# data dir under /tmp, run as user `postgres` when invoked as root), loads
+# its own data, runs pgbench (-n -M prepared -c 2 -j 2 -T 7) for each case
+# on ots and on the equivalent plain SQL against a plain table
+# (k1 text COLLATE "C", k2 bigint, attrs jsonb, PRIMARY KEY (k1, k2)),
+# alternating ots/plain (ABAB.. with the order flipped every repetition,
+# 3 repetitions, median), prints ONE
+# results table plus machine info, and stops/removes the instance on exit
+# (also on failure).  Nothing is written into the repository.
+# About 11 minutes on a 2-core VM.
+#
+# Environment knobs (defaults in brackets; the targets are only meaningful
+# with the defaults):
+#   BENCH_T        seconds per pgbench run [7]
+#   BENCH_REPS     repetitions of each ots/plain pair [3]
+#   BENCH_CLIENTS  pgbench -c [2]      BENCH_JOBS  pgbench -j [2]
+#   BENCH_PORT     [5498]
+#   BENCH_BIG      rows of the large table [1000000]
+#   BENCH_PRELOAD  shared_preload_libraries [ots] (ots preloaded = its shared
+#                  activity counters are on, as in production)
+#   BENCH_KEEP=1   leave the instance running at the end (for bench/profile.sh);
+#                  stop it with the command printed at the end.
+#   BENCH_ONLY     space-separated case ids to run (default: all), e.g.
+#                  "get range put" — ids: get range size ver put upd batch;
+#                  "load" = load all data, run no case (with BENCH_KEEP=1 for
+#                  bench/loop.sh and bench/profile.sh)
+#
+# The plain baseline table is NOT partitioned (DESIGN §8 says "plain table"),
+# while ots storage is 8 hash partitions (ots.create_table default) with
+# fillfactor 90; the plain table uses the default fillfactor 100.
+
+set -euo pipefail
+
+T=${BENCH_T:-7}
+REPS=${BENCH_REPS:-3}
+CLIENTS=${BENCH_CLIENTS:-2}
+JOBS=${BENCH_JOBS:-2}
+PORT=${BENCH_PORT:-5498}
+BIG=${BENCH_BIG:-1000000}
+ONLY=${BENCH_ONLY:-}
+MID=100000          # main table rows
+SMALL=10000         # small table rows, and rows of the versions tables
+CMDLINE="$0${*:+ $*}"
+ENVLINE="BENCH_T=$T BENCH_REPS=$REPS BENCH_CLIENTS=$CLIENTS BENCH_JOBS=$JOBS BENCH_BIG=$BIG${ONLY:+ BENCH_ONLY=\"$ONLY\"}"
+T_START=$(date +%s)
+
+PGBIN=${PGBIN:-$(pg_config --bindir 2>/dev/null || echo /usr/lib/postgresql/15/bin)}
+for b in initdb pg_ctl psql pgbench postgres; do
+	[ -x "$PGBIN/$b" ] || { echo "run.sh: $PGBIN/$b not found (set PGBIN)" >&2; exit 1; }
+done
+PGVER=$("$PGBIN/postgres" --version)
+case "$PGVER" in *" 15."*) ;; *) echo "run.sh: need PostgreSQL 15, found: $PGVER" >&2; exit 1 ;; esac
+
+OTS_SO="$("$PGBIN/pg_config" --pkglibdir 2>/dev/null || pg_config --pkglibdir)/ots.so"
+[ -f "$OTS_SO" ] || { echo "run.sh: $OTS_SO not found: make install first" >&2; exit 1; }
+OTS_SO_INFO="$OTS_SO $(date -u -r "$OTS_SO" '+%F %T UTC'), md5 $(md5sum "$OTS_SO" | cut -c1-12)"
+WORK=$(mktemp -d /tmp/ots-bench.XXXXXX)
+DATA=$WORK/data
+SOCK=$WORK
+SCRIPTS=$WORK/scripts
+LOGS=$WORK/logs
+mkdir -p "$SCRIPTS" "$LOGS"
+
+if [ "$(id -u)" = 0 ]; then
+	chown postgres: "$WORK"
+	chmod 755 "$WORK"
+	as_pg() { runuser -u postgres -- "$@"; }
+	DBUSER=postgres
+else
+	as_pg() { "$@"; }
+	DBUSER=$(id -un)
+fi
+
+cleanup() {
+	local rc=$?
+	if [ "${BENCH_KEEP:-0}" = 1 ] && [ $rc = 0 ]; then
+		echo
+		echo "instance kept: psql -h $SOCK -p $PORT -U $DBUSER bench"
+		echo "stop it with:  $( [ "$(id -u)" = 0 ] && echo 'runuser -u postgres -- ')$PGBIN/pg_ctl -D $DATA stop -m fast && rm -rf $WORK"
+		return
+	fi
+	if [ -f "$DATA/postmaster.pid" ]; then
+		as_pg "$PGBIN/pg_ctl" -D "$DATA" -m fast -w stop >/dev/null 2>&1 || true
+	fi
+	if [ $rc != 0 ]; then
+		echo "run.sh: FAILED (rc=$rc); server log tail:" >&2
+		tail -n 30 "$WORK/server.log" >&2 2>/dev/null || true
+	fi
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---------------------------------------------------------------- instance
+SETTINGS=(
+	"shared_buffers=512MB"
+	"shared_preload_libraries='${BENCH_PRELOAD-ots}'"
+	"max_connections=20"
+	"work_mem=16MB"
+	"maintenance_work_mem=256MB"
+	"wal_buffers=16MB"
+	"max_wal_size=8GB"
+	"min_wal_size=1GB"
+	"checkpoint_timeout=30min"
+	"checkpoint_completion_target=0.9"
+	"fsync=on"
+	"full_page_writes=on"
+	"random_page_cost=1.1"
+	"effective_cache_size=4GB"
+	"jit=off"
+	"max_parallel_workers_per_gather=0"
+	"autovacuum=on"
+	"track_io_timing=off"
+	"listen_addresses=''"
+	"port=$PORT"
+	"unix_socket_directories='$SOCK'"
+	"lc_messages='C'"
+	"timezone='UTC'"
+)
+as_pg "$PGBIN/initdb" -D "$DATA" -U "$DBUSER" --auth=trust -E UTF8 --locale=C >"$LOGS/initdb.log" 2>&1 \
+	|| { cat "$LOGS/initdb.log" >&2; exit 1; }
+for s in "${SETTINGS[@]}"; do echo "$s" >>"$DATA/postgresql.conf"; done
+as_pg "$PGBIN/pg_ctl" -D "$DATA" -l "$WORK/server.log" -w -t 60 start >/dev/null
+
+export PGHOST=$SOCK PGPORT=$PORT PGUSER=$DBUSER
+unset PGOPTIONS PGDATABASE PGPASSWORD || true
+"$PGBIN/psql" -qX -d postgres -c "CREATE DATABASE bench" >/dev/null
+export PGDATABASE=bench
+PSQL=("$PGBIN/psql" -qXAt -v ON_ERROR_STOP=1)
+sql() { "${PSQL[@]}" -c "$1"; }
+
+want() { [ -z "$ONLY" ] || [[ " $ONLY " == *" $1 "* ]]; }
+want_data() { want "$1" || want load; }
+
+# ---------------------------------------------------------------- data
+# Keys: row i (0-based) of a table has k1 = 'u' || (100000 + i/100),
+# k2 = i % 100, so each k1 holds 100 rows and text order = numeric order.
+# Attributes (5): a1 string(20), a2 integer (= i), a3 double, a4 bool, a5 string(20).
+ATTRS_SQL="jsonb_build_object('a1', 'abcdefghijklmnopqrst', 'a2', i, 'a3', 1.5, 'a4', true, 'a5', 'ABCDEFGHIJKLMNOPQRST')"
+ATTRS_LIT='{"a1": "abcdefghijklmnopqrst", "a2": 12345, "a3": 1.5, "a4": true, "a5": "ABCDEFGHIJKLMNOPQRST"}'
+
+sql "CREATE EXTENSION ots; CREATE EXTENSION pg_prewarm;" >/dev/null
+
+# load_plain NAME ROWS
+load_plain() {
+	sql "CREATE TABLE $1 (k1 text COLLATE \"C\", k2 bigint, attrs jsonb, PRIMARY KEY (k1, k2));
+	     INSERT INTO $1 SELECT 'u' || (100000 + i / 100), i % 100, $ATTRS_SQL
+	       FROM generate_series(0, $2 - 1) i;"
+}
+
+# load_ots NAME ROWS [create_table options]: batch_write_row, 200 rows a call,
+# non-atomic (as a client would), split across two sessions (2 cores).
+load_ots() {
+	local name=$1 rows=$2 opts=${3:-}
+	sql "SELECT ots.create_table('$name', 'k1 string, k2 integer'$opts)" >/dev/null
+	local calls=$(( (rows + 199) / 200 )) half
+	half=$(( calls / 2 ))
+	local q="SELECT count(*) FILTER (WHERE NOT b.is_ok) FROM generate_series(@LO@, @HI@) c,
+	  LATERAL ots.batch_write_row(jsonb_build_array(jsonb_build_object('table_name', '$name', 'rows',
+	    (SELECT jsonb_agg(jsonb_build_object('type', 'PUT',
+	        'primary_key', jsonb_build_object('k1', 'u' || (100000 + i / 100), 'k2', i % 100),
+	        'attributes', $ATTRS_SQL))
+	       FROM generate_series(c * 200, least(c * 200 + 199, $rows - 1)) i)))) b"
+	local f1 f2 q1
+	f1=$(mktemp "$WORK/load.XXXX"); f2=$(mktemp "$WORK/load.XXXX")
+	q1=${q/@LO@/0}; "${PSQL[@]}" -c "${q1/@HI@/$((half - 1))}" >"$f1" &
+	local p1=$!
+	q1=${q/@LO@/$half}; "${PSQL[@]}" -c "${q1/@HI@/$((calls - 1))}" >"$f2" &
+	local p2=$!
+	wait $p1; wait $p2
+	local bad=$(( $(cat "$f1") + $(cat "$f2") ))
+	[ "$bad" = 0 ] || { echo "load_ots $name: $bad rows failed" >&2; exit 1; }
+}
+
+# load_versions NAME NVERSIONS: SMALL rows, 5 attributes, each cell with
+# NVERSIONS versions at explicit timestamps; max_versions 100.
+load_versions() {
+	local name=$1 nv=$2
+	sql "SELECT ots.create_table('$name', 'k1 string, k2 integer', max_versions => 100,
+	                             max_version_offset => 9223372036854)" >/dev/null
+	local per=$(( nv >= 100 ? 20 : 200 ))
+	local calls=$(( SMALL / per )) half
+	half=$(( calls / 2 ))
+	local cell="(SELECT jsonb_agg(jsonb_build_object('value', %VAL%, 'ts', 1600000000000 + v * 1000)) FROM generate_series(1, $nv) v)"
+	local a="jsonb_build_object('a1', ${cell//%VAL%/\'abcdefghijklmnopqrst\'}, 'a2', ${cell//%VAL%/i * 1000 + v},
+	   'a3', ${cell//%VAL%/1.5}, 'a4', ${cell//%VAL%/true}, 'a5', ${cell//%VAL%/\'ABCDEFGHIJKLMNOPQRST\'})"
+	local q="SELECT count(*) FILTER (WHERE NOT b.is_ok) FROM generate_series(@LO@, @HI@) c,
+	  LATERAL ots.batch_write_row(jsonb_build_array(jsonb_build_object('table_name', '$name', 'rows',
+	    (SELECT jsonb_agg(jsonb_build_object('type', 'PUT',
+	        'primary_key', jsonb_build_object('k1', 'u' || (100000 + i / 100), 'k2', i % 100),
+	        'attributes', $a))
+	       FROM generate_series(c * $per, c * $per + $per - 1) i)))) b"
+	local f1 f2 q1
+	f1=$(mktemp "$WORK/load.XXXX"); f2=$(mktemp "$WORK/load.XXXX")
+	q1=${q/@LO@/0}; "${PSQL[@]}" -c "${q1/@HI@/$((half - 1))}" >"$f1" &
+	local p1=$!
+	q1=${q/@LO@/$half}; "${PSQL[@]}" -c "${q1/@HI@/$((calls - 1))}" >"$f2" &
+	local p2=$!
+	wait $p1; wait $p2
+	local bad=$(( $(cat "$f1") + $(cat "$f2") ))
+	[ "$bad" = 0 ] || { echo "load_versions $name: $bad rows failed" >&2; exit 1; }
+}
+
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+LOADINFO=()
+
+t0=$(now); load_ots t $MID;           LOADINFO+=("ots t ($MID rows): $(secs $t0 "$(now)") s")
+t0=$(now); load_plain plain_t $MID;   LOADINFO+=("plain plain_t ($MID rows): $(secs $t0 "$(now)") s")
+if want_data size; then
+	t0=$(now); load_ots t4 $SMALL;        LOADINFO+=("ots t4 ($SMALL rows): $(secs $t0 "$(now)") s")
+	t0=$(now); load_plain plain4 $SMALL;  LOADINFO+=("plain plain4 ($SMALL rows): $(secs $t0 "$(now)") s")
+	t0=$(now); load_ots t6 $BIG;          LOADINFO+=("ots t6 ($BIG rows, batch_write_row x200, 2 sessions): $(secs $t0 "$(now)") s")
+	t0=$(now); load_plain plain6 $BIG;    LOADINFO+=("plain plain6 ($BIG rows, INSERT..SELECT): $(secs $t0 "$(now)") s")
+fi
+if want_data ver; then
+	[ -n "$(sql "SELECT to_regclass('plain4')")" ] || load_plain plain4 $SMALL
+	for nv in 1 10 100; do
+		t0=$(now); load_versions v$nv $nv; LOADINFO+=("ots v$nv ($SMALL rows x 5 cells x $nv versions): $(secs $t0 "$(now)") s")
+	done
+fi
+sql "CREATE SEQUENCE put_seq; CREATE SEQUENCE put_seq_plain;
+     CREATE SEQUENCE batch_seq; CREATE SEQUENCE batch_seq_plain;"
+t0=$(now)
+"$PGBIN/vacuumdb" -q -z -d bench
+sql "CHECKPOINT"
+LOADINFO+=("VACUUM ANALYZE + CHECKPOINT: $(secs $t0 "$(now)") s")
+
+# storage: same 10^5 rows with 5 attributes, after VACUUM
+OTS_BYTES=$(sql "SELECT sum(pg_total_relation_size(inhrelid)) FROM pg_inherits WHERE inhparent = '\"t\$data\"'::regclass")
+PLAIN_BYTES=$(sql "SELECT pg_total_relation_size('plain_t')")
+OTS_HEAP=$(sql "SELECT sum(pg_relation_size(inhrelid)) FROM pg_inherits WHERE inhparent = '\"t\$data\"'::regclass")
+PLAIN_HEAP=$(sql "SELECT pg_relation_size('plain_t')")
+
+# prewarm every table and index into shared_buffers
+sql "SELECT count(pg_prewarm(c.oid)) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = 'public' AND c.relkind IN ('r', 'i', 't')
+        OR c.oid IN (SELECT reltoastrelid FROM pg_class WHERE relnamespace = 'public'::regnamespace)" >/dev/null
+
+# ---------------------------------------------------------------- pgbench scripts
+# pk of row :i of a table: k1 = 'u' || (100000 + i/100), k2 = i % 100
+mk() { cat >"$SCRIPTS/$1.sql"; }
+keyvars() {   # keyvars ROWS [margin]
+	cat <<EOF
+\\set i random(0, $1 - 1 - ${2:-0})
+\\set ka 100000 + :i / 100
+\\set kb :i % 100
+EOF
+}
+for n in $SMALL $MID $BIG; do
+	case $n in "$SMALL") o=t4 p=plain4 ;; "$MID") o=t p=plain_t ;; *) o=t6 p=plain6 ;; esac
+	{ keyvars $n; echo "SELECT ots.get_row('$o', jsonb_build_object('k1', 'u' || :ka, 'k2', :kb::int8));"; } | mk ots_get_$o
+	{ keyvars $n; echo "SELECT k1, k2, attrs FROM $p WHERE k1 = 'u' || :ka AND k2 = :kb::int8;"; } | mk plain_get_$p
+done
+for nv in 1 10 100; do
+	{ keyvars $SMALL; echo "SELECT ots.get_row('v$nv', jsonb_build_object('k1', 'u' || :ka, 'k2', :kb::int8));"; } | mk ots_get_v$nv
+done
+{ keyvars $MID 100; echo "SELECT ots.get_range('t', jsonb_build_object('k1', 'u' || :ka, 'k2', :kb::int8),
+  '{\"k1\": {\"\$inf\": \"max\"}, \"k2\": {\"\$inf\": \"max\"}}', 'FORWARD', 100);"; } | mk ots_range
+{ keyvars $MID 100; echo "SELECT jsonb_agg(jsonb_build_object('primary_key', jsonb_build_object('k1', k1, 'k2', k2), 'attributes', attrs))
+  FROM (SELECT k1, k2, attrs FROM plain_t WHERE (k1, k2) >= ('u' || :ka, :kb::int8) ORDER BY k1, k2 LIMIT 100) s;"; } | mk plain_range
+{ keyvars $MID 100; echo "SELECT * FROM ots.get_range_rows('t', jsonb_build_object('k1', 'u' || :ka, 'k2', :kb::int8),
+  '{\"k1\": {\"\$inf\": \"max\"}, \"k2\": {\"\$inf\": \"max\"}}', 'FORWARD', 100);"; } | mk ots_range_rows
+{ keyvars $MID 100; echo "SELECT k1, k2, attrs FROM plain_t WHERE (k1, k2) >= ('u' || :ka, :kb::int8) ORDER BY k1, k2 LIMIT 100;"; } | mk plain_range_rows
+mk ots_put <<EOF
+\\set a random(0, 999)
+SELECT ots.put_row('t', jsonb_build_object('k1', 'n' || :a, 'k2', nextval('put_seq')), '$ATTRS_LIT');
+EOF
+mk plain_put <<EOF
+\\set a random(0, 999)
+INSERT INTO plain_t VALUES ('n' || :a, nextval('put_seq_plain'), '$ATTRS_LIT');
+EOF
+{ keyvars $MID; echo '\set v random(1, 1000000000)'
+  echo "SELECT ots.update_row('t', jsonb_build_object('k1', 'u' || :ka, 'k2', :kb::int8), jsonb_build_object('a2', :v::int8));"; } | mk ots_upd
+{ keyvars $MID; echo '\set v random(1, 1000000000)'
+  echo "UPDATE plain_t SET attrs = attrs || jsonb_build_object('a2', :v::int8) WHERE k1 = 'u' || :ka AND k2 = :kb::int8;"; } | mk plain_upd
+# the request is built as JSON text and cast once (what a client sending the
+# request as a parameter costs the server: one jsonb parse), ~2x cheaper than
+# jsonb_agg(jsonb_build_object(..)) in SQL
+mk ots_batch <<EOF
+SELECT count(*) FROM ots.batch_write_row(('[{"table_name": "t", "rows": [' || (SELECT string_agg(
+  '{"type": "PUT", "primary_key": {"k1": "b' || g % 1000 || '", "k2": ' || nextval('batch_seq') || '}, "attributes": $ATTRS_LIT}', ',')
+  FROM generate_series(1, 200) g) || ']}]')::jsonb);
+EOF
+mk plain_batch <<EOF
+INSERT INTO plain_t SELECT 'b' || g % 1000, nextval('batch_seq_plain'), '$ATTRS_LIT'::jsonb
+  FROM generate_series(1, 200) g;
+EOF
+
+# ---------------------------------------------------------------- runner
+# pgb SCRIPT SYNC -> prints tps (or ERR)
+pgb() {
+	local log=$LOGS/$1.$RANDOM.log
+	if PGOPTIONS="-c synchronous_commit=$2" "$PGBIN/pgbench" -n -M prepared -c "$CLIENTS" -j "$JOBS" -T "$T" \
+		-f "$SCRIPTS/$1.sql" >"$log" 2>&1 && grep -q '^tps = ' "$log"; then
+		awk '/^tps = / { print $3; exit }' "$log"
+	else
+		echo "$1 (sync=$2): $(grep -m3 -iE 'error|abort' "$log" | tr '\n' ' ')" >>"$WORK/errors"
+		echo ERR
+	fi
+}
+median() { printf '%s\n' "$@" | grep -v ERR | sort -g | awk '{ a[NR] = $1 } END {
+	if (NR == 0) print "ERR"; else if (NR % 2) printf "%.1f\n", a[(NR + 1) / 2]; else printf "%.1f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+declare -A OTS_TPS PLAIN_TPS RAW
+# pair ID OTS_SCRIPT PLAIN_SCRIPT SYNC: ABBA-alternated repetitions, median
+pair() {
+	local id=$1 o=$2 p=$3 sync=$4 os=() ps=() r x y
+	for ((r = 1; r <= REPS; r++)); do
+		if ((r % 2)); then x=$(pgb "$o" "$sync"); y=$(pgb "$p" "$sync")
+		else y=$(pgb "$p" "$sync"); x=$(pgb "$o" "$sync"); fi
+		os+=("$x"); ps+=("$y")
+	done
+	OTS_TPS[$id]=$(median "${os[@]}"); PLAIN_TPS[$id]=$(median "${ps[@]}")
+	RAW[$id]="ots ${os[*]} / plain ${ps[*]}"
+	printf '  %-28s ots %-22s plain %s\n' "$id" "${os[*]}" "${ps[*]}" >&2
+}
+
+echo "running cases (T=${T}s, reps=$REPS, -c $CLIENTS -j $JOBS) ..." >&2
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+T_BENCH=$(now)
+want get   && pair "get_row latest"            ots_get_t      plain_get_plain_t on
+want range && pair "get_range 100"             ots_range      plain_range       on
+want range && pair "get_range_rows 100 (info)" ots_range_rows plain_range_rows  on
+if want size; then
+	pair "get_row 1e4 rows"  ots_get_t4 plain_get_plain4 on
+	OTS_TPS["get_row 1e5 rows"]=${OTS_TPS["get_row latest"]:-}
+	PLAIN_TPS["get_row 1e5 rows"]=${PLAIN_TPS["get_row latest"]:-}
+	[ -n "${OTS_TPS["get_row 1e5 rows"]}" ] || pair "get_row 1e5 rows" ots_get_t plain_get_plain_t on
+	pair "get_row 1e6 rows"  ots_get_t6 plain_get_plain6 on
+fi
+if want ver; then
+	for nv in 1 10 100; do pair "get_row $nv versions" ots_get_v$nv plain_get_plain4 on; done
+fi
+for s in on off; do
+	want put   && pair "put_row sync=$s"     ots_put   plain_put   $s
+	want upd   && pair "update_row sync=$s"  ots_upd   plain_upd   $s
+	want batch && pair "batch 200 sync=$s"   ots_batch plain_batch $s
+done
+T_BENCH_END=$(now)
+
+# ---------------------------------------------------------------- report
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "ERR" || b == "ERR" || a == "" || b == "" || b + 0 == 0) print "-"; else printf "%.2f", a / b }'; }
+met_ge() { awk -v r="$1" -v t="$2" 'BEGIN { if (r == "-") print "?"; else print (r + 0 >= t ? "yes" : "NO") }'; }
+spread() { printf '%s\n' "$@" | awk '$1 != "ERR" && $1 != "" { n++; if (n == 1 || $1 > mx) mx = $1; if (n == 1 || $1 < mn) mn = $1 }
+	END { if (n < 2 || mx == 0) print "-"; else printf "%.1f%%", 100 * (mx - mn) / mx }'; }
+
+ROWS=()
+row() { ROWS+=("$1|$2|$3|$4|$5|$6"); }
+caserow() {   # caserow ID TARGET
+	[ -n "${OTS_TPS[$1]:-}" ] || return 0
+	local r; r=$(ratio "${OTS_TPS[$1]}" "${PLAIN_TPS[$1]}")
+	if [ "$2" = info ]; then row "$1" "${OTS_TPS[$1]}" "${PLAIN_TPS[$1]}" "$r" "(none)" "-"; return 0; fi
+	row "$1" "${OTS_TPS[$1]}" "${PLAIN_TPS[$1]}" "$r" ">= $2" "$(met_ge "$r" "$2")"
+}
+# flatrow NAME CASE... : spread (max-min)/max of ots tps, of plain tps, and of
+# the ots/plain ratios (each ratio is measured interleaved, so it cancels most
+# of the machine's load drift); met? is given for both raw and normalized
+flatrow() {
+	local name=$1 c o=() p=() r=() sp psp rsp
+	shift
+	for c in "$@"; do
+		o+=("${OTS_TPS[$c]:-ERR}"); p+=("${PLAIN_TPS[$c]:-ERR}")
+		r+=("$(ratio "${OTS_TPS[$c]:-ERR}" "${PLAIN_TPS[$c]:-ERR}" | sed 's/^-$/ERR/')")
+	done
+	sp=$(spread "${o[@]}"); psp=$(spread "${p[@]}"); rsp=$(spread "${r[@]}")
+	row "$name" "$sp" "$psp" "$rsp (of ratios)" "ots <= 20%" \
+		"raw $(flatmet "$sp"), ratio $(flatmet "$rsp")"
+}
+flatmet() { awk -v s="${1%\%}" 'BEGIN { print (s == "-" ? "?" : (s + 0 <= 20 ? "yes" : "NO")) }'; }
+caserow "get_row latest" 0.9
+for s in on off; do caserow "put_row sync=$s" 0.9; done
+for s in on off; do caserow "update_row sync=$s" 0.9; done
+caserow "get_range 100" 0.8
+caserow "get_range_rows 100 (info)" info
+for s in on off; do caserow "batch 200 sync=$s" 0.8; done
+if want size; then
+	for c in "get_row 1e4 rows" "get_row 1e5 rows" "get_row 1e6 rows"; do caserow "$c" 0.9; done
+	flatrow "get_row flat 1e4->1e6 (spread)" "get_row 1e4 rows" "get_row 1e5 rows" "get_row 1e6 rows"
+fi
+if want ver; then
+	for nv in 1 10 100; do caserow "get_row $nv versions" 0.9; done
+	flatrow "get_row flat 1->100 versions (spread)" "get_row 1 versions" "get_row 10 versions" "get_row 100 versions"
+fi
+ob=$(( OTS_BYTES / MID )); pb=$(( PLAIN_BYTES / MID ))
+sr=$(ratio "$ob" "$pb")
+row "storage bytes/row (1e5 rows)" "$ob B" "$pb B" "$sr" "<= 1.2" "$(awk -v r="$sr" 'BEGIN { print (r + 0 <= 1.2 ? "yes" : "NO") }')"
+
+T_END=$(date +%s)
+echo
+echo "ots benchmark — $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+echo "machine: nproc=$(nproc), CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), RAM $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), kernel $(uname -r)"
+echo "server: $("${PSQL[@]}" -c 'SELECT version()')"
+echo "ots: $(sql "SELECT extversion FROM pg_extension WHERE extname = 'ots'"), preloaded at start: $OTS_SO_INFO; git $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo '?')"
+echo "command: $ENVLINE $CMDLINE"
+echo "pgbench: -n -M prepared -c $CLIENTS -j $JOBS -T $T, $REPS runs per side, ots/plain alternating (order flipped each rep), median; tps excl. connection time"
+echo "settings: ${SETTINGS[*]}; synchronous_commit=on for reads, per case for writes"
+echo "plain baseline: one unpartitioned table (k1 text COLLATE \"C\", k2 bigint, attrs jsonb, PK (k1, k2)), fillfactor 100;"
+echo "  ots: 8 hash partitions on k1 (fillfactor 90). Reads of the 'versions' cases compare against plain4 (1e4 rows)."
+echo
+{
+	echo "case|ots tps|plain tps|ratio (ots/plain)|target|met?"
+	printf '%s\n' "${ROWS[@]}"
+} | awk -F'|' '
+	{ for (i = 1; i <= NF; i++) { c[NR, i] = $i; l = length($i); if (l > w[i]) w[i] = l } n = NR; nf = NF }
+	END {
+		for (r = 1; r <= n; r++) {
+			line = ""
+			for (i = 1; i <= nf; i++) line = line sprintf(i == 1 ? "%-" w[i] "s" : " | %" w[i] "s", c[r, i])
+			print line
+			if (r == 1) { s = ""; for (i = 1; i <= nf; i++) { d = ""; for (k = 0; k < w[i] + (i > 1 ? 3 : 0); k++) d = d (i > 1 && k == 1 ? "+" : "-"); s = s d } print s }
+		}
+	}'
+echo
+echo "storage detail: ots t\$data leaves total $OTS_BYTES B (heap $OTS_HEAP B), plain_t total $PLAIN_BYTES B (heap $PLAIN_HEAP B), $MID rows, after VACUUM ANALYZE"
+echo "raw tps per run:"
+for k in "${!RAW[@]}"; do echo "  $k: ${RAW[$k]}"; done | sort
+echo "load times:"
+printf '  %s\n' "${LOADINFO[@]}"
+echo "load average (1/5/15 min) before the runs: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews tps)"
+echo "timings: benchmark runs $(secs "$T_BENCH" "$T_BENCH_END") s, total $(( T_END - T_START )) s"
+if [ -s "$WORK/errors" ]; then
+	echo "ERRORS:"
+	sed 's/^/  /' "$WORK/errors"
+	exit 2
+fi

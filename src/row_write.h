@@ -1,0 +1,32 @@
+/*-------------------------------------------------------------------------
+ * src/row_write.h
+ *	  Pieces of a PutRow shared by put_row and batch_write_row's bulk path.
+ *-------------------------------------------------------------------------
+ */
+#ifndef OTS_ROW_WRITE_H
+#define OTS_ROW_WRITE_H
+
+#include "postgres.h"
+
+#include "catalog.h"
+#include "codec.h"
+
+/*
+ * row_write_check_timestamps rejects the whole write when an explicit cell
+ * timestamp lies outside [max(now - max_version_offset, now - TTL),
+ * now + max_version_offset).
+ */
+extern void row_write_check_timestamps(const OtsTable *t, int64 now_ms,
+									   const CellInput *cells, int n);
+
+/*
+ * row_write_put_cells encodes the cells of a PutRow: cells without a
+ * timestamp get stamp, and each column keeps its newest max_versions.
+ */
+extern struct varlena *row_write_put_cells(const OtsTable *t, const CellInput *cells, int n,
+										   int64 stamp);
+
+/* row_write_cells_size: written data size of cells (names + values), for capacity units */
+extern uint32 row_write_cells_size(const CellInput *cells, int n);
+
+#endif							/* OTS_ROW_WRITE_H */
