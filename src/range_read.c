@@ -41,8 +41,8 @@
 
 /* rows scanned by one get_range page at most when a filter drops rows */
 #define RANGE_SCAN_BUDGET (OTS_MAX_RANGE_ROWS * 20)
-/* rows fetched from the cursor at a time by the paged form */
-#define RANGE_FETCH_CHUNK 128
+/* rows fetched from the cursor at a time, at most */
+#define RANGE_FETCH_CHUNK 256
 
 typedef enum BoundOp
 {
@@ -80,6 +80,12 @@ typedef struct RangeScan
 	Oid			types[2 * (OTS_MAX_PK_COLUMNS + 1) + 1];
 	char	   *sql;
 	uint64		scanned_size;
+	/* get_range_rows: the rows fetched but not yet returned */
+	MemoryContext chunk_ctx;
+	TupleDesc	chunk_desc;
+	HeapTuple  *chunk;
+	uint64		chunk_len;
+	uint64		chunk_pos;
 } RangeScan;
 
 typedef struct RangePlan
@@ -321,8 +327,9 @@ range_plan(RangeScan *rs)
 	}
 	if (rp->plan == NULL)
 	{
+		/* bounds change per call, the shape does not: plan it once, prune at run time */
 		SPIPlanPtr	plan = SPI_prepare_cursor(rs->sql, rs->nparams, rs->types,
-											  CURSOR_OPT_NO_SCROLL);
+											  CURSOR_OPT_NO_SCROLL | CURSOR_OPT_GENERIC_PLAN);
 
 		if (plan == NULL)
 			elog(ERROR, "could not prepare ots range statement: %s",
@@ -398,7 +405,7 @@ range_row(RangeScan *rs, HeapTuple tup, TupleDesc desc, PkInput *pk, uint64 *siz
 	pk->n = t->npk;
 	for (int i = 0; i < t->npk; i++)
 	{
-		Datum		d = SPI_getbinval(tup, desc, i + 1, &isnull);
+		Datum		d = heap_getattr(tup, i + 1, desc, &isnull);
 
 		pk->special[i] = PK_VALUE;
 		pk->v[i].type = t->pk[i].type;
@@ -412,7 +419,7 @@ range_row(RangeScan *rs, HeapTuple tup, TupleDesc desc, PkInput *pk, uint64 *siz
 			pk->v[i].u.s.len = VARSIZE_ANY_EXHDR(v);
 		}
 	}
-	cells_reader_init(&r, PG_DETOAST_DATUM_PACKED(SPI_getbinval(tup, desc, t->npk + 1, &isnull)));
+	cells_reader_init(&r, PG_DETOAST_DATUM_PACKED(heap_getattr(tup, t->npk + 1, desc, &isnull)));
 	attrs = row_read_render(t, &rs->sel, rs->filter, pk, &r, &size);
 	*size_read = codec_pk_size(t, pk) + size;
 	return attrs;
@@ -483,7 +490,8 @@ ots_get_range(PG_FUNCTION_ARGS)
 		portal = SPI_cursor_open(NULL, range_plan(&rs), rs.params, NULL, true);
 		while (!done)
 		{
-			SPI_cursor_fetch(portal, true, RANGE_FETCH_CHUNK);
+			/* what the page still needs, plus the look-ahead row */
+			SPI_cursor_fetch(portal, true, Min(rs.limit - rs.returned + 1, RANGE_FETCH_CHUNK));
 			if (SPI_processed == 0)
 				break;
 			for (uint64 i = 0; i < SPI_processed && !done; i++)
@@ -546,6 +554,56 @@ ots_get_range(PG_FUNCTION_ARGS)
 }
 
 /*
+ * range_fill_chunk fetches the next rows of a get_range_rows scan into its
+ * chunk (copies in chunk_ctx, which each refill resets, so memory stays
+ * bounded); false when the scan is over.
+ */
+static bool
+range_fill_chunk(RangeScan *rs)
+{
+	Oid			save_userid;
+	int			save_sec;
+	Portal		portal;
+	MemoryContext old;
+
+	if (rs->empty)
+		return false;
+	MemoryContextReset(rs->chunk_ctx);
+	rs->chunk_len = rs->chunk_pos = 0;
+
+	GetUserIdAndSecContext(&save_userid, &save_sec);
+	SetUserIdAndSecContext(rs->owner, save_sec | SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_RESTRICTED_OPERATION);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	portal = SPI_cursor_find(rs->portal);
+	if (portal == NULL)
+		elog(ERROR, "ots range cursor \"%s\" disappeared", rs->portal);
+	SPI_cursor_fetch(portal, true, RANGE_FETCH_CHUNK);
+	old = MemoryContextSwitchTo(rs->chunk_ctx);
+	rs->chunk = palloc(sizeof(HeapTuple) * Max(SPI_processed, 1));
+	for (uint64 i = 0; i < SPI_processed; i++)
+		rs->chunk[i] = heap_copytuple(SPI_tuptable->vals[i]);
+	rs->chunk_len = SPI_processed;
+	MemoryContextSwitchTo(old);
+	if (rs->chunk_desc == NULL && SPI_processed > 0)
+	{
+		/* lives as long as the scan: in the SRF's multi-call context */
+		old = MemoryContextSwitchTo(MemoryContextGetParent(rs->chunk_ctx));
+		rs->chunk_desc = CreateTupleDescCopy(SPI_tuptable->tupdesc);
+		MemoryContextSwitchTo(old);
+	}
+	if (SPI_processed < RANGE_FETCH_CHUNK)
+	{
+		SPI_cursor_close(portal);
+		rs->empty = true;
+	}
+	SPI_finish();
+	SetUserIdAndSecContext(save_userid, save_sec);
+	return rs->chunk_len > 0;
+}
+
+/*
  * ots_get_range_rows is ots.get_range_rows(...): the same range, every row
  * of it (up to limit), one per call, holding one row in memory at a time.
  */
@@ -566,6 +624,8 @@ ots_get_range_rows(PG_FUNCTION_ARGS)
 		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
 		rs = palloc(sizeof(RangeScan));
 		range_begin(rs, fcinfo, false);
+		rs->chunk_ctx = AllocSetContextCreate(funcctx->multi_call_memory_ctx,
+											  "ots range chunk", ALLOCSET_DEFAULT_SIZES);
 		if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 			elog(ERROR, "ots.get_range_rows must return a record");
 		funcctx->tuple_desc = BlessTupleDesc(desc);
@@ -587,53 +647,27 @@ ots_get_range_rows(PG_FUNCTION_ARGS)
 	funcctx = SRF_PERCALL_SETUP();
 	rs = funcctx->user_fctx;
 
-	while (!rs->empty && (rs->limit == 0 || rs->returned < rs->limit))
+	while (rs->limit == 0 || rs->returned < rs->limit)
 	{
-		Portal		portal;
-		MemoryContext callerctx = CurrentMemoryContext;
 		PkInput		pk;
-		Jsonb	   *attrs = NULL;
-		Datum		values[2];
-		bool		nulls[2] = {false, false};
-		HeapTuple	result = NULL;
+		Jsonb	   *attrs;
+		uint64		size_read;
 
 		CHECK_FOR_INTERRUPTS();
-		GetUserIdAndSecContext(&save_userid, &save_sec);
-		SetUserIdAndSecContext(rs->owner, save_sec | SECURITY_LOCAL_USERID_CHANGE |
-							   SECURITY_RESTRICTED_OPERATION);
-		if (SPI_connect() != SPI_OK_CONNECT)
-			elog(ERROR, "SPI_connect failed");
-		portal = SPI_cursor_find(rs->portal);
-		if (portal == NULL)
-			elog(ERROR, "ots range cursor \"%s\" disappeared", rs->portal);
-		SPI_cursor_fetch(portal, true, 1);
-		if (SPI_processed == 0)
+		if (rs->chunk_pos == rs->chunk_len && !range_fill_chunk(rs))
+			break;
+		attrs = range_row(rs, rs->chunk[rs->chunk_pos++], rs->chunk_desc, &pk, &size_read);
+		rs->scanned_size += size_read;
+		if (attrs != NULL)
 		{
-			SPI_cursor_close(portal);
-			rs->empty = true;
-		}
-		else
-		{
-			MemoryContext spictx = MemoryContextSwitchTo(callerctx);
+			Datum		values[2];
+			bool		nulls[2] = {false, false};
 
-			uint64		size_read;
-
-			attrs = range_row(rs, SPI_tuptable->vals[0], SPI_tuptable->tupdesc, &pk, &size_read);
-			rs->scanned_size += size_read;
-			if (attrs != NULL)
-			{
-				values[0] = JsonbPGetDatum(codec_pk_to_jsonb(&rs->table, &pk));
-				values[1] = JsonbPGetDatum(attrs);
-				result = heap_form_tuple(funcctx->tuple_desc, values, nulls);
-			}
-			MemoryContextSwitchTo(spictx);
-		}
-		SPI_finish();
-		SetUserIdAndSecContext(save_userid, save_sec);
-		if (result != NULL)
-		{
+			values[0] = JsonbPGetDatum(codec_pk_to_jsonb(&rs->table, &pk));
+			values[1] = JsonbPGetDatum(attrs);
 			rs->returned++;
-			SRF_RETURN_NEXT(funcctx, HeapTupleGetDatum(result));
+			SRF_RETURN_NEXT(funcctx, HeapTupleGetDatum(heap_form_tuple(funcctx->tuple_desc,
+																	   values, nulls)));
 		}
 	}
 	if (!rs->empty)
