@@ -8,6 +8,7 @@
 #define OTS_ROUTING_H
 
 #include "postgres.h"
+#include "storage/itemptr.h"
 #include "utils/rel.h"
 
 #include "catalog.h"
@@ -22,6 +23,8 @@ typedef struct RowKey
 	int			nkeys;
 	Datum		values[OTS_MAX_PK_COLUMNS + 1];
 	Oid			types[OTS_MAX_PK_COLUMNS + 1];
+	ItemPointerData tid;		/* the row version locked by rowstore_fetch */
+	bool		locked;
 } RowKey;
 
 /*

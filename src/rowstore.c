@@ -47,7 +47,6 @@
 
 typedef enum RowStatement
 {
-	STMT_FETCH_FOR_UPDATE,
 	STMT_INSERT,
 	STMT_UPSERT,
 	STMT_UPDATE,
@@ -65,12 +64,12 @@ typedef struct LeafPlans
 static HTAB *leaf_plans = NULL;
 
 static LeafPlans *rowstore_leaf(Oid leaf_oid);
-static struct varlena *rowstore_read_direct(const RowKey *key);
+static struct varlena *rowstore_lookup(RowKey *key, bool lock);
 
 static Oid	rowstore_cells_type(void);
 static SPIPlanPtr rowstore_plan(const RowKey *key, RowStatement stmt);
 static int	rowstore_execute(const RowKey *key, RowStatement stmt, struct varlena *cells,
-							 int64 oldest_ts, struct varlena **fetched);
+							 int64 oldest_ts);
 
 /* rowstore_privilege_names lists the privileges in mode: "SELECT, INSERT and UPDATE" */
 static char *
@@ -151,7 +150,7 @@ rowstore_cells_type(void)
 
 /*
  * rowstore_sql writes one statement for the leaf; parameters are the key
- * columns ($1..$n), then cells and oldest_ts.
+ * columns ($1..$n), then cells, oldest_ts and the locked row's TID.
  */
 static char *
 rowstore_sql(const RowKey *key, RowStatement stmt, const char *leaf)
@@ -177,9 +176,6 @@ rowstore_sql(const RowKey *key, RowStatement stmt, const char *leaf)
 	initStringInfo(&sql);
 	switch (stmt)
 	{
-		case STMT_FETCH_FOR_UPDATE:
-			appendStringInfo(&sql, "SELECT \"$cells\" FROM %s WHERE %s FOR UPDATE", leaf, where.data);
-			break;
 		case STMT_INSERT:
 		case STMT_UPSERT:
 			appendStringInfo(&sql, "INSERT INTO %s (%s, \"$cells\", \"$oldest_ts\") VALUES (",
@@ -194,11 +190,12 @@ rowstore_sql(const RowKey *key, RowStatement stmt, const char *leaf)
 									   " \"$oldest_ts\" = EXCLUDED.\"$oldest_ts\"");
 			break;
 		case STMT_UPDATE:
-			appendStringInfo(&sql, "UPDATE %s SET \"$cells\" = $%d, \"$oldest_ts\" = $%d WHERE %s",
-							 leaf, n + 1, n + 2, where.data);
+			/* the version locked by rowstore_fetch, reached by its TID */
+			appendStringInfo(&sql, "UPDATE %s SET \"$cells\" = $%d, \"$oldest_ts\" = $%d"
+							 " WHERE ctid OPERATOR(pg_catalog.=) $%d", leaf, n + 1, n + 2, n + 3);
 			break;
 		case STMT_DELETE:
-			appendStringInfo(&sql, "DELETE FROM %s WHERE %s", leaf, where.data);
+			appendStringInfo(&sql, "DELETE FROM %s WHERE ctid OPERATOR(pg_catalog.=) $%d", leaf, n + 3);
 			break;
 		case STMT_COUNT:
 			break;
@@ -251,7 +248,7 @@ rowstore_plan(const RowKey *key, RowStatement stmt)
 	{
 		char	   *nsp = get_namespace_name(get_rel_namespace(key->leaf_oid));
 		char	   *rel = get_rel_name(key->leaf_oid);
-		Oid			types[OTS_MAX_PK_COLUMNS + 3];
+		Oid			types[OTS_MAX_PK_COLUMNS + 4];
 		SPIPlanPtr	plan;
 
 		if (nsp == NULL || rel == NULL)
@@ -259,8 +256,9 @@ rowstore_plan(const RowKey *key, RowStatement stmt)
 		memcpy(types, key->types, sizeof(Oid) * key->nkeys);
 		types[key->nkeys] = rowstore_cells_type();
 		types[key->nkeys + 1] = INT8OID;
+		types[key->nkeys + 2] = TIDOID;
 		plan = SPI_prepare(rowstore_sql(key, stmt, quote_qualified_identifier(nsp, rel)),
-						   key->nkeys + 2, types);
+						   key->nkeys + 3, types);
 		if (plan == NULL)
 			elog(ERROR, "could not prepare ots row statement: %s",
 				 SPI_result_code_string(SPI_result));
@@ -273,16 +271,14 @@ rowstore_plan(const RowKey *key, RowStatement stmt)
 
 /*
  * rowstore_execute runs one statement as the storage table's owner and
- * returns the number of rows it processed; for fetches, *fetched receives a
- * copy of the cells in the caller's memory context.
+ * returns the number of rows it processed.
  */
 static int
-rowstore_execute(const RowKey *key, RowStatement stmt, struct varlena *cells,
-				 int64 oldest_ts, struct varlena **fetched)
+rowstore_execute(const RowKey *key, RowStatement stmt, struct varlena *cells, int64 oldest_ts)
 {
 	Oid			save_userid;
 	int			save_sec;
-	Datum		values[OTS_MAX_PK_COLUMNS + 3];
+	Datum		values[OTS_MAX_PK_COLUMNS + 4];
 	int			ret;
 	int			processed;
 
@@ -295,30 +291,12 @@ rowstore_execute(const RowKey *key, RowStatement stmt, struct varlena *cells,
 	memcpy(values, key->values, sizeof(Datum) * key->nkeys);
 	values[key->nkeys] = PointerGetDatum(cells);
 	values[key->nkeys + 1] = Int64GetDatum(oldest_ts);
+	values[key->nkeys + 2] = PointerGetDatum(&key->tid);
 
 	ret = SPI_execute_plan(rowstore_plan(key, stmt), values, NULL, false, 0);
 	if (ret < 0)
 		elog(ERROR, "ots row statement failed: %s", SPI_result_code_string(ret));
 	processed = (int) SPI_processed;
-
-	if (fetched != NULL)
-	{
-		*fetched = NULL;
-		if (processed > 0)
-		{
-			bool		isnull;
-			Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1,
-										  &isnull);
-
-			if (!isnull)
-			{
-				struct varlena *v = PG_DETOAST_DATUM(d);
-
-				*fetched = SPI_palloc(VARSIZE(v));
-				memcpy(*fetched, v, VARSIZE(v));
-			}
-		}
-	}
 
 	SPI_finish();
 	SetUserIdAndSecContext(save_userid, save_sec);
@@ -326,21 +304,35 @@ rowstore_execute(const RowKey *key, RowStatement stmt, struct varlena *cells,
 }
 
 /*
- * rowstore_read_direct looks the row up in the leaf's primary-key index
- * with the statement's snapshot, without the executor: the read path of
- * get_row.  Index and heap access keep SSI predicate locks and statistics;
+ * rowstore_lookup finds the row in the leaf's primary-key index, without
+ * the executor, and returns its cells; with lock, it then locks the row
+ * the way SELECT ... FOR UPDATE does and records the locked version in the
+ * key.  Index and heap access keep SSI predicate locks and statistics;
  * privileges were checked on the storage table.
  */
 static struct varlena *
-rowstore_read_direct(const RowKey *key)
+rowstore_lookup(RowKey *key, bool lock)
 {
 	LeafPlans  *lp = rowstore_leaf(key->leaf_oid);
-	Relation	leaf = table_open(key->leaf_oid, AccessShareLock);
+	LOCKMODE	lockmode = lock ? RowExclusiveLock : AccessShareLock;
+	Relation	leaf = table_open(key->leaf_oid, lockmode);
 	Relation	index;
 	IndexScanDesc scan;
 	TupleTableSlot *slot;
 	ScanKeyData skeys[OTS_MAX_PK_COLUMNS + 1];
+	Snapshot	snapshot;
 	struct varlena *cells = NULL;
+	bool		found;
+
+	if (lock)
+	{
+		/* like a new statement: see this transaction's earlier writes, and now */
+		CommandCounterIncrement();
+		snapshot = RegisterSnapshot(GetTransactionSnapshot());
+	}
+	else
+		snapshot = RegisterSnapshot(GetActiveSnapshot());
+	key->locked = false;
 
 	if (lp->cells_attno == 0)
 	{
@@ -349,7 +341,7 @@ rowstore_read_direct(const RowKey *key)
 			elog(ERROR, "ots leaf partition \"%s\" has no \"$cells\" column",
 				 RelationGetRelationName(leaf));
 	}
-	index = index_open(RelationGetPrimaryKeyIndex(leaf), AccessShareLock);
+	index = index_open(RelationGetPrimaryKeyIndex(leaf), lockmode);
 	for (int k = 0; k < key->nkeys; k++)
 	{
 		RegProcedure eq = key->types[k] == INT8OID ? F_INT8EQ :
@@ -359,9 +351,41 @@ rowstore_read_direct(const RowKey *key)
 		skeys[k].sk_collation = index->rd_indcollation[k];
 	}
 	slot = table_slot_create(leaf, NULL);
-	scan = index_beginscan(leaf, index, GetActiveSnapshot(), key->nkeys, 0);
+	scan = index_beginscan(leaf, index, snapshot, key->nkeys, 0);
 	index_rescan(scan, skeys, key->nkeys, NULL, 0);
-	if (index_getnext_slot(scan, ForwardScanDirection, slot))
+	found = index_getnext_slot(scan, ForwardScanDirection, slot);
+	index_endscan(scan);
+
+	if (found && lock)
+	{
+		ItemPointerData tid = slot->tts_tid;
+		TM_FailureData tmfd;
+		TM_Result	result;
+
+		result = table_tuple_lock(leaf, &tid, snapshot, slot, GetCurrentCommandId(false),
+								  LockTupleExclusive, LockWaitBlock,
+								  IsolationUsesXactSnapshot() ? 0 : TUPLE_LOCK_FLAG_FIND_LAST_VERSION,
+								  &tmfd);
+		switch (result)
+		{
+			case TM_Ok:
+				key->tid = slot->tts_tid;
+				key->locked = true;
+				break;
+			case TM_Updated:
+			case TM_Deleted:
+				if (IsolationUsesXactSnapshot())
+					ereport(ERROR,
+							(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+							 errmsg("could not serialize access due to concurrent update")));
+				/* READ COMMITTED: deleted meanwhile, so the row is missing now */
+				found = false;
+				break;
+			default:
+				elog(ERROR, "unexpected result %d locking an ots row", (int) result);
+		}
+	}
+	if (found)
 	{
 		bool		isnull;
 		Datum		d = slot_getattr(slot, lp->cells_attno, &isnull);
@@ -369,47 +393,43 @@ rowstore_read_direct(const RowKey *key)
 		if (!isnull)
 			cells = PG_DETOAST_DATUM_COPY(d);
 	}
-	index_endscan(scan);
 	ExecDropSingleTupleTableSlot(slot);
 	index_close(index, NoLock);
 	table_close(leaf, NoLock);
+	UnregisterSnapshot(snapshot);
 	return cells;
 }
 
 struct varlena *
-rowstore_fetch(const RowKey *key, bool for_update)
+rowstore_fetch(RowKey *key, bool for_update)
 {
-	struct varlena *cells;
-
-	if (!for_update)
-		return rowstore_read_direct(key);
-	rowstore_execute(key, STMT_FETCH_FOR_UPDATE, NULL, 0, &cells);
-	return cells;
+	return rowstore_lookup(key, for_update);
 }
 
 bool
 rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 {
-	return rowstore_execute(key, STMT_INSERT, cells, oldest_ts, NULL) > 0;
+	return rowstore_execute(key, STMT_INSERT, cells, oldest_ts) > 0;
 }
 
 void
 rowstore_upsert(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 {
-	rowstore_execute(key, STMT_UPSERT, cells, oldest_ts, NULL);
+	rowstore_execute(key, STMT_UPSERT, cells, oldest_ts);
 }
 
 void
 rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 {
-	if (rowstore_execute(key, STMT_UPDATE, cells, oldest_ts, NULL) != 1)
-		elog(ERROR, "ots row to update vanished while locked");
+	if (!key->locked || rowstore_execute(key, STMT_UPDATE, cells, oldest_ts) != 1)
+		elog(ERROR, "ots row to update is not locked");
 }
 
 void
 rowstore_delete(const RowKey *key)
 {
-	rowstore_execute(key, STMT_DELETE, NULL, 0, NULL);
+	if (!key->locked || rowstore_execute(key, STMT_DELETE, NULL, 0) != 1)
+		elog(ERROR, "ots row to delete is not locked");
 }
 
 /* ---- many rows in one statement ---- */

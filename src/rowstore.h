@@ -28,11 +28,12 @@ extern void rowstore_check_writable(const char *operation);
 
 /*
  * rowstore_fetch returns the row's cells (palloc'd in the caller's
- * context, 4-byte header) or NULL.  for_update locks the row (waiting for
- * concurrent writers, and in READ COMMITTED returning their committed
- * version).
+ * context, 4-byte header) or NULL.  for_update locks the row as SELECT ...
+ * FOR UPDATE would (waiting for concurrent writers; in READ COMMITTED
+ * taking their committed version, under a snapshot serialization failure)
+ * and remembers the locked version in the key for rowstore_update/delete.
  */
-extern struct varlena *rowstore_fetch(const RowKey *key, bool for_update);
+extern struct varlena *rowstore_fetch(RowKey *key, bool for_update);
 
 /* rowstore_insert adds a row; false (and nothing written) when the key exists */
 extern bool rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts);
@@ -40,10 +41,10 @@ extern bool rowstore_insert(const RowKey *key, struct varlena *cells, int64 olde
 /* rowstore_upsert writes the row whether or not it exists */
 extern void rowstore_upsert(const RowKey *key, struct varlena *cells, int64 oldest_ts);
 
-/* rowstore_update replaces the cells of an existing (locked) row */
+/* rowstore_update replaces the cells of the row version rowstore_fetch locked */
 extern void rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts);
 
-/* rowstore_delete removes the row if present */
+/* rowstore_delete removes the row version rowstore_fetch locked */
 extern void rowstore_delete(const RowKey *key);
 
 /*
