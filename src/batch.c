@@ -569,14 +569,6 @@ batch_row_pk(JsonbContainer *row, JsonbValue *out)
 	return out;
 }
 
-static bool
-batch_pk_equal(JsonbValue *a, JsonbValue *b)
-{
-	if (a->type != jbvBinary || b->type != jbvBinary)
-		return false;
-	return DatumGetBool(DirectFunctionCall2(jsonb_eq, batch_jsonb_datum(a), batch_jsonb_datum(b)));
-}
-
 /*
  * batch_partition_key renders the partition-key value of a row's key for
  * OTSDataOutOfRange messages; NULL when the key has no such member.
@@ -691,6 +683,7 @@ typedef struct BatchRow
 	JsonbContainer *row;
 	WriteType	type;
 	JsonbValue	pk;				/* jbvNull when absent */
+	Datum		pk_jsonb;		/* the same as a jsonb Datum, when an object */
 	uint32		pk_hash;
 	bool		repeated;		/* another row of its table entry has the same key */
 	bool		plain;			/* PUT/DELETE without conditions or returned values */
@@ -746,7 +739,7 @@ batch_check_repeats(BatchRow *rows, int nrows)
 	{
 		order[r] = &rows[r];
 		rows[r].pk_hash = rows[r].pk.type == jbvBinary ?
-			DatumGetUInt32(DirectFunctionCall1(jsonb_hash, batch_jsonb_datum(&rows[r].pk))) : 0;
+			DatumGetUInt32(DirectFunctionCall1(jsonb_hash, rows[r].pk_jsonb)) : 0;
 	}
 	qsort(order, nrows, sizeof(BatchRow *), batch_pk_order);
 	for (int i = 0; i < nrows; i++)
@@ -755,7 +748,8 @@ batch_check_repeats(BatchRow *rows, int nrows)
 			BatchRow   *a = order[i];
 			BatchRow   *b = order[j];
 
-			if (!batch_pk_equal(&a->pk, &b->pk))
+			if (a->pk.type != jbvBinary || b->pk.type != jbvBinary ||
+				!DatumGetBool(DirectFunctionCall2(jsonb_eq, a->pk_jsonb, b->pk_jsonb)))
 				continue;
 			a->repeated = b->repeated = true;
 			if (batch_has_existence_check(a->row) || batch_has_existence_check(b->row))
@@ -824,7 +818,7 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 			int			count = 0;
 			CellInput  *parsed = NULL;
 
-			codec_parse_pk(t, DatumGetJsonbP(batch_jsonb_datum(&rows[r].pk)), PK_ALLOW_AUTO_INC, &pk);
+			codec_parse_pk(t, DatumGetJsonbP(rows[r].pk_jsonb), PK_ALLOW_AUTO_INC, &pk);
 			if (rows[r].type == WRITE_PUT)
 			{
 				if (batch_field(rows[r].row, "attributes", &attrs) != NULL && attrs.type != jbvNull)
@@ -892,7 +886,7 @@ batch_row_call(RowCall *call, const char *name, BatchRow *br, const Oid *funcs)
 	call->args[0] = PointerGetDatum(cstring_to_text(name));
 	call->nulls[1] = br->pk.type == jbvNull;
 	if (!call->nulls[1])
-		call->args[1] = batch_jsonb_datum(&br->pk);
+		call->args[1] = br->pk.type == jbvBinary ? br->pk_jsonb : batch_jsonb_datum(&br->pk);
 	call->funcoid = funcs[br->type];
 	switch (br->type)
 	{
@@ -980,6 +974,8 @@ ots_batch_write_row(PG_FUNCTION_ARGS)
 			br->row = rowv->val.binary.data;
 			br->type = batch_write_type(br->row);
 			size += batch_pk_size(batch_row_pk(br->row, &br->pk));
+			if (br->pk.type == jbvBinary)
+				br->pk_jsonb = batch_jsonb_datum(&br->pk);
 			size += batch_cells_size(br->row, "attributes", true);
 			size += batch_cells_size(br->row, "put", true);
 			size += batch_cells_size(br->row, "increment", true);

@@ -35,6 +35,7 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
+#include "utils/resowner.h"
 #include "utils/relcache.h"
 #include "utils/snapmgr.h"
 #include "utils/hsearch.h"
@@ -434,11 +435,18 @@ rowstore_delete(const RowKey *key)
 
 /* ---- many rows in one statement ---- */
 
+typedef enum BulkStatement
+{
+	BULK_INSERT,				/* rows that are new */
+	BULK_UPSERT,				/* rows that may exist */
+	BULK_DELETE,
+	BULK_COUNT
+} BulkStatement;
+
 typedef struct BulkPlans
 {
 	Oid			data_oid;		/* hash key */
-	SPIPlanPtr	put;
-	SPIPlanPtr	delete;
+	SPIPlanPtr	plans[BULK_COUNT];
 } BulkPlans;
 
 static HTAB *bulk_plans = NULL;
@@ -459,11 +467,12 @@ rowstore_key_type(const OtsTable *t, int k)
 }
 
 /*
- * rowstore_bulk_sql writes the bulk statement: the key columns and their
- * unnest() parameters come from the table's schema.
+ * rowstore_bulk_sql writes a bulk statement through the partitioned table
+ * (one statement for many rows, so routing per row is the executor's): the
+ * key columns and their unnest() parameters come from the table's schema.
  */
 static char *
-rowstore_bulk_sql(const OtsTable *t, bool put)
+rowstore_bulk_sql(const OtsTable *t, BulkStatement stmt)
 {
 	StringInfoData cols;
 	StringInfoData args;
@@ -483,22 +492,24 @@ rowstore_bulk_sql(const OtsTable *t, bool put)
 		appendStringInfo(&args, "%spg_catalog.unnest($%d)", k > 0 ? ", " : "", k + 1);
 	}
 	initStringInfo(&sql);
-	if (put)
-		appendStringInfo(&sql,
-						 "INSERT INTO %s (%s, \"$cells\", \"$oldest_ts\")"
-						 " SELECT * FROM ROWS FROM (%s, pg_catalog.unnest($%d), pg_catalog.unnest($%d))"
-						 " ON CONFLICT (%s) DO UPDATE SET \"$cells\" = EXCLUDED.\"$cells\","
-						 " \"$oldest_ts\" = EXCLUDED.\"$oldest_ts\"",
-						 parent, cols.data, args.data, nkeys + 1, nkeys + 2, cols.data);
-	else
+	if (stmt == BULK_DELETE)
 		appendStringInfo(&sql, "DELETE FROM %s WHERE (%s) IN (SELECT * FROM ROWS FROM (%s))",
 						 parent, cols.data, args.data);
+	else
+		appendStringInfo(&sql,
+						 "INSERT INTO %s (%s, \"$cells\", \"$oldest_ts\")"
+						 " SELECT * FROM ROWS FROM (%s, pg_catalog.unnest($%d), pg_catalog.unnest($%d))",
+						 parent, cols.data, args.data, nkeys + 1, nkeys + 2);
+	if (stmt == BULK_UPSERT)
+		appendStringInfo(&sql,
+						 " ON CONFLICT (%s) DO UPDATE SET \"$cells\" = EXCLUDED.\"$cells\","
+						 " \"$oldest_ts\" = EXCLUDED.\"$oldest_ts\"", cols.data);
 	return sql.data;
 }
 
 /* rowstore_bulk_plan returns the table's saved bulk statement */
 static SPIPlanPtr
-rowstore_bulk_plan(const OtsTable *t, bool put)
+rowstore_bulk_plan(const OtsTable *t, BulkStatement stmt)
 {
 	BulkPlans  *bp;
 	bool		found;
@@ -516,8 +527,8 @@ rowstore_bulk_plan(const OtsTable *t, bool put)
 	}
 	bp = hash_search(bulk_plans, &t->data_oid, HASH_ENTER, &found);
 	if (!found)
-		bp->put = bp->delete = NULL;
-	slot = put ? &bp->put : &bp->delete;
+		memset(bp->plans, 0, sizeof(bp->plans));
+	slot = &bp->plans[stmt];
 	if (*slot != NULL && !SPI_plan_is_valid(*slot))
 	{
 		SPI_freeplan(*slot);
@@ -533,7 +544,8 @@ rowstore_bulk_plan(const OtsTable *t, bool put)
 			types[k] = get_array_type(rowstore_key_type(t, k));
 		types[nkeys] = get_array_type(rowstore_cells_type());
 		types[nkeys + 1] = INT8ARRAYOID;
-		plan = SPI_prepare(rowstore_bulk_sql(t, put), nkeys + (put ? 2 : 0), types);
+		plan = SPI_prepare(rowstore_bulk_sql(t, stmt), nkeys + (stmt == BULK_DELETE ? 0 : 2),
+						   types);
 		if (plan == NULL)
 			elog(ERROR, "could not prepare ots bulk statement: %s",
 				 SPI_result_code_string(SPI_result));
@@ -544,7 +556,56 @@ rowstore_bulk_plan(const OtsTable *t, bool put)
 	return *slot;
 }
 
-/* rowstore_bulk_execute runs a bulk statement as the table's owner */
+/* rowstore_bulk_run executes a bulk statement (SPI connected, as the owner) */
+static void
+rowstore_bulk_run(const OtsTable *t, BulkStatement stmt, Datum *params)
+{
+	int			ret = SPI_execute_plan(rowstore_bulk_plan(t, stmt), params, NULL, false, 0);
+
+	if (ret < 0)
+		elog(ERROR, "ots bulk statement failed: %s", SPI_result_code_string(ret));
+}
+
+/*
+ * rowstore_bulk_insert_new tries the rows as new ones, a plain INSERT that
+ * is cheaper than an upsert (no conflict pre-check per row); false, with
+ * nothing written, when one of them exists.
+ */
+static bool
+rowstore_bulk_insert_new(const OtsTable *t, Datum *params)
+{
+	MemoryContext callerctx = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	volatile bool inserted = true;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(callerctx);
+	PG_TRY();
+	{
+		rowstore_bulk_run(t, BULK_INSERT, params);
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(callerctx);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(callerctx);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(callerctx);
+		CurrentResourceOwner = owner;
+		if (edata->sqlerrcode != ERRCODE_UNIQUE_VIOLATION)
+			ReThrowError(edata);
+		inserted = false;
+	}
+	PG_END_TRY();
+	return inserted;
+}
+
+/* rowstore_bulk_execute runs a bulk write as the table's owner */
 static void
 rowstore_bulk_execute(const OtsTable *t, bool put, int nrows, Datum **keys, Datum *cells,
 					  Datum *oldest_ts)
@@ -553,7 +614,6 @@ rowstore_bulk_execute(const OtsTable *t, bool put, int nrows, Datum **keys, Datu
 	Datum		params[OTS_MAX_PK_COLUMNS + 3];
 	Oid			save_userid;
 	int			save_sec;
-	int			ret;
 
 	for (int k = 0; k < nkeys; k++)
 	{
@@ -579,9 +639,10 @@ rowstore_bulk_execute(const OtsTable *t, bool put, int nrows, Datum **keys, Datu
 						   SECURITY_RESTRICTED_OPERATION);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	ret = SPI_execute_plan(rowstore_bulk_plan(t, put), params, NULL, false, 0);
-	if (ret < 0)
-		elog(ERROR, "ots bulk statement failed: %s", SPI_result_code_string(ret));
+	if (!put)
+		rowstore_bulk_run(t, BULK_DELETE, params);
+	else if (!rowstore_bulk_insert_new(t, params))
+		rowstore_bulk_run(t, BULK_UPSERT, params);
 	SPI_finish();
 	SetUserIdAndSecContext(save_userid, save_sec);
 }
