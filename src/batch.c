@@ -26,13 +26,13 @@
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
-#include "utils/resowner.h"
 
 #include "catalog.h"
 #include "codec.h"
 #include "errors.h"
 #include "limits.h"
 #include "stats.h"
+#include "subxact.h"
 #include "rowstore.h"
 #include "row_write.h"
 #include "routing.h"
@@ -164,6 +164,40 @@ batch_set_array_arg(RowCall *call, int n, JsonbContainer *obj, const char *key)
 		call->args[n] = batch_text_array(&v, key);
 }
 
+typedef struct BatchRunArgs
+{
+	RowCall    *call;
+	BatchResult *res;
+} BatchRunArgs;
+
+/* batch_call_row calls the row's function and keeps its result (SubxactWork) */
+static bool
+batch_call_row(void *arg)
+{
+	BatchRunArgs *a = arg;
+	FmgrInfo	flinfo;
+	LOCAL_FCINFO(fcinfo, 10);
+	HeapTupleHeader tup;
+	bool		isnull;
+
+	fmgr_info(a->call->funcoid, &flinfo);
+	InitFunctionCallInfoData(*fcinfo, &flinfo, a->call->nargs, InvalidOid, NULL, NULL);
+	for (int i = 0; i < a->call->nargs; i++)
+	{
+		fcinfo->args[i].value = a->call->args[i];
+		fcinfo->args[i].isnull = a->call->nulls[i];
+	}
+	tup = DatumGetHeapTupleHeader(FunctionCallInvoke(fcinfo));
+	a->res->primary_key = GetAttributeByNum(tup, 1, &isnull);
+	a->res->has_row = !isnull;
+	a->res->attributes = GetAttributeByNum(tup, 2, &isnull);
+	if (isnull)
+		a->res->attributes = (Datum) 0;
+	a->res->consumed = GetAttributeByNum(tup, 3, &isnull);
+	a->res->is_ok = true;
+	return true;
+}
+
 /*
  * batch_run calls one single-row function inside a subtransaction and
  * records its outcome; OTS errors become the row's error, any other error
@@ -172,60 +206,18 @@ batch_set_array_arg(RowCall *call, int n, JsonbContainer *obj, const char *key)
 static void
 batch_run(RowCall *call, BatchResult *res)
 {
-	MemoryContext callerctx = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
+	BatchRunArgs args = {call, res};
+	bool		kept;
+	ErrorData  *error = subxact_run(batch_call_row, &args, subxact_catch_ots, &kept);
 
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(callerctx);
-	PG_TRY();
+	if (error != NULL)
 	{
-		FmgrInfo	flinfo;
-		LOCAL_FCINFO(fcinfo, 10);
-		Datum		result;
-		HeapTupleHeader tup;
-		bool		isnull;
-
-		fmgr_info(call->funcoid, &flinfo);
-		InitFunctionCallInfoData(*fcinfo, &flinfo, call->nargs, InvalidOid, NULL, NULL);
-		for (int i = 0; i < call->nargs; i++)
-		{
-			fcinfo->args[i].value = call->args[i];
-			fcinfo->args[i].isnull = call->nulls[i];
-		}
-		result = FunctionCallInvoke(fcinfo);
-		tup = DatumGetHeapTupleHeader(result);
-		res->primary_key = GetAttributeByNum(tup, 1, &isnull);
-		res->has_row = !isnull;
-		res->attributes = GetAttributeByNum(tup, 2, &isnull);
-		if (isnull)
-			res->attributes = (Datum) 0;
-		res->consumed = GetAttributeByNum(tup, 3, &isnull);
-		res->is_ok = true;
-
-		ReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(callerctx);
-		CurrentResourceOwner = owner;
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(callerctx);
-		edata = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(callerctx);
-		CurrentResourceOwner = owner;
-
-		if (ots_error_code_name(edata->sqlerrcode) == NULL)
-			ReThrowError(edata);
 		res->is_ok = false;
-		res->error_code = ots_error_code_name(edata->sqlerrcode);
-		res->error_message = edata->message;
+		res->error_code = ots_error_code_name(error->sqlerrcode);
+		res->error_message = error->message;
 		res->has_row = false;
 		res->attributes = (Datum) 0;
 	}
-	PG_END_TRY();
 }
 
 /* batch_emit writes the results, in order, to the set-returning call's tuplestore */
@@ -603,6 +595,58 @@ batch_fail_rows(BatchResult *results, int from, int to, const char *code, const 
 	}
 }
 
+typedef struct BatchAtomicArgs
+{
+	const char *name;
+	RowCall    *calls;
+	JsonbValue *pks;
+	BatchResult *results;
+	int			nrows;
+} BatchAtomicArgs;
+
+/*
+ * batch_atomic_rows applies a table's rows if they share the partition key,
+ * stopping at the first failure; true when all were applied (SubxactWork).
+ */
+static bool
+batch_atomic_rows(void *arg)
+{
+	BatchAtomicArgs *a = arg;
+	OtsTable   *t = catalog_lookup(cstring_to_text(a->name));
+	char	   *atomic_key = batch_partition_key(t, &a->pks[0]);
+
+	for (int r = 0; r < a->nrows; r++)
+	{
+		char	   *key = batch_partition_key(t, &a->pks[r]);
+
+		if (atomic_key == NULL || key == NULL || strcmp(atomic_key, key) != 0)
+		{
+			for (int k = 0; k < a->nrows; k++)
+			{
+				char	   *data_key = batch_partition_key(t, &a->pks[k]);
+
+				batch_fail_rows(a->results, k, k + 1, "OTSDataOutOfRange",
+								psprintf("Data out of scope of atomic. Atomic PartKey:%s. Data PartKey:%s",
+										 atomic_key ? atomic_key : "", data_key ? data_key : ""));
+			}
+			return false;
+		}
+	}
+	for (int r = 0; r < a->nrows; r++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		batch_run(&a->calls[r], &a->results[r]);
+		if (!a->results[r].is_ok)
+		{
+			batch_fail_rows(a->results, 0, a->nrows, a->results[r].error_code,
+							psprintf("Atomic BatchWriteRow failed: row %d of table '%s' failed.",
+									 r, a->name));
+			return false;
+		}
+	}
+	return true;
+}
+
 /*
  * batch_atomic_table applies one table's rows all-or-nothing inside a
  * subtransaction: every row must share the partition key, and a failing
@@ -612,69 +656,12 @@ static void
 batch_atomic_table(const char *name, RowCall *calls, JsonbValue *pks, BatchResult *results,
 				   int nrows)
 {
-	MemoryContext callerctx = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
-	bool		applied = true;
+	BatchAtomicArgs args = {name, calls, pks, results, nrows};
+	bool		kept;
+	ErrorData  *error = subxact_run(batch_atomic_rows, &args, subxact_catch_ots, &kept);
 
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(callerctx);
-	PG_TRY();
-	{
-		OtsTable   *t = catalog_lookup(cstring_to_text(name));
-		char	   *atomic_key = batch_partition_key(t, &pks[0]);
-
-		for (int r = 0; r < nrows; r++)
-		{
-			char	   *key = batch_partition_key(t, &pks[r]);
-
-			if (atomic_key == NULL || key == NULL || strcmp(atomic_key, key) != 0)
-			{
-				for (int k = 0; k < nrows; k++)
-				{
-					char	   *data_key = batch_partition_key(t, &pks[k]);
-
-					batch_fail_rows(results, k, k + 1, "OTSDataOutOfRange",
-									psprintf("Data out of scope of atomic. Atomic PartKey:%s. Data PartKey:%s",
-											 atomic_key ? atomic_key : "", data_key ? data_key : ""));
-				}
-				applied = false;
-				break;
-			}
-		}
-		for (int r = 0; applied && r < nrows; r++)
-		{
-			CHECK_FOR_INTERRUPTS();
-			batch_run(&calls[r], &results[r]);
-			if (!results[r].is_ok)
-			{
-				batch_fail_rows(results, 0, nrows, results[r].error_code,
-								psprintf("Atomic BatchWriteRow failed: row %d of table '%s' failed.",
-										 r, name));
-				applied = false;
-			}
-		}
-		if (applied)
-			ReleaseCurrentSubTransaction();
-		else
-			RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(callerctx);
-		CurrentResourceOwner = owner;
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(callerctx);
-		edata = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(callerctx);
-		CurrentResourceOwner = owner;
-		if (ots_error_code_name(edata->sqlerrcode) == NULL)
-			ReThrowError(edata);
-		batch_fail_rows(results, 0, nrows, ots_error_code_name(edata->sqlerrcode), edata->message);
-	}
-	PG_END_TRY();
+	if (error != NULL)
+		batch_fail_rows(results, 0, nrows, ots_error_code_name(error->sqlerrcode), error->message);
 }
 
 /* one row of a batch_write_row request, as the checks and the bulk path see it */

@@ -35,7 +35,6 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
-#include "utils/resowner.h"
 #include "utils/relcache.h"
 #include "utils/snapmgr.h"
 #include "utils/hsearch.h"
@@ -45,6 +44,7 @@
 
 #include "errors.h"
 #include "rowstore.h"
+#include "subxact.h"
 
 typedef enum RowStatement
 {
@@ -566,6 +566,28 @@ rowstore_bulk_run(const OtsTable *t, BulkStatement stmt, Datum *params)
 		elog(ERROR, "ots bulk statement failed: %s", SPI_result_code_string(ret));
 }
 
+typedef struct BulkInsertArgs
+{
+	const OtsTable *t;
+	Datum	   *params;
+} BulkInsertArgs;
+
+/* rowstore_bulk_insert_work runs the plain INSERT (SubxactWork) */
+static bool
+rowstore_bulk_insert_work(void *arg)
+{
+	BulkInsertArgs *a = arg;
+
+	rowstore_bulk_run(a->t, BULK_INSERT, a->params);
+	return true;
+}
+
+static bool
+rowstore_catch_unique_violation(int sqlerrcode)
+{
+	return sqlerrcode == ERRCODE_UNIQUE_VIOLATION;
+}
+
 /*
  * rowstore_bulk_insert_new tries the rows as new ones, a plain INSERT that
  * is cheaper than an upsert (no conflict pre-check per row); false, with
@@ -574,35 +596,11 @@ rowstore_bulk_run(const OtsTable *t, BulkStatement stmt, Datum *params)
 static bool
 rowstore_bulk_insert_new(const OtsTable *t, Datum *params)
 {
-	MemoryContext callerctx = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
-	volatile bool inserted = true;
+	BulkInsertArgs args = {t, params};
+	bool		kept;
 
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(callerctx);
-	PG_TRY();
-	{
-		rowstore_bulk_run(t, BULK_INSERT, params);
-		ReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(callerctx);
-		CurrentResourceOwner = owner;
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(callerctx);
-		edata = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(callerctx);
-		CurrentResourceOwner = owner;
-		if (edata->sqlerrcode != ERRCODE_UNIQUE_VIOLATION)
-			ReThrowError(edata);
-		inserted = false;
-	}
-	PG_END_TRY();
-	return inserted;
+	return subxact_run(rowstore_bulk_insert_work, &args, rowstore_catch_unique_violation,
+					   &kept) == NULL;
 }
 
 /* rowstore_bulk_execute runs a bulk write as the table's owner */
