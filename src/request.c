@@ -79,8 +79,14 @@ request_cu(uint64 bytes)
 	return (int32) ((bytes + OTS_CU_BYTES - 1) / OTS_CU_BYTES);
 }
 
-Jsonb *
-request_consumed_jsonb(Consumed c)
+/* the small capacity-unit values nearly every call reports, built once per backend */
+#define REQUEST_CU_CACHED 4
+
+static Jsonb *request_cu_cache[REQUEST_CU_CACHED + 1][REQUEST_CU_CACHED + 1];
+
+/* request_build_consumed renders {"read": r, "write": w} */
+static Jsonb *
+request_build_consumed(Consumed c)
 {
 	JsonbParseState *state = NULL;
 	JsonbValue *res;
@@ -92,6 +98,25 @@ request_consumed_jsonb(Consumed c)
 	codec_push_int(&state, c.write, WJB_VALUE);
 	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	return JsonbValueToJsonb(res);
+}
+
+Jsonb *
+request_consumed_jsonb(Consumed c)
+{
+	Jsonb	  **cached;
+
+	if (c.read < 0 || c.read > REQUEST_CU_CACHED || c.write < 0 || c.write > REQUEST_CU_CACHED)
+		return request_build_consumed(c);
+	cached = &request_cu_cache[c.read][c.write];
+	if (*cached == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		*cached = request_build_consumed(c);
+		MemoryContextSwitchTo(old);
+	}
+	/* callers copy it into their result tuple; nobody may modify it */
+	return *cached;
 }
 
 Datum

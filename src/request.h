@@ -42,7 +42,7 @@ extern ReturnType request_return_type(text *return_type);
 /* request_cu: capacity units for a data size, rounded up to 4 KB units */
 extern int32 request_cu(uint64 bytes);
 
-/* request_consumed_jsonb renders {"read": r, "write": w} */
+/* request_consumed_jsonb renders {"read": r, "write": w} (read-only: may be shared) */
 extern Jsonb *request_consumed_jsonb(Consumed c);
 
 /* request_result builds an ots.row_result datum; NULL pointers become SQL NULLs */

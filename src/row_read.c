@@ -118,8 +118,9 @@ ots_get_row(PG_FUNCTION_ARGS)
 
 		cells_reader_init(&r, cellsv);
 		attrs = row_read_render(t, &sel, filter, &pk, &r, &size);
+		/* the validated argument is the key exactly: no need to render it again */
 		if (attrs != NULL)
-			pkjson = codec_pk_to_jsonb(t, &pk);
+			pkjson = PG_GETARG_JSONB_P(1);
 	}
 	consumed.read = Max(request_cu(size), 1);
 	stats_count(t, pkjson != NULL ? 1 : 0, 0, consumed.read, 0);
