@@ -269,13 +269,13 @@ BEGIN
 						  'Omit an option to get its default.');
 	END IF;
 	IF hash_prefix_length IS NULL OR hash_prefix_length < 0 OR hash_prefix_length > 8 THEN
-		PERFORM ots.raise('OTSParameterInvalid', format('Invalid hash prefix length: %s.', hash_prefix_length),
+		PERFORM ots.raise('OTSParameterInvalid', format('Invalid hash prefix length: %s.', coalesce(hash_prefix_length::text, 'NULL')),
 						  'hash_prefix_length is 0 (no prefix) or a number of hex digits from 1 to 8.');
 	END IF;
 	key_space := CASE WHEN hash_prefix_length > 0 THEN 16::bigint ^ hash_prefix_length END;
 	IF partitions IS NULL OR partitions < 1 OR partitions > 1024
 	   OR (key_space IS NOT NULL AND partitions > key_space) THEN
-		PERFORM ots.raise('OTSParameterInvalid', format('Invalid number of partitions: %s.', partitions),
+		PERFORM ots.raise('OTSParameterInvalid', format('Invalid number of partitions: %s.', coalesce(partitions::text, 'NULL')),
 						  'partitions is from 1 to 1024, and at most 16^hash_prefix_length.');
 	END IF;
 
