@@ -358,7 +358,10 @@ codec_parse_attributes(Jsonb *attrs, int *ncells)
 const char *
 codec_vt_name_of(const JsonbValue *jv)
 {
-	OtsValue	v;
+	const char *key;
+	int			keylen;
+	JsonbValue	inner;
+	char	   *text;
 
 	switch (jv->type)
 	{
@@ -369,33 +372,21 @@ codec_vt_name_of(const JsonbValue *jv)
 		case jbvNull:
 			return "VT_NULL";
 		case jbvNumeric:
-			{
-				char	   *text;
-
-				return codec_numeric_is_fractional(jv->val.numeric, &text) ?
-					"VT_DOUBLE" : "VT_INTEGER";
-			}
+			return codec_numeric_is_fractional(jv->val.numeric, &text) ? "VT_DOUBLE" : "VT_INTEGER";
 		default:
 			break;
 	}
+	if (codec_container_single_key(jv, &key, &keylen, &inner) != NULL)
 	{
-		const char *key;
-		int			keylen;
-		JsonbValue	inner;
-
-		if (codec_container_single_key(jv, &key, &keylen, &inner) != NULL)
-		{
-			if (codec_key_is(key, keylen, "$binary"))
-				return "VT_BLOB";
-			if (codec_key_is(key, keylen, "$double"))
-				return "VT_DOUBLE";
-			if (codec_key_is(key, keylen, "$inf"))
-				return "VT_INF";
-			if (codec_key_is(key, keylen, "$auto_increment"))
-				return "VT_AUTO_INCREMENT";
-		}
+		if (codec_key_is(key, keylen, "$binary"))
+			return "VT_BLOB";
+		if (codec_key_is(key, keylen, "$double"))
+			return "VT_DOUBLE";
+		if (codec_key_is(key, keylen, "$inf"))
+			return "VT_INF";
+		if (codec_key_is(key, keylen, "$auto_increment"))
+			return "VT_AUTO_INCREMENT";
 	}
-	(void) v;
 	return "VT_UNKNOWN";
 }
 
