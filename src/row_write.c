@@ -301,9 +301,15 @@ ots_put_row(PG_FUNCTION_ARGS)
 
 		if (!checked)
 		{
-			/* unconditional replace: one statement, no read */
-			rowstore_upsert(&w.key, newv, purge_cells_oldest_ts(newv));
-			break;
+			/* unconditional replace: try the key as new, else lock and replace it */
+			if (rowstore_insert(&w.key, newv, purge_cells_oldest_ts(newv)))
+				break;
+			if (rowstore_fetch(&w.key, true) != NULL)
+			{
+				rowstore_update(&w.key, newv, purge_cells_oldest_ts(newv));
+				break;
+			}
+			continue;			/* deleted meanwhile: insert again */
 		}
 		if (row_write_store(&w, oldv != NULL, newv))
 			break;

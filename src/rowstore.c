@@ -25,6 +25,9 @@
 #include "catalog/pg_class.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "nodes/makefuncs.h"
+#include "storage/lmgr.h"
 #include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "fmgr.h"
@@ -48,8 +51,6 @@
 
 typedef enum RowStatement
 {
-	STMT_INSERT,
-	STMT_UPSERT,
 	STMT_UPDATE,
 	STMT_DELETE,
 	STMT_COUNT
@@ -59,7 +60,10 @@ typedef struct LeafPlans
 {
 	Oid			leaf_oid;		/* hash key */
 	SPIPlanPtr	plans[STMT_COUNT];
-	AttrNumber	cells_attno;	/* "$cells" in the leaf, for direct reads; 0 = unknown */
+	/* the leaf's attribute numbers, for direct access; cells_attno 0 = not looked up */
+	AttrNumber	cells_attno;
+	AttrNumber	oldest_attno;
+	AttrNumber	key_attnos[OTS_MAX_PK_COLUMNS + 1];
 } LeafPlans;
 
 static HTAB *leaf_plans = NULL;
@@ -177,19 +181,6 @@ rowstore_sql(const RowKey *key, RowStatement stmt, const char *leaf)
 	initStringInfo(&sql);
 	switch (stmt)
 	{
-		case STMT_INSERT:
-		case STMT_UPSERT:
-			appendStringInfo(&sql, "INSERT INTO %s (%s, \"$cells\", \"$oldest_ts\") VALUES (",
-							 leaf, cols.data);
-			for (int k = 1; k <= n + 2; k++)
-				appendStringInfo(&sql, "%s$%d", k > 1 ? ", " : "", k);
-			appendStringInfo(&sql, ") ON CONFLICT (%s) DO ", cols.data);
-			if (stmt == STMT_INSERT)
-				appendStringInfoString(&sql, "NOTHING");
-			else
-				appendStringInfoString(&sql, "UPDATE SET \"$cells\" = EXCLUDED.\"$cells\","
-									   " \"$oldest_ts\" = EXCLUDED.\"$oldest_ts\"");
-			break;
 		case STMT_UPDATE:
 			/* the version locked by rowstore_fetch, reached by its TID */
 			appendStringInfo(&sql, "UPDATE %s SET \"$cells\" = $%d, \"$oldest_ts\" = $%d"
@@ -304,6 +295,31 @@ rowstore_execute(const RowKey *key, RowStatement stmt, struct varlena *cells, in
 	return processed;
 }
 
+/* rowstore_attnums looks up, once per leaf, where its columns are */
+static void
+rowstore_attnums(const RowKey *key, LeafPlans *lp)
+{
+	const OtsTable *t = key->t;
+
+	if (lp->cells_attno != 0)
+		return;
+	for (int k = 0; k < key->nkeys; k++)
+	{
+		const char *name = (t->hash_prefix_len > 0 && k == 0) ? "$hash" :
+			t->pk[k - (t->hash_prefix_len > 0 ? 1 : 0)].name;
+
+		lp->key_attnos[k] = get_attnum(key->leaf_oid, name);
+	}
+	lp->oldest_attno = get_attnum(key->leaf_oid, "$oldest_ts");
+	lp->cells_attno = get_attnum(key->leaf_oid, "$cells");
+	if (lp->cells_attno == InvalidAttrNumber || lp->oldest_attno == InvalidAttrNumber)
+		elog(ERROR, "ots leaf partition %u lacks its \"$cells\" or \"$oldest_ts\" column",
+			 key->leaf_oid);
+	for (int k = 0; k < key->nkeys; k++)
+		if (lp->key_attnos[k] == InvalidAttrNumber)
+			elog(ERROR, "ots leaf partition %u lacks a key column", key->leaf_oid);
+}
+
 /*
  * rowstore_lookup finds the row in the leaf's primary-key index, without
  * the executor, and returns its cells; with lock, it then locks the row
@@ -335,13 +351,7 @@ rowstore_lookup(RowKey *key, bool lock)
 		snapshot = RegisterSnapshot(GetActiveSnapshot());
 	key->locked = false;
 
-	if (lp->cells_attno == 0)
-	{
-		lp->cells_attno = get_attnum(key->leaf_oid, "$cells");
-		if (lp->cells_attno == InvalidAttrNumber)
-			elog(ERROR, "ots leaf partition \"%s\" has no \"$cells\" column",
-				 RelationGetRelationName(leaf));
-	}
+	rowstore_attnums(key, lp);
 	index = index_open(RelationGetPrimaryKeyIndex(leaf), lockmode);
 	for (int k = 0; k < key->nkeys; k++)
 	{
@@ -407,16 +417,75 @@ rowstore_fetch(RowKey *key, bool for_update)
 	return rowstore_lookup(key, for_update);
 }
 
+/*
+ * rowstore_insert adds the row the way INSERT ... ON CONFLICT DO NOTHING
+ * does (nodeModifyTable.c), without the executor: a pre-check of the
+ * primary key, then a speculative heap insert that is confirmed only if no
+ * concurrent insert of the same key got in first, so two sessions never
+ * both create a key.  The leaf's own partition constraint needs no check:
+ * routing chose the leaf from that very key.
+ */
 bool
 rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 {
-	return rowstore_execute(key, STMT_INSERT, cells, oldest_ts) > 0;
-}
+	LeafPlans  *lp = rowstore_leaf(key->leaf_oid);
+	Relation	leaf = table_open(key->leaf_oid, RowExclusiveLock);
+	EState	   *estate = CreateExecutorState();
+	ResultRelInfo *rri = makeNode(ResultRelInfo);
+	TupleTableSlot *slot;
+	List	   *arbiters;
+	ItemPointerData conflict;
+	bool		inserted = false;
 
-void
-rowstore_upsert(const RowKey *key, struct varlena *cells, int64 oldest_ts)
-{
-	rowstore_execute(key, STMT_UPSERT, cells, oldest_ts);
+	rowstore_attnums(key, lp);
+	InitResultRelInfo(rri, leaf, 1, NULL, 0);
+	ExecOpenIndices(rri, true);
+	arbiters = list_make1_oid(RelationGetPrimaryKeyIndex(leaf));
+
+	slot = ExecInitExtraTupleSlot(estate, RelationGetDescr(leaf), table_slot_callbacks(leaf));
+	ExecClearTuple(slot);
+	memset(slot->tts_isnull, true, sizeof(bool) * slot->tts_tupleDescriptor->natts);
+	for (int k = 0; k < key->nkeys; k++)
+	{
+		slot->tts_values[lp->key_attnos[k] - 1] = key->values[k];
+		slot->tts_isnull[lp->key_attnos[k] - 1] = false;
+	}
+	slot->tts_values[lp->cells_attno - 1] = PointerGetDatum(cells);
+	slot->tts_isnull[lp->cells_attno - 1] = false;
+	slot->tts_values[lp->oldest_attno - 1] = Int64GetDatum(oldest_ts);
+	slot->tts_isnull[lp->oldest_attno - 1] = false;
+	ExecStoreVirtualTuple(slot);
+
+	if (ExecCheckIndexConstraints(rri, slot, estate, &conflict, arbiters))
+	{
+		TransactionId xid = GetCurrentTransactionId();
+		uint32		token = SpeculativeInsertionLockAcquire(xid);
+		bool		conflicted = false;
+
+		table_tuple_insert_speculative(leaf, slot, GetCurrentCommandId(true), 0, NULL, token);
+		ExecInsertIndexTuples(rri, slot, estate, false, true, &conflicted, arbiters);
+		table_tuple_complete_speculative(leaf, slot, token, !conflicted);
+		SpeculativeInsertionLockRelease(xid);
+		inserted = !conflicted;
+	}
+	else if (IsolationUsesXactSnapshot())
+	{
+		/* as ExecCheckTIDVisible: a key our snapshot cannot see is a serialization failure */
+		TupleTableSlot *existing = table_slot_create(leaf, &estate->es_tupleTable);
+
+		if (!table_tuple_fetch_row_version(leaf, &conflict, SnapshotAny, existing))
+			elog(ERROR, "failed to fetch conflicting ots row");
+		if (!table_tuple_satisfies_snapshot(leaf, existing, GetActiveSnapshot()))
+			ereport(ERROR,
+					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+					 errmsg("could not serialize access due to concurrent update")));
+	}
+
+	ExecCloseIndices(rri);
+	ExecResetTupleTable(estate->es_tupleTable, false);
+	FreeExecutorState(estate);
+	table_close(leaf, NoLock);
+	return inserted;
 }
 
 void

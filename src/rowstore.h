@@ -35,11 +35,11 @@ extern void rowstore_check_writable(const char *operation);
  */
 extern struct varlena *rowstore_fetch(RowKey *key, bool for_update);
 
-/* rowstore_insert adds a row; false (and nothing written) when the key exists */
+/*
+ * rowstore_insert adds a row; false (and nothing written) when the key
+ * exists, including when a concurrent insert of it commits first.
+ */
 extern bool rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts);
-
-/* rowstore_upsert writes the row whether or not it exists */
-extern void rowstore_upsert(const RowKey *key, struct varlena *cells, int64 oldest_ts);
 
 /* rowstore_update replaces the cells of the row version rowstore_fetch locked */
 extern void rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts);
