@@ -194,15 +194,6 @@ range_op_sql(BoundOp op)
 	}
 }
 
-/* range_key_column names stored key column k */
-static const char *
-range_key_column(const OtsTable *t, int k)
-{
-	if (t->hash_prefix_len > 0)
-		return k == 0 ? "$hash" : t->pk[k - 1].name;
-	return t->pk[k].name;
-}
-
 /* range_append_bound adds "(c1, c2) op ($n, $n+1)" to the statement */
 static void
 range_append_bound(RangeScan *rs, StringInfo where, const RangeBound *b)
@@ -213,7 +204,7 @@ range_append_bound(RangeScan *rs, StringInfo where, const RangeBound *b)
 		return;
 	appendStringInfoString(where, where->len > 0 ? " AND (" : "(");
 	for (int k = 0; k < b->ncols; k++)
-		appendStringInfo(where, "%s%s", k > 0 ? ", " : "", quote_identifier(range_key_column(t, k)));
+		appendStringInfo(where, "%s%s", k > 0 ? ", " : "", quote_identifier(routing_key_column(t, k)));
 	appendStringInfo(where, ") OPERATOR(pg_catalog.%s) (", range_op_sql(b->op));
 	for (int k = 0; k < b->ncols; k++)
 	{
@@ -291,7 +282,7 @@ range_prepare(RangeScan *rs, Jsonb *start_json, Jsonb *end_json, text *direction
 	appendStringInfoString(&sql, " ORDER BY ");
 	for (int k = 0; k < t->npk + (t->hash_prefix_len > 0 ? 1 : 0); k++)
 		appendStringInfo(&sql, "%s%s%s", k > 0 ? ", " : "",
-						 quote_identifier(range_key_column(t, k)), rs->backward ? " DESC" : "");
+						 quote_identifier(routing_key_column(t, k)), rs->backward ? " DESC" : "");
 	rs->sql = sql.data;
 }
 

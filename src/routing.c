@@ -69,6 +69,14 @@ routing_hash_prefix(const OtsValue *v, int n)
 	return prefix;
 }
 
+const char *
+routing_key_column(const OtsTable *t, int k)
+{
+	if (t->hash_prefix_len > 0)
+		return k == 0 ? "$hash" : t->pk[k - 1].name;
+	return t->pk[k].name;
+}
+
 Datum
 routing_pk_datum(const OtsValue *v, Oid *type)
 {

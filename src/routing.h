@@ -34,6 +34,9 @@ typedef struct RowKey
  */
 extern int64 routing_hash_prefix(const OtsValue *v, int n);
 
+/* routing_key_column names stored key column k ("$hash" first on prefixed tables) */
+extern const char *routing_key_column(const OtsTable *t, int k);
+
 /* routing_pk_datum converts a pk value to its storage Datum and type */
 extern Datum routing_pk_datum(const OtsValue *v, Oid *type);
 

@@ -154,45 +154,16 @@ rowstore_cells_type(void)
 }
 
 /*
- * rowstore_sql writes one statement for the leaf; parameters are the key
- * columns ($1..$n), then cells, oldest_ts and the locked row's TID.
+ * rowstore_sql writes one statement on the row version rowstore_fetch
+ * locked, reached by its TID: $1 cells, $2 oldest_ts, $3 the TID.
  */
 static char *
-rowstore_sql(const RowKey *key, RowStatement stmt, const char *leaf)
+rowstore_sql(RowStatement stmt, const char *leaf)
 {
-	const OtsTable *t = key->t;
-	StringInfoData cols;
-	StringInfoData where;
-	StringInfoData sql;
-	int			n = key->nkeys;
-
-	initStringInfo(&cols);
-	initStringInfo(&where);
-	for (int k = 0; k < n; k++)
-	{
-		const char *col = (t->hash_prefix_len > 0 && k == 0) ? "$hash" :
-			t->pk[k - (t->hash_prefix_len > 0 ? 1 : 0)].name;
-
-		appendStringInfo(&cols, "%s%s", k > 0 ? ", " : "", quote_identifier(col));
-		appendStringInfo(&where, "%s%s OPERATOR(pg_catalog.=) $%d",
-						 k > 0 ? " AND " : "", quote_identifier(col), k + 1);
-	}
-
-	initStringInfo(&sql);
-	switch (stmt)
-	{
-		case STMT_UPDATE:
-			/* the version locked by rowstore_fetch, reached by its TID */
-			appendStringInfo(&sql, "UPDATE %s SET \"$cells\" = $%d, \"$oldest_ts\" = $%d"
-							 " WHERE ctid OPERATOR(pg_catalog.=) $%d", leaf, n + 1, n + 2, n + 3);
-			break;
-		case STMT_DELETE:
-			appendStringInfo(&sql, "DELETE FROM %s WHERE ctid OPERATOR(pg_catalog.=) $%d", leaf, n + 3);
-			break;
-		case STMT_COUNT:
-			break;
-	}
-	return sql.data;
+	if (stmt == STMT_UPDATE)
+		return psprintf("UPDATE %s SET \"$cells\" = $1, \"$oldest_ts\" = $2"
+						" WHERE ctid OPERATOR(pg_catalog.=) $3", leaf);
+	return psprintf("DELETE FROM %s WHERE ctid OPERATOR(pg_catalog.=) $3", leaf);
 }
 
 /* rowstore_leaf returns the leaf's cache entry, creating it empty */
@@ -240,17 +211,12 @@ rowstore_plan(const RowKey *key, RowStatement stmt)
 	{
 		char	   *nsp = get_namespace_name(get_rel_namespace(key->leaf_oid));
 		char	   *rel = get_rel_name(key->leaf_oid);
-		Oid			types[OTS_MAX_PK_COLUMNS + 4];
+		Oid			types[3] = {rowstore_cells_type(), INT8OID, TIDOID};
 		SPIPlanPtr	plan;
 
 		if (nsp == NULL || rel == NULL)
 			elog(ERROR, "ots leaf partition %u disappeared", key->leaf_oid);
-		memcpy(types, key->types, sizeof(Oid) * key->nkeys);
-		types[key->nkeys] = rowstore_cells_type();
-		types[key->nkeys + 1] = INT8OID;
-		types[key->nkeys + 2] = TIDOID;
-		plan = SPI_prepare(rowstore_sql(key, stmt, quote_qualified_identifier(nsp, rel)),
-						   key->nkeys + 3, types);
+		plan = SPI_prepare(rowstore_sql(stmt, quote_qualified_identifier(nsp, rel)), 3, types);
 		if (plan == NULL)
 			elog(ERROR, "could not prepare ots row statement: %s",
 				 SPI_result_code_string(SPI_result));
@@ -270,7 +236,7 @@ rowstore_execute(const RowKey *key, RowStatement stmt, struct varlena *cells, in
 {
 	Oid			save_userid;
 	int			save_sec;
-	Datum		values[OTS_MAX_PK_COLUMNS + 4];
+	Datum		values[3];
 	int			ret;
 	int			processed;
 
@@ -280,10 +246,9 @@ rowstore_execute(const RowKey *key, RowStatement stmt, struct varlena *cells, in
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 
-	memcpy(values, key->values, sizeof(Datum) * key->nkeys);
-	values[key->nkeys] = PointerGetDatum(cells);
-	values[key->nkeys + 1] = Int64GetDatum(oldest_ts);
-	values[key->nkeys + 2] = PointerGetDatum(&key->tid);
+	values[0] = PointerGetDatum(cells);
+	values[1] = Int64GetDatum(oldest_ts);
+	values[2] = PointerGetDatum(&key->tid);
 
 	ret = SPI_execute_plan(rowstore_plan(key, stmt), values, NULL, false, 0);
 	if (ret < 0)
@@ -305,10 +270,7 @@ rowstore_attnums(const RowKey *key, LeafPlans *lp)
 		return;
 	for (int k = 0; k < key->nkeys; k++)
 	{
-		const char *name = (t->hash_prefix_len > 0 && k == 0) ? "$hash" :
-			t->pk[k - (t->hash_prefix_len > 0 ? 1 : 0)].name;
-
-		lp->key_attnos[k] = get_attnum(key->leaf_oid, name);
+		lp->key_attnos[k] = get_attnum(key->leaf_oid, routing_key_column(t, k));
 	}
 	lp->oldest_attno = get_attnum(key->leaf_oid, "$oldest_ts");
 	lp->cells_attno = get_attnum(key->leaf_oid, "$cells");
@@ -554,10 +516,8 @@ rowstore_bulk_sql(const OtsTable *t, BulkStatement stmt)
 	initStringInfo(&args);
 	for (int k = 0; k < nkeys; k++)
 	{
-		const char *name = (t->hash_prefix_len > 0 && k == 0) ? "$hash" :
-			t->pk[k - (t->hash_prefix_len > 0 ? 1 : 0)].name;
-
-		appendStringInfo(&cols, "%s%s", k > 0 ? ", " : "", quote_identifier(name));
+		appendStringInfo(&cols, "%s%s", k > 0 ? ", " : "",
+						 quote_identifier(routing_key_column(t, k)));
 		appendStringInfo(&args, "%spg_catalog.unnest($%d)", k > 0 ? ", " : "", k + 1);
 	}
 	initStringInfo(&sql);

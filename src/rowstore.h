@@ -1,12 +1,15 @@
 /*-------------------------------------------------------------------------
  * src/rowstore.h
- *	  Reads and writes one stored row of a leaf partition by primary key.
+ *	  Reads and writes stored rows by primary key: one row of a leaf
+ *	  partition, or many rows of a table at once (batches).
  *
- * This is the only module that reads or writes single rows by key, so
- * the access path (direct index reads, plans prepared once per leaf for
- * writes) can change without touching the row API.  Callers check privileges on the storage table first
- * (rowstore_check_privileges); access to the leaf then runs as the table's
- * owner, as the executor does for partitions reached through their parent.
+ * This is the only module that touches rows by key, so the access path
+ * (direct index reads and locks, speculative inserts, plans prepared once
+ * per leaf for updates and deletes by TID, bulk statements) can change
+ * without touching the row API.  Callers check privileges on the storage
+ * table first (rowstore_check_privileges); access to the leaf then runs as
+ * the table's owner, as the executor does for partitions reached through
+ * their parent.
  *-------------------------------------------------------------------------
  */
 #ifndef OTS_ROWSTORE_H
