@@ -220,7 +220,7 @@ row_write_store(const RowWrite *w, bool found, struct varlena *cells)
 		rowstore_update(&w->key, cells, oldest);
 		return true;
 	}
-	return rowstore_insert(&w->key, cells, oldest);
+	return rowstore_insert(&w->key, cells, oldest, true);
 }
 
 static void
@@ -302,7 +302,7 @@ ots_put_row(PG_FUNCTION_ARGS)
 		if (!checked)
 		{
 			/* unconditional replace: try the key as new, else lock and replace it */
-			if (rowstore_insert(&w.key, newv, purge_cells_oldest_ts(newv)))
+			if (rowstore_insert(&w.key, newv, purge_cells_oldest_ts(newv), false))
 				break;
 			if (rowstore_fetch(&w.key, true) != NULL)
 			{

@@ -1,16 +1,18 @@
 /*-------------------------------------------------------------------------
  * src/rowstore.c
- *	  Primary-key access to the rows of one leaf partition: reads straight
- *	  from the leaf's primary-key index, writes through SPI plans prepared
- *	  once per leaf and backend.
+ *	  Primary-key access to the rows of one leaf partition, straight through
+ *	  the table AM and the leaf's indexes (no executor, no SQL), and bulk
+ *	  statements for batches.
  *
- * Statements name the leaf directly, so PostgreSQL never plans or locks
- * the partitioned parent per call; the plans are re-prepared when their
- * leaf changes (SPI_plan_is_valid).  Row locking and re-checking under
- * concurrency are the executor's: SELECT ... FOR UPDATE waits for a
- * concurrent writer and, in READ COMMITTED, returns its committed version;
- * INSERT ... ON CONFLICT DO NOTHING waits for a concurrent inserter and
- * reports the conflict, so callers can retry with the row locked.
+ * A single-row call costs about what the executor's own work on that row
+ * costs, without planning, executor start-up or routing through the
+ * partitioned parent.  Concurrency follows the executor's recipes: a row
+ * is locked as SELECT ... FOR UPDATE locks it (waiting for a concurrent
+ * writer and, in READ COMMITTED, taking its committed version); a new key
+ * is inserted as INSERT ... ON CONFLICT DO NOTHING inserts it (a
+ * speculative insertion that a concurrent insert of the key defeats), so
+ * callers retry with the row locked; updates and deletes then act on the
+ * locked version by TID.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -49,32 +51,23 @@
 #include "rowstore.h"
 #include "subxact.h"
 
-typedef enum RowStatement
-{
-	STMT_UPDATE,
-	STMT_DELETE,
-	STMT_COUNT
-} RowStatement;
-
-typedef struct LeafPlans
+typedef struct LeafCache
 {
 	Oid			leaf_oid;		/* hash key */
-	SPIPlanPtr	plans[STMT_COUNT];
 	/* the leaf's attribute numbers, for direct access; cells_attno 0 = not looked up */
 	AttrNumber	cells_attno;
 	AttrNumber	oldest_attno;
 	AttrNumber	key_attnos[OTS_MAX_PK_COLUMNS + 1];
-} LeafPlans;
+	/* the last insert of a key not known to be new found it existing */
+	bool		keys_exist;
+} LeafCache;
 
-static HTAB *leaf_plans = NULL;
+static HTAB *leaf_cache = NULL;
 
-static LeafPlans *rowstore_leaf(Oid leaf_oid);
+static LeafCache *rowstore_leaf(Oid leaf_oid);
 static struct varlena *rowstore_lookup(RowKey *key, bool lock);
 
 static Oid	rowstore_cells_type(void);
-static SPIPlanPtr rowstore_plan(const RowKey *key, RowStatement stmt);
-static int	rowstore_execute(const RowKey *key, RowStatement stmt, struct varlena *cells,
-							 int64 oldest_ts);
 
 /* rowstore_privilege_names lists the privileges in mode: "SELECT, INSERT and UPDATE" */
 static char *
@@ -153,116 +146,36 @@ rowstore_cells_type(void)
 						   CStringGetDatum("cells"), ObjectIdGetDatum(nsp));
 }
 
-/*
- * rowstore_sql writes one statement on the row version rowstore_fetch
- * locked, reached by its TID: $1 cells, $2 oldest_ts, $3 the TID.
- */
-static char *
-rowstore_sql(RowStatement stmt, const char *leaf)
-{
-	if (stmt == STMT_UPDATE)
-		return psprintf("UPDATE %s SET \"$cells\" = $1, \"$oldest_ts\" = $2"
-						" WHERE ctid OPERATOR(pg_catalog.=) $3", leaf);
-	return psprintf("DELETE FROM %s WHERE ctid OPERATOR(pg_catalog.=) $3", leaf);
-}
-
 /* rowstore_leaf returns the leaf's cache entry, creating it empty */
-static LeafPlans *
+static LeafCache *
 rowstore_leaf(Oid leaf_oid)
 {
-	LeafPlans  *lp;
+	LeafCache  *lp;
 	bool		found;
 
-	if (leaf_plans == NULL)
+	if (leaf_cache == NULL)
 	{
 		HASHCTL		ctl;
 
 		memset(&ctl, 0, sizeof(ctl));
 		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(LeafPlans);
+		ctl.entrysize = sizeof(LeafCache);
 		ctl.hcxt = CacheMemoryContext;
-		leaf_plans = hash_create("ots leaf plans", 256, &ctl,
+		leaf_cache = hash_create("ots leaf cache", 256, &ctl,
 								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	}
-	lp = hash_search(leaf_plans, &leaf_oid, HASH_ENTER, &found);
+	lp = hash_search(leaf_cache, &leaf_oid, HASH_ENTER, &found);
 	if (!found)
 	{
-		memset(lp->plans, 0, sizeof(lp->plans));
 		lp->cells_attno = 0;
+		lp->keys_exist = false;
 	}
 	return lp;
 }
 
-/*
- * rowstore_plan returns the saved plan of a statement on the key's leaf,
- * preparing it on first use or after invalidation.  SPI must be connected.
- */
-static SPIPlanPtr
-rowstore_plan(const RowKey *key, RowStatement stmt)
-{
-	LeafPlans  *lp = rowstore_leaf(key->leaf_oid);
-
-	if (lp->plans[stmt] != NULL && !SPI_plan_is_valid(lp->plans[stmt]))
-	{
-		SPI_freeplan(lp->plans[stmt]);
-		lp->plans[stmt] = NULL;
-	}
-	if (lp->plans[stmt] == NULL)
-	{
-		char	   *nsp = get_namespace_name(get_rel_namespace(key->leaf_oid));
-		char	   *rel = get_rel_name(key->leaf_oid);
-		Oid			types[3] = {rowstore_cells_type(), INT8OID, TIDOID};
-		SPIPlanPtr	plan;
-
-		if (nsp == NULL || rel == NULL)
-			elog(ERROR, "ots leaf partition %u disappeared", key->leaf_oid);
-		plan = SPI_prepare(rowstore_sql(stmt, quote_qualified_identifier(nsp, rel)), 3, types);
-		if (plan == NULL)
-			elog(ERROR, "could not prepare ots row statement: %s",
-				 SPI_result_code_string(SPI_result));
-		if (SPI_keepplan(plan) != 0)
-			elog(ERROR, "could not save ots row statement");
-		lp->plans[stmt] = plan;
-	}
-	return lp->plans[stmt];
-}
-
-/*
- * rowstore_execute runs one statement as the storage table's owner and
- * returns the number of rows it processed.
- */
-static int
-rowstore_execute(const RowKey *key, RowStatement stmt, struct varlena *cells, int64 oldest_ts)
-{
-	Oid			save_userid;
-	int			save_sec;
-	Datum		values[3];
-	int			ret;
-	int			processed;
-
-	GetUserIdAndSecContext(&save_userid, &save_sec);
-	SetUserIdAndSecContext(key->owner, save_sec | SECURITY_LOCAL_USERID_CHANGE |
-						   SECURITY_RESTRICTED_OPERATION);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-
-	values[0] = PointerGetDatum(cells);
-	values[1] = Int64GetDatum(oldest_ts);
-	values[2] = PointerGetDatum(&key->tid);
-
-	ret = SPI_execute_plan(rowstore_plan(key, stmt), values, NULL, false, 0);
-	if (ret < 0)
-		elog(ERROR, "ots row statement failed: %s", SPI_result_code_string(ret));
-	processed = (int) SPI_processed;
-
-	SPI_finish();
-	SetUserIdAndSecContext(save_userid, save_sec);
-	return processed;
-}
-
 /* rowstore_attnums looks up, once per leaf, where its columns are */
 static void
-rowstore_attnums(const RowKey *key, LeafPlans *lp)
+rowstore_attnums(const RowKey *key, LeafCache *lp)
 {
 	const OtsTable *t = key->t;
 
@@ -292,7 +205,7 @@ rowstore_attnums(const RowKey *key, LeafPlans *lp)
 static struct varlena *
 rowstore_lookup(RowKey *key, bool lock)
 {
-	LeafPlans  *lp = rowstore_leaf(key->leaf_oid);
+	LeafCache  *lp = rowstore_leaf(key->leaf_oid);
 	LOCKMODE	lockmode = lock ? RowExclusiveLock : AccessShareLock;
 	Relation	leaf = table_open(key->leaf_oid, lockmode);
 	Relation	index;
@@ -380,69 +293,124 @@ rowstore_fetch(RowKey *key, bool for_update)
 }
 
 /*
- * rowstore_insert adds the row the way INSERT ... ON CONFLICT DO NOTHING
- * does (nodeModifyTable.c), without the executor: a pre-check of the
- * primary key, then a speculative heap insert that is confirmed only if no
- * concurrent insert of the same key got in first, so two sessions never
- * both create a key.  The leaf's own partition constraint needs no check:
- * routing chose the leaf from that very key.
+ * rowstore_key_slot fills a virtual slot of the leaf with a new row version:
+ * the key, cells and oldest_ts, and every other column of base (the version
+ * it replaces; NULL for a new row).
  */
-bool
-rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts)
+static TupleTableSlot *
+rowstore_key_slot(Relation leaf, const LeafCache *lp, const RowKey *key, TupleTableSlot *base,
+				  struct varlena *cells, int64 oldest_ts)
 {
-	LeafPlans  *lp = rowstore_leaf(key->leaf_oid);
-	Relation	leaf = table_open(key->leaf_oid, RowExclusiveLock);
-	EState	   *estate = CreateExecutorState();
-	ResultRelInfo *rri = makeNode(ResultRelInfo);
-	TupleTableSlot *slot;
-	List	   *arbiters;
-	ItemPointerData conflict;
-	bool		inserted = false;
+	TupleDesc	desc = RelationGetDescr(leaf);
+	TupleTableSlot *slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
 
-	rowstore_attnums(key, lp);
-	InitResultRelInfo(rri, leaf, 1, NULL, 0);
-	ExecOpenIndices(rri, true);
-	arbiters = list_make1_oid(RelationGetPrimaryKeyIndex(leaf));
-
-	slot = ExecInitExtraTupleSlot(estate, RelationGetDescr(leaf), table_slot_callbacks(leaf));
 	ExecClearTuple(slot);
-	memset(slot->tts_isnull, true, sizeof(bool) * slot->tts_tupleDescriptor->natts);
-	for (int k = 0; k < key->nkeys; k++)
+	if (base != NULL)
 	{
-		slot->tts_values[lp->key_attnos[k] - 1] = key->values[k];
-		slot->tts_isnull[lp->key_attnos[k] - 1] = false;
+		slot_getallattrs(base);
+		memcpy(slot->tts_values, base->tts_values, sizeof(Datum) * desc->natts);
+		memcpy(slot->tts_isnull, base->tts_isnull, sizeof(bool) * desc->natts);
+	}
+	else
+	{
+		memset(slot->tts_isnull, true, sizeof(bool) * desc->natts);
+		for (int k = 0; k < key->nkeys; k++)
+		{
+			slot->tts_values[lp->key_attnos[k] - 1] = key->values[k];
+			slot->tts_isnull[lp->key_attnos[k] - 1] = false;
+		}
 	}
 	slot->tts_values[lp->cells_attno - 1] = PointerGetDatum(cells);
 	slot->tts_isnull[lp->cells_attno - 1] = false;
 	slot->tts_values[lp->oldest_attno - 1] = Int64GetDatum(oldest_ts);
 	slot->tts_isnull[lp->oldest_attno - 1] = false;
-	ExecStoreVirtualTuple(slot);
+	return ExecStoreVirtualTuple(slot);
+}
+
+/*
+ * rowstore_check_conflict is the executor's pre-check of INSERT ... ON
+ * CONFLICT (ExecCheckIndexConstraints): false when the key exists.  Under
+ * snapshot isolation an existing key the snapshot cannot see is a
+ * serialization failure, as ExecCheckTIDVisible makes it.
+ */
+static bool
+rowstore_check_conflict(Relation leaf, ResultRelInfo *rri, TupleTableSlot *slot,
+						EState *estate, List *arbiters)
+{
+	ItemPointerData conflict;
+	TupleTableSlot *existing;
 
 	if (ExecCheckIndexConstraints(rri, slot, estate, &conflict, arbiters))
+		return true;
+	if (!IsolationUsesXactSnapshot())
+		return false;
+	existing = table_slot_create(leaf, &estate->es_tupleTable);
+	if (!table_tuple_fetch_row_version(leaf, &conflict, SnapshotAny, existing))
+		elog(ERROR, "failed to fetch conflicting ots row");
+	if (!table_tuple_satisfies_snapshot(leaf, existing, GetActiveSnapshot()))
+		ereport(ERROR,
+				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+				 errmsg("could not serialize access due to concurrent update")));
+	return false;
+}
+
+/*
+ * rowstore_insert adds the row the way INSERT ... ON CONFLICT DO NOTHING
+ * does (nodeModifyTable.c), without the executor: a speculative heap insert
+ * that is confirmed only if no concurrent insert of the same key got in
+ * first, so two sessions never both create a key.  The executor's pre-check
+ * of the key costs an index descent per insert; it runs only when the key
+ * may well exist (the caller did not just find it missing, and the leaf's
+ * last such insert hit an existing key) and after a conflict, where it
+ * finds the existing row (nodeModifyTable's "vlock" retry).  The leaf's own
+ * partition constraint needs no check: routing chose the leaf from that
+ * very key.
+ */
+bool
+rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts, bool known_missing)
+{
+	LeafCache  *lp = rowstore_leaf(key->leaf_oid);
+	Relation	leaf = table_open(key->leaf_oid, RowExclusiveLock);
+	EState	   *estate = CreateExecutorState();
+	ResultRelInfo *rri = makeNode(ResultRelInfo);
+	TupleTableSlot *slot;
+	List	   *arbiters;
+	bool		precheck;
+	bool		inserted = false;
+
+	rowstore_attnums(key, lp);
+	InitResultRelInfo(rri, leaf, 0, NULL, 0);
+	ExecOpenIndices(rri, true);
+	arbiters = list_make1_oid(RelationGetPrimaryKeyIndex(leaf));
+	slot = rowstore_key_slot(leaf, lp, key, NULL, cells, oldest_ts);
+	precheck = !known_missing && lp->keys_exist;
+
+	for (;;)
 	{
-		TransactionId xid = GetCurrentTransactionId();
-		uint32		token = SpeculativeInsertionLockAcquire(xid);
+		TransactionId xid;
+		uint32		token;
 		bool		conflicted = false;
 
+		if (precheck && !rowstore_check_conflict(leaf, rri, slot, estate, arbiters))
+			break;
+		xid = GetCurrentTransactionId();
+		token = SpeculativeInsertionLockAcquire(xid);
 		table_tuple_insert_speculative(leaf, slot, GetCurrentCommandId(true), 0, NULL, token);
 		ExecInsertIndexTuples(rri, slot, estate, false, true, &conflicted, arbiters);
 		table_tuple_complete_speculative(leaf, slot, token, !conflicted);
 		SpeculativeInsertionLockRelease(xid);
-		inserted = !conflicted;
+		if (!conflicted)
+		{
+			inserted = true;
+			break;
+		}
+		CHECK_FOR_INTERRUPTS();
+		precheck = true;
 	}
-	else if (IsolationUsesXactSnapshot())
-	{
-		/* as ExecCheckTIDVisible: a key our snapshot cannot see is a serialization failure */
-		TupleTableSlot *existing = table_slot_create(leaf, &estate->es_tupleTable);
+	if (!known_missing)
+		lp->keys_exist = !inserted;
 
-		if (!table_tuple_fetch_row_version(leaf, &conflict, SnapshotAny, existing))
-			elog(ERROR, "failed to fetch conflicting ots row");
-		if (!table_tuple_satisfies_snapshot(leaf, existing, GetActiveSnapshot()))
-			ereport(ERROR,
-					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-					 errmsg("could not serialize access due to concurrent update")));
-	}
-
+	ExecDropSingleTupleTableSlot(slot);
 	ExecCloseIndices(rri);
 	ExecResetTupleTable(estate->es_tupleTable, false);
 	FreeExecutorState(estate);
@@ -450,18 +418,78 @@ rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 	return inserted;
 }
 
+/*
+ * rowstore_index_version adds index entries for a row version that
+ * table_tuple_update could not make a HOT update (the page was full, or an
+ * indexed column changed).
+ */
+static void
+rowstore_index_version(Relation leaf, TupleTableSlot *slot)
+{
+	EState	   *estate = CreateExecutorState();
+	ResultRelInfo *rri = makeNode(ResultRelInfo);
+
+	InitResultRelInfo(rri, leaf, 0, NULL, 0);
+	ExecOpenIndices(rri, false);
+	ExecInsertIndexTuples(rri, slot, estate, false, false, NULL, NIL);
+	ExecCloseIndices(rri);
+	FreeExecutorState(estate);
+}
+
+/*
+ * rowstore_update replaces the cells of the locked row version in place of
+ * an UPDATE: the row lock is ours, so the update cannot meet a concurrent
+ * one.  Columns ots does not know about keep their values.
+ */
 void
 rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 {
-	if (!key->locked || rowstore_execute(key, STMT_UPDATE, cells, oldest_ts) != 1)
+	LeafCache  *lp = rowstore_leaf(key->leaf_oid);
+	Relation	leaf;
+	TupleTableSlot *old;
+	TupleTableSlot *slot;
+	ItemPointerData tid = key->tid;
+	TM_FailureData tmfd;
+	LockTupleMode lockmode;
+	bool		update_indexes;
+	TM_Result	result;
+
+	if (!key->locked)
 		elog(ERROR, "ots row to update is not locked");
+	leaf = table_open(key->leaf_oid, RowExclusiveLock);
+	rowstore_attnums(key, lp);
+	old = table_slot_create(leaf, NULL);
+	if (!table_tuple_fetch_row_version(leaf, &tid, SnapshotAny, old))
+		elog(ERROR, "failed to fetch locked ots row");
+	slot = rowstore_key_slot(leaf, lp, key, old, cells, oldest_ts);
+	result = table_tuple_update(leaf, &tid, slot, GetCurrentCommandId(true), GetActiveSnapshot(),
+								InvalidSnapshot, true, &tmfd, &lockmode, &update_indexes);
+	if (result != TM_Ok)
+		elog(ERROR, "unexpected result %d updating a locked ots row", (int) result);
+	if (update_indexes)
+		rowstore_index_version(leaf, slot);
+	ExecDropSingleTupleTableSlot(slot);
+	ExecDropSingleTupleTableSlot(old);
+	table_close(leaf, NoLock);
 }
 
+/* rowstore_delete removes the locked row version in place of a DELETE */
 void
 rowstore_delete(const RowKey *key)
 {
-	if (!key->locked || rowstore_execute(key, STMT_DELETE, NULL, 0) != 1)
+	Relation	leaf;
+	ItemPointerData tid = key->tid;
+	TM_FailureData tmfd;
+	TM_Result	result;
+
+	if (!key->locked)
 		elog(ERROR, "ots row to delete is not locked");
+	leaf = table_open(key->leaf_oid, RowExclusiveLock);
+	result = table_tuple_delete(leaf, &tid, GetCurrentCommandId(true), GetActiveSnapshot(),
+								InvalidSnapshot, true, &tmfd, false);
+	if (result != TM_Ok)
+		elog(ERROR, "unexpected result %d deleting a locked ots row", (int) result);
+	table_close(leaf, NoLock);
 }
 
 /* ---- many rows in one statement ---- */

@@ -4,8 +4,8 @@
  *	  partition, or many rows of a table at once (batches).
  *
  * This is the only module that touches rows by key, so the access path
- * (direct index reads and locks, speculative inserts, plans prepared once
- * per leaf for updates and deletes by TID, bulk statements) can change
+ * (direct index reads and locks, speculative inserts, updates and deletes
+ * of the locked version by TID, bulk statements) can change
  * without touching the row API.  Callers check privileges on the storage
  * table first (rowstore_check_privileges); access to the leaf then runs as
  * the table's owner, as the executor does for partitions reached through
@@ -41,8 +41,10 @@ extern struct varlena *rowstore_fetch(RowKey *key, bool for_update);
 /*
  * rowstore_insert adds a row; false (and nothing written) when the key
  * exists, including when a concurrent insert of it commits first.
+ * known_missing tells that the caller just found no row with this key.
  */
-extern bool rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts);
+extern bool rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts,
+							bool known_missing);
 
 /* rowstore_update replaces the cells of the row version rowstore_fetch locked */
 extern void rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts);
