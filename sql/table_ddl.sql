@@ -316,6 +316,24 @@ SELECT ots.describe_table('public.ddl_opts') ->> 'schema_name' AS schema_name,
        ots.describe_table('public.ddl_opts') -> 'primary_key' AS primary_key;
 RESET search_path;
 SELECT ots.describe_table('ddl_opts') ->> 'schema_name' AS schema_name;
+-- a name resolved once follows later search_path changes, and tables
+-- created, shadowing or dropped since (row calls remember resolved names)
+SELECT ots.create_table('ddl_nc', 'k integer', partitions => 1);
+SELECT (ots.put_row('ddl_nc', '{"k": 1}', '{"in": "public"}')).consumed;
+SET search_path = ddl_s, public;
+SELECT attributes FROM ots.get_row('ddl_nc', '{"k": 1}');
+SELECT ots.create_table('ddl_nc', 'k integer', partitions => 1);
+SELECT (ots.put_row('ddl_nc', '{"k": 1}', '{"in": "ddl_s"}')).consumed;
+SELECT attributes FROM ots.get_row('ddl_nc', '{"k": 1}');
+RESET search_path;
+SELECT attributes FROM ots.get_row('ddl_nc', '{"k": 1}');
+SET search_path = ddl_s, public;
+SELECT attributes FROM ots.get_row('ddl_nc', '{"k": 1}');
+SELECT ots.delete_table('ddl_s.ddl_nc');
+SELECT attributes FROM ots.get_row('ddl_nc', '{"k": 1}');
+RESET search_path;
+SELECT ots.delete_table('ddl_nc');
+SELECT attributes FROM ots.get_row('ddl_nc', '{"k": 1}');
 
 --
 -- list_table

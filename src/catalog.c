@@ -25,6 +25,7 @@
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/syscache.h"
 
 #include "catalog.h"
 #include "errors.h"
@@ -38,11 +39,21 @@ typedef struct DataOidEntry
 	OtsTable   *table;
 } DataOidEntry;
 
+/* an unqualified table name resolved under names_path */
+typedef struct NameEntry
+{
+	char		name[NAMEDATALEN];	/* hash key */
+	Oid			view_oid;
+} NameEntry;
+
 static HTAB *tables_by_view = NULL;
 static HTAB *tables_by_data = NULL;
+static HTAB *names = NULL;
+static OverrideSearchPath *names_path = NULL;
 
 static void catalog_create_hashes(void);
 static void catalog_invalidate(Datum arg, Oid relid);
+static void catalog_invalidate_names(Datum arg, int cacheid, uint32 hashvalue);
 static void catalog_load(OtsTable *t, Oid view_oid);
 static OtsValueType catalog_type_from_name(const char *name);
 static bool catalog_name_valid(const char *name, int len, int maxlen);
@@ -51,6 +62,9 @@ void
 catalog_init(void)
 {
 	CacheRegisterRelcacheCallback(catalog_invalidate, (Datum) 0);
+	/* a new, renamed or dropped relation or schema may change what a name means */
+	CacheRegisterSyscacheCallback(RELNAMENSP, catalog_invalidate_names, (Datum) 0);
+	CacheRegisterSyscacheCallback(NAMESPACEOID, catalog_invalidate_names, (Datum) 0);
 }
 
 static void
@@ -69,6 +83,59 @@ catalog_create_hashes(void)
 	ctl.entrysize = sizeof(DataOidEntry);
 	tables_by_data = hash_create("ots tables by storage", 64, &ctl,
 								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	ctl.keysize = NAMEDATALEN;
+	ctl.entrysize = sizeof(NameEntry);
+	names = hash_create("ots table names", 64, &ctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+}
+
+/* catalog_invalidate_names forgets every resolved name */
+static void
+catalog_invalidate_names(Datum arg, int cacheid, uint32 hashvalue)
+{
+	HASH_SEQ_STATUS seq;
+	NameEntry  *e;
+
+	if (names == NULL)
+		return;
+	hash_seq_init(&seq, names);
+	while ((e = hash_seq_search(&seq)) != NULL)
+		hash_search(names, e->name, HASH_REMOVE, NULL);
+}
+
+/*
+ * catalog_resolve_unqualified finds the relation an unqualified name means
+ * through search_path, as RelnameGetRelid does, remembering the answer for
+ * as long as search_path (and the role it depends on) and the relations
+ * and schemas stay the same.
+ */
+static Oid
+catalog_resolve_unqualified(const char *relname)
+{
+	NameEntry  *e;
+	bool		found;
+	Oid			view_oid;
+
+	catalog_create_hashes();
+	if (names_path == NULL || !OverrideSearchPathMatchesCurrent(names_path))
+	{
+		catalog_invalidate_names((Datum) 0, RELNAMENSP, 0);
+		if (names_path != NULL)
+		{
+			list_free(names_path->schemas);
+			pfree(names_path);
+		}
+		names_path = GetOverrideSearchPath(CacheMemoryContext);
+	}
+	e = hash_search(names, relname, HASH_FIND, NULL);
+	if (e != NULL)
+		return e->view_oid;
+	view_oid = RelnameGetRelid(relname);
+	if (OidIsValid(view_oid))
+	{
+		e = hash_search(names, relname, HASH_ENTER, &found);
+		e->view_oid = view_oid;
+	}
+	return view_oid;
 }
 
 /*
@@ -250,7 +317,7 @@ catalog_find(text *name, bool quiet)
 		return NULL;
 	catalog_check_table_name(relname, strlen(relname));
 	if (dot == NULL)
-		view_oid = RelnameGetRelid(relname);
+		view_oid = catalog_resolve_unqualified(relname);
 	else
 	{
 		char	   *schema = full;

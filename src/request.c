@@ -7,9 +7,11 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
+#include "utils/typcache.h"
 
 #include "codec.h"
 #include "errors.h"
@@ -123,28 +125,31 @@ Datum
 request_result(FunctionCallInfo fcinfo, Jsonb *primary_key, Jsonb *attributes,
 			   Consumed consumed)
 {
+	Oid			rettype = get_fn_expr_rettype(fcinfo->flinfo);
 	TupleDesc	desc;
 	Datum		values[3];
 	bool		nulls[3] = {false, false, false};
+	HeapTuple	tuple;
 
-	/* the result type is fixed per function: build its descriptor once per call site */
-	desc = (TupleDesc) fcinfo->flinfo->fn_extra;
-	if (desc == NULL)
-	{
-		MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
-
-		if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
-			elog(ERROR, "ots row functions must return ots.row_result");
-		desc = BlessTupleDesc(CreateTupleDescCopy(desc));
-		fcinfo->flinfo->fn_extra = desc;
-		MemoryContextSwitchTo(old);
-	}
+	/*
+	 * The type cache holds the row type's descriptor (and follows ALTER
+	 * TYPE); get_call_result_type would look the function up on every call.
+	 */
+	if (OidIsValid(rettype) && rettype != RECORDOID)
+		desc = lookup_rowtype_tupdesc(rettype, -1);
+	else if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "ots row functions must return ots.row_result");
+	else
+		desc = BlessTupleDesc(desc);
 	values[0] = PointerGetDatum(primary_key);
 	nulls[0] = primary_key == NULL;
 	values[1] = PointerGetDatum(attributes);
 	nulls[1] = attributes == NULL;
 	values[2] = PointerGetDatum(request_consumed_jsonb(consumed));
-	return HeapTupleGetDatum(heap_form_tuple(desc, values, nulls));
+	tuple = heap_form_tuple(desc, values, nulls);
+	if (desc->tdrefcount >= 0)
+		ReleaseTupleDesc(desc);
+	return HeapTupleGetDatum(tuple);
 }
 
 void

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# bench/callgrind.sh — instructions per operation, ots vs plain SQL, counted by
+# callgrind: repeatable to a fraction of a percent, where pgbench tps on the
+# shared 2-core VM move by ±30 %.
+#
+# Usage:
+#     BENCH_KEEP=1 BENCH_ONLY=load bench/run.sh    # loads the data, keeps the instance
+#     bench/callgrind.sh DIR [CASE ...]             # DIR = that instance (/tmp/ots-bench.XXXXXX)
+#
+# CASE: get put upd batch (default: all).  For each case and side it copies
+# the instance's data directory once (the instance is stopped for the copy
+# and started again), then runs a single-user backend (postgres --single,
+# synchronous_commit=off, autovacuum=off) under valgrind --tool=callgrind on
+# PREPARE + N x EXECUTE, each EXECUTE its own transaction, for N = N1 and
+# N2, and prints (Ir(N2) - Ir(N1)) / (N2 - N1): the server's instructions
+# per operation, start-up excluded.  The statements are bench/run.sh's
+# pgbench scripts (same keys, same 5 attributes).  Single-user mode prints
+# results with debugtup instead of sending them, so the output cost of both
+# sides is counted, not the protocol's.
+# The callgrind files stay in /tmp/ots-cg/ for callgrind_annotate
+# (e.g. callgrind_annotate --inclusive=yes --tree=calling /tmp/ots-cg/ots_put.N2.out).
+# Needs valgrind (Debian package valgrind); run as root or as the instance owner.
+
+set -euo pipefail
+DIR=${1:?instance dir (BENCH_KEEP=1 bench/run.sh)}; shift
+CASES=${*:-get put upd batch}
+PGBIN=${PGBIN:-$(pg_config --bindir 2>/dev/null || echo /usr/lib/postgresql/15/bin)}
+OUT=/tmp/ots-cg
+command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind not found (apt-get install valgrind)" >&2; exit 1; }
+[ -f "$DIR/data/PG_VERSION" ] || { echo "callgrind.sh: no instance in $DIR" >&2; exit 1; }
+
+if [ "$(id -u)" = 0 ]; then as_pg() { runuser -u postgres -- "$@"; }; else as_pg() { "$@"; }; fi
+rm -rf "$OUT"; mkdir -p "$OUT"; chmod 777 "$OUT"
+
+# a private copy of the data: single-user mode needs the directory to itself
+as_pg "$PGBIN/pg_ctl" -D "$DIR/data" stop -m fast >/dev/null
+cp -a "$DIR/data" "$OUT/data"
+rm -f "$OUT/data/postmaster.pid"
+as_pg "$PGBIN/pg_ctl" -D "$DIR/data" -l "$DIR/logs/server.log" start >/dev/null 2>&1 ||
+	as_pg "$PGBIN/pg_ctl" -D "$DIR/data" -l "$OUT/server.log" start >/dev/null
+[ "$(id -u)" = 0 ] && chown -R postgres: "$OUT"
+
+A='{"a1": "abcdefghijklmnopqrst", "a2": 12345, "a3": 1.5, "a4": true, "a5": "ABCDEFGHIJKLMNOPQRST"}'
+# prepare SIDE CASE: the PREPARE statement of one side of a case ($1 picks the key)
+prepare() {
+	case $1_$2 in
+	ots_get) echo "PREPARE p(int) AS SELECT ots.get_row('t', jsonb_build_object('k1', 'u' || (100000 + \$1 / 100), 'k2', (\$1 % 100)::int8));" ;;
+	plain_get) echo "PREPARE p(int) AS SELECT k1, k2, attrs FROM plain_t WHERE k1 = 'u' || (100000 + \$1 / 100) AND k2 = (\$1 % 100)::int8;" ;;
+	ots_put) echo "PREPARE p(int) AS SELECT ots.put_row('t', jsonb_build_object('k1', 'n' || \$1 % 1000, 'k2', nextval('put_seq')), '$A');" ;;
+	plain_put) echo "PREPARE p(int) AS INSERT INTO plain_t VALUES ('n' || \$1 % 1000, nextval('put_seq_plain'), '$A');" ;;
+	ots_upd) echo "PREPARE p(int) AS SELECT ots.update_row('t', jsonb_build_object('k1', 'u' || (100000 + \$1 / 100), 'k2', (\$1 % 100)::int8), jsonb_build_object('a2', \$1::int8));" ;;
+	plain_upd) echo "PREPARE p(int) AS UPDATE plain_t SET attrs = attrs || jsonb_build_object('a2', \$1::int8) WHERE k1 = 'u' || (100000 + \$1 / 100) AND k2 = (\$1 % 100)::int8;" ;;
+	ots_batch) echo "PREPARE p(int) AS SELECT count(*) FROM ots.batch_write_row(('[{\"table_name\": \"t\", \"rows\": [' || (SELECT string_agg('{\"type\": \"PUT\", \"primary_key\": {\"k1\": \"b' || g % 1000 || '\", \"k2\": ' || nextval('batch_seq') || '}, \"attributes\": $A}', ',') FROM generate_series(1, 200) g) || ']}]')::jsonb);" ;;
+	plain_batch) echo "PREPARE p(int) AS INSERT INTO plain_t SELECT r->'primary_key'->>'k1', (r->'primary_key'->>'k2')::int8, r->'attributes' FROM jsonb_array_elements(('[' || (SELECT string_agg('{\"type\": \"PUT\", \"primary_key\": {\"k1\": \"b' || g % 1000 || '\", \"k2\": ' || nextval('batch_seq_plain') || '}, \"attributes\": $A}', ',') FROM generate_series(1, 200) g) || ']')::jsonb) r;" ;;
+	*) echo "callgrind.sh: unknown case $2" >&2; exit 1 ;;
+	esac
+}
+
+# instructions SIDE CASE N: total Ir of a single-user backend running N operations
+instructions() {
+	local f=$OUT/$1_$2.$3
+	{ prepare "$1" "$2"; for ((j = 1; j <= $3; j++)); do echo "EXECUTE p($(( (j * 7919) % 99900 )));"; done; } >"$f.sql"
+	as_pg valgrind --tool=callgrind --callgrind-out-file="$f.out" \
+		"$PGBIN/postgres" --single -D "$OUT/data" -c synchronous_commit=off -c autovacuum=off \
+		bench <"$f.sql" >"$f.log" 2>&1
+	grep -q ERROR "$f.log" && { echo "callgrind.sh: $1 $2 failed, see $f.log" >&2; exit 1; }
+	awk '/^summary:/ { print $2 }' "$f.out"
+}
+
+printf '%-6s | %14s | %14s | %s\n' case "ots instr/op" "plain instr/op" "plain/ots"
+for c in $CASES; do
+	case $c in batch) n1=5 n2=25 ;; *) n1=100 n2=1100 ;; esac
+	declare -A per=()
+	for side in ots plain; do
+		a=$(instructions $side "$c" $n1); b=$(instructions $side "$c" $n2)
+		per[$side]=$(( (b - a) / (n2 - n1) ))
+	done
+	printf '%-6s | %14s | %14s | %.2f\n' "$c" "${per[ots]}" "${per[plain]}" \
+		"$(awk -v o="${per[ots]}" -v p="${per[plain]}" 'BEGIN { print p / o }')"
+done
+echo "(batch: per call of 200 rows; callgrind files in $OUT)"
