@@ -152,7 +152,7 @@ routing_key(const OtsTable *t, const PkInput *pk, RowKey *key)
 	int			k = 0;
 
 	key->t = t;
-	key->locked = false;
+	key->found = false;
 	if (t->hash_prefix_len > 0)
 	{
 		key->values[k] = Int64GetDatum(routing_hash_prefix(&pk->v[0], t->hash_prefix_len));

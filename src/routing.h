@@ -23,8 +23,8 @@ typedef struct RowKey
 	int			nkeys;
 	Datum		values[OTS_MAX_PK_COLUMNS + 1];
 	Oid			types[OTS_MAX_PK_COLUMNS + 1];
-	ItemPointerData tid;		/* the row version locked by rowstore_fetch */
-	bool		locked;
+	ItemPointerData tid;		/* the row version rowstore_fetch read */
+	bool		found;
 } RowKey;
 
 /*

@@ -4,11 +4,11 @@
  *	  single-row writes with row-existence and column conditions.
  *
  * Every write validates its whole request before touching storage, then
- * locks the row (SELECT ... FOR UPDATE through rowstore), checks its
- * conditions against the locked, visible row and writes the new cells, so
- * check-and-write is atomic under concurrency.  A row that does not exist
- * yet is created with INSERT ... ON CONFLICT DO NOTHING; losing that race to
- * a concurrent insert sends the write round again, now finding the row.
+ * reads the row's newest version, checks its conditions against it and
+ * writes the new cells in place of exactly that version (rowstore's
+ * compare-and-swap), so check-and-write is atomic under concurrency: when
+ * a concurrent writer replaced the version first, or inserted the missing
+ * row first, the write goes round again on what that writer left.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -192,7 +192,7 @@ row_write_cells_size(const CellInput *cells, int n)
 
 /*
  * row_write_check_conditions raises OTSConditionCheckFail unless the row's
- * existence and the column condition hold for the locked row.
+ * existence and the column condition hold for the row version read.
  */
 static void
 row_write_check_conditions(const RowWrite *w, const CellsReader *old, bool exists)
@@ -216,10 +216,7 @@ row_write_store(const RowWrite *w, bool found, struct varlena *cells)
 	int64		oldest = purge_cells_oldest_ts(cells);
 
 	if (found)
-	{
-		rowstore_update(&w->key, cells, oldest);
-		return true;
-	}
+		return rowstore_update(&w->key, cells, oldest);
 	return rowstore_insert(&w->key, cells, oldest, true);
 }
 
@@ -304,12 +301,10 @@ ots_put_row(PG_FUNCTION_ARGS)
 			/* unconditional replace: try the key as new, else lock and replace it */
 			if (rowstore_insert(&w.key, newv, purge_cells_oldest_ts(newv), false))
 				break;
-			if (rowstore_fetch(&w.key, true) != NULL)
-			{
-				rowstore_update(&w.key, newv, purge_cells_oldest_ts(newv));
+			if (rowstore_fetch(&w.key, true) != NULL &&
+				rowstore_update(&w.key, newv, purge_cells_oldest_ts(newv)))
 				break;
-			}
-			continue;			/* deleted meanwhile: insert again */
+			continue;			/* deleted or replaced meanwhile: again */
 		}
 		if (row_write_store(&w, oldv != NULL, newv))
 			break;
@@ -699,15 +694,22 @@ ots_delete_row(PG_FUNCTION_ARGS)
 				 errdetail("Use RT_NONE or RT_PK.")));
 	row_write_route(&w);
 
-	oldv = rowstore_fetch(&w.key, true);
-	if (oldv != NULL)
+	for (int attempt = 0;; attempt++)
 	{
-		cells_reader_init(&old, oldv);
-		exists = select_row_exists(&w.visible, &old);
+		CHECK_FOR_INTERRUPTS();
+		if (attempt >= ROW_WRITE_MAX_ATTEMPTS)
+			row_write_give_up();
+		exists = false;
+		oldv = rowstore_fetch(&w.key, true);
+		if (oldv != NULL)
+		{
+			cells_reader_init(&old, oldv);
+			exists = select_row_exists(&w.visible, &old);
+		}
+		row_write_check_conditions(&w, &old, exists);
+		if (oldv == NULL || rowstore_delete(&w.key))
+			break;
 	}
-	row_write_check_conditions(&w, &old, exists);
-	if (oldv != NULL)
-		rowstore_delete(&w.key);
 
 	consumed.write = request_cu(w.pk_size);
 	if (w.existence != ROW_IGNORE || w.condition != NULL)

@@ -6,13 +6,15 @@
  *
  * A single-row call costs about what the executor's own work on that row
  * costs, without planning, executor start-up or routing through the
- * partitioned parent.  Concurrency follows the executor's recipes: a row
- * is locked as SELECT ... FOR UPDATE locks it (waiting for a concurrent
- * writer and, in READ COMMITTED, taking its committed version); a new key
- * is inserted as INSERT ... ON CONFLICT DO NOTHING inserts it (a
- * speculative insertion that a concurrent insert of the key defeats), so
- * callers retry with the row locked; updates and deletes then act on the
- * locked version by TID.
+ * partitioned parent.  Concurrency follows the executor's recipes, as
+ * compare-and-swap: a writer reads the newest version of a row (as a new
+ * statement would), decides on it, and updates or deletes exactly that
+ * version by TID; if a concurrent writer replaced it first, the update
+ * waits for that writer and reports it (READ COMMITTED: the caller reads
+ * again and decides again, as EvalPlanQual re-checks a row; snapshot
+ * isolation: a serialization failure).  A new key is inserted as INSERT ...
+ * ON CONFLICT DO NOTHING inserts it (a speculative insertion that a
+ * concurrent insert of the key defeats), and the caller then reads again.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -65,7 +67,7 @@ typedef struct LeafCache
 static HTAB *leaf_cache = NULL;
 
 static LeafCache *rowstore_leaf(Oid leaf_oid);
-static struct varlena *rowstore_lookup(RowKey *key, bool lock);
+static struct varlena *rowstore_lookup(RowKey *key, bool latest);
 
 static Oid	rowstore_cells_type(void);
 
@@ -197,16 +199,18 @@ rowstore_attnums(const RowKey *key, LeafCache *lp)
 
 /*
  * rowstore_lookup finds the row in the leaf's primary-key index, without
- * the executor, and returns its cells; with lock, it then locks the row
- * the way SELECT ... FOR UPDATE does and records the locked version in the
- * key.  Index and heap access keep SSI predicate locks and statistics;
- * privileges were checked on the storage table.
+ * the executor, and returns its cells.  latest reads as a new statement
+ * would (this transaction's earlier writes included, and in READ COMMITTED
+ * everything committed until now) and records the version read in the key
+ * for rowstore_update and rowstore_delete.  Index and heap access keep SSI
+ * predicate locks and statistics; privileges were checked on the storage
+ * table.
  */
 static struct varlena *
-rowstore_lookup(RowKey *key, bool lock)
+rowstore_lookup(RowKey *key, bool latest)
 {
 	LeafCache  *lp = rowstore_leaf(key->leaf_oid);
-	LOCKMODE	lockmode = lock ? RowExclusiveLock : AccessShareLock;
+	LOCKMODE	lockmode = latest ? RowExclusiveLock : AccessShareLock;
 	Relation	leaf = table_open(key->leaf_oid, lockmode);
 	Relation	index;
 	IndexScanDesc scan;
@@ -214,17 +218,15 @@ rowstore_lookup(RowKey *key, bool lock)
 	ScanKeyData skeys[OTS_MAX_PK_COLUMNS + 1];
 	Snapshot	snapshot;
 	struct varlena *cells = NULL;
-	bool		found;
 
-	if (lock)
+	if (latest)
 	{
-		/* like a new statement: see this transaction's earlier writes, and now */
 		CommandCounterIncrement();
 		snapshot = RegisterSnapshot(GetTransactionSnapshot());
 	}
 	else
 		snapshot = RegisterSnapshot(GetActiveSnapshot());
-	key->locked = false;
+	key->found = false;
 
 	rowstore_attnums(key, lp);
 	index = index_open(RelationGetPrimaryKeyIndex(leaf), lockmode);
@@ -239,46 +241,17 @@ rowstore_lookup(RowKey *key, bool lock)
 	slot = table_slot_create(leaf, NULL);
 	scan = index_beginscan(leaf, index, snapshot, key->nkeys, 0);
 	index_rescan(scan, skeys, key->nkeys, NULL, 0);
-	found = index_getnext_slot(scan, ForwardScanDirection, slot);
-	index_endscan(scan);
-
-	if (found && lock)
-	{
-		ItemPointerData tid = slot->tts_tid;
-		TM_FailureData tmfd;
-		TM_Result	result;
-
-		result = table_tuple_lock(leaf, &tid, snapshot, slot, GetCurrentCommandId(false),
-								  LockTupleExclusive, LockWaitBlock,
-								  IsolationUsesXactSnapshot() ? 0 : TUPLE_LOCK_FLAG_FIND_LAST_VERSION,
-								  &tmfd);
-		switch (result)
-		{
-			case TM_Ok:
-				key->tid = slot->tts_tid;
-				key->locked = true;
-				break;
-			case TM_Updated:
-			case TM_Deleted:
-				if (IsolationUsesXactSnapshot())
-					ereport(ERROR,
-							(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-							 errmsg("could not serialize access due to concurrent update")));
-				/* READ COMMITTED: deleted meanwhile, so the row is missing now */
-				found = false;
-				break;
-			default:
-				elog(ERROR, "unexpected result %d locking an ots row", (int) result);
-		}
-	}
-	if (found)
+	if (index_getnext_slot(scan, ForwardScanDirection, slot))
 	{
 		bool		isnull;
 		Datum		d = slot_getattr(slot, lp->cells_attno, &isnull);
 
+		key->tid = slot->tts_tid;
+		key->found = true;
 		if (!isnull)
 			cells = PG_DETOAST_DATUM_COPY(d);
 	}
+	index_endscan(scan);
 	ExecDropSingleTupleTableSlot(slot);
 	index_close(index, NoLock);
 	table_close(leaf, NoLock);
@@ -287,9 +260,36 @@ rowstore_lookup(RowKey *key, bool lock)
 }
 
 struct varlena *
-rowstore_fetch(RowKey *key, bool for_update)
+rowstore_fetch(RowKey *key, bool latest)
 {
-	return rowstore_lookup(key, for_update);
+	return rowstore_lookup(key, latest);
+}
+
+/*
+ * rowstore_replaced handles the outcome of an update or delete of the
+ * version read: false when a concurrent writer replaced or deleted it
+ * first (the caller reads again), a serialization failure under snapshot
+ * isolation, as the executor raises for UPDATE and DELETE.
+ */
+static bool
+rowstore_replaced(TM_Result result, const char *what)
+{
+	switch (result)
+	{
+		case TM_Ok:
+			return true;
+		case TM_Updated:
+		case TM_Deleted:
+			if (IsolationUsesXactSnapshot())
+				ereport(ERROR,
+						(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+						 errmsg("could not serialize access due to concurrent %s",
+								result == TM_Updated ? "update" : "delete")));
+			return false;
+		default:
+			elog(ERROR, "unexpected result %d %s an ots row", (int) result, what);
+	}
+	return false;
 }
 
 /*
@@ -437,11 +437,11 @@ rowstore_index_version(Relation leaf, TupleTableSlot *slot)
 }
 
 /*
- * rowstore_update replaces the cells of the locked row version in place of
- * an UPDATE: the row lock is ours, so the update cannot meet a concurrent
- * one.  Columns ots does not know about keep their values.
+ * rowstore_update replaces the cells of the row version rowstore_fetch
+ * read, in place of an UPDATE; false when a concurrent writer got there
+ * first.  Columns ots does not know about keep their values.
  */
-void
+bool
 rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 {
 	LeafCache  *lp = rowstore_leaf(key->leaf_oid);
@@ -452,44 +452,49 @@ rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 	TM_FailureData tmfd;
 	LockTupleMode lockmode;
 	bool		update_indexes;
-	TM_Result	result;
+	bool		done;
 
-	if (!key->locked)
-		elog(ERROR, "ots row to update is not locked");
+	if (!key->found)
+		elog(ERROR, "ots row to update was not read");
 	leaf = table_open(key->leaf_oid, RowExclusiveLock);
 	rowstore_attnums(key, lp);
 	old = table_slot_create(leaf, NULL);
 	if (!table_tuple_fetch_row_version(leaf, &tid, SnapshotAny, old))
-		elog(ERROR, "failed to fetch locked ots row");
+		elog(ERROR, "failed to fetch ots row version");
 	slot = rowstore_key_slot(leaf, lp, key, old, cells, oldest_ts);
-	result = table_tuple_update(leaf, &tid, slot, GetCurrentCommandId(true), GetActiveSnapshot(),
-								InvalidSnapshot, true, &tmfd, &lockmode, &update_indexes);
-	if (result != TM_Ok)
-		elog(ERROR, "unexpected result %d updating a locked ots row", (int) result);
-	if (update_indexes)
+	done = rowstore_replaced(table_tuple_update(leaf, &tid, slot, GetCurrentCommandId(true),
+												GetActiveSnapshot(), InvalidSnapshot, true,
+												&tmfd, &lockmode, &update_indexes),
+							 "updating");
+	if (done && update_indexes)
 		rowstore_index_version(leaf, slot);
 	ExecDropSingleTupleTableSlot(slot);
 	ExecDropSingleTupleTableSlot(old);
 	table_close(leaf, NoLock);
+	return done;
 }
 
-/* rowstore_delete removes the locked row version in place of a DELETE */
-void
+/*
+ * rowstore_delete removes the row version rowstore_fetch read, in place of
+ * a DELETE; false when a concurrent writer got there first.
+ */
+bool
 rowstore_delete(const RowKey *key)
 {
 	Relation	leaf;
 	ItemPointerData tid = key->tid;
 	TM_FailureData tmfd;
-	TM_Result	result;
+	bool		done;
 
-	if (!key->locked)
-		elog(ERROR, "ots row to delete is not locked");
+	if (!key->found)
+		elog(ERROR, "ots row to delete was not read");
 	leaf = table_open(key->leaf_oid, RowExclusiveLock);
-	result = table_tuple_delete(leaf, &tid, GetCurrentCommandId(true), GetActiveSnapshot(),
-								InvalidSnapshot, true, &tmfd, false);
-	if (result != TM_Ok)
-		elog(ERROR, "unexpected result %d deleting a locked ots row", (int) result);
+	done = rowstore_replaced(table_tuple_delete(leaf, &tid, GetCurrentCommandId(true),
+												GetActiveSnapshot(), InvalidSnapshot, true,
+												&tmfd, false),
+							 "deleting");
 	table_close(leaf, NoLock);
+	return done;
 }
 
 /* ---- many rows in one statement ---- */

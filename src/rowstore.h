@@ -4,8 +4,8 @@
  *	  partition, or many rows of a table at once (batches).
  *
  * This is the only module that touches rows by key, so the access path
- * (direct index reads and locks, speculative inserts, updates and deletes
- * of the locked version by TID, bulk statements) can change
+ * (direct index reads, speculative inserts, compare-and-swap updates and
+ * deletes of the version read, by TID; bulk statements) can change
  * without touching the row API.  Callers check privileges on the storage
  * table first (rowstore_check_privileges); access to the leaf then runs as
  * the table's owner, as the executor does for partitions reached through
@@ -31,12 +31,12 @@ extern void rowstore_check_writable(const char *operation);
 
 /*
  * rowstore_fetch returns the row's cells (palloc'd in the caller's
- * context, 4-byte header) or NULL.  for_update locks the row as SELECT ...
- * FOR UPDATE would (waiting for concurrent writers; in READ COMMITTED
- * taking their committed version, under a snapshot serialization failure)
- * and remembers the locked version in the key for rowstore_update/delete.
+ * context, 4-byte header) or NULL.  latest reads the newest version a new
+ * statement would see (in READ COMMITTED: committed until now) instead of
+ * the calling statement's snapshot, and remembers it in the key for
+ * rowstore_update/delete.
  */
-extern struct varlena *rowstore_fetch(RowKey *key, bool for_update);
+extern struct varlena *rowstore_fetch(RowKey *key, bool latest);
 
 /*
  * rowstore_insert adds a row; false (and nothing written) when the key
@@ -46,11 +46,15 @@ extern struct varlena *rowstore_fetch(RowKey *key, bool for_update);
 extern bool rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts,
 							bool known_missing);
 
-/* rowstore_update replaces the cells of the row version rowstore_fetch locked */
-extern void rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts);
-
-/* rowstore_delete removes the row version rowstore_fetch locked */
-extern void rowstore_delete(const RowKey *key);
+/*
+ * rowstore_update replaces the cells of the row version rowstore_fetch
+ * read, and rowstore_delete removes it, only if no concurrent writer
+ * replaced or deleted that version first (waiting for one in progress):
+ * false then, and the caller reads again and decides again.  Under
+ * snapshot isolation that case is a serialization failure instead.
+ */
+extern bool rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts);
+extern bool rowstore_delete(const RowKey *key);
 
 /*
  * rowstore_put_many writes (inserts or replaces) many rows of a table with
