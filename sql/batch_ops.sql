@@ -378,6 +378,48 @@ SELECT * FROM pg_temp.bw('[{"table_name": "bt1", "rows": [
 SELECT * FROM pg_temp.dump('bt1') WHERE primary_key ->> 'k1' = 't';
 
 --
+-- plain PUTs and DELETEs with distinct keys go the bulk way: new keys straight into
+-- their partitions; when one key exists, one upsert writes them all, replacing rows
+--
+SELECT ots.create_table('bt_bulk', 'k string, n integer', partitions => 4);
+SELECT ots.create_table('bt_bulkh', 'k string, n integer', hash_prefix_length => 2, partitions => 4);
+-- 40 new rows over every partition of each table
+SELECT t, count(*) FILTER (WHERE is_ok) AS ok
+  FROM unnest(ARRAY['bt_bulk', 'bt_bulkh']) t,
+	   LATERAL pg_temp.bw(jsonb_build_array(jsonb_build_object('table_name', t, 'rows',
+		 (SELECT jsonb_agg(jsonb_build_object('type', 'PUT',
+					'primary_key', jsonb_build_object('k', 'k' || i % 10, 'n', i),
+					'attributes', jsonb_build_object('v', i)))
+			FROM generate_series(1, 40) i))))
+ GROUP BY t ORDER BY t;
+-- every partition got rows
+SELECT t, count(DISTINCT tableoid) AS partitions_used, count(*) AS rows
+  FROM (SELECT 'bt_bulk' AS t, tableoid FROM "bt_bulk$data"
+		UNION ALL SELECT 'bt_bulkh', tableoid FROM "bt_bulkh$data") s
+ GROUP BY t ORDER BY t;
+-- 5 existing keys among 10 new ones: all 15 written, the 5 replaced (no "v", only "w")
+SELECT t, count(*) FILTER (WHERE is_ok) AS ok
+  FROM unnest(ARRAY['bt_bulk', 'bt_bulkh']) t,
+	   LATERAL pg_temp.bw(jsonb_build_array(jsonb_build_object('table_name', t, 'rows',
+		 (SELECT jsonb_agg(jsonb_build_object('type', 'PUT',
+					'primary_key', jsonb_build_object('k', 'k' || i % 10, 'n', i),
+					'attributes', jsonb_build_object('w', -i)))
+			FROM generate_series(36, 50) i))))
+ GROUP BY t ORDER BY t;
+SELECT primary_key, attributes FROM pg_temp.dump('bt_bulk')
+ WHERE (primary_key ->> 'n')::int BETWEEN 34 AND 41 ORDER BY (primary_key ->> 'n')::int;
+SELECT count(*) AS rows, count(*) FILTER (WHERE attributes ? 'w') AS replaced,
+	   count(*) FILTER (WHERE attributes ? 'v' AND attributes ? 'w') AS mixed
+  FROM pg_temp.dump('bt_bulkh');
+-- deletes of present and absent keys
+SELECT count(*) FILTER (WHERE is_ok) AS ok
+  FROM pg_temp.bw(jsonb_build_array(jsonb_build_object('table_name', 'bt_bulk', 'rows',
+		 (SELECT jsonb_agg(jsonb_build_object('type', 'DELETE',
+					'primary_key', jsonb_build_object('k', 'k' || i % 10, 'n', i)))
+			FROM generate_series(41, 60) i))));
+SELECT count(*) AS rows FROM pg_temp.dump('bt_bulk');
+
+--
 -- batch_get_row
 --
 -- several tables, keys in request order; "index" counts within each table's list;
@@ -432,7 +474,7 @@ SELECT "index", consumed FROM pg_temp.bg('[{"table_name": "bt2", "primary_keys":
  ORDER BY "index";
 
 SELECT ots.delete_table(t)
-  FROM unnest(ARRAY['bt1', 'bt2', 'bt_auto', 'bt_cond', 'bt_rep', 'bt_atom']) t ORDER BY t;
+  FROM unnest(ARRAY['bt1', 'bt2', 'bt_auto', 'bt_cond', 'bt_rep', 'bt_atom', 'bt_bulk', 'bt_bulkh']) t ORDER BY t;
 DROP FUNCTION pg_temp.bw(jsonb, boolean);
 DROP FUNCTION pg_temp.bg(jsonb);
 DROP FUNCTION pg_temp.dump(text);

@@ -26,7 +26,6 @@ PG_FUNCTION_INFO_V1(ots_hash_prefix_int8);
 PG_FUNCTION_INFO_V1(ots_hash_prefix_bytea);
 
 static void routing_md5_hex(const OtsValue *v, char *hex);
-static Oid	routing_find_leaf(Relation parent, Datum partvalue);
 
 /* routing_md5_hex writes the 32 hex digits of the value's MD5 */
 static void
@@ -107,7 +106,7 @@ routing_pk_datum(const OtsValue *v, Oid *type)
  * routing_find_leaf returns the leaf of a single-column partition key,
  * the same way get_partition_for_tuple does for HASH and RANGE.
  */
-static Oid
+Oid
 routing_find_leaf(Relation parent, Datum partvalue)
 {
 	PartitionKey key = RelationGetPartitionKey(parent);

@@ -41,6 +41,12 @@ extern const char *routing_key_column(const OtsTable *t, int k);
 extern Datum routing_pk_datum(const OtsValue *v, Oid *type);
 
 /*
+ * routing_find_leaf returns the leaf partition of the storage table parent
+ * (opened by the caller) that holds the first stored key value partvalue.
+ */
+extern Oid	routing_find_leaf(Relation parent, Datum partvalue);
+
+/*
  * routing_key builds the storage key of a complete primary key (no INF or
  * auto-increment placeholders) and finds its leaf, taking AccessShareLock
  * on the storage table.

@@ -177,24 +177,22 @@ rowstore_leaf(Oid leaf_oid)
 
 /* rowstore_attnums looks up, once per leaf, where its columns are */
 static void
-rowstore_attnums(const RowKey *key, LeafCache *lp)
+rowstore_attnums(const OtsTable *t, Oid leaf_oid, LeafCache *lp)
 {
-	const OtsTable *t = key->t;
+	int			nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
 
 	if (lp->cells_attno != 0)
 		return;
-	for (int k = 0; k < key->nkeys; k++)
-	{
-		lp->key_attnos[k] = get_attnum(key->leaf_oid, routing_key_column(t, k));
-	}
-	lp->oldest_attno = get_attnum(key->leaf_oid, "$oldest_ts");
-	lp->cells_attno = get_attnum(key->leaf_oid, "$cells");
+	for (int k = 0; k < nkeys; k++)
+		lp->key_attnos[k] = get_attnum(leaf_oid, routing_key_column(t, k));
+	lp->oldest_attno = get_attnum(leaf_oid, "$oldest_ts");
+	lp->cells_attno = get_attnum(leaf_oid, "$cells");
 	if (lp->cells_attno == InvalidAttrNumber || lp->oldest_attno == InvalidAttrNumber)
 		elog(ERROR, "ots leaf partition %u lacks its \"$cells\" or \"$oldest_ts\" column",
-			 key->leaf_oid);
-	for (int k = 0; k < key->nkeys; k++)
+			 leaf_oid);
+	for (int k = 0; k < nkeys; k++)
 		if (lp->key_attnos[k] == InvalidAttrNumber)
-			elog(ERROR, "ots leaf partition %u lacks a key column", key->leaf_oid);
+			elog(ERROR, "ots leaf partition %u lacks a key column", leaf_oid);
 }
 
 /*
@@ -228,7 +226,7 @@ rowstore_lookup(RowKey *key, bool latest)
 		snapshot = RegisterSnapshot(GetActiveSnapshot());
 	key->found = false;
 
-	rowstore_attnums(key, lp);
+	rowstore_attnums(key->t, key->leaf_oid, lp);
 	index = index_open(RelationGetPrimaryKeyIndex(leaf), lockmode);
 	for (int k = 0; k < key->nkeys; k++)
 	{
@@ -294,12 +292,12 @@ rowstore_replaced(TM_Result result, const char *what)
 
 /*
  * rowstore_key_slot fills a virtual slot of the leaf with a new row version:
- * the key, cells and oldest_ts, and every other column of base (the version
- * it replaces; NULL for a new row).
+ * the stored key values, cells and oldest_ts, and every other column of
+ * base (the version it replaces; NULL for a new row).
  */
 static TupleTableSlot *
-rowstore_key_slot(Relation leaf, const LeafCache *lp, const RowKey *key, TupleTableSlot *base,
-				  struct varlena *cells, int64 oldest_ts)
+rowstore_key_slot(Relation leaf, const LeafCache *lp, int nkeys, const Datum *key,
+				  TupleTableSlot *base, struct varlena *cells, int64 oldest_ts)
 {
 	TupleDesc	desc = RelationGetDescr(leaf);
 	TupleTableSlot *slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
@@ -314,9 +312,9 @@ rowstore_key_slot(Relation leaf, const LeafCache *lp, const RowKey *key, TupleTa
 	else
 	{
 		memset(slot->tts_isnull, true, sizeof(bool) * desc->natts);
-		for (int k = 0; k < key->nkeys; k++)
+		for (int k = 0; k < nkeys; k++)
 		{
-			slot->tts_values[lp->key_attnos[k] - 1] = key->values[k];
+			slot->tts_values[lp->key_attnos[k] - 1] = key[k];
 			slot->tts_isnull[lp->key_attnos[k] - 1] = false;
 		}
 	}
@@ -378,11 +376,11 @@ rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts, bool 
 	bool		precheck;
 	bool		inserted = false;
 
-	rowstore_attnums(key, lp);
+	rowstore_attnums(key->t, key->leaf_oid, lp);
 	InitResultRelInfo(rri, leaf, 0, NULL, 0);
 	ExecOpenIndices(rri, true);
 	arbiters = list_make1_oid(RelationGetPrimaryKeyIndex(leaf));
-	slot = rowstore_key_slot(leaf, lp, key, NULL, cells, oldest_ts);
+	slot = rowstore_key_slot(leaf, lp, key->nkeys, key->values, NULL, cells, oldest_ts);
 	precheck = !known_missing && lp->keys_exist;
 
 	for (;;)
@@ -457,11 +455,11 @@ rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 	if (!key->found)
 		elog(ERROR, "ots row to update was not read");
 	leaf = table_open(key->leaf_oid, RowExclusiveLock);
-	rowstore_attnums(key, lp);
+	rowstore_attnums(key->t, key->leaf_oid, lp);
 	old = table_slot_create(leaf, NULL);
 	if (!table_tuple_fetch_row_version(leaf, &tid, SnapshotAny, old))
 		elog(ERROR, "failed to fetch ots row version");
-	slot = rowstore_key_slot(leaf, lp, key, old, cells, oldest_ts);
+	slot = rowstore_key_slot(leaf, lp, key->nkeys, key->values, old, cells, oldest_ts);
 	done = rowstore_replaced(table_tuple_update(leaf, &tid, slot, GetCurrentCommandId(true),
 												GetActiveSnapshot(), InvalidSnapshot, true,
 												&tmfd, &lockmode, &update_indexes),
@@ -501,8 +499,7 @@ rowstore_delete(const RowKey *key)
 
 typedef enum BulkStatement
 {
-	BULK_INSERT,				/* rows that are new */
-	BULK_UPSERT,				/* rows that may exist */
+	BULK_UPSERT,				/* rows of which some exist */
 	BULK_DELETE,
 	BULK_COUNT
 } BulkStatement;
@@ -560,12 +557,10 @@ rowstore_bulk_sql(const OtsTable *t, BulkStatement stmt)
 	else
 		appendStringInfo(&sql,
 						 "INSERT INTO %s (%s, \"$cells\", \"$oldest_ts\")"
-						 " SELECT * FROM ROWS FROM (%s, pg_catalog.unnest($%d), pg_catalog.unnest($%d))",
-						 parent, cols.data, args.data, nkeys + 1, nkeys + 2);
-	if (stmt == BULK_UPSERT)
-		appendStringInfo(&sql,
+						 " SELECT * FROM ROWS FROM (%s, pg_catalog.unnest($%d), pg_catalog.unnest($%d))"
 						 " ON CONFLICT (%s) DO UPDATE SET \"$cells\" = EXCLUDED.\"$cells\","
-						 " \"$oldest_ts\" = EXCLUDED.\"$oldest_ts\"", cols.data);
+						 " \"$oldest_ts\" = EXCLUDED.\"$oldest_ts\"",
+						 parent, cols.data, args.data, nkeys + 1, nkeys + 2, cols.data);
 	return sql.data;
 }
 
@@ -628,19 +623,92 @@ rowstore_bulk_run(const OtsTable *t, BulkStatement stmt, Datum *params)
 		elog(ERROR, "ots bulk statement failed: %s", SPI_result_code_string(ret));
 }
 
-typedef struct BulkInsertArgs
+/* the rows of one bulk write: keys[k][i] is stored key column k of row i */
+typedef struct BulkRows
 {
 	const OtsTable *t;
-	Datum	   *params;
-} BulkInsertArgs;
+	int			nrows;
+	Datum	  **keys;
+	Datum	   *cells;
+	Datum	   *oldest_ts;
+} BulkRows;
 
-/* rowstore_bulk_insert_work runs the plain INSERT (SubxactWork) */
-static bool
-rowstore_bulk_insert_work(void *arg)
+/* rowstore_leaf_order orders row numbers by the leaf that holds them */
+static int
+rowstore_leaf_order(const void *a, const void *b, void *arg)
 {
-	BulkInsertArgs *a = arg;
+	const Oid  *leaves = arg;
+	Oid			x = leaves[*(const int *) a];
+	Oid			y = leaves[*(const int *) b];
 
-	rowstore_bulk_run(a->t, BULK_INSERT, a->params);
+	return (x > y) - (x < y);
+}
+
+/*
+ * rowstore_insert_leaf inserts rows of one leaf as COPY does: their heap
+ * tuples with one table_multi_insert, then their index entries, which raise
+ * unique_violation for a key that exists.
+ */
+static void
+rowstore_insert_leaf(const BulkRows *b, Oid leaf_oid, const int *rows, int n)
+{
+	LeafCache  *lp = rowstore_leaf(leaf_oid);
+	Relation	leaf = table_open(leaf_oid, RowExclusiveLock);
+	EState	   *estate = CreateExecutorState();
+	ResultRelInfo *rri = makeNode(ResultRelInfo);
+	TupleTableSlot **slots = palloc(sizeof(TupleTableSlot *) * n);
+	int			nkeys = b->t->npk + (b->t->hash_prefix_len > 0 ? 1 : 0);
+
+	rowstore_attnums(b->t, leaf_oid, lp);
+	InitResultRelInfo(rri, leaf, 0, NULL, 0);
+	ExecOpenIndices(rri, false);
+	for (int j = 0; j < n; j++)
+	{
+		Datum		key[OTS_MAX_PK_COLUMNS + 1];
+
+		for (int k = 0; k < nkeys; k++)
+			key[k] = b->keys[k][rows[j]];
+		slots[j] = rowstore_key_slot(leaf, lp, nkeys, key, NULL,
+									 (struct varlena *) DatumGetPointer(b->cells[rows[j]]),
+									 DatumGetInt64(b->oldest_ts[rows[j]]));
+	}
+	table_multi_insert(leaf, slots, n, GetCurrentCommandId(true), 0, NULL);
+	for (int j = 0; j < n; j++)
+	{
+		ExecInsertIndexTuples(rri, slots[j], estate, false, false, NULL, NIL);
+		ExecDropSingleTupleTableSlot(slots[j]);
+	}
+	table_finish_bulk_insert(leaf, 0);
+	ExecCloseIndices(rri);
+	FreeExecutorState(estate);
+	table_close(leaf, NoLock);
+}
+
+/*
+ * rowstore_insert_many_work inserts rows that should all be new, routed in
+ * C and grouped by leaf (SubxactWork).
+ */
+static bool
+rowstore_insert_many_work(void *arg)
+{
+	const BulkRows *b = arg;
+	Relation	parent = table_open(b->t->data_oid, AccessShareLock);
+	Oid		   *leaves = palloc(sizeof(Oid) * b->nrows);
+	int		   *order = palloc(sizeof(int) * b->nrows);
+
+	for (int r = 0; r < b->nrows; r++)
+	{
+		leaves[r] = routing_find_leaf(parent, b->keys[0][r]);
+		order[r] = r;
+	}
+	table_close(parent, NoLock);
+	qsort_arg(order, b->nrows, sizeof(int), rowstore_leaf_order, leaves);
+	for (int i = 0, j; i < b->nrows; i = j)
+	{
+		for (j = i + 1; j < b->nrows && leaves[order[j]] == leaves[order[i]]; j++)
+			;
+		rowstore_insert_leaf(b, leaves[order[i]], &order[i], j - i);
+	}
 	return true;
 }
 
@@ -648,21 +716,6 @@ static bool
 rowstore_catch_unique_violation(int sqlerrcode)
 {
 	return sqlerrcode == ERRCODE_UNIQUE_VIOLATION;
-}
-
-/*
- * rowstore_bulk_insert_new tries the rows as new ones, a plain INSERT that
- * is cheaper than an upsert (no conflict pre-check per row); false, with
- * nothing written, when one of them exists.
- */
-static bool
-rowstore_bulk_insert_new(const OtsTable *t, Datum *params)
-{
-	BulkInsertArgs args = {t, params};
-	bool		kept;
-
-	return subxact_run(rowstore_bulk_insert_work, &args, rowstore_catch_unique_violation,
-					   &kept) == NULL;
 }
 
 /* rowstore_bulk_execute runs a bulk write as the table's owner */
@@ -699,17 +752,25 @@ rowstore_bulk_execute(const OtsTable *t, bool put, int nrows, Datum **keys, Datu
 						   SECURITY_RESTRICTED_OPERATION);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	if (!put)
-		rowstore_bulk_run(t, BULK_DELETE, params);
-	else if (!rowstore_bulk_insert_new(t, params))
-		rowstore_bulk_run(t, BULK_UPSERT, params);
+	rowstore_bulk_run(t, put ? BULK_UPSERT : BULK_DELETE, params);
 	SPI_finish();
 	SetUserIdAndSecContext(save_userid, save_sec);
 }
 
+/*
+ * rowstore_put_many first tries the rows as new ones, straight into their
+ * leaves (no upsert, no executor); when one of them exists that attempt is
+ * undone and one upsert statement writes them all.
+ */
 void
 rowstore_put_many(const OtsTable *t, int nrows, Datum **keys, Datum *cells, Datum *oldest_ts)
 {
+	BulkRows	rows = {t, nrows, keys, cells, oldest_ts};
+	bool		kept;
+
+	if (subxact_run(rowstore_insert_many_work, &rows, rowstore_catch_unique_violation,
+					&kept) == NULL)
+		return;
 	rowstore_bulk_execute(t, true, nrows, keys, cells, oldest_ts);
 }
 
