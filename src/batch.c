@@ -772,6 +772,7 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 	int			ndels = 0;
 	int64		write_cu = 0;
 	AclMode		mode = ACL_INSERT | ACL_UPDATE;
+	MemoryContext rowctx;
 
 	if (t == NULL || t->auto_increment_col >= 0)
 		return false;
@@ -787,6 +788,8 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 		del_keys[k] = palloc(sizeof(Datum) * nrows);
 	}
 
+	/* each row's parsing garbage goes when the row is done: memory stays flat */
+	rowctx = AllocSetContextCreate(CurrentMemoryContext, "ots batch row", ALLOCSET_DEFAULT_SIZES);
 	for (int r = 0; r < nrows; r++)
 	{
 		MemoryContext callerctx = CurrentMemoryContext;
@@ -805,16 +808,22 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 			int			count = 0;
 			CellInput  *parsed = NULL;
 
+			MemoryContextSwitchTo(rowctx);
 			codec_parse_pk(t, DatumGetJsonbP(rows[r].pk_jsonb), PK_ALLOW_AUTO_INC, &pk);
 			if (rows[r].type == WRITE_PUT)
 			{
+				struct varlena *built;
+
 				if (batch_field(rows[r].row, "attributes", &attrs) != NULL && attrs.type != jbvNull)
 					parsed = codec_parse_attributes(DatumGetJsonbP(batch_jsonb_datum(&attrs)), &count);
 				row_write_check_timestamps(t, now_ms, parsed, count);
-				v = row_write_put_cells(t, parsed, count, now_ms);
+				built = row_write_put_cells(t, parsed, count, now_ms);
+				v = MemoryContextAlloc(callerctx, VARSIZE(built));
+				memcpy(v, built, VARSIZE(built));
 				in = parsed;
 				nin = count;
 			}
+			MemoryContextSwitchTo(callerctx);
 		}
 		PG_CATCH();
 		{
@@ -854,7 +863,9 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 			results[r].is_ok = true;
 			results[r].consumed = JsonbPGetDatum(request_consumed_jsonb(consumed));
 		}
+		MemoryContextReset(rowctx);
 	}
+	MemoryContextDelete(rowctx);
 	if (nputs > 0)
 		rowstore_put_many(t, nputs, put_keys, cells, oldest);
 	if (ndels > 0)
@@ -926,6 +937,8 @@ ots_batch_write_row(PG_FUNCTION_ARGS)
 	TEXTOID, JSONBOID, TEXTOID, TEXTARRAYOID};
 	Oid			delete_types[5] = {TEXTOID, JSONBOID, TEXTOID, JSONBOID, TEXTOID};
 	Oid			funcs[3];
+	MemoryContext checkctx = AllocSetContextCreate(CurrentMemoryContext, "ots batch checks",
+												   ALLOCSET_DEFAULT_SIZES);
 
 	funcs[WRITE_PUT] = batch_func_oid("put_row", 6, put_types);
 	funcs[WRITE_UPDATE] = batch_func_oid("update_row", 10, update_types);
@@ -949,6 +962,7 @@ ots_batch_write_row(PG_FUNCTION_ARGS)
 		const char *name;
 		JsonbContainer *rows = batch_entry_list(request, i, "rows", &name);
 		int			nrows = JsonContainerSize(rows);
+		MemoryContext callerctx;
 
 		tables[i] = palloc0(sizeof(BatchRow) * nrows);
 		for (int r = 0; r < nrows; r++)
@@ -959,17 +973,25 @@ ots_batch_write_row(PG_FUNCTION_ARGS)
 			if (rowv->type != jbvBinary || !JsonContainerIsObject(rowv->val.binary.data))
 				batch_invalid("Invalid row.", "Each row is a JSON object.");
 			br->row = rowv->val.binary.data;
-			br->type = batch_write_type(br->row);
-			size += batch_pk_size(batch_row_pk(br->row, &br->pk));
-			if (br->pk.type == jbvBinary)
+			if (batch_row_pk(br->row, &br->pk)->type == jbvBinary)
 				br->pk_jsonb = batch_jsonb_datum(&br->pk);
+			/* what the checks allocate is garbage once the row is checked */
+			callerctx = MemoryContextSwitchTo(checkctx);
+			br->type = batch_write_type(br->row);
+			size += batch_pk_size(&br->pk);
 			size += batch_cells_size(br->row, "attributes", true);
 			size += batch_cells_size(br->row, "put", true);
 			size += batch_cells_size(br->row, "increment", true);
 			size += batch_cells_size(br->row, "delete", false);
+			MemoryContextSwitchTo(callerctx);
+			MemoryContextReset(checkctx);
 		}
+		callerctx = MemoryContextSwitchTo(checkctx);
 		batch_check_repeats(tables[i], nrows);
+		MemoryContextSwitchTo(callerctx);
+		MemoryContextReset(checkctx);
 	}
+	MemoryContextDelete(checkctx);
 	if (size > OTS_MAX_REQUEST_SIZE)
 		ots_error(PARAMETER_INVALID,
 				  "The total data size of BatchWriteRow request exceeds the limit, limit size: %d, data size: " UINT64_FORMAT ".",
