@@ -3,19 +3,23 @@
  *	  Computes hash prefixes and routes a primary key to its leaf partition
  *	  in C, so row operations never go through the partitioned parent.
  *
- * Routing reads the parent's partition key and descriptor from the
- * relcache, so it follows whatever partitions exist (and invalidation)
- * exactly as PostgreSQL's own tuple routing does.
+ * Routing uses the parent's partition key and bounds as the relcache has
+ * them (copied once, again after an invalidation), so it follows whatever
+ * partitions exist exactly as PostgreSQL's own tuple routing does.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
-#include "access/table.h"
+#include "access/relation.h"
 #include "catalog/pg_type.h"
 #include "common/md5.h"
 #include "partitioning/partbounds.h"
 #include "partitioning/partdesc.h"
+#include "storage/lmgr.h"
 #include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/memutils.h"
 #include "utils/partcache.h"
 
 #include "errors.h"
@@ -102,35 +106,120 @@ routing_pk_datum(const OtsValue *v, Oid *type)
 	return (Datum) 0;
 }
 
+/* a storage table's partitioning as routing needs it, copied from its relcache entry */
+typedef struct RoutingCache
+{
+	Oid			data_oid;		/* hash key */
+	bool		valid;
+	MemoryContext cxt;			/* holds what follows */
+	char		strategy;
+	FmgrInfo	partsupfunc;
+	Oid			partcollation;
+	PartitionBoundInfo bounds;
+	Oid		   *leaves;
+} RoutingCache;
+
+static HTAB *routing_cache = NULL;
+static uint64 routing_invalidations = 0;
+
+/* routing_invalidate forgets the partitioning of an invalidated relation (or of all) */
+static void
+routing_invalidate(Datum arg, Oid relid)
+{
+	HASH_SEQ_STATUS seq;
+	RoutingCache *rc;
+
+	hash_seq_init(&seq, routing_cache);
+	while ((rc = hash_seq_search(&seq)) != NULL)
+		if (relid == InvalidOid || rc->data_oid == relid)
+		{
+			rc->valid = false;
+			routing_invalidations++;
+		}
+}
+
 /*
- * routing_find_leaf returns the leaf of a single-column partition key,
- * the same way get_partition_for_tuple does for HASH and RANGE.
+ * routing_partitions locks the storage table as opening it would (which
+ * also takes in pending invalidations) and returns its partitioning, read
+ * from the relcache only when it changed: routing then needs neither a
+ * relcache lookup nor a copy of the partition descriptor per call.
+ */
+static RoutingCache *
+routing_partitions(Oid data_oid)
+{
+	RoutingCache *rc;
+	bool		found;
+
+	LockRelationOid(data_oid, AccessShareLock);
+	if (routing_cache == NULL)
+	{
+		HASHCTL		ctl;
+
+		memset(&ctl, 0, sizeof(ctl));
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(RoutingCache);
+		ctl.hcxt = CacheMemoryContext;
+		routing_cache = hash_create("ots routing", 64, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		CacheRegisterRelcacheCallback(routing_invalidate, (Datum) 0);
+	}
+	rc = hash_search(routing_cache, &data_oid, HASH_ENTER, &found);
+	if (!found)
+	{
+		rc->valid = false;
+		rc->cxt = AllocSetContextCreate(CacheMemoryContext, "ots routing entry",
+										ALLOCSET_SMALL_SIZES);
+	}
+	if (!rc->valid)
+	{
+		uint64		seen = routing_invalidations;
+		Relation	parent = relation_open(data_oid, NoLock);
+		PartitionKey key = RelationGetPartitionKey(parent);
+		PartitionDesc desc = RelationGetPartitionDesc(parent, true);
+		MemoryContext old;
+
+		if (key == NULL || desc->boundinfo == NULL || key->partnatts != 1 ||
+			(key->strategy != PARTITION_STRATEGY_HASH && key->strategy != PARTITION_STRATEGY_RANGE))
+			elog(ERROR, "ots storage table \"%s\" is not partitioned as ots expects",
+				 RelationGetRelationName(parent));
+		MemoryContextReset(rc->cxt);
+		old = MemoryContextSwitchTo(rc->cxt);
+		rc->strategy = key->strategy;
+		fmgr_info_copy(&rc->partsupfunc, &key->partsupfunc[0], rc->cxt);
+		rc->partcollation = key->partcollation[0];
+		rc->bounds = partition_bounds_copy(desc->boundinfo, key);
+		rc->leaves = palloc(sizeof(Oid) * Max(desc->nparts, 1));
+		memcpy(rc->leaves, desc->oids, sizeof(Oid) * desc->nparts);
+		MemoryContextSwitchTo(old);
+		relation_close(parent, NoLock);
+		/* an invalidation that came while copying leaves the entry to be read again */
+		rc->valid = (seen == routing_invalidations);
+	}
+	return rc;
+}
+
+/*
+ * routing_leaf returns the leaf of the first stored key value, the same way
+ * get_partition_for_tuple does for HASH and RANGE.
  */
 Oid
-routing_find_leaf(Relation parent, Datum partvalue)
+routing_leaf(const OtsTable *t, Datum partvalue)
 {
-	PartitionKey key = RelationGetPartitionKey(parent);
-	PartitionDesc desc = RelationGetPartitionDesc(parent, true);
-	PartitionBoundInfo bounds = desc->boundinfo;
+	RoutingCache *rc = routing_partitions(t->data_oid);
+	PartitionBoundInfo bounds = rc->bounds;
 	bool		isnull = false;
 	int			part = -1;
 
-	if (bounds == NULL || key->partnatts != 1)
-		elog(ERROR, "ots storage table \"%s\" is not partitioned as ots expects",
-			 RelationGetRelationName(parent));
-	if (key->strategy == PARTITION_STRATEGY_HASH)
+	if (rc->strategy == PARTITION_STRATEGY_HASH)
 	{
-		uint64		hash = compute_partition_hash_value(1, key->partsupfunc,
-														key->partcollation,
+		uint64		hash = compute_partition_hash_value(1, &rc->partsupfunc, &rc->partcollation,
 														&partvalue, &isnull);
 
 		part = bounds->indexes[hash % bounds->nindexes];
 	}
-	else if (key->strategy == PARTITION_STRATEGY_RANGE)
+	else
 	{
 		bool		equal;
-		int			offset = partition_range_datum_bsearch(key->partsupfunc,
-														   key->partcollation,
+		int			offset = partition_range_datum_bsearch(&rc->partsupfunc, &rc->partcollation,
 														   bounds, 1, &partvalue, &equal);
 
 		part = bounds->indexes[offset + 1];
@@ -138,16 +227,14 @@ routing_find_leaf(Relation parent, Datum partvalue)
 	if (part < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_OTS_INTERNAL_SERVER_ERROR),
-				 errmsg("no partition of \"%s\" holds this primary key",
-						RelationGetRelationName(parent)),
+				 errmsg("no partition of \"%s$data\" holds this primary key", t->table_name),
 				 errhint("The table's partitions were changed outside ots.")));
-	return desc->oids[part];
+	return rc->leaves[part];
 }
 
 void
 routing_key(const OtsTable *t, const PkInput *pk, RowKey *key)
 {
-	Relation	parent;
 	int			k = 0;
 
 	key->t = t;
@@ -160,11 +247,7 @@ routing_key(const OtsTable *t, const PkInput *pk, RowKey *key)
 	for (int i = 0; i < t->npk; i++, k++)
 		key->values[k] = routing_pk_datum(&pk->v[i], &key->types[k]);
 	key->nkeys = k;
-
-	parent = table_open(t->data_oid, AccessShareLock);
-	key->owner = parent->rd_rel->relowner;
-	key->leaf_oid = routing_find_leaf(parent, key->values[0]);
-	table_close(parent, NoLock);
+	key->leaf_oid = routing_leaf(t, key->values[0]);
 }
 
 /*

@@ -19,7 +19,6 @@ typedef struct RowKey
 {
 	const OtsTable *t;
 	Oid			leaf_oid;
-	Oid			owner;			/* owner of the storage table */
 	int			nkeys;
 	Datum		values[OTS_MAX_PK_COLUMNS + 1];
 	Oid			types[OTS_MAX_PK_COLUMNS + 1];
@@ -41,10 +40,11 @@ extern const char *routing_key_column(const OtsTable *t, int k);
 extern Datum routing_pk_datum(const OtsValue *v, Oid *type);
 
 /*
- * routing_find_leaf returns the leaf partition of the storage table parent
- * (opened by the caller) that holds the first stored key value partvalue.
+ * routing_leaf returns the leaf partition of t's storage that holds the
+ * first stored key value partvalue, taking AccessShareLock on the storage
+ * table.
  */
-extern Oid	routing_find_leaf(Relation parent, Datum partvalue);
+extern Oid	routing_leaf(const OtsTable *t, Datum partvalue);
 
 /*
  * routing_key builds the storage key of a complete primary key (no INF or

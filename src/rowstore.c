@@ -26,6 +26,8 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "catalog/index.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
@@ -62,6 +64,11 @@ typedef struct LeafCache
 	AttrNumber	key_attnos[OTS_MAX_PK_COLUMNS + 1];
 	/* the last insert of a key not known to be new found it existing */
 	bool		keys_exist;
+	/* the leaf's indexes and their IndexInfo, built once (rowstore_open_indexes) */
+	MemoryContext index_cxt;
+	List	   *index_oids;
+	IndexInfo **index_info;
+	bool		index_info_shared;	/* false: an index keeps per-call state in it */
 } LeafCache;
 
 static HTAB *leaf_cache = NULL;
@@ -171,6 +178,10 @@ rowstore_leaf(Oid leaf_oid)
 	{
 		lp->cells_attno = 0;
 		lp->keys_exist = false;
+		lp->index_cxt = NULL;
+		lp->index_oids = NIL;
+		lp->index_info = NULL;
+		lp->index_info_shared = false;
 	}
 	return lp;
 }
@@ -193,6 +204,74 @@ rowstore_attnums(const OtsTable *t, Oid leaf_oid, LeafCache *lp)
 	for (int k = 0; k < nkeys; k++)
 		if (lp->key_attnos[k] == InvalidAttrNumber)
 			elog(ERROR, "ots leaf partition %u lacks a key column", leaf_oid);
+}
+
+/*
+ * rowstore_open_indexes opens the leaf's indexes into rri (locked until the
+ * end of the transaction) as ExecOpenIndices(rri, true) does, but builds
+ * their IndexInfo (with the speculative-insertion information) once per leaf
+ * rather than per call; an index OID names the same definition for life, so
+ * the list of OIDs tells when to build again.  Only plain btree indexes
+ * qualify: expressions and predicates keep per-call executor state in the
+ * IndexInfo, and other access methods cache their own state there (ii_AmCache),
+ * so a leaf with any other index gets a fresh IndexInfo per call.
+ */
+static void
+rowstore_open_indexes(Relation leaf, LeafCache *lp, ResultRelInfo *rri)
+{
+	List	   *oids = RelationGetIndexList(leaf);
+	int			n = list_length(oids);
+	int			i = 0;
+	ListCell   *lc;
+
+	if (!equal(oids, lp->index_oids))
+	{
+		MemoryContext old;
+
+		if (lp->index_cxt == NULL)
+			lp->index_cxt = AllocSetContextCreate(CacheMemoryContext, "ots leaf indexes",
+												  ALLOCSET_SMALL_SIZES);
+		MemoryContextReset(lp->index_cxt);
+		lp->index_oids = NIL;
+		old = MemoryContextSwitchTo(lp->index_cxt);
+		lp->index_info = palloc(sizeof(IndexInfo *) * Max(n, 1));
+		lp->index_info_shared = true;
+		foreach(lc, oids)
+		{
+			Relation	index = index_open(lfirst_oid(lc), RowExclusiveLock);
+			IndexInfo  *info = BuildIndexInfo(index);
+
+			if (info->ii_Unique)
+				BuildSpeculativeIndexInfo(index, info);
+			if (index->rd_rel->relam != BTREE_AM_OID ||
+				info->ii_Expressions != NIL || info->ii_Predicate != NIL)
+				lp->index_info_shared = false;
+			lp->index_info[i++] = info;
+			index_close(index, NoLock);
+		}
+		lp->index_oids = list_copy(oids);
+		MemoryContextSwitchTo(old);
+	}
+	if (!lp->index_info_shared)
+	{
+		ExecOpenIndices(rri, true);
+		return;
+	}
+	rri->ri_NumIndices = n;
+	rri->ri_IndexRelationDescs = palloc(sizeof(Relation) * Max(n, 1));
+	rri->ri_IndexRelationInfo = lp->index_info;
+	i = 0;
+	foreach(lc, oids)
+		rri->ri_IndexRelationDescs[i++] = index_open(lfirst_oid(lc), RowExclusiveLock);
+}
+
+/* rowstore_close_indexes closes what rowstore_open_indexes opened, keeping the locks */
+static void
+rowstore_close_indexes(ResultRelInfo *rri)
+{
+	for (int i = 0; i < rri->ri_NumIndices; i++)
+		index_close(rri->ri_IndexRelationDescs[i], NoLock);
+	rri->ri_NumIndices = 0;
 }
 
 /*
@@ -378,7 +457,7 @@ rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts, bool 
 
 	rowstore_attnums(key->t, key->leaf_oid, lp);
 	InitResultRelInfo(rri, leaf, 0, NULL, 0);
-	ExecOpenIndices(rri, true);
+	rowstore_open_indexes(leaf, lp, rri);
 	arbiters = list_make1_oid(RelationGetPrimaryKeyIndex(leaf));
 	slot = rowstore_key_slot(leaf, lp, key->nkeys, key->values, NULL, cells, oldest_ts);
 	precheck = !known_missing && lp->keys_exist;
@@ -409,7 +488,7 @@ rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts, bool 
 		lp->keys_exist = !inserted;
 
 	ExecDropSingleTupleTableSlot(slot);
-	ExecCloseIndices(rri);
+	rowstore_close_indexes(rri);
 	ExecResetTupleTable(estate->es_tupleTable, false);
 	FreeExecutorState(estate);
 	table_close(leaf, NoLock);
@@ -422,15 +501,15 @@ rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts, bool 
  * indexed column changed).
  */
 static void
-rowstore_index_version(Relation leaf, TupleTableSlot *slot)
+rowstore_index_version(Relation leaf, LeafCache *lp, TupleTableSlot *slot)
 {
 	EState	   *estate = CreateExecutorState();
 	ResultRelInfo *rri = makeNode(ResultRelInfo);
 
 	InitResultRelInfo(rri, leaf, 0, NULL, 0);
-	ExecOpenIndices(rri, false);
+	rowstore_open_indexes(leaf, lp, rri);
 	ExecInsertIndexTuples(rri, slot, estate, false, false, NULL, NIL);
-	ExecCloseIndices(rri);
+	rowstore_close_indexes(rri);
 	FreeExecutorState(estate);
 }
 
@@ -465,7 +544,7 @@ rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 												&tmfd, &lockmode, &update_indexes),
 							 "updating");
 	if (done && update_indexes)
-		rowstore_index_version(leaf, slot);
+		rowstore_index_version(leaf, lp, slot);
 	ExecDropSingleTupleTableSlot(slot);
 	ExecDropSingleTupleTableSlot(old);
 	table_close(leaf, NoLock);
@@ -661,7 +740,7 @@ rowstore_insert_leaf(const BulkRows *b, Oid leaf_oid, const int *rows, int n)
 
 	rowstore_attnums(b->t, leaf_oid, lp);
 	InitResultRelInfo(rri, leaf, 0, NULL, 0);
-	ExecOpenIndices(rri, false);
+	rowstore_open_indexes(leaf, lp, rri);
 	for (int j = 0; j < n; j++)
 	{
 		Datum		key[OTS_MAX_PK_COLUMNS + 1];
@@ -679,7 +758,7 @@ rowstore_insert_leaf(const BulkRows *b, Oid leaf_oid, const int *rows, int n)
 		ExecDropSingleTupleTableSlot(slots[j]);
 	}
 	table_finish_bulk_insert(leaf, 0);
-	ExecCloseIndices(rri);
+	rowstore_close_indexes(rri);
 	FreeExecutorState(estate);
 	table_close(leaf, NoLock);
 }
@@ -692,16 +771,14 @@ static bool
 rowstore_insert_many_work(void *arg)
 {
 	const BulkRows *b = arg;
-	Relation	parent = table_open(b->t->data_oid, AccessShareLock);
 	Oid		   *leaves = palloc(sizeof(Oid) * b->nrows);
 	int		   *order = palloc(sizeof(int) * b->nrows);
 
 	for (int r = 0; r < b->nrows; r++)
 	{
-		leaves[r] = routing_find_leaf(parent, b->keys[0][r]);
+		leaves[r] = routing_leaf(b->t, b->keys[0][r]);
 		order[r] = r;
 	}
-	table_close(parent, NoLock);
 	qsort_arg(order, b->nrows, sizeof(int), rowstore_leaf_order, leaves);
 	for (int i = 0, j; i < b->nrows; i = j)
 	{
