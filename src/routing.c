@@ -198,13 +198,12 @@ routing_partitions(Oid data_oid)
 }
 
 /*
- * routing_leaf returns the leaf of the first stored key value, the same way
- * get_partition_for_tuple does for HASH and RANGE.
+ * routing_partition_of returns the leaf of a first stored key value, the
+ * same way get_partition_for_tuple does for HASH and RANGE.
  */
-Oid
-routing_leaf(const OtsTable *t, Datum partvalue)
+static Oid
+routing_partition_of(const OtsTable *t, RoutingCache *rc, Datum partvalue)
 {
-	RoutingCache *rc = routing_partitions(t->data_oid);
 	PartitionBoundInfo bounds = rc->bounds;
 	bool		isnull = false;
 	int			part = -1;
@@ -233,6 +232,15 @@ routing_leaf(const OtsTable *t, Datum partvalue)
 }
 
 void
+routing_leaves(const OtsTable *t, int n, const Datum *partvalues, Oid *leaves)
+{
+	RoutingCache *rc = routing_partitions(t->data_oid);
+
+	for (int i = 0; i < n; i++)
+		leaves[i] = routing_partition_of(t, rc, partvalues[i]);
+}
+
+void
 routing_key(const OtsTable *t, const PkInput *pk, RowKey *key)
 {
 	int			k = 0;
@@ -247,7 +255,7 @@ routing_key(const OtsTable *t, const PkInput *pk, RowKey *key)
 	for (int i = 0; i < t->npk; i++, k++)
 		key->values[k] = routing_pk_datum(&pk->v[i], &key->types[k]);
 	key->nkeys = k;
-	key->leaf_oid = routing_leaf(t, key->values[0]);
+	routing_leaves(t, 1, &key->values[0], &key->leaf_oid);
 }
 
 /*

@@ -40,11 +40,10 @@ extern const char *routing_key_column(const OtsTable *t, int k);
 extern Datum routing_pk_datum(const OtsValue *v, Oid *type);
 
 /*
- * routing_leaf returns the leaf partition of t's storage that holds the
- * first stored key value partvalue, taking AccessShareLock on the storage
- * table.
+ * routing_leaves finds the leaf partition of t's storage that holds each of
+ * n first stored key values, taking AccessShareLock on the storage table.
  */
-extern Oid	routing_leaf(const OtsTable *t, Datum partvalue);
+extern void routing_leaves(const OtsTable *t, int n, const Datum *partvalues, Oid *leaves);
 
 /*
  * routing_key builds the storage key of a complete primary key (no INF or

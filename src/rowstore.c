@@ -774,11 +774,9 @@ rowstore_insert_many_work(void *arg)
 	Oid		   *leaves = palloc(sizeof(Oid) * b->nrows);
 	int		   *order = palloc(sizeof(int) * b->nrows);
 
+	routing_leaves(b->t, b->nrows, b->keys[0], leaves);
 	for (int r = 0; r < b->nrows; r++)
-	{
-		leaves[r] = routing_leaf(b->t, b->keys[0][r]);
 		order[r] = r;
-	}
 	qsort_arg(order, b->nrows, sizeof(int), rowstore_leaf_order, leaves);
 	for (int i = 0, j; i < b->nrows; i = j)
 	{
