@@ -7,38 +7,42 @@
 #     BENCH_KEEP=1 BENCH_ONLY=load bench/run.sh    # loads the data, keeps the instance
 #     bench/callgrind.sh DIR [CASE ...]             # DIR = that instance (/tmp/ots-bench.XXXXXX)
 #
-# CASE: get put upd batch (default: all).  For each case and side it copies
-# the instance's data directory once (the instance is stopped for the copy
-# and started again), then runs a single-user backend (postgres --single,
-# synchronous_commit=off, autovacuum=off) under valgrind --tool=callgrind on
-# PREPARE + N x EXECUTE, each EXECUTE its own transaction, for N = N1 and
-# N2, and prints (Ir(N2) - Ir(N1)) / (N2 - N1): the server's instructions
-# per operation, start-up excluded.  The statements are bench/run.sh's
-# pgbench scripts (same keys, same 5 attributes).  Single-user mode prints
-# results with debugtup instead of sending them, so the output cost of both
-# sides is counted, not the protocol's.
-# The callgrind files stay in /tmp/ots-cg/ for callgrind_annotate
-# (e.g. callgrind_annotate --inclusive=yes --tree=calling /tmp/ots-cg/ots_put.N2.out).
+# CASE: get put upd batch (default: all).  It stops the kept instance, copies
+# its data directory once (every case then runs on that copy, in order; the
+# instance starts again, also on exit or failure), and for each case and side
+# runs a single-user backend (postgres --single, synchronous_commit=off,
+# autovacuum=off) under valgrind --tool=callgrind on PREPARE + N x EXECUTE,
+# each EXECUTE its own transaction, for N = N1 and N2 (100 and 1100; batch 5
+# and 25), and prints (Ir(N2) - Ir(N1)) / (N2 - N1): the server's
+# instructions per operation, start-up excluded.  The statements are
+# bench/run.sh's pgbench scripts (same keys, same 5 attributes).
+# Single-user mode prints results with debugtup instead of sending them, so
+# the output cost of both sides is counted, not the protocol's.
+# The callgrind files stay in /tmp/ots-cg/ (the data copy is removed) for
+# callgrind_annotate (e.g. callgrind_annotate --inclusive=yes --tree=calling /tmp/ots-cg/ots_put.1100.out).
 # Needs valgrind (Debian package valgrind); run as root or as the instance owner.
 
 set -euo pipefail
+. "$(dirname "$0")/../tools/lib.sh"
 DIR=${1:?instance dir (BENCH_KEEP=1 bench/run.sh)}; shift
 CASES=${*:-get put upd batch}
-PGBIN=${PGBIN:-$(pg_config --bindir 2>/dev/null || echo /usr/lib/postgresql/15/bin)}
+PGBIN=${PGBIN:-$OTS_PG_BIN}
 OUT=/tmp/ots-cg
-command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind not found (apt-get install valgrind)" >&2; exit 1; }
-[ -f "$DIR/data/PG_VERSION" ] || { echo "callgrind.sh: no instance in $DIR" >&2; exit 1; }
+command -v valgrind >/dev/null || ots_die "valgrind not found (apt-get install valgrind)"
+[ -f "$DIR/data/PG_VERSION" ] || ots_die "no instance in $DIR"
 
-if [ "$(id -u)" = 0 ]; then as_pg() { runuser -u postgres -- "$@"; }; else as_pg() { "$@"; }; fi
 rm -rf "$OUT"; mkdir -p "$OUT"; chmod 777 "$OUT"
 
 # a private copy of the data: single-user mode needs the directory to itself
-as_pg "$PGBIN/pg_ctl" -D "$DIR/data" stop -m fast >/dev/null
+restart() {
+	rm -rf "$OUT/data"
+	ots_as_pg_user "$PGBIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w start >/dev/null
+}
+ots_as_pg_user "$PGBIN/pg_ctl" -D "$DIR/data" -w stop -m fast >/dev/null
+trap restart EXIT
 cp -a "$DIR/data" "$OUT/data"
 rm -f "$OUT/data/postmaster.pid"
-as_pg "$PGBIN/pg_ctl" -D "$DIR/data" -l "$DIR/logs/server.log" start >/dev/null 2>&1 ||
-	as_pg "$PGBIN/pg_ctl" -D "$DIR/data" -l "$OUT/server.log" start >/dev/null
-[ "$(id -u)" = 0 ] && chown -R postgres: "$OUT"
+ots_is_root && chown -R "$OTS_PG_USER": "$OUT"
 
 A='{"a1": "abcdefghijklmnopqrst", "a2": 12345, "a3": 1.5, "a4": true, "a5": "ABCDEFGHIJKLMNOPQRST"}'
 # prepare SIDE CASE: the PREPARE statement of one side of a case ($1 picks the key)
@@ -60,10 +64,10 @@ prepare() {
 instructions() {
 	local f=$OUT/$1_$2.$3
 	{ prepare "$1" "$2"; for ((j = 1; j <= $3; j++)); do echo "EXECUTE p($(( (j * 7919) % 99900 )));"; done; } >"$f.sql"
-	as_pg valgrind --tool=callgrind --callgrind-out-file="$f.out" \
+	ots_as_pg_user valgrind --tool=callgrind --callgrind-out-file="$f.out" \
 		"$PGBIN/postgres" --single -D "$OUT/data" -c synchronous_commit=off -c autovacuum=off \
 		bench <"$f.sql" >"$f.log" 2>&1
-	grep -q ERROR "$f.log" && { echo "callgrind.sh: $1 $2 failed, see $f.log" >&2; exit 1; }
+	if grep -qE 'ERROR|FATAL|PANIC' "$f.log"; then ots_die "$1 $2 failed, see $f.log"; fi
 	awk '/^summary:/ { print $2 }' "$f.out"
 }
 

@@ -8,8 +8,9 @@
 #     BENCH_KEEP=1 BENCH_ONLY=load bench/run.sh   # loads data, leaves the instance up
 #     bench/loop.sh DIR [N]                       # DIR = its socket dir; N [10000]
 set -euo pipefail
+. "$(dirname "$0")/../tools/lib.sh"
 DIR=${1:?socket dir}; N=${2:-10000}
-export PGHOST=$DIR PGPORT=${BENCH_PORT:-5498} PGUSER=${PGUSER:-postgres} PGDATABASE=bench
+export PGHOST=$DIR PGPORT=${BENCH_PORT:-5498} PGUSER=${PGUSER:-$(ots_pg_user_name)} PGDATABASE=bench
 PSQL=(psql -qXAt -v ON_ERROR_STOP=1)
 "${PSQL[@]}" -f "$(dirname "$0")/loop.sql"
 # case ots plain iterations-divisor

@@ -9,7 +9,7 @@
 #
 # CASE: ots_get plain_get ots_range plain_range plain_range_rows ots_upd
 #       plain_upd ots_put plain_put ots_batch plain_batch ots_get_v100 ...
-#       (see the CASE list in bench_loop below); N = iterations [20000].
+#       (see the CASE list of bench_loop in bench/loop.sql); N = iterations [20000].
 # Prints µs/op from an in-server PL/pgSQL loop (no client round trip), then
 # the top self-cost symbols and the top inclusive (children) symbols of
 # `perf record --call-graph dwarf` on that backend, and how the ots entry
@@ -18,8 +18,9 @@
 # Needs perf (Debian: apt-get install -y linux-perf); run as root.
 
 set -euo pipefail
+. "$(dirname "$0")/../tools/lib.sh"
 DIR=${1:?socket dir}; CASE=${2:?case}; N=${3:-20000}
-export PGHOST=$DIR PGPORT=${BENCH_PORT:-5498} PGUSER=${PGUSER:-postgres} PGDATABASE=bench
+export PGHOST=$DIR PGPORT=${BENCH_PORT:-5498} PGUSER=${PGUSER:-$(ots_pg_user_name)} PGDATABASE=bench
 PSQL=(psql -qXAt -v ON_ERROR_STOP=1)
 
 "${PSQL[@]}" -f "$(dirname "$0")/loop.sql"
@@ -36,7 +37,10 @@ SELECT pg_backend_pid();
 SELECT round(bench_loop('$CASE', $N)::numeric, 2);
 EOF
 PSQL_PID=$!
-while [ ! -s "$OUT.pid" ]; do sleep 0.05; done
+while [ ! -s "$OUT.pid" ]; do
+	kill -0 "$PSQL_PID" 2>/dev/null || ots_die "the $CASE session ended early (unknown case?)"
+	sleep 0.05
+done
 BPID=$(tr -d ' \n' <"$OUT.pid")
 if grep -q 'ots.so (deleted)' "/proc/$BPID/maps" 2>/dev/null; then
 	echo "WARNING: the server runs an ots.so that was since replaced on disk (make install);" \

@@ -184,20 +184,6 @@ cells_get_varint_checked(const uint8 **p, const uint8 *end, const char *what)
  */
 
 /*
- * cells_name_cmp orders column names bytewise (memcmp, a prefix before any
- * longer name), the order of the column blocks.
- */
-static inline int
-cells_name_cmp(const char *a, uint32 alen, const char *b, uint32 blen)
-{
-	int			c = memcmp(a, b, Min(alen, blen));
-
-	if (c != 0)
-		return c;
-	return (alen > blen) - (alen < blen);
-}
-
-/*
  * cells_utf8_valid says whether s[0..len) is well-formed UTF-8 that
  * PostgreSQL accepts as text: no overlong forms, no surrogates, nothing
  * above U+10FFFF, and no NUL bytes (which text cannot hold).

@@ -126,4 +126,18 @@ extern void cells_validate(const uint8 *data, uint32 len);
 /* cells_ncells_total counts all cells of a valid value */
 extern uint32 cells_ncells_total(const CellsReader *r);
 
+/*
+ * cells_name_cmp orders column names bytewise (memcmp, a prefix before any
+ * longer name), the order of the column blocks.
+ */
+static inline int
+cells_name_cmp(const char *a, uint32 alen, const char *b, uint32 blen)
+{
+	int			c = memcmp(a, b, Min(alen, blen));
+
+	if (c != 0)
+		return c;
+	return (alen > blen) - (alen < blen);
+}
+
 #endif							/* OTS_CELLS_H */

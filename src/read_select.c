@@ -51,13 +51,8 @@ select_name_cmp(const void *a, const void *b)
 {
 	const char *const *x = a;
 	const char *const *y = b;
-	size_t		lx = strlen(*x);
-	size_t		ly = strlen(*y);
-	int			c = memcmp(*x, *y, Min(lx, ly));
 
-	if (c != 0)
-		return c;
-	return (lx > ly) - (lx < ly);
+	return cells_name_cmp(*x, strlen(*x), *y, strlen(*y));
 }
 
 /* select_time_value reads one ms bound of a time_range */
@@ -192,17 +187,6 @@ select_parse_column_range(ReadSelect *sel, text *start_column, text *end_column)
 	}
 }
 
-/* select_name_compare orders two column names bytewise, shorter first */
-static int
-select_name_compare(const char *a, uint32 alen, const char *b, uint32 blen)
-{
-	int			c = memcmp(a, b, Min(alen, blen));
-
-	if (c != 0)
-		return c;
-	return (alen > blen) - (alen < blen);
-}
-
 bool
 select_row_exists(const ReadSelect *sel, const CellsReader *r)
 {
@@ -233,10 +217,8 @@ select_column_wanted(const ReadSelect *sel, const char *name, uint32 len)
 	{
 		int			mid = (lo + hi) / 2;
 		uint32		mlen = sel->collens[mid];
-		int			c = memcmp(sel->columns[mid], name, Min(mlen, len));
+		int			c = cells_name_cmp(sel->columns[mid], mlen, name, len);
 
-		if (c == 0)
-			c = (mlen > len) - (mlen < len);
 		if (c == 0)
 			return true;
 		if (c < 0)
@@ -344,10 +326,10 @@ select_render_attributes(const ReadSelect *sel, const CellsReader *r, uint32 *si
 
 		cells_column_at(r, i, &col);
 		if (sel->start_column != NULL &&
-			select_name_compare(col.name, col.namelen, sel->start_column, sel->start_len) < 0)
+			cells_name_cmp(col.name, col.namelen, sel->start_column, sel->start_len) < 0)
 			continue;
 		if (sel->end_column != NULL &&
-			select_name_compare(col.name, col.namelen, sel->end_column, sel->end_len) >= 0)
+			cells_name_cmp(col.name, col.namelen, sel->end_column, sel->end_len) >= 0)
 			break;
 		if (!select_column_wanted(sel, col.name, col.namelen))
 			continue;

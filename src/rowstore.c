@@ -574,7 +574,7 @@ rowstore_delete(const RowKey *key)
 	return done;
 }
 
-/* ---- many rows in one statement ---- */
+/* ---- many rows at once ---- */
 
 typedef enum BulkStatement
 {
@@ -591,7 +591,8 @@ typedef struct BulkPlans
 
 static HTAB *bulk_plans = NULL;
 
-Oid
+/* rowstore_key_type is the storage type of stored key column k */
+static Oid
 rowstore_key_type(const OtsTable *t, int k)
 {
 	OtsValueType type;

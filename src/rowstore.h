@@ -57,16 +57,13 @@ extern bool rowstore_update(const RowKey *key, struct varlena *cells, int64 olde
 extern bool rowstore_delete(const RowKey *key);
 
 /*
- * rowstore_put_many writes (inserts or replaces) many rows of a table with
- * one statement, and rowstore_delete_many deletes many: the bulk path of
- * batch_write_row.  keys[k][i] is stored key column k of row i (the hash
- * prefix first on prefixed tables); the keys must be distinct.
+ * rowstore_put_many writes (inserts or replaces) many rows of a table, and
+ * rowstore_delete_many deletes many: the bulk path of batch_write_row.
+ * keys[k][i] is stored key column k of row i (the hash prefix first on
+ * prefixed tables); the keys must be distinct.
  */
 extern void rowstore_put_many(const OtsTable *t, int nrows, Datum **keys, Datum *cells,
 							  Datum *oldest_ts);
 extern void rowstore_delete_many(const OtsTable *t, int nrows, Datum **keys);
-
-/* rowstore_key_type is the storage type of stored key column k */
-extern Oid	rowstore_key_type(const OtsTable *t, int k);
 
 #endif							/* OTS_ROWSTORE_H */

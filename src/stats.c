@@ -118,7 +118,7 @@ stats_shmem_startup(void)
 	info.keysize = sizeof(StatsKey);
 	info.entrysize = sizeof(StatsEntry);
 	stats_hash = ShmemInitHash("ots stats hash", ots_stats_max_tables, ots_stats_max_tables,
-							   &info, HASH_ELEM | HASH_BLOBS);
+							   &info, HASH_ELEM | HASH_BLOBS | HASH_FIXED_SIZE);
 	LWLockRelease(AddinShmemInitLock);
 }
 

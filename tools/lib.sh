@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# tools/lib.sh: functions shared by tools/test, tools/demo and .ci/run.
+# tools/lib.sh: functions shared by tools/test, tools/demo, the test/ scripts
+# (through test/tempserver.sh) and bench/loop.sh, profile.sh and callgrind.sh.
 # Source it from a bash script that runs with `set -euo pipefail`.
 # Debian 12 + PostgreSQL 15 from Debian's packages; works as root or,
 # for a normal user, with sudo for the steps that need root.
