@@ -163,6 +163,19 @@ RESET ROLE;
 SELECT k, attributes FROM sec_t ORDER BY k;
 SELECT pg_temp.reseed();
 
+-- SELECT and DELETE: what deletes need, in a batch too (the bulk way asks for
+-- the privileges of the rows it has, nothing more); puts still need INSERT and UPDATE
+CREATE ROLE regress_ots_sec_del;
+GRANT SELECT, DELETE ON "sec_t$data" TO regress_ots_sec_del;
+SET ROLE regress_ots_sec_del;
+SELECT count(*) FILTER (WHERE is_ok) AS deleted
+  FROM ots.batch_write_row('[{"table_name": "sec_t", "rows": [{"type": "DELETE", "primary_key": {"k": "b"}}]}]');
+SELECT count(*) FILTER (WHERE is_ok) AS put
+  FROM ots.batch_write_row('[{"table_name": "sec_t", "rows": [{"type": "PUT", "primary_key": {"k": "b"}}]}]');
+RESET ROLE;
+SELECT k FROM sec_t ORDER BY k;
+SELECT pg_temp.reseed();
+
 -- SELECT on the view only: plain SQL reads live rows (the view reads the
 -- storage as its owner, as any view does); the functions need "t$data"
 SET ROLE regress_ots_sec_view;
@@ -519,3 +532,4 @@ DROP ROLE regress_ots_sec_read;
 DROP ROLE regress_ots_sec_write;
 DROP ROLE regress_ots_sec_rw;
 DROP ROLE regress_ots_sec_view;
+DROP ROLE regress_ots_sec_del;

@@ -673,7 +673,6 @@ typedef struct BatchRow
 	Datum		pk_jsonb;		/* the same as a jsonb Datum, when an object */
 	uint32		pk_hash;
 	bool		repeated;		/* another row of its table entry has the same key */
-	bool		plain;			/* PUT/DELETE without conditions or returned values */
 } BatchRow;
 
 /* batch_pk_order sorts rows by key hash, for finding repeated keys */
@@ -771,15 +770,14 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 	int			nputs = 0;
 	int			ndels = 0;
 	int64		write_cu = 0;
-	AclMode		mode = ACL_INSERT | ACL_UPDATE;
+	AclMode		mode = 0;
 	MemoryContext rowctx;
 
 	if (t == NULL || t->auto_increment_col >= 0)
 		return false;
 	nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
 	for (int r = 0; r < nrows; r++)
-		if (rows[r].type == WRITE_DELETE)
-			mode |= ACL_SELECT | ACL_DELETE;
+		mode |= rows[r].type == WRITE_DELETE ? ACL_SELECT | ACL_DELETE : ACL_INSERT | ACL_UPDATE;
 	rowstore_check_privileges(t, mode);
 	rowstore_check_writable("ots.batch_write_row");
 	for (int k = 0; k < nkeys; k++)

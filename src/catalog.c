@@ -121,8 +121,11 @@ catalog_resolve_unqualified(const char *relname)
 		catalog_invalidate_names((Datum) 0, RELNAMENSP, 0);
 		if (names_path != NULL)
 		{
-			list_free(names_path->schemas);
-			pfree(names_path);
+			OverrideSearchPath *stale = names_path;
+
+			names_path = NULL;
+			list_free(stale->schemas);
+			pfree(stale);
 		}
 		names_path = GetOverrideSearchPath(CacheMemoryContext);
 	}

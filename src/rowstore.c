@@ -191,19 +191,24 @@ static void
 rowstore_attnums(const OtsTable *t, Oid leaf_oid, LeafCache *lp)
 {
 	int			nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
+	AttrNumber	keys[OTS_MAX_PK_COLUMNS + 1];
+	AttrNumber	oldest;
+	AttrNumber	cells;
 
 	if (lp->cells_attno != 0)
 		return;
 	for (int k = 0; k < nkeys; k++)
-		lp->key_attnos[k] = get_attnum(leaf_oid, routing_key_column(t, k));
-	lp->oldest_attno = get_attnum(leaf_oid, "$oldest_ts");
-	lp->cells_attno = get_attnum(leaf_oid, "$cells");
-	if (lp->cells_attno == InvalidAttrNumber || lp->oldest_attno == InvalidAttrNumber)
+		if ((keys[k] = get_attnum(leaf_oid, routing_key_column(t, k))) == InvalidAttrNumber)
+			elog(ERROR, "ots leaf partition %u lacks a key column", leaf_oid);
+	oldest = get_attnum(leaf_oid, "$oldest_ts");
+	cells = get_attnum(leaf_oid, "$cells");
+	if (cells == InvalidAttrNumber || oldest == InvalidAttrNumber)
 		elog(ERROR, "ots leaf partition %u lacks its \"$cells\" or \"$oldest_ts\" column",
 			 leaf_oid);
-	for (int k = 0; k < nkeys; k++)
-		if (lp->key_attnos[k] == InvalidAttrNumber)
-			elog(ERROR, "ots leaf partition %u lacks a key column", leaf_oid);
+	/* filled only when complete: cells_attno marks the entry as looked up */
+	memcpy(lp->key_attnos, keys, sizeof(AttrNumber) * nkeys);
+	lp->oldest_attno = oldest;
+	lp->cells_attno = cells;
 }
 
 /*
@@ -211,7 +216,9 @@ rowstore_attnums(const OtsTable *t, Oid leaf_oid, LeafCache *lp)
  * end of the transaction) as ExecOpenIndices(rri, true) does, but builds
  * their IndexInfo (with the speculative-insertion information) once per leaf
  * rather than per call; an index OID names the same definition for life, so
- * the list of OIDs tells when to build again.  Only plain btree indexes
+ * the list of OIDs tells when to build again (whether the index takes
+ * inserts yet, which CREATE INDEX CONCURRENTLY changes later, is read from
+ * the relcache per call).  Only plain btree indexes
  * qualify: expressions and predicates keep per-call executor state in the
  * IndexInfo, and other access methods cache their own state there (ii_AmCache),
  * so a leaf with any other index gets a fresh IndexInfo per call.
@@ -262,7 +269,14 @@ rowstore_open_indexes(Relation leaf, LeafCache *lp, ResultRelInfo *rri)
 	rri->ri_IndexRelationInfo = lp->index_info;
 	i = 0;
 	foreach(lc, oids)
-		rri->ri_IndexRelationDescs[i++] = index_open(lfirst_oid(lc), RowExclusiveLock);
+	{
+		Relation	index = index_open(lfirst_oid(lc), RowExclusiveLock);
+
+		rri->ri_IndexRelationDescs[i] = index;
+		/* CREATE INDEX CONCURRENTLY makes an index ready later, under the same OID */
+		lp->index_info[i]->ii_ReadyForInserts = index->rd_index->indisready;
+		i++;
+	}
 }
 
 /* rowstore_close_indexes closes what rowstore_open_indexes opened, keeping the locks */

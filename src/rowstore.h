@@ -7,9 +7,9 @@
  * (direct index reads, speculative inserts, compare-and-swap updates and
  * deletes of the version read, by TID; bulk statements) can change
  * without touching the row API.  Callers check privileges on the storage
- * table first (rowstore_check_privileges); access to the leaf then runs as
- * the table's owner, as the executor does for partitions reached through
- * their parent.
+ * table first (rowstore_check_privileges); the leaf is then reached without
+ * further checks, as the executor reaches the partitions of a table it has
+ * checked (the bulk statements run as the table's owner for that).
  *-------------------------------------------------------------------------
  */
 #ifndef OTS_ROWSTORE_H
