@@ -82,6 +82,7 @@ typedef struct RangeScan
 	uint64		scanned_size;
 	/* get_range_rows: the rows fetched but not yet returned */
 	MemoryContext chunk_ctx;
+	MemoryContext row_ctx;		/* one row's decoding (get_range_rows) */
 	TupleDesc	chunk_desc;
 	HeapTuple  *chunk;
 	uint64		chunk_len;
@@ -617,6 +618,8 @@ ots_get_range_rows(PG_FUNCTION_ARGS)
 		range_begin(rs, fcinfo, false);
 		rs->chunk_ctx = AllocSetContextCreate(funcctx->multi_call_memory_ctx,
 											  "ots range chunk", ALLOCSET_DEFAULT_SIZES);
+		rs->row_ctx = AllocSetContextCreate(funcctx->multi_call_memory_ctx,
+											"ots range row", ALLOCSET_DEFAULT_SIZES);
 		if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 			elog(ERROR, "ots.get_range_rows must return a record");
 		funcctx->tuple_desc = BlessTupleDesc(desc);
@@ -643,11 +646,16 @@ ots_get_range_rows(PG_FUNCTION_ARGS)
 		PkInput		pk;
 		Jsonb	   *attrs;
 		uint64		size_read;
+		MemoryContext callerctx;
 
 		CHECK_FOR_INTERRUPTS();
 		if (rs->chunk_pos == rs->chunk_len && !range_fill_chunk(rs))
 			break;
+		/* a row's decoding goes with the next row, so rows a filter drops cost no memory */
+		MemoryContextReset(rs->row_ctx);
+		callerctx = MemoryContextSwitchTo(rs->row_ctx);
 		attrs = range_row(rs, rs->chunk[rs->chunk_pos++], rs->chunk_desc, &pk, &size_read);
+		MemoryContextSwitchTo(callerctx);
 		rs->scanned_size += size_read;
 		if (attrs != NULL)
 		{
