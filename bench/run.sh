@@ -8,19 +8,19 @@
 #
 # It starts a private PostgreSQL 15 instance (unix socket only, port 5498,
 # data dir under /tmp, run as user `postgres` when invoked as root), loads
-# its own data, runs pgbench (-n -M prepared -c 2 -j 2 -T 7) for each case
+# its own data, runs pgbench (-n -M prepared -c 2 -j 2 -T 4) for each case
 # on ots and on the equivalent plain SQL against a plain table
 # (k1 text COLLATE "C", k2 bigint, attrs jsonb, PRIMARY KEY (k1, k2)),
-# alternating ots/plain (ABAB.. with the order flipped every repetition,
-# 3 repetitions, median), prints ONE
+# back to back in 5 repetitions (the order flipped every repetition; the
+# ratio is the median of the 5 per-repetition ratios), prints ONE
 # results table plus machine info, and stops/removes the instance on exit
 # (also on failure).  Nothing is written into the repository.
 # About 11 minutes on a 2-core VM.
 #
 # Environment knobs (defaults in brackets; the targets are only meaningful
 # with the defaults):
-#   BENCH_T        seconds per pgbench run [7]
-#   BENCH_REPS     repetitions of each ots/plain pair [3]
+#   BENCH_T        seconds per pgbench run [4]
+#   BENCH_REPS     repetitions of each ots/plain pair [5]
 #   BENCH_CLIENTS  pgbench -c [2]      BENCH_JOBS  pgbench -j [2]
 #   BENCH_PORT     [5498]
 #   BENCH_BIG      rows of the large table [1000000]
@@ -39,8 +39,8 @@
 
 set -euo pipefail
 
-T=${BENCH_T:-7}
-REPS=${BENCH_REPS:-3}
+T=${BENCH_T:-4}
+REPS=${BENCH_REPS:-5}
 CLIENTS=${BENCH_CLIENTS:-2}
 JOBS=${BENCH_JOBS:-2}
 PORT=${BENCH_PORT:-5498}
@@ -311,22 +311,32 @@ pgb() {
 		echo ERR
 	fi
 }
-median() { printf '%s\n' "$@" | grep -v ERR | sort -g | awk '{ a[NR] = $1 } END {
-	if (NR == 0) print "ERR"; else if (NR % 2) printf "%.1f\n", a[(NR + 1) / 2]; else printf "%.1f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+# median [-f FORMAT] VALUE...: the median of the values that are not ERR
+median() {
+	local fmt=%.1f
+	if [ "$1" = -f ]; then fmt=$2; shift 2; fi
+	printf '%s\n' "$@" | grep -v ERR | sort -g | awk -v f="$fmt\n" '{ a[NR] = $1 } END {
+	if (NR == 0) print "ERR"; else if (NR % 2) printf f, a[(NR + 1) / 2]; else printf f, (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
 
-declare -A OTS_TPS PLAIN_TPS RAW
-# pair ID OTS_SCRIPT PLAIN_SCRIPT SYNC: ABBA-alternated repetitions, median
+declare -A OTS_TPS PLAIN_TPS RATIO RAW
+# pair ID OTS_SCRIPT PLAIN_SCRIPT SYNC: REPS back-to-back ots/plain runs (order
+# flipped every repetition); the case's ratio is the median of the REPS
+# per-repetition ratios, so load drift on the shared machine, which moves
+# both runs of a repetition alike, cancels; tps columns are medians per side
 pair() {
-	local id=$1 o=$2 p=$3 sync=$4 os=() ps=() r x y
+	local id=$1 o=$2 p=$3 sync=$4 os=() ps=() rs=() r x y
 	for ((r = 1; r <= REPS; r++)); do
 		if ((r % 2)); then x=$(pgb "$o" "$sync"); y=$(pgb "$p" "$sync")
 		else y=$(pgb "$p" "$sync"); x=$(pgb "$o" "$sync"); fi
-		os+=("$x"); ps+=("$y")
+		os+=("$x"); ps+=("$y"); rs+=("$(ratio3 "$x" "$y")")
 	done
 	OTS_TPS[$id]=$(median "${os[@]}"); PLAIN_TPS[$id]=$(median "${ps[@]}")
-	RAW[$id]="ots ${os[*]} / plain ${ps[*]}"
-	printf '  %-28s ots %-22s plain %s\n' "$id" "${os[*]}" "${ps[*]}" >&2
+	RATIO[$id]=$(median -f %.2f "${rs[@]}")
+	RAW[$id]="ots ${os[*]} / plain ${ps[*]} / ratios ${rs[*]}"
+	printf '  %-28s ots %-30s plain %-30s ratios %s\n' "$id" "${os[*]}" "${ps[*]}" "${rs[*]}" >&2
 }
+ratio3() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "ERR" || b == "ERR" || b + 0 == 0) print "ERR"; else printf "%.3f", a / b }'; }
 
 echo "running cases (T=${T}s, reps=$REPS, -c $CLIENTS -j $JOBS) ..." >&2
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -338,6 +348,7 @@ if want size; then
 	pair "get_row 1e4 rows"  ots_get_t4 plain_get_plain4 on
 	OTS_TPS["get_row 1e5 rows"]=${OTS_TPS["get_row latest"]:-}
 	PLAIN_TPS["get_row 1e5 rows"]=${PLAIN_TPS["get_row latest"]:-}
+	RATIO["get_row 1e5 rows"]=${RATIO["get_row latest"]:-}
 	[ -n "${OTS_TPS["get_row 1e5 rows"]}" ] || pair "get_row 1e5 rows" ots_get_t plain_get_plain_t on
 	pair "get_row 1e6 rows"  ots_get_t6 plain_get_plain6 on
 fi
@@ -361,7 +372,8 @@ ROWS=()
 row() { ROWS+=("$1|$2|$3|$4|$5|$6"); }
 caserow() {   # caserow ID TARGET
 	[ -n "${OTS_TPS[$1]:-}" ] || return 0
-	local r; r=$(ratio "${OTS_TPS[$1]}" "${PLAIN_TPS[$1]}")
+	local r=${RATIO[$1]:-}
+	[ "$r" != ERR ] || r=-
 	if [ "$2" = info ]; then row "$1" "${OTS_TPS[$1]}" "${PLAIN_TPS[$1]}" "$r" "(none)" "-"; return 0; fi
 	row "$1" "${OTS_TPS[$1]}" "${PLAIN_TPS[$1]}" "$r" ">= $2" "$(met_ge "$r" "$2")"
 }
@@ -373,7 +385,7 @@ flatrow() {
 	shift
 	for c in "$@"; do
 		o+=("${OTS_TPS[$c]:-ERR}"); p+=("${PLAIN_TPS[$c]:-ERR}")
-		r+=("$(ratio "${OTS_TPS[$c]:-ERR}" "${PLAIN_TPS[$c]:-ERR}" | sed 's/^-$/ERR/')")
+		r+=("${RATIO[$c]:-ERR}")
 	done
 	sp=$(spread "${o[@]}"); psp=$(spread "${p[@]}"); rsp=$(spread "${r[@]}")
 	row "$name" "$sp" "$psp" "$rsp (of ratios)" "ots <= 20%" \
@@ -405,7 +417,8 @@ echo "machine: nproc=$(nproc), CPU: $(grep -m1 'model name' /proc/cpuinfo | cut 
 echo "server: $("${PSQL[@]}" -c 'SELECT version()')"
 echo "ots: $(sql "SELECT extversion FROM pg_extension WHERE extname = 'ots'"), preloaded at start: $OTS_SO_INFO; git $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo '?')"
 echo "command: $ENVLINE $CMDLINE"
-echo "pgbench: -n -M prepared -c $CLIENTS -j $JOBS -T $T, $REPS runs per side, ots/plain alternating (order flipped each rep), median; tps excl. connection time"
+echo "pgbench: -n -M prepared -c $CLIENTS -j $JOBS -T $T, $REPS repetitions of ots and plain back to back (order flipped each repetition);"
+echo "  ratio = median of the per-repetition ratios, tps = median per side; tps excl. connection time"
 echo "settings: ${SETTINGS[*]}; synchronous_commit=on for reads, per case for writes"
 echo "plain baseline: one unpartitioned table (k1 text COLLATE \"C\", k2 bigint, attrs jsonb, PK (k1, k2)), fillfactor 100;"
 echo "  ots: 8 hash partitions on k1 (fillfactor 90). Reads of the 'versions' cases compare against plain4 (1e4 rows)."

@@ -13,6 +13,7 @@
 #include "common/shortest_dec.h"
 #include "utils/builtins.h"
 #include "utils/float.h"
+#include "utils/memutils.h"
 #include "utils/numeric.h"
 
 #include "codec.h"
@@ -21,7 +22,8 @@
 
 static JsonbValue *codec_container_single_key(const JsonbValue *jv, const char **key,
 											  int *keylen, JsonbValue *val);
-static bool codec_numeric_is_fractional(Numeric num, char **text);
+static bool codec_numeric_is_fractional(Numeric num);
+static char *codec_numeric_text(Numeric num);
 static int64 codec_numeric_to_int64(Numeric num, bool *ok);
 static double codec_parse_double(const JsonbValue *jv);
 static void codec_parse_cell(const JsonbValue *jv, CellInput *cell);
@@ -61,34 +63,59 @@ codec_key_is(const char *key, int keylen, const char *want)
 
 /*
  * codec_numeric_is_fractional tells whether a jsonb number has a fractional
- * part in its text form (which jsonb preserves as written), returning that
- * text.
+ * part as written.  jsonb keeps a number's display scale ("3.0" has scale 1,
+ * "1e3" and "1.5e3" scale 0), and the text form has a '.' exactly when that
+ * scale is positive, so the scale answers without printing the number.
  */
 static bool
-codec_numeric_is_fractional(Numeric num, char **text)
+codec_numeric_is_fractional(Numeric num)
 {
-	*text = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(num)));
-	return strchr(*text, '.') != NULL || strcmp(*text, "NaN") == 0 ||
-		strstr(*text, "Infinity") != NULL;
+	if (numeric_is_nan(num) || numeric_is_inf(num))
+		return true;
+	return DatumGetInt32(DirectFunctionCall1(numeric_scale, NumericGetDatum(num))) > 0;
+}
+
+/* codec_numeric_text is a number's text form, as jsonb keeps it */
+static char *
+codec_numeric_text(Numeric num)
+{
+	return DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(num)));
 }
 
 /* codec_numeric_to_int64 converts an integral numeric, failing on overflow */
 static int64
 codec_numeric_to_int64(Numeric num, bool *ok)
 {
-	char	   *text;
-	char	   *end;
-	long long	v;
+	static Numeric int64_min = NULL;
+	static Numeric int64_max = NULL;
+	bool		outside_int32;
+	int32		small;
 
-	if (codec_numeric_is_fractional(num, &text))
-	{
-		*ok = false;
+	*ok = false;
+	if (codec_numeric_is_fractional(num))
 		return 0;
+	small = numeric_int4_opt_error(num, &outside_int32);
+	if (!outside_int32)
+	{
+		*ok = true;
+		return small;
 	}
-	errno = 0;
-	v = strtoll(text, &end, 10);
-	*ok = (errno == 0 && *end == '\0');
-	return (int64) v;
+	/* numeric_int8 raises on overflow, so compare with the bounds first */
+	if (int64_min == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		int64_min = int64_to_numeric(PG_INT64_MIN);
+		int64_max = int64_to_numeric(PG_INT64_MAX);
+		MemoryContextSwitchTo(old);
+	}
+	if (DatumGetBool(DirectFunctionCall2(numeric_lt, NumericGetDatum(num),
+										 NumericGetDatum(int64_min))) ||
+		DatumGetBool(DirectFunctionCall2(numeric_gt, NumericGetDatum(num),
+										 NumericGetDatum(int64_max))))
+		return 0;
+	*ok = true;
+	return DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(num)));
 }
 
 /* codec_check_double rejects what Tablestore rejects in a Double */
@@ -126,7 +153,7 @@ codec_parse_double(const JsonbValue *jv)
 	if (jv->type == jbvString)
 		text = pnstrdup(jv->val.string.val, jv->val.string.len);
 	else if (jv->type == jbvNumeric)
-		(void) codec_numeric_is_fractional(jv->val.numeric, &text);
+		text = codec_numeric_text(jv->val.numeric);
 	else
 		codec_invalid_double();
 	errno = 0;
@@ -157,12 +184,10 @@ codec_parse_value(const JsonbValue *jv, OtsValue *out, const char *column)
 			break;
 		case jbvNumeric:
 			{
-				char	   *text;
-
-				if (codec_numeric_is_fractional(jv->val.numeric, &text))
+				if (codec_numeric_is_fractional(jv->val.numeric))
 				{
 					out->type = OTS_VT_DOUBLE;
-					out->u.d = strtod(text, NULL);
+					out->u.d = strtod(codec_numeric_text(jv->val.numeric), NULL);
 					codec_check_double(out->u.d);
 				}
 				else
@@ -175,7 +200,8 @@ codec_parse_value(const JsonbValue *jv, OtsValue *out, const char *column)
 						ereport(ERROR,
 								(errcode(ERRCODE_OTS_PARAMETER_INVALID),
 								 errmsg_internal("Integer value of column '%s' is out of range.", column),
-								 errdetail("Integer values are signed 64-bit; write {\"$double\": %s} for a Double.", text)));
+								 errdetail("Integer values are signed 64-bit; write {\"$double\": %s} for a Double.",
+										   codec_numeric_text(jv->val.numeric))));
 				}
 				break;
 			}
@@ -361,7 +387,6 @@ codec_vt_name_of(const JsonbValue *jv)
 	const char *key;
 	int			keylen;
 	JsonbValue	inner;
-	char	   *text;
 
 	switch (jv->type)
 	{
@@ -372,7 +397,7 @@ codec_vt_name_of(const JsonbValue *jv)
 		case jbvNull:
 			return "VT_NULL";
 		case jbvNumeric:
-			return codec_numeric_is_fractional(jv->val.numeric, &text) ? "VT_DOUBLE" : "VT_INTEGER";
+			return codec_numeric_is_fractional(jv->val.numeric) ? "VT_DOUBLE" : "VT_INTEGER";
 		default:
 			break;
 	}
@@ -535,6 +560,50 @@ codec_push_int(JsonbParseState **state, int64 v, JsonbIteratorToken token)
 	pushJsonbValue(state, token, &n);
 }
 
+/* codec_decimal_numeric_in parses a decimal text as numeric_in does */
+static Numeric
+codec_decimal_numeric_in(const char *text)
+{
+	return DatumGetNumeric(DirectFunctionCall3(numeric_in, CStringGetDatum(text),
+											   ObjectIdGetDatum(InvalidOid),
+											   Int32GetDatum(-1)));
+}
+
+/*
+ * codec_decimal_numeric turns "-ddd.ddd" (no exponent) into a numeric with
+ * the same digits and scale.  A Double's shortest form has at most 17
+ * significant digits, so the digits fit an int64 and the numeric is built
+ * without numeric_in's text parsing; anything longer (leading zeros such as
+ * "0.000001234") still goes through numeric_in.
+ */
+static Numeric
+codec_decimal_numeric(const char *text)
+{
+	const char *p = text;
+	bool		negative = (*p == '-');
+	int64		digits = 0;
+	int			ndigits = 0;
+	int			scale = 0;
+	bool		point = false;
+
+	if (negative)
+		p++;
+	for (; *p != '\0'; p++)
+	{
+		if (*p == '.')
+		{
+			point = true;
+			continue;
+		}
+		if (*p < '0' || *p > '9' || ++ndigits > 18)
+			return codec_decimal_numeric_in(text);
+		digits = digits * 10 + (*p - '0');
+		if (point)
+			scale++;
+	}
+	return int64_div_fast_to_numeric(negative ? -digits : digits, scale);
+}
+
 void
 codec_push_value(JsonbParseState **state, const OtsValue *v, JsonbIteratorToken token)
 {
@@ -570,10 +639,7 @@ codec_push_value(JsonbParseState **state, const OtsValue *v, JsonbIteratorToken 
 					buf[len] = '\0';
 				}
 				jv.type = jbvNumeric;
-				jv.val.numeric = DatumGetNumeric(DirectFunctionCall3(numeric_in,
-																	 CStringGetDatum(buf),
-																	 ObjectIdGetDatum(InvalidOid),
-																	 Int32GetDatum(-1)));
+				jv.val.numeric = exponent ? codec_decimal_numeric_in(buf) : codec_decimal_numeric(buf);
 				/* 1e+300 has no fraction in numeric form: say it is a Double */
 				if (exponent && strstr(buf, "e-") == NULL)
 				{
