@@ -44,6 +44,15 @@ SELECT (ots.get_row('vc', '{"k": "dbl2"}')).attributes::text = (ots.get_row('vc'
        AS same_output,
        ((ots.get_row('vc', '{"k": "dbl2"}')).attributes -> 'huge' ->> '$double')::float8 = 1e300
        AS huge_is_1e300;
+-- Doubles printed without an exponent are built from their digits when 18 or
+-- fewer (17 significant, leading zeros, negative whole), else parsed as text;
+-- Integers either side of the int32 range take both conversion paths
+SELECT ots.put_row('vc', '{"k": "digits"}',
+	'{"sig17": 123456789.12345679, "lead0": 0.00012345678901234567, "neg_whole": -2.0,
+	  "trailing": 100.000, "e14": 99999999999999.5, "i32max": 2147483647, "above": 2147483648,
+	  "i32min": -2147483648, "below": -2147483649}');
+SELECT key, value, jsonb_typeof(value) AS json_type, value::text::float8 AS as_float8
+  FROM jsonb_each((ots.get_row('vc', '{"k": "digits"}')).attributes) ORDER BY key COLLATE "C";
 -- Boolean
 SELECT ots.put_row('vc', '{"k": "bool"}', '{"yes": true, "no": false}');
 SELECT (ots.get_row('vc', '{"k": "bool"}')).attributes;
