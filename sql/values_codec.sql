@@ -53,6 +53,24 @@ SELECT ots.put_row('vc', '{"k": "digits"}',
 	  "i32min": -2147483648, "below": -2147483649}');
 SELECT key, value, jsonb_typeof(value) AS json_type, value::text::float8 AS as_float8
   FROM jsonb_each((ots.get_row('vc', '{"k": "digits"}')).attributes) ORDER BY key COLLATE "C";
+-- get_row writes the latest-values map in jsonb's binary form itself: a map
+-- of 70 columns (140 entries: several JEntry offset strides of 32), keys of
+-- 2 to 9 bytes, every type, each value as written; it must equal, contain
+-- and be contained in the map PostgreSQL builds, print the same and have
+-- the same size (same layout and padding)
+SELECT jsonb_object_agg(repeat('k', i % 7 + 1) || i,
+	CASE i % 6 WHEN 0 THEN to_jsonb(i - 35) WHEN 1 THEN to_jsonb(i + 0.5)
+	           WHEN 2 THEN to_jsonb(repeat('s', i % 9)) WHEN 3 THEN to_jsonb(i % 2 = 0)
+	           WHEN 4 THEN jsonb_build_object('$binary', encode(decode(repeat('ab', i % 5), 'hex'), 'base64'))
+	           ELSE jsonb_build_object('$double', 1e300) END) AS wide
+  FROM generate_series(0, 69) i \gset
+SELECT ots.put_row('vc', '{"k": "wide"}', :'wide');
+SELECT a = w AS equal, a @> w AND w @> a AS contain_each_other, a::text = w::text AS same_text,
+       pg_column_size(a) = pg_column_size(w) AS same_size,
+       (SELECT count(*) FROM jsonb_each(a)) AS pairs,
+       a -> 'kkkkkkk69' AS last, a -> 'k63' AS after_stride
+  FROM (SELECT (ots.get_row('vc', '{"k": "wide"}')).attributes AS a, :'wide'::jsonb AS w) s;
+SELECT ots.delete_row('vc', '{"k": "wide"}');
 -- Boolean
 SELECT ots.put_row('vc', '{"k": "bool"}', '{"yes": true, "no": false}');
 SELECT (ots.get_row('vc', '{"k": "bool"}')).attributes;

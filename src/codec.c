@@ -604,6 +604,37 @@ codec_decimal_numeric(const char *text)
 	return int64_div_fast_to_numeric(negative ? -digits : digits, scale);
 }
 
+char *
+codec_base64(const char *data, int len, int *outlen)
+{
+	int			enclen = pg_b64_enc_len(len);
+	char	   *buf = palloc(enclen + 1);
+
+	*outlen = pg_b64_encode(data, len, buf, enclen);
+	if (*outlen < 0)
+		elog(ERROR, "could not encode binary value as base64");
+	return buf;
+}
+
+Numeric
+codec_double_numeric(double d, bool *wrapped)
+{
+	char		buf[DOUBLE_SHORTEST_DECIMAL_LEN + 2];
+	int			len = double_to_shortest_decimal_buf(d, buf);
+	bool		exponent = strchr(buf, 'e') != NULL;
+
+	/* keep a whole number recognisably a Double: "3" prints as "3.0" */
+	if (!exponent && strchr(buf, '.') == NULL)
+	{
+		buf[len++] = '.';
+		buf[len++] = '0';
+		buf[len] = '\0';
+	}
+	/* 1e+300 has no fraction in numeric form: say it is a Double */
+	*wrapped = exponent && strstr(buf, "e-") == NULL;
+	return exponent ? codec_decimal_numeric_in(buf) : codec_decimal_numeric(buf);
+}
+
 void
 codec_push_value(JsonbParseState **state, const OtsValue *v, JsonbIteratorToken token)
 {
@@ -627,21 +658,11 @@ codec_push_value(JsonbParseState **state, const OtsValue *v, JsonbIteratorToken 
 			return;
 		case OTS_VT_DOUBLE:
 			{
-				char		buf[DOUBLE_SHORTEST_DECIMAL_LEN + 2];
-				int			len = double_to_shortest_decimal_buf(v->u.d, buf);
-				bool		exponent = strchr(buf, 'e') != NULL;
+				bool		wrapped;
 
-				/* keep a whole number recognisably a Double: "3" prints as "3.0" */
-				if (!exponent && strchr(buf, '.') == NULL)
-				{
-					buf[len++] = '.';
-					buf[len++] = '0';
-					buf[len] = '\0';
-				}
 				jv.type = jbvNumeric;
-				jv.val.numeric = exponent ? codec_decimal_numeric_in(buf) : codec_decimal_numeric(buf);
-				/* 1e+300 has no fraction in numeric form: say it is a Double */
-				if (exponent && strstr(buf, "e-") == NULL)
+				jv.val.numeric = codec_double_numeric(v->u.d, &wrapped);
+				if (wrapped)
 				{
 					pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
 					codec_push_key(state, "$double", 7);
@@ -654,17 +675,10 @@ codec_push_value(JsonbParseState **state, const OtsValue *v, JsonbIteratorToken 
 			}
 		case OTS_VT_BINARY:
 			{
-				int			enclen = pg_b64_enc_len(v->u.s.len);
-				char	   *buf = palloc(enclen + 1);
-				int			n = pg_b64_encode(v->u.s.data, v->u.s.len, buf, enclen);
-
-				if (n < 0)
-					elog(ERROR, "could not encode binary value as base64");
 				pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
 				codec_push_key(state, "$binary", 7);
 				jv.type = jbvString;
-				jv.val.string.val = buf;
-				jv.val.string.len = n;
+				jv.val.string.val = codec_base64(v->u.s.data, v->u.s.len, &jv.val.string.len);
 				pushJsonbValue(state, WJB_VALUE, &jv);
 				pushJsonbValue(state, WJB_END_OBJECT, NULL);
 				return;

@@ -20,6 +20,7 @@
 
 #include "postgres.h"
 #include "utils/jsonb.h"
+#include "utils/numeric.h"
 
 #include "catalog.h"
 #include "value.h"
@@ -78,6 +79,31 @@ extern int64 codec_parse_timestamp(const JsonbValue *jv);
 
 /* codec_pk_size: Tablestore's data size of a primary key (names + values) */
 extern uint32 codec_pk_size(const OtsTable *t, const PkInput *pk);
+
+/*
+ * codec_double_numeric is a Double's output number: its shortest decimal
+ * form, ".0" added to a whole number; *wrapped when that form has a
+ * positive exponent and so must be written {"$double": n}.
+ */
+extern Numeric codec_double_numeric(double d, bool *wrapped);
+
+/* codec_base64 is the base64 text of a Binary value ({"$binary": text}) */
+extern char *codec_base64(const char *data, int len, int *outlen);
+
+/* one key and value of a flat object for codec_flat_object */
+typedef struct CodecPair
+{
+	const char *key;
+	int			keylen;
+	OtsValue	value;
+} CodecPair;
+
+/*
+ * codec_flat_object returns the jsonb object {key: value, ...} of n pairs
+ * with distinct keys, written directly in binary form (codec_object.c);
+ * sorts pairs in jsonb key order.
+ */
+extern Jsonb *codec_flat_object(CodecPair *pairs, int n);
 
 /* codec_push_value appends a value as WJB_VALUE or WJB_ELEM */
 extern void codec_push_value(JsonbParseState **state, const OtsValue *v,

@@ -311,11 +311,14 @@ select_render_attributes(const ReadSelect *sel, const CellsReader *r, uint32 *si
 {
 	JsonbParseState *state = NULL;
 	JsonbValue *res;
-
+	CodecPair  *latest = NULL;	/* the flat map of latest values, when no timestamps */
 	int32		skipped = 0;
 
 	*ncols = 0;
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	if (!sel->with_ts)
+		latest = palloc(sizeof(CodecPair) * (r != NULL ? Max(r->ncols, 1) : 1));
+	else
+		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	for (uint32 i = 0; r != NULL && i < r->ncols; i++)
 	{
 		CellsColumn col;
@@ -344,25 +347,29 @@ select_render_attributes(const ReadSelect *sel, const CellsReader *r, uint32 *si
 				skipped++;
 				break;
 			}
-			if (first)
-			{
-				codec_push_key(&state, col.name, col.namelen);
-				if (sel->with_ts)
-					pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
-				(*ncols)++;
-				first = false;
-			}
 			*size += col.namelen + ots_value_size(&v);
 			if (!sel->with_ts)
 			{
-				codec_push_value(&state, &v, WJB_VALUE);
+				latest[*ncols].key = col.name;
+				latest[*ncols].keylen = col.namelen;
+				latest[*ncols].value = v;
+				(*ncols)++;
 				break;
+			}
+			if (first)
+			{
+				codec_push_key(&state, col.name, col.namelen);
+				pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+				(*ncols)++;
+				first = false;
 			}
 			select_push_cell(&state, ts, &v);
 		}
-		if (!first && sel->with_ts)
+		if (!first)
 			pushJsonbValue(&state, WJB_END_ARRAY, NULL);
 	}
+	if (latest != NULL)
+		return codec_flat_object(latest, *ncols);
 	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	return JsonbValueToJsonb(res);
 }
