@@ -748,6 +748,10 @@ rowstore_insert_leaf(const BulkRows *b, Oid leaf_oid, const int *rows, int n)
 {
 	LeafCache  *lp = rowstore_leaf(leaf_oid);
 	Relation	leaf = table_open(leaf_oid, RowExclusiveLock);
+	/* the leaf's slots and tuple copies go when it is done: one leaf's worth at a time */
+	MemoryContext leafctx = AllocSetContextCreate(CurrentMemoryContext, "ots leaf insert",
+												  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext callerctx = MemoryContextSwitchTo(leafctx);
 	EState	   *estate = CreateExecutorState();
 	ResultRelInfo *rri = makeNode(ResultRelInfo);
 	TupleTableSlot **slots = palloc(sizeof(TupleTableSlot *) * n);
@@ -776,6 +780,8 @@ rowstore_insert_leaf(const BulkRows *b, Oid leaf_oid, const int *rows, int n)
 	rowstore_close_indexes(rri);
 	FreeExecutorState(estate);
 	table_close(leaf, NoLock);
+	MemoryContextSwitchTo(callerctx);
+	MemoryContextDelete(leafctx);
 }
 
 /*
