@@ -48,11 +48,11 @@ A='{"a1": "abcdefghijklmnopqrst", "a2": 12345, "a3": 1.5, "a4": true, "a5": "ABC
 # prepare SIDE CASE: the PREPARE statement of one side of a case ($1 picks the key)
 prepare() {
 	case $1_$2 in
-	ots_get) echo "PREPARE p(int) AS SELECT ots.get_row('t', jsonb_build_object('k1', 'u' || (100000 + \$1 / 100), 'k2', (\$1 % 100)::int8));" ;;
+	ots_get) echo "PREPARE p(int) AS SELECT ots.get_row('t', ('{\"k1\": \"u' || (100000 + \$1 / 100) || '\", \"k2\": ' || \$1 % 100 || '}')::jsonb);" ;;
 	plain_get) echo "PREPARE p(int) AS SELECT k1, k2, attrs FROM plain_t WHERE k1 = 'u' || (100000 + \$1 / 100) AND k2 = (\$1 % 100)::int8;" ;;
-	ots_put) echo "PREPARE p(int) AS SELECT ots.put_row('t', jsonb_build_object('k1', 'n' || \$1 % 1000, 'k2', nextval('put_seq')), '$A');" ;;
+	ots_put) echo "PREPARE p(int) AS SELECT ots.put_row('t', ('{\"k1\": \"n' || \$1 % 1000 || '\", \"k2\": ' || nextval('put_seq') || '}')::jsonb, '$A');" ;;
 	plain_put) echo "PREPARE p(int) AS INSERT INTO plain_t VALUES ('n' || \$1 % 1000, nextval('put_seq_plain'), '$A');" ;;
-	ots_upd) echo "PREPARE p(int) AS SELECT ots.update_row('t', jsonb_build_object('k1', 'u' || (100000 + \$1 / 100), 'k2', (\$1 % 100)::int8), jsonb_build_object('a2', \$1::int8));" ;;
+	ots_upd) echo "PREPARE p(int) AS SELECT ots.update_row('t', ('{\"k1\": \"u' || (100000 + \$1 / 100) || '\", \"k2\": ' || \$1 % 100 || '}')::jsonb, jsonb_build_object('a2', \$1::int8));" ;;
 	plain_upd) echo "PREPARE p(int) AS UPDATE plain_t SET attrs = attrs || jsonb_build_object('a2', \$1::int8) WHERE k1 = 'u' || (100000 + \$1 / 100) AND k2 = (\$1 % 100)::int8;" ;;
 	ots_batch) echo "PREPARE p(int) AS SELECT count(*) FROM ots.batch_write_row(('[{\"table_name\": \"t\", \"rows\": [' || (SELECT string_agg('{\"type\": \"PUT\", \"primary_key\": {\"k1\": \"b' || g % 1000 || '\", \"k2\": ' || nextval('batch_seq') || '}, \"attributes\": $A}', ',') FROM generate_series(1, 200) g) || ']}]')::jsonb);" ;;
 	plain_batch) echo "PREPARE p(int) AS INSERT INTO plain_t SELECT r->'primary_key'->>'k1', (r->'primary_key'->>'k2')::int8, r->'attributes' FROM jsonb_array_elements(('[' || (SELECT string_agg('{\"type\": \"PUT\", \"primary_key\": {\"k1\": \"b' || g % 1000 || '\", \"k2\": ' || nextval('batch_seq_plain') || '}, \"attributes\": $A}', ',') FROM generate_series(1, 200) g) || ']')::jsonb) r;" ;;
