@@ -8,19 +8,19 @@
 #
 # It starts a private PostgreSQL 15 instance (unix socket only, port 5498,
 # data dir under /tmp, run as user `postgres` when invoked as root), loads
-# its own data, runs pgbench (-n -M prepared -c 2 -j 2 -T 4) for each case
+# its own data, runs pgbench (-n -M prepared -c 2 -j 2 -T 2) for each case
 # on ots and on the equivalent plain SQL against a plain table
 # (k1 text COLLATE "C", k2 bigint, attrs jsonb, PRIMARY KEY (k1, k2)),
-# back to back in 5 repetitions (the order flipped every repetition; the
-# ratio is the median of the 5 per-repetition ratios), prints ONE
+# back to back in 9 repetitions (the order flipped every repetition; the
+# ratio is the median of the 9 per-repetition ratios), prints ONE
 # results table plus machine info, and stops/removes the instance on exit
 # (also on failure).  Nothing is written into the repository.
-# About 11 minutes on a 2-core VM.
+# About 9 minutes on a 2-core VM.
 #
 # Environment knobs (defaults in brackets; the targets are only meaningful
 # with the defaults):
-#   BENCH_T        seconds per pgbench run [4]
-#   BENCH_REPS     repetitions of each ots/plain pair [5]
+#   BENCH_T        seconds per pgbench run [2]
+#   BENCH_REPS     repetitions of each ots/plain pair [9]
 #   BENCH_CLIENTS  pgbench -c [2]      BENCH_JOBS  pgbench -j [2]
 #   BENCH_PORT     [5498]
 #   BENCH_BIG      rows of the large table [1000000]
@@ -364,7 +364,7 @@ if want ver; then
 fi
 # settle: before a write case, untimed, VACUUM ANALYZE what the write cases
 # change and CHECKPOINT, so both sides start from the same state (autovacuum
-# is off: a worker that starts on one side's table during a 4-s run takes a
+# is off: a worker that starts on one side's table during a 2-s run takes a
 # core of two from that side only)
 settle() { sql 'VACUUM ANALYZE "t$data", plain_t' && sql "CHECKPOINT"; }
 for s in on off; do
