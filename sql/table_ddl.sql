@@ -417,6 +417,20 @@ RESET ROLE;
 SELECT count(*) FROM pg_class WHERE relnamespace = 'ddl_own'::regnamespace;
 
 --
+-- row calls route through a copy of the partition bounds, which must follow
+-- partitions changed outside ots in the same session: a detached partition
+-- no longer holds its keys, and the key is found again once it is back
+--
+SELECT ots.create_table('ddl_route', 'k string', partitions => 2);
+SELECT (ots.put_row('ddl_route', '{"k": "a"}', '{"v": 1}')).consumed;
+SELECT d.tableoid::regclass AS route_leaf, pg_get_expr(c.relpartbound, c.oid) AS route_bound
+  FROM "ddl_route$data" d JOIN pg_class c ON c.oid = d.tableoid \gset
+ALTER TABLE "ddl_route$data" DETACH PARTITION :route_leaf;
+SELECT ots.get_row('ddl_route', '{"k": "a"}');
+ALTER TABLE "ddl_route$data" ATTACH PARTITION :route_leaf :route_bound;
+SELECT attributes FROM ots.get_row('ddl_route', '{"k": "a"}');
+
+--
 -- clean up
 --
 SELECT ots.delete_table(format('%I.%s', schema_name, table_name))

@@ -573,8 +573,8 @@ codec_decimal_numeric_in(const char *text)
  * codec_decimal_numeric turns "-ddd.ddd" (no exponent) into a numeric with
  * the same digits and scale.  A Double's shortest form has at most 17
  * significant digits, so the digits fit an int64 and the numeric is built
- * without numeric_in's text parsing; anything longer (leading zeros such as
- * "0.000001234") still goes through numeric_in.
+ * without numeric_in's text parsing; anything longer, which only leading
+ * zeros make ("0.00012345678901234567"), still goes through numeric_in.
  */
 static Numeric
 codec_decimal_numeric(const char *text)

@@ -154,7 +154,7 @@ codec_flat_object(CodecPair *pairs, int n)
 	entries_at = buf.len;
 	enlargeStringInfo(&buf, sizeof(JEntry) * 2 * n);
 	buf.len += sizeof(JEntry) * 2 * n;
-	entries = palloc(sizeof(JEntry) * 2 * n + 1);
+	entries = palloc(sizeof(JEntry) * 2 * n);
 	for (int i = 0; i < n; i++)
 	{
 		appendBinaryStringInfo(&buf, pairs[i].key, pairs[i].keylen);

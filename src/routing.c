@@ -122,20 +122,27 @@ typedef struct RoutingCache
 static HTAB *routing_cache = NULL;
 static uint64 routing_invalidations = 0;
 
-/* routing_invalidate forgets the partitioning of an invalidated relation (or of all) */
+/*
+ * routing_invalidate forgets the partitioning of an invalidated relation
+ * (or of all): attaching or detaching a partition invalidates the parent.
+ */
 static void
 routing_invalidate(Datum arg, Oid relid)
 {
 	HASH_SEQ_STATUS seq;
 	RoutingCache *rc;
 
+	routing_invalidations++;
+	if (OidIsValid(relid))
+	{
+		rc = hash_search(routing_cache, &relid, HASH_FIND, NULL);
+		if (rc != NULL)
+			rc->valid = false;
+		return;
+	}
 	hash_seq_init(&seq, routing_cache);
 	while ((rc = hash_seq_search(&seq)) != NULL)
-		if (relid == InvalidOid || rc->data_oid == relid)
-		{
-			rc->valid = false;
-			routing_invalidations++;
-		}
+		rc->valid = false;
 }
 
 /*

@@ -298,7 +298,7 @@ ots_put_row(PG_FUNCTION_ARGS)
 
 		if (!checked)
 		{
-			/* unconditional replace: try the key as new, else lock and replace it */
+			/* unconditional replace: try the key as new, else replace the version read */
 			if (rowstore_insert(&w.key, newv, purge_cells_oldest_ts(newv), false))
 				break;
 			if (rowstore_fetch(&w.key, true) != NULL &&

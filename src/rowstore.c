@@ -74,7 +74,6 @@ typedef struct LeafCache
 static HTAB *leaf_cache = NULL;
 
 static LeafCache *rowstore_leaf(Oid leaf_oid);
-static struct varlena *rowstore_lookup(RowKey *key, bool latest);
 
 static Oid	rowstore_cells_type(void);
 
@@ -289,7 +288,7 @@ rowstore_close_indexes(ResultRelInfo *rri)
 }
 
 /*
- * rowstore_lookup finds the row in the leaf's primary-key index, without
+ * rowstore_fetch finds the row in the leaf's primary-key index, without
  * the executor, and returns its cells.  latest reads as a new statement
  * would (this transaction's earlier writes included, and in READ COMMITTED
  * everything committed until now) and records the version read in the key
@@ -297,8 +296,8 @@ rowstore_close_indexes(ResultRelInfo *rri)
  * predicate locks and statistics; privileges were checked on the storage
  * table.
  */
-static struct varlena *
-rowstore_lookup(RowKey *key, bool latest)
+struct varlena *
+rowstore_fetch(RowKey *key, bool latest)
 {
 	LeafCache  *lp = rowstore_leaf(key->leaf_oid);
 	LOCKMODE	lockmode = latest ? RowExclusiveLock : AccessShareLock;
@@ -348,12 +347,6 @@ rowstore_lookup(RowKey *key, bool latest)
 	table_close(leaf, NoLock);
 	UnregisterSnapshot(snapshot);
 	return cells;
-}
-
-struct varlena *
-rowstore_fetch(RowKey *key, bool latest)
-{
-	return rowstore_lookup(key, latest);
 }
 
 /*
