@@ -1,0 +1,65 @@
+/*-------------------------------------------------------------------------
+ * src/asrole.c
+ *	  Switches to another role the way VACUUM and REFRESH MATERIALIZED
+ *	  VIEW do, for the code ots runs on a caller's behalf with rights the
+ *	  caller lacks (leaf access and purge as the table's owner, catalog
+ *	  writes as the owner of ots.tables).
+ *
+ * Inside, the user id is the other role in a security-restricted
+ * operation (no SET ROLE, no temporary objects, no deferred triggers of
+ * the caller's), and search_path is pinned to ASROLE_SEARCH_PATH, so a
+ * caller's operator or function placed early on its search_path can never
+ * run with the other role's rights.  Statements run inside still qualify
+ * every operator and function: the pinned path is the second fence, not
+ * the first.  An error inside unwinds both with the (sub)transaction.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "miscadmin.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+#include "asrole.h"
+
+/*
+ * asrole_enter makes role the current user in a security-restricted
+ * operation with search_path pinned, until asrole_leave(saved).
+ */
+void
+asrole_enter(Oid role, AsRole *saved)
+{
+	GetUserIdAndSecContext(&saved->save_userid, &saved->save_sec_context);
+	SetUserIdAndSecContext(role, saved->save_sec_context | SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_RESTRICTED_OPERATION);
+	saved->guc_nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", ASROLE_SEARCH_PATH, PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+}
+
+/* asrole_leave restores the user id, security context and search_path */
+void
+asrole_leave(const AsRole *saved)
+{
+	AtEOXact_GUC(false, saved->guc_nestlevel);
+	SetUserIdAndSecContext(saved->save_userid, saved->save_sec_context);
+}
+
+/* asrole_catalog_owner is the owner of ots.tables (who created the extension) */
+Oid
+asrole_catalog_owner(void)
+{
+	Oid			relid = get_relname_relid("tables", get_namespace_oid("ots", false));
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "ots.tables is missing");
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	return owner;
+}

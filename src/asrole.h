@@ -1,0 +1,27 @@
+/*-------------------------------------------------------------------------
+ * src/asrole.h
+ *	  Running code as another role (a table's owner, the owner of ots's
+ *	  catalog) safely: the one place that switches the user id.
+ *-------------------------------------------------------------------------
+ */
+#ifndef OTS_ASROLE_H
+#define OTS_ASROLE_H
+
+#include "postgres.h"
+
+/* what asrole_enter saved, for asrole_leave */
+typedef struct AsRole
+{
+	Oid			save_userid;
+	int			save_sec_context;
+	int			guc_nestlevel;
+} AsRole;
+
+/* the search_path of everything ots runs as another role */
+#define ASROLE_SEARCH_PATH "pg_catalog, ots, pg_temp"
+
+extern void asrole_enter(Oid role, AsRole *saved);
+extern void asrole_leave(const AsRole *saved);
+extern Oid	asrole_catalog_owner(void);
+
+#endif							/* OTS_ASROLE_H */
