@@ -7,11 +7,15 @@
  *
  * Inside, the user id is the other role in a security-restricted
  * operation (no SET ROLE, no temporary objects, no deferred triggers of
- * the caller's), and search_path is pinned to ASROLE_SEARCH_PATH, so a
- * caller's operator or function placed early on its search_path can never
- * run with the other role's rights.  Statements run inside still qualify
- * every operator and function: the pinned path is the second fence, not
- * the first.  An error inside unwinds both with the (sub)transaction.
+ * the caller's), and the search path is pinned to pg_catalog, then ots
+ * (no temporary schema), so a caller's operator or function placed early
+ * on its search_path can never run with the other role's rights.  The
+ * path is pinned as an override search path, not a GUC change, because
+ * GUCs cannot change in parallel mode and the read paths are parallel
+ * safe; plans cached by SPI record the path they were made under.
+ * Statements run inside still qualify every operator and function: the
+ * pinned path is the second fence, not the first.  An error inside
+ * unwinds both with the (sub)transaction.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -19,12 +23,26 @@
 #include "access/htup_details.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_namespace.h"
 #include "miscadmin.h"
-#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
 #include "asrole.h"
+
+/* asrole_push_path makes pg_catalog, ots the search path until PopOverrideSearchPath */
+static void
+asrole_push_path(void)
+{
+	OverrideSearchPath path;
+
+	memset(&path, 0, sizeof(path));
+	path.schemas = list_make2_oid(PG_CATALOG_NAMESPACE, get_namespace_oid("ots", false));
+	path.addCatalog = false;
+	path.addTemp = false;
+	PushOverrideSearchPath(&path);	/* copies path */
+	list_free(path.schemas);
+}
 
 /*
  * asrole_enter makes role the current user in a security-restricted
@@ -36,16 +54,14 @@ asrole_enter(Oid role, AsRole *saved)
 	GetUserIdAndSecContext(&saved->save_userid, &saved->save_sec_context);
 	SetUserIdAndSecContext(role, saved->save_sec_context | SECURITY_LOCAL_USERID_CHANGE |
 						   SECURITY_RESTRICTED_OPERATION);
-	saved->guc_nestlevel = NewGUCNestLevel();
-	(void) set_config_option("search_path", ASROLE_SEARCH_PATH, PGC_USERSET, PGC_S_SESSION,
-							 GUC_ACTION_SAVE, true, 0, false);
+	asrole_push_path();
 }
 
 /* asrole_leave restores the user id, security context and search_path */
 void
 asrole_leave(const AsRole *saved)
 {
-	AtEOXact_GUC(false, saved->guc_nestlevel);
+	PopOverrideSearchPath();
 	SetUserIdAndSecContext(saved->save_userid, saved->save_sec_context);
 }
 

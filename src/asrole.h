@@ -14,11 +14,7 @@ typedef struct AsRole
 {
 	Oid			save_userid;
 	int			save_sec_context;
-	int			guc_nestlevel;
 } AsRole;
-
-/* the search_path of everything ots runs as another role */
-#define ASROLE_SEARCH_PATH "pg_catalog, ots, pg_temp"
 
 extern void asrole_enter(Oid role, AsRole *saved);
 extern void asrole_leave(const AsRole *saved);
