@@ -607,6 +607,8 @@ typedef struct BatchAtomicArgs
 /*
  * batch_atomic_rows applies a table's rows if they share the partition key,
  * stopping at the first failure; true when all were applied (SubxactWork).
+ * When they do not, every row fails with Tablestore's one message naming
+ * the atomic (first row's) partition key and the first one that differs.
  */
 static bool
 batch_atomic_rows(void *arg)
@@ -621,14 +623,9 @@ batch_atomic_rows(void *arg)
 
 		if (atomic_key == NULL || key == NULL || strcmp(atomic_key, key) != 0)
 		{
-			for (int k = 0; k < a->nrows; k++)
-			{
-				char	   *data_key = batch_partition_key(t, &a->pks[k]);
-
-				batch_fail_rows(a->results, k, k + 1, "OTSDataOutOfRange",
-								psprintf("Data out of scope of atomic. Atomic PartKey:%s. Data PartKey:%s",
-										 atomic_key ? atomic_key : "", data_key ? data_key : ""));
-			}
+			batch_fail_rows(a->results, 0, a->nrows, "OTSDataOutOfRange",
+							psprintf("Data out of scope of atomic. Atomic PartKey:%s. Data PartKey:%s",
+									 atomic_key ? atomic_key : "", key ? key : ""));
 			return false;
 		}
 	}
@@ -672,7 +669,7 @@ typedef struct BatchRow
 	JsonbValue	pk;				/* jbvNull when absent */
 	Datum		pk_jsonb;		/* the same as a jsonb Datum, when an object */
 	uint32		pk_hash;
-	bool		repeated;		/* another row of its table entry has the same key */
+	bool		repeated;		/* another row of its table (in any entry) has the same key */
 } BatchRow;
 
 /* batch_pk_order sorts rows by key hash, for finding repeated keys */
@@ -712,21 +709,17 @@ batch_is_plain(const BatchRow *br)
 }
 
 /*
- * batch_check_repeats marks rows whose key repeats within their table
- * entry, and rejects repeats that carry conditions, as Tablestore does.
- * Sorting by key hash keeps this O(n log n).
+ * batch_check_repeats marks the rows of one table (of all its entries) whose
+ * key repeats, and rejects repeats that carry conditions, as Tablestore
+ * does.  Sorting by key hash (order is sorted in place) keeps this
+ * O(n log n).
  */
 static void
-batch_check_repeats(BatchRow *rows, int nrows)
+batch_check_repeats(BatchRow **order, int nrows)
 {
-	BatchRow  **order = palloc(sizeof(BatchRow *) * nrows);
-
 	for (int r = 0; r < nrows; r++)
-	{
-		order[r] = &rows[r];
-		rows[r].pk_hash = rows[r].pk.type == jbvBinary ?
-			DatumGetUInt32(DirectFunctionCall1(jsonb_hash, rows[r].pk_jsonb)) : 0;
-	}
+		order[r]->pk_hash = order[r]->pk.type == jbvBinary ?
+			DatumGetUInt32(DirectFunctionCall1(jsonb_hash, order[r]->pk_jsonb)) : 0;
 	qsort(order, nrows, sizeof(BatchRow *), batch_pk_order);
 	for (int i = 0; i < nrows; i++)
 		for (int j = i + 1; j < nrows && order[j]->pk_hash == order[i]->pk_hash; j++)
@@ -745,6 +738,34 @@ batch_check_repeats(BatchRow *rows, int nrows)
 				ots_error(PARAMETER_INVALID,
 						  "Repeated rows do not support row condition check in BatchModify.");
 		}
+}
+
+/*
+ * batch_check_table_repeats runs batch_check_repeats once per table, over
+ * the rows of every entry naming it: two entries of one table are one table
+ * (so a key repeated across them never takes the bulk path either).
+ */
+static void
+batch_check_table_repeats(BatchRow **tables, const char **names, const int *counts,
+						  int ntables, int total)
+{
+	BatchRow  **rows = palloc(sizeof(BatchRow *) * total);
+
+	for (int i = 0; i < ntables; i++)
+	{
+		int			n = 0;
+		bool		seen = false;
+
+		for (int j = 0; j < i && !seen; j++)
+			seen = strcmp(names[j], names[i]) == 0;
+		if (seen)
+			continue;			/* checked with the table's first entry */
+		for (int j = i; j < ntables; j++)
+			if (strcmp(names[j], names[i]) == 0)
+				for (int r = 0; r < counts[j]; r++)
+					rows[n++] = &tables[j][r];
+		batch_check_repeats(rows, n);
+	}
 }
 
 /*
@@ -930,6 +951,8 @@ ots_batch_write_row(PG_FUNCTION_ARGS)
 	int			n = 0;
 	BatchResult *results;
 	BatchRow  **tables = palloc(sizeof(BatchRow *) * ntables);
+	const char **names = palloc(sizeof(char *) * ntables);
+	int		   *counts = palloc(sizeof(int) * ntables);
 	Oid			put_types[6] = {TEXTOID, JSONBOID, JSONBOID, TEXTOID, JSONBOID, TEXTOID};
 	Oid			update_types[10] = {TEXTOID, JSONBOID, JSONBOID, JSONBOID, TEXTARRAYOID, JSONBOID,
 	TEXTOID, JSONBOID, TEXTOID, TEXTARRAYOID};
@@ -962,6 +985,8 @@ ots_batch_write_row(PG_FUNCTION_ARGS)
 		int			nrows = JsonContainerSize(rows);
 		MemoryContext callerctx;
 
+		names[i] = name;
+		counts[i] = nrows;
 		tables[i] = palloc0(sizeof(BatchRow) * nrows);
 		for (int r = 0; r < nrows; r++)
 		{
@@ -984,11 +1009,10 @@ ots_batch_write_row(PG_FUNCTION_ARGS)
 			MemoryContextSwitchTo(callerctx);
 			MemoryContextReset(checkctx);
 		}
-		callerctx = MemoryContextSwitchTo(checkctx);
-		batch_check_repeats(tables[i], nrows);
-		MemoryContextSwitchTo(callerctx);
-		MemoryContextReset(checkctx);
 	}
+	MemoryContextSwitchTo(checkctx);
+	batch_check_table_repeats(tables, names, counts, ntables, total);
+	MemoryContextSwitchTo(MemoryContextGetParent(checkctx));
 	MemoryContextDelete(checkctx);
 	if (size > OTS_MAX_REQUEST_SIZE)
 		ots_error(PARAMETER_INVALID,
