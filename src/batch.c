@@ -386,129 +386,18 @@ typedef enum WriteType
 	WRITE_DELETE
 } WriteType;
 
-/* batch_value_size: a value's data size as Tablestore counts it for the 4 MB limit */
-static uint64
-batch_value_size(const JsonbValue *v)
-{
-	switch (v->type)
-	{
-		case jbvString:
-			return v->val.string.len;
-		case jbvNumeric:
-			return 8;
-		case jbvBool:
-			return 1;
-		case jbvBinary:
-			{
-				JsonbValue	b;
-
-				if (JsonContainerIsObject(v->val.binary.data) &&
-					batch_field(v->val.binary.data, "$binary", &b) != NULL && b.type == jbvString)
-				{
-					int			len = b.val.string.len;
-					int			padding = 0;
-
-					/* exact decoded length: three bytes per four characters, less padding */
-					while (padding < 2 && len - padding > 0 &&
-						   b.val.string.val[len - padding - 1] == '=')
-						padding++;
-					return (uint64) len / 4 * 3 + (len % 4 > 1 ? len % 4 - 1 : 0) -
-						(len % 4 == 0 ? padding : 0);
-				}
-				return 8;
-			}
-		default:
-			return 0;
-	}
-}
-
 /*
- * batch_check_ts rejects, for the whole request, a timestamp outside
- * [0, INT64_MAX/1000).
+ * batch_cells_size: the data size of a row's attribute map member "key"
+ * (timestamps checked for the whole request); 0 when absent
  */
-static void
-batch_check_ts(const JsonbValue *ts)
-{
-	if (ts->type == jbvNumeric)
-		(void) codec_parse_timestamp(ts);
-}
-
-/* batch_cells_size adds up an attribute map's names, values and timestamps */
 static uint64
 batch_cells_size(JsonbContainer *row, const char *key, bool values)
 {
 	JsonbValue	map;
-	JsonbIterator *it;
-	JsonbValue	v;
-	JsonbIteratorToken tok;
-	uint64		size = 0;
-	uint32		namelen = 0;
 
-	if (batch_field(row, key, &map) == NULL || map.type != jbvBinary ||
-		!JsonContainerIsObject(map.val.binary.data))
+	if (batch_field(row, key, &map) == NULL || map.type != jbvBinary)
 		return 0;
-	it = JsonbIteratorInit(map.val.binary.data);
-	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
-	{
-		if (tok == WJB_KEY)
-			namelen = v.val.string.len;
-		else if (tok == WJB_VALUE)
-		{
-			int			n = 1;
-			bool		is_array = v.type == jbvBinary && JsonContainerIsArray(v.val.binary.data);
-
-			if (is_array)
-				n = JsonContainerSize(v.val.binary.data);
-			for (int i = 0; i < n; i++)
-			{
-				JsonbValue	cell = is_array ? *getIthJsonbValueFromContainer(v.val.binary.data, i) : v;
-				JsonbValue	inner;
-				JsonbValue	ts;
-
-				size += namelen;
-				if (!values)
-				{
-					batch_check_ts(&cell);
-					continue;
-				}
-				if (cell.type == jbvBinary && JsonContainerIsObject(cell.val.binary.data) &&
-					batch_field(cell.val.binary.data, "value", &inner) != NULL)
-				{
-					size += batch_value_size(&inner);
-					if (batch_field(cell.val.binary.data, "ts", &ts) != NULL)
-					{
-						batch_check_ts(&ts);
-						size += 8;
-					}
-				}
-				else
-					size += batch_value_size(&cell);
-			}
-		}
-	}
-	return size;
-}
-
-/* batch_pk_size adds up a primary key's names and values */
-static uint64
-batch_pk_size(JsonbValue *pk)
-{
-	JsonbIterator *it;
-	JsonbValue	v;
-	JsonbIteratorToken tok;
-	uint64		size = 0;
-
-	if (pk->type != jbvBinary || !JsonContainerIsObject(pk->val.binary.data))
-		return 0;
-	it = JsonbIteratorInit(pk->val.binary.data);
-	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
-	{
-		if (tok == WJB_KEY)
-			size += v.val.string.len;
-		else if (tok == WJB_VALUE)
-			size += batch_value_size(&v);
-	}
-	return size;
+	return codec_cells_data_size(map.val.binary.data, values, true);
 }
 
 static WriteType
@@ -1001,7 +890,7 @@ ots_batch_write_row(PG_FUNCTION_ARGS)
 			/* what the checks allocate is garbage once the row is checked */
 			callerctx = MemoryContextSwitchTo(checkctx);
 			br->type = batch_write_type(br->row);
-			size += batch_pk_size(&br->pk);
+			size += codec_pk_data_size(br->pk.type == jbvBinary ? br->pk.val.binary.data : NULL);
 			size += batch_cells_size(br->row, "attributes", true);
 			size += batch_cells_size(br->row, "put", true);
 			size += batch_cells_size(br->row, "increment", true);
@@ -1014,10 +903,7 @@ ots_batch_write_row(PG_FUNCTION_ARGS)
 	batch_check_table_repeats(tables, names, counts, ntables, total);
 	MemoryContextSwitchTo(MemoryContextGetParent(checkctx));
 	MemoryContextDelete(checkctx);
-	if (size > OTS_MAX_REQUEST_SIZE)
-		ots_error(PARAMETER_INVALID,
-				  "The total data size of BatchWriteRow request exceeds the limit, limit size: %d, data size: " UINT64_FORMAT ".",
-				  OTS_MAX_REQUEST_SIZE, size);
+	request_check_data_size("BatchWriteRow", size);
 
 	results = palloc0(sizeof(BatchResult) * total);
 	for (int i = 0; i < ntables; i++)
