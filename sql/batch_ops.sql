@@ -221,6 +221,30 @@ SELECT * FROM pg_temp.bw('[
 	{"table_name": "bt2", "rows": [
 		{"type": "PUT", "primary_key": {"id": 6}, "condition": "EXPECT_NOT_EXIST"}]}]');
 SELECT * FROM pg_temp.dump('bt_rep') WHERE primary_key = '{"id": 6}';
+-- two entries of one table are one table: a key repeated across them follows the same
+-- rules (issue 12 item 18): applied in order (also by the bulk path of plain rows) ...
+SELECT * FROM pg_temp.bw('[
+	{"table_name": "bt_rep", "rows": [
+		{"type": "PUT", "primary_key": {"id": 7}, "attributes": {"a": 1}},
+		{"type": "PUT", "primary_key": {"id": 8}, "attributes": {"a": 1}}]},
+	{"table_name": "bt2", "rows": [{"type": "PUT", "primary_key": {"id": 7}}]},
+	{"table_name": "bt_rep", "rows": [
+		{"type": "PUT", "primary_key": {"id": 7}, "attributes": {"b": 2}},
+		{"type": "DELETE", "primary_key": {"id": 8}}]}]');
+SELECT * FROM pg_temp.dump('bt_rep') WHERE primary_key IN ('{"id": 7}', '{"id": 8}') ORDER BY primary_key;
+-- ... and with a condition on either side the whole request is rejected, nothing applied
+SELECT * FROM pg_temp.bw('[
+	{"table_name": "bt_rep", "rows": [{"type": "PUT", "primary_key": {"id": 10}, "attributes": {"a": 1}}]},
+	{"table_name": "bt_rep", "rows": [
+		{"type": "PUT", "primary_key": {"id": 10}, "attributes": {"b": 2}, "condition": "EXPECT_EXIST"}]}]');
+SELECT * FROM pg_temp.bw('[
+	{"table_name": "bt_rep", "rows": [
+		{"type": "UPDATE", "primary_key": {"id": 10}, "put": {"a": 1},
+		 "column_condition": {"column": "a", "comparator": "=", "value": 1}}]},
+	{"table_name": "bt2", "rows": [{"type": "PUT", "primary_key": {"id": 10}}]},
+	{"table_name": "bt_rep", "rows": [{"type": "DELETE", "primary_key": {"id": 10}}]}]');
+SELECT count(*) FROM pg_temp.dump('bt_rep') WHERE primary_key = '{"id": 10}';
+SELECT count(*) FROM pg_temp.dump('bt2') WHERE primary_key = '{"id": 10}';
 
 --
 -- atomic batches
@@ -239,6 +263,14 @@ SELECT * FROM pg_temp.bw('[{"table_name": "bt_atom", "rows": [
 	{"type": "PUT", "primary_key": {"pk1": 1, "pk2": "x"}},
 	{"type": "DELETE", "primary_key": {"pk1": 0, "pk2": "a"}}]}]', true);
 SELECT * FROM pg_temp.dump('bt_atom');
+-- every row carries one message: the atomic (first) key and the first key that differs
+SELECT * FROM pg_temp.bw('[{"table_name": "bt_atom", "rows": [
+	{"type": "PUT", "primary_key": {"pk1": 5, "pk2": "x"}},
+	{"type": "PUT", "primary_key": {"pk1": 5, "pk2": "y"}},
+	{"type": "PUT", "primary_key": {"pk1": 7, "pk2": "x"}},
+	{"type": "DELETE", "primary_key": {"pk1": 8, "pk2": "a"}},
+	{"type": "PUT", "primary_key": {"pk1": 5, "pk2": "z"}}]}]', true);
+SELECT * FROM pg_temp.dump('bt_atom') WHERE (primary_key ->> 'pk1')::int = 5;
 -- the same rows without is_atomic: all applied
 SELECT * FROM pg_temp.bw('[{"table_name": "bt_atom", "rows": [
 	{"type": "PUT", "primary_key": {"pk1": 0, "pk2": "x"}},

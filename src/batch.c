@@ -386,129 +386,18 @@ typedef enum WriteType
 	WRITE_DELETE
 } WriteType;
 
-/* batch_value_size: a value's data size as Tablestore counts it for the 4 MB limit */
-static uint64
-batch_value_size(const JsonbValue *v)
-{
-	switch (v->type)
-	{
-		case jbvString:
-			return v->val.string.len;
-		case jbvNumeric:
-			return 8;
-		case jbvBool:
-			return 1;
-		case jbvBinary:
-			{
-				JsonbValue	b;
-
-				if (JsonContainerIsObject(v->val.binary.data) &&
-					batch_field(v->val.binary.data, "$binary", &b) != NULL && b.type == jbvString)
-				{
-					int			len = b.val.string.len;
-					int			padding = 0;
-
-					/* exact decoded length: three bytes per four characters, less padding */
-					while (padding < 2 && len - padding > 0 &&
-						   b.val.string.val[len - padding - 1] == '=')
-						padding++;
-					return (uint64) len / 4 * 3 + (len % 4 > 1 ? len % 4 - 1 : 0) -
-						(len % 4 == 0 ? padding : 0);
-				}
-				return 8;
-			}
-		default:
-			return 0;
-	}
-}
-
 /*
- * batch_check_ts rejects, for the whole request, a timestamp outside
- * [0, INT64_MAX/1000).
+ * batch_cells_size: the data size of a row's attribute map member "key"
+ * (timestamps checked for the whole request); 0 when absent
  */
-static void
-batch_check_ts(const JsonbValue *ts)
-{
-	if (ts->type == jbvNumeric)
-		(void) codec_parse_timestamp(ts);
-}
-
-/* batch_cells_size adds up an attribute map's names, values and timestamps */
 static uint64
 batch_cells_size(JsonbContainer *row, const char *key, bool values)
 {
 	JsonbValue	map;
-	JsonbIterator *it;
-	JsonbValue	v;
-	JsonbIteratorToken tok;
-	uint64		size = 0;
-	uint32		namelen = 0;
 
-	if (batch_field(row, key, &map) == NULL || map.type != jbvBinary ||
-		!JsonContainerIsObject(map.val.binary.data))
+	if (batch_field(row, key, &map) == NULL || map.type != jbvBinary)
 		return 0;
-	it = JsonbIteratorInit(map.val.binary.data);
-	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
-	{
-		if (tok == WJB_KEY)
-			namelen = v.val.string.len;
-		else if (tok == WJB_VALUE)
-		{
-			int			n = 1;
-			bool		is_array = v.type == jbvBinary && JsonContainerIsArray(v.val.binary.data);
-
-			if (is_array)
-				n = JsonContainerSize(v.val.binary.data);
-			for (int i = 0; i < n; i++)
-			{
-				JsonbValue	cell = is_array ? *getIthJsonbValueFromContainer(v.val.binary.data, i) : v;
-				JsonbValue	inner;
-				JsonbValue	ts;
-
-				size += namelen;
-				if (!values)
-				{
-					batch_check_ts(&cell);
-					continue;
-				}
-				if (cell.type == jbvBinary && JsonContainerIsObject(cell.val.binary.data) &&
-					batch_field(cell.val.binary.data, "value", &inner) != NULL)
-				{
-					size += batch_value_size(&inner);
-					if (batch_field(cell.val.binary.data, "ts", &ts) != NULL)
-					{
-						batch_check_ts(&ts);
-						size += 8;
-					}
-				}
-				else
-					size += batch_value_size(&cell);
-			}
-		}
-	}
-	return size;
-}
-
-/* batch_pk_size adds up a primary key's names and values */
-static uint64
-batch_pk_size(JsonbValue *pk)
-{
-	JsonbIterator *it;
-	JsonbValue	v;
-	JsonbIteratorToken tok;
-	uint64		size = 0;
-
-	if (pk->type != jbvBinary || !JsonContainerIsObject(pk->val.binary.data))
-		return 0;
-	it = JsonbIteratorInit(pk->val.binary.data);
-	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
-	{
-		if (tok == WJB_KEY)
-			size += v.val.string.len;
-		else if (tok == WJB_VALUE)
-			size += batch_value_size(&v);
-	}
-	return size;
+	return codec_cells_data_size(map.val.binary.data, values, true);
 }
 
 static WriteType
@@ -607,6 +496,8 @@ typedef struct BatchAtomicArgs
 /*
  * batch_atomic_rows applies a table's rows if they share the partition key,
  * stopping at the first failure; true when all were applied (SubxactWork).
+ * When they do not, every row fails with Tablestore's one message naming
+ * the atomic (first row's) partition key and the first one that differs.
  */
 static bool
 batch_atomic_rows(void *arg)
@@ -621,14 +512,9 @@ batch_atomic_rows(void *arg)
 
 		if (atomic_key == NULL || key == NULL || strcmp(atomic_key, key) != 0)
 		{
-			for (int k = 0; k < a->nrows; k++)
-			{
-				char	   *data_key = batch_partition_key(t, &a->pks[k]);
-
-				batch_fail_rows(a->results, k, k + 1, "OTSDataOutOfRange",
-								psprintf("Data out of scope of atomic. Atomic PartKey:%s. Data PartKey:%s",
-										 atomic_key ? atomic_key : "", data_key ? data_key : ""));
-			}
+			batch_fail_rows(a->results, 0, a->nrows, "OTSDataOutOfRange",
+							psprintf("Data out of scope of atomic. Atomic PartKey:%s. Data PartKey:%s",
+									 atomic_key ? atomic_key : "", key ? key : ""));
 			return false;
 		}
 	}
@@ -672,7 +558,7 @@ typedef struct BatchRow
 	JsonbValue	pk;				/* jbvNull when absent */
 	Datum		pk_jsonb;		/* the same as a jsonb Datum, when an object */
 	uint32		pk_hash;
-	bool		repeated;		/* another row of its table entry has the same key */
+	bool		repeated;		/* another row of its table (in any entry) has the same key */
 } BatchRow;
 
 /* batch_pk_order sorts rows by key hash, for finding repeated keys */
@@ -712,21 +598,17 @@ batch_is_plain(const BatchRow *br)
 }
 
 /*
- * batch_check_repeats marks rows whose key repeats within their table
- * entry, and rejects repeats that carry conditions, as Tablestore does.
- * Sorting by key hash keeps this O(n log n).
+ * batch_check_repeats marks the rows of one table (of all its entries) whose
+ * key repeats, and rejects repeats that carry conditions, as Tablestore
+ * does.  Sorting by key hash (order is sorted in place) keeps this
+ * O(n log n).
  */
 static void
-batch_check_repeats(BatchRow *rows, int nrows)
+batch_check_repeats(BatchRow **order, int nrows)
 {
-	BatchRow  **order = palloc(sizeof(BatchRow *) * nrows);
-
 	for (int r = 0; r < nrows; r++)
-	{
-		order[r] = &rows[r];
-		rows[r].pk_hash = rows[r].pk.type == jbvBinary ?
-			DatumGetUInt32(DirectFunctionCall1(jsonb_hash, rows[r].pk_jsonb)) : 0;
-	}
+		order[r]->pk_hash = order[r]->pk.type == jbvBinary ?
+			DatumGetUInt32(DirectFunctionCall1(jsonb_hash, order[r]->pk_jsonb)) : 0;
 	qsort(order, nrows, sizeof(BatchRow *), batch_pk_order);
 	for (int i = 0; i < nrows; i++)
 		for (int j = i + 1; j < nrows && order[j]->pk_hash == order[i]->pk_hash; j++)
@@ -745,6 +627,34 @@ batch_check_repeats(BatchRow *rows, int nrows)
 				ots_error(PARAMETER_INVALID,
 						  "Repeated rows do not support row condition check in BatchModify.");
 		}
+}
+
+/*
+ * batch_check_table_repeats runs batch_check_repeats once per table, over
+ * the rows of every entry naming it: two entries of one table are one table
+ * (so a key repeated across them never takes the bulk path either).
+ */
+static void
+batch_check_table_repeats(BatchRow **tables, const char **names, const int *counts,
+						  int ntables, int total)
+{
+	BatchRow  **rows = palloc(sizeof(BatchRow *) * total);
+
+	for (int i = 0; i < ntables; i++)
+	{
+		int			n = 0;
+		bool		seen = false;
+
+		for (int j = 0; j < i && !seen; j++)
+			seen = strcmp(names[j], names[i]) == 0;
+		if (seen)
+			continue;			/* checked with the table's first entry */
+		for (int j = i; j < ntables; j++)
+			if (strcmp(names[j], names[i]) == 0)
+				for (int r = 0; r < counts[j]; r++)
+					rows[n++] = &tables[j][r];
+		batch_check_repeats(rows, n);
+	}
 }
 
 /*
@@ -930,6 +840,8 @@ ots_batch_write_row(PG_FUNCTION_ARGS)
 	int			n = 0;
 	BatchResult *results;
 	BatchRow  **tables = palloc(sizeof(BatchRow *) * ntables);
+	const char **names = palloc(sizeof(char *) * ntables);
+	int		   *counts = palloc(sizeof(int) * ntables);
 	Oid			put_types[6] = {TEXTOID, JSONBOID, JSONBOID, TEXTOID, JSONBOID, TEXTOID};
 	Oid			update_types[10] = {TEXTOID, JSONBOID, JSONBOID, JSONBOID, TEXTARRAYOID, JSONBOID,
 	TEXTOID, JSONBOID, TEXTOID, TEXTARRAYOID};
@@ -962,6 +874,8 @@ ots_batch_write_row(PG_FUNCTION_ARGS)
 		int			nrows = JsonContainerSize(rows);
 		MemoryContext callerctx;
 
+		names[i] = name;
+		counts[i] = nrows;
 		tables[i] = palloc0(sizeof(BatchRow) * nrows);
 		for (int r = 0; r < nrows; r++)
 		{
@@ -976,7 +890,7 @@ ots_batch_write_row(PG_FUNCTION_ARGS)
 			/* what the checks allocate is garbage once the row is checked */
 			callerctx = MemoryContextSwitchTo(checkctx);
 			br->type = batch_write_type(br->row);
-			size += batch_pk_size(&br->pk);
+			size += codec_pk_data_size(br->pk.type == jbvBinary ? br->pk.val.binary.data : NULL);
 			size += batch_cells_size(br->row, "attributes", true);
 			size += batch_cells_size(br->row, "put", true);
 			size += batch_cells_size(br->row, "increment", true);
@@ -984,16 +898,12 @@ ots_batch_write_row(PG_FUNCTION_ARGS)
 			MemoryContextSwitchTo(callerctx);
 			MemoryContextReset(checkctx);
 		}
-		callerctx = MemoryContextSwitchTo(checkctx);
-		batch_check_repeats(tables[i], nrows);
-		MemoryContextSwitchTo(callerctx);
-		MemoryContextReset(checkctx);
 	}
+	MemoryContextSwitchTo(checkctx);
+	batch_check_table_repeats(tables, names, counts, ntables, total);
+	MemoryContextSwitchTo(MemoryContextGetParent(checkctx));
 	MemoryContextDelete(checkctx);
-	if (size > OTS_MAX_REQUEST_SIZE)
-		ots_error(PARAMETER_INVALID,
-				  "The total data size of BatchWriteRow request exceeds the limit, limit size: %d, data size: " UINT64_FORMAT ".",
-				  OTS_MAX_REQUEST_SIZE, size);
+	request_check_data_size("BatchWriteRow", size);
 
 	results = palloc0(sizeof(BatchResult) * total);
 	for (int i = 0; i < ntables; i++)

@@ -539,6 +539,129 @@ codec_pk_size(const OtsTable *t, const PkInput *pk)
 	return size;
 }
 
+/*
+ * codec_value_data_size: a request value's data size as Tablestore counts it
+ * for the 4 MB limit (String and Binary their bytes, decoded from base64
+ * without decoding; Integer and Double 8; Boolean 1)
+ */
+static uint64
+codec_value_data_size(const JsonbValue *v)
+{
+	switch (v->type)
+	{
+		case jbvString:
+			return v->val.string.len;
+		case jbvNumeric:
+			return 8;
+		case jbvBool:
+			return 1;
+		case jbvBinary:
+			{
+				JsonbValue	b;
+
+				if (JsonContainerIsObject(v->val.binary.data) &&
+					getKeyJsonValueFromContainer(v->val.binary.data, "$binary", 7, &b) != NULL &&
+					b.type == jbvString)
+				{
+					int			len = b.val.string.len;
+					int			padding = 0;
+
+					/* exact decoded length: three bytes per four characters, less padding */
+					while (padding < 2 && len - padding > 0 &&
+						   b.val.string.val[len - padding - 1] == '=')
+						padding++;
+					return (uint64) len / 4 * 3 + (len % 4 > 1 ? len % 4 - 1 : 0) -
+						(len % 4 == 0 ? padding : 0);
+				}
+				return 8;
+			}
+		default:
+			return 0;
+	}
+}
+
+/* codec_check_data_ts rejects a numeric timestamp outside [0, INT64_MAX/1000) */
+static void
+codec_check_data_ts(const JsonbValue *ts, bool check_ts)
+{
+	if (check_ts && ts->type == jbvNumeric)
+		(void) codec_parse_timestamp(ts);
+}
+
+uint64
+codec_cells_data_size(JsonbContainer *map, bool values, bool check_ts)
+{
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	uint64		size = 0;
+	uint32		namelen = 0;
+
+	if (map == NULL || !JsonContainerIsObject(map))
+		return 0;
+	it = JsonbIteratorInit(map);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		if (tok == WJB_KEY)
+			namelen = v.val.string.len;
+		else if (tok == WJB_VALUE)
+		{
+			int			n = 1;
+			bool		is_array = v.type == jbvBinary && JsonContainerIsArray(v.val.binary.data);
+
+			if (is_array)
+				n = JsonContainerSize(v.val.binary.data);
+			for (int i = 0; i < n; i++)
+			{
+				JsonbValue	cell = is_array ? *getIthJsonbValueFromContainer(v.val.binary.data, i) : v;
+				JsonbValue	inner;
+				JsonbValue	ts;
+
+				size += namelen;
+				if (!values)
+				{
+					codec_check_data_ts(&cell, check_ts);
+					continue;
+				}
+				if (cell.type == jbvBinary && JsonContainerIsObject(cell.val.binary.data) &&
+					getKeyJsonValueFromContainer(cell.val.binary.data, "value", 5, &inner) != NULL)
+				{
+					size += codec_value_data_size(&inner);
+					if (getKeyJsonValueFromContainer(cell.val.binary.data, "ts", 2, &ts) != NULL)
+					{
+						codec_check_data_ts(&ts, check_ts);
+						size += 8;
+					}
+				}
+				else
+					size += codec_value_data_size(&cell);
+			}
+		}
+	}
+	return size;
+}
+
+uint64
+codec_pk_data_size(JsonbContainer *pk)
+{
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	uint64		size = 0;
+
+	if (pk == NULL || !JsonContainerIsObject(pk))
+		return 0;
+	it = JsonbIteratorInit(pk);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		if (tok == WJB_KEY)
+			size += v.val.string.len;
+		else if (tok == WJB_VALUE)
+			size += codec_value_data_size(&v);
+	}
+	return size;
+}
+
 void
 codec_push_key(JsonbParseState **state, const char *s, uint32 len)
 {

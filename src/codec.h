@@ -81,6 +81,20 @@ extern int64 codec_parse_timestamp(const JsonbValue *jv);
 extern uint32 codec_pk_size(const OtsTable *t, const PkInput *pk);
 
 /*
+ * codec_cells_data_size: the data size of a write request's attribute map
+ * as Tablestore counts it for the 4 MB request limit, without parsing it:
+ * per cell its column name and value (values false: per version of a
+ * delete map, its name only), 8 bytes more for an explicit timestamp.
+ * check_ts also rejects a timestamp outside [0, INT64_MAX/1000).  0 for
+ * NULL or anything but an object; malformed cells count what they hold
+ * (parsing reports them).
+ */
+extern uint64 codec_cells_data_size(JsonbContainer *map, bool values, bool check_ts);
+
+/* codec_pk_data_size: the same of a request's primary key (names and values) */
+extern uint64 codec_pk_data_size(JsonbContainer *pk);
+
+/*
  * codec_double_numeric is a Double's output number: its shortest decimal
  * form, ".0" added to a whole number; *wrapped when that form has a
  * positive exponent and so must be written {"$double": n}.

@@ -15,7 +15,7 @@
 #define OTS_MAX_ATTR_VALUE_LEN		2097152 /* String/Binary attribute value, bytes */
 #define OTS_MAX_COLUMNS_PER_WRITE	1024	/* attribute cells/ops in one write */
 #define OTS_MAX_COLUMNS_TO_GET		1024
-#define OTS_MAX_REQUEST_SIZE		4194304 /* BatchWriteRow data (single-row writes are not checked) */
+#define OTS_MAX_REQUEST_SIZE		4194304 /* data of a write request: put/update/delete_row, a whole batch_write_row */
 #define OTS_MAX_BATCH_GET_ROWS		100
 #define OTS_MAX_BATCH_WRITE_ROWS	200
 #define OTS_MAX_RANGE_ROWS			5000	/* rows per GetRange page */

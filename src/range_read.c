@@ -41,7 +41,11 @@
 
 /* rows scanned by one get_range page at most when a filter drops rows */
 #define RANGE_SCAN_BUDGET (OTS_MAX_RANGE_ROWS * 20)
-/* rows fetched from the cursor at a time, at most */
+/*
+ * rows fetched from the cursor at a time, at most: a fetched row holds its
+ * "$cells" as a TOAST pointer or inline (under 2 kB), so a chunk's memory
+ * does not grow with row size; each row is detoasted when it is decoded
+ */
 #define RANGE_FETCH_CHUNK 256
 
 typedef enum BoundOp
@@ -383,13 +387,16 @@ range_open(RangeScan *rs)
 
 /*
  * range_row decodes one fetched row: its primary key, and its rendered
- * attributes when the read returns it (NULL otherwise).
+ * attributes when the read returns it (NULL otherwise).  The stored cells
+ * are detoasted for the rendering only, so a big row is held once.
  */
 static Jsonb *
 range_row(RangeScan *rs, HeapTuple tup, TupleDesc desc, PkInput *pk, uint64 *size_read)
 {
 	const OtsTable *t = &rs->table;
 	bool		isnull;
+	Datum		stored;
+	struct varlena *cells;
 	CellsReader r;
 	uint32		size = 0;
 	Jsonb	   *attrs;
@@ -411,9 +418,13 @@ range_row(RangeScan *rs, HeapTuple tup, TupleDesc desc, PkInput *pk, uint64 *siz
 			pk->v[i].u.s.len = VARSIZE_ANY_EXHDR(v);
 		}
 	}
-	cells_reader_init(&r, PG_DETOAST_DATUM_PACKED(heap_getattr(tup, t->npk + 1, desc, &isnull)));
+	stored = heap_getattr(tup, t->npk + 1, desc, &isnull);
+	cells = PG_DETOAST_DATUM_PACKED(stored);
+	cells_reader_init(&r, cells);
 	attrs = row_read_render(t, &rs->sel, rs->filter, pk, &r, &size);
 	*size_read = codec_pk_size(t, pk) + size;
+	if ((Pointer) cells != DatumGetPointer(stored))
+		pfree(cells);			/* attrs is a copy of what it shows */
 	return attrs;
 }
 
@@ -464,11 +475,23 @@ ots_get_range(PG_FUNCTION_ARGS)
 	Datum		values[3];
 	bool		nulls[3] = {false, false, false};
 	MemoryContext callerctx = CurrentMemoryContext;
+	MemoryContext pagectx;
+	MemoryContext rowctx;
 	Oid			save_userid;
 	int			save_sec;
 
 	range_begin(&rs, fcinfo, true);
+
+	/*
+	 * Memory follows what the page returns: each row is decoded in rowctx,
+	 * reset after it, and a returned row's attributes are copied into
+	 * pagectx, which holds the page being built until it is one jsonb.
+	 */
+	pagectx = AllocSetContextCreate(callerctx, "ots range page", ALLOCSET_DEFAULT_SIZES);
+	rowctx = AllocSetContextCreate(callerctx, "ots range row", ALLOCSET_DEFAULT_SIZES);
+	MemoryContextSwitchTo(pagectx);
 	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+	MemoryContextSwitchTo(callerctx);
 	if (!rs.empty)
 	{
 		Portal		portal;
@@ -494,9 +517,10 @@ ots_get_range(PG_FUNCTION_ARGS)
 				uint64		size_read;
 
 				CHECK_FOR_INTERRUPTS();
-				spictx = MemoryContextSwitchTo(callerctx);
+				spictx = MemoryContextSwitchTo(rowctx);
 				attrs = range_row(&rs, SPI_tuptable->vals[i], SPI_tuptable->tupdesc, &pk,
 								  &size_read);
+				MemoryContextSwitchTo(callerctx);	/* for next */
 				if (attrs != NULL &&
 					(rs.returned >= rs.limit ||
 					 (rs.returned > 0 &&
@@ -510,7 +534,10 @@ ots_get_range(PG_FUNCTION_ARGS)
 				{
 					rs.scanned_size += size_read;
 					page_size += range_row_size(&rs.table, &pk, attrs);
-					range_push_row(&state, &rs.table, &pk, attrs);
+					/* the page points into its rows: a copy outlives rowctx */
+					MemoryContextSwitchTo(pagectx);
+					range_push_row(&state, &rs.table, &pk,
+								   (Jsonb *) PG_DETOAST_DATUM_COPY(PointerGetDatum(attrs)));
 					rs.returned++;
 				}
 				else
@@ -525,6 +552,7 @@ ots_get_range(PG_FUNCTION_ARGS)
 					}
 				}
 				MemoryContextSwitchTo(spictx);
+				MemoryContextReset(rowctx);
 			}
 			SPI_freetuptable(SPI_tuptable);
 		}
@@ -533,6 +561,7 @@ ots_get_range(PG_FUNCTION_ARGS)
 		SetUserIdAndSecContext(save_userid, save_sec);
 	}
 	rows = JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL));
+	MemoryContextDelete(pagectx);	/* rows is whole: the copies go before the result is formed */
 
 	consumed.read = Max(request_cu(rs.scanned_size), 1);
 	stats_count(&rs.table, rs.returned, 0, consumed.read, 0);

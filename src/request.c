@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  * src/request.c
  *	  Parses the condition and return-type arguments of the row API,
- *	  computes capacity units and builds the ots.row_result tuple.
+ *	  applies the 4 MB request limit of writes, computes capacity units and
+ *	  builds the ots.row_result tuple.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -17,6 +18,15 @@
 #include "errors.h"
 #include "limits.h"
 #include "request.h"
+
+void
+request_check_data_size(const char *request, uint64 size)
+{
+	if (size > OTS_MAX_REQUEST_SIZE)
+		ots_error(PARAMETER_INVALID,
+				  "The total data size of %s request exceeds the limit, limit size: %d, data size: " UINT64_FORMAT ".",
+				  request, OTS_MAX_REQUEST_SIZE, size);
+}
 
 RowExistence
 request_row_existence(text *condition)

@@ -39,6 +39,13 @@ extern const char *request_row_existence_name(RowExistence e);
 /* request_return_type parses 'RT_NONE' | 'RT_PK' | 'RT_AFTER_MODIFY' */
 extern ReturnType request_return_type(text *return_type);
 
+/*
+ * request_check_data_size refuses a write request ("PutRow", "UpdateRow",
+ * "DeleteRow", "BatchWriteRow") whose data size (codec_pk_data_size,
+ * codec_cells_data_size) exceeds Tablestore's 4 MB, with its message
+ */
+extern void request_check_data_size(const char *request, uint64 size);
+
 /* request_cu: capacity units for a data size, rounded up to 4 KB units */
 extern int32 request_cu(uint64 bytes);
 

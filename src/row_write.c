@@ -105,6 +105,27 @@ row_write_parse_condition(RowWrite *w, FunctionCallInfo fcinfo, int argno)
 	w->return_type = request_return_type(request_text_arg(argno + 2));
 }
 
+/*
+ * row_write_check_size applies Tablestore's 4 MB request limit to a
+ * single-row write before any cell is parsed: the key, the cells of puts
+ * and increments (names and values) and the versions of deletes (names),
+ * measured as batch_write_row measures each of its rows.
+ */
+static void
+row_write_check_size(FunctionCallInfo fcinfo, const char *request, Jsonb *puts,
+					 Jsonb *increments, Jsonb *deletes)
+{
+	uint64		size = codec_pk_data_size(&PG_GETARG_JSONB_P(1)->root);
+
+	if (puts != NULL)
+		size += codec_cells_data_size(&puts->root, true, false);
+	if (increments != NULL)
+		size += codec_cells_data_size(&increments->root, true, false);
+	if (deletes != NULL)
+		size += codec_cells_data_size(&deletes->root, false, false);
+	request_check_data_size(request, size);
+}
+
 /* row_write_has_auto_increment: does the pk carry the AUTO_INCREMENT placeholder? */
 static bool
 row_write_has_auto_increment(const RowWrite *w)
@@ -250,6 +271,7 @@ Datum
 ots_put_row(PG_FUNCTION_ARGS)
 {
 	RowWrite	w;
+	Jsonb	   *attributes = request_jsonb_arg(2);
 	CellInput  *cells;
 	int			ncells;
 	Consumed	consumed = {0, 0};
@@ -257,7 +279,8 @@ ots_put_row(PG_FUNCTION_ARGS)
 
 	row_write_prepare(&w, fcinfo, "ots.put_row", ACL_INSERT | ACL_UPDATE,
 					  PK_ALLOW_AUTO_INC);
-	cells = codec_parse_attributes(request_jsonb_arg(2), &ncells);
+	row_write_check_size(fcinfo, "PutRow", attributes, NULL, NULL);
+	cells = codec_parse_attributes(attributes, &ncells);
 	row_write_parse_condition(&w, fcinfo, 3);
 	if (w.return_type == RT_AFTER_MODIFY)
 		ereport(ERROR,
@@ -327,17 +350,19 @@ row_update_invalid_delete(void)
 			 errdetail("delete is {\"column\": <timestamp> | [<timestamp>, ...]}.")));
 }
 
-/* row_update_parse reads update_row's operation arguments */
+/*
+ * row_update_parse reads update_row's operation arguments (puts, deletes and
+ * increments given as read once by the caller)
+ */
 static void
-row_update_parse(RowUpdate *u, FunctionCallInfo fcinfo)
+row_update_parse(RowUpdate *u, FunctionCallInfo fcinfo, Jsonb *puts, Jsonb *deletes,
+				 Jsonb *increments)
 {
-	Jsonb	   *deletes = request_jsonb_arg(3);
 	ArrayType  *delete_all = request_array_arg(4);
-	Jsonb	   *increments = request_jsonb_arg(5);
 	int			total;
 
 	memset(u, 0, sizeof(*u));
-	u->puts = codec_parse_attributes(request_jsonb_arg(2), &u->nputs);
+	u->puts = codec_parse_attributes(puts, &u->nputs);
 
 	if (deletes != NULL)
 	{
@@ -576,6 +601,9 @@ ots_update_row(PG_FUNCTION_ARGS)
 {
 	RowWrite	w;
 	RowUpdate	u;
+	Jsonb	   *puts = request_jsonb_arg(2);
+	Jsonb	   *deletes = request_jsonb_arg(3);
+	Jsonb	   *increments = request_jsonb_arg(5);
 	Consumed	consumed = {0, 0};
 	Jsonb	   *after = NULL;
 	uint32		write_size;
@@ -584,7 +612,8 @@ ots_update_row(PG_FUNCTION_ARGS)
 					  PK_ALLOW_AUTO_INC);
 	if (!w.t->allow_update)
 		ots_error(PARAMETER_INVALID, "Update operation is not allowed in this table");
-	row_update_parse(&u, fcinfo);
+	row_write_check_size(fcinfo, "UpdateRow", puts, increments, deletes);
+	row_update_parse(&u, fcinfo, puts, deletes, increments);
 	row_write_parse_condition(&w, fcinfo, 6);
 	row_write_check_auto_increment(&w);
 	row_update_check_return_columns(&w, &u);
@@ -682,6 +711,7 @@ ots_delete_row(PG_FUNCTION_ARGS)
 	Consumed	consumed = {0, 0};
 
 	row_write_prepare(&w, fcinfo, "ots.delete_row", ACL_SELECT | ACL_DELETE, PK_ALLOW_AUTO_INC);
+	row_write_check_size(fcinfo, "DeleteRow", NULL, NULL, NULL);
 	if (row_write_has_auto_increment(&w))
 		ots_error(PARAMETER_INVALID, "Invalid row to delete which with pk auto increment.");
 	row_write_parse_condition(&w, fcinfo, 2);
