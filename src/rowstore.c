@@ -47,6 +47,7 @@
 #include "utils/relcache.h"
 #include "utils/snapmgr.h"
 #include "utils/hsearch.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
@@ -75,6 +76,7 @@ typedef struct LeafCache
 static HTAB *leaf_cache = NULL;
 
 static LeafCache *rowstore_leaf(Oid leaf_oid);
+static void rowstore_invalidate(Datum arg, Oid relid);
 
 static Oid	rowstore_cells_type(void);
 
@@ -150,6 +152,45 @@ rowstore_cells_type(void)
 
 	return GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
 						   CStringGetDatum("cells"), ObjectIdGetDatum(nsp));
+}
+
+/* rowstore_init registers the leaf cache's invalidation; called from _PG_init */
+void
+rowstore_init(void)
+{
+	CacheRegisterRelcacheCallback(rowstore_invalidate, (Datum) 0);
+}
+
+/*
+ * rowstore_invalidate forgets where a leaf's columns are when its relcache
+ * entry is invalidated (ALTER TABLE ... DROP/ADD COLUMN among others;
+ * InvalidOid: every relation), so the next access looks them up again.  It
+ * runs inside invalidation processing: it only marks entries.  Accesses
+ * look the columns up with the leaf locked, so they cannot change between
+ * the lookup and the use.  The index list is compared on every access
+ * (rowstore_open_indexes) and needs nothing here.
+ */
+static void
+rowstore_invalidate(Datum arg, Oid relid)
+{
+	LeafCache  *lp;
+
+	if (leaf_cache == NULL)
+		return;
+	if (OidIsValid(relid))
+	{
+		lp = hash_search(leaf_cache, &relid, HASH_FIND, NULL);
+		if (lp != NULL)
+			lp->cells_attno = 0;
+	}
+	else
+	{
+		HASH_SEQ_STATUS seq;
+
+		hash_seq_init(&seq, leaf_cache);
+		while ((lp = hash_seq_search(&seq)) != NULL)
+			lp->cells_attno = 0;
+	}
 }
 
 /* rowstore_leaf returns the leaf's cache entry, creating it empty */
