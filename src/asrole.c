@@ -65,17 +65,27 @@ asrole_leave(const AsRole *saved)
 	SetUserIdAndSecContext(saved->save_userid, saved->save_sec_context);
 }
 
-/* asrole_catalog_owner is the owner of ots.tables (who created the extension) */
+/* asrole_owner is the owner of a relation, InvalidOid when there is none */
 Oid
-asrole_catalog_owner(void)
+asrole_owner(Oid relid)
 {
-	Oid			relid = get_relname_relid("tables", get_namespace_oid("ots", false));
 	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	Oid			owner;
 
 	if (!HeapTupleIsValid(tup))
-		elog(ERROR, "ots.tables is missing");
+		return InvalidOid;
 	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
 	ReleaseSysCache(tup);
+	return owner;
+}
+
+/* asrole_catalog_owner is the owner of ots.tables (who created the extension) */
+Oid
+asrole_catalog_owner(void)
+{
+	Oid			owner = asrole_owner(get_relname_relid("tables", get_namespace_oid("ots", false)));
+
+	if (!OidIsValid(owner))
+		elog(ERROR, "ots.tables is missing");
 	return owner;
 }

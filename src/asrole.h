@@ -18,6 +18,7 @@ typedef struct AsRole
 
 extern void asrole_enter(Oid role, AsRole *saved);
 extern void asrole_leave(const AsRole *saved);
+extern Oid	asrole_owner(Oid relid);
 extern Oid	asrole_catalog_owner(void);
 
 #endif							/* OTS_ASROLE_H */

@@ -9,6 +9,7 @@
 
 #include "catalog.h"
 #include "guc.h"
+#include "rowstore.h"
 #include "stats.h"
 
 PG_MODULE_MAGIC;
@@ -20,5 +21,6 @@ _PG_init(void)
 {
 	guc_init();
 	catalog_init();
+	rowstore_init();
 	stats_init();
 }

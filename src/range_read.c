@@ -29,6 +29,7 @@
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 
+#include "asrole.h"
 #include "cells.h"
 #include "codec.h"
 #include "errors.h"
@@ -477,8 +478,7 @@ ots_get_range(PG_FUNCTION_ARGS)
 	MemoryContext callerctx = CurrentMemoryContext;
 	MemoryContext pagectx;
 	MemoryContext rowctx;
-	Oid			save_userid;
-	int			save_sec;
+	AsRole		saved;
 
 	range_begin(&rs, fcinfo, true);
 
@@ -497,9 +497,7 @@ ots_get_range(PG_FUNCTION_ARGS)
 		Portal		portal;
 		bool		done = false;
 
-		GetUserIdAndSecContext(&save_userid, &save_sec);
-		SetUserIdAndSecContext(rs.owner, save_sec | SECURITY_LOCAL_USERID_CHANGE |
-							   SECURITY_RESTRICTED_OPERATION);
+		asrole_enter(rs.owner, &saved);
 		if (SPI_connect() != SPI_OK_CONNECT)
 			elog(ERROR, "SPI_connect failed");
 		portal = SPI_cursor_open(NULL, range_plan(&rs), rs.params, NULL, true);
@@ -558,7 +556,7 @@ ots_get_range(PG_FUNCTION_ARGS)
 		}
 		SPI_cursor_close(portal);
 		SPI_finish();
-		SetUserIdAndSecContext(save_userid, save_sec);
+		asrole_leave(&saved);
 	}
 	rows = JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL));
 	MemoryContextDelete(pagectx);	/* rows is whole: the copies go before the result is formed */
@@ -582,8 +580,7 @@ ots_get_range(PG_FUNCTION_ARGS)
 static bool
 range_fill_chunk(RangeScan *rs)
 {
-	Oid			save_userid;
-	int			save_sec;
+	AsRole		saved;
 	Portal		portal;
 	MemoryContext old;
 
@@ -592,9 +589,7 @@ range_fill_chunk(RangeScan *rs)
 	MemoryContextReset(rs->chunk_ctx);
 	rs->chunk_len = rs->chunk_pos = 0;
 
-	GetUserIdAndSecContext(&save_userid, &save_sec);
-	SetUserIdAndSecContext(rs->owner, save_sec | SECURITY_LOCAL_USERID_CHANGE |
-						   SECURITY_RESTRICTED_OPERATION);
+	asrole_enter(rs->owner, &saved);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	portal = SPI_cursor_find(rs->portal);
@@ -620,7 +615,7 @@ range_fill_chunk(RangeScan *rs)
 		rs->empty = true;
 	}
 	SPI_finish();
-	SetUserIdAndSecContext(save_userid, save_sec);
+	asrole_leave(&saved);
 	return rs->chunk_len > 0;
 }
 
@@ -633,8 +628,7 @@ ots_get_range_rows(PG_FUNCTION_ARGS)
 {
 	FuncCallContext *funcctx;
 	RangeScan  *rs;
-	Oid			save_userid;
-	int			save_sec;
+	AsRole		saved;
 
 	if (SRF_IS_FIRSTCALL())
 	{
@@ -657,14 +651,12 @@ ots_get_range_rows(PG_FUNCTION_ARGS)
 
 		if (!rs->empty)
 		{
-			GetUserIdAndSecContext(&save_userid, &save_sec);
-			SetUserIdAndSecContext(rs->owner, save_sec | SECURITY_LOCAL_USERID_CHANGE |
-								   SECURITY_RESTRICTED_OPERATION);
+			asrole_enter(rs->owner, &saved);
 			if (SPI_connect() != SPI_OK_CONNECT)
 				elog(ERROR, "SPI_connect failed");
 			range_open(rs);
 			SPI_finish();
-			SetUserIdAndSecContext(save_userid, save_sec);
+			asrole_leave(&saved);
 		}
 	}
 	funcctx = SRF_PERCALL_SETUP();

@@ -47,10 +47,12 @@
 #include "utils/relcache.h"
 #include "utils/snapmgr.h"
 #include "utils/hsearch.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
 
+#include "asrole.h"
 #include "errors.h"
 #include "rowstore.h"
 #include "subxact.h"
@@ -74,6 +76,7 @@ typedef struct LeafCache
 static HTAB *leaf_cache = NULL;
 
 static LeafCache *rowstore_leaf(Oid leaf_oid);
+static void rowstore_invalidate(Datum arg, Oid relid);
 
 static Oid	rowstore_cells_type(void);
 
@@ -126,13 +129,10 @@ rowstore_check_privileges(const OtsTable *t, AclMode mode)
 Oid
 rowstore_owner(const OtsTable *t)
 {
-	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(t->data_oid));
-	Oid			owner;
+	Oid			owner = asrole_owner(t->data_oid);
 
-	if (!HeapTupleIsValid(tup))
+	if (!OidIsValid(owner))
 		ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
-	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
-	ReleaseSysCache(tup);
 	return owner;
 }
 
@@ -152,6 +152,45 @@ rowstore_cells_type(void)
 
 	return GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
 						   CStringGetDatum("cells"), ObjectIdGetDatum(nsp));
+}
+
+/* rowstore_init registers the leaf cache's invalidation; called from _PG_init */
+void
+rowstore_init(void)
+{
+	CacheRegisterRelcacheCallback(rowstore_invalidate, (Datum) 0);
+}
+
+/*
+ * rowstore_invalidate forgets where a leaf's columns are when its relcache
+ * entry is invalidated (ALTER TABLE ... DROP/ADD COLUMN among others;
+ * InvalidOid: every relation), so the next access looks them up again.  It
+ * runs inside invalidation processing: it only marks entries.  Accesses
+ * look the columns up with the leaf locked, so they cannot change between
+ * the lookup and the use.  The index list is compared on every access
+ * (rowstore_open_indexes) and needs nothing here.
+ */
+static void
+rowstore_invalidate(Datum arg, Oid relid)
+{
+	LeafCache  *lp;
+
+	if (leaf_cache == NULL)
+		return;
+	if (OidIsValid(relid))
+	{
+		lp = hash_search(leaf_cache, &relid, HASH_FIND, NULL);
+		if (lp != NULL)
+			lp->cells_attno = 0;
+	}
+	else
+	{
+		HASH_SEQ_STATUS seq;
+
+		hash_seq_init(&seq, leaf_cache);
+		while ((lp = hash_seq_search(&seq)) != NULL)
+			lp->cells_attno = 0;
+	}
 }
 
 /* rowstore_leaf returns the leaf's cache entry, creating it empty */
@@ -618,12 +657,15 @@ rowstore_key_type(const OtsTable *t, int k)
  * rowstore_bulk_sql writes a bulk statement through the partitioned table
  * (one statement for many rows, so routing per row is the executor's): the
  * key columns and their unnest() parameters come from the table's schema.
+ * It runs as the table's owner: every operator and function in it is
+ * schema-qualified.
  */
 static char *
 rowstore_bulk_sql(const OtsTable *t, BulkStatement stmt)
 {
 	StringInfoData cols;
 	StringInfoData args;
+	StringInfoData match;
 	StringInfoData sql;
 	int			nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
 	char	   *parent = quote_qualified_identifier(t->schema_name,
@@ -631,16 +673,27 @@ rowstore_bulk_sql(const OtsTable *t, BulkStatement stmt)
 
 	initStringInfo(&cols);
 	initStringInfo(&args);
+	initStringInfo(&match);
 	for (int k = 0; k < nkeys; k++)
 	{
-		appendStringInfo(&cols, "%s%s", k > 0 ? ", " : "",
-						 quote_identifier(routing_key_column(t, k)));
+		const char *col = quote_identifier(routing_key_column(t, k));
+
+		appendStringInfo(&cols, "%s%s", k > 0 ? ", " : "", col);
 		appendStringInfo(&args, "%spg_catalog.unnest($%d)", k > 0 ? ", " : "", k + 1);
+		appendStringInfo(&match, "%sd.%s OPERATOR(pg_catalog.=) k.c%d", k > 0 ? " AND " : "", col, k);
 	}
 	initStringInfo(&sql);
 	if (stmt == BULK_DELETE)
-		appendStringInfo(&sql, "DELETE FROM %s WHERE (%s) IN (SELECT * FROM ROWS FROM (%s))",
-						 parent, cols.data, args.data);
+	{
+		/* a join on a qualified "=" (a row IN would look "=" up on the search path) */
+		StringInfoData names;
+
+		initStringInfo(&names);
+		for (int k = 0; k < nkeys; k++)
+			appendStringInfo(&names, "%sc%d", k > 0 ? ", " : "", k);
+		appendStringInfo(&sql, "DELETE FROM %s d USING ROWS FROM (%s) k (%s) WHERE %s",
+						 parent, args.data, names.data, match.data);
+	}
 	else
 		appendStringInfo(&sql,
 						 "INSERT INTO %s (%s, \"$cells\", \"$oldest_ts\")"
@@ -814,8 +867,7 @@ rowstore_bulk_execute(const OtsTable *t, bool put, int nrows, Datum **keys, Datu
 {
 	int			nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
 	Datum		params[OTS_MAX_PK_COLUMNS + 3];
-	Oid			save_userid;
-	int			save_sec;
+	AsRole		saved;
 
 	for (int k = 0; k < nkeys; k++)
 	{
@@ -836,14 +888,12 @@ rowstore_bulk_execute(const OtsTable *t, bool put, int nrows, Datum **keys, Datu
 															FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 	}
 
-	GetUserIdAndSecContext(&save_userid, &save_sec);
-	SetUserIdAndSecContext(rowstore_owner(t), save_sec | SECURITY_LOCAL_USERID_CHANGE |
-						   SECURITY_RESTRICTED_OPERATION);
+	asrole_enter(rowstore_owner(t), &saved);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	rowstore_bulk_run(t, put ? BULK_UPSERT : BULK_DELETE, params);
 	SPI_finish();
-	SetUserIdAndSecContext(save_userid, save_sec);
+	asrole_leave(&saved);
 }
 
 /*

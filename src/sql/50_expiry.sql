@@ -11,9 +11,12 @@
 --  * trim pass: only after max_versions was lowered (writes trim on their
 --    own), one walk over every leaf by block ranges; ots.tables records the
 --    pending bound in trimmed_max_versions.
--- Each batch is one statement per leaf that deletes rows no longer existing
--- by the row rule and rewrites the others with ots.purge_cells, reaching
--- its candidates by TID.  Its WHERE and SET read the row being changed, and
+-- Each batch is one statement per leaf (ots.purge_batch, src/purge.c) that
+-- deletes rows no longer existing by the row rule and rewrites the others
+-- with ots.purge_cells, reaching its candidates by TID.  It runs as the
+-- table's owner in a security-restricted operation, whoever purges (a
+-- superuser's CALL, a pg_cron job): code on the table never runs with more
+-- rights than its owner's.  Its WHERE and SET read the row being changed, and
 -- a row another session changed since the batch chose it fails the TID
 -- recheck under READ COMMITTED: the batch leaves it alone (after waiting
 -- for that writer) and the next batch takes the new version if it still
@@ -26,7 +29,9 @@
 -- through EXECUTE after a pg_extension check.  One job per table, named by
 -- ots.purge_job_name, created by create_table / update_table while the
 -- table needs purging, removed by delete_table, by the purge itself once
--- nothing is left to do, and by DROP EXTENSION ots (event trigger).
+-- nothing is left to do, and by DROP EXTENSION ots (event trigger).  A job
+-- runs as the table's owner when the role scheduling it may say so (see
+-- ots.expiry_sync).
 --
 -- ots.purge and ots.purge_table COMMIT, so they cannot pin search_path:
 -- they call only schema-qualified objects and use no operators; the work
@@ -214,6 +219,8 @@ CREATE FUNCTION ots.expiry_sync(schema_name name, table_name name, notify boolea
 DECLARE
 	ttl bigint;
 	has_index boolean := to_regclass(format('%I.%I', schema_name, table_name || '$ttl')) IS NOT NULL;
+	owner_name name;
+	job_user name := current_user;
 BEGIN
 	SELECT t.time_to_live INTO ttl FROM ots.tables t
 	 WHERE t.schema_name = expiry_sync.schema_name AND t.table_name = expiry_sync.table_name;
@@ -231,12 +238,40 @@ BEGIN
 	IF NOT ots.expiry_needed(schema_name, table_name) THEN
 		PERFORM ots.unschedule_purge(schema_name, table_name);
 	ELSIF ots.cron_ready(notify) THEN
+		-- the job runs as the table's owner.  pg_cron lets only a superuser
+		-- schedule a job for another role, and runs jobs only as roles that
+		-- may log in to the database: otherwise the job is the caller's (the
+		-- purge still runs each batch as the owner)
+		SELECT r.rolname INTO owner_name
+		  FROM pg_class c JOIN pg_roles r ON r.oid = c.relowner
+		 WHERE c.oid = to_regclass(format('%I.%I', schema_name, table_name || '$data'));
+		IF owner_name <> current_user
+		   AND (SELECT r.rolsuper FROM pg_roles r WHERE r.rolname = current_user)
+		   AND (SELECT r.rolcanlogin FROM pg_roles r WHERE r.rolname = owner_name)
+		   AND has_database_privilege(owner_name, current_database(), 'CONNECT') THEN
+			job_user := owner_name;
+		END IF;
 		BEGIN
-			-- named jobs are upserted on (jobname, username): idempotent
-			EXECUTE 'SELECT cron.schedule($1, $2, $3)'
-			  USING ots.purge_job_name(schema_name, table_name),
-					current_setting('ots.purge_schedule'),
-					format('CALL ots.purge(%L)', format('%I.%s', schema_name, table_name));
+			-- one job per table: another role's job of that name (the caller
+			-- may see) goes; named jobs are upserted on (jobname, username),
+			-- so scheduling again is idempotent
+			EXECUTE 'SELECT count(cron.unschedule(j.jobid)) FROM cron.job j'
+					' WHERE j.jobname OPERATOR(pg_catalog.=) $1'
+					'   AND j.database OPERATOR(pg_catalog.=) current_database()'
+					'   AND j.username OPERATOR(pg_catalog.<>) $2'
+			  USING ots.purge_job_name(schema_name, table_name), job_user::text;
+			IF job_user = current_user THEN
+				EXECUTE 'SELECT cron.schedule($1, $2, $3)'
+				  USING ots.purge_job_name(schema_name, table_name),
+						current_setting('ots.purge_schedule'),
+						format('CALL ots.purge(%L)', format('%I.%s', schema_name, table_name));
+			ELSE
+				EXECUTE 'SELECT cron.schedule_in_database($1, $2, $3, current_database(), $4)'
+				  USING ots.purge_job_name(schema_name, table_name),
+						current_setting('ots.purge_schedule'),
+						format('CALL ots.purge(%L)', format('%I.%s', schema_name, table_name)),
+						job_user::text;
+			END IF;
 		EXCEPTION WHEN insufficient_privilege THEN
 			RAISE NOTICE 'could not schedule the purge of ots table %.%: %', quote_ident(schema_name),
 				table_name, SQLERRM
@@ -335,32 +370,16 @@ CREATE FUNCTION ots.purge_leaves(schema_name name, table_name name) RETURNS SETO
 $$;
 COMMENT ON FUNCTION ots.purge_leaves(name, name) IS 'leaf partitions of an ots table (internal)';
 
--- ots.purge_lock_key: advisory lock key of a table's purge: 'ots' << 32 | storage OID
-CREATE FUNCTION ots.purge_lock_key(schema_name name, table_name name) RETURNS bigint
-	LANGUAGE sql STABLE STRICT PARALLEL SAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-	SELECT (x'6f7473'::bigint << 32) | format('%I.%I', $1, $2 || '$data')::regclass::oid::bigint
-$$;
-COMMENT ON FUNCTION ots.purge_lock_key(name, name) IS
-	'session advisory lock key held while an ots table is purged (classid 7304307, objid = storage OID)';
+-- ots.purge_lock takes the table's purge lock (owner only), an advisory
+-- lock SQL's pg_advisory_* functions cannot take (src/purge.c)
+CREATE FUNCTION ots.purge_lock(schema_name name, table_name name) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'ots_purge_lock' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.purge_lock(name, name) IS
+	'takes the purge lock of an ots table for the session (owner only): its key, or NULL when another session holds it (internal)';
 
 -- ots.purge_unlock releases the purge lock, however many times this session took it
 CREATE FUNCTION ots.purge_unlock(lock_key bigint) RETURNS void
-	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-BEGIN
-	WHILE EXISTS (SELECT 1 FROM pg_locks l
-				   WHERE l.locktype = 'advisory' AND l.pid = pg_backend_pid()
-					 AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-					 AND l.classid = (lock_key >> 32)::oid
-					 AND l.objid = (lock_key & 4294967295)::oid
-					 AND l.objsubid = 1 AND l.granted) LOOP
-		PERFORM pg_advisory_unlock(lock_key);
-	END LOOP;
-END
-$$;
+	AS 'MODULE_PATHNAME', 'ots_purge_unlock' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION ots.purge_unlock(bigint) IS 'releases the purge lock of a table (internal)';
 
 -- ots.purge_start: checks, lock, "now" and the passes a table's purge makes
@@ -380,8 +399,8 @@ BEGIN
 		RAISE EXCEPTION 'must be owner of ots table %.% to purge it', quote_ident(schema_name), table_name
 			USING ERRCODE = 'insufficient_privilege';
 	END IF;
-	lock_key := ots.purge_lock_key(schema_name, table_name);
-	IF NOT pg_try_advisory_lock(lock_key) THEN
+	lock_key := ots.purge_lock(schema_name, table_name);
+	IF lock_key IS NULL THEN
 		RAISE NOTICE 'ots table %.% is being purged by another session, skipping', quote_ident(schema_name),
 			table_name;
 		lock_key := NULL;
@@ -404,7 +423,17 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION ots.purge_start(name, name, integer) IS
-	'starts purging an ots table: privileges, advisory lock (NULL key when busy), now, passes (internal)';
+	'starts purging an ots table: privileges, purge lock (NULL key when busy), now, passes (internal)';
+
+-- ots.purge_batch: one batch of one pass over one leaf, run as the table's
+-- owner in a security-restricted operation (src/purge.c)
+CREATE FUNCTION ots.purge_batch(leaf regclass, trimming boolean, now_ms bigint, time_to_live bigint,
+								max_versions integer, batch_size integer, from_block bigint, to_block bigint,
+								OUT candidates bigint, OUT rows_deleted bigint, OUT rows_rewritten bigint,
+								OUT cells bigint)
+	AS 'MODULE_PATHNAME', 'ots_purge_batch' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.purge_batch(regclass, boolean, bigint, bigint, integer, integer, bigint, bigint) IS
+	'purges one batch of a leaf of an ots table as its owner (owner only; internal)';
 
 -- ots.purge_step: one committed-sized batch of one pass over one leaf
 CREATE FUNCTION ots.purge_step(schema_name name, table_name name, leaf text, trimming boolean,
@@ -419,11 +448,6 @@ CREATE FUNCTION ots.purge_step(schema_name name, table_name name, leaf text, tri
 DECLARE
 	o record;
 	res record;
-	candidates text;
-	delete_if text;
-	update_if text;
-	options text;
-	exists_args text;
 	blocks bigint;
 BEGIN
 	done := true;
@@ -437,21 +461,11 @@ BEGIN
 	IF NOT FOUND THEN
 		RETURN;					-- the table was deleted meanwhile
 	END IF;
-	options := format('%s, %s, %s', o.time_to_live, o.max_versions, now_ms);
-	exists_args := format('%s, %s', o.time_to_live, now_ms);
 
 	IF NOT trimming THEN
 		IF o.time_to_live = -1 THEN
 			RETURN;				-- TTL removed meanwhile
 		END IF;
-		-- a cell is expired when now_ms - ts >= ttl * 1000
-		candidates := format('SELECT ctid, ots.cells_count("$cells") AS n FROM %s'
-							 ' WHERE "$oldest_ts" <= %s ORDER BY "$oldest_ts" LIMIT %s',
-							 leaf, now_ms - o.time_to_live * 1000, batch_size);
-		delete_if := format('l."$oldest_ts" <= %s AND NOT ots.cells_row_exists(l."$cells", %s)',
-							now_ms - o.time_to_live * 1000, exists_args);
-		update_if := format('l."$oldest_ts" <= %s AND ots.cells_row_exists(l."$cells", %s)',
-							now_ms - o.time_to_live * 1000, exists_args);
 	ELSE
 		-- walk the blocks the leaf had when the pass began; rows written
 		-- since are trimmed by their writers
@@ -466,30 +480,13 @@ BEGIN
 		  INTO blocks
 		  FROM pg_class c WHERE c.oid = leaf::regclass;
 		next_block := from_block + blocks;
-		candidates := format('SELECT ctid, ots.cells_count("$cells") AS n FROM %s'
-							 ' WHERE ctid >= ''(%s,0)''::tid AND ctid < ''(%s,0)''::tid'
-							 ' AND ots.cells_purgeable("$cells", %s)',
-							 leaf, from_block, next_block, options);
-		delete_if := format('NOT ots.cells_row_exists(l."$cells", %s)', exists_args);
-		update_if := format('ots.cells_row_exists(l."$cells", %s) AND ots.cells_purgeable(l."$cells", %s)',
-							exists_args, options);
 	END IF;
 
-	-- WHERE and SET read l, the row being changed; a row changed since c
-	-- chose it fails the TID recheck and is left for the next batch
-	EXECUTE format('WITH c AS MATERIALIZED (%1$s),'
-				   ' d AS (DELETE FROM %2$s l USING c WHERE l.ctid = c.ctid AND %3$s'
-				   '       RETURNING ots.cells_count(l."$cells") AS n),'
-				   ' u AS (UPDATE %2$s l SET "$cells" = ots.purge_cells(l."$cells", %5$s),'
-				   '              "$oldest_ts" = ots.purge_oldest_ts(l."$cells", %5$s)'
-				   '         FROM c WHERE l.ctid = c.ctid AND %4$s'
-				   '       RETURNING c.n - ots.cells_count(l."$cells") AS n)'
-				   ' SELECT (SELECT count(*) FROM c) AS candidates,'
-				   '        (SELECT count(*) FROM d) AS rows_deleted,'
-				   '        (SELECT count(*) FROM u) AS rows_rewritten,'
-				   '        (SELECT coalesce(sum(n), 0) FROM d) + (SELECT coalesce(sum(n), 0) FROM u) AS cells',
-				   candidates, leaf, delete_if, update_if, options)
-	   INTO res;
+	-- the leaf's own statement, as the table's owner: the table's code
+	-- (index expressions, triggers) runs with its owner's rights only
+	SELECT * INTO res
+	  FROM ots.purge_batch(leaf::regclass, trimming, now_ms, o.time_to_live, o.max_versions, batch_size,
+						   from_block, next_block);
 
 	IF res.rows_deleted + res.rows_rewritten > 0 THEN
 		INSERT INTO ots.purge_stats AS p (schema_name, table_name, cells_purged, rows_purged)
