@@ -44,6 +44,7 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
 #include "utils/relcache.h"
 #include "utils/snapmgr.h"
 #include "utils/hsearch.h"
@@ -106,9 +107,25 @@ rowstore_privilege_names(AclMode mode)
 	return buf.data;
 }
 
+/* rowstore_storage_name is the quoted, qualified name of the table's storage, for messages */
+static char *
+rowstore_storage_name(const OtsTable *t)
+{
+	return quote_qualified_identifier(t->schema_name, psprintf("%s$data", t->table_name));
+}
+
 /*
  * rowstore_check_privileges requires every privilege in mode on the
- * storage table (pg_class_aclcheck would accept any one of them).
+ * storage table (pg_class_aclcheck would accept any one of them), and
+ * refuses the call when row-level security applies to the calling role on
+ * the storage table: the row functions read and write the leaves directly
+ * and apply no policies, so they must not run where plain SQL on "t$data"
+ * would apply some.  That is when the table has row-level security enabled
+ * and the role is neither its owner nor BYPASSRLS, or the table forces it
+ * on its owner too; with row_security off, check_enable_rls raises
+ * PostgreSQL's own error, as a query on the table would.  Every row
+ * function calls this before it touches a row, so this is the one place
+ * both rules are kept.
  */
 void
 rowstore_check_privileges(const OtsTable *t, AclMode mode)
@@ -119,8 +136,19 @@ rowstore_check_privileges(const OtsTable *t, AclMode mode)
 				 errmsg("permission denied for ots table %s",
 						quote_qualified_identifier(t->schema_name, t->table_name)),
 				 errdetail("This call needs %s on %s.", rowstore_privilege_names(mode),
-						   quote_qualified_identifier(t->schema_name,
-													  psprintf("%s$data", t->table_name)))));
+						   rowstore_storage_name(t))));
+	if (check_enable_rls(t->data_oid, InvalidOid, false) == RLS_ENABLED)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("row-level security applies to ots table %s",
+						quote_qualified_identifier(t->schema_name, t->table_name)),
+				 errdetail("Row-level security on %s applies to the current role, and ots "
+						   "row functions do not apply row-level security policies.",
+						   rowstore_storage_name(t)),
+				 errhint("Read %s with plain SQL, which applies the policies, "
+						 "or call as a role they do not apply to: the table's owner "
+						 "(without FORCE ROW LEVEL SECURITY) or a role with BYPASSRLS.",
+						 rowstore_storage_name(t))));
 }
 
 Oid

@@ -7,7 +7,8 @@
  * (direct index reads, speculative inserts, compare-and-swap updates and
  * deletes of the version read, by TID; bulk statements) can change
  * without touching the row API.  Callers check privileges on the storage
- * table first (rowstore_check_privileges); the leaf is then reached without
+ * table first, and that no row-level security policy applies to them there
+ * (rowstore_check_privileges); the leaf is then reached without
  * further checks, as the executor reaches the partitions of a table it has
  * checked (the bulk statements run as the table's owner for that).
  *-------------------------------------------------------------------------
@@ -20,7 +21,7 @@
 
 #include "routing.h"
 
-/* rowstore_check_privileges raises insufficient_privilege unless every privilege in mode is granted */
+/* rowstore_check_privileges raises insufficient_privilege unless every privilege in mode is granted and no RLS policy applies */
 extern void rowstore_check_privileges(const OtsTable *t, AclMode mode);
 
 /* rowstore_owner is the owner of the table's storage, whom leaf access runs as */
