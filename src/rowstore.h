@@ -61,7 +61,9 @@ extern bool rowstore_delete(const RowKey *key);
  * rowstore_put_many writes (inserts or replaces) many rows of a table, and
  * rowstore_delete_many deletes many: the bulk path of batch_write_row.
  * keys[k][i] is stored key column k of row i (the hash prefix first on
- * prefixed tables); the keys must be distinct.
+ * prefixed tables); the keys must be distinct.  The rows are written in
+ * stored key order, whatever their order here, so that concurrent batches
+ * lock shared keys in the same order.
  */
 extern void rowstore_put_many(const OtsTable *t, int nrows, Datum **keys, Datum *cells,
 							  Datum *oldest_ts);
