@@ -801,8 +801,8 @@ rowstore_row_order(const void *a, const void *b, void *arg)
  * rowstore_sort_rows returns the rows of a bulk write in one order that
  * depends only on the keys, not on the request: by leaf, then by stored
  * key (rowstore_row_order).  Every bulk write takes its rows' locks in this
- * order (the inserts of new rows leaf by leaf, the statements in array
- * order), so two batches that share keys, in whatever request order, wait
+ * order (new rows inserted leaf by leaf, the upsert statement in array
+ * order, deletes key by key), so two batches that share keys, in whatever request order, wait
  * for each other at their first common key instead of deadlocking.
  */
 static BulkRows
@@ -970,13 +970,41 @@ rowstore_put_many(const OtsTable *t, int nrows, Datum **keys, Datum *cells, Datu
 }
 
 /*
- * rowstore_delete_many hands the delete statement its keys in sorted order
- * too; the statement's plan decides the order it takes the rows in.
+ * rowstore_delete_many deletes the rows one key at a time, in
+ * rowstore_sort_rows's order, as delete_row does: it reads the newest
+ * version of the row and deletes exactly that version, and reads again when
+ * a concurrent writer replaced it first (a serialization failure under
+ * snapshot isolation), as DELETE's re-check does.  A DELETE statement for
+ * all the keys would take the rows in the order its plan chooses (for a big
+ * table, a hash of the keys, whose order changes with their number and
+ * request order), so two batches could lock shared keys in opposite orders.
  */
 void
 rowstore_delete_many(const OtsTable *t, int nrows, Datum **keys)
 {
 	BulkRows	rows = rowstore_sort_rows(t, nrows, keys, NULL, NULL);
+	RowKey		key;
 
-	rowstore_bulk_execute(t, false, nrows, rows.keys, NULL, NULL);
+	memset(&key, 0, sizeof(key));
+	key.t = t;
+	key.nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
+	for (int k = 0; k < key.nkeys; k++)
+		key.types[k] = rowstore_key_type(t, k);
+	for (int i = 0; i < nrows; i++)
+	{
+		key.leaf_oid = rows.leaves[i];
+		for (int k = 0; k < key.nkeys; k++)
+			key.values[k] = rows.keys[k][i];
+		for (;;)
+		{
+			struct varlena *cells;
+
+			CHECK_FOR_INTERRUPTS();
+			cells = rowstore_fetch(&key, true);
+			if (cells != NULL)
+				pfree(cells);
+			if (!key.found || rowstore_delete(&key))
+				break;
+		}
+	}
 }

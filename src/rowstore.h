@@ -59,7 +59,8 @@ extern bool rowstore_delete(const RowKey *key);
 
 /*
  * rowstore_put_many writes (inserts or replaces) many rows of a table, and
- * rowstore_delete_many deletes many: the bulk path of batch_write_row.
+ * rowstore_delete_many deletes many (by key, as rowstore_delete does): the
+ * bulk path of batch_write_row.
  * keys[k][i] is stored key column k of row i (the hash prefix first on
  * prefixed tables); the keys must be distinct.  The rows are written in
  * stored key order, whatever their order here, so that concurrent batches
