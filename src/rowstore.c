@@ -44,6 +44,7 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
 #include "utils/relcache.h"
 #include "utils/snapmgr.h"
 #include "utils/hsearch.h"
@@ -109,9 +110,25 @@ rowstore_privilege_names(AclMode mode)
 	return buf.data;
 }
 
+/* rowstore_storage_name is the quoted, qualified name of the table's storage, for messages */
+static char *
+rowstore_storage_name(const OtsTable *t)
+{
+	return quote_qualified_identifier(t->schema_name, psprintf("%s$data", t->table_name));
+}
+
 /*
  * rowstore_check_privileges requires every privilege in mode on the
- * storage table (pg_class_aclcheck would accept any one of them).
+ * storage table (pg_class_aclcheck would accept any one of them), and
+ * refuses the call when row-level security applies to the calling role on
+ * the storage table: the row functions read and write the leaves directly
+ * and apply no policies, so they must not run where plain SQL on "t$data"
+ * would apply some.  That is when the table has row-level security enabled
+ * and the role is neither its owner nor BYPASSRLS, or the table forces it
+ * on its owner too; with row_security off, check_enable_rls raises
+ * PostgreSQL's own error, as a query on the table would.  Every row
+ * function calls this before it touches a row, so this is the one place
+ * both rules are kept.
  */
 void
 rowstore_check_privileges(const OtsTable *t, AclMode mode)
@@ -122,8 +139,19 @@ rowstore_check_privileges(const OtsTable *t, AclMode mode)
 				 errmsg("permission denied for ots table %s",
 						quote_qualified_identifier(t->schema_name, t->table_name)),
 				 errdetail("This call needs %s on %s.", rowstore_privilege_names(mode),
-						   quote_qualified_identifier(t->schema_name,
-													  psprintf("%s$data", t->table_name)))));
+						   rowstore_storage_name(t))));
+	if (check_enable_rls(t->data_oid, InvalidOid, false) == RLS_ENABLED)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("row-level security applies to ots table %s",
+						quote_qualified_identifier(t->schema_name, t->table_name)),
+				 errdetail("Row-level security on %s applies to the current role, and ots "
+						   "row functions do not apply row-level security policies.",
+						   rowstore_storage_name(t)),
+				 errhint("Read %s with plain SQL, which applies the policies, "
+						 "or call as a role they do not apply to: the table's owner "
+						 "(without FORCE ROW LEVEL SECURITY) or a role with BYPASSRLS.",
+						 rowstore_storage_name(t))));
 }
 
 Oid
@@ -763,34 +791,117 @@ rowstore_bulk_run(const OtsTable *t, BulkStatement stmt, Datum *params)
 		elog(ERROR, "ots bulk statement failed: %s", SPI_result_code_string(ret));
 }
 
-/* the rows of one bulk write: keys[k][i] is stored key column k of row i */
+/*
+ * the rows of one bulk write: keys[k][i] is stored key column k of row i,
+ * leaves[i] the leaf that holds row i (cells and oldest_ts only for puts)
+ */
 typedef struct BulkRows
 {
 	const OtsTable *t;
 	int			nrows;
-	Datum	  **keys;
+	Datum	   *keys[OTS_MAX_PK_COLUMNS + 1];
 	Datum	   *cells;
 	Datum	   *oldest_ts;
+	Oid		   *leaves;
 } BulkRows;
 
-/* rowstore_leaf_order orders row numbers by the leaf that holds them */
+/*
+ * rowstore_row_order orders two rows of a bulk write (row numbers) by leaf,
+ * then by stored key as the leaf's primary-key index does: column by column,
+ * the hash prefix first, int8 signed, text (COLLATE "C") and bytea bytewise.
+ */
 static int
-rowstore_leaf_order(const void *a, const void *b, void *arg)
+rowstore_row_order(const void *a, const void *b, void *arg)
 {
-	const Oid  *leaves = arg;
-	Oid			x = leaves[*(const int *) a];
-	Oid			y = leaves[*(const int *) b];
+	const BulkRows *rows = arg;
+	int			x = *(const int *) a;
+	int			y = *(const int *) b;
+	int			nkeys = rows->t->npk + (rows->t->hash_prefix_len > 0 ? 1 : 0);
 
-	return (x > y) - (x < y);
+	if (rows->leaves[x] != rows->leaves[y])
+		return rows->leaves[x] < rows->leaves[y] ? -1 : 1;
+	for (int k = 0; k < nkeys; k++)
+	{
+		Datum		dx = rows->keys[k][x];
+		Datum		dy = rows->keys[k][y];
+
+		if (rowstore_key_type(rows->t, k) == INT8OID)
+		{
+			int64		ix = DatumGetInt64(dx);
+			int64		iy = DatumGetInt64(dy);
+
+			if (ix != iy)
+				return ix < iy ? -1 : 1;
+		}
+		else
+		{
+			bytea	   *vx = DatumGetByteaPP(dx);
+			bytea	   *vy = DatumGetByteaPP(dy);
+			Size		lx = VARSIZE_ANY_EXHDR(vx);
+			Size		ly = VARSIZE_ANY_EXHDR(vy);
+			int			c = memcmp(VARDATA_ANY(vx), VARDATA_ANY(vy), Min(lx, ly));
+
+			if (c != 0)
+				return c < 0 ? -1 : 1;
+			if (lx != ly)
+				return lx < ly ? -1 : 1;
+		}
+	}
+	return 0;
 }
 
 /*
- * rowstore_insert_leaf inserts rows of one leaf as COPY does: their heap
- * tuples with one table_multi_insert, then their index entries, which raise
- * unique_violation for a key that exists.
+ * rowstore_sort_rows returns the rows of a bulk write in one order that
+ * depends only on the keys, not on the request: by leaf, then by stored
+ * key (rowstore_row_order).  Every bulk write takes its rows' locks in this
+ * order (new rows inserted leaf by leaf, the upsert statement in array
+ * order, deletes key by key), so two batches that share keys, in whatever request order, wait
+ * for each other at their first common key instead of deadlocking.
+ */
+static BulkRows
+rowstore_sort_rows(const OtsTable *t, int nrows, Datum **keys, Datum *cells, Datum *oldest_ts)
+{
+	int			nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
+	BulkRows	in = {t, nrows};
+	BulkRows	out = {t, nrows};
+	int		   *order = palloc(sizeof(int) * nrows);
+
+	in.leaves = palloc(sizeof(Oid) * nrows);
+	routing_leaves(t, nrows, keys[0], in.leaves);
+	for (int k = 0; k < nkeys; k++)
+		in.keys[k] = keys[k];
+	for (int r = 0; r < nrows; r++)
+		order[r] = r;
+	qsort_arg(order, nrows, sizeof(int), rowstore_row_order, &in);
+
+	out.leaves = palloc(sizeof(Oid) * nrows);
+	for (int k = 0; k < nkeys; k++)
+		out.keys[k] = palloc(sizeof(Datum) * nrows);
+	out.cells = cells != NULL ? palloc(sizeof(Datum) * nrows) : NULL;
+	out.oldest_ts = oldest_ts != NULL ? palloc(sizeof(Datum) * nrows) : NULL;
+	for (int i = 0; i < nrows; i++)
+	{
+		out.leaves[i] = in.leaves[order[i]];
+		for (int k = 0; k < nkeys; k++)
+			out.keys[k][i] = keys[k][order[i]];
+		if (cells != NULL)
+			out.cells[i] = cells[order[i]];
+		if (oldest_ts != NULL)
+			out.oldest_ts[i] = oldest_ts[order[i]];
+	}
+	pfree(order);
+	pfree(in.leaves);
+	return out;
+}
+
+/*
+ * rowstore_insert_leaf inserts rows first .. first + n - 1, all of one
+ * leaf, as COPY does: their heap tuples with one table_multi_insert, then
+ * their index entries in row order, which raise unique_violation for a key
+ * that exists.
  */
 static void
-rowstore_insert_leaf(const BulkRows *b, Oid leaf_oid, const int *rows, int n)
+rowstore_insert_leaf(const BulkRows *b, Oid leaf_oid, int first, int n)
 {
 	LeafCache  *lp = rowstore_leaf(leaf_oid);
 	Relation	leaf = table_open(leaf_oid, RowExclusiveLock);
@@ -811,10 +922,10 @@ rowstore_insert_leaf(const BulkRows *b, Oid leaf_oid, const int *rows, int n)
 		Datum		key[OTS_MAX_PK_COLUMNS + 1];
 
 		for (int k = 0; k < nkeys; k++)
-			key[k] = b->keys[k][rows[j]];
+			key[k] = b->keys[k][first + j];
 		slots[j] = rowstore_key_slot(leaf, lp, nkeys, key, NULL,
-									 (struct varlena *) DatumGetPointer(b->cells[rows[j]]),
-									 DatumGetInt64(b->oldest_ts[rows[j]]));
+									 (struct varlena *) DatumGetPointer(b->cells[first + j]),
+									 DatumGetInt64(b->oldest_ts[first + j]));
 	}
 	table_multi_insert(leaf, slots, n, GetCurrentCommandId(true), 0, NULL);
 	for (int j = 0; j < n; j++)
@@ -831,25 +942,19 @@ rowstore_insert_leaf(const BulkRows *b, Oid leaf_oid, const int *rows, int n)
 }
 
 /*
- * rowstore_insert_many_work inserts rows that should all be new, routed in
- * C and grouped by leaf (SubxactWork).
+ * rowstore_insert_many_work inserts rows that should all be new, sorted by
+ * rowstore_sort_rows, one leaf's run at a time (SubxactWork).
  */
 static bool
 rowstore_insert_many_work(void *arg)
 {
 	const BulkRows *b = arg;
-	Oid		   *leaves = palloc(sizeof(Oid) * b->nrows);
-	int		   *order = palloc(sizeof(int) * b->nrows);
 
-	routing_leaves(b->t, b->nrows, b->keys[0], leaves);
-	for (int r = 0; r < b->nrows; r++)
-		order[r] = r;
-	qsort_arg(order, b->nrows, sizeof(int), rowstore_leaf_order, leaves);
 	for (int i = 0, j; i < b->nrows; i = j)
 	{
-		for (j = i + 1; j < b->nrows && leaves[order[j]] == leaves[order[i]]; j++)
+		for (j = i + 1; j < b->nrows && b->leaves[j] == b->leaves[i]; j++)
 			;
-		rowstore_insert_leaf(b, leaves[order[i]], &order[i], j - i);
+		rowstore_insert_leaf(b, b->leaves[i], i, j - i);
 	}
 	return true;
 }
@@ -899,22 +1004,57 @@ rowstore_bulk_execute(const OtsTable *t, bool put, int nrows, Datum **keys, Datu
 /*
  * rowstore_put_many first tries the rows as new ones, straight into their
  * leaves (no upsert, no executor); when one of them exists that attempt is
- * undone and one upsert statement writes them all.
+ * undone and one upsert statement writes them all.  Both take the rows in
+ * rowstore_sort_rows's order.
  */
 void
 rowstore_put_many(const OtsTable *t, int nrows, Datum **keys, Datum *cells, Datum *oldest_ts)
 {
-	BulkRows	rows = {t, nrows, keys, cells, oldest_ts};
+	BulkRows	rows = rowstore_sort_rows(t, nrows, keys, cells, oldest_ts);
 	bool		kept;
 
 	if (subxact_run(rowstore_insert_many_work, &rows, rowstore_catch_unique_violation,
 					&kept) == NULL)
 		return;
-	rowstore_bulk_execute(t, true, nrows, keys, cells, oldest_ts);
+	rowstore_bulk_execute(t, true, nrows, rows.keys, rows.cells, rows.oldest_ts);
 }
 
+/*
+ * rowstore_delete_many deletes the rows one key at a time, in
+ * rowstore_sort_rows's order, as delete_row does: it reads the newest
+ * version of the row and deletes exactly that version, and reads again when
+ * a concurrent writer replaced it first (a serialization failure under
+ * snapshot isolation), as DELETE's re-check does.  A DELETE statement for
+ * all the keys would take the rows in the order its plan chooses (for a big
+ * table, a hash of the keys, whose order changes with their number and
+ * request order), so two batches could lock shared keys in opposite orders.
+ */
 void
 rowstore_delete_many(const OtsTable *t, int nrows, Datum **keys)
 {
-	rowstore_bulk_execute(t, false, nrows, keys, NULL, NULL);
+	BulkRows	rows = rowstore_sort_rows(t, nrows, keys, NULL, NULL);
+	RowKey		key;
+
+	memset(&key, 0, sizeof(key));
+	key.t = t;
+	key.nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
+	for (int k = 0; k < key.nkeys; k++)
+		key.types[k] = rowstore_key_type(t, k);
+	for (int i = 0; i < nrows; i++)
+	{
+		key.leaf_oid = rows.leaves[i];
+		for (int k = 0; k < key.nkeys; k++)
+			key.values[k] = rows.keys[k][i];
+		for (;;)
+		{
+			struct varlena *cells;
+
+			CHECK_FOR_INTERRUPTS();
+			cells = rowstore_fetch(&key, true);
+			if (cells != NULL)
+				pfree(cells);
+			if (!key.found || rowstore_delete(&key))
+				break;
+		}
+	}
 }

@@ -7,7 +7,8 @@
  * (direct index reads, speculative inserts, compare-and-swap updates and
  * deletes of the version read, by TID; bulk statements) can change
  * without touching the row API.  Callers check privileges on the storage
- * table first (rowstore_check_privileges); the leaf is then reached without
+ * table first, and that no row-level security policy applies to them there
+ * (rowstore_check_privileges); the leaf is then reached without
  * further checks, as the executor reaches the partitions of a table it has
  * checked (the bulk statements run as the table's owner for that).
  *-------------------------------------------------------------------------
@@ -23,7 +24,7 @@
 /* rowstore_init registers the per-session leaf cache's invalidation (_PG_init) */
 extern void rowstore_init(void);
 
-/* rowstore_check_privileges raises insufficient_privilege unless every privilege in mode is granted */
+/* rowstore_check_privileges raises insufficient_privilege unless every privilege in mode is granted and no RLS policy applies */
 extern void rowstore_check_privileges(const OtsTable *t, AclMode mode);
 
 /* rowstore_owner is the owner of the table's storage, whom leaf access runs as */
@@ -61,9 +62,12 @@ extern bool rowstore_delete(const RowKey *key);
 
 /*
  * rowstore_put_many writes (inserts or replaces) many rows of a table, and
- * rowstore_delete_many deletes many: the bulk path of batch_write_row.
+ * rowstore_delete_many deletes many (by key, as rowstore_delete does): the
+ * bulk path of batch_write_row.
  * keys[k][i] is stored key column k of row i (the hash prefix first on
- * prefixed tables); the keys must be distinct.
+ * prefixed tables); the keys must be distinct.  The rows are written in
+ * stored key order, whatever their order here, so that concurrent batches
+ * lock shared keys in the same order.
  */
 extern void rowstore_put_many(const OtsTable *t, int nrows, Datum **keys, Datum *cells,
 							  Datum *oldest_ts);

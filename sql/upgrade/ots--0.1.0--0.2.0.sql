@@ -216,3 +216,8 @@ END
 $$;
 COMMENT ON FUNCTION ots.expiry_sync(name, name, boolean) IS
 	'creates or drops an ots table''s "$oldest_ts" index and purge job to match its options (internal)';
+
+-- issue 12 item 7: what starts subtransactions (batch_get_row's per-row
+-- errors, a PL/pgSQL EXCEPTION block) cannot run in parallel mode
+ALTER FUNCTION ots.batch_get_row(jsonb) PARALLEL UNSAFE;
+ALTER FUNCTION ots.cron_ready(boolean) PARALLEL UNSAFE;

@@ -142,8 +142,9 @@ COMMENT ON FUNCTION ots.purge_job_name(name, name) IS
 	'name of the pg_cron job that purges an ots table: ''ots.purge <schema>.<table>''';
 
 -- ots.cron_ready: can jobs for this database be scheduled? NOTICE when not.
+-- (PARALLEL UNSAFE: its EXCEPTION block is a subtransaction)
 CREATE FUNCTION ots.cron_ready(notify boolean) RETURNS boolean
-	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
