@@ -454,7 +454,8 @@ catalog_check_storage(OtsTable *t, Oid nsp)
 /*
  * catalog_load fills t from ots.tables for the view's schema and name; on
  * a miss, t->valid stays false.  The row is read as the owner of
- * ots.tables, who sees every row.
+ * ots.tables, who sees every row, into a copy that replaces t only once
+ * all of it has been checked.
  */
 static void
 catalog_load(OtsTable *t, Oid view_oid)
@@ -465,14 +466,17 @@ catalog_load(OtsTable *t, Oid view_oid)
 	Oid			argtypes[2] = {NAMEOID, NAMEOID};
 	Datum		args[2];
 	AsRole		saved;
+	OtsTable	loaded;
 	int			ret;
 	bool		found = false;
 
 	t->valid = false;
 	if (relname == NULL || nspname == NULL || get_rel_relkind(view_oid) != RELKIND_VIEW)
 		return;
-	strlcpy(t->schema_name, nspname, NAMEDATALEN);
-	strlcpy(t->table_name, relname, NAMEDATALEN);
+	memset(&loaded, 0, sizeof(loaded));
+	loaded.view_oid = view_oid;
+	strlcpy(loaded.schema_name, nspname, NAMEDATALEN);
+	strlcpy(loaded.table_name, relname, NAMEDATALEN);
 	args[0] = DirectFunctionCall1(namein, CStringGetDatum(nspname));
 	args[1] = DirectFunctionCall1(namein, CStringGetDatum(relname));
 
@@ -486,18 +490,20 @@ catalog_load(OtsTable *t, Oid view_oid)
 	asrole_leave(&saved);
 	if (ret == SPI_OK_SELECT && SPI_processed == 1)
 	{
-		catalog_read_row(t, SPI_tuptable->vals[0], SPI_tuptable->tupdesc);
+		catalog_read_row(&loaded, SPI_tuptable->vals[0], SPI_tuptable->tupdesc);
 		found = true;
 	}
 	SPI_finish();
 
-	if (found && catalog_check_storage(t, nsp))
+	if (found && catalog_check_storage(&loaded, nsp))
 	{
 		bool		found_data;
-		DataOidEntry *e = hash_search(tables_by_data, &t->data_oid, HASH_ENTER, &found_data);
+		DataOidEntry *e;
 
+		loaded.valid = true;
+		memcpy(t, &loaded, sizeof(OtsTable));
+		e = hash_search(tables_by_data, &t->data_oid, HASH_ENTER, &found_data);
 		e->table = t;
-		t->valid = true;
 	}
 }
 
