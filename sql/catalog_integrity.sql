@@ -70,6 +70,9 @@ SELECT pg_temp.try($$SELECT ots.invalidate_table('regress_ots_ci_other."theirs$d
 -- nothing changed
 SELECT schema_name, table_name, pk_names, pk_types, auto_increment, max_versions, hash_prefix_length, partitions
   FROM ots.tables WHERE schema_name::text LIKE 'regress\_ots\_ci\_%' ORDER BY 1, 2;
+-- the owner's own calls go through: update_table, and purge's options lock
+SELECT ots.update_table('regress_ots_ci_evil.mine', max_versions => 2);
+SELECT * FROM ots.catalog_lock_options('regress_ots_ci_evil', 'mine');
 
 -- temporary schemas: refused, however the name gets there
 SELECT pg_temp.try($$SELECT ots.create_table('pg_temp.tmp', 'k string')$$);
