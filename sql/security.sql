@@ -129,7 +129,8 @@ SELECT pg_temp.reseed();
 
 -- no privileges: no reads, no writes, not even through a batch (the
 -- permission error fails the whole call, it is never a row's result);
--- metadata (describe_table, list_table) is public
+-- nor metadata: a table the role has no privilege on is not there for it
+-- (describe_table NULL, list_table without it; ots.table_visible)
 SET ROLE regress_ots_sec_none;
 SELECT * FROM pg_temp.access() ORDER BY n;
 CALL ots.purge('sec_t');
@@ -190,7 +191,7 @@ SELECT pg_temp.try($$SELECT count(*) FROM "sec_t$p0"$$);
 SELECT pg_temp.try($$INSERT INTO ots.tables (schema_name, table_name, pk_names, pk_types, max_versions,
 	time_to_live, max_version_offset, allow_update, partitions, hash_prefix_length)
 	VALUES ('public', 'sec_fake', '{k}', '{STRING}', 1, -1, 86400, true, 1, 0)$$);
--- row-level security: other roles' metadata rows cannot be changed or deleted
+-- no role writes ots.tables but through ots's functions
 UPDATE ots.tables SET max_versions = 9 WHERE table_name = 'sec_t' RETURNING table_name;
 DELETE FROM ots.tables WHERE table_name = 'sec_t' RETURNING table_name;
 RESET ROLE;

@@ -52,11 +52,14 @@ SELECT ots.stats_reset();
 SELECT table_name, rows_read, rows_written, read_cu, write_cu
   FROM ots.stats WHERE table_name LIKE 'st\_%' ORDER BY table_name;
 
--- everyone may read the view
+-- everyone may read the view, and sees the tables it may see: here the one
+-- it may read (ots.table_visible)
 CREATE ROLE regress_ots_stats_reader;
+GRANT SELECT ON st_other TO regress_ots_stats_reader;
 SET ROLE regress_ots_stats_reader;
 SELECT table_name, rows_written FROM ots.stats WHERE table_name LIKE 'st\_%' ORDER BY table_name;
 RESET ROLE;
+REVOKE SELECT ON st_other FROM regress_ots_stats_reader;
 DROP ROLE regress_ots_stats_reader;
 
 -- a deleted table leaves nothing behind

@@ -391,13 +391,13 @@ RESET ROLE;
 SELECT relname, relowner::regrole FROM pg_class
  WHERE relnamespace = 'ddl_own'::regnamespace ORDER BY relname COLLATE "C";
 SET ROLE regress_ots_ddl_other;
--- anyone may describe it
+-- without a privilege on it, the role sees nothing of it (ots.table_visible)
 SELECT ots.describe_table('ddl_own.owned') -> 'table_options' AS table_options;
 -- another role may not change it (42501 insufficient_privilege)
 SELECT pg_temp.try($$SELECT ots.update_table('ddl_own.owned', max_versions => 2)$$);
 -- nor delete it (42501 insufficient_privilege)
 SELECT pg_temp.try($$SELECT ots.delete_table('ddl_own.owned')$$);
--- nor change its metadata directly (row-level security hides nothing but blocks writes)
+-- nor change its metadata directly (no role writes ots.tables but through ots's functions)
 UPDATE ots.tables SET max_versions = 9 WHERE table_name = 'owned';
 DELETE FROM ots.tables WHERE table_name = 'owned';
 RESET ROLE;

@@ -8,25 +8,48 @@
  * fn_extra by the per-row view functions stays safe.  A relcache
  * invalidation of the view or the storage table (sent by update_table and
  * delete_table, and by DROP/ALTER) marks an entry invalid in every backend.
+ *
+ * ots.tables is written only through ots's functions (catalog_write.c),
+ * but a superuser can still change it, or the storage's columns, by hand:
+ * every load reads the row as the owner of ots.tables (rows are hidden from
+ * roles that may not see the table, the loader must see them all) and
+ * checks it against the storage's real catalog, so no metadata the hot
+ * paths trust can crash a backend or confuse a type.  A lookup also locks
+ * the storage table and loads again when that let in an invalidation
+ * (as RangeVarGetRelidExtended does), so a call that waited for a
+ * concurrent delete_table finds the table gone instead of a dropped OID.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/genam.h"
 #include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/indexing.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_attribute.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_index.h"
+#include "catalog/pg_partitioned_table.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "funcapi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
 #include "nodes/makefuncs.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
 
+#include "asrole.h"
 #include "catalog.h"
 #include "errors.h"
 
@@ -55,8 +78,19 @@ static void catalog_create_hashes(void);
 static void catalog_invalidate(Datum arg, Oid relid);
 static void catalog_invalidate_names(Datum arg, int cacheid, uint32 hashvalue);
 static void catalog_load(OtsTable *t, Oid view_oid);
-static OtsValueType catalog_type_from_name(const char *name);
 static bool catalog_name_valid(const char *name, int len, int maxlen);
+
+/*
+ * catalog_damaged reports metadata or storage that ots did not make: a
+ * superuser changed ots.tables or the storage table by hand.
+ */
+#define catalog_damaged(t, ...) \
+	ereport(ERROR, \
+			(errcode(ERRCODE_DATA_CORRUPTED), \
+			 errmsg("ots table %s is damaged: %s", \
+					quote_qualified_identifier((t)->schema_name, (t)->table_name), \
+					psprintf(__VA_ARGS__)), \
+			 errhint("Its row in ots.tables or its storage table was changed outside ots's functions.")))
 
 void
 catalog_init(void)
@@ -159,22 +193,269 @@ catalog_invalidate(Datum arg, Oid relid)
 			t->valid = false;
 }
 
-static OtsValueType
-catalog_type_from_name(const char *name)
+/* catalog_text_array reads a 1-D text[] without NULLs of 1 to OTS_MAX_PK_COLUMNS elements */
+static int
+catalog_text_array(const OtsTable *t, const char *column, Datum d, bool isnull, char **out)
 {
-	if (strcmp(name, "STRING") == 0)
-		return OTS_VT_STRING;
-	if (strcmp(name, "INTEGER") == 0)
-		return OTS_VT_INTEGER;
-	if (strcmp(name, "BINARY") == 0)
-		return OTS_VT_BINARY;
-	elog(ERROR, "unknown primary key type \"%s\" in ots.tables", name);
-	return OTS_VT_STRING;		/* keep compiler quiet */
+	ArrayType  *a;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+
+	if (isnull)
+		catalog_damaged(t, "%s is NULL", column);
+	a = DatumGetArrayTypeP(d);
+	if (ARR_NDIM(a) != 1 || ARR_ELEMTYPE(a) != TEXTOID)
+		catalog_damaged(t, "%s is not a one-dimensional text array", column);
+	deconstruct_array(a, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+	if (n < OTS_MIN_PK_COLUMNS || n > OTS_MAX_PK_COLUMNS)
+		catalog_damaged(t, "%s has %d elements, not %d to %d", column, n,
+						OTS_MIN_PK_COLUMNS, OTS_MAX_PK_COLUMNS);
+	for (int i = 0; i < n; i++)
+	{
+		if (nulls[i])
+			catalog_damaged(t, "%s holds a NULL", column);
+		out[i] = TextDatumGetCString(elems[i]);
+	}
+	return n;
+}
+
+/* catalog_column reads a column of a row that must not be NULL */
+static Datum
+catalog_column(const OtsTable *t, HeapTuple tup, TupleDesc desc, int attno, const char *column)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(tup, desc, attno, &isnull);
+
+	if (isnull)
+		catalog_damaged(t, "%s is NULL", column);
+	return d;
+}
+
+/*
+ * catalog_read_row fills t (whose schema and table names are set) from a
+ * row of ots.tables holding CATALOG_ROW_COLUMNS, and checks every value
+ * against the rules create_table applies; it reads nothing but the row.
+ */
+void
+catalog_read_row(OtsTable *t, HeapTuple tup, TupleDesc desc)
+{
+	char	   *names[OTS_MAX_PK_COLUMNS];
+	char	   *types[OTS_MAX_PK_COLUMNS];
+	bool		isnull;
+	Datum		d;
+	int64		key_space;
+
+	if (desc->natts != 9 || SPI_gettypeid(desc, 1) != TEXTARRAYOID ||
+		SPI_gettypeid(desc, 2) != TEXTARRAYOID || SPI_gettypeid(desc, 3) != INT2OID ||
+		SPI_gettypeid(desc, 4) != INT4OID || SPI_gettypeid(desc, 5) != INT8OID ||
+		SPI_gettypeid(desc, 6) != INT8OID || SPI_gettypeid(desc, 7) != BOOLOID ||
+		SPI_gettypeid(desc, 8) != INT4OID || SPI_gettypeid(desc, 9) != INT4OID)
+		catalog_damaged(t, "the columns of ots.tables have other types than ots made");
+	d = SPI_getbinval(tup, desc, 1, &isnull);
+	t->npk = catalog_text_array(t, "pk_names", d, isnull, names);
+	d = SPI_getbinval(tup, desc, 2, &isnull);
+	if (catalog_text_array(t, "pk_types", d, isnull, types) != t->npk)
+		catalog_damaged(t, "pk_names and pk_types differ in length");
+	for (int i = 0; i < t->npk; i++)
+	{
+		if (!catalog_name_valid(names[i], strlen(names[i]), NAMEDATALEN - 1))
+			catalog_damaged(t, "invalid primary key column name \"%s\"", names[i]);
+		for (int j = 0; j < i; j++)
+			if (strcmp(names[i], names[j]) == 0)
+				catalog_damaged(t, "primary key column \"%s\" appears twice", names[i]);
+		strlcpy(t->pk[i].name, names[i], NAMEDATALEN);
+		t->pk[i].namelen = strlen(names[i]);
+		if (strcmp(types[i], "STRING") == 0)
+			t->pk[i].type = OTS_VT_STRING;
+		else if (strcmp(types[i], "INTEGER") == 0)
+			t->pk[i].type = OTS_VT_INTEGER;
+		else if (strcmp(types[i], "BINARY") == 0)
+			t->pk[i].type = OTS_VT_BINARY;
+		else
+			catalog_damaged(t, "unknown primary key type \"%s\"", types[i]);
+	}
+	d = SPI_getbinval(tup, desc, 3, &isnull);
+	t->auto_increment_col = isnull ? -1 : DatumGetInt16(d) - 1;
+	if (t->auto_increment_col != -1 &&
+		(t->auto_increment_col < 1 || t->auto_increment_col >= t->npk ||
+		 t->pk[t->auto_increment_col].type != OTS_VT_INTEGER))
+		catalog_damaged(t, "auto_increment %d is not an INTEGER primary key column other than the first",
+						t->auto_increment_col + 1);
+	for (int i = 0; i < t->npk; i++)
+		t->pk[i].auto_increment = (i == t->auto_increment_col);
+
+	t->max_versions = DatumGetInt32(catalog_column(t, tup, desc, 4, "max_versions"));
+	t->time_to_live = DatumGetInt64(catalog_column(t, tup, desc, 5, "time_to_live"));
+	t->max_version_offset = DatumGetInt64(catalog_column(t, tup, desc, 6, "max_version_offset"));
+	t->allow_update = DatumGetBool(catalog_column(t, tup, desc, 7, "allow_update"));
+	t->partitions = DatumGetInt32(catalog_column(t, tup, desc, 8, "partitions"));
+	t->hash_prefix_len = DatumGetInt32(catalog_column(t, tup, desc, 9, "hash_prefix_length"));
+	if (t->max_versions < 1)
+		catalog_damaged(t, "max_versions %d is below 1", t->max_versions);
+	if (t->time_to_live != -1 && (t->time_to_live < 1 || t->time_to_live > PG_INT32_MAX))
+		catalog_damaged(t, "time_to_live " INT64_FORMAT " is neither -1 nor in [1, %d]",
+						t->time_to_live, PG_INT32_MAX);
+	if (t->max_version_offset < 0 || t->max_version_offset > OTS_MAX_VERSION_OFFSET)
+		catalog_damaged(t, "max_version_offset " INT64_FORMAT " is outside [0, " INT64_FORMAT "]",
+						t->max_version_offset, (int64) OTS_MAX_VERSION_OFFSET);
+	if (t->hash_prefix_len < 0 || t->hash_prefix_len > OTS_MAX_HASH_PREFIX_LEN)
+		catalog_damaged(t, "hash_prefix_length %d is outside [0, %d]", t->hash_prefix_len,
+						OTS_MAX_HASH_PREFIX_LEN);
+	key_space = t->hash_prefix_len > 0 ? INT64CONST(1) << (4 * t->hash_prefix_len) : PG_INT64_MAX;
+	if (t->partitions < 1 || t->partitions > OTS_MAX_PARTITIONS || t->partitions > key_space)
+		catalog_damaged(t, "partitions %d is outside [1, %d] or beyond the hash prefix's key space",
+						t->partitions, OTS_MAX_PARTITIONS);
+}
+
+/*
+ * catalog_check_column requires the storage column name to exist with
+ * the type (and, for text, the collation) ots gives it, NOT NULL; returns
+ * its attribute number.
+ */
+static AttrNumber
+catalog_check_column(const OtsTable *t, Oid data_oid, const char *name, Oid type, Oid collation)
+{
+	HeapTuple	tup = SearchSysCacheAttName(data_oid, name);
+	Form_pg_attribute att;
+	AttrNumber	attnum;
+
+	if (!HeapTupleIsValid(tup))
+		catalog_damaged(t, "its storage table has no column \"%s\"", name);
+	att = (Form_pg_attribute) GETSTRUCT(tup);
+	if (att->atttypid != type || att->attcollation != collation || !att->attnotnull)
+	{
+		ReleaseSysCache(tup);
+		catalog_damaged(t, "column \"%s\" of its storage table is not %s%s NOT NULL", name,
+						format_type_be(type), OidIsValid(collation) ? " COLLATE \"C\"" : "");
+	}
+	attnum = att->attnum;
+	ReleaseSysCache(tup);
+	return attnum;
+}
+
+/*
+ * catalog_primary_key_is: is the relation's primary key exactly these
+ * columns, in this order?  Read from pg_index, without opening (or locking)
+ * the relation.
+ */
+static bool
+catalog_primary_key_is(Oid relid, const AttrNumber *keys, int nkeys)
+{
+	Relation	pg_index = table_open(IndexRelationId, AccessShareLock);
+	ScanKeyData skey;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	bool		same = false;
+
+	ScanKeyInit(&skey, Anum_pg_index_indrelid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(relid));
+	scan = systable_beginscan(pg_index, IndexIndrelidIndexId, true, NULL, 1, &skey);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_index index = (Form_pg_index) GETSTRUCT(tup);
+
+		if (!index->indisprimary)
+			continue;
+		same = index->indnkeyatts == nkeys && index->indnatts == nkeys;
+		for (int k = 0; same && k < nkeys; k++)
+			same = index->indkey.values[k] == keys[k];
+	}
+	systable_endscan(scan);
+	table_close(pg_index, AccessShareLock);
+	return same;
+}
+
+/* catalog_pk_list names the primary key columns, for messages */
+static char *
+catalog_pk_list(const OtsTable *t)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	for (int i = 0; i < t->npk; i++)
+		appendStringInfo(&buf, "%s%s", i > 0 ? ", " : "", quote_identifier(t->pk[i].name));
+	return buf.data;
+}
+
+/*
+ * catalog_check_storage finds the storage table, view and sequence of t
+ * (read by catalog_read_row) in schema nsp and checks that they are what
+ * create_table makes of that metadata: false when the storage or view is
+ * missing (the table does not exist), an error when anything differs.
+ */
+bool
+catalog_check_storage(OtsTable *t, Oid nsp)
+{
+	char		name[NAMEDATALEN * 2];
+	Oid			cells_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("cells"),
+											 ObjectIdGetDatum(get_namespace_oid("ots", false)));
+	AttrNumber	keys[OTS_MAX_PK_COLUMNS + 1];
+	int			nkeys = 0;
+	AttrNumber	partattr;
+	HeapTuple	tup;
+	Form_pg_partitioned_table part;
+
+	if (isAnyTempNamespace(nsp))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("ots table %s is in a temporary schema",
+						quote_qualified_identifier(t->schema_name, t->table_name)),
+				 errdetail("ots tables cannot be temporary.")));
+	snprintf(name, sizeof(name), "%s$data", t->table_name);
+	t->data_oid = get_relname_relid(name, nsp);
+	if (!OidIsValid(t->data_oid) ||
+		get_rel_relkind(get_relname_relid(t->table_name, nsp)) != RELKIND_VIEW)
+		return false;
+	if (get_rel_relkind(t->data_oid) != RELKIND_PARTITIONED_TABLE)
+		catalog_damaged(t, "its storage table is not partitioned");
+	if (t->hash_prefix_len > 0)
+		keys[nkeys++] = catalog_check_column(t, t->data_oid, "$hash", INT8OID, InvalidOid);
+	else if (get_attnum(t->data_oid, "$hash") != InvalidAttrNumber)
+		catalog_damaged(t, "its storage table has a \"$hash\" column but no hash prefix");
+	for (int i = 0; i < t->npk; i++)
+		keys[nkeys++] = catalog_check_column(t, t->data_oid, t->pk[i].name,
+											 t->pk[i].type == OTS_VT_STRING ? TEXTOID :
+											 t->pk[i].type == OTS_VT_INTEGER ? INT8OID : BYTEAOID,
+											 t->pk[i].type == OTS_VT_STRING ? C_COLLATION_OID : InvalidOid);
+	partattr = keys[0];
+	catalog_check_column(t, t->data_oid, "$cells", cells_type, InvalidOid);
+	catalog_check_column(t, t->data_oid, "$oldest_ts", INT8OID, InvalidOid);
+	if (!catalog_primary_key_is(t->data_oid, keys, nkeys))
+		catalog_damaged(t, "the primary key of its storage table is not (%s%s)",
+						t->hash_prefix_len > 0 ? "\"$hash\", " : "", catalog_pk_list(t));
+
+	tup = SearchSysCache1(PARTRELID, ObjectIdGetDatum(t->data_oid));
+	if (!HeapTupleIsValid(tup))
+		catalog_damaged(t, "its storage table has no partition key");
+	part = (Form_pg_partitioned_table) GETSTRUCT(tup);
+	if (part->partnatts != 1 || part->partattrs.values[0] != partattr ||
+		part->partstrat != (t->hash_prefix_len > 0 ? PARTITION_STRATEGY_RANGE : PARTITION_STRATEGY_HASH))
+	{
+		ReleaseSysCache(tup);
+		catalog_damaged(t, "its storage table is not partitioned by %s",
+						t->hash_prefix_len > 0 ? "RANGE (\"$hash\")" :
+						psprintf("HASH (%s)", quote_identifier(t->pk[0].name)));
+	}
+	ReleaseSysCache(tup);
+
+	t->seq_oid = InvalidOid;
+	if (t->auto_increment_col >= 0)
+	{
+		snprintf(name, sizeof(name), "%s$seq", t->table_name);
+		t->seq_oid = get_relname_relid(name, nsp);
+		if (get_rel_relkind(t->seq_oid) != RELKIND_SEQUENCE)
+			catalog_damaged(t, "its AUTO_INCREMENT sequence %s is missing",
+							quote_qualified_identifier(t->schema_name, name));
+	}
+	return true;
 }
 
 /*
  * catalog_load fills t from ots.tables for the view's schema and name; on
- * a miss, t->valid stays false.
+ * a miss, t->valid stays false.  The row is read as the owner of
+ * ots.tables, who sees every row, into a copy that replaces t only once
+ * all of it has been checked.
  */
 static void
 catalog_load(OtsTable *t, Oid view_oid)
@@ -184,76 +465,44 @@ catalog_load(OtsTable *t, Oid view_oid)
 	char	   *nspname = OidIsValid(nsp) ? get_namespace_name(nsp) : NULL;
 	Oid			argtypes[2] = {NAMEOID, NAMEOID};
 	Datum		args[2];
-	char		storage[NAMEDATALEN * 2];
+	AsRole		saved;
+	OtsTable	loaded;
 	int			ret;
+	bool		found = false;
 
 	t->valid = false;
 	if (relname == NULL || nspname == NULL || get_rel_relkind(view_oid) != RELKIND_VIEW)
 		return;
+	memset(&loaded, 0, sizeof(loaded));
+	loaded.view_oid = view_oid;
+	strlcpy(loaded.schema_name, nspname, NAMEDATALEN);
+	strlcpy(loaded.table_name, relname, NAMEDATALEN);
 	args[0] = DirectFunctionCall1(namein, CStringGetDatum(nspname));
 	args[1] = DirectFunctionCall1(namein, CStringGetDatum(relname));
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	ret = SPI_execute_with_args(
-								"SELECT pk_names, pk_types, auto_increment, max_versions, time_to_live,"
-								" max_version_offset, allow_update, partitions, hash_prefix_length"
+	asrole_enter(asrole_catalog_owner(), &saved);
+	ret = SPI_execute_with_args("SELECT " CATALOG_ROW_COLUMNS
 								" FROM ots.tables WHERE schema_name OPERATOR(pg_catalog.=) $1"
 								" AND table_name OPERATOR(pg_catalog.=) $2",
 								2, argtypes, args, NULL, true, 1);
+	asrole_leave(&saved);
 	if (ret == SPI_OK_SELECT && SPI_processed == 1)
 	{
-		HeapTuple	tup = SPI_tuptable->vals[0];
-		TupleDesc	desc = SPI_tuptable->tupdesc;
-		bool		isnull;
-		Datum	   *names;
-		Datum	   *types;
-		int			nnames;
-		int			ntypes;
-		Datum		d;
-
-		deconstruct_array(DatumGetArrayTypeP(SPI_getbinval(tup, desc, 1, &isnull)),
-						  TEXTOID, -1, false, TYPALIGN_INT, &names, NULL, &nnames);
-		deconstruct_array(DatumGetArrayTypeP(SPI_getbinval(tup, desc, 2, &isnull)),
-						  TEXTOID, -1, false, TYPALIGN_INT, &types, NULL, &ntypes);
-		if (nnames != ntypes || nnames < 1 || nnames > OTS_MAX_PK_COLUMNS)
-			elog(ERROR, "corrupt primary key schema in ots.tables for %s.%s", nspname, relname);
-
-		t->npk = nnames;
-		d = SPI_getbinval(tup, desc, 3, &isnull);
-		t->auto_increment_col = isnull ? -1 : DatumGetInt16(d) - 1;
-		for (int i = 0; i < nnames; i++)
-		{
-			char	   *name = TextDatumGetCString(names[i]);
-			char	   *type = TextDatumGetCString(types[i]);
-
-			strlcpy(t->pk[i].name, name, NAMEDATALEN);
-			t->pk[i].namelen = strlen(t->pk[i].name);
-			t->pk[i].type = catalog_type_from_name(type);
-			t->pk[i].auto_increment = (i == t->auto_increment_col);
-		}
-		t->max_versions = DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull));
-		t->time_to_live = DatumGetInt64(SPI_getbinval(tup, desc, 5, &isnull));
-		t->max_version_offset = DatumGetInt64(SPI_getbinval(tup, desc, 6, &isnull));
-		t->allow_update = DatumGetBool(SPI_getbinval(tup, desc, 7, &isnull));
-		t->partitions = DatumGetInt32(SPI_getbinval(tup, desc, 8, &isnull));
-		t->hash_prefix_len = DatumGetInt32(SPI_getbinval(tup, desc, 9, &isnull));
-
-		strlcpy(t->schema_name, nspname, NAMEDATALEN);
-		strlcpy(t->table_name, relname, NAMEDATALEN);
-		snprintf(storage, sizeof(storage), "%s$data", relname);
-		t->data_oid = get_relname_relid(storage, nsp);
-		snprintf(storage, sizeof(storage), "%s$seq", relname);
-		t->seq_oid = t->auto_increment_col >= 0 ? get_relname_relid(storage, nsp) : InvalidOid;
-		t->valid = OidIsValid(t->data_oid);
+		catalog_read_row(&loaded, SPI_tuptable->vals[0], SPI_tuptable->tupdesc);
+		found = true;
 	}
 	SPI_finish();
 
-	if (t->valid)
+	if (found && catalog_check_storage(&loaded, nsp))
 	{
-		bool		found;
-		DataOidEntry *e = hash_search(tables_by_data, &t->data_oid, HASH_ENTER, &found);
+		bool		found_data;
+		DataOidEntry *e;
 
+		loaded.valid = true;
+		memcpy(t, &loaded, sizeof(OtsTable));
+		e = hash_search(tables_by_data, &t->data_oid, HASH_ENTER, &found_data);
 		e->table = t;
 	}
 }
@@ -305,40 +554,61 @@ catalog_schema_name(const char *schema)
 }
 
 /*
- * catalog_find resolves a table-name argument; NULL when no ots table has
- * that name, or (quietly) when the name is not a valid one.
+ * catalog_resolve finds the relation a table-name argument names (it may
+ * not be an ots table); InvalidOid when none, or (quietly) when the name
+ * is not a valid one.
  */
-static OtsTable *
-catalog_find(text *name, bool quiet)
+static Oid
+catalog_resolve(text *name, bool quiet)
 {
 	char	   *full = text_to_cstring(name);
 	char	   *dot = strrchr(full, '.');
 	char	   *relname = dot ? dot + 1 : full;
-	Oid			view_oid;
+	char	   *schema;
+	Oid			nsp;
 
 	if (quiet && !catalog_name_valid(relname, strlen(relname), CATALOG_MAX_TABLE_NAME_LEN))
-		return NULL;
+		return InvalidOid;
 	catalog_check_table_name(relname, strlen(relname));
 	if (dot == NULL)
-		view_oid = catalog_resolve_unqualified(relname);
-	else
-	{
-		char	   *schema = full;
-		Oid			nsp;
+		return catalog_resolve_unqualified(relname);
+	*dot = '\0';
+	schema = catalog_schema_name(full);
+	/* like schema.t in SQL: needs USAGE on the schema (42501 otherwise) */
+	nsp = LookupExplicitNamespace(schema, true);
+	return OidIsValid(nsp) ? get_relname_relid(relname, nsp) : InvalidOid;
+}
 
-		*dot = '\0';
-		schema = catalog_schema_name(schema);
-		/* like schema.t in SQL: needs USAGE on the schema (42501 otherwise) */
-		nsp = LookupExplicitNamespace(schema, true);
-		view_oid = OidIsValid(nsp) ? get_relname_relid(relname, nsp) : InvalidOid;
+/*
+ * catalog_find resolves a table-name argument; NULL when no ots table has
+ * that name, or (quietly) when the name is not a valid one.  With lock, the
+ * storage table is locked (AccessShareLock, until the end of the
+ * transaction) and the answer holds for that lock: when taking it let in
+ * an invalidation (the table was dropped or changed while this call
+ * waited), the name is resolved and loaded again.
+ */
+static OtsTable *
+catalog_find(text *name, bool quiet, bool lock)
+{
+	for (;;)
+	{
+		Oid			view_oid = catalog_resolve(name, quiet);
+		OtsTable   *t = OidIsValid(view_oid) ? catalog_get(view_oid) : NULL;
+		Oid			data_oid;
+
+		if (t == NULL || !lock)
+			return t;
+		data_oid = t->data_oid;
+		LockRelationOid(data_oid, AccessShareLock);
+		if (t->valid && t->data_oid == data_oid)
+			return t;
 	}
-	return OidIsValid(view_oid) ? catalog_get(view_oid) : NULL;
 }
 
 OtsTable *
 catalog_lookup(text *name)
 {
-	OtsTable   *t = catalog_find(name, false);
+	OtsTable   *t = catalog_find(name, false, true);
 
 	if (t == NULL)
 		ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
@@ -348,7 +618,7 @@ catalog_lookup(text *name)
 OtsTable *
 catalog_lookup_quiet(text *name)
 {
-	return catalog_find(name, true);
+	return catalog_find(name, true, true);
 }
 
 OtsTable *
@@ -455,7 +725,11 @@ ots_resolve_name(PG_FUNCTION_ARGS)
 		elog(ERROR, "ots.resolve_name must return a record");
 	if (!for_create)
 	{
-		OtsTable   *t = catalog_lookup(name);
+		/* DDL takes its own locks: locking here would deadlock two deletes */
+		OtsTable   *t = catalog_find(name, false, false);
+
+		if (t == NULL)
+			ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
 
 		schema = t->schema_name;
 		relname = t->table_name;
@@ -465,19 +739,34 @@ ots_resolve_name(PG_FUNCTION_ARGS)
 		char	   *full = text_to_cstring(name);
 		char	   *dot = strrchr(full, '.');
 
+		Oid			nsp;
+
 		relname = dot ? dot + 1 : full;
 		catalog_check_table_name(relname, strlen(relname));
 		if (dot == NULL)
-			schema = get_namespace_name(RangeVarGetCreationNamespace(makeRangeVar(NULL, relname, -1)));
+			nsp = RangeVarGetCreationNamespace(makeRangeVar(NULL, relname, -1));
 		else
 		{
 			*dot = '\0';
 			schema = catalog_schema_name(full);
-			if (!OidIsValid(get_namespace_oid(schema, true)))
+			nsp = strcmp(schema, "pg_temp") == 0 ? InvalidOid : get_namespace_oid(schema, true);
+			if (!OidIsValid(nsp) && strcmp(schema, "pg_temp") != 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_UNDEFINED_SCHEMA),
 						 errmsg("schema \"%s\" does not exist", schema)));
 		}
+		/*
+		 * Temporary tables would vanish at session end behind ots's back
+		 * (metadata, jobs and counters left to whichever session next gets
+		 * that temporary schema), and other sessions, purge among them,
+		 * cannot read them.
+		 */
+		if (!OidIsValid(nsp) || isAnyTempNamespace(nsp))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("ots tables cannot be created in a temporary schema"),
+					 errdetail("ots tables cannot be temporary.")));
+		schema = get_namespace_name(nsp);
 	}
 	values[0] = DirectFunctionCall1(namein, CStringGetDatum(schema));
 	values[1] = DirectFunctionCall1(namein, CStringGetDatum(relname));
@@ -486,11 +775,94 @@ ots_resolve_name(PG_FUNCTION_ARGS)
 
 /*
  * ots_invalidate_table makes every backend drop its cached metadata of the
- * table stored in "storage" at the next command (after commit).
+ * table stored in "storage" at the next command (after commit).  Only the
+ * table's owner may.
  */
 Datum
 ots_invalidate_table(PG_FUNCTION_ARGS)
 {
-	CacheInvalidateRelcacheByRelid(PG_GETARG_OID(0));
+	Oid			relid = PG_GETARG_OID(0);
+
+	if (!catalog_owns(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be owner of table %s", get_rel_name(relid) ? get_rel_name(relid) : "?")));
+	CacheInvalidateRelcacheByRelid(relid);
 	PG_RETURN_VOID();
+}
+
+/*
+ * catalog_owns: does the current user own the relation (or is a member of
+ * its owner)?  false when the relation does not exist.
+ */
+bool
+catalog_owns(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	return has_privs_of_role(GetUserId(), owner);
+}
+
+/* catalog_has_any_privilege: has the current user any privilege on the relation? */
+static bool
+catalog_has_any_privilege(Oid relid)
+{
+	bool		missing = false;
+
+	return OidIsValid(relid) &&
+		pg_class_aclmask_ext(relid, GetUserId(), ACL_ALL_RIGHTS_RELATION, ACLMASK_ANY,
+							 &missing) != 0 && !missing;
+}
+
+/*
+ * catalog_may_see is the rule of what ots shows a role of an ots table
+ * (ots.tables, ots.stats, ots.list_table): the table's owner sees it, and
+ * so does a role with USAGE on its schema and some privilege on its view
+ * or its storage table.
+ */
+bool
+catalog_may_see(Oid nsp, const char *table_name)
+{
+	char		storage[NAMEDATALEN * 2];
+	Oid			data_oid;
+
+	snprintf(storage, sizeof(storage), "%s$data", table_name);
+	data_oid = get_relname_relid(storage, nsp);
+	if (OidIsValid(data_oid) && catalog_owns(data_oid))
+		return true;
+	return pg_namespace_aclcheck(nsp, GetUserId(), ACL_USAGE) == ACLCHECK_OK &&
+		(catalog_has_any_privilege(data_oid) ||
+		 catalog_has_any_privilege(get_relname_relid(table_name, nsp)));
+}
+
+/* catalog_may_see_storage is catalog_may_see for a storage table's OID */
+bool
+catalog_may_see_storage(Oid data_oid)
+{
+	char	   *relname = get_rel_name(data_oid);
+	size_t		len = relname ? strlen(relname) : 0;
+
+	if (len <= 5 || strcmp(relname + len - 5, "$data") != 0)
+		return false;
+	relname[len - 5] = '\0';
+	return catalog_may_see(get_rel_namespace(data_oid), relname);
+}
+
+PG_FUNCTION_INFO_V1(ots_table_visible);
+
+/*
+ * ots_table_visible is ots.table_visible(schema_name, table_name), the row
+ * filter of ots.tables and ots.purge_stats: catalog_may_see by names.
+ */
+Datum
+ots_table_visible(PG_FUNCTION_ARGS)
+{
+	Oid			nsp = get_namespace_oid(NameStr(*PG_GETARG_NAME(0)), true);
+
+	PG_RETURN_BOOL(OidIsValid(nsp) && catalog_may_see(nsp, NameStr(*PG_GETARG_NAME(1))));
 }

@@ -19,6 +19,9 @@
 
 #include "postgres.h"
 
+#include "access/htup.h"
+#include "access/tupdesc.h"
+
 #include "limits.h"
 #include "value.h"
 
@@ -78,5 +81,33 @@ extern void catalog_check_table_name(const char *name, int len);
 
 /* catalog_check_column_name: the same for attribute and pk column names */
 extern void catalog_check_column_name(const char *name, int len);
+
+/*
+ * The columns of ots.tables an OtsTable is made of, in the order
+ * catalog_read_row reads them.
+ */
+#define CATALOG_ROW_COLUMNS \
+	"pk_names, pk_types, auto_increment, max_versions, time_to_live," \
+	" max_version_offset, allow_update, partitions, hash_prefix_length"
+
+/*
+ * catalog_read_row fills t (schema_name and table_name set) from a row of
+ * CATALOG_ROW_COLUMNS and catalog_check_storage finds and checks its
+ * storage in schema nsp (false when the storage or view is missing); both
+ * raise data_corrupted for anything create_table would not have made.
+ */
+extern void catalog_read_row(OtsTable *t, HeapTuple tup, TupleDesc desc);
+extern bool catalog_check_storage(OtsTable *t, Oid nsp);
+
+/* catalog_owns: does the current user own the relation (through membership too)? */
+extern bool catalog_owns(Oid relid);
+
+/*
+ * catalog_may_see: may the current user see the ots table nsp.table_name
+ * (its owner, or USAGE on nsp and some privilege on its view or storage)?
+ * catalog_may_see_storage: the same by the storage table's OID.
+ */
+extern bool catalog_may_see(Oid nsp, const char *table_name);
+extern bool catalog_may_see_storage(Oid data_oid);
 
 #endif							/* OTS_CATALOG_H */

@@ -26,6 +26,7 @@
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 
+#include "catalog.h"
 #include "guc.h"
 #include "stats.h"
 
@@ -178,7 +179,8 @@ stats_count(const OtsTable *t, int64 rows_read, int64 rows_written,
  * ots_stats_counters is ots.stats_counters(storage regclass): the table's
  * rows_read, rows_written, read_cu and write_cu in this database; zeros
  * when it has not been used since the server started, NULLs when ots is
- * not preloaded (no counters exist).
+ * not preloaded (no counters exist).  Only roles that may see the table
+ * (catalog_may_see) may read them.
  */
 Datum
 ots_stats_counters(PG_FUNCTION_ARGS)
@@ -190,6 +192,12 @@ ots_stats_counters(PG_FUNCTION_ARGS)
 
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "ots.stats_counters must return a record");
+	if (!catalog_may_see_storage(PG_GETARG_OID(0)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for the ots statistics of table %s",
+						get_rel_name(PG_GETARG_OID(0)) ? get_rel_name(PG_GETARG_OID(0)) : "?"),
+				 errdetail("Only roles that may see an ots table may read its counters.")));
 	memset(values, 0, sizeof(values));
 	memset(nulls, stats_shared == NULL, sizeof(nulls));
 	if (stats_shared != NULL)

@@ -3,6 +3,7 @@
 -- runs); test/upgrade/run.sh shows the two arrive at the same objects.
 \echo Use "ALTER EXTENSION ots UPDATE TO '0.2.0'" to load this file. \quit
 
+<<<<<<< HEAD
 -- issue 12 items 4, 11: purge works as each table's owner, whoever runs it
 -- (ots.purge_batch runs each batch as the owner in a security-restricted
 -- operation); pg_cron jobs a superuser schedules run as the table's owner
@@ -22,10 +23,67 @@ COMMENT ON FUNCTION ots.purge_unlock(bigint) IS 'releases the purge lock of a ta
 CREATE OR REPLACE FUNCTION ots.purge_start(schema_name name, table_name name, batch_size integer,
 								OUT lock_key bigint, OUT now_ms bigint, OUT started timestamptz,
 								OUT passes boolean[], OUT options_xmin text)
+=======
+-- issue 12 items 2, 9, 10, 14: ots.tables is written only through ots's
+-- functions (src/catalog_write.c), each role sees only the ots tables it may
+-- see (ots.table_visible), table views are security barriers, create_table
+-- reports a concurrent create of the same name as OTSObjectAlreadyExist
+CREATE FUNCTION ots.table_visible(schema_name name, table_name name) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ots_table_visible' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.table_visible(name, name) IS
+	'whether the current role may see an ots table: its owner, or USAGE on its schema and a privilege on its view or storage';
+
+ALTER POLICY tables_read ON ots.tables USING (ots.table_visible(schema_name, table_name));
+DROP POLICY tables_insert ON ots.tables;
+DROP POLICY tables_update ON ots.tables;
+DROP POLICY tables_delete ON ots.tables;
+REVOKE INSERT, UPDATE, DELETE ON ots.tables FROM PUBLIC;
+
+CREATE FUNCTION ots.catalog_insert(schema_name name, table_name name, pk_names text[], pk_types text[],
+								   auto_increment smallint, max_versions integer, time_to_live bigint,
+								   max_version_offset bigint, allow_update boolean, partitions integer,
+								   hash_prefix_length integer) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_insert' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_insert(name, name, text[], text[], smallint, integer, bigint, bigint, boolean, integer, integer) IS
+	'registers the ots table whose storage the caller made and owns in ots.tables (internal; create_table)';
+CREATE FUNCTION ots.catalog_update(schema_name name, table_name name, max_versions integer,
+								   time_to_live bigint, max_version_offset bigint, allow_update boolean)
+	RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_update' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_update(name, name, integer, bigint, bigint, boolean) IS
+	'changes the options of an ots table the caller owns (NULL keeps one) and makes every session reload them (internal; update_table)';
+CREATE FUNCTION ots.catalog_delete(schema_name name, table_name name) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_delete' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_delete(name, name) IS
+	'removes the metadata of an ots table the caller owns (internal; delete_table)';
+CREATE FUNCTION ots.catalog_lock_options(schema_name name, table_name name)
+	RETURNS TABLE (time_to_live bigint, max_versions integer)
+	AS 'MODULE_PATHNAME', 'ots_catalog_lock_options' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE ROWS 1;
+COMMENT ON FUNCTION ots.catalog_lock_options(name, name) IS
+	'the TTL and max_versions of an ots table the caller owns, its metadata locked FOR SHARE; no row when gone (internal; purge)';
+CREATE FUNCTION ots.catalog_clear_trimmed(schema_name name, table_name name, options_xmin text) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_clear_trimmed' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_clear_trimmed(name, name, text) IS
+	'clears trimmed_max_versions of an ots table the caller owns unless its metadata changed since options_xmin (internal; purge)';
+
+COMMENT ON FUNCTION ots.invalidate_table(regclass) IS 'makes every session reload an ots table''s metadata; its owner only (internal)';
+
+CREATE OR REPLACE FUNCTION ots.create_table_internal(
+	schema_name name,
+	table_name name,
+	primary_key text,
+	max_versions integer,
+	time_to_live bigint,
+	max_version_offset bigint,
+	allow_update boolean,
+	partitions integer,
+	hash_prefix_length integer) RETURNS void
+>>>>>>> b1_catalog
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
+<<<<<<< HEAD
 	t record;
 BEGIN
 	IF batch_size IS NULL OR batch_size < 1 THEN
@@ -68,6 +126,230 @@ CREATE FUNCTION ots.purge_batch(leaf regclass, trimming boolean, now_ms bigint, 
 	AS 'MODULE_PATHNAME', 'ots_purge_batch' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION ots.purge_batch(regclass, boolean, bigint, bigint, integer, integer, bigint, bigint) IS
 	'purges one batch of a leaf of an ots table as its owner (owner only; internal)';
+=======
+	specs text[];
+	words text[];
+	pk_name text;
+	pk_type text;
+	pk_names text[] := '{}';
+	pk_types text[] := '{}';
+	auto_col smallint;
+	storage text;
+	view_name text;
+	columns text := '';
+	key_columns text := '';
+	view_columns text := '';
+	attributes_column text := 'attributes';
+	key_space bigint;
+BEGIN
+	-- ots.resolve_name is STRICT: a NULL table name arrives as NULLs
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
+	storage := format('%I.%I', schema_name, table_name || '$data');
+	view_name := format('%I.%I', schema_name, table_name);
+	IF primary_key IS NULL OR btrim(primary_key) = '' THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'The number of primary key columns must be in range: [1, 4].');
+	END IF;
+	specs := regexp_split_to_array(btrim(primary_key), '\s*,\s*');
+	IF cardinality(specs) > 4 THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'The number of primary key columns must be in range: [1, 4].');
+	END IF;
+
+	FOR i IN 1 .. cardinality(specs) LOOP
+		words := regexp_split_to_array(btrim(specs[i]), '\s+');
+		IF cardinality(words) NOT IN (2, 3)
+		   OR (cardinality(words) = 3 AND lower(words[3]) <> 'auto_increment') THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Invalid primary key definition: ''%s''.', specs[i]),
+							  'Each primary key column is "<name> <type>" or "<name> integer auto_increment", separated by commas.');
+		END IF;
+		pk_name := words[1];
+		IF pk_name !~ '^[A-Za-z_][A-Za-z0-9_]*$' OR octet_length(pk_name) > 255 THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Invalid column name: ''%s''.', pk_name));
+		END IF;
+		IF octet_length(pk_name) > 63 THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Invalid column name: ''%s''.', pk_name),
+							  'ots primary key column names are limited to 63 bytes, as PostgreSQL column names are.');
+		END IF;
+		pk_type := CASE lower(words[2])
+			WHEN 'string' THEN 'STRING' WHEN 'text' THEN 'STRING'
+			WHEN 'integer' THEN 'INTEGER' WHEN 'int' THEN 'INTEGER' WHEN 'bigint' THEN 'INTEGER'
+			WHEN 'int8' THEN 'INTEGER'
+			WHEN 'binary' THEN 'BINARY' WHEN 'bytea' THEN 'BINARY' WHEN 'blob' THEN 'BINARY'
+			WHEN 'double' THEN 'DOUBLE' WHEN 'float8' THEN 'DOUBLE' WHEN 'float' THEN 'DOUBLE'
+			WHEN 'boolean' THEN 'BOOLEAN' WHEN 'bool' THEN 'BOOLEAN'
+			END;
+		IF pk_type IN ('DOUBLE', 'BOOLEAN') THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('%s is an invalid type for the primary key.', pk_type));
+		ELSIF pk_type IS NULL THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Invalid primary key type: ''%s''.', words[2]),
+							  'Primary key types are string, integer and binary (or text, bigint, bytea).');
+		END IF;
+		IF pk_name = ANY (pk_names) THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Duplicated primary key name: ''%s''.', pk_name));
+		END IF;
+		IF cardinality(words) = 3 THEN
+			IF pk_type <> 'INTEGER' THEN
+				PERFORM ots.raise('OTSParameterInvalid', 'AUTO_INCREMENT primary key must be integer.');
+			END IF;
+			IF auto_col IS NOT NULL THEN
+				PERFORM ots.raise('OTSParameterInvalid', 'AUTO_INCREMENT primary key count must <= 1.');
+			END IF;
+			IF i = 1 THEN
+				PERFORM ots.raise('OTSParameterInvalid',
+								  format('First primary key can''t be auto increment, table: %s.', table_name));
+			END IF;
+			auto_col := i;
+		END IF;
+		pk_names := pk_names || pk_name;
+		pk_types := pk_types || pk_type;
+		columns := columns || format('%I %s NOT NULL, ', pk_name,
+			CASE pk_type WHEN 'STRING' THEN 'pg_catalog.text COLLATE "C"'
+						 WHEN 'INTEGER' THEN 'pg_catalog.int8' ELSE 'pg_catalog.bytea' END);
+		key_columns := key_columns || CASE WHEN i > 1 THEN ', ' ELSE '' END || format('%I', pk_name);
+		view_columns := view_columns || format('d.%I, ', pk_name);
+	END LOOP;
+
+	PERFORM ots.check_table_options(max_versions, time_to_live, max_version_offset);
+	IF max_versions IS NULL OR time_to_live IS NULL OR max_version_offset IS NULL OR allow_update IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Table options must not be NULL.',
+						  'Omit an option to get its default.');
+	END IF;
+	IF hash_prefix_length IS NULL OR hash_prefix_length < 0 OR hash_prefix_length > 8 THEN
+		PERFORM ots.raise('OTSParameterInvalid', format('Invalid hash prefix length: %s.', coalesce(hash_prefix_length::text, 'NULL')),
+						  'hash_prefix_length is 0 (no prefix) or a number of hex digits from 1 to 8.');
+	END IF;
+	key_space := CASE WHEN hash_prefix_length > 0 THEN 16::bigint ^ hash_prefix_length END;
+	IF partitions IS NULL OR partitions < 1 OR partitions > 1024
+	   OR (key_space IS NOT NULL AND partitions > key_space) THEN
+		PERFORM ots.raise('OTSParameterInvalid', format('Invalid number of partitions: %s.', coalesce(partitions::text, 'NULL')),
+						  'partitions is from 1 to 1024, and at most 16^hash_prefix_length.');
+	END IF;
+
+	IF EXISTS (SELECT 1 FROM ots.tables t
+				WHERE t.schema_name = create_table_internal.schema_name
+				  AND t.table_name = create_table_internal.table_name)
+	   OR to_regclass(view_name) IS NOT NULL OR to_regclass(storage) IS NOT NULL THEN
+		PERFORM ots.raise('OTSObjectAlreadyExist', 'Requested table already exists.',
+						  format('A relation named %s already exists.', view_name));
+	END IF;
+
+	IF hash_prefix_length > 0 THEN
+		columns := '"$hash" pg_catalog.int8 NOT NULL, ' || columns;
+		key_columns := '"$hash", ' || key_columns;
+	END IF;
+	-- lz4: a read of the latest versions decompresses the whole (large) row, several times faster than pglz
+	BEGIN
+		EXECUTE format('CREATE TABLE %s (%s"$cells" ots.cells COMPRESSION lz4 NOT NULL, "$oldest_ts" pg_catalog.int8 NOT NULL,'
+					   ' PRIMARY KEY (%s)) PARTITION BY %s',
+					   storage, columns, key_columns,
+					   CASE WHEN hash_prefix_length > 0 THEN 'RANGE ("$hash")'
+							ELSE format('HASH (%I)', pk_names[1]) END);
+	EXCEPTION WHEN unique_violation THEN
+		-- a concurrent create_table of this name committed while this one waited
+		PERFORM ots.raise('OTSObjectAlreadyExist', 'Requested table already exists.',
+						  format('A relation named %s already exists.', view_name));
+	END;
+	FOR i IN 0 .. partitions - 1 LOOP
+		EXECUTE format('CREATE TABLE %I.%I PARTITION OF %s FOR VALUES %s WITH (fillfactor = 90)',
+					   schema_name, table_name || '$p' || i, storage,
+					   CASE WHEN hash_prefix_length > 0
+							THEN format('FROM (%s) TO (%s)', key_space * i / partitions,
+										key_space * (i + 1) / partitions)
+							ELSE format('WITH (MODULUS %s, REMAINDER %s)', partitions, i) END);
+	END LOOP;
+	IF auto_col IS NOT NULL THEN
+		EXECUTE format('CREATE SEQUENCE %I.%I', schema_name, table_name || '$seq');
+	END IF;
+
+	IF 'attributes' = ANY (pk_names) THEN
+		attributes_column := '$attributes';
+	END IF;
+	-- a security barrier: a caller's leaky function never sees rows the view hides
+	EXECUTE format('CREATE VIEW %s WITH (security_barrier) AS SELECT %sots.row_attributes(d."$cells", %L::pg_catalog.regclass) AS %I'
+				   ' FROM %s d WHERE ots.row_exists(d."$cells", %L::pg_catalog.regclass)',
+				   view_name, view_columns, storage, attributes_column, storage, storage);
+	-- the view is read-only: plain DML would bypass ots's rules (limits, hash prefix, cells)
+	EXECUTE format('CREATE TRIGGER "ots_read_only" INSTEAD OF INSERT OR UPDATE OR DELETE ON %s'
+				   ' FOR EACH ROW EXECUTE FUNCTION ots.view_write_rejected()', view_name);
+	EXECUTE format('COMMENT ON VIEW %s IS %L', view_name,
+				   'ots table: live rows (TTL and max_versions applied), primary key columns and latest attributes');
+	EXECUTE format('COMMENT ON TABLE %s IS %L', storage,
+				   format('storage of ots table %s; write through the ots.* functions', view_name));
+
+	PERFORM ots.catalog_insert(create_table_internal.schema_name, create_table_internal.table_name, pk_names,
+							   pk_types, auto_col, max_versions, time_to_live, max_version_offset,
+							   allow_update, partitions, hash_prefix_length);
+	-- expiry hook (50_expiry.sql): "$oldest_ts" index and purge job when there is a TTL
+	PERFORM ots.expiry_sync(create_table_internal.schema_name, create_table_internal.table_name, true);
+END
+$$;
+
+CREATE OR REPLACE FUNCTION ots.update_table_internal(
+	schema_name name,
+	table_name name,
+	max_versions integer,
+	time_to_live bigint,
+	max_version_offset bigint,
+	allow_update boolean) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
+	IF max_versions IS NULL AND time_to_live IS NULL AND max_version_offset IS NULL
+	   AND allow_update IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'No parameter is specified in table options.');
+	END IF;
+	PERFORM ots.check_table_options(max_versions, time_to_live, max_version_offset);
+	-- owner only; also remembers a lowered max_versions until purged (ots.trimmed_after_update)
+	PERFORM ots.catalog_update(update_table_internal.schema_name, update_table_internal.table_name,
+							   max_versions, time_to_live, max_version_offset, allow_update);
+	-- expiry hook (50_expiry.sql): index and purge job follow the new options
+	PERFORM ots.expiry_sync(update_table_internal.schema_name, update_table_internal.table_name,
+							time_to_live IS NOT NULL OR max_versions IS NOT NULL);
+END
+$$;
+
+CREATE OR REPLACE FUNCTION ots.delete_table_internal(schema_name name, table_name name) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
+	-- expiry hook (50_expiry.sql): purge job, purge and activity counters go first
+	PERFORM ots.expiry_forget(delete_table_internal.schema_name, delete_table_internal.table_name);
+	EXECUTE format('DROP VIEW %I.%I', schema_name, table_name);
+	-- while the storage still shows who owns the table
+	PERFORM ots.catalog_delete(delete_table_internal.schema_name, delete_table_internal.table_name);
+	EXECUTE format('DROP TABLE %I.%I', schema_name, table_name || '$data');
+	IF to_regclass(format('%I.%I', schema_name, table_name || '$seq')) IS NOT NULL THEN
+		EXECUTE format('DROP SEQUENCE %I.%I', schema_name, table_name || '$seq');
+	END IF;
+END
+$$;
+
+COMMENT ON FUNCTION ots.list_table() IS 'every ots table of the database the caller may see (ots.table_visible)';
+
+-- views of existing tables become security barriers, as create_table makes them
+DO $$
+DECLARE
+	t record;
+BEGIN
+	FOR t IN SELECT o.schema_name, o.table_name FROM ots.tables o
+			  WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_class c
+							  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+							 WHERE n.nspname = o.schema_name AND c.relname = o.table_name
+							   AND c.relkind = 'v') LOOP
+		EXECUTE format('ALTER VIEW %I.%I SET (security_barrier)', t.schema_name, t.table_name);
+	END LOOP;
+END
+$$;
+>>>>>>> b1_catalog
 
 CREATE OR REPLACE FUNCTION ots.purge_step(schema_name name, table_name name, leaf text, trimming boolean,
 							   now_ms bigint, batch_size integer, from_block bigint, end_block bigint,
@@ -81,6 +363,14 @@ CREATE OR REPLACE FUNCTION ots.purge_step(schema_name name, table_name name, lea
 DECLARE
 	o record;
 	res record;
+<<<<<<< HEAD
+=======
+	candidates text;
+	delete_if text;
+	update_if text;
+	options text;
+	exists_args text;
+>>>>>>> b1_catalog
 	blocks bigint;
 BEGIN
 	done := true;
@@ -88,17 +378,38 @@ BEGIN
 	-- bring back rows reads do not see, which the next purge removes again
 	PERFORM set_config('synchronous_commit', 'off', true);
 	-- hold the options until this batch commits: update_table waits for it
+<<<<<<< HEAD
 	SELECT t.time_to_live, t.max_versions INTO o FROM ots.tables t
 	 WHERE t.schema_name = purge_step.schema_name AND t.table_name = purge_step.table_name
 	   FOR SHARE;
 	IF NOT FOUND THEN
 		RETURN;					-- the table was deleted meanwhile
 	END IF;
+=======
+	SELECT t.time_to_live, t.max_versions INTO o
+	  FROM ots.catalog_lock_options(purge_step.schema_name, purge_step.table_name) t;
+	IF NOT FOUND THEN
+		RETURN;					-- the table was deleted meanwhile
+	END IF;
+	options := format('%s, %s, %s', o.time_to_live, o.max_versions, now_ms);
+	exists_args := format('%s, %s', o.time_to_live, now_ms);
+>>>>>>> b1_catalog
 
 	IF NOT trimming THEN
 		IF o.time_to_live = -1 THEN
 			RETURN;				-- TTL removed meanwhile
 		END IF;
+<<<<<<< HEAD
+=======
+		-- a cell is expired when now_ms - ts >= ttl * 1000
+		candidates := format('SELECT ctid, ots.cells_count("$cells") AS n FROM %s'
+							 ' WHERE "$oldest_ts" <= %s ORDER BY "$oldest_ts" LIMIT %s',
+							 leaf, now_ms - o.time_to_live * 1000, batch_size);
+		delete_if := format('l."$oldest_ts" <= %s AND NOT ots.cells_row_exists(l."$cells", %s)',
+							now_ms - o.time_to_live * 1000, exists_args);
+		update_if := format('l."$oldest_ts" <= %s AND ots.cells_row_exists(l."$cells", %s)',
+							now_ms - o.time_to_live * 1000, exists_args);
+>>>>>>> b1_catalog
 	ELSE
 		-- walk the blocks the leaf had when the pass began; rows written
 		-- since are trimmed by their writers
@@ -113,6 +424,7 @@ BEGIN
 		  INTO blocks
 		  FROM pg_class c WHERE c.oid = leaf::regclass;
 		next_block := from_block + blocks;
+<<<<<<< HEAD
 	END IF;
 
 	-- the leaf's own statement, as the table's owner: the table's code
@@ -120,6 +432,32 @@ BEGIN
 	SELECT * INTO res
 	  FROM ots.purge_batch(leaf::regclass, trimming, now_ms, o.time_to_live, o.max_versions, batch_size,
 						   from_block, next_block);
+=======
+		candidates := format('SELECT ctid, ots.cells_count("$cells") AS n FROM %s'
+							 ' WHERE ctid >= ''(%s,0)''::tid AND ctid < ''(%s,0)''::tid'
+							 ' AND ots.cells_purgeable("$cells", %s)',
+							 leaf, from_block, next_block, options);
+		delete_if := format('NOT ots.cells_row_exists(l."$cells", %s)', exists_args);
+		update_if := format('ots.cells_row_exists(l."$cells", %s) AND ots.cells_purgeable(l."$cells", %s)',
+							exists_args, options);
+	END IF;
+
+	-- WHERE and SET read l, the row being changed; a row changed since c
+	-- chose it fails the TID recheck and is left for the next batch
+	EXECUTE format('WITH c AS MATERIALIZED (%1$s),'
+				   ' d AS (DELETE FROM %2$s l USING c WHERE l.ctid = c.ctid AND %3$s'
+				   '       RETURNING ots.cells_count(l."$cells") AS n),'
+				   ' u AS (UPDATE %2$s l SET "$cells" = ots.purge_cells(l."$cells", %5$s),'
+				   '              "$oldest_ts" = ots.purge_oldest_ts(l."$cells", %5$s)'
+				   '         FROM c WHERE l.ctid = c.ctid AND %4$s'
+				   '       RETURNING c.n - ots.cells_count(l."$cells") AS n)'
+				   ' SELECT (SELECT count(*) FROM c) AS candidates,'
+				   '        (SELECT count(*) FROM d) AS rows_deleted,'
+				   '        (SELECT count(*) FROM u) AS rows_rewritten,'
+				   '        (SELECT coalesce(sum(n), 0) FROM d) + (SELECT coalesce(sum(n), 0) FROM u) AS cells',
+				   candidates, leaf, delete_if, update_if, options)
+	   INTO res;
+>>>>>>> b1_catalog
 
 	IF res.rows_deleted + res.rows_rewritten > 0 THEN
 		INSERT INTO ots.purge_stats AS p (schema_name, table_name, cells_purged, rows_purged)
@@ -143,6 +481,7 @@ BEGIN
 	END IF;
 END
 $$;
+<<<<<<< HEAD
 COMMENT ON FUNCTION ots.purge_step(name, name, text, boolean, bigint, integer, bigint, bigint) IS
 	'purges one batch of one leaf of an ots table (internal; ots.purge commits after each)';
 
@@ -221,3 +560,59 @@ COMMENT ON FUNCTION ots.expiry_sync(name, name, boolean) IS
 -- errors, a PL/pgSQL EXCEPTION block) cannot run in parallel mode
 ALTER FUNCTION ots.batch_get_row(jsonb) PARALLEL UNSAFE;
 ALTER FUNCTION ots.cron_ready(boolean) PARALLEL UNSAFE;
+=======
+
+CREATE OR REPLACE FUNCTION ots.purge_finish(schema_name name, table_name name, lock_key bigint,
+								 started timestamptz, trimmed boolean, options_xmin text)
+	RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	INSERT INTO ots.purge_stats AS p (schema_name, table_name, purges, last_purge, last_purge_duration)
+	VALUES (purge_finish.schema_name, purge_finish.table_name, 1, started, clock_timestamp() - started)
+	ON CONFLICT ON CONSTRAINT purge_stats_pkey DO UPDATE
+	   SET purges = p.purges + 1,
+		   last_purge = excluded.last_purge,
+		   last_purge_duration = excluded.last_purge_duration;
+	-- the trim pass used the options of its start only if no update_table
+	-- touched the row since (xmin unchanged)
+	IF trimmed THEN
+		PERFORM ots.catalog_clear_trimmed(purge_finish.schema_name, purge_finish.table_name, options_xmin);
+	END IF;
+	IF NOT ots.expiry_needed(schema_name, table_name) THEN
+		PERFORM ots.unschedule_purge(schema_name, table_name);
+	END IF;
+	PERFORM ots.purge_unlock(lock_key);
+END
+$$;
+
+ALTER POLICY purge_stats_read ON ots.purge_stats USING (ots.table_visible(schema_name, table_name));
+
+-- rows as the reader may see them (ots.table_visible, through RLS)
+CREATE OR REPLACE VIEW ots.stats WITH (security_invoker) AS
+SELECT t.schema_name,
+	   t.table_name,
+	   l.live_rows,
+	   s.rows_read,
+	   s.rows_written,
+	   s.read_cu,
+	   s.write_cu,
+	   coalesce(p.cells_purged, 0) AS cells_purged,
+	   coalesce(p.rows_purged, 0) AS rows_purged,
+	   p.last_purge,
+	   p.last_purge_duration
+  FROM ots.tables t
+  CROSS JOIN LATERAL (SELECT (SELECT c.oid FROM pg_catalog.pg_class c
+								JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+							   WHERE n.nspname OPERATOR(pg_catalog.=) t.schema_name
+								 AND c.relname OPERATOR(pg_catalog.=) (t.table_name OPERATOR(pg_catalog.||) '$data')
+							 )::pg_catalog.regclass AS storage) d
+  LEFT JOIN LATERAL ots.stats_counters(d.storage) s ON true
+  LEFT JOIN LATERAL (SELECT pg_catalog.sum(c.reltuples) FILTER (WHERE c.reltuples OPERATOR(pg_catalog.>=) 0)::bigint AS live_rows
+					   FROM pg_catalog.pg_inherits i
+					   JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) i.inhrelid
+					  WHERE i.inhparent OPERATOR(pg_catalog.=) d.storage) l ON true
+  LEFT JOIN ots.purge_stats p
+	ON p.schema_name OPERATOR(pg_catalog.=) t.schema_name AND p.table_name OPERATOR(pg_catalog.=) t.table_name;
+>>>>>>> b1_catalog

@@ -33,17 +33,47 @@ CREATE FUNCTION ots.owns_table(schema_name name, table_name name) RETURNS boolea
 $$;
 COMMENT ON FUNCTION ots.owns_table(name, name) IS 'whether the current role owns (or is a member of the owner of) an ots table';
 
--- everyone may read metadata; only a table's owner may change its row
+CREATE FUNCTION ots.table_visible(schema_name name, table_name name) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ots_table_visible' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.table_visible(name, name) IS
+	'whether the current role may see an ots table: its owner, or USAGE on its schema and a privilege on its view or storage';
+
+-- each role reads the rows of the tables it may see; only the functions
+-- below write, as the owner of ots.tables (src/catalog_write.c)
 ALTER TABLE ots.tables ENABLE ROW LEVEL SECURITY;
-CREATE POLICY tables_read ON ots.tables FOR SELECT USING (true);
-CREATE POLICY tables_insert ON ots.tables FOR INSERT WITH CHECK (ots.owns_table(schema_name, table_name));
-CREATE POLICY tables_update ON ots.tables FOR UPDATE USING (ots.owns_table(schema_name, table_name));
-CREATE POLICY tables_delete ON ots.tables FOR DELETE USING (ots.owns_table(schema_name, table_name));
-GRANT SELECT, INSERT, UPDATE, DELETE ON ots.tables TO PUBLIC;
+CREATE POLICY tables_read ON ots.tables FOR SELECT USING (ots.table_visible(schema_name, table_name));
+GRANT SELECT ON ots.tables TO PUBLIC;
+
+CREATE FUNCTION ots.catalog_insert(schema_name name, table_name name, pk_names text[], pk_types text[],
+								   auto_increment smallint, max_versions integer, time_to_live bigint,
+								   max_version_offset bigint, allow_update boolean, partitions integer,
+								   hash_prefix_length integer) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_insert' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_insert(name, name, text[], text[], smallint, integer, bigint, bigint, boolean, integer, integer) IS
+	'registers the ots table whose storage the caller made and owns in ots.tables (internal; create_table)';
+CREATE FUNCTION ots.catalog_update(schema_name name, table_name name, max_versions integer,
+								   time_to_live bigint, max_version_offset bigint, allow_update boolean)
+	RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_update' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_update(name, name, integer, bigint, bigint, boolean) IS
+	'changes the options of an ots table the caller owns (NULL keeps one) and makes every session reload them (internal; update_table)';
+CREATE FUNCTION ots.catalog_delete(schema_name name, table_name name) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_delete' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_delete(name, name) IS
+	'removes the metadata of an ots table the caller owns (internal; delete_table)';
+CREATE FUNCTION ots.catalog_lock_options(schema_name name, table_name name)
+	RETURNS TABLE (time_to_live bigint, max_versions integer)
+	AS 'MODULE_PATHNAME', 'ots_catalog_lock_options' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE ROWS 1;
+COMMENT ON FUNCTION ots.catalog_lock_options(name, name) IS
+	'the TTL and max_versions of an ots table the caller owns, its metadata locked FOR SHARE; no row when gone (internal; purge)';
+CREATE FUNCTION ots.catalog_clear_trimmed(schema_name name, table_name name, options_xmin text) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_clear_trimmed' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_clear_trimmed(name, name, text) IS
+	'clears trimmed_max_versions of an ots table the caller owns unless its metadata changed since options_xmin (internal; purge)';
 
 CREATE FUNCTION ots.invalidate_table(storage regclass) RETURNS void
 	AS 'MODULE_PATHNAME', 'ots_invalidate_table' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
-COMMENT ON FUNCTION ots.invalidate_table(regclass) IS 'makes every session reload an ots table''s metadata (internal)';
+COMMENT ON FUNCTION ots.invalidate_table(regclass) IS 'makes every session reload an ots table''s metadata; its owner only (internal)';
 
 CREATE FUNCTION ots.error_code(sqlstate text) RETURNS text
 	AS 'MODULE_PATHNAME', 'ots_error_code' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

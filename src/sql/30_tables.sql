@@ -205,11 +205,17 @@ BEGIN
 		key_columns := '"$hash", ' || key_columns;
 	END IF;
 	-- lz4: a read of the latest versions decompresses the whole (large) row, several times faster than pglz
-	EXECUTE format('CREATE TABLE %s (%s"$cells" ots.cells COMPRESSION lz4 NOT NULL, "$oldest_ts" pg_catalog.int8 NOT NULL,'
-				   ' PRIMARY KEY (%s)) PARTITION BY %s',
-				   storage, columns, key_columns,
-				   CASE WHEN hash_prefix_length > 0 THEN 'RANGE ("$hash")'
-						ELSE format('HASH (%I)', pk_names[1]) END);
+	BEGIN
+		EXECUTE format('CREATE TABLE %s (%s"$cells" ots.cells COMPRESSION lz4 NOT NULL, "$oldest_ts" pg_catalog.int8 NOT NULL,'
+					   ' PRIMARY KEY (%s)) PARTITION BY %s',
+					   storage, columns, key_columns,
+					   CASE WHEN hash_prefix_length > 0 THEN 'RANGE ("$hash")'
+							ELSE format('HASH (%I)', pk_names[1]) END);
+	EXCEPTION WHEN unique_violation THEN
+		-- a concurrent create_table of this name committed while this one waited
+		PERFORM ots.raise('OTSObjectAlreadyExist', 'Requested table already exists.',
+						  format('A relation named %s already exists.', view_name));
+	END;
 	FOR i IN 0 .. partitions - 1 LOOP
 		EXECUTE format('CREATE TABLE %I.%I PARTITION OF %s FOR VALUES %s WITH (fillfactor = 90)',
 					   schema_name, table_name || '$p' || i, storage,
@@ -225,7 +231,8 @@ BEGIN
 	IF 'attributes' = ANY (pk_names) THEN
 		attributes_column := '$attributes';
 	END IF;
-	EXECUTE format('CREATE VIEW %s AS SELECT %sots.row_attributes(d."$cells", %L::pg_catalog.regclass) AS %I'
+	-- a security barrier: a caller's leaky function never sees rows the view hides
+	EXECUTE format('CREATE VIEW %s WITH (security_barrier) AS SELECT %sots.row_attributes(d."$cells", %L::pg_catalog.regclass) AS %I'
 				   ' FROM %s d WHERE ots.row_exists(d."$cells", %L::pg_catalog.regclass)',
 				   view_name, view_columns, storage, attributes_column, storage, storage);
 	-- the view is read-only: plain DML would bypass ots's rules (limits, hash prefix, cells)
@@ -236,11 +243,9 @@ BEGIN
 	EXECUTE format('COMMENT ON TABLE %s IS %L', storage,
 				   format('storage of ots table %s; write through the ots.* functions', view_name));
 
-	INSERT INTO ots.tables (schema_name, table_name, pk_names, pk_types, auto_increment, max_versions,
-							time_to_live, max_version_offset, allow_update, partitions, hash_prefix_length)
-	VALUES (create_table_internal.schema_name, create_table_internal.table_name, pk_names, pk_types,
-			auto_col, max_versions, time_to_live, max_version_offset, allow_update, partitions,
-			hash_prefix_length);
+	PERFORM ots.catalog_insert(create_table_internal.schema_name, create_table_internal.table_name, pk_names,
+							   pk_types, auto_col, max_versions, time_to_live, max_version_offset,
+							   allow_update, partitions, hash_prefix_length);
 	-- expiry hook (50_expiry.sql): "$oldest_ts" index and purge job when there is a TTL
 	PERFORM ots.expiry_sync(create_table_internal.schema_name, create_table_internal.table_name, true);
 END
@@ -286,21 +291,9 @@ BEGIN
 		PERFORM ots.raise('OTSParameterInvalid', 'No parameter is specified in table options.');
 	END IF;
 	PERFORM ots.check_table_options(max_versions, time_to_live, max_version_offset);
-	UPDATE ots.tables t
-	   SET max_versions = coalesce(update_table_internal.max_versions, t.max_versions),
-		   time_to_live = coalesce(update_table_internal.time_to_live, t.time_to_live),
-		   max_version_offset = coalesce(update_table_internal.max_version_offset, t.max_version_offset),
-		   allow_update = coalesce(update_table_internal.allow_update, t.allow_update),
-		   -- expiry hook (50_expiry.sql): remember a lowered max_versions until purged
-		   trimmed_max_versions = ots.trimmed_after_update(t.trimmed_max_versions, t.max_versions,
-														   update_table_internal.max_versions)
-	 WHERE t.schema_name = update_table_internal.schema_name
-	   AND t.table_name = update_table_internal.table_name;
-	IF NOT FOUND THEN
-		RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
-			MESSAGE = format('must be owner of ots table %I.%I', schema_name, table_name);
-	END IF;
-	PERFORM ots.invalidate_table(format('%I.%I', schema_name, table_name || '$data')::regclass);
+	-- owner only; also remembers a lowered max_versions until purged (ots.trimmed_after_update)
+	PERFORM ots.catalog_update(update_table_internal.schema_name, update_table_internal.table_name,
+							   max_versions, time_to_live, max_version_offset, allow_update);
 	-- expiry hook (50_expiry.sql): index and purge job follow the new options
 	PERFORM ots.expiry_sync(update_table_internal.schema_name, update_table_internal.table_name,
 							time_to_live IS NOT NULL OR max_versions IS NOT NULL);
@@ -369,7 +362,7 @@ CREATE FUNCTION ots.list_table() RETURNS TABLE (schema_name name, table_name nam
 	SELECT t.schema_name, t.table_name FROM ots.tables t
 	 ORDER BY t.schema_name COLLATE "C", t.table_name COLLATE "C"
 $$;
-COMMENT ON FUNCTION ots.list_table() IS 'every ots table of the database';
+COMMENT ON FUNCTION ots.list_table() IS 'every ots table of the database the caller may see (ots.table_visible)';
 
 CREATE FUNCTION ots.delete_table_internal(schema_name name, table_name name) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -382,13 +375,12 @@ BEGIN
 	-- expiry hook (50_expiry.sql): purge job, purge and activity counters go first
 	PERFORM ots.expiry_forget(delete_table_internal.schema_name, delete_table_internal.table_name);
 	EXECUTE format('DROP VIEW %I.%I', schema_name, table_name);
+	-- while the storage still shows who owns the table
+	PERFORM ots.catalog_delete(delete_table_internal.schema_name, delete_table_internal.table_name);
 	EXECUTE format('DROP TABLE %I.%I', schema_name, table_name || '$data');
 	IF to_regclass(format('%I.%I', schema_name, table_name || '$seq')) IS NOT NULL THEN
 		EXECUTE format('DROP SEQUENCE %I.%I', schema_name, table_name || '$seq');
 	END IF;
-	DELETE FROM ots.tables t
-	 WHERE t.schema_name = delete_table_internal.schema_name
-	   AND t.table_name = delete_table_internal.table_name;
 END
 $$;
 COMMENT ON FUNCTION ots.delete_table_internal(name, name) IS 'drops a resolved ots table (internal)';

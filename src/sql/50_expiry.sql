@@ -91,7 +91,7 @@ CREATE TABLE ots.purge_stats (
 COMMENT ON TABLE ots.purge_stats IS 'cells and rows removed by ots.purge, and its last run, per ots table';
 SELECT pg_catalog.pg_extension_config_dump('ots.purge_stats', '');
 ALTER TABLE ots.purge_stats ENABLE ROW LEVEL SECURITY;
-CREATE POLICY purge_stats_read ON ots.purge_stats FOR SELECT USING (true);
+CREATE POLICY purge_stats_read ON ots.purge_stats FOR SELECT USING (ots.table_visible(schema_name, table_name));
 CREATE POLICY purge_stats_insert ON ots.purge_stats FOR INSERT
 	WITH CHECK (ots.owns_table(schema_name, table_name));
 CREATE POLICY purge_stats_update ON ots.purge_stats FOR UPDATE
@@ -456,9 +456,8 @@ BEGIN
 	-- bring back rows reads do not see, which the next purge removes again
 	PERFORM set_config('synchronous_commit', 'off', true);
 	-- hold the options until this batch commits: update_table waits for it
-	SELECT t.time_to_live, t.max_versions INTO o FROM ots.tables t
-	 WHERE t.schema_name = purge_step.schema_name AND t.table_name = purge_step.table_name
-	   FOR SHARE;
+	SELECT t.time_to_live, t.max_versions INTO o
+	  FROM ots.catalog_lock_options(purge_step.schema_name, purge_step.table_name) t;
 	IF NOT FOUND THEN
 		RETURN;					-- the table was deleted meanwhile
 	END IF;
@@ -531,9 +530,7 @@ BEGIN
 	-- the trim pass used the options of its start only if no update_table
 	-- touched the row since (xmin unchanged)
 	IF trimmed THEN
-		UPDATE ots.tables t SET trimmed_max_versions = NULL
-		 WHERE t.schema_name = purge_finish.schema_name AND t.table_name = purge_finish.table_name
-		   AND t.xmin::text = options_xmin;
+		PERFORM ots.catalog_clear_trimmed(purge_finish.schema_name, purge_finish.table_name, options_xmin);
 	END IF;
 	IF NOT ots.expiry_needed(schema_name, table_name) THEN
 		PERFORM ots.unschedule_purge(schema_name, table_name);
@@ -663,7 +660,8 @@ END;
 COMMENT ON FUNCTION ots.stats_reset(text) IS
 	'zeroes the ots.stats counters (activity and purge) of one ots table, or of all the caller owns';
 
-CREATE VIEW ots.stats AS
+-- rows as the reader may see them (ots.table_visible, through RLS)
+CREATE VIEW ots.stats WITH (security_invoker) AS
 SELECT t.schema_name,
 	   t.table_name,
 	   l.live_rows,
@@ -676,8 +674,11 @@ SELECT t.schema_name,
 	   p.last_purge,
 	   p.last_purge_duration
   FROM ots.tables t
-  CROSS JOIN LATERAL (SELECT pg_catalog.to_regclass(pg_catalog.format('%I.%I', t.schema_name,
-						   t.table_name OPERATOR(pg_catalog.||) '$data')) AS storage) d
+  CROSS JOIN LATERAL (SELECT (SELECT c.oid FROM pg_catalog.pg_class c
+								JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+							   WHERE n.nspname OPERATOR(pg_catalog.=) t.schema_name
+								 AND c.relname OPERATOR(pg_catalog.=) (t.table_name OPERATOR(pg_catalog.||) '$data')
+							 )::pg_catalog.regclass AS storage) d
   LEFT JOIN LATERAL ots.stats_counters(d.storage) s ON true
   LEFT JOIN LATERAL (SELECT pg_catalog.sum(c.reltuples) FILTER (WHERE c.reltuples OPERATOR(pg_catalog.>=) 0)::bigint AS live_rows
 					   FROM pg_catalog.pg_inherits i
