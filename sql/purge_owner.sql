@@ -80,9 +80,10 @@ SELECT ots.update_table('po.t', time_to_live => 7200);
 SELECT jobname, username FROM cron.job WHERE jobname LIKE 'ots.purge po.%' ORDER BY jobname;
 RESET ots.purge_schedule;
 
--- the purge lock: only the table's owner may take it
+-- the purge lock: only the table's owner may take it (nor run a batch)
 SET ROLE regress_ots_po_other;
 SELECT ots.purge_lock('po', 't');
+SELECT ots.purge_batch('po."t$p0"', false, 0, 3600, 1, 10, 0, 0);
 SELECT ots.purge_unlock(0);
 RESET ROLE;
 SET ROLE regress_ots_po_tenant;
