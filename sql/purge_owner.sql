@@ -81,9 +81,10 @@ SELECT jobname, username FROM cron.job WHERE jobname LIKE 'ots.purge po.%' ORDER
 RESET ots.purge_schedule;
 
 -- the purge lock: only the table's owner may take it (nor run a batch)
+SELECT 'po."t$p0"'::regclass::oid AS po_leaf \gset
 SET ROLE regress_ots_po_other;
 SELECT ots.purge_lock('po', 't');
-SELECT ots.purge_batch('po."t$p0"', false, 0, 3600, 1, 10, 0, 0);
+SELECT ots.purge_batch(:po_leaf::oid::regclass, false, 0, 3600, 1, 10, 0, 0);
 SELECT ots.purge_unlock(0);
 RESET ROLE;
 SET ROLE regress_ots_po_tenant;
