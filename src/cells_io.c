@@ -4,7 +4,8 @@
  *	  {"row_ts": <ms>, "cells": {"<column>": [{"ts": <ms>, "value": <v>}, ...]}}
  *
  * pg_dump writes ots storage rows in this form, so output and input
- * round-trip every value exactly.
+ * round-trip every value exactly, and input accepts every row ots can
+ * store (DESIGN.md §9).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -30,7 +31,12 @@ cells_io_malformed(const char *detail)
 			 errdetail("%s", detail)));
 }
 
-/* ots_cells_in parses the text form, validating every cell */
+/*
+ * ots_cells_in parses the text form, validating every cell against the
+ * format (names, types, timestamps in range, no two cells of a column with
+ * one timestamp) but not against the limits of a write request: every row
+ * ots stores, whatever it grew to, reads back.
+ */
 Datum
 ots_cells_in(PG_FUNCTION_ARGS)
 {
@@ -48,7 +54,7 @@ ots_cells_in(PG_FUNCTION_ARGS)
 		cells_io_malformed("The value must be {\"row_ts\": <ms>, \"cells\": {...}}.");
 
 	b = cells_builder_create(codec_parse_timestamp(&row_ts));
-	in = codec_parse_attributes(JsonbValueToJsonb(&cells), &n);
+	in = codec_parse_stored_attributes(JsonbValueToJsonb(&cells), &n);
 	for (int i = 0; i < n; i++)
 	{
 		if (!in[i].has_ts)

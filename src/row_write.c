@@ -64,11 +64,13 @@ typedef struct RowUpdate
 	int			nputs;
 	VersionDelete *deletes;
 	int			ndeletes;
-	char	  **delete_all;
+	const char **delete_all;
 	int			ndelete_all;
 	CellInput  *increments;		/* value holds the Integer delta */
 	int			nincrements;
-	ArrayType  *return_columns;
+	const char **return_columns;
+	int			nreturn_columns;
+	bool		has_return_columns; /* false: every incremented column */
 } RowUpdate;
 
 PG_FUNCTION_INFO_V1(ots_put_row);
@@ -226,12 +228,24 @@ row_write_give_up(void)
 	ots_error(ROW_OPERATION_CONFLICT, "Data is being modified by the other request.");
 }
 
+/*
+ * row_write_after is the millisecond after ts, a stamp the server computes
+ * rather than the request gives; past the last valid millisecond the write
+ * fails with Tablestore's timestamp error instead of storing it.
+ */
+static int64
+row_write_after(int64 ts)
+{
+	codec_check_timestamp(ts + 1);
+	return ts + 1;
+}
+
 /* row_write_stamp: a server timestamp later than every earlier server stamp of the row */
 static int64
 row_write_stamp(const RowWrite *w, const CellsReader *old)
 {
 	if (old != NULL && old->row_ts >= w->now_ms)
-		return old->row_ts + 1;
+		return row_write_after(old->row_ts);
 	return w->now_ms;
 }
 
@@ -393,21 +407,7 @@ row_update_parse(RowUpdate *u, FunctionCallInfo fcinfo)
 	}
 
 	if (delete_all != NULL)
-	{
-		Datum	   *elems;
-		bool	   *nulls;
-
-		deconstruct_array(delete_all, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls,
-						  &u->ndelete_all);
-		u->delete_all = palloc(sizeof(char *) * Max(u->ndelete_all, 1));
-		for (int i = 0; i < u->ndelete_all; i++)
-		{
-			if (nulls[i])
-				ots_error(PARAMETER_INVALID, "Invalid column name: ''.");
-			u->delete_all[i] = TextDatumGetCString(elems[i]);
-			catalog_check_column_name(u->delete_all[i], strlen(u->delete_all[i]));
-		}
-	}
+		u->delete_all = request_column_names(delete_all, "delete_all", &u->ndelete_all);
 
 	if (increments != NULL)
 	{
@@ -428,7 +428,12 @@ row_update_parse(RowUpdate *u, FunctionCallInfo fcinfo)
 		ots_error(PARAMETER_INVALID,
 				  "The number of attribute columns exceeds the limit, limit count: %d, column count: %d.",
 				  OTS_MAX_COLUMNS_PER_WRITE, total);
-	u->return_columns = request_array_arg(9);
+	if (!PG_ARGISNULL(9))
+	{
+		u->return_columns = request_column_names(PG_GETARG_ARRAYTYPE_P(9), "return_columns",
+												 &u->nreturn_columns);
+		u->has_return_columns = true;
+	}
 }
 
 static bool
@@ -465,13 +470,8 @@ row_update_deletes_version(const RowUpdate *u, const char *name, uint32 len, int
 static void
 row_update_check_return_columns(const RowWrite *w, const RowUpdate *u)
 {
-	Datum	   *elems;
-	bool	   *nulls;
-	int			n;
+	int			n = u->nreturn_columns;
 
-	if (u->return_columns == NULL)
-		return;
-	deconstruct_array(u->return_columns, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
 	if (n > 0 && w->return_type != RT_AFTER_MODIFY)
 		ereport(ERROR,
 				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
@@ -479,12 +479,9 @@ row_update_check_return_columns(const RowWrite *w, const RowUpdate *u)
 				 errdetail("return_type is %s.", w->return_type == RT_PK ? "RT_PK" : "RT_NONE")));
 	for (int i = 0; i < n; i++)
 	{
-		char	   *name;
+		const char *name = u->return_columns[i];
 		bool		incremented = false;
 
-		if (nulls[i])
-			ots_error(PARAMETER_INVALID, "Invalid column name: ''.");
-		name = TextDatumGetCString(elems[i]);
 		for (int j = 0; j < u->nincrements; j++)
 			if (row_update_names_equal(u->increments[j].name, u->increments[j].namelen,
 									   name, strlen(name)))
@@ -501,16 +498,11 @@ row_update_check_return_columns(const RowWrite *w, const RowUpdate *u)
 static bool
 row_update_wants_return(const RowUpdate *u, const CellInput *inc)
 {
-	Datum	   *elems;
-	bool	   *nulls;
-	int			n;
-
-	if (u->return_columns == NULL)
+	if (!u->has_return_columns)
 		return true;
-	deconstruct_array(u->return_columns, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < u->nreturn_columns; i++)
 	{
-		char	   *name = TextDatumGetCString(elems[i]);
+		const char *name = u->return_columns[i];
 
 		if (row_update_names_equal(name, strlen(name), inc->name, inc->namelen))
 			return true;
@@ -521,8 +513,9 @@ row_update_wants_return(const RowUpdate *u, const CellInput *inc)
 /*
  * row_update_increment computes one increment against the old row: the base
  * is the newest visible cell the request does not delete (0 when none), and
- * the new cell is stamped after every cell of the column so it becomes the
- * latest.
+ * the new cell is stamped after every cell of the column the write keeps,
+ * so it becomes the latest (the timestamp error when that would pass the
+ * last valid millisecond).
  */
 static void
 row_update_increment(const RowWrite *w, const RowUpdate *u, const CellsReader *old,
@@ -540,8 +533,13 @@ row_update_increment(const RowWrite *w, const RowUpdate *u, const CellsReader *o
 		int64		cts;
 		OtsValue	v;
 
-		if (cells_column_next(&all, &cts, &v))
-			newest = cts;
+		/* the newest cell this write keeps */
+		while (cells_column_next(&all, &cts, &v))
+			if (!row_update_deletes_version(u, inc->name, inc->namelen, cts))
+			{
+				newest = cts;
+				break;
+			}
 		select_visible_begin(&sc, &w->visible, &col);
 		while (select_column_next(&sc, &cts, &v))
 		{
@@ -562,7 +560,7 @@ row_update_increment(const RowWrite *w, const RowUpdate *u, const CellsReader *o
 				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
 				 errmsg_internal("Increment of column '%s' overflows a 64-bit Integer.",
 								 pnstrdup(inc->name, inc->namelen))));
-	*ts = Max(stamp, newest + 1);
+	*ts = newest >= stamp ? row_write_after(newest) : stamp;
 }
 
 /*

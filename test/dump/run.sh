@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# test/dump/run.sh: a pg_dump -Fc of ots tables whose rows reached every edge
+# through ordinary writes restores with pg_restore, every row intact
+# (DESIGN.md §9: anything ots stores reads back through its I/O).
+#
+#   test/dump/run.sh       (root: the server runs as postgres; or as a user
+#                           who can run initdb; the current ots installed)
+#
+# Starts a temporary server (/tmp/ots-dump.*, unix socket only, port
+# $DUMP_PORT, default 5493; removed on exit), writes data.sql through the row
+# API into database dump_src (a leaf of 1000 rows where one row grew past 1024
+# cells, 1200 versions of a column, a row of more than 6 MB, every type, the
+# first and last valid millisecond, an empty row, a hashed Binary key), dumps
+# it with pg_dump -Fc, restores it with pg_restore into a new database
+# dump_dst and compares, per table, the stored rows, the view and
+# get_range_rows (rows.sql). Prints "test dump_restore ... ok|FAILED" (the
+# restore ran without an error) and "test dump_rows ... ok|FAILED" (every
+# row is the same).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
+# shellcheck source=tools/lib.sh
+. "$here/../../tools/lib.sh"
+# shellcheck source=test/tempserver.sh
+. "$here/../tempserver.sh"
+export LC_ALL=C.UTF-8 LANG=C.UTF-8
+
+ts_init dump "${DUMP_PORT:-5493}" "shared_preload_libraries = 'ots'" "fsync = off"
+trap ts_cleanup EXIT
+ts_start
+
+status=0
+ts_psql -c "CREATE DATABASE dump_src" -c "CREATE DATABASE dump_dst" >/dev/null
+if ! out="$(ts_psql -d dump_src -f "$here/data.sql" 2>&1)"; then
+	echo "$out"
+	echo "test dump_restore ... FAILED (writing the source rows)"
+	echo "test dump_rows ... FAILED (no source rows)"
+	exit 1
+fi
+ts_psql -d dump_src -At -f "$here/rows.sql" >"$TS_DIR/rows.src"
+
+# the dump and the restore, as the server's superuser
+"$TS_BIN/pg_dump" -Fc -d dump_src -f "$TS_DIR/dump_src.dump"
+if "$TS_BIN/pg_restore" -d dump_dst "$TS_DIR/dump_src.dump" >"$TS_DIR/restore.log" 2>&1; then
+	echo "test dump_restore ... ok (pg_dump -Fc, $(du -h "$TS_DIR/dump_src.dump" | cut -f1); pg_restore without an error)"
+else
+	echo "test dump_restore ... FAILED (pg_restore reported errors)"
+	grep -E 'ERROR|error' "$TS_DIR/restore.log" | head -n 20 | cut -c1-300 | sed 's/^/  /'
+	status=1
+fi
+
+ts_psql -d dump_dst -At -f "$here/rows.sql" >"$TS_DIR/rows.dst"
+if diff -u --label source --label restored "$TS_DIR/rows.src" "$TS_DIR/rows.dst" >"$TS_DIR/rows.diff"; then
+	echo "test dump_rows ... ok ($(wc -l <"$TS_DIR/rows.src") facets of $(cut -d' ' -f1 "$TS_DIR/rows.src" | sort -u | wc -l) tables identical: $(grep ' stored:' "$TS_DIR/rows.src" | sed 's/ stored: \([0-9]*\) rows.*/ \1/' | paste -sd, - | sed 's/,/, /g') rows)"
+else
+	echo "test dump_rows ... FAILED (- source, + restored)"
+	sed 's/^/  /' "$TS_DIR/rows.diff"
+	status=1
+fi
+exit "$status"
