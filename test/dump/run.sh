@@ -13,8 +13,8 @@
 # first and last valid millisecond, an empty row, a hashed Binary key), dumps
 # it with pg_dump -Fc, restores it with pg_restore into a new database
 # dump_dst and compares, per table, the stored rows, the view and
-# get_range_rows (rows.sql). Prints "test dump_restore ... ok|FAILED" (the
-# restore ran without an error) and "test dump_rows ... ok|FAILED" (every
+# get_range_rows (rows.sql). Prints "test pg_dump_restore ... ok|FAILED" (the
+# restore ran without an error) and "test pg_dump_rows ... ok|FAILED" (every
 # row is the same).
 set -euo pipefail
 
@@ -33,8 +33,8 @@ status=0
 ts_psql -c "CREATE DATABASE dump_src" -c "CREATE DATABASE dump_dst" >/dev/null
 if ! out="$(ts_psql -d dump_src -f "$here/data.sql" 2>&1)"; then
 	echo "$out"
-	echo "test dump_restore ... FAILED (writing the source rows)"
-	echo "test dump_rows ... FAILED (no source rows)"
+	echo "test pg_dump_restore ... FAILED (writing the source rows)"
+	echo "test pg_dump_rows ... FAILED (no source rows)"
 	exit 1
 fi
 ts_psql -d dump_src -At -f "$here/rows.sql" >"$TS_DIR/rows.src"
@@ -42,18 +42,18 @@ ts_psql -d dump_src -At -f "$here/rows.sql" >"$TS_DIR/rows.src"
 # the dump and the restore, as the server's superuser
 "$TS_BIN/pg_dump" -Fc -d dump_src -f "$TS_DIR/dump_src.dump"
 if "$TS_BIN/pg_restore" -d dump_dst "$TS_DIR/dump_src.dump" >"$TS_DIR/restore.log" 2>&1; then
-	echo "test dump_restore ... ok (pg_dump -Fc, $(du -h "$TS_DIR/dump_src.dump" | cut -f1); pg_restore without an error)"
+	echo "test pg_dump_restore ... ok (pg_dump -Fc, $(du -h "$TS_DIR/dump_src.dump" | cut -f1); pg_restore without an error)"
 else
-	echo "test dump_restore ... FAILED (pg_restore reported errors)"
+	echo "test pg_dump_restore ... FAILED (pg_restore reported errors)"
 	grep -E 'ERROR|error' "$TS_DIR/restore.log" | head -n 20 | cut -c1-300 | sed 's/^/  /'
 	status=1
 fi
 
 ts_psql -d dump_dst -At -f "$here/rows.sql" >"$TS_DIR/rows.dst"
 if diff -u --label source --label restored "$TS_DIR/rows.src" "$TS_DIR/rows.dst" >"$TS_DIR/rows.diff"; then
-	echo "test dump_rows ... ok ($(wc -l <"$TS_DIR/rows.src") facets of $(cut -d' ' -f1 "$TS_DIR/rows.src" | sort -u | wc -l) tables identical: $(grep ' stored:' "$TS_DIR/rows.src" | sed 's/ stored: \([0-9]*\) rows.*/ \1/' | paste -sd, - | sed 's/,/, /g') rows)"
+	echo "test pg_dump_rows ... ok ($(wc -l <"$TS_DIR/rows.src") facets of $(cut -d' ' -f1 "$TS_DIR/rows.src" | sort -u | wc -l) tables identical: $(grep ' stored:' "$TS_DIR/rows.src" | sed 's/ stored: \([0-9]*\) rows.*/ \1/' | paste -sd, - | sed 's/,/, /g') rows)"
 else
-	echo "test dump_rows ... FAILED (- source, + restored)"
+	echo "test pg_dump_rows ... FAILED (- source, + restored)"
 	sed 's/^/  /' "$TS_DIR/rows.diff"
 	status=1
 fi
