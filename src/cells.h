@@ -126,6 +126,12 @@ extern struct varlena *cells_builder_finish(CellsBuilder *b, int32 max_versions)
  */
 extern void cells_validate(const uint8 *data, uint32 len);
 
+/*
+ * cells_io_check_size (cells_io.c) raises OTSOutOfRowSizeLimit when a row
+ * about to be written could not go through the text form (pg_dump, COPY)
+ */
+extern void cells_io_check_size(const struct varlena *value);
+
 /* cells_ncells_total counts all cells of a valid value */
 extern uint32 cells_ncells_total(const CellsReader *r);
 

@@ -171,6 +171,20 @@ row_write_check_timestamps(const OtsTable *t, int64 now_ms, const CellInput *cel
 							   (long long) t->max_version_offset)));
 }
 
+/*
+ * row_write_finish encodes the row a write stores, keeping the table's
+ * max_versions; a row the text I/O could not carry (pg_dump, COPY) fails
+ * with OTSOutOfRowSizeLimit instead of being stored.
+ */
+static struct varlena *
+row_write_finish(CellsBuilder *b, const OtsTable *t)
+{
+	struct varlena *cells = cells_builder_finish(b, t->max_versions);
+
+	cells_io_check_size(cells);
+	return cells;
+}
+
 struct varlena *
 row_write_put_cells(const OtsTable *t, const CellInput *cells, int n, int64 stamp)
 {
@@ -179,7 +193,7 @@ row_write_put_cells(const OtsTable *t, const CellInput *cells, int n, int64 stam
 	for (int i = 0; i < n; i++)
 		cells_builder_add(b, cells[i].name, cells[i].namelen,
 						  cells[i].has_ts ? cells[i].ts : stamp, &cells[i].value);
-	return cells_builder_finish(b, t->max_versions);
+	return row_write_finish(b, t);
 }
 
 uint32
@@ -648,7 +662,7 @@ ots_update_row(PG_FUNCTION_ARGS)
 		if (w.return_type == RT_AFTER_MODIFY)
 			after = JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
 
-		if (row_write_store(&w, oldv != NULL, cells_builder_finish(b, w.t->max_versions)))
+		if (row_write_store(&w, oldv != NULL, row_write_finish(b, w.t)))
 			break;
 	}
 

@@ -10,7 +10,10 @@
 # $DUMP_PORT, default 5493; removed on exit), writes data.sql through the row
 # API into database dump_src (a leaf of 1000 rows where one row grew past 1024
 # cells, 1200 versions of a column, a row of more than 6 MB, every type, the
-# first and last valid millisecond, an empty row, a hashed Binary key), dumps
+# first and last valid millisecond, an empty row, a hashed Binary key; with
+# DUMP_HUGE_ROW=1 also huge.sql, the largest row the text form carries, 266 MB,
+# and "test pg_dump_row_size": a write making it larger fails with
+# OTSOutOfRowSizeLimit; about 8 minutes), dumps
 # it with pg_dump -Fc, restores it with pg_restore into a new database
 # dump_dst and compares, per table, the stored rows, the view and
 # get_range_rows (rows.sql). Prints "test pg_dump_restore ... ok|FAILED" (the
@@ -29,15 +32,32 @@ ts_init dump "${DUMP_PORT:-5493}" "shared_preload_libraries = 'ots'" "fsync = of
 trap ts_cleanup EXIT
 ts_start
 
-status=0
 ts_psql -c "CREATE DATABASE dump_src" -c "CREATE DATABASE dump_dst" >/dev/null
-if ! out="$(ts_psql -d dump_src -f "$here/data.sql" 2>&1)"; then
+data=("$here/data.sql")
+if [ "${DUMP_HUGE_ROW:-0}" = 1 ]; then
+	data+=("$here/huge.sql")
+fi
+if ! out="$(for f in "${data[@]}"; do ts_psql -d dump_src -f "$f" || exit 1; done 2>&1)"; then
 	echo "$out"
 	echo "test pg_dump_restore ... FAILED (writing the source rows)"
 	echo "test pg_dump_rows ... FAILED (no source rows)"
 	exit 1
 fi
 ts_psql -d dump_src -At -f "$here/rows.sql" >"$TS_DIR/rows.src"
+status=0
+
+# a write that would make a row too large for the text form fails, and leaves the row alone
+if [ "${DUMP_HUGE_ROW:-0}" = 1 ]; then
+	out="$(ts_psql -d dump_src -At -c "SELECT ots.update_row('huge', '{\"k\": \"x\"}',
+		put => jsonb_build_object('s128', repeat('z', 2097152)))" 2>&1 || true)"
+	cells="$(ts_psql -d dump_src -At -c 'SELECT ots.cells_count("$cells") FROM "huge$data"')"
+	if [[ "$out" == *"The total data size of columns in one row exceeded the limit."* ]] && [ "$cells" = 127 ]; then
+		echo "test pg_dump_row_size ... ok (a 128th value of 2 MB is refused: OTSOutOfRowSizeLimit; the row keeps its 127 cells)"
+	else
+		echo "test pg_dump_row_size ... FAILED (the row has $cells cells after: $out)"
+		status=1
+	fi
+fi
 
 # the dump and the restore, as the server's superuser
 "$TS_BIN/pg_dump" -Fc -d dump_src -f "$TS_DIR/dump_src.dump"
