@@ -468,7 +468,7 @@ SELECT * FROM pg_temp.bg('[
 SELECT * FROM pg_temp.bg('[
 	{"table_name": "bt2", "primary_keys": [{"id": 2}, {"id": "2"}, {"idx": 2}, {"id": 2, "x": 1}, {"id": {"$inf": "max"}}]},
 	{"table_name": "bt_missing", "primary_keys": [{"id": 1}, {"id": 2}]}]');
--- a table with no keys yields no results
+-- an entry without keys is an error, as an empty request is, even beside other entries
 SELECT * FROM pg_temp.bg('[{"table_name": "bt2", "primary_keys": []}]');
 SELECT * FROM pg_temp.bg('[{"table_name": "bt2", "primary_keys": []}, {"table_name": "bt2", "primary_keys": [{"id": 2}]}]');
 -- read options, per table entry

@@ -158,7 +158,7 @@ SELECT ots.put_row('vc', '{"k": "bad"}', '{"x": -9223372036854775809}');
 SELECT ots.put_row('vc', '{"k": "bad"}', '{"x": {"$double": "NaN"}}');
 SELECT ots.put_row('vc', '{"k": "bad"}', '{"x": {"$double": "Infinity"}}');
 SELECT ots.put_row('vc', '{"k": "bad"}', '{"x": {"$double": "-Infinity"}}');
--- a number beyond the double range is an infinity
+-- a number beyond the double range is refused, not rounded to infinity
 SELECT ots.put_row('vc', '{"k": "bad"}', '{"x": {"$double": 1e400}}');
 -- "$double" takes a number or NaN/Infinity, nothing else
 SELECT ots.put_row('vc', '{"k": "bad"}', '{"x": {"$double": true}}');

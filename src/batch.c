@@ -318,8 +318,12 @@ ots_batch_get_row(PG_FUNCTION_ARGS)
 	for (int i = 0; i < ntables; i++)
 	{
 		const char *name;
+		int			nkeys = JsonContainerSize(batch_entry_list(request, i, "primary_keys", &name));
 
-		total += JsonContainerSize(batch_entry_list(request, i, "primary_keys", &name));
+		/* as an empty request is an error, so is an entry without keys */
+		if (nkeys == 0)
+			ots_error(PARAMETER_INVALID, "No row specified in table: '%s'.", name);
+		total += nkeys;
 	}
 	if (total > OTS_MAX_BATCH_GET_ROWS)
 		ots_error(PARAMETER_INVALID, "Rows count exceeds the upper limit: %d.", OTS_MAX_BATCH_GET_ROWS);

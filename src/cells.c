@@ -530,7 +530,8 @@ cells_builder_create(int64 row_ts)
 {
 	CellsBuilder *b = (CellsBuilder *) palloc0(sizeof(CellsBuilder));
 
-	Assert(row_ts >= 0 && row_ts < OTS_MAX_TIMESTAMP);
+	if (row_ts < 0 || row_ts >= OTS_MAX_TIMESTAMP)
+		elog(ERROR, "ots.cells row timestamp " INT64_FORMAT " is out of range", row_ts);
 	b->cxt = CurrentMemoryContext;
 	b->row_ts = row_ts;
 	b->maxentries = CELLS_BUILDER_INITIAL_ENTRIES;
@@ -552,7 +553,9 @@ cells_builder_add(CellsBuilder *b, const char *name, uint32 namelen,
 	CellsEntry *e;
 
 	Assert(namelen >= 1 && namelen <= OTS_MAX_NAME_LEN);
-	Assert(ts >= 0 && ts < OTS_MAX_TIMESTAMP);
+	/* the one check no caller may skip: nothing stored fails to read back */
+	if (unlikely(ts < 0 || ts >= OTS_MAX_TIMESTAMP))
+		elog(ERROR, "ots.cells cell timestamp " INT64_FORMAT " is out of range", ts);
 	Assert(OTS_VT_VALID(value->type));
 
 	while (b->slots[s] >= 0)
@@ -779,9 +782,6 @@ cells_validate_value(const uint8 **p, const uint8 *end, uint32 col, uint32 cell)
 		case OTS_VT_STRING:
 		case OTS_VT_BINARY:
 			len = cells_get_varint_checked(&s, end, "value length");
-			if (len > OTS_MAX_ATTR_VALUE_LEN)
-				cells_invalid("Cell %u of column %u has a value longer than %d bytes.",
-							  cell, col, OTS_MAX_ATTR_VALUE_LEN);
 			if (len > (uint64) (end - s))
 				cells_invalid("Cell %u of column %u has a truncated value.", cell, col);
 			if (type == OTS_VT_STRING && !cells_utf8_valid(s, (uint32) len))

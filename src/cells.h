@@ -25,11 +25,13 @@
  *			 uint8	type		 OtsValueType
  *			 value:	INTEGER zigzag varint; DOUBLE 8 bytes (IEEE-754 LE, finite);
  *					BOOLEAN 1 byte (0 or 1); STRING/BINARY varint length +
- *					bytes (STRING valid UTF-8, both <= OTS_MAX_ATTR_VALUE_LEN)
+ *					bytes (STRING valid UTF-8)
  *	 nothing after the last block
  *
  * Every timestamp lies in [0, OTS_MAX_TIMESTAMP).  A column never has an
- * empty cell list; a row may have zero columns.  The directory makes one
+ * empty cell list; a row may have zero columns.  The format has no limit of
+ * a write request (cells per write, value sizes): a row may grow past them
+ * through many writes, and still reads back.  The directory makes one
  * column reachable by binary search without decoding the others, and the
  * whole format is read with memcpy, so packed (1-byte header, unaligned)
  * datums are read in place.
@@ -100,7 +102,8 @@ extern CellsBuilder *cells_builder_create(int64 row_ts);
  * cells_builder_add adds one cell.  Cells may come in any order; a second
  * cell with the same column name and timestamp replaces the first (the
  * later call wins).  name/value memory must stay valid until finish.
- * Inputs are assumed already validated by the caller.
+ * Inputs are assumed already validated by the caller; a timestamp out of
+ * range is still an (internal) error, never stored.
  */
 extern void cells_builder_add(CellsBuilder *b, const char *name, uint32 namelen,
 							  int64 ts, const OtsValue *value);
@@ -122,6 +125,12 @@ extern struct varlena *cells_builder_finish(CellsBuilder *b, int32 max_versions)
  * input.
  */
 extern void cells_validate(const uint8 *data, uint32 len);
+
+/*
+ * cells_io_check_size (cells_io.c) raises OTSOutOfRowSizeLimit when a row
+ * about to be written could not go through the text form (pg_dump, COPY)
+ */
+extern void cells_io_check_size(const struct varlena *value);
 
 /* cells_ncells_total counts all cells of a valid value */
 extern uint32 cells_ncells_total(const CellsReader *r);

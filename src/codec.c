@@ -25,8 +25,10 @@ static JsonbValue *codec_container_single_key(const JsonbValue *jv, const char *
 static bool codec_numeric_is_fractional(Numeric num);
 static char *codec_numeric_text(Numeric num);
 static int64 codec_numeric_to_int64(Numeric num, bool *ok);
-static double codec_parse_double(const JsonbValue *jv);
-static void codec_parse_cell(const JsonbValue *jv, CellInput *cell);
+static double codec_parse_double(const JsonbValue *jv, const char *column);
+static void codec_read_value(const JsonbValue *jv, OtsValue *out, const char *column);
+static void codec_parse_cell(const JsonbValue *jv, CellInput *cell, bool request);
+static CellInput *codec_parse_cells(Jsonb *attrs, int *ncells, bool request);
 
 /*
  * codec_container_single_key returns the value of a one-key object given as
@@ -139,21 +141,44 @@ codec_invalid_double(void)
 }
 
 /*
+ * codec_number_double converts a JSON number to a Double.  A number beyond
+ * a Double's range is refused, never rounded to infinity or to 0 (what
+ * strtod would give); a subnormal result is kept, since it is the nearest
+ * Double and reads back to the same number.
+ */
+static double
+codec_number_double(Numeric num, const char *column)
+{
+	double		d;
+
+	errno = 0;
+	d = strtod(codec_numeric_text(num), NULL);
+	if (errno == ERANGE && (d == 0.0 || isinf(d)))
+		ereport(ERROR,
+				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+				 errmsg_internal("Double value of column '%s' is out of range.", column),
+				 errdetail("A Double is 0 or has a magnitude from about 4.9e-324 to 1.8e308; the number given would %s.",
+						   d == 0.0 ? "underflow to 0" : "overflow to infinity")));
+	codec_check_double(d);
+	return d;
+}
+
+/*
  * codec_parse_double reads the operand of {"$double": ...}: a JSON number,
  * or a string naming NaN or Infinity, which are rejected with Tablestore's
  * messages; a string never carries a finite number.
  */
 static double
-codec_parse_double(const JsonbValue *jv)
+codec_parse_double(const JsonbValue *jv, const char *column)
 {
 	char	   *text = NULL;
 	char	   *end;
 	double		d;
 
+	if (jv->type == jbvNumeric)
+		return codec_number_double(jv->val.numeric, column);
 	if (jv->type == jbvString)
 		text = pnstrdup(jv->val.string.val, jv->val.string.len);
-	else if (jv->type == jbvNumeric)
-		text = codec_numeric_text(jv->val.numeric);
 	else
 		codec_invalid_double();
 	errno = 0;
@@ -163,13 +188,16 @@ codec_parse_double(const JsonbValue *jv)
 	if (errno == ERANGE && (d == HUGE_VAL || d == -HUGE_VAL))
 		codec_check_double(get_float8_infinity());
 	codec_check_double(d);
-	if (jv->type == jbvString)
-		codec_invalid_double();
+	codec_invalid_double();
 	return d;
 }
 
-void
-codec_parse_value(const JsonbValue *jv, OtsValue *out, const char *column)
+/*
+ * codec_read_value reads one value in the encoding of codec.h, without the
+ * size limit of a write request.
+ */
+static void
+codec_read_value(const JsonbValue *jv, OtsValue *out, const char *column)
 {
 	const char *key;
 	int			keylen;
@@ -187,8 +215,7 @@ codec_parse_value(const JsonbValue *jv, OtsValue *out, const char *column)
 				if (codec_numeric_is_fractional(jv->val.numeric))
 				{
 					out->type = OTS_VT_DOUBLE;
-					out->u.d = strtod(codec_numeric_text(jv->val.numeric), NULL);
-					codec_check_double(out->u.d);
+					out->u.d = codec_number_double(jv->val.numeric, column);
 				}
 				else
 				{
@@ -232,7 +259,7 @@ codec_parse_value(const JsonbValue *jv, OtsValue *out, const char *column)
 				if (codec_key_is(key, keylen, "$double"))
 				{
 					out->type = OTS_VT_DOUBLE;
-					out->u.d = codec_parse_double(&inner);
+					out->u.d = codec_parse_double(&inner, column);
 					break;
 				}
 			}
@@ -243,11 +270,24 @@ codec_parse_value(const JsonbValue *jv, OtsValue *out, const char *column)
 					 errmsg_internal("Invalid value of column '%s'.", column),
 					 errdetail("A value is a JSON string, number or boolean, {\"$binary\": \"<base64>\"} or {\"$double\": <number>}.")));
 	}
+}
+
+void
+codec_parse_value(const JsonbValue *jv, OtsValue *out, const char *column)
+{
+	codec_read_value(jv, out, column);
 	if ((out->type == OTS_VT_STRING || out->type == OTS_VT_BINARY) &&
 		out->u.s.len > OTS_MAX_ATTR_VALUE_LEN)
 		ots_error(PARAMETER_INVALID,
 				  "The length of attribute column: '%s' exceeds the MaxLength:%d with CurrentLength:%u.",
 				  column, OTS_MAX_ATTR_VALUE_LEN, out->u.s.len);
+}
+
+void
+codec_check_timestamp(int64 ts)
+{
+	if (ts < 0 || ts >= OTS_MAX_TIMESTAMP)
+		ots_error(PARAMETER_INVALID, "Timestamp must be in range [0, INT64_MAX/1000).");
 }
 
 int64
@@ -263,18 +303,21 @@ codec_parse_timestamp(const JsonbValue *jv)
 				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
 				 errmsg_internal("Timestamp must be in range [0, INT64_MAX/1000)."),
 				 errdetail("A timestamp is an integer number of milliseconds since the Unix epoch.")));
-	if (ts < 0 || ts >= OTS_MAX_TIMESTAMP)
-		ots_error(PARAMETER_INVALID, "Timestamp must be in range [0, INT64_MAX/1000).");
+	codec_check_timestamp(ts);
 	return ts;
 }
 
 /*
  * codec_parse_cell reads a value or {"value": v, "ts": t} into cell, whose
- * name is already set.
+ * name is already set; with the value size limit of a write request when
+ * request is true.
  */
 static void
-codec_parse_cell(const JsonbValue *jv, CellInput *cell)
+codec_parse_cell(const JsonbValue *jv, CellInput *cell, bool request)
 {
+	void		(*parse_value) (const JsonbValue *, OtsValue *, const char *) =
+		request ? codec_parse_value : codec_read_value;
+
 	cell->has_ts = false;
 	cell->ts = 0;
 	if (jv->type == jbvBinary && JsonContainerIsObject(jv->val.binary.data))
@@ -294,7 +337,7 @@ codec_parse_cell(const JsonbValue *jv, CellInput *cell)
 						(errcode(ERRCODE_OTS_PARAMETER_INVALID),
 						 errmsg_internal("Invalid cell of column '%s'.", column),
 						 errdetail("A cell is {\"value\": <value>} or {\"value\": <value>, \"ts\": <milliseconds>}.")));
-			codec_parse_value(&v, &cell->value, column);
+			parse_value(&v, &cell->value, column);
 			if (has_ts)
 			{
 				cell->has_ts = true;
@@ -303,11 +346,28 @@ codec_parse_cell(const JsonbValue *jv, CellInput *cell)
 			return;
 		}
 	}
-	codec_parse_value(jv, &cell->value, pnstrdup(cell->name, cell->namelen));
+	parse_value(jv, &cell->value, pnstrdup(cell->name, cell->namelen));
 }
 
 CellInput *
 codec_parse_attributes(Jsonb *attrs, int *ncells)
+{
+	return codec_parse_cells(attrs, ncells, true);
+}
+
+CellInput *
+codec_parse_stored_attributes(Jsonb *attrs, int *ncells)
+{
+	return codec_parse_cells(attrs, ncells, false);
+}
+
+/*
+ * codec_parse_cells reads an attribute map (codec_parse_attributes); with
+ * the limits of one write request (cells per write, value sizes) when
+ * request is true, checking only the format otherwise.
+ */
+static CellInput *
+codec_parse_cells(Jsonb *attrs, int *ncells, bool request)
 {
 	JsonbIterator *it;
 	JsonbValue	v;
@@ -354,7 +414,7 @@ codec_parse_attributes(Jsonb *attrs, int *ncells)
 			{
 				cells[n].name = name;
 				cells[n].namelen = namelen;
-				codec_parse_cell(&v, &cells[n++]);
+				codec_parse_cell(&v, &cells[n++], request);
 				continue;
 			}
 			if (count == 0)
@@ -369,11 +429,11 @@ codec_parse_attributes(Jsonb *attrs, int *ncells)
 				elem = *e;
 				cells[n].name = name;
 				cells[n].namelen = namelen;
-				codec_parse_cell(&elem, &cells[n++]);
+				codec_parse_cell(&elem, &cells[n++], request);
 			}
 		}
 	}
-	if (n > OTS_MAX_COLUMNS_PER_WRITE)
+	if (request && n > OTS_MAX_COLUMNS_PER_WRITE)
 		ots_error(PARAMETER_INVALID,
 				  "The number of attribute columns exceeds the limit, limit count: %d, column count: %d.",
 				  OTS_MAX_COLUMNS_PER_WRITE, n);

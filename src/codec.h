@@ -68,6 +68,14 @@ extern void codec_parse_value(const JsonbValue *jv, OtsValue *out, const char *c
 extern CellInput *codec_parse_attributes(Jsonb *attrs, int *ncells);
 
 /*
+ * codec_parse_stored_attributes reads the cells of a stored row (the text
+ * input of ots.cells) as codec_parse_attributes does, checking the format
+ * only: no limit of a write request (cells per write, value sizes) applies
+ * to a row that grew through many writes.
+ */
+extern CellInput *codec_parse_stored_attributes(Jsonb *attrs, int *ncells);
+
+/*
  * codec_parse_pk reads a primary key against the table's schema with
  * Tablestore's checks and messages (count, then names, then types, then
  * value lengths).
@@ -76,6 +84,12 @@ extern void codec_parse_pk(const OtsTable *t, Jsonb *pk, int flags, PkInput *out
 
 /* codec_parse_timestamp reads a ms timestamp number, checking its bounds */
 extern int64 codec_parse_timestamp(const JsonbValue *jv);
+
+/*
+ * codec_check_timestamp raises Tablestore's timestamp error unless ts lies
+ * in [0, OTS_MAX_TIMESTAMP) ms
+ */
+extern void codec_check_timestamp(int64 ts);
 
 /* codec_pk_size: Tablestore's data size of a primary key (names + values) */
 extern uint32 codec_pk_size(const OtsTable *t, const PkInput *pk);

@@ -16,6 +16,7 @@
 #include "errors.h"
 #include "limits.h"
 #include "read_select.h"
+#include "request.h"
 
 static bool select_cell_expired(const ReadSelect *sel, int64 ts);
 
@@ -79,28 +80,14 @@ select_parse_request(ReadSelect *sel, ArrayType *columns_to_get, bool has_max_ve
 {
 	if (columns_to_get != NULL)
 	{
-		Datum	   *elems;
-		bool	   *nulls;
 		int			n;
 		int			k = 0;
 
-		deconstruct_array(columns_to_get, TEXTOID, -1, false, TYPALIGN_INT,
-						  &elems, &nulls, &n);
+		sel->columns = request_column_names(columns_to_get, "columns_to_get", &n);
 		if (n > OTS_MAX_COLUMNS_TO_GET)
 			ots_error(PARAMETER_INVALID,
 					  "The number of columns from the request exceeds the limit, limit count: %d, column count: %d.",
 					  OTS_MAX_COLUMNS_TO_GET, n);
-		sel->columns = palloc(sizeof(char *) * Max(n, 1));
-		for (int i = 0; i < n; i++)
-		{
-			char	   *name;
-
-			if (nulls[i])
-				ots_error(PARAMETER_INVALID, "Invalid column name: ''.");
-			name = TextDatumGetCString(elems[i]);
-			catalog_check_column_name(name, strlen(name));
-			sel->columns[i] = name;
-		}
 		qsort(sel->columns, n, sizeof(char *), select_name_cmp);
 		sel->collens = palloc(sizeof(uint32) * Max(n, 1));
 		for (int i = 0; i < n; i++)
@@ -185,6 +172,12 @@ select_parse_column_range(ReadSelect *sel, text *start_column, text *end_column)
 		sel->end_len = VARSIZE_ANY_EXHDR(end_column);
 		catalog_check_column_name(sel->end_column, sel->end_len);
 	}
+	if (start_column != NULL && end_column != NULL &&
+		cells_name_cmp(sel->start_column, sel->start_len, sel->end_column, sel->end_len) > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+				 errmsg_internal("Invalid column range: start_column must not be greater than end_column."),
+				 errdetail("start_column is inclusive and end_column exclusive, in bytewise order of column names.")));
 }
 
 bool

@@ -72,7 +72,7 @@ extern void select_parse_request(ReadSelect *sel, ArrayType *columns_to_get,
 
 /*
  * select_parse_column_range applies start_column (inclusive) and end_column
- * (exclusive), NULL meaning unbounded.
+ * (exclusive), NULL meaning unbounded; a start after the end is an error.
  */
 extern void select_parse_column_range(ReadSelect *sel, text *start_column, text *end_column);
 

@@ -10,9 +10,12 @@
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "funcapi.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 #include "utils/typcache.h"
+
+#include "catalog.h"
 
 #include "codec.h"
 #include "errors.h"
@@ -170,4 +173,34 @@ request_require(FunctionCallInfo fcinfo, int argno, const char *name)
 				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
 				 errmsg_internal("Parameter %s is missing.", name),
 				 errdetail("%s must not be NULL.", name)));
+}
+
+/*
+ * request_column_names reads a text[] argument of column names (argname
+ * names it in errors): a one-dimensional array (any lower bound) of valid
+ * names, never NULL, as *n palloc'd C strings.  A multi-dimensional array
+ * is refused rather than flattened.
+ */
+const char **
+request_column_names(ArrayType *names, const char *argname, int *n)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	const char **result;
+
+	if (ARR_NDIM(names) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+				 errmsg_internal("Invalid %s: the array has %d dimensions.", argname, ARR_NDIM(names)),
+				 errdetail("%s is a one-dimensional array of column names.", argname)));
+	deconstruct_array(names, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, n);
+	result = palloc(sizeof(char *) * Max(*n, 1));
+	for (int i = 0; i < *n; i++)
+	{
+		if (nulls[i])
+			ots_error(PARAMETER_INVALID, "Invalid column name: ''.");
+		result[i] = TextDatumGetCString(elems[i]);
+		catalog_check_column_name(result[i], strlen(result[i]));
+	}
+	return result;
 }

@@ -10,6 +10,7 @@
 
 #include "postgres.h"
 #include "fmgr.h"
+#include "utils/array.h"
 #include "utils/jsonb.h"
 
 typedef enum RowExistence
@@ -60,6 +61,9 @@ extern Datum request_result(FunctionCallInfo fcinfo, Jsonb *primary_key,
 #define request_text_arg(n) (PG_ARGISNULL(n) ? NULL : PG_GETARG_TEXT_PP(n))
 #define request_jsonb_arg(n) (PG_ARGISNULL(n) ? NULL : PG_GETARG_JSONB_P(n))
 #define request_array_arg(n) (PG_ARGISNULL(n) ? NULL : PG_GETARG_ARRAYTYPE_P(n))
+
+/* request_column_names reads a one-dimensional text[] of valid column names */
+extern const char **request_column_names(ArrayType *names, const char *argname, int *n);
 
 /* request_require raises OTSParameterInvalid when a required argument is NULL */
 extern void request_require(FunctionCallInfo fcinfo, int argno, const char *name);

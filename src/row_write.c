@@ -64,11 +64,13 @@ typedef struct RowUpdate
 	int			nputs;
 	VersionDelete *deletes;
 	int			ndeletes;
-	char	  **delete_all;
+	const char **delete_all;
 	int			ndelete_all;
 	CellInput  *increments;		/* value holds the Integer delta */
 	int			nincrements;
-	ArrayType  *return_columns;
+	const char **return_columns;
+	int			nreturn_columns;
+	bool		has_return_columns; /* false: every incremented column */
 } RowUpdate;
 
 PG_FUNCTION_INFO_V1(ots_put_row);
@@ -190,6 +192,20 @@ row_write_check_timestamps(const OtsTable *t, int64 now_ms, const CellInput *cel
 							   (long long) t->max_version_offset)));
 }
 
+/*
+ * row_write_finish encodes the row a write stores, keeping the table's
+ * max_versions; a row the text I/O could not carry (pg_dump, COPY) fails
+ * with OTSOutOfRowSizeLimit instead of being stored.
+ */
+static struct varlena *
+row_write_finish(CellsBuilder *b, const OtsTable *t)
+{
+	struct varlena *cells = cells_builder_finish(b, t->max_versions);
+
+	cells_io_check_size(cells);
+	return cells;
+}
+
 struct varlena *
 row_write_put_cells(const OtsTable *t, const CellInput *cells, int n, int64 stamp)
 {
@@ -198,7 +214,7 @@ row_write_put_cells(const OtsTable *t, const CellInput *cells, int n, int64 stam
 	for (int i = 0; i < n; i++)
 		cells_builder_add(b, cells[i].name, cells[i].namelen,
 						  cells[i].has_ts ? cells[i].ts : stamp, &cells[i].value);
-	return cells_builder_finish(b, t->max_versions);
+	return row_write_finish(b, t);
 }
 
 uint32
@@ -247,12 +263,24 @@ row_write_give_up(void)
 	ots_error(ROW_OPERATION_CONFLICT, "Data is being modified by the other request.");
 }
 
+/*
+ * row_write_after is the millisecond after ts, a stamp the server computes
+ * rather than the request gives; past the last valid millisecond the write
+ * fails with Tablestore's timestamp error instead of storing it.
+ */
+static int64
+row_write_after(int64 ts)
+{
+	codec_check_timestamp(ts + 1);
+	return ts + 1;
+}
+
 /* row_write_stamp: a server timestamp later than every earlier server stamp of the row */
 static int64
 row_write_stamp(const RowWrite *w, const CellsReader *old)
 {
 	if (old != NULL && old->row_ts >= w->now_ms)
-		return old->row_ts + 1;
+		return row_write_after(old->row_ts);
 	return w->now_ms;
 }
 
@@ -418,21 +446,7 @@ row_update_parse(RowUpdate *u, FunctionCallInfo fcinfo, Jsonb *puts, Jsonb *dele
 	}
 
 	if (delete_all != NULL)
-	{
-		Datum	   *elems;
-		bool	   *nulls;
-
-		deconstruct_array(delete_all, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls,
-						  &u->ndelete_all);
-		u->delete_all = palloc(sizeof(char *) * Max(u->ndelete_all, 1));
-		for (int i = 0; i < u->ndelete_all; i++)
-		{
-			if (nulls[i])
-				ots_error(PARAMETER_INVALID, "Invalid column name: ''.");
-			u->delete_all[i] = TextDatumGetCString(elems[i]);
-			catalog_check_column_name(u->delete_all[i], strlen(u->delete_all[i]));
-		}
-	}
+		u->delete_all = request_column_names(delete_all, "delete_all", &u->ndelete_all);
 
 	if (increments != NULL)
 	{
@@ -453,7 +467,12 @@ row_update_parse(RowUpdate *u, FunctionCallInfo fcinfo, Jsonb *puts, Jsonb *dele
 		ots_error(PARAMETER_INVALID,
 				  "The number of attribute columns exceeds the limit, limit count: %d, column count: %d.",
 				  OTS_MAX_COLUMNS_PER_WRITE, total);
-	u->return_columns = request_array_arg(9);
+	if (!PG_ARGISNULL(9))
+	{
+		u->return_columns = request_column_names(PG_GETARG_ARRAYTYPE_P(9), "return_columns",
+												 &u->nreturn_columns);
+		u->has_return_columns = true;
+	}
 }
 
 static bool
@@ -490,13 +509,8 @@ row_update_deletes_version(const RowUpdate *u, const char *name, uint32 len, int
 static void
 row_update_check_return_columns(const RowWrite *w, const RowUpdate *u)
 {
-	Datum	   *elems;
-	bool	   *nulls;
-	int			n;
+	int			n = u->nreturn_columns;
 
-	if (u->return_columns == NULL)
-		return;
-	deconstruct_array(u->return_columns, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
 	if (n > 0 && w->return_type != RT_AFTER_MODIFY)
 		ereport(ERROR,
 				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
@@ -504,12 +518,9 @@ row_update_check_return_columns(const RowWrite *w, const RowUpdate *u)
 				 errdetail("return_type is %s.", w->return_type == RT_PK ? "RT_PK" : "RT_NONE")));
 	for (int i = 0; i < n; i++)
 	{
-		char	   *name;
+		const char *name = u->return_columns[i];
 		bool		incremented = false;
 
-		if (nulls[i])
-			ots_error(PARAMETER_INVALID, "Invalid column name: ''.");
-		name = TextDatumGetCString(elems[i]);
 		for (int j = 0; j < u->nincrements; j++)
 			if (row_update_names_equal(u->increments[j].name, u->increments[j].namelen,
 									   name, strlen(name)))
@@ -526,16 +537,11 @@ row_update_check_return_columns(const RowWrite *w, const RowUpdate *u)
 static bool
 row_update_wants_return(const RowUpdate *u, const CellInput *inc)
 {
-	Datum	   *elems;
-	bool	   *nulls;
-	int			n;
-
-	if (u->return_columns == NULL)
+	if (!u->has_return_columns)
 		return true;
-	deconstruct_array(u->return_columns, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < u->nreturn_columns; i++)
 	{
-		char	   *name = TextDatumGetCString(elems[i]);
+		const char *name = u->return_columns[i];
 
 		if (row_update_names_equal(name, strlen(name), inc->name, inc->namelen))
 			return true;
@@ -546,8 +552,9 @@ row_update_wants_return(const RowUpdate *u, const CellInput *inc)
 /*
  * row_update_increment computes one increment against the old row: the base
  * is the newest visible cell the request does not delete (0 when none), and
- * the new cell is stamped after every cell of the column so it becomes the
- * latest.
+ * the new cell is stamped after every cell of the column the write keeps,
+ * so it becomes the latest (the timestamp error when that would pass the
+ * last valid millisecond).
  */
 static void
 row_update_increment(const RowWrite *w, const RowUpdate *u, const CellsReader *old,
@@ -565,8 +572,13 @@ row_update_increment(const RowWrite *w, const RowUpdate *u, const CellsReader *o
 		int64		cts;
 		OtsValue	v;
 
-		if (cells_column_next(&all, &cts, &v))
-			newest = cts;
+		/* the newest cell this write keeps */
+		while (cells_column_next(&all, &cts, &v))
+			if (!row_update_deletes_version(u, inc->name, inc->namelen, cts))
+			{
+				newest = cts;
+				break;
+			}
 		select_visible_begin(&sc, &w->visible, &col);
 		while (select_column_next(&sc, &cts, &v))
 		{
@@ -587,7 +599,7 @@ row_update_increment(const RowWrite *w, const RowUpdate *u, const CellsReader *o
 				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
 				 errmsg_internal("Increment of column '%s' overflows a 64-bit Integer.",
 								 pnstrdup(inc->name, inc->namelen))));
-	*ts = Max(stamp, newest + 1);
+	*ts = newest >= stamp ? row_write_after(newest) : stamp;
 }
 
 /*
@@ -679,7 +691,7 @@ ots_update_row(PG_FUNCTION_ARGS)
 		if (w.return_type == RT_AFTER_MODIFY)
 			after = JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
 
-		if (row_write_store(&w, oldv != NULL, cells_builder_finish(b, w.t->max_versions)))
+		if (row_write_store(&w, oldv != NULL, row_write_finish(b, w.t)))
 			break;
 	}
 

@@ -1,0 +1,44 @@
+-- test/dump/data.sql: rows that reached every edge through ordinary writes
+-- of the row API, for test/dump/run.sh to dump and restore.
+SET client_min_messages = warning;
+CREATE EXTENSION ots;
+
+-- 1000 rows in one leaf; one of them grew past 1024 cells through two
+-- updates of 600 columns each (one write may carry at most 1024)
+SELECT ots.create_table('many', 'id integer', partitions => 1);
+SELECT count(*) AS put FROM generate_series(1, 1000) g,
+  LATERAL ots.put_row('many', jsonb_build_object('id', g), jsonb_build_object('v', g, 's', 'row ' || g));
+SELECT count(*) AS updated FROM generate_series(0, 1) u,
+  LATERAL ots.update_row('many', '{"id": 500}',
+    put => (SELECT jsonb_object_agg('c' || (u * 600 + g), g) FROM generate_series(1, 600) g));
+
+-- explicit timestamps anywhere in [0, INT64_MAX/1000), room for many versions
+SELECT ots.create_table('edges', 'k string, n integer', max_versions => 2000,
+                        max_version_offset => 9223372036854, partitions => 2);
+-- 1200 versions of one column, 600 per update
+SELECT count(*) AS updated FROM generate_series(0, 1) u,
+  LATERAL ots.update_row('edges', '{"k": "versions", "n": 1}',
+    put => jsonb_build_object('v', (SELECT jsonb_agg(jsonb_build_object('value', u * 600 + g, 'ts', u * 600 + g))
+                                     FROM generate_series(1, 600) g)));
+-- more than 6 MB: three values of 2 MB (the largest a write may carry), one per update
+SELECT count(*) AS updated FROM generate_series(1, 3) u,
+  LATERAL ots.update_row('edges', '{"k": "big", "n": 1}',
+    put => jsonb_build_object('s' || u, repeat(chr(96 + u), 2097152)));
+-- every type, the first and the last valid millisecond, extreme values
+SELECT consumed FROM ots.put_row('edges', '{"k": "types", "n": 1}', '{
+  "s": {"value": "text ü \" \\ \n", "ts": 0},
+  "i": [{"value": -9223372036854775808, "ts": 9223372036854774}, {"value": 9223372036854775807, "ts": 1}],
+  "d": [{"value": {"$double": 1.7976931348623157e308}, "ts": 3}, {"value": {"$double": 5e-324}, "ts": 2}, {"value": 3.0, "ts": 1}],
+  "b": {"value": false, "ts": 9223372036854774},
+  "x": {"value": {"$binary": "AP8A/w=="}, "ts": 5},
+  "e": [{"value": "", "ts": 2}, {"value": {"$binary": ""}, "ts": 1}]}');
+-- an empty row (only its row marker), and server-stamped versions
+SELECT consumed FROM ots.put_row('edges', '{"k": "empty", "n": 1}');
+SELECT count(*) AS updated FROM generate_series(1, 5) g,
+  LATERAL ots.update_row('edges', '{"k": "stamped", "n": 1}', put => jsonb_build_object('v', g), increment => '{"i": 1}');
+
+-- a Binary key with a hash prefix
+SELECT ots.create_table('hashed', 'b binary, n integer', hash_prefix_length => 2, partitions => 4);
+SELECT count(*) AS put FROM generate_series(0, 255) g,
+  LATERAL ots.put_row('hashed', jsonb_build_object('b', jsonb_build_object('$binary', encode(set_byte('\x00'::bytea, 0, g), 'base64')), 'n', g),
+                      jsonb_build_object('v', g));

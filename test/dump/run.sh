@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# test/dump/run.sh: a pg_dump -Fc of ots tables whose rows reached every edge
+# through ordinary writes restores with pg_restore, every row intact
+# (DESIGN.md §9: anything ots stores reads back through its I/O).
+#
+#   test/dump/run.sh       (root: the server runs as postgres; or as a user
+#                           who can run initdb; the current ots installed)
+#
+# Starts a temporary server (/tmp/ots-dump.*, unix socket only, port
+# $DUMP_PORT, default 5493; removed on exit), writes data.sql through the row
+# API into database dump_src (a leaf of 1000 rows where one row grew past 1024
+# cells, 1200 versions of a column, a row of more than 6 MB, every type, the
+# first and last valid millisecond, an empty row, a hashed Binary key; with
+# DUMP_HUGE_ROW=1 also huge.sql, the largest row the text form carries, 266 MB,
+# and "test pg_dump_row_size": a write making it larger fails with
+# OTSOutOfRowSizeLimit; about 8 minutes), dumps
+# it with pg_dump -Fc, restores it with pg_restore into a new database
+# dump_dst and compares, per table, the stored rows, the view and
+# get_range_rows (rows.sql). Prints "test pg_dump_restore ... ok|FAILED" (the
+# restore ran without an error) and "test pg_dump_rows ... ok|FAILED" (every
+# row is the same).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
+# shellcheck source=tools/lib.sh
+. "$here/../../tools/lib.sh"
+# shellcheck source=test/tempserver.sh
+. "$here/../tempserver.sh"
+export LC_ALL=C.UTF-8 LANG=C.UTF-8
+
+ts_init dump "${DUMP_PORT:-5493}" "shared_preload_libraries = 'ots'" "fsync = off"
+trap ts_cleanup EXIT
+ts_start
+
+ts_psql -c "CREATE DATABASE dump_src" -c "CREATE DATABASE dump_dst" >/dev/null
+data=("$here/data.sql")
+if [ "${DUMP_HUGE_ROW:-0}" = 1 ]; then
+	data+=("$here/huge.sql")
+fi
+if ! out="$(for f in "${data[@]}"; do ts_psql -d dump_src -f "$f" || exit 1; done 2>&1)"; then
+	echo "$out"
+	echo "test pg_dump_restore ... FAILED (writing the source rows)"
+	echo "test pg_dump_rows ... FAILED (no source rows)"
+	exit 1
+fi
+ts_psql -d dump_src -At -f "$here/rows.sql" >"$TS_DIR/rows.src"
+status=0
+
+# a write that would make a row too large for the text form fails, and leaves the row alone
+if [ "${DUMP_HUGE_ROW:-0}" = 1 ]; then
+	out="$(ts_psql -d dump_src -At -c "SELECT ots.update_row('huge', '{\"k\": \"x\"}',
+		put => jsonb_build_object('s128', repeat('z', 2097152)))" 2>&1 || true)"
+	cells="$(ts_psql -d dump_src -At -c 'SELECT ots.cells_count("$cells") FROM "huge$data"')"
+	if [[ "$out" == *"The total data size of columns in one row exceeded the limit."* ]] && [ "$cells" = 127 ]; then
+		echo "test pg_dump_row_size ... ok (a 128th value of 2 MB is refused: OTSOutOfRowSizeLimit; the row keeps its 127 cells)"
+	else
+		echo "test pg_dump_row_size ... FAILED (the row has $cells cells after: $out)"
+		status=1
+	fi
+fi
+
+# the dump and the restore, as the server's superuser
+"$TS_BIN/pg_dump" -Fc -d dump_src -f "$TS_DIR/dump_src.dump"
+if "$TS_BIN/pg_restore" -d dump_dst "$TS_DIR/dump_src.dump" >"$TS_DIR/restore.log" 2>&1; then
+	echo "test pg_dump_restore ... ok (pg_dump -Fc, $(du -h "$TS_DIR/dump_src.dump" | cut -f1); pg_restore without an error)"
+else
+	echo "test pg_dump_restore ... FAILED (pg_restore reported errors)"
+	grep -E 'ERROR|error' "$TS_DIR/restore.log" | head -n 20 | cut -c1-300 | sed 's/^/  /'
+	status=1
+fi
+
+ts_psql -d dump_dst -At -f "$here/rows.sql" >"$TS_DIR/rows.dst"
+if diff -u --label source --label restored "$TS_DIR/rows.src" "$TS_DIR/rows.dst" >"$TS_DIR/rows.diff"; then
+	echo "test pg_dump_rows ... ok ($(wc -l <"$TS_DIR/rows.src") facets of $(cut -d' ' -f1 "$TS_DIR/rows.src" | sort -u | wc -l) tables identical: $(grep ' stored:' "$TS_DIR/rows.src" | sed 's/ stored: \([0-9]*\) rows.*/ \1/' | paste -sd, - | sed 's/,/, /g') rows)"
+else
+	echo "test pg_dump_rows ... FAILED (- source, + restored)"
+	sed 's/^/  /' "$TS_DIR/rows.diff"
+	status=1
+fi
+exit "$status"
