@@ -614,11 +614,9 @@ SELECT table_name, index, is_ok, error_code, error_message FROM ots.batch_get_ro
   '[{"table_name": "bi_gone1", "primary_keys": [{"k": "a"}]}, {"table_name": "bi_gone2", "primary_keys": [{"k": "a"}]},
     {"table_name": "bi_gone3", "primary_keys": [{"k": "a"}]}, {"table_name": "bi_one", "primary_keys": [{"k": "a"}]}]')
  ORDER BY table_name, index;
--- the storage left behind by DROP VIEW, and the metadata left by both plain DROPs
+-- both plain DROPs dropped the whole table: no storage or metadata is left
 SELECT to_regclass('"bi_gone2$data"') IS NOT NULL AS storage_left;
 SELECT table_name FROM ots.list_table() WHERE table_name LIKE 'bi\_gone%' ORDER BY table_name;
-DROP TABLE "bi_gone2$data";
-DELETE FROM ots.tables WHERE table_name IN ('bi_gone2', 'bi_gone3');
 
 -- re-created with another primary key after the session cached it: the
 -- cache never serves the old schema, to single rows, ranges, batches or the view

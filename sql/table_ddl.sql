@@ -304,6 +304,11 @@ SELECT ots.describe_table('ddl_opts') -> 'table_options' AS table_options;
 -- a missing table, an invalid name
 SELECT ots.update_table('ddl_missing', max_versions => 2);
 SELECT ots.update_table('3t', max_versions => 2);
+-- a NULL table name: every table function says the parameter is missing
+SELECT ots.describe_table(NULL);
+SELECT ots.update_table(NULL, max_versions => 2);
+SELECT ots.delete_table(NULL);
+SELECT ots.create_table(NULL, 'k string');
 
 --
 -- unqualified names resolve through search_path, like relations

@@ -318,10 +318,15 @@ COMMENT ON FUNCTION ots.update_table(text, integer, bigint, bigint, boolean) IS
 	'changes table options; omitted options keep their values; every session sees the change at once';
 
 CREATE FUNCTION ots.describe_table_internal(schema_name name, table_name name) RETURNS jsonb
-	LANGUAGE sql STABLE PARALLEL SAFE
+	LANGUAGE plpgsql STABLE PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
-	SELECT jsonb_build_object(
+BEGIN
+	-- ots.resolve_name is STRICT: a NULL table name arrives as NULLs
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
+	RETURN (SELECT jsonb_build_object(
 		'table_name', t.table_name,
 		'schema_name', t.schema_name,
 		'primary_key', (SELECT jsonb_agg(CASE WHEN k.n = t.auto_increment
@@ -342,7 +347,8 @@ CREATE FUNCTION ots.describe_table_internal(schema_name name, table_name name) R
 						WHERE i.inhparent = format('%I.%I', t.schema_name, t.table_name || '$data')::regclass),
 		'creation_time', extract(epoch FROM t.created_at)::bigint)
 	  FROM ots.tables t
-	 WHERE t.schema_name = $1 AND t.table_name = $2
+	 WHERE t.schema_name = $1 AND t.table_name = $2);
+END
 $$;
 COMMENT ON FUNCTION ots.describe_table_internal(name, name) IS 'describes a resolved ots table (internal)';
 
@@ -374,9 +380,10 @@ BEGIN
 	END IF;
 	-- expiry hook (50_expiry.sql): purge job, purge and activity counters go first
 	PERFORM ots.expiry_forget(delete_table_internal.schema_name, delete_table_internal.table_name);
-	EXECUTE format('DROP VIEW %I.%I', schema_name, table_name);
-	-- while the storage still shows who owns the table
+	-- metadata before the DROPs: the storage still shows who owns the table,
+	-- and the sql_drop event trigger (60_ddl.sql) has nothing left to do
 	PERFORM ots.catalog_delete(delete_table_internal.schema_name, delete_table_internal.table_name);
+	EXECUTE format('DROP VIEW %I.%I', schema_name, table_name);
 	EXECUTE format('DROP TABLE %I.%I', schema_name, table_name || '$data');
 	IF to_regclass(format('%I.%I', schema_name, table_name || '$seq')) IS NOT NULL THEN
 		EXECUTE format('DROP SEQUENCE %I.%I', schema_name, table_name || '$seq');

@@ -1,0 +1,660 @@
+/*-------------------------------------------------------------------------
+ * src/ddl_guard.c
+ *	  The event trigger that keeps ots storage in the shape ots.create_table
+ *	  gave it (ots.storage_guard, at ddl_command_start).
+ *
+ * ots writes rows through its own functions, straight into the leaves:
+ * they do not run triggers or rules and do not apply defaults or
+ * constraints, and ots finds a table's view and storage by name.  So DDL
+ * that would add such things to an ots table, or rename or move it, is
+ * refused before anything changes, for every role (superusers too):
+ *	 - on the storage s."t$data" (registered in ots.tables) and each of its
+ *	   partitions (leaves): triggers, rules, adding, dropping or altering
+ *	   columns (type, default, NOT NULL, identity, generated), constraints
+ *	   other than the primary key, dropping the primary key, enabling
+ *	   triggers or rules, inheritance, typed-table changes, another access
+ *	   method, renaming columns, foreign keys of other tables referencing it;
+ *	 - partitions that are not shaped as ots makes them (ATTACH PARTITION
+ *	   and CREATE TABLE ... PARTITION OF check the new leaf);
+ *	 - the storage becoming a partition of another table;
+ *	 - renaming or moving the storage or the view (leaves may be);
+ *	 - on the view s.t: triggers (but ots's own read-only trigger, which
+ *	   pg_restore re-creates), rules, column defaults.
+ * Everything else passes: owner, row-level security, storage options,
+ * statistics, storage and compression of columns, replica identity,
+ * clustering, tablespace, validating or dropping other constraints,
+ * disabling triggers, indexes, policies, comments, grants, DETACH.
+ * ots's own DDL passes: create_table runs before the table's row in
+ * ots.tables exists, the rest of it (indexes, DROP) is allowed, and ots's
+ * install and upgrade scripts are not checked.
+ *
+ * Metadata is read directly (not through SQL), so neither the caller's
+ * privileges on ots.tables nor row-level security on it matter.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/indexing.h"
+#include "catalog/namespace.h"
+#include "catalog/partition.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_constraint.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_trigger.h"
+#include "commands/defrem.h"
+#include "commands/event_trigger.h"
+#include "commands/extension.h"
+#include "fmgr.h"
+#include "nodes/parsenodes.h"
+#include "nodes/makefuncs.h"
+#include "parser/parse_func.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+
+/* what a relation is to ots */
+typedef enum GuardKind
+{
+	GUARD_NONE,					/* not part of an ots table */
+	GUARD_STORAGE,				/* s."t$data" */
+	GUARD_LEAF,					/* a partition of s."t$data" */
+	GUARD_VIEW					/* s.t */
+} GuardKind;
+
+#define GUARD_STORAGE_SUFFIX "$data"
+
+static bool guard_registered(Oid nsp, const char *table_name);
+static GuardKind guard_kind(Oid relid);
+static Oid	guard_relid(RangeVar *rv);
+static void guard_raise(const char *message, const char *detail, const char *hint);
+static void guard_refuse(Oid relid, GuardKind kind, const char *what);
+static void guard_refuse_rename(Oid relid, GuardKind kind, const char *what);
+static void guard_refuse_attach(Oid storage, Oid part, const char *why);
+static bool guard_has_triggers(Oid relid, bool internal_too);
+static Oid	guard_leaf_am(Oid storage);
+static void guard_check_attach(Oid storage, Oid part);
+static void guard_check_references(List *elts);
+static void guard_check_constraint_refs(Constraint *con);
+static const char *guard_alter_refusal(AlterTableCmd *cmd, Oid relid, GuardKind kind);
+static void guard_alter_table(AlterTableStmt *stmt);
+static void guard_create_table(CreateStmt *stmt, bool foreign);
+static void guard_create_trigger(CreateTrigStmt *stmt);
+
+PG_FUNCTION_INFO_V1(ots_storage_guard);
+
+/*
+ * guard_registered: does ots.tables hold the table (schema nsp, name)?
+ * False when ots.tables does not exist (yet).
+ */
+static bool
+guard_registered(Oid nsp, const char *table_name)
+{
+	Oid			ots_nsp = get_namespace_oid("ots", true);
+	Oid			pkey;
+	Oid			tables = OidIsValid(ots_nsp) ? get_relname_relid("tables", ots_nsp) : InvalidOid;
+	char	   *nspname = get_namespace_name(nsp);
+	Relation	rel;
+	ScanKeyData keys[2];
+	SysScanDesc scan;
+	Snapshot	snapshot;
+	NameData	schema_name;
+	NameData	name;
+	bool		found;
+
+	if (!OidIsValid(tables) || nspname == NULL || strlen(table_name) >= NAMEDATALEN)
+		return false;
+	namestrcpy(&schema_name, nspname);
+	namestrcpy(&name, table_name);
+	rel = table_open(tables, AccessShareLock);
+	ScanKeyInit(&keys[0], get_attnum(tables, "schema_name"), BTEqualStrategyNumber, F_NAMEEQ,
+				NameGetDatum(&schema_name));
+	ScanKeyInit(&keys[1], get_attnum(tables, "table_name"), BTEqualStrategyNumber, F_NAMEEQ,
+				NameGetDatum(&name));
+	snapshot = RegisterSnapshot(GetLatestSnapshot());
+	pkey = RelationGetPrimaryKeyIndex(rel);
+	scan = systable_beginscan(rel, pkey, OidIsValid(pkey), snapshot, 2, keys);
+	found = HeapTupleIsValid(systable_getnext(scan));
+	systable_endscan(scan);
+	UnregisterSnapshot(snapshot);
+	table_close(rel, AccessShareLock);
+	return found;
+}
+
+/* guard_kind: what the relation is to ots (GUARD_NONE for InvalidOid) */
+static GuardKind
+guard_kind(Oid relid)
+{
+	char		relkind;
+	char	   *relname;
+	size_t		len;
+
+	if (!OidIsValid(relid) || (relname = get_rel_name(relid)) == NULL)
+		return GUARD_NONE;
+	relkind = get_rel_relkind(relid);
+	if (relkind == RELKIND_VIEW)
+		return guard_registered(get_rel_namespace(relid), relname) ? GUARD_VIEW : GUARD_NONE;
+	len = strlen(relname);
+	if (relkind == RELKIND_PARTITIONED_TABLE && len > strlen(GUARD_STORAGE_SUFFIX) &&
+		strcmp(relname + len - strlen(GUARD_STORAGE_SUFFIX), GUARD_STORAGE_SUFFIX) == 0)
+	{
+		relname[len - strlen(GUARD_STORAGE_SUFFIX)] = '\0';
+		if (guard_registered(get_rel_namespace(relid), relname))
+			return GUARD_STORAGE;
+	}
+	if (get_rel_relispartition(relid) &&
+		guard_kind(get_partition_parent(relid, true)) == GUARD_STORAGE)
+		return GUARD_LEAF;
+	return GUARD_NONE;
+}
+
+/* guard_relid resolves a statement's relation without locking or erroring */
+static Oid
+guard_relid(RangeVar *rv)
+{
+	return rv == NULL ? InvalidOid : RangeVarGetRelid(rv, NoLock, true);
+}
+
+/* guard_describe: how errors name a guarded relation */
+static char *
+guard_describe(Oid relid, GuardKind kind)
+{
+	return psprintf("%s \"%s.%s\"", kind == GUARD_VIEW ? "ots table view" : "ots storage table",
+					get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid));
+}
+
+/*
+ * guard_change: "cannot <what> <relation>", or what with the relation put
+ * in place of its %s
+ */
+static char *
+guard_change(Oid relid, GuardKind kind, const char *what)
+{
+	if (strstr(what, "%s") != NULL)
+		return psprintf(what, guard_describe(relid, kind));
+	return psprintf("%s %s", what, guard_describe(relid, kind));
+}
+
+/* guard_raise raises one of the guard's errors */
+static void
+guard_raise(const char *message, const char *detail, const char *hint)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg_internal("%s", message),
+			 errdetail_internal("%s", detail),
+			 errhint("%s", hint)));
+}
+
+/* guard_refuse raises the error for a change ots's writes would bypass */
+static void
+guard_refuse(Oid relid, GuardKind kind, const char *what)
+{
+	guard_raise(psprintf("cannot %s", guard_change(relid, kind, what)),
+				"ots writes rows through its own functions, straight into the storage: they do not run triggers or rules and do not apply defaults or constraints.",
+				"Check values before writing them, and keep other columns, triggers and constraints on tables of your own.");
+}
+
+/* guard_refuse_rename raises the error for renaming or moving an ots table */
+static void
+guard_refuse_rename(Oid relid, GuardKind kind, const char *what)
+{
+	guard_raise(psprintf("cannot %s", guard_change(relid, kind, what)),
+				"ots finds an ots table's view, storage and key columns by name.",
+				"Create a new ots table and copy the rows into it.");
+}
+
+/* guard_refuse_attach raises the error for a partition ots did not shape */
+static void
+guard_refuse_attach(Oid storage, Oid part, const char *why)
+{
+	guard_raise(psprintf("cannot attach \"%s\" to %s", get_rel_name(part),
+						 guard_describe(storage, GUARD_STORAGE)),
+				why,
+				"Attach a partition ots created, or a table made with CREATE TABLE ... (LIKE ...) and nothing added.");
+}
+
+/*
+ * guard_has_triggers: has the relation triggers (user triggers only,
+ * unless internal_too: those of foreign keys)?
+ */
+static bool
+guard_has_triggers(Oid relid, bool internal_too)
+{
+	Relation	rel = table_open(TriggerRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	bool		found = false;
+
+	ScanKeyInit(&key, Anum_pg_trigger_tgrelid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(relid));
+	scan = systable_beginscan(rel, TriggerRelidNameIndexId, true, NULL, 1, &key);
+	while (!found && HeapTupleIsValid(tup = systable_getnext(scan)))
+		found = internal_too || !((Form_pg_trigger) GETSTRUCT(tup))->tgisinternal;
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return found;
+}
+
+/* guard_leaf_am: the access method of one of the storage's leaves, if any */
+static Oid
+guard_leaf_am(Oid storage)
+{
+	Relation	rel = table_open(InheritsRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			am = InvalidOid;
+
+	ScanKeyInit(&key, Anum_pg_inherits_inhparent, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(storage));
+	scan = systable_beginscan(rel, InheritsParentIndexId, true, NULL, 1, &key);
+	if (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		HeapTuple	ctup = SearchSysCache1(RELOID,
+										   ObjectIdGetDatum(((Form_pg_inherits) GETSTRUCT(tup))->inhrelid));
+
+		if (HeapTupleIsValid(ctup))
+		{
+			am = ((Form_pg_class) GETSTRUCT(ctup))->relam;
+			ReleaseSysCache(ctup);
+		}
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return am;
+}
+
+/*
+ * guard_check_attach refuses to attach a table to ots storage unless it is
+ * shaped as ots makes leaves: a plain table on the leaves' access method,
+ * without defaults, identity or generated columns, constraints (but a
+ * primary key), triggers or rules.  PostgreSQL itself checks that its
+ * columns are the storage's (names, types, collations, NOT NULL).
+ */
+static void
+guard_check_attach(Oid storage, Oid part)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(part));
+	Form_pg_class form;
+	Oid			leaf_am = guard_leaf_am(storage);
+	Relation	rel;
+	ScanKeyData key;
+	SysScanDesc scan;
+
+	if (!HeapTupleIsValid(tup))
+		return;					/* PostgreSQL reports it */
+	form = (Form_pg_class) GETSTRUCT(tup);
+	if (form->relkind != RELKIND_RELATION)
+		guard_refuse_attach(storage, part, "It is not a plain table.");
+	if (OidIsValid(leaf_am) && form->relam != leaf_am)
+		guard_refuse_attach(storage, part,
+							"It uses another table access method than the storage's partitions.");
+	if (form->relhasrules)
+		guard_refuse_attach(storage, part, "It has rules.");
+	ReleaseSysCache(tup);
+	if (guard_has_triggers(part, true))
+		guard_refuse_attach(storage, part,
+							"It has triggers (its own, or those of a foreign key referencing it).");
+
+	for (AttrNumber a = 1;; a++)
+	{
+		HeapTuple	atup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(part), Int16GetDatum(a));
+		Form_pg_attribute att;
+
+		if (!HeapTupleIsValid(atup))
+			break;
+		att = (Form_pg_attribute) GETSTRUCT(atup);
+		if (!att->attisdropped && (att->atthasdef || att->attidentity || att->attgenerated))
+			guard_refuse_attach(storage, part,
+								psprintf("Column \"%s\" has a default, or is an identity or generated column.",
+										 NameStr(att->attname)));
+		ReleaseSysCache(atup);
+	}
+
+	rel = table_open(ConstraintRelationId, AccessShareLock);
+	ScanKeyInit(&key, Anum_pg_constraint_conrelid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(part));
+	scan = systable_beginscan(rel, ConstraintRelidTypidNameIndexId, true, NULL, 1, &key);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_constraint con = (Form_pg_constraint) GETSTRUCT(tup);
+
+		if (con->contype != CONSTRAINT_PRIMARY)
+			guard_refuse_attach(storage, part,
+								psprintf("It has constraint \"%s\".", NameStr(con->conname)));
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+}
+
+/* guard_check_constraint_refs refuses a foreign key referencing ots storage */
+static void
+guard_check_constraint_refs(Constraint *con)
+{
+	Oid			relid;
+	GuardKind	kind;
+
+	if (con == NULL || con->contype != CONSTR_FOREIGN)
+		return;
+	relid = guard_relid(con->pktable);
+	if ((kind = guard_kind(relid)) != GUARD_NONE)
+		guard_refuse(relid, kind, "reference %s in a foreign key");
+}
+
+/*
+ * guard_check_references walks table elements (column definitions and
+ * table constraints) for foreign keys referencing ots storage.
+ */
+static void
+guard_check_references(List *elts)
+{
+	ListCell   *lc;
+
+	foreach(lc, elts)
+	{
+		Node	   *elt = lfirst(lc);
+
+		if (IsA(elt, Constraint))
+			guard_check_constraint_refs((Constraint *) elt);
+		else if (IsA(elt, ColumnDef))
+		{
+			ListCell   *c;
+
+			foreach(c, ((ColumnDef *) elt)->constraints)
+				guard_check_constraint_refs(lfirst(c));
+		}
+	}
+}
+
+/*
+ * guard_alter_refusal: what an ALTER TABLE subcommand on a guarded
+ * relation would do that ots refuses ("add a column to", ...), or NULL
+ * when it is allowed.
+ */
+static const char *
+guard_alter_refusal(AlterTableCmd *cmd, Oid relid, GuardKind kind)
+{
+	switch (cmd->subtype)
+	{
+			/* harmless: ots neither reads nor bypasses these */
+		case AT_ChangeOwner:
+		case AT_EnableRowSecurity:
+		case AT_DisableRowSecurity:
+		case AT_ForceRowSecurity:
+		case AT_NoForceRowSecurity:
+		case AT_SetRelOptions:
+		case AT_ResetRelOptions:
+		case AT_ReplaceRelOptions:
+		case AT_SetStatistics:
+		case AT_SetOptions:
+		case AT_ResetOptions:
+		case AT_SetStorage:
+		case AT_SetCompression:
+		case AT_ReplicaIdentity:
+		case AT_ClusterOn:
+		case AT_DropCluster:
+		case AT_SetTableSpace:
+		case AT_SetLogged:
+		case AT_SetUnLogged:
+		case AT_DropOids:
+		case AT_ValidateConstraint:
+		case AT_DetachPartition:
+		case AT_DetachPartitionFinalize:
+			/* turning triggers or rules off only stops them running */
+		case AT_DisableTrig:
+		case AT_DisableTrigAll:
+		case AT_DisableTrigUser:
+		case AT_DisableRule:
+			return NULL;
+
+			/* turning them on is a no-op unless some were left from before */
+		case AT_EnableTrig:
+		case AT_EnableAlwaysTrig:
+		case AT_EnableReplicaTrig:
+		case AT_EnableTrigAll:
+		case AT_EnableTrigUser:
+			return guard_has_triggers(relid, false) ? "enable triggers on" : NULL;
+		case AT_EnableRule:
+		case AT_EnableAlwaysRule:
+		case AT_EnableReplicaRule:
+			return "enable rules on";
+
+		case AT_AddConstraint:
+			switch (((Constraint *) cmd->def)->contype)
+			{
+				case CONSTR_PRIMARY:
+					/* pg_restore adds it; PostgreSQL refuses a second one */
+					return NULL;
+				case CONSTR_CHECK:
+					return "add a CHECK constraint to";
+				case CONSTR_FOREIGN:
+					return "add a foreign key to";
+				case CONSTR_UNIQUE:
+					return "add a UNIQUE constraint to";
+				case CONSTR_EXCLUSION:
+					return "add an exclusion constraint to";
+				default:
+					return "add a constraint to";
+			}
+		case AT_DropConstraint:
+			{
+				/* constraints left from before may go; the primary key stays */
+				Oid			conid = get_relation_constraint_oid(relid, cmd->name, true);
+				HeapTuple	tup = SearchSysCache1(CONSTROID, ObjectIdGetDatum(conid));
+				bool		primary = false;
+
+				if (HeapTupleIsValid(tup))
+				{
+					primary = ((Form_pg_constraint) GETSTRUCT(tup))->contype == CONSTRAINT_PRIMARY;
+					ReleaseSysCache(tup);
+				}
+				return primary ? "drop the primary key of" : NULL;
+			}
+		case AT_AttachPartition:
+			if (kind == GUARD_STORAGE)
+				guard_check_attach(relid, guard_relid(((PartitionCmd *) cmd->def)->name));
+			return NULL;
+
+		case AT_AddColumn:
+		case AT_AddColumnRecurse:
+		case AT_AddColumnToView:
+			return "add a column to";
+		case AT_DropColumn:
+		case AT_DropColumnRecurse:
+			return "drop a column of";
+		case AT_AlterColumnType:
+			return "change the type of a column of";
+		case AT_ColumnDefault:
+		case AT_CookedColumnDefault:
+			return "change a column default of";
+		case AT_SetNotNull:
+		case AT_DropNotNull:
+		case AT_CheckNotNull:
+			return "change NOT NULL of a column of";
+		case AT_DropExpression:
+		case AT_AddIdentity:
+		case AT_SetIdentity:
+		case AT_DropIdentity:
+			return "change a generated or identity column of";
+		case AT_AddInherit:
+		case AT_DropInherit:
+			return "change the inheritance of";
+		case AT_AddOf:
+		case AT_DropOf:
+			return "change the composite type of";
+		case AT_SetAccessMethod:
+			return "change the access method of";
+		default:
+			return "run this ALTER TABLE subcommand on";
+	}
+}
+
+/* guard_alter_table checks each subcommand of ALTER TABLE / VIEW */
+static void
+guard_alter_table(AlterTableStmt *stmt)
+{
+	Oid			relid = guard_relid(stmt->relation);
+	GuardKind	kind = guard_kind(relid);
+	ListCell   *lc;
+
+	foreach(lc, stmt->cmds)
+	{
+		AlterTableCmd *cmd = lfirst(lc);
+		const char *what;
+
+		/* whatever the table: no foreign key into ots storage ... */
+		if (cmd->subtype == AT_AddConstraint)
+			guard_check_constraint_refs((Constraint *) cmd->def);
+		else if (cmd->subtype == AT_AddColumn)
+			guard_check_references(list_make1(cmd->def));
+		/* ... and ots storage is a partition of nothing */
+		else if (cmd->subtype == AT_AttachPartition && kind != GUARD_STORAGE)
+		{
+			Oid			part = guard_relid(((PartitionCmd *) cmd->def)->name);
+			GuardKind	part_kind = guard_kind(part);
+
+			if (part_kind != GUARD_NONE)
+				guard_refuse(part, part_kind, "attach %s to another table");
+		}
+		if (kind != GUARD_NONE && (what = guard_alter_refusal(cmd, relid, kind)) != NULL)
+			guard_refuse(relid, kind, what);
+	}
+}
+
+/*
+ * guard_create_table: no foreign key referencing ots storage, and a
+ * partition of ots storage only as ots makes them (no constraints,
+ * defaults, sub-partitions or other kinds).
+ */
+static void
+guard_create_table(CreateStmt *stmt, bool foreign)
+{
+	ListCell   *lc;
+
+	guard_check_references(stmt->tableElts);
+	guard_check_references(stmt->constraints);
+	if (stmt->partbound == NULL)
+		return;
+	foreach(lc, stmt->inhRelations)
+	{
+		Oid			parent = guard_relid(lfirst(lc));
+
+		if (guard_kind(parent) != GUARD_STORAGE)
+			continue;
+		if (foreign)
+			guard_refuse(parent, GUARD_STORAGE, "create a foreign table as a partition of %s");
+		if (stmt->partspec != NULL)
+			guard_refuse(parent, GUARD_STORAGE, "create a partitioned table as a partition of %s");
+		if (stmt->tableElts != NIL || stmt->constraints != NIL)
+			guard_refuse(parent, GUARD_STORAGE,
+						 "create a partition of %s with its own defaults or constraints");
+		if (stmt->accessMethod != NULL &&
+			get_table_am_oid(stmt->accessMethod, false) != guard_leaf_am(parent))
+			guard_refuse(parent, GUARD_STORAGE,
+						 "create a partition of %s with another access method");
+	}
+}
+
+/*
+ * guard_create_trigger refuses triggers on ots storage and views, but for
+ * ots's own read-only trigger on a view (which pg_restore re-creates).
+ */
+static void
+guard_create_trigger(CreateTrigStmt *stmt)
+{
+	Oid			relid = guard_relid(stmt->relation);
+	GuardKind	kind = guard_kind(relid);
+	Oid			ours;
+
+	if (kind == GUARD_NONE)
+		return;
+	ours = LookupFuncName(list_make2(makeString("ots"), makeString("view_write_rejected")),
+						  0, NULL, true);
+	if (kind == GUARD_VIEW && OidIsValid(ours) &&
+		LookupFuncName(stmt->funcname, 0, NULL, true) == ours)
+		return;
+	guard_refuse(relid, kind, "add a trigger to");
+}
+
+/*
+ * ots_storage_guard is the event trigger ots.storage_guard() (at
+ * ddl_command_start): raises an error for DDL that ots's storage cannot
+ * follow (see the file header), and does nothing otherwise.
+ */
+Datum
+ots_storage_guard(PG_FUNCTION_ARGS)
+{
+	Node	   *parsetree;
+
+	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_EVENT_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("function \"%s\" was not called by the event trigger manager",
+						"ots.storage_guard")));
+	parsetree = ((EventTriggerData *) fcinfo->context)->parsetree;
+	/* ots's own install and upgrade scripts may reshape its storage */
+	if (creating_extension && CurrentExtensionObject == get_extension_oid("ots", true))
+		PG_RETURN_VOID();
+
+	switch (nodeTag(parsetree))
+	{
+		case T_AlterTableStmt:
+			guard_alter_table((AlterTableStmt *) parsetree);
+			break;
+		case T_CreateStmt:
+			guard_create_table((CreateStmt *) parsetree, false);
+			break;
+		case T_CreateForeignTableStmt:
+			guard_create_table((CreateStmt *) parsetree, true);
+			break;
+		case T_CreateTrigStmt:
+			guard_create_trigger((CreateTrigStmt *) parsetree);
+			break;
+		case T_RuleStmt:
+			{
+				RuleStmt   *stmt = (RuleStmt *) parsetree;
+				Oid			relid = guard_relid(stmt->relation);
+				GuardKind	kind = guard_kind(relid);
+
+				if (kind != GUARD_NONE)
+					guard_refuse(relid, kind, "add a rule to");
+				break;
+			}
+		case T_RenameStmt:
+			{
+				RenameStmt *stmt = (RenameStmt *) parsetree;
+				Oid			relid = guard_relid(stmt->relation);
+				GuardKind	kind = guard_kind(relid);
+
+				if (kind == GUARD_NONE)
+					break;
+				if (stmt->renameType == OBJECT_COLUMN)
+					guard_refuse_rename(relid, kind, "rename a column of");
+				if (kind != GUARD_LEAF &&
+					(stmt->renameType == OBJECT_TABLE || stmt->renameType == OBJECT_VIEW ||
+					 stmt->renameType == OBJECT_FOREIGN_TABLE))
+					guard_refuse_rename(relid, kind, "rename");
+				break;
+			}
+		case T_AlterObjectSchemaStmt:
+			{
+				AlterObjectSchemaStmt *stmt = (AlterObjectSchemaStmt *) parsetree;
+				Oid			relid = guard_relid(stmt->relation);
+				GuardKind	kind = guard_kind(relid);
+
+				if (kind == GUARD_STORAGE || kind == GUARD_VIEW)
+					guard_refuse_rename(relid, kind, "move");
+				break;
+			}
+		default:
+			break;
+	}
+	PG_RETURN_VOID();
+}

@@ -1,0 +1,90 @@
+-- Plain DDL on ots tables: two event triggers keep an ots table's storage
+-- and view in the shape ots made them, and ots's metadata in step with
+-- DROP.  Both are extension members, gone with DROP EXTENSION ots.
+
+-- ots.storage_guard refuses DDL that ots's writes would bypass (triggers,
+-- rules, columns, defaults, constraints) or that would lose an ots table
+-- (renaming or moving its view or storage): see src/ddl_guard.c
+CREATE FUNCTION ots.storage_guard() RETURNS event_trigger
+	AS 'MODULE_PATHNAME', 'ots_storage_guard' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.storage_guard() IS
+	'event trigger: refuses DDL on ots storage and views that ots''s writes would bypass (internal)';
+
+CREATE EVENT TRIGGER ots_storage_guard ON ddl_command_start
+	WHEN TAG IN ('ALTER TABLE', 'ALTER VIEW', 'ALTER FOREIGN TABLE', 'CREATE TABLE',
+				 'CREATE FOREIGN TABLE', 'CREATE TRIGGER', 'CREATE RULE')
+	EXECUTE FUNCTION ots.storage_guard();
+
+-- ots.forget_dropped_tables: the ots tables whose view or storage the
+-- current DROP removed, after removing their metadata, purge job, purge
+-- statistics and activity counters.  SECURITY DEFINER, as ots's catalog is
+-- not the dropping role's to write; it acts only on what
+-- pg_event_trigger_dropped_objects() reports, so it does nothing outside
+-- an sql_drop event trigger (it raises an error there).
+CREATE FUNCTION ots.forget_dropped_tables() RETURNS TABLE (schema_name name, table_name name)
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t record;
+BEGIN
+	FOR t IN
+		SELECT o.schema_name, o.table_name,
+			   max(d.objid) FILTER (WHERE d.object_type = 'table') AS storage
+		  FROM pg_event_trigger_dropped_objects() d
+		  -- a temporary relation is reported in schema "pg_temp"
+		  CROSS JOIN LATERAL (SELECT CASE WHEN d.is_temporary
+										  THEN (SELECT n.nspname FROM pg_namespace n
+												 WHERE n.oid = pg_my_temp_schema())
+										  ELSE d.schema_name END AS name) s
+		  JOIN ots.tables o
+			ON o.schema_name = s.name
+		   AND ((d.object_type = 'view' AND d.object_name = o.table_name)
+				OR (d.object_type = 'table' AND d.object_name = o.table_name || '$data'))
+		 WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0
+		 GROUP BY o.schema_name, o.table_name
+	LOOP
+		-- what ots.expiry_forget removes for delete_table, here by the dropped OID
+		PERFORM ots.unschedule_purge(t.schema_name, t.table_name);
+		DELETE FROM ots.purge_stats p
+		 WHERE p.schema_name = t.schema_name AND p.table_name = t.table_name;
+		PERFORM ots.stats_forget(coalesce(t.storage::regclass,
+										  to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data'))));
+		DELETE FROM ots.tables o
+		 WHERE o.schema_name = t.schema_name AND o.table_name = t.table_name;
+		schema_name := t.schema_name;
+		table_name := t.table_name;
+		RETURN NEXT;
+	END LOOP;
+END
+$$;
+COMMENT ON FUNCTION ots.forget_dropped_tables() IS
+	'in an sql_drop event trigger: forgets the ots tables whose view or storage was dropped (internal)';
+
+-- ots.storage_dropped: a DROP of an ots table's view or storage drops the
+-- ots table: its bookkeeping is forgotten, and what the DROP left of it
+-- (the storage when only the view went, the AUTO_INCREMENT sequence) is
+-- dropped with the rights of the role that dropped the rest.
+-- ots.delete_table forgets the table first, so this finds nothing to do.
+CREATE FUNCTION ots.storage_dropped() RETURNS event_trigger
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t record;
+BEGIN
+	FOR t IN SELECT f.schema_name, f.table_name FROM ots.forget_dropped_tables() f LOOP
+		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data')) IS NOT NULL THEN
+			EXECUTE format('DROP TABLE %I.%I', t.schema_name, t.table_name || '$data');
+		END IF;
+		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$seq')) IS NOT NULL THEN
+			EXECUTE format('DROP SEQUENCE %I.%I', t.schema_name, t.table_name || '$seq');
+		END IF;
+	END LOOP;
+END
+$$;
+COMMENT ON FUNCTION ots.storage_dropped() IS
+	'event trigger: dropping an ots table''s view or storage drops the ots table and forgets it (internal)';
+
+CREATE EVENT TRIGGER ots_storage_dropped ON sql_drop
+	EXECUTE FUNCTION ots.storage_dropped();
