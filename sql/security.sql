@@ -131,7 +131,7 @@ SELECT pg_temp.reseed();
 -- no privileges: no reads, no writes, not even through a batch (the
 -- permission error fails the whole call, it is never a row's result);
 -- nor metadata: a table the role has no privilege on is not there for it
--- (describe_table NULL, list_table without it; ots.table_visible)
+-- (describe_table refused, list_table without it; ots.table_visible)
 SET ROLE regress_ots_sec_none;
 SELECT * FROM pg_temp.access() ORDER BY n;
 CALL ots.purge('sec_t');

@@ -396,7 +396,8 @@ RESET ROLE;
 SELECT relname, relowner::regrole FROM pg_class
  WHERE relnamespace = 'ddl_own'::regnamespace ORDER BY relname COLLATE "C";
 SET ROLE regress_ots_ddl_other;
--- without a privilege on it, the role sees nothing of it (ots.table_visible)
+-- without a privilege on it, the role sees nothing of it (ots.table_visible):
+-- describe_table is refused as the row calls are
 SELECT ots.describe_table('ddl_own.owned') -> 'table_options' AS table_options;
 -- another role may not change it (42501 insufficient_privilege)
 SELECT pg_temp.try($$SELECT ots.update_table('ddl_own.owned', max_versions => 2)$$);

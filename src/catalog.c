@@ -840,13 +840,20 @@ catalog_may_see(Oid nsp, const char *table_name)
 		 catalog_has_any_privilege(get_relname_relid(table_name, nsp)));
 }
 
-/* catalog_may_see_storage is catalog_may_see for a storage table's OID */
+/*
+ * catalog_may_see_storage is catalog_may_see for a storage table's OID; a
+ * superuser may see any, also the leftovers of a storage that is gone
+ */
 bool
 catalog_may_see_storage(Oid data_oid)
 {
-	char	   *relname = get_rel_name(data_oid);
-	size_t		len = relname ? strlen(relname) : 0;
+	char	   *relname;
+	size_t		len;
 
+	if (superuser())
+		return true;
+	relname = get_rel_name(data_oid);
+	len = relname ? strlen(relname) : 0;
 	if (len <= 5 || strcmp(relname + len - 5, "$data") != 0)
 		return false;
 	relname[len - 5] = '\0';

@@ -551,12 +551,14 @@ CREATE OR REPLACE FUNCTION ots.describe_table_internal(schema_name name, table_n
 	LANGUAGE plpgsql STABLE PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
+DECLARE
+	description jsonb;
 BEGIN
 	-- ots.resolve_name is STRICT: a NULL table name arrives as NULLs
 	IF schema_name IS NULL OR table_name IS NULL THEN
 		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
 	END IF;
-	RETURN (SELECT jsonb_build_object(
+	description := (SELECT jsonb_build_object(
 		'table_name', t.table_name,
 		'schema_name', t.schema_name,
 		'primary_key', (SELECT jsonb_agg(CASE WHEN k.n = t.auto_increment
@@ -578,6 +580,16 @@ BEGIN
 		'creation_time', extract(epoch FROM t.created_at)::bigint)
 	  FROM ots.tables t
 	 WHERE t.schema_name = $1 AND t.table_name = $2);
+	IF description IS NULL THEN
+		-- ots.tables shows each role only the tables it may see (ots.table_visible)
+		IF ots.table_visible(schema_name, table_name) THEN
+			PERFORM ots.raise('OTSObjectNotExist', 'Requested table does not exist.');
+		END IF;
+		RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
+			MESSAGE = format('permission denied for ots table %I.%I', schema_name, table_name),
+			DETAIL = 'describe_table needs a privilege on the table''s view or storage (and USAGE on its schema), or ownership.';
+	END IF;
+	RETURN description;
 END
 $$;
 
