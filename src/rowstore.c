@@ -650,17 +650,11 @@ rowstore_delete(const RowKey *key)
 
 /* ---- many rows at once ---- */
 
-typedef enum BulkStatement
-{
-	BULK_UPSERT,				/* rows of which some exist */
-	BULK_DELETE,
-	BULK_COUNT
-} BulkStatement;
-
+/* a table's saved upsert statement, for batches of rows of which some exist */
 typedef struct BulkPlans
 {
 	Oid			data_oid;		/* hash key */
-	SPIPlanPtr	plans[BULK_COUNT];
+	SPIPlanPtr	upsert;
 } BulkPlans;
 
 static HTAB *bulk_plans = NULL;
@@ -682,18 +676,18 @@ rowstore_key_type(const OtsTable *t, int k)
 }
 
 /*
- * rowstore_bulk_sql writes a bulk statement through the partitioned table
- * (one statement for many rows, so routing per row is the executor's): the
- * key columns and their unnest() parameters come from the table's schema.
- * It runs as the table's owner: every operator and function in it is
- * schema-qualified.
+ * rowstore_bulk_sql writes the upsert statement through the partitioned
+ * table (one statement for many rows, so routing per row is the
+ * executor's): the key columns and their unnest() parameters come from the
+ * table's schema.  It runs as the table's owner: every function in it is
+ * schema-qualified, and it has no operator (ON CONFLICT finds its index by
+ * the columns).
  */
 static char *
-rowstore_bulk_sql(const OtsTable *t, BulkStatement stmt)
+rowstore_bulk_sql(const OtsTable *t)
 {
 	StringInfoData cols;
 	StringInfoData args;
-	StringInfoData match;
 	StringInfoData sql;
 	int			nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
 	char	   *parent = quote_qualified_identifier(t->schema_name,
@@ -701,40 +695,24 @@ rowstore_bulk_sql(const OtsTable *t, BulkStatement stmt)
 
 	initStringInfo(&cols);
 	initStringInfo(&args);
-	initStringInfo(&match);
 	for (int k = 0; k < nkeys; k++)
 	{
-		const char *col = quote_identifier(routing_key_column(t, k));
-
-		appendStringInfo(&cols, "%s%s", k > 0 ? ", " : "", col);
+		appendStringInfo(&cols, "%s%s", k > 0 ? ", " : "", quote_identifier(routing_key_column(t, k)));
 		appendStringInfo(&args, "%spg_catalog.unnest($%d)", k > 0 ? ", " : "", k + 1);
-		appendStringInfo(&match, "%sd.%s OPERATOR(pg_catalog.=) k.c%d", k > 0 ? " AND " : "", col, k);
 	}
 	initStringInfo(&sql);
-	if (stmt == BULK_DELETE)
-	{
-		/* a join on a qualified "=" (a row IN would look "=" up on the search path) */
-		StringInfoData names;
-
-		initStringInfo(&names);
-		for (int k = 0; k < nkeys; k++)
-			appendStringInfo(&names, "%sc%d", k > 0 ? ", " : "", k);
-		appendStringInfo(&sql, "DELETE FROM %s d USING ROWS FROM (%s) k (%s) WHERE %s",
-						 parent, args.data, names.data, match.data);
-	}
-	else
-		appendStringInfo(&sql,
-						 "INSERT INTO %s (%s, \"$cells\", \"$oldest_ts\")"
-						 " SELECT * FROM ROWS FROM (%s, pg_catalog.unnest($%d), pg_catalog.unnest($%d))"
-						 " ON CONFLICT (%s) DO UPDATE SET \"$cells\" = EXCLUDED.\"$cells\","
-						 " \"$oldest_ts\" = EXCLUDED.\"$oldest_ts\"",
-						 parent, cols.data, args.data, nkeys + 1, nkeys + 2, cols.data);
+	appendStringInfo(&sql,
+					 "INSERT INTO %s (%s, \"$cells\", \"$oldest_ts\")"
+					 " SELECT * FROM ROWS FROM (%s, pg_catalog.unnest($%d), pg_catalog.unnest($%d))"
+					 " ON CONFLICT (%s) DO UPDATE SET \"$cells\" = EXCLUDED.\"$cells\","
+					 " \"$oldest_ts\" = EXCLUDED.\"$oldest_ts\"",
+					 parent, cols.data, args.data, nkeys + 1, nkeys + 2, cols.data);
 	return sql.data;
 }
 
-/* rowstore_bulk_plan returns the table's saved bulk statement */
+/* rowstore_bulk_plan returns the table's saved upsert statement */
 static SPIPlanPtr
-rowstore_bulk_plan(const OtsTable *t, BulkStatement stmt)
+rowstore_bulk_plan(const OtsTable *t)
 {
 	BulkPlans  *bp;
 	bool		found;
@@ -752,8 +730,8 @@ rowstore_bulk_plan(const OtsTable *t, BulkStatement stmt)
 	}
 	bp = hash_search(bulk_plans, &t->data_oid, HASH_ENTER, &found);
 	if (!found)
-		memset(bp->plans, 0, sizeof(bp->plans));
-	slot = &bp->plans[stmt];
+		bp->upsert = NULL;
+	slot = &bp->upsert;
 	if (*slot != NULL && !SPI_plan_is_valid(*slot))
 	{
 		SPI_freeplan(*slot);
@@ -769,8 +747,7 @@ rowstore_bulk_plan(const OtsTable *t, BulkStatement stmt)
 			types[k] = get_array_type(rowstore_key_type(t, k));
 		types[nkeys] = get_array_type(rowstore_cells_type());
 		types[nkeys + 1] = INT8ARRAYOID;
-		plan = SPI_prepare(rowstore_bulk_sql(t, stmt), nkeys + (stmt == BULK_DELETE ? 0 : 2),
-						   types);
+		plan = SPI_prepare(rowstore_bulk_sql(t), nkeys + 2, types);
 		if (plan == NULL)
 			elog(ERROR, "could not prepare ots bulk statement: %s",
 				 SPI_result_code_string(SPI_result));
@@ -781,11 +758,11 @@ rowstore_bulk_plan(const OtsTable *t, BulkStatement stmt)
 	return *slot;
 }
 
-/* rowstore_bulk_run executes a bulk statement (SPI connected, as the owner) */
+/* rowstore_bulk_run executes the upsert statement (SPI connected, as the owner) */
 static void
-rowstore_bulk_run(const OtsTable *t, BulkStatement stmt, Datum *params)
+rowstore_bulk_run(const OtsTable *t, Datum *params)
 {
-	int			ret = SPI_execute_plan(rowstore_bulk_plan(t, stmt), params, NULL, false, 0);
+	int			ret = SPI_execute_plan(rowstore_bulk_plan(t), params, NULL, false, 0);
 
 	if (ret < 0)
 		elog(ERROR, "ots bulk statement failed: %s", SPI_result_code_string(ret));
@@ -965,10 +942,9 @@ rowstore_catch_unique_violation(int sqlerrcode)
 	return sqlerrcode == ERRCODE_UNIQUE_VIOLATION;
 }
 
-/* rowstore_bulk_execute runs a bulk write as the table's owner */
+/* rowstore_bulk_upsert runs the upsert statement as the table's owner */
 static void
-rowstore_bulk_execute(const OtsTable *t, bool put, int nrows, Datum **keys, Datum *cells,
-					  Datum *oldest_ts)
+rowstore_bulk_upsert(const OtsTable *t, int nrows, Datum **keys, Datum *cells, Datum *oldest_ts)
 {
 	int			nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
 	Datum		params[OTS_MAX_PK_COLUMNS + 3];
@@ -985,18 +961,15 @@ rowstore_bulk_execute(const OtsTable *t, bool put, int nrows, Datum **keys, Datu
 		params[k] = PointerGetDatum(construct_array(keys[k], nrows, type, typlen, typbyval,
 													typalign));
 	}
-	if (put)
-	{
-		params[nkeys] = PointerGetDatum(construct_array(cells, nrows, rowstore_cells_type(), -1,
-														false, TYPALIGN_INT));
-		params[nkeys + 1] = PointerGetDatum(construct_array(oldest_ts, nrows, INT8OID, 8,
-															FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-	}
+	params[nkeys] = PointerGetDatum(construct_array(cells, nrows, rowstore_cells_type(), -1,
+													false, TYPALIGN_INT));
+	params[nkeys + 1] = PointerGetDatum(construct_array(oldest_ts, nrows, INT8OID, 8,
+														FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 
 	asrole_enter(rowstore_owner(t), &saved);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	rowstore_bulk_run(t, put ? BULK_UPSERT : BULK_DELETE, params);
+	rowstore_bulk_run(t, params);
 	SPI_finish();
 	asrole_leave(&saved);
 }
@@ -1016,7 +989,7 @@ rowstore_put_many(const OtsTable *t, int nrows, Datum **keys, Datum *cells, Datu
 	if (subxact_run(rowstore_insert_many_work, &rows, rowstore_catch_unique_violation,
 					&kept) == NULL)
 		return;
-	rowstore_bulk_execute(t, true, nrows, rows.keys, rows.cells, rows.oldest_ts);
+	rowstore_bulk_upsert(t, nrows, rows.keys, rows.cells, rows.oldest_ts);
 }
 
 /*

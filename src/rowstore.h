@@ -5,12 +5,12 @@
  *
  * This is the only module that touches rows by key, so the access path
  * (direct index reads, speculative inserts, compare-and-swap updates and
- * deletes of the version read, by TID; bulk statements) can change
+ * deletes of the version read, by TID; the bulk upsert statement) can change
  * without touching the row API.  Callers check privileges on the storage
  * table first, and that no row-level security policy applies to them there
  * (rowstore_check_privileges); the leaf is then reached without
  * further checks, as the executor reaches the partitions of a table it has
- * checked (the bulk statements run as the table's owner for that).
+ * checked (the bulk upsert statement runs as the table's owner for that).
  *-------------------------------------------------------------------------
  */
 #ifndef OTS_ROWSTORE_H
