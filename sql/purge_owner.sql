@@ -1,7 +1,8 @@
 -- purge_owner: purge works on each table as the table's owner, in a
 -- security-restricted context, whoever runs it: a superuser's CALL
 -- ots.purge() (cron, systemd) never runs a tenant's code with superuser
--- rights.  The pg_cron job a superuser's update_table schedules runs as the
+-- rights; nor do a superuser's row writes, whose leaf index code runs as
+-- the owner too.  The pg_cron job a superuser's update_table schedules runs as the
 -- table's owner.  Only a table's owner can take its purge lock.
 -- (Concurrent purges: test/specs/purge_concurrent.)
 SET client_min_messages = warning;
@@ -65,6 +66,25 @@ SELECT id, "$cells"::text::jsonb -> 'cells' AS cells FROM po."t$data" ORDER BY i
 SELECT cells_purged, rows_purged, purges FROM ots.purge_stats WHERE schema_name = 'po';
 SELECT who, outcome, count(*) > 0 AS ran FROM po.log GROUP BY who, outcome ORDER BY who, outcome;
 SELECT rolsuper FROM pg_roles WHERE rolname = 'regress_ots_po_tenant';
+
+-- the same index on a superuser's row writes: the leaf's index code runs as
+-- the table's owner, security-restricted, on every path that maintains it
+-- (new rows, replaced rows, updates, a batch's new keys straight into the
+-- leaves and its upsert of an existing key)
+TRUNCATE po.log;
+SELECT consumed FROM ots.put_row('po.t', '{"id": "w1"}', '{"a": "put"}');
+SELECT consumed FROM ots.put_row('po.t', '{"id": "w1"}', '{"a": "put again"}');
+SELECT consumed FROM ots.update_row('po.t', '{"id": "w1"}', put => '{"b": 1}');
+SELECT count(*) FILTER (WHERE is_ok) AS ok FROM ots.batch_write_row(
+	'[{"table_name": "po.t", "rows": [{"type": "PUT", "primary_key": {"id": "w2"}, "attributes": {"a": 2}},
+	                                  {"type": "PUT", "primary_key": {"id": "w3"}, "attributes": {"a": 3}}]}]');
+SELECT count(*) FILTER (WHERE is_ok) AS ok FROM ots.batch_write_row(
+	'[{"table_name": "po.t", "rows": [{"type": "PUT", "primary_key": {"id": "w1"}, "attributes": {"a": 1}},
+	                                  {"type": "PUT", "primary_key": {"id": "w4"}, "attributes": {"a": 4}}]}]');
+SELECT consumed FROM ots.delete_row('po.t', '{"id": "w1"}');
+SELECT who, outcome, count(*) > 0 AS ran FROM po.log GROUP BY who, outcome ORDER BY who, outcome;
+SELECT rolsuper FROM pg_roles WHERE rolname = 'regress_ots_po_tenant';
+SELECT id FROM po.t ORDER BY id;
 
 -- the job the superuser's update_table scheduled runs as the owner
 SELECT jobname, username FROM cron.job WHERE jobname LIKE 'ots.purge po.%' ORDER BY jobname;

@@ -355,6 +355,34 @@ rowstore_close_indexes(ResultRelInfo *rri)
 }
 
 /*
+ * rowstore_index_code_begin makes the code a leaf's indexes run on a write
+ * (expressions, predicates, another access method's support functions) run
+ * as the table's owner in a security-restricted operation with the search
+ * path pinned (asrole), as VACUUM runs it: never with the caller's rights,
+ * nor the caller's objects with the owner's.  It returns whether it
+ * switched, for rowstore_index_code_end.  Plain btree indexes on the
+ * storage's columns run no one's code (their operator classes are built in,
+ * or a superuser's), so the common leaf costs nothing here.  Call after
+ * rowstore_open_indexes, which tells which kind the leaf has.
+ */
+static bool
+rowstore_index_code_begin(const OtsTable *t, const LeafCache *lp, AsRole *saved)
+{
+	if (lp->index_info_shared)
+		return false;
+	asrole_enter(rowstore_owner(t), saved);
+	return true;
+}
+
+/* rowstore_index_code_end ends what rowstore_index_code_begin began */
+static void
+rowstore_index_code_end(bool switched, const AsRole *saved)
+{
+	if (switched)
+		asrole_leave(saved);
+}
+
+/*
  * rowstore_fetch finds the row in the leaf's primary-key index, without
  * the executor, and returns its cells.  latest reads as a new statement
  * would (this transaction's earlier writes included, and in READ COMMITTED
@@ -528,6 +556,8 @@ rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts, bool 
 	List	   *arbiters;
 	bool		precheck;
 	bool		inserted = false;
+	AsRole		saved;
+	bool		as_owner;
 
 	rowstore_attnums(key->t, key->leaf_oid, lp);
 	InitResultRelInfo(rri, leaf, 0, NULL, 0);
@@ -536,6 +566,7 @@ rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts, bool 
 	slot = rowstore_key_slot(leaf, lp, key->nkeys, key->values, NULL, cells, oldest_ts);
 	precheck = !known_missing && lp->keys_exist;
 
+	as_owner = rowstore_index_code_begin(key->t, lp, &saved);
 	for (;;)
 	{
 		TransactionId xid;
@@ -558,6 +589,7 @@ rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts, bool 
 		CHECK_FOR_INTERRUPTS();
 		precheck = true;
 	}
+	rowstore_index_code_end(as_owner, &saved);
 	if (!known_missing)
 		lp->keys_exist = !inserted;
 
@@ -575,14 +607,18 @@ rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts, bool 
  * indexed column changed).
  */
 static void
-rowstore_index_version(Relation leaf, LeafCache *lp, TupleTableSlot *slot)
+rowstore_index_version(const OtsTable *t, Relation leaf, LeafCache *lp, TupleTableSlot *slot)
 {
 	EState	   *estate = CreateExecutorState();
 	ResultRelInfo *rri = makeNode(ResultRelInfo);
+	AsRole		saved;
+	bool		as_owner;
 
 	InitResultRelInfo(rri, leaf, 0, NULL, 0);
 	rowstore_open_indexes(leaf, lp, rri);
+	as_owner = rowstore_index_code_begin(t, lp, &saved);
 	ExecInsertIndexTuples(rri, slot, estate, false, false, NULL, NIL);
+	rowstore_index_code_end(as_owner, &saved);
 	rowstore_close_indexes(rri);
 	FreeExecutorState(estate);
 }
@@ -618,7 +654,7 @@ rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 												&tmfd, &lockmode, &update_indexes),
 							 "updating");
 	if (done && update_indexes)
-		rowstore_index_version(leaf, lp, slot);
+		rowstore_index_version(key->t, leaf, lp, slot);
 	ExecDropSingleTupleTableSlot(slot);
 	ExecDropSingleTupleTableSlot(old);
 	table_close(leaf, NoLock);
@@ -890,6 +926,8 @@ rowstore_insert_leaf(const BulkRows *b, Oid leaf_oid, int first, int n)
 	ResultRelInfo *rri = makeNode(ResultRelInfo);
 	TupleTableSlot **slots = palloc(sizeof(TupleTableSlot *) * n);
 	int			nkeys = b->t->npk + (b->t->hash_prefix_len > 0 ? 1 : 0);
+	AsRole		saved;
+	bool		as_owner;
 
 	rowstore_attnums(b->t, leaf_oid, lp);
 	InitResultRelInfo(rri, leaf, 0, NULL, 0);
@@ -905,11 +943,13 @@ rowstore_insert_leaf(const BulkRows *b, Oid leaf_oid, int first, int n)
 									 DatumGetInt64(b->oldest_ts[first + j]));
 	}
 	table_multi_insert(leaf, slots, n, GetCurrentCommandId(true), 0, NULL);
+	as_owner = rowstore_index_code_begin(b->t, lp, &saved);
 	for (int j = 0; j < n; j++)
 	{
 		ExecInsertIndexTuples(rri, slots[j], estate, false, false, NULL, NIL);
 		ExecDropSingleTupleTableSlot(slots[j]);
 	}
+	rowstore_index_code_end(as_owner, &saved);
 	table_finish_bulk_insert(leaf, 0);
 	rowstore_close_indexes(rri);
 	FreeExecutorState(estate);
