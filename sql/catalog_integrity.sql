@@ -264,8 +264,9 @@ INSERT INTO damages (tab, damage) VALUES
 	          CREATE TABLE "ci_s$q10" PARTITION OF "ci_s$q1" FOR VALUES WITH (MODULUS 1, REMAINDER 0)$$);
 
 -- every call fails on every damage, but for the views the damages made by
--- hand (which read as plain views), and auto_increment dropped (a table
--- create_table could have made: the sequence is just left over)
+-- hand (which read as plain views), auto_increment dropped (a table
+-- create_table could have made: the sequence is just left over), and the
+-- calls that read sub-partitioned partitions through SQL (45)
 SELECT d.n, d.tab, left(d.damage, 60) AS damage, r.result, r.calls
   FROM damages d
   CROSS JOIN LATERAL pg_temp.tamper(d.tab, d.damage,
