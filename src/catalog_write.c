@@ -11,7 +11,9 @@
  * pinned) and checks what it wrote the way every load does
  * (catalog_read_row, catalog_check_storage), so what create_table and
  * update_table validated with Tablestore's messages is also all that a
- * direct call can store.
+ * direct call can store.  catalog_insert also requires the view to have the
+ * storage's owner and every partition to be shaped as the storage guard
+ * lets partitions be attached to registered storage.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -116,7 +118,8 @@ catalog_write_run(FunctionCallInfo fcinfo, const char *sql, int nargs, const Oid
  * ots_catalog_insert is ots.catalog_insert(schema_name, table_name,
  * pk_names, pk_types, auto_increment, max_versions, time_to_live,
  * max_version_offset, allow_update, partitions, hash_prefix_length):
- * create_table's registration of the table it made.
+ * create_table's registration of the table it made; OTSObjectAlreadyExist
+ * when it is registered already.
  */
 Datum
 ots_catalog_insert(PG_FUNCTION_ARGS)
@@ -142,9 +145,9 @@ ots_catalog_insert(PG_FUNCTION_ARGS)
 	{
 		catalog_write_run(fcinfo,
 						  "INSERT INTO ots.tables AS t (schema_name, table_name, pk_names, pk_types,"
-					  " auto_increment, max_versions, time_to_live, max_version_offset, allow_update,"
-					  " partitions, hash_prefix_length)"
-					  " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
+						  " auto_increment, max_versions, time_to_live, max_version_offset, allow_update,"
+						  " partitions, hash_prefix_length)"
+						  " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
 						  " RETURNING " CATALOG_ROW_COLUMNS, 11, insert_types, true);
 	}
 	PG_CATCH();
