@@ -29,6 +29,7 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_attribute.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_partitioned_table.h"
@@ -78,6 +79,7 @@ static void catalog_create_hashes(void);
 static void catalog_invalidate(Datum arg, Oid relid);
 static void catalog_invalidate_names(Datum arg, int cacheid, uint32 hashvalue);
 static void catalog_load(OtsTable *t, Oid view_oid);
+static Form_pg_class catalog_class(Oid relid);
 static bool catalog_name_valid(const char *name, int len, int maxlen);
 
 /*
@@ -334,10 +336,25 @@ catalog_check_column(const OtsTable *t, Oid data_oid, const char *name, Oid type
 	return attnum;
 }
 
+/* catalog_class: a copy of the relation's pg_class row, NULL if it is gone */
+static Form_pg_class
+catalog_class(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Form_pg_class form;
+
+	if (!HeapTupleIsValid(tup))
+		return NULL;
+	form = palloc(sizeof(FormData_pg_class));
+	memcpy(form, GETSTRUCT(tup), sizeof(FormData_pg_class));
+	ReleaseSysCache(tup);
+	return form;
+}
+
 /*
- * catalog_primary_key_is: is the relation's primary key exactly these
- * columns, in this order?  Read from pg_index, without opening (or locking)
- * the relation.
+ * catalog_primary_key_is: is the relation's primary key a btree on exactly
+ * these columns, in this order?  Read from pg_index, without opening (or
+ * locking) the relation.
  */
 static bool
 catalog_primary_key_is(Oid relid, const AttrNumber *keys, int nkeys)
@@ -354,12 +371,15 @@ catalog_primary_key_is(Oid relid, const AttrNumber *keys, int nkeys)
 	while (HeapTupleIsValid(tup = systable_getnext(scan)))
 	{
 		Form_pg_index index = (Form_pg_index) GETSTRUCT(tup);
+		Form_pg_class form;
 
 		if (!index->indisprimary)
 			continue;
-		same = index->indnkeyatts == nkeys && index->indnatts == nkeys;
+		form = catalog_class(index->indexrelid);
+		same = index->indnkeyatts == nkeys && index->indnatts == nkeys &&
+			form != NULL && form->relam == BTREE_AM_OID;
 		for (int k = 0; same && k < nkeys; k++)
-			same = index->indkey.values[k] == keys[k];
+			same = keys[k] != InvalidAttrNumber && index->indkey.values[k] == keys[k];
 	}
 	systable_endscan(scan);
 	table_close(pg_index, AccessShareLock);
@@ -449,6 +469,44 @@ catalog_check_storage(OtsTable *t, Oid nsp)
 							quote_qualified_identifier(t->schema_name, name));
 	}
 	return true;
+}
+
+/*
+ * catalog_check_leaf checks that partition leaf of t's storage (checked by
+ * catalog_check_storage) is what create_table makes of it, as the row calls
+ * read and write it directly: a plain heap table whose primary key is a
+ * btree on the key columns.  An error otherwise (a sub-partitioned or
+ * foreign partition, say, registered by hand).
+ */
+void
+catalog_check_leaf(const OtsTable *t, Oid leaf)
+{
+	Form_pg_class form = catalog_class(leaf);
+	AttrNumber	keys[OTS_MAX_PK_COLUMNS + 1];
+	int			nkeys = 0;
+	const char *name;
+
+	if (form == NULL)
+		catalog_damaged(t, "a partition of its storage table is gone");
+	name = quote_identifier(NameStr(form->relname));
+	if (form->relkind != RELKIND_RELATION)
+		catalog_damaged(t, "partition %s of its storage table is not a plain table", name);
+	if (form->relam != HEAP_TABLE_AM_OID)
+		catalog_damaged(t, "partition %s of its storage table does not use the heap access method", name);
+	if (t->hash_prefix_len > 0)
+		keys[nkeys++] = get_attnum(leaf, "$hash");
+	for (int i = 0; i < t->npk; i++)
+		keys[nkeys++] = get_attnum(leaf, t->pk[i].name);
+	if (!catalog_primary_key_is(leaf, keys, nkeys))
+		catalog_damaged(t, "the primary key of partition %s of its storage table is not a btree on (%s%s)",
+						name, t->hash_prefix_len > 0 ? "\"$hash\", " : "", catalog_pk_list(t));
+}
+
+/* catalog_report_damaged raises catalog_damaged's error for t, saying what */
+void
+catalog_report_damaged(const OtsTable *t, const char *what)
+{
+	catalog_damaged(t, "%s", what);
 }
 
 /*
@@ -798,14 +856,9 @@ ots_invalidate_table(PG_FUNCTION_ARGS)
 bool
 catalog_owns(Oid relid)
 {
-	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	Oid			owner;
+	Oid			owner = asrole_owner(relid);
 
-	if (!HeapTupleIsValid(tup))
-		return false;
-	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
-	ReleaseSysCache(tup);
-	return has_privs_of_role(GetUserId(), owner);
+	return OidIsValid(owner) && has_privs_of_role(GetUserId(), owner);
 }
 
 /* catalog_has_any_privilege: has the current user any privilege on the relation? */

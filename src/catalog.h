@@ -99,6 +99,14 @@ extern void catalog_check_column_name(const char *name, int len);
 extern void catalog_read_row(OtsTable *t, HeapTuple tup, TupleDesc desc);
 extern bool catalog_check_storage(OtsTable *t, Oid nsp);
 
+/*
+ * catalog_check_leaf raises data_corrupted unless partition leaf of t's
+ * storage is a plain heap table with a btree primary key on the key
+ * columns; catalog_report_damaged raises it saying what is wrong.
+ */
+extern void catalog_check_leaf(const OtsTable *t, Oid leaf);
+extern void catalog_report_damaged(const OtsTable *t, const char *what) pg_attribute_noreturn();
+
 /* catalog_owns: does the current user own the relation (through membership too)? */
 extern bool catalog_owns(Oid relid);
 

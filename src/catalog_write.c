@@ -11,7 +11,9 @@
  * pinned) and checks what it wrote the way every load does
  * (catalog_read_row, catalog_check_storage), so what create_table and
  * update_table validated with Tablestore's messages is also all that a
- * direct call can store.
+ * direct call can store.  catalog_insert also requires the view to have the
+ * storage's owner and every partition to be shaped as the storage guard
+ * lets partitions be attached to registered storage.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -28,6 +30,7 @@
 
 #include "asrole.h"
 #include "catalog.h"
+#include "ddl_guard.h"
 #include "errors.h"
 
 PG_FUNCTION_INFO_V1(ots_catalog_insert);
@@ -115,23 +118,49 @@ catalog_write_run(FunctionCallInfo fcinfo, const char *sql, int nargs, const Oid
  * ots_catalog_insert is ots.catalog_insert(schema_name, table_name,
  * pk_names, pk_types, auto_increment, max_versions, time_to_live,
  * max_version_offset, allow_update, partitions, hash_prefix_length):
- * create_table's registration of the table it made.
+ * create_table's registration of the table it made; OTSObjectAlreadyExist
+ * when it is registered already.
  */
 Datum
 ots_catalog_insert(PG_FUNCTION_ARGS)
 {
 	static const Oid insert_types[11] = {NAMEOID, NAMEOID, TEXTARRAYOID, TEXTARRAYOID, INT2OID,
 	INT4OID, INT8OID, INT8OID, BOOLOID, INT4OID, INT4OID};
+	Oid			data_oid;
+	Oid			view_oid;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		ots_error(PARAMETER_INVALID, "Parameter table_name is missing.");
-	catalog_write_owner(fcinfo, false);
-	catalog_write_run(fcinfo,
-					  "INSERT INTO ots.tables AS t (schema_name, table_name, pk_names, pk_types,"
-					  " auto_increment, max_versions, time_to_live, max_version_offset, allow_update,"
-					  " partitions, hash_prefix_length)"
-					  " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
-					  " RETURNING " CATALOG_ROW_COLUMNS, 11, insert_types, true);
+	data_oid = catalog_write_owner(fcinfo, false);
+	view_oid = get_relname_relid(NameStr(*PG_GETARG_NAME(1)), get_rel_namespace(data_oid));
+	/* create_table makes both as one role; a view is run as its owner */
+	if (OidIsValid(view_oid) && asrole_owner(view_oid) != asrole_owner(data_oid))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("the view of ots table %s is not owned by the owner of its storage table",
+						quote_qualified_identifier(NameStr(*PG_GETARG_NAME(0)), NameStr(*PG_GETARG_NAME(1))))));
+	/* registered, the storage takes only partitions shaped as ots makes them */
+	ddl_guard_check_partitions(data_oid);
+	PG_TRY();
+	{
+		catalog_write_run(fcinfo,
+						  "INSERT INTO ots.tables AS t (schema_name, table_name, pk_names, pk_types,"
+						  " auto_increment, max_versions, time_to_live, max_version_offset, allow_update,"
+						  " partitions, hash_prefix_length)"
+						  " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
+						  " RETURNING " CATALOG_ROW_COLUMNS, 11, insert_types, true);
+	}
+	PG_CATCH();
+	{
+		if (geterrcode() == ERRCODE_UNIQUE_VIOLATION)
+		{
+			/* registered already (by a concurrent create_table, say) */
+			FlushErrorState();
+			ots_error(OBJECT_ALREADY_EXIST, "Requested table already exists.");
+		}
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 	SPI_finish();
 	PG_RETURN_VOID();
 }

@@ -58,6 +58,8 @@
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
+#include "ddl_guard.h"
+
 /* what a relation is to ots */
 typedef enum GuardKind
 {
@@ -332,6 +334,16 @@ guard_check_attach(Oid storage, Oid part)
 	}
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
+}
+
+/* ddl_guard_check_partitions: guard_check_attach for each partition of storage */
+void
+ddl_guard_check_partitions(Oid storage)
+{
+	ListCell   *lc;
+
+	foreach(lc, find_inheritance_children(storage, AccessShareLock))
+		guard_check_attach(storage, lfirst_oid(lc));
 }
 
 /* guard_check_constraint_refs refuses a foreign key referencing ots storage */

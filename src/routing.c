@@ -149,11 +149,14 @@ routing_invalidate(Datum arg, Oid relid)
  * routing_partitions locks the storage table as opening it would (which
  * also takes in pending invalidations) and returns its partitioning, read
  * from the relcache only when it changed: routing then needs neither a
- * relcache lookup nor a copy of the partition descriptor per call.
+ * relcache lookup nor a copy of the partition descriptor per call.  Each
+ * leaf is checked (catalog_check_leaf) when the partitioning is read: a
+ * partition ots did not shape is an error before any row call touches it.
  */
 static RoutingCache *
-routing_partitions(Oid data_oid)
+routing_partitions(const OtsTable *t)
 {
+	Oid			data_oid = t->data_oid;
 	RoutingCache *rc;
 	bool		found;
 
@@ -186,8 +189,10 @@ routing_partitions(Oid data_oid)
 
 		if (key == NULL || desc->boundinfo == NULL || key->partnatts != 1 ||
 			(key->strategy != PARTITION_STRATEGY_HASH && key->strategy != PARTITION_STRATEGY_RANGE))
-			elog(ERROR, "ots storage table \"%s\" is not partitioned as ots expects",
-				 RelationGetRelationName(parent));
+			catalog_report_damaged(t, "its storage table has no partitions, or is not partitioned as ots expects");
+		/* ots reads and writes the leaves' heaps and indexes directly */
+		for (int i = 0; i < desc->nparts; i++)
+			catalog_check_leaf(t, desc->oids[i]);
 		MemoryContextReset(rc->cxt);
 		old = MemoryContextSwitchTo(rc->cxt);
 		rc->strategy = key->strategy;
@@ -241,7 +246,7 @@ routing_partition_of(const OtsTable *t, RoutingCache *rc, Datum partvalue)
 void
 routing_leaves(const OtsTable *t, int n, const Datum *partvalues, Oid *leaves)
 {
-	RoutingCache *rc = routing_partitions(t->data_oid);
+	RoutingCache *rc = routing_partitions(t);
 
 	for (int i = 0; i < n; i++)
 		leaves[i] = routing_partition_of(t, rc, partvalues[i]);

@@ -265,12 +265,14 @@ rowstore_attnums(const OtsTable *t, Oid leaf_oid, LeafCache *lp)
 		return;
 	for (int k = 0; k < nkeys; k++)
 		if ((keys[k] = get_attnum(leaf_oid, routing_key_column(t, k))) == InvalidAttrNumber)
-			elog(ERROR, "ots leaf partition %u lacks a key column", leaf_oid);
+			catalog_report_damaged(t, psprintf("partition %s of its storage table lacks key column %s",
+											   quote_identifier(get_rel_name(leaf_oid)),
+											   quote_identifier(routing_key_column(t, k))));
 	oldest = get_attnum(leaf_oid, "$oldest_ts");
 	cells = get_attnum(leaf_oid, "$cells");
 	if (cells == InvalidAttrNumber || oldest == InvalidAttrNumber)
-		elog(ERROR, "ots leaf partition %u lacks its \"$cells\" or \"$oldest_ts\" column",
-			 leaf_oid);
+		catalog_report_damaged(t, psprintf("partition %s of its storage table lacks its \"$cells\" or \"$oldest_ts\" column",
+										   quote_identifier(get_rel_name(leaf_oid))));
 	/* filled only when complete: cells_attno marks the entry as looked up */
 	memcpy(lp->key_attnos, keys, sizeof(AttrNumber) * nkeys);
 	lp->oldest_attno = oldest;

@@ -1,0 +1,18 @@
+/*-------------------------------------------------------------------------
+ * src/ddl_guard.h
+ *	  What the storage guard (src/ddl_guard.c) lends to the rest of ots.
+ *-------------------------------------------------------------------------
+ */
+#ifndef OTS_DDL_GUARD_H
+#define OTS_DDL_GUARD_H
+
+#include "postgres.h"
+
+/*
+ * ddl_guard_check_partitions applies ATTACH PARTITION's shape rules to
+ * every partition of storage: an error for the first one ots would not have
+ * let attach to registered storage.
+ */
+extern void ddl_guard_check_partitions(Oid storage);
+
+#endif							/* OTS_DDL_GUARD_H */
