@@ -708,3 +708,12 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION ots.delete_table_internal(name, name) IS 'drops a resolved ots table (internal)';
+
+-- review of issue 12, item 1: OWNER TO on the storage carries the
+-- partitions, view and sequence along, and a part alone keeps the
+-- storage's owner; the guard also sees ALTER SEQUENCE
+DROP EVENT TRIGGER ots_storage_guard;
+CREATE EVENT TRIGGER ots_storage_guard ON ddl_command_start
+	WHEN TAG IN ('ALTER TABLE', 'ALTER VIEW', 'ALTER FOREIGN TABLE', 'CREATE TABLE',
+				 'CREATE FOREIGN TABLE', 'CREATE TRIGGER', 'CREATE RULE', 'ALTER SEQUENCE')
+	EXECUTE FUNCTION ots.storage_guard();
