@@ -14,3 +14,10 @@ SELECT count(*) FROM up_auto;
 SELECT ots.describe_table('up_orders')->'table_options';
 SELECT table_name FROM ots.list_table() ORDER BY 1;
 SELECT table_name FROM ots.stats ORDER BY 1;
+-- the metadata of up_stale, whose view 0.1.0 let go, went with the upgrade:
+-- the name can be created again once what was left of it is dropped
+SELECT count(*) FROM ots.tables WHERE table_name = 'up_stale';
+DROP TABLE "up_stale$data";
+SELECT ots.create_table('up_stale', 'k string');
+SELECT consumed IS NOT NULL FROM ots.put_row('up_stale', '{"k": "s"}', '{"v": 1}');
+SELECT k, attributes FROM up_stale;
