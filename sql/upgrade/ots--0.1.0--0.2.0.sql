@@ -457,6 +457,32 @@ BEGIN
 END
 $$;
 
+-- review of issue 12, item 1: 0.2.0 reports an ots table whose storage,
+-- partitions, view and sequence have different owners as damaged; 0.1.0
+-- let OWNER TO change them one by one, so such tables are named here
+DO $$
+DECLARE
+	found text;
+BEGIN
+	SELECT string_agg(format('%I.%I', o.schema_name, o.table_name), ', '
+					  ORDER BY o.schema_name, o.table_name) INTO found
+	  FROM ots.tables o
+	  JOIN pg_catalog.pg_namespace n ON n.nspname = o.schema_name
+	  JOIN pg_catalog.pg_class s ON s.relnamespace = n.oid AND s.relname = o.table_name || '$data'
+	 WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_class c
+					WHERE c.relowner <> s.relowner
+					  AND ((c.relnamespace = n.oid
+							AND c.relname IN (o.table_name, o.table_name || '$seq'))
+						   OR c.oid IN (SELECT i.inhrelid FROM pg_catalog.pg_inherits i
+										 WHERE i.inhparent = s.oid)));
+	IF found IS NOT NULL THEN
+		RAISE WARNING 'ots tables whose storage, partitions, view and sequence have different owners: %', found
+			USING DETAIL = 'ots reports them as damaged until they have one owner.',
+				  HINT = 'Run ALTER TABLE "<table>$data" OWNER TO <role>, which gives all of them that owner.';
+	END IF;
+END
+$$;
+
 -- views of existing tables become security barriers, as create_table makes
 -- them: only views whose storage exists and has the view's owner
 DO $$
