@@ -4,7 +4,7 @@
 -- things to an ots table's storage (the partitioned "t$data" and each of
 -- its partitions) or its view, or that would rename or move them, is
 -- refused (an event trigger), for the owner and for a superuser alike;
--- what cannot hurt (owner, row-level security, storage options,
+-- what cannot hurt (row-level security, storage options,
 -- statistics, indexes, policies, comments, grants, detach) stays allowed.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS ots;
@@ -222,6 +222,37 @@ SELECT s.statement, t.relation, t.result FROM allowed s, pg_temp.try_each(s.stat
 RESET ROLE;
 SELECT s.statement, t.relation, t.result FROM allowed s, pg_temp.try_each(s.statement, s.relations) t
  ORDER BY s.n, t.relation COLLATE "C";
+
+-- OWNER TO: the storage takes its partitions, view and sequence along (a
+-- partitioned table alone would keep the old owner on its partitions); a
+-- partition, the view or the sequence alone may only be given the
+-- storage's owner (as pg_restore does), never another one
+CREATE ROLE regress_ots_guard_other;
+GRANT USAGE ON SCHEMA sg TO regress_ots_guard_other;
+SET ROLE regress_ots_guard_owner;
+SELECT ots.create_table('sg.o', 'k string, id integer auto_increment', partitions => 2);
+RESET ROLE;
+SELECT pg_temp.try('ALTER TABLE sg."o$p0" OWNER TO regress_ots_guard_other');
+SELECT pg_temp.try('ALTER VIEW sg.o OWNER TO regress_ots_guard_other');
+SELECT pg_temp.try('ALTER SEQUENCE sg."o$seq" OWNER TO regress_ots_guard_other');
+SELECT pg_temp.try('ALTER TABLE sg."o$seq" OWNER TO regress_ots_guard_other');
+SELECT pg_temp.try('ALTER TABLE sg."o$p1" OWNER TO regress_ots_guard_owner');
+ALTER TABLE sg."o$data" OWNER TO regress_ots_guard_other;
+SELECT c.relname, pg_get_userbyid(c.relowner) AS owner FROM pg_class c
+ WHERE c.relnamespace = 'sg'::regnamespace AND c.relname IN ('o', 'o$data', 'o$p0', 'o$p1', 'o$seq')
+ ORDER BY c.relname COLLATE "C";
+-- parts with another owner (the guard off) make the table damaged
+ALTER EVENT TRIGGER ots_storage_guard DISABLE;
+ALTER TABLE sg."o$p1" OWNER TO regress_ots_guard_owner;
+ALTER EVENT TRIGGER ots_storage_guard ENABLE;
+SELECT pg_temp.try($$SELECT ots.get_row('sg.o', '{"k": "a", "id": 1}')$$);
+ALTER TABLE sg."o$data" OWNER TO regress_ots_guard_other;
+SET ROLE regress_ots_guard_other;
+SELECT count(*) AS written FROM ots.put_row('sg.o', '{"k": "a", "id": {"$auto_increment": true}}', '{"v": 1}');
+SELECT ots.delete_table('sg.o');
+RESET ROLE;
+REVOKE USAGE ON SCHEMA sg FROM regress_ots_guard_other;
+DROP ROLE regress_ots_guard_other;
 
 -- ots's own DDL still works: the TTL index comes and goes with update_table
 SET ROLE regress_ots_guard_owner;

@@ -32,6 +32,7 @@
 #include "catalog/pg_am.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_index.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_partitioned_table.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -398,6 +399,41 @@ catalog_pk_list(const OtsTable *t)
 	return buf.data;
 }
 
+/* catalog_rel_owner: the owner of a relation (InvalidOid when it is gone) */
+Oid
+catalog_rel_owner(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner = InvalidOid;
+
+	if (HeapTupleIsValid(tup))
+	{
+		owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+		ReleaseSysCache(tup);
+	}
+	return owner;
+}
+
+/*
+ * catalog_check_owners: the storage, its partitions, the view and the
+ * sequence of t have one owner (ots.storage_guard keeps it so), else the
+ * "damaged" error.
+ */
+static void
+catalog_check_owners(OtsTable *t, Oid view)
+{
+	Oid			owner = catalog_rel_owner(t->data_oid);
+	ListCell   *lc;
+
+	if (catalog_rel_owner(view) != owner ||
+		(OidIsValid(t->seq_oid) && catalog_rel_owner(t->seq_oid) != owner))
+		catalog_damaged(t, "its view or sequence has another owner than its storage table");
+	foreach(lc, find_inheritance_children(t->data_oid, NoLock))
+		if (catalog_rel_owner(lfirst_oid(lc)) != owner)
+			catalog_damaged(t, "partition %s has another owner than its storage table",
+							quote_identifier(get_rel_name(lfirst_oid(lc))));
+}
+
 /*
  * catalog_check_storage finds the storage table, view and sequence of t
  * (read by catalog_read_row) in schema nsp and checks that they are what
@@ -468,6 +504,7 @@ catalog_check_storage(OtsTable *t, Oid nsp)
 			catalog_damaged(t, "its AUTO_INCREMENT sequence %s is missing",
 							quote_qualified_identifier(t->schema_name, name));
 	}
+	catalog_check_owners(t, get_relname_relid(t->table_name, nsp));
 	return true;
 }
 

@@ -109,6 +109,8 @@ extern void catalog_report_damaged(const OtsTable *t, const char *what) pg_attri
 
 /* catalog_owns: does the current user own the relation (through membership too)? */
 extern bool catalog_owns(Oid relid);
+/* catalog_rel_owner: the owner of a relation (InvalidOid when it is gone) */
+extern Oid	catalog_rel_owner(Oid relid);
 
 /*
  * catalog_may_see: may the current user see the ots table nsp.table_name

@@ -17,10 +17,13 @@
  *	 - partitions that are not shaped as ots makes them (ATTACH PARTITION
  *	   and CREATE TABLE ... PARTITION OF check the new leaf);
  *	 - the storage becoming a partition of another table;
- *	 - renaming or moving the storage or the view (leaves may be);
+ *	 - renaming or moving the storage, the view or the sequence (leaves may be);
  *	 - on the view s.t: triggers (but ots's own read-only trigger, which
- *	   pg_restore re-creates), rules, column defaults.
- * Everything else passes: owner, row-level security, storage options,
+ *	   pg_restore re-creates), rules, column defaults;
+ *	 - a partition, the view or the sequence s."t$seq" given another owner
+ *	   than the storage's: OWNER TO on the storage gives them its new owner
+ *	   first (guard_propagate_owner), so all parts keep one owner.
+ * Everything else passes: row-level security, storage options,
  * statistics, storage and compression of columns, replica identity,
  * clustering, tablespace, validating or dropping other constraints,
  * disabling triggers, indexes, policies, comments, grants, DETACH.
@@ -47,10 +50,12 @@
 #include "commands/defrem.h"
 #include "commands/event_trigger.h"
 #include "commands/extension.h"
+#include "executor/spi.h"
 #include "fmgr.h"
 #include "nodes/parsenodes.h"
 #include "nodes/makefuncs.h"
 #include "parser/parse_func.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -58,6 +63,7 @@
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
+#include "catalog.h"
 #include "ddl_guard.h"
 
 /* what a relation is to ots */
@@ -66,10 +72,15 @@ typedef enum GuardKind
 	GUARD_NONE,					/* not part of an ots table */
 	GUARD_STORAGE,				/* s."t$data" */
 	GUARD_LEAF,					/* a partition of s."t$data" */
-	GUARD_VIEW					/* s.t */
+	GUARD_VIEW,					/* s.t */
+	GUARD_SEQUENCE				/* s."t$seq" */
 } GuardKind;
 
 #define GUARD_STORAGE_SUFFIX "$data"
+#define GUARD_SEQUENCE_SUFFIX "$seq"
+
+/* set while guard_propagate_owner runs its own OWNER TO statements */
+static bool guard_propagating = false;
 
 static bool guard_registered(Oid nsp, const char *table_name);
 static GuardKind guard_kind(Oid relid);
@@ -142,6 +153,12 @@ guard_kind(Oid relid)
 	if (relkind == RELKIND_VIEW)
 		return guard_registered(get_rel_namespace(relid), relname) ? GUARD_VIEW : GUARD_NONE;
 	len = strlen(relname);
+	if (relkind == RELKIND_SEQUENCE && len > strlen(GUARD_SEQUENCE_SUFFIX) &&
+		strcmp(relname + len - strlen(GUARD_SEQUENCE_SUFFIX), GUARD_SEQUENCE_SUFFIX) == 0)
+	{
+		relname[len - strlen(GUARD_SEQUENCE_SUFFIX)] = '\0';
+		return guard_registered(get_rel_namespace(relid), relname) ? GUARD_SEQUENCE : GUARD_NONE;
+	}
 	if (relkind == RELKIND_PARTITIONED_TABLE && len > strlen(GUARD_STORAGE_SUFFIX) &&
 		strcmp(relname + len - strlen(GUARD_STORAGE_SUFFIX), GUARD_STORAGE_SUFFIX) == 0)
 	{
@@ -166,7 +183,8 @@ guard_relid(RangeVar *rv)
 static char *
 guard_describe(Oid relid, GuardKind kind)
 {
-	return psprintf("%s \"%s.%s\"", kind == GUARD_VIEW ? "ots table view" : "ots storage table",
+	return psprintf("%s \"%s.%s\"", kind == GUARD_VIEW ? "ots table view" :
+					kind == GUARD_SEQUENCE ? "ots sequence" : "ots storage table",
 					get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid));
 }
 
@@ -386,6 +404,104 @@ guard_check_references(List *elts)
 }
 
 /*
+ * guard_storage_of: the storage of a guarded relation (itself for the
+ * storage, the parent for a leaf, s."t$data" for the view and sequence)
+ */
+static Oid
+guard_storage_of(Oid relid, GuardKind kind)
+{
+	char	   *name = get_rel_name(relid);
+	size_t		len = strlen(name);
+
+	if (kind == GUARD_STORAGE)
+		return relid;
+	if (kind == GUARD_LEAF)
+		return get_partition_parent(relid, true);
+	if (kind == GUARD_SEQUENCE)
+		name[len - strlen(GUARD_SEQUENCE_SUFFIX)] = '\0';
+	return get_relname_relid(psprintf("%s%s", name, GUARD_STORAGE_SUFFIX),
+							 get_rel_namespace(relid));
+}
+
+/*
+ * guard_propagate_owner gives the storage's partitions, view and sequence
+ * the owner OWNER TO is about to give the storage, by running OWNER TO on
+ * each as the current user (so PostgreSQL checks the same rights as for
+ * the storage); the statement itself then changes the storage.  It all
+ * happens in the statement's transaction, so an error undoes all of it.
+ */
+static void
+guard_propagate_owner(Oid storage, RoleSpec *newowner)
+{
+	const char *role = quote_identifier(get_rolespec_name(newowner));
+	char	   *nsp = get_namespace_name(get_rel_namespace(storage));
+	char	   *name = get_rel_name(storage);
+	List	   *stmts = NIL;
+	ListCell   *lc;
+
+	name[strlen(name) - strlen(GUARD_STORAGE_SUFFIX)] = '\0';
+	foreach(lc, find_inheritance_children(storage, NoLock))
+		stmts = lappend(stmts, psprintf("ALTER TABLE %s OWNER TO %s",
+										quote_qualified_identifier(get_namespace_name(get_rel_namespace(lfirst_oid(lc))),
+																   get_rel_name(lfirst_oid(lc))),
+										role));
+	if (OidIsValid(get_relname_relid(name, get_rel_namespace(storage))))
+		stmts = lappend(stmts, psprintf("ALTER VIEW %s OWNER TO %s",
+										quote_qualified_identifier(nsp, name), role));
+	if (OidIsValid(get_relname_relid(psprintf("%s%s", name, GUARD_SEQUENCE_SUFFIX),
+									 get_rel_namespace(storage))))
+		stmts = lappend(stmts, psprintf("ALTER SEQUENCE %s OWNER TO %s",
+										quote_qualified_identifier(nsp, psprintf("%s%s", name, GUARD_SEQUENCE_SUFFIX)),
+										role));
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	guard_propagating = true;
+	PG_TRY();
+	{
+		foreach(lc, stmts)
+			if (SPI_execute(lfirst(lc), false, 0) != SPI_OK_UTILITY)
+				elog(ERROR, "could not run \"%s\"", (char *) lfirst(lc));
+	}
+	PG_FINALLY();
+	{
+		guard_propagating = false;
+	}
+	PG_END_TRY();
+	SPI_finish();
+}
+
+/*
+ * guard_change_owner: OWNER TO on the storage carries its parts along;
+ * on a part alone it may only give the storage's owner (as pg_restore
+ * does), which keeps one owner for all parts.
+ */
+static const char *
+guard_change_owner(AlterTableCmd *cmd, Oid relid, GuardKind kind)
+{
+	Oid			storage;
+
+	if (guard_propagating)
+		return NULL;
+	if (kind == GUARD_STORAGE)
+	{
+		guard_propagate_owner(relid, cmd->newowner);
+		return NULL;
+	}
+	storage = guard_storage_of(relid, kind);
+	if (OidIsValid(storage) &&
+		get_rolespec_oid(cmd->newowner, false) == catalog_rel_owner(storage))
+		return NULL;
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("cannot change the owner of %s alone", guard_describe(relid, kind)),
+			 errdetail("The storage, its partitions, the view and the sequence of an ots table have one owner."),
+			 errhint("Change the owner of the storage table \"%s\", which changes all of them, or use REASSIGN OWNED.",
+					 OidIsValid(storage) ? get_rel_name(storage) : "?")));
+	return NULL;				/* not reached */
+}
+
+/*
  * guard_alter_refusal: what an ALTER TABLE subcommand on a guarded
  * relation would do that ots refuses ("add a column to", ...), or NULL
  * when it is allowed.
@@ -395,8 +511,10 @@ guard_alter_refusal(AlterTableCmd *cmd, Oid relid, GuardKind kind)
 {
 	switch (cmd->subtype)
 	{
-			/* harmless: ots neither reads nor bypasses these */
 		case AT_ChangeOwner:
+			return guard_change_owner(cmd, relid, kind);
+
+			/* harmless: ots neither reads nor bypasses these */
 		case AT_EnableRowSecurity:
 		case AT_DisableRowSecurity:
 		case AT_ForceRowSecurity:
@@ -535,6 +653,8 @@ guard_alter_table(AlterTableStmt *stmt)
 			if (part_kind != GUARD_NONE)
 				guard_refuse(part, part_kind, "attach %s to another table");
 		}
+		if (kind == GUARD_SEQUENCE && cmd->subtype != AT_ChangeOwner)
+			continue;			/* ALTER SEQUENCE does not reach ots's use of it */
 		if (kind != GUARD_NONE && (what = guard_alter_refusal(cmd, relid, kind)) != NULL)
 			guard_refuse(relid, kind, what);
 	}
@@ -651,7 +771,7 @@ ots_storage_guard(PG_FUNCTION_ARGS)
 					guard_refuse_rename(relid, kind, "rename a column of");
 				if (kind != GUARD_LEAF &&
 					(stmt->renameType == OBJECT_TABLE || stmt->renameType == OBJECT_VIEW ||
-					 stmt->renameType == OBJECT_FOREIGN_TABLE))
+					 stmt->renameType == OBJECT_FOREIGN_TABLE || stmt->renameType == OBJECT_SEQUENCE))
 					guard_refuse_rename(relid, kind, "rename");
 				break;
 			}
@@ -661,7 +781,7 @@ ots_storage_guard(PG_FUNCTION_ARGS)
 				Oid			relid = guard_relid(stmt->relation);
 				GuardKind	kind = guard_kind(relid);
 
-				if (kind == GUARD_STORAGE || kind == GUARD_VIEW)
+				if (kind == GUARD_STORAGE || kind == GUARD_VIEW || kind == GUARD_SEQUENCE)
 					guard_refuse_rename(relid, kind, "move");
 				break;
 			}

@@ -22,6 +22,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
 #include "catalog/pg_class.h"
@@ -38,6 +39,7 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 
 #include "asrole.h"
 #include "catalog.h"
@@ -462,11 +464,44 @@ purge_lock_tag(LOCKTAG *tag, Oid storage)
 	SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, PURGE_LOCK_CLASS, storage, PURGE_LOCK_FIELD4);
 }
 
+/* the storages whose purge lock this session holds (in TopMemoryContext) */
+static List *purge_held = NIL;
+
+/* purge_release releases the purge lock of storage, however often taken */
+static void
+purge_release(Oid storage)
+{
+	LOCKTAG		tag;
+
+	purge_lock_tag(&tag, storage);
+	while (LockHeldByMe(&tag, ExclusiveLock))
+		LockRelease(&tag, ExclusiveLock, true);
+	purge_held = list_delete_oid(purge_held, storage);
+}
+
+/*
+ * purge_abort_callback: a purge commits batch by batch while it holds its
+ * session-level lock, so a transaction that ends in an error (in a batch,
+ * between batches, in ots.purge_finish, or a cancel) ends the purge: every
+ * purge lock this session holds is released with it, or it would stay
+ * until the session ends and other sessions would skip the table.
+ */
+static void
+purge_abort_callback(XactEvent event, void *arg)
+{
+	if (event != XACT_EVENT_ABORT && event != XACT_EVENT_PARALLEL_ABORT)
+		return;
+	while (purge_held != NIL)
+		purge_release(linitial_oid(purge_held));
+}
+
 /*
  * ots_purge_lock is ots.purge_lock(schema_name, table_name): takes the
  * table's purge lock for the session without waiting and returns its key
  * (for ots.purge_unlock), or NULL when another session holds it.  Only the
  * table's owner (or a member of its role, or a superuser) may take it.
+ * It is released by ots.purge_unlock, or by the first transaction of the
+ * session that aborts (purge_abort_callback).
  */
 Datum
 ots_purge_lock(PG_FUNCTION_ARGS)
@@ -477,6 +512,8 @@ ots_purge_lock(PG_FUNCTION_ARGS)
 	Oid			storage = OidIsValid(nsp) ?
 		get_relname_relid(psprintf("%s$data", table_name), nsp) : InvalidOid;
 	LOCKTAG		tag;
+	static bool registered = false;
+	MemoryContext oldcxt;
 
 	if (!OidIsValid(storage) || !pg_class_ownercheck(storage, GetUserId()))
 		ereport(ERROR,
@@ -484,8 +521,17 @@ ots_purge_lock(PG_FUNCTION_ARGS)
 				 errmsg("must be owner of ots table %s.%s to purge it",
 						quote_identifier(schema_name), table_name)));
 	purge_lock_tag(&tag, storage);
+	/* a lock this session still holds is taken again, not waited for */
 	if (LockAcquire(&tag, ExclusiveLock, true, true) == LOCKACQUIRE_NOT_AVAIL)
 		PG_RETURN_NULL();
+	if (!registered)
+	{
+		RegisterXactCallback(purge_abort_callback, NULL);
+		registered = true;
+	}
+	oldcxt = MemoryContextSwitchTo(TopMemoryContext);
+	purge_held = list_append_unique_oid(purge_held, storage);
+	MemoryContextSwitchTo(oldcxt);
 	PG_RETURN_INT64((int64) storage);
 }
 
@@ -498,13 +544,10 @@ Datum
 ots_purge_unlock(PG_FUNCTION_ARGS)
 {
 	int64		key = PG_GETARG_INT64(0);
-	LOCKTAG		tag;
 
 	if (key < 0 || key > PG_UINT32_MAX)
 		PG_RETURN_VOID();
-	purge_lock_tag(&tag, (Oid) key);
-	while (LockHeldByMe(&tag, ExclusiveLock))
-		LockRelease(&tag, ExclusiveLock, true);
+	purge_release((Oid) key);
 	PG_RETURN_VOID();
 }
 

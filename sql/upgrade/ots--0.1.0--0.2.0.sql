@@ -393,7 +393,98 @@ $$;
 
 COMMENT ON FUNCTION ots.list_table() IS 'every ots table of the database the caller may see (ots.table_visible)';
 
--- views of existing tables become security barriers, as create_table makes them
+-- review of issue 12, item 2: 0.1.0 let plain DDL drop an ots table's view
+-- or storage and kept its metadata (0.2.0's sql_drop trigger forgets it):
+-- such metadata, purge statistics and purge job go now, so the name can be
+-- created again.  What is left of the table (storage, view, sequence) is
+-- kept, named in a WARNING, for its owner to copy or drop.
+DO $$
+DECLARE
+	t record;
+	left_over text;
+BEGIN
+	FOR t IN SELECT o.schema_name, o.table_name FROM ots.tables o
+			  WHERE to_regclass(format('%I.%I', o.schema_name, o.table_name)) IS NULL
+				 OR to_regclass(format('%I.%I', o.schema_name, o.table_name || '$data')) IS NULL
+			  ORDER BY o.schema_name, o.table_name LOOP
+		PERFORM ots.unschedule_purge(t.schema_name, t.table_name);
+		DELETE FROM ots.purge_stats p WHERE p.schema_name = t.schema_name AND p.table_name = t.table_name;
+		DELETE FROM ots.tables o WHERE o.schema_name = t.schema_name AND o.table_name = t.table_name;
+		SELECT string_agg(format('%I.%I', n.nspname, c.relname), ', ' ORDER BY c.relname) INTO left_over
+		  FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+		 WHERE n.nspname = t.schema_name
+		   AND c.relname IN (t.table_name, t.table_name || '$data', t.table_name || '$seq');
+		RAISE WARNING 'ots table %.% had lost its view or storage to plain DDL: its metadata is removed',
+			quote_ident(t.schema_name), quote_ident(t.table_name)
+			USING DETAIL = coalesce('Left in place: ' || left_over || '.', 'Nothing of it is left.'),
+				  HINT = 'Drop what is left, or copy its rows into a new ots table.';
+	END LOOP;
+END
+$$;
+
+-- review of issue 12, item 2: 0.2.0's storage guard refuses triggers,
+-- rules, defaults and CHECK constraints on ots storage, which ots's writes
+-- bypass; those 0.1.0 let in stay, and are named here
+DO $$
+DECLARE
+	found text;
+BEGIN
+	SELECT string_agg(format('%s: %s', r.rel, r.what), '; ' ORDER BY r.rel, r.what) INTO found
+	  FROM (SELECT DISTINCT c.oid::pg_catalog.regclass::text AS rel, x.what
+			  FROM ots.tables o
+			  JOIN pg_catalog.pg_namespace n ON n.nspname = o.schema_name
+			  JOIN pg_catalog.pg_class s ON s.relnamespace = n.oid AND s.relname = o.table_name || '$data'
+			  JOIN pg_catalog.pg_class c ON c.oid = s.oid
+				OR c.oid IN (SELECT i.inhrelid FROM pg_catalog.pg_inherits i WHERE i.inhparent = s.oid)
+			  CROSS JOIN LATERAL (
+					SELECT 'trigger ' || quote_ident(g.tgname) FROM pg_catalog.pg_trigger g
+					 WHERE g.tgrelid = c.oid AND NOT g.tgisinternal
+					UNION ALL
+					SELECT 'rule ' || quote_ident(w.rulename) FROM pg_catalog.pg_rewrite w
+					 WHERE w.ev_class = c.oid
+					UNION ALL
+					SELECT 'default of ' || quote_ident(a.attname) FROM pg_catalog.pg_attrdef d
+					  JOIN pg_catalog.pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum
+					 WHERE d.adrelid = c.oid
+					UNION ALL
+					SELECT 'constraint ' || quote_ident(k.conname) FROM pg_catalog.pg_constraint k
+					 WHERE k.conrelid = c.oid AND k.contype <> 'p') x(what)) r;
+	IF found IS NOT NULL THEN
+		RAISE WARNING 'ots storage carries triggers, rules, defaults or constraints that ots''s writes bypass'
+			USING DETAIL = found || '.',
+				  HINT = 'Drop them: ots 0.2.0 refuses new ones (see "Storage" in the README).';
+	END IF;
+END
+$$;
+
+-- review of issue 12, item 1: 0.2.0 reports an ots table whose storage,
+-- partitions, view and sequence have different owners as damaged; 0.1.0
+-- let OWNER TO change them one by one, so such tables are named here
+DO $$
+DECLARE
+	found text;
+BEGIN
+	SELECT string_agg(format('%I.%I', o.schema_name, o.table_name), ', '
+					  ORDER BY o.schema_name, o.table_name) INTO found
+	  FROM ots.tables o
+	  JOIN pg_catalog.pg_namespace n ON n.nspname = o.schema_name
+	  JOIN pg_catalog.pg_class s ON s.relnamespace = n.oid AND s.relname = o.table_name || '$data'
+	 WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_class c
+					WHERE c.relowner <> s.relowner
+					  AND ((c.relnamespace = n.oid
+							AND c.relname IN (o.table_name, o.table_name || '$seq'))
+						   OR c.oid IN (SELECT i.inhrelid FROM pg_catalog.pg_inherits i
+										 WHERE i.inhparent = s.oid)));
+	IF found IS NOT NULL THEN
+		RAISE WARNING 'ots tables whose storage, partitions, view and sequence have different owners: %', found
+			USING DETAIL = 'ots reports them as damaged until they have one owner.',
+				  HINT = 'Run ALTER TABLE "<table>$data" OWNER TO <role>, which gives all of them that owner.';
+	END IF;
+END
+$$;
+
+-- views of existing tables become security barriers, as create_table makes
+-- them: only views whose storage exists and has the view's owner
 DO $$
 DECLARE
 	t record;
@@ -401,6 +492,9 @@ BEGIN
 	FOR t IN SELECT o.schema_name, o.table_name FROM ots.tables o
 			  WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_class c
 							  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+							  JOIN pg_catalog.pg_class d ON d.relnamespace = n.oid
+							   AND d.relname = o.table_name || '$data' AND d.relkind = 'p'
+							   AND d.relowner = c.relowner
 							 WHERE n.nspname = o.schema_name AND c.relname = o.table_name
 							   AND c.relkind = 'v') LOOP
 		EXECUTE format('ALTER VIEW %I.%I SET (security_barrier)', t.schema_name, t.table_name);
@@ -708,3 +802,12 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION ots.delete_table_internal(name, name) IS 'drops a resolved ots table (internal)';
+
+-- review of issue 12, item 1: OWNER TO on the storage carries the
+-- partitions, view and sequence along, and a part alone keeps the
+-- storage's owner; the guard also sees ALTER SEQUENCE
+DROP EVENT TRIGGER ots_storage_guard;
+CREATE EVENT TRIGGER ots_storage_guard ON ddl_command_start
+	WHEN TAG IN ('ALTER TABLE', 'ALTER VIEW', 'ALTER FOREIGN TABLE', 'CREATE TABLE',
+				 'CREATE FOREIGN TABLE', 'CREATE TRIGGER', 'CREATE RULE', 'ALTER SEQUENCE')
+	EXECUTE FUNCTION ots.storage_guard();

@@ -8,3 +8,14 @@ SELECT ots.put_row('up_orders', '{"channel": "a", "id": 2}', '{"price": 3.0, "bi
 SELECT ots.update_row('up_orders', '{"channel": "a", "id": 1}', increment => '{"status": 1}');
 SELECT ots.put_row('up_hash', jsonb_build_object('k', 'h' || i), jsonb_build_object('v', i)) FROM generate_series(1, 3) i;
 SELECT ots.put_row('up_auto', '{"k": "t", "n": {"$auto_increment": true}}', '{"v": true}');
+-- 0.1.0 let plain DDL drop an ots table's view, leaving its metadata behind
+-- (0.2.0's sql_drop trigger forgets it; the upgrade removes what is left)
+SELECT ots.create_table('up_stale', 'k string', time_to_live => 86400);
+DROP VIEW up_stale;
+-- 0.1.0 let OWNER TO give a leaf alone another owner; 0.2.0 names the
+-- table in a WARNING and reports it damaged until OWNER TO on the storage
+CREATE ROLE upg_other_owner;
+ALTER TABLE "up_hash$p0" OWNER TO upg_other_owner;
+-- 0.1.0 let a CHECK constraint onto storage (ots's writes bypass it); the
+-- upgrade names it in a WARNING and leaves it
+ALTER TABLE "up_auto$data" ADD CONSTRAINT up_auto_k CHECK (k <> '');
