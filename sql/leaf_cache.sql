@@ -2,7 +2,7 @@
 -- attribute numbers, cached per leaf for the direct row access) follows
 -- ALTER TABLE in that same session: after "$oldest_ts" is dropped and added
 -- again (a new attribute number), every write path of the session writes the
--- new column, and reads still find the cells.
+-- new column, deletes still find their rows, and reads still find the cells.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS ots;
 RESET client_min_messages;
@@ -54,6 +54,12 @@ SELECT count(*) FILTER (WHERE is_ok) AS ok FROM ots.batch_write_row(
 	'[{"table_name": "lc_t", "rows": [{"type": "PUT", "primary_key": {"k": "d"}, "attributes": {"v": 6}}]}]');
 SELECT count(*) FILTER (WHERE is_ok) AS ok FROM ots.batch_write_row(
 	'[{"table_name": "lc_t", "rows": [{"type": "PUT", "primary_key": {"k": "b"}, "attributes": {"v": 7}}]}]');
+-- and deletes (single and bulk) rows it wrote before and after the move
+SELECT consumed FROM ots.put_row('lc_t', '{"k": "e"}', '{"v": 8}');
+SELECT consumed FROM ots.delete_row('lc_t', '{"k": "e"}');
+SELECT count(*) FILTER (WHERE is_ok) AS ok FROM ots.batch_write_row(
+	'[{"table_name": "lc_t", "rows": [{"type": "PUT", "primary_key": {"k": "f"}, "attributes": {"v": 9}},
+	                                  {"type": "DELETE", "primary_key": {"k": "d"}}]}]');
 SELECT * FROM pg_temp.stored();
 SELECT primary_key, attributes FROM ots.get_range_rows('lc_t', '{"k": {"$inf": "min"}}', '{"k": {"$inf": "max"}}')
  ORDER BY primary_key;
