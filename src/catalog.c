@@ -399,19 +399,29 @@ catalog_pk_list(const OtsTable *t)
 	return buf.data;
 }
 
-/* catalog_rel_owner: the owner of a relation (InvalidOid when it is gone) */
 Oid
-catalog_rel_owner(Oid relid)
+catalog_storage_oid(Oid nsp, const char *table_name)
 {
-	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	Oid			owner = InvalidOid;
+	return OidIsValid(nsp) ?
+		get_relname_relid(psprintf("%s%s", table_name, CATALOG_STORAGE_SUFFIX), nsp) : InvalidOid;
+}
 
-	if (HeapTupleIsValid(tup))
-	{
-		owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
-		ReleaseSysCache(tup);
-	}
-	return owner;
+char *
+catalog_storage_name(const OtsTable *t)
+{
+	return quote_qualified_identifier(t->schema_name,
+									  psprintf("%s%s", t->table_name, CATALOG_STORAGE_SUFFIX));
+}
+
+char *
+catalog_table_of(const char *relname, const char *suffix)
+{
+	size_t		len = relname != NULL ? strlen(relname) : 0;
+	size_t		slen = strlen(suffix);
+
+	if (len <= slen || strcmp(relname + len - slen, suffix) != 0)
+		return NULL;
+	return pnstrdup(relname, len - slen);
 }
 
 /*
@@ -422,14 +432,14 @@ catalog_rel_owner(Oid relid)
 static void
 catalog_check_owners(OtsTable *t, Oid view)
 {
-	Oid			owner = catalog_rel_owner(t->data_oid);
+	Oid			owner = asrole_owner(t->data_oid);
 	ListCell   *lc;
 
-	if (catalog_rel_owner(view) != owner ||
-		(OidIsValid(t->seq_oid) && catalog_rel_owner(t->seq_oid) != owner))
+	if (asrole_owner(view) != owner ||
+		(OidIsValid(t->seq_oid) && asrole_owner(t->seq_oid) != owner))
 		catalog_damaged(t, "its view or sequence has another owner than its storage table");
 	foreach(lc, find_inheritance_children(t->data_oid, NoLock))
-		if (catalog_rel_owner(lfirst_oid(lc)) != owner)
+		if (asrole_owner(lfirst_oid(lc)) != owner)
 			catalog_damaged(t, "partition %s has another owner than its storage table",
 							quote_identifier(get_rel_name(lfirst_oid(lc))));
 }
@@ -458,8 +468,7 @@ catalog_check_storage(OtsTable *t, Oid nsp)
 				 errmsg("ots table %s is in a temporary schema",
 						quote_qualified_identifier(t->schema_name, t->table_name)),
 				 errdetail("ots tables cannot be temporary.")));
-	snprintf(name, sizeof(name), "%s$data", t->table_name);
-	t->data_oid = get_relname_relid(name, nsp);
+	t->data_oid = catalog_storage_oid(nsp, t->table_name);
 	if (!OidIsValid(t->data_oid) ||
 		get_rel_relkind(get_relname_relid(t->table_name, nsp)) != RELKIND_VIEW)
 		return false;
@@ -498,7 +507,7 @@ catalog_check_storage(OtsTable *t, Oid nsp)
 	t->seq_oid = InvalidOid;
 	if (t->auto_increment_col >= 0)
 	{
-		snprintf(name, sizeof(name), "%s$seq", t->table_name);
+		snprintf(name, sizeof(name), "%s%s", t->table_name, CATALOG_SEQUENCE_SUFFIX);
 		t->seq_oid = get_relname_relid(name, nsp);
 		if (get_rel_relkind(t->seq_oid) != RELKIND_SEQUENCE)
 			catalog_damaged(t, "its AUTO_INCREMENT sequence %s is missing",
@@ -735,16 +744,12 @@ catalog_lookup_by_data_oid(Oid data_oid)
 	}
 	/* first use in this backend: find the view from the storage name */
 	{
-		char	   *relname = get_rel_name(data_oid);
-		Oid			nsp = get_rel_namespace(data_oid);
-		size_t		len = relname ? strlen(relname) : 0;
+		char	   *relname = catalog_table_of(get_rel_name(data_oid), CATALOG_STORAGE_SUFFIX);
 
-		if (len > 5 && strcmp(relname + len - 5, "$data") == 0)
+		if (relname != NULL)
 		{
-			Oid			view_oid;
+			Oid			view_oid = get_relname_relid(relname, get_rel_namespace(data_oid));
 
-			relname[len - 5] = '\0';
-			view_oid = get_relname_relid(relname, nsp);
 			if (OidIsValid(view_oid))
 			{
 				OtsTable   *t = catalog_get(view_oid);
@@ -918,11 +923,8 @@ catalog_has_any_privilege(Oid relid)
 bool
 catalog_may_see(Oid nsp, const char *table_name)
 {
-	char		storage[NAMEDATALEN * 2];
-	Oid			data_oid;
+	Oid			data_oid = catalog_storage_oid(nsp, table_name);
 
-	snprintf(storage, sizeof(storage), "%s$data", table_name);
-	data_oid = get_relname_relid(storage, nsp);
 	if (OidIsValid(data_oid) && catalog_owns(data_oid))
 		return true;
 	return pg_namespace_aclcheck(nsp, GetUserId(), ACL_USAGE) == ACLCHECK_OK &&
@@ -938,16 +940,11 @@ bool
 catalog_may_see_storage(Oid data_oid)
 {
 	char	   *relname;
-	size_t		len;
 
 	if (superuser())
 		return true;
-	relname = get_rel_name(data_oid);
-	len = relname ? strlen(relname) : 0;
-	if (len <= 5 || strcmp(relname + len - 5, "$data") != 0)
-		return false;
-	relname[len - 5] = '\0';
-	return catalog_may_see(get_rel_namespace(data_oid), relname);
+	relname = catalog_table_of(get_rel_name(data_oid), CATALOG_STORAGE_SUFFIX);
+	return relname != NULL && catalog_may_see(get_rel_namespace(data_oid), relname);
 }
 
 PG_FUNCTION_INFO_V1(ots_table_visible);

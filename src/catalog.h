@@ -25,6 +25,10 @@
 #include "limits.h"
 #include "value.h"
 
+/* the layout's names (above): a table's storage and sequence are its name plus these */
+#define CATALOG_STORAGE_SUFFIX	"$data"
+#define CATALOG_SEQUENCE_SUFFIX	"$seq"
+
 typedef struct OtsPkColumn
 {
 	char		name[NAMEDATALEN];
@@ -109,8 +113,14 @@ extern void catalog_report_damaged(const OtsTable *t, const char *what) pg_attri
 
 /* catalog_owns: does the current user own the relation (through membership too)? */
 extern bool catalog_owns(Oid relid);
-/* catalog_rel_owner: the owner of a relation (InvalidOid when it is gone) */
-extern Oid	catalog_rel_owner(Oid relid);
+/* catalog_storage_oid: the storage table of ots table table_name in schema nsp, or InvalidOid */
+extern Oid	catalog_storage_oid(Oid nsp, const char *table_name);
+
+/* catalog_storage_name: the quoted, qualified name of t's storage table */
+extern char *catalog_storage_name(const OtsTable *t);
+
+/* catalog_table_of: the table name relname (a storage or sequence name) is made from, or NULL */
+extern char *catalog_table_of(const char *relname, const char *suffix);
 
 /*
  * catalog_may_see: may the current user see the ots table nsp.table_name

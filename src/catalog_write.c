@@ -55,10 +55,8 @@ catalog_write_owner(FunctionCallInfo fcinfo, bool missing_ok)
 	char	   *schema = NameStr(*PG_GETARG_NAME(0));
 	char	   *table = NameStr(*PG_GETARG_NAME(1));
 	Oid			nsp = get_namespace_oid(schema, true);
-	Oid			data_oid = InvalidOid;
+	Oid			data_oid = catalog_storage_oid(nsp, table);
 
-	if (OidIsValid(nsp))
-		data_oid = get_relname_relid(psprintf("%s$data", table), nsp);
 	if (!OidIsValid(data_oid))
 	{
 		if (missing_ok)

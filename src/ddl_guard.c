@@ -63,6 +63,7 @@
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
+#include "asrole.h"
 #include "catalog.h"
 #include "ddl_guard.h"
 
@@ -76,8 +77,6 @@ typedef enum GuardKind
 	GUARD_SEQUENCE				/* s."t$seq" */
 } GuardKind;
 
-#define GUARD_STORAGE_SUFFIX "$data"
-#define GUARD_SEQUENCE_SUFFIX "$seq"
 
 /* set while guard_propagate_owner runs its own OWNER TO statements */
 static bool guard_propagating = false;
@@ -145,27 +144,20 @@ guard_kind(Oid relid)
 {
 	char		relkind;
 	char	   *relname;
-	size_t		len;
+	char	   *table;
 
 	if (!OidIsValid(relid) || (relname = get_rel_name(relid)) == NULL)
 		return GUARD_NONE;
 	relkind = get_rel_relkind(relid);
 	if (relkind == RELKIND_VIEW)
 		return guard_registered(get_rel_namespace(relid), relname) ? GUARD_VIEW : GUARD_NONE;
-	len = strlen(relname);
-	if (relkind == RELKIND_SEQUENCE && len > strlen(GUARD_SEQUENCE_SUFFIX) &&
-		strcmp(relname + len - strlen(GUARD_SEQUENCE_SUFFIX), GUARD_SEQUENCE_SUFFIX) == 0)
-	{
-		relname[len - strlen(GUARD_SEQUENCE_SUFFIX)] = '\0';
-		return guard_registered(get_rel_namespace(relid), relname) ? GUARD_SEQUENCE : GUARD_NONE;
-	}
-	if (relkind == RELKIND_PARTITIONED_TABLE && len > strlen(GUARD_STORAGE_SUFFIX) &&
-		strcmp(relname + len - strlen(GUARD_STORAGE_SUFFIX), GUARD_STORAGE_SUFFIX) == 0)
-	{
-		relname[len - strlen(GUARD_STORAGE_SUFFIX)] = '\0';
-		if (guard_registered(get_rel_namespace(relid), relname))
-			return GUARD_STORAGE;
-	}
+	if (relkind == RELKIND_SEQUENCE &&
+		(table = catalog_table_of(relname, CATALOG_SEQUENCE_SUFFIX)) != NULL)
+		return guard_registered(get_rel_namespace(relid), table) ? GUARD_SEQUENCE : GUARD_NONE;
+	if (relkind == RELKIND_PARTITIONED_TABLE &&
+		(table = catalog_table_of(relname, CATALOG_STORAGE_SUFFIX)) != NULL &&
+		guard_registered(get_rel_namespace(relid), table))
+		return GUARD_STORAGE;
 	if (get_rel_relispartition(relid) &&
 		guard_kind(get_partition_parent(relid, true)) == GUARD_STORAGE)
 		return GUARD_LEAF;
@@ -411,16 +403,14 @@ static Oid
 guard_storage_of(Oid relid, GuardKind kind)
 {
 	char	   *name = get_rel_name(relid);
-	size_t		len = strlen(name);
 
 	if (kind == GUARD_STORAGE)
 		return relid;
 	if (kind == GUARD_LEAF)
 		return get_partition_parent(relid, true);
 	if (kind == GUARD_SEQUENCE)
-		name[len - strlen(GUARD_SEQUENCE_SUFFIX)] = '\0';
-	return get_relname_relid(psprintf("%s%s", name, GUARD_STORAGE_SUFFIX),
-							 get_rel_namespace(relid));
+		name = catalog_table_of(name, CATALOG_SEQUENCE_SUFFIX);
+	return catalog_storage_oid(get_rel_namespace(relid), name);
 }
 
 /*
@@ -435,11 +425,11 @@ guard_propagate_owner(Oid storage, RoleSpec *newowner)
 {
 	const char *role = quote_identifier(get_rolespec_name(newowner));
 	char	   *nsp = get_namespace_name(get_rel_namespace(storage));
-	char	   *name = get_rel_name(storage);
+	char	   *name = catalog_table_of(get_rel_name(storage), CATALOG_STORAGE_SUFFIX);
+	char	   *seq = psprintf("%s%s", name, CATALOG_SEQUENCE_SUFFIX);
 	List	   *stmts = NIL;
 	ListCell   *lc;
 
-	name[strlen(name) - strlen(GUARD_STORAGE_SUFFIX)] = '\0';
 	foreach(lc, find_inheritance_children(storage, NoLock))
 		stmts = lappend(stmts, psprintf("ALTER TABLE %s OWNER TO %s",
 										quote_qualified_identifier(get_namespace_name(get_rel_namespace(lfirst_oid(lc))),
@@ -448,11 +438,9 @@ guard_propagate_owner(Oid storage, RoleSpec *newowner)
 	if (OidIsValid(get_relname_relid(name, get_rel_namespace(storage))))
 		stmts = lappend(stmts, psprintf("ALTER VIEW %s OWNER TO %s",
 										quote_qualified_identifier(nsp, name), role));
-	if (OidIsValid(get_relname_relid(psprintf("%s%s", name, GUARD_SEQUENCE_SUFFIX),
-									 get_rel_namespace(storage))))
+	if (OidIsValid(get_relname_relid(seq, get_rel_namespace(storage))))
 		stmts = lappend(stmts, psprintf("ALTER SEQUENCE %s OWNER TO %s",
-										quote_qualified_identifier(nsp, psprintf("%s%s", name, GUARD_SEQUENCE_SUFFIX)),
-										role));
+										quote_qualified_identifier(nsp, seq), role));
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -490,7 +478,7 @@ guard_change_owner(AlterTableCmd *cmd, Oid relid, GuardKind kind)
 	}
 	storage = guard_storage_of(relid, kind);
 	if (OidIsValid(storage) &&
-		get_rolespec_oid(cmd->newowner, false) == catalog_rel_owner(storage))
+		get_rolespec_oid(cmd->newowner, false) == asrole_owner(storage))
 		return NULL;
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

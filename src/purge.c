@@ -509,8 +509,7 @@ ots_purge_lock(PG_FUNCTION_ARGS)
 	char	   *schema_name = NameStr(*PG_GETARG_NAME(0));
 	char	   *table_name = NameStr(*PG_GETARG_NAME(1));
 	Oid			nsp = get_namespace_oid(schema_name, true);
-	Oid			storage = OidIsValid(nsp) ?
-		get_relname_relid(psprintf("%s$data", table_name), nsp) : InvalidOid;
+	Oid			storage = catalog_storage_oid(nsp, table_name);
 	LOCKTAG		tag;
 	static bool registered = false;
 	MemoryContext oldcxt;

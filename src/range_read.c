@@ -280,9 +280,7 @@ range_prepare(RangeScan *rs, Jsonb *start_json, Jsonb *end_json, text *direction
 	appendStringInfoString(&sql, "SELECT ");
 	for (int i = 0; i < t->npk; i++)
 		appendStringInfo(&sql, "%s, ", quote_identifier(t->pk[i].name));
-	appendStringInfo(&sql, "\"$cells\" FROM %s",
-					 quote_qualified_identifier(t->schema_name,
-												psprintf("%s$data", t->table_name)));
+	appendStringInfo(&sql, "\"$cells\" FROM %s", catalog_storage_name(t));
 	if (where.len > 0)
 		appendStringInfo(&sql, " WHERE %s", where.data);
 	appendStringInfoString(&sql, " ORDER BY ");

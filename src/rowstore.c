@@ -110,13 +110,6 @@ rowstore_privilege_names(AclMode mode)
 	return buf.data;
 }
 
-/* rowstore_storage_name is the quoted, qualified name of the table's storage, for messages */
-static char *
-rowstore_storage_name(const OtsTable *t)
-{
-	return quote_qualified_identifier(t->schema_name, psprintf("%s$data", t->table_name));
-}
-
 /*
  * rowstore_check_privileges requires every privilege in mode on the
  * storage table (pg_class_aclcheck would accept any one of them), and
@@ -139,7 +132,7 @@ rowstore_check_privileges(const OtsTable *t, AclMode mode)
 				 errmsg("permission denied for ots table %s",
 						quote_qualified_identifier(t->schema_name, t->table_name)),
 				 errdetail("This call needs %s on %s.", rowstore_privilege_names(mode),
-						   rowstore_storage_name(t))));
+						   catalog_storage_name(t))));
 	if (check_enable_rls(t->data_oid, InvalidOid, false) == RLS_ENABLED)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -147,11 +140,11 @@ rowstore_check_privileges(const OtsTable *t, AclMode mode)
 						quote_qualified_identifier(t->schema_name, t->table_name)),
 				 errdetail("Row-level security on %s applies to the current role, and ots "
 						   "row functions do not apply row-level security policies.",
-						   rowstore_storage_name(t)),
+						   catalog_storage_name(t)),
 				 errhint("Read %s with plain SQL, which applies the policies, "
 						 "or call as a role they do not apply to: the table's owner "
 						 "(without FORCE ROW LEVEL SECURITY) or a role with BYPASSRLS.",
-						 rowstore_storage_name(t))));
+						 catalog_storage_name(t))));
 }
 
 Oid
@@ -728,8 +721,7 @@ rowstore_bulk_sql(const OtsTable *t)
 	StringInfoData args;
 	StringInfoData sql;
 	int			nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
-	char	   *parent = quote_qualified_identifier(t->schema_name,
-													psprintf("%s$data", t->table_name));
+	char	   *parent = catalog_storage_name(t);
 
 	initStringInfo(&cols);
 	initStringInfo(&args);
