@@ -245,6 +245,12 @@ SELECT * FROM pg_temp.bw('[
 	{"table_name": "bt_rep", "rows": [{"type": "DELETE", "primary_key": {"id": 10}}]}]');
 SELECT count(*) FROM pg_temp.dump('bt_rep') WHERE primary_key = '{"id": 10}';
 SELECT count(*) FROM pg_temp.dump('bt2') WHERE primary_key = '{"id": 10}';
+-- ... whatever name each entry gives the table (unqualified, schema-qualified)
+SELECT * FROM pg_temp.bw('[
+	{"table_name": "bt_rep", "rows": [{"type": "PUT", "primary_key": {"id": 11}, "attributes": {"a": 1}}]},
+	{"table_name": "public.bt_rep", "rows": [
+		{"type": "PUT", "primary_key": {"id": 11}, "attributes": {"b": 2}, "condition": "EXPECT_EXIST"}]}]');
+SELECT count(*) FROM pg_temp.dump('bt_rep') WHERE primary_key = '{"id": 11}';
 
 --
 -- atomic batches

@@ -634,6 +634,19 @@ batch_check_repeats(BatchRow **order, int nrows)
 }
 
 /*
+ * batch_same_table: do entries i and j name one table?  Compared by the
+ * storage each name resolves to ("t" and "public.t" are one table), by the
+ * names themselves where a name resolves to none.
+ */
+static bool
+batch_same_table(const char **names, const Oid *storage, int i, int j)
+{
+	if (OidIsValid(storage[i]) || OidIsValid(storage[j]))
+		return storage[i] == storage[j];
+	return strcmp(names[i], names[j]) == 0;
+}
+
+/*
  * batch_check_table_repeats runs batch_check_repeats once per table, over
  * the rows of every entry naming it: two entries of one table are one table
  * (so a key repeated across them never takes the bulk path either).
@@ -643,18 +656,25 @@ batch_check_table_repeats(BatchRow **tables, const char **names, const int *coun
 						  int ntables, int total)
 {
 	BatchRow  **rows = palloc(sizeof(BatchRow *) * total);
+	Oid		   *storage = palloc(sizeof(Oid) * ntables);
 
+	for (int i = 0; i < ntables; i++)
+	{
+		OtsTable   *t = catalog_lookup_quiet(cstring_to_text(names[i]));
+
+		storage[i] = t != NULL ? t->data_oid : InvalidOid;
+	}
 	for (int i = 0; i < ntables; i++)
 	{
 		int			n = 0;
 		bool		seen = false;
 
 		for (int j = 0; j < i && !seen; j++)
-			seen = strcmp(names[j], names[i]) == 0;
+			seen = batch_same_table(names, storage, j, i);
 		if (seen)
 			continue;			/* checked with the table's first entry */
 		for (int j = i; j < ntables; j++)
-			if (strcmp(names[j], names[i]) == 0)
+			if (batch_same_table(names, storage, j, i))
 				for (int r = 0; r < counts[j]; r++)
 					rows[n++] = &tables[j][r];
 		batch_check_repeats(rows, n);
