@@ -59,7 +59,8 @@ SELECT consumed FROM ots.put_row('lc_t', '{"k": "e"}', '{"v": 8}');
 SELECT consumed FROM ots.delete_row('lc_t', '{"k": "e"}');
 SELECT count(*) FILTER (WHERE is_ok) AS ok FROM ots.batch_write_row(
 	'[{"table_name": "lc_t", "rows": [{"type": "PUT", "primary_key": {"k": "f"}, "attributes": {"v": 9}},
-	                                  {"type": "DELETE", "primary_key": {"k": "d"}}]}]');
+	                                  {"type": "DELETE", "primary_key": {"k": "d"}},
+	                                  {"type": "DELETE", "primary_key": {"k": "b"}}]}]');
 SELECT * FROM pg_temp.stored();
 SELECT primary_key, attributes FROM ots.get_range_rows('lc_t', '{"k": {"$inf": "min"}}', '{"k": {"$inf": "max"}}')
  ORDER BY primary_key;

@@ -73,7 +73,7 @@ SELECT primary_key, attributes FROM ots.get_range_rows('par_t', '{"k": {"$inf": 
 SELECT index, is_ok, primary_key FROM ots.batch_get_row('[{"table_name": "par_t", "primary_keys": [{"k": "b"}]}]');
 -- ots.cron_ready enters a PL/pgSQL EXCEPTION block (a subtransaction) once
 -- pg_cron is installed
-CREATE EXTENSION pg_cron;
+CREATE EXTENSION IF NOT EXISTS pg_cron;
 SELECT ots.cron_ready(false) IS NOT NULL AS cron_ready_answers;
 DROP EXTENSION pg_cron;
 RESET force_parallel_mode;

@@ -10,6 +10,7 @@ CREATE EXTENSION IF NOT EXISTS ots;
 CREATE EXTENSION IF NOT EXISTS pg_cron;
 RESET client_min_messages;
 \set VERBOSITY terse
+SET ots.purge_schedule = '0 0 31 2 *';	-- no pg_cron run of the test's table
 
 CREATE ROLE regress_ots_po_tenant LOGIN;
 CREATE ROLE regress_ots_po_other LOGIN;
@@ -24,8 +25,8 @@ SELECT ots.create_table('po.t', 'id string', max_versions => 3, partitions => 2,
 RESET client_min_messages;
 INSERT INTO po."t$data" (id, "$cells", "$oldest_ts")
 SELECT id, cells::ots.cells, ots.cells_oldest_ts(cells::ots.cells) FROM (VALUES
-	('x', '{"row_ts": 1466762754000, "cells": {"a": [{"ts": 1900000000000, "value": "new"}, {"ts": 1800000000000, "value": "mid"}, {"ts": 1466762754000, "value": "old"}]}}'),
-	('y', '{"row_ts": 1466762754000, "cells": {"a": [{"ts": 1900000000000, "value": "new"}, {"ts": 1466762754000, "value": "old"}]}}'),
+	('x', '{"row_ts": 1466762754000, "cells": {"a": [{"ts": 9000000000000, "value": "new"}, {"ts": 8000000000000, "value": "mid"}, {"ts": 1466762754000, "value": "old"}]}}'),
+	('y', '{"row_ts": 1466762754000, "cells": {"a": [{"ts": 9000000000000, "value": "new"}, {"ts": 1466762754000, "value": "old"}]}}'),
 	('z', '{"row_ts": 1466762754000, "cells": {"a": [{"ts": 1466762754000, "value": "old"}]}}')
 ) v(id, cells);
 
@@ -90,7 +91,6 @@ SELECT id FROM po.t ORDER BY id;
 SELECT jobname, username FROM cron.job WHERE jobname LIKE 'ots.purge po.%' ORDER BY jobname;
 -- a table whose owner may not log in: the job runs as the role scheduling it
 ALTER ROLE regress_ots_po_tenant NOLOGIN;
-SET ots.purge_schedule = '0 0 31 2 *';
 SELECT ots.update_table('po.t', time_to_live => 3600);
 SELECT jobname, username = current_user AS by_scheduler FROM cron.job WHERE jobname LIKE 'ots.purge po.%'
  ORDER BY jobname;
@@ -98,7 +98,6 @@ ALTER ROLE regress_ots_po_tenant LOGIN;
 -- scheduling again as the owner replaces that job
 SELECT ots.update_table('po.t', time_to_live => 7200);
 SELECT jobname, username FROM cron.job WHERE jobname LIKE 'ots.purge po.%' ORDER BY jobname;
-RESET ots.purge_schedule;
 
 -- the purge lock: only the table's owner may take it (nor run a batch)
 SELECT 'po."t$p0"'::regclass::oid AS po_leaf \gset

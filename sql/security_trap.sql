@@ -222,14 +222,31 @@ CALL ots.purge();
 RESET search_path;
 RESET ROLE;
 
--- a superuser's purge (a trim pass) with the traps first on its path
+-- a superuser's purge with the traps first on its path, with work for both
+-- passes and both statements: a row with two versions of a column (the
+-- trim pass rewrites it), a row whose only cell is from 2016 (the TTL pass
+-- rewrites it: its row marker, the time of its last write, keeps it for a
+-- TTL) and a row whose cell and row marker are from 2016 (deleted)
+SET ots.purge_schedule = '0 0 31 2 *';	-- no pg_cron run during the test
+SET client_min_messages = warning;
+SELECT ots.update_table('trap_k', max_version_offset => 9223372036854);
+RESET client_min_messages;
+SELECT consumed FROM ots.update_row('trap_k', '{"ks": "t", "ki": 1, "kb": {"$binary": "AQ=="}}', put => '{"w": 1}');
+SELECT consumed FROM ots.update_row('trap_k', '{"ks": "t", "ki": 1, "kb": {"$binary": "AQ=="}}', put => '{"w": 2}');
+SELECT consumed FROM ots.put_row('trap_k', '{"ks": "t", "ki": 2, "kb": {"$binary": "AQ=="}}',
+	'{"w": {"value": 0, "ts": 1466762754000}}');
+INSERT INTO "trap_k$data" (ks, ki, kb, "$cells", "$oldest_ts")
+SELECT 't', 3, '\x01', c, ots.cells_oldest_ts(c)
+  FROM (SELECT '{"row_ts": 1466762754000, "cells": {"w": [{"ts": 1466762754000, "value": 0}]}}'::ots.cells c) s;
 SET search_path = regress_ots_trap, pg_catalog, public;
 SET client_min_messages = warning;
-SELECT ots.update_table('trap_k', max_versions => 1);
+SELECT ots.update_table('trap_k', max_versions => 1, time_to_live => 86400);
 RESET client_min_messages;
 CALL ots.purge('trap_k', batch_size => 1);
 RESET search_path;
-SELECT cells_purged, purges FROM ots.purge_stats WHERE table_name = 'trap_k';
+RESET ots.purge_schedule;
+SELECT cells_purged >= 2 AS cells_purged, rows_purged, purges FROM ots.purge_stats WHERE table_name = 'trap_k';
+SELECT ks, ki, ots.cells_count("$cells") AS cells FROM "trap_k$data" WHERE ks = 't' ORDER BY ki;
 
 -- no trap ran at all (the attacker's own calls name no operator), none as
 -- another role, and the attacker is not superuser

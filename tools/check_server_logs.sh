@@ -13,11 +13,9 @@ if [ "${#logs[@]}" -eq 0 ]; then
 	exit 1
 fi
 pattern='terminated by signal|terminated by exception|was terminated|PANIC:|TRAP:'
-if grep -En "$pattern" "${logs[@]}" >/tmp/ots-crash-lines.$$ 2>/dev/null; then
+if lines="$(grep -En "$pattern" "${logs[@]}" 2>/dev/null)"; then
 	echo "test no_backend_crash ... FAILED"
-	head -n 20 /tmp/ots-crash-lines.$$ | sed 's/^/  /'
-	rm -f /tmp/ots-crash-lines.$$
+	printf '%s\n' "$lines" | head -n 20 | sed 's/^/  /'
 	exit 1
 fi
-rm -f /tmp/ots-crash-lines.$$
 echo "test no_backend_crash ... ok (${#logs[@]} server logs, no backend terminated)"

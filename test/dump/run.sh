@@ -44,6 +44,11 @@ if ! out="$(for f in "${data[@]}"; do ts_psql -d dump_src -f "$f" || exit 1; don
 	exit 1
 fi
 ts_psql -d dump_src -At -f "$here/rows.sql" >"$TS_DIR/rows.src"
+if [ ! -s "$TS_DIR/rows.src" ]; then
+	echo "test pg_dump_restore ... FAILED (the source rows read back as nothing)"
+	echo "test pg_dump_rows ... FAILED (nothing to compare)"
+	exit 1
+fi
 status=0
 
 # a write that would make a row too large for the text form fails, and leaves the row alone
