@@ -5,9 +5,13 @@
 # Debian 12 + PostgreSQL 15 from Debian's packages; works as root or,
 # for a normal user, with sudo for the steps that need root.
 
+# OTS_PG_CONFIG may name the pg_config of a private copy of the PostgreSQL
+# installation (PostgreSQL's binaries are relocatable), so that two
+# checkouts can build, install and test side by side without replacing
+# each other's ots.so; see docs/development.md.
 OTS_PG_CONFIG="${OTS_PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}"
 # shellcheck disable=SC2034 # used by the scripts that source this file
-OTS_PG_BIN="/usr/lib/postgresql/15/bin"
+OTS_PG_BIN="$(dirname "$OTS_PG_CONFIG")"
 OTS_PG_USER="postgres"
 OTS_PACKAGES=(
 	make gcc libc6-dev
