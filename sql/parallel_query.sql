@@ -90,7 +90,7 @@ SELECT p.oid::regprocedure AS fn, p.provolatile, p.proparallel
    AND p.proparallel <> 'u'
    AND (p.provolatile = 'v' OR p.prosrc ~* '\mEXCEPTION\s+WHEN\M')
  ORDER BY 1::text COLLATE "C";
--- (ots.stats_counters reads shared-memory counters only)
+-- (ots.stats_counters and ots.write_point_counts read shared-memory counters only)
 
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;

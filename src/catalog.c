@@ -54,6 +54,7 @@
 #include "asrole.h"
 #include "catalog.h"
 #include "errors.h"
+#include "storage_write.h"
 
 /* PostgreSQL identifiers hold NAMEDATALEN-1 bytes; storage adds "$p1023" */
 #define CATALOG_MAX_TABLE_NAME_LEN (NAMEDATALEN - 1 - 6)
@@ -520,7 +521,8 @@ catalog_check_storage(OtsTable *t, Oid nsp)
 /*
  * catalog_check_leaf checks that partition leaf of t's storage (checked by
  * catalog_check_storage) is what create_table makes of it, as the row calls
- * read and write it directly: a plain heap table whose primary key is a
+ * read and write it directly: a plain table on the ots table access method
+ * (whose write point every change of a row passes) whose primary key is a
  * btree on the key columns.  An error otherwise (a sub-partitioned or
  * foreign partition, say, registered by hand).
  */
@@ -537,8 +539,8 @@ catalog_check_leaf(const OtsTable *t, Oid leaf)
 	name = quote_identifier(NameStr(form->relname));
 	if (form->relkind != RELKIND_RELATION)
 		catalog_damaged(t, "partition %s of its storage table is not a plain table", name);
-	if (form->relam != HEAP_TABLE_AM_OID)
-		catalog_damaged(t, "partition %s of its storage table does not use the heap access method", name);
+	if (form->relam != storage_am_oid())
+		catalog_damaged(t, "partition %s of its storage table does not use the ots table access method", name);
 	if (t->hash_prefix_len > 0)
 		keys[nkeys++] = get_attnum(leaf, "$hash");
 	for (int i = 0; i < t->npk; i++)

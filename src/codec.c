@@ -580,12 +580,19 @@ codec_parse_pk(const OtsTable *t, Jsonb *pk, int flags, PkInput *out)
 						  input_vt, ots_value_vt_name(col->type));
 		}
 		codec_parse_value(&jv, &out->v[i], col->name);
-		if ((col->type == OTS_VT_STRING || col->type == OTS_VT_BINARY) &&
-			out->v[i].u.s.len > OTS_MAX_PK_VALUE_LEN)
-			ots_error(PARAMETER_INVALID,
-					  "The length of primary key column: '%s' exceeds the MaxLength:%d with CurrentLength:%u.",
-					  col->name, OTS_MAX_PK_VALUE_LEN, out->v[i].u.s.len);
+		if (col->type == OTS_VT_STRING || col->type == OTS_VT_BINARY)
+			codec_check_pk_length(col, out->v[i].u.s.len);
 	}
+}
+
+/* codec_check_pk_length refuses a String or Binary key value longer than Tablestore allows */
+void
+codec_check_pk_length(const OtsPkColumn *col, uint32 len)
+{
+	if (len > OTS_MAX_PK_VALUE_LEN)
+		ots_error(PARAMETER_INVALID,
+				  "The length of primary key column: '%s' exceeds the MaxLength:%d with CurrentLength:%u.",
+				  col->name, OTS_MAX_PK_VALUE_LEN, len);
 }
 
 uint32

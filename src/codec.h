@@ -91,6 +91,9 @@ extern int64 codec_parse_timestamp(const JsonbValue *jv);
  */
 extern void codec_check_timestamp(int64 ts);
 
+/* codec_check_pk_length: OTSParameterInvalid for a String/Binary key value over Tablestore's length */
+extern void codec_check_pk_length(const OtsPkColumn *col, uint32 len);
+
 /* codec_pk_size: Tablestore's data size of a primary key (names + values) */
 extern uint32 codec_pk_size(const OtsTable *t, const PkInput *pk);
 

@@ -12,10 +12,12 @@
  *	   partitions (leaves): triggers, rules, adding, dropping or altering
  *	   columns (type, default, NOT NULL, identity, generated), constraints
  *	   other than the primary key, dropping the primary key, enabling
- *	   triggers or rules, inheritance, typed-table changes, another access
- *	   method, renaming columns, foreign keys of other tables referencing it;
- *	 - partitions that are not shaped as ots makes them (ATTACH PARTITION
- *	   and CREATE TABLE ... PARTITION OF check the new leaf);
+ *	   triggers or rules, inheritance, typed-table changes, an access
+ *	   method other than ots, renaming columns, foreign keys of other
+ *	   tables referencing it;
+ *	 - partitions that are not shaped as ots makes them, on the ots table
+ *	   access method, whose write point every row change passes (ATTACH
+ *	   PARTITION and CREATE TABLE ... PARTITION OF check the new leaf);
  *	 - the storage becoming a partition of another table;
  *	 - renaming or moving the storage, the view or the sequence (leaves may be);
  *	 - on the view s.t: triggers (but ots's own read-only trigger, which
@@ -40,6 +42,7 @@
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "access/tableam.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
@@ -66,6 +69,7 @@
 #include "asrole.h"
 #include "catalog.h"
 #include "ddl_guard.h"
+#include "storage_write.h"
 
 /* what a relation is to ots */
 typedef enum GuardKind
@@ -89,7 +93,6 @@ static void guard_refuse(Oid relid, GuardKind kind, const char *what);
 static void guard_refuse_rename(Oid relid, GuardKind kind, const char *what);
 static void guard_refuse_attach(Oid storage, Oid part, const char *why);
 static bool guard_has_triggers(Oid relid, bool internal_too);
-static Oid	guard_leaf_am(Oid storage);
 static void guard_check_attach(Oid storage, Oid part);
 static void guard_check_references(List *elts);
 static void guard_check_constraint_refs(Constraint *con);
@@ -254,35 +257,6 @@ guard_has_triggers(Oid relid, bool internal_too)
 	return found;
 }
 
-/* guard_leaf_am: the access method of one of the storage's leaves, if any */
-static Oid
-guard_leaf_am(Oid storage)
-{
-	Relation	rel = table_open(InheritsRelationId, AccessShareLock);
-	ScanKeyData key;
-	SysScanDesc scan;
-	HeapTuple	tup;
-	Oid			am = InvalidOid;
-
-	ScanKeyInit(&key, Anum_pg_inherits_inhparent, BTEqualStrategyNumber, F_OIDEQ,
-				ObjectIdGetDatum(storage));
-	scan = systable_beginscan(rel, InheritsParentIndexId, true, NULL, 1, &key);
-	if (HeapTupleIsValid(tup = systable_getnext(scan)))
-	{
-		HeapTuple	ctup = SearchSysCache1(RELOID,
-										   ObjectIdGetDatum(((Form_pg_inherits) GETSTRUCT(tup))->inhrelid));
-
-		if (HeapTupleIsValid(ctup))
-		{
-			am = ((Form_pg_class) GETSTRUCT(ctup))->relam;
-			ReleaseSysCache(ctup);
-		}
-	}
-	systable_endscan(scan);
-	table_close(rel, AccessShareLock);
-	return am;
-}
-
 /*
  * guard_check_attach refuses to attach a table to ots storage unless it is
  * shaped as ots makes leaves: a plain table on the leaves' access method,
@@ -295,7 +269,6 @@ guard_check_attach(Oid storage, Oid part)
 {
 	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(part));
 	Form_pg_class form;
-	Oid			leaf_am = guard_leaf_am(storage);
 	Relation	rel;
 	ScanKeyData key;
 	SysScanDesc scan;
@@ -305,9 +278,9 @@ guard_check_attach(Oid storage, Oid part)
 	form = (Form_pg_class) GETSTRUCT(tup);
 	if (form->relkind != RELKIND_RELATION)
 		guard_refuse_attach(storage, part, "It is not a plain table.");
-	if (OidIsValid(leaf_am) && form->relam != leaf_am)
+	if (form->relam != storage_am_oid())
 		guard_refuse_attach(storage, part,
-							"It uses another table access method than the storage's partitions.");
+							"It does not use the ots table access method.");
 	if (form->relhasrules)
 		guard_refuse_attach(storage, part, "It has rules.");
 	ReleaseSysCache(tup);
@@ -608,7 +581,10 @@ guard_alter_refusal(AlterTableCmd *cmd, Oid relid, GuardKind kind)
 		case AT_DropOf:
 			return "change the composite type of";
 		case AT_SetAccessMethod:
-			return "change the access method of";
+			/* the upgrade from 0.1.0 moves heap leaves onto it */
+			if (get_table_am_oid(cmd->name, false) == storage_am_oid())
+				return NULL;
+			return "give an access method other than ots to";
 		default:
 			return "run this ALTER TABLE subcommand on";
 	}
@@ -675,10 +651,10 @@ guard_create_table(CreateStmt *stmt, bool foreign)
 		if (stmt->tableElts != NIL || stmt->constraints != NIL)
 			guard_refuse(parent, GUARD_STORAGE,
 						 "create a partition of %s with its own defaults or constraints");
-		if (stmt->accessMethod != NULL &&
-			get_table_am_oid(stmt->accessMethod, false) != guard_leaf_am(parent))
+		if (get_table_am_oid(stmt->accessMethod != NULL ? stmt->accessMethod :
+							 default_table_access_method, false) != storage_am_oid())
 			guard_refuse(parent, GUARD_STORAGE,
-						 "create a partition of %s with another access method");
+						 "create a partition of %s without the ots table access method");
 	}
 }
 

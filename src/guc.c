@@ -13,6 +13,7 @@
 /* every five minutes: pg_cron 1.4 schedules have minute granularity */
 #define GUC_DEFAULT_PURGE_SCHEDULE "*/5 * * * *"
 
+bool		ots_count_writes = false;
 char	   *ots_purge_schedule = NULL;
 int			ots_stats_max_tables = 1000;
 
@@ -24,6 +25,16 @@ int			ots_stats_max_tables = 1000;
 void
 guc_init(void)
 {
+	DefineCustomBoolVariable("ots.count_writes",
+							 "Counts the row changes the write point of ots storage sees (ots.write_point_counts).",
+							 "A diagnostic: the tests use it to show that every way of changing a stored row "
+							 "reaches the write point.  Needs ots in shared_preload_libraries.",
+							 &ots_count_writes,
+							 false,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+
 	DefineCustomStringVariable("ots.purge_schedule",
 							   "Cron schedule of the purge jobs ots creates in pg_cron.",
 							   "Applies to jobs scheduled from now on (by create_table and update_table); "

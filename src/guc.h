@@ -7,6 +7,7 @@
 #define OTS_GUC_H
 
 /* ots.purge_schedule: cron schedule of the purge jobs ots creates */
+extern bool ots_count_writes;
 extern char *ots_purge_schedule;
 
 /* ots.stats_max_tables: tables the shared activity counters can hold */

@@ -11,6 +11,7 @@
 #include "guc.h"
 #include "rowstore.h"
 #include "stats.h"
+#include "storage_write.h"
 
 PG_MODULE_MAGIC;
 
@@ -23,4 +24,5 @@ _PG_init(void)
 	catalog_init();
 	rowstore_init();
 	stats_init();
+	storage_write_init();
 }

@@ -24,6 +24,7 @@ typedef struct RowKey
 	Oid			types[OTS_MAX_PK_COLUMNS + 1];
 	ItemPointerData tid;		/* the row version rowstore_fetch read */
 	bool		found;
+	struct varlena *old_cells;	/* its cells, as rowstore_fetch returned them */
 } RowKey;
 
 /*

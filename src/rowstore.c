@@ -56,6 +56,7 @@
 #include "asrole.h"
 #include "errors.h"
 #include "rowstore.h"
+#include "storage_write.h"
 #include "subxact.h"
 
 typedef struct LeafCache
@@ -430,6 +431,7 @@ rowstore_fetch(RowKey *key, bool latest)
 		key->found = true;
 		if (!isnull)
 			cells = PG_DETOAST_DATUM_COPY(d);
+		key->old_cells = cells;
 	}
 	index_endscan(scan);
 	ExecDropSingleTupleTableSlot(slot);
@@ -572,9 +574,12 @@ rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts, bool 
 			break;
 		xid = GetCurrentTransactionId();
 		token = SpeculativeInsertionLockAcquire(xid);
+		storage_write_expect_row(key->t, key->leaf_oid, slot, NULL);
 		table_tuple_insert_speculative(leaf, slot, GetCurrentCommandId(true), 0, NULL, token);
 		ExecInsertIndexTuples(rri, slot, estate, false, true, &conflicted, arbiters);
+		storage_write_expect_row(key->t, key->leaf_oid, slot, NULL);
 		table_tuple_complete_speculative(leaf, slot, token, !conflicted);
+		storage_write_expect_end();
 		SpeculativeInsertionLockRelease(xid);
 		if (!conflicted)
 		{
@@ -644,10 +649,12 @@ rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 	if (!table_tuple_fetch_row_version(leaf, &tid, SnapshotAny, old))
 		elog(ERROR, "failed to fetch ots row version");
 	slot = rowstore_key_slot(leaf, lp, key->nkeys, key->values, old, cells, oldest_ts);
+	storage_write_expect_row(key->t, key->leaf_oid, slot, key->old_cells);
 	done = rowstore_replaced(table_tuple_update(leaf, &tid, slot, GetCurrentCommandId(true),
 												GetActiveSnapshot(), InvalidSnapshot, true,
 												&tmfd, &lockmode, &update_indexes),
 							 "updating");
+	storage_write_expect_end();
 	if (done && update_indexes)
 		rowstore_index_version(key->t, leaf, lp, slot);
 	ExecDropSingleTupleTableSlot(slot);
@@ -671,10 +678,12 @@ rowstore_delete(const RowKey *key)
 	if (!key->found)
 		elog(ERROR, "ots row to delete was not read");
 	leaf = table_open(key->leaf_oid, RowExclusiveLock);
+	storage_write_expect_row(key->t, key->leaf_oid, NULL, key->old_cells);
 	done = rowstore_replaced(table_tuple_delete(leaf, &tid, GetCurrentCommandId(true),
 												GetActiveSnapshot(), InvalidSnapshot, true,
 												&tmfd, false),
 							 "deleting");
+	storage_write_expect_end();
 	table_close(leaf, NoLock);
 	return done;
 }
@@ -936,7 +945,9 @@ rowstore_insert_leaf(const BulkRows *b, Oid leaf_oid, int first, int n)
 									 (struct varlena *) DatumGetPointer(b->cells[first + j]),
 									 DatumGetInt64(b->oldest_ts[first + j]));
 	}
+	storage_write_expect_row(b->t, leaf_oid, NULL, NULL);
 	table_multi_insert(leaf, slots, n, GetCurrentCommandId(true), 0, NULL);
+	storage_write_expect_end();
 	as_owner = rowstore_index_code_begin(b->t, lp, &saved);
 	for (int j = 0; j < n; j++)
 	{
@@ -1003,7 +1014,9 @@ rowstore_bulk_upsert(const OtsTable *t, int nrows, Datum **keys, Datum *cells, D
 	asrole_enter(rowstore_owner(t), &saved);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
+	storage_write_expect_statement(t);
 	rowstore_bulk_run(t, params);
+	storage_write_expect_end();
 	SPI_finish();
 	asrole_leave(&saved);
 }
@@ -1055,12 +1068,14 @@ rowstore_delete_many(const OtsTable *t, int nrows, Datum **keys)
 		for (;;)
 		{
 			struct varlena *cells;
+			bool		done;
 
 			CHECK_FOR_INTERRUPTS();
 			cells = rowstore_fetch(&key, true);
+			done = !key.found || rowstore_delete(&key);
 			if (cells != NULL)
 				pfree(cells);
-			if (!key.found || rowstore_delete(&key))
+			if (done)
 				break;
 		}
 	}

@@ -24,11 +24,13 @@
 #include "storage/shmem.h"
 #include "utils/acl.h"
 #include "utils/hsearch.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
 #include "catalog.h"
 #include "guc.h"
 #include "stats.h"
+#include "storage_write.h"
 
 #define STATS_TRANCHE_NAME "ots_stats"
 
@@ -45,6 +47,8 @@ typedef struct StatsEntry
 	pg_atomic_uint64 rows_written;
 	pg_atomic_uint64 read_cu;
 	pg_atomic_uint64 write_cu;
+	/* changes the write point saw (ots.count_writes): rows, rows with old cells, with new cells */
+	pg_atomic_uint64 stored[STORAGE_ORIGIN_COUNT][STORAGE_CB_COUNT][3];
 } StatsEntry;
 
 typedef struct StatsShared
@@ -61,9 +65,11 @@ static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 static void stats_shmem_request(void);
 static void stats_shmem_startup(void);
 static Size stats_shmem_size(void);
+static void stats_check_may_see(Oid data_oid);
 
 PG_FUNCTION_INFO_V1(ots_stats_counters);
 PG_FUNCTION_INFO_V1(ots_stats_forget);
+PG_FUNCTION_INFO_V1(ots_write_point_counts);
 
 /*
  * stats_init installs the shared-memory hooks when ots is being preloaded;
@@ -124,6 +130,47 @@ stats_shmem_startup(void)
 }
 
 /*
+ * stats_entry returns the table's counters in this database, creating them
+ * at first use, with stats_shared->lock held in shared mode (the caller
+ * releases it); NULL (and no lock) when the hash is full.
+ */
+static StatsEntry *
+stats_entry(Oid data_oid)
+{
+	StatsKey	key;
+	StatsEntry *e;
+	bool		found;
+
+	memset(&key, 0, sizeof(key));
+	key.dbid = MyDatabaseId;
+	key.relid = data_oid;
+
+	LWLockAcquire(stats_shared->lock, LW_SHARED);
+	e = hash_search(stats_hash, &key, HASH_FIND, NULL);
+	if (e != NULL)
+		return e;
+	/* upgrade: another backend may add the entry in between */
+	LWLockRelease(stats_shared->lock);
+	LWLockAcquire(stats_shared->lock, LW_EXCLUSIVE);
+	e = hash_search(stats_hash, &key, HASH_ENTER_NULL, &found);
+	if (e != NULL && !found)
+	{
+		pg_atomic_init_u64(&e->rows_read, 0);
+		pg_atomic_init_u64(&e->rows_written, 0);
+		pg_atomic_init_u64(&e->read_cu, 0);
+		pg_atomic_init_u64(&e->write_cu, 0);
+		for (int o = 0; o < STORAGE_ORIGIN_COUNT; o++)
+			for (int c = 0; c < STORAGE_CB_COUNT; c++)
+				for (int i = 0; i < 3; i++)
+					pg_atomic_init_u64(&e->stored[o][c][i], 0);
+	}
+	/* the caller adds with atomics: shared mode is enough, exclusive is as good */
+	if (e == NULL)
+		LWLockRelease(stats_shared->lock);
+	return e;
+}
+
+/*
  * stats_count adds one call's rows and capacity units to the table's
  * counters.  The first call for a table creates its entry; when the hash
  * is full the call is not counted.
@@ -132,38 +179,10 @@ void
 stats_count(const OtsTable *t, int64 rows_read, int64 rows_written,
 			int64 read_cu, int64 write_cu)
 {
-	StatsKey	key;
 	StatsEntry *e;
 
-	if (stats_shared == NULL)
+	if (stats_shared == NULL || (e = stats_entry(t->data_oid)) == NULL)
 		return;
-	memset(&key, 0, sizeof(key));
-	key.dbid = MyDatabaseId;
-	key.relid = t->data_oid;
-
-	LWLockAcquire(stats_shared->lock, LW_SHARED);
-	e = hash_search(stats_hash, &key, HASH_FIND, NULL);
-	if (e == NULL)
-	{
-		bool		found;
-
-		/* upgrade: another backend may add the entry in between */
-		LWLockRelease(stats_shared->lock);
-		LWLockAcquire(stats_shared->lock, LW_EXCLUSIVE);
-		e = hash_search(stats_hash, &key, HASH_ENTER_NULL, &found);
-		if (e == NULL)
-		{
-			LWLockRelease(stats_shared->lock);
-			return;
-		}
-		if (!found)
-		{
-			pg_atomic_init_u64(&e->rows_read, 0);
-			pg_atomic_init_u64(&e->rows_written, 0);
-			pg_atomic_init_u64(&e->read_cu, 0);
-			pg_atomic_init_u64(&e->write_cu, 0);
-		}
-	}
 	if (rows_read != 0)
 		pg_atomic_fetch_add_u64(&e->rows_read, rows_read);
 	if (rows_written != 0)
@@ -172,6 +191,24 @@ stats_count(const OtsTable *t, int64 rows_read, int64 rows_written,
 		pg_atomic_fetch_add_u64(&e->read_cu, read_cu);
 	if (write_cu != 0)
 		pg_atomic_fetch_add_u64(&e->write_cu, write_cu);
+	LWLockRelease(stats_shared->lock);
+}
+
+/*
+ * stats_count_stored counts one change the write point saw: its rows, and
+ * how many of them came with old cells and with new cells.
+ */
+void
+stats_count_stored(Oid data_oid, int origin, int callback, int64 rows, int64 with_old,
+				   int64 with_new)
+{
+	StatsEntry *e;
+
+	if (stats_shared == NULL || (e = stats_entry(data_oid)) == NULL)
+		return;
+	pg_atomic_fetch_add_u64(&e->stored[origin][callback][0], rows);
+	pg_atomic_fetch_add_u64(&e->stored[origin][callback][1], with_old);
+	pg_atomic_fetch_add_u64(&e->stored[origin][callback][2], with_new);
 	LWLockRelease(stats_shared->lock);
 }
 
@@ -192,12 +229,7 @@ ots_stats_counters(PG_FUNCTION_ARGS)
 
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "ots.stats_counters must return a record");
-	if (!catalog_may_see_storage(PG_GETARG_OID(0)))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied for the ots statistics of table %s",
-						get_rel_name(PG_GETARG_OID(0)) ? get_rel_name(PG_GETARG_OID(0)) : "?"),
-				 errdetail("Only roles that may see an ots table may read its counters.")));
+	stats_check_may_see(PG_GETARG_OID(0));
 	memset(values, 0, sizeof(values));
 	memset(nulls, stats_shared == NULL, sizeof(nulls));
 	if (stats_shared != NULL)
@@ -222,6 +254,65 @@ ots_stats_counters(PG_FUNCTION_ARGS)
 		LWLockRelease(stats_shared->lock);
 	}
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls)));
+}
+
+/* stats_check_may_see refuses a table's counters to a role that may not see the table */
+static void
+stats_check_may_see(Oid data_oid)
+{
+	if (!catalog_may_see_storage(data_oid))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for the ots statistics of table %s",
+						get_rel_name(data_oid) ? get_rel_name(data_oid) : "?"),
+				 errdetail("Only roles that may see an ots table may read its counters.")));
+}
+
+/*
+ * ots_write_point_counts is ots.write_point_counts(storage regclass): the
+ * changes of the table's rows the write point saw since its counters were
+ * created or reset (ots.stats_forget), by origin and table AM callback,
+ * with how many came with old and with new cells; only what is not zero.
+ * Counted only while ots.count_writes is on, and only when ots is
+ * preloaded.  Same privilege as ots.stats_counters.
+ */
+Datum
+ots_write_point_counts(PG_FUNCTION_ARGS)
+{
+	static const char *const origins[] = {"ots", "sql"};
+	static const char *const callbacks[] = {"insert", "speculative insert", "multi insert",
+	"update", "delete", "truncate"};
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	StatsKey	key;
+	StatsEntry *e;
+
+	StaticAssertStmt(lengthof(origins) == STORAGE_ORIGIN_COUNT, "one name per origin");
+	StaticAssertStmt(lengthof(callbacks) == STORAGE_CB_COUNT, "one name per callback");
+	stats_check_may_see(PG_GETARG_OID(0));
+	InitMaterializedSRF(fcinfo, 0);
+	if (stats_shared == NULL)
+		PG_RETURN_VOID();
+	memset(&key, 0, sizeof(key));
+	key.dbid = MyDatabaseId;
+	key.relid = PG_GETARG_OID(0);
+	LWLockAcquire(stats_shared->lock, LW_SHARED);
+	e = hash_search(stats_hash, &key, HASH_FIND, NULL);
+	for (int o = 0; e != NULL && o < STORAGE_ORIGIN_COUNT; o++)
+		for (int c = 0; c < STORAGE_CB_COUNT; c++)
+		{
+			Datum		values[5];
+			bool		nulls[5] = {false};
+
+			if (pg_atomic_read_u64(&e->stored[o][c][0]) == 0)
+				continue;
+			values[0] = CStringGetTextDatum(origins[o]);
+			values[1] = CStringGetTextDatum(callbacks[c]);
+			for (int i = 0; i < 3; i++)
+				values[2 + i] = Int64GetDatum((int64) pg_atomic_read_u64(&e->stored[o][c][i]));
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+	LWLockRelease(stats_shared->lock);
+	PG_RETURN_VOID();
 }
 
 /*

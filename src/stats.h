@@ -24,4 +24,8 @@ extern void stats_init(void);
 extern void stats_count(const OtsTable *t, int64 rows_read, int64 rows_written,
 						int64 read_cu, int64 write_cu);
 
+/* stats_count_stored counts a change the write point saw (storage_write.h's origin and callback) */
+extern void stats_count_stored(Oid data_oid, int origin, int callback, int64 rows,
+							   int64 with_old, int64 with_new);
+
 #endif							/* OTS_STATS_H */

@@ -1,7 +1,54 @@
--- ots 0.1.0 -> 0.2.0: security and data safety (issue 12).
+-- ots 0.1.0 -> 0.2.0: security and data safety (issue 12), the ots table
+-- access method (issue 20).
 -- Every change here is also made in src/sql/ (what a fresh 0.2.0 install
 -- runs); test/upgrade/run.sh shows the two arrive at the same objects.
 \echo Use "ALTER EXTENSION ots UPDATE TO '0.2.0'" to load this file. \quit
+
+-- issue 20: every leaf of ots storage moves onto the ots table access method
+-- (src/sql/15_tableam.sql), first, before anything here reads a table's
+-- storage the way 0.2.0 does (it reports heap leaves as damaged).  SET
+-- ACCESS METHOD rewrites each leaf below the write point: rows are copied
+-- as they are.
+-- The ots table access method: heap storage whose write callbacks are the one write
+-- point of ots storage (src/tableam.c, src/storage_write.c). Every leaf of ots storage uses it.
+CREATE FUNCTION ots.tableam_handler(internal) RETURNS table_am_handler
+	AS 'MODULE_PATHNAME', 'ots_tableam_handler' LANGUAGE C STRICT;
+COMMENT ON FUNCTION ots.tableam_handler(internal) IS
+	'handler of the ots table access method: heap, with ots''s write point behind its write callbacks';
+
+CREATE ACCESS METHOD ots TYPE TABLE HANDLER ots.tableam_handler;
+COMMENT ON ACCESS METHOD ots IS
+	'heap storage whose every row change passes ots''s write point, which refuses rows ots could not read back';
+
+CREATE FUNCTION ots.write_point_counts(storage regclass, OUT origin text, OUT callback text,
+									   OUT rows bigint, OUT with_old_cells bigint,
+									   OUT with_new_cells bigint)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'ots_write_point_counts' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.write_point_counts(regclass) IS
+	'row changes of an ots table''s storage that its write point saw, by origin and table AM callback (while ots.count_writes is on; needs ots preloaded)';
+
+DO $$
+DECLARE
+	leaf regclass;
+BEGIN
+	FOR leaf IN
+		SELECT l.oid::regclass
+		  FROM ots.tables t
+		  JOIN pg_catalog.pg_namespace n ON n.nspname OPERATOR(pg_catalog.=) t.schema_name
+		  JOIN pg_catalog.pg_class s ON s.relnamespace OPERATOR(pg_catalog.=) n.oid
+			   AND s.relname OPERATOR(pg_catalog.=) (t.table_name OPERATOR(pg_catalog.||) '$data')
+		  JOIN pg_catalog.pg_inherits i ON i.inhparent OPERATOR(pg_catalog.=) s.oid
+		  JOIN pg_catalog.pg_class l ON l.oid OPERATOR(pg_catalog.=) i.inhrelid
+		 WHERE l.relkind OPERATOR(pg_catalog.=) 'r'
+		   AND l.relam OPERATOR(pg_catalog.<>) (SELECT a.oid FROM pg_catalog.pg_am a
+												 WHERE a.amname OPERATOR(pg_catalog.=) 'ots')
+		 ORDER BY l.oid
+	LOOP
+		EXECUTE pg_catalog.format('ALTER TABLE %s SET ACCESS METHOD ots', leaf);
+	END LOOP;
+END
+$$;
 
 -- issue 12 items 4, 11: purge works as each table's owner, whoever runs it
 -- (ots.purge_batch runs each batch as the owner in a security-restricted
@@ -328,7 +375,7 @@ BEGIN
 						  format('A relation named %s already exists.', view_name));
 	END;
 	FOR i IN 0 .. partitions - 1 LOOP
-		EXECUTE format('CREATE TABLE %I.%I PARTITION OF %s FOR VALUES %s WITH (fillfactor = 90)',
+		EXECUTE format('CREATE TABLE %I.%I PARTITION OF %s FOR VALUES %s USING ots WITH (fillfactor = 90)',
 					   schema_name, table_name || '$p' || i, storage,
 					   CASE WHEN hash_prefix_length > 0
 							THEN format('FROM (%s) TO (%s)', key_space * i / partitions,

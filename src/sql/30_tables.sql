@@ -217,7 +217,7 @@ BEGIN
 						  format('A relation named %s already exists.', view_name));
 	END;
 	FOR i IN 0 .. partitions - 1 LOOP
-		EXECUTE format('CREATE TABLE %I.%I PARTITION OF %s FOR VALUES %s WITH (fillfactor = 90)',
+		EXECUTE format('CREATE TABLE %I.%I PARTITION OF %s FOR VALUES %s USING ots WITH (fillfactor = 90)',
 					   schema_name, table_name || '$p' || i, storage,
 					   CASE WHEN hash_prefix_length > 0
 							THEN format('FROM (%s) TO (%s)', key_space * i / partitions,

@@ -17,8 +17,10 @@
 # it with pg_dump -Fc, restores it with pg_restore into a new database
 # dump_dst and compares, per table, the stored rows, the view and
 # get_range_rows (rows.sql). Prints "test pg_dump_restore ... ok|FAILED" (the
-# restore ran without an error) and "test pg_dump_rows ... ok|FAILED" (every
-# row is the same).
+# restore ran without an error), "test pg_restore_write_point ... ok|FAILED"
+# (every restored leaf is on the ots access method, and its write point saw
+# every restored row: write_point.sql) and "test pg_dump_rows ... ok|FAILED"
+# (every row is the same).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
@@ -28,7 +30,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
 . "$here/../tempserver.sh"
 export LC_ALL=C.UTF-8 LANG=C.UTF-8
 
-ts_init dump "${DUMP_PORT:-5493}" "shared_preload_libraries = 'ots'" "fsync = off"
+ts_init dump "${DUMP_PORT:-5493}" "shared_preload_libraries = 'ots'" "fsync = off" \
+	"ots.count_writes = on"
 trap ts_cleanup EXIT
 ts_start
 
@@ -71,6 +74,17 @@ if "$TS_BIN/pg_restore" -d dump_dst "$TS_DIR/dump_src.dump" >"$TS_DIR/restore.lo
 else
 	echo "test pg_dump_restore ... FAILED (pg_restore reported errors)"
 	grep -E 'ERROR|error' "$TS_DIR/restore.log" | head -n 20 | cut -c1-300 | sed 's/^/  /'
+	status=1
+fi
+
+# every restored row reached the write point of the ots access method,
+# which every restored leaf uses
+check="$(ts_psql -d dump_dst -At -f "$here/write_point.sql" 2>&1 || true)"
+if [ -n "$check" ] && ! grep -qv ' ok$' <<<"$check"; then
+	echo "test pg_restore_write_point ... ok ($(wc -l <<<"$check") tables: every leaf on the ots access method, every restored row seen by the write point)"
+else
+	echo "test pg_restore_write_point ... FAILED"
+	sed 's/^/  /' <<<"$check"
 	status=1
 fi
 

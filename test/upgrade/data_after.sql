@@ -1,6 +1,10 @@
 -- test/upgrade/data_after.sql: after ALTER EXTENSION ots UPDATE, the rows of
 -- data_before.sql read the same and the tables take new writes
 -- (expected output: data_after.out).
+-- every leaf of an ots table moved onto the ots access method (up_stale's
+-- too: the upgrade moves the leaves before it removes that table's metadata)
+SELECT c.relname, a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+ WHERE c.relispartition AND c.relkind = 'r' AND c.relname LIKE 'up\_%' ORDER BY 1;
 SELECT attributes FROM ots.get_row('up_orders', '{"channel": "a", "id": 1}');
 SELECT attributes FROM ots.update_row('up_orders', '{"channel": "a", "id": 1}', increment => '{"status": 1}',
 									  return_type => 'RT_AFTER_MODIFY');

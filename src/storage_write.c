@@ -1,0 +1,409 @@
+/*-------------------------------------------------------------------------
+ * src/storage_write.c
+ *	  The write point of ots storage: storage_write, which every change of a
+ *	  stored row reaches (through the ots table access method, tableam.c),
+ *	  and the guard that refuses rows ots could not read back.
+ *
+ * Every row-level change of a leaf of ots storage, whoever makes it, goes
+ * through the table AM's write callbacks: ots's row functions and batches
+ * (direct inserts, updates and deletes, COPY-style multi-inserts, the bulk
+ * upsert statement), purge's statements, plain INSERT / UPDATE / DELETE /
+ * MERGE / COPY on the storage, logical replication apply and pg_restore.
+ * The callbacks call storage_write once the change is made (for ON
+ * CONFLICT inserts, once the insert is known to have succeeded), with the
+ * old cells and the new, in the writing transaction: the one place where
+ * secondary indexes and Stream will see every change.  Today it counts
+ * what it sees (ots.count_writes, ots.write_point_counts).
+ *
+ * ots's row code announces its own writes first (storage_write_expect_*):
+ * the cells are its own work, already checked, and it hands over the old
+ * cells it read.  Any other new row is checked by storage_write_guard
+ * before it is stored: cells in the ots.cells format, within the row size
+ * the text form carries, "$oldest_ts" its oldest cell, "$hash" the hash
+ * prefix of its partition key, key values within Tablestore's length.
+ * Relations on the access method that are not leaves of ots storage (the
+ * transient copy an ALTER TABLE rewrite fills) are neither checked nor
+ * counted: a rewrite changes no row.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/partition.h"
+#include "catalog/pg_am_d.h"
+#include "commands/defrem.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "cells.h"
+#include "codec.h"
+#include "errors.h"
+#include "guc.h"
+#include "purge.h"
+#include "routing.h"
+#include "stats.h"
+#include "storage_write.h"
+
+/* where a leaf's ots columns are, and which storage it belongs to */
+typedef struct WriteLeaf
+{
+	Oid			leaf_oid;		/* hash key */
+	bool		valid;			/* cleared by a relcache invalidation */
+	Oid			storage_oid;	/* partition parent, InvalidOid if none */
+	AttrNumber	cells_attno;	/* 0: no "$cells" column */
+	AttrNumber	oldest_attno;
+} WriteLeaf;
+
+static HTAB *write_leaves = NULL;
+
+/* what ots's row code announced (storage_write_expect_*) */
+static struct
+{
+	bool		row;			/* a row change is expected */
+	const OtsTable *row_table;
+	Oid			row_leaf;
+	TupleTableSlot *row_slot;	/* NULL: any */
+	struct varlena *row_old;
+	const OtsTable *statement_table;	/* set: every change of its leaves is ots's */
+} expected;
+
+static void storage_write_invalidate(Datum arg, Oid relid);
+static void storage_write_xact_end(XactEvent event, void *arg);
+static void storage_write_subxact_end(SubXactEvent event, SubTransactionId mySubid,
+									  SubTransactionId parentSubid, void *arg);
+
+/*
+ * storage_am_oid is the table access method every leaf of ots storage uses:
+ * ots's own, or heap's while the installation is still at 0.1.0 (before
+ * ALTER EXTENSION ots UPDATE creates the access method and moves the
+ * leaves onto it), so an old installation keeps working with this library.
+ */
+Oid
+storage_am_oid(void)
+{
+	Oid			am = get_table_am_oid(STORAGE_AM_NAME, true);
+
+	return OidIsValid(am) ? am : HEAP_TABLE_AM_OID;
+}
+
+/* storage_write_init registers the caches' invalidation and the expectations' end; from _PG_init */
+void
+storage_write_init(void)
+{
+	CacheRegisterRelcacheCallback(storage_write_invalidate, (Datum) 0);
+	RegisterXactCallback(storage_write_xact_end, NULL);
+	RegisterSubXactCallback(storage_write_subxact_end, NULL);
+}
+
+static void
+storage_write_forget_expected(void)
+{
+	memset(&expected, 0, sizeof(expected));
+}
+
+/* an error between an announcement and its write must not leave it for a later write */
+static void
+storage_write_xact_end(XactEvent event, void *arg)
+{
+	storage_write_forget_expected();
+}
+
+static void
+storage_write_subxact_end(SubXactEvent event, SubTransactionId mySubid,
+						  SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		storage_write_forget_expected();
+}
+
+void
+storage_write_expect_row(const OtsTable *t, Oid leaf, TupleTableSlot *slot,
+						 struct varlena *old_cells)
+{
+	expected.row = true;
+	expected.row_table = t;
+	expected.row_leaf = leaf;
+	expected.row_slot = slot;
+	expected.row_old = old_cells;
+}
+
+void
+storage_write_expect_statement(const OtsTable *t)
+{
+	expected.statement_table = t;
+}
+
+void
+storage_write_expect_end(void)
+{
+	storage_write_forget_expected();
+}
+
+/* storage_write_invalidate forgets a leaf's place after DDL (InvalidOid: every leaf) */
+static void
+storage_write_invalidate(Datum arg, Oid relid)
+{
+	WriteLeaf  *wl;
+	HASH_SEQ_STATUS seq;
+
+	if (write_leaves == NULL)
+		return;
+	if (OidIsValid(relid))
+	{
+		if ((wl = hash_search(write_leaves, &relid, HASH_FIND, NULL)) != NULL)
+			wl->valid = false;
+		return;
+	}
+	hash_seq_init(&seq, write_leaves);
+	while ((wl = hash_seq_search(&seq)) != NULL)
+		wl->valid = false;
+}
+
+/* storage_write_attno: the number of rel's column name, 0 if none */
+static AttrNumber
+storage_write_attno(Relation rel, const char *name)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (!att->attisdropped && strcmp(NameStr(att->attname), name) == 0)
+			return att->attnum;
+	}
+	return 0;
+}
+
+/* storage_write_place looks up (once per leaf and DDL) where rel's ots columns are */
+static const WriteLeaf *
+storage_write_place(Relation rel)
+{
+	Oid			relid = RelationGetRelid(rel);
+	WriteLeaf  *wl;
+	bool		found;
+
+	if (write_leaves == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(WriteLeaf);
+		ctl.hcxt = CacheMemoryContext;
+		write_leaves = hash_create("ots write point leaves", 256, &ctl,
+								   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	wl = hash_search(write_leaves, &relid, HASH_ENTER, &found);
+	if (!found || !wl->valid)
+	{
+		wl->storage_oid = rel->rd_rel->relispartition ? get_partition_parent(relid, true)
+			: InvalidOid;
+		wl->cells_attno = storage_write_attno(rel, "$cells");
+		wl->oldest_attno = storage_write_attno(rel, "$oldest_ts");
+		wl->valid = true;
+	}
+	return wl;
+}
+
+/*
+ * storage_write_leaf tells the table AM whether rel is a leaf of ots
+ * storage, and fills leaf with what the write point needs of it: the table
+ * (NULL while the storage is not registered, as during pg_restore before
+ * ots.tables has its rows), where its columns are, and whether ots's row
+ * code announced this change (slot: the new row, NULL for a delete).
+ */
+bool
+storage_write_leaf(Relation rel, TupleTableSlot *slot, StorageLeaf *leaf)
+{
+	Oid			relid = RelationGetRelid(rel);
+	const WriteLeaf *wl;
+
+	memset(leaf, 0, sizeof(*leaf));
+	leaf->origin = STORAGE_ORIGIN_SQL;
+	if (expected.row && expected.row_leaf == relid &&
+		(expected.row_slot == NULL || expected.row_slot == slot))
+	{
+		leaf->table = expected.row_table;
+		leaf->origin = STORAGE_ORIGIN_OTS;
+		leaf->old_cells = PointerGetDatum(expected.row_old);
+		expected.row = false;
+	}
+	wl = storage_write_place(rel);
+	if (!OidIsValid(wl->storage_oid) || wl->cells_attno == 0 || wl->oldest_attno == 0)
+		return false;
+	leaf->storage_oid = wl->storage_oid;
+	leaf->cells_attno = wl->cells_attno;
+	leaf->oldest_attno = wl->oldest_attno;
+	if (leaf->origin == STORAGE_ORIGIN_OTS)
+		return true;
+	if (expected.statement_table != NULL &&
+		expected.statement_table->data_oid == wl->storage_oid)
+	{
+		leaf->table = expected.statement_table;
+		leaf->origin = STORAGE_ORIGIN_OTS;
+		return true;
+	}
+	/*
+	 * pg_restore loads rows before it adds the primary keys, which the
+	 * table's metadata checks: until then its rows are checked as those of
+	 * storage not registered yet
+	 */
+	if (OidIsValid(RelationGetPrimaryKeyIndex(rel)))
+		leaf->table = catalog_lookup_by_data_oid(wl->storage_oid);
+	if (leaf->table != NULL)
+	{
+		leaf->nkeys = leaf->table->npk + (leaf->table->hash_prefix_len > 0 ? 1 : 0);
+		for (int k = 0; k < leaf->nkeys; k++)
+			leaf->key_attnos[k] = storage_write_attno(rel, routing_key_column(leaf->table, k));
+	}
+	return true;
+}
+
+/* the context of a guard's error: which row of which table */
+typedef struct GuardContext
+{
+	Relation	leaf;
+	const OtsTable *table;
+} GuardContext;
+
+static void
+storage_write_guard_context(void *arg)
+{
+	const GuardContext *gc = arg;
+
+	if (gc->table != NULL)
+		errcontext("row written to partition %s of ots table %s",
+				   quote_identifier(RelationGetRelationName(gc->leaf)),
+				   quote_qualified_identifier(gc->table->schema_name, gc->table->table_name));
+	else
+		errcontext("row written to partition %s of ots storage",
+				   quote_identifier(RelationGetRelationName(gc->leaf)));
+}
+
+/* storage_write_guard_key checks the stored key: "$hash" and key value lengths */
+static void
+storage_write_guard_key(const StorageLeaf *leaf, TupleTableSlot *slot)
+{
+	const OtsTable *t = leaf->table;
+	int			first = t->hash_prefix_len > 0 ? 1 : 0;
+
+	for (int i = 0; i < t->npk; i++)
+	{
+		bool		isnull;
+		Datum		d = slot_getattr(slot, leaf->key_attnos[first + i], &isnull);
+		struct varlena *v;
+		OtsValue	pk;
+
+		if (isnull)
+			ereport(ERROR,
+					(errcode(ERRCODE_NOT_NULL_VIOLATION),
+					 errmsg("primary key column \"%s\" of an ots row is null", t->pk[i].name)));
+		pk.type = t->pk[i].type;
+		if (pk.type == OTS_VT_INTEGER)
+			pk.u.i = DatumGetInt64(d);
+		else
+		{
+			v = PG_DETOAST_DATUM_PACKED(d);
+			pk.u.s.data = VARDATA_ANY(v);
+			pk.u.s.len = VARSIZE_ANY_EXHDR(v);
+			codec_check_pk_length(&t->pk[i], pk.u.s.len);
+		}
+		if (i == 0 && first == 1)
+		{
+			int64		stored = DatumGetInt64(slot_getattr(slot, leaf->key_attnos[0], &isnull));
+			int64		hash = routing_hash_prefix(&pk, t->hash_prefix_len);
+
+			if (isnull || stored != hash)
+				ereport(ERROR,
+						(errcode(ERRCODE_CHECK_VIOLATION),
+						 errmsg("\"$hash\" of an ots row is not the hash prefix of its partition key"),
+						 errdetail("The row's \"$hash\" is %s; ots.hash_prefix of its partition key is %lld.",
+								   isnull ? "null" : psprintf("%lld", (long long) stored),
+								   (long long) hash)));
+		}
+	}
+}
+
+/*
+ * storage_write_guard refuses a new row that ots's row code did not build
+ * unless it is exactly what ots would have stored for it: its cells valid
+ * and within the size the text form carries, "$oldest_ts" its oldest cell
+ * (the row marker without cells), and on a registered table "$hash" and
+ * key lengths as create_table's rules make them.  It reads nothing but the
+ * new row.
+ */
+void
+storage_write_guard(Relation rel, const StorageLeaf *leaf, TupleTableSlot *slot)
+{
+	GuardContext gc = {rel, leaf->table};
+	ErrorContextCallback errcb;
+	bool		isnull;
+	Datum		stored_cells;
+	Datum		d;
+	struct varlena *cells;
+	int64		oldest;
+
+	if (leaf->origin == STORAGE_ORIGIN_OTS)
+		return;
+	errcb.callback = storage_write_guard_context;
+	errcb.arg = &gc;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
+
+	stored_cells = slot_getattr(slot, leaf->cells_attno, &isnull);
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NOT_NULL_VIOLATION),
+				 errmsg("\"$cells\" of an ots row is null")));
+	cells = PG_DETOAST_DATUM_PACKED(stored_cells);
+	cells_validate((const uint8 *) VARDATA_ANY(cells), VARSIZE_ANY_EXHDR(cells));
+	cells_io_check_size(cells);
+	d = slot_getattr(slot, leaf->oldest_attno, &isnull);
+	oldest = purge_cells_oldest_ts(cells);
+	if (isnull || DatumGetInt64(d) != oldest)
+		ereport(ERROR,
+				(errcode(ERRCODE_CHECK_VIOLATION),
+				 errmsg("\"$oldest_ts\" of an ots row is not the timestamp of its oldest cell"),
+				 errdetail("The row's \"$oldest_ts\" is %s; its oldest cell (or, without cells, its row marker) is at %lld.",
+						   isnull ? "null" : psprintf("%lld", (long long) DatumGetInt64(d)),
+						   (long long) oldest)));
+	if (leaf->table != NULL)
+		storage_write_guard_key(leaf, slot);
+	if ((Pointer) cells != DatumGetPointer(stored_cells))
+		pfree(cells);
+
+	error_context_stack = errcb.previous;
+}
+
+/*
+ * storage_write is the one function every change of a stored row reaches,
+ * after the change is made and before the writing statement goes on: the
+ * rows' old and new cells, which leaf, which table AM callback, and whether
+ * ots's row code or something else made it.  What hangs off it (secondary
+ * indexes, Stream) must work in the writing transaction and see the change
+ * exactly once.
+ */
+void
+storage_write(const StorageWrite *w)
+{
+	/* a TRUNCATE counts as one change of each leaf */
+	int64		changes = w->callback == STORAGE_CB_TRUNCATE ? 1 : w->nrows;
+
+	if (ots_count_writes && changes > 0)
+	{
+		int64		with_old = 0;
+		int64		with_new = 0;
+
+		for (int i = 0; i < w->nrows; i++)
+		{
+			with_old += w->old_cells[i] != (Datum) 0;
+			with_new += w->new_cells[i] != (Datum) 0;
+		}
+		stats_count_stored(w->storage_oid, w->origin, w->callback, changes,
+						   with_old, with_new);
+	}
+}

@@ -1,0 +1,109 @@
+/*-------------------------------------------------------------------------
+ * src/storage_write.h
+ *	  The one write point of ots storage: every change of a stored row,
+ *	  whoever makes it, reaches storage_write from the ots table access
+ *	  method's write callbacks (tableam.c), with the row's old and new cells,
+ *	  in the writing transaction.  Rows that ots itself did not build are
+ *	  checked first (storage_write_guard), so nothing reaches storage that
+ *	  ots cannot read back or dump.
+ *
+ * ots's own row code tells the write point what it already knows before it
+ * calls the table AM (storage_write_expect_*): the table, the old cells it
+ * read, and that it built the new cells itself, so nothing is decoded or
+ * checked twice.  A change from anywhere else (plain SQL on the storage,
+ * COPY, logical replication apply, pg_restore) gets the same treatment
+ * with what the write point derives itself.
+ *-------------------------------------------------------------------------
+ */
+#ifndef OTS_STORAGE_WRITE_H
+#define OTS_STORAGE_WRITE_H
+
+#include "postgres.h"
+
+#include "executor/tuptable.h"
+#include "utils/rel.h"
+
+#include "catalog.h"
+
+/* the table AM callback a change came through; the numbering is shown by ots.write_point_counts */
+typedef enum StorageWriteCallback
+{
+	STORAGE_CB_INSERT,			/* tuple_insert */
+	STORAGE_CB_SPECULATIVE,		/* tuple_complete_speculative, succeeded */
+	STORAGE_CB_MULTI_INSERT,	/* multi_insert */
+	STORAGE_CB_UPDATE,			/* tuple_update */
+	STORAGE_CB_DELETE,			/* tuple_delete */
+	STORAGE_CB_TRUNCATE,		/* relation_set_new_filenode of an existing leaf */
+	STORAGE_CB_COUNT
+} StorageWriteCallback;
+
+/* who made a change: ots's row code (which built the cells), or anything else */
+typedef enum StorageWriteOrigin
+{
+	STORAGE_ORIGIN_OTS,
+	STORAGE_ORIGIN_SQL,
+	STORAGE_ORIGIN_COUNT
+} StorageWriteOrigin;
+
+/*
+ * One change of one or more rows of one leaf, as the write point sees it.
+ * old_cells[i] / new_cells[i] are row i's cells before and after (NULL
+ * where there are none: an insert has no old row, a delete no new one),
+ * possibly packed or toasted: detoast before reading.
+ */
+typedef struct StorageWrite
+{
+	Relation	leaf;
+	Oid			storage_oid;	/* the partitioned storage table, s."t$data" */
+	const OtsTable *table;		/* NULL: storage not registered (yet) */
+	StorageWriteCallback callback;
+	StorageWriteOrigin origin;
+	int			nrows;
+	Datum	   *old_cells;
+	Datum	   *new_cells;
+} StorageWrite;
+
+/* the table access method of every leaf of ots storage (src/sql/15_tableam.sql); storage_write.c */
+#define STORAGE_AM_NAME "ots"
+extern Oid	storage_am_oid(void);
+
+extern void storage_write_init(void);
+
+/* storage_write is the one write function; see storage_write.c */
+extern void storage_write(const StorageWrite *w);
+
+/*
+ * The table AM's side: storage_write_leaf finds what the write point needs
+ * to know of a relation (false: not a leaf of ots storage, e.g. the
+ * transient copy of an ALTER TABLE rewrite, which is no change of rows);
+ * storage_write_guard refuses malformed new rows before they are stored.
+ */
+typedef struct StorageLeaf
+{
+	Oid			storage_oid;
+	const OtsTable *table;		/* NULL: storage not registered (yet) */
+	StorageWriteOrigin origin;
+	Datum		old_cells;		/* what ots's row code read, or 0 */
+	AttrNumber	cells_attno;
+	AttrNumber	oldest_attno;
+	AttrNumber	key_attnos[OTS_MAX_PK_COLUMNS + 1];
+	int			nkeys;			/* 0 unless table is set */
+} StorageLeaf;
+
+extern bool storage_write_leaf(Relation rel, TupleTableSlot *slot, StorageLeaf *leaf);
+extern void storage_write_guard(Relation rel, const StorageLeaf *leaf, TupleTableSlot *slot);
+
+/*
+ * ots's row code announces its own writes: storage_write_expect_row for the
+ * next row change of one leaf through slot (or any change, for a delete:
+ * slot NULL) with the old cells it read (NULL: a new row),
+ * storage_write_expect_statement for every change of the table's leaves
+ * until storage_write_expect_end (the statements ots runs on storage).
+ * Both are forgotten at the end of the (sub)transaction too.
+ */
+extern void storage_write_expect_row(const OtsTable *t, Oid leaf, TupleTableSlot *slot,
+									 struct varlena *old_cells);
+extern void storage_write_expect_statement(const OtsTable *t);
+extern void storage_write_expect_end(void);
+
+#endif							/* OTS_STORAGE_WRITE_H */
