@@ -6,8 +6,8 @@
  * PL/pgSQL can catch each one by name (EXCEPTION WHEN SQLSTATE 'OT003').
  * The message text of an OTS error is Tablestore's own text, verbatim, so
  * clients can match on it; context goes to errdetail/errhint.  This header
- * is the only place the mapping lives; ots.error_code() and README's error
- * table are generated from OTS_ERROR_CODES.
+ * is the only place the mapping lives: ots.error_code() is generated from
+ * OTS_ERROR_CODES, and docs/reference.md's error table lists it.
  *-------------------------------------------------------------------------
  */
 #ifndef OTS_ERRORS_H

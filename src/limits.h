@@ -2,7 +2,8 @@
  * src/limits.h
  *	  Every Tablestore limit ots enforces, named once (TABLESTORE.md §5).
  *
- * Code refers to these names only; README's limits table lists them.
+ * Code refers to these names only; docs/reference.md's limits table lists
+ * them.
  *-------------------------------------------------------------------------
  */
 #ifndef OTS_LIMITS_H

@@ -1,5 +1,5 @@
 #!/bin/sh
-# test/fuzz/build.sh: build the ots.cells harnesses (see README.md).
+# test/fuzz/build.sh: build the ots.cells harnesses (see test/fuzz/README.md).
 #
 #   test/fuzz/build.sh [standalone|fuzzer|all]      (default: all)
 #

@@ -14,7 +14,7 @@
  * builder against an independent reference encoder and the reader against
  * a model, runs a table of hand-made invalid payloads, and mutates valid
  * encodings (bit flips, byte sets, truncation, extension, insertion,
- * deletion) through the fuzz target.  See README.md for how to run it.
+ * deletion) through the fuzz target.  See test/fuzz/README.md for how to run it.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

@@ -199,7 +199,7 @@ $(diff -u --label expected --label got "$here/data_after.out" <(echo "$out") || 
 		if [ "$v" = "$current" ] && [ "$changed" = 1 ]; then
 			echo "  The install script of $current changed since it was frozen in test/upgrade/ots--$v.sql."
 			echo "  If $current was released: bump default_version and put the change in"
-			echo "  sql/upgrade/ots--$current--<new>.sql (README, Upgrading). If it was not released yet:"
+			echo "  sql/upgrade/ots--$current--<new>.sql (docs/development.md, Releases). If it was not released yet:"
 			echo "  make ots--$current.sql && cp ots--$current.sql test/upgrade/"
 		fi
 		status=1
