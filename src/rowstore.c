@@ -442,13 +442,34 @@ rowstore_fetch(RowKey *key, bool latest)
 }
 
 /*
+ * rowstore_lock_newest locks the newest version of a row whose version at
+ * tid a concurrent writer replaced, as EvalPlanQual does before it checks
+ * the row again: the writers that waited for that writer then take their
+ * turns on the row in the order they came, whichever of them is quicker to
+ * read the row again.  Whatever happened to the row meanwhile, the caller
+ * reads it again.
+ */
+static void
+rowstore_lock_newest(Relation leaf, ItemPointer tid, LockTupleMode mode)
+{
+	TupleTableSlot *slot = table_slot_create(leaf, NULL);
+	TM_FailureData tmfd;
+
+	(void) table_tuple_lock(leaf, tid, GetActiveSnapshot(), slot, GetCurrentCommandId(true),
+							mode, LockWaitBlock, TUPLE_LOCK_FLAG_FIND_LAST_VERSION, &tmfd);
+	ExecDropSingleTupleTableSlot(slot);
+}
+
+/*
  * rowstore_replaced handles the outcome of an update or delete of the
  * version read: false when a concurrent writer replaced or deleted it
- * first (the caller reads again), a serialization failure under snapshot
- * isolation, as the executor raises for UPDATE and DELETE.
+ * first (the caller reads again, the newest version locked for it), a
+ * serialization failure under snapshot isolation, as the executor raises
+ * for UPDATE and DELETE.
  */
 static bool
-rowstore_replaced(TM_Result result, const char *what)
+rowstore_replaced(Relation leaf, TM_Result result, TM_FailureData *tmfd, LockTupleMode mode,
+				  const char *what)
 {
 	switch (result)
 	{
@@ -461,6 +482,8 @@ rowstore_replaced(TM_Result result, const char *what)
 						(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
 						 errmsg("could not serialize access due to concurrent %s",
 								result == TM_Updated ? "update" : "delete")));
+			if (result == TM_Updated)
+				rowstore_lock_newest(leaf, &tmfd->ctid, mode);
 			return false;
 		default:
 			elog(ERROR, "unexpected result %d %s an ots row", (int) result, what);
@@ -650,10 +673,11 @@ rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 		elog(ERROR, "failed to fetch ots row version");
 	slot = rowstore_key_slot(leaf, lp, key->nkeys, key->values, old, cells, oldest_ts);
 	storage_write_expect_row(key->t, key->leaf_oid, slot, key->old_cells);
-	done = rowstore_replaced(table_tuple_update(leaf, &tid, slot, GetCurrentCommandId(true),
+	done = rowstore_replaced(leaf,
+							 table_tuple_update(leaf, &tid, slot, GetCurrentCommandId(true),
 												GetActiveSnapshot(), InvalidSnapshot, true,
 												&tmfd, &lockmode, &update_indexes),
-							 "updating");
+							 &tmfd, lockmode, "updating");
 	storage_write_expect_end();
 	if (done && update_indexes)
 		rowstore_index_version(key->t, leaf, lp, slot);
@@ -679,10 +703,11 @@ rowstore_delete(const RowKey *key)
 		elog(ERROR, "ots row to delete was not read");
 	leaf = table_open(key->leaf_oid, RowExclusiveLock);
 	storage_write_expect_row(key->t, key->leaf_oid, NULL, key->old_cells);
-	done = rowstore_replaced(table_tuple_delete(leaf, &tid, GetCurrentCommandId(true),
+	done = rowstore_replaced(leaf,
+							 table_tuple_delete(leaf, &tid, GetCurrentCommandId(true),
 												GetActiveSnapshot(), InvalidSnapshot, true,
 												&tmfd, false),
-							 "deleting");
+							 &tmfd, LockTupleExclusive, "deleting");
 	storage_write_expect_end();
 	table_close(leaf, NoLock);
 	return done;
