@@ -7,7 +7,7 @@
 #     BENCH_KEEP=1 BENCH_ONLY=load bench/run.sh    # loads the data, keeps the instance
 #     bench/callgrind.sh DIR [CASE ...]             # DIR = that instance (/tmp/ots-bench.XXXXXX)
 #
-# CASE: get put upd batch (default: all).  It stops the kept instance, copies
+# CASE: get put upd del batch (default: all).  It stops the kept instance, copies
 # its data directory once (every case then runs on that copy, in order; the
 # instance starts again, also on exit or failure), and for each case and side
 # runs a single-user backend (postgres --single, synchronous_commit=off,
@@ -25,7 +25,7 @@
 set -euo pipefail
 . "$(dirname "$0")/../tools/lib.sh"
 DIR=${1:?instance dir (BENCH_KEEP=1 bench/run.sh)}; shift
-CASES=${*:-get put upd batch}
+CASES=${*:-get put upd del batch}
 PGBIN=${PGBIN:-$OTS_PG_BIN}
 OUT=/tmp/ots-cg
 command -v valgrind >/dev/null || ots_die "valgrind not found (apt-get install valgrind)"
@@ -54,6 +54,8 @@ prepare() {
 	plain_put) echo "PREPARE p(int) AS INSERT INTO plain_t VALUES ('n' || \$1 % 1000, nextval('put_seq_plain'), '$A');" ;;
 	ots_upd) echo "PREPARE p(int) AS SELECT ots.update_row('t', ('{\"k1\": \"u' || (100000 + \$1 / 100) || '\", \"k2\": ' || \$1 % 100 || '}')::jsonb, jsonb_build_object('a2', \$1::int8));" ;;
 	plain_upd) echo "PREPARE p(int) AS UPDATE plain_t SET attrs = attrs || jsonb_build_object('a2', \$1::int8) WHERE k1 = 'u' || (100000 + \$1 / 100) AND k2 = (\$1 % 100)::int8;" ;;
+	ots_del) echo "PREPARE p(int) AS SELECT ots.delete_row('t', ('{\"k1\": \"u' || (100000 + \$1 / 100) || '\", \"k2\": ' || \$1 % 100 || '}')::jsonb);" ;;
+	plain_del) echo "PREPARE p(int) AS DELETE FROM plain_t WHERE k1 = 'u' || (100000 + \$1 / 100) AND k2 = (\$1 % 100)::int8;" ;;
 	ots_batch) echo "PREPARE p(int) AS SELECT count(*) FROM ots.batch_write_row(('[{\"table_name\": \"t\", \"rows\": [' || (SELECT string_agg('{\"type\": \"PUT\", \"primary_key\": {\"k1\": \"b' || g % 1000 || '\", \"k2\": ' || nextval('batch_seq') || '}, \"attributes\": $A}', ',') FROM generate_series(1, 200) g) || ']}]')::jsonb);" ;;
 	plain_batch) echo "PREPARE p(int) AS INSERT INTO plain_t SELECT r->'primary_key'->>'k1', (r->'primary_key'->>'k2')::int8, r->'attributes' FROM jsonb_array_elements(('[' || (SELECT string_agg('{\"type\": \"PUT\", \"primary_key\": {\"k1\": \"b' || g % 1000 || '\", \"k2\": ' || nextval('batch_seq_plain') || '}, \"attributes\": $A}', ',') FROM generate_series(1, 200) g) || ']')::jsonb) r;" ;;
 	*) echo "callgrind.sh: unknown case $2" >&2; exit 1 ;;
@@ -63,7 +65,10 @@ prepare() {
 # instructions SIDE CASE N: total Ir of a single-user backend running N operations
 instructions() {
 	local f=$OUT/$1_$2.$3
-	{ prepare "$1" "$2"; for ((j = 1; j <= $3; j++)); do echo "EXECUTE p($(( (j * 7919) % 99900 )));"; done; } >"$f.sql"
+	# del: the two runs of a side delete different rows (both start from the same copy)
+	local from=1
+	[ "$2" = del ] && from=$(($3 + 1))
+	{ prepare "$1" "$2"; for ((j = from; j < from + $3; j++)); do echo "EXECUTE p($(( (j * 7919) % 99900 )));"; done; } >"$f.sql"
 	ots_as_pg_user valgrind --tool=callgrind --callgrind-out-file="$f.out" \
 		"$PGBIN/postgres" --single -D "$OUT/data" -c synchronous_commit=off -c autovacuum=off \
 		bench <"$f.sql" >"$f.log" 2>&1
