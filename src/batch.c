@@ -504,7 +504,7 @@ batch_fail_rows(BatchResult *results, int from, int to, const char *code, const 
 	}
 }
 
-/* one row of a batch_write_row request, as the checks and the bulk path see it */
+/* one row of a batch_write_row request, as the checks and both write paths see it */
 typedef struct BatchRow
 {
 	JsonbContainer *row;

@@ -423,6 +423,7 @@ row_put_decide(RowWrite *w, const CellsReader *old, bool exists, struct varlena 
 	return ROW_CHANGE_STORE;
 }
 
+/* row_put_account: the key and cells written, the key read when conditions were checked */
 static int
 row_put_account(const RowWrite *w, bool found, Consumed *consumed)
 {
@@ -765,6 +766,11 @@ row_update_decide(RowWrite *w, const CellsReader *old, bool exists, struct varle
 	return ROW_CHANGE_STORE;
 }
 
+/*
+ * row_update_account: the key, the cells put and incremented, the column
+ * names deleted; the key read when conditions were checked or cells
+ * incremented
+ */
 static int
 row_update_account(const RowWrite *w, bool found, Consumed *consumed)
 {
@@ -803,6 +809,7 @@ row_delete_decide(RowWrite *w, const CellsReader *old, bool exists, struct varle
 	return ROW_CHANGE_REMOVE;
 }
 
+/* row_delete_account: the key written, and read when conditions were checked; a row only when one was found */
 static int
 row_delete_account(const RowWrite *w, bool found, Consumed *consumed)
 {
