@@ -3,25 +3,25 @@
  *	  ots.batch_get_row and ots.batch_write_row: many rows of several tables
  *	  in one call, with one result per row in request order.
  *
- * Each row runs the single-row function (ots.get_row, ots.put_row, ...) in
- * its own subtransaction, so a row's OTS error becomes its result and
- * never undoes the other rows.  Errors that are not Tablestore's (a
- * cancel, a serialization failure, running out of memory) still abort the
- * whole call, as they must.  An atomic batch runs a table's rows in one
- * subtransaction: all of them are applied or none.
+ * Each row becomes the request of a single-row operation (row_get,
+ * row_write: what ots.get_row, ots.put_row, ... run), built straight from
+ * the batch's jsonb, and runs in its own subtransaction, so a row's OTS
+ * error becomes its result and never undoes the other rows.  Errors that
+ * are not Tablestore's (a cancel, a serialization failure, running out of
+ * memory) still abort the whole call, as they must.  An atomic batch runs
+ * a table's rows in one subtransaction: all of them are applied or none.
+ * A table entry whose rows are all plain puts and deletes is written in
+ * bulk instead (batch_bulk_table).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
-#include "access/htup_details.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "common/base64.h"
 #include "funcapi.h"
 #include "miscadmin.h"
-#include "nodes/makefuncs.h"
-#include "parser/parse_func.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
@@ -34,6 +34,7 @@
 #include "stats.h"
 #include "subxact.h"
 #include "rowstore.h"
+#include "row_ops.h"
 #include "row_write.h"
 #include "routing.h"
 #include "request.h"
@@ -56,15 +57,6 @@ typedef struct BatchResult
 	bool		has_row;
 } BatchResult;
 
-/* a call of one single-row function */
-typedef struct RowCall
-{
-	Oid			funcoid;
-	int			nargs;
-	Datum		args[10];
-	bool		nulls[10];
-} RowCall;
-
 PG_FUNCTION_INFO_V1(ots_batch_get_row);
 PG_FUNCTION_INFO_V1(ots_batch_write_row);
 
@@ -75,14 +67,6 @@ batch_invalid(const char *message, const char *detail)
 			(errcode(ERRCODE_OTS_PARAMETER_INVALID),
 			 errmsg_internal("%s", message),
 			 errdetail_internal("%s", detail)));
-}
-
-/* batch_func_oid finds ots.<name> taking nargs arguments */
-static Oid
-batch_func_oid(const char *name, int nargs, const Oid *argtypes)
-{
-	return LookupFuncName(list_make2(makeString("ots"), makeString(pstrdup(name))),
-						  nargs, argtypes, false);
 }
 
 /* batch_field returns a member of a jsonb object value, or NULL */
@@ -100,7 +84,7 @@ batch_jsonb_datum(JsonbValue *v)
 }
 
 /* batch_text_array turns a JSON array of strings into text[] */
-static Datum
+static ArrayType *
 batch_text_array(JsonbValue *v, const char *what)
 {
 	JsonbContainer *c;
@@ -120,93 +104,90 @@ batch_text_array(JsonbValue *v, const char *what)
 			batch_invalid(psprintf("Invalid %s.", what), psprintf("%s is a JSON array of column names.", what));
 		elems[i] = PointerGetDatum(cstring_to_text_with_len(e->val.string.val, e->val.string.len));
 	}
-	return PointerGetDatum(construct_array(elems, n, TEXTOID, -1, false, TYPALIGN_INT));
+	return construct_array(elems, n, TEXTOID, -1, false, TYPALIGN_INT);
 }
 
-/* batch_string reads a JSON string member as text, NULL when absent */
-static bool
-batch_text_field(JsonbContainer *obj, const char *key, Datum *out)
+/* the forms of the members of a row or table entry, as request fields take them */
+typedef enum BatchMemberForm
+{
+	BATCH_JSONB,				/* any JSON: Jsonb * */
+	BATCH_STRING,				/* a JSON string: const char * */
+	BATCH_NAMES					/* a JSON array of column names: text[] */
+} BatchMemberForm;
+
+/*
+ * batch_member reads the optional member "key" of obj in the given form:
+ * NULL when absent or JSON null, a batch error when it has the wrong form.
+ */
+static void *
+batch_member(JsonbContainer *obj, const char *key, BatchMemberForm form)
 {
 	JsonbValue	v;
 
 	if (batch_field(obj, key, &v) == NULL || v.type == jbvNull)
-		return false;
-	if (v.type != jbvString)
-		batch_invalid(psprintf("Invalid %s.", key), psprintf("%s is a JSON string.", key));
-	*out = PointerGetDatum(cstring_to_text_with_len(v.val.string.val, v.val.string.len));
-	return true;
+		return NULL;
+	switch (form)
+	{
+		case BATCH_JSONB:
+			return JsonbValueToJsonb(&v);
+		case BATCH_STRING:
+			if (v.type != jbvString)
+				batch_invalid(psprintf("Invalid %s.", key), psprintf("%s is a JSON string.", key));
+			return pnstrdup(v.val.string.val, v.val.string.len);
+		case BATCH_NAMES:
+			return batch_text_array(&v, key);
+	}
+	return NULL;				/* keep compiler quiet */
 }
 
-/* batch_set_jsonb_arg sets argument n from an optional jsonb member */
-static void
-batch_set_jsonb_arg(RowCall *call, int n, JsonbContainer *obj, const char *key)
+/* batch_text_member reads an optional JSON string member as text */
+static text *
+batch_text_member(JsonbContainer *obj, const char *key)
 {
-	JsonbValue	v;
+	char	   *s = batch_member(obj, key, BATCH_STRING);
 
-	call->nulls[n] = batch_field(obj, key, &v) == NULL || v.type == jbvNull;
-	if (!call->nulls[n])
-		call->args[n] = batch_jsonb_datum(&v);
+	return s != NULL ? cstring_to_text(s) : NULL;
 }
 
-static void
-batch_set_text_arg(RowCall *call, int n, JsonbContainer *obj, const char *key)
-{
-	call->nulls[n] = !batch_text_field(obj, key, &call->args[n]);
-}
-
-static void
-batch_set_array_arg(RowCall *call, int n, JsonbContainer *obj, const char *key)
-{
-	JsonbValue	v;
-
-	call->nulls[n] = batch_field(obj, key, &v) == NULL || v.type == jbvNull;
-	if (!call->nulls[n])
-		call->args[n] = batch_text_array(&v, key);
-}
-
+/*
+ * the single-row operation of one batch row: a read or a write request,
+ * and where its outcome goes
+ */
 typedef struct BatchRunArgs
 {
-	RowCall    *call;
+	const RowGetRequest *get;	/* NULL: a write */
+	const RowWriteRequest *write;
 	BatchResult *res;
 } BatchRunArgs;
 
-/* batch_call_row calls the row's function and keeps its result (SubxactWork) */
+/* batch_call_row runs the row's operation and keeps its result (SubxactWork) */
 static bool
 batch_call_row(void *arg)
 {
 	BatchRunArgs *a = arg;
-	FmgrInfo	flinfo;
-	LOCAL_FCINFO(fcinfo, 10);
-	HeapTupleHeader tup;
-	bool		isnull;
+	RowResult	r;
 
-	fmgr_info(a->call->funcoid, &flinfo);
-	InitFunctionCallInfoData(*fcinfo, &flinfo, a->call->nargs, InvalidOid, NULL, NULL);
-	for (int i = 0; i < a->call->nargs; i++)
-	{
-		fcinfo->args[i].value = a->call->args[i];
-		fcinfo->args[i].isnull = a->call->nulls[i];
-	}
-	tup = DatumGetHeapTupleHeader(FunctionCallInvoke(fcinfo));
-	a->res->primary_key = GetAttributeByNum(tup, 1, &isnull);
-	a->res->has_row = !isnull;
-	a->res->attributes = GetAttributeByNum(tup, 2, &isnull);
-	if (isnull)
-		a->res->attributes = (Datum) 0;
-	a->res->consumed = GetAttributeByNum(tup, 3, &isnull);
+	if (a->get != NULL)
+		row_get(a->get, &r);
+	else
+		row_write(a->write, &r);
+	a->res->primary_key = PointerGetDatum(r.primary_key);
+	a->res->has_row = r.primary_key != NULL;
+	a->res->attributes = PointerGetDatum(r.attributes);
+	a->res->consumed = JsonbPGetDatum(request_consumed_jsonb(r.consumed));
 	a->res->is_ok = true;
 	return true;
 }
 
 /*
- * batch_run calls one single-row function inside a subtransaction and
- * records its outcome; OTS errors become the row's error, any other error
- * propagates.
+ * batch_run runs one row's operation (get or write: the other is NULL)
+ * inside a subtransaction and records its outcome; OTS errors become the
+ * row's error, any other error propagates.
  */
 static void
-batch_run(RowCall *call, BatchResult *res)
+batch_run(const RowGetRequest *get, const RowWriteRequest *write, BatchResult *res)
 {
-	BatchRunArgs args = {call, res};
+	BatchRunArgs args = {get, write, res};
 	bool		kept;
 	ErrorData  *error = subxact_run(batch_call_row, &args, subxact_catch_ots, &kept);
 
@@ -299,6 +280,43 @@ batch_entry_list(Jsonb *request, int i, const char *key, const char **table_name
 }
 
 /*
+ * batch_get_request reads a batch_get_row table entry's read options into
+ * the request its rows share; each row sets its primary key.
+ */
+static void
+batch_get_request(RowGetRequest *req, const char *name, JsonbContainer *entry)
+{
+	ReadArgs   *args = &req->read;
+	JsonbValue	v;
+
+	req->table_name = cstring_to_text(name);
+	req->primary_key = NULL;
+	args->columns_to_get = batch_member(entry, "columns_to_get", BATCH_NAMES);
+	args->has_max_versions = batch_field(entry, "max_versions", &v) != NULL && v.type != jbvNull;
+	args->max_versions = 0;
+	if (args->has_max_versions)
+	{
+		bool		invalid = v.type != jbvNumeric;
+
+		/* an integral JSON number within int32; get_row checks the rest */
+		if (!invalid)
+			invalid = strchr(DatumGetCString(DirectFunctionCall1(numeric_out,
+																 NumericGetDatum(v.val.numeric))),
+							 '.') != NULL;
+		if (!invalid)
+			args->max_versions = numeric_int4_opt_error(v.val.numeric, &invalid);
+		if (invalid)
+			batch_invalid("Invalid max_versions.", "max_versions is a JSON integer.");
+	}
+	args->time_range = batch_member(entry, "time_range", BATCH_JSONB);
+	args->filter = batch_member(entry, "filter", BATCH_JSONB);
+	args->with_timestamps = batch_field(entry, "with_timestamps", &v) != NULL &&
+		v.type == jbvBool && v.val.boolean;
+	args->start_column = batch_text_member(entry, "start_column");
+	args->end_column = batch_text_member(entry, "end_column");
+}
+
+/*
  * ots_batch_get_row is ots.batch_get_row(request): for each entry
  * {"table_name", "primary_keys": [...], read options of get_row...}, one
  * result per key in request order.
@@ -311,9 +329,6 @@ ots_batch_get_row(PG_FUNCTION_ARGS)
 	int			total = 0;
 	int			n = 0;
 	BatchResult *results;
-	Oid			argtypes[9] = {TEXTOID, JSONBOID, TEXTARRAYOID, INT4OID, JSONBOID, JSONBOID,
-	BOOLOID, TEXTOID, TEXTOID};
-	Oid			get_row = batch_func_oid("get_row", 9, argtypes);
 
 	for (int i = 0; i < ntables; i++)
 	{
@@ -334,47 +349,16 @@ ots_batch_get_row(PG_FUNCTION_ARGS)
 		const char *name;
 		JsonbContainer *entry = batch_entry(request, i, &name);
 		JsonbContainer *keys = batch_list(entry, "primary_keys", name);
-		RowCall		call;
-		JsonbValue	v;
+		RowGetRequest req;
 
-		memset(&call, 0, sizeof(call));
-		call.funcoid = get_row;
-		call.nargs = 9;
-		call.args[0] = PointerGetDatum(cstring_to_text(name));
-		batch_set_array_arg(&call, 2, entry, "columns_to_get");
-		call.nulls[3] = batch_field(entry, "max_versions", &v) == NULL || v.type == jbvNull;
-		if (!call.nulls[3])
-		{
-			bool		invalid = v.type != jbvNumeric;
-
-			/* an integral JSON number within int32; get_row checks the rest */
-			if (!invalid)
-				invalid = strchr(DatumGetCString(DirectFunctionCall1(numeric_out,
-																	 NumericGetDatum(v.val.numeric))),
-								 '.') != NULL;
-			if (!invalid)
-				call.args[3] = Int32GetDatum(numeric_int4_opt_error(v.val.numeric, &invalid));
-			if (invalid)
-				batch_invalid("Invalid max_versions.", "max_versions is a JSON integer.");
-		}
-		batch_set_jsonb_arg(&call, 4, entry, "time_range");
-		batch_set_jsonb_arg(&call, 5, entry, "filter");
-		call.nulls[6] = batch_field(entry, "with_timestamps", &v) == NULL || v.type != jbvBool;
-		if (!call.nulls[6])
-			call.args[6] = BoolGetDatum(v.val.boolean);
-		batch_set_text_arg(&call, 7, entry, "start_column");
-		batch_set_text_arg(&call, 8, entry, "end_column");
-
+		batch_get_request(&req, name, entry);
 		for (int k = 0; k < JsonContainerSize(keys); k++, n++)
 		{
-			JsonbValue *pk = getIthJsonbValueFromContainer(keys, k);
-
 			CHECK_FOR_INTERRUPTS();
-			call.args[1] = batch_jsonb_datum(pk);
-			call.nulls[1] = false;
+			req.primary_key = JsonbValueToJsonb(getIthJsonbValueFromContainer(keys, k));
 			results[n].table_name = name;
 			results[n].index = k;
-			batch_run(&call, &results[n]);
+			batch_run(&req, NULL, &results[n]);
 		}
 	}
 	batch_emit(fcinfo, results, n);
@@ -383,12 +367,46 @@ ots_batch_get_row(PG_FUNCTION_ARGS)
 
 /* ---- batch_write_row ---- */
 
-typedef enum WriteType
+/* a member of a batch_write_row row and the request field it fills */
+typedef struct BatchMember
 {
-	WRITE_PUT,
-	WRITE_UPDATE,
-	WRITE_DELETE
-} WriteType;
+	const char *key;
+	BatchMemberForm form;
+	size_t		field;			/* offsetof(RowWriteRequest, ...) */
+} BatchMember;
+
+#define BATCH_MAX_MEMBERS 8
+
+/*
+ * a row "type" of batch_write_row: the write it runs and the members of the
+ * row that write reads, in the order it reads them
+ */
+typedef struct BatchWriteType
+{
+	const char *name;			/* "PUT" */
+	RowWriteKind kind;
+	bool		bulk;			/* a plain row may take the bulk path */
+	BatchMember members[BATCH_MAX_MEMBERS + 1]; /* ended by a NULL key */
+} BatchWriteType;
+
+#define BATCH_MEMBER(key, form, field) {key, form, offsetof(RowWriteRequest, field)}
+#define BATCH_CONDITIONS \
+	BATCH_MEMBER("condition", BATCH_STRING, condition), \
+	BATCH_MEMBER("column_condition", BATCH_JSONB, column_condition), \
+	BATCH_MEMBER("return_type", BATCH_STRING, return_type)
+
+static const BatchWriteType batch_write_types[] = {
+	{"PUT", ROW_WRITE_PUT, true,
+		{BATCH_MEMBER("attributes", BATCH_JSONB, attributes), BATCH_CONDITIONS}},
+	{"UPDATE", ROW_WRITE_UPDATE, false,
+		{BATCH_MEMBER("put", BATCH_JSONB, put),
+			BATCH_MEMBER("delete", BATCH_JSONB, deletes),
+			BATCH_MEMBER("delete_all", BATCH_NAMES, delete_all),
+			BATCH_MEMBER("increment", BATCH_JSONB, increment),
+			BATCH_CONDITIONS,
+		BATCH_MEMBER("return_columns", BATCH_NAMES, return_columns)}},
+	{"DELETE", ROW_WRITE_DELETE, true, {BATCH_CONDITIONS}},
+};
 
 /*
  * batch_cells_size: the data size of a row's attribute map member "key"
@@ -404,7 +422,8 @@ batch_cells_size(JsonbContainer *row, const char *key, bool values)
 	return codec_cells_data_size(map.val.binary.data, values, true);
 }
 
-static WriteType
+/* batch_write_type finds the row's "type" (any case) in batch_write_types */
+static const BatchWriteType *
 batch_write_type(JsonbContainer *row)
 {
 	JsonbValue	v;
@@ -413,15 +432,12 @@ batch_write_type(JsonbContainer *row)
 	if (batch_field(row, "type", &v) == NULL || v.type != jbvString)
 		batch_invalid("Invalid row type.", "Each row has \"type\": \"PUT\", \"UPDATE\" or \"DELETE\".");
 	s = pnstrdup(v.val.string.val, v.val.string.len);
-	if (pg_strcasecmp(s, "PUT") == 0)
-		return WRITE_PUT;
-	if (pg_strcasecmp(s, "UPDATE") == 0)
-		return WRITE_UPDATE;
-	if (pg_strcasecmp(s, "DELETE") == 0)
-		return WRITE_DELETE;
+	for (int i = 0; i < lengthof(batch_write_types); i++)
+		if (pg_strcasecmp(s, batch_write_types[i].name) == 0)
+			return &batch_write_types[i];
 	batch_invalid(psprintf("Invalid row type: '%s'.", s),
 				  "Each row has \"type\": \"PUT\", \"UPDATE\" or \"DELETE\".");
-	return WRITE_PUT;			/* keep compiler quiet */
+	return NULL;				/* keep compiler quiet */
 }
 
 /* batch_has_condition: does a row carry a row-existence check? */
@@ -488,11 +504,22 @@ batch_fail_rows(BatchResult *results, int from, int to, const char *code, const 
 	}
 }
 
+/* one row of a batch_write_row request, as the checks and both write paths see it */
+typedef struct BatchRow
+{
+	JsonbContainer *row;
+	const BatchWriteType *type;
+	JsonbValue	pk;				/* jbvNull when absent */
+	Datum		pk_jsonb;		/* the same as a jsonb Datum, when an object */
+	uint32		pk_hash;
+	bool		repeated;		/* another row of its table (in any entry) has the same key */
+} BatchRow;
+
 typedef struct BatchAtomicArgs
 {
 	const char *name;
-	RowCall    *calls;
-	JsonbValue *pks;
+	BatchRow   *rows;
+	RowWriteRequest *reqs;
 	BatchResult *results;
 	int			nrows;
 } BatchAtomicArgs;
@@ -508,11 +535,11 @@ batch_atomic_rows(void *arg)
 {
 	BatchAtomicArgs *a = arg;
 	OtsTable   *t = catalog_lookup(cstring_to_text(a->name));
-	char	   *atomic_key = batch_partition_key(t, &a->pks[0]);
+	char	   *atomic_key = batch_partition_key(t, &a->rows[0].pk);
 
 	for (int r = 0; r < a->nrows; r++)
 	{
-		char	   *key = batch_partition_key(t, &a->pks[r]);
+		char	   *key = batch_partition_key(t, &a->rows[r].pk);
 
 		if (atomic_key == NULL || key == NULL || strcmp(atomic_key, key) != 0)
 		{
@@ -525,7 +552,7 @@ batch_atomic_rows(void *arg)
 	for (int r = 0; r < a->nrows; r++)
 	{
 		CHECK_FOR_INTERRUPTS();
-		batch_run(&a->calls[r], &a->results[r]);
+		batch_run(NULL, &a->reqs[r], &a->results[r]);
 		if (!a->results[r].is_ok)
 		{
 			batch_fail_rows(a->results, 0, a->nrows, a->results[r].error_code,
@@ -543,27 +570,16 @@ batch_atomic_rows(void *arg)
  * row rolls back the others.
  */
 static void
-batch_atomic_table(const char *name, RowCall *calls, JsonbValue *pks, BatchResult *results,
-				   int nrows)
+batch_atomic_table(const char *name, BatchRow *rows, RowWriteRequest *reqs,
+				   BatchResult *results, int nrows)
 {
-	BatchAtomicArgs args = {name, calls, pks, results, nrows};
+	BatchAtomicArgs args = {name, rows, reqs, results, nrows};
 	bool		kept;
 	ErrorData  *error = subxact_run(batch_atomic_rows, &args, subxact_catch_ots, &kept);
 
 	if (error != NULL)
 		batch_fail_rows(results, 0, nrows, ots_error_code_name(error->sqlerrcode), error->message);
 }
-
-/* one row of a batch_write_row request, as the checks and the bulk path see it */
-typedef struct BatchRow
-{
-	JsonbContainer *row;
-	WriteType	type;
-	JsonbValue	pk;				/* jbvNull when absent */
-	Datum		pk_jsonb;		/* the same as a jsonb Datum, when an object */
-	uint32		pk_hash;
-	bool		repeated;		/* another row of its table (in any entry) has the same key */
-} BatchRow;
 
 /* batch_pk_order sorts rows by key hash, for finding repeated keys */
 static int
@@ -595,7 +611,7 @@ batch_member_is(JsonbContainer *row, const char *key, const char *value)
 static bool
 batch_is_plain(const BatchRow *br)
 {
-	return br->type != WRITE_UPDATE && br->pk.type == jbvBinary &&
+	return br->type->bulk && br->pk.type == jbvBinary &&
 		batch_member_is(br->row, "condition", "IGNORE") &&
 		!batch_has_column_condition(br->row) &&
 		batch_member_is(br->row, "return_type", "RT_NONE");
@@ -682,14 +698,120 @@ batch_check_table_repeats(BatchRow **tables, const char **names, const int *coun
 }
 
 /*
+ * batch_write_read_row reads row r of an entry's "rows" and returns its
+ * data size (for the request limit); what the checks allocate goes into
+ * checkctx, reset when the row is read.
+ */
+static uint64
+batch_write_read_row(BatchRow *br, JsonbContainer *rows, int r, MemoryContext checkctx)
+{
+	JsonbValue *rowv = getIthJsonbValueFromContainer(rows, r);
+	MemoryContext callerctx;
+	uint64		size = 0;
+
+	if (rowv->type != jbvBinary || !JsonContainerIsObject(rowv->val.binary.data))
+		batch_invalid("Invalid row.", "Each row is a JSON object.");
+	br->row = rowv->val.binary.data;
+	if (batch_row_pk(br->row, &br->pk)->type == jbvBinary)
+		br->pk_jsonb = batch_jsonb_datum(&br->pk);
+	callerctx = MemoryContextSwitchTo(checkctx);
+	br->type = batch_write_type(br->row);
+	size += codec_pk_data_size(br->pk.type == jbvBinary ? br->pk.val.binary.data : NULL);
+	size += batch_cells_size(br->row, "attributes", true);
+	size += batch_cells_size(br->row, "put", true);
+	size += batch_cells_size(br->row, "increment", true);
+	size += batch_cells_size(br->row, "delete", false);
+	MemoryContextSwitchTo(callerctx);
+	MemoryContextReset(checkctx);
+	return size;
+}
+
+/* one row of the bulk path, validated */
+typedef struct BatchBulkRow
+{
+	PkInput		pk;				/* in the row's memory context */
+	struct varlena *cells;		/* a PUT's cells (caller's context); NULL for a DELETE */
+	uint32		write_size;		/* key and cells, for capacity units */
+} BatchBulkRow;
+
+/*
+ * batch_bulk_validate parses and validates one row of the bulk path in
+ * rowctx: its key, and a PUT's cells, encoded for storage in the caller's
+ * context.  Validation only parses and allocates (no locks, buffers or
+ * catalog access), so an OTS error is caught without a subtransaction and
+ * becomes the row's result (false); any other error propagates.
+ */
+static bool
+batch_bulk_validate(const OtsTable *t, const BatchRow *row, int64 now_ms, MemoryContext rowctx,
+					BatchBulkRow *out, BatchResult *res)
+{
+	MemoryContext callerctx = CurrentMemoryContext;
+	volatile bool ok = true;
+
+	PG_TRY();
+	{
+		JsonbValue	attrs;
+		int			count = 0;
+		CellInput  *parsed = NULL;
+
+		MemoryContextSwitchTo(rowctx);
+		codec_parse_pk(t, DatumGetJsonbP(row->pk_jsonb), PK_ALLOW_AUTO_INC, &out->pk);
+		out->cells = NULL;
+		if (row->type->kind == ROW_WRITE_PUT)
+		{
+			struct varlena *built;
+
+			if (batch_field(row->row, "attributes", &attrs) != NULL && attrs.type != jbvNull)
+				parsed = codec_parse_attributes(JsonbValueToJsonb(&attrs), &count);
+			row_write_check_timestamps(t, now_ms, parsed, count);
+			built = row_write_put_cells(t, parsed, count, now_ms);
+			out->cells = MemoryContextAlloc(callerctx, VARSIZE(built));
+			memcpy(out->cells, built, VARSIZE(built));
+		}
+		out->write_size = codec_pk_size(t, &out->pk) + row_write_cells_size(parsed, count);
+		MemoryContextSwitchTo(callerctx);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(callerctx);
+		edata = CopyErrorData();
+		FlushErrorState();
+		if (ots_error_code_name(edata->sqlerrcode) == NULL)
+			ReThrowError(edata);
+		res->is_ok = false;
+		res->error_code = ots_error_code_name(edata->sqlerrcode);
+		res->error_message = edata->message;
+		ok = false;
+	}
+	PG_END_TRY();
+	return ok;
+}
+
+/*
+ * batch_bulk_store_key sets row i's stored key columns in keys[k][i]: the
+ * hash prefix first on hash-prefixed tables, then each key column.
+ */
+static void
+batch_bulk_store_key(const OtsTable *t, const PkInput *pk, Datum **keys, int i)
+{
+	int			k = 0;
+	Oid			type;
+
+	if (t->hash_prefix_len > 0)
+		keys[k++][i] = Int64GetDatum(routing_hash_prefix(&pk->v[0], t->hash_prefix_len));
+	for (int c = 0; c < t->npk; c++)
+		keys[k++][i] = routing_pk_datum(&pk->v[c], &type);
+}
+
+/*
  * batch_bulk_table writes a table entry whose rows are all plain, with
  * distinct keys, in one statement for the puts and one for the deletes,
  * instead of one subtransaction and statement per row.  Each row is
  * validated first; a row that fails validation gets its error and is left
- * out.  Validation only parses and allocates (no locks, buffers or
- * catalog access), so its errors are caught without a subtransaction.
- * Returns false, having done nothing, when the table needs the per-row
- * path (it does not exist, or generates keys).
+ * out.  Returns false, having done nothing, when the table needs the
+ * per-row path (it does not exist, or generates keys).
  */
 static bool
 batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *results)
@@ -711,7 +833,7 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 		return false;
 	nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
 	for (int r = 0; r < nrows; r++)
-		mode |= rows[r].type == WRITE_DELETE ? ACL_SELECT | ACL_DELETE : ACL_INSERT | ACL_UPDATE;
+		mode |= row_write_privileges(rows[r].type->kind);
 	rowstore_check_privileges(t, mode);
 	rowstore_check_writable("ots.batch_write_row");
 	for (int k = 0; k < nkeys; k++)
@@ -724,73 +846,24 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 	rowctx = AllocSetContextCreate(CurrentMemoryContext, "ots batch row", ALLOCSET_DEFAULT_SIZES);
 	for (int r = 0; r < nrows; r++)
 	{
-		MemoryContext callerctx = CurrentMemoryContext;
-		PkInput		pk;
-		CellInput  *volatile in = NULL;
-		volatile int nin = 0;
-		struct varlena *volatile v = NULL;
-		volatile bool failed = false;
+		BatchBulkRow row;
 
 		CHECK_FOR_INTERRUPTS();
 		results[r].table_name = name;
 		results[r].index = r;
-		PG_TRY();
+		if (batch_bulk_validate(t, &rows[r], now_ms, rowctx, &row, &results[r]))
 		{
-			JsonbValue	attrs;
-			int			count = 0;
-			CellInput  *parsed = NULL;
-
-			MemoryContextSwitchTo(rowctx);
-			codec_parse_pk(t, DatumGetJsonbP(rows[r].pk_jsonb), PK_ALLOW_AUTO_INC, &pk);
-			if (rows[r].type == WRITE_PUT)
-			{
-				struct varlena *built;
-
-				if (batch_field(rows[r].row, "attributes", &attrs) != NULL && attrs.type != jbvNull)
-					parsed = codec_parse_attributes(DatumGetJsonbP(batch_jsonb_datum(&attrs)), &count);
-				row_write_check_timestamps(t, now_ms, parsed, count);
-				built = row_write_put_cells(t, parsed, count, now_ms);
-				v = MemoryContextAlloc(callerctx, VARSIZE(built));
-				memcpy(v, built, VARSIZE(built));
-				in = parsed;
-				nin = count;
-			}
-			MemoryContextSwitchTo(callerctx);
-		}
-		PG_CATCH();
-		{
-			ErrorData  *edata;
-
-			MemoryContextSwitchTo(callerctx);
-			edata = CopyErrorData();
-			FlushErrorState();
-			if (ots_error_code_name(edata->sqlerrcode) == NULL)
-				ReThrowError(edata);
-			results[r].is_ok = false;
-			results[r].error_code = ots_error_code_name(edata->sqlerrcode);
-			results[r].error_message = edata->message;
-			failed = true;
-		}
-		PG_END_TRY();
-
-		if (!failed)
-		{
-			Datum	  **keys = rows[r].type == WRITE_PUT ? put_keys : del_keys;
-			int			i = rows[r].type == WRITE_PUT ? nputs++ : ndels++;
-			int			k = 0;
+			bool		put = rows[r].type->kind == ROW_WRITE_PUT;
+			int			i = put ? nputs++ : ndels++;
 			Consumed	consumed = {0, 0};
-			Oid			type;
 
-			if (t->hash_prefix_len > 0)
-				keys[k++][i] = Int64GetDatum(routing_hash_prefix(&pk.v[0], t->hash_prefix_len));
-			for (int c = 0; c < t->npk; c++)
-				keys[k++][i] = routing_pk_datum(&pk.v[c], &type);
-			if (v != NULL)
+			batch_bulk_store_key(t, &row.pk, put ? put_keys : del_keys, i);
+			if (row.cells != NULL)
 			{
-				cells[i] = PointerGetDatum(v);
-				oldest[i] = Int64GetDatum(purge_cells_oldest_ts(v));
+				cells[i] = PointerGetDatum(row.cells);
+				oldest[i] = Int64GetDatum(purge_cells_oldest_ts(row.cells));
 			}
-			consumed.write = request_cu(codec_pk_size(t, &pk) + row_write_cells_size(in, nin));
+			consumed.write = request_cu(row.write_size);
 			write_cu += consumed.write;
 			results[r].is_ok = true;
 			results[r].consumed = JsonbPGetDatum(request_consumed_jsonb(consumed));
@@ -806,45 +879,116 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 	return true;
 }
 
-/* batch_row_call prepares the single-row function call of one row */
+/*
+ * batch_write_request builds the write request of one row: its type's
+ * members, read in that write's order (a member of the wrong form fails
+ * the whole call).
+ */
 static void
-batch_row_call(RowCall *call, const char *name, BatchRow *br, const Oid *funcs)
+batch_write_request(RowWriteRequest *req, text *table_name, const BatchRow *br)
 {
-	JsonbContainer *row = br->row;
+	memset(req, 0, sizeof(*req));
+	req->kind = br->type->kind;
+	req->table_name = table_name;
+	if (br->pk.type == jbvBinary)
+		req->primary_key = DatumGetJsonbP(br->pk_jsonb);
+	else if (br->pk.type != jbvNull)
+		req->primary_key = JsonbValueToJsonb((JsonbValue *) &br->pk);
+	for (const BatchMember *m = br->type->members; m->key != NULL; m++)
+		*(void **) ((char *) req + m->field) = batch_member(br->row, m->key, m->form);
+}
 
-	memset(call, 0, sizeof(*call));
-	call->args[0] = PointerGetDatum(cstring_to_text(name));
-	call->nulls[1] = br->pk.type == jbvNull;
-	if (!call->nulls[1])
-		call->args[1] = br->pk.type == jbvBinary ? br->pk_jsonb : batch_jsonb_datum(&br->pk);
-	call->funcoid = funcs[br->type];
-	switch (br->type)
+/* the rows of a batch_write_row request, by table entry */
+typedef struct BatchWrite
+{
+	int			ntables;
+	int			total;			/* rows */
+	BatchRow  **tables;			/* tables[i][r]: row r of entry i */
+	const char **names;			/* the entries' table names */
+	int		   *counts;			/* the entries' row counts */
+} BatchWrite;
+
+/*
+ * batch_write_read reads every row of the request and applies the
+ * whole-request checks: shape, row count, data size, timestamps, repeats.
+ */
+static void
+batch_write_read(BatchWrite *bw, Jsonb *request)
+{
+	uint64		size = 0;
+	MemoryContext checkctx;
+
+	bw->ntables = batch_tables(request, "No row is specified in BatchWriteRow.");
+	bw->total = 0;
+	for (int i = 0; i < bw->ntables; i++)
 	{
-		case WRITE_PUT:
-			call->nargs = 6;
-			batch_set_jsonb_arg(call, 2, row, "attributes");
-			batch_set_text_arg(call, 3, row, "condition");
-			batch_set_jsonb_arg(call, 4, row, "column_condition");
-			batch_set_text_arg(call, 5, row, "return_type");
-			break;
-		case WRITE_UPDATE:
-			call->nargs = 10;
-			batch_set_jsonb_arg(call, 2, row, "put");
-			batch_set_jsonb_arg(call, 3, row, "delete");
-			batch_set_array_arg(call, 4, row, "delete_all");
-			batch_set_jsonb_arg(call, 5, row, "increment");
-			batch_set_text_arg(call, 6, row, "condition");
-			batch_set_jsonb_arg(call, 7, row, "column_condition");
-			batch_set_text_arg(call, 8, row, "return_type");
-			batch_set_array_arg(call, 9, row, "return_columns");
-			break;
-		case WRITE_DELETE:
-			call->nargs = 5;
-			batch_set_text_arg(call, 2, row, "condition");
-			batch_set_jsonb_arg(call, 3, row, "column_condition");
-			batch_set_text_arg(call, 4, row, "return_type");
-			break;
+		const char *name;
+		int			nrows = JsonContainerSize(batch_entry_list(request, i, "rows", &name));
+
+		if (nrows == 0)
+			ots_error(PARAMETER_INVALID, "No operation is specified for table: '%s'.", name);
+		bw->total += nrows;
 	}
+	if (bw->total > OTS_MAX_BATCH_WRITE_ROWS)
+		ots_error(PARAMETER_INVALID, "Rows count exceeds the upper limit: %d.", OTS_MAX_BATCH_WRITE_ROWS);
+
+	bw->tables = palloc(sizeof(BatchRow *) * bw->ntables);
+	bw->names = palloc(sizeof(char *) * bw->ntables);
+	bw->counts = palloc(sizeof(int) * bw->ntables);
+	checkctx = AllocSetContextCreate(CurrentMemoryContext, "ots batch checks",
+									 ALLOCSET_DEFAULT_SIZES);
+	for (int i = 0; i < bw->ntables; i++)
+	{
+		JsonbContainer *rows = batch_entry_list(request, i, "rows", &bw->names[i]);
+
+		bw->counts[i] = JsonContainerSize(rows);
+		bw->tables[i] = palloc0(sizeof(BatchRow) * bw->counts[i]);
+		for (int r = 0; r < bw->counts[i]; r++)
+			size += batch_write_read_row(&bw->tables[i][r], rows, r, checkctx);
+	}
+	MemoryContextSwitchTo(checkctx);
+	batch_check_table_repeats(bw->tables, bw->names, bw->counts, bw->ntables, bw->total);
+	MemoryContextSwitchTo(MemoryContextGetParent(checkctx));
+	MemoryContextDelete(checkctx);
+	request_check_data_size("BatchWriteRow", size);
+}
+
+/*
+ * batch_write_table applies the rows of table entry i: in bulk when they
+ * are all plain, else each as its write request, one subtransaction per
+ * row, or one for them all when atomic.
+ */
+static void
+batch_write_table(const BatchWrite *bw, int i, bool is_atomic, BatchResult *results)
+{
+	const char *name = bw->names[i];
+	BatchRow   *rows = bw->tables[i];
+	int			nrows = bw->counts[i];
+	bool		bulk = !is_atomic;
+	text	   *table_name;
+	RowWriteRequest *reqs;
+
+	for (int r = 0; bulk && r < nrows; r++)
+		bulk = !rows[r].repeated && batch_is_plain(&rows[r]);
+	if (bulk && batch_bulk_table(name, rows, nrows, results))
+		return;
+
+	table_name = cstring_to_text(name);
+	reqs = palloc(sizeof(RowWriteRequest) * nrows);
+	for (int r = 0; r < nrows; r++)
+	{
+		batch_write_request(&reqs[r], table_name, &rows[r]);
+		results[r].table_name = name;
+		results[r].index = r;
+	}
+	if (is_atomic)
+		batch_atomic_table(name, rows, reqs, results, nrows);
+	else
+		for (int r = 0; r < nrows; r++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			batch_run(NULL, &reqs[r], &results[r]);
+		}
 }
 
 /*
@@ -858,113 +1002,16 @@ ots_batch_write_row(PG_FUNCTION_ARGS)
 {
 	Jsonb	   *request = PG_ARGISNULL(0) ? NULL : PG_GETARG_JSONB_P(0);
 	bool		is_atomic = !PG_ARGISNULL(1) && PG_GETARG_BOOL(1);
-	int			ntables = batch_tables(request, "No row is specified in BatchWriteRow.");
-	int			total = 0;
-	uint64		size = 0;
-	int			n = 0;
+	BatchWrite	bw;
 	BatchResult *results;
-	BatchRow  **tables = palloc(sizeof(BatchRow *) * ntables);
-	const char **names = palloc(sizeof(char *) * ntables);
-	int		   *counts = palloc(sizeof(int) * ntables);
-	Oid			put_types[6] = {TEXTOID, JSONBOID, JSONBOID, TEXTOID, JSONBOID, TEXTOID};
-	Oid			update_types[10] = {TEXTOID, JSONBOID, JSONBOID, JSONBOID, TEXTARRAYOID, JSONBOID,
-	TEXTOID, JSONBOID, TEXTOID, TEXTARRAYOID};
-	Oid			delete_types[5] = {TEXTOID, JSONBOID, TEXTOID, JSONBOID, TEXTOID};
-	Oid			funcs[3];
-	MemoryContext checkctx = AllocSetContextCreate(CurrentMemoryContext, "ots batch checks",
-												   ALLOCSET_DEFAULT_SIZES);
+	int			n = 0;
 
-	funcs[WRITE_PUT] = batch_func_oid("put_row", 6, put_types);
-	funcs[WRITE_UPDATE] = batch_func_oid("update_row", 10, update_types);
-	funcs[WRITE_DELETE] = batch_func_oid("delete_row", 5, delete_types);
-
-	/* whole-request checks: shape, row count, data size, timestamps, repeats */
-	for (int i = 0; i < ntables; i++)
+	batch_write_read(&bw, request);
+	results = palloc0(sizeof(BatchResult) * bw.total);
+	for (int i = 0; i < bw.ntables; i++)
 	{
-		const char *name;
-		JsonbContainer *rows = batch_entry_list(request, i, "rows", &name);
-		int			nrows = JsonContainerSize(rows);
-
-		if (nrows == 0)
-			ots_error(PARAMETER_INVALID, "No operation is specified for table: '%s'.", name);
-		total += nrows;
-	}
-	if (total > OTS_MAX_BATCH_WRITE_ROWS)
-		ots_error(PARAMETER_INVALID, "Rows count exceeds the upper limit: %d.", OTS_MAX_BATCH_WRITE_ROWS);
-	for (int i = 0; i < ntables; i++)
-	{
-		const char *name;
-		JsonbContainer *rows = batch_entry_list(request, i, "rows", &name);
-		int			nrows = JsonContainerSize(rows);
-		MemoryContext callerctx;
-
-		names[i] = name;
-		counts[i] = nrows;
-		tables[i] = palloc0(sizeof(BatchRow) * nrows);
-		for (int r = 0; r < nrows; r++)
-		{
-			JsonbValue *rowv = getIthJsonbValueFromContainer(rows, r);
-			BatchRow   *br = &tables[i][r];
-
-			if (rowv->type != jbvBinary || !JsonContainerIsObject(rowv->val.binary.data))
-				batch_invalid("Invalid row.", "Each row is a JSON object.");
-			br->row = rowv->val.binary.data;
-			if (batch_row_pk(br->row, &br->pk)->type == jbvBinary)
-				br->pk_jsonb = batch_jsonb_datum(&br->pk);
-			/* what the checks allocate is garbage once the row is checked */
-			callerctx = MemoryContextSwitchTo(checkctx);
-			br->type = batch_write_type(br->row);
-			size += codec_pk_data_size(br->pk.type == jbvBinary ? br->pk.val.binary.data : NULL);
-			size += batch_cells_size(br->row, "attributes", true);
-			size += batch_cells_size(br->row, "put", true);
-			size += batch_cells_size(br->row, "increment", true);
-			size += batch_cells_size(br->row, "delete", false);
-			MemoryContextSwitchTo(callerctx);
-			MemoryContextReset(checkctx);
-		}
-	}
-	MemoryContextSwitchTo(checkctx);
-	batch_check_table_repeats(tables, names, counts, ntables, total);
-	MemoryContextSwitchTo(MemoryContextGetParent(checkctx));
-	MemoryContextDelete(checkctx);
-	request_check_data_size("BatchWriteRow", size);
-
-	results = palloc0(sizeof(BatchResult) * total);
-	for (int i = 0; i < ntables; i++)
-	{
-		const char *name;
-		JsonbContainer *rows = batch_entry_list(request, i, "rows", &name);
-		int			nrows = JsonContainerSize(rows);
-		bool		bulk = !is_atomic;
-		RowCall    *calls;
-		JsonbValue *pks;
-
-		for (int r = 0; bulk && r < nrows; r++)
-			bulk = !tables[i][r].repeated && batch_is_plain(&tables[i][r]);
-		if (bulk && batch_bulk_table(name, tables[i], nrows, &results[n]))
-		{
-			n += nrows;
-			continue;
-		}
-
-		calls = palloc0(sizeof(RowCall) * nrows);
-		pks = palloc0(sizeof(JsonbValue) * nrows);
-		for (int r = 0; r < nrows; r++)
-		{
-			batch_row_call(&calls[r], name, &tables[i][r], funcs);
-			pks[r] = tables[i][r].pk;
-			results[n + r].table_name = name;
-			results[n + r].index = r;
-		}
-		if (is_atomic)
-			batch_atomic_table(name, calls, pks, &results[n], nrows);
-		else
-			for (int r = 0; r < nrows; r++)
-			{
-				CHECK_FOR_INTERRUPTS();
-				batch_run(&calls[r], &results[n + r]);
-			}
-		n += nrows;
+		batch_write_table(&bw, i, is_atomic, &results[n]);
+		n += bw.counts[i];
 	}
 	batch_emit(fcinfo, results, n);
 	return (Datum) 0;

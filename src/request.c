@@ -32,13 +32,10 @@ request_check_data_size(const char *request, uint64 size)
 }
 
 RowExistence
-request_row_existence(text *condition)
+request_row_existence(const char *s)
 {
-	char	   *s;
-
-	if (condition == NULL)
+	if (s == NULL)
 		return ROW_IGNORE;
-	s = text_to_cstring(condition);
 	if (pg_strcasecmp(s, "IGNORE") == 0)
 		return ROW_IGNORE;
 	if (pg_strcasecmp(s, "EXPECT_EXIST") == 0)
@@ -68,13 +65,10 @@ request_row_existence_name(RowExistence e)
 }
 
 ReturnType
-request_return_type(text *return_type)
+request_return_type(const char *s)
 {
-	char	   *s;
-
-	if (return_type == NULL)
+	if (s == NULL)
 		return RT_NONE;
-	s = text_to_cstring(return_type);
 	if (pg_strcasecmp(s, "RT_NONE") == 0)
 		return RT_NONE;
 	if (pg_strcasecmp(s, "RT_PK") == 0)
@@ -165,14 +159,28 @@ request_result(FunctionCallInfo fcinfo, Jsonb *primary_key, Jsonb *attributes,
 	return HeapTupleGetDatum(tuple);
 }
 
+/* request_missing raises the error of a required argument given as NULL */
+static void
+request_missing(const char *name)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+			 errmsg_internal("Parameter %s is missing.", name),
+			 errdetail("%s must not be NULL.", name)));
+}
+
 void
 request_require(FunctionCallInfo fcinfo, int argno, const char *name)
 {
 	if (PG_ARGISNULL(argno))
-		ereport(ERROR,
-				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
-				 errmsg_internal("Parameter %s is missing.", name),
-				 errdetail("%s must not be NULL.", name)));
+		request_missing(name);
+}
+
+void
+request_require_given(const void *arg, const char *name)
+{
+	if (arg == NULL)
+		request_missing(name);
 }
 
 /*

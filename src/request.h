@@ -33,12 +33,12 @@ typedef struct Consumed
 	int32		write;
 } Consumed;
 
-/* request_row_existence parses 'IGNORE' | 'EXPECT_EXIST' | 'EXPECT_NOT_EXIST' */
-extern RowExistence request_row_existence(text *condition);
+/* request_row_existence parses 'IGNORE' | 'EXPECT_EXIST' | 'EXPECT_NOT_EXIST' (NULL: IGNORE) */
+extern RowExistence request_row_existence(const char *condition);
 extern const char *request_row_existence_name(RowExistence e);
 
-/* request_return_type parses 'RT_NONE' | 'RT_PK' | 'RT_AFTER_MODIFY' */
-extern ReturnType request_return_type(text *return_type);
+/* request_return_type parses 'RT_NONE' | 'RT_PK' | 'RT_AFTER_MODIFY' (NULL: RT_NONE) */
+extern ReturnType request_return_type(const char *return_type);
 
 /*
  * request_check_data_size refuses a write request ("PutRow", "UpdateRow",
@@ -61,11 +61,16 @@ extern Datum request_result(FunctionCallInfo fcinfo, Jsonb *primary_key,
 #define request_text_arg(n) (PG_ARGISNULL(n) ? NULL : PG_GETARG_TEXT_PP(n))
 #define request_jsonb_arg(n) (PG_ARGISNULL(n) ? NULL : PG_GETARG_JSONB_P(n))
 #define request_array_arg(n) (PG_ARGISNULL(n) ? NULL : PG_GETARG_ARRAYTYPE_P(n))
+/* request_cstring_arg is the text argument n as a C string (utils/builtins.h), or NULL */
+#define request_cstring_arg(n) (PG_ARGISNULL(n) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(n)))
 
 /* request_column_names reads a one-dimensional text[] of valid column names */
 extern const char **request_column_names(ArrayType *names, const char *argname, int *n);
 
 /* request_require raises OTSParameterInvalid when a required argument is NULL */
 extern void request_require(FunctionCallInfo fcinfo, int argno, const char *name);
+
+/* request_require_given is request_require for an argument of a request struct */
+extern void request_require_given(const void *arg, const char *name);
 
 #endif							/* OTS_REQUEST_H */

@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  * src/row_read.c
- *	  ots.get_row, and the per-row functions behind each table's SQL view,
- *	  which apply the same visibility rules to plain SQL reads.
+ *	  ots.get_row (row_get, which batch_get_row calls per row), and the
+ *	  per-row functions behind each table's SQL view, which apply the same
+ *	  visibility rules to plain SQL reads.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -15,6 +16,7 @@
 #include "filter.h"
 #include "read_select.h"
 #include "request.h"
+#include "row_ops.h"
 #include "row_read.h"
 #include "rowstore.h"
 #include "stats.h"
@@ -73,41 +75,28 @@ row_read_render(const OtsTable *t, const ReadSelect *sel, const Filter *filter,
 }
 
 /*
- * ots_get_row is ots.get_row(table_name, primary_key, columns_to_get,
- * max_versions, time_range, filter, with_timestamps, start_column,
- * end_column): one row's selected cells, or NULL primary_key and
+ * row_get reads one row: its selected cells, or no primary_key and
  * attributes when the row does not exist, is filtered out, or has none of
  * the requested columns.
  */
-Datum
-ots_get_row(PG_FUNCTION_ARGS)
+void
+row_get(const RowGetRequest *req, RowResult *res)
 {
 	OtsTable   *t;
 	PkInput		pk;
-	ReadArgs	args;
 	ReadSelect	sel;
 	Filter	   *filter;
 	RowKey		key;
 	struct varlena *cellsv;
-	Consumed	consumed = {0, 0};
 	uint32		size;
-	Jsonb	   *attrs = NULL;
-	Jsonb	   *pkjson = NULL;
 
-	request_require(fcinfo, 0, "table_name");
-	request_require(fcinfo, 1, "primary_key");
-	t = catalog_lookup(PG_GETARG_TEXT_PP(0));
+	memset(res, 0, sizeof(*res));
+	request_require_given(req->table_name, "table_name");
+	request_require_given(req->primary_key, "primary_key");
+	t = catalog_lookup(req->table_name);
 	rowstore_check_privileges(t, ACL_SELECT);
-	codec_parse_pk(t, PG_GETARG_JSONB_P(1), 0, &pk);
-	args.columns_to_get = request_array_arg(2);
-	args.has_max_versions = !PG_ARGISNULL(3);
-	args.max_versions = PG_ARGISNULL(3) ? 0 : PG_GETARG_INT32(3);
-	args.time_range = request_jsonb_arg(4);
-	args.filter = request_jsonb_arg(5);
-	args.with_timestamps = !PG_ARGISNULL(6) && PG_GETARG_BOOL(6);
-	args.start_column = request_text_arg(7);
-	args.end_column = request_text_arg(8);
-	row_read_options(t, &args, &sel, &filter);
+	codec_parse_pk(t, req->primary_key, 0, &pk);
+	row_read_options(t, &req->read, &sel, &filter);
 	routing_key(t, &pk, &key);
 
 	size = codec_pk_size(t, &pk);
@@ -117,14 +106,38 @@ ots_get_row(PG_FUNCTION_ARGS)
 		CellsReader r;
 
 		cells_reader_init(&r, cellsv);
-		attrs = row_read_render(t, &sel, filter, &pk, &r, &size);
+		res->attributes = row_read_render(t, &sel, filter, &pk, &r, &size);
 		/* the validated argument is the key exactly: no need to render it again */
-		if (attrs != NULL)
-			pkjson = PG_GETARG_JSONB_P(1);
+		if (res->attributes != NULL)
+			res->primary_key = req->primary_key;
 	}
-	consumed.read = Max(request_cu(size), 1);
-	stats_count(t, pkjson != NULL ? 1 : 0, 0, consumed.read, 0);
-	PG_RETURN_DATUM(request_result(fcinfo, pkjson, attrs, consumed));
+	res->consumed.read = Max(request_cu(size), 1);
+	stats_count(t, res->primary_key != NULL ? 1 : 0, 0, res->consumed.read, 0);
+}
+
+/*
+ * ots_get_row is ots.get_row(table_name, primary_key, columns_to_get,
+ * max_versions, time_range, filter, with_timestamps, start_column,
+ * end_column): row_get.
+ */
+Datum
+ots_get_row(PG_FUNCTION_ARGS)
+{
+	RowGetRequest req;
+	RowResult	res;
+
+	req.table_name = request_text_arg(0);
+	req.primary_key = request_jsonb_arg(1);
+	req.read.columns_to_get = request_array_arg(2);
+	req.read.has_max_versions = !PG_ARGISNULL(3);
+	req.read.max_versions = PG_ARGISNULL(3) ? 0 : PG_GETARG_INT32(3);
+	req.read.time_range = request_jsonb_arg(4);
+	req.read.filter = request_jsonb_arg(5);
+	req.read.with_timestamps = !PG_ARGISNULL(6) && PG_GETARG_BOOL(6);
+	req.read.start_column = request_text_arg(7);
+	req.read.end_column = request_text_arg(8);
+	row_get(&req, &res);
+	PG_RETURN_DATUM(request_result(fcinfo, res.primary_key, res.attributes, res.consumed));
 }
 
 /*

@@ -9,6 +9,12 @@
  * compare-and-swap), so check-and-write is atomic under concurrency: when
  * a concurrent writer replaced the version first, or inserted the missing
  * row first, the write goes round again on what that writer left.
+ *
+ * That loop is written once (row_write_apply); each write is one entry of
+ * row_write_ops: how it validates its own arguments, what it writes given
+ * the row version read (its decision function), and what it consumed.
+ * The SQL functions are shims over row_write, which batch_write_row calls
+ * directly.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -28,26 +34,13 @@
 #include "purge.h"
 #include "read_select.h"
 #include "request.h"
+#include "row_ops.h"
 #include "row_write.h"
 #include "rowstore.h"
 #include "stats.h"
 
 /* how often a write may lose an insert race before giving up */
 #define ROW_WRITE_MAX_ATTEMPTS 1000
-
-typedef struct RowWrite
-{
-	const char *operation;		/* "ots.put_row", for read-only errors */
-	OtsTable   *t;
-	PkInput		pk;
-	RowKey		key;
-	RowExistence existence;
-	Filter	   *condition;
-	ReturnType	return_type;
-	int64		now_ms;
-	ReadSelect	visible;		/* the table's rules: what conditions see */
-	uint32		pk_size;
-} RowWrite;
 
 /* one DELETE_ONE_VERSION operation of update_row */
 typedef struct VersionDelete
@@ -73,6 +66,59 @@ typedef struct RowUpdate
 	bool		has_return_columns; /* false: every incremented column */
 } RowUpdate;
 
+typedef struct RowWriteOp RowWriteOp;
+
+/* one write being applied: its request, parsed, and what it produced */
+typedef struct RowWrite
+{
+	const RowWriteOp *op;
+	const RowWriteRequest *req;
+	OtsTable   *t;
+	PkInput		pk;
+	RowKey		key;
+	RowExistence existence;
+	Filter	   *condition;
+	ReturnType	return_type;
+	int64		now_ms;
+	ReadSelect	visible;		/* the table's rules: what conditions see */
+	uint32		pk_size;
+	bool		reads;			/* reads the row before writing it */
+	CellInput  *cells;			/* PutRow: the cells */
+	int			ncells;
+	RowUpdate	update;			/* UpdateRow: the operations */
+	Jsonb	   *after;			/* UpdateRow: the RT_AFTER_MODIFY attributes */
+} RowWrite;
+
+/* what a write does in place of the row version read */
+typedef enum RowChange
+{
+	ROW_CHANGE_NONE,			/* nothing */
+	ROW_CHANGE_STORE,			/* store new cells */
+	ROW_CHANGE_REMOVE			/* delete the row */
+} RowChange;
+
+/*
+ * RowWriteDecide is a write's decision function: given the row version
+ * read (NULL when there is none; exists: whether it is visible) it says
+ * what to write, setting *cells for ROW_CHANGE_STORE.  It may run more
+ * than once (again after a concurrent writer), and may raise errors.
+ */
+typedef RowChange (*RowWriteDecide) (RowWrite *w, const CellsReader *old, bool exists,
+									 struct varlena **cells);
+
+/* one kind of single-row write */
+struct RowWriteOp
+{
+	const char *operation;		/* "ots.put_row", for read-only errors */
+	const char *request;		/* "PutRow", for request errors */
+	AclMode		mode;			/* privileges on the storage */
+	/* validates the arguments after the key, in Tablestore's order; sets reads */
+	void		(*parse) (RowWrite *w);
+	RowWriteDecide decide;
+	/* sets the capacity units; returns the rows written, for the statistics */
+	int			(*account) (const RowWrite *w, bool found, Consumed *consumed);
+};
+
 PG_FUNCTION_INFO_V1(ots_put_row);
 PG_FUNCTION_INFO_V1(ots_update_row);
 PG_FUNCTION_INFO_V1(ots_delete_row);
@@ -82,29 +128,51 @@ PG_FUNCTION_INFO_V1(ots_delete_row);
  * every write, in Tablestore's validation order.
  */
 static void
-row_write_prepare(RowWrite *w, FunctionCallInfo fcinfo, const char *operation,
-				  AclMode mode, int pk_flags)
+row_write_prepare(RowWrite *w, const RowWriteOp *op, const RowWriteRequest *req)
 {
-	request_require(fcinfo, 0, "table_name");
-	request_require(fcinfo, 1, "primary_key");
-	w->operation = operation;
-	w->t = catalog_lookup(PG_GETARG_TEXT_PP(0));
-	rowstore_check_privileges(w->t, mode);
-	rowstore_check_writable(operation);
-	codec_parse_pk(w->t, PG_GETARG_JSONB_P(1), pk_flags, &w->pk);
+	request_require_given(req->table_name, "table_name");
+	request_require_given(req->primary_key, "primary_key");
+	w->op = op;
+	w->req = req;
+	w->t = catalog_lookup(req->table_name);
+	rowstore_check_privileges(w->t, op->mode);
+	rowstore_check_writable(op->operation);
+	codec_parse_pk(w->t, req->primary_key, PK_ALLOW_AUTO_INC, &w->pk);
 	w->pk_size = codec_pk_size(w->t, &w->pk);
 	w->now_ms = ots_now_ms();
 	select_init(&w->visible, w->t, w->now_ms);
 	w->visible.max_versions = PG_INT32_MAX;
+	w->reads = true;
+	w->cells = NULL;
+	w->ncells = 0;
+	w->after = NULL;
 }
 
 /* row_write_parse_condition reads the condition, column_condition and return_type arguments */
 static void
-row_write_parse_condition(RowWrite *w, FunctionCallInfo fcinfo, int argno)
+row_write_parse_condition(RowWrite *w)
 {
-	w->existence = request_row_existence(request_text_arg(argno));
-	w->condition = filter_parse(request_jsonb_arg(argno + 1), false);
-	w->return_type = request_return_type(request_text_arg(argno + 2));
+	w->existence = request_row_existence(w->req->condition);
+	w->condition = filter_parse(w->req->column_condition, false);
+	w->return_type = request_return_type(w->req->return_type);
+}
+
+/* row_write_has_conditions: does the write check the row's existence or a column condition? */
+static bool
+row_write_has_conditions(const RowWrite *w)
+{
+	return w->existence != ROW_IGNORE || w->condition != NULL;
+}
+
+/* row_write_refuse_after_modify: RT_AFTER_MODIFY is UpdateRow's only */
+static void
+row_write_refuse_after_modify(const RowWrite *w)
+{
+	if (w->return_type == RT_AFTER_MODIFY)
+		ereport(ERROR,
+				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+				 errmsg_internal("RT_AFTER_MODIFY is not supported by %s.", w->op->request),
+				 errdetail("Use RT_NONE or RT_PK.")));
 }
 
 /*
@@ -114,10 +182,9 @@ row_write_parse_condition(RowWrite *w, FunctionCallInfo fcinfo, int argno)
  * measured as batch_write_row measures each of its rows.
  */
 static void
-row_write_check_size(FunctionCallInfo fcinfo, const char *request, Jsonb *puts,
-					 Jsonb *increments, Jsonb *deletes)
+row_write_check_size(const RowWrite *w, Jsonb *puts, Jsonb *increments, Jsonb *deletes)
 {
-	uint64		size = codec_pk_data_size(&PG_GETARG_JSONB_P(1)->root);
+	uint64		size = codec_pk_data_size(&w->req->primary_key->root);
 
 	if (puts != NULL)
 		size += codec_cells_data_size(&puts->root, true, false);
@@ -125,7 +192,7 @@ row_write_check_size(FunctionCallInfo fcinfo, const char *request, Jsonb *puts,
 		size += codec_cells_data_size(&increments->root, true, false);
 	if (deletes != NULL)
 		size += codec_cells_data_size(&deletes->root, false, false);
-	request_check_data_size(request, size);
+	request_check_data_size(w->op->request, size);
 }
 
 /* row_write_has_auto_increment: does the pk carry the AUTO_INCREMENT placeholder? */
@@ -243,15 +310,26 @@ row_write_check_conditions(const RowWrite *w, const CellsReader *old, bool exist
 }
 
 /*
- * row_write_store writes new cells for the row: updates it when it was
- * found, inserts it otherwise.  Returns false when a concurrent insert won
- * the key, so the caller retries.
+ * row_write_change makes a write's change in place of the row version read
+ * (found: there was one), or as a new row.  Returns false, having changed
+ * nothing, when a concurrent writer replaced or deleted that version, or
+ * inserted the key, first.
  */
 static bool
-row_write_store(const RowWrite *w, bool found, struct varlena *cells)
+row_write_change(RowWrite *w, RowChange change, bool found, struct varlena *cells)
 {
-	int64		oldest = purge_cells_oldest_ts(cells);
+	int64		oldest;
 
+	if (change == ROW_CHANGE_REMOVE)
+		return !found || rowstore_delete(&w->key);
+	oldest = purge_cells_oldest_ts(cells);
+	if (!w->reads)
+	{
+		/* unconditional replace: try the key as new, else replace the version read */
+		return rowstore_insert(&w->key, cells, oldest, false) ||
+			(rowstore_fetch(&w->key, true) != NULL &&
+			 rowstore_update(&w->key, cells, oldest));
+	}
 	if (found)
 		return rowstore_update(&w->key, cells, oldest);
 	return rowstore_insert(&w->key, cells, oldest, true);
@@ -261,6 +339,44 @@ static void
 row_write_give_up(void)
 {
 	ots_error(ROW_OPERATION_CONFLICT, "Data is being modified by the other request.");
+}
+
+/*
+ * row_write_apply is the compare-and-swap every write goes through: read
+ * the row's newest version (when the write reads), check the conditions
+ * against it, ask the write's decision function what to write, and write
+ * that in place of exactly that version; when a concurrent writer got
+ * there first, go round again on what it left.  Returns whether the last
+ * round found a stored row.
+ */
+static bool
+row_write_apply(RowWrite *w)
+{
+	for (int attempt = 0;; attempt++)
+	{
+		struct varlena *oldv = NULL;
+		CellsReader old;
+		bool		exists = false;
+		struct varlena *newv = NULL;
+		RowChange	change;
+
+		CHECK_FOR_INTERRUPTS();
+		if (attempt >= ROW_WRITE_MAX_ATTEMPTS)
+			row_write_give_up();
+		if (w->reads)
+		{
+			oldv = rowstore_fetch(&w->key, true);
+			if (oldv != NULL)
+			{
+				cells_reader_init(&old, oldv);
+				exists = select_row_exists(&w->visible, &old);
+			}
+			row_write_check_conditions(w, &old, exists);
+		}
+		change = w->op->decide(w, oldv != NULL ? &old : NULL, exists, &newv);
+		if (change == ROW_CHANGE_NONE || row_write_change(w, change, oldv != NULL, newv))
+			return oldv != NULL;
+	}
 }
 
 /*
@@ -284,88 +400,37 @@ row_write_stamp(const RowWrite *w, const CellsReader *old)
 	return w->now_ms;
 }
 
-static Jsonb *
-row_write_returned_pk(const RowWrite *w)
+/* row_put_parse: put_row's attributes, conditions and their rules */
+static void
+row_put_parse(RowWrite *w)
 {
-	return w->return_type == RT_PK ? codec_pk_to_jsonb(w->t, &w->pk) : NULL;
+	row_write_check_size(w, w->req->attributes, NULL, NULL);
+	w->cells = codec_parse_attributes(w->req->attributes, &w->ncells);
+	row_write_parse_condition(w);
+	row_write_refuse_after_modify(w);
+	row_write_check_auto_increment(w);
+	row_write_check_timestamps(w->t, w->now_ms, w->cells, w->ncells);
+	w->reads = row_write_has_conditions(w);
+	if (w->reads)
+		rowstore_check_privileges(w->t, ACL_SELECT);
 }
 
-/*
- * ots_put_row is ots.put_row(table_name, primary_key, attributes, condition,
- * column_condition, return_type): writes the row, replacing every cell it
- * had.
- */
-Datum
-ots_put_row(PG_FUNCTION_ARGS)
+/* row_put_decide: PutRow replaces every cell the row had (RowWriteDecide) */
+static RowChange
+row_put_decide(RowWrite *w, const CellsReader *old, bool exists, struct varlena **cells)
 {
-	RowWrite	w;
-	Jsonb	   *attributes = request_jsonb_arg(2);
-	CellInput  *cells;
-	int			ncells;
-	Consumed	consumed = {0, 0};
-	bool		checked;
+	*cells = row_write_put_cells(w->t, w->cells, w->ncells, row_write_stamp(w, old));
+	return ROW_CHANGE_STORE;
+}
 
-	row_write_prepare(&w, fcinfo, "ots.put_row", ACL_INSERT | ACL_UPDATE,
-					  PK_ALLOW_AUTO_INC);
-	row_write_check_size(fcinfo, "PutRow", attributes, NULL, NULL);
-	cells = codec_parse_attributes(attributes, &ncells);
-	row_write_parse_condition(&w, fcinfo, 3);
-	if (w.return_type == RT_AFTER_MODIFY)
-		ereport(ERROR,
-				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
-				 errmsg_internal("RT_AFTER_MODIFY is not supported by PutRow."),
-				 errdetail("Use RT_NONE or RT_PK.")));
-	row_write_check_auto_increment(&w);
-	row_write_check_timestamps(w.t, w.now_ms, cells, ncells);
-	checked = w.existence != ROW_IGNORE || w.condition != NULL;
-	if (checked)
-		rowstore_check_privileges(w.t, ACL_SELECT);
-	row_write_route(&w);
-
-	for (int attempt = 0;; attempt++)
-	{
-		struct varlena *oldv = NULL;
-		CellsReader old;
-		bool		exists = false;
-		int64		stamp = w.now_ms;
-		struct varlena *newv;
-
-		CHECK_FOR_INTERRUPTS();
-		if (attempt >= ROW_WRITE_MAX_ATTEMPTS)
-			row_write_give_up();
-		if (checked)
-		{
-			oldv = rowstore_fetch(&w.key, true);
-			if (oldv != NULL)
-			{
-				cells_reader_init(&old, oldv);
-				exists = select_row_exists(&w.visible, &old);
-				stamp = row_write_stamp(&w, &old);
-			}
-			row_write_check_conditions(&w, &old, exists);
-		}
-
-		newv = row_write_put_cells(w.t, cells, ncells, stamp);
-
-		if (!checked)
-		{
-			/* unconditional replace: try the key as new, else replace the version read */
-			if (rowstore_insert(&w.key, newv, purge_cells_oldest_ts(newv), false))
-				break;
-			if (rowstore_fetch(&w.key, true) != NULL &&
-				rowstore_update(&w.key, newv, purge_cells_oldest_ts(newv)))
-				break;
-			continue;			/* deleted or replaced meanwhile: again */
-		}
-		if (row_write_store(&w, oldv != NULL, newv))
-			break;
-	}
-
-	consumed.write = request_cu(w.pk_size + row_write_cells_size(cells, ncells));
-	if (checked)
-		consumed.read = request_cu(w.pk_size);
-	stats_count(w.t, 0, 1, consumed.read, consumed.write);
-	PG_RETURN_DATUM(request_result(fcinfo, row_write_returned_pk(&w), NULL, consumed));
+/* row_put_account: the key and cells written, the key read when conditions were checked */
+static int
+row_put_account(const RowWrite *w, bool found, Consumed *consumed)
+{
+	consumed->write = request_cu(w->pk_size + row_write_cells_size(w->cells, w->ncells));
+	if (w->reads)
+		consumed->read = request_cu(w->pk_size);
+	return 1;
 }
 
 /* row_update_invalid_delete rejects a "delete" argument of the wrong shape */
@@ -379,86 +444,94 @@ row_update_invalid_delete(void)
 }
 
 /*
- * row_update_parse reads update_row's operation arguments (puts, deletes and
- * increments given as read once by the caller)
+ * row_update_parse_deletes reads update_row's "delete" argument: per
+ * column a timestamp or a non-empty array of timestamps, nothing nested.
  */
 static void
-row_update_parse(RowUpdate *u, FunctionCallInfo fcinfo, Jsonb *puts, Jsonb *deletes,
-				 Jsonb *increments)
+row_update_parse_deletes(RowUpdate *u, Jsonb *deletes)
 {
-	ArrayType  *delete_all = request_array_arg(4);
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	const char *name = NULL;
+	uint32		namelen = 0;
+	int			cap = 8;
+
+	if (!JB_ROOT_IS_OBJECT(deletes) || JB_ROOT_IS_SCALAR(deletes))
+		row_update_invalid_delete();
+	u->deletes = palloc(sizeof(VersionDelete) * cap);
+	it = JsonbIteratorInit(&deletes->root);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		bool		is_array;
+		int			n;
+
+		if (tok == WJB_KEY)
+		{
+			name = v.val.string.val;
+			namelen = v.val.string.len;
+			catalog_check_column_name(name, namelen);
+			continue;
+		}
+		if (tok != WJB_VALUE)
+			continue;
+		is_array = v.type == jbvBinary && JsonContainerIsArray(v.val.binary.data);
+		n = is_array ? JsonContainerSize(v.val.binary.data) : 1;
+		if ((v.type == jbvBinary && !is_array) || n == 0)
+			row_update_invalid_delete();
+		for (int i = 0; i < n; i++)
+		{
+			JsonbValue *ts = is_array ? getIthJsonbValueFromContainer(v.val.binary.data, i) : &v;
+
+			if (ts->type == jbvBinary)
+				row_update_invalid_delete();
+			if (ts->type == jbvNull)
+				ots_error(PARAMETER_INVALID, "Timestamp must be given when type is DELETE_ONE_VERSION.");
+			if (u->ndeletes == cap)
+			{
+				cap *= 2;
+				u->deletes = repalloc(u->deletes, sizeof(VersionDelete) * cap);
+			}
+			u->deletes[u->ndeletes].name = name;
+			u->deletes[u->ndeletes].namelen = namelen;
+			u->deletes[u->ndeletes].ts = codec_parse_timestamp(ts);
+			u->ndeletes++;
+		}
+	}
+}
+
+/* row_update_parse_increments reads update_row's "increment" argument: Integer deltas */
+static void
+row_update_parse_increments(RowUpdate *u, Jsonb *increments)
+{
+	u->increments = codec_parse_attributes(increments, &u->nincrements);
+	for (int i = 0; i < u->nincrements; i++)
+		if (u->increments[i].value.type != OTS_VT_INTEGER || u->increments[i].has_ts)
+			ereport(ERROR,
+					(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+					 errmsg_internal("Increment of column '%s' must be an Integer.",
+									 pnstrdup(u->increments[i].name, u->increments[i].namelen)),
+					 errdetail("increment is {\"column\": <integer delta>, ...}; the new cell is stamped by the server.")));
+}
+
+/*
+ * row_update_parse reads update_row's operation arguments (put, delete,
+ * delete_all, increment) and return_columns, and checks how many columns
+ * the operations name.
+ */
+static void
+row_update_parse(RowUpdate *u, const RowWriteRequest *req)
+{
 	int			total;
 
 	memset(u, 0, sizeof(*u));
-	u->puts = codec_parse_attributes(puts, &u->nputs);
-
-	if (deletes != NULL)
-	{
-		JsonbIterator *it;
-		JsonbValue	v;
-		JsonbIteratorToken tok;
-		const char *name = NULL;
-		uint32		namelen = 0;
-		int			cap = 8;
-
-		if (!JB_ROOT_IS_OBJECT(deletes) || JB_ROOT_IS_SCALAR(deletes))
-			row_update_invalid_delete();
-		u->deletes = palloc(sizeof(VersionDelete) * cap);
-		it = JsonbIteratorInit(&deletes->root);
-		while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
-		{
-			bool		is_array;
-			int			n;
-
-			if (tok == WJB_KEY)
-			{
-				name = v.val.string.val;
-				namelen = v.val.string.len;
-				catalog_check_column_name(name, namelen);
-				continue;
-			}
-			if (tok != WJB_VALUE)
-				continue;
-			/* a timestamp or a non-empty array of timestamps, nothing nested */
-			is_array = v.type == jbvBinary && JsonContainerIsArray(v.val.binary.data);
-			n = is_array ? JsonContainerSize(v.val.binary.data) : 1;
-			if ((v.type == jbvBinary && !is_array) || n == 0)
-				row_update_invalid_delete();
-			for (int i = 0; i < n; i++)
-			{
-				JsonbValue *ts = is_array ? getIthJsonbValueFromContainer(v.val.binary.data, i) : &v;
-
-				if (ts->type == jbvBinary)
-					row_update_invalid_delete();
-				if (ts->type == jbvNull)
-					ots_error(PARAMETER_INVALID, "Timestamp must be given when type is DELETE_ONE_VERSION.");
-				if (u->ndeletes == cap)
-				{
-					cap *= 2;
-					u->deletes = repalloc(u->deletes, sizeof(VersionDelete) * cap);
-				}
-				u->deletes[u->ndeletes].name = name;
-				u->deletes[u->ndeletes].namelen = namelen;
-				u->deletes[u->ndeletes].ts = codec_parse_timestamp(ts);
-				u->ndeletes++;
-			}
-		}
-	}
-
-	if (delete_all != NULL)
-		u->delete_all = request_column_names(delete_all, "delete_all", &u->ndelete_all);
-
-	if (increments != NULL)
-	{
-		u->increments = codec_parse_attributes(increments, &u->nincrements);
-		for (int i = 0; i < u->nincrements; i++)
-			if (u->increments[i].value.type != OTS_VT_INTEGER || u->increments[i].has_ts)
-				ereport(ERROR,
-						(errcode(ERRCODE_OTS_PARAMETER_INVALID),
-						 errmsg_internal("Increment of column '%s' must be an Integer.",
-										 pnstrdup(u->increments[i].name, u->increments[i].namelen)),
-						 errdetail("increment is {\"column\": <integer delta>, ...}; the new cell is stamped by the server.")));
-	}
+	u->puts = codec_parse_attributes(req->put, &u->nputs);
+	if (req->deletes != NULL)
+		row_update_parse_deletes(u, req->deletes);
+	if (req->delete_all != NULL)
+		u->delete_all = request_column_names(req->delete_all, "delete_all", &u->ndelete_all);
+	if (req->increment != NULL)
+		row_update_parse_increments(u, req->increment);
 
 	total = u->nputs + u->ndeletes + u->ndelete_all + u->nincrements;
 	if (total == 0)
@@ -467,9 +540,9 @@ row_update_parse(RowUpdate *u, FunctionCallInfo fcinfo, Jsonb *puts, Jsonb *dele
 		ots_error(PARAMETER_INVALID,
 				  "The number of attribute columns exceeds the limit, limit count: %d, column count: %d.",
 				  OTS_MAX_COLUMNS_PER_WRITE, total);
-	if (!PG_ARGISNULL(9))
+	if (req->return_columns != NULL)
 	{
-		u->return_columns = request_column_names(PG_GETARG_ARRAYTYPE_P(9), "return_columns",
+		u->return_columns = request_column_names(req->return_columns, "return_columns",
 												 &u->nreturn_columns);
 		u->has_return_columns = true;
 	}
@@ -602,6 +675,223 @@ row_update_increment(const RowWrite *w, const RowUpdate *u, const CellsReader *o
 	*ts = newest >= stamp ? row_write_after(newest) : stamp;
 }
 
+/* row_update_parse_all: update_row's operations, conditions and their rules */
+static void
+row_update_parse_all(RowWrite *w)
+{
+	const RowWriteRequest *req = w->req;
+
+	if (!w->t->allow_update)
+		ots_error(PARAMETER_INVALID, "Update operation is not allowed in this table");
+	row_write_check_size(w, req->put, req->increment, req->deletes);
+	row_update_parse(&w->update, req);
+	row_write_parse_condition(w);
+	row_write_check_auto_increment(w);
+	row_update_check_return_columns(w, &w->update);
+	row_write_check_timestamps(w->t, w->now_ms, w->update.puts, w->update.nputs);
+}
+
+/* row_update_keep_old adds the cells of the old row that the update does not delete */
+static void
+row_update_keep_old(CellsBuilder *b, const RowUpdate *u, const CellsReader *old)
+{
+	for (uint32 i = 0; old != NULL && i < old->ncols; i++)
+	{
+		CellsColumn col;
+		int64		ts;
+		OtsValue	v;
+
+		cells_column_at(old, i, &col);
+		if (row_update_deletes_all(u, col.name, col.namelen))
+			continue;
+		while (cells_column_next(&col, &ts, &v))
+			if (!row_update_deletes_version(u, col.name, col.namelen, ts))
+				cells_builder_add(b, col.name, col.namelen, ts, &v);
+	}
+}
+
+/*
+ * row_update_add_increments adds the incremented cells, and with
+ * RT_AFTER_MODIFY renders the returned ones into w->after.
+ */
+static void
+row_update_add_increments(RowWrite *w, CellsBuilder *b, const CellsReader *old, int64 stamp)
+{
+	const RowUpdate *u = &w->update;
+	bool		render = w->return_type == RT_AFTER_MODIFY;
+	JsonbParseState *state = NULL;
+
+	if (render)
+		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	for (int i = 0; i < u->nincrements; i++)
+	{
+		const CellInput *inc = &u->increments[i];
+		OtsValue	v = {.type = OTS_VT_INTEGER};
+		int64		ts;
+
+		row_update_increment(w, u, old, inc, stamp, &ts, &v.u.i);
+		cells_builder_add(b, inc->name, inc->namelen, ts, &v);
+		if (render && row_update_wants_return(u, inc))
+		{
+			codec_push_key(&state, inc->name, inc->namelen);
+			codec_push_value(&state, &v, WJB_VALUE);
+		}
+	}
+	if (render)
+		w->after = JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
+}
+
+/*
+ * row_update_decide: UpdateRow applies delete_all, delete, put and
+ * increment, in that order, to the old row; an update holding only
+ * deletions never creates a row (RowWriteDecide).
+ */
+static RowChange
+row_update_decide(RowWrite *w, const CellsReader *old, bool exists, struct varlena **cells)
+{
+	const RowUpdate *u = &w->update;
+	int64		stamp;
+	CellsBuilder *b;
+
+	if (!exists && u->nputs == 0 && u->nincrements == 0)
+		return ROW_CHANGE_NONE; /* deleting from a missing row changes nothing */
+	stamp = row_write_stamp(w, old);
+	b = cells_builder_create(stamp);
+	row_update_keep_old(b, u, old);
+	for (int i = 0; i < u->nputs; i++)
+		cells_builder_add(b, u->puts[i].name, u->puts[i].namelen,
+						  u->puts[i].has_ts ? u->puts[i].ts : stamp, &u->puts[i].value);
+	row_update_add_increments(w, b, old, stamp);
+	*cells = row_write_finish(b, w->t);
+	return ROW_CHANGE_STORE;
+}
+
+/*
+ * row_update_account: the key, the cells put and incremented, the column
+ * names deleted; the key read when conditions were checked or cells
+ * incremented
+ */
+static int
+row_update_account(const RowWrite *w, bool found, Consumed *consumed)
+{
+	const RowUpdate *u = &w->update;
+	uint32		write_size = w->pk_size + row_write_cells_size(u->puts, u->nputs);
+
+	for (int i = 0; i < u->ndeletes; i++)
+		write_size += u->deletes[i].namelen;
+	for (int i = 0; i < u->ndelete_all; i++)
+		write_size += strlen(u->delete_all[i]);
+	for (int i = 0; i < u->nincrements; i++)
+		write_size += u->increments[i].namelen + 8;
+	consumed->write = request_cu(write_size);
+	if (row_write_has_conditions(w) || u->nincrements > 0)
+		consumed->read = request_cu(w->pk_size);
+	return 1;
+}
+
+/* row_delete_parse: delete_row's conditions and their rules */
+static void
+row_delete_parse(RowWrite *w)
+{
+	row_write_check_size(w, NULL, NULL, NULL);
+	if (row_write_has_auto_increment(w))
+		ots_error(PARAMETER_INVALID, "Invalid row to delete which with pk auto increment.");
+	row_write_parse_condition(w);
+	if (w->existence == ROW_EXPECT_NOT_EXIST)
+		ots_error(PARAMETER_INVALID, "Invalid condition: EXPECT_NOT_EXIST while deleting row.");
+	row_write_refuse_after_modify(w);
+}
+
+/* row_delete_decide: DeleteRow removes the row and all its cells (RowWriteDecide) */
+static RowChange
+row_delete_decide(RowWrite *w, const CellsReader *old, bool exists, struct varlena **cells)
+{
+	return ROW_CHANGE_REMOVE;
+}
+
+/* row_delete_account: the key written, and read when conditions were checked; a row only when one was found */
+static int
+row_delete_account(const RowWrite *w, bool found, Consumed *consumed)
+{
+	consumed->write = request_cu(w->pk_size);
+	if (row_write_has_conditions(w))
+		consumed->read = request_cu(w->pk_size);
+	return found ? 1 : 0;
+}
+
+/* the single-row writes, by RowWriteKind */
+static const RowWriteOp row_write_ops[] = {
+	[ROW_WRITE_PUT] = {"ots.put_row", "PutRow", ACL_INSERT | ACL_UPDATE,
+	row_put_parse, row_put_decide, row_put_account},
+	[ROW_WRITE_UPDATE] = {"ots.update_row", "UpdateRow", ACL_SELECT | ACL_INSERT | ACL_UPDATE,
+	row_update_parse_all, row_update_decide, row_update_account},
+	[ROW_WRITE_DELETE] = {"ots.delete_row", "DeleteRow", ACL_SELECT | ACL_DELETE,
+	row_delete_parse, row_delete_decide, row_delete_account},
+};
+
+AclMode
+row_write_privileges(RowWriteKind kind)
+{
+	return row_write_ops[kind].mode;
+}
+
+/*
+ * row_write validates a write request in Tablestore's order, applies it by
+ * compare-and-swap and counts it in the table's statistics.
+ */
+void
+row_write(const RowWriteRequest *req, RowResult *res)
+{
+	const RowWriteOp *op = &row_write_ops[req->kind];
+	RowWrite	w;
+	bool		found;
+	int			rows;
+
+	row_write_prepare(&w, op, req);
+	op->parse(&w);
+	row_write_route(&w);
+	found = row_write_apply(&w);
+	res->consumed.read = 0;
+	res->consumed.write = 0;
+	rows = op->account(&w, found, &res->consumed);
+	stats_count(w.t, 0, rows, res->consumed.read, res->consumed.write);
+	res->primary_key = w.return_type == RT_PK ? codec_pk_to_jsonb(w.t, &w.pk) : NULL;
+	res->attributes = w.after;
+}
+
+/*
+ * row_write_sql unpacks the arguments every write function shares (table
+ * name, primary key, and condition, column_condition and return_type from
+ * argument argno on), applies the write and returns its ots.row_result.
+ */
+static Datum
+row_write_sql(FunctionCallInfo fcinfo, RowWriteRequest *req, int argno)
+{
+	RowResult	res;
+
+	req->table_name = request_text_arg(0);
+	req->primary_key = request_jsonb_arg(1);
+	req->condition = request_cstring_arg(argno);
+	req->column_condition = request_jsonb_arg(argno + 1);
+	req->return_type = request_cstring_arg(argno + 2);
+	row_write(req, &res);
+	return request_result(fcinfo, res.primary_key, res.attributes, res.consumed);
+}
+
+/*
+ * ots_put_row is ots.put_row(table_name, primary_key, attributes, condition,
+ * column_condition, return_type): writes the row, replacing every cell it
+ * had.
+ */
+Datum
+ots_put_row(PG_FUNCTION_ARGS)
+{
+	RowWriteRequest req = {.kind = ROW_WRITE_PUT};
+
+	req.attributes = request_jsonb_arg(2);
+	return row_write_sql(fcinfo, &req, 3);
+}
+
 /*
  * ots_update_row is ots.update_row(table_name, primary_key, put, delete,
  * delete_all, increment, condition, column_condition, return_type,
@@ -611,102 +901,14 @@ row_update_increment(const RowWrite *w, const RowUpdate *u, const CellsReader *o
 Datum
 ots_update_row(PG_FUNCTION_ARGS)
 {
-	RowWrite	w;
-	RowUpdate	u;
-	Jsonb	   *puts = request_jsonb_arg(2);
-	Jsonb	   *deletes = request_jsonb_arg(3);
-	Jsonb	   *increments = request_jsonb_arg(5);
-	Consumed	consumed = {0, 0};
-	Jsonb	   *after = NULL;
-	uint32		write_size;
+	RowWriteRequest req = {.kind = ROW_WRITE_UPDATE};
 
-	row_write_prepare(&w, fcinfo, "ots.update_row", ACL_SELECT | ACL_INSERT | ACL_UPDATE,
-					  PK_ALLOW_AUTO_INC);
-	if (!w.t->allow_update)
-		ots_error(PARAMETER_INVALID, "Update operation is not allowed in this table");
-	row_write_check_size(fcinfo, "UpdateRow", puts, increments, deletes);
-	row_update_parse(&u, fcinfo, puts, deletes, increments);
-	row_write_parse_condition(&w, fcinfo, 6);
-	row_write_check_auto_increment(&w);
-	row_update_check_return_columns(&w, &u);
-	row_write_check_timestamps(w.t, w.now_ms, u.puts, u.nputs);
-	row_write_route(&w);
-
-	for (int attempt = 0;; attempt++)
-	{
-		struct varlena *oldv;
-		CellsReader old;
-		bool		exists = false;
-		int64		stamp;
-		CellsBuilder *b;
-		JsonbParseState *state = NULL;
-
-		CHECK_FOR_INTERRUPTS();
-		if (attempt >= ROW_WRITE_MAX_ATTEMPTS)
-			row_write_give_up();
-		oldv = rowstore_fetch(&w.key, true);
-		if (oldv != NULL)
-		{
-			cells_reader_init(&old, oldv);
-			exists = select_row_exists(&w.visible, &old);
-		}
-		row_write_check_conditions(&w, &old, exists);
-		if (!exists && u.nputs == 0 && u.nincrements == 0)
-			break;				/* deleting from a missing row changes nothing */
-		stamp = row_write_stamp(&w, oldv != NULL ? &old : NULL);
-
-		b = cells_builder_create(stamp);
-		for (uint32 i = 0; oldv != NULL && i < old.ncols; i++)
-		{
-			CellsColumn col;
-			int64		ts;
-			OtsValue	v;
-
-			cells_column_at(&old, i, &col);
-			if (row_update_deletes_all(&u, col.name, col.namelen))
-				continue;
-			while (cells_column_next(&col, &ts, &v))
-				if (!row_update_deletes_version(&u, col.name, col.namelen, ts))
-					cells_builder_add(b, col.name, col.namelen, ts, &v);
-		}
-		for (int i = 0; i < u.nputs; i++)
-			cells_builder_add(b, u.puts[i].name, u.puts[i].namelen,
-							  u.puts[i].has_ts ? u.puts[i].ts : stamp, &u.puts[i].value);
-		if (w.return_type == RT_AFTER_MODIFY)
-			pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-		for (int i = 0; i < u.nincrements; i++)
-		{
-			OtsValue	v = {.type = OTS_VT_INTEGER};
-			int64		ts;
-
-			row_update_increment(&w, &u, oldv != NULL ? &old : NULL, &u.increments[i],
-								 stamp, &ts, &v.u.i);
-			cells_builder_add(b, u.increments[i].name, u.increments[i].namelen, ts, &v);
-			if (w.return_type == RT_AFTER_MODIFY && row_update_wants_return(&u, &u.increments[i]))
-			{
-				codec_push_key(&state, u.increments[i].name, u.increments[i].namelen);
-				codec_push_value(&state, &v, WJB_VALUE);
-			}
-		}
-		if (w.return_type == RT_AFTER_MODIFY)
-			after = JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
-
-		if (row_write_store(&w, oldv != NULL, row_write_finish(b, w.t)))
-			break;
-	}
-
-	write_size = w.pk_size + row_write_cells_size(u.puts, u.nputs);
-	for (int i = 0; i < u.ndeletes; i++)
-		write_size += u.deletes[i].namelen;
-	for (int i = 0; i < u.ndelete_all; i++)
-		write_size += strlen(u.delete_all[i]);
-	for (int i = 0; i < u.nincrements; i++)
-		write_size += u.increments[i].namelen + 8;
-	consumed.write = request_cu(write_size);
-	if (w.existence != ROW_IGNORE || w.condition != NULL || u.nincrements > 0)
-		consumed.read = request_cu(w.pk_size);
-	stats_count(w.t, 0, 1, consumed.read, consumed.write);
-	PG_RETURN_DATUM(request_result(fcinfo, row_write_returned_pk(&w), after, consumed));
+	req.put = request_jsonb_arg(2);
+	req.deletes = request_jsonb_arg(3);
+	req.delete_all = request_array_arg(4);
+	req.increment = request_jsonb_arg(5);
+	req.return_columns = request_array_arg(9);
+	return row_write_sql(fcinfo, &req, 6);
 }
 
 /*
@@ -716,46 +918,7 @@ ots_update_row(PG_FUNCTION_ARGS)
 Datum
 ots_delete_row(PG_FUNCTION_ARGS)
 {
-	RowWrite	w;
-	struct varlena *oldv;
-	CellsReader old;
-	bool		exists = false;
-	Consumed	consumed = {0, 0};
+	RowWriteRequest req = {.kind = ROW_WRITE_DELETE};
 
-	row_write_prepare(&w, fcinfo, "ots.delete_row", ACL_SELECT | ACL_DELETE, PK_ALLOW_AUTO_INC);
-	row_write_check_size(fcinfo, "DeleteRow", NULL, NULL, NULL);
-	if (row_write_has_auto_increment(&w))
-		ots_error(PARAMETER_INVALID, "Invalid row to delete which with pk auto increment.");
-	row_write_parse_condition(&w, fcinfo, 2);
-	if (w.existence == ROW_EXPECT_NOT_EXIST)
-		ots_error(PARAMETER_INVALID, "Invalid condition: EXPECT_NOT_EXIST while deleting row.");
-	if (w.return_type == RT_AFTER_MODIFY)
-		ereport(ERROR,
-				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
-				 errmsg_internal("RT_AFTER_MODIFY is not supported by DeleteRow."),
-				 errdetail("Use RT_NONE or RT_PK.")));
-	row_write_route(&w);
-
-	for (int attempt = 0;; attempt++)
-	{
-		CHECK_FOR_INTERRUPTS();
-		if (attempt >= ROW_WRITE_MAX_ATTEMPTS)
-			row_write_give_up();
-		exists = false;
-		oldv = rowstore_fetch(&w.key, true);
-		if (oldv != NULL)
-		{
-			cells_reader_init(&old, oldv);
-			exists = select_row_exists(&w.visible, &old);
-		}
-		row_write_check_conditions(&w, &old, exists);
-		if (oldv == NULL || rowstore_delete(&w.key))
-			break;
-	}
-
-	consumed.write = request_cu(w.pk_size);
-	if (w.existence != ROW_IGNORE || w.condition != NULL)
-		consumed.read = request_cu(w.pk_size);
-	stats_count(w.t, 0, oldv != NULL ? 1 : 0, consumed.read, consumed.write);
-	PG_RETURN_DATUM(request_result(fcinfo, row_write_returned_pk(&w), NULL, consumed));
+	return row_write_sql(fcinfo, &req, 2);
 }
