@@ -21,7 +21,7 @@
 #include "utils/memutils.h"
 
 #include "cells.h"
-#include "limits.h"
+#include "ots_limits.h"
 
 /* fixed part of a payload: version byte, row_ts, ncols */
 #define CELLS_HEADER_SIZE	(1 + sizeof(int64) + sizeof(uint32))

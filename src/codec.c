@@ -18,7 +18,7 @@
 
 #include "codec.h"
 #include "errors.h"
-#include "limits.h"
+#include "ots_limits.h"
 
 static JsonbValue *codec_container_single_key(const JsonbValue *jv, const char **key,
 											  int *keylen, JsonbValue *val);

@@ -27,7 +27,7 @@
 
 #include "errors.h"
 #include "filter.h"
-#include "limits.h"
+#include "ots_limits.h"
 #include "value.h"
 
 typedef enum FilterKind

@@ -14,7 +14,7 @@
 
 #include "codec.h"
 #include "errors.h"
-#include "limits.h"
+#include "ots_limits.h"
 #include "read_select.h"
 #include "request.h"
 

@@ -32,7 +32,7 @@
 #include "lib/stringinfo.h"
 
 #include "cells.h"
-#include "limits.h"
+#include "ots_limits.h"
 #include "pg_stubs.h"
 
 /* use libc's printf family, not pgport's */

@@ -1,5 +1,5 @@
 /*-------------------------------------------------------------------------
- * src/limits.h
+ * src/ots_limits.h
  *	  Every Tablestore limit ots enforces, named once (TABLESTORE.md §5).
  *
  * Code refers to these names only; README's limits table lists them.
