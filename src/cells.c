@@ -473,6 +473,7 @@ struct CellsBuilder
 	int32	   *slots;			/* open-addressing index into entries, -1 =
 								 * empty; nslots is a power of two */
 	uint32		nslots;
+	int64		oldest_ts;		/* of the value last finished */
 };
 
 #define CELLS_BUILDER_INITIAL_ENTRIES	16
@@ -534,6 +535,7 @@ cells_builder_create(int64 row_ts)
 		elog(ERROR, "ots.cells row timestamp " INT64_FORMAT " is out of range", row_ts);
 	b->cxt = CurrentMemoryContext;
 	b->row_ts = row_ts;
+	b->oldest_ts = row_ts;
 	b->maxentries = CELLS_BUILDER_INITIAL_ENTRIES;
 	b->entries = (CellsEntry *) palloc(b->maxentries * sizeof(CellsEntry));
 	cells_builder_rehash(b, CELLS_BUILDER_INITIAL_ENTRIES * 2);
@@ -738,8 +740,9 @@ cells_value_alloc(int64 row_ts, uint32 ncols, uint64 blocks_size,
 /*
  * cells_builder_finish encodes the cells added so far, keeping only the
  * newest max_versions of each column when max_versions > 0, as a palloc'd
- * varlena with a 4-byte header.  The builder is left unchanged and may be
- * added to or finished again.
+ * varlena with a 4-byte header, and records the value's "$oldest_ts" for
+ * cells_builder_oldest_ts.  The builder is otherwise left unchanged and may
+ * be added to or finished again.
  */
 struct varlena *
 cells_builder_finish(CellsBuilder *b, int32 max_versions)
@@ -748,17 +751,20 @@ cells_builder_finish(CellsBuilder *b, int32 max_versions)
 	uint32		n = b->nentries;
 	uint32		ncols = 0;
 	uint64		blocks_size = 0;
+	int64		oldest = b->row_ts;
 	uint32		kept;
 	struct varlena *result;
 	uint8	   *offsets;
 	uint8	   *blocks;
 	uint8	   *p;
 
-	/* pass 1: count the columns and measure their blocks */
+	/* pass 1: count the columns, measure their blocks, find the oldest kept cell */
 	for (uint32 i = 0, end; i < n; i = end)
 	{
 		end = cells_column_run(sorted, n, i, max_versions, &kept);
 		blocks_size += cells_block_size(b->row_ts, sorted + i, kept);
+		if (ncols == 0 || sorted[i + kept - 1]->ts < oldest)
+			oldest = sorted[i + kept - 1]->ts;
 		ncols++;
 	}
 	result = cells_value_alloc(b->row_ts, ncols, blocks_size, &offsets, &blocks);
@@ -776,7 +782,19 @@ cells_builder_finish(CellsBuilder *b, int32 max_versions)
 	Assert((Size) (p - (uint8 *) result) == VARSIZE(result));
 
 	pfree(sorted);
+	b->oldest_ts = oldest;
 	return result;
+}
+
+/*
+ * cells_builder_oldest_ts is "$oldest_ts" of the value the last
+ * cells_builder_finish returned: its oldest cell's timestamp, or its row
+ * marker when it has no cells.
+ */
+int64
+cells_builder_oldest_ts(const CellsBuilder *b)
+{
+	return b->oldest_ts;
 }
 
 /* ---------------------------------------------------------------------
