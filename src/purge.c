@@ -2,8 +2,7 @@
  * src/purge.c
  *	  The C half of ots.purge: which cells and rows the purge removes (per
  *	  row), the batch statement that removes them from one leaf as the
- *	  table's owner, the purge lock, and the event trigger that removes
- *	  ots's pg_cron jobs when the extension is dropped.
+ *	  table's owner, and the purge lock.
  *
  * Purge keeps exactly the cells a read sees: the decisions are made by
  * read_select's select_row_exists and select_visible_* with the options
@@ -27,13 +26,11 @@
 #include "catalog/partition.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
-#include "commands/event_trigger.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
-#include "nodes/parsenodes.h"
 #include "storage/itemptr.h"
 #include "storage/lock.h"
 #include "utils/acl.h"
@@ -78,7 +75,6 @@ PG_FUNCTION_INFO_V1(ots_cells_count);
 PG_FUNCTION_INFO_V1(ots_purge_batch);
 PG_FUNCTION_INFO_V1(ots_purge_lock);
 PG_FUNCTION_INFO_V1(ots_purge_unlock);
-PG_FUNCTION_INFO_V1(ots_drop_extension_trigger);
 
 /*
  * purge_select_init sets up the visibility rules of a table with these
@@ -547,48 +543,5 @@ ots_purge_unlock(PG_FUNCTION_ARGS)
 	if (key < 0 || key > PG_UINT32_MAX)
 		PG_RETURN_VOID();
 	purge_release((Oid) key);
-	PG_RETURN_VOID();
-}
-
-/*
- * ots_drop_extension_trigger runs at ddl_command_start of DROP EXTENSION:
- * when ots is among the extensions dropped, it removes ots's pg_cron jobs
- * of this database (ots.unschedule_all) before the extension goes, in the
- * same transaction, so a failed DROP keeps them.  An extension-owned
- * sql_drop trigger could not do this: it is dropped with the extension
- * before it would fire.
- */
-Datum
-ots_drop_extension_trigger(PG_FUNCTION_ARGS)
-{
-	EventTriggerData *trigdata;
-	DropStmt   *stmt;
-	ListCell   *lc;
-
-	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
-		ereport(ERROR,
-				(errcode(ERRCODE_E_R_I_E_EVENT_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("function \"%s\" was not called by the event trigger manager",
-						"ots.drop_extension_trigger")));
-	trigdata = (EventTriggerData *) fcinfo->context;
-	if (!IsA(trigdata->parsetree, DropStmt))
-		PG_RETURN_VOID();
-	stmt = (DropStmt *) trigdata->parsetree;
-	if (stmt->removeType != OBJECT_EXTENSION)
-		PG_RETURN_VOID();
-	foreach(lc, stmt->objects)
-	{
-		Node	   *name = (Node *) lfirst(lc);
-
-		if (IsA(name, String) && strcmp(strVal(name), "ots") == 0)
-		{
-			if (SPI_connect() != SPI_OK_CONNECT)
-				elog(ERROR, "SPI_connect failed");
-			if (SPI_execute("SELECT ots.unschedule_all()", false, 0) != SPI_OK_SELECT)
-				elog(ERROR, "could not remove the pg_cron jobs of ots");
-			SPI_finish();
-			break;
-		}
-	}
 	PG_RETURN_VOID();
 }
