@@ -41,11 +41,9 @@
 #include "asrole.h"
 #include "catalog.h"
 #include "cells.h"
+#include "ots_limits.h"
 #include "purge.h"
 #include "read_select.h"
-
-/* TTL is at most INT32_MAX seconds (see ots.check_table_options) */
-#define PURGE_MAX_TIME_TO_LIVE PG_INT32_MAX
 
 /*
  * The purge lock of a table is an advisory lock on (database, 'ots',
@@ -85,11 +83,11 @@ purge_select_init(ReadSelect *sel, int64 time_to_live, int32 max_versions, int64
 {
 	OtsTable	t;
 
-	if (time_to_live != -1 && (time_to_live < 1 || time_to_live > PURGE_MAX_TIME_TO_LIVE))
+	if (time_to_live != -1 && (time_to_live < 1 || time_to_live > OTS_MAX_TIME_TO_LIVE))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("time_to_live must be -1 or between 1 and %d, not " INT64_FORMAT,
-						PURGE_MAX_TIME_TO_LIVE, time_to_live)));
+						OTS_MAX_TIME_TO_LIVE, time_to_live)));
 	if (max_versions < 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -393,10 +391,10 @@ ots_purge_batch(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("batch_size must be at least 1")));
-	if (!trimming && (time_to_live < 1 || time_to_live > PURGE_MAX_TIME_TO_LIVE))
+	if (!trimming && (time_to_live < 1 || time_to_live > OTS_MAX_TIME_TO_LIVE))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the TTL pass needs a time_to_live between 1 and %d", PURGE_MAX_TIME_TO_LIVE)));
+				 errmsg("the TTL pass needs a time_to_live between 1 and %d", OTS_MAX_TIME_TO_LIVE)));
 	if (trimming && (PG_ARGISNULL(6) || PG_ARGISNULL(7)))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),

@@ -43,7 +43,7 @@ select_init(ReadSelect *sel, const OtsTable *t, int64 now_ms)
 static bool
 select_cell_expired(const ReadSelect *sel, int64 ts)
 {
-	/* TTL is at most INT32_MAX seconds, so the product cannot overflow */
+	/* TTL is at most OTS_MAX_TIME_TO_LIVE seconds, so the product cannot overflow */
 	return sel->time_to_live >= 0 && sel->now_ms - ts >= sel->time_to_live * 1000;
 }
 

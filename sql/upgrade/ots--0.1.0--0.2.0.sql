@@ -225,12 +225,11 @@ BEGIN
 	END IF;
 	storage := format('%I.%I', schema_name, table_name || '$data');
 	view_name := format('%I.%I', schema_name, table_name);
-	IF primary_key IS NULL OR btrim(primary_key) = '' THEN
-		PERFORM ots.raise('OTSParameterInvalid', 'The number of primary key columns must be in range: [1, 4].');
-	END IF;
-	specs := regexp_split_to_array(btrim(primary_key), '\s*,\s*');
-	IF cardinality(specs) > 4 THEN
-		PERFORM ots.raise('OTSParameterInvalid', 'The number of primary key columns must be in range: [1, 4].');
+	specs := regexp_split_to_array(nullif(btrim(primary_key), ''), '\s*,\s*');
+	IF coalesce(cardinality(specs), 0) NOT BETWEEN ots.limit('min_pk_columns') AND ots.limit('max_pk_columns') THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  format('The number of primary key columns must be in range: [%s, %s].',
+								 ots.limit('min_pk_columns'), ots.limit('max_pk_columns')));
 	END IF;
 
 	FOR i IN 1 .. cardinality(specs) LOOP
@@ -241,9 +240,7 @@ BEGIN
 							  'Each primary key column is "<name> <type>" or "<name> integer auto_increment", separated by commas.');
 		END IF;
 		pk_name := words[1];
-		IF pk_name !~ '^[A-Za-z_][A-Za-z0-9_]*$' OR octet_length(pk_name) > 255 THEN
-			PERFORM ots.raise('OTSParameterInvalid', format('Invalid column name: ''%s''.', pk_name));
-		END IF;
+		PERFORM ots.check_column_name(pk_name);
 		IF octet_length(pk_name) > 63 THEN
 			PERFORM ots.raise('OTSParameterInvalid', format('Invalid column name: ''%s''.', pk_name),
 							  'ots primary key column names are limited to 63 bytes, as PostgreSQL column names are.');
@@ -292,15 +289,17 @@ BEGIN
 		PERFORM ots.raise('OTSParameterInvalid', 'Table options must not be NULL.',
 						  'Omit an option to get its default.');
 	END IF;
-	IF hash_prefix_length IS NULL OR hash_prefix_length < 0 OR hash_prefix_length > 8 THEN
+	IF hash_prefix_length IS NULL OR hash_prefix_length < 0 OR hash_prefix_length > ots.limit('max_hash_prefix_len') THEN
 		PERFORM ots.raise('OTSParameterInvalid', format('Invalid hash prefix length: %s.', coalesce(hash_prefix_length::text, 'NULL')),
-						  'hash_prefix_length is 0 (no prefix) or a number of hex digits from 1 to 8.');
+						  format('hash_prefix_length is 0 (no prefix) or a number of hex digits from 1 to %s.',
+								 ots.limit('max_hash_prefix_len')));
 	END IF;
 	key_space := CASE WHEN hash_prefix_length > 0 THEN 16::bigint ^ hash_prefix_length END;
-	IF partitions IS NULL OR partitions < 1 OR partitions > 1024
+	IF partitions IS NULL OR partitions < 1 OR partitions > ots.limit('max_partitions')
 	   OR (key_space IS NOT NULL AND partitions > key_space) THEN
 		PERFORM ots.raise('OTSParameterInvalid', format('Invalid number of partitions: %s.', coalesce(partitions::text, 'NULL')),
-						  'partitions is from 1 to 1024, and at most 16^hash_prefix_length.');
+						  format('partitions is from 1 to %s, and at most 16^hash_prefix_length.',
+								 ots.limit('max_partitions')));
 	END IF;
 
 	IF EXISTS (SELECT 1 FROM ots.tables t
@@ -361,6 +360,8 @@ BEGIN
 	PERFORM ots.expiry_sync(create_table_internal.schema_name, create_table_internal.table_name, true);
 END
 $$;
+COMMENT ON FUNCTION ots.create_table_internal(name, name, text, integer, bigint, bigint, boolean, integer, integer)
+	IS 'creates an ots table in a resolved schema (internal; call ots.create_table)';
 
 CREATE OR REPLACE FUNCTION ots.update_table_internal(
 	schema_name name,
@@ -811,3 +812,43 @@ CREATE EVENT TRIGGER ots_storage_guard ON ddl_command_start
 	WHEN TAG IN ('ALTER TABLE', 'ALTER VIEW', 'ALTER FOREIGN TABLE', 'CREATE TABLE',
 				 'CREATE FOREIGN TABLE', 'CREATE TRIGGER', 'CREATE RULE', 'ALTER SEQUENCE')
 	EXECUTE FUNCTION ots.storage_guard();
+
+-- issue 20 item 7: the install script's PL/pgSQL takes Tablestore's limits and
+-- the column-name rule from C (ots.limit, ots.check_column_name over
+-- src/ots_limits.h and catalog.c) instead of spelling them again
+CREATE FUNCTION ots.limit(name text) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'ots_limit' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.limit(text) IS
+	'the value of the ots limit OTS_<NAME> (e.g. ''max_pk_columns'') of src/ots_limits.h (internal)';
+
+CREATE FUNCTION ots.check_column_name(name text) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_check_column_name' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.check_column_name(text) IS
+	'raises OTSParameterInvalid unless name is a valid column name (internal)';
+
+CREATE OR REPLACE FUNCTION ots.check_table_options(max_versions integer, time_to_live bigint,
+										max_version_offset bigint) RETURNS void
+	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF max_versions IS NOT NULL AND max_versions < 1 THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'MaxVersions must be greater than 0.',
+						  format('max_versions was %s.', max_versions));
+	END IF;
+	IF time_to_live IS NOT NULL AND (time_to_live = 0 OR time_to_live < -1) THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'TimeToLive cannot be 0 or less than -1.');
+	END IF;
+	IF time_to_live IS NOT NULL AND time_to_live > ots.limit('max_time_to_live') THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  format('TimeToLive must be in range [1, %s] or -1.', ots.limit('max_time_to_live')),
+						  format('time_to_live was %s seconds.', time_to_live));
+	END IF;
+	IF max_version_offset IS NOT NULL
+	   AND (max_version_offset < 0 OR max_version_offset > ots.limit('max_version_offset')) THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  'The maximum deviation must be in range [0, INT64_MAX/1000000].');
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.check_table_options(integer, bigint, bigint) IS 'validates table options (internal)';

@@ -37,6 +37,18 @@ END
 $$;
 COMMENT ON FUNCTION ots.raise(text, text, text) IS 'raises an OTS error with its SQLSTATE (internal)';
 
+-- ots.limit: a limit of src/ots_limits.h, which SQL never spells itself
+CREATE FUNCTION ots.limit(name text) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'ots_limit' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.limit(text) IS
+	'the value of the ots limit OTS_<NAME> (e.g. ''max_pk_columns'') of src/ots_limits.h (internal)';
+
+-- ots.check_column_name: Tablestore's rule for column names, as C applies it
+CREATE FUNCTION ots.check_column_name(name text) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_check_column_name' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.check_column_name(text) IS
+	'raises OTSParameterInvalid unless name is a valid column name (internal)';
+
 -- ots.check_table_options: Tablestore's rules for table options (NULL = not given)
 CREATE FUNCTION ots.check_table_options(max_versions integer, time_to_live bigint,
 										max_version_offset bigint) RETURNS void
@@ -51,12 +63,13 @@ BEGIN
 	IF time_to_live IS NOT NULL AND (time_to_live = 0 OR time_to_live < -1) THEN
 		PERFORM ots.raise('OTSParameterInvalid', 'TimeToLive cannot be 0 or less than -1.');
 	END IF;
-	IF time_to_live IS NOT NULL AND time_to_live > 2147483647 THEN
-		PERFORM ots.raise('OTSParameterInvalid', 'TimeToLive must be in range [1, 2147483647] or -1.',
+	IF time_to_live IS NOT NULL AND time_to_live > ots.limit('max_time_to_live') THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  format('TimeToLive must be in range [1, %s] or -1.', ots.limit('max_time_to_live')),
 						  format('time_to_live was %s seconds.', time_to_live));
 	END IF;
 	IF max_version_offset IS NOT NULL
-	   AND (max_version_offset < 0 OR max_version_offset > 9223372036854) THEN
+	   AND (max_version_offset < 0 OR max_version_offset > ots.limit('max_version_offset')) THEN
 		PERFORM ots.raise('OTSParameterInvalid',
 						  'The maximum deviation must be in range [0, INT64_MAX/1000000].');
 	END IF;
@@ -114,12 +127,11 @@ BEGIN
 	END IF;
 	storage := format('%I.%I', schema_name, table_name || '$data');
 	view_name := format('%I.%I', schema_name, table_name);
-	IF primary_key IS NULL OR btrim(primary_key) = '' THEN
-		PERFORM ots.raise('OTSParameterInvalid', 'The number of primary key columns must be in range: [1, 4].');
-	END IF;
-	specs := regexp_split_to_array(btrim(primary_key), '\s*,\s*');
-	IF cardinality(specs) > 4 THEN
-		PERFORM ots.raise('OTSParameterInvalid', 'The number of primary key columns must be in range: [1, 4].');
+	specs := regexp_split_to_array(nullif(btrim(primary_key), ''), '\s*,\s*');
+	IF coalesce(cardinality(specs), 0) NOT BETWEEN ots.limit('min_pk_columns') AND ots.limit('max_pk_columns') THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  format('The number of primary key columns must be in range: [%s, %s].',
+								 ots.limit('min_pk_columns'), ots.limit('max_pk_columns')));
 	END IF;
 
 	FOR i IN 1 .. cardinality(specs) LOOP
@@ -130,9 +142,7 @@ BEGIN
 							  'Each primary key column is "<name> <type>" or "<name> integer auto_increment", separated by commas.');
 		END IF;
 		pk_name := words[1];
-		IF pk_name !~ '^[A-Za-z_][A-Za-z0-9_]*$' OR octet_length(pk_name) > 255 THEN
-			PERFORM ots.raise('OTSParameterInvalid', format('Invalid column name: ''%s''.', pk_name));
-		END IF;
+		PERFORM ots.check_column_name(pk_name);
 		IF octet_length(pk_name) > 63 THEN
 			PERFORM ots.raise('OTSParameterInvalid', format('Invalid column name: ''%s''.', pk_name),
 							  'ots primary key column names are limited to 63 bytes, as PostgreSQL column names are.');
@@ -181,15 +191,17 @@ BEGIN
 		PERFORM ots.raise('OTSParameterInvalid', 'Table options must not be NULL.',
 						  'Omit an option to get its default.');
 	END IF;
-	IF hash_prefix_length IS NULL OR hash_prefix_length < 0 OR hash_prefix_length > 8 THEN
+	IF hash_prefix_length IS NULL OR hash_prefix_length < 0 OR hash_prefix_length > ots.limit('max_hash_prefix_len') THEN
 		PERFORM ots.raise('OTSParameterInvalid', format('Invalid hash prefix length: %s.', coalesce(hash_prefix_length::text, 'NULL')),
-						  'hash_prefix_length is 0 (no prefix) or a number of hex digits from 1 to 8.');
+						  format('hash_prefix_length is 0 (no prefix) or a number of hex digits from 1 to %s.',
+								 ots.limit('max_hash_prefix_len')));
 	END IF;
 	key_space := CASE WHEN hash_prefix_length > 0 THEN 16::bigint ^ hash_prefix_length END;
-	IF partitions IS NULL OR partitions < 1 OR partitions > 1024
+	IF partitions IS NULL OR partitions < 1 OR partitions > ots.limit('max_partitions')
 	   OR (key_space IS NOT NULL AND partitions > key_space) THEN
 		PERFORM ots.raise('OTSParameterInvalid', format('Invalid number of partitions: %s.', coalesce(partitions::text, 'NULL')),
-						  'partitions is from 1 to 1024, and at most 16^hash_prefix_length.');
+						  format('partitions is from 1 to %s, and at most 16^hash_prefix_length.',
+								 ots.limit('max_partitions')));
 	END IF;
 
 	IF EXISTS (SELECT 1 FROM ots.tables t
