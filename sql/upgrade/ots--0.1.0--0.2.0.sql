@@ -910,3 +910,12 @@ END
 $$;
 COMMENT ON FUNCTION ots.create_table_view(name, name, text[]) IS
 	'creates the view of a new ots table (internal)';
+
+-- issue 20 item 7: a purge batch rewrites a row with ots.purge_row, whose
+-- "$oldest_ts" the cells builder reports, instead of decoding the row again
+-- (ots.purge_oldest_ts)
+CREATE FUNCTION ots.purge_row(cells ots.cells, time_to_live bigint, max_versions integer, now_ms bigint,
+							  OUT purged ots.cells, OUT oldest_ts bigint)
+	AS 'MODULE_PATHNAME', 'ots_purge_row' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.purge_row(ots.cells, bigint, integer, bigint) IS
+	'what the purge stores for a row: ots.purge_cells''s result and its "$oldest_ts", as the cells builder reports it (NULLs when the row no longer exists)';

@@ -13,7 +13,7 @@
 --    pending bound in trimmed_max_versions.
 -- Each batch is one statement per leaf (ots.purge_batch, src/purge.c) that
 -- deletes rows no longer existing by the row rule and rewrites the others
--- with ots.purge_cells, reaching its candidates by TID.  It runs as the
+-- with ots.purge_row, reaching its candidates by TID.  It runs as the
 -- table's owner in a security-restricted operation, whoever purges (a
 -- superuser's CALL, a pg_cron job): code on the table never runs with more
 -- rights than its owner's.  Its WHERE and SET read the row being changed, and
@@ -46,6 +46,12 @@ CREATE FUNCTION ots.purge_cells(cells ots.cells, time_to_live bigint, max_versio
 	AS 'MODULE_PATHNAME', 'ots_purge_cells' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION ots.purge_cells(ots.cells, bigint, integer, bigint) IS
 	'the cells reads see under these options at now_ms (row marker kept), or NULL when the row no longer exists';
+
+CREATE FUNCTION ots.purge_row(cells ots.cells, time_to_live bigint, max_versions integer, now_ms bigint,
+							  OUT purged ots.cells, OUT oldest_ts bigint)
+	AS 'MODULE_PATHNAME', 'ots_purge_row' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.purge_row(ots.cells, bigint, integer, bigint) IS
+	'what the purge stores for a row: ots.purge_cells''s result and its "$oldest_ts", as the cells builder reports it (NULLs when the row no longer exists)';
 
 CREATE FUNCTION ots.purge_oldest_ts(cells ots.cells, time_to_live bigint, max_versions integer,
 									now_ms bigint) RETURNS bigint
