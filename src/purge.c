@@ -174,8 +174,12 @@ purge_keep(const ReadSelect *sel, struct varlena *cells, int64 *oldest)
 	cells_reader_init(&r, cells);
 	if (!select_row_exists(sel, &r))
 		return NULL;
-	if (!purge_scan(sel, &r, oldest))
+	/* a row the purge rewrites, the common case, is walked up to its first removal only */
+	if (!purge_scan(sel, &r, NULL))
+	{
+		(void) purge_scan(sel, &r, oldest);
 		return cells;
+	}
 
 	b = cells_builder_create(r.row_ts);
 	for (uint32 i = 0; i < r.ncols; i++)
