@@ -30,7 +30,7 @@
 #include "catalog.h"
 #include "codec.h"
 #include "errors.h"
-#include "limits.h"
+#include "ots_limits.h"
 #include "stats.h"
 #include "subxact.h"
 #include "rowstore.h"

@@ -22,7 +22,7 @@
 #include "access/htup.h"
 #include "access/tupdesc.h"
 
-#include "limits.h"
+#include "ots_limits.h"
 #include "value.h"
 
 /* the layout's names (above): a table's storage and sequence are its name plus these */

@@ -21,7 +21,7 @@
 #include "utils/memutils.h"
 
 #include "cells.h"
-#include "limits.h"
+#include "ots_limits.h"
 
 /* fixed part of a payload: version byte, row_ts, ncols */
 #define CELLS_HEADER_SIZE	(1 + sizeof(int64) + sizeof(uint32))
@@ -473,6 +473,7 @@ struct CellsBuilder
 	int32	   *slots;			/* open-addressing index into entries, -1 =
 								 * empty; nslots is a power of two */
 	uint32		nslots;
+	int64		oldest_ts;		/* of the value last finished */
 };
 
 #define CELLS_BUILDER_INITIAL_ENTRIES	16
@@ -534,6 +535,7 @@ cells_builder_create(int64 row_ts)
 		elog(ERROR, "ots.cells row timestamp " INT64_FORMAT " is out of range", row_ts);
 	b->cxt = CurrentMemoryContext;
 	b->row_ts = row_ts;
+	b->oldest_ts = row_ts;
 	b->maxentries = CELLS_BUILDER_INITIAL_ENTRIES;
 	b->entries = (CellsEntry *) palloc(b->maxentries * sizeof(CellsEntry));
 	cells_builder_rehash(b, CELLS_BUILDER_INITIAL_ENTRIES * 2);
@@ -610,67 +612,113 @@ cells_entry_cmp(const void *pa, const void *pb)
 }
 
 /*
- * cells_builder_finish encodes the cells added so far, keeping only the
- * newest max_versions of each column when max_versions > 0, as a palloc'd
- * varlena with a 4-byte header.  The builder is left unchanged and may be
- * added to or finished again.
+ * cells_ts_delta is the varint a cell's timestamp is stored as: the first
+ * cell of a column relative to the row marker (zigzag, it may be newer),
+ * every later one relative to the cell before it.
  */
-struct varlena *
-cells_builder_finish(CellsBuilder *b, int32 max_versions)
+static inline uint64
+cells_ts_delta(int64 prev_ts, int64 ts, bool first)
+{
+	if (first)
+		return cells_zigzag_encode(prev_ts - ts);
+	return (uint64) (prev_ts - ts);
+}
+
+/*
+ * cells_builder_sorted lists the builder's entries by column name, newest
+ * first, in a palloc'd array.
+ */
+static CellsEntry **
+cells_builder_sorted(const CellsBuilder *b)
 {
 	CellsEntry **sorted;
-	uint32		n = b->nentries;
-	uint32		i;
-	uint32		ncols = 0;
-	uint64		blocks_size = 0;
-	uint64		total;
+
+	sorted = (CellsEntry **) palloc((Size) Max(b->nentries, 1) * sizeof(CellsEntry *));
+	for (uint32 i = 0; i < b->nentries; i++)
+		sorted[i] = &b->entries[i];
+	if (b->nentries > 1)
+		qsort(sorted, b->nentries, sizeof(CellsEntry *), cells_entry_cmp);
+	return sorted;
+}
+
+/*
+ * cells_column_run finds the column that starts at sorted[i]: it returns
+ * the index after its last entry and sets *kept to how many of its cells
+ * the value stores (the newest max_versions when max_versions > 0).
+ */
+static uint32
+cells_column_run(CellsEntry **sorted, uint32 n, uint32 i, int32 max_versions,
+				 uint32 *kept)
+{
+	uint32		j = i + 1;
+
+	while (j < n && cells_name_cmp(sorted[j]->name, sorted[j]->namelen,
+								   sorted[i]->name, sorted[i]->namelen) == 0)
+		j++;
+	*kept = j - i;
+	if (max_versions > 0 && *kept > (uint32) max_versions)
+		*kept = (uint32) max_versions;
+	return j;
+}
+
+/*
+ * cells_block_size is the encoded size of the column block holding the
+ * kept cells run[0..kept) of one column.
+ */
+static uint64
+cells_block_size(int64 row_ts, CellsEntry *const *run, uint32 kept)
+{
+	uint64		size = cells_varint_len(run[0]->namelen) + run[0]->namelen +
+		cells_varint_len(kept);
+	int64		prev_ts = row_ts;
+
+	for (uint32 k = 0; k < kept; k++)
+	{
+		size += cells_varint_len(cells_ts_delta(prev_ts, run[k]->ts, k == 0));
+		size += cells_value_encoded_len(&run[k]->value);
+		prev_ts = run[k]->ts;
+	}
+	return size;
+}
+
+/*
+ * cells_put_block writes the column block of run[0..kept) at p, exactly
+ * cells_block_size bytes, and returns its size.
+ */
+static uint32
+cells_put_block(uint8 *p, int64 row_ts, CellsEntry *const *run, uint32 kept)
+{
+	uint8	   *start = p;
+	int64		prev_ts = row_ts;
+
+	p += cells_put_varint(p, run[0]->namelen);
+	memcpy(p, run[0]->name, run[0]->namelen);
+	p += run[0]->namelen;
+	p += cells_put_varint(p, kept);
+	for (uint32 k = 0; k < kept; k++)
+	{
+		p += cells_put_varint(p, cells_ts_delta(prev_ts, run[k]->ts, k == 0));
+		p += cells_put_value(p, &run[k]->value);
+		prev_ts = run[k]->ts;
+	}
+	return (uint32) (p - start);
+}
+
+/*
+ * cells_value_alloc allocates a value of ncols columns whose blocks take
+ * blocks_size bytes, with its header written; *offsets and *blocks point
+ * at its directory and first block.  A value larger than a palloc can hold
+ * is an error.
+ */
+static struct varlena *
+cells_value_alloc(int64 row_ts, uint32 ncols, uint64 blocks_size,
+				  uint8 **offsets, uint8 **blocks)
+{
+	uint64		total = VARHDRSZ + CELLS_HEADER_SIZE +
+		(uint64) ncols * CELLS_OFFSET_SIZE + blocks_size;
 	struct varlena *result;
 	uint8	   *out;
-	uint8	   *offsets;
-	uint8	   *blocks;
-	uint8	   *p;
 
-	sorted = (CellsEntry **) palloc((Size) Max(n, 1) * sizeof(CellsEntry *));
-	for (i = 0; i < n; i++)
-		sorted[i] = &b->entries[i];
-	if (n > 1)
-		qsort(sorted, n, sizeof(CellsEntry *), cells_entry_cmp);
-
-	/* pass 1: count columns and measure the blocks */
-	for (i = 0; i < n;)
-	{
-		uint32		j = i + 1;
-		uint32		kept;
-		uint32		k;
-		int64		prev_ts;
-
-		while (j < n && cells_name_cmp(sorted[j]->name, sorted[j]->namelen,
-									   sorted[i]->name, sorted[i]->namelen) == 0)
-			j++;
-		kept = j - i;
-		if (max_versions > 0 && kept > (uint32) max_versions)
-			kept = (uint32) max_versions;
-
-		blocks_size += cells_varint_len(sorted[i]->namelen) + sorted[i]->namelen +
-			cells_varint_len(kept);
-		prev_ts = b->row_ts;
-		for (k = i; k < i + kept; k++)
-		{
-			const CellsEntry *e = sorted[k];
-
-			if (k == i)
-				blocks_size += cells_varint_len(cells_zigzag_encode(prev_ts - e->ts));
-			else
-				blocks_size += cells_varint_len((uint64) (prev_ts - e->ts));
-			blocks_size += cells_value_encoded_len(&e->value);
-			prev_ts = e->ts;
-		}
-		ncols++;
-		i = j;
-	}
-
-	total = VARHDRSZ + CELLS_HEADER_SIZE + (uint64) ncols * CELLS_OFFSET_SIZE +
-		blocks_size;
 	if (total > MaxAllocSize)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -682,52 +730,71 @@ cells_builder_finish(CellsBuilder *b, int32 max_versions)
 	SET_VARSIZE(result, (Size) total);
 	out = (uint8 *) VARDATA(result);
 	out[0] = CELLS_FORMAT_VERSION;
-	cells_put_u64(out + 1, (uint64) b->row_ts);
+	cells_put_u64(out + 1, (uint64) row_ts);
 	cells_put_u32(out + 1 + sizeof(int64), ncols);
-	offsets = out + CELLS_HEADER_SIZE;
-	blocks = offsets + (Size) ncols * CELLS_OFFSET_SIZE;
+	*offsets = out + CELLS_HEADER_SIZE;
+	*blocks = *offsets + (Size) ncols * CELLS_OFFSET_SIZE;
+	return result;
+}
+
+/*
+ * cells_builder_finish encodes the cells added so far, keeping only the
+ * newest max_versions of each column when max_versions > 0, as a palloc'd
+ * varlena with a 4-byte header, and records the value's "$oldest_ts" for
+ * cells_builder_oldest_ts.  The builder is otherwise left unchanged and may
+ * be added to or finished again.
+ */
+struct varlena *
+cells_builder_finish(CellsBuilder *b, int32 max_versions)
+{
+	CellsEntry **sorted = cells_builder_sorted(b);
+	uint32		n = b->nentries;
+	uint32		ncols = 0;
+	uint64		blocks_size = 0;
+	int64		oldest = b->row_ts;
+	uint32		kept;
+	struct varlena *result;
+	uint8	   *offsets;
+	uint8	   *blocks;
+	uint8	   *p;
+
+	/* pass 1: count the columns, measure their blocks, find the oldest kept cell */
+	for (uint32 i = 0, end; i < n; i = end)
+	{
+		end = cells_column_run(sorted, n, i, max_versions, &kept);
+		blocks_size += cells_block_size(b->row_ts, sorted + i, kept);
+		if (ncols == 0 || sorted[i + kept - 1]->ts < oldest)
+			oldest = sorted[i + kept - 1]->ts;
+		ncols++;
+	}
+	result = cells_value_alloc(b->row_ts, ncols, blocks_size, &offsets, &blocks);
 
 	/* pass 2: write the directory and the blocks */
 	p = blocks;
 	ncols = 0;
-	for (i = 0; i < n;)
+	for (uint32 i = 0, end; i < n; i = end)
 	{
-		uint32		j = i + 1;
-		uint32		kept;
-		uint32		k;
-		int64		prev_ts;
-
-		while (j < n && cells_name_cmp(sorted[j]->name, sorted[j]->namelen,
-									   sorted[i]->name, sorted[i]->namelen) == 0)
-			j++;
-		kept = j - i;
-		if (max_versions > 0 && kept > (uint32) max_versions)
-			kept = (uint32) max_versions;
-
+		end = cells_column_run(sorted, n, i, max_versions, &kept);
 		cells_put_u32(offsets + (Size) ncols * CELLS_OFFSET_SIZE, (uint32) (p - blocks));
-		p += cells_put_varint(p, sorted[i]->namelen);
-		memcpy(p, sorted[i]->name, sorted[i]->namelen);
-		p += sorted[i]->namelen;
-		p += cells_put_varint(p, kept);
-		prev_ts = b->row_ts;
-		for (k = i; k < i + kept; k++)
-		{
-			const CellsEntry *e = sorted[k];
-
-			if (k == i)
-				p += cells_put_varint(p, cells_zigzag_encode(prev_ts - e->ts));
-			else
-				p += cells_put_varint(p, (uint64) (prev_ts - e->ts));
-			p += cells_put_value(p, &e->value);
-			prev_ts = e->ts;
-		}
+		p += cells_put_block(p, b->row_ts, sorted + i, kept);
 		ncols++;
-		i = j;
 	}
-	Assert((uint64) (p - (uint8 *) result) == total);
+	Assert((Size) (p - (uint8 *) result) == VARSIZE(result));
 
 	pfree(sorted);
+	b->oldest_ts = oldest;
 	return result;
+}
+
+/*
+ * cells_builder_oldest_ts is "$oldest_ts" of the value the last
+ * cells_builder_finish returned: its oldest cell's timestamp, or its row
+ * marker when it has no cells.
+ */
+int64
+cells_builder_oldest_ts(const CellsBuilder *b)
+{
+	return b->oldest_ts;
 }
 
 /* ---------------------------------------------------------------------
@@ -797,6 +864,108 @@ cells_validate_value(const uint8 **p, const uint8 *end, uint32 col, uint32 cell)
 }
 
 /*
+ * cells_validate_header checks the fixed header of an untrusted payload and
+ * returns its row marker and column count; the count is bounded by what
+ * the payload's length could hold.
+ */
+static void
+cells_validate_header(const uint8 *data, uint32 len, int64 *row_ts, uint32 *ncols)
+{
+	if (len < CELLS_HEADER_SIZE)
+		cells_invalid("The value is %u bytes long, shorter than its %d-byte header.",
+					  len, (int) CELLS_HEADER_SIZE);
+	if (data[0] != CELLS_FORMAT_VERSION)
+		cells_invalid("Format version %u is not supported.", (unsigned int) data[0]);
+	*row_ts = (int64) cells_get_u64(data + 1);
+	if (*row_ts < 0 || *row_ts >= OTS_MAX_TIMESTAMP)
+		cells_invalid("The row timestamp " INT64_FORMAT " is out of range.", *row_ts);
+	*ncols = cells_get_u32(data + 1 + sizeof(int64));
+	if ((uint64) *ncols * (CELLS_OFFSET_SIZE + CELLS_MIN_BLOCK_SIZE) >
+		len - CELLS_HEADER_SIZE)
+		cells_invalid("The column count %u does not fit in the value's length.", *ncols);
+}
+
+/*
+ * cells_validate_name checks the name of column i at *p (length, bytes,
+ * characters, strictly after the previous column's name *prev) and
+ * advances *p past it; *prev becomes this name.
+ */
+static void
+cells_validate_name(const uint8 **p, const uint8 *end, uint32 i,
+					const uint8 **prev, uint32 *prevlen)
+{
+	uint64		namelen = cells_get_varint_checked(p, end, "column name length");
+	const uint8 *name = *p;
+
+	if (namelen < 1 || namelen > OTS_MAX_NAME_LEN)
+		cells_invalid("Column %u has a name of length " UINT64_FORMAT ", not 1 to %d.",
+					  i, namelen, OTS_MAX_NAME_LEN);
+	if (namelen > (uint64) (end - name))
+		cells_invalid("The name of column %u is truncated.", i);
+	if (name[0] >= '0' && name[0] <= '9')
+		cells_invalid("The name of column %u starts with a digit.", i);
+	for (uint32 k = 0; k < namelen; k++)
+	{
+		uint8		c = name[k];
+
+		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+			  (c >= '0' && c <= '9') || c == '_'))
+			cells_invalid("The name of column %u contains a character other than A-Z, a-z, 0-9 or _.",
+						  i);
+	}
+	if (*prev != NULL &&
+		cells_name_cmp((const char *) *prev, *prevlen,
+					   (const char *) name, (uint32) namelen) >= 0)
+		cells_invalid("Column %u is not in strictly ascending name order.", i);
+	*prev = name;
+	*prevlen = (uint32) namelen;
+	*p = name + namelen;
+}
+
+/*
+ * cells_validate_cells checks the cell count and the cells of column i at
+ * *p (timestamps in range and strictly descending, the first stored
+ * relative to the row marker; each value) and advances *p past them.
+ */
+static void
+cells_validate_cells(const uint8 **p, const uint8 *end, uint32 i, int64 row_ts)
+{
+	uint64		ncells = cells_get_varint_checked(p, end, "cell count");
+	int64		prev_ts = row_ts;
+
+	if (ncells < 1)
+		cells_invalid("Column %u has no cells.", i);
+	if (ncells > PG_UINT32_MAX)
+		cells_invalid("Column %u has too many cells.", i);
+
+	/* each cell consumes at least one byte, so this loop is bounded by len */
+	for (uint64 cell = 0; cell < ncells; cell++)
+	{
+		uint64		delta = cells_get_varint_checked(p, end, "cell timestamp delta");
+		int64		ts;
+
+		if (cell == 0)
+		{
+			if (pg_sub_s64_overflow(row_ts, cells_zigzag_decode(delta), &ts) ||
+				ts < 0 || ts >= OTS_MAX_TIMESTAMP)
+				cells_invalid("Cell 0 of column %u has a timestamp out of range.", i);
+		}
+		else
+		{
+			if (delta < 1)
+				cells_invalid("Cell %u of column %u does not have a timestamp older than the previous cell.",
+							  (uint32) cell, i);
+			if (delta > (uint64) prev_ts)
+				cells_invalid("Cell %u of column %u has a timestamp out of range.",
+							  (uint32) cell, i);
+			ts = prev_ts - (int64) delta;
+		}
+		prev_ts = ts;
+		cells_validate_value(p, end, i, (uint32) cell);
+	}
+}
+
+/*
  * cells_validate checks an untrusted payload (version byte onward) against
  * every rule of the format and raises ERRCODE_INVALID_BINARY_REPRESENTATION
  * naming the first defect.  It reads only inside data[0..len) and allocates
@@ -813,34 +982,15 @@ cells_validate(const uint8 *data, uint32 len)
 	uint32		ncols;
 	const uint8 *prev_name = NULL;
 	uint32		prev_namelen = 0;
-	uint32		i;
 
-	if (len < CELLS_HEADER_SIZE)
-		cells_invalid("The value is %u bytes long, shorter than its %d-byte header.",
-					  len, (int) CELLS_HEADER_SIZE);
-	if (data[0] != CELLS_FORMAT_VERSION)
-		cells_invalid("Format version %u is not supported.", (unsigned int) data[0]);
-	row_ts = (int64) cells_get_u64(data + 1);
-	if (row_ts < 0 || row_ts >= OTS_MAX_TIMESTAMP)
-		cells_invalid("The row timestamp " INT64_FORMAT " is out of range.", row_ts);
-	ncols = cells_get_u32(data + 1 + sizeof(int64));
-	if ((uint64) ncols * (CELLS_OFFSET_SIZE + CELLS_MIN_BLOCK_SIZE) >
-		len - CELLS_HEADER_SIZE)
-		cells_invalid("The column count %u does not fit in the value's length.", ncols);
-
+	cells_validate_header(data, len, &row_ts, &ncols);
 	offsets = data + CELLS_HEADER_SIZE;
 	blocks = offsets + (Size) ncols * CELLS_OFFSET_SIZE;
 	p = blocks;
 
-	for (i = 0; i < ncols; i++)
+	for (uint32 i = 0; i < ncols; i++)
 	{
 		uint32		off = cells_get_u32(offsets + (Size) i * CELLS_OFFSET_SIZE);
-		uint64		namelen;
-		uint64		ncells;
-		const uint8 *name;
-		uint32		k;
-		uint64		cell;
-		int64		prev_ts = row_ts;
 
 		/* the directory must point exactly at each block, in order */
 		if (i == 0 && off != 0)
@@ -851,63 +1001,8 @@ cells_validate(const uint8 *data, uint32 len)
 			cells_invalid("The offset of column %u does not point at the end of the previous column block.",
 						  i);
 
-		namelen = cells_get_varint_checked(&p, end, "column name length");
-		if (namelen < 1 || namelen > OTS_MAX_NAME_LEN)
-			cells_invalid("Column %u has a name of length " UINT64_FORMAT ", not 1 to %d.",
-						  i, namelen, OTS_MAX_NAME_LEN);
-		if (namelen > (uint64) (end - p))
-			cells_invalid("The name of column %u is truncated.", i);
-		name = p;
-		if (name[0] >= '0' && name[0] <= '9')
-			cells_invalid("The name of column %u starts with a digit.", i);
-		for (k = 0; k < namelen; k++)
-		{
-			uint8		c = name[k];
-
-			if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-				  (c >= '0' && c <= '9') || c == '_'))
-				cells_invalid("The name of column %u contains a character other than A-Z, a-z, 0-9 or _.",
-							  i);
-		}
-		if (prev_name != NULL &&
-			cells_name_cmp((const char *) prev_name, prev_namelen,
-						   (const char *) name, (uint32) namelen) >= 0)
-			cells_invalid("Column %u is not in strictly ascending name order.", i);
-		prev_name = name;
-		prev_namelen = (uint32) namelen;
-		p += namelen;
-
-		ncells = cells_get_varint_checked(&p, end, "cell count");
-		if (ncells < 1)
-			cells_invalid("Column %u has no cells.", i);
-		if (ncells > PG_UINT32_MAX)
-			cells_invalid("Column %u has too many cells.", i);
-
-		/* each cell consumes at least one byte, so this loop is bounded by len */
-		for (cell = 0; cell < ncells; cell++)
-		{
-			uint64		delta = cells_get_varint_checked(&p, end, "cell timestamp delta");
-			int64		ts;
-
-			if (cell == 0)
-			{
-				if (pg_sub_s64_overflow(row_ts, cells_zigzag_decode(delta), &ts) ||
-					ts < 0 || ts >= OTS_MAX_TIMESTAMP)
-					cells_invalid("Cell 0 of column %u has a timestamp out of range.", i);
-			}
-			else
-			{
-				if (delta < 1)
-					cells_invalid("Cell %u of column %u does not have a timestamp older than the previous cell.",
-								  (uint32) cell, i);
-				if (delta > (uint64) prev_ts)
-					cells_invalid("Cell %u of column %u has a timestamp out of range.",
-								  (uint32) cell, i);
-				ts = prev_ts - (int64) delta;
-			}
-			prev_ts = ts;
-			cells_validate_value(&p, end, i, (uint32) cell);
-		}
+		cells_validate_name(&p, end, i, &prev_name, &prev_namelen);
+		cells_validate_cells(&p, end, i, row_ts);
 	}
 
 	if (p != end)

@@ -119,6 +119,12 @@ extern uint32 cells_builder_ncells(const CellsBuilder *b);
 extern struct varlena *cells_builder_finish(CellsBuilder *b, int32 max_versions);
 
 /*
+ * cells_builder_oldest_ts is "$oldest_ts" of the value the last finish
+ * returned: its oldest cell's timestamp, or its row marker without cells.
+ */
+extern int64 cells_builder_oldest_ts(const CellsBuilder *b);
+
+/*
  * cells_validate checks a payload (version byte onward) against every rule
  * above and raises ERRCODE_INVALID_BINARY_REPRESENTATION naming the first
  * defect.  Used by binary receive and text input; never crashes on any

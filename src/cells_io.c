@@ -18,7 +18,6 @@
 #include "cells.h"
 #include "codec.h"
 #include "errors.h"
-#include "read_select.h"
 
 PG_FUNCTION_INFO_V1(ots_cells_in);
 PG_FUNCTION_INFO_V1(ots_cells_out);
@@ -73,32 +72,9 @@ ots_cells_out(PG_FUNCTION_ARGS)
 {
 	struct varlena *v = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
 	CellsReader r;
-	ReadSelect	all;
-	JsonbParseState *state = NULL;
-	JsonbValue	attrs;
-	JsonbValue *res;
-	uint32		size = 0;
-	int			ncols;
-	Jsonb	   *cells;
 
 	cells_reader_init(&r, v);
-	memset(&all, 0, sizeof(all));
-	all.time_to_live = -1;
-	all.table_max_versions = PG_INT32_MAX;
-	all.max_versions = PG_INT32_MAX;
-	all.with_ts = true;
-	cells = select_render_attributes(&all, &r, &size, &ncols);
-
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	codec_push_key(&state, "row_ts", 6);
-	codec_push_int(&state, r.row_ts, WJB_VALUE);
-	codec_push_key(&state, "cells", 5);
-	attrs.type = jbvBinary;
-	attrs.val.binary.data = &cells->root;
-	attrs.val.binary.len = VARSIZE(cells) - VARHDRSZ;
-	pushJsonbValue(&state, WJB_VALUE, &attrs);
-	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
-	PG_RETURN_CSTRING(JsonbToCString(NULL, &JsonbValueToJsonb(res)->root, VARSIZE(v)));
+	PG_RETURN_CSTRING(JsonbToCString(NULL, &codec_stored_row_to_jsonb(&r)->root, VARSIZE(v)));
 }
 
 /*

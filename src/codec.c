@@ -18,7 +18,7 @@
 
 #include "codec.h"
 #include "errors.h"
-#include "limits.h"
+#include "ots_limits.h"
 
 static JsonbValue *codec_container_single_key(const JsonbValue *jv, const char **key,
 											  int *keylen, JsonbValue *val);
@@ -874,6 +874,53 @@ codec_push_value(JsonbParseState **state, const OtsValue *v, JsonbIteratorToken 
 				return;
 			}
 	}
+}
+
+/* codec_push_cell appends one cell as {"ts": ts, "value": v}, an array element */
+void
+codec_push_cell(JsonbParseState **state, int64 ts, const OtsValue *v)
+{
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	codec_push_key(state, "ts", 2);
+	codec_push_int(state, ts, WJB_VALUE);
+	codec_push_key(state, "value", 5);
+	codec_push_value(state, v, WJB_VALUE);
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
+/*
+ * codec_stored_row_to_jsonb renders a stored row whole, expired and
+ * over-max cells too, as {"row_ts": <ms>, "cells": {"<column>": [cell,
+ * ...]}} with each column's cells newest first: the text form of ots.cells,
+ * which codec_parse_stored_attributes reads back.
+ */
+Jsonb *
+codec_stored_row_to_jsonb(const CellsReader *r)
+{
+	JsonbParseState *state = NULL;
+	JsonbValue *res;
+
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	codec_push_key(&state, "row_ts", 6);
+	codec_push_int(&state, r->row_ts, WJB_VALUE);
+	codec_push_key(&state, "cells", 5);
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	for (uint32 i = 0; i < r->ncols; i++)
+	{
+		CellsColumn col;
+		int64		ts;
+		OtsValue	v;
+
+		cells_column_at(r, i, &col);
+		codec_push_key(&state, col.name, col.namelen);
+		pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+		while (cells_column_next(&col, &ts, &v))
+			codec_push_cell(&state, ts, &v);
+		pushJsonbValue(&state, WJB_END_ARRAY, NULL);
+	}
+	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	return JsonbValueToJsonb(res);
 }
 
 Jsonb *

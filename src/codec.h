@@ -23,6 +23,7 @@
 #include "utils/numeric.h"
 
 #include "catalog.h"
+#include "cells.h"
 #include "value.h"
 
 /* one attribute cell of a write request */
@@ -140,9 +141,18 @@ extern Jsonb *codec_flat_object(CodecPair *pairs, int n);
 extern void codec_push_value(JsonbParseState **state, const OtsValue *v,
 							 JsonbIteratorToken token);
 
-/* codec_push_string / codec_push_key append a string value / key */
+/* codec_push_key appends a key; codec_push_int an int64 as a number */
 extern void codec_push_key(JsonbParseState **state, const char *s, uint32 len);
 extern void codec_push_int(JsonbParseState **state, int64 v, JsonbIteratorToken token);
+
+/* codec_push_cell appends one cell as {"ts": ts, "value": v} */
+extern void codec_push_cell(JsonbParseState **state, int64 ts, const OtsValue *v);
+
+/*
+ * codec_stored_row_to_jsonb renders every cell of a stored row with the row
+ * marker: ots.cells's text form, {"row_ts": <ms>, "cells": {...}}
+ */
+extern Jsonb *codec_stored_row_to_jsonb(const CellsReader *r);
 
 /* codec_pk_to_jsonb renders a complete primary key */
 extern Jsonb *codec_pk_to_jsonb(const OtsTable *t, const PkInput *pk);
@@ -150,7 +160,7 @@ extern Jsonb *codec_pk_to_jsonb(const OtsTable *t, const PkInput *pk);
 /* codec_jsonb_get finds key in a jsonb object; false if absent or not an object */
 extern bool codec_jsonb_get(Jsonb *obj, const char *key, JsonbValue *out);
 
-/* codec_value_type_of: the OTS type name a JsonbValue would parse as (for errors) */
+/* codec_vt_name_of: the OTS type name a JsonbValue would parse as (for errors) */
 extern const char *codec_vt_name_of(const JsonbValue *jv);
 
 #endif							/* OTS_CODEC_H */

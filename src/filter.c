@@ -21,13 +21,12 @@
 
 #include <errno.h>
 
-#include "nodes/pg_list.h"
 #include "utils/builtins.h"
 #include "utils/numeric.h"
 
 #include "errors.h"
 #include "filter.h"
-#include "limits.h"
+#include "ots_limits.h"
 #include "value.h"
 
 typedef enum FilterKind
@@ -149,7 +148,6 @@ static bool filter_eval_single(const Filter *f, const OtsTable *t, const PkInput
 							   const CellsReader *r, const ReadSelect *sel);
 static bool filter_eval_node(const Filter *f, const OtsTable *t, const PkInput *pk,
 							 const CellsReader *r, const ReadSelect *sel);
-static List *filter_collect_columns(const Filter *f, List *names);
 
 /*
  * filter_shape_error raises OTSParameterInvalid for a filter that has no
@@ -598,37 +596,4 @@ filter_pagination(const Filter *f, int32 *offset, int32 *limit)
 	*offset = f->offset;
 	*limit = f->limit;
 	return true;
-}
-
-/* filter_collect_columns appends f's leaf column names not yet in names */
-static List *
-filter_collect_columns(const Filter *f, List *names)
-{
-	ListCell   *lc;
-
-	if (f->kind == FILTER_SINGLE)
-	{
-		foreach(lc, names)
-		{
-			if (strcmp((const char *) lfirst(lc), f->column) == 0)
-				return names;
-		}
-		return lappend(names, f->column);
-	}
-	for (int i = 0; i < f->nchildren; i++)
-		names = filter_collect_columns(f->children[i], names);
-	return names;
-}
-
-/*
- * filter_columns lists the distinct column names the filter's leaves read,
- * in filter order.  The strings belong to the filter tree; the List is
- * allocated in CurrentMemoryContext.  NIL for no filter or pagination.
- */
-List *
-filter_columns(const Filter *f)
-{
-	if (f == NULL)
-		return NIL;
-	return filter_collect_columns(f, NIL);
 }

@@ -24,7 +24,6 @@
 #define OTS_FILTER_H
 
 #include "postgres.h"
-#include "nodes/pg_list.h"
 #include "utils/jsonb.h"
 
 #include "catalog.h"
@@ -58,8 +57,5 @@ extern bool filter_eval(const Filter *f, const OtsTable *t, const PkInput *pk,
  * column-pagination filter.
  */
 extern bool filter_pagination(const Filter *f, int32 *offset, int32 *limit);
-
-/* filter_columns lists the distinct column names the filter reads (for capacity) */
-extern List *filter_columns(const Filter *f);
 
 #endif							/* OTS_FILTER_H */

@@ -2,8 +2,7 @@
  * src/purge.c
  *	  The C half of ots.purge: which cells and rows the purge removes (per
  *	  row), the batch statement that removes them from one leaf as the
- *	  table's owner, the purge lock, and the event trigger that removes
- *	  ots's pg_cron jobs when the extension is dropped.
+ *	  table's owner, and the purge lock.
  *
  * Purge keeps exactly the cells a read sees: the decisions are made by
  * read_select's select_row_exists and select_visible_* with the options
@@ -27,13 +26,11 @@
 #include "catalog/partition.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
-#include "commands/event_trigger.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
-#include "nodes/parsenodes.h"
 #include "storage/itemptr.h"
 #include "storage/lock.h"
 #include "utils/acl.h"
@@ -44,12 +41,10 @@
 #include "asrole.h"
 #include "catalog.h"
 #include "cells.h"
+#include "ots_limits.h"
 #include "purge.h"
 #include "read_select.h"
 #include "storage_write.h"
-
-/* TTL is at most INT32_MAX seconds (see ots.check_table_options) */
-#define PURGE_MAX_TIME_TO_LIVE PG_INT32_MAX
 
 /*
  * The purge lock of a table is an advisory lock on (database, 'ots',
@@ -66,11 +61,11 @@
 
 static void purge_select_init(ReadSelect *sel, int64 time_to_live, int32 max_versions,
 							  int64 now_ms);
-static uint32 purge_column_visible(const ReadSelect *sel, const CellsColumn *col);
-static bool purge_removes_cells(const ReadSelect *sel, const CellsReader *r);
-static int64 purge_oldest_kept(const ReadSelect *sel, const CellsReader *r);
+static bool purge_scan(const ReadSelect *sel, const CellsReader *r, int64 *oldest);
+static struct varlena *purge_keep(const ReadSelect *sel, struct varlena *cells, int64 *oldest);
 
 PG_FUNCTION_INFO_V1(ots_purge_cells);
+PG_FUNCTION_INFO_V1(ots_purge_row);
 PG_FUNCTION_INFO_V1(ots_purge_oldest_ts);
 PG_FUNCTION_INFO_V1(ots_cells_oldest_ts);
 PG_FUNCTION_INFO_V1(ots_cells_row_exists);
@@ -79,7 +74,6 @@ PG_FUNCTION_INFO_V1(ots_cells_count);
 PG_FUNCTION_INFO_V1(ots_purge_batch);
 PG_FUNCTION_INFO_V1(ots_purge_lock);
 PG_FUNCTION_INFO_V1(ots_purge_unlock);
-PG_FUNCTION_INFO_V1(ots_drop_extension_trigger);
 
 /*
  * purge_select_init sets up the visibility rules of a table with these
@@ -90,11 +84,11 @@ purge_select_init(ReadSelect *sel, int64 time_to_live, int32 max_versions, int64
 {
 	OtsTable	t;
 
-	if (time_to_live != -1 && (time_to_live < 1 || time_to_live > PURGE_MAX_TIME_TO_LIVE))
+	if (time_to_live != -1 && (time_to_live < 1 || time_to_live > OTS_MAX_TIME_TO_LIVE))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("time_to_live must be -1 or between 1 and %d, not " INT64_FORMAT,
-						PURGE_MAX_TIME_TO_LIVE, time_to_live)));
+						OTS_MAX_TIME_TO_LIVE, time_to_live)));
 	if (max_versions < 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -109,44 +103,17 @@ purge_select_init(ReadSelect *sel, int64 time_to_live, int32 max_versions, int64
 	select_init(sel, &t, now_ms);
 }
 
-/* purge_column_visible counts the column's cells a read sees */
-static uint32
-purge_column_visible(const ReadSelect *sel, const CellsColumn *col)
-{
-	SelectedCells sc;
-	int64		ts;
-	OtsValue	v;
-	uint32		n = 0;
-
-	select_visible_begin(&sc, sel, col);
-	while (select_column_next(&sc, &ts, &v))
-		n++;
-	return n;
-}
-
-/* purge_removes_cells: does the row hold a cell reads do not see? */
-static bool
-purge_removes_cells(const ReadSelect *sel, const CellsReader *r)
-{
-	for (uint32 i = 0; i < r->ncols; i++)
-	{
-		CellsColumn col;
-
-		cells_column_at(r, i, &col);
-		if (purge_column_visible(sel, &col) < col.ncells)
-			return true;
-	}
-	return false;
-}
-
 /*
- * purge_oldest_kept is the oldest timestamp among the cells reads see, or
- * the row marker when they see none.
+ * purge_scan walks the cells reads see and tells whether the row holds a
+ * cell they do not see.  With oldest, it also sets *oldest to the oldest
+ * timestamp among the cells they see, or the row marker when they see
+ * none; without, it stops at the first cell they do not see.
  */
-static int64
-purge_oldest_kept(const ReadSelect *sel, const CellsReader *r)
+static bool
+purge_scan(const ReadSelect *sel, const CellsReader *r, int64 *oldest)
 {
-	int64		oldest = PG_INT64_MAX;
+	bool		removes = false;
+	int64		min_ts = PG_INT64_MAX;
 
 	for (uint32 i = 0; i < r->ncols; i++)
 	{
@@ -154,13 +121,25 @@ purge_oldest_kept(const ReadSelect *sel, const CellsReader *r)
 		SelectedCells sc;
 		int64		ts;
 		OtsValue	v;
+		uint32		n = 0;
 
 		cells_column_at(r, i, &col);
 		select_visible_begin(&sc, sel, &col);
 		while (select_column_next(&sc, &ts, &v))
-			oldest = Min(oldest, ts);	/* the last one is the column's oldest */
+		{
+			n++;
+			min_ts = Min(min_ts, ts);	/* the last one is the column's oldest */
+		}
+		if (n < col.ncells)
+		{
+			removes = true;
+			if (oldest == NULL)
+				break;
+		}
 	}
-	return oldest == PG_INT64_MAX ? r->row_ts : oldest;
+	if (oldest != NULL)
+		*oldest = min_ts == PG_INT64_MAX ? r->row_ts : min_ts;
+	return removes;
 }
 
 /*
@@ -172,10 +151,53 @@ purge_cells_oldest_ts(const struct varlena *cells)
 {
 	ReadSelect	sel;
 	CellsReader r;
+	int64		oldest;
 
 	purge_select_init(&sel, -1, PG_INT32_MAX, 0);
 	cells_reader_init(&r, cells);
-	return purge_oldest_kept(&sel, &r);
+	(void) purge_scan(&sel, &r, &oldest);
+	return oldest;
+}
+
+/*
+ * purge_keep is what the purge keeps of a row under sel: NULL when the row
+ * no longer exists by the row rule, otherwise its cells without those reads
+ * do not see (cells itself when there are none, same row marker), and
+ * their "$oldest_ts" in *oldest.
+ */
+static struct varlena *
+purge_keep(const ReadSelect *sel, struct varlena *cells, int64 *oldest)
+{
+	CellsReader r;
+	CellsBuilder *b;
+	struct varlena *kept;
+
+	cells_reader_init(&r, cells);
+	if (!select_row_exists(sel, &r))
+		return NULL;
+	/* a row the purge rewrites, the common case, is walked up to its first removal only */
+	if (!purge_scan(sel, &r, NULL))
+	{
+		(void) purge_scan(sel, &r, oldest);
+		return cells;
+	}
+
+	b = cells_builder_create(r.row_ts);
+	for (uint32 i = 0; i < r.ncols; i++)
+	{
+		CellsColumn col;
+		SelectedCells sc;
+		int64		ts;
+		OtsValue	v;
+
+		cells_column_at(&r, i, &col);
+		select_visible_begin(&sc, sel, &col);
+		while (select_column_next(&sc, &ts, &v))
+			cells_builder_add(b, col.name, col.namelen, ts, &v);
+	}
+	kept = cells_builder_finish(b, 0);
+	*oldest = cells_builder_oldest_ts(b);
+	return kept;
 }
 
 /*
@@ -187,32 +209,54 @@ purge_cells_oldest_ts(const struct varlena *cells)
 Datum
 ots_purge_cells(PG_FUNCTION_ARGS)
 {
-	struct varlena *cells = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
 	ReadSelect	sel;
-	CellsReader r;
-	CellsBuilder *b;
+	struct varlena *kept;
+	int64		oldest;
 
 	purge_select_init(&sel, PG_GETARG_INT64(1), PG_GETARG_INT32(2), PG_GETARG_INT64(3));
-	cells_reader_init(&r, cells);
-	if (!select_row_exists(&sel, &r))
+	kept = purge_keep(&sel, PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0)), &oldest);
+	if (kept == NULL)
 		PG_RETURN_NULL();
-	if (!purge_removes_cells(&sel, &r))
-		PG_RETURN_POINTER(cells);
+	PG_RETURN_POINTER(kept);
+}
 
-	b = cells_builder_create(r.row_ts);
-	for (uint32 i = 0; i < r.ncols; i++)
+/*
+ * ots_purge_row is ots.purge_row(cells, time_to_live, max_versions,
+ * now_ms): what the purge stores for a row, ots.purge_cells's result and
+ * its "$oldest_ts" (as the cells builder reports it), or NULLs when the
+ * row no longer exists.
+ */
+Datum
+ots_purge_row(PG_FUNCTION_ARGS)
+{
+	ReadSelect	sel;
+	struct varlena *kept;
+	int64		oldest;
+	TupleDesc	desc = (TupleDesc) fcinfo->flinfo->fn_extra;
+	Datum		values[2];
+	bool		nulls[2] = {false, false};
+
+	/* the result type, blessed once per call site: purge calls this per row */
+	if (desc == NULL)
 	{
-		CellsColumn col;
-		SelectedCells sc;
-		int64		ts;
-		OtsValue	v;
+		MemoryContext oldcxt = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
 
-		cells_column_at(&r, i, &col);
-		select_visible_begin(&sc, &sel, &col);
-		while (select_column_next(&sc, &ts, &v))
-			cells_builder_add(b, col.name, col.namelen, ts, &v);
+		if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+			elog(ERROR, "ots.purge_row must return a record");
+		desc = BlessTupleDesc(desc);
+		fcinfo->flinfo->fn_extra = desc;
+		MemoryContextSwitchTo(oldcxt);
 	}
-	PG_RETURN_POINTER(cells_builder_finish(b, 0));
+	purge_select_init(&sel, PG_GETARG_INT64(1), PG_GETARG_INT32(2), PG_GETARG_INT64(3));
+	kept = purge_keep(&sel, PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0)), &oldest);
+	if (kept == NULL)
+		nulls[0] = nulls[1] = true;
+	else
+	{
+		values[0] = PointerGetDatum(kept);
+		values[1] = Int64GetDatum(oldest);
+	}
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
 }
 
 /*
@@ -227,11 +271,14 @@ ots_purge_oldest_ts(PG_FUNCTION_ARGS)
 	ReadSelect	sel;
 	CellsReader r;
 
+	int64		oldest;
+
 	purge_select_init(&sel, PG_GETARG_INT64(1), PG_GETARG_INT32(2), PG_GETARG_INT64(3));
 	cells_reader_init(&r, cells);
 	if (!select_row_exists(&sel, &r))
 		PG_RETURN_NULL();
-	PG_RETURN_INT64(purge_oldest_kept(&sel, &r));
+	(void) purge_scan(&sel, &r, &oldest);
+	PG_RETURN_INT64(oldest);
 }
 
 /*
@@ -273,7 +320,7 @@ ots_cells_purgeable(PG_FUNCTION_ARGS)
 
 	purge_select_init(&sel, PG_GETARG_INT64(1), PG_GETARG_INT32(2), PG_GETARG_INT64(3));
 	cells_reader_init(&r, cells);
-	PG_RETURN_BOOL(!select_row_exists(&sel, &r) || purge_removes_cells(&sel, &r));
+	PG_RETURN_BOOL(!select_row_exists(&sel, &r) || purge_scan(&sel, &r, NULL));
 }
 
 /* ots_cells_count is ots.cells_count(cells): every cell stored, visible or not */
@@ -289,7 +336,7 @@ ots_cells_count(PG_FUNCTION_ARGS)
 /*
  * purge_batch_sql is the statement that purges one batch of a leaf: it
  * chooses up to a batch of candidates, deletes those that no longer exist
- * by the row rule and rewrites the others with ots.purge_cells, reaching
+ * by the row rule and rewrites the others with ots.purge_row, reaching
  * them by TID, and returns (candidates, rows deleted, rows rewritten, cells
  * removed).  Its WHERE and SET read l, the row being changed: a row changed
  * since c chose it fails the TID recheck and is left for the next batch.
@@ -332,8 +379,8 @@ purge_batch_sql(const char *leaf, bool trimming)
 					 " d AS (DELETE FROM %s l USING c"
 					 " WHERE l.ctid OPERATOR(pg_catalog.=) c.ctid AND %s"
 					 " RETURNING ots.cells_count(l.\"$cells\") AS n),"
-					 " u AS (UPDATE %s l SET \"$cells\" = ots.purge_cells(l.\"$cells\", $2, $3, $4),"
-					 " \"$oldest_ts\" = ots.purge_oldest_ts(l.\"$cells\", $2, $3, $4)"
+					 " u AS (UPDATE %s l SET (\"$cells\", \"$oldest_ts\") ="
+					 " (SELECT p.purged, p.oldest_ts FROM ots.purge_row(l.\"$cells\", $2, $3, $4) p)"
 					 " FROM c WHERE l.ctid OPERATOR(pg_catalog.=) c.ctid AND %s"
 					 " RETURNING c.n OPERATOR(pg_catalog.-) ots.cells_count(l.\"$cells\") AS n)"
 					 " SELECT (SELECT pg_catalog.count(*) FROM c), (SELECT pg_catalog.count(*) FROM d),"
@@ -399,10 +446,10 @@ ots_purge_batch(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("batch_size must be at least 1")));
-	if (!trimming && (time_to_live < 1 || time_to_live > PURGE_MAX_TIME_TO_LIVE))
+	if (!trimming && (time_to_live < 1 || time_to_live > OTS_MAX_TIME_TO_LIVE))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the TTL pass needs a time_to_live between 1 and %d", PURGE_MAX_TIME_TO_LIVE)));
+				 errmsg("the TTL pass needs a time_to_live between 1 and %d", OTS_MAX_TIME_TO_LIVE)));
 	if (trimming && (PG_ARGISNULL(6) || PG_ARGISNULL(7)))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -555,48 +602,5 @@ ots_purge_unlock(PG_FUNCTION_ARGS)
 	if (key < 0 || key > PG_UINT32_MAX)
 		PG_RETURN_VOID();
 	purge_release((Oid) key);
-	PG_RETURN_VOID();
-}
-
-/*
- * ots_drop_extension_trigger runs at ddl_command_start of DROP EXTENSION:
- * when ots is among the extensions dropped, it removes ots's pg_cron jobs
- * of this database (ots.unschedule_all) before the extension goes, in the
- * same transaction, so a failed DROP keeps them.  An extension-owned
- * sql_drop trigger could not do this: it is dropped with the extension
- * before it would fire.
- */
-Datum
-ots_drop_extension_trigger(PG_FUNCTION_ARGS)
-{
-	EventTriggerData *trigdata;
-	DropStmt   *stmt;
-	ListCell   *lc;
-
-	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
-		ereport(ERROR,
-				(errcode(ERRCODE_E_R_I_E_EVENT_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("function \"%s\" was not called by the event trigger manager",
-						"ots.drop_extension_trigger")));
-	trigdata = (EventTriggerData *) fcinfo->context;
-	if (!IsA(trigdata->parsetree, DropStmt))
-		PG_RETURN_VOID();
-	stmt = (DropStmt *) trigdata->parsetree;
-	if (stmt->removeType != OBJECT_EXTENSION)
-		PG_RETURN_VOID();
-	foreach(lc, stmt->objects)
-	{
-		Node	   *name = (Node *) lfirst(lc);
-
-		if (IsA(name, String) && strcmp(strVal(name), "ots") == 0)
-		{
-			if (SPI_connect() != SPI_OK_CONNECT)
-				elog(ERROR, "SPI_connect failed");
-			if (SPI_execute("SELECT ots.unschedule_all()", false, 0) != SPI_OK_SELECT)
-				elog(ERROR, "could not remove the pg_cron jobs of ots");
-			SPI_finish();
-			break;
-		}
-	}
 	PG_RETURN_VOID();
 }

@@ -12,7 +12,9 @@
 /*
  * purge_cells_oldest_ts is what "$oldest_ts" stores for a row's cells: the
  * timestamp of its oldest cell, or its row marker when it has no cells;
- * from that moment on, purge may have work on the row.
+ * from that moment on, purge may have work on the row.  It decodes the
+ * cells: a writer that has just built them has the same value from
+ * cells_builder_oldest_ts.
  */
 extern int64 purge_cells_oldest_ts(const struct varlena *cells);
 

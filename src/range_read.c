@@ -33,7 +33,7 @@
 #include "cells.h"
 #include "codec.h"
 #include "errors.h"
-#include "limits.h"
+#include "ots_limits.h"
 #include "request.h"
 #include "routing.h"
 #include "row_read.h"

@@ -14,7 +14,7 @@
 
 #include "codec.h"
 #include "errors.h"
-#include "limits.h"
+#include "ots_limits.h"
 #include "read_select.h"
 #include "request.h"
 
@@ -43,7 +43,7 @@ select_init(ReadSelect *sel, const OtsTable *t, int64 now_ms)
 static bool
 select_cell_expired(const ReadSelect *sel, int64 ts)
 {
-	/* TTL is at most INT32_MAX seconds, so the product cannot overflow */
+	/* TTL is at most OTS_MAX_TIME_TO_LIVE seconds, so the product cannot overflow */
 	return sel->time_to_live >= 0 && sel->now_ms - ts >= sel->time_to_live * 1000;
 }
 
@@ -287,18 +287,6 @@ select_data_size(const ReadSelect *sel, const CellsReader *r)
 	return size;
 }
 
-/* select_push_cell renders {"ts": t, "value": v} */
-static void
-select_push_cell(JsonbParseState **state, int64 ts, const OtsValue *v)
-{
-	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-	codec_push_key(state, "ts", 2);
-	codec_push_int(state, ts, WJB_VALUE);
-	codec_push_key(state, "value", 5);
-	codec_push_value(state, v, WJB_VALUE);
-	pushJsonbValue(state, WJB_END_OBJECT, NULL);
-}
-
 Jsonb *
 select_render_attributes(const ReadSelect *sel, const CellsReader *r, uint32 *size, int *ncols)
 {
@@ -356,7 +344,7 @@ select_render_attributes(const ReadSelect *sel, const CellsReader *r, uint32 *si
 				(*ncols)++;
 				first = false;
 			}
-			select_push_cell(&state, ts, &v);
+			codec_push_cell(&state, ts, &v);
 		}
 		if (!first)
 			pushJsonbValue(&state, WJB_END_ARRAY, NULL);

@@ -90,7 +90,7 @@ extern void select_column_begin(SelectedCells *sc, const ReadSelect *sel,
 								const CellsColumn *col);
 extern bool select_column_next(SelectedCells *sc, int64 *ts, OtsValue *value);
 
-/* select_column_visible_begin: the same with only the table's rules applied */
+/* select_visible_begin: the same with only the table's rules applied */
 extern void select_visible_begin(SelectedCells *sc, const ReadSelect *sel,
 								 const CellsColumn *col);
 

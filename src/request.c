@@ -19,7 +19,7 @@
 
 #include "codec.h"
 #include "errors.h"
-#include "limits.h"
+#include "ots_limits.h"
 #include "request.h"
 
 void

@@ -30,7 +30,7 @@
 #include "codec.h"
 #include "errors.h"
 #include "filter.h"
-#include "limits.h"
+#include "ots_limits.h"
 #include "purge.h"
 #include "read_select.h"
 #include "request.h"

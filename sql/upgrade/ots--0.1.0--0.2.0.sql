@@ -251,156 +251,33 @@ CREATE OR REPLACE FUNCTION ots.create_table_internal(
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
-	specs text[];
-	words text[];
-	pk_name text;
-	pk_type text;
-	pk_names text[] := '{}';
-	pk_types text[] := '{}';
+	pk_names text[];
+	pk_types text[];
 	auto_col smallint;
-	storage text;
 	view_name text;
-	columns text := '';
-	key_columns text := '';
-	view_columns text := '';
-	attributes_column text := 'attributes';
-	key_space bigint;
 BEGIN
 	-- ots.resolve_name is STRICT: a NULL table name arrives as NULLs
 	IF schema_name IS NULL OR table_name IS NULL THEN
 		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
 	END IF;
-	storage := format('%I.%I', schema_name, table_name || '$data');
 	view_name := format('%I.%I', schema_name, table_name);
-	IF primary_key IS NULL OR btrim(primary_key) = '' THEN
-		PERFORM ots.raise('OTSParameterInvalid', 'The number of primary key columns must be in range: [1, 4].');
-	END IF;
-	specs := regexp_split_to_array(btrim(primary_key), '\s*,\s*');
-	IF cardinality(specs) > 4 THEN
-		PERFORM ots.raise('OTSParameterInvalid', 'The number of primary key columns must be in range: [1, 4].');
-	END IF;
-
-	FOR i IN 1 .. cardinality(specs) LOOP
-		words := regexp_split_to_array(btrim(specs[i]), '\s+');
-		IF cardinality(words) NOT IN (2, 3)
-		   OR (cardinality(words) = 3 AND lower(words[3]) <> 'auto_increment') THEN
-			PERFORM ots.raise('OTSParameterInvalid', format('Invalid primary key definition: ''%s''.', specs[i]),
-							  'Each primary key column is "<name> <type>" or "<name> integer auto_increment", separated by commas.');
-		END IF;
-		pk_name := words[1];
-		IF pk_name !~ '^[A-Za-z_][A-Za-z0-9_]*$' OR octet_length(pk_name) > 255 THEN
-			PERFORM ots.raise('OTSParameterInvalid', format('Invalid column name: ''%s''.', pk_name));
-		END IF;
-		IF octet_length(pk_name) > 63 THEN
-			PERFORM ots.raise('OTSParameterInvalid', format('Invalid column name: ''%s''.', pk_name),
-							  'ots primary key column names are limited to 63 bytes, as PostgreSQL column names are.');
-		END IF;
-		pk_type := CASE lower(words[2])
-			WHEN 'string' THEN 'STRING' WHEN 'text' THEN 'STRING'
-			WHEN 'integer' THEN 'INTEGER' WHEN 'int' THEN 'INTEGER' WHEN 'bigint' THEN 'INTEGER'
-			WHEN 'int8' THEN 'INTEGER'
-			WHEN 'binary' THEN 'BINARY' WHEN 'bytea' THEN 'BINARY' WHEN 'blob' THEN 'BINARY'
-			WHEN 'double' THEN 'DOUBLE' WHEN 'float8' THEN 'DOUBLE' WHEN 'float' THEN 'DOUBLE'
-			WHEN 'boolean' THEN 'BOOLEAN' WHEN 'bool' THEN 'BOOLEAN'
-			END;
-		IF pk_type IN ('DOUBLE', 'BOOLEAN') THEN
-			PERFORM ots.raise('OTSParameterInvalid', format('%s is an invalid type for the primary key.', pk_type));
-		ELSIF pk_type IS NULL THEN
-			PERFORM ots.raise('OTSParameterInvalid', format('Invalid primary key type: ''%s''.', words[2]),
-							  'Primary key types are string, integer and binary (or text, bigint, bytea).');
-		END IF;
-		IF pk_name = ANY (pk_names) THEN
-			PERFORM ots.raise('OTSParameterInvalid', format('Duplicated primary key name: ''%s''.', pk_name));
-		END IF;
-		IF cardinality(words) = 3 THEN
-			IF pk_type <> 'INTEGER' THEN
-				PERFORM ots.raise('OTSParameterInvalid', 'AUTO_INCREMENT primary key must be integer.');
-			END IF;
-			IF auto_col IS NOT NULL THEN
-				PERFORM ots.raise('OTSParameterInvalid', 'AUTO_INCREMENT primary key count must <= 1.');
-			END IF;
-			IF i = 1 THEN
-				PERFORM ots.raise('OTSParameterInvalid',
-								  format('First primary key can''t be auto increment, table: %s.', table_name));
-			END IF;
-			auto_col := i;
-		END IF;
-		pk_names := pk_names || pk_name;
-		pk_types := pk_types || pk_type;
-		columns := columns || format('%I %s NOT NULL, ', pk_name,
-			CASE pk_type WHEN 'STRING' THEN 'pg_catalog.text COLLATE "C"'
-						 WHEN 'INTEGER' THEN 'pg_catalog.int8' ELSE 'pg_catalog.bytea' END);
-		key_columns := key_columns || CASE WHEN i > 1 THEN ', ' ELSE '' END || format('%I', pk_name);
-		view_columns := view_columns || format('d.%I, ', pk_name);
-	END LOOP;
-
-	PERFORM ots.check_table_options(max_versions, time_to_live, max_version_offset);
-	IF max_versions IS NULL OR time_to_live IS NULL OR max_version_offset IS NULL OR allow_update IS NULL THEN
-		PERFORM ots.raise('OTSParameterInvalid', 'Table options must not be NULL.',
-						  'Omit an option to get its default.');
-	END IF;
-	IF hash_prefix_length IS NULL OR hash_prefix_length < 0 OR hash_prefix_length > 8 THEN
-		PERFORM ots.raise('OTSParameterInvalid', format('Invalid hash prefix length: %s.', coalesce(hash_prefix_length::text, 'NULL')),
-						  'hash_prefix_length is 0 (no prefix) or a number of hex digits from 1 to 8.');
-	END IF;
-	key_space := CASE WHEN hash_prefix_length > 0 THEN 16::bigint ^ hash_prefix_length END;
-	IF partitions IS NULL OR partitions < 1 OR partitions > 1024
-	   OR (key_space IS NOT NULL AND partitions > key_space) THEN
-		PERFORM ots.raise('OTSParameterInvalid', format('Invalid number of partitions: %s.', coalesce(partitions::text, 'NULL')),
-						  'partitions is from 1 to 1024, and at most 16^hash_prefix_length.');
-	END IF;
+	SELECT p.pk_names, p.pk_types, p.auto_col INTO pk_names, pk_types, auto_col
+	  FROM ots.create_table_parse_pk(primary_key, table_name) p;
+	PERFORM ots.create_table_check_options(max_versions, time_to_live, max_version_offset, allow_update,
+										   partitions, hash_prefix_length);
 
 	IF EXISTS (SELECT 1 FROM ots.tables t
 				WHERE t.schema_name = create_table_internal.schema_name
 				  AND t.table_name = create_table_internal.table_name)
-	   OR to_regclass(view_name) IS NOT NULL OR to_regclass(storage) IS NOT NULL THEN
+	   OR to_regclass(view_name) IS NOT NULL
+	   OR to_regclass(format('%I.%I', schema_name, table_name || '$data')) IS NOT NULL THEN
 		PERFORM ots.raise('OTSObjectAlreadyExist', 'Requested table already exists.',
 						  format('A relation named %s already exists.', view_name));
 	END IF;
 
-	IF hash_prefix_length > 0 THEN
-		columns := '"$hash" pg_catalog.int8 NOT NULL, ' || columns;
-		key_columns := '"$hash", ' || key_columns;
-	END IF;
-	-- lz4: a read of the latest versions decompresses the whole (large) row, several times faster than pglz
-	BEGIN
-		EXECUTE format('CREATE TABLE %s (%s"$cells" ots.cells COMPRESSION lz4 NOT NULL, "$oldest_ts" pg_catalog.int8 NOT NULL,'
-					   ' PRIMARY KEY (%s)) PARTITION BY %s',
-					   storage, columns, key_columns,
-					   CASE WHEN hash_prefix_length > 0 THEN 'RANGE ("$hash")'
-							ELSE format('HASH (%I)', pk_names[1]) END);
-	EXCEPTION WHEN unique_violation THEN
-		-- a concurrent create_table of this name committed while this one waited
-		PERFORM ots.raise('OTSObjectAlreadyExist', 'Requested table already exists.',
-						  format('A relation named %s already exists.', view_name));
-	END;
-	FOR i IN 0 .. partitions - 1 LOOP
-		EXECUTE format('CREATE TABLE %I.%I PARTITION OF %s FOR VALUES %s USING ots WITH (fillfactor = 90)',
-					   schema_name, table_name || '$p' || i, storage,
-					   CASE WHEN hash_prefix_length > 0
-							THEN format('FROM (%s) TO (%s)', key_space * i / partitions,
-										key_space * (i + 1) / partitions)
-							ELSE format('WITH (MODULUS %s, REMAINDER %s)', partitions, i) END);
-	END LOOP;
-	IF auto_col IS NOT NULL THEN
-		EXECUTE format('CREATE SEQUENCE %I.%I', schema_name, table_name || '$seq');
-	END IF;
-
-	IF 'attributes' = ANY (pk_names) THEN
-		attributes_column := '$attributes';
-	END IF;
-	-- a security barrier: a caller's leaky function never sees rows the view hides
-	EXECUTE format('CREATE VIEW %s WITH (security_barrier) AS SELECT %sots.row_attributes(d."$cells", %L::pg_catalog.regclass) AS %I'
-				   ' FROM %s d WHERE ots.row_exists(d."$cells", %L::pg_catalog.regclass)',
-				   view_name, view_columns, storage, attributes_column, storage, storage);
-	-- the view is read-only: plain DML would bypass ots's rules (limits, hash prefix, cells)
-	EXECUTE format('CREATE TRIGGER "ots_read_only" INSTEAD OF INSERT OR UPDATE OR DELETE ON %s'
-				   ' FOR EACH ROW EXECUTE FUNCTION ots.view_write_rejected()', view_name);
-	EXECUTE format('COMMENT ON VIEW %s IS %L', view_name,
-				   'ots table: live rows (TTL and max_versions applied), primary key columns and latest attributes');
-	EXECUTE format('COMMENT ON TABLE %s IS %L', storage,
-				   format('storage of ots table %s; write through the ots.* functions', view_name));
-
+	PERFORM ots.create_table_storage(schema_name, table_name, pk_names, pk_types, auto_col, partitions,
+									 hash_prefix_length);
+	PERFORM ots.create_table_view(schema_name, table_name, pk_names);
 	PERFORM ots.catalog_insert(create_table_internal.schema_name, create_table_internal.table_name, pk_names,
 							   pk_types, auto_col, max_versions, time_to_live, max_version_offset,
 							   allow_update, partitions, hash_prefix_length);
@@ -408,6 +285,8 @@ BEGIN
 	PERFORM ots.expiry_sync(create_table_internal.schema_name, create_table_internal.table_name, true);
 END
 $$;
+COMMENT ON FUNCTION ots.create_table_internal(name, name, text, integer, bigint, bigint, boolean, integer, integer)
+	IS 'creates an ots table in a resolved schema (internal; call ots.create_table)';
 
 CREATE OR REPLACE FUNCTION ots.update_table_internal(
 	schema_name name,
@@ -858,3 +737,232 @@ CREATE EVENT TRIGGER ots_storage_guard ON ddl_command_start
 	WHEN TAG IN ('ALTER TABLE', 'ALTER VIEW', 'ALTER FOREIGN TABLE', 'CREATE TABLE',
 				 'CREATE FOREIGN TABLE', 'CREATE TRIGGER', 'CREATE RULE', 'ALTER SEQUENCE')
 	EXECUTE FUNCTION ots.storage_guard();
+
+-- issue 20 item 7: the install script's PL/pgSQL takes Tablestore's limits and
+-- the column-name rule from C (ots.limit, ots.check_column_name over
+-- src/ots_limits.h and catalog.c) instead of spelling them again
+CREATE FUNCTION ots.limit(name text) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'ots_limit' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.limit(text) IS
+	'the value of the ots limit OTS_<NAME> (e.g. ''max_pk_columns'') of src/ots_limits.h (internal)';
+
+CREATE FUNCTION ots.check_column_name(name text) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_check_column_name' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.check_column_name(text) IS
+	'raises OTSParameterInvalid unless name is a valid column name (internal)';
+
+CREATE OR REPLACE FUNCTION ots.check_table_options(max_versions integer, time_to_live bigint,
+										max_version_offset bigint) RETURNS void
+	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF max_versions IS NOT NULL AND max_versions < 1 THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'MaxVersions must be greater than 0.',
+						  format('max_versions was %s.', max_versions));
+	END IF;
+	IF time_to_live IS NOT NULL AND (time_to_live = 0 OR time_to_live < -1) THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'TimeToLive cannot be 0 or less than -1.');
+	END IF;
+	IF time_to_live IS NOT NULL AND time_to_live > ots.limit('max_time_to_live') THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  format('TimeToLive must be in range [1, %s] or -1.', ots.limit('max_time_to_live')),
+						  format('time_to_live was %s seconds.', time_to_live));
+	END IF;
+	IF max_version_offset IS NOT NULL
+	   AND (max_version_offset < 0 OR max_version_offset > ots.limit('max_version_offset')) THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  'The maximum deviation must be in range [0, INT64_MAX/1000000].');
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.check_table_options(integer, bigint, bigint) IS 'validates table options (internal)';
+
+-- issue 20 item 7: create_table_internal split at its seams (primary key,
+-- options, storage, view)
+CREATE FUNCTION ots.create_table_parse_pk(primary_key text, table_name name, OUT pk_names text[],
+										  OUT pk_types text[], OUT auto_col smallint)
+	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	specs text[];
+	words text[];
+	pk_name text;
+	pk_type text;
+BEGIN
+	pk_names := '{}';
+	pk_types := '{}';
+	specs := regexp_split_to_array(nullif(btrim(primary_key), ''), '\s*,\s*');
+	IF coalesce(cardinality(specs), 0) NOT BETWEEN ots.limit('min_pk_columns') AND ots.limit('max_pk_columns') THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  format('The number of primary key columns must be in range: [%s, %s].',
+								 ots.limit('min_pk_columns'), ots.limit('max_pk_columns')));
+	END IF;
+
+	FOR i IN 1 .. cardinality(specs) LOOP
+		words := regexp_split_to_array(btrim(specs[i]), '\s+');
+		IF cardinality(words) NOT IN (2, 3)
+		   OR (cardinality(words) = 3 AND lower(words[3]) <> 'auto_increment') THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Invalid primary key definition: ''%s''.', specs[i]),
+							  'Each primary key column is "<name> <type>" or "<name> integer auto_increment", separated by commas.');
+		END IF;
+		pk_name := words[1];
+		PERFORM ots.check_column_name(pk_name);
+		IF octet_length(pk_name) > 63 THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Invalid column name: ''%s''.', pk_name),
+							  'ots primary key column names are limited to 63 bytes, as PostgreSQL column names are.');
+		END IF;
+		pk_type := CASE lower(words[2])
+			WHEN 'string' THEN 'STRING' WHEN 'text' THEN 'STRING'
+			WHEN 'integer' THEN 'INTEGER' WHEN 'int' THEN 'INTEGER' WHEN 'bigint' THEN 'INTEGER'
+			WHEN 'int8' THEN 'INTEGER'
+			WHEN 'binary' THEN 'BINARY' WHEN 'bytea' THEN 'BINARY' WHEN 'blob' THEN 'BINARY'
+			WHEN 'double' THEN 'DOUBLE' WHEN 'float8' THEN 'DOUBLE' WHEN 'float' THEN 'DOUBLE'
+			WHEN 'boolean' THEN 'BOOLEAN' WHEN 'bool' THEN 'BOOLEAN'
+			END;
+		IF pk_type IN ('DOUBLE', 'BOOLEAN') THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('%s is an invalid type for the primary key.', pk_type));
+		ELSIF pk_type IS NULL THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Invalid primary key type: ''%s''.', words[2]),
+							  'Primary key types are string, integer and binary (or text, bigint, bytea).');
+		END IF;
+		IF pk_name = ANY (pk_names) THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Duplicated primary key name: ''%s''.', pk_name));
+		END IF;
+		IF cardinality(words) = 3 THEN
+			IF pk_type <> 'INTEGER' THEN
+				PERFORM ots.raise('OTSParameterInvalid', 'AUTO_INCREMENT primary key must be integer.');
+			END IF;
+			IF auto_col IS NOT NULL THEN
+				PERFORM ots.raise('OTSParameterInvalid', 'AUTO_INCREMENT primary key count must <= 1.');
+			END IF;
+			IF i = 1 THEN
+				PERFORM ots.raise('OTSParameterInvalid',
+								  format('First primary key can''t be auto increment, table: %s.', table_name));
+			END IF;
+			auto_col := i;
+		END IF;
+		pk_names := pk_names || pk_name;
+		pk_types := pk_types || pk_type;
+	END LOOP;
+END
+$$;
+COMMENT ON FUNCTION ots.create_table_parse_pk(text, name) IS
+	'the primary key columns, types and AUTO_INCREMENT column of create_table''s primary_key argument (internal)';
+
+CREATE FUNCTION ots.create_table_check_options(max_versions integer, time_to_live bigint,
+											   max_version_offset bigint, allow_update boolean,
+											   partitions integer, hash_prefix_length integer) RETURNS void
+	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	PERFORM ots.check_table_options(max_versions, time_to_live, max_version_offset);
+	IF max_versions IS NULL OR time_to_live IS NULL OR max_version_offset IS NULL OR allow_update IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Table options must not be NULL.',
+						  'Omit an option to get its default.');
+	END IF;
+	IF hash_prefix_length IS NULL OR hash_prefix_length < 0 OR hash_prefix_length > ots.limit('max_hash_prefix_len') THEN
+		PERFORM ots.raise('OTSParameterInvalid', format('Invalid hash prefix length: %s.', coalesce(hash_prefix_length::text, 'NULL')),
+						  format('hash_prefix_length is 0 (no prefix) or a number of hex digits from 1 to %s.',
+								 ots.limit('max_hash_prefix_len')));
+	END IF;
+	IF partitions IS NULL OR partitions < 1 OR partitions > ots.limit('max_partitions')
+	   OR (hash_prefix_length > 0 AND partitions > 16::bigint ^ hash_prefix_length) THEN
+		PERFORM ots.raise('OTSParameterInvalid', format('Invalid number of partitions: %s.', coalesce(partitions::text, 'NULL')),
+						  format('partitions is from 1 to %s, and at most 16^hash_prefix_length.',
+								 ots.limit('max_partitions')));
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.create_table_check_options(integer, bigint, bigint, boolean, integer, integer) IS
+	'validates create_table''s options (internal)';
+
+CREATE FUNCTION ots.create_table_storage(schema_name name, table_name name, pk_names text[],
+										 pk_types text[], auto_col smallint, partitions integer,
+										 hash_prefix_length integer) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	storage text := format('%I.%I', schema_name, table_name || '$data');
+	columns text;
+	key_columns text;
+	key_space bigint := CASE WHEN hash_prefix_length > 0 THEN 16::bigint ^ hash_prefix_length END;
+BEGIN
+	SELECT string_agg(format('%I %s NOT NULL, ', k.name,
+							 CASE k.type WHEN 'STRING' THEN 'pg_catalog.text COLLATE "C"'
+										 WHEN 'INTEGER' THEN 'pg_catalog.int8' ELSE 'pg_catalog.bytea' END),
+					  '' ORDER BY k.i),
+		   string_agg(format('%I', k.name), ', ' ORDER BY k.i)
+	  INTO columns, key_columns
+	  FROM unnest(pk_names, pk_types) WITH ORDINALITY AS k(name, type, i);
+	IF hash_prefix_length > 0 THEN
+		columns := '"$hash" pg_catalog.int8 NOT NULL, ' || columns;
+		key_columns := '"$hash", ' || key_columns;
+	END IF;
+	-- lz4: a read of the latest versions decompresses the whole (large) row, several times faster than pglz
+	BEGIN
+		EXECUTE format('CREATE TABLE %s (%s"$cells" ots.cells COMPRESSION lz4 NOT NULL, "$oldest_ts" pg_catalog.int8 NOT NULL,'
+					   ' PRIMARY KEY (%s)) PARTITION BY %s',
+					   storage, columns, key_columns,
+					   CASE WHEN hash_prefix_length > 0 THEN 'RANGE ("$hash")'
+							ELSE format('HASH (%I)', pk_names[1]) END);
+	EXCEPTION WHEN unique_violation THEN
+		-- a concurrent create_table of this name committed while this one waited
+		PERFORM ots.raise('OTSObjectAlreadyExist', 'Requested table already exists.',
+						  format('A relation named %I.%I already exists.', schema_name, table_name));
+	END;
+	FOR i IN 0 .. partitions - 1 LOOP
+		EXECUTE format('CREATE TABLE %I.%I PARTITION OF %s FOR VALUES %s USING ots WITH (fillfactor = 90)',
+					   schema_name, table_name || '$p' || i, storage,
+					   CASE WHEN hash_prefix_length > 0
+							THEN format('FROM (%s) TO (%s)', key_space * i / partitions,
+										key_space * (i + 1) / partitions)
+							ELSE format('WITH (MODULUS %s, REMAINDER %s)', partitions, i) END);
+	END LOOP;
+	IF auto_col IS NOT NULL THEN
+		EXECUTE format('CREATE SEQUENCE %I.%I', schema_name, table_name || '$seq');
+	END IF;
+	EXECUTE format('COMMENT ON TABLE %s IS %L', storage,
+				   format('storage of ots table %I.%I; write through the ots.* functions', schema_name, table_name));
+END
+$$;
+COMMENT ON FUNCTION ots.create_table_storage(name, name, text[], text[], smallint, integer, integer) IS
+	'creates the storage, leaf partitions and sequence of a new ots table (internal)';
+
+CREATE FUNCTION ots.create_table_view(schema_name name, table_name name, pk_names text[]) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	storage text := format('%I.%I', schema_name, table_name || '$data');
+	view_name text := format('%I.%I', schema_name, table_name);
+	view_columns text;
+	attributes_column text := CASE WHEN 'attributes' = ANY (pk_names) THEN '$attributes' ELSE 'attributes' END;
+BEGIN
+	SELECT string_agg(format('d.%I, ', k.name), '' ORDER BY k.i) INTO view_columns
+	  FROM unnest(pk_names) WITH ORDINALITY AS k(name, i);
+	-- a security barrier: a caller's leaky function never sees rows the view hides
+	EXECUTE format('CREATE VIEW %s WITH (security_barrier) AS SELECT %sots.row_attributes(d."$cells", %L::pg_catalog.regclass) AS %I'
+				   ' FROM %s d WHERE ots.row_exists(d."$cells", %L::pg_catalog.regclass)',
+				   view_name, view_columns, storage, attributes_column, storage, storage);
+	-- the view is read-only: plain DML would bypass ots's rules (limits, hash prefix, cells)
+	EXECUTE format('CREATE TRIGGER "ots_read_only" INSTEAD OF INSERT OR UPDATE OR DELETE ON %s'
+				   ' FOR EACH ROW EXECUTE FUNCTION ots.view_write_rejected()', view_name);
+	EXECUTE format('COMMENT ON VIEW %s IS %L', view_name,
+				   'ots table: live rows (TTL and max_versions applied), primary key columns and latest attributes');
+END
+$$;
+COMMENT ON FUNCTION ots.create_table_view(name, name, text[]) IS
+	'creates the view of a new ots table (internal)';
+
+-- issue 20 item 7: a purge batch rewrites a row with ots.purge_row, whose
+-- "$oldest_ts" the cells builder reports, instead of decoding the row again
+-- (ots.purge_oldest_ts)
+CREATE FUNCTION ots.purge_row(cells ots.cells, time_to_live bigint, max_versions integer, now_ms bigint,
+							  OUT purged ots.cells, OUT oldest_ts bigint)
+	AS 'MODULE_PATHNAME', 'ots_purge_row' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.purge_row(ots.cells, bigint, integer, bigint) IS
+	'what the purge stores for a row: ots.purge_cells''s result and its "$oldest_ts", as the cells builder reports it (NULLs when the row no longer exists)';

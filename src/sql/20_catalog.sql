@@ -21,7 +21,7 @@ CREATE TABLE ots.tables (
 COMMENT ON TABLE ots.tables IS 'metadata of every ots table (see ots.describe_table)';
 SELECT pg_catalog.pg_extension_config_dump('ots.tables', '');
 
--- ots_owns_table: may the current role manage this ots table's metadata?
+-- ots.owns_table: may the current role manage this ots table's metadata?
 CREATE FUNCTION ots.owns_table(schema_name name, table_name name) RETURNS boolean
 	LANGUAGE sql STABLE PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp

@@ -32,7 +32,7 @@
 #include "lib/stringinfo.h"
 
 #include "cells.h"
-#include "limits.h"
+#include "ots_limits.h"
 #include "pg_stubs.h"
 
 /* use libc's printf family, not pgport's */
@@ -1305,6 +1305,7 @@ random_row(int iter, int nmutations, const char *seed_dir, int *nseeds)
 		CellsReader r;
 		uint32		m = 0;
 		uint32		ncols = 0;
+		int64		oldest = row_ts;
 
 		cells_reader_init(&r, enc);
 		CHECK(r.row_ts == row_ts, "row_ts");
@@ -1333,10 +1334,14 @@ random_row(int iter, int nmutations, const char *seed_dir, int *nseeds)
 				CHECK(value_equal(&v, &model[m + k].value), "value differs");
 			}
 			CHECK(!cells_column_next(&col, &ts, &v), "column too long");
+			if (ncols == 0 || model[m + kept - 1].ts < oldest)
+				oldest = model[m + kept - 1].ts;
 			ncols++;
 			m = j;
 		}
 		CHECK(r.ncols == ncols, "ncols %u, model %u", r.ncols, ncols);
+		CHECK(cells_builder_oldest_ts(b) == oldest, "oldest_ts " INT64_FORMAT ", model " INT64_FORMAT,
+			  cells_builder_oldest_ts(b), oldest);
 
 		/* random names that the model lacks are absent */
 		for (k = 0; k < 8; k++)

@@ -1,9 +1,12 @@
 /*-------------------------------------------------------------------------
- * src/limits.h
+ * src/ots_limits.h
  *	  Every Tablestore limit ots enforces, named once (TABLESTORE.md §5).
  *
  * Code refers to these names only; docs/reference.md's limits table lists
- * them.
+ * them.  The install script's PL/pgSQL reads them through ots.limit
+ * (ots_limits.c), so SQL spells no limit either.  The options' defaults
+ * are not limits: ots.create_table's signature (src/sql/30_tables.sql) is
+ * their one place.
  *-------------------------------------------------------------------------
  */
 #ifndef OTS_LIMITS_H
@@ -24,9 +27,7 @@
 #define OTS_MAX_FILTER_NODES		32
 #define OTS_CU_BYTES				4096	/* one capacity unit */
 #define OTS_MAX_TIMESTAMP			(PG_INT64_MAX / 1000)	/* exclusive, ms */
-#define OTS_DEFAULT_MAX_VERSIONS	1
-#define OTS_DEFAULT_TTL				(-1)
-#define OTS_DEFAULT_MAX_VERSION_OFFSET 86400
+#define OTS_MAX_TIME_TO_LIVE		PG_INT32_MAX	/* seconds; -1 is forever */
 #define OTS_MAX_VERSION_OFFSET		(PG_INT64_MAX / 1000000)	/* seconds */
 #define OTS_MAX_HASH_PREFIX_LEN		8		/* hex digits of MD5 */
 #define OTS_MAX_PARTITIONS			1024

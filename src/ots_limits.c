@@ -1,0 +1,70 @@
+/*-------------------------------------------------------------------------
+ * src/ots_limits.c
+ *	  The SQL face of ots_limits.h and of the name rule: ots.limit and
+ *	  ots.check_column_name, for the install script's PL/pgSQL.
+ *
+ * SQL code (create_table, the table options' checks) needs the same limits
+ * and name rule as C.  Rather than spell them again, it asks C: the limits
+ * by name from the table below, which the compiler fills from ots_limits.h,
+ * and the name rule from catalog_check_column_name, so a limit or rule
+ * changes in one place for both languages.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "utils/builtins.h"
+
+#include "catalog.h"
+#include "ots_limits.h"
+
+PG_FUNCTION_INFO_V1(ots_limit);
+PG_FUNCTION_INFO_V1(ots_check_column_name);
+
+/* the limits SQL reads, by their ots_limits.h name without OTS_, lowercase */
+static const struct
+{
+	const char *name;
+	int64		value;
+}			ots_limits[] =
+{
+	{"max_name_len", OTS_MAX_NAME_LEN},
+	{"min_pk_columns", OTS_MIN_PK_COLUMNS},
+	{"max_pk_columns", OTS_MAX_PK_COLUMNS},
+	{"max_time_to_live", OTS_MAX_TIME_TO_LIVE},
+	{"max_version_offset", OTS_MAX_VERSION_OFFSET},
+	{"max_hash_prefix_len", OTS_MAX_HASH_PREFIX_LEN},
+	{"max_partitions", OTS_MAX_PARTITIONS},
+};
+
+/*
+ * ots_limit is ots.limit(name): the value of the limit OTS_<NAME> of
+ * ots_limits.h; an unknown name is an error.
+ */
+Datum
+ots_limit(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+
+	for (int i = 0; i < lengthof(ots_limits); i++)
+		if (strcmp(ots_limits[i].name, name) == 0)
+			PG_RETURN_INT64(ots_limits[i].value);
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown ots limit \"%s\"", name)));
+	PG_RETURN_NULL();			/* keep compiler quiet */
+}
+
+/*
+ * ots_check_column_name is ots.check_column_name(name): raises
+ * OTSParameterInvalid ("Invalid column name: '...'.") unless name follows
+ * Tablestore's rule for column names.
+ */
+Datum
+ots_check_column_name(PG_FUNCTION_ARGS)
+{
+	text	   *name = PG_GETARG_TEXT_PP(0);
+
+	catalog_check_column_name(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name));
+	PG_RETURN_VOID();
+}
