@@ -54,9 +54,10 @@
 #include "asrole.h"
 #include "catalog.h"
 #include "errors.h"
+#include "storage.h"
 
-/* PostgreSQL identifiers hold NAMEDATALEN-1 bytes; storage adds "$p1023" */
-#define CATALOG_MAX_TABLE_NAME_LEN (NAMEDATALEN - 1 - 6)
+/* PostgreSQL identifiers hold NAMEDATALEN-1 bytes; a leaf's name is longer by its suffix */
+#define CATALOG_MAX_TABLE_NAME_LEN (NAMEDATALEN - 1 - STORAGE_LEAF_SUFFIX_MAX_LEN)
 
 typedef struct DataOidEntry
 {
@@ -387,41 +388,16 @@ catalog_primary_key_is(Oid relid, const AttrNumber *keys, int nkeys)
 	return same;
 }
 
-/* catalog_pk_list names the primary key columns, for messages */
+/* catalog_key_list names the stored key columns, for messages */
 static char *
-catalog_pk_list(const OtsTable *t)
+catalog_key_list(const OtsTable *t)
 {
 	StringInfoData buf;
 
 	initStringInfo(&buf);
-	for (int i = 0; i < t->npk; i++)
-		appendStringInfo(&buf, "%s%s", i > 0 ? ", " : "", quote_identifier(t->pk[i].name));
+	for (int k = 0; k < storage_nkeys(t); k++)
+		appendStringInfo(&buf, "%s%s", k > 0 ? ", " : "", quote_identifier(storage_key_column(t, k)));
 	return buf.data;
-}
-
-Oid
-catalog_storage_oid(Oid nsp, const char *table_name)
-{
-	return OidIsValid(nsp) ?
-		get_relname_relid(psprintf("%s%s", table_name, CATALOG_STORAGE_SUFFIX), nsp) : InvalidOid;
-}
-
-char *
-catalog_storage_name(const OtsTable *t)
-{
-	return quote_qualified_identifier(t->schema_name,
-									  psprintf("%s%s", t->table_name, CATALOG_STORAGE_SUFFIX));
-}
-
-char *
-catalog_table_of(const char *relname, const char *suffix)
-{
-	size_t		len = relname != NULL ? strlen(relname) : 0;
-	size_t		slen = strlen(suffix);
-
-	if (len <= slen || strcmp(relname + len - slen, suffix) != 0)
-		return NULL;
-	return pnstrdup(relname, len - slen);
 }
 
 /*
@@ -454,10 +430,8 @@ bool
 catalog_check_storage(OtsTable *t, Oid nsp)
 {
 	char		name[NAMEDATALEN * 2];
-	Oid			cells_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("cells"),
-											 ObjectIdGetDatum(get_namespace_oid("ots", false)));
-	AttrNumber	keys[OTS_MAX_PK_COLUMNS + 1];
-	int			nkeys = 0;
+	AttrNumber	keys[OTS_MAX_PK_COLUMNS + 1] = {0};
+	int			nkeys;
 	AttrNumber	partattr;
 	HeapTuple	tup;
 	Form_pg_partitioned_table part;
@@ -468,27 +442,24 @@ catalog_check_storage(OtsTable *t, Oid nsp)
 				 errmsg("ots table %s is in a temporary schema",
 						quote_qualified_identifier(t->schema_name, t->table_name)),
 				 errdetail("ots tables cannot be temporary.")));
-	t->data_oid = catalog_storage_oid(nsp, t->table_name);
+	t->data_oid = storage_oid(nsp, t->table_name);
 	if (!OidIsValid(t->data_oid) ||
 		get_rel_relkind(get_relname_relid(t->table_name, nsp)) != RELKIND_VIEW)
 		return false;
 	if (get_rel_relkind(t->data_oid) != RELKIND_PARTITIONED_TABLE)
 		catalog_damaged(t, "its storage table is not partitioned");
-	if (t->hash_prefix_len > 0)
-		keys[nkeys++] = catalog_check_column(t, t->data_oid, "$hash", INT8OID, InvalidOid);
-	else if (get_attnum(t->data_oid, "$hash") != InvalidAttrNumber)
-		catalog_damaged(t, "its storage table has a \"$hash\" column but no hash prefix");
-	for (int i = 0; i < t->npk; i++)
-		keys[nkeys++] = catalog_check_column(t, t->data_oid, t->pk[i].name,
-											 t->pk[i].type == OTS_VT_STRING ? TEXTOID :
-											 t->pk[i].type == OTS_VT_INTEGER ? INT8OID : BYTEAOID,
-											 t->pk[i].type == OTS_VT_STRING ? C_COLLATION_OID : InvalidOid);
+	if (t->hash_prefix_len == 0 && get_attnum(t->data_oid, STORAGE_HASH_COLUMN) != InvalidAttrNumber)
+		catalog_damaged(t, "its storage table has a \"%s\" column but no hash prefix",
+						STORAGE_HASH_COLUMN);
+	nkeys = storage_nkeys(t);
+	for (int k = 0; k < nkeys; k++)
+		keys[k] = catalog_check_column(t, t->data_oid, storage_key_column(t, k),
+									   storage_key_type(t, k), storage_key_collation(t, k));
 	partattr = keys[0];
-	catalog_check_column(t, t->data_oid, "$cells", cells_type, InvalidOid);
-	catalog_check_column(t, t->data_oid, "$oldest_ts", INT8OID, InvalidOid);
+	catalog_check_column(t, t->data_oid, STORAGE_CELLS_COLUMN, storage_cells_type(), InvalidOid);
+	catalog_check_column(t, t->data_oid, STORAGE_OLDEST_TS_COLUMN, INT8OID, InvalidOid);
 	if (!catalog_primary_key_is(t->data_oid, keys, nkeys))
-		catalog_damaged(t, "the primary key of its storage table is not (%s%s)",
-						t->hash_prefix_len > 0 ? "\"$hash\", " : "", catalog_pk_list(t));
+		catalog_damaged(t, "the primary key of its storage table is not (%s)", catalog_key_list(t));
 
 	tup = SearchSysCache1(PARTRELID, ObjectIdGetDatum(t->data_oid));
 	if (!HeapTupleIsValid(tup))
@@ -499,7 +470,7 @@ catalog_check_storage(OtsTable *t, Oid nsp)
 	{
 		ReleaseSysCache(tup);
 		catalog_damaged(t, "its storage table is not partitioned by %s",
-						t->hash_prefix_len > 0 ? "RANGE (\"$hash\")" :
+						t->hash_prefix_len > 0 ? "RANGE (" STORAGE_HASH_SQL ")" :
 						psprintf("HASH (%s)", quote_identifier(t->pk[0].name)));
 	}
 	ReleaseSysCache(tup);
@@ -507,7 +478,7 @@ catalog_check_storage(OtsTable *t, Oid nsp)
 	t->seq_oid = InvalidOid;
 	if (t->auto_increment_col >= 0)
 	{
-		snprintf(name, sizeof(name), "%s%s", t->table_name, CATALOG_SEQUENCE_SUFFIX);
+		snprintf(name, sizeof(name), "%s%s", t->table_name, STORAGE_SEQUENCE_SUFFIX);
 		t->seq_oid = get_relname_relid(name, nsp);
 		if (get_rel_relkind(t->seq_oid) != RELKIND_SEQUENCE)
 			catalog_damaged(t, "its AUTO_INCREMENT sequence %s is missing",
@@ -528,8 +499,8 @@ void
 catalog_check_leaf(const OtsTable *t, Oid leaf)
 {
 	Form_pg_class form = catalog_class(leaf);
-	AttrNumber	keys[OTS_MAX_PK_COLUMNS + 1];
-	int			nkeys = 0;
+	AttrNumber	keys[OTS_MAX_PK_COLUMNS + 1] = {0};
+	int			nkeys = storage_nkeys(t);
 	const char *name;
 
 	if (form == NULL)
@@ -539,13 +510,11 @@ catalog_check_leaf(const OtsTable *t, Oid leaf)
 		catalog_damaged(t, "partition %s of its storage table is not a plain table", name);
 	if (form->relam != HEAP_TABLE_AM_OID)
 		catalog_damaged(t, "partition %s of its storage table does not use the heap access method", name);
-	if (t->hash_prefix_len > 0)
-		keys[nkeys++] = get_attnum(leaf, "$hash");
-	for (int i = 0; i < t->npk; i++)
-		keys[nkeys++] = get_attnum(leaf, t->pk[i].name);
+	for (int k = 0; k < nkeys; k++)
+		keys[k] = get_attnum(leaf, storage_key_column(t, k));
 	if (!catalog_primary_key_is(leaf, keys, nkeys))
-		catalog_damaged(t, "the primary key of partition %s of its storage table is not a btree on (%s%s)",
-						name, t->hash_prefix_len > 0 ? "\"$hash\", " : "", catalog_pk_list(t));
+		catalog_damaged(t, "the primary key of partition %s of its storage table is not a btree on (%s)",
+						name, catalog_key_list(t));
 }
 
 /* catalog_report_damaged raises catalog_damaged's error for t, saying what */
@@ -744,7 +713,7 @@ catalog_lookup_by_data_oid(Oid data_oid)
 	}
 	/* first use in this backend: find the view from the storage name */
 	{
-		char	   *relname = catalog_table_of(get_rel_name(data_oid), CATALOG_STORAGE_SUFFIX);
+		char	   *relname = storage_table_of(get_rel_name(data_oid), STORAGE_SUFFIX);
 
 		if (relname != NULL)
 		{
@@ -923,7 +892,7 @@ catalog_has_any_privilege(Oid relid)
 bool
 catalog_may_see(Oid nsp, const char *table_name)
 {
-	Oid			data_oid = catalog_storage_oid(nsp, table_name);
+	Oid			data_oid = storage_oid(nsp, table_name);
 
 	if (OidIsValid(data_oid) && catalog_owns(data_oid))
 		return true;
@@ -943,7 +912,7 @@ catalog_may_see_storage(Oid data_oid)
 
 	if (superuser())
 		return true;
-	relname = catalog_table_of(get_rel_name(data_oid), CATALOG_STORAGE_SUFFIX);
+	relname = storage_table_of(get_rel_name(data_oid), STORAGE_SUFFIX);
 	return relname != NULL && catalog_may_see(get_rel_namespace(data_oid), relname);
 }
 

@@ -29,7 +29,6 @@
 #include "catalog/index.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
-#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "nodes/makefuncs.h"
@@ -51,7 +50,6 @@
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/syscache.h"
 
 #include "asrole.h"
 #include "errors.h"
@@ -78,8 +76,6 @@ static HTAB *leaf_cache = NULL;
 
 static LeafCache *rowstore_leaf(Oid leaf_oid);
 static void rowstore_invalidate(Datum arg, Oid relid);
-
-static Oid	rowstore_cells_type(void);
 
 /* rowstore_privilege_names lists the privileges in mode: "SELECT, INSERT and UPDATE" */
 static char *
@@ -132,7 +128,7 @@ rowstore_check_privileges(const OtsTable *t, AclMode mode)
 				 errmsg("permission denied for ots table %s",
 						quote_qualified_identifier(t->schema_name, t->table_name)),
 				 errdetail("This call needs %s on %s.", rowstore_privilege_names(mode),
-						   catalog_storage_name(t))));
+						   storage_name(t))));
 	if (check_enable_rls(t->data_oid, InvalidOid, false) == RLS_ENABLED)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -140,11 +136,11 @@ rowstore_check_privileges(const OtsTable *t, AclMode mode)
 						quote_qualified_identifier(t->schema_name, t->table_name)),
 				 errdetail("Row-level security on %s applies to the current role, and ots "
 						   "row functions do not apply row-level security policies.",
-						   catalog_storage_name(t)),
+						   storage_name(t)),
 				 errhint("Read %s with plain SQL, which applies the policies, "
 						 "or call as a role they do not apply to: the table's owner "
 						 "(without FORCE ROW LEVEL SECURITY) or a role with BYPASSRLS.",
-						 catalog_storage_name(t))));
+						 storage_name(t))));
 }
 
 Oid
@@ -163,16 +159,6 @@ rowstore_check_writable(const char *operation)
 	PreventCommandIfReadOnly(operation);
 	PreventCommandIfParallelMode(operation);
 	PreventCommandDuringRecovery(operation);
-}
-
-/* rowstore_cells_type is the OID of type ots.cells */
-static Oid
-rowstore_cells_type(void)
-{
-	Oid			nsp = get_namespace_oid("ots", false);
-
-	return GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-						   CStringGetDatum("cells"), ObjectIdGetDatum(nsp));
 }
 
 /* rowstore_init registers the leaf cache's invalidation; called from _PG_init */
@@ -249,7 +235,7 @@ rowstore_leaf(Oid leaf_oid)
 static void
 rowstore_attnums(const OtsTable *t, Oid leaf_oid, LeafCache *lp)
 {
-	int			nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
+	int			nkeys = storage_nkeys(t);
 	AttrNumber	keys[OTS_MAX_PK_COLUMNS + 1];
 	AttrNumber	oldest;
 	AttrNumber	cells;
@@ -257,14 +243,15 @@ rowstore_attnums(const OtsTable *t, Oid leaf_oid, LeafCache *lp)
 	if (lp->cells_attno != 0)
 		return;
 	for (int k = 0; k < nkeys; k++)
-		if ((keys[k] = get_attnum(leaf_oid, routing_key_column(t, k))) == InvalidAttrNumber)
+		if ((keys[k] = get_attnum(leaf_oid, storage_key_column(t, k))) == InvalidAttrNumber)
 			catalog_report_damaged(t, psprintf("partition %s of its storage table lacks key column %s",
 											   quote_identifier(get_rel_name(leaf_oid)),
-											   quote_identifier(routing_key_column(t, k))));
-	oldest = get_attnum(leaf_oid, "$oldest_ts");
-	cells = get_attnum(leaf_oid, "$cells");
+											   quote_identifier(storage_key_column(t, k))));
+	oldest = get_attnum(leaf_oid, STORAGE_OLDEST_TS_COLUMN);
+	cells = get_attnum(leaf_oid, STORAGE_CELLS_COLUMN);
 	if (cells == InvalidAttrNumber || oldest == InvalidAttrNumber)
-		catalog_report_damaged(t, psprintf("partition %s of its storage table lacks its \"$cells\" or \"$oldest_ts\" column",
+		catalog_report_damaged(t, psprintf("partition %s of its storage table lacks its "
+										   STORAGE_CELLS_SQL " or " STORAGE_OLDEST_TS_SQL " column",
 										   quote_identifier(get_rel_name(leaf_oid))));
 	/* filled only when complete: cells_attno marks the entry as looked up */
 	memcpy(lp->key_attnos, keys, sizeof(AttrNumber) * nkeys);
@@ -690,22 +677,6 @@ typedef struct BulkPlans
 
 static HTAB *bulk_plans = NULL;
 
-/* rowstore_key_type is the storage type of stored key column k */
-static Oid
-rowstore_key_type(const OtsTable *t, int k)
-{
-	OtsValueType type;
-
-	if (t->hash_prefix_len > 0)
-	{
-		if (k == 0)
-			return INT8OID;
-		k--;
-	}
-	type = t->pk[k].type;
-	return type == OTS_VT_INTEGER ? INT8OID : type == OTS_VT_STRING ? TEXTOID : BYTEAOID;
-}
-
 /*
  * rowstore_bulk_sql writes the upsert statement through the partitioned
  * table (one statement for many rows, so routing per row is the
@@ -720,22 +691,22 @@ rowstore_bulk_sql(const OtsTable *t)
 	StringInfoData cols;
 	StringInfoData args;
 	StringInfoData sql;
-	int			nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
-	char	   *parent = catalog_storage_name(t);
+	int			nkeys = storage_nkeys(t);
+	char	   *parent = storage_name(t);
 
 	initStringInfo(&cols);
 	initStringInfo(&args);
 	for (int k = 0; k < nkeys; k++)
 	{
-		appendStringInfo(&cols, "%s%s", k > 0 ? ", " : "", quote_identifier(routing_key_column(t, k)));
+		appendStringInfo(&cols, "%s%s", k > 0 ? ", " : "", quote_identifier(storage_key_column(t, k)));
 		appendStringInfo(&args, "%spg_catalog.unnest($%d)", k > 0 ? ", " : "", k + 1);
 	}
 	initStringInfo(&sql);
 	appendStringInfo(&sql,
-					 "INSERT INTO %s (%s, \"$cells\", \"$oldest_ts\")"
+					 "INSERT INTO %s (%s, " STORAGE_CELLS_SQL ", " STORAGE_OLDEST_TS_SQL ")"
 					 " SELECT * FROM ROWS FROM (%s, pg_catalog.unnest($%d), pg_catalog.unnest($%d))"
-					 " ON CONFLICT (%s) DO UPDATE SET \"$cells\" = EXCLUDED.\"$cells\","
-					 " \"$oldest_ts\" = EXCLUDED.\"$oldest_ts\"",
+					 " ON CONFLICT (%s) DO UPDATE SET " STORAGE_CELLS_SQL " = EXCLUDED." STORAGE_CELLS_SQL ","
+					 " " STORAGE_OLDEST_TS_SQL " = EXCLUDED." STORAGE_OLDEST_TS_SQL,
 					 parent, cols.data, args.data, nkeys + 1, nkeys + 2, cols.data);
 	return sql.data;
 }
@@ -769,13 +740,13 @@ rowstore_bulk_plan(const OtsTable *t)
 	}
 	if (*slot == NULL)
 	{
-		int			nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
+		int			nkeys = storage_nkeys(t);
 		Oid			types[OTS_MAX_PK_COLUMNS + 3];
 		SPIPlanPtr	plan;
 
 		for (int k = 0; k < nkeys; k++)
-			types[k] = get_array_type(rowstore_key_type(t, k));
-		types[nkeys] = get_array_type(rowstore_cells_type());
+			types[k] = get_array_type(storage_key_type(t, k));
+		types[nkeys] = get_array_type(storage_cells_type());
 		types[nkeys + 1] = INT8ARRAYOID;
 		plan = SPI_prepare(rowstore_bulk_sql(t), nkeys + 2, types);
 		if (plan == NULL)
@@ -823,7 +794,7 @@ rowstore_row_order(const void *a, const void *b, void *arg)
 	const BulkRows *rows = arg;
 	int			x = *(const int *) a;
 	int			y = *(const int *) b;
-	int			nkeys = rows->t->npk + (rows->t->hash_prefix_len > 0 ? 1 : 0);
+	int			nkeys = storage_nkeys(rows->t);
 
 	if (rows->leaves[x] != rows->leaves[y])
 		return rows->leaves[x] < rows->leaves[y] ? -1 : 1;
@@ -832,7 +803,7 @@ rowstore_row_order(const void *a, const void *b, void *arg)
 		Datum		dx = rows->keys[k][x];
 		Datum		dy = rows->keys[k][y];
 
-		if (rowstore_key_type(rows->t, k) == INT8OID)
+		if (storage_key_type(rows->t, k) == INT8OID)
 		{
 			int64		ix = DatumGetInt64(dx);
 			int64		iy = DatumGetInt64(dy);
@@ -868,7 +839,7 @@ rowstore_row_order(const void *a, const void *b, void *arg)
 static BulkRows
 rowstore_sort_rows(const OtsTable *t, int nrows, Datum **keys, Datum *cells, Datum *oldest_ts)
 {
-	int			nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
+	int			nkeys = storage_nkeys(t);
 	BulkRows	in = {t, nrows};
 	BulkRows	out = {t, nrows};
 	int		   *order = palloc(sizeof(int) * nrows);
@@ -919,7 +890,7 @@ rowstore_insert_leaf(const BulkRows *b, Oid leaf_oid, int first, int n)
 	EState	   *estate = CreateExecutorState();
 	ResultRelInfo *rri = makeNode(ResultRelInfo);
 	TupleTableSlot **slots = palloc(sizeof(TupleTableSlot *) * n);
-	int			nkeys = b->t->npk + (b->t->hash_prefix_len > 0 ? 1 : 0);
+	int			nkeys = storage_nkeys(b->t);
 	AsRole		saved;
 	bool		as_owner;
 
@@ -980,13 +951,13 @@ rowstore_catch_unique_violation(int sqlerrcode)
 static void
 rowstore_bulk_upsert(const OtsTable *t, int nrows, Datum **keys, Datum *cells, Datum *oldest_ts)
 {
-	int			nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
+	int			nkeys = storage_nkeys(t);
 	Datum		params[OTS_MAX_PK_COLUMNS + 3];
 	AsRole		saved;
 
 	for (int k = 0; k < nkeys; k++)
 	{
-		Oid			type = rowstore_key_type(t, k);
+		Oid			type = storage_key_type(t, k);
 		int16		typlen;
 		bool		typbyval;
 		char		typalign;
@@ -995,7 +966,7 @@ rowstore_bulk_upsert(const OtsTable *t, int nrows, Datum **keys, Datum *cells, D
 		params[k] = PointerGetDatum(construct_array(keys[k], nrows, type, typlen, typbyval,
 													typalign));
 	}
-	params[nkeys] = PointerGetDatum(construct_array(cells, nrows, rowstore_cells_type(), -1,
+	params[nkeys] = PointerGetDatum(construct_array(cells, nrows, storage_cells_type(), -1,
 													false, TYPALIGN_INT));
 	params[nkeys + 1] = PointerGetDatum(construct_array(oldest_ts, nrows, INT8OID, 8,
 														FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
@@ -1044,9 +1015,9 @@ rowstore_delete_many(const OtsTable *t, int nrows, Datum **keys)
 
 	memset(&key, 0, sizeof(key));
 	key.t = t;
-	key.nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
+	key.nkeys = storage_nkeys(t);
 	for (int k = 0; k < key.nkeys; k++)
-		key.types[k] = rowstore_key_type(t, k);
+		key.types[k] = storage_key_type(t, k);
 	for (int i = 0; i < nrows; i++)
 	{
 		key.leaf_oid = rows.leaves[i];
