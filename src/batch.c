@@ -35,7 +35,7 @@
 #include "subxact.h"
 #include "rowstore.h"
 #include "row_write.h"
-#include "routing.h"
+#include "storage.h"
 #include "request.h"
 #include "read_select.h"
 #include "purge.h"
@@ -709,7 +709,7 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 
 	if (t == NULL || t->auto_increment_col >= 0)
 		return false;
-	nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
+	nkeys = storage_nkeys(t);
 	for (int r = 0; r < nrows; r++)
 		mode |= rows[r].type == WRITE_DELETE ? ACL_SELECT | ACL_DELETE : ACL_INSERT | ACL_UPDATE;
 	rowstore_check_privileges(t, mode);
@@ -777,14 +777,13 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 		{
 			Datum	  **keys = rows[r].type == WRITE_PUT ? put_keys : del_keys;
 			int			i = rows[r].type == WRITE_PUT ? nputs++ : ndels++;
-			int			k = 0;
 			Consumed	consumed = {0, 0};
-			Oid			type;
+			Datum		key[OTS_MAX_PK_COLUMNS + 1];
+			Oid			types[OTS_MAX_PK_COLUMNS + 1];
 
-			if (t->hash_prefix_len > 0)
-				keys[k++][i] = Int64GetDatum(routing_hash_prefix(&pk.v[0], t->hash_prefix_len));
-			for (int c = 0; c < t->npk; c++)
-				keys[k++][i] = routing_pk_datum(&pk.v[c], &type);
+			storage_key(t, &pk, t->npk, key, types);
+			for (int k = 0; k < nkeys; k++)
+				keys[k][i] = key[k];
 			if (v != NULL)
 			{
 				cells[i] = PointerGetDatum(v);
