@@ -63,7 +63,7 @@ extern bool rowstore_delete(const RowKey *key);
 /*
  * rowstore_put_many writes (inserts or replaces) many rows of a table, and
  * rowstore_delete_many deletes many (by key, as rowstore_delete does): the
- * bulk path of batch_write_row.
+ * bulk path of batch_write_row (rowstore_bulk.c).
  * keys[k][i] is stored key column k of row i (the hash prefix first on
  * prefixed tables); the keys must be distinct.  The rows are written in
  * stored key order, whatever their order here, so that concurrent batches
