@@ -52,6 +52,7 @@
 #include "utils/syscache.h"
 
 #include "asrole.h"
+#include "cache.h"
 #include "catalog.h"
 #include "errors.h"
 #include "storage.h"
@@ -72,14 +73,36 @@ typedef struct NameEntry
 	Oid			view_oid;
 } NameEntry;
 
-static HTAB *tables_by_view = NULL;
-static HTAB *tables_by_data = NULL;
-static HTAB *names = NULL;
+static void catalog_table_stale(void *entry);
+static bool catalog_table_concerns(const void *entry, Oid relid);
+static void catalog_name_stale(void *entry);
+
+/* the tables, by view: invalidating the view or the storage marks the entry */
+static OtsCache tables_by_view = {
+	.name = "ots tables by view",
+	.keysize = sizeof(Oid),
+	.entrysize = sizeof(OtsTable),
+	.stale = catalog_table_stale,
+	.concerns = catalog_table_concerns,
+};
+
+/* the same tables by storage: pointers into tables_by_view, whose validity they follow */
+static OtsCache tables_by_data = {
+	.name = "ots tables by storage",
+	.keysize = sizeof(Oid),
+	.entrysize = sizeof(DataOidEntry),
+};
+
+/* unqualified names resolved under names_path: any relation or schema change marks them */
+static OtsCache names = {
+	.name = "ots table names",
+	.keysize = NAMEDATALEN,
+	.entrysize = sizeof(NameEntry),
+	.string_keys = true,
+	.stale = catalog_name_stale,
+};
 static OverrideSearchPath *names_path = NULL;
 
-static void catalog_create_hashes(void);
-static void catalog_invalidate(Datum arg, Oid relid);
-static void catalog_invalidate_names(Datum arg, int cacheid, uint32 hashvalue);
 static void catalog_load(OtsTable *t, Oid view_oid);
 static Form_pg_class catalog_class(Oid relid);
 static bool catalog_name_valid(const char *name, int len, int maxlen);
@@ -99,45 +122,16 @@ static bool catalog_name_valid(const char *name, int len, int maxlen);
 void
 catalog_init(void)
 {
-	CacheRegisterRelcacheCallback(catalog_invalidate, (Datum) 0);
 	/* a new, renamed or dropped relation or schema may change what a name means */
-	CacheRegisterSyscacheCallback(RELNAMENSP, catalog_invalidate_names, (Datum) 0);
-	CacheRegisterSyscacheCallback(NAMESPACEOID, catalog_invalidate_names, (Datum) 0);
+	cache_watch_syscache(&names, RELNAMENSP);
+	cache_watch_syscache(&names, NAMESPACEOID);
 }
 
+/* catalog_name_stale forgets what a name resolved to */
 static void
-catalog_create_hashes(void)
+catalog_name_stale(void *entry)
 {
-	HASHCTL		ctl;
-
-	if (tables_by_view != NULL)
-		return;
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = sizeof(Oid);
-	ctl.entrysize = sizeof(OtsTable);
-	ctl.hcxt = CacheMemoryContext;
-	tables_by_view = hash_create("ots tables by view", 64, &ctl,
-								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	ctl.entrysize = sizeof(DataOidEntry);
-	tables_by_data = hash_create("ots tables by storage", 64, &ctl,
-								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	ctl.keysize = NAMEDATALEN;
-	ctl.entrysize = sizeof(NameEntry);
-	names = hash_create("ots table names", 64, &ctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
-}
-
-/* catalog_invalidate_names forgets every resolved name */
-static void
-catalog_invalidate_names(Datum arg, int cacheid, uint32 hashvalue)
-{
-	HASH_SEQ_STATUS seq;
-	NameEntry  *e;
-
-	if (names == NULL)
-		return;
-	hash_seq_init(&seq, names);
-	while ((e = hash_seq_search(&seq)) != NULL)
-		hash_search(names, e->name, HASH_REMOVE, NULL);
+	((NameEntry *) entry)->view_oid = InvalidOid;
 }
 
 /*
@@ -153,10 +147,9 @@ catalog_resolve_unqualified(const char *relname)
 	bool		found;
 	Oid			view_oid;
 
-	catalog_create_hashes();
 	if (names_path == NULL || !OverrideSearchPathMatchesCurrent(names_path))
 	{
-		catalog_invalidate_names((Datum) 0, RELNAMENSP, 0);
+		cache_mark_stale(&names);
 		if (names_path != NULL)
 		{
 			OverrideSearchPath *stale = names_path;
@@ -167,34 +160,32 @@ catalog_resolve_unqualified(const char *relname)
 		}
 		names_path = GetOverrideSearchPath(CacheMemoryContext);
 	}
-	e = hash_search(names, relname, HASH_FIND, NULL);
-	if (e != NULL)
+	e = cache_find(&names, relname);
+	if (e != NULL && OidIsValid(e->view_oid))
 		return e->view_oid;
 	view_oid = RelnameGetRelid(relname);
 	if (OidIsValid(view_oid))
 	{
-		e = hash_search(names, relname, HASH_ENTER, &found);
+		e = cache_lookup(&names, relname, &found);
 		e->view_oid = view_oid;
 	}
 	return view_oid;
 }
 
-/*
- * catalog_invalidate marks entries of the invalidated relation (or all of
- * them) for reloading.
- */
+/* catalog_table_stale marks a table's metadata for reloading */
 static void
-catalog_invalidate(Datum arg, Oid relid)
+catalog_table_stale(void *entry)
 {
-	HASH_SEQ_STATUS seq;
-	OtsTable   *t;
+	((OtsTable *) entry)->valid = false;
+}
 
-	if (tables_by_view == NULL)
-		return;
-	hash_seq_init(&seq, tables_by_view);
-	while ((t = hash_seq_search(&seq)) != NULL)
-		if (relid == InvalidOid || t->view_oid == relid || t->data_oid == relid)
-			t->valid = false;
+/* catalog_table_concerns: is relid the table's view or storage? */
+static bool
+catalog_table_concerns(const void *entry, Oid relid)
+{
+	const OtsTable *t = entry;
+
+	return t->view_oid == relid || t->data_oid == relid;
 }
 
 /* catalog_text_array reads a 1-D text[] without NULLs of 1 to OTS_MAX_PK_COLUMNS elements */
@@ -575,7 +566,7 @@ catalog_load(OtsTable *t, Oid view_oid)
 
 		loaded.valid = true;
 		memcpy(t, &loaded, sizeof(OtsTable));
-		e = hash_search(tables_by_data, &t->data_oid, HASH_ENTER, &found_data);
+		e = cache_lookup(&tables_by_data, &t->data_oid, &found_data);
 		e->table = t;
 	}
 }
@@ -590,13 +581,7 @@ catalog_get(Oid view_oid)
 	OtsTable   *t;
 	bool		found;
 
-	catalog_create_hashes();
-	t = hash_search(tables_by_view, &view_oid, HASH_ENTER, &found);
-	if (!found)
-	{
-		memset(((char *) t) + sizeof(Oid), 0, sizeof(OtsTable) - sizeof(Oid));
-		t->valid = false;
-	}
+	t = cache_lookup(&tables_by_view, &view_oid, &found);
 	if (!t->valid)
 		catalog_load(t, view_oid);
 	return t->valid ? t : NULL;
@@ -699,8 +684,7 @@ catalog_lookup_by_data_oid(Oid data_oid)
 {
 	DataOidEntry *e;
 
-	catalog_create_hashes();
-	e = hash_search(tables_by_data, &data_oid, HASH_FIND, NULL);
+	e = cache_find(&tables_by_data, &data_oid);
 	if (e != NULL && e->table->valid && e->table->data_oid == data_oid)
 		return e->table;
 	if (e != NULL)

@@ -7,9 +7,9 @@
 #include "postgres.h"
 #include "fmgr.h"
 
+#include "cache.h"
 #include "catalog.h"
 #include "guc.h"
-#include "rowstore.h"
 #include "stats.h"
 
 PG_MODULE_MAGIC;
@@ -20,7 +20,7 @@ void
 _PG_init(void)
 {
 	guc_init();
+	cache_init();
 	catalog_init();
-	rowstore_init();
 	stats_init();
 }

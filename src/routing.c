@@ -15,11 +15,10 @@
 #include "partitioning/partdesc.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
-#include "utils/hsearch.h"
-#include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/partcache.h"
 
+#include "cache.h"
 #include "errors.h"
 #include "routing.h"
 
@@ -36,31 +35,20 @@ typedef struct RoutingCache
 	Oid		   *leaves;
 } RoutingCache;
 
-static HTAB *routing_cache = NULL;
-static uint64 routing_invalidations = 0;
-
-/*
- * routing_invalidate forgets the partitioning of an invalidated relation
- * (or of all): attaching or detaching a partition invalidates the parent.
- */
+/* routing_stale marks a storage table's partitioning for reading again */
 static void
-routing_invalidate(Datum arg, Oid relid)
+routing_stale(void *entry)
 {
-	HASH_SEQ_STATUS seq;
-	RoutingCache *rc;
-
-	routing_invalidations++;
-	if (OidIsValid(relid))
-	{
-		rc = hash_search(routing_cache, &relid, HASH_FIND, NULL);
-		if (rc != NULL)
-			rc->valid = false;
-		return;
-	}
-	hash_seq_init(&seq, routing_cache);
-	while ((rc = hash_seq_search(&seq)) != NULL)
-		rc->valid = false;
+	((RoutingCache *) entry)->valid = false;
 }
+
+/* attaching or detaching a partition invalidates the parent */
+static OtsCache routing_cache = {
+	.name = "ots routing",
+	.keysize = sizeof(Oid),
+	.entrysize = sizeof(RoutingCache),
+	.stale = routing_stale,
+};
 
 /*
  * routing_partitions locks the storage table as opening it would (which
@@ -78,27 +66,13 @@ routing_partitions(const OtsTable *t)
 	bool		found;
 
 	LockRelationOid(data_oid, AccessShareLock);
-	if (routing_cache == NULL)
-	{
-		HASHCTL		ctl;
-
-		memset(&ctl, 0, sizeof(ctl));
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(RoutingCache);
-		ctl.hcxt = CacheMemoryContext;
-		routing_cache = hash_create("ots routing", 64, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-		CacheRegisterRelcacheCallback(routing_invalidate, (Datum) 0);
-	}
-	rc = hash_search(routing_cache, &data_oid, HASH_ENTER, &found);
-	if (!found)
-	{
-		rc->valid = false;
+	rc = cache_lookup(&routing_cache, &data_oid, &found);
+	if (rc->cxt == NULL)
 		rc->cxt = AllocSetContextCreate(CacheMemoryContext, "ots routing entry",
 										ALLOCSET_SMALL_SIZES);
-	}
 	if (!rc->valid)
 	{
-		uint64		seen = routing_invalidations;
+		uint64		seen = routing_cache.invalidations;
 		Relation	parent = relation_open(data_oid, NoLock);
 		PartitionKey key = RelationGetPartitionKey(parent);
 		PartitionDesc desc = RelationGetPartitionDesc(parent, true);
@@ -121,7 +95,7 @@ routing_partitions(const OtsTable *t)
 		MemoryContextSwitchTo(old);
 		relation_close(parent, NoLock);
 		/* an invalidation that came while copying leaves the entry to be read again */
-		rc->valid = (seen == routing_invalidations);
+		rc->valid = (seen == routing_cache.invalidations);
 	}
 	return rc;
 }

@@ -46,18 +46,14 @@
 #include "utils/relcache.h"
 #include "utils/snapmgr.h"
 #include "utils/hsearch.h"
-#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "asrole.h"
+#include "cache.h"
 #include "errors.h"
 #include "rowstore.h"
 #include "rowstore_internal.h"
-
-static HTAB *leaf_cache = NULL;
-
-static void rowstore_invalidate(Datum arg, Oid relid);
 
 /* rowstore_privilege_names lists the privileges in mode: "SELECT, INSERT and UPDATE" */
 static char *
@@ -143,74 +139,34 @@ rowstore_check_writable(const char *operation)
 	PreventCommandDuringRecovery(operation);
 }
 
-/* rowstore_init registers the leaf cache's invalidation; called from _PG_init */
-void
-rowstore_init(void)
-{
-	CacheRegisterRelcacheCallback(rowstore_invalidate, (Datum) 0);
-}
-
 /*
- * rowstore_invalidate forgets where a leaf's columns are when its relcache
- * entry is invalidated (ALTER TABLE ... DROP/ADD COLUMN among others;
- * InvalidOid: every relation), so the next access looks them up again.  It
- * runs inside invalidation processing: it only marks entries.  Accesses
- * look the columns up with the leaf locked, so they cannot change between
- * the lookup and the use.  The index list is compared on every access
- * (rowstore_open_indexes) and needs nothing here.
+ * rowstore_leaf_stale forgets where a leaf's columns are when its relcache
+ * entry is invalidated (ALTER TABLE ... DROP/ADD COLUMN among others), so
+ * the next access looks them up again.  Accesses look the columns up with
+ * the leaf locked, so they cannot change between the lookup and the use.
+ * The index list is compared on every access (rowstore_open_indexes) and
+ * needs nothing here.
  */
 static void
-rowstore_invalidate(Datum arg, Oid relid)
+rowstore_leaf_stale(void *entry)
 {
-	LeafCache  *lp;
-
-	if (leaf_cache == NULL)
-		return;
-	if (OidIsValid(relid))
-	{
-		lp = hash_search(leaf_cache, &relid, HASH_FIND, NULL);
-		if (lp != NULL)
-			lp->cells_attno = 0;
-	}
-	else
-	{
-		HASH_SEQ_STATUS seq;
-
-		hash_seq_init(&seq, leaf_cache);
-		while ((lp = hash_seq_search(&seq)) != NULL)
-			lp->cells_attno = 0;
-	}
+	((LeafCache *) entry)->cells_attno = 0;
 }
+
+static OtsCache leaf_cache = {
+	.name = "ots leaf cache",
+	.keysize = sizeof(Oid),
+	.entrysize = sizeof(LeafCache),
+	.stale = rowstore_leaf_stale,
+};
 
 /* rowstore_leaf returns the leaf's cache entry, creating it empty */
 LeafCache *
 rowstore_leaf(Oid leaf_oid)
 {
-	LeafCache  *lp;
 	bool		found;
 
-	if (leaf_cache == NULL)
-	{
-		HASHCTL		ctl;
-
-		memset(&ctl, 0, sizeof(ctl));
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(LeafCache);
-		ctl.hcxt = CacheMemoryContext;
-		leaf_cache = hash_create("ots leaf cache", 256, &ctl,
-								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	}
-	lp = hash_search(leaf_cache, &leaf_oid, HASH_ENTER, &found);
-	if (!found)
-	{
-		lp->cells_attno = 0;
-		lp->keys_exist = false;
-		lp->index_cxt = NULL;
-		lp->index_oids = NIL;
-		lp->index_info = NULL;
-		lp->index_info_shared = false;
-	}
-	return lp;
+	return cache_lookup(&leaf_cache, &leaf_oid, &found);
 }
 
 /* rowstore_attnums looks up, once per leaf, where its columns are */

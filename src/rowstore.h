@@ -21,9 +21,6 @@
 
 #include "routing.h"
 
-/* rowstore_init registers the per-session leaf cache's invalidation (_PG_init) */
-extern void rowstore_init(void);
-
 /* rowstore_check_privileges raises insufficient_privilege unless every privilege in mode is granted and no RLS policy applies */
 extern void rowstore_check_privileges(const OtsTable *t, AclMode mode);
 

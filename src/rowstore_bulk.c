@@ -28,6 +28,7 @@
 #include "utils/memutils.h"
 
 #include "asrole.h"
+#include "cache.h"
 #include "rowstore.h"
 #include "rowstore_internal.h"
 #include "subxact.h"
@@ -39,7 +40,12 @@ typedef struct BulkPlans
 	SPIPlanPtr	upsert;
 } BulkPlans;
 
-static HTAB *bulk_plans = NULL;
+/* saved plans go stale in the plan cache (SPI_plan_is_valid), not here */
+static OtsCache bulk_plans = {
+	.name = "ots bulk plans",
+	.keysize = sizeof(Oid),
+	.entrysize = sizeof(BulkPlans),
+};
 
 /*
  * rowstore_bulk_sql writes the upsert statement through the partitioned
@@ -83,19 +89,7 @@ rowstore_bulk_plan(const OtsTable *t)
 	bool		found;
 	SPIPlanPtr *slot;
 
-	if (bulk_plans == NULL)
-	{
-		HASHCTL		ctl;
-
-		memset(&ctl, 0, sizeof(ctl));
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(BulkPlans);
-		ctl.hcxt = CacheMemoryContext;
-		bulk_plans = hash_create("ots bulk plans", 64, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	}
-	bp = hash_search(bulk_plans, &t->data_oid, HASH_ENTER, &found);
-	if (!found)
-		bp->upsert = NULL;
+	bp = cache_lookup(&bulk_plans, &t->data_oid, &found);
 	slot = &bp->upsert;
 	if (*slot != NULL && !SPI_plan_is_valid(*slot))
 	{

@@ -35,6 +35,7 @@
 #include "utils/portal.h"
 
 #include "asrole.h"
+#include "cache.h"
 #include "rowstore.h"
 #include "storage.h"
 
@@ -100,7 +101,13 @@ typedef struct RangePlan
 	SPIPlanPtr	plan;
 } RangePlan;
 
-static HTAB *range_plans = NULL;
+/* saved plans go stale in the plan cache (SPI_plan_is_valid), not here */
+static OtsCache range_plans = {
+	.name = "ots range plans",
+	.keysize = sizeof(((RangePlan *) 0)->sql),
+	.entrysize = sizeof(RangePlan),
+	.string_keys = true,
+};
 
 /*
  * storage_range_compare orders two bounds in stored order, column by
@@ -268,21 +275,9 @@ range_plan(const RangeQuery *q)
 
 	if (q->sql.len >= sizeof(key))
 		elog(ERROR, "ots range statement too long");
-	if (range_plans == NULL)
-	{
-		HASHCTL		ctl;
-
-		memset(&ctl, 0, sizeof(ctl));
-		ctl.keysize = sizeof(key);
-		ctl.entrysize = sizeof(RangePlan);
-		ctl.hcxt = CacheMemoryContext;
-		range_plans = hash_create("ots range plans", 64, &ctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
-	}
 	memset(key, 0, sizeof(key));
 	strlcpy(key, q->sql.data, sizeof(key));
-	rp = hash_search(range_plans, key, HASH_ENTER, &found);
-	if (!found)
-		rp->plan = NULL;
+	rp = cache_lookup(&range_plans, key, &found);
 	if (rp->plan != NULL && !SPI_plan_is_valid(rp->plan))
 	{
 		SPI_freeplan(rp->plan);
