@@ -30,6 +30,7 @@
 
 /* rows scanned by one get_range page at most when a filter drops rows */
 #define RANGE_SCAN_BUDGET (OTS_MAX_RANGE_ROWS * 20)
+
 /* everything a range call needs, between SRF calls too */
 typedef struct RangeScan
 {
@@ -37,8 +38,8 @@ typedef struct RangeScan
 	ReadSelect	sel;
 	Filter	   *filter;
 	bool		backward;
-	PkInput		start;
-	PkInput		end;
+	PkInput		start;			/* the bounds: they point into the arguments, */
+	PkInput		end;			/* so they serve range_begin only */
 	int64		limit;			/* rows to return at most; 0 = no limit */
 	int64		returned;
 	uint64		scanned_size;
