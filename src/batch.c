@@ -36,7 +36,7 @@
 #include "rowstore.h"
 #include "row_ops.h"
 #include "row_write.h"
-#include "routing.h"
+#include "storage.h"
 #include "request.h"
 #include "read_select.h"
 #include "purge.h"
@@ -789,20 +789,16 @@ batch_bulk_validate(const OtsTable *t, const BatchRow *row, int64 now_ms, Memory
 	return ok;
 }
 
-/*
- * batch_bulk_store_key sets row i's stored key columns in keys[k][i]: the
- * hash prefix first on hash-prefixed tables, then each key column.
- */
+/* batch_bulk_store_key sets row i's stored key columns in keys[k][i] (storage_key) */
 static void
 batch_bulk_store_key(const OtsTable *t, const PkInput *pk, Datum **keys, int i)
 {
-	int			k = 0;
-	Oid			type;
+	Datum		key[OTS_MAX_PK_COLUMNS + 1];
+	Oid			types[OTS_MAX_PK_COLUMNS + 1];
+	int			nkeys = storage_key(t, pk, t->npk, key, types);
 
-	if (t->hash_prefix_len > 0)
-		keys[k++][i] = Int64GetDatum(routing_hash_prefix(&pk->v[0], t->hash_prefix_len));
-	for (int c = 0; c < t->npk; c++)
-		keys[k++][i] = routing_pk_datum(&pk->v[c], &type);
+	for (int k = 0; k < nkeys; k++)
+		keys[k][i] = key[k];
 }
 
 /*
@@ -831,7 +827,7 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 
 	if (t == NULL || t->auto_increment_col >= 0)
 		return false;
-	nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
+	nkeys = storage_nkeys(t);
 	for (int r = 0; r < nrows; r++)
 		mode |= row_write_privileges(rows[r].type->kind);
 	rowstore_check_privileges(t, mode);

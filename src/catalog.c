@@ -52,12 +52,13 @@
 #include "utils/syscache.h"
 
 #include "asrole.h"
+#include "cache.h"
 #include "catalog.h"
 #include "errors.h"
-#include "storage_write.h"
+#include "storage.h"
 
-/* PostgreSQL identifiers hold NAMEDATALEN-1 bytes; storage adds "$p1023" */
-#define CATALOG_MAX_TABLE_NAME_LEN (NAMEDATALEN - 1 - 6)
+/* PostgreSQL identifiers hold NAMEDATALEN-1 bytes; a leaf's name is longer by its suffix */
+#define CATALOG_MAX_TABLE_NAME_LEN (NAMEDATALEN - 1 - STORAGE_LEAF_SUFFIX_MAX_LEN)
 
 typedef struct DataOidEntry
 {
@@ -72,14 +73,36 @@ typedef struct NameEntry
 	Oid			view_oid;
 } NameEntry;
 
-static HTAB *tables_by_view = NULL;
-static HTAB *tables_by_data = NULL;
-static HTAB *names = NULL;
+static void catalog_table_stale(void *entry);
+static bool catalog_table_concerns(const void *entry, Oid relid);
+static void catalog_name_stale(void *entry);
+
+/* the tables, by view: invalidating the view or the storage marks the entry */
+static OtsCache tables_by_view = {
+	.name = "ots tables by view",
+	.keysize = sizeof(Oid),
+	.entrysize = sizeof(OtsTable),
+	.stale = catalog_table_stale,
+	.concerns = catalog_table_concerns,
+};
+
+/* the same tables by storage: pointers into tables_by_view, whose validity they follow */
+static OtsCache tables_by_data = {
+	.name = "ots tables by storage",
+	.keysize = sizeof(Oid),
+	.entrysize = sizeof(DataOidEntry),
+};
+
+/* unqualified names resolved under names_path: any relation or schema change marks them */
+static OtsCache names = {
+	.name = "ots table names",
+	.keysize = NAMEDATALEN,
+	.entrysize = sizeof(NameEntry),
+	.string_keys = true,
+	.stale = catalog_name_stale,
+};
 static OverrideSearchPath *names_path = NULL;
 
-static void catalog_create_hashes(void);
-static void catalog_invalidate(Datum arg, Oid relid);
-static void catalog_invalidate_names(Datum arg, int cacheid, uint32 hashvalue);
 static void catalog_load(OtsTable *t, Oid view_oid);
 static Form_pg_class catalog_class(Oid relid);
 static bool catalog_name_valid(const char *name, int len, int maxlen);
@@ -99,45 +122,16 @@ static bool catalog_name_valid(const char *name, int len, int maxlen);
 void
 catalog_init(void)
 {
-	CacheRegisterRelcacheCallback(catalog_invalidate, (Datum) 0);
 	/* a new, renamed or dropped relation or schema may change what a name means */
-	CacheRegisterSyscacheCallback(RELNAMENSP, catalog_invalidate_names, (Datum) 0);
-	CacheRegisterSyscacheCallback(NAMESPACEOID, catalog_invalidate_names, (Datum) 0);
+	cache_watch_syscache(&names, RELNAMENSP);
+	cache_watch_syscache(&names, NAMESPACEOID);
 }
 
+/* catalog_name_stale forgets what a name resolved to */
 static void
-catalog_create_hashes(void)
+catalog_name_stale(void *entry)
 {
-	HASHCTL		ctl;
-
-	if (tables_by_view != NULL)
-		return;
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = sizeof(Oid);
-	ctl.entrysize = sizeof(OtsTable);
-	ctl.hcxt = CacheMemoryContext;
-	tables_by_view = hash_create("ots tables by view", 64, &ctl,
-								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	ctl.entrysize = sizeof(DataOidEntry);
-	tables_by_data = hash_create("ots tables by storage", 64, &ctl,
-								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	ctl.keysize = NAMEDATALEN;
-	ctl.entrysize = sizeof(NameEntry);
-	names = hash_create("ots table names", 64, &ctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
-}
-
-/* catalog_invalidate_names forgets every resolved name */
-static void
-catalog_invalidate_names(Datum arg, int cacheid, uint32 hashvalue)
-{
-	HASH_SEQ_STATUS seq;
-	NameEntry  *e;
-
-	if (names == NULL)
-		return;
-	hash_seq_init(&seq, names);
-	while ((e = hash_seq_search(&seq)) != NULL)
-		hash_search(names, e->name, HASH_REMOVE, NULL);
+	((NameEntry *) entry)->view_oid = InvalidOid;
 }
 
 /*
@@ -153,10 +147,9 @@ catalog_resolve_unqualified(const char *relname)
 	bool		found;
 	Oid			view_oid;
 
-	catalog_create_hashes();
 	if (names_path == NULL || !OverrideSearchPathMatchesCurrent(names_path))
 	{
-		catalog_invalidate_names((Datum) 0, RELNAMENSP, 0);
+		cache_mark_stale(&names);
 		if (names_path != NULL)
 		{
 			OverrideSearchPath *stale = names_path;
@@ -167,34 +160,32 @@ catalog_resolve_unqualified(const char *relname)
 		}
 		names_path = GetOverrideSearchPath(CacheMemoryContext);
 	}
-	e = hash_search(names, relname, HASH_FIND, NULL);
-	if (e != NULL)
+	e = cache_find(&names, relname);
+	if (e != NULL && OidIsValid(e->view_oid))
 		return e->view_oid;
 	view_oid = RelnameGetRelid(relname);
 	if (OidIsValid(view_oid))
 	{
-		e = hash_search(names, relname, HASH_ENTER, &found);
+		e = cache_lookup(&names, relname, &found);
 		e->view_oid = view_oid;
 	}
 	return view_oid;
 }
 
-/*
- * catalog_invalidate marks entries of the invalidated relation (or all of
- * them) for reloading.
- */
+/* catalog_table_stale marks a table's metadata for reloading */
 static void
-catalog_invalidate(Datum arg, Oid relid)
+catalog_table_stale(void *entry)
 {
-	HASH_SEQ_STATUS seq;
-	OtsTable   *t;
+	((OtsTable *) entry)->valid = false;
+}
 
-	if (tables_by_view == NULL)
-		return;
-	hash_seq_init(&seq, tables_by_view);
-	while ((t = hash_seq_search(&seq)) != NULL)
-		if (relid == InvalidOid || t->view_oid == relid || t->data_oid == relid)
-			t->valid = false;
+/* catalog_table_concerns: is relid the table's view or storage? */
+static bool
+catalog_table_concerns(const void *entry, Oid relid)
+{
+	const OtsTable *t = entry;
+
+	return t->view_oid == relid || t->data_oid == relid;
 }
 
 /* catalog_text_array reads a 1-D text[] without NULLs of 1 to OTS_MAX_PK_COLUMNS elements */
@@ -388,41 +379,16 @@ catalog_primary_key_is(Oid relid, const AttrNumber *keys, int nkeys)
 	return same;
 }
 
-/* catalog_pk_list names the primary key columns, for messages */
+/* catalog_key_list names the stored key columns, for messages */
 static char *
-catalog_pk_list(const OtsTable *t)
+catalog_key_list(const OtsTable *t)
 {
 	StringInfoData buf;
 
 	initStringInfo(&buf);
-	for (int i = 0; i < t->npk; i++)
-		appendStringInfo(&buf, "%s%s", i > 0 ? ", " : "", quote_identifier(t->pk[i].name));
+	for (int k = 0; k < storage_nkeys(t); k++)
+		appendStringInfo(&buf, "%s%s", k > 0 ? ", " : "", quote_identifier(storage_key_column(t, k)));
 	return buf.data;
-}
-
-Oid
-catalog_storage_oid(Oid nsp, const char *table_name)
-{
-	return OidIsValid(nsp) ?
-		get_relname_relid(psprintf("%s%s", table_name, CATALOG_STORAGE_SUFFIX), nsp) : InvalidOid;
-}
-
-char *
-catalog_storage_name(const OtsTable *t)
-{
-	return quote_qualified_identifier(t->schema_name,
-									  psprintf("%s%s", t->table_name, CATALOG_STORAGE_SUFFIX));
-}
-
-char *
-catalog_table_of(const char *relname, const char *suffix)
-{
-	size_t		len = relname != NULL ? strlen(relname) : 0;
-	size_t		slen = strlen(suffix);
-
-	if (len <= slen || strcmp(relname + len - slen, suffix) != 0)
-		return NULL;
-	return pnstrdup(relname, len - slen);
 }
 
 /*
@@ -455,10 +421,8 @@ bool
 catalog_check_storage(OtsTable *t, Oid nsp)
 {
 	char		name[NAMEDATALEN * 2];
-	Oid			cells_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("cells"),
-											 ObjectIdGetDatum(get_namespace_oid("ots", false)));
-	AttrNumber	keys[OTS_MAX_PK_COLUMNS + 1];
-	int			nkeys = 0;
+	AttrNumber	keys[OTS_MAX_PK_COLUMNS + 1] = {0};
+	int			nkeys;
 	AttrNumber	partattr;
 	HeapTuple	tup;
 	Form_pg_partitioned_table part;
@@ -469,27 +433,24 @@ catalog_check_storage(OtsTable *t, Oid nsp)
 				 errmsg("ots table %s is in a temporary schema",
 						quote_qualified_identifier(t->schema_name, t->table_name)),
 				 errdetail("ots tables cannot be temporary.")));
-	t->data_oid = catalog_storage_oid(nsp, t->table_name);
+	t->data_oid = storage_oid(nsp, t->table_name);
 	if (!OidIsValid(t->data_oid) ||
 		get_rel_relkind(get_relname_relid(t->table_name, nsp)) != RELKIND_VIEW)
 		return false;
 	if (get_rel_relkind(t->data_oid) != RELKIND_PARTITIONED_TABLE)
 		catalog_damaged(t, "its storage table is not partitioned");
-	if (t->hash_prefix_len > 0)
-		keys[nkeys++] = catalog_check_column(t, t->data_oid, "$hash", INT8OID, InvalidOid);
-	else if (get_attnum(t->data_oid, "$hash") != InvalidAttrNumber)
-		catalog_damaged(t, "its storage table has a \"$hash\" column but no hash prefix");
-	for (int i = 0; i < t->npk; i++)
-		keys[nkeys++] = catalog_check_column(t, t->data_oid, t->pk[i].name,
-											 t->pk[i].type == OTS_VT_STRING ? TEXTOID :
-											 t->pk[i].type == OTS_VT_INTEGER ? INT8OID : BYTEAOID,
-											 t->pk[i].type == OTS_VT_STRING ? C_COLLATION_OID : InvalidOid);
+	if (t->hash_prefix_len == 0 && get_attnum(t->data_oid, STORAGE_HASH_COLUMN) != InvalidAttrNumber)
+		catalog_damaged(t, "its storage table has a \"%s\" column but no hash prefix",
+						STORAGE_HASH_COLUMN);
+	nkeys = storage_nkeys(t);
+	for (int k = 0; k < nkeys; k++)
+		keys[k] = catalog_check_column(t, t->data_oid, storage_key_column(t, k),
+									   storage_key_type(t, k), storage_key_collation(t, k));
 	partattr = keys[0];
-	catalog_check_column(t, t->data_oid, "$cells", cells_type, InvalidOid);
-	catalog_check_column(t, t->data_oid, "$oldest_ts", INT8OID, InvalidOid);
+	catalog_check_column(t, t->data_oid, STORAGE_CELLS_COLUMN, storage_cells_type(), InvalidOid);
+	catalog_check_column(t, t->data_oid, STORAGE_OLDEST_TS_COLUMN, INT8OID, InvalidOid);
 	if (!catalog_primary_key_is(t->data_oid, keys, nkeys))
-		catalog_damaged(t, "the primary key of its storage table is not (%s%s)",
-						t->hash_prefix_len > 0 ? "\"$hash\", " : "", catalog_pk_list(t));
+		catalog_damaged(t, "the primary key of its storage table is not (%s)", catalog_key_list(t));
 
 	tup = SearchSysCache1(PARTRELID, ObjectIdGetDatum(t->data_oid));
 	if (!HeapTupleIsValid(tup))
@@ -500,7 +461,7 @@ catalog_check_storage(OtsTable *t, Oid nsp)
 	{
 		ReleaseSysCache(tup);
 		catalog_damaged(t, "its storage table is not partitioned by %s",
-						t->hash_prefix_len > 0 ? "RANGE (\"$hash\")" :
+						t->hash_prefix_len > 0 ? "RANGE (" STORAGE_HASH_SQL ")" :
 						psprintf("HASH (%s)", quote_identifier(t->pk[0].name)));
 	}
 	ReleaseSysCache(tup);
@@ -508,7 +469,7 @@ catalog_check_storage(OtsTable *t, Oid nsp)
 	t->seq_oid = InvalidOid;
 	if (t->auto_increment_col >= 0)
 	{
-		snprintf(name, sizeof(name), "%s%s", t->table_name, CATALOG_SEQUENCE_SUFFIX);
+		snprintf(name, sizeof(name), "%s%s", t->table_name, STORAGE_SEQUENCE_SUFFIX);
 		t->seq_oid = get_relname_relid(name, nsp);
 		if (get_rel_relkind(t->seq_oid) != RELKIND_SEQUENCE)
 			catalog_damaged(t, "its AUTO_INCREMENT sequence %s is missing",
@@ -530,8 +491,8 @@ void
 catalog_check_leaf(const OtsTable *t, Oid leaf)
 {
 	Form_pg_class form = catalog_class(leaf);
-	AttrNumber	keys[OTS_MAX_PK_COLUMNS + 1];
-	int			nkeys = 0;
+	AttrNumber	keys[OTS_MAX_PK_COLUMNS + 1] = {0};
+	int			nkeys = storage_nkeys(t);
 	const char *name;
 
 	if (form == NULL)
@@ -541,13 +502,11 @@ catalog_check_leaf(const OtsTable *t, Oid leaf)
 		catalog_damaged(t, "partition %s of its storage table is not a plain table", name);
 	if (form->relam != storage_am_oid())
 		catalog_damaged(t, "partition %s of its storage table does not use the ots table access method", name);
-	if (t->hash_prefix_len > 0)
-		keys[nkeys++] = get_attnum(leaf, "$hash");
-	for (int i = 0; i < t->npk; i++)
-		keys[nkeys++] = get_attnum(leaf, t->pk[i].name);
+	for (int k = 0; k < nkeys; k++)
+		keys[k] = get_attnum(leaf, storage_key_column(t, k));
 	if (!catalog_primary_key_is(leaf, keys, nkeys))
-		catalog_damaged(t, "the primary key of partition %s of its storage table is not a btree on (%s%s)",
-						name, t->hash_prefix_len > 0 ? "\"$hash\", " : "", catalog_pk_list(t));
+		catalog_damaged(t, "the primary key of partition %s of its storage table is not a btree on (%s)",
+						name, catalog_key_list(t));
 }
 
 /* catalog_report_damaged raises catalog_damaged's error for t, saying what */
@@ -608,7 +567,7 @@ catalog_load(OtsTable *t, Oid view_oid)
 
 		loaded.valid = true;
 		memcpy(t, &loaded, sizeof(OtsTable));
-		e = hash_search(tables_by_data, &t->data_oid, HASH_ENTER, &found_data);
+		e = cache_lookup(&tables_by_data, &t->data_oid, &found_data);
 		e->table = t;
 	}
 }
@@ -623,13 +582,7 @@ catalog_get(Oid view_oid)
 	OtsTable   *t;
 	bool		found;
 
-	catalog_create_hashes();
-	t = hash_search(tables_by_view, &view_oid, HASH_ENTER, &found);
-	if (!found)
-	{
-		memset(((char *) t) + sizeof(Oid), 0, sizeof(OtsTable) - sizeof(Oid));
-		t->valid = false;
-	}
+	t = cache_lookup(&tables_by_view, &view_oid, &found);
 	if (!t->valid)
 		catalog_load(t, view_oid);
 	return t->valid ? t : NULL;
@@ -732,8 +685,7 @@ catalog_lookup_by_data_oid(Oid data_oid)
 {
 	DataOidEntry *e;
 
-	catalog_create_hashes();
-	e = hash_search(tables_by_data, &data_oid, HASH_FIND, NULL);
+	e = cache_find(&tables_by_data, &data_oid);
 	if (e != NULL && e->table->valid && e->table->data_oid == data_oid)
 		return e->table;
 	if (e != NULL)
@@ -746,7 +698,7 @@ catalog_lookup_by_data_oid(Oid data_oid)
 	}
 	/* first use in this backend: find the view from the storage name */
 	{
-		char	   *relname = catalog_table_of(get_rel_name(data_oid), CATALOG_STORAGE_SUFFIX);
+		char	   *relname = storage_table_of(get_rel_name(data_oid), STORAGE_SUFFIX);
 
 		if (relname != NULL)
 		{
@@ -925,7 +877,7 @@ catalog_has_any_privilege(Oid relid)
 bool
 catalog_may_see(Oid nsp, const char *table_name)
 {
-	Oid			data_oid = catalog_storage_oid(nsp, table_name);
+	Oid			data_oid = storage_oid(nsp, table_name);
 
 	if (OidIsValid(data_oid) && catalog_owns(data_oid))
 		return true;
@@ -945,7 +897,7 @@ catalog_may_see_storage(Oid data_oid)
 
 	if (superuser())
 		return true;
-	relname = catalog_table_of(get_rel_name(data_oid), CATALOG_STORAGE_SUFFIX);
+	relname = storage_table_of(get_rel_name(data_oid), STORAGE_SUFFIX);
 	return relname != NULL && catalog_may_see(get_rel_namespace(data_oid), relname);
 }
 

@@ -4,14 +4,8 @@
  *	  from a table-name argument, cached per backend, invalidated when any
  *	  session changes or drops the table.
  *
- * Storage layout of an ots table "s.t" (created by ots.create_table):
- *	 s."t$data"	partitioned table: [ "$hash" int8 when hash-prefixed ],
- *					pk columns (String text COLLATE "C", Integer int8,
- *					Binary bytea), "$cells" ots.cells, "$oldest_ts" int8;
- *					PRIMARY KEY ([ "$hash", ] pk columns)
- *	 s."t$p<i>"		its leaf partitions
- *	 s."t$seq"		sequence behind an AUTO_INCREMENT column
- *	 s.t			view of the live rows: pk columns, attributes jsonb
+ * How a table is stored (its relations, columns and stored key) is
+ * storage.h's; this module checks that the storage is that.
  *-------------------------------------------------------------------------
  */
 #ifndef OTS_CATALOG_H
@@ -25,10 +19,6 @@
 #include "ots_limits.h"
 #include "value.h"
 
-/* the layout's names (above): a table's storage and sequence are its name plus these */
-#define CATALOG_STORAGE_SUFFIX	"$data"
-#define CATALOG_SEQUENCE_SUFFIX	"$seq"
-
 typedef struct OtsPkColumn
 {
 	char		name[NAMEDATALEN];
@@ -40,8 +30,8 @@ typedef struct OtsPkColumn
 typedef struct OtsTable
 {
 	Oid			view_oid;		/* s.t: the name users call the table by */
-	Oid			data_oid;		/* s."t$data" */
-	Oid			seq_oid;		/* s."t$seq" or InvalidOid */
+	Oid			data_oid;		/* its storage table (storage.h) */
+	Oid			seq_oid;		/* its AUTO_INCREMENT sequence or InvalidOid */
 	char		schema_name[NAMEDATALEN];
 	char		table_name[NAMEDATALEN];
 	int			npk;
@@ -113,15 +103,6 @@ extern void catalog_report_damaged(const OtsTable *t, const char *what) pg_attri
 
 /* catalog_owns: does the current user own the relation (through membership too)? */
 extern bool catalog_owns(Oid relid);
-/* catalog_storage_oid: the storage table of ots table table_name in schema nsp, or InvalidOid */
-extern Oid	catalog_storage_oid(Oid nsp, const char *table_name);
-
-/* catalog_storage_name: the quoted, qualified name of t's storage table */
-extern char *catalog_storage_name(const OtsTable *t);
-
-/* catalog_table_of: the table name relname (a storage or sequence name) is made from, or NULL */
-extern char *catalog_table_of(const char *relname, const char *suffix);
-
 /*
  * catalog_may_see: may the current user see the ots table nsp.table_name
  * (its owner, or USAGE on nsp and some privilege on its view or storage)?

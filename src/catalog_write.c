@@ -32,6 +32,7 @@
 #include "catalog.h"
 #include "ddl_guard.h"
 #include "errors.h"
+#include "storage.h"
 
 PG_FUNCTION_INFO_V1(ots_catalog_insert);
 PG_FUNCTION_INFO_V1(ots_catalog_update);
@@ -55,7 +56,7 @@ catalog_write_owner(FunctionCallInfo fcinfo, bool missing_ok)
 	char	   *schema = NameStr(*PG_GETARG_NAME(0));
 	char	   *table = NameStr(*PG_GETARG_NAME(1));
 	Oid			nsp = get_namespace_oid(schema, true);
-	Oid			data_oid = catalog_storage_oid(nsp, table);
+	Oid			data_oid = storage_oid(nsp, table);
 
 	if (!OidIsValid(data_oid))
 	{

@@ -69,7 +69,7 @@
 #include "asrole.h"
 #include "catalog.h"
 #include "ddl_guard.h"
-#include "storage_write.h"
+#include "storage.h"
 
 /* what a relation is to ots */
 typedef enum GuardKind
@@ -155,10 +155,10 @@ guard_kind(Oid relid)
 	if (relkind == RELKIND_VIEW)
 		return guard_registered(get_rel_namespace(relid), relname) ? GUARD_VIEW : GUARD_NONE;
 	if (relkind == RELKIND_SEQUENCE &&
-		(table = catalog_table_of(relname, CATALOG_SEQUENCE_SUFFIX)) != NULL)
+		(table = storage_table_of(relname, STORAGE_SEQUENCE_SUFFIX)) != NULL)
 		return guard_registered(get_rel_namespace(relid), table) ? GUARD_SEQUENCE : GUARD_NONE;
 	if (relkind == RELKIND_PARTITIONED_TABLE &&
-		(table = catalog_table_of(relname, CATALOG_STORAGE_SUFFIX)) != NULL &&
+		(table = storage_table_of(relname, STORAGE_SUFFIX)) != NULL &&
 		guard_registered(get_rel_namespace(relid), table))
 		return GUARD_STORAGE;
 	if (get_rel_relispartition(relid) &&
@@ -382,8 +382,8 @@ guard_storage_of(Oid relid, GuardKind kind)
 	if (kind == GUARD_LEAF)
 		return get_partition_parent(relid, true);
 	if (kind == GUARD_SEQUENCE)
-		name = catalog_table_of(name, CATALOG_SEQUENCE_SUFFIX);
-	return catalog_storage_oid(get_rel_namespace(relid), name);
+		name = storage_table_of(name, STORAGE_SEQUENCE_SUFFIX);
+	return storage_oid(get_rel_namespace(relid), name);
 }
 
 /*
@@ -398,8 +398,8 @@ guard_propagate_owner(Oid storage, RoleSpec *newowner)
 {
 	const char *role = quote_identifier(get_rolespec_name(newowner));
 	char	   *nsp = get_namespace_name(get_rel_namespace(storage));
-	char	   *name = catalog_table_of(get_rel_name(storage), CATALOG_STORAGE_SUFFIX);
-	char	   *seq = psprintf("%s%s", name, CATALOG_SEQUENCE_SUFFIX);
+	char	   *name = storage_table_of(get_rel_name(storage), STORAGE_SUFFIX);
+	char	   *seq = psprintf("%s%s", name, STORAGE_SEQUENCE_SUFFIX);
 	List	   *stmts = NIL;
 	ListCell   *lc;
 

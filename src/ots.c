@@ -7,9 +7,9 @@
 #include "postgres.h"
 #include "fmgr.h"
 
+#include "cache.h"
 #include "catalog.h"
 #include "guc.h"
-#include "rowstore.h"
 #include "stats.h"
 #include "storage_write.h"
 
@@ -21,8 +21,8 @@ void
 _PG_init(void)
 {
 	guc_init();
+	cache_init();
 	catalog_init();
-	rowstore_init();
 	stats_init();
 	storage_write_init();
 }

@@ -44,6 +44,7 @@
 #include "ots_limits.h"
 #include "purge.h"
 #include "read_select.h"
+#include "storage.h"
 #include "storage_write.h"
 
 /*
@@ -355,22 +356,23 @@ purge_batch_sql(const char *leaf, bool trimming)
 
 	if (!trimming)
 	{
-		candidates = "SELECT ctid, ots.cells_count(\"$cells\") AS n FROM %s"
-			" WHERE \"$oldest_ts\" OPERATOR(pg_catalog.<=) $1 ORDER BY \"$oldest_ts\" LIMIT $5";
-		delete_if = "l.\"$oldest_ts\" OPERATOR(pg_catalog.<=) $1"
-			" AND NOT ots.cells_row_exists(l.\"$cells\", $2, $4)";
-		update_if = "l.\"$oldest_ts\" OPERATOR(pg_catalog.<=) $1"
-			" AND ots.cells_row_exists(l.\"$cells\", $2, $4)";
+		candidates = "SELECT ctid, ots.cells_count(" STORAGE_CELLS_SQL ") AS n FROM %s"
+			" WHERE " STORAGE_OLDEST_TS_SQL " OPERATOR(pg_catalog.<=) $1"
+			" ORDER BY " STORAGE_OLDEST_TS_SQL " LIMIT $5";
+		delete_if = "l." STORAGE_OLDEST_TS_SQL " OPERATOR(pg_catalog.<=) $1"
+			" AND NOT ots.cells_row_exists(l." STORAGE_CELLS_SQL ", $2, $4)";
+		update_if = "l." STORAGE_OLDEST_TS_SQL " OPERATOR(pg_catalog.<=) $1"
+			" AND ots.cells_row_exists(l." STORAGE_CELLS_SQL ", $2, $4)";
 	}
 	else
 	{
 		/* the blocks the leaf had when the pass began; writers trim later rows */
-		candidates = "SELECT ctid, ots.cells_count(\"$cells\") AS n FROM %s"
+		candidates = "SELECT ctid, ots.cells_count(" STORAGE_CELLS_SQL ") AS n FROM %s"
 			" WHERE ctid OPERATOR(pg_catalog.>=) $6 AND ctid OPERATOR(pg_catalog.<) $7"
-			" AND ots.cells_purgeable(\"$cells\", $2, $3, $4)";
-		delete_if = "NOT ots.cells_row_exists(l.\"$cells\", $2, $4)";
-		update_if = "ots.cells_row_exists(l.\"$cells\", $2, $4)"
-			" AND ots.cells_purgeable(l.\"$cells\", $2, $3, $4)";
+			" AND ots.cells_purgeable(" STORAGE_CELLS_SQL ", $2, $3, $4)";
+		delete_if = "NOT ots.cells_row_exists(l." STORAGE_CELLS_SQL ", $2, $4)";
+		update_if = "ots.cells_row_exists(l." STORAGE_CELLS_SQL ", $2, $4)"
+			" AND ots.cells_purgeable(l." STORAGE_CELLS_SQL ", $2, $3, $4)";
 	}
 	initStringInfo(&sql);
 	appendStringInfoString(&sql, "WITH c AS MATERIALIZED (");
@@ -378,11 +380,11 @@ purge_batch_sql(const char *leaf, bool trimming)
 	appendStringInfo(&sql, "),"
 					 " d AS (DELETE FROM %s l USING c"
 					 " WHERE l.ctid OPERATOR(pg_catalog.=) c.ctid AND %s"
-					 " RETURNING ots.cells_count(l.\"$cells\") AS n),"
-					 " u AS (UPDATE %s l SET (\"$cells\", \"$oldest_ts\") ="
-					 " (SELECT p.purged, p.oldest_ts FROM ots.purge_row(l.\"$cells\", $2, $3, $4) p)"
+					 " RETURNING ots.cells_count(l." STORAGE_CELLS_SQL ") AS n),"
+					 " u AS (UPDATE %s l SET (" STORAGE_CELLS_SQL ", " STORAGE_OLDEST_TS_SQL ") ="
+					 " (SELECT p.purged, p.oldest_ts FROM ots.purge_row(l." STORAGE_CELLS_SQL ", $2, $3, $4) p)"
 					 " FROM c WHERE l.ctid OPERATOR(pg_catalog.=) c.ctid AND %s"
-					 " RETURNING c.n OPERATOR(pg_catalog.-) ots.cells_count(l.\"$cells\") AS n)"
+					 " RETURNING c.n OPERATOR(pg_catalog.-) ots.cells_count(l." STORAGE_CELLS_SQL ") AS n)"
 					 " SELECT (SELECT pg_catalog.count(*) FROM c), (SELECT pg_catalog.count(*) FROM d),"
 					 " (SELECT pg_catalog.count(*) FROM u),"
 					 " COALESCE((SELECT pg_catalog.sum(x.n) FROM"
@@ -564,7 +566,7 @@ ots_purge_lock(PG_FUNCTION_ARGS)
 	char	   *schema_name = NameStr(*PG_GETARG_NAME(0));
 	char	   *table_name = NameStr(*PG_GETARG_NAME(1));
 	Oid			nsp = get_namespace_oid(schema_name, true);
-	Oid			storage = catalog_storage_oid(nsp, table_name);
+	Oid			storage = storage_oid(nsp, table_name);
 	LOCKTAG		tag;
 	static bool registered = false;
 	MemoryContext oldcxt;

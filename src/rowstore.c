@@ -1,8 +1,7 @@
 /*-------------------------------------------------------------------------
  * src/rowstore.c
  *	  Primary-key access to the rows of one leaf partition, straight through
- *	  the table AM and the leaf's indexes (no executor, no SQL), and bulk
- *	  statements for batches.
+ *	  the table AM and the leaf's indexes (no executor, no SQL).
  *
  * A single-row call costs about what the executor's own work on that row
  * costs, without planning, executor start-up or routing through the
@@ -15,6 +14,8 @@
  * isolation: a serialization failure).  A new key is inserted as INSERT ...
  * ON CONFLICT DO NOTHING inserts it (a speculative insertion that a
  * concurrent insert of the key defeats), and the caller then reads again.
+ * Many rows at once are rowstore_bulk.c's, on the leaf access shared here
+ * (rowstore_internal.h).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -29,18 +30,15 @@
 #include "catalog/index.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
-#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "nodes/makefuncs.h"
 #include "storage/lmgr.h"
-#include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "tcop/utility.h"
-#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
@@ -48,39 +46,16 @@
 #include "utils/relcache.h"
 #include "utils/snapmgr.h"
 #include "utils/hsearch.h"
-#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/syscache.h"
 
 #include "asrole.h"
+#include "cache.h"
 #include "errors.h"
 #include "rowstore.h"
+#include "rowstore_internal.h"
 #include "storage_write.h"
 #include "subxact.h"
-
-typedef struct LeafCache
-{
-	Oid			leaf_oid;		/* hash key */
-	/* the leaf's attribute numbers, for direct access; cells_attno 0 = not looked up */
-	AttrNumber	cells_attno;
-	AttrNumber	oldest_attno;
-	AttrNumber	key_attnos[OTS_MAX_PK_COLUMNS + 1];
-	/* the last insert of a key not known to be new found it existing */
-	bool		keys_exist;
-	/* the leaf's indexes and their IndexInfo, built once (rowstore_open_indexes) */
-	MemoryContext index_cxt;
-	List	   *index_oids;
-	IndexInfo **index_info;
-	bool		index_info_shared;	/* false: an index keeps per-call state in it */
-} LeafCache;
-
-static HTAB *leaf_cache = NULL;
-
-static LeafCache *rowstore_leaf(Oid leaf_oid);
-static void rowstore_invalidate(Datum arg, Oid relid);
-
-static Oid	rowstore_cells_type(void);
 
 /* rowstore_privilege_names lists the privileges in mode: "SELECT, INSERT and UPDATE" */
 static char *
@@ -133,7 +108,7 @@ rowstore_check_privileges(const OtsTable *t, AclMode mode)
 				 errmsg("permission denied for ots table %s",
 						quote_qualified_identifier(t->schema_name, t->table_name)),
 				 errdetail("This call needs %s on %s.", rowstore_privilege_names(mode),
-						   catalog_storage_name(t))));
+						   storage_name(t))));
 	if (check_enable_rls(t->data_oid, InvalidOid, false) == RLS_ENABLED)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -141,11 +116,11 @@ rowstore_check_privileges(const OtsTable *t, AclMode mode)
 						quote_qualified_identifier(t->schema_name, t->table_name)),
 				 errdetail("Row-level security on %s applies to the current role, and ots "
 						   "row functions do not apply row-level security policies.",
-						   catalog_storage_name(t)),
+						   storage_name(t)),
 				 errhint("Read %s with plain SQL, which applies the policies, "
 						 "or call as a role they do not apply to: the table's owner "
 						 "(without FORCE ROW LEVEL SECURITY) or a role with BYPASSRLS.",
-						 catalog_storage_name(t))));
+						 storage_name(t))));
 }
 
 Oid
@@ -166,91 +141,41 @@ rowstore_check_writable(const char *operation)
 	PreventCommandDuringRecovery(operation);
 }
 
-/* rowstore_cells_type is the OID of type ots.cells */
-static Oid
-rowstore_cells_type(void)
-{
-	Oid			nsp = get_namespace_oid("ots", false);
-
-	return GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-						   CStringGetDatum("cells"), ObjectIdGetDatum(nsp));
-}
-
-/* rowstore_init registers the leaf cache's invalidation; called from _PG_init */
-void
-rowstore_init(void)
-{
-	CacheRegisterRelcacheCallback(rowstore_invalidate, (Datum) 0);
-}
-
 /*
- * rowstore_invalidate forgets where a leaf's columns are when its relcache
- * entry is invalidated (ALTER TABLE ... DROP/ADD COLUMN among others;
- * InvalidOid: every relation), so the next access looks them up again.  It
- * runs inside invalidation processing: it only marks entries.  Accesses
- * look the columns up with the leaf locked, so they cannot change between
- * the lookup and the use.  The index list is compared on every access
- * (rowstore_open_indexes) and needs nothing here.
+ * rowstore_leaf_stale forgets where a leaf's columns are when its relcache
+ * entry is invalidated (ALTER TABLE ... DROP/ADD COLUMN among others), so
+ * the next access looks them up again.  Accesses look the columns up with
+ * the leaf locked, so they cannot change between the lookup and the use.
+ * The index list is compared on every access (rowstore_open_indexes) and
+ * needs nothing here.
  */
 static void
-rowstore_invalidate(Datum arg, Oid relid)
+rowstore_leaf_stale(void *entry)
 {
-	LeafCache  *lp;
-
-	if (leaf_cache == NULL)
-		return;
-	if (OidIsValid(relid))
-	{
-		lp = hash_search(leaf_cache, &relid, HASH_FIND, NULL);
-		if (lp != NULL)
-			lp->cells_attno = 0;
-	}
-	else
-	{
-		HASH_SEQ_STATUS seq;
-
-		hash_seq_init(&seq, leaf_cache);
-		while ((lp = hash_seq_search(&seq)) != NULL)
-			lp->cells_attno = 0;
-	}
+	((LeafCache *) entry)->cells_attno = 0;
 }
 
+static OtsCache leaf_cache = {
+	.name = "ots leaf cache",
+	.keysize = sizeof(Oid),
+	.entrysize = sizeof(LeafCache),
+	.stale = rowstore_leaf_stale,
+};
+
 /* rowstore_leaf returns the leaf's cache entry, creating it empty */
-static LeafCache *
+LeafCache *
 rowstore_leaf(Oid leaf_oid)
 {
-	LeafCache  *lp;
 	bool		found;
 
-	if (leaf_cache == NULL)
-	{
-		HASHCTL		ctl;
-
-		memset(&ctl, 0, sizeof(ctl));
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(LeafCache);
-		ctl.hcxt = CacheMemoryContext;
-		leaf_cache = hash_create("ots leaf cache", 256, &ctl,
-								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	}
-	lp = hash_search(leaf_cache, &leaf_oid, HASH_ENTER, &found);
-	if (!found)
-	{
-		lp->cells_attno = 0;
-		lp->keys_exist = false;
-		lp->index_cxt = NULL;
-		lp->index_oids = NIL;
-		lp->index_info = NULL;
-		lp->index_info_shared = false;
-	}
-	return lp;
+	return cache_lookup(&leaf_cache, &leaf_oid, &found);
 }
 
 /* rowstore_attnums looks up, once per leaf, where its columns are */
-static void
+void
 rowstore_attnums(const OtsTable *t, Oid leaf_oid, LeafCache *lp)
 {
-	int			nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
+	int			nkeys = storage_nkeys(t);
 	AttrNumber	keys[OTS_MAX_PK_COLUMNS + 1];
 	AttrNumber	oldest;
 	AttrNumber	cells;
@@ -258,14 +183,15 @@ rowstore_attnums(const OtsTable *t, Oid leaf_oid, LeafCache *lp)
 	if (lp->cells_attno != 0)
 		return;
 	for (int k = 0; k < nkeys; k++)
-		if ((keys[k] = get_attnum(leaf_oid, routing_key_column(t, k))) == InvalidAttrNumber)
+		if ((keys[k] = get_attnum(leaf_oid, storage_key_column(t, k))) == InvalidAttrNumber)
 			catalog_report_damaged(t, psprintf("partition %s of its storage table lacks key column %s",
 											   quote_identifier(get_rel_name(leaf_oid)),
-											   quote_identifier(routing_key_column(t, k))));
-	oldest = get_attnum(leaf_oid, "$oldest_ts");
-	cells = get_attnum(leaf_oid, "$cells");
+											   quote_identifier(storage_key_column(t, k))));
+	oldest = get_attnum(leaf_oid, STORAGE_OLDEST_TS_COLUMN);
+	cells = get_attnum(leaf_oid, STORAGE_CELLS_COLUMN);
 	if (cells == InvalidAttrNumber || oldest == InvalidAttrNumber)
-		catalog_report_damaged(t, psprintf("partition %s of its storage table lacks its \"$cells\" or \"$oldest_ts\" column",
+		catalog_report_damaged(t, psprintf("partition %s of its storage table lacks its "
+										   STORAGE_CELLS_SQL " or " STORAGE_OLDEST_TS_SQL " column",
 										   quote_identifier(get_rel_name(leaf_oid))));
 	/* filled only when complete: cells_attno marks the entry as looked up */
 	memcpy(lp->key_attnos, keys, sizeof(AttrNumber) * nkeys);
@@ -285,7 +211,7 @@ rowstore_attnums(const OtsTable *t, Oid leaf_oid, LeafCache *lp)
  * IndexInfo, and other access methods cache their own state there (ii_AmCache),
  * so a leaf with any other index gets a fresh IndexInfo per call.
  */
-static void
+void
 rowstore_open_indexes(Relation leaf, LeafCache *lp, ResultRelInfo *rri)
 {
 	List	   *oids = RelationGetIndexList(leaf);
@@ -342,7 +268,7 @@ rowstore_open_indexes(Relation leaf, LeafCache *lp, ResultRelInfo *rri)
 }
 
 /* rowstore_close_indexes closes what rowstore_open_indexes opened, keeping the locks */
-static void
+void
 rowstore_close_indexes(ResultRelInfo *rri)
 {
 	for (int i = 0; i < rri->ri_NumIndices; i++)
@@ -361,7 +287,7 @@ rowstore_close_indexes(ResultRelInfo *rri)
  * or a superuser's), so the common leaf costs nothing here.  Call after
  * rowstore_open_indexes, which tells which kind the leaf has.
  */
-static bool
+bool
 rowstore_index_code_begin(const OtsTable *t, const LeafCache *lp, AsRole *saved)
 {
 	if (lp->index_info_shared)
@@ -371,7 +297,7 @@ rowstore_index_code_begin(const OtsTable *t, const LeafCache *lp, AsRole *saved)
 }
 
 /* rowstore_index_code_end ends what rowstore_index_code_begin began */
-static void
+void
 rowstore_index_code_end(bool switched, const AsRole *saved)
 {
 	if (switched)
@@ -496,7 +422,7 @@ rowstore_replaced(Relation leaf, TM_Result result, TM_FailureData *tmfd, LockTup
  * the stored key values, cells and oldest_ts, and every other column of
  * base (the version it replaces; NULL for a new row).
  */
-static TupleTableSlot *
+TupleTableSlot *
 rowstore_key_slot(Relation leaf, const LeafCache *lp, int nkeys, const Datum *key,
 				  TupleTableSlot *base, struct varlena *cells, int64 oldest_ts)
 {
@@ -711,397 +637,4 @@ rowstore_delete(const RowKey *key)
 	storage_write_expect_end();
 	table_close(leaf, NoLock);
 	return done;
-}
-
-/* ---- many rows at once ---- */
-
-/* a table's saved upsert statement, for batches of rows of which some exist */
-typedef struct BulkPlans
-{
-	Oid			data_oid;		/* hash key */
-	SPIPlanPtr	upsert;
-} BulkPlans;
-
-static HTAB *bulk_plans = NULL;
-
-/* rowstore_key_type is the storage type of stored key column k */
-static Oid
-rowstore_key_type(const OtsTable *t, int k)
-{
-	OtsValueType type;
-
-	if (t->hash_prefix_len > 0)
-	{
-		if (k == 0)
-			return INT8OID;
-		k--;
-	}
-	type = t->pk[k].type;
-	return type == OTS_VT_INTEGER ? INT8OID : type == OTS_VT_STRING ? TEXTOID : BYTEAOID;
-}
-
-/*
- * rowstore_bulk_sql writes the upsert statement through the partitioned
- * table (one statement for many rows, so routing per row is the
- * executor's): the key columns and their unnest() parameters come from the
- * table's schema.  It runs as the table's owner: every function in it is
- * schema-qualified, and it has no operator (ON CONFLICT finds its index by
- * the columns).
- */
-static char *
-rowstore_bulk_sql(const OtsTable *t)
-{
-	StringInfoData cols;
-	StringInfoData args;
-	StringInfoData sql;
-	int			nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
-	char	   *parent = catalog_storage_name(t);
-
-	initStringInfo(&cols);
-	initStringInfo(&args);
-	for (int k = 0; k < nkeys; k++)
-	{
-		appendStringInfo(&cols, "%s%s", k > 0 ? ", " : "", quote_identifier(routing_key_column(t, k)));
-		appendStringInfo(&args, "%spg_catalog.unnest($%d)", k > 0 ? ", " : "", k + 1);
-	}
-	initStringInfo(&sql);
-	appendStringInfo(&sql,
-					 "INSERT INTO %s (%s, \"$cells\", \"$oldest_ts\")"
-					 " SELECT * FROM ROWS FROM (%s, pg_catalog.unnest($%d), pg_catalog.unnest($%d))"
-					 " ON CONFLICT (%s) DO UPDATE SET \"$cells\" = EXCLUDED.\"$cells\","
-					 " \"$oldest_ts\" = EXCLUDED.\"$oldest_ts\"",
-					 parent, cols.data, args.data, nkeys + 1, nkeys + 2, cols.data);
-	return sql.data;
-}
-
-/* rowstore_bulk_plan returns the table's saved upsert statement */
-static SPIPlanPtr
-rowstore_bulk_plan(const OtsTable *t)
-{
-	BulkPlans  *bp;
-	bool		found;
-	SPIPlanPtr *slot;
-
-	if (bulk_plans == NULL)
-	{
-		HASHCTL		ctl;
-
-		memset(&ctl, 0, sizeof(ctl));
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(BulkPlans);
-		ctl.hcxt = CacheMemoryContext;
-		bulk_plans = hash_create("ots bulk plans", 64, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	}
-	bp = hash_search(bulk_plans, &t->data_oid, HASH_ENTER, &found);
-	if (!found)
-		bp->upsert = NULL;
-	slot = &bp->upsert;
-	if (*slot != NULL && !SPI_plan_is_valid(*slot))
-	{
-		SPI_freeplan(*slot);
-		*slot = NULL;
-	}
-	if (*slot == NULL)
-	{
-		int			nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
-		Oid			types[OTS_MAX_PK_COLUMNS + 3];
-		SPIPlanPtr	plan;
-
-		for (int k = 0; k < nkeys; k++)
-			types[k] = get_array_type(rowstore_key_type(t, k));
-		types[nkeys] = get_array_type(rowstore_cells_type());
-		types[nkeys + 1] = INT8ARRAYOID;
-		plan = SPI_prepare(rowstore_bulk_sql(t), nkeys + 2, types);
-		if (plan == NULL)
-			elog(ERROR, "could not prepare ots bulk statement: %s",
-				 SPI_result_code_string(SPI_result));
-		if (SPI_keepplan(plan) != 0)
-			elog(ERROR, "could not save ots bulk statement");
-		*slot = plan;
-	}
-	return *slot;
-}
-
-/* rowstore_bulk_run executes the upsert statement (SPI connected, as the owner) */
-static void
-rowstore_bulk_run(const OtsTable *t, Datum *params)
-{
-	int			ret = SPI_execute_plan(rowstore_bulk_plan(t), params, NULL, false, 0);
-
-	if (ret < 0)
-		elog(ERROR, "ots bulk statement failed: %s", SPI_result_code_string(ret));
-}
-
-/*
- * the rows of one bulk write: keys[k][i] is stored key column k of row i,
- * leaves[i] the leaf that holds row i (cells and oldest_ts only for puts)
- */
-typedef struct BulkRows
-{
-	const OtsTable *t;
-	int			nrows;
-	Datum	   *keys[OTS_MAX_PK_COLUMNS + 1];
-	Datum	   *cells;
-	Datum	   *oldest_ts;
-	Oid		   *leaves;
-} BulkRows;
-
-/*
- * rowstore_row_order orders two rows of a bulk write (row numbers) by leaf,
- * then by stored key as the leaf's primary-key index does: column by column,
- * the hash prefix first, int8 signed, text (COLLATE "C") and bytea bytewise.
- */
-static int
-rowstore_row_order(const void *a, const void *b, void *arg)
-{
-	const BulkRows *rows = arg;
-	int			x = *(const int *) a;
-	int			y = *(const int *) b;
-	int			nkeys = rows->t->npk + (rows->t->hash_prefix_len > 0 ? 1 : 0);
-
-	if (rows->leaves[x] != rows->leaves[y])
-		return rows->leaves[x] < rows->leaves[y] ? -1 : 1;
-	for (int k = 0; k < nkeys; k++)
-	{
-		Datum		dx = rows->keys[k][x];
-		Datum		dy = rows->keys[k][y];
-
-		if (rowstore_key_type(rows->t, k) == INT8OID)
-		{
-			int64		ix = DatumGetInt64(dx);
-			int64		iy = DatumGetInt64(dy);
-
-			if (ix != iy)
-				return ix < iy ? -1 : 1;
-		}
-		else
-		{
-			bytea	   *vx = DatumGetByteaPP(dx);
-			bytea	   *vy = DatumGetByteaPP(dy);
-			Size		lx = VARSIZE_ANY_EXHDR(vx);
-			Size		ly = VARSIZE_ANY_EXHDR(vy);
-			int			c = memcmp(VARDATA_ANY(vx), VARDATA_ANY(vy), Min(lx, ly));
-
-			if (c != 0)
-				return c < 0 ? -1 : 1;
-			if (lx != ly)
-				return lx < ly ? -1 : 1;
-		}
-	}
-	return 0;
-}
-
-/*
- * rowstore_sort_rows returns the rows of a bulk write in one order that
- * depends only on the keys, not on the request: by leaf, then by stored
- * key (rowstore_row_order).  Every bulk write takes its rows' locks in this
- * order (new rows inserted leaf by leaf, the upsert statement in array
- * order, deletes key by key), so two batches that share keys, in whatever request order, wait
- * for each other at their first common key instead of deadlocking.
- */
-static BulkRows
-rowstore_sort_rows(const OtsTable *t, int nrows, Datum **keys, Datum *cells, Datum *oldest_ts)
-{
-	int			nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
-	BulkRows	in = {t, nrows};
-	BulkRows	out = {t, nrows};
-	int		   *order = palloc(sizeof(int) * nrows);
-
-	in.leaves = palloc(sizeof(Oid) * nrows);
-	routing_leaves(t, nrows, keys[0], in.leaves);
-	for (int k = 0; k < nkeys; k++)
-		in.keys[k] = keys[k];
-	for (int r = 0; r < nrows; r++)
-		order[r] = r;
-	qsort_arg(order, nrows, sizeof(int), rowstore_row_order, &in);
-
-	out.leaves = palloc(sizeof(Oid) * nrows);
-	for (int k = 0; k < nkeys; k++)
-		out.keys[k] = palloc(sizeof(Datum) * nrows);
-	out.cells = cells != NULL ? palloc(sizeof(Datum) * nrows) : NULL;
-	out.oldest_ts = oldest_ts != NULL ? palloc(sizeof(Datum) * nrows) : NULL;
-	for (int i = 0; i < nrows; i++)
-	{
-		out.leaves[i] = in.leaves[order[i]];
-		for (int k = 0; k < nkeys; k++)
-			out.keys[k][i] = keys[k][order[i]];
-		if (cells != NULL)
-			out.cells[i] = cells[order[i]];
-		if (oldest_ts != NULL)
-			out.oldest_ts[i] = oldest_ts[order[i]];
-	}
-	pfree(order);
-	pfree(in.leaves);
-	return out;
-}
-
-/*
- * rowstore_insert_leaf inserts rows first .. first + n - 1, all of one
- * leaf, as COPY does: their heap tuples with one table_multi_insert, then
- * their index entries in row order, which raise unique_violation for a key
- * that exists.
- */
-static void
-rowstore_insert_leaf(const BulkRows *b, Oid leaf_oid, int first, int n)
-{
-	LeafCache  *lp = rowstore_leaf(leaf_oid);
-	Relation	leaf = table_open(leaf_oid, RowExclusiveLock);
-	/* the leaf's slots and tuple copies go when it is done: one leaf's worth at a time */
-	MemoryContext leafctx = AllocSetContextCreate(CurrentMemoryContext, "ots leaf insert",
-												  ALLOCSET_DEFAULT_SIZES);
-	MemoryContext callerctx = MemoryContextSwitchTo(leafctx);
-	EState	   *estate = CreateExecutorState();
-	ResultRelInfo *rri = makeNode(ResultRelInfo);
-	TupleTableSlot **slots = palloc(sizeof(TupleTableSlot *) * n);
-	int			nkeys = b->t->npk + (b->t->hash_prefix_len > 0 ? 1 : 0);
-	AsRole		saved;
-	bool		as_owner;
-
-	rowstore_attnums(b->t, leaf_oid, lp);
-	InitResultRelInfo(rri, leaf, 0, NULL, 0);
-	rowstore_open_indexes(leaf, lp, rri);
-	for (int j = 0; j < n; j++)
-	{
-		Datum		key[OTS_MAX_PK_COLUMNS + 1];
-
-		for (int k = 0; k < nkeys; k++)
-			key[k] = b->keys[k][first + j];
-		slots[j] = rowstore_key_slot(leaf, lp, nkeys, key, NULL,
-									 (struct varlena *) DatumGetPointer(b->cells[first + j]),
-									 DatumGetInt64(b->oldest_ts[first + j]));
-	}
-	storage_write_expect_row(b->t, leaf_oid, NULL, NULL);
-	table_multi_insert(leaf, slots, n, GetCurrentCommandId(true), 0, NULL);
-	storage_write_expect_end();
-	as_owner = rowstore_index_code_begin(b->t, lp, &saved);
-	for (int j = 0; j < n; j++)
-	{
-		ExecInsertIndexTuples(rri, slots[j], estate, false, false, NULL, NIL);
-		ExecDropSingleTupleTableSlot(slots[j]);
-	}
-	rowstore_index_code_end(as_owner, &saved);
-	table_finish_bulk_insert(leaf, 0);
-	rowstore_close_indexes(rri);
-	FreeExecutorState(estate);
-	table_close(leaf, NoLock);
-	MemoryContextSwitchTo(callerctx);
-	MemoryContextDelete(leafctx);
-}
-
-/*
- * rowstore_insert_many_work inserts rows that should all be new, sorted by
- * rowstore_sort_rows, one leaf's run at a time (SubxactWork).
- */
-static bool
-rowstore_insert_many_work(void *arg)
-{
-	const BulkRows *b = arg;
-
-	for (int i = 0, j; i < b->nrows; i = j)
-	{
-		for (j = i + 1; j < b->nrows && b->leaves[j] == b->leaves[i]; j++)
-			;
-		rowstore_insert_leaf(b, b->leaves[i], i, j - i);
-	}
-	return true;
-}
-
-static bool
-rowstore_catch_unique_violation(int sqlerrcode)
-{
-	return sqlerrcode == ERRCODE_UNIQUE_VIOLATION;
-}
-
-/* rowstore_bulk_upsert runs the upsert statement as the table's owner */
-static void
-rowstore_bulk_upsert(const OtsTable *t, int nrows, Datum **keys, Datum *cells, Datum *oldest_ts)
-{
-	int			nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
-	Datum		params[OTS_MAX_PK_COLUMNS + 3];
-	AsRole		saved;
-
-	for (int k = 0; k < nkeys; k++)
-	{
-		Oid			type = rowstore_key_type(t, k);
-		int16		typlen;
-		bool		typbyval;
-		char		typalign;
-
-		get_typlenbyvalalign(type, &typlen, &typbyval, &typalign);
-		params[k] = PointerGetDatum(construct_array(keys[k], nrows, type, typlen, typbyval,
-													typalign));
-	}
-	params[nkeys] = PointerGetDatum(construct_array(cells, nrows, rowstore_cells_type(), -1,
-													false, TYPALIGN_INT));
-	params[nkeys + 1] = PointerGetDatum(construct_array(oldest_ts, nrows, INT8OID, 8,
-														FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-
-	asrole_enter(rowstore_owner(t), &saved);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	storage_write_expect_statement(t);
-	rowstore_bulk_run(t, params);
-	storage_write_expect_end();
-	SPI_finish();
-	asrole_leave(&saved);
-}
-
-/*
- * rowstore_put_many first tries the rows as new ones, straight into their
- * leaves (no upsert, no executor); when one of them exists that attempt is
- * undone and one upsert statement writes them all.  Both take the rows in
- * rowstore_sort_rows's order.
- */
-void
-rowstore_put_many(const OtsTable *t, int nrows, Datum **keys, Datum *cells, Datum *oldest_ts)
-{
-	BulkRows	rows = rowstore_sort_rows(t, nrows, keys, cells, oldest_ts);
-	bool		kept;
-
-	if (subxact_run(rowstore_insert_many_work, &rows, rowstore_catch_unique_violation,
-					&kept) == NULL)
-		return;
-	rowstore_bulk_upsert(t, nrows, rows.keys, rows.cells, rows.oldest_ts);
-}
-
-/*
- * rowstore_delete_many deletes the rows one key at a time, in
- * rowstore_sort_rows's order, as delete_row does: it reads the newest
- * version of the row and deletes exactly that version, and reads again when
- * a concurrent writer replaced it first (a serialization failure under
- * snapshot isolation), as DELETE's re-check does.  A DELETE statement for
- * all the keys would take the rows in the order its plan chooses (for a big
- * table, a hash of the keys, whose order changes with their number and
- * request order), so two batches could lock shared keys in opposite orders.
- */
-void
-rowstore_delete_many(const OtsTable *t, int nrows, Datum **keys)
-{
-	BulkRows	rows = rowstore_sort_rows(t, nrows, keys, NULL, NULL);
-	RowKey		key;
-
-	memset(&key, 0, sizeof(key));
-	key.t = t;
-	key.nkeys = t->npk + (t->hash_prefix_len > 0 ? 1 : 0);
-	for (int k = 0; k < key.nkeys; k++)
-		key.types[k] = rowstore_key_type(t, k);
-	for (int i = 0; i < nrows; i++)
-	{
-		key.leaf_oid = rows.leaves[i];
-		for (int k = 0; k < key.nkeys; k++)
-			key.values[k] = rows.keys[k][i];
-		for (;;)
-		{
-			struct varlena *cells;
-			bool		done;
-
-			CHECK_FOR_INTERRUPTS();
-			cells = rowstore_fetch(&key, true);
-			done = !key.found || rowstore_delete(&key);
-			if (cells != NULL)
-				pfree(cells);
-			if (done)
-				break;
-		}
-	}
 }

@@ -21,9 +21,6 @@
 
 #include "routing.h"
 
-/* rowstore_init registers the per-session leaf cache's invalidation (_PG_init) */
-extern void rowstore_init(void);
-
 /* rowstore_check_privileges raises insufficient_privilege unless every privilege in mode is granted and no RLS policy applies */
 extern void rowstore_check_privileges(const OtsTable *t, AclMode mode);
 
@@ -63,7 +60,7 @@ extern bool rowstore_delete(const RowKey *key);
 /*
  * rowstore_put_many writes (inserts or replaces) many rows of a table, and
  * rowstore_delete_many deletes many (by key, as rowstore_delete does): the
- * bulk path of batch_write_row.
+ * bulk path of batch_write_row (rowstore_bulk.c).
  * keys[k][i] is stored key column k of row i (the hash prefix first on
  * prefixed tables); the keys must be distinct.  The rows are written in
  * stored key order, whatever their order here, so that concurrent batches

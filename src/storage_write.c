@@ -31,21 +31,17 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/partition.h"
-#include "catalog/pg_am_d.h"
-#include "commands/defrem.h"
 #include "utils/builtins.h"
-#include "utils/hsearch.h"
-#include "utils/inval.h"
 #include "utils/lsyscache.h"
-#include "utils/memutils.h"
 
+#include "cache.h"
 #include "cells.h"
 #include "codec.h"
 #include "errors.h"
 #include "guc.h"
 #include "purge.h"
-#include "routing.h"
 #include "stats.h"
+#include "storage.h"
 #include "storage_write.h"
 
 /* where a leaf's ots columns are, and which storage it belongs to */
@@ -58,7 +54,14 @@ typedef struct WriteLeaf
 	AttrNumber	oldest_attno;
 } WriteLeaf;
 
-static HTAB *write_leaves = NULL;
+static void storage_write_leaf_stale(void *entry);
+
+static OtsCache write_leaves = {
+	.name = "ots write point leaves",
+	.keysize = sizeof(Oid),
+	.entrysize = sizeof(WriteLeaf),
+	.stale = storage_write_leaf_stale,
+};
 
 /* what ots's row code announced (storage_write_expect_*) */
 static struct
@@ -71,30 +74,14 @@ static struct
 	const OtsTable *statement_table;	/* set: every change of its leaves is ots's */
 } expected;
 
-static void storage_write_invalidate(Datum arg, Oid relid);
 static void storage_write_xact_end(XactEvent event, void *arg);
 static void storage_write_subxact_end(SubXactEvent event, SubTransactionId mySubid,
 									  SubTransactionId parentSubid, void *arg);
 
-/*
- * storage_am_oid is the table access method every leaf of ots storage uses:
- * ots's own, or heap's while the installation is still at 0.1.0 (before
- * ALTER EXTENSION ots UPDATE creates the access method and moves the
- * leaves onto it), so an old installation keeps working with this library.
- */
-Oid
-storage_am_oid(void)
-{
-	Oid			am = get_table_am_oid(STORAGE_AM_NAME, true);
-
-	return OidIsValid(am) ? am : HEAP_TABLE_AM_OID;
-}
-
-/* storage_write_init registers the caches' invalidation and the expectations' end; from _PG_init */
+/* storage_write_init registers the end of the expectations; from _PG_init */
 void
 storage_write_init(void)
 {
-	CacheRegisterRelcacheCallback(storage_write_invalidate, (Datum) 0);
 	RegisterXactCallback(storage_write_xact_end, NULL);
 	RegisterSubXactCallback(storage_write_subxact_end, NULL);
 }
@@ -143,24 +130,11 @@ storage_write_expect_end(void)
 	storage_write_forget_expected();
 }
 
-/* storage_write_invalidate forgets a leaf's place after DDL (InvalidOid: every leaf) */
+/* storage_write_leaf_stale forgets a leaf's place after DDL on it */
 static void
-storage_write_invalidate(Datum arg, Oid relid)
+storage_write_leaf_stale(void *entry)
 {
-	WriteLeaf  *wl;
-	HASH_SEQ_STATUS seq;
-
-	if (write_leaves == NULL)
-		return;
-	if (OidIsValid(relid))
-	{
-		if ((wl = hash_search(write_leaves, &relid, HASH_FIND, NULL)) != NULL)
-			wl->valid = false;
-		return;
-	}
-	hash_seq_init(&seq, write_leaves);
-	while ((wl = hash_seq_search(&seq)) != NULL)
-		wl->valid = false;
+	((WriteLeaf *) entry)->valid = false;
 }
 
 /* storage_write_attno: the number of rel's column name, 0 if none */
@@ -187,23 +161,13 @@ storage_write_place(Relation rel)
 	WriteLeaf  *wl;
 	bool		found;
 
-	if (write_leaves == NULL)
-	{
-		HASHCTL		ctl;
-
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(WriteLeaf);
-		ctl.hcxt = CacheMemoryContext;
-		write_leaves = hash_create("ots write point leaves", 256, &ctl,
-								   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	}
-	wl = hash_search(write_leaves, &relid, HASH_ENTER, &found);
+	wl = cache_lookup(&write_leaves, &relid, &found);
 	if (!found || !wl->valid)
 	{
 		wl->storage_oid = rel->rd_rel->relispartition ? get_partition_parent(relid, true)
 			: InvalidOid;
-		wl->cells_attno = storage_write_attno(rel, "$cells");
-		wl->oldest_attno = storage_write_attno(rel, "$oldest_ts");
+		wl->cells_attno = storage_write_attno(rel, STORAGE_CELLS_COLUMN);
+		wl->oldest_attno = storage_write_attno(rel, STORAGE_OLDEST_TS_COLUMN);
 		wl->valid = true;
 	}
 	return wl;
@@ -258,7 +222,7 @@ storage_write_leaf(Relation rel, TupleTableSlot *slot, StorageLeaf *leaf)
 	{
 		leaf->nkeys = leaf->table->npk + (leaf->table->hash_prefix_len > 0 ? 1 : 0);
 		for (int k = 0; k < leaf->nkeys; k++)
-			leaf->key_attnos[k] = storage_write_attno(rel, routing_key_column(leaf->table, k));
+			leaf->key_attnos[k] = storage_write_attno(rel, storage_key_column(leaf->table, k));
 	}
 	return true;
 }
@@ -315,13 +279,13 @@ storage_write_guard_key(const StorageLeaf *leaf, TupleTableSlot *slot)
 		if (i == 0 && first == 1)
 		{
 			int64		stored = DatumGetInt64(slot_getattr(slot, leaf->key_attnos[0], &isnull));
-			int64		hash = routing_hash_prefix(&pk, t->hash_prefix_len);
+			int64		hash = storage_hash_prefix(&pk, t->hash_prefix_len);
 
 			if (isnull || stored != hash)
 				ereport(ERROR,
 						(errcode(ERRCODE_CHECK_VIOLATION),
-						 errmsg("\"$hash\" of an ots row is not the hash prefix of its partition key"),
-						 errdetail("The row's \"$hash\" is %s; ots.hash_prefix of its partition key is %lld.",
+						 errmsg(STORAGE_HASH_SQL " of an ots row is not the hash prefix of its partition key"),
+						 errdetail("The row's " STORAGE_HASH_SQL " is %s; ots.hash_prefix of its partition key is %lld.",
 								   isnull ? "null" : psprintf("%lld", (long long) stored),
 								   (long long) hash)));
 		}
@@ -358,7 +322,7 @@ storage_write_guard(Relation rel, const StorageLeaf *leaf, TupleTableSlot *slot)
 	if (isnull)
 		ereport(ERROR,
 				(errcode(ERRCODE_NOT_NULL_VIOLATION),
-				 errmsg("\"$cells\" of an ots row is null")));
+				 errmsg(STORAGE_CELLS_SQL " of an ots row is null")));
 	cells = PG_DETOAST_DATUM_PACKED(stored_cells);
 	cells_validate((const uint8 *) VARDATA_ANY(cells), VARSIZE_ANY_EXHDR(cells));
 	cells_io_check_size(cells);
@@ -367,8 +331,8 @@ storage_write_guard(Relation rel, const StorageLeaf *leaf, TupleTableSlot *slot)
 	if (isnull || DatumGetInt64(d) != oldest)
 		ereport(ERROR,
 				(errcode(ERRCODE_CHECK_VIOLATION),
-				 errmsg("\"$oldest_ts\" of an ots row is not the timestamp of its oldest cell"),
-				 errdetail("The row's \"$oldest_ts\" is %s; its oldest cell (or, without cells, its row marker) is at %lld.",
+				 errmsg(STORAGE_OLDEST_TS_SQL " of an ots row is not the timestamp of its oldest cell"),
+				 errdetail("The row's " STORAGE_OLDEST_TS_SQL " is %s; its oldest cell (or, without cells, its row marker) is at %lld.",
 						   isnull ? "null" : psprintf("%lld", (long long) DatumGetInt64(d)),
 						   (long long) oldest)));
 	if (leaf->table != NULL)

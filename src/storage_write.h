@@ -63,10 +63,6 @@ typedef struct StorageWrite
 	Datum	   *new_cells;
 } StorageWrite;
 
-/* the table access method of every leaf of ots storage (src/sql/15_tableam.sql); storage_write.c */
-#define STORAGE_AM_NAME "ots"
-extern Oid	storage_am_oid(void);
-
 extern void storage_write_init(void);
 
 /* storage_write is the one write function; see storage_write.c */

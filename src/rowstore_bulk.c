@@ -1,0 +1,404 @@
+/*-------------------------------------------------------------------------
+ * src/rowstore_bulk.c
+ *	  Many rows of a table at once, for batch_write_row: new rows straight
+ *	  into their leaves as COPY inserts them, or one upsert statement when
+ *	  some exist; deletes key by key.
+ *
+ * Every bulk write takes its rows in one order that depends only on their
+ * keys (rowstore_sort_rows), so concurrent batches that share keys wait for
+ * each other instead of deadlocking.  Leaf access is rowstore.c's
+ * (rowstore_internal.h).
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "executor/spi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "asrole.h"
+#include "cache.h"
+#include "rowstore.h"
+#include "rowstore_internal.h"
+#include "storage_write.h"
+#include "subxact.h"
+
+/* a table's saved upsert statement, for batches of rows of which some exist */
+typedef struct BulkPlans
+{
+	Oid			data_oid;		/* hash key */
+	SPIPlanPtr	upsert;
+} BulkPlans;
+
+/* saved plans go stale in the plan cache (SPI_plan_is_valid), not here */
+static OtsCache bulk_plans = {
+	.name = "ots bulk plans",
+	.keysize = sizeof(Oid),
+	.entrysize = sizeof(BulkPlans),
+};
+
+/*
+ * rowstore_bulk_sql writes the upsert statement through the partitioned
+ * table (one statement for many rows, so routing per row is the
+ * executor's): the key columns and their unnest() parameters come from the
+ * table's schema.  It runs as the table's owner: every function in it is
+ * schema-qualified, and it has no operator (ON CONFLICT finds its index by
+ * the columns).
+ */
+static char *
+rowstore_bulk_sql(const OtsTable *t)
+{
+	StringInfoData cols;
+	StringInfoData args;
+	StringInfoData sql;
+	int			nkeys = storage_nkeys(t);
+	char	   *parent = storage_name(t);
+
+	initStringInfo(&cols);
+	initStringInfo(&args);
+	for (int k = 0; k < nkeys; k++)
+	{
+		appendStringInfo(&cols, "%s%s", k > 0 ? ", " : "", quote_identifier(storage_key_column(t, k)));
+		appendStringInfo(&args, "%spg_catalog.unnest($%d)", k > 0 ? ", " : "", k + 1);
+	}
+	initStringInfo(&sql);
+	appendStringInfo(&sql,
+					 "INSERT INTO %s (%s, " STORAGE_CELLS_SQL ", " STORAGE_OLDEST_TS_SQL ")"
+					 " SELECT * FROM ROWS FROM (%s, pg_catalog.unnest($%d), pg_catalog.unnest($%d))"
+					 " ON CONFLICT (%s) DO UPDATE SET " STORAGE_CELLS_SQL " = EXCLUDED." STORAGE_CELLS_SQL ","
+					 " " STORAGE_OLDEST_TS_SQL " = EXCLUDED." STORAGE_OLDEST_TS_SQL,
+					 parent, cols.data, args.data, nkeys + 1, nkeys + 2, cols.data);
+	return sql.data;
+}
+
+/* rowstore_bulk_plan returns the table's saved upsert statement */
+static SPIPlanPtr
+rowstore_bulk_plan(const OtsTable *t)
+{
+	BulkPlans  *bp;
+	bool		found;
+	SPIPlanPtr *slot;
+
+	bp = cache_lookup(&bulk_plans, &t->data_oid, &found);
+	slot = &bp->upsert;
+	if (*slot != NULL && !SPI_plan_is_valid(*slot))
+	{
+		SPI_freeplan(*slot);
+		*slot = NULL;
+	}
+	if (*slot == NULL)
+	{
+		int			nkeys = storage_nkeys(t);
+		Oid			types[OTS_MAX_PK_COLUMNS + 3];
+		SPIPlanPtr	plan;
+
+		for (int k = 0; k < nkeys; k++)
+			types[k] = get_array_type(storage_key_type(t, k));
+		types[nkeys] = get_array_type(storage_cells_type());
+		types[nkeys + 1] = INT8ARRAYOID;
+		plan = SPI_prepare(rowstore_bulk_sql(t), nkeys + 2, types);
+		if (plan == NULL)
+			elog(ERROR, "could not prepare ots bulk statement: %s",
+				 SPI_result_code_string(SPI_result));
+		if (SPI_keepplan(plan) != 0)
+			elog(ERROR, "could not save ots bulk statement");
+		*slot = plan;
+	}
+	return *slot;
+}
+
+/* rowstore_bulk_run executes the upsert statement (SPI connected, as the owner) */
+static void
+rowstore_bulk_run(const OtsTable *t, Datum *params)
+{
+	int			ret = SPI_execute_plan(rowstore_bulk_plan(t), params, NULL, false, 0);
+
+	if (ret < 0)
+		elog(ERROR, "ots bulk statement failed: %s", SPI_result_code_string(ret));
+}
+
+/*
+ * the rows of one bulk write: keys[k][i] is stored key column k of row i,
+ * leaves[i] the leaf that holds row i (cells and oldest_ts only for puts)
+ */
+typedef struct BulkRows
+{
+	const OtsTable *t;
+	int			nrows;
+	Datum	   *keys[OTS_MAX_PK_COLUMNS + 1];
+	Datum	   *cells;
+	Datum	   *oldest_ts;
+	Oid		   *leaves;
+} BulkRows;
+
+/*
+ * rowstore_row_order orders two rows of a bulk write (row numbers) by leaf,
+ * then by stored key as the leaf's primary-key index does: column by column,
+ * the hash prefix first, int8 signed, text (COLLATE "C") and bytea bytewise.
+ */
+static int
+rowstore_row_order(const void *a, const void *b, void *arg)
+{
+	const BulkRows *rows = arg;
+	int			x = *(const int *) a;
+	int			y = *(const int *) b;
+	int			nkeys = storage_nkeys(rows->t);
+
+	if (rows->leaves[x] != rows->leaves[y])
+		return rows->leaves[x] < rows->leaves[y] ? -1 : 1;
+	for (int k = 0; k < nkeys; k++)
+	{
+		Datum		dx = rows->keys[k][x];
+		Datum		dy = rows->keys[k][y];
+
+		if (storage_key_type(rows->t, k) == INT8OID)
+		{
+			int64		ix = DatumGetInt64(dx);
+			int64		iy = DatumGetInt64(dy);
+
+			if (ix != iy)
+				return ix < iy ? -1 : 1;
+		}
+		else
+		{
+			bytea	   *vx = DatumGetByteaPP(dx);
+			bytea	   *vy = DatumGetByteaPP(dy);
+			Size		lx = VARSIZE_ANY_EXHDR(vx);
+			Size		ly = VARSIZE_ANY_EXHDR(vy);
+			int			c = memcmp(VARDATA_ANY(vx), VARDATA_ANY(vy), Min(lx, ly));
+
+			if (c != 0)
+				return c < 0 ? -1 : 1;
+			if (lx != ly)
+				return lx < ly ? -1 : 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * rowstore_sort_rows returns the rows of a bulk write in one order that
+ * depends only on the keys, not on the request: by leaf, then by stored
+ * key (rowstore_row_order).  Every bulk write takes its rows' locks in this
+ * order (new rows inserted leaf by leaf, the upsert statement in array
+ * order, deletes key by key), so two batches that share keys, in whatever request order, wait
+ * for each other at their first common key instead of deadlocking.
+ */
+static BulkRows
+rowstore_sort_rows(const OtsTable *t, int nrows, Datum **keys, Datum *cells, Datum *oldest_ts)
+{
+	int			nkeys = storage_nkeys(t);
+	BulkRows	in = {t, nrows};
+	BulkRows	out = {t, nrows};
+	int		   *order = palloc(sizeof(int) * nrows);
+
+	in.leaves = palloc(sizeof(Oid) * nrows);
+	routing_leaves(t, nrows, keys[0], in.leaves);
+	for (int k = 0; k < nkeys; k++)
+		in.keys[k] = keys[k];
+	for (int r = 0; r < nrows; r++)
+		order[r] = r;
+	qsort_arg(order, nrows, sizeof(int), rowstore_row_order, &in);
+
+	out.leaves = palloc(sizeof(Oid) * nrows);
+	for (int k = 0; k < nkeys; k++)
+		out.keys[k] = palloc(sizeof(Datum) * nrows);
+	out.cells = cells != NULL ? palloc(sizeof(Datum) * nrows) : NULL;
+	out.oldest_ts = oldest_ts != NULL ? palloc(sizeof(Datum) * nrows) : NULL;
+	for (int i = 0; i < nrows; i++)
+	{
+		out.leaves[i] = in.leaves[order[i]];
+		for (int k = 0; k < nkeys; k++)
+			out.keys[k][i] = keys[k][order[i]];
+		if (cells != NULL)
+			out.cells[i] = cells[order[i]];
+		if (oldest_ts != NULL)
+			out.oldest_ts[i] = oldest_ts[order[i]];
+	}
+	pfree(order);
+	pfree(in.leaves);
+	return out;
+}
+
+/*
+ * rowstore_insert_leaf inserts rows first .. first + n - 1, all of one
+ * leaf, as COPY does: their heap tuples with one table_multi_insert, then
+ * their index entries in row order, which raise unique_violation for a key
+ * that exists.
+ */
+static void
+rowstore_insert_leaf(const BulkRows *b, Oid leaf_oid, int first, int n)
+{
+	LeafCache  *lp = rowstore_leaf(leaf_oid);
+	Relation	leaf = table_open(leaf_oid, RowExclusiveLock);
+	/* the leaf's slots and tuple copies go when it is done: one leaf's worth at a time */
+	MemoryContext leafctx = AllocSetContextCreate(CurrentMemoryContext, "ots leaf insert",
+												  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext callerctx = MemoryContextSwitchTo(leafctx);
+	EState	   *estate = CreateExecutorState();
+	ResultRelInfo *rri = makeNode(ResultRelInfo);
+	TupleTableSlot **slots = palloc(sizeof(TupleTableSlot *) * n);
+	int			nkeys = storage_nkeys(b->t);
+	AsRole		saved;
+	bool		as_owner;
+
+	rowstore_attnums(b->t, leaf_oid, lp);
+	InitResultRelInfo(rri, leaf, 0, NULL, 0);
+	rowstore_open_indexes(leaf, lp, rri);
+	for (int j = 0; j < n; j++)
+	{
+		Datum		key[OTS_MAX_PK_COLUMNS + 1];
+
+		for (int k = 0; k < nkeys; k++)
+			key[k] = b->keys[k][first + j];
+		slots[j] = rowstore_key_slot(leaf, lp, nkeys, key, NULL,
+									 (struct varlena *) DatumGetPointer(b->cells[first + j]),
+									 DatumGetInt64(b->oldest_ts[first + j]));
+	}
+	storage_write_expect_row(b->t, leaf_oid, NULL, NULL);
+	table_multi_insert(leaf, slots, n, GetCurrentCommandId(true), 0, NULL);
+	storage_write_expect_end();
+	as_owner = rowstore_index_code_begin(b->t, lp, &saved);
+	for (int j = 0; j < n; j++)
+	{
+		ExecInsertIndexTuples(rri, slots[j], estate, false, false, NULL, NIL);
+		ExecDropSingleTupleTableSlot(slots[j]);
+	}
+	rowstore_index_code_end(as_owner, &saved);
+	table_finish_bulk_insert(leaf, 0);
+	rowstore_close_indexes(rri);
+	FreeExecutorState(estate);
+	table_close(leaf, NoLock);
+	MemoryContextSwitchTo(callerctx);
+	MemoryContextDelete(leafctx);
+}
+
+/*
+ * rowstore_insert_many_work inserts rows that should all be new, sorted by
+ * rowstore_sort_rows, one leaf's run at a time (SubxactWork).
+ */
+static bool
+rowstore_insert_many_work(void *arg)
+{
+	const BulkRows *b = arg;
+
+	for (int i = 0, j; i < b->nrows; i = j)
+	{
+		for (j = i + 1; j < b->nrows && b->leaves[j] == b->leaves[i]; j++)
+			;
+		rowstore_insert_leaf(b, b->leaves[i], i, j - i);
+	}
+	return true;
+}
+
+static bool
+rowstore_catch_unique_violation(int sqlerrcode)
+{
+	return sqlerrcode == ERRCODE_UNIQUE_VIOLATION;
+}
+
+/* rowstore_bulk_upsert runs the upsert statement as the table's owner */
+static void
+rowstore_bulk_upsert(const OtsTable *t, int nrows, Datum **keys, Datum *cells, Datum *oldest_ts)
+{
+	int			nkeys = storage_nkeys(t);
+	Datum		params[OTS_MAX_PK_COLUMNS + 3];
+	AsRole		saved;
+
+	for (int k = 0; k < nkeys; k++)
+	{
+		Oid			type = storage_key_type(t, k);
+		int16		typlen;
+		bool		typbyval;
+		char		typalign;
+
+		get_typlenbyvalalign(type, &typlen, &typbyval, &typalign);
+		params[k] = PointerGetDatum(construct_array(keys[k], nrows, type, typlen, typbyval,
+													typalign));
+	}
+	params[nkeys] = PointerGetDatum(construct_array(cells, nrows, storage_cells_type(), -1,
+													false, TYPALIGN_INT));
+	params[nkeys + 1] = PointerGetDatum(construct_array(oldest_ts, nrows, INT8OID, 8,
+														FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+
+	asrole_enter(rowstore_owner(t), &saved);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	storage_write_expect_statement(t);
+	rowstore_bulk_run(t, params);
+	storage_write_expect_end();
+	SPI_finish();
+	asrole_leave(&saved);
+}
+
+/*
+ * rowstore_put_many first tries the rows as new ones, straight into their
+ * leaves (no upsert, no executor); when one of them exists that attempt is
+ * undone and one upsert statement writes them all.  Both take the rows in
+ * rowstore_sort_rows's order.
+ */
+void
+rowstore_put_many(const OtsTable *t, int nrows, Datum **keys, Datum *cells, Datum *oldest_ts)
+{
+	BulkRows	rows = rowstore_sort_rows(t, nrows, keys, cells, oldest_ts);
+	bool		kept;
+
+	if (subxact_run(rowstore_insert_many_work, &rows, rowstore_catch_unique_violation,
+					&kept) == NULL)
+		return;
+	rowstore_bulk_upsert(t, nrows, rows.keys, rows.cells, rows.oldest_ts);
+}
+
+/*
+ * rowstore_delete_many deletes the rows one key at a time, in
+ * rowstore_sort_rows's order, as delete_row does: it reads the newest
+ * version of the row and deletes exactly that version, and reads again when
+ * a concurrent writer replaced it first (a serialization failure under
+ * snapshot isolation), as DELETE's re-check does.  A DELETE statement for
+ * all the keys would take the rows in the order its plan chooses (for a big
+ * table, a hash of the keys, whose order changes with their number and
+ * request order), so two batches could lock shared keys in opposite orders.
+ */
+void
+rowstore_delete_many(const OtsTable *t, int nrows, Datum **keys)
+{
+	BulkRows	rows = rowstore_sort_rows(t, nrows, keys, NULL, NULL);
+	RowKey		key;
+
+	memset(&key, 0, sizeof(key));
+	key.t = t;
+	key.nkeys = storage_nkeys(t);
+	for (int k = 0; k < key.nkeys; k++)
+		key.types[k] = storage_key_type(t, k);
+	for (int i = 0; i < nrows; i++)
+	{
+		key.leaf_oid = rows.leaves[i];
+		for (int k = 0; k < key.nkeys; k++)
+			key.values[k] = rows.keys[k][i];
+		for (;;)
+		{
+			struct varlena *cells;
+			bool		done;
+
+			CHECK_FOR_INTERRUPTS();
+			cells = rowstore_fetch(&key, true);
+			/* the write point may read the old cells rowstore_delete hands it */
+			done = !key.found || rowstore_delete(&key);
+			if (cells != NULL)
+				pfree(cells);
+			if (done)
+				break;
+		}
+	}
+}

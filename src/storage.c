@@ -1,0 +1,264 @@
+/*-------------------------------------------------------------------------
+ * src/storage.c
+ *	  The storage layout of ots tables (storage.h): names of the storage
+ *	  relations and columns, the stored key and its types, and the hash
+ *	  prefix in front of it (with ots.hash_prefix, which shows it to SQL).
+ *
+ * Only this file knows how a primary key becomes a stored key, so routing,
+ * rowstore, range scans and batches all build the same one.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/namespace.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "common/md5.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+#include "errors.h"
+#include "ots_limits.h"
+#include "storage.h"
+
+PG_FUNCTION_INFO_V1(ots_hash_prefix_text);
+PG_FUNCTION_INFO_V1(ots_hash_prefix_int8);
+PG_FUNCTION_INFO_V1(ots_hash_prefix_bytea);
+
+/* storage_md5_hex writes the 32 hex digits of the value's MD5 */
+static void
+storage_md5_hex(const OtsValue *v, char *hex)
+{
+	const char *errstr = NULL;
+	const void *data;
+	size_t		len;
+	char		buf[32];
+
+	if (v->type == OTS_VT_INTEGER)
+	{
+		len = snprintf(buf, sizeof(buf), INT64_FORMAT, v->u.i);
+		data = buf;
+	}
+	else
+	{
+		data = v->u.s.data;
+		len = v->u.s.len;
+	}
+	if (!pg_md5_hash(data, len, hex, &errstr))
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("could not compute MD5 hash prefix: %s", errstr)));
+}
+
+/*
+ * storage_hash_prefix is the integer value of the first n hex digits of
+ * the MD5 of a partition-key value (String: its UTF-8 bytes; Integer: its
+ * decimal text; Binary: its bytes): the "$hash" stored in front of the key.
+ */
+int64
+storage_hash_prefix(const OtsValue *v, int n)
+{
+	char		hex[33];
+	int64		prefix = 0;
+
+	storage_md5_hex(v, hex);
+	for (int i = 0; i < n; i++)
+	{
+		char		c = hex[i];
+
+		prefix = prefix * 16 + (c <= '9' ? c - '0' : c - 'a' + 10);
+	}
+	return prefix;
+}
+
+/* storage_key_column names stored key column k ("$hash" first on prefixed tables) */
+const char *
+storage_key_column(const OtsTable *t, int k)
+{
+	if (t->hash_prefix_len > 0)
+		return k == 0 ? STORAGE_HASH_COLUMN : t->pk[k - 1].name;
+	return t->pk[k].name;
+}
+
+/* storage_key_type is the storage type of stored key column k */
+Oid
+storage_key_type(const OtsTable *t, int k)
+{
+	OtsValueType type;
+
+	if (t->hash_prefix_len > 0)
+	{
+		if (k == 0)
+			return INT8OID;
+		k--;
+	}
+	type = t->pk[k].type;
+	return type == OTS_VT_INTEGER ? INT8OID : type == OTS_VT_STRING ? TEXTOID : BYTEAOID;
+}
+
+/* storage_key_collation is the collation of stored key column k: "C" for text */
+Oid
+storage_key_collation(const OtsTable *t, int k)
+{
+	return storage_key_type(t, k) == TEXTOID ? C_COLLATION_OID : InvalidOid;
+}
+
+/* storage_pk_datum converts a pk value to its storage Datum and type */
+static Datum
+storage_pk_datum(const OtsValue *v, Oid *type)
+{
+	switch (v->type)
+	{
+		case OTS_VT_INTEGER:
+			*type = INT8OID;
+			return Int64GetDatum(v->u.i);
+		case OTS_VT_STRING:
+			*type = TEXTOID;
+			return PointerGetDatum(cstring_to_text_with_len(v->u.s.data, v->u.s.len));
+		case OTS_VT_BINARY:
+			{
+				bytea	   *b = palloc(VARHDRSZ + v->u.s.len);
+
+				SET_VARSIZE(b, VARHDRSZ + v->u.s.len);
+				memcpy(VARDATA(b), v->u.s.data, v->u.s.len);
+				*type = BYTEAOID;
+				return PointerGetDatum(b);
+			}
+		default:
+			elog(ERROR, "invalid primary key value type %d", v->type);
+	}
+	return (Datum) 0;
+}
+
+/*
+ * storage_key writes the stored key of the first npk columns of pk (values
+ * only, no INF or auto-increment placeholder among them) into values and
+ * types, allocating in CurrentMemoryContext, and returns its number of
+ * columns: "$hash" first when the table is hash-prefixed and npk > 0, then
+ * the npk key columns.  npk = t->npk gives a whole row's key; fewer, the
+ * stored key of a range bound cut before its first INF.
+ */
+int
+storage_key(const OtsTable *t, const PkInput *pk, int npk, Datum *values, Oid *types)
+{
+	int			k = 0;
+
+	if (t->hash_prefix_len > 0 && npk > 0)
+	{
+		values[k] = Int64GetDatum(storage_hash_prefix(&pk->v[0], t->hash_prefix_len));
+		types[k++] = INT8OID;
+	}
+	for (int i = 0; i < npk; i++, k++)
+		values[k] = storage_pk_datum(&pk->v[i], &types[k]);
+	return k;
+}
+
+/* storage_cells_type is the OID of type ots.cells */
+Oid
+storage_cells_type(void)
+{
+	Oid			nsp = get_namespace_oid("ots", false);
+
+	return GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+						   CStringGetDatum("cells"), ObjectIdGetDatum(nsp));
+}
+
+/* storage_oid is the storage table of ots table table_name in schema nsp, or InvalidOid */
+Oid
+storage_oid(Oid nsp, const char *table_name)
+{
+	return OidIsValid(nsp) ?
+		get_relname_relid(psprintf("%s%s", table_name, STORAGE_SUFFIX), nsp) : InvalidOid;
+}
+
+/* storage_name is the quoted, qualified name of t's storage table */
+char *
+storage_name(const OtsTable *t)
+{
+	return quote_qualified_identifier(t->schema_name,
+									  psprintf("%s%s", t->table_name, STORAGE_SUFFIX));
+}
+
+/*
+ * storage_table_of is the table name relname is made from with suffix
+ * (STORAGE_SUFFIX or STORAGE_SEQUENCE_SUFFIX), or NULL when relname is not
+ * such a name.
+ */
+char *
+storage_table_of(const char *relname, const char *suffix)
+{
+	size_t		len = relname != NULL ? strlen(relname) : 0;
+	size_t		slen = strlen(suffix);
+
+	if (len <= slen || strcmp(relname + len - slen, suffix) != 0)
+		return NULL;
+	return pnstrdup(relname, len - slen);
+}
+
+/*
+ * ots_hash_prefix_* are ots.hash_prefix(value, n): the first n hex digits of
+ * the MD5 of a partition-key value, as stored in front of the key of a
+ * hash-prefixed table.
+ */
+static Datum
+storage_hash_prefix_text(const OtsValue *v, int32 n)
+{
+	char		hex[33];
+
+	if (n < 1 || n > OTS_MAX_HASH_PREFIX_LEN)
+		ereport(ERROR,
+				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+				 errmsg_internal("Invalid hash prefix length: %d.", n),
+				 errdetail("The length is a number of hex digits from 1 to %d.",
+						   OTS_MAX_HASH_PREFIX_LEN)));
+	storage_md5_hex(v, hex);
+	return PointerGetDatum(cstring_to_text_with_len(hex, n));
+}
+
+Datum
+ots_hash_prefix_text(PG_FUNCTION_ARGS)
+{
+	text	   *t = PG_GETARG_TEXT_PP(0);
+	OtsValue	v = {.type = OTS_VT_STRING};
+
+	v.u.s.data = VARDATA_ANY(t);
+	v.u.s.len = VARSIZE_ANY_EXHDR(t);
+	PG_RETURN_DATUM(storage_hash_prefix_text(&v, PG_GETARG_INT32(1)));
+}
+
+Datum
+ots_hash_prefix_int8(PG_FUNCTION_ARGS)
+{
+	OtsValue	v = {.type = OTS_VT_INTEGER};
+
+	v.u.i = PG_GETARG_INT64(0);
+	PG_RETURN_DATUM(storage_hash_prefix_text(&v, PG_GETARG_INT32(1)));
+}
+
+Datum
+ots_hash_prefix_bytea(PG_FUNCTION_ARGS)
+{
+	bytea	   *b = PG_GETARG_BYTEA_PP(0);
+	OtsValue	v = {.type = OTS_VT_BINARY};
+
+	v.u.s.data = VARDATA_ANY(b);
+	v.u.s.len = VARSIZE_ANY_EXHDR(b);
+	PG_RETURN_DATUM(storage_hash_prefix_text(&v, PG_GETARG_INT32(1)));
+}
+
+/*
+ * storage_am_oid is the table access method every leaf of ots storage uses:
+ * ots's own, or heap's while the installation is still at 0.1.0 (before
+ * ALTER EXTENSION ots UPDATE creates the access method and moves the
+ * leaves onto it), so an old installation keeps working with this library.
+ */
+Oid
+storage_am_oid(void)
+{
+	Oid			am = get_table_am_oid(STORAGE_ACCESS_METHOD, true);
+
+	return OidIsValid(am) ? am : HEAP_TABLE_AM_OID;
+}
