@@ -89,7 +89,7 @@ SELECT p.oid::regprocedure AS fn, p.provolatile, p.proparallel
    AND d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
    AND p.proparallel <> 'u'
    AND (p.provolatile = 'v' OR p.prosrc ~* '\mEXCEPTION\s+WHEN\M')
- ORDER BY 1::text COLLATE "C";
+ ORDER BY p.oid::regprocedure::text COLLATE "C";
 -- (ots.stats_counters and ots.write_point_counts read shared-memory counters only)
 
 RESET parallel_setup_cost;

@@ -280,7 +280,7 @@ SELECT a.attname, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull, a.
  ORDER BY a.attnum;
 SELECT count(*) AS triggers FROM pg_trigger WHERE tgrelid IN ('sg."g$data"'::regclass, 'sg."g$p0"'::regclass);
 SELECT conrelid::regclass, contype FROM pg_constraint WHERE conrelid IN ('sg."g$data"'::regclass, 'sg."g$p0"'::regclass)
- ORDER BY 1::text, 2;
+ ORDER BY conrelid::regclass::text, 2;
 
 -- a table that is not an ots table is not guarded, even with a similar name
 CREATE TABLE sg."plain$data" (x int);

@@ -46,7 +46,7 @@ REINDEX TABLE CONCURRENTLY "am$p1";
 REINDEX INDEX CONCURRENTLY am_p0_n;
 SELECT indexrelid::regclass AS index, indisvalid, indisready
   FROM pg_index WHERE indrelid IN ('"am$p0"'::regclass, '"am$p1"'::regclass)
- ORDER BY 1::text COLLATE "C";
+ ORDER BY indexrelid::regclass::text COLLATE "C";
 SET enable_seqscan = off;
 SELECT count(*) AS by_index FROM "am$p0" WHERE n BETWEEN 1 AND 100;
 RESET enable_seqscan;

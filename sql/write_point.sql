@@ -4,8 +4,10 @@
 -- (bulk and per row, atomic), the bulk upsert, purge and TTL removal, and
 -- plain INSERT / UPDATE / DELETE / MERGE / COPY / TRUNCATE on the storage.
 -- ots.count_writes (on in test/ots.conf) counts what the write point sees,
--- per table, by origin ("ots": ots's row code built the cells; "sql":
--- anything else) and table AM callback.  A row from plain SQL that ots
+-- per table, by origin ("ots": a row write ots's row code made through the
+-- table AM itself, with cells it built; "sql": anything else, the
+-- statements ots runs on storage included, whose rows are checked as any
+-- other's) and table AM callback.  A row from plain SQL that ots
 -- could not have written is refused before it is stored.
 -- (Logical replication apply: tableam; pg_restore: test/dump.)
 SET client_min_messages = warning;

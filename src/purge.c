@@ -45,7 +45,6 @@
 #include "purge.h"
 #include "read_select.h"
 #include "storage.h"
-#include "storage_write.h"
 
 /*
  * The purge lock of a table is an advisory lock on (database, 'ots',
@@ -429,7 +428,6 @@ ots_purge_batch(PG_FUNCTION_ARGS)
 	int64		now_ms;
 	int64		time_to_live;
 	char	   *sql;
-	const OtsTable *table;
 	AsRole		saved;
 	TupleDesc	desc;
 	Datum		values[4];
@@ -492,18 +490,12 @@ ots_purge_batch(PG_FUNCTION_ARGS)
 													 get_rel_name(leaf)),
 						  trimming);
 
-	table = catalog_lookup_by_data_oid(parent);
-
 	asrole_enter(owner, &saved);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	/* its rows are ots.purge_cells's work: the write point need not check them */
-	if (table != NULL)
-		storage_write_expect_statement(table);
 	if (SPI_execute_with_args(sql, PURGE_BATCH_NARGS, types, args, nulls, false, 0) != SPI_OK_SELECT ||
 		SPI_processed != 1)
 		elog(ERROR, "ots purge batch returned no result");
-	storage_write_expect_end();
 	for (int i = 0; i < 4; i++)
 		values[i] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, i + 1, &isnull[i]);
 	SPI_finish();

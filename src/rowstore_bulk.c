@@ -335,9 +335,7 @@ rowstore_bulk_upsert(const OtsTable *t, int nrows, Datum **keys, Datum *cells, D
 	asrole_enter(rowstore_owner(t), &saved);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	storage_write_expect_statement(t);
 	rowstore_bulk_run(t, params);
-	storage_write_expect_end();
 	SPI_finish();
 	asrole_leave(&saved);
 }

@@ -15,9 +15,11 @@
  * secondary indexes and Stream will see every change.  Today it counts
  * what it sees (ots.count_writes, ots.write_point_counts).
  *
- * ots's row code announces its own writes first (storage_write_expect_*):
- * the cells are its own work, already checked, and it hands over the old
- * cells it read.  Any other new row is checked by storage_write_guard
+ * ots's row code announces each of its own row writes just before it
+ * calls the table AM (storage_write_expect_row): the cells are its own
+ * work, already checked, and it hands over the old cells it read.  Any
+ * other new row, those of the statements ots runs on storage (the bulk
+ * upsert, purge) included, is checked by storage_write_guard
  * before it is stored: cells in the ots.cells format, within the row size
  * the text form carries, "$oldest_ts" its oldest cell, "$hash" the hash
  * prefix of its partition key, key values within Tablestore's length.
@@ -71,7 +73,6 @@ static struct
 	Oid			row_leaf;
 	TupleTableSlot *row_slot;	/* NULL: any */
 	struct varlena *row_old;
-	const OtsTable *statement_table;	/* set: every change of its leaves is ots's */
 } expected;
 
 static void storage_write_xact_end(XactEvent event, void *arg);
@@ -116,12 +117,6 @@ storage_write_expect_row(const OtsTable *t, Oid leaf, TupleTableSlot *slot,
 	expected.row_leaf = leaf;
 	expected.row_slot = slot;
 	expected.row_old = old_cells;
-}
-
-void
-storage_write_expect_statement(const OtsTable *t)
-{
-	expected.statement_table = t;
 }
 
 void
@@ -204,13 +199,6 @@ storage_write_leaf(Relation rel, TupleTableSlot *slot, StorageLeaf *leaf)
 	leaf->oldest_attno = wl->oldest_attno;
 	if (leaf->origin == STORAGE_ORIGIN_OTS)
 		return true;
-	if (expected.statement_table != NULL &&
-		expected.statement_table->data_oid == wl->storage_oid)
-	{
-		leaf->table = expected.statement_table;
-		leaf->origin = STORAGE_ORIGIN_OTS;
-		return true;
-	}
 	/*
 	 * pg_restore loads rows before it adds the primary keys, which the
 	 * table's metadata checks: until then its rows are checked as those of
