@@ -523,10 +523,10 @@ rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts, bool 
 			break;
 		xid = GetCurrentTransactionId();
 		token = SpeculativeInsertionLockAcquire(xid);
-		storage_write_expect_row(key->t, key->leaf_oid, slot, NULL);
+		storage_write_expect_row(key->t, key->leaf_oid, slot, lp->cells_attno, NULL);
 		table_tuple_insert_speculative(leaf, slot, GetCurrentCommandId(true), 0, NULL, token);
 		ExecInsertIndexTuples(rri, slot, estate, false, true, &conflicted, arbiters);
-		storage_write_expect_row(key->t, key->leaf_oid, slot, NULL);
+		storage_write_expect_row(key->t, key->leaf_oid, slot, lp->cells_attno, NULL);
 		table_tuple_complete_speculative(leaf, slot, token, !conflicted);
 		storage_write_expect_end();
 		SpeculativeInsertionLockRelease(xid);
@@ -598,7 +598,7 @@ rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 	if (!table_tuple_fetch_row_version(leaf, &tid, SnapshotAny, old))
 		elog(ERROR, "failed to fetch ots row version");
 	slot = rowstore_key_slot(leaf, lp, key->nkeys, key->values, old, cells, oldest_ts);
-	storage_write_expect_row(key->t, key->leaf_oid, slot, key->old_cells);
+	storage_write_expect_row(key->t, key->leaf_oid, slot, lp->cells_attno, key->old_cells);
 	done = rowstore_replaced(leaf,
 							 table_tuple_update(leaf, &tid, slot, GetCurrentCommandId(true),
 												GetActiveSnapshot(), InvalidSnapshot, true,
@@ -628,7 +628,7 @@ rowstore_delete(const RowKey *key)
 	if (!key->found)
 		elog(ERROR, "ots row to delete was not read");
 	leaf = table_open(key->leaf_oid, RowExclusiveLock);
-	storage_write_expect_row(key->t, key->leaf_oid, NULL, key->old_cells);
+	storage_write_expect_row(key->t, key->leaf_oid, NULL, 0, key->old_cells);
 	done = rowstore_replaced(leaf,
 							 table_tuple_delete(leaf, &tid, GetCurrentCommandId(true),
 												GetActiveSnapshot(), InvalidSnapshot, true,

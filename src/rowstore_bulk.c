@@ -266,7 +266,7 @@ rowstore_insert_leaf(const BulkRows *b, Oid leaf_oid, int first, int n)
 									 (struct varlena *) DatumGetPointer(b->cells[first + j]),
 									 DatumGetInt64(b->oldest_ts[first + j]));
 	}
-	storage_write_expect_row(b->t, leaf_oid, NULL, NULL);
+	storage_write_expect_row(b->t, leaf_oid, NULL, lp->cells_attno, NULL);
 	table_multi_insert(leaf, slots, n, GetCurrentCommandId(true), 0, NULL);
 	storage_write_expect_end();
 	as_owner = rowstore_index_code_begin(b->t, lp, &saved);

@@ -72,6 +72,7 @@ static struct
 	const OtsTable *row_table;
 	Oid			row_leaf;
 	TupleTableSlot *row_slot;	/* NULL: any */
+	AttrNumber	row_cells_attno;
 	struct varlena *row_old;
 } expected;
 
@@ -110,12 +111,13 @@ storage_write_subxact_end(SubXactEvent event, SubTransactionId mySubid,
 
 void
 storage_write_expect_row(const OtsTable *t, Oid leaf, TupleTableSlot *slot,
-						 struct varlena *old_cells)
+						 AttrNumber cells_attno, struct varlena *old_cells)
 {
 	expected.row = true;
 	expected.row_table = t;
 	expected.row_leaf = leaf;
 	expected.row_slot = slot;
+	expected.row_cells_attno = cells_attno;
 	expected.row_old = old_cells;
 }
 
@@ -182,23 +184,25 @@ storage_write_leaf(Relation rel, TupleTableSlot *slot, StorageLeaf *leaf)
 	const WriteLeaf *wl;
 
 	memset(leaf, 0, sizeof(*leaf));
-	leaf->origin = STORAGE_ORIGIN_SQL;
 	if (expected.row && expected.row_leaf == relid &&
 		(expected.row_slot == NULL || expected.row_slot == slot))
 	{
+		/* what ots's row code knows: no look-up, and nothing to check */
 		leaf->table = expected.row_table;
+		leaf->storage_oid = expected.row_table->data_oid;
 		leaf->origin = STORAGE_ORIGIN_OTS;
 		leaf->old_cells = PointerGetDatum(expected.row_old);
+		leaf->cells_attno = expected.row_cells_attno;
 		expected.row = false;
+		return true;
 	}
+	leaf->origin = STORAGE_ORIGIN_SQL;
 	wl = storage_write_place(rel);
 	if (!OidIsValid(wl->storage_oid) || wl->cells_attno == 0 || wl->oldest_attno == 0)
 		return false;
 	leaf->storage_oid = wl->storage_oid;
 	leaf->cells_attno = wl->cells_attno;
 	leaf->oldest_attno = wl->oldest_attno;
-	if (leaf->origin == STORAGE_ORIGIN_OTS)
-		return true;
 	/*
 	 * pg_restore loads rows before it adds the primary keys, which the
 	 * table's metadata checks: until then its rows are checked as those of

@@ -93,14 +93,15 @@ extern void storage_write_guard(Relation rel, const StorageLeaf *leaf, TupleTabl
  * ots's row code announces each write it makes through the table AM
  * itself, just before the call: storage_write_expect_row for the next row
  * change of one leaf through slot (any change, for a delete or a
- * multi-insert: slot NULL) with the old cells it read (NULL: a new row).
+ * multi-insert: slot NULL), where the new rows hold their cells (0 for a
+ * delete), with the old cells it read (NULL: a new row).
  * storage_write_expect_end forgets it after the call, as does the end of
  * the (sub)transaction.  Statements ots runs on storage (the bulk upsert,
  * purge's batches) announce nothing: the code of a leaf's index expressions
  * runs inside them, and what it wrote would pass unchecked.
  */
 extern void storage_write_expect_row(const OtsTable *t, Oid leaf, TupleTableSlot *slot,
-									 struct varlena *old_cells);
+									 AttrNumber cells_attno, struct varlena *old_cells);
 extern void storage_write_expect_end(void);
 
 #endif							/* OTS_STORAGE_WRITE_H */

@@ -58,6 +58,8 @@ tableam_store_rows(Relation rel, const StorageLeaf *leaf, StorageWriteCallback c
 				   TupleTableSlot **slots, int n)
 {
 	StorageWrite w;
+	Datum		one_old = (Datum) 0;
+	Datum		one_new;
 
 	w.leaf = rel;
 	w.storage_oid = leaf->storage_oid;
@@ -65,13 +67,17 @@ tableam_store_rows(Relation rel, const StorageLeaf *leaf, StorageWriteCallback c
 	w.callback = callback;
 	w.origin = leaf->origin;
 	w.nrows = n;
-	w.old_cells = palloc0(sizeof(Datum) * n);
-	w.new_cells = palloc(sizeof(Datum) * n);
+	/* a single row, the common case, allocates nothing */
+	w.old_cells = n == 1 ? &one_old : palloc0(sizeof(Datum) * n);
+	w.new_cells = n == 1 ? &one_new : palloc(sizeof(Datum) * n);
 	for (int i = 0; i < n; i++)
 		w.new_cells[i] = tableam_cells(leaf, slots[i]);
 	storage_write(&w);
-	pfree(w.old_cells);
-	pfree(w.new_cells);
+	if (n != 1)
+	{
+		pfree(w.old_cells);
+		pfree(w.new_cells);
+	}
 }
 
 /*
