@@ -39,7 +39,6 @@
 #include "storage.h"
 #include "request.h"
 #include "read_select.h"
-#include "purge.h"
 
 #define BATCH_RESULT_COLUMNS 8
 
@@ -440,7 +439,7 @@ batch_write_type(JsonbContainer *row)
 	return NULL;				/* keep compiler quiet */
 }
 
-/* batch_has_condition: does a row carry a row-existence check? */
+/* batch_has_existence_check: does a row carry a row-existence check? */
 static bool
 batch_has_existence_check(JsonbContainer *row)
 {
@@ -731,6 +730,7 @@ typedef struct BatchBulkRow
 {
 	PkInput		pk;				/* in the row's memory context */
 	struct varlena *cells;		/* a PUT's cells (caller's context); NULL for a DELETE */
+	int64		oldest_ts;		/* a PUT's "$oldest_ts", as the cells builder recorded it */
 	uint32		write_size;		/* key and cells, for capacity units */
 } BatchBulkRow;
 
@@ -764,7 +764,7 @@ batch_bulk_validate(const OtsTable *t, const BatchRow *row, int64 now_ms, Memory
 			if (batch_field(row->row, "attributes", &attrs) != NULL && attrs.type != jbvNull)
 				parsed = codec_parse_attributes(JsonbValueToJsonb(&attrs), &count);
 			row_write_check_timestamps(t, now_ms, parsed, count);
-			built = row_write_put_cells(t, parsed, count, now_ms);
+			built = row_write_put_cells(t, parsed, count, now_ms, &out->oldest_ts);
 			out->cells = MemoryContextAlloc(callerctx, VARSIZE(built));
 			memcpy(out->cells, built, VARSIZE(built));
 		}
@@ -857,7 +857,7 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 			if (row.cells != NULL)
 			{
 				cells[i] = PointerGetDatum(row.cells);
-				oldest[i] = Int64GetDatum(purge_cells_oldest_ts(row.cells));
+				oldest[i] = Int64GetDatum(row.oldest_ts);
 			}
 			consumed.write = request_cu(row.write_size);
 			write_cu += consumed.write;
