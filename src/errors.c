@@ -32,6 +32,10 @@ ots_error_code_name(int sqlerrcode)
 	return NULL;
 }
 
+/*
+ * ots_parameter_invalid raises OTSParameterInvalid with Tablestore's
+ * message and a sentence of detail saying what the request should hold.
+ */
 void
 ots_parameter_invalid(const char *message, const char *detail)
 {

@@ -44,10 +44,7 @@ enum
 #define ots_error(name, ...) \
 	ereport(ERROR, (errcode(ERRCODE_OTS_##name), errmsg_internal(__VA_ARGS__)))
 
-/*
- * ots_parameter_invalid raises OTSParameterInvalid with Tablestore's
- * message and a sentence of detail saying what the request should hold.
- */
+/* ots_parameter_invalid raises OTSParameterInvalid: a message and a detail sentence */
 extern void ots_parameter_invalid(const char *message, const char *detail) pg_attribute_noreturn();
 
 /* ots_error_code_name returns "OTSParameterInvalid" etc. for an OT SQLSTATE, or NULL */
