@@ -39,7 +39,6 @@
 #include "storage.h"
 #include "request.h"
 #include "read_select.h"
-#include "purge.h"
 
 #define BATCH_RESULT_COLUMNS 8
 
@@ -59,15 +58,6 @@ typedef struct BatchResult
 
 PG_FUNCTION_INFO_V1(ots_batch_get_row);
 PG_FUNCTION_INFO_V1(ots_batch_write_row);
-
-static void
-batch_invalid(const char *message, const char *detail)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_OTS_PARAMETER_INVALID),
-			 errmsg_internal("%s", message),
-			 errdetail_internal("%s", detail)));
-}
 
 /* batch_field returns a member of a jsonb object value, or NULL */
 static JsonbValue *
@@ -92,7 +82,7 @@ batch_text_array(JsonbValue *v, const char *what)
 	Datum	   *elems;
 
 	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
-		batch_invalid(psprintf("Invalid %s.", what), psprintf("%s is a JSON array of column names.", what));
+		ots_parameter_invalid(psprintf("Invalid %s.", what), psprintf("%s is a JSON array of column names.", what));
 	c = v->val.binary.data;
 	n = JsonContainerSize(c);
 	elems = palloc(sizeof(Datum) * Max(n, 1));
@@ -101,7 +91,7 @@ batch_text_array(JsonbValue *v, const char *what)
 		JsonbValue *e = getIthJsonbValueFromContainer(c, i);
 
 		if (e->type != jbvString)
-			batch_invalid(psprintf("Invalid %s.", what), psprintf("%s is a JSON array of column names.", what));
+			ots_parameter_invalid(psprintf("Invalid %s.", what), psprintf("%s is a JSON array of column names.", what));
 		elems[i] = PointerGetDatum(cstring_to_text_with_len(e->val.string.val, e->val.string.len));
 	}
 	return construct_array(elems, n, TEXTOID, -1, false, TYPALIGN_INT);
@@ -132,7 +122,7 @@ batch_member(JsonbContainer *obj, const char *key, BatchMemberForm form)
 			return JsonbValueToJsonb(&v);
 		case BATCH_STRING:
 			if (v.type != jbvString)
-				batch_invalid(psprintf("Invalid %s.", key), psprintf("%s is a JSON string.", key));
+				ots_parameter_invalid(psprintf("Invalid %s.", key), psprintf("%s is a JSON string.", key));
 			return pnstrdup(v.val.string.val, v.val.string.len);
 		case BATCH_NAMES:
 			return batch_text_array(&v, key);
@@ -237,7 +227,7 @@ static int
 batch_tables(Jsonb *request, const char *empty_message)
 {
 	if (request == NULL || !JB_ROOT_IS_ARRAY(request) || JB_ROOT_IS_SCALAR(request))
-		batch_invalid(empty_message, "The request is a JSON array of {\"table_name\": ..., ...} entries.");
+		ots_parameter_invalid(empty_message, "The request is a JSON array of {\"table_name\": ..., ...} entries.");
 	if (JB_ROOT_COUNT(request) == 0)
 		ots_error(PARAMETER_INVALID, "%s", empty_message);
 	return JB_ROOT_COUNT(request);
@@ -252,7 +242,7 @@ batch_entry(Jsonb *request, int i, const char **table_name)
 
 	if (e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data) ||
 		batch_field(e->val.binary.data, "table_name", &name) == NULL || name.type != jbvString)
-		batch_invalid("Invalid table entry.", "Each entry is an object with a \"table_name\" string.");
+		ots_parameter_invalid("Invalid table entry.", "Each entry is an object with a \"table_name\" string.");
 	*table_name = pnstrdup(name.val.string.val, name.val.string.len);
 	return e->val.binary.data;
 }
@@ -265,8 +255,8 @@ batch_list(JsonbContainer *entry, const char *key, const char *table_name)
 
 	if (batch_field(entry, key, &v) == NULL || v.type != jbvBinary ||
 		!JsonContainerIsArray(v.val.binary.data))
-		batch_invalid(psprintf("Invalid table entry for table: '%s'.", table_name),
-					  psprintf("Each entry needs a \"%s\" array.", key));
+		ots_parameter_invalid(psprintf("Invalid table entry for table: '%s'.", table_name),
+							  psprintf("Each entry needs a \"%s\" array.", key));
 	return v.val.binary.data;
 }
 
@@ -306,7 +296,7 @@ batch_get_request(RowGetRequest *req, const char *name, JsonbContainer *entry)
 		if (!invalid)
 			args->max_versions = numeric_int4_opt_error(v.val.numeric, &invalid);
 		if (invalid)
-			batch_invalid("Invalid max_versions.", "max_versions is a JSON integer.");
+			ots_parameter_invalid("Invalid max_versions.", "max_versions is a JSON integer.");
 	}
 	args->time_range = batch_member(entry, "time_range", BATCH_JSONB);
 	args->filter = batch_member(entry, "filter", BATCH_JSONB);
@@ -430,17 +420,17 @@ batch_write_type(JsonbContainer *row)
 	char	   *s;
 
 	if (batch_field(row, "type", &v) == NULL || v.type != jbvString)
-		batch_invalid("Invalid row type.", "Each row has \"type\": \"PUT\", \"UPDATE\" or \"DELETE\".");
+		ots_parameter_invalid("Invalid row type.", "Each row has \"type\": \"PUT\", \"UPDATE\" or \"DELETE\".");
 	s = pnstrdup(v.val.string.val, v.val.string.len);
 	for (int i = 0; i < lengthof(batch_write_types); i++)
 		if (pg_strcasecmp(s, batch_write_types[i].name) == 0)
 			return &batch_write_types[i];
-	batch_invalid(psprintf("Invalid row type: '%s'.", s),
-				  "Each row has \"type\": \"PUT\", \"UPDATE\" or \"DELETE\".");
+	ots_parameter_invalid(psprintf("Invalid row type: '%s'.", s),
+						  "Each row has \"type\": \"PUT\", \"UPDATE\" or \"DELETE\".");
 	return NULL;				/* keep compiler quiet */
 }
 
-/* batch_has_condition: does a row carry a row-existence check? */
+/* batch_has_existence_check: does a row carry a row-existence check? */
 static bool
 batch_has_existence_check(JsonbContainer *row)
 {
@@ -710,7 +700,7 @@ batch_write_read_row(BatchRow *br, JsonbContainer *rows, int r, MemoryContext ch
 	uint64		size = 0;
 
 	if (rowv->type != jbvBinary || !JsonContainerIsObject(rowv->val.binary.data))
-		batch_invalid("Invalid row.", "Each row is a JSON object.");
+		ots_parameter_invalid("Invalid row.", "Each row is a JSON object.");
 	br->row = rowv->val.binary.data;
 	if (batch_row_pk(br->row, &br->pk)->type == jbvBinary)
 		br->pk_jsonb = batch_jsonb_datum(&br->pk);
@@ -731,6 +721,7 @@ typedef struct BatchBulkRow
 {
 	PkInput		pk;				/* in the row's memory context */
 	struct varlena *cells;		/* a PUT's cells (caller's context); NULL for a DELETE */
+	int64		oldest_ts;		/* a PUT's "$oldest_ts", as the cells builder recorded it */
 	uint32		write_size;		/* key and cells, for capacity units */
 } BatchBulkRow;
 
@@ -764,7 +755,7 @@ batch_bulk_validate(const OtsTable *t, const BatchRow *row, int64 now_ms, Memory
 			if (batch_field(row->row, "attributes", &attrs) != NULL && attrs.type != jbvNull)
 				parsed = codec_parse_attributes(JsonbValueToJsonb(&attrs), &count);
 			row_write_check_timestamps(t, now_ms, parsed, count);
-			built = row_write_put_cells(t, parsed, count, now_ms);
+			built = row_write_put_cells(t, parsed, count, now_ms, &out->oldest_ts);
 			out->cells = MemoryContextAlloc(callerctx, VARSIZE(built));
 			memcpy(out->cells, built, VARSIZE(built));
 		}
@@ -857,7 +848,7 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 			if (row.cells != NULL)
 			{
 				cells[i] = PointerGetDatum(row.cells);
-				oldest[i] = Int64GetDatum(purge_cells_oldest_ts(row.cells));
+				oldest[i] = Int64GetDatum(row.oldest_ts);
 			}
 			consumed.write = request_cu(row.write_size);
 			write_cu += consumed.write;

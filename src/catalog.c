@@ -288,9 +288,9 @@ catalog_read_row(OtsTable *t, HeapTuple tup, TupleDesc desc)
 	t->hash_prefix_len = DatumGetInt32(catalog_column(t, tup, desc, 9, "hash_prefix_length"));
 	if (t->max_versions < 1)
 		catalog_damaged(t, "max_versions %d is below 1", t->max_versions);
-	if (t->time_to_live != -1 && (t->time_to_live < 1 || t->time_to_live > PG_INT32_MAX))
+	if (t->time_to_live != -1 && (t->time_to_live < 1 || t->time_to_live > OTS_MAX_TIME_TO_LIVE))
 		catalog_damaged(t, "time_to_live " INT64_FORMAT " is neither -1 nor in [1, %d]",
-						t->time_to_live, PG_INT32_MAX);
+						t->time_to_live, OTS_MAX_TIME_TO_LIVE);
 	if (t->max_version_offset < 0 || t->max_version_offset > OTS_MAX_VERSION_OFFSET)
 		catalog_damaged(t, "max_version_offset " INT64_FORMAT " is outside [0, " INT64_FORMAT "]",
 						t->max_version_offset, (int64) OTS_MAX_VERSION_OFFSET);

@@ -174,6 +174,14 @@ guard_relid(RangeVar *rv)
 	return rv == NULL ? InvalidOid : RangeVarGetRelid(rv, NoLock, true);
 }
 
+/* guard_kind_of resolves a statement's relation into *relid and says what it is to ots */
+static GuardKind
+guard_kind_of(RangeVar *rv, Oid *relid)
+{
+	*relid = guard_relid(rv);
+	return guard_kind(*relid);
+}
+
 /* guard_describe: how errors name a guarded relation */
 static char *
 guard_describe(Oid relid, GuardKind kind)
@@ -338,8 +346,7 @@ guard_check_constraint_refs(Constraint *con)
 
 	if (con == NULL || con->contype != CONSTR_FOREIGN)
 		return;
-	relid = guard_relid(con->pktable);
-	if ((kind = guard_kind(relid)) != GUARD_NONE)
+	if ((kind = guard_kind_of(con->pktable, &relid)) != GUARD_NONE)
 		guard_refuse(relid, kind, "reference %s in a foreign key");
 }
 
@@ -594,8 +601,8 @@ guard_alter_refusal(AlterTableCmd *cmd, Oid relid, GuardKind kind)
 static void
 guard_alter_table(AlterTableStmt *stmt)
 {
-	Oid			relid = guard_relid(stmt->relation);
-	GuardKind	kind = guard_kind(relid);
+	Oid			relid;
+	GuardKind	kind = guard_kind_of(stmt->relation, &relid);
 	ListCell   *lc;
 
 	foreach(lc, stmt->cmds)
@@ -611,8 +618,8 @@ guard_alter_table(AlterTableStmt *stmt)
 		/* ... and ots storage is a partition of nothing */
 		else if (cmd->subtype == AT_AttachPartition && kind != GUARD_STORAGE)
 		{
-			Oid			part = guard_relid(((PartitionCmd *) cmd->def)->name);
-			GuardKind	part_kind = guard_kind(part);
+			Oid			part;
+			GuardKind	part_kind = guard_kind_of(((PartitionCmd *) cmd->def)->name, &part);
 
 			if (part_kind != GUARD_NONE)
 				guard_refuse(part, part_kind, "attach %s to another table");
@@ -665,8 +672,8 @@ guard_create_table(CreateStmt *stmt, bool foreign)
 static void
 guard_create_trigger(CreateTrigStmt *stmt)
 {
-	Oid			relid = guard_relid(stmt->relation);
-	GuardKind	kind = guard_kind(relid);
+	Oid			relid;
+	GuardKind	kind = guard_kind_of(stmt->relation, &relid);
 	Oid			ours;
 
 	if (kind == GUARD_NONE)
@@ -677,6 +684,37 @@ guard_create_trigger(CreateTrigStmt *stmt)
 		LookupFuncName(stmt->funcname, 0, NULL, true) == ours)
 		return;
 	guard_refuse(relid, kind, "add a trigger to");
+}
+
+/*
+ * guard_relation_statement checks CREATE RULE, RENAME and ALTER ... SET
+ * SCHEMA on relation: no rule on any part of an ots table, no column
+ * renamed; its view, storage and sequence neither renamed nor moved (ots
+ * finds them by name), while a leaf may be (ots finds it by its parent).
+ */
+static void
+guard_relation_statement(Node *parsetree, RangeVar *relation)
+{
+	Oid			relid;
+	GuardKind	kind = guard_kind_of(relation, &relid);
+
+	if (kind == GUARD_NONE)
+		return;
+	if (IsA(parsetree, RuleStmt))
+		guard_refuse(relid, kind, "add a rule to");
+	else if (IsA(parsetree, RenameStmt))
+	{
+		ObjectType	type = ((RenameStmt *) parsetree)->renameType;
+
+		if (type == OBJECT_COLUMN)
+			guard_refuse_rename(relid, kind, "rename a column of");
+		if (kind != GUARD_LEAF &&
+			(type == OBJECT_TABLE || type == OBJECT_VIEW ||
+			 type == OBJECT_FOREIGN_TABLE || type == OBJECT_SEQUENCE))
+			guard_refuse_rename(relid, kind, "rename");
+	}
+	else if (kind != GUARD_LEAF)
+		guard_refuse_rename(relid, kind, "move");
 }
 
 /*
@@ -714,41 +752,15 @@ ots_storage_guard(PG_FUNCTION_ARGS)
 			guard_create_trigger((CreateTrigStmt *) parsetree);
 			break;
 		case T_RuleStmt:
-			{
-				RuleStmt   *stmt = (RuleStmt *) parsetree;
-				Oid			relid = guard_relid(stmt->relation);
-				GuardKind	kind = guard_kind(relid);
-
-				if (kind != GUARD_NONE)
-					guard_refuse(relid, kind, "add a rule to");
-				break;
-			}
+			guard_relation_statement(parsetree, ((RuleStmt *) parsetree)->relation);
+			break;
 		case T_RenameStmt:
-			{
-				RenameStmt *stmt = (RenameStmt *) parsetree;
-				Oid			relid = guard_relid(stmt->relation);
-				GuardKind	kind = guard_kind(relid);
-
-				if (kind == GUARD_NONE)
-					break;
-				if (stmt->renameType == OBJECT_COLUMN)
-					guard_refuse_rename(relid, kind, "rename a column of");
-				if (kind != GUARD_LEAF &&
-					(stmt->renameType == OBJECT_TABLE || stmt->renameType == OBJECT_VIEW ||
-					 stmt->renameType == OBJECT_FOREIGN_TABLE || stmt->renameType == OBJECT_SEQUENCE))
-					guard_refuse_rename(relid, kind, "rename");
-				break;
-			}
+			guard_relation_statement(parsetree, ((RenameStmt *) parsetree)->relation);
+			break;
 		case T_AlterObjectSchemaStmt:
-			{
-				AlterObjectSchemaStmt *stmt = (AlterObjectSchemaStmt *) parsetree;
-				Oid			relid = guard_relid(stmt->relation);
-				GuardKind	kind = guard_kind(relid);
-
-				if (kind == GUARD_STORAGE || kind == GUARD_VIEW || kind == GUARD_SEQUENCE)
-					guard_refuse_rename(relid, kind, "move");
-				break;
-			}
+			guard_relation_statement(parsetree,
+									 ((AlterObjectSchemaStmt *) parsetree)->relation);
+			break;
 		default:
 			break;
 	}

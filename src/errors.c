@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  * src/errors.c
  *	  Maps ots SQLSTATEs back to Tablestore error code names, for per-row
- *	  batch results and ots.error_code().
+ *	  batch results and ots.error_code(); raises the invalid-parameter
+ *	  error of request shapes.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -29,6 +30,20 @@ ots_error_code_name(int sqlerrcode)
 		if (ots_error_names[i].sqlerrcode == sqlerrcode)
 			return ots_error_names[i].name;
 	return NULL;
+}
+
+/*
+ * ots_parameter_invalid raises OTSParameterInvalid with Tablestore's
+ * message and a sentence of detail saying what the request should hold.
+ */
+void
+ots_parameter_invalid(const char *message, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+			 errmsg_internal("%s", message),
+			 errdetail_internal("%s", detail)));
+	pg_unreachable();
 }
 
 PG_FUNCTION_INFO_V1(ots_error_code);

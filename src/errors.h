@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  * src/errors.h
- *	  Tablestore error codes as PostgreSQL SQLSTATEs, and the ereport helper.
+ *	  Tablestore error codes as PostgreSQL SQLSTATEs, and the ereport helpers.
  *
  * Every OTS error code has its own SQLSTATE in the private class "OT", so
  * PL/pgSQL can catch each one by name (EXCEPTION WHEN SQLSTATE 'OT003').
@@ -43,6 +43,9 @@ enum
  */
 #define ots_error(name, ...) \
 	ereport(ERROR, (errcode(ERRCODE_OTS_##name), errmsg_internal(__VA_ARGS__)))
+
+/* ots_parameter_invalid raises OTSParameterInvalid: a message and a detail sentence */
+extern void ots_parameter_invalid(const char *message, const char *detail) pg_attribute_noreturn();
 
 /* ots_error_code_name returns "OTSParameterInvalid" etc. for an OT SQLSTATE, or NULL */
 extern const char *ots_error_code_name(int sqlerrcode);

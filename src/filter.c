@@ -131,7 +131,6 @@ typedef struct FilterParseState
 	bool		allow_pagination;
 } FilterParseState;
 
-static void filter_shape_error(const char *message, const char *detail) pg_attribute_noreturn();
 static bool filter_key_is(const JsonbValue *key, const char *want);
 static Filter *filter_new_node(FilterParseState *ps, FilterKind kind);
 static Filter *filter_parse_node(FilterParseState *ps, const JsonbValue *jv, bool top);
@@ -148,21 +147,6 @@ static bool filter_eval_single(const Filter *f, const OtsTable *t, const PkInput
 							   const CellsReader *r, const ReadSelect *sel);
 static bool filter_eval_node(const Filter *f, const OtsTable *t, const PkInput *pk,
 							 const CellsReader *r, const ReadSelect *sel);
-
-/*
- * filter_shape_error raises OTSParameterInvalid for a filter that has no
- * Tablestore text (Tablestore's binary protocol cannot express it), with a
- * short message and a sentence saying the expected shape.
- */
-static void
-filter_shape_error(const char *message, const char *detail)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_OTS_PARAMETER_INVALID),
-			 errmsg_internal("%s", message),
-			 errdetail_internal("%s", detail)));
-	pg_unreachable();
-}
 
 /* filter_key_is: is the jsonb string key exactly want? */
 static bool
@@ -214,10 +198,10 @@ filter_parse_node(FilterParseState *ps, const JsonbValue *jv, bool top)
 	};
 
 	if (jv->type != jbvBinary || !JsonContainerIsObject(jv->val.binary.data))
-		filter_shape_error("Invalid filter.", FILTER_SHAPE_DETAIL);
+		ots_parameter_invalid("Invalid filter.", FILTER_SHAPE_DETAIL);
 	c = jv->val.binary.data;
 	if (JsonContainerSize(c) == 0)
-		filter_shape_error("Invalid filter.", FILTER_SHAPE_DETAIL);
+		ots_parameter_invalid("Invalid filter.", FILTER_SHAPE_DETAIL);
 
 	for (int i = 0; i < lengthof(operators); i++)
 	{
@@ -226,8 +210,8 @@ filter_parse_node(FilterParseState *ps, const JsonbValue *jv, bool top)
 		if (getKeyJsonValueFromContainer(c, key, strlen(key), &operand) == NULL)
 			continue;
 		if (JsonContainerSize(c) != 1)
-			filter_shape_error("Invalid filter.",
-							   psprintf("A filter with the key \"%s\" has no other keys.", key));
+			ots_parameter_invalid("Invalid filter.",
+								  psprintf("A filter with the key \"%s\" has no other keys.", key));
 		if (operators[i].kind == FILTER_PAGINATION)
 			return filter_parse_pagination(ps, &operand, top);
 		return filter_parse_composite(ps, operators[i].kind, key, &operand);
@@ -248,8 +232,8 @@ filter_parse_composite(FilterParseState *ps, FilterKind kind, const char *key,
 	int			n;
 
 	if (operand->type != jbvBinary || !JsonContainerIsArray(operand->val.binary.data))
-		filter_shape_error("Invalid filter.",
-						   psprintf("\"%s\" takes a JSON array of filters.", key));
+		ots_parameter_invalid("Invalid filter.",
+							  psprintf("\"%s\" takes a JSON array of filters.", key));
 	arr = operand->val.binary.data;
 	n = JsonContainerSize(arr);
 	if (kind == FILTER_NOT && n != FILTER_NOT_CHILDREN)
@@ -287,13 +271,13 @@ filter_parse_pagination(FilterParseState *ps, const JsonbValue *operand, bool to
 	Filter	   *f;
 
 	if (!ps->allow_pagination)
-		filter_shape_error("ColumnPaginationFilter is only supported in read operations.",
-						   "The column_condition of a write is a single-column or composite filter; column_pagination applies to reads only.");
+		ots_parameter_invalid("ColumnPaginationFilter is only supported in read operations.",
+							  "The column_condition of a write is a single-column or composite filter; column_pagination applies to reads only.");
 	if (!top)
-		filter_shape_error("ColumnPaginationFilter must be the top-level filter.",
-						   "column_pagination cannot be a sub-filter of \"and\", \"or\" or \"not\".");
+		ots_parameter_invalid("ColumnPaginationFilter must be the top-level filter.",
+							  "column_pagination cannot be a sub-filter of \"and\", \"or\" or \"not\".");
 	if (operand->type != jbvBinary || !JsonContainerIsObject(operand->val.binary.data))
-		filter_shape_error("Invalid ColumnPaginationFilter.", FILTER_PAGINATION_DETAIL);
+		ots_parameter_invalid("Invalid ColumnPaginationFilter.", FILTER_PAGINATION_DETAIL);
 	c = operand->val.binary.data;
 
 	has_offset = getKeyJsonValueFromContainer(c, FILTER_KEY_OFFSET,
@@ -301,7 +285,7 @@ filter_parse_pagination(FilterParseState *ps, const JsonbValue *operand, bool to
 	if (getKeyJsonValueFromContainer(c, FILTER_KEY_LIMIT, strlen(FILTER_KEY_LIMIT),
 									 &limit) == NULL ||
 		JsonContainerSize(c) != (has_offset ? 2 : 1))
-		filter_shape_error("Invalid ColumnPaginationFilter.", FILTER_PAGINATION_DETAIL);
+		ots_parameter_invalid("Invalid ColumnPaginationFilter.", FILTER_PAGINATION_DETAIL);
 
 	f = filter_new_node(ps, FILTER_PAGINATION);
 	f->offset = has_offset ? filter_parse_page_bound(&offset, true) : 0;
@@ -321,13 +305,13 @@ filter_parse_page_bound(const JsonbValue *jv, bool is_offset)
 	long long	v;
 
 	if (jv->type != jbvNumeric)
-		filter_shape_error("Invalid ColumnPaginationFilter.", FILTER_PAGINATION_DETAIL);
+		ots_parameter_invalid("Invalid ColumnPaginationFilter.", FILTER_PAGINATION_DETAIL);
 	text = DatumGetCString(DirectFunctionCall1(numeric_out,
 											   NumericGetDatum(jv->val.numeric)));
 	errno = 0;
 	v = strtoll(text, &end, 10);
 	if (*end != '\0')
-		filter_shape_error("Invalid ColumnPaginationFilter.", FILTER_PAGINATION_DETAIL);
+		ots_parameter_invalid("Invalid ColumnPaginationFilter.", FILTER_PAGINATION_DETAIL);
 	/* on overflow strtoll saturates, which keeps the sign for the checks below */
 	if (is_offset && v < 0)
 		ots_error(PARAMETER_INVALID,
@@ -336,10 +320,10 @@ filter_parse_page_bound(const JsonbValue *jv, bool is_offset)
 		ots_error(PARAMETER_INVALID,
 				  "Limit in ColumnPaginationFilter must be greater than 0.");
 	if (errno == ERANGE || v > PG_INT32_MAX)
-		filter_shape_error("Invalid ColumnPaginationFilter.",
-						   psprintf("%s must be at most %d.",
-									is_offset ? FILTER_KEY_OFFSET : FILTER_KEY_LIMIT,
-									PG_INT32_MAX));
+		ots_parameter_invalid("Invalid ColumnPaginationFilter.",
+							  psprintf("%s must be at most %d.",
+									   is_offset ? FILTER_KEY_OFFSET : FILTER_KEY_LIMIT,
+									   PG_INT32_MAX));
 	return (int32) v;
 }
 
@@ -370,17 +354,17 @@ filter_parse_single(FilterParseState *ps, JsonbContainer *c)
 			!filter_key_is(&v, FILTER_KEY_VALUE) &&
 			!filter_key_is(&v, FILTER_KEY_PASS_IF_MISSING) &&
 			!filter_key_is(&v, FILTER_KEY_LATEST_ONLY))
-			filter_shape_error(psprintf("Unknown key in filter: '%s'.",
-										pnstrdup(v.val.string.val, v.val.string.len)),
-							   FILTER_SINGLE_DETAIL);
+			ots_parameter_invalid(psprintf("Unknown key in filter: '%s'.",
+										   pnstrdup(v.val.string.val, v.val.string.len)),
+								  FILTER_SINGLE_DETAIL);
 	}
 
 	if (getKeyJsonValueFromContainer(c, FILTER_KEY_COLUMN, strlen(FILTER_KEY_COLUMN),
 									 &column) == NULL)
-		filter_shape_error("Column name is missing in filter.", FILTER_SINGLE_DETAIL);
+		ots_parameter_invalid("Column name is missing in filter.", FILTER_SINGLE_DETAIL);
 	if (column.type != jbvString)
-		filter_shape_error("Invalid column name in filter.",
-						   "\"column\" takes a column name as a JSON string.");
+		ots_parameter_invalid("Invalid column name in filter.",
+							  "\"column\" takes a column name as a JSON string.");
 	catalog_check_column_name(column.val.string.val, column.val.string.len);
 
 	f = filter_new_node(ps, FILTER_SINGLE);
@@ -389,18 +373,18 @@ filter_parse_single(FilterParseState *ps, JsonbContainer *c)
 
 	if (getKeyJsonValueFromContainer(c, FILTER_KEY_COMPARATOR, strlen(FILTER_KEY_COMPARATOR),
 									 &comparator) == NULL)
-		filter_shape_error(psprintf("Comparator is missing in filter of column '%s'.",
-									f->column),
-						   FILTER_COMPARATOR_DETAIL);
+		ots_parameter_invalid(psprintf("Comparator is missing in filter of column '%s'.",
+									   f->column),
+							  FILTER_COMPARATOR_DETAIL);
 	f->comparator = filter_parse_comparator(&comparator);
 
 	if (getKeyJsonValueFromContainer(c, FILTER_KEY_VALUE, strlen(FILTER_KEY_VALUE),
 									 &value) == NULL)
-		filter_shape_error(psprintf("Value is missing in filter of column '%s'.", f->column),
-						   FILTER_SINGLE_DETAIL);
+		ots_parameter_invalid(psprintf("Value is missing in filter of column '%s'.", f->column),
+							  FILTER_SINGLE_DETAIL);
 	if (value.type == jbvNull)
-		filter_shape_error(psprintf("Invalid value of column '%s'.", f->column),
-						   "A filter compares with a value; JSON null is not a value.");
+		ots_parameter_invalid(psprintf("Invalid value of column '%s'.", f->column),
+							  "A filter compares with a value; JSON null is not a value.");
 	codec_parse_value(&value, &f->value, f->column);
 	/*
 	 * A String points into the jsonb: copy it.  A Binary was decoded by
@@ -419,7 +403,7 @@ static FilterComparator
 filter_parse_comparator(const JsonbValue *jv)
 {
 	if (jv->type != jbvString)
-		filter_shape_error("Invalid comparator in filter.", FILTER_COMPARATOR_DETAIL);
+		ots_parameter_invalid("Invalid comparator in filter.", FILTER_COMPARATOR_DETAIL);
 	for (int i = 0; i < lengthof(filter_comparator_names); i++)
 	{
 		const char *name = filter_comparator_names[i].name;
@@ -428,9 +412,9 @@ filter_parse_comparator(const JsonbValue *jv)
 			pg_strncasecmp(name, jv->val.string.val, jv->val.string.len) == 0)
 			return filter_comparator_names[i].comparator;
 	}
-	filter_shape_error(psprintf("Invalid comparator: '%s'.",
-								pnstrdup(jv->val.string.val, jv->val.string.len)),
-					   FILTER_COMPARATOR_DETAIL);
+	ots_parameter_invalid(psprintf("Invalid comparator: '%s'.",
+								   pnstrdup(jv->val.string.val, jv->val.string.len)),
+						  FILTER_COMPARATOR_DETAIL);
 }
 
 /* filter_parse_flag reads an optional boolean key, true when absent */
@@ -442,8 +426,8 @@ filter_parse_flag(JsonbContainer *c, const char *key)
 	if (getKeyJsonValueFromContainer(c, key, strlen(key), &jv) == NULL)
 		return true;
 	if (jv.type != jbvBool)
-		filter_shape_error(psprintf("Invalid %s in filter.", key),
-						   psprintf("\"%s\" takes true or false.", key));
+		ots_parameter_invalid(psprintf("Invalid %s in filter.", key),
+							  psprintf("\"%s\" takes true or false.", key));
 	return jv.val.boolean;
 }
 
@@ -465,7 +449,7 @@ filter_parse(Jsonb *filter, bool allow_pagination)
 
 		if (JsonbExtractScalar(&filter->root, &scalar) && scalar.type == jbvNull)
 			return NULL;
-		filter_shape_error("Invalid filter.", FILTER_SHAPE_DETAIL);
+		ots_parameter_invalid("Invalid filter.", FILTER_SHAPE_DETAIL);
 	}
 
 	ps.nodes = 0;

@@ -10,6 +10,7 @@
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "funcapi.h"
+#include "lib/stringinfo.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
@@ -31,55 +32,64 @@ request_check_data_size(const char *request, uint64 size)
 				  request, OTS_MAX_REQUEST_SIZE, size);
 }
 
+/* the words of the condition and return-type arguments, by enum value */
+static const char *const request_existence_words[] = {
+	[ROW_IGNORE] = "IGNORE",
+	[ROW_EXPECT_EXIST] = "EXPECT_EXIST",
+	[ROW_EXPECT_NOT_EXIST] = "EXPECT_NOT_EXIST",
+};
+static const char *const request_return_type_words[] = {
+	[RT_NONE] = "RT_NONE",
+	[RT_PK] = "RT_PK",
+	[RT_AFTER_MODIFY] = "RT_AFTER_MODIFY",
+};
+
+/*
+ * request_word is the enum value (the index in words) of an argument's
+ * word s, in any case; the first word when s is NULL.  Another word fails
+ * with OTSParameterInvalid, "Invalid <what>: '<s>'.", listing the words.
+ */
+static int
+request_word(const char *s, const char *const *words, int nwords, const char *what,
+			 const char *argument)
+{
+	StringInfoData list;
+
+	if (s == NULL)
+		return 0;
+	for (int i = 0; i < nwords; i++)
+		if (pg_strcasecmp(s, words[i]) == 0)
+			return i;
+	initStringInfo(&list);
+	for (int i = 0; i < nwords; i++)
+		appendStringInfo(&list, "%s%s", i > 0 ? ", " : "", words[i]);
+	ereport(ERROR,
+			(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+			 errmsg_internal("Invalid %s: '%s'.", what, s),
+			 errdetail("%s is one of %s.", argument, list.data)));
+	return 0;					/* keep compiler quiet */
+}
+
 RowExistence
 request_row_existence(const char *s)
 {
-	if (s == NULL)
-		return ROW_IGNORE;
-	if (pg_strcasecmp(s, "IGNORE") == 0)
-		return ROW_IGNORE;
-	if (pg_strcasecmp(s, "EXPECT_EXIST") == 0)
-		return ROW_EXPECT_EXIST;
-	if (pg_strcasecmp(s, "EXPECT_NOT_EXIST") == 0)
-		return ROW_EXPECT_NOT_EXIST;
-	ereport(ERROR,
-			(errcode(ERRCODE_OTS_PARAMETER_INVALID),
-			 errmsg_internal("Invalid row existence expectation: '%s'.", s),
-			 errdetail("condition is one of IGNORE, EXPECT_EXIST, EXPECT_NOT_EXIST.")));
-	return ROW_IGNORE;			/* keep compiler quiet */
+	return (RowExistence) request_word(s, request_existence_words,
+									   lengthof(request_existence_words),
+									   "row existence expectation", "condition");
 }
 
 const char *
 request_row_existence_name(RowExistence e)
 {
-	switch (e)
-	{
-		case ROW_IGNORE:
-			return "IGNORE";
-		case ROW_EXPECT_EXIST:
-			return "EXPECT_EXIST";
-		case ROW_EXPECT_NOT_EXIST:
-			return "EXPECT_NOT_EXIST";
-	}
-	return "?";
+	return e < lengthof(request_existence_words) ? request_existence_words[e] : "?";
 }
 
 ReturnType
 request_return_type(const char *s)
 {
-	if (s == NULL)
-		return RT_NONE;
-	if (pg_strcasecmp(s, "RT_NONE") == 0)
-		return RT_NONE;
-	if (pg_strcasecmp(s, "RT_PK") == 0)
-		return RT_PK;
-	if (pg_strcasecmp(s, "RT_AFTER_MODIFY") == 0)
-		return RT_AFTER_MODIFY;
-	ereport(ERROR,
-			(errcode(ERRCODE_OTS_PARAMETER_INVALID),
-			 errmsg_internal("Invalid return type: '%s'.", s),
-			 errdetail("return_type is one of RT_NONE, RT_PK, RT_AFTER_MODIFY.")));
-	return RT_NONE;				/* keep compiler quiet */
+	return (ReturnType) request_word(s, request_return_type_words,
+									 lengthof(request_return_type_words),
+									 "return type", "return_type");
 }
 
 int32

@@ -141,12 +141,16 @@ ots_get_row(PG_FUNCTION_ARGS)
 }
 
 /*
- * row_read_view_table finds the table of a view row, cached in fn_extra
- * (catalog entries stay at fixed addresses; "valid" tells when to look again).
+ * row_read_view_row prepares a table view's function of (cells, storage
+ * regclass): the stored row's reader, and the table's rules at this moment.
+ * The table is cached in fn_extra (catalog entries stay at fixed addresses;
+ * "valid" tells when to look again).
  */
-static OtsTable *
-row_read_view_table(FunctionCallInfo fcinfo, Oid data_oid)
+static void
+row_read_view_row(FunctionCallInfo fcinfo, ReadSelect *sel, CellsReader *r)
 {
+	struct varlena *cellsv = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	Oid			data_oid = PG_GETARG_OID(1);
 	OtsTable   *t = (OtsTable *) fcinfo->flinfo->fn_extra;
 
 	if (t == NULL || !t->valid || t->data_oid != data_oid)
@@ -156,7 +160,8 @@ row_read_view_table(FunctionCallInfo fcinfo, Oid data_oid)
 			ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
 		fcinfo->flinfo->fn_extra = t;
 	}
-	return t;
+	select_init(sel, t, ots_now_ms());
+	cells_reader_init(r, cellsv);
 }
 
 /*
@@ -166,15 +171,12 @@ row_read_view_table(FunctionCallInfo fcinfo, Oid data_oid)
 Datum
 ots_row_attributes(PG_FUNCTION_ARGS)
 {
-	struct varlena *cellsv = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
-	OtsTable   *t = row_read_view_table(fcinfo, PG_GETARG_OID(1));
 	ReadSelect	sel;
 	CellsReader r;
 	uint32		size = 0;
 	int			ncols;
 
-	select_init(&sel, t, ots_now_ms());
-	cells_reader_init(&r, cellsv);
+	row_read_view_row(fcinfo, &sel, &r);
 	PG_RETURN_JSONB_P(select_render_attributes(&sel, &r, &size, &ncols));
 }
 
@@ -182,12 +184,9 @@ ots_row_attributes(PG_FUNCTION_ARGS)
 Datum
 ots_row_exists(PG_FUNCTION_ARGS)
 {
-	struct varlena *cellsv = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
-	OtsTable   *t = row_read_view_table(fcinfo, PG_GETARG_OID(1));
 	ReadSelect	sel;
 	CellsReader r;
 
-	select_init(&sel, t, ots_now_ms());
-	cells_reader_init(&r, cellsv);
+	row_read_view_row(fcinfo, &sel, &r);
 	PG_RETURN_BOOL(select_row_exists(&sel, &r));
 }

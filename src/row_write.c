@@ -31,7 +31,6 @@
 #include "errors.h"
 #include "filter.h"
 #include "ots_limits.h"
-#include "purge.h"
 #include "read_select.h"
 #include "request.h"
 #include "row_ops.h"
@@ -100,11 +99,12 @@ typedef enum RowChange
 /*
  * RowWriteDecide is a write's decision function: given the row version
  * read (NULL when there is none; exists: whether it is visible) it says
- * what to write, setting *cells for ROW_CHANGE_STORE.  It may run more
- * than once (again after a concurrent writer), and may raise errors.
+ * what to write, setting *cells and their "$oldest_ts" for ROW_CHANGE_STORE.
+ * It may run more than once (again after a concurrent writer), and may
+ * raise errors.
  */
 typedef RowChange (*RowWriteDecide) (RowWrite *w, const CellsReader *old, bool exists,
-									 struct varlena **cells);
+									 struct varlena **cells, int64 *oldest_ts);
 
 /* one kind of single-row write */
 struct RowWriteOp
@@ -261,27 +261,31 @@ row_write_check_timestamps(const OtsTable *t, int64 now_ms, const CellInput *cel
 
 /*
  * row_write_finish encodes the row a write stores, keeping the table's
- * max_versions; a row the text I/O could not carry (pg_dump, COPY) fails
- * with OTSOutOfRowSizeLimit instead of being stored.
+ * max_versions, and sets *oldest_ts to its "$oldest_ts" (as the builder
+ * records it: the new cells are not decoded again); a row the text I/O
+ * could not carry (pg_dump, COPY) fails with OTSOutOfRowSizeLimit instead
+ * of being stored.
  */
 static struct varlena *
-row_write_finish(CellsBuilder *b, const OtsTable *t)
+row_write_finish(CellsBuilder *b, const OtsTable *t, int64 *oldest_ts)
 {
 	struct varlena *cells = cells_builder_finish(b, t->max_versions);
 
 	cells_io_check_size(cells);
+	*oldest_ts = cells_builder_oldest_ts(b);
 	return cells;
 }
 
 struct varlena *
-row_write_put_cells(const OtsTable *t, const CellInput *cells, int n, int64 stamp)
+row_write_put_cells(const OtsTable *t, const CellInput *cells, int n, int64 stamp,
+					int64 *oldest_ts)
 {
 	CellsBuilder *b = cells_builder_create(stamp);
 
 	for (int i = 0; i < n; i++)
 		cells_builder_add(b, cells[i].name, cells[i].namelen,
 						  cells[i].has_ts ? cells[i].ts : stamp, &cells[i].value);
-	return row_write_finish(b, t);
+	return row_write_finish(b, t, oldest_ts);
 }
 
 uint32
@@ -311,18 +315,16 @@ row_write_check_conditions(const RowWrite *w, const CellsReader *old, bool exist
 
 /*
  * row_write_change makes a write's change in place of the row version read
- * (found: there was one), or as a new row.  Returns false, having changed
- * nothing, when a concurrent writer replaced or deleted that version, or
- * inserted the key, first.
+ * (found: there was one), or as a new row: cells with their "$oldest_ts"
+ * oldest.  Returns false, having changed nothing, when a concurrent writer
+ * replaced or deleted that version, or inserted the key, first.
  */
 static bool
-row_write_change(RowWrite *w, RowChange change, bool found, struct varlena *cells)
+row_write_change(RowWrite *w, RowChange change, bool found, struct varlena *cells,
+				 int64 oldest)
 {
-	int64		oldest;
-
 	if (change == ROW_CHANGE_REMOVE)
 		return !found || rowstore_delete(&w->key);
-	oldest = purge_cells_oldest_ts(cells);
 	if (!w->reads)
 	{
 		/* unconditional replace: try the key as new, else replace the version read */
@@ -358,6 +360,7 @@ row_write_apply(RowWrite *w)
 		CellsReader old;
 		bool		exists = false;
 		struct varlena *newv = NULL;
+		int64		new_oldest = 0;
 		RowChange	change;
 
 		CHECK_FOR_INTERRUPTS();
@@ -373,8 +376,9 @@ row_write_apply(RowWrite *w)
 			}
 			row_write_check_conditions(w, &old, exists);
 		}
-		change = w->op->decide(w, oldv != NULL ? &old : NULL, exists, &newv);
-		if (change == ROW_CHANGE_NONE || row_write_change(w, change, oldv != NULL, newv))
+		change = w->op->decide(w, oldv != NULL ? &old : NULL, exists, &newv, &new_oldest);
+		if (change == ROW_CHANGE_NONE ||
+			row_write_change(w, change, oldv != NULL, newv, new_oldest))
 			return oldv != NULL;
 	}
 }
@@ -417,9 +421,11 @@ row_put_parse(RowWrite *w)
 
 /* row_put_decide: PutRow replaces every cell the row had (RowWriteDecide) */
 static RowChange
-row_put_decide(RowWrite *w, const CellsReader *old, bool exists, struct varlena **cells)
+row_put_decide(RowWrite *w, const CellsReader *old, bool exists, struct varlena **cells,
+			   int64 *oldest_ts)
 {
-	*cells = row_write_put_cells(w->t, w->cells, w->ncells, row_write_stamp(w, old));
+	*cells = row_write_put_cells(w->t, w->cells, w->ncells, row_write_stamp(w, old),
+								 oldest_ts);
 	return ROW_CHANGE_STORE;
 }
 
@@ -747,7 +753,8 @@ row_update_add_increments(RowWrite *w, CellsBuilder *b, const CellsReader *old, 
  * deletions never creates a row (RowWriteDecide).
  */
 static RowChange
-row_update_decide(RowWrite *w, const CellsReader *old, bool exists, struct varlena **cells)
+row_update_decide(RowWrite *w, const CellsReader *old, bool exists, struct varlena **cells,
+				  int64 *oldest_ts)
 {
 	const RowUpdate *u = &w->update;
 	int64		stamp;
@@ -762,7 +769,7 @@ row_update_decide(RowWrite *w, const CellsReader *old, bool exists, struct varle
 		cells_builder_add(b, u->puts[i].name, u->puts[i].namelen,
 						  u->puts[i].has_ts ? u->puts[i].ts : stamp, &u->puts[i].value);
 	row_update_add_increments(w, b, old, stamp);
-	*cells = row_write_finish(b, w->t);
+	*cells = row_write_finish(b, w->t, oldest_ts);
 	return ROW_CHANGE_STORE;
 }
 
@@ -804,7 +811,8 @@ row_delete_parse(RowWrite *w)
 
 /* row_delete_decide: DeleteRow removes the row and all its cells (RowWriteDecide) */
 static RowChange
-row_delete_decide(RowWrite *w, const CellsReader *old, bool exists, struct varlena **cells)
+row_delete_decide(RowWrite *w, const CellsReader *old, bool exists, struct varlena **cells,
+				  int64 *oldest_ts)
 {
 	return ROW_CHANGE_REMOVE;
 }

@@ -21,10 +21,11 @@ extern void row_write_check_timestamps(const OtsTable *t, int64 now_ms,
 
 /*
  * row_write_put_cells encodes the cells of a PutRow: cells without a
- * timestamp get stamp, and each column keeps its newest max_versions.
+ * timestamp get stamp, and each column keeps its newest max_versions;
+ * *oldest_ts gets the encoded row's "$oldest_ts".
  */
 extern struct varlena *row_write_put_cells(const OtsTable *t, const CellInput *cells, int n,
-										   int64 stamp);
+										   int64 stamp, int64 *oldest_ts);
 
 /* row_write_cells_size: written data size of cells (names + values), for capacity units */
 extern uint32 row_write_cells_size(const CellInput *cells, int n);

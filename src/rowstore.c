@@ -588,6 +588,7 @@ rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 	TM_FailureData tmfd;
 	LockTupleMode lockmode;
 	bool		update_indexes;
+	TM_Result	result;
 	bool		done;
 
 	if (!key->found)
@@ -599,11 +600,11 @@ rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 		elog(ERROR, "failed to fetch ots row version");
 	slot = rowstore_key_slot(leaf, lp, key->nkeys, key->values, old, cells, oldest_ts);
 	storage_write_expect_row(key->t, key->leaf_oid, slot, lp->cells_attno, key->old_cells);
-	done = rowstore_replaced(leaf,
-							 table_tuple_update(leaf, &tid, slot, GetCurrentCommandId(true),
-												GetActiveSnapshot(), InvalidSnapshot, true,
-												&tmfd, &lockmode, &update_indexes),
-							 &tmfd, lockmode, "updating");
+	/* the update sets lockmode: a call of its own, before lockmode is read */
+	result = table_tuple_update(leaf, &tid, slot, GetCurrentCommandId(true),
+								GetActiveSnapshot(), InvalidSnapshot, true,
+								&tmfd, &lockmode, &update_indexes);
+	done = rowstore_replaced(leaf, result, &tmfd, lockmode, "updating");
 	storage_write_expect_end();
 	if (done && update_indexes)
 		rowstore_index_version(key->t, leaf, lp, slot);

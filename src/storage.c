@@ -218,15 +218,25 @@ storage_hash_prefix_text(const OtsValue *v, int32 n)
 	return PointerGetDatum(cstring_to_text_with_len(hex, n));
 }
 
+/*
+ * storage_hash_prefix_bytes is ots.hash_prefix of a String (text) or
+ * Binary (bytea) value: both are bytes in a varlena.
+ */
+static Datum
+storage_hash_prefix_bytes(FunctionCallInfo fcinfo, OtsValueType type)
+{
+	struct varlena *bytes = PG_GETARG_VARLENA_PP(0);
+	OtsValue	v = {.type = type};
+
+	v.u.s.data = VARDATA_ANY(bytes);
+	v.u.s.len = VARSIZE_ANY_EXHDR(bytes);
+	return storage_hash_prefix_text(&v, PG_GETARG_INT32(1));
+}
+
 Datum
 ots_hash_prefix_text(PG_FUNCTION_ARGS)
 {
-	text	   *t = PG_GETARG_TEXT_PP(0);
-	OtsValue	v = {.type = OTS_VT_STRING};
-
-	v.u.s.data = VARDATA_ANY(t);
-	v.u.s.len = VARSIZE_ANY_EXHDR(t);
-	PG_RETURN_DATUM(storage_hash_prefix_text(&v, PG_GETARG_INT32(1)));
+	PG_RETURN_DATUM(storage_hash_prefix_bytes(fcinfo, OTS_VT_STRING));
 }
 
 Datum
@@ -241,12 +251,7 @@ ots_hash_prefix_int8(PG_FUNCTION_ARGS)
 Datum
 ots_hash_prefix_bytea(PG_FUNCTION_ARGS)
 {
-	bytea	   *b = PG_GETARG_BYTEA_PP(0);
-	OtsValue	v = {.type = OTS_VT_BINARY};
-
-	v.u.s.data = VARDATA_ANY(b);
-	v.u.s.len = VARSIZE_ANY_EXHDR(b);
-	PG_RETURN_DATUM(storage_hash_prefix_text(&v, PG_GETARG_INT32(1)));
+	PG_RETURN_DATUM(storage_hash_prefix_bytes(fcinfo, OTS_VT_BINARY));
 }
 
 /*

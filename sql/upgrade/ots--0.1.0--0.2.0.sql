@@ -631,6 +631,52 @@ CREATE EVENT TRIGGER ots_storage_guard ON ddl_command_start
 				 'CREATE FOREIGN TABLE', 'CREATE TRIGGER', 'CREATE RULE')
 	EXECUTE FUNCTION ots.storage_guard();
 
+-- issue 20: ots.stats_forget_table forgets what ots.stats counts for a
+-- table, for delete_table's ots.expiry_forget, ots.stats_reset and
+-- ots.forget_dropped_tables (a DROP of the table's storage or view)
+CREATE FUNCTION ots.stats_forget_table(schema_name name, table_name name, storage regclass)
+	RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	DELETE FROM ots.purge_stats p WHERE p.schema_name = $1 AND p.table_name = $2;
+	SELECT ots.stats_forget($3);
+$$;
+COMMENT ON FUNCTION ots.stats_forget_table(name, name, regclass) IS
+	'drops the purge statistics and activity counters of an ots table (internal)';
+
+CREATE OR REPLACE FUNCTION ots.expiry_forget(schema_name name, table_name name) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF NOT coalesce(ots.owns_table(schema_name, table_name), false) THEN
+		RETURN;					-- delete_table's DROP reports the error
+	END IF;
+	PERFORM ots.unschedule_purge(schema_name, table_name);
+	PERFORM ots.stats_forget_table(schema_name, table_name,
+								   to_regclass(format('%I.%I', schema_name, table_name || '$data')));
+END
+$$;
+
+CREATE OR REPLACE FUNCTION ots.stats_reset_internal(schema_name name, table_name name) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t record;
+BEGIN
+	FOR t IN SELECT o.schema_name, o.table_name FROM ots.tables o
+			  WHERE coalesce(ots.owns_table(o.schema_name, o.table_name), false)
+				AND (stats_reset_internal.table_name IS NULL
+					 OR (o.schema_name = stats_reset_internal.schema_name
+						 AND o.table_name = stats_reset_internal.table_name)) LOOP
+		PERFORM ots.stats_forget_table(t.schema_name, t.table_name,
+									   format('%I.%I', t.schema_name, t.table_name || '$data')::regclass);
+	END LOOP;
+END
+$$;
+
 -- ots.forget_dropped_tables: the ots tables whose view or storage the
 -- current DROP removed, after removing their metadata, purge job, purge
 -- statistics and activity counters.  SECURITY DEFINER, as ots's catalog is
@@ -662,10 +708,9 @@ BEGIN
 	LOOP
 		-- what ots.expiry_forget removes for delete_table, here by the dropped OID
 		PERFORM ots.unschedule_purge(t.schema_name, t.table_name);
-		DELETE FROM ots.purge_stats p
-		 WHERE p.schema_name = t.schema_name AND p.table_name = t.table_name;
-		PERFORM ots.stats_forget(coalesce(t.storage::regclass,
-										  to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data'))));
+		PERFORM ots.stats_forget_table(t.schema_name, t.table_name,
+									   coalesce(t.storage::regclass,
+												to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data'))));
 		DELETE FROM ots.tables o
 		 WHERE o.schema_name = t.schema_name AND o.table_name = t.table_name;
 		schema_name := t.schema_name;

@@ -295,18 +295,13 @@ CREATE FUNCTION ots.expiry_forget(schema_name name, table_name name) RETURNS voi
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
-DECLARE
-	storage regclass := to_regclass(format('%I.%I', schema_name, table_name || '$data'));
 BEGIN
 	IF NOT coalesce(ots.owns_table(schema_name, table_name), false) THEN
 		RETURN;					-- delete_table's DROP reports the error
 	END IF;
 	PERFORM ots.unschedule_purge(schema_name, table_name);
-	DELETE FROM ots.purge_stats p
-	 WHERE p.schema_name = expiry_forget.schema_name AND p.table_name = expiry_forget.table_name;
-	IF storage IS NOT NULL THEN
-		PERFORM ots.stats_forget(storage);
-	END IF;
+	PERFORM ots.stats_forget_table(schema_name, table_name,
+								   to_regclass(format('%I.%I', schema_name, table_name || '$data')));
 END
 $$;
 COMMENT ON FUNCTION ots.expiry_forget(name, name) IS

@@ -13,6 +13,19 @@ CREATE FUNCTION ots.stats_forget(storage regclass) RETURNS boolean
 COMMENT ON FUNCTION ots.stats_forget(regclass) IS
 	'drops the activity counters of an ots table''s storage (internal)';
 
+-- ots.stats_forget_table: what ots.stats counts for one table goes (storage
+-- NULL: its activity counters went with it)
+CREATE FUNCTION ots.stats_forget_table(schema_name name, table_name name, storage regclass)
+	RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	DELETE FROM ots.purge_stats p WHERE p.schema_name = $1 AND p.table_name = $2;
+	SELECT ots.stats_forget($3);
+$$;
+COMMENT ON FUNCTION ots.stats_forget_table(name, name, regclass) IS
+	'drops the purge statistics and activity counters of an ots table (internal)';
+
 -- ots.stats_reset_internal: one resolved table, or (NULLs) all the caller owns
 CREATE FUNCTION ots.stats_reset_internal(schema_name name, table_name name) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -26,9 +39,8 @@ BEGIN
 				AND (stats_reset_internal.table_name IS NULL
 					 OR (o.schema_name = stats_reset_internal.schema_name
 						 AND o.table_name = stats_reset_internal.table_name)) LOOP
-		PERFORM ots.stats_forget(format('%I.%I', t.schema_name, t.table_name || '$data')::regclass);
-		DELETE FROM ots.purge_stats p
-		 WHERE p.schema_name = t.schema_name AND p.table_name = t.table_name;
+		PERFORM ots.stats_forget_table(t.schema_name, t.table_name,
+									   format('%I.%I', t.schema_name, t.table_name || '$data')::regclass);
 	END LOOP;
 END
 $$;

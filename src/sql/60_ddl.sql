@@ -46,10 +46,9 @@ BEGIN
 	LOOP
 		-- what ots.expiry_forget removes for delete_table, here by the dropped OID
 		PERFORM ots.unschedule_purge(t.schema_name, t.table_name);
-		DELETE FROM ots.purge_stats p
-		 WHERE p.schema_name = t.schema_name AND p.table_name = t.table_name;
-		PERFORM ots.stats_forget(coalesce(t.storage::regclass,
-										  to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data'))));
+		PERFORM ots.stats_forget_table(t.schema_name, t.table_name,
+									   coalesce(t.storage::regclass,
+												to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data'))));
 		DELETE FROM ots.tables o
 		 WHERE o.schema_name = t.schema_name AND o.table_name = t.table_name;
 		schema_name := t.schema_name;
