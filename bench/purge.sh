@@ -32,6 +32,7 @@
 #   BENCH_REPS  repetitions [3]
 #   BENCH_BATCH ots.purge batch_size [1000]
 #   BENCH_PORT  [5497]
+#   PGBIN       PostgreSQL 15 server binaries [/usr/lib/postgresql/15/bin]
 set -euo pipefail
 
 ROWS=${BENCH_ROWS:-1000000}
@@ -39,7 +40,7 @@ PCT=${BENCH_PCT:-1}
 REPS=${BENCH_REPS:-3}
 BATCH=${BENCH_BATCH:-1000}
 PORT=${BENCH_PORT:-5497}
-BIN=/usr/lib/postgresql/15/bin
+BIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 DIR=$(mktemp -d /tmp/ots-bench-purge.XXXXXX)
 
 as_pg() {
