@@ -90,6 +90,7 @@ static GuardKind guard_kind(Oid relid);
 static Oid	guard_relid(RangeVar *rv);
 static void guard_raise(const char *message, const char *detail, const char *hint);
 static void guard_refuse(Oid relid, GuardKind kind, const char *what);
+static void guard_refuse_access_method(Oid relid, GuardKind kind, const char *what);
 static void guard_refuse_rename(Oid relid, GuardKind kind, const char *what);
 static void guard_refuse_attach(Oid storage, Oid part, const char *why);
 static bool guard_has_triggers(Oid relid, bool internal_too);
@@ -232,6 +233,15 @@ guard_refuse_rename(Oid relid, GuardKind kind, const char *what)
 				"Create a new ots table and copy the rows into it.");
 }
 
+/* guard_refuse_access_method raises the error for a leaf off the ots access method */
+static void
+guard_refuse_access_method(Oid relid, GuardKind kind, const char *what)
+{
+	guard_raise(psprintf("cannot %s", guard_change(relid, kind, what)),
+				"Every change of a row of ots storage passes the write point of the ots table access method; a leaf on another access method would escape it.",
+				"Create leaves with USING ots (pg_dump sets default_table_access_method = ots).");
+}
+
 /* guard_refuse_attach raises the error for a partition ots did not shape */
 static void
 guard_refuse_attach(Oid storage, Oid part, const char *why)
@@ -239,7 +249,7 @@ guard_refuse_attach(Oid storage, Oid part, const char *why)
 	guard_raise(psprintf("cannot attach \"%s\" to %s", get_rel_name(part),
 						 guard_describe(storage, GUARD_STORAGE)),
 				why,
-				"Attach a partition ots created, or a table made with CREATE TABLE ... (LIKE ...) and nothing added.");
+				"Attach a partition ots created, or a table made with CREATE TABLE ... (LIKE ...) USING ots and nothing added.");
 }
 
 /*
@@ -627,7 +637,12 @@ guard_alter_table(AlterTableStmt *stmt)
 		if (kind == GUARD_SEQUENCE && cmd->subtype != AT_ChangeOwner)
 			continue;			/* ALTER SEQUENCE does not reach ots's use of it */
 		if (kind != GUARD_NONE && (what = guard_alter_refusal(cmd, relid, kind)) != NULL)
-			guard_refuse(relid, kind, what);
+		{
+			if (cmd->subtype == AT_SetAccessMethod)
+				guard_refuse_access_method(relid, kind, what);
+			else
+				guard_refuse(relid, kind, what);
+		}
 	}
 }
 
@@ -660,8 +675,8 @@ guard_create_table(CreateStmt *stmt, bool foreign)
 						 "create a partition of %s with its own defaults or constraints");
 		if (get_table_am_oid(stmt->accessMethod != NULL ? stmt->accessMethod :
 							 default_table_access_method, false) != storage_am_oid())
-			guard_refuse(parent, GUARD_STORAGE,
-						 "create a partition of %s without the ots table access method");
+			guard_refuse_access_method(parent, GUARD_STORAGE,
+									   "create a partition of %s without the ots table access method");
 	}
 }
 
