@@ -183,6 +183,12 @@ SELECT pg_temp.try_why($$ALTER TABLE sg."g$data" ATTACH PARTITION sg.bad FOR VAL
 DROP TABLE sg.bad;
 SELECT pg_temp.try_why($$CREATE TABLE sg.bad PARTITION OF sg."g$data" FOR VALUES WITH (MODULUS 2, REMAINDER 1)$$);
 SELECT pg_temp.try_why($$CREATE TABLE sg.bad PARTITION OF sg."g$data" FOR VALUES WITH (MODULUS 2, REMAINDER 1) USING heap$$);
+-- (also from inside CREATE SCHEMA, whose statements fire no event trigger
+-- of their own; the owner may not create schemas, a superuser tries)
+RESET ROLE;
+SELECT pg_temp.try_why($$CREATE SCHEMA sg_evil CREATE TABLE bad PARTITION OF sg."g$data" FOR VALUES WITH (MODULUS 2, REMAINDER 1) USING heap$$);
+SELECT count(*) AS evil_schemas FROM pg_namespace WHERE nspname = 'sg_evil';
+SET ROLE regress_ots_guard_owner;
 ALTER TABLE sg."g$data" ATTACH PARTITION sg."g$p1" FOR VALUES WITH (MODULUS 2, REMAINDER 1);
 RESET ROLE;
 

@@ -135,6 +135,27 @@ x	1	{"row_ts": 7, "cells": {}}	8
 \set VERBOSITY terse
 SELECT count(*) FILTER (WHERE k = 'x') AS refused_rows FROM "wp$data";
 
+-- rows that join the table below the write point are checked first: a
+-- leaf detached, written and attached again; a leaf moved back onto the
+-- access method (here it was moved off with the guard switched off)
+ALTER TABLE "wp$data" DETACH PARTITION "wp$p0";
+INSERT INTO "wp$p0" VALUES ('x', 1, '{"row_ts": 7, "cells": {"v": [{"ts": 6, "value": 1}]}}', 7);
+SELECT pg_temp.try($$ALTER TABLE "wp$data" ATTACH PARTITION "wp$p0" FOR VALUES WITH (MODULUS 2, REMAINDER 0)$$) AS attach_bad_row;
+DELETE FROM "wp$p0" WHERE k = 'x';
+SELECT pg_temp.try($$ALTER TABLE "wp$data" ATTACH PARTITION "wp$p0" FOR VALUES WITH (MODULUS 2, REMAINDER 0)$$) AS attach_good_rows;
+ALTER EVENT TRIGGER ots_storage_guard DISABLE;
+ALTER TABLE "wp$p1" SET ACCESS METHOD heap;
+-- (a key of that leaf's slice)
+INSERT INTO "wp$p1"
+SELECT c, 1, '{"row_ts": 7, "cells": {}}', 6 FROM unnest('{z,y,w,v,u}'::text[]) c
+ WHERE satisfies_hash_partition('"wp$data"'::regclass, 2, 1, c) ORDER BY c LIMIT 1;
+ALTER EVENT TRIGGER ots_storage_guard ENABLE;
+SELECT pg_temp.try($$ALTER TABLE "wp$p1" SET ACCESS METHOD ots$$) AS back_on_ots_bad_row;
+UPDATE "wp$p1" SET "$oldest_ts" = 7 WHERE "$oldest_ts" = 6;
+SELECT pg_temp.try($$ALTER TABLE "wp$p1" SET ACCESS METHOD ots$$) AS back_on_ots_good_rows;
+SELECT relname, (SELECT amname FROM pg_am WHERE oid = relam) AS am FROM pg_class
+ WHERE relname IN ('wp$p0', 'wp$p1') ORDER BY 1;
+
 -- "$hash" must be the hash prefix of the partition key
 SET client_min_messages = warning;
 SELECT ots.create_table('wph', 'k string', hash_prefix_length => 4, partitions => 2);

@@ -70,6 +70,7 @@
 #include "catalog.h"
 #include "ddl_guard.h"
 #include "storage.h"
+#include "storage_write.h"
 
 /* what a relation is to ots */
 typedef enum GuardKind
@@ -275,6 +276,35 @@ guard_has_triggers(Oid relid, bool internal_too)
 	return found;
 }
 
+/* guard_relam: the table access method of relation relid */
+static Oid
+guard_relam(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			am = InvalidOid;
+
+	if (HeapTupleIsValid(tup))
+	{
+		am = ((Form_pg_class) GETSTRUCT(tup))->relam;
+		ReleaseSysCache(tup);
+	}
+	return am;
+}
+
+/*
+ * guard_check_rows: the rows of part join registered storage below the
+ * write point (ATTACH, SET ACCESS METHOD ots), so each must be a row ots
+ * could have written (storage_write_check_rows)
+ */
+static void
+guard_check_rows(Oid storage, Oid part)
+{
+	const OtsTable *t = catalog_lookup_by_data_oid(storage);
+
+	if (t != NULL)
+		storage_write_check_rows(part, t);
+}
+
 /*
  * guard_check_attach refuses to attach a table to ots storage unless it is
  * shaped as ots makes leaves: a plain table on the leaves' access method,
@@ -335,6 +365,7 @@ guard_check_attach(Oid storage, Oid part)
 	}
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
+	guard_check_rows(storage, part);
 }
 
 /* ddl_guard_check_partitions: guard_check_attach for each partition of storage */
@@ -598,9 +629,13 @@ guard_alter_refusal(AlterTableCmd *cmd, Oid relid, GuardKind kind)
 		case AT_DropOf:
 			return "change the composite type of";
 		case AT_SetAccessMethod:
-			/* the upgrade from 0.1.0 moves heap leaves onto it */
+			/* onto ots is allowed (a leaf restored without it): its rows are checked */
 			if (get_table_am_oid(cmd->name, false) == storage_am_oid())
+			{
+				if (kind == GUARD_LEAF && guard_relam(relid) != storage_am_oid())
+					guard_check_rows(get_partition_parent(relid, true), relid);
 				return NULL;
+			}
 			return "give an access method other than ots to";
 		default:
 			return "run this ALTER TABLE subcommand on";
@@ -741,6 +776,7 @@ Datum
 ots_storage_guard(PG_FUNCTION_ARGS)
 {
 	Node	   *parsetree;
+	ListCell   *lc;
 
 	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
 		ereport(ERROR,
@@ -775,6 +811,12 @@ ots_storage_guard(PG_FUNCTION_ARGS)
 		case T_AlterObjectSchemaStmt:
 			guard_relation_statement(parsetree,
 									 ((AlterObjectSchemaStmt *) parsetree)->relation);
+			break;
+		case T_CreateSchemaStmt:
+			/* ddl_command_start does not fire for the statements inside */
+			foreach(lc, ((CreateSchemaStmt *) parsetree)->schemaElts)
+				if (IsA(lfirst(lc), CreateStmt))
+					guard_create_table((CreateStmt *) lfirst(lc), false);
 			break;
 		default:
 			break;

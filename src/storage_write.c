@@ -30,11 +30,17 @@
  */
 #include "postgres.h"
 
+#include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/partition.h"
+#include "catalog/pg_type.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
 
 #include "cache.h"
 #include "cells.h"
@@ -76,6 +82,7 @@ static struct
 	struct varlena *row_old;
 } expected;
 
+static void storage_write_key_attnos(Relation rel, StorageLeaf *leaf);
 static void storage_write_xact_end(XactEvent event, void *arg);
 static void storage_write_subxact_end(SubXactEvent event, SubTransactionId mySubid,
 									  SubTransactionId parentSubid, void *arg);
@@ -134,9 +141,9 @@ storage_write_leaf_stale(void *entry)
 	((WriteLeaf *) entry)->valid = false;
 }
 
-/* storage_write_attno: the number of rel's column name, 0 if none */
+/* storage_write_attno: the number of rel's column name of type typid, 0 if none */
 static AttrNumber
-storage_write_attno(Relation rel, const char *name)
+storage_write_attno(Relation rel, const char *name, Oid typid)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
 
@@ -145,12 +152,17 @@ storage_write_attno(Relation rel, const char *name)
 		Form_pg_attribute att = TupleDescAttr(desc, i);
 
 		if (!att->attisdropped && strcmp(NameStr(att->attname), name) == 0)
-			return att->attnum;
+			return att->atttypid == typid ? att->attnum : 0;
 	}
 	return 0;
 }
 
-/* storage_write_place looks up (once per leaf and DDL) where rel's ots columns are */
+/*
+ * storage_write_place looks up (once per leaf and DDL) where rel's ots
+ * columns are: a "$cells" of type ots.cells and an int8 "$oldest_ts", or
+ * none (a partition of anything else on the access method is no ots leaf,
+ * whatever its columns are called).
+ */
 static const WriteLeaf *
 storage_write_place(Relation rel)
 {
@@ -161,10 +173,9 @@ storage_write_place(Relation rel)
 	wl = cache_lookup(&write_leaves, &relid, &found);
 	if (!found || !wl->valid)
 	{
-		wl->storage_oid = rel->rd_rel->relispartition ? get_partition_parent(relid, true)
-			: InvalidOid;
-		wl->cells_attno = storage_write_attno(rel, STORAGE_CELLS_COLUMN);
-		wl->oldest_attno = storage_write_attno(rel, STORAGE_OLDEST_TS_COLUMN);
+		wl->storage_oid = get_partition_parent(relid, true);
+		wl->cells_attno = storage_write_attno(rel, STORAGE_CELLS_COLUMN, storage_cells_type());
+		wl->oldest_attno = storage_write_attno(rel, STORAGE_OLDEST_TS_COLUMN, INT8OID);
 		wl->valid = true;
 	}
 	return wl;
@@ -197,6 +208,9 @@ storage_write_leaf(Relation rel, TupleTableSlot *slot, StorageLeaf *leaf)
 		return true;
 	}
 	leaf->origin = STORAGE_ORIGIN_SQL;
+	/* not a partition: the transient copy of a rewrite, a table before ATTACH */
+	if (!rel->rd_rel->relispartition)
+		return false;
 	wl = storage_write_place(rel);
 	if (!OidIsValid(wl->storage_oid) || wl->cells_attno == 0 || wl->oldest_attno == 0)
 		return false;
@@ -211,12 +225,27 @@ storage_write_leaf(Relation rel, TupleTableSlot *slot, StorageLeaf *leaf)
 	if (OidIsValid(RelationGetPrimaryKeyIndex(rel)))
 		leaf->table = catalog_lookup_by_data_oid(wl->storage_oid);
 	if (leaf->table != NULL)
-	{
-		leaf->nkeys = leaf->table->npk + (leaf->table->hash_prefix_len > 0 ? 1 : 0);
-		for (int k = 0; k < leaf->nkeys; k++)
-			leaf->key_attnos[k] = storage_write_attno(rel, storage_key_column(leaf->table, k));
-	}
+		storage_write_key_attnos(rel, leaf);
 	return true;
+}
+
+/*
+ * storage_write_key_attnos finds rel's stored key columns for leaf->table,
+ * by name and type; a relation without all of them is checked as storage
+ * not registered (PostgreSQL refuses it as a partition anyway).
+ */
+static void
+storage_write_key_attnos(Relation rel, StorageLeaf *leaf)
+{
+	leaf->nkeys = storage_nkeys(leaf->table);
+	for (int k = 0; k < leaf->nkeys; k++)
+		if ((leaf->key_attnos[k] = storage_write_attno(rel, storage_key_column(leaf->table, k),
+													   storage_key_type(leaf->table, k))) == 0)
+		{
+			leaf->table = NULL;
+			leaf->nkeys = 0;
+			return;
+		}
 }
 
 /* the context of a guard's error: which row of which table */
@@ -333,6 +362,56 @@ storage_write_guard(Relation rel, const StorageLeaf *leaf, TupleTableSlot *slot)
 		pfree(cells);
 
 	error_context_stack = errcb.previous;
+}
+
+/*
+ * storage_write_check_rows checks every row of relation relid, about to
+ * become a leaf of t's storage without passing the write point (ATTACH
+ * PARTITION, SET ACCESS METHOD ots of a leaf on another access method), as
+ * storage_write_guard checks a new row, and locks the relation as ATTACH
+ * does first, so no row comes in between.  A relation without ots's
+ * columns is left to PostgreSQL, which refuses it as a partition.
+ */
+void
+storage_write_check_rows(Oid relid, const OtsTable *t)
+{
+	Relation	rel = table_open(relid, AccessExclusiveLock);
+	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext, "ots row check",
+												 ALLOCSET_DEFAULT_SIZES);
+	MemoryContext oldcxt;
+	StorageLeaf leaf;
+	Snapshot	snapshot;
+	TableScanDesc scan;
+	TupleTableSlot *slot;
+
+	memset(&leaf, 0, sizeof(leaf));
+	leaf.origin = STORAGE_ORIGIN_SQL;
+	leaf.storage_oid = t->data_oid;
+	leaf.table = t;
+	leaf.cells_attno = storage_write_attno(rel, STORAGE_CELLS_COLUMN, storage_cells_type());
+	leaf.oldest_attno = storage_write_attno(rel, STORAGE_OLDEST_TS_COLUMN, INT8OID);
+	storage_write_key_attnos(rel, &leaf);
+	if (leaf.cells_attno == 0 || leaf.oldest_attno == 0 || leaf.table == NULL)
+	{
+		table_close(rel, NoLock);
+		return;
+	}
+	snapshot = RegisterSnapshot(GetLatestSnapshot());
+	slot = table_slot_create(rel, NULL);
+	scan = table_beginscan(rel, snapshot, 0, NULL);
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		CHECK_FOR_INTERRUPTS();
+		oldcxt = MemoryContextSwitchTo(rowcxt);
+		storage_write_guard(rel, &leaf, slot);
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextReset(rowcxt);
+	}
+	table_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	UnregisterSnapshot(snapshot);
+	MemoryContextDelete(rowcxt);
+	table_close(rel, NoLock);
 }
 
 /*

@@ -49,7 +49,9 @@ typedef enum StorageWriteOrigin
  * One change of one or more rows of one leaf, as the write point sees it.
  * old_cells[i] / new_cells[i] are row i's cells before and after (NULL
  * where there are none: an insert has no old row, a delete no new one),
- * possibly packed or toasted: detoast before reading.
+ * possibly packed or toasted: detoast before reading.  They are valid only
+ * during the call (old cells of a change ots did not make point into a
+ * pinned shared buffer): copy what must outlive it.
  */
 typedef struct StorageWrite
 {
@@ -88,6 +90,9 @@ typedef struct StorageLeaf
 
 extern bool storage_write_leaf(Relation rel, TupleTableSlot *slot, StorageLeaf *leaf);
 extern void storage_write_guard(Relation rel, const StorageLeaf *leaf, TupleTableSlot *slot);
+
+/* storage_write_check_rows guards the rows of a relation becoming a leaf of t below the write point */
+extern void storage_write_check_rows(Oid relid, const OtsTable *t);
 
 /*
  * ots's row code announces each write it makes through the table AM

@@ -18,8 +18,14 @@
  * Two things differ from heap because heap's code checks for its own
  * routine by address: heap_getnext refuses any other routine, and heap's
  * index build and validation scans use it, so those two callbacks run with
- * the relation pointing at heap's routine for their duration; and TOAST
- * tables are plain heap tables (core writes them with heap_insert anyway).
+ * the relation pointing at heap's routine for their duration (again after
+ * each row of a build, whose index expressions may make the relcache
+ * rebuild the entry; a rebuild elsewhere during the scan, as while waiting
+ * for a concurrent inserter, ends it with heap's "only heap AM is
+ * supported", a clean error); and TOAST tables are plain heap tables (core
+ * writes them with heap_insert anyway).  The swap is this backend's
+ * relcache entry only: other sessions' writes during the build (CREATE
+ * INDEX CONCURRENTLY lets them in) pass the write point as always.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -242,6 +248,29 @@ ots_relation_nontransactional_truncate(Relation rel)
 	tableam_store_truncate(rel);
 }
 
+/*
+ * While heap's index build scan runs, the relation points at heap's
+ * routine; index expressions run user code per row, which may make the
+ * relcache rebuild the entry (and its routine pointer) in place, so each
+ * row's callback points it at heap's again before the scan reads on.
+ */
+typedef struct TableamBuildState
+{
+	Relation	table_rel;
+	IndexBuildCallback callback;
+	void	   *callback_state;
+} TableamBuildState;
+
+static void
+tableam_build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
+					   bool tupleIsAlive, void *state)
+{
+	TableamBuildState *bs = state;
+
+	bs->callback(index, tid, values, isnull, tupleIsAlive, bs->callback_state);
+	bs->table_rel->rd_tableam = heap_routine;
+}
+
 static double
 ots_index_build_range_scan(Relation table_rel, Relation index_rel, IndexInfo *index_info,
 						   bool allow_sync, bool anyvisible, bool progress,
@@ -250,6 +279,7 @@ ots_index_build_range_scan(Relation table_rel, Relation index_rel, IndexInfo *in
 						   TableScanDesc scan)
 {
 	const TableAmRoutine *ours = table_rel->rd_tableam;
+	TableamBuildState bs = {table_rel, callback, callback_state};
 	double		tuples;
 
 	table_rel->rd_tableam = heap_routine;
@@ -257,8 +287,8 @@ ots_index_build_range_scan(Relation table_rel, Relation index_rel, IndexInfo *in
 	{
 		tuples = heap_routine->index_build_range_scan(table_rel, index_rel, index_info,
 													  allow_sync, anyvisible, progress,
-													  start_blockno, numblocks, callback,
-													  callback_state, scan);
+													  start_blockno, numblocks,
+													  tableam_build_callback, &bs, scan);
 	}
 	PG_FINALLY();
 	{

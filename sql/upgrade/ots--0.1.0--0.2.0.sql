@@ -776,11 +776,13 @@ COMMENT ON FUNCTION ots.delete_table_internal(name, name) IS 'drops a resolved o
 
 -- review of issue 12, item 1: OWNER TO on the storage carries the
 -- partitions, view and sequence along, and a part alone keeps the
--- storage's owner; the guard also sees ALTER SEQUENCE
+-- storage's owner; the guard also sees ALTER SEQUENCE (and, issue 20, CREATE
+-- SCHEMA, whose CREATE TABLE ... PARTITION OF fires no trigger of its own)
 DROP EVENT TRIGGER ots_storage_guard;
 CREATE EVENT TRIGGER ots_storage_guard ON ddl_command_start
 	WHEN TAG IN ('ALTER TABLE', 'ALTER VIEW', 'ALTER FOREIGN TABLE', 'CREATE TABLE',
-				 'CREATE FOREIGN TABLE', 'CREATE TRIGGER', 'CREATE RULE', 'ALTER SEQUENCE')
+				 'CREATE FOREIGN TABLE', 'CREATE TRIGGER', 'CREATE RULE', 'ALTER SEQUENCE',
+				 'CREATE SCHEMA')
 	EXECUTE FUNCTION ots.storage_guard();
 
 -- issue 20 item 7: the install script's PL/pgSQL takes Tablestore's limits and
@@ -1011,3 +1013,45 @@ CREATE FUNCTION ots.purge_row(cells ots.cells, time_to_live bigint, max_versions
 	AS 'MODULE_PATHNAME', 'ots_purge_row' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION ots.purge_row(ots.cells, bigint, integer, bigint) IS
 	'what the purge stores for a row: ots.purge_cells''s result and its "$oldest_ts", as the cells builder reports it (NULLs when the row no longer exists)';
+
+-- issue 20: plain SQL could store rows in 0.1.0 that 0.2.0's write point
+-- refuses ("$oldest_ts" not the timestamp of the row's oldest cell, "$hash"
+-- not the hash prefix of its partition key); SET ACCESS METHOD above
+-- copied them as they were, and a pg_restore of a dump would refuse them:
+-- they are named here, with the statement that repairs them
+DO $$
+DECLARE
+	t record;
+	hash_check text;
+	bad bigint;
+BEGIN
+	FOR t IN
+		SELECT tb.schema_name, tb.table_name, tb.pk_names[1] AS partition_key,
+			   tb.hash_prefix_length,
+			   pg_catalog.to_regclass(pg_catalog.format('%I.%I', tb.schema_name,
+														tb.table_name OPERATOR(pg_catalog.||) '$data')) AS storage
+		  FROM ots.tables tb
+		 ORDER BY tb.schema_name, tb.table_name
+	LOOP
+		CONTINUE WHEN t.storage IS NULL;
+		hash_check := CASE WHEN t.hash_prefix_length > 0 THEN pg_catalog.format(
+			' OR d."$hash" OPERATOR(pg_catalog.<>) (''x'' OPERATOR(pg_catalog.||) pg_catalog.lpad(ots.hash_prefix(d.%I, %s), 16, ''0''))::pg_catalog.bit(64)::pg_catalog.int8',
+			t.partition_key, t.hash_prefix_length) ELSE '' END;
+		EXECUTE pg_catalog.format('SELECT pg_catalog.count(*) FROM %s d WHERE d."$oldest_ts" OPERATOR(pg_catalog.<>) ots.cells_oldest_ts(d."$cells")%s',
+								  t.storage, hash_check)
+		   INTO bad;
+		IF bad > 0 THEN
+			RAISE WARNING 'ots table %.% has % rows that ots 0.2.0 would not store',
+				pg_catalog.quote_ident(t.schema_name), pg_catalog.quote_ident(t.table_name), bad
+				USING DETAIL = 'Their "$oldest_ts" is not the timestamp of their oldest cell'
+					|| CASE WHEN t.hash_prefix_length > 0 THEN ', or their "$hash" not the hash prefix of their partition key' ELSE '' END
+					|| ': plain SQL stored them under 0.1.0. A dump of the table would not restore.',
+					  HINT = pg_catalog.format('Repair them: UPDATE %s SET "$oldest_ts" = ots.cells_oldest_ts("$cells")%s',
+											   t.storage,
+											   CASE WHEN t.hash_prefix_length > 0 THEN pg_catalog.format(
+												   ', "$hash" = (''x'' || lpad(ots.hash_prefix(%I, %s), 16, ''0''))::bit(64)::int8',
+												   t.partition_key, t.hash_prefix_length) ELSE '' END);
+		END IF;
+	END LOOP;
+END
+$$;

@@ -12,7 +12,8 @@ COMMENT ON FUNCTION ots.storage_guard() IS
 
 CREATE EVENT TRIGGER ots_storage_guard ON ddl_command_start
 	WHEN TAG IN ('ALTER TABLE', 'ALTER VIEW', 'ALTER FOREIGN TABLE', 'CREATE TABLE',
-				 'CREATE FOREIGN TABLE', 'CREATE TRIGGER', 'CREATE RULE', 'ALTER SEQUENCE')
+				 'CREATE FOREIGN TABLE', 'CREATE TRIGGER', 'CREATE RULE', 'ALTER SEQUENCE',
+				 'CREATE SCHEMA')
 	EXECUTE FUNCTION ots.storage_guard();
 
 -- ots.forget_dropped_tables: the ots tables whose view or storage the

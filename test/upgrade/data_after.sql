@@ -37,3 +37,10 @@ DROP TABLE "up_stale$data";
 SELECT ots.create_table('up_stale', 'k string');
 SELECT consumed IS NOT NULL FROM ots.put_row('up_stale', '{"k": "s"}', '{"v": 1}');
 SELECT k, attributes FROM up_stale;
+-- the row 0.1.0 let plain SQL store with a wrong "$oldest_ts" came along
+-- (the update names it in a WARNING); the repair its hint gives passes the
+-- write point, a write that keeps the wrong value does not
+SELECT count(*) FROM "up_orders$data" WHERE "$oldest_ts" <> ots.cells_oldest_ts("$cells");
+SELECT pg_temp.try($q$UPDATE "up_orders$data" SET "$cells" = "$cells" WHERE channel = 'z'$q$);
+UPDATE "up_orders$data" SET "$oldest_ts" = ots.cells_oldest_ts("$cells");
+SELECT count(*) FROM "up_orders$data" WHERE "$oldest_ts" <> ots.cells_oldest_ts("$cells");
