@@ -187,6 +187,9 @@ SELECT pg_temp.try_why($$CREATE TABLE sg.bad PARTITION OF sg."g$data" FOR VALUES
 -- of their own; the owner may not create schemas, a superuser tries)
 RESET ROLE;
 SELECT pg_temp.try_why($$CREATE SCHEMA sg_evil CREATE TABLE bad PARTITION OF sg."g$data" FOR VALUES WITH (MODULUS 2, REMAINDER 1) USING heap$$);
+-- a leaf made on ots inside CREATE SCHEMA may not get a trigger from it either
+SELECT pg_temp.try_why($$CREATE SCHEMA sg_evil CREATE TABLE bad PARTITION OF sg."g$data" FOR VALUES WITH (MODULUS 2, REMAINDER 1) USING ots
+	CREATE TRIGGER bad_trg BEFORE INSERT ON bad FOR EACH ROW EXECUTE FUNCTION sg.trg()$$);
 SELECT count(*) AS evil_schemas FROM pg_namespace WHERE nspname = 'sg_evil';
 SET ROLE regress_ots_guard_owner;
 ALTER TABLE sg."g$data" ATTACH PARTITION sg."g$p1" FOR VALUES WITH (MODULUS 2, REMAINDER 1);

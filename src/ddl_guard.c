@@ -58,6 +58,7 @@
 #include "nodes/parsenodes.h"
 #include "nodes/makefuncs.h"
 #include "parser/parse_func.h"
+#include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
@@ -100,7 +101,7 @@ static void guard_check_references(List *elts);
 static void guard_check_constraint_refs(Constraint *con);
 static const char *guard_alter_refusal(AlterTableCmd *cmd, Oid relid, GuardKind kind);
 static void guard_alter_table(AlterTableStmt *stmt);
-static void guard_create_table(CreateStmt *stmt, bool foreign);
+static Oid	guard_create_table(CreateStmt *stmt, bool foreign);
 static void guard_create_trigger(CreateTrigStmt *stmt);
 
 PG_FUNCTION_INFO_V1(ots_storage_guard);
@@ -174,6 +175,20 @@ static Oid
 guard_relid(RangeVar *rv)
 {
 	return rv == NULL ? InvalidOid : RangeVarGetRelid(rv, NoLock, true);
+}
+
+/*
+ * guard_attach_lock takes the locks ATTACH PARTITION takes, in its order
+ * (the storage, then the partition it resolves), before the guard checks
+ * the partition: ATTACH then resolves the name without waiting, so the name
+ * cannot come to mean another table in between, and the row check's lock
+ * comes in the same order as the statement's
+ */
+static Oid
+guard_attach_lock(Oid storage, RangeVar *part)
+{
+	LockRelationOid(storage, ShareUpdateExclusiveLock);
+	return RangeVarGetRelid(part, AccessExclusiveLock, true);
 }
 
 /* guard_kind_of resolves a statement's relation into *relid and says what it is to ots */
@@ -598,7 +613,7 @@ guard_alter_refusal(AlterTableCmd *cmd, Oid relid, GuardKind kind)
 			}
 		case AT_AttachPartition:
 			if (kind == GUARD_STORAGE)
-				guard_check_attach(relid, guard_relid(((PartitionCmd *) cmd->def)->name));
+				guard_check_attach(relid, guard_attach_lock(relid, ((PartitionCmd *) cmd->def)->name));
 			return NULL;
 
 		case AT_AddColumn:
@@ -684,23 +699,26 @@ guard_alter_table(AlterTableStmt *stmt)
 /*
  * guard_create_table: no foreign key referencing ots storage, and a
  * partition of ots storage only as ots makes them (no constraints,
- * defaults, sub-partitions or other kinds).
+ * defaults, sub-partitions or other kinds); returns the storage the new
+ * table is a partition of, or InvalidOid.
  */
-static void
+static Oid
 guard_create_table(CreateStmt *stmt, bool foreign)
 {
 	ListCell   *lc;
+	Oid			storage = InvalidOid;
 
 	guard_check_references(stmt->tableElts);
 	guard_check_references(stmt->constraints);
 	if (stmt->partbound == NULL)
-		return;
+		return InvalidOid;
 	foreach(lc, stmt->inhRelations)
 	{
 		Oid			parent = guard_relid(lfirst(lc));
 
 		if (guard_kind(parent) != GUARD_STORAGE)
 			continue;
+		storage = parent;
 		if (foreign)
 			guard_refuse(parent, GUARD_STORAGE, "create a foreign table as a partition of %s");
 		if (stmt->partspec != NULL)
@@ -712,6 +730,39 @@ guard_create_table(CreateStmt *stmt, bool foreign)
 							 default_table_access_method, false) != storage_am_oid())
 			guard_refuse_access_method(parent, GUARD_STORAGE,
 									   "create a partition of %s without the ots table access method");
+	}
+	return storage;
+}
+
+/*
+ * guard_create_schema checks the statements of CREATE SCHEMA, which fire no
+ * event trigger of their own: a partition of ots storage among its tables as
+ * guard_create_table does, and no trigger on such a partition (a trigger on
+ * an existing relation is not one of CREATE SCHEMA's: it names a relation
+ * of the new schema).
+ */
+static void
+guard_create_schema(CreateSchemaStmt *stmt)
+{
+	ListCell   *lc;
+	ListCell   *lc2;
+
+	foreach(lc, stmt->schemaElts)
+	{
+		CreateStmt *table = lfirst(lc);
+		Oid			storage;
+
+		if (!IsA(table, CreateStmt) ||
+			!OidIsValid(storage = guard_create_table(table, false)))
+			continue;
+		foreach(lc2, stmt->schemaElts)
+		{
+			CreateTrigStmt *trigger = lfirst(lc2);
+
+			if (IsA(trigger, CreateTrigStmt) &&
+				strcmp(trigger->relation->relname, table->relation->relname) == 0)
+				guard_refuse(storage, GUARD_STORAGE, "create a trigger on a new partition of %s");
+		}
 	}
 }
 
@@ -776,7 +827,6 @@ Datum
 ots_storage_guard(PG_FUNCTION_ARGS)
 {
 	Node	   *parsetree;
-	ListCell   *lc;
 
 	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
 		ereport(ERROR,
@@ -794,10 +844,10 @@ ots_storage_guard(PG_FUNCTION_ARGS)
 			guard_alter_table((AlterTableStmt *) parsetree);
 			break;
 		case T_CreateStmt:
-			guard_create_table((CreateStmt *) parsetree, false);
+			(void) guard_create_table((CreateStmt *) parsetree, false);
 			break;
 		case T_CreateForeignTableStmt:
-			guard_create_table((CreateStmt *) parsetree, true);
+			(void) guard_create_table((CreateStmt *) parsetree, true);
 			break;
 		case T_CreateTrigStmt:
 			guard_create_trigger((CreateTrigStmt *) parsetree);
@@ -813,10 +863,7 @@ ots_storage_guard(PG_FUNCTION_ARGS)
 									 ((AlterObjectSchemaStmt *) parsetree)->relation);
 			break;
 		case T_CreateSchemaStmt:
-			/* ddl_command_start does not fire for the statements inside */
-			foreach(lc, ((CreateSchemaStmt *) parsetree)->schemaElts)
-				if (IsA(lfirst(lc), CreateStmt))
-					guard_create_table((CreateStmt *) lfirst(lc), false);
+			guard_create_schema((CreateSchemaStmt *) parsetree);
 			break;
 		default:
 			break;

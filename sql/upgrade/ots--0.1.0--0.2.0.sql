@@ -1045,12 +1045,13 @@ BEGIN
 				pg_catalog.quote_ident(t.schema_name), pg_catalog.quote_ident(t.table_name), bad
 				USING DETAIL = 'Their "$oldest_ts" is not the timestamp of their oldest cell'
 					|| CASE WHEN t.hash_prefix_length > 0 THEN ', or their "$hash" not the hash prefix of their partition key' ELSE '' END
-					|| ': plain SQL stored them under 0.1.0. A dump of the table would not restore.',
-					  HINT = pg_catalog.format('Repair them: UPDATE %s SET "$oldest_ts" = ots.cells_oldest_ts("$cells")%s',
+					|| ': plain SQL stored them under 0.1.0. Any write that keeps them is refused, and a dump whose "$oldest_ts" is wrong does not restore.',
+					  HINT = pg_catalog.format('Repair them: UPDATE %s d SET "$oldest_ts" = ots.cells_oldest_ts("$cells")%s WHERE d."$oldest_ts" <> ots.cells_oldest_ts(d."$cells")%s',
 											   t.storage,
 											   CASE WHEN t.hash_prefix_length > 0 THEN pg_catalog.format(
 												   ', "$hash" = (''x'' || lpad(ots.hash_prefix(%I, %s), 16, ''0''))::bit(64)::int8',
-												   t.partition_key, t.hash_prefix_length) ELSE '' END);
+												   t.partition_key, t.hash_prefix_length) ELSE '' END,
+											   pg_catalog.replace(hash_check, 'OPERATOR(pg_catalog.<>)', '<>'));
 		END IF;
 	END LOOP;
 END
