@@ -322,10 +322,11 @@ guard_check_rows(Oid storage, Oid part)
 
 /*
  * guard_check_attach refuses to attach a table to ots storage unless it is
- * shaped as ots makes leaves: a plain table on the leaves' access method,
+ * shaped as ots makes leaves: a plain table on the ots access method,
  * without defaults, identity or generated columns, constraints (but a
- * primary key), triggers or rules.  PostgreSQL itself checks that its
- * columns are the storage's (names, types, collations, NOT NULL).
+ * primary key), triggers or rules, and holding only rows ots could have
+ * written (guard_check_rows).  PostgreSQL itself checks that its columns
+ * are the storage's (names, types, collations, NOT NULL).
  */
 static void
 guard_check_attach(Oid storage, Oid part)

@@ -55,6 +55,24 @@ tableam_cells(const StorageLeaf *leaf, TupleTableSlot *slot)
 	return isnull ? (Datum) 0 : d;
 }
 
+/* tableam_write hands a change of nrows rows of the leaf to the write point */
+static void
+tableam_write(Relation rel, const StorageLeaf *leaf, StorageWriteCallback callback,
+			  int nrows, Datum *old_cells, Datum *new_cells)
+{
+	StorageWrite w;
+
+	w.leaf = rel;
+	w.storage_oid = leaf->storage_oid;
+	w.table = leaf->table;
+	w.callback = callback;
+	w.origin = leaf->origin;
+	w.nrows = nrows;
+	w.old_cells = old_cells;
+	w.new_cells = new_cells;
+	storage_write(&w);
+}
+
 /*
  * tableam_store_rows hands n new rows (no old ones: inserts) to the write
  * point.
@@ -63,26 +81,19 @@ static void
 tableam_store_rows(Relation rel, const StorageLeaf *leaf, StorageWriteCallback callback,
 				   TupleTableSlot **slots, int n)
 {
-	StorageWrite w;
 	Datum		one_old = (Datum) 0;
 	Datum		one_new;
-
-	w.leaf = rel;
-	w.storage_oid = leaf->storage_oid;
-	w.table = leaf->table;
-	w.callback = callback;
-	w.origin = leaf->origin;
-	w.nrows = n;
 	/* a single row, the common case, allocates nothing */
-	w.old_cells = n == 1 ? &one_old : palloc0(sizeof(Datum) * n);
-	w.new_cells = n == 1 ? &one_new : palloc(sizeof(Datum) * n);
+	Datum	   *old_cells = n == 1 ? &one_old : palloc0(sizeof(Datum) * n);
+	Datum	   *new_cells = n == 1 ? &one_new : palloc(sizeof(Datum) * n);
+
 	for (int i = 0; i < n; i++)
-		w.new_cells[i] = tableam_cells(leaf, slots[i]);
-	storage_write(&w);
+		new_cells[i] = tableam_cells(leaf, slots[i]);
+	tableam_write(rel, leaf, callback, n, old_cells, new_cells);
 	if (n != 1)
 	{
-		pfree(w.old_cells);
-		pfree(w.new_cells);
+		pfree(old_cells);
+		pfree(new_cells);
 	}
 }
 
@@ -96,7 +107,6 @@ static void
 tableam_store_change(Relation rel, const StorageLeaf *leaf, StorageWriteCallback callback,
 					 ItemPointer old_tid, TupleTableSlot *slot)
 {
-	StorageWrite w;
 	Datum		old_cells = leaf->old_cells;
 	Datum		new_cells = slot != NULL ? tableam_cells(leaf, slot) : (Datum) 0;
 	TupleTableSlot *old = NULL;
@@ -108,15 +118,7 @@ tableam_store_change(Relation rel, const StorageLeaf *leaf, StorageWriteCallback
 			elog(ERROR, "could not read the replaced version of an ots row");
 		old_cells = tableam_cells(leaf, old);
 	}
-	w.leaf = rel;
-	w.storage_oid = leaf->storage_oid;
-	w.table = leaf->table;
-	w.callback = callback;
-	w.origin = leaf->origin;
-	w.nrows = 1;
-	w.old_cells = &old_cells;
-	w.new_cells = &new_cells;
-	storage_write(&w);
+	tableam_write(rel, leaf, callback, 1, &old_cells, &new_cells);
 	if (old != NULL)
 		ExecDropSingleTupleTableSlot(old);
 }
@@ -212,19 +214,9 @@ static void
 tableam_store_truncate(Relation rel)
 {
 	StorageLeaf leaf;
-	StorageWrite w;
 
-	if (!storage_write_leaf(rel, NULL, &leaf))
-		return;
-	w.leaf = rel;
-	w.storage_oid = leaf.storage_oid;
-	w.table = leaf.table;
-	w.callback = STORAGE_CB_TRUNCATE;
-	w.origin = leaf.origin;
-	w.nrows = 0;
-	w.old_cells = NULL;
-	w.new_cells = NULL;
-	storage_write(&w);
+	if (storage_write_leaf(rel, NULL, &leaf))
+		tableam_write(rel, &leaf, STORAGE_CB_TRUNCATE, 0, NULL, NULL);
 }
 
 /*
