@@ -71,6 +71,16 @@ SELECT ots.cells_oldest_ts('{"row_ts": 2000, "cells": {"a": [{"ts": 900, "value"
 	ots.purge_oldest_ts('{"row_ts": 2000, "cells": {}}', 1, 1, 3000) AS oldest_kept_none,
 	ots.cells_count('{"row_ts": 2000, "cells": {"a": [{"ts": 900, "value": 1},
 	{"ts": 800, "value": 2}], "b": [{"ts": 500, "value": "x"}]}}') AS cells;
+-- ots.purge_row, what a purge batch stores: the kept cells and their
+-- "$oldest_ts" as the cells builder reports it (the same as purge_oldest_ts
+-- and cells_oldest_ts of the kept cells), NULLs when the row goes
+SELECT p.oldest_ts, p.oldest_ts = ots.cells_oldest_ts(p.purged) AS builder_agrees, p.purged
+  FROM (VALUES (1, '{"row_ts": 2000, "cells": {"a": [{"ts": 900, "value": 1},
+	{"ts": 800, "value": 2}], "b": [{"ts": 500, "value": "x"}]}}'::ots.cells, -1::bigint, 1, 0::bigint),
+			   (2, '{"row_ts": 2000, "cells": {"a": [{"ts": 900, "value": 1}]}}', 1, 10, 2500),
+			   (3, '{"row_ts": 2000, "cells": {}}', 1, 1, 3000)) v(n, c, ttl, maxv, now_ms),
+	   LATERAL ots.purge_row(v.c, v.ttl, v.maxv, v.now_ms) p
+ ORDER BY v.n;
 SELECT now_ms, ots.cells_row_exists(c, 1, now_ms) AS row_exists,
 	   ots.cells_purgeable(c, 1, 1, now_ms) AS purgeable
   FROM (VALUES ('{"row_ts": 2000, "cells": {"a": [{"ts": 1500, "value": 1}]}}'::ots.cells)) v(c),

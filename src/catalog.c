@@ -379,18 +379,6 @@ catalog_primary_key_is(Oid relid, const AttrNumber *keys, int nkeys)
 	return same;
 }
 
-/* catalog_key_list names the stored key columns, for messages */
-static char *
-catalog_key_list(const OtsTable *t)
-{
-	StringInfoData buf;
-
-	initStringInfo(&buf);
-	for (int k = 0; k < storage_nkeys(t); k++)
-		appendStringInfo(&buf, "%s%s", k > 0 ? ", " : "", quote_identifier(storage_key_column(t, k)));
-	return buf.data;
-}
-
 /*
  * catalog_check_owners: the storage, its partitions, the view and the
  * sequence of t have one owner (ots.storage_guard keeps it so), else the
@@ -450,7 +438,7 @@ catalog_check_storage(OtsTable *t, Oid nsp)
 	catalog_check_column(t, t->data_oid, STORAGE_CELLS_COLUMN, storage_cells_type(), InvalidOid);
 	catalog_check_column(t, t->data_oid, STORAGE_OLDEST_TS_COLUMN, INT8OID, InvalidOid);
 	if (!catalog_primary_key_is(t->data_oid, keys, nkeys))
-		catalog_damaged(t, "the primary key of its storage table is not (%s)", catalog_key_list(t));
+		catalog_damaged(t, "the primary key of its storage table is not (%s)", storage_key_list(t, storage_nkeys(t)));
 
 	tup = SearchSysCache1(PARTRELID, ObjectIdGetDatum(t->data_oid));
 	if (!HeapTupleIsValid(tup))
@@ -506,7 +494,7 @@ catalog_check_leaf(const OtsTable *t, Oid leaf)
 		keys[k] = get_attnum(leaf, storage_key_column(t, k));
 	if (!catalog_primary_key_is(leaf, keys, nkeys))
 		catalog_damaged(t, "the primary key of partition %s of its storage table is not a btree on (%s)",
-						name, catalog_key_list(t));
+						name, storage_key_list(t, storage_nkeys(t)));
 }
 
 /* catalog_report_damaged raises catalog_damaged's error for t, saying what */

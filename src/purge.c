@@ -270,7 +270,6 @@ ots_purge_oldest_ts(PG_FUNCTION_ARGS)
 	struct varlena *cells = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
 	ReadSelect	sel;
 	CellsReader r;
-
 	int64		oldest;
 
 	purge_select_init(&sel, PG_GETARG_INT64(1), PG_GETARG_INT32(2), PG_GETARG_INT64(3));

@@ -38,8 +38,6 @@ typedef struct RangeScan
 	ReadSelect	sel;
 	Filter	   *filter;
 	bool		backward;
-	PkInput		start;			/* the bounds: they point into the arguments, */
-	PkInput		end;			/* so they serve range_begin only */
 	int64		limit;			/* rows to return at most; 0 = no limit */
 	int64		returned;
 	uint64		scanned_size;
@@ -52,7 +50,8 @@ PG_FUNCTION_INFO_V1(ots_get_range_rows);
 
 /* range_prepare validates the bounds and the direction */
 static void
-range_prepare(RangeScan *rs, Jsonb *start_json, Jsonb *end_json, text *direction)
+range_prepare(RangeScan *rs, Jsonb *start_json, Jsonb *end_json, text *direction,
+			  PkInput *start, PkInput *end)
 {
 	const OtsTable *t = &rs->table;
 	int			cmp;
@@ -69,9 +68,9 @@ range_prepare(RangeScan *rs, Jsonb *start_json, Jsonb *end_json, text *direction
 					 errmsg_internal("Invalid direction: '%s'.", d),
 					 errdetail("direction is FORWARD or BACKWARD.")));
 	}
-	codec_parse_pk(t, start_json, PK_ALLOW_INF, &rs->start);
-	codec_parse_pk(t, end_json, PK_ALLOW_INF, &rs->end);
-	cmp = storage_range_compare(t, &rs->start, &rs->end);
+	codec_parse_pk(t, start_json, PK_ALLOW_INF, start);
+	codec_parse_pk(t, end_json, PK_ALLOW_INF, end);
+	cmp = storage_range_compare(t, start, end);
 	if (!rs->backward && cmp >= 0)
 		ots_error(PARAMETER_INVALID, "Begin key must less than end key in FORWARD");
 	if (rs->backward && cmp <= 0)
@@ -87,6 +86,8 @@ range_begin(RangeScan *rs, FunctionCallInfo fcinfo, bool paged)
 {
 	OtsTable   *t;
 	ReadArgs	args;
+	PkInput		start;			/* they point into the arguments: this call's only */
+	PkInput		end;
 
 	memset(rs, 0, sizeof(*rs));
 	request_require(fcinfo, 0, "table_name");
@@ -95,7 +96,8 @@ range_begin(RangeScan *rs, FunctionCallInfo fcinfo, bool paged)
 	t = catalog_lookup(PG_GETARG_TEXT_PP(0));
 	rowstore_check_privileges(t, ACL_SELECT);
 	rs->table = *t;
-	range_prepare(rs, PG_GETARG_JSONB_P(1), PG_GETARG_JSONB_P(2), request_text_arg(3));
+	range_prepare(rs, PG_GETARG_JSONB_P(1), PG_GETARG_JSONB_P(2), request_text_arg(3),
+				  &start, &end);
 	if (!PG_ARGISNULL(4))
 	{
 		rs->limit = PG_GETARG_INT32(4);
@@ -114,7 +116,7 @@ range_begin(RangeScan *rs, FunctionCallInfo fcinfo, bool paged)
 	args.start_column = request_text_arg(10);
 	args.end_column = request_text_arg(11);
 	row_read_options(&rs->table, &args, &rs->sel, &rs->filter);
-	rs->range = storage_range_open(&rs->table, &rs->start, &rs->end, rs->backward);
+	rs->range = storage_range_open(&rs->table, &start, &end, rs->backward);
 	rs->row_ctx = AllocSetContextCreate(CurrentMemoryContext, "ots range row",
 										ALLOCSET_DEFAULT_SIZES);
 }
@@ -122,7 +124,7 @@ range_begin(RangeScan *rs, FunctionCallInfo fcinfo, bool paged)
 /*
  * range_row renders one row read: its attributes when the read returns
  * the row (NULL otherwise), and the size read.  The stored cells are
- * detoasted for the rendering only, so a big row is held once.
+ * detoasted into the row's memory (row_ctx), which the next row empties.
  */
 static Jsonb *
 range_row(RangeScan *rs, const PkInput *pk, struct varlena *stored, uint64 *size_read)
@@ -136,8 +138,6 @@ range_row(RangeScan *rs, const PkInput *pk, struct varlena *stored, uint64 *size
 	cells_reader_init(&r, cells);
 	attrs = row_read_render(t, &rs->sel, rs->filter, pk, &r, &size);
 	*size_read = codec_pk_size(t, pk) + size;
-	if (cells != stored)
-		pfree(cells);			/* attrs is a copy of what it shows */
 	return attrs;
 }
 

@@ -171,7 +171,11 @@ rowstore_leaf(Oid leaf_oid)
 	return cache_lookup(&leaf_cache, &leaf_oid, &found);
 }
 
-/* rowstore_attnums looks up, once per leaf, where its columns are */
+/*
+ * rowstore_attnums looks up, once per leaf and DDL on it, where its columns
+ * are, checking first that the leaf is still as ots made it
+ * (catalog_check_leaf: on the ots access method, with its primary key)
+ */
 void
 rowstore_attnums(const OtsTable *t, Oid leaf_oid, LeafCache *lp)
 {
@@ -182,6 +186,8 @@ rowstore_attnums(const OtsTable *t, Oid leaf_oid, LeafCache *lp)
 
 	if (lp->cells_attno != 0)
 		return;
+	/* a leaf's own DDL (another access method, say) comes this way, not through routing */
+	catalog_check_leaf(t, leaf_oid);
 	for (int k = 0; k < nkeys; k++)
 		if ((keys[k] = get_attnum(leaf_oid, storage_key_column(t, k))) == InvalidAttrNumber)
 			catalog_report_damaged(t, psprintf("partition %s of its storage table lacks key column %s",

@@ -59,26 +59,22 @@ static OtsCache bulk_plans = {
 static char *
 rowstore_bulk_sql(const OtsTable *t)
 {
-	StringInfoData cols;
 	StringInfoData args;
 	StringInfoData sql;
 	int			nkeys = storage_nkeys(t);
 	char	   *parent = storage_name(t);
+	char	   *cols = storage_key_list(t, nkeys);
 
-	initStringInfo(&cols);
 	initStringInfo(&args);
 	for (int k = 0; k < nkeys; k++)
-	{
-		appendStringInfo(&cols, "%s%s", k > 0 ? ", " : "", quote_identifier(storage_key_column(t, k)));
 		appendStringInfo(&args, "%spg_catalog.unnest($%d)", k > 0 ? ", " : "", k + 1);
-	}
 	initStringInfo(&sql);
 	appendStringInfo(&sql,
 					 "INSERT INTO %s (%s, " STORAGE_CELLS_SQL ", " STORAGE_OLDEST_TS_SQL ")"
 					 " SELECT * FROM ROWS FROM (%s, pg_catalog.unnest($%d), pg_catalog.unnest($%d))"
 					 " ON CONFLICT (%s) DO UPDATE SET " STORAGE_CELLS_SQL " = EXCLUDED." STORAGE_CELLS_SQL ","
 					 " " STORAGE_OLDEST_TS_SQL " = EXCLUDED." STORAGE_OLDEST_TS_SQL,
-					 parent, cols.data, args.data, nkeys + 1, nkeys + 2, cols.data);
+					 parent, cols, args.data, nkeys + 1, nkeys + 2, cols);
 	return sql.data;
 }
 

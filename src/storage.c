@@ -16,6 +16,7 @@
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "common/md5.h"
+#include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
@@ -266,4 +267,15 @@ storage_am_oid(void)
 	Oid			am = get_table_am_oid(STORAGE_ACCESS_METHOD, true);
 
 	return OidIsValid(am) ? am : HEAP_TABLE_AM_OID;
+}
+
+char *
+storage_key_list(const OtsTable *t, int ncols)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	for (int k = 0; k < ncols; k++)
+		appendStringInfo(&buf, "%s%s", k > 0 ? ", " : "", quote_identifier(storage_key_column(t, k)));
+	return buf.data;
 }

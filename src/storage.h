@@ -76,6 +76,9 @@ storage_nkeys(const OtsTable *t)
 /* storage_hash_prefix: the "$hash" of a partition-key value, for prefix length n */
 extern int64 storage_hash_prefix(const OtsValue *v, int n);
 
+/* storage_key_list: the first ncols stored key columns, quoted, comma-separated */
+extern char *storage_key_list(const OtsTable *t, int ncols);
+
 /* storage_key_column names stored key column k ("$hash" first on prefixed tables) */
 extern const char *storage_key_column(const OtsTable *t, int k);
 

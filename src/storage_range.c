@@ -209,10 +209,8 @@ range_append_bound(const OtsTable *t, RangeQuery *q, StringInfo where, const Ran
 {
 	if (b->op == BOUND_NONE)
 		return;
-	appendStringInfoString(where, where->len > 0 ? " AND (" : "(");
-	for (int k = 0; k < b->ncols; k++)
-		appendStringInfo(where, "%s%s", k > 0 ? ", " : "", quote_identifier(storage_key_column(t, k)));
-	appendStringInfo(where, ") OPERATOR(pg_catalog.%s) (", range_op_sql(b->op));
+	appendStringInfo(where, "%s(%s) OPERATOR(pg_catalog.%s) (", where->len > 0 ? " AND " : "",
+					 storage_key_list(t, b->ncols), range_op_sql(b->op));
 	for (int k = 0; k < b->ncols; k++)
 		appendStringInfo(where, "%s$%d", k > 0 ? ", " : "",
 						 range_add_param(q, b->values[k], b->types[k]));
@@ -240,7 +238,10 @@ range_query(const OtsTable *t, const PkInput *start, const PkInput *end, bool ba
 	initStringInfo(&where);
 	range_append_bound(t, q, &where, &lo);
 	range_append_bound(t, q, &where, &hi);
-	/* both bounds fix the partition key: say so, and the scan prunes to its leaf */
+	/*
+	 * both bounds fix the partition key: say so, and the scan prunes to its
+	 * leaf (by "$hash", what prefixed storage is partitioned by)
+	 */
 	if (start->special[0] == PK_VALUE && end->special[0] == PK_VALUE &&
 		ots_value_compare(&start->v[0], &end->v[0]) == 0)
 	{
@@ -249,6 +250,9 @@ range_query(const OtsTable *t, const PkInput *start, const PkInput *end, bool ba
 		appendStringInfo(&where, "%s%s OPERATOR(pg_catalog.=) $%d", where.len > 0 ? " AND " : "",
 						 quote_identifier(t->pk[0].name),
 						 range_add_param(q, lo.values[k], lo.types[k]));
+		if (k == 1)
+			appendStringInfo(&where, " AND " STORAGE_HASH_SQL " OPERATOR(pg_catalog.=) $%d",
+							 range_add_param(q, lo.values[0], lo.types[0]));
 	}
 
 	initStringInfo(&q->sql);
