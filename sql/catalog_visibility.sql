@@ -74,11 +74,13 @@ SELECT oid AS hidden_storage FROM pg_class WHERE relname = 'h$data' \gset
 SELECT oid AS open_storage FROM pg_class WHERE relname = 'granted_view$data' \gset
 SET ROLE regress_ots_cv_reader;
 SELECT pg_temp.try(format('SELECT ots.stats_counters(%s)', :hidden_storage));
+SELECT pg_temp.try(format('SELECT count(*) FROM ots.write_point_counts(%s)', :hidden_storage));
 SELECT pg_temp.try(format('SELECT ots.invalidate_table(%s)', :hidden_storage));
 SELECT pg_temp.try(format('SELECT ots.stats_forget(%s)', :hidden_storage));
 SELECT pg_temp.try(format('SELECT ots.invalidate_table(%s)', :open_storage));
 -- the counters of a table it may see are its to read
 SELECT pg_temp.try(format('SELECT ots.stats_counters(%s)', :open_storage));
+SELECT pg_temp.try(format('SELECT count(*) FROM ots.write_point_counts(%s)', :open_storage));
 RESET ROLE;
 -- the C functions PUBLIC may call that take a table: those checked above
 -- and ots's catalog writers (catalog_integrity) and purge's lock and batch

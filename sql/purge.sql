@@ -42,38 +42,38 @@ $$;
 -- the per-row primitives: exactly the cells reads see; the row marker stays
 --
 -- row marker 2000 (ms); column a: 900, 800, 700; column b: 500
-SELECT ots.purge_cells('{"row_ts": 2000, "cells": {"a": [{"ts": 900, "value": 1},
+SELECT (ots.purge_row('{"row_ts": 2000, "cells": {"a": [{"ts": 900, "value": 1},
 	{"ts": 800, "value": 2}, {"ts": 700, "value": 3}], "b": [{"ts": 500, "value": "x"}]}}',
-	-1, 10, 5000) AS nothing_to_remove;
+	-1, 10, 5000)).purged AS nothing_to_remove;
 -- TTL 1 s at now 1750 ms: cells at or before 750 ms have expired
-SELECT ots.purge_cells('{"row_ts": 2000, "cells": {"a": [{"ts": 900, "value": 1},
+SELECT (ots.purge_row('{"row_ts": 2000, "cells": {"a": [{"ts": 900, "value": 1},
 	{"ts": 800, "value": 2}, {"ts": 700, "value": 3}], "b": [{"ts": 500, "value": "x"}]}}',
-	1, 10, 1750) AS ttl;
+	1, 10, 1750)).purged AS ttl;
 -- max_versions 2
-SELECT ots.purge_cells('{"row_ts": 2000, "cells": {"a": [{"ts": 900, "value": 1},
+SELECT (ots.purge_row('{"row_ts": 2000, "cells": {"a": [{"ts": 900, "value": 1},
 	{"ts": 800, "value": 2}, {"ts": 700, "value": 3}], "b": [{"ts": 500, "value": "x"}]}}',
-	-1, 2, 1750) AS max_versions;
+	-1, 2, 1750)).purged AS max_versions;
 -- every cell expired, row marker young: the row stays, without cells
-SELECT ots.purge_cells('{"row_ts": 2000, "cells": {"a": [{"ts": 900, "value": 1}]}}',
-	1, 10, 2500) AS marker_keeps_row;
+SELECT (ots.purge_row('{"row_ts": 2000, "cells": {"a": [{"ts": 900, "value": 1}]}}',
+	1, 10, 2500)).purged AS marker_keeps_row;
 -- every cell and the row marker expired: NULL, the row goes
-SELECT ots.purge_cells('{"row_ts": 2000, "cells": {"a": [{"ts": 900, "value": 1}]}}',
-	1, 10, 3000) IS NULL AS row_goes;
-SELECT ots.purge_cells('{"row_ts": 2000, "cells": {}}', 1, 1, 3000) IS NULL AS empty_row_goes;
+SELECT (ots.purge_row('{"row_ts": 2000, "cells": {"a": [{"ts": 900, "value": 1}]}}',
+	1, 10, 3000)).purged IS NULL AS row_goes;
+SELECT (ots.purge_row('{"row_ts": 2000, "cells": {}}', 1, 1, 3000)).purged IS NULL AS empty_row_goes;
 -- "$oldest_ts" before and after; cell counts; the row rule; purgeable
 SELECT ots.cells_oldest_ts('{"row_ts": 2000, "cells": {"a": [{"ts": 900, "value": 1},
 	{"ts": 800, "value": 2}], "b": [{"ts": 500, "value": "x"}]}}') AS oldest,
 	ots.cells_oldest_ts('{"row_ts": 2000, "cells": {}}') AS oldest_without_cells,
-	ots.purge_oldest_ts('{"row_ts": 2000, "cells": {"a": [{"ts": 900, "value": 1},
-	{"ts": 800, "value": 2}], "b": [{"ts": 500, "value": "x"}]}}', -1, 1, 0) AS oldest_kept,
-	ots.purge_oldest_ts('{"row_ts": 2000, "cells": {"a": [{"ts": 900, "value": 1}]}}',
-		1, 10, 2500) AS oldest_kept_marker,
-	ots.purge_oldest_ts('{"row_ts": 2000, "cells": {}}', 1, 1, 3000) AS oldest_kept_none,
+	(ots.purge_row('{"row_ts": 2000, "cells": {"a": [{"ts": 900, "value": 1},
+	{"ts": 800, "value": 2}], "b": [{"ts": 500, "value": "x"}]}}', -1, 1, 0)).oldest_ts AS oldest_kept,
+	(ots.purge_row('{"row_ts": 2000, "cells": {"a": [{"ts": 900, "value": 1}]}}',
+		1, 10, 2500)).oldest_ts AS oldest_kept_marker,
+	(ots.purge_row('{"row_ts": 2000, "cells": {}}', 1, 1, 3000)).oldest_ts AS oldest_kept_none,
 	ots.cells_count('{"row_ts": 2000, "cells": {"a": [{"ts": 900, "value": 1},
 	{"ts": 800, "value": 2}], "b": [{"ts": 500, "value": "x"}]}}') AS cells;
 -- ots.purge_row, what a purge batch stores: the kept cells and their
--- "$oldest_ts" as the cells builder reports it (the same as purge_oldest_ts
--- and cells_oldest_ts of the kept cells), NULLs when the row goes
+-- "$oldest_ts" as the cells builder reports it (the same as cells_oldest_ts
+-- of the kept cells), NULLs when the row goes
 SELECT p.oldest_ts, p.oldest_ts = ots.cells_oldest_ts(p.purged) AS builder_agrees, p.purged
   FROM (VALUES (1, '{"row_ts": 2000, "cells": {"a": [{"ts": 900, "value": 1},
 	{"ts": 800, "value": 2}], "b": [{"ts": 500, "value": "x"}]}}'::ots.cells, -1::bigint, 1, 0::bigint),
@@ -91,10 +91,10 @@ SELECT ots.cells_purgeable('{"row_ts": 2000, "cells": {"a": [{"ts": 900, "value"
 	ots.cells_purgeable('{"row_ts": 2000, "cells": {"a": [{"ts": 900, "value": 1},
 	{"ts": 800, "value": 2}]}}', -1, 1, 0) AS over_max;
 -- options no table can have
-SELECT ots.purge_cells('{"row_ts": 1, "cells": {}}', 0, 1, 0);
-SELECT ots.purge_cells('{"row_ts": 1, "cells": {}}', 2147483648, 1, 0);
-SELECT ots.purge_cells('{"row_ts": 1, "cells": {}}', -1, 0, 0);
-SELECT ots.purge_cells('{"row_ts": 1, "cells": {}}', -1, 1, -1);
+SELECT (ots.purge_row('{"row_ts": 1, "cells": {}}', 0, 1, 0)).purged;
+SELECT (ots.purge_row('{"row_ts": 1, "cells": {}}', 2147483648, 1, 0)).purged;
+SELECT (ots.purge_row('{"row_ts": 1, "cells": {}}', -1, 0, 0)).purged;
+SELECT (ots.purge_row('{"row_ts": 1, "cells": {}}', -1, 1, -1)).purged;
 
 --
 -- TTL: expired cells go, live cells stay, rows follow the row rule

@@ -53,8 +53,9 @@ SELECT * FROM pg_temp.wp('delete_row', $$SELECT ots.delete_row('wp', '{"k": "a",
 
 -- batches: bulk (multi-insert; the upsert statement when a key exists; deletes key by key).
 -- The write point sees a change in the (sub)transaction that makes it, and
--- is undone with it: when one of a bulk PUT's keys exists, its first try
--- (a multi-insert) is rolled back and the upsert statement writes the rows.
+-- what it does is undone with it; the counts are not: when one of a bulk
+-- PUT's keys exists, its first try (a multi-insert, counted up to the
+-- unique_violation) is rolled back and the upsert statement writes the rows.
 SELECT * FROM pg_temp.wp('batch, bulk PUT of new rows', $$SELECT count(*) FROM ots.batch_write_row(
 	'[{"table_name": "wp", "rows": [{"type": "PUT", "primary_key": {"k": "b", "n": 1}, "attribute_columns": {"v": 1}},
 	                               {"type": "PUT", "primary_key": {"k": "c", "n": 1}, "attribute_columns": {"v": 1}},

@@ -66,13 +66,6 @@ batch_field(JsonbContainer *obj, const char *key, JsonbValue *out)
 	return getKeyJsonValueFromContainer(obj, key, strlen(key), out);
 }
 
-/* batch_jsonb_datum turns a JsonbValue (scalar or container) into a jsonb Datum */
-static Datum
-batch_jsonb_datum(JsonbValue *v)
-{
-	return JsonbPGetDatum(JsonbValueToJsonb(v));
-}
-
 /* batch_text_array turns a JSON array of strings into text[] */
 static ArrayType *
 batch_text_array(JsonbValue *v, const char *what)
@@ -703,7 +696,7 @@ batch_write_read_row(BatchRow *br, JsonbContainer *rows, int r, MemoryContext ch
 		ots_parameter_invalid("Invalid row.", "Each row is a JSON object.");
 	br->row = rowv->val.binary.data;
 	if (batch_row_pk(br->row, &br->pk)->type == jbvBinary)
-		br->pk_jsonb = batch_jsonb_datum(&br->pk);
+		br->pk_jsonb = JsonbPGetDatum(JsonbValueToJsonb(&br->pk));
 	callerctx = MemoryContextSwitchTo(checkctx);
 	br->type = batch_write_type(br->row);
 	size += codec_pk_data_size(br->pk.type == jbvBinary ? br->pk.val.binary.data : NULL);

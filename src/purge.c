@@ -64,8 +64,8 @@ static void purge_select_init(ReadSelect *sel, int64 time_to_live, int32 max_ver
 static bool purge_scan(const ReadSelect *sel, const CellsReader *r, int64 *oldest);
 static struct varlena *purge_keep(const ReadSelect *sel, struct varlena *cells, int64 *oldest);
 
-PG_FUNCTION_INFO_V1(ots_purge_cells);
 PG_FUNCTION_INFO_V1(ots_purge_row);
+PG_FUNCTION_INFO_V1(ots_purge_cells);
 PG_FUNCTION_INFO_V1(ots_purge_oldest_ts);
 PG_FUNCTION_INFO_V1(ots_cells_oldest_ts);
 PG_FUNCTION_INFO_V1(ots_cells_row_exists);
@@ -201,30 +201,11 @@ purge_keep(const ReadSelect *sel, struct varlena *cells, int64 *oldest)
 }
 
 /*
- * ots_purge_cells is ots.purge_cells(cells, time_to_live, max_versions,
- * now_ms): the row's cells without those reads do not see under these
- * options at now_ms (same row marker), or NULL when the row itself no
- * longer exists by the row rule and should be deleted.
- */
-Datum
-ots_purge_cells(PG_FUNCTION_ARGS)
-{
-	ReadSelect	sel;
-	struct varlena *kept;
-	int64		oldest;
-
-	purge_select_init(&sel, PG_GETARG_INT64(1), PG_GETARG_INT32(2), PG_GETARG_INT64(3));
-	kept = purge_keep(&sel, PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0)), &oldest);
-	if (kept == NULL)
-		PG_RETURN_NULL();
-	PG_RETURN_POINTER(kept);
-}
-
-/*
  * ots_purge_row is ots.purge_row(cells, time_to_live, max_versions,
- * now_ms): what the purge stores for a row, ots.purge_cells's result and
- * its "$oldest_ts" (as the cells builder reports it), or NULLs when the
- * row no longer exists.
+ * now_ms): what the purge stores for a row, the cells reads see under these
+ * options at now_ms (same row marker) and their "$oldest_ts" (as the cells
+ * builder reports it), or NULLs when the row no longer exists by the row
+ * rule and should be deleted.
  */
 Datum
 ots_purge_row(PG_FUNCTION_ARGS)
@@ -260,23 +241,33 @@ ots_purge_row(PG_FUNCTION_ARGS)
 }
 
 /*
- * ots_purge_oldest_ts is ots.purge_oldest_ts(cells, time_to_live,
- * max_versions, now_ms): "$oldest_ts" of what ots.purge_cells keeps (NULL
- * when it keeps nothing), computed without building it.
+ * ots_purge_cells and ots_purge_oldest_ts are ots.purge_cells and
+ * ots.purge_oldest_ts of ots 0.1.0, whose install script names them: kept
+ * for installations not updated yet.  0.2.0's purge uses ots.purge_row.
  */
 Datum
-ots_purge_oldest_ts(PG_FUNCTION_ARGS)
+ots_purge_cells(PG_FUNCTION_ARGS)
 {
-	struct varlena *cells = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
 	ReadSelect	sel;
-	CellsReader r;
+	struct varlena *kept;
 	int64		oldest;
 
 	purge_select_init(&sel, PG_GETARG_INT64(1), PG_GETARG_INT32(2), PG_GETARG_INT64(3));
-	cells_reader_init(&r, cells);
-	if (!select_row_exists(&sel, &r))
+	kept = purge_keep(&sel, PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0)), &oldest);
+	if (kept == NULL)
 		PG_RETURN_NULL();
-	(void) purge_scan(&sel, &r, &oldest);
+	PG_RETURN_POINTER(kept);
+}
+
+Datum
+ots_purge_oldest_ts(PG_FUNCTION_ARGS)
+{
+	ReadSelect	sel;
+	int64		oldest;
+
+	purge_select_init(&sel, PG_GETARG_INT64(1), PG_GETARG_INT32(2), PG_GETARG_INT64(3));
+	if (purge_keep(&sel, PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0)), &oldest) == NULL)
+		PG_RETURN_NULL();
 	PG_RETURN_INT64(oldest);
 }
 
@@ -308,7 +299,7 @@ ots_cells_row_exists(PG_FUNCTION_ARGS)
 
 /*
  * ots_cells_purgeable is ots.cells_purgeable(cells, time_to_live,
- * max_versions, now_ms): would ots.purge_cells change the row?
+ * max_versions, now_ms): would ots.purge_row change the row?
  */
 Datum
 ots_cells_purgeable(PG_FUNCTION_ARGS)

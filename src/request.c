@@ -63,11 +63,8 @@ request_word(const char *s, const char *const *words, int nwords, const char *wh
 	initStringInfo(&list);
 	for (int i = 0; i < nwords; i++)
 		appendStringInfo(&list, "%s%s", i > 0 ? ", " : "", words[i]);
-	ereport(ERROR,
-			(errcode(ERRCODE_OTS_PARAMETER_INVALID),
-			 errmsg_internal("Invalid %s: '%s'.", what, s),
-			 errdetail("%s is one of %s.", argument, list.data)));
-	return 0;					/* keep compiler quiet */
+	ots_parameter_invalid(psprintf("Invalid %s: '%s'.", what, s),
+						  psprintf("%s is one of %s.", argument, list.data));
 }
 
 RowExistence
@@ -173,10 +170,8 @@ request_result(FunctionCallInfo fcinfo, Jsonb *primary_key, Jsonb *attributes,
 static void
 request_missing(const char *name)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_OTS_PARAMETER_INVALID),
-			 errmsg_internal("Parameter %s is missing.", name),
-			 errdetail("%s must not be NULL.", name)));
+	ots_parameter_invalid(psprintf("Parameter %s is missing.", name),
+						  psprintf("%s must not be NULL.", name));
 }
 
 void

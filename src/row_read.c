@@ -123,7 +123,7 @@ row_get(const RowGetRequest *req, RowResult *res)
 Datum
 ots_get_row(PG_FUNCTION_ARGS)
 {
-	RowGetRequest req;
+	RowGetRequest req = {0};
 	RowResult	res;
 
 	req.table_name = request_text_arg(0);

@@ -169,10 +169,8 @@ static void
 row_write_refuse_after_modify(const RowWrite *w)
 {
 	if (w->return_type == RT_AFTER_MODIFY)
-		ereport(ERROR,
-				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
-				 errmsg_internal("RT_AFTER_MODIFY is not supported by %s.", w->op->request),
-				 errdetail("Use RT_NONE or RT_PK.")));
+		ots_parameter_invalid(psprintf("RT_AFTER_MODIFY is not supported by %s.", w->op->request),
+							  "Use RT_NONE or RT_PK.");
 }
 
 /*

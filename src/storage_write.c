@@ -306,9 +306,9 @@ storage_write_guard_key(const StorageLeaf *leaf, TupleTableSlot *slot)
 				ereport(ERROR,
 						(errcode(ERRCODE_CHECK_VIOLATION),
 						 errmsg(STORAGE_HASH_SQL " of an ots row is not the hash prefix of its partition key"),
-						 errdetail("The row's " STORAGE_HASH_SQL " is %s; ots.hash_prefix of its partition key is %lld.",
+						 errdetail("The row's " STORAGE_HASH_SQL " is %s; the hash prefix of its partition key is %lld (the hex digits %0*llx of ots.hash_prefix).",
 								   isnull ? "null" : psprintf("%lld", (long long) stored),
-								   (long long) hash)));
+								   (long long) hash, t->hash_prefix_len, (unsigned long long) hash)));
 		}
 	}
 }

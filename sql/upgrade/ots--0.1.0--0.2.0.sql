@@ -1006,13 +1006,17 @@ COMMENT ON FUNCTION ots.create_table_view(name, name, text[]) IS
 	'creates the view of a new ots table (internal)';
 
 -- issue 20 item 7: a purge batch rewrites a row with ots.purge_row, whose
--- "$oldest_ts" the cells builder reports, instead of decoding the row again
--- (ots.purge_oldest_ts)
+-- "$oldest_ts" the cells builder reports, instead of ots.purge_cells and
+-- ots.purge_oldest_ts, which decoded the row again (they go)
 CREATE FUNCTION ots.purge_row(cells ots.cells, time_to_live bigint, max_versions integer, now_ms bigint,
 							  OUT purged ots.cells, OUT oldest_ts bigint)
 	AS 'MODULE_PATHNAME', 'ots_purge_row' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION ots.purge_row(ots.cells, bigint, integer, bigint) IS
-	'what the purge stores for a row: ots.purge_cells''s result and its "$oldest_ts", as the cells builder reports it (NULLs when the row no longer exists)';
+	'what the purge stores for a row: the cells reads see under these options at now_ms (row marker kept) and their "$oldest_ts", as the cells builder reports it (NULLs when the row no longer exists)';
+DROP FUNCTION ots.purge_cells(ots.cells, bigint, integer, bigint);
+DROP FUNCTION ots.purge_oldest_ts(ots.cells, bigint, integer, bigint);
+COMMENT ON FUNCTION ots.cells_purgeable(ots.cells, bigint, integer, bigint) IS
+	'whether ots.purge_row would change the row (remove a cell or the row)';
 
 -- issue 20: plain SQL could store rows in 0.1.0 that 0.2.0's write point
 -- refuses ("$oldest_ts" not the timestamp of the row's oldest cell, "$hash"
@@ -1022,23 +1026,34 @@ COMMENT ON FUNCTION ots.purge_row(ots.cells, bigint, integer, bigint) IS
 DO $$
 DECLARE
 	t record;
-	hash_check text;
+	storage text;
+	hash_fix text := '';
+	hash_bad text := '';
 	bad bigint;
 BEGIN
 	FOR t IN
 		SELECT tb.schema_name, tb.table_name, tb.pk_names[1] AS partition_key,
-			   tb.hash_prefix_length,
-			   pg_catalog.to_regclass(pg_catalog.format('%I.%I', tb.schema_name,
-														tb.table_name OPERATOR(pg_catalog.||) '$data')) AS storage
+			   tb.hash_prefix_length
 		  FROM ots.tables tb
 		 ORDER BY tb.schema_name, tb.table_name
 	LOOP
-		CONTINUE WHEN t.storage IS NULL;
-		hash_check := CASE WHEN t.hash_prefix_length > 0 THEN pg_catalog.format(
-			' OR d."$hash" OPERATOR(pg_catalog.<>) (''x'' OPERATOR(pg_catalog.||) pg_catalog.lpad(ots.hash_prefix(d.%I, %s), 16, ''0''))::pg_catalog.bit(64)::pg_catalog.int8',
-			t.partition_key, t.hash_prefix_length) ELSE '' END;
+		storage := pg_catalog.format('%I.%I', t.schema_name, t.table_name OPERATOR(pg_catalog.||) '$data');
+		CONTINUE WHEN pg_catalog.to_regclass(storage) IS NULL;
+		IF t.hash_prefix_length > 0 THEN
+			hash_fix := pg_catalog.format(', "$hash" = (''x'' || lpad(ots.hash_prefix(%I, %s), 16, ''0''))::bit(64)::int8',
+										  t.partition_key, t.hash_prefix_length);
+			hash_bad := pg_catalog.format(' OR "$hash" <> (''x'' || lpad(ots.hash_prefix(%I, %s), 16, ''0''))::bit(64)::int8',
+										  t.partition_key, t.hash_prefix_length);
+		ELSE
+			hash_fix := '';
+			hash_bad := '';
+		END IF;
+		-- the check runs qualified; the repair it prints is for a person to run
 		EXECUTE pg_catalog.format('SELECT pg_catalog.count(*) FROM %s d WHERE d."$oldest_ts" OPERATOR(pg_catalog.<>) ots.cells_oldest_ts(d."$cells")%s',
-								  t.storage, hash_check)
+								  storage,
+								  CASE WHEN t.hash_prefix_length > 0 THEN pg_catalog.format(
+									  ' OR d."$hash" OPERATOR(pg_catalog.<>) (''x'' OPERATOR(pg_catalog.||) pg_catalog.lpad(ots.hash_prefix(d.%I, %s), 16, ''0''))::pg_catalog.bit(64)::pg_catalog.int8',
+									  t.partition_key, t.hash_prefix_length) ELSE '' END)
 		   INTO bad;
 		IF bad > 0 THEN
 			RAISE WARNING 'ots table %.% has % rows that ots 0.2.0 would not store',
@@ -1046,12 +1061,8 @@ BEGIN
 				USING DETAIL = 'Their "$oldest_ts" is not the timestamp of their oldest cell'
 					|| CASE WHEN t.hash_prefix_length > 0 THEN ', or their "$hash" not the hash prefix of their partition key' ELSE '' END
 					|| ': plain SQL stored them under 0.1.0. Any write that keeps them is refused, and a dump whose "$oldest_ts" is wrong does not restore.',
-					  HINT = pg_catalog.format('Repair them: UPDATE %s d SET "$oldest_ts" = ots.cells_oldest_ts("$cells")%s WHERE d."$oldest_ts" <> ots.cells_oldest_ts(d."$cells")%s',
-											   t.storage,
-											   CASE WHEN t.hash_prefix_length > 0 THEN pg_catalog.format(
-												   ', "$hash" = (''x'' || lpad(ots.hash_prefix(%I, %s), 16, ''0''))::bit(64)::int8',
-												   t.partition_key, t.hash_prefix_length) ELSE '' END,
-											   pg_catalog.replace(hash_check, 'OPERATOR(pg_catalog.<>)', '<>'));
+					  HINT = pg_catalog.format('Repair them: UPDATE %s SET "$oldest_ts" = ots.cells_oldest_ts("$cells")%s WHERE "$oldest_ts" <> ots.cells_oldest_ts("$cells")%s',
+											   storage, hash_fix, hash_bad);
 		END IF;
 	END LOOP;
 END

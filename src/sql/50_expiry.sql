@@ -41,23 +41,11 @@
 -- Per-row primitives (src/purge.c)
 -- ---------------------------------------------------------------------
 
-CREATE FUNCTION ots.purge_cells(cells ots.cells, time_to_live bigint, max_versions integer,
-								now_ms bigint) RETURNS ots.cells
-	AS 'MODULE_PATHNAME', 'ots_purge_cells' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION ots.purge_cells(ots.cells, bigint, integer, bigint) IS
-	'the cells reads see under these options at now_ms (row marker kept), or NULL when the row no longer exists';
-
 CREATE FUNCTION ots.purge_row(cells ots.cells, time_to_live bigint, max_versions integer, now_ms bigint,
 							  OUT purged ots.cells, OUT oldest_ts bigint)
 	AS 'MODULE_PATHNAME', 'ots_purge_row' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION ots.purge_row(ots.cells, bigint, integer, bigint) IS
-	'what the purge stores for a row: ots.purge_cells''s result and its "$oldest_ts", as the cells builder reports it (NULLs when the row no longer exists)';
-
-CREATE FUNCTION ots.purge_oldest_ts(cells ots.cells, time_to_live bigint, max_versions integer,
-									now_ms bigint) RETURNS bigint
-	AS 'MODULE_PATHNAME', 'ots_purge_oldest_ts' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION ots.purge_oldest_ts(ots.cells, bigint, integer, bigint) IS
-	'"$oldest_ts" of what ots.purge_cells keeps (NULL when it keeps nothing)';
+	'what the purge stores for a row: the cells reads see under these options at now_ms (row marker kept) and their "$oldest_ts", as the cells builder reports it (NULLs when the row no longer exists)';
 
 CREATE FUNCTION ots.cells_oldest_ts(cells ots.cells) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'ots_cells_oldest_ts' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -73,7 +61,7 @@ CREATE FUNCTION ots.cells_purgeable(cells ots.cells, time_to_live bigint, max_ve
 									now_ms bigint) RETURNS boolean
 	AS 'MODULE_PATHNAME', 'ots_cells_purgeable' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION ots.cells_purgeable(ots.cells, bigint, integer, bigint) IS
-	'whether ots.purge_cells would change the row (remove a cell or the row)';
+	'whether ots.purge_row would change the row (remove a cell or the row)';
 
 CREATE FUNCTION ots.cells_count(cells ots.cells) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'ots_cells_count' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

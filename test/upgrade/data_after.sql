@@ -37,10 +37,16 @@ DROP TABLE "up_stale$data";
 SELECT ots.create_table('up_stale', 'k string');
 SELECT consumed IS NOT NULL FROM ots.put_row('up_stale', '{"k": "s"}', '{"v": 1}');
 SELECT k, attributes FROM up_stale;
--- the row 0.1.0 let plain SQL store with a wrong "$oldest_ts" came along
--- (the update names it in a WARNING); the repair its hint gives passes the
--- write point, a write that keeps the wrong value does not
+-- the rows 0.1.0 let plain SQL store with a wrong "$oldest_ts" or "$hash"
+-- came along (the update names them in a WARNING, test/upgrade/run.sh
+-- checks it); a write that keeps them is refused, the repairs the WARNING's
+-- hint gives pass the write point
 SELECT count(*) FROM "up_orders$data" WHERE "$oldest_ts" <> ots.cells_oldest_ts("$cells");
 SELECT pg_temp.try($q$UPDATE "up_orders$data" SET "$cells" = "$cells" WHERE channel = 'z'$q$);
-UPDATE "up_orders$data" SET "$oldest_ts" = ots.cells_oldest_ts("$cells");
+UPDATE public."up_orders$data" SET "$oldest_ts" = ots.cells_oldest_ts("$cells") WHERE "$oldest_ts" <> ots.cells_oldest_ts("$cells");
 SELECT count(*) FROM "up_orders$data" WHERE "$oldest_ts" <> ots.cells_oldest_ts("$cells");
+SELECT count(*) FROM "up_hash$data" WHERE "$hash" <> ('x' || lpad(ots.hash_prefix(k, 2), 16, '0'))::bit(64)::int8;
+SELECT pg_temp.try($q$UPDATE "up_hash$data" SET "$cells" = "$cells" WHERE k = 'hz'$q$);
+UPDATE public."up_hash$data" SET "$oldest_ts" = ots.cells_oldest_ts("$cells"), "$hash" = ('x' || lpad(ots.hash_prefix(k, 2), 16, '0'))::bit(64)::int8 WHERE "$oldest_ts" <> ots.cells_oldest_ts("$cells") OR "$hash" <> ('x' || lpad(ots.hash_prefix(k, 2), 16, '0'))::bit(64)::int8;
+SELECT count(*) FROM "up_hash$data" WHERE "$hash" <> ('x' || lpad(ots.hash_prefix(k, 2), 16, '0'))::bit(64)::int8;
+SELECT attributes FROM ots.get_row('up_hash', '{"k": "hz"}');

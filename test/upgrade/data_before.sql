@@ -19,6 +19,9 @@ ALTER TABLE "up_hash$p0" OWNER TO upg_other_owner;
 -- 0.1.0 let a CHECK constraint onto storage (ots's writes bypass it); the
 -- upgrade names it in a WARNING and leaves it
 ALTER TABLE "up_auto$data" ADD CONSTRAINT up_auto_k CHECK (k <> '');
--- a row plain SQL stored that 0.2.0's write point would refuse ("$oldest_ts" is not its oldest cell)
+-- rows plain SQL stored that 0.2.0's write point would refuse: "$oldest_ts"
+-- is not the oldest cell's timestamp; "$hash" is not the key's hash prefix
 INSERT INTO "up_orders$data" (channel, id, "$cells", "$oldest_ts")
 VALUES ('z', 9, '{"row_ts": 7, "cells": {}}', 6);
+INSERT INTO "up_hash$data" ("$hash", k, "$cells", "$oldest_ts")
+VALUES (0, 'hz', '{"row_ts": 7, "cells": {}}', 7);
