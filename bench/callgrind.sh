@@ -27,7 +27,7 @@ set -euo pipefail
 DIR=${1:?instance dir (BENCH_KEEP=1 bench/run.sh)}; shift
 CASES=${*:-get put upd del batch}
 PGBIN=${PGBIN:-$OTS_PG_BIN}
-OUT=/tmp/ots-cg
+OUT=${CG_OUT:-/tmp/ots-cg}
 command -v valgrind >/dev/null || ots_die "valgrind not found (apt-get install valgrind)"
 [ -f "$DIR/data/PG_VERSION" ] || ots_die "no instance in $DIR"
 
@@ -58,6 +58,20 @@ prepare() {
 	plain_del) echo "PREPARE p(int) AS DELETE FROM plain_t WHERE k1 = 'u' || (100000 + \$1 / 100) AND k2 = (\$1 % 100)::int8;" ;;
 	ots_batch) echo "PREPARE p(int) AS SELECT count(*) FROM ots.batch_write_row(('[{\"table_name\": \"t\", \"rows\": [' || (SELECT string_agg('{\"type\": \"PUT\", \"primary_key\": {\"k1\": \"b' || g % 1000 || '\", \"k2\": ' || nextval('batch_seq') || '}, \"attributes\": $A}', ',') FROM generate_series(1, 200) g) || ']}]')::jsonb);" ;;
 	plain_batch) echo "PREPARE p(int) AS INSERT INTO plain_t SELECT r->'primary_key'->>'k1', (r->'primary_key'->>'k2')::int8, r->'attributes' FROM jsonb_array_elements(('[' || (SELECT string_agg('{\"type\": \"PUT\", \"primary_key\": {\"k1\": \"b' || g % 1000 || '\", \"k2\": ' || nextval('batch_seq_plain') || '}, \"attributes\": $A}', ',') FROM generate_series(1, 200) g) || ']')::jsonb) r;" ;;
+	ots_vget) echo "PREPARE p(int) AS SELECT attributes FROM t WHERE k1 = 'u' || (100000 + \$1 / 100) AND k2 = (\$1 % 100)::int8;" ;;
+	plain_vget) echo "PREPARE p(int) AS SELECT attrs FROM plain_t WHERE k1 = 'u' || (100000 + \$1 / 100) AND k2 = (\$1 % 100)::int8;" ;;
+	ots_vrange) echo "PREPARE p(int) AS SELECT k1, k2, attributes FROM t WHERE k1 = 'u' || (100000 + \$1 / 100) ORDER BY k2 LIMIT 100;" ;;
+	plain_vrange) echo "PREPARE p(int) AS SELECT k1, k2, attrs FROM plain_t WHERE k1 = 'u' || (100000 + \$1 / 100) ORDER BY k2 LIMIT 100;" ;;
+	ots_vscan) echo "PREPARE p(int) AS SELECT count(*), sum((attributes->>'a2')::int8) FROM t WHERE attributes->>'a1' = 'abcdefghijklmnopqrst';" ;;
+	plain_vscan) echo "PREPARE p(int) AS SELECT count(*), sum((attrs->>'a2')::int8) FROM plain_t WHERE attrs->>'a1' = 'abcdefghijklmnopqrst';" ;;
+	ots_vjoin) echo "PREPARE p(int) AS SELECT a.k2, a.attributes->>'a1', b.attributes->>'a2' FROM t4 a JOIN t b ON b.k1 = a.k1 AND b.k2 = a.k2 WHERE a.k1 = 'u' || (100000 + \$1 % 10000 / 100);" ;;
+	plain_vjoin) echo "PREPARE p(int) AS SELECT a.k2, a.attrs->>'a1', b.attrs->>'a2' FROM plain4 a JOIN plain_t b ON b.k1 = a.k1 AND b.k2 = a.k2 WHERE a.k1 = 'u' || (100000 + \$1 % 10000 / 100);" ;;
+	ots_rows) echo "PREPARE p(int) AS SELECT * FROM ots.get_range_rows('t', ('{\"k1\": \"u' || (100000 + \$1 / 100) || '\", \"k2\": ' || \$1 % 100 || '}')::jsonb, '{\"k1\": {\"\$inf\": \"max\"}, \"k2\": {\"\$inf\": \"max\"}}', 'FORWARD', 100);" ;;
+	plain_rows) echo "PREPARE p(int) AS SELECT k1, k2, attrs FROM plain_t WHERE (k1, k2) >= ('u' || (100000 + \$1 / 100), (\$1 % 100)::int8) ORDER BY k1, k2 LIMIT 100;" ;;
+	ots_v100) echo "PREPARE p(int) AS SELECT ots.get_row('v100', ('{\"k1\": \"u' || (100000 + \$1 % 10000 / 100) || '\", \"k2\": ' || \$1 % 100 || '}')::jsonb);" ;;
+	plain_v100) echo "PREPARE p(int) AS SELECT k1, k2, attrs FROM plain4 WHERE k1 = 'u' || (100000 + \$1 % 10000 / 100) AND k2 = (\$1 % 100)::int8;" ;;
+	ots_pp8) echo "PREPARE p(int) AS SELECT attrs FROM pp8 WHERE k1 = 'u' || (100000 + \$1 / 100) AND k2 = (\$1 % 100)::int8;" ;;
+	plain_pp8) echo "PREPARE p(int) AS SELECT attrs FROM plain_t WHERE k1 = 'u' || (100000 + \$1 / 100) AND k2 = (\$1 % 100)::int8;" ;;
 	*) echo "callgrind.sh: unknown case $2" >&2; exit 1 ;;
 	esac
 }
@@ -70,7 +84,7 @@ instructions() {
 	[ "$2" = del ] && from=$(($3 + 1))
 	{ prepare "$1" "$2"; for ((j = from; j < from + $3; j++)); do echo "EXECUTE p($(( (j * 7919) % 99900 )));"; done; } >"$f.sql"
 	ots_as_pg_user valgrind --tool=callgrind --callgrind-out-file="$f.out" \
-		"$PGBIN/postgres" --single -D "$OUT/data" -c synchronous_commit=off -c autovacuum=off \
+		"$PGBIN/postgres" --single -D "$OUT/data" -c synchronous_commit=off -c autovacuum=off ${CG_OPTS:-} \
 		bench <"$f.sql" >"$f.log" 2>&1
 	if grep -qE 'ERROR|FATAL|PANIC' "$f.log"; then ots_die "$1 $2 failed, see $f.log"; fi
 	awk '/^summary:/ { print $2 }' "$f.out"
@@ -78,7 +92,7 @@ instructions() {
 
 printf '%-6s | %14s | %14s | %s\n' case "ots instr/op" "plain instr/op" "plain/ots"
 for c in $CASES; do
-	case $c in batch) n1=5 n2=25 ;; *) n1=100 n2=1100 ;; esac
+	case $c in batch) n1=5 n2=25 ;; vscan) n1=1 n2=3 ;; vrange | vjoin | rows) n1=20 n2=220 ;; *) n1=100 n2=1100 ;; esac
 	declare -A per=()
 	for side in ots plain; do
 		a=$(instructions $side "$c" $n1); b=$(instructions $side "$c" $n2)

@@ -29,7 +29,7 @@
 #   BENCH_KEEP=1   leave the instance running at the end (for bench/profile.sh);
 #                  stop it with the command printed at the end.
 #   BENCH_ONLY     space-separated case ids to run (default: all), e.g.
-#                  "get range put" — ids: get range size ver put upd batch;
+#                  "get range put" — ids: get range view size ver put upd batch;
 #                  "load" = load all data, run no case (with BENCH_KEEP=1 for
 #                  bench/loop.sh and bench/profile.sh)
 #
@@ -223,6 +223,13 @@ if want_data size; then
 	t0=$(now); load_ots t6 $BIG;          LOADINFO+=("ots t6 ($BIG rows, batch_write_row x200, 2 sessions): $(secs $t0 "$(now)") s")
 	t0=$(now); load_plain plain6 $BIG;    LOADINFO+=("plain plain6 ($BIG rows, INSERT..SELECT): $(secs $t0 "$(now)") s")
 fi
+if want_data view; then
+	# the join reads the 10^4-row tables of the size cases
+	if [ -z "$(sql "SELECT to_regclass('t4')")" ]; then
+		t0=$(now); load_ots t4 $SMALL;        LOADINFO+=("ots t4 ($SMALL rows): $(secs $t0 "$(now)") s")
+	fi
+	[ -n "$(sql "SELECT to_regclass('plain4')")" ] || load_plain plain4 $SMALL
+fi
 if want_data ver; then
 	[ -n "$(sql "SELECT to_regclass('plain4')")" ] || load_plain plain4 $SMALL
 	for nv in 1 10 100; do
@@ -277,6 +284,16 @@ done
 { keyvars $MID 100; echo "SELECT * FROM ots.get_range_rows('t', $KEY,
   '{\"k1\": {\"\$inf\": \"max\"}, \"k2\": {\"\$inf\": \"max\"}}', 'FORWARD', 100);"; } | mk ots_range_rows
 { keyvars $MID 100; echo "SELECT k1, k2, attrs FROM plain_t WHERE (k1, k2) >= ('u' || :ka, :kb::int8) ORDER BY k1, k2 LIMIT 100;"; } | mk plain_range_rows
+# SQL over the views (issue 14): the same statements a user writes on a plain table
+{ keyvars $MID; echo "SELECT attributes FROM t WHERE k1 = 'u' || :ka AND k2 = :kb::int8;"; } | mk ots_vget
+{ keyvars $MID; echo "SELECT attrs FROM plain_t WHERE k1 = 'u' || :ka AND k2 = :kb::int8;"; } | mk plain_vget
+{ keyvars $MID; echo "SELECT k1, k2, attributes FROM t WHERE k1 = 'u' || :ka ORDER BY k2 LIMIT 100;"; } | mk ots_vrange
+{ keyvars $MID; echo "SELECT k1, k2, attrs FROM plain_t WHERE k1 = 'u' || :ka ORDER BY k2 LIMIT 100;"; } | mk plain_vrange
+echo "SELECT count(*), sum((attributes->>'a2')::int8) FROM t WHERE attributes->>'a1' = 'abcdefghijklmnopqrst';" | mk ots_vscan
+echo "SELECT count(*), sum((attrs->>'a2')::int8) FROM plain_t WHERE attrs->>'a1' = 'abcdefghijklmnopqrst';" | mk plain_vscan
+# a JOIN of two tables on their keys: the 100 rows of one partition key of t4 with their rows in t
+{ keyvars $SMALL; echo "SELECT a.k2, a.attributes->>'a1', b.attributes->>'a2' FROM t4 a JOIN t b ON b.k1 = a.k1 AND b.k2 = a.k2 WHERE a.k1 = 'u' || :ka;"; } | mk ots_vjoin
+{ keyvars $SMALL; echo "SELECT a.k2, a.attrs->>'a1', b.attrs->>'a2' FROM plain4 a JOIN plain_t b ON b.k1 = a.k1 AND b.k2 = a.k2 WHERE a.k1 = 'u' || :ka;"; } | mk plain_vjoin
 mk ots_put <<EOF
 \\set a random(0, 999)
 SELECT ots.put_row('t', ('{"k1": "n' || :a || '", "k2": ' || nextval('put_seq') || '}')::jsonb, '$ATTRS_LIT');
@@ -350,7 +367,11 @@ LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 T_BENCH=$(now)
 want get   && pair "get_row latest"            ots_get_t      plain_get_plain_t on
 want range && pair "get_range 100"             ots_range      plain_range       on
-want range && pair "get_range_rows 100 (info)" ots_range_rows plain_range_rows  on
+want range && pair "get_range_rows 100"        ots_range_rows plain_range_rows  on
+want view  && pair "view: point"               ots_vget       plain_vget        on
+want view  && pair "view: range 100"           ots_vrange     plain_vrange      on
+want view  && pair "view: scan + aggregate"    ots_vscan      plain_vscan       on
+want view  && pair "view: join 100 on keys"    ots_vjoin      plain_vjoin       on
 if want size; then
 	pair "get_row 1e4 rows"  ots_get_t4 plain_get_plain4 on
 	OTS_TPS["get_row 1e5 rows"]=${OTS_TPS["get_row latest"]:-}
@@ -408,7 +429,11 @@ caserow "get_row latest" 0.9
 for s in on off; do caserow "put_row sync=$s" 0.9; done
 for s in on off; do caserow "update_row sync=$s" 0.9; done
 caserow "get_range 100" 0.8
-caserow "get_range_rows 100 (info)" info
+caserow "get_range_rows 100" 0.8
+caserow "view: point" 0.8
+caserow "view: range 100" 0.8
+caserow "view: scan + aggregate" 0.6
+caserow "view: join 100 on keys" 0.6
 for s in on off; do caserow "batch 200 sync=$s" 0.8; done
 if want size; then
 	for c in "get_row 1e4 rows" "get_row 1e5 rows" "get_row 1e6 rows"; do caserow "$c" 0.9; done
@@ -448,6 +473,35 @@ echo
 			if (r == 1) { s = ""; for (i = 1; i <= nf; i++) { d = ""; for (k = 0; k < w[i] + (i > 1 ? 3 : 0); k++) d = d (i > 1 && k == 1 ? "+" : "-"); s = s d } print s }
 		}
 	}'
+
+# the picture: each case's ratio against its target, one bar per case
+PNG=${BENCH_PNG:-$PWD/bench-ratios.png}
+if ! command -v gnuplot >/dev/null && [ "$(id -u)" = 0 ]; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends gnuplot-nox >"$LOGS/apt.log" 2>&1 || true
+fi
+printf '%s\n' "${ROWS[@]}" | awk -F'|' '$5 ~ /^>= / && $4 != "-" { t = $5; sub(/^>= /, "", t); gsub(/"/, "", $1); printf "\"%s\" %s %s\n", $1, $4, t }' >"$WORK/ratios.dat"
+if ! command -v gnuplot >/dev/null; then
+	echo "picture: gnuplot not found (Debian: gnuplot-nox), none drawn"
+elif [ ! -s "$WORK/ratios.dat" ]; then
+	echo "picture: no case with a target ran, none drawn"
+else
+	gnuplot <<GP && echo "picture: $PNG"
+set terminal pngcairo size 1100,620 font "sans,10"
+set output "$PNG"
+set title "ots ÷ plain PostgreSQL, same data, same run — $(date -u '+%Y-%m-%d'), $(nproc) cores, git $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo '?')"
+set ylabel "tps ratio (ots / plain)"
+set yrange [0:*]
+set style fill solid 0.6 border -1
+set boxwidth 0.6
+set xtics rotate by -35 left nomirror
+set grid ytics
+set key top right
+set bmargin 9
+plot "$WORK/ratios.dat" using 0:2:xtic(1) with boxes lc rgb "#4a7ab5" title "ratio", \
+     "" using 0:3 with points pt 7 ps 1.4 lc rgb "#c0392b" title "target (at least)", \
+     1 with lines dt 2 lc rgb "#555555" title "plain"
+GP
+fi
 echo
 echo "storage detail: ots t\$data leaves total $OTS_BYTES B (heap $OTS_HEAP B), plain_t total $PLAIN_BYTES B (heap $PLAIN_HEAP B), $MID rows, after VACUUM ANALYZE"
 echo "raw tps per run:"

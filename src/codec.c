@@ -928,6 +928,19 @@ codec_pk_to_jsonb(const OtsTable *t, const PkInput *pk)
 {
 	JsonbParseState *state = NULL;
 	JsonbValue *res;
+	CodecPair	pairs[OTS_MAX_PK_COLUMNS];
+	int			n = 0;
+
+	/* a stored row's key (no infinities) is written straight in binary form */
+	while (n < t->npk && pk->special[n] == PK_VALUE)
+	{
+		pairs[n].key = t->pk[n].name;
+		pairs[n].keylen = t->pk[n].namelen;
+		pairs[n].value = pk->v[n];
+		n++;
+	}
+	if (n == t->npk)
+		return codec_flat_object(pairs, n);
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	for (int i = 0; i < t->npk; i++)

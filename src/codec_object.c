@@ -145,8 +145,13 @@ codec_flat_object(CodecPair *pairs, int n)
 	int			entries_at;
 	uint32		total = 0;
 
-	if (n > 1)
-		qsort(pairs, n, sizeof(CodecPair), codec_pair_cmp);
+	/* pairs often come in this order already (cells keep names bytewise) */
+	for (int i = 1; i < n; i++)
+		if (codec_pair_cmp(&pairs[i - 1], &pairs[i]) > 0)
+		{
+			qsort(pairs, n, sizeof(CodecPair), codec_pair_cmp);
+			break;
+		}
 	initStringInfo(&buf);
 	/* the varlena header, set at the end; the root container needs no padding */
 	buf.len = VARHDRSZ;

@@ -10,6 +10,7 @@
 #include "cache.h"
 #include "catalog.h"
 #include "guc.h"
+#include "planner.h"
 #include "stats.h"
 #include "storage_write.h"
 
@@ -24,5 +25,6 @@ _PG_init(void)
 	cache_init();
 	catalog_init();
 	stats_init();
+	planner_init();
 	storage_write_init();
 }

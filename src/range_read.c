@@ -304,8 +304,9 @@ ots_get_range_rows(PG_FUNCTION_ARGS)
 	rs = funcctx->user_fctx;
 
 	/* rows a filter drops cost no memory: range_next frees each row's decoding */
+	/* with a limit, fetch what it still needs (more come if a filter drops rows) */
 	while ((rs->limit == 0 || rs->returned < rs->limit) &&
-		   range_next(rs, 0, &pk, &attrs, &size_read))
+		   range_next(rs, rs->limit > 0 ? rs->limit - rs->returned : 0, &pk, &attrs, &size_read))
 	{
 		rs->scanned_size += size_read;
 		if (attrs != NULL)

@@ -1,5 +1,5 @@
 -- ots 0.1.0 -> 0.2.0: security and data safety (issue 12), the ots table
--- access method (issue 20).
+-- access method (issue 20), SQL over live data at plain-table speed (issue 14).
 -- Every change here is also made in src/sql/ (what a fresh 0.2.0 install
 -- runs); test/upgrade/run.sh shows the two arrive at the same objects.
 \echo Use "ALTER EXTENSION ots UPDATE TO '0.2.0'" to load this file. \quit
@@ -1067,3 +1067,12 @@ BEGIN
 	END LOOP;
 END
 $$;
+
+-- issue 14: ots.row_exists, the row rule of every view, gets a planner
+-- support function (src/planner.c): a stored row is estimated to exist,
+-- where PostgreSQL's default for a boolean function is a third.
+CREATE FUNCTION ots.row_exists_support(internal) RETURNS internal
+	AS 'MODULE_PATHNAME', 'ots_row_exists_support' LANGUAGE C STRICT;
+COMMENT ON FUNCTION ots.row_exists_support(internal) IS
+	'planner support of ots.row_exists: a stored row is estimated to exist';
+ALTER FUNCTION ots.row_exists(ots.cells, regclass) SUPPORT ots.row_exists_support;

@@ -57,8 +57,13 @@ CREATE FUNCTION ots.row_attributes(cells ots.cells, storage regclass) RETURNS js
 	AS 'MODULE_PATHNAME', 'ots_row_attributes' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION ots.row_attributes(ots.cells, regclass) IS
 	'latest visible value of every attribute column of a stored row (used by table views)';
+CREATE FUNCTION ots.row_exists_support(internal) RETURNS internal
+	AS 'MODULE_PATHNAME', 'ots_row_exists_support' LANGUAGE C STRICT;
+COMMENT ON FUNCTION ots.row_exists_support(internal) IS
+	'planner support of ots.row_exists: a stored row is estimated to exist';
 CREATE FUNCTION ots.row_exists(cells ots.cells, storage regclass) RETURNS boolean
-	AS 'MODULE_PATHNAME', 'ots_row_exists' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'ots_row_exists' LANGUAGE C STABLE STRICT PARALLEL SAFE
+	SUPPORT ots.row_exists_support;
 COMMENT ON FUNCTION ots.row_exists(ots.cells, regclass) IS
 	'whether a stored row is visible under its table''s TTL (used by table views)';
 

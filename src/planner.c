@@ -1,0 +1,205 @@
+/*-------------------------------------------------------------------------
+ * src/planner.c
+ *	  What ots tells PostgreSQL's planner about ots storage.
+ *
+ * A prepared statement over a table's view or storage (WHERE k1 = $1 ...)
+ * gets a generic plan whose Append holds every leaf; run-time pruning
+ * keeps one of them, chosen when the executor starts.  PostgreSQL 15 costs
+ * that Append as if every leaf ran, so the plan cache finds the generic
+ * plan dearer than re-planning the statement each time (a custom plan),
+ * and re-plans every execution: most of a point query's cost.  Storage is
+ * hash-partitioned, and hash pruning needs an equality on every partition
+ * key column, so when a path's clauses give one, exactly one leaf runs:
+ * its cost is one leaf's.  planner_rel_pathlist says so, for ots storage
+ * only (leaves on the ots access method), before PostgreSQL picks the
+ * cheapest path.
+ *
+ * ots.row_exists, the row rule in every view's WHERE, gets a support
+ * function: estimated true for every stored row (rows fail it only past
+ * their TTL, and purge removes those), where PostgreSQL's default for a
+ * boolean function is a third, which shrinks every estimate over a view.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/pg_class.h"
+#include "commands/defrem.h"
+#include "fmgr.h"
+#include "nodes/pathnodes.h"
+#include "nodes/supportnodes.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "parser/parsetree.h"
+#include "partitioning/partdefs.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+#include "planner.h"
+#include "storage.h"
+
+static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
+
+/*
+ * planner_leaf_is_ots: is this leaf on the ots table access method (so its
+ * partitioned table is ots storage)?  Read from pg_class alone: planning
+ * never fails over ots's catalog (a damaged table's view still plans).
+ */
+static bool
+planner_leaf_is_ots(Oid relid)
+{
+	Oid			am = get_table_am_oid(STORAGE_ACCESS_METHOD, true);
+	HeapTuple	tup;
+	bool		result;
+
+	if (!OidIsValid(am))
+		return false;
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	result = ((Form_pg_class) GETSTRUCT(tup))->relam == am;
+	ReleaseSysCache(tup);
+	return result;
+}
+
+PG_FUNCTION_INFO_V1(ots_row_exists_support);
+
+/*
+ * planner_key_fixed: does an equality in clauses (RestrictInfos) fix
+ * partition key column i to a value the executor knows before it scans
+ * the relation (a parameter, an outer row's value), as run-time pruning
+ * requires?
+ */
+static bool
+planner_key_fixed(PlannerInfo *root, RelOptInfo *rel, int i, List *clauses)
+{
+	PartitionScheme scheme = rel->part_scheme;
+	ListCell   *lc;
+
+	foreach(lc, clauses)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+		OpExpr	   *op = (OpExpr *) ri->clause;
+		Node	   *left;
+		Node	   *right;
+		Node	   *other;
+
+		if (!IsA(op, OpExpr) || list_length(op->args) != 2 ||
+			!op_in_opfamily(op->opno, scheme->partopfamily[i]) ||
+			(OidIsValid(scheme->partcollation[i]) && scheme->partcollation[i] != op->inputcollid))
+			continue;
+		left = (Node *) linitial(op->args);
+		right = (Node *) lsecond(op->args);
+		while (IsA(left, RelabelType))
+			left = (Node *) ((RelabelType *) left)->arg;
+		while (IsA(right, RelabelType))
+			right = (Node *) ((RelabelType *) right)->arg;
+		if (list_member(rel->partexprs[i], left))
+			other = right;
+		else if (list_member(rel->partexprs[i], right))
+			other = left;
+		else
+			continue;
+		if (!bms_is_member(rel->relid, pull_varnos(root, other)) &&
+			!contain_volatile_functions(other))
+			return true;
+	}
+	return false;
+}
+
+/* planner_scale makes a path cost and return what one leaf of n would */
+static void
+planner_scale(Path *path, int n)
+{
+	path->startup_cost /= n;
+	path->total_cost /= n;
+	path->rows = clamp_row_est(path->rows / n);
+}
+
+/*
+ * planner_rel_pathlist costs an Append (or MergeAppend) over the leaves of
+ * ots storage that run-time pruning cuts to one leaf as that one leaf: the
+ * average of its children, since hashing spreads keys evenly, in cost and
+ * in rows.  The Appends
+ * built so far are scaled, and so are the leaves' own paths, from which
+ * PostgreSQL builds the Appends again when it applies the statement's
+ * target list to a partitioned relation.  Only paths the relation's own
+ * clauses prune are concerned (a parameter of a prepared statement);
+ * parameterized paths (the inner side of a nested loop) keep their costs.
+ */
+static void
+planner_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntry *rte)
+{
+	ListCell   *lc;
+	int			n;
+	int			i;
+
+	if (prev_set_rel_pathlist_hook)
+		prev_set_rel_pathlist_hook(root, rel, rti, rte);
+	if (!enable_partition_pruning || rte->rtekind != RTE_RELATION ||
+		rte->relkind != RELKIND_PARTITIONED_TABLE || rel->part_scheme == NULL ||
+		rel->part_scheme->strategy != PARTITION_STRATEGY_HASH || rel->part_rels == NULL ||
+		(n = bms_num_members(rel->live_parts)) <= 1)
+		return;
+	i = bms_next_member(rel->live_parts, -1);
+	if (rel->part_rels[i] == NULL ||
+		!planner_leaf_is_ots(planner_rt_fetch(rel->part_rels[i]->relid, root)->relid))
+		return;
+	for (i = 0; i < rel->part_scheme->partnatts; i++)
+		if (!planner_key_fixed(root, rel, i, rel->baserestrictinfo))
+			return;
+	foreach(lc, rel->pathlist)
+	{
+		Path	   *path = lfirst(lc);
+
+		if ((IsA(path, AppendPath) || IsA(path, MergeAppendPath)) && path->param_info == NULL)
+			planner_scale(path, n);
+	}
+	rel->rows = clamp_row_est(rel->rows / n);
+	i = -1;
+	while ((i = bms_next_member(rel->live_parts, i)) >= 0)
+	{
+		RelOptInfo *leaf = rel->part_rels[i];
+
+		if (leaf == NULL || IS_DUMMY_REL(leaf))
+			continue;
+		foreach(lc, leaf->pathlist)
+		{
+			Path	   *path = lfirst(lc);
+
+			if (path->param_info == NULL)
+				planner_scale(path, n);
+		}
+		foreach(lc, leaf->partial_pathlist)
+			planner_scale(lfirst(lc), n);
+		leaf->rows = clamp_row_est(leaf->rows / n);
+	}
+}
+
+void
+planner_init(void)
+{
+	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
+	set_rel_pathlist_hook = planner_rel_pathlist;
+}
+
+/*
+ * ots_row_exists_support is ots.row_exists's planner support: a stored row
+ * is estimated to exist (selectivity 1).
+ */
+Datum
+ots_row_exists_support(PG_FUNCTION_ARGS)
+{
+	Node	   *req = (Node *) PG_GETARG_POINTER(0);
+
+	if (IsA(req, SupportRequestSelectivity))
+	{
+		SupportRequestSelectivity *sel = (SupportRequestSelectivity *) req;
+
+		sel->selectivity = 1.0;
+		PG_RETURN_POINTER(sel);
+	}
+	PG_RETURN_POINTER(NULL);
+}
