@@ -7,7 +7,12 @@
 #     BENCH_KEEP=1 BENCH_ONLY=load bench/run.sh    # loads the data, keeps the instance
 #     bench/callgrind.sh DIR [CASE ...]             # DIR = that instance (/tmp/ots-bench.XXXXXX)
 #
-# CASE: get put upd del batch (default: all).  It stops the kept instance, copies
+# CASE: get put upd del batch, and the SQL cases vget (point through the view),
+# vrange (100 rows of one partition key through the view), vscan (scan and
+# aggregate of the whole view), vjoin (join of two views, 100 rows), rows
+# (get_range_rows of 100 rows), v100 (get_row of rows with 100 versions per
+# cell) (default: get put upd del batch).  CG_OUT sets the output directory
+# (/tmp/ots-cg), CG_OPTS adds server options (e.g. "-c plan_cache_mode=force_generic_plan").  It stops the kept instance, copies
 # its data directory once (every case then runs on that copy, in order; the
 # instance starts again, also on exit or failure), and for each case and side
 # runs a single-user backend (postgres --single, synchronous_commit=off,
@@ -70,8 +75,6 @@ prepare() {
 	plain_rows) echo "PREPARE p(int) AS SELECT k1, k2, attrs FROM plain_t WHERE (k1, k2) >= ('u' || (100000 + \$1 / 100), (\$1 % 100)::int8) ORDER BY k1, k2 LIMIT 100;" ;;
 	ots_v100) echo "PREPARE p(int) AS SELECT ots.get_row('v100', ('{\"k1\": \"u' || (100000 + \$1 % 10000 / 100) || '\", \"k2\": ' || \$1 % 100 || '}')::jsonb);" ;;
 	plain_v100) echo "PREPARE p(int) AS SELECT k1, k2, attrs FROM plain4 WHERE k1 = 'u' || (100000 + \$1 % 10000 / 100) AND k2 = (\$1 % 100)::int8;" ;;
-	ots_pp8) echo "PREPARE p(int) AS SELECT attrs FROM pp8 WHERE k1 = 'u' || (100000 + \$1 / 100) AND k2 = (\$1 % 100)::int8;" ;;
-	plain_pp8) echo "PREPARE p(int) AS SELECT attrs FROM plain_t WHERE k1 = 'u' || (100000 + \$1 / 100) AND k2 = (\$1 % 100)::int8;" ;;
 	*) echo "callgrind.sh: unknown case $2" >&2; exit 1 ;;
 	esac
 }
