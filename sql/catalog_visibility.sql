@@ -121,7 +121,7 @@ SELECT k FROM regress_ots_cv_open.leaky WHERE pg_temp.leak(k) ORDER BY k;
 SET client_min_messages = warning;
 DROP FUNCTION pg_temp.leak(text);
 RESET ROLE;
--- a key predicate still reaches the primary-key index through the barrier
+-- a key predicate still reaches the key scan through the barrier
 SET enable_seqscan = off;
 EXPLAIN (COSTS OFF) SELECT k FROM regress_ots_cv_open.leaky WHERE k = 'shown';
 RESET enable_seqscan;

@@ -91,19 +91,19 @@ SELECT count(*) FROM generate_series(0, 99999) g,
 		jsonb_build_object('amount', g % 1000, 'status', CASE WHEN g % 10 = 0 THEN 'refunded' ELSE 'paid' END));
 ANALYZE "orders$data";
 SELECT count(*) FROM orders;
--- the query: pruned to one partition, an index scan on its primary key
+-- the query: the key scan reads the channel's leaf, from id 'a0089' on, in key order
 SELECT * FROM pg_temp.explain($$
 	SELECT * FROM orders WHERE channel = 'alipay' AND id > 'a0089' AND ts = 1705786502000$$);
 SELECT count(*), min(id), max(id)
   FROM orders WHERE channel = 'alipay' AND id > 'a0089' AND ts = 1705786502000;
 SELECT * FROM orders WHERE channel = 'alipay' AND id > 'a0089' AND ts = 1705786502000
  ORDER BY channel, id, ts;
--- a point query uses the index too
+-- a point query: the key scan on all three key columns
 SELECT * FROM pg_temp.explain($$
 	SELECT * FROM orders WHERE channel = 'card' AND id = 'a0050' AND ts = 1705786502000$$);
 SELECT * FROM orders WHERE channel = 'card' AND id = 'a0050' AND ts = 1705786502000
  ORDER BY channel, id, ts;
--- so does a range of one key
+-- a range of one key: the key scan on its first two columns
 SELECT * FROM pg_temp.explain($$
 	SELECT count(*) FROM orders WHERE channel = 'cash' AND id = 'a0007'$$);
 SELECT count(*), min(ts), max(ts) FROM orders WHERE channel = 'cash' AND id = 'a0007';

@@ -1,9 +1,14 @@
--- view_plans: what ots tells the planner (src/planner.c).  A prepared
--- statement over a table's view or storage that fixes the partition key
--- gets a generic plan (run-time pruning keeps one leaf) instead of being
--- planned again at every execution, as PostgreSQL 15 does when it costs
--- the generic plan's Append as if every leaf ran.  Only ots storage is
--- concerned: a user's own hash-partitioned table keeps PostgreSQL's choice.
+-- view_plans: what ots tells the planner (src/planner.c, src/key_scan.c).
+-- A SELECT over a table's view or storage whose WHERE fixes the partition
+-- key reads that key's leaf with the ots key scan, routed at execution, so
+-- a prepared statement runs one generic plan with no leaf in it; a
+-- comparison on the next key column narrows the scan, and rows come in key
+-- order.  It returns what PostgreSQL's own plans return (ots.key_scan off),
+-- for every shape below.  Without the key scan (ots.key_scan off, or a
+-- parameter fixing only part of a HASH key), a prepared statement still
+-- gets a generic plan over one leaf: its Append is costed as one leaf, not
+-- all of them, as PostgreSQL 15 would, which made it re-plan every
+-- execution.  A user's own hash-partitioned table keeps PostgreSQL's plans.
 -- ots.row_exists, the row rule of every view, is estimated true for a
 -- stored row, not PostgreSQL's third.
 SET client_min_messages = warning;
@@ -51,6 +56,13 @@ EXECUTE joined('u7');
 PREPARE stored(text) AS SELECT k2 FROM "vp$data" WHERE k1 = $1 AND k2 = 3;
 SELECT pg_temp.plan_after_warmup('stored', 'u7');
 
+-- without the key scan: run-time pruning, the Append costed as one leaf
+SET ots.key_scan = off;
+PREPARE point_pruned(text) AS SELECT attributes FROM vp WHERE k1 = $1 AND k2 = 3;
+SELECT pg_temp.plan_after_warmup('point_pruned', 'u7');
+EXECUTE point_pruned('u7');
+RESET ots.key_scan;
+
 -- a key the parameter does not fix: every leaf is costed and scanned
 PREPARE by_k2(bigint) AS SELECT count(*) FROM vp WHERE k2 = $1;
 SELECT pg_temp.plan_after_warmup('by_k2', '3');
@@ -77,3 +89,81 @@ END
 $$;
 SELECT pg_temp.estimated_rows('SELECT k1, k2 FROM vp') AS estimated,
 	   (SELECT count(*) FROM vp) AS actual;
+
+-- the key scan returns what PostgreSQL's plans return, for each shape:
+-- every row of the first query that the second lacks, and the reverse
+CREATE FUNCTION pg_temp.same_rows(query text) RETURNS text
+	LANGUAGE plpgsql AS $$
+DECLARE
+	with_scan text[];
+	without text[];
+	plan text := '';
+	line text;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
+		plan := plan || line;
+	END LOOP;
+	EXECUTE format('SELECT coalesce(array_agg(r::text), ''{}'') FROM (%s) r', query) INTO with_scan;
+	SET LOCAL ots.key_scan = off;
+	EXECUTE format('SELECT coalesce(array_agg(r::text), ''{}'') FROM (%s) r', query) INTO without;
+	SET LOCAL ots.key_scan = on;
+	RETURN CASE WHEN with_scan = without THEN 'same ' ELSE 'DIFFERENT ' END ||
+		   cardinality(with_scan) || ' rows, ' ||
+		   CASE WHEN plan LIKE '%OtsKeyScan%' THEN 'key scan' ELSE 'no key scan' END;
+END
+$$;
+SELECT q, pg_temp.same_rows(q) FROM unnest(ARRAY[
+	$q$SELECT k1, k2, attributes FROM vp WHERE k1 = 'u7' AND k2 = 3$q$,
+	$q$SELECT k1, k2, attributes FROM vp WHERE k1 = 'u7' ORDER BY k2$q$,
+	$q$SELECT k1, k2, attributes FROM vp WHERE k1 = 'u7' ORDER BY k2 DESC LIMIT 4$q$,
+	$q$SELECT k2 FROM vp WHERE k1 = 'u7' AND k2 > 15 ORDER BY k2$q$,
+	$q$SELECT k2 FROM vp WHERE k1 = 'u7' AND 15 >= k2 AND k2 >= 12 ORDER BY k2$q$,
+	$q$SELECT k2 FROM vp WHERE 'u7' = k1 AND k2 < 3::int2 ORDER BY k2$q$,
+	$q$SELECT k2 FROM vp WHERE k1 = 'u7' AND k2 = 3.0 ORDER BY k2$q$,
+	$q$SELECT k2 FROM vp WHERE k1 = 'u7'::varchar AND k2 IN (1, 5, 40) ORDER BY k2$q$,
+	$q$SELECT k2 FROM vp WHERE k1 = 'u7' AND k2 = 3 AND k2 = 4$q$,
+	$q$SELECT k2 FROM vp WHERE k1 = 'nobody'$q$,
+	$q$SELECT k2 FROM vp WHERE k1 = NULL$q$,
+	$q$SELECT k2 FROM vp WHERE k1 = (SELECT 'u' || 8) ORDER BY k2$q$,
+	$q$SELECT k2 FROM vp WHERE k1 = 'u7' COLLATE "C" AND attributes->>'b' LIKE 'x14%' ORDER BY k2$q$,
+	$q$SELECT k1, count(*) FROM vp WHERE k1 IN ('u7', 'u8') GROUP BY k1 ORDER BY k1$q$,
+	$q$SELECT a.k2, b.k2 FROM vp a JOIN vq b ON b.k1 = a.k1 AND b.k2 = a.k2 + 1 WHERE a.k1 = 'u9' ORDER BY 1$q$,
+	$q$SELECT a.k2, b.attributes FROM vp a LEFT JOIN vq b ON b.k1 = 'u9' AND b.k2 = a.k2 WHERE a.k1 = 'u3' ORDER BY 1$q$,
+	$q$SELECT k2 FROM "vp$data" WHERE k1 = 'u7' AND k2 BETWEEN 2 AND 4 ORDER BY k2$q$,
+	$q$SELECT k2 FROM vp WHERE k1 = (SELECT max(k1) FROM vq) ORDER BY k2$q$
+]) q;
+
+-- rows the view hides stay hidden: a row whose cells all expired
+SET client_min_messages = warning;
+SELECT ots.create_table('vt', 'k1 string, k2 integer', time_to_live => 100);
+RESET client_min_messages;
+SELECT ots.put_row('vt', '{"k1": "a", "k2": 1}', '{"x": 1}'),
+	   ots.put_row('vt', '{"k1": "a", "k2": 2}', '{"x": 2}');
+SELECT pg_sleep(2.5);
+SELECT ots.update_row('vt', '{"k1": "a", "k2": 2}', '{"y": 3}');
+SELECT ots.update_table('vt', time_to_live => 2);
+SELECT k1, k2, attributes FROM vt WHERE k1 = 'a' ORDER BY k2;
+SELECT pg_temp.same_rows($q$SELECT k1, k2 FROM vt WHERE k1 = 'a'$q$);
+
+-- a locking clause, or row-level security on the storage, keeps PostgreSQL's plan
+EXPLAIN (COSTS OFF) SELECT k2 FROM "vp$data" WHERE k1 = 'u7' AND k2 = 3 FOR UPDATE;
+CREATE ROLE regress_ots_vp_reader;
+GRANT SELECT ON "vp$data" TO regress_ots_vp_reader;
+ALTER TABLE "vp$data" ENABLE ROW LEVEL SECURITY;
+CREATE POLICY vp_some ON "vp$data" FOR SELECT USING (k2 < 10);
+SET ROLE regress_ots_vp_reader;
+EXPLAIN (COSTS OFF) SELECT k2 FROM "vp$data" WHERE k1 = 'u7' ORDER BY k2;
+SELECT count(*) FROM "vp$data" WHERE k1 = 'u7';
+RESET ROLE;
+ALTER TABLE "vp$data" DISABLE ROW LEVEL SECURITY;
+DROP POLICY vp_some ON "vp$data";
+REVOKE SELECT ON "vp$data" FROM regress_ots_vp_reader;
+DROP ROLE regress_ots_vp_reader;
+
+-- the key scan checks privileges as any scan does: the view's owner for the view
+CREATE ROLE regress_ots_vp_none;
+SET ROLE regress_ots_vp_none;
+SELECT k2 FROM "vp$data" WHERE k1 = 'u7' AND k2 = 3;
+SELECT k2 FROM vp WHERE k1 = 'u7' AND k2 = 3;
+RESET ROLE;
+DROP ROLE regress_ots_vp_none;

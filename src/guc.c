@@ -13,6 +13,7 @@
 /* every five minutes: pg_cron 1.4 schedules have minute granularity */
 #define GUC_DEFAULT_PURGE_SCHEDULE "*/5 * * * *"
 
+bool		ots_key_scan = true;
 bool		ots_count_writes = false;
 char	   *ots_purge_schedule = NULL;
 int			ots_stats_max_tables = 1000;
@@ -44,6 +45,17 @@ guc_init(void)
 							   PGC_USERSET,
 							   0,
 							   NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("ots.key_scan",
+							 "Reads the rows of one partition key of ots storage with the ots key scan.",
+							 "A SELECT over a table's view or storage whose WHERE fixes the partition key "
+							 "reads that key's leaf only, routed at execution; off leaves such statements "
+							 "to PostgreSQL's partition pruning.",
+							 &ots_key_scan,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
 
 	/*
 	 * A postmaster-level parameter may only be defined while ots is being

@@ -22,47 +22,27 @@
  */
 #include "postgres.h"
 
-#include "access/htup_details.h"
-#include "catalog/pg_class.h"
-#include "commands/defrem.h"
 #include "fmgr.h"
+#include "catalog/pg_class.h"
 #include "nodes/pathnodes.h"
 #include "nodes/supportnodes.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
+#include "optimizer/plancat.h"
+#include "optimizer/planner.h"
 #include "parser/parsetree.h"
 #include "partitioning/partdefs.h"
 #include "utils/lsyscache.h"
-#include "utils/syscache.h"
 
+#include "key_scan.h"
 #include "planner.h"
 #include "storage.h"
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
-
-/*
- * planner_leaf_is_ots: is this leaf on the ots table access method (so its
- * partitioned table is ots storage)?  Read from pg_class alone: planning
- * never fails over ots's catalog (a damaged table's view still plans).
- */
-static bool
-planner_leaf_is_ots(Oid relid)
-{
-	Oid			am = get_table_am_oid(STORAGE_ACCESS_METHOD, true);
-	HeapTuple	tup;
-	bool		result;
-
-	if (!OidIsValid(am))
-		return false;
-	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	if (!HeapTupleIsValid(tup))
-		return false;
-	result = ((Form_pg_class) GETSTRUCT(tup))->relam == am;
-	ReleaseSysCache(tup);
-	return result;
-}
+static get_relation_info_hook_type prev_get_relation_info_hook = NULL;
+static planner_hook_type prev_planner_hook = NULL;
 
 PG_FUNCTION_INFO_V1(ots_row_exists_support);
 
@@ -138,6 +118,7 @@ planner_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntr
 
 	if (prev_set_rel_pathlist_hook)
 		prev_set_rel_pathlist_hook(root, rel, rti, rte);
+	key_scan_pathlist(root, rel, rti, rte);
 	if (!enable_partition_pruning || rte->rtekind != RTE_RELATION ||
 		rte->relkind != RELKIND_PARTITIONED_TABLE || rel->part_scheme == NULL ||
 		rel->part_scheme->strategy != PARTITION_STRATEGY_HASH || rel->part_rels == NULL ||
@@ -145,7 +126,7 @@ planner_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntr
 		return;
 	i = bms_next_member(rel->live_parts, -1);
 	if (rel->part_rels[i] == NULL ||
-		!planner_leaf_is_ots(planner_rt_fetch(rel->part_rels[i]->relid, root)->relid))
+		!storage_is_ots_leaf(planner_rt_fetch(rel->part_rels[i]->relid, root)->relid))
 		return;
 	for (i = 0; i < rel->part_scheme->partnatts; i++)
 		if (!planner_key_fixed(root, rel, i, rel->baserestrictinfo))
@@ -178,11 +159,47 @@ planner_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntr
 	}
 }
 
+/* planner_relation_info: get_relation_info_hook, for the key scan */
+static void
+planner_relation_info(PlannerInfo *root, Oid relid, bool inhparent, RelOptInfo *rel)
+{
+	if (prev_get_relation_info_hook)
+		prev_get_relation_info_hook(root, relid, inhparent, rel);
+	key_scan_relation_info(root, relid, inhparent, rel);
+}
+
+/* planner_plan: planner_hook, giving the key scan's choices their planner call */
+static PlannedStmt *
+planner_plan(Query *parse, const char *query_string, int cursor_options, ParamListInfo params)
+{
+	List	   *saved = key_scan_forget_choices();
+	PlannedStmt *volatile result = NULL;
+
+	PG_TRY();
+	{
+		if (prev_planner_hook)
+			result = prev_planner_hook(parse, query_string, cursor_options, params);
+		else
+			result = standard_planner(parse, query_string, cursor_options, params);
+	}
+	PG_FINALLY();
+	{
+		key_scan_restore_choices(saved);
+	}
+	PG_END_TRY();
+	return result;
+}
+
 void
 planner_init(void)
 {
+	key_scan_init();
 	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = planner_rel_pathlist;
+	prev_get_relation_info_hook = get_relation_info_hook;
+	get_relation_info_hook = planner_relation_info;
+	prev_planner_hook = planner_hook;
+	planner_hook = planner_plan;
 }
 
 /*

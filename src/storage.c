@@ -11,7 +11,9 @@
 #include "postgres.h"
 
 #include "catalog/namespace.h"
+#include "access/htup_details.h"
 #include "catalog/pg_am_d.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
@@ -267,6 +269,23 @@ storage_am_oid(void)
 	Oid			am = get_table_am_oid(STORAGE_ACCESS_METHOD, true);
 
 	return OidIsValid(am) ? am : HEAP_TABLE_AM_OID;
+}
+
+bool
+storage_is_ots_leaf(Oid relid)
+{
+	Oid			am = get_table_am_oid(STORAGE_ACCESS_METHOD, true);
+	HeapTuple	tup;
+	bool		result;
+
+	if (!OidIsValid(am))
+		return false;
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	result = ((Form_pg_class) GETSTRUCT(tup))->relam == am;
+	ReleaseSysCache(tup);
+	return result;
 }
 
 char *

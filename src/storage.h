@@ -66,6 +66,13 @@ typedef struct RowKey
 /* storage_am_oid: the table access method of every leaf (ots, or heap at 0.1.0) */
 extern Oid	storage_am_oid(void);
 
+/*
+ * storage_is_ots_leaf: is the relation on the ots table access method (a leaf
+ * of ots storage)?  From pg_class alone, so callers that must not fail over
+ * ots's catalog (the planner) can ask.
+ */
+extern bool storage_is_ots_leaf(Oid relid);
+
 /* storage_nkeys: the number of stored key columns of t ("$hash" included) */
 static inline int
 storage_nkeys(const OtsTable *t)
