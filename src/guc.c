@@ -14,6 +14,7 @@
 #define GUC_DEFAULT_PURGE_SCHEDULE "*/5 * * * *"
 
 bool		ots_key_scan = true;
+bool		ots_attribute_pushdown = true;
 bool		ots_count_writes = false;
 char	   *ots_purge_schedule = NULL;
 int			ots_stats_max_tables = 1000;
@@ -52,6 +53,16 @@ guc_init(void)
 							 "reads that key's leaf only, routed at execution; off leaves such statements "
 							 "to PostgreSQL's partition pruning.",
 							 &ots_key_scan,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("ots.attribute_pushdown",
+							 "Reads attributes ->> 'name' of a table's view as that one column of the cells.",
+							 "Off renders every column of each row as jsonb and looks the name up in it; "
+							 "the result is the same.",
+							 &ots_attribute_pushdown,
 							 true,
 							 PGC_USERSET,
 							 0,

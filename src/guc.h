@@ -9,6 +9,7 @@
 /* ots.purge_schedule: cron schedule of the purge jobs ots creates */
 extern bool ots_count_writes;
 extern bool ots_key_scan;
+extern bool ots_attribute_pushdown;
 extern char *ots_purge_schedule;
 
 /* ots.stats_max_tables: tables the shared activity counters can hold */

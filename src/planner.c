@@ -36,6 +36,7 @@
 #include "partitioning/partdefs.h"
 #include "utils/lsyscache.h"
 
+#include "attribute_pushdown.h"
 #include "key_scan.h"
 #include "planner.h"
 #include "storage.h"
@@ -168,7 +169,10 @@ planner_relation_info(PlannerInfo *root, Oid relid, bool inhparent, RelOptInfo *
 	key_scan_relation_info(root, relid, inhparent, rel);
 }
 
-/* planner_plan: planner_hook, giving the key scan's choices their planner call */
+/*
+ * planner_plan: planner_hook, rewriting view attribute reads first
+ * (attribute_pushdown.c) and giving the key scan's choices their planner call
+ */
 static PlannedStmt *
 planner_plan(Query *parse, const char *query_string, int cursor_options, ParamListInfo params)
 {
@@ -177,6 +181,7 @@ planner_plan(Query *parse, const char *query_string, int cursor_options, ParamLi
 
 	PG_TRY();
 	{
+		attribute_pushdown(parse);
 		if (prev_planner_hook)
 			result = prev_planner_hook(parse, query_string, cursor_options, params);
 		else

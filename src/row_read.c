@@ -24,6 +24,8 @@
 PG_FUNCTION_INFO_V1(ots_get_row);
 PG_FUNCTION_INFO_V1(ots_row_attributes);
 PG_FUNCTION_INFO_V1(ots_row_exists);
+PG_FUNCTION_INFO_V1(ots_row_attribute_text);
+PG_FUNCTION_INFO_V1(ots_row_attribute);
 
 /* row_read_pk_requested: does columns_to_get name a primary-key column? */
 static bool
@@ -202,4 +204,85 @@ ots_row_exists(PG_FUNCTION_ARGS)
 
 	row_read_view_row(fcinfo, &sel, &r);
 	PG_RETURN_BOOL(select_row_exists(&sel, &r));
+}
+
+/*
+ * row_read_view_attribute finds the latest visible value of one column of a
+ * view's row (args: cells, storage, name); false when it has none.
+ */
+static bool
+row_read_view_attribute(FunctionCallInfo fcinfo, CellsColumn *col, OtsValue *value)
+{
+	ReadSelect	sel;
+	CellsReader r;
+	text	   *name = PG_GETARG_TEXT_PP(2);
+	SelectedCells sc;
+	int64		ts;
+
+	row_read_view_row(fcinfo, &sel, &r);
+	if (!cells_find_column(&r, VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name), col))
+		return false;
+	select_column_begin(&sc, &sel, col);
+	return select_column_next(&sc, &ts, value);
+}
+
+/*
+ * ots_row_attribute_text is ots.row_attribute_text(cells, storage, name):
+ * ots.row_attributes(cells, storage) ->> name, without rendering the other
+ * columns.  Strings, integers and booleans are written as ->> writes them;
+ * other values go through the same one-pair jsonb ->> reads.
+ */
+Datum
+ots_row_attribute_text(PG_FUNCTION_ARGS)
+{
+	CellsColumn col;
+	OtsValue	v;
+	CodecPair	pair;
+
+	if (!row_read_view_attribute(fcinfo, &col, &v))
+		PG_RETURN_NULL();
+	switch (v.type)
+	{
+		case OTS_VT_STRING:
+			PG_RETURN_TEXT_P(cstring_to_text_with_len(v.u.s.data, v.u.s.len));
+		case OTS_VT_INTEGER:
+			{
+				char		buf[MAXINT8LEN + 1];
+
+				pg_lltoa(v.u.i, buf);
+				PG_RETURN_TEXT_P(cstring_to_text(buf));
+			}
+		case OTS_VT_BOOLEAN:
+			PG_RETURN_TEXT_P(cstring_to_text(v.u.b ? "true" : "false"));
+		default:
+			break;
+	}
+	pair.key = col.name;
+	pair.keylen = col.namelen;
+	pair.value = v;
+	PG_RETURN_DATUM(DirectFunctionCall2(jsonb_object_field_text,
+										JsonbPGetDatum(codec_flat_object(&pair, 1)),
+										PG_GETARG_DATUM(2)));
+}
+
+/*
+ * ots_row_attribute is ots.row_attribute(cells, storage, name):
+ * ots.row_attributes(cells, storage) -> name, without rendering the other
+ * columns.
+ */
+Datum
+ots_row_attribute(PG_FUNCTION_ARGS)
+{
+	CellsColumn col;
+	OtsValue	v;
+	CodecPair	pair;
+
+	if (!row_read_view_attribute(fcinfo, &col, &v))
+		PG_RETURN_NULL();
+	pair.key = col.name;
+	pair.keylen = col.namelen;
+	pair.value = v;
+	PG_RETURN_DATUM(DirectFunctionCall2(jsonb_object_field,
+										JsonbPGetDatum(codec_flat_object(&pair, 1)),
+										PG_GETARG_DATUM(2)));
 }

@@ -1076,3 +1076,14 @@ CREATE FUNCTION ots.row_exists_support(internal) RETURNS internal
 COMMENT ON FUNCTION ots.row_exists_support(internal) IS
 	'planner support of ots.row_exists: a stored row is estimated to exist';
 ALTER FUNCTION ots.row_exists(ots.cells, regclass) SUPPORT ots.row_exists_support;
+
+-- issue 14: one attribute of a view's row, what attributes ->> name and
+-- attributes -> name are planned as (src/attribute_pushdown.c)
+CREATE FUNCTION ots.row_attribute_text(cells ots.cells, storage regclass, name text) RETURNS text
+	AS 'MODULE_PATHNAME', 'ots_row_attribute_text' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.row_attribute_text(ots.cells, regclass, text) IS
+	'ots.row_attributes(cells, storage) ->> name, rendering that column only (what a view''s attributes ->> name is planned as)';
+CREATE FUNCTION ots.row_attribute(cells ots.cells, storage regclass, name text) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'ots_row_attribute' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.row_attribute(ots.cells, regclass, text) IS
+	'ots.row_attributes(cells, storage) -> name, rendering that column only (what a view''s attributes -> name is planned as)';

@@ -57,6 +57,14 @@ CREATE FUNCTION ots.row_attributes(cells ots.cells, storage regclass) RETURNS js
 	AS 'MODULE_PATHNAME', 'ots_row_attributes' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION ots.row_attributes(ots.cells, regclass) IS
 	'latest visible value of every attribute column of a stored row (used by table views)';
+CREATE FUNCTION ots.row_attribute_text(cells ots.cells, storage regclass, name text) RETURNS text
+	AS 'MODULE_PATHNAME', 'ots_row_attribute_text' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.row_attribute_text(ots.cells, regclass, text) IS
+	'ots.row_attributes(cells, storage) ->> name, rendering that column only (what a view''s attributes ->> name is planned as)';
+CREATE FUNCTION ots.row_attribute(cells ots.cells, storage regclass, name text) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'ots_row_attribute' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.row_attribute(ots.cells, regclass, text) IS
+	'ots.row_attributes(cells, storage) -> name, rendering that column only (what a view''s attributes -> name is planned as)';
 CREATE FUNCTION ots.row_exists_support(internal) RETURNS internal
 	AS 'MODULE_PATHNAME', 'ots_row_exists_support' LANGUAGE C STRICT;
 COMMENT ON FUNCTION ots.row_exists_support(internal) IS

@@ -1,0 +1,292 @@
+/*-------------------------------------------------------------------------
+ * src/attribute_pushdown.c
+ *	  Plans attributes ->> 'name' (and -> 'name') over a table's view as one
+ *	  column read from the cells, not the whole row's jsonb and a lookup in it.
+ *
+ * A view's attributes column is ots.row_attributes(cells, storage), which
+ * renders every visible column of the row as jsonb; a query that reads one
+ * or two of them (WHERE attributes->>'status' = 'paid', sum((attributes->>
+ * 'amount')::int)) paid for all of them, twice what a plain table's stored
+ * jsonb costs.  Before planning, each query level is rewritten: for every
+ * view in its FROM (a security-barrier subquery whose output column is
+ * ots.row_attributes), each attributes ->> 'name' with a constant name
+ * becomes a new output column of the view's subquery,
+ * ots.row_attribute_text(cells, storage, 'name') (-> becomes
+ * ots.row_attribute), and the expression a reference to it.  Both functions
+ * return exactly what the expression they replace returns.  Computed
+ * inside the subquery, the column is evaluated only for the rows the view
+ * shows, after its row rule; PostgreSQL drops the attributes column when
+ * nothing else reads it.  A view referenced as a whole row (t.*, row_to_json(t))
+ * is left alone: its row type must not change.  Only the query level that
+ * names the view is rewritten (not a subquery referring to it from inside).
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/parse_func.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+#include "attribute_pushdown.h"
+#include "guc.h"
+
+/* the ots functions involved, looked up once per rewritten statement */
+typedef struct PushdownFuncs
+{
+	Oid			row_attributes;
+	Oid			row_attribute_text;
+	Oid			row_attribute;
+} PushdownFuncs;
+
+/* one view of a query level, while its expressions are rewritten */
+typedef struct PushdownView
+{
+	const PushdownFuncs *funcs;
+	Query	   *query;
+	Index		rti;
+	RangeTblEntry *rte;
+	AttrNumber	attributes_attno;
+	FuncExpr   *row_attributes; /* the view's call, whose arguments are reused */
+	List	   *added;			/* TargetEntries added to the view's subquery */
+} PushdownView;
+
+static void pushdown_query(Query *query, const PushdownFuncs *funcs);
+
+/* pushdown_lookup: a function of ots by name and arguments, or InvalidOid */
+static Oid
+pushdown_lookup(const char *name, int nargs, Oid *argtypes)
+{
+	return LookupFuncName(list_make2(makeString("ots"), makeString((char *) name)), nargs,
+						  argtypes, true);
+}
+
+/* pushdown_attributes_column: the view's ots.row_attributes output column, or NULL */
+static TargetEntry *
+pushdown_attributes_column(RangeTblEntry *rte, const PushdownFuncs *funcs)
+{
+	ListCell   *lc;
+
+	if (rte->rtekind != RTE_SUBQUERY || !rte->security_barrier || rte->subquery == NULL ||
+		rte->subquery->commandType != CMD_SELECT || rte->subquery->setOperations != NULL ||
+		rte->subquery->hasAggs || rte->subquery->hasWindowFuncs || rte->subquery->hasTargetSRFs ||
+		rte->subquery->groupClause != NIL || rte->subquery->distinctClause != NIL)
+		return NULL;
+	foreach(lc, rte->subquery->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		if (!tle->resjunk && IsA(tle->expr, FuncExpr) &&
+			((FuncExpr *) tle->expr)->funcid == funcs->row_attributes)
+			return tle;
+	}
+	return NULL;
+}
+
+typedef struct WholeRowContext
+{
+	Index		rti;
+	int			sublevels_up;
+} WholeRowContext;
+
+/* pushdown_whole_row_walker: is the view referenced as a whole row? */
+static bool
+pushdown_whole_row_walker(Node *node, WholeRowContext *ctx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		Var		   *var = (Var *) node;
+
+		return var->varno == ctx->rti && var->varlevelsup == ctx->sublevels_up &&
+			var->varattno == InvalidAttrNumber;
+	}
+	if (IsA(node, Query))
+	{
+		bool		found;
+
+		ctx->sublevels_up++;
+		found = query_tree_walker((Query *) node, pushdown_whole_row_walker, ctx, 0);
+		ctx->sublevels_up--;
+		return found;
+	}
+	return expression_tree_walker(node, pushdown_whole_row_walker, ctx);
+}
+
+/* pushdown_column: the view's output column for one name and kind, added once */
+static Var *
+pushdown_column(PushdownView *view, OpExpr *op, Const *name, bool as_text)
+{
+	Oid			funcid = as_text ? view->funcs->row_attribute_text : view->funcs->row_attribute;
+	Oid			type = as_text ? TEXTOID : JSONBOID;
+	ListCell   *lc;
+	TargetEntry *tle = NULL;
+	FuncExpr   *call;
+
+	foreach(lc, view->added)
+	{
+		TargetEntry *t = lfirst(lc);
+		FuncExpr   *f = (FuncExpr *) t->expr;
+
+		if (f->funcid == funcid && equal(lthird(f->args), name))
+			tle = t;
+	}
+	if (tle == NULL)
+	{
+		Query	   *sub = view->rte->subquery;
+
+		call = makeFuncExpr(funcid, type,
+							list_make3(copyObject(linitial(view->row_attributes->args)),
+									   copyObject(lsecond(view->row_attributes->args)),
+									   copyObject(name)),
+							op->opcollid, op->inputcollid, COERCE_EXPLICIT_CALL);
+		tle = makeTargetEntry((Expr *) call, list_length(sub->targetList) + 1,
+							  psprintf("$attribute%d", list_length(view->added) + 1), false);
+		sub->targetList = lappend(sub->targetList, tle);
+		view->rte->eref->colnames = lappend(view->rte->eref->colnames, makeString(tle->resname));
+		view->added = lappend(view->added, tle);
+	}
+	return makeVar(view->rti, tle->resno, type, -1, op->opcollid, 0);
+}
+
+/*
+ * pushdown_mutator replaces attributes ->> 'name' and attributes -> 'name' of
+ * the view at this query level; it does not enter subqueries.
+ */
+static Node *
+pushdown_mutator(Node *node, PushdownView *view)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Query))
+		return node;
+	if (IsA(node, OpExpr))
+	{
+		OpExpr	   *op = (OpExpr *) node;
+
+		set_opfuncid(op);
+		if ((op->opfuncid == F_JSONB_OBJECT_FIELD_TEXT || op->opfuncid == F_JSONB_OBJECT_FIELD) &&
+			list_length(op->args) == 2 && IsA(linitial(op->args), Var) &&
+			IsA(lsecond(op->args), Const) && !((Const *) lsecond(op->args))->constisnull &&
+			((Const *) lsecond(op->args))->consttype == TEXTOID)
+		{
+			Var		   *var = linitial(op->args);
+
+			if (var->varno == view->rti && var->varattno == view->attributes_attno &&
+				var->varlevelsup == 0)
+				return (Node *) pushdown_column(view, op, lsecond(op->args),
+												op->opfuncid == F_JSONB_OBJECT_FIELD_TEXT);
+		}
+	}
+	return expression_tree_mutator(node, pushdown_mutator, view);
+}
+
+/* pushdown_subqueries_walker finds the queries of sublinks, each its own level */
+static bool
+pushdown_subqueries_walker(Node *node, const PushdownFuncs *funcs)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		pushdown_query((Query *) node, funcs);
+		return false;
+	}
+	return expression_tree_walker(node, pushdown_subqueries_walker, (void *) funcs);
+}
+
+/* pushdown_query rewrites one query level, then the levels inside it */
+static void
+pushdown_query(Query *query, const PushdownFuncs *funcs)
+{
+	ListCell   *lc;
+	Index		rti = 0;
+
+	foreach(lc, query->rtable)
+	{
+		RangeTblEntry *rte = lfirst(lc);
+		TargetEntry *attributes;
+		PushdownView view = {0};
+		WholeRowContext wr = {0};
+
+		rti++;
+		attributes = pushdown_attributes_column(rte, funcs);
+		if (attributes == NULL)
+			continue;
+		wr.rti = rti;
+		if (query_tree_walker(query, pushdown_whole_row_walker, &wr, 0))
+			continue;
+		view.funcs = funcs;
+		view.query = query;
+		view.rti = rti;
+		view.rte = rte;
+		view.attributes_attno = attributes->resno;
+		view.row_attributes = (FuncExpr *) attributes->expr;
+		query_tree_mutator(query, pushdown_mutator, &view,
+						   QTW_DONT_COPY_QUERY | QTW_IGNORE_RANGE_TABLE);
+	}
+	foreach(lc, query->rtable)
+	{
+		RangeTblEntry *rte = lfirst(lc);
+
+		if (rte->rtekind == RTE_SUBQUERY && rte->subquery != NULL)
+			pushdown_query(rte->subquery, funcs);
+	}
+	foreach(lc, query->cteList)
+	{
+		CommonTableExpr *cte = lfirst(lc);
+
+		if (IsA(cte->ctequery, Query))
+			pushdown_query((Query *) cte->ctequery, funcs);
+	}
+	query_tree_walker(query, pushdown_subqueries_walker, (void *) funcs,
+					  QTW_IGNORE_RC_SUBQUERIES);
+}
+
+/* pushdown_barrier_walker: does some level of the statement name a security-barrier view? */
+static bool
+pushdown_barrier_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, RangeTblEntry))
+		return ((RangeTblEntry *) node)->rtekind == RTE_SUBQUERY &&
+			((RangeTblEntry *) node)->security_barrier;
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, pushdown_barrier_walker, context,
+								 QTW_EXAMINE_RTES_BEFORE);
+	return expression_tree_walker(node, pushdown_barrier_walker, context);
+}
+
+void
+attribute_pushdown(Query *query)
+{
+	PushdownFuncs funcs;
+	Oid			args[3];
+
+	Oid			nsp;
+
+	if (!ots_attribute_pushdown || query->commandType != CMD_SELECT ||
+		!pushdown_barrier_walker((Node *) query, NULL))
+		return;
+	/* ots.cells, looked up where ots lives, never on the search path */
+	nsp = get_namespace_oid("ots", true);
+	if (!OidIsValid(nsp))
+		return;
+	args[0] = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("cells"),
+							  ObjectIdGetDatum(nsp));
+	args[1] = REGCLASSOID;
+	args[2] = TEXTOID;
+	funcs.row_attributes = pushdown_lookup("row_attributes", 2, args);
+	funcs.row_attribute_text = pushdown_lookup("row_attribute_text", 3, args);
+	funcs.row_attribute = pushdown_lookup("row_attribute", 3, args);
+	if (!OidIsValid(funcs.row_attributes) || !OidIsValid(funcs.row_attribute_text) ||
+		!OidIsValid(funcs.row_attribute))
+		return;
+	pushdown_query(query, &funcs);
+}
