@@ -479,14 +479,16 @@ PNG=${BENCH_PNG:-$PWD/bench-ratios.png}
 if ! command -v gnuplot >/dev/null && [ "$(id -u)" = 0 ]; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends gnuplot-nox >"$LOGS/apt.log" 2>&1 || true
 fi
-printf '%s\n' "${ROWS[@]}" | awk -F'|' '$5 ~ /^>= / && $4 != "-" { t = $5; sub(/^>= /, "", t); gsub(/"/, "", $1); printf "\"%s\" %s %s\n", $1, $4, t }' >"$WORK/ratios.dat"
+# case, ratio, target, and the bar's colour: met (green) or not (orange)
+printf '%s\n' "${ROWS[@]}" | awk -F'|' '$5 ~ /^>= / && $4 != "-" { t = $5; sub(/^>= /, "", t); gsub(/"/, "", $1);
+	printf "\"%s\" %s %s %s\n", $1, $4, t, ($4 + 0 >= t + 0 ? "0x4caf50" : "0xf0a030") }' >"$WORK/ratios.dat"
 if ! command -v gnuplot >/dev/null; then
 	echo "picture: gnuplot not found (Debian: gnuplot-nox), none drawn"
 elif [ ! -s "$WORK/ratios.dat" ]; then
 	echo "picture: no case with a target ran, none drawn"
 else
 	gnuplot <<GP && echo "picture: $PNG"
-set terminal pngcairo size 1100,620 font "sans,10"
+set terminal pngcairo size 1200,640 font "sans,10" noenhanced
 set output "$PNG"
 set title "ots ÷ plain PostgreSQL, same data, same run — $(date -u '+%Y-%m-%d'), $(nproc) cores, git $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo '?')"
 set ylabel "tps ratio (ots / plain)"
@@ -497,7 +499,8 @@ set xtics rotate by -35 left nomirror
 set grid ytics
 set key top right
 set bmargin 9
-plot "$WORK/ratios.dat" using 0:2:xtic(1) with boxes lc rgb "#4a7ab5" title "ratio", \
+set rmargin 10
+plot "$WORK/ratios.dat" using 0:2:4:xtic(1) with boxes lc rgb variable title "ratio (green: target met)", \
      "" using 0:3 with points pt 7 ps 1.4 lc rgb "#c0392b" title "target (at least)", \
      1 with lines dt 2 lc rgb "#555555" title "plain"
 GP

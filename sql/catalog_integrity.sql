@@ -267,8 +267,9 @@ INSERT INTO damages (tab, damage) VALUES
 
 -- every call fails on every damage, but for the views the damages made by
 -- hand (which read as plain views), auto_increment dropped (a table
--- create_table could have made: the sequence is just left over), and the
--- calls that read sub-partitioned partitions through SQL (45)
+-- create_table could have made: the sequence is just left over), and, for a
+-- damaged leaf (45, 46), the view (plain SQL over the leaves) and the calls
+-- that read no row (describe_table, update_table)
 SELECT d.n, d.tab, left(d.damage, 60) AS damage, r.result, r.calls
   FROM damages d
   CROSS JOIN LATERAL pg_temp.tamper(d.tab, d.damage,

@@ -496,6 +496,17 @@ SELECT pg_temp.keys(rows)
   FROM ots.get_range('gr_hash', '{"k1": "u3", "k2": {"$inf": "max"}}',
 					 '{"k1": {"$inf": "max"}, "k2": {"$inf": "min"}}');
 
+-- a caller that stops reading get_range_rows early (LIMIT over a SELECT-list
+-- call, a cursor left open until commit) ends its scans of the leaves: no
+-- resource is left behind (PostgreSQL would warn of a leaked relation,
+-- buffer or snapshot at commit)
+SELECT (ots.get_range_rows('gr_lim', '{"id": {"$inf": "min"}}', '{"id": {"$inf": "max"}}')).primary_key LIMIT 2;
+BEGIN;
+DECLARE early CURSOR FOR
+  SELECT ots.get_range_rows('gr_lim', '{"id": {"$inf": "max"}}', '{"id": {"$inf": "min"}}', 'BACKWARD');
+FETCH 1 FROM early;
+COMMIT;
+
 SELECT ots.delete_table(t)
   FROM unnest(ARRAY['gr2', 'gr3', 'gr_lim', 'gr_big', 'gr_wide', 'gr_ver', 'gr_ttl',
 					'gr_str', 'gr_bin', 'gr_int', 'gr_hash']) t ORDER BY t;

@@ -674,6 +674,7 @@ key_scan_rescan(CustomScanState *node)
 	key_scan_close(ks);
 	ks->started = false;
 	ks->done = false;
+	ExecScanReScan(&node->ss);
 }
 
 static void

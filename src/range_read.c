@@ -144,11 +144,11 @@ range_row(RangeScan *rs, const PkInput *pk, struct varlena *stored, uint64 *size
 /*
  * range_next reads and renders the range's next row (range_row) in
  * row_ctx, which it empties first, so a row's memory goes when the next
- * one is read: the one fetch loop of both range functions.  want is as for
- * storage_range_next; false when the range is over.
+ * one is read: the one fetch loop of both range functions; false when the
+ * range is over.
  */
 static bool
-range_next(RangeScan *rs, int64 want, PkInput *pk, Jsonb **attrs, uint64 *size_read)
+range_next(RangeScan *rs, PkInput *pk, Jsonb **attrs, uint64 *size_read)
 {
 	MemoryContext callerctx;
 	struct varlena *stored;
@@ -157,7 +157,7 @@ range_next(RangeScan *rs, int64 want, PkInput *pk, Jsonb **attrs, uint64 *size_r
 	CHECK_FOR_INTERRUPTS();
 	MemoryContextReset(rs->row_ctx);
 	callerctx = MemoryContextSwitchTo(rs->row_ctx);
-	found = storage_range_next(rs->range, want, pk, &stored);
+	found = storage_range_next(rs->range, pk, &stored);
 	if (found)
 		*attrs = range_row(rs, pk, stored, size_read);
 	MemoryContextSwitchTo(callerctx);
@@ -228,7 +228,7 @@ ots_get_range(PG_FUNCTION_ARGS)
 	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
 	MemoryContextSwitchTo(callerctx);
 	/* what the page still needs, plus the look-ahead row */
-	while (range_next(&rs, rs.limit - rs.returned + 1, &pk, &attrs, &size_read))
+	while (range_next(&rs, &pk, &attrs, &size_read))
 	{
 		if (attrs != NULL &&
 			(rs.returned >= rs.limit ||
@@ -272,6 +272,13 @@ ots_get_range(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls)));
 }
 
+/* range_rows_shutdown closes a get_range_rows range its caller stopped reading */
+static void
+range_rows_shutdown(Datum arg)
+{
+	storage_range_close(((RangeScan *) DatumGetPointer(arg))->range);
+}
+
 /*
  * ots_get_range_rows is ots.get_range_rows(...): the same range, every row
  * of it (up to limit), one per call, holding one row in memory at a time.
@@ -298,15 +305,17 @@ ots_get_range_rows(PG_FUNCTION_ARGS)
 			elog(ERROR, "ots.get_range_rows must return a record");
 		funcctx->tuple_desc = BlessTupleDesc(desc);
 		funcctx->user_fctx = rs;
+		/* a caller that stops reading early (LIMIT over a SELECT-list call) ends the scans */
+		RegisterExprContextCallback(((ReturnSetInfo *) fcinfo->resultinfo)->econtext,
+									range_rows_shutdown, PointerGetDatum(rs));
 		MemoryContextSwitchTo(old);
 	}
 	funcctx = SRF_PERCALL_SETUP();
 	rs = funcctx->user_fctx;
 
 	/* rows a filter drops cost no memory: range_next frees each row's decoding */
-	/* with a limit, fetch what it still needs (more come if a filter drops rows) */
 	while ((rs->limit == 0 || rs->returned < rs->limit) &&
-		   range_next(rs, rs->limit > 0 ? rs->limit - rs->returned : 0, &pk, &attrs, &size_read))
+		   range_next(rs, &pk, &attrs, &size_read))
 	{
 		rs->scanned_size += size_read;
 		if (attrs != NULL)

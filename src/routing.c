@@ -33,6 +33,7 @@ typedef struct RoutingCache
 	Oid			partcollation;
 	PartitionBoundInfo bounds;
 	Oid		   *leaves;
+	int			nleaves;
 } RoutingCache;
 
 /* routing_stale marks a storage table's partitioning for reading again */
@@ -92,6 +93,7 @@ routing_partitions(const OtsTable *t)
 		rc->bounds = partition_bounds_copy(desc->boundinfo, key);
 		rc->leaves = palloc(sizeof(Oid) * Max(desc->nparts, 1));
 		memcpy(rc->leaves, desc->oids, sizeof(Oid) * desc->nparts);
+		rc->nleaves = desc->nparts;
 		MemoryContextSwitchTo(old);
 		relation_close(parent, NoLock);
 		/* an invalidation that came while copying leaves the entry to be read again */
@@ -142,6 +144,17 @@ routing_leaves(const OtsTable *t, int n, const Datum *partvalues, Oid *leaves)
 
 	for (int i = 0; i < n; i++)
 		leaves[i] = routing_partition_of(t, rc, partvalues[i]);
+}
+
+Oid *
+routing_all_leaves(const OtsTable *t, int *n)
+{
+	RoutingCache *rc = routing_partitions(t);
+	Oid		   *leaves = palloc(sizeof(Oid) * Max(rc->nleaves, 1));
+
+	memcpy(leaves, rc->leaves, sizeof(Oid) * rc->nleaves);
+	*n = rc->nleaves;
+	return leaves;
 }
 
 void

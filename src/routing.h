@@ -17,6 +17,12 @@
 extern void routing_leaves(const OtsTable *t, int n, const Datum *partvalues, Oid *leaves);
 
 /*
+ * routing_all_leaves returns the leaves of t's storage (n of them, palloc'd),
+ * taking AccessShareLock on the storage table
+ */
+extern Oid *routing_all_leaves(const OtsTable *t, int *n);
+
+/*
  * routing_key builds the storage key of a complete primary key (no INF or
  * auto-increment placeholders) and finds its leaf, taking AccessShareLock
  * on the storage table.

@@ -118,7 +118,7 @@ typedef struct StorageRange StorageRange;
 extern int	storage_range_compare(const OtsTable *t, const PkInput *a, const PkInput *b);
 extern StorageRange *storage_range_open(const OtsTable *t, const PkInput *start,
 										const PkInput *end, bool backward);
-extern bool storage_range_next(StorageRange *r, int64 want, PkInput *pk, struct varlena **cells);
+extern bool storage_range_next(StorageRange *r, PkInput *pk, struct varlena **cells);
 extern void storage_range_close(StorageRange *r);
 
 #endif							/* OTS_STORAGE_H */

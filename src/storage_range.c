@@ -2,18 +2,20 @@
  * src/storage_range.c
  *	  Range scans of a table's storage in stored key order: open a range
  *	  over two primary-key bounds in a direction, read its rows one by one,
- *	  close it.  The only code that reads many stored rows through SQL.
+ *	  close it.
  *
- * A range is one ordered scan of the storage table through a cursor: row
- * comparisons on the stored key give the bounds (INF_MIN/INF_MAX cut a
- * bound down to the columns before them), ORDER BY the key in the scan
- * direction, so PostgreSQL merges the leaves' primary-key indexes.  When
- * both bounds fix the partition key, an equality on it prunes the scan to
- * one leaf.  Plans are prepared once per bound shape and backend.  The
- * cursor is opened and read as the table's owner (asrole), a chunk of rows
- * at a time, straight into the range's own memory, so a range can be read
- * across calls (get_range_rows) and its memory does not grow with its
- * length.
+ * A range reads the primary-key index of each leaf that can hold its rows,
+ * as rowstore reads one row: without the executor or SQL, under the
+ * statement's snapshot, after the caller checked privileges on the storage.
+ * Each bound is a row comparison on the stored key ((c1, c2) >= (v1, v2)),
+ * given to the index as PostgreSQL's executor gives it, so each leaf's scan
+ * starts at the bound and stops at the other; INF_MIN/INF_MAX cut a bound
+ * down to the columns before them.  When both bounds fix the partition key,
+ * the range is routed to its one leaf; otherwise the leaves' scans, each in
+ * key order, are merged (a binary heap of their current rows).  One row of
+ * each leaf is held at a time, so a range's memory does not grow with its
+ * length.  (Ranges went through an SQL cursor before: opening it and merging
+ * in the executor cost more than reading the rows.)
  *
  * Hash-prefixed tables store ("$hash", key...), and a range walks that
  * stored order: each bound's natural key is mapped to its stored position,
@@ -24,27 +26,21 @@
  */
 #include "postgres.h"
 
-#include "access/htup_details.h"
-#include "executor/spi.h"
+#include "access/genam.h"
+#include "access/nbtree.h"
+#include "access/relscan.h"
+#include "access/table.h"
+#include "access/tableam.h"
 #include "executor/tuptable.h"
-#include "lib/stringinfo.h"
-#include "tcop/pquery.h"
+#include "lib/binaryheap.h"
 #include "utils/builtins.h"
-#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/portal.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
 
-#include "asrole.h"
-#include "cache.h"
-#include "rowstore.h"
+#include "rowstore_internal.h"
 #include "storage.h"
-
-/*
- * rows fetched from the cursor at a time, at most: a fetched row holds its
- * "$cells" as a TOAST pointer or inline (under 2 kB), so a chunk's memory
- * does not grow with row size; each row is detoasted when it is decoded
- */
-#define RANGE_FETCH_CHUNK 256
 
 typedef enum BoundOp
 {
@@ -65,48 +61,33 @@ typedef struct RangeBound
 	Oid			types[OTS_MAX_PK_COLUMNS + 1];
 } RangeBound;
 
-/* the statement of a range and its parameters */
-typedef struct RangeQuery
+/* one leaf's scan of the range, and its current row */
+typedef struct RangeLeaf
 {
-	StringInfoData sql;
-	int			nparams;
-	Datum		params[2 * (OTS_MAX_PK_COLUMNS + 1) + 1];
-	Oid			types[2 * (OTS_MAX_PK_COLUMNS + 1) + 1];
-} RangeQuery;
-
-/* receives the rows of one fetch into the range's chunk */
-typedef struct RangeReceiver
-{
-	DestReceiver pub;
-	StorageRange *range;
-} RangeReceiver;
+	Relation	leaf;
+	Relation	index;
+	IndexScanDesc scan;
+	TupleTableSlot *slot;
+	LeafCache  *lp;
+	MemoryContext row_ctx;		/* the current row's decoded key */
+	bool		has_row;
+	int64		hash;			/* its "$hash" (hash-prefixed tables) */
+	PkInput		pk;				/* its key, pointing into the row or row_ctx */
+	ScanKeyData keys[2];		/* the bounds: row comparisons or single columns */
+	ScanKeyData members[2][OTS_MAX_PK_COLUMNS + 1];
+} RangeLeaf;
 
 struct StorageRange
 {
 	const OtsTable *t;
-	Oid			owner;
-	char	   *portal;			/* the cursor's name; NULL once closed */
-	MemoryContext cxt;			/* holds the range */
-	MemoryContext chunk_ctx;	/* the rows of the last fetch */
-	TupleDesc	desc;
-	HeapTuple  *chunk;
-	uint64		chunk_len;
-	uint64		chunk_pos;
-	RangeReceiver receiver;
-};
-
-typedef struct RangePlan
-{
-	char		sql[NAMEDATALEN * 48];	/* hash key: the statement itself */
-	SPIPlanPtr	plan;
-} RangePlan;
-
-/* saved plans go stale in the plan cache (SPI_plan_is_valid), not here */
-static OtsCache range_plans = {
-	.name = "ots range plans",
-	.keysize = sizeof(((RangePlan *) 0)->sql),
-	.entrysize = sizeof(RangePlan),
-	.string_keys = true,
+	ScanDirection direction;
+	Snapshot	snapshot;
+	int			nleaves;
+	RangeLeaf  *leaves;
+	binaryheap *heap;			/* leaves with a current row, the next row first */
+	RangeLeaf  *returned;		/* the leaf of the row returned last, to move on */
+	bool		open;
+	MemoryContext cxt;			/* holds the range: index scans allocate as they go */
 };
 
 /*
@@ -176,277 +157,240 @@ range_bound(const OtsTable *t, const PkInput *pk, bool lower, bool inclusive, Ra
 	}
 }
 
-static const char *
-range_op_sql(BoundOp op)
+/* range_strategy: the btree strategy of a bound's comparison */
+static StrategyNumber
+range_strategy(BoundOp op)
 {
 	switch (op)
 	{
 		case BOUND_GE:
-			return ">=";
+			return BTGreaterEqualStrategyNumber;
 		case BOUND_GT:
-			return ">";
+			return BTGreaterStrategyNumber;
 		case BOUND_LE:
-			return "<=";
-		case BOUND_LT:
-			return "<";
+			return BTLessEqualStrategyNumber;
 		default:
-			return NULL;
+			return BTLessStrategyNumber;
 	}
-}
-
-/* range_add_param makes value a parameter of the statement, returning its number */
-static int
-range_add_param(RangeQuery *q, Datum value, Oid type)
-{
-	q->params[q->nparams] = value;
-	q->types[q->nparams] = type;
-	return ++q->nparams;
-}
-
-/* range_append_bound adds "(c1, c2) op ($n, $n+1)" to the condition */
-static void
-range_append_bound(const OtsTable *t, RangeQuery *q, StringInfo where, const RangeBound *b)
-{
-	if (b->op == BOUND_NONE)
-		return;
-	appendStringInfo(where, "%s(%s) OPERATOR(pg_catalog.%s) (", where->len > 0 ? " AND " : "",
-					 storage_key_list(t, b->ncols), range_op_sql(b->op));
-	for (int k = 0; k < b->ncols; k++)
-		appendStringInfo(where, "%s$%d", k > 0 ? ", " : "",
-						 range_add_param(q, b->values[k], b->types[k]));
-	appendStringInfoChar(where, ')');
 }
 
 /*
- * range_query writes the statement of the range from start to end in the
- * direction and its parameters; false when no row can be in it.
+ * range_scan_key makes one bound a scan key of a leaf's primary-key index:
+ * a comparison of its first column, or a row comparison of its first
+ * b->ncols columns built as the executor builds one (ExecIndexBuildScanKeys)
  */
-static bool
-range_query(const OtsTable *t, const PkInput *start, const PkInput *end, bool backward,
-			RangeQuery *q)
+static void
+range_scan_key(Relation index, const RangeBound *b, ScanKey key, ScanKey members)
 {
-	RangeBound	lo;
-	RangeBound	hi;
-	StringInfoData where;
+	StrategyNumber strategy = range_strategy(b->op);
 
-	range_bound(t, backward ? end : start, true, !backward, &lo);
-	range_bound(t, backward ? start : end, false, backward, &hi);
-	if (lo.op == BOUND_EMPTY || hi.op == BOUND_EMPTY)
+	for (int k = 0; k < b->ncols; k++)
+	{
+		Oid			family = index->rd_opfamily[k];
+		Oid			type = index->rd_opcintype[k];
+		RegProcedure proc;
+
+		if (b->ncols == 1)
+			proc = get_opcode(get_opfamily_member(family, type, type, strategy));
+		else
+			proc = get_opfamily_proc(family, type, type, BTORDER_PROC);
+		if (!RegProcedureIsValid(proc) || type != b->types[k])
+			elog(ERROR, "ots range: the primary key of \"%s\" does not match its storage",
+				 RelationGetRelationName(index));
+		ScanKeyEntryInitialize(b->ncols == 1 ? key : &members[k],
+							   b->ncols == 1 ? 0 : SK_ROW_MEMBER | (k == b->ncols - 1 ? SK_ROW_END : 0),
+							   k + 1, strategy, type, index->rd_indcollation[k], proc,
+							   b->values[k]);
+	}
+	if (b->ncols > 1)
+		ScanKeyEntryInitialize(key, SK_ROW_HEADER, 1, strategy, members[0].sk_subtype,
+							   members[0].sk_collation, InvalidOid, PointerGetDatum(members));
+}
+
+/* range_advance reads a leaf's next row of the range, if any */
+static bool
+range_advance(StorageRange *r, RangeLeaf *l)
+{
+	const OtsTable *t = r->t;
+	int			first = t->hash_prefix_len > 0 ? 1 : 0;
+	MemoryContext old;
+	bool		isnull;
+
+	/* an index AM keeps what it allocates mid-scan: not in the caller's per-row memory */
+	old = MemoryContextSwitchTo(r->cxt);
+	l->has_row = index_getnext_slot(l->scan, r->direction, l->slot);
+	MemoryContextSwitchTo(old);
+	if (!l->has_row)
 		return false;
-
-	q->nparams = 0;
-	initStringInfo(&where);
-	range_append_bound(t, q, &where, &lo);
-	range_append_bound(t, q, &where, &hi);
-	/*
-	 * both bounds fix the partition key: say so, and the scan prunes to its
-	 * leaf (by "$hash", what prefixed storage is partitioned by)
-	 */
-	if (start->special[0] == PK_VALUE && end->special[0] == PK_VALUE &&
-		ots_value_compare(&start->v[0], &end->v[0]) == 0)
-	{
-		int			k = t->hash_prefix_len > 0 ? 1 : 0;
-
-		appendStringInfo(&where, "%s%s OPERATOR(pg_catalog.=) $%d", where.len > 0 ? " AND " : "",
-						 quote_identifier(t->pk[0].name),
-						 range_add_param(q, lo.values[k], lo.types[k]));
-		if (k == 1)
-			appendStringInfo(&where, " AND " STORAGE_HASH_SQL " OPERATOR(pg_catalog.=) $%d",
-							 range_add_param(q, lo.values[0], lo.types[0]));
-	}
-
-	initStringInfo(&q->sql);
-	appendStringInfoString(&q->sql, "SELECT ");
+	MemoryContextReset(l->row_ctx);
+	old = MemoryContextSwitchTo(l->row_ctx);
+	if (first)
+		l->hash = DatumGetInt64(slot_getattr(l->slot, l->lp->key_attnos[0], &isnull));
+	l->pk.n = t->npk;
 	for (int i = 0; i < t->npk; i++)
-		appendStringInfo(&q->sql, "%s, ", quote_identifier(t->pk[i].name));
-	appendStringInfo(&q->sql, STORAGE_CELLS_SQL " FROM %s", storage_name(t));
-	if (where.len > 0)
-		appendStringInfo(&q->sql, " WHERE %s", where.data);
-	appendStringInfoString(&q->sql, " ORDER BY ");
-	for (int k = 0; k < storage_nkeys(t); k++)
-		appendStringInfo(&q->sql, "%s%s%s", k > 0 ? ", " : "",
-						 quote_identifier(storage_key_column(t, k)), backward ? " DESC" : "");
-	return true;
-}
-
-/* range_plan returns the saved plan of the statement (SPI connected) */
-static SPIPlanPtr
-range_plan(const RangeQuery *q)
-{
-	RangePlan  *rp;
-	bool		found;
-	char		key[sizeof(((RangePlan *) 0)->sql)];
-
-	if (q->sql.len >= sizeof(key))
-		elog(ERROR, "ots range statement too long");
-	memset(key, 0, sizeof(key));
-	strlcpy(key, q->sql.data, sizeof(key));
-	rp = cache_lookup(&range_plans, key, &found);
-	if (rp->plan != NULL && !SPI_plan_is_valid(rp->plan))
 	{
-		SPI_freeplan(rp->plan);
-		rp->plan = NULL;
+		Datum		d = slot_getattr(l->slot, l->lp->key_attnos[first + i], &isnull);
+
+		l->pk.special[i] = PK_VALUE;
+		l->pk.v[i].type = t->pk[i].type;
+		if (t->pk[i].type == OTS_VT_INTEGER)
+			l->pk.v[i].u.i = DatumGetInt64(d);
+		else
+		{
+			struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
+
+			l->pk.v[i].u.s.data = VARDATA_ANY(v);
+			l->pk.v[i].u.s.len = VARSIZE_ANY_EXHDR(v);
+		}
 	}
-	if (rp->plan == NULL)
-	{
-		/* bounds change per call, the shape does not: plan it once, prune at run time */
-		SPIPlanPtr	plan = SPI_prepare_cursor(q->sql.data, q->nparams, (Oid *) q->types,
-											  CURSOR_OPT_NO_SCROLL | CURSOR_OPT_GENERIC_PLAN);
-
-		if (plan == NULL)
-			elog(ERROR, "could not prepare ots range statement: %s",
-				 SPI_result_code_string(SPI_result));
-		if (SPI_keepplan(plan) != 0)
-			elog(ERROR, "could not save ots range statement");
-		rp->plan = plan;
-	}
-	return rp->plan;
-}
-
-/* range_receive keeps a copy of a fetched row in the range's chunk */
-static bool
-range_receive(TupleTableSlot *slot, DestReceiver *self)
-{
-	StorageRange *r = ((RangeReceiver *) self)->range;
-	MemoryContext old = MemoryContextSwitchTo(r->chunk_ctx);
-
-	r->chunk[r->chunk_len++] = ExecCopySlotHeapTuple(slot);
 	MemoryContextSwitchTo(old);
 	return true;
 }
 
-/* range_receive_startup keeps the rows' descriptor, once per range */
-static void
-range_receive_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
+/* range_leaf_cmp orders two leaves' current rows so the next one comes first */
+static int
+range_leaf_cmp(Datum a, Datum b, void *arg)
 {
-	StorageRange *r = ((RangeReceiver *) self)->range;
+	const StorageRange *r = arg;
+	const RangeLeaf *x = (const RangeLeaf *) DatumGetPointer(a);
+	const RangeLeaf *y = (const RangeLeaf *) DatumGetPointer(b);
+	int			c = 0;
 
-	/* the executor's memory goes with the cursor: the copy lives with the range */
-	if (r->desc == NULL)
-	{
-		MemoryContext old = MemoryContextSwitchTo(r->cxt);
-
-		r->desc = CreateTupleDescCopy(typeinfo);
-		MemoryContextSwitchTo(old);
-	}
+	if (r->t->hash_prefix_len > 0 && x->hash != y->hash)
+		c = x->hash < y->hash ? -1 : 1;
+	for (int i = 0; c == 0 && i < r->t->npk; i++)
+		c = ots_value_compare(&x->pk.v[i], &y->pk.v[i]);
+	/* binaryheap puts its largest first */
+	return ScanDirectionIsForward(r->direction) ? -c : c;
 }
 
+/* range_open_leaf starts the scan of one leaf over the bounds */
 static void
-range_receive_nothing(DestReceiver *self)
+range_open_leaf(StorageRange *r, RangeLeaf *l, Oid leaf_oid, const RangeBound *lo,
+				const RangeBound *hi)
 {
+	int			nkeys = 0;
+	Oid			pk_index;
+
+	l->lp = rowstore_leaf(leaf_oid);
+	rowstore_attnums(r->t, leaf_oid, l->lp);	/* checks the leaf is as ots made it */
+	l->leaf = table_open(leaf_oid, AccessShareLock);
+	pk_index = RelationGetPrimaryKeyIndex(l->leaf);
+	if (!OidIsValid(pk_index))
+		catalog_report_damaged(r->t, psprintf("partition %s of its storage table has no primary key",
+											  quote_identifier(RelationGetRelationName(l->leaf))));
+	l->index = index_open(pk_index, AccessShareLock);
+	if (lo->op != BOUND_NONE)
+		range_scan_key(l->index, lo, &l->keys[nkeys++], l->members[0]);
+	if (hi->op != BOUND_NONE)
+		range_scan_key(l->index, hi, &l->keys[nkeys++], l->members[1]);
+	l->slot = table_slot_create(l->leaf, NULL);
+	l->row_ctx = AllocSetContextCreate(CurrentMemoryContext, "ots range row key",
+									   ALLOCSET_SMALL_SIZES);
+	l->scan = index_beginscan(l->leaf, l->index, r->snapshot, nkeys, 0);
+	index_rescan(l->scan, l->keys, nkeys, NULL, 0);
 }
 
 /*
  * storage_range_open opens the range of t's storage from start (inclusive)
- * to end (exclusive), read forward or backward, as the table's owner
- * (OTSObjectNotExist when the storage is gone).  The range and its rows
- * live in CurrentMemoryContext; its cursor until storage_range_close or the
- * end of the transaction.
+ * to end (exclusive), read forward or backward (OTSObjectNotExist when the
+ * storage is gone).  The range lives in CurrentMemoryContext, and reads
+ * under the active snapshot until storage_range_close.
  */
 StorageRange *
 storage_range_open(const OtsTable *t, const PkInput *start, const PkInput *end, bool backward)
 {
 	StorageRange *r = palloc0(sizeof(StorageRange));
-	RangeQuery	q;
-	AsRole		saved;
-	Portal		portal;
+	RangeBound	lo;
+	RangeBound	hi;
+	Oid		   *leaves;
 
 	r->t = t;
 	r->cxt = CurrentMemoryContext;
-	r->owner = rowstore_owner(t);
-	if (!range_query(t, start, end, backward, &q))
+	r->direction = backward ? BackwardScanDirection : ForwardScanDirection;
+	range_bound(t, backward ? end : start, true, !backward, &lo);
+	range_bound(t, backward ? start : end, false, backward, &hi);
+	if (lo.op == BOUND_EMPTY || hi.op == BOUND_EMPTY)
 		return r;
-	r->chunk_ctx = AllocSetContextCreate(r->cxt, "ots range chunk", ALLOCSET_DEFAULT_SIZES);
-	r->receiver.pub.receiveSlot = range_receive;
-	r->receiver.pub.rStartup = range_receive_startup;
-	r->receiver.pub.rShutdown = range_receive_nothing;
-	r->receiver.pub.rDestroy = range_receive_nothing;
-	r->receiver.pub.mydest = DestNone;
-	r->receiver.range = r;
 
-	asrole_enter(r->owner, &saved);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	portal = SPI_cursor_open(NULL, range_plan(&q), q.params, NULL, true);
-	r->portal = MemoryContextStrdup(r->cxt, portal->name);
-	SPI_finish();
-	asrole_leave(&saved);
+	/* both bounds fix the partition key: its one leaf ("$hash" routes prefixed storage) */
+	if (start->special[0] == PK_VALUE && end->special[0] == PK_VALUE &&
+		ots_value_compare(&start->v[0], &end->v[0]) == 0)
+	{
+		leaves = palloc(sizeof(Oid));
+		routing_leaves(t, 1, &lo.values[0], leaves);
+		r->nleaves = 1;
+	}
+	else
+		leaves = routing_all_leaves(t, &r->nleaves);
+
+	r->snapshot = RegisterSnapshot(GetActiveSnapshot());
+	r->open = true;
+	r->leaves = palloc0(sizeof(RangeLeaf) * Max(r->nleaves, 1));
+	r->heap = binaryheap_allocate(Max(r->nleaves, 1), range_leaf_cmp, r);
+	for (int i = 0; i < r->nleaves; i++)
+	{
+		range_open_leaf(r, &r->leaves[i], leaves[i], &lo, &hi);
+		if (range_advance(r, &r->leaves[i]))
+			binaryheap_add_unordered(r->heap, PointerGetDatum(&r->leaves[i]));
+	}
+	binaryheap_build(r->heap);
 	return r;
 }
 
 /*
- * range_fill fetches the next rows of the range, count at most, into its
- * chunk (which it empties first), as the table's owner, and closes the
- * cursor once it has given its last row; false when there were none.
- */
-static bool
-range_fill(StorageRange *r, long count)
-{
-	Portal		portal = SPI_cursor_find(r->portal);
-	AsRole		saved;
-
-	if (portal == NULL)
-		elog(ERROR, "ots range cursor \"%s\" disappeared", r->portal);
-	MemoryContextReset(r->chunk_ctx);
-	r->chunk = MemoryContextAlloc(r->chunk_ctx, sizeof(HeapTuple) * count);
-	r->chunk_len = r->chunk_pos = 0;
-	asrole_enter(r->owner, &saved);
-	PortalRunFetch(portal, FETCH_FORWARD, count, &r->receiver.pub);
-	asrole_leave(&saved);
-	if (r->chunk_len < count)
-		storage_range_close(r);
-	return r->chunk_len > 0;
-}
-
-/*
  * storage_range_next reads the range's next row: its primary key into pk
- * (pointing into the row, or into CurrentMemoryContext) and its stored
- * cells as they are stored (possibly compressed or a TOAST pointer); false
- * when the range is over.  want, when positive, is the number of rows the
- * caller may still read, so a fetch reads no more than those.
+ * and its stored cells as they are stored (possibly compressed or a TOAST
+ * pointer), both valid until the next call; false when the range is over.
  */
 bool
-storage_range_next(StorageRange *r, int64 want, PkInput *pk, struct varlena **cells)
+storage_range_next(StorageRange *r, PkInput *pk, struct varlena **cells)
 {
-	const OtsTable *t = r->t;
-	HeapTuple	tup;
+	RangeLeaf  *l;
 	bool		isnull;
 
-	if (r->chunk_pos == r->chunk_len &&
-		(r->portal == NULL || !range_fill(r, want > 0 ? Min(want, RANGE_FETCH_CHUNK) : RANGE_FETCH_CHUNK)))
+	if (!r->open)
 		return false;
-	tup = r->chunk[r->chunk_pos++];
-	pk->n = t->npk;
-	for (int i = 0; i < t->npk; i++)
+	if (r->returned != NULL)
 	{
-		Datum		d = heap_getattr(tup, i + 1, r->desc, &isnull);
-
-		pk->special[i] = PK_VALUE;
-		pk->v[i].type = t->pk[i].type;
-		if (t->pk[i].type == OTS_VT_INTEGER)
-			pk->v[i].u.i = DatumGetInt64(d);
+		if (range_advance(r, r->returned))
+			binaryheap_replace_first(r->heap, PointerGetDatum(r->returned));
 		else
-		{
-			struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
-
-			pk->v[i].u.s.data = VARDATA_ANY(v);
-			pk->v[i].u.s.len = VARSIZE_ANY_EXHDR(v);
-		}
+			(void) binaryheap_remove_first(r->heap);
+		r->returned = NULL;
 	}
-	*cells = (struct varlena *) DatumGetPointer(heap_getattr(tup, t->npk + 1, r->desc, &isnull));
+	if (binaryheap_empty(r->heap))
+	{
+		storage_range_close(r);
+		return false;
+	}
+	l = (RangeLeaf *) DatumGetPointer(binaryheap_first(r->heap));
+	*pk = l->pk;
+	*cells = (struct varlena *) DatumGetPointer(slot_getattr(l->slot, l->lp->cells_attno, &isnull));
+	r->returned = l;
 	return true;
 }
 
-/* storage_range_close closes the range's cursor now rather than at commit */
+/* storage_range_close ends the range's scans now rather than at commit */
 void
 storage_range_close(StorageRange *r)
 {
-	Portal		portal;
+	MemoryContext old;
 
-	if (r->portal == NULL)
+	if (!r->open)
 		return;
-	portal = SPI_cursor_find(r->portal);
-	if (portal != NULL)
-		SPI_cursor_close(portal);
-	r->portal = NULL;
+	r->open = false;
+	old = MemoryContextSwitchTo(r->cxt);
+	for (int i = 0; i < r->nleaves; i++)
+	{
+		RangeLeaf  *l = &r->leaves[i];
+
+		index_endscan(l->scan);
+		ExecDropSingleTupleTableSlot(l->slot);
+		index_close(l->index, NoLock);
+		table_close(l->leaf, NoLock);
+		MemoryContextDelete(l->row_ctx);
+	}
+	MemoryContextSwitchTo(old);
+	UnregisterSnapshot(r->snapshot);
 }
