@@ -17,8 +17,11 @@
  * inside the subquery, the column is evaluated only for the rows the view
  * shows, after its row rule; PostgreSQL drops the attributes column when
  * nothing else reads it.  A view referenced as a whole row (t.*, row_to_json(t))
- * is left alone: its row type must not change.  Only the query level that
- * names the view is rewritten (not a subquery referring to it from inside).
+ * is left alone: its row type must not change; so is a statement with a
+ * locking clause or a data-modifying level, for which the planner copies
+ * views as whole rows, and a query level with grouping sets.  Only the
+ * query level that names the view is rewritten (not a subquery referring to
+ * it from inside).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -215,6 +218,9 @@ pushdown_query(Query *query, const PushdownFuncs *funcs)
 		WholeRowContext wr = {0};
 
 		rti++;
+		/* grouping sets null out grouped columns only: attributes->>'x' must stay an expression of them */
+		if (query->groupingSets != NIL)
+			break;
 		attributes = pushdown_attributes_column(rte, funcs);
 		if (attributes == NULL)
 			continue;
@@ -248,19 +254,43 @@ pushdown_query(Query *query, const PushdownFuncs *funcs)
 					  QTW_IGNORE_RC_SUBQUERIES);
 }
 
-/* pushdown_barrier_walker: does some level of the statement name a security-barrier view? */
+typedef struct StatementShape
+{
+	bool		has_barrier;	/* some level names a security-barrier view */
+	bool		unsafe;			/* some level locks rows or modifies */
+} StatementShape;
+
+/*
+ * pushdown_shape_walker looks at every level of the statement.  Row marks
+ * (a locking clause) and data-modifying levels make the planner copy each
+ * other relation of a level as a whole row, the view's included, typed as
+ * the view: its row must not gain columns (a view pulled up from a sublink
+ * or a subquery joins such a level), so such a statement is left alone.
+ */
 static bool
-pushdown_barrier_walker(Node *node, void *context)
+pushdown_shape_walker(Node *node, StatementShape *shape)
 {
 	if (node == NULL)
 		return false;
 	if (IsA(node, RangeTblEntry))
-		return ((RangeTblEntry *) node)->rtekind == RTE_SUBQUERY &&
-			((RangeTblEntry *) node)->security_barrier;
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
+
+		shape->has_barrier |= rte->rtekind == RTE_SUBQUERY && rte->security_barrier;
+		return false;
+	}
 	if (IsA(node, Query))
-		return query_tree_walker((Query *) node, pushdown_barrier_walker, context,
-								 QTW_EXAMINE_RTES_BEFORE);
-	return expression_tree_walker(node, pushdown_barrier_walker, context);
+	{
+		Query	   *q = (Query *) node;
+
+		if (q->commandType != CMD_SELECT || q->rowMarks != NIL)
+		{
+			shape->unsafe = true;
+			return true;
+		}
+		return query_tree_walker(q, pushdown_shape_walker, shape, QTW_EXAMINE_RTES_BEFORE);
+	}
+	return expression_tree_walker(node, pushdown_shape_walker, shape);
 }
 
 void
@@ -268,11 +298,14 @@ attribute_pushdown(Query *query)
 {
 	PushdownFuncs funcs;
 	Oid			args[3];
-
 	Oid			nsp;
 
-	if (!ots_attribute_pushdown || query->commandType != CMD_SELECT ||
-		!pushdown_barrier_walker((Node *) query, NULL))
+	StatementShape shape = {false, false};
+
+	if (!ots_attribute_pushdown)
+		return;
+	(void) pushdown_shape_walker((Node *) query, &shape);
+	if (shape.unsafe || !shape.has_barrier)
 		return;
 	/* ots.cells, looked up where ots lives, never on the search path */
 	nsp = get_namespace_oid("ots", true);

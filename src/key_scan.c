@@ -111,6 +111,7 @@ typedef struct KeyScanState
 	IndexScanDesc scan;
 	TupleTableSlot *leaf_slot;
 	AttrMap    *map;			/* storage attribute -> leaf attribute, or NULL */
+	MemoryContext key_cxt;		/* the key values of the current scan */
 } KeyScanState;
 
 static Plan *key_scan_plan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
@@ -187,11 +188,11 @@ key_scan_in_from_list(Query *parse, Index rti)
  * the column's type.  The value may not depend on the relation's rows nor
  * be volatile; the comparison must be the column type's btree operator (a
  * cross-type one whose other side converts implicitly, as int4 to int8),
- * under a deterministic collation.
+ * under the column's collation (an equality: any deterministic one).
  */
 static void
-key_scan_bounds(Index rti, AttrNumber attno, Oid type, List *quals, List **strategies,
-				List **values)
+key_scan_bounds(Index rti, AttrNumber attno, Oid type, Oid collation, List *quals,
+				List **strategies, List **values)
 {
 	TypeCacheEntry *tc = lookup_type_cache(type, TYPECACHE_BTREE_OPFAMILY);
 	ListCell   *lc;
@@ -208,8 +209,11 @@ key_scan_bounds(Index rti, AttrNumber attno, Oid type, List *quals, List **strat
 		int			strategy;
 
 		if (!IsA(op, OpExpr) || list_length(op->args) != 2 ||
-			(strategy = get_op_opfamily_strategy(op->opno, tc->btree_opf)) == 0 ||
-			(OidIsValid(op->inputcollid) && !get_collation_isdeterministic(op->inputcollid)))
+			(strategy = get_op_opfamily_strategy(op->opno, tc->btree_opf)) == 0)
+			continue;
+		/* any deterministic collation compares equal as the column's does; order is the column's own */
+		if (OidIsValid(op->inputcollid) && op->inputcollid != collation &&
+			(strategy != BTEqualStrategyNumber || !get_collation_isdeterministic(op->inputcollid)))
 			continue;
 		left = strip_implicit_coercions(linitial(op->args));
 		right = strip_implicit_coercions(lsecond(op->args));
@@ -234,6 +238,41 @@ key_scan_bounds(Index rti, AttrNumber attno, Oid type, List *quals, List **strat
 		*strategies = lappend_int(*strategies, strategy);
 		*values = lappend(*values, value);
 	}
+}
+
+typedef struct SystemColumnContext
+{
+	Index		rti;
+	int			sublevels_up;
+} SystemColumnContext;
+
+/*
+ * key_scan_system_column_walker: does the query read a system column of the
+ * relation (ctid, tableoid, xmin...)?  The key scan returns the leaf's row as
+ * the storage's, which has none of its own.
+ */
+static bool
+key_scan_system_column_walker(Node *node, SystemColumnContext *ctx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		Var		   *var = (Var *) node;
+
+		return var->varno == ctx->rti && var->varlevelsup == ctx->sublevels_up &&
+			var->varattno < 0;
+	}
+	if (IsA(node, Query))
+	{
+		bool		found;
+
+		ctx->sublevels_up++;
+		found = query_tree_walker((Query *) node, key_scan_system_column_walker, ctx, 0);
+		ctx->sublevels_up--;
+		return found;
+	}
+	return expression_tree_walker(node, key_scan_system_column_walker, ctx);
 }
 
 /* key_scan_reltuples: rows of a leaf as pg_class estimates them */
@@ -302,6 +341,7 @@ key_scan_choose(PlannerInfo *root, RelOptInfo *rel, Relation relation)
 		if (choice->nfixed < i || choice->nbounded > 0)
 			continue;
 		key_scan_bounds(rti, attno, TupleDescAttr(RelationGetDescr(relation), attno - 1)->atttypid,
+						TupleDescAttr(RelationGetDescr(relation), attno - 1)->attcollation,
 						quals, &strategies, &values);
 		forboth(s, strategies, v, values)
 			if (lfirst_int(s) == BTEqualStrategyNumber && !fixed)
@@ -348,6 +388,12 @@ key_scan_relation_info(PlannerInfo *root, Oid relid, bool inhparent, RelOptInfo 
 		rte->securityQuals != NIL || get_plan_rowmark(root->rowMarks, rel->relid) != NULL ||
 		!key_scan_in_from_list(root->parse, rel->relid))
 		return;
+	{
+		SystemColumnContext sc = {rel->relid, 0};
+
+		if (query_tree_walker(root->parse, key_scan_system_column_walker, &sc, 0))
+			return;
+	}
 	relation = table_open(relid, NoLock);
 	choice = key_scan_choose(root, rel, relation);
 	table_close(relation, NoLock);
@@ -414,6 +460,8 @@ key_scan_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntry *
 	}
 	if (choice->nfixed == choice->nkeys)
 		rows = 1;
+	/* the width and the cost of the filter, which the empty path PostgreSQL gave it skipped */
+	set_baserel_size_estimates(root, rel);
 	rel->rows = clamp_row_est(rows);
 
 	/* rows come in key order */
@@ -498,6 +546,8 @@ key_scan_begin(CustomScanState *node, EState *estate, int eflags)
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 
 	ks->value_states = ExecInitExprList(cscan->custom_exprs, &node->ss.ps);
+	ks->key_cxt = AllocSetContextCreate(estate->es_query_cxt, "ots key scan values",
+										ALLOCSET_SMALL_SIZES);
 }
 
 /* key_scan_close ends the scan of the leaf, if one is open */
@@ -519,6 +569,7 @@ key_scan_close(KeyScanState *ks)
 	ks->index = NULL;
 	ks->leaf = NULL;
 	ks->map = NULL;
+	MemoryContextReset(ks->key_cxt);
 }
 
 /* key_scan_damaged reports a leaf the key scan cannot read by its key */
@@ -527,7 +578,7 @@ key_scan_damaged(Relation storage, Relation leaf)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("ots storage %s is damaged: partition %s has no primary key on the storage's key columns",
+			 errmsg("ots storage %s is damaged: partition %s is not a plain table with a primary key on the storage's key columns",
 					quote_identifier(RelationGetRelationName(storage)),
 					quote_identifier(RelationGetRelationName(leaf)))));
 }
@@ -560,8 +611,8 @@ key_scan_start(KeyScanState *ks)
 
 	ks->started = true;
 	ks->done = true;
-	/* the values outlive the per-row memory: the index scan keeps pointing at them */
-	old = MemoryContextSwitchTo(econtext->ecxt_per_query_memory);
+	/* the index scan keeps pointing at the values: they live until the scan ends */
+	old = MemoryContextSwitchTo(ks->key_cxt);
 	foreach(lc, ks->value_states)
 	{
 		int			col = Min(i, ks->nfixed);
@@ -584,7 +635,7 @@ key_scan_start(KeyScanState *ks)
 
 	ks->leaf = table_open(desc->oids[part], AccessShareLock);
 	pk_index = RelationGetPrimaryKeyIndex(ks->leaf);
-	if (!OidIsValid(pk_index))
+	if (ks->leaf->rd_rel->relkind != RELKIND_RELATION || !OidIsValid(pk_index))
 		key_scan_damaged(storage, ks->leaf);
 	ks->index = index_open(pk_index, AccessShareLock);
 	if (ks->index->rd_index->indnkeyatts < Min(ks->nfixed + 1, list_length(ks->attnos)))
@@ -645,7 +696,10 @@ key_scan_next(ScanState *ss)
 		slot->tts_values[i] = ks->leaf_slot->tts_values[from];
 		slot->tts_isnull[i] = ks->leaf_slot->tts_isnull[from];
 	}
-	return ExecStoreVirtualTuple(slot);
+	ExecStoreVirtualTuple(slot);
+	slot->tts_tableOid = ks->leaf_slot->tts_tableOid;
+	slot->tts_tid = ks->leaf_slot->tts_tid;
+	return slot;
 }
 
 static bool

@@ -1,23 +1,27 @@
 /*-------------------------------------------------------------------------
  * src/planner.c
- *	  What ots tells PostgreSQL's planner about ots storage.
+ *	  What ots tells PostgreSQL's planner about ots storage: its hooks, which
+ *	  hand statements to the attribute pushdown (attribute_pushdown.c) and
+ *	  the key scan (key_scan.c), and two corrections of its own.
  *
- * A prepared statement over a table's view or storage (WHERE k1 = $1 ...)
- * gets a generic plan whose Append holds every leaf; run-time pruning
- * keeps one of them, chosen when the executor starts.  PostgreSQL 15 costs
- * that Append as if every leaf ran, so the plan cache finds the generic
- * plan dearer than re-planning the statement each time (a custom plan),
- * and re-plans every execution: most of a point query's cost.  Storage is
- * hash-partitioned, and hash pruning needs an equality on every partition
- * key column, so when a path's clauses give one, exactly one leaf runs:
- * its cost is one leaf's.  planner_rel_pathlist says so, for ots storage
- * only (leaves on the ots access method), before PostgreSQL picks the
- * cheapest path.
+ * Costs.  A prepared statement over a table's view or storage
+ * (WHERE k1 = $1 ...) that the key scan does not take gets a generic plan
+ * whose Append holds every leaf; run-time pruning keeps one of them, chosen
+ * when the executor starts.  PostgreSQL 15 costs that Append as if every
+ * leaf ran, so the plan cache finds the generic plan dearer than
+ * re-planning the statement each time (a custom plan), and re-plans every
+ * execution.  Storage is hash-partitioned, and hash pruning needs an
+ * equality on every partition key column, so when a path's clauses give
+ * one, exactly one leaf runs: its cost and rows are one leaf's.
+ * planner_rel_pathlist says so, for ots storage only (leaves on the ots
+ * access method), before PostgreSQL picks the cheapest path.  It scales the
+ * leaves' own paths too, which also changes the costs partition-wise joins
+ * would see (off by default).
  *
- * ots.row_exists, the row rule in every view's WHERE, gets a support
- * function: estimated true for every stored row (rows fail it only past
- * their TTL, and purge removes those), where PostgreSQL's default for a
- * boolean function is a third, which shrinks every estimate over a view.
+ * Estimates.  ots.row_exists, the row rule in every view's WHERE, gets a
+ * support function: estimated true for every stored row (rows fail it only
+ * past their TTL, and purge removes those), where PostgreSQL's default for
+ * a boolean function is a third, which shrinks every estimate over a view.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

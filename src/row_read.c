@@ -142,40 +142,28 @@ ots_get_row(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(request_result(fcinfo, res.primary_key, res.attributes, res.consumed));
 }
 
-/* what a view's function keeps between the rows of one statement */
-typedef struct ViewRowState
-{
-	OtsTable   *table;			/* catalog entry: "valid" tells when to look again */
-	int64		now_ms;			/* the statement's moment for TTL */
-} ViewRowState;
-
 /*
  * row_read_view_row prepares a table view's function of (cells, storage
- * regclass): the stored row's reader, and the table's rules.  The table and
- * the moment TTL is measured from are taken at the statement's first row and
- * kept in fn_extra (catalog entries stay at fixed addresses), so a statement
- * reads all its rows under one set of rules at one moment.
+ * regclass): the stored row's reader, and the table's rules at this moment.
+ * The table is looked up at the statement's first row and kept in fn_extra
+ * (catalog entries stay at fixed addresses; "valid" tells when to look
+ * again), so a statement does not look its options up per row.
  */
 static void
 row_read_view_row(FunctionCallInfo fcinfo, ReadSelect *sel, CellsReader *r)
 {
 	struct varlena *cellsv = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
 	Oid			data_oid = PG_GETARG_OID(1);
-	ViewRowState *state = (ViewRowState *) fcinfo->flinfo->fn_extra;
+	OtsTable   *t = (OtsTable *) fcinfo->flinfo->fn_extra;
 
-	if (state == NULL)
+	if (t == NULL || !t->valid || t->data_oid != data_oid)
 	{
-		state = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(ViewRowState));
-		state->now_ms = ots_now_ms();
-		fcinfo->flinfo->fn_extra = state;
-	}
-	if (state->table == NULL || !state->table->valid || state->table->data_oid != data_oid)
-	{
-		state->table = catalog_lookup_by_data_oid(data_oid);
-		if (state->table == NULL)
+		t = catalog_lookup_by_data_oid(data_oid);
+		if (t == NULL)
 			ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
+		fcinfo->flinfo->fn_extra = t;
 	}
-	select_init(sel, state->table, state->now_ms);
+	select_init(sel, t, ots_now_ms());
 	cells_reader_init(r, cellsv);
 }
 
