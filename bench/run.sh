@@ -13,9 +13,10 @@
 # (k1 text COLLATE "C", k2 bigint, attrs jsonb, PRIMARY KEY (k1, k2)),
 # back to back in 9 repetitions (the order flipped every repetition; the
 # ratio is the median of the 9 per-repetition ratios), prints ONE
-# results table plus machine info, and stops/removes the instance on exit
-# (also on failure).  Nothing is written into the repository.
-# About 9 minutes on a 2-core VM.
+# results table plus machine info, draws the ratios against their targets
+# into BENCH_PNG (default ./bench-ratios.png, gnuplot; git ignores it), and
+# stops/removes the instance on exit (also on failure).
+# About 11 minutes on a 2-core VM.
 #
 # Environment knobs (defaults in brackets; the targets are only meaningful
 # with the defaults):
@@ -26,6 +27,7 @@
 #   BENCH_BIG      rows of the large table [1000000]
 #   BENCH_PRELOAD  shared_preload_libraries [ots] (ots preloaded = its shared
 #                  activity counters are on, as in production)
+#   BENCH_PNG      where the picture goes [./bench-ratios.png]
 #   BENCH_KEEP=1   leave the instance running at the end (for bench/profile.sh);
 #                  stop it with the command printed at the end.
 #   BENCH_ONLY     space-separated case ids to run (default: all), e.g.
