@@ -17,11 +17,13 @@
  * When: the planner asks get_relation_info about the storage before it
  * expands it into leaves.  If the query is a plain SELECT of the storage
  * (no locking clause, no row-level security on it, a direct member of the
- * query's FROM list) and its WHERE has an equality on the partition key (the
- * first key column) with a value known before the scan (a constant, a
- * parameter; nothing volatile, no column), key_scan_relation_info keeps the
- * storage unexpanded and key_scan_pathlist offers the key scan as its only
- * path.  Equalities on the next key columns narrow the index scan; every
+ * query's FROM list, none of its system columns read) and its WHERE has an
+ * equality on the partition key (the first key column) with a value known
+ * before the scan (a constant, a parameter; nothing volatile, no column),
+ * key_scan_relation_info keeps the storage unexpanded and key_scan_pathlist
+ * offers the key scan as its only path.  Equalities on the next key columns,
+ * then comparisons of the one after under its collation, narrow the index
+ * scan; every
  * condition of the WHERE is still checked on each row (the scan's qual), so
  * the scan only has to return every row that can satisfy them.  Rows come in
  * key order, which the path says (ORDER BY the next key column needs no

@@ -330,8 +330,10 @@ ots_get_range_rows(PG_FUNCTION_ARGS)
 																	   values, nulls)));
 		}
 	}
-	/* the limit may end the scan first: close the cursor now, not at commit */
+	/* the limit may end the scan first: end it now, and the callback with it (its memory goes next) */
 	storage_range_close(rs->range);
+	UnregisterExprContextCallback(((ReturnSetInfo *) fcinfo->resultinfo)->econtext,
+								  range_rows_shutdown, PointerGetDatum(rs));
 	stats_count(&rs->table, rs->returned, 0, request_cu(rs->scanned_size), 0);
 	SRF_RETURN_DONE(funcctx);
 }
