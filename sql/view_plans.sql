@@ -148,15 +148,15 @@ SELECT pg_temp.same_rows($q$SELECT k2 FROM vs WHERE k1 = 'x' AND k2 > 'b' ORDER 
 
 -- rows the view hides stay hidden: a row whose cells all expired
 SET client_min_messages = warning;
-SELECT ots.create_table('vt', 'k1 string, k2 integer', time_to_live => 100);
+SELECT ots.create_table('vpt', 'k1 string, k2 integer', time_to_live => 100);
 RESET client_min_messages;
-SELECT ots.put_row('vt', '{"k1": "a", "k2": 1}', '{"x": 1}'),
-	   ots.put_row('vt', '{"k1": "a", "k2": 2}', '{"x": 2}');
+SELECT ots.put_row('vpt', '{"k1": "a", "k2": 1}', '{"x": 1}'),
+	   ots.put_row('vpt', '{"k1": "a", "k2": 2}', '{"x": 2}');
 SELECT pg_sleep(2.5);
-SELECT ots.update_row('vt', '{"k1": "a", "k2": 2}', '{"y": 3}');
-SELECT ots.update_table('vt', time_to_live => 2);
-SELECT k1, k2, attributes FROM vt WHERE k1 = 'a' ORDER BY k2;
-SELECT pg_temp.same_rows($q$SELECT k1, k2 FROM vt WHERE k1 = 'a'$q$);
+SELECT ots.update_row('vpt', '{"k1": "a", "k2": 2}', '{"y": 3}');
+SELECT ots.update_table('vpt', time_to_live => 2);
+SELECT k1, k2, attributes FROM vpt WHERE k1 = 'a' ORDER BY k2;
+SELECT pg_temp.same_rows($q$SELECT k1, k2 FROM vpt WHERE k1 = 'a'$q$);
 
 -- a locking clause, or row-level security on the storage, keeps PostgreSQL's plan
 EXPLAIN (COSTS OFF) SELECT k2 FROM "vp$data" WHERE k1 = 'u7' AND k2 = 3 FOR UPDATE;
@@ -201,8 +201,8 @@ SELECT q, pg_temp.same_rows(q, 'ots.attribute_pushdown', 'ots.row_attribute(_tex
 	$q$SELECT k2 FROM vp v WHERE k1 = 'u7' AND EXISTS (SELECT 1 WHERE v.attributes->>'a' = '143')$q$,
 	$q$SELECT x.a FROM (SELECT attributes->>'a' AS a FROM vp WHERE k1 = 'u7') x ORDER BY 1 LIMIT 2$q$,
 	$q$SELECT row_to_json(v) FROM vp v WHERE k1 = 'u7' AND attributes->>'a' = '143'$q$,
-	$q$SELECT k2 FROM vt WHERE k1 = 'a' AND attributes->>'x' IS NULL$q$,
-	$q$SELECT attributes->>'y', attributes->>'x' FROM vt WHERE k1 = 'a'$q$,
+	$q$SELECT k2 FROM vpt WHERE k1 = 'a' AND attributes->>'x' IS NULL$q$,
+	$q$SELECT attributes->>'y', attributes->>'x' FROM vpt WHERE k1 = 'a'$q$,
 	$q$SELECT attributes->>'a' AS a, count(*) FROM vp WHERE k1 = 'u1' AND k2 < 2 GROUP BY ROLLUP (attributes) ORDER BY 2, 1$q$,
 	$q$SELECT attributes->>'a' AS a, count(*) FROM vp WHERE k1 = 'u1' AND k2 < 2 GROUP BY attributes->>'a' ORDER BY 1$q$
 ]) q;
