@@ -272,11 +272,17 @@ ots_get_range(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls)));
 }
 
-/* range_rows_shutdown closes a get_range_rows range its caller stopped reading */
+/*
+ * range_rows_shutdown ends a get_range_rows range its caller stopped
+ * reading, counting what it read
+ */
 static void
 range_rows_shutdown(Datum arg)
 {
-	storage_range_close(((RangeScan *) DatumGetPointer(arg))->range);
+	RangeScan  *rs = (RangeScan *) DatumGetPointer(arg);
+
+	storage_range_close(rs->range);
+	stats_count(&rs->table, rs->returned, 0, request_cu(rs->scanned_size), 0);
 }
 
 /*

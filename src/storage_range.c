@@ -34,6 +34,7 @@
 #include "executor/tuptable.h"
 #include "lib/binaryheap.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -68,12 +69,13 @@ typedef struct RangeLeaf
 	Relation	index;
 	IndexScanDesc scan;
 	TupleTableSlot *slot;
-	LeafCache  *lp;
+	AttrNumber	cells_attno;	/* copied: the leaf cache entry may go stale mid-range */
+	AttrNumber	key_attnos[OTS_MAX_PK_COLUMNS + 1];
 	MemoryContext row_ctx;		/* the current row's decoded key */
 	bool		has_row;
 	int64		hash;			/* its "$hash" (hash-prefixed tables) */
 	PkInput		pk;				/* its key, pointing into the row or row_ctx */
-	ScanKeyData keys[2];		/* the bounds: row comparisons or single columns */
+	ScanKeyData keys[OTS_MAX_PK_COLUMNS + 3];	/* the equal prefix, then the two bounds */
 	ScanKeyData members[2][OTS_MAX_PK_COLUMNS + 1];
 } RangeLeaf;
 
@@ -88,6 +90,7 @@ struct StorageRange
 	RangeLeaf  *returned;		/* the leaf of the row returned last, to move on */
 	bool		open;
 	MemoryContext cxt;			/* holds the range: index scans allocate as they go */
+	int			prefix;			/* leading key columns both bounds fix alike */
 };
 
 /*
@@ -175,36 +178,55 @@ range_strategy(BoundOp op)
 }
 
 /*
- * range_scan_key makes one bound a scan key of a leaf's primary-key index:
- * a comparison of its first column, or a row comparison of its first
- * b->ncols columns built as the executor builds one (ExecIndexBuildScanKeys)
+ * range_scan_key makes columns [first, last) of one bound a scan key of a
+ * leaf's primary-key index: a comparison of one column, or a row comparison
+ * of several built as the executor builds one (ExecIndexBuildScanKeys).
+ * With first > 0 the columns before are equal in both bounds and have
+ * equality keys, so the btree stops at this bound too (it stops only on a
+ * row comparison's first column).
  */
 static void
-range_scan_key(Relation index, const RangeBound *b, ScanKey key, ScanKey members)
+range_scan_key(Relation index, const RangeBound *b, int first, int last,
+			   StrategyNumber strategy, ScanKey key, ScanKey members)
 {
-	StrategyNumber strategy = range_strategy(b->op);
+	int			ncols = last - first;
 
-	for (int k = 0; k < b->ncols; k++)
+	for (int k = first; k < last; k++)
 	{
 		Oid			family = index->rd_opfamily[k];
 		Oid			type = index->rd_opcintype[k];
 		RegProcedure proc;
 
-		if (b->ncols == 1)
+		if (ncols == 1)
 			proc = get_opcode(get_opfamily_member(family, type, type, strategy));
 		else
 			proc = get_opfamily_proc(family, type, type, BTORDER_PROC);
 		if (!RegProcedureIsValid(proc) || type != b->types[k])
 			elog(ERROR, "ots range: the primary key of \"%s\" does not match its storage",
 				 RelationGetRelationName(index));
-		ScanKeyEntryInitialize(b->ncols == 1 ? key : &members[k],
-							   b->ncols == 1 ? 0 : SK_ROW_MEMBER | (k == b->ncols - 1 ? SK_ROW_END : 0),
+		ScanKeyEntryInitialize(ncols == 1 ? key : &members[k - first],
+							   ncols == 1 ? 0 : SK_ROW_MEMBER | (k == last - 1 ? SK_ROW_END : 0),
 							   k + 1, strategy, type, index->rd_indcollation[k], proc,
 							   b->values[k]);
 	}
-	if (b->ncols > 1)
-		ScanKeyEntryInitialize(key, SK_ROW_HEADER, 1, strategy, members[0].sk_subtype,
+	if (ncols > 1)
+		ScanKeyEntryInitialize(key, SK_ROW_HEADER, first + 1, strategy, members[0].sk_subtype,
 							   members[0].sk_collation, InvalidOid, PointerGetDatum(members));
+}
+
+/*
+ * range_equal_prefix: how many leading stored key columns both bounds give
+ * the same value (a range within one partition key, a time series' key...)
+ */
+static int
+range_equal_prefix(const RangeBound *lo, const RangeBound *hi)
+{
+	int			n = 0;
+
+	while (n < lo->ncols && n < hi->ncols && lo->types[n] == hi->types[n] &&
+		   datumIsEqual(lo->values[n], hi->values[n], lo->types[n] == INT8OID, lo->types[n] == INT8OID ? 8 : -1))
+		n++;
+	return n;
 }
 
 /* range_advance reads a leaf's next row of the range, if any */
@@ -225,11 +247,11 @@ range_advance(StorageRange *r, RangeLeaf *l)
 	MemoryContextReset(l->row_ctx);
 	old = MemoryContextSwitchTo(l->row_ctx);
 	if (first)
-		l->hash = DatumGetInt64(slot_getattr(l->slot, l->lp->key_attnos[0], &isnull));
+		l->hash = DatumGetInt64(slot_getattr(l->slot, l->key_attnos[0], &isnull));
 	l->pk.n = t->npk;
 	for (int i = 0; i < t->npk; i++)
 	{
-		Datum		d = slot_getattr(l->slot, l->lp->key_attnos[first + i], &isnull);
+		Datum		d = slot_getattr(l->slot, l->key_attnos[first + i], &isnull);
 
 		l->pk.special[i] = PK_VALUE;
 		l->pk.v[i].type = t->pk[i].type;
@@ -272,18 +294,26 @@ range_open_leaf(StorageRange *r, RangeLeaf *l, Oid leaf_oid, const RangeBound *l
 	int			nkeys = 0;
 	Oid			pk_index;
 
-	l->lp = rowstore_leaf(leaf_oid);
-	rowstore_attnums(r->t, leaf_oid, l->lp);	/* checks the leaf is as ots made it */
+	LeafCache  *lp = rowstore_leaf(leaf_oid);
+
 	l->leaf = table_open(leaf_oid, AccessShareLock);
+	rowstore_attnums(r->t, leaf_oid, lp);	/* checks the leaf is as ots made it */
+	/* the leaf is locked: its columns stay where they are, but lp may be marked stale at any lock */
+	l->cells_attno = lp->cells_attno;
+	memcpy(l->key_attnos, lp->key_attnos, sizeof(l->key_attnos));
 	pk_index = RelationGetPrimaryKeyIndex(l->leaf);
 	if (!OidIsValid(pk_index))
 		catalog_report_damaged(r->t, psprintf("partition %s of its storage table has no primary key",
 											  quote_identifier(RelationGetRelationName(l->leaf))));
 	l->index = index_open(pk_index, AccessShareLock);
-	if (lo->op != BOUND_NONE)
-		range_scan_key(l->index, lo, &l->keys[nkeys++], l->members[0]);
-	if (hi->op != BOUND_NONE)
-		range_scan_key(l->index, hi, &l->keys[nkeys++], l->members[1]);
+	for (int k = 0; k < r->prefix; k++)
+		range_scan_key(l->index, lo, k, k + 1, BTEqualStrategyNumber, &l->keys[nkeys++], NULL);
+	if (lo->ncols > r->prefix)
+		range_scan_key(l->index, lo, r->prefix, lo->ncols, range_strategy(lo->op),
+					   &l->keys[nkeys++], l->members[0]);
+	if (hi->ncols > r->prefix)
+		range_scan_key(l->index, hi, r->prefix, hi->ncols, range_strategy(hi->op),
+					   &l->keys[nkeys++], l->members[1]);
 	l->slot = table_slot_create(l->leaf, NULL);
 	l->row_ctx = AllocSetContextCreate(CurrentMemoryContext, "ots range row key",
 									   ALLOCSET_SMALL_SIZES);
@@ -311,6 +341,13 @@ storage_range_open(const OtsTable *t, const PkInput *start, const PkInput *end, 
 	range_bound(t, backward ? end : start, true, !backward, &lo);
 	range_bound(t, backward ? start : end, false, backward, &hi);
 	if (lo.op == BOUND_EMPTY || hi.op == BOUND_EMPTY)
+		return r;
+	/*
+	 * Columns both bounds fix alike become equality keys.  A bound made of
+	 * them alone is then met by every row (>=, <=) or by none (>, <).
+	 */
+	r->prefix = range_equal_prefix(&lo, &hi);
+	if ((lo.ncols == r->prefix && lo.op == BOUND_GT) || (hi.ncols == r->prefix && hi.op == BOUND_LT))
 		return r;
 
 	/* both bounds fix the partition key: its one leaf ("$hash" routes prefixed storage) */
@@ -366,7 +403,7 @@ storage_range_next(StorageRange *r, PkInput *pk, struct varlena **cells)
 	}
 	l = (RangeLeaf *) DatumGetPointer(binaryheap_first(r->heap));
 	*pk = l->pk;
-	*cells = (struct varlena *) DatumGetPointer(slot_getattr(l->slot, l->lp->cells_attno, &isnull));
+	*cells = (struct varlena *) DatumGetPointer(slot_getattr(l->slot, l->cells_attno, &isnull));
 	r->returned = l;
 	return true;
 }
