@@ -37,6 +37,7 @@
 
 #include "attribute_pushdown.h"
 #include "guc.h"
+#include "planner.h"
 
 /* the ots functions involved, looked up once per rewritten statement */
 typedef struct PushdownFuncs
@@ -88,37 +89,6 @@ pushdown_attributes_column(RangeTblEntry *rte, const PushdownFuncs *funcs)
 			return tle;
 	}
 	return NULL;
-}
-
-typedef struct WholeRowContext
-{
-	Index		rti;
-	int			sublevels_up;
-} WholeRowContext;
-
-/* pushdown_whole_row_walker: is the view referenced as a whole row? */
-static bool
-pushdown_whole_row_walker(Node *node, WholeRowContext *ctx)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Var))
-	{
-		Var		   *var = (Var *) node;
-
-		return var->varno == ctx->rti && var->varlevelsup == ctx->sublevels_up &&
-			var->varattno == InvalidAttrNumber;
-	}
-	if (IsA(node, Query))
-	{
-		bool		found;
-
-		ctx->sublevels_up++;
-		found = query_tree_walker((Query *) node, pushdown_whole_row_walker, ctx, 0);
-		ctx->sublevels_up--;
-		return found;
-	}
-	return expression_tree_walker(node, pushdown_whole_row_walker, ctx);
 }
 
 /* pushdown_column: the view's output column for one name and kind, added once */
@@ -215,7 +185,6 @@ pushdown_query(Query *query, const PushdownFuncs *funcs)
 		RangeTblEntry *rte = lfirst(lc);
 		TargetEntry *attributes;
 		PushdownView view = {0};
-		WholeRowContext wr = {0};
 
 		rti++;
 		/* grouping sets null out grouped columns only: attributes->>'x' must stay an expression of them */
@@ -224,9 +193,8 @@ pushdown_query(Query *query, const PushdownFuncs *funcs)
 		attributes = pushdown_attributes_column(rte, funcs);
 		if (attributes == NULL)
 			continue;
-		wr.rti = rti;
-		if (query_tree_walker(query, pushdown_whole_row_walker, &wr, 0))
-			continue;
+		if (planner_reads_columns(query, rti, InvalidAttrNumber, InvalidAttrNumber))
+			continue;			/* a whole-row reference: the view's row type must not change */
 		view.funcs = funcs;
 		view.query = query;
 		view.rti = rti;

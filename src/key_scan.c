@@ -75,6 +75,7 @@
 
 #include "guc.h"
 #include "key_scan.h"
+#include "planner.h"
 #include "storage.h"
 
 #define KEY_SCAN_NAME "OtsKeyScan"
@@ -242,41 +243,6 @@ key_scan_bounds(Index rti, AttrNumber attno, Oid type, Oid collation, List *qual
 	}
 }
 
-typedef struct SystemColumnContext
-{
-	Index		rti;
-	int			sublevels_up;
-} SystemColumnContext;
-
-/*
- * key_scan_system_column_walker: does the query read a system column of the
- * relation (ctid, tableoid, xmin...)?  The key scan returns the leaf's row as
- * the storage's, which has none of its own.
- */
-static bool
-key_scan_system_column_walker(Node *node, SystemColumnContext *ctx)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Var))
-	{
-		Var		   *var = (Var *) node;
-
-		return var->varno == ctx->rti && var->varlevelsup == ctx->sublevels_up &&
-			var->varattno < 0;
-	}
-	if (IsA(node, Query))
-	{
-		bool		found;
-
-		ctx->sublevels_up++;
-		found = query_tree_walker((Query *) node, key_scan_system_column_walker, ctx, 0);
-		ctx->sublevels_up--;
-		return found;
-	}
-	return expression_tree_walker(node, key_scan_system_column_walker, ctx);
-}
-
 /* key_scan_reltuples: rows of a leaf as pg_class estimates them */
 static double
 key_scan_reltuples(Oid relid)
@@ -297,10 +263,9 @@ key_scan_reltuples(Oid relid)
  * the storage, locked by the planner.
  */
 static KeyScanChoice *
-key_scan_choose(PlannerInfo *root, RelOptInfo *rel, Relation relation)
+key_scan_choose(PlannerInfo *root, Index rti, Relation relation)
 {
 	Query	   *parse = root->parse;
-	Index		rti = rel->relid;
 	PartitionKey partkey = RelationGetPartitionKey(relation);
 	PartitionDesc desc;
 	Oid			pk_index = RelationGetPrimaryKeyIndex(relation);
@@ -390,16 +355,12 @@ key_scan_relation_info(PlannerInfo *root, Oid relid, bool inhparent, RelOptInfo 
 		rte->securityQuals != NIL || get_plan_rowmark(root->rowMarks, rel->relid) != NULL ||
 		!key_scan_in_from_list(root->parse, rel->relid))
 		return;
-	{
-		SystemColumnContext sc = {rel->relid, 0};
-
-		if (query_tree_walker(root->parse, key_scan_system_column_walker, &sc, 0))
-			return;
-	}
 	relation = table_open(relid, NoLock);
-	choice = key_scan_choose(root, rel, relation);
+	choice = key_scan_choose(root, rel->relid, relation);
 	table_close(relation, NoLock);
-	if (choice == NULL)
+	/* the scan returns the leaf's row as the storage's, which has no system columns of its own */
+	if (choice == NULL ||
+		planner_reads_columns(root->parse, rel->relid, FirstLowInvalidHeapAttributeNumber + 1, -1))
 		return;
 	rte->inh = false;
 	rel->part_scheme = NULL;

@@ -28,6 +28,7 @@
 
 #include "fmgr.h"
 #include "catalog/pg_class.h"
+#include "nodes/nodeFuncs.h"
 #include "nodes/pathnodes.h"
 #include "nodes/supportnodes.h"
 #include "optimizer/cost.h"
@@ -75,12 +76,8 @@ planner_key_fixed(PlannerInfo *root, RelOptInfo *rel, int i, List *clauses)
 			!op_in_opfamily(op->opno, scheme->partopfamily[i]) ||
 			(OidIsValid(scheme->partcollation[i]) && scheme->partcollation[i] != op->inputcollid))
 			continue;
-		left = (Node *) linitial(op->args);
-		right = (Node *) lsecond(op->args);
-		while (IsA(left, RelabelType))
-			left = (Node *) ((RelabelType *) left)->arg;
-		while (IsA(right, RelabelType))
-			right = (Node *) ((RelabelType *) right)->arg;
+		left = strip_implicit_coercions(linitial(op->args));
+		right = strip_implicit_coercions(lsecond(op->args));
 		if (list_member(rel->partexprs[i], left))
 			other = right;
 		else if (list_member(rel->partexprs[i], right))
@@ -107,8 +104,7 @@ planner_scale(Path *path, int n)
  * planner_rel_pathlist costs an Append (or MergeAppend) over the leaves of
  * ots storage that run-time pruning cuts to one leaf as that one leaf: the
  * average of its children, since hashing spreads keys evenly, in cost and
- * in rows.  The Appends
- * built so far are scaled, and so are the leaves' own paths, from which
+ * in rows.  The Appends built so far are scaled, and so are the leaves' own paths, from which
  * PostgreSQL builds the Appends again when it applies the statement's
  * target list to a partitioned relation.  Only paths the relation's own
  * clauses prune are concerned (a parameter of a prepared statement);
@@ -162,6 +158,46 @@ planner_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntr
 			planner_scale(lfirst(lc), n);
 		leaf->rows = clamp_row_est(leaf->rows / n);
 	}
+}
+
+typedef struct ColumnUse
+{
+	Index		rti;
+	AttrNumber	lowest;
+	AttrNumber	highest;
+	int			sublevels_up;
+} ColumnUse;
+
+static bool
+planner_column_use_walker(Node *node, ColumnUse *use)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		Var		   *var = (Var *) node;
+
+		return var->varno == use->rti && var->varlevelsup == use->sublevels_up &&
+			var->varattno >= use->lowest && var->varattno <= use->highest;
+	}
+	if (IsA(node, Query))
+	{
+		bool		found;
+
+		use->sublevels_up++;
+		found = query_tree_walker((Query *) node, planner_column_use_walker, use, 0);
+		use->sublevels_up--;
+		return found;
+	}
+	return expression_tree_walker(node, planner_column_use_walker, use);
+}
+
+bool
+planner_reads_columns(Query *query, Index rti, AttrNumber lowest, AttrNumber highest)
+{
+	ColumnUse	use = {rti, lowest, highest, 0};
+
+	return query_tree_walker(query, planner_column_use_walker, &use, 0);
 }
 
 /* planner_relation_info: get_relation_info_hook, for the key scan */

@@ -229,6 +229,21 @@ row_read_view_attribute(FunctionCallInfo fcinfo, CellsColumn *col, OtsValue *val
 }
 
 /*
+ * row_read_view_attribute_via_jsonb gives one column's value as the jsonb
+ * operator fn (->, ->>) gives it from the row's attributes: applied to the
+ * one-pair object of that column
+ */
+static Datum
+row_read_view_attribute_via_jsonb(FunctionCallInfo fcinfo, PGFunction fn,
+								  const CellsColumn *col, const OtsValue *v)
+{
+	CodecPair	pair = {col->name, col->namelen, *v};
+
+	return DirectFunctionCall2(fn, JsonbPGetDatum(codec_flat_object(&pair, 1)),
+							   PG_GETARG_DATUM(2));
+}
+
+/*
  * ots_row_attribute_text is ots.row_attribute_text(cells, storage, name):
  * ots.row_attributes(cells, storage) ->> name, without rendering the other
  * columns.  Strings, integers and booleans are written as ->> writes them;
@@ -239,7 +254,6 @@ ots_row_attribute_text(PG_FUNCTION_ARGS)
 {
 	CellsColumn col;
 	OtsValue	v;
-	CodecPair	pair;
 
 	if (!row_read_view_attribute(fcinfo, &col, &v))
 		PG_RETURN_NULL();
@@ -257,14 +271,9 @@ ots_row_attribute_text(PG_FUNCTION_ARGS)
 		case OTS_VT_BOOLEAN:
 			PG_RETURN_TEXT_P(cstring_to_text(v.u.b ? "true" : "false"));
 		default:
-			break;
+			PG_RETURN_DATUM(row_read_view_attribute_via_jsonb(fcinfo, jsonb_object_field_text,
+															  &col, &v));
 	}
-	pair.key = col.name;
-	pair.keylen = col.namelen;
-	pair.value = v;
-	PG_RETURN_DATUM(DirectFunctionCall2(jsonb_object_field_text,
-										JsonbPGetDatum(codec_flat_object(&pair, 1)),
-										PG_GETARG_DATUM(2)));
 }
 
 /*
@@ -277,14 +286,8 @@ ots_row_attribute(PG_FUNCTION_ARGS)
 {
 	CellsColumn col;
 	OtsValue	v;
-	CodecPair	pair;
 
 	if (!row_read_view_attribute(fcinfo, &col, &v))
 		PG_RETURN_NULL();
-	pair.key = col.name;
-	pair.keylen = col.namelen;
-	pair.value = v;
-	PG_RETURN_DATUM(DirectFunctionCall2(jsonb_object_field,
-										JsonbPGetDatum(codec_flat_object(&pair, 1)),
-										PG_GETARG_DATUM(2)));
+	PG_RETURN_DATUM(row_read_view_attribute_via_jsonb(fcinfo, jsonb_object_field, &col, &v));
 }

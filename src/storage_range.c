@@ -223,8 +223,10 @@ range_equal_prefix(const RangeBound *lo, const RangeBound *hi)
 {
 	int			n = 0;
 
+	/* stored key columns are bigint (by value) or text and bytea (varlena, built alike) */
 	while (n < lo->ncols && n < hi->ncols && lo->types[n] == hi->types[n] &&
-		   datumIsEqual(lo->values[n], hi->values[n], lo->types[n] == INT8OID, lo->types[n] == INT8OID ? 8 : -1))
+		   datumIsEqual(lo->values[n], hi->values[n], lo->types[n] == INT8OID,
+						lo->types[n] == INT8OID ? sizeof(int64) : -1))
 		n++;
 	return n;
 }
