@@ -31,7 +31,9 @@
 #   BENCH_KEEP=1   leave the instance running at the end (for bench/profile.sh);
 #                  stop it with the command printed at the end.
 #   BENCH_ONLY     space-separated case ids to run (default: all), e.g.
-#                  "get range put" — ids: get range view size ver put upd batch;
+#                  "get range put" — ids: get range view size ver put upd batch
+#                  index (secondary index writes and reads; with size also
+#                  the backfill of BENCH_BIG rows);
 #                  "load" = load all data, run no case (with BENCH_KEEP=1 for
 #                  bench/loop.sh and bench/profile.sh)
 #
@@ -150,20 +152,23 @@ want_data() { want "$1" || want load; }
 # Attributes (5): a1 string(20), a2 integer (= i), a3 double, a4 bool, a5 string(20).
 ATTRS_SQL="jsonb_build_object('a1', 'abcdefghijklmnopqrst', 'a2', i, 'a3', 1.5, 'a4', true, 'a5', 'ABCDEFGHIJKLMNOPQRST')"
 ATTRS_LIT='{"a1": "abcdefghijklmnopqrst", "a2": 12345, "a3": 1.5, "a4": true, "a5": "ABCDEFGHIJKLMNOPQRST"}'
+# the same with g, the indexed attribute of the index cases: 100 rows per value
+ATTRS_G_SQL="$ATTRS_SQL || jsonb_build_object('g', 'g' || (i / 100) % 1000)"
 
 sql "CREATE EXTENSION ots; CREATE EXTENSION pg_prewarm;" >/dev/null
 
-# load_plain NAME ROWS
+# load_plain NAME ROWS [attributes SQL]
 load_plain() {
 	sql "CREATE TABLE $1 (k1 text COLLATE \"C\", k2 bigint, attrs jsonb, PRIMARY KEY (k1, k2));
-	     INSERT INTO $1 SELECT 'u' || (100000 + i / 100), i % 100, $ATTRS_SQL
+	     INSERT INTO $1 SELECT 'u' || (100000 + i / 100), i % 100, ${3:-$ATTRS_SQL}
 	       FROM generate_series(0, $2 - 1) i;"
 }
 
-# load_ots NAME ROWS [create_table options]: batch_write_row, 200 rows a call,
-# non-atomic (as a client would), split across two sessions (2 cores).
+# load_ots NAME ROWS [create_table options [attributes SQL]]: batch_write_row,
+# 200 rows a call, non-atomic (as a client would), split across two sessions
+# (2 cores).
 load_ots() {
-	local name=$1 rows=$2 opts=${3:-}
+	local name=$1 rows=$2 opts=${3:-} attrs=${4:-$ATTRS_SQL}
 	sql "SELECT ots.create_table('$name', 'k1 string, k2 integer'$opts)" >/dev/null
 	local calls=$(( (rows + 199) / 200 )) half
 	half=$(( calls / 2 ))
@@ -171,7 +176,7 @@ load_ots() {
 	  LATERAL ots.batch_write_row(jsonb_build_array(jsonb_build_object('table_name', '$name', 'rows',
 	    (SELECT jsonb_agg(jsonb_build_object('type', 'PUT',
 	        'primary_key', jsonb_build_object('k1', 'u' || (100000 + i / 100), 'k2', i % 100),
-	        'attributes', $ATTRS_SQL))
+	        'attributes', $attrs))
 	       FROM generate_series(c * 200, least(c * 200 + 199, $rows - 1)) i)))) b"
 	local f1 f2 q1
 	f1=$(mktemp "$WORK/load.XXXX"); f2=$(mktemp "$WORK/load.XXXX")
@@ -238,8 +243,20 @@ if want_data ver; then
 		t0=$(now); load_versions v$nv $nv; LOADINFO+=("ots v$nv ($SMALL rows x 5 cells x $nv versions): $(secs $t0 "$(now)") s")
 	done
 fi
+if want_data index; then
+	# secondary index (issue 15): the same rows plus g, 100 rows per value
+	# (1000 values); ots: index tw_g on g covering a1, built after the load;
+	# plain: a btree on the expression attrs->>'g'
+	t0=$(now); load_ots tw $MID ", defined_columns => 'g string, a1 string'" "$ATTRS_G_SQL"
+	PGOPTIONS="-c ots.index_build_worker=off" sql "SELECT ots.create_index('tw', 'tw_g', '{g}', '{a1}')" >/dev/null
+	sql "CALL ots.build_index('tw', 'tw_g')"
+	LOADINFO+=("ots tw ($MID rows, then index tw_g built): $(secs $t0 "$(now)") s")
+	t0=$(now); load_plain pw $MID "$ATTRS_G_SQL"; sql "CREATE INDEX pw_g ON pw ((attrs->>'g'))"
+	LOADINFO+=("plain pw ($MID rows, then index on attrs->>'g'): $(secs $t0 "$(now)") s")
+fi
 sql "CREATE SEQUENCE put_seq; CREATE SEQUENCE put_seq_plain;
-     CREATE SEQUENCE batch_seq; CREATE SEQUENCE batch_seq_plain;"
+     CREATE SEQUENCE batch_seq; CREATE SEQUENCE batch_seq_plain;
+     CREATE SEQUENCE iput_seq; CREATE SEQUENCE iput_seq_plain;"
 t0=$(now)
 "$PGBIN/vacuumdb" -q -z -d bench
 sql "CHECKPOINT"
@@ -325,6 +342,39 @@ INSERT INTO plain_t SELECT r->'primary_key'->>'k1', (r->'primary_key'->>'k2')::i
   FROM generate_series(1, 200) g) || ']')::jsonb) r;
 EOF
 
+# secondary index (issue 15): writes of the indexed column g, reads by its value
+mk ots_iput <<EOF2
+\\set a random(0, 999)
+\\set v random(0, 999)
+SELECT ots.put_row('tw', ('{"k1": "n' || :a || '", "k2": ' || nextval('iput_seq') || '}')::jsonb,
+  ('{"a1": "abcdefghijklmnopqrst", "a2": 12345, "a3": 1.5, "a4": true, "a5": "ABCDEFGHIJKLMNOPQRST", "g": "g' || :v || '"}')::jsonb);
+EOF2
+mk plain_iput <<EOF2
+\\set a random(0, 999)
+\\set v random(0, 999)
+INSERT INTO pw VALUES ('n' || :a, nextval('iput_seq_plain'),
+  ('{"a1": "abcdefghijklmnopqrst", "a2": 12345, "a3": 1.5, "a4": true, "a5": "ABCDEFGHIJKLMNOPQRST", "g": "g' || :v || '"}')::jsonb);
+EOF2
+{ keyvars $MID; echo '\set v random(0, 999)'
+  echo "SELECT ots.update_row('tw', $KEY, jsonb_build_object('g', 'g' || :v));"; } | mk ots_iupd
+{ keyvars $MID; echo '\set v random(0, 999)'
+  echo "UPDATE pw SET attrs = attrs || jsonb_build_object('g', 'g' || :v) WHERE k1 = 'u' || :ka AND k2 = :kb::int8;"; } | mk plain_iupd
+# by the index's key: ots reads the index (its entries hold k1, k2 and a1),
+# plain its expression index and the rows it points to
+IRANGE="('{\"g\": \"g' || :v || '\", \"k1\": {\"\$inf\": \"min\"}, \"k2\": {\"\$inf\": \"min\"}}')::jsonb,
+  ('{\"g\": \"g' || :v || '\", \"k1\": {\"\$inf\": \"max\"}, \"k2\": {\"\$inf\": \"max\"}}')::jsonb"
+for n in 1 100; do
+	{ echo '\set v random(0, 999)'
+	  echo "SELECT * FROM ots.get_range_rows('tw_g', $IRANGE, 'FORWARD', $n);"; } | mk ots_iget$n
+	{ echo '\set v random(0, 999)'
+	  echo "SELECT k1, k2, attrs->>'a1' FROM pw WHERE attrs->>'g' = 'g' || :v LIMIT $n;"; } | mk plain_iget$n
+done
+# plain SQL on the table's view by the indexed attribute, planned through the index
+{ echo '\set v random(0, 999)'
+  echo "SELECT k1, k2, attributes->>'a1' FROM tw WHERE attributes->>'g' = 'g' || :v;"; } | mk ots_isql
+{ echo '\set v random(0, 999)'
+  echo "SELECT k1, k2, attrs->>'a1' FROM pw WHERE attrs->>'g' = 'g' || :v;"; } | mk plain_isql
+
 # ---------------------------------------------------------------- runner
 # pgb SCRIPT SYNC -> prints tps (or ERR)
 pgb() {
@@ -395,6 +445,27 @@ for s in on off; do
 	want upd   && settle && pair "update_row sync=$s"  ots_upd   plain_upd   $s
 	want batch && settle && pair "batch 200 sync=$s"   ots_batch plain_batch $s
 done
+# secondary index (issue 15): reads by the index's key, then writes of the
+# indexed column, each side keeping its index
+want index && pair "index: get 1 row by key"    ots_iget1   plain_iget1   on
+want index && pair "index: get 100 rows by key" ots_iget100 plain_iget100 on
+want index && pair "index: SQL by attribute"    ots_isql    plain_isql    on
+settle_index() { sql 'VACUUM ANALYZE "tw$data", "tw_g$data", pw' && sql "CHECKPOINT"; }
+want index && settle_index && pair "index: put_row"          ots_iput plain_iput on
+want index && settle_index && pair "index: update_row of g"  ots_iupd plain_iupd on
+# backfill: an index on a2 of the BIG-row table, built by CALL ots.build_index,
+# against CREATE INDEX on the expression (attrs->>'a2')::bigint of the plain one
+BF_OTS= BF_PLAIN=
+if want index && [ -n "$(sql "SELECT to_regclass('t6')")" ]; then
+	sql "SELECT ots.add_defined_column('t6', 'a2 integer')" >/dev/null
+	PGOPTIONS="-c ots.index_build_worker=off" sql "SELECT ots.create_index('t6', 't6_a2', '{a2}')" >/dev/null
+	sql "CHECKPOINT"
+	t0=$(now); sql "CALL ots.build_index('t6', 't6_a2')"; BF_OTS=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
+	sql "CHECKPOINT"
+	t0=$(now); sql "CREATE INDEX plain6_a2 ON plain6 (((attrs->>'a2')::bigint))"
+	BF_PLAIN=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
+	echo "  index backfill of $BIG rows: ots ${BF_OTS} s, plain CREATE INDEX ${BF_PLAIN} s" >&2
+fi
 T_BENCH_END=$(now)
 
 # ---------------------------------------------------------------- report
@@ -437,6 +508,16 @@ caserow "view: range 100" 0.8
 caserow "view: scan + aggregate" 0.6
 caserow "view: join 100 on keys" 0.6
 for s in on off; do caserow "batch 200 sync=$s" 0.8; done
+caserow "index: put_row" 0.8
+caserow "index: update_row of g" 0.8
+caserow "index: get 1 row by key" 0.8
+caserow "index: get 100 rows by key" 0.8
+caserow "index: SQL by attribute" info
+if [ -n "$BF_OTS" ]; then
+	# a time, not a rate: the ratio is plain's time over ots's, so higher is better here too
+	bfr=$(ratio "$BF_PLAIN" "$BF_OTS")
+	row "index: backfill $BIG rows" "$BF_OTS s" "$BF_PLAIN s" "$bfr" ">= 0.5" "$(met_ge "$bfr" 0.5)"
+fi
 if want size; then
 	for c in "get_row 1e4 rows" "get_row 1e5 rows" "get_row 1e6 rows"; do caserow "$c" 0.9; done
 	flatrow "get_row flat 1e4->1e6 (spread)" "get_row 1e4 rows" "get_row 1e5 rows" "get_row 1e6 rows"

@@ -20,6 +20,7 @@ SELECT ots.create_table('bi_one', 'k string', partitions => 2);
 SELECT ots.create_table('bi_bin', 'b binary', partitions => 1);
 SELECT ots.create_table('bi_auto', 'p string, id integer auto_increment', partitions => 1);
 SELECT ots.create_table('bi_ro', 'k string', allow_update => false, partitions => 1);
+SELECT ots.create_table('bi_ix', 'k string', partitions => 1, defined_columns => 'c string, d string');
 SELECT consumed FROM ots.put_row('bi', '{"k": "a", "n": 1}', '{"v": 1, "s": "x"}');
 SELECT consumed FROM ots.put_row('bi', '{"k": "b", "n": 2}', '{"v": 2}');
 SELECT consumed FROM ots.put_row('bi_one', '{"k": "a"}', '{"v": 1}');
@@ -506,7 +507,11 @@ INSERT INTO null_calls VALUES
    '''{"column": "v", "comparator": ">=", "value": 0}''', 'true', '''a''', '''z''']),
   ('batch_get_row', ARRAY['''[{"table_name": "bi", "primary_keys": [{"k": "a", "n": 1}]}]''']),
   ('batch_write_row', ARRAY['''[{"table_name": "bi", "rows": [{"type": "PUT", "primary_key": {"k": "nul3", "n": 1}}]}]''', 'true']),
-  ('create_table', ARRAY['''bi_nul''', '''k string''', '1', '-1', '86400', 'true', '1', '0']),
+  ('create_table', ARRAY['''bi_nul''', '''k string''', '1', '-1', '86400', 'true', '1', '0', '''c string''']),
+  ('add_defined_column', ARRAY['''bi_ix''', '''e string''']),
+  ('delete_defined_column', ARRAY['''bi_ix''', '''{e}''::text[]']),
+  ('create_index', ARRAY['''bi_ix''', '''bi_ix_i''', '''{c}''::text[]', '''{d}''::text[]', '''GLOBAL''', 'false']),
+  ('delete_index', ARRAY['''bi_ix''', '''bi_ix_i0''']),
   ('update_table', ARRAY['''bi''', '3', '-1', '9223372036854', 'true']),
   ('describe_table', ARRAY['''bi''']),
   ('delete_table', ARRAY['''bi_nul0''']),
@@ -524,6 +529,7 @@ SELECT c.fn, p.argn, coalesce(a.argname, '(none)') AS argument,
               (SELECT string_agg(CASE WHEN i = p.argn THEN 'NULL::' || format_type(a.argtype, NULL)
                                       -- each create_table makes its own table
                                       WHEN c.fn = 'create_table' AND i = 1 THEN format('''bi_nul%s''', p.argn)
+                                      WHEN c.fn = 'create_index' AND i = 2 THEN format('''bi_ix_i%s''', p.argn)
                                       ELSE c.args[i] END,
                                  ', ' ORDER BY i)
                  FROM generate_subscripts(c.args, 1) i)) AS q,

@@ -83,8 +83,9 @@ SELECT pg_temp.try(format('SELECT ots.stats_counters(%s)', :open_storage));
 SELECT pg_temp.try(format('SELECT count(*) FROM ots.write_point_counts(%s)', :open_storage));
 RESET ROLE;
 -- the C functions PUBLIC may call that take a table: those checked above
--- and ots's catalog writers (catalog_integrity) and purge's lock and batch
--- (purge_owner) check the caller; the view
+-- and ots's catalog writers (catalog_integrity, secondary_index), purge's
+-- lock and batch (purge_owner) and the index build's batch and launch
+-- (secondary_index) check the caller; the view
 -- functions only read the rows the view passes them
 SELECT p.oid::regprocedure AS fn
   FROM pg_proc p

@@ -37,6 +37,7 @@
 
 #include "attribute_pushdown.h"
 #include "guc.h"
+#include "index_plan.h"
 #include "planner.h"
 
 /* the ots functions involved, looked up once per rewritten statement */
@@ -203,6 +204,10 @@ pushdown_query(Query *query, const PushdownFuncs *funcs)
 		view.row_attributes = (FuncExpr *) attributes->expr;
 		query_tree_mutator(query, pushdown_mutator, &view,
 						   QTW_DONT_COPY_QUERY | QTW_IGNORE_RANGE_TABLE);
+		/* the level's equalities on indexed columns, now columns of the view */
+		if (IsA(lsecond(view.row_attributes->args), Const))
+			index_plan_view(query, rti, rte, funcs->row_attribute_text,
+							DatumGetObjectId(((Const *) lsecond(view.row_attributes->args))->constvalue));
 	}
 	foreach(lc, query->rtable)
 	{

@@ -748,6 +748,7 @@ batch_bulk_validate(const OtsTable *t, const BatchRow *row, int64 now_ms, Memory
 			if (batch_field(row->row, "attributes", &attrs) != NULL && attrs.type != jbvNull)
 				parsed = codec_parse_attributes(JsonbValueToJsonb(&attrs), &count);
 			row_write_check_timestamps(t, now_ms, parsed, count);
+			row_write_check_defined_types(t, parsed, count);
 			built = row_write_put_cells(t, parsed, count, now_ms, &out->oldest_ts);
 			out->cells = MemoryContextAlloc(callerctx, VARSIZE(built));
 			memcpy(out->cells, built, VARSIZE(built));
@@ -777,8 +778,8 @@ batch_bulk_validate(const OtsTable *t, const BatchRow *row, int64 now_ms, Memory
 static void
 batch_bulk_store_key(const OtsTable *t, const PkInput *pk, Datum **keys, int i)
 {
-	Datum		key[OTS_MAX_PK_COLUMNS + 1];
-	Oid			types[OTS_MAX_PK_COLUMNS + 1];
+	Datum		key[OTS_MAX_KEY_COLUMNS + 1];
+	Oid			types[OTS_MAX_KEY_COLUMNS + 1];
 	int			nkeys = storage_key(t, pk, t->npk, key, types);
 
 	for (int k = 0; k < nkeys; k++)
@@ -791,7 +792,8 @@ batch_bulk_store_key(const OtsTable *t, const PkInput *pk, Datum **keys, int i)
  * instead of one subtransaction and statement per row.  Each row is
  * validated first; a row that fails validation gets its error and is left
  * out.  Returns false, having done nothing, when the table needs the
- * per-row path (it does not exist, or generates keys).
+ * per-row path (it does not exist, generates keys, or is an index, whose
+ * rows each fail).
  */
 static bool
 batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *results)
@@ -799,8 +801,8 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 	OtsTable   *t = catalog_lookup_quiet(cstring_to_text(name));
 	int			nkeys;
 	int64		now_ms = ots_now_ms();
-	Datum	   *put_keys[OTS_MAX_PK_COLUMNS + 1];
-	Datum	   *del_keys[OTS_MAX_PK_COLUMNS + 1];
+	Datum	   *put_keys[OTS_MAX_KEY_COLUMNS + 1];
+	Datum	   *del_keys[OTS_MAX_KEY_COLUMNS + 1];
 	Datum	   *cells = palloc(sizeof(Datum) * nrows);
 	Datum	   *oldest = palloc(sizeof(Datum) * nrows);
 	int			nputs = 0;
@@ -809,7 +811,7 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 	AclMode		mode = 0;
 	MemoryContext rowctx;
 
-	if (t == NULL || t->auto_increment_col >= 0)
+	if (t == NULL || t->auto_increment_col >= 0 || t->is_index)
 		return false;
 	nkeys = storage_nkeys(t);
 	for (int r = 0; r < nrows; r++)

@@ -54,6 +54,7 @@
 #include "asrole.h"
 #include "cache.h"
 #include "catalog.h"
+#include "cells.h"
 #include "errors.h"
 #include "storage.h"
 
@@ -106,6 +107,9 @@ static OverrideSearchPath *names_path = NULL;
 static void catalog_load(OtsTable *t, Oid view_oid);
 static Form_pg_class catalog_class(Oid relid);
 static bool catalog_name_valid(const char *name, int len, int maxlen);
+static void catalog_read_defined(OtsTable *t, HeapTuple tup, TupleDesc desc);
+static void catalog_read_index(OtsTable *t, HeapTuple tup, TupleDesc desc);
+static OtsTable *catalog_get(Oid view_oid);
 
 /*
  * catalog_damaged reports metadata or storage that ots did not make: a
@@ -188,9 +192,10 @@ catalog_table_concerns(const void *entry, Oid relid)
 	return t->view_oid == relid || t->data_oid == relid;
 }
 
-/* catalog_text_array reads a 1-D text[] without NULLs of 1 to OTS_MAX_PK_COLUMNS elements */
+/* catalog_text_array reads a 1-D text[] without NULLs of min to max elements */
 static int
-catalog_text_array(const OtsTable *t, const char *column, Datum d, bool isnull, char **out)
+catalog_text_array(const OtsTable *t, const char *column, Datum d, bool isnull, char **out,
+				   int min, int max)
 {
 	ArrayType  *a;
 	Datum	   *elems;
@@ -200,12 +205,12 @@ catalog_text_array(const OtsTable *t, const char *column, Datum d, bool isnull, 
 	if (isnull)
 		catalog_damaged(t, "%s is NULL", column);
 	a = DatumGetArrayTypeP(d);
-	if (ARR_NDIM(a) != 1 || ARR_ELEMTYPE(a) != TEXTOID)
+	if (ARR_NDIM(a) > 1 || (ARR_NDIM(a) == 1 && ARR_LBOUND(a)[0] != 1) ||
+		ARR_ELEMTYPE(a) != TEXTOID)
 		catalog_damaged(t, "%s is not a one-dimensional text array", column);
 	deconstruct_array(a, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
-	if (n < OTS_MIN_PK_COLUMNS || n > OTS_MAX_PK_COLUMNS)
-		catalog_damaged(t, "%s has %d elements, not %d to %d", column, n,
-						OTS_MIN_PK_COLUMNS, OTS_MAX_PK_COLUMNS);
+	if (n < min || n > max)
+		catalog_damaged(t, "%s has %d elements, not %d to %d", column, n, min, max);
 	for (int i = 0; i < n; i++)
 	{
 		if (nulls[i])
@@ -213,6 +218,19 @@ catalog_text_array(const OtsTable *t, const char *column, Datum d, bool isnull, 
 		out[i] = TextDatumGetCString(elems[i]);
 	}
 	return n;
+}
+
+/* catalog_type_named: the value type a type name of ots.tables stands for, 0 if none */
+static OtsValueType
+catalog_type_named(const char *name)
+{
+	static const OtsValueType types[] = {OTS_VT_STRING, OTS_VT_INTEGER, OTS_VT_DOUBLE,
+	OTS_VT_BOOLEAN, OTS_VT_BINARY};
+
+	for (int i = 0; i < lengthof(types); i++)
+		if (strcmp(name, ots_value_type_name(types[i])) == 0)
+			return types[i];
+	return 0;
 }
 
 /* catalog_column reads a column of a row that must not be NULL */
@@ -235,22 +253,32 @@ catalog_column(const OtsTable *t, HeapTuple tup, TupleDesc desc, int attno, cons
 void
 catalog_read_row(OtsTable *t, HeapTuple tup, TupleDesc desc)
 {
-	char	   *names[OTS_MAX_PK_COLUMNS];
-	char	   *types[OTS_MAX_PK_COLUMNS];
+	char	   *names[OTS_MAX_KEY_COLUMNS];
+	char	   *types[OTS_MAX_KEY_COLUMNS];
 	bool		isnull;
 	Datum		d;
 	int64		key_space;
 
-	if (desc->natts != 9 || SPI_gettypeid(desc, 1) != TEXTARRAYOID ||
+	if (desc->natts != 15 || SPI_gettypeid(desc, 10) != TEXTARRAYOID ||
+		SPI_gettypeid(desc, 11) != TEXTARRAYOID || SPI_gettypeid(desc, 12) != NAMEOID ||
+		SPI_gettypeid(desc, 13) != TEXTOID || SPI_gettypeid(desc, 14) != INT2OID ||
+		SPI_gettypeid(desc, 15) != TEXTOID || SPI_gettypeid(desc, 1) != TEXTARRAYOID ||
 		SPI_gettypeid(desc, 2) != TEXTARRAYOID || SPI_gettypeid(desc, 3) != INT2OID ||
 		SPI_gettypeid(desc, 4) != INT4OID || SPI_gettypeid(desc, 5) != INT8OID ||
 		SPI_gettypeid(desc, 6) != INT8OID || SPI_gettypeid(desc, 7) != BOOLOID ||
 		SPI_gettypeid(desc, 8) != INT4OID || SPI_gettypeid(desc, 9) != INT4OID)
 		catalog_damaged(t, "the columns of ots.tables have other types than ots made");
+	/* an index's key is its own columns, then the base key's others */
+	d = SPI_getbinval(tup, desc, 12, &isnull);
+	t->is_index = !isnull;
+	if (t->is_index)
+		strlcpy(t->index_of, NameStr(*DatumGetName(d)), NAMEDATALEN);
 	d = SPI_getbinval(tup, desc, 1, &isnull);
-	t->npk = catalog_text_array(t, "pk_names", d, isnull, names);
+	t->npk = catalog_text_array(t, "pk_names", d, isnull, names, OTS_MIN_PK_COLUMNS,
+								t->is_index ? OTS_MAX_KEY_COLUMNS : OTS_MAX_PK_COLUMNS);
 	d = SPI_getbinval(tup, desc, 2, &isnull);
-	if (catalog_text_array(t, "pk_types", d, isnull, types) != t->npk)
+	if (catalog_text_array(t, "pk_types", d, isnull, types, OTS_MIN_PK_COLUMNS,
+						   OTS_MAX_KEY_COLUMNS) != t->npk)
 		catalog_damaged(t, "pk_names and pk_types differ in length");
 	for (int i = 0; i < t->npk; i++)
 	{
@@ -301,6 +329,104 @@ catalog_read_row(OtsTable *t, HeapTuple tup, TupleDesc desc)
 	if (t->partitions < 1 || t->partitions > OTS_MAX_PARTITIONS || t->partitions > key_space)
 		catalog_damaged(t, "partitions %d is outside [1, %d] or beyond the hash prefix's key space",
 						t->partitions, OTS_MAX_PARTITIONS);
+	catalog_read_defined(t, tup, desc);
+	catalog_read_index(t, tup, desc);
+}
+
+/* catalog_read_defined reads the defined columns: valid, distinct names in name order */
+static void
+catalog_read_defined(OtsTable *t, HeapTuple tup, TupleDesc desc)
+{
+	char	   *names[OTS_MAX_DEFINED_COLUMNS];
+	char	   *types[OTS_MAX_DEFINED_COLUMNS];
+	bool		isnull;
+	Datum		d;
+
+	d = SPI_getbinval(tup, desc, 10, &isnull);
+	t->ndefined = catalog_text_array(t, "defined_names", d, isnull, names, 0,
+									 OTS_MAX_DEFINED_COLUMNS);
+	d = SPI_getbinval(tup, desc, 11, &isnull);
+	if (catalog_text_array(t, "defined_types", d, isnull, types, 0,
+						   OTS_MAX_DEFINED_COLUMNS) != t->ndefined)
+		catalog_damaged(t, "defined_names and defined_types differ in length");
+	for (int i = 0; i < t->ndefined; i++)
+	{
+		OtsDefinedColumn *c = &t->defined[i];
+
+		c->namelen = strlen(names[i]);
+		if (!catalog_name_valid(names[i], c->namelen, NAMEDATALEN - 1))
+			catalog_damaged(t, "invalid defined column name \"%s\"", names[i]);
+		if (i > 0 && cells_name_cmp(names[i - 1], strlen(names[i - 1]), names[i], c->namelen) >= 0)
+			catalog_damaged(t, "defined_names are not distinct and in name order");
+		for (int k = 0; k < t->npk; k++)
+			if (strcmp(t->pk[k].name, names[i]) == 0)
+				catalog_damaged(t, "defined column \"%s\" is a primary key column", names[i]);
+		strlcpy(c->name, names[i], NAMEDATALEN);
+		if ((c->type = catalog_type_named(types[i])) == 0)
+			catalog_damaged(t, "unknown defined column type \"%s\"", types[i]);
+	}
+}
+
+/*
+ * catalog_read_index reads what makes t an index (index_of read already):
+ * its type, how many key columns it was given, its phase; all NULL on a
+ * table.
+ */
+static void
+catalog_read_index(OtsTable *t, HeapTuple tup, TupleDesc desc)
+{
+	bool		null_type;
+	bool		null_count;
+	bool		null_phase;
+	Datum		type = SPI_getbinval(tup, desc, 13, &null_type);
+	Datum		count = SPI_getbinval(tup, desc, 14, &null_count);
+	Datum		phase = SPI_getbinval(tup, desc, 15, &null_phase);
+	char	   *s;
+
+	if (!t->is_index)
+	{
+		if (!null_type || !null_count || !null_phase)
+			catalog_damaged(t, "it has index_type, index_key_count or index_phase but no index_of");
+		return;
+	}
+	if (null_type || null_count || null_phase)
+		catalog_damaged(t, "index_type, index_key_count or index_phase is NULL");
+	s = TextDatumGetCString(type);
+	if (strcmp(s, "GLOBAL") != 0 && strcmp(s, "LOCAL") != 0)
+		catalog_damaged(t, "unknown index_type \"%s\"", s);
+	t->index_local = strcmp(s, "LOCAL") == 0;
+	t->index_nkeys = DatumGetInt16(count);
+	if (t->index_nkeys < 1 || t->index_nkeys > OTS_MAX_INDEX_PK_COLUMNS || t->index_nkeys > t->npk)
+		catalog_damaged(t, "index_key_count %d is outside [1, %d]", t->index_nkeys,
+						OTS_MAX_INDEX_PK_COLUMNS);
+	s = TextDatumGetCString(phase);
+	if (strcmp(s, "FULL") != 0 && strcmp(s, "INCR") != 0 && strcmp(s, "INCR_ONLY") != 0)
+		catalog_damaged(t, "unknown index_phase \"%s\"", s);
+	t->index_building = strcmp(s, "FULL") == 0;
+	t->index_partial = strcmp(s, "INCR_ONLY") == 0;
+	if (t->auto_increment_col >= 0 || t->hash_prefix_len > 0 || t->max_versions != 1)
+		catalog_damaged(t, "an index has AUTO_INCREMENT, a hash prefix or max_versions other than 1");
+}
+
+const OtsDefinedColumn *
+catalog_defined_column(const OtsTable *t, const char *name, uint32 namelen)
+{
+	int			lo = 0;
+	int			hi = t->ndefined - 1;
+
+	while (lo <= hi)
+	{
+		int			mid = (lo + hi) / 2;
+		int			c = cells_name_cmp(t->defined[mid].name, t->defined[mid].namelen, name, namelen);
+
+		if (c == 0)
+			return &t->defined[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return NULL;
 }
 
 /*
@@ -409,7 +535,7 @@ bool
 catalog_check_storage(OtsTable *t, Oid nsp)
 {
 	char		name[NAMEDATALEN * 2];
-	AttrNumber	keys[OTS_MAX_PK_COLUMNS + 1] = {0};
+	AttrNumber	keys[OTS_MAX_KEY_COLUMNS + 1] = {0};
 	int			nkeys;
 	AttrNumber	partattr;
 	HeapTuple	tup;
@@ -479,7 +605,7 @@ void
 catalog_check_leaf(const OtsTable *t, Oid leaf)
 {
 	Form_pg_class form = catalog_class(leaf);
-	AttrNumber	keys[OTS_MAX_PK_COLUMNS + 1] = {0};
+	AttrNumber	keys[OTS_MAX_KEY_COLUMNS + 1] = {0};
 	int			nkeys = storage_nkeys(t);
 	const char *name;
 
@@ -505,6 +631,84 @@ catalog_report_damaged(const OtsTable *t, const char *what)
 }
 
 /*
+ * catalog_has_index_columns: does ots.tables have 0.2.0's columns for
+ * defined columns and indexes?  A 0.1.0 installation has not until
+ * ALTER EXTENSION ots UPDATE; its tables are read as having none.
+ */
+static bool
+catalog_has_index_columns(void)
+{
+	Oid			nsp = get_namespace_oid("ots", true);
+	Oid			rel = OidIsValid(nsp) ? get_relname_relid("tables", nsp) : InvalidOid;
+
+	return OidIsValid(rel) && get_attnum(rel, "index_phase") != InvalidAttrNumber;
+}
+
+/*
+ * catalog_load_indexes finds the secondary indexes of table t (whose row
+ * was just read, args its schema and name) in ots.tables and their storage
+ * tables; run within catalog_load's SPI connection and role.
+ */
+static void
+catalog_load_indexes(OtsTable *t, Oid nsp, Datum *args)
+{
+	Oid			argtypes[2] = {NAMEOID, NAMEOID};
+	int			ret;
+
+	ret = SPI_execute_with_args("SELECT table_name FROM ots.tables"
+								" WHERE schema_name OPERATOR(pg_catalog.=) $1"
+								" AND index_of OPERATOR(pg_catalog.=) $2"
+								" ORDER BY table_name COLLATE \"C\"",
+								2, argtypes, args, NULL, true, 0);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "could not read the indexes of an ots table: %s", SPI_result_code_string(ret));
+	if (SPI_processed > OTS_MAX_INDEXES)
+		catalog_damaged(t, "it has " UINT64_FORMAT " indexes, more than %d", SPI_processed,
+						OTS_MAX_INDEXES);
+	t->nindexes = SPI_processed;
+	for (int i = 0; i < t->nindexes; i++)
+	{
+		bool		isnull;
+		Name		name = DatumGetName(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
+													  1, &isnull));
+
+		t->index_data_oids[i] = storage_oid(nsp, NameStr(*name));
+		if (!OidIsValid(t->index_data_oids[i]))
+			catalog_damaged(t, "the storage table of its index %s is missing",
+							quote_identifier(NameStr(*name)));
+	}
+}
+
+OtsTable *
+catalog_index_base(const OtsTable *t)
+{
+	Oid			nsp = get_namespace_oid(t->schema_name, false);
+	Oid			view_oid = get_relname_relid(t->index_of, nsp);
+	OtsTable   *base;
+
+	for (;;)
+	{
+		Oid			data_oid;
+
+		base = OidIsValid(view_oid) ? catalog_get(view_oid) : NULL;
+		if (base == NULL)
+			catalog_damaged(t, "its base table %s is gone", quote_identifier(t->index_of));
+		data_oid = base->data_oid;
+		LockRelationOid(data_oid, AccessShareLock);
+		if (base->valid && base->data_oid == data_oid)
+			return base;
+		view_oid = get_relname_relid(t->index_of, nsp);
+	}
+}
+
+void
+catalog_check_index_readable(const OtsTable *t)
+{
+	if (t->is_index && t->index_building)
+		ots_error(PARAMETER_INVALID, "Disallow read index table in building base state");
+}
+
+/*
  * catalog_load fills t from ots.tables for the view's schema and name; on
  * a miss, t->valid stays false.  The row is read as the owner of
  * ots.tables, who sees every row, into a copy that replaces t only once
@@ -522,6 +726,7 @@ catalog_load(OtsTable *t, Oid view_oid)
 	OtsTable	loaded;
 	int			ret;
 	bool		found = false;
+	bool		indexes;
 
 	t->valid = false;
 	if (relname == NULL || nspname == NULL || get_rel_relkind(view_oid) != RELKIND_VIEW)
@@ -536,16 +741,23 @@ catalog_load(OtsTable *t, Oid view_oid)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	asrole_enter(asrole_catalog_owner(), &saved);
-	ret = SPI_execute_with_args("SELECT " CATALOG_ROW_COLUMNS
+	indexes = catalog_has_index_columns();
+	ret = SPI_execute_with_args(indexes ?
+								"SELECT " CATALOG_ROW_COLUMNS
+								" FROM ots.tables WHERE schema_name OPERATOR(pg_catalog.=) $1"
+								" AND table_name OPERATOR(pg_catalog.=) $2" :
+								"SELECT " CATALOG_ROW_COLUMNS_BEFORE_UPDATE
 								" FROM ots.tables WHERE schema_name OPERATOR(pg_catalog.=) $1"
 								" AND table_name OPERATOR(pg_catalog.=) $2",
 								2, argtypes, args, NULL, true, 1);
-	asrole_leave(&saved);
 	if (ret == SPI_OK_SELECT && SPI_processed == 1)
 	{
 		catalog_read_row(&loaded, SPI_tuptable->vals[0], SPI_tuptable->tupdesc);
 		found = true;
 	}
+	if (found && !loaded.is_index && indexes)
+		catalog_load_indexes(&loaded, nsp, args);
+	asrole_leave(&saved);
 	SPI_finish();
 
 	if (found && catalog_check_storage(&loaded, nsp))

@@ -27,6 +27,14 @@ typedef struct OtsPkColumn
 	bool		auto_increment;
 } OtsPkColumn;
 
+/* a predefined (defined) column: a name with a type, which secondary indexes can use */
+typedef struct OtsDefinedColumn
+{
+	char		name[NAMEDATALEN];
+	uint32		namelen;
+	OtsValueType type;
+} OtsDefinedColumn;
+
 typedef struct OtsTable
 {
 	Oid			view_oid;		/* s.t: the name users call the table by */
@@ -35,7 +43,7 @@ typedef struct OtsTable
 	char		schema_name[NAMEDATALEN];
 	char		table_name[NAMEDATALEN];
 	int			npk;
-	OtsPkColumn pk[OTS_MAX_PK_COLUMNS];
+	OtsPkColumn pk[OTS_MAX_KEY_COLUMNS];
 	int			auto_increment_col; /* index into pk[], or -1 */
 	int32		max_versions;
 	int64		time_to_live;	/* seconds, -1 = forever */
@@ -43,6 +51,18 @@ typedef struct OtsTable
 	bool		allow_update;
 	int32		partitions;
 	int32		hash_prefix_len;	/* 0 = none */
+	int			ndefined;
+	OtsDefinedColumn defined[OTS_MAX_DEFINED_COLUMNS];	/* name order */
+	/* a secondary index: the read-only table index_of's rows are copied to */
+	bool		is_index;
+	char		index_of[NAMEDATALEN];	/* its base table, in the same schema */
+	bool		index_local;	/* LOCAL: keyed by the base's partition key first */
+	int			index_nkeys;	/* pk[0 .. index_nkeys-1] are the key it was given */
+	bool		index_building; /* backfill not complete: reads refused */
+	bool		index_partial;	/* made without the rows before it (include_base_data) */
+	/* a table with secondary indexes: their storage tables, in name order */
+	int			nindexes;
+	Oid			index_data_oids[OTS_MAX_INDEXES];
 	bool		valid;			/* cleared by invalidation */
 } OtsTable;
 
@@ -80,9 +100,15 @@ extern void catalog_check_column_name(const char *name, int len);
  * The columns of ots.tables an OtsTable is made of, in the order
  * catalog_read_row reads them.
  */
-#define CATALOG_ROW_COLUMNS \
+#define CATALOG_ROW_COLUMNS_0_1 \
 	"pk_names, pk_types, auto_increment, max_versions, time_to_live," \
 	" max_version_offset, allow_update, partitions, hash_prefix_length"
+#define CATALOG_ROW_COLUMNS CATALOG_ROW_COLUMNS_0_1 \
+	", defined_names, defined_types, index_of, index_type, index_key_count, index_phase"
+/* the same of a 0.1.0 ots.tables, until ALTER EXTENSION ots UPDATE: no defined columns, no index */
+#define CATALOG_ROW_COLUMNS_BEFORE_UPDATE CATALOG_ROW_COLUMNS_0_1 \
+	", '{}'::pg_catalog.text[], '{}'::pg_catalog.text[], NULL::pg_catalog.name," \
+	" NULL::pg_catalog.text, NULL::pg_catalog.int2, NULL::pg_catalog.text"
 
 /*
  * catalog_read_row fills t (schema_name and table_name set) from a row of
@@ -91,6 +117,18 @@ extern void catalog_check_column_name(const char *name, int len);
  * raise data_corrupted for anything create_table would not have made.
  */
 extern void catalog_read_row(OtsTable *t, HeapTuple tup, TupleDesc desc);
+
+/* catalog_defined_column: t's defined column of that name, or NULL */
+extern const OtsDefinedColumn *catalog_defined_column(const OtsTable *t, const char *name,
+														uint32 namelen);
+
+/*
+ * catalog_index_base: the base table of index t (locked as catalog_lookup
+ * locks), or damaged when it is gone; catalog_check_index_readable raises
+ * Tablestore's error while t's backfill runs.
+ */
+extern OtsTable *catalog_index_base(const OtsTable *t);
+extern void catalog_check_index_readable(const OtsTable *t);
 extern bool catalog_check_storage(OtsTable *t, Oid nsp);
 
 /*

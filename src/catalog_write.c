@@ -39,11 +39,16 @@ PG_FUNCTION_INFO_V1(ots_catalog_update);
 PG_FUNCTION_INFO_V1(ots_catalog_delete);
 PG_FUNCTION_INFO_V1(ots_catalog_lock_options);
 PG_FUNCTION_INFO_V1(ots_catalog_clear_trimmed);
+PG_FUNCTION_INFO_V1(ots_catalog_set_defined);
+PG_FUNCTION_INFO_V1(ots_catalog_insert_index);
+PG_FUNCTION_INFO_V1(ots_catalog_set_index_phase);
 
 /* the schema and table names every function here takes first */
 #define CATALOG_WRITE_KEY \
 	" WHERE t.schema_name OPERATOR(pg_catalog.=) $1 AND t.table_name OPERATOR(pg_catalog.=) $2"
 static const Oid key_types[3] = {NAMEOID, NAMEOID, TEXTOID};
+
+static void catalog_write_base_changed(const char *schema, const char *base);
 
 /*
  * catalog_write_owner requires the caller to own the storage table of
@@ -114,24 +119,19 @@ catalog_write_run(FunctionCallInfo fcinfo, const char *sql, int nargs, const Oid
 }
 
 /*
- * ots_catalog_insert is ots.catalog_insert(schema_name, table_name,
- * pk_names, pk_types, auto_increment, max_versions, time_to_live,
- * max_version_offset, allow_update, partitions, hash_prefix_length):
- * create_table's registration of the table it made; OTSObjectAlreadyExist
- * when it is registered already.
+ * catalog_write_register runs sql, the INSERT of the row of a table or
+ * index whose storage (schema and name: the first two arguments) the caller
+ * made and owns, after the checks every registration makes: the view has
+ * the storage's owner, the partitions are shaped as ots makes them.
+ * OTSObjectAlreadyExist when the name is registered already.  Leaves SPI
+ * connected, as catalog_write_run does.
  */
-Datum
-ots_catalog_insert(PG_FUNCTION_ARGS)
+static void
+catalog_write_register(FunctionCallInfo fcinfo, const char *sql, int nargs, const Oid *types)
 {
-	static const Oid insert_types[11] = {NAMEOID, NAMEOID, TEXTARRAYOID, TEXTARRAYOID, INT2OID,
-	INT4OID, INT8OID, INT8OID, BOOLOID, INT4OID, INT4OID};
-	Oid			data_oid;
-	Oid			view_oid;
+	Oid			data_oid = catalog_write_owner(fcinfo, false);
+	Oid			view_oid = get_relname_relid(NameStr(*PG_GETARG_NAME(1)), get_rel_namespace(data_oid));
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		ots_error(PARAMETER_INVALID, "Parameter table_name is missing.");
-	data_oid = catalog_write_owner(fcinfo, false);
-	view_oid = get_relname_relid(NameStr(*PG_GETARG_NAME(1)), get_rel_namespace(data_oid));
 	/* create_table makes both as one role; a view is run as its owner */
 	if (OidIsValid(view_oid) && asrole_owner(view_oid) != asrole_owner(data_oid))
 		ereport(ERROR,
@@ -142,12 +142,7 @@ ots_catalog_insert(PG_FUNCTION_ARGS)
 	ddl_guard_check_partitions(data_oid);
 	PG_TRY();
 	{
-		catalog_write_run(fcinfo,
-						  "INSERT INTO ots.tables AS t (schema_name, table_name, pk_names, pk_types,"
-						  " auto_increment, max_versions, time_to_live, max_version_offset, allow_update,"
-						  " partitions, hash_prefix_length)"
-						  " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
-						  " RETURNING " CATALOG_ROW_COLUMNS, 11, insert_types, true);
+		catalog_write_run(fcinfo, sql, nargs, types, true);
 	}
 	PG_CATCH();
 	{
@@ -160,6 +155,28 @@ ots_catalog_insert(PG_FUNCTION_ARGS)
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+}
+
+/*
+ * ots_catalog_insert is ots.catalog_insert(schema_name, table_name,
+ * pk_names, pk_types, auto_increment, max_versions, time_to_live,
+ * max_version_offset, allow_update, partitions, hash_prefix_length):
+ * create_table's registration of the table it made; OTSObjectAlreadyExist
+ * when it is registered already.
+ */
+Datum
+ots_catalog_insert(PG_FUNCTION_ARGS)
+{
+	static const Oid insert_types[11] = {NAMEOID, NAMEOID, TEXTARRAYOID, TEXTARRAYOID, INT2OID,
+	INT4OID, INT8OID, INT8OID, BOOLOID, INT4OID, INT4OID};
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ots_error(PARAMETER_INVALID, "Parameter table_name is missing.");
+	catalog_write_register(fcinfo,
+						   "INSERT INTO ots.tables AS t (schema_name, table_name, pk_names, pk_types,"
+						   " auto_increment, max_versions, time_to_live, max_version_offset, allow_update,"
+						   " partitions, hash_prefix_length)"
+						   " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
+						   " RETURNING " CATALOG_ROW_COLUMNS, 11, insert_types);
 	SPI_finish();
 	PG_RETURN_VOID();
 }
@@ -201,7 +218,17 @@ Datum
 ots_catalog_delete(PG_FUNCTION_ARGS)
 {
 	catalog_write_owner(fcinfo, false);
-	catalog_write_run(fcinfo, "DELETE FROM ots.tables t" CATALOG_WRITE_KEY, 2, key_types, false);
+	catalog_write_run(fcinfo, "DELETE FROM ots.tables t" CATALOG_WRITE_KEY " RETURNING t.index_of",
+					  2, key_types, false);
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		bool		isnull;
+		Datum		base = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull);
+
+		/* an index gone: its base table's writers stop maintaining it */
+		if (!isnull)
+			catalog_write_base_changed(NameStr(*PG_GETARG_NAME(0)), NameStr(*DatumGetName(base)));
+	}
 	SPI_finish();
 	PG_RETURN_VOID();
 }
@@ -251,5 +278,112 @@ ots_catalog_clear_trimmed(PG_FUNCTION_ARGS)
 					  "UPDATE ots.tables t SET trimmed_max_versions = NULL" CATALOG_WRITE_KEY
 					  " AND CAST(t.xmin AS pg_catalog.text) OPERATOR(pg_catalog.=) $3", 3, key_types, false);
 	SPI_finish();
+	PG_RETURN_VOID();
+}
+
+/* catalog_write_base_changed makes every session reload the base table of index schema.index */
+static void
+catalog_write_base_changed(const char *schema, const char *base)
+{
+	Oid			base_data = storage_oid(get_namespace_oid(schema, false), base);
+
+	if (OidIsValid(base_data))
+		CacheInvalidateRelcacheByRelid(base_data);
+}
+
+/*
+ * ots_catalog_set_defined is ots.catalog_set_defined(schema_name,
+ * table_name, defined_names, defined_types): the table's defined columns
+ * (create_table, add_defined_column, delete_defined_column have checked
+ * them with Tablestore's messages; the load checks them again).
+ */
+Datum
+ots_catalog_set_defined(PG_FUNCTION_ARGS)
+{
+	static const Oid types[4] = {NAMEOID, NAMEOID, TEXTARRAYOID, TEXTARRAYOID};
+	Oid			data_oid;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ots_error(PARAMETER_INVALID, "Parameter table_name is missing.");
+	data_oid = catalog_write_owner(fcinfo, false);
+	catalog_write_run(fcinfo,
+					  "UPDATE ots.tables t SET defined_names = $3, defined_types = $4"
+					  CATALOG_WRITE_KEY " RETURNING " CATALOG_ROW_COLUMNS, 4, types, true);
+	SPI_finish();
+	CacheInvalidateRelcacheByRelid(data_oid);
+	PG_RETURN_VOID();
+}
+
+/*
+ * ots_catalog_insert_index is ots.catalog_insert_index(schema_name,
+ * index_name, base_name, pk_names, pk_types, defined_names, defined_types,
+ * index_type, index_key_count, index_phase): create_index's registration
+ * of the index table it made, with the base table's options; the caller
+ * owns both.
+ */
+Datum
+ots_catalog_insert_index(PG_FUNCTION_ARGS)
+{
+	static const Oid types[10] = {NAMEOID, NAMEOID, NAMEOID, TEXTARRAYOID, TEXTARRAYOID,
+	TEXTARRAYOID, TEXTARRAYOID, TEXTOID, INT2OID, TEXTOID};
+	char	   *schema;
+	char	   *base;
+	Oid			base_data;
+
+	for (int i = 0; i < 10; i++)
+		if (PG_ARGISNULL(i))
+			ots_error(PARAMETER_INVALID, "Parameters of an index must not be NULL.");
+	schema = NameStr(*PG_GETARG_NAME(0));
+	base = NameStr(*PG_GETARG_NAME(2));
+	base_data = storage_oid(get_namespace_oid(schema, false), base);
+	if (!OidIsValid(base_data))
+		ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
+	if (!catalog_owns(base_data))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be owner of ots table %s", quote_qualified_identifier(schema, base))));
+	/* the index's options are its table's (its entries expire with the rows) */
+	catalog_write_register(fcinfo,
+						   "INSERT INTO ots.tables AS t (schema_name, table_name, pk_names, pk_types,"
+						   " max_versions, time_to_live, max_version_offset, allow_update, partitions,"
+						   " hash_prefix_length, defined_names, defined_types, index_of, index_type,"
+						   " index_key_count, index_phase)"
+						   " SELECT $1, $2, $4, $5, 1, b.time_to_live, b.max_version_offset, false,"
+						   " b.partitions, 0, $6, $7, $3, $8, $9, $10"
+						   " FROM ots.tables b WHERE b.schema_name OPERATOR(pg_catalog.=) $1"
+						   " AND b.table_name OPERATOR(pg_catalog.=) $3 AND b.index_of IS NULL"
+						   " RETURNING " CATALOG_ROW_COLUMNS, 10, types);
+	if (SPI_processed != 1)
+		ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
+	SPI_finish();
+	CacheInvalidateRelcacheByRelid(base_data);
+	PG_RETURN_VOID();
+}
+
+/*
+ * ots_catalog_set_index_phase is ots.catalog_set_index_phase(schema_name,
+ * index_name, phase): FULL while the backfill runs, INCR once it is done.
+ */
+Datum
+ots_catalog_set_index_phase(PG_FUNCTION_ARGS)
+{
+	static const Oid types[3] = {NAMEOID, NAMEOID, TEXTOID};
+	Oid			data_oid;
+	bool		isnull;
+	Datum		base;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		ots_error(PARAMETER_INVALID, "Parameter table_name is missing.");
+	data_oid = catalog_write_owner(fcinfo, false);
+	catalog_write_run(fcinfo,
+					  "UPDATE ots.tables t SET index_phase = $3"
+					  CATALOG_WRITE_KEY " AND t.index_of IS NOT NULL RETURNING "
+					  CATALOG_ROW_COLUMNS, 3, types, true);
+	if (SPI_processed != 1)
+		ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
+	base = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 12, &isnull);
+	catalog_write_base_changed(NameStr(*PG_GETARG_NAME(0)), NameStr(*DatumGetName(base)));
+	SPI_finish();
+	CacheInvalidateRelcacheByRelid(data_oid);
 	PG_RETURN_VOID();
 }

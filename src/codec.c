@@ -512,10 +512,11 @@ codec_parse_pk(const OtsTable *t, Jsonb *pk, int flags, PkInput *out)
 				 errmsg_internal("The primary key must be a JSON object."),
 				 errdetail("Write the primary key as {\"column\": value, ...}.")));
 	n = JB_ROOT_COUNT(pk);
-	if (n < OTS_MIN_PK_COLUMNS || n > OTS_MAX_PK_COLUMNS)
+	/* an index's key is longer: its own columns, then the base key's others */
+	if (n < OTS_MIN_PK_COLUMNS || n > (t->is_index ? OTS_MAX_KEY_COLUMNS : OTS_MAX_PK_COLUMNS))
 		ots_error(PARAMETER_INVALID,
 				  "The number of primary key columns must be in range: [%d, %d].",
-				  OTS_MIN_PK_COLUMNS, OTS_MAX_PK_COLUMNS);
+				  OTS_MIN_PK_COLUMNS, t->is_index ? OTS_MAX_KEY_COLUMNS : OTS_MAX_PK_COLUMNS);
 	if (n != t->npk)
 		ots_error(INVALID_PK, "Validate PK size fail. Input: %d, Meta: %d.", n, t->npk);
 
@@ -928,7 +929,7 @@ codec_pk_to_jsonb(const OtsTable *t, const PkInput *pk)
 {
 	JsonbParseState *state = NULL;
 	JsonbValue *res;
-	CodecPair	pairs[OTS_MAX_PK_COLUMNS];
+	CodecPair	pairs[OTS_MAX_KEY_COLUMNS];
 	int			n = 0;
 
 	/* a stored row's key (no infinities) is written straight in binary form */

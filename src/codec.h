@@ -48,8 +48,8 @@ typedef enum PkSpecial
 typedef struct PkInput
 {
 	int			n;
-	OtsValue	v[OTS_MAX_PK_COLUMNS];
-	PkSpecial	special[OTS_MAX_PK_COLUMNS];
+	OtsValue	v[OTS_MAX_KEY_COLUMNS];
+	PkSpecial	special[OTS_MAX_KEY_COLUMNS];
 } PkInput;
 
 /* what codec_parse_pk accepts besides plain values */

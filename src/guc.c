@@ -16,6 +16,8 @@
 bool		ots_key_scan = true;
 bool		ots_attribute_pushdown = true;
 bool		ots_count_writes = false;
+bool		ots_index_build_worker = true;
+bool		ots_index_scan = true;
 char	   *ots_purge_schedule = NULL;
 int			ots_stats_max_tables = 1000;
 
@@ -63,6 +65,24 @@ guc_init(void)
 							 "Off renders every column of each row as jsonb and looks the name up in it; "
 							 "the result is the same.",
 							 &ots_attribute_pushdown,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("ots.index_scan",
+							 "Plans a query on a table's view whose WHERE fixes indexed columns through the secondary index.",
+							 "Off reads every row of the table and tests the condition; the result is the same.",
+							 &ots_index_scan,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("ots.index_build_worker",
+							 "Builds an index create_index makes on a table with rows in a background worker.",
+							 "Off leaves the index building (its reads refused) until CALL ots.build_index.",
+							 &ots_index_build_worker,
 							 true,
 							 PGC_USERSET,
 							 0,

@@ -8,6 +8,8 @@
 
 /* ots.purge_schedule: cron schedule of the purge jobs ots creates */
 extern bool ots_count_writes;
+extern bool ots_index_build_worker;
+extern bool ots_index_scan;
 extern bool ots_key_scan;
 extern bool ots_attribute_pushdown;
 extern char *ots_purge_schedule;

@@ -15,6 +15,12 @@
 #define OTS_MAX_NAME_LEN			255		/* table and column names, bytes */
 #define OTS_MIN_PK_COLUMNS			1
 #define OTS_MAX_PK_COLUMNS			4
+#define OTS_MAX_DEFINED_COLUMNS		32		/* predefined columns of a table */
+#define OTS_MAX_INDEXES				5		/* secondary indexes of a table */
+#define OTS_MAX_INDEX_PK_COLUMNS	4		/* index key columns a user names */
+#define OTS_MAX_INDEX_ATTR_COLUMNS	32		/* defined columns an index covers */
+/* an index's key: its own columns, then the base key's others; arrays are this large */
+#define OTS_MAX_KEY_COLUMNS			(OTS_MAX_INDEX_PK_COLUMNS + OTS_MAX_PK_COLUMNS)
 #define OTS_MAX_PK_VALUE_LEN		1024	/* String/Binary primary-key value, bytes */
 #define OTS_MAX_ATTR_VALUE_LEN		2097152 /* String/Binary attribute value, bytes */
 #define OTS_MAX_COLUMNS_PER_WRITE	1024	/* attribute cells/ops in one write */

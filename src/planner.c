@@ -91,6 +91,16 @@ planner_key_fixed(PlannerInfo *root, RelOptInfo *rel, int i, List *clauses)
 	return false;
 }
 
+/* planner_fixes_key: do clauses fix every partition key column of rel? */
+static bool
+planner_fixes_key(PlannerInfo *root, RelOptInfo *rel, List *clauses)
+{
+	for (int i = 0; i < rel->part_scheme->partnatts; i++)
+		if (!planner_key_fixed(root, rel, i, clauses))
+			return false;
+	return true;
+}
+
 /* planner_scale makes a path cost and return what one leaf of n would */
 static void
 planner_scale(Path *path, int n)
@@ -106,9 +116,12 @@ planner_scale(Path *path, int n)
  * average of its children, since hashing spreads keys evenly, in cost and
  * in rows.  The Appends built so far are scaled, and so are the leaves' own paths, from which
  * PostgreSQL builds the Appends again when it applies the statement's
- * target list to a partitioned relation.  Only paths the relation's own
- * clauses prune are concerned (a parameter of a prepared statement);
- * parameterized paths (the inner side of a nested loop) keep their costs.
+ * target list to a partitioned relation.  Paths the relation's own clauses
+ * prune are concerned (a parameter of a prepared statement), and so are
+ * parameterized Appends whose join clauses fix the key (the inner side of a
+ * nested loop, pruned again for each outer row: a table's rows found
+ * through a secondary index, index_plan.c); the leaves' parameterized paths
+ * keep their costs.
  */
 static void
 planner_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntry *rte)
@@ -129,9 +142,17 @@ planner_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntr
 	if (rel->part_rels[i] == NULL ||
 		!storage_is_ots_leaf(planner_rt_fetch(rel->part_rels[i]->relid, root)->relid))
 		return;
-	for (i = 0; i < rel->part_scheme->partnatts; i++)
-		if (!planner_key_fixed(root, rel, i, rel->baserestrictinfo))
-			return;
+	/* the inner side of a nested loop whose join clauses fix the key: one leaf per outer row */
+	foreach(lc, rel->pathlist)
+	{
+		Path	   *path = lfirst(lc);
+
+		if ((IsA(path, AppendPath) || IsA(path, MergeAppendPath)) && path->param_info != NULL &&
+			planner_fixes_key(root, rel, path->param_info->ppi_clauses))
+			planner_scale(path, n);
+	}
+	if (!planner_fixes_key(root, rel, rel->baserestrictinfo))
+		return;
 	foreach(lc, rel->pathlist)
 	{
 		Path	   *path = lfirst(lc);

@@ -35,6 +35,7 @@ select_init(ReadSelect *sel, const OtsTable *t, int64 now_ms)
 	memset(sel, 0, sizeof(*sel));
 	sel->now_ms = now_ms;
 	sel->time_to_live = t->time_to_live;
+	sel->marker_only = t->is_index;
 	sel->table_max_versions = t->max_versions;
 	sel->max_versions = 1;
 }
@@ -185,6 +186,8 @@ select_row_exists(const ReadSelect *sel, const CellsReader *r)
 {
 	if (sel->time_to_live < 0 || !select_cell_expired(sel, r->row_ts))
 		return true;
+	if (sel->marker_only)
+		return false;
 	for (uint32 i = 0; i < r->ncols; i++)
 	{
 		CellsColumn col;

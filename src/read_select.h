@@ -27,6 +27,7 @@ typedef struct ReadSelect
 {
 	int64		now_ms;
 	int64		time_to_live;	/* seconds, -1 = forever */
+	bool		marker_only;	/* an index's row exists by its marker alone (index_write.c) */
 	int32		table_max_versions;
 	bool		has_range;
 	int64		start_ts;		/* inclusive */

@@ -177,6 +177,7 @@ row_read_view_row(FunctionCallInfo fcinfo, ReadSelect *sel, CellsReader *r)
 		if (state->table == NULL)
 			ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
 	}
+	catalog_check_index_readable(state->table);
 	select_init(sel, state->table, state->now_ms);
 	cells_reader_init(r, cellsv);
 }

@@ -30,6 +30,7 @@
 #include "codec.h"
 #include "errors.h"
 #include "filter.h"
+#include "index_write.h"
 #include "ots_limits.h"
 #include "read_select.h"
 #include "request.h"
@@ -257,6 +258,18 @@ row_write_check_timestamps(const OtsTable *t, int64 now_ms, const CellInput *cel
 							   (long long) t->max_version_offset)));
 }
 
+void
+row_write_check_defined_types(const OtsTable *t, const CellInput *cells, int n)
+{
+	for (int i = 0; t->ndefined > 0 && i < n; i++)
+	{
+		const OtsDefinedColumn *c = catalog_defined_column(t, cells[i].name, cells[i].namelen);
+
+		if (c != NULL && c->type != cells[i].value.type)
+			index_defined_type_error(c, cells[i].value.type);
+	}
+}
+
 /*
  * row_write_finish encodes the row a write stores, keeping the table's
  * max_versions, and sets *oldest_ts to its "$oldest_ts" (as the builder
@@ -412,6 +425,7 @@ row_put_parse(RowWrite *w)
 	row_write_refuse_after_modify(w);
 	row_write_check_auto_increment(w);
 	row_write_check_timestamps(w->t, w->now_ms, w->cells, w->ncells);
+	row_write_check_defined_types(w->t, w->cells, w->ncells);
 	w->reads = row_write_has_conditions(w);
 	if (w->reads)
 		rowstore_check_privileges(w->t, ACL_SELECT);
@@ -693,6 +707,7 @@ row_update_parse_all(RowWrite *w)
 	row_write_check_auto_increment(w);
 	row_update_check_return_columns(w, &w->update);
 	row_write_check_timestamps(w->t, w->now_ms, w->update.puts, w->update.nputs);
+	row_write_check_defined_types(w->t, w->update.puts, w->update.nputs);
 }
 
 /* row_update_keep_old adds the cells of the old row that the update does not delete */

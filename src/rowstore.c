@@ -97,11 +97,22 @@ rowstore_privilege_names(AclMode mode)
  * on its owner too; with row_security off, check_enable_rls raises
  * PostgreSQL's own error, as a query on the table would.  Every row
  * function calls this before it touches a row, so this is the one place
- * both rules are kept.
+ * both rules are kept.  A secondary index is read with its base table's
+ * rights (its own storage is its owner's alone), only once its backfill is
+ * complete, and never written through the row functions.
  */
 void
 rowstore_check_privileges(const OtsTable *t, AclMode mode)
 {
+	/* an index is read with its base table's rights, and written only by its maintenance */
+	if (t->is_index)
+	{
+		if (mode & ~ACL_SELECT)
+			ots_error(PARAMETER_INVALID, "Can't write index table directly.");
+		rowstore_check_privileges(catalog_index_base(t), mode);
+		catalog_check_index_readable(t);
+		return;
+	}
 	if (pg_class_aclmask(t->data_oid, GetUserId(), mode, ACLMASK_ALL) != mode)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -180,7 +191,7 @@ void
 rowstore_attnums(const OtsTable *t, Oid leaf_oid, LeafCache *lp)
 {
 	int			nkeys = storage_nkeys(t);
-	AttrNumber	keys[OTS_MAX_PK_COLUMNS + 1];
+	AttrNumber	keys[OTS_MAX_KEY_COLUMNS + 1];
 	AttrNumber	oldest;
 	AttrNumber	cells;
 
@@ -319,28 +330,18 @@ rowstore_index_code_end(bool switched, const AsRole *saved)
  * predicate locks and statistics; privileges were checked on the storage
  * table.
  */
-struct varlena *
-rowstore_fetch(RowKey *key, bool latest)
+static struct varlena *
+rowstore_fetch_with(RowKey *key, Snapshot snapshot, LOCKMODE lockmode)
 {
 	LeafCache  *lp = rowstore_leaf(key->leaf_oid);
-	LOCKMODE	lockmode = latest ? RowExclusiveLock : AccessShareLock;
 	Relation	leaf = table_open(key->leaf_oid, lockmode);
 	Relation	index;
 	IndexScanDesc scan;
 	TupleTableSlot *slot;
-	ScanKeyData skeys[OTS_MAX_PK_COLUMNS + 1];
-	Snapshot	snapshot;
+	ScanKeyData skeys[OTS_MAX_KEY_COLUMNS + 1];
 	struct varlena *cells = NULL;
 
-	if (latest)
-	{
-		CommandCounterIncrement();
-		snapshot = RegisterSnapshot(GetTransactionSnapshot());
-	}
-	else
-		snapshot = RegisterSnapshot(GetActiveSnapshot());
 	key->found = false;
-
 	rowstore_attnums(key->t, key->leaf_oid, lp);
 	index = index_open(RelationGetPrimaryKeyIndex(leaf), lockmode);
 	for (int k = 0; k < key->nkeys; k++)
@@ -369,8 +370,38 @@ rowstore_fetch(RowKey *key, bool latest)
 	ExecDropSingleTupleTableSlot(slot);
 	index_close(index, NoLock);
 	table_close(leaf, NoLock);
+	return cells;
+}
+
+struct varlena *
+rowstore_fetch(RowKey *key, bool latest)
+{
+	Snapshot	snapshot;
+	struct varlena *cells;
+
+	if (latest)
+	{
+		CommandCounterIncrement();
+		snapshot = RegisterSnapshot(GetTransactionSnapshot());
+	}
+	else
+		snapshot = RegisterSnapshot(GetActiveSnapshot());
+	cells = rowstore_fetch_with(key, snapshot, latest ? RowExclusiveLock : AccessShareLock);
 	UnregisterSnapshot(snapshot);
 	return cells;
+}
+
+/*
+ * rowstore_fetch_self reads the newest version of a row as SnapshotSelf
+ * sees it (committed, or written by this transaction, this command
+ * included), with no new command: for a row only its writer's lock on
+ * another row lets anyone change (an index entry, under its base row's),
+ * from inside a statement that must not see its own changes otherwise.
+ */
+struct varlena *
+rowstore_fetch_self(RowKey *key)
+{
+	return rowstore_fetch_with(key, SnapshotSelf, RowExclusiveLock);
 }
 
 /*
@@ -554,6 +585,42 @@ rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts, bool 
 	FreeExecutorState(estate);
 	table_close(leaf, NoLock);
 	return inserted;
+}
+
+/*
+ * rowstore_insert_plain adds a row whose key no one else can be writing
+ * (an index entry: its base row's writer holds that row's lock), as a
+ * plain INSERT does: no speculative insertion, which cannot nest inside
+ * another one's confirmation, where index maintenance runs.  A concurrent
+ * insert of the key is a unique violation.
+ */
+void
+rowstore_insert_plain(const RowKey *key, struct varlena *cells, int64 oldest_ts)
+{
+	LeafCache  *lp = rowstore_leaf(key->leaf_oid);
+	Relation	leaf = table_open(key->leaf_oid, RowExclusiveLock);
+	EState	   *estate = CreateExecutorState();
+	ResultRelInfo *rri = makeNode(ResultRelInfo);
+	TupleTableSlot *slot;
+	AsRole		saved;
+	bool		as_owner;
+
+	rowstore_attnums(key->t, key->leaf_oid, lp);
+	InitResultRelInfo(rri, leaf, 0, NULL, 0);
+	rowstore_open_indexes(leaf, lp, rri);
+	slot = rowstore_key_slot(leaf, lp, key->nkeys, key->values, NULL, cells, oldest_ts);
+	storage_write_expect_row(key->t, key->leaf_oid, slot, lp->cells_attno, NULL);
+	table_tuple_insert(leaf, slot, GetCurrentCommandId(true), 0, NULL);
+	storage_write_expect_end();
+	as_owner = rowstore_index_code_begin(key->t, lp, &saved);
+	ExecInsertIndexTuples(rri, slot, estate, false, false, NULL, NIL);
+	rowstore_index_code_end(as_owner, &saved);
+
+	ExecDropSingleTupleTableSlot(slot);
+	rowstore_close_indexes(rri);
+	ExecResetTupleTable(estate->es_tupleTable, false);
+	FreeExecutorState(estate);
+	table_close(leaf, NoLock);
 }
 
 /*

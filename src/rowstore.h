@@ -39,6 +39,9 @@ extern void rowstore_check_writable(const char *operation);
  */
 extern struct varlena *rowstore_fetch(RowKey *key, bool latest);
 
+/* rowstore_fetch_self: the newest version by SnapshotSelf, without a new command (rowstore.c) */
+extern struct varlena *rowstore_fetch_self(RowKey *key);
+
 /*
  * rowstore_insert adds a row; false (and nothing written) when the key
  * exists, including when a concurrent insert of it commits first.
@@ -46,6 +49,9 @@ extern struct varlena *rowstore_fetch(RowKey *key, bool latest);
  */
 extern bool rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts,
 							bool known_missing);
+
+/* rowstore_insert_plain adds a row no one else can be inserting (rowstore.c) */
+extern void rowstore_insert_plain(const RowKey *key, struct varlena *cells, int64 oldest_ts);
 
 /*
  * rowstore_update replaces the cells of the row version rowstore_fetch

@@ -96,7 +96,7 @@ rowstore_bulk_plan(const OtsTable *t)
 	if (*slot == NULL)
 	{
 		int			nkeys = storage_nkeys(t);
-		Oid			types[OTS_MAX_PK_COLUMNS + 3];
+		Oid			types[OTS_MAX_KEY_COLUMNS + 3];
 		SPIPlanPtr	plan;
 
 		for (int k = 0; k < nkeys; k++)
@@ -132,7 +132,7 @@ typedef struct BulkRows
 {
 	const OtsTable *t;
 	int			nrows;
-	Datum	   *keys[OTS_MAX_PK_COLUMNS + 1];
+	Datum	   *keys[OTS_MAX_KEY_COLUMNS + 1];
 	Datum	   *cells;
 	Datum	   *oldest_ts;
 	Oid		   *leaves;
@@ -254,7 +254,7 @@ rowstore_insert_leaf(const BulkRows *b, Oid leaf_oid, int first, int n)
 	rowstore_open_indexes(leaf, lp, rri);
 	for (int j = 0; j < n; j++)
 	{
-		Datum		key[OTS_MAX_PK_COLUMNS + 1];
+		Datum		key[OTS_MAX_KEY_COLUMNS + 1];
 
 		for (int k = 0; k < nkeys; k++)
 			key[k] = b->keys[k][first + j];
@@ -309,7 +309,7 @@ static void
 rowstore_bulk_upsert(const OtsTable *t, int nrows, Datum **keys, Datum *cells, Datum *oldest_ts)
 {
 	int			nkeys = storage_nkeys(t);
-	Datum		params[OTS_MAX_PK_COLUMNS + 3];
+	Datum		params[OTS_MAX_KEY_COLUMNS + 3];
 	AsRole		saved;
 
 	for (int k = 0; k < nkeys; k++)

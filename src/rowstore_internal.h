@@ -23,7 +23,7 @@ typedef struct LeafCache
 	/* the leaf's attribute numbers, for direct access; cells_attno 0 = not looked up */
 	AttrNumber	cells_attno;
 	AttrNumber	oldest_attno;
-	AttrNumber	key_attnos[OTS_MAX_PK_COLUMNS + 1];
+	AttrNumber	key_attnos[OTS_MAX_KEY_COLUMNS + 1];
 	/* the last insert of a key not known to be new found it existing */
 	bool		keys_exist;
 	/* the leaf's indexes and their IndexInfo, built once (rowstore_open_indexes) */

@@ -56,8 +56,8 @@ typedef struct RowKey
 	const OtsTable *t;
 	Oid			leaf_oid;
 	int			nkeys;
-	Datum		values[OTS_MAX_PK_COLUMNS + 1];
-	Oid			types[OTS_MAX_PK_COLUMNS + 1];
+	Datum		values[OTS_MAX_KEY_COLUMNS + 1];
+	Oid			types[OTS_MAX_KEY_COLUMNS + 1];
 	ItemPointerData tid;		/* the row version rowstore_fetch read */
 	bool		found;
 	struct varlena *old_cells;	/* its cells, as rowstore_fetch returned them */

@@ -58,8 +58,8 @@ typedef struct RangeBound
 {
 	BoundOp		op;
 	int			ncols;
-	Datum		values[OTS_MAX_PK_COLUMNS + 1];
-	Oid			types[OTS_MAX_PK_COLUMNS + 1];
+	Datum		values[OTS_MAX_KEY_COLUMNS + 1];
+	Oid			types[OTS_MAX_KEY_COLUMNS + 1];
 } RangeBound;
 
 /* one leaf's scan of the range, and its current row */
@@ -70,13 +70,13 @@ typedef struct RangeLeaf
 	IndexScanDesc scan;
 	TupleTableSlot *slot;
 	AttrNumber	cells_attno;	/* copied: the leaf cache entry may go stale mid-range */
-	AttrNumber	key_attnos[OTS_MAX_PK_COLUMNS + 1];
+	AttrNumber	key_attnos[OTS_MAX_KEY_COLUMNS + 1];
 	MemoryContext row_ctx;		/* the current row's decoded key */
 	bool		has_row;
 	int64		hash;			/* its "$hash" (hash-prefixed tables) */
 	PkInput		pk;				/* its key, pointing into the row or row_ctx */
-	ScanKeyData keys[OTS_MAX_PK_COLUMNS + 3];	/* the equal prefix, then the two bounds */
-	ScanKeyData members[2][OTS_MAX_PK_COLUMNS + 1];
+	ScanKeyData keys[OTS_MAX_KEY_COLUMNS + 3];	/* the equal prefix, then the two bounds */
+	ScanKeyData members[2][OTS_MAX_KEY_COLUMNS + 1];
 } RangeLeaf;
 
 struct StorageRange

@@ -47,6 +47,7 @@
 #include "codec.h"
 #include "errors.h"
 #include "guc.h"
+#include "index_write.h"
 #include "purge.h"
 #include "stats.h"
 #include "storage.h"
@@ -60,6 +61,8 @@ typedef struct WriteLeaf
 	Oid			storage_oid;	/* partition parent, InvalidOid if none */
 	AttrNumber	cells_attno;	/* 0: no "$cells" column */
 	AttrNumber	oldest_attno;
+	const OtsTable *keys_of;	/* the table key_attnos were found for, or NULL */
+	AttrNumber	key_attnos[OTS_MAX_KEY_COLUMNS + 1];
 } WriteLeaf;
 
 static void storage_write_leaf_stale(void *entry);
@@ -83,6 +86,7 @@ static struct
 } expected;
 
 static void storage_write_key_attnos(Relation rel, StorageLeaf *leaf);
+static void storage_write_indexes(const StorageWrite *w);
 static void storage_write_xact_end(XactEvent event, void *arg);
 static void storage_write_subxact_end(SubXactEvent event, SubTransactionId mySubid,
 									  SubTransactionId parentSubid, void *arg);
@@ -176,6 +180,7 @@ storage_write_place(Relation rel)
 		wl->storage_oid = get_partition_parent(relid, true);
 		wl->cells_attno = storage_write_attno(rel, STORAGE_CELLS_COLUMN, storage_cells_type());
 		wl->oldest_attno = storage_write_attno(rel, STORAGE_OLDEST_TS_COLUMN, INT8OID);
+		wl->keys_of = NULL;
 		wl->valid = true;
 	}
 	return wl;
@@ -440,5 +445,114 @@ storage_write(const StorageWrite *w)
 		}
 		stats_count_stored(w->storage_oid, w->origin, w->callback, changes,
 						   with_old, with_new);
+	}
+	if (w->table != NULL)
+	{
+		StorageWrite current = *w;
+
+		/*
+		 * The table's metadata as of this write: taking the leaf's lock let
+		 * in an invalidation (an index created or deleted since the caller
+		 * looked the table up), so look again.
+		 */
+		if (!current.table->valid)
+			current.table = catalog_lookup_by_data_oid(w->storage_oid);
+		if (current.table != NULL &&
+			(current.table->ndefined > 0 || current.table->nindexes > 0))
+			storage_write_indexes(&current);
+	}
+}
+
+/*
+ * storage_write_source reads row (of leaf w->leaf), whose cells are cells,
+ * as index maintenance sees a base row: its primary key and its cells
+ */
+static void
+storage_write_source(const StorageWrite *w, const WriteLeaf *wl, TupleTableSlot *row,
+					 struct varlena *cells, IndexSourceRow *src)
+{
+	const OtsTable *t = w->table;
+	int			first = t->hash_prefix_len > 0 ? 1 : 0;
+
+	for (int k = 0; k < t->npk; k++)
+	{
+		bool		isnull;
+		Datum		d = slot_getattr(row, wl->key_attnos[first + k], &isnull);
+
+		if (isnull)
+			elog(ERROR, "a key column of a changed ots row is null");
+		src->pk[k].type = t->pk[k].type;
+		if (t->pk[k].type == OTS_VT_INTEGER)
+			src->pk[k].u.i = DatumGetInt64(d);
+		else
+		{
+			struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
+
+			src->pk[k].u.s.data = VARDATA_ANY(v);
+			src->pk[k].u.s.len = VARSIZE_ANY_EXHDR(v);
+		}
+	}
+	src->cells = cells;
+}
+
+/*
+ * storage_write_indexes does what a change of a table with defined columns
+ * or secondary indexes needs: new cells of another type than a defined
+ * column's refused, each index brought to the rows' new state.  A TRUNCATE
+ * of a table with indexes is refused: its rows' entries are spread over the
+ * whole index.
+ */
+static void
+storage_write_indexes(const StorageWrite *w)
+{
+	const OtsTable *t = w->table;
+	WriteLeaf  *wl = NULL;
+
+	if (w->callback == STORAGE_CB_TRUNCATE)
+	{
+		if (t->nindexes > 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot truncate a partition of ots table %s, which has secondary indexes",
+							quote_qualified_identifier(t->schema_name, t->table_name)),
+					 errhint("Delete its rows (DELETE, ots.delete_row), or delete its indexes first.")));
+		return;
+	}
+	if (t->nindexes > 0)
+	{
+		wl = (WriteLeaf *) storage_write_place(w->leaf);
+		if (wl->keys_of != t)
+		{
+			for (int k = 0; k < storage_nkeys(t); k++)
+				if ((wl->key_attnos[k] = storage_write_attno(w->leaf, storage_key_column(t, k),
+															 storage_key_type(t, k))) == 0)
+					catalog_report_damaged(t, "a partition of its storage table lacks a key column");
+			wl->keys_of = t;
+		}
+	}
+	for (int i = 0; i < w->nrows; i++)
+	{
+		struct varlena *old_cells = w->old_cells[i] != (Datum) 0 ?
+		PG_DETOAST_DATUM_PACKED(w->old_cells[i]) : NULL;
+		struct varlena *new_cells = w->new_cells[i] != (Datum) 0 ?
+		PG_DETOAST_DATUM_PACKED(w->new_cells[i]) : NULL;
+		IndexSourceRow before;
+		IndexSourceRow after;
+		TupleTableSlot *old_row = w->old_rows != NULL ? w->old_rows[i] : NULL;
+		TupleTableSlot *new_row = w->new_rows != NULL ? w->new_rows[i] : NULL;
+
+		if (new_cells != NULL && t->ndefined > 0)
+			index_check_defined_types(t, old_cells, new_cells);
+		if (t->nindexes == 0)
+			continue;
+		if ((old_cells != NULL && old_row == NULL) || (new_cells != NULL && new_row == NULL))
+			elog(ERROR, "the write point got no key for a change of ots table %s",
+				 quote_qualified_identifier(t->schema_name, t->table_name));
+		if (old_cells != NULL)
+			storage_write_source(w, wl, old_row, old_cells, &before);
+		if (new_cells != NULL)
+			storage_write_source(w, wl, new_row, new_cells, &after);
+		index_write_change(t, old_cells != NULL ? &before : NULL,
+						   new_cells != NULL ? &after : NULL);
 	}
 }

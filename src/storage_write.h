@@ -63,7 +63,21 @@ typedef struct StorageWrite
 	int			nrows;
 	Datum	   *old_cells;
 	Datum	   *new_cells;
+	/* the rows themselves, for their keys (NULL where there is none) */
+	TupleTableSlot **old_rows;
+	TupleTableSlot **new_rows;
 } StorageWrite;
+
+/*
+ * storage_write_needs_rows: does a change of t need the rows' keys at the
+ * write point (it has secondary indexes), so the table AM reads a replaced
+ * version's key too?
+ */
+static inline bool
+storage_write_needs_rows(const OtsTable *t)
+{
+	return t != NULL && t->nindexes > 0;
+}
 
 extern void storage_write_init(void);
 
@@ -84,7 +98,7 @@ typedef struct StorageLeaf
 	Datum		old_cells;		/* what ots's row code read, or 0 */
 	AttrNumber	cells_attno;
 	AttrNumber	oldest_attno;
-	AttrNumber	key_attnos[OTS_MAX_PK_COLUMNS + 1];
+	AttrNumber	key_attnos[OTS_MAX_KEY_COLUMNS + 1];
 	int			nkeys;			/* 0 unless table is set */
 } StorageLeaf;
 

@@ -58,7 +58,8 @@ tableam_cells(const StorageLeaf *leaf, TupleTableSlot *slot)
 /* tableam_write hands a change of nrows rows of the leaf to the write point */
 static void
 tableam_write(Relation rel, const StorageLeaf *leaf, StorageWriteCallback callback,
-			  int nrows, Datum *old_cells, Datum *new_cells)
+			  int nrows, Datum *old_cells, Datum *new_cells,
+			  TupleTableSlot **old_rows, TupleTableSlot **new_rows)
 {
 	StorageWrite w;
 
@@ -70,6 +71,8 @@ tableam_write(Relation rel, const StorageLeaf *leaf, StorageWriteCallback callba
 	w.nrows = nrows;
 	w.old_cells = old_cells;
 	w.new_cells = new_cells;
+	w.old_rows = old_rows;
+	w.new_rows = new_rows;
 	storage_write(&w);
 }
 
@@ -89,7 +92,7 @@ tableam_store_rows(Relation rel, const StorageLeaf *leaf, StorageWriteCallback c
 
 	for (int i = 0; i < n; i++)
 		new_cells[i] = tableam_cells(leaf, slots[i]);
-	tableam_write(rel, leaf, callback, n, old_cells, new_cells);
+	tableam_write(rel, leaf, callback, n, old_cells, new_cells, NULL, slots);
 	if (n != 1)
 	{
 		pfree(old_cells);
@@ -101,7 +104,10 @@ tableam_store_rows(Relation rel, const StorageLeaf *leaf, StorageWriteCallback c
  * tableam_store_change hands an update (slot: the new version) or a delete
  * (slot NULL) of the row version at old_tid to the write point, with the
  * old cells ots's row code read, or else those of the version replaced,
- * which stays readable to this transaction.
+ * which stays readable to this transaction.  When the write point needs
+ * the old row's key (secondary indexes), it is the new version's for an
+ * update ots's row code made (which never changes a key), else the
+ * replaced version's.
  */
 static void
 tableam_store_change(Relation rel, const StorageLeaf *leaf, StorageWriteCallback callback,
@@ -109,16 +115,23 @@ tableam_store_change(Relation rel, const StorageLeaf *leaf, StorageWriteCallback
 {
 	Datum		old_cells = leaf->old_cells;
 	Datum		new_cells = slot != NULL ? tableam_cells(leaf, slot) : (Datum) 0;
+	bool		needs_rows = storage_write_needs_rows(leaf->table);
 	TupleTableSlot *old = NULL;
+	TupleTableSlot *old_row = NULL;
 
-	if (old_cells == (Datum) 0)
+	if (old_cells == (Datum) 0 ||
+		(needs_rows && (slot == NULL || leaf->origin != STORAGE_ORIGIN_OTS)))
 	{
 		old = table_slot_create(rel, NULL);
 		if (!heap_routine->tuple_fetch_row_version(rel, old_tid, SnapshotAny, old))
 			elog(ERROR, "could not read the replaced version of an ots row");
-		old_cells = tableam_cells(leaf, old);
+		if (old_cells == (Datum) 0)
+			old_cells = tableam_cells(leaf, old);
+		old_row = old;
 	}
-	tableam_write(rel, leaf, callback, 1, &old_cells, &new_cells);
+	else if (needs_rows)
+		old_row = slot;
+	tableam_write(rel, leaf, callback, 1, &old_cells, &new_cells, &old_row, &slot);
 	if (old != NULL)
 		ExecDropSingleTupleTableSlot(old);
 }
@@ -216,7 +229,7 @@ tableam_store_truncate(Relation rel)
 	StorageLeaf leaf;
 
 	if (storage_write_leaf(rel, NULL, &leaf))
-		tableam_write(rel, &leaf, STORAGE_CB_TRUNCATE, 0, NULL, NULL);
+		tableam_write(rel, &leaf, STORAGE_CB_TRUNCATE, 0, NULL, NULL, NULL, NULL);
 }
 
 /*

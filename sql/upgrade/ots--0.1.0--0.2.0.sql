@@ -1,5 +1,6 @@
 -- ots 0.1.0 -> 0.2.0: security and data safety (issue 12), the ots table
--- access method (issue 20), SQL over live data at plain-table speed (issue 14).
+-- access method (issue 20), SQL over live data at plain-table speed (issue 14),
+-- secondary indexes (issue 15).
 -- Every change here is also made in src/sql/ (what a fresh 0.2.0 install
 -- runs); test/upgrade/run.sh shows the two arrive at the same objects.
 \echo Use "ALTER EXTENSION ots UPDATE TO '0.2.0'" to load this file. \quit
@@ -1087,3 +1088,912 @@ CREATE FUNCTION ots.row_attribute(cells ots.cells, storage regclass, name text) 
 	AS 'MODULE_PATHNAME', 'ots_row_attribute' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION ots.row_attribute(ots.cells, regclass, text) IS
 	'ots.row_attributes(cells, storage) -> name, rendering that column only (what a view''s attributes -> name is planned as)';
+
+-- issue 15: defined (predefined) columns and secondary indexes
+-- (src/sql/35_indexes.sql, src/index_write.c, src/index_build.c).  An
+-- index is an ots table of its own, registered in ots.tables with the
+-- table it indexes; every write keeps it exact.
+ALTER TABLE ots.tables
+	ADD COLUMN defined_names text[] NOT NULL DEFAULT '{}',
+	ADD COLUMN defined_types text[] NOT NULL DEFAULT '{}',
+	ADD COLUMN index_of name,
+	ADD COLUMN index_type text,
+	ADD COLUMN index_key_count smallint,
+	ADD COLUMN index_phase text;
+-- an index is visible with its table
+ALTER POLICY tables_read ON ots.tables
+	USING (ots.table_visible(schema_name, coalesce(index_of, table_name)));
+
+CREATE FUNCTION ots.catalog_set_defined(schema_name name, table_name name, defined_names text[],
+										defined_types text[]) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_set_defined' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_set_defined(name, name, text[], text[]) IS
+	'sets the defined columns of an ots table the caller owns (internal; create_table, add_defined_column, delete_defined_column)';
+
+CREATE FUNCTION ots.catalog_insert_index(schema_name name, index_name name, table_name name,
+										 pk_names text[], pk_types text[], defined_names text[],
+										 defined_types text[], index_type text, index_key_count smallint,
+										 index_phase text) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_insert_index' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_insert_index(name, name, name, text[], text[], text[], text[], text, smallint, text) IS
+	'registers the index table whose storage the caller made, of a table the caller owns (internal; create_index)';
+
+CREATE FUNCTION ots.catalog_set_index_phase(schema_name name, index_name name, index_phase text) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_set_index_phase' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_set_index_phase(name, name, text) IS
+	'marks an index the caller owns as building (FULL) or complete (INCR) (internal; create_index, build_index)';
+
+-- create_table takes defined_columns
+DROP FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer);
+DROP FUNCTION ots.create_table_internal(name, name, text, integer, bigint, bigint, boolean, integer, integer);
+
+CREATE FUNCTION ots.value_type_named(word text) RETURNS text
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT CASE lower(word)
+		WHEN 'string' THEN 'STRING' WHEN 'text' THEN 'STRING'
+		WHEN 'integer' THEN 'INTEGER' WHEN 'int' THEN 'INTEGER' WHEN 'bigint' THEN 'INTEGER'
+		WHEN 'int8' THEN 'INTEGER'
+		WHEN 'binary' THEN 'BINARY' WHEN 'bytea' THEN 'BINARY' WHEN 'blob' THEN 'BINARY'
+		WHEN 'double' THEN 'DOUBLE' WHEN 'float8' THEN 'DOUBLE' WHEN 'float' THEN 'DOUBLE'
+		WHEN 'boolean' THEN 'BOOLEAN' WHEN 'bool' THEN 'BOOLEAN'
+		END
+$$;
+COMMENT ON FUNCTION ots.value_type_named(text) IS
+	'the Tablestore type (STRING, INTEGER, BINARY, DOUBLE, BOOLEAN) a type word names (internal)';
+
+CREATE OR REPLACE FUNCTION ots.create_table_parse_pk(primary_key text, table_name name, OUT pk_names text[],
+										  OUT pk_types text[], OUT auto_col smallint)
+	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	specs text[];
+	words text[];
+	pk_name text;
+	pk_type text;
+BEGIN
+	pk_names := '{}';
+	pk_types := '{}';
+	specs := regexp_split_to_array(nullif(btrim(primary_key), ''), '\s*,\s*');
+	IF coalesce(cardinality(specs), 0) NOT BETWEEN ots.limit('min_pk_columns') AND ots.limit('max_pk_columns') THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  format('The number of primary key columns must be in range: [%s, %s].',
+								 ots.limit('min_pk_columns'), ots.limit('max_pk_columns')));
+	END IF;
+
+	FOR i IN 1 .. cardinality(specs) LOOP
+		words := regexp_split_to_array(btrim(specs[i]), '\s+');
+		IF cardinality(words) NOT IN (2, 3)
+		   OR (cardinality(words) = 3 AND lower(words[3]) <> 'auto_increment') THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Invalid primary key definition: ''%s''.', specs[i]),
+							  'Each primary key column is "<name> <type>" or "<name> integer auto_increment", separated by commas.');
+		END IF;
+		pk_name := words[1];
+		PERFORM ots.check_column_name(pk_name);
+		IF octet_length(pk_name) > 63 THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Invalid column name: ''%s''.', pk_name),
+							  'ots primary key column names are limited to 63 bytes, as PostgreSQL column names are.');
+		END IF;
+		pk_type := ots.value_type_named(words[2]);
+		IF pk_type IN ('DOUBLE', 'BOOLEAN') THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('%s is an invalid type for the primary key.', pk_type));
+		ELSIF pk_type IS NULL THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Invalid primary key type: ''%s''.', words[2]),
+							  'Primary key types are string, integer and binary (or text, bigint, bytea).');
+		END IF;
+		IF pk_name = ANY (pk_names) THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Duplicated primary key name: ''%s''.', pk_name));
+		END IF;
+		IF cardinality(words) = 3 THEN
+			IF pk_type <> 'INTEGER' THEN
+				PERFORM ots.raise('OTSParameterInvalid', 'AUTO_INCREMENT primary key must be integer.');
+			END IF;
+			IF auto_col IS NOT NULL THEN
+				PERFORM ots.raise('OTSParameterInvalid', 'AUTO_INCREMENT primary key count must <= 1.');
+			END IF;
+			IF i = 1 THEN
+				PERFORM ots.raise('OTSParameterInvalid',
+								  format('First primary key can''t be auto increment, table: %s.', table_name));
+			END IF;
+			auto_col := i;
+		END IF;
+		pk_names := pk_names || pk_name;
+		pk_types := pk_types || pk_type;
+	END LOOP;
+END
+$$;
+COMMENT ON FUNCTION ots.create_table_parse_pk(text, name) IS
+	'the primary key columns, types and AUTO_INCREMENT column of create_table''s primary_key argument (internal)';
+
+CREATE FUNCTION ots.parse_defined_columns(defined_columns text, pk_names text[],
+										  existing text[] DEFAULT '{}',
+										  OUT names text[], OUT types text[])
+	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	specs text[] := coalesce(regexp_split_to_array(nullif(btrim(defined_columns), ''), '\s*,\s*'), '{}');
+	spec text;
+	words text[];
+	col_type text;
+BEGIN
+	names := '{}';
+	types := '{}';
+	IF cardinality(specs) + cardinality(existing) > ots.limit('max_defined_columns') THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  format('The number of defined columns must be in range: [0, %s].',
+								 ots.limit('max_defined_columns')));
+	END IF;
+	FOREACH spec IN ARRAY specs LOOP
+		words := regexp_split_to_array(btrim(spec), '\s+');
+		IF cardinality(words) <> 2 THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Invalid defined column definition: ''%s''.', spec),
+							  'Each defined column is "<name> <type>", separated by commas.');
+		END IF;
+		PERFORM ots.check_column_name(words[1]);
+		IF octet_length(words[1]) > 63 THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Invalid column name: ''%s''.', words[1]),
+							  'ots defined column names are limited to 63 bytes, as PostgreSQL column names are.');
+		END IF;
+		IF words[1] = ANY (pk_names) OR words[1] = ANY (existing) OR words[1] = ANY (names) THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Duplicated column name: ''%s''.', words[1]));
+		END IF;
+		col_type := ots.value_type_named(words[2]);
+		IF col_type IS NULL THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Invalid defined column type: ''%s''.', words[2]),
+							  'Defined column types are string, integer, double, boolean and binary.');
+		END IF;
+		names := names || words[1];
+		types := types || col_type;
+	END LOOP;
+END
+$$;
+COMMENT ON FUNCTION ots.parse_defined_columns(text, text[], text[]) IS
+	'the names and types of a defined_columns argument (internal)';
+
+CREATE FUNCTION ots.sort_defined_columns(text[], text[], OUT names text[], OUT types text[])
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT coalesce(array_agg(d.name ORDER BY d.name COLLATE "C"), '{}'),
+		   coalesce(array_agg(d.type ORDER BY d.name COLLATE "C"), '{}')
+	  FROM unnest($1, $2) AS d(name, type)
+$$;
+COMMENT ON FUNCTION ots.sort_defined_columns(text[], text[]) IS
+	'defined columns sorted bytewise by name (internal)';
+
+CREATE FUNCTION ots.create_table_internal(
+	schema_name name,
+	table_name name,
+	primary_key text,
+	max_versions integer,
+	time_to_live bigint,
+	max_version_offset bigint,
+	allow_update boolean,
+	partitions integer,
+	hash_prefix_length integer,
+	defined_columns text) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	pk_names text[];
+	pk_types text[];
+	auto_col smallint;
+	view_name text;
+	defined record;
+BEGIN
+	-- ots.resolve_name is STRICT: a NULL table name arrives as NULLs
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
+	view_name := format('%I.%I', schema_name, table_name);
+	SELECT p.pk_names, p.pk_types, p.auto_col INTO pk_names, pk_types, auto_col
+	  FROM ots.create_table_parse_pk(primary_key, table_name) p;
+	PERFORM ots.create_table_check_options(max_versions, time_to_live, max_version_offset, allow_update,
+										   partitions, hash_prefix_length);
+	SELECT o.names, o.types INTO defined
+	  FROM ots.parse_defined_columns(defined_columns, pk_names) p,
+		   ots.sort_defined_columns(p.names, p.types) o;
+
+	IF EXISTS (SELECT 1 FROM ots.tables t
+				WHERE t.schema_name = create_table_internal.schema_name
+				  AND t.table_name = create_table_internal.table_name)
+	   OR to_regclass(view_name) IS NOT NULL
+	   OR to_regclass(format('%I.%I', schema_name, table_name || '$data')) IS NOT NULL THEN
+		PERFORM ots.raise('OTSObjectAlreadyExist', 'Requested table already exists.',
+						  format('A relation named %s already exists.', view_name));
+	END IF;
+
+	PERFORM ots.create_table_storage(schema_name, table_name, pk_names, pk_types, auto_col, partitions,
+									 hash_prefix_length);
+	PERFORM ots.create_table_view(schema_name, table_name, pk_names);
+	PERFORM ots.catalog_insert(create_table_internal.schema_name, create_table_internal.table_name, pk_names,
+							   pk_types, auto_col, max_versions, time_to_live, max_version_offset,
+							   allow_update, partitions, hash_prefix_length);
+	IF cardinality(defined.names) > 0 THEN
+		PERFORM ots.catalog_set_defined(create_table_internal.schema_name, create_table_internal.table_name,
+										defined.names, defined.types);
+	END IF;
+	-- expiry hook (50_expiry.sql): "$oldest_ts" index and purge job when there is a TTL
+	PERFORM ots.expiry_sync(create_table_internal.schema_name, create_table_internal.table_name, true);
+END
+$$;
+COMMENT ON FUNCTION ots.create_table_internal(name, name, text, integer, bigint, bigint, boolean, integer, integer, text)
+	IS 'creates an ots table in a resolved schema (internal; call ots.create_table)';
+
+CREATE FUNCTION ots.create_table(
+	table_name text,
+	primary_key text,
+	max_versions integer DEFAULT 1,
+	time_to_live bigint DEFAULT -1,
+	max_version_offset bigint DEFAULT 86400,
+	allow_update boolean DEFAULT true,
+	partitions integer DEFAULT 8,
+	hash_prefix_length integer DEFAULT 0,
+	defined_columns text DEFAULT NULL) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+BEGIN ATOMIC
+	SELECT ots.create_table_internal(r.schema_name, r.table_name, primary_key, max_versions,
+									 time_to_live, max_version_offset, allow_update, partitions,
+									 hash_prefix_length, defined_columns)
+	  FROM ots.resolve_name(table_name, true) r;
+END;
+COMMENT ON FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer, text) IS
+	'creates an ots table: primary_key => ''name type, ...'' (string, integer, binary; integer auto_increment); defined_columns => ''name type, ...''';
+
+-- update_table keeps indexes within their rule, describe_table lists defined
+-- columns and indexes, delete_table deletes a table's indexes with it
+
+CREATE OR REPLACE FUNCTION ots.update_table_internal(
+	schema_name name,
+	table_name name,
+	max_versions integer,
+	time_to_live bigint,
+	max_version_offset bigint,
+	allow_update boolean) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
+	IF max_versions IS NULL AND time_to_live IS NULL AND max_version_offset IS NULL
+	   AND allow_update IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'No parameter is specified in table options.');
+	END IF;
+	PERFORM ots.check_table_options(max_versions, time_to_live, max_version_offset);
+	-- an index takes its options from its table; a table's indexes keep it within their rule
+	PERFORM ots.index_check_options(update_table_internal.schema_name, update_table_internal.table_name,
+									max_versions, time_to_live, allow_update);
+	-- owner only; also remembers a lowered max_versions until purged (ots.trimmed_after_update)
+	PERFORM ots.catalog_update(update_table_internal.schema_name, update_table_internal.table_name,
+							   max_versions, time_to_live, max_version_offset, allow_update);
+	-- the indexes' entries expire with their rows: same TTL and max_version_offset
+	PERFORM ots.catalog_update(i.schema_name, i.table_name, NULL, update_table_internal.time_to_live,
+							   update_table_internal.max_version_offset, NULL)
+	   FROM ots.tables i
+	  WHERE i.schema_name = update_table_internal.schema_name
+		AND i.index_of = update_table_internal.table_name;
+	-- expiry hook (50_expiry.sql): index and purge job follow the new options
+	PERFORM ots.expiry_sync(update_table_internal.schema_name, update_table_internal.table_name,
+							time_to_live IS NOT NULL OR max_versions IS NOT NULL);
+END
+$$;
+COMMENT ON FUNCTION ots.update_table_internal(name, name, integer, bigint, bigint, boolean)
+	IS 'changes the options of a resolved ots table (internal; call ots.update_table)';
+
+CREATE OR REPLACE FUNCTION ots.describe_table_internal(schema_name name, table_name name) RETURNS jsonb
+	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	description jsonb;
+BEGIN
+	-- ots.resolve_name is STRICT: a NULL table name arrives as NULLs
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
+	description := (SELECT jsonb_build_object(
+		'table_name', t.table_name,
+		'schema_name', t.schema_name,
+		'primary_key', (SELECT jsonb_agg(CASE WHEN k.n = t.auto_increment
+											  THEN jsonb_build_object('name', k.name, 'type', t.pk_types[k.n],
+																	  'option', 'AUTO_INCREMENT')
+											  ELSE jsonb_build_object('name', k.name, 'type', t.pk_types[k.n])
+										 END ORDER BY k.n)
+						  FROM unnest(t.pk_names) WITH ORDINALITY AS k(name, n)),
+		'table_options', jsonb_build_object('max_versions', t.max_versions,
+											'time_to_live', t.time_to_live,
+											'max_version_offset', t.max_version_offset,
+											'allow_update', t.allow_update),
+		'defined_columns', (SELECT coalesce(jsonb_agg(jsonb_build_object('name', d.name, 'type', d.type)
+													  ORDER BY d.n), '[]')
+							  FROM unnest(t.defined_names, t.defined_types) WITH ORDINALITY AS d(name, type, n)),
+		'index_metas', (SELECT coalesce(jsonb_agg(ots.index_meta(i) ORDER BY i.table_name COLLATE "C"), '[]')
+						  FROM ots.tables i
+						 WHERE i.schema_name = t.schema_name AND i.index_of = t.table_name),
+		'hash_prefix_length', t.hash_prefix_length,
+		'partitions', (SELECT jsonb_agg(jsonb_build_object('name', c.relname,
+														   'bound', pg_get_expr(c.relpartbound, c.oid))
+										ORDER BY length(c.relname), c.relname COLLATE "C")
+						 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+						WHERE i.inhparent = format('%I.%I', t.schema_name, t.table_name || '$data')::regclass),
+		'creation_time', extract(epoch FROM t.created_at)::bigint)
+		|| CASE WHEN t.index_of IS NOT NULL
+				THEN jsonb_build_object('index_of', t.index_of, 'index_meta', ots.index_meta(t))
+				ELSE '{}' END
+	  FROM ots.tables t
+	 WHERE t.schema_name = $1 AND t.table_name = $2);
+	IF description IS NULL THEN
+		-- ots.tables shows each role only the tables it may see (ots.table_visible)
+		IF ots.table_visible(schema_name, table_name) THEN
+			PERFORM ots.raise('OTSObjectNotExist', 'Requested table does not exist.');
+		END IF;
+		RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
+			MESSAGE = format('permission denied for ots table %I.%I', schema_name, table_name),
+			DETAIL = 'describe_table needs a privilege on the table''s view or storage (and USAGE on its schema), or ownership.';
+	END IF;
+	RETURN description;
+END
+$$;
+COMMENT ON FUNCTION ots.describe_table_internal(name, name) IS 'describes a resolved ots table (internal)';
+
+CREATE OR REPLACE FUNCTION ots.delete_table_internal(schema_name name, table_name name) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
+	IF EXISTS (SELECT 1 FROM ots.tables i
+				WHERE i.schema_name = delete_table_internal.schema_name
+				  AND i.table_name = delete_table_internal.table_name AND i.index_of IS NOT NULL) THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Can''t delete index table directly.',
+						  'Delete an index with ots.delete_index(table, index_name).');
+	END IF;
+	-- a table's indexes go with it (35_indexes.sql)
+	PERFORM ots.delete_index_internal(i.schema_name, i.index_of, i.table_name)
+	   FROM ots.tables i
+	  WHERE i.schema_name = delete_table_internal.schema_name
+		AND i.index_of = delete_table_internal.table_name;
+	-- expiry hook (50_expiry.sql): purge job, purge and activity counters go first
+	PERFORM ots.expiry_forget(delete_table_internal.schema_name, delete_table_internal.table_name);
+	-- metadata before the DROPs: the storage still shows who owns the table,
+	-- and the sql_drop event trigger (60_ddl.sql) has nothing left to do
+	PERFORM ots.catalog_delete(delete_table_internal.schema_name, delete_table_internal.table_name);
+	EXECUTE format('DROP VIEW %I.%I', schema_name, table_name);
+	EXECUTE format('DROP TABLE %I.%I', schema_name, table_name || '$data');
+	IF to_regclass(format('%I.%I', schema_name, table_name || '$seq')) IS NOT NULL THEN
+		EXECUTE format('DROP SEQUENCE %I.%I', schema_name, table_name || '$seq');
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.delete_table_internal(name, name) IS 'drops a resolved ots table (internal)';
+
+-- an index is never purged itself: its entries go with its table's rows
+
+CREATE OR REPLACE FUNCTION ots.expiry_needed(schema_name name, table_name name) RETURNS boolean
+	LANGUAGE sql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	-- an index's entries go with its base table's rows (src/index_write.c): it is never purged itself
+	SELECT coalesce(bool_or(t.time_to_live <> -1 OR t.trimmed_max_versions > t.max_versions), false)
+	  FROM ots.tables t
+	 WHERE t.schema_name = $1 AND t.table_name = $2 AND t.index_of IS NULL
+$$;
+COMMENT ON FUNCTION ots.expiry_needed(name, name) IS
+	'whether an ots table has a TTL or versions beyond max_versions left to trim (internal)';
+
+-- ots.index_meta: an index's description, as describe_table lists it
+CREATE FUNCTION ots.index_meta(i ots.tables) RETURNS jsonb
+	LANGUAGE sql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT jsonb_build_object(
+		'name', i.table_name,
+		'primary_key', to_jsonb(i.pk_names[1:i.index_key_count]),
+		'defined_column', to_jsonb(i.defined_names),
+		'index_type', i.index_type,
+		-- both kinds are kept in the writing transaction
+		'index_update_mode', 'IUM_SYNC_INDEX',
+		'index_sync_phase', CASE i.index_phase WHEN 'FULL' THEN 'FULL' ELSE 'INCR' END,
+		-- an index made without the rows before it lists only rows written since
+		'include_base_data', i.index_phase <> 'INCR_ONLY')
+$$;
+COMMENT ON FUNCTION ots.index_meta(ots.tables) IS 'an index''s name, key, covered columns, type and phase (internal)';
+
+-- ots.index_check_options: update_table's new options against the indexes'
+-- rule (max_versions 1; no TTL, or no updates), and no options of an index
+CREATE FUNCTION ots.index_check_options(schema_name name, table_name name, max_versions integer,
+										time_to_live bigint, allow_update boolean) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t ots.tables;
+BEGIN
+	SELECT * INTO t FROM ots.tables o WHERE o.schema_name = $1 AND o.table_name = $2;
+	IF NOT FOUND THEN
+		RETURN;
+	END IF;
+	IF t.index_of IS NOT NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Can''t update index table directly.',
+						  'An index takes its options from its table.');
+	END IF;
+	IF coalesce(ots.owns_table(t.schema_name, t.table_name), false) THEN
+		-- a create_index in progress finishes first (or waits for this); others fail in catalog_update
+		t := ots.ddl_table(schema_name, table_name, 'Can''t update index table directly.');
+	END IF;
+	IF EXISTS (SELECT 1 FROM ots.tables i WHERE i.schema_name = $1 AND i.index_of = $2) THEN
+		PERFORM ots.index_check_base_options(coalesce(max_versions, t.max_versions),
+											 coalesce(time_to_live, t.time_to_live),
+											 coalesce(allow_update, t.allow_update));
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.index_check_options(name, name, integer, bigint, boolean) IS
+	'refuses options an index or a table with indexes cannot have (internal; update_table)';
+
+-- ots.index_check_base_options: the options a table with indexes must have
+CREATE FUNCTION ots.index_check_base_options(max_versions integer, time_to_live bigint,
+											 allow_update boolean) RETURNS void
+	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF max_versions <> 1 THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'The max version of table with index must be 1.',
+						  format('max_versions would be %s.', max_versions));
+	END IF;
+	IF time_to_live <> -1 AND allow_update THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  'The table with index must have TTL -1, or disallow updates (allow_update = false).');
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.index_check_base_options(integer, bigint, boolean) IS
+	'refuses options a table with secondary indexes cannot have (internal)';
+
+-- ots.index_of: the index index_name of table schema.table_name;
+-- OTSObjectNotExist when the table has no such index
+CREATE FUNCTION ots.index_of(schema_name name, table_name name, index_name text) RETURNS ots.tables
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	i ots.tables;
+BEGIN
+	IF NOT EXISTS (SELECT 1 FROM ots.tables t
+					WHERE t.schema_name = $1 AND t.table_name = $2 AND t.index_of IS NULL) THEN
+		PERFORM ots.raise('OTSObjectNotExist', 'Requested table does not exist.');
+	END IF;
+	SELECT * INTO i FROM ots.tables t
+	 WHERE t.schema_name = $1 AND t.table_name = $3 AND t.index_of = $2;
+	IF NOT FOUND THEN
+		PERFORM ots.raise('OTSObjectNotExist', 'Requested table does not exist.',
+						  format('Table %I.%I has no index %s.', schema_name, table_name, quote_ident(index_name)));
+	END IF;
+	RETURN i;
+END
+$$;
+COMMENT ON FUNCTION ots.index_of(name, name, text) IS 'an index of an ots table (internal)';
+
+-- ots.require_owner: raises insufficient_privilege, naming table shown,
+-- unless the caller owns ots table schema.table_name
+CREATE FUNCTION ots.require_owner(schema_name name, table_name name, shown name) RETURNS void
+	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF NOT coalesce(ots.owns_table(schema_name, table_name), false) THEN
+		RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
+			MESSAGE = format('must be owner of ots table %I.%I', schema_name, shown);
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.require_owner(name, name, name) IS
+	'refuses a caller that does not own an ots table (internal)';
+
+-- ots.ddl_table: the row of table schema.table_name, for a change of its
+-- definition by its owner, with its storage locked SHARE UPDATE EXCLUSIVE
+-- (one such change at a time; readers and writers go on) and read again
+-- after the lock; on an index, index_error
+CREATE FUNCTION ots.ddl_table(schema_name name, table_name name, index_error text) RETURNS ots.tables
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t ots.tables;
+BEGIN
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
+	SELECT * INTO t FROM ots.tables o WHERE o.schema_name = $1 AND o.table_name = $2;
+	IF NOT FOUND THEN
+		PERFORM ots.raise('OTSObjectNotExist', 'Requested table does not exist.');
+	END IF;
+	IF t.index_of IS NOT NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', index_error);
+	END IF;
+	PERFORM ots.require_owner(t.schema_name, t.table_name, t.table_name);
+	EXECUTE format('LOCK TABLE %I.%I IN SHARE UPDATE EXCLUSIVE MODE', t.schema_name, t.table_name || '$data');
+	SELECT * INTO t FROM ots.tables o WHERE o.schema_name = $1 AND o.table_name = $2;
+	IF NOT FOUND THEN
+		PERFORM ots.raise('OTSObjectNotExist', 'Requested table does not exist.');
+	END IF;
+	RETURN t;
+END
+$$;
+COMMENT ON FUNCTION ots.ddl_table(name, name, text) IS
+	'an ots table the caller owns, locked against other changes of its definition (internal)';
+
+-- ---------------------------------------------------------------------
+-- defined columns
+-- ---------------------------------------------------------------------
+
+CREATE FUNCTION ots.add_defined_column_internal(schema_name name, table_name name, defined_columns text)
+	RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t ots.tables;
+	added record;
+	merged record;
+BEGIN
+	t := ots.ddl_table(schema_name, table_name, 'Can''t update index table directly.');
+	IF nullif(btrim(defined_columns), '') IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'No defined column is specified.');
+	END IF;
+	SELECT p.names, p.types INTO added FROM ots.parse_defined_columns(defined_columns, t.pk_names, t.defined_names) p;
+	SELECT o.names, o.types INTO merged
+	  FROM ots.sort_defined_columns(t.defined_names || added.names, t.defined_types || added.types) o;
+	-- owner only; every session reloads the table
+	PERFORM ots.catalog_set_defined(t.schema_name, t.table_name, merged.names, merged.types);
+END
+$$;
+COMMENT ON FUNCTION ots.add_defined_column_internal(name, name, text) IS
+	'adds defined columns to a resolved ots table (internal; call ots.add_defined_column)';
+
+CREATE FUNCTION ots.add_defined_column(table_name text, defined_columns text) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+BEGIN ATOMIC
+	SELECT ots.add_defined_column_internal(r.schema_name, r.table_name, defined_columns)
+	  FROM ots.resolve_name(table_name, false) r;
+END;
+COMMENT ON FUNCTION ots.add_defined_column(text, text) IS
+	'adds defined columns (''name type, ...'': string, integer, double, boolean, binary) to an ots table';
+
+CREATE FUNCTION ots.delete_defined_column_internal(schema_name name, table_name name, column_names text[])
+	RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t ots.tables;
+	col text;
+	used_by name;
+	kept record;
+BEGIN
+	t := ots.ddl_table(schema_name, table_name, 'Can''t update index table directly.');
+	IF coalesce(cardinality(column_names), 0) = 0 THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'No defined column is specified.');
+	END IF;
+	FOREACH col IN ARRAY column_names LOOP
+		IF col IS NULL OR NOT col = ANY (t.defined_names) THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Defined column ''%s'' does not exist.', col));
+		END IF;
+		SELECT i.table_name INTO used_by FROM ots.tables i
+		 WHERE i.schema_name = t.schema_name AND i.index_of = t.table_name
+		   AND (col = ANY (i.pk_names) OR col = ANY (i.defined_names))
+		 ORDER BY i.table_name COLLATE "C" LIMIT 1;
+		IF FOUND THEN
+			PERFORM ots.raise('OTSParameterInvalid',
+							  format('Defined column ''%s'' is used by index ''%s''.', col, used_by),
+							  'Delete the index first.');
+		END IF;
+	END LOOP;
+	SELECT coalesce(array_agg(d.name ORDER BY d.n), '{}') AS names,
+		   coalesce(array_agg(d.type ORDER BY d.n), '{}') AS types INTO kept
+	  FROM unnest(t.defined_names, t.defined_types) WITH ORDINALITY AS d(name, type, n)
+	 WHERE NOT d.name = ANY (column_names);
+	PERFORM ots.catalog_set_defined(t.schema_name, t.table_name, kept.names, kept.types);
+END
+$$;
+COMMENT ON FUNCTION ots.delete_defined_column_internal(name, name, text[]) IS
+	'removes defined columns of a resolved ots table (internal; call ots.delete_defined_column)';
+
+CREATE FUNCTION ots.delete_defined_column(table_name text, column_names text[]) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+BEGIN ATOMIC
+	SELECT ots.delete_defined_column_internal(r.schema_name, r.table_name, column_names)
+	  FROM ots.resolve_name(table_name, false) r;
+END;
+COMMENT ON FUNCTION ots.delete_defined_column(text, text[]) IS
+	'removes defined columns of an ots table (not those an index uses); their cells stay attributes';
+
+-- ---------------------------------------------------------------------
+-- indexes
+-- ---------------------------------------------------------------------
+
+-- ots.index_key: an index's whole key, the columns it was given and then
+-- the base key's others in order, with their types; Tablestore's checks
+CREATE FUNCTION ots.index_key(t ots.tables, primary_key text[], defined_columns text[], local boolean,
+							  OUT pk_names text[], OUT pk_types text[], OUT defined_names text[],
+							  OUT defined_types text[])
+	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	col text;
+	col_type text;
+	pos integer;
+BEGIN
+	IF coalesce(cardinality(primary_key), 0) NOT BETWEEN 1 AND ots.limit('max_index_pk_columns') THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  format('The number of primary key columns must be in range: [1, %s] in index.',
+								 ots.limit('max_index_pk_columns')));
+	END IF;
+	IF coalesce(cardinality(defined_columns), 0) > ots.limit('max_index_attr_columns') THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  format('The number of attribute columns must be in range: [0, %s] in index.',
+								 ots.limit('max_index_attr_columns')));
+	END IF;
+	pk_names := '{}';
+	pk_types := '{}';
+	FOREACH col IN ARRAY primary_key LOOP
+		pos := array_position(t.pk_names, col);
+		col_type := CASE WHEN pos IS NOT NULL THEN t.pk_types[pos]
+						 ELSE t.defined_types[array_position(t.defined_names, col)] END;
+		IF col IS NULL OR col_type IS NULL THEN
+			PERFORM ots.raise('OTSParameterInvalid',
+							  format('Column ''%s'' of the index is neither a primary key column nor a defined column of table ''%s''.',
+									 col, t.table_name));
+		END IF;
+		IF col = ANY (pk_names) THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Duplicated primary key name: ''%s''.', col));
+		END IF;
+		IF col_type IN ('DOUBLE', 'BOOLEAN') THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('%s is an invalid type for the primary key.', col_type));
+		END IF;
+		pk_names := pk_names || col;
+		pk_types := pk_types || col_type;
+	END LOOP;
+	IF local AND pk_names[1] <> t.pk_names[1] THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  format('The first primary key of a local index must be the first primary key of the table: ''%s''.',
+								 t.pk_names[1]));
+	END IF;
+	-- the base key's other columns follow, so each entry names its row
+	FOR pos IN 1 .. cardinality(t.pk_names) LOOP
+		IF NOT t.pk_names[pos] = ANY (pk_names) THEN
+			pk_names := pk_names || t.pk_names[pos];
+			pk_types := pk_types || t.pk_types[pos];
+		END IF;
+	END LOOP;
+	defined_names := '{}';
+	defined_types := '{}';
+	FOREACH col IN ARRAY coalesce(defined_columns, '{}') LOOP
+		pos := array_position(t.defined_names, col);
+		IF col IS NULL OR pos IS NULL THEN
+			PERFORM ots.raise('OTSParameterInvalid',
+							  format('Column ''%s'' of the index is not a defined column of table ''%s''.',
+									 col, t.table_name));
+		END IF;
+		IF col = ANY (pk_names) OR col = ANY (defined_names) THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Duplicated column name: ''%s''.', col));
+		END IF;
+		defined_names := defined_names || col;
+		defined_types := defined_types || t.defined_types[pos];
+	END LOOP;
+	SELECT o.names, o.types INTO defined_names, defined_types
+	  FROM ots.sort_defined_columns(defined_names, defined_types) o;
+END
+$$;
+COMMENT ON FUNCTION ots.index_key(ots.tables, text[], text[], boolean) IS
+	'the key and covered columns of a new index, checked (internal; create_index)';
+
+CREATE FUNCTION ots.create_index_internal(schema_name name, table_name name, index_name text,
+										  primary_key text[], defined_columns text[], index_type text,
+										  include_base_data boolean) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t ots.tables;
+	k record;
+	kind text := upper(index_type);
+	index_rel name;
+BEGIN
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
+	IF index_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter index_name is missing.', 'index_name must not be NULL.');
+	END IF;
+	-- Tablestore's table name rule; the index lives in its table's schema
+	SELECT r.table_name INTO index_rel FROM ots.resolve_name(format('%I.%s', schema_name, index_name), true) r;
+	IF kind IN ('IT_GLOBAL_INDEX', 'IT_LOCAL_INDEX') THEN
+		kind := substr(kind, 4, length(kind) - 9);
+	END IF;
+	IF kind IS NULL OR kind NOT IN ('GLOBAL', 'LOCAL') THEN
+		PERFORM ots.raise('OTSParameterInvalid', format('Invalid index type: ''%s''.', coalesce(index_type, 'NULL')),
+						  'index_type is GLOBAL or LOCAL.');
+	END IF;
+	IF include_base_data IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'include_base_data must not be NULL.');
+	END IF;
+	-- two create_index calls count each other's index, update_table waits
+	t := ots.ddl_table(schema_name, table_name, 'Can''t create index on an index table.');
+	IF (SELECT count(*) FROM ots.tables i WHERE i.schema_name = t.schema_name AND i.index_of = t.table_name)
+	   >= ots.limit('max_indexes') THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  format('Number of index per table exceeds the quota:%s.', ots.limit('max_indexes')));
+	END IF;
+	PERFORM ots.index_check_base_options(t.max_versions, t.time_to_live, t.allow_update);
+	SELECT * INTO k FROM ots.index_key(t, primary_key, defined_columns, kind = 'LOCAL');
+	IF EXISTS (SELECT 1 FROM ots.tables o WHERE o.schema_name = t.schema_name AND o.table_name = index_rel)
+	   OR to_regclass(format('%I.%I', t.schema_name, index_rel)) IS NOT NULL
+	   OR to_regclass(format('%I.%I', t.schema_name, index_rel || '$data')) IS NOT NULL THEN
+		PERFORM ots.raise('OTSObjectAlreadyExist', 'Requested table already exists.',
+						  format('A relation named %I.%I already exists.', t.schema_name, index_rel));
+	END IF;
+
+	-- an index table is stored as a table is, partitioned by its first column
+	PERFORM ots.create_table_storage(t.schema_name, index_rel, k.pk_names, k.pk_types, NULL, t.partitions, 0);
+	PERFORM ots.create_table_view(t.schema_name, index_rel, k.pk_names);
+	EXECUTE format('COMMENT ON VIEW %I.%I IS %L', t.schema_name, index_rel,
+				   format('ots index of %I.%I: live entries, read-only', t.schema_name, t.table_name));
+	-- from this commit on, every writer of the table keeps the index
+	PERFORM ots.catalog_insert_index(t.schema_name, index_rel, t.table_name, k.pk_names, k.pk_types,
+									 k.defined_names, k.defined_types, kind,
+									 cardinality(primary_key)::smallint,
+									 CASE WHEN include_base_data THEN 'FULL' ELSE 'INCR_ONLY' END);
+	IF include_base_data AND NOT ots.index_build_launch(t.schema_name, index_rel)
+	   AND current_setting('ots.index_build_worker')::boolean THEN
+		RAISE WARNING 'could not start a background worker to build index %', format('%I.%I', t.schema_name, index_rel)
+			USING HINT = format('Build it with CALL ots.build_index(%L, %L) after this transaction commits.',
+								format('%I.%I', t.schema_name, t.table_name), index_rel);
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.create_index_internal(name, name, text, text[], text[], text, boolean) IS
+	'creates a secondary index of a resolved ots table (internal; call ots.create_index)';
+
+CREATE FUNCTION ots.create_index(table_name text, index_name text, primary_key text[],
+								 defined_columns text[] DEFAULT '{}', index_type text DEFAULT 'GLOBAL',
+								 include_base_data boolean DEFAULT true) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+BEGIN ATOMIC
+	SELECT ots.create_index_internal(r.schema_name, r.table_name, index_name, primary_key, defined_columns,
+									 index_type, include_base_data)
+	  FROM ots.resolve_name(table_name, false) r;
+END;
+COMMENT ON FUNCTION ots.create_index(text, text, text[], text[], text, boolean) IS
+	'creates a secondary index: a read-only ots table keyed by primary_key (base key and defined columns), then the base key, covering defined_columns; kept exact by every write; with include_base_data, filled in the background';
+
+CREATE FUNCTION ots.delete_index_internal(schema_name name, table_name name, index_name text) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	i ots.tables;
+BEGIN
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
+	IF index_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter index_name is missing.', 'index_name must not be NULL.');
+	END IF;
+	PERFORM ots.ddl_table(schema_name, table_name, 'Can''t update index table directly.');
+	i := ots.index_of(schema_name, table_name, index_name);
+	-- writers of the table that still maintain the index finish first; later ones reload the table
+	EXECUTE format('LOCK TABLE %I.%I IN SHARE MODE', schema_name, table_name || '$data');
+	PERFORM ots.catalog_delete(i.schema_name, i.table_name);
+	EXECUTE format('DROP VIEW %I.%I', i.schema_name, i.table_name);
+	EXECUTE format('DROP TABLE %I.%I', i.schema_name, i.table_name || '$data');
+END
+$$;
+COMMENT ON FUNCTION ots.delete_index_internal(name, name, text) IS
+	'drops a secondary index of a resolved ots table (internal; call ots.delete_index)';
+
+CREATE FUNCTION ots.delete_index(table_name text, index_name text) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+BEGIN ATOMIC
+	SELECT ots.delete_index_internal(r.schema_name, r.table_name, index_name)
+	  FROM ots.resolve_name(table_name, false) r;
+END;
+COMMENT ON FUNCTION ots.delete_index(text, text) IS 'drops a secondary index of an ots table';
+
+-- ---------------------------------------------------------------------
+-- backfill (src/index_build.c)
+-- ---------------------------------------------------------------------
+
+CREATE FUNCTION ots.index_backfill_batch(schema_name name, index_name name, leaf regclass,
+										 first_block bigint, nblocks integer) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'ots_index_backfill_batch' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.index_backfill_batch(name, name, regclass, bigint, integer) IS
+	'writes the index entries of a block range of a leaf of the indexed table, the leaf SHARE locked until commit; the next block or NULL at its end (internal)';
+
+CREATE FUNCTION ots.index_build_launch(schema_name name, index_name name) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ots_index_build_launch' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.index_build_launch(name, name) IS
+	'starts the background worker that builds an index once this transaction ends (internal)';
+
+-- ots.index_build_blocks: the blocks one backfill batch reads (and locks its leaf for)
+CREATE FUNCTION ots.index_build_blocks() RETURNS integer
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS 'SELECT 64';
+COMMENT ON FUNCTION ots.index_build_blocks() IS 'blocks per index backfill batch (internal)';
+
+-- ots.index_build_begin: the leaves to backfill, once the writers that did
+-- not know the index have finished; none when the index is complete
+CREATE FUNCTION ots.index_build_begin(schema_name name, index_name name) RETURNS SETOF text
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	i ots.tables;
+BEGIN
+	SELECT * INTO i FROM ots.tables o
+	 WHERE o.schema_name = $1 AND o.table_name = $2 AND o.index_of IS NOT NULL;
+	IF NOT FOUND OR i.index_phase <> 'FULL' THEN
+		RETURN;
+	END IF;
+	PERFORM ots.require_owner(i.schema_name, i.table_name, i.table_name);
+	EXECUTE format('LOCK TABLE %I.%I IN SHARE MODE', i.schema_name, i.index_of || '$data');
+	RETURN QUERY SELECT l.leaf FROM ots.purge_leaves(i.schema_name, i.index_of) AS l(leaf);
+END
+$$;
+COMMENT ON FUNCTION ots.index_build_begin(name, name) IS
+	'waits out the writers of an index''s table that may not maintain it; its leaves to backfill (internal)';
+
+-- ots.index_build_end: the index answers reads
+CREATE FUNCTION ots.index_build_end(schema_name name, index_name name) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT ots.catalog_set_index_phase($1, $2, 'INCR')
+	  FROM ots.tables o
+	 WHERE o.schema_name = $1 AND o.table_name = $2 AND o.index_phase = 'FULL'
+$$;
+COMMENT ON FUNCTION ots.index_build_end(name, name) IS 'marks a backfilled index complete (internal)';
+
+-- ots.build_index: builds an index in this session, in committed batches
+-- (what the background worker create_index starts does)
+CREATE PROCEDURE ots.build_index(table_name text, index_name text)
+	LANGUAGE plpgsql
+	AS $$
+DECLARE
+	t pg_catalog.record;
+	i ots.tables;
+	leaf pg_catalog.text;
+	next_block pg_catalog.int8;
+BEGIN
+	SELECT r.schema_name, r.table_name INTO t FROM ots.resolve_name(table_name, false) r;
+	i := ots.index_of(t.schema_name, t.table_name, index_name);
+	PERFORM ots.require_owner(i.schema_name, i.table_name, i.index_of);
+	-- fails here, inside a transaction block
+	COMMIT;
+	FOR leaf IN SELECT l FROM ots.index_build_begin(i.schema_name, i.table_name) l LOOP
+		COMMIT;
+		next_block := 0;
+		LOOP
+			next_block := ots.index_backfill_batch(i.schema_name, i.table_name, pg_catalog.to_regclass(leaf),
+												   next_block, ots.index_build_blocks());
+			COMMIT;
+			EXIT WHEN next_block IS NULL;
+		END LOOP;
+	END LOOP;
+	PERFORM ots.index_build_end(i.schema_name, i.table_name);
+	COMMIT;
+END
+$$;
+COMMENT ON PROCEDURE ots.build_index(text, text) IS
+	'fills a secondary index created on a table with rows, in committed batches, and lets it answer reads';

@@ -16,6 +16,17 @@ CREATE TABLE ots.tables (
 	-- still hold up to this many cells (max_versions was lowered) and
 	-- ots.purge owes the table one full trimming pass; NULL = trimmed
 	trimmed_max_versions integer,
+	-- predefined (defined) columns: names in bytewise order, their types
+	defined_names text[] NOT NULL DEFAULT '{}',
+	defined_types text[] NOT NULL DEFAULT '{}',
+	-- a secondary index (35_indexes.sql): the table it indexes, GLOBAL or
+	-- LOCAL, how many of pk_names it was given (the base key's others
+	-- follow), and FULL while its backfill runs, INCR once complete,
+	-- INCR_ONLY when made without the rows before it (include_base_data)
+	index_of name,
+	index_type text,
+	index_key_count smallint,
+	index_phase text,
 	PRIMARY KEY (schema_name, table_name)
 );
 COMMENT ON TABLE ots.tables IS 'metadata of every ots table (see ots.describe_table)';
@@ -41,7 +52,9 @@ COMMENT ON FUNCTION ots.table_visible(name, name) IS
 -- each role reads the rows of the tables it may see; only the functions
 -- below write, as the owner of ots.tables (src/catalog_write.c)
 ALTER TABLE ots.tables ENABLE ROW LEVEL SECURITY;
-CREATE POLICY tables_read ON ots.tables FOR SELECT USING (ots.table_visible(schema_name, table_name));
+-- an index is visible with its table
+CREATE POLICY tables_read ON ots.tables FOR SELECT
+	USING (ots.table_visible(schema_name, coalesce(index_of, table_name)));
 GRANT SELECT ON ots.tables TO PUBLIC;
 
 CREATE FUNCTION ots.catalog_insert(schema_name name, table_name name, pk_names text[], pk_types text[],
@@ -61,6 +74,22 @@ CREATE FUNCTION ots.catalog_delete(schema_name name, table_name name) RETURNS vo
 	AS 'MODULE_PATHNAME', 'ots_catalog_delete' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION ots.catalog_delete(name, name) IS
 	'removes the metadata of an ots table the caller owns (internal; delete_table)';
+CREATE FUNCTION ots.catalog_set_defined(schema_name name, table_name name, defined_names text[],
+										defined_types text[]) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_set_defined' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_set_defined(name, name, text[], text[]) IS
+	'sets the defined columns of an ots table the caller owns (internal; create_table, add_defined_column, delete_defined_column)';
+CREATE FUNCTION ots.catalog_insert_index(schema_name name, index_name name, table_name name,
+										 pk_names text[], pk_types text[], defined_names text[],
+										 defined_types text[], index_type text, index_key_count smallint,
+										 index_phase text) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_insert_index' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_insert_index(name, name, name, text[], text[], text[], text[], text, smallint, text) IS
+	'registers the index table whose storage the caller made, of a table the caller owns (internal; create_index)';
+CREATE FUNCTION ots.catalog_set_index_phase(schema_name name, index_name name, index_phase text) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_set_index_phase' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_set_index_phase(name, name, text) IS
+	'marks an index the caller owns as building (FULL) or complete (INCR) (internal; create_index, build_index)';
 CREATE FUNCTION ots.catalog_lock_options(schema_name name, table_name name)
 	RETURNS TABLE (time_to_live bigint, max_versions integer)
 	AS 'MODULE_PATHNAME', 'ots_catalog_lock_options' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE ROWS 1;

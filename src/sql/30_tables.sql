@@ -92,6 +92,25 @@ END
 $$;
 COMMENT ON FUNCTION ots.view_write_rejected() IS 'rejects plain INSERT, UPDATE and DELETE on an ots table''s view (internal)';
 
+-- ots.value_type_named: the Tablestore type a type word of create_table's
+-- primary_key or defined_columns argument names (Tablestore's, or
+-- PostgreSQL's for it), NULL for none
+CREATE FUNCTION ots.value_type_named(word text) RETURNS text
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT CASE lower(word)
+		WHEN 'string' THEN 'STRING' WHEN 'text' THEN 'STRING'
+		WHEN 'integer' THEN 'INTEGER' WHEN 'int' THEN 'INTEGER' WHEN 'bigint' THEN 'INTEGER'
+		WHEN 'int8' THEN 'INTEGER'
+		WHEN 'binary' THEN 'BINARY' WHEN 'bytea' THEN 'BINARY' WHEN 'blob' THEN 'BINARY'
+		WHEN 'double' THEN 'DOUBLE' WHEN 'float8' THEN 'DOUBLE' WHEN 'float' THEN 'DOUBLE'
+		WHEN 'boolean' THEN 'BOOLEAN' WHEN 'bool' THEN 'BOOLEAN'
+		END
+$$;
+COMMENT ON FUNCTION ots.value_type_named(text) IS
+	'the Tablestore type (STRING, INTEGER, BINARY, DOUBLE, BOOLEAN) a type word names (internal)';
+
 -- ots.create_table_parse_pk: create_table's primary_key argument as column
 -- names, Tablestore types and the AUTO_INCREMENT column (its position, NULL
 -- for none), with Tablestore's checks and messages
@@ -128,14 +147,7 @@ BEGIN
 			PERFORM ots.raise('OTSParameterInvalid', format('Invalid column name: ''%s''.', pk_name),
 							  'ots primary key column names are limited to 63 bytes, as PostgreSQL column names are.');
 		END IF;
-		pk_type := CASE lower(words[2])
-			WHEN 'string' THEN 'STRING' WHEN 'text' THEN 'STRING'
-			WHEN 'integer' THEN 'INTEGER' WHEN 'int' THEN 'INTEGER' WHEN 'bigint' THEN 'INTEGER'
-			WHEN 'int8' THEN 'INTEGER'
-			WHEN 'binary' THEN 'BINARY' WHEN 'bytea' THEN 'BINARY' WHEN 'blob' THEN 'BINARY'
-			WHEN 'double' THEN 'DOUBLE' WHEN 'float8' THEN 'DOUBLE' WHEN 'float' THEN 'DOUBLE'
-			WHEN 'boolean' THEN 'BOOLEAN' WHEN 'bool' THEN 'BOOLEAN'
-			END;
+		pk_type := ots.value_type_named(words[2]);
 		IF pk_type IN ('DOUBLE', 'BOOLEAN') THEN
 			PERFORM ots.raise('OTSParameterInvalid', format('%s is an invalid type for the primary key.', pk_type));
 		ELSIF pk_type IS NULL THEN
@@ -165,6 +177,67 @@ END
 $$;
 COMMENT ON FUNCTION ots.create_table_parse_pk(text, name) IS
 	'the primary key columns, types and AUTO_INCREMENT column of create_table''s primary_key argument (internal)';
+
+-- ots.parse_defined_columns: a defined_columns argument ('name type, ...')
+-- as names and Tablestore types, with Tablestore's checks; pk_names is the
+-- table's key, existing its defined columns so far
+CREATE FUNCTION ots.parse_defined_columns(defined_columns text, pk_names text[],
+										  existing text[] DEFAULT '{}',
+										  OUT names text[], OUT types text[])
+	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	specs text[] := coalesce(regexp_split_to_array(nullif(btrim(defined_columns), ''), '\s*,\s*'), '{}');
+	spec text;
+	words text[];
+	col_type text;
+BEGIN
+	names := '{}';
+	types := '{}';
+	IF cardinality(specs) + cardinality(existing) > ots.limit('max_defined_columns') THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  format('The number of defined columns must be in range: [0, %s].',
+								 ots.limit('max_defined_columns')));
+	END IF;
+	FOREACH spec IN ARRAY specs LOOP
+		words := regexp_split_to_array(btrim(spec), '\s+');
+		IF cardinality(words) <> 2 THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Invalid defined column definition: ''%s''.', spec),
+							  'Each defined column is "<name> <type>", separated by commas.');
+		END IF;
+		PERFORM ots.check_column_name(words[1]);
+		IF octet_length(words[1]) > 63 THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Invalid column name: ''%s''.', words[1]),
+							  'ots defined column names are limited to 63 bytes, as PostgreSQL column names are.');
+		END IF;
+		IF words[1] = ANY (pk_names) OR words[1] = ANY (existing) OR words[1] = ANY (names) THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Duplicated column name: ''%s''.', words[1]));
+		END IF;
+		col_type := ots.value_type_named(words[2]);
+		IF col_type IS NULL THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Invalid defined column type: ''%s''.', words[2]),
+							  'Defined column types are string, integer, double, boolean and binary.');
+		END IF;
+		names := names || words[1];
+		types := types || col_type;
+	END LOOP;
+END
+$$;
+COMMENT ON FUNCTION ots.parse_defined_columns(text, text[], text[]) IS
+	'the names and types of a defined_columns argument (internal)';
+
+-- ots.sort_defined_columns: defined columns in the order ots.tables keeps them (bytewise by name)
+CREATE FUNCTION ots.sort_defined_columns(text[], text[], OUT names text[], OUT types text[])
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT coalesce(array_agg(d.name ORDER BY d.name COLLATE "C"), '{}'),
+		   coalesce(array_agg(d.type ORDER BY d.name COLLATE "C"), '{}')
+	  FROM unnest($1, $2) AS d(name, type)
+$$;
+COMMENT ON FUNCTION ots.sort_defined_columns(text[], text[]) IS
+	'defined columns sorted bytewise by name (internal)';
 
 -- ots.create_table_check_options: create_table's options, none of them NULL,
 -- by Tablestore's rules (ots.check_table_options) and ots's own
@@ -290,7 +363,8 @@ CREATE FUNCTION ots.create_table_internal(
 	max_version_offset bigint,
 	allow_update boolean,
 	partitions integer,
-	hash_prefix_length integer) RETURNS void
+	hash_prefix_length integer,
+	defined_columns text) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -299,6 +373,7 @@ DECLARE
 	pk_types text[];
 	auto_col smallint;
 	view_name text;
+	defined record;
 BEGIN
 	-- ots.resolve_name is STRICT: a NULL table name arrives as NULLs
 	IF schema_name IS NULL OR table_name IS NULL THEN
@@ -309,6 +384,9 @@ BEGIN
 	  FROM ots.create_table_parse_pk(primary_key, table_name) p;
 	PERFORM ots.create_table_check_options(max_versions, time_to_live, max_version_offset, allow_update,
 										   partitions, hash_prefix_length);
+	SELECT o.names, o.types INTO defined
+	  FROM ots.parse_defined_columns(defined_columns, pk_names) p,
+		   ots.sort_defined_columns(p.names, p.types) o;
 
 	IF EXISTS (SELECT 1 FROM ots.tables t
 				WHERE t.schema_name = create_table_internal.schema_name
@@ -325,11 +403,15 @@ BEGIN
 	PERFORM ots.catalog_insert(create_table_internal.schema_name, create_table_internal.table_name, pk_names,
 							   pk_types, auto_col, max_versions, time_to_live, max_version_offset,
 							   allow_update, partitions, hash_prefix_length);
+	IF cardinality(defined.names) > 0 THEN
+		PERFORM ots.catalog_set_defined(create_table_internal.schema_name, create_table_internal.table_name,
+										defined.names, defined.types);
+	END IF;
 	-- expiry hook (50_expiry.sql): "$oldest_ts" index and purge job when there is a TTL
 	PERFORM ots.expiry_sync(create_table_internal.schema_name, create_table_internal.table_name, true);
 END
 $$;
-COMMENT ON FUNCTION ots.create_table_internal(name, name, text, integer, bigint, bigint, boolean, integer, integer)
+COMMENT ON FUNCTION ots.create_table_internal(name, name, text, integer, bigint, bigint, boolean, integer, integer, text)
 	IS 'creates an ots table in a resolved schema (internal; call ots.create_table)';
 
 CREATE FUNCTION ots.create_table(
@@ -340,16 +422,17 @@ CREATE FUNCTION ots.create_table(
 	max_version_offset bigint DEFAULT 86400,
 	allow_update boolean DEFAULT true,
 	partitions integer DEFAULT 8,
-	hash_prefix_length integer DEFAULT 0) RETURNS void
+	hash_prefix_length integer DEFAULT 0,
+	defined_columns text DEFAULT NULL) RETURNS void
 	LANGUAGE sql VOLATILE PARALLEL UNSAFE
 BEGIN ATOMIC
 	SELECT ots.create_table_internal(r.schema_name, r.table_name, primary_key, max_versions,
 									 time_to_live, max_version_offset, allow_update, partitions,
-									 hash_prefix_length)
+									 hash_prefix_length, defined_columns)
 	  FROM ots.resolve_name(table_name, true) r;
 END;
-COMMENT ON FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer) IS
-	'creates an ots table: primary_key => ''name type, ...'' (string, integer, binary; integer auto_increment)';
+COMMENT ON FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer, text) IS
+	'creates an ots table: primary_key => ''name type, ...'' (string, integer, binary; integer auto_increment); defined_columns => ''name type, ...''';
 
 CREATE FUNCTION ots.update_table_internal(
 	schema_name name,
@@ -370,9 +453,18 @@ BEGIN
 		PERFORM ots.raise('OTSParameterInvalid', 'No parameter is specified in table options.');
 	END IF;
 	PERFORM ots.check_table_options(max_versions, time_to_live, max_version_offset);
+	-- an index takes its options from its table; a table's indexes keep it within their rule
+	PERFORM ots.index_check_options(update_table_internal.schema_name, update_table_internal.table_name,
+									max_versions, time_to_live, allow_update);
 	-- owner only; also remembers a lowered max_versions until purged (ots.trimmed_after_update)
 	PERFORM ots.catalog_update(update_table_internal.schema_name, update_table_internal.table_name,
 							   max_versions, time_to_live, max_version_offset, allow_update);
+	-- the indexes' entries expire with their rows: same TTL and max_version_offset
+	PERFORM ots.catalog_update(i.schema_name, i.table_name, NULL, update_table_internal.time_to_live,
+							   update_table_internal.max_version_offset, NULL)
+	   FROM ots.tables i
+	  WHERE i.schema_name = update_table_internal.schema_name
+		AND i.index_of = update_table_internal.table_name;
 	-- expiry hook (50_expiry.sql): index and purge job follow the new options
 	PERFORM ots.expiry_sync(update_table_internal.schema_name, update_table_internal.table_name,
 							time_to_live IS NOT NULL OR max_versions IS NOT NULL);
@@ -420,6 +512,12 @@ BEGIN
 											'time_to_live', t.time_to_live,
 											'max_version_offset', t.max_version_offset,
 											'allow_update', t.allow_update),
+		'defined_columns', (SELECT coalesce(jsonb_agg(jsonb_build_object('name', d.name, 'type', d.type)
+													  ORDER BY d.n), '[]')
+							  FROM unnest(t.defined_names, t.defined_types) WITH ORDINALITY AS d(name, type, n)),
+		'index_metas', (SELECT coalesce(jsonb_agg(ots.index_meta(i) ORDER BY i.table_name COLLATE "C"), '[]')
+						  FROM ots.tables i
+						 WHERE i.schema_name = t.schema_name AND i.index_of = t.table_name),
 		'hash_prefix_length', t.hash_prefix_length,
 		'partitions', (SELECT jsonb_agg(jsonb_build_object('name', c.relname,
 														   'bound', pg_get_expr(c.relpartbound, c.oid))
@@ -427,6 +525,9 @@ BEGIN
 						 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
 						WHERE i.inhparent = format('%I.%I', t.schema_name, t.table_name || '$data')::regclass),
 		'creation_time', extract(epoch FROM t.created_at)::bigint)
+		|| CASE WHEN t.index_of IS NOT NULL
+				THEN jsonb_build_object('index_of', t.index_of, 'index_meta', ots.index_meta(t))
+				ELSE '{}' END
 	  FROM ots.tables t
 	 WHERE t.schema_name = $1 AND t.table_name = $2);
 	IF description IS NULL THEN
@@ -469,6 +570,17 @@ BEGIN
 	IF schema_name IS NULL OR table_name IS NULL THEN
 		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
 	END IF;
+	IF EXISTS (SELECT 1 FROM ots.tables i
+				WHERE i.schema_name = delete_table_internal.schema_name
+				  AND i.table_name = delete_table_internal.table_name AND i.index_of IS NOT NULL) THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Can''t delete index table directly.',
+						  'Delete an index with ots.delete_index(table, index_name).');
+	END IF;
+	-- a table's indexes go with it (35_indexes.sql)
+	PERFORM ots.delete_index_internal(i.schema_name, i.index_of, i.table_name)
+	   FROM ots.tables i
+	  WHERE i.schema_name = delete_table_internal.schema_name
+		AND i.index_of = delete_table_internal.table_name;
 	-- expiry hook (50_expiry.sql): purge job, purge and activity counters go first
 	PERFORM ots.expiry_forget(delete_table_internal.schema_name, delete_table_internal.table_name);
 	-- metadata before the DROPs: the storage still shows who owns the table,

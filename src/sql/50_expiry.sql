@@ -112,9 +112,10 @@ CREATE FUNCTION ots.expiry_needed(schema_name name, table_name name) RETURNS boo
 	LANGUAGE sql STABLE PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
+	-- an index's entries go with its base table's rows (src/index_write.c): it is never purged itself
 	SELECT coalesce(bool_or(t.time_to_live <> -1 OR t.trimmed_max_versions > t.max_versions), false)
 	  FROM ots.tables t
-	 WHERE t.schema_name = $1 AND t.table_name = $2
+	 WHERE t.schema_name = $1 AND t.table_name = $2 AND t.index_of IS NULL
 $$;
 COMMENT ON FUNCTION ots.expiry_needed(name, name) IS
 	'whether an ots table has a TTL or versions beyond max_versions left to trim (internal)';

@@ -1,0 +1,345 @@
+/*-------------------------------------------------------------------------
+ * src/index_build.c
+ *	  Backfill of a secondary index created on a table with rows: the batch
+ *	  that fills the entries of a range of a leaf's blocks, and the
+ *	  background worker that runs the whole build after create_index.
+ *
+ * From the moment create_index commits, every writer of the base table
+ * keeps the index (the write point, index_write.c).  The build then:
+ *
+ * 1. waits out the writers that looked the table up before (a SHARE lock
+ *    on the base storage, released at once: ots.index_build_begin);
+ * 2. walks every leaf in ranges of blocks.  Each batch holds a SHARE lock
+ *    on its leaf until it commits, reads the rows with a snapshot taken
+ *    under it (so every writer of the leaf has committed or will come
+ *    after, and maintain the entries of what it writes), and writes their
+ *    entries in bulk (rowstore_put_many: an entry a writer put first is
+ *    replaced by the same entry).  Writers of that leaf wait for one batch,
+ *    never for the whole build; those of other leaves not at all;
+ * 3. marks the index complete (phase INCR): reads of it were refused until
+ *    then with Tablestore's "Disallow read index table in building base
+ *    state".
+ *
+ * The background worker (started by create_index, waiting for its
+ * transaction to end) and CALL ots.build_index run these same steps; two
+ * builds at once only write the same entries twice.  The worker connects
+ * as the bootstrap superuser and runs every step as the index's owner in a
+ * security-restricted operation (asrole), as autovacuum runs maintenance.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relscan.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/partition.h"
+#include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "storage/bufmgr.h"
+#include "storage/ipc.h"
+#include "storage/lmgr.h"
+#include "tcop/tcopprot.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+
+#include "asrole.h"
+#include "catalog.h"
+#include "errors.h"
+#include "guc.h"
+#include "index_write.h"
+#include "rowstore.h"
+#include "storage.h"
+
+PG_FUNCTION_INFO_V1(ots_index_backfill_batch);
+PG_FUNCTION_INFO_V1(ots_index_build_launch);
+
+PGDLLEXPORT void ots_index_build_main(Datum arg);
+
+/* index_build_lookup: index schema.index, which the caller must own */
+static OtsTable *
+index_build_lookup(const char *schema, const char *index)
+{
+	OtsTable   *idx = catalog_lookup(cstring_to_text(quote_qualified_identifier(schema, index)));
+
+	if (!idx->is_index)
+		ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
+	if (!catalog_owns(idx->data_oid))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be owner of ots table %s", quote_qualified_identifier(schema, index))));
+	return idx;
+}
+
+/*
+ * ots_index_backfill_batch is ots.index_backfill_batch(schema_name,
+ * index_name, leaf regclass, first_block, nblocks): writes the entries of
+ * the rows in blocks [first_block, first_block + nblocks) of a leaf of the
+ * index's base table, holding a SHARE lock on the leaf until commit;
+ * returns the next block, or NULL when first_block is past the leaf's end.
+ */
+Datum
+ots_index_backfill_batch(PG_FUNCTION_ARGS)
+{
+	OtsTable   *idx = index_build_lookup(NameStr(*PG_GETARG_NAME(0)), NameStr(*PG_GETARG_NAME(1)));
+	const OtsTable *base = catalog_index_base(idx);
+	Oid			leaf_oid = PG_GETARG_OID(2);
+	int64		first = PG_GETARG_INT64(3);
+	int32		nblocks = PG_GETARG_INT32(4);
+	MemoryContext batchcxt;
+	MemoryContext oldcxt;
+	Relation	leaf;
+	BlockNumber total;
+	Snapshot	snapshot;
+	TableScanDesc scan;
+	TupleTableSlot *slot;
+	ItemPointerData mintid;
+	ItemPointerData maxtid;
+	AttrNumber	key_attnos[OTS_MAX_PK_COLUMNS + 1];
+	AttrNumber	cells_attno;
+	int			first_key = base->hash_prefix_len > 0 ? 1 : 0;
+	int			nkeys = storage_nkeys(idx);
+	int			cap = 1024;
+	int			n = 0;
+	Datum	   *keys[OTS_MAX_KEY_COLUMNS + 1];
+	Datum	   *cells;
+	Datum	   *oldest;
+
+	if (first < 0 || nblocks < 1)
+		ots_error(PARAMETER_INVALID, "Invalid block range of an index build.");
+	if (get_partition_parent(leaf_oid, true) != base->data_oid)
+		ots_error(PARAMETER_INVALID, "The relation is not a partition of the index's base table.");
+	rowstore_check_writable("ots.build_index");
+	/* every writer of the leaf before this lock has committed; later ones keep the index */
+	LockRelationOid(leaf_oid, ShareLock);
+	leaf = table_open(leaf_oid, NoLock);
+	total = RelationGetNumberOfBlocks(leaf);
+	if (first >= total)
+	{
+		table_close(leaf, NoLock);
+		PG_RETURN_NULL();
+	}
+	for (int k = 0; k < storage_nkeys(base); k++)
+		if ((key_attnos[k] = get_attnum(leaf_oid, storage_key_column(base, k))) == InvalidAttrNumber)
+			catalog_report_damaged(base, "a partition of its storage table lacks a key column");
+	if ((cells_attno = get_attnum(leaf_oid, STORAGE_CELLS_COLUMN)) == InvalidAttrNumber)
+		catalog_report_damaged(base, "a partition of its storage table lacks its cells");
+
+	batchcxt = AllocSetContextCreate(CurrentMemoryContext, "ots index build", ALLOCSET_DEFAULT_SIZES);
+	oldcxt = MemoryContextSwitchTo(batchcxt);
+	for (int k = 0; k < nkeys; k++)
+		keys[k] = palloc(sizeof(Datum) * cap);
+	cells = palloc(sizeof(Datum) * cap);
+	oldest = palloc(sizeof(Datum) * cap);
+
+	ItemPointerSet(&mintid, (BlockNumber) first, FirstOffsetNumber);
+	ItemPointerSet(&maxtid, (BlockNumber) Min(first + nblocks - 1, (int64) total - 1), MaxOffsetNumber);
+	snapshot = RegisterSnapshot(GetLatestSnapshot());
+	slot = table_slot_create(leaf, NULL);
+	scan = table_beginscan_tidrange(leaf, snapshot, &mintid, &maxtid);
+	while (table_scan_getnextslot_tidrange(scan, ForwardScanDirection, slot))
+	{
+		IndexSourceRow row;
+		Datum		key[OTS_MAX_KEY_COLUMNS + 1];
+		struct varlena *entry_cells;
+		int64		entry_oldest;
+		bool		isnull;
+
+		CHECK_FOR_INTERRUPTS();
+		for (int k = 0; k < base->npk; k++)
+		{
+			Datum		d = slot_getattr(slot, key_attnos[first_key + k], &isnull);
+
+			row.pk[k].type = base->pk[k].type;
+			if (base->pk[k].type == OTS_VT_INTEGER)
+				row.pk[k].u.i = DatumGetInt64(d);
+			else
+			{
+				struct varlena *v = PG_DETOAST_DATUM_COPY(d);
+
+				row.pk[k].u.s.data = VARDATA_ANY(v);
+				row.pk[k].u.s.len = VARSIZE_ANY_EXHDR(v);
+			}
+		}
+		row.cells = PG_DETOAST_DATUM_COPY(slot_getattr(slot, cells_attno, &isnull));
+		if (!index_entry_stored(base, idx, &row, key, &entry_cells, &entry_oldest))
+			continue;
+		if (n == cap)
+		{
+			cap *= 2;
+			for (int k = 0; k < nkeys; k++)
+				keys[k] = repalloc(keys[k], sizeof(Datum) * cap);
+			cells = repalloc(cells, sizeof(Datum) * cap);
+			oldest = repalloc(oldest, sizeof(Datum) * cap);
+		}
+		for (int k = 0; k < nkeys; k++)
+			keys[k][n] = key[k];
+		cells[n] = PointerGetDatum(entry_cells);
+		oldest[n] = Int64GetDatum(entry_oldest);
+		n++;
+	}
+	table_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	UnregisterSnapshot(snapshot);
+	table_close(leaf, NoLock);
+	if (n > 0)
+		rowstore_put_many(idx, n, keys, cells, oldest);
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextDelete(batchcxt);
+	PG_RETURN_INT64(first + nblocks);
+}
+
+/*
+ * ots_index_build_launch is ots.index_build_launch(schema_name,
+ * index_name): starts the background worker that builds the index once
+ * the calling transaction has ended; false when no worker slot was free
+ * or ots.index_build_worker is off (CALL ots.build_index builds it then).
+ */
+Datum
+ots_index_build_launch(PG_FUNCTION_ARGS)
+{
+	BackgroundWorker worker;
+	char	   *schema = NameStr(*PG_GETARG_NAME(0));
+	char	   *index = NameStr(*PG_GETARG_NAME(1));
+
+	StaticAssertStmt(2 * NAMEDATALEN <= BGW_EXTRALEN, "bgw_extra holds two names");
+	index_build_lookup(schema, index);
+	if (!ots_index_build_worker)
+		PG_RETURN_BOOL(false);
+	memset(&worker, 0, sizeof(worker));
+	snprintf(worker.bgw_name, BGW_MAXLEN, "ots index build of %s",
+			 quote_qualified_identifier(schema, index));
+	snprintf(worker.bgw_type, BGW_MAXLEN, "ots index build");
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	worker.bgw_restart_time = BGW_NEVER_RESTART;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "ots");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "ots_index_build_main");
+	/* the database and the transaction to wait for, in one Datum */
+	worker.bgw_main_arg = UInt64GetDatum(((uint64) MyDatabaseId << 32) | GetTopTransactionId());
+	strlcpy(worker.bgw_extra, schema, NAMEDATALEN);
+	strlcpy(worker.bgw_extra + NAMEDATALEN, index, NAMEDATALEN);
+	PG_RETURN_BOOL(RegisterDynamicBackgroundWorker(&worker, NULL));
+}
+
+/* the worker's one step: sql with the schema and index names (and more), in its own transaction */
+typedef struct BuildStep
+{
+	const char *schema;
+	const char *index;
+	Oid			owner;
+} BuildStep;
+
+/*
+ * index_build_step runs sql ($1 schema, $2 index, then extra) as the
+ * index's owner in a transaction of its own; returns the first column of
+ * each row it returned, as text copied into the caller's context (NULLs
+ * as NULL).
+ */
+static List *
+index_build_step(const BuildStep *b, const char *sql, int nextra, Oid *extra_types,
+				 Datum *extra)
+{
+	MemoryContext callercxt = CurrentMemoryContext;
+	Oid			types[4] = {NAMEOID, NAMEOID};
+	Datum		values[4];
+	AsRole		saved;
+	List	   *result = NIL;
+
+	Assert(nextra <= 2);
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	values[0] = DirectFunctionCall1(namein, CStringGetDatum(b->schema));
+	values[1] = DirectFunctionCall1(namein, CStringGetDatum(b->index));
+	for (int i = 0; i < nextra; i++)
+	{
+		types[2 + i] = extra_types[i];
+		values[2 + i] = extra[i];
+	}
+	pgstat_report_activity(STATE_RUNNING, sql);
+	asrole_enter(b->owner, &saved);
+	if (SPI_execute_with_args(sql, 2 + nextra, types, values, NULL, false, 0) < 0)
+		elog(ERROR, "ots index build step failed: %s", sql);
+	asrole_leave(&saved);
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		char	   *v = SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1);
+		MemoryContext old = MemoryContextSwitchTo(callercxt);
+
+		result = lappend(result, v != NULL ? pstrdup(v) : NULL);
+		MemoryContextSwitchTo(old);
+	}
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	pgstat_report_activity(STATE_IDLE, NULL);
+	return result;
+}
+
+/*
+ * ots_index_build_main builds the index named in bgw_extra after the
+ * transaction that created it ends (nothing to do if it rolled back, or
+ * another build finished first).
+ */
+void
+ots_index_build_main(Datum arg)
+{
+	uint64		packed = DatumGetUInt64(arg);
+	Oid			database = (Oid) (packed >> 32);
+	TransactionId creator = (TransactionId) (packed & 0xFFFFFFFF);
+	char		schema[NAMEDATALEN];
+	char		index[NAMEDATALEN];
+	BuildStep	b = {schema, index, InvalidOid};
+	List	   *leaves;
+	ListCell   *lc;
+
+	strlcpy(schema, MyBgworkerEntry->bgw_extra, NAMEDATALEN);
+	strlcpy(index, MyBgworkerEntry->bgw_extra + NAMEDATALEN, NAMEDATALEN);
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	BackgroundWorkerInitializeConnectionByOid(database, InvalidOid, 0);
+
+	StartTransactionCommand();
+	XactLockTableWait(creator, NULL, NULL, XLTW_None);
+	{
+		Oid			nsp = get_namespace_oid(schema, true);
+		Oid			data_oid = OidIsValid(nsp) ? storage_oid(nsp, index) : InvalidOid;
+
+		b.owner = OidIsValid(data_oid) ? asrole_owner(data_oid) : InvalidOid;
+	}
+	CommitTransactionCommand();
+	if (!OidIsValid(b.owner))
+		proc_exit(0);
+
+	leaves = index_build_step(&b, "SELECT l FROM ots.index_build_begin($1, $2) l", 0, NULL, NULL);
+	foreach(lc, leaves)
+	{
+		Oid			types[2] = {TEXTOID, INT8OID};
+		int64		block = 0;
+
+		for (;;)
+		{
+			Datum		extra[2] = {CStringGetTextDatum(lfirst(lc)), Int64GetDatum(block)};
+			List	   *next = index_build_step(&b, "SELECT ots.index_backfill_batch($1, $2,"
+												" pg_catalog.to_regclass($3), $4, ots.index_build_blocks())",
+												2, types, extra);
+
+			if (linitial(next) == NULL)
+				break;
+			block = pg_strtoint64(linitial(next));
+		}
+	}
+	if (leaves != NIL)
+		index_build_step(&b, "SELECT ots.index_build_end($1, $2)", 0, NULL, NULL);
+	proc_exit(0);
+}
