@@ -94,6 +94,7 @@ ots_index_backfill_batch(PG_FUNCTION_ARGS)
 	int64		first = PG_GETARG_INT64(3);
 	int32		nblocks = PG_GETARG_INT32(4);
 	MemoryContext batchcxt;
+	MemoryContext rowcxt;
 	MemoryContext oldcxt;
 	Relation	leaf;
 	BlockNumber total;
@@ -133,6 +134,8 @@ ots_index_backfill_batch(PG_FUNCTION_ARGS)
 		catalog_report_damaged(base, "a partition of its storage table lacks its cells");
 
 	batchcxt = AllocSetContextCreate(CurrentMemoryContext, "ots index build", ALLOCSET_DEFAULT_SIZES);
+	/* a row's decoding and building go with the row; its entry is copied into the batch */
+	rowcxt = AllocSetContextCreate(batchcxt, "ots index build row", ALLOCSET_DEFAULT_SIZES);
 	oldcxt = MemoryContextSwitchTo(batchcxt);
 	for (int k = 0; k < nkeys; k++)
 		keys[k] = palloc(sizeof(Datum) * cap);
@@ -153,6 +156,7 @@ ots_index_backfill_batch(PG_FUNCTION_ARGS)
 		bool		isnull;
 
 		CHECK_FOR_INTERRUPTS();
+		MemoryContextSwitchTo(rowcxt);
 		for (int k = 0; k < base->npk; k++)
 		{
 			Datum		d = slot_getattr(slot, key_attnos[first_key + k], &isnull);
@@ -169,8 +173,12 @@ ots_index_backfill_batch(PG_FUNCTION_ARGS)
 			}
 		}
 		row.cells = PG_DETOAST_DATUM_COPY(slot_getattr(slot, cells_attno, &isnull));
-		if (!index_entry_stored(base, idx, &row, key, &entry_cells, &entry_oldest))
+		MemoryContextSwitchTo(batchcxt);
+		if (!index_entry_stored(base, idx, &row, key, &entry_cells, &entry_oldest, rowcxt))
+		{
+			MemoryContextReset(rowcxt);
 			continue;
+		}
 		if (n == cap)
 		{
 			cap *= 2;
@@ -184,6 +192,7 @@ ots_index_backfill_batch(PG_FUNCTION_ARGS)
 		cells[n] = PointerGetDatum(entry_cells);
 		oldest[n] = Int64GetDatum(entry_oldest);
 		n++;
+		MemoryContextReset(rowcxt);
 	}
 	table_endscan(scan);
 	ExecDropSingleTupleTableSlot(slot);

@@ -20,8 +20,9 @@
  * stay where they were, so the answer is the same with or without the
  * index: an index holds an entry for every row that has a value of the
  * column's type there (index_write.c), and its storage is read without its
- * row rule, so expired entries only cost a lookup.  Only constants and
- * parameters are copied into the view (a security barrier), compared with
+ * row rule, so expired entries only cost a lookup.  Only values fixed
+ * before any row is read (constants, parameters, non-volatile expressions
+ * of them) are copied into the view (a security barrier), compared with
  * leak-proof equality operators; the index's storage is read with the
  * view owner's rights, as the table's storage is.  An index being built,
  * or made without the rows before it (include_base_data => false), is not
@@ -35,7 +36,9 @@
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
+#include "rewrite/rewriteManip.h"
 #include "parser/parse_oper.h"
 #include "parser/parsetree.h"
 #include "storage/lmgr.h"
@@ -53,14 +56,36 @@ typedef struct IndexPlanEq
 {
 	const char *column;
 	OtsValueType type;			/* compared as STRING (bytewise) or INTEGER (by value) */
-	Expr	   *value;			/* a Const or an external Param */
+	Expr	   *value;			/* what index_plan_value accepts */
 } IndexPlanEq;
 
-/* index_plan_value: is expr a value that may go into the view (a constant, a parameter)? */
+/* index_plan_outer_param: a parameter not of the statement (an outer query's value)? */
+static bool
+index_plan_outer_param(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param) && ((Param *) node)->paramkind != PARAM_EXTERN)
+		return true;
+	return expression_tree_walker(node, index_plan_outer_param, context);
+}
+
+/*
+ * index_plan_value: may expr go into the view as the value compared?  A
+ * value the statement fixes before it reads a row: constants, the
+ * statement's parameters, and non-volatile expressions of them ('g' || $1),
+ * with no column of any query level, subquery or aggregate.  Evaluated
+ * inside the view it sees no row, so a function in it learns nothing the
+ * view hides.
+ */
 static bool
 index_plan_value(Node *expr)
 {
-	return IsA(expr, Const) || (IsA(expr, Param) && ((Param *) expr)->paramkind == PARAM_EXTERN);
+	if (IsA(expr, Const) || (IsA(expr, Param) && ((Param *) expr)->paramkind == PARAM_EXTERN))
+		return true;
+	return !contain_var_clause(expr) && !contain_volatile_functions(expr) &&
+		!contain_subplans(expr) && !checkExprHasSubLink(expr) && !contain_agg_clause(expr) &&
+		!contain_window_function(expr) && !index_plan_outer_param(expr, NULL);
 }
 
 /* index_plan_integer_eq: is funcid = between two integer types? */

@@ -26,6 +26,7 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "miscadmin.h"
 
 #include "cells.h"
@@ -200,8 +201,13 @@ index_write_change(const OtsTable *base, const IndexSourceRow *old_row,
 		has_after = new_row != NULL && index_entry(base, idx, new_row, &after);
 		if (has_before && has_after && index_key_equal(&before, &after))
 		{
+			/*
+			 * unchanged: nothing to do, but in an index made without the
+			 * rows before it, which may lack this row's entry still
+			 */
 			if (VARSIZE(before.cells) == VARSIZE(after.cells) &&
-				memcmp(before.cells, after.cells, VARSIZE(after.cells)) == 0)
+				memcmp(before.cells, after.cells, VARSIZE(after.cells)) == 0 &&
+				!idx->index_partial)
 				continue;
 			index_entry_put(idx, &after);
 			continue;
@@ -215,15 +221,25 @@ index_write_change(const OtsTable *base, const IndexSourceRow *old_row,
 
 bool
 index_entry_stored(const OtsTable *base, const OtsTable *idx, const IndexSourceRow *row,
-				   Datum *key, struct varlena **cells, int64 *oldest_ts)
+				   Datum *key, struct varlena **cells, int64 *oldest_ts, MemoryContext workcxt)
 {
+	MemoryContext callercxt = MemoryContextSwitchTo(workcxt);
 	IndexEntry	e;
 	Oid			types[OTS_MAX_KEY_COLUMNS + 1];
+	Datum		work_key[OTS_MAX_KEY_COLUMNS + 1];
+	int			nkeys;
 
 	if (!index_entry(base, idx, row, &e))
+	{
+		MemoryContextSwitchTo(callercxt);
 		return false;
-	storage_key(idx, &e.key, idx->npk, key, types);
-	*cells = e.cells;
+	}
+	nkeys = storage_key(idx, &e.key, idx->npk, work_key, types);
+	MemoryContextSwitchTo(callercxt);
+	for (int k = 0; k < nkeys; k++)
+		key[k] = types[k] == INT8OID ? work_key[k] : PointerGetDatum(PG_DETOAST_DATUM_COPY(work_key[k]));
+	*cells = palloc(VARSIZE(e.cells));
+	memcpy(*cells, e.cells, VARSIZE(e.cells));
 	*oldest_ts = e.oldest_ts;
 	return true;
 }

@@ -37,11 +37,13 @@ extern void index_write_change(const OtsTable *base, const IndexSourceRow *old_r
 
 /*
  * index_entry_stored builds idx's entry for row of base, as the stored key
- * of idx (key: storage_nkeys(idx) datums), its cells and "$oldest_ts";
- * false when the row has no entry.  For backfill (index_build.c).
+ * of idx (key: storage_nkeys(idx) datums), its cells and "$oldest_ts", in
+ * the caller's memory context (the building's garbage in workcxt); false
+ * when the row has no entry.  For backfill (index_build.c).
  */
 extern bool index_entry_stored(const OtsTable *base, const OtsTable *idx, const IndexSourceRow *row,
-							   Datum *key, struct varlena **cells, int64 *oldest_ts);
+							   Datum *key, struct varlena **cells, int64 *oldest_ts,
+							   MemoryContext workcxt);
 
 /*
  * index_check_defined_types refuses new cells whose newest cell in a

@@ -42,3 +42,17 @@ SELECT ots.create_table('hashed', 'b binary, n integer', hash_prefix_length => 2
 SELECT count(*) AS put FROM generate_series(0, 255) g,
   LATERAL ots.put_row('hashed', jsonb_build_object('b', jsonb_build_object('$binary', encode(set_byte('\x00'::bytea, 0, g), 'base64')), 'n', g),
                       jsonb_build_object('v', g));
+
+-- a table with defined columns and two secondary indexes (one built from
+-- the table's rows, one made without them); restored, both keep working
+SET ots.index_build_worker = off;
+SELECT ots.create_table('indexed', 'k string, n integer', partitions => 2,
+                        defined_columns => 'seller string, amount integer, note binary');
+SELECT count(*) AS put FROM generate_series(1, 300) g,
+  LATERAL ots.put_row('indexed', jsonb_build_object('k', 'r' || g % 7, 'n', g),
+                      jsonb_build_object('seller', 's' || g % 10, 'amount', g));
+SELECT ots.create_index('indexed', 'indexed_seller', '{seller}', '{amount}');
+CALL ots.build_index('indexed', 'indexed_seller');
+SELECT ots.create_index('indexed', 'indexed_local', '{k, amount}', index_type => 'LOCAL', include_base_data => false);
+SELECT count(*) AS updated FROM generate_series(1, 300, 3) g,
+  LATERAL ots.update_row('indexed', jsonb_build_object('k', 'r' || g % 7, 'n', g), put => jsonb_build_object('seller', 'moved'));
