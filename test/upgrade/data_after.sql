@@ -50,3 +50,12 @@ SELECT pg_temp.try($q$UPDATE "up_hash$data" SET "$cells" = "$cells" WHERE k = 'h
 UPDATE public."up_hash$data" SET "$oldest_ts" = ots.cells_oldest_ts("$cells"), "$hash" = ('x' || lpad(ots.hash_prefix(k, 2), 16, '0'))::bit(64)::int8 WHERE "$oldest_ts" <> ots.cells_oldest_ts("$cells") OR "$hash" <> ('x' || lpad(ots.hash_prefix(k, 2), 16, '0'))::bit(64)::int8;
 SELECT count(*) FROM "up_hash$data" WHERE "$hash" <> ('x' || lpad(ots.hash_prefix(k, 2), 16, '0'))::bit(64)::int8;
 SELECT attributes FROM ots.get_row('up_hash', '{"k": "hz"}');
+-- a table 0.1.0 made takes defined columns and an index over its rows (a
+-- row without v, hz, has no entry)
+SELECT ots.add_defined_column('up_hash', 'v integer');
+SET ots.index_build_worker = off;
+SELECT ots.create_index('up_hash', 'up_hash_v', '{v}');
+CALL ots.build_index('up_hash', 'up_hash_v');
+SELECT v, k FROM up_hash_v ORDER BY v, k;
+SELECT k, attributes FROM up_hash ORDER BY k;
+SELECT ots.describe_table('up_hash')->'index_metas'->0->>'index_sync_phase';
