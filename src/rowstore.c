@@ -463,8 +463,17 @@ TupleTableSlot *
 rowstore_key_slot(Relation leaf, const LeafCache *lp, int nkeys, const Datum *key,
 				  TupleTableSlot *base, struct varlena *cells, int64 oldest_ts)
 {
-	TupleDesc	desc = RelationGetDescr(leaf);
-	TupleTableSlot *slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
+	TupleTableSlot *slot = MakeSingleTupleTableSlot(RelationGetDescr(leaf), &TTSOpsVirtual);
+
+	return rowstore_fill_slot(slot, lp, nkeys, key, base, cells, oldest_ts);
+}
+
+/* rowstore_fill_slot stores that row version in a virtual slot of the leaf */
+TupleTableSlot *
+rowstore_fill_slot(TupleTableSlot *slot, const LeafCache *lp, int nkeys, const Datum *key,
+				   TupleTableSlot *base, struct varlena *cells, int64 oldest_ts)
+{
+	TupleDesc	desc = slot->tts_tupleDescriptor;
 
 	ExecClearTuple(slot);
 	if (base != NULL)

@@ -246,31 +246,36 @@ rowstore_insert_leaf(const BulkRows *b, Oid leaf_oid, int first, int n)
 	ResultRelInfo *rri = makeNode(ResultRelInfo);
 	TupleTableSlot **slots = palloc(sizeof(TupleTableSlot *) * n);
 	int			nkeys = storage_nkeys(b->t);
+	TupleDesc	desc;
 	AsRole		saved;
 	bool		as_owner;
 
 	rowstore_attnums(b->t, leaf_oid, lp);
 	InitResultRelInfo(rri, leaf, 0, NULL, 0);
 	rowstore_open_indexes(leaf, lp, rri);
+	/*
+	 * the slots live in leafctx and go with it: on a copy of the leaf's
+	 * descriptor, which is not reference-counted, they pin nothing and need
+	 * no drop one by one
+	 */
+	desc = CreateTupleDescCopy(RelationGetDescr(leaf));
 	for (int j = 0; j < n; j++)
 	{
 		Datum		key[OTS_MAX_KEY_COLUMNS + 1];
 
 		for (int k = 0; k < nkeys; k++)
 			key[k] = b->keys[k][first + j];
-		slots[j] = rowstore_key_slot(leaf, lp, nkeys, key, NULL,
-									 (struct varlena *) DatumGetPointer(b->cells[first + j]),
-									 DatumGetInt64(b->oldest_ts[first + j]));
+		slots[j] = rowstore_fill_slot(MakeTupleTableSlot(desc, &TTSOpsVirtual), lp,
+									  nkeys, key, NULL,
+									  (struct varlena *) DatumGetPointer(b->cells[first + j]),
+									  DatumGetInt64(b->oldest_ts[first + j]));
 	}
 	storage_write_expect_row(b->t, leaf_oid, NULL, lp->cells_attno, NULL);
 	table_multi_insert(leaf, slots, n, GetCurrentCommandId(true), 0, NULL);
 	storage_write_expect_end();
 	as_owner = rowstore_index_code_begin(b->t, lp, &saved);
 	for (int j = 0; j < n; j++)
-	{
 		ExecInsertIndexTuples(rri, slots[j], estate, false, false, NULL, NIL);
-		ExecDropSingleTupleTableSlot(slots[j]);
-	}
 	rowstore_index_code_end(as_owner, &saved);
 	table_finish_bulk_insert(leaf, 0);
 	rowstore_close_indexes(rri);

@@ -51,5 +51,9 @@ extern void rowstore_index_code_end(bool switched, const AsRole *saved);
 extern TupleTableSlot *rowstore_key_slot(Relation leaf, const LeafCache *lp, int nkeys,
 										 const Datum *key, TupleTableSlot *base,
 										 struct varlena *cells, int64 oldest_ts);
+/* rowstore_fill_slot: the same stored in a virtual slot of the leaf the caller made */
+extern TupleTableSlot *rowstore_fill_slot(TupleTableSlot *slot, const LeafCache *lp, int nkeys,
+										  const Datum *key, TupleTableSlot *base,
+										  struct varlena *cells, int64 oldest_ts);
 
 #endif							/* OTS_ROWSTORE_INTERNAL_H */
