@@ -417,7 +417,7 @@ SELECT pg_temp.try($$SELECT ots.add_defined_column('si', 'z string')$$);
 SELECT pg_temp.try($$SELECT ots.catalog_set_defined('public', 'si', '{}', '{}')$$);
 SELECT pg_temp.try($$SELECT ots.catalog_set_index_phase('public', 'si_seller', 'FULL')$$);
 SELECT pg_temp.try($$SELECT ots.catalog_insert_index('public', 'si_x', 'si', '{seller,id}', '{STRING,STRING}', '{}', '{}', 'GLOBAL', 1::smallint, 'INCR')$$);
-SELECT pg_temp.try($$SELECT ots.index_backfill_batch('public', 'si_seller', '"si$p0"', 0, 1)$$);
+SELECT pg_temp.try($$SELECT ots.index_backfill_batch('public', 'si_seller', '"si$p0"', 0, 1, 0)$$);
 SELECT pg_temp.try($$SELECT ots.index_build_launch('public', 'si_seller')$$);
 RESET ROLE;
 -- row-level security on the table applies to its index too

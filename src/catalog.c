@@ -25,6 +25,7 @@
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "access/xact.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_attribute.h"
@@ -49,6 +50,7 @@
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
 #include "asrole.h"
@@ -110,6 +112,7 @@ static bool catalog_name_valid(const char *name, int len, int maxlen);
 static void catalog_read_defined(OtsTable *t, HeapTuple tup, TupleDesc desc);
 static void catalog_read_index(OtsTable *t, HeapTuple tup, TupleDesc desc);
 static OtsTable *catalog_get(Oid view_oid);
+static void catalog_check_index_of(const OtsTable *t, const OtsTable *idx);
 
 /*
  * catalog_damaged reports metadata or storage that ots did not make: a
@@ -259,7 +262,7 @@ catalog_read_row(OtsTable *t, HeapTuple tup, TupleDesc desc)
 	Datum		d;
 	int64		key_space;
 
-	if (desc->natts != 15 || SPI_gettypeid(desc, 10) != TEXTARRAYOID ||
+	if (desc->natts < 15 || SPI_gettypeid(desc, 10) != TEXTARRAYOID ||
 		SPI_gettypeid(desc, 11) != TEXTARRAYOID || SPI_gettypeid(desc, 12) != NAMEOID ||
 		SPI_gettypeid(desc, 13) != TEXTOID || SPI_gettypeid(desc, 14) != INT2OID ||
 		SPI_gettypeid(desc, 15) != TEXTOID || SPI_gettypeid(desc, 1) != TEXTARRAYOID ||
@@ -631,6 +634,30 @@ catalog_report_damaged(const OtsTable *t, const char *what)
 }
 
 /*
+ * catalog_query_latest runs a query of ots.tables with parameters $1, $2
+ * (names) with the latest snapshot, as PostgreSQL reads its own catalogs:
+ * a transaction whose snapshot is older (REPEATABLE READ) must still
+ * maintain an index created since, and see a table's options as they are.
+ */
+static int
+catalog_query_latest(const char *sql, Datum *args, long tcount)
+{
+	Oid			argtypes[2] = {NAMEOID, NAMEOID};
+	SPIPlanPtr	plan = SPI_prepare(sql, 2, argtypes);
+	Snapshot	snapshot;
+	int			ret;
+
+	if (plan == NULL)
+		elog(ERROR, "could not prepare a query of ots.tables: %s", SPI_result_code_string(SPI_result));
+	/* a parallel worker only reads, and may not take a new snapshot */
+	snapshot = RegisterSnapshot(IsInParallelMode() ? GetActiveSnapshot() : GetLatestSnapshot());
+	ret = SPI_execute_snapshot(plan, args, NULL, snapshot, InvalidSnapshot, true, false, tcount);
+	UnregisterSnapshot(snapshot);
+	SPI_freeplan(plan);
+	return ret;
+}
+
+/*
  * catalog_has_index_columns: does ots.tables have 0.2.0's columns for
  * defined columns and indexes?  A 0.1.0 installation has not until
  * ALTER EXTENSION ots UPDATE; its tables are read as having none.
@@ -652,14 +679,12 @@ catalog_has_index_columns(void)
 static void
 catalog_load_indexes(OtsTable *t, Oid nsp, Datum *args)
 {
-	Oid			argtypes[2] = {NAMEOID, NAMEOID};
 	int			ret;
 
-	ret = SPI_execute_with_args("SELECT table_name FROM ots.tables"
-								" WHERE schema_name OPERATOR(pg_catalog.=) $1"
-								" AND index_of OPERATOR(pg_catalog.=) $2"
-								" ORDER BY table_name COLLATE \"C\"",
-								2, argtypes, args, NULL, true, 0);
+	ret = catalog_query_latest("SELECT " CATALOG_ROW_COLUMNS ", table_name FROM ots.tables"
+							   " WHERE schema_name OPERATOR(pg_catalog.=) $1"
+							   " AND index_of OPERATOR(pg_catalog.=) $2"
+							   " ORDER BY table_name COLLATE \"C\"", args, 0);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "could not read the indexes of an ots table: %s", SPI_result_code_string(ret));
 	if (SPI_processed > OTS_MAX_INDEXES)
@@ -670,12 +695,67 @@ catalog_load_indexes(OtsTable *t, Oid nsp, Datum *args)
 	{
 		bool		isnull;
 		Name		name = DatumGetName(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
-													  1, &isnull));
+													  16, &isnull));
+		OtsTable	idx;
 
+		memset(&idx, 0, sizeof(idx));
+		strlcpy(idx.schema_name, t->schema_name, NAMEDATALEN);
+		strlcpy(idx.table_name, NameStr(*name), NAMEDATALEN);
+		catalog_read_row(&idx, SPI_tuptable->vals[i], SPI_tuptable->tupdesc);
+		catalog_check_index_of(t, &idx);
 		t->index_data_oids[i] = storage_oid(nsp, NameStr(*name));
 		if (!OidIsValid(t->index_data_oids[i]))
 			catalog_damaged(t, "the storage table of its index %s is missing",
 							quote_identifier(NameStr(*name)));
+		if (asrole_owner(t->index_data_oids[i]) != asrole_owner(storage_oid(nsp, t->table_name)))
+			catalog_damaged(t, "its index %s has another owner than its storage table",
+							quote_identifier(NameStr(*name)));
+	}
+}
+
+/*
+ * catalog_check_index_of: is idx (a row of ots.tables naming t in index_of)
+ * an index create_index could have made of t?  Each key column a key
+ * column of t or, among the columns the index was given, a defined column
+ * of t, of the same type; every key column of t in it; each covered column
+ * a defined column of t of the same type.  Maintenance copies t's values
+ * into the index's columns by these names.
+ */
+static void
+catalog_check_index_of(const OtsTable *t, const OtsTable *idx)
+{
+	int			nbase = 0;
+
+	for (int k = 0; k < idx->npk; k++)
+	{
+		const OtsDefinedColumn *d;
+		int			j;
+
+		for (j = 0; j < t->npk; j++)
+			if (strcmp(t->pk[j].name, idx->pk[k].name) == 0)
+				break;
+		if (j < t->npk)
+		{
+			if (t->pk[j].type != idx->pk[k].type)
+				catalog_damaged(t, "key column \"%s\" of its index %s has another type",
+								idx->pk[k].name, quote_identifier(idx->table_name));
+			nbase++;
+			continue;
+		}
+		d = catalog_defined_column(t, idx->pk[k].name, idx->pk[k].namelen);
+		if (k >= idx->index_nkeys || d == NULL || d->type != idx->pk[k].type)
+			catalog_damaged(t, "key column \"%s\" of its index %s is not one of its key or defined columns",
+							idx->pk[k].name, quote_identifier(idx->table_name));
+	}
+	if (nbase != t->npk)
+		catalog_damaged(t, "its index %s lacks some of its key columns", quote_identifier(idx->table_name));
+	for (int c = 0; c < idx->ndefined; c++)
+	{
+		const OtsDefinedColumn *d = catalog_defined_column(t, idx->defined[c].name, idx->defined[c].namelen);
+
+		if (d == NULL || d->type != idx->defined[c].type)
+			catalog_damaged(t, "covered column \"%s\" of its index %s is not one of its defined columns",
+							idx->defined[c].name, quote_identifier(idx->table_name));
 	}
 }
 
@@ -696,7 +776,13 @@ catalog_index_base(const OtsTable *t)
 		data_oid = base->data_oid;
 		LockRelationOid(data_oid, AccessShareLock);
 		if (base->valid && base->data_oid == data_oid)
-			return base;
+		{
+			/* a table of that name that does not list the index is not its table */
+			for (int i = 0; i < base->nindexes; i++)
+				if (base->index_data_oids[i] == t->data_oid)
+					return base;
+			catalog_damaged(t, "its table %s does not list it as an index", quote_identifier(t->index_of));
+		}
 		view_oid = get_relname_relid(t->index_of, nsp);
 	}
 }
@@ -720,7 +806,6 @@ catalog_load(OtsTable *t, Oid view_oid)
 	Oid			nsp = get_rel_namespace(view_oid);
 	char	   *relname = get_rel_name(view_oid);
 	char	   *nspname = OidIsValid(nsp) ? get_namespace_name(nsp) : NULL;
-	Oid			argtypes[2] = {NAMEOID, NAMEOID};
 	Datum		args[2];
 	AsRole		saved;
 	OtsTable	loaded;
@@ -742,14 +827,13 @@ catalog_load(OtsTable *t, Oid view_oid)
 		elog(ERROR, "SPI_connect failed");
 	asrole_enter(asrole_catalog_owner(), &saved);
 	indexes = catalog_has_index_columns();
-	ret = SPI_execute_with_args(indexes ?
-								"SELECT " CATALOG_ROW_COLUMNS
-								" FROM ots.tables WHERE schema_name OPERATOR(pg_catalog.=) $1"
-								" AND table_name OPERATOR(pg_catalog.=) $2" :
-								"SELECT " CATALOG_ROW_COLUMNS_BEFORE_UPDATE
-								" FROM ots.tables WHERE schema_name OPERATOR(pg_catalog.=) $1"
-								" AND table_name OPERATOR(pg_catalog.=) $2",
-								2, argtypes, args, NULL, true, 1);
+	ret = catalog_query_latest(indexes ?
+							   "SELECT " CATALOG_ROW_COLUMNS
+							   " FROM ots.tables WHERE schema_name OPERATOR(pg_catalog.=) $1"
+							   " AND table_name OPERATOR(pg_catalog.=) $2" :
+							   "SELECT " CATALOG_ROW_COLUMNS_BEFORE_UPDATE
+							   " FROM ots.tables WHERE schema_name OPERATOR(pg_catalog.=) $1"
+							   " AND table_name OPERATOR(pg_catalog.=) $2", args, 1);
 	if (ret == SPI_OK_SELECT && SPI_processed == 1)
 	{
 		catalog_read_row(&loaded, SPI_tuptable->vals[0], SPI_tuptable->tupdesc);

@@ -42,6 +42,7 @@ PG_FUNCTION_INFO_V1(ots_catalog_clear_trimmed);
 PG_FUNCTION_INFO_V1(ots_catalog_set_defined);
 PG_FUNCTION_INFO_V1(ots_catalog_insert_index);
 PG_FUNCTION_INFO_V1(ots_catalog_set_index_phase);
+PG_FUNCTION_INFO_V1(ots_catalog_index_forgotten);
 
 /* the schema and table names every function here takes first */
 #define CATALOG_WRITE_KEY \
@@ -385,5 +386,18 @@ ots_catalog_set_index_phase(PG_FUNCTION_ARGS)
 	catalog_write_base_changed(NameStr(*PG_GETARG_NAME(0)), NameStr(*DatumGetName(base)));
 	SPI_finish();
 	CacheInvalidateRelcacheByRelid(data_oid);
+	PG_RETURN_VOID();
+}
+
+/*
+ * ots_catalog_index_forgotten is ots.catalog_index_forgotten(schema_name,
+ * table_name): makes every session reload table schema.table_name, one of
+ * whose indexes a DROP removed (its writers stop maintaining it).  Only the
+ * drop clean-up calls it (no EXECUTE for PUBLIC).
+ */
+Datum
+ots_catalog_index_forgotten(PG_FUNCTION_ARGS)
+{
+	catalog_write_base_changed(NameStr(*PG_GETARG_NAME(0)), NameStr(*PG_GETARG_NAME(1)));
 	PG_RETURN_VOID();
 }

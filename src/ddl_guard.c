@@ -88,6 +88,7 @@ typedef enum GuardKind
 static bool guard_propagating = false;
 
 static bool guard_registered(Oid nsp, const char *table_name);
+static List *guard_tables_where(Oid nsp, const char *column, const char *value);
 static GuardKind guard_kind(Oid relid);
 static Oid	guard_relid(RangeVar *rv);
 static void guard_raise(const char *message, const char *detail, const char *hint);
@@ -107,41 +108,61 @@ static void guard_create_trigger(CreateTrigStmt *stmt);
 PG_FUNCTION_INFO_V1(ots_storage_guard);
 
 /*
- * guard_registered: does ots.tables hold the table (schema nsp, name)?
- * False when ots.tables does not exist (yet).
+ * guard_tables_where: the names of the rows of ots.tables in schema nsp
+ * whose column (table_name or index_of) is value, read directly with the
+ * latest snapshot (neither the caller's privileges nor RLS on ots.tables
+ * matter, and a table being repaired need not load); none when ots.tables
+ * does not exist (yet), or has no such column (0.1.0's has no index_of)
  */
-static bool
-guard_registered(Oid nsp, const char *table_name)
+static List *
+guard_tables_where(Oid nsp, const char *column, const char *value)
 {
 	Oid			ots_nsp = get_namespace_oid("ots", true);
-	Oid			pkey;
 	Oid			tables = OidIsValid(ots_nsp) ? get_relname_relid("tables", ots_nsp) : InvalidOid;
 	char	   *nspname = get_namespace_name(nsp);
+	AttrNumber	attno = OidIsValid(tables) ? get_attnum(tables, column) : InvalidAttrNumber;
 	Relation	rel;
 	ScanKeyData keys[2];
 	SysScanDesc scan;
 	Snapshot	snapshot;
 	NameData	schema_name;
 	NameData	name;
-	bool		found;
+	HeapTuple	tup;
+	Oid			pkey;
+	List	   *names = NIL;
 
-	if (!OidIsValid(tables) || nspname == NULL || strlen(table_name) >= NAMEDATALEN)
-		return false;
+	if (attno == InvalidAttrNumber || nspname == NULL || strlen(value) >= NAMEDATALEN)
+		return NIL;
 	namestrcpy(&schema_name, nspname);
-	namestrcpy(&name, table_name);
+	namestrcpy(&name, value);
 	rel = table_open(tables, AccessShareLock);
 	ScanKeyInit(&keys[0], get_attnum(tables, "schema_name"), BTEqualStrategyNumber, F_NAMEEQ,
 				NameGetDatum(&schema_name));
-	ScanKeyInit(&keys[1], get_attnum(tables, "table_name"), BTEqualStrategyNumber, F_NAMEEQ,
-				NameGetDatum(&name));
+	ScanKeyInit(&keys[1], attno, BTEqualStrategyNumber, F_NAMEEQ, NameGetDatum(&name));
 	snapshot = RegisterSnapshot(GetLatestSnapshot());
-	pkey = RelationGetPrimaryKeyIndex(rel);
+	/* the primary key (schema_name, table_name) serves a look-up by name */
+	pkey = strcmp(column, "table_name") == 0 ? RelationGetPrimaryKeyIndex(rel) : InvalidOid;
 	scan = systable_beginscan(rel, pkey, OidIsValid(pkey), snapshot, 2, keys);
-	found = HeapTupleIsValid(systable_getnext(scan));
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		bool		isnull;
+		Datum		d = heap_getattr(tup, get_attnum(tables, "table_name"), RelationGetDescr(rel),
+									 &isnull);
+
+		if (!isnull)
+			names = lappend(names, pstrdup(NameStr(*DatumGetName(d))));
+	}
 	systable_endscan(scan);
 	UnregisterSnapshot(snapshot);
 	table_close(rel, AccessShareLock);
-	return found;
+	return names;
+}
+
+/* guard_registered: does ots.tables hold the table (schema nsp, name)? */
+static bool
+guard_registered(Oid nsp, const char *table_name)
+{
+	return guard_tables_where(nsp, "table_name", table_name) != NIL;
 }
 
 /* guard_kind: what the relation is to ots (GUARD_NONE for InvalidOid) */
@@ -451,8 +472,46 @@ guard_storage_of(Oid relid, GuardKind kind)
 }
 
 /*
- * guard_propagate_owner gives the storage's partitions, view and sequence
- * the owner OWNER TO is about to give the storage, by running OWNER TO on
+ * guard_index_owner_statements: the OWNER TO statements that give the
+ * secondary indexes of the table whose storage is storage (their storage,
+ * partitions and view) the owner role
+ */
+static List *
+guard_index_owner_statements(Oid storage, const char *role)
+{
+	char	   *table = storage_table_of(get_rel_name(storage), STORAGE_SUFFIX);
+	List	   *stmts = NIL;
+	ListCell   *lc_index;
+
+	if (table == NULL)
+		return NIL;
+	foreach(lc_index, guard_tables_where(get_rel_namespace(storage), "index_of", table))
+	{
+		Oid			idx = storage_oid(get_rel_namespace(storage), lfirst(lc_index));
+		char	   *nsp = get_namespace_name(get_rel_namespace(storage));
+		char	   *name = lfirst(lc_index);
+		ListCell   *lc;
+
+		if (!OidIsValid(idx))
+			continue;
+
+		stmts = lappend(stmts, psprintf("ALTER TABLE %s OWNER TO %s",
+										quote_qualified_identifier(nsp, get_rel_name(idx)), role));
+		foreach(lc, find_inheritance_children(idx, NoLock))
+			stmts = lappend(stmts, psprintf("ALTER TABLE %s OWNER TO %s",
+											quote_qualified_identifier(nsp, get_rel_name(lfirst_oid(lc))),
+											role));
+		if (name != NULL && OidIsValid(get_relname_relid(name, get_rel_namespace(idx))))
+			stmts = lappend(stmts, psprintf("ALTER VIEW %s OWNER TO %s",
+											quote_qualified_identifier(nsp, name), role));
+	}
+	return stmts;
+}
+
+/*
+ * guard_propagate_owner gives the storage's partitions, view and sequence,
+ * and its table's secondary indexes, the owner OWNER TO is about to give
+ * the storage, by running OWNER TO on
  * each as the current user (so PostgreSQL checks the same rights as for
  * the storage); the statement itself then changes the storage.  It all
  * happens in the statement's transaction, so an error undoes all of it.
@@ -478,6 +537,7 @@ guard_propagate_owner(Oid storage, RoleSpec *newowner)
 	if (OidIsValid(get_relname_relid(seq, get_rel_namespace(storage))))
 		stmts = lappend(stmts, psprintf("ALTER SEQUENCE %s OWNER TO %s",
 										quote_qualified_identifier(nsp, seq), role));
+	stmts = list_concat(stmts, guard_index_owner_statements(storage, role));
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");

@@ -29,6 +29,7 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/relscan.h"
 #include "access/table.h"
 #include "access/tableam.h"
@@ -38,6 +39,7 @@
 #include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "fmgr.h"
+#include "funcapi.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -80,10 +82,13 @@ index_build_lookup(const char *schema, const char *index)
 
 /*
  * ots_index_backfill_batch is ots.index_backfill_batch(schema_name,
- * index_name, leaf regclass, first_block, nblocks): writes the entries of
- * the rows in blocks [first_block, first_block + nblocks) of a leaf of the
- * index's base table, holding a SHARE lock on the leaf until commit;
- * returns the next block, or NULL when first_block is past the leaf's end.
+ * index_name, leaf regclass, first_block, nblocks, seen_filenode): writes the
+ * entries of the rows in blocks [first_block, first_block + nblocks) of a
+ * leaf of the index's base table, holding a SHARE lock on the leaf until
+ * commit; returns the next block (NULL when first_block is past the leaf's
+ * end) and the leaf's file node.  When the leaf was rewritten since the
+ * batch that returned seen_filenode (VACUUM FULL, CLUSTER move rows into blocks
+ * already read), it starts the leaf again from its first block.
  */
 Datum
 ots_index_backfill_batch(PG_FUNCTION_ARGS)
@@ -93,6 +98,10 @@ ots_index_backfill_batch(PG_FUNCTION_ARGS)
 	Oid			leaf_oid = PG_GETARG_OID(2);
 	int64		first = PG_GETARG_INT64(3);
 	int32		nblocks = PG_GETARG_INT32(4);
+	Oid			filenode = PG_GETARG_OID(5);
+	TupleDesc	result_desc;
+	Datum		result[2];
+	bool		result_null[2] = {false, false};
 	MemoryContext batchcxt;
 	MemoryContext rowcxt;
 	MemoryContext oldcxt;
@@ -121,11 +130,18 @@ ots_index_backfill_batch(PG_FUNCTION_ARGS)
 	/* every writer of the leaf before this lock has committed; later ones keep the index */
 	LockRelationOid(leaf_oid, ShareLock);
 	leaf = table_open(leaf_oid, NoLock);
+	if (get_call_result_type(fcinfo, NULL, &result_desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "ots.index_backfill_batch must return a row");
+	result_desc = BlessTupleDesc(result_desc);
+	result[1] = ObjectIdGetDatum(leaf->rd_node.relNode);
+	if (OidIsValid(filenode) && filenode != leaf->rd_node.relNode)
+		first = 0;
 	total = RelationGetNumberOfBlocks(leaf);
 	if (first >= total)
 	{
 		table_close(leaf, NoLock);
-		PG_RETURN_NULL();
+		result_null[0] = true;
+		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(result_desc, result, result_null)));
 	}
 	for (int k = 0; k < storage_nkeys(base); k++)
 		if ((key_attnos[k] = get_attnum(leaf_oid, storage_key_column(base, k))) == InvalidAttrNumber)
@@ -202,7 +218,8 @@ ots_index_backfill_batch(PG_FUNCTION_ARGS)
 		rowstore_put_many(idx, n, keys, cells, oldest);
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextDelete(batchcxt);
-	PG_RETURN_INT64(first + nblocks);
+	result[0] = Int64GetDatum(first + nblocks);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(result_desc, result, result_null)));
 }
 
 /*
@@ -218,10 +235,41 @@ ots_index_build_launch(PG_FUNCTION_ARGS)
 	char	   *schema = NameStr(*PG_GETARG_NAME(0));
 	char	   *index = NameStr(*PG_GETARG_NAME(1));
 
+	OtsTable   *idx;
+	Relation	rel;
+	bool		created_now;
+	static TransactionId launched_xid = InvalidTransactionId;
+	static Oid	launched[OTS_MAX_INDEXES];
+	static int	nlaunched = 0;
+
 	StaticAssertStmt(2 * NAMEDATALEN <= BGW_EXTRALEN, "bgw_extra holds two names");
-	index_build_lookup(schema, index);
+	idx = index_build_lookup(schema, index);
 	if (!ots_index_build_worker)
 		PG_RETURN_BOOL(false);
+	/*
+	 * one worker per index, for the transaction that creates it: worker
+	 * slots are the cluster's, and each worker waits for that transaction
+	 */
+	rel = table_open(idx->data_oid, AccessShareLock);
+	created_now = rel->rd_createSubid != InvalidSubTransactionId;
+	table_close(rel, AccessShareLock);
+	if (!created_now || !idx->index_building)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the build of index %s is started by the transaction that creates it",
+						quote_qualified_identifier(schema, index)),
+				 errhint("Build it with CALL ots.build_index.")));
+	if (launched_xid != GetTopTransactionId())
+	{
+		launched_xid = GetTopTransactionId();
+		nlaunched = 0;
+	}
+	for (int i = 0; i < nlaunched; i++)
+		if (launched[i] == idx->data_oid)
+			PG_RETURN_BOOL(false);
+	if (nlaunched == lengthof(launched))
+		PG_RETURN_BOOL(false);
+	launched[nlaunched++] = idx->data_oid;
 	memset(&worker, 0, sizeof(worker));
 	snprintf(worker.bgw_name, BGW_MAXLEN, "ots index build of %s",
 			 quote_qualified_identifier(schema, index));
@@ -248,21 +296,21 @@ typedef struct BuildStep
 
 /*
  * index_build_step runs sql ($1 schema, $2 index, then extra) as the
- * index's owner in a transaction of its own; returns the first column of
- * each row it returned, as text copied into the caller's context (NULLs
- * as NULL).
+ * index's owner in a transaction of its own; returns the columns of the
+ * rows it returned, one after another, as text copied into the caller's
+ * context (NULLs as NULL).
  */
 static List *
 index_build_step(const BuildStep *b, const char *sql, int nextra, Oid *extra_types,
 				 Datum *extra)
 {
 	MemoryContext callercxt = CurrentMemoryContext;
-	Oid			types[4] = {NAMEOID, NAMEOID};
-	Datum		values[4];
+	Oid			types[5] = {NAMEOID, NAMEOID};
+	Datum		values[5];
 	AsRole		saved;
 	List	   *result = NIL;
 
-	Assert(nextra <= 2);
+	Assert(nextra <= 3);
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
@@ -281,13 +329,14 @@ index_build_step(const BuildStep *b, const char *sql, int nextra, Oid *extra_typ
 		elog(ERROR, "ots index build step failed: %s", sql);
 	asrole_leave(&saved);
 	for (uint64 r = 0; r < SPI_processed; r++)
-	{
-		char	   *v = SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1);
-		MemoryContext old = MemoryContextSwitchTo(callercxt);
+		for (int c = 1; c <= SPI_tuptable->tupdesc->natts; c++)
+		{
+			char	   *v = SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, c);
+			MemoryContext old = MemoryContextSwitchTo(callercxt);
 
-		result = lappend(result, v != NULL ? pstrdup(v) : NULL);
-		MemoryContextSwitchTo(old);
-	}
+			result = lappend(result, v != NULL ? pstrdup(v) : NULL);
+			MemoryContextSwitchTo(old);
+		}
 	SPI_finish();
 	PopActiveSnapshot();
 	CommitTransactionCommand();
@@ -333,19 +382,23 @@ ots_index_build_main(Datum arg)
 	leaves = index_build_step(&b, "SELECT l FROM ots.index_build_begin($1, $2) l", 0, NULL, NULL);
 	foreach(lc, leaves)
 	{
-		Oid			types[2] = {TEXTOID, INT8OID};
+		Oid			types[3] = {TEXTOID, INT8OID, OIDOID};
 		int64		block = 0;
+		Oid			filenode = InvalidOid;
 
 		for (;;)
 		{
-			Datum		extra[2] = {CStringGetTextDatum(lfirst(lc)), Int64GetDatum(block)};
-			List	   *next = index_build_step(&b, "SELECT ots.index_backfill_batch($1, $2,"
-												" pg_catalog.to_regclass($3), $4, ots.index_build_blocks())",
-												2, types, extra);
+			Datum		extra[3] = {CStringGetTextDatum(lfirst(lc)), Int64GetDatum(block),
+			ObjectIdGetDatum(filenode)};
+			List	   *next = index_build_step(&b, "SELECT b.next_block, b.filenode"
+												" FROM ots.index_backfill_batch($1, $2, pg_catalog.to_regclass($3),"
+												" $4, ots.index_build_blocks(), $5) b",
+												3, types, extra);
 
-			if (linitial(next) == NULL)
+			if (next == NIL || linitial(next) == NULL)
 				break;
 			block = pg_strtoint64(linitial(next));
+			filenode = (Oid) pg_strtoint64(lsecond(next));
 		}
 	}
 	if (leaves != NIL)

@@ -23,8 +23,9 @@
  * row rule, so expired entries only cost a lookup.  Only values fixed
  * before any row is read (constants, parameters, non-volatile expressions
  * of them) are copied into the view (a security barrier), compared with
- * leak-proof equality operators; the index's storage is read with the
- * view owner's rights, as the table's storage is.  An index being built,
+ * leak-proof equality operators; no privilege is checked on the index's
+ * storage, which only narrows the rows of the table's storage the view
+ * reads (whose privileges are checked).  An index being built,
  * or made without the rows before it (include_base_data => false), is not
  * used.  Setting ots.index_scan.
  *-------------------------------------------------------------------------
@@ -55,19 +56,26 @@
 typedef struct IndexPlanEq
 {
 	const char *column;
+	bool		is_key;			/* a key column of the table, not an attribute of that name */
 	OtsValueType type;			/* compared as STRING (bytewise) or INTEGER (by value) */
 	Expr	   *value;			/* what index_plan_value accepts */
 } IndexPlanEq;
 
-/* index_plan_outer_param: a parameter not of the statement (an outer query's value)? */
+/*
+ * index_plan_row_value: does expr read a row of any query level (a column,
+ * an outer query's value, an aggregate's), or a parameter that is not the
+ * statement's?
+ */
 static bool
-index_plan_outer_param(Node *node, void *context)
+index_plan_row_value(Node *node, void *context)
 {
 	if (node == NULL)
 		return false;
-	if (IsA(node, Param) && ((Param *) node)->paramkind != PARAM_EXTERN)
+	if (IsA(node, Var) || IsA(node, PlaceHolderVar) || IsA(node, Aggref) ||
+		IsA(node, GroupingFunc) || IsA(node, WindowFunc) ||
+		(IsA(node, Param) && ((Param *) node)->paramkind != PARAM_EXTERN))
 		return true;
-	return expression_tree_walker(node, index_plan_outer_param, context);
+	return expression_tree_walker(node, index_plan_row_value, context);
 }
 
 /*
@@ -83,9 +91,8 @@ index_plan_value(Node *expr)
 {
 	if (IsA(expr, Const) || (IsA(expr, Param) && ((Param *) expr)->paramkind == PARAM_EXTERN))
 		return true;
-	return !contain_var_clause(expr) && !contain_volatile_functions(expr) &&
-		!contain_subplans(expr) && !checkExprHasSubLink(expr) && !contain_agg_clause(expr) &&
-		!contain_window_function(expr) && !index_plan_outer_param(expr, NULL);
+	return !index_plan_row_value(expr, NULL) && !contain_volatile_functions(expr) &&
+		!contain_subplans(expr) && !checkExprHasSubLink(expr);
 }
 
 /* index_plan_integer_eq: is funcid = between two integer types? */
@@ -158,28 +165,40 @@ index_plan_equality(Node *qual, Index rti, Query *sub, Oid row_attribute_text, I
 		if (!IsA(name, Const) || name->constisnull)
 			return false;
 		eq->column = TextDatumGetCString(name->constvalue);
+		eq->is_key = false;
 		return true;
 	}
 	/* a key column of the table: the view's column of that name */
 	if (IsA(tle->expr, Var) && !cast && tle->resname != NULL)
 	{
 		eq->column = tle->resname;
+		eq->is_key = true;
 		return true;
 	}
 	return false;
 }
 
-/* index_plan_find: the equality of eqs on column name compared as type, or NULL */
+/*
+ * index_plan_find: the equality of eqs on index column col of base compared
+ * as its type, or NULL: on the key column of that name when col is one of
+ * base's key columns, else on the attribute of that name (an attribute may
+ * share a key column's name)
+ */
 static IndexPlanEq *
-index_plan_find(List *eqs, const char *name, OtsValueType type)
+index_plan_find(List *eqs, const OtsTable *base, const OtsPkColumn *col)
 {
+	OtsValueType type = col->type == OTS_VT_INTEGER ? OTS_VT_INTEGER :
+		col->type == OTS_VT_STRING ? OTS_VT_STRING : 0;
+	bool		is_key = false;
 	ListCell   *lc;
 
+	for (int j = 0; j < base->npk; j++)
+		is_key |= strcmp(base->pk[j].name, col->name) == 0;
 	foreach(lc, eqs)
 	{
 		IndexPlanEq *eq = lfirst(lc);
 
-		if (eq->type == type && strcmp(eq->column, name) == 0)
+		if (eq->type == type && eq->is_key == is_key && strcmp(eq->column, col->name) == 0)
 			return eq;
 	}
 	return NULL;
@@ -201,7 +220,7 @@ index_plan_eq_operator(Oid stored, Oid type)
  */
 static Node *
 index_plan_sublink(const OtsTable *base, const OtsTable *idx, IndexPlanEq **matched, int nmatched,
-				   Index storage_rti, RangeTblEntry *storage_rte)
+				   Index storage_rti)
 {
 	Query	   *sub = makeNode(Query);
 	RangeTblEntry *rte = makeNode(RangeTblEntry);
@@ -221,8 +240,12 @@ index_plan_sublink(const OtsTable *base, const OtsTable *idx, IndexPlanEq **matc
 	rte->rellockmode = AccessShareLock;
 	rte->inh = true;
 	rte->inFromCl = true;
-	rte->requiredPerms = ACL_SELECT;
-	rte->checkAsUser = storage_rte->checkAsUser;	/* the view's owner */
+	/*
+	 * no privilege is checked on the index's storage: it only narrows the
+	 * rows of the table's storage the view reads (whose privileges are
+	 * checked, as the view's owner's or, security_invoker, the caller's)
+	 */
+	rte->requiredPerms = 0;
 	rte->eref = makeAlias("ots_index", colnames);
 
 	for (int k = 0; k < nmatched; k++)
@@ -325,10 +348,7 @@ index_plan_view(Query *query, Index rti, RangeTblEntry *rte, Oid row_attribute_t
 		/* only an index that lists every row can stand for the table */
 		if (idx == NULL || !idx->is_index || idx->index_building || idx->index_partial)
 			continue;
-		while (n < idx->index_nkeys &&
-			   (matched[n] = index_plan_find(eqs, idx->pk[n].name,
-											 idx->pk[n].type == OTS_VT_INTEGER ? OTS_VT_INTEGER :
-											 idx->pk[n].type == OTS_VT_STRING ? OTS_VT_STRING : 0)) != NULL)
+		while (n < idx->index_nkeys && (matched[n] = index_plan_find(eqs, base, &idx->pk[n])) != NULL)
 			n++;
 		if (n > best_n)
 		{
@@ -355,7 +375,7 @@ index_plan_view(Query *query, Index rti, RangeTblEntry *rte, Oid row_attribute_t
 		return;
 	/* a relation the planner adds is locked as the rewriter locks the others */
 	LockRelationOid(best->data_oid, AccessShareLock);
-	link = index_plan_sublink(base, best, best_matched, best_n, storage_rti, storage_rte);
+	link = index_plan_sublink(base, best, best_matched, best_n, storage_rti);
 	if (link == NULL)
 		return;
 	sub->jointree->quals = make_and_qual(sub->jointree->quals, link);

@@ -37,6 +37,14 @@
 #include "rowstore.h"
 #include "storage.h"
 
+/* what index_entry does with an indexed cell that cannot be a key */
+typedef enum IndexEntryCheck
+{
+	INDEX_ENTRY_RAISE,			/* a write: the write's own error */
+	INDEX_ENTRY_SKIP,			/* the row before a write: no entry */
+	INDEX_ENTRY_REFUSE			/* the backfill: refuse the row by name */
+} IndexEntryCheck;
+
 /* an index entry of one base row */
 typedef struct IndexEntry
 {
@@ -74,19 +82,44 @@ index_row_latest(const CellsReader *r)
 }
 
 /*
+ * index_entry_refused raises the error of a row that cannot have an entry
+ * in idx: its value in column col (why) cannot be an index key.
+ */
+static void
+index_entry_refused(const OtsTable *base, const OtsTable *idx, const IndexSourceRow *row,
+					const OtsPkColumn *col, const char *why)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+			 errmsg_internal("A row of table '%s' cannot be in index '%s': it %s in column '%s'.",
+							 base->table_name, idx->table_name, why, col->name),
+			 errdetail("Index key values are %s values of at most %d bytes.",
+					   ots_value_type_name(col->type), OTS_MAX_PK_VALUE_LEN),
+			 errhint("Write that row's %s again, or delete the cell, then build the index again (CALL ots.build_index).",
+					 col->name)));
+}
+
+/*
  * index_entry builds idx's entry for row (of base); false when the row has
- * none.  The entry's String/Binary values point into row's cells.
+ * none.  The entry's String/Binary values point into row's cells.  An
+ * indexed cell that cannot be a key (of another type, stored before its
+ * column was defined; longer than a key may be) is skipped or raises, as
+ * check says: a write raises Tablestore's key length error and skips a
+ * cell of another type (a new one was refused before), the row before it
+ * skips both, the backfill refuses the row by name, so a complete index
+ * lacks no row that has the column.
  */
 static bool
 index_entry(const OtsTable *base, const OtsTable *idx, const IndexSourceRow *row,
-			IndexEntry *e)
+			IndexEntry *e, IndexEntryCheck check)
 {
 	CellsReader r;
 	CellsBuilder *b;
 	int64		marker;
 
 	cells_reader_init(&r, row->cells);
-	marker = base->time_to_live < 0 ? r.row_ts : index_row_latest(&r);
+	/* whatever the TTL now: update_table may set one later */
+	marker = index_row_latest(&r);
 	e->key.n = idx->npk;
 	for (int k = 0; k < idx->npk; k++)
 	{
@@ -101,13 +134,29 @@ index_entry(const OtsTable *base, const OtsTable *idx, const IndexSourceRow *row
 		if (j < base->npk)
 		{
 			e->key.v[k] = row->pk[j];
+			if (e->key.v[k].type != col->type)
+				catalog_report_damaged(idx, "a key column has another type than its table's");
 			continue;
 		}
-		if (!index_newest(&r, col->name, col->namelen, &ts, &e->key.v[k]) ||
-			e->key.v[k].type != col->type)
+		if (!index_newest(&r, col->name, col->namelen, &ts, &e->key.v[k]))
 			return false;
-		if (col->type != OTS_VT_INTEGER)
-			codec_check_pk_length(col, e->key.v[k].u.s.len);
+		if (e->key.v[k].type != col->type)
+		{
+			/* only a cell stored before its column was defined can be so */
+			if (check != INDEX_ENTRY_REFUSE)
+				return false;
+			index_entry_refused(base, idx, row, col,
+								psprintf("has a value of type %s", ots_value_type_name(e->key.v[k].type)));
+		}
+		if (col->type != OTS_VT_INTEGER && e->key.v[k].u.s.len > OTS_MAX_PK_VALUE_LEN)
+		{
+			if (check == INDEX_ENTRY_SKIP)
+				return false;
+			if (check == INDEX_ENTRY_RAISE)
+				codec_check_pk_length(col, e->key.v[k].u.s.len);
+			index_entry_refused(base, idx, row, col,
+								psprintf("has a value of %u bytes", e->key.v[k].u.s.len));
+		}
 		marker = Min(marker, ts);
 	}
 	b = cells_builder_create(Max(marker, 0));
@@ -117,7 +166,8 @@ index_entry(const OtsTable *base, const OtsTable *idx, const IndexSourceRow *row
 		int64		ts;
 		OtsValue	v;
 
-		if (index_newest(&r, d->name, d->namelen, &ts, &v))
+		/* a cell stored before its column was defined, of another type, is not covered */
+		if (index_newest(&r, d->name, d->namelen, &ts, &v) && v.type == d->type)
 			cells_builder_add(b, d->name, d->namelen, ts, &v);
 	}
 	e->cells = cells_builder_finish(b, 1);
@@ -197,8 +247,8 @@ index_write_change(const OtsTable *base, const IndexSourceRow *old_row,
 
 		if (idx == NULL || !idx->is_index)
 			catalog_report_damaged(base, "one of its indexes is not registered as an index");
-		has_before = old_row != NULL && index_entry(base, idx, old_row, &before);
-		has_after = new_row != NULL && index_entry(base, idx, new_row, &after);
+		has_before = old_row != NULL && index_entry(base, idx, old_row, &before, INDEX_ENTRY_SKIP);
+		has_after = new_row != NULL && index_entry(base, idx, new_row, &after, INDEX_ENTRY_RAISE);
 		if (has_before && has_after && index_key_equal(&before, &after))
 		{
 			/*
@@ -229,7 +279,7 @@ index_entry_stored(const OtsTable *base, const OtsTable *idx, const IndexSourceR
 	Datum		work_key[OTS_MAX_KEY_COLUMNS + 1];
 	int			nkeys;
 
-	if (!index_entry(base, idx, row, &e))
+	if (!index_entry(base, idx, row, &e, INDEX_ENTRY_REFUSE))
 	{
 		MemoryContextSwitchTo(callercxt);
 		return false;
@@ -277,5 +327,18 @@ index_check_defined_types(const OtsTable *t, const struct varlena *old_cells,
 			old_ts == ts && index_value_equal(&old_v, &v))
 			continue;
 		index_defined_type_error(c, v.type);
+	}
+}
+
+void
+index_check_key_length(const OtsTable *t, const OtsDefinedColumn *c, uint32 len)
+{
+	for (int i = 0; i < t->nindexes; i++)
+	{
+		const OtsTable *idx = catalog_lookup_by_data_oid(t->index_data_oids[i]);
+
+		for (int k = 0; idx != NULL && k < idx->index_nkeys; k++)
+			if (strcmp(idx->pk[k].name, c->name) == 0)
+				codec_check_pk_length(&idx->pk[k], len);
 	}
 }

@@ -265,8 +265,14 @@ row_write_check_defined_types(const OtsTable *t, const CellInput *cells, int n)
 	{
 		const OtsDefinedColumn *c = catalog_defined_column(t, cells[i].name, cells[i].namelen);
 
-		if (c != NULL && c->type != cells[i].value.type)
+		if (c == NULL)
+			continue;
+		if (c->type != cells[i].value.type)
 			index_defined_type_error(c, cells[i].value.type);
+		/* an index key is a primary key value: its length limit, checked with the row's others */
+		if ((c->type == OTS_VT_STRING || c->type == OTS_VT_BINARY) &&
+			cells[i].value.u.s.len > OTS_MAX_PK_VALUE_LEN)
+			index_check_key_length(t, c, cells[i].value.u.s.len);
 	}
 }
 

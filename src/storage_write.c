@@ -507,6 +507,8 @@ storage_write_indexes(const StorageWrite *w)
 {
 	const OtsTable *t = w->table;
 	WriteLeaf  *wl = NULL;
+	MemoryContext rowcxt;
+	MemoryContext oldcxt;
 
 	if (w->callback == STORAGE_CB_TRUNCATE)
 	{
@@ -530,6 +532,9 @@ storage_write_indexes(const StorageWrite *w)
 			wl->keys_of = t;
 		}
 	}
+	/* each row's decoding and index writes leave nothing behind it (a statement may change millions) */
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "ots index maintenance", ALLOCSET_DEFAULT_SIZES);
+	oldcxt = MemoryContextSwitchTo(rowcxt);
 	for (int i = 0; i < w->nrows; i++)
 	{
 		struct varlena *old_cells = w->old_cells[i] != (Datum) 0 ?
@@ -541,10 +546,13 @@ storage_write_indexes(const StorageWrite *w)
 		TupleTableSlot *old_row = w->old_rows != NULL ? w->old_rows[i] : NULL;
 		TupleTableSlot *new_row = w->new_rows != NULL ? w->new_rows[i] : NULL;
 
-		if (new_cells != NULL && t->ndefined > 0)
+		if (new_cells != NULL && t->ndefined > 0 && !t->is_index)
 			index_check_defined_types(t, old_cells, new_cells);
 		if (t->nindexes == 0)
+		{
+			MemoryContextReset(rowcxt);
 			continue;
+		}
 		if ((old_cells != NULL && old_row == NULL) || (new_cells != NULL && new_row == NULL))
 			elog(ERROR, "the write point got no key for a change of ots table %s",
 				 quote_qualified_identifier(t->schema_name, t->table_name));
@@ -554,5 +562,8 @@ storage_write_indexes(const StorageWrite *w)
 			storage_write_source(w, wl, new_row, new_cells, &after);
 		index_write_change(t, old_cells != NULL ? &before : NULL,
 						   new_cells != NULL ? &after : NULL);
+		MemoryContextReset(rowcxt);
 	}
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextDelete(rowcxt);
 }

@@ -1123,6 +1123,13 @@ CREATE FUNCTION ots.catalog_set_index_phase(schema_name name, index_name name, i
 COMMENT ON FUNCTION ots.catalog_set_index_phase(name, name, text) IS
 	'marks an index the caller owns as building (FULL) or complete (INCR) (internal; create_index, build_index)';
 
+CREATE FUNCTION ots.catalog_index_forgotten(schema_name name, table_name name) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_index_forgotten' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_index_forgotten(name, name) IS
+	'makes every session reload an ots table one of whose indexes a DROP removed (internal; the drop clean-up)';
+
+REVOKE EXECUTE ON FUNCTION ots.catalog_index_forgotten(name, name) FROM PUBLIC;
+
 -- create_table takes defined_columns
 DROP FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer);
 DROP FUNCTION ots.create_table_internal(name, name, text, integer, bigint, bigint, boolean, integer, integer);
@@ -1475,6 +1482,86 @@ END
 $$;
 COMMENT ON FUNCTION ots.delete_table_internal(name, name) IS 'drops a resolved ots table (internal)';
 
+-- a DROP of a table's view or storage drops its indexes too
+
+CREATE OR REPLACE FUNCTION ots.forget_dropped_tables() RETURNS TABLE (schema_name name, table_name name)
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t record;
+	i record;
+	base name;
+BEGIN
+	FOR t IN
+		SELECT o.schema_name, o.table_name,
+			   max(d.objid) FILTER (WHERE d.object_type = 'table') AS storage
+		  FROM pg_event_trigger_dropped_objects() d
+		  -- a temporary relation is reported in schema "pg_temp"
+		  CROSS JOIN LATERAL (SELECT CASE WHEN d.is_temporary
+										  THEN (SELECT n.nspname FROM pg_namespace n
+												 WHERE n.oid = pg_my_temp_schema())
+										  ELSE d.schema_name END AS name) s
+		  JOIN ots.tables o
+			ON o.schema_name = s.name
+		   AND ((d.object_type = 'view' AND d.object_name = o.table_name)
+				OR (d.object_type = 'table' AND d.object_name = o.table_name || '$data'))
+		 WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0
+		 GROUP BY o.schema_name, o.table_name
+	LOOP
+		-- what ots.expiry_forget removes for delete_table, here by the dropped OID
+		PERFORM ots.unschedule_purge(t.schema_name, t.table_name);
+		PERFORM ots.stats_forget_table(t.schema_name, t.table_name,
+									   coalesce(t.storage::regclass,
+												to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data'))));
+		DELETE FROM ots.tables o
+		 WHERE o.schema_name = t.schema_name AND o.table_name = t.table_name
+		RETURNING o.index_of INTO base;
+		-- an index gone: its table's writers stop maintaining it
+		IF base IS NOT NULL THEN
+			PERFORM ots.catalog_index_forgotten(t.schema_name, base);
+		END IF;
+		schema_name := t.schema_name;
+		table_name := t.table_name;
+		RETURN NEXT;
+		-- a table gone: its indexes go with it (their relations are the caller's to drop)
+		FOR i IN DELETE FROM ots.tables o
+				  WHERE o.schema_name = t.schema_name AND o.index_of = t.table_name
+				 RETURNING o.table_name LOOP
+			table_name := i.table_name;
+			RETURN NEXT;
+		END LOOP;
+	END LOOP;
+END
+$$;
+COMMENT ON FUNCTION ots.forget_dropped_tables() IS
+	'in an sql_drop event trigger: forgets the ots tables whose view or storage was dropped (internal)';
+
+CREATE OR REPLACE FUNCTION ots.storage_dropped() RETURNS event_trigger
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t record;
+BEGIN
+	FOR t IN SELECT f.schema_name, f.table_name FROM ots.forget_dropped_tables() f LOOP
+		-- the view of an index whose table went (a table's view goes with its storage)
+		IF (SELECT c.relkind FROM pg_class c
+			 WHERE c.oid = to_regclass(format('%I.%I', t.schema_name, t.table_name))) = 'v' THEN
+			EXECUTE format('DROP VIEW %I.%I', t.schema_name, t.table_name);
+		END IF;
+		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data')) IS NOT NULL THEN
+			EXECUTE format('DROP TABLE %I.%I', t.schema_name, t.table_name || '$data');
+		END IF;
+		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$seq')) IS NOT NULL THEN
+			EXECUTE format('DROP SEQUENCE %I.%I', t.schema_name, t.table_name || '$seq');
+		END IF;
+	END LOOP;
+END
+$$;
+COMMENT ON FUNCTION ots.storage_dropped() IS
+	'event trigger: dropping an ots table''s view or storage drops the ots table and forgets it (internal)';
+
 -- an index is never purged itself: its entries go with its table's rows
 
 CREATE OR REPLACE FUNCTION ots.expiry_needed(schema_name name, table_name name) RETURNS boolean
@@ -1809,6 +1896,7 @@ DECLARE
 	k record;
 	kind text := upper(index_type);
 	index_rel name;
+	owner_name text;
 BEGIN
 	IF schema_name IS NULL OR table_name IS NULL THEN
 		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
@@ -1849,11 +1937,19 @@ BEGIN
 	PERFORM ots.create_table_view(t.schema_name, index_rel, k.pk_names);
 	EXECUTE format('COMMENT ON VIEW %I.%I IS %L', t.schema_name, index_rel,
 				   format('ots index of %I.%I: live entries, read-only', t.schema_name, t.table_name));
+
 	-- from this commit on, every writer of the table keeps the index
 	PERFORM ots.catalog_insert_index(t.schema_name, index_rel, t.table_name, k.pk_names, k.pk_types,
 									 k.defined_names, k.defined_types, kind,
 									 cardinality(primary_key)::smallint,
 									 CASE WHEN include_base_data THEN 'FULL' ELSE 'INCR_ONLY' END);
+	-- an index is its table's owner's, whoever (a member of that role) made it: OWNER TO on
+	-- its storage, registered, carries its partitions and view along (src/ddl_guard.c)
+	SELECT c.relowner::regrole::text INTO owner_name FROM pg_class c
+	 WHERE c.oid = format('%I.%I', t.schema_name, t.table_name || '$data')::regclass;
+	IF owner_name <> current_user THEN
+		EXECUTE format('ALTER TABLE %I.%I OWNER TO %s', t.schema_name, index_rel || '$data', owner_name);
+	END IF;
 	IF include_base_data AND NOT ots.index_build_launch(t.schema_name, index_rel)
 	   AND current_setting('ots.index_build_worker')::boolean THEN
 		RAISE WARNING 'could not start a background worker to build index %', format('%I.%I', t.schema_name, index_rel)
@@ -1915,10 +2011,11 @@ COMMENT ON FUNCTION ots.delete_index(text, text) IS 'drops a secondary index of 
 -- ---------------------------------------------------------------------
 
 CREATE FUNCTION ots.index_backfill_batch(schema_name name, index_name name, leaf regclass,
-										 first_block bigint, nblocks integer) RETURNS bigint
+										 first_block bigint, nblocks integer, seen_filenode oid,
+										 OUT next_block bigint, OUT filenode oid)
 	AS 'MODULE_PATHNAME', 'ots_index_backfill_batch' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
-COMMENT ON FUNCTION ots.index_backfill_batch(name, name, regclass, bigint, integer) IS
-	'writes the index entries of a block range of a leaf of the indexed table, the leaf SHARE locked until commit; the next block or NULL at its end (internal)';
+COMMENT ON FUNCTION ots.index_backfill_batch(name, name, regclass, bigint, integer, oid) IS
+	'writes the index entries of a block range of a leaf of the indexed table, the leaf SHARE locked until commit; the next block (NULL at its end) and the leaf''s file node, from the first block again when the leaf was rewritten since seen_filenode (internal)';
 
 CREATE FUNCTION ots.index_build_launch(schema_name name, index_name name) RETURNS boolean
 	AS 'MODULE_PATHNAME', 'ots_index_build_launch' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
@@ -1974,7 +2071,7 @@ DECLARE
 	t pg_catalog.record;
 	i ots.tables;
 	leaf pg_catalog.text;
-	next_block pg_catalog.int8;
+	b pg_catalog.record;
 BEGIN
 	SELECT r.schema_name, r.table_name INTO t FROM ots.resolve_name(table_name, false) r;
 	i := ots.index_of(t.schema_name, t.table_name, index_name);
@@ -1983,12 +2080,13 @@ BEGIN
 	COMMIT;
 	FOR leaf IN SELECT l FROM ots.index_build_begin(i.schema_name, i.table_name) l LOOP
 		COMMIT;
-		next_block := 0;
+		SELECT 0::pg_catalog.int8 AS next_block, 0::pg_catalog.oid AS filenode INTO b;
 		LOOP
-			next_block := ots.index_backfill_batch(i.schema_name, i.table_name, pg_catalog.to_regclass(leaf),
-												   next_block, ots.index_build_blocks());
+			SELECT r.next_block, r.filenode INTO b
+			  FROM ots.index_backfill_batch(i.schema_name, i.table_name, pg_catalog.to_regclass(leaf),
+											b.next_block, ots.index_build_blocks(), b.filenode) r;
 			COMMIT;
-			EXIT WHEN next_block IS NULL;
+			EXIT WHEN b.next_block IS NULL;
 		END LOOP;
 	END LOOP;
 	PERFORM ots.index_build_end(i.schema_name, i.table_name);

@@ -90,6 +90,11 @@ CREATE FUNCTION ots.catalog_set_index_phase(schema_name name, index_name name, i
 	AS 'MODULE_PATHNAME', 'ots_catalog_set_index_phase' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION ots.catalog_set_index_phase(name, name, text) IS
 	'marks an index the caller owns as building (FULL) or complete (INCR) (internal; create_index, build_index)';
+CREATE FUNCTION ots.catalog_index_forgotten(schema_name name, table_name name) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_index_forgotten' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_index_forgotten(name, name) IS
+	'makes every session reload an ots table one of whose indexes a DROP removed (internal; the drop clean-up)';
+REVOKE EXECUTE ON FUNCTION ots.catalog_index_forgotten(name, name) FROM PUBLIC;
 CREATE FUNCTION ots.catalog_lock_options(schema_name name, table_name name)
 	RETURNS TABLE (time_to_live bigint, max_versions integer)
 	AS 'MODULE_PATHNAME', 'ots_catalog_lock_options' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE ROWS 1;

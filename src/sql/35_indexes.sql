@@ -329,6 +329,7 @@ DECLARE
 	k record;
 	kind text := upper(index_type);
 	index_rel name;
+	owner_name text;
 BEGIN
 	IF schema_name IS NULL OR table_name IS NULL THEN
 		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
@@ -369,11 +370,19 @@ BEGIN
 	PERFORM ots.create_table_view(t.schema_name, index_rel, k.pk_names);
 	EXECUTE format('COMMENT ON VIEW %I.%I IS %L', t.schema_name, index_rel,
 				   format('ots index of %I.%I: live entries, read-only', t.schema_name, t.table_name));
+
 	-- from this commit on, every writer of the table keeps the index
 	PERFORM ots.catalog_insert_index(t.schema_name, index_rel, t.table_name, k.pk_names, k.pk_types,
 									 k.defined_names, k.defined_types, kind,
 									 cardinality(primary_key)::smallint,
 									 CASE WHEN include_base_data THEN 'FULL' ELSE 'INCR_ONLY' END);
+	-- an index is its table's owner's, whoever (a member of that role) made it: OWNER TO on
+	-- its storage, registered, carries its partitions and view along (src/ddl_guard.c)
+	SELECT c.relowner::regrole::text INTO owner_name FROM pg_class c
+	 WHERE c.oid = format('%I.%I', t.schema_name, t.table_name || '$data')::regclass;
+	IF owner_name <> current_user THEN
+		EXECUTE format('ALTER TABLE %I.%I OWNER TO %s', t.schema_name, index_rel || '$data', owner_name);
+	END IF;
 	IF include_base_data AND NOT ots.index_build_launch(t.schema_name, index_rel)
 	   AND current_setting('ots.index_build_worker')::boolean THEN
 		RAISE WARNING 'could not start a background worker to build index %', format('%I.%I', t.schema_name, index_rel)
@@ -435,10 +444,11 @@ COMMENT ON FUNCTION ots.delete_index(text, text) IS 'drops a secondary index of 
 -- ---------------------------------------------------------------------
 
 CREATE FUNCTION ots.index_backfill_batch(schema_name name, index_name name, leaf regclass,
-										 first_block bigint, nblocks integer) RETURNS bigint
+										 first_block bigint, nblocks integer, seen_filenode oid,
+										 OUT next_block bigint, OUT filenode oid)
 	AS 'MODULE_PATHNAME', 'ots_index_backfill_batch' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
-COMMENT ON FUNCTION ots.index_backfill_batch(name, name, regclass, bigint, integer) IS
-	'writes the index entries of a block range of a leaf of the indexed table, the leaf SHARE locked until commit; the next block or NULL at its end (internal)';
+COMMENT ON FUNCTION ots.index_backfill_batch(name, name, regclass, bigint, integer, oid) IS
+	'writes the index entries of a block range of a leaf of the indexed table, the leaf SHARE locked until commit; the next block (NULL at its end) and the leaf''s file node, from the first block again when the leaf was rewritten since seen_filenode (internal)';
 
 CREATE FUNCTION ots.index_build_launch(schema_name name, index_name name) RETURNS boolean
 	AS 'MODULE_PATHNAME', 'ots_index_build_launch' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
@@ -494,7 +504,7 @@ DECLARE
 	t pg_catalog.record;
 	i ots.tables;
 	leaf pg_catalog.text;
-	next_block pg_catalog.int8;
+	b pg_catalog.record;
 BEGIN
 	SELECT r.schema_name, r.table_name INTO t FROM ots.resolve_name(table_name, false) r;
 	i := ots.index_of(t.schema_name, t.table_name, index_name);
@@ -503,12 +513,13 @@ BEGIN
 	COMMIT;
 	FOR leaf IN SELECT l FROM ots.index_build_begin(i.schema_name, i.table_name) l LOOP
 		COMMIT;
-		next_block := 0;
+		SELECT 0::pg_catalog.int8 AS next_block, 0::pg_catalog.oid AS filenode INTO b;
 		LOOP
-			next_block := ots.index_backfill_batch(i.schema_name, i.table_name, pg_catalog.to_regclass(leaf),
-												   next_block, ots.index_build_blocks());
+			SELECT r.next_block, r.filenode INTO b
+			  FROM ots.index_backfill_batch(i.schema_name, i.table_name, pg_catalog.to_regclass(leaf),
+											b.next_block, ots.index_build_blocks(), b.filenode) r;
 			COMMIT;
-			EXIT WHEN next_block IS NULL;
+			EXIT WHEN b.next_block IS NULL;
 		END LOOP;
 	END LOOP;
 	PERFORM ots.index_build_end(i.schema_name, i.table_name);

@@ -17,8 +17,8 @@ CREATE EVENT TRIGGER ots_storage_guard ON ddl_command_start
 	EXECUTE FUNCTION ots.storage_guard();
 
 -- ots.forget_dropped_tables: the ots tables whose view or storage the
--- current DROP removed, after removing their metadata, purge job, purge
--- statistics and activity counters.  SECURITY DEFINER, as ots's catalog is
+-- current DROP removed, and the indexes of those tables, after removing
+-- their metadata, purge job, purge statistics and activity counters.  SECURITY DEFINER, as ots's catalog is
 -- not the dropping role's to write; it acts only on what
 -- pg_event_trigger_dropped_objects() reports, so it does nothing outside
 -- an sql_drop event trigger (it raises an error there).
@@ -28,6 +28,8 @@ CREATE FUNCTION ots.forget_dropped_tables() RETURNS TABLE (schema_name name, tab
 	AS $$
 DECLARE
 	t record;
+	i record;
+	base name;
 BEGIN
 	FOR t IN
 		SELECT o.schema_name, o.table_name,
@@ -51,10 +53,22 @@ BEGIN
 									   coalesce(t.storage::regclass,
 												to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data'))));
 		DELETE FROM ots.tables o
-		 WHERE o.schema_name = t.schema_name AND o.table_name = t.table_name;
+		 WHERE o.schema_name = t.schema_name AND o.table_name = t.table_name
+		RETURNING o.index_of INTO base;
+		-- an index gone: its table's writers stop maintaining it
+		IF base IS NOT NULL THEN
+			PERFORM ots.catalog_index_forgotten(t.schema_name, base);
+		END IF;
 		schema_name := t.schema_name;
 		table_name := t.table_name;
 		RETURN NEXT;
+		-- a table gone: its indexes go with it (their relations are the caller's to drop)
+		FOR i IN DELETE FROM ots.tables o
+				  WHERE o.schema_name = t.schema_name AND o.index_of = t.table_name
+				 RETURNING o.table_name LOOP
+			table_name := i.table_name;
+			RETURN NEXT;
+		END LOOP;
 	END LOOP;
 END
 $$;
@@ -62,9 +76,10 @@ COMMENT ON FUNCTION ots.forget_dropped_tables() IS
 	'in an sql_drop event trigger: forgets the ots tables whose view or storage was dropped (internal)';
 
 -- ots.storage_dropped: a DROP of an ots table's view or storage drops the
--- ots table: its bookkeeping is forgotten, and what the DROP left of it
--- (the storage when only the view went, the AUTO_INCREMENT sequence) is
--- dropped with the rights of the role that dropped the rest.
+-- ots table and its indexes: their bookkeeping is forgotten, and what the
+-- DROP left of them (the storage when only the view went, the
+-- AUTO_INCREMENT sequence, an index's view and storage) is dropped with the
+-- rights of the role that dropped the rest.
 -- ots.delete_table forgets the table first, so this finds nothing to do.
 CREATE FUNCTION ots.storage_dropped() RETURNS event_trigger
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -74,6 +89,11 @@ DECLARE
 	t record;
 BEGIN
 	FOR t IN SELECT f.schema_name, f.table_name FROM ots.forget_dropped_tables() f LOOP
+		-- the view of an index whose table went (a table's view goes with its storage)
+		IF (SELECT c.relkind FROM pg_class c
+			 WHERE c.oid = to_regclass(format('%I.%I', t.schema_name, t.table_name))) = 'v' THEN
+			EXECUTE format('DROP VIEW %I.%I', t.schema_name, t.table_name);
+		END IF;
 		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data')) IS NOT NULL THEN
 			EXECUTE format('DROP TABLE %I.%I', t.schema_name, t.table_name || '$data');
 		END IF;
