@@ -184,12 +184,23 @@ DROP ROLE es_reader;
 SELECT ots.delete_table('es');
 
 --
--- a build worker is started only by the transaction that creates its index
+-- the build worker: started when the transaction that creates an index
+-- commits, by that transaction only
 --
-SELECT ots.create_table('ew', 'id string', partitions => 1, defined_columns => 'seller string');
-SELECT ots.create_index('ew', 'ew_seller', '{seller}');
-SELECT pg_temp.try($$SELECT ots.index_build_launch('public', 'ew_seller')$$);
+SELECT ots.create_table('ew', 'id string', partitions => 2, defined_columns => 'seller string');
+SELECT count(*) FROM generate_series(1, 500) i,
+  LATERAL ots.put_row('ew', jsonb_build_object('id', 'r' || i), jsonb_build_object('seller', 's' || i % 7)) p;
 SET ots.index_build_worker = on;
-SELECT pg_temp.try($$SELECT ots.index_build_launch('public', 'ew_seller')$$);
+SELECT ots.create_index('ew', 'ew_seller', '{seller}');
 SET ots.index_build_worker = off;
+DO $$
+BEGIN
+	FOR i IN 1 .. 600 LOOP
+		EXIT WHEN (SELECT index_phase FROM ots.tables WHERE table_name = 'ew_seller') = 'INCR';
+		PERFORM pg_sleep(0.1);
+	END LOOP;
+END
+$$;
+SELECT index_phase, (SELECT count(*) FROM ew_seller) AS entries FROM ots.tables WHERE table_name = 'ew_seller';
+SELECT pg_temp.try($$SELECT ots.index_build_launch('public', 'ew_seller')$$);
 SELECT ots.delete_table('ew');

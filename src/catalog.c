@@ -635,9 +635,12 @@ catalog_report_damaged(const OtsTable *t, const char *what)
 
 /*
  * catalog_query_latest runs a query of ots.tables with parameters $1, $2
- * (names) with the latest snapshot, as PostgreSQL reads its own catalogs:
- * a transaction whose snapshot is older (REPEATABLE READ) must still
- * maintain an index created since, and see a table's options as they are.
+ * (names) with a catalog snapshot, as PostgreSQL reads its own catalogs: a
+ * transaction whose snapshot is older (REPEATABLE READ) must still maintain
+ * an index created since, and a parallel worker reads what its leader
+ * reads (it may take a catalog snapshot, not a latest one).  Whether a
+ * query may read through an index is decided against its own snapshot
+ * (catalog_index_usable).
  */
 static int
 catalog_query_latest(const char *sql, Datum *args, long tcount)
@@ -649,8 +652,7 @@ catalog_query_latest(const char *sql, Datum *args, long tcount)
 
 	if (plan == NULL)
 		elog(ERROR, "could not prepare a query of ots.tables: %s", SPI_result_code_string(SPI_result));
-	/* a parallel worker only reads, and may not take a new snapshot */
-	snapshot = RegisterSnapshot(IsInParallelMode() ? GetActiveSnapshot() : GetLatestSnapshot());
+	snapshot = RegisterSnapshot(GetNonHistoricCatalogSnapshot(InvalidOid));
 	ret = SPI_execute_snapshot(plan, args, NULL, snapshot, InvalidSnapshot, true, false, tcount);
 	UnregisterSnapshot(snapshot);
 	SPI_freeplan(plan);
@@ -790,8 +792,23 @@ catalog_index_base(const OtsTable *t)
 void
 catalog_check_index_readable(const OtsTable *t)
 {
-	if (t->is_index && t->index_building)
+	if (t->is_index && !catalog_index_usable(t, GetActiveSnapshot()))
 		ots_error(PARAMETER_INVALID, "Disallow read index table in building base state");
+}
+
+bool
+catalog_index_usable(const OtsTable *t, Snapshot snapshot)
+{
+	if (t->index_building)
+		return false;
+	/*
+	 * the transaction that made it complete must be visible to the reader:
+	 * an older snapshot sees the table's rows without the entries the build
+	 * wrote (PostgreSQL's indcheckxmin, more precisely)
+	 */
+	return snapshot == NULL || !TransactionIdIsNormal(t->index_ready_xmin) ||
+		TransactionIdIsCurrentTransactionId(t->index_ready_xmin) ||
+		!XidInMVCCSnapshot(t->index_ready_xmin, snapshot);
 }
 
 /*
@@ -828,7 +845,7 @@ catalog_load(OtsTable *t, Oid view_oid)
 	asrole_enter(asrole_catalog_owner(), &saved);
 	indexes = catalog_has_index_columns();
 	ret = catalog_query_latest(indexes ?
-							   "SELECT " CATALOG_ROW_COLUMNS
+							   "SELECT " CATALOG_ROW_COLUMNS ", xmin"
 							   " FROM ots.tables WHERE schema_name OPERATOR(pg_catalog.=) $1"
 							   " AND table_name OPERATOR(pg_catalog.=) $2" :
 							   "SELECT " CATALOG_ROW_COLUMNS_BEFORE_UPDATE
@@ -838,6 +855,14 @@ catalog_load(OtsTable *t, Oid view_oid)
 	{
 		catalog_read_row(&loaded, SPI_tuptable->vals[0], SPI_tuptable->tupdesc);
 		found = true;
+		if (loaded.is_index)
+		{
+			bool		isnull;
+
+			loaded.index_ready_xmin =
+				DatumGetTransactionId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
+													16, &isnull));
+		}
 	}
 	if (found && !loaded.is_index && indexes)
 		catalog_load_indexes(&loaded, nsp, args);

@@ -15,6 +15,7 @@
 
 #include "access/htup.h"
 #include "access/tupdesc.h"
+#include "utils/snapshot.h"
 
 #include "ots_limits.h"
 #include "value.h"
@@ -60,6 +61,7 @@ typedef struct OtsTable
 	int			index_nkeys;	/* pk[0 .. index_nkeys-1] are the key it was given */
 	bool		index_building; /* backfill not complete: reads refused */
 	bool		index_partial;	/* made without the rows before it (include_base_data) */
+	TransactionId index_ready_xmin; /* the transaction that last changed its row (made it complete) */
 	/* a table with secondary indexes: their storage tables, in name order */
 	int			nindexes;
 	Oid			index_data_oids[OTS_MAX_INDEXES];
@@ -129,6 +131,12 @@ extern const OtsDefinedColumn *catalog_defined_column(const OtsTable *t, const c
  */
 extern OtsTable *catalog_index_base(const OtsTable *t);
 extern void catalog_check_index_readable(const OtsTable *t);
+
+/*
+ * catalog_index_usable: may a query with that snapshot read index t as
+ * complete (built, by a transaction the snapshot sees committed)?
+ */
+extern bool catalog_index_usable(const OtsTable *t, Snapshot snapshot);
 extern bool catalog_check_storage(OtsTable *t, Oid nsp);
 
 /*

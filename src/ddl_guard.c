@@ -88,7 +88,8 @@ typedef enum GuardKind
 static bool guard_propagating = false;
 
 static bool guard_registered(Oid nsp, const char *table_name);
-static List *guard_tables_where(Oid nsp, const char *column, const char *value);
+static List *guard_tables_where(Oid nsp, const char *column, const char *value,
+								List **index_of_out);
 static GuardKind guard_kind(Oid relid);
 static Oid	guard_relid(RangeVar *rv);
 static void guard_raise(const char *message, const char *detail, const char *hint);
@@ -115,7 +116,7 @@ PG_FUNCTION_INFO_V1(ots_storage_guard);
  * does not exist (yet), or has no such column (0.1.0's has no index_of)
  */
 static List *
-guard_tables_where(Oid nsp, const char *column, const char *value)
+guard_tables_where(Oid nsp, const char *column, const char *value, List **index_of_out)
 {
 	Oid			ots_nsp = get_namespace_oid("ots", true);
 	Oid			tables = OidIsValid(ots_nsp) ? get_relname_relid("tables", ots_nsp) : InvalidOid;
@@ -151,6 +152,15 @@ guard_tables_where(Oid nsp, const char *column, const char *value)
 
 		if (!isnull)
 			names = lappend(names, pstrdup(NameStr(*DatumGetName(d))));
+		if (index_of_out != NULL)
+		{
+			AttrNumber	index_of = get_attnum(tables, "index_of");
+
+			d = index_of != InvalidAttrNumber ?
+				heap_getattr(tup, index_of, RelationGetDescr(rel), &isnull) : (Datum) 0;
+			*index_of_out = lappend(*index_of_out, index_of == InvalidAttrNumber || isnull ? NULL :
+									pstrdup(NameStr(*DatumGetName(d))));
+		}
 	}
 	systable_endscan(scan);
 	UnregisterSnapshot(snapshot);
@@ -162,7 +172,7 @@ guard_tables_where(Oid nsp, const char *column, const char *value)
 static bool
 guard_registered(Oid nsp, const char *table_name)
 {
-	return guard_tables_where(nsp, "table_name", table_name) != NIL;
+	return guard_tables_where(nsp, "table_name", table_name, NULL) != NIL;
 }
 
 /* guard_kind: what the relation is to ots (GUARD_NONE for InvalidOid) */
@@ -485,7 +495,7 @@ guard_index_owner_statements(Oid storage, const char *role)
 
 	if (table == NULL)
 		return NIL;
-	foreach(lc_index, guard_tables_where(get_rel_namespace(storage), "index_of", table))
+	foreach(lc_index, guard_tables_where(get_rel_namespace(storage), "index_of", table, NULL))
 	{
 		Oid			idx = storage_oid(get_rel_namespace(storage), lfirst(lc_index));
 		char	   *nsp = get_namespace_name(get_rel_namespace(storage));
@@ -557,6 +567,24 @@ guard_propagate_owner(Oid storage, RoleSpec *newowner)
 }
 
 /*
+ * guard_index_base: the storage of the table whose index has storage
+ * relid, or InvalidOid when relid is no index's storage
+ */
+static Oid
+guard_index_base(Oid relid)
+{
+	char	   *name = storage_table_of(get_rel_name(relid), STORAGE_SUFFIX);
+	List	   *index_of = NIL;
+
+	if (name == NULL)
+		return InvalidOid;
+	(void) guard_tables_where(get_rel_namespace(relid), "table_name", name, &index_of);
+	if (index_of == NIL || linitial(index_of) == NULL)
+		return InvalidOid;
+	return storage_oid(get_rel_namespace(relid), linitial(index_of));
+}
+
+/*
  * guard_change_owner: OWNER TO on the storage carries its parts along;
  * on a part alone it may only give the storage's owner (as pg_restore
  * does), which keeps one owner for all parts.
@@ -570,6 +598,17 @@ guard_change_owner(AlterTableCmd *cmd, Oid relid, GuardKind kind)
 		return NULL;
 	if (kind == GUARD_STORAGE)
 	{
+		Oid			base = guard_index_base(relid);
+
+		/* an index is its table's owner's: it changes owner with its table only */
+		if (OidIsValid(base) && get_rolespec_oid(cmd->newowner, false) != asrole_owner(base))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot change the owner of the storage of ots index %s alone",
+							quote_identifier(get_rel_name(relid))),
+					 errdetail("A secondary index has the owner of the table it indexes."),
+					 errhint("Change the owner of the table's storage table \"%s\", which changes its indexes too.",
+							 get_rel_name(base))));
 		guard_propagate_owner(relid, cmd->newowner);
 		return NULL;
 	}

@@ -20,11 +20,12 @@
  *    then with Tablestore's "Disallow read index table in building base
  *    state".
  *
- * The background worker (started by create_index, waiting for its
- * transaction to end) and CALL ots.build_index run these same steps; two
- * builds at once only write the same entries twice.  The worker connects
- * as the bootstrap superuser and runs every step as the index's owner in a
- * security-restricted operation (asrole), as autovacuum runs maintenance.
+ * The background worker (one per database, started when a transaction
+ * that created an index commits) and CALL ots.build_index run these same
+ * steps; two builds at once only write the same entries twice.  The
+ * worker connects as the bootstrap superuser and runs every step as the
+ * index's owner in a security-restricted operation (asrole), as autovacuum
+ * runs maintenance.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -35,6 +36,7 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_authid.h"
 #include "catalog/partition.h"
 #include "executor/spi.h"
 #include "executor/tuptable.h"
@@ -222,34 +224,62 @@ ots_index_backfill_batch(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(result_desc, result, result_null)));
 }
 
+/* a build worker is due at the commit of this transaction (index_build_xact) */
+static bool build_due = false;
+static bool build_callback_registered = false;
+
+/*
+ * index_build_xact starts, at the commit of a transaction that created an
+ * index to build, the build worker of its database: one worker, which
+ * builds every index of the database that waits for its build, one after
+ * another, and which a second one started meanwhile leaves alone
+ * (ots_index_build_main).  No worker waits for an open transaction, so a
+ * session cannot hold the cluster's worker slots.
+ */
+static void
+index_build_xact(XactEvent event, void *arg)
+{
+	BackgroundWorker worker;
+
+	if (!build_due)
+		return;
+	if (event != XACT_EVENT_COMMIT)
+	{
+		if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+			build_due = false;
+		return;
+	}
+	build_due = false;
+	memset(&worker, 0, sizeof(worker));
+	snprintf(worker.bgw_name, BGW_MAXLEN, "ots index build");
+	snprintf(worker.bgw_type, BGW_MAXLEN, "ots index build");
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	worker.bgw_restart_time = BGW_NEVER_RESTART;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "ots");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "ots_index_build_main");
+	worker.bgw_main_arg = ObjectIdGetDatum(MyDatabaseId);
+	if (!RegisterDynamicBackgroundWorker(&worker, NULL))
+		ereport(WARNING,
+				(errmsg("could not start the background worker that builds ots indexes"),
+				 errhint("Build them with CALL ots.build_index.")));
+}
+
 /*
  * ots_index_build_launch is ots.index_build_launch(schema_name,
- * index_name): starts the background worker that builds the index once
- * the calling transaction has ended; false when no worker slot was free
- * or ots.index_build_worker is off (CALL ots.build_index builds it then).
+ * index_name): has the build worker of this database started when the
+ * transaction that creates the index (and only it) commits; false when
+ * ots.index_build_worker is off (CALL ots.build_index builds it then).
  */
 Datum
 ots_index_build_launch(PG_FUNCTION_ARGS)
 {
-	BackgroundWorker worker;
 	char	   *schema = NameStr(*PG_GETARG_NAME(0));
 	char	   *index = NameStr(*PG_GETARG_NAME(1));
-
-	OtsTable   *idx;
+	OtsTable   *idx = index_build_lookup(schema, index);
 	Relation	rel;
 	bool		created_now;
-	static TransactionId launched_xid = InvalidTransactionId;
-	static Oid	launched[OTS_MAX_INDEXES];
-	static int	nlaunched = 0;
 
-	StaticAssertStmt(2 * NAMEDATALEN <= BGW_EXTRALEN, "bgw_extra holds two names");
-	idx = index_build_lookup(schema, index);
-	if (!ots_index_build_worker)
-		PG_RETURN_BOOL(false);
-	/*
-	 * one worker per index, for the transaction that creates it: worker
-	 * slots are the cluster's, and each worker waits for that transaction
-	 */
 	rel = table_open(idx->data_oid, AccessShareLock);
 	created_now = rel->rd_createSubid != InvalidSubTransactionId;
 	table_close(rel, AccessShareLock);
@@ -259,31 +289,15 @@ ots_index_build_launch(PG_FUNCTION_ARGS)
 				 errmsg("the build of index %s is started by the transaction that creates it",
 						quote_qualified_identifier(schema, index)),
 				 errhint("Build it with CALL ots.build_index.")));
-	if (launched_xid != GetTopTransactionId())
-	{
-		launched_xid = GetTopTransactionId();
-		nlaunched = 0;
-	}
-	for (int i = 0; i < nlaunched; i++)
-		if (launched[i] == idx->data_oid)
-			PG_RETURN_BOOL(false);
-	if (nlaunched == lengthof(launched))
+	if (!ots_index_build_worker)
 		PG_RETURN_BOOL(false);
-	launched[nlaunched++] = idx->data_oid;
-	memset(&worker, 0, sizeof(worker));
-	snprintf(worker.bgw_name, BGW_MAXLEN, "ots index build of %s",
-			 quote_qualified_identifier(schema, index));
-	snprintf(worker.bgw_type, BGW_MAXLEN, "ots index build");
-	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
-	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
-	worker.bgw_restart_time = BGW_NEVER_RESTART;
-	snprintf(worker.bgw_library_name, BGW_MAXLEN, "ots");
-	snprintf(worker.bgw_function_name, BGW_MAXLEN, "ots_index_build_main");
-	/* the database and the transaction to wait for, in one Datum */
-	worker.bgw_main_arg = UInt64GetDatum(((uint64) MyDatabaseId << 32) | GetTopTransactionId());
-	strlcpy(worker.bgw_extra, schema, NAMEDATALEN);
-	strlcpy(worker.bgw_extra + NAMEDATALEN, index, NAMEDATALEN);
-	PG_RETURN_BOOL(RegisterDynamicBackgroundWorker(&worker, NULL));
+	if (!build_callback_registered)
+	{
+		RegisterXactCallback(index_build_xact, NULL);
+		build_callback_registered = true;
+	}
+	build_due = true;
+	PG_RETURN_BOOL(true);
 }
 
 /* the worker's one step: sql with the schema and index names (and more), in its own transaction */
@@ -345,30 +359,17 @@ index_build_step(const BuildStep *b, const char *sql, int nextra, Oid *extra_typ
 }
 
 /*
- * ots_index_build_main builds the index named in bgw_extra after the
- * transaction that created it ends (nothing to do if it rolled back, or
- * another build finished first).
+ * index_build_one builds index schema.index as its owner, as CALL
+ * ots.build_index does, each step its own transaction
  */
-void
-ots_index_build_main(Datum arg)
+static void
+index_build_one(const char *schema, const char *index)
 {
-	uint64		packed = DatumGetUInt64(arg);
-	Oid			database = (Oid) (packed >> 32);
-	TransactionId creator = (TransactionId) (packed & 0xFFFFFFFF);
-	char		schema[NAMEDATALEN];
-	char		index[NAMEDATALEN];
 	BuildStep	b = {schema, index, InvalidOid};
 	List	   *leaves;
 	ListCell   *lc;
 
-	strlcpy(schema, MyBgworkerEntry->bgw_extra, NAMEDATALEN);
-	strlcpy(index, MyBgworkerEntry->bgw_extra + NAMEDATALEN, NAMEDATALEN);
-	pqsignal(SIGTERM, die);
-	BackgroundWorkerUnblockSignals();
-	BackgroundWorkerInitializeConnectionByOid(database, InvalidOid, 0);
-
 	StartTransactionCommand();
-	XactLockTableWait(creator, NULL, NULL, XLTW_None);
 	{
 		Oid			nsp = get_namespace_oid(schema, true);
 		Oid			data_oid = OidIsValid(nsp) ? storage_oid(nsp, index) : InvalidOid;
@@ -377,8 +378,7 @@ ots_index_build_main(Datum arg)
 	}
 	CommitTransactionCommand();
 	if (!OidIsValid(b.owner))
-		proc_exit(0);
-
+		return;
 	leaves = index_build_step(&b, "SELECT l FROM ots.index_build_begin($1, $2) l", 0, NULL, NULL);
 	foreach(lc, leaves)
 	{
@@ -403,5 +403,83 @@ ots_index_build_main(Datum arg)
 	}
 	if (leaves != NIL)
 		index_build_step(&b, "SELECT ots.index_build_end($1, $2)", 0, NULL, NULL);
+}
+
+/* index_build_waiting: the indexes of this database waiting for their build, as (schema, name) pairs */
+static List *
+index_build_waiting(void)
+{
+	BuildStep	none = {"", "", BOOTSTRAP_SUPERUSERID};
+
+	return index_build_step(&none, "SELECT schema_name, table_name FROM ots.tables"
+							" WHERE index_phase OPERATOR(pg_catalog.=) 'FULL' AND $1 IS NOT NULL AND $2 IS NOT NULL"
+							" ORDER BY schema_name, table_name", 0, NULL, NULL);
+}
+
+/*
+ * ots_index_build_main is the build worker of a database: holding the
+ * database's build lock (a second worker started meanwhile leaves at once),
+ * it builds each index waiting for its build, once each (one that fails
+ * stays waiting, its error in the server log, for CALL ots.build_index);
+ * after letting the lock go it looks once more, for an index whose
+ * creator committed while its worker found the lock taken.
+ */
+void
+ots_index_build_main(Datum arg)
+{
+	Oid			database = DatumGetObjectId(arg);
+	LOCKTAG		tag;
+	List	   *volatile tried = NIL;
+
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	BackgroundWorkerInitializeConnectionByOid(database, InvalidOid, 0);
+	/* field 4 = 5: no SQL advisory lock function reaches it (purge's is 4) */
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, 0x6f7473, 0x696e6478, 5);
+
+	for (;;)
+	{
+		List	   *waiting;
+		bool		more = false;
+
+		if (LockAcquire(&tag, ExclusiveLock, true, true) == LOCKACQUIRE_NOT_AVAIL)
+			break;
+		for (;;)
+		{
+			volatile bool built_one = false;
+
+			waiting = index_build_waiting();
+			for (int i = 0; i + 1 < list_length(waiting); i += 2)
+			{
+				char	   *name = psprintf("%s.%s", (char *) list_nth(waiting, i),
+											(char *) list_nth(waiting, i + 1));
+
+				if (list_member(tried, makeString(name)))
+					continue;
+				tried = lappend(tried, makeString(name));
+				built_one = true;
+				PG_TRY();
+				{
+					index_build_one(list_nth(waiting, i), list_nth(waiting, i + 1));
+				}
+				PG_CATCH();
+				{
+					EmitErrorReport();
+					FlushErrorState();
+					AbortCurrentTransaction();
+				}
+				PG_END_TRY();
+			}
+			if (!built_one)
+				break;
+		}
+		LockRelease(&tag, ExclusiveLock, true);
+		waiting = index_build_waiting();
+		for (int i = 0; i + 1 < list_length(waiting); i += 2)
+			more |= !list_member(tried, makeString(psprintf("%s.%s", (char *) list_nth(waiting, i),
+															  (char *) list_nth(waiting, i + 1))));
+		if (!more)
+			break;
+	}
 	proc_exit(0);
 }

@@ -46,6 +46,7 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/snapmgr.h"
 
 #include "catalog.h"
 #include "guc.h"
@@ -346,7 +347,8 @@ index_plan_view(Query *query, Index rti, RangeTblEntry *rte, Oid row_attribute_t
 		int			n = 0;
 
 		/* only an index that lists every row can stand for the table */
-		if (idx == NULL || !idx->is_index || idx->index_building || idx->index_partial)
+		if (idx == NULL || !idx->is_index || idx->index_partial ||
+			!catalog_index_usable(idx, ActiveSnapshotSet() ? GetActiveSnapshot() : NULL))
 			continue;
 		while (n < idx->index_nkeys && (matched[n] = index_plan_find(eqs, base, &idx->pk[n])) != NULL)
 			n++;

@@ -1545,10 +1545,11 @@ DECLARE
 	t record;
 BEGIN
 	FOR t IN SELECT f.schema_name, f.table_name FROM ots.forget_dropped_tables() f LOOP
-		-- the view of an index whose table went (a table's view goes with its storage)
+		-- the view of an index whose table went (a table's view goes with its storage), with
+		-- what depends on it: the table it indexes is what the DROP asked to remove
 		IF (SELECT c.relkind FROM pg_class c
 			 WHERE c.oid = to_regclass(format('%I.%I', t.schema_name, t.table_name))) = 'v' THEN
-			EXECUTE format('DROP VIEW %I.%I', t.schema_name, t.table_name);
+			EXECUTE format('DROP VIEW %I.%I CASCADE', t.schema_name, t.table_name);
 		END IF;
 		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data')) IS NOT NULL THEN
 			EXECUTE format('DROP TABLE %I.%I', t.schema_name, t.table_name || '$data');
@@ -1950,11 +1951,9 @@ BEGIN
 	IF owner_name <> current_user THEN
 		EXECUTE format('ALTER TABLE %I.%I OWNER TO %s', t.schema_name, index_rel || '$data', owner_name);
 	END IF;
-	IF include_base_data AND NOT ots.index_build_launch(t.schema_name, index_rel)
-	   AND current_setting('ots.index_build_worker')::boolean THEN
-		RAISE WARNING 'could not start a background worker to build index %', format('%I.%I', t.schema_name, index_rel)
-			USING HINT = format('Build it with CALL ots.build_index(%L, %L) after this transaction commits.',
-								format('%I.%I', t.schema_name, t.table_name), index_rel);
+	-- the database's build worker starts when this transaction commits (unless ots.index_build_worker is off)
+	IF include_base_data THEN
+		PERFORM ots.index_build_launch(t.schema_name, index_rel);
 	END IF;
 END
 $$;
@@ -2020,7 +2019,7 @@ COMMENT ON FUNCTION ots.index_backfill_batch(name, name, regclass, bigint, integ
 CREATE FUNCTION ots.index_build_launch(schema_name name, index_name name) RETURNS boolean
 	AS 'MODULE_PATHNAME', 'ots_index_build_launch' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION ots.index_build_launch(name, name) IS
-	'starts the background worker that builds an index once this transaction ends (internal)';
+	'has the build worker of the database start when the transaction that creates an index commits (internal)';
 
 -- ots.index_build_blocks: the blocks one backfill batch reads (and locks its leaf for)
 CREATE FUNCTION ots.index_build_blocks() RETURNS integer

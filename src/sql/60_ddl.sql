@@ -89,10 +89,11 @@ DECLARE
 	t record;
 BEGIN
 	FOR t IN SELECT f.schema_name, f.table_name FROM ots.forget_dropped_tables() f LOOP
-		-- the view of an index whose table went (a table's view goes with its storage)
+		-- the view of an index whose table went (a table's view goes with its storage), with
+		-- what depends on it: the table it indexes is what the DROP asked to remove
 		IF (SELECT c.relkind FROM pg_class c
 			 WHERE c.oid = to_regclass(format('%I.%I', t.schema_name, t.table_name))) = 'v' THEN
-			EXECUTE format('DROP VIEW %I.%I', t.schema_name, t.table_name);
+			EXECUTE format('DROP VIEW %I.%I CASCADE', t.schema_name, t.table_name);
 		END IF;
 		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data')) IS NOT NULL THEN
 			EXECUTE format('DROP TABLE %I.%I', t.schema_name, t.table_name || '$data');
