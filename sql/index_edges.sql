@@ -64,10 +64,15 @@ SELECT c.relname, c.relowner::regrole FROM pg_class c
 SET ROLE ed_alice;
 SELECT pg_temp.try($$SELECT count(*) FROM "eo_seller$data"$$);
 RESET ROLE;
+-- the index alone changes owner only to its table's
+SELECT pg_temp.try($$ALTER TABLE "eo_seller$data" OWNER TO ed_alice$$);
 SET ROLE ed_bob;
 SELECT id FROM eo WHERE attributes ->> 'seller' = 'x';
-SELECT ots.delete_table('eo');
 RESET ROLE;
+-- a view of the index's view goes with DROP ... CASCADE of the table
+CREATE VIEW eo_user AS SELECT * FROM eo_seller;
+DROP TABLE "eo$data" CASCADE;
+SELECT count(*) FROM pg_class WHERE relname LIKE 'eo%';
 REVOKE CREATE ON SCHEMA public FROM ed_alice;
 DROP ROLE ed_alice;
 DROP ROLE ed_bob;
