@@ -634,7 +634,7 @@ catalog_report_damaged(const OtsTable *t, const char *what)
 }
 
 /*
- * catalog_query_latest runs a query of ots.tables with parameters $1, $2
+ * catalog_query_metadata runs a query of ots.tables with parameters $1, $2
  * (names) with a catalog snapshot, as PostgreSQL reads its own catalogs: a
  * transaction whose snapshot is older (REPEATABLE READ) must still maintain
  * an index created since, and a parallel worker reads what its leader
@@ -643,7 +643,7 @@ catalog_report_damaged(const OtsTable *t, const char *what)
  * (catalog_index_usable).
  */
 static int
-catalog_query_latest(const char *sql, Datum *args, long tcount)
+catalog_query_metadata(const char *sql, Datum *args, long tcount)
 {
 	Oid			argtypes[2] = {NAMEOID, NAMEOID};
 	SPIPlanPtr	plan = SPI_prepare(sql, 2, argtypes);
@@ -683,7 +683,7 @@ catalog_load_indexes(OtsTable *t, Oid nsp, Datum *args)
 {
 	int			ret;
 
-	ret = catalog_query_latest("SELECT " CATALOG_ROW_COLUMNS ", table_name FROM ots.tables"
+	ret = catalog_query_metadata("SELECT " CATALOG_ROW_COLUMNS ", table_name FROM ots.tables"
 							   " WHERE schema_name OPERATOR(pg_catalog.=) $1"
 							   " AND index_of OPERATOR(pg_catalog.=) $2"
 							   " ORDER BY table_name COLLATE \"C\"", args, 0);
@@ -844,7 +844,7 @@ catalog_load(OtsTable *t, Oid view_oid)
 		elog(ERROR, "SPI_connect failed");
 	asrole_enter(asrole_catalog_owner(), &saved);
 	indexes = catalog_has_index_columns();
-	ret = catalog_query_latest(indexes ?
+	ret = catalog_query_metadata(indexes ?
 							   "SELECT " CATALOG_ROW_COLUMNS ", xmin"
 							   " FROM ots.tables WHERE schema_name OPERATOR(pg_catalog.=) $1"
 							   " AND table_name OPERATOR(pg_catalog.=) $2" :

@@ -309,7 +309,8 @@ typedef struct BuildStep
 } BuildStep;
 
 /*
- * index_build_step runs sql ($1 schema, $2 index, then extra) as the
+ * index_build_step runs sql ($1 schema, $2 index, then extra; no names when
+ * b->schema is NULL, extra from $1 then) as the
  * index's owner in a transaction of its own; returns the columns of the
  * rows it returned, one after another, as text copied into the caller's
  * context (NULLs as NULL).
@@ -324,22 +325,27 @@ index_build_step(const BuildStep *b, const char *sql, int nextra, Oid *extra_typ
 	AsRole		saved;
 	List	   *result = NIL;
 
+	int			nnames = b->schema != NULL ? 2 : 0;
+
 	Assert(nextra <= 3);
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	values[0] = DirectFunctionCall1(namein, CStringGetDatum(b->schema));
-	values[1] = DirectFunctionCall1(namein, CStringGetDatum(b->index));
+	if (nnames > 0)
+	{
+		values[0] = DirectFunctionCall1(namein, CStringGetDatum(b->schema));
+		values[1] = DirectFunctionCall1(namein, CStringGetDatum(b->index));
+	}
 	for (int i = 0; i < nextra; i++)
 	{
-		types[2 + i] = extra_types[i];
-		values[2 + i] = extra[i];
+		types[nnames + i] = extra_types[i];
+		values[nnames + i] = extra[i];
 	}
 	pgstat_report_activity(STATE_RUNNING, sql);
 	asrole_enter(b->owner, &saved);
-	if (SPI_execute_with_args(sql, 2 + nextra, types, values, NULL, false, 0) < 0)
+	if (SPI_execute_with_args(sql, nnames + nextra, types, values, NULL, false, 0) < 0)
 		elog(ERROR, "ots index build step failed: %s", sql);
 	asrole_leave(&saved);
 	for (uint64 r = 0; r < SPI_processed; r++)
@@ -409,10 +415,10 @@ index_build_one(const char *schema, const char *index)
 static List *
 index_build_waiting(void)
 {
-	BuildStep	none = {"", "", BOOTSTRAP_SUPERUSERID};
+	BuildStep	none = {NULL, NULL, BOOTSTRAP_SUPERUSERID};
 
 	return index_build_step(&none, "SELECT schema_name, table_name FROM ots.tables"
-							" WHERE index_phase OPERATOR(pg_catalog.=) 'FULL' AND $1 IS NOT NULL AND $2 IS NOT NULL"
+							" WHERE index_phase OPERATOR(pg_catalog.=) 'FULL'"
 							" ORDER BY schema_name, table_name", 0, NULL, NULL);
 }
 

@@ -32,8 +32,6 @@
  */
 #include "postgres.h"
 
-#include "catalog/pg_collation.h"
-#include "catalog/pg_operator.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -316,7 +314,6 @@ index_plan_view(Query *query, Index rti, RangeTblEntry *rte, Oid row_attribute_t
 	IndexPlanEq *best_matched[OTS_MAX_INDEX_PK_COLUMNS];
 	int			best_n = 0;
 	Index		storage_rti = 0;
-	RangeTblEntry *storage_rte = NULL;
 	ListCell   *lc;
 	Node	   *link;
 
@@ -366,14 +363,13 @@ index_plan_view(Query *query, Index rti, RangeTblEntry *rte, Oid row_attribute_t
 	{
 		RangeTblEntry *r = lfirst(lc);
 
-		storage_rti++;
 		if (r->rtekind == RTE_RELATION && r->relid == storage_oid)
 		{
-			storage_rte = r;
+			storage_rti = foreach_current_index(lc) + 1;
 			break;
 		}
 	}
-	if (storage_rte == NULL)
+	if (storage_rti == 0)
 		return;
 	/* a relation the planner adds is locked as the rewriter locks the others */
 	LockRelationOid(best->data_oid, AccessShareLock);

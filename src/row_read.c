@@ -176,8 +176,9 @@ row_read_view_row(FunctionCallInfo fcinfo, ReadSelect *sel, CellsReader *r)
 		state->table = catalog_lookup_by_data_oid(data_oid);
 		if (state->table == NULL)
 			ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
+		/* once per execution, as the table: an index being built answers nothing */
+		catalog_check_index_readable(state->table);
 	}
-	catalog_check_index_readable(state->table);
 	select_init(sel, state->table, state->now_ms);
 	cells_reader_init(r, cellsv);
 }

@@ -206,6 +206,14 @@ storage_write_leaf(Relation rel, TupleTableSlot *slot, StorageLeaf *leaf)
 		/* what ots's row code knows: no look-up, and nothing to check */
 		leaf->table = expected.row_table;
 		leaf->storage_oid = expected.row_table->data_oid;
+		/*
+		 * unless locking the leaf let in an invalidation since the row code
+		 * looked the table up (an index created meanwhile): the table as of
+		 * the lock, which is what every write of the leaf keeps until it
+		 * commits (a build or delete_index waits for it)
+		 */
+		if (!leaf->table->valid)
+			leaf->table = catalog_lookup_by_data_oid(leaf->storage_oid);
 		leaf->origin = STORAGE_ORIGIN_OTS;
 		leaf->old_cells = PointerGetDatum(expected.row_old);
 		leaf->cells_attno = expected.row_cells_attno;
@@ -446,21 +454,8 @@ storage_write(const StorageWrite *w)
 		stats_count_stored(w->storage_oid, w->origin, w->callback, changes,
 						   with_old, with_new);
 	}
-	if (w->table != NULL)
-	{
-		StorageWrite current = *w;
-
-		/*
-		 * The table's metadata as of this write: taking the leaf's lock let
-		 * in an invalidation (an index created or deleted since the caller
-		 * looked the table up), so look again.
-		 */
-		if (!current.table->valid)
-			current.table = catalog_lookup_by_data_oid(w->storage_oid);
-		if (current.table != NULL &&
-			(current.table->ndefined > 0 || current.table->nindexes > 0))
-			storage_write_indexes(&current);
-	}
+	if (w->table != NULL && (w->table->ndefined > 0 || w->table->nindexes > 0))
+		storage_write_indexes(w);
 }
 
 /*

@@ -115,15 +115,9 @@ tableam_store_change(Relation rel, const StorageLeaf *leaf, StorageWriteCallback
 {
 	Datum		old_cells = leaf->old_cells;
 	Datum		new_cells = slot != NULL ? tableam_cells(leaf, slot) : (Datum) 0;
-	const OtsTable *t = leaf->table;
-	bool		needs_rows;
+	bool		needs_rows = storage_write_needs_rows(leaf->table);
 	TupleTableSlot *old = NULL;
 	TupleTableSlot *old_row = NULL;
-
-	/* as the write point does: an index created since the caller looked the table up counts */
-	if (t != NULL && !t->valid)
-		t = catalog_lookup_by_data_oid(leaf->storage_oid);
-	needs_rows = storage_write_needs_rows(t);
 
 	if (old_cells == (Datum) 0 ||
 		(needs_rows && (slot == NULL || leaf->origin != STORAGE_ORIGIN_OTS)))
