@@ -171,14 +171,16 @@ BEGIN
 			 WHERE NOT c IN ('k', 'n'));
 END
 $$;
--- sx_actual: what the index holds, as the same json
+-- sx_actual: what the index holds, as the same json (key columns from the
+-- view's row, without its attributes and typed columns)
 CREATE FUNCTION pg_temp.sx_actual(idx text) RETURNS TABLE (entry jsonb) LANGUAGE plpgsql AS $$
 DECLARE
 	i ots.tables;
 BEGIN
 	SELECT * INTO i FROM ots.tables WHERE table_name = idx;
 	RETURN QUERY EXECUTE format(
-		'SELECT jsonb_build_object(''key'', to_jsonb(x) - ''attributes'', ''attributes'', x.attributes) FROM %I x', idx);
+		'SELECT jsonb_build_object(''key'', to_jsonb(x) - ''attributes'' - %L::text[], ''attributes'', x.attributes) FROM %I x',
+		i.defined_names, idx);
 END
 $$;
 -- sx_check: per index, entries missing and entries too many

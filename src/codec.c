@@ -120,8 +120,7 @@ codec_numeric_to_int64(Numeric num, bool *ok)
 	return DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(num)));
 }
 
-/* codec_check_double rejects what Tablestore rejects in a Double */
-static void
+void
 codec_check_double(double d)
 {
 	if (isnan(d))

@@ -86,6 +86,9 @@ extern void codec_parse_pk(const OtsTable *t, Jsonb *pk, int flags, PkInput *out
 /* codec_parse_timestamp reads a ms timestamp number, checking its bounds */
 extern int64 codec_parse_timestamp(const JsonbValue *jv);
 
+/* codec_check_double rejects what Tablestore rejects in a Double (NaN, infinities) */
+extern void codec_check_double(double d);
+
 /*
  * codec_check_timestamp raises Tablestore's timestamp error unless ts lies
  * in [0, OTS_MAX_TIMESTAMP) ms

@@ -20,7 +20,7 @@
  *	   PARTITION and CREATE TABLE ... PARTITION OF check the new leaf);
  *	 - the storage becoming a partition of another table;
  *	 - renaming or moving the storage, the view or the sequence (leaves may be);
- *	 - on the view s.t: triggers (but ots's own read-only trigger, which
+ *	 - on the view s.t: triggers (but ots's own write trigger, which
  *	   pg_restore re-creates), rules, column defaults;
  *	 - a partition, the view or the sequence s."t$seq" given another owner
  *	   than the storage's: OWNER TO on the storage gives them its new owner
@@ -55,10 +55,12 @@
 #include "commands/extension.h"
 #include "executor/spi.h"
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "nodes/makefuncs.h"
 #include "parser/parse_func.h"
 #include "storage/lmgr.h"
+#include "storage/proc.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
@@ -868,7 +870,7 @@ guard_create_schema(CreateSchemaStmt *stmt)
 
 /*
  * guard_create_trigger refuses triggers on ots storage and views, but for
- * ots's own read-only trigger on a view (which pg_restore re-creates).
+ * ots's own write trigger on a view (which pg_restore re-creates).
  */
 static void
 guard_create_trigger(CreateTrigStmt *stmt)
@@ -879,7 +881,7 @@ guard_create_trigger(CreateTrigStmt *stmt)
 
 	if (kind == GUARD_NONE)
 		return;
-	ours = LookupFuncName(list_make2(makeString("ots"), makeString("view_write_rejected")),
+	ours = LookupFuncName(list_make2(makeString("ots"), makeString("view_write")),
 						  0, NULL, true);
 	if (kind == GUARD_VIEW && OidIsValid(ours) &&
 		LookupFuncName(stmt->funcname, 0, NULL, true) == ours)
@@ -969,4 +971,34 @@ ots_storage_guard(PG_FUNCTION_ARGS)
 			break;
 	}
 	PG_RETURN_VOID();
+}
+
+/*
+ * The view ots.sync_table_view is making again in this transaction: its
+ * DROP must not drop the ots table (ots.forget_dropped_tables asks).
+ */
+static Oid	replacing_view = InvalidOid;
+static LocalTransactionId replacing_lxid = InvalidLocalTransactionId;
+
+PG_FUNCTION_INFO_V1(ots_view_replacing);
+PG_FUNCTION_INFO_V1(ots_view_replaced);
+
+/* ots_view_replacing is ots.view_replacing(view oid): the caller, its owner, is about to make it again (0: done) */
+Datum
+ots_view_replacing(PG_FUNCTION_ARGS)
+{
+	Oid			view = PG_GETARG_OID(0);
+
+	if (OidIsValid(view) && !pg_class_ownercheck(view, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_VIEW, get_rel_name(view));
+	replacing_view = view;
+	replacing_lxid = MyProc->lxid;
+	PG_RETURN_VOID();
+}
+
+/* ots_view_replaced is ots.view_replaced(): the view being made again in this transaction, or 0 */
+Datum
+ots_view_replaced(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_OID(replacing_lxid == MyProc->lxid ? replacing_view : InvalidOid);
 }

@@ -13,6 +13,7 @@
 #include "planner.h"
 #include "stats.h"
 #include "storage_write.h"
+#include "view_write.h"
 
 PG_MODULE_MAGIC;
 
@@ -27,4 +28,5 @@ _PG_init(void)
 	stats_init();
 	planner_init();
 	storage_write_init();
+	view_write_init();
 }

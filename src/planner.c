@@ -45,6 +45,7 @@
 #include "key_scan.h"
 #include "planner.h"
 #include "storage.h"
+#include "view_write.h"
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
 static get_relation_info_hook_type prev_get_relation_info_hook = NULL;
@@ -231,8 +232,8 @@ planner_relation_info(PlannerInfo *root, Oid relid, bool inhparent, RelOptInfo *
 }
 
 /*
- * planner_plan: planner_hook, rewriting view attribute reads first
- * (attribute_pushdown.c) and giving the key scan's choices their planner call
+ * planner_plan: planner_hook, preparing writes of views (view_plan.c) and
+ * rewriting view attribute reads (attribute_pushdown.c) first, and giving the key scan's choices their planner call
  */
 static PlannedStmt *
 planner_plan(Query *parse, const char *query_string, int cursor_options, ParamListInfo params)
@@ -242,6 +243,7 @@ planner_plan(Query *parse, const char *query_string, int cursor_options, ParamLi
 
 	PG_TRY();
 	{
+		view_plan_dml(parse);
 		attribute_pushdown(parse);
 		if (prev_planner_hook)
 			result = prev_planner_hook(parse, query_string, cursor_options, params);

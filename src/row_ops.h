@@ -29,6 +29,7 @@ typedef struct RowResult
 	Jsonb	   *primary_key;	/* NULL: none */
 	Jsonb	   *attributes;		/* NULL: none */
 	Consumed	consumed;
+	bool		skipped;		/* ROW_EXISTING_SKIP: the row existed, nothing written */
 } RowResult;
 
 /* a GetRow: ots.get_row's arguments */
@@ -48,6 +49,21 @@ typedef enum RowWriteKind
 } RowWriteKind;
 
 /*
+ * what a PutRow with condition EXPECT_NOT_EXIST does when the row exists:
+ * the API's OTSConditionCheckFail, or for INSERT on a table's view
+ * (view_write.c) a unique violation, nothing (ON CONFLICT DO NOTHING), or
+ * the request's UpdateRow operations (put, delete_all) applied to the row
+ * instead (ON CONFLICT DO UPDATE)
+ */
+typedef enum RowOnExisting
+{
+	ROW_EXISTING_CONDITION = 0,
+	ROW_EXISTING_UNIQUE,
+	ROW_EXISTING_SKIP,
+	ROW_EXISTING_UPDATE
+} RowOnExisting;
+
+/*
  * a PutRow, UpdateRow or DeleteRow: the arguments of ots.put_row,
  * ots.update_row or ots.delete_row (kind says which; the fields another
  * kind takes stay NULL)
@@ -63,6 +79,7 @@ typedef struct RowWriteRequest
 	const char *return_type;	/* NULL: RT_NONE */
 	/* PutRow */
 	Jsonb	   *attributes;
+	RowOnExisting on_existing;
 	/* UpdateRow */
 	Jsonb	   *put;
 	Jsonb	   *deletes;

@@ -26,6 +26,11 @@ PG_FUNCTION_INFO_V1(ots_row_attributes);
 PG_FUNCTION_INFO_V1(ots_row_exists);
 PG_FUNCTION_INFO_V1(ots_row_attribute_text);
 PG_FUNCTION_INFO_V1(ots_row_attribute);
+PG_FUNCTION_INFO_V1(ots_row_string);
+PG_FUNCTION_INFO_V1(ots_row_integer);
+PG_FUNCTION_INFO_V1(ots_row_double);
+PG_FUNCTION_INFO_V1(ots_row_boolean);
+PG_FUNCTION_INFO_V1(ots_row_binary);
 
 /* row_read_pk_requested: does columns_to_get name a primary-key column? */
 static bool
@@ -292,4 +297,52 @@ ots_row_attribute(PG_FUNCTION_ARGS)
 	if (!row_read_view_attribute(fcinfo, &col, &v))
 		PG_RETURN_NULL();
 	PG_RETURN_DATUM(row_read_view_attribute_via_jsonb(fcinfo, jsonb_object_field, &col, &v));
+}
+
+/*
+ * The typed columns of a view, one per defined column: the latest visible
+ * value of the column when it has the defined type, else NULL (a cell of
+ * another type, written before the column was defined, stays visible in
+ * the view's attributes).  ots.row_string(cells, storage, name) and its
+ * siblings return text, bigint, double precision, boolean and bytea.
+ */
+static Datum
+row_read_view_typed(FunctionCallInfo fcinfo, OtsValueType type)
+{
+	CellsColumn col;
+	OtsValue	v;
+
+	if (!row_read_view_attribute(fcinfo, &col, &v) || v.type != type)
+		PG_RETURN_NULL();
+	return ots_value_datum(&v);
+}
+
+Datum
+ots_row_string(PG_FUNCTION_ARGS)
+{
+	return row_read_view_typed(fcinfo, OTS_VT_STRING);
+}
+
+Datum
+ots_row_integer(PG_FUNCTION_ARGS)
+{
+	return row_read_view_typed(fcinfo, OTS_VT_INTEGER);
+}
+
+Datum
+ots_row_double(PG_FUNCTION_ARGS)
+{
+	return row_read_view_typed(fcinfo, OTS_VT_DOUBLE);
+}
+
+Datum
+ots_row_boolean(PG_FUNCTION_ARGS)
+{
+	return row_read_view_typed(fcinfo, OTS_VT_BOOLEAN);
+}
+
+Datum
+ots_row_binary(PG_FUNCTION_ARGS)
+{
+	return row_read_view_typed(fcinfo, OTS_VT_BINARY);
 }

@@ -87,6 +87,7 @@ typedef struct RowWrite
 	int			ncells;
 	RowUpdate	update;			/* UpdateRow: the operations */
 	Jsonb	   *after;			/* UpdateRow: the RT_AFTER_MODIFY attributes */
+	bool		existing;		/* PutRow found the row it expected not to (on_existing) */
 } RowWrite;
 
 /* what a write does in place of the row version read */
@@ -316,14 +317,49 @@ row_write_cells_size(const CellInput *cells, int n)
 }
 
 /*
+ * row_write_existing: a PutRow of a view's INSERT found the row it expected
+ * not to.  A plain INSERT fails as a unique index would make it fail;
+ * ON CONFLICT goes on (w->existing), to write nothing or the update.
+ */
+static void
+row_write_existing(RowWrite *w)
+{
+	if (w->req->on_existing == ROW_EXISTING_UNIQUE)
+	{
+		StringInfoData names;
+		StringInfoData values;
+
+		initStringInfo(&names);
+		initStringInfo(&values);
+		for (int i = 0; i < w->t->npk; i++)
+		{
+			appendStringInfo(&names, "%s%s", i > 0 ? ", " : "", w->t->pk[i].name);
+			appendStringInfoString(&values, i > 0 ? ", " : "");
+			ots_value_append_text(&values, &w->pk.v[i]);
+		}
+		ereport(ERROR,
+				(errcode(ERRCODE_UNIQUE_VIOLATION),
+				 errmsg_internal("Condition check failed."),
+				 errdetail("Key (%s)=(%s) already exists.", names.data, values.data),
+				 errhint("INSERT on an ots table's view expects a new row (EXPECT_NOT_EXIST); "
+						 "INSERT ... ON CONFLICT DO UPDATE merges into an existing one.")));
+	}
+	w->existing = true;
+}
+
+/*
  * row_write_check_conditions raises OTSConditionCheckFail unless the row's
  * existence and the column condition hold for the row version read.
  */
 static void
-row_write_check_conditions(const RowWrite *w, const CellsReader *old, bool exists)
+row_write_check_conditions(RowWrite *w, const CellsReader *old, bool exists)
 {
-	if ((w->existence == ROW_EXPECT_EXIST && !exists) ||
-		(w->existence == ROW_EXPECT_NOT_EXIST && exists))
+	w->existing = false;
+	if (w->existence == ROW_EXPECT_NOT_EXIST && exists &&
+		w->req->on_existing != ROW_EXISTING_CONDITION)
+		row_write_existing(w);
+	else if ((w->existence == ROW_EXPECT_EXIST && !exists) ||
+			 (w->existence == ROW_EXPECT_NOT_EXIST && exists))
 		ots_error(CONDITION_CHECK_FAIL, "Condition check failed.");
 	if (w->condition != NULL &&
 		!filter_eval(w->condition, w->t, &w->pk, exists ? old : NULL, &w->visible))
@@ -392,6 +428,8 @@ row_write_apply(RowWrite *w)
 				exists = select_row_exists(&w->visible, &old);
 			}
 			row_write_check_conditions(w, &old, exists);
+			if (w->existing && w->req->on_existing == ROW_EXISTING_SKIP)
+				return true;
 		}
 		change = w->op->decide(w, oldv != NULL ? &old : NULL, exists, &newv, &new_oldest);
 		if (change == ROW_CHANGE_NONE ||
@@ -421,6 +459,8 @@ row_write_stamp(const RowWrite *w, const CellsReader *old)
 	return w->now_ms;
 }
 
+static void row_update_parse(RowUpdate *u, const RowWriteRequest *req);
+
 /* row_put_parse: put_row's attributes, conditions and their rules */
 static void
 row_put_parse(RowWrite *w)
@@ -432,16 +472,33 @@ row_put_parse(RowWrite *w)
 	row_write_check_auto_increment(w);
 	row_write_check_timestamps(w->t, w->now_ms, w->cells, w->ncells);
 	row_write_check_defined_types(w->t, w->cells, w->ncells);
+	if (w->req->on_existing == ROW_EXISTING_UPDATE)
+	{
+		/* a view's upsert: the operations an existing row gets instead */
+		if (!w->t->allow_update)
+			ots_error(PARAMETER_INVALID, "Update operation is not allowed in this table");
+		row_update_parse(&w->update, w->req);
+		row_write_check_timestamps(w->t, w->now_ms, w->update.puts, w->update.nputs);
+		row_write_check_defined_types(w->t, w->update.puts, w->update.nputs);
+	}
 	w->reads = row_write_has_conditions(w);
 	if (w->reads)
 		rowstore_check_privileges(w->t, ACL_SELECT);
 }
 
-/* row_put_decide: PutRow replaces every cell the row had (RowWriteDecide) */
+static RowChange row_update_decide(RowWrite *w, const CellsReader *old, bool exists,
+								   struct varlena **cells, int64 *oldest_ts);
+
+/*
+ * row_put_decide: PutRow replaces every cell the row had; a view's upsert
+ * that found the row updates it instead (RowWriteDecide)
+ */
 static RowChange
 row_put_decide(RowWrite *w, const CellsReader *old, bool exists, struct varlena **cells,
 			   int64 *oldest_ts)
 {
+	if (w->existing)
+		return row_update_decide(w, old, exists, cells, oldest_ts);
 	*cells = row_write_put_cells(w->t, w->cells, w->ncells, row_write_stamp(w, old),
 								 oldest_ts);
 	return ROW_CHANGE_STORE;
@@ -877,10 +934,14 @@ row_write(const RowWriteRequest *req, RowResult *res)
 	row_write_prepare(&w, op, req);
 	op->parse(&w);
 	row_write_route(&w);
+	w.existing = false;
 	found = row_write_apply(&w);
 	res->consumed.read = 0;
 	res->consumed.write = 0;
+	res->skipped = w.existing && req->on_existing == ROW_EXISTING_SKIP;
 	rows = op->account(&w, found, &res->consumed);
+	if (res->skipped)
+		rows = 0;
 	stats_count(w.t, 0, rows, res->consumed.read, res->consumed.write);
 	res->primary_key = w.return_type == RT_PK ? codec_pk_to_jsonb(w.t, &w.pk) : NULL;
 	res->attributes = w.after;

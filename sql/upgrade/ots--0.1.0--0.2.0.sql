@@ -1,6 +1,6 @@
 -- ots 0.1.0 -> 0.2.0: security and data safety (issue 12), the ots table
 -- access method (issue 20), SQL over live data at plain-table speed (issue 14),
--- secondary indexes (issue 15).
+-- secondary indexes (issue 15), typed columns and writable views (issue 21).
 -- Every change here is also made in src/sql/ (what a fresh 0.2.0 install
 -- runs); test/upgrade/run.sh shows the two arrive at the same objects.
 \echo Use "ALTER EXTENSION ots UPDATE TO '0.2.0'" to load this file. \quit
@@ -1316,7 +1316,7 @@ BEGIN
 
 	PERFORM ots.create_table_storage(schema_name, table_name, pk_names, pk_types, auto_col, partitions,
 									 hash_prefix_length);
-	PERFORM ots.create_table_view(schema_name, table_name, pk_names);
+	PERFORM ots.sync_table_view(schema_name, table_name, pk_names, defined.names, defined.types);
 	PERFORM ots.catalog_insert(create_table_internal.schema_name, create_table_internal.table_name, pk_names,
 							   pk_types, auto_col, max_versions, time_to_live, max_version_offset,
 							   allow_update, partitions, hash_prefix_length);
@@ -1507,6 +1507,8 @@ BEGIN
 		   AND ((d.object_type = 'view' AND d.object_name = o.table_name)
 				OR (d.object_type = 'table' AND d.object_name = o.table_name || '$data'))
 		 WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0
+		   -- a view ots.sync_table_view makes again is not its table dropped
+		   AND d.objid <> ots.view_replaced()
 		 GROUP BY o.schema_name, o.table_name
 	LOOP
 		-- what ots.expiry_forget removes for delete_table, here by the dropped OID
@@ -1743,6 +1745,7 @@ BEGIN
 	  FROM ots.sort_defined_columns(t.defined_names || added.names, t.defined_types || added.types) o;
 	-- owner only; every session reloads the table
 	PERFORM ots.catalog_set_defined(t.schema_name, t.table_name, merged.names, merged.types);
+	PERFORM ots.sync_table_view(t.schema_name, t.table_name, t.pk_names, merged.names, merged.types);
 END
 $$;
 COMMENT ON FUNCTION ots.add_defined_column_internal(name, name, text) IS
@@ -1791,6 +1794,7 @@ BEGIN
 	  FROM unnest(t.defined_names, t.defined_types) WITH ORDINALITY AS d(name, type, n)
 	 WHERE NOT d.name = ANY (column_names);
 	PERFORM ots.catalog_set_defined(t.schema_name, t.table_name, kept.names, kept.types);
+	PERFORM ots.sync_table_view(t.schema_name, t.table_name, t.pk_names, kept.names, kept.types);
 END
 $$;
 COMMENT ON FUNCTION ots.delete_defined_column_internal(name, name, text[]) IS
@@ -1935,7 +1939,7 @@ BEGIN
 
 	-- an index table is stored as a table is, partitioned by its first column
 	PERFORM ots.create_table_storage(t.schema_name, index_rel, k.pk_names, k.pk_types, NULL, t.partitions, 0);
-	PERFORM ots.create_table_view(t.schema_name, index_rel, k.pk_names);
+	PERFORM ots.sync_table_view(t.schema_name, index_rel, k.pk_names, k.defined_names, k.defined_types);
 	EXECUTE format('COMMENT ON VIEW %I.%I IS %L', t.schema_name, index_rel,
 				   format('ots index of %I.%I: live entries, read-only', t.schema_name, t.table_name));
 
@@ -2094,3 +2098,175 @@ END
 $$;
 COMMENT ON PROCEDURE ots.build_index(text, text) IS
 	'fills a secondary index created on a table with rows, in committed batches, and lets it answer reads';
+
+-- issue 21: typed view columns and writable views (src/view_write.c,
+-- src/view_plan.c).  A view shows each defined column as a typed column;
+-- INSERT, UPDATE, DELETE and COPY on it are the row API's writes.
+
+CREATE FUNCTION ots.row_string(cells ots.cells, storage regclass, name text) RETURNS text
+	AS 'MODULE_PATHNAME', 'ots_row_string' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.row_string(ots.cells, regclass, text) IS
+	'latest visible value of column name when it is a String, else NULL (a typed view column of a defined column)';
+
+CREATE FUNCTION ots.row_integer(cells ots.cells, storage regclass, name text) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'ots_row_integer' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.row_integer(ots.cells, regclass, text) IS
+	'latest visible value of column name when it is a Integer, else NULL (a typed view column of a defined column)';
+
+CREATE FUNCTION ots.row_double(cells ots.cells, storage regclass, name text) RETURNS double precision
+	AS 'MODULE_PATHNAME', 'ots_row_double' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.row_double(ots.cells, regclass, text) IS
+	'latest visible value of column name when it is a Double, else NULL (a typed view column of a defined column)';
+
+CREATE FUNCTION ots.row_boolean(cells ots.cells, storage regclass, name text) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ots_row_boolean' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.row_boolean(ots.cells, regclass, text) IS
+	'latest visible value of column name when it is a Boolean, else NULL (a typed view column of a defined column)';
+
+CREATE FUNCTION ots.row_binary(cells ots.cells, storage regclass, name text) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'ots_row_binary' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.row_binary(ots.cells, regclass, text) IS
+	'latest visible value of column name when it is a Binary, else NULL (a typed view column of a defined column)';
+
+CREATE FUNCTION ots.view_write() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'ots_view_write' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.view_write() IS
+	'INSERT, UPDATE and DELETE on an ots table''s view as put, update and delete of rows (internal)';
+
+CREATE FUNCTION ots.view_column_function(value_type text) RETURNS text
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT CASE value_type WHEN 'STRING' THEN 'ots.row_string' WHEN 'INTEGER' THEN 'ots.row_integer'
+		   WHEN 'DOUBLE' THEN 'ots.row_double' WHEN 'BOOLEAN' THEN 'ots.row_boolean'
+		   WHEN 'BINARY' THEN 'ots.row_binary' END
+$$;
+COMMENT ON FUNCTION ots.view_column_function(text) IS
+	'the per-row function of a typed view column (internal)';
+
+CREATE FUNCTION ots.sync_table_view(schema_name name, table_name name, pk_names text[],
+									defined_names text[], defined_types text[]) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	storage text := format('%I.%I', schema_name, table_name || '$data');
+	view_name text := format('%I.%I', schema_name, table_name);
+	view_oid oid := to_regclass(format('%I.%I', schema_name, table_name));
+	attributes_column text := CASE WHEN 'attributes' = ANY (pk_names) OR 'attributes' = ANY (defined_names)
+								   THEN '$attributes' ELSE 'attributes' END;
+	existing text[];
+	columns text[];
+	select_list text;
+	saved_owner text;
+	saved_acl aclitem[];
+	dependents text;
+	grant_row record;
+BEGIN
+	IF view_oid IS NOT NULL THEN
+		SELECT array_agg(a.attname::text ORDER BY a.attnum) INTO existing
+		  FROM pg_attribute a WHERE a.attrelid = view_oid AND a.attnum > 0 AND NOT a.attisdropped;
+		IF attributes_column <> existing[cardinality(pk_names) + 1] THEN
+			PERFORM ots.raise('OTSParameterInvalid',
+							  format('Defined column name ''%s'' is taken by the view''s jsonb column.',
+									 existing[cardinality(pk_names) + 1]),
+							  format('The view %s shows a row''s attributes in that column.', view_name));
+		END IF;
+	END IF;
+	-- keys, attributes, defined columns the view has in its order, then new ones
+	columns := pk_names || attributes_column
+			   || coalesce((SELECT array_agg(e.name ORDER BY e.n)
+							  FROM unnest(existing) WITH ORDINALITY AS e(name, n)
+							 WHERE e.n > cardinality(pk_names) + 1 AND e.name = ANY (defined_names)), '{}')
+			   || coalesce((SELECT array_agg(d.name ORDER BY d.n)
+							  FROM unnest(defined_names) WITH ORDINALITY AS d(name, n)
+							 WHERE existing IS NULL OR NOT d.name = ANY (existing)), '{}');
+	SELECT string_agg(CASE
+						  WHEN c.name = ANY (pk_names) THEN format('d.%I', c.name)
+						  WHEN c.n = cardinality(pk_names) + 1
+							  THEN format('ots.row_attributes(d."$cells", %L::pg_catalog.regclass) AS %I', storage, c.name)
+						  ELSE format('%s(d."$cells", %L::pg_catalog.regclass, %L) AS %I',
+									  ots.view_column_function(defined_types[array_position(defined_names, c.name)]),
+									  storage, c.name, c.name)
+					  END, ', ' ORDER BY c.n) INTO select_list
+	  FROM unnest(columns) WITH ORDINALITY AS c(name, n);
+
+	IF view_oid IS NOT NULL AND existing <> columns[1:cardinality(existing)] THEN
+		-- a column goes: PostgreSQL cannot drop a view's column, so the view is made again
+		SELECT string_agg(DISTINCT pg_describe_object(d.classid, d.objid, d.objsubid), ', ') INTO dependents
+		  FROM pg_depend d
+		  LEFT JOIN pg_rewrite r ON d.classid = 'pg_rewrite'::regclass AND r.oid = d.objid
+		 WHERE d.refclassid = 'pg_class'::regclass AND d.refobjid = view_oid
+		   AND d.deptype = 'n' AND coalesce(r.ev_class <> view_oid, true);
+		IF dependents IS NOT NULL THEN
+			PERFORM ots.raise('OTSParameterInvalid',
+							  format('The view %s cannot lose a column while other objects depend on it.', view_name),
+							  format('Depending on it: %s.', dependents),
+							  'Drop or change them first, or keep the defined column.');
+		END IF;
+		SELECT c.relowner::regrole::text, c.relacl INTO saved_owner, saved_acl FROM pg_class c WHERE c.oid = view_oid;
+		PERFORM ots.view_replacing(view_oid);
+		EXECUTE format('DROP VIEW %s', view_name);
+		PERFORM ots.view_replacing(0);
+		view_oid := NULL;
+	END IF;
+	-- a security barrier: a caller's leaky function never sees rows the view hides
+	EXECUTE format('CREATE OR REPLACE VIEW %s WITH (security_barrier) AS SELECT %s FROM %s d'
+				   ' WHERE ots.row_exists(d."$cells", %L::pg_catalog.regclass)',
+				   view_name, select_list, storage, storage);
+	IF view_oid IS NULL THEN
+		-- INSERT, UPDATE, DELETE and COPY on the view are the row API's writes (src/view_write.c)
+		EXECUTE format('CREATE TRIGGER "ots_write" INSTEAD OF INSERT OR UPDATE OR DELETE ON %s'
+					   ' FOR EACH ROW EXECUTE FUNCTION ots.view_write()', view_name);
+		EXECUTE format('COMMENT ON VIEW %s IS %L', view_name,
+					   'ots table: live rows (TTL and max_versions applied), primary key columns, latest attributes, defined columns');
+	END IF;
+	IF saved_owner IS NOT NULL THEN
+		IF saved_owner <> current_user THEN
+			EXECUTE format('ALTER VIEW %s OWNER TO %s', view_name, saved_owner);
+		END IF;
+		IF saved_acl IS NOT NULL THEN
+			EXECUTE format('REVOKE ALL ON %s FROM %s', view_name, saved_owner);
+			FOR grant_row IN SELECT a.privilege_type, a.grantee, a.is_grantable
+							   FROM aclexplode(saved_acl) a LOOP
+				EXECUTE format('GRANT %s ON %s TO %s%s', grant_row.privilege_type, view_name,
+							   CASE grant_row.grantee WHEN 0 THEN 'PUBLIC' ELSE grant_row.grantee::regrole::text END,
+							   CASE WHEN grant_row.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END);
+			END LOOP;
+		END IF;
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.sync_table_view(name, name, text[], text[], text[]) IS
+	'creates or updates the view of an ots table (internal)';
+
+CREATE FUNCTION ots.view_replacing(view oid) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_view_replacing' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.view_replacing(oid) IS
+	'marks a table view the caller owns as being made again in this transaction (internal)';
+
+CREATE FUNCTION ots.view_replaced() RETURNS oid
+	AS 'MODULE_PATHNAME', 'ots_view_replaced' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.view_replaced() IS
+	'the table view being made again in this transaction, or 0 (internal)';
+
+-- every table's and index's view takes its write trigger in place of the
+-- read-only one (0.1.0 tables have no defined columns: their columns stay)
+DO $$
+DECLARE
+	t record;
+BEGIN
+	FOR t IN SELECT o.schema_name, o.table_name FROM ots.tables o LOOP
+		IF to_regclass(format('%I.%I', t.schema_name, t.table_name)) IS NULL THEN
+			CONTINUE;
+		END IF;
+		EXECUTE format('DROP TRIGGER IF EXISTS "ots_read_only" ON %I.%I', t.schema_name, t.table_name);
+		EXECUTE format('CREATE TRIGGER "ots_write" INSTEAD OF INSERT OR UPDATE OR DELETE ON %I.%I'
+					   ' FOR EACH ROW EXECUTE FUNCTION ots.view_write()', t.schema_name, t.table_name);
+		EXECUTE format('COMMENT ON VIEW %I.%I IS %L', t.schema_name, t.table_name,
+					   'ots table: live rows (TTL and max_versions applied), primary key columns, latest attributes, defined columns');
+	END LOOP;
+END
+$$;
+DROP FUNCTION ots.view_write_rejected();
+DROP FUNCTION ots.create_table_view(name, name, text[]);

@@ -77,21 +77,6 @@ END
 $$;
 COMMENT ON FUNCTION ots.check_table_options(integer, bigint, bigint) IS 'validates table options (internal)';
 
--- ots.view_write_rejected: INSTEAD OF trigger that keeps table views read-only
-CREATE FUNCTION ots.view_write_rejected() RETURNS trigger
-	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-BEGIN
-	RAISE EXCEPTION USING ERRCODE = 'object_not_in_prerequisite_state',
-		MESSAGE = format('cannot %s view "%s"',
-						 CASE TG_OP WHEN 'INSERT' THEN 'insert into' WHEN 'UPDATE' THEN 'update'
-									ELSE 'delete from' END, TG_TABLE_NAME),
-		DETAIL = 'ots tables are written through ots.put_row, ots.update_row, ots.delete_row and ots.batch_write_row.';
-END
-$$;
-COMMENT ON FUNCTION ots.view_write_rejected() IS 'rejects plain INSERT, UPDATE and DELETE on an ots table''s view (internal)';
-
 -- ots.value_type_named: the Tablestore type a type word of create_table's
 -- primary_key or defined_columns argument names (Tablestore's, or
 -- PostgreSQL's for it), NULL for none
@@ -326,33 +311,128 @@ $$;
 COMMENT ON FUNCTION ots.create_table_storage(name, name, text[], text[], smallint, integer, integer) IS
 	'creates the storage, leaf partitions and sequence of a new ots table (internal)';
 
--- ots.create_table_view: an ots table's view, its live rows with the
--- primary key columns and the latest attributes as jsonb
-CREATE FUNCTION ots.create_table_view(schema_name name, table_name name, pk_names text[]) RETURNS void
+-- ots.view_write: the INSTEAD OF trigger of every table view; INSERT,
+-- UPDATE, DELETE and COPY on the view are the row API's writes (src/view_write.c)
+CREATE FUNCTION ots.view_write() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'ots_view_write' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.view_write() IS
+	'INSERT, UPDATE and DELETE on an ots table''s view as put, update and delete of rows (internal)';
+
+-- ots.view_column_function: the function a view column of a defined
+-- column of this Tablestore type reads its cell with
+CREATE FUNCTION ots.view_column_function(value_type text) RETURNS text
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT CASE value_type WHEN 'STRING' THEN 'ots.row_string' WHEN 'INTEGER' THEN 'ots.row_integer'
+		   WHEN 'DOUBLE' THEN 'ots.row_double' WHEN 'BOOLEAN' THEN 'ots.row_boolean'
+		   WHEN 'BINARY' THEN 'ots.row_binary' END
+$$;
+COMMENT ON FUNCTION ots.view_column_function(text) IS
+	'the per-row function of a typed view column (internal)';
+
+-- ots.sync_table_view: makes the view of an ots table (or index) show its
+-- live rows: the primary key columns, the latest attributes as jsonb
+-- ("$attributes" when a key or defined column is called attributes), then
+-- one typed column per defined column.  A view that exists keeps its
+-- columns in their order, new ones added at the end, so what depends on
+-- it still works; a removed column means the view is made again, refused
+-- while other objects depend on it (naming them), its owner and grants kept.
+CREATE FUNCTION ots.sync_table_view(schema_name name, table_name name, pk_names text[],
+									defined_names text[], defined_types text[]) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
 	storage text := format('%I.%I', schema_name, table_name || '$data');
 	view_name text := format('%I.%I', schema_name, table_name);
-	view_columns text;
-	attributes_column text := CASE WHEN 'attributes' = ANY (pk_names) THEN '$attributes' ELSE 'attributes' END;
+	view_oid oid := to_regclass(format('%I.%I', schema_name, table_name));
+	attributes_column text := CASE WHEN 'attributes' = ANY (pk_names) OR 'attributes' = ANY (defined_names)
+								   THEN '$attributes' ELSE 'attributes' END;
+	existing text[];
+	columns text[];
+	select_list text;
+	saved_owner text;
+	saved_acl aclitem[];
+	dependents text;
+	grant_row record;
 BEGIN
-	SELECT string_agg(format('d.%I, ', k.name), '' ORDER BY k.i) INTO view_columns
-	  FROM unnest(pk_names) WITH ORDINALITY AS k(name, i);
+	IF view_oid IS NOT NULL THEN
+		SELECT array_agg(a.attname::text ORDER BY a.attnum) INTO existing
+		  FROM pg_attribute a WHERE a.attrelid = view_oid AND a.attnum > 0 AND NOT a.attisdropped;
+		IF attributes_column <> existing[cardinality(pk_names) + 1] THEN
+			PERFORM ots.raise('OTSParameterInvalid',
+							  format('Defined column name ''%s'' is taken by the view''s jsonb column.',
+									 existing[cardinality(pk_names) + 1]),
+							  format('The view %s shows a row''s attributes in that column.', view_name));
+		END IF;
+	END IF;
+	-- keys, attributes, defined columns the view has in its order, then new ones
+	columns := pk_names || attributes_column
+			   || coalesce((SELECT array_agg(e.name ORDER BY e.n)
+							  FROM unnest(existing) WITH ORDINALITY AS e(name, n)
+							 WHERE e.n > cardinality(pk_names) + 1 AND e.name = ANY (defined_names)), '{}')
+			   || coalesce((SELECT array_agg(d.name ORDER BY d.n)
+							  FROM unnest(defined_names) WITH ORDINALITY AS d(name, n)
+							 WHERE existing IS NULL OR NOT d.name = ANY (existing)), '{}');
+	SELECT string_agg(CASE
+						  WHEN c.name = ANY (pk_names) THEN format('d.%I', c.name)
+						  WHEN c.n = cardinality(pk_names) + 1
+							  THEN format('ots.row_attributes(d."$cells", %L::pg_catalog.regclass) AS %I', storage, c.name)
+						  ELSE format('%s(d."$cells", %L::pg_catalog.regclass, %L) AS %I',
+									  ots.view_column_function(defined_types[array_position(defined_names, c.name)]),
+									  storage, c.name, c.name)
+					  END, ', ' ORDER BY c.n) INTO select_list
+	  FROM unnest(columns) WITH ORDINALITY AS c(name, n);
+
+	IF view_oid IS NOT NULL AND existing <> columns[1:cardinality(existing)] THEN
+		-- a column goes: PostgreSQL cannot drop a view's column, so the view is made again
+		SELECT string_agg(DISTINCT pg_describe_object(d.classid, d.objid, d.objsubid), ', ') INTO dependents
+		  FROM pg_depend d
+		  LEFT JOIN pg_rewrite r ON d.classid = 'pg_rewrite'::regclass AND r.oid = d.objid
+		 WHERE d.refclassid = 'pg_class'::regclass AND d.refobjid = view_oid
+		   AND d.deptype = 'n' AND coalesce(r.ev_class <> view_oid, true);
+		IF dependents IS NOT NULL THEN
+			PERFORM ots.raise('OTSParameterInvalid',
+							  format('The view %s cannot lose a column while other objects depend on it.', view_name),
+							  format('Depending on it: %s.', dependents),
+							  'Drop or change them first, or keep the defined column.');
+		END IF;
+		SELECT c.relowner::regrole::text, c.relacl INTO saved_owner, saved_acl FROM pg_class c WHERE c.oid = view_oid;
+		PERFORM ots.view_replacing(view_oid);
+		EXECUTE format('DROP VIEW %s', view_name);
+		PERFORM ots.view_replacing(0);
+		view_oid := NULL;
+	END IF;
 	-- a security barrier: a caller's leaky function never sees rows the view hides
-	EXECUTE format('CREATE VIEW %s WITH (security_barrier) AS SELECT %sots.row_attributes(d."$cells", %L::pg_catalog.regclass) AS %I'
-				   ' FROM %s d WHERE ots.row_exists(d."$cells", %L::pg_catalog.regclass)',
-				   view_name, view_columns, storage, attributes_column, storage, storage);
-	-- the view is read-only: plain DML would bypass ots's rules (limits, hash prefix, cells)
-	EXECUTE format('CREATE TRIGGER "ots_read_only" INSTEAD OF INSERT OR UPDATE OR DELETE ON %s'
-				   ' FOR EACH ROW EXECUTE FUNCTION ots.view_write_rejected()', view_name);
-	EXECUTE format('COMMENT ON VIEW %s IS %L', view_name,
-				   'ots table: live rows (TTL and max_versions applied), primary key columns and latest attributes');
+	EXECUTE format('CREATE OR REPLACE VIEW %s WITH (security_barrier) AS SELECT %s FROM %s d'
+				   ' WHERE ots.row_exists(d."$cells", %L::pg_catalog.regclass)',
+				   view_name, select_list, storage, storage);
+	IF view_oid IS NULL THEN
+		-- INSERT, UPDATE, DELETE and COPY on the view are the row API's writes (src/view_write.c)
+		EXECUTE format('CREATE TRIGGER "ots_write" INSTEAD OF INSERT OR UPDATE OR DELETE ON %s'
+					   ' FOR EACH ROW EXECUTE FUNCTION ots.view_write()', view_name);
+		EXECUTE format('COMMENT ON VIEW %s IS %L', view_name,
+					   'ots table: live rows (TTL and max_versions applied), primary key columns, latest attributes, defined columns');
+	END IF;
+	IF saved_owner IS NOT NULL THEN
+		IF saved_owner <> current_user THEN
+			EXECUTE format('ALTER VIEW %s OWNER TO %s', view_name, saved_owner);
+		END IF;
+		IF saved_acl IS NOT NULL THEN
+			EXECUTE format('REVOKE ALL ON %s FROM %s', view_name, saved_owner);
+			FOR grant_row IN SELECT a.privilege_type, a.grantee, a.is_grantable
+							   FROM aclexplode(saved_acl) a LOOP
+				EXECUTE format('GRANT %s ON %s TO %s%s', grant_row.privilege_type, view_name,
+							   CASE grant_row.grantee WHEN 0 THEN 'PUBLIC' ELSE grant_row.grantee::regrole::text END,
+							   CASE WHEN grant_row.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END);
+			END LOOP;
+		END IF;
+	END IF;
 END
 $$;
-COMMENT ON FUNCTION ots.create_table_view(name, name, text[]) IS
-	'creates the view of a new ots table (internal)';
+COMMENT ON FUNCTION ots.sync_table_view(name, name, text[], text[], text[]) IS
+	'creates or updates the view of an ots table (internal)';
 
 CREATE FUNCTION ots.create_table_internal(
 	schema_name name,
@@ -399,7 +479,7 @@ BEGIN
 
 	PERFORM ots.create_table_storage(schema_name, table_name, pk_names, pk_types, auto_col, partitions,
 									 hash_prefix_length);
-	PERFORM ots.create_table_view(schema_name, table_name, pk_names);
+	PERFORM ots.sync_table_view(schema_name, table_name, pk_names, defined.names, defined.types);
 	PERFORM ots.catalog_insert(create_table_internal.schema_name, create_table_internal.table_name, pk_names,
 							   pk_types, auto_col, max_versions, time_to_live, max_version_offset,
 							   allow_update, partitions, hash_prefix_length);

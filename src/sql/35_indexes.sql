@@ -175,6 +175,7 @@ BEGIN
 	  FROM ots.sort_defined_columns(t.defined_names || added.names, t.defined_types || added.types) o;
 	-- owner only; every session reloads the table
 	PERFORM ots.catalog_set_defined(t.schema_name, t.table_name, merged.names, merged.types);
+	PERFORM ots.sync_table_view(t.schema_name, t.table_name, t.pk_names, merged.names, merged.types);
 END
 $$;
 COMMENT ON FUNCTION ots.add_defined_column_internal(name, name, text) IS
@@ -223,6 +224,7 @@ BEGIN
 	  FROM unnest(t.defined_names, t.defined_types) WITH ORDINALITY AS d(name, type, n)
 	 WHERE NOT d.name = ANY (column_names);
 	PERFORM ots.catalog_set_defined(t.schema_name, t.table_name, kept.names, kept.types);
+	PERFORM ots.sync_table_view(t.schema_name, t.table_name, t.pk_names, kept.names, kept.types);
 END
 $$;
 COMMENT ON FUNCTION ots.delete_defined_column_internal(name, name, text[]) IS
@@ -367,7 +369,7 @@ BEGIN
 
 	-- an index table is stored as a table is, partitioned by its first column
 	PERFORM ots.create_table_storage(t.schema_name, index_rel, k.pk_names, k.pk_types, NULL, t.partitions, 0);
-	PERFORM ots.create_table_view(t.schema_name, index_rel, k.pk_names);
+	PERFORM ots.sync_table_view(t.schema_name, index_rel, k.pk_names, k.defined_names, k.defined_types);
 	EXECUTE format('COMMENT ON VIEW %I.%I IS %L', t.schema_name, index_rel,
 				   format('ots index of %I.%I: live entries, read-only', t.schema_name, t.table_name));
 

@@ -65,6 +65,26 @@ CREATE FUNCTION ots.row_attribute(cells ots.cells, storage regclass, name text) 
 	AS 'MODULE_PATHNAME', 'ots_row_attribute' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION ots.row_attribute(ots.cells, regclass, text) IS
 	'ots.row_attributes(cells, storage) -> name, rendering that column only (what a view''s attributes -> name is planned as)';
+CREATE FUNCTION ots.row_string(cells ots.cells, storage regclass, name text) RETURNS text
+	AS 'MODULE_PATHNAME', 'ots_row_string' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.row_string(ots.cells, regclass, text) IS
+	'latest visible value of column name when it is a String, else NULL (a typed view column of a defined column)';
+CREATE FUNCTION ots.row_integer(cells ots.cells, storage regclass, name text) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'ots_row_integer' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.row_integer(ots.cells, regclass, text) IS
+	'latest visible value of column name when it is a Integer, else NULL (a typed view column of a defined column)';
+CREATE FUNCTION ots.row_double(cells ots.cells, storage regclass, name text) RETURNS double precision
+	AS 'MODULE_PATHNAME', 'ots_row_double' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.row_double(ots.cells, regclass, text) IS
+	'latest visible value of column name when it is a Double, else NULL (a typed view column of a defined column)';
+CREATE FUNCTION ots.row_boolean(cells ots.cells, storage regclass, name text) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ots_row_boolean' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.row_boolean(ots.cells, regclass, text) IS
+	'latest visible value of column name when it is a Boolean, else NULL (a typed view column of a defined column)';
+CREATE FUNCTION ots.row_binary(cells ots.cells, storage regclass, name text) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'ots_row_binary' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.row_binary(ots.cells, regclass, text) IS
+	'latest visible value of column name when it is a Binary, else NULL (a typed view column of a defined column)';
 CREATE FUNCTION ots.row_exists_support(internal) RETURNS internal
 	AS 'MODULE_PATHNAME', 'ots_row_exists_support' LANGUAGE C STRICT;
 COMMENT ON FUNCTION ots.row_exists_support(internal) IS

@@ -16,6 +16,18 @@ CREATE EVENT TRIGGER ots_storage_guard ON ddl_command_start
 				 'CREATE SCHEMA')
 	EXECUTE FUNCTION ots.storage_guard();
 
+-- ots.view_replacing / ots.view_replaced: the view ots.sync_table_view
+-- drops and makes again in this transaction (its owner only), which
+-- ots.forget_dropped_tables does not take for a dropped table
+CREATE FUNCTION ots.view_replacing(view oid) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_view_replacing' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.view_replacing(oid) IS
+	'marks a table view the caller owns as being made again in this transaction (internal)';
+CREATE FUNCTION ots.view_replaced() RETURNS oid
+	AS 'MODULE_PATHNAME', 'ots_view_replaced' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.view_replaced() IS
+	'the table view being made again in this transaction, or 0 (internal)';
+
 -- ots.forget_dropped_tables: the ots tables whose view or storage the
 -- current DROP removed, and the indexes of those tables, after removing
 -- their metadata, purge job, purge statistics and activity counters.  SECURITY DEFINER, as ots's catalog is
@@ -45,6 +57,8 @@ BEGIN
 		   AND ((d.object_type = 'view' AND d.object_name = o.table_name)
 				OR (d.object_type = 'table' AND d.object_name = o.table_name || '$data'))
 		 WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0
+		   -- a view ots.sync_table_view makes again is not its table dropped
+		   AND d.objid <> ots.view_replaced()
 		 GROUP BY o.schema_name, o.table_name
 	LOOP
 		-- what ots.expiry_forget removes for delete_table, here by the dropped OID

@@ -1,0 +1,217 @@
+/*-------------------------------------------------------------------------
+ * src/view_plan.c
+ *	  Prepares a statement that writes an ots table's view (its INSTEAD OF
+ *	  trigger, view_write.c, makes each row's write) before PostgreSQL
+ *	  plans it.
+ *
+ * UPDATE and DELETE lock the rows they read.  PostgreSQL feeds an INSTEAD
+ * OF trigger the view's rows as its snapshot saw them, unlocked: two
+ * sessions running UPDATE ... SET balance = balance - 10 would both read
+ * 100 and both write 90.  So the view's storage is read FOR UPDATE inside
+ * the view's subquery, as SELECT ... FROM view FOR UPDATE would read it:
+ * a row a concurrent transaction changed is waited for, read again and
+ * the statement's conditions checked on its new version (READ COMMITTED),
+ * or the statement fails with a serialization error (REPEATABLE READ and
+ * above), and SET expressions are computed from the row as locked.  The
+ * lock needs UPDATE on the storage, which the view's owner has; the write
+ * itself checks the caller's privileges (row_write).
+ *
+ * INSERT ... ON CONFLICT: PostgreSQL finds the arbiter of a conflict among
+ * the target's unique indexes, and a view has none, so a conflict target
+ * is checked here (it must be the table's primary key) and removed; what
+ * ON CONFLICT then does is the trigger's: DO NOTHING leaves an existing
+ * row alone, DO UPDATE SET c = EXCLUDED.c, ... merges those columns into
+ * it.  Other DO UPDATE forms (expressions, WHERE) are refused: the trigger
+ * does not evaluate them.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/sysattr.h"
+#include "commands/trigger.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_trigger.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/analyze.h"
+#include "parser/parse_func.h"
+#include "parser/parsetree.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+#include "catalog.h"
+#include "errors.h"
+#include "view_write.h"
+
+/* view_plan_table: the ots table whose view relid is, or NULL */
+static OtsTable *
+view_plan_table(Oid relid)
+{
+	Oid			trigger_func;
+	Relation	rel;
+	bool		ours = false;
+
+	if (get_rel_relkind(relid) != RELKIND_VIEW)
+		return NULL;
+	trigger_func = LookupFuncName(list_make2(makeString("ots"), makeString("view_write")), 0, NULL, true);
+	if (!OidIsValid(trigger_func))
+		return NULL;
+	/* the rewriter locked the view */
+	rel = relation_open(relid, NoLock);
+	for (int i = 0; rel->trigdesc != NULL && i < rel->trigdesc->numtriggers; i++)
+		if (rel->trigdesc->triggers[i].tgfoid == trigger_func &&
+			rel->trigdesc->triggers[i].tgenabled != TRIGGER_DISABLED)
+			ours = true;
+	relation_close(rel, NoLock);
+	if (!ours)
+		return NULL;
+	return catalog_lookup_quiet(cstring_to_text(quote_qualified_identifier(
+														get_namespace_name(get_rel_namespace(relid)),
+														get_rel_name(relid))));
+}
+
+/*
+ * view_plan_lock_rows: UPDATE or DELETE of an ots view reads its storage
+ * FOR UPDATE.  The rewriter made the view's query the subquery that the
+ * statement's "wholerow" junk column (the OLD row the trigger gets) reads.
+ */
+static void
+view_plan_lock_rows(Query *parse)
+{
+	ListCell   *lc;
+
+	foreach(lc, parse->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+		Var		   *var = (Var *) tle->expr;
+		RangeTblEntry *source;
+		Query	   *view_query;
+		RangeTblRef *from;
+		RangeTblEntry *storage;
+
+		if (!tle->resjunk || tle->resname == NULL || strcmp(tle->resname, "wholerow") != 0 ||
+			!IsA(var, Var) || var->varattno != 0 || var->varlevelsup != 0)
+			continue;
+		source = rt_fetch(var->varno, parse->rtable);
+		if (source->rtekind != RTE_SUBQUERY || source->subquery == NULL)
+			continue;
+		view_query = source->subquery;
+		if (view_query->hasForUpdate || list_length(view_query->jointree->fromlist) != 1)
+			continue;
+		from = linitial(view_query->jointree->fromlist);
+		if (!IsA(from, RangeTblRef))
+			continue;
+		storage = rt_fetch(from->rtindex, view_query->rtable);
+		if (storage->rtekind != RTE_RELATION || catalog_lookup_by_data_oid(storage->relid) == NULL)
+			continue;
+		applyLockingClause(view_query, from->rtindex, LCS_FORUPDATE, LockWaitBlock, false);
+		storage->requiredPerms |= ACL_SELECT_FOR_UPDATE;
+		storage->rellockmode = RowShareLock;
+		LockRelationOid(storage->relid, RowShareLock);
+	}
+}
+
+/* view_plan_refuse: an ON CONFLICT form the view's trigger cannot carry out */
+static void
+view_plan_refuse(const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("%s is not supported on an ots table's view", what),
+			 errhint("Use ON CONFLICT DO NOTHING, or ON CONFLICT (primary key) DO UPDATE SET column = EXCLUDED.column, ...")));
+}
+
+/*
+ * view_plan_on_conflict: the conflict target of INSERT ... ON CONFLICT on
+ * an ots view must be its primary key; DO UPDATE may only SET columns to
+ * the row proposed for insertion.
+ */
+static void
+view_plan_on_conflict(Query *parse, OtsTable *t)
+{
+	OnConflictExpr *oc = parse->onConflict;
+	Bitmapset  *target = NULL;
+	Bitmapset  *keys = NULL;
+	ListCell   *lc;
+	RangeTblEntry *view = rt_fetch(parse->resultRelation, parse->rtable);
+
+	if (OidIsValid(oc->constraint))
+		view_plan_refuse("ON CONFLICT ON CONSTRAINT");
+	for (int i = 0; i < t->npk; i++)
+		keys = bms_add_member(keys, get_attnum(view->relid, t->pk[i].name));
+	foreach(lc, oc->arbiterElems)
+	{
+		InferenceElem *elem = lfirst(lc);
+		Var		   *var = (Var *) elem->expr;
+
+		if (!IsA(var, Var) || var->varno != parse->resultRelation)
+			view_plan_refuse("an ON CONFLICT target other than the primary key columns");
+		target = bms_add_member(target, var->varattno);
+	}
+	if (oc->arbiterElems != NIL && (!bms_equal(target, keys) || oc->arbiterWhere != NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_COLUMN_REFERENCE),
+				 errmsg("there is no unique or exclusion constraint matching the ON CONFLICT specification"),
+				 errdetail("The only unique key of ots table %s.%s is its primary key.",
+						   t->schema_name, t->table_name)));
+	if (oc->action == ONCONFLICT_UPDATE)
+	{
+		if (oc->onConflictWhere != NULL)
+			view_plan_refuse("ON CONFLICT DO UPDATE ... WHERE");
+		foreach(lc, oc->onConflictSet)
+		{
+			TargetEntry *tle = lfirst(lc);
+			Var		   *var = (Var *) tle->expr;
+
+			if (tle->resjunk)
+				continue;
+			if (!IsA(var, Var) || var->varno != oc->exclRelIndex || var->varattno != tle->resno)
+				view_plan_refuse("ON CONFLICT DO UPDATE SET of anything but the same EXCLUDED column");
+			if (bms_is_member(tle->resno, keys))
+				ots_parameter_invalid("Primary key column cannot be updated.",
+									  "ON CONFLICT DO UPDATE SET names the columns merged into the existing row.");
+		}
+	}
+	/* no unique index decides the conflict: the trigger's PutRow does */
+	oc->arbiterElems = NIL;
+	oc->arbiterWhere = NULL;
+}
+
+/* view_plan_query: one query level writing a view */
+static void
+view_plan_query(Query *parse)
+{
+	ListCell   *lc;
+	OtsTable   *t;
+
+	foreach(lc, parse->cteList)
+	{
+		CommonTableExpr *cte = lfirst(lc);
+
+		if (IsA(cte->ctequery, Query))
+			view_plan_query((Query *) cte->ctequery);
+	}
+	if (parse->resultRelation <= 0 ||
+		(parse->commandType != CMD_INSERT && parse->commandType != CMD_UPDATE &&
+		 parse->commandType != CMD_DELETE))
+		return;
+	t = view_plan_table(rt_fetch(parse->resultRelation, parse->rtable)->relid);
+	if (t == NULL)
+		return;
+	if (parse->commandType == CMD_INSERT && parse->onConflict != NULL)
+		view_plan_on_conflict(parse, t);
+	else if (parse->commandType != CMD_INSERT)
+		view_plan_lock_rows(parse);
+}
+
+void
+view_plan_dml(Query *parse)
+{
+	if (parse->commandType == CMD_SELECT && !parse->hasModifyingCTE)
+		return;
+	view_plan_query(parse);
+}
