@@ -172,7 +172,7 @@ view_plan_on_conflict(Query *parse, OtsTable *t)
 			if (!IsA(var, Var) || var->varno != oc->exclRelIndex || var->varattno != tle->resno)
 				view_plan_refuse("ON CONFLICT DO UPDATE SET of anything but the same EXCLUDED column");
 			if (bms_is_member(tle->resno, keys))
-				ots_parameter_invalid("Primary key column cannot be updated.",
+				ots_parameter_invalid(psprintf("Primary key column '%s' cannot be updated.", tle->resname),
 									  "ON CONFLICT DO UPDATE SET names the columns merged into the existing row.");
 		}
 	}

@@ -2193,7 +2193,10 @@ BEGIN
 
 	IF view_oid IS NOT NULL AND existing <> columns[1:cardinality(existing)] THEN
 		-- a column goes: PostgreSQL cannot drop a view's column, so the view is made again
-		SELECT string_agg(DISTINCT pg_describe_object(d.classid, d.objid, d.objsubid), ', ') INTO dependents
+		-- a view depending on it is named, not its rewrite rule
+		SELECT string_agg(DISTINCT CASE WHEN r.oid IS NULL THEN pg_describe_object(d.classid, d.objid, d.objsubid)
+										ELSE pg_describe_object('pg_class'::regclass, r.ev_class, 0) END, ', ')
+		  INTO dependents
 		  FROM pg_depend d
 		  LEFT JOIN pg_rewrite r ON d.classid = 'pg_rewrite'::regclass AND r.oid = d.objid
 		 WHERE d.refclassid = 'pg_class'::regclass AND d.refobjid = view_oid
@@ -2201,8 +2204,8 @@ BEGIN
 		IF dependents IS NOT NULL THEN
 			PERFORM ots.raise('OTSParameterInvalid',
 							  format('The view %s cannot lose a column while other objects depend on it.', view_name),
-							  format('Depending on it: %s.', dependents),
-							  'Drop or change them first, or keep the defined column.');
+							  format('Depending on it: %s. Drop or change them first, or keep the defined column.',
+									 dependents));
 		END IF;
 		SELECT c.relowner::regrole::text, c.relacl INTO saved_owner, saved_acl FROM pg_class c WHERE c.oid = view_oid;
 		PERFORM ots.view_replacing(view_oid);
