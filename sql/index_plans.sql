@@ -35,6 +35,11 @@ SELECT count(*) FROM ip WHERE attributes ->> 'seller' = 's42' AND attributes ->>
 -- an Integer column, through its cast
 EXPLAIN (COSTS OFF) SELECT id FROM ip WHERE (attributes ->> 'amount')::bigint = 17;
 SELECT array_agg(id ORDER BY id) FROM ip WHERE (attributes ->> 'amount')::int = 17;
+-- the typed columns of the defined columns, the way SQL users write it
+EXPLAIN (COSTS OFF) SELECT id, amount FROM ip WHERE seller = 's42' AND status = 'paid';
+SELECT count(*), sum(amount) FROM ip WHERE seller = 's42' AND status = 'paid';
+EXPLAIN (COSTS OFF) SELECT id FROM ip WHERE amount = 17;
+SELECT array_agg(id ORDER BY id) FROM ip WHERE amount = 17;
 -- a parameter, as a prepared statement passes it
 PREPARE by_seller(text) AS SELECT count(*) FROM ip WHERE attributes ->> 'seller' = $1;
 EXPLAIN (COSTS OFF) EXECUTE by_seller('s7');

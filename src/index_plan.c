@@ -6,12 +6,13 @@
  *
  * After attribute pushdown (attribute_pushdown.c) a condition
  * attributes ->> 'seller' = 's1' is a comparison of one of the view's
- * output columns, ots.row_attribute_text(cells, storage, 'seller').  For
+ * output columns, ots.row_attribute_text(cells, storage, 'seller'), as is
+ * one on the typed column, seller = 's1' (ots.row_string(...)).  For
  * each view of a query level, the equalities of the level's WHERE (its
  * top-level AND) on a leftmost prefix of an index's key columns (defined
- * String columns through ->>, defined Integer columns through ->> cast to
- * an integer type, the table's own key columns) are copied into the view's
- * subquery as
+ * String columns through ->> or their typed column, defined Integer
+ * columns through ->> cast to an integer type or their typed column, the
+ * table's own key columns) are copied into the view's subquery as
  *
  *	   (k1, ..., kn) IN (SELECT k1, ..., kn FROM "index$data" WHERE c1 = v1 ...)
  *
@@ -32,6 +33,7 @@
  */
 #include "postgres.h"
 
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -104,6 +106,27 @@ index_plan_integer_eq(Oid funcid)
 }
 
 /*
+ * index_plan_typed_column: the type a typed view column's function
+ * (ots.row_string, ots.row_integer) compares as, uncast; 0 for others.  Its
+ * value is the latest cell's when that has the defined type, which is
+ * exactly when the row has an entry under it in an index of that column.
+ */
+static OtsValueType
+index_plan_typed_column(Oid funcid, bool cast)
+{
+	char	   *name;
+
+	if (cast || get_func_namespace(funcid) != get_namespace_oid("ots", true))
+		return 0;
+	name = get_func_name(funcid);
+	if (strcmp(name, "row_string") == 0)
+		return OTS_VT_STRING;
+	if (strcmp(name, "row_integer") == 0)
+		return OTS_VT_INTEGER;
+	return 0;
+}
+
+/*
  * index_plan_equality reads one conjunct of the level's WHERE as an
  * equality of view rti's column (an indexed attribute's text, perhaps cast
  * to an integer type, or a key column of the table) with a value; false if
@@ -157,7 +180,9 @@ index_plan_equality(Node *qual, Index rti, Query *sub, Oid row_attribute_text, I
 	/* integers compare by value: the attribute's text cast, or an Integer key column */
 	if (eq->type == OTS_VT_INTEGER && !cast && var->vartype != INT8OID)
 		return false;
-	if (IsA(tle->expr, FuncExpr) && ((FuncExpr *) tle->expr)->funcid == row_attribute_text)
+	if (IsA(tle->expr, FuncExpr) &&
+		(((FuncExpr *) tle->expr)->funcid == row_attribute_text ||
+		 index_plan_typed_column(((FuncExpr *) tle->expr)->funcid, cast) == eq->type))
 	{
 		Const	   *name = lthird(((FuncExpr *) tle->expr)->args);
 
