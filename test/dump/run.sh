@@ -113,4 +113,17 @@ else
 	status=1
 fi
 
+# a restored view has its typed columns and its write trigger: SQL writes
+# through it reach the row and the index
+view_writes="$(ts_psql -d dump_dst -At -c "INSERT INTO indexed (k, n, seller, amount) VALUES ('sql', 1, 'viewed', 7)" \
+	-c "UPDATE indexed SET amount = amount + 1 WHERE k = 'sql' AND n = 1 RETURNING amount" \
+	-c "SELECT count(*) FROM indexed_seller WHERE seller = 'viewed'" \
+	-c "SELECT (ots.get_row('indexed', '{\"k\": \"sql\", \"n\": 1}')).attributes" 2>&1 || true)"
+if [ "$view_writes" = $'8\n1\n{"amount": 8, "seller": "viewed"}' ]; then
+	echo "test pg_restore_view_writes ... ok (INSERT and UPDATE through a restored view with typed columns reach the row and its index)"
+else
+	echo "test pg_restore_view_writes ... FAILED (got: $view_writes)"
+	status=1
+fi
+
 exit "$status"

@@ -59,3 +59,14 @@ CALL ots.build_index('up_hash', 'up_hash_v');
 SELECT v, k FROM up_hash_v ORDER BY v, k;
 SELECT k, attributes FROM up_hash ORDER BY k;
 SELECT ots.describe_table('up_hash')->'index_metas'->0->>'index_sync_phase';
+-- the view of a table 0.1.0 made shows its new defined column typed and
+-- takes writes in SQL (its read-only trigger gave way to ots_write)
+SELECT k, v FROM up_hash WHERE v >= 3 ORDER BY k;
+INSERT INTO up_hash (k, v) VALUES ('h5', 5);
+UPDATE up_hash SET v = v * 10 WHERE k IN ('h1', 'h5') RETURNING k, v;
+DELETE FROM up_hash WHERE k = 'h2';
+SELECT primary_key ->> 'k' AS k, attributes FROM ots.get_range_rows('up_hash', '{"k": {"$inf": "min"}}', '{"k": {"$inf": "max"}}') ORDER BY 1;
+SELECT v, k FROM up_hash_v ORDER BY v, k;
+SELECT tgname FROM pg_trigger WHERE tgrelid = 'up_orders'::regclass;
+INSERT INTO up_orders (channel, id, attributes) VALUES ('sql', 1, '{"via": "view"}');
+SELECT attributes FROM ots.get_row('up_orders', '{"channel": "sql", "id": 1}');
