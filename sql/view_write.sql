@@ -157,6 +157,13 @@ copy	c2	\N	2	{}
 SELECT channel, id, status, qty, attributes FROM vw WHERE channel = 'copy' ORDER BY id;
 SELECT pg_temp.try($$COPY vw (channel, id) FROM PROGRAM 'printf "copy\tc1\n"'$$);
 
+-- data-modifying WITH: a write of the view in a CTE; two writes of one kind
+-- are refused (the trigger could not tell their ON CONFLICT apart)
+WITH gone AS (DELETE FROM vw WHERE channel = 'copy' RETURNING id) SELECT array_agg(id ORDER BY id) FROM gone;
+SELECT pg_temp.try($$WITH a AS (INSERT INTO vw (channel, id) VALUES ('cte', '1') RETURNING id)
+	INSERT INTO vw (channel, id) VALUES ('cte', '2')$$);
+SELECT count(*) FROM vw WHERE channel = 'cte';
+
 --
 -- AUTO_INCREMENT, hash prefix, Integer and Binary keys
 --

@@ -90,6 +90,7 @@ typedef struct ViewWriter
 typedef struct ViewStatement
 {
 	struct ViewStatement *next;
+	EState	   *estate;			/* the statement's */
 	Oid			view_oid;
 	CmdType		operation;
 	bool		returning;
@@ -126,7 +127,19 @@ view_write_note(QueryDesc *queryDesc, ModifyTable *mt)
 
 		if (rte->rtekind != RTE_RELATION || rte->relkind != RELKIND_VIEW)
 			continue;
+		/* the trigger tells a statement's writes of a view apart by operation only */
+		for (ViewStatement *other = view_statements; other != NULL; other = other->next)
+			if (other->estate == queryDesc->estate && other->view_oid == rte->relid &&
+				other->operation == mt->operation)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("a statement cannot %s the view \"%s\" twice",
+								mt->operation == CMD_INSERT ? "insert into" :
+								mt->operation == CMD_UPDATE ? "update" : "delete from",
+								get_rel_name(rte->relid)),
+						 errhint("Write it in separate statements.")));
 		vs = MemoryContextAllocZero(queryDesc->estate->es_query_cxt, sizeof(ViewStatement));
+		vs->estate = queryDesc->estate;
 		vs->view_oid = rte->relid;
 		vs->operation = mt->operation;
 		vs->returning = mt->returningLists != NIL;
