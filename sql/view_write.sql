@@ -157,6 +157,16 @@ copy	c2	\N	2	{}
 SELECT channel, id, status, qty, attributes FROM vw WHERE channel = 'copy' ORDER BY id;
 SELECT pg_temp.try($$COPY vw (channel, id) FROM PROGRAM 'printf "copy\tc1\n"'$$);
 
+-- a COPY hands its rows to the batch path a thousand at a time; a key that
+-- exists, in any batch, fails the whole COPY; so does one given twice
+SELECT ots.create_table('vw_copy', 'k integer', partitions => 2, defined_columns => 'v string');
+COPY vw_copy (k, v) FROM PROGRAM $$awk 'BEGIN { for (i = 1; i <= 2500; i++) printf "%d\tv%d\n", i, i }'$$;
+SELECT count(*), min(k), max(k), count(DISTINCT v) FROM vw_copy;
+SELECT pg_temp.try($q$COPY vw_copy (k, v) FROM PROGRAM $$awk 'BEGIN { for (i = 2501; i <= 4000; i++) printf "%d\tv\n", i; print "2500\tagain" }'$$$q$);
+SELECT pg_temp.try($q$COPY vw_copy (k, v) FROM PROGRAM $$printf '9001\ta\n9001\tb\n'$$$q$);
+SELECT count(*), max(k) FROM vw_copy;
+SELECT ots.delete_table('vw_copy');
+
 -- data-modifying WITH: a write of the view in a CTE; two writes of one kind
 -- are refused (the trigger could not tell their ON CONFLICT apart)
 WITH gone AS (DELETE FROM vw WHERE channel = 'copy' RETURNING id) SELECT array_agg(id ORDER BY id) FROM gone;

@@ -94,6 +94,13 @@ extern void row_get(const RowGetRequest *req, RowResult *res);
 /* row_write applies one single-row write (ots.put_row, ots.update_row, ots.delete_row) */
 extern void row_write(const RowWriteRequest *req, RowResult *res);
 
+/*
+ * row_put_new_many writes n rows that must be new: PutRows with condition
+ * EXPECT_NOT_EXIST whose existing row is a unique violation (an INSERT on
+ * a table's view), in bulk when every key is new, else one by one
+ */
+extern void row_put_new_many(text *table_name, int n, Jsonb **primary_keys, Jsonb **attributes);
+
 /* row_write_privileges: the privileges a write of this kind needs on the storage */
 extern AclMode row_write_privileges(RowWriteKind kind);
 

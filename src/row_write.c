@@ -25,6 +25,9 @@
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
 
 #include "cells.h"
 #include "codec.h"
@@ -38,6 +41,7 @@
 #include "row_write.h"
 #include "rowstore.h"
 #include "stats.h"
+#include "storage.h"
 
 /* how often a write may lose an insert race before giving up */
 #define ROW_WRITE_MAX_ATTEMPTS 1000
@@ -419,6 +423,19 @@ row_write_apply(RowWrite *w)
 		CHECK_FOR_INTERRUPTS();
 		if (attempt >= ROW_WRITE_MAX_ATTEMPTS)
 			row_write_give_up();
+		/*
+		 * A put expecting a new row (EXPECT_NOT_EXIST alone, as every INSERT
+		 * on a view is) tries the key as new first: a new key then costs one
+		 * index descent, not a read and an insert.  A key that is there, live
+		 * or not, is read and decided as below.
+		 */
+		if (attempt == 0 && w->reads && w->existence == ROW_EXPECT_NOT_EXIST && w->condition == NULL)
+		{
+			change = w->op->decide(w, NULL, false, &newv, &new_oldest);
+			if (change == ROW_CHANGE_STORE && rowstore_insert(&w->key, newv, new_oldest, false))
+				return false;
+			continue;
+		}
 		if (w->reads)
 		{
 			oldv = rowstore_fetch(&w->key, true);
@@ -1009,4 +1026,94 @@ ots_delete_row(PG_FUNCTION_ARGS)
 	RowWriteRequest req = {.kind = ROW_WRITE_DELETE};
 
 	return row_write_sql(fcinfo, &req, 2);
+}
+
+/*
+ * row_put_new_many validates every row as row_write validates a PutRow
+ * with condition EXPECT_NOT_EXIST (same checks in the same order, same
+ * capacity units and statistics), then tries them all as new rows in bulk,
+ * straight into their leaves as COPY inserts (rowstore_insert_new_many).
+ * When one of them exists, live or not, that attempt is undone and the
+ * rows go one by one through row_write, which decides each (a live row is
+ * the unique violation, an expired one is replaced).  A table that
+ * generates keys, or an index, goes row by row from the start.
+ */
+void
+row_put_new_many(text *table_name, int n, Jsonb **primary_keys, Jsonb **attributes)
+{
+	OtsTable   *t = catalog_lookup(table_name);
+	int64		now_ms = ots_now_ms();
+	int			nkeys;
+	Datum	   *keys[OTS_MAX_KEY_COLUMNS + 1];
+	Datum	   *cells;
+	Datum	   *oldest;
+	int64		read_cu = 0;
+	int64		write_cu = 0;
+	MemoryContext rowctx;
+	MemoryContext callerctx = CurrentMemoryContext;
+
+	if (n > 1 && t->auto_increment_col < 0 && !t->is_index)
+	{
+		rowstore_check_privileges(t, row_write_ops[ROW_WRITE_PUT].mode | ACL_SELECT);
+		rowstore_check_writable(row_write_ops[ROW_WRITE_PUT].operation);
+		nkeys = storage_nkeys(t);
+		for (int k = 0; k < nkeys; k++)
+			keys[k] = palloc(sizeof(Datum) * n);
+		cells = palloc(sizeof(Datum) * n);
+		oldest = palloc(sizeof(Datum) * n);
+		/* each row's parsing garbage goes when the row is done */
+		rowctx = AllocSetContextCreate(CurrentMemoryContext, "ots new rows", ALLOCSET_DEFAULT_SIZES);
+		for (int i = 0; i < n; i++)
+		{
+			PkInput		pk;
+			CellInput  *parsed;
+			int			count;
+			uint32		pk_size;
+			int64		oldest_ts;
+			struct varlena *built;
+			Datum		key[OTS_MAX_KEY_COLUMNS + 1];
+			Oid			types[OTS_MAX_KEY_COLUMNS + 1];
+
+			CHECK_FOR_INTERRUPTS();
+			MemoryContextSwitchTo(rowctx);
+			codec_parse_pk(t, primary_keys[i], 0, &pk);
+			pk_size = codec_pk_size(t, &pk);
+			request_check_data_size(row_write_ops[ROW_WRITE_PUT].request,
+									codec_pk_data_size(&primary_keys[i]->root) +
+									codec_cells_data_size(&attributes[i]->root, true, false));
+			parsed = codec_parse_attributes(attributes[i], &count);
+			row_write_check_timestamps(t, now_ms, parsed, count);
+			row_write_check_defined_types(t, parsed, count);
+			built = row_write_put_cells(t, parsed, count, now_ms, &oldest_ts);
+			write_cu += request_cu(pk_size + row_write_cells_size(parsed, count));
+			read_cu += request_cu(pk_size);
+			MemoryContextSwitchTo(callerctx);
+			cells[i] = PointerGetDatum(palloc(VARSIZE(built)));
+			memcpy(DatumGetPointer(cells[i]), built, VARSIZE(built));
+			oldest[i] = Int64GetDatum(oldest_ts);
+			storage_key(t, &pk, t->npk, key, types);
+			for (int k = 0; k < nkeys; k++)
+				keys[k][i] = datumCopy(key[k], get_typbyval(types[k]), get_typlen(types[k]));
+			MemoryContextReset(rowctx);
+		}
+		MemoryContextDelete(rowctx);
+		if (rowstore_insert_new_many(t, n, keys, cells, oldest))
+		{
+			stats_count(t, 0, n, read_cu, write_cu);
+			return;
+		}
+	}
+	for (int i = 0; i < n; i++)
+	{
+		RowWriteRequest req = {.kind = ROW_WRITE_PUT};
+		RowResult	res;
+
+		CHECK_FOR_INTERRUPTS();
+		req.table_name = table_name;
+		req.primary_key = primary_keys[i];
+		req.attributes = attributes[i];
+		req.condition = "EXPECT_NOT_EXIST";
+		req.on_existing = ROW_EXISTING_UNIQUE;
+		row_write(&req, &res);
+	}
 }

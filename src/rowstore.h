@@ -76,4 +76,12 @@ extern void rowstore_put_many(const OtsTable *t, int nrows, Datum **keys, Datum 
 							  Datum *oldest_ts);
 extern void rowstore_delete_many(const OtsTable *t, int nrows, Datum **keys);
 
+/*
+ * rowstore_insert_new_many inserts many rows that should all be new, as
+ * rowstore_put_many first tries them; false, having inserted none, when
+ * one of them exists (live or not)
+ */
+extern bool rowstore_insert_new_many(const OtsTable *t, int nrows, Datum **keys, Datum *cells,
+									 Datum *oldest_ts);
+
 #endif							/* OTS_ROWSTORE_H */

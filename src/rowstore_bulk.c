@@ -360,6 +360,22 @@ rowstore_put_many(const OtsTable *t, int nrows, Datum **keys, Datum *cells, Datu
 }
 
 /*
+ * rowstore_insert_new_many is rowstore_put_many's first attempt alone: the
+ * rows inserted as new straight into their leaves, or, when one of them
+ * exists, none (false)
+ */
+bool
+rowstore_insert_new_many(const OtsTable *t, int nrows, Datum **keys, Datum *cells,
+						 Datum *oldest_ts)
+{
+	BulkRows	rows = rowstore_sort_rows(t, nrows, keys, cells, oldest_ts);
+	bool		kept;
+
+	return subxact_run(rowstore_insert_many_work, &rows, rowstore_catch_unique_violation,
+					   &kept) == NULL;
+}
+
+/*
  * rowstore_delete_many deletes the rows one key at a time, in
  * rowstore_sort_rows's order, as delete_row does: it reads the newest
  * version of the row and deletes exactly that version, and reads again when

@@ -23,7 +23,9 @@
  *	   writer is waited for and the WHERE checked again, as on a table.
  *	 - DELETE is a DeleteRow.
  * A row returned (RETURNING) is read back after the write: the row as it
- * now is.  COPY FROM runs the INSERT trigger per row.
+ * now is.  COPY FROM runs the INSERT trigger per row, which hands the rows
+ * to the row API's batch path a thousand at a time (row_put_new_many):
+ * new keys go into their leaves in bulk, as COPY inserts into a table.
  *
  * What the trigger cannot see of its statement (ON CONFLICT, RETURNING) it
  * learns from the executor: view_write_executor_start records each
@@ -37,6 +39,7 @@
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/executor.h"
+#include "tcop/utility.h"
 #include "fmgr.h"
 #include "nodes/plannodes.h"
 #include "parser/parsetree.h"
@@ -44,6 +47,7 @@
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "catalog.h"
@@ -100,6 +104,23 @@ typedef struct ViewStatement
 
 static ViewStatement *view_statements = NULL;
 static ExecutorStart_hook_type prev_executor_start = NULL;
+static ProcessUtility_hook_type prev_process_utility = NULL;
+
+/* rows a COPY into a view gave the trigger, written in bulk this many at a time */
+#define VIEW_COPY_BATCH 1000
+
+typedef struct ViewCopyRows
+{
+	bool		active;			/* a COPY FROM runs */
+	Oid			view_oid;		/* the view of the rows held */
+	text	   *table_name;
+	MemoryContext context;		/* holds the rows; reset when they are written */
+	int			n;
+	Jsonb	   *primary_keys[VIEW_COPY_BATCH];
+	Jsonb	   *attributes[VIEW_COPY_BATCH];
+} ViewCopyRows;
+
+static ViewCopyRows view_copy;
 
 /* view_write_forget: a statement's executor state is gone (also on error) */
 static void
@@ -175,11 +196,107 @@ view_write_executor_start(QueryDesc *queryDesc, int eflags)
 			view_write_note(queryDesc, lfirst(lc));
 }
 
+/* view_write_copy_flush writes the rows a COPY holds */
+static void
+view_write_copy_flush(void)
+{
+	if (view_copy.n > 0)
+	{
+		int			n = view_copy.n;
+
+		view_copy.n = 0;
+		row_put_new_many(view_copy.table_name, n, view_copy.primary_keys, view_copy.attributes);
+		MemoryContextReset(view_copy.context);
+	}
+}
+
+/*
+ * view_write_copy_hold keeps one row of a COPY into a view, writing the
+ * rows held when they are a batch: COPY takes the batch path of the row
+ * API (row_put_new_many), not a write per row.  Its rows are all written
+ * when the COPY ends (view_write_utility).
+ */
+static void
+view_write_copy_hold(Oid view_oid, text *table_name, Jsonb *primary_key, Jsonb *attributes)
+{
+	MemoryContext old;
+
+	if (view_copy.n > 0 && view_copy.view_oid != view_oid)
+		view_write_copy_flush();
+	if (view_copy.context == NULL)
+		view_copy.context = AllocSetContextCreate(TopMemoryContext, "ots view COPY rows",
+												  ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(view_copy.context);
+	if (view_copy.n == 0)
+	{
+		view_copy.view_oid = view_oid;
+		view_copy.table_name = (text *) PG_DETOAST_DATUM_COPY(PointerGetDatum(table_name));
+	}
+	view_copy.primary_keys[view_copy.n] = (Jsonb *) PG_DETOAST_DATUM_COPY(JsonbPGetDatum(primary_key));
+	view_copy.attributes[view_copy.n] = (Jsonb *) PG_DETOAST_DATUM_COPY(JsonbPGetDatum(attributes));
+	view_copy.n++;
+	MemoryContextSwitchTo(old);
+	if (view_copy.n == VIEW_COPY_BATCH)
+		view_write_copy_flush();
+}
+
+/* view_write_next_utility: the ProcessUtility that ots's hook wraps */
+static void
+view_write_next_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+						ProcessUtilityContext context, ParamListInfo params,
+						QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
+{
+	if (prev_process_utility)
+		prev_process_utility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params, queryEnv,
+								dest, qc);
+}
+
+/*
+ * view_write_utility (ProcessUtility_hook) brackets COPY FROM: the rows a
+ * COPY into a view holds are written before it ends, and dropped with it
+ * when it fails.  (A COPY inside one, from a trigger or function, adds to
+ * the outer one's rows.)
+ */
+static void
+view_write_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+				   ProcessUtilityContext context, ParamListInfo params,
+				   QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
+{
+	Node	   *stmt = pstmt->utilityStmt;
+
+	if (!IsA(stmt, CopyStmt) || !((CopyStmt *) stmt)->is_from || view_copy.active)
+	{
+		view_write_next_utility(pstmt, queryString, readOnlyTree, context, params, queryEnv,
+								dest, qc);
+		return;
+	}
+	PG_TRY();
+	{
+		view_copy.active = true;
+		view_copy.n = 0;
+		view_write_next_utility(pstmt, queryString, readOnlyTree, context, params, queryEnv,
+								dest, qc);
+		view_write_copy_flush();
+	}
+	PG_FINALLY();
+	{
+		view_copy.active = false;
+		view_copy.n = 0;
+		if (view_copy.context != NULL)
+			MemoryContextReset(view_copy.context);
+	}
+	PG_END_TRY();
+}
+
 void
 view_write_init(void)
 {
 	prev_executor_start = ExecutorStart_hook;
 	ExecutorStart_hook = view_write_executor_start;
+	prev_process_utility = ProcessUtility_hook;
+	ProcessUtility_hook = view_write_utility;
 }
 
 /* view_write_statement: the running statement's ModifyTable on this view, or NULL (COPY) */
@@ -505,6 +622,13 @@ view_write_insert(ViewWriter *w, TriggerData *td, ViewStatement *vs)
 	req.table_name = w->table_name;
 	req.primary_key = view_write_key(w, slot, &auto_increment);
 	req.attributes = view_write_new_cells(w, slot, NIL, NULL);
+	/* COPY (no statement of the executor's): the batch path */
+	if (vs == NULL && view_copy.active && !auto_increment)
+	{
+		view_write_copy_hold(RelationGetRelid(td->tg_relation), w->table_name,
+							 req.primary_key, req.attributes);
+		return td->tg_trigtuple;
+	}
 	/* a generated key is new: Tablestore allows no condition with it */
 	req.condition = auto_increment ? "IGNORE" : "EXPECT_NOT_EXIST";
 	req.return_type = auto_increment ? "RT_PK" : NULL;
