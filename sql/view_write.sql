@@ -266,6 +266,13 @@ SELECT count(*) FROM vw_cu;
 --
 CREATE ROLE regress_ots_vw_owner;
 CREATE ROLE regress_ots_vw_user;
+-- a leaky function: it tells what rows it is given
+CREATE FUNCTION vw_leak(text) RETURNS boolean LANGUAGE plpgsql COST 0.0001 AS $$
+BEGIN
+	RAISE WARNING 'vw_leak saw %', $1;
+	RETURN true;
+END
+$$;
 CREATE SCHEMA vws AUTHORIZATION regress_ots_vw_owner;
 GRANT USAGE ON SCHEMA vws TO regress_ots_vw_user;
 SET ROLE regress_ots_vw_owner;
@@ -278,6 +285,10 @@ SET ROLE regress_ots_vw_user;
 SELECT pg_temp.try($$INSERT INTO vws.t VALUES ('a', 2, NULL, 'z')$$);
 SELECT pg_temp.try($$UPDATE vws.t SET v = 'z'$$);
 SELECT pg_temp.try($$DELETE FROM vws.t$$);
+-- UPDATE and DELETE read the rows without the view's barrier: they refuse
+-- before reading any row, so a function in the WHERE sees nothing
+SELECT pg_temp.try($$UPDATE vws.t SET v = 'z' WHERE vw_leak(tenant)$$);
+SELECT pg_temp.try($$DELETE FROM vws.t WHERE vw_leak(tenant)$$);
 RESET ROLE;
 -- the storage's privileges only: the view refuses
 SET ROLE regress_ots_vw_owner;
@@ -309,6 +320,7 @@ SELECT pg_temp.try($$SELECT ots.put_row('vws.t', '{"tenant": "b", "k": 5}')$$) A
 SELECT pg_temp.try($$INSERT INTO vws.t VALUES ('b', 5, NULL, 'no')$$) AS view_insert;
 SELECT pg_temp.try($$UPDATE vws.t SET v = 'no' WHERE tenant = 'b'$$) AS view_update;
 SELECT pg_temp.try($$DELETE FROM vws.t WHERE tenant = 'b'$$) AS view_delete;
+SELECT pg_temp.try($$UPDATE vws.t SET v = 'no' WHERE vw_leak(tenant)$$) AS view_update_leak;
 RESET ROLE;
 SELECT tenant, k, v FROM vws.t ORDER BY tenant, k;
 
@@ -317,5 +329,6 @@ SELECT ots.delete_table('vws.t');
 DROP SCHEMA vws;
 DROP ROLE regress_ots_vw_owner;
 DROP ROLE regress_ots_vw_user;
+DROP FUNCTION vw_leak(text);
 SELECT ots.delete_table(t) FROM unnest(ARRAY['vw', 'vw_late', 'vw_noupd', 'vw_auto', 'vw_hash', 'vw_bin',
 	'vw_cu', 'vw_ix', 'vw_dd', 'vw_attr']) t;

@@ -7,14 +7,18 @@
  * UPDATE and DELETE lock the rows they read.  PostgreSQL feeds an INSTEAD
  * OF trigger the view's rows as its snapshot saw them, unlocked: two
  * sessions running UPDATE ... SET balance = balance - 10 would both read
- * 100 and both write 90.  So the view's storage is read FOR UPDATE inside
- * the view's subquery, as SELECT ... FROM view FOR UPDATE would read it:
- * a row a concurrent transaction changed is waited for, read again and
- * the statement's conditions checked on its new version (READ COMMITTED),
- * or the statement fails with a serialization error (REPEATABLE READ and
- * above), and SET expressions are computed from the row as locked.  The
- * lock needs UPDATE on the storage, which the view's owner has; the write
- * itself checks the caller's privileges (row_write).
+ * 100 and both write 90.  So the view's storage is read FOR UPDATE, as
+ * SELECT ... FROM view FOR UPDATE would read it, and the view's subquery
+ * loses its security barrier, so that PostgreSQL merges it into the
+ * statement: the rows are locked above the statement's conditions and
+ * joins, only those the statement writes.  A row a concurrent transaction
+ * changed is waited for, read again and the conditions checked on its new
+ * version (READ COMMITTED), or the statement fails with a serialization
+ * error (REPEATABLE READ and above); SET expressions are computed from the
+ * row as locked.  The barrier can go because the statement refuses to
+ * start (view_write.c) unless the caller may read every stored row with
+ * plain SQL.  The lock needs UPDATE on the storage, which the view's owner
+ * has; the write itself checks the caller's privileges (row_write).
  *
  * INSERT ... ON CONFLICT: PostgreSQL finds the arbiter of a conflict among
  * the target's unique indexes, and a view has none, so a conflict target
@@ -76,8 +80,9 @@ view_plan_table(Oid relid)
 
 /*
  * view_plan_lock_rows: UPDATE or DELETE of an ots view reads its storage
- * FOR UPDATE.  The rewriter made the view's query the subquery that the
- * statement's "wholerow" junk column (the OLD row the trigger gets) reads.
+ * FOR UPDATE, without the view's security barrier.  The rewriter made the
+ * view's query the subquery that the statement's "wholerow" junk column
+ * (the OLD row the trigger gets) reads.
  */
 static void
 view_plan_lock_rows(Query *parse)
@@ -100,7 +105,7 @@ view_plan_lock_rows(Query *parse)
 		if (source->rtekind != RTE_SUBQUERY || source->subquery == NULL)
 			continue;
 		view_query = source->subquery;
-		if (view_query->hasForUpdate || list_length(view_query->jointree->fromlist) != 1)
+		if (view_query->rowMarks != NIL || list_length(view_query->jointree->fromlist) != 1)
 			continue;
 		from = linitial(view_query->jointree->fromlist);
 		if (!IsA(from, RangeTblRef))
@@ -108,7 +113,9 @@ view_plan_lock_rows(Query *parse)
 		storage = rt_fetch(from->rtindex, view_query->rtable);
 		if (storage->rtekind != RTE_RELATION || catalog_lookup_by_data_oid(storage->relid) == NULL)
 			continue;
-		applyLockingClause(view_query, from->rtindex, LCS_FORUPDATE, LockWaitBlock, false);
+		/* pushed down, as from the statement: the subquery may be merged into it */
+		applyLockingClause(view_query, from->rtindex, LCS_FORUPDATE, LockWaitBlock, true);
+		source->security_barrier = false;
 		storage->requiredPerms |= ACL_SELECT_FOR_UPDATE;
 		storage->rellockmode = RowShareLock;
 		LockRelationOid(storage->relid, RowShareLock);

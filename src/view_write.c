@@ -134,8 +134,36 @@ view_write_forget(void *arg)
 		*p = (*p)->next;
 }
 
+/*
+ * view_write_check_storage: UPDATE and DELETE read the rows they write
+ * through the view without its security barrier (view_plan.c), so before
+ * any row is read the caller must hold what the row API's write needs on
+ * the view's storage, SELECT included, with no row-level security applying
+ * to it there (rowstore_check_privileges): whatever a condition of the
+ * statement could see of the rows the view hides (the keys of expired
+ * rows), the caller could read with plain SQL on the storage.
+ */
 static void
-view_write_note(QueryDesc *queryDesc, ModifyTable *mt)
+view_write_check_storage(PlannedStmt *stmt, Oid view_oid, CmdType operation)
+{
+	ListCell   *lc;
+
+	foreach(lc, stmt->rtable)
+	{
+		RangeTblEntry *rte = lfirst(lc);
+		OtsTable   *t;
+
+		if (rte->rtekind != RTE_RELATION || rte->relkind != RELKIND_PARTITIONED_TABLE ||
+			(t = catalog_lookup_by_data_oid(rte->relid)) == NULL || t->view_oid != view_oid)
+			continue;
+		rowstore_check_privileges(t, row_write_privileges(operation == CMD_UPDATE ? ROW_WRITE_UPDATE
+														  : ROW_WRITE_DELETE));
+		return;
+	}
+}
+
+static void
+view_write_note(QueryDesc *queryDesc, ModifyTable *mt, int eflags)
 {
 	PlannedStmt *stmt = queryDesc->plannedstmt;
 	ListCell   *lc;
@@ -148,6 +176,8 @@ view_write_note(QueryDesc *queryDesc, ModifyTable *mt)
 
 		if (rte->rtekind != RTE_RELATION || rte->relkind != RELKIND_VIEW)
 			continue;
+		if (mt->operation != CMD_INSERT && !(eflags & EXEC_FLAG_EXPLAIN_ONLY))
+			view_write_check_storage(stmt, rte->relid, mt->operation);
 		/* the trigger tells a statement's writes of a view apart by operation only */
 		for (ViewStatement *other = view_statements; other != NULL; other = other->next)
 			if (other->estate == queryDesc->estate && other->view_oid == rte->relid &&
@@ -190,10 +220,10 @@ view_write_executor_start(QueryDesc *queryDesc, int eflags)
 	if (stmt->commandType == CMD_SELECT && !stmt->hasModifyingCTE)
 		return;
 	if (IsA(stmt->planTree, ModifyTable))
-		view_write_note(queryDesc, (ModifyTable *) stmt->planTree);
+		view_write_note(queryDesc, (ModifyTable *) stmt->planTree, eflags);
 	foreach(lc, stmt->subplans)
 		if (lfirst(lc) != NULL && IsA(lfirst(lc), ModifyTable))
-			view_write_note(queryDesc, lfirst(lc));
+			view_write_note(queryDesc, lfirst(lc), eflags);
 }
 
 /* view_write_copy_flush writes the rows a COPY holds */
