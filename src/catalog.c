@@ -990,6 +990,12 @@ catalog_lookup_quiet(text *name)
 }
 
 OtsTable *
+catalog_lookup_by_view_oid(Oid view_oid)
+{
+	return catalog_get(view_oid);
+}
+
+OtsTable *
 catalog_lookup_by_data_oid(Oid data_oid)
 {
 	DataOidEntry *e;

@@ -85,6 +85,9 @@ extern OtsTable *catalog_lookup(text *name);
  */
 extern OtsTable *catalog_lookup_quiet(text *name);
 
+/* catalog_lookup_by_view_oid: the table whose view (the name users call it by) is view_oid; NULL if none */
+extern OtsTable *catalog_lookup_by_view_oid(Oid view_oid);
+
 /* catalog_lookup_by_data_oid: the same for the storage table's OID; NULL if none */
 extern OtsTable *catalog_lookup_by_data_oid(Oid data_oid);
 

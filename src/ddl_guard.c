@@ -43,6 +43,7 @@
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "access/xact.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
@@ -878,13 +879,18 @@ guard_create_trigger(CreateTrigStmt *stmt)
 	Oid			relid;
 	GuardKind	kind = guard_kind_of(stmt->relation, &relid);
 	Oid			ours;
+	Oid			legacy;
 
 	if (kind == GUARD_NONE)
 		return;
 	ours = LookupFuncName(list_make2(makeString("ots"), makeString("view_write")),
 						  0, NULL, true);
-	if (kind == GUARD_VIEW && OidIsValid(ours) &&
-		LookupFuncName(stmt->funcname, 0, NULL, true) == ours)
+	/* 0.1.0's name of it, which a dump of 0.1.0 names */
+	legacy = LookupFuncName(list_make2(makeString("ots"), makeString("view_write_rejected")),
+							0, NULL, true);
+	if (kind == GUARD_VIEW &&
+		((OidIsValid(ours) && LookupFuncName(stmt->funcname, 0, NULL, true) == ours) ||
+		 (OidIsValid(legacy) && LookupFuncName(stmt->funcname, 0, NULL, true) == legacy)))
 		return;
 	guard_refuse(relid, kind, "add a trigger to");
 }
@@ -979,6 +985,7 @@ ots_storage_guard(PG_FUNCTION_ARGS)
  */
 static Oid	replacing_view = InvalidOid;
 static LocalTransactionId replacing_lxid = InvalidLocalTransactionId;
+static SubTransactionId replacing_subxid = InvalidSubTransactionId;
 
 PG_FUNCTION_INFO_V1(ots_view_replacing);
 PG_FUNCTION_INFO_V1(ots_view_replaced);
@@ -993,12 +1000,18 @@ ots_view_replacing(PG_FUNCTION_ARGS)
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_VIEW, get_rel_name(view));
 	replacing_view = view;
 	replacing_lxid = MyProc->lxid;
+	replacing_subxid = GetCurrentSubTransactionId();
 	PG_RETURN_VOID();
 }
 
-/* ots_view_replaced is ots.view_replaced(): the view being made again in this transaction, or 0 */
+/*
+ * ots_view_replaced is ots.view_replaced(): the view being made again in
+ * this (sub)transaction, or 0.  A mark left by a failed replacement (its
+ * subtransaction rolled back) counts for nothing.
+ */
 Datum
 ots_view_replaced(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_OID(replacing_lxid == MyProc->lxid ? replacing_view : InvalidOid);
+	PG_RETURN_OID(replacing_lxid == MyProc->lxid &&
+				  replacing_subxid == GetCurrentSubTransactionId() ? replacing_view : InvalidOid);
 }

@@ -28,5 +28,6 @@ _PG_init(void)
 	stats_init();
 	planner_init();
 	storage_write_init();
-	view_write_init();
+	view_statement_init();
+	view_copy_init();
 }

@@ -45,7 +45,7 @@
 #include "key_scan.h"
 #include "planner.h"
 #include "storage.h"
-#include "view_write.h"
+#include "view_plan.h"
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
 static get_relation_info_hook_type prev_get_relation_info_hook = NULL;

@@ -15,9 +15,10 @@
  * changed is waited for, read again and the conditions checked on its new
  * version (READ COMMITTED), or the statement fails with a serialization
  * error (REPEATABLE READ and above); SET expressions are computed from the
- * row as locked.  The barrier can go because the statement refuses to
- * start (view_write.c) unless the caller may read every stored row with
- * plain SQL.  The lock needs UPDATE on the storage, which the view's owner
+ * row as locked.  The barrier goes only when the planning role may read
+ * every stored row with plain SQL (and a statement run by another role
+ * refuses to start unless that one may: view_statement.c), and not under
+ * the conditions of a security barrier view over the ots view.  The lock needs UPDATE on the storage, which the view's owner
  * has; the write itself checks the caller's privileges (row_write).
  *
  * INSERT ... ON CONFLICT: PostgreSQL finds the arbiter of a conflict among
@@ -30,6 +31,8 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+
+#include "miscadmin.h"
 
 #include "access/relation.h"
 #include "access/sysattr.h"
@@ -46,36 +49,56 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
 
 #include "catalog.h"
 #include "errors.h"
-#include "view_write.h"
+#include "row_ops.h"
+#include "view_plan.h"
 
 /* view_plan_table: the ots table whose view relid is, or NULL */
 static OtsTable *
 view_plan_table(Oid relid)
 {
 	Oid			trigger_func;
+	Oid			legacy_func;
 	Relation	rel;
 	bool		ours = false;
 
 	if (get_rel_relkind(relid) != RELKIND_VIEW)
 		return NULL;
 	trigger_func = LookupFuncName(list_make2(makeString("ots"), makeString("view_write")), 0, NULL, true);
+	/* the same function under 0.1.0's name, on a view restored from a 0.1.0 dump */
+	legacy_func = LookupFuncName(list_make2(makeString("ots"), makeString("view_write_rejected")), 0, NULL, true);
 	if (!OidIsValid(trigger_func))
 		return NULL;
 	/* the rewriter locked the view */
 	rel = relation_open(relid, NoLock);
 	for (int i = 0; rel->trigdesc != NULL && i < rel->trigdesc->numtriggers; i++)
-		if (rel->trigdesc->triggers[i].tgfoid == trigger_func &&
+		if ((rel->trigdesc->triggers[i].tgfoid == trigger_func ||
+			 rel->trigdesc->triggers[i].tgfoid == legacy_func) &&
 			rel->trigdesc->triggers[i].tgenabled != TRIGGER_DISABLED)
 			ours = true;
 	relation_close(rel, NoLock);
 	if (!ours)
 		return NULL;
-	return catalog_lookup_quiet(cstring_to_text(quote_qualified_identifier(
-														get_namespace_name(get_rel_namespace(relid)),
-														get_rel_name(relid))));
+	return catalog_lookup_by_view_oid(relid);
+}
+
+/*
+ * view_plan_may_read: may the planning role read and write t's storage as
+ * the row API's UPDATE needs, with no row-level security applying there?
+ * (view_statement.c checks it again, as an error, before any row is read.)
+ */
+static bool
+view_plan_may_read(const OtsTable *t, CmdType operation)
+{
+	AclMode		mode = row_write_privileges(operation == CMD_UPDATE ? ROW_WRITE_UPDATE
+											: ROW_WRITE_DELETE);
+
+	return !t->is_index &&
+		pg_class_aclmask(t->data_oid, GetUserId(), mode, ACLMASK_ALL) == mode &&
+		check_enable_rls(t->data_oid, InvalidOid, true) != RLS_ENABLED;
 }
 
 /*
@@ -85,7 +108,7 @@ view_plan_table(Oid relid)
  * (the OLD row the trigger gets) reads.
  */
 static void
-view_plan_lock_rows(Query *parse)
+view_plan_lock_rows(Query *parse, const OtsTable *t)
 {
 	ListCell   *lc;
 
@@ -111,11 +134,18 @@ view_plan_lock_rows(Query *parse)
 		if (!IsA(from, RangeTblRef))
 			continue;
 		storage = rt_fetch(from->rtindex, view_query->rtable);
-		if (storage->rtekind != RTE_RELATION || catalog_lookup_by_data_oid(storage->relid) == NULL)
+		if (storage->rtekind != RTE_RELATION || storage->relid != t->data_oid)
 			continue;
 		/* pushed down, as from the statement: the subquery may be merged into it */
 		applyLockingClause(view_query, from->rtindex, LCS_FORUPDATE, LockWaitBlock, true);
-		source->security_barrier = false;
+		/*
+		 * The barrier goes only where it hides nothing from this role, and
+		 * never under a security barrier view's conditions on it (merging
+		 * the subquery would drop them).  Where it stays, the rows are locked
+		 * inside the view, before the statement's other conditions.
+		 */
+		if (source->securityQuals == NIL && view_plan_may_read(t, parse->commandType))
+			source->security_barrier = false;
 		storage->requiredPerms |= ACL_SELECT_FOR_UPDATE;
 		storage->rellockmode = RowShareLock;
 		LockRelationOid(storage->relid, RowShareLock);
@@ -212,7 +242,7 @@ view_plan_query(Query *parse)
 	if (parse->commandType == CMD_INSERT && parse->onConflict != NULL)
 		view_plan_on_conflict(parse, t);
 	else if (parse->commandType != CMD_INSERT)
-		view_plan_lock_rows(parse);
+		view_plan_lock_rows(parse, t);
 }
 
 void

@@ -24,12 +24,9 @@
  *	 - DELETE is a DeleteRow.
  * A row returned (RETURNING) is read back after the write: the row as it
  * now is.  COPY FROM runs the INSERT trigger per row, which hands the rows
- * to the row API's batch path a thousand at a time (row_put_new_many):
- * new keys go into their leaves in bulk, as COPY inserts into a table.
- *
- * What the trigger cannot see of its statement (ON CONFLICT, RETURNING) it
- * learns from the executor: view_write_executor_start records each
- * ModifyTable on a view as the statement starts.
+ * to the row API's batch path (view_copy.c).  What the trigger cannot see
+ * of its statement (ON CONFLICT, RETURNING) it learns from the executor
+ * (view_statement.c).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -39,7 +36,6 @@
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/executor.h"
-#include "tcop/utility.h"
 #include "fmgr.h"
 #include "nodes/plannodes.h"
 #include "parser/parsetree.h"
@@ -47,7 +43,6 @@
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
-#include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "catalog.h"
@@ -90,255 +85,6 @@ typedef struct ViewWriter
 	ViewColumn *cols;			/* by attribute number - 1 */
 } ViewWriter;
 
-/* one ModifyTable on a view of a running statement */
-typedef struct ViewStatement
-{
-	struct ViewStatement *next;
-	EState	   *estate;			/* the statement's */
-	Oid			view_oid;
-	CmdType		operation;
-	bool		returning;
-	OnConflictAction on_conflict;
-	List	   *merge_attnos;	/* ON CONFLICT DO UPDATE: the columns SET */
-} ViewStatement;
-
-static ViewStatement *view_statements = NULL;
-static ExecutorStart_hook_type prev_executor_start = NULL;
-static ProcessUtility_hook_type prev_process_utility = NULL;
-
-/* rows a COPY into a view gave the trigger, written in bulk this many at a time */
-#define VIEW_COPY_BATCH 1000
-
-typedef struct ViewCopyRows
-{
-	bool		active;			/* a COPY FROM runs */
-	Oid			view_oid;		/* the view of the rows held */
-	text	   *table_name;
-	MemoryContext context;		/* holds the rows; reset when they are written */
-	int			n;
-	Jsonb	   *primary_keys[VIEW_COPY_BATCH];
-	Jsonb	   *attributes[VIEW_COPY_BATCH];
-} ViewCopyRows;
-
-static ViewCopyRows view_copy;
-
-/* view_write_forget: a statement's executor state is gone (also on error) */
-static void
-view_write_forget(void *arg)
-{
-	ViewStatement **p = &view_statements;
-
-	while (*p != NULL && *p != (ViewStatement *) arg)
-		p = &(*p)->next;
-	if (*p != NULL)
-		*p = (*p)->next;
-}
-
-/*
- * view_write_check_storage: UPDATE and DELETE read the rows they write
- * through the view without its security barrier (view_plan.c), so before
- * any row is read the caller must hold what the row API's write needs on
- * the view's storage, SELECT included, with no row-level security applying
- * to it there (rowstore_check_privileges): whatever a condition of the
- * statement could see of the rows the view hides (the keys of expired
- * rows), the caller could read with plain SQL on the storage.
- */
-static void
-view_write_check_storage(PlannedStmt *stmt, Oid view_oid, CmdType operation)
-{
-	ListCell   *lc;
-
-	foreach(lc, stmt->rtable)
-	{
-		RangeTblEntry *rte = lfirst(lc);
-		OtsTable   *t;
-
-		if (rte->rtekind != RTE_RELATION || rte->relkind != RELKIND_PARTITIONED_TABLE ||
-			(t = catalog_lookup_by_data_oid(rte->relid)) == NULL || t->view_oid != view_oid)
-			continue;
-		rowstore_check_privileges(t, row_write_privileges(operation == CMD_UPDATE ? ROW_WRITE_UPDATE
-														  : ROW_WRITE_DELETE));
-		return;
-	}
-}
-
-static void
-view_write_note(QueryDesc *queryDesc, ModifyTable *mt, int eflags)
-{
-	PlannedStmt *stmt = queryDesc->plannedstmt;
-	ListCell   *lc;
-
-	foreach(lc, mt->resultRelations)
-	{
-		RangeTblEntry *rte = rt_fetch(lfirst_int(lc), stmt->rtable);
-		ViewStatement *vs;
-		MemoryContextCallback *cb;
-
-		if (rte->rtekind != RTE_RELATION || rte->relkind != RELKIND_VIEW)
-			continue;
-		if (mt->operation != CMD_INSERT && !(eflags & EXEC_FLAG_EXPLAIN_ONLY))
-			view_write_check_storage(stmt, rte->relid, mt->operation);
-		/* the trigger tells a statement's writes of a view apart by operation only */
-		for (ViewStatement *other = view_statements; other != NULL; other = other->next)
-			if (other->estate == queryDesc->estate && other->view_oid == rte->relid &&
-				other->operation == mt->operation)
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("a statement cannot %s the view \"%s\" twice",
-								mt->operation == CMD_INSERT ? "insert into" :
-								mt->operation == CMD_UPDATE ? "update" : "delete from",
-								get_rel_name(rte->relid)),
-						 errhint("Write it in separate statements.")));
-		vs = MemoryContextAllocZero(queryDesc->estate->es_query_cxt, sizeof(ViewStatement));
-		vs->estate = queryDesc->estate;
-		vs->view_oid = rte->relid;
-		vs->operation = mt->operation;
-		vs->returning = mt->returningLists != NIL;
-		vs->on_conflict = mt->onConflictAction;
-		vs->merge_attnos = mt->onConflictCols;
-		vs->next = view_statements;
-		view_statements = vs;
-		cb = MemoryContextAllocZero(queryDesc->estate->es_query_cxt, sizeof(MemoryContextCallback));
-		cb->func = view_write_forget;
-		cb->arg = vs;
-		MemoryContextRegisterResetCallback(queryDesc->estate->es_query_cxt, cb);
-	}
-}
-
-/* view_write_executor_start (ExecutorStart_hook) records each ModifyTable on a view */
-static void
-view_write_executor_start(QueryDesc *queryDesc, int eflags)
-{
-	PlannedStmt *stmt;
-	ListCell   *lc;
-
-	if (prev_executor_start)
-		prev_executor_start(queryDesc, eflags);
-	else
-		standard_ExecutorStart(queryDesc, eflags);
-	stmt = queryDesc->plannedstmt;
-	if (stmt->commandType == CMD_SELECT && !stmt->hasModifyingCTE)
-		return;
-	if (IsA(stmt->planTree, ModifyTable))
-		view_write_note(queryDesc, (ModifyTable *) stmt->planTree, eflags);
-	foreach(lc, stmt->subplans)
-		if (lfirst(lc) != NULL && IsA(lfirst(lc), ModifyTable))
-			view_write_note(queryDesc, lfirst(lc), eflags);
-}
-
-/* view_write_copy_flush writes the rows a COPY holds */
-static void
-view_write_copy_flush(void)
-{
-	if (view_copy.n > 0)
-	{
-		int			n = view_copy.n;
-
-		view_copy.n = 0;
-		row_put_new_many(view_copy.table_name, n, view_copy.primary_keys, view_copy.attributes);
-		MemoryContextReset(view_copy.context);
-	}
-}
-
-/*
- * view_write_copy_hold keeps one row of a COPY into a view, writing the
- * rows held when they are a batch: COPY takes the batch path of the row
- * API (row_put_new_many), not a write per row.  Its rows are all written
- * when the COPY ends (view_write_utility).
- */
-static void
-view_write_copy_hold(Oid view_oid, text *table_name, Jsonb *primary_key, Jsonb *attributes)
-{
-	MemoryContext old;
-
-	if (view_copy.n > 0 && view_copy.view_oid != view_oid)
-		view_write_copy_flush();
-	if (view_copy.context == NULL)
-		view_copy.context = AllocSetContextCreate(TopMemoryContext, "ots view COPY rows",
-												  ALLOCSET_DEFAULT_SIZES);
-	old = MemoryContextSwitchTo(view_copy.context);
-	if (view_copy.n == 0)
-	{
-		view_copy.view_oid = view_oid;
-		view_copy.table_name = (text *) PG_DETOAST_DATUM_COPY(PointerGetDatum(table_name));
-	}
-	view_copy.primary_keys[view_copy.n] = (Jsonb *) PG_DETOAST_DATUM_COPY(JsonbPGetDatum(primary_key));
-	view_copy.attributes[view_copy.n] = (Jsonb *) PG_DETOAST_DATUM_COPY(JsonbPGetDatum(attributes));
-	view_copy.n++;
-	MemoryContextSwitchTo(old);
-	if (view_copy.n == VIEW_COPY_BATCH)
-		view_write_copy_flush();
-}
-
-/* view_write_next_utility: the ProcessUtility that ots's hook wraps */
-static void
-view_write_next_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
-						ProcessUtilityContext context, ParamListInfo params,
-						QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
-{
-	if (prev_process_utility)
-		prev_process_utility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
-	else
-		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params, queryEnv,
-								dest, qc);
-}
-
-/*
- * view_write_utility (ProcessUtility_hook) brackets COPY FROM: the rows a
- * COPY into a view holds are written before it ends, and dropped with it
- * when it fails.  (A COPY inside one, from a trigger or function, adds to
- * the outer one's rows.)
- */
-static void
-view_write_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
-				   ProcessUtilityContext context, ParamListInfo params,
-				   QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
-{
-	Node	   *stmt = pstmt->utilityStmt;
-
-	if (!IsA(stmt, CopyStmt) || !((CopyStmt *) stmt)->is_from || view_copy.active)
-	{
-		view_write_next_utility(pstmt, queryString, readOnlyTree, context, params, queryEnv,
-								dest, qc);
-		return;
-	}
-	PG_TRY();
-	{
-		view_copy.active = true;
-		view_copy.n = 0;
-		view_write_next_utility(pstmt, queryString, readOnlyTree, context, params, queryEnv,
-								dest, qc);
-		view_write_copy_flush();
-	}
-	PG_FINALLY();
-	{
-		view_copy.active = false;
-		view_copy.n = 0;
-		if (view_copy.context != NULL)
-			MemoryContextReset(view_copy.context);
-	}
-	PG_END_TRY();
-}
-
-void
-view_write_init(void)
-{
-	prev_executor_start = ExecutorStart_hook;
-	ExecutorStart_hook = view_write_executor_start;
-	prev_process_utility = ProcessUtility_hook;
-	ProcessUtility_hook = view_write_utility;
-}
-
-/* view_write_statement: the running statement's ModifyTable on this view, or NULL (COPY) */
-static ViewStatement *
-view_write_statement(Oid view_oid, CmdType operation)
-{
-	for (ViewStatement *vs = view_statements; vs != NULL; vs = vs->next)
-		if (vs->view_oid == view_oid && vs->operation == operation)
-			return vs;
-	return NULL;
-}
-
 /* view_write_writer: the view's columns, looked up again when its table changed */
 static ViewWriter *
 view_write_writer(FunctionCallInfo fcinfo, Relation view)
@@ -352,11 +98,11 @@ view_write_writer(FunctionCallInfo fcinfo, Relation view)
 	if (w != NULL && w->table->valid && w->table->view_oid == RelationGetRelid(view) &&
 		w->natts == desc->natts)
 		return w;
-	qualified = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(view)),
-										   RelationGetRelationName(view));
-	t = catalog_lookup(cstring_to_text(qualified));
-	if (t->view_oid != RelationGetRelid(view))
+	t = catalog_lookup_by_view_oid(RelationGetRelid(view));
+	if (t == NULL)
 		ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
+	/* the row API's form of its name: the schema as an identifier, the table as it is */
+	qualified = psprintf("%s.%s", quote_identifier(t->schema_name), t->table_name);
 
 	old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
 	if (w == NULL)
@@ -652,11 +398,11 @@ view_write_insert(ViewWriter *w, TriggerData *td, ViewStatement *vs)
 	req.table_name = w->table_name;
 	req.primary_key = view_write_key(w, slot, &auto_increment);
 	req.attributes = view_write_new_cells(w, slot, NIL, NULL);
-	/* COPY (no statement of the executor's): the batch path */
-	if (vs == NULL && view_copy.active && !auto_increment)
+	/* COPY: the batch path */
+	if (vs == NULL && view_copy_active() && !auto_increment)
 	{
-		view_write_copy_hold(RelationGetRelid(td->tg_relation), w->table_name,
-							 req.primary_key, req.attributes);
+		view_copy_hold(RelationGetRelid(td->tg_relation), w->table_name,
+					   req.primary_key, req.attributes);
 		return td->tg_trigtuple;
 	}
 	/* a generated key is new: Tablestore allows no condition with it */
@@ -679,14 +425,16 @@ view_write_insert(ViewWriter *w, TriggerData *td, ViewStatement *vs)
 	return view_write_result(w, td->tg_relation, auto_increment ? res.primary_key : req.primary_key);
 }
 
-/* view_write_jsonb_equal: are two values of attribute maps the same jsonb? */
+/*
+ * view_write_jsonb_same: do two attribute values say the same cells?  As
+ * text: jsonb equality takes 3 and 3.0 for one number, an Integer and a
+ * Double to the row API.
+ */
 static bool
-view_write_jsonb_equal(JsonbValue *a, JsonbValue *b)
+view_write_jsonb_same(Jsonb *a, Jsonb *b)
 {
-	Jsonb	   *ja = JsonbValueToJsonb(a);
-	Jsonb	   *jb = JsonbValueToJsonb(b);
-
-	return compareJsonbContainers(&ja->root, &jb->root) == 0;
+	return strcmp(JsonbToCString(NULL, &a->root, VARSIZE(a)),
+				  JsonbToCString(NULL, &b->root, VARSIZE(b))) == 0;
 }
 
 /*
@@ -721,8 +469,7 @@ view_write_changed(ViewWriter *w, TupleTableSlot *oldslot, TupleTableSlot *newsl
 				return memcmp(&a.u.d, &b.u.d, sizeof(double)) != 0;
 			return ots_value_compare(&a, &b) != 0;
 		case VIEW_COLUMN_ATTRIBUTES:
-			return compareJsonbContainers(&DatumGetJsonbP(oldd)->root,
-										  &DatumGetJsonbP(newd)->root) != 0;
+			return !view_write_jsonb_same(DatumGetJsonbP(oldd), DatumGetJsonbP(newd));
 		default:
 			return false;
 	}
@@ -772,7 +519,7 @@ view_write_attributes_diff(ViewWriter *w, TupleTableSlot *oldslot, TupleTableSlo
 			JsonbIteratorNext(&it, &val, true);
 			oldv = olda == NULL ? NULL :
 				findJsonbValueFromContainer(&olda->root, JB_FOBJECT, &key);
-			if (oldv != NULL && view_write_jsonb_equal(oldv, &val))
+			if (oldv != NULL && view_write_jsonb_same(JsonbValueToJsonb(oldv), JsonbValueToJsonb(&val)))
 				continue;
 			if (view_write_typed_changed(w, oldslot, newslot, key.val.string.val, key.val.string.len))
 				view_write_twice(pnstrdup(key.val.string.val, key.val.string.len));
@@ -901,10 +648,10 @@ ots_view_write(PG_FUNCTION_ARGS)
 	switch (operation)
 	{
 		case CMD_INSERT:
-			result = view_write_insert(w, td, view_write_statement(RelationGetRelid(td->tg_relation), operation));
+			result = view_write_insert(w, td, view_statement_find(RelationGetRelid(td->tg_relation), operation));
 			break;
 		case CMD_UPDATE:
-			result = view_write_update(w, td, view_write_statement(RelationGetRelid(td->tg_relation), operation));
+			result = view_write_update(w, td, view_statement_find(RelationGetRelid(td->tg_relation), operation));
 			break;
 		default:
 			result = view_write_delete(w, td);

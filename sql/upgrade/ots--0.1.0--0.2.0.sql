@@ -2153,25 +2153,31 @@ DECLARE
 	storage text := format('%I.%I', schema_name, table_name || '$data');
 	view_name text := format('%I.%I', schema_name, table_name);
 	view_oid oid := to_regclass(format('%I.%I', schema_name, table_name));
-	attributes_column text := CASE WHEN 'attributes' = ANY (pk_names) OR 'attributes' = ANY (defined_names)
-								   THEN '$attributes' ELSE 'attributes' END;
+	attributes_column text;
 	existing text[];
 	columns text[];
 	select_list text;
 	saved_owner text;
 	saved_acl aclitem[];
+	saved_comment text;
+	saved_column_acls jsonb;
+	saved_column_comments jsonb;
 	dependents text;
-	grant_row record;
+	g record;
 BEGIN
 	IF view_oid IS NOT NULL THEN
 		SELECT array_agg(a.attname::text ORDER BY a.attnum) INTO existing
 		  FROM pg_attribute a WHERE a.attrelid = view_oid AND a.attnum > 0 AND NOT a.attisdropped;
-		IF attributes_column <> existing[cardinality(pk_names) + 1] THEN
-			PERFORM ots.raise('OTSParameterInvalid',
-							  format('Defined column name ''%s'' is taken by the view''s jsonb column.',
-									 existing[cardinality(pk_names) + 1]),
-							  format('The view %s shows a row''s attributes in that column.', view_name));
-		END IF;
+	END IF;
+	-- the jsonb column keeps the name it has; a new view's is "$attributes" when a key or
+	-- defined column is called attributes
+	attributes_column := coalesce(existing[cardinality(pk_names) + 1],
+								  CASE WHEN 'attributes' = ANY (pk_names) OR 'attributes' = ANY (defined_names)
+									   THEN '$attributes' ELSE 'attributes' END);
+	IF attributes_column = ANY (defined_names) THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  format('Defined column name ''%s'' is taken by the view''s jsonb column.', attributes_column),
+						  format('The view %s shows a row''s attributes in that column.', view_name));
 	END IF;
 	-- keys, attributes, defined columns the view has in its order, then new ones
 	columns := pk_names || attributes_column
@@ -2192,14 +2198,18 @@ BEGIN
 	  FROM unnest(columns) WITH ORDINALITY AS c(name, n);
 
 	IF view_oid IS NOT NULL AND existing <> columns[1:cardinality(existing)] THEN
-		-- a column goes: PostgreSQL cannot drop a view's column, so the view is made again
-		-- a view depending on it is named, not its rewrite rule
+		-- a column goes: PostgreSQL cannot drop a view's column, so the view is made
+		-- again; what depends on it (on its row type too) would go with it
 		SELECT string_agg(DISTINCT CASE WHEN r.oid IS NULL THEN pg_describe_object(d.classid, d.objid, d.objsubid)
 										ELSE pg_describe_object('pg_class'::regclass, r.ev_class, 0) END, ', ')
 		  INTO dependents
 		  FROM pg_depend d
 		  LEFT JOIN pg_rewrite r ON d.classid = 'pg_rewrite'::regclass AND r.oid = d.objid
-		 WHERE d.refclassid = 'pg_class'::regclass AND d.refobjid = view_oid
+		 WHERE ((d.refclassid = 'pg_class'::regclass AND d.refobjid = view_oid)
+				OR (d.refclassid = 'pg_type'::regclass
+					AND d.refobjid IN (SELECT t.oid FROM pg_type t WHERE t.typrelid = view_oid
+									   UNION ALL
+									   SELECT t.typarray FROM pg_type t WHERE t.typrelid = view_oid)))
 		   AND d.deptype = 'n' AND coalesce(r.ev_class <> view_oid, true);
 		IF dependents IS NOT NULL THEN
 			PERFORM ots.raise('OTSParameterInvalid',
@@ -2207,22 +2217,29 @@ BEGIN
 							  format('Depending on it: %s. Drop or change them first, or keep the defined column.',
 									 dependents));
 		END IF;
-		SELECT c.relowner::regrole::text, c.relacl INTO saved_owner, saved_acl FROM pg_class c WHERE c.oid = view_oid;
+		-- what the view carries besides its query: owner, grants (of the view and of the
+		-- columns it keeps), comments
+		SELECT c.relowner::regrole::text, c.relacl, obj_description(view_oid, 'pg_class'),
+			   (SELECT jsonb_object_agg(a.attname, a.attacl::text[]) FROM pg_attribute a
+				 WHERE a.attrelid = view_oid AND a.attnum > 0 AND a.attacl IS NOT NULL),
+			   (SELECT jsonb_object_agg(a.attname, col_description(view_oid, a.attnum)) FROM pg_attribute a
+				 WHERE a.attrelid = view_oid AND a.attnum > 0 AND col_description(view_oid, a.attnum) IS NOT NULL)
+		  INTO saved_owner, saved_acl, saved_comment, saved_column_acls, saved_column_comments
+		  FROM pg_class c WHERE c.oid = view_oid;
 		PERFORM ots.view_replacing(view_oid);
 		EXECUTE format('DROP VIEW %s', view_name);
 		PERFORM ots.view_replacing(0);
-		view_oid := NULL;
 	END IF;
 	-- a security barrier: a caller's leaky function never sees rows the view hides
 	EXECUTE format('CREATE OR REPLACE VIEW %s WITH (security_barrier) AS SELECT %s FROM %s d'
 				   ' WHERE ots.row_exists(d."$cells", %L::pg_catalog.regclass)',
 				   view_name, select_list, storage, storage);
-	IF view_oid IS NULL THEN
+	IF view_oid IS NULL OR saved_owner IS NOT NULL THEN
 		-- INSERT, UPDATE, DELETE and COPY on the view are the row API's writes (src/view_write.c)
 		EXECUTE format('CREATE TRIGGER "ots_write" INSTEAD OF INSERT OR UPDATE OR DELETE ON %s'
 					   ' FOR EACH ROW EXECUTE FUNCTION ots.view_write()', view_name);
 		EXECUTE format('COMMENT ON VIEW %s IS %L', view_name,
-					   'ots table: live rows (TTL and max_versions applied), primary key columns, latest attributes, defined columns');
+					   coalesce(saved_comment, 'ots table: live rows (TTL and max_versions applied), primary key columns, latest attributes, defined columns'));
 	END IF;
 	IF saved_owner IS NOT NULL THEN
 		IF saved_owner <> current_user THEN
@@ -2230,18 +2247,36 @@ BEGIN
 		END IF;
 		IF saved_acl IS NOT NULL THEN
 			EXECUTE format('REVOKE ALL ON %s FROM %s', view_name, saved_owner);
-			FOR grant_row IN SELECT a.privilege_type, a.grantee, a.is_grantable
-							   FROM aclexplode(saved_acl) a LOOP
-				EXECUTE format('GRANT %s ON %s TO %s%s', grant_row.privilege_type, view_name,
-							   CASE grant_row.grantee WHEN 0 THEN 'PUBLIC' ELSE grant_row.grantee::regrole::text END,
-							   CASE WHEN grant_row.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END);
+			FOR g IN SELECT a.privilege_type, a.grantee, a.is_grantable FROM aclexplode(saved_acl) a LOOP
+				EXECUTE format('GRANT %s ON %s TO %s%s', g.privilege_type, view_name,
+							   CASE g.grantee WHEN 0 THEN 'PUBLIC' ELSE g.grantee::regrole::text END,
+							   CASE WHEN g.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END);
 			END LOOP;
 		END IF;
+		FOR g IN SELECT c.key AS col, a.privilege_type, a.grantee, a.is_grantable
+				   FROM jsonb_each(coalesce(saved_column_acls, '{}')) c,
+						aclexplode(ARRAY(SELECT jsonb_array_elements_text(c.value))::aclitem[]) a
+				  WHERE c.key = ANY (columns) LOOP
+			EXECUTE format('GRANT %s (%I) ON %s TO %s%s', g.privilege_type, g.col, view_name,
+						   CASE g.grantee WHEN 0 THEN 'PUBLIC' ELSE g.grantee::regrole::text END,
+						   CASE WHEN g.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END);
+		END LOOP;
+		FOR g IN SELECT c.key AS col, c.value AS comment FROM jsonb_each_text(coalesce(saved_column_comments, '{}')) c
+				  WHERE c.key = ANY (columns) LOOP
+			EXECUTE format('COMMENT ON COLUMN %s.%I IS %L', view_name, g.col, g.comment);
+		END LOOP;
 	END IF;
 END
 $$;
 COMMENT ON FUNCTION ots.sync_table_view(name, name, text[], text[], text[]) IS
 	'creates or updates the view of an ots table (internal)';
+
+-- 0.1.0's read-only trigger function becomes the write trigger under its old name
+
+CREATE OR REPLACE FUNCTION ots.view_write_rejected() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'ots_view_write' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.view_write_rejected() IS
+	'ots.view_write under its 0.1.0 name, for views restored from a 0.1.0 dump (internal)';
 
 CREATE FUNCTION ots.view_replacing(view oid) RETURNS void
 	AS 'MODULE_PATHNAME', 'ots_view_replacing' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
@@ -2271,5 +2306,4 @@ BEGIN
 	END LOOP;
 END
 $$;
-DROP FUNCTION ots.view_write_rejected();
 DROP FUNCTION ots.create_table_view(name, name, text[]);
