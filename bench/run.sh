@@ -164,18 +164,25 @@ load_plain() {
 	       FROM generate_series(0, $2 - 1) i;"
 }
 
-# load_ots NAME ROWS [create_table options [attributes SQL]]: batch_write_row,
+# load_ots NAME ROWS [create_table options [attributes SQL [key SQL]]]: batch_write_row,
 # 200 rows a call, non-atomic (as a client would), split across two sessions
 # (2 cores).
 load_ots() {
-	local name=$1 rows=$2 opts=${3:-} attrs=${4:-$ATTRS_SQL}
-	sql "SELECT ots.create_table('$name', 'k1 string, k2 integer'$opts)" >/dev/null
+	sql "SELECT ots.create_table('$1', 'k1 string, k2 integer'${3:-})" >/dev/null
+	fill_ots "$1" "$2" "${4:-$ATTRS_SQL}" "${5:-}"
+}
+# fill_ots NAME ROWS ATTRS_SQL [KEY_SQL]: the rows i = 0 .. ROWS - 1 into the
+# existing ots table NAME, as load_ots does; KEY_SQL is row i's primary key
+# (default: k1 'u' || (100000 + i / 100), k2 i % 100)
+fill_ots() {
+	local name=$1 rows=$2 attrs=$3 key=${4:-}
+	[ -n "$key" ] || key="jsonb_build_object('k1', 'u' || (100000 + i / 100), 'k2', i % 100)"
 	local calls=$(( (rows + 199) / 200 )) half
 	half=$(( calls / 2 ))
 	local q="SELECT count(*) FILTER (WHERE NOT b.is_ok) FROM generate_series(@LO@, @HI@) c,
 	  LATERAL ots.batch_write_row(jsonb_build_array(jsonb_build_object('table_name', '$name', 'rows',
 	    (SELECT jsonb_agg(jsonb_build_object('type', 'PUT',
-	        'primary_key', jsonb_build_object('k1', 'u' || (100000 + i / 100), 'k2', i % 100),
+	        'primary_key', $key,
 	        'attributes', $attrs))
 	       FROM generate_series(c * 200, least(c * 200 + 199, $rows - 1)) i)))) b"
 	local f1 f2 q1
@@ -186,7 +193,7 @@ load_ots() {
 	local p2=$!
 	wait $p1; wait $p2
 	local bad=$(( $(cat "$f1") + $(cat "$f2") ))
-	[ "$bad" = 0 ] || { echo "load_ots $name: $bad rows failed" >&2; exit 1; }
+	[ "$bad" = 0 ] || { echo "fill_ots $name: $bad rows failed" >&2; exit 1; }
 }
 
 # load_versions NAME NVERSIONS: SMALL rows, 5 attributes, each cell with
