@@ -290,8 +290,9 @@ VIEW_CASES="view_select view_insert view_update view_delete view_copy"
 want_view() { local c; for c in $VIEW_CASES; do want_data "$c" && return 0; done; return 1; }
 # load_view: the tables of the view cases that are not there yet, then
 # VACUUM ANALYZE and pg_prewarm of tv and pv.  Called just before those
-# cases (and here for "load"), so that tvd (about 0.5 GB at the default
-# BENCH_VDEL) does not take shared_buffers from the cases that run before.
+# cases (and here for BENCH_ONLY=load, which runs none), so that tvd (about
+# 0.5 GB at the default BENCH_VDEL) does not take shared_buffers from the
+# cases that run before.
 load_view() {
 	local loaded=
 	if want_data view_delete && [ -z "$(sql "SELECT to_regclass('tvd')")" ]; then
@@ -317,7 +318,7 @@ load_view() {
 	                     WHERE inhparent = '\"tv\$data\"'::regclass) OR indrelid = 'pv'::regclass)
 	        OR c.oid = 'pv'::regclass" >/dev/null
 }
-want load && load_view
+if [[ " $ONLY " == *" load "* ]]; then load_view; fi
 sql "CREATE SEQUENCE vins_seq; CREATE SEQUENCE vdel_seq MINVALUE 0 START 0;"
 sql "CREATE SEQUENCE put_seq; CREATE SEQUENCE put_seq_plain;
      CREATE SEQUENCE batch_seq; CREATE SEQUENCE batch_seq_plain;
