@@ -11,7 +11,11 @@
 # vrange (100 rows of one partition key through the view), vscan (scan and
 # aggregate of the whole view), vjoin (join of two views, 100 rows), rows
 # (get_range_rows of 100 rows), v100 (get_row of rows with 100 versions per
-# cell) (default: get put upd del batch).  CG_OUT sets the output directory
+# cell), and the typed view columns and writable views: vsel (a point SELECT of
+# the 5 typed columns through the view of tv against the plain typed table pv),
+# vins, vupd, vdel (INSERT, UPDATE of a2, DELETE through the view against
+# put_row with EXPECT_NOT_EXIST, update_row, delete_row on the same table: for
+# these the "plain" column is the row API's call) (default: get put upd del batch).  CG_OUT sets the output directory
 # (/tmp/ots-cg), CG_OPTS adds server options (e.g. "-c plan_cache_mode=force_generic_plan").  It stops the kept instance, copies
 # its data directory once (every case then runs on that copy, in order; the
 # instance starts again, also on exit or failure), and for each case and side
@@ -75,6 +79,16 @@ prepare() {
 	plain_rows) echo "PREPARE p(int) AS SELECT k1, k2, attrs FROM plain_t WHERE (k1, k2) >= ('u' || (100000 + \$1 / 100), (\$1 % 100)::int8) ORDER BY k1, k2 LIMIT 100;" ;;
 	ots_v100) echo "PREPARE p(int) AS SELECT ots.get_row('v100', ('{\"k1\": \"u' || (100000 + \$1 % 10000 / 100) || '\", \"k2\": ' || \$1 % 100 || '}')::jsonb);" ;;
 	plain_v100) echo "PREPARE p(int) AS SELECT k1, k2, attrs FROM plain4 WHERE k1 = 'u' || (100000 + \$1 % 10000 / 100) AND k2 = (\$1 % 100)::int8;" ;;
+	ots_vsel) echo "PREPARE p(int) AS SELECT a1, a2, a3, a4, a5 FROM tv WHERE k1 = 'u' || (100000 + \$1 / 100) AND k2 = (\$1 % 100)::int8;" ;;
+	plain_vsel) echo "PREPARE p(int) AS SELECT a1, a2, a3, a4, a5 FROM pv WHERE k1 = 'u' || (100000 + \$1 / 100) AND k2 = (\$1 % 100)::int8;" ;;
+	ots_vins) echo "PREPARE p(int) AS INSERT INTO tv (k1, k2, a1, a2, a3, a4, a5) VALUES ('n' || \$1 % 1000, nextval('vins_seq'), 'abcdefghijklmnopqrst', 12345, 1.5, true, 'ABCDEFGHIJKLMNOPQRST');" ;;
+	plain_vins) echo "PREPARE p(int) AS SELECT ots.put_row('tv', ('{\"k1\": \"n' || \$1 % 1000 || '\", \"k2\": ' || nextval('vins_seq') || '}')::jsonb, '$A', 'EXPECT_NOT_EXIST');" ;;
+	# a2 = a new value (rows hold a2 = \$1 since the load: an UPDATE to the same value writes nothing)
+	ots_vupd) echo "PREPARE p(int) AS UPDATE tv SET a2 = (random() * 1e9)::int8 WHERE k1 = 'u' || (100000 + \$1 / 100) AND k2 = (\$1 % 100)::int8;" ;;
+	plain_vupd) echo "PREPARE p(int) AS SELECT ots.update_row('tv', ('{\"k1\": \"u' || (100000 + \$1 / 100) || '\", \"k2\": ' || \$1 % 100 || '}')::jsonb, jsonb_build_object('a2', (random() * 1e9)::int8));" ;;
+	# rows of tvd (bench/run.sh loads VDEL of them): the API's are 500000 further on
+	ots_vdel) echo "PREPARE p(int) AS DELETE FROM tvd WHERE k1 = 'd' || \$1 AND k2 = 0;" ;;
+	plain_vdel) echo "PREPARE p(int) AS SELECT ots.delete_row('tvd', ('{\"k1\": \"d' || \$1 + 500000 || '\", \"k2\": 0}')::jsonb);" ;;
 	*) echo "callgrind.sh: unknown case $2" >&2; exit 1 ;;
 	esac
 }
@@ -84,7 +98,7 @@ instructions() {
 	local f=$OUT/$1_$2.$3
 	# del: the two runs of a side delete different rows (both start from the same copy)
 	local from=1
-	[ "$2" = del ] && from=$(($3 + 1))
+	[ "$2" = del ] || [ "$2" = vdel ] && from=$(($3 + 1))
 	{ prepare "$1" "$2"; for ((j = from; j < from + $3; j++)); do echo "EXECUTE p($(( (j * 7919) % 99900 )));"; done; } >"$f.sql"
 	ots_as_pg_user valgrind --tool=callgrind --callgrind-out-file="$f.out" \
 		"$PGBIN/postgres" --single -D "$OUT/data" -c synchronous_commit=off -c autovacuum=off ${CG_OPTS:-} \

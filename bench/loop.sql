@@ -1,7 +1,8 @@
 -- bench/loop.sql — bench_loop(case, n): runs one operation n times inside
 -- one backend (PL/pgSQL loop, no client round trip) and returns µs/op.
 -- Used by bench/loop.sh and bench/profile.sh against the data bench/run.sh
--- loads (tables t, plain_t, v1, v100, sequences put_seq*, batch_seq*).
+-- loads (tables t, plain_t, v1, v100, tv, pv, tvd, sequences put_seq*, batch_seq*,
+-- vins_seq, vdel_seq).
 -- Keys cycle through rows 0..99899 of t / plain_t (stride 7919).
 CREATE OR REPLACE FUNCTION bench_loop(what text, n int) RETURNS float8 LANGUAGE plpgsql AS $$
 DECLARE t0 timestamptz := clock_timestamp(); i int; j int; r record;
@@ -35,6 +36,18 @@ BEGIN
         '{"type": "PUT", "primary_key": {"k1": "b' || g % 1000 || '", "k2": ' || nextval('batch_seq') || '}, "attributes": ' || a::text || '}', ',')
         FROM generate_series(1, 200) g) || ']}]')::jsonb);
     WHEN 'plain_batch' THEN INSERT INTO plain_t SELECT 'b' || g % 1000, nextval('batch_seq_plain'), a FROM generate_series(1, 200) g;
+    -- typed view columns and writable views: through the view of tv / tvd, against
+    -- the plain typed table pv (read) or the row API on the same table (writes)
+    WHEN 'ots_vsel' THEN SELECT a1, a2, a3, a4, a5 INTO r FROM tv WHERE k1 = 'u' || (100000 + i / 100) AND k2 = (i % 100)::int8;
+    WHEN 'plain_vsel' THEN SELECT a1, a2, a3, a4, a5 INTO r FROM pv WHERE k1 = 'u' || (100000 + i / 100) AND k2 = (i % 100)::int8;
+    WHEN 'ots_vins' THEN INSERT INTO tv (k1, k2, a1, a2, a3, a4, a5) VALUES ('n' || (j % 1000), nextval('vins_seq'),
+        'abcdefghijklmnopqrst', 12345, 1.5, true, 'ABCDEFGHIJKLMNOPQRST');
+    WHEN 'api_vins' THEN PERFORM ots.put_row('tv', jsonb_build_object('k1', 'n' || (j % 1000), 'k2', nextval('vins_seq')), a, 'EXPECT_NOT_EXIST');
+    WHEN 'ots_vupd' THEN UPDATE tv SET a2 = (random() * 1e9)::int8 WHERE k1 = 'u' || (100000 + i / 100) AND k2 = (i % 100)::int8;
+    WHEN 'api_vupd' THEN PERFORM ots.update_row('tv', jsonb_build_object('k1', 'u' || (100000 + i / 100), 'k2', (i % 100)::int8),
+        jsonb_build_object('a2', (random() * 1e9)::int8));
+    WHEN 'ots_vdel' THEN i := nextval('vdel_seq'); DELETE FROM tvd WHERE k1 = 'd' || i AND k2 = 0;
+    WHEN 'api_vdel' THEN i := nextval('vdel_seq'); PERFORM ots.delete_row('tvd', jsonb_build_object('k1', 'd' || i, 'k2', 0));
     ELSE RAISE EXCEPTION 'bench_loop: unknown case %', what;
     END CASE;
   END LOOP;

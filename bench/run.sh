@@ -16,7 +16,8 @@
 # results table plus machine info, draws the ratios against their targets
 # into BENCH_PNG (default ./bench-ratios.png, gnuplot; git ignores it), and
 # stops/removes the instance on exit (also on failure).
-# About 11 minutes on a 2-core VM.
+# About 17 minutes on a 2-core VM before the view_* cases, which take about
+# 5 more (292 s run alone, BENCH_ONLY="view_select ... view_copy", 2026-11-26).
 #
 # Environment knobs (defaults in brackets; the targets are only meaningful
 # with the defaults):
@@ -25,6 +26,9 @@
 #   BENCH_CLIENTS  pgbench -c [2]      BENCH_JOBS  pgbench -j [2]
 #   BENCH_PORT     [5498]
 #   BENCH_BIG      rows of the large table [1000000]
+#   BENCH_VCOPY    rows view_copy copies into the view [1000000]
+#   BENCH_VDEL     rows loaded for view_delete to delete [110000 x T x REPS]
+#                  (the case reports an error if they run out)
 #   BENCH_PRELOAD  shared_preload_libraries [ots] (ots preloaded = its shared
 #                  activity counters are on, as in production)
 #   BENCH_PNG      where the picture goes [./bench-ratios.png]
@@ -33,7 +37,15 @@
 #   BENCH_ONLY     space-separated case ids to run (default: all), e.g.
 #                  "get range put" — ids: get range view size ver put upd batch
 #                  index (secondary index writes and reads) backfill (an
-#                  index built over BENCH_BIG rows);
+#                  index built over BENCH_BIG rows); typed view columns and
+#                  writable views (issue 21): view_select (a point SELECT of
+#                  typed columns, against a plain table with those columns
+#                  typed), view_insert, view_update, view_delete (INSERT,
+#                  UPDATE of one column, DELETE by key through the view,
+#                  against put_row EXPECT_NOT_EXIST, update_row, delete_row on
+#                  the same table: their "plain" column is the API call),
+#                  view_copy (COPY of BENCH_VCOPY rows into the view, against
+#                  COPY into a plain typed table with a primary key; times);
 #                  "load" = load all data, run no case (with BENCH_KEEP=1 for
 #                  bench/loop.sh and bench/profile.sh)
 #
@@ -52,10 +64,15 @@ JOBS=${BENCH_JOBS:-2}
 PORT=${BENCH_PORT:-5498}
 BIG=${BENCH_BIG:-1000000}
 ONLY=${BENCH_ONLY:-}
+VCOPY=${BENCH_VCOPY:-1000000}   # rows of the view_copy case
+# rows the view_delete case may delete: its four runs of a repetition (view
+# and API, synchronous_commit on and off) took 57,000 per second of -T on the
+# 2-core VM; room for about twice that
+VDEL=${BENCH_VDEL:-$((110000 * T * REPS))}
 MID=100000          # main table rows
 SMALL=10000         # small table rows, and rows of the versions tables
 CMDLINE="$0${*:+ $*}"
-ENVLINE="BENCH_T=$T BENCH_REPS=$REPS BENCH_CLIENTS=$CLIENTS BENCH_JOBS=$JOBS BENCH_BIG=$BIG${ONLY:+ BENCH_ONLY=\"$ONLY\"}"
+ENVLINE="BENCH_T=$T BENCH_REPS=$REPS BENCH_CLIENTS=$CLIENTS BENCH_JOBS=$JOBS BENCH_BIG=$BIG BENCH_VCOPY=$VCOPY BENCH_VDEL=$VDEL${ONLY:+ BENCH_ONLY=\"$ONLY\"}"
 T_START=$(date +%s)
 
 PGBIN=${PGBIN:-$(pg_config --bindir 2>/dev/null || echo /usr/lib/postgresql/15/bin)}
@@ -164,18 +181,25 @@ load_plain() {
 	       FROM generate_series(0, $2 - 1) i;"
 }
 
-# load_ots NAME ROWS [create_table options [attributes SQL]]: batch_write_row,
+# load_ots NAME ROWS [create_table options [attributes SQL [key SQL]]]: batch_write_row,
 # 200 rows a call, non-atomic (as a client would), split across two sessions
 # (2 cores).
 load_ots() {
-	local name=$1 rows=$2 opts=${3:-} attrs=${4:-$ATTRS_SQL}
-	sql "SELECT ots.create_table('$name', 'k1 string, k2 integer'$opts)" >/dev/null
+	sql "SELECT ots.create_table('$1', 'k1 string, k2 integer'${3:-})" >/dev/null
+	fill_ots "$1" "$2" "${4:-$ATTRS_SQL}" "${5:-}"
+}
+# fill_ots NAME ROWS ATTRS_SQL [KEY_SQL]: the rows i = 0 .. ROWS - 1 into the
+# existing ots table NAME, as load_ots does; KEY_SQL is row i's primary key
+# (default: k1 'u' || (100000 + i / 100), k2 i % 100)
+fill_ots() {
+	local name=$1 rows=$2 attrs=$3 key=${4:-}
+	[ -n "$key" ] || key="jsonb_build_object('k1', 'u' || (100000 + i / 100), 'k2', i % 100)"
 	local calls=$(( (rows + 199) / 200 )) half
 	half=$(( calls / 2 ))
 	local q="SELECT count(*) FILTER (WHERE NOT b.is_ok) FROM generate_series(@LO@, @HI@) c,
 	  LATERAL ots.batch_write_row(jsonb_build_array(jsonb_build_object('table_name', '$name', 'rows',
 	    (SELECT jsonb_agg(jsonb_build_object('type', 'PUT',
-	        'primary_key', jsonb_build_object('k1', 'u' || (100000 + i / 100), 'k2', i % 100),
+	        'primary_key', $key,
 	        'attributes', $attrs))
 	       FROM generate_series(c * 200, least(c * 200 + 199, $rows - 1)) i)))) b"
 	local f1 f2 q1
@@ -186,7 +210,7 @@ load_ots() {
 	local p2=$!
 	wait $p1; wait $p2
 	local bad=$(( $(cat "$f1") + $(cat "$f2") ))
-	[ "$bad" = 0 ] || { echo "load_ots $name: $bad rows failed" >&2; exit 1; }
+	[ "$bad" = 0 ] || { echo "fill_ots $name: $bad rows failed" >&2; exit 1; }
 }
 
 # load_versions NAME NVERSIONS: SMALL rows, 5 attributes, each cell with
@@ -254,6 +278,48 @@ if want_data index; then
 	t0=$(now); load_plain pw $MID "$ATTRS_G_SQL"; sql "CREATE INDEX pw_g ON pw ((attrs->>'g'))"
 	LOADINFO+=("plain pw ($MID rows, then index on attrs->>'g'): $(secs $t0 "$(now)") s")
 fi
+# typed view columns and writable views (issue 21): tv, the same rows as t
+# with the 5 attributes as defined columns (typed columns of its view), and
+# pv, a plain table with those columns typed; tvd holds the rows the
+# view_delete case deletes (k1 'd' || i, k2 0, i = 0 .. VDEL - 1), taken in
+# order from one sequence by both sides, so every transaction deletes a row
+VIEW_DEFS="a1 string, a2 integer, a3 double, a4 boolean, a5 string"
+VIEW_PLAIN="(k1 text COLLATE \"C\", k2 bigint, a1 text, a2 bigint, a3 double precision, a4 boolean, a5 text,
+	PRIMARY KEY (k1, k2))"
+VIEW_CASES="view_select view_insert view_update view_delete view_copy"
+want_view() { local c; for c in $VIEW_CASES; do want_data "$c" && return 0; done; return 1; }
+# load_view: the tables of the view cases that are not there yet, then
+# VACUUM ANALYZE and pg_prewarm of tv and pv.  Called just before those
+# cases (and here for BENCH_ONLY=load, which runs none), so that tvd (about
+# 0.5 GB at the default BENCH_VDEL) does not take shared_buffers from the
+# cases that run before.
+load_view() {
+	local loaded=
+	if want_data view_delete && [ -z "$(sql "SELECT to_regclass('tvd')")" ]; then
+		t0=$(now); load_ots tvd $VDEL ", defined_columns => '$VIEW_DEFS'" "$ATTRS_SQL" \
+			"jsonb_build_object('k1', 'd' || i, 'k2', 0)"
+		LOADINFO+=("ots tvd ($VDEL rows to delete, before the view cases): $(secs $t0 "$(now)") s")
+		loaded=1
+	fi
+	if [ -z "$(sql "SELECT to_regclass('tv')")" ]; then
+		t0=$(now); load_ots tv $MID ", defined_columns => '$VIEW_DEFS'"
+		LOADINFO+=("ots tv ($MID rows, 5 defined columns, before the view cases): $(secs $t0 "$(now)") s")
+		t0=$(now); sql "CREATE TABLE pv $VIEW_PLAIN;
+		     INSERT INTO pv SELECT 'u' || (100000 + i / 100), i % 100, 'abcdefghijklmnopqrst', i, 1.5, true,
+		       'ABCDEFGHIJKLMNOPQRST' FROM generate_series(0, $MID - 1) i"
+		LOADINFO+=("plain pv ($MID rows, typed columns, before the view cases): $(secs $t0 "$(now)") s")
+		loaded=1
+	fi
+	[ -n "$loaded" ] || return 0
+	sql "VACUUM ANALYZE pv, \"tv\$data\"$(want_data view_delete && echo ', "tvd$data"')"
+	sql "SELECT count(pg_prewarm(c.oid)) FROM pg_class c
+	     WHERE c.oid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = '\"tv\$data\"'::regclass)
+	        OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid IN (SELECT inhrelid FROM pg_inherits
+	                     WHERE inhparent = '\"tv\$data\"'::regclass) OR indrelid = 'pv'::regclass)
+	        OR c.oid = 'pv'::regclass" >/dev/null
+}
+if [[ " $ONLY " == *" load "* ]]; then load_view; fi
+sql "CREATE SEQUENCE vins_seq; CREATE SEQUENCE vdel_seq MINVALUE 0 START 0;"
 sql "CREATE SEQUENCE put_seq; CREATE SEQUENCE put_seq_plain;
      CREATE SEQUENCE batch_seq; CREATE SEQUENCE batch_seq_plain;
      CREATE SEQUENCE iput_seq; CREATE SEQUENCE iput_seq_plain;"
@@ -380,6 +446,35 @@ done
 { echo '\set v random(0, 999)'
   echo "SELECT k1, k2, attrs->>'a1' FROM pw WHERE attrs->>'g' = 'g' || :v;"; } | mk plain_isql
 
+# typed view columns and writable views (issue 21): SQL through the view of
+# tv against the same SQL on the plain typed table pv (reads), or against the
+# row API's call on tv itself (writes: its "plain" side is api_*)
+VCOLS="a1, a2, a3, a4, a5"
+{ keyvars $MID; echo "SELECT $VCOLS FROM tv WHERE k1 = 'u' || :ka AND k2 = :kb::int8;"; } | mk ots_vsel
+{ keyvars $MID; echo "SELECT $VCOLS FROM pv WHERE k1 = 'u' || :ka AND k2 = :kb::int8;"; } | mk plain_vsel
+# INSERT is a put_row with EXPECT_NOT_EXIST: new keys as the put case makes
+# them, k2 from one sequence for both sides
+mk ots_vins <<EOF
+\\set a random(0, 999)
+INSERT INTO tv (k1, k2, $VCOLS) VALUES ('n' || :a, nextval('vins_seq'),
+  'abcdefghijklmnopqrst', 12345, 1.5, true, 'ABCDEFGHIJKLMNOPQRST');
+EOF
+mk api_vins <<EOF
+\\set a random(0, 999)
+SELECT ots.put_row('tv', ('{"k1": "n' || :a || '", "k2": ' || nextval('vins_seq') || '}')::jsonb,
+  '$ATTRS_LIT', 'EXPECT_NOT_EXIST');
+EOF
+{ keyvars $MID; echo '\set v random(1, 1000000000)'
+  echo "UPDATE tv SET a2 = :v::int8 WHERE k1 = 'u' || :ka AND k2 = :kb::int8;"; } | mk ots_vupd
+{ keyvars $MID; echo '\set v random(1, 1000000000)'
+  echo "SELECT ots.update_row('tv', $KEY, jsonb_build_object('a2', :v::int8));"; } | mk api_vupd
+# the next row of tvd: its number from the sequence first (\gset, one more
+# statement on both sides), so that the DELETE gets its key as parameters,
+# as a client's DELETE ... WHERE k1 = $1 AND k2 = $2 does
+VNEXT="SELECT nextval('vdel_seq') AS i \\gset"
+printf '%s\n' "$VNEXT" "DELETE FROM tvd WHERE k1 = 'd' || :i AND k2 = 0;" | mk ots_vdel
+printf '%s\n' "$VNEXT" "SELECT ots.delete_row('tvd', ('{\"k1\": \"d' || :i || '\", \"k2\": 0}')::jsonb);" | mk api_vdel
+
 # ---------------------------------------------------------------- runner
 # pgb SCRIPT SYNC -> prints tps (or ERR)
 pgb() {
@@ -478,6 +573,42 @@ if want backfill; then
 	BF_PLAIN=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
 	echo "  index backfill of $BIG rows: ots ${BF_OTS} s, plain CREATE INDEX ${BF_PLAIN} s" >&2
 fi
+# typed view columns and writable views (issue 21): the point read first
+# (tv then holds the rows pv holds), then the writes, each after an untimed
+# VACUUM ANALYZE and CHECKPOINT like the other write cases
+settle_view() { sql "VACUUM ANALYZE \"tv\$data\"$(want view_delete && echo ', "tvd$data"')" && sql "CHECKPOINT"; }
+want_view && load_view && sql "CHECKPOINT"
+want view_select && pair "view_select" ots_vsel plain_vsel on
+for s in on off; do
+	want view_insert && settle_view && pair "view_insert sync=$s" ots_vins api_vins $s
+	want view_update && settle_view && pair "view_update sync=$s" ots_vupd api_vupd $s
+	if want view_delete; then
+		settle_view && pair "view_delete sync=$s" ots_vdel api_vdel $s
+		# a transaction past the last row would delete nothing
+		if [ "$(sql "SELECT last_value >= $VDEL FROM vdel_seq")" = t ]; then
+			echo "view_delete sync=$s: the $VDEL rows of tvd ran out (raise BENCH_VDEL)" >>"$WORK/errors"
+			RATIO["view_delete sync=$s"]=ERR
+		fi
+	fi
+done
+# COPY of VCOPY rows into the view of an empty ots table (each row the
+# INSERT above) against COPY into an empty plain table with the same typed
+# columns and primary key; one run each, from the same server-side file
+VC_OTS= VC_PLAIN=
+if want view_copy; then
+	sql "SELECT ots.create_table('tvc', 'k1 string, k2 integer', defined_columns => '$VIEW_DEFS')" >/dev/null
+	sql "CREATE TABLE pvc $VIEW_PLAIN"
+	sql "COPY (SELECT 'u' || (100000 + i / 100), i % 100, 'abcdefghijklmnopqrst', i, 1.5, true,
+	       'ABCDEFGHIJKLMNOPQRST' FROM generate_series(0, $VCOPY - 1) i) TO '$WORK/vcopy.dat'"
+	sql "CHECKPOINT"
+	t0=$(now); sql "COPY tvc (k1, k2, $VCOLS) FROM '$WORK/vcopy.dat'"
+	VC_OTS=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
+	sql "CHECKPOINT"
+	t0=$(now); sql "COPY pvc (k1, k2, $VCOLS) FROM '$WORK/vcopy.dat'"
+	VC_PLAIN=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
+	rm -f "$WORK/vcopy.dat"
+	echo "  COPY of $VCOPY rows: into the view ${VC_OTS} s, into the plain table ${VC_PLAIN} s" >&2
+fi
 T_BENCH_END=$(now)
 
 # ---------------------------------------------------------------- report
@@ -532,6 +663,15 @@ if [ -n "$BF_OTS" ]; then
 	bfr=$(ratio "$BF_PLAIN" "$BF_OTS")
 	row "index: backfill $BIG rows" "$BF_OTS s" "$BF_PLAIN s" "$bfr" ">= 0.5" "$(met_ge "$bfr" 0.5)"
 fi
+caserow "view_select" 0.8
+for s in on off; do caserow "view_insert sync=$s" 0.8; done
+for s in on off; do caserow "view_update sync=$s" 0.8; done
+for s in on off; do caserow "view_delete sync=$s" 0.8; done
+if [ -n "$VC_OTS" ]; then
+	# times, as the backfill's: plain's time over the view's
+	vcr=$(ratio "$VC_PLAIN" "$VC_OTS")
+	row "view_copy $VCOPY rows" "$VC_OTS s" "$VC_PLAIN s" "$vcr" ">= 0.5" "$(met_ge "$vcr" 0.5)"
+fi
 if want size; then
 	for c in "get_row 1e4 rows" "get_row 1e5 rows" "get_row 1e6 rows"; do caserow "$c" 0.9; done
 	flatrow "get_row flat 1e4->1e6 (spread)" "get_row 1e4 rows" "get_row 1e5 rows" "get_row 1e6 rows"
@@ -556,6 +696,13 @@ echo "  ratio = median of the per-repetition ratios, tps = median per side; tps 
 echo "settings: ${SETTINGS[*]}; synchronous_commit=on for reads, per case for writes"
 echo "plain baseline: one unpartitioned table (k1 text COLLATE \"C\", k2 bigint, attrs jsonb, PK (k1, k2)), fillfactor 100;"
 echo "  ots: 8 hash partitions on k1 (fillfactor 90). Reads of the 'versions' cases compare against plain4 (1e4 rows)."
+for c in $VIEW_CASES; do
+	want "$c" || continue
+	echo "view_* cases: ots = SQL through the view of an ots table with 5 defined columns; plain = a plain table with those"
+	echo "  columns typed and PK (k1, k2) for view_select and view_copy, the row API's call on the same ots table for"
+	echo "  view_insert (put_row EXPECT_NOT_EXIST), view_update (update_row) and view_delete (delete_row)"
+	break
+done
 echo
 {
 	echo "case|ots tps|plain tps|ratio (ots/plain)|target|met?"
