@@ -43,8 +43,10 @@
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "cache.h"
 #include "catalog.h"
 #include "cells.h"
 #include "codec.h"
@@ -75,40 +77,65 @@ typedef struct ViewColumn
 	uint32		namelen;
 } ViewColumn;
 
-/* a view's columns, kept in the trigger's fn_extra while its table stays valid */
+/*
+ * a view's columns, kept per view for the backend's life: looked up again
+ * when its table or the view changes (an invalidation of either)
+ */
 typedef struct ViewWriter
 {
+	Oid			view_oid;		/* hash key */
+	bool		valid;			/* cleared by an invalidation of the view */
+	MemoryContext context;		/* what the entry points to */
 	OtsTable   *table;
-	text	   *table_name;		/* "schema"."table", for the row API */
+	text	   *table_name;		/* schema.table, as the row API takes it */
 	int			natts;
 	int			attributes_attno;	/* 0: none */
 	ViewColumn *cols;			/* by attribute number - 1 */
 } ViewWriter;
 
-/* view_write_writer: the view's columns, looked up again when its table changed */
-static ViewWriter *
-view_write_writer(FunctionCallInfo fcinfo, Relation view)
+static void
+view_write_stale(void *entry)
 {
-	ViewWriter *w = fcinfo->flinfo->fn_extra;
+	((ViewWriter *) entry)->valid = false;
+}
+
+static OtsCache view_writers = {
+	.name = "ots view writers",
+	.keysize = sizeof(Oid),
+	.entrysize = sizeof(ViewWriter),
+	.stale = view_write_stale,
+};
+
+/* view_write_writer: the view's columns, looked up again when its table or it changed */
+static ViewWriter *
+view_write_writer(Relation view)
+{
+	Oid			view_oid = RelationGetRelid(view);
 	TupleDesc	desc = RelationGetDescr(view);
+	bool		found;
+	ViewWriter *w = cache_lookup(&view_writers, &view_oid, &found);
 	MemoryContext old;
-	char	   *qualified;
 	OtsTable   *t;
 
-	if (w != NULL && w->table->valid && w->table->view_oid == RelationGetRelid(view) &&
+	if (found && w->valid && w->table->valid && w->table->view_oid == view_oid &&
 		w->natts == desc->natts)
 		return w;
-	t = catalog_lookup_by_view_oid(RelationGetRelid(view));
+	if (!found)
+		w->context = NULL;
+	w->valid = false;
+	t = catalog_lookup_by_view_oid(view_oid);
 	if (t == NULL)
 		ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
-	/* the row API's form of its name: the schema as an identifier, the table as it is */
-	qualified = psprintf("%s.%s", quote_identifier(t->schema_name), t->table_name);
-
-	old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
-	if (w == NULL)
-		w = palloc0(sizeof(ViewWriter));
+	if (w->context == NULL)
+		w->context = AllocSetContextCreate(CacheMemoryContext, "ots view writer",
+										   ALLOCSET_SMALL_SIZES);
+	else
+		MemoryContextReset(w->context);
+	old = MemoryContextSwitchTo(w->context);
 	w->table = t;
-	w->table_name = cstring_to_text(qualified);
+	/* the row API's form of its name: the schema as an identifier, the table as it is */
+	w->table_name = cstring_to_text(psprintf("%s.%s", quote_identifier(t->schema_name),
+											 t->table_name));
 	w->natts = desc->natts;
 	w->attributes_attno = 0;
 	w->cols = palloc0(sizeof(ViewColumn) * desc->natts);
@@ -144,7 +171,7 @@ view_write_writer(FunctionCallInfo fcinfo, Relation view)
 		}
 	}
 	MemoryContextSwitchTo(old);
-	fcinfo->flinfo->fn_extra = w;
+	w->valid = true;
 	return w;
 }
 
@@ -638,7 +665,7 @@ ots_view_write(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("function \"%s\" must be fired INSTEAD OF for each row", "ots.view_write")));
-	w = view_write_writer(fcinfo, td->tg_relation);
+	w = view_write_writer(td->tg_relation);
 	if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
 		operation = CMD_INSERT;
 	else if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
