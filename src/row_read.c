@@ -7,6 +7,7 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "utils/builtins.h"
 
@@ -299,6 +300,51 @@ ots_row_attribute(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(row_read_view_attribute_via_jsonb(fcinfo, jsonb_object_field, &col, &v));
 }
 
+Datum
+row_read_value_datum(const OtsValue *v)
+{
+	switch (v->type)
+	{
+		case OTS_VT_STRING:
+			return PointerGetDatum(cstring_to_text_with_len(v->u.s.data, v->u.s.len));
+		case OTS_VT_INTEGER:
+			return Int64GetDatum(v->u.i);
+		case OTS_VT_DOUBLE:
+			return Float8GetDatum(v->u.d);
+		case OTS_VT_BOOLEAN:
+			return BoolGetDatum(v->u.b);
+		case OTS_VT_BINARY:
+			{
+				bytea	   *b = (bytea *) palloc(VARHDRSZ + v->u.s.len);
+
+				SET_VARSIZE(b, VARHDRSZ + v->u.s.len);
+				memcpy(VARDATA(b), v->u.s.data, v->u.s.len);
+				return PointerGetDatum(b);
+			}
+	}
+	elog(ERROR, "invalid ots value type %d", (int) v->type);
+	return (Datum) 0;
+}
+
+Oid
+row_read_value_sql_type(OtsValueType t)
+{
+	switch (t)
+	{
+		case OTS_VT_STRING:
+			return TEXTOID;
+		case OTS_VT_INTEGER:
+			return INT8OID;
+		case OTS_VT_DOUBLE:
+			return FLOAT8OID;
+		case OTS_VT_BOOLEAN:
+			return BOOLOID;
+		case OTS_VT_BINARY:
+			return BYTEAOID;
+	}
+	return InvalidOid;
+}
+
 /*
  * The typed columns of a view, one per defined column: the latest visible
  * value of the column when it has the defined type, else NULL (a cell of
@@ -314,7 +360,7 @@ row_read_view_typed(FunctionCallInfo fcinfo, OtsValueType type)
 
 	if (!row_read_view_attribute(fcinfo, &col, &v) || v.type != type)
 		PG_RETURN_NULL();
-	return ots_value_datum(&v);
+	return row_read_value_datum(&v);
 }
 
 Datum

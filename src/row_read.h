@@ -40,4 +40,12 @@ extern void row_read_options(const OtsTable *t, const ReadArgs *args, ReadSelect
 extern Jsonb *row_read_render(const OtsTable *t, const ReadSelect *sel, const Filter *filter,
 							  const PkInput *pk, const CellsReader *r, uint32 *size);
 
+/*
+ * row_read_value_datum: a value as the SQL type a typed view column of its
+ * type has (text, bigint, double precision, boolean, bytea), palloc'd;
+ * row_read_value_sql_type: that SQL type's OID
+ */
+extern Datum row_read_value_datum(const OtsValue *v);
+extern Oid	row_read_value_sql_type(OtsValueType t);
+
 #endif							/* OTS_ROW_READ_H */

@@ -320,6 +320,32 @@ row_write_cells_size(const CellInput *cells, int n)
 	return size;
 }
 
+/* row_write_append_value appends a key value as SQL prints it (Binary as \x hex), for messages */
+static void
+row_write_append_value(StringInfo buf, const OtsValue *v)
+{
+	switch (v->type)
+	{
+		case OTS_VT_STRING:
+			appendBinaryStringInfo(buf, v->u.s.data, v->u.s.len);
+			break;
+		case OTS_VT_INTEGER:
+			appendStringInfo(buf, INT64_FORMAT, v->u.i);
+			break;
+		case OTS_VT_DOUBLE:
+			appendStringInfo(buf, "%.17g", v->u.d);
+			break;
+		case OTS_VT_BOOLEAN:
+			appendStringInfoString(buf, v->u.b ? "true" : "false");
+			break;
+		case OTS_VT_BINARY:
+			appendStringInfoString(buf, "\\x");
+			for (uint32 i = 0; i < v->u.s.len; i++)
+				appendStringInfo(buf, "%02x", (unsigned char) v->u.s.data[i]);
+			break;
+	}
+}
+
 /*
  * row_write_existing: a PutRow of a view's INSERT found the row it expected
  * not to.  A plain INSERT fails as a unique index would make it fail;
@@ -339,7 +365,7 @@ row_write_existing(RowWrite *w)
 		{
 			appendStringInfo(&names, "%s%s", i > 0 ? ", " : "", w->t->pk[i].name);
 			appendStringInfoString(&values, i > 0 ? ", " : "");
-			ots_value_append_text(&values, &w->pk.v[i]);
+			row_write_append_value(&values, &w->pk.v[i]);
 		}
 		ereport(ERROR,
 				(errcode(ERRCODE_UNIQUE_VIOLATION),

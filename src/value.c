@@ -5,9 +5,6 @@
  */
 #include "postgres.h"
 
-#include "catalog/pg_type.h"
-#include "utils/builtins.h"
-
 #include "value.h"
 
 int
@@ -91,72 +88,3 @@ ots_value_vt_name(OtsValueType t)
 	return "VT_UNKNOWN";
 }
 
-void
-ots_value_append_text(StringInfo buf, const OtsValue *v)
-{
-	switch (v->type)
-	{
-		case OTS_VT_STRING:
-			appendBinaryStringInfo(buf, v->u.s.data, v->u.s.len);
-			break;
-		case OTS_VT_INTEGER:
-			appendStringInfo(buf, INT64_FORMAT, v->u.i);
-			break;
-		case OTS_VT_DOUBLE:
-			appendStringInfo(buf, "%.17g", v->u.d);
-			break;
-		case OTS_VT_BOOLEAN:
-			appendStringInfoString(buf, v->u.b ? "true" : "false");
-			break;
-		case OTS_VT_BINARY:
-			appendStringInfoString(buf, "\\x");
-			for (uint32 i = 0; i < v->u.s.len; i++)
-				appendStringInfo(buf, "%02x", (unsigned char) v->u.s.data[i]);
-			break;
-	}
-}
-
-Datum
-ots_value_datum(const OtsValue *v)
-{
-	switch (v->type)
-	{
-		case OTS_VT_STRING:
-			return PointerGetDatum(cstring_to_text_with_len(v->u.s.data, v->u.s.len));
-		case OTS_VT_INTEGER:
-			return Int64GetDatum(v->u.i);
-		case OTS_VT_DOUBLE:
-			return Float8GetDatum(v->u.d);
-		case OTS_VT_BOOLEAN:
-			return BoolGetDatum(v->u.b);
-		case OTS_VT_BINARY:
-			{
-				bytea	   *b = (bytea *) palloc(VARHDRSZ + v->u.s.len);
-
-				SET_VARSIZE(b, VARHDRSZ + v->u.s.len);
-				memcpy(VARDATA(b), v->u.s.data, v->u.s.len);
-				return PointerGetDatum(b);
-			}
-	}
-	elog(ERROR, "invalid ots value type %d", (int) v->type);
-	return (Datum) 0;
-}
-
-Oid
-ots_value_sql_type(OtsValueType t)
-{
-	switch (t)
-	{
-		case OTS_VT_STRING:
-			return TEXTOID;
-		case OTS_VT_INTEGER:
-			return INT8OID;
-		case OTS_VT_DOUBLE:
-			return FLOAT8OID;
-		case OTS_VT_BOOLEAN:
-			return BOOLOID;
-		case OTS_VT_BINARY:
-			return BYTEAOID;
-	}
-	return InvalidOid;
-}

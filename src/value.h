@@ -12,7 +12,6 @@
 #define OTS_VALUE_H
 
 #include "postgres.h"
-#include "lib/stringinfo.h"
 
 /* numbering is part of the on-disk cells format: never renumber */
 typedef enum OtsValueType
@@ -58,17 +57,5 @@ extern const char *ots_value_type_name(OtsValueType t);
 
 /* ots_value_vt_name: Tablestore's wire names "VT_STRING", "VT_INTEGER", ... "VT_BLOB" */
 extern const char *ots_value_vt_name(OtsValueType t);
-
-/*
- * ots_value_datum: a value as the SQL type a typed view column of its type
- * has (text, bigint, double precision, boolean, bytea), palloc'd
- */
-extern Datum ots_value_datum(const OtsValue *v);
-
-/* ots_value_sql_type: that SQL type's OID */
-extern Oid	ots_value_sql_type(OtsValueType t);
-
-/* ots_value_append_text appends a value as SQL would print it (Binary as \\x hex), for messages */
-extern void ots_value_append_text(StringInfo buf, const OtsValue *v);
 
 #endif							/* OTS_VALUE_H */

@@ -54,6 +54,7 @@
 #include "read_select.h"
 #include "routing.h"
 #include "row_ops.h"
+#include "row_read.h"
 #include "rowstore.h"
 #include "view_write.h"
 
@@ -159,7 +160,7 @@ view_write_writer(Relation view)
 		if (c->kind != VIEW_COLUMN_UNKNOWN)
 			continue;
 		def = catalog_defined_column(t, c->name, c->namelen);
-		if (def != NULL && att->atttypid == ots_value_sql_type(def->type))
+		if (def != NULL && att->atttypid == row_read_value_sql_type(def->type))
 		{
 			c->kind = VIEW_COLUMN_DEFINED;
 			c->type = def->type;
@@ -385,7 +386,7 @@ view_write_result(ViewWriter *w, Relation view, Jsonb *pk)
 		nulls[i] = true;
 		if (c->kind == VIEW_COLUMN_KEY)
 		{
-			values[i] = ots_value_datum(&key.v[c->index]);
+			values[i] = row_read_value_datum(&key.v[c->index]);
 			nulls[i] = false;
 		}
 		else if (cellsv == NULL)
@@ -404,7 +405,7 @@ view_write_result(ViewWriter *w, Relation view, Jsonb *pk)
 			select_column_begin(&sc, &sel, &col);
 			if (select_column_next(&sc, &ts, &v) && v.type == c->type)
 			{
-				values[i] = ots_value_datum(&v);
+				values[i] = row_read_value_datum(&v);
 				nulls[i] = false;
 			}
 		}
