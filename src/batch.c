@@ -735,8 +735,7 @@ batch_bulk_validate(const OtsTable *t, const BatchRow *row, int64 now_ms, Memory
 	PG_TRY();
 	{
 		JsonbValue	attrs;
-		int			count = 0;
-		CellInput  *parsed = NULL;
+		uint32		cells_size = 0;
 
 		MemoryContextSwitchTo(rowctx);
 		codec_parse_pk(t, DatumGetJsonbP(row->pk_jsonb), PK_ALLOW_AUTO_INC, &out->pk);
@@ -745,15 +744,14 @@ batch_bulk_validate(const OtsTable *t, const BatchRow *row, int64 now_ms, Memory
 		{
 			struct varlena *built;
 
-			if (batch_field(row->row, "attributes", &attrs) != NULL && attrs.type != jbvNull)
-				parsed = codec_parse_attributes(JsonbValueToJsonb(&attrs), &count);
-			row_write_check_timestamps(t, now_ms, parsed, count);
-			row_write_check_defined_types(t, parsed, count);
-			built = row_write_put_cells(t, parsed, count, now_ms, &out->oldest_ts);
+			built = row_write_new_row_cells(t,
+											batch_field(row->row, "attributes", &attrs) != NULL &&
+											attrs.type != jbvNull ? JsonbValueToJsonb(&attrs) : NULL,
+											now_ms, &out->oldest_ts, &cells_size);
 			out->cells = MemoryContextAlloc(callerctx, VARSIZE(built));
 			memcpy(out->cells, built, VARSIZE(built));
 		}
-		out->write_size = codec_pk_size(t, &out->pk) + row_write_cells_size(parsed, count);
+		out->write_size = codec_pk_size(t, &out->pk) + cells_size;
 		MemoryContextSwitchTo(callerctx);
 	}
 	PG_CATCH();
@@ -772,18 +770,6 @@ batch_bulk_validate(const OtsTable *t, const BatchRow *row, int64 now_ms, Memory
 	}
 	PG_END_TRY();
 	return ok;
-}
-
-/* batch_bulk_store_key sets row i's stored key columns in keys[k][i] (storage_key) */
-static void
-batch_bulk_store_key(const OtsTable *t, const PkInput *pk, Datum **keys, int i)
-{
-	Datum		key[OTS_MAX_KEY_COLUMNS + 1];
-	Oid			types[OTS_MAX_KEY_COLUMNS + 1];
-	int			nkeys = storage_key(t, pk, t->npk, key, types);
-
-	for (int k = 0; k < nkeys; k++)
-		keys[k][i] = key[k];
 }
 
 /*
@@ -839,7 +825,7 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 			int			i = put ? nputs++ : ndels++;
 			Consumed	consumed = {0, 0};
 
-			batch_bulk_store_key(t, &row.pk, put ? put_keys : del_keys, i);
+			storage_key_row(t, &row.pk, put ? put_keys : del_keys, i);
 			if (row.cells != NULL)
 			{
 				cells[i] = PointerGetDatum(row.cells);

@@ -948,6 +948,20 @@ catalog_resolve(text *name, bool quiet)
 }
 
 /*
+ * catalog_lock locks t's storage (AccessShareLock, until the end of the
+ * transaction); false when taking the lock let in an invalidation of t
+ * (the table was dropped or changed while this call waited)
+ */
+static bool
+catalog_lock(OtsTable *t)
+{
+	Oid			data_oid = t->data_oid;
+
+	LockRelationOid(data_oid, AccessShareLock);
+	return t->valid && t->data_oid == data_oid;
+}
+
+/*
  * catalog_find resolves a table-name argument; NULL when no ots table has
  * that name, or (quietly) when the name is not a valid one.  With lock, the
  * storage table is locked (AccessShareLock, until the end of the
@@ -962,13 +976,8 @@ catalog_find(text *name, bool quiet, bool lock)
 	{
 		Oid			view_oid = catalog_resolve(name, quiet);
 		OtsTable   *t = OidIsValid(view_oid) ? catalog_get(view_oid) : NULL;
-		Oid			data_oid;
 
-		if (t == NULL || !lock)
-			return t;
-		data_oid = t->data_oid;
-		LockRelationOid(data_oid, AccessShareLock);
-		if (t->valid && t->data_oid == data_oid)
+		if (t == NULL || !lock || catalog_lock(t))
 			return t;
 	}
 }
@@ -993,6 +1002,20 @@ OtsTable *
 catalog_lookup_by_view_oid(Oid view_oid)
 {
 	return catalog_get(view_oid);
+}
+
+OtsTable *
+catalog_lookup_view(Oid view_oid)
+{
+	for (;;)
+	{
+		OtsTable   *t = catalog_get(view_oid);
+
+		if (t == NULL)
+			ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
+		if (catalog_lock(t))
+			return t;
+	}
 }
 
 OtsTable *

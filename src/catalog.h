@@ -88,6 +88,13 @@ extern OtsTable *catalog_lookup_quiet(text *name);
 /* catalog_lookup_by_view_oid: the table whose view (the name users call it by) is view_oid; NULL if none */
 extern OtsTable *catalog_lookup_by_view_oid(Oid view_oid);
 
+/*
+ * catalog_lookup_view is catalog_lookup for a table known by its view's
+ * OID (a statement on the view): the storage locked, OTSObjectNotExist
+ * when there is no such table
+ */
+extern OtsTable *catalog_lookup_view(Oid view_oid);
+
 /* catalog_lookup_by_data_oid: the same for the storage table's OID; NULL if none */
 extern OtsTable *catalog_lookup_by_data_oid(Oid data_oid);
 

@@ -357,3 +357,17 @@ select_render_attributes(const ReadSelect *sel, const CellsReader *r, uint32 *si
 	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	return JsonbValueToJsonb(res);
 }
+
+bool
+select_latest(const ReadSelect *sel, const CellsReader *r, const char *name, uint32 len,
+			  OtsValue *value)
+{
+	CellsColumn col;
+	SelectedCells sc;
+	int64		ts;
+
+	if (!cells_find_column(r, name, len, &col))
+		return false;
+	select_column_begin(&sc, sel, &col);
+	return select_column_next(&sc, &ts, value);
+}

@@ -91,6 +91,10 @@ extern void select_column_begin(SelectedCells *sc, const ReadSelect *sel,
 								const CellsColumn *col);
 extern bool select_column_next(SelectedCells *sc, int64 *ts, OtsValue *value);
 
+/* select_latest: the newest selected value of column name[0..len) of r; false if none */
+extern bool select_latest(const ReadSelect *sel, const CellsReader *r, const char *name,
+						  uint32 len, OtsValue *value);
+
 /* select_visible_begin: the same with only the table's rules applied */
 extern void select_visible_begin(SelectedCells *sc, const ReadSelect *sel,
 								 const CellsColumn *col);

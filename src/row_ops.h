@@ -73,6 +73,7 @@ typedef struct RowWriteRequest
 	RowWriteKind kind;
 	/* every write */
 	text	   *table_name;
+	Oid			view_oid;		/* instead of table_name: the table of this view (a statement on it) */
 	Jsonb	   *primary_key;
 	const char *condition;		/* row existence; NULL: IGNORE */
 	Jsonb	   *column_condition;
@@ -99,7 +100,7 @@ extern void row_write(const RowWriteRequest *req, RowResult *res);
  * EXPECT_NOT_EXIST whose existing row is a unique violation (an INSERT on
  * a table's view), in bulk when every key is new, else one by one
  */
-extern void row_put_new_many(text *table_name, int n, Jsonb **primary_keys, Jsonb **attributes);
+extern void row_put_new_many(Oid view_oid, int n, Jsonb **primary_keys, Jsonb **attributes);
 
 /* row_write_privileges: the privileges a write of this kind needs on the storage */
 extern AclMode row_write_privileges(RowWriteKind kind);

@@ -221,19 +221,14 @@ ots_row_exists(PG_FUNCTION_ARGS)
  * view's row (args: cells, storage, name); false when it has none.
  */
 static bool
-row_read_view_attribute(FunctionCallInfo fcinfo, CellsColumn *col, OtsValue *value)
+row_read_view_attribute(FunctionCallInfo fcinfo, OtsValue *value)
 {
 	ReadSelect	sel;
 	CellsReader r;
 	text	   *name = PG_GETARG_TEXT_PP(2);
-	SelectedCells sc;
-	int64		ts;
 
 	row_read_view_row(fcinfo, &sel, &r);
-	if (!cells_find_column(&r, VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name), col))
-		return false;
-	select_column_begin(&sc, &sel, col);
-	return select_column_next(&sc, &ts, value);
+	return select_latest(&sel, &r, VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name), value);
 }
 
 /*
@@ -242,10 +237,10 @@ row_read_view_attribute(FunctionCallInfo fcinfo, CellsColumn *col, OtsValue *val
  * one-pair object of that column
  */
 static Datum
-row_read_view_attribute_via_jsonb(FunctionCallInfo fcinfo, PGFunction fn,
-								  const CellsColumn *col, const OtsValue *v)
+row_read_view_attribute_via_jsonb(FunctionCallInfo fcinfo, PGFunction fn, const OtsValue *v)
 {
-	CodecPair	pair = {col->name, col->namelen, *v};
+	text	   *name = PG_GETARG_TEXT_PP(2);
+	CodecPair	pair = {VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name), *v};
 
 	return DirectFunctionCall2(fn, JsonbPGetDatum(codec_flat_object(&pair, 1)),
 							   PG_GETARG_DATUM(2));
@@ -260,10 +255,9 @@ row_read_view_attribute_via_jsonb(FunctionCallInfo fcinfo, PGFunction fn,
 Datum
 ots_row_attribute_text(PG_FUNCTION_ARGS)
 {
-	CellsColumn col;
 	OtsValue	v;
 
-	if (!row_read_view_attribute(fcinfo, &col, &v))
+	if (!row_read_view_attribute(fcinfo, &v))
 		PG_RETURN_NULL();
 	switch (v.type)
 	{
@@ -279,8 +273,7 @@ ots_row_attribute_text(PG_FUNCTION_ARGS)
 		case OTS_VT_BOOLEAN:
 			PG_RETURN_TEXT_P(cstring_to_text(v.u.b ? "true" : "false"));
 		default:
-			PG_RETURN_DATUM(row_read_view_attribute_via_jsonb(fcinfo, jsonb_object_field_text,
-															  &col, &v));
+			PG_RETURN_DATUM(row_read_view_attribute_via_jsonb(fcinfo, jsonb_object_field_text, &v));
 	}
 }
 
@@ -292,12 +285,11 @@ ots_row_attribute_text(PG_FUNCTION_ARGS)
 Datum
 ots_row_attribute(PG_FUNCTION_ARGS)
 {
-	CellsColumn col;
 	OtsValue	v;
 
-	if (!row_read_view_attribute(fcinfo, &col, &v))
+	if (!row_read_view_attribute(fcinfo, &v))
 		PG_RETURN_NULL();
-	PG_RETURN_DATUM(row_read_view_attribute_via_jsonb(fcinfo, jsonb_object_field, &col, &v));
+	PG_RETURN_DATUM(row_read_view_attribute_via_jsonb(fcinfo, jsonb_object_field, &v));
 }
 
 Datum
@@ -355,10 +347,9 @@ row_read_value_sql_type(OtsValueType t)
 static Datum
 row_read_view_typed(FunctionCallInfo fcinfo, OtsValueType type)
 {
-	CellsColumn col;
 	OtsValue	v;
 
-	if (!row_read_view_attribute(fcinfo, &col, &v) || v.type != type)
+	if (!row_read_view_attribute(fcinfo, &v) || v.type != type)
 		PG_RETURN_NULL();
 	return row_read_value_datum(&v);
 }

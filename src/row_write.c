@@ -25,8 +25,6 @@
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/datum.h"
-#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "cells.h"
@@ -136,11 +134,13 @@ PG_FUNCTION_INFO_V1(ots_delete_row);
 static void
 row_write_prepare(RowWrite *w, const RowWriteOp *op, const RowWriteRequest *req)
 {
-	request_require_given(req->table_name, "table_name");
+	if (!OidIsValid(req->view_oid))
+		request_require_given(req->table_name, "table_name");
 	request_require_given(req->primary_key, "primary_key");
 	w->op = op;
 	w->req = req;
-	w->t = catalog_lookup(req->table_name);
+	w->t = OidIsValid(req->view_oid) ? catalog_lookup_view(req->view_oid) :
+		catalog_lookup(req->table_name);
 	rowstore_check_privileges(w->t, op->mode);
 	rowstore_check_writable(op->operation);
 	codec_parse_pk(w->t, req->primary_key, PK_ALLOW_AUTO_INC, &w->pk);
@@ -1054,6 +1054,19 @@ ots_delete_row(PG_FUNCTION_ARGS)
 	return row_write_sql(fcinfo, &req, 2);
 }
 
+struct varlena *
+row_write_new_row_cells(const OtsTable *t, Jsonb *attributes, int64 now_ms, int64 *oldest_ts,
+						uint32 *size)
+{
+	int			count;
+	CellInput  *parsed = codec_parse_attributes(attributes, &count);
+
+	row_write_check_timestamps(t, now_ms, parsed, count);
+	row_write_check_defined_types(t, parsed, count);
+	*size = row_write_cells_size(parsed, count);
+	return row_write_put_cells(t, parsed, count, now_ms, oldest_ts);
+}
+
 /*
  * row_put_new_many validates every row as row_write validates a PutRow
  * with condition EXPECT_NOT_EXIST (same checks in the same order, same
@@ -1065,9 +1078,9 @@ ots_delete_row(PG_FUNCTION_ARGS)
  * generates keys, or an index, goes row by row from the start.
  */
 void
-row_put_new_many(text *table_name, int n, Jsonb **primary_keys, Jsonb **attributes)
+row_put_new_many(Oid view_oid, int n, Jsonb **primary_keys, Jsonb **attributes)
 {
-	OtsTable   *t = catalog_lookup(table_name);
+	OtsTable   *t = catalog_lookup_view(view_oid);
 	int64		now_ms = ots_now_ms();
 	int			nkeys;
 	Datum	   *keys[OTS_MAX_KEY_COLUMNS + 1];
@@ -1092,13 +1105,10 @@ row_put_new_many(text *table_name, int n, Jsonb **primary_keys, Jsonb **attribut
 		for (int i = 0; i < n; i++)
 		{
 			PkInput		pk;
-			CellInput  *parsed;
-			int			count;
 			uint32		pk_size;
+			uint32		cells_size;
 			int64		oldest_ts;
 			struct varlena *built;
-			Datum		key[OTS_MAX_KEY_COLUMNS + 1];
-			Oid			types[OTS_MAX_KEY_COLUMNS + 1];
 
 			CHECK_FOR_INTERRUPTS();
 			MemoryContextSwitchTo(rowctx);
@@ -1107,19 +1117,14 @@ row_put_new_many(text *table_name, int n, Jsonb **primary_keys, Jsonb **attribut
 			request_check_data_size(row_write_ops[ROW_WRITE_PUT].request,
 									codec_pk_data_size(&primary_keys[i]->root) +
 									codec_cells_data_size(&attributes[i]->root, true, false));
-			parsed = codec_parse_attributes(attributes[i], &count);
-			row_write_check_timestamps(t, now_ms, parsed, count);
-			row_write_check_defined_types(t, parsed, count);
-			built = row_write_put_cells(t, parsed, count, now_ms, &oldest_ts);
-			write_cu += request_cu(pk_size + row_write_cells_size(parsed, count));
+			built = row_write_new_row_cells(t, attributes[i], now_ms, &oldest_ts, &cells_size);
+			write_cu += request_cu(pk_size + cells_size);
 			read_cu += request_cu(pk_size);
 			MemoryContextSwitchTo(callerctx);
 			cells[i] = PointerGetDatum(palloc(VARSIZE(built)));
 			memcpy(DatumGetPointer(cells[i]), built, VARSIZE(built));
 			oldest[i] = Int64GetDatum(oldest_ts);
-			storage_key(t, &pk, t->npk, key, types);
-			for (int k = 0; k < nkeys; k++)
-				keys[k][i] = datumCopy(key[k], get_typbyval(types[k]), get_typlen(types[k]));
+			storage_key_row(t, &pk, keys, i);
 			MemoryContextReset(rowctx);
 		}
 		MemoryContextDelete(rowctx);
@@ -1135,7 +1140,7 @@ row_put_new_many(text *table_name, int n, Jsonb **primary_keys, Jsonb **attribut
 		RowResult	res;
 
 		CHECK_FOR_INTERRUPTS();
-		req.table_name = table_name;
+		req.view_oid = view_oid;
 		req.primary_key = primary_keys[i];
 		req.attributes = attributes[i];
 		req.condition = "EXPECT_NOT_EXIST";

@@ -34,6 +34,15 @@ extern void row_write_check_defined_types(const OtsTable *t, const CellInput *ce
 extern struct varlena *row_write_put_cells(const OtsTable *t, const CellInput *cells, int n,
 										   int64 stamp, int64 *oldest_ts);
 
+/*
+ * row_write_new_row_cells: the cells of a new row's PutRow, from its
+ * attribute map (NULL: none) with put_row's checks (names, values,
+ * timestamps, defined types), encoded for storage with server timestamp
+ * now_ms; *size is their data size, for capacity units
+ */
+extern struct varlena *row_write_new_row_cells(const OtsTable *t, Jsonb *attributes, int64 now_ms,
+											   int64 *oldest_ts, uint32 *size);
+
 /* row_write_cells_size: written data size of cells (names + values), for capacity units */
 extern uint32 row_write_cells_size(const CellInput *cells, int n);
 

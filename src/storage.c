@@ -159,6 +159,17 @@ storage_key(const OtsTable *t, const PkInput *pk, int npk, Datum *values, Oid *t
 	return k;
 }
 
+void
+storage_key_row(const OtsTable *t, const PkInput *pk, Datum **keys, int i)
+{
+	Datum		key[OTS_MAX_KEY_COLUMNS + 1];
+	Oid			types[OTS_MAX_KEY_COLUMNS + 1];
+	int			nkeys = storage_key(t, pk, t->npk, key, types);
+
+	for (int k = 0; k < nkeys; k++)
+		keys[k][i] = key[k];
+}
+
 /* storage_cells_type is the OID of type ots.cells */
 Oid
 storage_cells_type(void)

@@ -96,6 +96,9 @@ extern Oid	storage_key_collation(const OtsTable *t, int k);
 /* storage_key: the stored key of the first npk columns of pk; returns its column count */
 extern int	storage_key(const OtsTable *t, const PkInput *pk, int npk, Datum *values, Oid *types);
 
+/* storage_key_row sets row i of column arrays keys[k][] to pk's stored key (the bulk writes) */
+extern void storage_key_row(const OtsTable *t, const PkInput *pk, Datum **keys, int i);
+
 /* storage_cells_type is the OID of type ots.cells, the type of "$cells" */
 extern Oid	storage_cells_type(void);
 

@@ -30,7 +30,6 @@ typedef struct ViewCopyRows
 {
 	bool		active;			/* a COPY FROM runs */
 	Oid			view_oid;		/* the view of the rows held */
-	text	   *table_name;
 	MemoryContext context;		/* holds the rows; reset when they are written */
 	int			n;
 	Size		bytes;
@@ -57,12 +56,12 @@ view_copy_flush(void)
 		return;
 	view_copy.n = 0;
 	view_copy.bytes = 0;
-	row_put_new_many(view_copy.table_name, n, view_copy.primary_keys, view_copy.attributes);
+	row_put_new_many(view_copy.view_oid, n, view_copy.primary_keys, view_copy.attributes);
 	MemoryContextReset(view_copy.context);
 }
 
 void
-view_copy_hold(Oid view_oid, text *table_name, Jsonb *primary_key, Jsonb *attributes)
+view_copy_hold(Oid view_oid, Jsonb *primary_key, Jsonb *attributes)
 {
 	MemoryContext old;
 
@@ -72,11 +71,7 @@ view_copy_hold(Oid view_oid, text *table_name, Jsonb *primary_key, Jsonb *attrib
 		view_copy.context = AllocSetContextCreate(TopMemoryContext, "ots view COPY rows",
 												  ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(view_copy.context);
-	if (view_copy.n == 0)
-	{
-		view_copy.view_oid = view_oid;
-		view_copy.table_name = (text *) PG_DETOAST_DATUM_COPY(PointerGetDatum(table_name));
-	}
+	view_copy.view_oid = view_oid;
 	view_copy.primary_keys[view_copy.n] = (Jsonb *) PG_DETOAST_DATUM_COPY(JsonbPGetDatum(primary_key));
 	view_copy.attributes[view_copy.n] = (Jsonb *) PG_DETOAST_DATUM_COPY(JsonbPGetDatum(attributes));
 	view_copy.bytes += VARSIZE(view_copy.primary_keys[view_copy.n]) +

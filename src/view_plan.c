@@ -34,21 +34,12 @@
 
 #include "miscadmin.h"
 
-#include "access/relation.h"
-#include "access/sysattr.h"
-#include "commands/trigger.h"
 #include "catalog/pg_class.h"
-#include "catalog/pg_trigger.h"
-#include "nodes/makefuncs.h"
-#include "nodes/nodeFuncs.h"
 #include "parser/analyze.h"
-#include "parser/parse_func.h"
 #include "parser/parsetree.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
-#include "utils/builtins.h"
 #include "utils/lsyscache.h"
-#include "utils/rel.h"
 #include "utils/rls.h"
 
 #include "catalog.h"
@@ -60,29 +51,7 @@
 static OtsTable *
 view_plan_table(Oid relid)
 {
-	Oid			trigger_func;
-	Oid			legacy_func;
-	Relation	rel;
-	bool		ours = false;
-
-	if (get_rel_relkind(relid) != RELKIND_VIEW)
-		return NULL;
-	trigger_func = LookupFuncName(list_make2(makeString("ots"), makeString("view_write")), 0, NULL, true);
-	/* the same function under 0.1.0's name, on a view restored from a 0.1.0 dump */
-	legacy_func = LookupFuncName(list_make2(makeString("ots"), makeString("view_write_rejected")), 0, NULL, true);
-	if (!OidIsValid(trigger_func))
-		return NULL;
-	/* the rewriter locked the view */
-	rel = relation_open(relid, NoLock);
-	for (int i = 0; rel->trigdesc != NULL && i < rel->trigdesc->numtriggers; i++)
-		if ((rel->trigdesc->triggers[i].tgfoid == trigger_func ||
-			 rel->trigdesc->triggers[i].tgfoid == legacy_func) &&
-			rel->trigdesc->triggers[i].tgenabled != TRIGGER_DISABLED)
-			ours = true;
-	relation_close(rel, NoLock);
-	if (!ours)
-		return NULL;
-	return catalog_lookup_by_view_oid(relid);
+	return get_rel_relkind(relid) == RELKIND_VIEW ? catalog_lookup_by_view_oid(relid) : NULL;
 }
 
 /*

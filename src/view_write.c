@@ -88,7 +88,6 @@ typedef struct ViewWriter
 	bool		valid;			/* cleared by an invalidation of the view */
 	MemoryContext context;		/* what the entry points to */
 	OtsTable   *table;
-	text	   *table_name;		/* schema.table, as the row API takes it */
 	int			natts;
 	int			attributes_attno;	/* 0: none */
 	ViewColumn *cols;			/* by attribute number - 1 */
@@ -134,9 +133,6 @@ view_write_writer(Relation view)
 		MemoryContextReset(w->context);
 	old = MemoryContextSwitchTo(w->context);
 	w->table = t;
-	/* the row API's form of its name: the schema as an identifier, the table as it is */
-	w->table_name = cstring_to_text(psprintf("%s.%s", quote_identifier(t->schema_name),
-											 t->table_name));
 	w->natts = desc->natts;
 	w->attributes_attno = 0;
 	w->cols = palloc0(sizeof(ViewColumn) * desc->natts);
@@ -378,10 +374,7 @@ view_write_result(ViewWriter *w, Relation view, Jsonb *pk)
 	for (int i = 0; i < desc->natts; i++)
 	{
 		ViewColumn *c = &w->cols[i];
-		CellsColumn col;
-		SelectedCells sc;
 		OtsValue	v;
-		int64		ts;
 
 		nulls[i] = true;
 		if (c->kind == VIEW_COLUMN_KEY)
@@ -400,14 +393,10 @@ view_write_result(ViewWriter *w, Relation view, Jsonb *pk)
 			nulls[i] = false;
 		}
 		else if (c->kind == VIEW_COLUMN_DEFINED &&
-				 cells_find_column(&r, c->name, c->namelen, &col))
+				 select_latest(&sel, &r, c->name, c->namelen, &v) && v.type == c->type)
 		{
-			select_column_begin(&sc, &sel, &col);
-			if (select_column_next(&sc, &ts, &v) && v.type == c->type)
-			{
-				values[i] = row_read_value_datum(&v);
-				nulls[i] = false;
-			}
+			values[i] = row_read_value_datum(&v);
+			nulls[i] = false;
 		}
 	}
 	return heap_form_tuple(desc, values, nulls);
@@ -423,14 +412,13 @@ view_write_insert(ViewWriter *w, TriggerData *td, ViewStatement *vs)
 	bool		auto_increment;
 	List	   *delete_all = NIL;
 
-	req.table_name = w->table_name;
+	req.view_oid = w->view_oid;
 	req.primary_key = view_write_key(w, slot, &auto_increment);
 	req.attributes = view_write_new_cells(w, slot, NIL, NULL);
 	/* COPY: the batch path */
 	if (vs == NULL && view_copy_active() && !auto_increment)
 	{
-		view_copy_hold(RelationGetRelid(td->tg_relation), w->table_name,
-					   req.primary_key, req.attributes);
+		view_copy_hold(w->view_oid, req.primary_key, req.attributes);
 		return td->tg_trigtuple;
 	}
 	/* a generated key is new: Tablestore allows no condition with it */
@@ -624,7 +612,7 @@ view_write_update(ViewWriter *w, TriggerData *td, ViewStatement *vs)
 		}
 	}
 	puts = JsonbValueToJsonb(pushJsonbValue(&put, WJB_END_OBJECT, NULL));
-	req.table_name = w->table_name;
+	req.view_oid = w->view_oid;
 	req.primary_key = view_write_key(w, oldslot, &auto_increment);
 	/* SET of nothing but unchanged keys: no write, as UpdateRow needs a column */
 	if (JB_ROOT_COUNT(puts) > 0 || delete_all != NIL)
@@ -646,7 +634,7 @@ view_write_delete(ViewWriter *w, TriggerData *td)
 	RowResult	res;
 	bool		auto_increment;
 
-	req.table_name = w->table_name;
+	req.view_oid = w->view_oid;
 	req.primary_key = view_write_key(w, td->tg_trigslot, &auto_increment);
 	row_write(&req, &res);
 	return td->tg_trigtuple;
@@ -661,7 +649,6 @@ ots_view_write(PG_FUNCTION_ARGS)
 {
 	TriggerData *td = (TriggerData *) fcinfo->context;
 	ViewWriter *w;
-	CmdType		operation;
 	HeapTuple	result;
 
 	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_INSTEAD(td->tg_event) ||
@@ -671,22 +658,10 @@ ots_view_write(PG_FUNCTION_ARGS)
 				 errmsg("function \"%s\" must be fired INSTEAD OF for each row", "ots.view_write")));
 	w = view_write_writer(td->tg_relation);
 	if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
-		operation = CMD_INSERT;
+		result = view_write_insert(w, td, view_statement_find(w->view_oid, CMD_INSERT));
 	else if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
-		operation = CMD_UPDATE;
+		result = view_write_update(w, td, view_statement_find(w->view_oid, CMD_UPDATE));
 	else
-		operation = CMD_DELETE;
-	switch (operation)
-	{
-		case CMD_INSERT:
-			result = view_write_insert(w, td, view_statement_find(RelationGetRelid(td->tg_relation), operation));
-			break;
-		case CMD_UPDATE:
-			result = view_write_update(w, td, view_statement_find(RelationGetRelid(td->tg_relation), operation));
-			break;
-		default:
-			result = view_write_delete(w, td);
-			break;
-	}
+		result = view_write_delete(w, td);
 	return PointerGetDatum(result);
 }

@@ -40,7 +40,7 @@ extern void view_statement_copy_end(ViewStatement *marker);
 extern bool view_copy_active(void);
 
 /* view_copy_hold keeps one row of a COPY into a view (its PutRow's key and cells) */
-extern void view_copy_hold(Oid view_oid, text *table_name, Jsonb *primary_key, Jsonb *attributes);
+extern void view_copy_hold(Oid view_oid, Jsonb *primary_key, Jsonb *attributes);
 
 /* the hooks: the executor's (view_statement.c) and ProcessUtility (view_copy.c) */
 extern void view_statement_init(void);
