@@ -44,8 +44,8 @@
 typedef struct PushdownFuncs
 {
 	Oid			row_attributes;
-	Oid			row_attribute_text;
 	Oid			row_attribute;
+	IndexPlanFuncs index;		/* row_attribute_text, and the typed columns' */
 } PushdownFuncs;
 
 /* one view of a query level, while its expressions are rewritten */
@@ -96,7 +96,7 @@ pushdown_attributes_column(RangeTblEntry *rte, const PushdownFuncs *funcs)
 static Var *
 pushdown_column(PushdownView *view, OpExpr *op, Const *name, bool as_text)
 {
-	Oid			funcid = as_text ? view->funcs->row_attribute_text : view->funcs->row_attribute;
+	Oid			funcid = as_text ? view->funcs->index.row_attribute_text : view->funcs->row_attribute;
 	Oid			type = as_text ? TEXTOID : JSONBOID;
 	ListCell   *lc;
 	TargetEntry *tle = NULL;
@@ -206,7 +206,7 @@ pushdown_query(Query *query, const PushdownFuncs *funcs)
 						   QTW_DONT_COPY_QUERY | QTW_IGNORE_RANGE_TABLE);
 		/* the level's equalities on indexed columns, now columns of the view */
 		if (IsA(lsecond(view.row_attributes->args), Const))
-			index_plan_view(query, rti, rte, funcs->row_attribute_text,
+			index_plan_view(query, rti, rte, &funcs->index,
 							DatumGetObjectId(((Const *) lsecond(view.row_attributes->args))->constvalue));
 	}
 	foreach(lc, query->rtable)
@@ -289,9 +289,11 @@ attribute_pushdown(Query *query)
 	args[1] = REGCLASSOID;
 	args[2] = TEXTOID;
 	funcs.row_attributes = pushdown_lookup("row_attributes", 2, args);
-	funcs.row_attribute_text = pushdown_lookup("row_attribute_text", 3, args);
+	funcs.index.row_attribute_text = pushdown_lookup("row_attribute_text", 3, args);
 	funcs.row_attribute = pushdown_lookup("row_attribute", 3, args);
-	if (!OidIsValid(funcs.row_attributes) || !OidIsValid(funcs.row_attribute_text) ||
+	funcs.index.row_string = pushdown_lookup("row_string", 3, args);
+	funcs.index.row_integer = pushdown_lookup("row_integer", 3, args);
+	if (!OidIsValid(funcs.row_attributes) || !OidIsValid(funcs.index.row_attribute_text) ||
 		!OidIsValid(funcs.row_attribute))
 		return;
 	pushdown_query(query, &funcs);

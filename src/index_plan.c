@@ -33,7 +33,6 @@
  */
 #include "postgres.h"
 
-#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -106,22 +105,22 @@ index_plan_integer_eq(Oid funcid)
 }
 
 /*
- * index_plan_typed_column: the type a typed view column's function
- * (ots.row_string, ots.row_integer) compares as, uncast; 0 for others.  Its
- * value is the latest cell's when that has the defined type, which is
- * exactly when the row has an entry under it in an index of that column.
+ * index_plan_column_type: the type an output of a view's column function
+ * compares as for an index, 0 for none: ->> text (compared as the type of
+ * its equality), a typed String or Integer column uncast (its value is the
+ * latest cell's when that has the defined type, which is exactly when the
+ * row has an entry under it in an index of that column)
  */
 static OtsValueType
-index_plan_typed_column(Oid funcid, bool cast)
+index_plan_column_type(Oid funcid, const IndexPlanFuncs *funcs, bool cast, OtsValueType eq_type)
 {
-	char	   *name;
-
-	if (cast || get_func_namespace(funcid) != get_namespace_oid("ots", true))
+	if (funcid == funcs->row_attribute_text)
+		return eq_type;
+	if (cast)
 		return 0;
-	name = get_func_name(funcid);
-	if (strcmp(name, "row_string") == 0)
+	if (funcid == funcs->row_string)
 		return OTS_VT_STRING;
-	if (strcmp(name, "row_integer") == 0)
+	if (funcid == funcs->row_integer)
 		return OTS_VT_INTEGER;
 	return 0;
 }
@@ -133,7 +132,7 @@ index_plan_typed_column(Oid funcid, bool cast)
  * it is none
  */
 static bool
-index_plan_equality(Node *qual, Index rti, Query *sub, Oid row_attribute_text, IndexPlanEq *eq)
+index_plan_equality(Node *qual, Index rti, Query *sub, const IndexPlanFuncs *funcs, IndexPlanEq *eq)
 {
 	OpExpr	   *op;
 	Node	   *col;
@@ -181,8 +180,7 @@ index_plan_equality(Node *qual, Index rti, Query *sub, Oid row_attribute_text, I
 	if (eq->type == OTS_VT_INTEGER && !cast && var->vartype != INT8OID)
 		return false;
 	if (IsA(tle->expr, FuncExpr) &&
-		(((FuncExpr *) tle->expr)->funcid == row_attribute_text ||
-		 index_plan_typed_column(((FuncExpr *) tle->expr)->funcid, cast) == eq->type))
+		index_plan_column_type(((FuncExpr *) tle->expr)->funcid, funcs, cast, eq->type) == eq->type)
 	{
 		Const	   *name = lthird(((FuncExpr *) tle->expr)->args);
 
@@ -329,7 +327,7 @@ index_plan_sublink(const OtsTable *base, const OtsTable *idx, IndexPlanEq **matc
 }
 
 void
-index_plan_view(Query *query, Index rti, RangeTblEntry *rte, Oid row_attribute_text,
+index_plan_view(Query *query, Index rti, RangeTblEntry *rte, const IndexPlanFuncs *funcs,
 				Oid storage_oid)
 {
 	Query	   *sub = rte->subquery;
@@ -348,7 +346,7 @@ index_plan_view(Query *query, Index rti, RangeTblEntry *rte, Oid row_attribute_t
 	{
 		IndexPlanEq eq;
 
-		if (index_plan_equality(lfirst(lc), rti, sub, row_attribute_text, &eq))
+		if (index_plan_equality(lfirst(lc), rti, sub, funcs, &eq))
 		{
 			IndexPlanEq *copy = palloc(sizeof(eq));
 

@@ -10,14 +10,21 @@
 #include "postgres.h"
 #include "nodes/parsenodes.h"
 
+/* the functions of a view's columns an index can serve, looked up once per statement */
+typedef struct IndexPlanFuncs
+{
+	Oid			row_attribute_text; /* attributes ->> 'name', after attribute pushdown */
+	Oid			row_string;		/* a typed String column */
+	Oid			row_integer;	/* a typed Integer column */
+} IndexPlanFuncs;
+
 /*
  * index_plan_view adds, to the subquery of view rti (of the table whose
  * storage is storage_oid) at this query level, the semi-join with the
  * index that serves the level's equalities best, if any does; after
- * attribute pushdown made attributes ->> 'name' the view's columns
- * (row_attribute_text is that function's OID).
+ * attribute pushdown made attributes ->> 'name' the view's columns.
  */
-extern void index_plan_view(Query *query, Index rti, RangeTblEntry *rte, Oid row_attribute_text,
-							Oid storage_oid);
+extern void index_plan_view(Query *query, Index rti, RangeTblEntry *rte,
+							const IndexPlanFuncs *funcs, Oid storage_oid);
 
 #endif							/* OTS_INDEX_PLAN_H */
