@@ -59,6 +59,7 @@
 #include "cells.h"
 #include "errors.h"
 #include "storage.h"
+#include "stream_storage.h"
 
 /* PostgreSQL identifiers hold NAMEDATALEN-1 bytes; a leaf's name is longer by its suffix */
 #define CATALOG_MAX_TABLE_NAME_LEN (NAMEDATALEN - 1 - STORAGE_LEAF_SUFFIX_MAX_LEN)
@@ -107,6 +108,8 @@ static OtsCache names = {
 static OverrideSearchPath *names_path = NULL;
 
 static void catalog_load(OtsTable *t, Oid view_oid);
+static void catalog_read_stream(OtsTable *t, HeapTuple tup, TupleDesc desc);
+static void catalog_check_stream(OtsTable *t, Oid nsp);
 static Form_pg_class catalog_class(Oid relid);
 static bool catalog_name_valid(const char *name, int len, int maxlen);
 static void catalog_read_defined(OtsTable *t, HeapTuple tup, TupleDesc desc);
@@ -262,14 +265,15 @@ catalog_read_row(OtsTable *t, HeapTuple tup, TupleDesc desc)
 	Datum		d;
 	int64		key_space;
 
-	if (desc->natts < 15 || SPI_gettypeid(desc, 10) != TEXTARRAYOID ||
+	if (desc->natts < CATALOG_ROW_NCOLUMNS || SPI_gettypeid(desc, 10) != TEXTARRAYOID ||
 		SPI_gettypeid(desc, 11) != TEXTARRAYOID || SPI_gettypeid(desc, 12) != NAMEOID ||
 		SPI_gettypeid(desc, 13) != TEXTOID || SPI_gettypeid(desc, 14) != INT2OID ||
 		SPI_gettypeid(desc, 15) != TEXTOID || SPI_gettypeid(desc, 1) != TEXTARRAYOID ||
 		SPI_gettypeid(desc, 2) != TEXTARRAYOID || SPI_gettypeid(desc, 3) != INT2OID ||
 		SPI_gettypeid(desc, 4) != INT4OID || SPI_gettypeid(desc, 5) != INT8OID ||
 		SPI_gettypeid(desc, 6) != INT8OID || SPI_gettypeid(desc, 7) != BOOLOID ||
-		SPI_gettypeid(desc, 8) != INT4OID || SPI_gettypeid(desc, 9) != INT4OID)
+		SPI_gettypeid(desc, 8) != INT4OID || SPI_gettypeid(desc, 9) != INT4OID ||
+		SPI_gettypeid(desc, 16) != TEXTOID || SPI_gettypeid(desc, 17) != INT4OID)
 		catalog_damaged(t, "the columns of ots.tables have other types than ots made");
 	/* an index's key is its own columns, then the base key's others */
 	d = SPI_getbinval(tup, desc, 12, &isnull);
@@ -334,6 +338,39 @@ catalog_read_row(OtsTable *t, HeapTuple tup, TupleDesc desc)
 						t->partitions, OTS_MAX_PARTITIONS);
 	catalog_read_defined(t, tup, desc);
 	catalog_read_index(t, tup, desc);
+	catalog_read_stream(t, tup, desc);
+}
+
+/*
+ * catalog_read_stream reads the table's stream: an id (stream_id NULL: no
+ * stream) and its expiration; an index has none
+ */
+static void
+catalog_read_stream(OtsTable *t, HeapTuple tup, TupleDesc desc)
+{
+	bool		null_id;
+	bool		null_hours;
+	Datum		id = SPI_getbinval(tup, desc, 16, &null_id);
+	Datum		hours = SPI_getbinval(tup, desc, 17, &null_hours);
+	char	   *s;
+
+	t->stream_enabled = !null_id;
+	if (null_id)
+	{
+		if (!null_hours)
+			catalog_damaged(t, "it has a stream_expiration_hours but no stream_id");
+		return;
+	}
+	s = TextDatumGetCString(id);
+	if (strlen(s) < 1 || strlen(s) >= NAMEDATALEN || strspn(s, "0123456789abcdef-") != strlen(s))
+		catalog_damaged(t, "its stream_id is not one ots makes");
+	strlcpy(t->stream_id, s, NAMEDATALEN);
+	t->stream_expiration_hours = null_hours ? 0 : DatumGetInt32(hours);
+	if (t->stream_expiration_hours < 1 || t->stream_expiration_hours > OTS_MAX_STREAM_EXPIRATION_HOURS)
+		catalog_damaged(t, "stream_expiration_hours %d is outside [1, %d]",
+						t->stream_expiration_hours, OTS_MAX_STREAM_EXPIRATION_HOURS);
+	if (t->is_index)
+		catalog_damaged(t, "an index has a stream");
 }
 
 /* catalog_read_defined reads the defined columns: valid, distinct names in name order */
@@ -438,24 +475,31 @@ catalog_defined_column(const OtsTable *t, const char *name, uint32 namelen)
  * its attribute number.
  */
 static AttrNumber
-catalog_check_column(const OtsTable *t, Oid data_oid, const char *name, Oid type, Oid collation)
+catalog_check_column_of(const OtsTable *t, Oid relid, const char *name, Oid type, Oid collation,
+						const char *what)
 {
-	HeapTuple	tup = SearchSysCacheAttName(data_oid, name);
+	HeapTuple	tup = SearchSysCacheAttName(relid, name);
 	Form_pg_attribute att;
 	AttrNumber	attnum;
 
 	if (!HeapTupleIsValid(tup))
-		catalog_damaged(t, "its storage table has no column \"%s\"", name);
+		catalog_damaged(t, "its %s has no column \"%s\"", what, name);
 	att = (Form_pg_attribute) GETSTRUCT(tup);
 	if (att->atttypid != type || att->attcollation != collation || !att->attnotnull)
 	{
 		ReleaseSysCache(tup);
-		catalog_damaged(t, "column \"%s\" of its storage table is not %s%s NOT NULL", name,
+		catalog_damaged(t, "column \"%s\" of its %s is not %s%s NOT NULL", name, what,
 						format_type_be(type), OidIsValid(collation) ? " COLLATE \"C\"" : "");
 	}
 	attnum = att->attnum;
 	ReleaseSysCache(tup);
 	return attnum;
+}
+
+static AttrNumber
+catalog_check_column(const OtsTable *t, Oid data_oid, const char *name, Oid type, Oid collation)
+{
+	return catalog_check_column_of(t, data_oid, name, type, collation, "storage table");
 }
 
 /* catalog_class: a copy of the relation's pg_class row, NULL if it is gone */
@@ -593,7 +637,49 @@ catalog_check_storage(OtsTable *t, Oid nsp)
 							quote_qualified_identifier(t->schema_name, name));
 	}
 	catalog_check_owners(t, get_relname_relid(t->table_name, nsp));
+	catalog_check_stream(t, nsp);
 	return true;
+}
+
+/*
+ * catalog_check_stream finds the log and records of t's stream in schema
+ * nsp and checks that they are what ots.stream_create_storage makes: their
+ * columns and primary keys (stream_storage.c checks the rest, and that
+ * nothing else indexes them, each time it opens them)
+ */
+static void
+catalog_check_stream(OtsTable *t, Oid nsp)
+{
+	const StreamRelation *rels[2] = {&stream_log_relation, &stream_rec_relation};
+	Oid		   *oids[2] = {&t->stream_log_oid, &t->stream_rec_oid};
+
+	t->stream_log_oid = t->stream_rec_oid = InvalidOid;
+	if (!t->stream_enabled)
+		return;
+	for (int r = 0; r < 2; r++)
+	{
+		const StreamRelation *sr = rels[r];
+		char		name[NAMEDATALEN * 2];
+		AttrNumber	keys[STREAM_MAX_COLUMNS];
+		Oid			relid;
+
+		snprintf(name, sizeof(name), "%s%s", t->table_name, sr->suffix);
+		relid = get_relname_relid(name, nsp);
+		if (get_rel_relkind(relid) != RELKIND_RELATION)
+			catalog_damaged(t, "the %s of its stream, %s, is missing", sr->what,
+							quote_qualified_identifier(t->schema_name, name));
+		if (asrole_owner(relid) != asrole_owner(t->data_oid))
+			catalog_damaged(t, "the %s of its stream has another owner than its storage table", sr->what);
+		for (int c = 0; c < sr->ncolumns; c++)
+			keys[c] = catalog_check_column_of(t, relid, sr->columns[c].name, sr->columns[c].type,
+											  InvalidOid, sr->what);
+		for (int c = 0; c < sr->ncolumns; c++)
+			if (keys[c] != c + 1)
+				catalog_damaged(t, "the columns of the %s of its stream are not in ots's order", sr->what);
+		if (!catalog_primary_key_is(relid, keys, sr->nkeys))
+			catalog_damaged(t, "the primary key of the %s of its stream is not the one ots made", sr->what);
+		*oids[r] = relid;
+	}
 }
 
 /*
@@ -670,7 +756,7 @@ catalog_has_index_columns(void)
 	Oid			nsp = get_namespace_oid("ots", true);
 	Oid			rel = OidIsValid(nsp) ? get_relname_relid("tables", nsp) : InvalidOid;
 
-	return OidIsValid(rel) && get_attnum(rel, "index_phase") != InvalidAttrNumber;
+	return OidIsValid(rel) && get_attnum(rel, "stream_id") != InvalidAttrNumber;
 }
 
 /*
@@ -697,7 +783,7 @@ catalog_load_indexes(OtsTable *t, Oid nsp, Datum *args)
 	{
 		bool		isnull;
 		Name		name = DatumGetName(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
-													  16, &isnull));
+													  CATALOG_ROW_NCOLUMNS + 1, &isnull));
 		OtsTable	idx;
 
 		memset(&idx, 0, sizeof(idx));
@@ -861,7 +947,7 @@ catalog_load(OtsTable *t, Oid view_oid)
 
 			loaded.index_ready_xmin =
 				DatumGetTransactionId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
-													16, &isnull));
+													CATALOG_ROW_NCOLUMNS + 1, &isnull));
 		}
 	}
 	if (found && !loaded.is_index && indexes)

@@ -65,6 +65,12 @@ typedef struct OtsTable
 	/* a table with secondary indexes: their storage tables, in name order */
 	int			nindexes;
 	Oid			index_data_oids[OTS_MAX_INDEXES];
+	/* Stream (stream.h): enabled when stream_id is set; its log and records */
+	bool		stream_enabled;
+	char		stream_id[NAMEDATALEN];
+	int32		stream_expiration_hours;
+	Oid			stream_log_oid;
+	Oid			stream_rec_oid;
 	bool		valid;			/* cleared by invalidation */
 } OtsTable;
 
@@ -116,11 +122,15 @@ extern void catalog_check_column_name(const char *name, int len);
 	"pk_names, pk_types, auto_increment, max_versions, time_to_live," \
 	" max_version_offset, allow_update, partitions, hash_prefix_length"
 #define CATALOG_ROW_COLUMNS CATALOG_ROW_COLUMNS_0_1 \
-	", defined_names, defined_types, index_of, index_type, index_key_count, index_phase"
+	", defined_names, defined_types, index_of, index_type, index_key_count, index_phase," \
+	" stream_id, stream_expiration_hours"
+/* the number of CATALOG_ROW_COLUMNS */
+#define CATALOG_ROW_NCOLUMNS 17
 /* the same of a 0.1.0 ots.tables, until ALTER EXTENSION ots UPDATE: no defined columns, no index */
 #define CATALOG_ROW_COLUMNS_BEFORE_UPDATE CATALOG_ROW_COLUMNS_0_1 \
 	", '{}'::pg_catalog.text[], '{}'::pg_catalog.text[], NULL::pg_catalog.name," \
-	" NULL::pg_catalog.text, NULL::pg_catalog.int2, NULL::pg_catalog.text"
+	" NULL::pg_catalog.text, NULL::pg_catalog.int2, NULL::pg_catalog.text," \
+	" NULL::pg_catalog.text, NULL::pg_catalog.int4"
 
 /*
  * catalog_read_row fills t (schema_name and table_name set) from a row of

@@ -43,6 +43,7 @@ PG_FUNCTION_INFO_V1(ots_catalog_set_defined);
 PG_FUNCTION_INFO_V1(ots_catalog_insert_index);
 PG_FUNCTION_INFO_V1(ots_catalog_set_index_phase);
 PG_FUNCTION_INFO_V1(ots_catalog_index_forgotten);
+PG_FUNCTION_INFO_V1(ots_catalog_set_stream);
 
 /* the schema and table names every function here takes first */
 #define CATALOG_WRITE_KEY \
@@ -309,6 +310,32 @@ ots_catalog_set_defined(PG_FUNCTION_ARGS)
 	data_oid = catalog_write_owner(fcinfo, false);
 	catalog_write_run(fcinfo,
 					  "UPDATE ots.tables t SET defined_names = $3, defined_types = $4"
+					  CATALOG_WRITE_KEY " RETURNING " CATALOG_ROW_COLUMNS, 4, types, true);
+	SPI_finish();
+	CacheInvalidateRelcacheByRelid(data_oid);
+	PG_RETURN_VOID();
+}
+
+/*
+ * ots_catalog_set_stream is ots.catalog_set_stream(schema_name, table_name,
+ * stream_id, stream_expiration_hours): the table's stream (NULLs: none),
+ * its enable time set when the id changes; ots.stream_sync has made or
+ * dropped its relations, which every session's next load checks.
+ */
+Datum
+ots_catalog_set_stream(PG_FUNCTION_ARGS)
+{
+	static const Oid types[4] = {NAMEOID, NAMEOID, TEXTOID, INT4OID};
+	Oid			data_oid;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ots_error(PARAMETER_INVALID, "Parameter table_name is missing.");
+	data_oid = catalog_write_owner(fcinfo, false);
+	catalog_write_run(fcinfo,
+					  "UPDATE ots.tables t SET stream_id = $3, stream_expiration_hours = $4,"
+					  " stream_enabled_at = CASE WHEN $3 IS NULL THEN NULL"
+					  " WHEN $3 OPERATOR(pg_catalog.=) t.stream_id THEN t.stream_enabled_at"
+					  " ELSE pg_catalog.clock_timestamp() END"
 					  CATALOG_WRITE_KEY " RETURNING " CATALOG_ROW_COLUMNS, 4, types, true);
 	SPI_finish();
 	CacheInvalidateRelcacheByRelid(data_oid);

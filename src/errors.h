@@ -27,7 +27,8 @@
 	X('O','T','0','0','8', ROW_OPERATION_CONFLICT,   "OTSRowOperationConflict") \
 	X('O','T','0','0','9', OUT_OF_COLUMN_COUNT_LIMIT, "OTSOutOfColumnCountLimit") \
 	X('O','T','0','1','0', OUT_OF_ROW_SIZE_LIMIT,    "OTSOutOfRowSizeLimit") \
-	X('O','T','0','1','1', INTERNAL_SERVER_ERROR,    "OTSInternalServerError")
+	X('O','T','0','1','1', INTERNAL_SERVER_ERROR,    "OTSInternalServerError") \
+	X('O','T','0','1','2', TRIMMED_DATA_ACCESS,      "OTSTrimmedDataAccess")
 
 #define OTS_ERRCODE_ENUM(a,b,c,d,e, name, ots) \
 	ERRCODE_OTS_##name = MAKE_SQLSTATE(a,b,c,d,e),

@@ -13,6 +13,7 @@
 #include "planner.h"
 #include "stats.h"
 #include "storage_write.h"
+#include "stream.h"
 #include "view_write.h"
 
 PG_MODULE_MAGIC;
@@ -28,6 +29,7 @@ _PG_init(void)
 	stats_init();
 	planner_init();
 	storage_write_init();
+	stream_init();
 	view_statement_init();
 	view_copy_init();
 }

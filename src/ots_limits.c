@@ -39,6 +39,7 @@ static const struct
 	{"max_version_offset", OTS_MAX_VERSION_OFFSET},
 	{"max_hash_prefix_len", OTS_MAX_HASH_PREFIX_LEN},
 	{"max_partitions", OTS_MAX_PARTITIONS},
+	{"max_stream_expiration_hours", OTS_MAX_STREAM_EXPIRATION_HOURS},
 };
 
 /*

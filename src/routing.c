@@ -157,11 +157,23 @@ routing_all_leaves(const OtsTable *t, int *n)
 	return leaves;
 }
 
+int
+routing_leaf_index(const OtsTable *t, Oid leaf)
+{
+	RoutingCache *rc = routing_partitions(t);
+
+	for (int i = 0; i < rc->nleaves; i++)
+		if (rc->leaves[i] == leaf)
+			return i;
+	return -1;
+}
+
 void
 routing_key(const OtsTable *t, const PkInput *pk, RowKey *key)
 {
 	key->t = t;
 	key->found = false;
+	key->change = NULL;
 	key->nkeys = storage_key(t, pk, t->npk, key->values, key->types);
 	routing_leaves(t, 1, &key->values[0], &key->leaf_oid);
 }

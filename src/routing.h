@@ -22,6 +22,9 @@ extern void routing_leaves(const OtsTable *t, int n, const Datum *partvalues, Oi
  */
 extern Oid *routing_all_leaves(const OtsTable *t, int *n);
 
+/* routing_leaf_index: the place of leaf among routing_all_leaves' (bound order), -1 if none */
+extern int	routing_leaf_index(const OtsTable *t, Oid leaf);
+
 /*
  * routing_key builds the storage key of a complete primary key (no INF or
  * auto-increment placeholders) and finds its leaf, taking AccessShareLock

@@ -40,17 +40,10 @@
 #include "rowstore.h"
 #include "stats.h"
 #include "storage.h"
+#include "stream.h"
 
 /* how often a write may lose an insert race before giving up */
 #define ROW_WRITE_MAX_ATTEMPTS 1000
-
-/* one DELETE_ONE_VERSION operation of update_row */
-typedef struct VersionDelete
-{
-	const char *name;
-	uint32		namelen;
-	int64		ts;
-} VersionDelete;
 
 /* the parsed operations of one update_row */
 typedef struct RowUpdate
@@ -90,6 +83,8 @@ typedef struct RowWrite
 	RowUpdate	update;			/* UpdateRow: the operations */
 	Jsonb	   *after;			/* UpdateRow: the RT_AFTER_MODIFY attributes */
 	bool		existing;		/* PutRow found the row it expected not to (on_existing) */
+	StreamChange change;		/* what the write is, for a table with a stream */
+	StreamUpdateOps stream_ops; /* UpdateRow: its operations, for the stream */
 } RowWrite;
 
 /* what a write does in place of the row version read */
@@ -152,6 +147,7 @@ row_write_prepare(RowWrite *w, const RowWriteOp *op, const RowWriteRequest *req)
 	w->cells = NULL;
 	w->ncells = 0;
 	w->after = NULL;
+	memset(&w->update, 0, sizeof(w->update));
 }
 
 /* row_write_parse_condition reads the condition, column_condition and return_type arguments */
@@ -541,7 +537,11 @@ row_put_decide(RowWrite *w, const CellsReader *old, bool exists, struct varlena 
 			   int64 *oldest_ts)
 {
 	if (w->existing)
+	{
+		w->change.action = STREAM_UPDATE_ROW;
 		return row_update_decide(w, old, exists, cells, oldest_ts);
+	}
+	w->change.action = STREAM_PUT_ROW;
 	*cells = row_write_put_cells(w->t, w->cells, w->ncells, row_write_stamp(w, old),
 								 oldest_ts);
 	return ROW_CHANGE_STORE;
@@ -882,6 +882,7 @@ row_update_decide(RowWrite *w, const CellsReader *old, bool exists, struct varle
 	if (!exists && u->nputs == 0 && u->nincrements == 0)
 		return ROW_CHANGE_NONE; /* deleting from a missing row changes nothing */
 	stamp = row_write_stamp(w, old);
+	w->stream_ops.stamp = stamp;
 	b = cells_builder_create(stamp);
 	row_update_keep_old(b, u, old);
 	for (int i = 0; i < u->nputs; i++)
@@ -963,6 +964,30 @@ row_write_privileges(RowWriteKind kind)
 }
 
 /*
+ * row_write_announce tells the stream what the write is: the kind of
+ * request, and an UpdateRow's operations as written (the decision
+ * functions fill in the stamp, and whether a view's upsert updated)
+ */
+static void
+row_write_announce(RowWrite *w)
+{
+	const RowUpdate *u = &w->update;
+
+	w->change.action = w->req->kind == ROW_WRITE_PUT ? STREAM_PUT_ROW :
+		w->req->kind == ROW_WRITE_UPDATE ? STREAM_UPDATE_ROW : STREAM_DELETE_ROW;
+	w->change.update = &w->stream_ops;
+	w->stream_ops.delete_all = u->delete_all;
+	w->stream_ops.ndelete_all = u->ndelete_all;
+	w->stream_ops.deletes = u->deletes;
+	w->stream_ops.ndeletes = u->ndeletes;
+	w->stream_ops.puts = u->puts;
+	w->stream_ops.nputs = u->nputs;
+	w->stream_ops.increments = u->increments;
+	w->stream_ops.nincrements = u->nincrements;
+	w->key.change = &w->change;
+}
+
+/*
  * row_write validates a write request in Tablestore's order, applies it by
  * compare-and-swap and counts it in the table's statistics.
  */
@@ -978,6 +1003,8 @@ row_write(const RowWriteRequest *req, RowResult *res)
 	op->parse(&w);
 	row_write_route(&w);
 	w.existing = false;
+	if (w.t->stream_enabled)
+		row_write_announce(&w);
 	found = row_write_apply(&w);
 	res->consumed.read = 0;
 	res->consumed.write = 0;

@@ -569,10 +569,10 @@ rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts, bool 
 			break;
 		xid = GetCurrentTransactionId();
 		token = SpeculativeInsertionLockAcquire(xid);
-		storage_write_expect_row(key->t, key->leaf_oid, slot, lp->cells_attno, NULL);
+		storage_write_expect_row(key->t, key->leaf_oid, slot, lp->cells_attno, NULL, key->change);
 		table_tuple_insert_speculative(leaf, slot, GetCurrentCommandId(true), 0, NULL, token);
 		ExecInsertIndexTuples(rri, slot, estate, false, true, &conflicted, arbiters);
-		storage_write_expect_row(key->t, key->leaf_oid, slot, lp->cells_attno, NULL);
+		storage_write_expect_row(key->t, key->leaf_oid, slot, lp->cells_attno, NULL, key->change);
 		table_tuple_complete_speculative(leaf, slot, token, !conflicted);
 		storage_write_expect_end();
 		SpeculativeInsertionLockRelease(xid);
@@ -618,7 +618,7 @@ rowstore_insert_plain(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 	InitResultRelInfo(rri, leaf, 0, NULL, 0);
 	rowstore_open_indexes(leaf, lp, rri);
 	slot = rowstore_key_slot(leaf, lp, key->nkeys, key->values, NULL, cells, oldest_ts);
-	storage_write_expect_row(key->t, key->leaf_oid, slot, lp->cells_attno, NULL);
+	storage_write_expect_row(key->t, key->leaf_oid, slot, lp->cells_attno, NULL, key->change);
 	table_tuple_insert(leaf, slot, GetCurrentCommandId(true), 0, NULL);
 	storage_write_expect_end();
 	as_owner = rowstore_index_code_begin(key->t, lp, &saved);
@@ -681,7 +681,8 @@ rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 	if (!table_tuple_fetch_row_version(leaf, &tid, SnapshotAny, old))
 		elog(ERROR, "failed to fetch ots row version");
 	slot = rowstore_key_slot(leaf, lp, key->nkeys, key->values, old, cells, oldest_ts);
-	storage_write_expect_row(key->t, key->leaf_oid, slot, lp->cells_attno, key->old_cells);
+	storage_write_expect_row(key->t, key->leaf_oid, slot, lp->cells_attno, key->old_cells,
+							 key->change);
 	/* the update sets lockmode: a call of its own, before lockmode is read */
 	result = table_tuple_update(leaf, &tid, slot, GetCurrentCommandId(true),
 								GetActiveSnapshot(), InvalidSnapshot, true,
@@ -711,7 +712,7 @@ rowstore_delete(const RowKey *key)
 	if (!key->found)
 		elog(ERROR, "ots row to delete was not read");
 	leaf = table_open(key->leaf_oid, RowExclusiveLock);
-	storage_write_expect_row(key->t, key->leaf_oid, NULL, 0, key->old_cells);
+	storage_write_expect_row(key->t, key->leaf_oid, NULL, 0, key->old_cells, key->change);
 	done = rowstore_replaced(leaf,
 							 table_tuple_delete(leaf, &tid, GetCurrentCommandId(true),
 												GetActiveSnapshot(), InvalidSnapshot, true,

@@ -32,6 +32,7 @@
 #include "rowstore.h"
 #include "rowstore_internal.h"
 #include "storage_write.h"
+#include "stream.h"
 #include "subxact.h"
 
 /* a table's saved upsert statement, for batches of rows of which some exist */
@@ -270,7 +271,7 @@ rowstore_insert_leaf(const BulkRows *b, Oid leaf_oid, int first, int n)
 									  (struct varlena *) DatumGetPointer(b->cells[first + j]),
 									  DatumGetInt64(b->oldest_ts[first + j]));
 	}
-	storage_write_expect_row(b->t, leaf_oid, NULL, lp->cells_attno, NULL);
+	storage_write_expect_row(b->t, leaf_oid, NULL, lp->cells_attno, NULL, NULL);
 	table_multi_insert(leaf, slots, n, GetCurrentCommandId(true), 0, NULL);
 	storage_write_expect_end();
 	as_owner = rowstore_index_code_begin(b->t, lp, &saved);
@@ -336,7 +337,10 @@ rowstore_bulk_upsert(const OtsTable *t, int nrows, Datum **keys, Datum *cells, D
 	asrole_enter(rowstore_owner(t), &saved);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
+	/* the rows it replaces are PutRows, not updates of what changed */
+	stream_puts_for(t->data_oid);
 	rowstore_bulk_run(t, params);
+	stream_puts_for(InvalidOid);
 	SPI_finish();
 	asrole_leave(&saved);
 }

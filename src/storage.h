@@ -61,6 +61,7 @@ typedef struct RowKey
 	ItemPointerData tid;		/* the row version rowstore_fetch read */
 	bool		found;
 	struct varlena *old_cells;	/* its cells, as rowstore_fetch returned them */
+	const struct StreamChange *change;	/* what the write is, for Stream (NULL: as stored) */
 } RowKey;
 
 /* storage_am_oid: the table access method of every leaf (ots, or heap at 0.1.0) */

@@ -12,8 +12,9 @@
  * The callbacks call storage_write once the change is made (for ON
  * CONFLICT inserts, once the insert is known to have succeeded), with the
  * old cells and the new, in the writing transaction: the one place where
- * secondary indexes and Stream will see every change.  Today it counts
- * what it sees (ots.count_writes, ots.write_point_counts).
+ * secondary indexes (index_write.c) and Stream (stream_write.c) see every
+ * change.  It also counts what it sees (ots.count_writes,
+ * ots.write_point_counts).
  *
  * ots's row code announces each of its own row writes just before it
  * calls the table AM (storage_write_expect_row): the cells are its own
@@ -52,6 +53,7 @@
 #include "stats.h"
 #include "storage.h"
 #include "storage_write.h"
+#include "stream.h"
 
 /* where a leaf's ots columns are, and which storage it belongs to */
 typedef struct WriteLeaf
@@ -83,6 +85,7 @@ static struct
 	TupleTableSlot *row_slot;	/* NULL: any */
 	AttrNumber	row_cells_attno;
 	struct varlena *row_old;
+	const StreamChange *row_change;
 } expected;
 
 static void storage_write_key_attnos(Relation rel, StorageLeaf *leaf);
@@ -122,8 +125,10 @@ storage_write_subxact_end(SubXactEvent event, SubTransactionId mySubid,
 
 void
 storage_write_expect_row(const OtsTable *t, Oid leaf, TupleTableSlot *slot,
-						 AttrNumber cells_attno, struct varlena *old_cells)
+						 AttrNumber cells_attno, struct varlena *old_cells,
+						 const StreamChange *change)
 {
+	expected.row_change = change;
 	expected.row = true;
 	expected.row_table = t;
 	expected.row_leaf = leaf;
@@ -217,6 +222,7 @@ storage_write_leaf(Relation rel, TupleTableSlot *slot, StorageLeaf *leaf)
 		leaf->origin = STORAGE_ORIGIN_OTS;
 		leaf->old_cells = PointerGetDatum(expected.row_old);
 		leaf->cells_attno = expected.row_cells_attno;
+		leaf->change = expected.row_change;
 		expected.row = false;
 		return true;
 	}
@@ -456,15 +462,34 @@ storage_write(const StorageWrite *w)
 	}
 	if (w->table != NULL && (w->table->ndefined > 0 || w->table->nindexes > 0))
 		storage_write_indexes(w);
+	if (w->table != NULL && w->table->stream_enabled)
+		stream_write_change(w);
 }
 
 /*
- * storage_write_source reads row (of leaf w->leaf), whose cells are cells,
- * as index maintenance sees a base row: its primary key and its cells
+ * storage_write_keys finds (once per leaf and table) where w's leaf keeps
+ * the stored key columns of w->table
  */
+static WriteLeaf *
+storage_write_keys(const StorageWrite *w)
+{
+	const OtsTable *t = w->table;
+	WriteLeaf  *wl = (WriteLeaf *) storage_write_place(w->leaf);
+
+	if (wl->keys_of != t)
+	{
+		for (int k = 0; k < storage_nkeys(t); k++)
+			if ((wl->key_attnos[k] = storage_write_attno(w->leaf, storage_key_column(t, k),
+														 storage_key_type(t, k))) == 0)
+				catalog_report_damaged(t, "a partition of its storage table lacks a key column");
+		wl->keys_of = t;
+	}
+	return wl;
+}
+
+/* storage_write_key reads the primary key of row (of leaf w->leaf) into pk[] */
 static void
-storage_write_source(const StorageWrite *w, const WriteLeaf *wl, TupleTableSlot *row,
-					 struct varlena *cells, IndexSourceRow *src)
+storage_write_key(const StorageWrite *w, const WriteLeaf *wl, TupleTableSlot *row, OtsValue *pk)
 {
 	const OtsTable *t = w->table;
 	int			first = t->hash_prefix_len > 0 ? 1 : 0;
@@ -476,17 +501,42 @@ storage_write_source(const StorageWrite *w, const WriteLeaf *wl, TupleTableSlot 
 
 		if (isnull)
 			elog(ERROR, "a key column of a changed ots row is null");
-		src->pk[k].type = t->pk[k].type;
+		pk[k].type = t->pk[k].type;
 		if (t->pk[k].type == OTS_VT_INTEGER)
-			src->pk[k].u.i = DatumGetInt64(d);
+			pk[k].u.i = DatumGetInt64(d);
 		else
 		{
 			struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
 
-			src->pk[k].u.s.data = VARDATA_ANY(v);
-			src->pk[k].u.s.len = VARSIZE_ANY_EXHDR(v);
+			pk[k].u.s.data = VARDATA_ANY(v);
+			pk[k].u.s.len = VARSIZE_ANY_EXHDR(v);
 		}
 	}
+}
+
+void
+storage_write_row_key(const StorageWrite *w, int i, PkInput *pk)
+{
+	TupleTableSlot *row = w->new_rows != NULL && w->new_rows[i] != NULL ? w->new_rows[i] :
+	w->old_rows != NULL ? w->old_rows[i] : NULL;
+
+	if (row == NULL)
+		elog(ERROR, "the write point got no key for a change of ots table %s",
+			 quote_qualified_identifier(w->table->schema_name, w->table->table_name));
+	memset(pk, 0, sizeof(*pk));
+	pk->n = w->table->npk;
+	storage_write_key(w, storage_write_keys(w), row, pk->v);
+}
+
+/*
+ * storage_write_source reads row (of leaf w->leaf), whose cells are cells,
+ * as index maintenance sees a base row: its primary key and its cells
+ */
+static void
+storage_write_source(const StorageWrite *w, const WriteLeaf *wl, TupleTableSlot *row,
+					 struct varlena *cells, IndexSourceRow *src)
+{
+	storage_write_key(w, wl, row, src->pk);
 	src->cells = cells;
 }
 
@@ -516,17 +566,7 @@ storage_write_indexes(const StorageWrite *w)
 		return;
 	}
 	if (t->nindexes > 0)
-	{
-		wl = (WriteLeaf *) storage_write_place(w->leaf);
-		if (wl->keys_of != t)
-		{
-			for (int k = 0; k < storage_nkeys(t); k++)
-				if ((wl->key_attnos[k] = storage_write_attno(w->leaf, storage_key_column(t, k),
-															 storage_key_type(t, k))) == 0)
-					catalog_report_damaged(t, "a partition of its storage table lacks a key column");
-			wl->keys_of = t;
-		}
-	}
+		wl = storage_write_keys(w);
 	/* each row's decoding and index writes leave nothing behind it (a statement may change millions) */
 	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "ots index maintenance", ALLOCSET_DEFAULT_SIZES);
 	oldcxt = MemoryContextSwitchTo(rowcxt);

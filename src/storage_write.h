@@ -24,6 +24,8 @@
 #include "utils/rel.h"
 
 #include "catalog.h"
+#include "codec.h"
+#include "stream.h"
 
 /* the table AM callback a change came through; the numbering is shown by ots.write_point_counts */
 typedef enum StorageWriteCallback
@@ -66,18 +68,23 @@ typedef struct StorageWrite
 	/* the rows themselves, for their keys (NULL where there is none) */
 	TupleTableSlot **old_rows;
 	TupleTableSlot **new_rows;
+	/* what ots's row code said its single-row change is (stream.h), or NULL */
+	const StreamChange *change;
 } StorageWrite;
 
 /*
  * storage_write_needs_rows: does a change of t need the rows' keys at the
- * write point (it has secondary indexes), so the table AM reads a replaced
- * version's key too?
+ * write point (it has secondary indexes or a stream), so the table AM
+ * reads a replaced version's key too?
  */
 static inline bool
 storage_write_needs_rows(const OtsTable *t)
 {
-	return t != NULL && t->nindexes > 0;
+	return t != NULL && (t->nindexes > 0 || t->stream_enabled);
 }
+
+/* storage_write_row_key: the primary key of row i of a change (its new row, else its old) */
+extern void storage_write_row_key(const StorageWrite *w, int i, PkInput *pk);
 
 extern void storage_write_init(void);
 
@@ -96,6 +103,7 @@ typedef struct StorageLeaf
 	const OtsTable *table;		/* NULL: storage not registered (yet) */
 	StorageWriteOrigin origin;
 	Datum		old_cells;		/* what ots's row code read, or 0 */
+	const StreamChange *change; /* what ots's row code said the change is, or NULL */
 	AttrNumber	cells_attno;
 	AttrNumber	oldest_attno;
 	AttrNumber	key_attnos[OTS_MAX_KEY_COLUMNS + 1];
@@ -113,14 +121,16 @@ extern void storage_write_check_rows(Oid relid, const OtsTable *t);
  * itself, just before the call: storage_write_expect_row for the next row
  * change of one leaf through slot (any change, for a delete or a
  * multi-insert: slot NULL), where the new rows hold their cells (0 for a
- * delete), with the old cells it read (NULL: a new row).
+ * delete), with the old cells it read (NULL: a new row) and what the
+ * change is for Stream (NULL: what the table AM callback says).
  * storage_write_expect_end forgets it after the call, as does the end of
  * the (sub)transaction.  Statements ots runs on storage (the bulk upsert,
  * purge's batches) announce nothing: the code of a leaf's index expressions
  * runs inside them, and what it wrote would pass unchecked.
  */
 extern void storage_write_expect_row(const OtsTable *t, Oid leaf, TupleTableSlot *slot,
-									 AttrNumber cells_attno, struct varlena *old_cells);
+									 AttrNumber cells_attno, struct varlena *old_cells,
+									 const StreamChange *change);
 extern void storage_write_expect_end(void);
 
 #endif							/* OTS_STORAGE_WRITE_H */

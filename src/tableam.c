@@ -73,6 +73,7 @@ tableam_write(Relation rel, const StorageLeaf *leaf, StorageWriteCallback callba
 	w.new_cells = new_cells;
 	w.old_rows = old_rows;
 	w.new_rows = new_rows;
+	w.change = leaf->change;
 	storage_write(&w);
 }
 

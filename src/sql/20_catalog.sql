@@ -27,6 +27,11 @@ CREATE TABLE ots.tables (
 	index_type text,
 	index_key_count smallint,
 	index_phase text,
+	-- Stream (45_stream.sql): its id while enabled (NULL: none), how many
+	-- hours it keeps records, when it was enabled
+	stream_id text,
+	stream_expiration_hours integer,
+	stream_enabled_at timestamptz,
 	PRIMARY KEY (schema_name, table_name)
 );
 COMMENT ON TABLE ots.tables IS 'metadata of every ots table (see ots.describe_table)';
@@ -95,6 +100,11 @@ CREATE FUNCTION ots.catalog_index_forgotten(schema_name name, table_name name) R
 COMMENT ON FUNCTION ots.catalog_index_forgotten(name, name) IS
 	'makes every session reload an ots table one of whose indexes a DROP removed (internal; the drop clean-up)';
 REVOKE EXECUTE ON FUNCTION ots.catalog_index_forgotten(name, name) FROM PUBLIC;
+CREATE FUNCTION ots.catalog_set_stream(schema_name name, table_name name, stream_id text,
+										stream_expiration_hours integer) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_set_stream' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_set_stream(name, name, text, integer) IS
+	'sets the stream of an ots table the caller owns, whose relations ots.stream_sync made (NULLs: none) (internal)';
 CREATE FUNCTION ots.catalog_lock_options(schema_name name, table_name name)
 	RETURNS TABLE (time_to_live bigint, max_versions integer)
 	AS 'MODULE_PATHNAME', 'ots_catalog_lock_options' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE ROWS 1;

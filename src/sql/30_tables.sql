@@ -484,7 +484,9 @@ CREATE FUNCTION ots.create_table_internal(
 	allow_update boolean,
 	partitions integer,
 	hash_prefix_length integer,
-	defined_columns text) RETURNS void
+	defined_columns text,
+	stream_enabled boolean,
+	stream_expiration_hours integer) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -527,11 +529,20 @@ BEGIN
 		PERFORM ots.catalog_set_defined(create_table_internal.schema_name, create_table_internal.table_name,
 										defined.names, defined.types);
 	END IF;
-	-- expiry hook (50_expiry.sql): "$oldest_ts" index and purge job when there is a TTL
+	-- Stream (45_stream.sql)
+	IF stream_enabled IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Table options must not be NULL.',
+						  'Omit an option to get its default.');
+	END IF;
+	IF stream_enabled OR stream_expiration_hours IS NOT NULL THEN
+		PERFORM ots.stream_sync(create_table_internal.schema_name, create_table_internal.table_name,
+								stream_enabled, stream_expiration_hours);
+	END IF;
+	-- expiry hook (50_expiry.sql): "$oldest_ts" index and purge job when there is a TTL or a stream
 	PERFORM ots.expiry_sync(create_table_internal.schema_name, create_table_internal.table_name, true);
 END
 $$;
-COMMENT ON FUNCTION ots.create_table_internal(name, name, text, integer, bigint, bigint, boolean, integer, integer, text)
+COMMENT ON FUNCTION ots.create_table_internal(name, name, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer)
 	IS 'creates an ots table in a resolved schema (internal; call ots.create_table)';
 
 CREATE FUNCTION ots.create_table(
@@ -543,16 +554,19 @@ CREATE FUNCTION ots.create_table(
 	allow_update boolean DEFAULT true,
 	partitions integer DEFAULT 8,
 	hash_prefix_length integer DEFAULT 0,
-	defined_columns text DEFAULT NULL) RETURNS void
+	defined_columns text DEFAULT NULL,
+	stream_enabled boolean DEFAULT false,
+	stream_expiration_hours integer DEFAULT NULL) RETURNS void
 	LANGUAGE sql VOLATILE PARALLEL UNSAFE
 BEGIN ATOMIC
 	SELECT ots.create_table_internal(r.schema_name, r.table_name, primary_key, max_versions,
 									 time_to_live, max_version_offset, allow_update, partitions,
-									 hash_prefix_length, defined_columns)
+									 hash_prefix_length, defined_columns, stream_enabled,
+									 stream_expiration_hours)
 	  FROM ots.resolve_name(table_name, true) r;
 END;
-COMMENT ON FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer, text) IS
-	'creates an ots table: primary_key => ''name type, ...'' (string, integer, binary; integer auto_increment); defined_columns => ''name type, ...''';
+COMMENT ON FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer) IS
+	'creates an ots table: primary_key => ''name type, ...'' (string, integer, binary; integer auto_increment); defined_columns => ''name type, ...''; stream_enabled, stream_expiration_hours (24)';
 
 CREATE FUNCTION ots.update_table_internal(
 	schema_name name,
@@ -560,7 +574,9 @@ CREATE FUNCTION ots.update_table_internal(
 	max_versions integer,
 	time_to_live bigint,
 	max_version_offset bigint,
-	allow_update boolean) RETURNS void
+	allow_update boolean,
+	stream_enabled boolean,
+	stream_expiration_hours integer) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -569,8 +585,16 @@ BEGIN
 		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
 	END IF;
 	IF max_versions IS NULL AND time_to_live IS NULL AND max_version_offset IS NULL
-	   AND allow_update IS NULL THEN
+	   AND allow_update IS NULL AND stream_enabled IS NULL AND stream_expiration_hours IS NULL THEN
 		PERFORM ots.raise('OTSParameterInvalid', 'No parameter is specified in table options.');
+	END IF;
+	IF max_versions IS NULL AND time_to_live IS NULL AND max_version_offset IS NULL
+	   AND allow_update IS NULL THEN
+		-- the stream alone (45_stream.sql); ots.catalog_set_stream checks that the caller owns the table
+		PERFORM ots.stream_sync(update_table_internal.schema_name, update_table_internal.table_name,
+								stream_enabled, stream_expiration_hours);
+		PERFORM ots.expiry_sync(update_table_internal.schema_name, update_table_internal.table_name, true);
+		RETURN;
 	END IF;
 	PERFORM ots.check_table_options(max_versions, time_to_live, max_version_offset);
 	-- an index takes its options from its table; a table's indexes keep it within their rule
@@ -586,11 +610,13 @@ BEGIN
 	  WHERE i.schema_name = update_table_internal.schema_name
 		AND i.index_of = update_table_internal.table_name;
 	-- expiry hook (50_expiry.sql): index and purge job follow the new options
+	PERFORM ots.stream_sync(update_table_internal.schema_name, update_table_internal.table_name,
+							stream_enabled, stream_expiration_hours);
 	PERFORM ots.expiry_sync(update_table_internal.schema_name, update_table_internal.table_name,
-							time_to_live IS NOT NULL OR max_versions IS NOT NULL);
+							time_to_live IS NOT NULL OR max_versions IS NOT NULL OR stream_enabled IS NOT NULL);
 END
 $$;
-COMMENT ON FUNCTION ots.update_table_internal(name, name, integer, bigint, bigint, boolean)
+COMMENT ON FUNCTION ots.update_table_internal(name, name, integer, bigint, bigint, boolean, boolean, integer)
 	IS 'changes the options of a resolved ots table (internal; call ots.update_table)';
 
 CREATE FUNCTION ots.update_table(
@@ -598,15 +624,18 @@ CREATE FUNCTION ots.update_table(
 	max_versions integer DEFAULT NULL,
 	time_to_live bigint DEFAULT NULL,
 	max_version_offset bigint DEFAULT NULL,
-	allow_update boolean DEFAULT NULL) RETURNS void
+	allow_update boolean DEFAULT NULL,
+	stream_enabled boolean DEFAULT NULL,
+	stream_expiration_hours integer DEFAULT NULL) RETURNS void
 	LANGUAGE sql VOLATILE PARALLEL UNSAFE
 BEGIN ATOMIC
 	SELECT ots.update_table_internal(r.schema_name, r.table_name, max_versions, time_to_live,
-									 max_version_offset, allow_update)
+									 max_version_offset, allow_update, stream_enabled,
+									 stream_expiration_hours)
 	  FROM ots.resolve_name(table_name, false) r;
 END;
-COMMENT ON FUNCTION ots.update_table(text, integer, bigint, bigint, boolean) IS
-	'changes table options; omitted options keep their values; every session sees the change at once';
+COMMENT ON FUNCTION ots.update_table(text, integer, bigint, bigint, boolean, boolean, integer) IS
+	'changes table options and the stream; omitted options keep their values; every session sees the change at once';
 
 CREATE FUNCTION ots.describe_table_internal(schema_name name, table_name name) RETURNS jsonb
 	LANGUAGE plpgsql STABLE PARALLEL SAFE
@@ -644,6 +673,7 @@ BEGIN
 										ORDER BY length(c.relname), c.relname COLLATE "C")
 						 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
 						WHERE i.inhparent = format('%I.%I', t.schema_name, t.table_name || '$data')::regclass),
+		'stream_details', ots.stream_details(t),
 		'creation_time', extract(epoch FROM t.created_at)::bigint)
 		|| CASE WHEN t.index_of IS NOT NULL
 				THEN jsonb_build_object('index_of', t.index_of, 'index_meta', ots.index_meta(t))
@@ -711,6 +741,7 @@ BEGIN
 	IF to_regclass(format('%I.%I', schema_name, table_name || '$seq')) IS NOT NULL THEN
 		EXECUTE format('DROP SEQUENCE %I.%I', schema_name, table_name || '$seq');
 	END IF;
+	PERFORM ots.stream_drop_storage(delete_table_internal.schema_name, delete_table_internal.table_name);
 END
 $$;
 COMMENT ON FUNCTION ots.delete_table_internal(name, name) IS 'drops a resolved ots table (internal)';

@@ -113,7 +113,8 @@ CREATE FUNCTION ots.expiry_needed(schema_name name, table_name name) RETURNS boo
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 	-- an index's entries go with its base table's rows (src/index_write.c): it is never purged itself
-	SELECT coalesce(bool_or(t.time_to_live <> -1 OR t.trimmed_max_versions > t.max_versions), false)
+	SELECT coalesce(bool_or(t.time_to_live <> -1 OR t.trimmed_max_versions > t.max_versions
+							OR t.stream_id IS NOT NULL), false)
 	  FROM ots.tables t
 	 WHERE t.schema_name = $1 AND t.table_name = $2 AND t.index_of IS NULL
 $$;
@@ -542,6 +543,7 @@ DECLARE
 	from_block bigint;
 	end_block bigint;
 	trimmed boolean := false;
+	n bigint;
 BEGIN
 	-- fails here, before any lock is taken, inside a transaction block
 	COMMIT;
@@ -569,6 +571,17 @@ BEGIN
 			END LOOP;
 		END LOOP;
 		trimmed := trimming;
+	END LOOP;
+	-- the stream's expired records (45_stream.sql), batch by batch
+	LOOP
+		BEGIN
+			n := ots.stream_trim(schema_name, table_name, batch_size);
+		EXCEPTION WHEN OTHERS OR query_canceled THEN
+			PERFORM ots.purge_unlock(s.lock_key);
+			RAISE;
+		END;
+		COMMIT;
+		EXIT WHEN n < batch_size;
 	END LOOP;
 	PERFORM ots.purge_finish(schema_name, table_name, s.lock_key, s.started, trimmed, s.options_xmin);
 	COMMIT;

@@ -1,0 +1,216 @@
+/*-------------------------------------------------------------------------
+ * src/stream_storage.c
+ *	  A table's stream as stored: its two relations, written directly
+ *	  (heap and btree inserts, as PostgreSQL writes its catalogs), the
+ *	  shard lock, positions.  See stream_storage.h.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/relscan.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "catalog/index.h"
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "storage/lock.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+
+#include "catalog.h"
+#include "errors.h"
+#include "routing.h"
+#include "stream_storage.h"
+
+const StreamRelation stream_log_relation = {
+	STREAM_LOG_SUFFIX, "log", STREAM_LOG_NCOLUMNS, 2,
+	{{"shard", INT4OID}, {"position", INT8OID}, {"txn", INT8OID}}
+};
+
+const StreamRelation stream_rec_relation = {
+	STREAM_REC_SUFFIX, "records", STREAM_REC_NCOLUMNS, 3,
+	{{"shard", INT4OID}, {"txn", INT8OID}, {"n", INT4OID}, {"action", CHAROID},
+	{"primary_key", JSONBOID}, {"columns", JSONBOID}}
+};
+
+/*
+ * The shard lock of a stream is an advisory lock on (database, log OID,
+ * shard) with a field4 SQL's pg_advisory_* functions never use (1 and 2),
+ * so no role can take it through SQL; pg_locks shows it as locktype
+ * advisory, objsubid 29556.
+ */
+#define STREAM_LOCK_FIELD4 0x7374	/* 'st' */
+
+/*
+ * stream_open_one opens one relation of t's stream and checks what the
+ * catalog's load did not: it still has exactly ots's columns (a later
+ * ALTER TABLE would change them without reloading t) and its primary key
+ * is its only index.
+ */
+static Relation
+stream_open_one(const OtsTable *t, Oid relid, const StreamRelation *sr, LOCKMODE lockmode,
+				Relation *key)
+{
+	Relation	rel = table_open(relid, lockmode);
+	TupleDesc	desc = RelationGetDescr(rel);
+	List	   *indexes;
+	Oid			key_oid;
+
+	if (desc->natts != sr->ncolumns)
+		catalog_report_damaged(t, "the relations of its stream have other columns than ots made");
+	for (int c = 0; c < sr->ncolumns; c++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, c);
+
+		if (att->attisdropped || att->atttypid != sr->columns[c].type ||
+			strcmp(NameStr(att->attname), sr->columns[c].name) != 0)
+			catalog_report_damaged(t, "the relations of its stream have other columns than ots made");
+	}
+	indexes = RelationGetIndexList(rel);
+	key_oid = RelationGetPrimaryKeyIndex(rel);
+	if (list_length(indexes) != 1 || !OidIsValid(key_oid) || linitial_oid(indexes) != key_oid)
+		catalog_report_damaged(t, "a relation of its stream has other indexes than its primary key");
+	list_free(indexes);
+	*key = index_open(key_oid, lockmode);
+	if ((*key)->rd_index->indnkeyatts != sr->nkeys)
+		catalog_report_damaged(t, "the primary key of a relation of its stream is not the one ots made");
+	return rel;
+}
+
+void
+stream_open(const OtsTable *t, LOCKMODE lockmode, StreamRels *r)
+{
+	if (!t->stream_enabled)
+		elog(ERROR, "ots table %s has no stream",
+			 quote_qualified_identifier(t->schema_name, t->table_name));
+	r->log = stream_open_one(t, t->stream_log_oid, &stream_log_relation, lockmode, &r->log_key);
+	r->rec = stream_open_one(t, t->stream_rec_oid, &stream_rec_relation, lockmode, &r->rec_key);
+}
+
+void
+stream_close(StreamRels *r)
+{
+	index_close(r->log_key, NoLock);
+	table_close(r->log, NoLock);
+	index_close(r->rec_key, NoLock);
+	table_close(r->rec, NoLock);
+}
+
+/* stream_insert stores one row of rel and its primary key entry */
+static void
+stream_insert(Relation rel, Relation key, Datum *values, bool *isnull)
+{
+	HeapTuple	tup = heap_form_tuple(RelationGetDescr(rel), values, isnull);
+
+	heap_insert(rel, tup, GetCurrentCommandId(true), 0, NULL);
+	/* the key columns come first, in order */
+	index_insert(key, values, isnull, &tup->t_self, rel, UNIQUE_CHECK_YES, false,
+				 BuildIndexInfo(key));
+	heap_freetuple(tup);
+}
+
+void
+stream_log_insert(StreamRels *r, int32 shard, int64 position, int64 txn)
+{
+	Datum		values[STREAM_LOG_NCOLUMNS];
+	bool		isnull[STREAM_LOG_NCOLUMNS] = {false};
+
+	values[STREAM_LOG_SHARD - 1] = Int32GetDatum(shard);
+	values[STREAM_LOG_POSITION - 1] = Int64GetDatum(position);
+	values[STREAM_LOG_TXN - 1] = Int64GetDatum(txn);
+	stream_insert(r->log, r->log_key, values, isnull);
+}
+
+void
+stream_rec_insert(StreamRels *r, int32 shard, int64 txn, int32 n, char action,
+				  Jsonb *primary_key, Jsonb *columns)
+{
+	Datum		values[STREAM_REC_NCOLUMNS];
+	bool		isnull[STREAM_REC_NCOLUMNS] = {false};
+
+	values[STREAM_REC_SHARD - 1] = Int32GetDatum(shard);
+	values[STREAM_REC_TXN - 1] = Int64GetDatum(txn);
+	values[STREAM_REC_N - 1] = Int32GetDatum(n);
+	values[STREAM_REC_ACTION - 1] = CharGetDatum(action);
+	values[STREAM_REC_PK - 1] = JsonbPGetDatum(primary_key);
+	values[STREAM_REC_COLUMNS - 1] = JsonbPGetDatum(columns);
+	stream_insert(r->rec, r->rec_key, values, isnull);
+}
+
+/*
+ * stream_log_last reads the last entry of the shard in the log's index,
+ * without looking at the heap: whatever its state, a position given
+ * before is never given again, and under the shard lock every position
+ * given is in the index.
+ */
+int64
+stream_log_last(StreamRels *r, int32 shard)
+{
+	ScanKeyData key;
+	IndexScanDesc scan;
+	int64		last = 0;
+
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(shard));
+	scan = index_beginscan(r->log, r->log_key, SnapshotAny, 1, 0);
+	scan->xs_want_itup = true;
+	index_rescan(scan, &key, 1, NULL, 0);
+	if (index_getnext_tid(scan, BackwardScanDirection) != NULL)
+	{
+		bool		isnull;
+		Datum		d = index_getattr(scan->xs_itup, 2, scan->xs_itupdesc, &isnull);
+
+		if (!isnull)
+			last = DatumGetInt64(d);
+	}
+	index_endscan(scan);
+	return last;
+}
+
+static void
+stream_lock_tag(LOCKTAG *tag, const OtsTable *t, int32 shard)
+{
+	SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, t->stream_log_oid, (uint32) shard, STREAM_LOCK_FIELD4);
+}
+
+void
+stream_shard_lock(const OtsTable *t, int32 shard, LOCKMODE mode)
+{
+	LOCKTAG		tag;
+
+	stream_lock_tag(&tag, t, shard);
+	(void) LockAcquire(&tag, mode, false, false);
+}
+
+void
+stream_shard_unlock(const OtsTable *t, int32 shard, LOCKMODE mode)
+{
+	LOCKTAG		tag;
+
+	stream_lock_tag(&tag, t, shard);
+	LockRelease(&tag, mode, false);
+}
+
+int64
+stream_now(void)
+{
+	return (int64) GetCurrentTimestamp() +
+		((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * USECS_PER_SEC);
+}
+
+int32
+stream_shard_of_leaf(const OtsTable *t, Oid leaf)
+{
+	int			shard = routing_leaf_index(t, leaf);
+
+	if (shard < 0)
+		catalog_report_damaged(t, "a row was written to a partition its storage table does not route to");
+	return shard;
+}

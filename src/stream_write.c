@@ -1,0 +1,468 @@
+/*-------------------------------------------------------------------------
+ * src/stream_write.c
+ *	  The writing side of Stream: a record for each change of a row of a
+ *	  table with a stream, made at the write point in the writing
+ *	  transaction, and the commit's place in each shard it wrote.
+ *
+ * A record says what the change was as Tablestore does: PUT_ROW with every
+ * cell of the new row put, UPDATE_ROW with its column operations,
+ * DELETE_ROW.  ots's row code announces its writes (stream.h), so an
+ * UpdateRow's record lists its operations exactly as written (with the
+ * server's timestamps as stored), and a PutRow that replaces a row is a
+ * PUT_ROW.  Any other change (plain SQL on the storage, COPY, logical
+ * replication apply) is a PUT_ROW when it inserts, a DELETE_ROW when it
+ * deletes, and an UPDATE_ROW of what differs when it updates: columns
+ * gone, versions gone, cells new or changed.  Purge's removal of what
+ * reads no longer see is no record.
+ *
+ * The records of a transaction go to the stream's records as it writes
+ * them, so an aborted (sub)transaction's are dead with it.  When the
+ * transaction commits, each shard it wrote gets a log entry with its
+ * position (stream_storage.h).  With wal_level = logical each record is
+ * also a transactional logical decoding message with prefix "ots", which
+ * decoding delivers at commit, in commit order.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/transam.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "replication/message.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
+
+#include "catalog.h"
+#include "cells.h"
+#include "codec.h"
+#include "storage_write.h"
+#include "stream.h"
+#include "stream_storage.h"
+
+/* the prefix of ots's logical decoding messages */
+#define STREAM_MESSAGE_PREFIX "ots"
+
+/* one shard this transaction wrote records to */
+typedef struct StreamShardWrite
+{
+	Oid			data_oid;		/* the table's storage */
+	Oid			log_oid;		/* its stream's log when the records were written */
+	int32		shard;
+	int32		next_n;			/* the number of its next record */
+} StreamShardWrite;
+
+/* the shards written by the current transaction (in TopTransactionContext) */
+static List *shard_writes = NIL;
+/* stream_quiet: purge is removing what no read sees */
+static bool quiet = false;
+/* stream_puts_for: the storage whose changes are PutRows (batch_write_row's upsert) */
+static Oid	puts_for = InvalidOid;
+
+static void stream_xact_callback(XactEvent event, void *arg);
+static void stream_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+									SubTransactionId parentSubid, void *arg);
+
+void
+stream_init(void)
+{
+	RegisterXactCallback(stream_xact_callback, NULL);
+	RegisterSubXactCallback(stream_subxact_callback, NULL);
+}
+
+void
+stream_quiet(bool q)
+{
+	quiet = q;
+}
+
+void
+stream_puts_for(Oid storage_oid)
+{
+	puts_for = storage_oid;
+}
+
+/* stream_action_name: Tablestore's name of an action */
+static const char *
+stream_action_name(StreamAction action)
+{
+	switch (action)
+	{
+		case STREAM_PUT_ROW:
+			return "PUT_ROW";
+		case STREAM_UPDATE_ROW:
+			return "UPDATE_ROW";
+		case STREAM_DELETE_ROW:
+			return "DELETE_ROW";
+	}
+	return "?";
+}
+
+/* stream_push_string pushes a string value */
+static void
+stream_push_string(JsonbParseState **state, const char *s, JsonbIteratorToken token)
+{
+	JsonbValue	v;
+
+	v.type = jbvString;
+	v.val.string.val = (char *) s;
+	v.val.string.len = strlen(s);
+	pushJsonbValue(state, token, &v);
+}
+
+/*
+ * stream_push_op appends one column operation: {"name", "type", and for a
+ * put "value" and "timestamp", for a deleted version "timestamp"}
+ */
+static void
+stream_push_op(JsonbParseState **state, const char *name, uint32 namelen, const char *type,
+			   const int64 *ts, const OtsValue *value)
+{
+	JsonbValue	v;
+
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	codec_push_key(state, "name", 4);
+	v.type = jbvString;
+	v.val.string.val = (char *) name;
+	v.val.string.len = namelen;
+	pushJsonbValue(state, WJB_VALUE, &v);
+	codec_push_key(state, "type", 4);
+	stream_push_string(state, type, WJB_VALUE);
+	if (value != NULL)
+	{
+		codec_push_key(state, "value", 5);
+		codec_push_value(state, value, WJB_VALUE);
+	}
+	if (ts != NULL)
+	{
+		codec_push_key(state, "timestamp", 9);
+		codec_push_int(state, *ts, WJB_VALUE);
+	}
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
+#define OP_PUT			"PUT"
+#define OP_DELETE_ONE	"DELETE_ONE_VERSION"
+#define OP_DELETE_ALL	"DELETE_ALL_VERSIONS"
+
+/* stream_push_row_puts appends a put of every cell of a row */
+static void
+stream_push_row_puts(JsonbParseState **state, const CellsReader *r)
+{
+	for (uint32 i = 0; i < r->ncols; i++)
+	{
+		CellsColumn col;
+		int64		ts;
+		OtsValue	v;
+
+		cells_column_at(r, i, &col);
+		while (cells_column_next(&col, &ts, &v))
+			stream_push_op(state, col.name, col.namelen, OP_PUT, &ts, &v);
+	}
+}
+
+/*
+ * stream_push_update_ops appends an UpdateRow's operations as written;
+ * an increment is the put of the value it left in the new row
+ */
+static void
+stream_push_update_ops(JsonbParseState **state, const StreamUpdateOps *ops,
+					   const CellsReader *after)
+{
+	for (int i = 0; i < ops->ndelete_all; i++)
+		stream_push_op(state, ops->delete_all[i], strlen(ops->delete_all[i]), OP_DELETE_ALL,
+					   NULL, NULL);
+	for (int i = 0; i < ops->ndeletes; i++)
+		stream_push_op(state, ops->deletes[i].name, ops->deletes[i].namelen, OP_DELETE_ONE,
+					   &ops->deletes[i].ts, NULL);
+	for (int i = 0; i < ops->nputs; i++)
+	{
+		const CellInput *c = &ops->puts[i];
+		int64		ts = c->has_ts ? c->ts : ops->stamp;
+
+		stream_push_op(state, c->name, c->namelen, OP_PUT, &ts, &c->value);
+	}
+	for (int i = 0; i < ops->nincrements; i++)
+	{
+		const CellInput *c = &ops->increments[i];
+		CellsColumn col;
+		int64		ts;
+		OtsValue	v;
+
+		if (after != NULL && cells_find_column(after, c->name, c->namelen, &col) &&
+			cells_column_next(&col, &ts, &v))
+			stream_push_op(state, c->name, c->namelen, OP_PUT, &ts, &v);
+	}
+}
+
+/* stream_cell_in: does column col (opened afresh) hold a cell at ts, and with that value? */
+static bool
+stream_cell_in(const CellsReader *r, const CellsColumn *col, int64 ts, const OtsValue *value,
+			   bool *same_value)
+{
+	CellsColumn c = *col;
+	int64		cts;
+	OtsValue	cv;
+
+	while (cells_column_next(&c, &cts, &cv))
+		if (cts == ts)
+		{
+			*same_value = cv.type == value->type && ots_value_compare(&cv, value) == 0;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * stream_push_diff appends the operations that turn row before into row
+ * after, in UpdateRow's order: columns gone (delete all versions), cells
+ * gone (delete one version), cells new or changed (put)
+ */
+static void
+stream_push_diff(JsonbParseState **state, const CellsReader *before, const CellsReader *after)
+{
+	for (int pass = 0; pass < 3; pass++)
+	{
+		const CellsReader *from = pass < 2 ? before : after;
+		const CellsReader *other = pass < 2 ? after : before;
+
+		for (uint32 i = 0; i < from->ncols; i++)
+		{
+			CellsColumn col;
+			CellsColumn ocol;
+			bool		in_other;
+			int64		ts;
+			OtsValue	v;
+
+			cells_column_at(from, i, &col);
+			in_other = cells_find_column(other, col.name, col.namelen, &ocol);
+			if (pass == 0)
+			{
+				if (!in_other)
+					stream_push_op(state, col.name, col.namelen, OP_DELETE_ALL, NULL, NULL);
+				continue;
+			}
+			if (pass == 1 && !in_other)
+				continue;		/* the whole column went in pass 0 */
+			while (cells_column_next(&col, &ts, &v))
+			{
+				bool		same = false;
+				bool		found = in_other && stream_cell_in(other, &ocol, ts, &v, &same);
+
+				if (pass == 1 && !found)
+					stream_push_op(state, col.name, col.namelen, OP_DELETE_ONE, &ts, NULL);
+				else if (pass == 2 && (!found || !same))
+					stream_push_op(state, col.name, col.namelen, OP_PUT, &ts, &v);
+			}
+		}
+	}
+}
+
+/* stream_shard_write: this transaction's entry for the shard of t, made on first use */
+static StreamShardWrite *
+stream_shard_write(const OtsTable *t, int32 shard)
+{
+	ListCell   *lc;
+	StreamShardWrite *sw;
+	MemoryContext old;
+
+	foreach(lc, shard_writes)
+	{
+		sw = lfirst(lc);
+		if (sw->data_oid == t->data_oid && sw->shard == shard && sw->log_oid == t->stream_log_oid)
+			return sw;
+	}
+	old = MemoryContextSwitchTo(TopTransactionContext);
+	sw = palloc(sizeof(StreamShardWrite));
+	sw->data_oid = t->data_oid;
+	sw->log_oid = t->stream_log_oid;
+	sw->shard = shard;
+	sw->next_n = 0;
+	shard_writes = lappend(shard_writes, sw);
+	MemoryContextSwitchTo(old);
+	return sw;
+}
+
+/*
+ * stream_emit_message sends the record to logical decoding, in
+ * Tablestore's shape with the table, stream and shard it belongs to
+ */
+static void
+stream_emit_message(const OtsTable *t, int32 shard, StreamAction action, Jsonb *pk,
+					Jsonb *columns)
+{
+	JsonbParseState *state = NULL;
+	JsonbValue	v;
+	char		shard_id[16];
+	char	   *text;
+
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	codec_push_key(&state, "table", 5);
+	stream_push_string(&state, quote_qualified_identifier(t->schema_name, t->table_name), WJB_VALUE);
+	codec_push_key(&state, "stream_id", 9);
+	stream_push_string(&state, t->stream_id, WJB_VALUE);
+	codec_push_key(&state, "shard_id", 8);
+	snprintf(shard_id, sizeof(shard_id), "%d", shard);
+	stream_push_string(&state, shard_id, WJB_VALUE);
+	codec_push_key(&state, "action_type", 11);
+	stream_push_string(&state, stream_action_name(action), WJB_VALUE);
+	codec_push_key(&state, "primary_key", 11);
+	v.type = jbvBinary;
+	v.val.binary.data = &pk->root;
+	v.val.binary.len = VARSIZE(pk) - VARHDRSZ;
+	pushJsonbValue(&state, WJB_VALUE, &v);
+	codec_push_key(&state, "columns", 7);
+	v.val.binary.data = &columns->root;
+	v.val.binary.len = VARSIZE(columns) - VARHDRSZ;
+	pushJsonbValue(&state, WJB_VALUE, &v);
+	text = JsonbToCString(NULL, &JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL))->root,
+						  -1);
+	LogLogicalMessage(STREAM_MESSAGE_PREFIX, text, strlen(text), true);
+}
+
+/*
+ * stream_write_change makes the records of a change of a table with a
+ * stream (called by storage_write): one per row, in the shard of the
+ * leaf written.  A TRUNCATE is refused: it would change rows no record
+ * could name.
+ */
+void
+stream_write_change(const StorageWrite *w)
+{
+	const OtsTable *t = w->table;
+	MemoryContext rowcxt;
+	MemoryContext oldcxt;
+	StreamShardWrite *sw;
+	StreamRels	rels;
+	int32		shard;
+	int64		txn;
+
+	if (quiet)
+		return;
+	if (w->callback == STORAGE_CB_TRUNCATE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot truncate a partition of ots table %s, which has a stream",
+						quote_qualified_identifier(t->schema_name, t->table_name)),
+				 errhint("Delete its rows (DELETE, ots.delete_row), which the stream records.")));
+	if (w->nrows == 0)
+		return;
+	shard = stream_shard_of_leaf(t, RelationGetRelid(w->leaf));
+	sw = stream_shard_write(t, shard);
+	txn = (int64) U64FromFullTransactionId(GetTopFullTransactionId());
+	stream_open(t, RowExclusiveLock, &rels);
+
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "ots stream record", ALLOCSET_DEFAULT_SIZES);
+	oldcxt = MemoryContextSwitchTo(rowcxt);
+	for (int i = 0; i < w->nrows; i++)
+	{
+		struct varlena *old_cells = w->old_cells[i] != (Datum) 0 ?
+		PG_DETOAST_DATUM_PACKED(w->old_cells[i]) : NULL;
+		struct varlena *new_cells = w->new_cells[i] != (Datum) 0 ?
+		PG_DETOAST_DATUM_PACKED(w->new_cells[i]) : NULL;
+		CellsReader before;
+		CellsReader after;
+		JsonbParseState *state = NULL;
+		StreamAction action;
+		PkInput		pk;
+		Jsonb	   *pk_json;
+		Jsonb	   *columns;
+
+		if (old_cells != NULL)
+			cells_reader_init(&before, old_cells);
+		if (new_cells != NULL)
+			cells_reader_init(&after, new_cells);
+		if (new_cells == NULL)
+			action = STREAM_DELETE_ROW;
+		else if (w->change != NULL)
+			action = w->change->action;
+		else if (old_cells == NULL || puts_for == w->storage_oid)
+			action = STREAM_PUT_ROW;
+		else
+			action = STREAM_UPDATE_ROW;
+
+		pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+		if (action == STREAM_PUT_ROW)
+			stream_push_row_puts(&state, &after);
+		else if (action == STREAM_UPDATE_ROW && w->change != NULL && w->change->update != NULL)
+			stream_push_update_ops(&state, w->change->update, &after);
+		else if (action == STREAM_UPDATE_ROW)
+			stream_push_diff(&state, old_cells != NULL ? &before : &after, &after);
+		columns = JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL));
+
+		storage_write_row_key(w, i, &pk);
+		pk_json = codec_pk_to_jsonb(t, &pk);
+		stream_rec_insert(&rels, shard, txn, sw->next_n++, (char) action, pk_json, columns);
+		if (XLogLogicalInfoActive())
+			stream_emit_message(t, shard, action, pk_json, columns);
+		MemoryContextReset(rowcxt);
+	}
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextDelete(rowcxt);
+	stream_close(&rels);
+}
+
+/*
+ * stream_commit_positions gives the committing transaction its position
+ * in each shard it wrote: under the shard's lock, the next position after
+ * the last given, in a log entry.  A stream dropped or replaced since its
+ * records were written gets none.
+ */
+static void
+stream_commit_positions(void)
+{
+	ListCell   *lc;
+	int64		txn;
+
+	if (shard_writes == NIL)
+		return;
+	txn = (int64) U64FromFullTransactionId(GetTopFullTransactionId());
+	foreach(lc, shard_writes)
+	{
+		StreamShardWrite *sw = lfirst(lc);
+		const OtsTable *t = catalog_lookup_by_data_oid(sw->data_oid);
+		StreamRels	rels;
+		int64		position;
+
+		if (t == NULL || !t->stream_enabled || t->stream_log_oid != sw->log_oid)
+			continue;
+		stream_open(t, RowExclusiveLock, &rels);
+		stream_shard_lock(t, sw->shard, ExclusiveLock);
+		position = Max(stream_now(), stream_log_last(&rels, sw->shard) + 1);
+		stream_log_insert(&rels, sw->shard, position, txn);
+		stream_shard_unlock(t, sw->shard, ExclusiveLock);
+		stream_close(&rels);
+	}
+	shard_writes = NIL;
+}
+
+static void
+stream_xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+		case XACT_EVENT_PRE_PREPARE:
+			stream_commit_positions();
+			break;
+		case XACT_EVENT_PARALLEL_PRE_COMMIT:
+			break;
+		default:
+			shard_writes = NIL;
+			quiet = false;
+			puts_for = InvalidOid;
+			break;
+	}
+}
+
+/* an error inside purge's batch or the bulk upsert must not leave its mode on */
+static void
+stream_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+						SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+	{
+		quiet = false;
+		puts_for = InvalidOid;
+	}
+}
