@@ -91,6 +91,8 @@ SELECT p.oid::regprocedure AS fn, p.provolatile, p.proparallel
    AND (p.provolatile = 'v' OR p.prosrc ~* '\mEXCEPTION\s+WHEN\M')
  ORDER BY p.oid::regprocedure::text COLLATE "C";
 -- (ots.stats_counters and ots.write_point_counts read shared-memory counters only)
+-- (ots.get_shard_iterator and ots.get_stream_record take a stream's shard lock and read
+-- its log with a dirty snapshot: in the leader only, PARALLEL RESTRICTED)
 
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;

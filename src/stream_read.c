@@ -27,6 +27,7 @@
 #include "access/relscan.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "executor/tuptable.h"
@@ -43,6 +44,7 @@
 #include "errors.h"
 #include "ots_limits.h"
 #include "rowstore.h"
+#include "storage.h"
 #include "stream_storage.h"
 
 PG_FUNCTION_INFO_V1(ots_get_shard_iterator);
@@ -103,8 +105,9 @@ stream_table(const char *stream_id)
 		args[0] = CStringGetTextDatum(stream_id);
 		if (SPI_connect() != SPI_OK_CONNECT)
 			elog(ERROR, "SPI_connect failed");
+		/* the name as the row functions take it: schema quoted, table name as it is */
 		if (SPI_execute_with_args("SELECT pg_catalog.quote_ident(t.schema_name) OPERATOR(pg_catalog.||) '.'"
-								  " OPERATOR(pg_catalog.||) pg_catalog.quote_ident(t.table_name)"
+								  " OPERATOR(pg_catalog.||) t.table_name"
 								  " FROM ots.tables t WHERE t.stream_id OPERATOR(pg_catalog.=) $1",
 								  1, argtypes, args, NULL, true, 1) == SPI_OK_SELECT &&
 			SPI_processed == 1)
@@ -464,6 +467,7 @@ ots_stream_trim(PG_FUNCTION_ARGS)
 	int64		removed = 0;
 	int32		batch_size;
 	char	   *qualified;
+	Oid			data_oid;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		ereport(ERROR,
@@ -475,7 +479,10 @@ ots_stream_trim(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("batch_size must be at least 1")));
 	qualified = quote_qualified_identifier(NameStr(*PG_GETARG_NAME(0)), NameStr(*PG_GETARG_NAME(1)));
-	t = catalog_lookup(cstring_to_text(qualified));
+	data_oid = storage_oid(get_namespace_oid(NameStr(*PG_GETARG_NAME(0)), true), NameStr(*PG_GETARG_NAME(1)));
+	t = OidIsValid(data_oid) ? catalog_lookup_by_data_oid(data_oid) : NULL;
+	if (t == NULL)
+		ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
 	if (!catalog_owns(t->data_oid))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),

@@ -1,6 +1,7 @@
 -- ots 0.1.0 -> 0.2.0: security and data safety (issue 12), the ots table
 -- access method (issue 20), SQL over live data at plain-table speed (issue 14),
--- secondary indexes (issue 15), typed columns and writable views (issue 21).
+-- secondary indexes (issue 15), typed columns and writable views (issue 21),
+-- Stream (issue 16).
 -- Every change here is also made in src/sql/ (what a fresh 0.2.0 install
 -- runs); test/upgrade/run.sh shows the two arrive at the same objects.
 \echo Use "ALTER EXTENSION ots UPDATE TO '0.2.0'" to load this file. \quit
@@ -2307,3 +2308,561 @@ BEGIN
 END
 $$;
 DROP FUNCTION ots.create_table_view(name, name, text[]);
+
+-- issue 16: Stream, Tablestore's change data capture (src/stream*.c,
+-- src/sql/45_stream.sql): ots.tables keeps each table's stream; create_table
+-- and update_table take stream_enabled and stream_expiration_hours;
+-- describe_table shows stream_details; ots.purge trims expired records.
+ALTER TABLE ots.tables
+	ADD COLUMN stream_id text,
+	ADD COLUMN stream_expiration_hours integer,
+	ADD COLUMN stream_enabled_at timestamptz;
+
+CREATE FUNCTION ots.catalog_set_stream(schema_name name, table_name name, stream_id text,
+										stream_expiration_hours integer) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_set_stream' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_set_stream(name, name, text, integer) IS
+	'sets the stream of an ots table the caller owns, whose relations ots.stream_sync made (NULLs: none) (internal)';
+
+-- ots.stream_create_storage: the log and records of a new stream, owned by
+-- the table's owner, as src/stream_storage.c reads and writes them
+CREATE FUNCTION ots.stream_create_storage(schema_name name, table_name name) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	owner_name name;
+BEGIN
+	EXECUTE format('CREATE TABLE %I.%I (shard pg_catalog.int4 NOT NULL, position pg_catalog.int8 NOT NULL,'
+				   ' txn pg_catalog.int8 NOT NULL, CONSTRAINT %I PRIMARY KEY (shard, position))',
+				   schema_name, table_name || '$log', table_name || '$logk');
+	EXECUTE format('CREATE TABLE %I.%I (shard pg_catalog.int4 NOT NULL, txn pg_catalog.int8 NOT NULL,'
+				   ' n pg_catalog.int4 NOT NULL, action pg_catalog."char" NOT NULL,'
+				   ' primary_key pg_catalog.jsonb NOT NULL, columns pg_catalog.jsonb NOT NULL,'
+				   ' CONSTRAINT %I PRIMARY KEY (shard, txn, n))',
+				   schema_name, table_name || '$rec', table_name || '$reck');
+	EXECUTE format('COMMENT ON TABLE %I.%I IS %L', schema_name, table_name || '$log',
+				   format('stream of ots table %I.%I: the commit order of each shard; read it with ots.get_stream_record',
+						  schema_name, table_name));
+	EXECUTE format('COMMENT ON TABLE %I.%I IS %L', schema_name, table_name || '$rec',
+				   format('stream of ots table %I.%I: its records; read them with ots.get_stream_record',
+						  schema_name, table_name));
+	-- a member of the owner's role enabling the stream makes them the owner's
+	SELECT r.rolname INTO owner_name
+	  FROM pg_class c JOIN pg_roles r ON r.oid = c.relowner
+	 WHERE c.oid = format('%I.%I', schema_name, table_name || '$data')::regclass;
+	IF owner_name <> current_user THEN
+		EXECUTE format('ALTER TABLE %I.%I OWNER TO %I', schema_name, table_name || '$log', owner_name);
+		EXECUTE format('ALTER TABLE %I.%I OWNER TO %I', schema_name, table_name || '$rec', owner_name);
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.stream_create_storage(name, name) IS
+	'creates the log and records of an ots table''s new stream (internal)';
+
+-- ots.stream_drop_storage: a stream's relations, if there are any
+CREATE FUNCTION ots.stream_drop_storage(schema_name name, table_name name) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF to_regclass(format('%I.%I', schema_name, table_name || '$log')) IS NOT NULL THEN
+		EXECUTE format('DROP TABLE %I.%I', schema_name, table_name || '$log');
+	END IF;
+	IF to_regclass(format('%I.%I', schema_name, table_name || '$rec')) IS NOT NULL THEN
+		EXECUTE format('DROP TABLE %I.%I', schema_name, table_name || '$rec');
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.stream_drop_storage(name, name) IS
+	'drops the log and records of an ots table''s stream (internal)';
+
+-- ots.stream_sync: create_table's and update_table's stream arguments
+-- (NULL: unchanged).  Enabling makes a new stream; disabling drops it and
+-- its records; enabling it again makes another, whose id differs, so
+-- iterators of the old one are refused.  The expiration is checked here
+-- with the rest of the options, and may change while the stream is on.
+CREATE FUNCTION ots.stream_sync(schema_name name, table_name name, stream_enabled boolean,
+								stream_expiration_hours integer) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t record;
+BEGIN
+	IF stream_enabled IS NULL AND stream_expiration_hours IS NULL THEN
+		RETURN;
+	END IF;
+	SELECT o.stream_id, o.stream_expiration_hours, o.index_of INTO t
+	  FROM ots.tables o
+	 WHERE o.schema_name = stream_sync.schema_name AND o.table_name = stream_sync.table_name;
+	IF NOT FOUND THEN
+		PERFORM ots.raise('OTSObjectNotExist', 'Requested table does not exist.');
+	END IF;
+	IF stream_expiration_hours IS NOT NULL
+	   AND stream_expiration_hours NOT BETWEEN 1 AND ots.limit('max_stream_expiration_hours') THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  format('The expiration time of stream must be in range: [1, %s].',
+								 ots.limit('max_stream_expiration_hours')),
+						  'stream_expiration_hours is a number of hours.');
+	END IF;
+	IF coalesce(stream_enabled, t.stream_id IS NOT NULL) AND t.index_of IS NOT NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Stream is not supported on an index table.');
+	END IF;
+	IF stream_enabled IS NULL AND t.stream_id IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Stream is not enabled on this table.',
+						  'Pass stream_enabled => true to enable it.');
+	END IF;
+
+	IF stream_enabled IS false THEN
+		IF t.stream_id IS NOT NULL THEN
+			PERFORM ots.catalog_set_stream(stream_sync.schema_name, stream_sync.table_name, NULL, NULL);
+			PERFORM ots.stream_drop_storage(stream_sync.schema_name, stream_sync.table_name);
+		END IF;
+	ELSIF t.stream_id IS NULL THEN
+		PERFORM ots.stream_create_storage(stream_sync.schema_name, stream_sync.table_name);
+		PERFORM ots.catalog_set_stream(stream_sync.schema_name, stream_sync.table_name,
+									   gen_random_uuid()::text, coalesce(stream_expiration_hours, 24));
+	ELSE
+		PERFORM ots.catalog_set_stream(stream_sync.schema_name, stream_sync.table_name, t.stream_id,
+									   coalesce(stream_expiration_hours, t.stream_expiration_hours));
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.stream_sync(name, name, boolean, integer) IS
+	'enables, disables or changes the stream of an ots table the caller owns (internal; create_table, update_table)';
+
+-- ots.stream_time: a time as Tablestore's streams give it, Unix microseconds
+CREATE FUNCTION ots.stream_time(t timestamptz) RETURNS bigint
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT (extract(epoch FROM t) * 1000000)::bigint
+$$;
+COMMENT ON FUNCTION ots.stream_time(timestamptz) IS 'a time as Unix microseconds, as stream times are given (internal)';
+
+-- ots.stream_details: describe_table's stream_details
+CREATE FUNCTION ots.stream_details(t ots.tables) RETURNS jsonb
+	LANGUAGE sql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT CASE WHEN t.stream_id IS NULL THEN jsonb_build_object('enable_stream', false)
+				ELSE jsonb_build_object('enable_stream', true, 'stream_id', t.stream_id,
+										'expiration_time', t.stream_expiration_hours,
+										'last_enable_time', ots.stream_time(t.stream_enabled_at)) END
+$$;
+COMMENT ON FUNCTION ots.stream_details(ots.tables) IS
+	'the stream_details of describe_table: enable_stream, stream_id, expiration_time (hours), last_enable_time (µs) (internal)';
+
+-- ots.list_stream: the streams of the tables the caller may see (ListStream)
+CREATE FUNCTION ots.list_stream(table_name text DEFAULT NULL)
+	RETURNS TABLE (stream_id text, schema_name name, table_name name, creation_time bigint)
+	LANGUAGE sql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	-- Tablestore's errors for a table that is not there (or not visible)
+	SELECT ots.describe_table($1) WHERE $1 IS NOT NULL;
+	-- ots.tables shows each role only the tables it may see
+	SELECT o.stream_id, o.schema_name, o.table_name, ots.stream_time(o.stream_enabled_at)
+	  FROM ots.tables o
+	 WHERE o.stream_id IS NOT NULL
+	   AND ($1 IS NULL OR (o.schema_name, o.table_name) IN (SELECT r.schema_name, r.table_name
+															 FROM ots.resolve_name($1, false) r))
+	 ORDER BY o.schema_name COLLATE "C", o.table_name COLLATE "C"
+$$;
+COMMENT ON FUNCTION ots.list_stream(text) IS
+	'the streams of every ots table the caller may see, or of one table: stream_id, table, creation_time (µs)';
+
+-- ots.describe_stream: a stream and its shards (DescribeStream).  A shard
+-- is a partition of the table's storage, so it holds a fixed set of
+-- partition keys; shards never split or merge, so none has a parent.
+CREATE FUNCTION ots.describe_stream(stream_id text, inclusive_start_shard_id text DEFAULT NULL,
+									shard_limit integer DEFAULT NULL) RETURNS jsonb
+	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t record;
+	first integer := 0;
+	last integer;
+BEGIN
+	IF describe_stream.stream_id IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter stream_id is missing.');
+	END IF;
+	-- ots.tables shows each role only the tables it may see
+	SELECT o.* INTO t FROM ots.tables o WHERE o.stream_id = describe_stream.stream_id;
+	IF NOT FOUND THEN
+		PERFORM ots.raise('OTSParameterInvalid', format('Invalid stream id: ''%s''.', describe_stream.stream_id));
+	END IF;
+	IF inclusive_start_shard_id IS NOT NULL THEN
+		IF inclusive_start_shard_id !~ '^(0|[1-9][0-9]{0,8})$'
+		   OR inclusive_start_shard_id::integer >= t.partitions THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Invalid shard id: ''%s''.', inclusive_start_shard_id));
+		END IF;
+		first := inclusive_start_shard_id::integer;
+	END IF;
+	IF shard_limit IS NOT NULL AND shard_limit <= 0 THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'The limit must be greater than 0.');
+	END IF;
+	last := least(t.partitions, first::bigint + coalesce(shard_limit, t.partitions)) - 1;
+	RETURN jsonb_build_object(
+		'stream_id', t.stream_id,
+		'schema_name', t.schema_name,
+		'table_name', t.table_name,
+		'expiration_time', t.stream_expiration_hours,
+		'creation_time', ots.stream_time(t.stream_enabled_at),
+		'stream_status', 'STREAM_ACTIVE',
+		'shards', (SELECT coalesce(jsonb_agg(jsonb_build_object('shard_id', s::text, 'parent_id', NULL,
+																 'parent_sibling_id', NULL) ORDER BY s), '[]')
+					 FROM generate_series(first, last) s),
+		'next_shard_id', CASE WHEN last + 1 < t.partitions THEN to_jsonb((last + 1)::text) ELSE 'null' END);
+END
+$$;
+COMMENT ON FUNCTION ots.describe_stream(text, text, integer) IS
+	'a stream of an ots table: status, expiration (hours), creation_time (µs) and shards (one per partition)';
+
+CREATE FUNCTION ots.get_shard_iterator(stream_id text, shard_id text, "timestamp" bigint DEFAULT NULL)
+	RETURNS text
+	AS 'MODULE_PATHNAME', 'ots_get_shard_iterator' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION ots.get_shard_iterator(text, text, bigint) IS
+	'an iterator at the oldest record kept of a shard of a stream, or at the first committed at or after "timestamp" (ms); needs SELECT on the table';
+
+CREATE FUNCTION ots.get_stream_record(shard_iterator text, "limit" integer DEFAULT NULL) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'ots_get_stream_record' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION ots.get_stream_record(text, integer) IS
+	'up to "limit" (100) records of a shard from an iterator on, in commit order: {"stream_records": [...], "next_shard_iterator": ...}; needs SELECT on the table';
+
+CREATE FUNCTION ots.stream_trim(schema_name name, table_name name, batch_size integer) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'ots_stream_trim' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.stream_trim(name, name, integer) IS
+	'removes up to batch_size expired log entries per shard of an ots table''s stream, and their records (owner only; internal; ots.purge)';
+
+DROP FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer, text);
+DROP FUNCTION ots.create_table_internal(name, name, text, integer, bigint, bigint, boolean, integer, integer, text);
+DROP FUNCTION ots.update_table(text, integer, bigint, bigint, boolean);
+DROP FUNCTION ots.update_table_internal(name, name, integer, bigint, bigint, boolean);
+
+CREATE FUNCTION ots.create_table_internal(
+	schema_name name,
+	table_name name,
+	primary_key text,
+	max_versions integer,
+	time_to_live bigint,
+	max_version_offset bigint,
+	allow_update boolean,
+	partitions integer,
+	hash_prefix_length integer,
+	defined_columns text,
+	stream_enabled boolean,
+	stream_expiration_hours integer) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	pk_names text[];
+	pk_types text[];
+	auto_col smallint;
+	view_name text;
+	defined record;
+BEGIN
+	-- ots.resolve_name is STRICT: a NULL table name arrives as NULLs
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
+	view_name := format('%I.%I', schema_name, table_name);
+	SELECT p.pk_names, p.pk_types, p.auto_col INTO pk_names, pk_types, auto_col
+	  FROM ots.create_table_parse_pk(primary_key, table_name) p;
+	PERFORM ots.create_table_check_options(max_versions, time_to_live, max_version_offset, allow_update,
+										   partitions, hash_prefix_length);
+	SELECT o.names, o.types INTO defined
+	  FROM ots.parse_defined_columns(defined_columns, pk_names) p,
+		   ots.sort_defined_columns(p.names, p.types) o;
+
+	IF EXISTS (SELECT 1 FROM ots.tables t
+				WHERE t.schema_name = create_table_internal.schema_name
+				  AND t.table_name = create_table_internal.table_name)
+	   OR to_regclass(view_name) IS NOT NULL
+	   OR to_regclass(format('%I.%I', schema_name, table_name || '$data')) IS NOT NULL THEN
+		PERFORM ots.raise('OTSObjectAlreadyExist', 'Requested table already exists.',
+						  format('A relation named %s already exists.', view_name));
+	END IF;
+
+	PERFORM ots.create_table_storage(schema_name, table_name, pk_names, pk_types, auto_col, partitions,
+									 hash_prefix_length);
+	PERFORM ots.sync_table_view(schema_name, table_name, pk_names, defined.names, defined.types);
+	PERFORM ots.catalog_insert(create_table_internal.schema_name, create_table_internal.table_name, pk_names,
+							   pk_types, auto_col, max_versions, time_to_live, max_version_offset,
+							   allow_update, partitions, hash_prefix_length);
+	IF cardinality(defined.names) > 0 THEN
+		PERFORM ots.catalog_set_defined(create_table_internal.schema_name, create_table_internal.table_name,
+										defined.names, defined.types);
+	END IF;
+	-- Stream (45_stream.sql)
+	IF stream_enabled IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Table options must not be NULL.',
+						  'Omit an option to get its default.');
+	END IF;
+	IF stream_enabled OR stream_expiration_hours IS NOT NULL THEN
+		PERFORM ots.stream_sync(create_table_internal.schema_name, create_table_internal.table_name,
+								stream_enabled, stream_expiration_hours);
+	END IF;
+	-- expiry hook (50_expiry.sql): "$oldest_ts" index and purge job when there is a TTL or a stream
+	PERFORM ots.expiry_sync(create_table_internal.schema_name, create_table_internal.table_name, true);
+END
+$$;
+COMMENT ON FUNCTION ots.create_table_internal(name, name, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer)
+	IS 'creates an ots table in a resolved schema (internal; call ots.create_table)';
+
+CREATE FUNCTION ots.create_table(
+	table_name text,
+	primary_key text,
+	max_versions integer DEFAULT 1,
+	time_to_live bigint DEFAULT -1,
+	max_version_offset bigint DEFAULT 86400,
+	allow_update boolean DEFAULT true,
+	partitions integer DEFAULT 8,
+	hash_prefix_length integer DEFAULT 0,
+	defined_columns text DEFAULT NULL,
+	stream_enabled boolean DEFAULT false,
+	stream_expiration_hours integer DEFAULT NULL) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+BEGIN ATOMIC
+	SELECT ots.create_table_internal(r.schema_name, r.table_name, primary_key, max_versions,
+									 time_to_live, max_version_offset, allow_update, partitions,
+									 hash_prefix_length, defined_columns, stream_enabled,
+									 stream_expiration_hours)
+	  FROM ots.resolve_name(table_name, true) r;
+END;
+COMMENT ON FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer) IS
+	'creates an ots table: primary_key => ''name type, ...'' (string, integer, binary; integer auto_increment); defined_columns => ''name type, ...''; stream_enabled, stream_expiration_hours (24)';
+
+CREATE FUNCTION ots.update_table_internal(
+	schema_name name,
+	table_name name,
+	max_versions integer,
+	time_to_live bigint,
+	max_version_offset bigint,
+	allow_update boolean,
+	stream_enabled boolean,
+	stream_expiration_hours integer) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
+	IF max_versions IS NULL AND time_to_live IS NULL AND max_version_offset IS NULL
+	   AND allow_update IS NULL AND stream_enabled IS NULL AND stream_expiration_hours IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'No parameter is specified in table options.');
+	END IF;
+	IF max_versions IS NULL AND time_to_live IS NULL AND max_version_offset IS NULL
+	   AND allow_update IS NULL THEN
+		-- the stream alone (45_stream.sql); ots.catalog_set_stream checks that the caller owns the table
+		PERFORM ots.stream_sync(update_table_internal.schema_name, update_table_internal.table_name,
+								stream_enabled, stream_expiration_hours);
+		PERFORM ots.expiry_sync(update_table_internal.schema_name, update_table_internal.table_name, true);
+		RETURN;
+	END IF;
+	PERFORM ots.check_table_options(max_versions, time_to_live, max_version_offset);
+	-- an index takes its options from its table; a table's indexes keep it within their rule
+	PERFORM ots.index_check_options(update_table_internal.schema_name, update_table_internal.table_name,
+									max_versions, time_to_live, allow_update);
+	-- owner only; also remembers a lowered max_versions until purged (ots.trimmed_after_update)
+	PERFORM ots.catalog_update(update_table_internal.schema_name, update_table_internal.table_name,
+							   max_versions, time_to_live, max_version_offset, allow_update);
+	-- the indexes' entries expire with their rows: same TTL and max_version_offset
+	PERFORM ots.catalog_update(i.schema_name, i.table_name, NULL, update_table_internal.time_to_live,
+							   update_table_internal.max_version_offset, NULL)
+	   FROM ots.tables i
+	  WHERE i.schema_name = update_table_internal.schema_name
+		AND i.index_of = update_table_internal.table_name;
+	-- expiry hook (50_expiry.sql): index and purge job follow the new options
+	PERFORM ots.stream_sync(update_table_internal.schema_name, update_table_internal.table_name,
+							stream_enabled, stream_expiration_hours);
+	PERFORM ots.expiry_sync(update_table_internal.schema_name, update_table_internal.table_name,
+							time_to_live IS NOT NULL OR max_versions IS NOT NULL OR stream_enabled IS NOT NULL);
+END
+$$;
+COMMENT ON FUNCTION ots.update_table_internal(name, name, integer, bigint, bigint, boolean, boolean, integer)
+	IS 'changes the options of a resolved ots table (internal; call ots.update_table)';
+
+CREATE FUNCTION ots.update_table(
+	table_name text,
+	max_versions integer DEFAULT NULL,
+	time_to_live bigint DEFAULT NULL,
+	max_version_offset bigint DEFAULT NULL,
+	allow_update boolean DEFAULT NULL,
+	stream_enabled boolean DEFAULT NULL,
+	stream_expiration_hours integer DEFAULT NULL) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+BEGIN ATOMIC
+	SELECT ots.update_table_internal(r.schema_name, r.table_name, max_versions, time_to_live,
+									 max_version_offset, allow_update, stream_enabled,
+									 stream_expiration_hours)
+	  FROM ots.resolve_name(table_name, false) r;
+END;
+COMMENT ON FUNCTION ots.update_table(text, integer, bigint, bigint, boolean, boolean, integer) IS
+	'changes table options and the stream; omitted options keep their values; every session sees the change at once';
+
+CREATE OR REPLACE FUNCTION ots.describe_table_internal(schema_name name, table_name name) RETURNS jsonb
+	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	description jsonb;
+BEGIN
+	-- ots.resolve_name is STRICT: a NULL table name arrives as NULLs
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
+	description := (SELECT jsonb_build_object(
+		'table_name', t.table_name,
+		'schema_name', t.schema_name,
+		'primary_key', (SELECT jsonb_agg(CASE WHEN k.n = t.auto_increment
+											  THEN jsonb_build_object('name', k.name, 'type', t.pk_types[k.n],
+																	  'option', 'AUTO_INCREMENT')
+											  ELSE jsonb_build_object('name', k.name, 'type', t.pk_types[k.n])
+										 END ORDER BY k.n)
+						  FROM unnest(t.pk_names) WITH ORDINALITY AS k(name, n)),
+		'table_options', jsonb_build_object('max_versions', t.max_versions,
+											'time_to_live', t.time_to_live,
+											'max_version_offset', t.max_version_offset,
+											'allow_update', t.allow_update),
+		'defined_columns', (SELECT coalesce(jsonb_agg(jsonb_build_object('name', d.name, 'type', d.type)
+													  ORDER BY d.n), '[]')
+							  FROM unnest(t.defined_names, t.defined_types) WITH ORDINALITY AS d(name, type, n)),
+		'index_metas', (SELECT coalesce(jsonb_agg(ots.index_meta(i) ORDER BY i.table_name COLLATE "C"), '[]')
+						  FROM ots.tables i
+						 WHERE i.schema_name = t.schema_name AND i.index_of = t.table_name),
+		'hash_prefix_length', t.hash_prefix_length,
+		'partitions', (SELECT jsonb_agg(jsonb_build_object('name', c.relname,
+														   'bound', pg_get_expr(c.relpartbound, c.oid))
+										ORDER BY length(c.relname), c.relname COLLATE "C")
+						 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+						WHERE i.inhparent = format('%I.%I', t.schema_name, t.table_name || '$data')::regclass),
+		'stream_details', ots.stream_details(t),
+		'creation_time', extract(epoch FROM t.created_at)::bigint)
+		|| CASE WHEN t.index_of IS NOT NULL
+				THEN jsonb_build_object('index_of', t.index_of, 'index_meta', ots.index_meta(t))
+				ELSE '{}' END
+	  FROM ots.tables t
+	 WHERE t.schema_name = $1 AND t.table_name = $2);
+	IF description IS NULL THEN
+		-- ots.tables shows each role only the tables it may see (ots.table_visible)
+		IF ots.table_visible(schema_name, table_name) THEN
+			PERFORM ots.raise('OTSObjectNotExist', 'Requested table does not exist.');
+		END IF;
+		RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
+			MESSAGE = format('permission denied for ots table %I.%I', schema_name, table_name),
+			DETAIL = 'describe_table needs a privilege on the table''s view or storage (and USAGE on its schema), or ownership.';
+	END IF;
+	RETURN description;
+END
+$$;
+COMMENT ON FUNCTION ots.describe_table_internal(name, name) IS 'describes a resolved ots table (internal)';
+
+CREATE OR REPLACE FUNCTION ots.delete_table_internal(schema_name name, table_name name) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
+	IF EXISTS (SELECT 1 FROM ots.tables i
+				WHERE i.schema_name = delete_table_internal.schema_name
+				  AND i.table_name = delete_table_internal.table_name AND i.index_of IS NOT NULL) THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Can''t delete index table directly.',
+						  'Delete an index with ots.delete_index(table, index_name).');
+	END IF;
+	-- a table's indexes go with it (35_indexes.sql)
+	PERFORM ots.delete_index_internal(i.schema_name, i.index_of, i.table_name)
+	   FROM ots.tables i
+	  WHERE i.schema_name = delete_table_internal.schema_name
+		AND i.index_of = delete_table_internal.table_name;
+	-- expiry hook (50_expiry.sql): purge job, purge and activity counters go first
+	PERFORM ots.expiry_forget(delete_table_internal.schema_name, delete_table_internal.table_name);
+	-- metadata before the DROPs: the storage still shows who owns the table,
+	-- and the sql_drop event trigger (60_ddl.sql) has nothing left to do
+	PERFORM ots.catalog_delete(delete_table_internal.schema_name, delete_table_internal.table_name);
+	EXECUTE format('DROP VIEW %I.%I', schema_name, table_name);
+	EXECUTE format('DROP TABLE %I.%I', schema_name, table_name || '$data');
+	IF to_regclass(format('%I.%I', schema_name, table_name || '$seq')) IS NOT NULL THEN
+		EXECUTE format('DROP SEQUENCE %I.%I', schema_name, table_name || '$seq');
+	END IF;
+	PERFORM ots.stream_drop_storage(delete_table_internal.schema_name, delete_table_internal.table_name);
+END
+$$;
+COMMENT ON FUNCTION ots.delete_table_internal(name, name) IS 'drops a resolved ots table (internal)';
+
+CREATE OR REPLACE FUNCTION ots.expiry_needed(schema_name name, table_name name) RETURNS boolean
+	LANGUAGE sql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	-- an index's entries go with its base table's rows (src/index_write.c): it is never purged itself
+	SELECT coalesce(bool_or(t.time_to_live <> -1 OR t.trimmed_max_versions > t.max_versions
+							OR t.stream_id IS NOT NULL), false)
+	  FROM ots.tables t
+	 WHERE t.schema_name = $1 AND t.table_name = $2 AND t.index_of IS NULL
+$$;
+COMMENT ON FUNCTION ots.expiry_needed(name, name) IS
+	'whether an ots table has a TTL or versions beyond max_versions left to trim (internal)';
+
+CREATE OR REPLACE PROCEDURE ots.purge_table(schema_name name, table_name name, batch_size integer)
+	LANGUAGE plpgsql
+	AS $$
+DECLARE
+	s pg_catalog.record;
+	r pg_catalog.record;
+	leaf pg_catalog.text;
+	trimming boolean;
+	from_block bigint;
+	end_block bigint;
+	trimmed boolean := false;
+	n bigint;
+BEGIN
+	-- fails here, before any lock is taken, inside a transaction block
+	COMMIT;
+	SELECT * INTO s FROM ots.purge_start(schema_name, table_name, batch_size);
+	IF s.lock_key IS NULL THEN
+		RETURN;
+	END IF;
+	FOREACH trimming IN ARRAY s.passes LOOP
+		FOR leaf IN SELECT l.leaf FROM ots.purge_leaves(schema_name, table_name) AS l(leaf) LOOP
+			from_block := 0;
+			end_block := NULL;
+			LOOP
+				BEGIN
+					SELECT * INTO r
+					  FROM ots.purge_step(schema_name, table_name, leaf, trimming, s.now_ms, batch_size,
+										  from_block, end_block);
+				EXCEPTION WHEN OTHERS OR query_canceled THEN
+					PERFORM ots.purge_unlock(s.lock_key);
+					RAISE;
+				END;
+				COMMIT;
+				EXIT WHEN r.done;
+				from_block := r.next_block;
+				end_block := r.last_block;
+			END LOOP;
+		END LOOP;
+		trimmed := trimming;
+	END LOOP;
+	-- the stream's expired records (45_stream.sql), batch by batch
+	LOOP
+		BEGIN
+			n := ots.stream_trim(schema_name, table_name, batch_size);
+		EXCEPTION WHEN OTHERS OR query_canceled THEN
+			PERFORM ots.purge_unlock(s.lock_key);
+			RAISE;
+		END;
+		COMMIT;
+		EXIT WHEN n < batch_size;
+	END LOOP;
+	PERFORM ots.purge_finish(schema_name, table_name, s.lock_key, s.started, trimmed, s.options_xmin);
+	COMMIT;
+END
+$$;
+COMMENT ON PROCEDURE ots.purge_table(name, name, integer) IS
+	'purges one resolved ots table in committed batches (internal; CALL ots.purge)';

@@ -51,8 +51,12 @@ CREATE FUNCTION ots.stream_drop_storage(schema_name name, table_name name) RETUR
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 BEGIN
-	EXECUTE format('DROP TABLE IF EXISTS %I.%I, %I.%I', schema_name, table_name || '$log',
-				   schema_name, table_name || '$rec');
+	IF to_regclass(format('%I.%I', schema_name, table_name || '$log')) IS NOT NULL THEN
+		EXECUTE format('DROP TABLE %I.%I', schema_name, table_name || '$log');
+	END IF;
+	IF to_regclass(format('%I.%I', schema_name, table_name || '$rec')) IS NOT NULL THEN
+		EXECUTE format('DROP TABLE %I.%I', schema_name, table_name || '$rec');
+	END IF;
 END
 $$;
 COMMENT ON FUNCTION ots.stream_drop_storage(name, name) IS
