@@ -2866,3 +2866,65 @@ END
 $$;
 COMMENT ON PROCEDURE ots.purge_table(name, name, integer) IS
 	'purges one resolved ots table in committed batches (internal; CALL ots.purge)';
+
+CREATE FUNCTION ots.forget_dropped_streams() RETURNS TABLE (schema_name name, table_name name)
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t record;
+BEGIN
+	FOR t IN
+		SELECT DISTINCT o.schema_name, o.table_name
+		  FROM pg_event_trigger_dropped_objects() d
+		  JOIN ots.tables o
+			ON o.schema_name = d.schema_name
+		   AND d.object_name IN (o.table_name || '$log', o.table_name || '$rec')
+		 WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0 AND d.object_type = 'table'
+		   AND o.stream_id IS NOT NULL
+	LOOP
+		UPDATE ots.tables o
+		   SET stream_id = NULL, stream_expiration_hours = NULL, stream_enabled_at = NULL
+		 WHERE o.schema_name = t.schema_name AND o.table_name = t.table_name;
+		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data')) IS NOT NULL THEN
+			PERFORM ots.invalidate_table(format('%I.%I', t.schema_name, t.table_name || '$data')::regclass);
+		END IF;
+		schema_name := t.schema_name;
+		table_name := t.table_name;
+		RETURN NEXT;
+	END LOOP;
+END
+$$;
+COMMENT ON FUNCTION ots.forget_dropped_streams() IS
+	'in an sql_drop event trigger: disables the streams of ots tables one of whose stream relations was dropped (internal)';
+
+CREATE OR REPLACE FUNCTION ots.storage_dropped() RETURNS event_trigger
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t record;
+BEGIN
+	FOR t IN SELECT f.schema_name, f.table_name FROM ots.forget_dropped_tables() f LOOP
+		-- the view of an index whose table went (a table's view goes with its storage), with
+		-- what depends on it: the table it indexes is what the DROP asked to remove
+		IF (SELECT c.relkind FROM pg_class c
+			 WHERE c.oid = to_regclass(format('%I.%I', t.schema_name, t.table_name))) = 'v' THEN
+			EXECUTE format('DROP VIEW %I.%I CASCADE', t.schema_name, t.table_name);
+		END IF;
+		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data')) IS NOT NULL THEN
+			EXECUTE format('DROP TABLE %I.%I', t.schema_name, t.table_name || '$data');
+		END IF;
+		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$seq')) IS NOT NULL THEN
+			EXECUTE format('DROP SEQUENCE %I.%I', t.schema_name, t.table_name || '$seq');
+		END IF;
+		PERFORM ots.stream_drop_storage(t.schema_name, t.table_name);
+	END LOOP;
+	-- a stream whose log or records went is gone whole (45_stream.sql)
+	FOR t IN SELECT f.schema_name, f.table_name FROM ots.forget_dropped_streams() f LOOP
+		PERFORM ots.stream_drop_storage(t.schema_name, t.table_name);
+	END LOOP;
+END
+$$;
+COMMENT ON FUNCTION ots.storage_dropped() IS
+	'event trigger: dropping an ots table''s view or storage drops the ots table and forgets it (internal)';

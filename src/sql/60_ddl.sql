@@ -89,11 +89,48 @@ $$;
 COMMENT ON FUNCTION ots.forget_dropped_tables() IS
 	'in an sql_drop event trigger: forgets the ots tables whose view or storage was dropped (internal)';
 
+-- ots.forget_dropped_streams: the ots tables one of whose stream's
+-- relations ("$log", "$rec") the current DROP removed: their stream is
+-- disabled (every session stops writing it) and returned, so the rest of it
+-- goes too.  SECURITY DEFINER, and only in an sql_drop event trigger, as
+-- ots.forget_dropped_tables.
+CREATE FUNCTION ots.forget_dropped_streams() RETURNS TABLE (schema_name name, table_name name)
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t record;
+BEGIN
+	FOR t IN
+		SELECT DISTINCT o.schema_name, o.table_name
+		  FROM pg_event_trigger_dropped_objects() d
+		  JOIN ots.tables o
+			ON o.schema_name = d.schema_name
+		   AND d.object_name IN (o.table_name || '$log', o.table_name || '$rec')
+		 WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0 AND d.object_type = 'table'
+		   AND o.stream_id IS NOT NULL
+	LOOP
+		UPDATE ots.tables o
+		   SET stream_id = NULL, stream_expiration_hours = NULL, stream_enabled_at = NULL
+		 WHERE o.schema_name = t.schema_name AND o.table_name = t.table_name;
+		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data')) IS NOT NULL THEN
+			PERFORM ots.invalidate_table(format('%I.%I', t.schema_name, t.table_name || '$data')::regclass);
+		END IF;
+		schema_name := t.schema_name;
+		table_name := t.table_name;
+		RETURN NEXT;
+	END LOOP;
+END
+$$;
+COMMENT ON FUNCTION ots.forget_dropped_streams() IS
+	'in an sql_drop event trigger: disables the streams of ots tables one of whose stream relations was dropped (internal)';
+
 -- ots.storage_dropped: a DROP of an ots table's view or storage drops the
 -- ots table and its indexes: their bookkeeping is forgotten, and what the
 -- DROP left of them (the storage when only the view went, the
--- AUTO_INCREMENT sequence, an index's view and storage) is dropped with the
--- rights of the role that dropped the rest.
+-- AUTO_INCREMENT sequence, an index's view and storage, the stream) is
+-- dropped with the rights of the role that dropped the rest.  A DROP of a
+-- stream's log or records disables the stream.
 -- ots.delete_table forgets the table first, so this finds nothing to do.
 CREATE FUNCTION ots.storage_dropped() RETURNS event_trigger
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -115,6 +152,11 @@ BEGIN
 		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$seq')) IS NOT NULL THEN
 			EXECUTE format('DROP SEQUENCE %I.%I', t.schema_name, t.table_name || '$seq');
 		END IF;
+		PERFORM ots.stream_drop_storage(t.schema_name, t.table_name);
+	END LOOP;
+	-- a stream whose log or records went is gone whole (45_stream.sql)
+	FOR t IN SELECT f.schema_name, f.table_name FROM ots.forget_dropped_streams() f LOOP
+		PERFORM ots.stream_drop_storage(t.schema_name, t.table_name);
 	END LOOP;
 END
 $$;
