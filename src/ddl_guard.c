@@ -22,7 +22,8 @@
  *	 - renaming or moving the storage, the view or the sequence (leaves may be);
  *	 - on the view s.t: triggers (but ots's own write trigger, which
  *	   pg_restore re-creates), rules, column defaults;
- *	 - a partition, the view or the sequence s."t$seq" given another owner
+ *	 - a partition, the view, the sequence s."t$seq" or the stream
+ *	   ("t$log", "t$rec") given another owner
  *	   than the storage's: OWNER TO on the storage gives them its new owner
  *	   first (guard_propagate_owner), so all parts keep one owner.
  * Everything else passes: row-level security, storage options,
@@ -74,6 +75,7 @@
 #include "catalog.h"
 #include "ddl_guard.h"
 #include "storage.h"
+#include "stream_storage.h"
 #include "storage_write.h"
 
 /* what a relation is to ots */
@@ -550,6 +552,15 @@ guard_propagate_owner(Oid storage, RoleSpec *newowner)
 	if (OidIsValid(get_relname_relid(seq, get_rel_namespace(storage))))
 		stmts = lappend(stmts, psprintf("ALTER SEQUENCE %s OWNER TO %s",
 										quote_qualified_identifier(nsp, seq), role));
+	/* the stream's relations (stream_storage.h) */
+	for (int r = 0; r < 2; r++)
+	{
+		char	   *rel = psprintf("%s%s", name, r == 0 ? STREAM_LOG_SUFFIX : STREAM_REC_SUFFIX);
+
+		if (OidIsValid(get_relname_relid(rel, get_rel_namespace(storage))))
+			stmts = lappend(stmts, psprintf("ALTER TABLE %s OWNER TO %s",
+											quote_qualified_identifier(nsp, rel), role));
+	}
 	stmts = list_concat(stmts, guard_index_owner_statements(storage, role));
 
 	if (SPI_connect() != SPI_OK_CONNECT)

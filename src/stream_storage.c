@@ -45,7 +45,7 @@ const StreamRelation stream_rec_relation = {
  * The shard lock of a stream is an advisory lock on (database, log OID,
  * shard) with a field4 SQL's pg_advisory_* functions never use (1 and 2),
  * so no role can take it through SQL; pg_locks shows it as locktype
- * advisory, objsubid 29556.
+ * advisory, classid the log's OID, objid the shard, objsubid 29556.
  */
 #define STREAM_LOCK_FIELD4 0x7374	/* 'st' */
 
