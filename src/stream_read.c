@@ -281,7 +281,13 @@ ots_get_shard_iterator(PG_FUNCTION_ARGS)
 		ots_error(PARAMETER_INVALID, "Parameter stream_id is missing.");
 	if (PG_ARGISNULL(1))
 		ots_error(PARAMETER_INVALID, "Parameter shard_id is missing.");
-	text_to_cstring_buffer(PG_GETARG_TEXT_PP(0), it.stream_id, sizeof(it.stream_id));
+	{
+		char	   *id = text_to_cstring(PG_GETARG_TEXT_PP(0));
+
+		if (strlen(id) >= sizeof(it.stream_id))
+			ots_error(PARAMETER_INVALID, "Invalid stream id: '%s'.", id);
+		strlcpy(it.stream_id, id, sizeof(it.stream_id));
+	}
 	t = stream_table(it.stream_id);
 	it.shard = stream_parse_shard(t, text_to_cstring(PG_GETARG_TEXT_PP(1)));
 	start = stream_cutoff(t);
