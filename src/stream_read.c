@@ -33,6 +33,7 @@
 #include "executor/tuptable.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/jsonb.h"
@@ -62,21 +63,6 @@ typedef struct StreamIterator
 	int64		position;
 	int32		n;
 } StreamIterator;
-
-static const char *
-stream_action_name(char action)
-{
-	switch (action)
-	{
-		case 'P':
-			return "PUT_ROW";
-		case 'U':
-			return "UPDATE_ROW";
-		case 'D':
-			return "DELETE_ROW";
-	}
-	return "UNKNOWN";
-}
 
 /* stream_id_valid: could s be a stream id ots made (a UUID's text)? */
 static bool
@@ -217,38 +203,10 @@ stream_rec_scan(StreamRels *r, Snapshot snapshot, int32 shard, int64 txn, int32 
 	return scan;
 }
 
-/* stream_push_jsonb appends a stored jsonb as a value */
+/* stream_push_sequence_info appends a record's sequence info and ends the record */
 static void
-stream_push_jsonb(JsonbParseState **state, Datum d)
+stream_push_sequence_info(JsonbParseState **state, int64 position, int32 n)
 {
-	Jsonb	   *j = DatumGetJsonbP(d);
-	JsonbValue	v;
-
-	v.type = jbvBinary;
-	v.val.binary.data = &j->root;
-	v.val.binary.len = VARSIZE(j) - VARHDRSZ;
-	pushJsonbValue(state, WJB_VALUE, &v);
-}
-
-/* stream_push_record appends one record in Tablestore's shape, with its sequence info */
-static void
-stream_push_record(JsonbParseState **state, TupleTableSlot *rec, int64 position, int32 n)
-{
-	bool		isnull;
-	JsonbValue	v;
-
-	slot_getallattrs(rec);
-	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-	codec_push_key(state, "action_type", 11);
-	v.type = jbvString;
-	v.val.string.val = (char *) stream_action_name(DatumGetChar(slot_getattr(rec, STREAM_REC_ACTION,
-																			 &isnull)));
-	v.val.string.len = strlen(v.val.string.val);
-	pushJsonbValue(state, WJB_VALUE, &v);
-	codec_push_key(state, "primary_key", 11);
-	stream_push_jsonb(state, slot_getattr(rec, STREAM_REC_PK, &isnull));
-	codec_push_key(state, "columns", 7);
-	stream_push_jsonb(state, slot_getattr(rec, STREAM_REC_COLUMNS, &isnull));
 	codec_push_key(state, "sequence_info", 13);
 	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
 	codec_push_key(state, "epoch", 5);
@@ -259,6 +217,30 @@ stream_push_record(JsonbParseState **state, TupleTableSlot *rec, int64 position,
 	codec_push_int(state, n, WJB_VALUE);
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
+/*
+ * stream_push_entry_record appends a record a log entry holds (an object of
+ * its records array, as stream_write.c made it), with its sequence info
+ */
+static void
+stream_push_entry_record(JsonbParseState **state, JsonbContainer *record, int64 position, int32 n)
+{
+	static const char *const keys[] = {"action_type", "primary_key", "columns"};
+
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	for (int k = 0; k < lengthof(keys); k++)
+	{
+		JsonbValue *v = getKeyJsonValueFromContainer(record, keys[k], strlen(keys[k]), NULL);
+
+		if (v == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("a record of an ots stream has no \"%s\"", keys[k])));
+		codec_push_key(state, keys[k], strlen(keys[k]));
+		pushJsonbValue(state, WJB_VALUE, v);
+	}
+	stream_push_sequence_info(state, position, n);
 }
 
 /*
@@ -366,7 +348,7 @@ ots_get_stream_record(PG_FUNCTION_ARGS)
 	stream_open(t, AccessShareLock, &rels);
 	/* every position up to the last given is in the log's index once its lock is free */
 	stream_shard_lock(t, it.shard, ShareLock);
-	last = stream_log_last(&rels, it.shard);
+	last = stream_log_last(&rels, it.shard, 0);
 	stream_shard_unlock(t, it.shard, ShareLock);
 	cutoff = stream_cutoff(t);
 
@@ -383,8 +365,8 @@ ots_get_stream_record(PG_FUNCTION_ARGS)
 		bool		isnull;
 		int64		position = DatumGetInt64(slot_getattr(log_slot, STREAM_LOG_POSITION, &isnull));
 		int64		txn = DatumGetInt64(slot_getattr(log_slot, STREAM_LOG_TXN, &isnull));
-		IndexScanDesc rec_scan;
 		int32		from;
+		int32		spilled;
 
 		CHECK_FOR_INTERRUPTS();
 		if (position > last)
@@ -398,26 +380,69 @@ ots_get_stream_record(PG_FUNCTION_ARGS)
 		if (txn == STREAM_TRIM_MARKER)
 			continue;
 		from = position == it.position ? it.n : 0;
-		rec_scan = stream_rec_scan(&rels, &dirty, it.shard, txn, from);
-		while (index_getnext_slot(rec_scan, ForwardScanDirection, rec_slot))
+		spilled = DatumGetInt32(slot_getattr(log_slot, STREAM_LOG_SPILLED, &isnull));
+		/* a large transaction's first records are in the records relation */
+		if (spilled > from)
 		{
-			int32		n = DatumGetInt32(slot_getattr(rec_slot, STREAM_REC_N, &isnull));
+			IndexScanDesc rec_scan = stream_rec_scan(&rels, &dirty, it.shard, txn, from);
 
-			if (count >= limit || bytes >= OTS_MAX_STREAM_BYTES)
+			while (index_getnext_slot(rec_scan, ForwardScanDirection, rec_slot))
 			{
-				next.position = position;
-				next.n = n;
-				full = true;
-				break;
+				int32		n = DatumGetInt32(slot_getattr(rec_slot, STREAM_REC_N, &isnull));
+				Jsonb	   *record;
+
+				if (n >= spilled)
+					break;
+				if (count >= limit || bytes >= OTS_MAX_STREAM_BYTES)
+				{
+					next.position = position;
+					next.n = n;
+					full = true;
+					break;
+				}
+				/* a copy that lives as long as the result, which points into it */
+				oldcxt = MemoryContextSwitchTo(reccxt);
+				record = (Jsonb *) PG_DETOAST_DATUM_COPY(slot_getattr(rec_slot, STREAM_REC_RECORD, &isnull));
+				stream_push_entry_record(&state, &record->root, position, n);
+				MemoryContextSwitchTo(oldcxt);
+				bytes += VARSIZE(record);
+				count++;
 			}
-			oldcxt = MemoryContextSwitchTo(reccxt);
-			stream_push_record(&state, rec_slot, position, n);
-			bytes += VARSIZE_ANY(DatumGetPointer(slot_getattr(rec_slot, STREAM_REC_PK, &isnull))) +
-				VARSIZE_ANY(DatumGetPointer(slot_getattr(rec_slot, STREAM_REC_COLUMNS, &isnull)));
-			MemoryContextSwitchTo(oldcxt);
-			count++;
+			index_endscan(rec_scan);
 		}
-		index_endscan(rec_scan);
+		/* the others are in the entry, numbered on from spilled */
+		if (!full)
+		{
+			ArrayType  *records;
+			Datum	   *elems;
+			bool	   *nulls;
+			int			nelems;
+
+			/* a copy that lives as long as the result, which points into it */
+			oldcxt = MemoryContextSwitchTo(reccxt);
+			records = DatumGetArrayTypePCopy(slot_getattr(log_slot, STREAM_LOG_RECORDS, &isnull));
+			deconstruct_array(records, JSONBOID, -1, false, TYPALIGN_INT, &elems, &nulls, &nelems);
+			MemoryContextSwitchTo(oldcxt);
+			for (int i = 0; i < nelems; i++)
+			{
+				int32		n = spilled + i;
+
+				if (n < from || nulls[i])
+					continue;
+				if (count >= limit || bytes >= OTS_MAX_STREAM_BYTES)
+				{
+					next.position = position;
+					next.n = n;
+					full = true;
+					break;
+				}
+				oldcxt = MemoryContextSwitchTo(reccxt);
+				stream_push_entry_record(&state, &DatumGetJsonbP(elems[i])->root, position, n);
+				MemoryContextSwitchTo(oldcxt);
+				bytes += VARSIZE_ANY(DatumGetPointer(elems[i]));
+				count++;
+			}
+		}
 		if (!full)
 		{
 			next.position = position + 1;
@@ -508,6 +533,7 @@ ots_stream_trim(PG_FUNCTION_ARGS)
 		int32		entries = 0;
 		ItemPointerData marker_tid;
 		bool		marker = false;
+		Datum		no_records = (Datum) 0;
 
 		while (entries < batch_size && index_getnext_slot(scan, ForwardScanDirection, log_slot))
 		{
@@ -525,7 +551,8 @@ ots_stream_trim(PG_FUNCTION_ARGS)
 				marker = true;
 				continue;
 			}
-			stream_trim_records(&rels, snapshot, rec_slot, shard, txn);
+			if (DatumGetInt32(slot_getattr(log_slot, STREAM_LOG_SPILLED, &isnull)) > 0)
+				stream_trim_records(&rels, snapshot, rec_slot, shard, txn);
 			simple_heap_delete(rels.log, &log_slot->tts_tid);
 			last_removed = position;
 			entries++;
@@ -535,7 +562,7 @@ ots_stream_trim(PG_FUNCTION_ARGS)
 		{
 			if (marker)
 				simple_heap_delete(rels.log, &marker_tid);
-			stream_log_insert(&rels, shard, last_removed, STREAM_TRIM_MARKER);
+			stream_log_insert(&rels, shard, last_removed, STREAM_TRIM_MARKER, 0, &no_records, 0);
 		}
 		removed += entries;
 	}

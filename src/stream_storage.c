@@ -18,6 +18,7 @@
 #include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -32,13 +33,13 @@
 
 const StreamRelation stream_log_relation = {
 	STREAM_LOG_SUFFIX, "log", STREAM_LOG_NCOLUMNS, 2,
-	{{"shard", INT4OID}, {"position", INT8OID}, {"txn", INT8OID}}
+	{{"shard", INT4OID}, {"position", INT8OID}, {"txn", INT8OID}, {"spilled", INT4OID},
+	{"records", JSONBARRAYOID}}
 };
 
 const StreamRelation stream_rec_relation = {
 	STREAM_REC_SUFFIX, "records", STREAM_REC_NCOLUMNS, 3,
-	{{"shard", INT4OID}, {"txn", INT8OID}, {"n", INT4OID}, {"action", CHAROID},
-	{"primary_key", JSONBOID}, {"columns", JSONBOID}}
+	{{"shard", INT4OID}, {"txn", INT8OID}, {"n", INT4OID}, {"record", JSONBOID}}
 };
 
 /*
@@ -85,40 +86,72 @@ stream_open_one(const OtsTable *t, Oid relid, const StreamRelation *sr, LOCKMODE
 	return rel;
 }
 
-void
-stream_open(const OtsTable *t, LOCKMODE lockmode, StreamRels *r)
+static void
+stream_check_enabled(const OtsTable *t)
 {
 	if (!t->stream_enabled)
 		elog(ERROR, "ots table %s has no stream",
 			 quote_qualified_identifier(t->schema_name, t->table_name));
+}
+
+void
+stream_open_log(const OtsTable *t, LOCKMODE lockmode, StreamRels *r)
+{
+	stream_check_enabled(t);
+	memset(r, 0, sizeof(*r));
 	r->log = stream_open_one(t, t->stream_log_oid, &stream_log_relation, lockmode, &r->log_key);
+}
+
+void
+stream_open_rec(const OtsTable *t, LOCKMODE lockmode, StreamRels *r)
+{
+	stream_check_enabled(t);
+	memset(r, 0, sizeof(*r));
+	r->rec = stream_open_one(t, t->stream_rec_oid, &stream_rec_relation, lockmode, &r->rec_key);
+}
+
+void
+stream_open(const OtsTable *t, LOCKMODE lockmode, StreamRels *r)
+{
+	stream_open_log(t, lockmode, r);
 	r->rec = stream_open_one(t, t->stream_rec_oid, &stream_rec_relation, lockmode, &r->rec_key);
 }
 
 void
 stream_close(StreamRels *r)
 {
-	index_close(r->log_key, NoLock);
-	table_close(r->log, NoLock);
-	index_close(r->rec_key, NoLock);
-	table_close(r->rec, NoLock);
+	if (r->log != NULL)
+	{
+		index_close(r->log_key, NoLock);
+		table_close(r->log, NoLock);
+	}
+	if (r->rec != NULL)
+	{
+		index_close(r->rec_key, NoLock);
+		table_close(r->rec, NoLock);
+	}
 }
 
-/* stream_insert stores one row of rel and its primary key entry */
+/*
+ * stream_insert stores one row of rel and its primary key entry.  The key
+ * is unique by construction (a transaction's own numbers; positions given
+ * under the shard lock), which the log's index still checks once per
+ * commit; the records' skips the check.
+ */
 static void
-stream_insert(Relation rel, Relation key, Datum *values, bool *isnull)
+stream_insert(Relation rel, Relation key, Datum *values, bool *isnull, IndexUniqueCheck check)
 {
 	HeapTuple	tup = heap_form_tuple(RelationGetDescr(rel), values, isnull);
 
 	heap_insert(rel, tup, GetCurrentCommandId(true), 0, NULL);
 	/* the key columns come first, in order */
-	index_insert(key, values, isnull, &tup->t_self, rel, UNIQUE_CHECK_YES, false,
-				 BuildIndexInfo(key));
+	index_insert(key, values, isnull, &tup->t_self, rel, check, false, BuildIndexInfo(key));
 	heap_freetuple(tup);
 }
 
 void
-stream_log_insert(StreamRels *r, int32 shard, int64 position, int64 txn)
+stream_log_insert(StreamRels *r, int32 shard, int64 position, int64 txn, int32 spilled,
+				  Datum *records, int n)
 {
 	Datum		values[STREAM_LOG_NCOLUMNS];
 	bool		isnull[STREAM_LOG_NCOLUMNS] = {false};
@@ -126,12 +159,15 @@ stream_log_insert(StreamRels *r, int32 shard, int64 position, int64 txn)
 	values[STREAM_LOG_SHARD - 1] = Int32GetDatum(shard);
 	values[STREAM_LOG_POSITION - 1] = Int64GetDatum(position);
 	values[STREAM_LOG_TXN - 1] = Int64GetDatum(txn);
-	stream_insert(r->log, r->log_key, values, isnull);
+	values[STREAM_LOG_SPILLED - 1] = Int32GetDatum(spilled);
+	/* an array of the records as they are: no copy of their contents */
+	values[STREAM_LOG_RECORDS - 1] = PointerGetDatum(construct_array(records, n, JSONBOID, -1, false,
+																	  TYPALIGN_INT));
+	stream_insert(r->log, r->log_key, values, isnull, UNIQUE_CHECK_YES);
 }
 
 void
-stream_rec_insert(StreamRels *r, int32 shard, int64 txn, int32 n, char action,
-				  Jsonb *primary_key, Jsonb *columns)
+stream_rec_insert(StreamRels *r, int32 shard, int64 txn, int32 n, Jsonb *record)
 {
 	Datum		values[STREAM_REC_NCOLUMNS];
 	bool		isnull[STREAM_REC_NCOLUMNS] = {false};
@@ -139,29 +175,26 @@ stream_rec_insert(StreamRels *r, int32 shard, int64 txn, int32 n, char action,
 	values[STREAM_REC_SHARD - 1] = Int32GetDatum(shard);
 	values[STREAM_REC_TXN - 1] = Int64GetDatum(txn);
 	values[STREAM_REC_N - 1] = Int32GetDatum(n);
-	values[STREAM_REC_ACTION - 1] = CharGetDatum(action);
-	values[STREAM_REC_PK - 1] = JsonbPGetDatum(primary_key);
-	values[STREAM_REC_COLUMNS - 1] = JsonbPGetDatum(columns);
-	stream_insert(r->rec, r->rec_key, values, isnull);
+	values[STREAM_REC_RECORD - 1] = JsonbPGetDatum(record);
+	stream_insert(r->rec, r->rec_key, values, isnull, UNIQUE_CHECK_NO);
 }
 
-/*
- * stream_log_last reads the last entry of the shard in the log's index,
- * without looking at the heap: whatever its state, a position given
- * before is never given again, and under the shard lock every position
- * given is in the index.
- */
-int64
-stream_log_last(StreamRels *r, int32 shard)
+/* how far before "near" stream_log_last looks, in turn, µs */
+static const int64 stream_last_windows[] = {10000, 1000000};
+
+/* stream_log_last_from: the last position of the shard's index at or after from */
+static int64
+stream_log_last_from(StreamRels *r, int32 shard, int64 from)
 {
-	ScanKeyData key;
+	ScanKeyData keys[2];
 	IndexScanDesc scan;
 	int64		last = 0;
 
-	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(shard));
-	scan = index_beginscan(r->log, r->log_key, SnapshotAny, 1, 0);
+	ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(shard));
+	ScanKeyInit(&keys[1], 2, BTGreaterEqualStrategyNumber, F_INT8GE, Int64GetDatum(from));
+	scan = index_beginscan(r->log, r->log_key, SnapshotAny, 2, 0);
 	scan->xs_want_itup = true;
-	index_rescan(scan, &key, 1, NULL, 0);
+	index_rescan(scan, keys, 2, NULL, 0);
 	if (index_getnext_tid(scan, BackwardScanDirection) != NULL)
 	{
 		bool		isnull;
@@ -172,6 +205,28 @@ stream_log_last(StreamRels *r, int32 shard)
 	}
 	index_endscan(scan);
 	return last;
+}
+
+/*
+ * stream_log_last reads the last entry of the shard in the log's index,
+ * without looking at the heap: whatever its state, a position given
+ * before is never given again, and under the shard lock every position
+ * given is in the index.  A btree scan reads all the entries of a leaf page
+ * that match, so the entries since shortly before near are looked at
+ * first (10 ms, then 1 s), the whole shard only when there are none: a
+ * busy shard costs a few entries, an idle one a page.
+ */
+int64
+stream_log_last(StreamRels *r, int32 shard, int64 near)
+{
+	for (int w = 0; near > 0 && w < lengthof(stream_last_windows); w++)
+	{
+		int64		last = stream_log_last_from(r, shard, near - stream_last_windows[w]);
+
+		if (last != 0)
+			return last;
+	}
+	return stream_log_last_from(r, shard, PG_INT64_MIN);
 }
 
 static void

@@ -6,10 +6,14 @@
  * A stream is two plain tables beside the table's storage, made by
  * ots.stream_create_storage (src/sql/45_stream.sql):
  *
- *	 "<table>$rec"  (shard, txn, n, action, primary_key, columns): the records,
- *					written by the writing transaction as it changes rows;
- *	 "<table>$log"  (shard, position, txn): one entry per transaction and
- *					shard it wrote, inserted as the transaction commits.
+ *	 "<table>$log"  (shard, position, txn, spilled, records): one entry per
+ *					transaction and shard it wrote, inserted as the
+ *					transaction commits, holding its records (jsonb[], each
+ *					{"action_type", "primary_key", "columns"});
+ *	 "<table>$rec"  (shard, txn, n, record): the records of a large
+ *					transaction, written while it runs, as its records would
+ *					fill too much memory (its entry's first "spilled" record
+ *					numbers are there, the rest in the entry).
  *
  * A shard is one partition of the storage, so it holds a fixed set of
  * partition keys.  txn is the writing transaction's 64-bit id.  position
@@ -43,17 +47,17 @@
 #define STREAM_LOG_SHARD	1
 #define STREAM_LOG_POSITION 2
 #define STREAM_LOG_TXN		3
-#define STREAM_LOG_NCOLUMNS 3
+#define STREAM_LOG_SPILLED	4
+#define STREAM_LOG_RECORDS	5
+#define STREAM_LOG_NCOLUMNS 5
 /* columns of the records */
 #define STREAM_REC_SHARD	1
 #define STREAM_REC_TXN		2
 #define STREAM_REC_N		3
-#define STREAM_REC_ACTION	4
-#define STREAM_REC_PK		5
-#define STREAM_REC_COLUMNS	6
-#define STREAM_REC_NCOLUMNS 6
+#define STREAM_REC_RECORD	4
+#define STREAM_REC_NCOLUMNS 4
 
-#define STREAM_MAX_COLUMNS	6
+#define STREAM_MAX_COLUMNS	5
 #define STREAM_TRIM_MARKER	0	/* txn of a trim marker */
 
 /* what a stream relation is made of, for the catalog's checks */
@@ -90,13 +94,25 @@ typedef struct StreamRels
 extern void stream_open(const OtsTable *t, LOCKMODE lockmode, StreamRels *r);
 extern void stream_close(StreamRels *r);
 
-/* stream_log_insert / stream_rec_insert add an entry / a record */
-extern void stream_log_insert(StreamRels *r, int32 shard, int64 position, int64 txn);
-extern void stream_rec_insert(StreamRels *r, int32 shard, int64 txn, int32 n, char action,
-							  Jsonb *primary_key, Jsonb *columns);
+/*
+ * stream_log_insert adds an entry: its first spilled record numbers are in
+ * the records relation, the others in records (n of them, jsonb);
+ * stream_rec_insert adds a spilled record.  stream_open_log opens the log alone, stream_open_rec the
+ * records alone (what a commit and a spill write); stream_close closes
+ * whatever is open.
+ */
+extern void stream_log_insert(StreamRels *r, int32 shard, int64 position, int64 txn,
+							  int32 spilled, Datum *records, int n);
+extern void stream_rec_insert(StreamRels *r, int32 shard, int64 txn, int32 n, Jsonb *record);
+extern void stream_open_log(const OtsTable *t, LOCKMODE lockmode, StreamRels *r);
+extern void stream_open_rec(const OtsTable *t, LOCKMODE lockmode, StreamRels *r);
 
-/* stream_log_last: the highest position in the shard's log index (dead or not), 0 when none */
-extern int64 stream_log_last(StreamRels *r, int32 shard);
+/*
+ * stream_log_last: the highest position in the shard's log index (dead or
+ * not), 0 when none.  A writer passes the position it would give (now):
+ * the entries just before it are found without reading older ones.
+ */
+extern int64 stream_log_last(StreamRels *r, int32 shard, int64 near);
 
 /* the shard lock: writers take it exclusively to give a position, readers shared to read the last */
 extern void stream_shard_lock(const OtsTable *t, int32 shard, LOCKMODE mode);

@@ -15,10 +15,13 @@
  * gone, versions gone, cells new or changed.  Purge's removal of what
  * reads no longer see is no record.
  *
- * The records of a transaction go to the stream's records as it writes
- * them, so an aborted (sub)transaction's are dead with it.  When the
- * transaction commits, each shard it wrote gets a log entry with its
- * position (stream_storage.h).  With wal_level = logical each record is
+ * The records of a transaction are kept in memory as it writes them, and
+ * a subtransaction that rolls back drops its own; when the transaction
+ * commits, each shard it wrote gets a log entry with its position
+ * (stream_storage.h) holding its records.  A transaction whose records
+ * would fill too much memory writes them to the stream's records relation
+ * as it goes (where an aborted subtransaction's are dead with it), and its
+ * entry holds the rest.  With wal_level = logical each record is
  * also a transactional logical decoding message with prefix "ots", which
  * decoding delivers at commit, in commit order.
  *-------------------------------------------------------------------------
@@ -43,6 +46,17 @@
 /* the prefix of ots's logical decoding messages */
 #define STREAM_MESSAGE_PREFIX "ots"
 
+/* a transaction's records of a shard are written out beyond this size */
+#define STREAM_BUFFER_BYTES (256 * 1024)
+
+/* a record kept for the commit */
+typedef struct StreamBuffered
+{
+	SubTransactionId subid;		/* the subtransaction that wrote it */
+	int32		n;
+	Jsonb	   *record;			/* {"action_type", "primary_key", "columns"} */
+} StreamBuffered;
+
 /* one shard this transaction wrote records to */
 typedef struct StreamShardWrite
 {
@@ -50,6 +64,9 @@ typedef struct StreamShardWrite
 	Oid			log_oid;		/* its stream's log when the records were written */
 	int32		shard;
 	int32		next_n;			/* the number of its next record */
+	int32		spilled;		/* records numbered below went to the records relation */
+	List	   *buffered;		/* StreamBuffered, in the order written */
+	Size		buffered_bytes;
 } StreamShardWrite;
 
 /* the shards written by the current transaction (in TopTransactionContext) */
@@ -278,6 +295,9 @@ stream_shard_write(const OtsTable *t, int32 shard)
 	sw->log_oid = t->stream_log_oid;
 	sw->shard = shard;
 	sw->next_n = 0;
+	sw->spilled = 0;
+	sw->buffered = NIL;
+	sw->buffered_bytes = 0;
 	shard_writes = lappend(shard_writes, sw);
 	MemoryContextSwitchTo(old);
 	return sw;
@@ -288,11 +308,10 @@ stream_shard_write(const OtsTable *t, int32 shard)
  * Tablestore's shape with the table, stream and shard it belongs to
  */
 static void
-stream_emit_message(const OtsTable *t, int32 shard, StreamAction action, Jsonb *pk,
-					Jsonb *columns)
+stream_emit_message(const OtsTable *t, int32 shard, Jsonb *record)
 {
+	static const char *const keys[] = {"action_type", "primary_key", "columns"};
 	JsonbParseState *state = NULL;
-	JsonbValue	v;
 	char		shard_id[16];
 	char	   *text;
 
@@ -304,20 +323,94 @@ stream_emit_message(const OtsTable *t, int32 shard, StreamAction action, Jsonb *
 	codec_push_key(&state, "shard_id", 8);
 	snprintf(shard_id, sizeof(shard_id), "%d", shard);
 	stream_push_string(&state, shard_id, WJB_VALUE);
-	codec_push_key(&state, "action_type", 11);
-	stream_push_string(&state, stream_action_name(action), WJB_VALUE);
-	codec_push_key(&state, "primary_key", 11);
-	v.type = jbvBinary;
-	v.val.binary.data = &pk->root;
-	v.val.binary.len = VARSIZE(pk) - VARHDRSZ;
-	pushJsonbValue(&state, WJB_VALUE, &v);
-	codec_push_key(&state, "columns", 7);
-	v.val.binary.data = &columns->root;
-	v.val.binary.len = VARSIZE(columns) - VARHDRSZ;
-	pushJsonbValue(&state, WJB_VALUE, &v);
+	for (int k = 0; k < lengthof(keys); k++)
+	{
+		codec_push_key(&state, keys[k], strlen(keys[k]));
+		pushJsonbValue(&state, WJB_VALUE,
+					   getKeyJsonValueFromContainer(&record->root, keys[k], strlen(keys[k]), NULL));
+	}
 	text = JsonbToCString(NULL, &JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL))->root,
 						  -1);
 	LogLogicalMessage(STREAM_MESSAGE_PREFIX, text, strlen(text), true);
+}
+
+/*
+ * stream_make_record: row i of change w as a record, {"action_type",
+ * "primary_key", "columns"}, built in one pass
+ */
+static Jsonb *
+stream_make_record(const StorageWrite *w, int i, StreamAction action,
+				   const CellsReader *before, const CellsReader *after)
+{
+	const OtsTable *t = w->table;
+	JsonbParseState *state = NULL;
+	PkInput		pk;
+
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	codec_push_key(&state, "action_type", 11);
+	stream_push_string(&state, stream_action_name(action), WJB_VALUE);
+	codec_push_key(&state, "primary_key", 11);
+	storage_write_row_key(w, i, &pk);
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	for (int k = 0; k < t->npk; k++)
+	{
+		codec_push_key(&state, t->pk[k].name, t->pk[k].namelen);
+		codec_push_value(&state, &pk.v[k], WJB_VALUE);
+	}
+	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	codec_push_key(&state, "columns", 7);
+	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+	if (action == STREAM_PUT_ROW)
+		stream_push_row_puts(&state, after);
+	else if (action == STREAM_UPDATE_ROW && w->change != NULL && w->change->update != NULL)
+		stream_push_update_ops(&state, w->change->update, after);
+	else if (action == STREAM_UPDATE_ROW)
+		stream_push_diff(&state, before != NULL ? before : after, after);
+	pushJsonbValue(&state, WJB_END_ARRAY, NULL);
+	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
+}
+
+/* stream_copy_jsonb: a copy of j in TopTransactionContext */
+static Jsonb *
+stream_copy_jsonb(Jsonb *j)
+{
+	Jsonb	   *copy = MemoryContextAlloc(TopTransactionContext, VARSIZE(j));
+
+	memcpy(copy, j, VARSIZE(j));
+	return copy;
+}
+
+/* stream_free_buffered forgets a buffered record */
+static void
+stream_free_buffered(StreamShardWrite *sw, StreamBuffered *b)
+{
+	sw->buffered_bytes -= VARSIZE(b->record);
+	pfree(b->record);
+	pfree(b);
+}
+
+/*
+ * stream_spill writes the shard's buffered records to the stream's records
+ * relation: the transaction's entry will hold only those written after
+ */
+static void
+stream_spill(const OtsTable *t, StreamShardWrite *sw, int64 txn)
+{
+	StreamRels	rels;
+	ListCell   *lc;
+
+	stream_open_rec(t, RowExclusiveLock, &rels);
+	foreach(lc, sw->buffered)
+	{
+		StreamBuffered *b = lfirst(lc);
+
+		stream_rec_insert(&rels, sw->shard, txn, b->n, b->record);
+		stream_free_buffered(sw, b);
+	}
+	stream_close(&rels);
+	list_free(sw->buffered);
+	sw->buffered = NIL;
+	sw->spilled = sw->next_n;
 }
 
 /*
@@ -333,9 +426,7 @@ stream_write_change(const StorageWrite *w)
 	MemoryContext rowcxt;
 	MemoryContext oldcxt;
 	StreamShardWrite *sw;
-	StreamRels	rels;
 	int32		shard;
-	int64		txn;
 
 	if (quiet)
 		return;
@@ -349,8 +440,6 @@ stream_write_change(const StorageWrite *w)
 		return;
 	shard = stream_shard_of_leaf(t, RelationGetRelid(w->leaf));
 	sw = stream_shard_write(t, shard);
-	txn = (int64) U64FromFullTransactionId(GetTopFullTransactionId());
-	stream_open(t, RowExclusiveLock, &rels);
 
 	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "ots stream record", ALLOCSET_DEFAULT_SIZES);
 	oldcxt = MemoryContextSwitchTo(rowcxt);
@@ -362,11 +451,9 @@ stream_write_change(const StorageWrite *w)
 		PG_DETOAST_DATUM_PACKED(w->new_cells[i]) : NULL;
 		CellsReader before;
 		CellsReader after;
-		JsonbParseState *state = NULL;
 		StreamAction action;
-		PkInput		pk;
-		Jsonb	   *pk_json;
-		Jsonb	   *columns;
+		Jsonb	   *record;
+		StreamBuffered *b;
 
 		if (old_cells != NULL)
 			cells_reader_init(&before, old_cells);
@@ -380,33 +467,46 @@ stream_write_change(const StorageWrite *w)
 			action = STREAM_PUT_ROW;
 		else
 			action = STREAM_UPDATE_ROW;
-
-		pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
-		if (action == STREAM_PUT_ROW)
-			stream_push_row_puts(&state, &after);
-		else if (action == STREAM_UPDATE_ROW && w->change != NULL && w->change->update != NULL)
-			stream_push_update_ops(&state, w->change->update, &after);
-		else if (action == STREAM_UPDATE_ROW)
-			stream_push_diff(&state, old_cells != NULL ? &before : &after, &after);
-		columns = JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL));
-
-		storage_write_row_key(w, i, &pk);
-		pk_json = codec_pk_to_jsonb(t, &pk);
-		stream_rec_insert(&rels, shard, txn, sw->next_n++, (char) action, pk_json, columns);
+		record = stream_make_record(w, i, action, old_cells != NULL ? &before : NULL,
+									new_cells != NULL ? &after : NULL);
 		if (XLogLogicalInfoActive())
-			stream_emit_message(t, shard, action, pk_json, columns);
+			stream_emit_message(t, shard, record);
+
+		b = MemoryContextAlloc(TopTransactionContext, sizeof(StreamBuffered));
+		b->subid = GetCurrentSubTransactionId();
+		b->n = sw->next_n++;
+		b->record = stream_copy_jsonb(record);
+		MemoryContextSwitchTo(TopTransactionContext);
+		sw->buffered = lappend(sw->buffered, b);
+		MemoryContextSwitchTo(rowcxt);
+		sw->buffered_bytes += VARSIZE(b->record);
+		if (sw->buffered_bytes > STREAM_BUFFER_BYTES)
+			stream_spill(t, sw, (int64) U64FromFullTransactionId(GetTopFullTransactionId()));
 		MemoryContextReset(rowcxt);
 	}
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextDelete(rowcxt);
-	stream_close(&rels);
+}
+
+/* stream_entry_records: the buffered records of a shard, as datums (*n of them) */
+static Datum *
+stream_entry_records(StreamShardWrite *sw, int *n)
+{
+	Datum	   *records = palloc(sizeof(Datum) * Max(list_length(sw->buffered), 1));
+	ListCell   *lc;
+
+	*n = 0;
+	foreach(lc, sw->buffered)
+		records[(*n)++] = JsonbPGetDatum(((StreamBuffered *) lfirst(lc))->record);
+	return records;
 }
 
 /*
  * stream_commit_positions gives the committing transaction its position
  * in each shard it wrote: under the shard's lock, the next position after
- * the last given, in a log entry.  A stream dropped or replaced since its
- * records were written gets none.
+ * the last given, in a log entry with its records.  A stream dropped or
+ * replaced since its records were written gets none, nor does a shard all
+ * of whose records were rolled back.
  */
 static void
 stream_commit_positions(void)
@@ -420,16 +520,24 @@ stream_commit_positions(void)
 	foreach(lc, shard_writes)
 	{
 		StreamShardWrite *sw = lfirst(lc);
-		const OtsTable *t = catalog_lookup_by_data_oid(sw->data_oid);
+		const OtsTable *t;
 		StreamRels	rels;
+		Datum	   *records;
+		int			nrecords;
+		int64		now;
 		int64		position;
 
+		if (sw->buffered == NIL && sw->spilled == 0)
+			continue;
+		t = catalog_lookup_by_data_oid(sw->data_oid);
 		if (t == NULL || !t->stream_enabled || t->stream_log_oid != sw->log_oid)
 			continue;
-		stream_open(t, RowExclusiveLock, &rels);
+		records = stream_entry_records(sw, &nrecords);
+		stream_open_log(t, RowExclusiveLock, &rels);
 		stream_shard_lock(t, sw->shard, ExclusiveLock);
-		position = Max(stream_now(), stream_log_last(&rels, sw->shard) + 1);
-		stream_log_insert(&rels, sw->shard, position, txn);
+		now = stream_now();
+		position = Max(now, stream_log_last(&rels, sw->shard, now) + 1);
+		stream_log_insert(&rels, sw->shard, position, txn, sw->spilled, records, nrecords);
 		stream_shard_unlock(t, sw->shard, ExclusiveLock);
 		stream_close(&rels);
 	}
@@ -455,14 +563,35 @@ stream_xact_callback(XactEvent event, void *arg)
 	}
 }
 
-/* an error inside purge's batch or the bulk upsert must not leave its mode on */
+/*
+ * A subtransaction that rolls back drops the records it wrote, and those
+ * of the subtransactions inside it: every one that began after it.  An
+ * error inside purge's batch or the bulk upsert must not leave its mode on.
+ */
 static void
 stream_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 						SubTransactionId parentSubid, void *arg)
 {
-	if (event == SUBXACT_EVENT_ABORT_SUB)
+	ListCell   *lc;
+
+	if (event != SUBXACT_EVENT_ABORT_SUB)
+		return;
+	quiet = false;
+	puts_for = InvalidOid;
+	foreach(lc, shard_writes)
 	{
-		quiet = false;
-		puts_for = InvalidOid;
+		StreamShardWrite *sw = lfirst(lc);
+		ListCell   *bc;
+
+		foreach(bc, sw->buffered)
+		{
+			StreamBuffered *b = lfirst(bc);
+
+			if (b->subid >= mySubid)
+			{
+				stream_free_buffered(sw, b);
+				sw->buffered = foreach_delete_current(sw->buffered, bc);
+			}
+		}
 	}
 }

@@ -2,10 +2,11 @@
 -- Stream: Tablestore's change data capture (src/stream*.c)
 -- ---------------------------------------------------------------------
 -- A table's stream is enabled by create_table / update_table
--- (stream_enabled, stream_expiration_hours).  Its records are written at the
--- write point in the writing transaction, into "<table>$rec"; each
--- committing transaction gets its place in each shard (a partition) it
--- wrote in "<table>$log" (src/stream_storage.h).  Consumers read them with
+-- (stream_enabled, stream_expiration_hours).  Its records are made at the
+-- write point in the writing transaction; each committing transaction gets
+-- its place in each shard (a partition) it wrote, an entry of "<table>$log"
+-- holding its records ("<table>$rec" takes those of large transactions;
+-- src/stream_storage.h).  Consumers read them with
 -- list_stream, describe_stream, get_shard_iterator and get_stream_record,
 -- as Tablestore's SDKs do; ots.purge removes expired records.
 
@@ -19,18 +20,18 @@ DECLARE
 	owner_name name;
 BEGIN
 	EXECUTE format('CREATE TABLE %I.%I (shard pg_catalog.int4 NOT NULL, position pg_catalog.int8 NOT NULL,'
-				   ' txn pg_catalog.int8 NOT NULL, CONSTRAINT %I PRIMARY KEY (shard, position))',
+				   ' txn pg_catalog.int8 NOT NULL, spilled pg_catalog.int4 NOT NULL,'
+				   ' records pg_catalog.jsonb[] NOT NULL, CONSTRAINT %I PRIMARY KEY (shard, position))',
 				   schema_name, table_name || '$log', table_name || '$logk');
 	EXECUTE format('CREATE TABLE %I.%I (shard pg_catalog.int4 NOT NULL, txn pg_catalog.int8 NOT NULL,'
-				   ' n pg_catalog.int4 NOT NULL, action pg_catalog."char" NOT NULL,'
-				   ' primary_key pg_catalog.jsonb NOT NULL, columns pg_catalog.jsonb NOT NULL,'
+				   ' n pg_catalog.int4 NOT NULL, record pg_catalog.jsonb NOT NULL,'
 				   ' CONSTRAINT %I PRIMARY KEY (shard, txn, n))',
 				   schema_name, table_name || '$rec', table_name || '$reck');
 	EXECUTE format('COMMENT ON TABLE %I.%I IS %L', schema_name, table_name || '$log',
-				   format('stream of ots table %I.%I: the commit order of each shard; read it with ots.get_stream_record',
+				   format('stream of ots table %I.%I: each commit''s place in its shard, and its records; read them with ots.get_stream_record',
 						  schema_name, table_name));
 	EXECUTE format('COMMENT ON TABLE %I.%I IS %L', schema_name, table_name || '$rec',
-				   format('stream of ots table %I.%I: its records; read them with ots.get_stream_record',
+				   format('stream of ots table %I.%I: records of large transactions, written as they ran; read them with ots.get_stream_record',
 						  schema_name, table_name));
 	-- a member of the owner's role enabling the stream makes them the owner's
 	SELECT r.rolname INTO owner_name
@@ -143,18 +144,20 @@ COMMENT ON FUNCTION ots.stream_details(ots.tables) IS
 CREATE FUNCTION ots.list_stream(table_name text DEFAULT NULL)
 	RETURNS TABLE (stream_id text, schema_name name, table_name name, creation_time bigint)
 	LANGUAGE sql STABLE PARALLEL SAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
+-- a SQL-standard body: the table name resolves on the caller's search_path,
+-- everything else was bound at CREATE EXTENSION
+BEGIN ATOMIC
 	-- Tablestore's errors for a table that is not there (or not visible)
-	SELECT ots.describe_table($1) WHERE $1 IS NOT NULL;
+	SELECT ots.describe_table(list_stream.table_name) WHERE list_stream.table_name IS NOT NULL;
 	-- ots.tables shows each role only the tables it may see
 	SELECT o.stream_id, o.schema_name, o.table_name, ots.stream_time(o.stream_enabled_at)
 	  FROM ots.tables o
 	 WHERE o.stream_id IS NOT NULL
-	   AND ($1 IS NULL OR (o.schema_name, o.table_name) IN (SELECT r.schema_name, r.table_name
-															 FROM ots.resolve_name($1, false) r))
-	 ORDER BY o.schema_name COLLATE "C", o.table_name COLLATE "C"
-$$;
+	   AND (list_stream.table_name IS NULL
+			OR (o.schema_name, o.table_name) IN (SELECT r.schema_name, r.table_name
+												  FROM ots.resolve_name(list_stream.table_name, false) r))
+	 ORDER BY o.schema_name COLLATE "C", o.table_name COLLATE "C";
+END;
 COMMENT ON FUNCTION ots.list_stream(text) IS
 	'the streams of every ots table the caller may see, or of one table: stream_id, table, creation_time (µs)';
 
