@@ -22,6 +22,7 @@
  */
 #include "postgres.h"
 
+#include "access/detoast.h"
 #include "access/genam.h"
 #include "access/heapam.h"
 #include "access/relscan.h"
@@ -403,8 +404,9 @@ ots_get_stream_record(PG_FUNCTION_ARGS)
 			}
 			oldcxt = MemoryContextSwitchTo(reccxt);
 			stream_push_record(&state, rec_slot, position, n);
-			bytes += VARSIZE_ANY(DatumGetPointer(slot_getattr(rec_slot, STREAM_REC_PK, &isnull))) +
-				VARSIZE_ANY(DatumGetPointer(slot_getattr(rec_slot, STREAM_REC_COLUMNS, &isnull)));
+			/* the records' sizes as returned, not as stored (compressed or TOASTed) */
+			bytes += toast_raw_datum_size(slot_getattr(rec_slot, STREAM_REC_PK, &isnull)) +
+				toast_raw_datum_size(slot_getattr(rec_slot, STREAM_REC_COLUMNS, &isnull));
 			MemoryContextSwitchTo(oldcxt);
 			count++;
 		}
