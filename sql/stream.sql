@@ -423,14 +423,16 @@ SELECT shard, count(*) FILTER (WHERE txn <> 0) AS entries, count(*) FILTER (WHER
   FROM "st_x$log" GROUP BY 1 ORDER BY 1;
 SELECT shard, count(*) AS records FROM "st_x$rec" GROUP BY 1 ORDER BY 1;
 -- an iterator before the marker is trimmed, even with a longer expiration;
--- one at the marker reads on
+-- one just after it, and a new one, read on
 SELECT pg_temp.try(format('SELECT ots.get_stream_record(%L)', pg_temp.sid('st_x') || ':0:0:0'));
 SELECT ots.update_table('st_x', stream_expiration_hours => 48);
 SELECT pg_temp.masked(ots.describe_table('st_x') -> 'stream_details' ->> 'stream_id') AS stream_id,
 	   ots.describe_table('st_x') -> 'stream_details' -> 'expiration_time' AS expiration;
 SELECT pg_temp.try(format('SELECT ots.get_stream_record(%L)', pg_temp.aged(:'it_x')));
-SELECT jsonb_path_query_array((pg_temp.read_all(ots.get_shard_iterator(pg_temp.sid('st_x'), '0'), 100)).recs,
-							  '$[*].primary_key') AS pks;
+SELECT jsonb_path_query_array((pg_temp.read_all(format('%s:0:%s:0', pg_temp.sid('st_x'), :last_expired + 1), 100)).recs,
+							  '$[*].primary_key') AS after_marker,
+	   jsonb_path_query_array((pg_temp.read_all(ots.get_shard_iterator(pg_temp.sid('st_x'), '0'), 100)).recs,
+							  '$[*].primary_key') AS new_iterator;
 -- purge again: nothing expired, the marker stays
 CALL ots.purge('st_x');
 SELECT shard, count(*) FILTER (WHERE txn <> 0) AS entries, count(*) FILTER (WHERE txn = 0) AS markers FROM "st_x$log" GROUP BY 1 ORDER BY 1;
@@ -599,6 +601,7 @@ DROP ROLE regress_ots_stream_read;
 -- a new session resumes from a saved iterator: the records after it, once
 --
 \c
+SET client_min_messages = warning;
 SELECT jsonb_path_query_array(ots.get_stream_record(:'saved_iterator'), '$.stream_records[*].primary_key') AS after_saved;
 -- a reader's next iterator, from an older session, reads on after it
 SELECT jsonb_path_query_array(ots.get_stream_record(:'caught_up'), '$.stream_records[*].primary_key') AS after_caught_up;
