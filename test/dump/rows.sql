@@ -1,7 +1,11 @@
 -- test/dump/rows.sql: one line per ots table and view of what it holds:
 -- rows stored (keys and cells as text), rows the view shows, and every
 -- version get_range_rows reads; with a count and an md5 of each, so the
--- source and the restored database can be compared line by line.
+-- source and the restored database can be compared line by line.  For a
+-- table with a stream, one line per shard of what a reader gets: its
+-- stream id, every record from a fresh iterator (read 3 at a time, with
+-- their sequence info), and what an iterator at position 0 gets (the
+-- records trimmed).
 CREATE FUNCTION pg_temp.fingerprint(tbl text, what text, query text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
 	n bigint;
@@ -22,3 +26,35 @@ SELECT pg_temp.fingerprint(t.table_name, f.what, f.query)
     (3, 'get_range_rows', format('SELECT r::text FROM ots.get_range_rows(%L, %L, %L, max_versions => 2000, with_timestamps => true) r',
                                  format('%I.%I', t.schema_name, t.table_name), b.lo, b.hi))) f(n, what, query)
  ORDER BY t.schema_name, t.table_name, f.n;
+
+-- every record of a shard from a fresh iterator, read 3 at a time
+CREATE FUNCTION pg_temp.stream_records(stream_id text, shard integer) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+	it text := ots.get_shard_iterator(stream_id, shard::text);
+	res jsonb;
+	recs jsonb := '[]';
+BEGIN
+	LOOP
+		res := ots.get_stream_record(it, 3);
+		EXIT WHEN jsonb_array_length(res -> 'stream_records') = 0;
+		recs := recs || (res -> 'stream_records');
+		it := res ->> 'next_shard_iterator';
+	END LOOP;
+	RETURN recs;
+END
+$$;
+-- what get_stream_record answers from an iterator at position 0 of a shard
+CREATE FUNCTION pg_temp.stream_from_zero(stream_id text, shard integer) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	RETURN format('%s records', jsonb_array_length(ots.get_stream_record(format('%s:%s:0:0', stream_id, shard)) -> 'stream_records'));
+EXCEPTION WHEN OTHERS THEN
+	RETURN SQLSTATE || ' ' || SQLERRM;
+END
+$$;
+SELECT format('%s stream shard %s: %s, %s records, md5 %s; from position 0: %s', s.table_name, g.shard, s.stream_id,
+			  jsonb_array_length(r.recs), md5(r.recs::text), pg_temp.stream_from_zero(s.stream_id, g.shard))
+  FROM ots.list_stream() s
+  JOIN ots.tables t USING (schema_name, table_name),
+  LATERAL generate_series(0, t.partitions - 1) g(shard),
+  LATERAL (SELECT pg_temp.stream_records(s.stream_id, g.shard) AS recs) r
+ ORDER BY s.schema_name, s.table_name, g.shard;

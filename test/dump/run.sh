@@ -20,8 +20,11 @@
 # restore ran without an error), "test pg_restore_write_point ... ok|FAILED"
 # (every restored leaf is on the ots access method, and its write point saw
 # every restored row: write_point.sql) and "test pg_dump_rows ... ok|FAILED"
-# (every row is the same), "test pg_restore_indexes ... ok|FAILED" (secondary
-# indexes keep their definitions and follow writes after the restore).
+# (every row is the same, and every record of a stream: rows.sql),
+# "test pg_restore_indexes ... ok|FAILED" (secondary indexes keep their
+# definitions and follow writes after the restore) and "test
+# pg_restore_stream ... ok|FAILED" (a restored stream keeps its id and
+# records, and writes after the restore are its next records: stream.sql).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
@@ -123,6 +126,15 @@ if [ "$view_writes" = $'8\n1\n{"amount": 8, "seller": "viewed"}' ]; then
 	echo "test pg_restore_view_writes ... ok (INSERT and UPDATE through a restored view with typed columns reach the row and its index)"
 else
 	echo "test pg_restore_view_writes ... FAILED (got: $view_writes)"
+	status=1
+fi
+
+# (after the rows were compared) a restored stream goes on after its restored records
+stream="$(ts_psql -d dump_dst -At -f "$here/stream.sql" 2>&1 || true)"
+if [[ "$stream" == "ok: "* ]] && grep -q ' stream shard ' "$TS_DIR/rows.src"; then
+	echo "test pg_restore_stream ... ok ($(grep -c ' stream shard ' "$TS_DIR/rows.src") shards' records identical; ${stream#ok: })"
+else
+	echo "test pg_restore_stream ... FAILED ($stream)"
 	status=1
 fi
 
