@@ -133,25 +133,48 @@ stream_parse_shard(const OtsTable *t, const char *s)
 	return (int32) shard;
 }
 
+/* stream_parse_number reads a decimal number in [0, max] up to the next ':' or the end */
+static bool
+stream_parse_number(const char **s, int64 max, int64 *out)
+{
+	const char *p = *s;
+	int64		v = 0;
+
+	if (*p < '0' || *p > '9')
+		return false;
+	for (; *p >= '0' && *p <= '9'; p++)
+	{
+		if (v > (max - (*p - '0')) / 10)
+			return false;
+		v = v * 10 + (*p - '0');
+	}
+	if (*p != ':' && *p != '\0')
+		return false;
+	*s = p;
+	*out = v;
+	return true;
+}
+
 /* stream_parse_iterator reads a shard iterator, or raises Tablestore's error for a malformed one */
 static void
 stream_parse_iterator(const char *s, StreamIterator *it)
 {
 	const char *colon = strchr(s, ':');
-	long long	position;
-	int			shard;
-	int			n;
-	int			used = 0;
+	const char *p;
+	int64		shard;
+	int64		n;
 
-	if (colon == NULL || !stream_id_valid(s, colon - s) ||
-		sscanf(colon, ":%d:%lld:%d%n", &shard, &position, &n, &used) != 3 ||
-		colon[used] != '\0' || shard < 0 || position < 0 || n < 0)
+	if (colon == NULL || !stream_id_valid(s, colon - s))
+		ots_error(PARAMETER_INVALID, "Invalid shard iterator.");
+	p = colon + 1;
+	if (!stream_parse_number(&p, PG_INT32_MAX, &shard) || *p++ != ':' ||
+		!stream_parse_number(&p, PG_INT64_MAX, &it->position) || *p++ != ':' ||
+		!stream_parse_number(&p, PG_INT32_MAX, &n) || *p != '\0')
 		ots_error(PARAMETER_INVALID, "Invalid shard iterator.");
 	memcpy(it->stream_id, s, colon - s);
 	it->stream_id[colon - s] = '\0';
-	it->shard = shard;
-	it->position = position;
-	it->n = n;
+	it->shard = (int32) shard;
+	it->n = (int32) n;
 }
 
 static text *
@@ -190,13 +213,13 @@ stream_log_scan(StreamRels *r, Snapshot snapshot, int32 shard, int64 position)
 
 /* stream_rec_scan starts a scan of a transaction's records in a shard from record n on */
 static IndexScanDesc
-stream_rec_scan(StreamRels *r, Snapshot snapshot, int32 shard, int64 txn, int32 n)
+stream_rec_scan(StreamRels *r, Snapshot snapshot, int32 shard, int64 id, int32 n)
 {
 	ScanKeyData keys[3];
 	IndexScanDesc scan;
 
 	ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(shard));
-	ScanKeyInit(&keys[1], 2, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(txn));
+	ScanKeyInit(&keys[1], 2, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(id));
 	ScanKeyInit(&keys[2], 3, BTGreaterEqualStrategyNumber, F_INT4GE, Int32GetDatum(n));
 	scan = index_beginscan(r->rec, r->rec_key, snapshot, 3, 0);
 	index_rescan(scan, keys, 3, NULL, 0);
@@ -290,7 +313,7 @@ ots_get_shard_iterator(PG_FUNCTION_ARGS)
 	{
 		bool		isnull;
 
-		if (DatumGetInt64(slot_getattr(slot, STREAM_LOG_TXN, &isnull)) == STREAM_TRIM_MARKER)
+		if (DatumGetInt64(slot_getattr(slot, STREAM_LOG_ID, &isnull)) == STREAM_TRIM_MARKER)
 			start = Max(start, DatumGetInt64(slot_getattr(slot, STREAM_LOG_POSITION, &isnull)) + 1);
 	}
 	index_endscan(scan);
@@ -364,7 +387,7 @@ ots_get_stream_record(PG_FUNCTION_ARGS)
 	{
 		bool		isnull;
 		int64		position = DatumGetInt64(slot_getattr(log_slot, STREAM_LOG_POSITION, &isnull));
-		int64		txn = DatumGetInt64(slot_getattr(log_slot, STREAM_LOG_TXN, &isnull));
+		int64		id = DatumGetInt64(slot_getattr(log_slot, STREAM_LOG_ID, &isnull));
 		int32		from;
 		int32		spilled;
 
@@ -374,17 +397,17 @@ ots_get_stream_record(PG_FUNCTION_ARGS)
 		/* a transaction still committing: what follows waits for it */
 		if (TransactionIdIsValid(dirty.xmin))
 			break;
-		if (first && (txn == STREAM_TRIM_MARKER || position < cutoff))
+		if (first && (id == STREAM_TRIM_MARKER || position < cutoff))
 			stream_trimmed();
 		first = false;
-		if (txn == STREAM_TRIM_MARKER)
+		if (id == STREAM_TRIM_MARKER)
 			continue;
 		from = position == it.position ? it.n : 0;
 		spilled = DatumGetInt32(slot_getattr(log_slot, STREAM_LOG_SPILLED, &isnull));
 		/* a large transaction's first records are in the records relation */
 		if (spilled > from)
 		{
-			IndexScanDesc rec_scan = stream_rec_scan(&rels, &dirty, it.shard, txn, from);
+			IndexScanDesc rec_scan = stream_rec_scan(&rels, &dirty, it.shard, id, from);
 
 			while (index_getnext_slot(rec_scan, ForwardScanDirection, rec_slot))
 			{
@@ -469,9 +492,9 @@ ots_get_stream_record(PG_FUNCTION_ARGS)
 
 /* stream_trim_records deletes the records of one transaction in a shard */
 static void
-stream_trim_records(StreamRels *r, Snapshot snapshot, TupleTableSlot *slot, int32 shard, int64 txn)
+stream_trim_records(StreamRels *r, Snapshot snapshot, TupleTableSlot *slot, int32 shard, int64 id)
 {
-	IndexScanDesc scan = stream_rec_scan(r, snapshot, shard, txn, 0);
+	IndexScanDesc scan = stream_rec_scan(r, snapshot, shard, id, 0);
 
 	while (index_getnext_slot(scan, ForwardScanDirection, slot))
 		simple_heap_delete(r->rec, &slot->tts_tid);
@@ -539,20 +562,20 @@ ots_stream_trim(PG_FUNCTION_ARGS)
 		{
 			bool		isnull;
 			int64		position = DatumGetInt64(slot_getattr(log_slot, STREAM_LOG_POSITION, &isnull));
-			int64		txn = DatumGetInt64(slot_getattr(log_slot, STREAM_LOG_TXN, &isnull));
+			int64		id = DatumGetInt64(slot_getattr(log_slot, STREAM_LOG_ID, &isnull));
 
 			CHECK_FOR_INTERRUPTS();
 			if (position >= cutoff)
 				break;
 			/* the marker comes first: it goes only if entries after it go */
-			if (txn == STREAM_TRIM_MARKER)
+			if (id == STREAM_TRIM_MARKER)
 			{
 				marker_tid = log_slot->tts_tid;
 				marker = true;
 				continue;
 			}
 			if (DatumGetInt32(slot_getattr(log_slot, STREAM_LOG_SPILLED, &isnull)) > 0)
-				stream_trim_records(&rels, snapshot, rec_slot, shard, txn);
+				stream_trim_records(&rels, snapshot, rec_slot, shard, id);
 			simple_heap_delete(rels.log, &log_slot->tts_tid);
 			last_removed = position;
 			entries++;

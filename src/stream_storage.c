@@ -33,13 +33,13 @@
 
 const StreamRelation stream_log_relation = {
 	STREAM_LOG_SUFFIX, "log", STREAM_LOG_NCOLUMNS, 2,
-	{{"shard", INT4OID}, {"position", INT8OID}, {"txn", INT8OID}, {"spilled", INT4OID},
+	{{"shard", INT4OID}, {"position", INT8OID}, {"id", INT8OID}, {"spilled", INT4OID},
 	{"records", JSONBARRAYOID}}
 };
 
 const StreamRelation stream_rec_relation = {
 	STREAM_REC_SUFFIX, "records", STREAM_REC_NCOLUMNS, 3,
-	{{"shard", INT4OID}, {"txn", INT8OID}, {"n", INT4OID}, {"record", JSONBOID}}
+	{{"shard", INT4OID}, {"id", INT8OID}, {"n", INT4OID}, {"record", JSONBOID}}
 };
 
 /*
@@ -150,7 +150,7 @@ stream_insert(Relation rel, Relation key, Datum *values, bool *isnull, IndexUniq
 }
 
 void
-stream_log_insert(StreamRels *r, int32 shard, int64 position, int64 txn, int32 spilled,
+stream_log_insert(StreamRels *r, int32 shard, int64 position, int64 id, int32 spilled,
 				  Datum *records, int n)
 {
 	Datum		values[STREAM_LOG_NCOLUMNS];
@@ -158,7 +158,7 @@ stream_log_insert(StreamRels *r, int32 shard, int64 position, int64 txn, int32 s
 
 	values[STREAM_LOG_SHARD - 1] = Int32GetDatum(shard);
 	values[STREAM_LOG_POSITION - 1] = Int64GetDatum(position);
-	values[STREAM_LOG_TXN - 1] = Int64GetDatum(txn);
+	values[STREAM_LOG_ID - 1] = Int64GetDatum(id);
 	values[STREAM_LOG_SPILLED - 1] = Int32GetDatum(spilled);
 	/* an array of the records as they are: no copy of their contents */
 	values[STREAM_LOG_RECORDS - 1] = PointerGetDatum(construct_array(records, n, JSONBOID, -1, false,
@@ -167,13 +167,13 @@ stream_log_insert(StreamRels *r, int32 shard, int64 position, int64 txn, int32 s
 }
 
 void
-stream_rec_insert(StreamRels *r, int32 shard, int64 txn, int32 n, Jsonb *record)
+stream_rec_insert(StreamRels *r, int32 shard, int64 id, int32 n, Jsonb *record)
 {
 	Datum		values[STREAM_REC_NCOLUMNS];
 	bool		isnull[STREAM_REC_NCOLUMNS] = {false};
 
 	values[STREAM_REC_SHARD - 1] = Int32GetDatum(shard);
-	values[STREAM_REC_TXN - 1] = Int64GetDatum(txn);
+	values[STREAM_REC_ID - 1] = Int64GetDatum(id);
 	values[STREAM_REC_N - 1] = Int32GetDatum(n);
 	values[STREAM_REC_RECORD - 1] = JsonbPGetDatum(record);
 	stream_insert(r->rec, r->rec_key, values, isnull, UNIQUE_CHECK_NO);

@@ -6,17 +6,20 @@
  * A stream is two plain tables beside the table's storage, made by
  * ots.stream_create_storage (src/sql/45_stream.sql):
  *
- *	 "<table>$log"  (shard, position, txn, spilled, records): one entry per
+ *	 "<table>$log"  (shard, position, id, spilled, records): one entry per
  *					transaction and shard it wrote, inserted as the
  *					transaction commits, holding its records (jsonb[], each
  *					{"action_type", "primary_key", "columns"});
- *	 "<table>$rec"  (shard, txn, n, record): the records of a large
+ *	 "<table>$rec"  (shard, id, n, record): the records of a large
  *					transaction, written while it runs, as its records would
  *					fill too much memory (its entry's first "spilled" record
  *					numbers are there, the rest in the entry).
  *
  * A shard is one partition of the storage, so it holds a fixed set of
- * partition keys.  txn is the writing transaction's 64-bit id.  position
+ * partition keys.  id names a transaction's entry of a shard and its
+ * spilled records: random (64 bits), so no two entries share one, even
+ * after a restore into another cluster, where transaction ids start
+ * again.  position
  * is the commit's place in its shard: Unix microseconds, strictly
  * increasing in each shard, given under the shard's lock (an exclusive
  * lock held for that insert only), so positions follow the order in which
@@ -25,7 +28,7 @@
  * read the highest position given so far; everything up to it is then in
  * the index, committed, in progress (the reader stops there) or aborted
  * (skipped).  Writers of different rows never wait for each other but for
- * that insert.  A log entry with txn 0 is a trim marker: ots.purge removed
+ * that insert.  A log entry with id 0 is a trim marker: ots.purge removed
  * every entry of the shard up to its position.
  *-------------------------------------------------------------------------
  */
@@ -46,19 +49,19 @@
 /* columns of the log */
 #define STREAM_LOG_SHARD	1
 #define STREAM_LOG_POSITION 2
-#define STREAM_LOG_TXN		3
+#define STREAM_LOG_ID		3
 #define STREAM_LOG_SPILLED	4
 #define STREAM_LOG_RECORDS	5
 #define STREAM_LOG_NCOLUMNS 5
 /* columns of the records */
 #define STREAM_REC_SHARD	1
-#define STREAM_REC_TXN		2
+#define STREAM_REC_ID		2
 #define STREAM_REC_N		3
 #define STREAM_REC_RECORD	4
 #define STREAM_REC_NCOLUMNS 4
 
 #define STREAM_MAX_COLUMNS	5
-#define STREAM_TRIM_MARKER	0	/* txn of a trim marker */
+#define STREAM_TRIM_MARKER	0	/* id of a trim marker */
 
 /* what a stream relation is made of, for the catalog's checks */
 typedef struct StreamRelation
@@ -101,9 +104,9 @@ extern void stream_close(StreamRels *r);
  * records alone (what a commit and a spill write); stream_close closes
  * whatever is open.
  */
-extern void stream_log_insert(StreamRels *r, int32 shard, int64 position, int64 txn,
+extern void stream_log_insert(StreamRels *r, int32 shard, int64 position, int64 id,
 							  int32 spilled, Datum *records, int n);
-extern void stream_rec_insert(StreamRels *r, int32 shard, int64 txn, int32 n, Jsonb *record);
+extern void stream_rec_insert(StreamRels *r, int32 shard, int64 id, int32 n, Jsonb *record);
 extern void stream_open_log(const OtsTable *t, LOCKMODE lockmode, StreamRels *r);
 extern void stream_open_rec(const OtsTable *t, LOCKMODE lockmode, StreamRels *r);
 

@@ -13,7 +13,10 @@
  * replication apply) is a PUT_ROW when it inserts, a DELETE_ROW when it
  * deletes, and an UPDATE_ROW of what differs when it updates: columns
  * gone, versions gone, cells new or changed.  Purge's removal of what
- * reads no longer see is no record.
+ * reads no longer see is no record, nor is a change made with
+ * session_replication_role = replica (a logical replication apply, a
+ * data-only pg_restore with --disable-triggers), for which ordinary
+ * triggers do not fire either.
  *
  * The records of a transaction are kept in memory as it writes them, and
  * a subtransaction that rolls back drops its own; when the transaction
@@ -31,6 +34,8 @@
 #include "access/transam.h"
 #include "access/xact.h"
 #include "access/xlog.h"
+#include "commands/trigger.h"
+#include "common/pg_prng.h"
 #include "replication/message.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
@@ -63,6 +68,7 @@ typedef struct StreamShardWrite
 	Oid			data_oid;		/* the table's storage */
 	Oid			log_oid;		/* its stream's log when the records were written */
 	int32		shard;
+	int64		id;				/* its log entry's id and its spilled records' */
 	int32		next_n;			/* the number of its next record */
 	int32		spilled;		/* records numbered below went to the records relation */
 	List	   *buffered;		/* StreamBuffered, in the order written */
@@ -294,6 +300,10 @@ stream_shard_write(const OtsTable *t, int32 shard)
 	sw->data_oid = t->data_oid;
 	sw->log_oid = t->stream_log_oid;
 	sw->shard = shard;
+	/* random, never 0 (a trim marker's): unique across clusters too */
+	do
+		sw->id = (int64) (pg_prng_uint64(&pg_global_prng_state) & PG_INT64_MAX);
+	while (sw->id == STREAM_TRIM_MARKER);
 	sw->next_n = 0;
 	sw->spilled = 0;
 	sw->buffered = NIL;
@@ -394,7 +404,7 @@ stream_free_buffered(StreamShardWrite *sw, StreamBuffered *b)
  * relation: the transaction's entry will hold only those written after
  */
 static void
-stream_spill(const OtsTable *t, StreamShardWrite *sw, int64 txn)
+stream_spill(const OtsTable *t, StreamShardWrite *sw)
 {
 	StreamRels	rels;
 	ListCell   *lc;
@@ -404,7 +414,7 @@ stream_spill(const OtsTable *t, StreamShardWrite *sw, int64 txn)
 	{
 		StreamBuffered *b = lfirst(lc);
 
-		stream_rec_insert(&rels, sw->shard, txn, b->n, b->record);
+		stream_rec_insert(&rels, sw->shard, sw->id, b->n, b->record);
 		stream_free_buffered(sw, b);
 	}
 	stream_close(&rels);
@@ -428,7 +438,8 @@ stream_write_change(const StorageWrite *w)
 	StreamShardWrite *sw;
 	int32		shard;
 
-	if (quiet)
+	/* purge; a replica's apply and a data-only restore with --disable-triggers, as triggers */
+	if (quiet || SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA)
 		return;
 	if (w->callback == STORAGE_CB_TRUNCATE)
 		ereport(ERROR,
@@ -481,7 +492,7 @@ stream_write_change(const StorageWrite *w)
 		MemoryContextSwitchTo(rowcxt);
 		sw->buffered_bytes += VARSIZE(b->record);
 		if (sw->buffered_bytes > STREAM_BUFFER_BYTES)
-			stream_spill(t, sw, (int64) U64FromFullTransactionId(GetTopFullTransactionId()));
+			stream_spill(t, sw);
 		MemoryContextReset(rowcxt);
 	}
 	MemoryContextSwitchTo(oldcxt);
@@ -512,11 +523,7 @@ static void
 stream_commit_positions(void)
 {
 	ListCell   *lc;
-	int64		txn;
 
-	if (shard_writes == NIL)
-		return;
-	txn = (int64) U64FromFullTransactionId(GetTopFullTransactionId());
 	foreach(lc, shard_writes)
 	{
 		StreamShardWrite *sw = lfirst(lc);
@@ -537,7 +544,7 @@ stream_commit_positions(void)
 		stream_shard_lock(t, sw->shard, ExclusiveLock);
 		now = stream_now();
 		position = Max(now, stream_log_last(&rels, sw->shard, now) + 1);
-		stream_log_insert(&rels, sw->shard, position, txn, sw->spilled, records, nrecords);
+		stream_log_insert(&rels, sw->shard, position, sw->id, sw->spilled, records, nrecords);
 		stream_shard_unlock(t, sw->shard, ExclusiveLock);
 		stream_close(&rels);
 	}

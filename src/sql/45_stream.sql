@@ -20,12 +20,12 @@ DECLARE
 	owner_name name;
 BEGIN
 	EXECUTE format('CREATE TABLE %I.%I (shard pg_catalog.int4 NOT NULL, position pg_catalog.int8 NOT NULL,'
-				   ' txn pg_catalog.int8 NOT NULL, spilled pg_catalog.int4 NOT NULL,'
+				   ' id pg_catalog.int8 NOT NULL, spilled pg_catalog.int4 NOT NULL,'
 				   ' records pg_catalog.jsonb[] NOT NULL, CONSTRAINT %I PRIMARY KEY (shard, position))',
 				   schema_name, table_name || '$log', table_name || '$logk');
-	EXECUTE format('CREATE TABLE %I.%I (shard pg_catalog.int4 NOT NULL, txn pg_catalog.int8 NOT NULL,'
+	EXECUTE format('CREATE TABLE %I.%I (shard pg_catalog.int4 NOT NULL, id pg_catalog.int8 NOT NULL,'
 				   ' n pg_catalog.int4 NOT NULL, record pg_catalog.jsonb NOT NULL,'
-				   ' CONSTRAINT %I PRIMARY KEY (shard, txn, n))',
+				   ' CONSTRAINT %I PRIMARY KEY (shard, id, n))',
 				   schema_name, table_name || '$rec', table_name || '$reck');
 	EXECUTE format('COMMENT ON TABLE %I.%I IS %L', schema_name, table_name || '$log',
 				   format('stream of ots table %I.%I: each commit''s place in its shard, and its records; read them with ots.get_stream_record',
