@@ -82,8 +82,10 @@ SELECT jsonb_pretty(ots.describe_table('student_card_orders') - 'partitions' - '
 -- Lindorm's orders table: defined columns are typed columns of the view, and
 -- INSERT, UPDATE and DELETE on it are the row API's writes
 -- (docs/reference.md, "SQL on a table's view: typed columns and writes").
+-- With a stream: every change is also a record consumers read (Stream, below).
 SELECT ots.create_table('orders', 'channel string, id string, ts integer',
-                        defined_columns => 'status string, location string, price double');
+                        defined_columns => 'status string, location string, price double',
+                        stream_enabled => true);
 
 \echo '== SQL only: INSERT 100 orders of two channels into the view orders'
 INSERT INTO orders (channel, id, ts, status, location, price)
@@ -124,3 +126,17 @@ SELECT channel, status, count(*) AS orders, sum(price) AS total
   FROM orders
  GROUP BY channel, status
  ORDER BY channel, status;
+
+\echo '== Stream: every change of orders, read shard by shard with iterators, as a Tablestore consumer does'
+CREATE TEMP VIEW order_records AS
+SELECT sh ->> 'shard_id' AS shard, r
+  FROM ots.list_stream('orders') s,
+       jsonb_array_elements(ots.describe_stream(s.stream_id) -> 'shards') sh,
+       jsonb_array_elements(ots.get_stream_record(ots.get_shard_iterator(s.stream_id, sh ->> 'shard_id'),
+                                                  1000) -> 'stream_records') r;
+SELECT r ->> 'action_type' AS action, count(*) AS records FROM order_records GROUP BY 1 ORDER BY 1;
+\echo '== the records of order a0090: put by INSERT, status paid by UPDATE, shipped by the UPSERT'
+SELECT r ->> 'action_type' AS action, jsonb_path_query_array(r -> 'columns', '$[*].name') AS columns,
+       jsonb_path_query_array(r -> 'columns', '$[*].type') AS operations,
+       jsonb_path_query_array(r -> 'columns', '$[*].value') AS "values"
+  FROM order_records WHERE r -> 'primary_key' ->> 'id' = 'a0090';
