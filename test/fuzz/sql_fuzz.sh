@@ -9,7 +9,9 @@
 # `::ots.cells`, to the jsonb arguments of put_row, update_row, delete_row,
 # get_row, get_range(_rows), batch_write_row and batch_get_row (keys,
 # attribute maps, update operations, filters, column conditions, range bounds,
-# time ranges, batch requests) on five tables of different key schemas.
+# time ranges, batch requests) on five tables of different key schemas (two
+# of them with a stream, which every write also records), and shard
+# iterators to get_shard_iterator and get_stream_record.
 #
 # Passes when every call either succeeds or raises an ERROR whose SQLSTATE is
 # expected (fuzz_expected() in sql_fuzz.sql: OT001-OT010, 22P02, 22023,

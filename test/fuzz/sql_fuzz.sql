@@ -7,11 +7,12 @@
 CREATE EXTENSION ots;
 CREATE EXTENSION amcheck;
 
-SELECT ots.create_table('fz_s', 'id string');
+SELECT ots.create_table('fz_s', 'id string', stream_enabled => true);
 SELECT ots.create_table('fz_i', 'a integer, b string', max_versions => 2);
 SELECT ots.create_table('fz_b', 'k binary, n integer auto_increment', partitions => 2);
 SELECT ots.create_table('fz_h', 'p string, q integer', hash_prefix_length => 2, partitions => 4);
-SELECT ots.create_table('fz_v', 'id string, seq integer', max_versions => 3, time_to_live => 86400);
+SELECT ots.create_table('fz_v', 'id string, seq integer', max_versions => 3, time_to_live => 86400,
+						stream_enabled => true);
 
 CREATE TABLE fuzz_input (id bigserial PRIMARY KEY, kind text NOT NULL, tbl text NOT NULL, input text NOT NULL);
 CREATE TABLE fuzz_result (id bigint PRIMARY KEY, sqlstate text NOT NULL, message text);
@@ -44,6 +45,17 @@ BEGIN
 		IF ots.cells_send(c::text::ots.cells) IS DISTINCT FROM ots.cells_send(c) THEN
 			RAISE EXCEPTION 'text round trip differs: %', c::text USING ERRCODE = 'FZ001';
 		END IF;
+		RETURN;
+	END IF;
+	IF kind = 'stream_read' THEN
+		-- an iterator of the table's stream (or of none), read with limits valid and not
+		input := replace(input, '@SID@', coalesce((SELECT stream_id FROM ots.list_stream(tbl)), 'none'));
+		IF id % 3 = 0 THEN
+			input := ots.get_shard_iterator(split_part(input, ':', 1), split_part(input, ':', 2),
+											CASE WHEN split_part(input, ':', 3) ~ '^-?[0-9]{1,18}$'
+												 THEN split_part(input, ':', 3)::bigint END);
+		END IF;
+		PERFORM ots.get_stream_record(input, CASE WHEN id % 5 = 0 THEN NULL ELSE (id % 12)::int * 100 - 100 END);
 		RETURN;
 	END IF;
 	doc := input::jsonb;

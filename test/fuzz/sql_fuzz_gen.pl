@@ -23,7 +23,7 @@ my @kinds = (
 	[cells_text => 14], [put_pk => 8], [put_attrs => 12], [put_cond => 5],
 	[update_ops => 12], [update_cond => 4], [delete_pk => 3], [get_filter => 10],
 	[range_filter => 8], [range_bounds => 8], [time_range => 4], [batch_write => 8],
-	[batch_get => 4]);
+	[batch_get => 4], [stream_read => 4]);
 my $kind_total = 0;
 $kind_total += $_->[1] for @kinds;
 
@@ -264,6 +264,21 @@ sub cells_text {
 		'{"row_ts": 1, "cells": {"a": []}}');
 }
 
+# shard_iterator: a stream iterator "<stream id>:<shard>:<position>:<n>"; @SID@
+# stands for the table's stream id (sql_fuzz.sql puts it in)
+sub shard_iterator {
+	my $number = sub {
+		return pick('0', '1', '7', '-1', '2147483647', '2147483648', '9223372036854775807',
+					'9223372036854775808', '99999999999999999999', '', ' 1', '+1', '1e3', '0x10',
+					int(rand(2**31)) . '', (time() * 1000000 + int(rand(1e9)) - 5e8) . '');
+	};
+	my @parts = (pick('@SID@', '@SID@', '@SID@', '', 'x', '00000000-0000-0000-0000-000000000000', name()),
+				 $number->(), $number->(), $number->());
+	splice(@parts, int(rand(@parts)), 1) if chance(0.1);
+	push(@parts, $number->()) if chance(0.1);
+	return join(pick(':', ':', ':', ':', ';', '::'), @parts);
+}
+
 # mutate: byte-level damage to a JSON text
 sub mutate {
 	my ($s) = @_;
@@ -319,6 +334,7 @@ for my $i (1 .. $count) {
 		: $kind eq 'range_bounds' ? '[' . bound($table) . ', ' . bound($table) . ']'
 		: $kind eq 'time_range' ? time_range()
 		: $kind eq 'batch_write' ? batch_write()
+		: $kind eq 'stream_read' ? shard_iterator()
 		: batch_get();
 	$input = mutate($input) if chance(0.25);
 	print join("\t", $kind, $table, copy_escape($input)), "\n";
