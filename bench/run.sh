@@ -17,7 +17,8 @@
 # into BENCH_PNG (default ./bench-ratios.png, gnuplot; git ignores it), and
 # stops/removes the instance on exit (also on failure).
 # About 17 minutes on a 2-core VM before the view_* cases, which take about
-# 5 more (292 s run alone, BENCH_ONLY="view_select ... view_copy", 2026-11-26).
+# 5 more (292 s run alone, BENCH_ONLY="view_select ... view_copy", 2026-11-26),
+# and the stream_* cases about 3.3 more (190-196 s run alone, 2026-11-26).
 #
 # Environment knobs (defaults in brackets; the targets are only meaningful
 # with the defaults):
