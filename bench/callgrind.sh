@@ -15,7 +15,10 @@
 # the 5 typed columns through the view of tv against the plain typed table pv),
 # vins, vupd, vdel (INSERT, UPDATE of a2, DELETE through the view against
 # put_row with EXPECT_NOT_EXIST, update_row, delete_row on the same table: for
-# these the "plain" column is the row API's call) (default: get put upd del batch).  CG_OUT sets the output directory
+# these the "plain" column is the row API's call), and Stream's sput, supd
+# (put_row of a new key, update_row of a2, on ts, a table with a stream,
+# against the same call on t: for these the "plain" column is t, without a
+# stream) (default: get put upd del batch).  CG_OUT sets the output directory
 # (/tmp/ots-cg), CG_OPTS adds server options (e.g. "-c plan_cache_mode=force_generic_plan").  It stops the kept instance, copies
 # its data directory once (every case then runs on that copy, in order; the
 # instance starts again, also on exit or failure), and for each case and side
@@ -89,6 +92,11 @@ prepare() {
 	# rows of tvd (bench/run.sh loads VDEL of them): the API's are 500000 further on
 	ots_vdel) echo "PREPARE p(int) AS DELETE FROM tvd WHERE k1 = 'd' || \$1 AND k2 = 0;" ;;
 	plain_vdel) echo "PREPARE p(int) AS SELECT ots.delete_row('tvd', ('{\"k1\": \"d' || \$1 + 500000 || '\", \"k2\": 0}')::jsonb);" ;;
+	# Stream: the same calls on ts (a stream) and on t (none)
+	ots_sput) echo "PREPARE p(int) AS SELECT ots.put_row('ts', ('{\"k1\": \"n' || \$1 % 1000 || '\", \"k2\": ' || nextval('sput_seq') || '}')::jsonb, '$A');" ;;
+	plain_sput) prepare ots put ;;
+	ots_supd) echo "PREPARE p(int) AS SELECT ots.update_row('ts', ('{\"k1\": \"u' || (100000 + \$1 / 100) || '\", \"k2\": ' || \$1 % 100 || '}')::jsonb, jsonb_build_object('a2', \$1::int8));" ;;
+	plain_supd) prepare ots upd ;;
 	*) echo "callgrind.sh: unknown case $2" >&2; exit 1 ;;
 	esac
 }

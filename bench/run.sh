@@ -17,7 +17,8 @@
 # into BENCH_PNG (default ./bench-ratios.png, gnuplot; git ignores it), and
 # stops/removes the instance on exit (also on failure).
 # About 17 minutes on a 2-core VM before the view_* cases, which take about
-# 5 more (292 s run alone, BENCH_ONLY="view_select ... view_copy", 2026-11-26).
+# 5 more (292 s run alone, BENCH_ONLY="view_select ... view_copy", 2026-11-26),
+# and the stream_* cases about 3.3 more (190-196 s run alone, 2026-11-26).
 #
 # Environment knobs (defaults in brackets; the targets are only meaningful
 # with the defaults):
@@ -29,6 +30,8 @@
 #   BENCH_VCOPY    rows view_copy copies into the view [1000000]
 #   BENCH_VDEL     rows loaded for view_delete to delete [110000 x T x REPS]
 #                  (the case reports an error if they run out)
+#   BENCH_SREAD    records stream_read reads [100000]
+#   BENCH_SCATCH   records stream_catchup writes, then reads [1000000]
 #   BENCH_PRELOAD  shared_preload_libraries [ots] (ots preloaded = its shared
 #                  activity counters are on, as in production)
 #   BENCH_PNG      where the picture goes [./bench-ratios.png]
@@ -46,6 +49,15 @@
 #                  the same table: their "plain" column is the API call),
 #                  view_copy (COPY of BENCH_VCOPY rows into the view, against
 #                  COPY into a plain typed table with a primary key; times);
+#                  Stream (issue 16): stream_put, stream_update (put_row of
+#                  a new key, update_row of one column, on ts, a table with
+#                  a stream, against the same call on t, the same table
+#                  without one: their "plain" column is t), stream_read (one
+#                  session reads the BENCH_SREAD records of as many one-row
+#                  transactions, every shard, get_stream_record 1000 at a
+#                  time: records/s), stream_catchup (a consumer
+#                  BENCH_SCATCH records behind, written by batch_write_row
+#                  in transactions of 200 rows, reads them all: records/s);
 #                  "load" = load all data, run no case (with BENCH_KEEP=1 for
 #                  bench/loop.sh and bench/profile.sh)
 #
@@ -69,10 +81,12 @@ VCOPY=${BENCH_VCOPY:-1000000}   # rows of the view_copy case
 # and API, synchronous_commit on and off) took 57,000 per second of -T on the
 # 2-core VM; room for about twice that
 VDEL=${BENCH_VDEL:-$((110000 * T * REPS))}
+SREAD=${BENCH_SREAD:-100000}    # records of the stream_read case
+SCATCH=${BENCH_SCATCH:-1000000} # records of the stream_catchup case
 MID=100000          # main table rows
 SMALL=10000         # small table rows, and rows of the versions tables
 CMDLINE="$0${*:+ $*}"
-ENVLINE="BENCH_T=$T BENCH_REPS=$REPS BENCH_CLIENTS=$CLIENTS BENCH_JOBS=$JOBS BENCH_BIG=$BIG BENCH_VCOPY=$VCOPY BENCH_VDEL=$VDEL${ONLY:+ BENCH_ONLY=\"$ONLY\"}"
+ENVLINE="BENCH_T=$T BENCH_REPS=$REPS BENCH_CLIENTS=$CLIENTS BENCH_JOBS=$JOBS BENCH_BIG=$BIG BENCH_VCOPY=$VCOPY BENCH_VDEL=$VDEL BENCH_SREAD=$SREAD BENCH_SCATCH=$SCATCH${ONLY:+ BENCH_ONLY=\"$ONLY\"}"
 T_START=$(date +%s)
 
 PGBIN=${PGBIN:-$(pg_config --bindir 2>/dev/null || echo /usr/lib/postgresql/15/bin)}
@@ -278,6 +292,13 @@ if want_data index; then
 	t0=$(now); load_plain pw $MID "$ATTRS_G_SQL"; sql "CREATE INDEX pw_g ON pw ((attrs->>'g'))"
 	LOADINFO+=("plain pw ($MID rows, then index on attrs->>'g'): $(secs $t0 "$(now)") s")
 fi
+# Stream (issue 16): ts, the rows of t in a table with a stream (loading
+# them writes their records, in 2 transactions); the put and update cases
+# compare it with t
+if want_data stream_put || want_data stream_update; then
+	t0=$(now); load_ots ts $MID ", stream_enabled => true"
+	LOADINFO+=("ots ts ($MID rows, stream enabled): $(secs $t0 "$(now)") s")
+fi
 # typed view columns and writable views (issue 21): tv, the same rows as t
 # with the 5 attributes as defined columns (typed columns of its view), and
 # pv, a plain table with those columns typed; tvd holds the rows the
@@ -322,7 +343,8 @@ if [[ " $ONLY " == *" load "* ]]; then load_view; fi
 sql "CREATE SEQUENCE vins_seq; CREATE SEQUENCE vdel_seq MINVALUE 0 START 0;"
 sql "CREATE SEQUENCE put_seq; CREATE SEQUENCE put_seq_plain;
      CREATE SEQUENCE batch_seq; CREATE SEQUENCE batch_seq_plain;
-     CREATE SEQUENCE iput_seq; CREATE SEQUENCE iput_seq_plain;"
+     CREATE SEQUENCE iput_seq; CREATE SEQUENCE iput_seq_plain;
+     CREATE SEQUENCE sput_seq; CREATE SEQUENCE sread_seq; CREATE SEQUENCE scatch_seq;"
 t0=$(now)
 "$PGBIN/vacuumdb" -q -z -d bench
 sql "CHECKPOINT"
@@ -475,6 +497,52 @@ VNEXT="SELECT nextval('vdel_seq') AS i \\gset"
 printf '%s\n' "$VNEXT" "DELETE FROM tvd WHERE k1 = 'd' || :i AND k2 = 0;" | mk ots_vdel
 printf '%s\n' "$VNEXT" "SELECT ots.delete_row('tvd', ('{\"k1\": \"d' || :i || '\", \"k2\": 0}')::jsonb);" | mk api_vdel
 
+# Stream (issue 16): the put and update cases on ts, the same calls as
+# ots_put and ots_upd on t (new keys from their own sequence, as ots_put's)
+mk ots_sput <<EOF
+\\set a random(0, 999)
+SELECT ots.put_row('ts', ('{"k1": "n' || :a || '", "k2": ' || nextval('sput_seq') || '}')::jsonb, '$ATTRS_LIT');
+EOF
+{ keyvars $MID; echo '\set v random(1, 1000000000)'
+  echo "SELECT ots.update_row('ts', $KEY, jsonb_build_object('a2', :v::int8));"; } | mk ots_supd
+# the writers of the read cases: one-row transactions (put_row of a new key)
+# into tsr, transactions of 200 rows (batch_write_row of new keys) into tsc
+mk sread_put <<EOF
+SELECT ots.put_row('tsr', ('{"k1": "r' || nextval('sread_seq') % 1000 || '", "k2": ' || currval('sread_seq') || '}')::jsonb, '$ATTRS_LIT');
+EOF
+mk scatch_batch <<EOF
+SELECT count(*) FROM ots.batch_write_row(('[{"table_name": "tsc", "rows": [' || (SELECT string_agg(
+  '{"type": "PUT", "primary_key": {"k1": "c' || g % 1000 || '", "k2": ' || nextval('scatch_seq') || '}, "attributes": $ATTRS_LIT}', ',')
+  FROM generate_series(1, 200) g) || ']}]')::jsonb);
+EOF
+# a consumer in one session: every shard of the table's stream from its
+# oldest record, get_stream_record LIM records at a time, following
+# next_shard_iterator until a call returns none; returns the records read
+sql 'CREATE FUNCTION bench_stream_read(tab text, lim integer) RETURNS bigint LANGUAGE plpgsql AS $f$
+DECLARE
+	sid text;
+	shard jsonb;
+	it text;
+	r jsonb;
+	k integer;
+	n bigint := 0;
+BEGIN
+	-- (not ots.list_stream(tab): it resolves tab in its own search_path)
+	sid := ots.describe_table(tab)->$$stream_details$$->>$$stream_id$$;
+	FOR shard IN SELECT jsonb_array_elements(ots.describe_stream(sid)->$$shards$$) LOOP
+		it := ots.get_shard_iterator(sid, shard->>$$shard_id$$);
+		LOOP
+			r := ots.get_stream_record(it, lim);
+			k := jsonb_array_length(r->$$stream_records$$);
+			EXIT WHEN k = 0;
+			n := n + k;
+			it := r->>$$next_shard_iterator$$;
+		END LOOP;
+	END LOOP;
+	RETURN n;
+END
+$f$'
+
 # ---------------------------------------------------------------- runner
 # pgb SCRIPT SYNC -> prints tps (or ERR)
 pgb() {
@@ -609,6 +677,51 @@ if want view_copy; then
 	rm -f "$WORK/vcopy.dat"
 	echo "  COPY of $VCOPY rows: into the view ${VC_OTS} s, into the plain table ${VC_PLAIN} s" >&2
 fi
+# Stream (issue 16): put_row and update_row on ts (a stream) against the
+# same calls on t (none), each after an untimed VACUUM ANALYZE of both
+# tables and the stream's relations and a CHECKPOINT
+settle_stream() { sql 'VACUUM ANALYZE "t$data", "ts$data", "ts$rec", "ts$log"' && sql "CHECKPOINT"; }
+for s in on off; do
+	want stream_put    && settle_stream && pair "stream_put sync=$s"    ots_sput ots_put $s
+	want stream_update && settle_stream && pair "stream_update sync=$s" ots_supd ots_upd $s
+done
+# stream_read, stream_catchup: a table with a stream, its records written
+# by pgbench (CLIENTS sessions, synchronous_commit off), then read by one
+# session (bench_stream_read, 1000 records a call) SREADS times: the first
+# read is the consumer's catching up (hint bits of the new rows not set
+# yet), the others read the same records again.  Records/s of each read.
+SREADS=3
+declare -A SRATE SFIRST
+# stream_reads ID TABLE RECORDS WRITER ROWS_PER_TXN
+stream_reads() {
+	local id=$1 tab=$2 recs=$3 writer=$4 per=$5 t0 w n rates=() el
+	recs=$(( recs / per / CLIENTS * per * CLIENTS ))   # whole transactions per session
+	sql "SELECT ots.create_table('$tab', 'k1 string, k2 integer', stream_enabled => true)" >/dev/null
+	sql "CHECKPOINT"
+	t0=$(now)
+	PGOPTIONS="-c synchronous_commit=off" "$PGBIN/pgbench" -n -M prepared -c "$CLIENTS" -j "$JOBS" \
+		-t $(( recs / per / CLIENTS )) -f "$SCRIPTS/$writer.sql" >"$LOGS/$writer.log" 2>&1 \
+		|| { echo "$id: writing failed: $(grep -m3 -iE 'error|abort' "$LOGS/$writer.log" | tr '\n' ' ')" >>"$WORK/errors"; return 0; }
+	w=$(awk -v a="$t0" -v b="$(now)" -v n="$recs" 'BEGIN { printf "%.0f", n / (b - a) }')
+	LOADINFO+=("ots $tab ($recs records, $((recs / per)) transactions of $per rows, $CLIENTS sessions): $(secs $t0 "$(now)") s, $w records/s written")
+	sql "CHECKPOINT"
+	for ((i = 1; i <= SREADS; i++)); do
+		t0=$(now)
+		n=$(sql "SELECT bench_stream_read('$tab', 1000)")
+		el=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }')
+		if [ "$n" != "$recs" ]; then
+			echo "$id: read $n records of the $recs written" >>"$WORK/errors"
+			return 0
+		fi
+		rates+=("$(awk -v n="$n" -v e="$el" 'BEGIN { printf "%.0f", n / e }')")
+	done
+	SFIRST[$id]=${rates[0]}
+	SRATE[$id]=$(median -f %.0f "${rates[@]}")
+	RAW[$id]="records/s of the $SREADS reads of $recs records: ${rates[*]}"
+	printf '  %-28s records/s %s\n' "$id" "${rates[*]}" >&2
+}
+want stream_read    && stream_reads stream_read    tsr "$SREAD"  sread_put    1
+want stream_catchup && stream_reads stream_catchup tsc "$SCATCH" scatch_batch 200
 T_BENCH_END=$(now)
 
 # ---------------------------------------------------------------- report
@@ -672,6 +785,21 @@ if [ -n "$VC_OTS" ]; then
 	vcr=$(ratio "$VC_PLAIN" "$VC_OTS")
 	row "view_copy $VCOPY rows" "$VC_OTS s" "$VC_PLAIN s" "$vcr" ">= 0.5" "$(met_ge "$vcr" 0.5)"
 fi
+for s in on off; do caserow "stream_put sync=$s" 0.7; done
+for s in on off; do caserow "stream_update sync=$s" 0.7; done
+# the read cases: records/s, against 50,000; in the picture as a bar of
+# records/s / 50,000 against 1
+STREAM_BARS=()
+for c in stream_read stream_catchup; do
+	[ -n "${SRATE[$c]:-}" ] || continue
+	case $c in
+	stream_read) what="stream_read: $SREAD records of 1-row txns" ;;
+	*) what="stream_catchup: $SCATCH records of 200-row txns" ;;
+	esac
+	row "$what, records/s" "${SFIRST[$c]} first, ${SRATE[$c]} median" "-" "-" ">= 50000/s" \
+		"$(awk -v a="${SFIRST[$c]}" -v b="${SRATE[$c]}" 'BEGIN { print (a >= 50000 && b >= 50000 ? "yes" : "NO") }')"
+	STREAM_BARS+=("$c / 50k rec/s|$(awk -v r="${SFIRST[$c]}" 'BEGIN { printf "%.2f", r / 50000 }')")
+done
 if want size; then
 	for c in "get_row 1e4 rows" "get_row 1e5 rows" "get_row 1e6 rows"; do caserow "$c" 0.9; done
 	flatrow "get_row flat 1e4->1e6 (spread)" "get_row 1e4 rows" "get_row 1e5 rows" "get_row 1e6 rows"
@@ -696,6 +824,10 @@ echo "  ratio = median of the per-repetition ratios, tps = median per side; tps 
 echo "settings: ${SETTINGS[*]}; synchronous_commit=on for reads, per case for writes"
 echo "plain baseline: one unpartitioned table (k1 text COLLATE \"C\", k2 bigint, attrs jsonb, PK (k1, k2)), fillfactor 100;"
 echo "  ots: 8 hash partitions on k1 (fillfactor 90). Reads of the 'versions' cases compare against plain4 (1e4 rows)."
+if want stream_put || want stream_update; then
+	echo "stream_* cases: ots = the call on ts, a table with a stream (10^5 rows); plain = the same call on t, the same"
+	echo "  table without one; stream_read/stream_catchup: records/s of one session reading every shard, 1000 a call"
+fi
 for c in $VIEW_CASES; do
 	want "$c" || continue
 	echo "view_* cases: ots = SQL through the view of an ots table with 5 defined columns; plain = a plain table with those"
@@ -726,22 +858,30 @@ fi
 # case, ratio, target, and the bar's colour: met (green) or not (orange)
 printf '%s\n' "${ROWS[@]}" | awk -F'|' '$5 ~ /^>= / && $4 != "-" { t = $5; sub(/^>= /, "", t); gsub(/"/, "", $1);
 	printf "\"%s\" %s %s %s\n", $1, $4, t, ($4 + 0 >= t + 0 ? "0x4caf50" : "0xf0a030") }' >"$WORK/ratios.dat"
+for b in "${STREAM_BARS[@]}"; do
+	awk -v n="${b%|*}" -v r="${b##*|}" 'BEGIN { printf "\"%s\" %s 1 %s\n", n, r, (r + 0 >= 1 ? "0x4caf50" : "0xf0a030") }' >>"$WORK/ratios.dat"
+done
 if ! command -v gnuplot >/dev/null; then
 	echo "picture: gnuplot not found (Debian: gnuplot-nox), none drawn"
 elif [ ! -s "$WORK/ratios.dat" ]; then
 	echo "picture: no case with a target ran, none drawn"
 else
+	# the read bars of Stream are records/s over 50,000, against 1
+	KEYPOS="top right" YLABEL="tps ratio (ots / plain)"
+	if [ ${#STREAM_BARS[@]} -gt 0 ]; then
+		KEYPOS="top left" YLABEL="$YLABEL; stream reads: records/s / 50,000"
+	fi
 	gnuplot <<GP && echo "picture: $PNG"
 set terminal pngcairo size 1200,640 font "sans,10" noenhanced
 set output "$PNG"
 set title "ots ÷ plain PostgreSQL, same data, same run — $(date -u '+%Y-%m-%d'), $(nproc) cores, git $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo '?')"
-set ylabel "tps ratio (ots / plain)"
+set ylabel "$YLABEL"
 set yrange [0:*]
 set style fill solid 0.6 border -1
 set boxwidth 0.6
 set xtics rotate by -35 left nomirror
 set grid ytics
-set key top right
+set key $KEYPOS
 set bmargin 9
 set rmargin 10
 plot "$WORK/ratios.dat" using 0:2:4:xtic(1) with boxes lc rgb variable title "ratio (green: target met)", \
