@@ -362,7 +362,7 @@ catalog_read_stream(OtsTable *t, HeapTuple tup, TupleDesc desc)
 		return;
 	}
 	s = TextDatumGetCString(id);
-	if (strlen(s) < 1 || strlen(s) >= NAMEDATALEN || strspn(s, "0123456789abcdef-") != strlen(s))
+	if (!stream_id_valid(s, strlen(s)))
 		catalog_damaged(t, "its stream_id is not one ots makes");
 	strlcpy(t->stream_id, s, NAMEDATALEN);
 	t->stream_expiration_hours = null_hours ? 0 : DatumGetInt32(hours);
@@ -475,20 +475,19 @@ catalog_defined_column(const OtsTable *t, const char *name, uint32 namelen)
  * its attribute number.
  */
 static AttrNumber
-catalog_check_column_of(const OtsTable *t, Oid relid, const char *name, Oid type, Oid collation,
-						const char *what)
+catalog_check_column(const OtsTable *t, Oid data_oid, const char *name, Oid type, Oid collation)
 {
-	HeapTuple	tup = SearchSysCacheAttName(relid, name);
+	HeapTuple	tup = SearchSysCacheAttName(data_oid, name);
 	Form_pg_attribute att;
 	AttrNumber	attnum;
 
 	if (!HeapTupleIsValid(tup))
-		catalog_damaged(t, "its %s has no column \"%s\"", what, name);
+		catalog_damaged(t, "its storage table has no column \"%s\"", name);
 	att = (Form_pg_attribute) GETSTRUCT(tup);
 	if (att->atttypid != type || att->attcollation != collation || !att->attnotnull)
 	{
 		ReleaseSysCache(tup);
-		catalog_damaged(t, "column \"%s\" of its %s is not %s%s NOT NULL", name, what,
+		catalog_damaged(t, "column \"%s\" of its storage table is not %s%s NOT NULL", name,
 						format_type_be(type), OidIsValid(collation) ? " COLLATE \"C\"" : "");
 	}
 	attnum = att->attnum;
@@ -496,11 +495,6 @@ catalog_check_column_of(const OtsTable *t, Oid relid, const char *name, Oid type
 	return attnum;
 }
 
-static AttrNumber
-catalog_check_column(const OtsTable *t, Oid data_oid, const char *name, Oid type, Oid collation)
-{
-	return catalog_check_column_of(t, data_oid, name, type, collation, "storage table");
-}
 
 /* catalog_class: a copy of the relation's pg_class row, NULL if it is gone */
 static Form_pg_class
@@ -643,14 +637,13 @@ catalog_check_storage(OtsTable *t, Oid nsp)
 
 /*
  * catalog_check_stream finds the log and records of t's stream in schema
- * nsp and checks that they are what ots.stream_create_storage makes: their
- * columns and primary keys (stream_storage.c checks the rest, and that
- * nothing else indexes them, each time it opens them)
+ * nsp, with t's owner (stream_storage.c checks their shape each time it
+ * opens them: DDL on them does not reload t)
  */
 static void
 catalog_check_stream(OtsTable *t, Oid nsp)
 {
-	const StreamRelation *rels[2] = {&stream_log_relation, &stream_rec_relation};
+	const char *suffixes[2] = {STREAM_LOG_SUFFIX, STREAM_REC_SUFFIX};
 	Oid		   *oids[2] = {&t->stream_log_oid, &t->stream_rec_oid};
 
 	t->stream_log_oid = t->stream_rec_oid = InvalidOid;
@@ -658,26 +651,17 @@ catalog_check_stream(OtsTable *t, Oid nsp)
 		return;
 	for (int r = 0; r < 2; r++)
 	{
-		const StreamRelation *sr = rels[r];
 		char		name[NAMEDATALEN * 2];
-		AttrNumber	keys[STREAM_MAX_COLUMNS];
 		Oid			relid;
 
-		snprintf(name, sizeof(name), "%s%s", t->table_name, sr->suffix);
+		snprintf(name, sizeof(name), "%s%s", t->table_name, suffixes[r]);
 		relid = get_relname_relid(name, nsp);
 		if (get_rel_relkind(relid) != RELKIND_RELATION)
-			catalog_damaged(t, "the %s of its stream, %s, is missing", sr->what,
+			catalog_damaged(t, "its stream's %s is missing",
 							quote_qualified_identifier(t->schema_name, name));
 		if (asrole_owner(relid) != asrole_owner(t->data_oid))
-			catalog_damaged(t, "the %s of its stream has another owner than its storage table", sr->what);
-		for (int c = 0; c < sr->ncolumns; c++)
-			keys[c] = catalog_check_column_of(t, relid, sr->columns[c].name, sr->columns[c].type,
-											  InvalidOid, sr->what);
-		for (int c = 0; c < sr->ncolumns; c++)
-			if (keys[c] != c + 1)
-				catalog_damaged(t, "the columns of the %s of its stream are not in ots's order", sr->what);
-		if (!catalog_primary_key_is(relid, keys, sr->nkeys))
-			catalog_damaged(t, "the primary key of the %s of its stream is not the one ots made", sr->what);
+			catalog_damaged(t, "its stream's %s has another owner than its storage table",
+							quote_qualified_identifier(t->schema_name, name));
 		*oids[r] = relid;
 	}
 }

@@ -14,10 +14,13 @@
  * returns never passes an entry it did not see committed
  * (stream_storage.h says why that is enough).
  *
- * Records expire stream_expiration_hours after their commit.  An iterator
- * whose next record has expired, or was removed (a trim marker at or after
- * it), is OTSTrimmedDataAccess; ots.get_shard_iterator gives one at the
- * oldest record kept.
+ * A record is kept stream_expiration_hours after its commit at least;
+ * ots.purge removes it after that (ots.stream_trim), leaving a trim marker.
+ * Reading from an iterator whose next records were removed (a marker at or
+ * after it, before or while the call reads) is OTSTrimmedDataAccess: the
+ * consumer fell behind.  ots.get_shard_iterator gives an iterator at the
+ * oldest record not yet expired, which a purge that runs meanwhile may
+ * still remove (then OTSTrimmedDataAccess again: take another).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -63,13 +66,6 @@ typedef struct StreamIterator
 	int64		position;
 	int32		n;
 } StreamIterator;
-
-/* stream_id_valid: could s be a stream id ots made (a UUID's text)? */
-static bool
-stream_id_valid(const char *s, size_t len)
-{
-	return len > 0 && len < NAMEDATALEN && strspn(s, "0123456789abcdef-") == len;
-}
 
 /*
  * stream_table finds the table whose stream is stream_id among the tables
@@ -211,6 +207,39 @@ stream_log_scan(StreamRels *r, Snapshot snapshot, int32 shard, int64 position)
 	return scan;
 }
 
+/* stream_datum: a column of a stream row, which is never NULL */
+static Datum
+stream_datum(TupleTableSlot *slot, AttrNumber attno)
+{
+	bool		isnull;
+	Datum		d = slot_getattr(slot, attno, &isnull);
+
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("a row of an ots stream has a NULL column")));
+	return d;
+}
+
+/*
+ * stream_trimmed_from: did purge remove entries of the shard at or after
+ * position?  Its trim marker (the shard's first entry) says how far it
+ * removed them.
+ */
+static bool
+stream_trimmed_from(StreamRels *r, Snapshot snapshot, TupleTableSlot *slot, int32 shard,
+					int64 position)
+{
+	IndexScanDesc scan = stream_log_scan(r, snapshot, shard, PG_INT64_MIN);
+	bool		trimmed = false;
+
+	if (index_getnext_slot(scan, ForwardScanDirection, slot))
+		trimmed = DatumGetInt64(stream_datum(slot, STREAM_LOG_ID)) == STREAM_TRIM_MARKER &&
+			DatumGetInt64(stream_datum(slot, STREAM_LOG_POSITION)) >= position;
+	index_endscan(scan);
+	return trimmed;
+}
+
 /* stream_rec_scan starts a scan of a transaction's records in a shard from record n on */
 static IndexScanDesc
 stream_rec_scan(StreamRels *r, Snapshot snapshot, int32 shard, int64 id, int32 n)
@@ -249,20 +278,8 @@ stream_push_sequence_info(JsonbParseState **state, int64 position, int32 n)
 static void
 stream_push_entry_record(JsonbParseState **state, JsonbContainer *record, int64 position, int32 n)
 {
-	static const char *const keys[] = {"action_type", "primary_key", "columns"};
-
 	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-	for (int k = 0; k < lengthof(keys); k++)
-	{
-		JsonbValue *v = getKeyJsonValueFromContainer(record, keys[k], strlen(keys[k]), NULL);
-
-		if (v == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("a record of an ots stream has no \"%s\"", keys[k])));
-		codec_push_key(state, keys[k], strlen(keys[k]));
-		pushJsonbValue(state, WJB_VALUE, v);
-	}
+	stream_push_record_fields(state, record);
 	stream_push_sequence_info(state, position, n);
 }
 
@@ -309,13 +326,9 @@ ots_get_shard_iterator(PG_FUNCTION_ARGS)
 	InitDirtySnapshot(dirty);
 	scan = stream_log_scan(&rels, &dirty, it.shard, 0);
 	slot = table_slot_create(rels.log, NULL);
-	if (index_getnext_slot(scan, ForwardScanDirection, slot))
-	{
-		bool		isnull;
-
-		if (DatumGetInt64(slot_getattr(slot, STREAM_LOG_ID, &isnull)) == STREAM_TRIM_MARKER)
-			start = Max(start, DatumGetInt64(slot_getattr(slot, STREAM_LOG_POSITION, &isnull)) + 1);
-	}
+	if (index_getnext_slot(scan, ForwardScanDirection, slot) &&
+		DatumGetInt64(stream_datum(slot, STREAM_LOG_ID)) == STREAM_TRIM_MARKER)
+		start = Max(start, DatumGetInt64(stream_datum(slot, STREAM_LOG_POSITION)) + 1);
 	index_endscan(scan);
 	ExecDropSingleTupleTableSlot(slot);
 	stream_close(&rels);
@@ -346,11 +359,9 @@ ots_get_stream_record(PG_FUNCTION_ARGS)
 	MemoryContext oldcxt;
 	int64		limit = STREAM_DEFAULT_RECORDS;
 	int64		last;
-	int64		cutoff;
 	int64		count = 0;
 	int64		bytes = 0;
 	bool		full = false;
-	bool		first = true;
 	JsonbValue	v;
 
 	if (PG_ARGISNULL(0))
@@ -371,13 +382,15 @@ ots_get_stream_record(PG_FUNCTION_ARGS)
 	stream_open(t, AccessShareLock, &rels);
 	/* every position up to the last given is in the log's index once its lock is free */
 	stream_shard_lock(t, it.shard, ShareLock);
-	last = stream_log_last(&rels, it.shard, 0);
+	last = stream_log_last(&rels, it.shard, stream_now());
 	stream_shard_unlock(t, it.shard, ShareLock);
-	cutoff = stream_cutoff(t);
 
 	InitDirtySnapshot(dirty);
 	log_slot = table_slot_create(rels.log, NULL);
 	rec_slot = table_slot_create(rels.rec, NULL);
+	/* records from the iterator on removed by purge: the consumer fell behind */
+	if (stream_trimmed_from(&rels, &dirty, log_slot, it.shard, it.position))
+		stream_trimmed();
 	reccxt = AllocSetContextCreate(CurrentMemoryContext, "ots stream read", ALLOCSET_DEFAULT_SIZES);
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	codec_push_key(&state, "stream_records", 14);
@@ -385,9 +398,8 @@ ots_get_stream_record(PG_FUNCTION_ARGS)
 	log_scan = stream_log_scan(&rels, &dirty, it.shard, it.position);
 	while (!full && index_getnext_slot(log_scan, ForwardScanDirection, log_slot))
 	{
-		bool		isnull;
-		int64		position = DatumGetInt64(slot_getattr(log_slot, STREAM_LOG_POSITION, &isnull));
-		int64		id = DatumGetInt64(slot_getattr(log_slot, STREAM_LOG_ID, &isnull));
+		int64		position = DatumGetInt64(stream_datum(log_slot, STREAM_LOG_POSITION));
+		int64		id = DatumGetInt64(stream_datum(log_slot, STREAM_LOG_ID));
 		int32		from;
 		int32		spilled;
 
@@ -397,13 +409,11 @@ ots_get_stream_record(PG_FUNCTION_ARGS)
 		/* a transaction still committing: what follows waits for it */
 		if (TransactionIdIsValid(dirty.xmin))
 			break;
-		if (first && (id == STREAM_TRIM_MARKER || position < cutoff))
-			stream_trimmed();
-		first = false;
+		/* a purge that began after this call: the check below reports it */
 		if (id == STREAM_TRIM_MARKER)
-			continue;
+			break;
 		from = position == it.position ? it.n : 0;
-		spilled = DatumGetInt32(slot_getattr(log_slot, STREAM_LOG_SPILLED, &isnull));
+		spilled = DatumGetInt32(stream_datum(log_slot, STREAM_LOG_SPILLED));
 		/* a large transaction's first records are in the records relation */
 		if (spilled > from)
 		{
@@ -411,7 +421,7 @@ ots_get_stream_record(PG_FUNCTION_ARGS)
 
 			while (index_getnext_slot(rec_scan, ForwardScanDirection, rec_slot))
 			{
-				int32		n = DatumGetInt32(slot_getattr(rec_slot, STREAM_REC_N, &isnull));
+				int32		n = DatumGetInt32(stream_datum(rec_slot, STREAM_REC_N));
 				Jsonb	   *record;
 
 				if (n >= spilled)
@@ -425,7 +435,7 @@ ots_get_stream_record(PG_FUNCTION_ARGS)
 				}
 				/* a copy that lives as long as the result, which points into it */
 				oldcxt = MemoryContextSwitchTo(reccxt);
-				record = (Jsonb *) PG_DETOAST_DATUM_COPY(slot_getattr(rec_slot, STREAM_REC_RECORD, &isnull));
+				record = (Jsonb *) PG_DETOAST_DATUM_COPY(stream_datum(rec_slot, STREAM_REC_RECORD));
 				stream_push_entry_record(&state, &record->root, position, n);
 				MemoryContextSwitchTo(oldcxt);
 				bytes += VARSIZE(record);
@@ -443,7 +453,7 @@ ots_get_stream_record(PG_FUNCTION_ARGS)
 
 			/* a copy that lives as long as the result, which points into it */
 			oldcxt = MemoryContextSwitchTo(reccxt);
-			records = DatumGetArrayTypePCopy(slot_getattr(log_slot, STREAM_LOG_RECORDS, &isnull));
+			records = DatumGetArrayTypePCopy(stream_datum(log_slot, STREAM_LOG_RECORDS));
 			deconstruct_array(records, JSONBOID, -1, false, TYPALIGN_INT, &elems, &nulls, &nelems);
 			MemoryContextSwitchTo(oldcxt);
 			for (int i = 0; i < nelems; i++)
@@ -473,6 +483,12 @@ ots_get_stream_record(PG_FUNCTION_ARGS)
 		}
 	}
 	index_endscan(log_scan);
+	/*
+	 * a purge that committed during the scan removed entries it skipped as
+	 * gone: not records to pass over, but a consumer that fell behind
+	 */
+	if (stream_trimmed_from(&rels, &dirty, log_slot, it.shard, it.position))
+		stream_trimmed();
 	ExecDropSingleTupleTableSlot(log_slot);
 	ExecDropSingleTupleTableSlot(rec_slot);
 	stream_close(&rels);
@@ -560,9 +576,8 @@ ots_stream_trim(PG_FUNCTION_ARGS)
 
 		while (entries < batch_size && index_getnext_slot(scan, ForwardScanDirection, log_slot))
 		{
-			bool		isnull;
-			int64		position = DatumGetInt64(slot_getattr(log_slot, STREAM_LOG_POSITION, &isnull));
-			int64		id = DatumGetInt64(slot_getattr(log_slot, STREAM_LOG_ID, &isnull));
+			int64		position = DatumGetInt64(stream_datum(log_slot, STREAM_LOG_POSITION));
+			int64		id = DatumGetInt64(stream_datum(log_slot, STREAM_LOG_ID));
 
 			CHECK_FOR_INTERRUPTS();
 			if (position >= cutoff)
@@ -574,7 +589,7 @@ ots_stream_trim(PG_FUNCTION_ARGS)
 				marker = true;
 				continue;
 			}
-			if (DatumGetInt32(slot_getattr(log_slot, STREAM_LOG_SPILLED, &isnull)) > 0)
+			if (DatumGetInt32(stream_datum(log_slot, STREAM_LOG_SPILLED)) > 0)
 				stream_trim_records(&rels, snapshot, rec_slot, shard, id);
 			simple_heap_delete(rels.log, &log_slot->tts_tid);
 			last_removed = position;

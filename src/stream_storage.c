@@ -14,6 +14,9 @@
 #include "access/table.h"
 #include "access/xact.h"
 #include "catalog/index.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
@@ -26,6 +29,7 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
+#include "cache.h"
 #include "catalog.h"
 #include "errors.h"
 #include "routing.h"
@@ -51,29 +55,31 @@ const StreamRelation stream_rec_relation = {
 #define STREAM_LOCK_FIELD4 0x7374	/* 'st' */
 
 /*
- * stream_open_one opens one relation of t's stream and checks what the
- * catalog's load did not: it still has exactly ots's columns (a later
- * ALTER TABLE would change them without reloading t) and its primary key
- * is its only index.
+ * stream_open_one opens one relation of t's stream and checks, each time
+ * (DDL on it does not reload t), that it is what ots made and writes
+ * directly: a heap table with exactly ots's columns, NOT NULL, whose only
+ * index is its primary key, a btree on its first columns in order.
  */
 static Relation
 stream_open_one(const OtsTable *t, Oid relid, const StreamRelation *sr, LOCKMODE lockmode,
-				Relation *key)
+				Relation *key, IndexInfo **key_info)
 {
 	Relation	rel = table_open(relid, lockmode);
 	TupleDesc	desc = RelationGetDescr(rel);
 	List	   *indexes;
 	Oid			key_oid;
+	Form_pg_index index;
 
-	if (desc->natts != sr->ncolumns)
-		catalog_report_damaged(t, "the relations of its stream have other columns than ots made");
+	if (desc->natts != sr->ncolumns || rel->rd_rel->relam != HEAP_TABLE_AM_OID ||
+		rel->rd_rel->relkind != RELKIND_RELATION)
+		catalog_report_damaged(t, "a relation of its stream is not the table ots made");
 	for (int c = 0; c < sr->ncolumns; c++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, c);
 
-		if (att->attisdropped || att->atttypid != sr->columns[c].type ||
+		if (att->attisdropped || !att->attnotnull || att->atttypid != sr->columns[c].type ||
 			strcmp(NameStr(att->attname), sr->columns[c].name) != 0)
-			catalog_report_damaged(t, "the relations of its stream have other columns than ots made");
+			catalog_report_damaged(t, "a relation of its stream has other columns than ots made");
 	}
 	indexes = RelationGetIndexList(rel);
 	key_oid = RelationGetPrimaryKeyIndex(rel);
@@ -81,8 +87,14 @@ stream_open_one(const OtsTable *t, Oid relid, const StreamRelation *sr, LOCKMODE
 		catalog_report_damaged(t, "a relation of its stream has other indexes than its primary key");
 	list_free(indexes);
 	*key = index_open(key_oid, lockmode);
-	if ((*key)->rd_index->indnkeyatts != sr->nkeys)
+	index = (*key)->rd_index;
+	if ((*key)->rd_rel->relam != BTREE_AM_OID || index->indnkeyatts != sr->nkeys ||
+		index->indnatts != sr->nkeys)
 		catalog_report_damaged(t, "the primary key of a relation of its stream is not the one ots made");
+	for (int k = 0; k < sr->nkeys; k++)
+		if (index->indkey.values[k] != k + 1)
+			catalog_report_damaged(t, "the primary key of a relation of its stream is not the one ots made");
+	*key_info = BuildIndexInfo(*key);
 	return rel;
 }
 
@@ -99,7 +111,8 @@ stream_open_log(const OtsTable *t, LOCKMODE lockmode, StreamRels *r)
 {
 	stream_check_enabled(t);
 	memset(r, 0, sizeof(*r));
-	r->log = stream_open_one(t, t->stream_log_oid, &stream_log_relation, lockmode, &r->log_key);
+	r->log = stream_open_one(t, t->stream_log_oid, &stream_log_relation, lockmode, &r->log_key,
+							 &r->log_key_info);
 }
 
 void
@@ -107,14 +120,16 @@ stream_open_rec(const OtsTable *t, LOCKMODE lockmode, StreamRels *r)
 {
 	stream_check_enabled(t);
 	memset(r, 0, sizeof(*r));
-	r->rec = stream_open_one(t, t->stream_rec_oid, &stream_rec_relation, lockmode, &r->rec_key);
+	r->rec = stream_open_one(t, t->stream_rec_oid, &stream_rec_relation, lockmode, &r->rec_key,
+							 &r->rec_key_info);
 }
 
 void
 stream_open(const OtsTable *t, LOCKMODE lockmode, StreamRels *r)
 {
 	stream_open_log(t, lockmode, r);
-	r->rec = stream_open_one(t, t->stream_rec_oid, &stream_rec_relation, lockmode, &r->rec_key);
+	r->rec = stream_open_one(t, t->stream_rec_oid, &stream_rec_relation, lockmode, &r->rec_key,
+							 &r->rec_key_info);
 }
 
 void
@@ -134,18 +149,18 @@ stream_close(StreamRels *r)
 
 /*
  * stream_insert stores one row of rel and its primary key entry.  The key
- * is unique by construction (a transaction's own numbers; positions given
- * under the shard lock), which the log's index still checks once per
- * commit; the records' skips the check.
+ * is unique by construction (a random entry id with its own numbers;
+ * positions strictly increasing under the shard lock, a trim marker at the
+ * position of an entry its transaction deletes), so it is not checked.
  */
 static void
-stream_insert(Relation rel, Relation key, Datum *values, bool *isnull, IndexUniqueCheck check)
+stream_insert(Relation rel, Relation key, IndexInfo *key_info, Datum *values, bool *isnull)
 {
 	HeapTuple	tup = heap_form_tuple(RelationGetDescr(rel), values, isnull);
 
 	heap_insert(rel, tup, GetCurrentCommandId(true), 0, NULL);
 	/* the key columns come first, in order */
-	index_insert(key, values, isnull, &tup->t_self, rel, check, false, BuildIndexInfo(key));
+	index_insert(key, values, isnull, &tup->t_self, rel, UNIQUE_CHECK_NO, false, key_info);
 	heap_freetuple(tup);
 }
 
@@ -155,15 +170,17 @@ stream_log_insert(StreamRels *r, int32 shard, int64 position, int64 id, int32 sp
 {
 	Datum		values[STREAM_LOG_NCOLUMNS];
 	bool		isnull[STREAM_LOG_NCOLUMNS] = {false};
+	ArrayType  *array;
 
 	values[STREAM_LOG_SHARD - 1] = Int32GetDatum(shard);
 	values[STREAM_LOG_POSITION - 1] = Int64GetDatum(position);
 	values[STREAM_LOG_ID - 1] = Int64GetDatum(id);
 	values[STREAM_LOG_SPILLED - 1] = Int32GetDatum(spilled);
-	/* an array of the records as they are: no copy of their contents */
-	values[STREAM_LOG_RECORDS - 1] = PointerGetDatum(construct_array(records, n, JSONBOID, -1, false,
-																	  TYPALIGN_INT));
-	stream_insert(r->log, r->log_key, values, isnull, UNIQUE_CHECK_YES);
+	/* an array of the records as they are (construct_array copies them once) */
+	array = construct_array(records, n, JSONBOID, -1, false, TYPALIGN_INT);
+	values[STREAM_LOG_RECORDS - 1] = PointerGetDatum(array);
+	stream_insert(r->log, r->log_key, r->log_key_info, values, isnull);
+	pfree(array);
 }
 
 void
@@ -176,7 +193,7 @@ stream_rec_insert(StreamRels *r, int32 shard, int64 id, int32 n, Jsonb *record)
 	values[STREAM_REC_ID - 1] = Int64GetDatum(id);
 	values[STREAM_REC_N - 1] = Int32GetDatum(n);
 	values[STREAM_REC_RECORD - 1] = JsonbPGetDatum(record);
-	stream_insert(r->rec, r->rec_key, values, isnull, UNIQUE_CHECK_NO);
+	stream_insert(r->rec, r->rec_key, r->rec_key_info, values, isnull);
 }
 
 /* how far before "near" stream_log_last looks, in turn, µs */
@@ -207,26 +224,57 @@ stream_log_last_from(StreamRels *r, int32 shard, int64 from)
 	return last;
 }
 
+/* a position this backend knows was given in a shard: where stream_log_last looks first */
+typedef struct StreamLastKey
+{
+	Oid			log_oid;
+	int32		shard;
+} StreamLastKey;
+
+typedef struct StreamLastSeen
+{
+	StreamLastKey key;
+	int64		position;
+} StreamLastSeen;
+
+/* positions only grow, so an entry is never wrong, only old: nothing makes it stale */
+static OtsCache last_seen = {
+	.name = "ots stream positions seen",
+	.keysize = sizeof(StreamLastKey),
+	.entrysize = sizeof(StreamLastSeen),
+};
+
 /*
  * stream_log_last reads the last entry of the shard in the log's index,
  * without looking at the heap: whatever its state, a position given
  * before is never given again, and under the shard lock every position
  * given is in the index.  A btree scan reads all the entries of a leaf page
- * that match, so the entries since shortly before near are looked at
- * first (10 ms, then 1 s), the whole shard only when there are none: a
- * busy shard costs a few entries, an idle one a page.
+ * that match, so it looks from the last position this backend found in the
+ * shard first, then at the entries since shortly before near (10 ms, then
+ * 1 s), and at the whole shard only when those find none: a busy shard
+ * costs the entries since this backend's last look, an idle one a page.
+ * Whichever look finds a position, it is the last: the last is at least
+ * where that look began.
  */
 int64
 stream_log_last(StreamRels *r, int32 shard, int64 near)
 {
-	for (int w = 0; near > 0 && w < lengthof(stream_last_windows); w++)
-	{
-		int64		last = stream_log_last_from(r, shard, near - stream_last_windows[w]);
+	StreamLastKey key = {RelationGetRelid(r->log), shard};
+	StreamLastSeen *seen;
+	bool		found;
+	int64		last = 0;
 
-		if (last != 0)
-			return last;
-	}
-	return stream_log_last_from(r, shard, PG_INT64_MIN);
+	seen = cache_lookup(&last_seen, &key, &found);
+	if (!found)
+		seen->position = 0;
+	if (seen->position > 0)
+		last = stream_log_last_from(r, shard, seen->position);
+	for (int w = 0; last == 0 && near > 0 && w < lengthof(stream_last_windows); w++)
+		last = stream_log_last_from(r, shard, near - stream_last_windows[w]);
+	if (last == 0)
+		last = stream_log_last_from(r, shard, PG_INT64_MIN);
+	seen->position = last;
+	return last;
 }
 
 static void
@@ -258,6 +306,34 @@ stream_now(void)
 {
 	return (int64) GetCurrentTimestamp() +
 		((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * USECS_PER_SEC);
+}
+
+bool
+stream_id_valid(const char *s, size_t len)
+{
+	return len > 0 && len < NAMEDATALEN && strspn(s, "0123456789abcdef-") >= len;
+}
+
+void
+stream_push_record_fields(JsonbParseState **state, JsonbContainer *record)
+{
+	static const char *const keys[] = {"action_type", "primary_key", "columns"};
+
+	for (int k = 0; k < lengthof(keys); k++)
+	{
+		JsonbValue *v = getKeyJsonValueFromContainer(record, keys[k], strlen(keys[k]), NULL);
+		JsonbValue	key;
+
+		if (v == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("a record of an ots stream has no \"%s\"", keys[k])));
+		key.type = jbvString;
+		key.val.string.val = (char *) keys[k];
+		key.val.string.len = strlen(keys[k]);
+		pushJsonbValue(state, WJB_KEY, &key);
+		pushJsonbValue(state, WJB_VALUE, v);
+	}
 }
 
 int32

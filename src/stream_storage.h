@@ -37,6 +37,7 @@
 
 #include "postgres.h"
 
+#include "nodes/execnodes.h"
 #include "storage/lockdefs.h"
 #include "utils/jsonb.h"
 #include "utils/rel.h"
@@ -85,8 +86,10 @@ typedef struct StreamRels
 {
 	Relation	log;
 	Relation	log_key;
+	IndexInfo  *log_key_info;
 	Relation	rec;
 	Relation	rec_key;
+	IndexInfo  *rec_key_info;
 } StreamRels;
 
 /*
@@ -123,6 +126,17 @@ extern void stream_shard_unlock(const OtsTable *t, int32 shard, LOCKMODE mode);
 
 /* stream_now: the current time as a position (Unix microseconds) */
 extern int64 stream_now(void);
+
+/* stream_id_valid: could s (len bytes) be a stream id ots made (a UUID's text)? */
+extern bool stream_id_valid(const char *s, size_t len);
+
+/*
+ * stream_push_record_fields pushes a record's "action_type", "primary_key"
+ * and "columns" (record: one of the jsonb objects a log entry or the
+ * records relation holds) into an object being built; the values pushed
+ * point into record until the result is made
+ */
+extern void stream_push_record_fields(JsonbParseState **state, JsonbContainer *record);
 
 /* stream_shard_of_leaf: the shard of a leaf of t's storage */
 extern int32 stream_shard_of_leaf(const OtsTable *t, Oid leaf);

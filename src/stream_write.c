@@ -37,6 +37,7 @@
 #include "commands/trigger.h"
 #include "common/pg_prng.h"
 #include "replication/message.h"
+#include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
@@ -51,7 +52,7 @@
 /* the prefix of ots's logical decoding messages */
 #define STREAM_MESSAGE_PREFIX "ots"
 
-/* a transaction's records of a shard are written out beyond this size */
+/* a transaction's records are written out beyond this size */
 #define STREAM_BUFFER_BYTES (256 * 1024)
 
 /* a record kept for the commit */
@@ -77,6 +78,8 @@ typedef struct StreamShardWrite
 
 /* the shards written by the current transaction (in TopTransactionContext) */
 static List *shard_writes = NIL;
+/* the size of the records they keep in memory */
+static Size buffered_total = 0;
 /* stream_quiet: purge is removing what no read sees */
 static bool quiet = false;
 /* stream_puts_for: the storage whose changes are PutRows (batch_write_row's upsert) */
@@ -295,6 +298,11 @@ stream_shard_write(const OtsTable *t, int32 shard)
 		if (sw->data_oid == t->data_oid && sw->shard == shard && sw->log_oid == t->stream_log_oid)
 			return sw;
 	}
+	/*
+	 * held to the end: disabling or replacing the stream waits for this
+	 * transaction, so its commit finds the log its records were made for
+	 */
+	LockRelationOid(t->stream_log_oid, RowExclusiveLock);
 	old = MemoryContextSwitchTo(TopTransactionContext);
 	sw = palloc(sizeof(StreamShardWrite));
 	sw->data_oid = t->data_oid;
@@ -320,7 +328,6 @@ stream_shard_write(const OtsTable *t, int32 shard)
 static void
 stream_emit_message(const OtsTable *t, int32 shard, Jsonb *record)
 {
-	static const char *const keys[] = {"action_type", "primary_key", "columns"};
 	JsonbParseState *state = NULL;
 	char		shard_id[16];
 	char	   *text;
@@ -333,12 +340,7 @@ stream_emit_message(const OtsTable *t, int32 shard, Jsonb *record)
 	codec_push_key(&state, "shard_id", 8);
 	snprintf(shard_id, sizeof(shard_id), "%d", shard);
 	stream_push_string(&state, shard_id, WJB_VALUE);
-	for (int k = 0; k < lengthof(keys); k++)
-	{
-		codec_push_key(&state, keys[k], strlen(keys[k]));
-		pushJsonbValue(&state, WJB_VALUE,
-					   getKeyJsonValueFromContainer(&record->root, keys[k], strlen(keys[k]), NULL));
-	}
+	stream_push_record_fields(&state, &record->root);
 	text = JsonbToCString(NULL, &JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL))->root,
 						  -1);
 	LogLogicalMessage(STREAM_MESSAGE_PREFIX, text, strlen(text), true);
@@ -395,8 +397,28 @@ static void
 stream_free_buffered(StreamShardWrite *sw, StreamBuffered *b)
 {
 	sw->buffered_bytes -= VARSIZE(b->record);
+	buffered_total -= VARSIZE(b->record);
 	pfree(b->record);
 	pfree(b);
+}
+
+/*
+ * stream_spillable: may the shard's buffered records be written out now?
+ * Only when the current subtransaction or one inside it wrote them all: a
+ * row it writes dies if it rolls back, and an older record must not.
+ */
+static bool
+stream_spillable(const StreamShardWrite *sw)
+{
+	SubTransactionId current = GetCurrentSubTransactionId();
+	ListCell   *lc;
+
+	if (sw->buffered == NIL)
+		return false;
+	foreach(lc, sw->buffered)
+		if (((StreamBuffered *) lfirst(lc))->subid < current)
+			return false;
+	return true;
 }
 
 /*
@@ -404,10 +426,14 @@ stream_free_buffered(StreamShardWrite *sw, StreamBuffered *b)
  * relation: the transaction's entry will hold only those written after
  */
 static void
-stream_spill(const OtsTable *t, StreamShardWrite *sw)
+stream_spill(StreamShardWrite *sw)
 {
+	const OtsTable *t = catalog_lookup_by_data_oid(sw->data_oid);
 	StreamRels	rels;
 	ListCell   *lc;
+
+	if (t == NULL || !t->stream_enabled || t->stream_log_oid != sw->log_oid)
+		return;
 
 	stream_open_rec(t, RowExclusiveLock, &rels);
 	foreach(lc, sw->buffered)
@@ -421,6 +447,25 @@ stream_spill(const OtsTable *t, StreamShardWrite *sw)
 	list_free(sw->buffered);
 	sw->buffered = NIL;
 	sw->spilled = sw->next_n;
+}
+
+/*
+ * stream_spill_all writes out the buffered records of every shard that may
+ * (stream_spillable): those of a subtransaction's outer levels wait for it
+ * to end
+ */
+static void
+stream_spill_all(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, shard_writes)
+	{
+		StreamShardWrite *sw = lfirst(lc);
+
+		if (stream_spillable(sw))
+			stream_spill(sw);
+	}
 }
 
 /*
@@ -491,8 +536,9 @@ stream_write_change(const StorageWrite *w)
 		sw->buffered = lappend(sw->buffered, b);
 		MemoryContextSwitchTo(rowcxt);
 		sw->buffered_bytes += VARSIZE(b->record);
-		if (sw->buffered_bytes > STREAM_BUFFER_BYTES)
-			stream_spill(t, sw);
+		buffered_total += VARSIZE(b->record);
+		if (buffered_total > STREAM_BUFFER_BYTES)
+			stream_spill_all();
 		MemoryContextReset(rowcxt);
 	}
 	MemoryContextSwitchTo(oldcxt);
@@ -549,6 +595,7 @@ stream_commit_positions(void)
 		stream_close(&rels);
 	}
 	shard_writes = NIL;
+	buffered_total = 0;
 }
 
 static void
@@ -564,6 +611,7 @@ stream_xact_callback(XactEvent event, void *arg)
 			break;
 		default:
 			shard_writes = NIL;
+			buffered_total = 0;
 			quiet = false;
 			puts_for = InvalidOid;
 			break;

@@ -2393,6 +2393,11 @@ BEGIN
 	IF stream_enabled IS NULL AND stream_expiration_hours IS NULL THEN
 		RETURN;
 	END IF;
+	-- (ots.catalog_set_stream checks it too; the lock below needs it first)
+	IF NOT coalesce(ots.owns_table(stream_sync.schema_name, stream_sync.table_name), true) THEN
+		RAISE EXCEPTION 'must be owner of ots table %', format('%I.%I', stream_sync.schema_name, stream_sync.table_name)
+			USING ERRCODE = 'insufficient_privilege';
+	END IF;
 	SELECT o.stream_id, o.stream_expiration_hours, o.index_of INTO t
 	  FROM ots.tables o
 	 WHERE o.schema_name = stream_sync.schema_name AND o.table_name = stream_sync.table_name;
@@ -2414,6 +2419,12 @@ BEGIN
 						  'Pass stream_enabled => true to enable it.');
 	END IF;
 
+	-- in-flight writers of the table finish first, new ones wait for this
+	-- change: a transaction's records all go to one stream, or none
+	IF stream_enabled IS NOT NULL THEN
+		EXECUTE format('LOCK TABLE %I.%I IN SHARE MODE', stream_sync.schema_name,
+					   stream_sync.table_name || '$data');
+	END IF;
 	IF stream_enabled IS false THEN
 		IF t.stream_id IS NOT NULL THEN
 			PERFORM ots.catalog_set_stream(stream_sync.schema_name, stream_sync.table_name, NULL, NULL);
