@@ -643,6 +643,25 @@ UPDATE "st_spill$log" SET position = position - 25 * 3600 * 1000000::bigint;
 CALL ots.purge('st_spill');
 SELECT (SELECT count(*) FROM "st_spill$rec") AS spilled_left, (SELECT count(*) FROM "st_spill$log" WHERE id <> 0) AS entries_left;
 
+-- records of an outer level stay in memory while a subtransaction runs,
+-- however many it writes: its rollback cannot take them along
+BEGIN;
+SELECT (ots.put_row('st_spill', '{"k": 2000}', '{"v": 5}')).consumed IS NOT NULL AS put;
+SAVEPOINT s;
+SELECT count(*) FROM (SELECT ots.put_row('st_spill', jsonb_build_object('k', i), jsonb_build_object('v', repeat('y', 1000)))
+						FROM generate_series(2001, 2400) i) p;
+ROLLBACK TO s;
+COMMIT;
+SELECT jsonb_path_query_array(ots.get_stream_record(ots.get_shard_iterator(pg_temp.sid('st_spill'), '0')),
+							  '$.stream_records[*].primary_key') AS recorded,
+	   (SELECT count(*) FROM "st_spill$rec") AS spilled_left;
+
+-- a stream relation changed by hand is refused, never read as it is
+ALTER TABLE "st_spill$log" ALTER records DROP NOT NULL;
+SELECT ots.get_stream_record(ots.get_shard_iterator(pg_temp.sid('st_spill'), '0'));
+SELECT ots.put_row('st_spill', '{"k": 3000}', '{"v": 6}');
+ALTER TABLE "st_spill$log" ALTER records SET NOT NULL;
+
 --
 -- changes made with session_replication_role = replica (a logical
 -- replication apply, a data-only restore with --disable-triggers) make no
