@@ -825,26 +825,41 @@ codec_double_numeric(double d, bool *wrapped)
 	return exponent ? codec_decimal_numeric_in(buf) : codec_decimal_numeric(buf);
 }
 
+/* codec_object1: out as the object {key: *value} (value copied) */
+static void
+codec_object1(JsonbValue *out, const char *key, const JsonbValue *value)
+{
+	JsonbPair  *pair = palloc(sizeof(JsonbPair));
+
+	pair->key.type = jbvString;
+	pair->key.val.string.val = (char *) key;
+	pair->key.val.string.len = strlen(key);
+	pair->value = *value;
+	pair->order = 0;
+	out->type = jbvObject;
+	out->val.object.nPairs = 1;
+	out->val.object.pairs = pair;
+}
+
 void
-codec_push_value(JsonbParseState **state, const OtsValue *v, JsonbIteratorToken token)
+codec_jsonb_value(const OtsValue *v, JsonbValue *out)
 {
 	JsonbValue	jv;
 
 	switch (v->type)
 	{
 		case OTS_VT_STRING:
-			jv.type = jbvString;
-			jv.val.string.val = (char *) v->u.s.data;
-			jv.val.string.len = v->u.s.len;
-			pushJsonbValue(state, token, &jv);
+			out->type = jbvString;
+			out->val.string.val = (char *) v->u.s.data;
+			out->val.string.len = v->u.s.len;
 			return;
 		case OTS_VT_INTEGER:
-			codec_push_int(state, v->u.i, token);
+			out->type = jbvNumeric;
+			out->val.numeric = int64_to_numeric(v->u.i);
 			return;
 		case OTS_VT_BOOLEAN:
-			jv.type = jbvBool;
-			jv.val.boolean = v->u.b;
-			pushJsonbValue(state, token, &jv);
+			out->type = jbvBool;
+			out->val.boolean = v->u.b;
 			return;
 		case OTS_VT_DOUBLE:
 			{
@@ -853,27 +868,35 @@ codec_push_value(JsonbParseState **state, const OtsValue *v, JsonbIteratorToken 
 				jv.type = jbvNumeric;
 				jv.val.numeric = codec_double_numeric(v->u.d, &wrapped);
 				if (wrapped)
-				{
-					pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-					codec_push_key(state, "$double", 7);
-					pushJsonbValue(state, WJB_VALUE, &jv);
-					pushJsonbValue(state, WJB_END_OBJECT, NULL);
-					return;
-				}
-				pushJsonbValue(state, token, &jv);
+					codec_object1(out, "$double", &jv);
+				else
+					*out = jv;
 				return;
 			}
 		case OTS_VT_BINARY:
-			{
-				pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-				codec_push_key(state, "$binary", 7);
-				jv.type = jbvString;
-				jv.val.string.val = codec_base64(v->u.s.data, v->u.s.len, &jv.val.string.len);
-				pushJsonbValue(state, WJB_VALUE, &jv);
-				pushJsonbValue(state, WJB_END_OBJECT, NULL);
-				return;
-			}
+			jv.type = jbvString;
+			jv.val.string.val = codec_base64(v->u.s.data, v->u.s.len, &jv.val.string.len);
+			codec_object1(out, "$binary", &jv);
+			return;
 	}
+}
+
+void
+codec_push_value(JsonbParseState **state, const OtsValue *v, JsonbIteratorToken token)
+{
+	JsonbValue	jv;
+
+	codec_jsonb_value(v, &jv);
+	if (jv.type != jbvObject)
+	{
+		pushJsonbValue(state, token, &jv);
+		return;
+	}
+	/* {"$double": n} or {"$binary": "..."}: one pair */
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	pushJsonbValue(state, WJB_KEY, &jv.val.object.pairs[0].key);
+	pushJsonbValue(state, WJB_VALUE, &jv.val.object.pairs[0].value);
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
 }
 
 /* codec_push_cell appends one cell as {"ts": ts, "value": v}, an array element */

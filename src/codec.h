@@ -140,6 +140,13 @@ typedef struct CodecPair
  */
 extern Jsonb *codec_flat_object(CodecPair *pairs, int n);
 
+/*
+ * codec_jsonb_value: a value as a JsonbValue, in ots's jsonb encoding (an
+ * object for {"$binary": ...} and {"$double": ...}), for code that builds
+ * a jsonb tree itself; strings point into the value
+ */
+extern void codec_jsonb_value(const OtsValue *v, JsonbValue *out);
+
 /* codec_push_value appends a value as WJB_VALUE or WJB_ELEM */
 extern void codec_push_value(JsonbParseState **state, const OtsValue *v,
 							 JsonbIteratorToken token);

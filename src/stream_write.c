@@ -136,35 +136,74 @@ stream_push_string(JsonbParseState **state, const char *s, JsonbIteratorToken to
 	pushJsonbValue(state, token, &v);
 }
 
-/*
- * stream_push_op appends one column operation: {"name", "type", and for a
- * put "value" and "timestamp", for a deleted version "timestamp"}
- */
-static void
-stream_push_op(JsonbParseState **state, const char *name, uint32 namelen, const char *type,
-			   const int64 *ts, const OtsValue *value)
+/* a record's column operations being collected, as jsonb values */
+typedef struct StreamColumns
+{
+	JsonbValue *ops;
+	int			n;
+	int			size;
+} StreamColumns;
+
+/* stream_string: a jsonb string value of s (not copied) */
+static JsonbValue
+stream_string(const char *s, uint32 len)
 {
 	JsonbValue	v;
 
-	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-	codec_push_key(state, "name", 4);
 	v.type = jbvString;
-	v.val.string.val = (char *) name;
-	v.val.string.len = namelen;
-	pushJsonbValue(state, WJB_VALUE, &v);
-	codec_push_key(state, "type", 4);
-	stream_push_string(state, type, WJB_VALUE);
+	v.val.string.val = (char *) s;
+	v.val.string.len = len;
+	return v;
+}
+
+/* stream_pair sets a pair of an object being built */
+static void
+stream_pair(JsonbPair *pair, const char *key, JsonbValue value)
+{
+	pair->key = stream_string(key, strlen(key));
+	pair->value = value;
+	pair->order = 0;
+}
+
+/*
+ * stream_push_op adds one column operation: {"name", "type", and for a put
+ * "value" and "timestamp", for a deleted version "timestamp"}, built as a
+ * jsonb value directly, its keys in jsonb's order
+ */
+static void
+stream_push_op(StreamColumns *c, const char *name, uint32 namelen, const char *type,
+			   const int64 *ts, const OtsValue *value)
+{
+	JsonbPair  *pairs = palloc(sizeof(JsonbPair) * 4);
+	int			n = 0;
+
+	if (c->n == c->size)
+	{
+		c->size = Max(8, c->size * 2);
+		c->ops = c->ops == NULL ? palloc(sizeof(JsonbValue) * c->size) :
+			repalloc(c->ops, sizeof(JsonbValue) * c->size);
+	}
+	stream_pair(&pairs[n++], "name", stream_string(name, namelen));
+	stream_pair(&pairs[n++], "type", stream_string(type, strlen(type)));
 	if (value != NULL)
 	{
-		codec_push_key(state, "value", 5);
-		codec_push_value(state, value, WJB_VALUE);
+		JsonbValue	v;
+
+		codec_jsonb_value(value, &v);
+		stream_pair(&pairs[n++], "value", v);
 	}
 	if (ts != NULL)
 	{
-		codec_push_key(state, "timestamp", 9);
-		codec_push_int(state, *ts, WJB_VALUE);
+		JsonbValue	v;
+
+		v.type = jbvNumeric;
+		v.val.numeric = int64_to_numeric(*ts);
+		stream_pair(&pairs[n++], "timestamp", v);
 	}
-	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+	c->ops[c->n].type = jbvObject;
+	c->ops[c->n].val.object.nPairs = n;
+	c->ops[c->n].val.object.pairs = pairs;
+	c->n++;
 }
 
 #define OP_PUT			"PUT"
@@ -173,7 +212,7 @@ stream_push_op(JsonbParseState **state, const char *name, uint32 namelen, const 
 
 /* stream_push_row_puts appends a put of every cell of a row */
 static void
-stream_push_row_puts(JsonbParseState **state, const CellsReader *r)
+stream_push_row_puts(StreamColumns *c, const CellsReader *r)
 {
 	for (uint32 i = 0; i < r->ncols; i++)
 	{
@@ -183,7 +222,7 @@ stream_push_row_puts(JsonbParseState **state, const CellsReader *r)
 
 		cells_column_at(r, i, &col);
 		while (cells_column_next(&col, &ts, &v))
-			stream_push_op(state, col.name, col.namelen, OP_PUT, &ts, &v);
+			stream_push_op(c, col.name, col.namelen, OP_PUT, &ts, &v);
 	}
 }
 
@@ -192,21 +231,21 @@ stream_push_row_puts(JsonbParseState **state, const CellsReader *r)
  * an increment is the put of the value it left in the new row
  */
 static void
-stream_push_update_ops(JsonbParseState **state, const StreamUpdateOps *ops,
+stream_push_update_ops(StreamColumns *cols, const StreamUpdateOps *ops,
 					   const CellsReader *after)
 {
 	for (int i = 0; i < ops->ndelete_all; i++)
-		stream_push_op(state, ops->delete_all[i], strlen(ops->delete_all[i]), OP_DELETE_ALL,
+		stream_push_op(cols, ops->delete_all[i], strlen(ops->delete_all[i]), OP_DELETE_ALL,
 					   NULL, NULL);
 	for (int i = 0; i < ops->ndeletes; i++)
-		stream_push_op(state, ops->deletes[i].name, ops->deletes[i].namelen, OP_DELETE_ONE,
+		stream_push_op(cols, ops->deletes[i].name, ops->deletes[i].namelen, OP_DELETE_ONE,
 					   &ops->deletes[i].ts, NULL);
 	for (int i = 0; i < ops->nputs; i++)
 	{
 		const CellInput *c = &ops->puts[i];
 		int64		ts = c->has_ts ? c->ts : ops->stamp;
 
-		stream_push_op(state, c->name, c->namelen, OP_PUT, &ts, &c->value);
+		stream_push_op(cols, c->name, c->namelen, OP_PUT, &ts, &c->value);
 	}
 	for (int i = 0; i < ops->nincrements; i++)
 	{
@@ -217,7 +256,7 @@ stream_push_update_ops(JsonbParseState **state, const StreamUpdateOps *ops,
 
 		if (after != NULL && cells_find_column(after, c->name, c->namelen, &col) &&
 			cells_column_next(&col, &ts, &v))
-			stream_push_op(state, c->name, c->namelen, OP_PUT, &ts, &v);
+			stream_push_op(cols, c->name, c->namelen, OP_PUT, &ts, &v);
 	}
 }
 
@@ -245,7 +284,7 @@ stream_cell_in(const CellsReader *r, const CellsColumn *col, int64 ts, const Ots
  * gone (delete one version), cells new or changed (put)
  */
 static void
-stream_push_diff(JsonbParseState **state, const CellsReader *before, const CellsReader *after)
+stream_push_diff(StreamColumns *c, const CellsReader *before, const CellsReader *after)
 {
 	for (int pass = 0; pass < 3; pass++)
 	{
@@ -265,7 +304,7 @@ stream_push_diff(JsonbParseState **state, const CellsReader *before, const Cells
 			if (pass == 0)
 			{
 				if (!in_other)
-					stream_push_op(state, col.name, col.namelen, OP_DELETE_ALL, NULL, NULL);
+					stream_push_op(c, col.name, col.namelen, OP_DELETE_ALL, NULL, NULL);
 				continue;
 			}
 			if (pass == 1 && !in_other)
@@ -276,9 +315,9 @@ stream_push_diff(JsonbParseState **state, const CellsReader *before, const Cells
 				bool		found = in_other && stream_cell_in(other, &ocol, ts, &v, &same);
 
 				if (pass == 1 && !found)
-					stream_push_op(state, col.name, col.namelen, OP_DELETE_ONE, &ts, NULL);
+					stream_push_op(c, col.name, col.namelen, OP_DELETE_ONE, &ts, NULL);
 				else if (pass == 2 && (!found || !same))
-					stream_push_op(state, col.name, col.namelen, OP_PUT, &ts, &v);
+					stream_push_op(c, col.name, col.namelen, OP_PUT, &ts, &v);
 			}
 		}
 	}
@@ -355,31 +394,56 @@ stream_make_record(const StorageWrite *w, int i, StreamAction action,
 				   const CellsReader *before, const CellsReader *after)
 {
 	const OtsTable *t = w->table;
-	JsonbParseState *state = NULL;
+	StreamColumns cols = {0};
+	JsonbPair	pairs[3];
+	JsonbPair	key_pairs[OTS_MAX_KEY_COLUMNS];
+	JsonbValue	record;
+	JsonbValue	v;
 	PkInput		pk;
+	const char *action_name = stream_action_name(action);
 
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	codec_push_key(&state, "action_type", 11);
-	stream_push_string(&state, stream_action_name(action), WJB_VALUE);
-	codec_push_key(&state, "primary_key", 11);
+	if (action == STREAM_PUT_ROW)
+		stream_push_row_puts(&cols, after);
+	else if (action == STREAM_UPDATE_ROW && w->change != NULL && w->change->update != NULL)
+		stream_push_update_ops(&cols, w->change->update, after);
+	else if (action == STREAM_UPDATE_ROW)
+		stream_push_diff(&cols, before != NULL ? before : after, after);
+
+	/* the key's columns in jsonb's key order: shorter names first, then bytewise */
 	storage_write_row_key(w, i, &pk);
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	for (int k = 0; k < t->npk; k++)
 	{
-		codec_push_key(&state, t->pk[k].name, t->pk[k].namelen);
-		codec_push_value(&state, &pk.v[k], WJB_VALUE);
+		int			j = k;
+
+		codec_jsonb_value(&pk.v[k], &v);
+		while (j > 0 && (key_pairs[j - 1].key.val.string.len > t->pk[k].namelen ||
+						 (key_pairs[j - 1].key.val.string.len == t->pk[k].namelen &&
+						  memcmp(key_pairs[j - 1].key.val.string.val, t->pk[k].name,
+								 t->pk[k].namelen) > 0)))
+		{
+			key_pairs[j] = key_pairs[j - 1];
+			j--;
+		}
+		key_pairs[j].key = stream_string(t->pk[k].name, t->pk[k].namelen);
+		key_pairs[j].value = v;
+		key_pairs[j].order = 0;
 	}
-	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
-	codec_push_key(&state, "columns", 7);
-	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
-	if (action == STREAM_PUT_ROW)
-		stream_push_row_puts(&state, after);
-	else if (action == STREAM_UPDATE_ROW && w->change != NULL && w->change->update != NULL)
-		stream_push_update_ops(&state, w->change->update, after);
-	else if (action == STREAM_UPDATE_ROW)
-		stream_push_diff(&state, before != NULL ? before : after, after);
-	pushJsonbValue(&state, WJB_END_ARRAY, NULL);
-	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
+
+	/* {"columns", "action_type", "primary_key"}: jsonb's key order */
+	v.type = jbvArray;
+	v.val.array.nElems = cols.n;
+	v.val.array.elems = cols.ops;
+	v.val.array.rawScalar = false;
+	stream_pair(&pairs[0], "columns", v);
+	stream_pair(&pairs[1], "action_type", stream_string(action_name, strlen(action_name)));
+	v.type = jbvObject;
+	v.val.object.nPairs = t->npk;
+	v.val.object.pairs = key_pairs;
+	stream_pair(&pairs[2], "primary_key", v);
+	record.type = jbvObject;
+	record.val.object.nPairs = 3;
+	record.val.object.pairs = pairs;
+	return JsonbValueToJsonb(&record);
 }
 
 /* stream_copy_jsonb: a copy of j in TopTransactionContext */
