@@ -527,8 +527,7 @@ DECLARE
 	k integer;
 	n bigint := 0;
 BEGIN
-	-- (not ots.list_stream(tab): it resolves tab in its own search_path)
-	sid := ots.describe_table(tab)->$$stream_details$$->>$$stream_id$$;
+	SELECT l.stream_id INTO sid FROM ots.list_stream(tab) l;
 	FOR shard IN SELECT jsonb_array_elements(ots.describe_stream(sid)->$$shards$$) LOOP
 		it := ots.get_shard_iterator(sid, shard->>$$shard_id$$);
 		LOOP
