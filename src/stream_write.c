@@ -31,7 +31,6 @@
  */
 #include "postgres.h"
 
-#include "access/transam.h"
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "commands/trigger.h"
@@ -73,7 +72,7 @@ typedef struct StreamShardWrite
 	int32		next_n;			/* the number of its next record */
 	int32		spilled;		/* records numbered below went to the records relation */
 	List	   *buffered;		/* StreamBuffered, in the order written */
-	Size		buffered_bytes;
+	SubTransactionId oldest_subid;	/* the outermost subtransaction that wrote one */
 } StreamShardWrite;
 
 /* the shards written by the current transaction (in TopTransactionContext) */
@@ -354,7 +353,6 @@ stream_shard_write(const OtsTable *t, int32 shard)
 	sw->next_n = 0;
 	sw->spilled = 0;
 	sw->buffered = NIL;
-	sw->buffered_bytes = 0;
 	shard_writes = lappend(shard_writes, sw);
 	MemoryContextSwitchTo(old);
 	return sw;
@@ -458,9 +456,8 @@ stream_copy_jsonb(Jsonb *j)
 
 /* stream_free_buffered forgets a buffered record */
 static void
-stream_free_buffered(StreamShardWrite *sw, StreamBuffered *b)
+stream_free_buffered(StreamBuffered *b)
 {
-	sw->buffered_bytes -= VARSIZE(b->record);
 	buffered_total -= VARSIZE(b->record);
 	pfree(b->record);
 	pfree(b);
@@ -474,15 +471,7 @@ stream_free_buffered(StreamShardWrite *sw, StreamBuffered *b)
 static bool
 stream_spillable(const StreamShardWrite *sw)
 {
-	SubTransactionId current = GetCurrentSubTransactionId();
-	ListCell   *lc;
-
-	if (sw->buffered == NIL)
-		return false;
-	foreach(lc, sw->buffered)
-		if (((StreamBuffered *) lfirst(lc))->subid < current)
-			return false;
-	return true;
+	return sw->buffered != NIL && sw->oldest_subid >= GetCurrentSubTransactionId();
 }
 
 /*
@@ -505,7 +494,7 @@ stream_spill(StreamShardWrite *sw)
 		StreamBuffered *b = lfirst(lc);
 
 		stream_rec_insert(&rels, sw->shard, sw->id, b->n, b->record);
-		stream_free_buffered(sw, b);
+		stream_free_buffered(b);
 	}
 	stream_close(&rels);
 	list_free(sw->buffered);
@@ -597,9 +586,10 @@ stream_write_change(const StorageWrite *w)
 		b->n = sw->next_n++;
 		b->record = stream_copy_jsonb(record);
 		MemoryContextSwitchTo(TopTransactionContext);
+		if (sw->buffered == NIL || b->subid < sw->oldest_subid)
+			sw->oldest_subid = b->subid;
 		sw->buffered = lappend(sw->buffered, b);
 		MemoryContextSwitchTo(rowcxt);
-		sw->buffered_bytes += VARSIZE(b->record);
 		buffered_total += VARSIZE(b->record);
 		if (buffered_total > STREAM_BUFFER_BYTES)
 			stream_spill_all();
@@ -702,13 +692,14 @@ stream_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 		StreamShardWrite *sw = lfirst(lc);
 		ListCell   *bc;
 
+		/* those written before it began are older: sw->oldest_subid stays right */
 		foreach(bc, sw->buffered)
 		{
 			StreamBuffered *b = lfirst(bc);
 
 			if (b->subid >= mySubid)
 			{
-				stream_free_buffered(sw, b);
+				stream_free_buffered(b);
 				sw->buffered = foreach_delete_current(sw->buffered, bc);
 			}
 		}
