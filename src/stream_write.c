@@ -38,6 +38,7 @@
 #include "replication/message.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
+#include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
@@ -121,18 +122,6 @@ stream_action_name(StreamAction action)
 			return "DELETE_ROW";
 	}
 	return "?";
-}
-
-/* stream_push_string pushes a string value */
-static void
-stream_push_string(JsonbParseState **state, const char *s, JsonbIteratorToken token)
-{
-	JsonbValue	v;
-
-	v.type = jbvString;
-	v.val.string.val = (char *) s;
-	v.val.string.len = strlen(s);
-	pushJsonbValue(state, token, &v);
 }
 
 /* a record's column operations being collected, as jsonb values */
@@ -360,27 +349,24 @@ stream_shard_write(const OtsTable *t, int32 shard)
 
 /*
  * stream_emit_message sends the record to logical decoding, in
- * Tablestore's shape with the table, stream and shard it belongs to
+ * Tablestore's shape with the table, stream and shard it belongs to:
+ * {"table", "stream_id", "shard_id", then the record's own fields}, the
+ * record's text written once, after the three
  */
 static void
 stream_emit_message(const OtsTable *t, int32 shard, Jsonb *record)
 {
-	JsonbParseState *state = NULL;
-	char		shard_id[16];
-	char	   *text;
+	StringInfoData buf;
+	char	   *fields = JsonbToCString(NULL, &record->root, VARSIZE(record));
 
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	codec_push_key(&state, "table", 5);
-	stream_push_string(&state, quote_qualified_identifier(t->schema_name, t->table_name), WJB_VALUE);
-	codec_push_key(&state, "stream_id", 9);
-	stream_push_string(&state, t->stream_id, WJB_VALUE);
-	codec_push_key(&state, "shard_id", 8);
-	snprintf(shard_id, sizeof(shard_id), "%d", shard);
-	stream_push_string(&state, shard_id, WJB_VALUE);
-	stream_push_record_fields(&state, &record->root);
-	text = JsonbToCString(NULL, &JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL))->root,
-						  -1);
-	LogLogicalMessage(STREAM_MESSAGE_PREFIX, text, strlen(text), true);
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "{\"table\": ");
+	escape_json(&buf, quote_qualified_identifier(t->schema_name, t->table_name));
+	appendStringInfo(&buf, ", \"stream_id\": \"%s\", \"shard_id\": \"%d\", ", t->stream_id, shard);
+	/* the record's text is an object: its fields follow its "{" */
+	Assert(fields[0] == '{');
+	appendStringInfoString(&buf, fields + 1);
+	LogLogicalMessage(STREAM_MESSAGE_PREFIX, buf.data, buf.len, true);
 }
 
 /*
