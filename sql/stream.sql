@@ -656,6 +656,22 @@ SELECT jsonb_path_query_array(ots.get_stream_record(ots.get_shard_iterator(pg_te
 							  '$.stream_records[*].primary_key') AS recorded,
 	   (SELECT count(*) FROM "st_spill$rec") AS spilled_left;
 
+-- COPY into the view runs its batches of 1,000 rows in subtransactions of
+-- its own: what one released is written out as the next one commits, so
+-- memory stays bounded (5,000 records of 1 kB)
+COPY st_spill (k, attributes) FROM PROGRAM
+	$$awk 'BEGIN { s = sprintf("%1000s", ""); gsub(/ /, "z", s); for (i = 5001; i <= 10000; i++) printf "%d\t{\"v\": \"%s\"}\n", i, s }'$$;
+SELECT count(*) > 4000 AS most_written_out,
+	   (SELECT cardinality(records) < 1000 FROM "st_spill$log" ORDER BY position DESC LIMIT 1) AS small_entry
+  FROM "st_spill$rec";
+WITH RECURSIVE pages(n, r) AS (
+	SELECT 1, ots.get_stream_record(ots.get_shard_iterator(pg_temp.sid('st_spill'), '0'), 10000)
+	UNION ALL
+	SELECT n + 1, ots.get_stream_record(r ->> 'next_shard_iterator', 10000) FROM pages
+	 WHERE jsonb_array_length(r -> 'stream_records') > 0)
+SELECT count(*) FILTER (WHERE (e -> 'primary_key' ->> 'k')::int > 5000) AS copied_records
+  FROM pages, jsonb_array_elements(r -> 'stream_records') e;
+
 -- a stream relation changed by hand is refused, never read as it is
 ALTER TABLE "st_spill$log" ALTER records DROP NOT NULL;
 SELECT ots.get_stream_record(ots.get_shard_iterator(pg_temp.sid('st_spill'), '0'));
@@ -671,8 +687,8 @@ SET session_replication_role = replica;
 SELECT (ots.put_row('st_spill', '{"k": 1000}', '{"v": 3}')).consumed IS NOT NULL AS put;
 RESET session_replication_role;
 SELECT (ots.put_row('st_spill', '{"k": 1001}', '{"v": 4}')).consumed IS NOT NULL AS put;
-SELECT jsonb_path_query_array(ots.get_stream_record(ots.get_shard_iterator(pg_temp.sid('st_spill'), '0')),
-							  '$.stream_records[*].primary_key') AS recorded;
+SELECT jsonb_path_query_array((pg_temp.read_all(ots.get_shard_iterator(pg_temp.sid('st_spill'), '0'), 10000)).recs,
+							  '$[*].primary_key ? (@.k < 5000 || @.k > 10000)') AS recorded;
 
 --
 -- a new session resumes from a saved iterator: the records after it, once

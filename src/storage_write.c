@@ -38,6 +38,7 @@
 #include "catalog/pg_type.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -446,6 +447,15 @@ storage_write(const StorageWrite *w)
 {
 	/* a TRUNCATE counts as one change of each leaf */
 	int64		changes = w->callback == STORAGE_CB_TRUNCATE ? 1 : w->nrows;
+
+	/*
+	 * a write holds the storage table as INSERT through it would, to the
+	 * end: enabling or disabling the table's stream (SHARE on the storage
+	 * alone) waits for writers in flight, and they for it, so a
+	 * transaction's changes are all recorded or none
+	 */
+	if (w->table != NULL)
+		LockRelationOid(w->storage_oid, RowExclusiveLock);
 
 	if (ots_count_writes && changes > 0)
 	{

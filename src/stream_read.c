@@ -571,6 +571,7 @@ ots_stream_trim(PG_FUNCTION_ARGS)
 		int64		last_removed = -1;
 		int32		entries = 0;
 		ItemPointerData marker_tid;
+		int64		marker_position = 0;
 		bool		marker = false;
 		Datum		no_records = (Datum) 0;
 
@@ -586,6 +587,7 @@ ots_stream_trim(PG_FUNCTION_ARGS)
 			if (id == STREAM_TRIM_MARKER)
 			{
 				marker_tid = log_slot->tts_tid;
+				marker_position = position;
 				marker = true;
 				continue;
 			}
@@ -598,9 +600,17 @@ ots_stream_trim(PG_FUNCTION_ARGS)
 		index_endscan(scan);
 		if (entries > 0)
 		{
+			/*
+			 * never back: an entry that was still committing (a prepared
+			 * transaction) can be removed after later ones were
+			 */
 			if (marker)
+			{
 				simple_heap_delete(rels.log, &marker_tid);
-			stream_log_insert(&rels, shard, last_removed, STREAM_TRIM_MARKER, 0, &no_records, 0);
+				last_removed = Max(last_removed, marker_position);
+			}
+			stream_log_insert(&rels, shard, last_removed, STREAM_TRIM_MARKER, 0,
+							  stream_log_records(&no_records, 0));
 		}
 		removed += entries;
 	}

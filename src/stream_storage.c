@@ -164,23 +164,26 @@ stream_insert(Relation rel, Relation key, IndexInfo *key_info, Datum *values, bo
 	heap_freetuple(tup);
 }
 
+ArrayType *
+stream_log_records(Datum *records, int n)
+{
+	/* an array of the records as they are (construct_array copies them once) */
+	return construct_array(records, n, JSONBOID, -1, false, TYPALIGN_INT);
+}
+
 void
 stream_log_insert(StreamRels *r, int32 shard, int64 position, int64 id, int32 spilled,
-				  Datum *records, int n)
+				  ArrayType *records)
 {
 	Datum		values[STREAM_LOG_NCOLUMNS];
 	bool		isnull[STREAM_LOG_NCOLUMNS] = {false};
-	ArrayType  *array;
 
 	values[STREAM_LOG_SHARD - 1] = Int32GetDatum(shard);
 	values[STREAM_LOG_POSITION - 1] = Int64GetDatum(position);
 	values[STREAM_LOG_ID - 1] = Int64GetDatum(id);
 	values[STREAM_LOG_SPILLED - 1] = Int32GetDatum(spilled);
-	/* an array of the records as they are (construct_array copies them once) */
-	array = construct_array(records, n, JSONBOID, -1, false, TYPALIGN_INT);
-	values[STREAM_LOG_RECORDS - 1] = PointerGetDatum(array);
+	values[STREAM_LOG_RECORDS - 1] = PointerGetDatum(records);
 	stream_insert(r->log, r->log_key, r->log_key_info, values, isnull);
-	pfree(array);
 }
 
 void

@@ -39,6 +39,7 @@
 
 #include "nodes/execnodes.h"
 #include "storage/lockdefs.h"
+#include "utils/array.h"
 #include "utils/jsonb.h"
 #include "utils/rel.h"
 
@@ -102,13 +103,15 @@ extern void stream_close(StreamRels *r);
 
 /*
  * stream_log_insert adds an entry: its first spilled record numbers are in
- * the records relation, the others in records (n of them, jsonb);
+ * the records relation, the others in records (stream_log_records makes
+ * the array of n jsonb);
  * stream_rec_insert adds a spilled record.  stream_open_log opens the log alone, stream_open_rec the
  * records alone (what a commit and a spill write); stream_close closes
  * whatever is open.
  */
+extern ArrayType *stream_log_records(Datum *records, int n);
 extern void stream_log_insert(StreamRels *r, int32 shard, int64 position, int64 id,
-							  int32 spilled, Datum *records, int n);
+							  int32 spilled, ArrayType *records);
 extern void stream_rec_insert(StreamRels *r, int32 shard, int64 id, int32 n, Jsonb *record);
 extern void stream_open_log(const OtsTable *t, LOCKMODE lockmode, StreamRels *r);
 extern void stream_open_rec(const OtsTable *t, LOCKMODE lockmode, StreamRels *r);

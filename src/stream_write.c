@@ -450,14 +450,16 @@ stream_free_buffered(StreamBuffered *b)
 }
 
 /*
- * stream_spillable: may the shard's buffered records be written out now?
- * Only when the current subtransaction or one inside it wrote them all: a
- * row it writes dies if it rolls back, and an older record must not.
+ * stream_spillable: may the shard's buffered records be written out by
+ * subtransaction level?  Only when level or one inside it wrote them all: a
+ * row written by level dies if level rolls back, and an older record must
+ * not.  (A subtransaction committing into its parent writes out at its
+ * parent's level: its rows then die with the parent.)
  */
 static bool
-stream_spillable(const StreamShardWrite *sw)
+stream_spillable(const StreamShardWrite *sw, SubTransactionId level)
 {
-	return sw->buffered != NIL && sw->oldest_subid >= GetCurrentSubTransactionId();
+	return sw->buffered != NIL && sw->oldest_subid >= level;
 }
 
 /*
@@ -480,9 +482,11 @@ stream_spill(StreamShardWrite *sw)
 		StreamBuffered *b = lfirst(lc);
 
 		stream_rec_insert(&rels, sw->shard, sw->id, b->n, b->record);
-		stream_free_buffered(b);
 	}
 	stream_close(&rels);
+	/* only once all are in: an error above leaves the list whole for the abort */
+	foreach(lc, sw->buffered)
+		stream_free_buffered(lfirst(lc));
 	list_free(sw->buffered);
 	sw->buffered = NIL;
 	sw->spilled = sw->next_n;
@@ -494,7 +498,7 @@ stream_spill(StreamShardWrite *sw)
  * to end
  */
 static void
-stream_spill_all(void)
+stream_spill_all(SubTransactionId level)
 {
 	ListCell   *lc;
 
@@ -502,7 +506,7 @@ stream_spill_all(void)
 	{
 		StreamShardWrite *sw = lfirst(lc);
 
-		if (stream_spillable(sw))
+		if (stream_spillable(sw, level))
 			stream_spill(sw);
 	}
 }
@@ -578,7 +582,7 @@ stream_write_change(const StorageWrite *w)
 		MemoryContextSwitchTo(rowcxt);
 		buffered_total += VARSIZE(b->record);
 		if (buffered_total > STREAM_BUFFER_BYTES)
-			stream_spill_all();
+			stream_spill_all(GetCurrentSubTransactionId());
 		MemoryContextReset(rowcxt);
 	}
 	MemoryContextSwitchTo(oldcxt);
@@ -617,6 +621,7 @@ stream_commit_positions(void)
 		StreamRels	rels;
 		Datum	   *records;
 		int			nrecords;
+		ArrayType  *array;
 		int64		now;
 		int64		position;
 
@@ -626,11 +631,12 @@ stream_commit_positions(void)
 		if (t == NULL || !t->stream_enabled || t->stream_log_oid != sw->log_oid)
 			continue;
 		records = stream_entry_records(sw, &nrecords);
+		array = stream_log_records(records, nrecords);
 		stream_open_log(t, RowExclusiveLock, &rels);
 		stream_shard_lock(t, sw->shard, ExclusiveLock);
 		now = stream_now();
 		position = Max(now, stream_log_last(&rels, sw->shard, now) + 1);
-		stream_log_insert(&rels, sw->shard, position, sw->id, sw->spilled, records, nrecords);
+		stream_log_insert(&rels, sw->shard, position, sw->id, sw->spilled, array);
 		stream_shard_unlock(t, sw->shard, ExclusiveLock);
 		stream_close(&rels);
 	}
@@ -669,6 +675,13 @@ stream_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 {
 	ListCell   *lc;
 
+	/* records the subtransaction could not write out (older ones were kept) now may be */
+	if (event == SUBXACT_EVENT_PRE_COMMIT_SUB)
+	{
+		if (buffered_total > STREAM_BUFFER_BYTES)
+			stream_spill_all(parentSubid);
+		return;
+	}
 	if (event != SUBXACT_EVENT_ABORT_SUB)
 		return;
 	quiet = false;

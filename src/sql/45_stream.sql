@@ -105,10 +105,13 @@ BEGIN
 						  'Pass stream_enabled => true to enable it.');
 	END IF;
 
-	-- in-flight writers of the table finish first, new ones wait for this
-	-- change: a transaction's records all go to one stream, or none
+	-- writers of the table hold its storage with ROW EXCLUSIVE (the write
+	-- point, src/storage_write.c): those in flight finish first, new ones
+	-- wait for this change, so a transaction's changes are all recorded or
+	-- none.  The storage alone, not its partitions: a writer holding one
+	-- partition and waiting for another cannot deadlock with this.
 	IF stream_enabled IS NOT NULL THEN
-		EXECUTE format('LOCK TABLE %I.%I IN SHARE MODE', stream_sync.schema_name,
+		EXECUTE format('LOCK TABLE ONLY %I.%I IN SHARE MODE', stream_sync.schema_name,
 					   stream_sync.table_name || '$data');
 	END IF;
 	IF stream_enabled IS false THEN
