@@ -49,6 +49,7 @@
 #include "ots_limits.h"
 #include "rowstore.h"
 #include "storage.h"
+#include "stream_record.h"
 #include "stream_storage.h"
 
 PG_FUNCTION_INFO_V1(ots_get_shard_iterator);
@@ -272,15 +273,19 @@ stream_push_sequence_info(JsonbParseState **state, int64 position, int32 n)
 }
 
 /*
- * stream_push_entry_record appends a record a log entry holds (an object of
- * its records array, as stream_write.c made it), with its sequence info
+ * stream_push_entry_record appends a stored record (stream_record.c) in
+ * Tablestore's shape, with its sequence info; returns about how many bytes
+ * it takes in the result
  */
-static void
+static Size
 stream_push_entry_record(JsonbParseState **state, JsonbContainer *record, int64 position, int32 n)
 {
+	Size		size;
+
 	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-	stream_push_record_fields(state, record);
+	size = stream_record_push(state, record);
 	stream_push_sequence_info(state, position, n);
+	return size;
 }
 
 /*
@@ -436,9 +441,8 @@ ots_get_stream_record(PG_FUNCTION_ARGS)
 				/* a copy that lives as long as the result, which points into it */
 				oldcxt = MemoryContextSwitchTo(reccxt);
 				record = (Jsonb *) PG_DETOAST_DATUM_COPY(stream_datum(rec_slot, STREAM_REC_RECORD));
-				stream_push_entry_record(&state, &record->root, position, n);
+				bytes += stream_push_entry_record(&state, &record->root, position, n);
 				MemoryContextSwitchTo(oldcxt);
-				bytes += VARSIZE(record);
 				count++;
 			}
 			index_endscan(rec_scan);
@@ -470,9 +474,8 @@ ots_get_stream_record(PG_FUNCTION_ARGS)
 					break;
 				}
 				oldcxt = MemoryContextSwitchTo(reccxt);
-				stream_push_entry_record(&state, &DatumGetJsonbP(elems[i])->root, position, n);
+				bytes += stream_push_entry_record(&state, &DatumGetJsonbP(elems[i])->root, position, n);
 				MemoryContextSwitchTo(oldcxt);
-				bytes += VARSIZE_ANY(DatumGetPointer(elems[i]));
 				count++;
 			}
 		}

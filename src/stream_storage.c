@@ -317,28 +317,6 @@ stream_id_valid(const char *s, size_t len)
 	return len > 0 && len < NAMEDATALEN && strspn(s, "0123456789abcdef-") >= len;
 }
 
-void
-stream_push_record_fields(JsonbParseState **state, JsonbContainer *record)
-{
-	static const char *const keys[] = {"action_type", "primary_key", "columns"};
-
-	for (int k = 0; k < lengthof(keys); k++)
-	{
-		JsonbValue *v = getKeyJsonValueFromContainer(record, keys[k], strlen(keys[k]), NULL);
-		JsonbValue	key;
-
-		if (v == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("a record of an ots stream has no \"%s\"", keys[k])));
-		key.type = jbvString;
-		key.val.string.val = (char *) keys[k];
-		key.val.string.len = strlen(keys[k]);
-		pushJsonbValue(state, WJB_KEY, &key);
-		pushJsonbValue(state, WJB_VALUE, v);
-	}
-}
-
 int32
 stream_shard_of_leaf(const OtsTable *t, Oid leaf)
 {

@@ -133,14 +133,6 @@ extern int64 stream_now(void);
 /* stream_id_valid: could s (len bytes) be a stream id ots made (a UUID's text)? */
 extern bool stream_id_valid(const char *s, size_t len);
 
-/*
- * stream_push_record_fields pushes a record's "action_type", "primary_key"
- * and "columns" (record: one of the jsonb objects a log entry or the
- * records relation holds) into an object being built; the values pushed
- * point into record until the result is made
- */
-extern void stream_push_record_fields(JsonbParseState **state, JsonbContainer *record);
-
 /* stream_shard_of_leaf: the shard of a leaf of t's storage */
 extern int32 stream_shard_of_leaf(const OtsTable *t, Oid leaf);
 

@@ -47,6 +47,7 @@
 #include "codec.h"
 #include "storage_write.h"
 #include "stream.h"
+#include "stream_record.h"
 #include "stream_storage.h"
 
 /* the prefix of ots's logical decoding messages */
@@ -108,209 +109,6 @@ stream_puts_for(Oid storage_oid)
 	puts_for = storage_oid;
 }
 
-/* stream_action_name: Tablestore's name of an action */
-static const char *
-stream_action_name(StreamAction action)
-{
-	switch (action)
-	{
-		case STREAM_PUT_ROW:
-			return "PUT_ROW";
-		case STREAM_UPDATE_ROW:
-			return "UPDATE_ROW";
-		case STREAM_DELETE_ROW:
-			return "DELETE_ROW";
-	}
-	return "?";
-}
-
-/* a record's column operations being collected, as jsonb values */
-typedef struct StreamColumns
-{
-	JsonbValue *ops;
-	int			n;
-	int			size;
-} StreamColumns;
-
-/* stream_string: a jsonb string value of s (not copied) */
-static JsonbValue
-stream_string(const char *s, uint32 len)
-{
-	JsonbValue	v;
-
-	v.type = jbvString;
-	v.val.string.val = (char *) s;
-	v.val.string.len = len;
-	return v;
-}
-
-/* stream_pair sets a pair of an object being built */
-static void
-stream_pair(JsonbPair *pair, const char *key, JsonbValue value)
-{
-	pair->key = stream_string(key, strlen(key));
-	pair->value = value;
-	pair->order = 0;
-}
-
-/*
- * stream_push_op adds one column operation: {"name", "type", and for a put
- * "value" and "timestamp", for a deleted version "timestamp"}, built as a
- * jsonb value directly, its keys in jsonb's order
- */
-static void
-stream_push_op(StreamColumns *c, const char *name, uint32 namelen, const char *type,
-			   const int64 *ts, const OtsValue *value)
-{
-	JsonbPair  *pairs = palloc(sizeof(JsonbPair) * 4);
-	int			n = 0;
-
-	if (c->n == c->size)
-	{
-		c->size = Max(8, c->size * 2);
-		c->ops = c->ops == NULL ? palloc(sizeof(JsonbValue) * c->size) :
-			repalloc(c->ops, sizeof(JsonbValue) * c->size);
-	}
-	stream_pair(&pairs[n++], "name", stream_string(name, namelen));
-	stream_pair(&pairs[n++], "type", stream_string(type, strlen(type)));
-	if (value != NULL)
-	{
-		JsonbValue	v;
-
-		codec_jsonb_value(value, &v);
-		stream_pair(&pairs[n++], "value", v);
-	}
-	if (ts != NULL)
-	{
-		JsonbValue	v;
-
-		v.type = jbvNumeric;
-		v.val.numeric = int64_to_numeric(*ts);
-		stream_pair(&pairs[n++], "timestamp", v);
-	}
-	c->ops[c->n].type = jbvObject;
-	c->ops[c->n].val.object.nPairs = n;
-	c->ops[c->n].val.object.pairs = pairs;
-	c->n++;
-}
-
-#define OP_PUT			"PUT"
-#define OP_DELETE_ONE	"DELETE_ONE_VERSION"
-#define OP_DELETE_ALL	"DELETE_ALL_VERSIONS"
-
-/* stream_push_row_puts appends a put of every cell of a row */
-static void
-stream_push_row_puts(StreamColumns *c, const CellsReader *r)
-{
-	for (uint32 i = 0; i < r->ncols; i++)
-	{
-		CellsColumn col;
-		int64		ts;
-		OtsValue	v;
-
-		cells_column_at(r, i, &col);
-		while (cells_column_next(&col, &ts, &v))
-			stream_push_op(c, col.name, col.namelen, OP_PUT, &ts, &v);
-	}
-}
-
-/*
- * stream_push_update_ops appends an UpdateRow's operations as written;
- * an increment is the put of the value it left in the new row
- */
-static void
-stream_push_update_ops(StreamColumns *cols, const StreamUpdateOps *ops,
-					   const CellsReader *after)
-{
-	for (int i = 0; i < ops->ndelete_all; i++)
-		stream_push_op(cols, ops->delete_all[i], strlen(ops->delete_all[i]), OP_DELETE_ALL,
-					   NULL, NULL);
-	for (int i = 0; i < ops->ndeletes; i++)
-		stream_push_op(cols, ops->deletes[i].name, ops->deletes[i].namelen, OP_DELETE_ONE,
-					   &ops->deletes[i].ts, NULL);
-	for (int i = 0; i < ops->nputs; i++)
-	{
-		const CellInput *c = &ops->puts[i];
-		int64		ts = c->has_ts ? c->ts : ops->stamp;
-
-		stream_push_op(cols, c->name, c->namelen, OP_PUT, &ts, &c->value);
-	}
-	for (int i = 0; i < ops->nincrements; i++)
-	{
-		const CellInput *c = &ops->increments[i];
-		CellsColumn col;
-		int64		ts;
-		OtsValue	v;
-
-		if (after != NULL && cells_find_column(after, c->name, c->namelen, &col) &&
-			cells_column_next(&col, &ts, &v))
-			stream_push_op(cols, c->name, c->namelen, OP_PUT, &ts, &v);
-	}
-}
-
-/* stream_cell_in: does column col (opened afresh) hold a cell at ts, and with that value? */
-static bool
-stream_cell_in(const CellsReader *r, const CellsColumn *col, int64 ts, const OtsValue *value,
-			   bool *same_value)
-{
-	CellsColumn c = *col;
-	int64		cts;
-	OtsValue	cv;
-
-	while (cells_column_next(&c, &cts, &cv))
-		if (cts == ts)
-		{
-			*same_value = cv.type == value->type && ots_value_compare(&cv, value) == 0;
-			return true;
-		}
-	return false;
-}
-
-/*
- * stream_push_diff appends the operations that turn row before into row
- * after, in UpdateRow's order: columns gone (delete all versions), cells
- * gone (delete one version), cells new or changed (put)
- */
-static void
-stream_push_diff(StreamColumns *c, const CellsReader *before, const CellsReader *after)
-{
-	for (int pass = 0; pass < 3; pass++)
-	{
-		const CellsReader *from = pass < 2 ? before : after;
-		const CellsReader *other = pass < 2 ? after : before;
-
-		for (uint32 i = 0; i < from->ncols; i++)
-		{
-			CellsColumn col;
-			CellsColumn ocol;
-			bool		in_other;
-			int64		ts;
-			OtsValue	v;
-
-			cells_column_at(from, i, &col);
-			in_other = cells_find_column(other, col.name, col.namelen, &ocol);
-			if (pass == 0)
-			{
-				if (!in_other)
-					stream_push_op(c, col.name, col.namelen, OP_DELETE_ALL, NULL, NULL);
-				continue;
-			}
-			if (pass == 1 && !in_other)
-				continue;		/* the whole column went in pass 0 */
-			while (cells_column_next(&col, &ts, &v))
-			{
-				bool		same = false;
-				bool		found = in_other && stream_cell_in(other, &ocol, ts, &v, &same);
-
-				if (pass == 1 && !found)
-					stream_push_op(c, col.name, col.namelen, OP_DELETE_ONE, &ts, NULL);
-				else if (pass == 2 && (!found || !same))
-					stream_push_op(c, col.name, col.namelen, OP_PUT, &ts, &v);
-			}
-		}
-	}
-}
-
 /* stream_shard_write: this transaction's entry for the shard of t, made on first use */
 static StreamShardWrite *
 stream_shard_write(const OtsTable *t, int32 shard)
@@ -367,67 +165,6 @@ stream_emit_message(const OtsTable *t, int32 shard, Jsonb *record)
 	Assert(fields[0] == '{');
 	appendStringInfoString(&buf, fields + 1);
 	LogLogicalMessage(STREAM_MESSAGE_PREFIX, buf.data, buf.len, true);
-}
-
-/*
- * stream_make_record: row i of change w as a record, {"action_type",
- * "primary_key", "columns"}, built in one pass
- */
-static Jsonb *
-stream_make_record(const StorageWrite *w, int i, StreamAction action,
-				   const CellsReader *before, const CellsReader *after)
-{
-	const OtsTable *t = w->table;
-	StreamColumns cols = {0};
-	JsonbPair	pairs[3];
-	JsonbPair	key_pairs[OTS_MAX_KEY_COLUMNS];
-	JsonbValue	record;
-	JsonbValue	v;
-	PkInput		pk;
-	const char *action_name = stream_action_name(action);
-
-	if (action == STREAM_PUT_ROW)
-		stream_push_row_puts(&cols, after);
-	else if (action == STREAM_UPDATE_ROW && w->change != NULL && w->change->update != NULL)
-		stream_push_update_ops(&cols, w->change->update, after);
-	else if (action == STREAM_UPDATE_ROW)
-		stream_push_diff(&cols, before != NULL ? before : after, after);
-
-	/* the key's columns in jsonb's key order: shorter names first, then bytewise */
-	storage_write_row_key(w, i, &pk);
-	for (int k = 0; k < t->npk; k++)
-	{
-		int			j = k;
-
-		codec_jsonb_value(&pk.v[k], &v);
-		while (j > 0 && (key_pairs[j - 1].key.val.string.len > t->pk[k].namelen ||
-						 (key_pairs[j - 1].key.val.string.len == t->pk[k].namelen &&
-						  memcmp(key_pairs[j - 1].key.val.string.val, t->pk[k].name,
-								 t->pk[k].namelen) > 0)))
-		{
-			key_pairs[j] = key_pairs[j - 1];
-			j--;
-		}
-		key_pairs[j].key = stream_string(t->pk[k].name, t->pk[k].namelen);
-		key_pairs[j].value = v;
-		key_pairs[j].order = 0;
-	}
-
-	/* {"columns", "action_type", "primary_key"}: jsonb's key order */
-	v.type = jbvArray;
-	v.val.array.nElems = cols.n;
-	v.val.array.elems = cols.ops;
-	v.val.array.rawScalar = false;
-	stream_pair(&pairs[0], "columns", v);
-	stream_pair(&pairs[1], "action_type", stream_string(action_name, strlen(action_name)));
-	v.type = jbvObject;
-	v.val.object.nPairs = t->npk;
-	v.val.object.pairs = key_pairs;
-	stream_pair(&pairs[2], "primary_key", v);
-	record.type = jbvObject;
-	record.val.object.nPairs = 3;
-	record.val.object.pairs = pairs;
-	return JsonbValueToJsonb(&record);
 }
 
 /* stream_copy_jsonb: a copy of j in TopTransactionContext */
@@ -551,6 +288,8 @@ stream_write_change(const StorageWrite *w)
 		CellsReader before;
 		CellsReader after;
 		StreamAction action;
+		const StreamUpdateOps *ops;
+		PkInput		pk;
 		Jsonb	   *record;
 		StreamBuffered *b;
 
@@ -566,10 +305,14 @@ stream_write_change(const StorageWrite *w)
 			action = STREAM_PUT_ROW;
 		else
 			action = STREAM_UPDATE_ROW;
-		record = stream_make_record(w, i, action, old_cells != NULL ? &before : NULL,
-									new_cells != NULL ? &after : NULL);
+		storage_write_row_key(w, i, &pk);
+		ops = w->change != NULL ? w->change->update : NULL;
+		record = stream_record_make(t, &pk, action, ops, old_cells != NULL ? &before : NULL,
+									new_cells != NULL ? &after : NULL, new_cells, true);
 		if (XLogLogicalInfoActive())
-			stream_emit_message(t, shard, record);
+			stream_emit_message(t, shard,
+								action != STREAM_PUT_ROW ? record :
+								stream_record_make(t, &pk, action, ops, NULL, &after, new_cells, false));
 
 		b = MemoryContextAlloc(TopTransactionContext, sizeof(StreamBuffered));
 		b->subid = GetCurrentSubTransactionId();
