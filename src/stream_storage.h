@@ -8,8 +8,8 @@
  *
  *	 "<table>$log"  (shard, position, id, spilled, records): one entry per
  *					transaction and shard it wrote, inserted as the
- *					transaction commits, holding its records (jsonb[], each
- *					{"action_type", "primary_key", "columns"});
+ *					transaction commits, holding its records (jsonb[], in
+ *					stream_record.c's format);
  *	 "<table>$rec"  (shard, id, n, record): the records of a large
  *					transaction, written while it runs, as its records would
  *					fill too much memory (its entry's first "spilled" record

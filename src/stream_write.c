@@ -61,7 +61,7 @@ typedef struct StreamBuffered
 {
 	SubTransactionId subid;		/* the subtransaction that wrote it */
 	int32		n;
-	Jsonb	   *record;			/* {"action_type", "primary_key", "columns"} */
+	Jsonb	   *record;			/* as stored (stream_record.c) */
 } StreamBuffered;
 
 /* one shard this transaction wrote records to */
