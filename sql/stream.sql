@@ -677,6 +677,14 @@ ALTER TABLE "st_spill$log" ALTER records DROP NOT NULL;
 SELECT ots.get_stream_record(ots.get_shard_iterator(pg_temp.sid('st_spill'), '0'));
 SELECT ots.put_row('st_spill', '{"k": 3000}', '{"v": 6}');
 ALTER TABLE "st_spill$log" ALTER records SET NOT NULL;
+-- so is a stored PUT_ROW whose cells were changed by hand (checked before they are read)
+UPDATE "st_spill$log" SET records = ARRAY['{"action_type": "PUT_ROW", "primary_key": {"k": 1}, "$cells": "AQID"}'::jsonb]
+ WHERE position = (SELECT max(position) FROM "st_spill$log");
+SELECT pg_temp.try(format('SELECT pg_temp.read_all(%L, 10000)', ots.get_shard_iterator(pg_temp.sid('st_spill'), '0')));
+UPDATE "st_spill$log" SET records = ARRAY['{"action_type": "PUT_ROW", "primary_key": {"k": 1}, "$cells": "not base64!"}'::jsonb]
+ WHERE position = (SELECT max(position) FROM "st_spill$log");
+SELECT pg_temp.try(format('SELECT pg_temp.read_all(%L, 10000)', ots.get_shard_iterator(pg_temp.sid('st_spill'), '0')));
+DELETE FROM "st_spill$log" WHERE position = (SELECT max(position) FROM "st_spill$log");
 
 --
 -- changes made with session_replication_role = replica (a logical
