@@ -342,6 +342,85 @@ ots_get_shard_iterator(PG_FUNCTION_ARGS)
 	PG_RETURN_TEXT_P(stream_format_iterator(&it));
 }
 
+/* what one get_stream_record call has gathered */
+typedef struct StreamReadResult
+{
+	JsonbParseState *state;		/* the result being built */
+	MemoryContext cxt;			/* holds it, and the records it points into */
+	int64		limit;
+	int64		count;
+	Size		bytes;
+	StreamIterator next;		/* where the next call begins */
+} StreamReadResult;
+
+/*
+ * stream_read_add appends record n of the entry at position (a copy in
+ * the result's context, made from stored), or, when the result is full,
+ * makes the next call begin at it and returns false
+ */
+static bool
+stream_read_add(StreamReadResult *res, Datum stored, int64 position, int32 n)
+{
+	MemoryContext old;
+	Jsonb	   *record;
+
+	if (res->count >= res->limit || res->bytes >= OTS_MAX_STREAM_BYTES)
+	{
+		res->next.position = position;
+		res->next.n = n;
+		return false;
+	}
+	old = MemoryContextSwitchTo(res->cxt);
+	record = (Jsonb *) PG_DETOAST_DATUM_COPY(stored);
+	res->bytes += stream_push_entry_record(&res->state, &record->root, position, n);
+	MemoryContextSwitchTo(old);
+	res->count++;
+	return true;
+}
+
+/*
+ * stream_read_entry appends the records of the log entry in log_slot from
+ * record from on: a large transaction's first ones (below spilled) from
+ * the records relation, the others from the entry.  false when the result
+ * filled up before its last.
+ */
+static bool
+stream_read_entry(StreamReadResult *res, StreamRels *rels, Snapshot snapshot,
+				  TupleTableSlot *log_slot, TupleTableSlot *rec_slot, int32 shard, int32 from)
+{
+	int64		position = DatumGetInt64(stream_datum(log_slot, STREAM_LOG_POSITION));
+	int64		id = DatumGetInt64(stream_datum(log_slot, STREAM_LOG_ID));
+	int32		spilled = DatumGetInt32(stream_datum(log_slot, STREAM_LOG_SPILLED));
+	ArrayType  *records;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			nelems;
+	bool		done = true;
+
+	if (spilled > from)
+	{
+		IndexScanDesc rec_scan = stream_rec_scan(rels, snapshot, shard, id, from);
+
+		while (done && index_getnext_slot(rec_scan, ForwardScanDirection, rec_slot))
+		{
+			int32		n = DatumGetInt32(stream_datum(rec_slot, STREAM_REC_N));
+
+			if (n >= spilled)
+				break;
+			done = stream_read_add(res, stream_datum(rec_slot, STREAM_REC_RECORD), position, n);
+		}
+		index_endscan(rec_scan);
+		if (!done)
+			return false;
+	}
+	records = DatumGetArrayTypeP(stream_datum(log_slot, STREAM_LOG_RECORDS));
+	deconstruct_array(records, JSONBOID, -1, false, TYPALIGN_INT, &elems, &nulls, &nelems);
+	for (int i = Max(from - spilled, 0); i < nelems; i++)
+		if (!nulls[i] && !stream_read_add(res, elems[i], position, spilled + i))
+			return false;
+	return true;
+}
+
 /*
  * ots_get_stream_record is ots.get_stream_record(shard_iterator, "limit"):
  * up to limit records of the shard from the iterator on (100 when NULL,
@@ -352,37 +431,34 @@ Datum
 ots_get_stream_record(PG_FUNCTION_ARGS)
 {
 	StreamIterator it;
-	StreamIterator next;
+	StreamReadResult res = {0};
 	const OtsTable *t;
 	StreamRels	rels;
 	SnapshotData dirty;
 	IndexScanDesc log_scan;
 	TupleTableSlot *log_slot;
 	TupleTableSlot *rec_slot;
-	JsonbParseState *state = NULL;
-	MemoryContext reccxt;
+	MemoryContext entrycxt;
 	MemoryContext oldcxt;
-	int64		limit = STREAM_DEFAULT_RECORDS;
 	int64		last;
-	int64		count = 0;
-	int64		bytes = 0;
-	bool		full = false;
 	JsonbValue	v;
+	text	   *next;
 
 	if (PG_ARGISNULL(0))
 		ots_error(PARAMETER_INVALID, "Parameter shard_iterator is missing.");
 	stream_parse_iterator(text_to_cstring(PG_GETARG_TEXT_PP(0)), &it);
+	res.limit = STREAM_DEFAULT_RECORDS;
 	if (!PG_ARGISNULL(1))
 	{
-		limit = PG_GETARG_INT32(1);
-		if (limit <= 0)
+		res.limit = PG_GETARG_INT32(1);
+		if (res.limit <= 0)
 			ots_error(PARAMETER_INVALID, "The limit must be greater than 0.");
-		limit = Min(limit, OTS_MAX_STREAM_RECORDS);
+		res.limit = Min(res.limit, OTS_MAX_STREAM_RECORDS);
 	}
 	t = stream_table(it.stream_id);
 	if (it.shard >= t->partitions)
 		ots_error(PARAMETER_INVALID, "Invalid shard id: '%d'.", it.shard);
-	next = it;
+	res.next = it;
 
 	stream_open(t, AccessShareLock, &rels);
 	/* every position up to the last given is in the log's index once its lock is free */
@@ -396,17 +472,17 @@ ots_get_stream_record(PG_FUNCTION_ARGS)
 	/* records from the iterator on removed by purge: the consumer fell behind */
 	if (stream_trimmed_from(&rels, &dirty, log_slot, it.shard, it.position))
 		stream_trimmed();
-	reccxt = AllocSetContextCreate(CurrentMemoryContext, "ots stream read", ALLOCSET_DEFAULT_SIZES);
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	codec_push_key(&state, "stream_records", 14);
-	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+	res.cxt = AllocSetContextCreate(CurrentMemoryContext, "ots stream read", ALLOCSET_DEFAULT_SIZES);
+	entrycxt = AllocSetContextCreate(CurrentMemoryContext, "ots stream entry", ALLOCSET_DEFAULT_SIZES);
+	oldcxt = MemoryContextSwitchTo(res.cxt);
+	pushJsonbValue(&res.state, WJB_BEGIN_OBJECT, NULL);
+	codec_push_key(&res.state, "stream_records", 14);
+	pushJsonbValue(&res.state, WJB_BEGIN_ARRAY, NULL);
+	MemoryContextSwitchTo(oldcxt);
 	log_scan = stream_log_scan(&rels, &dirty, it.shard, it.position);
-	while (!full && index_getnext_slot(log_scan, ForwardScanDirection, log_slot))
+	while (index_getnext_slot(log_scan, ForwardScanDirection, log_slot))
 	{
 		int64		position = DatumGetInt64(stream_datum(log_slot, STREAM_LOG_POSITION));
-		int64		id = DatumGetInt64(stream_datum(log_slot, STREAM_LOG_ID));
-		int32		from;
-		int32		spilled;
 
 		CHECK_FOR_INTERRUPTS();
 		if (position > last)
@@ -415,76 +491,19 @@ ots_get_stream_record(PG_FUNCTION_ARGS)
 		if (TransactionIdIsValid(dirty.xmin))
 			break;
 		/* a purge that began after this call: the check below reports it */
-		if (id == STREAM_TRIM_MARKER)
+		if (DatumGetInt64(stream_datum(log_slot, STREAM_LOG_ID)) == STREAM_TRIM_MARKER)
 			break;
-		from = position == it.position ? it.n : 0;
-		spilled = DatumGetInt32(stream_datum(log_slot, STREAM_LOG_SPILLED));
-		/* a large transaction's first records are in the records relation */
-		if (spilled > from)
-		{
-			IndexScanDesc rec_scan = stream_rec_scan(&rels, &dirty, it.shard, id, from);
-
-			while (index_getnext_slot(rec_scan, ForwardScanDirection, rec_slot))
-			{
-				int32		n = DatumGetInt32(stream_datum(rec_slot, STREAM_REC_N));
-				Jsonb	   *record;
-
-				if (n >= spilled)
-					break;
-				if (count >= limit || bytes >= OTS_MAX_STREAM_BYTES)
-				{
-					next.position = position;
-					next.n = n;
-					full = true;
-					break;
-				}
-				/* a copy that lives as long as the result, which points into it */
-				oldcxt = MemoryContextSwitchTo(reccxt);
-				record = (Jsonb *) PG_DETOAST_DATUM_COPY(stream_datum(rec_slot, STREAM_REC_RECORD));
-				bytes += stream_push_entry_record(&state, &record->root, position, n);
-				MemoryContextSwitchTo(oldcxt);
-				count++;
-			}
-			index_endscan(rec_scan);
-		}
-		/* the others are in the entry, numbered on from spilled */
-		if (!full)
-		{
-			ArrayType  *records;
-			Datum	   *elems;
-			bool	   *nulls;
-			int			nelems;
-
-			/* a copy that lives as long as the result, which points into it */
-			oldcxt = MemoryContextSwitchTo(reccxt);
-			records = DatumGetArrayTypePCopy(stream_datum(log_slot, STREAM_LOG_RECORDS));
-			deconstruct_array(records, JSONBOID, -1, false, TYPALIGN_INT, &elems, &nulls, &nelems);
-			MemoryContextSwitchTo(oldcxt);
-			for (int i = 0; i < nelems; i++)
-			{
-				int32		n = spilled + i;
-
-				if (n < from || nulls[i])
-					continue;
-				if (count >= limit || bytes >= OTS_MAX_STREAM_BYTES)
-				{
-					next.position = position;
-					next.n = n;
-					full = true;
-					break;
-				}
-				oldcxt = MemoryContextSwitchTo(reccxt);
-				bytes += stream_push_entry_record(&state, &DatumGetJsonbP(elems[i])->root, position, n);
-				MemoryContextSwitchTo(oldcxt);
-				count++;
-			}
-		}
-		if (!full)
-		{
-			next.position = position + 1;
-			next.n = 0;
-		}
+		/* what an entry's reading leaves behind goes with it */
+		MemoryContextSwitchTo(entrycxt);
+		if (!stream_read_entry(&res, &rels, &dirty, log_slot, rec_slot, it.shard,
+							   position == it.position ? it.n : 0))
+			break;
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextReset(entrycxt);
+		res.next.position = position + 1;
+		res.next.n = 0;
 	}
+	MemoryContextSwitchTo(oldcxt);
 	index_endscan(log_scan);
 	/*
 	 * a purge that committed during the scan removed entries it skipped as
@@ -496,17 +515,16 @@ ots_get_stream_record(PG_FUNCTION_ARGS)
 	ExecDropSingleTupleTableSlot(rec_slot);
 	stream_close(&rels);
 
-	pushJsonbValue(&state, WJB_END_ARRAY, NULL);
-	codec_push_key(&state, "next_shard_iterator", 19);
+	MemoryContextSwitchTo(res.cxt);
+	pushJsonbValue(&res.state, WJB_END_ARRAY, NULL);
+	codec_push_key(&res.state, "next_shard_iterator", 19);
+	next = stream_format_iterator(&res.next);
 	v.type = jbvString;
-	{
-		text	   *iter = stream_format_iterator(&next);
-
-		v.val.string.val = VARDATA_ANY(iter);
-		v.val.string.len = VARSIZE_ANY_EXHDR(iter);
-	}
-	pushJsonbValue(&state, WJB_VALUE, &v);
-	PG_RETURN_JSONB_P(JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL)));
+	v.val.string.val = VARDATA_ANY(next);
+	v.val.string.len = VARSIZE_ANY_EXHDR(next);
+	pushJsonbValue(&res.state, WJB_VALUE, &v);
+	MemoryContextSwitchTo(oldcxt);
+	PG_RETURN_JSONB_P(JsonbValueToJsonb(pushJsonbValue(&res.state, WJB_END_OBJECT, NULL)));
 }
 
 /* stream_trim_records deletes the records of one transaction in a shard */

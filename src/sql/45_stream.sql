@@ -74,31 +74,20 @@ CREATE FUNCTION ots.stream_sync(schema_name name, table_name name, stream_enable
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
-	t record;
+	t ots.tables;
 BEGIN
 	IF stream_enabled IS NULL AND stream_expiration_hours IS NULL THEN
 		RETURN;
 	END IF;
-	-- (ots.catalog_set_stream checks it too; the lock below needs it first)
-	IF NOT coalesce(ots.owns_table(stream_sync.schema_name, stream_sync.table_name), true) THEN
-		RAISE EXCEPTION 'must be owner of ots table %', format('%I.%I', stream_sync.schema_name, stream_sync.table_name)
-			USING ERRCODE = 'insufficient_privilege';
-	END IF;
-	SELECT o.stream_id, o.stream_expiration_hours, o.index_of INTO t
-	  FROM ots.tables o
-	 WHERE o.schema_name = stream_sync.schema_name AND o.table_name = stream_sync.table_name;
-	IF NOT FOUND THEN
-		PERFORM ots.raise('OTSObjectNotExist', 'Requested table does not exist.');
-	END IF;
+	-- the caller's own table, not an index; one change of its definition at a time
+	t := ots.ddl_table(stream_sync.schema_name, stream_sync.table_name,
+					   'Stream is not supported on an index table.');
 	IF stream_expiration_hours IS NOT NULL
 	   AND stream_expiration_hours NOT BETWEEN 1 AND ots.limit('max_stream_expiration_hours') THEN
 		PERFORM ots.raise('OTSParameterInvalid',
 						  format('The expiration time of stream must be in range: [1, %s].',
 								 ots.limit('max_stream_expiration_hours')),
 						  'stream_expiration_hours is a number of hours.');
-	END IF;
-	IF coalesce(stream_enabled, t.stream_id IS NOT NULL) AND t.index_of IS NOT NULL THEN
-		PERFORM ots.raise('OTSParameterInvalid', 'Stream is not supported on an index table.');
 	END IF;
 	IF stream_enabled IS NULL AND t.stream_id IS NULL THEN
 		PERFORM ots.raise('OTSParameterInvalid', 'Stream is not enabled on this table.',
