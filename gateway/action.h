@@ -73,9 +73,9 @@ extern void sql_free(SqlCall *q);
 
 /*
  * sql_run: runs the statement on the call's connection (the transaction's
- * when transaction_id is set, under a savepoint so that a failed call leaves
- * the transaction usable, as in Tablestore).  Returns the result with
- * tuples, or NULL after replying with the error.
+ * when transaction_id is set: pool.c runs each call of a transaction under a
+ * savepoint, so a failed call leaves it usable, as in Tablestore).  Returns
+ * the result with tuples, or NULL after replying with the error.
  */
 extern PGresult *sql_run(Call *call, const char *transaction_id, SqlCall *q);
 

@@ -77,46 +77,19 @@ sql_free(SqlCall *q)
 	memset(q, 0, sizeof(*q));
 }
 
-/* runs a parameterless utility statement; false after replying with its error */
-static bool
-sql_utility(Call *call, PGconn *conn, const char *command)
-{
-	PGresult   *res = PQexec(conn, command);
-	bool		ok = PQresultStatus(res) == PGRES_COMMAND_OK;
-
-	if (!ok)
-		call_pg_error(call, res);
-	PQclear(res);
-	return ok;
-}
-
 PGresult *
 sql_run(Call *call, const char *transaction_id, SqlCall *q)
 {
 	PGconn	   *conn = call_db(call, transaction_id);
 	PGresult   *res;
-	bool		in_transaction = transaction_id != NULL && transaction_id[0] != '\0';
 
 	if (conn == NULL)
-		return NULL;
-	if (in_transaction && !sql_utility(call, conn, "SAVEPOINT otsd_call"))
 		return NULL;
 	res = PQexecParams(conn, (const char *) q->text.data, q->nargs, NULL,
 					   q->values, NULL, NULL, 0);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 	{
 		call_pg_error(call, res);
-		PQclear(res);
-		if (in_transaction)
-		{
-			PGresult   *undo = PQexec(conn, "ROLLBACK TO SAVEPOINT otsd_call");
-
-			PQclear(undo);
-		}
-		return NULL;
-	}
-	if (in_transaction && !sql_utility(call, conn, "RELEASE SAVEPOINT otsd_call"))
-	{
 		PQclear(res);
 		return NULL;
 	}
