@@ -463,6 +463,8 @@ pb_read_variant(PbReader *in, PbValue *v)
 		case PB_VT_BOOLEAN:
 			if (!pb_read_u8(in, &byte, "boolean value"))
 				return false;
+			if (byte > 1)
+				return pb_fail(in, "Cell data broken, invalid boolean value %u.", byte);
 			v->boolean = byte != 0;
 			return true;
 		case PB_VT_STRING:
@@ -759,6 +761,16 @@ pb_read_row(PbReader *in, PbRow *row, uint8_t *tag)
 	return true;
 }
 
+/* pb_only_zeros: whether the rest of the input is zero bytes (or nothing) */
+static bool
+pb_only_zeros(const PbReader *in)
+{
+	for (size_t i = in->pos; i < in->len; i++)
+		if (in->data[i] != 0)
+			return false;
+	return true;
+}
+
 /*
  * pb_decode_rows: the rows of a PlainBuffer, at most max of them, into
  * rows[]; -1 with a message in err.  On failure no row is left allocated.
@@ -780,8 +792,15 @@ pb_decode_rows(const uint8_t *data, size_t len, PbRow *rows, int max,
 		return -1;
 	}
 	tag = pb_read_tag(&in);
-	while (tag != 0)
+	for (;;)
 	{
+		/*
+		 * The Node SDK sends its buffer as allocated, the rows followed by
+		 * zero bytes it over-reserved; Tablestore ignores them, so do we.
+		 * No tag is 0, so zeros cannot hide a row.
+		 */
+		if (tag == 0 && pb_only_zeros(&in))
+			break;
 		if (tag != PB_TAG_ROW_PK)
 		{
 			pb_fail(&in, "Cell data broken, a row does not start with its primary key.");
