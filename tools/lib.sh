@@ -19,6 +19,8 @@ OTS_PACKAGES=(
 	libtap-parser-sourcehandler-pgtap-perl
 	# test/fuzz: clang with libFuzzer and the sanitizer runtimes
 	clang libclang-rt-14-dev
+	# test/fuzz/pb_fuzz.c builds otsd's decoders: protobuf-c and jansson
+	protobuf-c-compiler libprotobuf-c-dev libjansson-dev
 )
 
 # The checkout this library belongs to (the parent of tools/).
