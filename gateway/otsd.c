@@ -99,7 +99,7 @@ copy(const char *s)
 	return c;
 }
 
-/* otsd_log: one line to the log (a trailing newline of fmt's text is dropped) */
+/* otsd_log: one line to the log (libpq's multi-line messages made one line) */
 void
 otsd_log(const char *fmt,...)
 {
@@ -111,8 +111,11 @@ otsd_log(const char *fmt,...)
 	vsnprintf(line, sizeof(line), fmt, args);
 	va_end(args);
 	len = strlen(line);
-	while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+	while (len > 0 && isspace((unsigned char) line[len - 1]))
 		line[--len] = '\0';
+	for (char *c = line; *c; c++)
+		if (*c == '\n' || *c == '\r' || *c == '\t')
+			*c = ' ';
 	pthread_mutex_lock(&log_lock);
 	fprintf(log_file, "%s\n", line);
 	fflush(log_file);
@@ -443,7 +446,6 @@ check_request(struct MHD_Connection *connection, Request *req, const char *url,
 				   url[0] == '/' ? url + 1 : url);
 		return false;
 	}
-	snprintf(req->action, sizeof(req->action), "%s", (*action)->name);
 
 	MHD_get_connection_values(connection, MHD_HEADER_KIND, collect_header, &headers);
 	if (headers.too_many)
@@ -505,6 +507,19 @@ format_request_id(char out[37])
 	snprintf(out, 37, "%.8s-%.4s-%.4s-%.4s-%.12s", hex, hex + 8, hex + 12, hex + 16, hex + 20);
 }
 
+/* action_of: the action a path names, for the log and the response signature */
+static void
+action_of(const char *url, char *out, size_t size)
+{
+	size_t		len = 0;
+
+	if (*url == '/')
+		url++;
+	for (; *url && len + 1 < size; url++)
+		out[len++] = isalnum((unsigned char) *url) ? *url : '?';
+	out[len] = '\0';
+}
+
 /*
  * handle: libmicrohttpd calls it once with the headers, then with each piece
  * of the body, then once more with none: the request then runs.
@@ -528,6 +543,7 @@ handle(void *cls, struct MHD_Connection *connection, const char *url,
 		clock_gettime(CLOCK_REALTIME, &req->started);
 		format_request_id(req->request_id);
 		req->call.request_id = req->request_id;
+		action_of(url, req->action, sizeof(req->action));
 		if (strcmp(method, MHD_HTTP_METHOD_POST) != 0)
 		{
 			call_error(&req->call, 405, "OTSMethodNotAllowed",

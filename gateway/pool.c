@@ -2,15 +2,17 @@
  * gateway/pool.c
  *	  libpq connections per access key, and local transactions pinned to one.
  *
- * Each key has pool_size slots; a slot's connection (user = the key's role,
- * so its privileges and row-level security apply) opens on first use and is
- * replaced when found broken.  A call holds one slot from its first call_db
- * until call_end; when all slots are busy it waits, then answers 503
- * OTSServerBusy.
+ * A slot's connection (user = the key's role, so its privileges and
+ * row-level security apply) opens on first use and is replaced when found
+ * broken.  A call holds one slot from its first call_db until call_end; at
+ * most pool_size calls of a key hold one at once, the next waits, then
+ * answers 503 OTSServerBusy.
  *
  * A local transaction (StartLocalTransaction) pins a slot in BEGIN until
  * CommitTransaction / AbortTransaction, or until it has been idle for 60 s
- * (the reaper rolls it back).  It belongs to the key that started it and to
+ * (the reaper rolls it back).  Pinned slots do not count against the calls'
+ * pool_size, so forgotten transactions never starve other calls; a key may
+ * pin pool_size more slots for its transactions.  It belongs to the key that started it and to
  * one (table, partition key value); its id is 128 random bits.  Calls in a
  * transaction run under a savepoint each: a failed call leaves the
  * transaction usable, as in Tablestore, where PostgreSQL alone would abort
@@ -18,6 +20,7 @@
  *-------------------------------------------------------------------------
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,15 +36,17 @@ typedef struct Slot
 {
 	PGconn	   *conn;			/* NULL until first used, or after breaking */
 	bool		in_use;
+	bool		pinned;			/* by a transaction */
 } Slot;
 
 typedef struct KeyPool
 {
-	const AccessKey *key;
 	pthread_mutex_t lock;
 	pthread_cond_t freed;
-	int			size;
-	Slot	   *slots;
+	int			size;			/* calls holding a slot at once */
+	int			calls;			/* slots held by calls */
+	int			pinned;			/* slots pinned by transactions, <= size */
+	Slot	   *slots;			/* 2 * size */
 } KeyPool;
 
 typedef struct Txn
@@ -114,6 +119,20 @@ connect_as(const AccessKey *key)
 	return conn;
 }
 
+/*
+ * idle_conn_ok: false when an idle connection is unusable: closed, or with
+ * something to read, which between calls is the server's goodbye (its
+ * backend terminated, the server restarting).  Found without a round trip,
+ * before it fails a call.
+ */
+static bool
+idle_conn_ok(PGconn *conn)
+{
+	struct pollfd pfd = {.fd = PQsocket(conn), .events = POLLIN};
+
+	return PQstatus(conn) == CONNECTION_OK && pfd.fd >= 0 && poll(&pfd, 1, 0) == 0;
+}
+
 /* exec_ok: runs a command that returns no rows; false if it failed */
 static bool
 exec_ok(PGconn *conn, const char *sql)
@@ -124,6 +143,8 @@ exec_ok(PGconn *conn, const char *sql)
 	PQclear(res);
 	return ok;
 }
+
+static void slot_release(const AccessKey *key, int slot);
 
 /*
  * slot_acquire: a slot of the call's key with an open connection, or -1
@@ -139,28 +160,28 @@ slot_acquire(Call *call)
 
 	deadline_in(&deadline, WAIT_SECONDS);
 	pthread_mutex_lock(&pool->lock);
-	while (slot < 0)
+	while (pool->calls >= pool->size)
 	{
-		/* an open connection first, then a slot still to connect */
-		for (int i = 0; i < pool->size && slot < 0; i++)
-			if (!pool->slots[i].in_use && pool->slots[i].conn != NULL)
-				slot = i;
-		for (int i = 0; i < pool->size && slot < 0; i++)
-			if (!pool->slots[i].in_use)
-				slot = i;
-		if (slot < 0 &&
-			pthread_cond_timedwait(&pool->freed, &pool->lock, &deadline) == ETIMEDOUT)
+		if (pthread_cond_timedwait(&pool->freed, &pool->lock, &deadline) == ETIMEDOUT)
 		{
 			pthread_mutex_unlock(&pool->lock);
 			call_error(call, 503, "OTSServerBusy", "Server is busy.");
 			return -1;
 		}
 	}
+	/* calls < size and pinned <= size: a slot is free; an open one first */
+	for (int i = 0; i < 2 * pool->size && slot < 0; i++)
+		if (!pool->slots[i].in_use && pool->slots[i].conn != NULL)
+			slot = i;
+	for (int i = 0; i < 2 * pool->size && slot < 0; i++)
+		if (!pool->slots[i].in_use)
+			slot = i;
 	pool->slots[slot].in_use = true;
+	pool->calls++;
 	pthread_mutex_unlock(&pool->lock);
 
 	/* outside the lock: connecting takes time */
-	if (pool->slots[slot].conn != NULL && PQstatus(pool->slots[slot].conn) != CONNECTION_OK)
+	if (pool->slots[slot].conn != NULL && !idle_conn_ok(pool->slots[slot].conn))
 	{
 		PQfinish(pool->slots[slot].conn);
 		pool->slots[slot].conn = NULL;
@@ -169,10 +190,7 @@ slot_acquire(Call *call)
 		pool->slots[slot].conn = connect_as(call->key);
 	if (pool->slots[slot].conn == NULL)
 	{
-		pthread_mutex_lock(&pool->lock);
-		pool->slots[slot].in_use = false;
-		pthread_cond_signal(&pool->freed);
-		pthread_mutex_unlock(&pool->lock);
+		slot_release(call->key, slot);
 		call_error(call, 503, "OTSServerUnavailable", "Server is not available.");
 		return -1;
 	}
@@ -180,8 +198,9 @@ slot_acquire(Call *call)
 }
 
 /*
- * slot_release: gives a slot back; a broken connection is closed (the next
- * user reconnects), one left inside a transaction is rolled back.
+ * slot_release: gives a slot (a call's or a transaction's) back; a broken
+ * connection is closed (the next user reconnects), one left inside a
+ * transaction is rolled back.
  */
 static void
 slot_release(const AccessKey *key, int slot)
@@ -198,8 +217,43 @@ slot_release(const AccessKey *key, int slot)
 	pthread_mutex_lock(&pool->lock);
 	pool->slots[slot].conn = conn;
 	pool->slots[slot].in_use = false;
-	pthread_cond_signal(&pool->freed);
+	if (pool->slots[slot].pinned)
+		pool->pinned--;
+	else
+		pool->calls--;
+	pool->slots[slot].pinned = false;
+	pthread_cond_broadcast(&pool->freed);
 	pthread_mutex_unlock(&pool->lock);
+}
+
+/*
+ * slot_pin: the call's slot becomes a transaction's, when fewer than
+ * pool_size transactions of the key are open (waiting for one to end);
+ * false after replying 503.
+ */
+static bool
+slot_pin(Call *call, int slot)
+{
+	KeyPool    *pool = call->key->pool;
+	struct timespec deadline;
+
+	deadline_in(&deadline, WAIT_SECONDS);
+	pthread_mutex_lock(&pool->lock);
+	while (pool->pinned >= pool->size)
+	{
+		if (pthread_cond_timedwait(&pool->freed, &pool->lock, &deadline) == ETIMEDOUT)
+		{
+			pthread_mutex_unlock(&pool->lock);
+			call_error(call, 503, "OTSServerBusy", "Server is busy.");
+			return false;
+		}
+	}
+	pool->slots[slot].pinned = true;
+	pool->pinned++;
+	pool->calls--;
+	pthread_cond_broadcast(&pool->freed);
+	pthread_mutex_unlock(&pool->lock);
+	return true;
 }
 
 static PGconn *
@@ -466,6 +520,11 @@ call_txn_start(Call *call, const char *table, const char *partition_key_json)
 	}
 	else
 		slot = slot_acquire(call);
+	if (slot >= 0 && !slot_pin(call, slot))
+	{
+		slot_release(call->key, slot);
+		slot = -1;
+	}
 	if (slot >= 0)
 	{
 		PGresult   *res = PQexec(slot_conn(call->key, slot), "BEGIN");
@@ -636,9 +695,8 @@ pool_start(AccessKey *keys, int key_count, const char *conninfo,
 	{
 		KeyPool    *pool = calloc(1, sizeof(KeyPool));
 
-		if (pool == NULL || (pool->slots = calloc(pool_size, sizeof(Slot))) == NULL)
+		if (pool == NULL || (pool->slots = calloc(2 * pool_size, sizeof(Slot))) == NULL)
 			abort();
-		pool->key = &keys[i];
 		pool->size = pool_size;
 		pthread_mutex_init(&pool->lock, NULL);
 		pthread_cond_init(&pool->freed, NULL);
@@ -672,7 +730,7 @@ pool_stop(AccessKey *keys, int key_count)
 	{
 		KeyPool    *pool = keys[i].pool;
 
-		for (int s = 0; s < pool->size; s++)
+		for (int s = 0; s < 2 * pool->size; s++)
 			if (pool->slots[s].conn != NULL)
 				PQfinish(pool->slots[s].conn);
 		free(pool->slots);
