@@ -147,6 +147,30 @@ exec_ok(PGconn *conn, const char *sql)
 static void slot_release(const AccessKey *key, int slot);
 
 /*
+ * lock_with_room: locks the pool once *count (its calls or its pinned
+ * slots) is below pool_size, waiting up to WAIT_SECONDS; false (unlocked)
+ * after replying 503.
+ */
+static bool
+lock_with_room(Call *call, KeyPool *pool, const int *count)
+{
+	struct timespec deadline;
+
+	deadline_in(&deadline, WAIT_SECONDS);
+	pthread_mutex_lock(&pool->lock);
+	while (*count >= pool->size)
+	{
+		if (pthread_cond_timedwait(&pool->freed, &pool->lock, &deadline) == ETIMEDOUT)
+		{
+			pthread_mutex_unlock(&pool->lock);
+			call_error(call, 503, "OTSServerBusy", "Server is busy.");
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
  * slot_acquire: a slot of the call's key with an open connection, or -1
  * after replying 503 (all busy for WAIT_SECONDS, or the database
  * unreachable).
@@ -155,20 +179,10 @@ static int
 slot_acquire(Call *call)
 {
 	KeyPool    *pool = call->key->pool;
-	struct timespec deadline;
 	int			slot = -1;
 
-	deadline_in(&deadline, WAIT_SECONDS);
-	pthread_mutex_lock(&pool->lock);
-	while (pool->calls >= pool->size)
-	{
-		if (pthread_cond_timedwait(&pool->freed, &pool->lock, &deadline) == ETIMEDOUT)
-		{
-			pthread_mutex_unlock(&pool->lock);
-			call_error(call, 503, "OTSServerBusy", "Server is busy.");
-			return -1;
-		}
-	}
+	if (!lock_with_room(call, pool, &pool->calls))
+		return -1;
 	/* calls < size and pinned <= size: a slot is free; an open one first */
 	for (int i = 0; i < 2 * pool->size && slot < 0; i++)
 		if (!pool->slots[i].in_use && pool->slots[i].conn != NULL)
@@ -235,19 +249,9 @@ static bool
 slot_pin(Call *call, int slot)
 {
 	KeyPool    *pool = call->key->pool;
-	struct timespec deadline;
 
-	deadline_in(&deadline, WAIT_SECONDS);
-	pthread_mutex_lock(&pool->lock);
-	while (pool->pinned >= pool->size)
-	{
-		if (pthread_cond_timedwait(&pool->freed, &pool->lock, &deadline) == ETIMEDOUT)
-		{
-			pthread_mutex_unlock(&pool->lock);
-			call_error(call, 503, "OTSServerBusy", "Server is busy.");
-			return false;
-		}
-	}
+	if (!lock_with_room(call, pool, &pool->pinned))
+		return false;
 	pool->slots[slot].pinned = true;
 	pool->pinned++;
 	pool->calls--;
