@@ -36,18 +36,27 @@ import hmac
 import http.client
 import os
 import re
+import select
+import socket
 import struct
 import sys
 import time
 import urllib.parse
 
-ENDPOINT = urllib.parse.urlparse(os.environ.get("endpoint", "http://127.0.0.1:8800"))
+def env(name):
+    value = os.environ.get(name)
+    if not value:
+        sys.exit("protocol_test.py: %s is not set (run test/gateway/run.sh)" % name)
+    return value
+
+
+ENDPOINT = urllib.parse.urlparse(env("endpoint"))
 HOST, PORT = ENDPOINT.hostname, ENDPOINT.port or 80
-INSTANCE = os.environ.get("instancename", "gwtest")
-KEY_ID = os.environ.get("accessKeyId", "")
-SECRET = os.environ.get("secretAccessKey", "")
-OTHER_ID = os.environ.get("OTSGW_OTHER_KEY_ID", "")
-OTHER_SECRET = os.environ.get("OTSGW_OTHER_KEY_SECRET", "")
+INSTANCE = env("instancename")
+KEY_ID = env("accessKeyId")
+SECRET = env("secretAccessKey")
+OTHER_ID = env("OTSGW_OTHER_KEY_ID")
+OTHER_SECRET = env("OTSGW_OTHER_KEY_SECRET")
 SECRETS = {KEY_ID: SECRET, OTHER_ID: OTHER_SECRET}
 API_VERSION = "2015-12-31"
 TABLE = "gw_protocol_%d" % os.getpid()
@@ -365,8 +374,9 @@ def sign_request(path, method, headers, secret):
 
 
 class Reply:
-    def __init__(self, action, status, headers, body, key_id):
+    def __init__(self, action, status, headers, body, key_id, authenticated=True):
         self.action, self.status, self.headers, self.body, self.key_id = action, status, headers, body, key_id
+        self.authenticated = authenticated
         self.code = self.message = None
         if status != 200 and body:
             self.code, self.message = decode_error(body)
@@ -379,7 +389,8 @@ REQUEST_IDS = set()
 
 
 def send(action, body=b"", key_id=None, secret=None, instance=None, date=None, drop=(), override=None,
-         method="POST", path=None, sign=True, bad_signature=False):
+         method="POST", path=None, sign=True, bad_signature=False, authenticated=True):
+    """One request; authenticated=False where it is refused before its signature is checked."""
     key_id = KEY_ID if key_id is None else key_id
     secret = SECRET if secret is None else secret
     path = path or "/" + action
@@ -403,7 +414,7 @@ def send(action, body=b"", key_id=None, secret=None, instance=None, date=None, d
         resp = conn.getresponse()
         data = resp.read()
         reply_headers = {k.lower(): v for k, v in resp.getheaders()}
-        reply = Reply(path.lstrip("/"), resp.status, reply_headers, data, key_id)
+        reply = Reply(path.lstrip("/"), resp.status, reply_headers, data, key_id, authenticated)
     finally:
         conn.close()
     if method != "HEAD":
@@ -432,8 +443,11 @@ def check_reply_headers(reply):
     auth = h.get("authorization")
     known = reply.key_id in SECRETS and SECRETS[reply.key_id]
     if auth is None:
-        check(not known or reply.code == "OTSAuthFailed",
-              "no Authorization on a reply to a known key (%r)" % reply)
+        # the SDKs require it on success and on a 403 other than OTSAuthFailed
+        # (Python); we require it too on every reply to a request whose
+        # signature checked out; a refusal before that may go unsigned
+        check(not known or not reply.authenticated or reply.code == "OTSAuthFailed",
+              "no Authorization on a reply to a signed request of a known key (%r)" % reply)
         return
     check(auth.startswith("OTS "), "Authorization %r does not start with 'OTS '" % auth)
     key_id, _, signature = auth[4:].partition(":")
@@ -602,7 +616,7 @@ def future_date():
 @test
 def invalid_date():
     # 400 OTSParameterInvalid "Invalid date format: blahblah." (error list; test_invalid_date_format)
-    return expect_error(send("ListTable", date="blahblah"), 400, "OTSParameterInvalid", "Invalid date format: blahblah.")
+    return expect_error(send("ListTable", date="blahblah", authenticated=False), 400, "OTSParameterInvalid", "Invalid date format: blahblah.")
 
 
 @test
@@ -612,7 +626,7 @@ def missing_headers():
     # the name in quotes: both accepted
     seen = []
     for name in ("x-ots-date", "x-ots-signature", "x-ots-accesskeyid", "x-ots-instancename", "x-ots-contentmd5"):
-        reply = send("ListTable", drop=(name,))
+        reply = send("ListTable", drop=(name,), authenticated=False)
         expect_error(reply, 400, ["OTSParameterInvalid", "OTSMissingHeader"],
                      ["Missing header: '%s'." % name, "Missing header: %s." % name])
         seen.append(name)
@@ -622,7 +636,7 @@ def missing_headers():
 @test
 def missing_api_version():
     # no exact text known (the Python SDK's test only asserts a 403); a 4xx Error of Tablestore's
-    reply = send("ListTable", drop=("x-ots-apiversion",))
+    reply = send("ListTable", drop=("x-ots-apiversion",), authenticated=False)
     check(400 <= reply.status < 500 and reply.code and reply.code.startswith("OTS"), "%r" % reply)
     return "%d %s %r" % (reply.status, reply.code, reply.message)
 
@@ -640,7 +654,7 @@ def bad_content_md5():
 def unknown_action():
     # 400 "Unsupported operation: ..." — error list: OTSParameterInvalid; Python SDK's
     # test_operation_not_supported: OTSUnsupportOperation "Unsupported operation: 'HelloWorld'."
-    reply = send("HelloWorld")
+    reply = send("HelloWorld", authenticated=False)
     return expect_error(reply, 400, ["OTSParameterInvalid", "OTSUnsupportOperation"],
                         ["Unsupported operation: 'HelloWorld'.", "Unsupported operation: HelloWorld."])
 
@@ -648,21 +662,84 @@ def unknown_action():
 @test
 def get_instead_of_post():
     # 405 OTSMethodNotAllowed "Only POST method for requests is supported." (test_invalid_http_method)
-    reply = send("ListTable", method="GET")
+    reply = send("ListTable", method="GET", authenticated=False)
     out = expect_error(reply, 405, "OTSMethodNotAllowed", "Only POST method for requests is supported.")
-    put = send("ListTable", method="PUT")
+    put = send("ListTable", method="PUT", authenticated=False)
     expect_error(put, 405, "OTSMethodNotAllowed", "Only POST method for requests is supported.")
-    head = send("ListTable", method="HEAD")
+    head = send("ListTable", method="HEAD", authenticated=False)
     check(head.status == 405, "HEAD: %d" % head.status)
     return out + "; PUT the same; HEAD 405"
+
+
+def send_large(action, body, expect_continue):
+    """A request too large to be read whole: the reply may come before the body is
+    sent, so write it in pieces and stop at the first byte of a reply."""
+    path = "/" + action
+    headers = {
+        "x-ots-date": iso_now(), "x-ots-apiversion": API_VERSION, "x-ots-accesskeyid": KEY_ID,
+        "x-ots-instancename": INSTANCE, "x-ots-contentmd5": base64.b64encode(hashlib.md5(body).digest()).decode(),
+    }
+    headers["x-ots-signature"] = sign_request(path, "POST", headers, SECRET)
+    head = "POST %s HTTP/1.1\r\nHost: %s:%d\r\nContent-Length: %d\r\n" % (path, HOST, PORT, len(body))
+    if expect_continue:
+        head += "Expect: 100-continue\r\n"
+    head += "".join("%s: %s\r\n" % kv for kv in headers.items()) + "Connection: close\r\n\r\n"
+    sock = socket.create_connection((HOST, PORT), timeout=60)
+    try:
+        sock.sendall(head.encode())
+        if expect_continue:
+            readable, _, _ = select.select([sock], [], [], 5)
+            check(readable, "no reply to Expect: 100-continue within 5 s")
+            first = sock.recv(65536, socket.MSG_PEEK)
+            if first.startswith(b"HTTP/1.1 100"):
+                sock.recv(len(first.split(b"\r\n\r\n")[0]) + 4)
+            else:
+                body = b""
+        sent = 0
+        while sent < len(body):
+            readable, _, _ = select.select([sock], [], [], 0)
+            if readable:
+                break
+            try:
+                sent += sock.send(body[sent:sent + 65536])
+            except (BrokenPipeError, ConnectionResetError):
+                break
+        data = b""
+        while True:
+            try:
+                chunk = sock.recv(65536)
+            except ConnectionResetError:
+                break
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        sock.close()
+    check(data.startswith(b"HTTP/1."), "no HTTP reply (%d of %d body bytes sent): the client sees a broken connection"
+          % (sent, len(body)))
+    head_part, _, rest = data.partition(b"\r\n\r\n")
+    lines = head_part.decode("latin-1").split("\r\n")
+    status = int(lines[0].split()[1])
+    reply_headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        reply_headers[name.strip().lower()] = value.strip()
+    if "content-length" in reply_headers:
+        rest = rest[:int(reply_headers["content-length"])]
+    reply = Reply(action, status, reply_headers, rest, KEY_ID, authenticated=False)
+    check_reply_headers(reply)
+    return reply
 
 
 @test
 def oversized_body():
     # 413 OTSRequestBodyTooLarge "The size of POST data is too large." (error list); 8 MiB is
-    # past Tablestore's request limit (5 MB)
+    # past Tablestore's request limit (5 MB). Sent as the SDKs send it (no Expect header),
+    # and with Expect: 100-continue (the reply must come before the body)
     body = f_bytes(1, TABLE) + f_bytes(2, b"x" * (8 << 20))
-    return expect_error(send("PutRow", body), 413, "OTSRequestBodyTooLarge", "The size of POST data is too large.")
+    out = expect_error(send_large("PutRow", body, False), 413, "OTSRequestBodyTooLarge", "The size of POST data is too large.")
+    expect_error(send_large("PutRow", body, True), 413, "OTSRequestBodyTooLarge", "The size of POST data is too large.")
+    return out + "; also with Expect: 100-continue"
 
 
 PB_PARSE_MESSAGES = ["Failed to parse the ProtoBuf message.", "Parse PBMessage from RawString failed.",
