@@ -16,7 +16,7 @@ class LineReporter extends Mocha.reporters.Base {
             console.log(`test ${name(test)} ... ok (${test.duration} ms)`);
         });
         runner.on(EVENT_TEST_FAIL, (test, err) => {
-            const first = String((err && (err.message || err)) || 'failed').split('\n').slice(0, 6).join('\n    ');
+            const first = String((err && (err.message || err)) || 'failed').split('\n').slice(0, 30).join('\n    ');
             console.log(`test ${name(test)} ... FAILED`);
             console.log(`    ${first}`);
             if (err && err.stack && !(err instanceof Error && err.name === 'AssertionError')) {

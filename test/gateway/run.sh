@@ -28,7 +28,8 @@
 #   d. protocol_test.py: signatures, headers, checksums and error replies at
 #      the HTTP level (python3, standard library only).
 # GATEWAY_PARTS="samples specs sdk protocol" chooses parts (all by default);
-# GATEWAY_KEEP=1 keeps the server directory with otsd's log and config.
+# GATEWAY_KEEP=1 keeps the server directory with otsd's log and config;
+# OTSD=/path/to/otsd tests that binary instead of building gateway/.
 # The exit status is nonzero when a test failed.
 set -euo pipefail
 
@@ -54,10 +55,14 @@ ots_log "npm ci in $here ($(node --version), npm $(npm --version))"
 (cd "$here" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) ||
 	ots_die "npm ci failed in $here (the npm registry must be reachable)"
 
-ots_log "building otsd"
-make -C "$root/gateway" PG_CONFIG="$OTS_PG_CONFIG" ${CI:+CI=1} >/dev/null ||
-	ots_die "make -C gateway failed"
-otsd_bin="$root/gateway/otsd"
+# OTSD=/path/to/otsd tests that binary instead of building gateway/
+otsd_bin="${OTSD:-}"
+if [ -z "$otsd_bin" ]; then
+	ots_log "building otsd"
+	make -C "$root/gateway" PG_CONFIG="$OTS_PG_CONFIG" ${CI:+CI=1} >/dev/null ||
+		ots_die "make -C gateway failed"
+	otsd_bin="$root/gateway/otsd"
+fi
 
 ts_init gateway "${GATEWAY_PG_PORT:-5492}" "shared_preload_libraries = 'ots'" "fsync = off" \
 	"max_connections = 60"

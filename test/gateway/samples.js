@@ -34,7 +34,7 @@ function runSample(name, timeoutMs) {
     });
 }
 
-const count = (text, re) => (text.match(new RegExp(re.source, 'g')) || []).length;
+const count = (text, re) => (text.match(new RegExp(re.source, re.flags.includes('g') ? re.flags : `${re.flags}g`)) || []).length;
 
 /*
  * The samples in the order they build on each other (createTable makes

@@ -49,7 +49,7 @@ describe('errors', function () {
             updateOfAttributeColumns: [],
         }), 400, 'OTSParameterInvalid');
         await expectError(call('getRange', {
-            tableName: t, direction: 'FORWARD', limit: 0,
+            tableName: t, direction: 'FORWARD', limit: -1, // (the SDK does not send a limit of 0)
             inclusiveStartPrimaryKey: [{ gid: TableStore.INF_MIN }, { uid: TableStore.INF_MIN }],
             exclusiveEndPrimaryKey: [{ gid: TableStore.INF_MAX }, { uid: TableStore.INF_MAX }],
         }), 400, 'OTSParameterInvalid', 'The limit must be greater than 0.');

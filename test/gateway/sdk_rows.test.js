@@ -26,12 +26,13 @@ describe('rows', function () {
 
     it('putRow then getRow: every value type comes back as written', async function () {
         const before = Date.now();
+        const given = before - 60000; // a timestamp of its own, within the max version offset (1 day)
         const blob = Buffer.from([0x00, 0xff, 0x10, 0x80, 0x7f]);
         const put = await call('putRow', {
             tableName: t, condition: condition('IGNORE'), primaryKey: key(20013, 'u1'),
             attributeColumns: [
                 { str: '表格存储' },
-                { ts_given: 'v', timestamp: 1500000000123 },
+                { ts_given: 'v', timestamp: given },
                 { dbl: 3.1 },
                 { neg_dbl: -0.32 },
                 { whole_dbl: 3 }, // a JS number: the SDK sends a Double, which must stay a Double
@@ -59,7 +60,7 @@ describe('rows', function () {
             'all the columns, once each (max_versions 1 read)');
         assert.strictEqual(c.str[0].value, '表格存储');
         assert.strictEqual(c.ts_given[0].value, 'v');
-        assert.strictEqual(int(c.ts_given[0].timestamp), 1500000000123, 'the given timestamp');
+        assert.strictEqual(int(c.ts_given[0].timestamp), given, 'the given timestamp');
         assert.strictEqual(c.dbl[0].value, 3.1);
         assert.strictEqual(c.neg_dbl[0].value, -0.32);
         assert.strictEqual(typeof c.whole_dbl[0].value, 'number', 'a whole Double is still a Double');
@@ -122,45 +123,47 @@ describe('rows', function () {
 
     it('updateRow: PUT, DELETE of one version, DELETE_ALL; versions and time ranges', async function () {
         const k = key(9, 'u90');
+        // versions of their own, within the max version offset (1 day)
+        const t0 = Date.now() - 10000;
+        const [t1, t2, t3] = [t0 + 1000, t0 + 2000, t0 + 3000];
         await call('updateRow', {
             tableName: t, condition: condition('IGNORE'), primaryKey: k,
-            updateOfAttributeColumns: [{ PUT: [{ col1: 'v1', timestamp: 1000 }, { col2: 'keep' }, { col3: Long.fromNumber(3) }] }],
+            updateOfAttributeColumns: [{ PUT: [{ col1: 'v1', timestamp: t1 }, { col2: 'keep' }, { col3: Long.fromNumber(3) }] }],
         });
         await call('updateRow', {
             tableName: t, condition: condition('IGNORE'), primaryKey: k,
-            updateOfAttributeColumns: [{ PUT: [{ col1: 'v2', timestamp: 2000 }] }],
+            updateOfAttributeColumns: [{ PUT: [{ col1: 'v2', timestamp: t2 }] }],
         });
         await call('updateRow', {
             tableName: t, condition: condition('EXPECT_EXIST'), primaryKey: k,
-            updateOfAttributeColumns: [{ PUT: [{ col1: 'v3', timestamp: 3000 }] }],
+            updateOfAttributeColumns: [{ PUT: [{ col1: 'v3', timestamp: t3 }] }],
         });
         let got = await call('getRow', { tableName: t, primaryKey: k, maxVersions: 3 });
         let c = columns(got.row);
-        assert.deepStrictEqual(c.col1.map((v) => [v.value, int(v.timestamp)]), [['v3', 3000], ['v2', 2000], ['v1', 1000]],
+        assert.deepStrictEqual(c.col1.map((v) => [v.value, int(v.timestamp)]), [['v3', t3], ['v2', t2], ['v1', t1]],
             'three versions, newest first');
 
         got = await call('getRow', { tableName: t, primaryKey: k, maxVersions: 1 });
         assert.deepStrictEqual(columns(got.row).col1.map((v) => v.value), ['v3']);
 
-        got = await call('getRow', { tableName: t, primaryKey: k, timeRange: { specificTime: '2000' } });
-        assert.deepStrictEqual(columns(got.row).col1.map((v) => v.value), ['v2'], 'specific_time 2000');
-
-        got = await call('getRow', { tableName: t, primaryKey: k, maxVersions: 3, timeRange: { startTime: '1000', endTime: '3000' } });
-        assert.deepStrictEqual(columns(got.row).col1.map((v) => v.value), ['v2', 'v1'], 'time range [1000, 3000)');
+        // (a specific_time cannot be read through this SDK: it always sends max_versions too,
+        // which Tablestore refuses with a specific time)
+        got = await call('getRow', { tableName: t, primaryKey: k, maxVersions: 3, timeRange: { startTime: String(t1), endTime: String(t3) } });
+        assert.deepStrictEqual(columns(got.row).col1.map((v) => v.value), ['v2', 'v1'], 'time range [t1, t3)');
 
         // the updateRow sample: PUT some, DELETE one version, DELETE_ALL another
         await call('updateRow', {
             tableName: t, condition: condition('IGNORE'), primaryKey: k,
             updateOfAttributeColumns: [
                 { PUT: [{ col4: Long.fromNumber(4) }, { col5: '5' }] },
-                { DELETE: [{ col1: Long.fromNumber(2000) }] },
+                { DELETE: [{ col1: Long.fromNumber(t2) }] },
                 { DELETE_ALL: ['col3'] },
             ],
             returnContent: { returnType: TableStore.ReturnType.Primarykey },
         });
         got = await call('getRow', { tableName: t, primaryKey: k, maxVersions: 3 });
         c = columns(got.row);
-        assert.deepStrictEqual(c.col1.map((v) => int(v.timestamp)), [3000, 1000], 'version 2000 deleted');
+        assert.deepStrictEqual(c.col1.map((v) => int(v.timestamp)), [t3, t1], 'version t2 deleted');
         assert.strictEqual(c.col3, undefined, 'col3 deleted');
         assert.strictEqual(c.col2[0].value, 'keep');
         assert.strictEqual(int(c.col4[0].value), 4);
@@ -226,10 +229,13 @@ describe('rows', function () {
             returnContent: { returnColumns: [col], returnType: TableStore.ReturnType.AfterModify },
         });
         let r = await inc(1, 'price');
+        assert.ok(r.row && r.row.attributes, `RT_AFTER_MODIFY returned no columns: ${JSON.stringify(r.row)}`);
         assert.deepStrictEqual(r.row.attributes.map((a) => [a.columnName, int(a.columnValue)]), [['price', 11]]);
         r = await inc(-30, 'price');
+        assert.ok(r.row && r.row.attributes, `RT_AFTER_MODIFY returned no columns: ${JSON.stringify(r.row)}`);
         assert.deepStrictEqual(r.row.attributes.map((a) => [a.columnName, int(a.columnValue)]), [['price', -19]]);
         r = await inc(5, 'fresh');
+        assert.ok(r.row && r.row.attributes, `RT_AFTER_MODIFY returned no columns: ${JSON.stringify(r.row)}`);
         assert.deepStrictEqual(r.row.attributes.map((a) => [a.columnName, int(a.columnValue)]), [['fresh', 5]]);
 
         // in a batch too (the increment sample's second half)
@@ -245,6 +251,7 @@ describe('rows', function () {
         });
         assert.strictEqual(b.tables.length, 1);
         assert.strictEqual(b.tables[0].isOk, true);
+        assert.ok(b.tables[0].attributes, `RT_AFTER_MODIFY in a batch returned no columns: ${JSON.stringify(b.tables[0])}`);
         assert.deepStrictEqual(b.tables[0].attributes.map((a) => [a.columnName, int(a.columnValue)]), [['price', -18]]);
 
         const got = await call('getRow', { tableName: t, primaryKey: k });
