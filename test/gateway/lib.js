@@ -148,7 +148,27 @@ function sleep(ms) {
     return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/*
+ * An index answers reads once built (before, Tablestore and ots refuse with
+ * "Disallow read index table in building base state"): wait until
+ * DescribeTable shows every index of the table in its INCR phase.
+ */
+async function waitIndexes(table, timeoutMs) {
+    const until = Date.now() + (timeoutMs || 60000);
+    for (;;) {
+        const d = await call('describeTable', { tableName: table });
+        const building = (d.indexMetas || []).filter((m) => m.indexSyncPhase !== TableStore.SyncPhase.INCR);
+        if (building.length === 0) {
+            return d;
+        }
+        if (Date.now() > until) {
+            throw new Error(`indexes still building: ${building.map((m) => m.name)}`);
+        }
+        await sleep(200);
+    }
+}
+
 module.exports = {
     TableStore, Long, client, other, call, errorOf, expectError, tableName, createTable, dropTable,
-    int, columns, pk, condition, sleep, env,
+    int, columns, pk, condition, sleep, env, waitIndexes,
 };

@@ -12,7 +12,9 @@
  */
 const path = require('path');
 const { spawn } = require('child_process');
-const { TableStore, Long, call, createTable, dropTable } = require('./lib');
+const {
+    TableStore, Long, call, createTable, dropTable, waitIndexes,
+} = require('./lib');
 
 const samplesDir = path.join(path.dirname(require.resolve('tablestore/package.json')), 'samples');
 
@@ -121,6 +123,7 @@ const steps = [
                 primaryKey: [{ pk1: Long.fromNumber(1) }, { pk2: Long.fromNumber(2) }],
                 attributeColumns: [{ col1: Long.fromNumber(10) }, { col2: Long.fromNumber(20) }],
             });
+            await waitIndexes('sdkGlobalTest');
         },
         expect: [[/^success:/m, 1], [/"name": "pk2"/, 1], [/"columnName": "col1"/, 1]],
     },

@@ -4,7 +4,9 @@
 // updateTable, deleteTable, createTableWithGlobalIndex, createGlobalIndex
 // and deleteGlobalIndex do.
 const assert = require('assert');
-const { TableStore, call, expectError, tableName, createTable, dropTable } = require('./lib');
+const {
+    TableStore, call, expectError, tableName, createTable, dropTable, waitIndexes,
+} = require('./lib');
 
 // protobufjs gives int64 fields as Long objects, int32 as numbers
 const num = (v) => (v !== null && typeof v === 'object' && typeof v.toNumber === 'function' ? v.toNumber() : v);
@@ -135,7 +137,8 @@ describe('tables', function () {
         const i2 = d.indexMetas.find((m) => m.name === `${indexed}_i2`);
         assert.deepStrictEqual(i2.primaryKey, ['col1']);
 
-        // a row reaches the index; the index is read by its name with its own key
+        // a row reaches the index; the index is read by its name with its own key, once built
+        await waitIndexes(indexed);
         await call('putRow', {
             tableName: indexed, condition: new TableStore.Condition(TableStore.RowExistenceExpectation.IGNORE, null),
             primaryKey: [{ pk1: TableStore.Long.fromNumber(1) }, { pk2: TableStore.Long.fromNumber(2) }],
