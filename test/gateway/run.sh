@@ -52,7 +52,7 @@ done
 # the SDK and mocha, exactly as package-lock.json pins them; protobufjs' install
 # script only prints a notice, so no package script runs
 ots_log "npm ci in $here ($(node --version), npm $(npm --version))"
-(cd "$here" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) ||
+(cd "$here" && npm ci --ignore-scripts --no-audit --no-fund --no-update-notifier --loglevel=error) ||
 	ots_die "npm ci failed in $here (the npm registry must be reachable)"
 
 # OTSD=/path/to/otsd tests that binary instead of building gateway/
@@ -111,17 +111,24 @@ EOF
 "$otsd_bin" -c "$conf" >"$TS_DIR/otsd.out" 2>&1 &
 otsd_pid=$!
 # ready once it accepts connections on its port
-for _ in $(seq 100); do
+ready=0
+for _ in $(seq 150); do
 	if ! kill -0 "$otsd_pid" 2>/dev/null; then
 		cat "$TS_DIR/otsd.out" >&2
 		echo "test otsd_start ... FAILED (otsd exited at start)"
 		exit 1
 	fi
-	if python3 -c "import socket, sys; socket.create_connection(('127.0.0.1', $port), 0.2)" 2>/dev/null; then
+	if python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 0.2)" 2>/dev/null; then
+		ready=1
 		break
 	fi
 	sleep 0.1
 done
+if [ "$ready" -ne 1 ]; then
+	cat "$TS_DIR/otsd.out" >&2
+	echo "test otsd_start ... FAILED (not listening on 127.0.0.1:$port after 15 s)"
+	exit 1
+fi
 echo "test otsd_start ... ok (127.0.0.1:$port, instance $OTSGW_INSTANCE, keys $OTSGW_APP_KEY_ID as gw_app and $OTSGW_OTHER_KEY_ID as gw_other)"
 
 # what the SDK's samples/client.js reads, and our specs too
