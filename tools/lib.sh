@@ -19,6 +19,9 @@ OTS_PACKAGES=(
 	libtap-parser-sourcehandler-pgtap-perl
 	# test/fuzz: clang with libFuzzer and the sanitizer runtimes
 	clang libclang-rt-14-dev
+	# gateway/ (otsd, the Tablestore protocol gateway) and test/fuzz/pb_fuzz.c, which builds its decoders
+	protobuf-c-compiler libprotobuf-c-dev libmicrohttpd-dev libjansson-dev
+	libssl-dev libpq-dev pkg-config
 	# test/gateway: its protocol test
 	python3
 )

@@ -1,0 +1,105 @@
+/*-------------------------------------------------------------------------
+ * gateway/action.h
+ *	  What the action files share: running one ots SQL call for a request
+ *	  and turning request fields into its arguments.
+ *
+ * An action unpacks its protobuf request, builds one SQL call of the ots
+ * API with SqlCall (arguments by name, as text parameters, so nothing is
+ * ever spliced into SQL text), runs it with sql_run and packs the result.
+ *-------------------------------------------------------------------------
+ */
+#ifndef OTSD_ACTION_H
+#define OTSD_ACTION_H
+
+#include "otsd.h"
+#include "plainbuffer.h"
+
+#define SQL_MAX_ARGS 24
+
+/* a request message unpacked from the call's body, NULL when it does not decode */
+#define UNPACK(message, call) \
+	otsp__##message##__unpack(NULL, (call)->body_len, (call)->body)
+#define FREE(message) \
+	do { if (message) protobuf_c_message_free_unpacked((ProtobufCMessage *) (message), NULL); } while (0)
+
+/* a request whose protobuf does not decode (or lacks a required field) */
+extern void reply_malformed(Call *call);
+
+/* the actions, registered by name in actions.c */
+extern void action_create_table(Call *call);
+extern void action_list_table(Call *call);
+extern void action_describe_table(Call *call);
+extern void action_update_table(Call *call);
+extern void action_delete_table(Call *call);
+extern void action_create_index(Call *call);
+extern void action_drop_index(Call *call);
+extern void action_compute_split_points_by_size(Call *call);
+extern void action_put_row(Call *call);
+extern void action_update_row(Call *call);
+extern void action_delete_row(Call *call);
+extern void action_get_row(Call *call);
+extern void action_get_range(Call *call);
+extern void action_batch_get_row(Call *call);
+extern void action_batch_write_row(Call *call);
+extern void action_start_local_transaction(Call *call);
+extern void action_commit_transaction(Call *call);
+extern void action_abort_transaction(Call *call);
+extern void action_list_stream(Call *call);
+extern void action_describe_stream(Call *call);
+extern void action_get_shard_iterator(Call *call);
+extern void action_get_stream_record(Call *call);
+
+/* one SQL statement with text parameters */
+typedef struct SqlCall
+{
+	Buf			text;
+	int			nargs;
+	const char *values[SQL_MAX_ARGS];
+	char	   *owned[SQL_MAX_ARGS];	/* values to free with the call */
+	bool		first_arg;
+} SqlCall;
+
+/* sql_begin("SELECT ... FROM ots.get_row(") ... sql_end(")") */
+extern void sql_begin(SqlCall *q, const char *head);
+/* a positional argument ($n::type); value NULL is SQL NULL */
+extern void sql_arg(SqlCall *q, const char *value, const char *type);
+/* a named argument (name => $n::type), left out when value is NULL */
+extern void sql_named(SqlCall *q, const char *name, const char *value, const char *type);
+/* as sql_named, taking ownership of a malloc'd value (a json_dumps result) */
+extern void sql_named_owned(SqlCall *q, const char *name, char *value, const char *type);
+extern void sql_arg_owned(SqlCall *q, char *value, const char *type);
+extern void sql_end(SqlCall *q, const char *tail);
+extern void sql_free(SqlCall *q);
+
+/*
+ * sql_run: runs the statement on the call's connection (the transaction's
+ * when transaction_id is set: pool.c runs each call of a transaction under a
+ * savepoint, so a failed call leaves it usable, as in Tablestore).  Returns
+ * the result with tuples, or NULL after replying with the error.
+ */
+extern PGresult *sql_run(Call *call, const char *transaction_id, SqlCall *q);
+
+/* field helpers */
+extern bool table_name_valid(Call *call, const char *name);
+extern char *json_text(json_t *value);	/* compact text, malloc'd; NULL for NULL */
+extern json_t *json_parse(const char *text);	/* NULL for NULL or bad text */
+extern char *int_text(int64_t value);	/* malloc'd decimal */
+extern char *text_array(char **names, size_t n); /* '{"a","b"}' literal, malloc'd */
+extern const char *row_existence_name(int row_existence);
+extern const char *return_type_name(int return_type);
+extern json_t *time_range_json(const Otsp__TimeRange *range);
+
+/* decode exactly one PlainBuffer row of a request field; false after replying */
+extern bool decode_one_row(Call *call, const ProtobufCBinaryData *bytes, PbRow *row);
+/* the partition key (first key column) of a decoded row, as json text, malloc'd */
+extern char *partition_key_text(const PbRow *row);
+
+/* ConsumedCapacity from ots's consumed jsonb ({"read": r, "write": w}) */
+typedef struct Consumed
+{
+	Otsp__ConsumedCapacity capacity;
+	Otsp__CapacityUnit unit;
+} Consumed;
+extern Otsp__ConsumedCapacity *consumed_from(Consumed *c, const char *consumed_json);
+
+#endif							/* OTSD_ACTION_H */

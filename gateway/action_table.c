@@ -1,0 +1,664 @@
+/*-------------------------------------------------------------------------
+ * gateway/action_table.c
+ *	  The table actions: CreateTable, ListTable, DescribeTable, UpdateTable,
+ *	  DeleteTable, CreateIndex, DropIndex, ComputeSplitPointsBySize.
+ *
+ * An instance is a schema: tables resolve through the connection's
+ * search_path and ListTable lists those of current_schema().  Reserved
+ * throughput is accepted and reported as 0 (ots does not throttle).
+ *-------------------------------------------------------------------------
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "action.h"
+
+/* Tablestore's column names: [A-Za-z_][A-Za-z0-9_]*, at most 255 bytes */
+static bool
+column_name_valid(Call *call, const char *name)
+{
+	size_t		len = name ? strlen(name) : 0;
+	bool		ok = len > 0 && len <= 255 && (isalpha((unsigned char) name[0]) || name[0] == '_');
+
+	for (size_t i = 1; ok && i < len; i++)
+		ok = isalnum((unsigned char) name[i]) || name[i] == '_';
+	if (!ok)
+		call_parameter_invalid(call, "Invalid column name: '%s'.", name ? name : "");
+	return ok;
+}
+
+static const char *
+pk_type_name(int type)
+{
+	switch (type)
+	{
+		case OTSP__PRIMARY_KEY_TYPE__INTEGER:
+			return "integer";
+		case OTSP__PRIMARY_KEY_TYPE__STRING:
+			return "string";
+		case OTSP__PRIMARY_KEY_TYPE__BINARY:
+			return "binary";
+		default:
+			return NULL;
+	}
+}
+
+static const char *
+defined_type_name(int type)
+{
+	switch (type)
+	{
+		case OTSP__DEFINED_COLUMN_TYPE__DCT_INTEGER:
+			return "integer";
+		case OTSP__DEFINED_COLUMN_TYPE__DCT_DOUBLE:
+			return "double";
+		case OTSP__DEFINED_COLUMN_TYPE__DCT_BOOLEAN:
+			return "boolean";
+		case OTSP__DEFINED_COLUMN_TYPE__DCT_STRING:
+			return "string";
+		case OTSP__DEFINED_COLUMN_TYPE__DCT_BLOB:
+			return "binary";
+		default:
+			return NULL;
+	}
+}
+
+/* runs a statement without result rows on the call's connection; false after replying */
+static bool
+exec_command(Call *call, const char *command)
+{
+	PGconn	   *conn = call_db(call, NULL);
+	PGresult   *res;
+	bool		ok;
+
+	if (conn == NULL)
+		return false;
+	res = PQexec(conn, command);
+	ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+	if (!ok)
+		call_pg_error(call, res);
+	PQclear(res);
+	return ok;
+}
+
+/* runs q, which returns one text value; the value parsed as json, or NULL after replying */
+static json_t *
+run_json(Call *call, SqlCall *q)
+{
+	PGresult   *res = sql_run(call, NULL, q);
+	json_t	   *value = NULL;
+
+	sql_free(q);
+	if (res == NULL)
+		return NULL;
+	if (PQntuples(res) == 1 && !PQgetisnull(res, 0, 0))
+		value = json_parse(PQgetvalue(res, 0, 0));
+	if (value == NULL)
+		call_error(call, 500, "OTSInternalServerError", "ots returned no description.");
+	PQclear(res);
+	return value;
+}
+
+static json_t *
+describe(Call *call, const char *table)
+{
+	SqlCall		q;
+
+	sql_begin(&q, "SELECT ots.describe_table(");
+	sql_arg(&q, table, "text");
+	sql_end(&q, ")::text");
+	return run_json(call, &q);
+}
+
+/* one index of the request as an ots.create_index call; false after replying */
+static bool
+create_index(Call *call, const char *table, const Otsp__IndexMeta *meta, bool include_base_data)
+{
+	SqlCall		q;
+	PGresult   *res;
+
+	if (!table_name_valid(call, meta->name))
+		return false;
+	sql_begin(&q, "SELECT ots.create_index(");
+	sql_arg(&q, table, "text");
+	sql_arg(&q, meta->name, "text");
+	sql_arg_owned(&q, text_array(meta->primary_key, meta->n_primary_key), "text[]");
+	sql_arg_owned(&q, text_array(meta->defined_column, meta->n_defined_column), "text[]");
+	sql_arg(&q, meta->index_type == OTSP__INDEX_TYPE__IT_LOCAL_INDEX ? "LOCAL" : "GLOBAL", "text");
+	sql_arg(&q, include_base_data ? "true" : "false", "boolean");
+	sql_end(&q, ")::text");
+	res = sql_run(call, NULL, &q);
+	sql_free(&q);
+	if (res == NULL)
+		return false;
+	PQclear(res);
+	return true;
+}
+
+void
+action_create_table(Call *call)
+{
+	Otsp__CreateTableRequest *req = UNPACK(create_table_request, call);
+	Otsp__CreateTableResponse resp = OTSP__CREATE_TABLE_RESPONSE__INIT;
+	Otsp__TableMeta *meta;
+	Otsp__TableOptions *options;
+	Buf			pk = {0},
+				defined = {0};
+	SqlCall		q;
+	PGresult   *res;
+	bool		ok = false;
+
+	if (req == NULL)
+	{
+		reply_malformed(call);
+		return;
+	}
+	meta = req->table_meta;
+	options = req->table_options;
+	if (!table_name_valid(call, meta->table_name))
+		goto done;
+	for (size_t i = 0; i < meta->n_primary_key; i++)
+	{
+		const Otsp__PrimaryKeySchema *column = meta->primary_key[i];
+		const char *type = pk_type_name(column->type);
+
+		if (!column_name_valid(call, column->name))
+			goto done;
+		if (type == NULL)
+		{
+			call_parameter_invalid(call, "%d is an invalid type for the primary key.", column->type);
+			goto done;
+		}
+		if (i > 0)
+			buf_put(&pk, ", ", 2);
+		buf_put(&pk, column->name, strlen(column->name));
+		buf_byte(&pk, ' ');
+		buf_put(&pk, type, strlen(type));
+		if (column->has_option && column->option == OTSP__PRIMARY_KEY_OPTION__AUTO_INCREMENT)
+			buf_put(&pk, " auto_increment", 15);
+	}
+	buf_byte(&pk, '\0');
+	for (size_t i = 0; i < meta->n_defined_column; i++)
+	{
+		const Otsp__DefinedColumnSchema *column = meta->defined_column[i];
+		const char *type = defined_type_name(column->type);
+
+		if (!column_name_valid(call, column->name))
+			goto done;
+		if (type == NULL)
+		{
+			call_parameter_invalid(call, "Invalid type of defined column: '%s'.", column->name);
+			goto done;
+		}
+		if (i > 0)
+			buf_put(&defined, ", ", 2);
+		buf_put(&defined, column->name, strlen(column->name));
+		buf_byte(&defined, ' ');
+		buf_put(&defined, type, strlen(type));
+	}
+	buf_byte(&defined, '\0');
+
+	/* the table and its indexes all or nothing */
+	if (!exec_command(call, "BEGIN"))
+		goto done;
+	sql_begin(&q, "SELECT ots.create_table(");
+	sql_arg(&q, meta->table_name, "text");
+	sql_arg(&q, (char *) pk.data, "text");
+	if (options && options->has_max_versions)
+		sql_named_owned(&q, "max_versions", int_text(options->max_versions), "integer");
+	if (options && options->has_time_to_live)
+		sql_named_owned(&q, "time_to_live", int_text(options->time_to_live), "bigint");
+	if (options && options->has_deviation_cell_version_in_sec)
+		sql_named_owned(&q, "max_version_offset", int_text(options->deviation_cell_version_in_sec), "bigint");
+	if (options && options->has_allow_update)
+		sql_named(&q, "allow_update", options->allow_update ? "true" : "false", "boolean");
+	if (meta->n_defined_column > 0)
+		sql_named(&q, "defined_columns", (char *) defined.data, "text");
+	if (req->stream_spec)
+	{
+		sql_named(&q, "stream_enabled", req->stream_spec->enable_stream ? "true" : "false", "boolean");
+		if (req->stream_spec->enable_stream && req->stream_spec->has_expiration_time)
+			sql_named_owned(&q, "stream_expiration_hours",
+							int_text(req->stream_spec->expiration_time), "integer");
+	}
+	sql_end(&q, ")::text");
+	res = sql_run(call, NULL, &q);
+	sql_free(&q);
+	if (res != NULL)
+	{
+		PQclear(res);
+		ok = true;
+		for (size_t i = 0; ok && i < req->n_index_metas; i++)
+			ok = create_index(call, meta->table_name, req->index_metas[i], true);
+	}
+	if (ok)
+		ok = exec_command(call, "COMMIT");
+	else
+	{
+		PGresult   *undo = PQexec(call_db(call, NULL), "ROLLBACK");
+
+		PQclear(undo);
+	}
+	if (ok)
+		call_reply(call, &resp.base);
+done:
+	buf_free(&pk);
+	buf_free(&defined);
+	FREE(req);
+}
+
+void
+action_list_table(Call *call)
+{
+	Otsp__ListTableResponse resp = OTSP__LIST_TABLE_RESPONSE__INIT;
+	SqlCall		q;
+	PGresult   *res;
+
+	sql_begin(&q, "SELECT table_name FROM ots.list_table() WHERE schema_name = pg_catalog.current_schema() "
+			  "ORDER BY table_name COLLATE \"C\"");
+	sql_end(&q, "");
+	res = sql_run(call, NULL, &q);
+	sql_free(&q);
+	if (res == NULL)
+		return;
+	resp.n_table_names = PQntuples(res);
+	resp.table_names = calloc(resp.n_table_names + 1, sizeof(char *));
+	for (size_t i = 0; i < resp.n_table_names; i++)
+		resp.table_names[i] = PQgetvalue(res, i, 0);
+	call_reply(call, &resp.base);
+	free(resp.table_names);
+	PQclear(res);
+}
+
+/* The parts of a table's description that several responses carry. */
+typedef struct TableParts
+{
+	Otsp__TableOptions options;
+	Otsp__ReservedThroughputDetails reserved;
+	Otsp__CapacityUnit reserved_unit;
+	Otsp__StreamDetails stream;
+} TableParts;
+
+static void
+table_parts(TableParts *p, json_t *description)
+{
+	json_t	   *options = json_object_get(description, "table_options");
+	json_t	   *stream = json_object_get(description, "stream_details");
+
+	otsp__table_options__init(&p->options);
+	p->options.has_time_to_live = p->options.has_max_versions = 1;
+	p->options.has_deviation_cell_version_in_sec = p->options.has_allow_update = 1;
+	p->options.time_to_live = (int32_t) json_integer_value(json_object_get(options, "time_to_live"));
+	p->options.max_versions = (int32_t) json_integer_value(json_object_get(options, "max_versions"));
+	p->options.deviation_cell_version_in_sec = json_integer_value(json_object_get(options, "max_version_offset"));
+	p->options.allow_update = json_is_true(json_object_get(options, "allow_update"));
+
+	otsp__reserved_throughput_details__init(&p->reserved);
+	otsp__capacity_unit__init(&p->reserved_unit);
+	p->reserved_unit.has_read = p->reserved_unit.has_write = 1;
+	p->reserved.capacity_unit = &p->reserved_unit;
+	p->reserved.last_increase_time = json_integer_value(json_object_get(description, "creation_time"));
+
+	otsp__stream_details__init(&p->stream);
+	p->stream.enable_stream = json_is_true(json_object_get(stream, "enable_stream"));
+	if (p->stream.enable_stream)
+	{
+		p->stream.stream_id = (char *) json_string_value(json_object_get(stream, "stream_id"));
+		p->stream.has_expiration_time = p->stream.has_last_enable_time = 1;
+		p->stream.expiration_time = (int32_t) json_integer_value(json_object_get(stream, "expiration_time"));
+		p->stream.last_enable_time = json_integer_value(json_object_get(stream, "last_enable_time"));
+	}
+}
+
+static int
+pk_type_of(const char *name)
+{
+	if (name && strcmp(name, "INTEGER") == 0)
+		return OTSP__PRIMARY_KEY_TYPE__INTEGER;
+	if (name && strcmp(name, "BINARY") == 0)
+		return OTSP__PRIMARY_KEY_TYPE__BINARY;
+	return OTSP__PRIMARY_KEY_TYPE__STRING;
+}
+
+static int
+defined_type_of(const char *name)
+{
+	static const struct
+	{
+		const char *name;
+		int			type;
+	}			types[] = {
+		{"INTEGER", OTSP__DEFINED_COLUMN_TYPE__DCT_INTEGER},
+		{"DOUBLE", OTSP__DEFINED_COLUMN_TYPE__DCT_DOUBLE},
+		{"BOOLEAN", OTSP__DEFINED_COLUMN_TYPE__DCT_BOOLEAN},
+		{"BINARY", OTSP__DEFINED_COLUMN_TYPE__DCT_BLOB},
+	};
+
+	for (size_t i = 0; name && i < sizeof(types) / sizeof(types[0]); i++)
+		if (strcmp(name, types[i].name) == 0)
+			return types[i].type;
+	return OTSP__DEFINED_COLUMN_TYPE__DCT_STRING;
+}
+
+/* a json array of strings as a char * vector pointing into it */
+static char **
+string_vector(json_t *array, size_t *n)
+{
+	char	  **out;
+
+	*n = json_array_size(array);
+	out = calloc(*n + 1, sizeof(char *));
+	for (size_t i = 0; i < *n; i++)
+		out[i] = (char *) json_string_value(json_array_get(array, i));
+	return out;
+}
+
+static void
+index_meta_from(Otsp__IndexMeta *meta, json_t *index)
+{
+	const char *phase = json_string_value(json_object_get(index, "index_sync_phase"));
+
+	otsp__index_meta__init(meta);
+	meta->name = (char *) json_string_value(json_object_get(index, "name"));
+	meta->primary_key = string_vector(json_object_get(index, "primary_key"), &meta->n_primary_key);
+	meta->defined_column = string_vector(json_object_get(index, "defined_column"), &meta->n_defined_column);
+	meta->index_update_mode = OTSP__INDEX_UPDATE_MODE__IUM_SYNC_INDEX;
+	meta->index_type = strcmp(json_string_value(json_object_get(index, "index_type")) ?: "", "LOCAL") == 0 ?
+		OTSP__INDEX_TYPE__IT_LOCAL_INDEX : OTSP__INDEX_TYPE__IT_GLOBAL_INDEX;
+	meta->has_index_sync_phase = 1;
+	meta->index_sync_phase = phase && strcmp(phase, "FULL") == 0 ?
+		OTSP__INDEX_SYNC_PHASE__ISP_FULL : OTSP__INDEX_SYNC_PHASE__ISP_INCR;
+}
+
+void
+action_describe_table(Call *call)
+{
+	Otsp__DescribeTableRequest *req = UNPACK(describe_table_request, call);
+	Otsp__DescribeTableResponse resp = OTSP__DESCRIBE_TABLE_RESPONSE__INIT;
+	Otsp__TableMeta meta = OTSP__TABLE_META__INIT;
+	TableParts	parts;
+	json_t	   *description;
+	json_t	   *pk,
+			   *defined,
+			   *indexes;
+	Otsp__PrimaryKeySchema *pk_columns;
+	Otsp__DefinedColumnSchema *defined_columns;
+	Otsp__IndexMeta *index_metas;
+
+	if (req == NULL)
+	{
+		reply_malformed(call);
+		return;
+	}
+	if (!table_name_valid(call, req->table_name) || (description = describe(call, req->table_name)) == NULL)
+	{
+		FREE(req);
+		return;
+	}
+	pk = json_object_get(description, "primary_key");
+	defined = json_object_get(description, "defined_columns");
+	indexes = json_object_get(description, "index_metas");
+
+	meta.table_name = req->table_name;
+	meta.n_primary_key = json_array_size(pk);
+	pk_columns = calloc(meta.n_primary_key + 1, sizeof(*pk_columns));
+	meta.primary_key = calloc(meta.n_primary_key + 1, sizeof(void *));
+	for (size_t i = 0; i < meta.n_primary_key; i++)
+	{
+		json_t	   *column = json_array_get(pk, i);
+
+		otsp__primary_key_schema__init(&pk_columns[i]);
+		pk_columns[i].name = (char *) json_string_value(json_object_get(column, "name"));
+		pk_columns[i].type = pk_type_of(json_string_value(json_object_get(column, "type")));
+		if (json_object_get(column, "option"))
+		{
+			pk_columns[i].has_option = 1;
+			pk_columns[i].option = OTSP__PRIMARY_KEY_OPTION__AUTO_INCREMENT;
+		}
+		meta.primary_key[i] = &pk_columns[i];
+	}
+	meta.n_defined_column = json_array_size(defined);
+	defined_columns = calloc(meta.n_defined_column + 1, sizeof(*defined_columns));
+	meta.defined_column = calloc(meta.n_defined_column + 1, sizeof(void *));
+	for (size_t i = 0; i < meta.n_defined_column; i++)
+	{
+		json_t	   *column = json_array_get(defined, i);
+
+		otsp__defined_column_schema__init(&defined_columns[i]);
+		defined_columns[i].name = (char *) json_string_value(json_object_get(column, "name"));
+		defined_columns[i].type = defined_type_of(json_string_value(json_object_get(column, "type")));
+		meta.defined_column[i] = &defined_columns[i];
+	}
+	resp.n_index_metas = json_array_size(indexes);
+	index_metas = calloc(resp.n_index_metas + 1, sizeof(*index_metas));
+	resp.index_metas = calloc(resp.n_index_metas + 1, sizeof(void *));
+	for (size_t i = 0; i < resp.n_index_metas; i++)
+	{
+		index_meta_from(&index_metas[i], json_array_get(indexes, i));
+		resp.index_metas[i] = &index_metas[i];
+	}
+
+	table_parts(&parts, description);
+	resp.table_meta = &meta;
+	resp.reserved_throughput_details = &parts.reserved;
+	resp.table_options = &parts.options;
+	resp.table_status = OTSP__TABLE_STATUS__ACTIVE;
+	resp.stream_details = &parts.stream;
+	call_reply(call, &resp.base);
+
+	for (size_t i = 0; i < resp.n_index_metas; i++)
+	{
+		free(index_metas[i].primary_key);
+		free(index_metas[i].defined_column);
+	}
+	free(index_metas);
+	free(resp.index_metas);
+	free(pk_columns);
+	free(meta.primary_key);
+	free(defined_columns);
+	free(meta.defined_column);
+	json_decref(description);
+	FREE(req);
+}
+
+void
+action_update_table(Call *call)
+{
+	Otsp__UpdateTableRequest *req = UNPACK(update_table_request, call);
+	Otsp__UpdateTableResponse resp = OTSP__UPDATE_TABLE_RESPONSE__INIT;
+	Otsp__TableOptions *options;
+	TableParts	parts;
+	json_t	   *description;
+	SqlCall		q;
+
+	if (req == NULL)
+	{
+		reply_malformed(call);
+		return;
+	}
+	options = req->table_options;
+	if (!table_name_valid(call, req->table_name))
+		goto done;
+	if (options && !options->has_max_versions && !options->has_time_to_live &&
+		!options->has_deviation_cell_version_in_sec && !options->has_allow_update)
+	{
+		call_parameter_invalid(call, "No parameter is specified in table options.");
+		goto done;
+	}
+	if (options || req->stream_spec)
+	{
+		PGresult   *res;
+
+		sql_begin(&q, "SELECT ots.update_table(");
+		sql_arg(&q, req->table_name, "text");
+		if (options && options->has_max_versions)
+			sql_named_owned(&q, "max_versions", int_text(options->max_versions), "integer");
+		if (options && options->has_time_to_live)
+			sql_named_owned(&q, "time_to_live", int_text(options->time_to_live), "bigint");
+		if (options && options->has_deviation_cell_version_in_sec)
+			sql_named_owned(&q, "max_version_offset", int_text(options->deviation_cell_version_in_sec), "bigint");
+		if (options && options->has_allow_update)
+			sql_named(&q, "allow_update", options->allow_update ? "true" : "false", "boolean");
+		if (req->stream_spec)
+		{
+			sql_named(&q, "stream_enabled", req->stream_spec->enable_stream ? "true" : "false", "boolean");
+			if (req->stream_spec->enable_stream && req->stream_spec->has_expiration_time)
+				sql_named_owned(&q, "stream_expiration_hours",
+								int_text(req->stream_spec->expiration_time), "integer");
+		}
+		sql_end(&q, ")::text");
+		res = sql_run(call, NULL, &q);
+		sql_free(&q);
+		if (res == NULL)
+			goto done;
+		PQclear(res);
+	}
+	if ((description = describe(call, req->table_name)) == NULL)
+		goto done;
+	table_parts(&parts, description);
+	resp.reserved_throughput_details = &parts.reserved;
+	resp.table_options = &parts.options;
+	resp.stream_details = &parts.stream;
+	call_reply(call, &resp.base);
+	json_decref(description);
+done:
+	FREE(req);
+}
+
+/* an action whose request names one object and whose reply is empty */
+static void
+simple_call(Call *call, const char *function, const char *table, const char *second,
+			const ProtobufCMessage *response)
+{
+	SqlCall		q;
+	PGresult   *res;
+	char		head[96];
+
+	if (!table_name_valid(call, table) || (second != NULL && !table_name_valid(call, second)))
+		return;
+	snprintf(head, sizeof(head), "SELECT ots.%s(", function);
+	sql_begin(&q, head);
+	sql_arg(&q, table, "text");
+	if (second != NULL)
+		sql_arg(&q, second, "text");
+	sql_end(&q, ")::text");
+	res = sql_run(call, NULL, &q);
+	sql_free(&q);
+	if (res == NULL)
+		return;
+	PQclear(res);
+	call_reply(call, response);
+}
+
+void
+action_delete_table(Call *call)
+{
+	Otsp__DeleteTableRequest *req = UNPACK(delete_table_request, call);
+	Otsp__DeleteTableResponse resp = OTSP__DELETE_TABLE_RESPONSE__INIT;
+
+	if (req == NULL)
+	{
+		reply_malformed(call);
+		return;
+	}
+	simple_call(call, "delete_table", req->table_name, NULL, &resp.base);
+	FREE(req);
+}
+
+void
+action_drop_index(Call *call)
+{
+	Otsp__DropIndexRequest *req = UNPACK(drop_index_request, call);
+	Otsp__DropIndexResponse resp = OTSP__DROP_INDEX_RESPONSE__INIT;
+
+	if (req == NULL)
+	{
+		reply_malformed(call);
+		return;
+	}
+	simple_call(call, "delete_index", req->main_table_name, req->index_name, &resp.base);
+	FREE(req);
+}
+
+void
+action_create_index(Call *call)
+{
+	Otsp__CreateIndexRequest *req = UNPACK(create_index_request, call);
+	Otsp__CreateIndexResponse resp = OTSP__CREATE_INDEX_RESPONSE__INIT;
+
+	if (req == NULL)
+	{
+		reply_malformed(call);
+		return;
+	}
+	if (table_name_valid(call, req->main_table_name) &&
+		create_index(call, req->main_table_name, req->index_meta,
+					 !req->has_include_base_data || req->include_base_data))
+		call_reply(call, &resp.base);
+	FREE(req);
+}
+
+/*
+ * ComputeSplitPointsBySize: ots tables are not split by size, so the answer
+ * is one split covering the table (no split points, one location), which
+ * parallel readers handle as a single range.
+ */
+void
+action_compute_split_points_by_size(Call *call)
+{
+	Otsp__ComputeSplitPointsBySizeRequest *req = UNPACK(compute_split_points_by_size_request, call);
+	Otsp__ComputeSplitPointsBySizeResponse resp = OTSP__COMPUTE_SPLIT_POINTS_BY_SIZE_RESPONSE__INIT;
+	Otsp__ComputeSplitPointsBySizeResponse__SplitLocation location =
+		OTSP__COMPUTE_SPLIT_POINTS_BY_SIZE_RESPONSE__SPLIT_LOCATION__INIT;
+	Otsp__ComputeSplitPointsBySizeResponse__SplitLocation *locations[1] = {&location};
+	Otsp__PrimaryKeySchema *schema = NULL;
+	Otsp__PrimaryKeySchema **schema_list = NULL;
+	Consumed	consumed;
+	json_t	   *description,
+			   *pk;
+
+	if (req == NULL)
+	{
+		reply_malformed(call);
+		return;
+	}
+	if (req->split_size <= 0)
+	{
+		call_parameter_invalid(call, "Invalid split size: %lld.", (long long) req->split_size);
+		goto done;
+	}
+	if (!table_name_valid(call, req->table_name) || (description = describe(call, req->table_name)) == NULL)
+		goto done;
+	pk = json_object_get(description, "primary_key");
+	resp.n_schema = json_array_size(pk);
+	schema = calloc(resp.n_schema + 1, sizeof(*schema));
+	schema_list = calloc(resp.n_schema + 1, sizeof(void *));
+	for (size_t i = 0; i < resp.n_schema; i++)
+	{
+		json_t	   *column = json_array_get(pk, i);
+
+		otsp__primary_key_schema__init(&schema[i]);
+		schema[i].name = (char *) json_string_value(json_object_get(column, "name"));
+		schema[i].type = pk_type_of(json_string_value(json_object_get(column, "type")));
+		if (json_object_get(column, "option"))
+		{
+			schema[i].has_option = 1;
+			schema[i].option = OTSP__PRIMARY_KEY_OPTION__AUTO_INCREMENT;
+		}
+		schema_list[i] = &schema[i];
+	}
+	resp.schema = schema_list;
+	location.location = "";
+	location.repeat = 1;
+	resp.n_locations = 1;
+	resp.locations = locations;
+	resp.consumed = consumed_from(&consumed, "{\"read\": 1, \"write\": 0}");
+	call_reply(call, &resp.base);
+	json_decref(description);
+done:
+	free(schema);
+	free(schema_list);
+	FREE(req);
+}

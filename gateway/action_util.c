@@ -1,0 +1,254 @@
+/*-------------------------------------------------------------------------
+ * gateway/action_util.c
+ *	  Building and running one ots SQL call; request fields as its arguments.
+ *-------------------------------------------------------------------------
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "action.h"
+
+void
+sql_begin(SqlCall *q, const char *head)
+{
+	memset(q, 0, sizeof(*q));
+	buf_put(&q->text, head, strlen(head));
+	q->first_arg = true;
+}
+
+static void
+sql_param(SqlCall *q, const char *name, const char *value, const char *type, char *owned)
+{
+	char		part[160];
+
+	if (q->nargs >= SQL_MAX_ARGS)
+		abort();				/* a programming error: the actions have fixed arity */
+	q->values[q->nargs] = value;
+	q->owned[q->nargs] = owned;
+	q->nargs++;
+	snprintf(part, sizeof(part), "%s%s%s$%d::%s",
+			 q->first_arg ? "" : ", ", name ? name : "", name ? " => " : "",
+			 q->nargs, type);
+	buf_put(&q->text, part, strlen(part));
+	q->first_arg = false;
+}
+
+void
+sql_arg(SqlCall *q, const char *value, const char *type)
+{
+	sql_param(q, NULL, value, type, NULL);
+}
+
+void
+sql_arg_owned(SqlCall *q, char *value, const char *type)
+{
+	sql_param(q, NULL, value, type, value);
+}
+
+void
+sql_named(SqlCall *q, const char *name, const char *value, const char *type)
+{
+	if (value != NULL)
+		sql_param(q, name, value, type, NULL);
+}
+
+void
+sql_named_owned(SqlCall *q, const char *name, char *value, const char *type)
+{
+	if (value != NULL)
+		sql_param(q, name, value, type, value);
+}
+
+void
+sql_end(SqlCall *q, const char *tail)
+{
+	buf_put(&q->text, tail, strlen(tail) + 1);	/* with the terminating NUL */
+}
+
+void
+sql_free(SqlCall *q)
+{
+	for (int i = 0; i < q->nargs; i++)
+		free(q->owned[i]);
+	buf_free(&q->text);
+	memset(q, 0, sizeof(*q));
+}
+
+PGresult *
+sql_run(Call *call, const char *transaction_id, SqlCall *q)
+{
+	PGconn	   *conn = call_db(call, transaction_id);
+	PGresult   *res;
+
+	if (conn == NULL)
+		return NULL;
+	res = PQexecParams(conn, (const char *) q->text.data, q->nargs, NULL,
+					   q->values, NULL, NULL, 0);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+	{
+		call_pg_error(call, res);
+		PQclear(res);
+		return NULL;
+	}
+	return res;
+}
+
+/* Tablestore's table names: [A-Za-z_][A-Za-z0-9_]*, at most 255 bytes */
+bool
+table_name_valid(Call *call, const char *name)
+{
+	size_t		len = name ? strlen(name) : 0;
+	bool		ok = len > 0 && len <= 255 && (isalpha((unsigned char) name[0]) || name[0] == '_');
+
+	for (size_t i = 1; ok && i < len; i++)
+		ok = isalnum((unsigned char) name[i]) || name[i] == '_';
+	if (!ok)
+		call_parameter_invalid(call, "Invalid table name: '%s'.", name ? name : "");
+	return ok;
+}
+
+char *
+json_text(json_t *value)
+{
+	if (value == NULL)
+		return NULL;
+	return json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
+}
+
+json_t *
+json_parse(const char *text)
+{
+	if (text == NULL)
+		return NULL;
+	return json_loads(text, JSON_DECODE_ANY, NULL);
+}
+
+char *
+int_text(int64_t value)
+{
+	char	   *text = malloc(24);
+
+	if (text == NULL)
+		abort();
+	snprintf(text, 24, "%" PRId64, value);
+	return text;
+}
+
+/* a text[] literal: every element double-quoted with \ and " escaped */
+char *
+text_array(char **names, size_t n)
+{
+	Buf			out = {0};
+
+	buf_byte(&out, '{');
+	for (size_t i = 0; i < n; i++)
+	{
+		if (i > 0)
+			buf_byte(&out, ',');
+		buf_byte(&out, '"');
+		for (const char *c = names[i]; *c; c++)
+		{
+			if (*c == '"' || *c == '\\')
+				buf_byte(&out, '\\');
+			buf_byte(&out, (uint8_t) *c);
+		}
+		buf_byte(&out, '"');
+	}
+	buf_byte(&out, '}');
+	buf_byte(&out, '\0');
+	return (char *) out.data;
+}
+
+const char *
+row_existence_name(int row_existence)
+{
+	switch (row_existence)
+	{
+		case OTSP__ROW_EXISTENCE_EXPECTATION__EXPECT_EXIST:
+			return "EXPECT_EXIST";
+		case OTSP__ROW_EXISTENCE_EXPECTATION__EXPECT_NOT_EXIST:
+			return "EXPECT_NOT_EXIST";
+		default:
+			return "IGNORE";
+	}
+}
+
+const char *
+return_type_name(int return_type)
+{
+	switch (return_type)
+	{
+		case OTSP__RETURN_TYPE__RT_PK:
+			return "RT_PK";
+		case OTSP__RETURN_TYPE__RT_AFTER_MODIFY:
+			return "RT_AFTER_MODIFY";
+		default:
+			return "RT_NONE";
+	}
+}
+
+json_t *
+time_range_json(const Otsp__TimeRange *range)
+{
+	json_t	   *out;
+
+	if (range == NULL)
+		return NULL;
+	out = json_object();
+	if (range->has_specific_time)
+		json_object_set_new(out, "specific_time", json_integer(range->specific_time));
+	if (range->has_start_time)
+		json_object_set_new(out, "start_time", json_integer(range->start_time));
+	if (range->has_end_time)
+		json_object_set_new(out, "end_time", json_integer(range->end_time));
+	return out;
+}
+
+bool
+decode_one_row(Call *call, const ProtobufCBinaryData *bytes, PbRow *row)
+{
+	char		err[256];
+	int			n;
+
+	memset(row, 0, sizeof(*row));
+	n = pb_decode_rows(bytes->data, bytes->len, row, 1, err, sizeof(err));
+	if (n < 0)
+	{
+		call_parameter_invalid(call, "%s", err);
+		return false;
+	}
+	if (n != 1 || row->primary_key == NULL || json_object_size(row->primary_key) == 0)
+	{
+		if (n == 1)
+			pb_row_free(row);
+		call_parameter_invalid(call, "The input parameter is invalid.");
+		return false;
+	}
+	return true;
+}
+
+char *
+partition_key_text(const PbRow *row)
+{
+	const char *first = json_string_value(json_array_get(row->pk_order, 0));
+
+	return first ? json_text(json_object_get(row->primary_key, first)) : NULL;
+}
+
+Otsp__ConsumedCapacity *
+consumed_from(Consumed *c, const char *consumed_json)
+{
+	json_t	   *consumed = json_parse(consumed_json);
+
+	otsp__consumed_capacity__init(&c->capacity);
+	otsp__capacity_unit__init(&c->unit);
+	c->unit.has_read = c->unit.has_write = 1;
+	c->unit.read = (int32_t) json_integer_value(json_object_get(consumed, "read"));
+	c->unit.write = (int32_t) json_integer_value(json_object_get(consumed, "write"));
+	c->capacity.capacity_unit = &c->unit;
+	json_decref(consumed);
+	return &c->capacity;
+}

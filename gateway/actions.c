@@ -1,0 +1,38 @@
+/*-------------------------------------------------------------------------
+ * gateway/actions.c
+ *	  The Tablestore actions otsd serves, by the name in the request path.
+ *-------------------------------------------------------------------------
+ */
+#include "action.h"
+
+const Action otsd_actions[] = {
+	{"CreateTable", action_create_table},
+	{"ListTable", action_list_table},
+	{"DescribeTable", action_describe_table},
+	{"UpdateTable", action_update_table},
+	{"DeleteTable", action_delete_table},
+	{"CreateIndex", action_create_index},
+	{"DropIndex", action_drop_index},
+	{"ComputeSplitPointsBySize", action_compute_split_points_by_size},
+	{"PutRow", action_put_row},
+	{"UpdateRow", action_update_row},
+	{"DeleteRow", action_delete_row},
+	{"GetRow", action_get_row},
+	{"GetRange", action_get_range},
+	{"BatchGetRow", action_batch_get_row},
+	{"BatchWriteRow", action_batch_write_row},
+	{"StartLocalTransaction", action_start_local_transaction},
+	{"CommitTransaction", action_commit_transaction},
+	{"AbortTransaction", action_abort_transaction},
+	{"ListStream", action_list_stream},
+	{"DescribeStream", action_describe_stream},
+	{"GetShardIterator", action_get_shard_iterator},
+	{"GetStreamRecord", action_get_stream_record},
+	{NULL, NULL}
+};
+
+void
+reply_malformed(Call *call)
+{
+	call_parameter_invalid(call, "Failed to parse the ProtoBuf message.");
+}
