@@ -20,6 +20,7 @@
  *-------------------------------------------------------------------------
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +97,23 @@ pb_fail(PbReader *in, const char *fmt,...)
 
 /* ------------------------------------------------------------------ CRC-8 */
 
+static uint8_t pb_crc8_table[256];
+static pthread_once_t pb_crc8_once = PTHREAD_ONCE_INIT;
+
+/* pb_crc8_init fills the table: the CRC of each byte value alone */
+static void
+pb_crc8_init(void)
+{
+	for (int value = 0; value < 256; value++)
+	{
+		uint8_t		crc = (uint8_t) value;
+
+		for (int bit = 0; bit < 8; bit++)
+			crc = (crc & 0x80) ? (uint8_t) ((crc << 1) ^ 0x07) : (uint8_t) (crc << 1);
+		pb_crc8_table[value] = crc;
+	}
+}
+
 /*
  * pb_crc8 folds len bytes into crc: CRC-8 with polynomial x^8+x^2+x+1
  * (0x07), no reflection, no final xor, as PlainBuffer checksums use it.
@@ -103,12 +121,9 @@ pb_fail(PbReader *in, const char *fmt,...)
 uint8_t
 pb_crc8(uint8_t crc, const uint8_t *data, size_t len)
 {
+	pthread_once(&pb_crc8_once, pb_crc8_init);
 	for (size_t i = 0; i < len; i++)
-	{
-		crc ^= data[i];
-		for (int bit = 0; bit < 8; bit++)
-			crc = (crc & 0x80) ? (uint8_t) ((crc << 1) ^ 0x07) : (uint8_t) (crc << 1);
-	}
+		crc = pb_crc8_table[crc ^ data[i]];
 	return crc;
 }
 
