@@ -322,6 +322,20 @@ rowstore_index_code_end(bool switched, const AsRole *saved)
 }
 
 /*
+ * rowstore_open_for_write opens a leaf to write it, after locking its
+ * storage table as INSERT through the storage would: every writer takes the
+ * storage before a leaf, as LOCK TABLE on the storage does (an index build,
+ * enabling a stream), so no writer holds a leaf while it waits for the
+ * storage that such a lock holds while waiting for the leaf.
+ */
+Relation
+rowstore_open_for_write(const OtsTable *t, Oid leaf_oid)
+{
+	LockRelationOid(t->data_oid, RowExclusiveLock);
+	return table_open(leaf_oid, RowExclusiveLock);
+}
+
+/*
  * rowstore_fetch finds the row in the leaf's primary-key index, without
  * the executor, and returns its cells.  latest reads as a new statement
  * would (this transaction's earlier writes included, and in READ COMMITTED
@@ -334,7 +348,8 @@ static struct varlena *
 rowstore_fetch_with(RowKey *key, Snapshot snapshot, LOCKMODE lockmode)
 {
 	LeafCache  *lp = rowstore_leaf(key->leaf_oid);
-	Relation	leaf = table_open(key->leaf_oid, lockmode);
+	Relation	leaf = lockmode == RowExclusiveLock ? rowstore_open_for_write(key->t, key->leaf_oid) :
+		table_open(key->leaf_oid, lockmode);
 	Relation	index;
 	IndexScanDesc scan;
 	TupleTableSlot *slot;
@@ -541,7 +556,7 @@ bool
 rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts, bool known_missing)
 {
 	LeafCache  *lp = rowstore_leaf(key->leaf_oid);
-	Relation	leaf = table_open(key->leaf_oid, RowExclusiveLock);
+	Relation	leaf = rowstore_open_for_write(key->t, key->leaf_oid);
 	EState	   *estate = CreateExecutorState();
 	ResultRelInfo *rri = makeNode(ResultRelInfo);
 	TupleTableSlot *slot;
@@ -607,7 +622,7 @@ void
 rowstore_insert_plain(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 {
 	LeafCache  *lp = rowstore_leaf(key->leaf_oid);
-	Relation	leaf = table_open(key->leaf_oid, RowExclusiveLock);
+	Relation	leaf = rowstore_open_for_write(key->t, key->leaf_oid);
 	EState	   *estate = CreateExecutorState();
 	ResultRelInfo *rri = makeNode(ResultRelInfo);
 	TupleTableSlot *slot;
@@ -675,7 +690,7 @@ rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 
 	if (!key->found)
 		elog(ERROR, "ots row to update was not read");
-	leaf = table_open(key->leaf_oid, RowExclusiveLock);
+	leaf = rowstore_open_for_write(key->t, key->leaf_oid);
 	rowstore_attnums(key->t, key->leaf_oid, lp);
 	old = table_slot_create(leaf, NULL);
 	if (!table_tuple_fetch_row_version(leaf, &tid, SnapshotAny, old))
@@ -711,7 +726,7 @@ rowstore_delete(const RowKey *key)
 
 	if (!key->found)
 		elog(ERROR, "ots row to delete was not read");
-	leaf = table_open(key->leaf_oid, RowExclusiveLock);
+	leaf = rowstore_open_for_write(key->t, key->leaf_oid);
 	storage_write_expect_row(key->t, key->leaf_oid, NULL, 0, key->old_cells, key->change);
 	done = rowstore_replaced(leaf,
 							 table_tuple_delete(leaf, &tid, GetCurrentCommandId(true),

@@ -42,6 +42,9 @@ extern struct varlena *rowstore_fetch(RowKey *key, bool latest);
 /* rowstore_fetch_self: the newest version by SnapshotSelf, without a new command (rowstore.c) */
 extern struct varlena *rowstore_fetch_self(RowKey *key);
 
+/* rowstore_open_for_write: a leaf to write, its storage table locked first (rowstore.c) */
+extern Relation rowstore_open_for_write(const OtsTable *t, Oid leaf_oid);
+
 /*
  * rowstore_insert adds a row; false (and nothing written) when the key
  * exists, including when a concurrent insert of it commits first.

@@ -238,7 +238,7 @@ static void
 rowstore_insert_leaf(const BulkRows *b, Oid leaf_oid, int first, int n)
 {
 	LeafCache  *lp = rowstore_leaf(leaf_oid);
-	Relation	leaf = table_open(leaf_oid, RowExclusiveLock);
+	Relation	leaf = rowstore_open_for_write(b->t, leaf_oid);
 	/* the leaf's slots and tuple copies go when it is done: one leaf's worth at a time */
 	MemoryContext leafctx = AllocSetContextCreate(CurrentMemoryContext, "ots leaf insert",
 												  ALLOCSET_DEFAULT_SIZES);
