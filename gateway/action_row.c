@@ -128,52 +128,119 @@ partition_allowed(Call *call, const char *transaction_id, const char *table, con
 	return ok;
 }
 
-void
-action_put_row(Call *call)
+/*
+ * One single-row write: PutRow, UpdateRow and DeleteRow differ only in the
+ * function they call and the arguments the row gives it; their responses
+ * are the same three fields.
+ */
+typedef struct RowWrite
 {
-	Otsp__PutRowRequest *req = UNPACK(put_row_request, call);
-	Otsp__PutRowResponse resp = OTSP__PUT_ROW_RESPONSE__INIT;
+	const char *table_name;
+	const ProtobufCBinaryData *row;
+	const Otsp__Condition *condition;
+	const Otsp__ReturnContent *return_content;
+	const char *transaction_id;
+	/* "SELECT primary_key, attributes, consumed FROM ots.<f>(" */
+	const char *head;
+	void		(*add_args) (SqlCall *q, const PbRow *row);
+	bool		return_columns; /* the function takes return_columns (update_row) */
+	/* the response's fields */
+	const ProtobufCMessage *response;
+	Otsp__ConsumedCapacity **consumed;
+	protobuf_c_boolean *has_row;
+	ProtobufCBinaryData *row_bytes;
+} RowWrite;
+
+static void
+row_write(Call *call, const RowWrite *w)
+{
 	PbRow		row;
 	SqlCall		q;
 	PGresult   *res = NULL;
 	Consumed	consumed;
 	Buf			out = {0};
+	const Otsp__ReturnContent *rc = w->return_content;
+
+	if (!table_name_valid(call, w->table_name) || !decode_one_row(call, w->row, &row))
+		return;
+	if (partition_allowed(call, w->transaction_id, w->table_name, &row))
+	{
+		sql_begin(&q, w->head);
+		sql_arg(&q, w->table_name, "text");
+		sql_arg_owned(&q, json_text(row.primary_key), "jsonb");
+		w->add_args(&q, &row);
+		if (condition_args(call, &q, w->condition))
+		{
+			if (rc && rc->has_return_type)
+				sql_named(&q, "return_type", return_type_name(rc->return_type), "text");
+			if (w->return_columns && rc && rc->n_return_column_names > 0)
+				sql_named_owned(&q, "return_columns",
+								text_array(rc->return_column_names, rc->n_return_column_names), "text[]");
+			sql_end(&q, ")");
+			res = sql_run(call, w->transaction_id, &q);
+		}
+		sql_free(&q);
+	}
+	if (res != NULL)
+	{
+		row_bytes(&out, field_text(res, 0, 0), field_text(res, 0, 1), &row);
+		*w->consumed = consumed_from(&consumed, field_text(res, 0, 2));
+		*w->has_row = out.len > 0;
+		w->row_bytes->data = out.data;
+		w->row_bytes->len = out.len;
+		call_reply(call, w->response);
+		PQclear(res);
+	}
+	pb_row_free(&row);
+	buf_free(&out);
+}
+
+static void
+put_args(SqlCall *q, const PbRow *row)
+{
+	sql_arg_owned(q, row->put ? json_text(row->put) : strdup("{}"), "jsonb");
+}
+
+static void
+update_args(SqlCall *q, const PbRow *row)
+{
+	sql_named_owned(q, "put", json_text(row->put), "jsonb");
+	sql_named_owned(q, "\"delete\"", json_text(row->delete_one), "jsonb");
+	if (row->delete_all != NULL)
+	{
+		size_t		n = json_array_size(row->delete_all);
+		char	  **names = calloc(n + 1, sizeof(char *));
+
+		for (size_t i = 0; i < n; i++)
+			names[i] = (char *) json_string_value(json_array_get(row->delete_all, i));
+		sql_named_owned(q, "delete_all", text_array(names, n), "text[]");
+		free(names);
+	}
+	sql_named_owned(q, "increment", json_text(row->increment), "jsonb");
+}
+
+static void
+no_args(SqlCall *q, const PbRow *row)
+{
+}
+
+#define WRITE_HEAD(f) "SELECT primary_key::text, attributes::text, consumed::text FROM ots." f "("
+
+void
+action_put_row(Call *call)
+{
+	Otsp__PutRowRequest *req = UNPACK(put_row_request, call);
+	Otsp__PutRowResponse resp = OTSP__PUT_ROW_RESPONSE__INIT;
 
 	if (req == NULL)
 	{
 		reply_malformed(call);
 		return;
 	}
-	if (!table_name_valid(call, req->table_name) || !decode_one_row(call, &req->row, &row))
-		goto done_request;
-	if (!partition_allowed(call, req->transaction_id, req->table_name, &row))
-		goto done_row;
-	sql_begin(&q, "SELECT primary_key::text, consumed::text FROM ots.put_row(");
-	sql_arg(&q, req->table_name, "text");
-	sql_arg_owned(&q, json_text(row.primary_key), "jsonb");
-	sql_arg_owned(&q, row.put ? json_text(row.put) : strdup("{}"), "jsonb");
-	if (condition_args(call, &q, req->condition))
-	{
-		if (req->return_content && req->return_content->has_return_type)
-			sql_named(&q, "return_type", return_type_name(req->return_content->return_type), "text");
-		sql_end(&q, ")");
-		res = sql_run(call, req->transaction_id, &q);
-	}
-	sql_free(&q);
-	if (res != NULL)
-	{
-		row_bytes(&out, field_text(res, 0, 0), NULL, &row);
-		resp.consumed = consumed_from(&consumed, field_text(res, 0, 1));
-		resp.has_row = out.len > 0;
-		resp.row.data = out.data;
-		resp.row.len = out.len;
-		call_reply(call, &resp.base);
-		PQclear(res);
-	}
-done_row:
-	pb_row_free(&row);
-done_request:
-	buf_free(&out);
+	row_write(call, &(RowWrite) {
+		req->table_name, &req->row, req->condition, req->return_content, req->transaction_id,
+		WRITE_HEAD("put_row"), put_args, false, &resp.base, &resp.consumed, &resp.has_row, &resp.row
+	});
 	FREE(req);
 }
 
@@ -182,63 +249,16 @@ action_update_row(Call *call)
 {
 	Otsp__UpdateRowRequest *req = UNPACK(update_row_request, call);
 	Otsp__UpdateRowResponse resp = OTSP__UPDATE_ROW_RESPONSE__INIT;
-	PbRow		row;
-	SqlCall		q;
-	PGresult   *res = NULL;
-	Consumed	consumed;
-	Buf			out = {0};
 
 	if (req == NULL)
 	{
 		reply_malformed(call);
 		return;
 	}
-	if (!table_name_valid(call, req->table_name) || !decode_one_row(call, &req->row_change, &row))
-		goto done_request;
-	if (!partition_allowed(call, req->transaction_id, req->table_name, &row))
-		goto done_row;
-	sql_begin(&q, "SELECT primary_key::text, attributes::text, consumed::text FROM ots.update_row(");
-	sql_arg(&q, req->table_name, "text");
-	sql_arg_owned(&q, json_text(row.primary_key), "jsonb");
-	sql_named_owned(&q, "put", json_text(row.put), "jsonb");
-	sql_named_owned(&q, "\"delete\"", json_text(row.delete_one), "jsonb");
-	if (row.delete_all != NULL)
-	{
-		size_t		n = json_array_size(row.delete_all);
-		char	  **names = calloc(n + 1, sizeof(char *));
-
-		for (size_t i = 0; i < n; i++)
-			names[i] = (char *) json_string_value(json_array_get(row.delete_all, i));
-		sql_named_owned(&q, "delete_all", text_array(names, n), "text[]");
-		free(names);
-	}
-	sql_named_owned(&q, "increment", json_text(row.increment), "jsonb");
-	if (condition_args(call, &q, req->condition))
-	{
-		if (req->return_content && req->return_content->has_return_type)
-			sql_named(&q, "return_type", return_type_name(req->return_content->return_type), "text");
-		if (req->return_content && req->return_content->n_return_column_names > 0)
-			sql_named_owned(&q, "return_columns",
-							text_array(req->return_content->return_column_names,
-									   req->return_content->n_return_column_names), "text[]");
-		sql_end(&q, ")");
-		res = sql_run(call, req->transaction_id, &q);
-	}
-	sql_free(&q);
-	if (res != NULL)
-	{
-		row_bytes(&out, field_text(res, 0, 0), field_text(res, 0, 1), &row);
-		resp.consumed = consumed_from(&consumed, field_text(res, 0, 2));
-		resp.has_row = out.len > 0;
-		resp.row.data = out.data;
-		resp.row.len = out.len;
-		call_reply(call, &resp.base);
-		PQclear(res);
-	}
-done_row:
-	pb_row_free(&row);
-done_request:
-	buf_free(&out);
+	row_write(call, &(RowWrite) {
+		req->table_name, &req->row_change, req->condition, req->return_content, req->transaction_id,
+		WRITE_HEAD("update_row"), update_args, true, &resp.base, &resp.consumed, &resp.has_row, &resp.row
+	});
 	FREE(req);
 }
 
@@ -247,46 +267,16 @@ action_delete_row(Call *call)
 {
 	Otsp__DeleteRowRequest *req = UNPACK(delete_row_request, call);
 	Otsp__DeleteRowResponse resp = OTSP__DELETE_ROW_RESPONSE__INIT;
-	PbRow		row;
-	SqlCall		q;
-	PGresult   *res = NULL;
-	Consumed	consumed;
-	Buf			out = {0};
 
 	if (req == NULL)
 	{
 		reply_malformed(call);
 		return;
 	}
-	if (!table_name_valid(call, req->table_name) || !decode_one_row(call, &req->primary_key, &row))
-		goto done_request;
-	if (!partition_allowed(call, req->transaction_id, req->table_name, &row))
-		goto done_row;
-	sql_begin(&q, "SELECT primary_key::text, consumed::text FROM ots.delete_row(");
-	sql_arg(&q, req->table_name, "text");
-	sql_arg_owned(&q, json_text(row.primary_key), "jsonb");
-	if (condition_args(call, &q, req->condition))
-	{
-		if (req->return_content && req->return_content->has_return_type)
-			sql_named(&q, "return_type", return_type_name(req->return_content->return_type), "text");
-		sql_end(&q, ")");
-		res = sql_run(call, req->transaction_id, &q);
-	}
-	sql_free(&q);
-	if (res != NULL)
-	{
-		row_bytes(&out, field_text(res, 0, 0), NULL, &row);
-		resp.consumed = consumed_from(&consumed, field_text(res, 0, 1));
-		resp.has_row = out.len > 0;
-		resp.row.data = out.data;
-		resp.row.len = out.len;
-		call_reply(call, &resp.base);
-		PQclear(res);
-	}
-done_row:
-	pb_row_free(&row);
-done_request:
-	buf_free(&out);
+	row_write(call, &(RowWrite) {
+		req->table_name, &req->primary_key, req->condition, req->return_content, req->transaction_id,
+		WRITE_HEAD("delete_row"), no_args, false, &resp.base, &resp.consumed, &resp.has_row, &resp.row
+	});
 	FREE(req);
 }
 
