@@ -115,15 +115,78 @@ json_text(json_t *value)
 {
 	if (value == NULL)
 		return NULL;
-	return json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
+	return json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+}
+
+/*
+ * ots prints a Double too large for a plain number as {"$double": <digits>}
+ * without a fraction (jsonb's numeric text), which jansson refuses as an
+ * integer out of range: give such integer tokens a ".0" and parse again.
+ */
+/* whether a run of decimal digits (a sign aside) is an int64 */
+static bool
+int64_digits(const char *digits, size_t n, bool negative)
+{
+	const char *limit = negative ? "9223372036854775808" : "9223372036854775807";
+
+	while (n > 1 && *digits == '0')
+		digits++, n--;
+	return n < 19 || (n == 19 && strncmp(digits, limit, 19) <= 0);
+}
+
+static json_t *
+json_parse_big(const char *text)
+{
+	Buf			fixed = {0};
+	bool		in_string = false;
+	json_t	   *value;
+
+	for (const char *c = text; *c; c++)
+	{
+		if (in_string)
+		{
+			buf_byte(&fixed, (uint8_t) *c);
+			if (*c == '\\' && c[1])
+				buf_byte(&fixed, (uint8_t) *++c);
+			else if (*c == '"')
+				in_string = false;
+			continue;
+		}
+		if (*c == '"')
+			in_string = true;
+		if ((*c == '-' || isdigit((unsigned char) *c)) &&
+			(c == text || strchr(",:[ ", c[-1]) != NULL))
+		{
+			bool		negative = *c == '-';
+			size_t		digits = strspn(c + negative, "0123456789");
+			size_t		n = digits + negative;
+
+			buf_put(&fixed, c, n);
+			if (strchr(".eE", c[n]) == NULL && !int64_digits(c + negative, digits, negative))
+				buf_put(&fixed, ".0", 2);
+			c += n - 1;
+			continue;
+		}
+		buf_byte(&fixed, (uint8_t) *c);
+	}
+	buf_byte(&fixed, '\0');
+	value = json_loads((char *) fixed.data, JSON_DECODE_ANY, NULL);
+	buf_free(&fixed);
+	return value;
 }
 
 json_t *
 json_parse(const char *text)
 {
+	json_t	   *value;
+	json_error_t error;
+
 	if (text == NULL)
 		return NULL;
-	return json_loads(text, JSON_DECODE_ANY, NULL);
+	value = json_loads(text, JSON_DECODE_ANY, &error);
+	if (value == NULL && strstr(error.text, "too big") != NULL)
+		value = json_parse_big(text);
+	return value;
 }
 
 char *
