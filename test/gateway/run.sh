@@ -26,8 +26,10 @@
 #   c. the SDK's own test/table.test.js and test/data_opration.test.js, run
 #      with mocha from inside node_modules/tablestore;
 #   d. protocol_test.py: signatures, headers, checksums and error replies at
-#      the HTTP level (python3, standard library only).
-# GATEWAY_PARTS="samples specs sdk protocol" chooses parts (all by default);
+#      the HTTP level (python3, standard library only);
+#   e. pb_test.sh: otsd's PlainBuffer and filter codecs against the SDK's
+#      encoder and decoder (the SDK just installed), no server needed.
+# GATEWAY_PARTS="samples specs sdk protocol codec" chooses parts (all by default);
 # GATEWAY_KEEP=1 keeps the server directory with otsd's log and config;
 # OTSD=/path/to/otsd tests that binary instead of building gateway/.
 # The exit status is nonzero when a test failed.
@@ -41,7 +43,7 @@ root="$(cd "$here/../.." && pwd -P)"
 . "$root/test/tempserver.sh"
 export LC_ALL=C.UTF-8 LANG=C.UTF-8
 
-parts=" ${GATEWAY_PARTS:-samples specs sdk protocol} "
+parts=" ${GATEWAY_PARTS:-samples specs sdk protocol codec} "
 want() { [[ "$parts" == *" $1 "* ]]; }
 
 for tool in node npm python3; do
@@ -153,6 +155,9 @@ if want sdk; then
 fi
 if want protocol; then
 	python3 "$here/protocol_test.py" || status=1
+fi
+if want codec; then
+	TABLESTORE_SDK="$here/node_modules/tablestore" PG_CONFIG="$OTS_PG_CONFIG" "$here/pb_test.sh" || status=1
 fi
 
 # otsd must still be up: a crash on the way would hide behind failed requests
