@@ -31,7 +31,8 @@
 #      encoder and decoder (the SDK just installed), no server needed.
 # GATEWAY_PARTS="samples specs sdk protocol codec" chooses parts (all by default);
 # GATEWAY_KEEP=1 keeps the server directory with otsd's log and config;
-# OTSD=/path/to/otsd tests that binary instead of building gateway/.
+# OTSD=/path/to/otsd tests that binary instead of building gateway/;
+# GATEWAY_HOLD=1 keeps otsd and PostgreSQL up (for a person) until interrupted.
 # The exit status is nonzero when a test failed.
 set -euo pipefail
 
@@ -136,6 +137,13 @@ echo "test otsd_start ... ok (127.0.0.1:$port, instance $OTSGW_INSTANCE, keys $O
 # what the SDK's samples/client.js reads, and our specs too
 export endpoint="http://127.0.0.1:$port" instancename="$OTSGW_INSTANCE"
 export accessKeyId="$OTSGW_APP_KEY_ID" secretAccessKey="$OTSGW_APP_KEY_SECRET"
+
+# GATEWAY_HOLD=1: keep otsd and PostgreSQL up for a person, until interrupted
+if [ "${GATEWAY_HOLD:-0}" = 1 ]; then
+	echo "otsd up: endpoint=$endpoint instancename=$instancename accessKeyId=$accessKeyId" \
+		"secretAccessKey=$secretAccessKey; PostgreSQL: PGHOST=$PGHOST PGPORT=$PGPORT dbname=otsgw; Ctrl-C stops"
+	while kill -0 "$otsd_pid" 2>/dev/null; do sleep 1; done
+fi
 
 status=0
 mocha="$here/node_modules/mocha/bin/mocha.js"
