@@ -427,7 +427,7 @@ check_request(struct MHD_Connection *connection, Request *req, const char *url,
 {
 	static const char *const required[] = {
 		"x-ots-date", "x-ots-signature", "x-ots-accesskeyid",
-		"x-ots-instancename", "x-ots-apiversion", NULL
+		"x-ots-instancename", "x-ots-apiversion", "x-ots-contentmd5", NULL
 	};
 	Call	   *call = &req->call;
 	HeaderSet	headers = {0};
@@ -478,7 +478,7 @@ check_request(struct MHD_Connection *connection, Request *req, const char *url,
 	if (!auth_check_date(call, header_value(&headers, "x-ots-date")))
 		goto done;
 	value = header_value(&headers, "x-ots-contentmd5");
-	if (value != NULL && !auth_check_md5(call, value))
+	if (!auth_check_md5(call, value))
 		goto done;
 	value = header_value(&headers, "x-ots-apiversion");
 	if (strcmp(value, API_VERSION) != 0)
