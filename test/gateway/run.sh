@@ -134,6 +134,9 @@ if [ "$ready" -ne 1 ]; then
 fi
 echo "test otsd_start ... ok (127.0.0.1:$port, instance $OTSGW_INSTANCE, keys $OTSGW_APP_KEY_ID as gw_app and $OTSGW_OTHER_KEY_ID as gw_other)"
 
+# for a test that wants to show the server's state when something hangs
+export OTSGW_PSQL="$TS_BIN/psql"
+
 # what the SDK's samples/client.js reads, and our specs too
 export endpoint="http://127.0.0.1:$port" instancename="$OTSGW_INSTANCE"
 export accessKeyId="$OTSGW_APP_KEY_ID" secretAccessKey="$OTSGW_APP_KEY_SECRET"
@@ -179,5 +182,7 @@ fi
 if [ "$status" -ne 0 ]; then
 	echo "otsd's last log lines ($otsd_log):"
 	tail -n 30 "$otsd_log" 2>/dev/null | sed 's/^/  /' || true
+	echo "PostgreSQL's log, its warnings and errors:"
+	ots_as_pg_user grep -E 'WARNING|ERROR|FATAL|PANIC|terminated' "$TS_DIR/server.log" 2>/dev/null | tail -n 30 | sed 's/^/  /' || true
 fi
 exit "$status"
