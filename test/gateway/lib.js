@@ -148,6 +148,22 @@ function sleep(ms) {
     return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+// the database's sessions (what a build may be waiting for), through psql as run.sh set it up
+function sessions() {
+    if (!process.env.OTSGW_PSQL) {
+        return '(no psql)';
+    }
+    try {
+        return require('child_process').execFileSync(process.env.OTSGW_PSQL, ['-X', '-At', '-d', 'otsgw', '-c',
+            "SELECT pid, usename, backend_type, state, wait_event_type, wait_event, xact_start, left(query, 100) "
+            + "FROM pg_stat_activity WHERE datname = 'otsgw' OR backend_type NOT IN ('client backend', 'checkpointer', "
+            + "'background writer', 'walwriter', 'autovacuum launcher', 'logical replication launcher') ORDER BY pid"],
+        { encoding: 'utf8', timeout: 10000 });
+    } catch (err) {
+        return `(psql failed: ${err.message})`;
+    }
+}
+
 /*
  * An index answers reads once built (before, Tablestore and ots refuse with
  * "Disallow read index table in building base state"): wait until
@@ -162,7 +178,7 @@ async function waitIndexes(table, timeoutMs) {
             return d;
         }
         if (Date.now() > until) {
-            throw new Error(`indexes still building: ${building.map((m) => m.name)}`);
+            throw new Error(`indexes still building: ${building.map((m) => m.name)}; the database's sessions:\n${sessions()}`);
         }
         await sleep(200);
     }

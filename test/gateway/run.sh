@@ -26,10 +26,13 @@
 #   c. the SDK's own test/table.test.js and test/data_opration.test.js, run
 #      with mocha from inside node_modules/tablestore;
 #   d. protocol_test.py: signatures, headers, checksums and error replies at
-#      the HTTP level (python3, standard library only).
-# GATEWAY_PARTS="samples specs sdk protocol" chooses parts (all by default);
+#      the HTTP level (python3, standard library only);
+#   e. pb_test.sh: otsd's PlainBuffer and filter codecs against the SDK's
+#      encoder and decoder (the SDK just installed), no server needed.
+# GATEWAY_PARTS="samples specs sdk protocol codec" chooses parts (all by default);
 # GATEWAY_KEEP=1 keeps the server directory with otsd's log and config;
-# OTSD=/path/to/otsd tests that binary instead of building gateway/.
+# OTSD=/path/to/otsd tests that binary instead of building gateway/;
+# GATEWAY_HOLD=1 keeps otsd and PostgreSQL up (for a person) until interrupted.
 # The exit status is nonzero when a test failed.
 set -euo pipefail
 
@@ -41,7 +44,7 @@ root="$(cd "$here/../.." && pwd -P)"
 . "$root/test/tempserver.sh"
 export LC_ALL=C.UTF-8 LANG=C.UTF-8
 
-parts=" ${GATEWAY_PARTS:-samples specs sdk protocol} "
+parts=" ${GATEWAY_PARTS:-samples specs sdk protocol codec} "
 want() { [[ "$parts" == *" $1 "* ]]; }
 
 for tool in node npm python3; do
@@ -131,9 +134,19 @@ if [ "$ready" -ne 1 ]; then
 fi
 echo "test otsd_start ... ok (127.0.0.1:$port, instance $OTSGW_INSTANCE, keys $OTSGW_APP_KEY_ID as gw_app and $OTSGW_OTHER_KEY_ID as gw_other)"
 
+# for a test that wants to show the server's state when something hangs
+export OTSGW_PSQL="$TS_BIN/psql"
+
 # what the SDK's samples/client.js reads, and our specs too
 export endpoint="http://127.0.0.1:$port" instancename="$OTSGW_INSTANCE"
 export accessKeyId="$OTSGW_APP_KEY_ID" secretAccessKey="$OTSGW_APP_KEY_SECRET"
+
+# GATEWAY_HOLD=1: keep otsd and PostgreSQL up for a person, until interrupted
+if [ "${GATEWAY_HOLD:-0}" = 1 ]; then
+	echo "otsd up: endpoint=$endpoint instancename=$instancename accessKeyId=$accessKeyId" \
+		"secretAccessKey=$secretAccessKey; PostgreSQL: PGHOST=$PGHOST PGPORT=$PGPORT dbname=otsgw; Ctrl-C stops"
+	while kill -0 "$otsd_pid" 2>/dev/null; do sleep 1; done
+fi
 
 status=0
 mocha="$here/node_modules/mocha/bin/mocha.js"
@@ -154,6 +167,9 @@ fi
 if want protocol; then
 	python3 "$here/protocol_test.py" || status=1
 fi
+if want codec; then
+	TABLESTORE_SDK="$here/node_modules/tablestore" PG_CONFIG="$OTS_PG_CONFIG" "$here/pb_test.sh" || status=1
+fi
 
 # otsd must still be up: a crash on the way would hide behind failed requests
 if kill -0 "$otsd_pid" 2>/dev/null; then
@@ -166,5 +182,7 @@ fi
 if [ "$status" -ne 0 ]; then
 	echo "otsd's last log lines ($otsd_log):"
 	tail -n 30 "$otsd_log" 2>/dev/null | sed 's/^/  /' || true
+	echo "PostgreSQL's log, its warnings and errors:"
+	ots_as_pg_user grep -E 'WARNING|ERROR|FATAL|PANIC|terminated' "$TS_DIR/server.log" 2>/dev/null | tail -n 30 | sed 's/^/  /' || true
 fi
 exit "$status"

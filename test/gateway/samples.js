@@ -198,7 +198,7 @@ async function main() {
             failed += 1;
             console.log(`test ${label} ... FAILED (${problem})`);
             if (result) {
-                const show = (result.stdout + result.stderr).trim().split('\n').slice(0, 25);
+                const show = (result.stdout + result.stderr).trim().split("\n").slice(0, 60);
                 for (const line of show) {
                     console.log(`    ${line}`);
                 }

@@ -16,11 +16,13 @@ const {
  * 'transactionId'" after the server aborted.  abort() accepts that one error;
  * the tests then prove the abort by its effects.
  */
+let abortDecodeBug = false;
 async function abort(id) {
     try {
         return await call('abortTransaction', { transactionId: id });
     } catch (err) {
         if (/missing required 'transactionId'/.test(String(err.message))) {
+            abortDecodeBug = true;
             return { sdkDecodeBug: true };
         }
         throw err;
@@ -58,6 +60,9 @@ describe('local transactions', function () {
     });
     after(async function () {
         await dropTable(t);
+        if (abortDecodeBug) {
+            console.log("note: the SDK failed to decode AbortTransaction's empty reply (its decoder bug); the abort's effects were checked");
+        }
     });
 
     it('writes inside are visible inside, invisible outside until commit', async function () {
