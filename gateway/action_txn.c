@@ -93,6 +93,7 @@ action_abort_transaction(Call *call)
 		reply_malformed(call);
 		return;
 	}
+	resp.transaction_id = req->transaction_id;
 	if (call_txn_end(call, req->transaction_id, false))
 		call_reply(call, &resp.base);
 	FREE(req);
