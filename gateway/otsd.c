@@ -8,7 +8,7 @@
  * A request is POST /<Action> with x-ots-* headers and a protobuf body.
  * Before the action runs: the method, the body size, the action's name, the
  * required headers, the instance, the access key, the signature, the date
- * (15 minutes), the body's MD5 (when sent) and the API version are checked,
+ * (15 minutes), the body's MD5 and the API version are checked,
  * each failure answered with Tablestore's code, status and text.  Every
  * answer carries x-ots-requestid, x-ots-date, x-ots-contentmd5 and
  * x-ots-contenttype; once the request's signature has been verified, also
@@ -432,7 +432,7 @@ check_request(struct MHD_Connection *connection, Request *req, const char *url,
 {
 	static const char *const required[] = {
 		"x-ots-date", "x-ots-signature", "x-ots-accesskeyid",
-		"x-ots-instancename", "x-ots-apiversion", NULL
+		"x-ots-instancename", "x-ots-apiversion", "x-ots-contentmd5", NULL
 	};
 	Call	   *call = &req->call;
 	HeaderSet	headers = {0};
@@ -483,7 +483,7 @@ check_request(struct MHD_Connection *connection, Request *req, const char *url,
 	if (!auth_check_date(call, header_value(&headers, "x-ots-date")))
 		goto done;
 	value = header_value(&headers, "x-ots-contentmd5");
-	if (value != NULL && !auth_check_md5(call, value))
+	if (!auth_check_md5(call, value))
 		goto done;
 	value = header_value(&headers, "x-ots-apiversion");
 	if (strcmp(value, API_VERSION) != 0)
