@@ -636,7 +636,7 @@ main(int argc, char **argv)
 	}
 	read_config(config_path);
 	if (strcmp(config.log, "-") == 0)
-		log_file = stdout;
+		log_file = stderr;
 	else if ((log_file = fopen(config.log, "a")) == NULL)
 		die("cannot open log %s: %s", config.log, strerror(errno));
 	address = listen_address(config.listen);
