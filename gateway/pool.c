@@ -566,6 +566,7 @@ call_txn_start(Call *call, const char *table, const char *partition_key_json)
 bool
 call_txn_end(Call *call, const char *transaction_id, bool commit)
 {
+	Held	   *held;
 	Txn		   *txn;
 	PGresult   *res;
 	bool		ok;
@@ -574,6 +575,9 @@ call_txn_end(Call *call, const char *transaction_id, bool commit)
 		transaction_id = "";
 	if (!transaction_id_valid(call, transaction_id))
 		return false;
+	held = call->held;
+	if (held != NULL && held->txn != NULL && strcmp(held->txn->id, transaction_id) == 0)
+		call_end(call);			/* this call used it: its savepoint ends first */
 	txn = txn_claim(call, transaction_id);
 	if (txn == NULL)
 		return false;
