@@ -27,9 +27,11 @@
 #      with mocha from inside node_modules/tablestore;
 #   d. protocol_test.py: signatures, headers, checksums and error replies at
 #      the HTTP level (python3, standard library only);
-#   e. pb_test.sh: otsd's PlainBuffer and filter codecs against the SDK's
+#   e. doc_examples.js: README's complete Node.js program, as printed
+#      (its endpoint, instance and key the test's), must print "new";
+#   f. pb_test.sh: otsd's PlainBuffer and filter codecs against the SDK's
 #      encoder and decoder (the SDK just installed), no server needed.
-# GATEWAY_PARTS="samples specs sdk protocol codec" chooses parts (all by default);
+# GATEWAY_PARTS="samples specs sdk protocol docs codec" chooses parts (all by default);
 # GATEWAY_KEEP=1 keeps the server directory with otsd's log and config;
 # OTSD=/path/to/otsd tests that binary instead of building gateway/;
 # GATEWAY_HOLD=1 keeps otsd and PostgreSQL up (for a person) until interrupted.
@@ -44,7 +46,7 @@ root="$(cd "$here/../.." && pwd -P)"
 . "$root/test/tempserver.sh"
 export LC_ALL=C.UTF-8 LANG=C.UTF-8
 
-parts=" ${GATEWAY_PARTS:-samples specs sdk protocol codec} "
+parts=" ${GATEWAY_PARTS:-samples specs sdk protocol docs codec} "
 want() { [[ "$parts" == *" $1 "* ]]; }
 
 for tool in node npm python3; do
@@ -166,6 +168,9 @@ if want sdk; then
 fi
 if want protocol; then
 	python3 "$here/protocol_test.py" || status=1
+fi
+if want docs; then
+	node "$here/doc_examples.js" || status=1
 fi
 if want codec; then
 	TABLESTORE_SDK="$here/node_modules/tablestore" PG_CONFIG="$OTS_PG_CONFIG" "$here/pb_test.sh" || status=1
