@@ -566,6 +566,31 @@ def table_and_row_roundtrip():
 
 
 @test
+def compute_split_points_by_size():
+    """ComputeSplitPointsBySize (the Node SDK has none): the key schema and one split."""
+    table = TABLE + "_splits"
+    expect_ok(send("CreateTable", create_table_body(table)))
+    try:
+        reply = expect_ok(send("ComputeSplitPointsBySize", f_bytes(1, table) + f_varint(2, 1)))
+        consumed = pb_decode(one(reply, 1))
+        check(one(pb_decode(one(consumed, 1)), 1, 0) >= 0, "consumed %r" % consumed)
+        schema = [pb_decode(c) for c in reply.get(2, [])]
+        names = [(one(c, 1).decode(), one(c, 2)) for c in schema]
+        check(names == [("pk", 2), ("n", 1)], "schema %r" % names)
+        check(not reply.get(3), "split points %r" % reply.get(3))
+        locations = [pb_decode(l) for l in reply.get(4, [])]
+        repeat = one(locations[0], 2, 0) if len(locations) == 1 else None
+        check(repeat is not None and (repeat >> 1) ^ -(repeat & 1) == 1, "locations %r" % locations)  # sint64
+        bad = send("ComputeSplitPointsBySize", f_bytes(1, table) + f_varint(2, 0))
+        expect_error(bad, 400, "OTSParameterInvalid")
+        missing = send("ComputeSplitPointsBySize", f_bytes(1, table + "_none") + f_varint(2, 1))
+        expect_error(missing, 404, "OTSObjectNotExist", "Requested table does not exist.")
+    finally:
+        send("DeleteTable", f_bytes(1, table))
+    return "schema pk STRING, n INTEGER; one split; size 0 and a missing table refused"
+
+
+@test
 def bad_signature():
     # Tablestore: 403 OTSAuthFailed "Signature mismatch." (error list; Python SDK test_signature_mismatch)
     return expect_error(send("ListTable", bad_signature=True), 403, "OTSAuthFailed", "Signature mismatch.")
