@@ -72,7 +72,7 @@ extern void sql_end(SqlCall *q, const char *tail);
 extern void sql_free(SqlCall *q);
 
 /*
- * sql_run: runs the statement on the call's connection (the transaction's
+ * sql_run: runs the statement, prepared (prepared.c), on the call's connection (the transaction's
  * when transaction_id is set: pool.c runs each call of a transaction under a
  * savepoint, so a failed call leaves it usable, as in Tablestore).  Returns
  * the result with tuples, or NULL after replying with the error.

@@ -85,8 +85,7 @@ sql_run(Call *call, const char *transaction_id, SqlCall *q)
 
 	if (conn == NULL)
 		return NULL;
-	res = PQexecParams(conn, (const char *) q->text.data, q->nargs, NULL,
-					   q->values, NULL, NULL, 0);
+	res = prepared_exec(conn, (const char *) q->text.data, q->nargs, q->values);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 	{
 		call_pg_error(call, res);

@@ -99,6 +99,15 @@ extern bool call_txn_end(Call *call, const char *transaction_id, bool commit);
 extern bool call_check_partition(Call *call, const char *transaction_id,
 								 const char *table, const char *partition_key_json);
 
+/*
+ * prepared.c: runs sql on conn as a statement prepared on it the first time
+ * (the result as PQexecParams gives it); pool.c calls prepared_forget
+ * before it closes a connection.
+ */
+extern PGresult *prepared_exec(PGconn *conn, const char *sql, int nparams,
+							   const char *const *values);
+extern void prepared_forget(PGconn *conn);
+
 /* replies (errors.c) */
 extern void call_reply(Call *call, const ProtobufCMessage *response);
 extern void call_error(Call *call, int http_status, const char *code,

@@ -84,6 +84,14 @@ deadline_in(struct timespec *deadline, int seconds)
 	deadline->tv_sec += seconds;
 }
 
+/* conn_close: closes a connection, forgetting the statements it prepared */
+static void
+conn_close(PGconn *conn)
+{
+	prepared_forget(conn);
+	PQfinish(conn);
+}
+
 /* connect: a new connection as the key's role; NULL after logging why */
 static PGconn *
 connect_as(const AccessKey *key)
@@ -197,7 +205,7 @@ slot_acquire(Call *call)
 	/* outside the lock: connecting takes time */
 	if (pool->slots[slot].conn != NULL && !idle_conn_ok(pool->slots[slot].conn))
 	{
-		PQfinish(pool->slots[slot].conn);
+		conn_close(pool->slots[slot].conn);
 		pool->slots[slot].conn = NULL;
 	}
 	if (pool->slots[slot].conn == NULL)
@@ -225,9 +233,9 @@ slot_release(const AccessKey *key, int slot)
 	if (conn != NULL && PQstatus(conn) == CONNECTION_OK &&
 		PQtransactionStatus(conn) != PQTRANS_IDLE &&
 		!exec_ok(conn, "ROLLBACK"))
-		PQfinish(conn), conn = NULL;
+		conn_close(conn), conn = NULL;
 	if (conn != NULL && PQstatus(conn) != CONNECTION_OK)
-		PQfinish(conn), conn = NULL;
+		conn_close(conn), conn = NULL;
 	pthread_mutex_lock(&pool->lock);
 	pool->slots[slot].conn = conn;
 	pool->slots[slot].in_use = false;
@@ -740,7 +748,7 @@ pool_stop(AccessKey *keys, int key_count)
 
 		for (int s = 0; s < 2 * pool->size; s++)
 			if (pool->slots[s].conn != NULL)
-				PQfinish(pool->slots[s].conn);
+				conn_close(pool->slots[s].conn);
 		free(pool->slots);
 		free(pool);
 		keys[i].pool = NULL;

@@ -1,0 +1,102 @@
+/*
+ * gateway/prepared.c
+ *	  Each connection prepares a statement text the first time it runs it and
+ *	  executes it prepared from then on, as pgbench -M prepared does: an
+ *	  action's SQL differs only in which named arguments a request gives, so
+ *	  a connection sees a few dozen texts, and the server skips parsing and
+ *	  planning them per request.
+ *
+ * Prepared statements are the session's, not the transaction's (a rollback
+ * keeps them), so the record of what a connection prepared lives until
+ * pool.c closes it (prepared_forget).
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "otsd.h"
+
+typedef struct Prepared
+{
+	PGconn	   *conn;
+	char	   *sql;
+	char		name[24];
+	struct Prepared *next;
+} Prepared;
+
+static pthread_mutex_t prepared_lock = PTHREAD_MUTEX_INITIALIZER;
+static Prepared *prepared_list;
+static unsigned long prepared_count;
+
+/* the name conn prepared sql under, copied to name; false if it did not */
+static bool
+prepared_find(PGconn *conn, const char *sql, char *name)
+{
+	bool		found = false;
+
+	pthread_mutex_lock(&prepared_lock);
+	for (Prepared *p = prepared_list; p != NULL && !found; p = p->next)
+		if (p->conn == conn && strcmp(p->sql, sql) == 0)
+		{
+			strcpy(name, p->name);
+			found = true;
+		}
+	pthread_mutex_unlock(&prepared_lock);
+	return found;
+}
+
+PGresult *
+prepared_exec(PGconn *conn, const char *sql, int nparams, const char *const *values)
+{
+	char		name[24];
+
+	if (!prepared_find(conn, sql, name))
+	{
+		Prepared   *p = calloc(1, sizeof(Prepared));
+		PGresult   *res;
+
+		if (p == NULL || (p->sql = strdup(sql)) == NULL)
+			abort();
+		pthread_mutex_lock(&prepared_lock);
+		snprintf(p->name, sizeof(p->name), "otsd_%lu", ++prepared_count);
+		pthread_mutex_unlock(&prepared_lock);
+		res = PQprepare(conn, p->name, sql, nparams, NULL);
+		if (PQresultStatus(res) != PGRES_COMMAND_OK)
+		{
+			free(p->sql);
+			free(p);
+			return res;
+		}
+		PQclear(res);
+		p->conn = conn;
+		strcpy(name, p->name);
+		pthread_mutex_lock(&prepared_lock);
+		p->next = prepared_list;
+		prepared_list = p;
+		pthread_mutex_unlock(&prepared_lock);
+	}
+	return PQexecPrepared(conn, name, nparams, values, NULL, NULL, 0);
+}
+
+void
+prepared_forget(PGconn *conn)
+{
+	Prepared  **link = &prepared_list;
+
+	pthread_mutex_lock(&prepared_lock);
+	while (*link != NULL)
+	{
+		Prepared   *p = *link;
+
+		if (p->conn == conn)
+		{
+			*link = p->next;
+			free(p->sql);
+			free(p);
+		}
+		else
+			link = &p->next;
+	}
+	pthread_mutex_unlock(&prepared_lock);
+}
