@@ -895,6 +895,86 @@ def stream_actions():
 
 
 @test
+def batch_get_row_refused_before_sql():
+    """BatchGetRow refused while its tables are read (a broken key, no version condition, a bad
+    name): each a 400. Under ASan (OTSD=<asan build>) LeakSanitizer reported the request's key
+    list leaked on each of these paths."""
+    key = pb_row(key_of("a", 1))
+    shown = []
+    for what, table, expected in (
+            ("a broken key", f_bytes(1, TABLE) + f_bytes(2, key) + f_bytes(2, pb_row(key_of("a", 2), corrupt_row=True))
+             + f_varint(6, 1), "Cell data broken, row checksum mismatch."),
+            ("no version condition", f_bytes(1, TABLE) + f_bytes(2, key),
+             "No version condition is specified while querying row."),
+            ("a bad table name", f_bytes(1, "bad-name") + f_bytes(2, key) + f_varint(6, 1),
+             "Invalid table name: 'bad-name'.")):
+        try:
+            shown.append(expect_error(send("BatchGetRow", f_bytes(1, table)), 400, "OTSParameterInvalid", expected))
+        except Failure as e:
+            raise Failure("%s: %s" % (what, e))
+    return "; ".join(shown)
+
+
+@test
+def string_fields_not_utf8():
+    """A protobuf string that is not UTF-8 (protobuf-c does not check) is the client's error:
+    400 OTSParameterInvalid, not PostgreSQL's 'invalid byte sequence' as a 500."""
+    shown = None
+    for action, body in (("DescribeStream", f_bytes(1, b"\x99")),
+                         ("GetShardIterator", f_bytes(1, b"\x8a") + f_bytes(2, "y")),
+                         ("GetStreamRecord", f_bytes(1, b"x\xba:y")),
+                         ("GetRow", get_row_body(TABLE, pb_row(key_of("a", 1))) + f_bytes(3, b"c\xff"))):
+        try:
+            shown = expect_error(send(action, body), 400, "OTSParameterInvalid")
+        except Failure as e:
+            raise Failure("%s: %s" % (action, e))
+    return "DescribeStream, GetShardIterator, GetStreamRecord, GetRow columns_to_get: " + shown
+
+
+@test
+def error_message_is_utf8():
+    """Error.message is a protobuf string, so UTF-8: a message that quotes the client's bytes
+    (a table name, the path) must not copy invalid UTF-8 into it (the Python SDK fails to
+    decode such an Error)."""
+    shown = []
+    for what, send_it in (("table name", lambda: send("DescribeTable", f_bytes(1, b"gw_f\xf5zz"))),
+                          ("path", lambda: send("Li\xffst", path="/Li%FFst", authenticated=False))):
+        try:
+            reply = send_it()
+        except UnicodeDecodeError as e:
+            raise Failure("%s: Error.message is not UTF-8 (%s)" % (what, e))
+        shown.append("%d %s %r" % (reply.status, reply.code, reply.message))
+        check(reply.status == 400, "%s: %r" % (what, reply))
+    return "; ".join(shown)
+
+
+@test
+def transaction_range_in_its_partition():
+    """GetRange in a local transaction reads its partition only (Tablestore: the bounds'
+    partition keys are the transaction's): an end bound in another partition is refused,
+    instead of reading rows the transaction does not lock."""
+    expect_ok(send("PutRow", put_row_body(TABLE, pb_row(key_of("txr_q", 1), [("v", Val("int", 1), None, None)]))))
+    started = expect_ok(send("StartLocalTransaction", f_bytes(1, TABLE) + f_bytes(2, pb_row([("pk", Val("str", "txr_p"))]))))
+    tx = one(started, 1).decode()
+    try:
+        start = pb_row([("pk", Val("str", "txr_p")), ("n", Val("inf_min"))])
+        end = pb_row([("pk", Val("str", "txr_z")), ("n", Val("inf_max"))])
+        reply = send("GetRange", f_bytes(1, TABLE) + f_varint(2, 0) + f_varint(5, 1) + f_bytes(7, start)
+                     + f_bytes(8, end) + f_bytes(14, tx))
+        if reply.status == 200:
+            keys = [row["pk"][0][1][1] for row in pb_decode_rows(one(pb_decode(reply.body), 2))]
+            raise Failure("served, rows of partitions %r" % keys)
+        out = expect_error(reply, 400, "OTSParameterInvalid")
+        # within its partition it still reads
+        end = pb_row([("pk", Val("str", "txr_p")), ("n", Val("inf_max"))])
+        expect_ok(send("GetRange", f_bytes(1, TABLE) + f_varint(2, 0) + f_varint(5, 1) + f_bytes(7, start)
+                       + f_bytes(8, end) + f_bytes(14, tx)))
+        return out
+    finally:
+        send("AbortTransaction", f_bytes(1, tx))
+
+
+@test
 def request_ids_unique():
     return "%d responses, each with its own x-ots-requestid" % len(REQUEST_IDS)
 
