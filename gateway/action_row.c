@@ -516,6 +516,8 @@ action_batch_get_row(Call *call)
 		char		err[256];
 
 		json_array_append_new(request, entry);
+		/* owned by the request from here, so a refusal below frees it */
+		json_object_set_new(entry, "primary_keys", keys);
 		if (!table_name_valid(call, table->table_name))
 			goto done;
 		if (!o.has_max_versions && o.time_range == NULL)
@@ -531,7 +533,6 @@ action_batch_get_row(Call *call)
 			json_array_append(keys, rows[decoded].primary_key);
 			decoded++;
 		}
-		json_object_set_new(entry, "primary_keys", keys);
 		if (o.n_columns_to_get > 0)
 		{
 			json_t	   *columns = json_array();
