@@ -77,12 +77,35 @@ sql_free(SqlCall *q)
 	memset(q, 0, sizeof(*q));
 }
 
+/* utf8_valid: text is UTF-8 as PostgreSQL accepts it */
+static bool
+utf8_valid(const char *text)
+{
+	size_t		n;
+
+	for (; *text; text += n)
+		if ((n = utf8_char_len(text)) == 0)
+			return false;
+	return true;
+}
+
 PGresult *
 sql_run(Call *call, const char *transaction_id, SqlCall *q)
 {
-	PGconn	   *conn = call_db(call, transaction_id);
+	PGconn	   *conn;
 	PGresult   *res;
 
+	/*
+	 * protobuf-c does not check that a string field is UTF-8: a client's bad
+	 * bytes are its error, not PostgreSQL's "invalid byte sequence" as a 500
+	 */
+	for (int i = 0; i < q->nargs; i++)
+		if (q->values[i] != NULL && !utf8_valid(q->values[i]))
+		{
+			call_parameter_invalid(call, "A string in the request is not valid UTF-8.");
+			return NULL;
+		}
+	conn = call_db(call, transaction_id);
 	if (conn == NULL)
 		return NULL;
 	res = PQexecParams(conn, (const char *) q->text.data, q->nargs, NULL,
