@@ -363,7 +363,10 @@ action_get_range(Call *call)
 	if (!decode_bound(call, &req->exclusive_end_primary_key, &end))
 		goto done_start;
 	have_end = true;
-	if (req->transaction_id && !partition_allowed(call, req->transaction_id, req->table_name, &start))
+	/* in a transaction both bounds are in its partition, so the range is too */
+	if (req->transaction_id &&
+		(!partition_allowed(call, req->transaction_id, req->table_name, &start) ||
+		 !partition_allowed(call, req->transaction_id, req->table_name, &end)))
 		goto done_rows;
 	if (req->has_limit && req->limit <= 0)
 	{
