@@ -974,6 +974,39 @@ def transaction_range_in_its_partition():
         send("AbortTransaction", f_bytes(1, tx))
 
 
+def superuser_sql(sql):
+    """One statement as the temporary server's superuser (run.sh's psql and environment)."""
+    import subprocess
+    psql = os.environ.get("OTSGW_PSQL")
+    check(psql, "OTSGW_PSQL is not set (run test/gateway/run.sh)")
+    done = subprocess.run([psql, "-X", "-At", "-d", "otsgw", "-v", "ON_ERROR_STOP=1", "-c", sql],
+                          capture_output=True, text=True, timeout=30)
+    check(done.returncode == 0, "psql: %s" % done.stderr.strip())
+    return done.stdout.strip()
+
+
+@test
+def transaction_needs_write_privilege():
+    """A local transaction locks its partition against every other writer, so a key whose role
+    may only read the table must not start one: with SELECT alone it could hold any partition
+    of the table against its writers for as long as it likes (each read in the transaction
+    renews its 60 s). 403 OTSNoPermissionAccess, and the owner's writes go on."""
+    superuser_sql('GRANT SELECT ON "%s$data" TO gw_other' % TABLE)
+    try:
+        reply = send("StartLocalTransaction", f_bytes(1, TABLE) + f_bytes(2, pb_row([("pk", Val("str", "txw_p"))])),
+                     key_id=OTHER_ID, secret=OTHER_SECRET)
+        if reply.status == 200:
+            tx = one(pb_decode(reply.body), 1).decode()
+            blocked = send("PutRow", put_row_body(TABLE, pb_row(key_of("txw_p", 1), [("v", Val("int", 1), None, None)])))
+            send("AbortTransaction", f_bytes(1, tx), key_id=OTHER_ID, secret=OTHER_SECRET)
+            raise Failure("a read-only key started a transaction; the owner's PutRow in its partition: %r" % blocked)
+        out = expect_error(reply, 403, "OTSNoPermissionAccess")
+        expect_ok(send("PutRow", put_row_body(TABLE, pb_row(key_of("txw_p", 1), [("v", Val("int", 1), None, None)]))))
+        return out
+    finally:
+        superuser_sql('REVOKE SELECT ON "%s$data" FROM gw_other' % TABLE)
+
+
 @test
 def request_ids_unique():
     return "%d responses, each with its own x-ots-requestid" % len(REQUEST_IDS)
