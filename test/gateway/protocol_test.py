@@ -1008,6 +1008,39 @@ def transaction_needs_write_privilege():
 
 
 @test
+def refused_before_the_body():
+    """A request whose headers fail (here its signature) is answered when its headers arrive,
+    not after otsd has read and held a body of up to max_body (5 MB) for a client that has
+    proved nothing: else every connection slot can be made to hold 5 MB, or to wait for a body
+    that never comes, by anyone who can reach the port."""
+    headers = {
+        "x-ots-date": iso_now(), "x-ots-apiversion": API_VERSION, "x-ots-accesskeyid": KEY_ID,
+        "x-ots-instancename": INSTANCE, "x-ots-contentmd5": base64.b64encode(hashlib.md5(b"").digest()).decode(),
+        "x-ots-signature": base64.b64encode(b"0" * 20).decode(),
+    }
+    head = "POST /PutRow HTTP/1.1\r\nHost: %s:%d\r\nContent-Length: %d\r\n" % (HOST, PORT, 4 << 20)
+    head += "".join("%s: %s\r\n" % kv for kv in headers.items()) + "Connection: close\r\n\r\n"
+    sock = socket.create_connection((HOST, PORT), timeout=60)
+    try:
+        sock.sendall(head.encode())
+        readable, _, _ = select.select([sock], [], [], 5)
+        check(readable, "no reply within 5 s of the headers: otsd waits for the 4 MB body of an unauthenticated request")
+        data = b""
+        while True:
+            try:
+                chunk = sock.recv(65536)
+            except ConnectionResetError:
+                break
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        sock.close()
+    check(data.startswith(b"HTTP/1.1 403"), "reply %r" % data[:60])
+    return "403 before the body, on the headers alone"
+
+
+@test
 def request_ids_unique():
     return "%d responses, each with its own x-ots-requestid" % len(REQUEST_IDS)
 
