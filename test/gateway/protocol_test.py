@@ -1041,6 +1041,26 @@ def refused_before_the_body():
 
 
 @test
+def other_role_learns_nothing_of_transactions():
+    """A key whose role has no privilege on a table must get its refusal (403
+    OTSNoPermissionAccess) for every partition alike: a 409 where another key holds a local
+    transaction tells it which partition key values that key is working on (otsd's partition
+    check runs before PostgreSQL's privilege check)."""
+    started = expect_ok(send("StartLocalTransaction", f_bytes(1, TABLE) + f_bytes(2, pb_row([("pk", Val("str", "secret_user"))]))))
+    tx = one(started, 1).decode()
+    try:
+        replies = {}
+        for pk in ("secret_user", "nobody"):
+            replies[pk] = send("PutRow", put_row_body(TABLE, pb_row(key_of(pk, 1), [("v", Val("int", 1), None, None)])),
+                               key_id=OTHER_ID, secret=OTHER_SECRET)
+        check(replies["secret_user"].code == replies["nobody"].code,
+              "the held partition answers %r, another %r" % (replies["secret_user"], replies["nobody"]))
+        return expect_error(replies["secret_user"], 403, "OTSNoPermissionAccess")
+    finally:
+        send("AbortTransaction", f_bytes(1, tx))
+
+
+@test
 def request_ids_unique():
     return "%d responses, each with its own x-ots-requestid" % len(REQUEST_IDS)
 
