@@ -1061,6 +1061,35 @@ def other_role_learns_nothing_of_transactions():
 
 
 @test
+def write_to_a_row_locked_elsewhere():
+    """A write to a row that an SQL session holds locked is answered, as Tablestore answers
+    concurrent writers, with a retryable 409 OTSRowOperationConflict within seconds, instead of
+    waiting as long as the session likes while holding a connection of the key's pool (four
+    such waits and every other call of the key gets 503 OTSServerBusy)."""
+    import subprocess
+    expect_ok(send("PutRow", put_row_body(TABLE, pb_row(key_of("lk", 1), [("v", Val("int", 1), None, None)]))))
+    holder = subprocess.Popen([os.environ["OTSGW_PSQL"], "-X", "-q", "-d", "otsgw"], stdin=subprocess.PIPE,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
+    try:
+        holder.stdin.write("BEGIN; SELECT ots.put_row('%s', '{\"pk\": \"lk\", \"n\": 1}', '{\"v\": 2}');\n" % TABLE)
+        holder.stdin.flush()
+        time.sleep(2)
+        started = time.time()
+        try:
+            reply = send("PutRow", put_row_body(TABLE, pb_row(key_of("lk", 1), [("v", Val("int", 3), None, None)])))
+        except socket.timeout:
+            raise Failure("no answer in 60 s: the write waits for the session's lock")
+        took = time.time() - started
+        out = expect_error(reply, 409, "OTSRowOperationConflict")
+        check(took < 30, "answered after %.0f s" % took)
+        return "%s after %.1f s" % (out, took)
+    finally:
+        holder.stdin.write("ROLLBACK;\n")
+        holder.stdin.close()
+        holder.wait(30)
+
+
+@test
 def request_ids_unique():
     return "%d responses, each with its own x-ots-requestid" % len(REQUEST_IDS)
 
