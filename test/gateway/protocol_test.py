@@ -1090,6 +1090,28 @@ def write_to_a_row_locked_elsewhere():
 
 
 @test
+def unknown_enum_values_refused():
+    """An enum value the protocol does not define is a malformed request (Tablestore's proto2
+    parser leaves it unknown, so the required field is missing): 400 OTSParameterInvalid. otsd
+    read an unknown BatchWriteRow operation as a PUT without attributes, which empties the
+    row, and an unknown row existence expectation as IGNORE, which drops the condition."""
+    row = pb_row(key_of("enum", 1), [("v", Val("int", 1), None, None)])
+    expect_ok(send("PutRow", put_row_body(TABLE, row)))
+    shown = None
+    for what, action, body in (
+            ("operation type 99", "BatchWriteRow",
+             f_bytes(1, f_bytes(1, TABLE) + f_bytes(2, f_varint(1, 99) + f_bytes(2, row) + f_bytes(3, f_varint(1, 0))))),
+            ("row existence 7", "PutRow", put_row_body(TABLE, row, expectation=7))):
+        try:
+            shown = expect_error(send(action, body), 400, "OTSParameterInvalid", PB_PARSE_MESSAGES)
+        except Failure as e:
+            raise Failure("%s: %s" % (what, e))
+    got = pb_decode_rows(one(expect_ok(send("GetRow", get_row_body(TABLE, pb_row(key_of("enum", 1))))), 2))
+    check(got and got[0]["attrs"], "the row lost its attributes: %r" % got)
+    return shown
+
+
+@test
 def request_ids_unique():
     return "%d responses, each with its own x-ots-requestid" % len(REQUEST_IDS)
 
