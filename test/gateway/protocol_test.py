@@ -920,15 +920,20 @@ def string_fields_not_utf8():
     """A protobuf string that is not UTF-8 (protobuf-c does not check) is the client's error:
     400 OTSParameterInvalid, not PostgreSQL's 'invalid byte sequence' as a 500."""
     shown = None
-    for action, body in (("DescribeStream", f_bytes(1, b"\x99")),
-                         ("GetShardIterator", f_bytes(1, b"\x8a") + f_bytes(2, "y")),
-                         ("GetStreamRecord", f_bytes(1, b"x\xba:y")),
-                         ("GetRow", get_row_body(TABLE, pb_row(key_of("a", 1))) + f_bytes(3, b"c\xff"))):
+    for what, body in (("DescribeStream", f_bytes(1, b"\x99")),
+                       ("GetShardIterator", f_bytes(1, b"\x8a") + f_bytes(2, "y")),
+                       ("GetStreamRecord", f_bytes(1, b"x\xba:y")),
+                       ("GetRow", get_row_body(TABLE, pb_row(key_of("a", 1))) + f_bytes(3, b"c\xff")),
+                       # in a batch, such a name was left out of the request ots saw: all columns read
+                       ("BatchGetRow", f_bytes(1, f_bytes(1, TABLE) + f_bytes(2, pb_row(key_of("a", 1)))
+                                               + f_bytes(4, b"c\xff") + f_varint(6, 1))),
+                       ("BatchGetRow start_column", f_bytes(1, f_bytes(1, TABLE) + f_bytes(2, pb_row(key_of("a", 1)))
+                                                             + f_varint(6, 1) + f_bytes(9, b"c\xff")))):
         try:
-            shown = expect_error(send(action, body), 400, "OTSParameterInvalid")
+            shown = expect_error(send(what.split()[0], body), 400, "OTSParameterInvalid")
         except Failure as e:
-            raise Failure("%s: %s" % (action, e))
-    return "DescribeStream, GetShardIterator, GetStreamRecord, GetRow columns_to_get: " + shown
+            raise Failure("%s: %s" % (what, e))
+    return "DescribeStream, GetShardIterator, GetStreamRecord, GetRow and BatchGetRow columns: " + shown
 
 
 @test
