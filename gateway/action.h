@@ -16,9 +16,13 @@
 
 #define SQL_MAX_ARGS 24
 
-/* a request message unpacked from the call's body, NULL when it does not decode */
+/*
+ * a request message unpacked from the call's body, NULL when it does not
+ * decode or holds an enum value the protocol does not define
+ */
 #define UNPACK(message, call) \
-	otsp__##message##__unpack(NULL, (call)->body_len, (call)->body)
+	request_unpack(&otsp__##message##__descriptor, (call))
+extern void *request_unpack(const ProtobufCMessageDescriptor *descriptor, const Call *call);
 #define FREE(message) \
 	do { if (message) protobuf_c_message_free_unpacked((ProtobufCMessage *) (message), NULL); } while (0)
 

@@ -363,7 +363,10 @@ action_get_range(Call *call)
 	if (!decode_bound(call, &req->exclusive_end_primary_key, &end))
 		goto done_start;
 	have_end = true;
-	if (req->transaction_id && !partition_allowed(call, req->transaction_id, req->table_name, &start))
+	/* in a transaction both bounds are in its partition, so the range is too */
+	if (req->transaction_id &&
+		(!partition_allowed(call, req->transaction_id, req->table_name, &start) ||
+		 !partition_allowed(call, req->transaction_id, req->table_name, &end)))
 		goto done_rows;
 	if (req->has_limit && req->limit <= 0)
 	{
@@ -516,6 +519,8 @@ action_batch_get_row(Call *call)
 		char		err[256];
 
 		json_array_append_new(request, entry);
+		/* owned by the request from here, so a refusal below frees it */
+		json_object_set_new(entry, "primary_keys", keys);
 		if (!table_name_valid(call, table->table_name))
 			goto done;
 		if (!o.has_max_versions && o.time_range == NULL)
@@ -531,7 +536,6 @@ action_batch_get_row(Call *call)
 			json_array_append(keys, rows[decoded].primary_key);
 			decoded++;
 		}
-		json_object_set_new(entry, "primary_keys", keys);
 		if (o.n_columns_to_get > 0)
 		{
 			json_t	   *columns = json_array();

@@ -36,15 +36,30 @@ action_start_local_transaction(Call *call)
 		call_parameter_invalid(call, "StartLocalTransaction support only one primary key.");
 		goto done_key;
 	}
-	/* the table must exist and the column be its partition key */
+	/*
+	 * the table must exist and the column be its partition key; and the role
+	 * may write it (a row privilege on its storage "t$data"): the transaction
+	 * holds the partition against every other writer, which a role that may
+	 * only read must not be able to do
+	 */
 	sql_begin(&q, "SELECT ots.describe_table(");
 	sql_arg(&q, req->table_name, "text");
 	sql_end(&q, ") OPERATOR(pg_catalog.->) 'primary_key' OPERATOR(pg_catalog.->) 0 "
-			"OPERATOR(pg_catalog.->>) 'name'");
+			"OPERATOR(pg_catalog.->>) 'name', "
+			"pg_catalog.has_table_privilege(pg_catalog.to_regclass(pg_catalog.quote_ident("
+			"$1 OPERATOR(pg_catalog.||) '$data')), 'INSERT, UPDATE, DELETE') IS NOT FALSE");
 	res = sql_run(call, NULL, &q);
 	sql_free(&q);
 	if (res == NULL)
 		goto done_key;
+	if (strcmp(PQgetvalue(res, 0, 1), "t") != 0)
+	{
+		call_error(call, 403, "OTSNoPermissionAccess",
+				   "You have no permission to access the requested resource, please contact the resource owner "
+				   "(a local transaction needs INSERT, UPDATE or DELETE on ots table %s)", req->table_name);
+		PQclear(res);
+		goto done_key;
+	}
 	first = json_string_value(json_array_get(key.pk_order, 0));
 	if (PQgetisnull(res, 0, 0) || strcmp(PQgetvalue(res, 0, 0), first) != 0)
 	{

@@ -150,6 +150,52 @@ call_reply(Call *call, const ProtobufCMessage *response)
 	set_reply(call, 200, response);
 }
 
+/*
+ * utf8_char_len: the bytes of the UTF-8 character at c (RFC 3629: no
+ * overlong forms, surrogates or code points past U+10FFFF), 0 where c holds
+ * none (an invalid byte, or the NUL that ends the text)
+ */
+size_t
+utf8_char_len(const char *c)
+{
+	const unsigned char *u = (const unsigned char *) c;
+	size_t		n;
+	unsigned int lo = 0x80,
+				hi = 0xBF;
+
+	if (u[0] == 0)
+		return 0;
+	if (u[0] < 0x80)
+		return 1;
+	if (u[0] >= 0xC2 && u[0] <= 0xDF)
+		n = 2;
+	else if (u[0] >= 0xE0 && u[0] <= 0xEF)
+	{
+		n = 3;
+		if (u[0] == 0xE0)
+			lo = 0xA0;
+		else if (u[0] == 0xED)
+			hi = 0x9F;
+	}
+	else if (u[0] >= 0xF0 && u[0] <= 0xF4)
+	{
+		n = 4;
+		if (u[0] == 0xF0)
+			lo = 0x90;
+		else if (u[0] == 0xF4)
+			hi = 0x8F;
+	}
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++)
+	{
+		if (u[i] < lo || u[i] > hi)
+			return 0;
+		lo = 0x80, hi = 0xBF;
+	}
+	return n;
+}
+
 /* call_error: the call failed with Tablestore's error code and a message */
 void
 call_error(Call *call, int http_status, const char *code, const char *fmt,...)
@@ -163,6 +209,20 @@ call_error(Call *call, int http_status, const char *code, const char *fmt,...)
 	va_start(args, fmt);
 	vsnprintf(message, sizeof(message), fmt, args);
 	va_end(args);
+	/*
+	 * Error.message is a protobuf string, which must be UTF-8 (the Python
+	 * SDK refuses the reply otherwise): a message quoting the client's bytes
+	 * (a name, the path) shows each invalid byte as '?'
+	 */
+	for (char *c = message; *c;)
+	{
+		size_t		n = utf8_char_len(c);
+
+		if (n == 0)
+			*c++ = '?';
+		else
+			c += n;
+	}
 	error.code = (char *) code;
 	error.message = message;
 	set_reply(call, http_status, &error.base);

@@ -8,8 +8,9 @@
  * A request is POST /<Action> with x-ots-* headers and a protobuf body.
  * Before the action runs: the method, the body size, the action's name, the
  * required headers, the instance, the access key, the signature, the date
- * (15 minutes), the body's MD5 and the API version are checked,
- * each failure answered with Tablestore's code, status and text.  Every
+ * (15 minutes) and the API version are checked as the headers arrive, before
+ * the body is read; then the body's size and MD5; each failure answered
+ * with Tablestore's code, status and text.  Every
  * answer carries x-ots-requestid, x-ots-date, x-ots-contentmd5 and
  * x-ots-contenttype; once the request's signature has been verified, also
  * "Authorization: OTS <key id>:<signature>", the response signature the
@@ -76,6 +77,8 @@ typedef struct Request
 	Buf			body;
 	bool		body_too_large;
 	bool		authenticated;	/* its signature checked: sign the answer */
+	const Action *to_run;		/* its headers checked: the action to run */
+	char		content_md5[64];	/* x-ots-contentmd5, checked on the body */
 	char		request_id[37];
 	char		action[64];
 	struct timespec started;
@@ -421,14 +424,15 @@ find_key(const char *id)
 }
 
 /*
- * check_request: the checks before the action, in the order that tells an
- * unauthenticated client the least; false after replying.  Codes and texts
- * are Tablestore's (the Python SDK's error message tests and Tablestore's
- * error code page).
+ * check_headers: the checks of a request's headers, run when they arrive,
+ * before its body is read (a client that has proved nothing gets no memory
+ * and no wait), in the order that tells an unauthenticated client the least;
+ * false after replying.  Sets req->to_run and keeps x-ots-contentmd5 for
+ * the body's check.  Codes and texts are Tablestore's (the Python SDK's
+ * error message tests and Tablestore's error code page).
  */
 static bool
-check_request(struct MHD_Connection *connection, Request *req, const char *url,
-			  const Action **action)
+check_headers(struct MHD_Connection *connection, Request *req, const char *url)
 {
 	static const char *const required[] = {
 		"x-ots-date", "x-ots-signature", "x-ots-accesskeyid",
@@ -439,13 +443,8 @@ check_request(struct MHD_Connection *connection, Request *req, const char *url,
 	const char *value;
 	bool		ok = false;
 
-	if (req->body_too_large)
-	{
-		call_error(call, 413, "OTSRequestBodyTooLarge", "The size of POST data is too large.");
-		return false;
-	}
-	*action = url[0] == '/' ? find_action(url + 1) : NULL;
-	if (*action == NULL)
+	req->to_run = url[0] == '/' ? find_action(url + 1) : NULL;
+	if (req->to_run == NULL)
 	{
 		call_error(call, 400, "OTSUnsupportOperation", "Unsupported operation: '%s'.",
 				   url[0] == '/' ? url + 1 : url);
@@ -482,9 +481,8 @@ check_request(struct MHD_Connection *connection, Request *req, const char *url,
 	req->authenticated = true;
 	if (!auth_check_date(call, header_value(&headers, "x-ots-date")))
 		goto done;
-	value = header_value(&headers, "x-ots-contentmd5");
-	if (!auth_check_md5(call, value))
-		goto done;
+	snprintf(req->content_md5, sizeof(req->content_md5), "%s",
+			 header_value(&headers, "x-ots-contentmd5"));
 	value = header_value(&headers, "x-ots-apiversion");
 	if (strcmp(value, API_VERSION) != 0)
 	{
@@ -535,7 +533,6 @@ handle(void *cls, struct MHD_Connection *connection, const char *url,
 	   size_t *upload_data_size, void **state)
 {
 	Request    *req = *state;
-	const Action *action;
 
 	if (req == NULL)
 	{
@@ -564,6 +561,8 @@ handle(void *cls, struct MHD_Connection *connection, const char *url,
 					   "The size of POST data is too large.");
 			return answer(connection, req);
 		}
+		if (!check_headers(connection, req, url))
+			return answer(connection, req);
 		return MHD_YES;
 	}
 	if (req->call.replied)
@@ -583,10 +582,12 @@ handle(void *cls, struct MHD_Connection *connection, const char *url,
 
 	req->call.body = req->body.data ? req->body.data : (const uint8_t *) "";
 	req->call.body_len = req->body.len;
-	if (check_request(connection, req, url, &action))
+	if (req->body_too_large)
+		call_error(&req->call, 413, "OTSRequestBodyTooLarge", "The size of POST data is too large.");
+	else if (auth_check_md5(&req->call, req->content_md5))
 	{
-		req->call.action = action->name;
-		action->fn(&req->call);
+		req->call.action = req->to_run->name;
+		req->to_run->fn(&req->call);
 		call_end(&req->call);
 	}
 	return answer(connection, req);

@@ -117,6 +117,9 @@ extern void call_pg_error(Call *call, const PGresult *res);
 #define call_parameter_invalid(call, ...) \
 	call_error((call), 400, "OTSParameterInvalid", __VA_ARGS__)
 
+/* the bytes of the UTF-8 character at c, 0 for an invalid byte or the NUL (errors.c) */
+extern size_t utf8_char_len(const char *c);
+
 /* Tablestore's code and HTTP status of a SQLSTATE ("OT003" -> 403 OTSConditionCheckFail) */
 extern int	otsd_error_status(const char *code);
 extern const char *otsd_error_code(const char *sqlstate);

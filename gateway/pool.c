@@ -31,6 +31,13 @@
 #define TXN_IDLE_SECONDS 60		/* Tablestore's local transaction lifetime */
 #define WAIT_SECONDS 10			/* for a free slot, or a busy transaction */
 #define TXN_ID_BYTES 16
+/*
+ * how long a call waits for a lock held elsewhere (an SQL session's row, a
+ * DDL): then 55P03, OTSRowOperationConflict, which SDKs retry, as Tablestore
+ * answers concurrent writers, instead of holding a pooled connection for as
+ * long as the other session likes
+ */
+#define LOCK_TIMEOUT "5s"
 
 typedef struct Slot
 {
@@ -92,6 +99,21 @@ conn_close(PGconn *conn)
 	PQfinish(conn);
 }
 
+/* set_session: a setting for the connection's session; false after logging why */
+static bool
+set_session(PGconn *conn, const char *name, const char *value)
+{
+	const char *params[] = {name, value};
+	PGresult   *res = PQexecParams(conn, "SELECT pg_catalog.set_config($1, $2, false)",
+								   2, NULL, params, NULL, NULL, 0);
+	bool		ok = PQresultStatus(res) == PGRES_TUPLES_OK;
+
+	if (!ok)
+		otsd_log("otsd: cannot set %s: %s", name, PQresultErrorMessage(res));
+	PQclear(res);
+	return ok;
+}
+
 /* connect: a new connection as the key's role; NULL after logging why */
 static PGconn *
 connect_as(const AccessKey *key)
@@ -107,22 +129,11 @@ connect_as(const AccessKey *key)
 		PQfinish(conn);
 		return NULL;
 	}
-	if (pool_search_path != NULL)
+	if (!set_session(conn, "lock_timeout", LOCK_TIMEOUT) ||
+		(pool_search_path != NULL && !set_session(conn, "search_path", pool_search_path)))
 	{
-		const char *params[] = {pool_search_path};
-		PGresult   *res = PQexecParams(conn,
-									   "SELECT pg_catalog.set_config('search_path', $1, false)",
-									   1, NULL, params, NULL, NULL, 0);
-		bool		ok = PQresultStatus(res) == PGRES_TUPLES_OK;
-
-		if (!ok)
-			otsd_log("otsd: cannot set search_path: %s", PQresultErrorMessage(res));
-		PQclear(res);
-		if (!ok)
-		{
-			PQfinish(conn);
-			return NULL;
-		}
+		PQfinish(conn);
+		return NULL;
 	}
 	return conn;
 }

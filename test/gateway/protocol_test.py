@@ -920,6 +920,228 @@ def stream_actions():
 
 
 @test
+def batch_get_row_refused_before_sql():
+    """BatchGetRow refused while its tables are read (a broken key, no version condition, a bad
+    name): each a 400. Under ASan (OTSD=<asan build>) LeakSanitizer reported the request's key
+    list leaked on each of these paths."""
+    key = pb_row(key_of("a", 1))
+    shown = []
+    for what, table, expected in (
+            ("a broken key", f_bytes(1, TABLE) + f_bytes(2, key) + f_bytes(2, pb_row(key_of("a", 2), corrupt_row=True))
+             + f_varint(6, 1), "Cell data broken, row checksum mismatch."),
+            ("no version condition", f_bytes(1, TABLE) + f_bytes(2, key),
+             "No version condition is specified while querying row."),
+            ("a bad table name", f_bytes(1, "bad-name") + f_bytes(2, key) + f_varint(6, 1),
+             "Invalid table name: 'bad-name'.")):
+        try:
+            shown.append(expect_error(send("BatchGetRow", f_bytes(1, table)), 400, "OTSParameterInvalid", expected))
+        except Failure as e:
+            raise Failure("%s: %s" % (what, e))
+    return "; ".join(shown)
+
+
+@test
+def string_fields_not_utf8():
+    """A protobuf string that is not UTF-8 (protobuf-c does not check) is the client's error:
+    400 OTSParameterInvalid, not PostgreSQL's 'invalid byte sequence' as a 500."""
+    shown = None
+    for what, body in (("DescribeStream", f_bytes(1, b"\x99")),
+                       ("GetShardIterator", f_bytes(1, b"\x8a") + f_bytes(2, "y")),
+                       ("GetStreamRecord", f_bytes(1, b"x\xba:y")),
+                       ("GetRow", get_row_body(TABLE, pb_row(key_of("a", 1))) + f_bytes(3, b"c\xff")),
+                       # in a batch, such a name was left out of the request ots saw: all columns read
+                       ("BatchGetRow", f_bytes(1, f_bytes(1, TABLE) + f_bytes(2, pb_row(key_of("a", 1)))
+                                               + f_bytes(4, b"c\xff") + f_varint(6, 1))),
+                       ("BatchGetRow start_column", f_bytes(1, f_bytes(1, TABLE) + f_bytes(2, pb_row(key_of("a", 1)))
+                                                             + f_varint(6, 1) + f_bytes(9, b"c\xff")))):
+        try:
+            shown = expect_error(send(what.split()[0], body), 400, "OTSParameterInvalid")
+        except Failure as e:
+            raise Failure("%s: %s" % (what, e))
+    return "DescribeStream, GetShardIterator, GetStreamRecord, GetRow and BatchGetRow columns: " + shown
+
+
+@test
+def error_message_is_utf8():
+    """Error.message is a protobuf string, so UTF-8: a message that quotes the client's bytes
+    (a table name, the path) must not copy invalid UTF-8 into it (the Python SDK fails to
+    decode such an Error)."""
+    shown = []
+    for what, send_it in (("table name", lambda: send("DescribeTable", f_bytes(1, b"gw_f\xf5zz"))),
+                          ("path", lambda: send("Li\xffst", path="/Li%FFst", authenticated=False))):
+        try:
+            reply = send_it()
+        except UnicodeDecodeError as e:
+            raise Failure("%s: Error.message is not UTF-8 (%s)" % (what, e))
+        shown.append("%d %s %r" % (reply.status, reply.code, reply.message))
+        check(reply.status == 400, "%s: %r" % (what, reply))
+    return "; ".join(shown)
+
+
+@test
+def transaction_range_in_its_partition():
+    """GetRange in a local transaction reads its partition only (Tablestore: the bounds'
+    partition keys are the transaction's): an end bound in another partition is refused,
+    instead of reading rows the transaction does not lock."""
+    expect_ok(send("PutRow", put_row_body(TABLE, pb_row(key_of("txr_q", 1), [("v", Val("int", 1), None, None)]))))
+    started = expect_ok(send("StartLocalTransaction", f_bytes(1, TABLE) + f_bytes(2, pb_row([("pk", Val("str", "txr_p"))]))))
+    tx = one(started, 1).decode()
+    try:
+        start = pb_row([("pk", Val("str", "txr_p")), ("n", Val("inf_min"))])
+        end = pb_row([("pk", Val("str", "txr_z")), ("n", Val("inf_max"))])
+        reply = send("GetRange", f_bytes(1, TABLE) + f_varint(2, 0) + f_varint(5, 1) + f_bytes(7, start)
+                     + f_bytes(8, end) + f_bytes(14, tx))
+        if reply.status == 200:
+            keys = [row["pk"][0][1][1] for row in pb_decode_rows(one(pb_decode(reply.body), 2))]
+            raise Failure("served, rows of partitions %r" % keys)
+        out = expect_error(reply, 400, "OTSParameterInvalid")
+        # within its partition it still reads
+        end = pb_row([("pk", Val("str", "txr_p")), ("n", Val("inf_max"))])
+        expect_ok(send("GetRange", f_bytes(1, TABLE) + f_varint(2, 0) + f_varint(5, 1) + f_bytes(7, start)
+                       + f_bytes(8, end) + f_bytes(14, tx)))
+        return out
+    finally:
+        send("AbortTransaction", f_bytes(1, tx))
+
+
+def superuser_sql(sql):
+    """One statement as the temporary server's superuser (run.sh's psql and environment)."""
+    import subprocess
+    psql = os.environ.get("OTSGW_PSQL")
+    check(psql, "OTSGW_PSQL is not set (run test/gateway/run.sh)")
+    done = subprocess.run([psql, "-X", "-At", "-d", "otsgw", "-v", "ON_ERROR_STOP=1", "-c", sql],
+                          capture_output=True, text=True, timeout=30)
+    check(done.returncode == 0, "psql: %s" % done.stderr.strip())
+    return done.stdout.strip()
+
+
+@test
+def transaction_needs_write_privilege():
+    """A local transaction locks its partition against every other writer, so a key whose role
+    may only read the table must not start one: with SELECT alone it could hold any partition
+    of the table against its writers for as long as it likes (each read in the transaction
+    renews its 60 s). 403 OTSNoPermissionAccess, and the owner's writes go on."""
+    superuser_sql('GRANT SELECT ON "%s$data" TO gw_other' % TABLE)
+    try:
+        reply = send("StartLocalTransaction", f_bytes(1, TABLE) + f_bytes(2, pb_row([("pk", Val("str", "txw_p"))])),
+                     key_id=OTHER_ID, secret=OTHER_SECRET)
+        if reply.status == 200:
+            tx = one(pb_decode(reply.body), 1).decode()
+            blocked = send("PutRow", put_row_body(TABLE, pb_row(key_of("txw_p", 1), [("v", Val("int", 1), None, None)])))
+            send("AbortTransaction", f_bytes(1, tx), key_id=OTHER_ID, secret=OTHER_SECRET)
+            raise Failure("a read-only key started a transaction; the owner's PutRow in its partition: %r" % blocked)
+        out = expect_error(reply, 403, "OTSNoPermissionAccess")
+        expect_ok(send("PutRow", put_row_body(TABLE, pb_row(key_of("txw_p", 1), [("v", Val("int", 1), None, None)]))))
+        return out
+    finally:
+        superuser_sql('REVOKE SELECT ON "%s$data" FROM gw_other' % TABLE)
+
+
+@test
+def refused_before_the_body():
+    """A request whose headers fail (here its signature) is answered when its headers arrive,
+    not after otsd has read and held a body of up to max_body (5 MB) for a client that has
+    proved nothing: else every connection slot can be made to hold 5 MB, or to wait for a body
+    that never comes, by anyone who can reach the port."""
+    headers = {
+        "x-ots-date": iso_now(), "x-ots-apiversion": API_VERSION, "x-ots-accesskeyid": KEY_ID,
+        "x-ots-instancename": INSTANCE, "x-ots-contentmd5": base64.b64encode(hashlib.md5(b"").digest()).decode(),
+        "x-ots-signature": base64.b64encode(b"0" * 20).decode(),
+    }
+    head = "POST /PutRow HTTP/1.1\r\nHost: %s:%d\r\nContent-Length: %d\r\n" % (HOST, PORT, 4 << 20)
+    head += "".join("%s: %s\r\n" % kv for kv in headers.items()) + "Connection: close\r\n\r\n"
+    sock = socket.create_connection((HOST, PORT), timeout=60)
+    try:
+        sock.sendall(head.encode())
+        readable, _, _ = select.select([sock], [], [], 5)
+        check(readable, "no reply within 5 s of the headers: otsd waits for the 4 MB body of an unauthenticated request")
+        data = b""
+        while True:
+            try:
+                chunk = sock.recv(65536)
+            except ConnectionResetError:
+                break
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        sock.close()
+    check(data.startswith(b"HTTP/1.1 403"), "reply %r" % data[:60])
+    return "403 before the body, on the headers alone"
+
+
+@test
+def other_role_learns_nothing_of_transactions():
+    """A key whose role has no privilege on a table must get its refusal (403
+    OTSNoPermissionAccess) for every partition alike: a 409 where another key holds a local
+    transaction tells it which partition key values that key is working on (otsd's partition
+    check runs before PostgreSQL's privilege check)."""
+    started = expect_ok(send("StartLocalTransaction", f_bytes(1, TABLE) + f_bytes(2, pb_row([("pk", Val("str", "secret_user"))]))))
+    tx = one(started, 1).decode()
+    try:
+        replies = {}
+        for pk in ("secret_user", "nobody"):
+            replies[pk] = send("PutRow", put_row_body(TABLE, pb_row(key_of(pk, 1), [("v", Val("int", 1), None, None)])),
+                               key_id=OTHER_ID, secret=OTHER_SECRET)
+        check(replies["secret_user"].code == replies["nobody"].code,
+              "the held partition answers %r, another %r" % (replies["secret_user"], replies["nobody"]))
+        return expect_error(replies["secret_user"], 403, "OTSNoPermissionAccess")
+    finally:
+        send("AbortTransaction", f_bytes(1, tx))
+
+
+@test
+def write_to_a_row_locked_elsewhere():
+    """A write to a row that an SQL session holds locked is answered, as Tablestore answers
+    concurrent writers, with a retryable 409 OTSRowOperationConflict within seconds, instead of
+    waiting as long as the session likes while holding a connection of the key's pool (four
+    such waits and every other call of the key gets 503 OTSServerBusy)."""
+    import subprocess
+    expect_ok(send("PutRow", put_row_body(TABLE, pb_row(key_of("lk", 1), [("v", Val("int", 1), None, None)]))))
+    holder = subprocess.Popen([os.environ["OTSGW_PSQL"], "-X", "-q", "-d", "otsgw"], stdin=subprocess.PIPE,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
+    try:
+        holder.stdin.write("BEGIN; SELECT ots.put_row('%s', '{\"pk\": \"lk\", \"n\": 1}', '{\"v\": 2}');\n" % TABLE)
+        holder.stdin.flush()
+        time.sleep(2)
+        started = time.time()
+        try:
+            reply = send("PutRow", put_row_body(TABLE, pb_row(key_of("lk", 1), [("v", Val("int", 3), None, None)])))
+        except socket.timeout:
+            raise Failure("no answer in 60 s: the write waits for the session's lock")
+        took = time.time() - started
+        out = expect_error(reply, 409, "OTSRowOperationConflict")
+        check(took < 30, "answered after %.0f s" % took)
+        return "%s after %.1f s" % (out, took)
+    finally:
+        holder.stdin.write("ROLLBACK;\n")
+        holder.stdin.close()
+        holder.wait(30)
+
+
+@test
+def unknown_enum_values_refused():
+    """An enum value the protocol does not define is a malformed request (Tablestore's proto2
+    parser leaves it unknown, so the required field is missing): 400 OTSParameterInvalid. otsd
+    read an unknown BatchWriteRow operation as a PUT without attributes, which empties the
+    row, and an unknown row existence expectation as IGNORE, which drops the condition."""
+    row = pb_row(key_of("enum", 1), [("v", Val("int", 1), None, None)])
+    expect_ok(send("PutRow", put_row_body(TABLE, row)))
+    shown = None
+    for what, action, body in (
+            ("operation type 99", "BatchWriteRow",
+             f_bytes(1, f_bytes(1, TABLE) + f_bytes(2, f_varint(1, 99) + f_bytes(2, row) + f_bytes(3, f_varint(1, 0))))),
+            ("row existence 7", "PutRow", put_row_body(TABLE, row, expectation=7))):
+        try:
+            shown = expect_error(send(action, body), 400, "OTSParameterInvalid", PB_PARSE_MESSAGES)
+        except Failure as e:
+            raise Failure("%s: %s" % (what, e))
+    got = pb_decode_rows(one(expect_ok(send("GetRow", get_row_body(TABLE, pb_row(key_of("enum", 1))))), 2))
+    check(got and got[0]["attrs"], "the row lost its attributes: %r" % got)
+    return shown
+
+
+@test
 def request_ids_unique():
     return "%d responses, each with its own x-ots-requestid" % len(REQUEST_IDS)
 
