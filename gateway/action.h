@@ -84,6 +84,7 @@ extern void sql_free(SqlCall *q);
 extern PGresult *sql_run(Call *call, const char *transaction_id, SqlCall *q);
 
 /* field helpers */
+extern bool name_valid(Call *call, const char *name, const char *what);	/* "table", "column" */
 extern bool table_name_valid(Call *call, const char *name);
 extern char *json_text(json_t *value);	/* compact text, malloc'd; NULL for NULL */
 extern json_t *json_parse(const char *text);	/* NULL for NULL or bad text */

@@ -15,18 +15,19 @@
 
 #include "action.h"
 
-/* Tablestore's column names: [A-Za-z_][A-Za-z0-9_]*, at most 255 bytes */
+/* appends "name type<suffix>" to an ots column list ("a string, b integer"); false after replying */
 static bool
-column_name_valid(Call *call, const char *name)
+column_list_add(Call *call, Buf *list, const char *name, const char *type, const char *suffix)
 {
-	size_t		len = name ? strlen(name) : 0;
-	bool		ok = len > 0 && len <= 255 && (isalpha((unsigned char) name[0]) || name[0] == '_');
-
-	for (size_t i = 1; ok && i < len; i++)
-		ok = isalnum((unsigned char) name[i]) || name[i] == '_';
-	if (!ok)
-		call_parameter_invalid(call, "Invalid column name: '%s'.", name ? name : "");
-	return ok;
+	if (!name_valid(call, name, "column"))
+		return false;
+	if (list->len > 0)
+		buf_put(list, ", ", 2);
+	buf_put(list, name, strlen(name));
+	buf_byte(list, ' ');
+	buf_put(list, type, strlen(type));
+	buf_put(list, suffix, strlen(suffix));
+	return true;
 }
 
 static const char *
@@ -162,41 +163,30 @@ action_create_table(Call *call)
 	for (size_t i = 0; i < meta->n_primary_key; i++)
 	{
 		const Otsp__PrimaryKeySchema *column = meta->primary_key[i];
-		const char *type = pk_type_name(column->type);
+		bool		auto_increment = column->has_option &&
+			column->option == OTSP__PRIMARY_KEY_OPTION__AUTO_INCREMENT;
 
-		if (!column_name_valid(call, column->name))
-			goto done;
-		if (type == NULL)
+		if (pk_type_name(column->type) == NULL)
 		{
 			call_parameter_invalid(call, "%d is an invalid type for the primary key.", column->type);
 			goto done;
 		}
-		if (i > 0)
-			buf_put(&pk, ", ", 2);
-		buf_put(&pk, column->name, strlen(column->name));
-		buf_byte(&pk, ' ');
-		buf_put(&pk, type, strlen(type));
-		if (column->has_option && column->option == OTSP__PRIMARY_KEY_OPTION__AUTO_INCREMENT)
-			buf_put(&pk, " auto_increment", 15);
+		if (!column_list_add(call, &pk, column->name, pk_type_name(column->type),
+							 auto_increment ? " auto_increment" : ""))
+			goto done;
 	}
 	buf_byte(&pk, '\0');
 	for (size_t i = 0; i < meta->n_defined_column; i++)
 	{
 		const Otsp__DefinedColumnSchema *column = meta->defined_column[i];
-		const char *type = defined_type_name(column->type);
 
-		if (!column_name_valid(call, column->name))
-			goto done;
-		if (type == NULL)
+		if (defined_type_name(column->type) == NULL)
 		{
 			call_parameter_invalid(call, "Invalid type of defined column: '%s'.", column->name);
 			goto done;
 		}
-		if (i > 0)
-			buf_put(&defined, ", ", 2);
-		buf_put(&defined, column->name, strlen(column->name));
-		buf_byte(&defined, ' ');
-		buf_put(&defined, type, strlen(type));
+		if (!column_list_add(call, &defined, column->name, defined_type_name(column->type), ""))
+			goto done;
 	}
 	buf_byte(&defined, '\0');
 
@@ -322,6 +312,39 @@ pk_type_of(const char *name)
 	return OTSP__PRIMARY_KEY_TYPE__STRING;
 }
 
+/*
+ * pk_schema_from: ots's describe_table primary_key ([{name, type, option}])
+ * as PrimaryKeySchema messages: a vector of n pointers followed by the n
+ * messages, in one block to free; names point into the json
+ */
+static Otsp__PrimaryKeySchema **
+pk_schema_from(json_t *pk, size_t *n)
+{
+	Otsp__PrimaryKeySchema **list;
+	Otsp__PrimaryKeySchema *columns;
+
+	*n = json_array_size(pk);
+	list = calloc(1, (*n + 1) * (sizeof(void *) + sizeof(Otsp__PrimaryKeySchema)));
+	if (list == NULL)
+		abort();
+	columns = (Otsp__PrimaryKeySchema *) (list + *n + 1);
+	for (size_t i = 0; i < *n; i++)
+	{
+		json_t	   *column = json_array_get(pk, i);
+
+		otsp__primary_key_schema__init(&columns[i]);
+		columns[i].name = (char *) json_string_value(json_object_get(column, "name"));
+		columns[i].type = pk_type_of(json_string_value(json_object_get(column, "type")));
+		if (json_object_get(column, "option"))
+		{
+			columns[i].has_option = 1;
+			columns[i].option = OTSP__PRIMARY_KEY_OPTION__AUTO_INCREMENT;
+		}
+		list[i] = &columns[i];
+	}
+	return list;
+}
+
 static int
 defined_type_of(const char *name)
 {
@@ -383,7 +406,6 @@ action_describe_table(Call *call)
 	json_t	   *pk,
 			   *defined,
 			   *indexes;
-	Otsp__PrimaryKeySchema *pk_columns;
 	Otsp__DefinedColumnSchema *defined_columns;
 	Otsp__IndexMeta *index_metas;
 
@@ -402,23 +424,7 @@ action_describe_table(Call *call)
 	indexes = json_object_get(description, "index_metas");
 
 	meta.table_name = req->table_name;
-	meta.n_primary_key = json_array_size(pk);
-	pk_columns = calloc(meta.n_primary_key + 1, sizeof(*pk_columns));
-	meta.primary_key = calloc(meta.n_primary_key + 1, sizeof(void *));
-	for (size_t i = 0; i < meta.n_primary_key; i++)
-	{
-		json_t	   *column = json_array_get(pk, i);
-
-		otsp__primary_key_schema__init(&pk_columns[i]);
-		pk_columns[i].name = (char *) json_string_value(json_object_get(column, "name"));
-		pk_columns[i].type = pk_type_of(json_string_value(json_object_get(column, "type")));
-		if (json_object_get(column, "option"))
-		{
-			pk_columns[i].has_option = 1;
-			pk_columns[i].option = OTSP__PRIMARY_KEY_OPTION__AUTO_INCREMENT;
-		}
-		meta.primary_key[i] = &pk_columns[i];
-	}
+	meta.primary_key = pk_schema_from(pk, &meta.n_primary_key);
 	meta.n_defined_column = json_array_size(defined);
 	defined_columns = calloc(meta.n_defined_column + 1, sizeof(*defined_columns));
 	meta.defined_column = calloc(meta.n_defined_column + 1, sizeof(void *));
@@ -455,7 +461,6 @@ action_describe_table(Call *call)
 	}
 	free(index_metas);
 	free(resp.index_metas);
-	free(pk_columns);
 	free(meta.primary_key);
 	free(defined_columns);
 	free(meta.defined_column);
@@ -613,11 +618,8 @@ action_compute_split_points_by_size(Call *call)
 	Otsp__ComputeSplitPointsBySizeResponse__SplitLocation location =
 		OTSP__COMPUTE_SPLIT_POINTS_BY_SIZE_RESPONSE__SPLIT_LOCATION__INIT;
 	Otsp__ComputeSplitPointsBySizeResponse__SplitLocation *locations[1] = {&location};
-	Otsp__PrimaryKeySchema *schema = NULL;
-	Otsp__PrimaryKeySchema **schema_list = NULL;
 	Consumed	consumed;
-	json_t	   *description,
-			   *pk;
+	json_t	   *description;
 
 	if (req == NULL)
 	{
@@ -631,25 +633,7 @@ action_compute_split_points_by_size(Call *call)
 	}
 	if (!table_name_valid(call, req->table_name) || (description = describe(call, req->table_name)) == NULL)
 		goto done;
-	pk = json_object_get(description, "primary_key");
-	resp.n_schema = json_array_size(pk);
-	schema = calloc(resp.n_schema + 1, sizeof(*schema));
-	schema_list = calloc(resp.n_schema + 1, sizeof(void *));
-	for (size_t i = 0; i < resp.n_schema; i++)
-	{
-		json_t	   *column = json_array_get(pk, i);
-
-		otsp__primary_key_schema__init(&schema[i]);
-		schema[i].name = (char *) json_string_value(json_object_get(column, "name"));
-		schema[i].type = pk_type_of(json_string_value(json_object_get(column, "type")));
-		if (json_object_get(column, "option"))
-		{
-			schema[i].has_option = 1;
-			schema[i].option = OTSP__PRIMARY_KEY_OPTION__AUTO_INCREMENT;
-		}
-		schema_list[i] = &schema[i];
-	}
-	resp.schema = schema_list;
+	resp.schema = pk_schema_from(json_object_get(description, "primary_key"), &resp.n_schema);
 	location.location = "";
 	location.repeat = 1;
 	resp.n_locations = 1;
@@ -658,7 +642,6 @@ action_compute_split_points_by_size(Call *call)
 	call_reply(call, &resp.base);
 	json_decref(description);
 done:
-	free(schema);
-	free(schema_list);
+	free(resp.schema);
 	FREE(req);
 }

@@ -182,9 +182,9 @@ request_unpack(const ProtobufCMessageDescriptor *descriptor, const Call *call)
 	return message;
 }
 
-/* Tablestore's table names: [A-Za-z_][A-Za-z0-9_]*, at most 255 bytes */
+/* Tablestore's table and column names: [A-Za-z_][A-Za-z0-9_]*, at most 255 bytes */
 bool
-table_name_valid(Call *call, const char *name)
+name_valid(Call *call, const char *name, const char *what)
 {
 	size_t		len = name ? strlen(name) : 0;
 	bool		ok = len > 0 && len <= 255 && (isalpha((unsigned char) name[0]) || name[0] == '_');
@@ -192,8 +192,14 @@ table_name_valid(Call *call, const char *name)
 	for (size_t i = 1; ok && i < len; i++)
 		ok = isalnum((unsigned char) name[i]) || name[i] == '_';
 	if (!ok)
-		call_parameter_invalid(call, "Invalid table name: '%s'.", name ? name : "");
+		call_parameter_invalid(call, "Invalid %s name: '%s'.", what, name ? name : "");
 	return ok;
+}
+
+bool
+table_name_valid(Call *call, const char *name)
+{
+	return name_valid(call, name, "table");
 }
 
 char *
