@@ -86,6 +86,7 @@ extern PGresult *sql_run(Call *call, const char *transaction_id, SqlCall *q);
 /* field helpers */
 extern bool name_valid(Call *call, const char *name, const char *what);	/* "table", "column" */
 extern bool table_name_valid(Call *call, const char *name);
+extern bool utf8_valid(const char *text);
 extern char *json_text(json_t *value);	/* compact text, malloc'd; NULL for NULL */
 extern json_t *json_parse(const char *text);	/* NULL for NULL or bad text */
 extern char *int_text(int64_t value);	/* malloc'd decimal */

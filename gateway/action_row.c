@@ -430,6 +430,23 @@ done_request:
 	FREE(req);
 }
 
+/*
+ * names_utf8: a batch's column names are UTF-8 (jansson's json_string makes
+ * nothing of one that is not, and the name would silently drop out of the
+ * request ots sees); false after replying
+ */
+static bool
+names_utf8(Call *call, char *const *names, size_t n, const char *start, const char *end)
+{
+	bool		ok = (start == NULL || utf8_valid(start)) && (end == NULL || utf8_valid(end));
+
+	for (size_t i = 0; ok && i < n; i++)
+		ok = utf8_valid(names[i]);
+	if (!ok)
+		call_parameter_invalid(call, "A string in the request is not valid UTF-8.");
+	return ok;
+}
+
 /* an Error of a batch row from ots's error_code and error_message columns */
 static Otsp__Error *
 row_error(Otsp__Error *error, PGresult *res, int i)
@@ -528,6 +545,8 @@ action_batch_get_row(Call *call)
 			call_parameter_invalid(call, "No version condition is specified while querying row.");
 			goto done;
 		}
+		if (!names_utf8(call, o.columns_to_get, o.n_columns_to_get, o.start_column, o.end_column))
+			goto done;
 		json_object_set_new(entry, "table_name", json_string(table->table_name));
 		for (size_t k = 0; k < table->n_primary_key; k++)
 		{
@@ -660,6 +679,10 @@ batch_write_entry(Call *call, const Otsp__RowInBatchWriteRowRequest *in, PbRow *
 	char		err[256];
 
 	*out = entry;
+	if (in->return_content &&
+		!names_utf8(call, in->return_content->return_column_names,
+					in->return_content->n_return_column_names, NULL, NULL))
+		return false;
 	json_object_set_new(entry, "type", json_string(operation_name(in->type)));
 	json_object_set(entry, "primary_key", row->primary_key);
 	if (in->type == OTSP__OPERATION_TYPE__PUT)

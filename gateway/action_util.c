@@ -78,7 +78,7 @@ sql_free(SqlCall *q)
 }
 
 /* utf8_valid: text is UTF-8 as PostgreSQL accepts it */
-static bool
+bool
 utf8_valid(const char *text)
 {
 	size_t		n;

@@ -953,7 +953,10 @@ def string_fields_not_utf8():
                        ("BatchGetRow", f_bytes(1, f_bytes(1, TABLE) + f_bytes(2, pb_row(key_of("a", 1)))
                                                + f_bytes(4, b"c\xff") + f_varint(6, 1))),
                        ("BatchGetRow start_column", f_bytes(1, f_bytes(1, TABLE) + f_bytes(2, pb_row(key_of("a", 1)))
-                                                             + f_varint(6, 1) + f_bytes(9, b"c\xff")))):
+                                                             + f_varint(6, 1) + f_bytes(9, b"c\xff"))),
+                       ("BatchWriteRow return_column_names", f_bytes(1, f_bytes(1, TABLE) + f_bytes(2, f_varint(1, 2) + f_bytes(
+                           2, pb_row(key_of("a", 1), [("v", Val("int", 1), None, None)])) + f_bytes(3, f_varint(1, 0))
+                           + f_bytes(4, f_varint(1, 2) + f_bytes(2, b"c\xff")))))):
         try:
             shown = expect_error(send(what.split()[0], body), 400, "OTSParameterInvalid")
         except Failure as e:
