@@ -83,6 +83,14 @@ extern void sql_free(SqlCall *q);
  */
 extern PGresult *sql_run(Call *call, const char *transaction_id, SqlCall *q);
 
+/*
+ * SQL_MAY_WRITE: whether the session's role may write table $1 (a row
+ * privilege on its storage "t$data"); true for a table it cannot find
+ */
+#define SQL_MAY_WRITE \
+	"pg_catalog.has_table_privilege(pg_catalog.to_regclass(pg_catalog.quote_ident(" \
+	"$1 OPERATOR(pg_catalog.||) '$data')), 'INSERT, UPDATE, DELETE') IS NOT FALSE"
+
 /* field helpers */
 extern bool name_valid(Call *call, const char *name, const char *what);	/* "table", "column" */
 extern bool table_name_valid(Call *call, const char *name);

@@ -122,8 +122,38 @@ static bool
 partition_allowed(Call *call, const char *transaction_id, const char *table, const PbRow *row)
 {
 	char	   *partition = partition_key_text(row);
-	bool		ok = call_check_partition(call, transaction_id, table, partition ? partition : "null");
+	const char *key = partition ? partition : "null";
+	bool		ok;
 
+	/*
+	 * a role that may not write the table must not learn which partitions
+	 * transactions hold: its write goes on, for PostgreSQL to refuse as any
+	 */
+	if (transaction_id == NULL && call_partition_held(table, key))
+	{
+		SqlCall		q;
+		PGresult   *res;
+		bool		may_write;
+
+		sql_begin(&q, "SELECT " SQL_MAY_WRITE " FROM (SELECT ");
+		sql_arg(&q, table, "text");
+		sql_end(&q, ") AS args");
+		res = sql_run(call, NULL, &q);
+		sql_free(&q);
+		if (res == NULL)
+		{
+			free(partition);
+			return false;
+		}
+		may_write = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+		PQclear(res);
+		if (!may_write)
+		{
+			free(partition);
+			return true;
+		}
+	}
+	ok = call_check_partition(call, transaction_id, table, key);
 	free(partition);
 	return ok;
 }

@@ -98,6 +98,8 @@ extern bool call_txn_end(Call *call, const char *transaction_id, bool commit);
  */
 extern bool call_check_partition(Call *call, const char *transaction_id,
 								 const char *table, const char *partition_key_json);
+/* call_partition_held: an open transaction holds (table, partition key) */
+extern bool call_partition_held(const char *table, const char *partition_key_json);
 
 /*
  * prepared.c: runs sql on conn as a statement prepared on it the first time

@@ -9,8 +9,9 @@
  * answers 503 OTSServerBusy.
  *
  * A local transaction (StartLocalTransaction) pins a slot in BEGIN until
- * CommitTransaction / AbortTransaction, or until it has been idle for 60 s
- * (the reaper rolls it back).  Pinned slots do not count against the calls'
+ * CommitTransaction / AbortTransaction, or for 60 s from its start, as in
+ * Tablestore (then the reaper rolls it back once no call is using it).
+ * Pinned slots do not count against the calls'
  * pool_size, so forgotten transactions never starve other calls; a key may
  * pin pool_size more slots for its transactions.  It belongs to the key that started it and to
  * one (table, partition key value); its id is 128 random bits.  Calls in a
@@ -28,7 +29,7 @@
 
 #include "otsd.h"
 
-#define TXN_IDLE_SECONDS 60		/* Tablestore's local transaction lifetime */
+#define TXN_LIFETIME_SECONDS 60	/* Tablestore's local transaction lifetime, from its start */
 #define WAIT_SECONDS 10			/* for a free slot, or a busy transaction */
 #define TXN_ID_BYTES 16
 /*
@@ -63,7 +64,7 @@ typedef struct Txn
 	char	   *table;
 	char	   *partition_key;
 	int			slot;			/* in key->pool */
-	time_t		last_used;
+	time_t		started;
 	bool		busy;			/* a call is using it (or it is starting) */
 	struct Txn *next;
 } Txn;
@@ -360,7 +361,6 @@ txn_unclaim(Txn *txn)
 {
 	pthread_mutex_lock(&txn_lock);
 	txn->busy = false;
-	txn->last_used = time(NULL);
 	pthread_cond_broadcast(&txn_changed);
 	pthread_mutex_unlock(&txn_lock);
 }
@@ -512,6 +512,7 @@ call_txn_start(Call *call, const char *table, const char *partition_key_json)
 	txn = calloc(1, sizeof(Txn));
 	if (txn == NULL)
 		abort();
+	txn->started = time(NULL);
 	txn->key = call->key;
 	txn->table = strdup(table);
 	txn->partition_key = strdup(partition_key_json);
@@ -663,7 +664,19 @@ call_check_partition(Call *call, const char *transaction_id,
 	return ok;
 }
 
-/* reap: rolls back the transactions idle for TXN_IDLE_SECONDS, once a second */
+bool
+call_partition_held(const char *table, const char *partition_key_json)
+{
+	bool		held = false;
+
+	pthread_mutex_lock(&txn_lock);
+	for (Txn *t = txns; t != NULL && !held; t = t->next)
+		held = same_partition(t, table, partition_key_json);
+	pthread_mutex_unlock(&txn_lock);
+	return held;
+}
+
+/* reap: rolls back the transactions older than TXN_LIFETIME_SECONDS (not in a call), once a second */
 static void *
 reap(void *unused)
 {
@@ -678,7 +691,7 @@ reap(void *unused)
 		{
 			Txn		   *t = *p;
 
-			if (!t->busy && now - t->last_used >= TXN_IDLE_SECONDS)
+			if (!t->busy && now - t->started >= TXN_LIFETIME_SECONDS)
 			{
 				*p = t->next;
 				t->next = expired;
@@ -695,8 +708,8 @@ reap(void *unused)
 				Txn		   *t = expired;
 
 				expired = t->next;
-				otsd_log("otsd: transaction %.8s... of key %s rolled back after %d s idle",
-						 t->id, t->key->id, TXN_IDLE_SECONDS);
+				otsd_log("otsd: transaction %.8s... of key %s rolled back after its %d s",
+						 t->id, t->key->id, TXN_LIFETIME_SECONDS);
 				txn_finish(t);
 			}
 			pthread_mutex_lock(&txn_lock);
