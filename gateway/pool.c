@@ -115,6 +115,12 @@ set_session(PGconn *conn, const char *name, const char *value)
 	return ok;
 }
 
+/* notices (pg_cron's hint at CreateTable, say) are for people at a prompt: not logged */
+static void
+ignore_notice(void *arg, const char *message)
+{
+}
+
 /* connect: a new connection as the key's role; NULL after logging why */
 static PGconn *
 connect_as(const AccessKey *key)
@@ -124,6 +130,8 @@ connect_as(const AccessKey *key)
 	const char *values[] = {"10", pool_conninfo, key->role, "otsd", NULL};
 	PGconn	   *conn = PQconnectdbParams(keywords, values, 1);
 
+	if (PQstatus(conn) == CONNECTION_OK)
+		PQsetNoticeProcessor(conn, ignore_notice, NULL);
 	if (PQstatus(conn) != CONNECTION_OK)
 	{
 		otsd_log("otsd: cannot connect as role %s: %s", key->role, PQerrorMessage(conn));
