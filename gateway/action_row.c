@@ -14,17 +14,23 @@
 
 #include "action.h"
 
-/* appends one PlainBuffer row (with its header) of ots's key and attribute jsonb texts */
+/*
+ * appends one PlainBuffer row (with its header) of ots's key and attribute
+ * jsonb texts; an update's RT_AFTER_MODIFY returns attributes without a key,
+ * which is then the request's
+ */
 static void
-row_bytes(Buf *out, const char *pk_text, const char *attributes_text, json_t *pk_order)
+row_bytes(Buf *out, const char *pk_text, const char *attributes_text, const PbRow *request)
 {
 	json_t	   *pk = json_parse(pk_text);
 	json_t	   *attributes = json_parse(attributes_text);
 
+	if (pk == NULL && json_object_size(attributes) > 0)
+		pk = json_incref(request->primary_key);
 	if (pk != NULL && json_is_object(pk))
 	{
 		pb_begin(out);
-		pb_write_row(out, pk, pk_order, attributes);
+		pb_write_row(out, pk, request->pk_order, attributes);
 	}
 	json_decref(pk);
 	json_decref(attributes);
@@ -156,7 +162,7 @@ action_put_row(Call *call)
 	sql_free(&q);
 	if (res != NULL)
 	{
-		row_bytes(&out, field_text(res, 0, 0), NULL, row.pk_order);
+		row_bytes(&out, field_text(res, 0, 0), NULL, &row);
 		resp.consumed = consumed_from(&consumed, field_text(res, 0, 1));
 		resp.has_row = out.len > 0;
 		resp.row.data = out.data;
@@ -221,7 +227,7 @@ action_update_row(Call *call)
 	sql_free(&q);
 	if (res != NULL)
 	{
-		row_bytes(&out, field_text(res, 0, 0), field_text(res, 0, 1), row.pk_order);
+		row_bytes(&out, field_text(res, 0, 0), field_text(res, 0, 1), &row);
 		resp.consumed = consumed_from(&consumed, field_text(res, 0, 2));
 		resp.has_row = out.len > 0;
 		resp.row.data = out.data;
@@ -269,7 +275,7 @@ action_delete_row(Call *call)
 	sql_free(&q);
 	if (res != NULL)
 	{
-		row_bytes(&out, field_text(res, 0, 0), NULL, row.pk_order);
+		row_bytes(&out, field_text(res, 0, 0), NULL, &row);
 		resp.consumed = consumed_from(&consumed, field_text(res, 0, 1));
 		resp.has_row = out.len > 0;
 		resp.row.data = out.data;
@@ -320,7 +326,7 @@ action_get_row(Call *call)
 	sql_free(&q);
 	if (res != NULL)
 	{
-		row_bytes(&out, field_text(res, 0, 0), field_text(res, 0, 1), row.pk_order);
+		row_bytes(&out, field_text(res, 0, 0), field_text(res, 0, 1), &row);
 		resp.consumed = consumed_from(&consumed, field_text(res, 0, 2));
 		resp.row.data = out.data;
 		resp.row.len = out.len;
@@ -604,7 +610,7 @@ action_batch_get_row(Call *call)
 				row->is_ok = PQgetvalue(res, i, 2)[0] == 't';
 				if (row->is_ok)
 				{
-					row_bytes(&b.bytes[i], field_text(res, i, 5), field_text(res, i, 6), rows[i].pk_order);
+					row_bytes(&b.bytes[i], field_text(res, i, 5), field_text(res, i, 6), &rows[i]);
 					row->consumed = consumed_from(&b.consumed[i], field_text(res, i, 7));
 					row->has_row = 1;
 					row->row.data = b.bytes[i].data;
@@ -808,7 +814,7 @@ action_batch_write_row(Call *call)
 				row->is_ok = PQgetvalue(res, i, 2)[0] == 't';
 				if (row->is_ok)
 				{
-					row_bytes(&b.bytes[i], field_text(res, i, 5), field_text(res, i, 6), rows[i].pk_order);
+					row_bytes(&b.bytes[i], field_text(res, i, 5), field_text(res, i, 6), &rows[i]);
 					row->consumed = consumed_from(&b.consumed[i], field_text(res, i, 7));
 					row->has_row = b.bytes[i].len > 0;
 					row->row.data = b.bytes[i].data;

@@ -112,6 +112,39 @@ extern void call_pg_error(Call *call, const PGresult *res);
 extern int	otsd_error_status(const char *code);
 extern const char *otsd_error_code(const char *sqlstate);
 
+/*
+ * The server's parts as otsd.c drives them.  pool.c: pool_start before the
+ * first request (connections open lazily), call_end after every call
+ * (returns or unpins its connection), pool_stop at shutdown (aborts open
+ * transactions).
+ */
+extern void pool_start(AccessKey *keys, int key_count, const char *conninfo,
+					   const char *search_path, int pool_size);
+extern void call_end(Call *call);
+extern void pool_stop(AccessKey *keys, int key_count);
+/* where otsd.c writes its messages (the log file, or stderr) */
+extern void otsd_log(const char *fmt,...) __attribute__((format(printf, 1, 2)));
+
+/* auth.c: one request or response header, name lower-cased */
+typedef struct Header
+{
+	char	   *name;
+	char	   *value;
+} Header;
+
+#define OTSD_MD5_BASE64_LEN 24	/* base64 of 16 bytes, without the NUL */
+#define OTSD_SHA1_BASE64_LEN 28 /* base64 of 20 bytes, without the NUL */
+extern void auth_md5_base64(const void *data, size_t len, char out[OTSD_MD5_BASE64_LEN + 1]);
+extern bool auth_check_md5(Call *call, const char *content_md5);
+extern bool auth_check_date(Call *call, const char *date);
+extern bool auth_check_signature(Call *call, const char *path,
+								 Header *headers, int header_count,
+								 const char *signature);
+extern void auth_sign_response(const AccessKey *key, const char *action,
+							   Header *headers, int header_count,
+							   char out[OTSD_SHA1_BASE64_LEN + 1]);
+extern void auth_random_hex(char *out, size_t bytes);
+
 /* the actions (action_*.c), looked up by name in otsd_actions */
 typedef void (*ActionFn) (Call *call);
 typedef struct Action

@@ -63,6 +63,10 @@ extern void pb_write_row(Buf *out, json_t *pk, json_t *pk_order, json_t *attribu
 extern void pb_write_change(Buf *out, json_t *pk, json_t *pk_order, json_t *columns,
 							bool delete_row);
 
+/* one bare PlainBuffer value (a filter's column_value) -> ots jsonb, or NULL + err */
+extern json_t *pb_decode_variant(const uint8_t *data, size_t len, const char *column,
+								 char *err, size_t errlen);
+
 /* CRC-8 (polynomial 0x07) as PlainBuffer uses it */
 extern uint8_t pb_crc8(uint8_t crc, const uint8_t *data, size_t len);
 

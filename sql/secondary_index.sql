@@ -435,6 +435,15 @@ DROP ROLE si_reader;
 DROP ROLE si_other;
 
 --
+-- an index name is taken literally, as table names are: mixed case too
+-- (the SDKs' samples name indexes like "sdkIndex1")
+--
+SELECT ots.create_index('si', 'siByQty', '{qty}');
+SELECT ots.describe_table('siByQty')->>'index_of' AS index_of,
+       ots.describe_table('si')->'index_metas' @> '[{"name": "siByQty"}]' AS listed;
+SELECT ots.delete_index('si', 'siByQty');
+
+--
 -- deleting a table deletes its indexes
 --
 SELECT ots.delete_table('sx');

@@ -71,7 +71,8 @@ PGDLLEXPORT void ots_index_build_main(Datum arg);
 static OtsTable *
 index_build_lookup(const char *schema, const char *index)
 {
-	OtsTable   *idx = catalog_lookup(cstring_to_text(quote_qualified_identifier(schema, index)));
+	/* the table part of an ots name is literal: only the schema is quoted */
+	OtsTable   *idx = catalog_lookup(cstring_to_text(psprintf("%s.%s", quote_identifier(schema), index)));
 
 	if (!idx->is_index)
 		ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");

@@ -19,7 +19,17 @@ OTS_PACKAGES=(
 	libtap-parser-sourcehandler-pgtap-perl
 	# test/fuzz: clang with libFuzzer and the sanitizer runtimes
 	clang libclang-rt-14-dev
+	# gateway/ (otsd, the Tablestore protocol gateway) and test/fuzz/pb_fuzz.c, which builds its decoders
+	protobuf-c-compiler libprotobuf-c-dev libmicrohttpd-dev libjansson-dev
+	libssl-dev libpq-dev pkg-config
+	# test/gateway: its protocol test
+	python3
 )
+# test/gateway drives otsd with the official Tablestore Node.js SDK: Debian's
+# Node.js 18 and npm, unless a Node.js and npm are already installed
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+	OTS_PACKAGES+=(nodejs npm)
+fi
 
 # The checkout this library belongs to (the parent of tools/).
 OTS_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"

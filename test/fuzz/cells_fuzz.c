@@ -46,16 +46,7 @@
 extern Datum ots_cells_recv(PG_FUNCTION_ARGS);
 extern Datum ots_cells_send(PG_FUNCTION_ARGS);
 
-#define CHECK(cond, ...) \
-	do { \
-		if (!(cond)) \
-		{ \
-			fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__); \
-			fputc('\n', stderr); \
-			abort(); \
-		} \
-	} while (0)
+#include "fuzz_check.h"
 
 static void
 dump_hex(const char *label, const uint8 *p, size_t n)

@@ -1,0 +1,226 @@
+/*-------------------------------------------------------------------------
+ * gateway/auth.c
+ *	  Request signatures, response signatures, Content-MD5 and x-ots-date.
+ *
+ * A request is signed (HMAC-SHA1 with the key's secret, base64) over
+ *	  "/" Action "\nPOST\n\n" then, sorted by lower-cased name, every x-ots-*
+ *	  header but x-ots-signature as "name:value\n"
+ * which is what the Node (lib/signer.js), Java (V2SignatureMaker) and Python
+ * (SignV2) SDKs compute.  A response is signed over its x-ots-* headers the
+ * same way, followed by "/" Action and no method line (Java's
+ * OTSValidationResponseHandler, Python's make_response_signature), and sent
+ * as "Authorization: OTS <key id>:<signature>".  Failures reply with
+ * Tablestore's codes and texts (its error code page; the Python SDK's
+ * error message tests).
+ *-------------------------------------------------------------------------
+ */
+#define _GNU_SOURCE				/* strptime, timegm */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+
+#include "otsd.h"
+
+/* how far x-ots-date may be from our clock, as Tablestore allows */
+#define OTSD_MAX_CLOCK_SKEW_SECONDS (15 * 60)
+
+/* auth_md5_base64: base64 of the MD5 digest of data, NUL-terminated */
+void
+auth_md5_base64(const void *data, size_t len, char out[OTSD_MD5_BASE64_LEN + 1])
+{
+	unsigned char digest[EVP_MAX_MD_SIZE];
+	unsigned int digest_len = 0;
+
+	if (!EVP_Digest(data, len, digest, &digest_len, EVP_md5(), NULL))
+		abort();
+	EVP_EncodeBlock((unsigned char *) out, digest, (int) digest_len);
+}
+
+/* hmac_sha1_base64: base64 of HMAC-SHA1(secret, text) */
+static void
+hmac_sha1_base64(const char *secret, const uint8_t *text, size_t len,
+				 char out[OTSD_SHA1_BASE64_LEN + 1])
+{
+	unsigned char mac[EVP_MAX_MD_SIZE];
+	unsigned int mac_len = 0;
+
+	if (!HMAC(EVP_sha1(), secret, (int) strlen(secret), text, len, mac, &mac_len))
+		abort();
+	EVP_EncodeBlock((unsigned char *) out, mac, (int) mac_len);
+}
+
+/* same_text: constant-time comparison, so timing tells nothing of a secret */
+static bool
+same_text(const char *a, const char *b)
+{
+	size_t		len = strlen(a);
+
+	return len == strlen(b) && CRYPTO_memcmp(a, b, len) == 0;
+}
+
+static int
+header_order(const void *a, const void *b)
+{
+	return strcmp(((const Header *) a)->name, ((const Header *) b)->name);
+}
+
+/* add_canonical_headers: the sorted x-ots-* headers, "name:value\n" each */
+static void
+add_canonical_headers(Buf *text, Header *headers, int header_count)
+{
+	qsort(headers, header_count, sizeof(Header), header_order);
+	for (int i = 0; i < header_count; i++)
+	{
+		if (strncmp(headers[i].name, "x-ots-", 6) != 0 ||
+			strcmp(headers[i].name, "x-ots-signature") == 0)
+			continue;
+		buf_put(text, headers[i].name, strlen(headers[i].name));
+		buf_byte(text, ':');
+		buf_put(text, headers[i].value, strlen(headers[i].value));
+		buf_byte(text, '\n');
+	}
+}
+
+/*
+ * auth_check_signature: true when signature is the request's signature
+ * under call->key; else replies 403 OTSAuthFailed "Signature mismatch.".
+ * path is the request's path ("/PutRow"); headers are reordered.
+ */
+bool
+auth_check_signature(Call *call, const char *path, Header *headers,
+					 int header_count, const char *signature)
+{
+	Buf			text = {0};
+	char		expected[OTSD_SHA1_BASE64_LEN + 1];
+	bool		ok;
+
+	buf_put(&text, path, strlen(path));
+	buf_put(&text, "\nPOST\n\n", 7);
+	add_canonical_headers(&text, headers, header_count);
+	hmac_sha1_base64(call->key->secret, text.data, text.len, expected);
+	buf_free(&text);
+
+	ok = same_text(expected, signature);
+	if (!ok)
+		call_error(call, 403, "OTSAuthFailed", "Signature mismatch.");
+	return ok;
+}
+
+/*
+ * auth_sign_response: the signature of a response to action with these
+ * x-ots-* headers (reordered), for "Authorization: OTS <id>:<signature>".
+ */
+void
+auth_sign_response(const AccessKey *key, const char *action,
+				   Header *headers, int header_count,
+				   char out[OTSD_SHA1_BASE64_LEN + 1])
+{
+	Buf			text = {0};
+
+	add_canonical_headers(&text, headers, header_count);
+	buf_byte(&text, '/');
+	buf_put(&text, action, strlen(action));
+	hmac_sha1_base64(key->secret, text.data, text.len, out);
+	buf_free(&text);
+}
+
+/*
+ * auth_check_md5: true when content_md5 (x-ots-contentmd5) is the body's;
+ * else replies 403 OTSAuthFailed.
+ */
+bool
+auth_check_md5(Call *call, const char *content_md5)
+{
+	char		actual[OTSD_MD5_BASE64_LEN + 1];
+
+	auth_md5_base64(call->body, call->body_len, actual);
+	if (same_text(actual, content_md5))
+		return true;
+	call_error(call, 403, "OTSAuthFailed",
+			   "Mismatch between MD5 value of request body and x-ots-contentmd5 in header.");
+	return false;
+}
+
+/*
+ * parse_date: x-ots-date as the SDKs send it, ISO 8601 in UTC
+ * ("2024-05-01T08:00:00.000Z", fraction optional: Node, Java, Python) or
+ * RFC 822 ("Sat, 07 Jun 2014 14:25:40 GMT": older SDKs).  False when it is
+ * neither.
+ */
+static bool
+parse_date(const char *date, time_t *when)
+{
+	struct tm	tm;
+	const char *rest;
+
+	memset(&tm, 0, sizeof(tm));
+	rest = strptime(date, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (rest != NULL)
+	{
+		if (*rest == '.')
+		{
+			rest++;
+			if (*rest < '0' || *rest > '9')
+				return false;
+			while (*rest >= '0' && *rest <= '9')
+				rest++;
+		}
+		if (strcmp(rest, "Z") != 0)
+			return false;
+	}
+	else
+	{
+		memset(&tm, 0, sizeof(tm));
+		rest = strptime(date, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+		if (rest == NULL || *rest != '\0')
+			return false;
+	}
+	*when = timegm(&tm);
+	return *when != (time_t) -1;
+}
+
+/*
+ * auth_check_date: true when x-ots-date is a date within 15 minutes of our
+ * clock; else replies 400 (not a date) or 403 (too far).
+ */
+bool
+auth_check_date(Call *call, const char *date)
+{
+	time_t		when;
+	time_t		now = time(NULL);
+
+	if (!parse_date(date, &when))
+	{
+		call_parameter_invalid(call, "Invalid date format: %s.", date);
+		return false;
+	}
+	if (when < now - OTSD_MAX_CLOCK_SKEW_SECONDS || when > now + OTSD_MAX_CLOCK_SKEW_SECONDS)
+	{
+		call_error(call, 403, "OTSAuthFailed",
+				   "Mismatch between system time and x-ots-date: %s.", date);
+		return false;
+	}
+	return true;
+}
+
+/* auth_random_hex: bytes random bytes as 2 * bytes hex digits and a NUL */
+void
+auth_random_hex(char *out, size_t bytes)
+{
+	static const char digits[] = "0123456789abcdef";
+	unsigned char random[64];
+
+	if (bytes > sizeof(random) || RAND_bytes(random, (int) bytes) != 1)
+		abort();
+	for (size_t i = 0; i < bytes; i++)
+	{
+		out[2 * i] = digits[random[i] >> 4];
+		out[2 * i + 1] = digits[random[i] & 0x0f];
+	}
+	out[2 * bytes] = '\0';
+}

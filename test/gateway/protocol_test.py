@@ -1,0 +1,923 @@
+#!/usr/bin/env python3
+"""test/gateway/protocol_test.py: otsd at the HTTP level, as the SDKs see it.
+
+Run by test/gateway/run.sh with otsd up; reads the environment it sets:
+endpoint, instancename, accessKeyId, secretAccessKey (the key acting as
+gw_app) and OTSGW_OTHER_KEY_ID / OTSGW_OTHER_KEY_SECRET. Python 3 standard
+library only: a minimal protobuf encoder/decoder and PlainBuffer
+encoder/decoder (with Tablestore's CRC-8) are written here.
+
+Each test prints "test protocol_NAME ... ok|FAILED (why)". Every response
+of every test is checked as the SDKs check them:
+  - every response: x-ots-requestid (the Java SDK refuses an error without
+    it), x-ots-date (within 15 minutes, "%Y-%m-%dT%H:%M:%S.%fZ" as the Python
+    SDK parses it), x-ots-contentmd5 (the base64 MD5 of the body: Java and
+    Python compare it), x-ots-contenttype;
+  - the response signature, as the Java SDK's OTSValidationResponseHandler
+    and the Python SDK's _check_authorization verify it: Authorization is
+    "OTS <accesskeyid>:<signature>", the signature the base64 HMAC-SHA1, with
+    the key's secret, of every x-ots-* response header sorted by name as
+    "name:value\\n", then "/" + the action. Required on every reply to a
+    request whose key is known, except OTSAuthFailed (the Python SDK skips
+    the check there: the server may not know or trust the key); where a reply
+    carries one anyway, it must verify;
+  - an error reply's body is a protobuf Error{code, message}: both decoded
+    and compared with Tablestore's status, code and message.
+Expected codes and messages come from Tablestore's documented error list
+and its SDKs' tests (see the comments at each test); where those sources
+disagree, each documented variant is accepted.
+"""
+
+import base64
+import datetime
+import email.utils
+import hashlib
+import hmac
+import http.client
+import os
+import re
+import select
+import socket
+import struct
+import sys
+import time
+import urllib.parse
+
+def env(name):
+    value = os.environ.get(name)
+    if not value:
+        sys.exit("protocol_test.py: %s is not set (run test/gateway/run.sh)" % name)
+    return value
+
+
+ENDPOINT = urllib.parse.urlparse(env("endpoint"))
+HOST, PORT = ENDPOINT.hostname, ENDPOINT.port or 80
+INSTANCE = env("instancename")
+KEY_ID = env("accessKeyId")
+SECRET = env("secretAccessKey")
+OTHER_ID = env("OTSGW_OTHER_KEY_ID")
+OTHER_SECRET = env("OTSGW_OTHER_KEY_SECRET")
+SECRETS = {KEY_ID: SECRET, OTHER_ID: OTHER_SECRET}
+API_VERSION = "2015-12-31"
+TABLE = "gw_protocol_%d" % os.getpid()
+STREAM_TABLE = "gw_protocol_stream_%d" % os.getpid()
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+# ---------------------------------------------------------------- protobuf
+
+def varint(n):
+    if n < 0:
+        n += 1 << 64
+    out = bytearray()
+    while True:
+        byte = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def f_varint(no, value):
+    return varint(no << 3) + varint(int(value))
+
+
+def f_bytes(no, value):
+    if isinstance(value, str):
+        value = value.encode("utf-8")
+    return varint((no << 3) | 2) + varint(len(value)) + value
+
+
+def read_varint(buf, pos):
+    shift = result = 0
+    while True:
+        if pos >= len(buf):
+            raise ValueError("truncated varint")
+        byte = buf[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return result, pos
+        shift += 7
+        if shift > 63:
+            raise ValueError("varint too long")
+
+
+def pb_decode(buf):
+    """A message as {field number: [values]}: varints as ints, the rest as bytes."""
+    fields = {}
+    pos = 0
+    while pos < len(buf):
+        key, pos = read_varint(buf, pos)
+        no, wire = key >> 3, key & 7
+        if wire == 0:
+            value, pos = read_varint(buf, pos)
+        elif wire == 1:
+            check(pos + 8 <= len(buf), "truncated fixed64")
+            value, pos = buf[pos:pos + 8], pos + 8
+        elif wire == 2:
+            n, pos = read_varint(buf, pos)
+            check(pos + n <= len(buf), "truncated length-delimited field %d" % no)
+            value, pos = buf[pos:pos + n], pos + n
+        elif wire == 5:
+            check(pos + 4 <= len(buf), "truncated fixed32")
+            value, pos = buf[pos:pos + 4], pos + 4
+        else:
+            raise ValueError("wire type %d" % wire)
+        fields.setdefault(no, []).append(value)
+    return fields
+
+
+def one(fields, no, default=None):
+    values = fields.get(no)
+    return values[-1] if values else default
+
+
+def signed64(n):
+    return n - (1 << 64) if n >= 1 << 63 else n
+
+
+def decode_error(body):
+    err = pb_decode(body)
+    check(1 in err, "an Error without its required code: %r" % body[:80])
+    return one(err, 1).decode("utf-8"), (one(err, 2, b"")).decode("utf-8")
+
+
+# ------------------------------------------------------------- PlainBuffer
+
+HEADER = 0x75
+TAG_ROW_PK, TAG_ROW_DATA, TAG_CELL, TAG_CELL_NAME, TAG_CELL_VALUE = 1, 2, 3, 4, 5
+TAG_CELL_TYPE, TAG_CELL_TIMESTAMP, TAG_DELETE_ROW_MARKER, TAG_ROW_CHECKSUM = 6, 7, 8, 9
+TAG_CELL_CHECKSUM, TAG_EXTENSION = 0x0A, 0x0B
+VT_INTEGER, VT_DOUBLE, VT_BOOLEAN, VT_STRING, VT_BLOB = 0, 1, 2, 3, 7
+VT_INF_MIN, VT_INF_MAX, VT_AUTO_INCREMENT = 9, 10, 11
+OP_DELETE_ALL, OP_DELETE_ONE, OP_INCREMENT = 1, 3, 4
+
+
+def _crc_table():
+    table = []
+    for i in range(256):
+        crc = i
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x07) & 0xFF if crc & 0x80 else (crc << 1) & 0xFF
+        table.append(crc)
+    return table
+
+
+CRC8 = _crc_table()
+
+
+def crc8(crc, data):
+    for byte in data:
+        crc = CRC8[crc ^ byte]
+    return crc
+
+
+class Val:
+    """A typed value: Val('int', 5), Val('str', 'x'), Val('inf_min')..."""
+
+    def __init__(self, kind, value=None):
+        self.kind, self.value = kind, value
+
+    def encode(self):
+        """(bytes after TAG_CELL_VALUE, the bytes the cell checksum covers)"""
+        k, v = self.kind, self.value
+        if k == "int":
+            payload = bytes([VT_INTEGER]) + struct.pack("<q", v)
+        elif k == "dbl":
+            payload = bytes([VT_DOUBLE]) + struct.pack("<d", v)
+        elif k == "bool":
+            payload = bytes([VT_BOOLEAN, 1 if v else 0])
+        elif k in ("str", "bin"):
+            data = v.encode("utf-8") if k == "str" else v
+            payload = bytes([VT_STRING if k == "str" else VT_BLOB]) + struct.pack("<I", len(data)) + data
+        else:
+            payload = bytes([{"inf_min": VT_INF_MIN, "inf_max": VT_INF_MAX, "auto": VT_AUTO_INCREMENT}[k]])
+        return struct.pack("<I", len(payload)) + payload, payload
+
+
+def pb_cell(name, value=None, ts=None, op=None, corrupt_crc=False):
+    name_b = name.encode("utf-8")
+    out = bytearray([TAG_CELL, TAG_CELL_NAME]) + struct.pack("<I", len(name_b)) + name_b
+    crc = crc8(0, name_b)
+    if value is not None:
+        wire, covered = value.encode()
+        out += bytes([TAG_CELL_VALUE]) + wire
+        crc = crc8(crc, covered)
+    if op is not None:
+        out += bytes([TAG_CELL_TYPE, op])
+    if ts is not None:
+        out += bytes([TAG_CELL_TIMESTAMP]) + struct.pack("<q", ts)
+        crc = crc8(crc, struct.pack("<q", ts))
+    if op is not None:
+        crc = crc8(crc, bytes([op]))
+    if corrupt_crc:
+        crc ^= 0x5A
+    out += bytes([TAG_CELL_CHECKSUM, crc])
+    return bytes(out), crc
+
+
+def pb_row(pk, attrs=(), delete=False, corrupt_cell=None, corrupt_row=False, header=HEADER):
+    """pk: [(name, Val)]; attrs: [(name, Val|None, ts, op)]. Returns the row's bytes."""
+    out = bytearray(struct.pack("<I", header))
+    out.append(TAG_ROW_PK)
+    row_crc = 0
+    index = 0
+    for name, value in pk:
+        cell, crc = pb_cell(name, value, corrupt_crc=(corrupt_cell == index))
+        out += cell
+        row_crc = crc8(row_crc, bytes([crc]))
+        index += 1
+    if attrs:
+        out.append(TAG_ROW_DATA)
+        for name, value, ts, op in attrs:
+            cell, crc = pb_cell(name, value, ts, op, corrupt_crc=(corrupt_cell == index))
+            out += cell
+            row_crc = crc8(row_crc, bytes([crc]))
+            index += 1
+    if delete:
+        out.append(TAG_DELETE_ROW_MARKER)
+    row_crc = crc8(row_crc, bytes([1 if delete else 0]))
+    if corrupt_row:
+        row_crc ^= 0x33
+    out += bytes([TAG_ROW_CHECKSUM, row_crc])
+    return bytes(out)
+
+
+class Reader:
+    def __init__(self, buf):
+        self.buf, self.pos = buf, 0
+
+    def take(self, n):
+        check(self.pos + n <= len(self.buf), "PlainBuffer truncated at %d (+%d of %d)" % (self.pos, n, len(self.buf)))
+        data = self.buf[self.pos:self.pos + n]
+        self.pos += n
+        return data
+
+    def u32(self):
+        return struct.unpack("<I", self.take(4))[0]
+
+    def byte(self):
+        return self.take(1)[0]
+
+    def peek(self):
+        return self.buf[self.pos] if self.pos < len(self.buf) else None
+
+
+def read_cell(r):
+    """A cell after its TAG_CELL, checksum verified: (name, value, ts, op)."""
+    check(r.byte() == TAG_CELL_NAME, "TAG_CELL_NAME expected")
+    name = r.take(r.u32())
+    crc = crc8(0, name)
+    value = ts = op = None
+    if r.peek() == TAG_CELL_VALUE:
+        r.byte()
+        size = r.u32()
+        payload = r.take(size)
+        check(size >= 1, "an empty cell value")
+        crc = crc8(crc, payload)
+        vt, data = payload[0], payload[1:]
+        if vt == VT_INTEGER:
+            check(len(data) == 8, "INTEGER of %d bytes" % len(data))
+            value = ("int", struct.unpack("<q", data)[0])
+        elif vt == VT_DOUBLE:
+            check(len(data) == 8, "DOUBLE of %d bytes" % len(data))
+            value = ("dbl", struct.unpack("<d", data)[0])
+        elif vt == VT_BOOLEAN:
+            check(len(data) == 1, "BOOLEAN of %d bytes" % len(data))
+            value = ("bool", data[0] != 0)
+        elif vt in (VT_STRING, VT_BLOB):
+            check(len(data) >= 4 and struct.unpack("<I", data[:4])[0] == len(data) - 4, "a string's length prefix")
+            value = ("str", data[4:].decode("utf-8")) if vt == VT_STRING else ("bin", bytes(data[4:]))
+        else:
+            value = ({VT_INF_MIN: "inf_min", VT_INF_MAX: "inf_max", VT_AUTO_INCREMENT: "auto"}.get(vt, "vt%d" % vt), None)
+    if r.peek() == TAG_CELL_TYPE:
+        r.byte()
+        op = r.byte()
+    if r.peek() == TAG_CELL_TIMESTAMP:
+        r.byte()
+        raw = r.take(8)
+        ts = struct.unpack("<q", raw)[0]
+        crc = crc8(crc, raw)
+    if op is not None:
+        crc = crc8(crc, bytes([op]))
+    check(r.byte() == TAG_CELL_CHECKSUM, "cell %r: TAG_CELL_CHECKSUM expected" % name)
+    got = r.byte()
+    check(got == crc, "cell %r: checksum %d, computed %d" % (name, got, crc))
+    return name.decode("utf-8"), value, ts, op, crc
+
+
+def pb_decode_rows(buf):
+    """Every row of a PlainBuffer (GetRange's rows, a row, a record), all checksums verified."""
+    r = Reader(buf)
+    check(r.u32() == HEADER, "PlainBuffer header 0x75 expected")
+    rows = []
+    while r.peek() is not None:
+        row = {"pk": [], "attrs": [], "deleted": False}
+        row_crc = 0
+        has_extension = False
+        if r.peek() == TAG_ROW_PK:
+            r.byte()
+            while r.peek() == TAG_CELL:
+                r.byte()
+                name, value, _, _, crc = read_cell(r)
+                row["pk"].append((name, value))
+                row_crc = crc8(row_crc, bytes([crc]))
+        if r.peek() == TAG_ROW_DATA:
+            r.byte()
+            while r.peek() == TAG_CELL:
+                r.byte()
+                name, value, ts, op, crc = read_cell(r)
+                row["attrs"].append((name, value, ts, op))
+                row_crc = crc8(row_crc, bytes([crc]))
+        if r.peek() == TAG_DELETE_ROW_MARKER:
+            r.byte()
+            row["deleted"] = True
+        row_crc = crc8(row_crc, bytes([1 if row["deleted"] else 0]))
+        if r.peek() == TAG_EXTENSION:  # stream records' sequence info
+            r.byte()
+            r.take(r.u32())
+            has_extension = True
+        check(r.byte() == TAG_ROW_CHECKSUM, "TAG_ROW_CHECKSUM expected at %d" % (r.pos - 1))
+        got = r.byte()
+        check(has_extension or got == row_crc, "row checksum %d, computed %d" % (got, row_crc))
+        rows.append(row)
+    return rows
+
+
+# -------------------------------------------------------------------- HTTP
+
+def iso_now(offset=0.0):
+    t = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=offset)
+    return t.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (t.microsecond // 1000)
+
+
+def rfc822_now(offset=0.0):
+    return email.utils.formatdate(time.time() + offset, usegmt=True)
+
+
+def sign_request(path, method, headers, secret):
+    names = sorted(k.lower() for k in headers if k.lower().startswith("x-ots-") and k.lower() != "x-ots-signature")
+    lower = {k.lower(): v for k, v in headers.items()}
+    text = path + "\n" + method + "\n\n" + "".join("%s:%s\n" % (n, lower[n].strip()) for n in names)
+    return base64.b64encode(hmac.new(secret.encode(), text.encode("utf-8"), hashlib.sha1).digest()).decode()
+
+
+class Reply:
+    def __init__(self, action, status, headers, body, key_id, authenticated=True):
+        self.action, self.status, self.headers, self.body, self.key_id = action, status, headers, body, key_id
+        self.authenticated = authenticated
+        self.code = self.message = None
+        if status != 200 and body:
+            self.code, self.message = decode_error(body)
+
+    def __repr__(self):
+        return "%d %s %r" % (self.status, self.code, self.message)
+
+
+REQUEST_IDS = set()
+
+
+def send(action, body=b"", key_id=None, secret=None, instance=None, date=None, drop=(), override=None,
+         method="POST", path=None, sign=True, bad_signature=False, authenticated=True):
+    """One request; authenticated=False where it is refused before its signature is checked."""
+    key_id = KEY_ID if key_id is None else key_id
+    secret = SECRET if secret is None else secret
+    path = path or "/" + action
+    headers = {
+        "x-ots-date": date or iso_now(),
+        "x-ots-apiversion": API_VERSION,
+        "x-ots-accesskeyid": key_id,
+        "x-ots-instancename": INSTANCE if instance is None else instance,
+        "x-ots-contentmd5": base64.b64encode(hashlib.md5(body).digest()).decode(),
+    }
+    headers.update(override or {})
+    for name in drop:
+        headers.pop(name, None)
+    if sign and "x-ots-signature" not in drop:
+        headers["x-ots-signature"] = sign_request(path, method, headers, secret)
+        if bad_signature:
+            headers["x-ots-signature"] = base64.b64encode(b"0" * 20).decode()
+    conn = http.client.HTTPConnection(HOST, PORT, timeout=60)
+    try:
+        conn.request(method, path, body=body if method not in ("GET", "HEAD") else None, headers=headers)
+        resp = conn.getresponse()
+        data = resp.read()
+        reply_headers = {k.lower(): v for k, v in resp.getheaders()}
+        reply = Reply(path.lstrip("/"), resp.status, reply_headers, data, key_id, authenticated)
+    finally:
+        conn.close()
+    if method != "HEAD":
+        check_reply_headers(reply)
+    return reply
+
+
+def check_reply_headers(reply):
+    h = reply.headers
+    for name in ("x-ots-requestid", "x-ots-date", "x-ots-contentmd5", "x-ots-contenttype"):
+        check(name in h, "response header %s missing (%r)" % (name, reply))
+    rid = h["x-ots-requestid"]
+    check(rid and rid not in REQUEST_IDS, "x-ots-requestid %r not new" % rid)
+    REQUEST_IDS.add(rid)
+    md5 = base64.b64encode(hashlib.md5(reply.body).digest()).decode()
+    check(h["x-ots-contentmd5"] == md5, "x-ots-contentmd5 %r, body's MD5 %r" % (h["x-ots-contentmd5"], md5))
+    try:
+        served = datetime.datetime.strptime(h["x-ots-date"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc)
+    except ValueError:
+        raise Failure("x-ots-date %r not in the format the Python SDK parses" % h["x-ots-date"])
+    skew = abs((datetime.datetime.now(datetime.timezone.utc) - served).total_seconds())
+    check(skew < 15 * 60, "x-ots-date %s is %d s off" % (h["x-ots-date"], skew))
+    for name, value in h.items():
+        if name.startswith("x-ots-"):
+            check(value == value.strip(), "header %s has surrounding blanks" % name)
+    auth = h.get("authorization")
+    known = reply.key_id in SECRETS and SECRETS[reply.key_id]
+    if auth is None:
+        # the SDKs require it on success and on a 403 other than OTSAuthFailed
+        # (Python); we require it too on every reply to a request whose
+        # signature checked out; a refusal before that may go unsigned
+        check(not known or not reply.authenticated or reply.code == "OTSAuthFailed",
+              "no Authorization on a reply to a signed request of a known key (%r)" % reply)
+        return
+    check(auth.startswith("OTS "), "Authorization %r does not start with 'OTS '" % auth)
+    key_id, _, signature = auth[4:].partition(":")
+    if key_id not in SECRETS:
+        check(reply.code == "OTSAuthFailed", "Authorization names unknown key %r" % key_id)
+        return
+    check(key_id == reply.key_id, "Authorization names key %r, the request %r" % (key_id, reply.key_id))
+    # the Java SDK: sorted x-ots-* headers "name:value\n", then "/" + action
+    text = "".join("%s:%s\n" % (k, h[k]) for k in sorted(k for k in h if k.startswith("x-ots-"))) + "/" + reply.action
+    expected = base64.b64encode(hmac.new(SECRETS[key_id].encode(), text.encode("utf-8"), hashlib.sha1).digest()).decode()
+    check(auth.endswith(":" + expected) and signature == expected,
+          "response signature %r, computed %r over %r" % (signature, expected, text))
+
+
+def expect_error(reply, status, codes, messages=None):
+    codes = [codes] if isinstance(codes, str) else codes
+    check(reply.status == status, "HTTP status %d, expected %d (%r)" % (reply.status, status, reply))
+    check(reply.code in codes, "code %r, expected %s (%r)" % (reply.code, " or ".join(codes), reply))
+    if messages is not None:
+        messages = [messages] if isinstance(messages, str) else messages
+        check(reply.message in messages, "message %r, expected %s" % (reply.message, " or ".join(repr(m) for m in messages)))
+    return "%d %s %r" % (reply.status, reply.code, reply.message)
+
+
+def expect_ok(reply):
+    check(reply.status == 200, "HTTP status %d (%r)" % (reply.status, reply))
+    return pb_decode(reply.body)
+
+
+# ------------------------------------------------------------ the requests
+
+def create_table_body(name, stream=False):
+    meta = f_bytes(1, name) + f_bytes(2, f_bytes(1, "pk") + f_varint(2, 2)) + f_bytes(2, f_bytes(1, "n") + f_varint(2, 1))
+    body = f_bytes(1, meta) + f_bytes(2, f_bytes(1, f_varint(1, 0) + f_varint(2, 0)))
+    body += f_bytes(3, f_varint(1, -1) + f_varint(2, 1))
+    if stream:
+        body += f_bytes(5, f_varint(1, 1) + f_varint(2, 24))
+    return body
+
+
+def key_of(pk, n):
+    return [("pk", Val("str", pk)), ("n", Val("int", n))]
+
+
+def put_row_body(table, row, expectation=0):
+    return f_bytes(1, table) + f_bytes(2, row) + f_bytes(3, f_varint(1, expectation))
+
+
+def get_row_body(table, pk_row):
+    return f_bytes(1, table) + f_bytes(2, pk_row) + f_varint(5, 1)
+
+
+# --------------------------------------------------------------- the tests
+
+TESTS = []
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+@test
+def signed_request_accepted():
+    """A request signed as the Node SDK signs it (ISO 8601 date) is served."""
+    reply = send("ListTable")
+    fields = expect_ok(reply)
+    names = [v.decode() for v in fields.get(1, [])]
+    check(reply.headers.get("authorization"), "a signed reply")
+    return "ListTable: %d tables, response signature verified" % len(names)
+
+
+@test
+def rfc822_date_accepted():
+    """The Java SDK sends x-ots-date in RFC 822 form."""
+    expect_ok(send("ListTable", date=rfc822_now()))
+    return "x-ots-date %s" % rfc822_now()
+
+
+@test
+def table_and_row_roundtrip():
+    """CreateTable, PutRow, GetRow, GetRange at the wire level; otsd's PlainBuffer verified."""
+    expect_ok(send("CreateTable", create_table_body(TABLE)))
+    stamp = int(time.time() * 1000) - 5000  # a version of its own, within the max version offset
+    row = pb_row(key_of("a", 1), [("s", Val("str", "héllo"), None, None), ("i", Val("int", -7), stamp, None),
+                                  ("d", Val("dbl", 2.0), None, None), ("b", Val("bool", True), None, None),
+                                  ("x", Val("bin", b"\x00\xff"), None, None)])
+    put = expect_ok(send("PutRow", put_row_body(TABLE, row)))
+    consumed = pb_decode(one(put, 1))
+    unit = pb_decode(one(consumed, 1))
+    check(one(unit, 2, 0) >= 1, "PutRow consumed write CU %r" % unit)
+    got = expect_ok(send("GetRow", get_row_body(TABLE, pb_row(key_of("a", 1)))))
+    check(1 in got, "GetRow's consumed (required) missing")
+    rows = pb_decode_rows(one(got, 2))
+    check(len(rows) == 1, "%d rows" % len(rows))
+    check(rows[0]["pk"] == [("pk", ("str", "a")), ("n", ("int", 1))], "key %r" % rows[0]["pk"])
+    attrs = {name: (value, ts) for name, value, ts, _ in rows[0]["attrs"]}
+    check(attrs["s"][0] == ("str", "héllo"), "s %r" % (attrs["s"],))
+    check(attrs["i"] == (("int", -7), stamp), "i %r" % (attrs["i"],))
+    check(attrs["d"][0] == ("dbl", 2.0), "a whole Double stays a Double: %r" % (attrs["d"],))
+    check(attrs["b"][0] == ("bool", True), "b %r" % (attrs["b"],))
+    check(attrs["x"][0] == ("bin", b"\x00\xff"), "x %r" % (attrs["x"],))
+    for name, (value, ts) in attrs.items():
+        check(ts is not None and ts > 0, "cell %s without its timestamp" % name)
+    # a missing row: an empty row field, still present (it is required)
+    miss = expect_ok(send("GetRow", get_row_body(TABLE, pb_row(key_of("zz", 9)))))
+    check(2 in miss and one(miss, 2) == b"", "a missing row: empty row bytes, got %r" % miss.get(2))
+    # GetRange over everything: the rows' PlainBuffer and an empty next key
+    inf = pb_row([("pk", Val("inf_min")), ("n", Val("inf_min"))])
+    sup = pb_row([("pk", Val("inf_max")), ("n", Val("inf_max"))])
+    rng = expect_ok(send("GetRange", f_bytes(1, TABLE) + f_varint(2, 0) + f_varint(5, 1) + f_bytes(7, inf) + f_bytes(8, sup)))
+    rows = pb_decode_rows(one(rng, 2))
+    check(len(rows) == 1, "GetRange: %d rows" % len(rows))
+    check(not one(rng, 3), "GetRange: next_start_primary_key %r after the last row" % one(rng, 3))
+    return "5 types round-trip; every cell and row checksum of otsd's PlainBuffer verifies"
+
+
+@test
+def bad_signature():
+    # Tablestore: 403 OTSAuthFailed "Signature mismatch." (error list; Python SDK test_signature_mismatch)
+    return expect_error(send("ListTable", bad_signature=True), 403, "OTSAuthFailed", "Signature mismatch.")
+
+
+@test
+def signature_with_wrong_secret():
+    return expect_error(send("ListTable", secret="not-the-secret"), 403, "OTSAuthFailed", "Signature mismatch.")
+
+
+@test
+def signature_of_another_action():
+    # signed as /ListTable, sent to /DescribeTable
+    headers = {"x-ots-date": iso_now(), "x-ots-apiversion": API_VERSION, "x-ots-accesskeyid": KEY_ID,
+               "x-ots-instancename": INSTANCE, "x-ots-contentmd5": base64.b64encode(hashlib.md5(b"").digest()).decode()}
+    headers["x-ots-signature"] = sign_request("/ListTable", "POST", headers, SECRET)
+    reply = send("DescribeTable", b"", override=headers, sign=False)
+    return expect_error(reply, 403, "OTSAuthFailed", "Signature mismatch.")
+
+
+@test
+def unknown_access_key():
+    # 403 OTSAuthFailed "The AccessKeyID does not exist." (error list; Python SDK test_access_id_not_exist)
+    return expect_error(send("ListTable", key_id="noSuchKeyId", secret="x"), 403, "OTSAuthFailed",
+                        "The AccessKeyID does not exist.")
+
+
+@test
+def wrong_instance():
+    # 403 OTSAuthFailed "The instance is not found." (error list; Python SDK test_instance_not_found)
+    return expect_error(send("ListTable", instance="otherinstance"), 403, "OTSAuthFailed", "The instance is not found.")
+
+
+@test
+def stale_date():
+    # 403 OTSAuthFailed "Mismatch between system time and x-ots-date: {date}." (error list; test_date_expired)
+    date = iso_now(-20 * 60)
+    return expect_error(send("ListTable", date=date), 403, "OTSAuthFailed",
+                        "Mismatch between system time and x-ots-date: %s." % date)
+
+
+@test
+def future_date():
+    date = rfc822_now(20 * 60)
+    return expect_error(send("ListTable", date=date), 403, "OTSAuthFailed",
+                        "Mismatch between system time and x-ots-date: %s." % date)
+
+
+@test
+def invalid_date():
+    # 400 OTSParameterInvalid "Invalid date format: blahblah." (error list; test_invalid_date_format)
+    return expect_error(send("ListTable", date="blahblah", authenticated=False), 400, "OTSParameterInvalid", "Invalid date format: blahblah.")
+
+
+@test
+def missing_headers():
+    # 400 "Missing header: ..." — the error list says OTSParameterInvalid, the
+    # Python SDK's test_missing_header (older service) OTSMissingHeader with
+    # the name in quotes: both accepted
+    seen = []
+    for name in ("x-ots-date", "x-ots-signature", "x-ots-accesskeyid", "x-ots-instancename"):
+        reply = send("ListTable", drop=(name,), authenticated=False)
+        expect_error(reply, 400, ["OTSParameterInvalid", "OTSMissingHeader"],
+                     ["Missing header: '%s'." % name, "Missing header: %s." % name])
+        seen.append(name)
+    return "each of %s: 400 %s %r" % (", ".join(seen), reply.code, reply.message)
+
+
+@test
+def missing_content_md5():
+    # the Python SDK's test_missing_header has Tablestore refuse a request without
+    # x-ots-contentmd5 like the other required headers (all its SDKs send it)
+    name = "x-ots-contentmd5"
+    reply = send("ListTable", drop=(name,), authenticated=False)
+    return expect_error(reply, 400, ["OTSParameterInvalid", "OTSMissingHeader"],
+                        ["Missing header: '%s'." % name, "Missing header: %s." % name])
+
+
+@test
+def missing_api_version():
+    # no exact text known (the Python SDK's test only asserts a 403); a 4xx Error of Tablestore's
+    reply = send("ListTable", drop=("x-ots-apiversion",), authenticated=False)
+    check(400 <= reply.status < 500 and reply.code and reply.code.startswith("OTS"), "%r" % reply)
+    return "%d %s %r" % (reply.status, reply.code, reply.message)
+
+
+@test
+def bad_content_md5():
+    # 403 OTSAuthFailed "Mismatch between MD5 value of request body and x-ots-contentmd5 in header."
+    body = f_bytes(1, TABLE)
+    reply = send("DescribeTable", body, override={"x-ots-contentmd5": base64.b64encode(hashlib.md5(b"other").digest()).decode()})
+    return expect_error(reply, 403, "OTSAuthFailed",
+                        "Mismatch between MD5 value of request body and x-ots-contentmd5 in header.")
+
+
+@test
+def unknown_action():
+    # 400 "Unsupported operation: ..." — error list: OTSParameterInvalid; Python SDK's
+    # test_operation_not_supported: OTSUnsupportOperation "Unsupported operation: 'HelloWorld'."
+    reply = send("HelloWorld", authenticated=False)
+    return expect_error(reply, 400, ["OTSParameterInvalid", "OTSUnsupportOperation"],
+                        ["Unsupported operation: 'HelloWorld'.", "Unsupported operation: HelloWorld."])
+
+
+@test
+def get_instead_of_post():
+    # 405 OTSMethodNotAllowed "Only POST method for requests is supported." (test_invalid_http_method)
+    reply = send("ListTable", method="GET", authenticated=False)
+    out = expect_error(reply, 405, "OTSMethodNotAllowed", "Only POST method for requests is supported.")
+    put = send("ListTable", method="PUT", authenticated=False)
+    expect_error(put, 405, "OTSMethodNotAllowed", "Only POST method for requests is supported.")
+    head = send("ListTable", method="HEAD", authenticated=False)
+    check(head.status == 405, "HEAD: %d" % head.status)
+    return out + "; PUT the same; HEAD 405"
+
+
+def send_large(action, body, expect_continue):
+    """A request too large to be read whole: the reply may come before the body is
+    sent, so write it in pieces and stop at the first byte of a reply."""
+    path = "/" + action
+    headers = {
+        "x-ots-date": iso_now(), "x-ots-apiversion": API_VERSION, "x-ots-accesskeyid": KEY_ID,
+        "x-ots-instancename": INSTANCE, "x-ots-contentmd5": base64.b64encode(hashlib.md5(body).digest()).decode(),
+    }
+    headers["x-ots-signature"] = sign_request(path, "POST", headers, SECRET)
+    head = "POST %s HTTP/1.1\r\nHost: %s:%d\r\nContent-Length: %d\r\n" % (path, HOST, PORT, len(body))
+    if expect_continue:
+        head += "Expect: 100-continue\r\n"
+    head += "".join("%s: %s\r\n" % kv for kv in headers.items()) + "Connection: close\r\n\r\n"
+    sock = socket.create_connection((HOST, PORT), timeout=60)
+    try:
+        sock.sendall(head.encode())
+        if expect_continue:
+            readable, _, _ = select.select([sock], [], [], 5)
+            check(readable, "no reply to Expect: 100-continue within 5 s")
+            first = sock.recv(65536, socket.MSG_PEEK)
+            if first.startswith(b"HTTP/1.1 100"):
+                sock.recv(len(first.split(b"\r\n\r\n")[0]) + 4)
+            else:
+                body = b""
+        sent = 0
+        while sent < len(body):
+            readable, _, _ = select.select([sock], [], [], 0)
+            if readable:
+                break
+            try:
+                sent += sock.send(body[sent:sent + 65536])
+            except (BrokenPipeError, ConnectionResetError):
+                break
+        data = b""
+        while True:
+            try:
+                chunk = sock.recv(65536)
+            except ConnectionResetError:
+                break
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        sock.close()
+    check(data.startswith(b"HTTP/1."), "no HTTP reply (%d of %d body bytes sent): the client sees a broken connection"
+          % (sent, len(body)))
+    head_part, _, rest = data.partition(b"\r\n\r\n")
+    lines = head_part.decode("latin-1").split("\r\n")
+    status = int(lines[0].split()[1])
+    reply_headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        reply_headers[name.strip().lower()] = value.strip()
+    if "content-length" in reply_headers:
+        rest = rest[:int(reply_headers["content-length"])]
+    reply = Reply(action, status, reply_headers, rest, KEY_ID, authenticated=False)
+    check_reply_headers(reply)
+    return reply
+
+
+@test
+def oversized_body():
+    # 413 OTSRequestBodyTooLarge "The size of POST data is too large." (error list); 8 MiB is
+    # past Tablestore's request limit (5 MB). Sent as the SDKs send it (no Expect header),
+    # and with Expect: 100-continue (the reply must come before the body)
+    body = f_bytes(1, TABLE) + f_bytes(2, b"x" * (8 << 20))
+    out = expect_error(send_large("PutRow", body, False), 413, "OTSRequestBodyTooLarge", "The size of POST data is too large.")
+    expect_error(send_large("PutRow", body, True), 413, "OTSRequestBodyTooLarge", "The size of POST data is too large.")
+    return out + "; also with Expect: 100-continue"
+
+
+PB_PARSE_MESSAGES = ["Failed to parse the ProtoBuf message.", "Parse PBMessage from RawString failed.",
+                     "Cannot deserialize the request data."]
+
+
+@test
+def malformed_protobuf():
+    # 400 OTSParameterInvalid "Failed to parse the ProtoBuf message." (Python SDK test_failed_parse_pb);
+    # the error list also has "Parse PBMessage from RawString failed." and "Cannot deserialize the request data."
+    shown = None
+    for name, body in (("garbage", b"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"),
+                       ("truncated", f_bytes(1, TABLE)[:-3]),
+                       ("wrong wire type", f_varint(1, 5)),
+                       ("required field missing", b"")):
+        reply = send("DescribeTable", body)
+        try:
+            shown = expect_error(reply, 400, "OTSParameterInvalid", PB_PARSE_MESSAGES)
+        except Failure as e:
+            raise Failure("%s: %s" % (name, e))
+    return "garbage, truncated, wrong wire type, missing table_name: " + shown
+
+
+def put_broken(row):
+    return send("PutRow", put_row_body(TABLE, row))
+
+
+@test
+def plainbuffer_bad_row_checksum():
+    reply = put_broken(pb_row(key_of("bad", 1), [("c", Val("str", "x"), None, None)], corrupt_row=True))
+    return expect_error(reply, 400, "OTSParameterInvalid")
+
+
+@test
+def plainbuffer_bad_cell_checksum():
+    out = expect_error(put_broken(pb_row(key_of("bad", 1), [("c", Val("str", "x"), None, None)], corrupt_cell=2)),
+                       400, "OTSParameterInvalid")
+    expect_error(send("GetRow", get_row_body(TABLE, pb_row(key_of("bad", 1), corrupt_cell=0))), 400, "OTSParameterInvalid")
+    return out + " (and a key cell's in GetRow)"
+
+
+@test
+def plainbuffer_truncated():
+    row = pb_row(key_of("bad", 1), [("c", Val("str", "xyz"), None, None)])
+    shown = None
+    for cut in (1, 3, 8, len(row) // 2, len(row) - 6):
+        try:
+            shown = expect_error(put_broken(row[:-cut]), 400, "OTSParameterInvalid")
+        except Failure as e:
+            raise Failure("cut %d bytes: %s" % (cut, e))
+    # a length running past the end
+    long_name = bytearray(row)
+    long_name[4 + 1 + 1 + 1:4 + 1 + 1 + 1 + 4] = struct.pack("<I", 0x7FFFFFF0)
+    expect_error(put_broken(bytes(long_name)), 400, "OTSParameterInvalid")
+    return shown
+
+
+@test
+def plainbuffer_wrong_header():
+    # "Cell data broken, mismatch header, actual: ..., expect: ..." in the error list
+    return expect_error(put_broken(pb_row(key_of("bad", 1), [("c", Val("str", "x"), None, None)], header=0x76)),
+                        400, "OTSParameterInvalid")
+
+
+@test
+def plainbuffer_wrong_tag():
+    row = bytearray(pb_row(key_of("bad", 1), [("c", Val("str", "x"), None, None)]))
+    row[4] = 0x0D  # a sequence-info tag where TAG_ROW_PK belongs
+    return expect_error(put_broken(bytes(row)), 400, "OTSParameterInvalid")
+
+
+@test
+def nothing_written_by_broken_requests():
+    got = expect_ok(send("GetRow", get_row_body(TABLE, pb_row(key_of("bad", 1)))))
+    check(one(got, 2) == b"", "a broken PutRow wrote a row")
+    return "no row 'bad'"
+
+
+@test
+def other_key_reply_signed_with_its_secret():
+    reply = send("GetRow", get_row_body(TABLE, pb_row(key_of("a", 1))), key_id=OTHER_ID, secret=OTHER_SECRET)
+    # gw_other has no privilege on gw_app's table: "You have no permission to access the requested resource..."
+    out = expect_error(reply, 403, "OTSNoPermissionAccess")
+    check(reply.headers.get("authorization", "").startswith("OTS %s:" % OTHER_ID), "signed for the other key")
+    return out
+
+
+@test
+def stream_actions():
+    """ListStream, DescribeStream, GetShardIterator, GetStreamRecord (the Node SDK has none of them)."""
+    expect_ok(send("CreateTable", create_table_body(STREAM_TABLE, stream=True)))
+    try:
+        for i in range(3):
+            expect_ok(send("PutRow", put_row_body(STREAM_TABLE, pb_row(key_of("s%d" % i, i), [("v", Val("int", i), None, None)]))))
+        upd = pb_row(key_of("s0", 0), [("v", Val("int", 5), None, OP_INCREMENT), ("w", None, None, OP_DELETE_ALL)])
+        expect_ok(send("UpdateRow", put_row_body(STREAM_TABLE, upd)))
+        dele = pb_row(key_of("s1", 1), delete=True)
+        expect_ok(send("DeleteRow", f_bytes(1, STREAM_TABLE) + f_bytes(2, dele) + f_bytes(3, f_varint(1, 0))))
+
+        listed = expect_ok(send("ListStream", f_bytes(1, STREAM_TABLE)))
+        streams = [pb_decode(s) for s in listed.get(1, [])]
+        check(len(streams) == 1, "ListStream: %d streams" % len(streams))
+        stream_id = one(streams[0], 1).decode()
+        check(one(streams[0], 2).decode() == STREAM_TABLE, "ListStream table_name %r" % one(streams[0], 2))
+        check(one(streams[0], 3, 0) > 0, "ListStream creation_time")
+
+        desc = expect_ok(send("DescribeStream", f_bytes(1, stream_id)))
+        check(one(desc, 1).decode() == stream_id, "DescribeStream stream_id")
+        check(one(desc, 2) == 24, "expiration_time %r" % one(desc, 2))
+        check(one(desc, 3).decode() == STREAM_TABLE, "DescribeStream table_name")
+        check(one(desc, 5) in (1, 2), "stream_status %r" % one(desc, 5))
+        shards = [one(pb_decode(s), 1).decode() for s in desc.get(6, [])]
+        check(shards, "no shards")
+
+        actions = []
+        for shard in shards:
+            it = expect_ok(send("GetShardIterator", f_bytes(1, stream_id) + f_bytes(2, shard)))
+            iterator = one(it, 1).decode()
+            for _ in range(100):
+                recs = expect_ok(send("GetStreamRecord", f_bytes(1, iterator) + f_varint(2, 100)))
+                for rec in recs.get(1, []):
+                    r = pb_decode(rec)
+                    rows = pb_decode_rows(one(r, 2))
+                    check(len(rows) == 1, "a record of %d rows" % len(rows))
+                    actions.append((one(r, 1), rows[0]["pk"][0][1][1], rows[0]))
+                nxt = one(recs, 2)
+                if not recs.get(1) or not nxt:
+                    break
+                iterator = nxt.decode()
+        kinds = sorted((a, k) for a, k, _ in actions)
+        check(kinds == [(1, "s0"), (1, "s1"), (1, "s2"), (2, "s0"), (3, "s1")],
+              "records (action, key): %r" % kinds)
+        update = [row for a, k, row in actions if a == 2][0]
+        ops = sorted((name, op) for name, _, _, op in update["attrs"])
+        check(ops == [("v", OP_INCREMENT), ("w", OP_DELETE_ALL)] or ops == [("v", None), ("w", OP_DELETE_ALL)],
+              "UPDATE_ROW record cells %r" % ops)
+        delete = [row for a, k, row in actions if a == 3][0]
+        check(delete["deleted"], "DELETE_ROW record without its delete marker")
+        return "1 stream, %d shard(s), records PUT x3, UPDATE, DELETE with checksums verified" % len(shards)
+    finally:
+        send("DeleteTable", f_bytes(1, STREAM_TABLE))
+
+
+@test
+def request_ids_unique():
+    return "%d responses, each with its own x-ots-requestid" % len(REQUEST_IDS)
+
+
+def main():
+    failed = 0
+    for fn in TESTS:
+        name = "protocol_" + fn.__name__
+        try:
+            detail = fn()
+            print("test %s ... ok%s" % (name, " (%s)" % detail if detail else ""), flush=True)
+        except Failure as e:
+            failed += 1
+            print("test %s ... FAILED (%s)" % (name, e), flush=True)
+        except Exception as e:  # a crash of the test itself, or otsd gone
+            failed += 1
+            print("test %s ... FAILED (%s: %s)" % (name, type(e).__name__, e), flush=True)
+    try:
+        send("DeleteTable", f_bytes(1, TABLE))
+    except Exception:
+        pass
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

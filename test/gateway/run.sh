@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# test/gateway/run.sh: otsd, the Tablestore protocol gateway, driven by the
+# official Tablestore Node.js SDK (npm tablestore 5.6.5) and by raw HTTP.
+#
+#   test/gateway/run.sh     (root: the server runs as postgres; or as a user
+#                            who can run initdb; the current ots installed)
+#
+# Installs the SDK and mocha with `npm ci` into test/gateway/node_modules
+# (versions pinned by package-lock.json), builds otsd (make -C gateway),
+# starts a temporary PostgreSQL with ots (/tmp/ots-gateway.*, unix socket
+# only, port $GATEWAY_PG_PORT, default 5492; removed on exit) and creates:
+#   - database otsgw with ots;
+#   - role gw_app, a plain login role (no superuser, no BYPASSRLS) that may
+#     create tables in schema public: the tables the tests make are its own;
+#   - role gw_other, a login role with no privilege on gw_app's tables;
+# writes an otsd config (listen 127.0.0.1:<a free port>, instance gwtest,
+# access key "gwAppKey" acting as gw_app and "gwOtherKey" as gw_other) and
+# starts otsd. Then, each printing "test NAME ... ok|FAILED" lines:
+#   a. samples.js: the SDK's own table and row samples, run as they ship
+#      (node_modules/tablestore/samples/*.js, configured by the environment
+#      variables endpoint, instancename, accessKeyId, secretAccessKey), each
+#      failing on a thrown error, an "error:" print or a missing success print;
+#   b. our mocha specs (sdk_*.test.js): what the samples do, through the SDK,
+#      with assertions on every returned value, errors, privileges, local
+#      transactions;
+#   c. the SDK's own test/table.test.js and test/data_opration.test.js, run
+#      with mocha from inside node_modules/tablestore;
+#   d. protocol_test.py: signatures, headers, checksums and error replies at
+#      the HTTP level (python3, standard library only).
+# GATEWAY_PARTS="samples specs sdk protocol" chooses parts (all by default);
+# GATEWAY_KEEP=1 keeps the server directory with otsd's log and config;
+# OTSD=/path/to/otsd tests that binary instead of building gateway/.
+# The exit status is nonzero when a test failed.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
+root="$(cd "$here/../.." && pwd -P)"
+# shellcheck source=tools/lib.sh
+. "$root/tools/lib.sh"
+# shellcheck source=test/tempserver.sh
+. "$root/test/tempserver.sh"
+export LC_ALL=C.UTF-8 LANG=C.UTF-8
+
+parts=" ${GATEWAY_PARTS:-samples specs sdk protocol} "
+want() { [[ "$parts" == *" $1 "* ]]; }
+
+for tool in node npm python3; do
+	command -v "$tool" >/dev/null 2>&1 ||
+		ots_die "$tool not found (tools/test installs nodejs, npm and python3 from Debian)"
+done
+
+# the SDK and mocha, exactly as package-lock.json pins them; protobufjs' install
+# script only prints a notice, so no package script runs
+ots_log "npm ci in $here ($(node --version), npm $(npm --version))"
+(cd "$here" && npm ci --ignore-scripts --no-audit --no-fund --no-update-notifier --loglevel=error) ||
+	ots_die "npm ci failed in $here (the npm registry must be reachable)"
+
+# OTSD=/path/to/otsd tests that binary instead of building gateway/
+otsd_bin="${OTSD:-}"
+if [ -z "$otsd_bin" ]; then
+	ots_log "building otsd"
+	make -C "$root/gateway" PG_CONFIG="$OTS_PG_CONFIG" ${CI:+CI=1} >/dev/null ||
+		ots_die "make -C gateway failed"
+	otsd_bin="$root/gateway/otsd"
+fi
+
+ts_init gateway "${GATEWAY_PG_PORT:-5492}" "shared_preload_libraries = 'ots'" "fsync = off" \
+	"max_connections = 60"
+otsd_pid=""
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	if [ -n "$otsd_pid" ] && kill -0 "$otsd_pid" 2>/dev/null; then
+		kill -TERM "$otsd_pid" 2>/dev/null || true
+		for _ in $(seq 50); do kill -0 "$otsd_pid" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$otsd_pid" 2>/dev/null || true
+	fi
+	TS_KEEP="${GATEWAY_KEEP:-${TS_KEEP:-0}}" ts_cleanup
+}
+trap cleanup EXIT
+ts_start
+
+# the database, and two plain roles: what one creates, the other may not touch
+ts_psql -c "CREATE DATABASE otsgw" >/dev/null
+ts_psql -d otsgw >/dev/null <<'SQL'
+CREATE EXTENSION ots;
+CREATE ROLE gw_app LOGIN;
+CREATE ROLE gw_other LOGIN;
+GRANT CREATE, USAGE ON SCHEMA public TO gw_app;
+GRANT USAGE ON SCHEMA public TO gw_other;
+SQL
+
+# a free loopback port for otsd (bound and released: nothing else here takes it)
+port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+conf="$TS_DIR/otsd.conf"
+otsd_log="$TS_DIR/otsd.log"
+export OTSGW_INSTANCE=gwtest
+export OTSGW_APP_KEY_ID=gwAppKey OTSGW_APP_KEY_SECRET=gwAppSecret0123456789
+export OTSGW_OTHER_KEY_ID=gwOtherKey OTSGW_OTHER_KEY_SECRET=gwOtherSecret987654321
+cat >"$conf" <<EOF
+# written by test/gateway/run.sh
+listen = 127.0.0.1:$port
+database = host=$TS_DIR port=$PGPORT dbname=otsgw
+instance = $OTSGW_INSTANCE
+access_key = $OTSGW_APP_KEY_ID $OTSGW_APP_KEY_SECRET gw_app
+access_key = $OTSGW_OTHER_KEY_ID $OTSGW_OTHER_KEY_SECRET gw_other
+pool_size = 4
+threads = 4
+log = $otsd_log
+EOF
+
+"$otsd_bin" -c "$conf" >"$TS_DIR/otsd.out" 2>&1 &
+otsd_pid=$!
+# ready once it accepts connections on its port
+ready=0
+for _ in $(seq 150); do
+	if ! kill -0 "$otsd_pid" 2>/dev/null; then
+		cat "$TS_DIR/otsd.out" >&2
+		echo "test otsd_start ... FAILED (otsd exited at start)"
+		exit 1
+	fi
+	if python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 0.2)" 2>/dev/null; then
+		ready=1
+		break
+	fi
+	sleep 0.1
+done
+if [ "$ready" -ne 1 ]; then
+	cat "$TS_DIR/otsd.out" >&2
+	echo "test otsd_start ... FAILED (not listening on 127.0.0.1:$port after 15 s)"
+	exit 1
+fi
+echo "test otsd_start ... ok (127.0.0.1:$port, instance $OTSGW_INSTANCE, keys $OTSGW_APP_KEY_ID as gw_app and $OTSGW_OTHER_KEY_ID as gw_other)"
+
+# what the SDK's samples/client.js reads, and our specs too
+export endpoint="http://127.0.0.1:$port" instancename="$OTSGW_INSTANCE"
+export accessKeyId="$OTSGW_APP_KEY_ID" secretAccessKey="$OTSGW_APP_KEY_SECRET"
+
+status=0
+mocha="$here/node_modules/mocha/bin/mocha.js"
+reporter="$here/reporter.js"
+
+if want samples; then
+	node "$here/samples.js" || status=1
+fi
+if want specs; then
+	(cd "$here" && node "$mocha" --reporter "$reporter" --timeout 60000 sdk_*.test.js) || status=1
+fi
+if want sdk; then
+	# the SDK's own tests, from inside the package as they expect (../samples/client)
+	(cd "$here/node_modules/tablestore" &&
+		node "$mocha" --reporter "$reporter" --timeout 60000 test/table.test.js test/data_opration.test.js) ||
+		status=1
+fi
+if want protocol; then
+	python3 "$here/protocol_test.py" || status=1
+fi
+
+# otsd must still be up: a crash on the way would hide behind failed requests
+if kill -0 "$otsd_pid" 2>/dev/null; then
+	echo "test otsd_alive ... ok ($(wc -l <"$otsd_log" 2>/dev/null || echo 0) requests logged)"
+else
+	echo "test otsd_alive ... FAILED (otsd exited during the tests)"
+	tail -n 20 "$TS_DIR/otsd.out" | sed 's/^/  /'
+	status=1
+fi
+if [ "$status" -ne 0 ]; then
+	echo "otsd's last log lines ($otsd_log):"
+	tail -n 30 "$otsd_log" 2>/dev/null | sed 's/^/  /' || true
+fi
+exit "$status"
