@@ -38,7 +38,7 @@
 # Environment knobs (defaults in brackets):
 #   GW_T         seconds per run [5]           GW_REPS   repetitions [5]
 #   GW_PROCS     node processes [1]            GW_CONC   outstanding requests per process [8]
-#   GW_POOL      otsd pool_size [2]            GW_THREADS otsd threads [2]
+#   GW_POOL      otsd pool_size [4]            GW_THREADS otsd threads [8]
 #   GW_CASES     calls to run ["put get range"]
 #   GW_EXTRA=0   skip the SELECT 1 / -M extended / one-client runs
 #   GW_LOG       otsd's log [a file under the instance's directory; /dev/null to drop]
@@ -57,8 +57,8 @@ T=${GW_T:-5}
 REPS=${GW_REPS:-5}
 PROCS=${GW_PROCS:-1}
 CONC=${GW_CONC:-8}
-POOL=${GW_POOL:-2}
-THREADS=${GW_THREADS:-2}
+POOL=${GW_POOL:-4}
+THREADS=${GW_THREADS:-8}
 CASES=${GW_CASES:-put get range}
 EXTRA=${GW_EXTRA:-1}
 ROWS=${BENCH_ROWS:-100000}
@@ -412,14 +412,23 @@ met() { awk -v r="$1" 'BEGIN { if (r == "ERR") print "ERR"; else print (r >= 0.5
 echo
 echo "== otsd (Node SDK $SDK_VERSION) vs the same ots calls in SQL (pgbench -M prepared), $(date -u '+%F %H:%M UTC'), git $GIT$GIT_DIRTY"
 echo
-echo "| call | gateway req/s | SQL req/s | ratio gateway/SQL | target | met? |"
-echo "|---|---:|---:|---:|---:|---|"
+# server CPU ratio: PostgreSQL's CPU per SQL request / (otsd's + PostgreSQL's)
+# per gateway request, what the ratio would be with the client elsewhere
+server_ratio() {
+	local gc go gg sc so sg
+	read -r gc go gg <<<"$(cpu "gw $1 $PROCS $CONC")"
+	read -r sc so sg <<<"$(cpu "sql $1 prepared $CLIENTS")"
+	awk -v o="$go" -v g="$gg" -v s="$sg" 'BEGIN { if (o == "-" || g == "-" || s == "-" || o + g == 0) print "-"; else printf "%.2f", s / (o + g) }'
+}
+echo "| call | gateway req/s | SQL req/s | ratio gateway/SQL | target | met? | server CPU ratio |"
+echo "|---|---:|---:|---:|---:|---|---:|"
 for a in $CASES; do
-	echo "| ${LABEL[$a]} | ${GW_RPS[$a]} | ${SQL_RPS[$a]} | ${RATIO[$a]} | 0.5 | $(met "${RATIO[$a]}") |"
+	echo "| ${LABEL[$a]} | ${GW_RPS[$a]} | ${SQL_RPS[$a]} | ${RATIO[$a]} | 0.5 | $(met "${RATIO[$a]}") | $(server_ratio "$a") |"
 done
 echo
 echo "gateway: $PROCS node process(es) x $CONC outstanding requests (client.js, tablestore $SDK_VERSION, keep-alive), otsd pool_size $POOL, threads $THREADS;"
 echo "SQL: pgbench -n -M prepared -c $CLIENTS -j $JOBS, user otsbench; ${T} s runs, $REPS repetitions alternating (order flipped each), medians."
+echo "server CPU ratio: PostgreSQL's CPU per SQL request / (otsd's + PostgreSQL's) per gateway request: the ratio with the client on other cores."
 echo
 echo "CPU time per request (µs, medians over the runs; client = node or pgbench, postgres = every process of the instance):"
 echo

@@ -98,10 +98,14 @@ let firstError = null;
 let endAt = Infinity;
 let started = false;
 
+const latencies = [];	// µs of the counted requests
+
 function loop(slot) {
+	const sent = process.hrtime.bigint();
 	request(slot, (err, data) => {
 		const now = Date.now();
 		if (started && now < endAt) {
+			latencies.push(Number(process.hrtime.bigint() - sent) / 1e3);
 			if (err) {
 				errors++;
 				if (!firstError)
@@ -136,9 +140,13 @@ for (let slot = 0; slot < concurrency; slot++) {
 				setTimeout(() => {
 					const elapsed = Number(process.hrtime.bigint() - t0) / 1e9;
 					const cpu = process.cpuUsage(cpu0);
+					latencies.sort((a, b) => a - b);
+					const pct = (q) => latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]) : null;
 					process.stdout.write(JSON.stringify({
 						action, concurrency, seconds: elapsed, requests: counted, errors, wrong,
-						rps: counted / seconds, cpu_us: cpu.user + cpu.system, first_error: firstError,
+						rps: counted / seconds, cpu_us: cpu.user + cpu.system,
+						latency_us: { p50: pct(0.5), p90: pct(0.9), p99: pct(0.99), max: pct(1) },
+						first_error: firstError,
 					}) + '\n');
 					process.exit(errors || wrong ? 1 : 0);
 				}, seconds * 1000 + 5);
