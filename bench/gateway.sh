@@ -473,25 +473,48 @@ fi
 if ! command -v gnuplot >/dev/null; then
 	echo "picture: gnuplot not found (Debian: gnuplot-nox), none drawn"
 else
-	: >"$WORK/rps.dat"
+	: >"$WORK/rps.dat"; : >"$WORK/cpu.dat"
+	num() { sed 's/^ERR$/0/; s/^-$/0/; s/^$/0/' <<<"$1"; }
 	for a in $CASES; do
-		printf '"%s\\n(ratio %s)" %s %s\n' "${LABEL[$a]}" "${RATIO[$a]}" \
-			"$(sed 's/ERR/0/' <<<"${GW_RPS[$a]}")" "$(sed 's/ERR/0/' <<<"${SQL_RPS[$a]}")" >>"$WORK/rps.dat"
+		echo "\"${LABEL[$a]}\" $(num "${GW_RPS[$a]}") $(num "${SQL_RPS[$a]}") $(num "${RATIO[$a]}") $(num "$(server_ratio "$a")")" >>"$WORK/rps.dat"
+		read -r c o g <<<"$(cpu "gw $a $PROCS $CONC")"
+		echo "\"${LABEL[$a]% 100}\\ngateway\" $(num "$c") $(num "$o") $(num "$g")" >>"$WORK/cpu.dat"
+		read -r c o g <<<"$(cpu "sql $a prepared $CLIENTS")"
+		echo "\"${LABEL[$a]% 100}\\nSQL\" $(num "$c") 0 $(num "$g")" >>"$WORK/cpu.dat"
 	done
+	# three panels: req/s (log scale), the ratios against the target, and
+	# where each request's CPU time goes
 	gnuplot <<GP && echo "picture: $PNG"
-set terminal pngcairo size 1000,560 font "sans,10" noenhanced
+set terminal pngcairo size 1500,560 font "sans,10" noenhanced
 set output "$PNG"
-set title "otsd + Node SDK $SDK_VERSION vs the same ots calls in SQL (pgbench -M prepared) — $(date -u '+%Y-%m-%d'), $(nproc) cores, git $GIT\n$PROCS node process x $CONC outstanding, otsd pool_size $POOL threads $THREADS; pgbench -c $CLIENTS -j $JOBS; medians of $REPS alternating runs of $T s"
-set ylabel "requests per second"
-set yrange [0:*]
+set multiplot layout 1,3 title "otsd + Node SDK $SDK_VERSION vs the same ots calls in SQL (pgbench -M prepared) — $(date -u '+%Y-%m-%d'), $(nproc) cores, git $GIT\n$PROCS node process x $CONC outstanding, otsd pool_size $POOL threads $THREADS; pgbench -c $CLIENTS -j $JOBS; medians of $REPS alternating runs of $T s"
 set style data histograms
-set style histogram clustered gap 1
 set style fill solid 0.7 border -1
-set boxwidth 0.9
 set grid ytics
+set bmargin 5
+set title "requests per second (log scale)"
+set logscale y
+set yrange [10:*]
+set style histogram clustered gap 1
+set boxwidth 0.9
 set key top right
 plot "$WORK/rps.dat" using 2:xtic(1) title "gateway (otsd, Node SDK)" lc rgb "#2e86c1", \
      "" using 3 title "SQL over libpq (pgbench)" lc rgb "#7f8c8d"
+unset logscale y
+set title "gateway ÷ SQL"
+set yrange [0:1]
+plot "$WORK/rps.dat" using 4:xtic(1) title "req/s ratio" lc rgb "#2e86c1", \
+     "" using 5 title "server CPU ratio (client elsewhere)" lc rgb "#85c1e9", \
+     0.5 with lines dt 2 lw 2 lc rgb "#c0392b" title "target 0.5"
+set title "CPU µs per request, by process"
+set yrange [0:*]
+set style histogram rowstacked
+set boxwidth 0.7
+set key top left
+plot "$WORK/cpu.dat" using 2:xtic(1) title "client (node / pgbench)" lc rgb "#f5b041", \
+     "" using 3 title "otsd" lc rgb "#2e86c1", \
+     "" using 4 title "PostgreSQL" lc rgb "#7f8c8d"
+unset multiplot
 GP
 fi
 if [ -s "$WORK/errors" ]; then
