@@ -33,7 +33,7 @@
 # the client (node / pgbench), otsd and PostgreSQL (all of the instance's
 # processes).  It prints ONE results table plus machine info, draws the
 # ratios into BENCH_PNG (gnuplot) and stops/removes everything on exit.
-# About 4 minutes with the defaults on the 2-core VM.
+# About 6.5 minutes with the defaults on the 2-core VM (362 s of runs, 2026-11-26).
 #
 # Environment knobs (defaults in brackets):
 #   GW_T         seconds per run [5]           GW_REPS   repetitions [5]
