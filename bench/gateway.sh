@@ -31,8 +31,9 @@
 # ots calls with -M extended (an unnamed statement parsed for every call, as
 # otsd's PQexecParams does), and the CPU time per request of each process:
 # the client (node / pgbench), otsd and PostgreSQL (all of the instance's
-# processes).  It prints ONE results table plus machine info, draws the
-# ratios into BENCH_PNG (gnuplot) and stops/removes everything on exit.
+# processes).  It prints ONE results table plus machine info, draws req/s,
+# the ratios and the CPU per request into BENCH_PNG (gnuplot) and
+# stops/removes everything on exit.
 # About 6.5 minutes with the defaults on the 2-core VM (362 s of runs, 2026-11-26).
 #
 # Environment knobs (defaults in brackets):
@@ -247,7 +248,7 @@ export OTS_KEY_SECRET=$KEY_SECRET BENCH_ROWS=$ROWS
 # prepares them once per connection.
 ATTRS='{"a1": "abcdefghijklmnopqrst", "a2": 12345, "a3": 1.5, "a4": true, "a5": "ABCDEFGHIJKLMNOPQRST"}'
 cat >"$SCRIPTS/put.sql" <<EOF
-SELECT primary_key::text, consumed::text FROM ots.put_row('bench_t'::text, ('{"pk1": "s' || :client_id || '", "pk2": ' || nextval('put_seq') || '}')::jsonb, '$ATTRS'::jsonb);
+SELECT primary_key::text, consumed::text FROM ots.put_row('bench_t'::text, ('{"pk1": "s' || :client_id || '", "pk2": ' || nextval('put_seq') || '}')::jsonb, '$ATTRS'::jsonb, condition => 'IGNORE'::text);
 EOF
 cat >"$SCRIPTS/get.sql" <<EOF
 \set i random(0, $((ROWS - 1)))
