@@ -85,9 +85,11 @@ if [ ! -x "$OTSD" ]; then
 	echo "building otsd: make -C $ROOT/gateway" >&2
 	make -s -C "$ROOT/gateway" >&2
 fi
-if [ ! -d "$HERE/gateway/node_modules/tablestore" ]; then
-	echo "installing the client's packages: npm ci in bench/gateway" >&2
-	(cd "$HERE/gateway" && npm ci --no-audit --no-fund --ignore-scripts >&2)
+if [ ! -d "$HERE/gateway/node_modules/tablestore" ] || [ ! -d "$HERE/gateway/node_modules/pg-native" ]; then
+	echo "installing the clients' packages: npm ci in bench/gateway" >&2
+	# no package's install script runs but libpq's, which builds pg-native's
+	# binding of libpq (node-gyp: make, g++, python3, libpq-dev)
+	(cd "$HERE/gateway" && npm ci --no-audit --no-fund --ignore-scripts >&2 && npm rebuild libpq >&2)
 fi
 SDK_VERSION=$(node -p "require('$HERE/gateway/node_modules/tablestore/package.json').version")
 
@@ -319,6 +321,24 @@ gw() {
 	cpu_note "gw $action $procs $conc" "$(awk -v c="$c_us" -v n="$n" 'BEGIN { printf "%.0f", c / n }') $(us_per $((o1 - o0)) "$n") $(us_per $((g1 - g0)) "$n")"
 	printf '%.1f\n' "$total"
 }
+# ns ACTION TAG: the SQL side as a Node application runs it (sql_client.js:
+# otsd's statements, prepared, over libpq by pg-native, CONC connections)
+ns() {
+	local action=$1 tag=$2_$RANDOM start f g0 g1 a b c
+	start=$(( $(date +%s%3N) + 1500 ))
+	f=$LOGS/ns.$action.$tag.json
+	g0=$(pg_ticks)
+	if ! OTS_CONNINFO="host=$SOCK port=$PORT dbname=bench user=otsbench" ATTRS="$ATTRS" BENCH_ROWS=$ROWS \
+		node "$HERE/gateway/sql_client.js" "$action" "$T" "$CONC" "$start" "$tag" >"$f" 2>"$f.err"; then
+		echo "node SQL $action ($tag): $(head -c 400 "$f.err" "$f" | tr '\n' ' ')" >>"$WORK/errors"
+		echo ERR
+		return
+	fi
+	g1=$(pg_ticks)
+	read -r a b c < <(node -e "const r = JSON.parse(require('fs').readFileSync('$f')); console.log(r.rps, r.requests, r.cpu_us)")
+	cpu_note "nsql $action $CONC" "$(awk -v c="$c" -v n="$b" 'BEGIN { printf "%.0f", c / n }') - $(us_per $((g1 - g0)) "$b")"
+	printf '%.1f\n' "$a"
+}
 # sq SCRIPT MODE CLIENTS: pgbench as otsbench
 sq() {
 	local script=$1 mode=$2 clients=$3 log g0 g1 c1 n jobs
@@ -359,29 +379,31 @@ cpu() {
 # µs per request at the median req/s of one client (latency)
 lat() { awk -v r="$1" 'BEGIN { if (r == "ERR" || r + 0 == 0) print "-"; else printf "%.0f", 1e6 / r }'; }
 
-declare -A GW_RPS SQL_RPS RATIO RAW X LABEL
+declare -A GW_RPS SQL_RPS NSQL_RPS RATIO NRATIO RAW X LABEL
 LABEL=([put]=PutRow [get]=GetRow [range]="GetRange 100")
 echo "running (T=${T}s, reps=$REPS; gateway: $PROCS node process(es) x $CONC outstanding, otsd pool_size $POOL threads $THREADS; SQL: pgbench -M prepared -c $CLIENTS -j $JOBS) ..." >&2
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 T_BENCH=$(now)
 checkpoint_if_put() { [ "$1" != put ] || sql "CHECKPOINT" >/dev/null; }
 for a in $CASES; do
-	gs=() ss=() rs=()
+	gs=() ss=() rs=() zs=() rz=()
 	for ((r = 1; r <= REPS; r++)); do
 		# writes: each side starts after a checkpoint (full-page images alike)
 		if ((r % 2)); then
 			checkpoint_if_put "$a"; x=$(gw "$a" "r$r" "$PROCS" "$CONC")
 			checkpoint_if_put "$a"; y=$(sq "$a" prepared "$CLIENTS")
+			checkpoint_if_put "$a"; z=$(ns "$a" "r$r")
 		else
+			checkpoint_if_put "$a"; z=$(ns "$a" "r$r")
 			checkpoint_if_put "$a"; y=$(sq "$a" prepared "$CLIENTS")
 			checkpoint_if_put "$a"; x=$(gw "$a" "r$r" "$PROCS" "$CONC")
 		fi
-		gs+=("$x"); ss+=("$y"); rs+=("$(ratio3 "$x" "$y")")
+		gs+=("$x"); ss+=("$y"); zs+=("$z"); rs+=("$(ratio3 "$x" "$y")"); rz+=("$(ratio3 "$x" "$z")")
 	done
-	GW_RPS[$a]=$(median "${gs[@]}"); SQL_RPS[$a]=$(median "${ss[@]}")
-	RATIO[$a]=$(median -f %.2f "${rs[@]}")
-	RAW[$a]="gateway ${gs[*]} / SQL ${ss[*]} / ratios ${rs[*]}"
-	printf '  %-13s gateway %-40s SQL %-40s ratios %s\n' "${LABEL[$a]}" "${gs[*]}" "${ss[*]}" "${rs[*]}" >&2
+	GW_RPS[$a]=$(median "${gs[@]}"); SQL_RPS[$a]=$(median "${ss[@]}"); NSQL_RPS[$a]=$(median "${zs[@]}")
+	RATIO[$a]=$(median -f %.2f "${rs[@]}"); NRATIO[$a]=$(median -f %.2f "${rz[@]}")
+	RAW[$a]="gateway ${gs[*]} / SQL ${ss[*]} / ratios ${rs[*]} / node SQL ${zs[*]} / ratios ${rz[*]}"
+	printf '  %-13s gateway %-40s SQL %-40s ratios %s node SQL %s ratios %s\n' "${LABEL[$a]}" "${gs[*]}" "${ss[*]}" "${rs[*]}" "${zs[*]}" "${rz[*]}" >&2
 done
 
 # extra runs (3 repetitions each, medians): what a libpq round trip costs
@@ -421,15 +443,16 @@ server_ratio() {
 	read -r sc so sg <<<"$(cpu "sql $1 prepared $CLIENTS")"
 	awk -v o="$go" -v g="$gg" -v s="$sg" 'BEGIN { if (o == "-" || g == "-" || s == "-" || o + g == 0) print "-"; else printf "%.2f", s / (o + g) }'
 }
-echo "| call | gateway req/s | SQL req/s | ratio gateway/SQL | target | met? | server CPU ratio |"
-echo "|---|---:|---:|---:|---:|---|---:|"
+echo "| call | gateway req/s | SQL req/s (pgbench) | ratio gateway/SQL | target | met? | server CPU ratio | SQL req/s (Node, libpq) | ratio gateway/Node SQL |"
+echo "|---|---:|---:|---:|---:|---|---:|---:|---:|"
 for a in $CASES; do
-	echo "| ${LABEL[$a]} | ${GW_RPS[$a]} | ${SQL_RPS[$a]} | ${RATIO[$a]} | 0.5 | $(met "${RATIO[$a]}") | $(server_ratio "$a") |"
+	echo "| ${LABEL[$a]} | ${GW_RPS[$a]} | ${SQL_RPS[$a]} | ${RATIO[$a]} | 0.5 | $(met "${RATIO[$a]}") | $(server_ratio "$a") | ${NSQL_RPS[$a]} | ${NRATIO[$a]} |"
 done
 echo
 echo "gateway: $PROCS node process(es) x $CONC outstanding requests (client.js, tablestore $SDK_VERSION, keep-alive), otsd pool_size $POOL, threads $THREADS;"
 echo "SQL: pgbench -n -M prepared -c $CLIENTS -j $JOBS, user otsbench; ${T} s runs, $REPS repetitions alternating (order flipped each), medians."
 echo "server CPU ratio: PostgreSQL's CPU per SQL request / (otsd's + PostgreSQL's) per gateway request: the ratio with the client on other cores."
+echo "Node SQL: one Node process (sql_client.js) with $CONC libpq connections (pg-native), otsd's statements prepared: what a Node application would run instead of the SDK."
 echo
 echo "CPU time per request (µs, medians over the runs; client = node or pgbench, postgres = every process of the instance):"
 echo
@@ -443,6 +466,7 @@ cpu_row() { # TITLE LABEL REQ/S
 for a in $CASES; do
 	cpu_row "${LABEL[$a]} gateway" "gw $a $PROCS $CONC" "${GW_RPS[$a]}"
 	cpu_row "${LABEL[$a]} SQL" "sql $a prepared $CLIENTS" "${SQL_RPS[$a]}"
+	cpu_row "${LABEL[$a]} Node SQL" "nsql $a $CONC" "${NSQL_RPS[$a]}"
 done
 if [ "$EXTRA" = 1 ]; then
 	echo
