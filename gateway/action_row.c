@@ -78,42 +78,100 @@ typedef struct ReadOptions
 	const char *end_column;
 } ReadOptions;
 
+/*
+ * names_utf8: column names are UTF-8 (jansson's json_string makes nothing
+ * of one that is not, and the name would silently drop out of the request
+ * ots sees); false after replying
+ */
 static bool
-read_args(Call *call, SqlCall *q, const ReadOptions *o, const char *no_version_message)
+names_utf8(Call *call, char *const *names, size_t n, const char *start, const char *end)
 {
+	bool		ok = (start == NULL || utf8_valid(start)) && (end == NULL || utf8_valid(end));
+
+	for (size_t i = 0; ok && i < n; i++)
+		ok = utf8_valid(names[i]);
+	if (!ok)
+		call_parameter_invalid(call, "A string in the request is not valid UTF-8.");
+	return ok;
+}
+
+/* a json array of strings */
+static json_t *
+string_array(char *const *names, size_t n)
+{
+	json_t	   *array = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(array, json_string(names[i]));
+	return array;
+}
+
+/*
+ * read_options: the read options as ots's arguments by name, a json object
+ * (batch_get_row takes it as a table's entry; get_row and get_range take its
+ * members as named arguments, read_args); NULL after replying
+ */
+static json_t *
+read_options(Call *call, const ReadOptions *o, const char *no_version_message)
+{
+	json_t	   *options;
 	char		err[256];
 
 	if (!o->has_max_versions && o->time_range == NULL)
 	{
 		call_parameter_invalid(call, "%s", no_version_message);
-		return false;
+		return NULL;
 	}
+	if (!names_utf8(call, o->columns_to_get, o->n_columns_to_get, o->start_column, o->end_column))
+		return NULL;
+	options = json_object();
 	if (o->n_columns_to_get > 0)
-		sql_named_owned(q, "columns_to_get", text_array(o->columns_to_get, o->n_columns_to_get), "text[]");
+		json_object_set_new(options, "columns_to_get", string_array(o->columns_to_get, o->n_columns_to_get));
 	if (o->has_max_versions)
-		sql_named_owned(q, "max_versions", int_text(o->max_versions), "integer");
+		json_object_set_new(options, "max_versions", json_integer(o->max_versions));
 	if (o->time_range != NULL)
-	{
-		json_t	   *range = time_range_json(o->time_range);
-
-		sql_named_owned(q, "time_range", json_text(range), "jsonb");
-		json_decref(range);
-	}
+		json_object_set_new(options, "time_range", time_range_json(o->time_range));
 	if (o->has_filter && o->filter.len > 0)
 	{
 		json_t	   *filter = pb_decode_filter(o->filter.data, o->filter.len, err, sizeof(err));
 
 		if (filter == NULL)
 		{
+			json_decref(options);
 			call_parameter_invalid(call, "%s", err);
-			return false;
+			return NULL;
 		}
-		sql_named_owned(q, "filter", json_text(filter), "jsonb");
-		json_decref(filter);
+		json_object_set_new(options, "filter", filter);
 	}
+	if (o->start_column)
+		json_object_set_new(options, "start_column", json_string(o->start_column));
+	if (o->end_column)
+		json_object_set_new(options, "end_column", json_string(o->end_column));
+	json_object_set_new(options, "with_timestamps", json_true());
+	return options;
+}
+
+/* read_args: read_options as named arguments of get_row or get_range; false after replying */
+static bool
+read_args(Call *call, SqlCall *q, const ReadOptions *o, const char *no_version_message)
+{
+	json_t	   *options = read_options(call, o, no_version_message);
+	json_t	   *value;
+
+	if (options == NULL)
+		return false;
+	if ((value = json_object_get(options, "columns_to_get")) != NULL)
+		sql_named_owned(q, "columns_to_get", text_array(o->columns_to_get, o->n_columns_to_get), "text[]");
+	if ((value = json_object_get(options, "max_versions")) != NULL)
+		sql_named_owned(q, "max_versions", json_text(value), "integer");
+	if ((value = json_object_get(options, "time_range")) != NULL)
+		sql_named_owned(q, "time_range", json_text(value), "jsonb");
+	if ((value = json_object_get(options, "filter")) != NULL)
+		sql_named_owned(q, "filter", json_text(value), "jsonb");
 	sql_named(q, "with_timestamps", "true", "boolean");
 	sql_named(q, "start_column", o->start_column, "text");
 	sql_named(q, "end_column", o->end_column, "text");
+	json_decref(options);
 	return true;
 }
 
@@ -360,13 +418,6 @@ done_request:
 	FREE(req);
 }
 
-/* a GetRange bound: exactly one key row */
-static bool
-decode_bound(Call *call, const ProtobufCBinaryData *bytes, PbRow *row)
-{
-	return decode_one_row(call, bytes, row);
-}
-
 void
 action_get_range(Call *call)
 {
@@ -388,9 +439,9 @@ action_get_range(Call *call)
 		return;
 	}
 	if (!table_name_valid(call, req->table_name) ||
-		!decode_bound(call, &req->inclusive_start_primary_key, &start))
+		!decode_one_row(call, &req->inclusive_start_primary_key, &start))
 		goto done_request;
-	if (!decode_bound(call, &req->exclusive_end_primary_key, &end))
+	if (!decode_one_row(call, &req->exclusive_end_primary_key, &end))
 		goto done_start;
 	have_end = true;
 	/* in a transaction both bounds are in its partition, so the range is too */
@@ -460,23 +511,6 @@ done_request:
 	FREE(req);
 }
 
-/*
- * names_utf8: a batch's column names are UTF-8 (jansson's json_string makes
- * nothing of one that is not, and the name would silently drop out of the
- * request ots sees); false after replying
- */
-static bool
-names_utf8(Call *call, char *const *names, size_t n, const char *start, const char *end)
-{
-	bool		ok = (start == NULL || utf8_valid(start)) && (end == NULL || utf8_valid(end));
-
-	for (size_t i = 0; ok && i < n; i++)
-		ok = utf8_valid(names[i]);
-	if (!ok)
-		call_parameter_invalid(call, "A string in the request is not valid UTF-8.");
-	return ok;
-}
-
 /* an Error of a batch row from ots's error_code and error_message columns */
 static Otsp__Error *
 row_error(Otsp__Error *error, PGresult *res, int i)
@@ -488,8 +522,9 @@ row_error(Otsp__Error *error, PGresult *res, int i)
 }
 
 /*
- * The per-row replies of a batch, in request order: ots returns one result
- * per requested row in that order.  rows[i] gives each row's key order.
+ * The reply of a batch, built in request order: ots returns one result per
+ * requested row in that order, and rows[i] gives each row's key order.
+ * BatchReply owns what the reply points to, freed in one go.
  */
 typedef struct BatchReply
 {
@@ -497,15 +532,32 @@ typedef struct BatchReply
 	Otsp__Error *errors;
 	Consumed   *consumed;
 	Buf		   *bytes;
+	void	  **allocs;			/* the reply's messages and arrays */
+	size_t		nallocs;
 } BatchReply;
 
 static void
 batch_reply_init(BatchReply *b, size_t n)
 {
+	memset(b, 0, sizeof(*b));
 	b->n = n;
 	b->errors = calloc(n ? n : 1, sizeof(Otsp__Error));
 	b->consumed = calloc(n ? n : 1, sizeof(Consumed));
 	b->bytes = calloc(n ? n : 1, sizeof(Buf));
+}
+
+/* zeroed memory that lives as long as the reply */
+static void *
+batch_alloc(BatchReply *b, size_t size)
+{
+	void	   *p = calloc(1, size ? size : 1);
+	void	  **allocs = realloc(b->allocs, (b->nallocs + 1) * sizeof(void *));
+
+	if (p == NULL || allocs == NULL)
+		abort();
+	b->allocs = allocs;
+	b->allocs[b->nallocs++] = p;
+	return p;
 }
 
 static void
@@ -513,10 +565,65 @@ batch_reply_free(BatchReply *b)
 {
 	for (size_t i = 0; i < b->n; i++)
 		buf_free(&b->bytes[i]);
+	for (size_t i = 0; i < b->nallocs; i++)
+		free(b->allocs[i]);
+	free(b->allocs);
 	free(b->errors);
 	free(b->consumed);
 	free(b->bytes);
 }
+
+/*
+ * batch_row_reply fills the reply fields of row i, which BatchGetRow's and
+ * BatchWriteRow's row messages have alike
+ */
+static void
+batch_row_reply(BatchReply *b, PGresult *res, size_t i, const PbRow *request,
+				protobuf_c_boolean *is_ok, Otsp__Error **error, Otsp__ConsumedCapacity **consumed,
+				protobuf_c_boolean *has_row, ProtobufCBinaryData *row)
+{
+	*is_ok = PQgetvalue(res, i, 2)[0] == 't';
+	if (!*is_ok)
+	{
+		*error = row_error(&b->errors[i], res, i);
+		return;
+	}
+	row_bytes(&b->bytes[i], field_text(res, i, 5), field_text(res, i, 6), request);
+	*consumed = consumed_from(&b->consumed[i], field_text(res, i, 7));
+	*has_row = b->bytes[i].len > 0;
+	row->data = b->bytes[i].data;
+	row->len = b->bytes[i].len;
+}
+
+/*
+ * batch_run runs ots.<function>(request) and checks it returned nrows
+ * results; NULL after replying
+ */
+static PGresult *
+batch_run(Call *call, const char *head, json_t *request, const char *is_atomic,
+		  const char *transaction_id, size_t nrows)
+{
+	SqlCall		q;
+	PGresult   *res;
+
+	sql_begin(&q, head);
+	sql_arg_owned(&q, json_text(request), "jsonb");
+	sql_named(&q, "is_atomic", is_atomic, "boolean");
+	sql_end(&q, ")");
+	res = sql_run(call, transaction_id, &q);
+	sql_free(&q);
+	if (res != NULL && (size_t) PQntuples(res) != nrows)
+	{
+		call_error(call, 500, "OTSInternalServerError", "ots returned %d results for %zu rows of a batch.",
+				   PQntuples(res), nrows);
+		PQclear(res);
+		res = NULL;
+	}
+	return res;
+}
+
+#define BATCH_HEAD(f) "SELECT table_name, index, is_ok, error_code, error_message, primary_key::text, " \
+	"attributes::text, consumed::text FROM ots." f "("
 
 void
 action_batch_get_row(Call *call)
@@ -527,18 +634,14 @@ action_batch_get_row(Call *call)
 	PbRow	   *rows = NULL;
 	size_t		nrows = 0,
 				decoded = 0;
-	SqlCall		q;
 	PGresult   *res = NULL;
 	BatchReply	b = {0};
-	char	   *request_text;
 
 	if (req == NULL)
 	{
 		json_decref(request);
-	{
 		reply_malformed(call);
 		return;
-	}
 	}
 	for (size_t t = 0; t < req->n_tables; t++)
 		nrows += req->tables[t]->n_primary_key;
@@ -563,20 +666,17 @@ action_batch_get_row(Call *call)
 			table->has_max_versions, table->max_versions, table->has_filter, table->filter,
 			table->start_column, table->end_column
 		};
-		char		err[256];
+		json_t	   *options;
 
 		json_array_append_new(request, entry);
 		/* owned by the request from here, so a refusal below frees it */
 		json_object_set_new(entry, "primary_keys", keys);
 		if (!table_name_valid(call, table->table_name))
 			goto done;
-		if (!o.has_max_versions && o.time_range == NULL)
-		{
-			call_parameter_invalid(call, "No version condition is specified while querying row.");
+		if ((options = read_options(call, &o, "No version condition is specified while querying row.")) == NULL)
 			goto done;
-		}
-		if (!names_utf8(call, o.columns_to_get, o.n_columns_to_get, o.start_column, o.end_column))
-			goto done;
+		json_object_update(entry, options);
+		json_decref(options);
 		json_object_set_new(entry, "table_name", json_string(table->table_name));
 		for (size_t k = 0; k < table->n_primary_key; k++)
 		{
@@ -585,97 +685,33 @@ action_batch_get_row(Call *call)
 			json_array_append(keys, rows[decoded].primary_key);
 			decoded++;
 		}
-		if (o.n_columns_to_get > 0)
-		{
-			json_t	   *columns = json_array();
-
-			for (size_t c = 0; c < o.n_columns_to_get; c++)
-				json_array_append_new(columns, json_string(o.columns_to_get[c]));
-			json_object_set_new(entry, "columns_to_get", columns);
-		}
-		if (o.has_max_versions)
-			json_object_set_new(entry, "max_versions", json_integer(o.max_versions));
-		if (o.time_range)
-			json_object_set_new(entry, "time_range", time_range_json(o.time_range));
-		if (o.has_filter && o.filter.len > 0)
-		{
-			json_t	   *filter = pb_decode_filter(o.filter.data, o.filter.len, err, sizeof(err));
-
-			if (filter == NULL)
-			{
-				call_parameter_invalid(call, "%s", err);
-				goto done;
-			}
-			json_object_set_new(entry, "filter", filter);
-		}
-		if (o.start_column)
-			json_object_set_new(entry, "start_column", json_string(o.start_column));
-		if (o.end_column)
-			json_object_set_new(entry, "end_column", json_string(o.end_column));
-		json_object_set_new(entry, "with_timestamps", json_true());
 	}
 
-	request_text = json_text(request);
-	sql_begin(&q, "SELECT table_name, index, is_ok, error_code, error_message, primary_key::text, "
-			  "attributes::text, consumed::text FROM ots.batch_get_row(");
-	sql_arg_owned(&q, request_text, "jsonb");
-	sql_end(&q, ")");
-	res = sql_run(call, NULL, &q);
-	sql_free(&q);
-	if (res == NULL)
+	if ((res = batch_run(call, BATCH_HEAD("batch_get_row"), request, NULL, NULL, nrows)) == NULL)
 		goto done;
-	if ((size_t) PQntuples(res) != nrows)
-	{
-		call_error(call, 500, "OTSInternalServerError", "ots.batch_get_row returned %d results for %zu rows.",
-				   PQntuples(res), nrows);
-		goto done;
-	}
-
 	batch_reply_init(&b, nrows);
 	resp.n_tables = req->n_tables;
-	resp.tables = calloc(req->n_tables, sizeof(Otsp__TableInBatchGetRowResponse *));
+	resp.tables = batch_alloc(&b, req->n_tables * sizeof(void *));
+	for (size_t t = 0, i = 0; t < req->n_tables; t++)
 	{
-		size_t		i = 0;
+		Otsp__TableInBatchGetRowResponse *table = batch_alloc(&b, sizeof(*table));
 
-		for (size_t t = 0; t < req->n_tables; t++)
+		otsp__table_in_batch_get_row_response__init(table);
+		table->table_name = req->tables[t]->table_name;
+		table->n_rows = req->tables[t]->n_primary_key;
+		table->rows = batch_alloc(&b, table->n_rows * sizeof(void *));
+		for (size_t k = 0; k < table->n_rows; k++, i++)
 		{
-			Otsp__TableInBatchGetRowResponse *table = calloc(1, sizeof(*table));
+			Otsp__RowInBatchGetRowResponse *row = batch_alloc(&b, sizeof(*row));
 
-			otsp__table_in_batch_get_row_response__init(table);
-			table->table_name = req->tables[t]->table_name;
-			table->n_rows = req->tables[t]->n_primary_key;
-			table->rows = calloc(table->n_rows ? table->n_rows : 1, sizeof(Otsp__RowInBatchGetRowResponse *));
-			for (size_t k = 0; k < table->n_rows; k++, i++)
-			{
-				Otsp__RowInBatchGetRowResponse *row = calloc(1, sizeof(*row));
-
-				otsp__row_in_batch_get_row_response__init(row);
-				row->is_ok = PQgetvalue(res, i, 2)[0] == 't';
-				if (row->is_ok)
-				{
-					row_bytes(&b.bytes[i], field_text(res, i, 5), field_text(res, i, 6), &rows[i]);
-					row->consumed = consumed_from(&b.consumed[i], field_text(res, i, 7));
-					row->has_row = 1;
-					row->row.data = b.bytes[i].data;
-					row->row.len = b.bytes[i].len;
-				}
-				else
-					row->error = row_error(&b.errors[i], res, i);
-				table->rows[k] = row;
-			}
-			resp.tables[t] = table;
+			otsp__row_in_batch_get_row_response__init(row);
+			batch_row_reply(&b, res, i, &rows[i], &row->is_ok, &row->error, &row->consumed,
+							&row->has_row, &row->row);
+			table->rows[k] = row;
 		}
+		resp.tables[t] = table;
 	}
 	call_reply(call, &resp.base);
-
-	for (size_t t = 0; t < resp.n_tables; t++)
-	{
-		for (size_t k = 0; k < resp.tables[t]->n_rows; k++)
-			free(resp.tables[t]->rows[k]);
-		free(resp.tables[t]->rows);
-		free(resp.tables[t]);
-	}
-	free(resp.tables);
 	batch_reply_free(&b);
 done:
 	if (res)
@@ -765,17 +801,14 @@ action_batch_write_row(Call *call)
 	PbRow	   *rows = NULL;
 	size_t		nrows = 0,
 				decoded = 0;
-	SqlCall		q;
 	PGresult   *res = NULL;
 	BatchReply	b = {0};
 
 	if (req == NULL)
 	{
 		json_decref(request);
-	{
 		reply_malformed(call);
 		return;
-	}
 	}
 	for (size_t t = 0; t < req->n_tables; t++)
 		nrows += req->tables[t]->n_rows;
@@ -823,67 +856,33 @@ action_batch_write_row(Call *call)
 		}
 	}
 
-	sql_begin(&q, "SELECT table_name, index, is_ok, error_code, error_message, primary_key::text, "
-			  "attributes::text, consumed::text FROM ots.batch_write_row(");
-	sql_arg_owned(&q, json_text(request), "jsonb");
-	sql_named(&q, "is_atomic", req->has_is_atomic && req->is_atomic ? "true" : "false", "boolean");
-	sql_end(&q, ")");
-	res = sql_run(call, req->transaction_id, &q);
-	sql_free(&q);
+	res = batch_run(call, BATCH_HEAD("batch_write_row"), request,
+					req->has_is_atomic && req->is_atomic ? "true" : "false", req->transaction_id, nrows);
 	if (res == NULL)
 		goto done;
-	if ((size_t) PQntuples(res) != nrows)
-	{
-		call_error(call, 500, "OTSInternalServerError", "ots.batch_write_row returned %d results for %zu rows.",
-				   PQntuples(res), nrows);
-		goto done;
-	}
-
 	batch_reply_init(&b, nrows);
 	resp.n_tables = req->n_tables;
-	resp.tables = calloc(req->n_tables, sizeof(Otsp__TableInBatchWriteRowResponse *));
+	resp.tables = batch_alloc(&b, req->n_tables * sizeof(void *));
+	for (size_t t = 0, i = 0; t < req->n_tables; t++)
 	{
-		size_t		i = 0;
+		Otsp__TableInBatchWriteRowResponse *table = batch_alloc(&b, sizeof(*table));
 
-		for (size_t t = 0; t < req->n_tables; t++)
+		otsp__table_in_batch_write_row_response__init(table);
+		table->table_name = req->tables[t]->table_name;
+		table->n_rows = req->tables[t]->n_rows;
+		table->rows = batch_alloc(&b, table->n_rows * sizeof(void *));
+		for (size_t k = 0; k < table->n_rows; k++, i++)
 		{
-			Otsp__TableInBatchWriteRowResponse *table = calloc(1, sizeof(*table));
+			Otsp__RowInBatchWriteRowResponse *row = batch_alloc(&b, sizeof(*row));
 
-			otsp__table_in_batch_write_row_response__init(table);
-			table->table_name = req->tables[t]->table_name;
-			table->n_rows = req->tables[t]->n_rows;
-			table->rows = calloc(table->n_rows ? table->n_rows : 1, sizeof(Otsp__RowInBatchWriteRowResponse *));
-			for (size_t k = 0; k < table->n_rows; k++, i++)
-			{
-				Otsp__RowInBatchWriteRowResponse *row = calloc(1, sizeof(*row));
-
-				otsp__row_in_batch_write_row_response__init(row);
-				row->is_ok = PQgetvalue(res, i, 2)[0] == 't';
-				if (row->is_ok)
-				{
-					row_bytes(&b.bytes[i], field_text(res, i, 5), field_text(res, i, 6), &rows[i]);
-					row->consumed = consumed_from(&b.consumed[i], field_text(res, i, 7));
-					row->has_row = b.bytes[i].len > 0;
-					row->row.data = b.bytes[i].data;
-					row->row.len = b.bytes[i].len;
-				}
-				else
-					row->error = row_error(&b.errors[i], res, i);
-				table->rows[k] = row;
-			}
-			resp.tables[t] = table;
+			otsp__row_in_batch_write_row_response__init(row);
+			batch_row_reply(&b, res, i, &rows[i], &row->is_ok, &row->error, &row->consumed,
+							&row->has_row, &row->row);
+			table->rows[k] = row;
 		}
+		resp.tables[t] = table;
 	}
 	call_reply(call, &resp.base);
-
-	for (size_t t = 0; t < resp.n_tables; t++)
-	{
-		for (size_t k = 0; k < resp.tables[t]->n_rows; k++)
-			free(resp.tables[t]->rows[k]);
-		free(resp.tables[t]->rows);
-		free(resp.tables[t]);
-	}
-	free(resp.tables);
 	batch_reply_free(&b);
 done:
 	if (res)

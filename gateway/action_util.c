@@ -210,11 +210,6 @@ json_text(json_t *value)
 	return json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
 }
 
-/*
- * ots prints a Double too large for a plain number as {"$double": <digits>}
- * without a fraction (jsonb's numeric text), which jansson refuses as an
- * integer out of range: give such integer tokens a ".0" and parse again.
- */
 /* whether a run of decimal digits (a sign aside) is an int64 */
 static bool
 int64_digits(const char *digits, size_t n, bool negative)
@@ -226,6 +221,11 @@ int64_digits(const char *digits, size_t n, bool negative)
 	return n < 19 || (n == 19 && strncmp(digits, limit, 19) <= 0);
 }
 
+/*
+ * ots prints a Double too large for a plain number as {"$double": <digits>}
+ * without a fraction (jsonb's numeric text), which jansson refuses as an
+ * integer out of range: give such integer tokens a ".0" and parse again.
+ */
 static json_t *
 json_parse_big(const char *text)
 {
