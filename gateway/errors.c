@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "otsd.h"
+#include "../src/ots_error_codes.h"
 
 /* Tablestore's error codes and their HTTP statuses */
 typedef struct ErrorStatus
@@ -58,25 +59,13 @@ static const ErrorStatus error_statuses[] = {
 	{NULL, 0}
 };
 
-/*
- * ots's private SQLSTATEs; the list is owned by src/errors.h
- * (OTS_ERROR_CODES) and must follow it.
- */
+/* ots's private SQLSTATEs and their codes, from the extension's own list */
+#define OTSD_SQLSTATE(a, b, c, d, e, name, ots) {(const char[]) {a, b, c, d, e, '\0'}, ots},
 static const char *const ots_sqlstates[][2] = {
-	{"OT001", "OTSParameterInvalid"},
-	{"OT002", "OTSInvalidPK"},
-	{"OT003", "OTSConditionCheckFail"},
-	{"OT004", "OTSObjectNotExist"},
-	{"OT005", "OTSObjectAlreadyExist"},
-	{"OT006", "OTSDataOutOfRange"},
-	{"OT007", "OTSQuotaExhausted"},
-	{"OT008", "OTSRowOperationConflict"},
-	{"OT009", "OTSOutOfColumnCountLimit"},
-	{"OT010", "OTSOutOfRowSizeLimit"},
-	{"OT011", "OTSInternalServerError"},
-	{"OT012", "OTSTrimmedDataAccess"},
+	OTS_ERROR_CODES(OTSD_SQLSTATE)
 	{NULL, NULL}
 };
+#undef OTSD_SQLSTATE
 
 /* otsd_error_status: the HTTP status of a Tablestore error code (500 if unknown) */
 int

@@ -7,7 +7,8 @@
  * The message text of an OTS error is Tablestore's own text, verbatim, so
  * clients can match on it; context goes to errdetail/errhint.  This header
  * is the only place the mapping lives: ots.error_code() is generated from
- * OTS_ERROR_CODES, and docs/reference.md's error table lists it.
+ * OTS_ERROR_CODES (in ots_error_codes.h, which otsd reads too), and
+ * docs/reference.md's error table lists it.
  *-------------------------------------------------------------------------
  */
 #ifndef OTS_ERRORS_H
@@ -15,20 +16,7 @@
 
 #include "utils/elog.h"
 
-/* X(sqlstate characters, C name, Tablestore error code) */
-#define OTS_ERROR_CODES(X) \
-	X('O','T','0','0','1', PARAMETER_INVALID,        "OTSParameterInvalid") \
-	X('O','T','0','0','2', INVALID_PK,               "OTSInvalidPK") \
-	X('O','T','0','0','3', CONDITION_CHECK_FAIL,     "OTSConditionCheckFail") \
-	X('O','T','0','0','4', OBJECT_NOT_EXIST,         "OTSObjectNotExist") \
-	X('O','T','0','0','5', OBJECT_ALREADY_EXIST,     "OTSObjectAlreadyExist") \
-	X('O','T','0','0','6', DATA_OUT_OF_RANGE,        "OTSDataOutOfRange") \
-	X('O','T','0','0','7', QUOTA_EXHAUSTED,          "OTSQuotaExhausted") \
-	X('O','T','0','0','8', ROW_OPERATION_CONFLICT,   "OTSRowOperationConflict") \
-	X('O','T','0','0','9', OUT_OF_COLUMN_COUNT_LIMIT, "OTSOutOfColumnCountLimit") \
-	X('O','T','0','1','0', OUT_OF_ROW_SIZE_LIMIT,    "OTSOutOfRowSizeLimit") \
-	X('O','T','0','1','1', INTERNAL_SERVER_ERROR,    "OTSInternalServerError") \
-	X('O','T','0','1','2', TRIMMED_DATA_ACCESS,      "OTSTrimmedDataAccess")
+#include "ots_error_codes.h"
 
 #define OTS_ERRCODE_ENUM(a,b,c,d,e, name, ots) \
 	ERRCODE_OTS_##name = MAKE_SQLSTATE(a,b,c,d,e),
