@@ -289,7 +289,7 @@ COMMENT ON FUNCTION ots_cluster.qualified(name, name) IS
 -- ots_cluster.describe_first: ots.describe_table of schema.table on the
 -- first shard, or NULL when it has no such ots table (asked by the owner:
 -- ots.tables shows it every table)
-CREATE FUNCTION ots_cluster.describe_first(schema_name name, table_name name) RETURNS jsonb
+CREATE FUNCTION ots_cluster.describe_first(schema_arg name, table_arg name) RETURNS jsonb
 	LANGUAGE plproxy
 	AS $$
 	CLUSTER 'ots_cluster';

@@ -83,6 +83,7 @@ CREATE FUNCTION ots.put_row(
 	column_condition jsonb DEFAULT NULL,
 	return_type text DEFAULT 'RT_NONE') RETURNS ots.row_result
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET client_min_messages = warning
 	AS $$
 DECLARE
 	t ots_cluster.tables;
@@ -113,6 +114,7 @@ CREATE FUNCTION ots.get_row(
 	start_column text DEFAULT NULL,
 	end_column text DEFAULT NULL) RETURNS ots.row_result
 	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
+	SET client_min_messages = warning
 	AS $$
 DECLARE
 	t ots_cluster.tables;
@@ -160,6 +162,7 @@ CREATE FUNCTION ots.update_row(
 	return_type text DEFAULT 'RT_NONE',
 	return_columns text[] DEFAULT NULL) RETURNS ots.row_result
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET client_min_messages = warning
 	AS $$
 DECLARE
 	t ots_cluster.tables;
@@ -187,6 +190,7 @@ CREATE FUNCTION ots.delete_row(
 	column_condition jsonb DEFAULT NULL,
 	return_type text DEFAULT 'RT_NONE') RETURNS ots.row_result
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET client_min_messages = warning
 	AS $$
 DECLARE
 	t ots_cluster.tables;
