@@ -170,19 +170,50 @@ clu_new_proxy() {
 	clu_proxy_db "$@"
 }
 
-# clu_proxy_db SHARD-NAME...: database $CLU_DB on the proxy instance, running
+# clu_proxy_db SHARD...: database $CLU_DB on the proxy instance, running
 # ots_proxy over database $CLU_DB of the shards, in that order
-# (ots_cluster.create_cluster; CLU_PARTITIONS partitions, default 64).
+# (ots_cluster.create_cluster; CLU_PARTITIONS partitions, default 64). A
+# SHARD with an = in it is a connstr (a primary and its standbys, say).
 clu_proxy_db() {
 	local s
 	local -a connstrs=()
 	for s in "$@"; do
-		connstrs+=("$(clu_connstr "$s")")
+		if [[ "$s" == *=* ]]; then
+			connstrs+=("$s")
+		else
+			connstrs+=("$(clu_connstr "$s")")
+		fi
 	done
 	clu_psql proxy -d postgres -c "CREATE DATABASE \"$CLU_DB\""
 	clu_psql proxy -c "SET client_min_messages = warning" -c "CREATE EXTENSION ots_proxy CASCADE"
 	clu_psql proxy -At -v shards="{$(clu_array_text "${connstrs[@]}")}" \
 		-v parts="${CLU_PARTITIONS:-64}" <<<"SELECT ots_cluster.create_cluster(:'shards'::text[], :parts)" >/dev/null
+}
+
+# clu_new_standby NAME PORT PRIMARY: a started streaming standby of
+# instance PRIMARY (pg_basebackup -R: primary_conninfo to its socket), hot,
+# so it can be read and promoted (pg_ctl promote; docs/cluster.md, High
+# availability).
+clu_new_standby() {
+	local name="$1" port="$2" primary="$3" dir line
+	dir="$(clu_dir "$name")"
+	mkdir -p "$dir"
+	echo "$port" >"$dir/port"
+	if ots_is_root; then chown "$OTS_PG_USER:" "$dir"; fi
+	chmod 700 "$dir"
+	ots_as_pg_user "$OTS_PG_BIN/pg_basebackup" -h "$(clu_dir "$primary")" -p "$(clu_port "$primary")" \
+		-U "$(ots_pg_user_name)" -D "$dir/data" -R -X stream -c fast >"$dir/basebackup.log" 2>&1 ||
+		{ cat "$dir/basebackup.log" >&2; ots_die "pg_basebackup of $primary failed"; }
+	# its own port and socket; the rest as the primary's
+	{
+		echo "# written by tools/cluster_lib.sh"
+		echo "port = $port"
+		echo "unix_socket_directories = '$dir'"
+		ots_as_pg_user grep -v -E '^(#|port =|unix_socket_directories =)' "$dir/data/cluster.conf"
+	} >"$dir/cluster.conf.new"
+	ots_as_pg_user tee "$dir/data/cluster.conf" <"$dir/cluster.conf.new" >/dev/null
+	rm -f "$dir/cluster.conf.new"
+	clu_start "$name"
 }
 
 # clu_array_text ITEM...: the items as the inside of a text[] literal.
