@@ -224,7 +224,7 @@ COMMENT ON FUNCTION ots.delete_row(text, jsonb, text, jsonb, text) IS
 -- 200 rows, 4 MB, empty entries, repeated rows with conditions, members of
 -- the wrong form) must be refused before any shard writes.  When the rows
 -- span several shards, the whole request is first run on the first shard
--- in a read-only transaction: ots applies every whole-request check before
+-- that answers, in a read-only transaction: ots applies every whole-request check before
 -- its first write, which the read-only transaction then refuses (25006);
 -- any other error is the single node's, raised as is.  A batch whose rows
 -- all live on one shard goes there in one call, checks and all.
@@ -470,6 +470,7 @@ CREATE FUNCTION ots.batch_write_row(request jsonb, is_atomic boolean DEFAULT fal
 	AS $$
 DECLARE
 	plan record;
+	p integer;
 	s text; m text; d text; hi text;
 BEGIN
 	plan := ots_cluster.batch_split(request, 'rows', coalesce(is_atomic, false));
@@ -477,12 +478,22 @@ BEGIN
 		RETURN QUERY SELECT * FROM ots_cluster.batch_run(plan, true, is_atomic);
 		RETURN;
 	END IF;
-	-- several shards: ots's whole-request checks first, on the first shard, writing nothing
-	BEGIN
-		PERFORM ots_cluster.batch_write_check(0, coalesce(plan.entries, request), is_atomic);
-	EXCEPTION WHEN SQLSTATE '25006' THEN
-		NULL;
-	END;
+	-- several shards: ots's whole-request checks first, on the first shard
+	-- that answers, writing nothing
+	FOREACH p IN ARRAY coalesce(plan.partitions, ots_cluster.shard_partitions()) LOOP
+		BEGIN
+			PERFORM ots_cluster.batch_write_check(p, coalesce(plan.entries, request), is_atomic);
+			EXIT;
+		EXCEPTION
+			WHEN SQLSTATE '25006' THEN
+				EXIT;
+			WHEN SQLSTATE 'XX000' THEN
+				GET STACKED DIAGNOSTICS m = MESSAGE_TEXT;
+				IF m !~ '^PL/Proxy function ' THEN
+					RAISE;
+				END IF;
+		END;
+	END LOOP;
 	IF plan.entries IS NULL THEN
 		RAISE EXCEPTION USING ERRCODE = 'OT001', MESSAGE = 'Invalid table entry.',
 			DETAIL = 'Each entry is an object with a "table_name" string.';

@@ -154,5 +154,26 @@ RESET ROLE;
 DROP ROLE proxy_nobody;
 SELECT ots.delete_table('proxy_t');
 SELECT count(*) FROM ots_cluster.tables WHERE table_name LIKE 'proxy%';
+
+-- 9. a shard that cannot be reached (the first: partitions 0, 2, ...): its keys fail with OT013, a batch's
+-- other rows are done, DDL changes nothing
+SELECT ots.create_table('proxy_d', 'id string');
+CREATE TEMP TABLE saved_map AS SELECT * FROM ots_cluster.partitions;
+SELECT count(ots_cluster.set_partition(p.partition,
+			regexp_replace(p.connstr, 'dbname=\S+', 'dbname=proxy_core_no_such_db')))
+  FROM ots_cluster.partitions p WHERE p.partition % 2 = 0;
+SELECT i, ots_cluster.partition_of(ots_cluster.key_hash(to_jsonb('d' || i), 'STRING')) % 2 = 0 AS on_down_shard,
+	   regexp_replace(try(format('SELECT ots.put_row(%L, %L)', 'proxy_d', jsonb_build_object('id', 'd' || i))),
+					  ' \(.*', '') AS put
+  FROM generate_series(1, 4) i ORDER BY i;
+SELECT b.index, b.is_ok, b.error_code, b.error_message,
+	   ots_cluster.partition_of(ots_cluster.key_hash(to_jsonb('d' || b.index + 1), 'STRING')) % 2 = 0 AS on_down_shard
+  FROM ots.batch_write_row((SELECT jsonb_build_array(jsonb_build_object('table_name', 'proxy_d', 'rows',
+			jsonb_agg(jsonb_build_object('type', 'PUT', 'primary_key', jsonb_build_object('id', 'd' || i)) ORDER BY i)))
+							FROM generate_series(1, 4) i)) b ORDER BY b.index;
+SELECT regexp_replace(try($$SELECT ots.create_table('proxy_e', 'id string')$$), ' \(.*', '') AS create_table;
+SELECT count(ots_cluster.set_partition(s.partition, s.connstr)) FROM saved_map s WHERE s.partition % 2 = 0;
+SELECT * FROM ots.list_table() WHERE table_name LIKE 'proxy%';
+SELECT ots.delete_table('proxy_d');
 DROP FUNCTION try(text), on_shard(integer, text), create_directly(integer, text, text), proxy_rows(text),
 	has_table(integer, text);
