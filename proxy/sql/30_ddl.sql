@@ -11,12 +11,6 @@
 -- and delete_table finishes.  The catalog is refreshed after each DDL.
 -- describe_table and list_table answer from the first shard.
 
--- ots_cluster.shard_partitions: a partition of each shard, in shard order
-CREATE FUNCTION ots_cluster.shard_partitions() RETURNS integer[]
-	LANGUAGE sql STABLE PARALLEL SAFE
-	RETURN ARRAY(SELECT s.partition FROM ots_cluster.shards() s ORDER BY s.shard);
-COMMENT ON FUNCTION ots_cluster.shard_partitions() IS 'a partition to RUN ON for each shard, in shard order';
-
 -- ots_cluster.find_on: the first of schemas in which the shard of partition
 -- p has an ots table (or index) relname the caller may see, or NULL
 CREATE FUNCTION ots_cluster.find_on(p integer, schemas name[], relname name) RETURNS name
