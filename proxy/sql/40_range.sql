@@ -272,28 +272,25 @@ $$;
 COMMENT ON FUNCTION ots_cluster.range_first(ots_cluster.tables, jsonb[], boolean) IS
 	'the key among keys that comes first in the range''s direction (the merge''s cutoff)';
 
--- ots_cluster.range_route is the hash to send a range to when one shard
--- holds all of it: the partition key's when both bounds fix it (not on an
--- index, whose first column is not the partition key), the first shard's
--- when the table is unknown (it raises the single node's error); NULL when
+-- ots_cluster.range_route is the routing hash to send a range to when one
+-- shard holds all of it: the partition key's when both bounds fix it (not on
+-- an index, whose first column is not the partition key), 0 when the table
+-- is unknown (the first shard raises the single node's error); NULL when
 -- every shard must be asked.
 CREATE FUNCTION ots_cluster.range_route(t ots_cluster.tables, inclusive_start_primary_key jsonb,
 										exclusive_end_primary_key jsonb) RETURNS integer
-	LANGUAGE sql STABLE PARALLEL SAFE
-	AS $$
-	SELECT CASE
-		WHEN t.table_name IS NULL
-			THEN (SELECT s.partition FROM ots_cluster.shards() AS s ORDER BY s.shard LIMIT 1)
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	RETURN CASE
+		WHEN t.table_name IS NULL THEN 0
 		WHEN NOT t.is_index
 			 AND pg_catalog.jsonb_typeof(inclusive_start_primary_key) = 'object'
 			 AND pg_catalog.jsonb_typeof(exclusive_end_primary_key) = 'object'
 			 AND inclusive_start_primary_key -> t.pk_names[1] = exclusive_end_primary_key -> t.pk_names[1]
 			 AND NOT coalesce(inclusive_start_primary_key -> t.pk_names[1] ? '$inf', false)
-			THEN ots_cluster.key_hash(inclusive_start_primary_key -> t.pk_names[1], t.pk_types[1])
-		END
-$$;
+			THEN ots_cluster.route(t, inclusive_start_primary_key)
+		END;
 COMMENT ON FUNCTION ots_cluster.range_route(ots_cluster.tables, jsonb, jsonb) IS
-	'the hash of the one shard a range goes to (one partition key, or an unknown table), NULL when it spans shards';
+	'the routing hash of the one shard a range goes to (one partition key, or an unknown table), NULL when it spans shards';
 
 -- ots_cluster.consumed_sum adds capacity units {"read": r, "write": w}
 CREATE FUNCTION ots_cluster.consumed_sum(consumed jsonb[]) RETURNS jsonb
@@ -340,20 +337,26 @@ DECLARE
 BEGIN
 	IF route IS NOT NULL THEN
 		SELECT p.rows, p.next_start_primary_key, p.consumed INTO result
-		  FROM ots_cluster.range_page_on(route, table_name, inclusive_start_primary_key, exclusive_end_primary_key, direction, "limit", columns_to_get, max_versions, time_range, filter, with_timestamps, start_column, end_column) AS p;
+		  FROM ots_cluster.range_page_on(route, ots_cluster.target(t, table_name), inclusive_start_primary_key,
+										 exclusive_end_primary_key, direction,
+										 "limit", columns_to_get, max_versions, time_range, filter, with_timestamps,
+										 start_column, end_column) AS p;
 		RETURN result;
 	END IF;
 	SELECT pg_catalog.array_agg(p.rows), pg_catalog.array_agg(p.next_start_primary_key),
 		   pg_catalog.array_agg(p.consumed), pg_catalog.min(p.max_rows), pg_catalog.min(p.max_bytes)
 	  INTO pages, nexts, consumed, max_rows, max_bytes
-	  FROM ots_cluster.range_page_all(table_name, inclusive_start_primary_key, exclusive_end_primary_key, direction, "limit", columns_to_get, max_versions, time_range, filter, with_timestamps, start_column, end_column) AS p;
+	  FROM ots_cluster.range_page_all(ots_cluster.target(t, table_name), inclusive_start_primary_key,
+										 exclusive_end_primary_key, direction,
+										 "limit", columns_to_get, max_versions, time_range, filter, with_timestamps,
+										 start_column, end_column) AS p;
 	cutoff := ots_cluster.range_first(t, nexts, backward);
 	merged := ots_cluster.range_merge(t, pages, cutoff, backward, least("limit", max_rows), max_bytes);
 	RETURN ROW(merged.rows, coalesce(merged.next_key, cutoff), ots_cluster.consumed_sum(consumed));
 EXCEPTION WHEN OTHERS THEN
 	GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT,
 		err_detail = PG_EXCEPTION_DETAIL, err_hint = PG_EXCEPTION_HINT;
-	PERFORM ots_cluster.raise_remote(err_state, err_message, err_detail, err_hint);
+	PERFORM ots_cluster.raise_remote(err_state, err_message, err_detail, err_hint, ots_cluster.partition_of(route));
 	RETURN NULL;
 END
 $$;
@@ -426,6 +429,7 @@ DECLARE
 	backward boolean := pg_catalog.upper(direction) = 'BACKWARD';
 	page_rows jsonb;
 	page_next jsonb;
+	called integer;				-- the shard being read, for its error
 	cutoff jsonb;
 	merged record;
 	err_state text;
@@ -435,13 +439,15 @@ DECLARE
 BEGIN
 	FOR i IN 1 .. cardinality(s.hashes) LOOP
 		IF s.nexts[i] IS NOT NULL AND coalesce(pg_catalog.jsonb_array_length(s.bufs[i]), 0) = 0 THEN
+			called := s.hashes[i];
 			SELECT p.rows, p.next_start_primary_key INTO page_rows, page_next
-			  FROM ots_cluster.range_page_on(s.hashes[i], table_name, s.nexts[i], exclusive_end_primary_key,
+			  FROM ots_cluster.range_page_on(s.hashes[i], ots_cluster.target(s.tbl, table_name), s.nexts[i], exclusive_end_primary_key,
 											 direction, least(s.remaining, pg_catalog.int4(2147483647))::integer,
 											 columns_to_get, max_versions, time_range, filter, with_timestamps,
 											 start_column, end_column) AS p;
 			s.bufs[i] := page_rows;
 			s.nexts[i] := page_next;
+			called := NULL;
 		END IF;
 	END LOOP;
 	cutoff := ots_cluster.range_first(s.tbl, s.nexts, backward);
@@ -465,7 +471,7 @@ BEGIN
 EXCEPTION WHEN OTHERS THEN
 	GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT,
 		err_detail = PG_EXCEPTION_DETAIL, err_hint = PG_EXCEPTION_HINT;
-	PERFORM ots_cluster.raise_remote(err_state, err_message, err_detail, err_hint);
+	PERFORM ots_cluster.raise_remote(err_state, err_message, err_detail, err_hint, ots_cluster.partition_of(called));
 	RETURN NULL;
 END
 $$;
