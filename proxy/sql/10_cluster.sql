@@ -81,6 +81,12 @@ CREATE FUNCTION ots_cluster.shards()
 COMMENT ON FUNCTION ots_cluster.shards() IS
 	'the shard databases: number, a partition to RUN ON, connstr without password, all their partitions';
 
+-- ots_cluster.shard_partitions: a partition of each shard, in shard order
+CREATE FUNCTION ots_cluster.shard_partitions() RETURNS integer[]
+	LANGUAGE sql STABLE PARALLEL SAFE
+	RETURN ARRAY(SELECT s.partition FROM ots_cluster.shards() s ORDER BY s.shard);
+COMMENT ON FUNCTION ots_cluster.shard_partitions() IS 'a partition to RUN ON for each shard, in shard order';
+
 -- ots_cluster.write_server: the foreign server ots_cluster made from the map
 -- (created when missing; its options p0.. replaced).  PL/Proxy sees the
 -- change at its next call through its syscache callback.
@@ -289,7 +295,7 @@ COMMENT ON FUNCTION ots_cluster.qualified(name, name) IS
 -- ots_cluster.describe_first: ots.describe_table of schema.table on the
 -- first shard, or NULL when it has no such ots table (asked by the owner:
 -- ots.tables shows it every table)
-CREATE FUNCTION ots_cluster.describe_first(schema_name name, table_name name) RETURNS jsonb
+CREATE FUNCTION ots_cluster.describe_first(schema_arg name, table_arg name) RETURNS jsonb
 	LANGUAGE plproxy
 	AS $$
 	CLUSTER 'ots_cluster';
