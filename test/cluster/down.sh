@@ -4,8 +4,9 @@
 #
 #   cluster_down_key       a call on a key of the down shard fails with
 #                          OTSPartitionUnavailable (OT013, "The partition is
-#                          not available.") whose detail names the shard; a
-#                          key of the other shard is read and written
+#                          not available.") whose detail names the shard, so
+#                          does a range over all shards; a key of the other
+#                          shard is read and written
 #   cluster_down_batch     batch_write_row / batch_get_row across both shards:
 #                          the down shard's rows fail with
 #                          OTSPartitionUnavailable each, the others are done
@@ -50,11 +51,15 @@ down_test() {
 	err="$(proxy_err "SELECT * FROM ots.get_row('d', '{\"k\": \"${k1[0]}\"}')")"
 	out="$(clu_proxy_value "SELECT r.attributes FROM ots.get_row('d', '{\"k\": \"${k0[0]}\"}') r" 2>&1 || true)"
 	out+=" $(clu_proxy_value "SELECT count(*) FROM ots.put_row('d', '{\"k\": \"${k0[1]}\"}', '{\"v\": 2}')" 2>&1 || true)"
+	# a range over every shard needs the down one too
+	local rerr
+	rerr="$(proxy_err "SELECT * FROM ots.get_range('d', '{\"k\": {\"\$inf\": \"min\"}}', '{\"k\": {\"\$inf\": \"max\"}}')")"
 	if [[ "$err" == "ERROR:  OT013: The partition is not available."*"DETAIL:  "*"$c1"* ]] &&
+		[[ "$rerr" == "ERROR:  OT013: The partition is not available."* ]] &&
 		[ "$out" = '{"v": 0} 1' ]; then
 		pass cluster_down_key "$(echo "$err" | tr '\n' ' ' | cut -c1-200)"
 	else
-		fail cluster_down_key "error on the down shard's key: $err; on the other: $out"
+		fail cluster_down_key "error on the down shard's key: $err; on the other: $out; a range over all: $rerr"
 	fi
 
 	rows="$(clu_proxy_value "SELECT string_agg(concat_ws(':', b.index, b.is_ok, b.error_code), ' ' ORDER BY o)

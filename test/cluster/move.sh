@@ -89,12 +89,14 @@ move_test() {
 	writer_pid=$!
 	sleep 1
 
+	local t0=$SECONDS
 	if ! out="$(clu_add_shard shard_new "$((port + 9))" 2>&1)"; then
 		touch "$w/stop"
 		wait "$writer_pid" || true
 		fail cluster_add_shard_rows "clu_add_shard failed: $out"
 		return
 	fi
+	local took=$((SECONDS - t0))
 	sleep 1
 	touch "$w/stop"
 	wait "$writer_pid" || true
@@ -123,7 +125,7 @@ move_test() {
 	local newrows
 	newrows="$(clu_connstr_psql "$newc" -At -c 'SELECT count(*) FROM "m_ver$data"')"
 	if [ "${#after_conns[@]}" = 3 ] && [ "$share" = 21 ] && [ "$misp" = 0 ] && [ "$newrows" -gt 50 ]; then
-		pass cluster_add_shard_map "3 shards, 21 of 64 partitions moved to the new one ($newrows rows of m_ver there), no row on a shard its partition is not mapped to"
+		pass cluster_add_shard_map "3 shards, 21 of 64 partitions moved to the new one in $took s ($newrows rows of m_ver there), no row on a shard its partition is not mapped to"
 	else
 		fail cluster_add_shard_map "${#after_conns[@]} shards, $share partitions on the new one, $newrows m_ver rows there, $misp rows misplaced"
 	fi
@@ -163,7 +165,7 @@ move_test() {
 	local moving_detail
 	moving_detail="$(grep -c '^DETAIL:  partition [0-9]* is moving to another shard; retry' "$w/writer.err" || true)"
 	if [ "$ok" -gt 0 ] && [ "$other" = 0 ] && [ "$lost" = 0 ] && [ "$moving_detail" = "$refused" ]; then
-		pass cluster_add_shard_writer "$ok writes acknowledged, each read back through the proxy; $refused refused with OTSPartitionUnavailable while their partition moved"
+		pass cluster_add_shard_writer "$ok writes acknowledged, each read back through the proxy; $refused refused with OTSPartitionUnavailable while their partition moved ($(grep -o 'partition [0-9]* is moving' "$w/writer.err" | sort -u | wc -l) partitions)"
 	else
 		fail cluster_add_shard_writer "$ok acknowledged, $lost of them missing, $refused refused ($moving_detail with the moving detail), $other other errors: $w/writer.err"
 		grep '^ERROR' "$w/writer.err" | sort | uniq -c | head -n 5 | sed 's/^/    /'
