@@ -69,7 +69,7 @@ clu_psql() {
 clu_shards() {
 	local d
 	for d in "$CLU_BASE"/shard*; do
-		[ -f "$d/port" ] && basename "$d"
+		if [ -f "$d/port" ]; then basename "$d"; fi
 	done | sort -V
 }
 
@@ -140,7 +140,9 @@ clu_stop_all() {
 	local d
 	[ -n "$CLU_BASE" ] && [ -d "$CLU_BASE" ] || return 0
 	for d in "$CLU_BASE"/*/; do
-		[ -f "$d/port" ] && clu_stop "$(basename "$d")"
+		if [ -f "$d/port" ]; then
+			clu_stop "$(basename "$d")"
+		fi
 	done
 }
 

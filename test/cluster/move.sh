@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2154,SC2016 # here, work and port are run.sh's; "$data" names are SQL
 # test/cluster/move.sh: (e) of test/cluster/run.sh, sourced by it: a shard
 # added to a 2-shard cluster with clu_add_shard (tools/cluster add-shard's
 # code) while a client writes through the proxy.
