@@ -357,8 +357,11 @@ clu_wait_proxy_writes() {
 #     left there; an AUTO_INCREMENT sequence set to at least the source's;
 #  3. the map switched (ots_cluster.set_partition), the copied rows deleted
 #     from the source (their index entries with them), moving off.
-# A failure before 3 leaves the map on the source with moving on: run it
-# again, or ots_cluster.set_moving(ARRAY[P], false).
+# A proxy transaction that stays open (idle in transaction, a long
+# get_range_rows) for CLU_MOVE_WAIT seconds stops it before anything is
+# copied, moving off again. A failure after that leaves the map on the
+# source with moving on: run it again, or ots_cluster.set_moving(ARRAY[P],
+# false).
 clu_move_partition() {
 	local p="$1" dst="$2" src mask tables t seq pkname pktype hashsql last
 	local -a src_deletes=()
@@ -368,7 +371,11 @@ clu_move_partition() {
 	[ "$src" != "$dst" ] || return 0
 	clu_proxy_value "SELECT ots_cluster.set_moving(ARRAY[$p], true)" >/dev/null ||
 		ots_die "setting partition $p moving failed"
-	clu_wait_proxy_writes
+	if ! (clu_wait_proxy_writes); then
+		# nothing copied yet: give the partition its writes back
+		clu_proxy_value "SELECT ots_cluster.set_moving(ARRAY[$p], false)" >/dev/null || true
+		ots_die "partition $p not moved: proxy transactions older than its moving flag did not end"
+	fi
 
 	# the base tables (an index's entries follow its table's rows): storage,
 	# sequence (- for none), partition-key column and type, tab-separated

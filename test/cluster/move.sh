@@ -156,12 +156,15 @@ move_test() {
 	refused="$(grep -c '^ERROR:  The partition is not available.' "$w/writer.err" || true)"
 	other="$(grep '^ERROR:' "$w/writer.err" | grep -vc '^ERROR:  The partition is not available.' || true)"
 	grep '^ok ' "$w/writer.out" | awk '{print $2}' >"$w/acked"
-	lost="$(clu_psql proxy -At -v acked="{$(paste -sd, "$w/acked")}" <<-'EOF'
-		SELECT count(*) FROM unnest(:'acked'::int[]) a(i)
+	lost="$( {
+		echo 'CREATE TEMP TABLE acked (i int);'
+		echo 'COPY acked FROM STDIN;'
+		cat "$w/acked"
+		echo '\.'
+		echo "SELECT count(*) FROM acked a
 		 WHERE (SELECT r.attributes FROM ots.get_row('m_w', jsonb_build_object('k', 'w' || a.i)) r)
-		       IS DISTINCT FROM jsonb_build_object('v', a.i);
-	EOF
-	)"
+		       IS DISTINCT FROM jsonb_build_object('v', a.i);"
+	} | clu_psql proxy -At)"
 	local moving_detail
 	moving_detail="$(grep -c '^DETAIL:  partition [0-9]* is moving to another shard; retry' "$w/writer.err" || true)"
 	if [ "$ok" -gt 0 ] && [ "$other" = 0 ] && [ "$lost" = 0 ] && [ "$moving_detail" = "$refused" ]; then
