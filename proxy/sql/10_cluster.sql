@@ -491,6 +491,25 @@ COMMENT ON FUNCTION ots_cluster.target(ots_cluster.tables, text) IS
 -- ("PL/Proxy function f(6): [shard0] PQconnectPoll: ...").
 ------------------------------------------------------------------------------
 
+-- Tablestore's error codes by SQLSTATE; the Makefile appends the rows from
+-- src/ots_error_codes.h, the list's one owner
+CREATE TABLE ots_cluster.error_codes (
+	sqlstate text PRIMARY KEY,
+	code text NOT NULL
+);
+COMMENT ON TABLE ots_cluster.error_codes IS 'Tablestore error codes of ots''s SQLSTATEs (from src/ots_error_codes.h)';
+GRANT SELECT ON ots_cluster.error_codes TO PUBLIC;
+
+CREATE FUNCTION ots.error_code(sqlstate text) RETURNS text
+	LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	RETURN (SELECT e.code FROM ots_cluster.error_codes e WHERE e.sqlstate = error_code.sqlstate);
+END
+$$;
+COMMENT ON FUNCTION ots.error_code(text) IS 'the Tablestore error code (OTSParameterInvalid, ...) of an ots SQLSTATE';
+
 -- ots_cluster.raise_remote: raises an error caught around a PL/Proxy call as
 -- the single node would: a shard's error with its own message, detail and
 -- hint; an unreachable shard as OTSPartitionUnavailable (OT013); anything

@@ -251,7 +251,8 @@ DECLARE
 BEGIN
 	-- an unqualified name goes where the first shard would create it
 	SELECT x.schema_name, x.relname INTO n FROM ots_cluster.split_name(table_name) x;
-	IF n.relname IS NOT NULL AND n.schema_name IS NULL THEN
+	-- (a name too long for PostgreSQL goes as it is: the shard refuses it)
+	IF n.relname IS NOT NULL AND n.schema_name IS NULL AND pg_catalog.octet_length(n.relname) < 64 THEN
 		n.schema_name := ots_cluster.creation_schema_on(ps[1], ots_cluster.search_schemas());
 		IF n.schema_name IS NOT NULL THEN
 			target := ots_cluster.qualified(n.schema_name, n.relname);

@@ -73,6 +73,9 @@ SELECT try($$SELECT ots.update_row('proxy_t', '{"id": "k2", "n": 2}', increment 
 SELECT ots.update_row('proxy_t', '{"id": "k2", "n": 2}', increment => '{"a": 2}', return_type => 'RT_AFTER_MODIFY', return_columns => '{a}');
 SELECT ots.delete_row('proxy_t', '{"id": "k3", "n": 3}', 'EXPECT_EXIST');
 SELECT try($$SELECT ots.delete_row('proxy_t', '{"id": "k3", "n": 3}', 'EXPECT_EXIST')$$);
+SELECT ots.error_code('OT013'), ots.error_code('OT003'), ots.error_code('42501');
+-- a name longer than PostgreSQL's: the shard's error names it whole
+SELECT try(format('SELECT ots.create_table(%L, %L)', repeat('n', 70), 'k string'));
 
 -- 3. batches across shards: request order, original index, per-row errors
 SELECT * FROM ots.batch_get_row($$[
