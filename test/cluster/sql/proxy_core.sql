@@ -131,6 +131,21 @@ SELECT try($$SELECT ots.delete_table('proxy_s')$$);
 SELECT ots.delete_table('proxy_r');
 SELECT * FROM ots.list_table() WHERE table_name LIKE 'proxy%';
 SELECT ots.describe_table('proxy_t') -> 'primary_key';
+-- an index: on every shard; its rows live on their base row's shard, so a
+-- get_row on it asks every shard
+SELECT ots.add_defined_column('proxy_t', 'c string');
+SELECT ots.create_index('proxy_t', 'proxy_ti', '{c,id}', include_base_data => false);
+SELECT shard, has_table(partition, 'proxy_ti') FROM ots_cluster.shards() ORDER BY shard;
+SELECT count(ots.put_row('proxy_t', jsonb_build_object('id', 'x' || i, 'n', i), jsonb_build_object('c', 'v' || i)))
+  FROM generate_series(1, 6) i;
+SELECT (ots.get_row('proxy_ti', jsonb_build_object('c', 'v' || i, 'id', 'x' || i, 'n', i))).primary_key
+  FROM generate_series(1, 6) i ORDER BY i;
+SELECT ots.get_row('proxy_ti', '{"c": "none", "id": "x1", "n": 1}');
+SELECT try($$SELECT ots.create_index('proxy_t', 'proxy_ti', '{c,id}')$$);
+SELECT ots.describe_table('proxy_t') -> 'index_metas' -> 0 ->> 'name';
+SELECT ots.delete_index('proxy_t', 'proxy_ti');
+SELECT shard, has_table(partition, 'proxy_ti') FROM ots_cluster.shards() ORDER BY shard;
+SELECT ots.delete_defined_column('proxy_t', '{c}');
 SELECT try($$SELECT * FROM ots.list_stream()$$);
 SELECT ots.hash_prefix('abc', 4), ots.hash_prefix(42::bigint, 8), ots.hash_prefix('\x0001'::bytea, 2);
 
