@@ -385,6 +385,33 @@ $$;
 COMMENT ON FUNCTION ots_cluster.catalog_refresh(text) IS
 	'records or forgets the table schema.table as the first shard has it; returns the entry or NULL';
 
+-- ots_cluster.catalog_refresh_schema: refreshes every entry of a schema
+-- (after delete_table, whose indexes went with it)
+CREATE FUNCTION ots_cluster.catalog_refresh_schema(schema_name name) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	PERFORM ots_cluster.catalog_refresh(ots_cluster.qualified(t.schema_name, t.table_name))
+	   FROM ots_cluster.tables t WHERE t.schema_name = catalog_refresh_schema.schema_name;
+END
+$$;
+COMMENT ON FUNCTION ots_cluster.catalog_refresh_schema(name) IS
+	'refreshes the catalog entries of one schema from the first shard (internal)';
+
+-- ots_cluster.catalog_reset: forgets the whole catalog; each table is asked
+-- of the first shard again at its next use.  For the proxies that did not
+-- run a DDL themselves (several proxies over one set of shards).
+CREATE FUNCTION ots_cluster.catalog_reset() RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	BEGIN ATOMIC
+		DELETE FROM ots_cluster.tables;
+	END;
+COMMENT ON FUNCTION ots_cluster.catalog_reset() IS
+	'forgets the proxy''s catalog (after DDL through another proxy): tables are looked up again';
+REVOKE ALL ON FUNCTION ots_cluster.catalog_reset() FROM PUBLIC;
+
 -- ots_cluster.catalog_entry: the first of the schemas that has the table in
 -- the catalog (for table_of, which cannot read the catalog itself).
 -- VOLATILE, as table_of: a statement calling them for many rows sees the

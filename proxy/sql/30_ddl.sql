@@ -350,8 +350,9 @@ BEGIN
 			p := ps[i];
 			PERFORM ots_cluster.delete_table_on(p, target);
 		END LOOP;
+		-- the table and its indexes
+		PERFORM ots_cluster.catalog_refresh_schema(r.schema_name);
 	END IF;
-	PERFORM ots_cluster.catalog_refresh(target);
 EXCEPTION WHEN OTHERS THEN
 	GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, hi = PG_EXCEPTION_HINT;
 	PERFORM ots_cluster.raise_remote(s, m, d, hi, p);
