@@ -365,20 +365,25 @@ BEGIN
 		RETURN NULL;
 	END IF;
 	d := ots_cluster.describe_first(parts[1]::name, parts[2]::name);
+	IF d IS NOT NULL THEN
+		entry := ROW(d ->> 'schema_name', d ->> 'table_name',
+					 ARRAY(SELECT k ->> 'name' FROM pg_catalog.jsonb_array_elements(d -> 'primary_key') WITH ORDINALITY e(k, n) ORDER BY n),
+					 ARRAY(SELECT k ->> 'type' FROM pg_catalog.jsonb_array_elements(d -> 'primary_key') WITH ORDINALITY e(k, n) ORDER BY n),
+					 coalesce((d ->> 'hash_prefix_length')::integer, 0),
+					 d ? 'index_of');
+	END IF;
+	-- a read-only transaction (or a standby proxy) routes without recording
+	IF pg_catalog.current_setting('transaction_read_only')::boolean THEN
+		RETURN entry;
+	END IF;
 	IF d IS NULL THEN
 		DELETE FROM ots_cluster.tables t WHERE t.schema_name = parts[1] AND t.table_name = parts[2];
 		RETURN NULL;
 	END IF;
-	INSERT INTO ots_cluster.tables AS t (schema_name, table_name, pk_names, pk_types, hash_prefix_length, is_index)
-		SELECT d ->> 'schema_name', d ->> 'table_name',
-			   ARRAY(SELECT k ->> 'name' FROM pg_catalog.jsonb_array_elements(d -> 'primary_key') WITH ORDINALITY e(k, n) ORDER BY n),
-			   ARRAY(SELECT k ->> 'type' FROM pg_catalog.jsonb_array_elements(d -> 'primary_key') WITH ORDINALITY e(k, n) ORDER BY n),
-			   coalesce((d ->> 'hash_prefix_length')::integer, 0),
-			   d ? 'index_of'
+	INSERT INTO ots_cluster.tables AS t VALUES (entry.*)
 	ON CONFLICT (schema_name, table_name) DO UPDATE
 		SET pk_names = excluded.pk_names, pk_types = excluded.pk_types,
-			hash_prefix_length = excluded.hash_prefix_length, is_index = excluded.is_index
-	RETURNING * INTO entry;
+			hash_prefix_length = excluded.hash_prefix_length, is_index = excluded.is_index;
 	RETURN entry;
 END
 $$;

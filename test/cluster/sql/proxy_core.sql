@@ -64,6 +64,12 @@ SELECT ots_cluster.storage_hash_sql('v.id', 'STRING'), ots_cluster.storage_hash_
 	   ots_cluster.storage_hash_sql('v.b', 'BINARY');
 
 -- 2. single-row calls and errors identical to the single node's
+-- (a catalog forgotten: a read-only transaction routes without recording)
+SELECT ots_cluster.catalog_reset();
+BEGIN READ ONLY;
+SELECT (ots.get_row('proxy_t', '{"id": "k1", "n": 1}')).attributes;
+COMMIT;
+SELECT count(*) AS recorded FROM ots_cluster.tables WHERE table_name = 'proxy_t';
 SELECT ots.get_row('proxy_t', '{"id": "k1", "n": 1}');
 SELECT try($$SELECT ots.put_row('proxy_t', '{"id": "k1", "n": 1}', '{}', 'EXPECT_NOT_EXIST')$$);
 SELECT try($$SELECT ots.put_row('proxy_t', '{"id": "k1"}')$$);
