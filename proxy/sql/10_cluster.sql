@@ -365,25 +365,57 @@ BEGIN
 		RETURN NULL;
 	END IF;
 	d := ots_cluster.describe_first(parts[1]::name, parts[2]::name);
+	IF d IS NOT NULL THEN
+		entry := ROW(d ->> 'schema_name', d ->> 'table_name',
+					 ARRAY(SELECT k ->> 'name' FROM pg_catalog.jsonb_array_elements(d -> 'primary_key') WITH ORDINALITY e(k, n) ORDER BY n),
+					 ARRAY(SELECT k ->> 'type' FROM pg_catalog.jsonb_array_elements(d -> 'primary_key') WITH ORDINALITY e(k, n) ORDER BY n),
+					 coalesce((d ->> 'hash_prefix_length')::integer, 0),
+					 d ? 'index_of');
+	END IF;
+	-- a read-only transaction (or a standby proxy) routes without recording
+	IF pg_catalog.current_setting('transaction_read_only')::boolean THEN
+		RETURN entry;
+	END IF;
 	IF d IS NULL THEN
 		DELETE FROM ots_cluster.tables t WHERE t.schema_name = parts[1] AND t.table_name = parts[2];
 		RETURN NULL;
 	END IF;
-	INSERT INTO ots_cluster.tables AS t (schema_name, table_name, pk_names, pk_types, hash_prefix_length, is_index)
-		SELECT d ->> 'schema_name', d ->> 'table_name',
-			   ARRAY(SELECT k ->> 'name' FROM pg_catalog.jsonb_array_elements(d -> 'primary_key') WITH ORDINALITY e(k, n) ORDER BY n),
-			   ARRAY(SELECT k ->> 'type' FROM pg_catalog.jsonb_array_elements(d -> 'primary_key') WITH ORDINALITY e(k, n) ORDER BY n),
-			   coalesce((d ->> 'hash_prefix_length')::integer, 0),
-			   d ? 'index_of'
+	INSERT INTO ots_cluster.tables AS t VALUES (entry.*)
 	ON CONFLICT (schema_name, table_name) DO UPDATE
 		SET pk_names = excluded.pk_names, pk_types = excluded.pk_types,
-			hash_prefix_length = excluded.hash_prefix_length, is_index = excluded.is_index
-	RETURNING * INTO entry;
+			hash_prefix_length = excluded.hash_prefix_length, is_index = excluded.is_index;
 	RETURN entry;
 END
 $$;
 COMMENT ON FUNCTION ots_cluster.catalog_refresh(text) IS
 	'records or forgets the table schema.table as the first shard has it; returns the entry or NULL';
+
+-- ots_cluster.catalog_refresh_schema: refreshes every entry of a schema
+-- (after delete_table, whose indexes went with it)
+CREATE FUNCTION ots_cluster.catalog_refresh_schema(schema_name name) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	PERFORM ots_cluster.catalog_refresh(ots_cluster.qualified(t.schema_name, t.table_name))
+	   FROM ots_cluster.tables t WHERE t.schema_name = catalog_refresh_schema.schema_name;
+END
+$$;
+COMMENT ON FUNCTION ots_cluster.catalog_refresh_schema(name) IS
+	'refreshes the catalog entries of one schema from the first shard (internal)';
+
+-- ots_cluster.catalog_reset: forgets the whole catalog; each table is asked
+-- of the first shard again at its next use.  For the proxies that did not
+-- run a DDL themselves (several proxies over one set of shards).
+CREATE FUNCTION ots_cluster.catalog_reset() RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	BEGIN ATOMIC
+		DELETE FROM ots_cluster.tables;
+	END;
+COMMENT ON FUNCTION ots_cluster.catalog_reset() IS
+	'forgets the proxy''s catalog (after DDL through another proxy): tables are looked up again';
+REVOKE ALL ON FUNCTION ots_cluster.catalog_reset() FROM PUBLIC;
 
 -- ots_cluster.catalog_entry: the first of the schemas that has the table in
 -- the catalog (for table_of, which cannot read the catalog itself).
@@ -490,6 +522,25 @@ COMMENT ON FUNCTION ots_cluster.target(ots_cluster.tables, text) IS
 -- ...", "Remote hint: ..."); a shard it cannot reach is its own XX000
 -- ("PL/Proxy function f(6): [shard0] PQconnectPoll: ...").
 ------------------------------------------------------------------------------
+
+-- Tablestore's error codes by SQLSTATE; the Makefile appends the rows from
+-- src/ots_error_codes.h, the list's one owner
+CREATE TABLE ots_cluster.error_codes (
+	sqlstate text PRIMARY KEY,
+	code text NOT NULL
+);
+COMMENT ON TABLE ots_cluster.error_codes IS 'Tablestore error codes of ots''s SQLSTATEs (from src/ots_error_codes.h)';
+GRANT SELECT ON ots_cluster.error_codes TO PUBLIC;
+
+CREATE FUNCTION ots.error_code(sqlstate text) RETURNS text
+	LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	RETURN (SELECT e.code FROM ots_cluster.error_codes e WHERE e.sqlstate = error_code.sqlstate);
+END
+$$;
+COMMENT ON FUNCTION ots.error_code(text) IS 'the Tablestore error code (OTSParameterInvalid, ...) of an ots SQLSTATE';
 
 -- ots_cluster.raise_remote: raises an error caught around a PL/Proxy call as
 -- the single node would: a shard's error with its own message, detail and
