@@ -23,7 +23,7 @@ CREATE FUNCTION pg_temp.ref_create(tbl text, pk text, maxv integer, prefix integ
 	CONNECT %1$L;
 	SELECT ots.create_table($1, $2, max_versions => $3, hash_prefix_length => $4)::text;
 	$$;
-CREATE FUNCTION pg_temp.ref_drop(tbl text) RETURNS text
+CREATE FUNCTION pg_temp.ref_drop(tbl text) RETURNS SETOF text
 	LANGUAGE plproxy AS $$
 	CONNECT %1$L;
 	SELECT ots.delete_table(t.table_name)::text FROM ots.list_table() t WHERE t.schema_name = 'public' AND t.table_name = $1;
