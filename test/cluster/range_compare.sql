@@ -23,6 +23,11 @@ CREATE FUNCTION pg_temp.ref_create(tbl text, pk text, maxv integer, prefix integ
 	CONNECT %1$L;
 	SELECT ots.create_table($1, $2, max_versions => $3, hash_prefix_length => $4)::text;
 	$$;
+CREATE FUNCTION pg_temp.ref_drop(tbl text) RETURNS SETOF text
+	LANGUAGE plproxy AS $$
+	CONNECT %1$L;
+	SELECT ots.delete_table(t.table_name)::text FROM ots.list_table() t WHERE t.schema_name = 'public' AND t.table_name = $1;
+	$$;
 CREATE FUNCTION pg_temp.ref_put_all(table_name text, rows jsonb) RETURNS bigint
 	LANGUAGE plproxy AS $$
 	CONNECT %1$L;
@@ -97,7 +102,11 @@ UPDATE data SET attrs = (SELECT pg_catalog.jsonb_object_agg(a.key, CASE WHEN pg_
 						 ELSE pg_catalog.jsonb_build_object('value', a.value, 'ts', (extract(epoch FROM pg_catalog.now()) * 1000)::bigint - 30000) END)
 						 FROM pg_catalog.jsonb_each(attrs) AS a);
 
--- the tables on both sides (through the proxy's DDL when it has one)
+-- the tables on both sides (through the proxy's DDL when it has one), after a run's leftovers
+\o /dev/null
+SELECT pg_temp.ref_drop(tbl) FROM tdef ORDER BY tbl;
+SELECT ots.delete_table(t.table_name) FROM ots.list_table() t JOIN tdef ON t.schema_name = 'public' AND t.table_name = tdef.tbl;
+\o
 SELECT pg_temp.ref_create(tbl, pk, max_versions, hash_prefix_length) FROM tdef ORDER BY tbl \g /dev/null
 -- (until the proxy has DDL: on every shard, then known to the proxy's catalog on first use)
 CREATE FUNCTION pg_temp.shards_create(tbl text, pk text, maxv integer, prefix integer) RETURNS SETOF text
