@@ -229,8 +229,8 @@ clu_array_text() {
 	echo "$out"
 }
 
-# clu_copy_tables SRC DST: makes every ots table of instance SRC (and its
-# defined columns and secondary indexes) on instance DST, as the table's
+# clu_copy_tables SRC DST: makes every ots table of shard SRC (and its
+# defined columns and secondary indexes) on shard DST (both connstrs), as the table's
 # owner, with the same definition: the repair for a shard that has none of
 # them (a new shard is not in the map until it gets a partition, so the
 # proxy's create_table cannot reach it). Schemas are created as their
@@ -238,7 +238,7 @@ clu_array_text() {
 # Tables DST has already are left alone, so it can be run again.
 clu_copy_tables() {
 	local src="$1" dst="$2"
-	clu_psql "$src" -At -f - <<-'EOF' >"$CLU_BASE/.ddl.sql"
+	clu_connstr_psql "$src" -At -f - <<-'EOF' >"$CLU_BASE/.ddl.sql"
 		SELECT format('CREATE SCHEMA IF NOT EXISTS %I AUTHORIZATION %I;', n.nspname,
 		              pg_catalog.pg_get_userbyid(n.nspowner))
 		  FROM pg_catalog.pg_namespace n
@@ -288,7 +288,7 @@ clu_copy_tables() {
 		 WHERE a.grantee <> c.relowner
 		 ORDER BY 1;
 	EOF
-	clu_psql "$dst" -c "SET client_min_messages = warning" -f "$CLU_BASE/.ddl.sql" >/dev/null ||
+	clu_connstr_psql "$dst" -c "SET client_min_messages = warning" -f "$CLU_BASE/.ddl.sql" >/dev/null ||
 		ots_die "making the tables of $src on $dst failed (statements in $CLU_BASE/.ddl.sql)"
 }
 
@@ -414,13 +414,14 @@ clu_move_partition() {
 }
 
 # clu_add_shard NAME PORT: starts shard NAME, makes every table on it (from
-# the first shard) and moves partitions to it until it holds its share
+# the map's first shard) and moves partitions to it until it holds its share
 # (P / shards, taken from the shards that hold the most).
 clu_add_shard() {
-	local name="$1" port="$2" dst p share
+	local name="$1" port="$2" dst p share i
 	clu_new_shard "$name" "$port" || ots_die "starting shard $name failed"
-	clu_copy_tables "$(clu_shards | head -n 1)" "$name" || exit 1
 	dst="$(clu_connstr "$name")"
+	clu_copy_tables "$(clu_proxy_value "SELECT connstr FROM ots_cluster.partitions
+		WHERE partition = (SELECT partition FROM ots_cluster.shards() WHERE shard = 1)")" "$dst" || exit 1
 	share="$(clu_proxy_value "SELECT count(*) / (count(DISTINCT connstr) + 1) FROM ots_cluster.partitions")"
 	# a fair share: each time, the highest partition of the shard holding the most
 	for ((i = 0; i < share; i++)); do
