@@ -25,6 +25,7 @@
 #   clu_add_shard NAME PORT              a new shard, tables made on it, and a
 #                                        fair share of the partitions moved to it
 #   clu_move_partition P CONNSTR         one partition's rows to CONNSTR's shard
+#   (CLU_PROXY=CONNSTR: the proxy is that database, not an instance here)
 
 CLU_BASE="${CLU_BASE:-}"
 CLU_DB="${CLU_DB:-ots}"
@@ -57,10 +58,16 @@ clu_connstr() {
 }
 
 # clu_psql NAME ARGS...: psql to instance NAME's database $CLU_DB as the
-# servers' superuser (use -d to name another database).
+# servers' superuser (use -d to name another database). With CLU_PROXY set,
+# "proxy" is that connstr instead (a proxy elsewhere: moving partitions on
+# separate machines, docs/cluster.md).
 clu_psql() {
 	local name="$1"
 	shift
+	if [ "$name" = proxy ] && [ -n "${CLU_PROXY:-}" ]; then
+		"$OTS_PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 "$CLU_PROXY" "$@"
+		return
+	fi
 	"$OTS_PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$(clu_dir "$name")" \
 		-p "$(clu_port "$name")" -U "$(ots_pg_user_name)" -d "$CLU_DB" "$@"
 }
