@@ -377,7 +377,6 @@ DECLARE
 	backward boolean := pg_catalog.upper(direction) = 'BACKWARD';
 	reading integer[];			-- the shards read in this step
 	page record;
-	page_rows jsonb;
 	cutoff jsonb;
 	merged record;
 	err_state text;
@@ -410,8 +409,7 @@ BEGIN
 			s.bufs[i] := NULL;
 		ELSIF s.bufs[i] IS NOT NULL THEN
 			-- what is held from cutoff on (rows before it were emitted)
-			page_rows := ots_cluster.range_from(s.tbl, s.bufs[i], cutoff, backward);
-			s.bufs[i] := page_rows;
+			s.bufs[i] := ots_cluster.range_from(s.tbl, s.bufs[i], cutoff, backward);
 		END IF;
 	END LOOP;
 	RETURN s;
