@@ -373,8 +373,8 @@ COMMENT ON FUNCTION ots_cluster.batch_split(jsonb, text, boolean) IS
 
 -- ots_cluster.batch_unavailable: a row's result when its shard failed
 CREATE FUNCTION ots_cluster.batch_unavailable(table_name text, "index" integer) RETURNS ots_cluster.batch_row
-	LANGUAGE sql IMMUTABLE PARALLEL SAFE
-	RETURN ROW(table_name, "index", false, 'OTSPartitionUnavailable', 'The partition is not available.',
+	LANGUAGE sql STABLE PARALLEL SAFE
+	RETURN ROW(table_name, "index", false, ots.error_code('OT013'), 'The partition is not available.',
 			   NULL, NULL, NULL)::ots_cluster.batch_row;
 COMMENT ON FUNCTION ots_cluster.batch_unavailable(text, integer) IS
 	'the result of a batch row whose shard could not be reached (internal)';

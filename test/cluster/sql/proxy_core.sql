@@ -64,6 +64,12 @@ SELECT ots_cluster.storage_hash_sql('v.id', 'STRING'), ots_cluster.storage_hash_
 	   ots_cluster.storage_hash_sql('v.b', 'BINARY');
 
 -- 2. single-row calls and errors identical to the single node's
+-- (a catalog forgotten: a read-only transaction routes without recording)
+SELECT ots_cluster.catalog_reset();
+BEGIN READ ONLY;
+SELECT (ots.get_row('proxy_t', '{"id": "k1", "n": 1}')).attributes;
+COMMIT;
+SELECT count(*) AS recorded FROM ots_cluster.tables WHERE table_name = 'proxy_t';
 SELECT ots.get_row('proxy_t', '{"id": "k1", "n": 1}');
 SELECT try($$SELECT ots.put_row('proxy_t', '{"id": "k1", "n": 1}', '{}', 'EXPECT_NOT_EXIST')$$);
 SELECT try($$SELECT ots.put_row('proxy_t', '{"id": "k1"}')$$);
@@ -73,6 +79,9 @@ SELECT try($$SELECT ots.update_row('proxy_t', '{"id": "k2", "n": 2}', increment 
 SELECT ots.update_row('proxy_t', '{"id": "k2", "n": 2}', increment => '{"a": 2}', return_type => 'RT_AFTER_MODIFY', return_columns => '{a}');
 SELECT ots.delete_row('proxy_t', '{"id": "k3", "n": 3}', 'EXPECT_EXIST');
 SELECT try($$SELECT ots.delete_row('proxy_t', '{"id": "k3", "n": 3}', 'EXPECT_EXIST')$$);
+SELECT ots.error_code('OT013'), ots.error_code('OT003'), ots.error_code('42501');
+-- a name longer than PostgreSQL's: the shard's error names it whole
+SELECT try(format('SELECT ots.create_table(%L, %L)', repeat('n', 70), 'k string'));
 
 -- 3. batches across shards: request order, original index, per-row errors
 SELECT * FROM ots.batch_get_row($$[
@@ -128,6 +137,21 @@ SELECT try($$SELECT ots.delete_table('proxy_s')$$);
 SELECT ots.delete_table('proxy_r');
 SELECT * FROM ots.list_table() WHERE table_name LIKE 'proxy%';
 SELECT ots.describe_table('proxy_t') -> 'primary_key';
+-- an index: on every shard; its rows live on their base row's shard, so a
+-- get_row on it asks every shard
+SELECT ots.add_defined_column('proxy_t', 'c string');
+SELECT ots.create_index('proxy_t', 'proxy_ti', '{c,id}', include_base_data => false);
+SELECT shard, has_table(partition, 'proxy_ti') FROM ots_cluster.shards() ORDER BY shard;
+SELECT count(ots.put_row('proxy_t', jsonb_build_object('id', 'x' || i, 'n', i), jsonb_build_object('c', 'v' || i)))
+  FROM generate_series(1, 6) i;
+SELECT (ots.get_row('proxy_ti', jsonb_build_object('c', 'v' || i, 'id', 'x' || i, 'n', i))).primary_key
+  FROM generate_series(1, 6) i ORDER BY i;
+SELECT ots.get_row('proxy_ti', '{"c": "none", "id": "x1", "n": 1}');
+SELECT try($$SELECT ots.create_index('proxy_t', 'proxy_ti', '{c,id}')$$);
+SELECT ots.describe_table('proxy_t') -> 'index_metas' -> 0 ->> 'name';
+SELECT ots.delete_index('proxy_t', 'proxy_ti');
+SELECT shard, has_table(partition, 'proxy_ti') FROM ots_cluster.shards() ORDER BY shard;
+SELECT ots.delete_defined_column('proxy_t', '{c}');
 SELECT try($$SELECT * FROM ots.list_stream()$$);
 SELECT ots.hash_prefix('abc', 4), ots.hash_prefix(42::bigint, 8), ots.hash_prefix('\x0001'::bytea, 2);
 
