@@ -2,7 +2,7 @@
 --
 -- A range within one partition key (the first key column equal in both
 -- bounds and not $inf) lives on one shard and goes there, its page passed
--- through.  Any other range is asked of every shard database, each
+-- through (so does any range of a cluster of one database).  Any other range is asked of every shard database, each
 -- answering with its own Tablestore page, and the pages are merged in the
 -- stored key order (ots_cluster.range_key_sql): what get_range returns is what
 -- one node holding all the rows could return as a page, and its
@@ -237,6 +237,17 @@ CREATE FUNCTION ots_cluster.range_route(t ots_cluster.tables, inclusive_start_pr
 COMMENT ON FUNCTION ots_cluster.range_route(ots_cluster.tables, jsonb, jsonb) IS
 	'the routing hash of the one shard a range goes to (one partition key, or an unknown table), NULL when it spans shards';
 
+-- ots_cluster.range_hashes: the routing hashes of the shards a range reads:
+-- the one range_route names, else a partition of every shard database
+CREATE FUNCTION ots_cluster.range_hashes(t ots_cluster.tables, inclusive_start_primary_key jsonb,
+										 exclusive_end_primary_key jsonb) RETURNS integer[]
+	LANGUAGE sql STABLE PARALLEL SAFE
+	RETURN CASE WHEN ots_cluster.range_route(t, inclusive_start_primary_key, exclusive_end_primary_key) IS NOT NULL
+				THEN ARRAY[ots_cluster.range_route(t, inclusive_start_primary_key, exclusive_end_primary_key)]
+				ELSE ARRAY(SELECT sh.partition FROM ots_cluster.shards() AS sh ORDER BY sh.shard) END;
+COMMENT ON FUNCTION ots_cluster.range_hashes(ots_cluster.tables, jsonb, jsonb) IS
+	'the routing hashes of the shards a range reads: its partition key''s, or one per shard database (internal)';
+
 -- ots_cluster.consumed_sum adds capacity units {"read": r, "write": w}
 CREATE FUNCTION ots_cluster.consumed_sum(consumed jsonb[]) RETURNS jsonb
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -266,9 +277,8 @@ CREATE FUNCTION ots.get_range(
 	AS $$
 DECLARE
 	t ots_cluster.tables := ots_cluster.table_of(table_name);
-	route integer := ots_cluster.range_route(t, inclusive_start_primary_key, exclusive_end_primary_key);
+	hashes integer[] := ots_cluster.range_hashes(t, inclusive_start_primary_key, exclusive_end_primary_key);
 	backward boolean := pg_catalog.upper(direction) = 'BACKWARD';
-	hashes integer[];
 	pages jsonb[];
 	nexts jsonb[];
 	consumed jsonb[];
@@ -281,11 +291,6 @@ DECLARE
 	err_detail text;
 	err_hint text;
 BEGIN
-	IF route IS NOT NULL THEN
-		hashes := ARRAY[route];
-	ELSE
-		SELECT pg_catalog.array_agg(sh.partition ORDER BY sh.shard) INTO hashes FROM ots_cluster.shards() AS sh;
-	END IF;
 	SELECT pg_catalog.array_agg(p.rows), pg_catalog.array_agg(p.next_start_primary_key),
 		   pg_catalog.array_agg(p.consumed), pg_catalog.min(p.max_rows), pg_catalog.min(p.max_bytes)
 	  INTO pages, nexts, consumed, max_rows, max_bytes
@@ -293,7 +298,7 @@ BEGIN
 								   pg_catalog.array_fill(inclusive_start_primary_key, ARRAY[pg_catalog.cardinality(hashes)]),
 								   exclusive_end_primary_key, direction, "limit", columns_to_get, max_versions,
 								   time_range, filter, with_timestamps, start_column, end_column) AS p;
-	IF route IS NOT NULL THEN
+	IF pg_catalog.cardinality(hashes) = 1 THEN
 		-- one shard's page, as it sent it
 		RETURN ROW(pages[1], nexts[1], consumed[1]);
 	END IF;
@@ -303,7 +308,8 @@ BEGIN
 EXCEPTION WHEN OTHERS THEN
 	GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT,
 		err_detail = PG_EXCEPTION_DETAIL, err_hint = PG_EXCEPTION_HINT;
-	PERFORM ots_cluster.raise_remote(err_state, err_message, err_detail, err_hint, ots_cluster.partition_of(route));
+	PERFORM ots_cluster.raise_remote(err_state, err_message, err_detail, err_hint,
+									 CASE WHEN pg_catalog.cardinality(hashes) = 1 THEN ots_cluster.partition_of(hashes[1]) END);
 	RETURN NULL;
 END
 $$;
@@ -332,15 +338,9 @@ CREATE FUNCTION ots_cluster.range_rows_start(table_name text, inclusive_start_pr
 	AS $$
 DECLARE
 	s ots_cluster.range_rows_state;
-	route integer;
 BEGIN
 	s.tbl := ots_cluster.table_of(table_name);
-	route := ots_cluster.range_route(s.tbl, inclusive_start_primary_key, exclusive_end_primary_key);
-	IF route IS NOT NULL THEN
-		s.hashes := ARRAY[route];
-	ELSE
-		SELECT pg_catalog.array_agg(sh.partition ORDER BY sh.shard) INTO s.hashes FROM ots_cluster.shards() AS sh;
-	END IF;
+	s.hashes := ots_cluster.range_hashes(s.tbl, inclusive_start_primary_key, exclusive_end_primary_key);
 	s.bufs := pg_catalog.array_fill(NULL::jsonb, ARRAY[cardinality(s.hashes)]);
 	s.nexts := pg_catalog.array_fill(inclusive_start_primary_key, ARRAY[cardinality(s.hashes)]);
 	s.remaining := "limit";
@@ -377,7 +377,6 @@ DECLARE
 	backward boolean := pg_catalog.upper(direction) = 'BACKWARD';
 	reading integer[];			-- the shards read in this step
 	page record;
-	page_rows jsonb;
 	cutoff jsonb;
 	merged record;
 	err_state text;
@@ -410,8 +409,7 @@ BEGIN
 			s.bufs[i] := NULL;
 		ELSIF s.bufs[i] IS NOT NULL THEN
 			-- what is held from cutoff on (rows before it were emitted)
-			page_rows := ots_cluster.range_from(s.tbl, s.bufs[i], cutoff, backward);
-			s.bufs[i] := page_rows;
+			s.bufs[i] := ots_cluster.range_from(s.tbl, s.bufs[i], cutoff, backward);
 		END IF;
 	END LOOP;
 	RETURN s;
