@@ -59,6 +59,9 @@
 #   CB_BARE=0             no "bare PL/Proxy" target in part 1 (plain plproxy
 #                         functions, RUN ON 0, over the same shard: what
 #                         PL/Proxy itself costs, without ots_proxy)
+#   CB_EXTENDED=1         add a "direct -M extended" target to part 1 (at its
+#                         lowest client count: the direct call sent as
+#                         PL/Proxy sends it, parsed and planned every call)
 #   CB_TCP=1              the proxies reach the shards over TCP on 127.0.0.1
 #                         instead of unix sockets (what separate machines do)
 #   BENCH_ROWS            rows per cluster [100000]
@@ -81,6 +84,7 @@ PARTS_RUN=${CB_PARTS:-overhead throughput merge}
 PARTITIONS=${CB_PARTITIONS:-64}
 TCP=${CB_TCP:-0}
 BARE=${CB_BARE:-1}
+EXTENDED=${CB_EXTENDED:-0}
 ROWS=${BENCH_ROWS:-100000}
 PORT=${BENCH_PORT:-5490}
 PNG=${BENCH_PNG:-./bench-cluster.png}
@@ -331,9 +335,10 @@ EOF
 declare -A LABEL=([put]="put_row" [get]="get_row" [update]="update_row (increment)" [batch]="batch_write_row 10" [range]="get_range 100 (one key)" [merge]="get_range 5000 (all keys)")
 
 # target: direct = s0/c1 without the proxy; p<N> = proxy<N>
-tport() { [ "$1" = direct ] && echo "${IPORT[s0]}" || echo "$PORT"; }
-tdb() { case $1 in direct) echo c1 ;; bare) echo bare1 ;; *) echo "proxy${1#p}" ;; esac; }
-tname() { case $1 in direct) echo direct ;; bare) echo "bare PL/Proxy" ;; *) echo "${1#p} shard$([ "${1#p}" = 1 ] || echo s)" ;; esac; }
+tport() { case $1 in direct*) echo "${IPORT[s0]}" ;; *) echo "$PORT" ;; esac; }
+tdb() { case $1 in direct*) echo c1 ;; bare) echo bare1 ;; *) echo "proxy${1#p}" ;; esac; }
+tmode() { [ "$1" = directx ] && echo extended || echo prepared; }
+tname() { case $1 in direct) echo direct ;; directx) echo "direct -M extended" ;; bare) echo "bare PL/Proxy" ;; *) echo "${1#p} shard$([ "${1#p}" = 1 ] || echo s)" ;; esac; }
 
 # ---------------------------------------------------------------- same answers
 # every proxy answers what the direct database answers
@@ -405,7 +410,7 @@ run() {
 	jobs=$((cl < 2 ? cl : 2))
 	case $c in put | update | batch) checkpoint_all ;; esac
 	p0=$(inst_ticks proxy); s0=$(inst_ticks "${SHARD_INST[@]}")
-	if ( "$PGBIN/pgbench" -n -M prepared -c "$cl" -j "$jobs" -T "$T" -p "$(tport "$tg")" -f "$SCRIPTS/$c.sql" "$(tdb "$tg")" \
+	if ( "$PGBIN/pgbench" -n -M "$(tmode "$tg")" -c "$cl" -j "$jobs" -T "$T" -p "$(tport "$tg")" -f "$SCRIPTS/$c.sql" "$(tdb "$tg")" \
 			>"$log" 2>&1; rc=$?; times >"$log.times"; exit $rc ) && grep -q '^tps = ' "$log"; then
 		p1=$(inst_ticks proxy); s1=$(inst_ticks "${SHARD_INST[@]}")
 		n=$(awk '/^number of transactions actually processed:/ { print $6 }' "$log")
@@ -438,7 +443,12 @@ T_BENCH=$(now)
 : >"$WORK/runs"
 ALLP=$(for n in $SIZES; do echo "p$n"; done | tr '\n' ' ')
 case " $PARTS_RUN " in *" overhead "*)
-	for cl in $OVER_CLIENTS; do for c in $CASES; do sweep overhead "$c" "$cl" direct p1 $([ "$BARE" = 1 ] && echo bare); done; done ;;
+	# -M extended (the lowest client count): the direct call as PL/Proxy
+	# sends it, an unnamed statement parsed and planned every call
+	cl0=$(printf '%s\n' $OVER_CLIENTS | sort -n | head -1)
+	for cl in $OVER_CLIENTS; do for c in $CASES; do
+		sweep overhead "$c" "$cl" direct p1 $([ "$BARE" = 1 ] && echo bare) $([ "$EXTENDED" = 1 ] && [ "$cl" = "$cl0" ] && echo directx)
+	done; done ;;
 esac
 case " $PARTS_RUN " in *" throughput "*)
 	for c in get put; do for cl in $TPUT_CLIENTS; do sweep throughput "$c" "$cl" direct $ALLP; done; done ;;
@@ -485,11 +495,11 @@ if [ -s "$WORK/runs" ] && grep -q '^overhead ' "$WORK/runs"; then
 	echo
 	echo "   CPU µs per call, pgbench / proxy instance / shard instance (every process of each instance, medians):"
 	echo
-	echo "| call | clients | direct | ots_proxy | bare PL/Proxy |"
-	echo "|---|---:|---:|---:|---:|"
+	echo "| call | clients | direct | ots_proxy | bare PL/Proxy | direct -M extended |"
+	echo "|---|---:|---:|---:|---:|---:|"
 	cpu3() { echo "$(f0 "$(med "$1" "$2" "$3" "$4" 8)") / $(f0 "$(med "$1" "$2" "$3" "$4" 9)") / $(f0 "$(med "$1" "$2" "$3" "$4" 10)")"; }
 	for cl in $OVER_CLIENTS; do for c in $CASES; do
-		echo "| ${LABEL[$c]} | $cl | $(cpu3 overhead "$c" direct "$cl") | $(cpu3 overhead "$c" p1 "$cl") | $(cpu3 overhead "$c" bare "$cl") |"
+		echo "| ${LABEL[$c]} | $cl | $(cpu3 overhead "$c" direct "$cl") | $(cpu3 overhead "$c" p1 "$cl") | $(cpu3 overhead "$c" bare "$cl") | $(cpu3 overhead "$c" directx "$cl") ($(med overhead "$c" directx "$cl" 6) tps) |"
 	done; done
 fi
 if grep -q '^throughput ' "$WORK/runs"; then
@@ -530,11 +540,11 @@ if grep -q '^overhead ' "$WORK/runs"; then
 	echo
 	echo "model inputs (1-shard cluster, -c $cl): CPU µs per call on the proxy instance (P), on the shard through the proxy (S) and directly (D); S/P = shard cores one proxy core keeps busy"
 	echo
-	echo "| call | P proxy | S shard via proxy | D shard direct | S/P | (P + S) / D | P of bare PL/Proxy | S via bare PL/Proxy |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+	echo "| call | P proxy | S shard via proxy | D shard direct | S/P | (P + S) / D | P of bare PL/Proxy | S via bare PL/Proxy | D with -M extended |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for c in $CASES; do
 		P=$(med overhead "$c" p1 "$cl" 9); S=$(med overhead "$c" p1 "$cl" 10); D=$(med overhead "$c" direct "$cl" 10)
-		echo "| ${LABEL[$c]} | $(f0 "$P") | $(f0 "$S") | $(f0 "$D") | $(awk -v p="$P" -v s="$S" 'BEGIN { if (p == "-" || p + 0 == 0) print "-"; else printf "%.2f", s / p }') | $(awk -v p="$P" -v s="$S" -v d="$D" 'BEGIN { if (d == "-" || d + 0 == 0) print "-"; else printf "%.2f", (p + s) / d }') | $(f0 "$(med overhead "$c" bare "$cl" 9)") | $(f0 "$(med overhead "$c" bare "$cl" 10)") |"
+		echo "| ${LABEL[$c]} | $(f0 "$P") | $(f0 "$S") | $(f0 "$D") | $(awk -v p="$P" -v s="$S" 'BEGIN { if (p == "-" || p + 0 == 0) print "-"; else printf "%.2f", s / p }') | $(awk -v p="$P" -v s="$S" -v d="$D" 'BEGIN { if (d == "-" || d + 0 == 0) print "-"; else printf "%.2f", (p + s) / d }') | $(f0 "$(med overhead "$c" bare "$cl" 9)") | $(f0 "$(med overhead "$c" bare "$cl" 10)") | $(f0 "$(med overhead "$c" directx "$cl" 10)") |"
 	done
 fi
 echo
