@@ -1,13 +1,16 @@
 # ots: Tablestore's wide-column data model for PostgreSQL 15 (PGXS build).
-EXTENSION  = ots
+EXTENSION  = ots ots_proxy
 EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" ots.control)
+PROXY_VERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" ots_proxy.control)
 
 MODULE_big = ots
 OBJS       = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
 
 # The install script is assembled from src/sql/*.sql, one file per concern, in name order.
 SQL_PARTS  = $(sort $(wildcard src/sql/*.sql))
-DATA_built = ots--$(EXTVERSION).sql
+# ots_proxy (the cluster's proxy database, SQL only) likewise from proxy/sql/*.sql.
+PROXY_PARTS = $(sort $(wildcard proxy/sql/*.sql))
+DATA_built = ots--$(EXTVERSION).sql ots_proxy--$(PROXY_VERSION).sql
 DATA       = $(wildcard sql/upgrade/ots--*--*.sql)
 
 PG_CPPFLAGS = -Isrc -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
@@ -31,7 +34,10 @@ PG_CONFIG ?= $(shell command -v pg_config >/dev/null 2>&1 && echo pg_config || e
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-$(DATA_built): $(SQL_PARTS) ots.control
+ots--$(EXTVERSION).sql: $(SQL_PARTS) ots.control
 	cat $(SQL_PARTS) > $@
+
+ots_proxy--$(PROXY_VERSION).sql: $(PROXY_PARTS) ots_proxy.control
+	cat $(PROXY_PARTS) > $@
 
 $(OBJS): $(wildcard src/*.h)

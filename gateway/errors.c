@@ -3,7 +3,7 @@
  *	  Replies: a serialized response, or Tablestore's Error{code, message}
  *	  with its HTTP status; SQLSTATEs of failed SQL mapped to both.
  *
- * ots raises each Tablestore error with its own SQLSTATE (OT001..OT012,
+ * ots raises each Tablestore error with its own SQLSTATE (OT001..OT013,
  * src/errors.h) and Tablestore's message text, so a failed call of the ots
  * API becomes Tablestore's error with PostgreSQL's primary message as is.
  * PostgreSQL's own errors that an application can act on (privileges,

@@ -23,6 +23,7 @@
 	X('O','T','0','0','9', OUT_OF_COLUMN_COUNT_LIMIT, "OTSOutOfColumnCountLimit") \
 	X('O','T','0','1','0', OUT_OF_ROW_SIZE_LIMIT,    "OTSOutOfRowSizeLimit") \
 	X('O','T','0','1','1', INTERNAL_SERVER_ERROR,    "OTSInternalServerError") \
-	X('O','T','0','1','2', TRIMMED_DATA_ACCESS,      "OTSTrimmedDataAccess")
+	X('O','T','0','1','2', TRIMMED_DATA_ACCESS,      "OTSTrimmedDataAccess") \
+	X('O','T','0','1','3', PARTITION_UNAVAILABLE,    "OTSPartitionUnavailable")
 
 #endif							/* OTS_ERROR_CODES_H */

@@ -15,7 +15,7 @@ OTS_PG_BIN="$(dirname "$OTS_PG_CONFIG")"
 OTS_PG_USER="postgres"
 OTS_PACKAGES=(
 	make gcc libc6-dev
-	postgresql-15 postgresql-server-dev-15 postgresql-15-cron postgresql-15-pgtap
+	postgresql-15 postgresql-server-dev-15 postgresql-15-cron postgresql-15-pgtap postgresql-15-plproxy
 	libtap-parser-sourcehandler-pgtap-perl
 	# test/fuzz: clang with libFuzzer and the sanitizer runtimes
 	clang libclang-rt-14-dev

@@ -1,0 +1,496 @@
+-- ots_proxy install script, assembled from proxy/sql/*.sql in name order (see Makefile).
+\echo Use "CREATE EXTENSION ots_proxy" to load this file. \quit
+
+-- The cluster: which shard database holds which partition, the PL/Proxy
+-- cluster made of it, routing by the partition key, the catalog of tables
+-- the proxy knows, and the one place shards' errors are turned back into
+-- the single node's.
+--
+-- Schema ots holds the API, the same names, arguments and result types as
+-- the ots extension; schema ots_cluster everything else.  The API functions
+-- are PL/pgSQL wrappers running as the caller (PL/Proxy connects to the
+-- shards as current_user, so privileges and row security apply there as for
+-- that role); they call PL/Proxy functions in ots_cluster.
+
+CREATE SCHEMA ots;
+COMMENT ON SCHEMA ots IS 'Tablestore (OTS) API of an ots cluster''s proxy: routed to the shards with PL/Proxy';
+GRANT USAGE ON SCHEMA ots TO PUBLIC;
+
+CREATE SCHEMA ots_cluster;
+COMMENT ON SCHEMA ots_cluster IS 'ots cluster: partition map, catalog, routing (internal to ots_proxy)';
+GRANT USAGE ON SCHEMA ots_cluster TO PUBLIC;
+
+-- the result type of every single-row call, as in the ots extension
+CREATE TYPE ots.row_result AS (
+	primary_key jsonb,
+	attributes jsonb,
+	consumed jsonb
+);
+COMMENT ON TYPE ots.row_result IS 'result of an ots row call: the row (or NULLs), and capacity units consumed';
+
+------------------------------------------------------------------------------
+-- The map: P partitions (a power of two), each in one shard database.  Whole
+-- partitions move when shards are added.  The PL/Proxy cluster is the
+-- foreign server ots_cluster, whose options p0..p(P-1) the admin functions
+-- write from this table (its connstrs may hold passwords: not for PUBLIC).
+------------------------------------------------------------------------------
+CREATE TABLE ots_cluster.partitions (
+	partition integer PRIMARY KEY CHECK (partition >= 0),
+	connstr text NOT NULL,
+	moving boolean NOT NULL DEFAULT false
+);
+COMMENT ON TABLE ots_cluster.partitions IS
+	'the cluster map: the shard database (libpq connstr) of each partition, and whether it is being moved';
+-- the moving check on every write probes this index, nearly always empty
+CREATE INDEX partitions_moving ON ots_cluster.partitions (partition) WHERE moving;
+REVOKE ALL ON ots_cluster.partitions FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('ots_cluster.partitions', '');
+
+-- ots_cluster.without_password: a connstr fit to show (password=... removed)
+CREATE FUNCTION ots_cluster.without_password(connstr text) RETURNS text
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	RETURN pg_catalog.btrim(pg_catalog.regexp_replace(connstr,
+		'\s*password\s*=\s*(''([^''\\]|\\.)*''|\S*)', '', 'gi'));
+COMMENT ON FUNCTION ots_cluster.without_password(text) IS
+	'a libpq connection string without its password, fit for messages';
+
+-- ots_cluster.partition_count: P, from the map
+CREATE FUNCTION ots_cluster.partition_count() RETURNS integer
+	LANGUAGE sql STABLE PARALLEL SAFE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	BEGIN ATOMIC
+		SELECT pg_catalog.count(*)::integer FROM ots_cluster.partitions;
+	END;
+COMMENT ON FUNCTION ots_cluster.partition_count() IS 'the number of partitions of the cluster (a power of two)';
+
+-- ots_cluster.shards: one row per shard database, numbered from 1 in the
+-- order of their lowest partition (shard 1 holds partition 0)
+CREATE FUNCTION ots_cluster.shards()
+	RETURNS TABLE (shard integer, partition integer, connstr text, partitions integer[])
+	LANGUAGE sql STABLE PARALLEL SAFE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	BEGIN ATOMIC
+		SELECT (pg_catalog.row_number() OVER (ORDER BY pg_catalog.min(p.partition)))::integer,
+			   pg_catalog.min(p.partition),
+			   ots_cluster.without_password(p.connstr),
+			   pg_catalog.array_agg(p.partition ORDER BY p.partition)
+		  FROM ots_cluster.partitions p
+		 GROUP BY p.connstr
+		 ORDER BY 2;
+	END;
+COMMENT ON FUNCTION ots_cluster.shards() IS
+	'the shard databases: number, a partition to RUN ON, connstr without password, all their partitions';
+
+-- ots_cluster.write_server: the foreign server ots_cluster made from the map
+-- (created when missing; its options p0.. replaced).  PL/Proxy sees the
+-- change at its next call through its syscache callback.
+CREATE FUNCTION ots_cluster.write_server() RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	old text[];
+	options text;
+BEGIN
+	SELECT s.srvoptions INTO old FROM pg_catalog.pg_foreign_server s WHERE s.srvname = 'ots_cluster';
+	IF NOT FOUND THEN
+		-- PL/Proxy's validator wants the partitions at once
+		EXECUTE 'CREATE SERVER ots_cluster FOREIGN DATA WRAPPER plproxy OPTIONS (' ||
+			(SELECT pg_catalog.string_agg(pg_catalog.format('p%s %L', p.partition, p.connstr), ', '
+										  ORDER BY p.partition)
+			   FROM ots_cluster.partitions p) || ')';
+		CREATE USER MAPPING FOR PUBLIC SERVER ots_cluster;
+		GRANT USAGE ON FOREIGN SERVER ots_cluster TO PUBLIC;
+		RETURN;
+	END IF;
+	-- one ALTER, validated as a whole: SET kept names, DROP gone ones, ADD new ones
+	SELECT pg_catalog.string_agg(CASE WHEN o.name IS NULL THEN pg_catalog.format('ADD %I %L', n.name, n.connstr)
+									  WHEN n.name IS NULL THEN pg_catalog.format('DROP %I', o.name)
+									  ELSE pg_catalog.format('SET %I %L', n.name, n.connstr) END, ', ')
+	  INTO options
+	  FROM (SELECT pg_catalog.split_part(x, '=', 1) AS name FROM pg_catalog.unnest(old) x) o
+	  FULL JOIN (SELECT 'p' || p.partition AS name, p.connstr FROM ots_cluster.partitions p) n
+		ON n.name = o.name;
+	EXECUTE 'ALTER SERVER ots_cluster OPTIONS (' || options || ')';
+END
+$$;
+COMMENT ON FUNCTION ots_cluster.write_server() IS
+	'writes the foreign server ots_cluster (PL/Proxy''s cluster) from ots_cluster.partitions (internal)';
+REVOKE ALL ON FUNCTION ots_cluster.write_server() FROM PUBLIC;
+
+-- ots_cluster.create_cluster: a new map, partitions dealt round-robin to
+-- the shards (partition i in shards[i % N + 1]); the catalog starts empty
+CREATE FUNCTION ots_cluster.create_cluster(shards text[], partitions integer DEFAULT 64) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	n integer := pg_catalog.cardinality(shards);
+BEGIN
+	IF n IS NULL OR n = 0 OR pg_catalog.array_position(shards, NULL) IS NOT NULL THEN
+		RAISE EXCEPTION 'an ots cluster needs at least one shard connstr, none NULL';
+	END IF;
+	IF partitions IS NULL OR partitions < n OR partitions > 65536
+		OR (partitions & (partitions - 1)) <> 0 THEN
+		RAISE EXCEPTION 'invalid number of partitions: %', partitions
+			USING DETAIL = pg_catalog.format('The number of partitions is a power of two from the number of shards (%s) to 65536.', n);
+	END IF;
+	DELETE FROM ots_cluster.partitions;
+	INSERT INTO ots_cluster.partitions (partition, connstr)
+		SELECT i, shards[i % n + 1] FROM pg_catalog.generate_series(0, partitions - 1) i;
+	DELETE FROM ots_cluster.tables;
+	PERFORM ots_cluster.write_server();
+END
+$$;
+COMMENT ON FUNCTION ots_cluster.create_cluster(text[], integer) IS
+	'makes the cluster map: shard connstrs (libpq), partitions (a power of two, 64 by default) dealt round-robin';
+REVOKE ALL ON FUNCTION ots_cluster.create_cluster(text[], integer) FROM PUBLIC;
+
+-- ots_cluster.set_partition: moves partition N to another shard in the map
+CREATE FUNCTION ots_cluster.set_partition(partition integer, connstr text) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF connstr IS NULL THEN
+		RAISE EXCEPTION 'a partition''s connstr cannot be NULL';
+	END IF;
+	UPDATE ots_cluster.partitions p SET connstr = set_partition.connstr
+	 WHERE p.partition = set_partition.partition;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'partition % does not exist', partition
+			USING DETAIL = pg_catalog.format('Partitions are 0 to %s.', ots_cluster.partition_count() - 1);
+	END IF;
+	EXECUTE pg_catalog.format('ALTER SERVER ots_cluster OPTIONS (SET %I %L)', 'p' || partition, connstr);
+END
+$$;
+COMMENT ON FUNCTION ots_cluster.set_partition(integer, text) IS
+	'points a partition at another shard database (after its rows were copied there)';
+REVOKE ALL ON FUNCTION ots_cluster.set_partition(integer, text) FROM PUBLIC;
+
+-- ots_cluster.set_moving: marks partitions as moving (writes to them are
+-- refused with OTSPartitionUnavailable) or no longer moving
+CREATE FUNCTION ots_cluster.set_moving(partitions integer[], moving boolean) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	missing integer;
+BEGIN
+	SELECT m INTO missing FROM pg_catalog.unnest(partitions) m
+	 WHERE NOT EXISTS (SELECT 1 FROM ots_cluster.partitions p WHERE p.partition = m) LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION 'partition % does not exist', missing;
+	END IF;
+	UPDATE ots_cluster.partitions p SET moving = coalesce(set_moving.moving, false)
+	 WHERE p.partition = ANY (partitions);
+END
+$$;
+COMMENT ON FUNCTION ots_cluster.set_moving(integer[], boolean) IS
+	'marks partitions as moving to another shard (writes refused, OT013) or done';
+REVOKE ALL ON FUNCTION ots_cluster.set_moving(integer[], boolean) FROM PUBLIC;
+
+------------------------------------------------------------------------------
+-- Routing.  A row lives in partition key_hash(partition key) & (P - 1), as
+-- PL/Proxy maps a RUN ON hash.  The hash is hashtext() of the key's
+-- canonical text, so that a shard can compute it over its stored keys
+-- (storage_hash_sql): the partition mover selects a partition's rows so.
+------------------------------------------------------------------------------
+
+-- ots_cluster.key_hash: the routing hash of a partition-key value (jsonb as
+-- the API takes it); 0 when the value is not one of the type, so that the
+-- shard holding partition 0 reports the single node's error
+CREATE FUNCTION ots_cluster.key_hash(value jsonb, pk_type text) RETURNS integer
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	RETURN CASE
+		WHEN pk_type = 'STRING' AND pg_catalog.jsonb_typeof(value) = 'string'
+			THEN pg_catalog.hashtext(value #>> '{}')
+		WHEN pk_type = 'INTEGER' AND pg_catalog.jsonb_typeof(value) = 'number'
+			 AND (value #>> '{}') ~ '^-?[0-9]{1,19}$'
+			 AND (value #>> '{}')::numeric BETWEEN -9223372036854775808 AND 9223372036854775807
+			THEN pg_catalog.hashtext(((value #>> '{}')::bigint)::text)
+		WHEN pk_type = 'BINARY' AND pg_catalog.jsonb_typeof(value) = 'object'
+			 AND (SELECT pg_catalog.count(*) FROM pg_catalog.jsonb_object_keys(value)) = 1
+			 AND pg_catalog.jsonb_typeof(value -> '$binary') = 'string'
+			 AND (value ->> '$binary') ~ '^([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$'
+			THEN pg_catalog.hashtext(pg_catalog.encode(pg_catalog.decode(value ->> '$binary', 'base64'), 'hex'))
+		ELSE 0
+	END;
+COMMENT ON FUNCTION ots_cluster.key_hash(jsonb, text) IS
+	'routing hash of a partition-key value: hashtext of its text (STRING), int8 decimal text (INTEGER) or lowercase hex (BINARY); 0 when invalid';
+
+-- ots_cluster.storage_hash_sql: the SQL expression computing key_hash over a
+-- stored partition-key column (text, int8 or bytea) on a shard
+CREATE FUNCTION ots_cluster.storage_hash_sql(column_sql text, pk_type text) RETURNS text
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	RETURN CASE pk_type
+		WHEN 'STRING' THEN pg_catalog.format('pg_catalog.hashtext(%s)', column_sql)
+		WHEN 'INTEGER' THEN pg_catalog.format('pg_catalog.hashtext((%s)::pg_catalog.text)', column_sql)
+		WHEN 'BINARY' THEN pg_catalog.format('pg_catalog.hashtext(pg_catalog.encode(%s, ''hex''))', column_sql)
+	END;
+COMMENT ON FUNCTION ots_cluster.storage_hash_sql(text, text) IS
+	'SQL expression of key_hash over a stored partition-key column (text, int8, bytea), for queries on shards';
+
+-- ots_cluster.partition_of: the partition a routing hash lands in
+CREATE FUNCTION ots_cluster.partition_of(hash integer) RETURNS integer
+	LANGUAGE sql STABLE PARALLEL SAFE
+	RETURN hash & (ots_cluster.partition_count() - 1);
+COMMENT ON FUNCTION ots_cluster.partition_of(integer) IS 'the partition of a routing hash: hash & (P - 1)';
+
+-- ots_cluster.check_moving: refuses a write to a partition being moved
+-- (one probe of an index that is empty unless partitions are moving)
+CREATE FUNCTION ots_cluster.check_moving(hash integer) RETURNS void
+	LANGUAGE plpgsql STABLE PARALLEL SAFE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	moving integer;
+BEGIN
+	IF NOT EXISTS (SELECT 1 FROM ots_cluster.partitions p WHERE p.moving) THEN
+		RETURN;
+	END IF;
+	SELECT p.partition INTO moving FROM ots_cluster.partitions p
+	 WHERE p.moving AND p.partition = hash & (ots_cluster.partition_count() - 1);
+	IF FOUND THEN
+		RAISE EXCEPTION USING ERRCODE = 'OT013', MESSAGE = 'The partition is not available.',
+			DETAIL = pg_catalog.format('partition %s is moving to another shard; retry', moving);
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots_cluster.check_moving(integer) IS
+	'raises OTSPartitionUnavailable (OT013) when the partition of a routing hash is moving';
+
+------------------------------------------------------------------------------
+-- The catalog: what the proxy knows of each table (its key, for routing).
+-- Only catalog_refresh writes it, from the first shard's describe_table
+-- asked as the extension's owner; nobody can make it say anything else.
+------------------------------------------------------------------------------
+CREATE TABLE ots_cluster.tables (
+	schema_name name NOT NULL,
+	table_name name NOT NULL,
+	pk_names text[] NOT NULL,
+	pk_types text[] NOT NULL,
+	hash_prefix_length integer NOT NULL DEFAULT 0,
+	is_index boolean NOT NULL DEFAULT false,
+	PRIMARY KEY (schema_name, table_name)
+);
+COMMENT ON TABLE ots_cluster.tables IS
+	'the tables the proxy knows: primary key (for routing), hash prefix, whether an index (a cache of the first shard''s)';
+REVOKE ALL ON ots_cluster.tables FROM PUBLIC;
+
+-- ots_cluster.qualified: the table-name argument naming schema.table for ots
+-- (the schema part quoted as an identifier, the table part literal)
+CREATE FUNCTION ots_cluster.qualified(schema_name name, table_name name) RETURNS text
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	RETURN pg_catalog.quote_ident(schema_name) || '.' || table_name;
+COMMENT ON FUNCTION ots_cluster.qualified(name, name) IS
+	'the ots table-name argument for schema_name.table_name';
+
+-- ots_cluster.describe_first: ots.describe_table of schema.table on the
+-- first shard, or NULL when it has no such ots table (asked by the owner:
+-- ots.tables shows it every table)
+CREATE FUNCTION ots_cluster.describe_first(schema_arg name, table_arg name) RETURNS jsonb
+	LANGUAGE plproxy
+	AS $$
+	CLUSTER 'ots_cluster';
+	RUN ON 0;
+	SELECT CASE WHEN EXISTS (SELECT 1 FROM ots.tables t WHERE t.schema_name = $1 AND t.table_name = $2)
+				THEN ots.describe_table(pg_catalog.quote_ident($1) || '.' || $2) END;
+	$$;
+COMMENT ON FUNCTION ots_cluster.describe_first(name, name) IS
+	'ots.describe_table of schema.table on the first shard, NULL when it has none (internal)';
+REVOKE ALL ON FUNCTION ots_cluster.describe_first(name, name) FROM PUBLIC;
+
+-- ots_cluster.split_name: a table-name argument as ots reads it: the part
+-- after the last dot is the table, literally; before it, the schema, taken
+-- literally or between double quotes ("" for one quote); no dot, no schema
+CREATE FUNCTION ots_cluster.split_name(table_name text, OUT schema_name text, OUT relname text)
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	BEGIN ATOMIC
+		SELECT CASE WHEN d.dot = 0 THEN NULL
+					WHEN pg_catalog.substr(d.s, 1, 1) = '"' AND pg_catalog.right(d.s, 1) = '"' AND pg_catalog.length(d.s) >= 2
+					THEN pg_catalog.replace(pg_catalog.substr(d.s, 2, pg_catalog.length(d.s) - 2), '""', '"')
+					ELSE d.s END,
+			   pg_catalog.substr(table_name, d.dot + 1)
+		  FROM (SELECT p.dot, pg_catalog.substr(table_name, 1, p.dot - 1) AS s
+				  FROM (SELECT CASE WHEN pg_catalog.strpos(table_name, '.') = 0 THEN 0
+									ELSE pg_catalog.length(table_name) - pg_catalog.strpos(pg_catalog.reverse(table_name), '.') + 1
+							   END AS dot) p) d;
+	END;
+COMMENT ON FUNCTION ots_cluster.split_name(text) IS
+	'the schema (NULL when unqualified) and table of a table-name argument, as ots reads them';
+
+-- ots_cluster.catalog_refresh: records (or forgets) one table as the first
+-- shard describes it to the extension's owner; the entry, or NULL
+CREATE FUNCTION ots_cluster.catalog_refresh(qualified text) RETURNS ots_cluster.tables
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	d jsonb;
+	parts text[];
+	entry ots_cluster.tables;
+BEGIN
+	SELECT ARRAY[n.schema_name, n.relname] INTO parts FROM ots_cluster.split_name(qualified) n;
+	-- qualified names only: schema.table, as ots_cluster.qualified writes them
+	IF parts[1] IS NULL OR parts[2] IS NULL OR parts[2] = ''
+		OR pg_catalog.octet_length(parts[1]) >= 64 OR pg_catalog.octet_length(parts[2]) >= 64 THEN
+		RETURN NULL;
+	END IF;
+	d := ots_cluster.describe_first(parts[1]::name, parts[2]::name);
+	IF d IS NULL THEN
+		DELETE FROM ots_cluster.tables t WHERE t.schema_name = parts[1] AND t.table_name = parts[2];
+		RETURN NULL;
+	END IF;
+	INSERT INTO ots_cluster.tables AS t (schema_name, table_name, pk_names, pk_types, hash_prefix_length, is_index)
+		SELECT d ->> 'schema_name', d ->> 'table_name',
+			   ARRAY(SELECT k ->> 'name' FROM pg_catalog.jsonb_array_elements(d -> 'primary_key') WITH ORDINALITY e(k, n) ORDER BY n),
+			   ARRAY(SELECT k ->> 'type' FROM pg_catalog.jsonb_array_elements(d -> 'primary_key') WITH ORDINALITY e(k, n) ORDER BY n),
+			   coalesce((d ->> 'hash_prefix_length')::integer, 0),
+			   d ? 'index_of'
+	ON CONFLICT (schema_name, table_name) DO UPDATE
+		SET pk_names = excluded.pk_names, pk_types = excluded.pk_types,
+			hash_prefix_length = excluded.hash_prefix_length, is_index = excluded.is_index
+	RETURNING * INTO entry;
+	RETURN entry;
+END
+$$;
+COMMENT ON FUNCTION ots_cluster.catalog_refresh(text) IS
+	'records or forgets the table schema.table as the first shard has it; returns the entry or NULL';
+
+-- ots_cluster.catalog_entry: the first of the schemas that has the table in
+-- the catalog (for table_of, which cannot read the catalog itself)
+CREATE FUNCTION ots_cluster.catalog_entry(schemas name[], table_name name) RETURNS ots_cluster.tables
+	LANGUAGE sql STABLE PARALLEL SAFE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	BEGIN ATOMIC
+		SELECT t FROM pg_catalog.unnest(schemas) WITH ORDINALITY s(name, n)
+		  JOIN ots_cluster.tables t ON t.schema_name = s.name AND t.table_name = catalog_entry.table_name
+		 ORDER BY s.n LIMIT 1;
+	END;
+COMMENT ON FUNCTION ots_cluster.catalog_entry(name[], name) IS
+	'the catalog entry of table_name in the first of schemas that has it (internal)';
+
+-- ots_cluster.search_schemas: the schemas of the session's search_path, in
+-- order, "$user" as the current role's name (schemas that exist only on the
+-- shards count too: the proxy need not have them)
+CREATE FUNCTION ots_cluster.search_schemas() RETURNS name[]
+	LANGUAGE sql STABLE PARALLEL SAFE
+	RETURN ARRAY(
+		SELECT CASE WHEN m[1] = '"$user"' OR m[1] = '$user' THEN current_user::name
+					WHEN m[1] LIKE '"%"' THEN pg_catalog.replace(pg_catalog.substr(m[1], 2, pg_catalog.length(m[1]) - 2), '""', '"')::name
+					ELSE pg_catalog.lower(m[1])::name END
+		  FROM pg_catalog.regexp_matches(pg_catalog.current_setting('search_path'),
+										 '\s*("(?:[^"]|"")*"|[^,\s]+)\s*(?:,|$)', 'g') WITH ORDINALITY r(m, n)
+		 WHERE m[1] NOT IN ('pg_temp', 'pg_catalog')
+		 ORDER BY n);
+COMMENT ON FUNCTION ots_cluster.search_schemas() IS
+	'the schemas of search_path in order, "$user" resolved (internal)';
+
+-- ots_cluster.table_of: the catalog entry a table-name argument means: a
+-- qualified name (schema.table, schema possibly quoted) or an unqualified
+-- one through search_path; on a miss, asks the first shard; NULL when no
+-- table matches (the caller then lets the first shard raise the error)
+CREATE FUNCTION ots_cluster.table_of(table_name text) RETURNS ots_cluster.tables
+	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	AS $$
+DECLARE
+	schema_part text;
+	schemas name[];
+	relname text;
+	entry ots_cluster.tables;
+BEGIN
+	IF table_name IS NULL THEN
+		RETURN NULL;
+	END IF;
+	SELECT n.schema_name, n.relname INTO schema_part, relname FROM ots_cluster.split_name(table_name) n;
+	IF pg_catalog.octet_length(relname) >= 64 OR relname = '' OR pg_catalog.octet_length(schema_part) >= 64 THEN
+		RETURN NULL;
+	END IF;
+	schemas := CASE WHEN schema_part IS NULL THEN ots_cluster.search_schemas() ELSE ARRAY[schema_part::name] END;
+	entry := ots_cluster.catalog_entry(schemas, relname::name);
+	IF entry.table_name IS NOT NULL THEN
+		RETURN entry;
+	END IF;
+	FOR i IN 1 .. coalesce(pg_catalog.cardinality(schemas), 0) LOOP
+		entry := ots_cluster.catalog_refresh(ots_cluster.qualified(schemas[i], relname::name));
+		IF entry.table_name IS NOT NULL THEN
+			RETURN entry;
+		END IF;
+	END LOOP;
+	RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION ots_cluster.table_of(text) IS
+	'the catalog entry of a table-name argument (search_path as ots resolves it), asking the first shard on a miss';
+
+-- ots_cluster.route: the routing hash of a primary key of a table (0 when
+-- the table is unknown or the key has no valid partition key)
+CREATE FUNCTION ots_cluster.route(t ots_cluster.tables, primary_key jsonb) RETURNS integer
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	RETURN CASE WHEN t.table_name IS NULL OR pg_catalog.jsonb_typeof(primary_key) <> 'object' THEN 0
+				ELSE coalesce(ots_cluster.key_hash(primary_key -> t.pk_names[1], t.pk_types[1]), 0) END;
+COMMENT ON FUNCTION ots_cluster.route(ots_cluster.tables, jsonb) IS
+	'the routing hash of a primary key of table t (0 when t is unknown or the key invalid)';
+
+-- ots_cluster.target: the table-name argument to send to a shard: the
+-- qualified name the proxy resolved, or the caller's when it found none
+CREATE FUNCTION ots_cluster.target(t ots_cluster.tables, table_name text) RETURNS text
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	RETURN CASE WHEN t.table_name IS NULL THEN table_name
+				ELSE ots_cluster.qualified(t.schema_name, t.table_name) END;
+COMMENT ON FUNCTION ots_cluster.target(ots_cluster.tables, text) IS
+	'the table name to pass to a shard: qualified when resolved, else as given';
+
+------------------------------------------------------------------------------
+-- Errors.  PL/Proxy re-raises a shard's error with its SQLSTATE but a
+-- decorated message ("f(6): [shard0] REMOTE ERROR: msg", "Remote detail:
+-- ...", "Remote hint: ..."); a shard it cannot reach is its own XX000
+-- ("PL/Proxy function f(6): [shard0] PQconnectPoll: ...").
+------------------------------------------------------------------------------
+
+-- ots_cluster.raise_remote: raises an error caught around a PL/Proxy call as
+-- the single node would: a shard's error with its own message, detail and
+-- hint; an unreachable shard as OTSPartitionUnavailable (OT013); anything
+-- else unchanged.  partition: the partition called, to name the shard.
+CREATE FUNCTION ots_cluster.raise_remote(sqlstate text, message text, detail text, hint text,
+										 partition integer DEFAULT NULL) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	m text[];
+	shard text;
+BEGIN
+	IF sqlstate = 'XX000' THEN
+		m := pg_catalog.regexp_match(message,
+			'^PL/Proxy function [^ ]+\(\d+\): \[([^]]*)\] (PQconnectPoll|PQconnectStart|PQsendQuery|PQconsumeInput|PQsendQueryParams|PQflush)[^:]*: (.*)$', 's');
+		IF m IS NULL THEN
+			m := pg_catalog.regexp_match(message, '^PL/Proxy function [^ ]+\(\d+\): ()((?:connect|query) timeout[^:]*)(.*)$', 's');
+		END IF;
+		IF m IS NOT NULL THEN
+			shard := (SELECT s.connstr FROM ots_cluster.shards() s WHERE raise_remote.partition = ANY (s.partitions));
+			RAISE EXCEPTION USING ERRCODE = 'OT013', MESSAGE = 'The partition is not available.',
+				DETAIL = pg_catalog.format('shard %s: %s',
+					coalesce(shard, CASE WHEN m[1] <> '' THEN 'dbname=' || m[1] END, '?'),
+					pg_catalog.rtrim(coalesce(nullif(m[3], ''), m[2]), E'\n '));
+		END IF;
+	END IF;
+	m := pg_catalog.regexp_match(message, '^[^ ]+\(\d+\): \[[^]]*\] REMOTE [A-Z]+: (.*)$', 's');
+	IF m IS NOT NULL THEN
+		message := m[1];
+		detail := pg_catalog.regexp_replace(detail, '^Remote detail: ', '');
+		hint := pg_catalog.regexp_replace(hint, '^Remote hint: ', '');
+	END IF;
+	IF coalesce(detail, '') = '' AND coalesce(hint, '') = '' THEN
+		RAISE EXCEPTION USING ERRCODE = sqlstate, MESSAGE = message;
+	ELSIF coalesce(hint, '') = '' THEN
+		RAISE EXCEPTION USING ERRCODE = sqlstate, MESSAGE = message, DETAIL = detail;
+	ELSIF coalesce(detail, '') = '' THEN
+		RAISE EXCEPTION USING ERRCODE = sqlstate, MESSAGE = message, HINT = hint;
+	END IF;
+	RAISE EXCEPTION USING ERRCODE = sqlstate, MESSAGE = message, DETAIL = detail, HINT = hint;
+END
+$$;
+COMMENT ON FUNCTION ots_cluster.raise_remote(text, text, text, text, integer) IS
+	'raises an error caught around a PL/Proxy call as the single node would (OT013 for an unreachable shard)';
