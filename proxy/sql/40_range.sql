@@ -1,0 +1,525 @@
+-- Range reads on the proxy: ots.get_range and ots.get_range_rows over the shards.
+--
+-- A range within one partition key (the first key column equal in both
+-- bounds and not $inf) lives on one shard and goes there, its page passed
+-- through.  Any other range is asked of every shard database, each
+-- answering with its own Tablestore page, and the pages are merged in the
+-- stored key order (ots_cluster.range_key): what get_range returns is what
+-- one node holding all the rows could return as a page, and its
+-- next_start_primary_key resumes without loss or repetition
+-- (ots_cluster.range_merge says how).  get_range_rows pages every shard
+-- the same way and streams the merge, holding one page per shard.
+--
+-- The page caps (5000 rows, 4 MB) are the shards' own: each shard sends
+-- them beside its page (ots.limit of src/ots_limits.h), so the proxy spells
+-- no limit and cannot disagree with the shards about one.
+
+-- the result of get_range, as on a single node (src/sql/40_rows.sql)
+CREATE TYPE ots.range_result AS (
+	rows jsonb,
+	next_start_primary_key jsonb,
+	consumed jsonb
+);
+COMMENT ON TYPE ots.range_result IS
+	'one get_range page: rows [{primary_key, attributes}], the key to continue from (NULL when done), capacity units';
+
+-- ots_cluster.range_key: a row's position in the stored order, a value whose
+-- btree order is ots's: the hash prefix first on a hash-prefixed table, then
+-- each key column as stored (String text COLLATE "C", bytewise; Integer int8,
+-- signed; Binary bytea, bytewise).  Column k of the key is s<k>, i<k> or b<k>
+-- by its type, the others NULL alike in every row of a table; 8 columns hold
+-- an index's key (its own 4 and the base table's others).
+CREATE TYPE ots_cluster.range_key AS (
+	h int8,
+	s1 text COLLATE "C",
+	i1 int8,
+	b1 bytea,
+	s2 text COLLATE "C",
+	i2 int8,
+	b2 bytea,
+	s3 text COLLATE "C",
+	i3 int8,
+	b3 bytea,
+	s4 text COLLATE "C",
+	i4 int8,
+	b4 bytea,
+	s5 text COLLATE "C",
+	i5 int8,
+	b5 bytea,
+	s6 text COLLATE "C",
+	i6 int8,
+	b6 bytea,
+	s7 text COLLATE "C",
+	i7 int8,
+	b7 bytea,
+	s8 text COLLATE "C",
+	i8 int8,
+	b8 bytea
+);
+COMMENT ON TYPE ots_cluster.range_key IS
+	'a primary key''s position in ots''s stored order (internal to the range merge)';
+
+-- ots_cluster.hash_prefix is ots's "$hash" of a partition-key value
+-- (storage_hash_prefix in src/storage.c): the first n hex digits of the MD5
+-- of the value (String its UTF-8 bytes, Integer its decimal text, Binary its
+-- bytes) as an integer.
+CREATE FUNCTION ots_cluster.hash_prefix(value jsonb, pk_type text, n integer) RETURNS bigint
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	AS $$
+	SELECT pg_catalog.int8(('x' OPERATOR(pg_catalog.||) pg_catalog.lpad(pg_catalog.left(pg_catalog.md5(CASE pk_type
+			WHEN 'STRING' THEN pg_catalog.convert_to(value #>> '{}', 'UTF8')
+			WHEN 'INTEGER' THEN pg_catalog.convert_to(pg_catalog.int8(value #>> '{}')::text, 'UTF8')
+			ELSE pg_catalog.decode(value ->> '$binary', 'base64') END), n), 16, '0'))::bit(64))
+$$;
+COMMENT ON FUNCTION ots_cluster.hash_prefix(jsonb, text, integer) IS
+	'the hash prefix ots stores in front of a key: the first n hex digits of the MD5 of the partition-key value, as an integer';
+
+CREATE FUNCTION ots_cluster.range_key(pk jsonb, t ots_cluster.tables) RETURNS ots_cluster.range_key
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	AS $$
+	SELECT ROW(
+		CASE WHEN t.hash_prefix_length > 0
+			THEN ots_cluster.hash_prefix(pk -> t.pk_names[1], t.pk_types[1], t.hash_prefix_length) END,
+		CASE t.pk_types[1] WHEN 'STRING' THEN pk ->> t.pk_names[1] END,
+		CASE t.pk_types[1] WHEN 'INTEGER' THEN (pk ->> t.pk_names[1])::int8 END,
+		CASE t.pk_types[1] WHEN 'BINARY' THEN pg_catalog.decode(pk -> t.pk_names[1] ->> '$binary', 'base64') END,
+		CASE t.pk_types[2] WHEN 'STRING' THEN pk ->> t.pk_names[2] END,
+		CASE t.pk_types[2] WHEN 'INTEGER' THEN (pk ->> t.pk_names[2])::int8 END,
+		CASE t.pk_types[2] WHEN 'BINARY' THEN pg_catalog.decode(pk -> t.pk_names[2] ->> '$binary', 'base64') END,
+		CASE t.pk_types[3] WHEN 'STRING' THEN pk ->> t.pk_names[3] END,
+		CASE t.pk_types[3] WHEN 'INTEGER' THEN (pk ->> t.pk_names[3])::int8 END,
+		CASE t.pk_types[3] WHEN 'BINARY' THEN pg_catalog.decode(pk -> t.pk_names[3] ->> '$binary', 'base64') END,
+		CASE t.pk_types[4] WHEN 'STRING' THEN pk ->> t.pk_names[4] END,
+		CASE t.pk_types[4] WHEN 'INTEGER' THEN (pk ->> t.pk_names[4])::int8 END,
+		CASE t.pk_types[4] WHEN 'BINARY' THEN pg_catalog.decode(pk -> t.pk_names[4] ->> '$binary', 'base64') END,
+		CASE t.pk_types[5] WHEN 'STRING' THEN pk ->> t.pk_names[5] END,
+		CASE t.pk_types[5] WHEN 'INTEGER' THEN (pk ->> t.pk_names[5])::int8 END,
+		CASE t.pk_types[5] WHEN 'BINARY' THEN pg_catalog.decode(pk -> t.pk_names[5] ->> '$binary', 'base64') END,
+		CASE t.pk_types[6] WHEN 'STRING' THEN pk ->> t.pk_names[6] END,
+		CASE t.pk_types[6] WHEN 'INTEGER' THEN (pk ->> t.pk_names[6])::int8 END,
+		CASE t.pk_types[6] WHEN 'BINARY' THEN pg_catalog.decode(pk -> t.pk_names[6] ->> '$binary', 'base64') END,
+		CASE t.pk_types[7] WHEN 'STRING' THEN pk ->> t.pk_names[7] END,
+		CASE t.pk_types[7] WHEN 'INTEGER' THEN (pk ->> t.pk_names[7])::int8 END,
+		CASE t.pk_types[7] WHEN 'BINARY' THEN pg_catalog.decode(pk -> t.pk_names[7] ->> '$binary', 'base64') END,
+		CASE t.pk_types[8] WHEN 'STRING' THEN pk ->> t.pk_names[8] END,
+		CASE t.pk_types[8] WHEN 'INTEGER' THEN (pk ->> t.pk_names[8])::int8 END,
+		CASE t.pk_types[8] WHEN 'BINARY' THEN pg_catalog.decode(pk -> t.pk_names[8] ->> '$binary', 'base64') END)::ots_cluster.range_key
+$$;
+COMMENT ON FUNCTION ots_cluster.range_key(jsonb, ots_cluster.tables) IS
+	'the position of primary key pk of table t in the stored order (compare as a record; BACKWARD reverses)';
+
+-- ots_cluster.range_row_size is a returned row's size as ots counts it for
+-- the 4 MB page cap (range_row_size in src/range_read.c): each key column's
+-- name and value (String and Binary their bytes, Integer 8), plus the
+-- attributes' jsonb.
+CREATE FUNCTION ots_cluster.range_row_size(r jsonb, t ots_cluster.tables) RETURNS bigint
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	AS $$
+	SELECT
+		coalesce(pg_catalog.octet_length(t.pk_names[1]) + CASE t.pk_types[1]
+			WHEN 'INTEGER' THEN 8
+			WHEN 'STRING' THEN pg_catalog.octet_length(r -> 'primary_key' ->> t.pk_names[1])
+			ELSE pg_catalog.length(pg_catalog.decode(r -> 'primary_key' -> t.pk_names[1] ->> '$binary', 'base64')) END, 0) +
+		coalesce(pg_catalog.octet_length(t.pk_names[2]) + CASE t.pk_types[2]
+			WHEN 'INTEGER' THEN 8
+			WHEN 'STRING' THEN pg_catalog.octet_length(r -> 'primary_key' ->> t.pk_names[2])
+			ELSE pg_catalog.length(pg_catalog.decode(r -> 'primary_key' -> t.pk_names[2] ->> '$binary', 'base64')) END, 0) +
+		coalesce(pg_catalog.octet_length(t.pk_names[3]) + CASE t.pk_types[3]
+			WHEN 'INTEGER' THEN 8
+			WHEN 'STRING' THEN pg_catalog.octet_length(r -> 'primary_key' ->> t.pk_names[3])
+			ELSE pg_catalog.length(pg_catalog.decode(r -> 'primary_key' -> t.pk_names[3] ->> '$binary', 'base64')) END, 0) +
+		coalesce(pg_catalog.octet_length(t.pk_names[4]) + CASE t.pk_types[4]
+			WHEN 'INTEGER' THEN 8
+			WHEN 'STRING' THEN pg_catalog.octet_length(r -> 'primary_key' ->> t.pk_names[4])
+			ELSE pg_catalog.length(pg_catalog.decode(r -> 'primary_key' -> t.pk_names[4] ->> '$binary', 'base64')) END, 0) +
+		coalesce(pg_catalog.octet_length(t.pk_names[5]) + CASE t.pk_types[5]
+			WHEN 'INTEGER' THEN 8
+			WHEN 'STRING' THEN pg_catalog.octet_length(r -> 'primary_key' ->> t.pk_names[5])
+			ELSE pg_catalog.length(pg_catalog.decode(r -> 'primary_key' -> t.pk_names[5] ->> '$binary', 'base64')) END, 0) +
+		coalesce(pg_catalog.octet_length(t.pk_names[6]) + CASE t.pk_types[6]
+			WHEN 'INTEGER' THEN 8
+			WHEN 'STRING' THEN pg_catalog.octet_length(r -> 'primary_key' ->> t.pk_names[6])
+			ELSE pg_catalog.length(pg_catalog.decode(r -> 'primary_key' -> t.pk_names[6] ->> '$binary', 'base64')) END, 0) +
+		coalesce(pg_catalog.octet_length(t.pk_names[7]) + CASE t.pk_types[7]
+			WHEN 'INTEGER' THEN 8
+			WHEN 'STRING' THEN pg_catalog.octet_length(r -> 'primary_key' ->> t.pk_names[7])
+			ELSE pg_catalog.length(pg_catalog.decode(r -> 'primary_key' -> t.pk_names[7] ->> '$binary', 'base64')) END, 0) +
+		coalesce(pg_catalog.octet_length(t.pk_names[8]) + CASE t.pk_types[8]
+			WHEN 'INTEGER' THEN 8
+			WHEN 'STRING' THEN pg_catalog.octet_length(r -> 'primary_key' ->> t.pk_names[8])
+			ELSE pg_catalog.length(pg_catalog.decode(r -> 'primary_key' -> t.pk_names[8] ->> '$binary', 'base64')) END, 0) +
+		pg_catalog.pg_column_size(r -> 'attributes')::bigint
+$$;
+COMMENT ON FUNCTION ots_cluster.range_row_size(jsonb, ots_cluster.tables) IS
+	'the size of a get_range row {primary_key, attributes} as ots counts it for the 4 MB page cap';
+
+-- One shard's page: ots.get_range on the shard holding partition hash, or on
+-- every shard database, with the shard's page caps.
+CREATE FUNCTION ots_cluster.range_page_on(
+	hash integer,
+	table_name text,
+	inclusive_start_primary_key jsonb,
+	exclusive_end_primary_key jsonb,
+	direction text,
+	"limit" integer,
+	columns_to_get text[],
+	max_versions integer,
+	time_range jsonb,
+	filter jsonb,
+	with_timestamps boolean,
+	start_column text,
+	end_column text,
+	OUT rows jsonb, OUT next_start_primary_key jsonb, OUT consumed jsonb,
+	OUT max_rows bigint, OUT max_bytes bigint)
+	LANGUAGE plproxy
+	AS $$
+	CLUSTER 'ots_cluster';
+	RUN ON $1;
+	SELECT g.rows, g.next_start_primary_key, g.consumed,
+		   ots.limit('max_range_rows') AS max_rows, ots.limit('max_range_bytes') AS max_bytes
+	  FROM ots.get_range($2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) AS g;
+$$;
+COMMENT ON FUNCTION ots_cluster.range_page_on(integer, text, jsonb, jsonb, text, integer, text[], integer, jsonb, jsonb, boolean, text, text) IS
+	'one get_range page of the shard holding partition hash, with its page caps (max_range_rows, max_range_bytes)';
+
+CREATE FUNCTION ots_cluster.range_page_all(
+	table_name text,
+	inclusive_start_primary_key jsonb,
+	exclusive_end_primary_key jsonb,
+	direction text,
+	"limit" integer,
+	columns_to_get text[],
+	max_versions integer,
+	time_range jsonb,
+	filter jsonb,
+	with_timestamps boolean,
+	start_column text,
+	end_column text,
+	OUT rows jsonb, OUT next_start_primary_key jsonb, OUT consumed jsonb,
+	OUT max_rows bigint, OUT max_bytes bigint) RETURNS SETOF record
+	LANGUAGE plproxy
+	AS $$
+	CLUSTER 'ots_cluster';
+	RUN ON ALL;
+	SELECT g.rows, g.next_start_primary_key, g.consumed,
+		   ots.limit('max_range_rows') AS max_rows, ots.limit('max_range_bytes') AS max_bytes
+	  FROM ots.get_range($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS g;
+$$;
+COMMENT ON FUNCTION ots_cluster.range_page_all(text, jsonb, jsonb, text, integer, text[], integer, jsonb, jsonb, boolean, text, text) IS
+	'one get_range page of every shard database, in parallel, each with its page caps';
+
+-- ots_cluster.range_merge merges shard pages (jsonb arrays of rows, each in
+-- the range's order) into one page: the rows before cutoff (every row when
+-- it is NULL), one per key (a partition being moved is briefly on two
+-- shards, its copies identical), in the range's order, cut after max_rows
+-- rows (NULL: no cap) and at max_bytes (NULL: no cap; a first row always
+-- fits, as on a single node).  next_key is the key of the first row cut, or
+-- NULL when none was.  Paging is exact when cutoff is the smallest next key
+-- of the shards whose page was cut: every row before it is in the pages
+-- (a shard's page holds all its rows before its own next key, an uncut
+-- shard's all of them), so the page followed by the range from next_key
+-- (or from cutoff) is the whole range.
+CREATE FUNCTION ots_cluster.range_merge(t ots_cluster.tables, pages jsonb[], cutoff jsonb,
+										backward boolean, max_rows bigint, max_bytes bigint,
+										OUT rows jsonb, OUT next_key jsonb, OUT returned bigint)
+	LANGUAGE sql STABLE PARALLEL SAFE
+	AS $$
+	WITH keyed AS (
+		SELECT x.e, ots_cluster.range_key(x.e -> 'primary_key', t) AS k
+		  FROM pg_catalog.unnest(pages) AS p(page),
+			   pg_catalog.jsonb_array_elements(p.page) AS x(e)
+	), cut AS (
+		SELECT ots_cluster.range_key(cutoff, t) AS ck
+	), merged AS (
+		-- one row per key, in the range's order (the two sort keys: one of them is NULL)
+		SELECT DISTINCT ON (CASE WHEN NOT backward THEN keyed.k END, CASE WHEN backward THEN keyed.k END)
+			   keyed.e, keyed.k
+		  FROM keyed, cut
+		 WHERE cutoff IS NULL OR CASE WHEN backward THEN keyed.k > cut.ck ELSE keyed.k < cut.ck END
+		 ORDER BY CASE WHEN NOT backward THEN keyed.k END, CASE WHEN backward THEN keyed.k END DESC
+	), counted AS (
+		SELECT merged.e, pg_catalog.row_number() OVER w AS rn,
+			   pg_catalog.sum(CASE WHEN max_bytes IS NOT NULL THEN ots_cluster.range_row_size(merged.e, t) END) OVER w AS bytes
+		  FROM merged
+		WINDOW w AS (ORDER BY CASE WHEN NOT backward THEN merged.k END, CASE WHEN backward THEN merged.k END DESC
+					 ROWS UNBOUNDED PRECEDING)
+	), paged AS (
+		SELECT counted.e, counted.rn,
+			   (max_rows IS NULL OR counted.rn <= max_rows)
+			   AND (max_bytes IS NULL OR counted.rn = 1 OR counted.bytes <= max_bytes) AS taken
+		  FROM counted
+	)
+	SELECT coalesce(pg_catalog.jsonb_agg(paged.e ORDER BY paged.rn) FILTER (WHERE paged.taken), '[]'),
+		   (pg_catalog.array_agg(paged.e -> 'primary_key' ORDER BY paged.rn) FILTER (WHERE NOT paged.taken))[1],
+		   pg_catalog.count(*) FILTER (WHERE paged.taken)
+	  FROM paged
+$$;
+COMMENT ON FUNCTION ots_cluster.range_merge(ots_cluster.tables, jsonb[], jsonb, boolean, bigint, bigint) IS
+	'merges shard pages of a range into one page in stored key order: rows before cutoff, deduplicated, capped; next_key is the first row cut';
+
+-- ots_cluster.range_first is the key of keys (NULL elements ignored) that
+-- comes first in the range's direction, NULL when there is none.
+CREATE FUNCTION ots_cluster.range_first(t ots_cluster.tables, keys jsonb[], backward boolean) RETURNS jsonb
+	LANGUAGE sql STABLE PARALLEL SAFE
+	AS $$
+	SELECT k.key
+	  FROM pg_catalog.unnest(keys) AS k(key)
+	 WHERE k.key IS NOT NULL
+	 ORDER BY CASE WHEN NOT backward THEN ots_cluster.range_key(k.key, t) END,
+			  CASE WHEN backward THEN ots_cluster.range_key(k.key, t) END DESC
+	 LIMIT 1
+$$;
+COMMENT ON FUNCTION ots_cluster.range_first(ots_cluster.tables, jsonb[], boolean) IS
+	'the key among keys that comes first in the range''s direction (the merge''s cutoff)';
+
+-- ots_cluster.range_route is the routing hash to send a range to when one
+-- shard holds all of it: the partition key's when both bounds fix it (not on
+-- an index, whose first column is not the partition key), 0 when the table
+-- is unknown (the first shard raises the single node's error); NULL when
+-- every shard must be asked.
+CREATE FUNCTION ots_cluster.range_route(t ots_cluster.tables, inclusive_start_primary_key jsonb,
+										exclusive_end_primary_key jsonb) RETURNS integer
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	RETURN CASE
+		WHEN t.table_name IS NULL THEN 0
+		WHEN NOT t.is_index
+			 AND pg_catalog.jsonb_typeof(inclusive_start_primary_key) = 'object'
+			 AND pg_catalog.jsonb_typeof(exclusive_end_primary_key) = 'object'
+			 AND inclusive_start_primary_key -> t.pk_names[1] = exclusive_end_primary_key -> t.pk_names[1]
+			 AND NOT coalesce(inclusive_start_primary_key -> t.pk_names[1] ? '$inf', false)
+			THEN ots_cluster.route(t, inclusive_start_primary_key)
+		END;
+COMMENT ON FUNCTION ots_cluster.range_route(ots_cluster.tables, jsonb, jsonb) IS
+	'the routing hash of the one shard a range goes to (one partition key, or an unknown table), NULL when it spans shards';
+
+-- ots_cluster.consumed_sum adds capacity units {"read": r, "write": w}
+CREATE FUNCTION ots_cluster.consumed_sum(consumed jsonb[]) RETURNS jsonb
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	AS $$
+	SELECT pg_catalog.jsonb_build_object('read', coalesce(pg_catalog.sum((c ->> 'read')::bigint), 0),
+										 'write', coalesce(pg_catalog.sum((c ->> 'write')::bigint), 0))
+	  FROM pg_catalog.unnest(consumed) AS c
+$$;
+COMMENT ON FUNCTION ots_cluster.consumed_sum(jsonb[]) IS
+	'the sum of capacity units {"read", "write"}';
+
+CREATE FUNCTION ots.get_range(
+	table_name text,
+	inclusive_start_primary_key jsonb,
+	exclusive_end_primary_key jsonb,
+	direction text DEFAULT 'FORWARD',
+	"limit" integer DEFAULT NULL,
+	columns_to_get text[] DEFAULT NULL,
+	max_versions integer DEFAULT NULL,
+	time_range jsonb DEFAULT NULL,
+	filter jsonb DEFAULT NULL,
+	with_timestamps boolean DEFAULT false,
+	start_column text DEFAULT NULL,
+	end_column text DEFAULT NULL) RETURNS ots.range_result
+	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
+	AS $$
+DECLARE
+	t ots_cluster.tables := ots_cluster.table_of(table_name);
+	route integer := ots_cluster.range_route(t, inclusive_start_primary_key, exclusive_end_primary_key);
+	backward boolean := pg_catalog.upper(direction) = 'BACKWARD';
+	result ots.range_result;
+	pages jsonb[];
+	nexts jsonb[];
+	consumed jsonb[];
+	max_rows bigint;
+	max_bytes bigint;
+	cutoff jsonb;
+	merged record;
+	err_state text;
+	err_message text;
+	err_detail text;
+	err_hint text;
+BEGIN
+	IF route IS NOT NULL THEN
+		SELECT p.rows, p.next_start_primary_key, p.consumed INTO result
+		  FROM ots_cluster.range_page_on(route, ots_cluster.target(t, table_name), inclusive_start_primary_key,
+										 exclusive_end_primary_key, direction,
+										 "limit", columns_to_get, max_versions, time_range, filter, with_timestamps,
+										 start_column, end_column) AS p;
+		RETURN result;
+	END IF;
+	SELECT pg_catalog.array_agg(p.rows), pg_catalog.array_agg(p.next_start_primary_key),
+		   pg_catalog.array_agg(p.consumed), pg_catalog.min(p.max_rows), pg_catalog.min(p.max_bytes)
+	  INTO pages, nexts, consumed, max_rows, max_bytes
+	  FROM ots_cluster.range_page_all(ots_cluster.target(t, table_name), inclusive_start_primary_key,
+										 exclusive_end_primary_key, direction,
+										 "limit", columns_to_get, max_versions, time_range, filter, with_timestamps,
+										 start_column, end_column) AS p;
+	cutoff := ots_cluster.range_first(t, nexts, backward);
+	merged := ots_cluster.range_merge(t, pages, cutoff, backward, least("limit", max_rows), max_bytes);
+	RETURN ROW(merged.rows, coalesce(merged.next_key, cutoff), ots_cluster.consumed_sum(consumed));
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT,
+		err_detail = PG_EXCEPTION_DETAIL, err_hint = PG_EXCEPTION_HINT;
+	PERFORM ots_cluster.raise_remote(err_state, err_message, err_detail, err_hint, ots_cluster.partition_of(route));
+	RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION ots.get_range(text, jsonb, jsonb, text, integer, text[], integer, jsonb, jsonb, boolean, text, text) IS
+	'one page of a primary-key range: at most 5000 rows and 4 MB, with next_start_primary_key (Tablestore GetRange), merged over the shards';
+
+-- get_range_rows: a recursion of steps (ots_cluster.range_rows_step), each
+-- emitting the rows it may in order, carrying what it holds in a state.
+CREATE TYPE ots_cluster.range_rows_state AS (
+	tbl ots_cluster.tables,		-- the table (NULL fields when unknown)
+	hashes integer[],			-- the shards, by a partition of each
+	bufs jsonb[],				-- each shard's rows not emitted yet, in order
+	nexts jsonb[],				-- where each shard's next page starts; NULL when it is done
+	remaining bigint,			-- rows still to emit; NULL: no limit
+	emit jsonb					-- the rows this step emits, in order
+);
+COMMENT ON TYPE ots_cluster.range_rows_state IS
+	'the state of a get_range_rows merge between its steps (internal)';
+
+-- ots_cluster.range_rows_start is the state before the first step: every
+-- shard that can hold rows of the range is to be read from its start.
+CREATE FUNCTION ots_cluster.range_rows_start(table_name text, inclusive_start_primary_key jsonb,
+											 exclusive_end_primary_key jsonb, "limit" integer)
+	RETURNS ots_cluster.range_rows_state
+	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
+	AS $$
+DECLARE
+	s ots_cluster.range_rows_state;
+	route integer;
+BEGIN
+	s.tbl := ots_cluster.table_of(table_name);
+	route := ots_cluster.range_route(s.tbl, inclusive_start_primary_key, exclusive_end_primary_key);
+	IF route IS NOT NULL THEN
+		s.hashes := ARRAY[route];
+	ELSE
+		SELECT pg_catalog.array_agg(sh.partition ORDER BY sh.shard) INTO s.hashes FROM ots_cluster.shards() AS sh;
+	END IF;
+	s.bufs := pg_catalog.array_fill(NULL::jsonb, ARRAY[cardinality(s.hashes)]);
+	s.nexts := pg_catalog.array_fill(inclusive_start_primary_key, ARRAY[cardinality(s.hashes)]);
+	s.remaining := "limit";
+	RETURN s;
+END
+$$;
+COMMENT ON FUNCTION ots_cluster.range_rows_start(text, jsonb, jsonb, integer) IS
+	'the state of a get_range_rows merge before its first step (internal)';
+
+-- ots_cluster.range_rows_step reads the next page of each shard whose rows
+-- were all emitted, then emits every held row before the smallest next key
+-- (all of them when every shard is done), in order and one per key, up to
+-- the limit, keeping the others.  A shard whose next key is that cutoff has
+-- nothing left held, so each step reads at least one page and holds at most
+-- one page per shard.
+CREATE FUNCTION ots_cluster.range_rows_step(
+	s ots_cluster.range_rows_state,
+	table_name text,
+	inclusive_start_primary_key jsonb,
+	exclusive_end_primary_key jsonb,
+	direction text,
+	"limit" integer,
+	columns_to_get text[],
+	max_versions integer,
+	time_range jsonb,
+	filter jsonb,
+	with_timestamps boolean,
+	start_column text,
+	end_column text) RETURNS ots_cluster.range_rows_state
+	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
+	AS $$
+DECLARE
+	backward boolean := pg_catalog.upper(direction) = 'BACKWARD';
+	page_rows jsonb;
+	page_next jsonb;
+	called integer;				-- the shard being read, for its error
+	cutoff jsonb;
+	merged record;
+	err_state text;
+	err_message text;
+	err_detail text;
+	err_hint text;
+BEGIN
+	FOR i IN 1 .. cardinality(s.hashes) LOOP
+		IF s.nexts[i] IS NOT NULL AND coalesce(pg_catalog.jsonb_array_length(s.bufs[i]), 0) = 0 THEN
+			called := s.hashes[i];
+			SELECT p.rows, p.next_start_primary_key INTO page_rows, page_next
+			  FROM ots_cluster.range_page_on(s.hashes[i], ots_cluster.target(s.tbl, table_name), s.nexts[i], exclusive_end_primary_key,
+											 direction, least(s.remaining, pg_catalog.int4(2147483647))::integer,
+											 columns_to_get, max_versions, time_range, filter, with_timestamps,
+											 start_column, end_column) AS p;
+			s.bufs[i] := page_rows;
+			s.nexts[i] := page_next;
+			called := NULL;
+		END IF;
+	END LOOP;
+	cutoff := ots_cluster.range_first(s.tbl, s.nexts, backward);
+	merged := ots_cluster.range_merge(s.tbl, s.bufs, cutoff, backward, s.remaining, NULL);
+	s.emit := merged.rows;
+	s.remaining := s.remaining - merged.returned;
+	FOR i IN 1 .. cardinality(s.hashes) LOOP
+		IF cutoff IS NULL THEN
+			s.bufs[i] := NULL;
+		ELSIF s.bufs[i] IS NOT NULL THEN
+			-- what is held from cutoff on (rows before it were emitted)
+			SELECT pg_catalog.jsonb_agg(x.e ORDER BY x.n) INTO page_rows
+			  FROM pg_catalog.jsonb_array_elements(s.bufs[i]) WITH ORDINALITY AS x(e, n)
+			 WHERE CASE WHEN backward
+						THEN ots_cluster.range_key(x.e -> 'primary_key', s.tbl) <= ots_cluster.range_key(cutoff, s.tbl)
+						ELSE ots_cluster.range_key(x.e -> 'primary_key', s.tbl) >= ots_cluster.range_key(cutoff, s.tbl) END;
+			s.bufs[i] := page_rows;
+		END IF;
+	END LOOP;
+	RETURN s;
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT,
+		err_detail = PG_EXCEPTION_DETAIL, err_hint = PG_EXCEPTION_HINT;
+	PERFORM ots_cluster.raise_remote(err_state, err_message, err_detail, err_hint, ots_cluster.partition_of(called));
+	RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION ots_cluster.range_rows_step(ots_cluster.range_rows_state, text, jsonb, jsonb, text, integer, text[], integer, jsonb, jsonb, boolean, text, text) IS
+	'one step of a get_range_rows merge: reads the pages it needs, emits the rows it may (internal)';
+
+-- ots_cluster.range_rows_more: whether a get_range_rows merge goes on after state s
+CREATE FUNCTION ots_cluster.range_rows_more(s ots_cluster.range_rows_state) RETURNS boolean
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	AS $$
+	SELECT (s.remaining IS NULL OR s.remaining > 0)
+		   AND EXISTS (SELECT FROM ROWS FROM (pg_catalog.unnest(s.nexts), pg_catalog.unnest(s.bufs)) AS x(n, b)
+					   WHERE x.n IS NOT NULL OR coalesce(pg_catalog.jsonb_array_length(x.b), 0) > 0)
+$$;
+COMMENT ON FUNCTION ots_cluster.range_rows_more(ots_cluster.range_rows_state) IS
+	'whether a get_range_rows merge has rows left to emit (internal)';
+
+-- A recursive query, so the rows stream: a caller that stops reading (a
+-- LIMIT) stops the steps, and each step holds one page per shard.  SQL,
+-- STABLE and not STRICT, so a call in FROM is inlined into the caller's
+-- query.
+CREATE FUNCTION ots.get_range_rows(
+	table_name text,
+	inclusive_start_primary_key jsonb,
+	exclusive_end_primary_key jsonb,
+	direction text DEFAULT 'FORWARD',
+	"limit" integer DEFAULT NULL,
+	columns_to_get text[] DEFAULT NULL,
+	max_versions integer DEFAULT NULL,
+	time_range jsonb DEFAULT NULL,
+	filter jsonb DEFAULT NULL,
+	with_timestamps boolean DEFAULT false,
+	start_column text DEFAULT NULL,
+	end_column text DEFAULT NULL) RETURNS TABLE (primary_key jsonb, attributes jsonb)
+	LANGUAGE sql STABLE PARALLEL UNSAFE ROWS 1000
+	AS $$
+	WITH RECURSIVE steps AS (
+		SELECT ots_cluster.range_rows_step(
+				   ots_cluster.range_rows_start(table_name, inclusive_start_primary_key,
+												exclusive_end_primary_key, "limit"),
+				   table_name, inclusive_start_primary_key, exclusive_end_primary_key, direction, "limit", columns_to_get, max_versions, time_range, filter, with_timestamps, start_column, end_column) AS s
+		UNION ALL
+		SELECT ots_cluster.range_rows_step(steps.s, table_name, inclusive_start_primary_key, exclusive_end_primary_key, direction, "limit", columns_to_get, max_versions, time_range, filter, with_timestamps, start_column, end_column)
+		  FROM steps
+		 WHERE ots_cluster.range_rows_more(steps.s)
+	)
+	SELECT r.e -> 'primary_key', r.e -> 'attributes'
+	  FROM steps, pg_catalog.jsonb_array_elements((steps.s).emit) AS r(e)
+$$;
+COMMENT ON FUNCTION ots.get_range_rows(text, jsonb, jsonb, text, integer, text[], integer, jsonb, jsonb, boolean, text, text) IS
+	'every row of a primary-key range as a set, merged over the shards in key order, streamed one page per shard at a time';
