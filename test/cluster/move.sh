@@ -1,0 +1,166 @@
+# shellcheck shell=bash
+# test/cluster/move.sh: (e) of test/cluster/run.sh, sourced by it: a shard
+# added to a 2-shard cluster with clu_add_shard (tools/cluster add-shard's
+# code) while a client writes through the proxy.
+#
+#   cluster_add_shard_rows     every stored row (every version, the hash
+#                              prefix, the cells as stored) of every shard,
+#                              and every row read through the proxy, the same
+#                              before and after
+#   cluster_add_shard_map      the new shard holds its share of the
+#                              partitions, and every stored row of every table
+#                              is on the shard its partition maps to
+#   cluster_add_shard_index    the secondary index's entries (all shards) the
+#                              same, each beside its row
+#   cluster_add_shard_auto_increment  a value generated after the move for a
+#                              moved partition key is above every earlier one
+#   cluster_add_shard_writer   a client writing one new row per call during the
+#                              move: every acknowledged row there after it,
+#                              every refused call OTSPartitionUnavailable
+#                              ("partition N is moving"), no other error
+
+# storage_rows CONNSTR...: every stored row of move.sql's tables on those
+# shards, as text (the index's rows under their own name), sorted.
+storage_rows() {
+	local c
+	for c in "$@"; do
+		clu_connstr_psql "$c" -At <<-'EOF'
+			SELECT 'm_ver', s::text FROM "m_ver$data" s
+			UNION ALL SELECT 'm_hash', s::text FROM "m_hash$data" s
+			UNION ALL SELECT 'm_idx', s::text FROM "m_idx$data" s
+			UNION ALL SELECT 'm_ai', s::text FROM "m_ai$data" s
+		EOF
+	done | LC_ALL=C sort
+}
+
+index_rows() {
+	local c
+	for c in "$@"; do
+		clu_connstr_psql "$c" -At -c 'SELECT s::text FROM "m_idx_city$data" s'
+	done | LC_ALL=C sort
+}
+
+# misplaced CONNSTR: how many stored rows of every base table on that shard
+# belong to a partition the map gives to another shard.
+misplaced() {
+	local c="$1" parts mask str int bin
+	parts="$(clu_psql proxy -At -v c="$c" <<<"SELECT array_agg(partition) FROM ots_cluster.partitions WHERE connstr = :'c'")"
+	mask="$(clu_proxy_value "SELECT count(*) - 1 FROM ots_cluster.partitions")"
+	str="$(clu_hash_sql k STRING)"
+	int="$(clu_hash_sql k INTEGER)"
+	bin="$(clu_hash_sql k BINARY)"
+	clu_connstr_psql "$c" -At <<-EOF
+		SELECT sum(n) FROM (
+		  SELECT count(*) n FROM "m_ver\$data" WHERE NOT (($str) & $mask = ANY ('${parts:-{\}}'::int[]))
+		  UNION ALL SELECT count(*) FROM "m_hash\$data" WHERE NOT (($int) & $mask = ANY ('${parts:-{\}}'::int[]))
+		  UNION ALL SELECT count(*) FROM "m_idx\$data" WHERE NOT (($bin) & $mask = ANY ('${parts:-{\}}'::int[]))
+		  UNION ALL SELECT count(*) FROM "m_ai\$data" WHERE NOT (($(clu_hash_sql part STRING)) & $mask = ANY ('${parts:-{\}}'::int[]))
+		  UNION ALL SELECT count(*) FROM "m_w\$data" WHERE NOT (($str) & $mask = ANY ('${parts:-{\}}'::int[]))) x
+	EOF
+}
+
+move_test() {
+	local out conns after_conns writer_pid ok refused other lost i before_ai after_ai misp c w="$work/move"
+	mkdir -p "$w"
+	chmod 777 "$w"
+	tc_db move 0 1
+	if ! out="$(clu_psql proxy -f - <"$here/move.sql" 2>&1)"; then
+		fail cluster_add_shard_rows "writing the rows: $out"
+		return
+	fi
+	mapfile -t conns < <(clu_proxy_value "SELECT connstr FROM ots_cluster.shards() ORDER BY shard")
+	storage_rows "${conns[@]}" >"$w/storage.before"
+	index_rows "${conns[@]}" >"$w/index.before"
+	clu_psql proxy -f - <"$here/move_rows.sql" >"$w/proxy.before"
+	before_ai="$(for c in "${conns[@]}"; do clu_connstr_psql "$c" -At -c \
+		"SELECT id FROM \"m_ai\$data\" WHERE part = 'p7'"; done | sort -n | tail -n 1)"
+
+	# the writer: one new row per call, autocommit, until told to stop
+	rm -f "$w/stop"
+	(
+		i=0
+		while [ ! -f "$w/stop" ]; do
+			i=$((i + 1))
+			echo "SELECT 'ok $i' FROM ots.put_row('m_w', '{\"k\": \"w$i\"}', '{\"v\": $i}');"
+		done
+	) | clu_psql proxy -At -v ON_ERROR_STOP=0 >"$w/writer.out" 2>"$w/writer.err" &
+	writer_pid=$!
+	sleep 1
+
+	if ! out="$(clu_add_shard shard_new "$((port + 9))" 2>&1)"; then
+		touch "$w/stop"
+		wait "$writer_pid" || true
+		fail cluster_add_shard_rows "clu_add_shard failed: $out"
+		return
+	fi
+	sleep 1
+	touch "$w/stop"
+	wait "$writer_pid" || true
+
+	mapfile -t after_conns < <(clu_proxy_value "SELECT connstr FROM ots_cluster.shards() ORDER BY shard")
+	storage_rows "${after_conns[@]}" >"$w/storage.after"
+	index_rows "${after_conns[@]}" >"$w/index.after"
+	clu_psql proxy -f - <"$here/move_rows.sql" >"$w/proxy.after"
+
+	if [ -s "$w/storage.before" ] && diff -q "$w/storage.before" "$w/storage.after" >/dev/null &&
+		diff -q "$w/proxy.before" "$w/proxy.after" >/dev/null; then
+		pass cluster_add_shard_rows "$(wc -l <"$w/storage.after") stored rows of 4 tables and $(wc -l <"$w/proxy.after") rows read through the proxy, every version, the same after"
+	else
+		fail cluster_add_shard_rows "diff $w/storage.before $w/storage.after; diff $w/proxy.before $w/proxy.after"
+		diff "$w/storage.before" "$w/storage.after" | head -n 10 | sed 's/^/    /'
+		diff "$w/proxy.before" "$w/proxy.after" | head -n 10 | sed 's/^/    /'
+	fi
+
+	misp=0
+	for c in "${after_conns[@]}"; do
+		misp=$((misp + $(misplaced "$c")))
+	done
+	local newc share
+	newc="$(CLU_DB=move clu_connstr shard_new)"
+	share="$(clu_psql proxy -At -v c="$newc" <<<"SELECT count(*) FROM ots_cluster.partitions WHERE connstr = :'c'")"
+	local newrows
+	newrows="$(clu_connstr_psql "$newc" -At -c 'SELECT count(*) FROM "m_ver$data"')"
+	if [ "${#after_conns[@]}" = 3 ] && [ "$share" = 21 ] && [ "$misp" = 0 ] && [ "$newrows" -gt 50 ]; then
+		pass cluster_add_shard_map "3 shards, 21 of 64 partitions moved to the new one ($newrows rows of m_ver there), no row on a shard its partition is not mapped to"
+	else
+		fail cluster_add_shard_map "${#after_conns[@]} shards, $share partitions on the new one, $newrows m_ver rows there, $misp rows misplaced"
+	fi
+
+	if [ -s "$w/index.before" ] && diff -q "$w/index.before" "$w/index.after" >/dev/null &&
+		[ "$(clu_connstr_psql "$newc" -At -c 'SELECT count(*) FROM "m_idx_city$data"')" = \
+			"$(clu_connstr_psql "$newc" -At -c 'SELECT count(*) FROM "m_idx$data"')" ]; then
+		pass cluster_add_shard_index "$(wc -l <"$w/index.after") entries the same, the new shard's beside its rows"
+	else
+		fail cluster_add_shard_index "diff $w/index.before $w/index.after"
+	fi
+
+	out="$(clu_proxy_value "SELECT (primary_key ->> 'id') FROM ots.put_row('m_ai', '{\"part\": \"p7\", \"id\": {\"\$auto_increment\": true}}', '{\"v\": 9}', return_type => 'RT_PK')" 2>&1)"
+	after_ai="$out"
+	if [[ "$after_ai" =~ ^[0-9]+$ ]] && [ -n "$before_ai" ] && [ "$after_ai" -gt "$before_ai" ]; then
+		pass cluster_add_shard_auto_increment "after the move, p7's next id $after_ai > $before_ai"
+	else
+		fail cluster_add_shard_auto_increment "before $before_ai, after: $after_ai"
+	fi
+
+	# the writer: acknowledged rows present with their value; only OT013 refusals
+	ok="$(grep -c '^ok ' "$w/writer.out" || true)"
+	refused="$(grep -c '^ERROR:  The partition is not available.' "$w/writer.err" || true)"
+	other="$(grep '^ERROR:' "$w/writer.err" | grep -vc '^ERROR:  The partition is not available.' || true)"
+	grep '^ok ' "$w/writer.out" | awk '{print $2}' >"$w/acked"
+	lost="$(clu_psql proxy -At -v f="$w/acked" <<-'EOF'
+		CREATE TEMP TABLE acked (i int);
+		\copy acked FROM :'f'
+		SELECT count(*) FROM acked a
+		 WHERE (SELECT r.attributes FROM ots.get_row('m_w', jsonb_build_object('k', 'w' || a.i)) r)
+		       IS DISTINCT FROM jsonb_build_object('v', a.i);
+	EOF
+	)"
+	local moving_detail
+	moving_detail="$(grep -c '^DETAIL:  partition [0-9]* is moving to another shard; retry' "$w/writer.err" || true)"
+	if [ "$ok" -gt 0 ] && [ "$other" = 0 ] && [ "$lost" = 0 ] && [ "$moving_detail" = "$refused" ]; then
+		pass cluster_add_shard_writer "$ok writes acknowledged, each read back through the proxy; $refused refused with OTSPartitionUnavailable while their partition moved"
+	else
+		fail cluster_add_shard_writer "$ok acknowledged, $lost of them missing, $refused refused ($moving_detail with the moving detail), $other other errors: $w/writer.err"
+		grep '^ERROR' "$w/writer.err" | sort | uniq -c | head -n 5 | sed 's/^/    /'
+	fi
+}

@@ -1,0 +1,374 @@
+# shellcheck shell=bash
+# tools/cluster_lib.sh: the instances of an ots cluster (a proxy database
+# running ots_proxy over shard databases running ots) and the moving of whole
+# partitions to a new shard. One owner of both for tools/cluster (a cluster
+# in the checkout's .cluster/) and test/cluster/ (throwaway clusters).
+# Source it after tools/lib.sh from a bash script running with
+# `set -euo pipefail`, then set CLU_BASE (and optionally CLU_DB, CLU_CONF).
+#
+# Layout: one PostgreSQL instance per directory $CLU_BASE/<name>/ (proxy,
+# shard0, shard1, ..., and standbys): data/ the cluster, port its port,
+# server.log its log; the directory itself is the unix socket directory. The
+# instances listen on no TCP port, so ports only name the socket files.
+# The servers run as the postgres system user when we are root, else as
+# the caller; clients connect as that user (trust authentication, unix
+# sockets only).
+#
+#   clu_create NAME PORT [CONF-LINE...]  initdb (from a template made once)
+#   clu_start NAME / clu_stop NAME [MODE] / clu_running NAME
+#   clu_psql NAME ARGS...                psql -X, ON_ERROR_STOP, database $CLU_DB
+#   clu_connstr NAME                     the connstr the proxy's map holds
+#   clu_new_shard NAME PORT              create, start, CREATE EXTENSION ots
+#   clu_new_proxy PORT SHARD...          create, start, ots_proxy, create_cluster
+#   clu_shard_db NAME / clu_proxy_db SHARD...   one more database $CLU_DB on
+#                                        existing instances: another cluster
+#   clu_add_shard NAME PORT              a new shard, tables made on it, and a
+#                                        fair share of the partitions moved to it
+#   clu_move_partition P CONNSTR         one partition's rows to CONNSTR's shard
+
+CLU_BASE="${CLU_BASE:-}"
+CLU_DB="${CLU_DB:-ots}"
+# the settings every shard gets (tools/cluster and the tests add theirs)
+CLU_SHARD_CONF=(
+	"shared_preload_libraries = 'ots'"
+	"max_locks_per_transaction = 256"
+	# a standby can follow any shard (HA: docs/cluster.md)
+	"wal_level = replica"
+	"max_wal_senders = 4"
+	"hot_standby = on"
+)
+CLU_PROXY_CONF=(
+	"max_locks_per_transaction = 256"
+)
+CLU_COMMON_CONF=(
+	"listen_addresses = ''"
+	"lc_messages = 'C'"
+	"timezone = 'UTC'"
+	"datestyle = 'ISO, YMD'"
+)
+
+clu_dir() { echo "$CLU_BASE/$1"; }
+clu_port() { cat "$CLU_BASE/$1/port"; }
+
+# clu_connstr NAME: how the proxy reaches instance NAME (no password: trust
+# on a unix socket; see docs/cluster.md, Security, for other setups).
+clu_connstr() {
+	echo "host=$(clu_dir "$1") port=$(clu_port "$1") dbname=$CLU_DB"
+}
+
+# clu_psql NAME ARGS...: psql to instance NAME's database $CLU_DB as the
+# servers' superuser (use -d to name another database).
+clu_psql() {
+	local name="$1"
+	shift
+	"$OTS_PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$(clu_dir "$name")" \
+		-p "$(clu_port "$name")" -U "$(ots_pg_user_name)" -d "$CLU_DB" "$@"
+}
+
+# clu_shards: the names of the shard instances, in order (shard0, shard1, ...).
+clu_shards() {
+	local d
+	for d in "$CLU_BASE"/shard*; do
+		[ -f "$d/port" ] && basename "$d"
+	done | sort -V
+}
+
+# clu_template: an initdb'd data directory to copy (initdb once, not per
+# instance: a copy takes a fraction of initdb's time).
+clu_template() {
+	local t="$CLU_BASE/.template"
+	if [ ! -f "$t/PG_VERSION" ]; then
+		mkdir -p "$CLU_BASE"
+		if ots_is_root; then chown "$OTS_PG_USER:" "$CLU_BASE"; fi
+		ots_as_pg_user "$OTS_PG_BIN/initdb" -D "$t" -U "$(ots_pg_user_name)" \
+			--auth=trust --encoding=UTF8 --locale=C.UTF-8 >"$CLU_BASE/initdb.log" 2>&1 ||
+			{ cat "$CLU_BASE/initdb.log" >&2; ots_die "initdb failed in $t"; }
+	fi
+	echo "$t"
+}
+
+# clu_create NAME PORT [CONF-LINE...]: a new instance (not started); its
+# settings are in data/cluster.conf, included from postgresql.conf.
+clu_create() {
+	local name="$1" port="$2" dir line
+	shift 2
+	dir="$(clu_dir "$name")"
+	[ ! -e "$dir/data" ] || ots_die "$dir/data exists already"
+	mkdir -p "$dir"
+	echo "$port" >"$dir/port"
+	if ots_is_root; then chown "$OTS_PG_USER:" "$dir"; fi
+	chmod 700 "$dir"
+	ots_as_pg_user cp -a "$(clu_template)" "$dir/data"
+	{
+		echo "# written by tools/cluster_lib.sh"
+		echo "port = $port"
+		echo "unix_socket_directories = '$dir'"
+		for line in "${CLU_COMMON_CONF[@]}" "$@"; do
+			echo "$line"
+		done
+	} | ots_as_pg_user tee "$dir/data/cluster.conf" >/dev/null
+	echo "include 'cluster.conf'" | ots_as_pg_user tee -a "$dir/data/postgresql.conf" >/dev/null
+}
+
+clu_running() {
+	[ -f "$(clu_dir "$1")/data/PG_VERSION" ] &&
+		ots_as_pg_user "$OTS_PG_BIN/pg_ctl" -D "$(clu_dir "$1")/data" status >/dev/null 2>&1
+}
+
+# clu_start NAME: starts the instance and waits until it accepts connections.
+clu_start() {
+	local dir
+	dir="$(clu_dir "$1")"
+	clu_running "$1" && return 0
+	ots_as_pg_user "$OTS_PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" \
+		-p "$OTS_PG_BIN/postgres" -w -t 120 start >"$dir/pg_ctl.log" 2>&1 ||
+		{ tail -n 20 "$dir/server.log" >&2; ots_die "instance $1 did not start ($dir)"; }
+}
+
+# clu_stop NAME [MODE]: stops the instance (MODE fast, or immediate), if it runs.
+clu_stop() {
+	local dir
+	dir="$(clu_dir "$1")"
+	if clu_running "$1"; then
+		ots_as_pg_user "$OTS_PG_BIN/pg_ctl" -D "$dir/data" -m "${2:-fast}" -w -t 60 stop >/dev/null 2>&1 ||
+			ots_as_pg_user "$OTS_PG_BIN/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+	fi
+}
+
+# clu_stop_all: stops every instance under $CLU_BASE.
+clu_stop_all() {
+	local d
+	[ -n "$CLU_BASE" ] && [ -d "$CLU_BASE" ] || return 0
+	for d in "$CLU_BASE"/*/; do
+		[ -f "$d/port" ] && clu_stop "$(basename "$d")"
+	done
+}
+
+# clu_new_shard NAME PORT [CONF-LINE...]: a started shard instance whose
+# database $CLU_DB runs ots.
+clu_new_shard() {
+	local name="$1" port="$2"
+	shift 2
+	clu_create "$name" "$port" "${CLU_SHARD_CONF[@]}" "$@"
+	clu_start "$name"
+	clu_shard_db "$name"
+}
+
+# clu_shard_db NAME: database $CLU_DB on shard instance NAME, running ots.
+clu_shard_db() {
+	clu_psql "$1" -d postgres -c "CREATE DATABASE \"$CLU_DB\""
+	clu_psql "$1" -c "SET client_min_messages = warning" -c "CREATE EXTENSION ots"
+}
+
+# clu_new_proxy PORT SHARD-NAME...: a started proxy instance whose database
+# $CLU_DB runs ots_proxy over database $CLU_DB of the shards (clu_proxy_db).
+clu_new_proxy() {
+	local port="$1"
+	shift
+	clu_create proxy "$port" "${CLU_PROXY_CONF[@]}"
+	clu_start proxy
+	clu_proxy_db "$@"
+}
+
+# clu_proxy_db SHARD-NAME...: database $CLU_DB on the proxy instance, running
+# ots_proxy over database $CLU_DB of the shards, in that order
+# (ots_cluster.create_cluster; CLU_PARTITIONS partitions, default 64).
+clu_proxy_db() {
+	local s
+	local -a connstrs=()
+	for s in "$@"; do
+		connstrs+=("$(clu_connstr "$s")")
+	done
+	clu_psql proxy -d postgres -c "CREATE DATABASE \"$CLU_DB\""
+	clu_psql proxy -c "SET client_min_messages = warning" -c "CREATE EXTENSION ots_proxy CASCADE"
+	clu_psql proxy -At -v shards="{$(clu_array_text "${connstrs[@]}")}" \
+		-v parts="${CLU_PARTITIONS:-64}" <<<"SELECT ots_cluster.create_cluster(:'shards'::text[], :parts)" >/dev/null
+}
+
+# clu_array_text ITEM...: the items as the inside of a text[] literal.
+clu_array_text() {
+	local item out=""
+	for item in "$@"; do
+		item="${item//\\/\\\\}"
+		item="${item//\"/\\\"}"
+		out+="${out:+,}\"$item\""
+	done
+	echo "$out"
+}
+
+# clu_copy_tables SRC DST: makes every ots table of instance SRC (and its
+# defined columns and secondary indexes) on instance DST, as the table's
+# owner, with the same definition: the repair for a shard that has none of
+# them (a new shard is not in the map until it gets a partition, so the
+# proxy's create_table cannot reach it). Schemas are created as their
+# owner; roles must already exist on DST (docs/cluster.md, Security).
+# Tables DST has already are left alone, so it can be run again.
+clu_copy_tables() {
+	local src="$1" dst="$2"
+	clu_psql "$src" -At -f - <<-'EOF' >"$CLU_BASE/.ddl.sql"
+		SELECT format('CREATE SCHEMA IF NOT EXISTS %I AUTHORIZATION %I;', n.nspname,
+		              pg_catalog.pg_get_userbyid(n.nspowner))
+		  FROM pg_catalog.pg_namespace n
+		 WHERE n.nspname IN (SELECT schema_name FROM ots.tables)
+		 ORDER BY 1;
+		-- tables first, then indexes, each as the owner of its storage
+		SELECT format('SET ROLE %I; SELECT ots.create_table(%L, %L, max_versions => %s, time_to_live => %s, '
+		              'max_version_offset => %s, allow_update => %s, partitions => %s, hash_prefix_length => %s, '
+		              'defined_columns => %L, stream_enabled => %s, stream_expiration_hours => %s) '
+		              'WHERE NOT EXISTS (SELECT FROM ots.tables WHERE schema_name = %L AND table_name = %L); RESET ROLE;',
+		              pg_catalog.pg_get_userbyid(c.relowner),
+		              format('%I.%I', t.schema_name, t.table_name),
+		              (SELECT string_agg(k.name || ' ' || lower(t.pk_types[k.n])
+		                                 || CASE WHEN k.n = t.auto_increment THEN ' auto_increment' ELSE '' END,
+		                                 ', ' ORDER BY k.n)
+		                 FROM unnest(t.pk_names) WITH ORDINALITY AS k(name, n)),
+		              t.max_versions, t.time_to_live, t.max_version_offset, t.allow_update, t.partitions,
+		              t.hash_prefix_length,
+		              (SELECT string_agg(d.name || ' ' || lower(d.type), ', ' ORDER BY d.n)
+		                 FROM unnest(t.defined_names, t.defined_types) WITH ORDINALITY AS d(name, type, n)),
+		              t.stream_id IS NOT NULL, coalesce(t.stream_expiration_hours::text, 'NULL'),
+		              t.schema_name, t.table_name)
+		  FROM ots.tables t
+		  JOIN pg_catalog.pg_class c
+		    ON c.oid = format('%I.%I', t.schema_name, t.table_name || '$data')::regclass
+		 WHERE t.index_of IS NULL
+		 ORDER BY t.schema_name COLLATE "C", t.table_name COLLATE "C";
+		SELECT format('SET ROLE %I; SELECT ots.create_index(%L, %L, %L::text[], %L::text[], %L, %s) '
+		              'WHERE NOT EXISTS (SELECT FROM ots.tables WHERE schema_name = %L AND table_name = %L); RESET ROLE;',
+		              pg_catalog.pg_get_userbyid(c.relowner),
+		              format('%I.%I', i.schema_name, i.index_of), i.table_name,
+		              i.pk_names[1:i.index_key_count], i.defined_names, i.index_type,
+		              i.index_phase <> 'INCR_ONLY', i.schema_name, i.table_name)
+		  FROM ots.tables i
+		  JOIN pg_catalog.pg_class c
+		    ON c.oid = format('%I.%I', i.schema_name, i.index_of || '$data')::regclass
+		 WHERE i.index_of IS NOT NULL
+		 ORDER BY i.schema_name COLLATE "C", i.table_name COLLATE "C";
+		-- the privileges granted on each table's view and storage
+		SELECT format('GRANT %s ON %s TO %s;', a.privilege_type, c.oid::regclass,
+		              CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END)
+		  FROM ots.tables t
+		  JOIN pg_catalog.pg_class c
+		    ON c.oid IN (format('%I.%I', t.schema_name, t.table_name)::regclass,
+		                 format('%I.%I', t.schema_name, t.table_name || '$data')::regclass)
+		 CROSS JOIN LATERAL aclexplode(c.relacl) a
+		 WHERE a.grantee <> c.relowner
+		 ORDER BY 1;
+	EOF
+	clu_psql "$dst" -c "SET client_min_messages = warning" -f "$CLU_BASE/.ddl.sql" >/dev/null
+}
+
+# clu_proxy_value SQL: one value computed on the proxy.
+clu_proxy_value() {
+	clu_psql proxy -At -c "$1"
+}
+
+# clu_connstr_psql CONNSTR ARGS...: psql as the superuser to a shard named
+# by its connstr (as the map holds it).
+clu_connstr_psql() {
+	local connstr="$1"
+	shift
+	"$OTS_PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 "$connstr user=$(ots_pg_user_name)" "$@"
+}
+
+# clu_hash_sql COLUMN TYPE: the proxy's SQL for the routing hash of a stored
+# partition-key column (ots_cluster.storage_hash_sql, the one owner).
+clu_hash_sql() {
+	clu_psql proxy -At -v col="$1" -v type="$2" \
+		<<<"SELECT ots_cluster.storage_hash_sql(quote_ident(:'col'), :'type')"
+}
+
+# clu_wait_proxy_writes: waits until every transaction that was open on the
+# proxy when it was called has ended (as CREATE INDEX CONCURRENTLY waits for
+# older transactions). Called after a partition's moving flag committed: a
+# write that read the flag before cannot have committed on the source after
+# this returns (each shard call commits before the proxy's transaction
+# ends), and every later one sees the flag. Waits at most
+# CLU_MOVE_WAIT seconds (default 60) for a session idle in a transaction.
+clu_wait_proxy_writes() {
+	local old left deadline
+	old="$(clu_proxy_value "SELECT string_agg(pid || ':' || extract(epoch FROM xact_start), ' ')
+		FROM pg_stat_activity WHERE xact_start IS NOT NULL AND pid <> pg_backend_pid()
+		  AND backend_type = 'client backend' AND datname = current_database()")"
+	[ -n "$old" ] || return 0
+	deadline=$((SECONDS + ${CLU_MOVE_WAIT:-60}))
+	while :; do
+		left="$(clu_psql proxy -At -v old="$old" <<<"SELECT count(*)
+			FROM unnest(string_to_array(:'old', ' ')) o
+			JOIN pg_stat_activity a ON a.pid = split_part(o, ':', 1)::int
+			 AND extract(epoch FROM a.xact_start)::text = split_part(o, ':', 2)")"
+		[ "$left" != 0 ] || return 0
+		[ "$SECONDS" -lt "$deadline" ] ||
+			ots_die "$left proxy transactions older than the move are still open (pg_stat_activity); retry"
+		sleep 0.05
+	done
+}
+
+# clu_move_partition P DST-CONNSTR: moves partition P of every table from
+# the shard the map names to the shard DST-CONNSTR, whose tables exist
+# (clu_copy_tables):
+#  1. moving on: the proxy refuses writes of P (OTSPartitionUnavailable),
+#     reads go on; then clu_wait_proxy_writes for writes already past it;
+#  2. per table, P's stored rows copied (COPY ... TO STDOUT | COPY ... FROM
+#     STDIN, through the storage's guard; secondary indexes follow at the
+#     new shard's write point), after removing any rows of P an earlier try
+#     left there; an AUTO_INCREMENT sequence set to at least the source's;
+#  3. the map switched (ots_cluster.set_partition), the copied rows deleted
+#     from the source (their index entries with them), moving off.
+# A failure before 3 leaves the map on the source with moving on: run it
+# again, or ots_cluster.set_moving(ARRAY[P], false).
+clu_move_partition() {
+	local p="$1" dst="$2" src mask tables t seq pkname pktype hashsql last
+	src="$(clu_proxy_value "SELECT connstr FROM ots_cluster.partitions WHERE partition = $p")"
+	[ -n "$src" ] || ots_die "no partition $p in the map"
+	[ "$src" != "$dst" ] || return 0
+	mask="$(clu_proxy_value "SELECT count(*) - 1 FROM ots_cluster.partitions")"
+	clu_proxy_value "SELECT ots_cluster.set_moving(ARRAY[$p], true)" >/dev/null
+	clu_wait_proxy_writes
+
+	# the base tables (an index's entries follow its table's rows): storage,
+	# sequence (- for none), partition-key column and type, tab-separated
+	tables="$(clu_connstr_psql "$src" -At -F $'\t' -c \
+		"SELECT format('%I.%I', schema_name, table_name || '\$data'),
+		        CASE WHEN auto_increment IS NOT NULL THEN format('%I.%I', schema_name, table_name || '\$seq') ELSE '-' END,
+		        pk_names[1], pk_types[1]
+		   FROM ots.tables WHERE index_of IS NULL ORDER BY schema_name COLLATE \"C\", table_name COLLATE \"C\"")"
+	while IFS=$'\t' read -r t seq pkname pktype; do
+		[ -n "$t" ] || continue
+		hashsql="$(clu_hash_sql "$pkname" "$pktype")"
+		clu_connstr_psql "$dst" -c "DELETE FROM $t WHERE ($hashsql) & $mask = $p" >/dev/null
+		clu_connstr_psql "$src" -c "COPY (SELECT * FROM $t WHERE ($hashsql) & $mask = $p) TO STDOUT (FORMAT binary)" |
+			clu_connstr_psql "$dst" -c "COPY $t FROM STDIN (FORMAT binary)"
+		if [ "$seq" != - ]; then
+			last="$(clu_connstr_psql "$src" -At -c "SELECT last_value FROM $seq")"
+			clu_connstr_psql "$dst" -At -v seq="$seq" \
+				<<<"SELECT setval(:'seq', greatest($last, (SELECT last_value FROM $seq)))" >/dev/null
+		fi
+	done <<<"$tables"
+
+	clu_psql proxy -At -v p="$p" -v dst="$dst" <<<"SELECT ots_cluster.set_partition(:p, :'dst')" >/dev/null
+	while IFS=$'\t' read -r t seq pkname pktype; do
+		[ -n "$t" ] || continue
+		hashsql="$(clu_hash_sql "$pkname" "$pktype")"
+		clu_connstr_psql "$src" -c "DELETE FROM $t WHERE ($hashsql) & $mask = $p" >/dev/null
+	done <<<"$tables"
+	clu_proxy_value "SELECT ots_cluster.set_moving(ARRAY[$p], false)" >/dev/null
+}
+
+# clu_add_shard NAME PORT: starts shard NAME, makes every table on it (from
+# the first shard) and moves partitions to it until it holds its share
+# (P / shards, taken from the shards that hold the most).
+clu_add_shard() {
+	local name="$1" port="$2" dst p share
+	clu_new_shard "$name" "$port"
+	clu_copy_tables "$(clu_shards | head -n 1)" "$name"
+	dst="$(clu_connstr "$name")"
+	share="$(clu_proxy_value "SELECT count(*) / (count(DISTINCT connstr) + 1) FROM ots_cluster.partitions")"
+	# a fair share: each time, the highest partition of the shard holding the most
+	for ((i = 0; i < share; i++)); do
+		p="$(clu_proxy_value "SELECT max(partition) FROM ots_cluster.partitions
+			WHERE connstr = (SELECT connstr FROM ots_cluster.partitions WHERE connstr <> '${dst//\'/\'\'}'
+			                 GROUP BY connstr ORDER BY count(*) DESC, connstr LIMIT 1)")"
+		clu_move_partition "$p" "$dst"
+	done
+}
