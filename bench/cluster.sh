@@ -599,8 +599,9 @@ elif [ -s "$WORK/runs" ]; then
 		echo >>"$WORK/tput.dat"
 	done; done
 	mc=$(printf '%s\n' $MERGE_CLIENTS | sort -n | head -1)
+	ms() { awk -v x="$(num "$1")" 'BEGIN { printf "%.2f", x / 1000 }'; }
 	for tg in direct p1 p2 p4; do
-		echo "\"$(tname "$tg")\" $(num "$(med merge merge "$tg" "$mc" 8)") $(num "$(med merge merge "$tg" "$mc" 9)") $(num "$(med merge merge "$tg" "$mc" 10)")" >>"$WORK/merge.dat"
+		echo "\"$(tname "$tg")\" $(ms "$(med merge merge "$tg" "$mc" 8)") $(ms "$(med merge merge "$tg" "$mc" 9)") $(ms "$(med merge merge "$tg" "$mc" 10)")" >>"$WORK/merge.dat"
 	done
 	gnuplot <<GP && echo "picture: $PNG"
 set terminal pngcairo size 1600,900 font "sans,10" noenhanced
@@ -622,12 +623,16 @@ set boxwidth 0.7
 set xtics font ",8" rotate by -35 left
 plot "$WORK/cpu.dat" using 2:xtic(1) title "pgbench" lc rgb "#f5b041", "" using 3 title "proxy instance" lc rgb "#2e86c1", "" using 4 title "shard instance(s)" lc rgb "#7f8c8d"
 set xtics font ",10" norotate
-set title "2. throughput (tps), all shards on the same $(nproc) cores: the cost of more shards, not scaling"
+set title "2. throughput (tps, log scale), all shards on the same $(nproc) cores: the cost of more shards, not scaling"
+set logscale y
+set yrange [10:*]
 set style histogram clustered gap 1
 set boxwidth 0.9
 set key top right
 plot "$WORK/tput.dat" using 2:xtic(1) title "direct" lc rgb "#7f8c8d", "" using 3 title "1 shard" lc rgb "#85c1e9", "" using 4 title "2 shards" lc rgb "#2e86c1", "" using 5 title "4 shards" lc rgb "#1b4f72"
-set title "3. get_range 5000 rows across partition keys: CPU µs per call, by process ($mc client)"
+unset logscale y
+set yrange [0:*]
+set title "3. get_range 5000 rows across partition keys: CPU ms per call, by process ($mc client)"
 set style histogram rowstacked
 set boxwidth 0.6
 set key top left
