@@ -37,7 +37,11 @@ include $(PGXS)
 ots--$(EXTVERSION).sql: $(SQL_PARTS) ots.control
 	cat $(SQL_PARTS) > $@
 
-ots_proxy--$(PROXY_VERSION).sql: $(PROXY_PARTS) ots_proxy.control
-	cat $(PROXY_PARTS) > $@
+# ... and the list of error codes from its one owner, src/ots_error_codes.h
+ots_proxy--$(PROXY_VERSION).sql: $(PROXY_PARTS) ots_proxy.control src/ots_error_codes.h
+	{ cat $(PROXY_PARTS); \
+	  echo '-- the error codes of src/ots_error_codes.h (written by the Makefile)'; \
+	  sed -n "s/.*X('\(.\)','\(.\)','\(.\)','\(.\)','\(.\)', *[A-Z_]*, *\"\([A-Za-z]*\)\").*/INSERT INTO ots_cluster.error_codes VALUES ('\1\2\3\4\5', '\6');/p" \
+		src/ots_error_codes.h; } > $@
 
 $(OBJS): $(wildcard src/*.h)

@@ -55,21 +55,30 @@ COMMENT ON FUNCTION ots_cluster.without_password(text) IS
 	'a libpq connection string without its password, fit for messages';
 
 -- ots_cluster.partition_count: P, from the map
+--
+-- The functions on the path of every call are PL/pgSQL or SQL functions
+-- simple enough to be inlined: PostgreSQL plans the body of any other SQL
+-- function anew at each statement that calls it, which costs more than
+-- the whole routing.
 CREATE FUNCTION ots_cluster.partition_count() RETURNS integer
-	LANGUAGE sql STABLE PARALLEL SAFE SECURITY DEFINER
+	LANGUAGE plpgsql STABLE PARALLEL SAFE SECURITY DEFINER
 	SET search_path = pg_catalog, pg_temp
-	BEGIN ATOMIC
-		SELECT pg_catalog.count(*)::integer FROM ots_cluster.partitions;
-	END;
+	AS $$
+BEGIN
+	RETURN (SELECT pg_catalog.count(*)::integer FROM ots_cluster.partitions);
+END
+$$;
 COMMENT ON FUNCTION ots_cluster.partition_count() IS 'the number of partitions of the cluster (a power of two)';
 
 -- ots_cluster.shards: one row per shard database, numbered from 1 in the
 -- order of their lowest partition (shard 1 holds partition 0)
 CREATE FUNCTION ots_cluster.shards()
 	RETURNS TABLE (shard integer, partition integer, connstr text, partitions integer[])
-	LANGUAGE sql STABLE PARALLEL SAFE SECURITY DEFINER
+	LANGUAGE plpgsql STABLE PARALLEL SAFE SECURITY DEFINER
 	SET search_path = pg_catalog, pg_temp
-	BEGIN ATOMIC
+	AS $$
+BEGIN
+	RETURN QUERY
 		SELECT (pg_catalog.row_number() OVER (ORDER BY pg_catalog.min(p.partition)))::integer,
 			   pg_catalog.min(p.partition),
 			   ots_cluster.without_password(p.connstr),
@@ -77,9 +86,16 @@ CREATE FUNCTION ots_cluster.shards()
 		  FROM ots_cluster.partitions p
 		 GROUP BY p.connstr
 		 ORDER BY 2;
-	END;
+END
+$$;
 COMMENT ON FUNCTION ots_cluster.shards() IS
 	'the shard databases: number, a partition to RUN ON, connstr without password, all their partitions';
+
+-- ots_cluster.shard_partitions: a partition of each shard, in shard order
+CREATE FUNCTION ots_cluster.shard_partitions() RETURNS integer[]
+	LANGUAGE sql STABLE PARALLEL SAFE
+	RETURN ARRAY(SELECT s.partition FROM ots_cluster.shards() s ORDER BY s.shard);
+COMMENT ON FUNCTION ots_cluster.shard_partitions() IS 'a partition to RUN ON for each shard, in shard order';
 
 -- ots_cluster.write_server: the foreign server ots_cluster made from the map
 -- (created when missing; its options p0.. replaced).  PL/Proxy sees the
@@ -205,15 +221,20 @@ CREATE FUNCTION ots_cluster.key_hash(value jsonb, pk_type text) RETURNS integer
 	RETURN CASE
 		WHEN pk_type = 'STRING' AND pg_catalog.jsonb_typeof(value) = 'string'
 			THEN pg_catalog.hashtext(value #>> '{}')
-		WHEN pk_type = 'INTEGER' AND pg_catalog.jsonb_typeof(value) = 'number'
-			 AND (value #>> '{}') ~ '^-?[0-9]{1,19}$'
-			 AND (value #>> '{}')::numeric BETWEEN -9223372036854775808 AND 9223372036854775807
-			THEN pg_catalog.hashtext(((value #>> '{}')::bigint)::text)
-		WHEN pk_type = 'BINARY' AND pg_catalog.jsonb_typeof(value) = 'object'
-			 AND (SELECT pg_catalog.count(*) FROM pg_catalog.jsonb_object_keys(value)) = 1
-			 AND pg_catalog.jsonb_typeof(value -> '$binary') = 'string'
-			 AND (value ->> '$binary') ~ '^([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$'
-			THEN pg_catalog.hashtext(pg_catalog.encode(pg_catalog.decode(value ->> '$binary', 'base64'), 'hex'))
+		-- nested CASEs: each test only runs when the one before held
+		WHEN pk_type = 'INTEGER' AND pg_catalog.jsonb_typeof(value) = 'number' THEN
+			CASE WHEN (value #>> '{}') ~ '^-?[0-9]{1,19}$' THEN
+				CASE WHEN (value #>> '{}')::numeric BETWEEN -9223372036854775808 AND 9223372036854775807
+					 THEN pg_catalog.hashtext(((value #>> '{}')::bigint)::text)
+					 ELSE 0 END
+				ELSE 0 END
+		WHEN pk_type = 'BINARY' AND pg_catalog.jsonb_typeof(value) = 'object' THEN
+			CASE WHEN pg_catalog.jsonb_typeof(value -> '$binary') = 'string' THEN
+				CASE WHEN (value - '$binary') = '{}'::jsonb
+						  AND (value ->> '$binary') ~ '^([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$'
+					 THEN pg_catalog.hashtext(pg_catalog.encode(pg_catalog.decode(value ->> '$binary', 'base64'), 'hex'))
+					 ELSE 0 END
+				ELSE 0 END
 		ELSE 0
 	END;
 COMMENT ON FUNCTION ots_cluster.key_hash(jsonb, text) IS
@@ -305,18 +326,24 @@ REVOKE ALL ON FUNCTION ots_cluster.describe_first(name, name) FROM PUBLIC;
 -- after the last dot is the table, literally; before it, the schema, taken
 -- literally or between double quotes ("" for one quote); no dot, no schema
 CREATE FUNCTION ots_cluster.split_name(table_name text, OUT schema_name text, OUT relname text)
-	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-	BEGIN ATOMIC
-		SELECT CASE WHEN d.dot = 0 THEN NULL
-					WHEN pg_catalog.substr(d.s, 1, 1) = '"' AND pg_catalog.right(d.s, 1) = '"' AND pg_catalog.length(d.s) >= 2
-					THEN pg_catalog.replace(pg_catalog.substr(d.s, 2, pg_catalog.length(d.s) - 2), '""', '"')
-					ELSE d.s END,
-			   pg_catalog.substr(table_name, d.dot + 1)
-		  FROM (SELECT p.dot, pg_catalog.substr(table_name, 1, p.dot - 1) AS s
-				  FROM (SELECT CASE WHEN pg_catalog.strpos(table_name, '.') = 0 THEN 0
-									ELSE pg_catalog.length(table_name) - pg_catalog.strpos(pg_catalog.reverse(table_name), '.') + 1
-							   END AS dot) p) d;
-	END;
+	LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	dot integer := pg_catalog.strpos(pg_catalog.reverse(table_name), '.');
+BEGIN
+	IF dot = 0 THEN
+		relname := table_name;
+		RETURN;
+	END IF;
+	dot := pg_catalog.length(table_name) - dot + 1;
+	relname := pg_catalog.substr(table_name, dot + 1);
+	schema_name := pg_catalog.substr(table_name, 1, dot - 1);
+	IF pg_catalog.length(schema_name) >= 2 AND schema_name LIKE '"%"' THEN
+		schema_name := pg_catalog.replace(pg_catalog.substr(schema_name, 2, pg_catalog.length(schema_name) - 2), '""', '"');
+	END IF;
+END
+$$;
 COMMENT ON FUNCTION ots_cluster.split_name(text) IS
 	'the schema (NULL when unqualified) and table of a table-name argument, as ots reads them';
 
@@ -338,36 +365,79 @@ BEGIN
 		RETURN NULL;
 	END IF;
 	d := ots_cluster.describe_first(parts[1]::name, parts[2]::name);
+	IF d IS NOT NULL THEN
+		entry := ROW(d ->> 'schema_name', d ->> 'table_name',
+					 ARRAY(SELECT k ->> 'name' FROM pg_catalog.jsonb_array_elements(d -> 'primary_key') WITH ORDINALITY e(k, n) ORDER BY n),
+					 ARRAY(SELECT k ->> 'type' FROM pg_catalog.jsonb_array_elements(d -> 'primary_key') WITH ORDINALITY e(k, n) ORDER BY n),
+					 coalesce((d ->> 'hash_prefix_length')::integer, 0),
+					 d ? 'index_of');
+	END IF;
+	-- a read-only transaction (or a standby proxy) routes without recording
+	IF pg_catalog.current_setting('transaction_read_only')::boolean THEN
+		RETURN entry;
+	END IF;
 	IF d IS NULL THEN
 		DELETE FROM ots_cluster.tables t WHERE t.schema_name = parts[1] AND t.table_name = parts[2];
 		RETURN NULL;
 	END IF;
-	INSERT INTO ots_cluster.tables AS t (schema_name, table_name, pk_names, pk_types, hash_prefix_length, is_index)
-		SELECT d ->> 'schema_name', d ->> 'table_name',
-			   ARRAY(SELECT k ->> 'name' FROM pg_catalog.jsonb_array_elements(d -> 'primary_key') WITH ORDINALITY e(k, n) ORDER BY n),
-			   ARRAY(SELECT k ->> 'type' FROM pg_catalog.jsonb_array_elements(d -> 'primary_key') WITH ORDINALITY e(k, n) ORDER BY n),
-			   coalesce((d ->> 'hash_prefix_length')::integer, 0),
-			   d ? 'index_of'
+	INSERT INTO ots_cluster.tables AS t VALUES (entry.*)
 	ON CONFLICT (schema_name, table_name) DO UPDATE
 		SET pk_names = excluded.pk_names, pk_types = excluded.pk_types,
-			hash_prefix_length = excluded.hash_prefix_length, is_index = excluded.is_index
-	RETURNING * INTO entry;
+			hash_prefix_length = excluded.hash_prefix_length, is_index = excluded.is_index;
 	RETURN entry;
 END
 $$;
 COMMENT ON FUNCTION ots_cluster.catalog_refresh(text) IS
 	'records or forgets the table schema.table as the first shard has it; returns the entry or NULL';
 
--- ots_cluster.catalog_entry: the first of the schemas that has the table in
--- the catalog (for table_of, which cannot read the catalog itself)
-CREATE FUNCTION ots_cluster.catalog_entry(schemas name[], table_name name) RETURNS ots_cluster.tables
-	LANGUAGE sql STABLE PARALLEL SAFE SECURITY DEFINER
+-- ots_cluster.catalog_refresh_schema: refreshes every entry of a schema
+-- (after delete_table, whose indexes went with it)
+CREATE FUNCTION ots_cluster.catalog_refresh_schema(schema_name name) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	PERFORM ots_cluster.catalog_refresh(ots_cluster.qualified(t.schema_name, t.table_name))
+	   FROM ots_cluster.tables t WHERE t.schema_name = catalog_refresh_schema.schema_name;
+END
+$$;
+COMMENT ON FUNCTION ots_cluster.catalog_refresh_schema(name) IS
+	'refreshes the catalog entries of one schema from the first shard (internal)';
+
+-- ots_cluster.catalog_reset: forgets the whole catalog; each table is asked
+-- of the first shard again at its next use.  For the proxies that did not
+-- run a DDL themselves (several proxies over one set of shards).
+CREATE FUNCTION ots_cluster.catalog_reset() RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
 	SET search_path = pg_catalog, pg_temp
 	BEGIN ATOMIC
-		SELECT t FROM pg_catalog.unnest(schemas) WITH ORDINALITY s(name, n)
-		  JOIN ots_cluster.tables t ON t.schema_name = s.name AND t.table_name = catalog_entry.table_name
-		 ORDER BY s.n LIMIT 1;
+		DELETE FROM ots_cluster.tables;
 	END;
+COMMENT ON FUNCTION ots_cluster.catalog_reset() IS
+	'forgets the proxy''s catalog (after DDL through another proxy): tables are looked up again';
+REVOKE ALL ON FUNCTION ots_cluster.catalog_reset() FROM PUBLIC;
+
+-- ots_cluster.catalog_entry: the first of the schemas that has the table in
+-- the catalog (for table_of, which cannot read the catalog itself).
+-- VOLATILE, as table_of: a statement calling them for many rows sees the
+-- entry the first call's catalog_refresh recorded.
+CREATE FUNCTION ots_cluster.catalog_entry(schemas name[], table_name name) RETURNS ots_cluster.tables
+	LANGUAGE plpgsql VOLATILE PARALLEL SAFE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	entry ots_cluster.tables;
+BEGIN
+	FOR i IN 1 .. coalesce(pg_catalog.cardinality(schemas), 0) LOOP
+		SELECT * INTO entry FROM ots_cluster.tables t
+		 WHERE t.schema_name = schemas[i] AND t.table_name = catalog_entry.table_name;
+		IF FOUND THEN
+			RETURN entry;
+		END IF;
+	END LOOP;
+	RETURN NULL;
+END
+$$;
 COMMENT ON FUNCTION ots_cluster.catalog_entry(name[], name) IS
 	'the catalog entry of table_name in the first of schemas that has it (internal)';
 
@@ -375,7 +445,9 @@ COMMENT ON FUNCTION ots_cluster.catalog_entry(name[], name) IS
 -- order, "$user" as the current role's name (schemas that exist only on the
 -- shards count too: the proxy need not have them)
 CREATE FUNCTION ots_cluster.search_schemas() RETURNS name[]
-	LANGUAGE sql STABLE PARALLEL SAFE
+	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	AS $$
+BEGIN
 	RETURN ARRAY(
 		SELECT CASE WHEN m[1] = '"$user"' OR m[1] = '$user' THEN current_user::name
 					WHEN m[1] LIKE '"%"' THEN pg_catalog.replace(pg_catalog.substr(m[1], 2, pg_catalog.length(m[1]) - 2), '""', '"')::name
@@ -384,6 +456,8 @@ CREATE FUNCTION ots_cluster.search_schemas() RETURNS name[]
 										 '\s*("(?:[^"]|"")*"|[^,\s]+)\s*(?:,|$)', 'g') WITH ORDINALITY r(m, n)
 		 WHERE m[1] NOT IN ('pg_temp', 'pg_catalog')
 		 ORDER BY n);
+END
+$$;
 COMMENT ON FUNCTION ots_cluster.search_schemas() IS
 	'the schemas of search_path in order, "$user" resolved (internal)';
 
@@ -392,7 +466,7 @@ COMMENT ON FUNCTION ots_cluster.search_schemas() IS
 -- one through search_path; on a miss, asks the first shard; NULL when no
 -- table matches (the caller then lets the first shard raise the error)
 CREATE FUNCTION ots_cluster.table_of(table_name text) RETURNS ots_cluster.tables
-	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	LANGUAGE plpgsql VOLATILE PARALLEL SAFE
 	AS $$
 DECLARE
 	schema_part text;
@@ -448,6 +522,25 @@ COMMENT ON FUNCTION ots_cluster.target(ots_cluster.tables, text) IS
 -- ...", "Remote hint: ..."); a shard it cannot reach is its own XX000
 -- ("PL/Proxy function f(6): [shard0] PQconnectPoll: ...").
 ------------------------------------------------------------------------------
+
+-- Tablestore's error codes by SQLSTATE; the Makefile appends the rows from
+-- src/ots_error_codes.h, the list's one owner
+CREATE TABLE ots_cluster.error_codes (
+	sqlstate text PRIMARY KEY,
+	code text NOT NULL
+);
+COMMENT ON TABLE ots_cluster.error_codes IS 'Tablestore error codes of ots''s SQLSTATEs (from src/ots_error_codes.h)';
+GRANT SELECT ON ots_cluster.error_codes TO PUBLIC;
+
+CREATE FUNCTION ots.error_code(sqlstate text) RETURNS text
+	LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	RETURN (SELECT e.code FROM ots_cluster.error_codes e WHERE e.sqlstate = error_code.sqlstate);
+END
+$$;
+COMMENT ON FUNCTION ots.error_code(text) IS 'the Tablestore error code (OTSParameterInvalid, ...) of an ots SQLSTATE';
 
 -- ots_cluster.raise_remote: raises an error caught around a PL/Proxy call as
 -- the single node would: a shard's error with its own message, detail and

@@ -209,3 +209,300 @@ END
 $$;
 COMMENT ON FUNCTION ots.delete_row(text, jsonb, text, jsonb, text) IS
 	'deletes a row (Tablestore DeleteRow) on the partition key''s shard';
+
+------------------------------------------------------------------------------
+-- Batches.  A batch is split per shard: one call of ots's batch function per
+-- shard database, each its own transaction, with that shard's rows of each
+-- table entry (table names qualified as the proxy resolved them).  Results
+-- come back in request order with the caller's table names and the rows'
+-- original indexes.  A shard that cannot be reached fails only its rows
+-- (OTSPartitionUnavailable).  is_atomic routes all rows of an entry by its
+-- first row's key: rows of one partition key are on one shard anyway, and
+-- rows of several get the single node's OTSDataOutOfRange from that shard.
+--
+-- What a single node refuses for the whole request (its shape, 100 keys /
+-- 200 rows, 4 MB, empty entries, repeated rows with conditions, members of
+-- the wrong form) must be refused before any shard writes.  When the rows
+-- span several shards, the whole request is first run on the first shard
+-- that answers, in a read-only transaction: ots applies every whole-request check before
+-- its first write, which the read-only transaction then refuses (25006);
+-- any other error is the single node's, raised as is.  A batch whose rows
+-- all live on one shard goes there in one call, checks and all.
+------------------------------------------------------------------------------
+
+CREATE TYPE ots_cluster.batch_row AS (
+	table_name text,
+	"index" integer,
+	is_ok boolean,
+	error_code text,
+	error_message text,
+	primary_key jsonb,
+	attributes jsonb,
+	consumed jsonb
+);
+COMMENT ON TYPE ots_cluster.batch_row IS 'one result row of batch_get_row / batch_write_row (internal)';
+
+CREATE FUNCTION ots_cluster.batch_get_row(p integer, request jsonb)
+	RETURNS SETOF ots_cluster.batch_row
+	LANGUAGE plproxy
+	AS $$
+	CLUSTER 'ots_cluster';
+	RUN ON $1;
+	SELECT * FROM ots.batch_get_row($2);
+	$$;
+COMMENT ON FUNCTION ots_cluster.batch_get_row(integer, jsonb) IS 'ots.batch_get_row on the shard of partition p (internal)';
+
+CREATE FUNCTION ots_cluster.batch_write_row(p integer, request jsonb, is_atomic boolean)
+	RETURNS SETOF ots_cluster.batch_row
+	LANGUAGE plproxy
+	AS $$
+	CLUSTER 'ots_cluster';
+	RUN ON $1;
+	SELECT * FROM ots.batch_write_row($2, $3);
+	$$;
+COMMENT ON FUNCTION ots_cluster.batch_write_row(integer, jsonb, boolean) IS 'ots.batch_write_row on the shard of partition p (internal)';
+
+-- ots_cluster.batch_write_check: the whole request through ots's checks on
+-- the shard of p, in a transaction made read-only first, so nothing is
+-- written (its first write raises 25006)
+CREATE FUNCTION ots_cluster.batch_write_check(p integer, request jsonb, is_atomic boolean) RETURNS integer
+	LANGUAGE plproxy
+	AS $$
+	CLUSTER 'ots_cluster';
+	RUN ON $1;
+	SELECT pg_catalog.count(*)::integer
+	  FROM (SELECT pg_catalog.set_config('transaction_read_only', 'on', true) AS ro) s,
+		   LATERAL ots.batch_write_row(CASE WHEN s.ro = 'on' THEN $2 END, $3) b;
+	$$;
+COMMENT ON FUNCTION ots_cluster.batch_write_check(integer, jsonb, boolean) IS
+	'runs ots''s whole-request checks of a batch_write_row request on a shard, writing nothing (internal)';
+
+-- ots_cluster.batch_split: the rows of a batch request (list "primary_keys"
+-- or "rows"), each with its entry, index, table, and the shards it goes to
+-- (several for an index table's key in a get); NULL when the request's
+-- shape is not one ots accepts (then the first shard reports it)
+CREATE FUNCTION ots_cluster.batch_split(request jsonb, list_key text, by_first boolean,
+										OUT entries jsonb, OUT shards integer[], OUT partitions integer[],
+										OUT subrequests jsonb[], OUT positions jsonb[], OUT names text[],
+										OUT indexes integer[], OUT hashes integer[])
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	AS $$
+DECLARE
+	part_shard integer[];
+	nshards integer;
+	e jsonb;
+	list jsonb;
+	t ots_cluster.tables;
+	target text;
+	h integer;
+	pos integer := 0;
+	sub jsonb[];
+	subpos jsonb[];
+	row_key jsonb;
+	first_hash integer;
+	s integer;
+BEGIN
+	IF pg_catalog.jsonb_typeof(request) IS DISTINCT FROM 'array' OR pg_catalog.jsonb_array_length(request) = 0 THEN
+		RETURN;
+	END IF;
+	SELECT pg_catalog.array_agg(x.shard ORDER BY x.part), pg_catalog.max(x.shard)
+	  INTO part_shard, nshards
+	  FROM (SELECT sh.shard, pt AS part FROM ots_cluster.shards() sh, pg_catalog.unnest(sh.partitions) pt) x;
+	SELECT pg_catalog.array_agg(sh.partition ORDER BY sh.shard) INTO partitions FROM ots_cluster.shards() sh;
+	sub := pg_catalog.array_fill('[]'::jsonb, ARRAY[nshards]);
+	subpos := pg_catalog.array_fill('[]'::jsonb, ARRAY[nshards]);
+	names := '{}';
+	indexes := '{}';
+	hashes := '{}';
+	entries := '[]';
+	FOR i IN 0 .. pg_catalog.jsonb_array_length(request) - 1 LOOP
+		e := request -> i;
+		IF pg_catalog.jsonb_typeof(e) IS DISTINCT FROM 'object'
+			OR pg_catalog.jsonb_typeof(e -> 'table_name') IS DISTINCT FROM 'string'
+			OR pg_catalog.jsonb_typeof(e -> list_key) IS DISTINCT FROM 'array'
+			OR pg_catalog.jsonb_array_length(e -> list_key) = 0 THEN
+			entries := NULL;
+			RETURN;
+		END IF;
+		t := ots_cluster.table_of(e ->> 'table_name');
+		target := ots_cluster.target(t, e ->> 'table_name');
+		entries := entries || pg_catalog.jsonb_build_array(pg_catalog.jsonb_set(e, '{table_name}', pg_catalog.to_jsonb(target)));
+		list := e -> list_key;
+		first_hash := NULL;
+		FOR r IN 0 .. pg_catalog.jsonb_array_length(list) - 1 LOOP
+			pos := pos + 1;
+			names := names || (e ->> 'table_name');
+			indexes := indexes || r;
+			row_key := CASE WHEN list_key = 'rows' THEN list -> r -> 'primary_key' ELSE list -> r END;
+			h := ots_cluster.route(t, row_key);
+			IF by_first THEN
+				first_hash := coalesce(first_hash, h);
+				h := first_hash;
+			END IF;
+			hashes := hashes || h;
+			FOR s IN SELECT x FROM pg_catalog.generate_series(1, nshards) x
+					  WHERE x = part_shard[ots_cluster.partition_of(h) + 1]
+						 OR (list_key = 'primary_keys' AND t.is_index) LOOP
+				-- the entry's slot on shard s: a new one when this entry has none there yet
+				IF pg_catalog.jsonb_array_length(sub[s]) = 0
+					OR (sub[s] -> -1 ->> '$entry')::integer <> i THEN
+					sub[s] := sub[s] || pg_catalog.jsonb_build_array(
+						pg_catalog.jsonb_set(e, '{table_name}', pg_catalog.to_jsonb(target))
+						|| pg_catalog.jsonb_build_object('$entry', i, list_key, '[]'::jsonb));
+				END IF;
+				sub[s] := pg_catalog.jsonb_set(sub[s], ARRAY['-1', list_key],
+											   (sub[s] -> -1 -> list_key) || pg_catalog.jsonb_build_array(list -> r));
+				subpos[s] := subpos[s] || pg_catalog.to_jsonb(pos);
+			END LOOP;
+		END LOOP;
+	END LOOP;
+	shards := '{}';
+	subrequests := '{}';
+	positions := '{}';
+	FOR s IN 1 .. nshards LOOP
+		CONTINUE WHEN pg_catalog.jsonb_array_length(sub[s]) = 0;
+		shards := shards || s;
+		subrequests := subrequests || (SELECT pg_catalog.jsonb_agg(x - '$entry' ORDER BY n)
+										 FROM pg_catalog.jsonb_array_elements(sub[s]) WITH ORDINALITY a(x, n));
+		positions := positions || subpos[s];
+	END LOOP;
+END
+$$;
+COMMENT ON FUNCTION ots_cluster.batch_split(jsonb, text, boolean) IS
+	'splits a batch request per shard: sub-requests, the request positions of their rows, names and indexes (internal)';
+
+-- ots_cluster.batch_unavailable: a row's result when its shard failed
+CREATE FUNCTION ots_cluster.batch_unavailable(table_name text, "index" integer) RETURNS ots_cluster.batch_row
+	LANGUAGE sql STABLE PARALLEL SAFE
+	RETURN ROW(table_name, "index", false, ots.error_code('OT013'), 'The partition is not available.',
+			   NULL, NULL, NULL)::ots_cluster.batch_row;
+COMMENT ON FUNCTION ots_cluster.batch_unavailable(text, integer) IS
+	'the result of a batch row whose shard could not be reached (internal)';
+
+-- ots_cluster.batch_run: runs the split batch, shard by shard; the results
+-- in request order.  A shard that cannot be reached fails its rows; any
+-- other error of a shard is raised (as the single node raises it).
+CREATE FUNCTION ots_cluster.batch_run(plan record, is_write boolean, is_atomic boolean)
+	RETURNS SETOF ots_cluster.batch_row
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	AS $$
+DECLARE
+	results ots_cluster.batch_row[];
+	got ots_cluster.batch_row;
+	k integer;
+	pos integer;
+	p integer;
+	s text; m text; d text; hi text;
+BEGIN
+	results := pg_catalog.array_fill(NULL::ots_cluster.batch_row, ARRAY[pg_catalog.cardinality(plan.names)]);
+	FOR i IN 1 .. pg_catalog.cardinality(plan.shards) LOOP
+		p := plan.partitions[plan.shards[i]];
+		BEGIN
+			-- a write to a partition being moved: the shard's rows are refused
+			IF is_write THEN
+				FOR j IN 0 .. pg_catalog.jsonb_array_length(plan.positions[i]) - 1 LOOP
+					PERFORM ots_cluster.check_moving(plan.hashes[(plan.positions[i] ->> j)::integer]);
+				END LOOP;
+			END IF;
+			k := 0;
+			FOR got IN SELECT * FROM (SELECT * FROM ots_cluster.batch_get_row(p, plan.subrequests[i]) WHERE NOT is_write
+									  UNION ALL
+									  SELECT * FROM ots_cluster.batch_write_row(p, plan.subrequests[i], is_atomic) WHERE is_write) x LOOP
+				pos := (plan.positions[i] ->> k)::integer;
+				k := k + 1;
+				got.table_name := plan.names[pos];
+				got."index" := plan.indexes[pos];
+				-- an index key asked of every shard: the row found wins
+				IF results[pos] IS NULL OR ((results[pos]).primary_key IS NULL AND got.primary_key IS NOT NULL) THEN
+					results[pos] := got;
+				END IF;
+			END LOOP;
+		EXCEPTION WHEN OTHERS THEN
+			GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, hi = PG_EXCEPTION_HINT;
+			IF (s = 'XX000' AND m ~ '^PL/Proxy function ') OR s = 'OT013' THEN
+				FOR j IN 0 .. pg_catalog.jsonb_array_length(plan.positions[i]) - 1 LOOP
+					pos := (plan.positions[i] ->> j)::integer;
+					IF results[pos] IS NULL THEN
+						results[pos] := ots_cluster.batch_unavailable(plan.names[pos], plan.indexes[pos]);
+					END IF;
+				END LOOP;
+			ELSE
+				PERFORM ots_cluster.raise_remote(s, m, d, hi, p);
+			END IF;
+		END;
+	END LOOP;
+	RETURN QUERY SELECT (results[n]).* FROM pg_catalog.generate_series(1, pg_catalog.cardinality(results)) n ORDER BY n;
+END
+$$;
+COMMENT ON FUNCTION ots_cluster.batch_run(record, boolean, boolean) IS
+	'runs a split batch on its shards and returns the results in request order (internal)';
+
+CREATE FUNCTION ots.batch_get_row(request jsonb)
+	RETURNS TABLE (table_name text, "index" integer, is_ok boolean, error_code text,
+				   error_message text, primary_key jsonb, attributes jsonb, consumed jsonb)
+	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
+	SET client_min_messages = warning
+	AS $$
+DECLARE
+	plan record;
+	s text; m text; d text; hi text;
+BEGIN
+	plan := ots_cluster.batch_split(request, 'primary_keys', false);
+	-- a request ots refuses as a whole (shape, 100 keys): the first shard says so
+	IF plan.entries IS NULL OR pg_catalog.cardinality(plan.names) > 100 THEN
+		RETURN QUERY SELECT * FROM ots_cluster.batch_get_row(0, request);
+		RETURN;
+	END IF;
+	RETURN QUERY SELECT * FROM ots_cluster.batch_run(plan, false, false);
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, hi = PG_EXCEPTION_HINT;
+	PERFORM ots_cluster.raise_remote(s, m, d, hi, 0);
+END
+$$;
+COMMENT ON FUNCTION ots.batch_get_row(jsonb) IS
+	'reads up to 100 rows of several tables (Tablestore BatchGetRow), one call per shard, results in request order';
+
+CREATE FUNCTION ots.batch_write_row(request jsonb, is_atomic boolean DEFAULT false)
+	RETURNS TABLE (table_name text, "index" integer, is_ok boolean, error_code text,
+				   error_message text, primary_key jsonb, attributes jsonb, consumed jsonb)
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET client_min_messages = warning
+	AS $$
+DECLARE
+	plan record;
+	p integer;
+	s text; m text; d text; hi text;
+BEGIN
+	plan := ots_cluster.batch_split(request, 'rows', coalesce(is_atomic, false));
+	IF plan.entries IS NOT NULL AND pg_catalog.cardinality(plan.shards) = 1 THEN
+		RETURN QUERY SELECT * FROM ots_cluster.batch_run(plan, true, is_atomic);
+		RETURN;
+	END IF;
+	-- several shards: ots's whole-request checks first, on the first shard
+	-- that answers, writing nothing
+	FOREACH p IN ARRAY coalesce(plan.partitions, ots_cluster.shard_partitions()) LOOP
+		BEGIN
+			PERFORM ots_cluster.batch_write_check(p, coalesce(plan.entries, request), is_atomic);
+			EXIT;
+		EXCEPTION
+			WHEN SQLSTATE '25006' THEN
+				EXIT;
+			WHEN SQLSTATE 'XX000' THEN
+				GET STACKED DIAGNOSTICS m = MESSAGE_TEXT;
+				IF m !~ '^PL/Proxy function ' THEN
+					RAISE;
+				END IF;
+		END;
+	END LOOP;
+	IF plan.entries IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'OT001', MESSAGE = 'Invalid table entry.',
+			DETAIL = 'Each entry is an object with a "table_name" string.';
+	END IF;
+	RETURN QUERY SELECT * FROM ots_cluster.batch_run(plan, true, is_atomic);
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, hi = PG_EXCEPTION_HINT;
+	PERFORM ots_cluster.raise_remote(s, m, d, hi, 0);
+END
+$$;
+COMMENT ON FUNCTION ots.batch_write_row(jsonb, boolean) IS
+	'writes up to 200 rows of several tables (Tablestore BatchWriteRow), one call per shard (each its own transaction), results in request order';

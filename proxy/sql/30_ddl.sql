@@ -11,12 +11,6 @@
 -- and delete_table finishes.  The catalog is refreshed after each DDL.
 -- describe_table and list_table answer from the first shard.
 
--- ots_cluster.shard_partitions: a partition of each shard, in shard order
-CREATE FUNCTION ots_cluster.shard_partitions() RETURNS integer[]
-	LANGUAGE sql STABLE PARALLEL SAFE
-	RETURN ARRAY(SELECT s.partition FROM ots_cluster.shards() s ORDER BY s.shard);
-COMMENT ON FUNCTION ots_cluster.shard_partitions() IS 'a partition to RUN ON for each shard, in shard order';
-
 -- ots_cluster.find_on: the first of schemas in which the shard of partition
 -- p has an ots table (or index) relname the caller may see, or NULL
 CREATE FUNCTION ots_cluster.find_on(p integer, schemas name[], relname name) RETURNS name
@@ -257,7 +251,8 @@ DECLARE
 BEGIN
 	-- an unqualified name goes where the first shard would create it
 	SELECT x.schema_name, x.relname INTO n FROM ots_cluster.split_name(table_name) x;
-	IF n.relname IS NOT NULL AND n.schema_name IS NULL THEN
+	-- (a name too long for PostgreSQL goes as it is: the shard refuses it)
+	IF n.relname IS NOT NULL AND n.schema_name IS NULL AND pg_catalog.octet_length(n.relname) < 64 THEN
 		n.schema_name := ots_cluster.creation_schema_on(ps[1], ots_cluster.search_schemas());
 		IF n.schema_name IS NOT NULL THEN
 			target := ots_cluster.qualified(n.schema_name, n.relname);
@@ -355,8 +350,9 @@ BEGIN
 			p := ps[i];
 			PERFORM ots_cluster.delete_table_on(p, target);
 		END LOOP;
+		-- the table and its indexes
+		PERFORM ots_cluster.catalog_refresh_schema(r.schema_name);
 	END IF;
-	PERFORM ots_cluster.catalog_refresh(target);
 EXCEPTION WHEN OTHERS THEN
 	GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, hi = PG_EXCEPTION_HINT;
 	PERFORM ots_cluster.raise_remote(s, m, d, hi, p);
@@ -474,7 +470,10 @@ END
 $$;
 COMMENT ON FUNCTION ots.delete_index(text, text) IS 'drops a secondary index on every shard that has it';
 
-CREATE FUNCTION ots.add_defined_column(table_name text, defined_columns text) RETURNS void
+-- ots_cluster.change_defined_columns: add_defined_column (adding) or
+-- delete_defined_column on every shard
+CREATE FUNCTION ots_cluster.change_defined_columns(table_name text, adding boolean, defined_columns text,
+												   column_names text[]) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET client_min_messages = warning
 	AS $$
@@ -486,34 +485,32 @@ BEGIN
 	target := ots_cluster.target(ots_cluster.table_of(table_name), table_name);
 	PERFORM ots_cluster.resolve_on_shards(target);
 	FOREACH p IN ARRAY ots_cluster.shard_partitions() LOOP
-		PERFORM ots_cluster.add_defined_column_on(p, target, defined_columns);
+		IF adding THEN
+			PERFORM ots_cluster.add_defined_column_on(p, target, defined_columns);
+		ELSE
+			PERFORM ots_cluster.delete_defined_column_on(p, target, column_names);
+		END IF;
 	END LOOP;
 EXCEPTION WHEN OTHERS THEN
 	GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, hi = PG_EXCEPTION_HINT;
 	PERFORM ots_cluster.raise_remote(s, m, d, hi, p);
 END
 $$;
+COMMENT ON FUNCTION ots_cluster.change_defined_columns(text, boolean, text, text[]) IS
+	'adds or removes defined columns of an ots table on every shard (internal)';
+
+CREATE FUNCTION ots.add_defined_column(table_name text, defined_columns text) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+	BEGIN ATOMIC
+		SELECT ots_cluster.change_defined_columns(table_name, true, defined_columns, NULL);
+	END;
 COMMENT ON FUNCTION ots.add_defined_column(text, text) IS 'adds defined columns to an ots table on every shard';
 
 CREATE FUNCTION ots.delete_defined_column(table_name text, column_names text[]) RETURNS void
-	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-	SET client_min_messages = warning
-	AS $$
-DECLARE
-	target text;
-	p integer := 0;
-	s text; m text; d text; hi text;
-BEGIN
-	target := ots_cluster.target(ots_cluster.table_of(table_name), table_name);
-	PERFORM ots_cluster.resolve_on_shards(target);
-	FOREACH p IN ARRAY ots_cluster.shard_partitions() LOOP
-		PERFORM ots_cluster.delete_defined_column_on(p, target, column_names);
-	END LOOP;
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, hi = PG_EXCEPTION_HINT;
-	PERFORM ots_cluster.raise_remote(s, m, d, hi, p);
-END
-$$;
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+	BEGIN ATOMIC
+		SELECT ots_cluster.change_defined_columns(table_name, false, NULL, column_names);
+	END;
 COMMENT ON FUNCTION ots.delete_defined_column(text, text[]) IS 'removes defined columns of an ots table on every shard';
 
 -- ots.build_index: ots's build_index, shard after shard, its steps called
