@@ -170,19 +170,50 @@ clu_new_proxy() {
 	clu_proxy_db "$@"
 }
 
-# clu_proxy_db SHARD-NAME...: database $CLU_DB on the proxy instance, running
+# clu_proxy_db SHARD...: database $CLU_DB on the proxy instance, running
 # ots_proxy over database $CLU_DB of the shards, in that order
-# (ots_cluster.create_cluster; CLU_PARTITIONS partitions, default 64).
+# (ots_cluster.create_cluster; CLU_PARTITIONS partitions, default 64). A
+# SHARD with an = in it is a connstr (a primary and its standbys, say).
 clu_proxy_db() {
 	local s
 	local -a connstrs=()
 	for s in "$@"; do
-		connstrs+=("$(clu_connstr "$s")")
+		if [[ "$s" == *=* ]]; then
+			connstrs+=("$s")
+		else
+			connstrs+=("$(clu_connstr "$s")")
+		fi
 	done
 	clu_psql proxy -d postgres -c "CREATE DATABASE \"$CLU_DB\""
 	clu_psql proxy -c "SET client_min_messages = warning" -c "CREATE EXTENSION ots_proxy CASCADE"
 	clu_psql proxy -At -v shards="{$(clu_array_text "${connstrs[@]}")}" \
 		-v parts="${CLU_PARTITIONS:-64}" <<<"SELECT ots_cluster.create_cluster(:'shards'::text[], :parts)" >/dev/null
+}
+
+# clu_new_standby NAME PORT PRIMARY: a started streaming standby of
+# instance PRIMARY (pg_basebackup -R: primary_conninfo to its socket), hot,
+# so it can be read and promoted (pg_ctl promote; docs/cluster.md, High
+# availability).
+clu_new_standby() {
+	local name="$1" port="$2" primary="$3" dir line
+	dir="$(clu_dir "$name")"
+	mkdir -p "$dir"
+	echo "$port" >"$dir/port"
+	if ots_is_root; then chown "$OTS_PG_USER:" "$dir"; fi
+	chmod 700 "$dir"
+	ots_as_pg_user "$OTS_PG_BIN/pg_basebackup" -h "$(clu_dir "$primary")" -p "$(clu_port "$primary")" \
+		-U "$(ots_pg_user_name)" -D "$dir/data" -R -X stream -c fast >"$dir/basebackup.log" 2>&1 ||
+		{ cat "$dir/basebackup.log" >&2; ots_die "pg_basebackup of $primary failed"; }
+	# its own port and socket; the rest as the primary's
+	{
+		echo "# written by tools/cluster_lib.sh"
+		echo "port = $port"
+		echo "unix_socket_directories = '$dir'"
+		ots_as_pg_user grep -v -E '^(#|port =|unix_socket_directories =)' "$dir/data/cluster.conf"
+	} >"$dir/cluster.conf.new"
+	ots_as_pg_user tee "$dir/data/cluster.conf" <"$dir/cluster.conf.new" >/dev/null
+	rm -f "$dir/cluster.conf.new"
+	clu_start "$name"
 }
 
 # clu_array_text ITEM...: the items as the inside of a text[] literal.
@@ -213,8 +244,8 @@ clu_copy_tables() {
 		 ORDER BY 1;
 		-- tables first, then indexes, each as the owner of its storage
 		SELECT format('SET ROLE %I; SELECT ots.create_table(%L, %L, max_versions => %s, time_to_live => %s, '
-		              'max_version_offset => %s, allow_update => %s, partitions => %s, hash_prefix_length => %s, '
-		              'defined_columns => %L, stream_enabled => %s, stream_expiration_hours => %s) '
+		              'max_version_offset => %s, allow_update => %L, partitions => %s, hash_prefix_length => %s, '
+		              'defined_columns => %L, stream_enabled => %L, stream_expiration_hours => %s) '
 		              'WHERE NOT EXISTS (SELECT FROM ots.tables WHERE schema_name = %L AND table_name = %L); RESET ROLE;',
 		              pg_catalog.pg_get_userbyid(c.relowner),
 		              format('%I.%I', t.schema_name, t.table_name),
@@ -233,7 +264,7 @@ clu_copy_tables() {
 		    ON c.oid = format('%I.%I', t.schema_name, t.table_name || '$data')::regclass
 		 WHERE t.index_of IS NULL
 		 ORDER BY t.schema_name COLLATE "C", t.table_name COLLATE "C";
-		SELECT format('SET ROLE %I; SELECT ots.create_index(%L, %L, %L::text[], %L::text[], %L, %s) '
+		SELECT format('SET ROLE %I; SELECT ots.create_index(%L, %L, %L::text[], %L::text[], %L, %L) '
 		              'WHERE NOT EXISTS (SELECT FROM ots.tables WHERE schema_name = %L AND table_name = %L); RESET ROLE;',
 		              pg_catalog.pg_get_userbyid(c.relowner),
 		              format('%I.%I', i.schema_name, i.index_of), i.table_name,
@@ -255,7 +286,8 @@ clu_copy_tables() {
 		 WHERE a.grantee <> c.relowner
 		 ORDER BY 1;
 	EOF
-	clu_psql "$dst" -c "SET client_min_messages = warning" -f "$CLU_BASE/.ddl.sql" >/dev/null
+	clu_psql "$dst" -c "SET client_min_messages = warning" -f "$CLU_BASE/.ddl.sql" >/dev/null ||
+		ots_die "making the tables of $src on $dst failed (statements in $CLU_BASE/.ddl.sql)"
 }
 
 # clu_proxy_value SQL: one value computed on the proxy.
@@ -273,9 +305,17 @@ clu_connstr_psql() {
 
 # clu_hash_sql COLUMN TYPE: the proxy's SQL for the routing hash of a stored
 # partition-key column (ots_cluster.storage_hash_sql, the one owner).
+# clu_hash_cache COLUMN TYPE: the same into CLU_HASH_SQL[COLUMN/TYPE], asked
+# once per column and type.
 clu_hash_sql() {
 	clu_psql proxy -At -v col="$1" -v type="$2" \
 		<<<"SELECT ots_cluster.storage_hash_sql(quote_ident(:'col'), :'type')"
+}
+declare -A CLU_HASH_SQL=()
+clu_hash_cache() {
+	if [ -z "${CLU_HASH_SQL["$1/$2"]:-}" ]; then
+		CLU_HASH_SQL["$1/$2"]="$(clu_hash_sql "$1" "$2")"
+	fi
 }
 
 # clu_wait_proxy_writes: waits until every transaction that was open on the
@@ -319,11 +359,13 @@ clu_wait_proxy_writes() {
 # again, or ots_cluster.set_moving(ARRAY[P], false).
 clu_move_partition() {
 	local p="$1" dst="$2" src mask tables t seq pkname pktype hashsql last
-	src="$(clu_proxy_value "SELECT connstr FROM ots_cluster.partitions WHERE partition = $p")"
+	local -a src_deletes=()
+	IFS=$'\t' read -r mask src < <(clu_psql proxy -At -F $'\t' -v p="$p" <<<"SELECT
+		(SELECT count(*) - 1 FROM ots_cluster.partitions), connstr FROM ots_cluster.partitions WHERE partition = :p")
 	[ -n "$src" ] || ots_die "no partition $p in the map"
 	[ "$src" != "$dst" ] || return 0
-	mask="$(clu_proxy_value "SELECT count(*) - 1 FROM ots_cluster.partitions")"
-	clu_proxy_value "SELECT ots_cluster.set_moving(ARRAY[$p], true)" >/dev/null
+	clu_proxy_value "SELECT ots_cluster.set_moving(ARRAY[$p], true)" >/dev/null ||
+		ots_die "setting partition $p moving failed"
 	clu_wait_proxy_writes
 
 	# the base tables (an index's entries follow its table's rows): storage,
@@ -335,24 +377,31 @@ clu_move_partition() {
 		   FROM ots.tables WHERE index_of IS NULL ORDER BY schema_name COLLATE \"C\", table_name COLLATE \"C\"")"
 	while IFS=$'\t' read -r t seq pkname pktype; do
 		[ -n "$t" ] || continue
-		hashsql="$(clu_hash_sql "$pkname" "$pktype")"
-		clu_connstr_psql "$dst" -c "DELETE FROM $t WHERE ($hashsql) & $mask = $p" >/dev/null
+		clu_hash_cache "$pkname" "$pktype"
+		hashsql="${CLU_HASH_SQL["$pkname/$pktype"]}"
+		[ -n "$hashsql" ] || ots_die "no routing hash for $t"
+		# on the new shard, in one transaction: rows of an earlier try go, the copy comes
 		clu_connstr_psql "$src" -c "COPY (SELECT * FROM $t WHERE ($hashsql) & $mask = $p) TO STDOUT (FORMAT binary)" |
-			clu_connstr_psql "$dst" -c "COPY $t FROM STDIN (FORMAT binary)"
+			clu_connstr_psql "$dst" -1 -c "DELETE FROM $t WHERE ($hashsql) & $mask = $p" \
+				-c "COPY $t FROM STDIN (FORMAT binary)" >/dev/null ||
+			ots_die "copying partition $p of $t failed"
 		if [ "$seq" != - ]; then
 			last="$(clu_connstr_psql "$src" -At -c "SELECT last_value FROM $seq")"
 			clu_connstr_psql "$dst" -At -v seq="$seq" \
-				<<<"SELECT setval(:'seq', greatest($last, (SELECT last_value FROM $seq)))" >/dev/null
+				<<<"SELECT setval(:'seq', greatest($last, (SELECT last_value FROM $seq)))" >/dev/null ||
+				ots_die "setting $seq on the new shard failed"
 		fi
+		src_deletes+=(-c "DELETE FROM $t WHERE ($hashsql) & $mask = $p")
 	done <<<"$tables"
 
-	clu_psql proxy -At -v p="$p" -v dst="$dst" <<<"SELECT ots_cluster.set_partition(:p, :'dst')" >/dev/null
-	while IFS=$'\t' read -r t seq pkname pktype; do
-		[ -n "$t" ] || continue
-		hashsql="$(clu_hash_sql "$pkname" "$pktype")"
-		clu_connstr_psql "$src" -c "DELETE FROM $t WHERE ($hashsql) & $mask = $p" >/dev/null
-	done <<<"$tables"
-	clu_proxy_value "SELECT ots_cluster.set_moving(ARRAY[$p], false)" >/dev/null
+	clu_psql proxy -At -v p="$p" -v dst="$dst" <<<"SELECT ots_cluster.set_partition(:p, :'dst')" >/dev/null ||
+		ots_die "switching partition $p failed"
+	if [ "${#src_deletes[@]}" -gt 0 ]; then
+		clu_connstr_psql "$src" -1 "${src_deletes[@]}" >/dev/null ||
+			ots_die "deleting partition $p from the old shard failed"
+	fi
+	clu_proxy_value "SELECT ots_cluster.set_moving(ARRAY[$p], false)" >/dev/null ||
+		ots_die "clearing partition $p's moving flag failed"
 }
 
 # clu_add_shard NAME PORT: starts shard NAME, makes every table on it (from
@@ -360,8 +409,8 @@ clu_move_partition() {
 # (P / shards, taken from the shards that hold the most).
 clu_add_shard() {
 	local name="$1" port="$2" dst p share
-	clu_new_shard "$name" "$port"
-	clu_copy_tables "$(clu_shards | head -n 1)" "$name"
+	clu_new_shard "$name" "$port" || ots_die "starting shard $name failed"
+	clu_copy_tables "$(clu_shards | head -n 1)" "$name" || exit 1
 	dst="$(clu_connstr "$name")"
 	share="$(clu_proxy_value "SELECT count(*) / (count(DISTINCT connstr) + 1) FROM ots_cluster.partitions")"
 	# a fair share: each time, the highest partition of the shard holding the most
@@ -369,6 +418,6 @@ clu_add_shard() {
 		p="$(clu_proxy_value "SELECT max(partition) FROM ots_cluster.partitions
 			WHERE connstr = (SELECT connstr FROM ots_cluster.partitions WHERE connstr <> '${dst//\'/\'\'}'
 			                 GROUP BY connstr ORDER BY count(*) DESC, connstr LIMIT 1)")"
-		clu_move_partition "$p" "$dst"
+		clu_move_partition "$p" "$dst" || exit 1
 	done
 }

@@ -21,7 +21,8 @@ SELECT 'r_int', 'INTEGER', to_jsonb(v), v::text
   FROM (SELECT (i - 200)::bigint * 46116860184273879 AS v FROM generate_series(1, 400) i) s
 UNION ALL
 SELECT 'r_bin', 'BINARY', jsonb_build_object('$binary', encode(v, 'base64')), encode(v, 'hex')
-  FROM (SELECT decode(substr(md5(i::text), 1, 2 + 2 * (i % 15)), 'hex') AS v FROM generate_series(1, 400) i) s
+  FROM (SELECT int2send(i::int2) || decode(substr(md5(i::text), 1, 2 * (i % 15)), 'hex') AS v
+          FROM generate_series(1, 400) i) s
 UNION ALL
 SELECT 'r_hash', 'STRING', to_jsonb(v), v
   FROM (SELECT 'h' || i AS v FROM generate_series(1, 400) i) s

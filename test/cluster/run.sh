@@ -40,9 +40,31 @@ export LC_ALL=C.UTF-8 LANG=C.UTF-8
 root="$OTS_ROOT"
 
 # The regression files that use only the ots API, whose output through the
-# proxy is the single node's apart from CONTEXT lines. The others, and why:
-#   (filled in from runs; see the list after this one)
-REGRESS_API="${REGRESS_API:-put_get_row update_row delete_row conditions filters get_range batch_ops versions_ttl values_codec write_size hash_prefix table_ddl auto_increment bad_input}"
+# proxy is the single node's apart from CONTEXT lines (every sql/*.sql was run
+# so; REGRESS_API="$(ls sql | sed -n 's/\.sql$//p')" runs them all again).
+# The others, and the first reason each differs:
+# - they read or write a table's storage or view with plain SQL ("t$data",
+#   "t$p0", the view: on the shards, not in the proxy database): put_get_row,
+#   update_row, delete_row, auto_increment, bad_input, hash_prefix,
+#   table_ddl, versions_ttl, values_codec, cells_roundtrip, sql_view,
+#   view_write, view_procedure, view_plans, transactions, tap_rows,
+#   security_trap, storage_guard, leaf_cache, index_edges, index_plans,
+#   secondary_index, stats; and
+#   batch_ops (its bulk-path checks; besides, an atomic batch's row error
+#   names the table 'public.bt_atom' where the node says 'bt_atom': the proxy
+#   passes the qualified name on) and get_range (its scan-cost checks;
+#   besides, capacity units summed over shards give {"read": 2} where the
+#   node gives 1 for a range that reads nothing or little);
+# - they use ots internals the proxy does not have (ots.tables, ots.cells,
+#   ots.error_code, ots.stats, purge, the write point's counters, pg_cron,
+#   logical decoding, pg_dump): catalog_integrity, purge, purge_lock,
+#   purge_owner, tap_tables, write_point, storage_drop, expiry_cron,
+#   parallel_query, dump_restore, tableam, stream_decoding;
+# - they create roles and schemas in the proxy database only (a role must
+#   exist on every node, docs/cluster.md): catalog_visibility, row_security,
+#   security;
+# - stream: the stream functions are not routed (0A000 through the proxy).
+REGRESS_API="${REGRESS_API:-conditions filters write_size}"
 
 parts=" ${CLUSTER_PARTS:-regress2 regress4 sql routing add_shard down failover compare} "
 want() { [[ "$parts" == *" $1 "* ]]; }
@@ -83,7 +105,7 @@ run_regress() {
 	chmod 777 "$out"
 	ots_as_pg_user "$pg_regress" --use-existing --bindir="$OTS_PG_BIN" \
 		--host="$(clu_dir proxy)" --port="$(clu_port proxy)" --user="$(ots_pg_user_name)" \
-		--dbname="$db" --inputdir="$indir" --outputdir="$out" --expecteddir="$indir" \
+		--dbname="$db" --inputdir="$indir" --outputdir="$out" \
 		"$@" >"$out/pg_regress.log" 2>&1 || true
 	for f in "$@"; do
 		if [ ! -f "$out/results/$f.out" ]; then
@@ -158,7 +180,7 @@ if want routing; then
 		mapfile -t conns < <(clu_proxy_value "SELECT connstr FROM ots_cluster.shards() ORDER BY shard")
 		shard_keys "${conns[@]}" >"$work/routing.found"
 		n="$(wc -l <"$work/routing.expected")"
-		dups="$(cut -d'|' -f1,2 "$work/routing.found" | uniq -d | wc -l)"
+		dups="$(sort -u "$work/routing.found" | cut -d'|' -f1,2 | uniq -d | wc -l)"
 		per="$(cut -d'|' -f3 "$work/routing.found" | sort | uniq -c | awk '{print $1}' | paste -sd/)"
 		if [ "$n" -ge 2000 ] && diff -q "$work/routing.expected" "$work/routing.found" >/dev/null; then
 			pass cluster_routing "$n keys of 5 tables (STRING, INTEGER, BINARY, hash-prefixed, two-column), each on the one shard its partition maps to, $per per shard"
