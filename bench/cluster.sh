@@ -593,16 +593,20 @@ elif [ -s "$WORK/runs" ]; then
 			echo "\"$c $(case $tg in direct) echo direct ;; bare) echo bare ;; *) echo proxy ;; esac)\" $(num "$(med overhead "$c" "$tg" "$cl" 8)") $(num "$(med overhead "$c" "$tg" "$cl" 9)") $(num "$(med overhead "$c" "$tg" "$cl" 10)")" >>"$WORK/cpu.dat"
 		done
 	done
-	for c in get put; do for x in $TPUT_CLIENTS; do
+	grep -q '^throughput ' "$WORK/runs" && for c in get put; do for x in $TPUT_CLIENTS; do
 		printf '"%s -c %s" %s' "${LABEL[$c]}" "$x" "$(num "$(med throughput "$c" direct "$x" 6)")" >>"$WORK/tput.dat"
 		for n in 1 2 4; do printf ' %s' "$(num "$(med throughput "$c" "p$n" "$x" 6)")" >>"$WORK/tput.dat"; done
 		echo >>"$WORK/tput.dat"
 	done; done
 	mc=$(printf '%s\n' $MERGE_CLIENTS | sort -n | head -1)
 	ms() { awk -v x="$(num "$1")" 'BEGIN { printf "%.2f", x / 1000 }'; }
-	for tg in direct p1 p2 p4; do
+	grep -q '^merge ' "$WORK/runs" && for tg in direct p1 p2 p4; do
 		echo "\"$(tname "$tg")\" $(ms "$(med merge merge "$tg" "$mc" 8)") $(ms "$(med merge merge "$tg" "$mc" 9)") $(ms "$(med merge merge "$tg" "$mc" 10)")" >>"$WORK/merge.dat"
 	done
+	# a panel whose part did not run says so
+	panel() { # FILE PLOT-COMMAND
+		if [ -s "$1" ]; then echo "${2//\$WORK/$WORK}"; else echo 'set label 1 "not run" at graph 0.5, 0.5 center; unset logscale y; set yrange [0:1]; plot NaN notitle; unset label 1'; fi
+	}
 	gnuplot <<GP && echo "picture: $PNG"
 set terminal pngcairo size 1600,900 font "sans,10" noenhanced
 set output "$PNG"
@@ -616,12 +620,12 @@ set style histogram clustered gap 1
 set boxwidth 0.9
 set yrange [0:*]
 set key top left
-plot "$WORK/lat.dat" using 2:xtic(1) title "direct" lc rgb "#7f8c8d", "" using 4 title "bare PL/Proxy (1 shard)" lc rgb "#85c1e9", "" using 3 title "ots_proxy (1 shard)" lc rgb "#2e86c1"
+$(panel "$WORK/lat.dat" 'plot "$WORK/lat.dat" using 2:xtic(1) title "direct" lc rgb "#7f8c8d", "" using 4 title "bare PL/Proxy (1 shard)" lc rgb "#85c1e9", "" using 3 title "ots_proxy (1 shard)" lc rgb "#2e86c1"')
 set title "1. CPU µs per call, one client, by process"
 set style histogram rowstacked
 set boxwidth 0.7
 set xtics font ",8" rotate by -35 left
-plot "$WORK/cpu.dat" using 2:xtic(1) title "pgbench" lc rgb "#f5b041", "" using 3 title "proxy instance" lc rgb "#2e86c1", "" using 4 title "shard instance(s)" lc rgb "#7f8c8d"
+$(panel "$WORK/cpu.dat" 'plot "$WORK/cpu.dat" using 2:xtic(1) title "pgbench" lc rgb "#f5b041", "" using 3 title "proxy instance" lc rgb "#2e86c1", "" using 4 title "shard instance(s)" lc rgb "#7f8c8d"')
 set xtics font ",10" norotate
 set title "2. throughput (tps, log scale), all shards on the same $(nproc) cores: the cost of more shards, not scaling"
 set logscale y
@@ -629,14 +633,14 @@ set yrange [10:*]
 set style histogram clustered gap 1
 set boxwidth 0.9
 set key top right
-plot "$WORK/tput.dat" using 2:xtic(1) title "direct" lc rgb "#7f8c8d", "" using 3 title "1 shard" lc rgb "#85c1e9", "" using 4 title "2 shards" lc rgb "#2e86c1", "" using 5 title "4 shards" lc rgb "#1b4f72"
+$(panel "$WORK/tput.dat" 'plot "$WORK/tput.dat" using 2:xtic(1) title "direct" lc rgb "#7f8c8d", "" using 3 title "1 shard" lc rgb "#85c1e9", "" using 4 title "2 shards" lc rgb "#2e86c1", "" using 5 title "4 shards" lc rgb "#1b4f72"')
 unset logscale y
 set yrange [0:*]
 set title "3. get_range 5000 rows across partition keys: CPU ms per call, by process ($mc client)"
 set style histogram rowstacked
 set boxwidth 0.6
 set key top left
-plot "$WORK/merge.dat" using 2:xtic(1) title "pgbench" lc rgb "#f5b041", "" using 3 title "proxy instance" lc rgb "#2e86c1", "" using 4 title "shard instances" lc rgb "#7f8c8d"
+$(panel "$WORK/merge.dat" 'plot "$WORK/merge.dat" using 2:xtic(1) title "pgbench" lc rgb "#f5b041", "" using 3 title "proxy instance" lc rgb "#2e86c1", "" using 4 title "shard instances" lc rgb "#7f8c8d"')
 unset multiplot
 GP
 fi
