@@ -2,7 +2,7 @@
 --
 -- A range within one partition key (the first key column equal in both
 -- bounds and not $inf) lives on one shard and goes there, its page passed
--- through.  Any other range is asked of every shard database, each
+-- through (so does any range of a cluster of one database).  Any other range is asked of every shard database, each
 -- answering with its own Tablestore page, and the pages are merged in the
 -- stored key order (ots_cluster.range_key_sql): what get_range returns is what
 -- one node holding all the rows could return as a page, and its
@@ -94,12 +94,15 @@ CREATE FUNCTION ots_cluster.range_size_sql(t ots_cluster.tables, r text) RETURNS
 COMMENT ON FUNCTION ots_cluster.range_size_sql(ots_cluster.tables, text) IS
 	'SQL of the size of get_range row r as ots counts it for the 4 MB page cap (internal)';
 
--- One shard's page: ots.get_range on the shard holding partition hash, or on
--- every shard database, with the shard's page caps.
-CREATE FUNCTION ots_cluster.range_page_on(
-	hash integer,
+-- ots_cluster.range_pages: one get_range page of each shard named by a
+-- routing hash of hashes, from its own start (starts, in the same order),
+-- all asked in parallel (PL/Proxy's SPLIT: each shard gets its elements),
+-- each answered with its hash and its page caps (ots.limit of
+-- src/ots_limits.h, so the proxy spells no limit).
+CREATE FUNCTION ots_cluster.range_pages(
+	hashes integer[],
 	table_name text,
-	inclusive_start_primary_key jsonb,
+	starts jsonb[],
 	exclusive_end_primary_key jsonb,
 	direction text,
 	"limit" integer,
@@ -110,44 +113,19 @@ CREATE FUNCTION ots_cluster.range_page_on(
 	with_timestamps boolean,
 	start_column text,
 	end_column text,
-	OUT rows jsonb, OUT next_start_primary_key jsonb, OUT consumed jsonb,
-	OUT max_rows bigint, OUT max_bytes bigint)
-	LANGUAGE plproxy
-	AS $$
-	CLUSTER 'ots_cluster';
-	RUN ON $1;
-	SELECT g.rows, g.next_start_primary_key, g.consumed,
-		   ots.limit('max_range_rows') AS max_rows, ots.limit('max_range_bytes') AS max_bytes
-	  FROM ots.get_range($2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) AS g;
-$$;
-COMMENT ON FUNCTION ots_cluster.range_page_on(integer, text, jsonb, jsonb, text, integer, text[], integer, jsonb, jsonb, boolean, text, text) IS
-	'one get_range page of the shard holding partition hash, with its page caps (max_range_rows, max_range_bytes)';
-
-CREATE FUNCTION ots_cluster.range_page_all(
-	table_name text,
-	inclusive_start_primary_key jsonb,
-	exclusive_end_primary_key jsonb,
-	direction text,
-	"limit" integer,
-	columns_to_get text[],
-	max_versions integer,
-	time_range jsonb,
-	filter jsonb,
-	with_timestamps boolean,
-	start_column text,
-	end_column text,
-	OUT rows jsonb, OUT next_start_primary_key jsonb, OUT consumed jsonb,
+	OUT hash integer, OUT rows jsonb, OUT next_start_primary_key jsonb, OUT consumed jsonb,
 	OUT max_rows bigint, OUT max_bytes bigint) RETURNS SETOF record
 	LANGUAGE plproxy
 	AS $$
 	CLUSTER 'ots_cluster';
-	RUN ON ALL;
-	SELECT g.rows, g.next_start_primary_key, g.consumed,
+	SPLIT hashes, starts;
+	RUN ON hashes;
+	SELECT ($1)[1] AS hash, g.rows, g.next_start_primary_key, g.consumed,
 		   ots.limit('max_range_rows') AS max_rows, ots.limit('max_range_bytes') AS max_bytes
-	  FROM ots.get_range($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS g;
+	  FROM ots.get_range($2, ($3)[1], $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) AS g;
 $$;
-COMMENT ON FUNCTION ots_cluster.range_page_all(text, jsonb, jsonb, text, integer, text[], integer, jsonb, jsonb, boolean, text, text) IS
-	'one get_range page of every shard database, in parallel, each with its page caps';
+COMMENT ON FUNCTION ots_cluster.range_pages(integer[], text, jsonb[], jsonb, text, integer, text[], integer, jsonb, jsonb, boolean, text, text) IS
+	'one get_range page of each shard of hashes from its start in starts, in parallel, with its hash and page caps (internal)';
 
 -- ots_cluster.range_merge merges shard pages (jsonb arrays of rows, each in
 -- the range's order) into one page: the rows before cutoff (every row when
@@ -259,6 +237,17 @@ CREATE FUNCTION ots_cluster.range_route(t ots_cluster.tables, inclusive_start_pr
 COMMENT ON FUNCTION ots_cluster.range_route(ots_cluster.tables, jsonb, jsonb) IS
 	'the routing hash of the one shard a range goes to (one partition key, or an unknown table), NULL when it spans shards';
 
+-- ots_cluster.range_hashes: the routing hashes of the shards a range reads:
+-- the one range_route names, else a partition of every shard database
+CREATE FUNCTION ots_cluster.range_hashes(t ots_cluster.tables, inclusive_start_primary_key jsonb,
+										 exclusive_end_primary_key jsonb) RETURNS integer[]
+	LANGUAGE sql STABLE PARALLEL SAFE
+	RETURN CASE WHEN ots_cluster.range_route(t, inclusive_start_primary_key, exclusive_end_primary_key) IS NOT NULL
+				THEN ARRAY[ots_cluster.range_route(t, inclusive_start_primary_key, exclusive_end_primary_key)]
+				ELSE ARRAY(SELECT sh.partition FROM ots_cluster.shards() AS sh ORDER BY sh.shard) END;
+COMMENT ON FUNCTION ots_cluster.range_hashes(ots_cluster.tables, jsonb, jsonb) IS
+	'the routing hashes of the shards a range reads: its partition key''s, or one per shard database (internal)';
+
 -- ots_cluster.consumed_sum adds capacity units {"read": r, "write": w}
 CREATE FUNCTION ots_cluster.consumed_sum(consumed jsonb[]) RETURNS jsonb
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -288,9 +277,8 @@ CREATE FUNCTION ots.get_range(
 	AS $$
 DECLARE
 	t ots_cluster.tables := ots_cluster.table_of(table_name);
-	route integer := ots_cluster.range_route(t, inclusive_start_primary_key, exclusive_end_primary_key);
+	hashes integer[] := ots_cluster.range_hashes(t, inclusive_start_primary_key, exclusive_end_primary_key);
 	backward boolean := pg_catalog.upper(direction) = 'BACKWARD';
-	result ots.range_result;
 	pages jsonb[];
 	nexts jsonb[];
 	consumed jsonb[];
@@ -303,28 +291,25 @@ DECLARE
 	err_detail text;
 	err_hint text;
 BEGIN
-	IF route IS NOT NULL THEN
-		SELECT p.rows, p.next_start_primary_key, p.consumed INTO result
-		  FROM ots_cluster.range_page_on(route, ots_cluster.target(t, table_name), inclusive_start_primary_key,
-										 exclusive_end_primary_key, direction,
-										 "limit", columns_to_get, max_versions, time_range, filter, with_timestamps,
-										 start_column, end_column) AS p;
-		RETURN result;
-	END IF;
 	SELECT pg_catalog.array_agg(p.rows), pg_catalog.array_agg(p.next_start_primary_key),
 		   pg_catalog.array_agg(p.consumed), pg_catalog.min(p.max_rows), pg_catalog.min(p.max_bytes)
 	  INTO pages, nexts, consumed, max_rows, max_bytes
-	  FROM ots_cluster.range_page_all(ots_cluster.target(t, table_name), inclusive_start_primary_key,
-										 exclusive_end_primary_key, direction,
-										 "limit", columns_to_get, max_versions, time_range, filter, with_timestamps,
-										 start_column, end_column) AS p;
+	  FROM ots_cluster.range_pages(hashes, ots_cluster.target(t, table_name),
+								   pg_catalog.array_fill(inclusive_start_primary_key, ARRAY[pg_catalog.cardinality(hashes)]),
+								   exclusive_end_primary_key, direction, "limit", columns_to_get, max_versions,
+								   time_range, filter, with_timestamps, start_column, end_column) AS p;
+	IF pg_catalog.cardinality(hashes) = 1 THEN
+		-- one shard's page, as it sent it
+		RETURN ROW(pages[1], nexts[1], consumed[1]);
+	END IF;
 	cutoff := ots_cluster.range_first(t, nexts, backward);
 	merged := ots_cluster.range_merge(t, pages, cutoff, backward, least("limit", max_rows), max_bytes);
 	RETURN ROW(merged.rows, coalesce(merged.next_key, cutoff), ots_cluster.consumed_sum(consumed));
 EXCEPTION WHEN OTHERS THEN
 	GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT,
 		err_detail = PG_EXCEPTION_DETAIL, err_hint = PG_EXCEPTION_HINT;
-	PERFORM ots_cluster.raise_remote(err_state, err_message, err_detail, err_hint, ots_cluster.partition_of(route));
+	PERFORM ots_cluster.raise_remote(err_state, err_message, err_detail, err_hint,
+									 CASE WHEN pg_catalog.cardinality(hashes) = 1 THEN ots_cluster.partition_of(hashes[1]) END);
 	RETURN NULL;
 END
 $$;
@@ -353,15 +338,9 @@ CREATE FUNCTION ots_cluster.range_rows_start(table_name text, inclusive_start_pr
 	AS $$
 DECLARE
 	s ots_cluster.range_rows_state;
-	route integer;
 BEGIN
 	s.tbl := ots_cluster.table_of(table_name);
-	route := ots_cluster.range_route(s.tbl, inclusive_start_primary_key, exclusive_end_primary_key);
-	IF route IS NOT NULL THEN
-		s.hashes := ARRAY[route];
-	ELSE
-		SELECT pg_catalog.array_agg(sh.partition ORDER BY sh.shard) INTO s.hashes FROM ots_cluster.shards() AS sh;
-	END IF;
+	s.hashes := ots_cluster.range_hashes(s.tbl, inclusive_start_primary_key, exclusive_end_primary_key);
 	s.bufs := pg_catalog.array_fill(NULL::jsonb, ARRAY[cardinality(s.hashes)]);
 	s.nexts := pg_catalog.array_fill(inclusive_start_primary_key, ARRAY[cardinality(s.hashes)]);
 	s.remaining := "limit";
@@ -396,9 +375,8 @@ CREATE FUNCTION ots_cluster.range_rows_step(
 	AS $$
 DECLARE
 	backward boolean := pg_catalog.upper(direction) = 'BACKWARD';
-	page_rows jsonb;
-	page_next jsonb;
-	called integer;				-- the shard being read, for its error
+	reading integer[];			-- the shards read in this step
+	page record;
 	cutoff jsonb;
 	merged record;
 	err_state text;
@@ -406,19 +384,22 @@ DECLARE
 	err_detail text;
 	err_hint text;
 BEGIN
-	FOR i IN 1 .. cardinality(s.hashes) LOOP
-		IF s.nexts[i] IS NOT NULL AND coalesce(pg_catalog.jsonb_array_length(s.bufs[i]), 0) = 0 THEN
-			called := s.hashes[i];
-			SELECT p.rows, p.next_start_primary_key INTO page_rows, page_next
-			  FROM ots_cluster.range_page_on(s.hashes[i], ots_cluster.target(s.tbl, table_name), s.nexts[i], exclusive_end_primary_key,
-											 direction, least(s.remaining, pg_catalog.int4(2147483647))::integer,
-											 columns_to_get, max_versions, time_range, filter, with_timestamps,
-											 start_column, end_column) AS p;
-			s.bufs[i] := page_rows;
-			s.nexts[i] := page_next;
-			called := NULL;
-		END IF;
-	END LOOP;
+	-- the shards whose held rows were all emitted and that have more, read in parallel
+	SELECT pg_catalog.array_agg(s.hashes[i]) INTO reading
+	  FROM pg_catalog.generate_subscripts(s.hashes, 1) AS i
+	 WHERE s.nexts[i] IS NOT NULL AND coalesce(pg_catalog.jsonb_array_length(s.bufs[i]), 0) = 0;
+	IF reading IS NOT NULL THEN
+		FOR page IN
+			SELECT * FROM ots_cluster.range_pages(reading, ots_cluster.target(s.tbl, table_name),
+												  ARRAY(SELECT s.nexts[pg_catalog.array_position(s.hashes, h)] FROM pg_catalog.unnest(reading) AS h),
+												  exclusive_end_primary_key, direction,
+												  least(s.remaining, pg_catalog.int4(2147483647))::integer,
+												  columns_to_get, max_versions, time_range, filter, with_timestamps,
+												  start_column, end_column) LOOP
+			s.bufs[pg_catalog.array_position(s.hashes, page.hash)] := page.rows;
+			s.nexts[pg_catalog.array_position(s.hashes, page.hash)] := page.next_start_primary_key;
+		END LOOP;
+	END IF;
 	cutoff := ots_cluster.range_first(s.tbl, s.nexts, backward);
 	merged := ots_cluster.range_merge(s.tbl, s.bufs, cutoff, backward, s.remaining, NULL);
 	s.emit := merged.rows;
@@ -428,15 +409,15 @@ BEGIN
 			s.bufs[i] := NULL;
 		ELSIF s.bufs[i] IS NOT NULL THEN
 			-- what is held from cutoff on (rows before it were emitted)
-			page_rows := ots_cluster.range_from(s.tbl, s.bufs[i], cutoff, backward);
-			s.bufs[i] := page_rows;
+			s.bufs[i] := ots_cluster.range_from(s.tbl, s.bufs[i], cutoff, backward);
 		END IF;
 	END LOOP;
 	RETURN s;
 EXCEPTION WHEN OTHERS THEN
 	GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT,
 		err_detail = PG_EXCEPTION_DETAIL, err_hint = PG_EXCEPTION_HINT;
-	PERFORM ots_cluster.raise_remote(err_state, err_message, err_detail, err_hint, ots_cluster.partition_of(called));
+	PERFORM ots_cluster.raise_remote(err_state, err_message, err_detail, err_hint,
+									 CASE WHEN pg_catalog.cardinality(reading) = 1 THEN ots_cluster.partition_of(reading[1]) END);
 	RETURN NULL;
 END
 $$;

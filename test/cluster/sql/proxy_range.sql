@@ -130,6 +130,9 @@ SELECT count(*), string_agg(primary_key ->> 'a' || ':' || (primary_key ->> 'b'),
 SELECT primary_key, attributes FROM ots.get_range_rows('pr_s', :'smax', :'smin', 'BACKWARD', "limit" => 4);
 SELECT primary_key FROM ots.get_range_rows('pr_s', :'smin', :'smax') LIMIT 3;
 SELECT (ots.get_range_rows('pr_i', '{"a": -3, "b": {"$inf": "min"}}', '{"a": 3, "b": {"$inf": "max"}}')).primary_key;
+-- rows of 1.3 MB: each shard's pages end at 4 MB, the merge reads on in steps
+SELECT string_agg(primary_key ->> 'a', ' '), sum(length(attributes ->> 'blob')) FROM ots.get_range_rows('pr_big', :'smin', :'smax');
+SELECT string_agg(primary_key ->> 'a', ' '), sum(length(attributes ->> 'blob')) FROM ots.get_range_rows('pr_big', :'smax', :'smin', 'BACKWARD', "limit" => 5);
 -- the whole table through get_range_rows is get_range paged to the end
 WITH RECURSIVE p(n, r) AS (
 	SELECT 1, ots.get_range('pr_s', :'smin', :'smax', "limit" => 5)
