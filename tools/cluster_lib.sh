@@ -25,6 +25,7 @@
 #   clu_add_shard NAME PORT              a new shard, tables made on it, and a
 #                                        fair share of the partitions moved to it
 #   clu_move_partition P CONNSTR         one partition's rows to CONNSTR's shard
+#   (CLU_PROXY=CONNSTR: the proxy is that database, not an instance here)
 
 CLU_BASE="${CLU_BASE:-}"
 CLU_DB="${CLU_DB:-ots}"
@@ -57,10 +58,16 @@ clu_connstr() {
 }
 
 # clu_psql NAME ARGS...: psql to instance NAME's database $CLU_DB as the
-# servers' superuser (use -d to name another database).
+# servers' superuser (use -d to name another database). With CLU_PROXY set,
+# "proxy" is that connstr instead (a proxy elsewhere: moving partitions on
+# separate machines, docs/cluster.md).
 clu_psql() {
 	local name="$1"
 	shift
+	if [ "$name" = proxy ] && [ -n "${CLU_PROXY:-}" ]; then
+		"$OTS_PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 "$CLU_PROXY" "$@"
+		return
+	fi
 	"$OTS_PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$(clu_dir "$name")" \
 		-p "$(clu_port "$name")" -U "$(ots_pg_user_name)" -d "$CLU_DB" "$@"
 }
@@ -69,7 +76,7 @@ clu_psql() {
 clu_shards() {
 	local d
 	for d in "$CLU_BASE"/shard*; do
-		[ -f "$d/port" ] && basename "$d"
+		if [ -f "$d/port" ]; then basename "$d"; fi
 	done | sort -V
 }
 
@@ -140,7 +147,9 @@ clu_stop_all() {
 	local d
 	[ -n "$CLU_BASE" ] && [ -d "$CLU_BASE" ] || return 0
 	for d in "$CLU_BASE"/*/; do
-		[ -f "$d/port" ] && clu_stop "$(basename "$d")"
+		if [ -f "$d/port" ]; then
+			clu_stop "$(basename "$d")"
+		fi
 	done
 }
 
@@ -227,8 +236,8 @@ clu_array_text() {
 	echo "$out"
 }
 
-# clu_copy_tables SRC DST: makes every ots table of instance SRC (and its
-# defined columns and secondary indexes) on instance DST, as the table's
+# clu_copy_tables SRC DST: makes every ots table of shard SRC (and its
+# defined columns and secondary indexes) on shard DST (both connstrs), as the table's
 # owner, with the same definition: the repair for a shard that has none of
 # them (a new shard is not in the map until it gets a partition, so the
 # proxy's create_table cannot reach it). Schemas are created as their
@@ -236,7 +245,7 @@ clu_array_text() {
 # Tables DST has already are left alone, so it can be run again.
 clu_copy_tables() {
 	local src="$1" dst="$2"
-	clu_psql "$src" -At -f - <<-'EOF' >"$CLU_BASE/.ddl.sql"
+	clu_connstr_psql "$src" -At -f - <<-'EOF' >"$CLU_BASE/.ddl.sql"
 		SELECT format('CREATE SCHEMA IF NOT EXISTS %I AUTHORIZATION %I;', n.nspname,
 		              pg_catalog.pg_get_userbyid(n.nspowner))
 		  FROM pg_catalog.pg_namespace n
@@ -286,7 +295,7 @@ clu_copy_tables() {
 		 WHERE a.grantee <> c.relowner
 		 ORDER BY 1;
 	EOF
-	clu_psql "$dst" -c "SET client_min_messages = warning" -f "$CLU_BASE/.ddl.sql" >/dev/null ||
+	clu_connstr_psql "$dst" -c "SET client_min_messages = warning" -f "$CLU_BASE/.ddl.sql" >/dev/null ||
 		ots_die "making the tables of $src on $dst failed (statements in $CLU_BASE/.ddl.sql)"
 }
 
@@ -355,8 +364,11 @@ clu_wait_proxy_writes() {
 #     left there; an AUTO_INCREMENT sequence set to at least the source's;
 #  3. the map switched (ots_cluster.set_partition), the copied rows deleted
 #     from the source (their index entries with them), moving off.
-# A failure before 3 leaves the map on the source with moving on: run it
-# again, or ots_cluster.set_moving(ARRAY[P], false).
+# A proxy transaction that stays open (idle in transaction, a long
+# get_range_rows) for CLU_MOVE_WAIT seconds stops it before anything is
+# copied, moving off again. A failure after that leaves the map on the
+# source with moving on: run it again, or ots_cluster.set_moving(ARRAY[P],
+# false).
 clu_move_partition() {
 	local p="$1" dst="$2" src mask tables t seq pkname pktype hashsql last
 	local -a src_deletes=()
@@ -366,7 +378,11 @@ clu_move_partition() {
 	[ "$src" != "$dst" ] || return 0
 	clu_proxy_value "SELECT ots_cluster.set_moving(ARRAY[$p], true)" >/dev/null ||
 		ots_die "setting partition $p moving failed"
-	clu_wait_proxy_writes
+	if ! (clu_wait_proxy_writes); then
+		# nothing copied yet: give the partition its writes back
+		clu_proxy_value "SELECT ots_cluster.set_moving(ARRAY[$p], false)" >/dev/null || true
+		ots_die "partition $p not moved: proxy transactions older than its moving flag did not end"
+	fi
 
 	# the base tables (an index's entries follow its table's rows): storage,
 	# sequence (- for none), partition-key column and type, tab-separated
@@ -405,13 +421,14 @@ clu_move_partition() {
 }
 
 # clu_add_shard NAME PORT: starts shard NAME, makes every table on it (from
-# the first shard) and moves partitions to it until it holds its share
+# the map's first shard) and moves partitions to it until it holds its share
 # (P / shards, taken from the shards that hold the most).
 clu_add_shard() {
-	local name="$1" port="$2" dst p share
+	local name="$1" port="$2" dst p share i
 	clu_new_shard "$name" "$port" || ots_die "starting shard $name failed"
-	clu_copy_tables "$(clu_shards | head -n 1)" "$name" || exit 1
 	dst="$(clu_connstr "$name")"
+	clu_copy_tables "$(clu_proxy_value "SELECT connstr FROM ots_cluster.partitions
+		WHERE partition = (SELECT partition FROM ots_cluster.shards() WHERE shard = 1)")" "$dst" || exit 1
 	share="$(clu_proxy_value "SELECT count(*) / (count(DISTINCT connstr) + 1) FROM ots_cluster.partitions")"
 	# a fair share: each time, the highest partition of the shard holding the most
 	for ((i = 0; i < share; i++)); do

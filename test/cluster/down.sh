@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2154 # here, work and port are run.sh's
 # test/cluster/down.sh: (f) of test/cluster/run.sh, sourced by it: one of two
 # shards stopped, then started again.
 #
@@ -24,17 +24,6 @@ proxy_err() {
 	clu_psql proxy -At -v VERBOSITY=verbose -c "$1" 2>&1 >/dev/null | grep -v '^LOCATION:' || true
 }
 
-# key_on SHARD-CONNSTR: four keys of table d (k string) whose partitions the
-# map gives to that shard, one a line.
-key_on() {
-	clu_psql proxy -At -v c="$1" <<-'EOF'
-		SELECT 'k' || i FROM generate_series(1, 1000) i
-		 WHERE ots_cluster.key_hash(to_jsonb('k' || i), 'STRING') & (SELECT count(*) - 1 FROM ots_cluster.partitions)::int
-		       IN (SELECT partition FROM ots_cluster.partitions WHERE connstr = :'c')
-		 ORDER BY i LIMIT 4
-	EOF
-}
-
 down_test() {
 	local c0 c1 err out rows
 	local -a k0 k1
@@ -42,8 +31,8 @@ down_test() {
 	c0="$(clu_connstr shard0)"
 	c1="$(clu_connstr shard1)"
 	clu_psql proxy -c "SELECT ots.create_table('d', 'k string')" >/dev/null
-	mapfile -t k0 < <(key_on "$c0")
-	mapfile -t k1 < <(key_on "$c1")
+	mapfile -t k0 < <(tc_keys_on "$c0" 4)
+	mapfile -t k1 < <(tc_keys_on "$c1" 4)
 	clu_psql proxy -c "SELECT count(*) FROM ots.put_row('d', '{\"k\": \"${k0[0]}\"}', '{\"v\": 0}') a,
 		ots.put_row('d', '{\"k\": \"${k1[0]}\"}', '{\"v\": 1}') b" >/dev/null
 

@@ -16,6 +16,7 @@
 #   tc_cleanup               stop and remove it; from an EXIT trap
 #                            (TC_KEEP=1 keeps it, with its logs)
 #   tc_proxy ARGS... / tc_shard I ARGS...   psql to the proxy / shard I
+#   tc_keys_on CONNSTR N     String keys the map sends to that shard
 
 # shellcheck source=tools/cluster_lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../tools/cluster_lib.sh"
@@ -66,6 +67,17 @@ tc_cleanup() {
 			rm -rf "$d"
 		fi
 	done
+}
+
+# tc_keys_on CONNSTR N: N String keys ('k1', 'k2', ...; first in number
+# order) whose partitions the proxy's map gives to that shard, one a line.
+tc_keys_on() {
+	clu_psql proxy -At -v c="$1" -v n="$2" <<-'EOF'
+		SELECT 'k' || i FROM generate_series(1, 10000) i
+		 WHERE ots_cluster.key_hash(to_jsonb('k' || i), 'STRING') & (SELECT count(*) - 1 FROM ots_cluster.partitions)::int
+		       IN (SELECT partition FROM ots_cluster.partitions WHERE connstr = :'c')
+		 ORDER BY i LIMIT :n
+	EOF
 }
 
 tc_proxy() { clu_psql proxy "$@"; }

@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2154,SC2016,SC2034 # here, work and port are run.sh's; "$data" names are SQL; CLU_DB is tools/cluster_lib.sh's
 # test/cluster/move.sh: (e) of test/cluster/run.sh, sourced by it: a shard
 # added to a 2-shard cluster with clu_add_shard (tools/cluster add-shard's
 # code) while a client writes through the proxy.
@@ -18,6 +18,7 @@
 #                              move: every acknowledged row there after it,
 #                              every refused call OTSPartitionUnavailable
 #                              ("partition N is moving"), no other error
+#   cluster_add_shard_from_one_node  (grow_test, below)
 
 # storage_rows CONNSTR...: every stored row of move.sql's tables on those
 # shards, as text (the index's rows under their own name), sorted.
@@ -156,12 +157,15 @@ move_test() {
 	refused="$(grep -c '^ERROR:  The partition is not available.' "$w/writer.err" || true)"
 	other="$(grep '^ERROR:' "$w/writer.err" | grep -vc '^ERROR:  The partition is not available.' || true)"
 	grep '^ok ' "$w/writer.out" | awk '{print $2}' >"$w/acked"
-	lost="$(clu_psql proxy -At -v acked="{$(paste -sd, "$w/acked")}" <<-'EOF'
-		SELECT count(*) FROM unnest(:'acked'::int[]) a(i)
+	lost="$( {
+		echo 'CREATE TEMP TABLE acked (i int);'
+		echo 'COPY acked FROM STDIN;'
+		cat "$w/acked"
+		echo '\.'
+		echo "SELECT count(*) FROM acked a
 		 WHERE (SELECT r.attributes FROM ots.get_row('m_w', jsonb_build_object('k', 'w' || a.i)) r)
-		       IS DISTINCT FROM jsonb_build_object('v', a.i);
-	EOF
-	)"
+		       IS DISTINCT FROM jsonb_build_object('v', a.i);"
+	} | clu_psql proxy -At)"
 	local moving_detail
 	moving_detail="$(grep -c '^DETAIL:  partition [0-9]* is moving to another shard; retry' "$w/writer.err" || true)"
 	if [ "$ok" -gt 0 ] && [ "$other" = 0 ] && [ "$lost" = 0 ] && [ "$moving_detail" = "$refused" ]; then
@@ -169,5 +173,32 @@ move_test() {
 	else
 		fail cluster_add_shard_writer "$ok acknowledged, $lost of them missing, $refused refused ($moving_detail with the moving detail), $other other errors: $w/writer.err"
 		grep '^ERROR' "$w/writer.err" | sort | uniq -c | head -n 5 | sed 's/^/    /'
+	fi
+}
+
+# grow_test: cluster_add_shard_from_one_node: an existing node (tables and rows
+# made on it directly, as before a cluster) becomes a cluster of one shard,
+# then gets a second one: every row read through the proxy before and after,
+# half of them moved (docs/cluster.md, From one node to a cluster).
+grow_test() {
+	local before after moved kept
+	CLU_DB=grow # clu_* functions' database
+	clu_shard_db shard3
+	clu_psql shard3 -c "SELECT ots.create_table('legacy', 'k string, n integer', max_versions => 2)" \
+		-c "SELECT count(*) FROM generate_series(1, 300) i, ots.put_row('legacy', jsonb_build_object('k', 'k' || i, 'n', i), jsonb_build_object('v', i))" >/dev/null
+	clu_proxy_db shard3
+	local count_sql="SELECT count(*) FROM generate_series(1, 300) i, ots.get_row('legacy', jsonb_build_object('k', 'k' || i, 'n', i)) r WHERE r.attributes = jsonb_build_object('v', i)"
+	before="$(clu_proxy_value "$count_sql" 2>&1 || true)"
+	if ! out="$(clu_add_shard shard_grow "$((port + 12))" 2>&1)"; then
+		fail cluster_add_shard_from_one_node "clu_add_shard failed: $out"
+		return
+	fi
+	after="$(clu_proxy_value "$count_sql" 2>&1 || true)"
+	moved="$(clu_psql shard_grow -At -c "SELECT count(*) FROM legacy")"
+	kept="$(clu_psql shard3 -At -c "SELECT count(*) FROM legacy")"
+	if [ "$before" = 300 ] && [ "$after" = 300 ] && [ $((moved + kept)) = 300 ] && [ "$moved" -gt 100 ] && [ "$kept" -gt 100 ]; then
+		pass cluster_add_shard_from_one_node "a node's 300 rows read through a proxy of one shard, then of two: $moved moved, $kept kept"
+	else
+		fail cluster_add_shard_from_one_node "through the proxy: $before before, $after after; $moved moved, $kept kept"
 	fi
 }

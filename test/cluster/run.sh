@@ -20,7 +20,9 @@
 #       row and version identical before and after (through the proxy and in
 #       the shards' storage), indexes and AUTO_INCREMENT followed, each key on
 #       the shard the new map names, the writer's calls all acknowledged and
-#       present or refused with OTSPartitionUnavailable (move.sql)
+#       present or refused with OTSPartitionUnavailable (move.sql); and
+#       cluster_add_shard_from_one_node: a node's tables made before any cluster,
+#       served through a proxy of one shard, then of two (move.sh)
 #   cluster_down_*  (f) a shard stopped and started again (down.sql)
 #   cluster_failover  (g) a shard's primary stopped, its streaming standby
 #       promoted; the proxy's map names both (host=a,b target_session_attrs=
@@ -195,6 +197,7 @@ if want add_shard; then
 	# shellcheck source=test/cluster/move.sh
 	. "$here/move.sh"
 	move_test
+	grow_test
 fi
 if want down; then
 	# shellcheck source=test/cluster/down.sh
