@@ -47,7 +47,7 @@
 # scaling model's inputs (proxy and shard CPU per call, shards one proxy
 # core feeds, merge cost per row), machine info, raw runs and the command,
 # and draws BENCH_PNG (gnuplot).  Everything is removed on exit.
-# About 8 minutes with the defaults on the 2-core VM.
+# About 9 minutes with the defaults on the 2-core VM (534 s of runs, 2026-11-26).
 #
 # Environment knobs (defaults in brackets):
 #   CB_T                  seconds per run [3]       CB_REPS  repetitions [3]
@@ -513,11 +513,13 @@ if [ -s "$WORK/runs" ] && grep -q '^overhead ' "$WORK/runs"; then
 	echo
 	echo "   CPU µs per call, pgbench / proxy instance / shard instance (every process of each instance, medians):"
 	echo
-	echo "| call | clients | direct | ots_proxy | bare PL/Proxy | direct -M extended |"
-	echo "|---|---:|---:|---:|---:|---:|"
+	xh=; xs=
+	if [ "$EXTENDED" = 1 ]; then xh=' direct -M extended |'; xs='---:|'; fi
+	echo "| call | clients | direct | ots_proxy | bare PL/Proxy |$xh"
+	echo "|---|---:|---:|---:|---:|$xs"
 	cpu3() { echo "$(f0 "$(med "$1" "$2" "$3" "$4" 8)") / $(f0 "$(med "$1" "$2" "$3" "$4" 9)") / $(f0 "$(med "$1" "$2" "$3" "$4" 10)")"; }
 	for cl in $OVER_CLIENTS; do for c in $CASES; do
-		echo "| ${LABEL[$c]} | $cl | $(cpu3 overhead "$c" direct "$cl") | $(cpu3 overhead "$c" p1 "$cl") | $(cpu3 overhead "$c" bare "$cl") | $(cpu3 overhead "$c" directx "$cl") ($(med overhead "$c" directx "$cl" 6) tps) |"
+		echo "| ${LABEL[$c]} | $cl | $(cpu3 overhead "$c" direct "$cl") | $(cpu3 overhead "$c" p1 "$cl") | $(cpu3 overhead "$c" bare "$cl") |$([ "$EXTENDED" = 1 ] && echo " $(cpu3 overhead "$c" directx "$cl") ($(med overhead "$c" directx "$cl" 6) tps) |")"
 	done; done
 fi
 if grep -q '^throughput ' "$WORK/runs"; then
@@ -558,11 +560,11 @@ if grep -q '^overhead ' "$WORK/runs"; then
 	echo
 	echo "model inputs (1-shard cluster, -c $cl): CPU µs per call on the proxy instance (P), on the shard through the proxy (S) and directly (D); S/P = shard cores one proxy core keeps busy"
 	echo
-	echo "| call | P proxy | S shard via proxy | D shard direct | S/P | (P + S) / D | P of bare PL/Proxy | S via bare PL/Proxy | D with -M extended |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+	echo "| call | P proxy | S shard via proxy | D shard direct | S/P | (P + S) / D | P of bare PL/Proxy | S via bare PL/Proxy |$([ "$EXTENDED" = 1 ] && echo ' D with -M extended |')"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|$xs"
 	for c in $CASES; do
 		P=$(med overhead "$c" p1 "$cl" 9); S=$(med overhead "$c" p1 "$cl" 10); D=$(med overhead "$c" direct "$cl" 10)
-		echo "| ${LABEL[$c]} | $(f0 "$P") | $(f0 "$S") | $(f0 "$D") | $(awk -v p="$P" -v s="$S" 'BEGIN { if (p == "-" || p + 0 == 0) print "-"; else printf "%.2f", s / p }') | $(awk -v p="$P" -v s="$S" -v d="$D" 'BEGIN { if (d == "-" || d + 0 == 0) print "-"; else printf "%.2f", (p + s) / d }') | $(f0 "$(med overhead "$c" bare "$cl" 9)") | $(f0 "$(med overhead "$c" bare "$cl" 10)") | $(f0 "$(med overhead "$c" directx "$cl" 10)") |"
+		echo "| ${LABEL[$c]} | $(f0 "$P") | $(f0 "$S") | $(f0 "$D") | $(awk -v p="$P" -v s="$S" 'BEGIN { if (p == "-" || p + 0 == 0) print "-"; else printf "%.2f", s / p }') | $(awk -v p="$P" -v s="$S" -v d="$D" 'BEGIN { if (d == "-" || d + 0 == 0) print "-"; else printf "%.2f", (p + s) / d }') | $(f0 "$(med overhead "$c" bare "$cl" 9)") | $(f0 "$(med overhead "$c" bare "$cl" 10)") |$([ "$EXTENDED" = 1 ] && echo " $(f0 "$(med overhead "$c" directx "$cl" 10)") |")"
 	done
 fi
 echo
