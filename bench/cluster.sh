@@ -35,7 +35,8 @@
 #   1. overhead: put_row (a new partition key), get_row (a random row),
 #      update_row (increment of a2), batch_write_row (10 new rows, 10
 #      partition keys), get_range (the 100 rows of one partition key), direct
-#      against the 1-shard cluster, at each of CB_OVERHEAD_CLIENTS;
+#      against the 1-shard cluster and against bare PL/Proxy functions over
+#      the same shard, at each of CB_OVERHEAD_CLIENTS;
 #   2. throughput: get_row and put_row, direct and clusters of 1, 2, 4 shards
 #      at each of CB_CLIENTS (all on this machine's cores: this shows the
 #      cost of more shards, not scaling);
@@ -122,9 +123,9 @@ mkdir -p "$LOGS" "$SCRIPTS"
 # test/cluster use it too): one directory each under $WORK (its data, port,
 # server.log, and its unix socket), run as postgres when we are root
 export OTS_PG_CONFIG=$PGBIN/pg_config
-# shellcheck source=../tools/lib.sh
+# shellcheck source=tools/lib.sh
 . "$ROOT/tools/lib.sh"
-# shellcheck source=../tools/cluster_lib.sh
+# shellcheck source=tools/cluster_lib.sh
 . "$ROOT/tools/cluster_lib.sh"
 CLU_BASE=$WORK
 [ "$OTS_PG_BIN" = "$PGBIN" ] || { echo "cluster.sh: tools/lib.sh uses $OTS_PG_BIN, not $PGBIN" >&2; exit 1; }
@@ -465,6 +466,7 @@ case " $PARTS_RUN " in *" overhead "*)
 	# sends it, an unnamed statement parsed and planned every call
 	cl0=$(printf '%s\n' $OVER_CLIENTS | sort -n | head -1)
 	for cl in $OVER_CLIENTS; do for c in $CASES; do
+		# shellcheck disable=SC2046 # the optional targets: none or one word each
 		sweep overhead "$c" "$cl" direct p1 $([ "$BARE" = 1 ] && echo bare) $([ "$EXTENDED" = 1 ] && [ "$cl" = "$cl0" ] && echo directx)
 	done; done ;;
 esac
