@@ -55,18 +55,68 @@ range_consumed_sum(RangeRequest *req)
 }
 
 /*
+ * range_rows_array is the jsonb array of rows (objects in their pages),
+ * written as jsonb lays an array out (convertJsonbArray in
+ * src/backend/utils/adt/jsonb_util.c): a header, one JEntry per element
+ * (every JB_OFFSET_STRIDE'th its end offset, the others its length), then
+ * each element's container, int-aligned, its padding counted in its
+ * length.  The rows are copied as they are, not taken apart and put
+ * together again as pushJsonbValue would.
+ */
+static Jsonb *
+range_rows_array(RangeRow **rows, int n)
+{
+	Size		size = VARHDRSZ + sizeof(uint32) + sizeof(JEntry) * n;
+	Size		data;
+	uint32		total = 0;
+	Jsonb	   *out;
+	JEntry	   *entries;
+	char	   *base;
+
+	for (int i = 0; i < n; i++)
+		size = INTALIGN(size) + rows[i]->row.val.binary.len;
+	if (size - VARHDRSZ > JENTRY_OFFLENMASK)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the merged page is too large for a jsonb array")));
+	out = palloc0(size);
+	SET_VARSIZE(out, size);
+	out->root.header = (uint32) n | JB_FARRAY;
+	entries = out->root.children;
+	base = (char *) &entries[n];
+	data = 0;
+	for (int i = 0; i < n; i++)
+	{
+		Size		start = data;
+
+		data = INTALIGN(data);	/* base is int-aligned: so is the row */
+		memcpy(base + data, rows[i]->row.val.binary.data, rows[i]->row.val.binary.len);
+		data += rows[i]->row.val.binary.len;
+		total += data - start;
+		entries[i] = JENTRY_ISCONTAINER |
+			((i % JB_OFFSET_STRIDE) == 0 ? (JENTRY_HAS_OFF | total) : (data - start));
+	}
+	return out;
+}
+
+/*
  * range_merge_page merges req's pages into one: its rows (a jsonb array)
  * and its next_start_primary_key (NULL when the range is done).
  */
 static void
 range_merge_page(RangeRequest *req, bool limited, int64 limit, Jsonb **rows, Jsonb **next)
 {
-	JsonbParseState *state = NULL;
+	RangeRow  **taken;
+	int			ntaken = 0;
+	int			held = 0;
 	RangeRow	cutoff;
 	Jsonb	   *cutoff_key = NULL;
 	int64		max_rows = req->max_rows;
-	int64		count = 0;
 	int64		bytes = 0;
+
+	for (int i = 0; i < req->nshards; i++)
+		held += req->shards[i].nrows;
+	taken = palloc(sizeof(RangeRow *) * Max(held, 1));
 
 	/* the cutoff: the first next key of the shards whose page was cut */
 	for (int i = 0; i < req->nshards; i++)
@@ -86,7 +136,6 @@ range_merge_page(RangeRequest *req, bool limited, int64 limit, Jsonb **rows, Jso
 	if (limited && (max_rows < 0 || limit < max_rows))
 		max_rows = limit;
 	*next = cutoff_key;
-	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
 	for (;;)
 	{
 		RangeShard *first = range_first_shard(req);
@@ -99,18 +148,17 @@ range_merge_page(RangeRequest *req, bool limited, int64 limit, Jsonb **rows, Jso
 			break;
 		if (req->max_bytes >= 0)
 			bytes += range_row_size(&req->def, row);
-		if ((max_rows >= 0 && count >= max_rows) ||
-			(count > 0 && req->max_bytes >= 0 && bytes > req->max_bytes))
+		if ((max_rows >= 0 && ntaken >= max_rows) ||
+			(ntaken > 0 && req->max_bytes >= 0 && bytes > req->max_bytes))
 		{
 			/* the first row cut: where the next page starts */
 			*next = row->has_pk ? JsonbValueToJsonb(&row->pk) : NULL;
 			break;
 		}
-		pushJsonbValue(&state, WJB_ELEM, &row->row);
-		count++;
+		taken[ntaken++] = row;
 		range_advance(req, first);
 	}
-	*rows = JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL));
+	*rows = range_rows_array(taken, ntaken);
 }
 
 /*
