@@ -164,7 +164,7 @@ CREATE FUNCTION ots.get_range(
 	with_timestamps boolean DEFAULT false,
 	start_column text DEFAULT NULL,
 	end_column text DEFAULT NULL) RETURNS ots.range_result
-	LANGUAGE c VOLATILE PARALLEL UNSAFE
+	LANGUAGE c STABLE PARALLEL UNSAFE		-- STABLE as on a single node
 	AS 'MODULE_PATHNAME', 'ots_get_range';
 COMMENT ON FUNCTION ots.get_range(text, jsonb, jsonb, text, integer, text[], integer, jsonb, jsonb, boolean, text, text) IS
 	'one page of a primary-key range: at most 5000 rows and 4 MB, with next_start_primary_key (Tablestore GetRange), merged over the shards';
