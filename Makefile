@@ -45,3 +45,17 @@ ots_proxy--$(PROXY_VERSION).sql: $(PROXY_PARTS) ots_proxy.control src/ots_error_
 		src/ots_error_codes.h; } > $@
 
 $(OBJS): $(wildcard src/*.h)
+
+# ots_proxy.so (proxy/*.c, the proxy's range merges) by its own PGXS make
+# in proxy/, which the top targets run too
+PROXY_MAKE = $(MAKE) -C proxy PG_CONFIG=$(PG_CONFIG) $(if $(CI),CI=1)
+.PHONY: proxy-all proxy-install proxy-clean
+all: proxy-all
+install: proxy-install
+clean: proxy-clean
+proxy-all:
+	+$(PROXY_MAKE)
+proxy-install:
+	+$(PROXY_MAKE) install
+proxy-clean:
+	+$(PROXY_MAKE) clean

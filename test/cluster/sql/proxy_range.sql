@@ -144,7 +144,31 @@ SELECT (SELECT jsonb_agg(e ORDER BY p.n, x.i) FROM p, jsonb_array_elements((p.r)
 			FROM ots.get_range_rows('pr_s', :'smin', :'smax')) AS same_rows,
 	   (SELECT count(*) FROM p) AS pages;
 
--- 8. errors: the single node's
+-- 8. get_range_rows streams in the memory of one page per shard: 50,000
+-- rows (about 10 MB of jsonb) under a temp_file_limit of 1 MB, where a
+-- tuplestore of the rows (the recursive query it was) ran out of temp space
+CREATE FUNCTION pg_temp.fill_on(p integer, t text, a text, n integer) RETURNS bigint LANGUAGE plproxy AS $$
+	CLUSTER 'ots_cluster';
+	RUN ON $1;
+	SELECT count(ots.put_row($2, jsonb_build_object('a', $3, 'b', i), jsonb_build_object('v', repeat('x', 100))))
+	  FROM generate_series(1, $4) i;
+$$;
+SELECT ots.create_table('pr_flat', 'a string, b integer');
+-- one partition key on each shard, 25,000 rows each
+SELECT s.shard, pg_temp.fill_on(s.partition, 'public.pr_flat', k.a, 25000)
+  FROM ots_cluster.shards() s,
+	   LATERAL (SELECT 'f' || i AS a FROM generate_series(1, 1000) i
+				 WHERE ots_cluster.partition_of(ots_cluster.key_hash(to_jsonb('f' || i), 'STRING')) = ANY (s.partitions)
+				 ORDER BY i LIMIT 1) k
+ ORDER BY s.shard;
+SET temp_file_limit = '1MB';
+SELECT count(*), sum((primary_key ->> 'b')::bigint), sum(length(attributes ->> 'v'))
+  FROM ots.get_range_rows('pr_flat', :'smin', :'smax');
+SELECT count(*), min(primary_key ->> 'a'), max(primary_key ->> 'a')
+  FROM ots.get_range_rows('pr_flat', :'smax', :'smin', 'BACKWARD');
+RESET temp_file_limit;
+
+-- 9. errors: the single node's
 SELECT pg_temp.try($$SELECT ots.get_range('pr_s', '{"a": "b", "b": 1}', '{"a": "a", "b": 1}')$$);
 SELECT pg_temp.try($$SELECT ots.get_range('pr_s', '{"a": "a", "b": 1}', '{"a": "b", "b": 1}', 'BACKWARD')$$);
 SELECT pg_temp.try($$SELECT ots.get_range('pr_s', '{"a": "a", "b": 1}', '{"a": "b", "b": 1}', 'SIDEWAYS')$$);
@@ -155,4 +179,4 @@ SELECT pg_temp.try($$SELECT ots.get_range('pr_nothing', '{"a": "a"}', '{"a": "b"
 SELECT pg_temp.try($$SELECT count(*) FROM ots.get_range_rows('pr_s', '{"a": "a", "b": 1}', '{"a": "b", "b": 1}', "limit" => -1)$$);
 SELECT pg_temp.try($$SELECT count(*) FROM ots.get_range_rows('pr_nothing', '{"a": "a"}', '{"a": "b"}')$$);
 
-SELECT ots.delete_table(t) FROM unnest(ARRAY['pr_s', 'pr_b', 'pr_i', 'pr_h', 'pr_big']) t;
+SELECT ots.delete_table(t) FROM unnest(ARRAY['pr_s', 'pr_b', 'pr_i', 'pr_h', 'pr_big', 'pr_flat']) t;
