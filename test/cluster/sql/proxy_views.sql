@@ -92,8 +92,8 @@ SELECT ots.create_index('pv_a', 'pv_ai', '{x}');
 SELECT ots.put_row('pv_a', '{"attributes": "k"}', '{"x": 5, "y": "z"}');
 SELECT ots.put_row('pv_a', '{"attributes": "k2"}', '{"x": 4}');
 SELECT same_columns('pv_a'), same_columns('pv_ai');
-SELECT * FROM pv_a;
-SELECT * FROM pv_ai;
+SELECT * FROM pv_a ORDER BY 1;
+SELECT * FROM pv_ai ORDER BY 1;
 SELECT ots.delete_index('pv_a', 'pv_ai');
 SELECT to_regclass('pv_ai') IS NULL AS index_view_gone;
 
@@ -144,14 +144,14 @@ REVOKE CREATE ON SCHEMA public FROM pv_reader;
 -- 5. the views of tables made before the proxy knew them: sync_views
 SELECT create_directly(s.partition, 'pv_old', 'k integer') FROM ots_cluster.shards() s;
 SELECT to_regclass('pv_old') IS NULL AS no_view_yet;
-SELECT * FROM ots_cluster.sync_views() WHERE table_name LIKE 'pv%';
+SELECT * FROM ots_cluster.sync_views() WHERE table_name LIKE 'pv%' ORDER BY 1, 2;
 SELECT same_columns('pv_old');
 SELECT ots.put_row('pv_old', '{"k": 1}', '{"v": true}');
-SELECT * FROM pv_old;
+SELECT * FROM pv_old ORDER BY k;
 -- a relation of the proxy database's own is never replaced
 CREATE TABLE pv_mine (k text);
 SELECT create_directly(s.partition, 'pv_mine', 'k string') FROM ots_cluster.shards() s;
-SELECT * FROM ots_cluster.sync_views() WHERE table_name LIKE 'pv_mine';
+SELECT * FROM ots_cluster.sync_views() WHERE table_name LIKE 'pv_mine' ORDER BY 1, 2;
 SELECT relkind FROM pg_class WHERE oid = 'pv_mine'::regclass;
 SELECT ots.delete_table('pv_mine');
 SELECT relkind FROM pg_class WHERE oid = 'pv_mine'::regclass;
@@ -173,7 +173,7 @@ CREATE VIEW pv_dep AS SELECT k FROM pv_t;
 SELECT ots.delete_table('pv_t');
 SELECT to_regclass('pv_t') IS NOT NULL AS kept;
 DROP VIEW pv_dep;
-SELECT * FROM ots_cluster.sync_views() WHERE table_name LIKE 'pv%';
+SELECT * FROM ots_cluster.sync_views() WHERE table_name LIKE 'pv%' ORDER BY 1, 2;
 SELECT to_regclass('pv_t') IS NULL AS gone;
 
 \! for c in "$PV_SHARD1" "$PV_SHARD2"; do "$OTS_PSQL" -X -q -c 'DROP ROLE pv_reader' -c 'DROP SCHEMA pv_s' "$c"; done
