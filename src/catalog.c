@@ -903,6 +903,9 @@ catalog_load(OtsTable *t, Oid view_oid)
 	t->valid = false;
 	if (relname == NULL || nspname == NULL || get_rel_relkind(view_oid) != RELKIND_VIEW)
 		return;
+	/* a database without ots's catalog (an ots_proxy's: its schema ots has none) has no ots tables */
+	if (!OidIsValid(get_relname_relid("tables", get_namespace_oid("ots", true))))
+		return;
 	memset(&loaded, 0, sizeof(loaded));
 	loaded.view_oid = view_oid;
 	strlcpy(loaded.schema_name, nspname, NAMEDATALEN);

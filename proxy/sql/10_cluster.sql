@@ -357,6 +357,7 @@ DECLARE
 	d jsonb;
 	parts text[];
 	entry ots_cluster.tables;
+	message text;
 BEGIN
 	SELECT ARRAY[n.schema_name, n.relname] INTO parts FROM ots_cluster.split_name(qualified) n;
 	-- qualified names only: schema.table, as ots_cluster.qualified writes them
@@ -378,12 +379,24 @@ BEGIN
 	END IF;
 	IF d IS NULL THEN
 		DELETE FROM ots_cluster.tables t WHERE t.schema_name = parts[1] AND t.table_name = parts[2];
+	ELSE
+		INSERT INTO ots_cluster.tables AS t VALUES (entry.*)
+		ON CONFLICT (schema_name, table_name) DO UPDATE
+			SET pk_names = excluded.pk_names, pk_types = excluded.pk_types,
+				hash_prefix_length = excluded.hash_prefix_length, is_index = excluded.is_index;
+	END IF;
+	-- the table's view in the proxy database (50_views.sql) follows; a view
+	-- that cannot follow (what depends on it, a concurrent sync) is a warning
+	BEGIN
+		PERFORM ots_cluster.sync_view(parts[1]::name, parts[2]::name);
+	EXCEPTION WHEN OTHERS THEN
+		GET STACKED DIAGNOSTICS message = MESSAGE_TEXT;
+		RAISE WARNING 'the view of ots table %.% in the proxy database was not synced: %',
+			pg_catalog.quote_ident(parts[1]), pg_catalog.quote_ident(parts[2]), message;
+	END;
+	IF d IS NULL THEN
 		RETURN NULL;
 	END IF;
-	INSERT INTO ots_cluster.tables AS t VALUES (entry.*)
-	ON CONFLICT (schema_name, table_name) DO UPDATE
-		SET pk_names = excluded.pk_names, pk_types = excluded.pk_types,
-			hash_prefix_length = excluded.hash_prefix_length, is_index = excluded.is_index;
 	RETURN entry;
 END
 $$;

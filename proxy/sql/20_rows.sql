@@ -284,7 +284,7 @@ COMMENT ON FUNCTION ots_cluster.batch_write_check(integer, jsonb, boolean) IS
 CREATE FUNCTION ots_cluster.batch_split(request jsonb, list_key text, by_first boolean,
 										OUT entries jsonb, OUT shards integer[], OUT partitions integer[],
 										OUT subrequests jsonb[], OUT positions jsonb[], OUT names text[],
-										OUT indexes integer[], OUT hashes integer[])
+										OUT indexes integer[], OUT hashes integer[], OUT targets text[])
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	AS $$
 DECLARE
@@ -312,6 +312,7 @@ BEGIN
 	sub := pg_catalog.array_fill('[]'::jsonb, ARRAY[nshards]);
 	subpos := pg_catalog.array_fill('[]'::jsonb, ARRAY[nshards]);
 	names := '{}';
+	targets := '{}';
 	indexes := '{}';
 	hashes := '{}';
 	entries := '[]';
@@ -332,6 +333,7 @@ BEGIN
 		FOR r IN 0 .. pg_catalog.jsonb_array_length(list) - 1 LOOP
 			pos := pos + 1;
 			names := names || (e ->> 'table_name');
+			targets := targets || target;
 			indexes := indexes || r;
 			row_key := CASE WHEN list_key = 'rows' THEN list -> r -> 'primary_key' ELSE list -> r END;
 			h := ots_cluster.route(t, row_key);
@@ -369,7 +371,28 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION ots_cluster.batch_split(jsonb, text, boolean) IS
-	'splits a batch request per shard: sub-requests, the request positions of their rows, names and indexes (internal)';
+	'splits a batch request per shard: sub-requests, the request positions of their rows, names, indexes, names sent (internal)';
+
+-- ots_cluster.caller_names: a shard's message with the table name the
+-- proxy sent it ('schema.t', quoted so in ots's messages: "No row specified
+-- in table: '...'.", "Atomic BatchWriteRow failed: row 0 of table '...'
+-- failed.", ...) written back as the caller gave it ('t'); the first entry
+-- whose sent name the message quotes wins
+CREATE FUNCTION ots_cluster.caller_names(message text, targets text[], names text[]) RETURNS text
+	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	FOR i IN 1 .. coalesce(pg_catalog.cardinality(targets), 0) LOOP
+		IF targets[i] IS DISTINCT FROM names[i] AND pg_catalog.strpos(message, '''' || targets[i] || '''') > 0 THEN
+			RETURN pg_catalog.replace(message, '''' || targets[i] || '''', '''' || names[i] || '''');
+		END IF;
+	END LOOP;
+	RETURN message;
+END
+$$;
+COMMENT ON FUNCTION ots_cluster.caller_names(text, text[], text[]) IS
+	'a shard''s message with the quoted table names the proxy sent written as the caller gave them (internal)';
 
 -- ots_cluster.batch_unavailable: a row's result when its shard failed
 CREATE FUNCTION ots_cluster.batch_unavailable(table_name text, "index" integer) RETURNS ots_cluster.batch_row
@@ -412,6 +435,8 @@ BEGIN
 				k := k + 1;
 				got.table_name := plan.names[pos];
 				got."index" := plan.indexes[pos];
+				got.error_message := ots_cluster.caller_names(got.error_message, ARRAY[plan.targets[pos]],
+															  ARRAY[plan.names[pos]]);
 				-- an index key asked of every shard: the row found wins
 				IF results[pos] IS NULL OR ((results[pos]).primary_key IS NULL AND got.primary_key IS NOT NULL) THEN
 					results[pos] := got;
@@ -427,7 +452,7 @@ BEGIN
 					END IF;
 				END LOOP;
 			ELSE
-				PERFORM ots_cluster.raise_remote(s, m, d, hi, p);
+				PERFORM ots_cluster.raise_remote(s, ots_cluster.caller_names(m, plan.targets, plan.names), d, hi, p);
 			END IF;
 		END;
 	END LOOP;
@@ -445,9 +470,13 @@ CREATE FUNCTION ots.batch_get_row(request jsonb)
 	AS $$
 DECLARE
 	plan record;
+	targets text[];
+	names text[];
 	s text; m text; d text; hi text;
 BEGIN
 	plan := ots_cluster.batch_split(request, 'primary_keys', false);
+	targets := plan.targets;
+	names := plan.names;
 	-- a request ots refuses as a whole (shape, 100 keys): the first shard says so
 	IF plan.entries IS NULL OR pg_catalog.cardinality(plan.names) > 100 THEN
 		RETURN QUERY SELECT * FROM ots_cluster.batch_get_row(0, request);
@@ -456,7 +485,7 @@ BEGIN
 	RETURN QUERY SELECT * FROM ots_cluster.batch_run(plan, false, false);
 EXCEPTION WHEN OTHERS THEN
 	GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, hi = PG_EXCEPTION_HINT;
-	PERFORM ots_cluster.raise_remote(s, m, d, hi, 0);
+	PERFORM ots_cluster.raise_remote(s, ots_cluster.caller_names(m, targets, names), d, hi, 0);
 END
 $$;
 COMMENT ON FUNCTION ots.batch_get_row(jsonb) IS
@@ -470,10 +499,14 @@ CREATE FUNCTION ots.batch_write_row(request jsonb, is_atomic boolean DEFAULT fal
 	AS $$
 DECLARE
 	plan record;
+	targets text[];
+	names text[];
 	p integer;
 	s text; m text; d text; hi text;
 BEGIN
 	plan := ots_cluster.batch_split(request, 'rows', coalesce(is_atomic, false));
+	targets := plan.targets;
+	names := plan.names;
 	IF plan.entries IS NOT NULL AND pg_catalog.cardinality(plan.shards) = 1 THEN
 		RETURN QUERY SELECT * FROM ots_cluster.batch_run(plan, true, is_atomic);
 		RETURN;
@@ -501,7 +534,7 @@ BEGIN
 	RETURN QUERY SELECT * FROM ots_cluster.batch_run(plan, true, is_atomic);
 EXCEPTION WHEN OTHERS THEN
 	GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, hi = PG_EXCEPTION_HINT;
-	PERFORM ots_cluster.raise_remote(s, m, d, hi, 0);
+	PERFORM ots_cluster.raise_remote(s, ots_cluster.caller_names(m, targets, names), d, hi, 0);
 END
 $$;
 COMMENT ON FUNCTION ots.batch_write_row(jsonb, boolean) IS

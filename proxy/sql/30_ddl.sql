@@ -350,7 +350,8 @@ BEGIN
 			p := ps[i];
 			PERFORM ots_cluster.delete_table_on(p, target);
 		END LOOP;
-		-- the table and its indexes
+		-- the table and its indexes (and their views in the proxy database)
+		PERFORM ots_cluster.catalog_refresh(target);
 		PERFORM ots_cluster.catalog_refresh_schema(r.schema_name);
 	END IF;
 EXCEPTION WHEN OTHERS THEN
@@ -491,6 +492,8 @@ BEGIN
 			PERFORM ots_cluster.delete_defined_column_on(p, target, column_names);
 		END IF;
 	END LOOP;
+	-- the view in the proxy database gains or loses the columns
+	PERFORM ots_cluster.catalog_refresh(target);
 EXCEPTION WHEN OTHERS THEN
 	GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, hi = PG_EXCEPTION_HINT;
 	PERFORM ots_cluster.raise_remote(s, m, d, hi, p);

@@ -105,6 +105,21 @@ SELECT * FROM ots.batch_write_row($$[{"table_name": "proxy_t", "rows": [
 	{"type": "PUT", "primary_key": {"id": "a1", "n": 1}},
 	{"type": "PUT", "primary_key": {"id": "a1", "n": 2}}]}]$$, true);
 SELECT id, n FROM proxy_rows('a') ORDER BY id, n;
+-- a failing row fails them all; the messages name the table as the caller
+-- did (the shard was sent public.proxy_t), in the results and in errors
+SELECT * FROM ots.batch_write_row($$[
+	{"table_name": "proxy_t", "rows": [
+		{"type": "PUT", "primary_key": {"id": "a3", "n": 1}},
+		{"type": "PUT", "primary_key": {"id": "a3", "n": 2}, "condition": "EXPECT_EXIST"}]},
+	{"table_name": "public.proxy_t", "rows": [
+		{"type": "PUT", "primary_key": {"id": "a4", "n": 1}},
+		{"type": "PUT", "primary_key": {"id": "a4", "n": 2}, "condition": "EXPECT_EXIST"}]}]$$, true);
+SELECT try($$SELECT * FROM ots.batch_write_row('[{"table_name": "proxy_t", "rows": [{"type": "PUT", "primary_key": {"id": "a5", "n": 1}}]},
+	{"table_name": "proxy_t", "rows": []}]')$$);
+SELECT try($$SELECT * FROM ots.batch_get_row('[{"table_name": "proxy_t", "primary_keys": [{"id": "a5", "n": 1}]},
+	{"table_name": "proxy_t", "primary_keys": {}}]')$$);
+SELECT ots_cluster.caller_names('row 0 of table ''public.t'' and ''public.u''', '{public.u,public.t}', '{u,t}'),
+	   ots_cluster.caller_names('of table ''public.t''', '{public.t}', '{public.t}');
 
 -- 5. whole-request errors before any shard writes (rows on both shards)
 SELECT try($$SELECT * FROM ots.batch_write_row('[{"table_name": "proxy_t", "rows": [
