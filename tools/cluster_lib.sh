@@ -237,7 +237,8 @@ clu_array_text() {
 }
 
 # clu_copy_tables SRC DST: makes every ots table of shard SRC (and its
-# defined columns and secondary indexes) on shard DST (both connstrs), as the table's
+# defined columns, secondary indexes, grants and row-level security) on shard
+# DST (both connstrs), as the table's
 # owner, with the same definition: the repair for a shard that has none of
 # them (a new shard is not in the map until it gets a partition, so the
 # proxy's create_table cannot reach it). Schemas are created as their
@@ -246,6 +247,9 @@ clu_array_text() {
 clu_copy_tables() {
 	local src="$1" dst="$2"
 	clu_connstr_psql "$src" -At -f - <<-'EOF' >"$CLU_BASE/.ddl.sql"
+		-- pinned: nothing below resolves through a role's schema, and the
+		-- policies' expressions come out schema-qualified
+		SET search_path = pg_catalog, pg_temp;
 		SELECT format('CREATE SCHEMA IF NOT EXISTS %I AUTHORIZATION %I;', n.nspname,
 		              pg_catalog.pg_get_userbyid(n.nspowner))
 		  FROM pg_catalog.pg_namespace n
@@ -294,8 +298,31 @@ clu_copy_tables() {
 		 CROSS JOIN LATERAL aclexplode(c.relacl) a
 		 WHERE a.grantee <> c.relowner
 		 ORDER BY 1;
+		-- row-level security on each storage: its switches, then its policies, as its owner
+		SELECT format('SET ROLE %I; ALTER TABLE %s %s ROW LEVEL SECURITY; ALTER TABLE %s %s ROW LEVEL SECURITY; RESET ROLE;',
+		              pg_get_userbyid(c.relowner), c.oid::regclass,
+		              CASE WHEN c.relrowsecurity THEN 'ENABLE' ELSE 'DISABLE' END, c.oid::regclass,
+		              CASE WHEN c.relforcerowsecurity THEN 'FORCE' ELSE 'NO FORCE' END)
+		  FROM ots.tables t
+		  JOIN pg_catalog.pg_class c ON c.oid = format('%I.%I', t.schema_name, t.table_name || '$data')::regclass
+		 WHERE c.relrowsecurity OR c.relforcerowsecurity
+		 ORDER BY 1;
+		SELECT format('SET ROLE %I; DROP POLICY IF EXISTS %I ON %s; CREATE POLICY %I ON %s AS %s FOR %s TO %s%s%s; RESET ROLE;',
+		              pg_get_userbyid(c.relowner), p.polname, c.oid::regclass, p.polname, c.oid::regclass,
+		              CASE WHEN p.polpermissive THEN 'PERMISSIVE' ELSE 'RESTRICTIVE' END,
+		              CASE p.polcmd WHEN 'r' THEN 'SELECT' WHEN 'a' THEN 'INSERT' WHEN 'w' THEN 'UPDATE'
+		                            WHEN 'd' THEN 'DELETE' ELSE 'ALL' END,
+		              (SELECT string_agg(CASE WHEN r = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(r)) END, ', ')
+		                 FROM unnest(p.polroles) r),
+		              CASE WHEN p.polqual IS NOT NULL THEN ' USING (' || pg_get_expr(p.polqual, p.polrelid) || ')' ELSE '' END,
+		              CASE WHEN p.polwithcheck IS NOT NULL THEN ' WITH CHECK (' || pg_get_expr(p.polwithcheck, p.polrelid) || ')' ELSE '' END)
+		  FROM ots.tables t
+		  JOIN pg_catalog.pg_class c ON c.oid = format('%I.%I', t.schema_name, t.table_name || '$data')::regclass
+		  JOIN pg_catalog.pg_policy p ON p.polrelid = c.oid
+		 ORDER BY 1;
 	EOF
-	clu_connstr_psql "$dst" -c "SET client_min_messages = warning" -f "$CLU_BASE/.ddl.sql" >/dev/null ||
+	clu_connstr_psql "$dst" -c "SET client_min_messages = warning" -c "SET search_path = pg_catalog, pg_temp" \
+		-f "$CLU_BASE/.ddl.sql" >/dev/null ||
 		ots_die "making the tables of $src on $dst failed (statements in $CLU_BASE/.ddl.sql)"
 }
 
@@ -361,17 +388,27 @@ clu_wait_proxy_writes() {
 #  2. per table, P's stored rows copied (COPY ... TO STDOUT | COPY ... FROM
 #     STDIN, through the storage's guard; secondary indexes follow at the
 #     new shard's write point), after removing any rows of P an earlier try
-#     left there; an AUTO_INCREMENT sequence set to at least the source's;
-#  3. the map switched (ots_cluster.set_partition), the copied rows deleted
-#     from the source (their index entries with them), moving off.
+#     left there, as the storage's owner (the new shard runs the owner's
+#     code, an index expression say, with the owner's rights, never the
+#     superuser's); an AUTO_INCREMENT sequence set to at least the source's;
+#  3. the map switched (ots_cluster.set_partition), then clu_wait_proxy_writes
+#     again: a transaction that began before the switch may still write
+#     (PL/Proxy keeps the map it read) or stream a range from the old copy;
+#  4. clu_move_finish: the old copy deleted (as its owner), moving off.
 # A proxy transaction that stays open (idle in transaction, a long
-# get_range_rows) for CLU_MOVE_WAIT seconds stops it before anything is
-# copied, moving off again. A failure after that leaves the map on the
-# source with moving on: run it again, or ots_cluster.set_moving(ARRAY[P],
-# false).
+# get_range_rows) for CLU_MOVE_WAIT seconds stops it: before the copy, with
+# moving off again; after the switch, with the command that finishes it
+# (clu_move_finish) once that transaction is gone. A failure in between
+# leaves the map on the source with moving on: run the move again (it
+# removes the partial copy first), or give it up with clu_move_abort.
 clu_move_partition() {
-	local p="$1" dst="$2" src mask tables t seq pkname pktype hashsql last
-	local -a src_deletes=()
+	clu_move_copy "$1" "$2" || exit 1
+	clu_move_switch "$1" "$2" || exit 1
+}
+
+# clu_move_copy P DST: steps 1 and 2 of clu_move_partition.
+clu_move_copy() {
+	local p="$1" dst="$2" src mask
 	IFS=$'\t' read -r mask src < <(clu_psql proxy -At -F $'\t' -v p="$p" <<<"SELECT
 		(SELECT count(*) - 1 FROM ots_cluster.partitions), connstr FROM ots_cluster.partitions WHERE partition = :p")
 	[ -n "$src" ] || ots_die "no partition $p in the map"
@@ -384,40 +421,97 @@ clu_move_partition() {
 		ots_die "partition $p not moved: proxy transactions older than its moving flag did not end"
 	fi
 
-	# the base tables (an index's entries follow its table's rows): storage,
-	# sequence (- for none), partition-key column and type, tab-separated
-	tables="$(clu_connstr_psql "$src" -At -F $'\t' -c \
-		"SELECT format('%I.%I', schema_name, table_name || '\$data'),
-		        CASE WHEN auto_increment IS NOT NULL THEN format('%I.%I', schema_name, table_name || '\$seq') ELSE '-' END,
-		        pk_names[1], pk_types[1]
-		   FROM ots.tables WHERE index_of IS NULL ORDER BY schema_name COLLATE \"C\", table_name COLLATE \"C\"")"
-	while IFS=$'\t' read -r t seq pkname pktype; do
+	local t seq pkname pktype owner hashsql last
+	while IFS=$'\t' read -r t seq pkname pktype owner; do
 		[ -n "$t" ] || continue
-		clu_hash_cache "$pkname" "$pktype"
-		hashsql="${CLU_HASH_SQL["$pkname/$pktype"]}"
-		[ -n "$hashsql" ] || ots_die "no routing hash for $t"
-		# on the new shard, in one transaction: rows of an earlier try go, the copy comes
-		clu_connstr_psql "$src" -c "COPY (SELECT * FROM $t WHERE ($hashsql) & $mask = $p) TO STDOUT (FORMAT binary)" |
-			clu_connstr_psql "$dst" -1 -c "DELETE FROM $t WHERE ($hashsql) & $mask = $p" \
+		hashsql="$(clu_partition_sql "$pkname" "$pktype" "$mask" "$p")"
+		# on the new shard, in one transaction as the owner: rows of an earlier try go, the copy comes
+		clu_connstr_psql "$src" -c "COPY (SELECT * FROM $t WHERE $hashsql) TO STDOUT (FORMAT binary)" |
+			clu_connstr_psql "$dst" -1 -c "SET ROLE $owner" -c "DELETE FROM $t WHERE $hashsql" \
 				-c "COPY $t FROM STDIN (FORMAT binary)" >/dev/null ||
 			ots_die "copying partition $p of $t failed"
 		if [ "$seq" != - ]; then
 			last="$(clu_connstr_psql "$src" -At -c "SELECT last_value FROM $seq")"
 			clu_connstr_psql "$dst" -At -v seq="$seq" \
-				<<<"SELECT setval(:'seq', greatest($last, (SELECT last_value FROM $seq)))" >/dev/null ||
+				<<<"SELECT pg_catalog.setval(:'seq', greatest($last, (SELECT last_value FROM $seq)))" >/dev/null ||
 				ots_die "setting $seq on the new shard failed"
 		fi
-		src_deletes+=(-c "DELETE FROM $t WHERE ($hashsql) & $mask = $p")
-	done <<<"$tables"
+	done < <(clu_base_tables "$src")
+}
 
+# clu_move_switch P DST: steps 3 and 4 of clu_move_partition, once P's rows
+# are on DST (clu_move_copy).
+clu_move_switch() {
+	local p="$1" dst="$2" src
+	src="$(clu_proxy_value "SELECT connstr FROM ots_cluster.partitions WHERE partition = $p")"
+	[ -n "$src" ] || ots_die "no partition $p in the map"
+	[ "$src" != "$dst" ] || return 0
+	[ "$(clu_proxy_value "SELECT moving FROM ots_cluster.partitions WHERE partition = $p")" = t ] ||
+		ots_die "partition $p is not moving: copy it first (clu_move_copy)"
 	clu_psql proxy -At -v p="$p" -v dst="$dst" <<<"SELECT ots_cluster.set_partition(:p, :'dst')" >/dev/null ||
 		ots_die "switching partition $p failed"
-	if [ "${#src_deletes[@]}" -gt 0 ]; then
-		clu_connstr_psql "$src" -1 "${src_deletes[@]}" >/dev/null ||
+	if ! (clu_wait_proxy_writes); then
+		ots_die "partition $p now served by the new shard, but proxy transactions older than the switch did not end;
+once they have, finish the move (delete the old copy, allow writes): clu_move_finish $p $(printf '%q' "$src")"
+	fi
+	clu_move_finish "$p" "$src"
+}
+
+# clu_base_tables CONNSTR: the base tables of a shard (an index's entries
+# follow its table's rows), one a line, tab-separated: storage, sequence (-
+# for none), partition-key column and type, the storage's owner (quoted).
+clu_base_tables() {
+	clu_connstr_psql "$1" -At -F $'\t' -c \
+		"SELECT pg_catalog.format('%I.%I', t.schema_name, t.table_name OPERATOR(pg_catalog.||) '\$data'),
+		        CASE WHEN t.auto_increment IS NOT NULL
+		             THEN pg_catalog.format('%I.%I', t.schema_name, t.table_name OPERATOR(pg_catalog.||) '\$seq') ELSE '-' END,
+		        t.pk_names[1], t.pk_types[1], pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(c.relowner))
+		   FROM ots.tables t
+		   JOIN pg_catalog.pg_class c
+		     ON c.oid OPERATOR(pg_catalog.=) pg_catalog.format('%I.%I', t.schema_name,
+		                                                        t.table_name OPERATOR(pg_catalog.||) '\$data')::pg_catalog.regclass
+		  WHERE t.index_of IS NULL ORDER BY t.schema_name COLLATE \"C\", t.table_name COLLATE \"C\""
+}
+
+# clu_partition_sql COLUMN TYPE MASK P: the condition selecting partition P's
+# stored rows (the proxy's ots_cluster.storage_hash_sql, the one owner of
+# the hash, asked once per column and type)
+clu_partition_sql() {
+	clu_hash_cache "$1" "$2"
+	[ -n "${CLU_HASH_SQL["$1/$2"]}" ] || ots_die "no routing hash for a $2 column"
+	echo "(${CLU_HASH_SQL["$1/$2"]}) OPERATOR(pg_catalog.&) $3 OPERATOR(pg_catalog.=) $4"
+}
+
+# clu_move_finish P SRC-CONNSTR: the end of a move whose switch is done:
+# partition P's rows deleted from the old shard SRC (each table's as its
+# owner, their index entries with them), then moving off.
+clu_move_finish() {
+	local p="$1" src="$2" mask t seq pkname pktype owner
+	local -a deletes=()
+	mask="$(clu_proxy_value "SELECT count(*) - 1 FROM ots_cluster.partitions")"
+	[ "$(clu_proxy_value "SELECT connstr FROM ots_cluster.partitions WHERE partition = $p")" != "$src" ] ||
+		ots_die "partition $p is still mapped to that shard: its copy there is the one in use"
+	while IFS=$'\t' read -r t seq pkname pktype owner; do
+		[ -n "$t" ] || continue
+		deletes+=(-c "SET ROLE $owner" -c "DELETE FROM $t WHERE $(clu_partition_sql "$pkname" "$pktype" "$mask" "$p")"
+			-c "RESET ROLE")
+	done < <(clu_base_tables "$src")
+	if [ "${#deletes[@]}" -gt 0 ]; then
+		clu_connstr_psql "$src" -1 "${deletes[@]}" >/dev/null ||
 			ots_die "deleting partition $p from the old shard failed"
 	fi
 	clu_proxy_value "SELECT ots_cluster.set_moving(ARRAY[$p], false)" >/dev/null ||
 		ots_die "clearing partition $p's moving flag failed"
+}
+
+# clu_move_abort P DST-CONNSTR: gives up a move that stopped before its
+# switch (the map still names the old shard): the partial copy on DST
+# deleted, then moving off. Clearing the flag alone would leave that copy,
+# which ranges would read beside the real one.
+clu_move_abort() {
+	[ "$(clu_proxy_value "SELECT connstr FROM ots_cluster.partitions WHERE partition = $1")" != "$2" ] ||
+		ots_die "partition $1 is already mapped to that shard: finish the move (clu_move_finish) instead"
+	clu_move_finish "$1" "$2"
 }
 
 # clu_add_shard NAME PORT: starts shard NAME, makes every table on it (from

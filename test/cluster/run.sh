@@ -23,6 +23,9 @@
 #       present or refused with OTSPartitionUnavailable (move.sql); and
 #       cluster_add_shard_from_one_node: a node's tables made before any cluster,
 #       served through a proxy of one shard, then of two (move.sh)
+#   cluster_move_*  (e) the mover runs the owner's code as the owner, copies
+#       row-level security, and does not finish under a transaction open
+#       across its switch (mover.sh)
 #   cluster_down_*  (f) a shard stopped and started again (down.sql)
 #   cluster_failover  (g) a shard's primary stopped, its streaming standby
 #       promoted; the proxy's map names both (host=a,b target_session_attrs=
@@ -207,6 +210,9 @@ if want add_shard; then
 	. "$here/move.sh"
 	move_test
 	grow_test
+	# shellcheck source=test/cluster/mover.sh
+	. "$here/mover.sh"
+	mover_test
 fi
 if want down; then
 	# shellcheck source=test/cluster/down.sh
