@@ -5,7 +5,8 @@
 -- integer, jsonb, bytea, boolean and their arrays (and unnest); each
 -- records current_user.  The superuser then calls every ots API function
 -- of the proxy and its admin functions with that search_path; no trap may
--- run.  (Roles exist per instance: the superuser owns the tables.)
+-- run.  Then a table owner (a role of its own on the proxy and on the
+-- shards: roles exist per instance) does the same with its own table.
 \set SHOW_CONTEXT never
 \set VERBOSITY terse
 SET client_min_messages = warning;
@@ -152,6 +153,46 @@ SELECT ots.delete_table('ptrap_i');
 SELECT ots.delete_table('ptrap_b');
 SELECT ots.delete_table('ptrap_h');
 RESET search_path;
+
+-- a table's owner, not superuser, with the attacker's schema first
+SELECT connstr AS shard1 FROM ots_cluster.shards() WHERE shard = 1 \gset
+SELECT connstr AS shard2 FROM ots_cluster.shards() WHERE shard = 2 \gset
+\setenv PTRAP_SHARD1 :shard1
+\setenv PTRAP_SHARD2 :shard2
+\! for c in "$PTRAP_SHARD1" "$PTRAP_SHARD2"; do "$OTS_PSQL" -X -q -c 'CREATE ROLE regress_ptrap_own LOGIN' -c 'GRANT CREATE ON SCHEMA public TO regress_ptrap_own' "$c"; done
+CREATE ROLE regress_ptrap_own;
+GRANT CREATE ON SCHEMA public TO regress_ptrap_own;
+SET ROLE regress_ptrap_own;
+SET search_path = regress_ptrap, pg_catalog, public;
+SELECT ots.create_table('ptrap_o', 'k string, n integer');
+SELECT ots.update_table('ptrap_o', time_to_live => -1);
+SELECT ots.describe_table('ptrap_o') OPERATOR(pg_catalog.->>) 'table_name' AS described;
+SELECT ots.add_defined_column('ptrap_o', 'c string');
+SELECT ots.put_row('ptrap_o', '{"k": "a", "n": 1}', '{"c": "x"}');
+SELECT attributes FROM ots.get_row('ptrap_o', '{"k": "a", "n": 1}');
+SELECT attributes FROM ots.update_row('ptrap_o', '{"k": "a", "n": 1}', put => '{"d": 1}', return_type => 'RT_PK');
+SELECT "index", is_ok
+  FROM ots.batch_write_row('[{"table_name": "ptrap_o", "rows": [{"type": "PUT", "primary_key": {"k": "b", "n": 1}},
+															   {"type": "PUT", "primary_key": {"k": "c", "n": 1}},
+															   {"type": "PUT", "primary_key": {"k": "d", "n": 1}}]}]');
+SELECT "index", is_ok, primary_key
+  FROM ots.batch_get_row('[{"table_name": "ptrap_o", "primary_keys": [{"k": "a", "n": 1}, {"k": "d", "n": 1}]}]');
+SELECT jsonb_array_length((r).rows) AS n
+  FROM (SELECT ots.get_range('ptrap_o', '{"k": {"$inf": "min"}, "n": {"$inf": "min"}}',
+							 '{"k": {"$inf": "max"}, "n": {"$inf": "max"}}') AS r) x;
+SELECT count(*) FROM ots.get_range_rows('ptrap_o', '{"k": {"$inf": "min"}, "n": {"$inf": "min"}}',
+										'{"k": {"$inf": "max"}, "n": {"$inf": "max"}}');
+SELECT count(*) FROM public.ptrap_o;
+SELECT primary_key FROM ots.delete_row('ptrap_o', '{"k": "a", "n": 1}', return_type => 'RT_PK');
+SELECT ots.create_index('ptrap_o', 'ptrap_o_c', '{c}');
+SELECT ots.delete_index('ptrap_o', 'ptrap_o_c');
+SELECT ots.delete_defined_column('ptrap_o', '{c}');
+SELECT ots.delete_table('ptrap_o');
+RESET search_path;
+RESET ROLE;
+\! for c in "$PTRAP_SHARD1" "$PTRAP_SHARD2"; do "$OTS_PSQL" -X -q -c 'DROP OWNED BY regress_ptrap_own' -c 'DROP ROLE regress_ptrap_own' "$c"; done
+REVOKE CREATE ON SCHEMA public FROM regress_ptrap_own;
+DROP ROLE regress_ptrap_own;
 
 -- no trap ran
 SELECT who, trap, count(*) FROM regress_ptrap.log GROUP BY 1, 2 ORDER BY 1, 2;
