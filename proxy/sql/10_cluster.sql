@@ -31,7 +31,8 @@
 --   which PostgreSQL inlines);
 -- - the SPI queries of the C functions (ots.get_range, range_rows) name
 --   only qualified functions and no operator (proxy/range_fetch.c);
--- - a PL/Proxy function's query runs on a shard, in the shard's session.
+-- - a PL/Proxy function's query runs on a shard, in the shard's session
+--   (PL/Proxy sends no search_path); they qualify their operators too.
 
 CREATE SCHEMA ots;
 COMMENT ON SCHEMA ots IS 'Tablestore (OTS) API of an ots cluster''s proxy: routed to the shards with PL/Proxy';
@@ -336,8 +337,9 @@ CREATE FUNCTION ots_cluster.describe_first(schema_arg name, table_arg name) RETU
 	AS $$
 	CLUSTER 'ots_cluster';
 	RUN ON 0;
-	SELECT CASE WHEN EXISTS (SELECT 1 FROM ots.tables t WHERE t.schema_name = $1 AND t.table_name = $2)
-				THEN ots.describe_table(pg_catalog.quote_ident($1) || '.' || $2) END;
+	SELECT CASE WHEN EXISTS (SELECT 1 FROM ots.tables t
+							  WHERE t.schema_name OPERATOR(pg_catalog.=) $1 AND t.table_name OPERATOR(pg_catalog.=) $2)
+				THEN ots.describe_table(pg_catalog.concat(pg_catalog.quote_ident($1), '.', $2)) END;
 	$$;
 COMMENT ON FUNCTION ots_cluster.describe_first(name, name) IS
 	'ots.describe_table of schema.table on the first shard, NULL when it has none (internal)';
