@@ -84,7 +84,7 @@ range_request_start(RangeRequest *req, FunctionCallInfo fcinfo)
 
 	SPI_connect();
 	row = range_spi_row("SELECT t, ots_cluster.target(t, $1), ots_cluster.range_hashes(t, $2, $3)"
-						"  FROM ots_cluster.table_of($1) AS t",
+						"  FROM ots_cluster.table_of($1, pg_catalog.current_setting('search_path')) AS t",
 						3, types, values, nulls);
 	desc = SPI_tuptable->tupdesc;
 	MemoryContextSwitchTo(cxt);

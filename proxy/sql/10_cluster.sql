@@ -8,9 +8,31 @@
 --
 -- Schema ots holds the API, the same names, arguments and result types as
 -- the ots extension; schema ots_cluster everything else.  The API functions
--- are PL/pgSQL wrappers running as the caller (PL/Proxy connects to the
--- shards as current_user, so privileges and row security apply there as for
--- that role); they call PL/Proxy functions in ots_cluster.
+-- run as the caller (PL/Proxy connects to the shards as current_user, so
+-- privileges and row security apply there as for that role); they call
+-- PL/Proxy functions in ots_cluster.
+--
+-- No caller setting may make this code run someone else's code (DESIGN
+-- §9).  PL/pgSQL plans a statement when it first runs, with the search_path
+-- of that moment: an operator or function it names unqualified could be one
+-- of a schema the caller put first.  So, in every file of ots_proxy:
+-- - every PL/pgSQL function pins its search_path (SET search_path =
+--   pg_catalog, pg_temp), but one: the procedure ots.build_index, which
+--   reads the caller's search_path itself and names only qualified
+--   functions and no operator;
+-- - the API functions that resolve table names as ots does, through the
+--   caller's search_path, are SQL-standard functions (RETURN or BEGIN
+--   ATOMIC: parsed once, at CREATE EXTENSION) that pass
+--   pg_catalog.current_setting('search_path') to their implementation
+--   ots_cluster.<name>_api(caller_path, ...), which is pinned; table_of,
+--   search_schemas and resolve_on_shards take that setting as an argument;
+-- - other SQL functions have SQL-standard bodies, or string bodies that
+--   name only qualified functions and no operator (ots.get_range_rows,
+--   which PostgreSQL inlines);
+-- - the SPI queries of the C functions (ots.get_range, range_rows) name
+--   only qualified functions and no operator (proxy/range_fetch.c);
+-- - a PL/Proxy function's query runs on a shard, in the shard's session
+--   (PL/Proxy sends no search_path); they qualify their operators too.
 
 CREATE SCHEMA ots;
 COMMENT ON SCHEMA ots IS 'Tablestore (OTS) API of an ots cluster''s proxy: routed to the shards with PL/Proxy';
@@ -315,8 +337,9 @@ CREATE FUNCTION ots_cluster.describe_first(schema_arg name, table_arg name) RETU
 	AS $$
 	CLUSTER 'ots_cluster';
 	RUN ON 0;
-	SELECT CASE WHEN EXISTS (SELECT 1 FROM ots.tables t WHERE t.schema_name = $1 AND t.table_name = $2)
-				THEN ots.describe_table(pg_catalog.quote_ident($1) || '.' || $2) END;
+	SELECT CASE WHEN EXISTS (SELECT 1 FROM ots.tables t
+							  WHERE t.schema_name OPERATOR(pg_catalog.=) $1 AND t.table_name OPERATOR(pg_catalog.=) $2)
+				THEN ots.describe_table(pg_catalog.concat(pg_catalog.quote_ident($1), '.', $2)) END;
 	$$;
 COMMENT ON FUNCTION ots_cluster.describe_first(name, name) IS
 	'ots.describe_table of schema.table on the first shard, NULL when it has none (internal)';
@@ -454,32 +477,34 @@ $$;
 COMMENT ON FUNCTION ots_cluster.catalog_entry(name[], name) IS
 	'the catalog entry of table_name in the first of schemas that has it (internal)';
 
--- ots_cluster.search_schemas: the schemas of the session's search_path, in
--- order, "$user" as the current role's name (schemas that exist only on the
+-- ots_cluster.search_schemas: the schemas of a search_path setting (the
+-- caller's, passed down by the API functions), in order, "$user" as the current role's name (schemas that exist only on the
 -- shards count too: the proxy need not have them)
-CREATE FUNCTION ots_cluster.search_schemas() RETURNS name[]
+CREATE FUNCTION ots_cluster.search_schemas(search_path text) RETURNS name[]
 	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
 	AS $$
 BEGIN
 	RETURN ARRAY(
 		SELECT CASE WHEN m[1] = '"$user"' OR m[1] = '$user' THEN current_user::name
 					WHEN m[1] LIKE '"%"' THEN pg_catalog.replace(pg_catalog.substr(m[1], 2, pg_catalog.length(m[1]) - 2), '""', '"')::name
 					ELSE pg_catalog.lower(m[1])::name END
-		  FROM pg_catalog.regexp_matches(pg_catalog.current_setting('search_path'),
+		  FROM pg_catalog.regexp_matches(search_schemas.search_path,
 										 '\s*("(?:[^"]|"")*"|[^,\s]+)\s*(?:,|$)', 'g') WITH ORDINALITY r(m, n)
 		 WHERE m[1] NOT IN ('pg_temp', 'pg_catalog')
 		 ORDER BY n);
 END
 $$;
-COMMENT ON FUNCTION ots_cluster.search_schemas() IS
+COMMENT ON FUNCTION ots_cluster.search_schemas(text) IS
 	'the schemas of search_path in order, "$user" resolved (internal)';
 
 -- ots_cluster.table_of: the catalog entry a table-name argument means: a
 -- qualified name (schema.table, schema possibly quoted) or an unqualified
--- one through search_path; on a miss, asks the first shard; NULL when no
+-- one through search_path (the caller's, passed down); on a miss, asks the first shard; NULL when no
 -- table matches (the caller then lets the first shard raise the error)
-CREATE FUNCTION ots_cluster.table_of(table_name text) RETURNS ots_cluster.tables
+CREATE FUNCTION ots_cluster.table_of(table_name text, search_path text) RETURNS ots_cluster.tables
 	LANGUAGE plpgsql VOLATILE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
 	schema_part text;
@@ -494,7 +519,7 @@ BEGIN
 	IF pg_catalog.octet_length(relname) >= 64 OR relname = '' OR pg_catalog.octet_length(schema_part) >= 64 THEN
 		RETURN NULL;
 	END IF;
-	schemas := CASE WHEN schema_part IS NULL THEN ots_cluster.search_schemas() ELSE ARRAY[schema_part::name] END;
+	schemas := CASE WHEN schema_part IS NULL THEN ots_cluster.search_schemas(table_of.search_path) ELSE ARRAY[schema_part::name] END;
 	entry := ots_cluster.catalog_entry(schemas, relname::name);
 	IF entry.table_name IS NOT NULL THEN
 		RETURN entry;
@@ -508,7 +533,7 @@ BEGIN
 	RETURN NULL;
 END
 $$;
-COMMENT ON FUNCTION ots_cluster.table_of(text) IS
+COMMENT ON FUNCTION ots_cluster.table_of(text, text) IS
 	'the catalog entry of a table-name argument (search_path as ots resolves it), asking the first shard on a miss';
 
 -- ots_cluster.route: the routing hash of a primary key of a table (0 when

@@ -75,14 +75,19 @@ COMMENT ON FUNCTION ots_cluster.delete_row(integer, text, jsonb, text, jsonb, te
 -- The API: single-row calls
 ------------------------------------------------------------------------------
 
-CREATE FUNCTION ots.put_row(
+-- ots.put_row's implementation: names resolved through caller_path, the
+-- caller's search_path (ots.put_row passes it)
+CREATE FUNCTION ots_cluster.put_row_api(
+	caller_path text,
 	table_name text,
 	primary_key jsonb,
-	attributes jsonb DEFAULT '{}',
-	condition text DEFAULT 'IGNORE',
-	column_condition jsonb DEFAULT NULL,
-	return_type text DEFAULT 'RT_NONE') RETURNS ots.row_result
+	attributes jsonb,
+	condition text,
+	column_condition jsonb,
+	return_type text)
+	RETURNS ots.row_result
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
 	SET client_min_messages = warning
 	AS $$
 DECLARE
@@ -90,7 +95,7 @@ DECLARE
 	h integer := 0;
 	s text; m text; d text; hi text;
 BEGIN
-	t := ots_cluster.table_of(table_name);
+	t := ots_cluster.table_of(table_name, caller_path);
 	h := ots_cluster.route(t, primary_key);
 	PERFORM ots_cluster.check_moving(h);
 	RETURN ots_cluster.put_row(h, ots_cluster.target(t, table_name), primary_key, attributes,
@@ -100,20 +105,38 @@ EXCEPTION WHEN OTHERS THEN
 	PERFORM ots_cluster.raise_remote(s, m, d, hi, ots_cluster.partition_of(h));
 END
 $$;
+COMMENT ON FUNCTION ots_cluster.put_row_api(text, text, jsonb, jsonb, text, jsonb, text) IS
+	'ots.put_row with the caller''s search_path (internal)';
+
+CREATE FUNCTION ots.put_row(
+	table_name text,
+	primary_key jsonb,
+	attributes jsonb DEFAULT '{}',
+	condition text DEFAULT 'IGNORE',
+	column_condition jsonb DEFAULT NULL,
+	return_type text DEFAULT 'RT_NONE') RETURNS ots.row_result
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+	RETURN ots_cluster.put_row_api(pg_catalog.current_setting('search_path'), table_name,
+			primary_key, attributes, condition, column_condition, return_type);
 COMMENT ON FUNCTION ots.put_row(text, jsonb, jsonb, text, jsonb, text) IS
 	'writes a row, replacing all its cells (Tablestore PutRow), on the partition key''s shard';
 
-CREATE FUNCTION ots.get_row(
+-- ots.get_row's implementation: names resolved through caller_path, the
+-- caller's search_path (ots.get_row passes it)
+CREATE FUNCTION ots_cluster.get_row_api(
+	caller_path text,
 	table_name text,
 	primary_key jsonb,
-	columns_to_get text[] DEFAULT NULL,
-	max_versions integer DEFAULT NULL,
-	time_range jsonb DEFAULT NULL,
-	filter jsonb DEFAULT NULL,
-	with_timestamps boolean DEFAULT false,
-	start_column text DEFAULT NULL,
-	end_column text DEFAULT NULL) RETURNS ots.row_result
+	columns_to_get text[],
+	max_versions integer,
+	time_range jsonb,
+	filter jsonb,
+	with_timestamps boolean,
+	start_column text,
+	end_column text)
+	RETURNS ots.row_result
 	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
 	SET client_min_messages = warning
 	AS $$
 DECLARE
@@ -123,7 +146,7 @@ DECLARE
 	first ots.row_result;
 	s text; m text; d text; hi text;
 BEGIN
-	t := ots_cluster.table_of(table_name);
+	t := ots_cluster.table_of(table_name, caller_path);
 	IF NOT coalesce(t.is_index, false) THEN
 		h := ots_cluster.route(t, primary_key);
 		RETURN ots_cluster.get_row(h, ots_cluster.target(t, table_name), primary_key, columns_to_get,
@@ -147,8 +170,63 @@ EXCEPTION WHEN OTHERS THEN
 	PERFORM ots_cluster.raise_remote(s, m, d, hi, ots_cluster.partition_of(h));
 END
 $$;
+COMMENT ON FUNCTION ots_cluster.get_row_api(text, text, jsonb, text[], integer, jsonb, jsonb, boolean, text, text) IS
+	'ots.get_row with the caller''s search_path (internal)';
+
+CREATE FUNCTION ots.get_row(
+	table_name text,
+	primary_key jsonb,
+	columns_to_get text[] DEFAULT NULL,
+	max_versions integer DEFAULT NULL,
+	time_range jsonb DEFAULT NULL,
+	filter jsonb DEFAULT NULL,
+	with_timestamps boolean DEFAULT false,
+	start_column text DEFAULT NULL,
+	end_column text DEFAULT NULL) RETURNS ots.row_result
+	LANGUAGE sql STABLE PARALLEL UNSAFE
+	RETURN ots_cluster.get_row_api(pg_catalog.current_setting('search_path'), table_name,
+			primary_key, columns_to_get, max_versions, time_range, filter, with_timestamps,
+			start_column, end_column);
 COMMENT ON FUNCTION ots.get_row(text, jsonb, text[], integer, jsonb, jsonb, boolean, text, text) IS
 	'reads one row (Tablestore GetRow) from the partition key''s shard (an index table''s from every shard)';
+
+-- ots.update_row's implementation: names resolved through caller_path, the
+-- caller's search_path (ots.update_row passes it)
+CREATE FUNCTION ots_cluster.update_row_api(
+	caller_path text,
+	table_name text,
+	primary_key jsonb,
+	put jsonb,
+	"delete" jsonb,
+	delete_all text[],
+	increment jsonb,
+	condition text,
+	column_condition jsonb,
+	return_type text,
+	return_columns text[])
+	RETURNS ots.row_result
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	SET client_min_messages = warning
+	AS $$
+DECLARE
+	t ots_cluster.tables;
+	h integer := 0;
+	s text; m text; d text; hi text;
+BEGIN
+	t := ots_cluster.table_of(table_name, caller_path);
+	h := ots_cluster.route(t, primary_key);
+	PERFORM ots_cluster.check_moving(h);
+	RETURN ots_cluster.update_row(h, ots_cluster.target(t, table_name), primary_key, put, "delete",
+								  delete_all, increment, condition, column_condition, return_type,
+								  return_columns);
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, hi = PG_EXCEPTION_HINT;
+	PERFORM ots_cluster.raise_remote(s, m, d, hi, ots_cluster.partition_of(h));
+END
+$$;
+COMMENT ON FUNCTION ots_cluster.update_row_api(text, text, jsonb, jsonb, jsonb, text[], jsonb, text, jsonb, text, text[]) IS
+	'ots.update_row with the caller''s search_path (internal)';
 
 CREATE FUNCTION ots.update_row(
 	table_name text,
@@ -161,35 +239,25 @@ CREATE FUNCTION ots.update_row(
 	column_condition jsonb DEFAULT NULL,
 	return_type text DEFAULT 'RT_NONE',
 	return_columns text[] DEFAULT NULL) RETURNS ots.row_result
-	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-	SET client_min_messages = warning
-	AS $$
-DECLARE
-	t ots_cluster.tables;
-	h integer := 0;
-	s text; m text; d text; hi text;
-BEGIN
-	t := ots_cluster.table_of(table_name);
-	h := ots_cluster.route(t, primary_key);
-	PERFORM ots_cluster.check_moving(h);
-	RETURN ots_cluster.update_row(h, ots_cluster.target(t, table_name), primary_key, put, "delete",
-								  delete_all, increment, condition, column_condition, return_type,
-								  return_columns);
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, hi = PG_EXCEPTION_HINT;
-	PERFORM ots_cluster.raise_remote(s, m, d, hi, ots_cluster.partition_of(h));
-END
-$$;
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+	RETURN ots_cluster.update_row_api(pg_catalog.current_setting('search_path'), table_name,
+			primary_key, put, "delete", delete_all, increment, condition, column_condition,
+			return_type, return_columns);
 COMMENT ON FUNCTION ots.update_row(text, jsonb, jsonb, jsonb, text[], jsonb, text, jsonb, text, text[]) IS
 	'changes cells of a row (Tablestore UpdateRow) on the partition key''s shard';
 
-CREATE FUNCTION ots.delete_row(
+-- ots.delete_row's implementation: names resolved through caller_path, the
+-- caller's search_path (ots.delete_row passes it)
+CREATE FUNCTION ots_cluster.delete_row_api(
+	caller_path text,
 	table_name text,
 	primary_key jsonb,
-	condition text DEFAULT 'IGNORE',
-	column_condition jsonb DEFAULT NULL,
-	return_type text DEFAULT 'RT_NONE') RETURNS ots.row_result
+	condition text,
+	column_condition jsonb,
+	return_type text)
+	RETURNS ots.row_result
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
 	SET client_min_messages = warning
 	AS $$
 DECLARE
@@ -197,7 +265,7 @@ DECLARE
 	h integer := 0;
 	s text; m text; d text; hi text;
 BEGIN
-	t := ots_cluster.table_of(table_name);
+	t := ots_cluster.table_of(table_name, caller_path);
 	h := ots_cluster.route(t, primary_key);
 	PERFORM ots_cluster.check_moving(h);
 	RETURN ots_cluster.delete_row(h, ots_cluster.target(t, table_name), primary_key, condition,
@@ -207,6 +275,18 @@ EXCEPTION WHEN OTHERS THEN
 	PERFORM ots_cluster.raise_remote(s, m, d, hi, ots_cluster.partition_of(h));
 END
 $$;
+COMMENT ON FUNCTION ots_cluster.delete_row_api(text, text, jsonb, text, jsonb, text) IS
+	'ots.delete_row with the caller''s search_path (internal)';
+
+CREATE FUNCTION ots.delete_row(
+	table_name text,
+	primary_key jsonb,
+	condition text DEFAULT 'IGNORE',
+	column_condition jsonb DEFAULT NULL,
+	return_type text DEFAULT 'RT_NONE') RETURNS ots.row_result
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+	RETURN ots_cluster.delete_row_api(pg_catalog.current_setting('search_path'), table_name,
+			primary_key, condition, column_condition, return_type);
 COMMENT ON FUNCTION ots.delete_row(text, jsonb, text, jsonb, text) IS
 	'deletes a row (Tablestore DeleteRow) on the partition key''s shard';
 
@@ -272,7 +352,7 @@ CREATE FUNCTION ots_cluster.batch_write_check(p integer, request jsonb, is_atomi
 	RUN ON $1;
 	SELECT pg_catalog.count(*)::integer
 	  FROM (SELECT pg_catalog.set_config('transaction_read_only', 'on', true) AS ro) s,
-		   LATERAL ots.batch_write_row(CASE WHEN s.ro = 'on' THEN $2 END, $3) b;
+		   LATERAL ots.batch_write_row(CASE WHEN s.ro OPERATOR(pg_catalog.=) 'on' THEN $2 END, $3) b;
 	$$;
 COMMENT ON FUNCTION ots_cluster.batch_write_check(integer, jsonb, boolean) IS
 	'runs ots''s whole-request checks of a batch_write_row request on a shard, writing nothing (internal)';
@@ -281,11 +361,12 @@ COMMENT ON FUNCTION ots_cluster.batch_write_check(integer, jsonb, boolean) IS
 -- or "rows"), each with its entry, index, table, and the shards it goes to
 -- (several for an index table's key in a get); NULL when the request's
 -- shape is not one ots accepts (then the first shard reports it)
-CREATE FUNCTION ots_cluster.batch_split(request jsonb, list_key text, by_first boolean,
+CREATE FUNCTION ots_cluster.batch_split(request jsonb, list_key text, by_first boolean, caller_path text,
 										OUT entries jsonb, OUT shards integer[], OUT partitions integer[],
 										OUT subrequests jsonb[], OUT positions jsonb[], OUT names text[],
 										OUT indexes integer[], OUT hashes integer[], OUT targets text[])
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
 	part_shard integer[];
@@ -325,7 +406,7 @@ BEGIN
 			entries := NULL;
 			RETURN;
 		END IF;
-		t := ots_cluster.table_of(e ->> 'table_name');
+		t := ots_cluster.table_of(e ->> 'table_name', caller_path);
 		target := ots_cluster.target(t, e ->> 'table_name');
 		entries := entries || pg_catalog.jsonb_build_array(pg_catalog.jsonb_set(e, '{table_name}', pg_catalog.to_jsonb(target)));
 		list := e -> list_key;
@@ -370,7 +451,7 @@ BEGIN
 	END LOOP;
 END
 $$;
-COMMENT ON FUNCTION ots_cluster.batch_split(jsonb, text, boolean) IS
+COMMENT ON FUNCTION ots_cluster.batch_split(jsonb, text, boolean, text) IS
 	'splits a batch request per shard: sub-requests, the request positions of their rows, names, indexes, names sent (internal)';
 
 -- ots_cluster.caller_names: a shard's message with the table name the
@@ -408,6 +489,7 @@ COMMENT ON FUNCTION ots_cluster.batch_unavailable(text, integer) IS
 CREATE FUNCTION ots_cluster.batch_run(plan record, is_write boolean, is_atomic boolean)
 	RETURNS SETOF ots_cluster.batch_row
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
 	results ots_cluster.batch_row[];
@@ -462,10 +544,15 @@ $$;
 COMMENT ON FUNCTION ots_cluster.batch_run(record, boolean, boolean) IS
 	'runs a split batch on its shards and returns the results in request order (internal)';
 
-CREATE FUNCTION ots.batch_get_row(request jsonb)
+-- ots.batch_get_row's implementation: names resolved through caller_path, the
+-- caller's search_path (ots.batch_get_row passes it)
+CREATE FUNCTION ots_cluster.batch_get_row_api(
+	caller_path text,
+	request jsonb)
 	RETURNS TABLE (table_name text, "index" integer, is_ok boolean, error_code text,
 				   error_message text, primary_key jsonb, attributes jsonb, consumed jsonb)
 	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
 	SET client_min_messages = warning
 	AS $$
 DECLARE
@@ -474,7 +561,7 @@ DECLARE
 	names text[];
 	s text; m text; d text; hi text;
 BEGIN
-	plan := ots_cluster.batch_split(request, 'primary_keys', false);
+	plan := ots_cluster.batch_split(request, 'primary_keys', false, caller_path);
 	targets := plan.targets;
 	names := plan.names;
 	-- a request ots refuses as a whole (shape, 100 keys): the first shard says so
@@ -488,13 +575,29 @@ EXCEPTION WHEN OTHERS THEN
 	PERFORM ots_cluster.raise_remote(s, ots_cluster.caller_names(m, targets, names), d, hi, 0);
 END
 $$;
+COMMENT ON FUNCTION ots_cluster.batch_get_row_api(text, jsonb) IS
+	'ots.batch_get_row with the caller''s search_path (internal)';
+
+CREATE FUNCTION ots.batch_get_row(request jsonb) RETURNS TABLE (table_name text, "index" integer, is_ok boolean, error_code text,
+				   error_message text, primary_key jsonb, attributes jsonb, consumed jsonb)
+	LANGUAGE sql STABLE PARALLEL UNSAFE
+	BEGIN ATOMIC
+		SELECT * FROM ots_cluster.batch_get_row_api(pg_catalog.current_setting('search_path'),
+				request);
+	END;
 COMMENT ON FUNCTION ots.batch_get_row(jsonb) IS
 	'reads up to 100 rows of several tables (Tablestore BatchGetRow), one call per shard, results in request order';
 
-CREATE FUNCTION ots.batch_write_row(request jsonb, is_atomic boolean DEFAULT false)
+-- ots.batch_write_row's implementation: names resolved through caller_path, the
+-- caller's search_path (ots.batch_write_row passes it)
+CREATE FUNCTION ots_cluster.batch_write_row_api(
+	caller_path text,
+	request jsonb,
+	is_atomic boolean)
 	RETURNS TABLE (table_name text, "index" integer, is_ok boolean, error_code text,
 				   error_message text, primary_key jsonb, attributes jsonb, consumed jsonb)
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
 	SET client_min_messages = warning
 	AS $$
 DECLARE
@@ -504,7 +607,7 @@ DECLARE
 	p integer;
 	s text; m text; d text; hi text;
 BEGIN
-	plan := ots_cluster.batch_split(request, 'rows', coalesce(is_atomic, false));
+	plan := ots_cluster.batch_split(request, 'rows', coalesce(is_atomic, false), caller_path);
 	targets := plan.targets;
 	names := plan.names;
 	IF plan.entries IS NOT NULL AND pg_catalog.cardinality(plan.shards) = 1 THEN
@@ -537,5 +640,15 @@ EXCEPTION WHEN OTHERS THEN
 	PERFORM ots_cluster.raise_remote(s, ots_cluster.caller_names(m, targets, names), d, hi, 0);
 END
 $$;
+COMMENT ON FUNCTION ots_cluster.batch_write_row_api(text, jsonb, boolean) IS
+	'ots.batch_write_row with the caller''s search_path (internal)';
+
+CREATE FUNCTION ots.batch_write_row(request jsonb, is_atomic boolean DEFAULT false) RETURNS TABLE (table_name text, "index" integer, is_ok boolean, error_code text,
+				   error_message text, primary_key jsonb, attributes jsonb, consumed jsonb)
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+	BEGIN ATOMIC
+		SELECT * FROM ots_cluster.batch_write_row_api(pg_catalog.current_setting('search_path'),
+				request, is_atomic);
+	END;
 COMMENT ON FUNCTION ots.batch_write_row(jsonb, boolean) IS
 	'writes up to 200 rows of several tables (Tablestore BatchWriteRow), one call per shard (each its own transaction), results in request order';

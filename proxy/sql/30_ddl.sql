@@ -19,7 +19,8 @@ CREATE FUNCTION ots_cluster.find_on(p integer, schemas name[], relname name) RET
 	CLUSTER 'ots_cluster';
 	RUN ON $1;
 	SELECT (SELECT s.n FROM pg_catalog.unnest($2) WITH ORDINALITY s(n, i)
-			  JOIN ots.tables t ON t.schema_name = s.n AND t.table_name = $3
+			  JOIN ots.tables t ON t.schema_name OPERATOR(pg_catalog.=) s.n
+							   AND t.table_name OPERATOR(pg_catalog.=) $3
 			 ORDER BY s.i LIMIT 1);
 	$$;
 COMMENT ON FUNCTION ots_cluster.find_on(integer, name[], name) IS
@@ -34,7 +35,7 @@ CREATE FUNCTION ots_cluster.creation_schema_on(p integer, schemas name[]) RETURN
 	CLUSTER 'ots_cluster';
 	RUN ON $1;
 	SELECT (SELECT s.n FROM pg_catalog.unnest($2) WITH ORDINALITY s(n, i)
-			  JOIN pg_catalog.pg_namespace ns ON ns.nspname = s.n
+			  JOIN pg_catalog.pg_namespace ns ON ns.nspname OPERATOR(pg_catalog.=) s.n
 			 WHERE pg_catalog.has_schema_privilege(ns.oid, 'USAGE')
 			 ORDER BY s.i LIMIT 1);
 	$$;
@@ -44,9 +45,10 @@ COMMENT ON FUNCTION ots_cluster.creation_schema_on(integer, name[]) IS
 -- ots_cluster.resolve_on_shards: the schema a table-name argument means,
 -- asking every shard (the first that has it in search_path order wins);
 -- NULL when none has it.  It also proves that every shard answers.
-CREATE FUNCTION ots_cluster.resolve_on_shards(table_name text, OUT schema_name name, OUT relname name,
-											  OUT present boolean[])
+CREATE FUNCTION ots_cluster.resolve_on_shards(table_name text, caller_path text, OUT schema_name name,
+											  OUT relname name, OUT present boolean[])
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
 	n record;
@@ -62,7 +64,7 @@ BEGIN
 		RETURN;
 	END IF;
 	relname := n.relname;
-	schemas := CASE WHEN n.schema_name IS NULL THEN ots_cluster.search_schemas() ELSE ARRAY[n.schema_name::name] END;
+	schemas := CASE WHEN n.schema_name IS NULL THEN ots_cluster.search_schemas(caller_path) ELSE ARRAY[n.schema_name::name] END;
 	BEGIN
 		FOREACH p IN ARRAY ots_cluster.shard_partitions() LOOP
 			found_in := ots_cluster.find_on(p, schemas, relname);
@@ -84,7 +86,7 @@ BEGIN
 	END IF;
 END
 $$;
-COMMENT ON FUNCTION ots_cluster.resolve_on_shards(text) IS
+COMMENT ON FUNCTION ots_cluster.resolve_on_shards(text, text) IS
 	'the schema a table-name argument resolves to on the shards, and which shards have it (internal)';
 
 ------------------------------------------------------------------------------
@@ -224,19 +226,24 @@ CREATE FUNCTION ots_cluster.same_definition(a jsonb, b jsonb) RETURNS boolean
 COMMENT ON FUNCTION ots_cluster.same_definition(jsonb, jsonb) IS
 	'whether two describe_table answers describe the same table definition (internal)';
 
-CREATE FUNCTION ots.create_table(
+-- ots.create_table's implementation: names resolved through caller_path, the
+-- caller's search_path (ots.create_table passes it)
+CREATE FUNCTION ots_cluster.create_table_api(
+	caller_path text,
 	table_name text,
 	primary_key text,
-	max_versions integer DEFAULT 1,
-	time_to_live bigint DEFAULT -1,
-	max_version_offset bigint DEFAULT 86400,
-	allow_update boolean DEFAULT true,
-	partitions integer DEFAULT 8,
-	hash_prefix_length integer DEFAULT 0,
-	defined_columns text DEFAULT NULL,
-	stream_enabled boolean DEFAULT false,
-	stream_expiration_hours integer DEFAULT NULL) RETURNS void
+	max_versions integer,
+	time_to_live bigint,
+	max_version_offset bigint,
+	allow_update boolean,
+	partitions integer,
+	hash_prefix_length integer,
+	defined_columns text,
+	stream_enabled boolean,
+	stream_expiration_hours integer)
+	RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
 	SET client_min_messages = warning
 	AS $$
 DECLARE
@@ -253,12 +260,12 @@ BEGIN
 	SELECT x.schema_name, x.relname INTO n FROM ots_cluster.split_name(table_name) x;
 	-- (a name too long for PostgreSQL goes as it is: the shard refuses it)
 	IF n.relname IS NOT NULL AND n.schema_name IS NULL AND pg_catalog.octet_length(n.relname) < 64 THEN
-		n.schema_name := ots_cluster.creation_schema_on(ps[1], ots_cluster.search_schemas());
+		n.schema_name := ots_cluster.creation_schema_on(ps[1], ots_cluster.search_schemas(caller_path));
 		IF n.schema_name IS NOT NULL THEN
 			target := ots_cluster.qualified(n.schema_name, n.relname);
 		END IF;
 	END IF;
-	r := ots_cluster.resolve_on_shards(target);
+	r := ots_cluster.resolve_on_shards(target, caller_path);
 	IF r.schema_name IS NOT NULL AND true = ALL (r.present) THEN
 		-- everywhere: the single node's OTSObjectAlreadyExist, from the first shard
 		p := ps[1];
@@ -291,18 +298,42 @@ EXCEPTION WHEN OTHERS THEN
 	PERFORM ots_cluster.raise_remote(s, m, d, hi, p);
 END
 $$;
+COMMENT ON FUNCTION ots_cluster.create_table_api(text, text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer) IS
+	'ots.create_table with the caller''s search_path (internal)';
+
+CREATE FUNCTION ots.create_table(
+	table_name text,
+	primary_key text,
+	max_versions integer DEFAULT 1,
+	time_to_live bigint DEFAULT -1,
+	max_version_offset bigint DEFAULT 86400,
+	allow_update boolean DEFAULT true,
+	partitions integer DEFAULT 8,
+	hash_prefix_length integer DEFAULT 0,
+	defined_columns text DEFAULT NULL,
+	stream_enabled boolean DEFAULT false,
+	stream_expiration_hours integer DEFAULT NULL) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+	RETURN ots_cluster.create_table_api(pg_catalog.current_setting('search_path'), table_name,
+			primary_key, max_versions, time_to_live, max_version_offset, allow_update, partitions,
+			hash_prefix_length, defined_columns, stream_enabled, stream_expiration_hours);
 COMMENT ON FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer) IS
 	'creates an ots table on every shard; where some shards already have it (a create cut short), on the others';
 
-CREATE FUNCTION ots.update_table(
+-- ots.update_table's implementation: names resolved through caller_path, the
+-- caller's search_path (ots.update_table passes it)
+CREATE FUNCTION ots_cluster.update_table_api(
+	caller_path text,
 	table_name text,
-	max_versions integer DEFAULT NULL,
-	time_to_live bigint DEFAULT NULL,
-	max_version_offset bigint DEFAULT NULL,
-	allow_update boolean DEFAULT NULL,
-	stream_enabled boolean DEFAULT NULL,
-	stream_expiration_hours integer DEFAULT NULL) RETURNS void
+	max_versions integer,
+	time_to_live bigint,
+	max_version_offset bigint,
+	allow_update boolean,
+	stream_enabled boolean,
+	stream_expiration_hours integer)
+	RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
 	SET client_min_messages = warning
 	AS $$
 DECLARE
@@ -311,9 +342,9 @@ DECLARE
 	p integer := 0;
 	s text; m text; d text; hi text;
 BEGIN
-	t := ots_cluster.table_of(table_name);
+	t := ots_cluster.table_of(table_name, caller_path);
 	target := ots_cluster.target(t, table_name);
-	PERFORM ots_cluster.resolve_on_shards(target);
+	PERFORM ots_cluster.resolve_on_shards(target, caller_path);
 	FOREACH p IN ARRAY ots_cluster.shard_partitions() LOOP
 		PERFORM ots_cluster.update_table_on(p, target, max_versions, time_to_live, max_version_offset,
 											allow_update, stream_enabled, stream_expiration_hours);
@@ -324,11 +355,32 @@ EXCEPTION WHEN OTHERS THEN
 	PERFORM ots_cluster.raise_remote(s, m, d, hi, p);
 END
 $$;
+COMMENT ON FUNCTION ots_cluster.update_table_api(text, text, integer, bigint, bigint, boolean, boolean, integer) IS
+	'ots.update_table with the caller''s search_path (internal)';
+
+CREATE FUNCTION ots.update_table(
+	table_name text,
+	max_versions integer DEFAULT NULL,
+	time_to_live bigint DEFAULT NULL,
+	max_version_offset bigint DEFAULT NULL,
+	allow_update boolean DEFAULT NULL,
+	stream_enabled boolean DEFAULT NULL,
+	stream_expiration_hours integer DEFAULT NULL) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+	RETURN ots_cluster.update_table_api(pg_catalog.current_setting('search_path'), table_name,
+			max_versions, time_to_live, max_version_offset, allow_update, stream_enabled,
+			stream_expiration_hours);
 COMMENT ON FUNCTION ots.update_table(text, integer, bigint, bigint, boolean, boolean, integer) IS
 	'changes table options and the stream on every shard; omitted options keep their values';
 
-CREATE FUNCTION ots.delete_table(table_name text) RETURNS void
+-- ots.delete_table's implementation: names resolved through caller_path, the
+-- caller's search_path (ots.delete_table passes it)
+CREATE FUNCTION ots_cluster.delete_table_api(
+	caller_path text,
+	table_name text)
+	RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
 	SET client_min_messages = warning
 	AS $$
 DECLARE
@@ -338,7 +390,7 @@ DECLARE
 	p integer := 0;
 	s text; m text; d text; hi text;
 BEGIN
-	r := ots_cluster.resolve_on_shards(table_name);
+	r := ots_cluster.resolve_on_shards(table_name, caller_path);
 	IF r.schema_name IS NULL THEN
 		-- nowhere: the single node's error, from the first shard
 		p := ps[1];
@@ -359,29 +411,48 @@ EXCEPTION WHEN OTHERS THEN
 	PERFORM ots_cluster.raise_remote(s, m, d, hi, p);
 END
 $$;
+COMMENT ON FUNCTION ots_cluster.delete_table_api(text, text) IS
+	'ots.delete_table with the caller''s search_path (internal)';
+
+CREATE FUNCTION ots.delete_table(table_name text) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+	RETURN ots_cluster.delete_table_api(pg_catalog.current_setting('search_path'), table_name);
 COMMENT ON FUNCTION ots.delete_table(text) IS
 	'drops an ots table on every shard that has it';
 
-CREATE FUNCTION ots.describe_table(table_name text) RETURNS jsonb
+-- ots.describe_table's implementation: names resolved through caller_path, the
+-- caller's search_path (ots.describe_table passes it)
+CREATE FUNCTION ots_cluster.describe_table_api(
+	caller_path text,
+	table_name text)
+	RETURNS jsonb
 	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
 	SET client_min_messages = warning
 	AS $$
 DECLARE
 	t ots_cluster.tables;
 	s text; m text; d text; hi text;
 BEGIN
-	t := ots_cluster.table_of(table_name);
+	t := ots_cluster.table_of(table_name, caller_path);
 	RETURN ots_cluster.describe_table_on(0, ots_cluster.target(t, table_name));
 EXCEPTION WHEN OTHERS THEN
 	GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, hi = PG_EXCEPTION_HINT;
 	PERFORM ots_cluster.raise_remote(s, m, d, hi, 0);
 END
 $$;
+COMMENT ON FUNCTION ots_cluster.describe_table_api(text, text) IS
+	'ots.describe_table with the caller''s search_path (internal)';
+
+CREATE FUNCTION ots.describe_table(table_name text) RETURNS jsonb
+	LANGUAGE sql STABLE PARALLEL UNSAFE
+	RETURN ots_cluster.describe_table_api(pg_catalog.current_setting('search_path'), table_name);
 COMMENT ON FUNCTION ots.describe_table(text) IS
 	'primary-key schema, options, partitions and creation time of an ots table, as the first shard has it';
 
 CREATE FUNCTION ots.list_table() RETURNS TABLE (schema_name name, table_name name)
 	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
 	SET client_min_messages = warning
 	AS $$
 DECLARE
@@ -396,10 +467,19 @@ END
 $$;
 COMMENT ON FUNCTION ots.list_table() IS 'every ots table the caller may see, as the first shard lists them';
 
-CREATE FUNCTION ots.create_index(table_name text, index_name text, primary_key text[],
-								 defined_columns text[] DEFAULT '{}', index_type text DEFAULT 'GLOBAL',
-								 include_base_data boolean DEFAULT true) RETURNS void
+-- ots.create_index's implementation: names resolved through caller_path, the
+-- caller's search_path (ots.create_index passes it)
+CREATE FUNCTION ots_cluster.create_index_api(
+	caller_path text,
+	table_name text,
+	index_name text,
+	primary_key text[],
+	defined_columns text[],
+	index_type text,
+	include_base_data boolean)
+	RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
 	SET client_min_messages = warning
 	AS $$
 DECLARE
@@ -410,14 +490,14 @@ DECLARE
 	p integer := 0;
 	s text; m text; d text; hi text;
 BEGIN
-	t := ots_cluster.table_of(table_name);
+	t := ots_cluster.table_of(table_name, caller_path);
 	target := ots_cluster.target(t, table_name);
 	-- the index is an ots table beside its base: created where it is missing
 	r := ots_cluster.resolve_on_shards(CASE WHEN t.table_name IS NULL OR index_name IS NULL THEN NULL
-											ELSE ots_cluster.qualified(t.schema_name, index_name::name) END);
+											ELSE ots_cluster.qualified(t.schema_name, index_name::name) END, caller_path);
 	IF r.schema_name IS NULL THEN
 		r.present := pg_catalog.array_fill(false, ARRAY[pg_catalog.cardinality(ps)]);
-		PERFORM ots_cluster.resolve_on_shards(target);
+		PERFORM ots_cluster.resolve_on_shards(target, caller_path);
 	END IF;
 	FOR i IN 1 .. pg_catalog.cardinality(ps) LOOP
 		-- present everywhere: the first shard says so as the single node does
@@ -434,11 +514,27 @@ EXCEPTION WHEN OTHERS THEN
 	PERFORM ots_cluster.raise_remote(s, m, d, hi, p);
 END
 $$;
+COMMENT ON FUNCTION ots_cluster.create_index_api(text, text, text, text[], text[], text, boolean) IS
+	'ots.create_index with the caller''s search_path (internal)';
+
+CREATE FUNCTION ots.create_index(table_name text, index_name text, primary_key text[],
+								 defined_columns text[] DEFAULT '{}', index_type text DEFAULT 'GLOBAL',
+								 include_base_data boolean DEFAULT true) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+	RETURN ots_cluster.create_index_api(pg_catalog.current_setting('search_path'), table_name,
+			index_name, primary_key, defined_columns, index_type, include_base_data);
 COMMENT ON FUNCTION ots.create_index(text, text, text[], text[], text, boolean) IS
 	'creates a secondary index on every shard (where it is missing); each shard fills its own in the background';
 
-CREATE FUNCTION ots.delete_index(table_name text, index_name text) RETURNS void
+-- ots.delete_index's implementation: names resolved through caller_path, the
+-- caller's search_path (ots.delete_index passes it)
+CREATE FUNCTION ots_cluster.delete_index_api(
+	caller_path text,
+	table_name text,
+	index_name text)
+	RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
 	SET client_min_messages = warning
 	AS $$
 DECLARE
@@ -449,11 +545,11 @@ DECLARE
 	p integer := 0;
 	s text; m text; d text; hi text;
 BEGIN
-	t := ots_cluster.table_of(table_name);
+	t := ots_cluster.table_of(table_name, caller_path);
 	target := ots_cluster.target(t, table_name);
 	r := ots_cluster.resolve_on_shards(CASE WHEN t.table_name IS NULL OR index_name IS NULL THEN NULL
-											ELSE ots_cluster.qualified(t.schema_name, index_name::name) END);
-	PERFORM ots_cluster.resolve_on_shards(target);
+											ELSE ots_cluster.qualified(t.schema_name, index_name::name) END, caller_path);
+	PERFORM ots_cluster.resolve_on_shards(target, caller_path);
 	FOR i IN 1 .. pg_catalog.cardinality(ps) LOOP
 		-- missing everywhere: the first shard raises the single node's error
 		CONTINUE WHEN r.schema_name IS NOT NULL AND NOT r.present[i];
@@ -469,13 +565,21 @@ EXCEPTION WHEN OTHERS THEN
 	PERFORM ots_cluster.raise_remote(s, m, d, hi, p);
 END
 $$;
+COMMENT ON FUNCTION ots_cluster.delete_index_api(text, text, text) IS
+	'ots.delete_index with the caller''s search_path (internal)';
+
+CREATE FUNCTION ots.delete_index(table_name text, index_name text) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+	RETURN ots_cluster.delete_index_api(pg_catalog.current_setting('search_path'), table_name,
+			index_name);
 COMMENT ON FUNCTION ots.delete_index(text, text) IS 'drops a secondary index on every shard that has it';
 
 -- ots_cluster.change_defined_columns: add_defined_column (adding) or
 -- delete_defined_column on every shard
-CREATE FUNCTION ots_cluster.change_defined_columns(table_name text, adding boolean, defined_columns text,
-												   column_names text[]) RETURNS void
+CREATE FUNCTION ots_cluster.change_defined_columns(caller_path text, table_name text, adding boolean,
+												   defined_columns text, column_names text[]) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
 	SET client_min_messages = warning
 	AS $$
 DECLARE
@@ -483,8 +587,8 @@ DECLARE
 	p integer := 0;
 	s text; m text; d text; hi text;
 BEGIN
-	target := ots_cluster.target(ots_cluster.table_of(table_name), table_name);
-	PERFORM ots_cluster.resolve_on_shards(target);
+	target := ots_cluster.target(ots_cluster.table_of(table_name, caller_path), table_name);
+	PERFORM ots_cluster.resolve_on_shards(target, caller_path);
 	FOREACH p IN ARRAY ots_cluster.shard_partitions() LOOP
 		IF adding THEN
 			PERFORM ots_cluster.add_defined_column_on(p, target, defined_columns);
@@ -499,25 +603,29 @@ EXCEPTION WHEN OTHERS THEN
 	PERFORM ots_cluster.raise_remote(s, m, d, hi, p);
 END
 $$;
-COMMENT ON FUNCTION ots_cluster.change_defined_columns(text, boolean, text, text[]) IS
+COMMENT ON FUNCTION ots_cluster.change_defined_columns(text, text, boolean, text, text[]) IS
 	'adds or removes defined columns of an ots table on every shard (internal)';
 
 CREATE FUNCTION ots.add_defined_column(table_name text, defined_columns text) RETURNS void
 	LANGUAGE sql VOLATILE PARALLEL UNSAFE
 	BEGIN ATOMIC
-		SELECT ots_cluster.change_defined_columns(table_name, true, defined_columns, NULL);
+		SELECT ots_cluster.change_defined_columns(pg_catalog.current_setting('search_path'), table_name, true,
+												  defined_columns, NULL);
 	END;
 COMMENT ON FUNCTION ots.add_defined_column(text, text) IS 'adds defined columns to an ots table on every shard';
 
 CREATE FUNCTION ots.delete_defined_column(table_name text, column_names text[]) RETURNS void
 	LANGUAGE sql VOLATILE PARALLEL UNSAFE
 	BEGIN ATOMIC
-		SELECT ots_cluster.change_defined_columns(table_name, false, NULL, column_names);
+		SELECT ots_cluster.change_defined_columns(pg_catalog.current_setting('search_path'), table_name, false,
+												  NULL, column_names);
 	END;
 COMMENT ON FUNCTION ots.delete_defined_column(text, text[]) IS 'removes defined columns of an ots table on every shard';
 
 -- ots.build_index: ots's build_index, shard after shard, its steps called
--- through PL/Proxy (each committed on its shard, as build_index commits them)
+-- through PL/Proxy (each committed on its shard, as build_index commits them).
+-- Not pinned: it reads the caller's search_path; it names only qualified
+-- functions and no operator (10_cluster.sql).
 CREATE PROCEDURE ots.build_index(table_name text, index_name text)
 	LANGUAGE plpgsql
 	SET client_min_messages = warning
@@ -530,9 +638,9 @@ DECLARE
 	b record;
 	s text; m text; d text; hi text;
 BEGIN
-	t := ots_cluster.table_of(table_name);
+	t := ots_cluster.table_of(table_name, pg_catalog.current_setting('search_path'));
 	target := ots_cluster.target(t, table_name);
-	PERFORM ots_cluster.resolve_on_shards(target);
+	PERFORM ots_cluster.resolve_on_shards(target, pg_catalog.current_setting('search_path'));
 	BEGIN
 		IF t.table_name IS NULL THEN
 			-- the single node's OTSObjectNotExist, from the first shard
@@ -614,16 +722,19 @@ COMMENT ON FUNCTION ots.list_stream(text) IS 'not routed in a cluster: raises fe
 CREATE FUNCTION ots.describe_stream(stream_id text, inclusive_start_shard_id text DEFAULT NULL,
 									shard_limit integer DEFAULT NULL) RETURNS jsonb
 	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
 	AS $$ BEGIN PERFORM ots_cluster.stream_not_routed('ots.describe_stream'); RETURN NULL; END $$;
 COMMENT ON FUNCTION ots.describe_stream(text, text, integer) IS 'not routed in a cluster: raises feature_not_supported';
 
 CREATE FUNCTION ots.get_shard_iterator(stream_id text, shard_id text, "timestamp" bigint DEFAULT NULL)
 	RETURNS text
 	LANGUAGE plpgsql VOLATILE PARALLEL RESTRICTED
+	SET search_path = pg_catalog, pg_temp
 	AS $$ BEGIN PERFORM ots_cluster.stream_not_routed('ots.get_shard_iterator'); RETURN NULL; END $$;
 COMMENT ON FUNCTION ots.get_shard_iterator(text, text, bigint) IS 'not routed in a cluster: raises feature_not_supported';
 
 CREATE FUNCTION ots.get_stream_record(shard_iterator text, "limit" integer DEFAULT NULL) RETURNS jsonb
 	LANGUAGE plpgsql VOLATILE PARALLEL RESTRICTED
+	SET search_path = pg_catalog, pg_temp
 	AS $$ BEGIN PERFORM ots_cluster.stream_not_routed('ots.get_stream_record'); RETURN NULL; END $$;
 COMMENT ON FUNCTION ots.get_stream_record(text, integer) IS 'not routed in a cluster: raises feature_not_supported';

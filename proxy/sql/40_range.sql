@@ -125,6 +125,7 @@ CREATE FUNCTION ots_cluster.range_read(
 	OUT read_hashes integer[], OUT pages jsonb[], OUT nexts jsonb[], OUT consumed jsonb[],
 	OUT max_rows bigint, OUT max_bytes bigint)
 	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
 	SET client_min_messages = warning
 	AS $$
 DECLARE

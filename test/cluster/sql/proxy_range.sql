@@ -85,10 +85,10 @@ SELECT pg_temp.keys(r.rows), r.rows -> 0 -> 'attributes', r.next_start_primary_k
 -- 2. a range within one partition key: one shard, the page as it sends it
 SELECT pg_temp.keys(r.rows), r.next_start_primary_key, r.consumed
   FROM ots.get_range('pr_s', '{"a": "ab", "b": {"$inf": "min"}}', '{"a": "ab", "b": {"$inf": "max"}}', "limit" => 4) r;
-SELECT ots_cluster.range_route(ots_cluster.table_of('pr_s'), '{"a": "ab", "b": 1}', '{"a": "ab", "b": 5}')
+SELECT ots_cluster.range_route(ots_cluster.table_of('pr_s', current_setting('search_path')), '{"a": "ab", "b": 1}', '{"a": "ab", "b": 5}')
 	   = ots_cluster.key_hash('"ab"', 'STRING') AS one_key_routed,
-	   ots_cluster.range_route(ots_cluster.table_of('pr_s'), '{"a": "ab", "b": 1}', '{"a": "b", "b": 5}') IS NULL AS two_keys_merged,
-	   ots_cluster.range_route(ots_cluster.table_of('pr_s'), '{"a": {"$inf": "min"}, "b": 1}', '{"a": {"$inf": "min"}, "b": 5}') IS NULL AS inf_merged;
+	   ots_cluster.range_route(ots_cluster.table_of('pr_s', current_setting('search_path')), '{"a": "ab", "b": 1}', '{"a": "b", "b": 5}') IS NULL AS two_keys_merged,
+	   ots_cluster.range_route(ots_cluster.table_of('pr_s', current_setting('search_path')), '{"a": {"$inf": "min"}, "b": 1}', '{"a": {"$inf": "min"}, "b": 5}') IS NULL AS inf_merged;
 
 -- 3. Binary keys, bytewise; Integer partition key, signed
 SELECT ots.create_table('pr_b', 'a binary, b integer');
