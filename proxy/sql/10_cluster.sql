@@ -176,7 +176,7 @@ BEGIN
 	DELETE FROM ots_cluster.partitions;
 	INSERT INTO ots_cluster.partitions (partition, connstr)
 		SELECT i, shards[i % n + 1] FROM pg_catalog.generate_series(0, partitions - 1) i;
-	DELETE FROM ots_cluster.tables;
+	PERFORM ots_cluster.catalog_reset();
 	PERFORM ots_cluster.write_server();
 END
 $$;
@@ -305,8 +305,9 @@ COMMENT ON FUNCTION ots_cluster.check_moving(integer) IS
 
 ------------------------------------------------------------------------------
 -- The catalog: what the proxy knows of each table (its key, for routing).
--- Only catalog_refresh writes it, from the first shard's describe_table
--- asked as the extension's owner; nobody can make it say anything else.
+-- Only catalog_refresh writes it, from describe_table on the first shard
+-- that answers, asked as the extension's owner; nobody can make it say
+-- anything else.
 ------------------------------------------------------------------------------
 CREATE TABLE ots_cluster.tables (
 	schema_name name NOT NULL,
@@ -321,6 +322,20 @@ COMMENT ON TABLE ots_cluster.tables IS
 	'the tables the proxy knows: primary key (for routing), hash prefix, whether an index (a cache of the first shard''s)';
 REVOKE ALL ON ots_cluster.tables FROM PUBLIC;
 
+-- the names the first shard said it has no table of: an unqualified name
+-- resolves to the first schema of search_path that has the table, so a
+-- schema must be known not to have it before a later one's entry counts
+-- (else a cached public.t would hide the caller's own s.t); knowing it
+-- spares asking the shard on every call
+CREATE TABLE ots_cluster.absent_tables (
+	schema_name name NOT NULL,
+	table_name name NOT NULL,
+	PRIMARY KEY (schema_name, table_name)
+);
+COMMENT ON TABLE ots_cluster.absent_tables IS
+	'schema.table names the first shard has no ots table of (a cache, as ots_cluster.tables)';
+REVOKE ALL ON ots_cluster.absent_tables FROM PUBLIC;
+
 -- ots_cluster.qualified: the table-name argument naming schema.table for ots
 -- (the schema part quoted as an identifier, the table part literal)
 CREATE FUNCTION ots_cluster.qualified(schema_name name, table_name name) RETURNS text
@@ -329,21 +344,56 @@ CREATE FUNCTION ots_cluster.qualified(schema_name name, table_name name) RETURNS
 COMMENT ON FUNCTION ots_cluster.qualified(name, name) IS
 	'the ots table-name argument for schema_name.table_name';
 
--- ots_cluster.describe_first: ots.describe_table of schema.table on the
--- first shard, or NULL when it has no such ots table (asked by the owner:
--- ots.tables shows it every table)
-CREATE FUNCTION ots_cluster.describe_first(schema_arg name, table_arg name) RETURNS jsonb
+-- ots_cluster.describe_on: ots.describe_table of schema.table on the shard
+-- of partition p, or NULL when it has no such ots table (asked by the
+-- owner: ots.tables shows it every table)
+CREATE FUNCTION ots_cluster.describe_on(p integer, schema_arg name, table_arg name) RETURNS jsonb
 	LANGUAGE plproxy
 	AS $$
 	CLUSTER 'ots_cluster';
-	RUN ON 0;
+	RUN ON $1;
 	SELECT CASE WHEN EXISTS (SELECT 1 FROM ots.tables t
-							  WHERE t.schema_name OPERATOR(pg_catalog.=) $1 AND t.table_name OPERATOR(pg_catalog.=) $2)
-				THEN ots.describe_table(pg_catalog.concat(pg_catalog.quote_ident($1), '.', $2)) END;
+							  WHERE t.schema_name OPERATOR(pg_catalog.=) $2 AND t.table_name OPERATOR(pg_catalog.=) $3)
+				THEN ots.describe_table(pg_catalog.concat(pg_catalog.quote_ident($2), '.', $3)) END;
 	$$;
-COMMENT ON FUNCTION ots_cluster.describe_first(name, name) IS
-	'ots.describe_table of schema.table on the first shard, NULL when it has none (internal)';
-REVOKE ALL ON FUNCTION ots_cluster.describe_first(name, name) FROM PUBLIC;
+COMMENT ON FUNCTION ots_cluster.describe_on(integer, name, name) IS
+	'ots.describe_table of schema.table on the shard of partition p, NULL when it has none (internal)';
+REVOKE ALL ON FUNCTION ots_cluster.describe_on(integer, name, name) FROM PUBLIC;
+
+-- ots_cluster.describe_any: describe_on the first shard that answers (every
+-- shard has every table: a shard that is down must not stop the proxy from
+-- resolving names on the others); the first shard's error when none does
+CREATE FUNCTION ots_cluster.describe_any(schema_arg name, table_arg name) RETURNS jsonb
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	parts integer[] := ots_cluster.shard_partitions();
+	s text; m text; d text; hi text;
+	first_error text[];
+BEGIN
+	FOR i IN 1 .. pg_catalog.cardinality(parts) LOOP
+		BEGIN
+			RETURN ots_cluster.describe_on(parts[i], schema_arg, table_arg);
+		EXCEPTION WHEN OTHERS THEN
+			GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, hi = PG_EXCEPTION_HINT;
+			IF first_error IS NULL THEN
+				first_error := ARRAY[s, m, d, hi, parts[i]::text];
+			END IF;
+			-- only a shard that cannot be reached is passed over
+			IF s <> 'XX000' THEN
+				EXIT;
+			END IF;
+		END;
+	END LOOP;
+	PERFORM ots_cluster.raise_remote(first_error[1], first_error[2], first_error[3], first_error[4],
+									 first_error[5]::integer);
+	RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION ots_cluster.describe_any(name, name) IS
+	'ots.describe_table of schema.table on the first shard that answers, NULL when it has none (internal)';
+REVOKE ALL ON FUNCTION ots_cluster.describe_any(name, name) FROM PUBLIC;
 
 -- ots_cluster.split_name: a table-name argument as ots reads it: the part
 -- after the last dot is the table, literally; before it, the schema, taken
@@ -388,7 +438,7 @@ BEGIN
 		OR pg_catalog.octet_length(parts[1]) >= 64 OR pg_catalog.octet_length(parts[2]) >= 64 THEN
 		RETURN NULL;
 	END IF;
-	d := ots_cluster.describe_first(parts[1]::name, parts[2]::name);
+	d := ots_cluster.describe_any(parts[1]::name, parts[2]::name);
 	IF d IS NOT NULL THEN
 		entry := ROW(d ->> 'schema_name', d ->> 'table_name',
 					 ARRAY(SELECT k ->> 'name' FROM pg_catalog.jsonb_array_elements(d -> 'primary_key') WITH ORDINALITY e(k, n) ORDER BY n),
@@ -402,11 +452,13 @@ BEGIN
 	END IF;
 	IF d IS NULL THEN
 		DELETE FROM ots_cluster.tables t WHERE t.schema_name = parts[1] AND t.table_name = parts[2];
+		INSERT INTO ots_cluster.absent_tables VALUES (parts[1], parts[2]) ON CONFLICT DO NOTHING;
 	ELSE
 		INSERT INTO ots_cluster.tables AS t VALUES (entry.*)
 		ON CONFLICT (schema_name, table_name) DO UPDATE
 			SET pk_names = excluded.pk_names, pk_types = excluded.pk_types,
 				hash_prefix_length = excluded.hash_prefix_length, is_index = excluded.is_index;
+		DELETE FROM ots_cluster.absent_tables a WHERE a.schema_name = parts[1] AND a.table_name = parts[2];
 	END IF;
 	-- the table's view in the proxy database (50_views.sql) follows; a view
 	-- that cannot follow (what depends on it, a concurrent sync) is a warning
@@ -448,34 +500,40 @@ CREATE FUNCTION ots_cluster.catalog_reset() RETURNS void
 	SET search_path = pg_catalog, pg_temp
 	BEGIN ATOMIC
 		DELETE FROM ots_cluster.tables;
+		DELETE FROM ots_cluster.absent_tables;
 	END;
 COMMENT ON FUNCTION ots_cluster.catalog_reset() IS
 	'forgets the proxy''s catalog (after DDL through another proxy): tables are looked up again';
 REVOKE ALL ON FUNCTION ots_cluster.catalog_reset() FROM PUBLIC;
 
--- ots_cluster.catalog_entry: the first of the schemas that has the table in
--- the catalog (for table_of, which cannot read the catalog itself).
--- VOLATILE, as table_of: a statement calling them for many rows sees the
--- entry the first call's catalog_refresh recorded.
-CREATE FUNCTION ots_cluster.catalog_entry(schemas name[], table_name name) RETURNS ots_cluster.tables
+-- ots_cluster.catalog_lookup: what the catalog says of table_name in
+-- schemas, in order: the entry of the first schema that has it, unless a
+-- schema before it is not known either way (neither in the catalog nor
+-- known absent): then its position, to be asked of the first shard.
+-- VOLATILE, as table_of: a statement calling them for many rows sees what
+-- the first call's catalog_refresh recorded.
+CREATE FUNCTION ots_cluster.catalog_lookup(schemas name[], table_name name,
+										   OUT entry ots_cluster.tables, OUT unknown_at integer)
 	LANGUAGE plpgsql VOLATILE PARALLEL SAFE SECURITY DEFINER
 	SET search_path = pg_catalog, pg_temp
 	AS $$
-DECLARE
-	entry ots_cluster.tables;
 BEGIN
 	FOR i IN 1 .. coalesce(pg_catalog.cardinality(schemas), 0) LOOP
 		SELECT * INTO entry FROM ots_cluster.tables t
-		 WHERE t.schema_name = schemas[i] AND t.table_name = catalog_entry.table_name;
+		 WHERE t.schema_name = schemas[i] AND t.table_name = catalog_lookup.table_name;
 		IF FOUND THEN
-			RETURN entry;
+			RETURN;
+		END IF;
+		IF NOT EXISTS (SELECT 1 FROM ots_cluster.absent_tables a
+						WHERE a.schema_name = schemas[i] AND a.table_name = catalog_lookup.table_name) THEN
+			unknown_at := i;
+			RETURN;
 		END IF;
 	END LOOP;
-	RETURN NULL;
 END
 $$;
-COMMENT ON FUNCTION ots_cluster.catalog_entry(name[], name) IS
-	'the catalog entry of table_name in the first of schemas that has it (internal)';
+COMMENT ON FUNCTION ots_cluster.catalog_lookup(name[], name) IS
+	'the catalog entry of table_name in the first of schemas that has it, or the first schema not known either way (internal)';
 
 -- ots_cluster.search_schemas: the schemas of a search_path setting (the
 -- caller's, passed down by the API functions), in order, "$user" as the current role's name (schemas that exist only on the
@@ -500,8 +558,10 @@ COMMENT ON FUNCTION ots_cluster.search_schemas(text) IS
 
 -- ots_cluster.table_of: the catalog entry a table-name argument means: a
 -- qualified name (schema.table, schema possibly quoted) or an unqualified
--- one through search_path (the caller's, passed down); on a miss, asks the first shard; NULL when no
--- table matches (the caller then lets the first shard raise the error)
+-- one through search_path (the caller's, passed down): the first schema
+-- that has the table, each schema not known either way asked of the shards
+-- (catalog_refresh); NULL when no table matches (the caller then lets the
+-- first shard raise the error)
 CREATE FUNCTION ots_cluster.table_of(table_name text, search_path text) RETURNS ots_cluster.tables
 	LANGUAGE plpgsql VOLATILE PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
@@ -511,6 +571,7 @@ DECLARE
 	schemas name[];
 	relname text;
 	entry ots_cluster.tables;
+	found record;
 BEGIN
 	IF table_name IS NULL THEN
 		RETURN NULL;
@@ -520,17 +581,22 @@ BEGIN
 		RETURN NULL;
 	END IF;
 	schemas := CASE WHEN schema_part IS NULL THEN ots_cluster.search_schemas(table_of.search_path) ELSE ARRAY[schema_part::name] END;
-	entry := ots_cluster.catalog_entry(schemas, relname::name);
-	IF entry.table_name IS NOT NULL THEN
-		RETURN entry;
-	END IF;
-	FOR i IN 1 .. coalesce(pg_catalog.cardinality(schemas), 0) LOOP
-		entry := ots_cluster.catalog_refresh(ots_cluster.qualified(schemas[i], relname::name));
+	-- the first schema in order that has it: known from the catalog, or
+	-- asked of the first shard for each schema not known either way
+	LOOP
+		SELECT * INTO found FROM ots_cluster.catalog_lookup(schemas, relname::name);
+		IF (found.entry).table_name IS NOT NULL THEN
+			RETURN found.entry;
+		ELSIF found.unknown_at IS NULL THEN
+			RETURN NULL;
+		END IF;
+		entry := ots_cluster.catalog_refresh(ots_cluster.qualified(schemas[found.unknown_at], relname::name));
 		IF entry.table_name IS NOT NULL THEN
 			RETURN entry;
 		END IF;
+		-- (in a read-only transaction the absence is not recorded: go on after it)
+		schemas := schemas[found.unknown_at + 1 :];
 	END LOOP;
-	RETURN NULL;
 END
 $$;
 COMMENT ON FUNCTION ots_cluster.table_of(text, text) IS

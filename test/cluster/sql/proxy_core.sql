@@ -214,5 +214,26 @@ SELECT regexp_replace(try($$SELECT ots.create_table('proxy_e', 'id string')$$), 
 SELECT count(ots_cluster.set_partition(s.partition, s.connstr)) FROM saved_map s WHERE s.partition % 2 = 0;
 SELECT * FROM ots.list_table() WHERE table_name LIKE 'proxy%';
 SELECT ots.delete_table('proxy_d');
+-- 10. an unqualified name is the table of the first schema of search_path that has one,
+-- whatever the catalog holds of a later schema (a cached public.proxy_n must not hide
+-- proxy_s.proxy_n from a caller whose search_path puts proxy_s first)
+SELECT connstr AS shard1 FROM ots_cluster.shards() WHERE shard = 1 \gset
+SELECT connstr AS shard2 FROM ots_cluster.shards() WHERE shard = 2 \gset
+\setenv PC_SHARD1 :shard1
+\setenv PC_SHARD2 :shard2
+\! for c in "$PC_SHARD1" "$PC_SHARD2"; do "$OTS_PSQL" -X -q -c 'CREATE SCHEMA proxy_s' "$c"; done
+SELECT ots.create_table('public.proxy_n', 'k string'), ots.create_table('proxy_s.proxy_n', 'k integer');
+SELECT ots_cluster.catalog_reset();
+SELECT (ots.put_row('proxy_n', '{"k": "a"}')).consumed AS public_string_key;
+SET search_path = proxy_s, public;
+SELECT (ots.put_row('proxy_n', '{"k": 1}')).consumed AS proxy_s_integer_key;
+SELECT (ots.get_row('proxy_n', '{"k": 1}')).primary_key AS read_back;
+SELECT schema_name = current_user AS user_schema, table_name FROM ots_cluster.absent_tables WHERE table_name = 'proxy_n' ORDER BY 1;
+RESET search_path;
+-- known absent: "$user" (the first of the default search_path) is not asked again
+SELECT (ots.get_row('proxy_n', '{"k": "a"}')).primary_key AS public_again;
+SELECT ots.delete_table('public.proxy_n'), ots.delete_table('proxy_s.proxy_n');
+\! for c in "$PC_SHARD1" "$PC_SHARD2"; do "$OTS_PSQL" -X -q -c 'DROP SCHEMA proxy_s' "$c"; done
+
 DROP FUNCTION try(text), on_shard(integer, text), create_directly(integer, text, text), proxy_rows(text),
 	has_table(integer, text);
