@@ -272,7 +272,7 @@ CREATE FUNCTION ots_cluster.batch_write_check(p integer, request jsonb, is_atomi
 	RUN ON $1;
 	SELECT pg_catalog.count(*)::integer
 	  FROM (SELECT pg_catalog.set_config('transaction_read_only', 'on', true) AS ro) s,
-		   LATERAL ots.batch_write_row(CASE WHEN s.ro = 'on' THEN $2 END, $3) b;
+		   LATERAL ots.batch_write_row(CASE WHEN s.ro OPERATOR(pg_catalog.=) 'on' THEN $2 END, $3) b;
 	$$;
 COMMENT ON FUNCTION ots_cluster.batch_write_check(integer, jsonb, boolean) IS
 	'runs ots''s whole-request checks of a batch_write_row request on a shard, writing nothing (internal)';

@@ -19,7 +19,7 @@ CREATE FUNCTION ots_cluster.find_on(p integer, schemas name[], relname name) RET
 	CLUSTER 'ots_cluster';
 	RUN ON $1;
 	SELECT (SELECT s.n FROM pg_catalog.unnest($2) WITH ORDINALITY s(n, i)
-			  JOIN ots.tables t ON t.schema_name = s.n AND t.table_name = $3
+			  JOIN ots.tables t ON t.schema_name OPERATOR(pg_catalog.=) s.n AND t.table_name OPERATOR(pg_catalog.=) $3
 			 ORDER BY s.i LIMIT 1);
 	$$;
 COMMENT ON FUNCTION ots_cluster.find_on(integer, name[], name) IS
@@ -34,7 +34,7 @@ CREATE FUNCTION ots_cluster.creation_schema_on(p integer, schemas name[]) RETURN
 	CLUSTER 'ots_cluster';
 	RUN ON $1;
 	SELECT (SELECT s.n FROM pg_catalog.unnest($2) WITH ORDINALITY s(n, i)
-			  JOIN pg_catalog.pg_namespace ns ON ns.nspname = s.n
+			  JOIN pg_catalog.pg_namespace ns ON ns.nspname OPERATOR(pg_catalog.=) s.n
 			 WHERE pg_catalog.has_schema_privilege(ns.oid, 'USAGE')
 			 ORDER BY s.i LIMIT 1);
 	$$;

@@ -26,13 +26,15 @@ CREATE FUNCTION ots_cluster.view_columns_first(schema_arg name, table_arg name)
 	AS $$
 	CLUSTER 'ots_cluster';
 	RUN ON 0;
-	SELECT a.attname::text AS column_name, pg_catalog.format_type(a.atttypid, a.atttypmod) AS column_type,
-		   pg_catalog.pg_get_userbyid(c.relowner)::text AS view_owner,
-		   pg_catalog.pg_get_userbyid(n.nspowner)::text AS schema_owner
+	SELECT a.attname::pg_catalog.text AS column_name, pg_catalog.format_type(a.atttypid, a.atttypmod) AS column_type,
+		   pg_catalog.pg_get_userbyid(c.relowner)::pg_catalog.text AS view_owner,
+		   pg_catalog.pg_get_userbyid(n.nspowner)::pg_catalog.text AS schema_owner
 	  FROM pg_catalog.pg_class c
-	  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-	  JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-	 WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind = 'v'
+	  JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+	  JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.oid AND a.attnum OPERATOR(pg_catalog.>) 0
+									AND NOT a.attisdropped
+	 WHERE n.nspname OPERATOR(pg_catalog.=) $1 AND c.relname OPERATOR(pg_catalog.=) $2
+	   AND c.relkind OPERATOR(pg_catalog.=) 'v'
 	 ORDER BY a.attnum;
 	$$;
 COMMENT ON FUNCTION ots_cluster.view_columns_first(name, name) IS
