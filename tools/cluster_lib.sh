@@ -242,9 +242,15 @@ clu_array_text() {
 # them (a new shard is not in the map until it gets a partition, so the
 # proxy's create_table cannot reach it). Schemas are created as their
 # owner; roles must already exist on DST (docs/cluster.md, Security).
-# Tables DST has already are left alone, so it can be run again.
+# Tables DST has already are left alone, so it can be run again. Its
+# sessions (and clu_move_partition's) run with search_path pg_catalog,
+# pg_temp (PGOPTIONS; a connstr's own options= would replace it): as the
+# superuser on a shard, no operator or function of a schema a role can
+# create in may be found before pg_catalog's.
 clu_copy_tables() {
 	local src="$1" dst="$2"
+	# every session it opens (superuser on the shards): search_path pinned
+	local -x PGOPTIONS="${PGOPTIONS:-} -c search_path=pg_catalog,pg_temp"
 	clu_connstr_psql "$src" -At -f - <<-'EOF' >"$CLU_BASE/.ddl.sql"
 		SELECT format('CREATE SCHEMA IF NOT EXISTS %I AUTHORIZATION %I;', n.nspname,
 		              pg_catalog.pg_get_userbyid(n.nspowner))
@@ -372,6 +378,8 @@ clu_wait_proxy_writes() {
 clu_move_partition() {
 	local p="$1" dst="$2" src mask tables t seq pkname pktype hashsql last
 	local -a src_deletes=()
+	# every session it opens (superuser on the shards): search_path pinned
+	local -x PGOPTIONS="${PGOPTIONS:-} -c search_path=pg_catalog,pg_temp"
 	IFS=$'\t' read -r mask src < <(clu_psql proxy -At -F $'\t' -v p="$p" <<<"SELECT
 		(SELECT count(*) - 1 FROM ots_cluster.partitions), connstr FROM ots_cluster.partitions WHERE partition = :p")
 	[ -n "$src" ] || ots_die "no partition $p in the map"
