@@ -81,6 +81,8 @@ SELECT regexp_replace(try(format('SELECT ots_cluster.create_cluster(ARRAY[%L], 2
 SELECT try($$SELECT ots_cluster.create_cluster('{postgresql://postgres@localhost/db}', 2)$$);
 SELECT regexp_replace(try(format('UPDATE ots_cluster.partitions SET connstr = %L WHERE partition = 1', :'shard2' || ' password=s3cret')), 'host=\S+ port=\d+', 'host=H port=P', 'g');
 SELECT count(*) FROM ots_cluster.partitions WHERE connstr ~* 'password|user';
+-- (the map as it was, whatever the above did)
+SELECT ots_cluster.create_cluster(ARRAY[:'shard1', :'shard2'], 64);
 -- a connstr with options of its own keeps them (and the shard's search_path)
 SELECT ots_cluster.session_connstr('dbname=x options=''-c work_mem=8MB''') AS own_options;
 
