@@ -243,9 +243,15 @@ clu_array_text() {
 # them (a new shard is not in the map until it gets a partition, so the
 # proxy's create_table cannot reach it). Schemas are created as their
 # owner; roles must already exist on DST (docs/cluster.md, Security).
-# Tables DST has already are left alone, so it can be run again.
+# Tables DST has already are left alone, so it can be run again. Its
+# sessions (and clu_move_partition's) run with search_path pg_catalog,
+# pg_temp (PGOPTIONS; a connstr's own options= would replace it): as the
+# superuser on a shard, no operator or function of a schema a role can
+# create in may be found before pg_catalog's.
 clu_copy_tables() {
 	local src="$1" dst="$2"
+	# every session it opens (superuser on the shards): search_path pinned
+	local -x PGOPTIONS="${PGOPTIONS:-} -c search_path=pg_catalog,pg_temp"
 	clu_connstr_psql "$src" -At -f - <<-'EOF' >"$CLU_BASE/.ddl.sql"
 		-- pinned: nothing below resolves through a role's schema, and the
 		-- policies' expressions come out schema-qualified
@@ -409,6 +415,8 @@ clu_move_partition() {
 # clu_move_copy P DST: steps 1 and 2 of clu_move_partition.
 clu_move_copy() {
 	local p="$1" dst="$2" src mask
+	# every session it opens (superuser on the shards): search_path pinned
+	local -x PGOPTIONS="${PGOPTIONS:-} -c search_path=pg_catalog,pg_temp"
 	IFS=$'\t' read -r mask src < <(clu_psql proxy -At -F $'\t' -v p="$p" <<<"SELECT
 		(SELECT count(*) - 1 FROM ots_cluster.partitions), connstr FROM ots_cluster.partitions WHERE partition = :p")
 	[ -n "$src" ] || ots_die "no partition $p in the map"
@@ -487,6 +495,7 @@ clu_partition_sql() {
 # owner, their index entries with them), then moving off.
 clu_move_finish() {
 	local p="$1" src="$2" mask t seq pkname pktype owner
+	local -x PGOPTIONS="${PGOPTIONS:-} -c search_path=pg_catalog,pg_temp"
 	local -a deletes=()
 	mask="$(clu_proxy_value "SELECT count(*) - 1 FROM ots_cluster.partitions")"
 	[ "$(clu_proxy_value "SELECT connstr FROM ots_cluster.partitions WHERE partition = $p")" != "$src" ] ||

@@ -52,13 +52,60 @@ COMMENT ON TYPE ots.row_result IS 'result of an ots row call: the row (or NULLs)
 
 ------------------------------------------------------------------------------
 -- The map: P partitions (a power of two), each in one shard database.  Whole
--- partitions move when shards are added.  The PL/Proxy cluster is the
--- foreign server ots_cluster, whose options p0..p(P-1) the admin functions
--- write from this table (its connstrs may hold passwords: not for PUBLIC).
+-- partitions move when shards are added.  PL/Proxy reads the cluster
+-- 'ots_cluster' from this table through its configuration functions
+-- (plproxy.get_cluster_version, get_cluster_partitions, get_cluster_config,
+-- below): no foreign server, no user mappings, so no role can make PL/Proxy
+-- connect as another (a user mapping would).  PL/Proxy appends
+-- user=current_user to every connstr, so each call reaches the shards as
+-- the calling role.  The connstrs hold no password and no user (refused:
+-- every role that calls the API can read what PL/Proxy reads); passwords
+-- go in the proxy server's ~/.pgpass (docs/cluster.md, Security).
 ------------------------------------------------------------------------------
+
+-- ots_cluster.without_password: a connstr fit to show (password=... removed)
+CREATE FUNCTION ots_cluster.without_password(connstr text) RETURNS text
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	RETURN pg_catalog.btrim(pg_catalog.regexp_replace(connstr,
+		'\s*password\s*=\s*(''([^''\\]|\\.)*''|\S*)', '', 'gi'));
+COMMENT ON FUNCTION ots_cluster.without_password(text) IS
+	'a libpq connection string without its password, fit for messages';
+
+-- ots_cluster.check_connstr: refuses a connstr the map cannot hold: NULL,
+-- a URI (PL/Proxy appends " user='role'" to it), a password (every role
+-- calling the API can read the map's connstrs through
+-- plproxy.get_cluster_partitions) or a user (PL/Proxy would then not append
+-- the calling role: every call would connect as that user; PL/Proxy looks
+-- for "user=" anywhere in the string)
+CREATE FUNCTION ots_cluster.check_connstr(connstr text) RETURNS text
+	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF connstr IS NULL THEN
+		RAISE EXCEPTION 'a partition''s connstr cannot be NULL';
+	END IF;
+	IF connstr ~* '^\s*postgres(ql)?://' THEN
+		RAISE EXCEPTION 'a shard connstr must be key=value pairs, not a URI: %', ots_cluster.without_password(connstr);
+	END IF;
+	IF connstr ~* '(^|\s)password\s*=' THEN
+		RAISE EXCEPTION 'a shard connstr cannot hold a password: %', ots_cluster.without_password(connstr)
+			USING DETAIL = 'Every role that calls the ots API can read the connstrs PL/Proxy connects with.',
+				  HINT = 'Put the password in the ~/.pgpass of the proxy''s server user (docs/cluster.md, Security).';
+	END IF;
+	IF connstr ~* '(^|\s)user\s*=' OR pg_catalog.strpos(connstr, 'user=') > 0 THEN
+		RAISE EXCEPTION 'a shard connstr cannot name a user: %', connstr
+			USING DETAIL = 'PL/Proxy connects to the shards as the calling role; with a user in the connstr every call would connect as that user.';
+	END IF;
+	RETURN connstr;
+END
+$$;
+COMMENT ON FUNCTION ots_cluster.check_connstr(text) IS
+	'a connstr fit for the map (no password, no user, not a URI), or an error';
+
 CREATE TABLE ots_cluster.partitions (
 	partition integer PRIMARY KEY CHECK (partition >= 0),
-	connstr text NOT NULL,
+	connstr text NOT NULL CHECK (ots_cluster.check_connstr(connstr) IS NOT NULL),
 	moving boolean NOT NULL DEFAULT false
 );
 COMMENT ON TABLE ots_cluster.partitions IS
@@ -68,13 +115,103 @@ CREATE INDEX partitions_moving ON ots_cluster.partitions (partition) WHERE movin
 REVOKE ALL ON ots_cluster.partitions FROM PUBLIC;
 SELECT pg_catalog.pg_extension_config_dump('ots_cluster.partitions', '');
 
--- ots_cluster.without_password: a connstr fit to show (password=... removed)
-CREATE FUNCTION ots_cluster.without_password(connstr text) RETURNS text
+-- ots_cluster.map_version: the version of the map PL/Proxy compares with
+-- the one it has loaded, at every call (plproxy.get_cluster_version).  A
+-- row of a table, not a sequence: the bump commits with the map's change,
+-- so no session loads a map older than the version it records.
+CREATE TABLE ots_cluster.map_version (
+	one boolean PRIMARY KEY DEFAULT true CHECK (one),
+	version integer NOT NULL
+);
+COMMENT ON TABLE ots_cluster.map_version IS
+	'the version of the cluster map, bumped by every change of a partition''s connstr (PL/Proxy reloads on a change)';
+INSERT INTO ots_cluster.map_version VALUES (true, 1);
+REVOKE ALL ON ots_cluster.map_version FROM PUBLIC;
+
+-- ots_cluster.bump_map_version: after any change of the map's connstrs
+-- (the admin functions' or a superuser's own UPDATE)
+CREATE FUNCTION ots_cluster.bump_map_version() RETURNS trigger
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	UPDATE ots_cluster.map_version v SET version = v.version + 1;
+	RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION ots_cluster.bump_map_version() IS
+	'bumps the map''s version after a change of ots_cluster.partitions (trigger, internal)';
+REVOKE ALL ON FUNCTION ots_cluster.bump_map_version() FROM PUBLIC;
+CREATE TRIGGER bump_map_version AFTER INSERT OR DELETE OR TRUNCATE OR UPDATE OF partition, connstr
+	ON ots_cluster.partitions FOR EACH STATEMENT EXECUTE FUNCTION ots_cluster.bump_map_version();
+
+-- ots_cluster.session_connstr: the connstr PL/Proxy connects with: the
+-- map's, with an empty search_path for the shard session (options='-c
+-- search_path='), so that no function or operator of a schema a role can
+-- create in can run in the remote queries (pg_catalog alone is searched;
+-- an unqualified table name finds no table, and a new one no schema, as on
+-- a node whose search_path has no usable schema).  A connstr that sets
+-- options itself is left as it is: its options replace these.
+CREATE FUNCTION ots_cluster.session_connstr(connstr text) RETURNS text
 	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-	RETURN pg_catalog.btrim(pg_catalog.regexp_replace(connstr,
-		'\s*password\s*=\s*(''([^''\\]|\\.)*''|\S*)', '', 'gi'));
-COMMENT ON FUNCTION ots_cluster.without_password(text) IS
-	'a libpq connection string without its password, fit for messages';
+	RETURN CASE WHEN connstr OPERATOR(pg_catalog.~*) '(^|\s)options\s*=' THEN connstr
+				ELSE connstr OPERATOR(pg_catalog.||) ' options=''-c search_path='''
+		   END;
+COMMENT ON FUNCTION ots_cluster.session_connstr(text) IS
+	'the connstr PL/Proxy gets for a map connstr: the shard session''s search_path emptied unless it sets options';
+
+-- PL/Proxy's configuration functions (docs: config.md of PL/Proxy), for
+-- the cluster 'ots_cluster' only.  PL/Proxy calls them as the calling role
+-- (through SPI, get_cluster_version at every call), so every role may
+-- execute them; they run as the extension's owner to read the map.
+CREATE SCHEMA plproxy;
+COMMENT ON SCHEMA plproxy IS 'PL/Proxy''s cluster configuration functions (of ots_proxy: the cluster ots_cluster)';
+GRANT USAGE ON SCHEMA plproxy TO PUBLIC;
+
+-- plproxy.get_cluster_version: the map's version (PL/Proxy reloads the
+-- partitions when it differs from the one it loaded); called at every call
+CREATE FUNCTION plproxy.get_cluster_version(cluster_name text) RETURNS integer
+	LANGUAGE plpgsql STABLE PARALLEL SAFE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF cluster_name = 'ots_cluster' THEN
+		RETURN (SELECT v.version FROM ots_cluster.map_version v);
+	END IF;
+	-- what PL/Proxy says of a cluster nobody defined
+	RAISE EXCEPTION USING ERRCODE = 'XX000', MESSAGE = pg_catalog.format('Pl/Proxy: cluster not found: %s', cluster_name);
+END
+$$;
+COMMENT ON FUNCTION plproxy.get_cluster_version(text) IS
+	'PL/Proxy: the version of the cluster ots_cluster''s map (ots_proxy)';
+
+-- plproxy.get_cluster_partitions: the connstr of each partition, in order
+CREATE FUNCTION plproxy.get_cluster_partitions(cluster_name text) RETURNS SETOF text
+	LANGUAGE plpgsql STABLE PARALLEL SAFE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF cluster_name IS DISTINCT FROM 'ots_cluster' THEN
+		RAISE EXCEPTION USING ERRCODE = 'XX000', MESSAGE = pg_catalog.format('Pl/Proxy: cluster not found: %s', cluster_name);
+	END IF;
+	RETURN QUERY SELECT ots_cluster.session_connstr(p.connstr) FROM ots_cluster.partitions p ORDER BY p.partition;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION USING ERRCODE = 'XX000', MESSAGE = 'Pl/Proxy: cluster not found: ots_cluster',
+			DETAIL = 'The ots cluster has no partitions yet.', HINT = 'Make it with ots_cluster.create_cluster.';
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION plproxy.get_cluster_partitions(text) IS
+	'PL/Proxy: the connstrs of the cluster ots_cluster''s partitions, in order (ots_proxy)';
+
+-- plproxy.get_cluster_config: no settings (PL/Proxy's defaults)
+CREATE FUNCTION plproxy.get_cluster_config(cluster_name text, OUT key text, OUT val text) RETURNS SETOF record
+	LANGUAGE sql STABLE PARALLEL SAFE
+	BEGIN ATOMIC
+		SELECT NULL::text, NULL::text WHERE false;
+	END;
+COMMENT ON FUNCTION plproxy.get_cluster_config(text) IS
+	'PL/Proxy: the settings of the cluster ots_cluster: none (ots_proxy)';
 
 -- ots_cluster.partition_count: P, from the map
 --
@@ -111,50 +248,13 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION ots_cluster.shards() IS
-	'the shard databases: number, a partition to RUN ON, connstr without password, all their partitions';
+	'the shard databases: number, a partition to RUN ON, connstr, all their partitions';
 
 -- ots_cluster.shard_partitions: a partition of each shard, in shard order
 CREATE FUNCTION ots_cluster.shard_partitions() RETURNS integer[]
 	LANGUAGE sql STABLE PARALLEL SAFE
 	RETURN ARRAY(SELECT s.partition FROM ots_cluster.shards() s ORDER BY s.shard);
 COMMENT ON FUNCTION ots_cluster.shard_partitions() IS 'a partition to RUN ON for each shard, in shard order';
-
--- ots_cluster.write_server: the foreign server ots_cluster made from the map
--- (created when missing; its options p0.. replaced).  PL/Proxy sees the
--- change at its next call through its syscache callback.
-CREATE FUNCTION ots_cluster.write_server() RETURNS void
-	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-DECLARE
-	old text[];
-	options text;
-BEGIN
-	SELECT s.srvoptions INTO old FROM pg_catalog.pg_foreign_server s WHERE s.srvname = 'ots_cluster';
-	IF NOT FOUND THEN
-		-- PL/Proxy's validator wants the partitions at once
-		EXECUTE 'CREATE SERVER ots_cluster FOREIGN DATA WRAPPER plproxy OPTIONS (' ||
-			(SELECT pg_catalog.string_agg(pg_catalog.format('p%s %L', p.partition, p.connstr), ', '
-										  ORDER BY p.partition)
-			   FROM ots_cluster.partitions p) || ')';
-		CREATE USER MAPPING FOR PUBLIC SERVER ots_cluster;
-		GRANT USAGE ON FOREIGN SERVER ots_cluster TO PUBLIC;
-		RETURN;
-	END IF;
-	-- one ALTER, validated as a whole: SET kept names, DROP gone ones, ADD new ones
-	SELECT pg_catalog.string_agg(CASE WHEN o.name IS NULL THEN pg_catalog.format('ADD %I %L', n.name, n.connstr)
-									  WHEN n.name IS NULL THEN pg_catalog.format('DROP %I', o.name)
-									  ELSE pg_catalog.format('SET %I %L', n.name, n.connstr) END, ', ')
-	  INTO options
-	  FROM (SELECT pg_catalog.split_part(x, '=', 1) AS name FROM pg_catalog.unnest(old) x) o
-	  FULL JOIN (SELECT 'p' || p.partition AS name, p.connstr FROM ots_cluster.partitions p) n
-		ON n.name = o.name;
-	EXECUTE 'ALTER SERVER ots_cluster OPTIONS (' || options || ')';
-END
-$$;
-COMMENT ON FUNCTION ots_cluster.write_server() IS
-	'writes the foreign server ots_cluster (PL/Proxy''s cluster) from ots_cluster.partitions (internal)';
-REVOKE ALL ON FUNCTION ots_cluster.write_server() FROM PUBLIC;
 
 -- ots_cluster.create_cluster: a new map, partitions dealt round-robin to
 -- the shards (partition i in shards[i % N + 1]); the catalog starts empty
@@ -173,15 +273,15 @@ BEGIN
 		RAISE EXCEPTION 'invalid number of partitions: %', partitions
 			USING DETAIL = pg_catalog.format('The number of partitions is a power of two from the number of shards (%s) to 65536.', n);
 	END IF;
+	PERFORM ots_cluster.check_connstr(c) FROM pg_catalog.unnest(shards) c;
 	DELETE FROM ots_cluster.partitions;
 	INSERT INTO ots_cluster.partitions (partition, connstr)
 		SELECT i, shards[i % n + 1] FROM pg_catalog.generate_series(0, partitions - 1) i;
 	PERFORM ots_cluster.catalog_reset();
-	PERFORM ots_cluster.write_server();
 END
 $$;
 COMMENT ON FUNCTION ots_cluster.create_cluster(text[], integer) IS
-	'makes the cluster map: shard connstrs (libpq), partitions (a power of two, 64 by default) dealt round-robin';
+	'makes the cluster map: shard connstrs (libpq, no password or user), partitions (a power of two, 64 by default) dealt round-robin';
 REVOKE ALL ON FUNCTION ots_cluster.create_cluster(text[], integer) FROM PUBLIC;
 
 -- ots_cluster.set_partition: moves partition N to another shard in the map
@@ -190,16 +290,13 @@ CREATE FUNCTION ots_cluster.set_partition(partition integer, connstr text) RETUR
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 BEGIN
-	IF connstr IS NULL THEN
-		RAISE EXCEPTION 'a partition''s connstr cannot be NULL';
-	END IF;
+	PERFORM ots_cluster.check_connstr(connstr);
 	UPDATE ots_cluster.partitions p SET connstr = set_partition.connstr
 	 WHERE p.partition = set_partition.partition;
 	IF NOT FOUND THEN
 		RAISE EXCEPTION 'partition % does not exist', partition
 			USING DETAIL = pg_catalog.format('Partitions are 0 to %s.', ots_cluster.partition_count() - 1);
 	END IF;
-	EXECUTE pg_catalog.format('ALTER SERVER ots_cluster OPTIONS (SET %I %L)', 'p' || partition, connstr);
 END
 $$;
 COMMENT ON FUNCTION ots_cluster.set_partition(integer, text) IS

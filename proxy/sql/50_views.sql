@@ -26,9 +26,9 @@ CREATE FUNCTION ots_cluster.view_columns_first(schema_arg name, table_arg name)
 	AS $$
 	CLUSTER 'ots_cluster';
 	RUN ON 0;
-	SELECT a.attname::text AS column_name, pg_catalog.format_type(a.atttypid, a.atttypmod) AS column_type,
-		   pg_catalog.pg_get_userbyid(c.relowner)::text AS view_owner,
-		   pg_catalog.pg_get_userbyid(n.nspowner)::text AS schema_owner
+	SELECT a.attname::pg_catalog.text AS column_name, pg_catalog.format_type(a.atttypid, a.atttypmod) AS column_type,
+		   pg_catalog.pg_get_userbyid(c.relowner)::pg_catalog.text AS view_owner,
+		   pg_catalog.pg_get_userbyid(n.nspowner)::pg_catalog.text AS schema_owner
 	  FROM pg_catalog.pg_class c
 	  JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
 	  JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.oid

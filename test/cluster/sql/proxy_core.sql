@@ -137,13 +137,13 @@ SELECT try($$SELECT * FROM ots.batch_get_row('[{"table_name": "proxy_t", "primar
 SELECT count(*) AS written FROM proxy_rows('w');
 
 -- 6. DDL: create_table repairs a table present on one shard only
-SELECT create_directly((SELECT partition FROM ots_cluster.shards() WHERE shard = 2), 'proxy_r', 'id string');
+SELECT create_directly((SELECT partition FROM ots_cluster.shards() WHERE shard = 2), 'public.proxy_r', 'id string');
 SELECT shard, has_table(partition, 'proxy_r') FROM ots_cluster.shards() ORDER BY shard;
 SELECT ots.create_table('proxy_r', 'id string');
 SELECT shard, has_table(partition, 'proxy_r') FROM ots_cluster.shards() ORDER BY shard;
 SELECT try($$SELECT ots.create_table('proxy_r', 'id string')$$);
 -- present on one shard with another definition: refused, nothing left behind
-SELECT create_directly((SELECT partition FROM ots_cluster.shards() WHERE shard = 2), 'proxy_s', 'id integer');
+SELECT create_directly((SELECT partition FROM ots_cluster.shards() WHERE shard = 2), 'public.proxy_s', 'id integer');
 SELECT try($$SELECT ots.create_table('proxy_s', 'id string')$$);
 SELECT shard, has_table(partition, 'proxy_s') FROM ots_cluster.shards() ORDER BY shard;
 SELECT ots.delete_table('proxy_s');

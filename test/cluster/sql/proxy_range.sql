@@ -64,7 +64,7 @@ SELECT count(*) FROM (SELECT ots.put_row('pr_s', jsonb_build_object('a', a, 'b',
 						FROM unnest(ARRAY['b', 'B', 'a', 'ab', 'a b', 'é', 'z', '~']) a,
 							 unnest(ARRAY[-9223372036854775808, -1, 0, 2, 10, 9223372036854775807]) b) w;
 -- the rows are on both shards
-SELECT count(*) FILTER (WHERE pg_temp.rows_on(s.partition, 'pr_s') > 0) AS shards_with_rows
+SELECT count(*) FILTER (WHERE pg_temp.rows_on(s.partition, 'public.pr_s') > 0) AS shards_with_rows
   FROM ots_cluster.shards() s;
 SELECT * FROM pg_temp.pages('pr_s', :'smin', :'smax');
 SELECT * FROM pg_temp.pages('pr_s', :'smax', :'smin', 'BACKWARD');
@@ -120,7 +120,7 @@ SELECT * FROM pg_temp.pages('pr_big', :'smin', :'smax');
 SELECT pg_temp.put_on(o.partition, 'public.pr_s', '{"a": "ab", "b": 2}', '{"v": 2}') IS NOT NULL AS copied
   FROM ots_cluster.shards() o
  WHERE NOT ots_cluster.partition_of(ots_cluster.key_hash('"ab"', 'STRING')) = ANY (o.partitions);
-SELECT sum(pg_temp.rows_on(s.partition, 'pr_s')) AS stored_rows FROM ots_cluster.shards() s;
+SELECT sum(pg_temp.rows_on(s.partition, 'public.pr_s')) AS stored_rows FROM ots_cluster.shards() s;
 SELECT * FROM pg_temp.pages('pr_s', '{"a": "a b", "b": {"$inf": "min"}}', '{"a": "b", "b": {"$inf": "min"}}', 'FORWARD', 6);
 SELECT count(*) FROM ots.get_range_rows('pr_s', :'smin', :'smax');
 

@@ -67,7 +67,7 @@ SELECT same_rows();
 SELECT count(*), sum(i), sum(d), count(*) FILTER (WHERE f), min(k), max(k) FROM pv_t;
 -- the rows of both shards, in key order (String keys compare bytewise: COLLATE "C")
 SELECT string_agg(k, ',') FROM pv_t;
-SELECT s.shard, count_on(s.partition, 'pv_t', '{"k": {"$inf": "min"}, "n": {"$inf": "min"}, "b": {"$inf": "min"}}',
+SELECT s.shard, count_on(s.partition, 'public.pv_t', '{"k": {"$inf": "min"}, "n": {"$inf": "min"}, "b": {"$inf": "min"}}',
 						 '{"k": {"$inf": "max"}, "n": {"$inf": "max"}, "b": {"$inf": "max"}}') > 0 AS has_rows
   FROM ots_cluster.shards() s ORDER BY s.shard;
 SELECT k, n, attributes ->> 'c' AS c FROM pv_t WHERE n BETWEEN 3 AND 5 AND c LIKE 'x%' ORDER BY n DESC;
@@ -155,7 +155,7 @@ REVOKE CREATE ON SCHEMA public FROM pv_reader;
 \! for c in "$PV_SHARD1" "$PV_SHARD2"; do "$OTS_PSQL" -X -q -c 'REVOKE CREATE ON SCHEMA public FROM pv_reader' "$c"; done
 
 -- 5. the views of tables made before the proxy knew them: sync_views
-SELECT create_directly(s.partition, 'pv_old', 'k integer') FROM ots_cluster.shards() s;
+SELECT create_directly(s.partition, 'public.pv_old', 'k integer') FROM ots_cluster.shards() s;
 SELECT to_regclass('pv_old') IS NULL AS no_view_yet;
 SELECT * FROM ots_cluster.sync_views() WHERE table_name LIKE 'pv%' ORDER BY 1, 2;
 SELECT same_columns('pv_old');
@@ -163,7 +163,7 @@ SELECT ots.put_row('pv_old', '{"k": 1}', '{"v": true}');
 SELECT * FROM pv_old ORDER BY k;
 -- a relation of the proxy database's own is never replaced
 CREATE TABLE pv_mine (k text);
-SELECT create_directly(s.partition, 'pv_mine', 'k string') FROM ots_cluster.shards() s;
+SELECT create_directly(s.partition, 'public.pv_mine', 'k string') FROM ots_cluster.shards() s;
 SELECT * FROM ots_cluster.sync_views() WHERE table_name LIKE 'pv_mine' ORDER BY 1, 2;
 SELECT relkind FROM pg_class WHERE oid = 'pv_mine'::regclass;
 SELECT ots.delete_table('pv_mine');
