@@ -8,7 +8,8 @@ OBJS       = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
 
 # The install script is assembled from src/sql/*.sql, one file per concern, in name order.
 SQL_PARTS  = $(sort $(wildcard src/sql/*.sql))
-# ots_proxy (the cluster's proxy database, SQL only) likewise from proxy/sql/*.sql.
+# ots_proxy (the cluster's proxy database) likewise from proxy/sql/*.sql; its C module,
+# ots_proxy.so, is built by proxy/Makefile (below).
 PROXY_PARTS = $(sort $(wildcard proxy/sql/*.sql))
 DATA_built = ots--$(EXTVERSION).sql ots_proxy--$(PROXY_VERSION).sql
 DATA       = $(wildcard sql/upgrade/ots--*--*.sql)

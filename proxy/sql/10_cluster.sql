@@ -685,6 +685,14 @@ BEGIN
 		IF (found.entry).table_name IS NOT NULL THEN
 			RETURN found.entry;
 		ELSIF found.unknown_at IS NULL THEN
+			-- known absent everywhere: a miss is the error path, so ask again
+			-- rather than route a table made since (elsewhere) to partition 0
+			FOR i IN 1 .. coalesce(pg_catalog.cardinality(schemas), 0) LOOP
+				entry := ots_cluster.catalog_refresh(ots_cluster.qualified(schemas[i], relname::name));
+				IF entry.table_name IS NOT NULL THEN
+					RETURN entry;
+				END IF;
+			END LOOP;
 			RETURN NULL;
 		END IF;
 		entry := ots_cluster.catalog_refresh(ots_cluster.qualified(schemas[found.unknown_at], relname::name));

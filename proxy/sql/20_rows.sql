@@ -167,7 +167,9 @@ BEGIN
 	RETURN first;
 EXCEPTION WHEN OTHERS THEN
 	GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, hi = PG_EXCEPTION_HINT;
-	PERFORM ots_cluster.raise_remote(s, m, d, hi, ots_cluster.partition_of(h));
+	-- an index's read went to every shard: no partition names the one that failed
+	PERFORM ots_cluster.raise_remote(s, m, d, hi,
+									 CASE WHEN NOT coalesce(t.is_index, false) THEN ots_cluster.partition_of(h) END);
 END
 $$;
 COMMENT ON FUNCTION ots_cluster.get_row_api(text, text, jsonb, text[], integer, jsonb, jsonb, boolean, text, text) IS
@@ -382,6 +384,7 @@ DECLARE
 	row_key jsonb;
 	first_hash integer;
 	s integer;
+	mask integer;
 BEGIN
 	IF pg_catalog.jsonb_typeof(request) IS DISTINCT FROM 'array' OR pg_catalog.jsonb_array_length(request) = 0 THEN
 		RETURN;
@@ -390,6 +393,9 @@ BEGIN
 	  INTO part_shard, nshards
 	  FROM (SELECT sh.shard, pt AS part FROM ots_cluster.shards() sh, pg_catalog.unnest(sh.partitions) pt) x;
 	SELECT pg_catalog.array_agg(sh.partition ORDER BY sh.shard) INTO partitions FROM ots_cluster.shards() sh;
+	-- P - 1: a hash's partition is hash & mask, as PL/Proxy maps it (partition_of, without
+	-- counting the map for every row)
+	mask := pg_catalog.cardinality(part_shard) - 1;
 	sub := pg_catalog.array_fill('[]'::jsonb, ARRAY[nshards]);
 	subpos := pg_catalog.array_fill('[]'::jsonb, ARRAY[nshards]);
 	names := '{}';
@@ -424,7 +430,7 @@ BEGIN
 			END IF;
 			hashes := hashes || h;
 			FOR s IN SELECT x FROM pg_catalog.generate_series(1, nshards) x
-					  WHERE x = part_shard[ots_cluster.partition_of(h) + 1]
+					  WHERE x = part_shard[(h & mask) + 1]
 						 OR (list_key = 'primary_keys' AND t.is_index) LOOP
 				-- the entry's slot on shard s: a new one when this entry has none there yet
 				IF pg_catalog.jsonb_array_length(sub[s]) = 0
