@@ -295,8 +295,9 @@ clu_copy_tables() {
 		 WHERE i.index_of IS NOT NULL
 		 ORDER BY i.schema_name COLLATE "C", i.table_name COLLATE "C";
 		-- the privileges granted on each table's view and storage
-		SELECT format('GRANT %s ON %s TO %s;', a.privilege_type, c.oid::regclass,
-		              CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END)
+		SELECT format('GRANT %s ON %s TO %s%s;', a.privilege_type, c.oid::regclass,
+		              CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END,
+		              CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END)
 		  FROM ots.tables t
 		  JOIN pg_catalog.pg_class c
 		    ON c.oid IN (format('%I.%I', t.schema_name, t.table_name)::regclass,
@@ -429,14 +430,17 @@ clu_move_copy() {
 		ots_die "partition $p not moved: proxy transactions older than its moving flag did not end"
 	fi
 
-	local t seq pkname pktype owner hashsql last
-	while IFS=$'\t' read -r t seq pkname pktype owner; do
+	local tables t seq pkname pktype owner forced hashsql last
+	tables="$(clu_base_tables "$src")" || ots_die "listing the tables of $src failed"
+	while IFS=$'\t' read -r t seq pkname pktype owner forced; do
 		[ -n "$t" ] || continue
 		hashsql="$(clu_partition_sql "$pkname" "$pktype" "$mask" "$p")"
 		# on the new shard, in one transaction as the owner: rows of an earlier try go, the copy comes
 		clu_connstr_psql "$src" -c "COPY (SELECT * FROM $t WHERE $hashsql) TO STDOUT (FORMAT binary)" |
-			clu_connstr_psql "$dst" -1 -c "SET ROLE $owner" -c "DELETE FROM $t WHERE $hashsql" \
-				-c "COPY $t FROM STDIN (FORMAT binary)" >/dev/null ||
+			{
+				clu_owner_steps "$owner" "$t" "$forced" "DELETE FROM $t WHERE $hashsql" "COPY $t FROM STDIN (FORMAT binary)"
+				clu_connstr_psql "$dst" -1 "${CLU_STEPS[@]}" >/dev/null
+			} ||
 			ots_die "copying partition $p of $t failed"
 		if [ "$seq" != - ]; then
 			last="$(clu_connstr_psql "$src" -At -c "SELECT last_value FROM $seq")"
@@ -444,7 +448,7 @@ clu_move_copy() {
 				<<<"SELECT pg_catalog.setval(:'seq', greatest($last, (SELECT last_value FROM $seq)))" >/dev/null ||
 				ots_die "setting $seq on the new shard failed"
 		fi
-	done < <(clu_base_tables "$src")
+	done <<<"$tables"
 }
 
 # clu_move_switch P DST: steps 3 and 4 of clu_move_partition, once P's rows
@@ -467,18 +471,35 @@ once they have, finish the move (delete the old copy, allow writes): clu_move_fi
 
 # clu_base_tables CONNSTR: the base tables of a shard (an index's entries
 # follow its table's rows), one a line, tab-separated: storage, sequence (-
-# for none), partition-key column and type, the storage's owner (quoted).
+# for none), partition-key column and type, the storage's owner (quoted),
+# whether it forces row-level security on its owner (t/f).
 clu_base_tables() {
 	clu_connstr_psql "$1" -At -F $'\t' -c \
 		"SELECT pg_catalog.format('%I.%I', t.schema_name, t.table_name OPERATOR(pg_catalog.||) '\$data'),
 		        CASE WHEN t.auto_increment IS NOT NULL
 		             THEN pg_catalog.format('%I.%I', t.schema_name, t.table_name OPERATOR(pg_catalog.||) '\$seq') ELSE '-' END,
-		        t.pk_names[1], t.pk_types[1], pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(c.relowner))
+		        t.pk_names[1], t.pk_types[1], pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(c.relowner)),
+		        c.relforcerowsecurity
 		   FROM ots.tables t
 		   JOIN pg_catalog.pg_class c
 		     ON c.oid OPERATOR(pg_catalog.=) pg_catalog.format('%I.%I', t.schema_name,
 		                                                        t.table_name OPERATOR(pg_catalog.||) '\$data')::pg_catalog.regclass
 		  WHERE t.index_of IS NULL ORDER BY t.schema_name COLLATE \"C\", t.table_name COLLATE \"C\""
+}
+
+# clu_owner_steps OWNER TABLE FORCED SQL...: psql arguments (into CLU_STEPS)
+# running SQL... as TABLE's owner with row_security off, so that a policy
+# that would hide a row fails the statement instead of skipping the row; a
+# table that forces row-level security on its owner (FORCED = t) has that
+# lifted around them, in the caller's transaction.
+clu_owner_steps() {
+	local owner="$1" t="$2" forced="$3" q
+	shift 3
+	CLU_STEPS=(-c "SET ROLE $owner" -c "SET row_security = off")
+	if [ "$forced" = t ]; then CLU_STEPS+=(-c "ALTER TABLE $t NO FORCE ROW LEVEL SECURITY"); fi
+	for q in "$@"; do CLU_STEPS+=(-c "$q"); done
+	if [ "$forced" = t ]; then CLU_STEPS+=(-c "ALTER TABLE $t FORCE ROW LEVEL SECURITY"); fi
+	CLU_STEPS+=(-c "RESET row_security" -c "RESET ROLE")
 }
 
 # clu_partition_sql COLUMN TYPE MASK P: the condition selecting partition P's
@@ -494,17 +515,18 @@ clu_partition_sql() {
 # partition P's rows deleted from the old shard SRC (each table's as its
 # owner, their index entries with them), then moving off.
 clu_move_finish() {
-	local p="$1" src="$2" mask t seq pkname pktype owner
+	local p="$1" src="$2" mask tables t seq pkname pktype owner forced
 	local -x PGOPTIONS="${PGOPTIONS:-} -c search_path=pg_catalog,pg_temp"
 	local -a deletes=()
 	mask="$(clu_proxy_value "SELECT count(*) - 1 FROM ots_cluster.partitions")"
 	[ "$(clu_proxy_value "SELECT connstr FROM ots_cluster.partitions WHERE partition = $p")" != "$src" ] ||
 		ots_die "partition $p is still mapped to that shard: its copy there is the one in use"
-	while IFS=$'\t' read -r t seq pkname pktype owner; do
+	tables="$(clu_base_tables "$src")" || ots_die "listing the tables of $src failed"
+	while IFS=$'\t' read -r t seq pkname pktype owner forced; do
 		[ -n "$t" ] || continue
-		deletes+=(-c "SET ROLE $owner" -c "DELETE FROM $t WHERE $(clu_partition_sql "$pkname" "$pktype" "$mask" "$p")"
-			-c "RESET ROLE")
-	done < <(clu_base_tables "$src")
+		clu_owner_steps "$owner" "$t" "$forced" "DELETE FROM $t WHERE $(clu_partition_sql "$pkname" "$pktype" "$mask" "$p")"
+		deletes+=("${CLU_STEPS[@]}")
+	done <<<"$tables"
 	if [ "${#deletes[@]}" -gt 0 ]; then
 		clu_connstr_psql "$src" -1 "${deletes[@]}" >/dev/null ||
 			ots_die "deleting partition $p from the old shard failed"
