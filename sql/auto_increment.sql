@@ -92,5 +92,85 @@ SELECT consumed FROM ots.put_row('ai_plain', '{"part": "p1", "id": {"$auto_incre
 SELECT part, count(*) AS rows FROM ai GROUP BY part ORDER BY part;
 SELECT count(*) AS rows FROM ai_plain;
 
+-- a generated key never replaces a stored row.  PostgreSQL 15's logical
+-- replication does not carry sequences, so on a subscriber (as after a
+-- data-only restore or a setval) the sequence can be behind the rows: a
+-- write generating a key a row holds gets a value past the rows of its
+-- partition key, and the sequence moves past them, on every write path
+SELECT ots.create_table('ai_behind', 'part string, id integer auto_increment', partitions => 2,
+						defined_columns => 'v integer');
+SELECT count(*) AS written
+  FROM generate_series(1, 10) i,
+	   LATERAL ots.put_row('ai_behind', '{"part": "p1", "id": {"$auto_increment": true}}', jsonb_build_object('v', i));
+CREATE FUNCTION pg_temp.behind() RETURNS bigint LANGUAGE sql AS $$ SELECT setval('"ai_behind$seq"', 1, false) $$;
+SELECT pg_temp.behind();
+SELECT primary_key FROM ots.put_row('ai_behind', '{"part": "p1", "id": {"$auto_increment": true}}', '{"v": 101}',
+  return_type => 'RT_PK');
+SELECT pg_temp.behind();
+SELECT primary_key FROM ots.update_row('ai_behind', '{"part": "p1", "id": {"$auto_increment": true}}',
+  put => '{"v": 102}', return_type => 'RT_PK');
+SELECT pg_temp.behind();
+SELECT "index", is_ok, primary_key
+  FROM ots.batch_write_row('[{"table_name": "ai_behind", "rows": [
+	{"type": "PUT", "primary_key": {"part": "p1", "id": {"$auto_increment": true}}, "attributes": {"v": 103}, "return_type": "RT_PK"},
+	{"type": "PUT", "primary_key": {"part": "p1", "id": {"$auto_increment": true}}, "attributes": {"v": 104}, "return_type": "RT_PK"}]}]')
+ ORDER BY "index";
+SELECT pg_temp.behind();
+SELECT "index", is_ok, primary_key
+  FROM ots.batch_write_row('[{"table_name": "ai_behind", "rows": [
+	{"type": "PUT", "primary_key": {"part": "p1", "id": {"$auto_increment": true}}, "attributes": {"v": 105}, "return_type": "RT_PK"}]}]',
+	is_atomic => true);
+SELECT pg_temp.behind();
+INSERT INTO ai_behind (part, v) VALUES ('p1', 106) RETURNING part, id, v;
+SELECT pg_temp.behind();
+COPY ai_behind (part, v) FROM stdin;
+p1	107
+p1	108
+\.
+-- every row is there, none replaced; the sequence is past the rows
+SELECT part, id, v FROM ai_behind ORDER BY part, id;
+SELECT last_value FROM "ai_behind$seq";
+-- a partition key without rows takes the sequence's value as it comes
+SELECT pg_temp.behind();
+SELECT primary_key FROM ots.put_row('ai_behind', '{"part": "p2", "id": {"$auto_increment": true}}', '{"v": 201}',
+  return_type => 'RT_PK');
+-- a key column after the AUTO_INCREMENT one: the value passes every row of the partition key
+SELECT setval('"ai$seq"', 1, false);
+SELECT primary_key - 'part' AS key_without_part
+  FROM ots.put_row('ai', '{"part": "p1", "id": {"$auto_increment": true}, "sub": 0}', '{"v": 10}',
+				   return_type => 'RT_PK');
+SELECT (SELECT max(id) FROM ai WHERE part = 'p1') = (SELECT last_value FROM "ai$seq") AS newest_is_last;
+SELECT part, count(*) AS rows FROM ai GROUP BY part ORDER BY part;
+
+-- ots.sync_auto_increment moves sequences past the rows (after a failover or
+-- a restore): of one table, or of every table the caller owns
+SELECT pg_temp.behind();
+SELECT * FROM ots.sync_auto_increment('ai_behind');
+SELECT primary_key FROM ots.put_row('ai_behind', '{"part": "p2", "id": {"$auto_increment": true}}', '{"v": 202}',
+  return_type => 'RT_PK');
+SELECT pg_temp.behind();
+SELECT setval('"ai$seq"', 1, false);
+SELECT * FROM ots.sync_auto_increment() WHERE table_name IN ('ai', 'ai_behind') ORDER BY table_name;
+-- a table without rows, or without an AUTO_INCREMENT column
+SELECT * FROM ots.sync_auto_increment('ai_plain');
+-- only the owner moves a table's sequence
+CREATE ROLE regress_ots_ai_other LOGIN;
+GRANT USAGE ON SCHEMA public TO regress_ots_ai_other;
+GRANT SELECT, INSERT, UPDATE ON "ai_behind$data", ai_behind TO regress_ots_ai_other;
+SET ROLE regress_ots_ai_other;
+SELECT * FROM ots.sync_auto_increment('ai_behind');
+SELECT count(*) AS owned FROM ots.sync_auto_increment();
+-- a writer moves it past the rows without any right on the sequence
+RESET ROLE;
+SELECT pg_temp.behind();
+SET ROLE regress_ots_ai_other;
+SELECT primary_key FROM ots.put_row('ai_behind', '{"part": "p2", "id": {"$auto_increment": true}}', '{"v": 203}',
+  return_type => 'RT_PK');
+RESET ROLE;
+SELECT part, id, v FROM ai_behind WHERE part = 'p2' ORDER BY id;
+SELECT ots.delete_table('ai_behind');
+DROP OWNED BY regress_ots_ai_other;
+DROP ROLE regress_ots_ai_other;
+
 SELECT ots.delete_table('ai');
 SELECT ots.delete_table('ai_plain');

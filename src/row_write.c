@@ -20,13 +20,13 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
-#include "commands/sequence.h"
 #include "common/int.h"
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
+#include "auto_increment.h"
 #include "cells.h"
 #include "codec.h"
 #include "errors.h"
@@ -83,6 +83,7 @@ typedef struct RowWrite
 	RowUpdate	update;			/* UpdateRow: the operations */
 	Jsonb	   *after;			/* UpdateRow: the RT_AFTER_MODIFY attributes */
 	bool		existing;		/* PutRow found the row it expected not to (on_existing) */
+	bool		generated;		/* the key's AUTO_INCREMENT value was generated */
 	StreamChange change;		/* what the write is, for a table with a stream */
 	StreamUpdateOps stream_ops; /* UpdateRow: its operations, for the stream */
 } RowWrite;
@@ -226,18 +227,30 @@ row_write_check_auto_increment(const RowWrite *w)
 static void
 row_write_route(RowWrite *w)
 {
-	if (row_write_has_auto_increment(w))
+	w->generated = row_write_has_auto_increment(w);
+	if (w->generated)
 	{
 		int			col = w->t->auto_increment_col;
 
-		if (!OidIsValid(w->t->seq_oid))
-			elog(ERROR, "AUTO_INCREMENT sequence of ots table \"%s\" is missing",
-				 w->t->table_name);
 		w->pk.v[col].type = OTS_VT_INTEGER;
-		w->pk.v[col].u.i = nextval_internal(w->t->seq_oid, false);
+		w->pk.v[col].u.i = auto_increment_next(w->t);
 		w->pk.special[col] = PK_VALUE;
 	}
 	routing_key(w->t, &w->pk, &w->key);
+}
+
+/*
+ * row_write_generate_again gives a write whose generated key is a stored
+ * row's a value past the rows there (auto_increment.c), and routes it
+ */
+static void
+row_write_generate_again(RowWrite *w)
+{
+	const StreamChange *change = w->key.change;
+
+	w->pk.v[w->t->auto_increment_col].u.i = auto_increment_past(w->t, &w->pk);
+	routing_key(w->t, &w->pk, &w->key);
+	w->key.change = change;
 }
 
 void
@@ -445,6 +458,21 @@ row_write_apply(RowWrite *w)
 		CHECK_FOR_INTERRUPTS();
 		if (attempt >= ROW_WRITE_MAX_ATTEMPTS)
 			row_write_give_up();
+		/*
+		 * A generated key is a new row's: it never replaces one, nor merges
+		 * an update into one.  Its insert's arbiter finds a stored row of
+		 * the key, atomically, when the sequence is behind the rows (a
+		 * logical replication subscriber, a restore, setval): then the key
+		 * is generated again, past them.
+		 */
+		if (w->generated)
+		{
+			change = w->op->decide(w, NULL, false, &newv, &new_oldest);
+			if (change != ROW_CHANGE_STORE || rowstore_insert(&w->key, newv, new_oldest, false))
+				return false;
+			row_write_generate_again(w);
+			continue;
+		}
 		/*
 		 * A put expecting a new row (EXPECT_NOT_EXIST alone, as every INSERT
 		 * on a view is) tries the key as new first: a new key then costs one

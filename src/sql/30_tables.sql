@@ -754,6 +754,63 @@ BEGIN ATOMIC
 END;
 COMMENT ON FUNCTION ots.delete_table(text) IS 'drops an ots table: its storage, view and metadata';
 
+-- ots.sync_auto_increment_internal: moves the AUTO_INCREMENT sequence of a
+-- resolved table the caller owns past the largest value stored in its
+-- column; its last value after the call (NULL: no sequence, or none taken)
+CREATE FUNCTION ots.sync_auto_increment_internal(schema_name name, table_name name) RETURNS bigint
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t ots.tables;
+	seq regclass;
+	stored bigint;
+	last bigint;
+BEGIN
+	SELECT * INTO t FROM ots.tables o WHERE o.schema_name = $1 AND o.table_name = $2;
+	IF NOT FOUND THEN
+		PERFORM ots.raise('OTSObjectNotExist', 'Requested table does not exist.');
+	END IF;
+	PERFORM ots.require_owner(t.schema_name, t.table_name, t.table_name);
+	IF t.auto_increment IS NULL THEN
+		RETURN NULL;
+	END IF;
+	seq := format('%I.%I', t.schema_name, t.table_name || '$seq')::regclass;
+	-- values taken meanwhile are past the rows already; none runs backwards (the
+	-- lock keeps out writers of the table until this transaction ends)
+	EXECUTE format('LOCK TABLE %I.%I IN SHARE MODE', t.schema_name, t.table_name || '$data');
+	EXECUTE format('SELECT pg_catalog.max(%I) FROM %I.%I', t.pk_names[t.auto_increment],
+				   t.schema_name, t.table_name || '$data') INTO stored;
+	last := pg_catalog.pg_sequence_last_value(seq);
+	IF stored OPERATOR(pg_catalog.>) coalesce(last, 0) THEN
+		last := pg_catalog.setval(seq, stored);
+	END IF;
+	RETURN last;
+END
+$$;
+COMMENT ON FUNCTION ots.sync_auto_increment_internal(name, name) IS
+	'moves the AUTO_INCREMENT sequence of a resolved ots table past its rows (internal; call ots.sync_auto_increment)';
+
+-- ots.sync_auto_increment: after a logical replication failover or a restore
+-- of rows without their sequence, generated keys start past the rows again
+CREATE FUNCTION ots.sync_auto_increment(table_name text DEFAULT NULL)
+	RETURNS TABLE (schema_name name, table_name name, last_value bigint)
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+-- a SQL-standard body: the table name resolves on the caller's search_path
+BEGIN ATOMIC
+	SELECT o.schema_name, o.table_name, ots.sync_auto_increment_internal(o.schema_name, o.table_name)
+	  FROM ots.tables o
+	 WHERE o.auto_increment IS NOT NULL
+	   AND CASE WHEN sync_auto_increment.table_name IS NULL
+				THEN ots.owns_table(o.schema_name, o.table_name)
+				ELSE (o.schema_name, o.table_name) IN (SELECT r.schema_name, r.table_name
+														 FROM ots.resolve_name(sync_auto_increment.table_name, false) r)
+		   END
+	 ORDER BY o.schema_name COLLATE "C", o.table_name COLLATE "C";
+END;
+COMMENT ON FUNCTION ots.sync_auto_increment(text) IS
+	'moves the AUTO_INCREMENT sequence of an ots table (or of every one the caller owns) past the largest value stored, as after a logical replication failover or a restore of rows without their sequence';
+
 CREATE FUNCTION ots.hash_prefix(value text, n integer) RETURNS text
 	AS 'MODULE_PATHNAME', 'ots_hash_prefix_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION ots.hash_prefix(value bigint, n integer) RETURNS text

@@ -1,0 +1,97 @@
+/*-------------------------------------------------------------------------
+ * src/auto_increment.c
+ *	  Generated values of an AUTO_INCREMENT key column.
+ *
+ * A table's AUTO_INCREMENT column takes its values from the sequence
+ * s."t$seq".  A generated key is a new row's and never replaces one
+ * (Tablestore promises values unique and increasing per partition key), but
+ * the sequence can be behind the stored rows: PostgreSQL 15's logical
+ * replication does not carry sequences, so a subscriber's are where they
+ * were when it took over; a restore of a table's rows without its sequence,
+ * or setval, does the same.  The row code inserts a generated key only as a
+ * new row (the insert's arbiter is the primary key, so the check is atomic
+ * with the insert, under concurrency too) and, when the key is taken, asks
+ * here for a value past the rows: the largest value stored under the key's
+ * leading columns (one backward index descent), the sequence moved there,
+ * and its next value.  This costs nothing while the sequence is ahead of
+ * the rows.  ots.sync_auto_increment moves the sequences past the rows
+ * whole, after a failover or a restore.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "commands/sequence.h"
+#include "fmgr.h"
+#include "access/xact.h"
+#include "utils/fmgrprotos.h"
+#include "utils/snapmgr.h"
+
+#include "asrole.h"
+#include "auto_increment.h"
+#include "storage.h"
+
+int64
+auto_increment_next(const OtsTable *t)
+{
+	if (!OidIsValid(t->seq_oid))
+		elog(ERROR, "AUTO_INCREMENT sequence of ots table \"%s\" is missing", t->table_name);
+	/* the caller's right to write the table is its right to take a value */
+	return nextval_internal(t->seq_oid, false);
+}
+
+/*
+ * auto_increment_stored_max reads the largest value of the AUTO_INCREMENT
+ * column stored under the key columns before it in pk (the partition key
+ * and any between), with a snapshot taken now; false when there is none.
+ */
+static bool
+auto_increment_stored_max(const OtsTable *t, const PkInput *pk, int64 *max)
+{
+	int			col = t->auto_increment_col;
+	PkInput		high = *pk;
+	PkInput		low = *pk;
+	PkInput		row;
+	struct varlena *cells;
+	StorageRange *r;
+	bool		found;
+
+	for (int k = col; k < t->npk; k++)
+	{
+		high.special[k] = PK_INF_MAX;
+		low.special[k] = PK_INF_MIN;
+	}
+	/* rows this transaction wrote, earlier in this command too */
+	CommandCounterIncrement();
+	PushActiveSnapshot(GetLatestSnapshot());
+	r = storage_range_open(t, &high, &low, true);
+	found = storage_range_next(r, &row, &cells);
+	if (found)
+		*max = row.v[col].u.i;
+	storage_range_close(r);
+	PopActiveSnapshot();
+	return found;
+}
+
+int64
+auto_increment_past(const OtsTable *t, const PkInput *pk)
+{
+	int64		value = auto_increment_next(t);
+	int64		max;
+
+	if (auto_increment_stored_max(t, pk, &max) && value <= max)
+	{
+		AsRole		saved;
+
+		/*
+		 * setval as the sequence's owner (the writer needs no right on it,
+		 * as for nextval).  Concurrent writers may take values between the
+		 * two calls; a value handed out twice is found taken by the insert
+		 * and passed again.
+		 */
+		asrole_enter(asrole_owner(t->seq_oid), &saved);
+		DirectFunctionCall2(setval_oid, ObjectIdGetDatum(t->seq_oid), Int64GetDatum(max));
+		asrole_leave(&saved);
+		value = auto_increment_next(t);
+	}
+	return value;
+}
