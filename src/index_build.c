@@ -25,7 +25,10 @@
  * steps; two builds at once only write the same entries twice.  The
  * worker connects as the bootstrap superuser and runs every step as the
  * index's owner in a security-restricted operation (asrole), as autovacuum
- * runs maintenance.
+ * runs maintenance.  It takes the steps of the database's waiting indexes
+ * in turn, and puts aside an index whose step would wait long for a lock
+ * (its table's writers), so one table's open transaction holds up that
+ * table's build alone.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -47,12 +50,15 @@
 #include "postmaster/bgworker.h"
 #include "storage/bufmgr.h"
 #include "storage/ipc.h"
+#include "storage/latch.h"
 #include "storage/lmgr.h"
 #include "tcop/tcopprot.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
+#include "utils/timestamp.h"
 
 #include "asrole.h"
 #include "catalog.h"
@@ -301,6 +307,16 @@ ots_index_build_launch(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(true);
 }
 
+/*
+ * A step of the worker waits this long for a lock (its table's writers, for
+ * the SHARE locks of a build) before the worker puts its index aside and
+ * goes on with others; an index put aside is tried again after a pause that
+ * doubles, from the first to the last of these.
+ */
+#define INDEX_BUILD_LOCK_WAIT	"100ms"
+#define INDEX_BUILD_RETRY_FIRST_MS	100
+#define INDEX_BUILD_RETRY_LAST_MS	5000
+
 /* the worker's one step: sql with the schema and index names (and more), in its own transaction */
 typedef struct BuildStep
 {
@@ -311,10 +327,11 @@ typedef struct BuildStep
 
 /*
  * index_build_step runs sql ($1 schema, $2 index, then extra; no names when
- * b->schema is NULL, extra from $1 then) as the
- * index's owner in a transaction of its own; returns the columns of the
- * rows it returned, one after another, as text copied into the caller's
- * context (NULLs as NULL).
+ * b->schema is NULL, extra from $1 then) as the index's owner in a
+ * transaction of its own, waiting at most INDEX_BUILD_LOCK_WAIT for each
+ * lock (lock_not_available after it); returns the columns of the rows it
+ * returned, one after another, as text copied into the caller's context
+ * (NULLs as NULL).
  */
 static List *
 index_build_step(const BuildStep *b, const char *sql, int nextra, Oid *extra_types,
@@ -331,6 +348,8 @@ index_build_step(const BuildStep *b, const char *sql, int nextra, Oid *extra_typ
 	Assert(nextra <= 3);
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
+	(void) set_config_option("lock_timeout", INDEX_BUILD_LOCK_WAIT, PGC_SUSET, PGC_S_SESSION,
+							 GUC_ACTION_LOCAL, true, 0, false);
 	PushActiveSnapshot(GetTransactionSnapshot());
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -361,131 +380,261 @@ index_build_step(const BuildStep *b, const char *sql, int nextra, Oid *extra_typ
 	SPI_finish();
 	PopActiveSnapshot();
 	CommitTransactionCommand();
+	MemoryContextSwitchTo(callercxt);
 	pgstat_report_activity(STATE_IDLE, NULL);
 	return result;
 }
 
 /*
- * index_build_one builds index schema.index as its owner, as CALL
- * ots.build_index does, each step its own transaction
+ * One index the worker builds, and how far it got: the build's steps are
+ * those of CALL ots.build_index, each its own transaction, so the worker
+ * can take them for several indexes in turn.
+ */
+typedef struct IndexBuild
+{
+	BuildStep	step;			/* the names, and the owner once known */
+	char	   *name;			/* schema.index, to find it in the worker's list */
+	bool		begun;			/* ots.index_build_begin has run: leaves holds its leaves */
+	List	   *leaves;
+	int			leaf;			/* the leaf being read */
+	int64		block;			/* its next block */
+	Oid			filenode;		/* its file node at the last batch */
+	bool		finished;		/* built, gone, or failed (its error logged) */
+	int			retry_ms;		/* the pause before its next try, once put aside */
+	TimestampTz retry_at;
+} IndexBuild;
+
+/*
+ * index_build_next runs the next step of ib's build: waiting out the
+ * writers that do not maintain the index, one backfill batch, or marking
+ * the index complete.  A step that waited too long for a lock raises
+ * lock_not_available, having changed nothing; the caller tries it again
+ * later.
  */
 static void
-index_build_one(const char *schema, const char *index)
+index_build_next(IndexBuild *ib)
 {
-	BuildStep	b = {schema, index, InvalidOid};
-	List	   *leaves;
-	ListCell   *lc;
+	BuildStep  *b = &ib->step;
 
-	StartTransactionCommand();
+	if (!OidIsValid(b->owner))
 	{
-		Oid			nsp = get_namespace_oid(schema, true);
-		Oid			data_oid = OidIsValid(nsp) ? storage_oid(nsp, index) : InvalidOid;
+		Oid			nsp;
+		Oid			data_oid;
 
-		b.owner = OidIsValid(data_oid) ? asrole_owner(data_oid) : InvalidOid;
-	}
-	CommitTransactionCommand();
-	if (!OidIsValid(b.owner))
-		return;
-	leaves = index_build_step(&b, "SELECT l FROM ots.index_build_begin($1, $2) l", 0, NULL, NULL);
-	foreach(lc, leaves)
-	{
-		Oid			types[3] = {TEXTOID, INT8OID, OIDOID};
-		int64		block = 0;
-		Oid			filenode = InvalidOid;
-
-		for (;;)
+		StartTransactionCommand();
+		nsp = get_namespace_oid(b->schema, true);
+		data_oid = OidIsValid(nsp) ? storage_oid(nsp, b->index) : InvalidOid;
+		b->owner = OidIsValid(data_oid) ? asrole_owner(data_oid) : InvalidOid;
+		CommitTransactionCommand();
+		if (!OidIsValid(b->owner))
 		{
-			Datum		extra[3] = {CStringGetTextDatum(lfirst(lc)), Int64GetDatum(block),
-			ObjectIdGetDatum(filenode)};
-			List	   *next = index_build_step(&b, "SELECT b.next_block, b.filenode"
-												" FROM ots.index_backfill_batch($1, $2, pg_catalog.to_regclass($3),"
-												" $4, ots.index_build_blocks(), $5) b",
-												3, types, extra);
-
-			if (next == NIL || linitial(next) == NULL)
-				break;
-			block = pg_strtoint64(linitial(next));
-			filenode = (Oid) pg_strtoint64(lsecond(next));
+			ib->finished = true;
+			return;
 		}
 	}
-	if (leaves != NIL)
-		index_build_step(&b, "SELECT ots.index_build_end($1, $2)", 0, NULL, NULL);
+	if (!ib->begun)
+	{
+		ib->leaves = index_build_step(b, "SELECT l FROM ots.index_build_begin($1, $2) l", 0, NULL, NULL);
+		ib->begun = true;
+		/* no leaves: the index is complete, or gone */
+		ib->finished = ib->leaves == NIL;
+	}
+	else if (ib->leaf < list_length(ib->leaves))
+	{
+		Oid			types[3] = {TEXTOID, INT8OID, OIDOID};
+		Datum		extra[3] = {CStringGetTextDatum(list_nth(ib->leaves, ib->leaf)),
+		Int64GetDatum(ib->block), ObjectIdGetDatum(ib->filenode)};
+		List	   *next = index_build_step(b, "SELECT b.next_block, b.filenode"
+											" FROM ots.index_backfill_batch($1, $2, pg_catalog.to_regclass($3),"
+											" $4, ots.index_build_blocks(), $5) b",
+											3, types, extra);
+
+		if (next == NIL || linitial(next) == NULL)
+		{
+			ib->leaf++;
+			ib->block = 0;
+			ib->filenode = InvalidOid;
+		}
+		else
+		{
+			ib->block = pg_strtoint64(linitial(next));
+			ib->filenode = (Oid) pg_strtoint64(lsecond(next));
+		}
+	}
+	else
+	{
+		index_build_step(b, "SELECT ots.index_build_end($1, $2)", 0, NULL, NULL);
+		ib->finished = true;
+	}
 }
 
-/* index_build_waiting: the indexes of this database waiting for their build, as (schema, name) pairs */
-static List *
-index_build_waiting(void)
+/*
+ * index_build_try runs ib's next step; false when it had to wait for a
+ * lock longer than the worker waits, so the index is put aside and tried
+ * again after a pause.  Any other error ends its build: it stays waiting,
+ * its error in the server log, for CALL ots.build_index.
+ */
+static bool
+index_build_try(IndexBuild *ib, MemoryContext buildcxt)
+{
+	volatile bool done = true;
+
+	PG_TRY();
+	{
+		index_build_next(ib);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(buildcxt);
+		edata = CopyErrorData();
+		if (edata->sqlerrcode == ERRCODE_LOCK_NOT_AVAILABLE)
+			done = false;
+		else
+		{
+			EmitErrorReport();
+			ib->finished = true;
+		}
+		FlushErrorState();
+		FreeErrorData(edata);
+		AbortCurrentTransaction();
+		MemoryContextSwitchTo(buildcxt);
+		pgstat_report_activity(STATE_IDLE, NULL);
+	}
+	PG_END_TRY();
+	return done;
+}
+
+/*
+ * index_build_add_waiting adds to builds (a list of IndexBuild in
+ * buildcxt) each index of this database waiting for its build that it
+ * does not hold yet; returns whether it added any
+ */
+static bool
+index_build_add_waiting(List **builds, MemoryContext buildcxt)
 {
 	BuildStep	none = {NULL, NULL, BOOTSTRAP_SUPERUSERID};
+	MemoryContext old = MemoryContextSwitchTo(buildcxt);
+	List	   *waiting = index_build_step(&none, "SELECT schema_name, table_name FROM ots.tables"
+										   " WHERE index_phase OPERATOR(pg_catalog.=) 'FULL'"
+										   " ORDER BY schema_name, table_name", 0, NULL, NULL);
+	bool		added = false;
 
-	return index_build_step(&none, "SELECT schema_name, table_name FROM ots.tables"
-							" WHERE index_phase OPERATOR(pg_catalog.=) 'FULL'"
-							" ORDER BY schema_name, table_name", 0, NULL, NULL);
+	for (int i = 0; i + 1 < list_length(waiting); i += 2)
+	{
+		char	   *name = psprintf("%s.%s", (char *) list_nth(waiting, i),
+									(char *) list_nth(waiting, i + 1));
+		ListCell   *lc;
+		IndexBuild *ib;
+
+		foreach(lc, *builds)
+			if (strcmp(((IndexBuild *) lfirst(lc))->name, name) == 0)
+				break;
+		if (lc != NULL)
+			continue;
+		ib = palloc0(sizeof(IndexBuild));
+		ib->step.schema = list_nth(waiting, i);
+		ib->step.index = list_nth(waiting, i + 1);
+		ib->name = name;
+		*builds = lappend(*builds, ib);
+		added = true;
+	}
+	MemoryContextSwitchTo(old);
+	return added;
+}
+
+/*
+ * index_build_round runs one step of each index of builds that is not
+ * finished or put aside; returns whether any remains to build, and sets
+ * *wait_ms to how long the worker may sleep when none of them went on
+ * (until the first one put aside is due).
+ */
+static bool
+index_build_round(List *builds, MemoryContext buildcxt, bool *went_on, long *wait_ms)
+{
+	ListCell   *lc;
+	bool		remaining = false;
+
+	*went_on = false;
+	*wait_ms = INDEX_BUILD_RETRY_LAST_MS;
+	foreach(lc, builds)
+	{
+		IndexBuild *ib = lfirst(lc);
+		TimestampTz now = GetCurrentTimestamp();
+
+		CHECK_FOR_INTERRUPTS();
+		if (ib->finished)
+			continue;
+		remaining = true;
+		if (ib->retry_at > now)
+		{
+			*wait_ms = Min(*wait_ms, TimestampDifferenceMilliseconds(now, ib->retry_at));
+			continue;
+		}
+		if (index_build_try(ib, buildcxt))
+		{
+			ib->retry_ms = 0;
+			*went_on = true;
+			continue;
+		}
+		ib->retry_ms = ib->retry_ms == 0 ? INDEX_BUILD_RETRY_FIRST_MS :
+			Min(ib->retry_ms * 2, INDEX_BUILD_RETRY_LAST_MS);
+		ib->retry_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), ib->retry_ms);
+		*wait_ms = Min(*wait_ms, ib->retry_ms);
+	}
+	return remaining;
 }
 
 /*
  * ots_index_build_main is the build worker of a database: holding the
  * database's build lock (a second worker started meanwhile leaves at once),
- * it builds each index waiting for its build, once each (one that fails
- * stays waiting, its error in the server log, for CALL ots.build_index);
- * after letting the lock go it looks once more, for an index whose
- * creator committed while its worker found the lock taken.
+ * it builds every index waiting for its build, once each (one that fails
+ * stays waiting, its error in the server log, for CALL ots.build_index),
+ * taking new ones in as their creators commit.  It takes the indexes' steps
+ * in turn, and puts aside an index whose step waits for a lock (its
+ * table's writers) longer than INDEX_BUILD_LOCK_WAIT, to try it again after
+ * a pause: a table's open transaction holds up that table's build alone,
+ * never another table's.  After letting the lock go it looks once more,
+ * for an index whose creator committed while its worker found the lock
+ * taken.
  */
 void
 ots_index_build_main(Datum arg)
 {
 	Oid			database = DatumGetObjectId(arg);
 	LOCKTAG		tag;
-	List	   *volatile tried = NIL;
+	MemoryContext buildcxt;
+	List	   *builds = NIL;
 
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnectionByOid(database, InvalidOid, 0);
 	/* field 4 = 5: no SQL advisory lock function reaches it (purge's is 4) */
 	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, 0x6f7473, 0x696e6478, 5);
+	buildcxt = AllocSetContextCreate(TopMemoryContext, "ots index builds", ALLOCSET_DEFAULT_SIZES);
+	MemoryContextSwitchTo(buildcxt);
 
 	for (;;)
 	{
-		List	   *waiting;
-		bool		more = false;
+		bool		went_on;
+		long		wait_ms;
 
 		if (LockAcquire(&tag, ExclusiveLock, true, true) == LOCKACQUIRE_NOT_AVAIL)
 			break;
-		for (;;)
+		(void) index_build_add_waiting(&builds, buildcxt);
+		while (index_build_round(builds, buildcxt, &went_on, &wait_ms))
 		{
-			volatile bool built_one = false;
-
-			waiting = index_build_waiting();
-			for (int i = 0; i + 1 < list_length(waiting); i += 2)
+			if (!went_on)
 			{
-				char	   *name = psprintf("%s.%s", (char *) list_nth(waiting, i),
-											(char *) list_nth(waiting, i + 1));
-
-				if (list_member(tried, makeString(name)))
-					continue;
-				tried = lappend(tried, makeString(name));
-				built_one = true;
-				PG_TRY();
-				{
-					index_build_one(list_nth(waiting, i), list_nth(waiting, i + 1));
-				}
-				PG_CATCH();
-				{
-					EmitErrorReport();
-					FlushErrorState();
-					AbortCurrentTransaction();
-				}
-				PG_END_TRY();
+				(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+								 wait_ms, PG_WAIT_EXTENSION);
+				ResetLatch(MyLatch);
 			}
-			if (!built_one)
-				break;
+			(void) index_build_add_waiting(&builds, buildcxt);
 		}
 		LockRelease(&tag, ExclusiveLock, true);
-		waiting = index_build_waiting();
-		for (int i = 0; i + 1 < list_length(waiting); i += 2)
-			more |= !list_member(tried, makeString(psprintf("%s.%s", (char *) list_nth(waiting, i),
-															  (char *) list_nth(waiting, i + 1))));
-		if (!more)
+		if (!index_build_add_waiting(&builds, buildcxt))
 			break;
 	}
 	proc_exit(0);
