@@ -370,6 +370,8 @@ ots_catalog_insert_index(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("must be owner of ots table %s", quote_qualified_identifier(schema, base))));
+	/* a subscriber's ots writes an index's entries itself: its storage is not published */
+	ddl_guard_check_index_unpublished(get_namespace_oid(schema, false), NameStr(*PG_GETARG_NAME(1)));
 	/* the index's options are its table's (its entries expire with the rows) */
 	catalog_write_register(fcinfo,
 						   "INSERT INTO ots.tables AS t (schema_name, table_name, pk_names, pk_types,"

@@ -45,12 +45,14 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "catalog/dependency.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_constraint.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_publication.h"
 #include "catalog/pg_trigger.h"
 #include "commands/defrem.h"
 #include "commands/event_trigger.h"
@@ -345,15 +347,118 @@ guard_relam(Oid relid)
 /*
  * guard_check_rows: the rows of part join registered storage below the
  * write point (ATTACH, SET ACCESS METHOD ots), so each must be a row ots
- * could have written (storage_write_check_rows)
+ * could have written; those of a table ATTACH makes a leaf (join) reach
+ * the write point too, which writes their index entries
+ * (storage_write_rows_join)
  */
 static void
-guard_check_rows(Oid storage, Oid part)
+guard_check_rows(Oid storage, Oid part, bool join)
 {
 	const OtsTable *t = catalog_lookup_by_data_oid(storage);
 
-	if (t != NULL)
+	if (t == NULL)
+		return;
+	if (join)
+		storage_write_rows_join(part, t);
+	else
 		storage_write_check_rows(part, t);
+}
+
+/*
+ * guard_refuse_rows raises the error for DDL that would change which rows
+ * ots table t (or index) has below the write point, where its secondary
+ * indexes and its stream follow its rows
+ */
+static void
+guard_refuse_rows(const OtsTable *t, const char *what, const char *hint)
+{
+	char	   *name = quote_qualified_identifier(t->schema_name, t->table_name);
+
+	if (t->is_index)
+		guard_raise(psprintf("cannot %s of the storage of ots index %s", what, name),
+					"An index holds an entry for each row of its table; ots alone writes them, as the rows change.",
+					"Delete the index and create it again (ots.delete_index, ots.create_index).");
+	guard_raise(psprintf("cannot %s of ots table %s, which has %s", what, name,
+						 t->stream_enabled ? "a stream" : "secondary indexes"),
+				t->stream_enabled ?
+				"A stream's shards are the table's partitions, and it records every change of the table's rows at the write point, which this statement bypasses." :
+				"Its indexes follow its rows at the write point, which this statement bypasses.",
+				hint);
+}
+
+/*
+ * guard_keeps_rows: does t keep something that follows its rows at the
+ * write point (secondary indexes, a stream), or is it an index?
+ */
+static bool
+guard_keeps_rows(const OtsTable *t)
+{
+	return t != NULL && (t->is_index || t->nindexes > 0 || t->stream_enabled);
+}
+
+/*
+ * guard_leaf_leaving: the rows of leaf are about to leave the storage of
+ * its table below the write point (DETACH PARTITION, DROP of the leaf):
+ * with the statement's locks taken first (storage_lock on the storage, in
+ * the statement's order), refused on an index's storage and on a table
+ * with a stream (a stream's shards are the partitions), and handed to the
+ * write point as leaving on a table with indexes, which removes their
+ * entries in this transaction (storage_write_rows_leave).
+ */
+static void
+guard_leaf_leaving(Oid storage, Oid leaf, LOCKMODE storage_lock, const char *what)
+{
+	const OtsTable *t;
+
+	LockRelationOid(storage, storage_lock);
+	LockRelationOid(leaf, AccessExclusiveLock);
+	t = catalog_lookup_by_data_oid(storage);
+	if (t == NULL || get_partition_parent(leaf, true) != storage)
+		return;
+	if (t->is_index || t->stream_enabled)
+		guard_refuse_rows(t, what,
+						  "Disable the table's stream first (ots.update_table ... stream_enabled => false), or delete its rows and keep the partition.");
+	if (t->nindexes > 0)
+		storage_write_rows_leave(leaf, t);
+}
+
+/*
+ * guard_detach: DETACH PARTITION of a leaf of registered storage.  Its
+ * rows' index entries go with it (guard_leaf_leaving); CONCURRENTLY, which
+ * takes the rows away in two transactions while other sessions still see
+ * and write them, is refused where the table keeps anything by its rows.
+ */
+static void
+guard_detach(Oid storage, PartitionCmd *cmd, bool finalize)
+{
+	const OtsTable *t = catalog_lookup_by_data_oid(storage);
+	Oid			leaf;
+
+	if (t == NULL)
+		return;
+	if (cmd->concurrent && guard_keeps_rows(t))
+		guard_refuse_rows(t, "detach concurrently a partition",
+						  "Detach it without CONCURRENTLY, which removes its rows' index entries with it.");
+	leaf = RangeVarGetRelid(cmd->name, NoLock, true);
+	if (OidIsValid(leaf))
+		guard_leaf_leaving(storage, leaf, finalize ? ShareUpdateExclusiveLock : AccessExclusiveLock,
+						   "detach a partition");
+}
+
+/*
+ * guard_check_unlogged refuses an unlogged leaf of storage whose table
+ * keeps anything by its rows: a crash empties an unlogged table below the
+ * write point (and a standby has none of its rows), while its indexes and
+ * its stream keep theirs.
+ */
+static void
+guard_check_unlogged(Oid storage)
+{
+	const OtsTable *t = catalog_lookup_by_data_oid(storage);
+
+	if (guard_keeps_rows(t))
+		guard_refuse_rows(t, "make an unlogged partition",
+						  "Keep its partitions logged, or delete its indexes and disable its stream first.");
 }
 
 /*
@@ -383,7 +488,15 @@ guard_check_attach(Oid storage, Oid part)
 							"It does not use the ots table access method.");
 	if (form->relhasrules)
 		guard_refuse_attach(storage, part, "It has rules.");
+	if (form->relpersistence == RELPERSISTENCE_UNLOGGED)
+		guard_check_unlogged(storage);
 	ReleaseSysCache(tup);
+	{
+		const OtsTable *t = catalog_lookup_by_data_oid(storage);
+
+		if (t != NULL && t->is_index)
+			guard_refuse_rows(t, "attach a partition", NULL);
+	}
 	if (guard_has_triggers(part, true))
 		guard_refuse_attach(storage, part,
 							"It has triggers (its own, or those of a foreign key referencing it).");
@@ -417,7 +530,7 @@ guard_check_attach(Oid storage, Oid part)
 	}
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
-	guard_check_rows(storage, part);
+	guard_check_rows(storage, part, true);
 }
 
 /* ddl_guard_check_partitions: guard_check_attach for each partition of storage */
@@ -670,11 +783,8 @@ guard_alter_refusal(AlterTableCmd *cmd, Oid relid, GuardKind kind)
 		case AT_DropCluster:
 		case AT_SetTableSpace:
 		case AT_SetLogged:
-		case AT_SetUnLogged:
 		case AT_DropOids:
 		case AT_ValidateConstraint:
-		case AT_DetachPartition:
-		case AT_DetachPartitionFinalize:
 			/* turning triggers or rules off only stops them running */
 		case AT_DisableTrig:
 		case AT_DisableTrigAll:
@@ -729,6 +839,16 @@ guard_alter_refusal(AlterTableCmd *cmd, Oid relid, GuardKind kind)
 			if (kind == GUARD_STORAGE)
 				guard_check_attach(relid, guard_attach_lock(relid, ((PartitionCmd *) cmd->def)->name));
 			return NULL;
+		case AT_DetachPartition:
+		case AT_DetachPartitionFinalize:
+			if (kind == GUARD_STORAGE)
+				guard_detach(relid, (PartitionCmd *) cmd->def,
+							 cmd->subtype == AT_DetachPartitionFinalize);
+			return NULL;
+		case AT_SetUnLogged:
+			if (kind == GUARD_LEAF)
+				guard_check_unlogged(get_partition_parent(relid, true));
+			return NULL;
 
 		case AT_AddColumn:
 		case AT_AddColumnRecurse:
@@ -762,7 +882,7 @@ guard_alter_refusal(AlterTableCmd *cmd, Oid relid, GuardKind kind)
 			if (get_table_am_oid(cmd->name, false) == storage_am_oid())
 			{
 				if (kind == GUARD_LEAF && guard_relam(relid) != storage_am_oid())
-					guard_check_rows(get_partition_parent(relid, true), relid);
+					guard_check_rows(get_partition_parent(relid, true), relid, false);
 				return NULL;
 			}
 			return "give an access method other than ots to";
@@ -844,6 +964,8 @@ guard_create_table(CreateStmt *stmt, bool foreign)
 							 default_table_access_method, false) != storage_am_oid())
 			guard_refuse_access_method(parent, GUARD_STORAGE,
 									   "create a partition of %s without the ots table access method");
+		if (stmt->relation->relpersistence == RELPERSISTENCE_UNLOGGED)
+			guard_check_unlogged(parent);
 	}
 	return storage;
 }
@@ -938,6 +1060,196 @@ guard_relation_statement(Node *parsetree, RangeVar *relation)
 }
 
 /*
+ * guard_drop_leaf: a DROP is about to take leaf's rows away from its
+ * table, whose storage the statement does not drop (guard_leaf_leaving)
+ */
+static void
+guard_drop_leaf(Oid leaf, List *dropped_storages, List *dropped_schemas)
+{
+	Oid			storage = get_partition_parent(leaf, true);
+
+	if (!OidIsValid(storage) || list_member_oid(dropped_storages, storage) ||
+		list_member_oid(dropped_schemas, get_rel_namespace(storage)) ||
+		guard_kind(storage) != GUARD_STORAGE)
+		return;
+	guard_leaf_leaving(storage, leaf, AccessExclusiveLock, "drop a partition");
+}
+
+/*
+ * guard_drop: DROP TABLE of a leaf without its storage, and DROP SCHEMA
+ * ... CASCADE of a schema holding a leaf whose storage lives elsewhere
+ * (a leaf may be moved), take rows away from their table
+ */
+static void
+guard_drop(DropStmt *stmt)
+{
+	List	   *storages = NIL;
+	List	   *leaves = NIL;
+	List	   *schemas = NIL;
+	ListCell   *lc;
+
+	if (stmt->removeType == OBJECT_TABLE)
+	{
+		foreach(lc, stmt->objects)
+		{
+			Oid			relid = RangeVarGetRelid(makeRangeVarFromNameList(lfirst(lc)), NoLock, true);
+			GuardKind	kind = guard_kind(relid);
+
+			if (kind == GUARD_STORAGE)
+				storages = lappend_oid(storages, relid);
+			else if (kind == GUARD_LEAF)
+				leaves = lappend_oid(leaves, relid);
+		}
+	}
+	else if (stmt->removeType == OBJECT_SCHEMA && stmt->behavior == DROP_CASCADE)
+	{
+		Relation	rel;
+		ScanKeyData key;
+		SysScanDesc scan;
+		HeapTuple	tup;
+
+		foreach(lc, stmt->objects)
+		{
+			Oid			nsp = get_namespace_oid(strVal(lfirst(lc)), true);
+
+			if (OidIsValid(nsp))
+				schemas = lappend_oid(schemas, nsp);
+		}
+		rel = table_open(RelationRelationId, AccessShareLock);
+		foreach(lc, schemas)
+		{
+			ScanKeyInit(&key, Anum_pg_class_relnamespace, BTEqualStrategyNumber, F_OIDEQ,
+						ObjectIdGetDatum(lfirst_oid(lc)));
+			scan = systable_beginscan(rel, InvalidOid, false, NULL, 1, &key);
+			while (HeapTupleIsValid(tup = systable_getnext(scan)))
+				if (((Form_pg_class) GETSTRUCT(tup))->relispartition)
+					leaves = lappend_oid(leaves, ((Form_pg_class) GETSTRUCT(tup))->oid);
+			systable_endscan(scan);
+		}
+		table_close(rel, AccessShareLock);
+	}
+	foreach(lc, leaves)
+		guard_drop_leaf(lfirst_oid(lc), storages, schemas);
+}
+
+/* guard_refuse_publish raises the error for publishing what a subscriber's ots writes itself */
+static void
+guard_refuse_publish(const char *message, const char *detail)
+{
+	guard_raise(message, detail,
+				"Publish the storage of ots tables by name: CREATE PUBLICATION ... FOR TABLE s.\"t$data\" [, ...] WITH (publish_via_partition_root = true); a table's stream relations (\"t$log\", \"t$rec\") may be published with it.");
+}
+
+#define GUARD_INDEX_NOT_PUBLISHED \
+	"A subscriber's ots writes each index's entries from the table rows it applies: the publisher's entries would be written twice."
+
+/*
+ * guard_publish_table refuses to publish ots's catalog (ots.tables,
+ * ots.purge_stats: each database's ots writes its own) and the storage of
+ * a secondary index or its partitions (guard_refuse_publish)
+ */
+static void
+guard_publish_table(Oid relid)
+{
+	Oid			ots = get_extension_oid("ots", true);
+	Oid			storage = relid;
+
+	if (!OidIsValid(relid))
+		return;
+	if (OidIsValid(ots) && getExtensionOfObject(RelationRelationId, relid) == ots)
+		guard_refuse_publish(psprintf("cannot publish ots's catalog table %s",
+									  quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+																 get_rel_name(relid))),
+							 "Each database's ots writes its own catalog, with ots's functions; a subscriber makes its ots tables itself.");
+	if (get_rel_relispartition(relid))
+		storage = get_partition_parent(relid, true);
+	if (OidIsValid(storage) && OidIsValid(guard_index_base(storage)))
+		guard_refuse_publish(psprintf("cannot publish the storage of ots index %s",
+									  quote_qualified_identifier(get_namespace_name(get_rel_namespace(storage)),
+																 storage_table_of(get_rel_name(storage), STORAGE_SUFFIX))),
+							 GUARD_INDEX_NOT_PUBLISHED);
+}
+
+/*
+ * guard_publish_schema refuses to publish the tables of ots's own schema,
+ * or of a schema holding the storage of a secondary index
+ */
+static void
+guard_publish_schema(Oid nsp)
+{
+	char	   *nspname = OidIsValid(nsp) ? get_namespace_name(nsp) : NULL;
+	List	   *index_of = NIL;
+	List	   *names;
+	ListCell   *lc_name;
+	ListCell   *lc_of;
+
+	if (nspname == NULL)
+		return;
+	if (nsp == get_namespace_oid("ots", true))
+		guard_refuse_publish(psprintf("cannot publish the tables of schema %s, ots's own",
+									  quote_identifier(nspname)),
+							 "It holds ots's catalog, which each database's ots writes itself.");
+	names = guard_tables_where(nsp, "schema_name", nspname, &index_of);
+	forboth(lc_name, names, lc_of, index_of)
+		if (lfirst(lc_of) != NULL)
+			guard_refuse_publish(psprintf("cannot publish the tables of schema %s, which holds the storage of ots index %s",
+										  quote_identifier(nspname),
+										  quote_qualified_identifier(nspname, lfirst(lc_name))),
+								 GUARD_INDEX_NOT_PUBLISHED);
+}
+
+/*
+ * ddl_guard_check_index_unpublished refuses to register index index of
+ * schema nsp while a publication takes in every table of the schema (FOR
+ * TABLES IN SCHEMA) or of the database (FOR ALL TABLES): it would publish
+ * the index's storage, which guard_publish_table refuses by name
+ */
+void
+ddl_guard_check_index_unpublished(Oid nsp, const char *index)
+{
+	List	   *pubs = list_concat(GetAllTablesPublications(), GetSchemaPublications(nsp));
+
+	if (pubs != NIL)
+		guard_refuse_publish(psprintf("cannot create ots index %s: publication %s publishes every table of its schema",
+									  quote_qualified_identifier(get_namespace_name(nsp), index),
+									  quote_identifier(get_publication_name(linitial_oid(pubs), false))),
+							 GUARD_INDEX_NOT_PUBLISHED);
+}
+
+/*
+ * guard_publication checks what CREATE PUBLICATION and ALTER PUBLICATION
+ * ... ADD / SET publish: not FOR ALL TABLES (ots's catalog and index
+ * storage among them), and no table or schema guard_publish_table or
+ * guard_publish_schema refuses.  create_index refuses an index whose
+ * storage a publication would take in (a schema published whole).
+ */
+static void
+guard_publication(List *pubobjects, bool all_tables)
+{
+	ListCell   *lc;
+
+	if (all_tables)
+		guard_refuse_publish("cannot publish all tables of a database with ots",
+							 "FOR ALL TABLES publishes ots's catalog and the storage of secondary indexes, which a subscriber's ots writes itself.");
+	foreach(lc, pubobjects)
+	{
+		PublicationObjSpec *obj = lfirst(lc);
+
+		if (obj->pubobjtype == PUBLICATIONOBJ_TABLE && obj->pubtable != NULL)
+			guard_publish_table(RangeVarGetRelid(obj->pubtable->relation, NoLock, true));
+		else if (obj->pubobjtype == PUBLICATIONOBJ_TABLES_IN_SCHEMA)
+			guard_publish_schema(get_namespace_oid(obj->name, true));
+		else if (obj->pubobjtype == PUBLICATIONOBJ_TABLES_IN_CUR_SCHEMA)
+		{
+			List	   *path = fetch_search_path(false);
+
+			if (path != NIL)
+				guard_publish_schema(linitial_oid(path));
+		}
+	}
+}
+
+/*
  * ots_storage_guard is the event trigger ots.storage_guard() (at
  * ddl_command_start): raises an error for DDL that ots's storage cannot
  * follow (see the file header), and does nothing otherwise.
@@ -983,6 +1295,17 @@ ots_storage_guard(PG_FUNCTION_ARGS)
 			break;
 		case T_CreateSchemaStmt:
 			guard_create_schema((CreateSchemaStmt *) parsetree);
+			break;
+		case T_DropStmt:
+			guard_drop((DropStmt *) parsetree);
+			break;
+		case T_CreatePublicationStmt:
+			guard_publication(((CreatePublicationStmt *) parsetree)->pubobjects,
+							  ((CreatePublicationStmt *) parsetree)->for_all_tables);
+			break;
+		case T_AlterPublicationStmt:
+			if (((AlterPublicationStmt *) parsetree)->action != AP_DropObjects)
+				guard_publication(((AlterPublicationStmt *) parsetree)->pubobjects, false);
 			break;
 		default:
 			break;

@@ -15,4 +15,10 @@
  */
 extern void ddl_guard_check_partitions(Oid storage);
 
+/*
+ * ddl_guard_check_index_unpublished refuses a new index whose storage a
+ * publication of its whole schema (or database) would take in
+ */
+extern void ddl_guard_check_index_unpublished(Oid nsp, const char *index);
+
 #endif							/* OTS_DDL_GUARD_H */

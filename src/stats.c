@@ -281,7 +281,7 @@ ots_write_point_counts(PG_FUNCTION_ARGS)
 {
 	static const char *const origins[] = {"ots", "sql"};
 	static const char *const callbacks[] = {"insert", "speculative insert", "multi insert",
-	"update", "delete", "truncate"};
+	"update", "delete", "truncate", "attach", "detach"};
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	StatsKey	key;
 	StatsEntry *e;

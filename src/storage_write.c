@@ -37,7 +37,9 @@
 #include "catalog/partition.h"
 #include "catalog/pg_type.h"
 #include "executor/tuptable.h"
+#include "commands/trigger.h"
 #include "miscadmin.h"
+#include "replication/logicalworker.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -183,7 +185,8 @@ storage_write_place(Relation rel)
 	wl = cache_lookup(&write_leaves, &relid, &found);
 	if (!found || !wl->valid)
 	{
-		wl->storage_oid = get_partition_parent(relid, true);
+		/* not a partition: a table ATTACH is about to make one (storage_write_rows_join) */
+		wl->storage_oid = rel->rd_rel->relispartition ? get_partition_parent(relid, true) : InvalidOid;
 		wl->cells_attno = storage_write_attno(rel, STORAGE_CELLS_COLUMN, storage_cells_type());
 		wl->oldest_attno = storage_write_attno(rel, STORAGE_OLDEST_TS_COLUMN, INT8OID);
 		wl->keys_of = NULL;
@@ -385,18 +388,24 @@ storage_write_guard(Relation rel, const StorageLeaf *leaf, TupleTableSlot *slot)
 }
 
 /*
- * storage_write_check_rows checks every row of relation relid, about to
- * become a leaf of t's storage without passing the write point (ATTACH
- * PARTITION, SET ACCESS METHOD ots of a leaf on another access method), as
- * storage_write_guard checks a new row, and locks the relation as ATTACH
- * does first, so no row comes in between.  A relation without ots's
- * columns is left to PostgreSQL, which refuses it as a partition.
+ * storage_write_rows_moving reads every row of relation relid, which is
+ * about to join t's storage or to leave it below the write point, holding
+ * the relation as the statement will (AccessExclusiveLock, which ATTACH,
+ * DETACH and DROP take on it), so no row comes or goes in between.  Rows
+ * that join are checked as storage_write_guard checks a new row.  With
+ * callback STORAGE_CB_ATTACH or STORAGE_CB_DETACH, each row then reaches
+ * the write point as a row joining or leaving the table, which keeps t's
+ * secondary indexes (its entries written or removed) and refuses the rows
+ * of a table with a stream; with STORAGE_CB_COUNT (SET ACCESS METHOD ots of
+ * a leaf, whose rows stay where they are) they are only checked.  A
+ * relation without ots's columns is left to PostgreSQL, which refuses it as
+ * a partition.
  */
-void
-storage_write_check_rows(Oid relid, const OtsTable *t)
+static void
+storage_write_rows_moving(Oid relid, const OtsTable *t, StorageWriteCallback callback)
 {
 	Relation	rel = table_open(relid, AccessExclusiveLock);
-	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext, "ots row check",
+	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext, "ots moving rows",
 												 ALLOCSET_DEFAULT_SIZES);
 	MemoryContext oldcxt;
 	StorageLeaf leaf;
@@ -421,9 +430,33 @@ storage_write_check_rows(Oid relid, const OtsTable *t)
 	scan = table_beginscan(rel, snapshot, 0, NULL);
 	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
 	{
+		StorageWrite w;
+		Datum		none = (Datum) 0;
+		Datum		cells;
+		TupleTableSlot *row = slot;
+		TupleTableSlot *no_row = NULL;
+		bool		isnull;
+
 		CHECK_FOR_INTERRUPTS();
 		oldcxt = MemoryContextSwitchTo(rowcxt);
-		storage_write_guard(rel, &leaf, slot);
+		if (callback != STORAGE_CB_DETACH)
+			storage_write_guard(rel, &leaf, slot);
+		if (callback == STORAGE_CB_ATTACH || callback == STORAGE_CB_DETACH)
+		{
+			cells = slot_getattr(slot, leaf.cells_attno, &isnull);
+			w.leaf = rel;
+			w.storage_oid = t->data_oid;
+			w.table = t;
+			w.callback = callback;
+			w.origin = STORAGE_ORIGIN_SQL;
+			w.nrows = 1;
+			w.old_cells = callback == STORAGE_CB_DETACH ? &cells : &none;
+			w.new_cells = callback == STORAGE_CB_ATTACH ? &cells : &none;
+			w.old_rows = callback == STORAGE_CB_DETACH ? &row : &no_row;
+			w.new_rows = callback == STORAGE_CB_ATTACH ? &row : &no_row;
+			w.change = NULL;
+			storage_write(&w);
+		}
 		MemoryContextSwitchTo(oldcxt);
 		MemoryContextReset(rowcxt);
 	}
@@ -432,6 +465,80 @@ storage_write_check_rows(Oid relid, const OtsTable *t)
 	UnregisterSnapshot(snapshot);
 	MemoryContextDelete(rowcxt);
 	table_close(rel, NoLock);
+}
+
+void
+storage_write_check_rows(Oid relid, const OtsTable *t)
+{
+	storage_write_rows_moving(relid, t, STORAGE_CB_COUNT);
+}
+
+void
+storage_write_rows_join(Oid relid, const OtsTable *t)
+{
+	storage_write_rows_moving(relid, t, STORAGE_CB_ATTACH);
+}
+
+void
+storage_write_rows_leave(Oid relid, const OtsTable *t)
+{
+	storage_write_rows_moving(relid, t, STORAGE_CB_DETACH);
+}
+
+/*
+ * storage_write_change_kind says whether the change being written is a new
+ * change of a table's rows, or a copy of one made elsewhere: the one place
+ * that tells them apart, for what hangs off the write point to ask.
+ *	 - a logical replication worker (apply, or a table's initial copy)
+ *	   writes what its publisher's transactions changed: the publisher's
+ *	   stream recorded it, and the subscriber's indexes are kept from the
+ *	   table rows it applies, as for any write;
+ *	 - a session with session_replication_role = replica (a superuser's
+ *	   choice, as for a data-only restore with --disable-triggers) is
+ *	   taken as such a copy for Stream, as ordinary triggers do not fire
+ *	   there either.
+ * Index maintenance never asks: every change of a table's rows, whoever
+ * makes it, keeps its indexes.
+ */
+StorageChangeKind
+storage_write_change_kind(void)
+{
+	if (IsLogicalWorker())
+		return STORAGE_CHANGE_APPLIED;
+	if (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA)
+		return STORAGE_CHANGE_REPLICA;
+	return STORAGE_CHANGE_NEW;
+}
+
+/*
+ * storage_write_index_storage refuses the changes of an index's own storage
+ * that would leave it other than its table's rows make it: a TRUNCATE (its
+ * entries gone while its table's rows stay), and rows a logical replication
+ * worker writes there (the subscriber wrote those entries already, from
+ * the table rows it applied: publishing an index's storage makes the apply
+ * write them twice).  ots's own maintenance, and rows restored into it,
+ * pass.
+ */
+static void
+storage_write_index_storage(const StorageWrite *w)
+{
+	const OtsTable *idx = w->table;
+	char	   *name = quote_qualified_identifier(idx->schema_name, idx->table_name);
+
+	if (w->callback == STORAGE_CB_TRUNCATE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot truncate the storage of ots index %s", name),
+				 errdetail("An index holds an entry for each row of its table; ots writes them as the rows change."),
+				 errhint("Delete the index and create it again (ots.delete_index, ots.create_index).")));
+	if (storage_write_change_kind() == STORAGE_CHANGE_APPLIED)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("logical replication cannot write the storage of ots index %s", name),
+				 errdetail("The subscriber's ots writes an index's entries from the table rows it applies; the publisher's entries would be written twice."),
+				 errhint("Publish the storage of the tables (\"t$data\"), not that of their indexes: on the publisher, ALTER PUBLICATION ... DROP TABLE %s.",
+						 quote_qualified_identifier(idx->schema_name,
+													psprintf("%s%s", idx->table_name, STORAGE_SUFFIX)))));
 }
 
 /*
@@ -447,6 +554,9 @@ storage_write(const StorageWrite *w)
 {
 	/* a TRUNCATE counts as one change of each leaf */
 	int64		changes = w->callback == STORAGE_CB_TRUNCATE ? 1 : w->nrows;
+
+	if (w->table != NULL && w->table->is_index)
+		storage_write_index_storage(w);
 
 	/*
 	 * a write holds the storage table as INSERT through it would, to the

@@ -36,6 +36,8 @@ typedef enum StorageWriteCallback
 	STORAGE_CB_UPDATE,			/* tuple_update */
 	STORAGE_CB_DELETE,			/* tuple_delete */
 	STORAGE_CB_TRUNCATE,		/* relation_set_new_filenode of an existing leaf */
+	STORAGE_CB_ATTACH,			/* rows of a table ATTACH PARTITION makes a leaf */
+	STORAGE_CB_DETACH,			/* rows of a leaf DETACH PARTITION or DROP takes away */
 	STORAGE_CB_COUNT
 } StorageWriteCallback;
 
@@ -113,8 +115,30 @@ typedef struct StorageLeaf
 extern bool storage_write_leaf(Relation rel, TupleTableSlot *slot, StorageLeaf *leaf);
 extern void storage_write_guard(Relation rel, const StorageLeaf *leaf, TupleTableSlot *slot);
 
-/* storage_write_check_rows guards the rows of a relation becoming a leaf of t below the write point */
+/*
+ * Rows that join or leave t's storage below the write point (storage_write.c):
+ * storage_write_check_rows guards those of a relation becoming a leaf (SET
+ * ACCESS METHOD ots); storage_write_rows_join guards those of a table ATTACH
+ * makes a leaf and hands them to the write point as joining, and
+ * storage_write_rows_leave hands those of a leaf DETACH or DROP takes away
+ * to it as leaving, so indexes are kept (and a stream refuses them).
+ */
 extern void storage_write_check_rows(Oid relid, const OtsTable *t);
+extern void storage_write_rows_join(Oid relid, const OtsTable *t);
+extern void storage_write_rows_leave(Oid relid, const OtsTable *t);
+
+/*
+ * Whether a change is a new change of a table's rows or a copy of one made
+ * elsewhere (storage_write_change_kind, the one place that decides).
+ */
+typedef enum StorageChangeKind
+{
+	STORAGE_CHANGE_NEW,			/* a new change of the table's rows */
+	STORAGE_CHANGE_APPLIED,		/* a logical replication worker's: its publisher made it */
+	STORAGE_CHANGE_REPLICA		/* session_replication_role = replica */
+} StorageChangeKind;
+
+extern StorageChangeKind storage_write_change_kind(void);
 
 /*
  * ots's row code announces each write it makes through the table AM

@@ -9,14 +9,16 @@
  * DELETE_ROW.  ots's row code announces its writes (stream.h), so an
  * UpdateRow's record lists its operations exactly as written (with the
  * server's timestamps as stored), and a PutRow that replaces a row is a
- * PUT_ROW.  Any other change (plain SQL on the storage, COPY, logical
- * replication apply) is a PUT_ROW when it inserts, a DELETE_ROW when it
+ * PUT_ROW.  Any other change (plain SQL on the storage, COPY) is a
+ * PUT_ROW when it inserts, a DELETE_ROW when it
  * deletes, and an UPDATE_ROW of what differs when it updates: columns
  * gone, versions gone, cells new or changed.  Purge's removal of what
- * reads no longer see is no record, nor is a change made with
- * session_replication_role = replica (a logical replication apply, a
- * data-only pg_restore with --disable-triggers), for which ordinary
- * triggers do not fire either.
+ * reads no longer see is no record, nor is a copy of a change made
+ * elsewhere (storage_write_change_kind: a logical replication apply, whose
+ * publisher's stream has the change; session_replication_role = replica,
+ * for which ordinary triggers do not fire either).  Rows that join or
+ * leave the table below the write point (TRUNCATE, ATTACH PARTITION of a
+ * table with rows) are refused: no record could name them.
  *
  * The records of a transaction are kept in memory as it writes them, and
  * a subtransaction that rolls back drops its own; when the transaction
@@ -33,7 +35,6 @@
 
 #include "access/xact.h"
 #include "access/xlog.h"
-#include "commands/trigger.h"
 #include "common/pg_prng.h"
 #include "replication/message.h"
 #include "storage/lmgr.h"
@@ -263,8 +264,8 @@ stream_write_change(const StorageWrite *w)
 	StreamShardWrite *sw;
 	int32		shard;
 
-	/* purge; a replica's apply and a data-only restore with --disable-triggers, as triggers */
-	if (quiet || SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA)
+	/* purge; a copy of a change made elsewhere (storage_write_change_kind) */
+	if (quiet || storage_write_change_kind() != STORAGE_CHANGE_NEW)
 		return;
 	if (w->callback == STORAGE_CB_TRUNCATE)
 		ereport(ERROR,
@@ -272,6 +273,13 @@ stream_write_change(const StorageWrite *w)
 				 errmsg("cannot truncate a partition of ots table %s, which has a stream",
 						quote_qualified_identifier(t->schema_name, t->table_name)),
 				 errhint("Delete its rows (DELETE, ots.delete_row), which the stream records.")));
+	if (w->callback == STORAGE_CB_ATTACH && w->nrows > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot attach a partition holding rows to ots table %s, which has a stream",
+						quote_qualified_identifier(t->schema_name, t->table_name)),
+				 errdetail("Rows that join the table with ATTACH PARTITION would have no record in the stream."),
+				 errhint("Attach it empty, then insert its rows into the storage table, which the stream records.")));
 	if (w->nrows == 0)
 		return;
 	shard = stream_shard_of_leaf(t, RelationGetRelid(w->leaf));

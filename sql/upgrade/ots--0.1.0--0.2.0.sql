@@ -2993,3 +2993,14 @@ BEGIN ATOMIC
 END;
 COMMENT ON FUNCTION ots.sync_auto_increment(text) IS
 	'moves the AUTO_INCREMENT sequence of an ots table (or of every one the caller owns) past the largest value stored, as after a logical replication failover or a restore of rows without their sequence';
+
+-- issue 31 items 10 and 16: the guard keeps indexes in step with rows that
+-- ATTACH, DETACH and DROP of a partition move (or refuses), and refuses
+-- publications of what a subscriber's ots writes itself (src/ddl_guard.c)
+DROP EVENT TRIGGER ots_storage_guard;
+CREATE EVENT TRIGGER ots_storage_guard ON ddl_command_start
+	WHEN TAG IN ('ALTER TABLE', 'ALTER VIEW', 'ALTER FOREIGN TABLE', 'CREATE TABLE',
+				 'CREATE FOREIGN TABLE', 'CREATE TRIGGER', 'CREATE RULE', 'ALTER SEQUENCE',
+				 'CREATE SCHEMA', 'DROP TABLE', 'DROP SCHEMA', 'CREATE PUBLICATION',
+				 'ALTER PUBLICATION')
+	EXECUTE FUNCTION ots.storage_guard();

@@ -4,16 +4,33 @@
 
 -- ots.storage_guard refuses DDL that ots's writes would bypass (triggers,
 -- rules, columns, defaults, constraints) or that would lose an ots table
--- (renaming or moving its view or storage): see src/ddl_guard.c
+-- (renaming or moving its view or storage), keeps indexes in step with
+-- rows that ATTACH, DETACH and DROP of a partition move, and refuses
+-- publications of what a subscriber's ots writes itself: see src/ddl_guard.c
 CREATE FUNCTION ots.storage_guard() RETURNS event_trigger
 	AS 'MODULE_PATHNAME', 'ots_storage_guard' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION ots.storage_guard() IS
 	'event trigger: refuses DDL on ots storage and views that ots''s writes would bypass (internal)';
 
+-- a publication FOR ALL TABLES would publish ots's catalog and the storage
+-- of secondary indexes, which each database's ots writes itself: the guard
+-- refuses it once ots exists, and ots is not created under one
+DO $$
+BEGIN
+	IF EXISTS (SELECT FROM pg_catalog.pg_publication p WHERE p.puballtables) THEN
+		RAISE EXCEPTION USING ERRCODE = 'feature_not_supported',
+			MESSAGE = 'cannot create extension ots in a database with a publication FOR ALL TABLES',
+			DETAIL = 'It would publish ots''s catalog and the storage of secondary indexes, which each database''s ots writes itself.',
+			HINT = 'Publish tables by name (FOR TABLE), then create ots; publish the storage of ots tables ("t$data") by name.';
+	END IF;
+END
+$$;
+
 CREATE EVENT TRIGGER ots_storage_guard ON ddl_command_start
 	WHEN TAG IN ('ALTER TABLE', 'ALTER VIEW', 'ALTER FOREIGN TABLE', 'CREATE TABLE',
 				 'CREATE FOREIGN TABLE', 'CREATE TRIGGER', 'CREATE RULE', 'ALTER SEQUENCE',
-				 'CREATE SCHEMA')
+				 'CREATE SCHEMA', 'DROP TABLE', 'DROP SCHEMA', 'CREATE PUBLICATION',
+				 'ALTER PUBLICATION')
 	EXECUTE FUNCTION ots.storage_guard();
 
 -- ots.view_replacing / ots.view_replaced: the view ots.sync_table_view
