@@ -531,7 +531,7 @@ storage_write_index_storage(const StorageWrite *w)
 				 errmsg("cannot truncate the storage of ots index %s", name),
 				 errdetail("An index holds an entry for each row of its table; ots writes them as the rows change."),
 				 errhint("Delete the index and create it again (ots.delete_index, ots.create_index).")));
-	if (storage_write_change_kind() == STORAGE_CHANGE_APPLIED)
+	if (w->origin != STORAGE_ORIGIN_OTS && storage_write_change_kind() == STORAGE_CHANGE_APPLIED)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("logical replication cannot write the storage of ots index %s", name),
