@@ -35,6 +35,7 @@
 #include "catalog/index.h"
 #include "catalog/pg_am_d.h"
 #include "fmgr.h"
+#include "storage/bufmgr.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
@@ -223,13 +224,18 @@ ots_tuple_delete(Relation rel, ItemPointer tid, CommandId cid, Snapshot snapshot
 	return result;
 }
 
-/* tableam_store_truncate hands the emptying of a whole leaf to the write point */
+/*
+ * tableam_store_truncate hands the emptying of a whole leaf to the write
+ * point; had_blocks: the leaf had a block before (a leaf never written,
+ * as pg_restore -j truncates the tables it made before loading them,
+ * changes no row)
+ */
 static void
-tableam_store_truncate(Relation rel)
+tableam_store_truncate(Relation rel, bool had_blocks)
 {
 	StorageLeaf leaf;
 
-	if (storage_write_leaf(rel, NULL, &leaf))
+	if (had_blocks && storage_write_leaf(rel, NULL, &leaf))
 		tableam_write(rel, &leaf, STORAGE_CB_TRUNCATE, 0, NULL, NULL, NULL, NULL);
 }
 
@@ -241,17 +247,22 @@ static void
 ots_relation_set_new_filenode(Relation rel, const RelFileNode *newrnode, char persistence,
 							  TransactionId *freezeXid, MultiXactId *minmulti)
 {
+	bool		truncate = newrnode != &rel->rd_node;
+	bool		had_blocks = truncate && RelationGetNumberOfBlocks(rel) > 0;
+
 	heap_routine->relation_set_new_filenode(rel, newrnode, persistence, freezeXid, minmulti);
-	if (newrnode != &rel->rd_node)
-		tableam_store_truncate(rel);
+	if (truncate)
+		tableam_store_truncate(rel, had_blocks);
 }
 
 /* TRUNCATE in the transaction that created the relation */
 static void
 ots_relation_nontransactional_truncate(Relation rel)
 {
+	bool		had_blocks = RelationGetNumberOfBlocks(rel) > 0;
+
 	heap_routine->relation_nontransactional_truncate(rel);
-	tableam_store_truncate(rel);
+	tableam_store_truncate(rel, had_blocks);
 }
 
 /*
