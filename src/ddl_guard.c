@@ -112,6 +112,7 @@ static const char *guard_alter_refusal(AlterTableCmd *cmd, Oid relid, GuardKind 
 static void guard_alter_table(AlterTableStmt *stmt);
 static Oid	guard_create_table(CreateStmt *stmt, bool foreign);
 static void guard_create_trigger(CreateTrigStmt *stmt);
+static void guard_publish_table(Oid relid);
 
 PG_FUNCTION_INFO_V1(ots_storage_guard);
 
@@ -431,9 +432,13 @@ guard_leaf_leaving(Oid storage, Oid leaf, LOCKMODE storage_lock, const char *wha
 static void
 guard_detach(Oid storage, PartitionCmd *cmd, bool finalize)
 {
-	const OtsTable *t = catalog_lookup_by_data_oid(storage);
+	/* the statement's lock on the storage first: no lock is upgraded later */
+	LOCKMODE	lock = cmd->concurrent || finalize ? ShareUpdateExclusiveLock : AccessExclusiveLock;
+	const OtsTable *t;
 	Oid			leaf;
 
+	LockRelationOid(storage, lock);
+	t = catalog_lookup_by_data_oid(storage);
 	if (t == NULL)
 		return;
 	if (cmd->concurrent && guard_keeps_rows(t))
@@ -441,8 +446,7 @@ guard_detach(Oid storage, PartitionCmd *cmd, bool finalize)
 						  "Detach it without CONCURRENTLY, which removes its rows' index entries with it.");
 	leaf = RangeVarGetRelid(cmd->name, NoLock, true);
 	if (OidIsValid(leaf))
-		guard_leaf_leaving(storage, leaf, finalize ? ShareUpdateExclusiveLock : AccessExclusiveLock,
-						   "detach a partition");
+		guard_leaf_leaving(storage, leaf, lock, "detach a partition");
 }
 
 /*
@@ -1029,6 +1033,21 @@ guard_create_trigger(CreateTrigStmt *stmt)
 }
 
 /*
+ * guard_move_leaf: a partition of an index's storage moved into a schema
+ * a publication takes in whole would be published (guard_publish_table)
+ */
+static void
+guard_move_leaf(Oid leaf, const char *schema)
+{
+	Oid			nsp = get_namespace_oid(schema, true);
+	Oid			storage = get_partition_parent(leaf, true);
+
+	if (OidIsValid(nsp) && OidIsValid(storage) && OidIsValid(guard_index_base(storage)) &&
+		GetSchemaPublications(nsp) != NIL)
+		guard_publish_table(leaf);
+}
+
+/*
  * guard_relation_statement checks CREATE RULE, RENAME and ALTER ... SET
  * SCHEMA on relation: no rule on any part of an ots table, no column
  * renamed; its view, storage and sequence neither renamed nor moved (ots
@@ -1057,6 +1076,8 @@ guard_relation_statement(Node *parsetree, RangeVar *relation)
 	}
 	else if (kind != GUARD_LEAF)
 		guard_refuse_rename(relid, kind, "move");
+	else
+		guard_move_leaf(relid, ((AlterObjectSchemaStmt *) parsetree)->newschema);
 }
 
 /*

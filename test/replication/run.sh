@@ -21,8 +21,9 @@
 #                               itself is refused on the publisher: an
 #                               index's storage or one of its partitions,
 #                               ots's catalog, a schema holding index
-#                               storage, FOR ALL TABLES; and create_index
-#                               under a schema-wide publication
+#                               storage, FOR ALL TABLES; create_index under
+#                               a schema-wide publication, and a partition of
+#                               an index's storage moved into such a schema
 #   replication_index_storage   a publisher that publishes an index's
 #                               storage anyway (its guard turned off, as an
 #                               older ots would): the subscriber refuses
@@ -161,6 +162,14 @@ if out="$(pub -c "SELECT ots.create_index('spare.t', 't_v', ARRAY['v'])" 2>&1)";
 	why="${why:+$why; }create_index in a schema published whole was accepted"
 elif ! grep -q 'ERROR:  cannot create ots index' <<<"$out"; then
 	why="${why:+$why; }create_index: $out"
+fi
+# nor may a partition of an index's storage move into such a schema
+pub -c "CREATE SCHEMA spare2" -c "CREATE PUBLICATION repl_spare2 FOR TABLES IN SCHEMA spare2" >/dev/null 2>&1
+if out="$(pub -c 'ALTER TABLE "orders_status$p0" SET SCHEMA spare2' 2>&1)"; then
+	why="${why:+$why; }a partition of index storage moved into a schema published whole"
+	pub -c 'ALTER TABLE spare2."orders_status$p0" SET SCHEMA public' >/dev/null
+elif ! grep -q 'ERROR:  cannot publish' <<<"$out"; then
+	why="${why:+$why; }moving an index partition: $out"
 fi
 result replication_publish_refused "$why"
 
