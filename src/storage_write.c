@@ -523,18 +523,19 @@ static void
 storage_write_index_storage(const StorageWrite *w)
 {
 	const OtsTable *idx = w->table;
-	char	   *name = quote_qualified_identifier(idx->schema_name, idx->table_name);
 
 	if (w->callback == STORAGE_CB_TRUNCATE)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot truncate the storage of ots index %s", name),
+				 errmsg("cannot truncate the storage of ots index %s",
+						quote_qualified_identifier(idx->schema_name, idx->table_name)),
 				 errdetail("An index holds an entry for each row of its table; ots writes them as the rows change."),
 				 errhint("Delete the index and create it again (ots.delete_index, ots.create_index).")));
 	if (w->origin != STORAGE_ORIGIN_OTS && storage_write_change_kind() == STORAGE_CHANGE_APPLIED)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("logical replication cannot write the storage of ots index %s", name),
+				 errmsg("logical replication cannot write the storage of ots index %s",
+						quote_qualified_identifier(idx->schema_name, idx->table_name)),
 				 errdetail("The subscriber's ots writes an index's entries from the table rows it applies; the publisher's entries would be written twice."),
 				 errhint("Publish the storage of the tables (\"t$data\"), not that of their indexes: on the publisher, ALTER PUBLICATION ... DROP TABLE %s.",
 						 quote_qualified_identifier(idx->schema_name,
