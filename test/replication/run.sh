@@ -22,8 +22,9 @@
 #                               index's storage or one of its partitions,
 #                               ots's catalog, a schema holding index
 #                               storage, FOR ALL TABLES; create_index under
-#                               a schema-wide publication, and a partition of
-#                               an index's storage moved into such a schema
+#                               a schema-wide publication, a partition of an
+#                               index's storage moved into such a schema, and
+#                               CREATE EXTENSION ots under FOR ALL TABLES
 #   replication_index_storage   a publisher that publishes an index's
 #                               storage anyway (its guard turned off, as an
 #                               older ots would): the subscriber refuses
@@ -162,6 +163,13 @@ if out="$(pub -c "SELECT ots.create_index('spare.t', 't_v', ARRAY['v'])" 2>&1)";
 	why="${why:+$why; }create_index in a schema published whole was accepted"
 elif ! grep -q 'ERROR:  cannot create ots index' <<<"$out"; then
 	why="${why:+$why; }create_index: $out"
+fi
+# nor is ots created under a publication FOR ALL TABLES
+pub -d postgres -c "CREATE DATABASE repl_all" >/dev/null
+if out="$(pub -d repl_all -c "CREATE PUBLICATION every FOR ALL TABLES" -c "CREATE EXTENSION ots" 2>&1)"; then
+	why="${why:+$why; }CREATE EXTENSION ots under a publication FOR ALL TABLES was accepted"
+elif ! grep -q 'ERROR:  cannot create extension ots' <<<"$out"; then
+	why="${why:+$why; }CREATE EXTENSION ots: $out"
 fi
 # nor may a partition of an index's storage move into such a schema
 pub -c "CREATE SCHEMA spare2" -c "CREATE PUBLICATION repl_spare2 FOR TABLES IN SCHEMA spare2" >/dev/null 2>&1
