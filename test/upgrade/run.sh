@@ -194,7 +194,8 @@ for v in "${frozen[@]}"; do
 				# and removes the rows of ots.tables that name no ots table as 0.1.0 made it, saying why
 				"${db}_untrusted") wants=('WARNING:  ots.tables names upg_shared.shown as an ots table, but upg_shared.shown is not a view of its storage'"'"'s owner: its metadata is removed'
 					'WARNING:  ots.tables names upg_shared.taken as an ots table, but its storage has no column k of type text COLLATE "C" NOT NULL: its metadata is removed'
-					'WARNING:  ots.tables names upg_tenant_view.planted as an ots table, but upg_tenant_view."planted$data" is not a partitioned table of its own: its metadata is removed') ;;
+					'WARNING:  ots.tables names upg_tenant_view.planted as an ots table, but upg_tenant_view."planted$data" is not a partitioned table of its own: its metadata is removed'
+					'WARNING:  could not check the rows of ots table upg_victim.mine: permission denied for table mine$p3') ;;
 				"${db}_untrusted_columns") wants=('WARNING:  ots.tables names upg_tenant_columns.other as an ots table, but its storage has no column "$cells" of type ots.cells NOT NULL: its metadata is removed') ;;
 				*) wants=() ;;
 			esac

@@ -68,17 +68,28 @@ CREATE TABLE upg_shared."taken$p0" PARTITION OF upg_shared."taken$data" FOR VALU
 INSERT INTO upg_shared."taken$data" VALUES ('a', 1), ('b', 2);
 CREATE VIEW upg_shared.shown AS SELECT 1 AS one;
 COMMENT ON VIEW upg_shared.shown IS 'the victim''s view';
--- and a genuine ots table of its own
+-- and a genuine ots table of its own, one of whose leaves it may not read
 SELECT ots.create_table('upg_victim.mine', 'k string');
 SELECT consumed IS NOT NULL FROM ots.put_row('upg_victim.mine', '{"k": "v1"}', '{"n": 1}');
+REVOKE SELECT ON upg_victim."mine$p3" FROM upg_victim;
 
 -- (d) another tenant's genuine ots table, one of whose leaves has an index
 -- expression, a CHECK constraint and extended statistics with an immutable
 -- call of a constant: rewriting the leaf rebuilds the index, and the
--- planner evaluates such calls for whoever plans a query on the table
+-- planner evaluates such calls for whoever plans a query on the table.
+-- The call also sets the session's search_path to put first the tenant's
+-- schema, where a function takes the name of pg_catalog's to_regclass,
+-- which the update calls
 \c - upg_tenant_index
+CREATE FUNCTION upg_tenant_index.to_regclass(text) RETURNS regclass LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM public.upg_escalate('upg_tenant_index', 'search_path');
+	RETURN pg_catalog.to_regclass($1);
+END
+$$;
 CREATE FUNCTION upg_tenant_index.folded(tag text) RETURNS integer LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
+	PERFORM pg_catalog.set_config('search_path', 'upg_tenant_index, pg_catalog', false);
 	RETURN public.upg_escalate('upg_tenant_index', tag);
 END
 $$;

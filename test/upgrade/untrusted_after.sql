@@ -10,8 +10,10 @@ SELECT rolname, rolsuper FROM pg_roles WHERE rolname LIKE 'upg\_tenant\_%' OR ro
 -- index and statistics expressions ran as the leaf's owner when the update
 -- rewrote the leaf onto the ots access method (PostgreSQL rebuilds its
 -- indexes as the owner, planning the build too) and the statistics' when it
--- read the leaf's rows as its owner; the CHECK constraint never ran (the
--- update reads each leaf alone, which constraint exclusion does not check)
+-- read the leaf's rows as its owner, and the search_path they set was
+-- undone each time (the tenant's to_regclass never ran); the CHECK
+-- constraint never ran (the update reads each leaf alone, which constraint
+-- exclusion does not check)
 SELECT tenant, tag, CASE WHEN usr = tenant THEN 'its tenant' ELSE 'another role: ' || usr END AS ran_as,
 	   CASE WHEN sess = :'superuser' THEN 'the update''s session' ELSE sess END AS session
   FROM public.upg_log GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4;
