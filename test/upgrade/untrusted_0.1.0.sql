@@ -119,6 +119,11 @@ CREATE VIEW upg_tenant_columns.other AS SELECT k, v FROM upg_tenant_columns."oth
 INSERT INTO ots.tables (schema_name, table_name, pk_names, pk_types, max_versions, time_to_live,
 						max_version_offset, allow_update, partitions, hash_prefix_length)
 VALUES ('upg_tenant_columns', 'other', '{k}', '{STRING}', 1, -1, 86400, true, 1, 0);
--- and a genuine ots table of its own
+-- and genuine ots tables of its own, one with every key type, AUTO_INCREMENT and a hash prefix
 SELECT ots.create_table('upg_tenant_columns.mine', 'k string');
 SELECT consumed IS NOT NULL FROM ots.put_row('upg_tenant_columns.mine', '{"k": "c1"}', '{"n": 1}');
+SELECT ots.create_table('upg_tenant_columns.keys', 's string, b binary, i integer, n integer auto_increment',
+						hash_prefix_length => 3, partitions => 3);
+SELECT consumed IS NOT NULL
+  FROM ots.put_row('upg_tenant_columns.keys', '{"s": "x", "b": {"$binary": "AAE="}, "i": 7, "n": {"$auto_increment": true}}',
+				   '{"v": 1}');

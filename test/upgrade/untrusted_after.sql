@@ -47,7 +47,7 @@ SELECT k, attributes FROM upg_tenant_index.owned ORDER BY k;
 \c - :superuser
 
 \c :db_columns
--- (e) the row naming a table of other columns is gone, the genuine table stays
+-- (e) the row naming a table of other columns is gone, the genuine tables stay
 SELECT schema_name, table_name FROM ots.tables ORDER BY 1, 2;
 -- the tenant's table is as it was: its leaf on heap, its rows, its view without a trigger
 SELECT n.nspname, c.relname, a.amname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -58,3 +58,7 @@ SELECT count(*) AS triggers FROM pg_trigger g WHERE g.tgrelid = 'upg_tenant_colu
 \c - upg_tenant_columns
 SELECT consumed IS NOT NULL FROM ots.put_row('upg_tenant_columns.mine', '{"k": "c2"}', '{"n": 2}');
 SELECT k, attributes FROM upg_tenant_columns.mine ORDER BY k;
+SELECT consumed IS NOT NULL
+  FROM ots.put_row('upg_tenant_columns.keys', '{"s": "y", "b": {"$binary": "AAI="}, "i": 8, "n": {"$auto_increment": true}}',
+				   '{"v": 2}');
+SELECT s, b, i, attributes FROM upg_tenant_columns.keys ORDER BY s;
