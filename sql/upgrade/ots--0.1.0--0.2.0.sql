@@ -149,7 +149,7 @@ BEGIN
 				DELETE FROM ots.tables o WHERE o.schema_name = t.schema_name AND o.table_name = t.table_name;
 				RAISE WARNING 'ots.tables names %.% as an ots table, but %: its metadata is removed',
 					quote_ident(t.schema_name), quote_ident(t.table_name), fault
-					USING DETAIL = 'ots 0.1.0 let any role add rows to ots.tables. The update leaves the relations of this one as they are, unread.',
+					USING DETAIL = 'ots 0.1.0 let any role add rows to ots.tables. The update left the relations this row names as they are: it read none of their rows and ran none of their code.',
 						  HINT = 'If it is an ots table of yours, copy its rows into a new ots table and drop what is left of it.';
 			ELSIF pass = 1 AND to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data')) IS NOT NULL THEN
 				BEGIN
@@ -1183,10 +1183,11 @@ COMMENT ON FUNCTION ots.cells_purgeable(ots.cells, bigint, integer, bigint) IS
 -- not the hash prefix of its partition key); SET ACCESS METHOD above
 -- copied them as they were, and a pg_restore of a dump would refuse them:
 -- they are named here, with the statement that repairs them.  issue 31:
--- each leaf is read as its owner, in a security-restricted operation
--- (ots.upgrade_count_as_owner, src/upgrade.c): planning a query runs code
--- of the leaf (its indexes' immutable expressions and predicates, its
--- CHECK constraints), which must never run as the superuser who updates
+-- each leaf is read alone, as its owner, in a security-restricted
+-- operation (ots.upgrade_count_as_owner, src/upgrade.c): planning a query
+-- runs the leaf's owner's code (immutable calls in its indexes' expressions
+-- and predicates, its extended statistics, a partition's CHECK constraints),
+-- which must never run as the superuser who updates
 CREATE FUNCTION ots.upgrade_count_as_owner(relation regclass, query text) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'ots_upgrade_count_as_owner' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 DO $$
