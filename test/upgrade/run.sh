@@ -19,7 +19,7 @@
 #      definition (objects.sql) and the rows of ots's configuration tables
 #      (pg_dump --data-only --schema=ots); any difference fails;
 #   4. reads and writes upg_<V>_data's tables through the updated extension;
-#   5. where the release let any role write ots.tables (untrusted_<V>.sql),
+#      and where the release let any role write ots.tables (untrusted_<V>.sql),
 #      unprivileged roles plant rows in it in upg_<V>_untrusted and
 #      upg_<V>_untrusted_columns before the update, which must name and
 #      remove them, run none of their code but as their owners and change
@@ -187,12 +187,13 @@ for v in "${frozen[@]}"; do
 				break
 			fi
 			[ "$step" = 0.2.0 ] || continue
+			# shellcheck disable=SC2016 # "$cells" and the like are column names
 			case "$d" in
 				# 0.2.0 names the rows data_before.sql stored with plain SQL that it would refuse
 				"${db}_data") wants=('ots table public.up_hash has 1 rows that ots 0.2.0 would not store'
 					'ots table public.up_orders has 1 rows that ots 0.2.0 would not store') ;;
 				# and removes the rows of ots.tables that name no ots table as 0.1.0 made it, saying why
-				"${db}_untrusted") wants=('WARNING:  ots.tables names upg_shared.shown as an ots table, but upg_shared.shown is not a view of its storage'"'"'s owner: its metadata is removed'
+				"${db}_untrusted") wants=("WARNING:  ots.tables names upg_shared.shown as an ots table, but upg_shared.shown is not a view of its storage's owner: its metadata is removed"
 					'WARNING:  ots.tables names upg_shared.taken as an ots table, but its storage has no column k of type text COLLATE "C" NOT NULL: its metadata is removed'
 					'WARNING:  ots.tables names upg_tenant_view.planted as an ots table, but upg_tenant_view."planted$data" is not a partitioned table of its own: its metadata is removed'
 					'WARNING:  could not check the rows of ots table upg_victim.mine: permission denied for table mine$p3') ;;
