@@ -6,6 +6,164 @@
 -- runs); test/upgrade/run.sh shows the two arrive at the same objects.
 \echo Use "ALTER EXTENSION ots UPDATE TO '0.2.0'" to load this file. \quit
 
+-- issue 31: 0.1.0 let any role write ots.tables (a row needed only that its
+-- role own some relation named "<table>$data"), so every row of it is
+-- untrusted input, and nothing below reads or changes a relation a row
+-- names before ots.upgrade_table_fault has found it to be an ots table as
+-- 0.1.0's create_table made it.  A row that is not one (another role's
+-- table, a view, other columns, ...) goes with its purge statistics and
+-- purge job, named in a WARNING; its relations are left untouched.  Rows
+-- whose storage is gone are removed further down, with the tables plain
+-- DDL broke.  Rows are checked again once ots.tables is locked against
+-- writes and each storage (with its leaves) against DDL until the update
+-- commits, so what was checked stays so.  Neither function here is made
+-- by a fresh install: each is dropped once used (docs/development.md,
+-- Releases, has the rule for upgrade scripts).
+CREATE FUNCTION ots.upgrade_table_fault(t ots.tables) RETURNS text
+	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	nsp oid := (SELECT n.oid FROM pg_namespace n WHERE n.nspname = t.schema_name);
+	storage pg_class;
+	rel pg_class;
+	npk integer;
+	keys smallint[] := '{}';
+	col_attnum smallint;
+	col record;
+BEGIN
+	-- "<table>$data" and "<table>$seq" must fit a name, or SQL would find a truncated one
+	IF octet_length(t.table_name) > 63 - length('$data') THEN
+		RETURN 'its name leaves no room for "$data" in a relation name';
+	END IF;
+	SELECT * INTO storage FROM pg_class s
+	 WHERE s.relnamespace = nsp AND s.relname = t.table_name || '$data';
+	IF NOT FOUND THEN
+		RETURN NULL;			-- gone: its row goes below, and nothing of it is read
+	END IF;
+	IF t.schema_name LIKE 'pg\_%' THEN
+		RETURN 'it is in a system or temporary schema';
+	END IF;
+
+	-- the key it records
+	npk := cardinality(t.pk_names);
+	IF array_ndims(t.pk_names) IS DISTINCT FROM 1 OR array_ndims(t.pk_types) IS DISTINCT FROM 1
+	   OR array_lower(t.pk_names, 1) <> 1 OR array_lower(t.pk_types, 1) <> 1
+	   OR npk NOT BETWEEN 1 AND 4 OR cardinality(t.pk_types) <> npk
+	   OR EXISTS (SELECT 1 FROM unnest(t.pk_names, t.pk_types) k(name, type)
+				   WHERE k.name IS NULL OR k.name !~ '^[A-Za-z_][A-Za-z0-9_]*$' OR octet_length(k.name) > 63
+					  OR k.type IS NULL OR k.type NOT IN ('STRING', 'INTEGER', 'BINARY'))
+	   OR (SELECT count(DISTINCT k.name) FROM unnest(t.pk_names) k(name)) <> npk
+	   OR t.hash_prefix_length NOT BETWEEN 0 AND 8
+	   OR (t.auto_increment IS NOT NULL
+		   AND (t.auto_increment NOT BETWEEN 2 AND npk OR t.pk_types[t.auto_increment] <> 'INTEGER')) THEN
+		RETURN 'its primary key, hash prefix or AUTO_INCREMENT column in ots.tables is not one create_table makes';
+	END IF;
+
+	-- the storage: a partitioned table with the key's columns, "$cells" and "$oldest_ts"
+	IF storage.relkind <> 'p' OR storage.relispartition THEN
+		RETURN format('%I.%I is not a partitioned table of its own', t.schema_name, storage.relname);
+	END IF;
+	IF t.hash_prefix_length = 0
+	   AND EXISTS (SELECT 1 FROM pg_attribute a
+				   WHERE a.attrelid = storage.oid AND a.attname = '$hash' AND NOT a.attisdropped) THEN
+		RETURN 'its storage has a "$hash" column but no hash prefix';
+	END IF;
+	FOR col IN
+		SELECT e.name, e.type::regtype, e.coll, e.is_key
+		  FROM (SELECT '$hash'::text, 'int8'::regtype, 0::oid, true, 0 WHERE t.hash_prefix_length > 0
+				UNION ALL
+				SELECT k.name, CASE k.type WHEN 'STRING' THEN 'text'::regtype WHEN 'INTEGER' THEN 'int8'::regtype
+										   ELSE 'bytea'::regtype END,
+					   CASE k.type WHEN 'STRING' THEN 'pg_catalog."C"'::regcollation::oid ELSE 0 END, true, k.n
+				  FROM unnest(t.pk_names, t.pk_types) WITH ORDINALITY k(name, type, n)
+				UNION ALL
+				SELECT '$cells', 'ots.cells'::regtype, 0, false, npk + 1
+				UNION ALL
+				SELECT '$oldest_ts', 'int8'::regtype, 0, false, npk + 2) e(name, type, coll, is_key, n)
+		 ORDER BY e.n
+	LOOP
+		SELECT a.attnum INTO col_attnum FROM pg_attribute a
+		 WHERE a.attrelid = storage.oid AND a.attname = col.name AND NOT a.attisdropped
+		   AND a.atttypid = col.type AND a.attcollation = col.coll AND a.attnotnull AND a.attgenerated = '';
+		IF NOT FOUND THEN
+			RETURN format('its storage has no column %I of type %s%s NOT NULL', col.name, col.type,
+						  CASE WHEN col.coll <> 0 THEN ' COLLATE "C"' ELSE '' END);
+		END IF;
+		IF col.is_key THEN
+			keys := keys || col_attnum;
+		END IF;
+	END LOOP;
+	IF NOT EXISTS (SELECT 1 FROM pg_index i JOIN pg_class x ON x.oid = i.indexrelid
+					WHERE i.indrelid = storage.oid AND i.indisprimary AND i.indnatts = cardinality(keys)
+					  AND i.indnkeyatts = cardinality(keys) AND ARRAY(SELECT unnest(i.indkey::int2[])) = keys
+					  AND x.relam = (SELECT a.oid FROM pg_am a WHERE a.amname = 'btree')) THEN
+		RETURN 'the primary key of its storage is not a btree on its key columns';
+	END IF;
+	IF NOT EXISTS (SELECT 1 FROM pg_partitioned_table p
+					WHERE p.partrelid = storage.oid AND p.partnatts = 1 AND p.partexprs IS NULL
+					  AND p.partattrs[0] = keys[1]
+					  AND p.partstrat = CASE WHEN t.hash_prefix_length > 0 THEN 'r' ELSE 'h' END) THEN
+		RETURN format('its storage is not partitioned by %s',
+					  CASE WHEN t.hash_prefix_length > 0 THEN 'RANGE ("$hash")'
+						   ELSE format('HASH (%I)', t.pk_names[1]) END);
+	END IF;
+	-- its leaves: heap tables, as 0.1.0 made them (of any owner: only the storage's owner, or a
+	-- role with the rights of both, can make a table a partition of it or give a partition away)
+	SELECT l.* INTO rel FROM pg_inherits i JOIN pg_class l ON l.oid = i.inhrelid
+	 WHERE i.inhparent = storage.oid
+	   AND (l.relkind <> 'r' OR l.relam <> (SELECT a.oid FROM pg_am a WHERE a.amname = 'heap'))
+	 ORDER BY l.relname LIMIT 1;
+	IF FOUND THEN
+		RETURN format('partition %I of its storage is not a heap table', rel.relname);
+	END IF;
+
+	-- the view and the sequence, found by name, have the storage's owner
+	SELECT * INTO rel FROM pg_class v WHERE v.relnamespace = nsp AND v.relname = t.table_name;
+	IF FOUND AND (rel.relkind <> 'v' OR rel.relowner <> storage.relowner) THEN
+		RETURN format('%I.%I is not a view of its storage''s owner', t.schema_name, rel.relname);
+	END IF;
+	IF t.auto_increment IS NOT NULL THEN
+		SELECT * INTO rel FROM pg_class q WHERE q.relnamespace = nsp AND q.relname = t.table_name || '$seq';
+		IF NOT FOUND OR rel.relkind <> 'S' OR rel.relowner <> storage.relowner THEN
+			RETURN format('its AUTO_INCREMENT sequence %I.%I is missing or not its storage''s owner''s',
+						  t.schema_name, t.table_name || '$seq');
+		END IF;
+	END IF;
+	RETURN NULL;
+END
+$$;
+
+DO $$
+DECLARE
+	t ots.tables;
+	fault text;
+BEGIN
+	LOCK TABLE ots.tables, ots.purge_stats IN EXCLUSIVE MODE;
+	FOR pass IN 1 .. 2 LOOP
+		FOR t IN SELECT o.* FROM ots.tables o ORDER BY o.schema_name, o.table_name LOOP
+			fault := ots.upgrade_table_fault(t);
+			IF fault IS NOT NULL THEN
+				PERFORM ots.unschedule_purge(t.schema_name, t.table_name);
+				DELETE FROM ots.purge_stats p WHERE p.schema_name = t.schema_name AND p.table_name = t.table_name;
+				DELETE FROM ots.tables o WHERE o.schema_name = t.schema_name AND o.table_name = t.table_name;
+				RAISE WARNING 'ots.tables names %.% as an ots table, but %: its metadata is removed',
+					quote_ident(t.schema_name), quote_ident(t.table_name), fault
+					USING DETAIL = 'ots 0.1.0 let any role add rows to ots.tables. The update left the relations this row names as they are: it read none of their rows and ran none of their code.',
+						  HINT = 'If it is an ots table of yours, copy its rows into a new ots table and drop what is left of it.';
+			ELSIF pass = 1 AND to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data')) IS NOT NULL THEN
+				BEGIN
+					EXECUTE format('LOCK TABLE %I.%I IN ACCESS EXCLUSIVE MODE', t.schema_name, t.table_name || '$data');
+				EXCEPTION WHEN insufficient_privilege THEN
+					NULL;		-- replaced since by a view of tables its owner may not lock: pass 2 finds it
+				END;
+			END IF;
+		END LOOP;
+	END LOOP;
+END
+$$;
+DROP FUNCTION ots.upgrade_table_fault(ots.tables);
+
 -- issue 20: every leaf of ots storage moves onto the ots table access method
 -- (src/sql/15_tableam.sql), first, before anything here reads a table's
 -- storage the way 0.2.0 does (it reports heap leaves as damaged).  SET
@@ -1024,10 +1182,18 @@ COMMENT ON FUNCTION ots.cells_purgeable(ots.cells, bigint, integer, bigint) IS
 -- refuses ("$oldest_ts" not the timestamp of the row's oldest cell, "$hash"
 -- not the hash prefix of its partition key); SET ACCESS METHOD above
 -- copied them as they were, and a pg_restore of a dump would refuse them:
--- they are named here, with the statement that repairs them
+-- they are named here, with the statement that repairs them.  issue 31:
+-- each leaf is read alone, as its owner, in a security-restricted
+-- operation (ots.upgrade_count_as_owner, src/upgrade.c): planning a query
+-- runs the leaf's owner's code (immutable calls in its indexes' expressions
+-- and predicates, its extended statistics, a partition's CHECK constraints),
+-- which must never run as the superuser who updates
+CREATE FUNCTION ots.upgrade_count_as_owner(relation regclass, query text) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'ots_upgrade_count_as_owner' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 DO $$
 DECLARE
 	t record;
+	leaf record;
 	storage text;
 	hash_fix text := '';
 	hash_bad text := '';
@@ -1051,12 +1217,29 @@ BEGIN
 			hash_bad := '';
 		END IF;
 		-- the check runs qualified; the repair it prints is for a person to run
-		EXECUTE pg_catalog.format('SELECT pg_catalog.count(*) FROM %s d WHERE d."$oldest_ts" OPERATOR(pg_catalog.<>) ots.cells_oldest_ts(d."$cells")%s',
-								  storage,
-								  CASE WHEN t.hash_prefix_length > 0 THEN pg_catalog.format(
-									  ' OR d."$hash" OPERATOR(pg_catalog.<>) (''x'' OPERATOR(pg_catalog.||) pg_catalog.lpad(ots.hash_prefix(d.%I, %s), 16, ''0''))::pg_catalog.bit(64)::pg_catalog.int8',
-									  t.partition_key, t.hash_prefix_length) ELSE '' END)
-		   INTO bad;
+		bad := 0;
+		BEGIN
+			FOR leaf IN SELECT i.inhrelid AS oid, pg_catalog.format('%I.%I', n.nspname, c.relname) AS name
+						  FROM pg_catalog.pg_inherits i
+						  JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) i.inhrelid
+						  JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+						 WHERE i.inhparent OPERATOR(pg_catalog.=) pg_catalog.to_regclass(storage)
+						 ORDER BY c.relname LOOP
+				bad := bad OPERATOR(pg_catalog.+) ots.upgrade_count_as_owner(leaf.oid, pg_catalog.format(
+					'SELECT pg_catalog.count(*) FROM ONLY %s d WHERE d."$oldest_ts" OPERATOR(pg_catalog.<>) ots.cells_oldest_ts(d."$cells")%s',
+					leaf.name,
+					CASE WHEN t.hash_prefix_length > 0 THEN pg_catalog.format(
+						' OR d."$hash" OPERATOR(pg_catalog.<>) (''x'' OPERATOR(pg_catalog.||) pg_catalog.lpad(ots.hash_prefix(d.%I, %s), 16, ''0''))::pg_catalog.bit(64)::pg_catalog.int8',
+						t.partition_key, t.hash_prefix_length) ELSE '' END));
+			END LOOP;
+		EXCEPTION WHEN OTHERS THEN
+			-- its owner's code (or rights) failed the read: the table is not checked, the update goes on
+			RAISE WARNING 'could not check the rows of ots table %.%: %', pg_catalog.quote_ident(t.schema_name),
+				pg_catalog.quote_ident(t.table_name), SQLERRM
+				USING HINT = 'Count the rows ots 0.2.0 would not store as the table''s owner: SELECT count(*) FROM '
+					|| storage || ' WHERE "$oldest_ts" <> ots.cells_oldest_ts("$cells")' || hash_bad || ';';
+			CONTINUE;
+		END;
 		IF bad > 0 THEN
 			RAISE WARNING 'ots table %.% has % rows that ots 0.2.0 would not store',
 				pg_catalog.quote_ident(t.schema_name), pg_catalog.quote_ident(t.table_name), bad
@@ -1069,6 +1252,7 @@ BEGIN
 	END LOOP;
 END
 $$;
+DROP FUNCTION ots.upgrade_count_as_owner(regclass, text);
 
 -- issue 14: ots.row_exists, the row rule of every view, gets a planner
 -- support function (src/planner.c): a stored row is estimated to exist,
@@ -2296,7 +2480,9 @@ DECLARE
 	t record;
 BEGIN
 	FOR t IN SELECT o.schema_name, o.table_name FROM ots.tables o LOOP
-		IF to_regclass(format('%I.%I', t.schema_name, t.table_name)) IS NULL THEN
+		-- the view checked at the top, unless its owner replaced it since (issue 31)
+		IF (SELECT c.relkind FROM pg_catalog.pg_class c
+			 WHERE c.oid = to_regclass(format('%I.%I', t.schema_name, t.table_name))) IS DISTINCT FROM 'v' THEN
 			CONTINUE;
 		END IF;
 		EXECUTE format('DROP TRIGGER IF EXISTS "ots_read_only" ON %I.%I', t.schema_name, t.table_name);
