@@ -378,20 +378,19 @@ typedef struct BatchMember
 	size_t		field;			/* offsetof(RowWriteRequest, ...) */
 } BatchMember;
 
-#define BATCH_MAX_MEMBERS 10
-
 /*
  * a row "type" of batch_write_row: the write it runs and every member a
  * row of that type has, the ones that write reads in the order it reads
- * them (they are the row's fields: a row with any other is refused)
+ * them; they are the row's fields (a row with any other is refused), so
+ * the members are the list of its RequestFields
  */
 typedef struct BatchWriteType
 {
 	const char *name;			/* "PUT" */
-	const char *shape;			/* "a PUT row", in errors */
 	RowWriteKind kind;
 	bool		bulk;			/* a plain row may take the bulk path */
-	BatchMember members[BATCH_MAX_MEMBERS + 1]; /* ended by a NULL key */
+	const BatchMember *members; /* fields.n of them */
+	RequestFields fields;
 } BatchWriteType;
 
 #define BATCH_MEMBER(key, form, field) {key, form, offsetof(RowWriteRequest, field)}
@@ -402,19 +401,32 @@ typedef struct BatchWriteType
 	BATCH_MEMBER("condition", BATCH_STRING, condition), \
 	BATCH_MEMBER("column_condition", BATCH_JSONB, column_condition), \
 	BATCH_MEMBER("return_type", BATCH_STRING, return_type)
+#define BATCH_WRITE_TYPE(name, shape, kind, bulk, members) \
+	{name, kind, bulk, members, REQUEST_FIELDS(shape, members)}
+
+static const BatchMember batch_put_members[] = {
+	BATCH_ROW_MEMBERS,
+	BATCH_MEMBER("attributes", BATCH_JSONB, attributes),
+	BATCH_CONDITIONS
+};
+static const BatchMember batch_update_members[] = {
+	BATCH_ROW_MEMBERS,
+	BATCH_MEMBER("put", BATCH_JSONB, put),
+	BATCH_MEMBER("delete", BATCH_JSONB, deletes),
+	BATCH_MEMBER("delete_all", BATCH_NAMES, delete_all),
+	BATCH_MEMBER("increment", BATCH_JSONB, increment),
+	BATCH_CONDITIONS,
+	BATCH_MEMBER("return_columns", BATCH_NAMES, return_columns)
+};
+static const BatchMember batch_delete_members[] = {
+	BATCH_ROW_MEMBERS,
+	BATCH_CONDITIONS
+};
 
 static const BatchWriteType batch_write_types[] = {
-	{"PUT", "a PUT row", ROW_WRITE_PUT, true,
-		{BATCH_ROW_MEMBERS, BATCH_MEMBER("attributes", BATCH_JSONB, attributes), BATCH_CONDITIONS}},
-	{"UPDATE", "an UPDATE row", ROW_WRITE_UPDATE, false,
-		{BATCH_ROW_MEMBERS,
-			BATCH_MEMBER("put", BATCH_JSONB, put),
-			BATCH_MEMBER("delete", BATCH_JSONB, deletes),
-			BATCH_MEMBER("delete_all", BATCH_NAMES, delete_all),
-			BATCH_MEMBER("increment", BATCH_JSONB, increment),
-			BATCH_CONDITIONS,
-		BATCH_MEMBER("return_columns", BATCH_NAMES, return_columns)}},
-	{"DELETE", "a DELETE row", ROW_WRITE_DELETE, true, {BATCH_ROW_MEMBERS, BATCH_CONDITIONS}},
+	BATCH_WRITE_TYPE("PUT", "a PUT row", ROW_WRITE_PUT, true, batch_put_members),
+	BATCH_WRITE_TYPE("UPDATE", "an UPDATE row", ROW_WRITE_UPDATE, false, batch_update_members),
+	BATCH_WRITE_TYPE("DELETE", "a DELETE row", ROW_WRITE_DELETE, true, batch_delete_members),
 };
 
 /* the fields of a batch_write_row table entry */
@@ -724,7 +736,6 @@ batch_write_read_row(BatchRow *br, JsonbContainer *rows, int r, const char *name
 	JsonbValue *rowv = getIthJsonbValueFromContainer(rows, r);
 	MemoryContext callerctx;
 	uint64		size = 0;
-	RequestFields fields;
 
 	if (rowv->type != jbvBinary || !JsonContainerIsObject(rowv->val.binary.data))
 		ots_parameter_invalid("Invalid row.", "Each row is a JSON object.");
@@ -733,8 +744,7 @@ batch_write_read_row(BatchRow *br, JsonbContainer *rows, int r, const char *name
 		br->pk_jsonb = JsonbPGetDatum(JsonbValueToJsonb(&br->pk));
 	callerctx = MemoryContextSwitchTo(checkctx);
 	br->type = batch_write_type(br->row);
-	fields = (RequestFields) REQUEST_FIELDS(br->type->shape, br->type->members);
-	request_check_fields(br->row, &fields, "row %d of table '%s'", r, name);
+	request_check_fields(br->row, &br->type->fields, "row %d of table '%s'", r, name);
 	size += codec_pk_data_size(br->pk.type == jbvBinary ? br->pk.val.binary.data : NULL);
 	size += batch_cells_size(br->row, "attributes", true);
 	size += batch_cells_size(br->row, "put", true);
@@ -898,9 +908,13 @@ batch_write_request(RowWriteRequest *req, text *table_name, const BatchRow *br)
 		req->primary_key = DatumGetJsonbP(br->pk_jsonb);
 	else if (br->pk.type != jbvNull)
 		req->primary_key = JsonbValueToJsonb((JsonbValue *) &br->pk);
-	for (const BatchMember *m = br->type->members; m->key != NULL; m++)
+	for (int i = 0; i < br->type->fields.n; i++)
+	{
+		const BatchMember *m = &br->type->members[i];
+
 		if (m->form != BATCH_OWN)
 			*(void **) ((char *) req + m->field) = batch_member(br->row, m->key, m->form);
+	}
 }
 
 /* the rows of a batch_write_row request, by table entry */

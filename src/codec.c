@@ -575,10 +575,6 @@ codec_parse_pk(const OtsTable *t, Jsonb *pk, int flags, PkInput *out)
 			ots_error(INVALID_PK, "Validate PK name fail. Input: %s, Meta: %s.", input, col->name);
 		}
 
-		/* an object value names its form by its one field: refuse another, named */
-		if (jv.type == jbvBinary && JsonContainerIsObject(jv.val.binary.data))
-			request_check_fields(jv.val.binary.data, &codec_pk_value_object,
-								 "the value of primary key column '%s'", col->name);
 		special = codec_parse_pk_special(&jv);
 		out->special[i] = special;
 		if (special == PK_INF_MIN || special == PK_INF_MAX)
@@ -602,8 +598,17 @@ codec_parse_pk(const OtsTable *t, Jsonb *pk, int flags, PkInput *out)
 			const char *input_vt = codec_vt_name_of(&jv);
 
 			if (strcmp(input_vt, ots_value_vt_name(col->type)) != 0)
+			{
+				/*
+				 * an object value names its form by its one field: one of no
+				 * known form (VT_UNKNOWN) has a field to name
+				 */
+				if (jv.type == jbvBinary && JsonContainerIsObject(jv.val.binary.data))
+					request_check_fields(jv.val.binary.data, &codec_pk_value_object,
+										 "the value of primary key column '%s'", col->name);
 				ots_error(INVALID_PK, "Validate PK type fail. Input: %s, Meta: %s.",
 						  input_vt, ots_value_vt_name(col->type));
+			}
 		}
 		codec_parse_value(&jv, &out->v[i], col->name);
 		if (col->type == OTS_VT_STRING || col->type == OTS_VT_BINARY)

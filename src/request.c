@@ -231,30 +231,37 @@ request_column_names(ArrayType *names, const char *argname, int *n)
 	return result;
 }
 
-/* request_field_name is the name of element i of a RequestFields list, NULL past its end */
-static const char *
+/* request_field_name is the name of element i of a RequestFields list */
+static inline const char *
 request_field_name(const RequestFields *fields, int i)
 {
-	if (i >= fields->n)
-		return NULL;
 	return *(const char *const *) ((const char *) fields->names + (size_t) i * fields->stride);
 }
 
-/* request_field_known: is key (keylen bytes) a field of the list? */
+/*
+ * request_field_known: is key (keylen bytes) a field of the list?  Names
+ * mostly differ in their first byte, so only a name that begins as the key
+ * does is measured and compared.
+ */
 static bool
 request_field_known(const RequestFields *fields, const char *key, uint32 keylen)
 {
-	const char *name;
+	if (keylen == 0)
+		return false;
+	for (int i = 0; i < fields->n; i++)
+	{
+		const char *name = request_field_name(fields, i);
 
-	for (int i = 0; (name = request_field_name(fields, i)) != NULL; i++)
-		if (strncmp(name, key, keylen) == 0 && name[keylen] == '\0')
+		if (name[0] == key[0] && strlen(name) == keylen && memcmp(name, key, keylen) == 0)
 			return true;
+	}
 	return false;
 }
 
 /*
  * request_check_fields walks obj's keys in place (an object's keys come
- * first among its children, their bytes first in its data) and refuses the
+ * first among its children, their bytes first in its data, as
+ * PostgreSQL's jsonb_util.c lays them out) and refuses the
  * first one the list does not know, naming it, where it is (where_fmt, only
  * formatted then) and the fields the shape knows.
  */
@@ -268,13 +275,15 @@ request_check_fields(JsonbContainer *obj, const RequestFields *fields, const cha
 	Assert(JsonContainerIsObject(obj));
 	for (uint32 i = 0; i < count; i++)
 	{
+		/* a key's JEntry holds its length, or (every JB_OFFSET_STRIDE'th) its end */
+		JEntry		entry = obj->children[i];
+		uint32		end = JBE_HAS_OFF(entry) ? JBE_OFFLENFLD(entry) : offset + JBE_OFFLENFLD(entry);
 		const char *key = keys + offset;
-		uint32		keylen = getJsonbLength(obj, i);
+		uint32		keylen = end - offset;
 		StringInfoData where;
 		StringInfoData known;
-		const char *name;
 
-		offset += keylen;
+		offset = end;
 		if (request_field_known(fields, key, keylen))
 			continue;
 		initStringInfo(&where);
@@ -291,8 +300,8 @@ request_check_fields(JsonbContainer *obj, const RequestFields *fields, const cha
 			enlargeStringInfo(&where, needed);
 		}
 		initStringInfo(&known);
-		for (int f = 0; (name = request_field_name(fields, f)) != NULL; f++)
-			appendStringInfo(&known, "%s%s", f > 0 ? ", " : "", name);
+		for (int f = 0; f < fields->n; f++)
+			appendStringInfo(&known, "%s%s", f > 0 ? ", " : "", request_field_name(fields, f));
 		ereport(ERROR,
 				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
 				 errmsg_internal("Unknown field '%s' in %s.", pnstrdup(key, keylen), where.data),

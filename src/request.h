@@ -80,8 +80,8 @@ extern void request_require_given(const void *arg, const char *name);
  * reads them.  The list is the parser's own table: n elements, stride bytes
  * apart, each beginning with its field's name (a const char *), so a table
  * of fields and how to read them is the list itself, and a plain array of
- * names is one too; a NULL name ends it early.  shape names the object in
- * the error's detail ("a PUT row").
+ * names is one too.  shape names the object in the error's detail ("a PUT
+ * row").
  */
 typedef struct RequestFields
 {
