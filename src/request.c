@@ -260,10 +260,10 @@ request_field_known(const RequestFields *fields, const char *key, uint32 keylen)
 
 /*
  * request_check_fields walks obj's keys in place (an object's keys come
- * first among its children, their bytes first in its data, as
- * PostgreSQL's jsonb_util.c lays them out) and refuses the
- * first one the list does not know, naming it, where it is (where_fmt, only
- * formatted then) and the fields the shape knows.
+ * first among its children, their bytes first in its data, as PostgreSQL's
+ * jsonb_util.c lays them out) and refuses the first one the list does not
+ * know, naming it, where it is (where_fmt, only formatted then) and the
+ * fields the shape knows.
  */
 void
 request_check_fields(JsonbContainer *obj, const RequestFields *fields, const char *where_fmt,...)
