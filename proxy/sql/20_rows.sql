@@ -362,7 +362,11 @@ COMMENT ON FUNCTION ots_cluster.batch_write_check(integer, jsonb, boolean) IS
 -- ots_cluster.batch_split: the rows of a batch request (list "primary_keys"
 -- or "rows"), each with its entry, index, table, and the shards it goes to
 -- (several for an index table's key in a get); NULL when the request's
--- shape is not one ots accepts (then the first shard reports it)
+-- shape is not one ots accepts (then the first shard reports it).  Entries
+-- and rows go to the shards with every field the caller gave, so a shard
+-- refuses a field ots does not know as the single node does; "$entry", the
+-- field that marks a shard's entries here, is such a field, and a request
+-- that has it goes to the first shard whole to be refused.
 CREATE FUNCTION ots_cluster.batch_split(request jsonb, list_key text, by_first boolean, caller_path text,
 										OUT entries jsonb, OUT shards integer[], OUT partitions integer[],
 										OUT subrequests jsonb[], OUT positions jsonb[], OUT names text[],
@@ -406,6 +410,7 @@ BEGIN
 	FOR i IN 0 .. pg_catalog.jsonb_array_length(request) - 1 LOOP
 		e := request -> i;
 		IF pg_catalog.jsonb_typeof(e) IS DISTINCT FROM 'object'
+			OR e ? '$entry'
 			OR pg_catalog.jsonb_typeof(e -> 'table_name') IS DISTINCT FROM 'string'
 			OR pg_catalog.jsonb_typeof(e -> list_key) IS DISTINCT FROM 'array'
 			OR pg_catalog.jsonb_array_length(e -> list_key) = 0 THEN

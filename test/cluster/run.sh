@@ -76,7 +76,7 @@ root="$OTS_ROOT"
 #   exist on every node, docs/cluster.md): catalog_visibility, row_security,
 #   security, storage_guard;
 # - stream: the stream functions are not routed (0A000 through the proxy).
-REGRESS_API="${REGRESS_API:-conditions filters write_size put_get_row update_row delete_row tap_rows}"
+REGRESS_API="${REGRESS_API:-conditions filters write_size put_get_row update_row delete_row tap_rows request_fields}"
 
 parts=" ${CLUSTER_PARTS:-regress2 regress4 sql routing add_shard down failover compare} "
 want() { [[ "$parts" == *" $1 "* ]]; }
