@@ -1,7 +1,7 @@
 -- test/dump/data.sql: rows that reached every edge through ordinary writes
 -- of the row API, for test/dump/run.sh to dump and restore.
 SET client_min_messages = warning;
-CREATE EXTENSION ots;
+CREATE EXTENSION IF NOT EXISTS ots;
 
 -- 1000 rows in one leaf; one of them grew past 1024 cells through two
 -- updates of 600 columns each (one write may carry at most 1024)
