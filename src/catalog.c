@@ -514,10 +514,10 @@ catalog_class(Oid relid)
 /*
  * catalog_primary_key_is: is the relation's primary key a btree on exactly
  * these columns, in this order?  Read from pg_index, without opening (or
- * locking) the relation.
+ * locking) the relation.  *exists (unless NULL) says whether it has one.
  */
 static bool
-catalog_primary_key_is(Oid relid, const AttrNumber *keys, int nkeys)
+catalog_primary_key_is(Oid relid, const AttrNumber *keys, int nkeys, bool *exists)
 {
 	Relation	pg_index = table_open(IndexRelationId, AccessShareLock);
 	ScanKeyData skey;
@@ -535,6 +535,8 @@ catalog_primary_key_is(Oid relid, const AttrNumber *keys, int nkeys)
 
 		if (!index->indisprimary)
 			continue;
+		if (exists != NULL)
+			*exists = true;
 		form = catalog_class(index->indexrelid);
 		same = index->indnkeyatts == nkeys && index->indnatts == nkeys &&
 			form != NULL && form->relam == BTREE_AM_OID;
@@ -570,7 +572,9 @@ catalog_check_owners(OtsTable *t, Oid view)
  * catalog_check_storage finds the storage table, view and sequence of t
  * (read by catalog_read_row) in schema nsp and checks that they are what
  * create_table makes of that metadata: false when the storage or view is
- * missing (the table does not exist), an error when anything differs.
+ * missing, or the storage has no primary key yet (the table does not
+ * exist, or a restore has not made all of it), an error when anything
+ * differs.
  */
 bool
 catalog_check_storage(OtsTable *t, Oid nsp)
@@ -581,6 +585,7 @@ catalog_check_storage(OtsTable *t, Oid nsp)
 	AttrNumber	partattr;
 	HeapTuple	tup;
 	Form_pg_partitioned_table part;
+	bool		has_key = false;
 
 	if (isAnyTempNamespace(nsp))
 		ereport(ERROR,
@@ -604,8 +609,13 @@ catalog_check_storage(OtsTable *t, Oid nsp)
 	partattr = keys[0];
 	catalog_check_column(t, t->data_oid, STORAGE_CELLS_COLUMN, storage_cells_type(), InvalidOid);
 	catalog_check_column(t, t->data_oid, STORAGE_OLDEST_TS_COLUMN, INT8OID, InvalidOid);
-	if (!catalog_primary_key_is(t->data_oid, keys, nkeys))
+	if (!catalog_primary_key_is(t->data_oid, keys, nkeys, &has_key))
+	{
+		/* a restore adds the key after the rows: until then the table is not there yet */
+		if (!has_key)
+			return false;
 		catalog_damaged(t, "the primary key of its storage table is not (%s)", storage_key_list(t, storage_nkeys(t)));
+	}
 
 	tup = SearchSysCache1(PARTRELID, ObjectIdGetDatum(t->data_oid));
 	if (!HeapTupleIsValid(tup))
@@ -691,7 +701,7 @@ catalog_check_leaf(const OtsTable *t, Oid leaf)
 		catalog_damaged(t, "partition %s of its storage table does not use the ots table access method", name);
 	for (int k = 0; k < nkeys; k++)
 		keys[k] = get_attnum(leaf, storage_key_column(t, k));
-	if (!catalog_primary_key_is(leaf, keys, nkeys))
+	if (!catalog_primary_key_is(leaf, keys, nkeys, NULL))
 		catalog_damaged(t, "the primary key of partition %s of its storage table is not a btree on (%s)",
 						name, storage_key_list(t, storage_nkeys(t)));
 }

@@ -167,6 +167,14 @@ extern bool catalog_check_storage(OtsTable *t, Oid nsp);
 extern void catalog_check_leaf(const OtsTable *t, Oid leaf);
 extern void catalog_report_damaged(const OtsTable *t, const char *what) pg_attribute_noreturn();
 
+/*
+ * catalog_write_restore registers the ots table whose storage a restore
+ * gives comment, which carries its definition (catalog_write.c); false
+ * when it carries none.  only_index_of: NULL, or register only an index of
+ * that table.
+ */
+extern bool catalog_write_restore(Oid storage, const char *comment, const char *only_index_of);
+
 /* catalog_owns: does the current user own the relation (through membership too)? */
 extern bool catalog_owns(Oid relid);
 /*

@@ -74,3 +74,9 @@ SELECT consumed FROM ots.update_row('streamed', '{"k": "k1", "n": 1}', put => '{
                                     "delete" => '{"v": 1}', delete_all => ARRAY['x'], increment => '{"c": 2}');
 SELECT consumed FROM ots.delete_row('streamed', '{"k": "k2", "n": 2}');
 INSERT INTO streamed (k, n, attributes) VALUES ('k3', 100, '{"s": "view"}');
+
+-- an AUTO_INCREMENT table: its sequence is dumped and restored with it, and
+-- dropped with it by pg_restore --clean
+SELECT ots.create_table('counted', 'k string, id integer auto_increment', partitions => 1);
+SELECT count(*) AS put FROM generate_series(1, 3) g,
+  LATERAL ots.put_row('counted', '{"k": "a", "id": {"$auto_increment": true}}', jsonb_build_object('v', g));

@@ -62,3 +62,10 @@ SELECT format('%s stream shard %s: %s, %s records, md5 %s; from position 0: %s',
   LATERAL generate_series(0, t.partitions - 1) g(shard),
   LATERAL (SELECT pg_temp.stream_records(s.stream_id, g.shard) AS recs) r
  ORDER BY s.schema_name, s.table_name, g.shard;
+
+-- every AUTO_INCREMENT sequence's position
+SELECT format('%s sequence: last_value %s', t.table_name,
+			  (xpath('/row/last_value/text()', query_to_xml(format('SELECT last_value FROM %I.%I', t.schema_name, t.table_name || '$seq'),
+															false, true, '')))[1]::text)
+  FROM ots.tables t WHERE t.auto_increment IS NOT NULL
+ ORDER BY t.schema_name, t.table_name;
