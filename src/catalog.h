@@ -175,6 +175,13 @@ extern void catalog_report_damaged(const OtsTable *t, const char *what) pg_attri
  */
 extern bool catalog_write_restore(Oid storage, const char *comment, const char *only_index_of);
 
+/*
+ * catalog_write_carry_table makes the comment of ots table schema.table's
+ * storage carry its definition as ots.tables now has it (nothing when
+ * there is no such row)
+ */
+extern void catalog_write_carry_table(const char *schema, const char *table);
+
 /* catalog_owns: does the current user own the relation (through membership too)? */
 extern bool catalog_owns(Oid relid);
 /*

@@ -172,7 +172,7 @@ catalog_write_exec(const char *schema, const char *table, const char *sql, int n
 		if (defno <= 0)
 			continue;
 		def = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, defno, &isnull);
-		if (!isnull && OidIsValid(storage_oid(nsp, table)))
+		if (!isnull && get_rel_relkind(storage_oid(nsp, table)) == RELKIND_PARTITIONED_TABLE)
 			catalog_write_carry(storage_oid(nsp, table), schema, table, def);
 	}
 	return SPI_processed;
@@ -675,20 +675,28 @@ catalog_write_restore(Oid storage, const char *comment, const char *only_index_o
 	return true;
 }
 
+void
+catalog_write_carry_table(const char *schema, const char *table)
+{
+	Datum		values[2];
+
+	values[0] = DirectFunctionCall1(namein, CStringGetDatum(schema));
+	values[1] = DirectFunctionCall1(namein, CStringGetDatum(table));
+	catalog_write_exec(schema, table, "SELECT " CATALOG_DEFINITION " FROM ots.tables t" CATALOG_WRITE_KEY,
+					   2, key_types, values, NULL, false);
+	SPI_finish();
+}
+
 /*
- * ots_catalog_carry is ots.catalog_carry(schema_name, table_name): makes
- * the comment of the table's storage carry its definition as it now is,
- * for the writers of ots.tables that are not the functions above (the drop
- * clean-up, an upgrade); no EXECUTE for PUBLIC, and the caller must own
- * the storage.
+ * ots_catalog_carry is ots.catalog_carry(schema_name, table_name):
+ * catalog_write_carry_table, for the writers of ots.tables that are not
+ * the functions above (the drop clean-up, the upgrade from 0.1.0); no
+ * EXECUTE for PUBLIC, and the caller must own the storage.
  */
 Datum
 ots_catalog_carry(PG_FUNCTION_ARGS)
 {
-	if (!OidIsValid(catalog_write_owner(fcinfo, true)))
-		PG_RETURN_VOID();
-	catalog_write_run(fcinfo, "SELECT " CATALOG_DEFINITION " FROM ots.tables t" CATALOG_WRITE_KEY,
-					  2, key_types, false);
-	SPI_finish();
+	if (OidIsValid(catalog_write_owner(fcinfo, true)))
+		catalog_write_carry_table(NameStr(*PG_GETARG_NAME(0)), NameStr(*PG_GETARG_NAME(1)));
 	PG_RETURN_VOID();
 }

@@ -775,7 +775,14 @@ guard_alter_refusal(AlterTableCmd *cmd, Oid relid, GuardKind kind)
 			if (get_table_am_oid(cmd->name, false) == storage_am_oid())
 			{
 				if (kind == GUARD_LEAF && guard_relam(relid) != storage_am_oid())
-					guard_check_rows(get_partition_parent(relid, true), relid);
+				{
+					Oid			storage = get_partition_parent(relid, true);
+
+					guard_check_rows(storage, relid);
+					/* a table of a dump of 0.1.0 (which had no such comment), repaired */
+					catalog_write_carry_table(get_namespace_name(get_rel_namespace(storage)),
+											  storage_table_of(get_rel_name(storage), STORAGE_SUFFIX));
+				}
 				return NULL;
 			}
 			return "give an access method other than ots to";

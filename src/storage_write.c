@@ -34,7 +34,6 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
-#include "catalog/namespace.h"
 #include "catalog/partition.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
@@ -43,10 +42,8 @@
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
-#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/rls.h"
 #include "utils/snapmgr.h"
 
 #include "asrole.h"
@@ -57,6 +54,7 @@
 #include "guc.h"
 #include "index_write.h"
 #include "purge.h"
+#include "restore.h"
 #include "stats.h"
 #include "storage.h"
 #include "storage_write.h"
@@ -441,21 +439,6 @@ storage_write_check_rows(Oid relid, const OtsTable *t)
 }
 
 /*
- * storage_write_runs_dump: does this session run a dump's script, as
- * pg_restore and psql running pg_dump's output do?  Every such script
- * starts with row_security off, an empty search_path and
- * check_function_bodies off (pg_dump's fixed preamble, in every connection
- * of a parallel restore); a session doing ordinary work sets not all three.
- */
-static bool
-storage_write_runs_dump(void)
-{
-	/* set_config('search_path', '', false) stores "", SET search_path = '' stores "\"\"" */
-	return !row_security && !check_function_bodies && namespace_search_path != NULL &&
-		(strcmp(namespace_search_path, "") == 0 || strcmp(namespace_search_path, "\"\"") == 0);
-}
-
-/*
  * storage_write_replay says whether change w (of a registered table) is a
  * replay of a change made and recorded elsewhere, whose index entries and
  * stream records reach the table some other way, or a new change.  This is
@@ -466,7 +449,7 @@ storage_write_runs_dump(void)
  *	   maintained as for any change;
  *	 - STORAGE_REPLAY_RESTORE: a row a dump's script loads: an insert by
  *	   plain SQL (COPY, INSERT) into storage, in a session that runs a
- *	   dump's script (storage_write_runs_dump) as a role that may act as the
+ *	   dump's script (restore_running_dump) as a role that may act as the
  *	   table's owner (its session user is a member of the owner's role, or
  *	   a superuser; never code running in a security-restricted operation).
  *	   The dump brings the row's index entries and stream records itself,
@@ -485,7 +468,7 @@ storage_write_replay(const StorageWrite *w)
 	if (w->origin != STORAGE_ORIGIN_SQL ||
 		(w->callback != STORAGE_CB_INSERT && w->callback != STORAGE_CB_MULTI_INSERT &&
 		 w->callback != STORAGE_CB_SPECULATIVE) ||
-		!storage_write_runs_dump() || InSecurityRestrictedOperation())
+		!restore_running_dump() || InSecurityRestrictedOperation())
 		return STORAGE_NEW_CHANGE;
 	return is_member_of_role(GetSessionUserId(), asrole_owner(w->storage_oid)) ?
 		STORAGE_REPLAY_RESTORE : STORAGE_NEW_CHANGE;

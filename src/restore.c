@@ -1,8 +1,16 @@
 /*-------------------------------------------------------------------------
- * src/restore_ddl.c
- *	  The statements pg_restore runs over ots tables that would fail where
- *	  nothing is wrong: a ProcessUtility hook answers them itself.
+ * src/restore.c
+ *	  What ots knows of restores: whether a session runs a dump's script
+ *	  (restore_running_dump), and the statements such a script runs over
+ *	  ots tables that would fail where nothing is wrong, which a
+ *	  ProcessUtility hook answers itself.
  *
+ * pg_restore (every format, every connection of -j) and psql running
+ * pg_dump's plain output first run pg_dump's fixed preamble, which sets
+ * row_security off, an empty search_path and check_function_bodies off;
+ * a session doing ordinary work does not set all three.  The write point
+ * takes the rows such a session loads for restored ones
+ * (storage_write_replay), and in such a session only:
  * - pg_restore --clean drops the primary key of each leaf and of the
  *   storage before it drops the tables: PostgreSQL 15 refuses it on every
  *   partition ("cannot drop inherited constraint", for any partitioned
@@ -38,14 +46,24 @@
 #include "nodes/makefuncs.h"
 #include "tcop/utility.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/rls.h"
 #include "utils/syscache.h"
 
 #include "ddl_guard.h"
-#include "restore_ddl.h"
+#include "restore.h"
 
 static ProcessUtility_hook_type prev_process_utility = NULL;
+
+bool
+restore_running_dump(void)
+{
+	/* set_config('search_path', '', false) stores "", SET search_path = '' stores "\"\"" */
+	return !row_security && !check_function_bodies && namespace_search_path != NULL &&
+		(strcmp(namespace_search_path, "") == 0 || strcmp(namespace_search_path, "\"\"") == 0);
+}
 
 /* how deep in top-level DROP statements this backend is (their own DROPs are nested) */
 static int	drop_depth = 0;
@@ -54,12 +72,12 @@ static int	drop_depth = 0;
 static List *dropped_along = NIL;
 
 /*
- * restore_ddl_drops_primary_key_only: is stmt ALTER TABLE ... DROP
+ * restore_drops_primary_key_only: is stmt ALTER TABLE ... DROP
  * CONSTRAINT of the primary key of a registered ots storage or leaf, and
  * nothing else?
  */
 static bool
-restore_ddl_drops_primary_key_only(AlterTableStmt *stmt)
+restore_drops_primary_key_only(AlterTableStmt *stmt)
 {
 	Oid			relid;
 	ListCell   *lc;
@@ -92,11 +110,11 @@ restore_ddl_drops_primary_key_only(AlterTableStmt *stmt)
 }
 
 /*
- * restore_ddl_same_extension_comment: is stmt COMMENT ON EXTENSION ots
+ * restore_same_extension_comment: is stmt COMMENT ON EXTENSION ots
  * giving the comment it has?
  */
 static bool
-restore_ddl_same_extension_comment(CommentStmt *stmt)
+restore_same_extension_comment(CommentStmt *stmt)
 {
 	Oid			ext;
 	char	   *current;
@@ -108,9 +126,9 @@ restore_ddl_same_extension_comment(CommentStmt *stmt)
 	return current != NULL && stmt->comment != NULL && strcmp(current, stmt->comment) == 0;
 }
 
-/* restore_ddl_name: "schema OID.name" of a relation a DROP names with its schema, or NULL */
+/* restore_name: "schema OID.name" of a relation a DROP names with its schema, or NULL */
 static char *
-restore_ddl_name(List *names)
+restore_name(List *names)
 {
 	RangeVar   *rv = makeRangeVarFromNameList(names);
 	Oid			nsp;
@@ -122,12 +140,12 @@ restore_ddl_name(List *names)
 }
 
 /*
- * restore_ddl_gone_along: does DROP stmt (of relations, without IF EXISTS)
+ * restore_gone_along: does DROP stmt (of relations, without IF EXISTS)
  * name only relations that are gone, at least one of them dropped along
  * with another this session?
  */
 static bool
-restore_ddl_gone_along(DropStmt *stmt)
+restore_gone_along(DropStmt *stmt)
 {
 	bool		along = false;
 	ListCell   *lc;
@@ -143,16 +161,16 @@ restore_ddl_gone_along(DropStmt *stmt)
 
 		if (OidIsValid(RangeVarGetRelid(makeRangeVarFromNameList(names), NoLock, true)))
 			return false;
-		name = restore_ddl_name(names);
+		name = restore_name(names);
 		if (name != NULL && list_member(dropped_along, makeString(name)))
 			along = true;
 	}
 	return along;
 }
 
-/* restore_ddl_remember_dropped notes the relations a DROP inside another DROP removes */
+/* restore_remember_dropped notes the relations a DROP inside another DROP removes */
 static void
-restore_ddl_remember_dropped(DropStmt *stmt)
+restore_remember_dropped(DropStmt *stmt)
 {
 	ListCell   *lc;
 
@@ -161,7 +179,7 @@ restore_ddl_remember_dropped(DropStmt *stmt)
 		return;
 	foreach(lc, stmt->objects)
 	{
-		char	   *name = restore_ddl_name(lfirst(lc));
+		char	   *name = restore_name(lfirst(lc));
 		MemoryContext old;
 
 		if (name == NULL || list_member(dropped_along, makeString(name)))
@@ -173,7 +191,7 @@ restore_ddl_remember_dropped(DropStmt *stmt)
 }
 
 static void
-restore_ddl_next(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+restore_next(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 				 ProcessUtilityContext context, ParamListInfo params,
 				 QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
 {
@@ -184,16 +202,16 @@ restore_ddl_next(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 								dest, qc);
 }
 
-/* restore_ddl_drop runs a DROP, counting how deep in DROPs the backend is */
+/* restore_drop runs a DROP, counting how deep in DROPs the backend is */
 static void
-restore_ddl_drop(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+restore_drop(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 				 ProcessUtilityContext context, ParamListInfo params,
 				 QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
 {
 	drop_depth++;
 	PG_TRY();
 	{
-		restore_ddl_next(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+		restore_next(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
 	}
 	PG_FINALLY();
 	{
@@ -203,17 +221,18 @@ restore_ddl_drop(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 }
 
 /*
- * restore_ddl_utility (ProcessUtility_hook) answers the statements of the
+ * restore_utility (ProcessUtility_hook) answers the statements of the
  * file header, and passes every other one on.
  */
 static void
-restore_ddl_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+restore_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 					ProcessUtilityContext context, ParamListInfo params,
 					QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
 {
 	Node	   *stmt = pstmt->utilityStmt;
+	bool		dump = restore_running_dump();
 
-	if (IsA(stmt, AlterTableStmt) && restore_ddl_drops_primary_key_only((AlterTableStmt *) stmt))
+	if (dump && IsA(stmt, AlterTableStmt) && restore_drops_primary_key_only((AlterTableStmt *) stmt))
 	{
 		ereport(NOTICE,
 				(errmsg("the primary key of ots storage table \"%s\" stays until the table is dropped",
@@ -221,30 +240,30 @@ restore_ddl_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTr
 				 errdetail("ots writes rows straight into its storage, which keeps its primary key as long as it exists.")));
 		return;
 	}
-	if (IsA(stmt, CommentStmt) && restore_ddl_same_extension_comment((CommentStmt *) stmt))
+	if (dump && IsA(stmt, CommentStmt) && restore_same_extension_comment((CommentStmt *) stmt))
 		return;
 	if (!IsA(stmt, DropStmt))
 	{
-		restore_ddl_next(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+		restore_next(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
 		return;
 	}
 	if (drop_depth > 0)
-		restore_ddl_remember_dropped((DropStmt *) stmt);
-	else if (restore_ddl_gone_along((DropStmt *) stmt))
+		restore_remember_dropped((DropStmt *) stmt);
+	else if (dump && restore_gone_along((DropStmt *) stmt))
 	{
 		PlannedStmt *copy = copyObject(pstmt);
 
 		((DropStmt *) copy->utilityStmt)->missing_ok = true;
-		restore_ddl_drop(copy, queryString, false, context, params, queryEnv, dest, qc);
+		restore_drop(copy, queryString, false, context, params, queryEnv, dest, qc);
 		return;
 	}
-	restore_ddl_drop(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+	restore_drop(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
 }
 
-/* restore_ddl_init installs the hook; from _PG_init */
+/* restore_init installs the hook; from _PG_init */
 void
-restore_ddl_init(void)
+restore_init(void)
 {
 	prev_process_utility = ProcessUtility_hook;
-	ProcessUtility_hook = restore_ddl_utility;
+	ProcessUtility_hook = restore_utility;
 }
