@@ -160,6 +160,13 @@ extern bool catalog_index_usable(const OtsTable *t, Snapshot snapshot);
 extern bool catalog_check_storage(OtsTable *t, Oid nsp);
 
 /*
+ * catalog_check_storage_shape: catalog_check_storage of the storage table
+ * alone, as a restore has made it before the rest (keys, when not NULL,
+ * gets the stored key columns' attribute numbers)
+ */
+extern bool catalog_check_storage_shape(OtsTable *t, Oid nsp, AttrNumber *keys);
+
+/*
  * catalog_check_leaf raises data_corrupted unless partition leaf of t's
  * storage is a plain table on the ots access method with a btree primary
  * key on the key columns; catalog_report_damaged raises it saying what is wrong.

@@ -656,6 +656,8 @@ catalog_write_restore(Oid storage, const char *comment, const char *only_index_o
 	strlcpy(t.schema_name, schema, NAMEDATALEN);
 	strlcpy(t.table_name, table, NAMEDATALEN);
 	catalog_read_row(&t, SPI_tuptable->vals[0], SPI_tuptable->tupdesc);
+	/* real ots storage, as far as a restore has made it yet (the rest: at every load) */
+	catalog_check_storage_shape(&t, nsp, NULL);
 	{
 		bool		isnull;
 
