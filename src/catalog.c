@@ -548,6 +548,15 @@ catalog_primary_key_is(Oid relid, const AttrNumber *keys, int nkeys, bool *exist
 	return same;
 }
 
+bool
+catalog_has_primary_key(Oid relid)
+{
+	bool		exists = false;
+
+	(void) catalog_primary_key_is(relid, NULL, 0, &exists);
+	return exists;
+}
+
 /*
  * catalog_check_owners: the storage, its partitions, the view and the
  * sequence of t have one owner (ots.storage_guard keeps it so), else the

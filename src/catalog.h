@@ -167,6 +167,12 @@ extern bool catalog_check_storage(OtsTable *t, Oid nsp);
 extern bool catalog_check_storage_shape(OtsTable *t, Oid nsp, AttrNumber *keys);
 
 /*
+ * catalog_has_primary_key: has the relation a primary key?  A registered
+ * storage without one is a table a restore has not made all of yet.
+ */
+extern bool catalog_has_primary_key(Oid relid);
+
+/*
  * catalog_check_leaf raises data_corrupted unless partition leaf of t's
  * storage is a plain table on the ots access method with a btree primary
  * key on the key columns; catalog_report_damaged raises it saying what is wrong.

@@ -739,7 +739,11 @@ guard_alter_refusal(AlterTableCmd *cmd, Oid relid, GuardKind kind)
 				return primary ? "drop the primary key of" : NULL;
 			}
 		case AT_AttachPartition:
-			if (kind == GUARD_STORAGE)
+			/*
+			 * a restore attaches the partitions it made (as they were,
+			 * empty) before it adds the storage's primary key
+			 */
+			if (kind == GUARD_STORAGE && catalog_has_primary_key(relid))
 				guard_check_attach(relid, guard_attach_lock(relid, ((PartitionCmd *) cmd->def)->name));
 			return NULL;
 
