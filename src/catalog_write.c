@@ -179,6 +179,42 @@ catalog_write_exec(const char *schema, const char *table, const char *sql, int n
 }
 
 /*
+ * catalog_write_insert is catalog_write_exec of an INSERT into ots.tables:
+ * OTSObjectAlreadyExist when the name is registered already (by a
+ * concurrent create_table, say).
+ */
+static void
+catalog_write_insert(const char *schema, const char *table, const char *sql, int nargs,
+					 const Oid *types, Datum *values, const char *nulls, bool check)
+{
+	PG_TRY();
+	{
+		catalog_write_exec(schema, table, sql, nargs, types, values, nulls, check);
+	}
+	PG_CATCH();
+	{
+		if (geterrcode() == ERRCODE_UNIQUE_VIOLATION)
+		{
+			FlushErrorState();
+			ots_error(OBJECT_ALREADY_EXIST, "Requested table already exists.");
+		}
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+}
+
+/* catalog_write_args: the function's first nargs arguments as SPI parameters */
+static void
+catalog_write_args(FunctionCallInfo fcinfo, int nargs, Datum *values, char *nulls)
+{
+	for (int i = 0; i < nargs; i++)
+	{
+		values[i] = PG_ARGISNULL(i) ? (Datum) 0 : PG_GETARG_DATUM(i);
+		nulls[i] = PG_ARGISNULL(i) ? 'n' : ' ';
+	}
+}
+
+/*
  * catalog_write_run is catalog_write_exec with the function's first nargs
  * arguments (of types types), the first two the schema and table names.
  */
@@ -189,11 +225,7 @@ catalog_write_run(FunctionCallInfo fcinfo, const char *sql, int nargs, const Oid
 	char		nulls[16];
 
 	Assert(nargs <= lengthof(values));
-	for (int i = 0; i < nargs; i++)
-	{
-		values[i] = PG_ARGISNULL(i) ? (Datum) 0 : PG_GETARG_DATUM(i);
-		nulls[i] = PG_ARGISNULL(i) ? 'n' : ' ';
-	}
+	catalog_write_args(fcinfo, nargs, values, nulls);
 	return catalog_write_exec(NameStr(*PG_GETARG_NAME(0)), NameStr(*PG_GETARG_NAME(1)), sql,
 							  nargs, types, values, nulls, check);
 }
@@ -211,6 +243,8 @@ catalog_write_register(FunctionCallInfo fcinfo, const char *sql, int nargs, cons
 {
 	Oid			data_oid = catalog_write_owner(fcinfo, false);
 	Oid			view_oid = get_relname_relid(NameStr(*PG_GETARG_NAME(1)), get_rel_namespace(data_oid));
+	Datum		values[16];
+	char		nulls[16];
 
 	/* create_table makes both as one role; a view is run as its owner */
 	if (OidIsValid(view_oid) && asrole_owner(view_oid) != asrole_owner(data_oid))
@@ -220,21 +254,10 @@ catalog_write_register(FunctionCallInfo fcinfo, const char *sql, int nargs, cons
 						quote_qualified_identifier(NameStr(*PG_GETARG_NAME(0)), NameStr(*PG_GETARG_NAME(1))))));
 	/* registered, the storage takes only partitions shaped as ots makes them */
 	ddl_guard_check_partitions(data_oid);
-	PG_TRY();
-	{
-		catalog_write_run(fcinfo, sql, nargs, types, true);
-	}
-	PG_CATCH();
-	{
-		if (geterrcode() == ERRCODE_UNIQUE_VIOLATION)
-		{
-			/* registered already (by a concurrent create_table, say) */
-			FlushErrorState();
-			ots_error(OBJECT_ALREADY_EXIST, "Requested table already exists.");
-		}
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
+	Assert(nargs <= lengthof(values));
+	catalog_write_args(fcinfo, nargs, values, nulls);
+	catalog_write_insert(NameStr(*PG_GETARG_NAME(0)), NameStr(*PG_GETARG_NAME(1)), sql, nargs,
+						 types, values, nulls, true);
 }
 
 /*
@@ -631,27 +654,14 @@ catalog_write_restore(Oid storage, const char *comment, const char *only_index_o
 	values[0] = DirectFunctionCall1(namein, CStringGetDatum(schema));
 	values[1] = DirectFunctionCall1(namein, CStringGetDatum(table));
 	values[2] = JsonbPGetDatum(def);
-	PG_TRY();
-	{
-		catalog_write_exec(schema, table,
-						   "INSERT INTO ots.tables AS t (schema_name, table_name, " CATALOG_RESTORED_COLUMNS ")"
-						   " SELECT $1, $2, " CATALOG_RESTORED_COLUMNS
-						   " FROM pg_catalog.jsonb_populate_record(NULL::ots.tables, $3) r"
-						   " RETURNING " CATALOG_ROW_COLUMNS ", t.stream_id IS NOT NULL AND EXISTS"
-						   " (SELECT FROM ots.tables o WHERE o.stream_id OPERATOR(pg_catalog.=) t.stream_id"
-						   "  AND (o.schema_name, o.table_name) OPERATOR(pg_catalog.<>) (t.schema_name, t.table_name))",
-						   3, types, values, NULL, false);
-	}
-	PG_CATCH();
-	{
-		if (geterrcode() == ERRCODE_UNIQUE_VIOLATION)
-		{
-			FlushErrorState();
-			ots_error(OBJECT_ALREADY_EXIST, "Requested table already exists.");
-		}
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
+	catalog_write_insert(schema, table,
+						 "INSERT INTO ots.tables AS t (schema_name, table_name, " CATALOG_RESTORED_COLUMNS ")"
+						 " SELECT $1, $2, " CATALOG_RESTORED_COLUMNS
+						 " FROM pg_catalog.jsonb_populate_record(NULL::ots.tables, $3) r"
+						 " RETURNING " CATALOG_ROW_COLUMNS ", t.stream_id IS NOT NULL AND EXISTS"
+						 " (SELECT FROM ots.tables o WHERE o.stream_id OPERATOR(pg_catalog.=) t.stream_id"
+						 "  AND (o.schema_name, o.table_name) OPERATOR(pg_catalog.<>) (t.schema_name, t.table_name))",
+						 3, types, values, NULL, false);
 	memset(&t, 0, sizeof(t));
 	strlcpy(t.schema_name, schema, NAMEDATALEN);
 	strlcpy(t.table_name, table, NAMEDATALEN);
