@@ -4,7 +4,8 @@
 
 -- ots.storage_guard refuses DDL that ots's writes would bypass (triggers,
 -- rules, columns, defaults, constraints) or that would lose an ots table
--- (renaming or moving its view or storage): see src/ddl_guard.c
+-- (renaming or moving its view or storage), and registers a restored table
+-- from the comment a restore gives its storage: see src/ddl_guard.c
 CREATE FUNCTION ots.storage_guard() RETURNS event_trigger
 	AS 'MODULE_PATHNAME', 'ots_storage_guard' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION ots.storage_guard() IS
