@@ -11,6 +11,7 @@
 #include "catalog.h"
 #include "guc.h"
 #include "planner.h"
+#include "restore.h"
 #include "stats.h"
 #include "storage_write.h"
 #include "stream.h"
@@ -32,4 +33,5 @@ _PG_init(void)
 	stream_init();
 	view_statement_init();
 	view_copy_init();
+	restore_init();
 }

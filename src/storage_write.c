@@ -36,14 +36,17 @@
 #include "access/xact.h"
 #include "catalog/partition.h"
 #include "catalog/pg_type.h"
+#include "commands/trigger.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
+#include "asrole.h"
 #include "cache.h"
 #include "cells.h"
 #include "codec.h"
@@ -51,6 +54,7 @@
 #include "guc.h"
 #include "index_write.h"
 #include "purge.h"
+#include "restore.h"
 #include "stats.h"
 #include "storage.h"
 #include "storage_write.h"
@@ -435,18 +439,55 @@ storage_write_check_rows(Oid relid, const OtsTable *t)
 }
 
 /*
+ * storage_write_replay says whether change w (of a registered table) is a
+ * replay of a change made and recorded elsewhere, whose index entries and
+ * stream records reach the table some other way, or a new change.  This is
+ * the one place that decides it (docs/design.md, "Replays"):
+ *	 - STORAGE_REPLAY_APPLY: session_replication_role = replica, a logical
+ *	   replication apply (for which PostgreSQL fires no ordinary trigger):
+ *	   the publisher's stream has the change; the subscriber's indexes are
+ *	   maintained as for any change;
+ *	 - STORAGE_REPLAY_RESTORE: a row a dump's script loads: an insert by
+ *	   plain SQL (COPY, INSERT) into storage, in a session that runs a
+ *	   dump's script (restore_running_dump) as a role that may act as the
+ *	   table's owner (its session user is a member of the owner's role, or
+ *	   a superuser; never code running in a security-restricted operation).
+ *	   The dump brings the row's index entries and stream records itself,
+ *	   in any order: the row writes neither.  Only a role that could write
+ *	   the index storage and the stream's log directly makes a row skip
+ *	   them; a SECURITY DEFINER function of the owner keeps its caller's
+ *	   session user.
+ * Every other change is new: ots's own writes, a role without the owner's
+ * rights, any session doing ordinary work.
+ */
+static StorageReplay
+storage_write_replay(const StorageWrite *w)
+{
+	if (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA)
+		return STORAGE_REPLAY_APPLY;
+	if (w->origin != STORAGE_ORIGIN_SQL ||
+		(w->callback != STORAGE_CB_INSERT && w->callback != STORAGE_CB_MULTI_INSERT &&
+		 w->callback != STORAGE_CB_SPECULATIVE) ||
+		!restore_running_dump() || InSecurityRestrictedOperation())
+		return STORAGE_NEW_CHANGE;
+	return is_member_of_role(GetSessionUserId(), asrole_owner(w->storage_oid)) ?
+		STORAGE_REPLAY_RESTORE : STORAGE_NEW_CHANGE;
+}
+
+/*
  * storage_write is the one function every change of a stored row reaches,
  * after the change is made and before the writing statement goes on: the
  * rows' old and new cells, which leaf, which table AM callback, and whether
  * ots's row code or something else made it.  What hangs off it (secondary
  * indexes, Stream) must work in the writing transaction and see the change
- * exactly once.
+ * exactly once, and a replay not at all (storage_write_replay).
  */
 void
 storage_write(const StorageWrite *w)
 {
 	/* a TRUNCATE counts as one change of each leaf */
 	int64		changes = w->callback == STORAGE_CB_TRUNCATE ? 1 : w->nrows;
+	StorageReplay replay;
 
 	/*
 	 * a write holds the storage table as INSERT through it would, to the
@@ -470,9 +511,12 @@ storage_write(const StorageWrite *w)
 		stats_count_stored(w->storage_oid, w->origin, w->callback, changes,
 						   with_old, with_new);
 	}
-	if (w->table != NULL && (w->table->ndefined > 0 || w->table->nindexes > 0))
+	if (w->table == NULL)
+		return;
+	replay = storage_write_replay(w);
+	if (replay != STORAGE_REPLAY_RESTORE && (w->table->ndefined > 0 || w->table->nindexes > 0))
 		storage_write_indexes(w);
-	if (w->table != NULL && w->table->stream_enabled)
+	if (replay == STORAGE_NEW_CHANGE && w->table->stream_enabled)
 		stream_write_change(w);
 }
 

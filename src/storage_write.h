@@ -48,6 +48,17 @@ typedef enum StorageWriteOrigin
 } StorageWriteOrigin;
 
 /*
+ * Is a change new, or a replay of one made and recorded elsewhere
+ * (storage_write.c, storage_write_replay)?
+ */
+typedef enum StorageReplay
+{
+	STORAGE_NEW_CHANGE,			/* indexes maintained, a stream record */
+	STORAGE_REPLAY_APPLY,		/* logical replication apply: no stream record */
+	STORAGE_REPLAY_RESTORE		/* a row a dump loads: neither */
+} StorageReplay;
+
+/*
  * One change of one or more rows of one leaf, as the write point sees it.
  * old_cells[i] / new_cells[i] are row i's cells before and after (NULL
  * where there are none: an insert has no old row, a delete no new one),

@@ -13,10 +13,9 @@
  * replication apply) is a PUT_ROW when it inserts, a DELETE_ROW when it
  * deletes, and an UPDATE_ROW of what differs when it updates: columns
  * gone, versions gone, cells new or changed.  Purge's removal of what
- * reads no longer see is no record, nor is a change made with
- * session_replication_role = replica (a logical replication apply, a
- * data-only pg_restore with --disable-triggers), for which ordinary
- * triggers do not fire either.
+ * reads no longer see is no record, nor is a replay of a change recorded
+ * elsewhere (a logical replication apply, a row a restore loads), which
+ * the write point does not hand over (storage_write_replay).
  *
  * The records of a transaction are kept in memory as it writes them, and
  * a subtransaction that rolls back drops its own; when the transaction
@@ -33,7 +32,6 @@
 
 #include "access/xact.h"
 #include "access/xlog.h"
-#include "commands/trigger.h"
 #include "common/pg_prng.h"
 #include "replication/message.h"
 #include "storage/lmgr.h"
@@ -263,8 +261,8 @@ stream_write_change(const StorageWrite *w)
 	StreamShardWrite *sw;
 	int32		shard;
 
-	/* purge; a replica's apply and a data-only restore with --disable-triggers, as triggers */
-	if (quiet || SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA)
+	/* purge (replays, storage_write_replay, never come here) */
+	if (quiet)
 		return;
 	if (w->callback == STORAGE_CB_TRUNCATE)
 		ereport(ERROR,

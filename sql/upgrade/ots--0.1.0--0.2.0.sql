@@ -942,7 +942,7 @@ DROP EVENT TRIGGER ots_storage_guard;
 CREATE EVENT TRIGGER ots_storage_guard ON ddl_command_start
 	WHEN TAG IN ('ALTER TABLE', 'ALTER VIEW', 'ALTER FOREIGN TABLE', 'CREATE TABLE',
 				 'CREATE FOREIGN TABLE', 'CREATE TRIGGER', 'CREATE RULE', 'ALTER SEQUENCE',
-				 'CREATE SCHEMA')
+				 'CREATE SCHEMA', 'COMMENT')
 	EXECUTE FUNCTION ots.storage_guard();
 
 -- issue 20 item 7: the install script's PL/pgSQL takes Tablestore's limits and
@@ -1132,8 +1132,7 @@ BEGIN
 	IF auto_col IS NOT NULL THEN
 		EXECUTE format('CREATE SEQUENCE %I.%I', schema_name, table_name || '$seq');
 	END IF;
-	EXECUTE format('COMMENT ON TABLE %s IS %L', storage,
-				   format('storage of ots table %I.%I; write through the ots.* functions', schema_name, table_name));
+	-- the storage's comment is written with the table's row of ots.tables (src/catalog_write.c)
 END
 $$;
 COMMENT ON FUNCTION ots.create_table_storage(name, name, text[], text[], smallint, integer, integer) IS
@@ -3077,6 +3076,7 @@ BEGIN
 		UPDATE ots.tables o
 		   SET stream_id = NULL, stream_expiration_hours = NULL, stream_enabled_at = NULL
 		 WHERE o.schema_name = t.schema_name AND o.table_name = t.table_name;
+		PERFORM ots.catalog_carry(t.schema_name, t.table_name);
 		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data')) IS NOT NULL THEN
 			PERFORM ots.invalidate_table(format('%I.%I', t.schema_name, t.table_name || '$data')::regclass);
 		END IF;
@@ -3119,3 +3119,23 @@ END
 $$;
 COMMENT ON FUNCTION ots.storage_dropped() IS
 	'event trigger: dropping an ots table''s view or storage drops the ots table and forgets it (internal)';
+
+-- issue 31 items 12-15: every restore path works.  ots.tables and
+-- ots.purge_stats are no part of a dump any more (a database owner's
+-- pg_dump read their row-level security and failed; a restore had to be a
+-- superuser's): each table's row is carried by its storage's comment
+-- (src/catalog_write.c), which every dump writes with the storage and which
+-- registers the table as a restore writes it (src/ddl_guard.c).  The
+-- statistics of purges are not restored.
+ALTER EXTENSION ots DROP TABLE ots.tables;
+ALTER EXTENSION ots ADD TABLE ots.tables;
+ALTER EXTENSION ots DROP TABLE ots.purge_stats;
+ALTER EXTENSION ots ADD TABLE ots.purge_stats;
+CREATE FUNCTION ots.catalog_carry(schema_name name, table_name name) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_carry' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_carry(name, name) IS
+	'makes the comment of an ots table''s storage carry its definition as ots.tables has it, for a restore (internal; the drop clean-up)';
+REVOKE EXECUTE ON FUNCTION ots.catalog_carry(name, name) FROM PUBLIC;
+-- every table's storage carries its definition from now on
+SELECT ots.catalog_carry(t.schema_name, t.table_name) FROM ots.tables t
+ WHERE to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data')) IS NOT NULL;

@@ -83,7 +83,6 @@ CREATE TABLE ots.purge_stats (
 	PRIMARY KEY (schema_name, table_name)
 );
 COMMENT ON TABLE ots.purge_stats IS 'cells and rows removed by ots.purge, and its last run, per ots table';
-SELECT pg_catalog.pg_extension_config_dump('ots.purge_stats', '');
 ALTER TABLE ots.purge_stats ENABLE ROW LEVEL SECURITY;
 CREATE POLICY purge_stats_read ON ots.purge_stats FOR SELECT USING (ots.table_visible(schema_name, table_name));
 CREATE POLICY purge_stats_insert ON ots.purge_stats FOR INSERT

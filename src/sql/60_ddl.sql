@@ -4,7 +4,8 @@
 
 -- ots.storage_guard refuses DDL that ots's writes would bypass (triggers,
 -- rules, columns, defaults, constraints) or that would lose an ots table
--- (renaming or moving its view or storage): see src/ddl_guard.c
+-- (renaming or moving its view or storage), and registers a restored table
+-- from the comment a restore gives its storage: see src/ddl_guard.c
 CREATE FUNCTION ots.storage_guard() RETURNS event_trigger
 	AS 'MODULE_PATHNAME', 'ots_storage_guard' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION ots.storage_guard() IS
@@ -13,7 +14,7 @@ COMMENT ON FUNCTION ots.storage_guard() IS
 CREATE EVENT TRIGGER ots_storage_guard ON ddl_command_start
 	WHEN TAG IN ('ALTER TABLE', 'ALTER VIEW', 'ALTER FOREIGN TABLE', 'CREATE TABLE',
 				 'CREATE FOREIGN TABLE', 'CREATE TRIGGER', 'CREATE RULE', 'ALTER SEQUENCE',
-				 'CREATE SCHEMA')
+				 'CREATE SCHEMA', 'COMMENT')
 	EXECUTE FUNCTION ots.storage_guard();
 
 -- ots.view_replacing / ots.view_replaced: the view ots.sync_table_view
@@ -113,6 +114,7 @@ BEGIN
 		UPDATE ots.tables o
 		   SET stream_id = NULL, stream_expiration_hours = NULL, stream_enabled_at = NULL
 		 WHERE o.schema_name = t.schema_name AND o.table_name = t.table_name;
+		PERFORM ots.catalog_carry(t.schema_name, t.table_name);
 		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data')) IS NOT NULL THEN
 			PERFORM ots.invalidate_table(format('%I.%I', t.schema_name, t.table_name || '$data')::regclass);
 		END IF;

@@ -74,7 +74,7 @@ root="$OTS_ROOT"
 #   parallel_query, dump_restore, tableam, stream_decoding;
 # - they create roles and schemas in the proxy database only (a role must
 #   exist on every node, docs/cluster.md): catalog_visibility, row_security,
-#   security, storage_guard;
+#   security, storage_guard, restore;
 # - stream: the stream functions are not routed (0A000 through the proxy).
 REGRESS_API="${REGRESS_API:-conditions filters write_size put_get_row update_row delete_row tap_rows request_fields}"
 
