@@ -6,6 +6,14 @@
 -- runs); test/upgrade/run.sh shows the two arrive at the same objects.
 \echo Use "ALTER EXTENSION ots UPDATE TO '0.2.0'" to load this file. \quit
 
+-- issue 31 item 20: ots needs shared_preload_libraries = 'ots'
+-- (src/preload.c): without it the update stops here, before any change
+CREATE OR REPLACE FUNCTION ots.require_preload() RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_require_preload' LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION ots.require_preload() IS
+	'raises an error unless ots was loaded by shared_preload_libraries, which it needs (CREATE EXTENSION and ALTER EXTENSION UPDATE call it first)';
+SELECT ots.require_preload();
+
 -- issue 20: every leaf of ots storage moves onto the ots table access method
 -- (src/sql/15_tableam.sql), first, before anything here reads a table's
 -- storage the way 0.2.0 does (it reports heap leaves as damaged).  SET
