@@ -41,7 +41,6 @@ static bool codec_numeric_is_fractional(Numeric num);
 static char *codec_numeric_text(Numeric num);
 static int64 codec_numeric_to_int64(Numeric num, bool *ok);
 static double codec_parse_double(const JsonbValue *jv, const char *column);
-static void codec_read_value(const JsonbValue *jv, OtsValue *out, const char *column);
 static void codec_parse_cell(const JsonbValue *jv, CellInput *cell, bool request);
 static CellInput *codec_parse_cells(Jsonb *attrs, int *ncells, bool request);
 
@@ -210,7 +209,7 @@ codec_parse_double(const JsonbValue *jv, const char *column)
  * codec_read_value reads one value in the encoding of codec.h, without the
  * size limit of a write request.
  */
-static void
+void
 codec_read_value(const JsonbValue *jv, OtsValue *out, const char *column)
 {
 	const char *key;

@@ -11,6 +11,7 @@
 #include "catalog.h"
 #include "guc.h"
 #include "planner.h"
+#include "preload.h"
 #include "restore.h"
 #include "stats.h"
 #include "storage_write.h"
@@ -24,6 +25,7 @@ void		_PG_init(void);
 void
 _PG_init(void)
 {
+	preload_init();
 	guc_init();
 	cache_init();
 	catalog_init();

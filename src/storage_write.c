@@ -545,13 +545,24 @@ storage_write_keys(const StorageWrite *w)
 static void
 storage_write_key(const StorageWrite *w, const WriteLeaf *wl, TupleTableSlot *row, OtsValue *pk)
 {
-	const OtsTable *t = w->table;
+	storage_write_slot_key(w->table, wl->key_attnos, row, pk);
+}
+
+/*
+ * storage_write_slot_key reads the primary key of a stored row of t, whose
+ * stored key columns are key_attnos (as storage_write_leaf finds them),
+ * into pk[]; String and Binary values point into the row
+ */
+void
+storage_write_slot_key(const OtsTable *t, const AttrNumber *key_attnos, TupleTableSlot *row,
+					   OtsValue *pk)
+{
 	int			first = t->hash_prefix_len > 0 ? 1 : 0;
 
 	for (int k = 0; k < t->npk; k++)
 	{
 		bool		isnull;
-		Datum		d = slot_getattr(row, wl->key_attnos[first + k], &isnull);
+		Datum		d = slot_getattr(row, key_attnos[first + k], &isnull);
 
 		if (isnull)
 			elog(ERROR, "a key column of a changed ots row is null");

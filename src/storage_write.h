@@ -97,6 +97,10 @@ storage_write_needs_rows(const OtsTable *t)
 /* storage_write_row_key: the primary key of row i of a change (its new row, else its old) */
 extern void storage_write_row_key(const StorageWrite *w, int i, PkInput *pk);
 
+/* storage_write_slot_key: the primary key of a stored row, its key columns at key_attnos */
+extern void storage_write_slot_key(const OtsTable *t, const AttrNumber *key_attnos,
+								   TupleTableSlot *row, OtsValue *pk);
+
 extern void storage_write_init(void);
 
 /* storage_write is the one write function; see storage_write.c */

@@ -6,6 +6,14 @@
 -- runs); test/upgrade/run.sh shows the two arrive at the same objects.
 \echo Use "ALTER EXTENSION ots UPDATE TO '0.2.0'" to load this file. \quit
 
+-- issue 31 item 20: ots needs shared_preload_libraries = 'ots'
+-- (src/preload.c): without it the update stops here, before any change
+CREATE OR REPLACE FUNCTION ots.require_preload() RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_require_preload' LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION ots.require_preload() IS
+	'raises an error unless ots was loaded by shared_preload_libraries, which it needs (CREATE EXTENSION and ALTER EXTENSION UPDATE call it first)';
+SELECT ots.require_preload();
+
 -- issue 31: 0.1.0 let any role write ots.tables (a row needed only that its
 -- role own some relation named "<table>$data"), so every row of it is
 -- untrusted input, and nothing below reads or changes a relation a row
@@ -3139,3 +3147,242 @@ REVOKE EXECUTE ON FUNCTION ots.catalog_carry(name, name) FROM PUBLIC;
 -- every table's storage carries its definition from now on
 SELECT ots.catalog_carry(t.schema_name, t.table_name) FROM ots.tables t
  WHERE to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data')) IS NOT NULL;
+
+-- issue 31 item 17: pg_cron installed after ots tables exist schedules
+-- their purge jobs (the event trigger ots_create_extension), and
+-- ots.schedule_all() schedules every job again; ots.expiry_sync's job part
+-- is ots.expiry_schedule, which both share
+-- ots.expiry_schedule: make the table's purge job match its options
+CREATE FUNCTION ots.expiry_schedule(schema_name name, table_name name, notify boolean) RETURNS boolean
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	owner_name name;
+	job_user name := current_user;
+BEGIN
+	IF NOT ots.expiry_needed(schema_name, table_name) THEN
+		PERFORM ots.unschedule_purge(schema_name, table_name);
+		RETURN false;
+	END IF;
+	IF NOT ots.cron_ready(notify) THEN
+		RETURN false;
+	END IF;
+	-- the job runs as the table's owner.  pg_cron lets only a superuser
+	-- schedule a job for another role, and runs jobs only as roles that
+	-- may log in to the database: otherwise the job is the caller's (the
+	-- purge still runs each batch as the owner)
+	SELECT r.rolname INTO owner_name
+	  FROM pg_class c JOIN pg_roles r ON r.oid = c.relowner
+	 WHERE c.oid = to_regclass(format('%I.%I', schema_name, table_name || '$data'));
+	IF owner_name <> current_user
+	   AND (SELECT r.rolsuper FROM pg_roles r WHERE r.rolname = current_user)
+	   AND (SELECT r.rolcanlogin FROM pg_roles r WHERE r.rolname = owner_name)
+	   AND has_database_privilege(owner_name, current_database(), 'CONNECT') THEN
+		job_user := owner_name;
+	END IF;
+	BEGIN
+		-- one job per table: another role's job of that name (the caller
+		-- may see) goes; named jobs are upserted on (jobname, username),
+		-- so scheduling again is idempotent
+		EXECUTE 'SELECT count(cron.unschedule(j.jobid)) FROM cron.job j'
+				' WHERE j.jobname OPERATOR(pg_catalog.=) $1'
+				'   AND j.database OPERATOR(pg_catalog.=) current_database()'
+				'   AND j.username OPERATOR(pg_catalog.<>) $2'
+		  USING ots.purge_job_name(schema_name, table_name), job_user::text;
+		IF job_user = current_user THEN
+			EXECUTE 'SELECT cron.schedule($1, $2, $3)'
+			  USING ots.purge_job_name(schema_name, table_name),
+					current_setting('ots.purge_schedule'),
+					format('CALL ots.purge(%L)', format('%I.%s', schema_name, table_name));
+		ELSE
+			EXECUTE 'SELECT cron.schedule_in_database($1, $2, $3, current_database(), $4)'
+			  USING ots.purge_job_name(schema_name, table_name),
+					current_setting('ots.purge_schedule'),
+					format('CALL ots.purge(%L)', format('%I.%s', schema_name, table_name)),
+					job_user::text;
+		END IF;
+	EXCEPTION WHEN insufficient_privilege THEN
+		RAISE NOTICE 'could not schedule the purge of ots table %.%: %', quote_ident(schema_name),
+			table_name, SQLERRM
+			USING HINT = 'Schedule CALL ots.purge() elsewhere.';
+		RETURN false;
+	END;
+	RETURN true;
+END
+$$;
+COMMENT ON FUNCTION ots.expiry_schedule(name, name, boolean) IS
+	'schedules or removes an ots table''s purge job to match its options, as its owner where pg_cron allows; whether it has a job now (internal)';
+
+-- ots.expiry_sync: make the index and the job match the table's options
+CREATE OR REPLACE FUNCTION ots.expiry_sync(schema_name name, table_name name, notify boolean) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	ttl bigint;
+	has_index boolean := to_regclass(format('%I.%I', schema_name, table_name || '$ttl')) IS NOT NULL;
+BEGIN
+	SELECT t.time_to_live INTO ttl FROM ots.tables t
+	 WHERE t.schema_name = expiry_sync.schema_name AND t.table_name = expiry_sync.table_name;
+	IF NOT FOUND THEN
+		RETURN;
+	END IF;
+	-- the index serves the TTL pass only; without a TTL it would just slow writes
+	IF ttl <> -1 AND NOT has_index THEN
+		EXECUTE format('CREATE INDEX %I ON %I.%I ("$oldest_ts")',
+					   table_name || '$ttl', schema_name, table_name || '$data');
+	ELSIF ttl = -1 AND has_index THEN
+		EXECUTE format('DROP INDEX %I.%I', schema_name, table_name || '$ttl');
+	END IF;
+	PERFORM ots.expiry_schedule(schema_name, table_name, notify);
+END
+$$;
+COMMENT ON FUNCTION ots.expiry_sync(name, name, boolean) IS
+	'creates or drops an ots table''s "$oldest_ts" index and purge job to match its options (internal)';
+
+CREATE FUNCTION ots.schedule_all() RETURNS integer
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t record;
+	n integer := 0;
+BEGIN
+	IF NOT ots.cron_ready(true) THEN
+		RETURN 0;
+	END IF;
+	-- the tables the caller owns that need purging, as ots.purge() finds them
+	FOR t IN SELECT p.schema_name, p.table_name FROM ots.purge_targets() p LOOP
+		IF ots.expiry_schedule(t.schema_name, t.table_name, false) THEN
+			n := n + 1;
+		END IF;
+	END LOOP;
+	RETURN n;
+END
+$$;
+COMMENT ON FUNCTION ots.schedule_all() IS
+	'schedules the pg_cron purge job of every ots table the caller owns that needs one (each as its owner where pg_cron allows); returns how many have one; CREATE EXTENSION pg_cron runs it';
+
+-- ots.create_extension_trigger: pg_cron created after ots tables exist
+-- schedules their jobs, as create_table would have (the creator of pg_cron
+-- is a superuser: every table, each job as its owner)
+CREATE FUNCTION ots.create_extension_trigger() RETURNS event_trigger
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF EXISTS (SELECT 1 FROM pg_event_trigger_ddl_commands() c
+				WHERE c.classid OPERATOR(pg_catalog.=) 'pg_extension'::regclass
+				  AND c.objid OPERATOR(pg_catalog.=) (SELECT e.oid FROM pg_extension e
+													   WHERE e.extname OPERATOR(pg_catalog.=) 'pg_cron')) THEN
+		PERFORM ots.schedule_all();
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.create_extension_trigger() IS
+	'event trigger: CREATE EXTENSION pg_cron schedules the purge jobs of existing ots tables (internal)';
+
+CREATE EVENT TRIGGER ots_create_extension ON ddl_command_end
+	WHEN TAG IN ('CREATE EXTENSION')
+	EXECUTE FUNCTION ots.create_extension_trigger();
+
+-- issue 31 item 18: ots.verify checks ots storage (src/sql/65_verify.sql,
+-- src/verify.c): amcheck's heap and btree checks of every leaf, rows,
+-- indexes against their tables, stream records
+CREATE FUNCTION ots.verify_relation(relation regclass, OUT problem_relation regclass, OUT kind text,
+									OUT location text, OUT problem text, OUT detail text)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'ots_verify_relation' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.verify_relation(regclass) IS
+	'amcheck''s heap check of a relation (an ots leaf presented as heap; TOAST included) and btree check of its indexes, one row per problem; owner only (internal: ots.verify)';
+
+CREATE FUNCTION ots.verify_rows(schema_name name, table_name name, OUT relation regclass,
+								OUT kind text, OUT location text, OUT problem text, OUT detail text)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'ots_verify_rows' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.verify_rows(name, name) IS
+	'ots''s checks of an ots table: its rows'' cells and keys, its indexes against its rows, its stream''s records, one row per problem; owner only (internal: ots.verify)';
+
+-- ots.verify_relations: what amcheck checks of an ots table: the leaves of
+-- its storage, of its indexes' (a base table) and its stream's relations,
+-- each followed by its TOAST table
+CREATE FUNCTION ots.verify_relations(schema_name name, table_name name) RETURNS SETOF regclass
+	LANGUAGE sql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	WITH parts AS (
+		SELECT 0 AS o, l.leaf::regclass AS rel, l.leaf AS name
+		  FROM ots.tables t, ots.purge_leaves(t.schema_name, t.table_name) l(leaf)
+		 WHERE t.schema_name = $1 AND (t.table_name = $2 OR t.index_of = $2)
+		UNION ALL
+		SELECT 1, s.rel, s.rel::text
+		  FROM (SELECT to_regclass(format('%I.%I', $1, $2 || x)) AS rel
+				  FROM unnest(ARRAY['$log', '$rec']) x) s
+		 WHERE s.rel IS NOT NULL
+	)
+	SELECT r.rel FROM (
+		SELECT p.o, p.name, 0 AS toast, p.rel FROM parts p
+		UNION ALL
+		SELECT p.o, p.name, 1, c.reltoastrelid::regclass FROM parts p JOIN pg_class c ON c.oid = p.rel
+		 WHERE c.reltoastrelid <> 0
+	) r
+	 ORDER BY r.o, r.name COLLATE "C", r.toast
+$$;
+COMMENT ON FUNCTION ots.verify_relations(name, name) IS
+	'the relations of an ots table amcheck checks: leaves of its storage and its indexes'', its stream''s relations, their TOAST (internal: ots.verify)';
+
+-- ots.verify_tables: ots.verify of a resolved table, or of every table the caller owns (NULLs)
+CREATE FUNCTION ots.verify_tables(schema_name name, table_name name, amcheck boolean)
+	RETURNS TABLE (ots_table text, relation regclass, kind text, location text, problem text,
+				   detail text)
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t record;
+	r regclass;
+	qualified text;
+BEGIN
+	-- a table the caller may not see (ots.tables shows it no row) is refused all the same
+	IF verify_tables.table_name IS NOT NULL
+	   AND NOT coalesce(ots.owns_table(verify_tables.schema_name, verify_tables.table_name), false) THEN
+		RAISE EXCEPTION 'must be owner of ots table %.% to verify it', quote_ident(verify_tables.schema_name),
+			verify_tables.table_name
+			USING ERRCODE = 'insufficient_privilege';
+	END IF;
+	FOR t IN SELECT o.schema_name, o.table_name FROM ots.tables o
+			  WHERE (o.schema_name, o.table_name) = (verify_tables.schema_name, verify_tables.table_name)
+				 OR (verify_tables.table_name IS NULL AND o.index_of IS NULL
+					 AND coalesce(ots.owns_table(o.schema_name, o.table_name), false))
+			  ORDER BY o.schema_name COLLATE "C", o.table_name COLLATE "C"
+	LOOP
+		qualified := format('%I.%s', t.schema_name, t.table_name);
+		IF amcheck THEN
+			FOR r IN SELECT x FROM ots.verify_relations(t.schema_name, t.table_name) x LOOP
+				RETURN QUERY SELECT qualified, v.problem_relation, v.kind, v.location, v.problem, v.detail
+							   FROM ots.verify_relation(r) v;
+			END LOOP;
+		END IF;
+		RETURN QUERY SELECT qualified, v.relation, v.kind, v.location, v.problem, v.detail
+					   FROM ots.verify_rows(t.schema_name, t.table_name) v;
+	END LOOP;
+END
+$$;
+COMMENT ON FUNCTION ots.verify_tables(name, name, boolean) IS
+	'ots.verify of one resolved ots table, or of every one the caller owns (NULL names) (internal)';
+
+-- resolved in the caller's search_path, as every table-name argument
+CREATE FUNCTION ots.verify(table_name text DEFAULT NULL, amcheck boolean DEFAULT true)
+	RETURNS TABLE (ots_table text, relation regclass, kind text, location text, problem text,
+				   detail text)
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+BEGIN ATOMIC
+	SELECT v.ots_table, v.relation, v.kind, v.location, v.problem, v.detail
+	  FROM (SELECT NULL::name AS schema_name, NULL::name AS table_name WHERE table_name IS NULL
+			UNION ALL
+			SELECT r.schema_name, r.table_name FROM ots.resolve_name(table_name, false) r) n,
+		   LATERAL ots.verify_tables(n.schema_name, n.table_name, amcheck) v;
+END;
+COMMENT ON FUNCTION ots.verify(text, boolean) IS
+	'checks the storage of an ots table, or of every one the caller owns: heap and btree through amcheck (unless amcheck => false), rows, secondary indexes against their tables, stream records; one row per problem, none when all is well';

@@ -47,7 +47,7 @@ mapfile -t frozen < <(find "$here" -maxdepth 1 -name 'ots--*.sql' ! -name 'ots--
 	sed 's/^ots--\(.*\)\.sql$/\1/' | sort -V)
 [ "${#frozen[@]}" -gt 0 ] || ots_die "no frozen release script test/upgrade/ots--<version>.sql"
 
-ts_init upgrade "${UPGRADE_PORT:-5495}"
+ts_init upgrade "${UPGRADE_PORT:-5495}" "shared_preload_libraries = 'ots'"
 trap ts_cleanup EXIT
 
 # The private installation: bin/postgres copied (PostgreSQL resolves symlinks
