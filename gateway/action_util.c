@@ -138,8 +138,11 @@ sql_run(Call *call, const char *transaction_id, SqlCall *q)
 /*
  * table_resolve: "schema"."t" as ots resolves the name for the role
  * (ots.resolve_name, what every ots call of the key runs), whether the role
- * may write it, and only then its partition-key column (describe_table
- * would refuse a role without privileges with a message of its own).
+ * may write it through the row functions (a write privilege on the storage,
+ * and no row-level security applying to it there, which they refuse:
+ * rowstore_check_privileges), and only then its partition-key column
+ * (describe_table would refuse a role without privileges with a message of
+ * its own).
  */
 bool
 table_resolve(Call *call, const char *table, bool quiet, ResolvedTable *out)
@@ -154,9 +157,11 @@ table_resolve(Call *call, const char *table, bool quiet, ResolvedTable *out)
 	sql_arg(&q, table, "text");
 	sql_end(&q, ") OPERATOR(pg_catalog.->) 'primary_key' OPERATOR(pg_catalog.->) 0 "
 			"OPERATOR(pg_catalog.->>) 'name' END "
-			"FROM ots.resolve_name($1, false) r, LATERAL (SELECT pg_catalog.has_table_privilege("
-			"pg_catalog.format('%I.%I', r.schema_name, r.table_name OPERATOR(pg_catalog.||) '$data'), "
-			"'INSERT, UPDATE, DELETE') AS may_write) w");
+			"FROM ots.resolve_name($1, false) r, "
+			"LATERAL (SELECT pg_catalog.format('%I.%I', r.schema_name, "
+			"r.table_name OPERATOR(pg_catalog.||) '$data') AS storage) s, "
+			"LATERAL (SELECT pg_catalog.has_table_privilege(s.storage, 'INSERT, UPDATE, DELETE') "
+			"AND NOT pg_catalog.row_security_active(s.storage) AS may_write) w");
 	res = sql_exec(call, NULL, &q, !quiet);
 	sql_free(&q);
 	if (res == NULL)

@@ -1221,6 +1221,33 @@ def transactions_unseen_by_a_key_without_the_table():
 
 
 @test
+def transactions_unseen_under_row_security():
+    """A key whose role may write the table but has row-level security applying to it there
+    (which ots's row functions refuse: it can write only with plain SQL) gets its own refusal
+    for a partition another key's transaction holds as for any other; a 409 there told it
+    which partitions the other key was working on."""
+    storage = '"%s$data"' % TABLE
+    superuser_sql("GRANT SELECT, INSERT, UPDATE, DELETE ON %s TO gw_other; "
+                  "ALTER TABLE %s ENABLE ROW LEVEL SECURITY; "
+                  "CREATE POLICY gw_other_rows ON %s TO gw_other USING (true)" % (storage, storage, storage))
+    reply, tx = start_txn(TABLE, "rls_held")
+    try:
+        expect_ok(reply)
+        replies = {}
+        for pk in ("rls_held", "rls_other"):
+            replies[pk] = send("PutRow", put_body(TABLE, key_of(pk, 1)), key_id=OTHER_ID, secret=OTHER_SECRET)
+        check((replies["rls_held"].status, replies["rls_held"].code, replies["rls_held"].message) ==
+              (replies["rls_other"].status, replies["rls_other"].code, replies["rls_other"].message),
+              "the held partition answers %r, another %r" % (replies["rls_held"], replies["rls_other"]))
+        return expect_error(replies["rls_held"], 403, "OTSNoPermissionAccess")
+    finally:
+        if tx:
+            send("AbortTransaction", f_bytes(1, tx))
+        superuser_sql("DROP POLICY gw_other_rows ON %s; ALTER TABLE %s DISABLE ROW LEVEL SECURITY; "
+                      "REVOKE ALL ON %s FROM gw_other" % (storage, storage, storage))
+
+
+@test
 def transaction_partition_key_by_schema():
     """A transaction's partition key is the value of the table's first primary-key column,
     whatever order the request's key cells come in. otsd took the first cell in request order:
