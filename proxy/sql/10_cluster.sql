@@ -86,13 +86,22 @@ CREATE FUNCTION ots_cluster.connstr_sets(connstr text, keyword text) RETURNS boo
 COMMENT ON FUNCTION ots_cluster.connstr_sets(text, text) IS
 	'whether a libpq connstr sets the keyword (PQconninfoParse)';
 
+-- A partition being moved by the partition mover (tools/cluster_lib.sh)
+-- has moving on and records both ends of the move, so that a move stopped
+-- half way can be told where it stands and completed (docs/cluster.md,
+-- Recovering a move): before the switch connstr is move_from, after it
+-- move_to; set_moving(false) ends the move and clears them.
 CREATE TABLE ots_cluster.partitions (
 	partition integer PRIMARY KEY CHECK (partition >= 0),
 	connstr text NOT NULL CHECK (ots_cluster.check_connstr(connstr) IS NOT NULL),
-	moving boolean NOT NULL DEFAULT false
+	moving boolean NOT NULL DEFAULT false,
+	move_from text CHECK (move_from IS NULL OR ots_cluster.check_connstr(move_from) IS NOT NULL),
+	move_to text CHECK (move_to IS NULL OR ots_cluster.check_connstr(move_to) IS NOT NULL),
+	CHECK (moving OR (move_from IS NULL AND move_to IS NULL)),
+	CHECK ((move_from IS NULL) = (move_to IS NULL))
 );
 COMMENT ON TABLE ots_cluster.partitions IS
-	'the cluster map: the shard database (libpq connstr) of each partition, and whether it is being moved';
+	'the cluster map: the shard database (libpq connstr) of each partition, whether it is being moved, and from where to where';
 -- the moving check on every write probes this index, nearly always empty
 CREATE INDEX partitions_moving ON ots_cluster.partitions (partition) WHERE moving;
 REVOKE ALL ON ots_cluster.partitions FROM PUBLIC;
@@ -300,13 +309,48 @@ BEGIN
 	IF FOUND THEN
 		RAISE EXCEPTION 'partition % does not exist', missing;
 	END IF;
-	UPDATE ots_cluster.partitions p SET moving = coalesce(set_moving.moving, false)
+	UPDATE ots_cluster.partitions p SET moving = coalesce(set_moving.moving, false),
+		   move_from = CASE WHEN set_moving.moving THEN p.move_from END,
+		   move_to = CASE WHEN set_moving.moving THEN p.move_to END
 	 WHERE p.partition = ANY (partitions);
 END
 $$;
 COMMENT ON FUNCTION ots_cluster.set_moving(integer[], boolean) IS
-	'marks partitions as moving to another shard (writes refused, OT013) or done';
+	'marks partitions as moving to another shard (writes refused, OT013) or done (the move''s ends forgotten)';
 REVOKE ALL ON FUNCTION ots_cluster.set_moving(integer[], boolean) FROM PUBLIC;
+
+-- ots_cluster.begin_move: the partition mover starts moving a partition to
+-- the shard destination: its writes are refused (moving) and the map
+-- records where it moves from and to until set_moving(false).  Again for
+-- the same destination, it changes nothing (a move run again); a partition
+-- already there, or moving elsewhere, is refused.
+CREATE FUNCTION ots_cluster.begin_move(partition integer, destination text) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	p ots_cluster.partitions;
+BEGIN
+	PERFORM ots_cluster.check_connstr(destination);
+	SELECT * INTO p FROM ots_cluster.partitions m WHERE m.partition = begin_move.partition FOR UPDATE;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'partition % does not exist', partition;
+	END IF;
+	IF p.move_to = destination THEN
+		RETURN;
+	ELSIF p.move_to IS NOT NULL THEN
+		RAISE EXCEPTION 'partition % is moving from % to another shard, %', partition, p.move_from, p.move_to
+			USING HINT = 'Complete that move or abort it first (docs/cluster.md, Recovering a move).';
+	ELSIF p.connstr = destination THEN
+		RAISE EXCEPTION 'partition % is on that shard already', partition;
+	END IF;
+	UPDATE ots_cluster.partitions m SET moving = true, move_from = m.connstr, move_to = destination
+	 WHERE m.partition = begin_move.partition;
+END
+$$;
+COMMENT ON FUNCTION ots_cluster.begin_move(integer, text) IS
+	'starts moving a partition to another shard: writes refused, both ends recorded until set_moving(false)';
+REVOKE ALL ON FUNCTION ots_cluster.begin_move(integer, text) FROM PUBLIC;
 
 ------------------------------------------------------------------------------
 -- Routing.  A row lives in partition key_hash(partition key) & (P - 1), as

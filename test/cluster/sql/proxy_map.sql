@@ -119,6 +119,19 @@ SELECT port = port_of(0) AS p1_on_shard1 FROM whoami(1);
 SELECT ots_cluster.set_partition(1, :'shard2');
 SELECT version - :v0 AS after_two FROM ots_cluster.map_version;
 SELECT port <> port_of(0) AS p1_back_on_shard2 FROM whoami(1);
+-- a move's record (the partition mover's begin_move): both ends recorded
+-- and writes refused; again for the same destination, nothing changes;
+-- another destination, or the shard it is on, refused; the record goes
+-- with the flag (set_moving false), and moves no version
+SELECT ots_cluster.begin_move(1, :'shard1');
+SELECT moving, move_from = :'shard2' AS from_shard2, move_to = :'shard1' AS to_shard1 FROM ots_cluster.partitions WHERE partition = 1;
+SELECT ots_cluster.begin_move(1, :'shard1');
+SELECT regexp_replace(try(format('SELECT ots_cluster.begin_move(1, %L)', :'shard2' || ' application_name=x')), 'host=\S+ port=\d+', 'host=H port=P', 'g');
+SELECT regexp_replace(try(format('SELECT ots_cluster.begin_move(0, %L)', :'shard1')), 'host=\S+ port=\d+', 'host=H port=P', 'g');
+SELECT regexp_replace(try($$UPDATE ots_cluster.partitions SET moving = false WHERE partition = 1$$), ' \(.*', '');
+SELECT ots_cluster.set_moving('{1}', false);
+SELECT moving, move_from, move_to FROM ots_cluster.partitions WHERE partition = 1;
+SELECT version - :v0 AS after_move_record FROM ots_cluster.map_version;
 
 -- 4. a role that may create in public on the first shard puts operators
 -- there that a remote query without a pinned search_path would run (as the
