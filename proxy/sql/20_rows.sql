@@ -91,7 +91,7 @@ CREATE FUNCTION ots_cluster.put_row_api(
 	SET client_min_messages = warning
 	AS $$
 DECLARE
-	t ots_cluster.tables;
+	t ots_cluster.table_entry;
 	h integer := 0;
 	s text; m text; d text; hi text;
 BEGIN
@@ -140,7 +140,7 @@ CREATE FUNCTION ots_cluster.get_row_api(
 	SET client_min_messages = warning
 	AS $$
 DECLARE
-	t ots_cluster.tables;
+	t ots_cluster.table_entry;
 	h integer := 0;
 	r ots.row_result;
 	first ots.row_result;
@@ -212,7 +212,7 @@ CREATE FUNCTION ots_cluster.update_row_api(
 	SET client_min_messages = warning
 	AS $$
 DECLARE
-	t ots_cluster.tables;
+	t ots_cluster.table_entry;
 	h integer := 0;
 	s text; m text; d text; hi text;
 BEGIN
@@ -263,7 +263,7 @@ CREATE FUNCTION ots_cluster.delete_row_api(
 	SET client_min_messages = warning
 	AS $$
 DECLARE
-	t ots_cluster.tables;
+	t ots_cluster.table_entry;
 	h integer := 0;
 	s text; m text; d text; hi text;
 BEGIN
@@ -379,7 +379,7 @@ DECLARE
 	nshards integer;
 	e jsonb;
 	list jsonb;
-	t ots_cluster.tables;
+	t ots_cluster.table_entry;
 	target text;
 	h integer;
 	pos integer := 0;
