@@ -44,7 +44,7 @@
 #   GW_EXTRA=0   skip the SELECT 1 / -M extended / one-client runs
 #   GW_LOG       otsd's log [a file under the instance's directory; /dev/null to drop]
 #   BENCH_ROWS   rows loaded [100000]          BENCH_PORT [5497]   GW_PORT otsd's port [8897]
-#   BENCH_PRELOAD shared_preload_libraries [ots]
+#   BENCH_PRELOAD shared_preload_libraries [ots] (must name ots)
 #   OTSD         the otsd binary [gateway/otsd]
 #   BENCH_PNG    the picture [./bench-gateway.png]
 #   BENCH_KEEP=1 leave PostgreSQL and otsd running at the end (prints how to stop them)

@@ -32,8 +32,8 @@
 #                  (the case reports an error if they run out)
 #   BENCH_SREAD    records stream_read reads [100000]
 #   BENCH_SCATCH   records stream_catchup writes, then reads [1000000]
-#   BENCH_PRELOAD  shared_preload_libraries [ots] (ots preloaded = its shared
-#                  activity counters are on, as in production)
+#   BENCH_PRELOAD  shared_preload_libraries [ots] (must name ots: CREATE EXTENSION ots
+#                  refuses without it; its shared activity counters are on, as in production)
 #   BENCH_PNG      where the picture goes [./bench-ratios.png]
 #   BENCH_KEEP=1   leave the instance running at the end (for bench/profile.sh);
 #                  stop it with the command printed at the end.

@@ -24,10 +24,15 @@
 	request_unpack(&otsp__##message##__descriptor, (call))
 extern void *request_unpack(const ProtobufCMessageDescriptor *descriptor, const Call *call);
 #define FREE(message) \
-	do { if (message) protobuf_c_message_free_unpacked((ProtobufCMessage *) (message), NULL); } while (0)
+	do { if (message) protobuf_c_message_free_unpacked((ProtobufCMessage *) (message), &memory_protobuf); } while (0)
 
-/* a request whose protobuf does not decode (or lacks a required field) */
+/*
+ * a request whose protobuf does not decode (or lacks a required field);
+ * 413 when it used up its memory bound instead (memory.c)
+ */
 extern void reply_malformed(Call *call);
+/* a request field that does not decode (err says why), or 413 as reply_malformed */
+extern void reply_undecodable(Call *call, const char *err);
 
 /* the actions, registered by name in actions.c */
 extern void action_create_table(Call *call);
@@ -84,12 +89,38 @@ extern void sql_free(SqlCall *q);
 extern PGresult *sql_run(Call *call, const char *transaction_id, SqlCall *q);
 
 /*
- * SQL_MAY_WRITE: whether the session's role may write table $1 (a row
- * privilege on its storage "t$data"); true for a table it cannot find
+ * A table as the key's role resolves its name (table_resolve), for the
+ * local transaction checks: "schema"."t", whether the role may write it (a
+ * row privilege on its storage "t$data") and, if so, its partition-key
+ * column.
  */
-#define SQL_MAY_WRITE \
-	"pg_catalog.has_table_privilege(pg_catalog.to_regclass(pg_catalog.quote_ident(" \
-	"$1 OPERATOR(pg_catalog.||) '$data')), 'INSERT, UPDATE, DELETE') IS NOT FALSE"
+typedef struct ResolvedTable
+{
+	bool		looked_up;
+	bool		found;			/* the name is an ots table of the role's */
+	bool		may_write;
+	char	   *resolved;
+	char	   *column;			/* NULL unless may_write */
+} ResolvedTable;
+
+/*
+ * table_resolve: the table a name means to the key's role.  quiet: a name
+ * that resolves to nothing is found = false; else replied (404).  False
+ * after replying.
+ */
+extern bool table_resolve(Call *call, const char *table, bool quiet, ResolvedTable *out);
+extern void resolved_table_free(ResolvedTable *t);
+
+/*
+ * partition_allowed: the local transaction check of a request naming row of
+ * table, with transaction_id (the row must be in its partition) or without
+ * (NULL: no open transaction may hold the row's partition).  Without,
+ * resolved caches the table's resolution for the request's other rows
+ * (zeroed at first; free with resolved_table_free); with, it may be NULL.
+ * False after replying.
+ */
+extern bool partition_allowed(Call *call, const char *transaction_id, const char *table,
+							  const PbRow *row, ResolvedTable *resolved);
 
 /* field helpers */
 extern bool name_valid(Call *call, const char *name, const char *what);	/* "table", "column" */
@@ -105,8 +136,6 @@ extern json_t *time_range_json(const Otsp__TimeRange *range);
 
 /* decode exactly one PlainBuffer row of a request field; false after replying */
 extern bool decode_one_row(Call *call, const ProtobufCBinaryData *bytes, PbRow *row);
-/* the partition key (first key column) of a decoded row, as json text, malloc'd */
-extern char *partition_key_text(const PbRow *row);
 
 /* ConsumedCapacity from ots's consumed jsonb ({"read": r, "write": w}) */
 typedef struct Consumed

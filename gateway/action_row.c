@@ -56,7 +56,7 @@ condition_args(Call *call, SqlCall *q, const Otsp__Condition *condition)
 							  condition->column_condition.len, err, sizeof(err));
 	if (filter == NULL)
 	{
-		call_parameter_invalid(call, "%s", err);
+		reply_undecodable(call, err);
 		return false;
 	}
 	sql_named_owned(q, "column_condition", json_text(filter), "jsonb");
@@ -101,7 +101,7 @@ string_array(char *const *names, size_t n)
 {
 	json_t	   *array = json_array();
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n && !memory_exceeded(); i++)
 		json_array_append_new(array, json_string(names[i]));
 	return array;
 }
@@ -138,7 +138,7 @@ read_options(Call *call, const ReadOptions *o, const char *no_version_message)
 		if (filter == NULL)
 		{
 			json_decref(options);
-			call_parameter_invalid(call, "%s", err);
+			reply_undecodable(call, err);
 			return NULL;
 		}
 		json_object_set_new(options, "filter", filter);
@@ -175,47 +175,6 @@ read_args(Call *call, SqlCall *q, const ReadOptions *o, const char *no_version_m
 	return true;
 }
 
-/* the transaction check of a request naming one partition; false after replying */
-static bool
-partition_allowed(Call *call, const char *transaction_id, const char *table, const PbRow *row)
-{
-	char	   *partition = partition_key_text(row);
-	const char *key = partition ? partition : "null";
-	bool		ok;
-
-	/*
-	 * a role that may not write the table must not learn which partitions
-	 * transactions hold: its write goes on, for PostgreSQL to refuse as any
-	 */
-	if (transaction_id == NULL && call_partition_held(table, key))
-	{
-		SqlCall		q;
-		PGresult   *res;
-		bool		may_write;
-
-		sql_begin(&q, "SELECT " SQL_MAY_WRITE " FROM (SELECT ");
-		sql_arg(&q, table, "text");
-		sql_end(&q, ") AS args");
-		res = sql_run(call, NULL, &q);
-		sql_free(&q);
-		if (res == NULL)
-		{
-			free(partition);
-			return false;
-		}
-		may_write = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
-		PQclear(res);
-		if (!may_write)
-		{
-			free(partition);
-			return true;
-		}
-	}
-	ok = call_check_partition(call, transaction_id, table, key);
-	free(partition);
-	return ok;
-}
-
 /*
  * One single-row write: PutRow, UpdateRow and DeleteRow differ only in the
  * function they call and the arguments the row gives it; their responses
@@ -248,10 +207,11 @@ row_write(Call *call, const RowWrite *w)
 	Consumed	consumed;
 	Buf			out = {0};
 	const Otsp__ReturnContent *rc = w->return_content;
+	ResolvedTable resolved = {0};
 
 	if (!table_name_valid(call, w->table_name) || !decode_one_row(call, w->row, &row))
 		return;
-	if (partition_allowed(call, w->transaction_id, w->table_name, &row))
+	if (partition_allowed(call, w->transaction_id, w->table_name, &row, &resolved))
 	{
 		sql_begin(&q, w->head);
 		sql_arg(&q, w->table_name, "text");
@@ -279,6 +239,7 @@ row_write(Call *call, const RowWrite *w)
 		call_reply(call, w->response);
 		PQclear(res);
 	}
+	resolved_table_free(&resolved);
 	pb_row_free(&row);
 	buf_free(&out);
 }
@@ -387,7 +348,7 @@ action_get_row(Call *call)
 	}
 	if (!table_name_valid(call, req->table_name) || !decode_one_row(call, &req->primary_key, &row))
 		goto done_request;
-	if (req->transaction_id && !partition_allowed(call, req->transaction_id, req->table_name, &row))
+	if (req->transaction_id && !partition_allowed(call, req->transaction_id, req->table_name, &row, NULL))
 		goto done_row;
 	options = (ReadOptions) {
 		req->n_columns_to_get, req->columns_to_get, req->time_range, req->has_max_versions,
@@ -446,8 +407,8 @@ action_get_range(Call *call)
 	have_end = true;
 	/* in a transaction both bounds are in its partition, so the range is too */
 	if (req->transaction_id &&
-		(!partition_allowed(call, req->transaction_id, req->table_name, &start) ||
-		 !partition_allowed(call, req->transaction_id, req->table_name, &end)))
+		(!partition_allowed(call, req->transaction_id, req->table_name, &start, NULL) ||
+		 !partition_allowed(call, req->transaction_id, req->table_name, &end, NULL)))
 		goto done_rows;
 	if (req->has_limit && req->limit <= 0)
 	{
@@ -773,7 +734,7 @@ batch_write_entry(Call *call, const Otsp__RowInBatchWriteRowRequest *in, PbRow *
 
 		if (filter == NULL)
 		{
-			call_parameter_invalid(call, "%s", err);
+			reply_undecodable(call, err);
 			return false;
 		}
 		json_object_set_new(entry, "column_condition", filter);
@@ -828,6 +789,8 @@ action_batch_write_row(Call *call)
 		Otsp__TableInBatchWriteRowRequest *table = req->tables[t];
 		json_t	   *entry = json_object();
 		json_t	   *list = json_array();
+		ResolvedTable resolved = {0};
+		bool		ok = true;
 
 		json_array_append_new(request, entry);
 		json_object_set_new(entry, "rows", list);
@@ -839,21 +802,25 @@ action_batch_write_row(Call *call)
 			goto done;
 		}
 		json_object_set_new(entry, "table_name", json_string(table->table_name));
-		for (size_t r = 0; r < table->n_rows; r++)
+		for (size_t r = 0; r < table->n_rows && ok; r++)
 		{
+			PbRow	   *row = &rows[decoded];
 			json_t	   *row_entry;
-			bool		ok;
 
-			if (!decode_one_row(call, &table->rows[r]->row_change, &rows[decoded]))
-				goto done;
-			decoded++;
-			if (!partition_allowed(call, req->transaction_id, table->table_name, &rows[decoded - 1]))
-				goto done;
-			ok = batch_write_entry(call, table->rows[r], &rows[decoded - 1], &row_entry);
-			json_array_append_new(list, row_entry);
+			ok = decode_one_row(call, &table->rows[r]->row_change, row);
 			if (!ok)
-				goto done;
+				break;
+			decoded++;
+			ok = partition_allowed(call, req->transaction_id, table->table_name, row, &resolved);
+			if (ok)
+			{
+				ok = batch_write_entry(call, table->rows[r], row, &row_entry);
+				json_array_append_new(list, row_entry);
+			}
 		}
+		resolved_table_free(&resolved);
+		if (!ok)
+			goto done;
 	}
 
 	res = batch_run(call, BATCH_HEAD("batch_write_row"), request,

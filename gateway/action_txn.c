@@ -13,16 +13,23 @@
 
 #include "action.h"
 
+/*
+ * StartLocalTransaction: the key's role must be able to write the table
+ * (a row privilege on its storage "t$data"): the transaction holds its
+ * partition against every other writer, which a role that may only read
+ * must not be able to do.  The partition is the table as the role
+ * resolves the name and the value of its partition-key column, the one
+ * cell the request's key holds.
+ */
 void
 action_start_local_transaction(Call *call)
 {
 	Otsp__StartLocalTransactionRequest *req = UNPACK(start_local_transaction_request, call);
 	Otsp__StartLocalTransactionResponse resp = OTSP__START_LOCAL_TRANSACTION_RESPONSE__INIT;
 	PbRow		key;
-	SqlCall		q;
-	PGresult   *res;
-	char	   *partition = NULL;
-	const char *first;
+	ResolvedTable table = {0};
+	const char *given;
+	char	   *value;
 
 	if (req == NULL)
 	{
@@ -36,44 +43,32 @@ action_start_local_transaction(Call *call)
 		call_parameter_invalid(call, "StartLocalTransaction support only one primary key.");
 		goto done_key;
 	}
-	/*
-	 * the table must exist and the column be its partition key; and the role
-	 * may write it (a row privilege on its storage "t$data"): the transaction
-	 * holds the partition against every other writer, which a role that may
-	 * only read must not be able to do
-	 */
-	sql_begin(&q, "SELECT ots.describe_table(");
-	sql_arg(&q, req->table_name, "text");
-	sql_end(&q, ") OPERATOR(pg_catalog.->) 'primary_key' OPERATOR(pg_catalog.->) 0 "
-			"OPERATOR(pg_catalog.->>) 'name', " SQL_MAY_WRITE);
-	res = sql_run(call, NULL, &q);
-	sql_free(&q);
-	if (res == NULL)
+	if (!table_resolve(call, req->table_name, false, &table))
 		goto done_key;
-	if (strcmp(PQgetvalue(res, 0, 1), "t") != 0)
+	if (!table.may_write)
 	{
 		call_error(call, 403, "OTSNoPermissionAccess",
 				   "You have no permission to access the requested resource, please contact the resource owner "
 				   "(a local transaction needs INSERT, UPDATE or DELETE on ots table %s)", req->table_name);
-		PQclear(res);
 		goto done_key;
 	}
-	first = json_string_value(json_array_get(key.pk_order, 0));
-	if (PQgetisnull(res, 0, 0) || strcmp(PQgetvalue(res, 0, 0), first) != 0)
+	given = json_string_value(json_array_get(key.pk_order, 0));
+	if (strcmp(given, table.column) != 0)
 	{
 		call_error(call, 400, "OTSInvalidPK", "Validate PK name fail. Input: %s, Meta: %s.",
-				   first, PQgetisnull(res, 0, 0) ? "" : PQgetvalue(res, 0, 0));
-		PQclear(res);
+				   given, table.column);
 		goto done_key;
 	}
-	PQclear(res);
-	partition = partition_key_text(&key);
-	resp.transaction_id = call_txn_start(call, req->table_name, partition);
+	value = json_text(json_object_get(key.primary_key, given));
+	resp.transaction_id = call_txn_start(call, &(TxnPartition) {
+		req->table_name, table.resolved, table.column, value
+	});
 	if (resp.transaction_id != NULL)
 		call_reply(call, &resp.base);
 	free(resp.transaction_id);
-	free(partition);
+	free(value);
 done_key:
+	resolved_table_free(&table);
 	pb_row_free(&key);
 done:
 	FREE(req);

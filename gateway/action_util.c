@@ -89,12 +89,22 @@ utf8_valid(const char *text)
 	return true;
 }
 
-PGresult *
-sql_run(Call *call, const char *transaction_id, SqlCall *q)
+/*
+ * sql_exec: sql_run, but a failed statement is replied to only when
+ * reply_failure is set (else NULL with call->replied still false)
+ */
+static PGresult *
+sql_exec(Call *call, const char *transaction_id, SqlCall *q, bool reply_failure)
 {
 	PGconn	   *conn;
 	PGresult   *res;
 
+	/* a request that used up its memory bound decoding runs nothing */
+	if (memory_exceeded())
+	{
+		memory_refuse(call);
+		return NULL;
+	}
 	/*
 	 * protobuf-c does not check that a string field is UTF-8: a client's bad
 	 * bytes are its error, not PostgreSQL's "invalid byte sequence" as a 500
@@ -111,11 +121,137 @@ sql_run(Call *call, const char *transaction_id, SqlCall *q)
 	res = prepared_exec(conn, (const char *) q->text.data, q->nargs, q->values);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 	{
-		call_pg_error(call, res);
+		if (reply_failure)
+			call_pg_error(call, res);
 		PQclear(res);
 		return NULL;
 	}
 	return res;
+}
+
+PGresult *
+sql_run(Call *call, const char *transaction_id, SqlCall *q)
+{
+	return sql_exec(call, transaction_id, q, true);
+}
+
+/*
+ * table_resolve: "schema"."t" as ots resolves the name for the role
+ * (ots.resolve_name, what every ots call of the key runs), whether the role
+ * may write it through the row functions (a write privilege on the storage,
+ * and no row-level security applying to it there, which they refuse:
+ * rowstore_check_privileges), and only then its partition-key column
+ * (describe_table would refuse a role without privileges with a message of
+ * its own).
+ */
+bool
+table_resolve(Call *call, const char *table, bool quiet, ResolvedTable *out)
+{
+	SqlCall		q;
+	PGresult   *res;
+
+	memset(out, 0, sizeof(*out));
+	out->looked_up = true;
+	sql_begin(&q, "SELECT pg_catalog.format('%I.%I', r.schema_name, r.table_name), w.may_write, "
+			  "CASE WHEN w.may_write THEN ots.describe_table(");
+	sql_arg(&q, table, "text");
+	sql_end(&q, ") OPERATOR(pg_catalog.->) 'primary_key' OPERATOR(pg_catalog.->) 0 "
+			"OPERATOR(pg_catalog.->>) 'name' END "
+			"FROM ots.resolve_name($1, false) r, "
+			"LATERAL (SELECT pg_catalog.format('%I.%I', r.schema_name, "
+			"r.table_name OPERATOR(pg_catalog.||) '$data') AS storage) s, "
+			"LATERAL (SELECT pg_catalog.has_table_privilege(s.storage, 'INSERT, UPDATE, DELETE') "
+			"AND NOT pg_catalog.row_security_active(s.storage) AS may_write) w");
+	res = sql_exec(call, NULL, &q, !quiet);
+	sql_free(&q);
+	if (res == NULL)
+		return !call->replied;
+	out->found = true;
+	out->resolved = strdup(PQgetvalue(res, 0, 0));
+	out->may_write = strcmp(PQgetvalue(res, 0, 1), "t") == 0;
+	out->column = PQgetisnull(res, 0, 2) ? NULL : strdup(PQgetvalue(res, 0, 2));
+	PQclear(res);
+	if (out->resolved == NULL || (out->may_write && out->column == NULL))
+		abort();
+	return true;
+}
+
+void
+resolved_table_free(ResolvedTable *t)
+{
+	free(t->resolved);
+	free(t->column);
+	memset(t, 0, sizeof(*t));
+}
+
+/*
+ * partition_in_transaction: the row is in the transaction's partition: the
+ * same table as spelled, and the row's value of the table's partition-key
+ * column (whatever the order of the request's key cells) its value.  False
+ * after replying.
+ */
+static bool
+partition_in_transaction(Call *call, const char *transaction_id, const char *table,
+						 const PbRow *row)
+{
+	TxnPartition partition;
+	char	   *key;
+	bool		ok;
+
+	if (!call_txn_partition(call, transaction_id, &partition))
+		return false;
+	key = json_text(json_object_get(row->primary_key, partition.column));
+	ok = strcmp(partition.table, table) == 0 && key != NULL && strcmp(key, partition.key) == 0;
+	if (!ok)
+		call_parameter_invalid(call, "The partition key or table does not match the transaction's.");
+	free(key);
+	txn_partition_free(&partition);
+	return ok;
+}
+
+/*
+ * partition_free: no open transaction holds the row's partition of the
+ * table as the key's role resolves it.  The common case, no transaction
+ * holding any of the row's key values, takes no SQL.  A role that may not
+ * write the table, or for which the name is no table, is answered as if
+ * nothing were held: its call then fails as it would anyway, and it learns
+ * nothing of other keys' transactions.  False after replying (409).
+ */
+static bool
+partition_free(Call *call, const char *table, const PbRow *row, ResolvedTable *resolved)
+{
+	const char *name;
+	json_t	   *value;
+	bool		maybe_held = false;
+	char	   *key;
+	bool		held;
+
+	json_object_foreach(row->primary_key, name, value)
+	{
+		char	   *text = json_text(value);
+
+		maybe_held = maybe_held || (text != NULL && call_partition_value_held(text));
+		free(text);
+	}
+	if (!maybe_held)
+		return true;
+	if (!resolved->looked_up && !table_resolve(call, table, true, resolved))
+		return false;
+	if (!resolved->found || !resolved->may_write)
+		return true;
+	key = json_text(json_object_get(row->primary_key, resolved->column));
+	held = key != NULL && call_partition_held(call, resolved->resolved, key);
+	free(key);
+	return !held;
+}
+
+bool
+partition_allowed(Call *call, const char *transaction_id, const char *table,
+				  const PbRow *row, ResolvedTable *resolved)
+{
+	if (transaction_id != NULL)
+		return partition_in_transaction(call, transaction_id, table, row);
+	return partition_free(call, table, row, resolved);
 }
 
 /*
@@ -172,11 +308,12 @@ enums_known(const ProtobufCMessage *message)
 void *
 request_unpack(const ProtobufCMessageDescriptor *descriptor, const Call *call)
 {
-	ProtobufCMessage *message = protobuf_c_message_unpack(descriptor, NULL, call->body_len, call->body);
+	ProtobufCMessage *message = protobuf_c_message_unpack(descriptor, &memory_protobuf,
+														  call->body_len, call->body);
 
 	if (message != NULL && !enums_known(message))
 	{
-		protobuf_c_message_free_unpacked(message, NULL);
+		protobuf_c_message_free_unpacked(message, &memory_protobuf);
 		return NULL;
 	}
 	return message;
@@ -372,7 +509,7 @@ decode_one_row(Call *call, const ProtobufCBinaryData *bytes, PbRow *row)
 	n = pb_decode_rows(bytes->data, bytes->len, row, 1, err, sizeof(err));
 	if (n < 0)
 	{
-		call_parameter_invalid(call, "%s", err);
+		reply_undecodable(call, err);
 		return false;
 	}
 	if (n != 1 || row->primary_key == NULL || json_object_size(row->primary_key) == 0)
@@ -383,14 +520,6 @@ decode_one_row(Call *call, const ProtobufCBinaryData *bytes, PbRow *row)
 		return false;
 	}
 	return true;
-}
-
-char *
-partition_key_text(const PbRow *row)
-{
-	const char *first = json_string_value(json_array_get(row->pk_order, 0));
-
-	return first ? json_text(json_object_get(row->primary_key, first)) : NULL;
 }
 
 Otsp__ConsumedCapacity *

@@ -34,5 +34,14 @@ const Action otsd_actions[] = {
 void
 reply_malformed(Call *call)
 {
-	call_parameter_invalid(call, "Failed to parse the ProtoBuf message.");
+	reply_undecodable(call, "Failed to parse the ProtoBuf message.");
+}
+
+void
+reply_undecodable(Call *call, const char *err)
+{
+	if (memory_exceeded())
+		memory_refuse(call);
+	else
+		call_parameter_invalid(call, "%s", err);
 }

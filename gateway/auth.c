@@ -11,10 +11,16 @@
  * OTSValidationResponseHandler, Python's make_response_signature), and sent
  * as "Authorization: OTS <key id>:<signature>".  Failures reply with
  * Tablestore's codes and texts (its error code page; the Python SDK's
- * error message tests).
+ * error message tests), but for one: an unknown key id is answered as a
+ * wrong signature is ("Signature mismatch."), after the same work (the
+ * key looked up in time independent of which key matches, the signature
+ * computed with a secret no client knows), so that a client without a
+ * secret cannot tell which key ids exist: in a shared otsd they may name
+ * its tenants.  Tablestore says "The AccessKeyID does not exist.".
  *-------------------------------------------------------------------------
  */
 #define _GNU_SOURCE				/* strptime, timegm */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -86,10 +92,55 @@ add_canonical_headers(Buf *text, Header *headers, int header_count)
 	}
 }
 
+/* key_id_digest: SHA-256 of a key id, so that ids of any length compare in constant time */
+static void
+key_id_digest(const char *id, unsigned char digest[32])
+{
+	unsigned int len = 0;
+
+	if (!EVP_Digest(id, strlen(id), digest, &len, EVP_sha256(), NULL) || len != 32)
+		abort();
+}
+
+/*
+ * auth_find_key: the key of this id, or NULL; every key is compared, in
+ * constant time, whichever matches
+ */
+const AccessKey *
+auth_find_key(const AccessKey *keys, int key_count, const char *id)
+{
+	unsigned char wanted[32];
+	const AccessKey *found = NULL;
+
+	key_id_digest(id, wanted);
+	for (int i = 0; i < key_count; i++)
+	{
+		unsigned char digest[32];
+		int			differ;
+
+		key_id_digest(keys[i].id, digest);
+		differ = CRYPTO_memcmp(wanted, digest, sizeof(digest));
+		found = differ == 0 ? &keys[i] : found;
+	}
+	return found;
+}
+
+/* decoy_secret: what an unknown key's signature is checked against */
+static char decoy_secret[41];
+static pthread_once_t decoy_once = PTHREAD_ONCE_INIT;
+
+static void
+decoy_init(void)
+{
+	auth_random_hex(decoy_secret, 20);
+}
+
 /*
  * auth_check_signature: true when signature is the request's signature
- * under call->key; else replies 403 OTSAuthFailed "Signature mismatch.".
- * path is the request's path ("/PutRow"); headers are reordered.
+ * under call->key; else replies 403 OTSAuthFailed "Signature mismatch.",
+ * also when call->key is NULL (an unknown key id, checked against a decoy
+ * secret so that it takes the same work).  path is the request's path
+ * ("/PutRow"); headers are reordered.
  */
 bool
 auth_check_signature(Call *call, const char *path, Header *headers,
@@ -102,10 +153,11 @@ auth_check_signature(Call *call, const char *path, Header *headers,
 	buf_put(&text, path, strlen(path));
 	buf_put(&text, "\nPOST\n\n", 7);
 	add_canonical_headers(&text, headers, header_count);
-	hmac_sha1_base64(call->key->secret, text.data, text.len, expected);
+	pthread_once(&decoy_once, decoy_init);
+	hmac_sha1_base64(call->key ? call->key->secret : decoy_secret, text.data, text.len, expected);
 	buf_free(&text);
 
-	ok = same_text(expected, signature);
+	ok = same_text(expected, signature) && call->key != NULL;
 	if (!ok)
 		call_error(call, 403, "OTSAuthFailed", "Signature mismatch.");
 	return ok;

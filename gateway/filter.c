@@ -45,7 +45,7 @@ static void *
 filter_unpack(const ProtobufCMessageDescriptor *descriptor, const uint8_t *data, size_t len,
 			  const char *what, char *err, size_t errlen)
 {
-	ProtobufCMessage *message = protobuf_c_message_unpack(descriptor, NULL, len, data);
+	ProtobufCMessage *message = protobuf_c_message_unpack(descriptor, pb_allocator, len, data);
 
 	if (message == NULL)
 		filter_fail(err, errlen, "Invalid filter: the %s cannot be parsed.", what);
@@ -106,7 +106,7 @@ filter_single(const uint8_t *data, size_t len, char *err, size_t errlen)
 						   "pass_if_missing", !single->filter_if_missing,
 						   "latest_version_only", single->latest_version_only);
 	json_decref(column);
-	otsp__single_column_value_filter__free_unpacked(single, NULL);
+	otsp__single_column_value_filter__free_unpacked(single, pb_allocator);
 	return result;
 }
 
@@ -163,7 +163,7 @@ filter_composite(const uint8_t *data, size_t len, int depth, char *err, size_t e
 	}
 	result = json_pack("{s:o}", op, children);
 done:
-	otsp__composite_column_value_filter__free_unpacked(composite, NULL);
+	otsp__composite_column_value_filter__free_unpacked(composite, pb_allocator);
 	return result;
 }
 
@@ -180,7 +180,7 @@ filter_pagination(const uint8_t *data, size_t len, char *err, size_t errlen)
 		return NULL;
 	result = json_pack("{s:{s:i, s:i}}", "column_pagination",
 					   "offset", (int) page->offset, "limit", (int) page->limit);
-	otsp__column_pagination_filter__free_unpacked(page, NULL);
+	otsp__column_pagination_filter__free_unpacked(page, pb_allocator);
 	return result;
 }
 
@@ -222,6 +222,6 @@ pb_decode_filter(const uint8_t *data, size_t len, char *err, size_t errlen)
 	if (filter == NULL)
 		return NULL;
 	result = filter_node(filter, 1, err, errlen);
-	otsp__filter__free_unpacked(filter, NULL);
+	otsp__filter__free_unpacked(filter, pb_allocator);
 	return result;
 }

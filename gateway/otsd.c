@@ -6,11 +6,14 @@
  *	  otsd -c <config file>
  *
  * A request is POST /<Action> with x-ots-* headers and a protobuf body.
- * Before the action runs: the method, the body size, the action's name, the
- * required headers, the instance, the access key, the signature, the date
- * (15 minutes) and the API version are checked as the headers arrive, before
- * the body is read; then the body's size and MD5; each failure answered
- * with Tablestore's code, status and text.  Every
+ * Before the action runs: the framing (one way to read the body's length,
+ * else 400 and the connection closed), the method, the body size, the
+ * action's name, the required headers, the instance, the access key and
+ * the signature together, the date (15 minutes) and the API version are
+ * checked as the headers arrive, before the body is read; then the body's
+ * size and MD5; each failure answered with Tablestore's code, status and
+ * text.  Then the request reserves the memory it may decode in (memory.c)
+ * and its action runs.  Every
  * answer carries x-ots-requestid, x-ots-date, x-ots-contentmd5 and
  * x-ots-contenttype; once the request's signature has been verified, also
  * "Authorization: OTS <key id>:<signature>", the response signature the
@@ -46,10 +49,13 @@
 #include <microhttpd.h>
 
 #include "otsd.h"
+#include "plainbuffer.h"
 
 #define API_VERSION "2015-12-31"
 /* Tablestore's limit on a request's body: 5 MB (TABLESTORE.md section 5) */
 #define DEFAULT_MAX_BODY (5 * 1024 * 1024)
+/* what requests decode in at once: room for one of 5 MB and many small ones (memory.c) */
+#define DEFAULT_DECODE_MEMORY (256 * 1024 * 1024)
 #define MAX_OTS_HEADERS 64
 
 typedef struct Config
@@ -63,6 +69,7 @@ typedef struct Config
 	int			threads;
 	char	   *search_path;
 	size_t		max_body;
+	size_t		decode_memory;
 	char	   *log;
 } Config;
 
@@ -77,6 +84,8 @@ typedef struct Request
 	Buf			body;
 	bool		body_too_large;
 	bool		authenticated;	/* its signature checked: sign the answer */
+	bool		close;			/* framed ambiguously: close after the answer */
+	MemoryBound memory;			/* what its action may decode in */
 	const Action *to_run;		/* its headers checked: the action to run */
 	char		content_md5[64];	/* x-ots-contentmd5, checked on the body */
 	char		request_id[37];
@@ -200,6 +209,7 @@ read_config(const char *path)
 	config.pool_size = 4;
 	config.threads = 256;
 	config.max_body = DEFAULT_MAX_BODY;
+	config.decode_memory = DEFAULT_DECODE_MEMORY;
 	config.log = copy("-");
 
 	while (fgets(text, sizeof(text), f) != NULL)
@@ -235,6 +245,8 @@ read_config(const char *path)
 			free(config.search_path), config.search_path = copy(value);
 		else if (strcmp(name, "max_body") == 0)
 			config.max_body = parse_number(path, line_no, name, value, 1, INT_MAX);
+		else if (strcmp(name, "decode_memory") == 0)
+			config.decode_memory = parse_number(path, line_no, name, value, 1 << 20, LONG_MAX);
 		else if (strcmp(name, "log") == 0)
 			free(config.log), config.log = copy(value);
 		else
@@ -334,6 +346,8 @@ answer(struct MHD_Connection *connection, Request *req)
 	MHD_add_response_header(response, "x-ots-contenttype", "protocol buffer");
 	MHD_add_response_header(response, "x-ots-date", date);
 	MHD_add_response_header(response, "x-ots-requestid", req->request_id);
+	if (req->close)
+		MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
 	if (req->authenticated)
 	{
 		Header		signed_headers[] = {
@@ -414,13 +428,77 @@ find_action(const char *name)
 	return NULL;
 }
 
-static const AccessKey *
-find_key(const char *id)
+/*
+ * Framing.  libmicrohttpd 0.9.75 frames a body by the first Content-Length
+ * and keeps "Content-Length : 5" as a header of another name (so no
+ * length at all); a proxy in front that reads the other length sends the
+ * rest of the bytes as this request's body, and otsd runs them as a second
+ * request the proxy never saw (request smuggling).  So a request whose
+ * headers could frame it two ways is refused, and its connection closed.
+ */
+typedef struct Framing
 {
-	for (int i = 0; i < config.key_count; i++)
-		if (strcmp(config.keys[i].id, id) == 0)
-			return &config.keys[i];
-	return NULL;
+	int			content_lengths;
+	int			transfer_encodings;
+	bool		chunked;
+	const char *bad_name;		/* a header name that is not an HTTP token */
+} Framing;
+
+/* header_name_token: an HTTP token (RFC 9110 5.1, 5.6.2): no blank, no separator */
+static bool
+header_name_token(const char *name)
+{
+	if (*name == '\0')
+		return false;
+	for (const char *c = name; *c; c++)
+		if (!isalnum((unsigned char) *c) && strchr("!#$%&'*+-.^_`|~", *c) == NULL)
+			return false;
+	return true;
+}
+
+static enum MHD_Result
+collect_framing(void *cls, enum MHD_ValueKind kind, const char *name, const char *value)
+{
+	Framing    *framing = cls;
+
+	if (!header_name_token(name))
+		framing->bad_name = framing->bad_name ? framing->bad_name : name;
+	else if (strcasecmp(name, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0)
+		framing->content_lengths++;
+	else if (strcasecmp(name, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0)
+	{
+		framing->transfer_encodings++;
+		framing->chunked = value != NULL && strcasecmp(value, "chunked") == 0;
+	}
+	return MHD_YES;
+}
+
+/*
+ * check_framing: false, after replying 400 and marking the connection to
+ * close, when the request's length is ambiguous: Content-Length twice, a
+ * Transfer-Encoding beside it, twice or other than chunked, or a header
+ * name with a blank or a separator in it.
+ */
+static bool
+check_framing(struct MHD_Connection *connection, Request *req)
+{
+	Framing		framing = {0};
+	const char *why = NULL;
+
+	MHD_get_connection_values(connection, MHD_HEADER_KIND, collect_framing, &framing);
+	if (framing.bad_name != NULL)
+		why = "a header name is not a token";
+	else if (framing.content_lengths > 1)
+		why = "Content-Length is given more than once";
+	else if (framing.transfer_encodings > 0 && framing.content_lengths > 0)
+		why = "Transfer-Encoding is given with Content-Length";
+	else if (framing.transfer_encodings > 1 || (framing.transfer_encodings == 1 && !framing.chunked))
+		why = "Transfer-Encoding is not one chunked";
+	if (why == NULL)
+		return true;
+	req->close = true;
+	call_parameter_invalid(&req->call, "The request's length is ambiguous: %s.", why);
+	return false;
 }
 
 /*
@@ -468,12 +546,12 @@ check_headers(struct MHD_Connection *connection, Request *req, const char *url)
 		call_error(call, 403, "OTSAuthFailed", "The instance is not found.");
 		goto done;
 	}
-	call->key = find_key(header_value(&headers, "x-ots-accesskeyid"));
-	if (call->key == NULL)
-	{
-		call_error(call, 403, "OTSAuthFailed", "The AccessKeyID does not exist.");
-		goto done;
-	}
+	/*
+	 * an unknown key id is answered as a wrong signature is, after the same
+	 * work (auth.c): key ids may name a shared otsd's tenants
+	 */
+	call->key = auth_find_key(config.keys, config.key_count,
+							  header_value(&headers, "x-ots-accesskeyid"));
 	value = header_value(&headers, "x-ots-signature");
 	if (!auth_check_signature(call, url, headers.items, headers.count, value))
 		goto done;
@@ -546,6 +624,8 @@ handle(void *cls, struct MHD_Connection *connection, const char *url,
 		format_request_id(req->request_id);
 		req->call.request_id = req->request_id;
 		action_of(url, req->action, sizeof(req->action));
+		if (!check_framing(connection, req))
+			return answer(connection, req);
 		if (strcmp(method, MHD_HTTP_METHOD_POST) != 0)
 		{
 			call_error(&req->call, 405, "OTSMethodNotAllowed",
@@ -584,11 +664,13 @@ handle(void *cls, struct MHD_Connection *connection, const char *url,
 	req->call.body_len = req->body.len;
 	if (req->body_too_large)
 		call_error(&req->call, 413, "OTSRequestBodyTooLarge", "The size of POST data is too large.");
-	else if (auth_check_md5(&req->call, req->content_md5))
+	else if (auth_check_md5(&req->call, req->content_md5) &&
+			 memory_reserve(&req->call, &req->memory, req->body.len))
 	{
 		req->call.action = req->to_run->name;
 		req->to_run->fn(&req->call);
 		call_end(&req->call);
+		memory_release(&req->memory);
 	}
 	return answer(connection, req);
 }
@@ -602,6 +684,7 @@ request_completed(void *cls, struct MHD_Connection *connection, void **state,
 	if (req == NULL)
 		return;
 	call_end(&req->call);		/* in case the connection broke mid-call */
+	memory_release(&req->memory);
 	buf_free(&req->body);
 	buf_free(&req->call.reply);
 	free(req);
@@ -651,6 +734,9 @@ main(int argc, char **argv)
 	sigaddset(&stop_signals, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
 
+	memory_start(config.decode_memory);
+	pb_stop_decoding = memory_exceeded;
+	pb_allocator = &memory_protobuf;
 	pool_start(config.keys, config.key_count, config.database, config.search_path,
 			   config.pool_size);
 	daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle, NULL,
@@ -662,8 +748,10 @@ main(int argc, char **argv)
 	if (daemon == NULL)
 		die("cannot listen on %s", config.listen);
 	freeaddrinfo(address);
-	otsd_log("otsd: listening on %s, instance %s, %d access key(s), pool_size %d, threads %d",
-			 config.listen, config.instance, config.key_count, config.pool_size, config.threads);
+	otsd_log("otsd: listening on %s, instance %s, %d access key(s), pool_size %d, threads %d, "
+			 "decode_memory %zu",
+			 config.listen, config.instance, config.key_count, config.pool_size, config.threads,
+			 config.decode_memory);
 
 	sigwait(&stop_signals, &signal_number);
 	otsd_log("otsd: %s received, stopping", strsignal(signal_number));

@@ -8,6 +8,7 @@
  *	  otsd.c		 main, configuration, HTTP, the log line
  *	  auth.c		 request signatures, response signing, MD5, base64
  *	  pool.c		 connections per key, local transactions pinned to one
+ *	  memory.c		 the memory a request may decode in, and all requests
  *	  errors.c		 Tablestore error replies; SQLSTATE -> code and status
  *	  plainbuffer.c	 PlainBuffer rows <-> ots's jsonb conventions
  *	  filter.c		 protobuf Filter -> ots filter jsonb
@@ -82,24 +83,60 @@ typedef struct Call
 extern PGconn *call_db(Call *call, const char *transaction_id);
 
 /*
- * Local transactions (pool.c): start pins a pooled connection in BEGIN for
- * (schema-qualified table, partition key value as ots jsonb text) and returns
- * the new id (malloc'd), or NULL after replying with an error.  Commit and
- * abort end it and return the connection to the pool; false after an error
- * reply.  A transaction idle for 60 s is aborted by the pool.
+ * The partition a local transaction holds: its table as the request that
+ * started it spelled it (the key's calls in it spell it so: one key
+ * resolves a name one way), as the key's role resolved it ("schema"."t":
+ * what calls without the transaction, of any key, are compared by), the
+ * table's partition-key column (its first primary-key column), and that
+ * column's value as canonical json text.
  */
-extern char *call_txn_start(Call *call, const char *table, const char *partition_key_json);
-extern bool call_txn_end(Call *call, const char *transaction_id, bool commit);
+typedef struct TxnPartition
+{
+	char	   *table;
+	char	   *resolved;
+	char	   *column;
+	char	   *key;
+} TxnPartition;
+
+extern void txn_partition_free(TxnPartition *partition);
+
 /*
- * call_check_partition: before a write or read of (table as the request names
- * it, partition key value as canonical json text).  With a transaction id the
- * pair must be the transaction's; without, no open transaction may hold it
- * (409 OTSRowOperationConflict).  False after replying with the error.
+ * Local transactions (pool.c): start pins a pooled connection in BEGIN for
+ * the partition and returns the new id (malloc'd), or NULL after replying
+ * with an error (409 when another transaction holds it).  Commit and abort
+ * end it and return the connection to the pool; false after an error
+ * reply.  A transaction is rolled back by the pool 60 s after its start.
  */
-extern bool call_check_partition(Call *call, const char *transaction_id,
-								 const char *table, const char *partition_key_json);
-/* call_partition_held: an open transaction holds (table, partition key) */
-extern bool call_partition_held(const char *table, const char *partition_key_json);
+extern char *call_txn_start(Call *call, const TxnPartition *partition);
+extern bool call_txn_end(Call *call, const char *transaction_id, bool commit);
+/* a copy of the partition the call's key's transaction id holds; false after replying */
+extern bool call_txn_partition(Call *call, const char *transaction_id, TxnPartition *out);
+/* an open transaction holds (resolved table, key): true after replying 409 */
+extern bool call_partition_held(Call *call, const char *resolved, const char *key);
+/* an open transaction, of any table, holds this partition key value */
+extern bool call_partition_value_held(const char *key);
+
+/*
+ * memory.c: a request's bound on the memory it decodes in, reserved from
+ * decode_memory before its action runs (memory_reserve: false after
+ * replying 503) and given back after (memory_release).  protobuf-c
+ * allocates through memory_protobuf; memory_exceeded says when the current
+ * request has used its bound up, and memory_refuse answers it.
+ */
+typedef struct MemoryBound
+{
+	size_t		limit;			/* reserved; 0 when not reserved */
+	size_t		used;			/* counted, less what was freed */
+	size_t		peak;			/* the most used at once */
+	bool		exceeded;		/* used went over limit, or an allocation was refused */
+} MemoryBound;
+
+extern ProtobufCAllocator memory_protobuf;
+extern void memory_start(size_t decode_memory);
+extern bool memory_reserve(Call *call, MemoryBound *bound, size_t body_len);
+extern void memory_release(MemoryBound *bound);
+extern bool memory_exceeded(void);
+extern void memory_refuse(Call *call);
 
 /*
  * prepared.c: runs sql on conn as a statement prepared on it the first time
@@ -151,6 +188,7 @@ typedef struct Header
 extern void auth_md5_base64(const void *data, size_t len, char out[OTSD_MD5_BASE64_LEN + 1]);
 extern bool auth_check_md5(Call *call, const char *content_md5);
 extern bool auth_check_date(Call *call, const char *date);
+extern const AccessKey *auth_find_key(const AccessKey *keys, int key_count, const char *id);
 extern bool auth_check_signature(Call *call, const char *path,
 								 Header *headers, int header_count,
 								 const char *signature);

@@ -58,6 +58,9 @@
 #define PB_VT_INF_MAX			0x0A
 #define PB_VT_AUTO_INCREMENT	0x0B
 
+bool		(*pb_stop_decoding) (void);
+ProtobufCAllocator *pb_allocator;
+
 /* one value as it travels */
 typedef struct PbValue
 {
@@ -757,6 +760,8 @@ pb_read_row(PbReader *in, PbRow *row, uint8_t *tag)
 				!pb_cell_name(in, &cell, name, sizeof(name)) ||
 				!pb_add_attribute_cell(in, row, &cell, name))
 				return false;
+			if (pb_stop_decoding != NULL && pb_stop_decoding())
+				return pb_fail(in, "The request takes more memory to decode than it may.");
 			crc = pb_crc8_byte(crc, cell.checksum);
 		}
 	}

@@ -21,8 +21,17 @@
 #include <stdint.h>
 
 #include <jansson.h>
+#include <protobuf-c/protobuf-c.h>
 
 typedef struct Buf Buf;
+
+/*
+ * What otsd sets to bound a request's memory (memory.c); unset, as in the
+ * codec tests, the decoders run unbounded.  pb_stop_decoding is asked after
+ * each cell: true fails the decode.  pb_allocator unpacks filters.
+ */
+extern bool (*pb_stop_decoding) (void);
+extern ProtobufCAllocator *pb_allocator;
 
 /* one decoded row of a request */
 typedef struct PbRow

@@ -14,7 +14,9 @@
  * Pinned slots do not count against the calls'
  * pool_size, so forgotten transactions never starve other calls; a key may
  * pin pool_size more slots for its transactions.  It belongs to the key that started it and to
- * one (table, partition key value); its id is 128 random bits.  Calls in a
+ * one partition (TxnPartition: the table as its start spelled it and as
+ * the key's role resolved it, its partition-key column and that column's
+ * value); its id is 128 random bits.  Calls in a
  * transaction run under a savepoint each: a failed call leaves the
  * transaction usable, as in Tablestore, where PostgreSQL alone would abort
  * it.  Only one call uses a transaction at a time; another waits for it.
@@ -61,8 +63,7 @@ typedef struct Txn
 {
 	char		id[2 * TXN_ID_BYTES + 1];
 	const AccessKey *key;
-	char	   *table;
-	char	   *partition_key;
+	TxnPartition partition;
 	int			slot;			/* in key->pool */
 	time_t		started;
 	bool		busy;			/* a call is using it (or it is starting) */
@@ -317,14 +318,41 @@ txn_unlink(Txn *txn)
 	pthread_cond_broadcast(&txn_changed);
 }
 
+/* txn_partition_copy: a copy of p, whose strings are malloc'd */
+static TxnPartition
+txn_partition_copy(const TxnPartition *p)
+{
+	TxnPartition copy = {strdup(p->table), strdup(p->resolved), strdup(p->column), strdup(p->key)};
+
+	if (!copy.table || !copy.resolved || !copy.column || !copy.key)
+		abort();
+	return copy;
+}
+
+void
+txn_partition_free(TxnPartition *p)
+{
+	free(p->table);
+	free(p->resolved);
+	free(p->column);
+	free(p->key);
+	memset(p, 0, sizeof(*p));
+}
+
+/* txn_free: frees an unlinked transaction that holds no slot */
+static void
+txn_free(Txn *txn)
+{
+	txn_partition_free(&txn->partition);
+	free(txn);
+}
+
 /* txn_finish: rolls back (if still open) and frees an unlinked transaction */
 static void
 txn_finish(Txn *txn)
 {
 	slot_release(txn->key, txn->slot);
-	free(txn->table);
-	free(txn->partition_key);
-	free(txn);
+	txn_free(txn);
 }
 
 static void
@@ -484,12 +512,12 @@ call_end(Call *call)
 	free(held);
 }
 
-/* same_partition: the transaction holds (table, partition key) */
+/* same_partition: the transaction holds this partition of the resolved table */
 static bool
-same_partition(const Txn *txn, const char *table, const char *partition_key_json)
+same_partition(const Txn *txn, const char *resolved, const char *key)
 {
-	return strcmp(txn->table, table) == 0 &&
-		strcmp(txn->partition_key, partition_key_json) == 0;
+	return strcmp(txn->partition.resolved, resolved) == 0 &&
+		strcmp(txn->partition.key, key) == 0;
 }
 
 static void
@@ -500,12 +528,13 @@ partition_locked(Call *call)
 }
 
 /*
- * call_txn_start: a new transaction on (table, partition key value), on the
- * slot the call already holds if any (the action's checks ran there),
- * else a new one.  Returns its id (malloc'd), or NULL after replying.
+ * call_txn_start: a new transaction holding partition, on the slot the call
+ * already holds if any (the action's checks ran there), else a new one.
+ * Returns its id (malloc'd), or NULL after replying (409 when another
+ * transaction holds the partition).
  */
 char *
-call_txn_start(Call *call, const char *table, const char *partition_key_json)
+call_txn_start(Call *call, const TxnPartition *partition)
 {
 	Txn		   *txn;
 	char	   *id;
@@ -522,8 +551,7 @@ call_txn_start(Call *call, const char *table, const char *partition_key_json)
 		abort();
 	txn->started = time(NULL);
 	txn->key = call->key;
-	txn->table = strdup(table);
-	txn->partition_key = strdup(partition_key_json);
+	txn->partition = txn_partition_copy(partition);
 	txn->busy = true;			/* starting: nobody else may use it yet */
 	txn->slot = -1;
 	auth_random_hex(txn->id, TXN_ID_BYTES);
@@ -531,12 +559,10 @@ call_txn_start(Call *call, const char *table, const char *partition_key_json)
 	/* registered before BEGIN, so that a second start conflicts at once */
 	pthread_mutex_lock(&txn_lock);
 	for (Txn *t = txns; t != NULL; t = t->next)
-		if (same_partition(t, table, partition_key_json))
+		if (same_partition(t, partition->resolved, partition->key))
 		{
 			pthread_mutex_unlock(&txn_lock);
-			free(txn->table);
-			free(txn->partition_key);
-			free(txn);
+			txn_free(txn);
 			partition_locked(call);
 			return NULL;
 		}
@@ -574,9 +600,7 @@ call_txn_start(Call *call, const char *table, const char *partition_key_json)
 		pthread_mutex_lock(&txn_lock);
 		txn_unlink(txn);
 		pthread_mutex_unlock(&txn_lock);
-		free(txn->table);
-		free(txn->partition_key);
-		free(txn);
+		txn_free(txn);
 		return NULL;
 	}
 	txn->slot = slot;
@@ -630,56 +654,52 @@ call_txn_end(Call *call, const char *transaction_id, bool commit)
 }
 
 /*
- * call_check_partition: with a transaction id, (table, partition key) must
- * be that transaction's; without, no open transaction may hold them.
- * False after replying.
+ * call_txn_partition: a copy of what the call's key's transaction id holds
+ * (free it with txn_partition_free).  False after replying: an empty id is
+ * OTSParameterInvalid; an unknown, finished, timed out or other key's id
+ * OTSSessionNotExist.
  */
 bool
-call_check_partition(Call *call, const char *transaction_id,
-					 const char *table, const char *partition_key_json)
+call_txn_partition(Call *call, const char *transaction_id, TxnPartition *out)
 {
-	bool		ok = true;
+	Txn		   *txn;
 
-	if (transaction_id != NULL && !transaction_id_valid(call, transaction_id))
+	if (!transaction_id_valid(call, transaction_id))
 		return false;
 	pthread_mutex_lock(&txn_lock);
-	if (transaction_id != NULL)
-	{
-		Txn		   *txn = txn_find(transaction_id, call->key);
-
-		if (txn == NULL)
-		{
-			pthread_mutex_unlock(&txn_lock);
-			session_not_exist(call);
-			return false;
-		}
-		if (!same_partition(txn, table, partition_key_json))
-		{
-			pthread_mutex_unlock(&txn_lock);
-			call_parameter_invalid(call,
-								   "The partition key or table does not match the transaction's.");
-			return false;
-		}
-	}
-	else
-	{
-		for (Txn *t = txns; t != NULL && ok; t = t->next)
-			ok = !same_partition(t, table, partition_key_json);
-	}
+	txn = txn_find(transaction_id, call->key);
+	if (txn != NULL)
+		*out = txn_partition_copy(&txn->partition);
 	pthread_mutex_unlock(&txn_lock);
-	if (!ok)
-		partition_locked(call);
-	return ok;
+	if (txn == NULL)
+		session_not_exist(call);
+	return txn != NULL;
 }
 
+/* call_partition_held: whether an open transaction holds (resolved table, key); 409 if so */
 bool
-call_partition_held(const char *table, const char *partition_key_json)
+call_partition_held(Call *call, const char *resolved, const char *key)
 {
 	bool		held = false;
 
 	pthread_mutex_lock(&txn_lock);
 	for (Txn *t = txns; t != NULL && !held; t = t->next)
-		held = same_partition(t, table, partition_key_json);
+		held = same_partition(t, resolved, key);
+	pthread_mutex_unlock(&txn_lock);
+	if (held)
+		partition_locked(call);
+	return held;
+}
+
+/* call_partition_value_held: whether an open transaction, of any table, holds this partition key */
+bool
+call_partition_value_held(const char *key)
+{
+	bool		held = false;
+
+	pthread_mutex_lock(&txn_lock);
+	for (Txn *t = txns; t != NULL && !held; t = t->next)
+		held = strcmp(t->partition.key, key) == 0;
 	pthread_mutex_unlock(&txn_lock);
 	return held;
 }

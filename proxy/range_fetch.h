@@ -26,7 +26,7 @@ typedef struct RangeShard
 typedef struct RangeRequest
 {
 	RangeKeyDef def;
-	Datum		table;			/* ots_cluster.tables row (NULL fields: unknown) */
+	Datum		table;			/* ots_cluster.table_entry (NULL fields: unknown) */
 	Datum		target;			/* the name the shards get */
 	int			nshards;
 	RangeShard *shards;

@@ -26,7 +26,7 @@
 #include "range_key.h"
 
 /*
- * range_key_def fills def from an ots_cluster.tables row (pk_names,
+ * range_key_def fills def from an ots_cluster.table_entry (pk_names,
  * pk_types, hash_prefix_length).  A table the proxy does not know (NULL
  * fields) has no key columns: its range fails on the first shard.
  */

@@ -11,7 +11,7 @@
 #include "access/htup.h"
 #include "utils/jsonb.h"
 
-/* the key columns of a table, from an ots_cluster.tables row */
+/* the key columns of a table, from an ots_cluster.table_entry */
 typedef struct RangeKeyDef
 {
 	int			ncols;

@@ -141,4 +141,56 @@ SELECT ots.delete_table('ec_plain');
 SELECT count(*) AS jobs_left FROM cron.job WHERE jobname LIKE 'ots.purge %';
 DROP VIEW pg_temp.jobs;
 DROP EXTENSION pg_cron;
+
+--
+-- pg_cron installed after ots tables exist: CREATE EXTENSION pg_cron
+-- schedules every table that needs purging, each job as the table's owner
+-- (a login role's table: that role; the superuser's: the superuser)
+--
+CREATE ROLE regress_ots_cron_owner LOGIN;
+CREATE SCHEMA ec_late AUTHORIZATION regress_ots_cron_owner;
+-- (without pg_cron: a NOTICE each)
+SELECT ots.create_table('ec_late.mine', 'id string', time_to_live => 86400, partitions => 1);
+SELECT ots.create_table('ec_late.plain', 'id string', partitions => 1);
+SET ROLE regress_ots_cron_owner;
+SELECT ots.create_table('ec_late.theirs', 'id string', time_to_live => 600, partitions => 1);
+SELECT ots.create_table('ec_late.streamed', 'id string', stream_enabled => true, partitions => 1);
+RESET ROLE;
+CREATE EXTENSION pg_cron;
+-- (a new session: pg_cron 1.4's cron.unschedule fails in a session that
+-- dropped and created pg_cron, "could not open relation with OID")
+\c
+\set VERBOSITY terse
+SET ots.purge_schedule = '0 0 31 2 *';
+CREATE VIEW pg_temp.jobs AS
+SELECT jobname, username = current_user AS mine, schedule, command, database = current_database() AS here
+  FROM cron.job WHERE jobname LIKE 'ots.purge %';
+SELECT * FROM pg_temp.jobs ORDER BY jobname;
+SELECT jobname, username FROM cron.job WHERE username <> current_user ORDER BY jobname;
+
+-- ots.schedule_all() schedules them again (jobs removed by hand, say), as
+-- the same roles; idempotent
+SELECT count(cron.unschedule(jobid)) AS removed FROM cron.job;
+SELECT ots.schedule_all() AS scheduled;
+SELECT ots.schedule_all() AS scheduled;
+SELECT * FROM pg_temp.jobs ORDER BY jobname;
+-- a table owner schedules its own tables only, as itself: not without
+-- pg_cron's schema, then with it
+SELECT count(cron.unschedule(jobid)) AS removed FROM cron.job;
+SET ROLE regress_ots_cron_owner;
+SELECT ots.schedule_all() AS scheduled;
+RESET ROLE;
+GRANT USAGE ON SCHEMA cron TO regress_ots_cron_owner;
+SET ROLE regress_ots_cron_owner;
+SELECT ots.schedule_all() AS scheduled;
+RESET ROLE;
+SELECT jobname, username FROM cron.job ORDER BY jobname;
+
+SET client_min_messages = warning;
+SELECT ots.delete_table('ec_late.' || t) FROM unnest('{mine,plain,theirs,streamed}'::text[]) t;
+RESET client_min_messages;
+DROP VIEW pg_temp.jobs;
+DROP EXTENSION pg_cron;
+DROP SCHEMA ec_late;
+DROP ROLE regress_ots_cron_owner;
 RESET ots.purge_schedule;

@@ -90,7 +90,8 @@ SELECT p.oid::regprocedure AS fn, p.provolatile, p.proparallel
    AND p.proparallel <> 'u'
    AND (p.provolatile = 'v' OR p.prosrc ~* '\mEXCEPTION\s+WHEN\M')
  ORDER BY p.oid::regprocedure::text COLLATE "C";
--- (ots.stats_counters and ots.write_point_counts read shared-memory counters only)
+-- (ots.stats_counters and ots.write_point_counts read shared-memory counters only;
+-- ots.require_preload reads whether ots was preloaded, the same in every process)
 -- (ots.get_shard_iterator and ots.get_stream_record take a stream's shard lock and read
 -- its log with a dirty snapshot: in the leader only, PARALLEL RESTRICTED)
 

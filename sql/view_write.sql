@@ -84,6 +84,7 @@ SELECT pg_temp.try($$INSERT INTO vw (channel, id, price) VALUES ('wx', 'w5', 'Na
 SELECT pg_temp.try($$INSERT INTO vw (channel, id, price) VALUES ('wx', 'w5', '-Infinity')$$);
 SELECT pg_temp.try($$INSERT INTO vw (channel, id, status) VALUES (repeat('c', 1025), 'w5', 'a')$$);
 SELECT pg_temp.try($$INSERT INTO vw (channel, id, attributes) VALUES ('wx', 'w5', '{"bad name": 1}')$$);
+SELECT pg_temp.try($$INSERT INTO vw (channel, id, attributes) VALUES ('wx', 'w5', '{"note": {"value": "a", "tz": 1}}')$$);
 SELECT count(*) FROM vw WHERE id = 'w5';
 -- the same defined column named twice is fine when attributes leaves it out
 INSERT INTO vw (channel, id, status, attributes) VALUES ('wx', 'w5', NULL, '{"status": "from attributes"}');

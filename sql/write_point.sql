@@ -57,22 +57,22 @@ SELECT * FROM pg_temp.wp('delete_row', $$SELECT ots.delete_row('wp', '{"k": "a",
 -- PUT's keys exists, its first try (a multi-insert, counted up to the
 -- unique_violation) is rolled back and the upsert statement writes the rows.
 SELECT * FROM pg_temp.wp('batch, bulk PUT of new rows', $$SELECT count(*) FROM ots.batch_write_row(
-	'[{"table_name": "wp", "rows": [{"type": "PUT", "primary_key": {"k": "b", "n": 1}, "attribute_columns": {"v": 1}},
-	                               {"type": "PUT", "primary_key": {"k": "c", "n": 1}, "attribute_columns": {"v": 1}},
-	                               {"type": "PUT", "primary_key": {"k": "d", "n": 1}, "attribute_columns": {"v": 1}}]}]')$$);
+	'[{"table_name": "wp", "rows": [{"type": "PUT", "primary_key": {"k": "b", "n": 1}, "attributes": {"v": 1}},
+	                               {"type": "PUT", "primary_key": {"k": "c", "n": 1}, "attributes": {"v": 1}},
+	                               {"type": "PUT", "primary_key": {"k": "d", "n": 1}, "attributes": {"v": 1}}]}]')$$);
 SELECT * FROM pg_temp.wp('batch, bulk PUT, one row exists', $$SELECT count(*) FROM ots.batch_write_row(
-	'[{"table_name": "wp", "rows": [{"type": "PUT", "primary_key": {"k": "b", "n": 1}, "attribute_columns": {"v": 2}},
-	                               {"type": "PUT", "primary_key": {"k": "e", "n": 1}, "attribute_columns": {"v": 2}}]}]')$$);
+	'[{"table_name": "wp", "rows": [{"type": "PUT", "primary_key": {"k": "b", "n": 1}, "attributes": {"v": 2}},
+	                               {"type": "PUT", "primary_key": {"k": "e", "n": 1}, "attributes": {"v": 2}}]}]')$$);
 SELECT * FROM pg_temp.wp('batch, bulk DELETE', $$SELECT count(*) FROM ots.batch_write_row(
 	'[{"table_name": "wp", "rows": [{"type": "DELETE", "primary_key": {"k": "d", "n": 1}},
 	                               {"type": "DELETE", "primary_key": {"k": "e", "n": 1}}]}]')$$);
 -- per row (a condition), and atomic
 SELECT * FROM pg_temp.wp('batch, per row', $$SELECT count(*) FROM ots.batch_write_row(
 	'[{"table_name": "wp", "rows": [{"type": "UPDATE", "primary_key": {"k": "b", "n": 1}, "condition": "EXPECT_EXIST", "put": {"w": 1}},
-	                               {"type": "PUT", "primary_key": {"k": "f", "n": 1}, "condition": "EXPECT_NOT_EXIST", "attribute_columns": {"v": 1}}]}]')$$);
+	                               {"type": "PUT", "primary_key": {"k": "f", "n": 1}, "condition": "EXPECT_NOT_EXIST", "attributes": {"v": 1}}]}]')$$);
 SELECT * FROM pg_temp.wp('batch, atomic', $$SELECT count(*) FROM ots.batch_write_row(
-	'[{"table_name": "wp", "rows": [{"type": "PUT", "primary_key": {"k": "g", "n": 1}, "attribute_columns": {"v": 1}},
-	                               {"type": "PUT", "primary_key": {"k": "g", "n": 2}, "attribute_columns": {"v": 1}}]}]', true)$$);
+	'[{"table_name": "wp", "rows": [{"type": "PUT", "primary_key": {"k": "g", "n": 1}, "attributes": {"v": 1}},
+	                               {"type": "PUT", "primary_key": {"k": "g", "n": 2}, "attributes": {"v": 1}}]}]', true)$$);
 
 -- plain SQL on the storage: rows ots would have written pass
 SELECT * FROM pg_temp.wp('INSERT', $$INSERT INTO "wp$data" (k, n, "$cells", "$oldest_ts")

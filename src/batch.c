@@ -93,6 +93,7 @@ batch_text_array(JsonbValue *v, const char *what)
 /* the forms of the members of a row or table entry, as request fields take them */
 typedef enum BatchMemberForm
 {
+	BATCH_OWN,					/* read by the batch itself ("type", "primary_key") */
 	BATCH_JSONB,				/* any JSON: Jsonb * */
 	BATCH_STRING,				/* a JSON string: const char * */
 	BATCH_NAMES					/* a JSON array of column names: text[] */
@@ -111,6 +112,8 @@ batch_member(JsonbContainer *obj, const char *key, BatchMemberForm form)
 		return NULL;
 	switch (form)
 	{
+		case BATCH_OWN:
+			break;
 		case BATCH_JSONB:
 			return JsonbValueToJsonb(&v);
 		case BATCH_STRING:
@@ -262,6 +265,14 @@ batch_entry_list(Jsonb *request, int i, const char *key, const char **table_name
 	return batch_list(entry, key, *table_name);
 }
 
+/* the fields of a batch_get_row table entry: its table, its keys, get_row's read options */
+static const char *const batch_get_entry_fields[] = {
+	"table_name", "primary_keys", "columns_to_get", "max_versions", "time_range", "filter",
+	"with_timestamps", "start_column", "end_column"
+};
+static const RequestFields batch_get_entry = REQUEST_FIELDS("a BatchGetRow table entry",
+															batch_get_entry_fields);
+
 /*
  * batch_get_request reads a batch_get_row table entry's read options into
  * the request its rows share; each row sets its primary key.
@@ -293,8 +304,13 @@ batch_get_request(RowGetRequest *req, const char *name, JsonbContainer *entry)
 	}
 	args->time_range = batch_member(entry, "time_range", BATCH_JSONB);
 	args->filter = batch_member(entry, "filter", BATCH_JSONB);
-	args->with_timestamps = batch_field(entry, "with_timestamps", &v) != NULL &&
-		v.type == jbvBool && v.val.boolean;
+	args->with_timestamps = false;
+	if (batch_field(entry, "with_timestamps", &v) != NULL && v.type != jbvNull)
+	{
+		if (v.type != jbvBool)
+			ots_parameter_invalid("Invalid with_timestamps.", "with_timestamps is true or false.");
+		args->with_timestamps = v.val.boolean;
+	}
 	args->start_column = batch_text_member(entry, "start_column");
 	args->end_column = batch_text_member(entry, "end_column");
 }
@@ -316,7 +332,11 @@ ots_batch_get_row(PG_FUNCTION_ARGS)
 	for (int i = 0; i < ntables; i++)
 	{
 		const char *name;
-		int			nkeys = JsonContainerSize(batch_entry_list(request, i, "primary_keys", &name));
+		JsonbContainer *entry = batch_entry(request, i, &name);
+		int			nkeys;
+
+		request_check_fields(entry, &batch_get_entry, "the entry of table '%s'", name);
+		nkeys = JsonContainerSize(batch_list(entry, "primary_keys", name));
 
 		/* as an empty request is an error, so is an entry without keys */
 		if (nkeys == 0)
@@ -358,38 +378,61 @@ typedef struct BatchMember
 	size_t		field;			/* offsetof(RowWriteRequest, ...) */
 } BatchMember;
 
-#define BATCH_MAX_MEMBERS 8
-
 /*
- * a row "type" of batch_write_row: the write it runs and the members of the
- * row that write reads, in the order it reads them
+ * a row "type" of batch_write_row: the write it runs and every member a
+ * row of that type has, the ones that write reads in the order it reads
+ * them; they are the row's fields (a row with any other is refused), so
+ * the members are the list of its RequestFields
  */
 typedef struct BatchWriteType
 {
 	const char *name;			/* "PUT" */
 	RowWriteKind kind;
 	bool		bulk;			/* a plain row may take the bulk path */
-	BatchMember members[BATCH_MAX_MEMBERS + 1]; /* ended by a NULL key */
+	const BatchMember *members; /* fields.n of them */
+	RequestFields fields;
 } BatchWriteType;
 
 #define BATCH_MEMBER(key, form, field) {key, form, offsetof(RowWriteRequest, field)}
+#define BATCH_ROW_MEMBERS \
+	{"type", BATCH_OWN, 0}, \
+	{"primary_key", BATCH_OWN, 0}
 #define BATCH_CONDITIONS \
 	BATCH_MEMBER("condition", BATCH_STRING, condition), \
 	BATCH_MEMBER("column_condition", BATCH_JSONB, column_condition), \
 	BATCH_MEMBER("return_type", BATCH_STRING, return_type)
+#define BATCH_WRITE_TYPE(name, shape, kind, bulk, members) \
+	{name, kind, bulk, members, REQUEST_FIELDS(shape, members)}
+
+static const BatchMember batch_put_members[] = {
+	BATCH_ROW_MEMBERS,
+	BATCH_MEMBER("attributes", BATCH_JSONB, attributes),
+	BATCH_CONDITIONS
+};
+static const BatchMember batch_update_members[] = {
+	BATCH_ROW_MEMBERS,
+	BATCH_MEMBER("put", BATCH_JSONB, put),
+	BATCH_MEMBER("delete", BATCH_JSONB, deletes),
+	BATCH_MEMBER("delete_all", BATCH_NAMES, delete_all),
+	BATCH_MEMBER("increment", BATCH_JSONB, increment),
+	BATCH_CONDITIONS,
+	BATCH_MEMBER("return_columns", BATCH_NAMES, return_columns)
+};
+static const BatchMember batch_delete_members[] = {
+	BATCH_ROW_MEMBERS,
+	BATCH_CONDITIONS
+};
 
 static const BatchWriteType batch_write_types[] = {
-	{"PUT", ROW_WRITE_PUT, true,
-		{BATCH_MEMBER("attributes", BATCH_JSONB, attributes), BATCH_CONDITIONS}},
-	{"UPDATE", ROW_WRITE_UPDATE, false,
-		{BATCH_MEMBER("put", BATCH_JSONB, put),
-			BATCH_MEMBER("delete", BATCH_JSONB, deletes),
-			BATCH_MEMBER("delete_all", BATCH_NAMES, delete_all),
-			BATCH_MEMBER("increment", BATCH_JSONB, increment),
-			BATCH_CONDITIONS,
-		BATCH_MEMBER("return_columns", BATCH_NAMES, return_columns)}},
-	{"DELETE", ROW_WRITE_DELETE, true, {BATCH_CONDITIONS}},
+	BATCH_WRITE_TYPE("PUT", "a PUT row", ROW_WRITE_PUT, true, batch_put_members),
+	BATCH_WRITE_TYPE("UPDATE", "an UPDATE row", ROW_WRITE_UPDATE, false, batch_update_members),
+	BATCH_WRITE_TYPE("DELETE", "a DELETE row", ROW_WRITE_DELETE, true, batch_delete_members),
 };
+
+/* the fields of a batch_write_row table entry */
+static const char *const batch_write_entry_fields[] = {"table_name", "rows"};
+static const RequestFields batch_write_entry = REQUEST_FIELDS("a BatchWriteRow table entry",
+															  batch_write_entry_fields);
 
 /*
  * batch_cells_size: the data size of a row's attribute map member "key"
@@ -681,12 +724,14 @@ batch_check_table_repeats(BatchRow **tables, const char **names, const int *coun
 }
 
 /*
- * batch_write_read_row reads row r of an entry's "rows" and returns its
- * data size (for the request limit); what the checks allocate goes into
- * checkctx, reset when the row is read.
+ * batch_write_read_row reads row r of table name's entry "rows" and returns
+ * its data size (for the request limit); what the checks allocate goes into
+ * checkctx, reset when the row is read.  A row that is no object, has no
+ * known type or has a field its type does not know fails the whole request.
  */
 static uint64
-batch_write_read_row(BatchRow *br, JsonbContainer *rows, int r, MemoryContext checkctx)
+batch_write_read_row(BatchRow *br, JsonbContainer *rows, int r, const char *name,
+					 MemoryContext checkctx)
 {
 	JsonbValue *rowv = getIthJsonbValueFromContainer(rows, r);
 	MemoryContext callerctx;
@@ -699,6 +744,7 @@ batch_write_read_row(BatchRow *br, JsonbContainer *rows, int r, MemoryContext ch
 		br->pk_jsonb = JsonbPGetDatum(JsonbValueToJsonb(&br->pk));
 	callerctx = MemoryContextSwitchTo(checkctx);
 	br->type = batch_write_type(br->row);
+	request_check_fields(br->row, &br->type->fields, "row %d of table '%s'", r, name);
 	size += codec_pk_data_size(br->pk.type == jbvBinary ? br->pk.val.binary.data : NULL);
 	size += batch_cells_size(br->row, "attributes", true);
 	size += batch_cells_size(br->row, "put", true);
@@ -862,8 +908,13 @@ batch_write_request(RowWriteRequest *req, text *table_name, const BatchRow *br)
 		req->primary_key = DatumGetJsonbP(br->pk_jsonb);
 	else if (br->pk.type != jbvNull)
 		req->primary_key = JsonbValueToJsonb((JsonbValue *) &br->pk);
-	for (const BatchMember *m = br->type->members; m->key != NULL; m++)
-		*(void **) ((char *) req + m->field) = batch_member(br->row, m->key, m->form);
+	for (int i = 0; i < br->type->fields.n; i++)
+	{
+		const BatchMember *m = &br->type->members[i];
+
+		if (m->form != BATCH_OWN)
+			*(void **) ((char *) req + m->field) = batch_member(br->row, m->key, m->form);
+	}
 }
 
 /* the rows of a batch_write_row request, by table entry */
@@ -891,7 +942,11 @@ batch_write_read(BatchWrite *bw, Jsonb *request)
 	for (int i = 0; i < bw->ntables; i++)
 	{
 		const char *name;
-		int			nrows = JsonContainerSize(batch_entry_list(request, i, "rows", &name));
+		JsonbContainer *entry = batch_entry(request, i, &name);
+		int			nrows;
+
+		request_check_fields(entry, &batch_write_entry, "the entry of table '%s'", name);
+		nrows = JsonContainerSize(batch_list(entry, "rows", name));
 
 		if (nrows == 0)
 			ots_error(PARAMETER_INVALID, "No operation is specified for table: '%s'.", name);
@@ -912,7 +967,7 @@ batch_write_read(BatchWrite *bw, Jsonb *request)
 		bw->counts[i] = JsonContainerSize(rows);
 		bw->tables[i] = palloc0(sizeof(BatchRow) * bw->counts[i]);
 		for (int r = 0; r < bw->counts[i]; r++)
-			size += batch_write_read_row(&bw->tables[i][r], rows, r, checkctx);
+			size += batch_write_read_row(&bw->tables[i][r], rows, r, bw->names[i], checkctx);
 	}
 	MemoryContextSwitchTo(checkctx);
 	batch_check_table_repeats(bw->tables, bw->names, bw->counts, bw->ntables, bw->total);

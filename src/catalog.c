@@ -514,10 +514,10 @@ catalog_class(Oid relid)
 /*
  * catalog_primary_key_is: is the relation's primary key a btree on exactly
  * these columns, in this order?  Read from pg_index, without opening (or
- * locking) the relation.
+ * locking) the relation.  *exists (unless NULL) says whether it has one.
  */
 static bool
-catalog_primary_key_is(Oid relid, const AttrNumber *keys, int nkeys)
+catalog_primary_key_is(Oid relid, const AttrNumber *keys, int nkeys, bool *exists)
 {
 	Relation	pg_index = table_open(IndexRelationId, AccessShareLock);
 	ScanKeyData skey;
@@ -535,6 +535,8 @@ catalog_primary_key_is(Oid relid, const AttrNumber *keys, int nkeys)
 
 		if (!index->indisprimary)
 			continue;
+		if (exists != NULL)
+			*exists = true;
 		form = catalog_class(index->indexrelid);
 		same = index->indnkeyatts == nkeys && index->indnatts == nkeys &&
 			form != NULL && form->relam == BTREE_AM_OID;
@@ -544,6 +546,15 @@ catalog_primary_key_is(Oid relid, const AttrNumber *keys, int nkeys)
 	systable_endscan(scan);
 	table_close(pg_index, AccessShareLock);
 	return same;
+}
+
+bool
+catalog_has_primary_key(Oid relid)
+{
+	bool		exists = false;
+
+	(void) catalog_primary_key_is(relid, NULL, 0, &exists);
+	return exists;
 }
 
 /*
@@ -570,56 +581,28 @@ catalog_check_owners(OtsTable *t, Oid view)
  * catalog_check_storage finds the storage table, view and sequence of t
  * (read by catalog_read_row) in schema nsp and checks that they are what
  * create_table makes of that metadata: false when the storage or view is
- * missing (the table does not exist), an error when anything differs.
+ * missing, or the storage has no primary key yet (the table does not
+ * exist, or a restore has not made all of it), an error when anything
+ * differs.
  */
 bool
 catalog_check_storage(OtsTable *t, Oid nsp)
 {
 	char		name[NAMEDATALEN * 2];
 	AttrNumber	keys[OTS_MAX_KEY_COLUMNS + 1] = {0};
-	int			nkeys;
-	AttrNumber	partattr;
-	HeapTuple	tup;
-	Form_pg_partitioned_table part;
+	bool		has_key = false;
 
-	if (isAnyTempNamespace(nsp))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("ots table %s is in a temporary schema",
-						quote_qualified_identifier(t->schema_name, t->table_name)),
-				 errdetail("ots tables cannot be temporary.")));
-	t->data_oid = storage_oid(nsp, t->table_name);
-	if (!OidIsValid(t->data_oid) ||
-		get_rel_relkind(get_relname_relid(t->table_name, nsp)) != RELKIND_VIEW)
+	if (!OidIsValid(get_relname_relid(t->table_name, nsp)) ||
+		get_rel_relkind(get_relname_relid(t->table_name, nsp)) != RELKIND_VIEW ||
+		!catalog_check_storage_shape(t, nsp, keys))
 		return false;
-	if (get_rel_relkind(t->data_oid) != RELKIND_PARTITIONED_TABLE)
-		catalog_damaged(t, "its storage table is not partitioned");
-	if (t->hash_prefix_len == 0 && get_attnum(t->data_oid, STORAGE_HASH_COLUMN) != InvalidAttrNumber)
-		catalog_damaged(t, "its storage table has a \"%s\" column but no hash prefix",
-						STORAGE_HASH_COLUMN);
-	nkeys = storage_nkeys(t);
-	for (int k = 0; k < nkeys; k++)
-		keys[k] = catalog_check_column(t, t->data_oid, storage_key_column(t, k),
-									   storage_key_type(t, k), storage_key_collation(t, k));
-	partattr = keys[0];
-	catalog_check_column(t, t->data_oid, STORAGE_CELLS_COLUMN, storage_cells_type(), InvalidOid);
-	catalog_check_column(t, t->data_oid, STORAGE_OLDEST_TS_COLUMN, INT8OID, InvalidOid);
-	if (!catalog_primary_key_is(t->data_oid, keys, nkeys))
-		catalog_damaged(t, "the primary key of its storage table is not (%s)", storage_key_list(t, storage_nkeys(t)));
-
-	tup = SearchSysCache1(PARTRELID, ObjectIdGetDatum(t->data_oid));
-	if (!HeapTupleIsValid(tup))
-		catalog_damaged(t, "its storage table has no partition key");
-	part = (Form_pg_partitioned_table) GETSTRUCT(tup);
-	if (part->partnatts != 1 || part->partattrs.values[0] != partattr ||
-		part->partstrat != (t->hash_prefix_len > 0 ? PARTITION_STRATEGY_RANGE : PARTITION_STRATEGY_HASH))
+	if (!catalog_primary_key_is(t->data_oid, keys, storage_nkeys(t), &has_key))
 	{
-		ReleaseSysCache(tup);
-		catalog_damaged(t, "its storage table is not partitioned by %s",
-						t->hash_prefix_len > 0 ? "RANGE (" STORAGE_HASH_SQL ")" :
-						psprintf("HASH (%s)", quote_identifier(t->pk[0].name)));
+		/* a restore adds the key after the rows: until then the table is not there yet */
+		if (!has_key)
+			return false;
+		catalog_damaged(t, "the primary key of its storage table is not (%s)", storage_key_list(t, storage_nkeys(t)));
 	}
-	ReleaseSysCache(tup);
 
 	t->seq_oid = InvalidOid;
 	if (t->auto_increment_col >= 0)
@@ -632,6 +615,61 @@ catalog_check_storage(OtsTable *t, Oid nsp)
 	}
 	catalog_check_owners(t, get_relname_relid(t->table_name, nsp));
 	catalog_check_stream(t, nsp);
+	return true;
+}
+
+/*
+ * catalog_check_storage_shape finds the storage table of t in schema nsp
+ * (t->data_oid) and checks the table itself as create_table makes it:
+ * partitioned as t says, with its stored key columns, "$cells" and
+ * "$oldest_ts", which it fills keys with the attribute numbers of (when
+ * not NULL); false when there is no storage table, an error when it
+ * differs.  The rest of a table (primary key, partitions, view, sequence,
+ * stream) comes later in a restore.
+ */
+bool
+catalog_check_storage_shape(OtsTable *t, Oid nsp, AttrNumber *keys)
+{
+	AttrNumber	found[OTS_MAX_KEY_COLUMNS + 1] = {0};
+	HeapTuple	tup;
+	Form_pg_partitioned_table part;
+	int			nkeys = storage_nkeys(t);
+
+	if (isAnyTempNamespace(nsp))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("ots table %s is in a temporary schema",
+						quote_qualified_identifier(t->schema_name, t->table_name)),
+				 errdetail("ots tables cannot be temporary.")));
+	t->data_oid = storage_oid(nsp, t->table_name);
+	if (!OidIsValid(t->data_oid))
+		return false;
+	if (get_rel_relkind(t->data_oid) != RELKIND_PARTITIONED_TABLE)
+		catalog_damaged(t, "its storage table is not partitioned");
+	if (t->hash_prefix_len == 0 && get_attnum(t->data_oid, STORAGE_HASH_COLUMN) != InvalidAttrNumber)
+		catalog_damaged(t, "its storage table has a \"%s\" column but no hash prefix",
+						STORAGE_HASH_COLUMN);
+	for (int k = 0; k < nkeys; k++)
+		found[k] = catalog_check_column(t, t->data_oid, storage_key_column(t, k),
+										storage_key_type(t, k), storage_key_collation(t, k));
+	if (keys != NULL)
+		memcpy(keys, found, sizeof(found));
+	catalog_check_column(t, t->data_oid, STORAGE_CELLS_COLUMN, storage_cells_type(), InvalidOid);
+	catalog_check_column(t, t->data_oid, STORAGE_OLDEST_TS_COLUMN, INT8OID, InvalidOid);
+
+	tup = SearchSysCache1(PARTRELID, ObjectIdGetDatum(t->data_oid));
+	if (!HeapTupleIsValid(tup))
+		catalog_damaged(t, "its storage table has no partition key");
+	part = (Form_pg_partitioned_table) GETSTRUCT(tup);
+	if (part->partnatts != 1 || part->partattrs.values[0] != found[0] ||
+		part->partstrat != (t->hash_prefix_len > 0 ? PARTITION_STRATEGY_RANGE : PARTITION_STRATEGY_HASH))
+	{
+		ReleaseSysCache(tup);
+		catalog_damaged(t, "its storage table is not partitioned by %s",
+						t->hash_prefix_len > 0 ? "RANGE (" STORAGE_HASH_SQL ")" :
+						psprintf("HASH (%s)", quote_identifier(t->pk[0].name)));
+	}
+	ReleaseSysCache(tup);
 	return true;
 }
 
@@ -691,7 +729,7 @@ catalog_check_leaf(const OtsTable *t, Oid leaf)
 		catalog_damaged(t, "partition %s of its storage table does not use the ots table access method", name);
 	for (int k = 0; k < nkeys; k++)
 		keys[k] = get_attnum(leaf, storage_key_column(t, k));
-	if (!catalog_primary_key_is(leaf, keys, nkeys))
+	if (!catalog_primary_key_is(leaf, keys, nkeys, NULL))
 		catalog_damaged(t, "the primary key of partition %s of its storage table is not a btree on (%s)",
 						name, storage_key_list(t, storage_nkeys(t)));
 }

@@ -160,12 +160,40 @@ extern bool catalog_index_usable(const OtsTable *t, Snapshot snapshot);
 extern bool catalog_check_storage(OtsTable *t, Oid nsp);
 
 /*
+ * catalog_check_storage_shape: catalog_check_storage of the storage table
+ * alone, as a restore has made it before the rest (keys, when not NULL,
+ * gets the stored key columns' attribute numbers)
+ */
+extern bool catalog_check_storage_shape(OtsTable *t, Oid nsp, AttrNumber *keys);
+
+/*
+ * catalog_has_primary_key: has the relation a primary key?  A registered
+ * storage without one is a table a restore has not made all of yet.
+ */
+extern bool catalog_has_primary_key(Oid relid);
+
+/*
  * catalog_check_leaf raises data_corrupted unless partition leaf of t's
  * storage is a plain table on the ots access method with a btree primary
  * key on the key columns; catalog_report_damaged raises it saying what is wrong.
  */
 extern void catalog_check_leaf(const OtsTable *t, Oid leaf);
 extern void catalog_report_damaged(const OtsTable *t, const char *what) pg_attribute_noreturn();
+
+/*
+ * catalog_write_restore registers the ots table whose storage a restore
+ * gives comment, which carries its definition (catalog_write.c); false
+ * when it carries none.  only_index_of: NULL, or register only an index of
+ * that table.
+ */
+extern bool catalog_write_restore(Oid storage, const char *comment, const char *only_index_of);
+
+/*
+ * catalog_write_carry_table makes the comment of ots table schema.table's
+ * storage carry its definition as ots.tables now has it (nothing when
+ * there is no such row)
+ */
+extern void catalog_write_carry_table(const char *schema, const char *table);
 
 /* catalog_owns: does the current user own the relation (through membership too)? */
 extern bool catalog_owns(Oid relid);

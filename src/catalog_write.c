@@ -14,17 +14,27 @@
  * direct call can store.  catalog_insert also requires the view to have the
  * storage's owner and every partition to be shaped as the storage guard
  * lets partitions be attached to registered storage.
+ *
+ * Every write also makes the storage's comment carry the row it wrote (the
+ * table's definition, catalog_write_carry), because ots.tables is no
+ * part of a dump: pg_dump writes the comment right after the storage, in
+ * every form (whole, --schema-only, -t), and the restore registers the
+ * table from it as the comment arrives (catalog_write_restore, which the
+ * DDL guard calls), as its owner could with create_table.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "catalog/namespace.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
+#include "commands/comment.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
 #include "utils/inval.h"
+#include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/tuplestore.h"
 
@@ -44,11 +54,33 @@ PG_FUNCTION_INFO_V1(ots_catalog_insert_index);
 PG_FUNCTION_INFO_V1(ots_catalog_set_index_phase);
 PG_FUNCTION_INFO_V1(ots_catalog_index_forgotten);
 PG_FUNCTION_INFO_V1(ots_catalog_set_stream);
+PG_FUNCTION_INFO_V1(ots_catalog_carry);
 
 /* the schema and table names every function here takes first */
 #define CATALOG_WRITE_KEY \
 	" WHERE t.schema_name OPERATOR(pg_catalog.=) $1 AND t.table_name OPERATOR(pg_catalog.=) $2"
 static const Oid key_types[3] = {NAMEOID, NAMEOID, TEXTOID};
+
+/*
+ * A written row's definition, to be carried by its storage's comment: the
+ * row as jsonb, without the names (the storage's own name and schema say
+ * them).  CATALOG_WRITE_RETURNING returns it after the columns
+ * catalog_read_row checks.
+ */
+#define CATALOG_DEFINITION \
+	"pg_catalog.to_jsonb(t) OPERATOR(pg_catalog.-) 'schema_name'::pg_catalog.text" \
+	" OPERATOR(pg_catalog.-) 'table_name'::pg_catalog.text AS ots_definition"
+#define CATALOG_WRITE_RETURNING " RETURNING " CATALOG_ROW_COLUMNS ", " CATALOG_DEFINITION
+
+/* the line of a storage's comment that carries its table's definition */
+#define CATALOG_CARRIER_LINE "\nots definition: "
+
+/* every column of ots.tables but the names, which a carried definition restores */
+#define CATALOG_RESTORED_COLUMNS \
+	"pk_names, pk_types, auto_increment, max_versions, time_to_live, max_version_offset," \
+	" allow_update, partitions, hash_prefix_length, created_at, trimmed_max_versions," \
+	" defined_names, defined_types, index_of, index_type, index_key_count, index_phase," \
+	" stream_id, stream_expiration_hours, stream_enabled_at"
 
 static void catalog_write_base_changed(const char *schema, const char *base);
 
@@ -79,26 +111,40 @@ catalog_write_owner(FunctionCallInfo fcinfo, bool missing_ok)
 }
 
 /*
- * catalog_write_run runs sql with the function's first nargs arguments
- * (of types types) as the owner of ots.tables; with RETURNING
- * CATALOG_ROW_COLUMNS, it checks every row it wrote as a load would.
+ * catalog_write_carry makes the comment of storage, the storage table of
+ * ots table schema.table, carry definition (CATALOG_DEFINITION of its
+ * row), so that a dump of the storage alone brings the table back
+ * (catalog_write_restore).  Written directly, as a COMMENT would, in the
+ * writing transaction: it is ots's, not the owner's to change.
+ */
+static void
+catalog_write_carry(Oid storage, const char *schema, const char *table, Datum definition)
+{
+	Jsonb	   *def = DatumGetJsonbP(definition);
+
+	CreateComments(storage, RelationRelationId, 0,
+				   psprintf("storage of ots table %s; write through the ots.* functions"
+							CATALOG_CARRIER_LINE "%s",
+							quote_qualified_identifier(schema, table),
+							JsonbToCString(NULL, &def->root, VARSIZE(def))));
+}
+
+/*
+ * catalog_write_exec runs sql with nargs parameters as the owner of
+ * ots.tables and, for each row it returns with an ots_definition
+ * (CATALOG_WRITE_RETURNING), makes the storage of ots table schema.table
+ * carry it; with check, it first checks each row as a load would.
  * Returns the number of rows processed; leaves SPI connected for the
  * caller to read SPI_tuptable and finish.
  */
 static uint64
-catalog_write_run(FunctionCallInfo fcinfo, const char *sql, int nargs, const Oid *types, bool check)
+catalog_write_exec(const char *schema, const char *table, const char *sql, int nargs,
+				   const Oid *types, Datum *values, const char *nulls, bool check)
 {
-	Datum		values[16];
-	char		nulls[16];
 	AsRole		saved;
 	int			ret;
+	int			defno;
 
-	Assert(nargs <= lengthof(values));
-	for (int i = 0; i < nargs; i++)
-	{
-		values[i] = PG_ARGISNULL(i) ? (Datum) 0 : PG_GETARG_DATUM(i);
-		nulls[i] = PG_ARGISNULL(i) ? 'n' : ' ';
-	}
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	asrole_enter(asrole_catalog_owner(), &saved);
@@ -106,18 +152,82 @@ catalog_write_run(FunctionCallInfo fcinfo, const char *sql, int nargs, const Oid
 	asrole_leave(&saved);
 	if (ret < 0)
 		elog(ERROR, "ots.tables statement failed: %s", SPI_result_code_string(ret));
-	for (uint64 r = 0; check && r < SPI_processed; r++)
+	defno = SPI_tuptable != NULL ? SPI_fnumber(SPI_tuptable->tupdesc, "ots_definition") : 0;
+	for (uint64 r = 0; r < SPI_processed; r++)
 	{
+		Oid			nsp = get_namespace_oid(schema, false);
 		OtsTable	t;
+		bool		isnull;
+		Datum		def;
 
 		memset(&t, 0, sizeof(t));
-		strlcpy(t.schema_name, NameStr(*PG_GETARG_NAME(0)), NAMEDATALEN);
-		strlcpy(t.table_name, NameStr(*PG_GETARG_NAME(1)), NAMEDATALEN);
-		catalog_read_row(&t, SPI_tuptable->vals[r], SPI_tuptable->tupdesc);
-		if (!catalog_check_storage(&t, get_namespace_oid(t.schema_name, false)))
-			ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
+		strlcpy(t.schema_name, schema, NAMEDATALEN);
+		strlcpy(t.table_name, table, NAMEDATALEN);
+		if (check)
+		{
+			catalog_read_row(&t, SPI_tuptable->vals[r], SPI_tuptable->tupdesc);
+			if (!catalog_check_storage(&t, nsp))
+				ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
+		}
+		if (defno <= 0)
+			continue;
+		def = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, defno, &isnull);
+		if (!isnull && get_rel_relkind(storage_oid(nsp, table)) == RELKIND_PARTITIONED_TABLE)
+			catalog_write_carry(storage_oid(nsp, table), schema, table, def);
 	}
 	return SPI_processed;
+}
+
+/*
+ * catalog_write_insert is catalog_write_exec of an INSERT into ots.tables:
+ * OTSObjectAlreadyExist when the name is registered already (by a
+ * concurrent create_table, say).
+ */
+static void
+catalog_write_insert(const char *schema, const char *table, const char *sql, int nargs,
+					 const Oid *types, Datum *values, const char *nulls, bool check)
+{
+	PG_TRY();
+	{
+		catalog_write_exec(schema, table, sql, nargs, types, values, nulls, check);
+	}
+	PG_CATCH();
+	{
+		if (geterrcode() == ERRCODE_UNIQUE_VIOLATION)
+		{
+			FlushErrorState();
+			ots_error(OBJECT_ALREADY_EXIST, "Requested table already exists.");
+		}
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+}
+
+/* catalog_write_args: the function's first nargs arguments as SPI parameters */
+static void
+catalog_write_args(FunctionCallInfo fcinfo, int nargs, Datum *values, char *nulls)
+{
+	for (int i = 0; i < nargs; i++)
+	{
+		values[i] = PG_ARGISNULL(i) ? (Datum) 0 : PG_GETARG_DATUM(i);
+		nulls[i] = PG_ARGISNULL(i) ? 'n' : ' ';
+	}
+}
+
+/*
+ * catalog_write_run is catalog_write_exec with the function's first nargs
+ * arguments (of types types), the first two the schema and table names.
+ */
+static uint64
+catalog_write_run(FunctionCallInfo fcinfo, const char *sql, int nargs, const Oid *types, bool check)
+{
+	Datum		values[16];
+	char		nulls[16];
+
+	Assert(nargs <= lengthof(values));
+	catalog_write_args(fcinfo, nargs, values, nulls);
+	return catalog_write_exec(NameStr(*PG_GETARG_NAME(0)), NameStr(*PG_GETARG_NAME(1)), sql,
+							  nargs, types, values, nulls, check);
 }
 
 /*
@@ -133,6 +243,8 @@ catalog_write_register(FunctionCallInfo fcinfo, const char *sql, int nargs, cons
 {
 	Oid			data_oid = catalog_write_owner(fcinfo, false);
 	Oid			view_oid = get_relname_relid(NameStr(*PG_GETARG_NAME(1)), get_rel_namespace(data_oid));
+	Datum		values[16];
+	char		nulls[16];
 
 	/* create_table makes both as one role; a view is run as its owner */
 	if (OidIsValid(view_oid) && asrole_owner(view_oid) != asrole_owner(data_oid))
@@ -142,21 +254,10 @@ catalog_write_register(FunctionCallInfo fcinfo, const char *sql, int nargs, cons
 						quote_qualified_identifier(NameStr(*PG_GETARG_NAME(0)), NameStr(*PG_GETARG_NAME(1))))));
 	/* registered, the storage takes only partitions shaped as ots makes them */
 	ddl_guard_check_partitions(data_oid);
-	PG_TRY();
-	{
-		catalog_write_run(fcinfo, sql, nargs, types, true);
-	}
-	PG_CATCH();
-	{
-		if (geterrcode() == ERRCODE_UNIQUE_VIOLATION)
-		{
-			/* registered already (by a concurrent create_table, say) */
-			FlushErrorState();
-			ots_error(OBJECT_ALREADY_EXIST, "Requested table already exists.");
-		}
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
+	Assert(nargs <= lengthof(values));
+	catalog_write_args(fcinfo, nargs, values, nulls);
+	catalog_write_insert(NameStr(*PG_GETARG_NAME(0)), NameStr(*PG_GETARG_NAME(1)), sql, nargs,
+						 types, values, nulls, true);
 }
 
 /*
@@ -178,7 +279,7 @@ ots_catalog_insert(PG_FUNCTION_ARGS)
 						   " auto_increment, max_versions, time_to_live, max_version_offset, allow_update,"
 						   " partitions, hash_prefix_length)"
 						   " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
-						   " RETURNING " CATALOG_ROW_COLUMNS, 11, insert_types);
+						   CATALOG_WRITE_RETURNING, 11, insert_types);
 	SPI_finish();
 	PG_RETURN_VOID();
 }
@@ -206,7 +307,7 @@ ots_catalog_update(PG_FUNCTION_ARGS)
 					  "       allow_update = coalesce($6, t.allow_update),"
 					  "       trimmed_max_versions = ots.trimmed_after_update(t.trimmed_max_versions,"
 					  "                                                      t.max_versions, $3)"
-					  CATALOG_WRITE_KEY " RETURNING " CATALOG_ROW_COLUMNS, 6, update_types, true);
+					  CATALOG_WRITE_KEY CATALOG_WRITE_RETURNING, 6, update_types, true);
 	SPI_finish();
 	CacheInvalidateRelcacheByRelid(data_oid);
 	PG_RETURN_VOID();
@@ -278,7 +379,8 @@ ots_catalog_clear_trimmed(PG_FUNCTION_ARGS)
 		PG_RETURN_VOID();
 	catalog_write_run(fcinfo,
 					  "UPDATE ots.tables t SET trimmed_max_versions = NULL" CATALOG_WRITE_KEY
-					  " AND CAST(t.xmin AS pg_catalog.text) OPERATOR(pg_catalog.=) $3", 3, key_types, false);
+					  " AND CAST(t.xmin AS pg_catalog.text) OPERATOR(pg_catalog.=) $3"
+					  " RETURNING " CATALOG_DEFINITION, 3, key_types, false);
 	SPI_finish();
 	PG_RETURN_VOID();
 }
@@ -310,7 +412,7 @@ ots_catalog_set_defined(PG_FUNCTION_ARGS)
 	data_oid = catalog_write_owner(fcinfo, false);
 	catalog_write_run(fcinfo,
 					  "UPDATE ots.tables t SET defined_names = $3, defined_types = $4"
-					  CATALOG_WRITE_KEY " RETURNING " CATALOG_ROW_COLUMNS, 4, types, true);
+					  CATALOG_WRITE_KEY CATALOG_WRITE_RETURNING, 4, types, true);
 	SPI_finish();
 	CacheInvalidateRelcacheByRelid(data_oid);
 	PG_RETURN_VOID();
@@ -336,7 +438,7 @@ ots_catalog_set_stream(PG_FUNCTION_ARGS)
 					  " stream_enabled_at = CASE WHEN $3 IS NULL THEN NULL"
 					  " WHEN $3 OPERATOR(pg_catalog.=) t.stream_id THEN t.stream_enabled_at"
 					  " ELSE pg_catalog.clock_timestamp() END"
-					  CATALOG_WRITE_KEY " RETURNING " CATALOG_ROW_COLUMNS, 4, types, true);
+					  CATALOG_WRITE_KEY CATALOG_WRITE_RETURNING, 4, types, true);
 	SPI_finish();
 	CacheInvalidateRelcacheByRelid(data_oid);
 	PG_RETURN_VOID();
@@ -382,7 +484,7 @@ ots_catalog_insert_index(PG_FUNCTION_ARGS)
 						   " b.partitions, 0, $6, $7, $3, $8, $9, $10"
 						   " FROM ots.tables b WHERE b.schema_name OPERATOR(pg_catalog.=) $1"
 						   " AND b.table_name OPERATOR(pg_catalog.=) $3 AND b.index_of IS NULL"
-						   " RETURNING " CATALOG_ROW_COLUMNS, 10, types);
+						   CATALOG_WRITE_RETURNING, 10, types);
 	if (SPI_processed != 1)
 		ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
 	SPI_finish();
@@ -407,8 +509,8 @@ ots_catalog_set_index_phase(PG_FUNCTION_ARGS)
 	data_oid = catalog_write_owner(fcinfo, false);
 	catalog_write_run(fcinfo,
 					  "UPDATE ots.tables t SET index_phase = $3"
-					  CATALOG_WRITE_KEY " AND t.index_of IS NOT NULL RETURNING "
-					  CATALOG_ROW_COLUMNS, 3, types, true);
+					  CATALOG_WRITE_KEY " AND t.index_of IS NOT NULL" CATALOG_WRITE_RETURNING,
+					  3, types, true);
 	if (SPI_processed != 1)
 		ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
 	base = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 12, &isnull);
@@ -428,5 +530,187 @@ Datum
 ots_catalog_index_forgotten(PG_FUNCTION_ARGS)
 {
 	catalog_write_base_changed(NameStr(*PG_GETARG_NAME(0)), NameStr(*PG_GETARG_NAME(1)));
+	PG_RETURN_VOID();
+}
+
+/*
+ * catalog_write_registered_base: is base (in schema) a registered table,
+ * not an index, whose storage has the same owner as index storage idx?
+ */
+static bool
+catalog_write_registered_base(const char *schema, const char *base, Oid idx)
+{
+	Oid			base_data = storage_oid(get_namespace_oid(schema, false), base);
+	Datum		values[2];
+	uint64		n;
+
+	if (!OidIsValid(base_data) || asrole_owner(base_data) != asrole_owner(idx))
+		return false;
+	values[0] = DirectFunctionCall1(namein, CStringGetDatum(schema));
+	values[1] = DirectFunctionCall1(namein, CStringGetDatum(base));
+	n = catalog_write_exec(schema, base, "SELECT FROM ots.tables t" CATALOG_WRITE_KEY
+						   " AND t.index_of IS NULL", 2, key_types, values, NULL, false);
+	SPI_finish();
+	return n == 1;
+}
+
+/*
+ * catalog_write_restore_indexes registers the indexes of table (just
+ * registered, in schema nsp) that a restore made before it: storage of
+ * schema nsp whose comment carries the definition of an index of table
+ * (an index's storage may come before its table's in a dump)
+ */
+static void
+catalog_write_restore_indexes(Oid nsp, const char *table)
+{
+	Oid			argtypes[1] = {OIDOID};
+	Datum		args[1] = {ObjectIdGetDatum(nsp)};
+	List	   *relids = NIL;
+	List	   *comments = NIL;
+	ListCell   *lc_relid;
+	ListCell   *lc_comment;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args("SELECT c.oid, d.description FROM pg_catalog.pg_class c"
+							  " JOIN pg_catalog.pg_description d ON d.objoid OPERATOR(pg_catalog.=) c.oid"
+							  " AND d.classoid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass"
+							  " AND d.objsubid OPERATOR(pg_catalog.=) 0"
+							  " WHERE c.relnamespace OPERATOR(pg_catalog.=) $1"
+							  " AND c.relkind OPERATOR(pg_catalog.=) 'p'"
+							  " AND pg_catalog.strpos(d.description, E'" "\\n" "ots definition: ')"
+							  " OPERATOR(pg_catalog.>) 0",
+							  1, argtypes, args, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not look for the indexes of a restored ots table");
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		bool		isnull;
+		Oid			relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc,
+														   1, &isnull));
+		MemoryContext old = MemoryContextSwitchTo(CurTransactionContext);
+
+		relids = lappend_oid(relids, relid);
+		comments = lappend(comments, SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 2));
+		MemoryContextSwitchTo(old);
+	}
+	SPI_finish();
+	/* another role's storage is its business: only the storage the caller owns */
+	forboth(lc_relid, relids, lc_comment, comments)
+		if (catalog_owns(lfirst_oid(lc_relid)))
+			catalog_write_restore(lfirst_oid(lc_relid), lfirst(lc_comment), table);
+}
+
+/*
+ * catalog_write_restore registers the ots table (or index) whose storage
+ * storage has just been given comment comment (by a restore: pg_dump writes
+ * the comment right after the storage, whose definition it carries,
+ * catalog_write_carry); false when the comment carries none.  Only the
+ * storage's owner may (42501), as for create_table, and only a definition
+ * catalog_read_row accepts; the storage itself is checked at every load,
+ * once the restore has made all of it.  An index is registered with its
+ * table: now if the table is registered already (and has the index's
+ * owner), else when the table's own comment comes
+ * (catalog_write_restore_indexes; only_index_of, when set, says which
+ * table that is).  A stream id another table has is refused: a consumer
+ * of that table must never be handed this one's records.
+ */
+bool
+catalog_write_restore(Oid storage, const char *comment, const char *only_index_of)
+{
+	static const Oid types[3] = {NAMEOID, NAMEOID, JSONBOID};
+	const char *carried = comment != NULL ? strstr(comment, CATALOG_CARRIER_LINE) : NULL;
+	char	   *table = storage_table_of(get_rel_name(storage), STORAGE_SUFFIX);
+	Oid			nsp = get_rel_namespace(storage);
+	char	   *schema = get_namespace_name(nsp);
+	Datum		values[3];
+	Jsonb	   *def;
+	JsonbValue	key;
+	JsonbValue *index_of;
+	char	   *base = NULL;
+	OtsTable	t;
+
+	if (carried == NULL || table == NULL || schema == NULL ||
+		get_rel_relkind(storage) != RELKIND_PARTITIONED_TABLE)
+		return false;
+	if (!catalog_owns(storage))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be owner of ots table %s", quote_qualified_identifier(schema, table))));
+	def = DatumGetJsonbP(DirectFunctionCall1(jsonb_in,
+											 CStringGetDatum(carried + strlen(CATALOG_CARRIER_LINE))));
+	if (!JB_ROOT_IS_OBJECT(def))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the comment of ots storage table %s does not carry an ots table's definition",
+						quote_qualified_identifier(schema, get_rel_name(storage)))));
+	key.type = jbvString;
+	key.val.string.val = "index_of";
+	key.val.string.len = strlen("index_of");
+	index_of = findJsonbValueFromContainer(&def->root, JB_FOBJECT, &key);
+	if (index_of != NULL && index_of->type == jbvString)
+		base = pnstrdup(index_of->val.string.val, index_of->val.string.len);
+	if ((only_index_of != NULL && (base == NULL || strcmp(base, only_index_of) != 0)) ||
+		(base != NULL && !catalog_write_registered_base(schema, base, storage)))
+		return true;			/* an index, registered with its table */
+
+	values[0] = DirectFunctionCall1(namein, CStringGetDatum(schema));
+	values[1] = DirectFunctionCall1(namein, CStringGetDatum(table));
+	values[2] = JsonbPGetDatum(def);
+	catalog_write_insert(schema, table,
+						 "INSERT INTO ots.tables AS t (schema_name, table_name, " CATALOG_RESTORED_COLUMNS ")"
+						 " SELECT $1, $2, " CATALOG_RESTORED_COLUMNS
+						 " FROM pg_catalog.jsonb_populate_record(NULL::ots.tables, $3) r"
+						 " RETURNING " CATALOG_ROW_COLUMNS ", t.stream_id IS NOT NULL AND EXISTS"
+						 " (SELECT FROM ots.tables o WHERE o.stream_id OPERATOR(pg_catalog.=) t.stream_id"
+						 "  AND (o.schema_name, o.table_name) OPERATOR(pg_catalog.<>) (t.schema_name, t.table_name))",
+						 3, types, values, NULL, false);
+	memset(&t, 0, sizeof(t));
+	strlcpy(t.schema_name, schema, NAMEDATALEN);
+	strlcpy(t.table_name, table, NAMEDATALEN);
+	catalog_read_row(&t, SPI_tuptable->vals[0], SPI_tuptable->tupdesc);
+	/* real ots storage, as far as a restore has made it yet (the rest: at every load) */
+	catalog_check_storage_shape(&t, nsp, NULL);
+	{
+		bool		isnull;
+
+		if (DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
+									   CATALOG_ROW_NCOLUMNS + 1, &isnull)))
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_OBJECT),
+					 errmsg("ots table %s carries the stream id of another ots table",
+							quote_qualified_identifier(schema, table)),
+					 errdetail("Stream id %s is in use.", t.stream_id)));
+	}
+	SPI_finish();
+	if (base == NULL)
+		catalog_write_restore_indexes(nsp, table);
+	else
+		CacheInvalidateRelcacheByRelid(storage_oid(nsp, base));
+	return true;
+}
+
+void
+catalog_write_carry_table(const char *schema, const char *table)
+{
+	Datum		values[2];
+
+	values[0] = DirectFunctionCall1(namein, CStringGetDatum(schema));
+	values[1] = DirectFunctionCall1(namein, CStringGetDatum(table));
+	catalog_write_exec(schema, table, "SELECT " CATALOG_DEFINITION " FROM ots.tables t" CATALOG_WRITE_KEY,
+					   2, key_types, values, NULL, false);
+	SPI_finish();
+}
+
+/*
+ * ots_catalog_carry is ots.catalog_carry(schema_name, table_name):
+ * catalog_write_carry_table, for the writers of ots.tables that are not
+ * the functions above (the drop clean-up, the upgrade from 0.1.0); no
+ * EXECUTE for PUBLIC, and the caller must own the storage.
+ */
+Datum
+ots_catalog_carry(PG_FUNCTION_ARGS)
+{
+	if (OidIsValid(catalog_write_owner(fcinfo, true)))
+		catalog_write_carry_table(NameStr(*PG_GETARG_NAME(0)), NameStr(*PG_GETARG_NAME(1)));
 	PG_RETURN_VOID();
 }

@@ -19,6 +19,21 @@
 #include "codec.h"
 #include "errors.h"
 #include "ots_limits.h"
+#include "request.h"
+
+/*
+ * the fields of an object value, each naming its form: one of them, alone
+ * ({"$binary": "AAEC"}); a primary key's value knows two more
+ */
+static const char *const codec_value_fields[] = {"$binary", "$double"};
+static const RequestFields codec_value_object = REQUEST_FIELDS("a value object", codec_value_fields);
+static const char *const codec_pk_value_fields[] = {"$binary", "$double", "$inf", "$auto_increment"};
+static const RequestFields codec_pk_value_object = REQUEST_FIELDS("a primary key value object",
+																  codec_pk_value_fields);
+
+/* the fields of a cell given as an object, {"value": v, "ts": t} */
+static const char *const codec_cell_fields[] = {"value", "ts"};
+static const RequestFields codec_cell_object = REQUEST_FIELDS("a cell", codec_cell_fields);
 
 static JsonbValue *codec_container_single_key(const JsonbValue *jv, const char **key,
 											  int *keylen, JsonbValue *val);
@@ -26,7 +41,6 @@ static bool codec_numeric_is_fractional(Numeric num);
 static char *codec_numeric_text(Numeric num);
 static int64 codec_numeric_to_int64(Numeric num, bool *ok);
 static double codec_parse_double(const JsonbValue *jv, const char *column);
-static void codec_read_value(const JsonbValue *jv, OtsValue *out, const char *column);
 static void codec_parse_cell(const JsonbValue *jv, CellInput *cell, bool request);
 static CellInput *codec_parse_cells(Jsonb *attrs, int *ncells, bool request);
 
@@ -195,7 +209,7 @@ codec_parse_double(const JsonbValue *jv, const char *column)
  * codec_read_value reads one value in the encoding of codec.h, without the
  * size limit of a write request.
  */
-static void
+void
 codec_read_value(const JsonbValue *jv, OtsValue *out, const char *column)
 {
 	const char *key;
@@ -262,6 +276,10 @@ codec_read_value(const JsonbValue *jv, OtsValue *out, const char *column)
 					break;
 				}
 			}
+			/* no value of a form: an object's unknown field is named */
+			if (JsonContainerIsObject(jv->val.binary.data))
+				request_check_fields(jv->val.binary.data, &codec_value_object,
+									 "the value of column '%s'", column);
 			/* FALLTHROUGH */
 		default:
 			ereport(ERROR,
@@ -331,7 +349,10 @@ codec_parse_cell(const JsonbValue *jv, CellInput *cell, bool request)
 		{
 			char	   *column = pnstrdup(cell->name, cell->namelen);
 
-			if (!has_value || JsonContainerSize(c) != (has_ts ? 2 : 1))
+			/* more keys than the known ones found: name the first unknown one */
+			if (JsonContainerSize(c) > (uint32) has_value + (uint32) has_ts)
+				request_check_fields(c, &codec_cell_object, "the cell of column '%s'", column);
+			if (!has_value)
 				ereport(ERROR,
 						(errcode(ERRCODE_OTS_PARAMETER_INVALID),
 						 errmsg_internal("Invalid cell of column '%s'.", column),
@@ -576,8 +597,17 @@ codec_parse_pk(const OtsTable *t, Jsonb *pk, int flags, PkInput *out)
 			const char *input_vt = codec_vt_name_of(&jv);
 
 			if (strcmp(input_vt, ots_value_vt_name(col->type)) != 0)
+			{
+				/*
+				 * an object value names its form by its one field: one of no
+				 * known form (VT_UNKNOWN) has a field to name
+				 */
+				if (jv.type == jbvBinary && JsonContainerIsObject(jv.val.binary.data))
+					request_check_fields(jv.val.binary.data, &codec_pk_value_object,
+										 "the value of primary key column '%s'", col->name);
 				ots_error(INVALID_PK, "Validate PK type fail. Input: %s, Meta: %s.",
 						  input_vt, ots_value_vt_name(col->type));
+			}
 		}
 		codec_parse_value(&jv, &out->v[i], col->name);
 		if (col->type == OTS_VT_STRING || col->type == OTS_VT_BINARY)

@@ -58,8 +58,11 @@ typedef struct PkInput
 
 /*
  * codec_parse_value reads one attribute value; "column" names it in errors.
+ * codec_read_value reads one without a write request's size limit (a
+ * stored value: cells' text form, stream records).
  */
 extern void codec_parse_value(const JsonbValue *jv, OtsValue *out, const char *column);
+extern void codec_read_value(const JsonbValue *jv, OtsValue *out, const char *column);
 
 /*
  * codec_parse_attributes reads an attribute map into palloc'd cells, in

@@ -25,11 +25,22 @@
  *	 - a partition, the view, the sequence s."t$seq" or the stream
  *	   ("t$log", "t$rec") given another owner
  *	   than the storage's: OWNER TO on the storage gives them its new owner
- *	   first (guard_propagate_owner), so all parts keep one owner.
+ *	   first (guard_propagate_owner), so all parts keep one owner;
+ *	 - a comment on the storage: it carries the table's definition, which
+ *	   ots writes (catalog_write.c).  A comment carrying one, given to
+ *	   storage not registered yet (a restore writes it right after the
+ *	   storage), registers its table (catalog_write_restore);
+ *	 - DDL that changes which rows a table has below the write point:
+ *	   ATTACH PARTITION, DETACH PARTITION and DROP of a leaf hand the rows
+ *	   to the write point, which keeps the table's indexes, or are refused
+ *	   where that cannot be exact (a table with a stream, an index's own
+ *	   storage, DETACH ... CONCURRENTLY, an unlogged leaf);
+ *	 - publications of what a subscriber's ots writes itself: an index's
+ *	   storage, ots's catalog, schemas holding either, FOR ALL TABLES.
  * Everything else passes: row-level security, storage options,
  * statistics, storage and compression of columns, replica identity,
  * clustering, tablespace, validating or dropping other constraints,
- * disabling triggers, indexes, policies, comments, grants, DETACH.
+ * disabling triggers, indexes, policies, other comments, grants.
  * ots's own DDL passes: create_table runs before the table's row in
  * ots.tables exists, the rest of it (indexes, DROP) is allowed, and ots's
  * install and upgrade scripts are not checked.
@@ -54,6 +65,7 @@
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_publication.h"
 #include "catalog/pg_trigger.h"
+#include "commands/comment.h"
 #include "commands/defrem.h"
 #include "commands/event_trigger.h"
 #include "commands/extension.h"
@@ -207,6 +219,14 @@ guard_kind(Oid relid)
 		guard_kind(get_partition_parent(relid, true)) == GUARD_STORAGE)
 		return GUARD_LEAF;
 	return GUARD_NONE;
+}
+
+bool
+ddl_guard_is_storage(Oid relid)
+{
+	GuardKind	kind = guard_kind(relid);
+
+	return kind == GUARD_STORAGE || kind == GUARD_LEAF;
 }
 
 /* guard_relid resolves a statement's relation without locking or erroring */
@@ -840,7 +860,11 @@ guard_alter_refusal(AlterTableCmd *cmd, Oid relid, GuardKind kind)
 				return primary ? "drop the primary key of" : NULL;
 			}
 		case AT_AttachPartition:
-			if (kind == GUARD_STORAGE)
+			/*
+			 * a restore attaches the partitions it made (as they were,
+			 * empty) before it adds the storage's primary key
+			 */
+			if (kind == GUARD_STORAGE && catalog_has_primary_key(relid))
 				guard_check_attach(relid, guard_attach_lock(relid, ((PartitionCmd *) cmd->def)->name));
 			return NULL;
 		case AT_DetachPartition:
@@ -886,7 +910,14 @@ guard_alter_refusal(AlterTableCmd *cmd, Oid relid, GuardKind kind)
 			if (get_table_am_oid(cmd->name, false) == storage_am_oid())
 			{
 				if (kind == GUARD_LEAF && guard_relam(relid) != storage_am_oid())
-					guard_check_rows(get_partition_parent(relid, true), relid, false);
+				{
+					Oid			storage = get_partition_parent(relid, true);
+
+					guard_check_rows(storage, relid, false);
+					/* a table of a dump of 0.1.0 (which had no such comment), repaired */
+					catalog_write_carry_table(get_namespace_name(get_rel_namespace(storage)),
+											  storage_table_of(get_rel_name(storage), STORAGE_SUFFIX));
+				}
 				return NULL;
 			}
 			return "give an access method other than ots to";
@@ -1271,6 +1302,38 @@ guard_publication(List *pubobjects, bool all_tables)
 }
 
 /*
+ * guard_comment: COMMENT ON TABLE of a registered storage table is refused
+ * (its comment carries the table's definition: a dump of it alone restores
+ * the table, catalog_write.c) unless it gives the comment it has; of a
+ * storage table not registered, a comment carrying a definition registers
+ * the table first (catalog_write_restore), as the restore that writes it
+ * wants.
+ */
+static void
+guard_comment(CommentStmt *stmt)
+{
+	Oid			relid;
+	char	   *current;
+
+	if (stmt->objtype != OBJECT_TABLE)
+		return;
+	relid = RangeVarGetRelid(makeRangeVarFromNameList(castNode(List, stmt->object)), NoLock, true);
+	if (!OidIsValid(relid) || get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE)
+		return;
+	if (guard_kind(relid) != GUARD_STORAGE)
+	{
+		(void) catalog_write_restore(relid, stmt->comment, NULL);
+		return;
+	}
+	current = GetComment(relid, RelationRelationId, 0);
+	if (current != NULL && stmt->comment != NULL && strcmp(current, stmt->comment) == 0)
+		return;
+	guard_raise(psprintf("cannot change the comment of %s", guard_describe(relid, GUARD_STORAGE)),
+				"The comment of an ots table's storage carries the table's definition, which a restore of the storage registers the table with.",
+				"Comment on the table's view instead.");
+}
+
+/*
  * ots_storage_guard is the event trigger ots.storage_guard() (at
  * ddl_command_start): raises an error for DDL that ots's storage cannot
  * follow (see the file header), and does nothing otherwise.
@@ -1316,6 +1379,9 @@ ots_storage_guard(PG_FUNCTION_ARGS)
 			break;
 		case T_CreateSchemaStmt:
 			guard_create_schema((CreateSchemaStmt *) parsetree);
+			break;
+		case T_CommentStmt:
+			guard_comment((CommentStmt *) parsetree);
 			break;
 		case T_DropStmt:
 			guard_drop((DropStmt *) parsetree);

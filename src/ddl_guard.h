@@ -21,4 +21,7 @@ extern void ddl_guard_check_partitions(Oid storage);
  */
 extern void ddl_guard_check_index_unpublished(Oid nsp, const char *index);
 
+/* ddl_guard_is_storage: is relid the storage table of a registered ots table, or a leaf of it? */
+extern bool ddl_guard_is_storage(Oid relid);
+
 #endif							/* OTS_DDL_GUARD_H */

@@ -27,6 +27,7 @@
 #include "errors.h"
 #include "filter.h"
 #include "ots_limits.h"
+#include "request.h"
 #include "value.h"
 
 typedef enum FilterKind
@@ -106,6 +107,32 @@ static const FilterComparatorName filter_comparator_names[] = {
 #define FILTER_KEY_OFFSET			"offset"
 #define FILTER_KEY_LIMIT			"limit"
 
+/*
+ * the fields of a filter object: an operator's one key (its kind) or the
+ * keys of a single-column filter (FILTER_SINGLE); a filter has no others
+ */
+static const struct
+{
+	const char *key;
+	FilterKind	kind;
+}			filter_fields[] = {
+	{FILTER_KEY_AND, FILTER_AND},
+	{FILTER_KEY_OR, FILTER_OR},
+	{FILTER_KEY_NOT, FILTER_NOT},
+	{FILTER_KEY_PAGINATION, FILTER_PAGINATION},
+	{FILTER_KEY_COLUMN, FILTER_SINGLE},
+	{FILTER_KEY_COMPARATOR, FILTER_SINGLE},
+	{FILTER_KEY_VALUE, FILTER_SINGLE},
+	{FILTER_KEY_PASS_IF_MISSING, FILTER_SINGLE},
+	{FILTER_KEY_LATEST_ONLY, FILTER_SINGLE},
+};
+static const RequestFields filter_object = REQUEST_FIELDS("a filter", filter_fields);
+
+/* the fields of the operand of "column_pagination" */
+static const char *const filter_pagination_fields[] = {FILTER_KEY_OFFSET, FILTER_KEY_LIMIT};
+static const RequestFields filter_pagination_object = REQUEST_FIELDS("column_pagination",
+																	 filter_pagination_fields);
+
 /* NOT takes exactly this many sub-filters; AND/OR at least this many */
 #define FILTER_NOT_CHILDREN			1
 #define FILTER_AND_OR_MIN_CHILDREN	2
@@ -129,9 +156,9 @@ typedef struct FilterParseState
 {
 	int			nodes;			/* nodes compiled so far */
 	bool		allow_pagination;
+	const char *argument;		/* "filter" or "column_condition", in errors */
 } FilterParseState;
 
-static bool filter_key_is(const JsonbValue *key, const char *want);
 static Filter *filter_new_node(FilterParseState *ps, FilterKind kind);
 static Filter *filter_parse_node(FilterParseState *ps, const JsonbValue *jv, bool top);
 static Filter *filter_parse_composite(FilterParseState *ps, FilterKind kind,
@@ -147,16 +174,6 @@ static bool filter_eval_single(const Filter *f, const OtsTable *t, const PkInput
 							   const CellsReader *r, const ReadSelect *sel);
 static bool filter_eval_node(const Filter *f, const OtsTable *t, const PkInput *pk,
 							 const CellsReader *r, const ReadSelect *sel);
-
-/* filter_key_is: is the jsonb string key exactly want? */
-static bool
-filter_key_is(const JsonbValue *key, const char *want)
-{
-	size_t		len = strlen(want);
-
-	return key->type == jbvString && key->val.string.len == len &&
-		memcmp(key->val.string.val, want, len) == 0;
-}
 
 /*
  * filter_new_node allocates a node and counts it against
@@ -186,35 +203,27 @@ filter_parse_node(FilterParseState *ps, const JsonbValue *jv, bool top)
 {
 	JsonbContainer *c;
 	JsonbValue	operand;
-	static const struct
-	{
-		const char *key;
-		FilterKind	kind;
-	}			operators[] = {
-		{FILTER_KEY_AND, FILTER_AND},
-		{FILTER_KEY_OR, FILTER_OR},
-		{FILTER_KEY_NOT, FILTER_NOT},
-		{FILTER_KEY_PAGINATION, FILTER_PAGINATION},
-	};
 
 	if (jv->type != jbvBinary || !JsonContainerIsObject(jv->val.binary.data))
 		ots_parameter_invalid("Invalid filter.", FILTER_SHAPE_DETAIL);
 	c = jv->val.binary.data;
 	if (JsonContainerSize(c) == 0)
 		ots_parameter_invalid("Invalid filter.", FILTER_SHAPE_DETAIL);
+	request_check_fields(c, &filter_object, "%s", ps->argument);
 
-	for (int i = 0; i < lengthof(operators); i++)
+	for (int i = 0; i < lengthof(filter_fields); i++)
 	{
-		const char *key = operators[i].key;
+		const char *key = filter_fields[i].key;
 
-		if (getKeyJsonValueFromContainer(c, key, strlen(key), &operand) == NULL)
+		if (filter_fields[i].kind == FILTER_SINGLE ||
+			getKeyJsonValueFromContainer(c, key, strlen(key), &operand) == NULL)
 			continue;
 		if (JsonContainerSize(c) != 1)
 			ots_parameter_invalid("Invalid filter.",
 								  psprintf("A filter with the key \"%s\" has no other keys.", key));
-		if (operators[i].kind == FILTER_PAGINATION)
+		if (filter_fields[i].kind == FILTER_PAGINATION)
 			return filter_parse_pagination(ps, &operand, top);
-		return filter_parse_composite(ps, operators[i].kind, key, &operand);
+		return filter_parse_composite(ps, filter_fields[i].kind, key, &operand);
 	}
 	return filter_parse_single(ps, c);
 }
@@ -279,6 +288,7 @@ filter_parse_pagination(FilterParseState *ps, const JsonbValue *operand, bool to
 	if (operand->type != jbvBinary || !JsonContainerIsObject(operand->val.binary.data))
 		ots_parameter_invalid("Invalid ColumnPaginationFilter.", FILTER_PAGINATION_DETAIL);
 	c = operand->val.binary.data;
+	request_check_fields(c, &filter_pagination_object, "%s", FILTER_KEY_PAGINATION);
 
 	has_offset = getKeyJsonValueFromContainer(c, FILTER_KEY_OFFSET,
 											  strlen(FILTER_KEY_OFFSET), &offset) != NULL;
@@ -328,36 +338,17 @@ filter_parse_page_bound(const JsonbValue *jv, bool is_offset)
 }
 
 /*
- * filter_parse_single compiles a single-column filter: checks every key,
- * the column name, the comparator, the constant (with codec's value rules
- * and length limit) and the two optional flags.
+ * filter_parse_single compiles a single-column filter (its keys checked by
+ * filter_parse_node): the column name, the comparator, the constant (with
+ * codec's value rules and length limit) and the two optional flags.
  */
 static Filter *
 filter_parse_single(FilterParseState *ps, JsonbContainer *c)
 {
-	JsonbIterator *it;
-	JsonbIteratorToken tok;
-	JsonbValue	v;
 	JsonbValue	column;
 	JsonbValue	comparator;
 	JsonbValue	value;
 	Filter	   *f;
-
-	/* every key must be one of the five */
-	it = JsonbIteratorInit(c);
-	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
-	{
-		if (tok != WJB_KEY)
-			continue;
-		if (!filter_key_is(&v, FILTER_KEY_COLUMN) &&
-			!filter_key_is(&v, FILTER_KEY_COMPARATOR) &&
-			!filter_key_is(&v, FILTER_KEY_VALUE) &&
-			!filter_key_is(&v, FILTER_KEY_PASS_IF_MISSING) &&
-			!filter_key_is(&v, FILTER_KEY_LATEST_ONLY))
-			ots_parameter_invalid(psprintf("Unknown key in filter: '%s'.",
-										   pnstrdup(v.val.string.val, v.val.string.len)),
-								  FILTER_SINGLE_DETAIL);
-	}
 
 	if (getKeyJsonValueFromContainer(c, FILTER_KEY_COLUMN, strlen(FILTER_KEY_COLUMN),
 									 &column) == NULL)
@@ -454,6 +445,7 @@ filter_parse(Jsonb *filter, bool allow_pagination)
 
 	ps.nodes = 0;
 	ps.allow_pagination = allow_pagination;
+	ps.argument = allow_pagination ? "filter" : "column_condition";
 	root.type = jbvBinary;
 	root.val.binary.data = &filter->root;
 	root.val.binary.len = VARSIZE(filter) - VARHDRSZ;

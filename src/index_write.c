@@ -270,6 +270,20 @@ index_write_change(const OtsTable *base, const IndexSourceRow *old_row,
 }
 
 bool
+index_entry_of(const OtsTable *base, const OtsTable *idx, const IndexSourceRow *row, PkInput *key,
+			   struct varlena **cells)
+{
+	IndexEntry	e;
+
+	/* as the write point sees the row before a write: a cell that cannot be a key gives no entry */
+	if (!index_entry(base, idx, row, &e, INDEX_ENTRY_SKIP))
+		return false;
+	*key = e.key;
+	*cells = e.cells;
+	return true;
+}
+
+bool
 index_entry_stored(const OtsTable *base, const OtsTable *idx, const IndexSourceRow *row,
 				   Datum *key, struct varlena **cells, int64 *oldest_ts, MemoryContext workcxt)
 {

@@ -18,6 +18,7 @@
 #include "postgres.h"
 
 #include "catalog.h"
+#include "codec.h"
 #include "value.h"
 
 /* a stored row of a base table: its primary key and its cells (detoasted) */
@@ -44,6 +45,14 @@ extern void index_write_change(const OtsTable *base, const IndexSourceRow *old_r
 extern bool index_entry_stored(const OtsTable *base, const OtsTable *idx, const IndexSourceRow *row,
 							   Datum *key, struct varlena **cells, int64 *oldest_ts,
 							   MemoryContext workcxt);
+
+/*
+ * index_entry_of builds idx's entry for row of base as the write point
+ * keeps it (its key, pointing into row's cells, and its cells), in the
+ * caller's memory context; false when the row has none.  For ots.verify.
+ */
+extern bool index_entry_of(const OtsTable *base, const OtsTable *idx, const IndexSourceRow *row,
+						   PkInput *key, struct varlena **cells);
 
 /*
  * index_check_defined_types refuses new cells whose newest cell in a

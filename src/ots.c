@@ -11,6 +11,8 @@
 #include "catalog.h"
 #include "guc.h"
 #include "planner.h"
+#include "preload.h"
+#include "restore.h"
 #include "stats.h"
 #include "storage_write.h"
 #include "stream.h"
@@ -23,6 +25,7 @@ void		_PG_init(void);
 void
 _PG_init(void)
 {
+	preload_init();
 	guc_init();
 	cache_init();
 	catalog_init();
@@ -32,4 +35,5 @@ _PG_init(void)
 	stream_init();
 	view_statement_init();
 	view_copy_init();
+	restore_init();
 }

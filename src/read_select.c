@@ -75,6 +75,10 @@ select_time_value(const JsonbValue *jv, bool allow_max)
 	return ts;
 }
 
+/* the fields of a time_range */
+static const char *const select_time_range_fields[] = {"start_time", "end_time", "specific_time"};
+static const RequestFields select_time_range = REQUEST_FIELDS("a time_range", select_time_range_fields);
+
 void
 select_parse_request(ReadSelect *sel, ArrayType *columns_to_get, bool has_max_versions,
 					 int32 max_versions, Jsonb *time_range, bool with_timestamps)
@@ -119,6 +123,9 @@ select_parse_request(ReadSelect *sel, ArrayType *columns_to_get, bool has_max_ve
 		int			nkeys = JB_ROOT_IS_OBJECT(time_range) && !JB_ROOT_IS_SCALAR(time_range) ?
 		JB_ROOT_COUNT(time_range) : -1;
 
+		/* more keys than the known ones found: name the first unknown one */
+		if (nkeys > (int) has_start + (int) has_end + (int) has_specific)
+			request_check_fields(&time_range->root, &select_time_range, "time_range");
 		if (nkeys != (int) has_start + (int) has_end + (int) has_specific ||
 			(has_specific && (has_start || has_end)) || nkeys == 0)
 			ereport(ERROR,

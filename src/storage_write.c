@@ -36,16 +36,18 @@
 #include "access/xact.h"
 #include "catalog/partition.h"
 #include "catalog/pg_type.h"
-#include "executor/tuptable.h"
 #include "commands/trigger.h"
+#include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "replication/logicalworker.h"
 #include "storage/lmgr.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
+#include "asrole.h"
 #include "cache.h"
 #include "cells.h"
 #include "codec.h"
@@ -53,6 +55,7 @@
 #include "guc.h"
 #include "index_write.h"
 #include "purge.h"
+#include "restore.h"
 #include "stats.h"
 #include "storage.h"
 #include "storage_write.h"
@@ -486,41 +489,64 @@ storage_write_rows_leave(Oid relid, const OtsTable *t)
 }
 
 /*
- * storage_write_change_kind says whether the change being written is a new
- * change of a table's rows, or a copy of one made elsewhere: the one place
- * that tells them apart, for what hangs off the write point to ask.
- *	 - a logical replication worker (apply, or a table's initial copy)
- *	   writes what its publisher's transactions changed: the publisher's
- *	   stream recorded it, and the subscriber's indexes are kept from the
- *	   table rows it applies, as for any write;
- *	 - a session with session_replication_role = replica (a superuser's
- *	   choice, as for a data-only restore with --disable-triggers) is
- *	   taken as such a copy for Stream, as ordinary triggers do not fire
- *	   there either.
- * Index maintenance never asks: every change of a table's rows, whoever
- * makes it, keeps its indexes.
+ * storage_write_change_kind says what kind of change w (of a registered
+ * table) is: a new change of the table's rows, or a copy of one made and
+ * recorded elsewhere, and which copy.  This is the one place that tells
+ * them apart (docs/design.md, "New changes and copies"); storage_write acts
+ * on its answer for what hangs off the write point:
+ *	 - STORAGE_CHANGE_APPLIED: written by a logical replication worker
+ *	   (apply, or a table's initial copy; IsLogicalWorker(), which no
+ *	   setting of a session can make true).  The publisher's stream
+ *	   recorded the change: no stream record.  The subscriber's indexes
+ *	   are kept from the table rows it applies, as for any change, so the
+ *	   worker may not write an index's own storage
+ *	   (storage_write_index_storage): the publisher's entries would be
+ *	   written twice.
+ *	 - STORAGE_CHANGE_REPLICA: session_replication_role = replica (a
+ *	   superuser's choice, for which PostgreSQL fires no ordinary trigger
+ *	   either): no stream record; indexes kept.
+ *	 - STORAGE_CHANGE_RESTORED: a row a dump's script loads: an insert by
+ *	   plain SQL (COPY, INSERT) into storage, in a session that runs a
+ *	   dump's script (restore_running_dump) as a role that may act as the
+ *	   table's owner (its session user is a member of the owner's role, or
+ *	   a superuser; never code running in a security-restricted operation).
+ *	   The dump brings the row's index entries and stream records itself,
+ *	   in any order: the row writes neither.  Only a role that could write
+ *	   the index storage and the stream's log directly makes a row skip
+ *	   them; a SECURITY DEFINER function of the owner keeps its caller's
+ *	   session user.  (A restore attaches its leaves empty, before the
+ *	   storage has its primary key, when ots takes no table to be there
+ *	   yet: no row joins a table by ATTACH in a restore.)
+ *	 - STORAGE_CHANGE_NEW: every other change: ots's own writes, a role
+ *	   without the owner's rights, any session doing ordinary work, rows
+ *	   that join or leave a table by ATTACH, DETACH or DROP of a leaf.
+ *	   Indexes kept, a stream record.
  */
-StorageChangeKind
-storage_write_change_kind(void)
+static StorageChangeKind
+storage_write_change_kind(const StorageWrite *w)
 {
 	if (IsLogicalWorker())
 		return STORAGE_CHANGE_APPLIED;
 	if (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA)
 		return STORAGE_CHANGE_REPLICA;
-	return STORAGE_CHANGE_NEW;
+	if (w->origin != STORAGE_ORIGIN_SQL ||
+		(w->callback != STORAGE_CB_INSERT && w->callback != STORAGE_CB_MULTI_INSERT &&
+		 w->callback != STORAGE_CB_SPECULATIVE) ||
+		!restore_running_dump() || InSecurityRestrictedOperation())
+		return STORAGE_CHANGE_NEW;
+	return is_member_of_role(GetSessionUserId(), asrole_owner(w->storage_oid)) ?
+		STORAGE_CHANGE_RESTORED : STORAGE_CHANGE_NEW;
 }
 
 /*
  * storage_write_index_storage refuses the changes of an index's own storage
  * that would leave it other than its table's rows make it: a TRUNCATE (its
  * entries gone while its table's rows stay), and rows a logical replication
- * worker writes there (the subscriber wrote those entries already, from
- * the table rows it applied: publishing an index's storage makes the apply
- * write them twice).  ots's own maintenance, and rows restored into it,
- * pass.
+ * worker writes there (STORAGE_CHANGE_APPLIED).  ots's own maintenance,
+ * and rows restored into it, pass.
  */
 static void
-storage_write_index_storage(const StorageWrite *w)
+storage_write_index_storage(const StorageWrite *w, StorageChangeKind kind)
 {
 	const OtsTable *idx = w->table;
 
@@ -531,7 +557,7 @@ storage_write_index_storage(const StorageWrite *w)
 						quote_qualified_identifier(idx->schema_name, idx->table_name)),
 				 errdetail("An index holds an entry for each row of its table; ots writes them as the rows change."),
 				 errhint("Delete the index and create it again (ots.delete_index, ots.create_index).")));
-	if (w->origin != STORAGE_ORIGIN_OTS && storage_write_change_kind() == STORAGE_CHANGE_APPLIED)
+	if (w->origin != STORAGE_ORIGIN_OTS && kind == STORAGE_CHANGE_APPLIED)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("logical replication cannot write the storage of ots index %s",
@@ -548,25 +574,30 @@ storage_write_index_storage(const StorageWrite *w)
  * rows' old and new cells, which leaf, which table AM callback, and whether
  * ots's row code or something else made it.  What hangs off it (secondary
  * indexes, Stream) must work in the writing transaction and see the change
- * exactly once.
+ * exactly once, and a copy of a change made elsewhere only as
+ * storage_write_change_kind says.
  */
 void
 storage_write(const StorageWrite *w)
 {
 	/* a TRUNCATE counts as one change of each leaf */
 	int64		changes = w->callback == STORAGE_CB_TRUNCATE ? 1 : w->nrows;
+	StorageChangeKind kind = STORAGE_CHANGE_NEW;
 
-	if (w->table != NULL && w->table->is_index)
-		storage_write_index_storage(w);
-
-	/*
-	 * a write holds the storage table as INSERT through it would, to the
-	 * end: enabling or disabling the table's stream (SHARE on the storage
-	 * alone) waits for writers in flight, and they for it, so a
-	 * transaction's changes are all recorded or none
-	 */
 	if (w->table != NULL)
+	{
+		kind = storage_write_change_kind(w);
+		if (w->table->is_index)
+			storage_write_index_storage(w, kind);
+
+		/*
+		 * a write holds the storage table as INSERT through it would, to
+		 * the end: enabling or disabling the table's stream (SHARE on the
+		 * storage alone) waits for writers in flight, and they for it, so
+		 * a transaction's changes are all recorded or none
+		 */
 		LockRelationOid(w->storage_oid, RowExclusiveLock);
+	}
 
 	if (ots_count_writes && changes > 0)
 	{
@@ -581,9 +612,11 @@ storage_write(const StorageWrite *w)
 		stats_count_stored(w->storage_oid, w->origin, w->callback, changes,
 						   with_old, with_new);
 	}
-	if (w->table != NULL && (w->table->ndefined > 0 || w->table->nindexes > 0))
+	if (w->table == NULL)
+		return;
+	if (kind != STORAGE_CHANGE_RESTORED && (w->table->ndefined > 0 || w->table->nindexes > 0))
 		storage_write_indexes(w);
-	if (w->table != NULL && w->table->stream_enabled)
+	if (kind == STORAGE_CHANGE_NEW && w->table->stream_enabled)
 		stream_write_change(w);
 }
 
@@ -612,13 +645,24 @@ storage_write_keys(const StorageWrite *w)
 static void
 storage_write_key(const StorageWrite *w, const WriteLeaf *wl, TupleTableSlot *row, OtsValue *pk)
 {
-	const OtsTable *t = w->table;
+	storage_write_slot_key(w->table, wl->key_attnos, row, pk);
+}
+
+/*
+ * storage_write_slot_key reads the primary key of a stored row of t, whose
+ * stored key columns are key_attnos (as storage_write_leaf finds them),
+ * into pk[]; String and Binary values point into the row
+ */
+void
+storage_write_slot_key(const OtsTable *t, const AttrNumber *key_attnos, TupleTableSlot *row,
+					   OtsValue *pk)
+{
 	int			first = t->hash_prefix_len > 0 ? 1 : 0;
 
 	for (int k = 0; k < t->npk; k++)
 	{
 		bool		isnull;
-		Datum		d = slot_getattr(row, wl->key_attnos[first + k], &isnull);
+		Datum		d = slot_getattr(row, key_attnos[first + k], &isnull);
 
 		if (isnull)
 			elog(ERROR, "a key column of a changed ots row is null");

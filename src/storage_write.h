@@ -50,6 +50,19 @@ typedef enum StorageWriteOrigin
 } StorageWriteOrigin;
 
 /*
+ * Is a change a new change of a table's rows, or a copy of one made and
+ * recorded elsewhere?  storage_write_change_kind (storage_write.c), the
+ * one place that decides, says what each kind skips and why.
+ */
+typedef enum StorageChangeKind
+{
+	STORAGE_CHANGE_NEW,			/* indexes kept, a stream record */
+	STORAGE_CHANGE_APPLIED,		/* a logical replication worker's: no stream record */
+	STORAGE_CHANGE_REPLICA,		/* session_replication_role = replica: no stream record */
+	STORAGE_CHANGE_RESTORED		/* a row a dump's script loads: neither */
+} StorageChangeKind;
+
+/*
  * One change of one or more rows of one leaf, as the write point sees it.
  * old_cells[i] / new_cells[i] are row i's cells before and after (NULL
  * where there are none: an insert has no old row, a delete no new one),
@@ -87,6 +100,10 @@ storage_write_needs_rows(const OtsTable *t)
 
 /* storage_write_row_key: the primary key of row i of a change (its new row, else its old) */
 extern void storage_write_row_key(const StorageWrite *w, int i, PkInput *pk);
+
+/* storage_write_slot_key: the primary key of a stored row, its key columns at key_attnos */
+extern void storage_write_slot_key(const OtsTable *t, const AttrNumber *key_attnos,
+								   TupleTableSlot *row, OtsValue *pk);
 
 extern void storage_write_init(void);
 
@@ -126,19 +143,6 @@ extern void storage_write_guard(Relation rel, const StorageLeaf *leaf, TupleTabl
 extern void storage_write_check_rows(Oid relid, const OtsTable *t);
 extern void storage_write_rows_join(Oid relid, const OtsTable *t);
 extern void storage_write_rows_leave(Oid relid, const OtsTable *t);
-
-/*
- * Whether a change is a new change of a table's rows or a copy of one made
- * elsewhere (storage_write_change_kind, the one place that decides).
- */
-typedef enum StorageChangeKind
-{
-	STORAGE_CHANGE_NEW,			/* a new change of the table's rows */
-	STORAGE_CHANGE_APPLIED,		/* a logical replication worker's: its publisher made it */
-	STORAGE_CHANGE_REPLICA		/* session_replication_role = replica */
-} StorageChangeKind;
-
-extern StorageChangeKind storage_write_change_kind(void);
 
 /*
  * ots's row code announces each write it makes through the table AM

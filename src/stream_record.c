@@ -373,3 +373,122 @@ stream_record_push(JsonbParseState **state, JsonbContainer *record)
 	}
 	return size;
 }
+
+/* stream_record_corrupted raises the error of a record that is not as stored */
+static void
+stream_record_corrupted(const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("a record of an ots stream %s", what)));
+}
+
+/* stream_record_field: field name of a record or operation (a JsonbValue), or NULL */
+static JsonbValue *
+stream_record_field(JsonbContainer *c, const char *name)
+{
+	return getKeyJsonValueFromContainer(c, name, strlen(name), NULL);
+}
+
+/* stream_record_is: is v the string s? */
+static bool
+stream_record_is(const JsonbValue *v, const char *s)
+{
+	return v != NULL && v->type == jbvString && v->val.string.len == strlen(s) &&
+		memcmp(v->val.string.val, s, v->val.string.len) == 0;
+}
+
+/*
+ * stream_record_check_op checks one column operation of a record: {"name",
+ * "type"} and, for a put, "value" and "timestamp", for a deleted version
+ * "timestamp"; only puts in a PUT_ROW
+ */
+static void
+stream_record_check_op(const JsonbValue *op, bool put_row)
+{
+	JsonbContainer *c;
+	JsonbValue *name;
+	JsonbValue *type;
+	JsonbValue *value;
+	JsonbValue *ts;
+	int			fields = 2;
+	char	   *column;
+
+	if (op->type != jbvBinary || !JsonContainerIsObject(op->val.binary.data))
+		stream_record_corrupted("has a column operation that is not an object");
+	c = op->val.binary.data;
+	name = stream_record_field(c, "name");
+	type = stream_record_field(c, "type");
+	value = stream_record_field(c, "value");
+	ts = stream_record_field(c, "timestamp");
+	if (name == NULL || name->type != jbvString)
+		stream_record_corrupted("has a column operation without a \"name\"");
+	catalog_check_column_name(name->val.string.val, name->val.string.len);
+	column = pnstrdup(name->val.string.val, name->val.string.len);
+	if (stream_record_is(type, OP_PUT))
+	{
+		OtsValue	v;
+
+		if (value == NULL || ts == NULL)
+			stream_record_corrupted("has a put without its \"value\" and \"timestamp\"");
+		codec_read_value(value, &v, column);
+		fields += 2;
+	}
+	else if (stream_record_is(type, OP_DELETE_ONE) && !put_row)
+	{
+		if (ts == NULL || value != NULL)
+			stream_record_corrupted("has a deleted version without its \"timestamp\" alone");
+		fields++;
+	}
+	else if (!stream_record_is(type, OP_DELETE_ALL) || put_row)
+		stream_record_corrupted(put_row ? "of a PUT_ROW has an operation other than a put"
+								: "has a column operation of an unknown \"type\"");
+	if (ts != NULL)
+		(void) codec_parse_timestamp(ts);
+	if (JsonContainerSize(c) != fields)
+		stream_record_corrupted("has a column operation with other fields");
+}
+
+void
+stream_record_check(const OtsTable *t, Jsonb *record, PkInput *pk)
+{
+	JsonbValue *action;
+	JsonbValue *key;
+	JsonbValue *columns;
+	JsonbValue *cells;
+	bool		put_row;
+
+	if (!JB_ROOT_IS_OBJECT(record) || JB_ROOT_IS_SCALAR(record))
+		stream_record_corrupted("is not an object");
+	action = stream_record_field(&record->root, "action_type");
+	key = stream_record_field(&record->root, "primary_key");
+	columns = stream_record_field(&record->root, "columns");
+	cells = stream_record_field(&record->root, STREAM_RECORD_CELLS);
+	put_row = stream_record_is(action, stream_action_name(STREAM_PUT_ROW));
+	if (!put_row && !stream_record_is(action, stream_action_name(STREAM_UPDATE_ROW)) &&
+		!stream_record_is(action, stream_action_name(STREAM_DELETE_ROW)))
+		stream_record_corrupted("has no \"action_type\" PUT_ROW, UPDATE_ROW or DELETE_ROW");
+	if (key == NULL || key->type != jbvBinary)
+		stream_record_corrupted("has no \"primary_key\" object");
+	codec_parse_pk(t, JsonbValueToJsonb(key), 0, pk);
+	if (JB_ROOT_COUNT(record) != 3 || (columns == NULL) == (cells == NULL))
+		stream_record_corrupted("has other fields than \"action_type\", \"primary_key\" and \"columns\" (or a PUT_ROW's \"" STREAM_RECORD_CELLS "\")");
+	if (cells != NULL)
+	{
+		if (!put_row || cells->type != jbvString)
+			stream_record_corrupted("has \"" STREAM_RECORD_CELLS "\" but is no PUT_ROW of them");
+		(void) stream_record_columns(cells);
+		return;
+	}
+	if (columns->type != jbvBinary || !JsonContainerIsArray(columns->val.binary.data))
+		stream_record_corrupted("has \"columns\" that are not an array");
+	if (stream_record_is(action, stream_action_name(STREAM_DELETE_ROW)) &&
+		JsonContainerSize(columns->val.binary.data) != 0)
+		stream_record_corrupted("of a DELETE_ROW has column operations");
+	for (uint32 i = 0; i < JsonContainerSize(columns->val.binary.data); i++)
+	{
+		JsonbValue *op = getIthJsonbValueFromContainer(columns->val.binary.data, i);
+
+		stream_record_check_op(op, put_row);
+	}
+}

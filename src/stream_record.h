@@ -42,4 +42,11 @@ extern Jsonb *stream_record_make(const OtsTable *t, const PkInput *pk, StreamAct
  */
 extern Size stream_record_push(JsonbParseState **state, JsonbContainer *record);
 
+/*
+ * stream_record_check raises data_corrupted naming the first way a stored
+ * record of t is not what the write point stores, and reads its primary
+ * key into pk (ots.verify)
+ */
+extern void stream_record_check(const OtsTable *t, Jsonb *record, PkInput *pk);
+
 #endif							/* OTS_STREAM_RECORD_H */

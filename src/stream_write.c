@@ -10,15 +10,17 @@
  * UpdateRow's record lists its operations exactly as written (with the
  * server's timestamps as stored), and a PutRow that replaces a row is a
  * PUT_ROW.  Any other change (plain SQL on the storage, COPY) is a
- * PUT_ROW when it inserts, a DELETE_ROW when it
- * deletes, and an UPDATE_ROW of what differs when it updates: columns
- * gone, versions gone, cells new or changed.  Purge's removal of what
- * reads no longer see is no record, nor is a copy of a change made
- * elsewhere (storage_write_change_kind: a logical replication apply, whose
- * publisher's stream has the change; session_replication_role = replica,
- * for which ordinary triggers do not fire either).  Rows that join or
- * leave the table below the write point (TRUNCATE, ATTACH PARTITION of a
- * table with rows) are refused: no record could name them.
+ * PUT_ROW when it inserts, a DELETE_ROW when it deletes, and an
+ * UPDATE_ROW of what differs when it updates: columns gone, versions
+ * gone, cells new or changed.  Purge's removal of what
+ * reads no longer see is no record, nor is a copy of a change made and
+ * recorded elsewhere (a logical replication apply, whose publisher's
+ * stream has the change; session_replication_role = replica, for which
+ * ordinary triggers do not fire either; a row a restore loads, whose
+ * records the dump brings), which the write point does not hand over
+ * (storage_write_change_kind).  Rows that join or leave the table below
+ * the write point (TRUNCATE, ATTACH PARTITION of a table with rows) are
+ * refused: no record could name them.
  *
  * The records of a transaction are kept in memory as it writes them, and
  * a subtransaction that rolls back drops its own; when the transaction
@@ -264,8 +266,8 @@ stream_write_change(const StorageWrite *w)
 	StreamShardWrite *sw;
 	int32		shard;
 
-	/* purge; a copy of a change made elsewhere (storage_write_change_kind) */
-	if (quiet || storage_write_change_kind() != STORAGE_CHANGE_NEW)
+	/* purge (copies of changes made elsewhere never come here: storage_write_change_kind) */
+	if (quiet)
 		return;
 	if (w->callback == STORAGE_CB_TRUNCATE)
 		ereport(ERROR,

@@ -21,7 +21,8 @@
  * of the statement sees of the rows the view hides, the caller could read
  * with plain SQL.  And the plan must lock the storage's rows: a plan made
  * without ots's planner hook (ots loaded by that very statement, when it
- * is not preloaded) is refused rather than run without the lock.
+ * is not preloaded) is refused rather than run without the lock, with the
+ * refusal every write through a view gets then (preload.c).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -33,9 +34,9 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/plancache.h"
 
 #include "catalog.h"
+#include "preload.h"
 #include "row_ops.h"
 #include "rowstore.h"
 #include "view_write.h"
@@ -111,16 +112,11 @@ view_statement_check_reads(PlannedStmt *stmt, const OtsTable *t, CmdType operati
 	}
 	if (!locked)
 	{
-		/* a plan made before ots's planner hook was in place: plan again next time */
-		ResetPlanCache();
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("cannot %s the view of ots table %s with this plan",
-						view_statement_operation_name(operation),
-						quote_qualified_identifier(t->schema_name, t->table_name)),
-				 errdetail("The statement was planned without ots's planner hook, which locks the rows it writes."),
-				 errhint("Run the statement again; add ots to shared_preload_libraries so that "
-						 "ots's hooks are in place from a session's first statement.")));
+		/* a plan made before ots's planner hook was in place */
+		preload_require(PRELOAD_VIEW_WRITE_DETAIL);
+		elog(ERROR, "the plan to %s the view of ots table %s does not lock its rows",
+			 view_statement_operation_name(operation),
+			 quote_qualified_identifier(t->schema_name, t->table_name));
 	}
 	if (!(eflags & EXEC_FLAG_EXPLAIN_ONLY))
 		rowstore_check_privileges(t, row_write_privileges(operation == CMD_UPDATE ? ROW_WRITE_UPDATE

@@ -51,6 +51,7 @@
 #include "cells.h"
 #include "codec.h"
 #include "errors.h"
+#include "preload.h"
 #include "read_select.h"
 #include "routing.h"
 #include "row_ops.h"
@@ -656,6 +657,8 @@ ots_view_write(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("function \"%s\" must be fired INSTEAD OF for each row", "ots.view_write")));
+	/* without ots's hooks from the first statement, every time, not only then */
+	preload_require(PRELOAD_VIEW_WRITE_DETAIL);
 	w = view_write_writer(td->tg_relation);
 	if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
 		result = view_write_insert(w, td, view_statement_find(w->view_oid, CMD_INSERT));

@@ -367,9 +367,10 @@ clu_hash_cache() {
 # write that read the flag before cannot have committed on the source after
 # this returns (each shard call commits before the proxy's transaction
 # ends), and every later one sees the flag. Waits at most
-# CLU_MOVE_WAIT seconds (default 60) for a session idle in a transaction.
+# CLU_MOVE_WAIT seconds (default 60) for a session idle in a transaction;
+# says what it waits for once it has waited a second.
 clu_wait_proxy_writes() {
-	local old left deadline
+	local old left deadline said=
 	old="$(clu_proxy_value "SELECT string_agg(pid || ':' || extract(epoch FROM xact_start), ' ')
 		FROM pg_stat_activity WHERE xact_start IS NOT NULL AND pid <> pg_backend_pid()
 		  AND backend_type = 'client backend' AND datname = current_database()")"
@@ -383,15 +384,98 @@ clu_wait_proxy_writes() {
 		[ "$left" != 0 ] || return 0
 		[ "$SECONDS" -lt "$deadline" ] ||
 			ots_die "$left proxy transactions older than the move are still open (pg_stat_activity); retry"
+		if [ -z "$said" ] && [ "$((deadline - SECONDS))" -lt "$((${CLU_MOVE_WAIT:-60} - 1))" ]; then
+			ots_log "waiting for $left proxy transaction(s) older than the move to end (pg_stat_activity; at most ${CLU_MOVE_WAIT:-60} s)"
+			said=1
+		fi
 		sleep 0.05
 	done
+}
+
+# A move of a partition P to the shard DST (clu_move_partition) goes
+# through these stages, which the map records (ots_cluster.partitions:
+# moving, connstr, move_from, move_to) and every failure names, with the
+# command that completes or aborts the move (docs/cluster.md, Recovering a
+# move):
+#   before-copy  moving on (writes to P refused), nothing copied yet
+#   copying      moving on; DST may hold part of P's rows
+#   copied       moving on; DST holds every row; the map still names the old shard
+#   switched     the map names DST; the old copy is not deleted yet
+#   deleted      the old copy deleted; only the moving flag is left
+# Run again, clu_move_partition P DST completes a move from where it stands
+# (copies again before the switch, deletes the old copy after it);
+# clu_move_abort P DST gives up one that has not switched.
+
+# CLU_MOVE_CMD: how the mover's messages name those two commands: empty for
+# this file's functions; tools/cluster sets its own path, whose subcommands
+# move and move-abort run them.
+CLU_MOVE_CMD="${CLU_MOVE_CMD:-}"
+
+# clu_quote WORD: WORD in single quotes, for a command line a user copies
+clu_quote() {
+	printf "'%s'" "${1//\'/\'\\\'\'}"
+}
+
+# clu_move_cmd complete|abort P DST: the command line that completes or
+# aborts the move of partition P to DST
+clu_move_cmd() {
+	if [ -n "$CLU_MOVE_CMD" ]; then
+		echo "$CLU_MOVE_CMD $([ "$1" = complete ] && echo move || echo move-abort) $2 $(clu_quote "$3")" \
+			"(as root, or with sudo)"
+	else
+		echo "clu_move_$([ "$1" = complete ] && echo partition || echo abort) $2 $(clu_quote "$3")" \
+			"(tools/cluster_lib.sh, as in docs/cluster.md)"
+	fi
+}
+
+# clu_move_state P: partition P as the map has it, tab-separated: moving
+# (t/f), connstr, move_from, move_to (empty when not recorded); nothing when
+# there is no such partition
+clu_move_state() {
+	clu_psql proxy -At -F $'\t' -v p="$1" <<<"SELECT moving, connstr, coalesce(move_from, ''), coalesce(move_to, '')
+		FROM ots_cluster.partitions WHERE partition = :p"
+}
+
+# clu_move_stop P DST STAGE WHY: ends the mover: what failed (WHY), where
+# the move of partition P to DST stands (STAGE, above) and the commands
+# that complete or abort it
+clu_move_stop() {
+	local p="$1" dst="$2" stage="$3" why="$4" moving connstr from to where next
+	IFS=$'\t' read -r moving connstr from to < <(clu_move_state "$p") || true
+	case "$stage" in
+	before-copy)
+		where="before the copy: writes to partition $p are refused; nothing is copied to the new shard yet; the map names the old shard ($from), where calls go" ;;
+	copying)
+		where="during the copy: writes to partition $p are refused; the new shard may hold part of its rows; the map names the old shard ($from), where calls go" ;;
+	copied)
+		where="copied, not switched: writes to partition $p are refused; the new shard holds all its rows; the map still names the old shard ($from), where calls go" ;;
+	switched)
+		where="switched: the map names the new shard, where calls on partition $p go; its old copy on $from is not deleted yet, and writes to partition $p stay refused until it is" ;;
+	deleted)
+		where="with the old copy deleted: calls go to the new shard; only the moving flag is left, refusing writes to partition $p" ;;
+	esac
+	case "$stage" in
+	switched | deleted)
+		next="complete it (it deletes what is left of the old copy and allows writes; the old shard must answer):
+  $(clu_move_cmd complete "$p" "$dst")" ;;
+	*)
+		next="complete it (it copies again, removing any partial copy first):
+  $(clu_move_cmd complete "$p" "$dst")
+or abort it (it deletes the copy on the new shard and allows writes):
+  $(clu_move_cmd abort "$p" "$dst")
+(do not just clear the moving flag: ranges would read a partial copy beside the real one)" ;;
+	esac
+	ots_die "moving partition $p to $dst stopped: $why.
+The move stands $where.
+To $next"
 }
 
 # clu_move_partition P DST-CONNSTR: moves partition P of every table from
 # the shard the map names to the shard DST-CONNSTR, whose tables exist
 # (clu_copy_tables):
-#  1. moving on: the proxy refuses writes of P (OTSPartitionUnavailable),
-#     reads go on; then clu_wait_proxy_writes for writes already past it;
+#  1. the move begins (ots_cluster.begin_move): the proxy refuses writes of
+#     P (OTSPartitionUnavailable), reads go on, and the map records both
+#     ends; then clu_wait_proxy_writes for writes already past it;
 #  2. per table, P's stored rows copied (COPY ... TO STDOUT | COPY ... FROM
 #     STDIN, through the storage's guard; secondary indexes follow at the
 #     new shard's write point), after removing any rows of P an earlier try
@@ -402,36 +486,43 @@ clu_wait_proxy_writes() {
 #     again: a transaction that began before the switch may still write
 #     (PL/Proxy keeps the map it read) or stream a range from the old copy;
 #  4. clu_move_finish: the old copy deleted (as its owner), moving off.
-# A proxy transaction that stays open (idle in transaction, a long
-# get_range_rows) for CLU_MOVE_WAIT seconds stops it: before the copy, with
-# moving off again; after the switch, with the command that finishes it
-# (clu_move_finish) once that transaction is gone. A failure in between
-# leaves the map on the source with moving on: run the move again (it
-# removes the partial copy first), or give it up with clu_move_abort.
+# A failure stops it with where it stands (the stages above) and the
+# commands that complete or abort it; run again, it completes the move from
+# there. A proxy transaction that stays open (idle in transaction, a long
+# get_range_rows) for CLU_MOVE_WAIT seconds stops it too: before the copy
+# of a move begun now, with moving off again.
 clu_move_partition() {
 	clu_move_copy "$1" "$2" || exit 1
 	clu_move_switch "$1" "$2" || exit 1
 }
 
-# clu_move_copy P DST: steps 1 and 2 of clu_move_partition.
+# clu_move_copy P DST: steps 1 and 2 of clu_move_partition (nothing to do
+# when the map names DST already: a switched move's rows are there).
 clu_move_copy() {
-	local p="$1" dst="$2" src mask
+	local p="$1" dst="$2" src mask moving from to begun
 	# every session it opens (superuser on the shards): search_path pinned
 	local -x PGOPTIONS="${PGOPTIONS:-} -c search_path=pg_catalog,pg_temp"
-	IFS=$'\t' read -r mask src < <(clu_psql proxy -At -F $'\t' -v p="$p" <<<"SELECT
-		(SELECT count(*) - 1 FROM ots_cluster.partitions), connstr FROM ots_cluster.partitions WHERE partition = :p")
+	IFS=$'\t' read -r moving src from to < <(clu_move_state "$p") || true
 	[ -n "$src" ] || ots_die "no partition $p in the map"
 	[ "$src" != "$dst" ] || return 0
-	clu_proxy_value "SELECT ots_cluster.set_moving(ARRAY[$p], true)" >/dev/null ||
-		ots_die "setting partition $p moving failed"
+	mask="$(clu_proxy_value "SELECT count(*) - 1 FROM ots_cluster.partitions")"
+	# a move of P to DST begun before: DST may hold part of a copy
+	begun=
+	if [ "$moving" = t ] && [ "$to" = "$dst" ]; then begun=1; fi
+	clu_psql proxy -At -v p="$p" -v dst="$dst" <<<"SELECT ots_cluster.begin_move(:p, :'dst')" >/dev/null ||
+		ots_die "partition $p not moved: its move could not begin (above); nothing changed"
 	if ! (clu_wait_proxy_writes); then
+		[ -z "$begun" ] || clu_move_stop "$p" "$dst" copying \
+			"proxy transactions older than its moving flag did not end"
 		# nothing copied yet: give the partition its writes back
 		clu_proxy_value "SELECT ots_cluster.set_moving(ARRAY[$p], false)" >/dev/null || true
-		ots_die "partition $p not moved: proxy transactions older than its moving flag did not end"
+		ots_die "partition $p not moved: proxy transactions older than its moving flag did not end; its writes are allowed again, nothing was copied"
 	fi
 
 	local tables t seq pkname pktype owner forced hashsql last
-	tables="$(clu_base_tables "$src")" || ots_die "listing the tables of $src failed"
+	tables="$(clu_base_tables "$src")" ||
+		clu_move_stop "$p" "$dst" "$([ -n "$begun" ] && echo copying || echo before-copy)" \
+			"listing the tables of the old shard failed"
 	while IFS=$'\t' read -r t seq pkname pktype owner forced; do
 		[ -n "$t" ] || continue
 		hashsql="$(clu_partition_sql "$pkname" "$pktype" "$mask" "$p")"
@@ -441,30 +532,39 @@ clu_move_copy() {
 				clu_owner_steps "$owner" "$t" "$forced" "DELETE FROM $t WHERE $hashsql" "COPY $t FROM STDIN (FORMAT binary)"
 				clu_connstr_psql "$dst" -1 "${CLU_STEPS[@]}" >/dev/null
 			} ||
-			ots_die "copying partition $p of $t failed"
+			clu_move_stop "$p" "$dst" copying "copying its rows of $t failed"
 		if [ "$seq" != - ]; then
-			last="$(clu_connstr_psql "$src" -At -c "SELECT last_value FROM $seq")"
-			clu_connstr_psql "$dst" -At -v seq="$seq" \
-				<<<"SELECT pg_catalog.setval(:'seq', greatest($last, (SELECT last_value FROM $seq)))" >/dev/null ||
-				ots_die "setting $seq on the new shard failed"
+			if ! last="$(clu_connstr_psql "$src" -At -c "SELECT last_value FROM $seq")" ||
+				! clu_connstr_psql "$dst" -At -v seq="$seq" \
+					<<<"SELECT pg_catalog.setval(:'seq', greatest($last, (SELECT last_value FROM $seq)))" >/dev/null; then
+				clu_move_stop "$p" "$dst" copying "setting $seq on the new shard failed"
+			fi
 		fi
 	done <<<"$tables"
 }
 
 # clu_move_switch P DST: steps 3 and 4 of clu_move_partition, once P's rows
-# are on DST (clu_move_copy).
+# are on DST (clu_move_copy); when the map names DST already (a move that
+# stopped after its switch), step 4.
 clu_move_switch() {
-	local p="$1" dst="$2" src
-	src="$(clu_proxy_value "SELECT connstr FROM ots_cluster.partitions WHERE partition = $p")"
+	local p="$1" dst="$2" moving src from to
+	IFS=$'\t' read -r moving src from to < <(clu_move_state "$p") || true
 	[ -n "$src" ] || ots_die "no partition $p in the map"
-	[ "$src" != "$dst" ] || return 0
-	[ "$(clu_proxy_value "SELECT moving FROM ots_cluster.partitions WHERE partition = $p")" = t ] ||
-		ots_die "partition $p is not moving: copy it first (clu_move_copy)"
+	if [ "$src" = "$dst" ]; then
+		[ "$moving" = t ] || return 0
+		[ -n "$from" ] ||
+			ots_die "partition $p is on that shard with writes refused (moving), but the map does not record the shard it moved from: delete its rows there (clu_move_finish $p 'OLD-SHARD'), or allow its writes (ots_cluster.set_moving(ARRAY[$p], false)) if it has none"
+		ots_log "partition $p: completing its move from $from (switched already)"
+		clu_move_finish "$p" "$from"
+		return
+	fi
+	if [ "$moving" != t ] || [ "$to" != "$dst" ]; then
+		ots_die "partition $p is not moving to that shard: copy it first (clu_move_copy)"
+	fi
 	clu_psql proxy -At -v p="$p" -v dst="$dst" <<<"SELECT ots_cluster.set_partition(:p, :'dst')" >/dev/null ||
-		ots_die "switching partition $p failed"
+		clu_move_stop "$p" "$dst" copied "switching the map failed"
 	if ! (clu_wait_proxy_writes); then
-		ots_die "partition $p now served by the new shard, but proxy transactions older than the switch did not end;
-once they have, finish the move (delete the old copy, allow writes): clu_move_finish $p $(printf '%q' "$src")"
+		clu_move_stop "$p" "$dst" switched "proxy transactions older than the switch did not end"
 	fi
 	clu_move_finish "$p" "$src"
 }
@@ -511,28 +611,37 @@ clu_partition_sql() {
 	echo "(${CLU_HASH_SQL["$1/$2"]}) OPERATOR(pg_catalog.&) $3 OPERATOR(pg_catalog.=) $4"
 }
 
-# clu_move_finish P SRC-CONNSTR: the end of a move whose switch is done:
-# partition P's rows deleted from the old shard SRC (each table's as its
-# owner, their index entries with them), then moving off.
-clu_move_finish() {
-	local p="$1" src="$2" mask tables t seq pkname pktype owner forced
+# clu_move_delete P SHARD: deletes partition P's stored rows of every table
+# from SHARD, in one transaction, each table's as its owner (their index
+# entries with them)
+clu_move_delete() {
+	local p="$1" shard="$2" mask tables t seq pkname pktype owner forced
 	local -x PGOPTIONS="${PGOPTIONS:-} -c search_path=pg_catalog,pg_temp"
 	local -a deletes=()
-	mask="$(clu_proxy_value "SELECT count(*) - 1 FROM ots_cluster.partitions")"
-	[ "$(clu_proxy_value "SELECT connstr FROM ots_cluster.partitions WHERE partition = $p")" != "$src" ] ||
-		ots_die "partition $p is still mapped to that shard: its copy there is the one in use"
-	tables="$(clu_base_tables "$src")" || ots_die "listing the tables of $src failed"
+	mask="$(clu_proxy_value "SELECT count(*) - 1 FROM ots_cluster.partitions")" || return 1
+	tables="$(clu_base_tables "$shard")" || return 1
 	while IFS=$'\t' read -r t seq pkname pktype owner forced; do
 		[ -n "$t" ] || continue
 		clu_owner_steps "$owner" "$t" "$forced" "DELETE FROM $t WHERE $(clu_partition_sql "$pkname" "$pktype" "$mask" "$p")"
 		deletes+=("${CLU_STEPS[@]}")
 	done <<<"$tables"
 	if [ "${#deletes[@]}" -gt 0 ]; then
-		clu_connstr_psql "$src" -1 "${deletes[@]}" >/dev/null ||
-			ots_die "deleting partition $p from the old shard failed"
+		clu_connstr_psql "$shard" -1 "${deletes[@]}" >/dev/null || return 1
 	fi
+}
+
+# clu_move_finish P SRC-CONNSTR: the end of a move whose switch is done:
+# partition P's rows deleted from the old shard SRC, then moving off.
+clu_move_finish() {
+	local p="$1" src="$2" dst
+	dst="$(clu_proxy_value "SELECT connstr FROM ots_cluster.partitions WHERE partition = $p")"
+	[ -n "$dst" ] || ots_die "no partition $p in the map"
+	[ "$dst" != "$src" ] ||
+		ots_die "partition $p is still mapped to that shard: its copy there is the one in use"
+	clu_move_delete "$p" "$src" ||
+		clu_move_stop "$p" "$dst" switched "deleting its old copy from the old shard failed"
 	clu_proxy_value "SELECT ots_cluster.set_moving(ARRAY[$p], false)" >/dev/null ||
-		ots_die "clearing partition $p's moving flag failed"
+		clu_move_stop "$p" "$dst" deleted "clearing its moving flag failed"
 }
 
 # clu_move_abort P DST-CONNSTR: gives up a move that stopped before its
@@ -540,26 +649,36 @@ clu_move_finish() {
 # deleted, then moving off. Clearing the flag alone would leave that copy,
 # which ranges would read beside the real one.
 clu_move_abort() {
-	[ "$(clu_proxy_value "SELECT connstr FROM ots_cluster.partitions WHERE partition = $1")" != "$2" ] ||
-		ots_die "partition $1 is already mapped to that shard: finish the move (clu_move_finish) instead"
-	clu_move_finish "$1" "$2"
+	local p="$1" dst="$2" moving src from to
+	IFS=$'\t' read -r moving src from to < <(clu_move_state "$p") || true
+	[ -n "$src" ] || ots_die "no partition $p in the map"
+	[ "$src" != "$dst" ] ||
+		ots_die "partition $p is already mapped to that shard: the move switched and cannot be aborted; complete it: $(clu_move_cmd complete "$p" "$dst")"
+	clu_move_delete "$p" "$dst" ||
+		clu_move_stop "$p" "$dst" copying "deleting the partial copy from the new shard failed"
+	clu_proxy_value "SELECT ots_cluster.set_moving(ARRAY[$p], false)" >/dev/null ||
+		ots_die "partition $p: the copy on $dst is deleted, but clearing its moving flag failed: run the abort again"
 }
 
 # clu_add_shard NAME PORT: starts shard NAME, makes every table on it (from
 # the map's first shard) and moves partitions to it until it holds its share
-# (P / shards, taken from the shards that hold the most).
+# (P / shards, taken from the shards that hold the most), with a line for
+# each partition moved.
 clu_add_shard() {
 	local name="$1" port="$2" dst p share i
 	clu_new_shard "$name" "$port" || ots_die "starting shard $name failed"
 	dst="$(clu_connstr "$name")"
+	ots_log "$name: making every table on it (from the first shard)"
 	clu_copy_tables "$(clu_proxy_value "SELECT connstr FROM ots_cluster.partitions
 		WHERE partition = (SELECT partition FROM ots_cluster.shards() WHERE shard = 1)")" "$dst" || exit 1
 	share="$(clu_proxy_value "SELECT count(*) / (count(DISTINCT connstr) + 1) FROM ots_cluster.partitions")"
+	ots_log "$name: moving $share partitions to it, one at a time (each refuses writes while its rows are copied)"
 	# a fair share: each time, the highest partition of the shard holding the most
-	for ((i = 0; i < share; i++)); do
+	for ((i = 1; i <= share; i++)); do
 		p="$(clu_proxy_value "SELECT max(partition) FROM ots_cluster.partitions
 			WHERE connstr = (SELECT connstr FROM ots_cluster.partitions WHERE connstr <> '${dst//\'/\'\'}'
 			                 GROUP BY connstr ORDER BY count(*) DESC, connstr LIMIT 1)")"
 		clu_move_partition "$p" "$dst" || exit 1
+		ots_log "partition $p moved to $name ($i of $share)"
 	done
 }

@@ -1,5 +1,6 @@
 -- tools/demo.sql: a tour of ots with student-card purchase records through
--- the API, then Lindorm's orders table written and queried in SQL only.
+-- the API, then Lindorm's orders table (shop_orders) written and queried in
+-- SQL only.
 -- Run by tools/demo in the database ots_demo; safe to re-run there.
 \set ON_ERROR_STOP on
 \pset footer off
@@ -79,33 +80,34 @@ SELECT card_id, count(*) AS orders, sum((attributes ->> 'amount')::numeric) AS s
 \echo '== the table as Tablestore describes it'
 SELECT jsonb_pretty(ots.describe_table('student_card_orders') - 'partitions' - 'creation_time');
 
--- Lindorm's orders table: defined columns are typed columns of the view, and
--- INSERT, UPDATE and DELETE on it are the row API's writes
+-- Lindorm's orders table, as shop_orders (README's Getting started, which
+-- runs here too, makes orders): defined columns are typed columns of the
+-- view, and INSERT, UPDATE and DELETE on it are the row API's writes
 -- (docs/reference.md, "SQL on a table's view: typed columns and writes").
 -- With a stream: every change is also a record consumers read (Stream, below).
-SELECT ots.create_table('orders', 'channel string, id string, ts integer',
+SELECT ots.create_table('shop_orders', 'channel string, id string, ts integer',
                         defined_columns => 'status string, location string, price double',
                         stream_enabled => true);
 
-\echo '== SQL only: INSERT 100 orders of two channels into the view orders'
-INSERT INTO orders (channel, id, ts, status, location, price)
+\echo '== SQL only: INSERT 100 orders of two channels into the view shop_orders'
+INSERT INTO shop_orders (channel, id, ts, status, location, price)
 SELECT CASE WHEN g % 4 = 0 THEN 'wechat' ELSE 'alipay' END, 'a' || lpad(g::text, 4, '0'),
        1705786502000 + g * 1000, 'new', (ARRAY['shanghai', 'hangzhou', 'beijing'])[g % 3 + 1], g * 1.5
   FROM generate_series(1, 100) g;
 
 \echo '== SELECT ... WHERE channel = ''alipay'' AND id > ''a0089'' (reads one partition)'
 SELECT id, ts, status, location, price
-  FROM orders
+  FROM shop_orders
  WHERE channel = 'alipay' AND id > 'a0089'
  ORDER BY id;
 
 \echo '== UPDATE some of them (RETURNING shows the rows as they now are)'
-UPDATE orders SET status = 'paid'
+UPDATE shop_orders SET status = 'paid'
  WHERE channel = 'alipay' AND id > 'a0089' AND price < 145
 RETURNING id, status, price;
 
 \echo '== INSERT ... ON CONFLICT DO UPDATE: Lindorm''s UPSERT; a0101 is new, a0090 takes only the SET column'
-INSERT INTO orders (channel, id, ts, status, location)
+INSERT INTO shop_orders (channel, id, ts, status, location)
 VALUES ('alipay', 'a0090', 1705786592000, 'shipped', 'suzhou'),
        ('alipay', 'a0101', 1705786603000, 'new', 'shanghai')
 ON CONFLICT (channel, id, ts) DO UPDATE SET status = EXCLUDED.status
@@ -114,23 +116,23 @@ RETURNING id, status, location, price;
 \echo '== a plain INSERT of an existing key: unique_violation (SQLSTATE 23505)'
 DO $$
 BEGIN
-	INSERT INTO orders (channel, id, ts, status) VALUES ('alipay', 'a0090', 1705786592000, 'new');
+	INSERT INTO shop_orders (channel, id, ts, status) VALUES ('alipay', 'a0090', 1705786592000, 'new');
 EXCEPTION WHEN unique_violation THEN
 	RAISE NOTICE 'caught %: %', SQLSTATE, SQLERRM;
 END
 $$;
 
 \echo '== DELETE the cheap wechat orders, then totals per channel and status'
-DELETE FROM orders WHERE channel = 'wechat' AND price < 60;
+DELETE FROM shop_orders WHERE channel = 'wechat' AND price < 60;
 SELECT channel, status, count(*) AS orders, sum(price) AS total
-  FROM orders
+  FROM shop_orders
  GROUP BY channel, status
  ORDER BY channel, status;
 
-\echo '== Stream: every change of orders, read shard by shard with iterators, as a Tablestore consumer does'
+\echo '== Stream: every change of shop_orders, read shard by shard with iterators, as a Tablestore consumer does'
 CREATE TEMP VIEW order_records AS
 SELECT sh ->> 'shard_id' AS shard, r
-  FROM ots.list_stream('orders') s,
+  FROM ots.list_stream('shop_orders') s,
        jsonb_array_elements(ots.describe_stream(s.stream_id) -> 'shards') sh,
        jsonb_array_elements(ots.get_stream_record(ots.get_shard_iterator(s.stream_id, sh ->> 'shard_id'),
                                                   1000) -> 'stream_records') r;

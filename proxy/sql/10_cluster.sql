@@ -58,58 +58,50 @@ COMMENT ON TYPE ots.row_result IS 'result of an ots row call: the row (or NULLs)
 -- below): no foreign server, no user mappings, so no role can make PL/Proxy
 -- connect as another (a user mapping would).  PL/Proxy appends
 -- user=current_user to every connstr, so each call reaches the shards as
--- the calling role.  The connstrs hold no password and no user (refused:
--- every role that calls the API can read what PL/Proxy reads); passwords
--- go in the proxy server's ~/.pgpass (docs/cluster.md, Security).
+-- the calling role.  The connstrs hold no secret and no user (refused, as
+-- libpq's parser reads them: every role that calls the API can read what
+-- PL/Proxy reads); passwords go in the proxy server's ~/.pgpass
+-- (docs/cluster.md, Security).
 ------------------------------------------------------------------------------
 
--- ots_cluster.without_password: a connstr fit to show (password=... removed)
-CREATE FUNCTION ots_cluster.without_password(connstr text) RETURNS text
-	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-	RETURN pg_catalog.btrim(pg_catalog.regexp_replace(connstr,
-		'\s*password\s*=\s*(''([^''\\]|\\.)*''|\S*)', '', 'gi'));
-COMMENT ON FUNCTION ots_cluster.without_password(text) IS
-	'a libpq connection string without its password, fit for messages';
-
--- ots_cluster.check_connstr: refuses a connstr the map cannot hold: NULL,
--- a URI (PL/Proxy appends " user='role'" to it), a password (every role
--- calling the API can read the map's connstrs through
--- plproxy.get_cluster_partitions) or a user (PL/Proxy would then not append
--- the calling role: every call would connect as that user; PL/Proxy looks
--- for "user=" anywhere in the string)
+-- ots_cluster.check_connstr: the connstr, or an error saying why the map
+-- cannot hold it: NULL, a URI (PL/Proxy appends " user='role'" to it), not
+-- one libpq's parser reads (PQconninfoParse), a secret (password,
+-- sslpassword: every keyword libpq marks secret; every role calling the
+-- API can read the map's connstrs through plproxy.get_cluster_partitions)
+-- or a user (PL/Proxy would then not append the calling role: every call
+-- would connect as that user; PL/Proxy looks for "user=" anywhere in the
+-- string).  C, with libpq (proxy/connstr.c).
 CREATE FUNCTION ots_cluster.check_connstr(connstr text) RETURNS text
-	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-BEGIN
-	IF connstr IS NULL THEN
-		RAISE EXCEPTION 'a partition''s connstr cannot be NULL';
-	END IF;
-	IF connstr ~* '^\s*postgres(ql)?://' THEN
-		RAISE EXCEPTION 'a shard connstr must be key=value pairs, not a URI: %', ots_cluster.without_password(connstr);
-	END IF;
-	IF connstr ~* '(^|\s)password\s*=' THEN
-		RAISE EXCEPTION 'a shard connstr cannot hold a password: %', ots_cluster.without_password(connstr)
-			USING DETAIL = 'Every role that calls the ots API can read the connstrs PL/Proxy connects with.',
-				  HINT = 'Put the password in the ~/.pgpass of the proxy''s server user (docs/cluster.md, Security).';
-	END IF;
-	IF connstr ~* '(^|\s)user\s*=' OR pg_catalog.strpos(connstr, 'user=') > 0 THEN
-		RAISE EXCEPTION 'a shard connstr cannot name a user: %', connstr
-			USING DETAIL = 'PL/Proxy connects to the shards as the calling role; with a user in the connstr every call would connect as that user.';
-	END IF;
-	RETURN connstr;
-END
-$$;
+	AS 'MODULE_PATHNAME', 'ots_proxy_check_connstr'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION ots_cluster.check_connstr(text) IS
-	'a connstr fit for the map (no password, no user, not a URI), or an error';
+	'a connstr fit for the map (libpq key=value pairs, no secret, no user), or an error';
 
+-- ots_cluster.connstr_sets: whether a connstr gives a libpq keyword a value
+-- (as libpq reads it)
+CREATE FUNCTION ots_cluster.connstr_sets(connstr text, keyword text) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ots_proxy_connstr_sets'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots_cluster.connstr_sets(text, text) IS
+	'whether a libpq connstr sets the keyword (PQconninfoParse)';
+
+-- A partition being moved by the partition mover (tools/cluster_lib.sh)
+-- has moving on and records both ends of the move, so that a move stopped
+-- half way can be told where it stands and completed (docs/cluster.md,
+-- Recovering a move): before the switch connstr is move_from, after it
+-- move_to; set_moving(false) ends the move and clears them.
 CREATE TABLE ots_cluster.partitions (
 	partition integer PRIMARY KEY CHECK (partition >= 0),
 	connstr text NOT NULL CHECK (ots_cluster.check_connstr(connstr) IS NOT NULL),
-	moving boolean NOT NULL DEFAULT false
+	moving boolean NOT NULL DEFAULT false,
+	move_from text CHECK (move_from IS NULL OR ots_cluster.check_connstr(move_from) IS NOT NULL),
+	move_to text CHECK (move_to IS NULL OR ots_cluster.check_connstr(move_to) IS NOT NULL),
+	CHECK (moving OR (move_from IS NULL AND move_to IS NULL)),
+	CHECK ((move_from IS NULL) = (move_to IS NULL))
 );
 COMMENT ON TABLE ots_cluster.partitions IS
-	'the cluster map: the shard database (libpq connstr) of each partition, and whether it is being moved';
+	'the cluster map: the shard database (libpq connstr) of each partition, whether it is being moved, and from where to where';
 -- the moving check on every write probes this index, nearly always empty
 CREATE INDEX partitions_moving ON ots_cluster.partitions (partition) WHERE moving;
 REVOKE ALL ON ots_cluster.partitions FROM PUBLIC;
@@ -154,7 +146,7 @@ CREATE TRIGGER bump_map_version AFTER INSERT OR DELETE OR TRUNCATE OR UPDATE OF 
 -- options itself is left as it is: its options replace these.
 CREATE FUNCTION ots_cluster.session_connstr(connstr text) RETURNS text
 	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-	RETURN CASE WHEN connstr OPERATOR(pg_catalog.~*) '(^|\s)options\s*=' THEN connstr
+	RETURN CASE WHEN ots_cluster.connstr_sets(connstr, 'options') THEN connstr
 				ELSE connstr OPERATOR(pg_catalog.||) ' options=''-c search_path='''
 		   END;
 COMMENT ON FUNCTION ots_cluster.session_connstr(text) IS
@@ -240,7 +232,7 @@ BEGIN
 	RETURN QUERY
 		SELECT (pg_catalog.row_number() OVER (ORDER BY pg_catalog.min(p.partition)))::integer,
 			   pg_catalog.min(p.partition),
-			   ots_cluster.without_password(p.connstr),
+			   p.connstr,
 			   pg_catalog.array_agg(p.partition ORDER BY p.partition)
 		  FROM ots_cluster.partitions p
 		 GROUP BY p.connstr
@@ -317,13 +309,48 @@ BEGIN
 	IF FOUND THEN
 		RAISE EXCEPTION 'partition % does not exist', missing;
 	END IF;
-	UPDATE ots_cluster.partitions p SET moving = coalesce(set_moving.moving, false)
+	UPDATE ots_cluster.partitions p SET moving = coalesce(set_moving.moving, false),
+		   move_from = CASE WHEN set_moving.moving THEN p.move_from END,
+		   move_to = CASE WHEN set_moving.moving THEN p.move_to END
 	 WHERE p.partition = ANY (partitions);
 END
 $$;
 COMMENT ON FUNCTION ots_cluster.set_moving(integer[], boolean) IS
-	'marks partitions as moving to another shard (writes refused, OT013) or done';
+	'marks partitions as moving to another shard (writes refused, OT013) or done (the move''s ends forgotten)';
 REVOKE ALL ON FUNCTION ots_cluster.set_moving(integer[], boolean) FROM PUBLIC;
+
+-- ots_cluster.begin_move: the partition mover starts moving a partition to
+-- the shard destination: its writes are refused (moving) and the map
+-- records where it moves from and to until set_moving(false).  Again for
+-- the same destination, it changes nothing (a move run again); a partition
+-- already there, or moving elsewhere, is refused.
+CREATE FUNCTION ots_cluster.begin_move(partition integer, destination text) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	p ots_cluster.partitions;
+BEGIN
+	PERFORM ots_cluster.check_connstr(destination);
+	SELECT * INTO p FROM ots_cluster.partitions m WHERE m.partition = begin_move.partition FOR UPDATE;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'partition % does not exist', partition;
+	END IF;
+	IF p.move_to = destination THEN
+		RETURN;
+	ELSIF p.move_to IS NOT NULL THEN
+		RAISE EXCEPTION 'partition % is moving from % to another shard, %', partition, p.move_from, p.move_to
+			USING HINT = 'Complete that move or abort it first (docs/cluster.md, Recovering a move).';
+	ELSIF p.connstr = destination THEN
+		RAISE EXCEPTION 'partition % is on that shard already', partition;
+	END IF;
+	UPDATE ots_cluster.partitions m SET moving = true, move_from = m.connstr, move_to = destination
+	 WHERE m.partition = begin_move.partition;
+END
+$$;
+COMMENT ON FUNCTION ots_cluster.begin_move(integer, text) IS
+	'starts moving a partition to another shard: writes refused, both ends recorded until set_moving(false)';
+REVOKE ALL ON FUNCTION ots_cluster.begin_move(integer, text) FROM PUBLIC;
 
 ------------------------------------------------------------------------------
 -- Routing.  A row lives in partition key_hash(partition key) & (P - 1), as
@@ -402,36 +429,38 @@ COMMENT ON FUNCTION ots_cluster.check_moving(integer) IS
 
 ------------------------------------------------------------------------------
 -- The catalog: what the proxy knows of each table (its key, for routing).
--- Only catalog_refresh writes it, from describe_table on the first shard
--- that answers, asked as the extension's owner; nobody can make it say
--- anything else.
+-- Each session keeps its own, per role, in memory (proxy/catalog_cache.c):
+-- a lookup writes nothing other sessions share (so an open transaction
+-- holds no lock another role's DDL would wait for, and nobody's lookups
+-- make anything shared grow), and the shards are asked as the calling role,
+-- who learns a table's key only where describe_table shows it the table.
+-- Entries come only from the shards' answers (catalog_ask asks and records
+-- in one call).  The proxy's DDL moves a generation every session checks,
+-- so each forgets what it knew at its next lookup (catalog_changed).
 ------------------------------------------------------------------------------
-CREATE TABLE ots_cluster.tables (
-	schema_name name NOT NULL,
-	table_name name NOT NULL,
-	pk_names text[] NOT NULL,
-	pk_types text[] NOT NULL,
-	hash_prefix_length integer NOT NULL DEFAULT 0,
-	is_index boolean NOT NULL DEFAULT false,
-	PRIMARY KEY (schema_name, table_name)
-);
-COMMENT ON TABLE ots_cluster.tables IS
-	'the tables the proxy knows: primary key (for routing), hash prefix, whether an index (a cache of the first shard''s)';
-REVOKE ALL ON ots_cluster.tables FROM PUBLIC;
 
--- the names the first shard said it has no table of: an unqualified name
--- resolves to the first schema of search_path that has the table, so a
--- schema must be known not to have it before a later one's entry counts
--- (else a cached public.t would hide the caller's own s.t); knowing it
--- spares asking the shard on every call
-CREATE TABLE ots_cluster.absent_tables (
-	schema_name name NOT NULL,
-	table_name name NOT NULL,
-	PRIMARY KEY (schema_name, table_name)
+-- what the proxy knows of a table: its key (the first column routes), the
+-- hash prefix, whether it is a secondary index
+CREATE TYPE ots_cluster.table_entry AS (
+	schema_name name,
+	table_name name,
+	pk_names text[],
+	pk_types text[],
+	hash_prefix_length integer,
+	is_index boolean
 );
-COMMENT ON TABLE ots_cluster.absent_tables IS
-	'schema.table names the first shard has no ots table of (a cache, as ots_cluster.tables)';
-REVOKE ALL ON ots_cluster.absent_tables FROM PUBLIC;
+COMMENT ON TYPE ots_cluster.table_entry IS
+	'an ots table as the proxy routes to it: primary key, hash prefix, whether an index (as the shards describe it)';
+
+-- the generation of what sessions know: bumped by the proxy's DDL and by
+-- catalog_reset, read at every lookup (proxy/catalog_cache.c); every role
+-- may read it, none but the extension's owner bump it directly
+CREATE SEQUENCE ots_cluster.catalog_generation;
+COMMENT ON SEQUENCE ots_cluster.catalog_generation IS
+	'the generation of the sessions'' catalog caches: a session forgets what it knew when it moves';
+REVOKE ALL ON SEQUENCE ots_cluster.catalog_generation FROM PUBLIC;
+GRANT SELECT ON SEQUENCE ots_cluster.catalog_generation TO PUBLIC;
+SELECT pg_catalog.nextval('ots_cluster.catalog_generation');
 
 -- ots_cluster.qualified: the table-name argument naming schema.table for ots
 -- (the schema part quoted as an identifier, the table part literal)
@@ -442,20 +471,23 @@ COMMENT ON FUNCTION ots_cluster.qualified(name, name) IS
 	'the ots table-name argument for schema_name.table_name';
 
 -- ots_cluster.describe_on: ots.describe_table of schema.table on the shard
--- of partition p, or NULL when it has no such ots table (asked by the
--- owner: ots.tables shows it every table)
+-- of partition p, as the calling role: NULL when the role can name no
+-- relation of that name there (none, or no USAGE on the schema: as
+-- search_path skips such a schema); the single node's error when the role
+-- may not see it (42501) or it is not an ots table (OTSObjectNotExist)
 CREATE FUNCTION ots_cluster.describe_on(p integer, schema_arg name, table_arg name) RETURNS jsonb
 	LANGUAGE plproxy
 	AS $$
 	CLUSTER 'ots_cluster';
 	RUN ON $1;
-	SELECT CASE WHEN EXISTS (SELECT 1 FROM ots.tables t
-							  WHERE t.schema_name OPERATOR(pg_catalog.=) $2 AND t.table_name OPERATOR(pg_catalog.=) $3)
+	SELECT CASE WHEN EXISTS (SELECT 1 FROM pg_catalog.pg_class c
+							   JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+							  WHERE n.nspname OPERATOR(pg_catalog.=) $2 AND c.relname OPERATOR(pg_catalog.=) $3
+								AND pg_catalog.has_schema_privilege(n.oid, 'USAGE'))
 				THEN ots.describe_table(pg_catalog.concat(pg_catalog.quote_ident($2), '.', $3)) END;
 	$$;
 COMMENT ON FUNCTION ots_cluster.describe_on(integer, name, name) IS
-	'ots.describe_table of schema.table on the shard of partition p, NULL when it has none (internal)';
-REVOKE ALL ON FUNCTION ots_cluster.describe_on(integer, name, name) FROM PUBLIC;
+	'ots.describe_table of schema.table on the shard of partition p as the caller, NULL when it can name none (internal)';
 
 -- ots_cluster.describe_any: describe_on the first shard that answers (every
 -- shard has every table: a shard that is down must not stop the proxy from
@@ -489,8 +521,60 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION ots_cluster.describe_any(name, name) IS
-	'ots.describe_table of schema.table on the first shard that answers, NULL when it has none (internal)';
-REVOKE ALL ON FUNCTION ots_cluster.describe_any(name, name) FROM PUBLIC;
+	'ots.describe_table of schema.table on the first shard that answers, as the caller; NULL when it can name none (internal)';
+
+-- ots_cluster.entry_of: the catalog entry of a describe_table answer
+CREATE FUNCTION ots_cluster.entry_of(d jsonb) RETURNS ots_cluster.table_entry
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	RETURN ROW(d ->> 'schema_name', d ->> 'table_name',
+			   ARRAY(SELECT k ->> 'name' FROM pg_catalog.jsonb_array_elements(d -> 'primary_key') WITH ORDINALITY e(k, n) ORDER BY n),
+			   ARRAY(SELECT k ->> 'type' FROM pg_catalog.jsonb_array_elements(d -> 'primary_key') WITH ORDINALITY e(k, n) ORDER BY n),
+			   coalesce((d ->> 'hash_prefix_length')::integer, 0),
+			   d ? 'index_of')::ots_cluster.table_entry;
+COMMENT ON FUNCTION ots_cluster.entry_of(jsonb) IS 'the catalog entry of a describe_table answer (internal)';
+
+-- ots_cluster.catalog_ask: the entry of schema.table as the shards describe
+-- it to the calling role (describe_any), recorded in the session's cache;
+-- NULL when the role can name no such table there
+CREATE FUNCTION ots_cluster.catalog_ask(schema_name name, table_name name) RETURNS ots_cluster.table_entry
+	AS 'MODULE_PATHNAME', 'ots_proxy_catalog_ask'
+	LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots_cluster.catalog_ask(name, name) IS
+	'asks the shards (as the caller) for table schema.table and records the answer in the session''s catalog';
+
+-- ots_cluster.cache_lookup: what the session knows, for the calling role,
+-- of table_name in schemas, in order: the entry of the first schema that
+-- has it, unless a schema before it is not known either way: then its
+-- position, to be asked of the shards (catalog_ask)
+CREATE FUNCTION ots_cluster.cache_lookup(schemas name[], table_name name,
+										 OUT entry ots_cluster.table_entry, OUT unknown_at integer)
+	AS 'MODULE_PATHNAME', 'ots_proxy_cache_lookup'
+	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION ots_cluster.cache_lookup(name[], name) IS
+	'the session''s catalog entry of table_name in the first of schemas that has it, or the first schema not known either way (internal)';
+
+-- ots_cluster.cache_entries: what the session knows of tables for the
+-- calling role (entry NULL: it can name no such table)
+CREATE FUNCTION ots_cluster.cache_entries(OUT schema_name name, OUT table_name name,
+										  OUT entry ots_cluster.table_entry)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'ots_proxy_cache_entries'
+	LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION ots_cluster.cache_entries() IS
+	'the tables this session knows for the calling role (entry NULL: none of that name)';
+
+-- ots_cluster.catalog_changed: called by the proxy's DDL once the shards
+-- changed: every session forgets what it knew of tables at its next
+-- lookup, and the view of schema.table in the proxy database follows the
+-- table (ots_cluster.view_follow, when the caller may change it); with
+-- NULLs, only the former.  C: it runs both as the extension's owner and
+-- passes on the calling role, which no caller can choose.
+CREATE FUNCTION ots_cluster.catalog_changed(schema_name name DEFAULT NULL, table_name name DEFAULT NULL)
+	RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_proxy_catalog_changed'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots_cluster.catalog_changed(name, name) IS
+	'after the proxy''s DDL: every session forgets its catalog, and the table''s view in the proxy database follows it';
 
 -- ots_cluster.split_name: a table-name argument as ots reads it: the part
 -- after the last dot is the table, literally; before it, the schema, taken
@@ -517,124 +601,43 @@ $$;
 COMMENT ON FUNCTION ots_cluster.split_name(text) IS
 	'the schema (NULL when unqualified) and table of a table-name argument, as ots reads them';
 
--- ots_cluster.catalog_refresh: records (or forgets) one table as the first
--- shard describes it to the extension's owner; the entry, or NULL
-CREATE FUNCTION ots_cluster.catalog_refresh(qualified text) RETURNS ots_cluster.tables
-	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
+-- ots_cluster.table_changed: catalog_changed for a table-name argument the
+-- proxy's DDL resolved (schema.table), or for none
+CREATE FUNCTION ots_cluster.table_changed(qualified text) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
-	d jsonb;
-	parts text[];
-	entry ots_cluster.tables;
-	message text;
+	n record;
 BEGIN
-	SELECT ARRAY[n.schema_name, n.relname] INTO parts FROM ots_cluster.split_name(qualified) n;
-	-- qualified names only: schema.table, as ots_cluster.qualified writes them
-	IF parts[1] IS NULL OR parts[2] IS NULL OR parts[2] = ''
-		OR pg_catalog.octet_length(parts[1]) >= 64 OR pg_catalog.octet_length(parts[2]) >= 64 THEN
-		RETURN NULL;
-	END IF;
-	d := ots_cluster.describe_any(parts[1]::name, parts[2]::name);
-	IF d IS NOT NULL THEN
-		entry := ROW(d ->> 'schema_name', d ->> 'table_name',
-					 ARRAY(SELECT k ->> 'name' FROM pg_catalog.jsonb_array_elements(d -> 'primary_key') WITH ORDINALITY e(k, n) ORDER BY n),
-					 ARRAY(SELECT k ->> 'type' FROM pg_catalog.jsonb_array_elements(d -> 'primary_key') WITH ORDINALITY e(k, n) ORDER BY n),
-					 coalesce((d ->> 'hash_prefix_length')::integer, 0),
-					 d ? 'index_of');
-	END IF;
-	-- a read-only transaction (or a standby proxy) routes without recording
-	IF pg_catalog.current_setting('transaction_read_only')::boolean THEN
-		RETURN entry;
-	END IF;
-	IF d IS NULL THEN
-		DELETE FROM ots_cluster.tables t WHERE t.schema_name = parts[1] AND t.table_name = parts[2];
-		INSERT INTO ots_cluster.absent_tables VALUES (parts[1], parts[2]) ON CONFLICT DO NOTHING;
+	SELECT x.schema_name, x.relname INTO n FROM ots_cluster.split_name(qualified) x;
+	IF n.schema_name IS NULL OR pg_catalog.octet_length(n.schema_name) >= 64
+		OR n.relname = '' OR pg_catalog.octet_length(n.relname) >= 64 THEN
+		PERFORM ots_cluster.catalog_changed();
 	ELSE
-		INSERT INTO ots_cluster.tables AS t VALUES (entry.*)
-		ON CONFLICT (schema_name, table_name) DO UPDATE
-			SET pk_names = excluded.pk_names, pk_types = excluded.pk_types,
-				hash_prefix_length = excluded.hash_prefix_length, is_index = excluded.is_index;
-		DELETE FROM ots_cluster.absent_tables a WHERE a.schema_name = parts[1] AND a.table_name = parts[2];
+		PERFORM ots_cluster.catalog_changed(n.schema_name::name, n.relname::name);
 	END IF;
-	-- the table's view in the proxy database (50_views.sql) follows; a view
-	-- that cannot follow (what depends on it, a concurrent sync) is a warning
-	BEGIN
-		PERFORM ots_cluster.sync_view(parts[1]::name, parts[2]::name);
-	EXCEPTION WHEN OTHERS THEN
-		GET STACKED DIAGNOSTICS message = MESSAGE_TEXT;
-		RAISE WARNING 'the view of ots table %.% in the proxy database was not synced: %',
-			pg_catalog.quote_ident(parts[1]), pg_catalog.quote_ident(parts[2]), message;
-	END;
-	IF d IS NULL THEN
-		RETURN NULL;
-	END IF;
-	RETURN entry;
 END
 $$;
-COMMENT ON FUNCTION ots_cluster.catalog_refresh(text) IS
-	'records or forgets the table schema.table as the first shard has it; returns the entry or NULL';
+COMMENT ON FUNCTION ots_cluster.table_changed(text) IS
+	'catalog_changed for a schema.table argument the proxy''s DDL changed (internal)';
 
--- ots_cluster.catalog_refresh_schema: refreshes every entry of a schema
--- (after delete_table, whose indexes went with it)
-CREATE FUNCTION ots_cluster.catalog_refresh_schema(schema_name name) RETURNS void
-	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-BEGIN
-	PERFORM ots_cluster.catalog_refresh(ots_cluster.qualified(t.schema_name, t.table_name))
-	   FROM ots_cluster.tables t WHERE t.schema_name = catalog_refresh_schema.schema_name;
-END
-$$;
-COMMENT ON FUNCTION ots_cluster.catalog_refresh_schema(name) IS
-	'refreshes the catalog entries of one schema from the first shard (internal)';
-
--- ots_cluster.catalog_reset: forgets the whole catalog; each table is asked
--- of the first shard again at its next use.  For the proxies that did not
--- run a DDL themselves (several proxies over one set of shards).
+-- ots_cluster.catalog_reset: every session forgets what it knew of tables;
+-- each table is asked of the shards again at its next use.  For DDL made
+-- elsewhere (on the shards, through another proxy).
 CREATE FUNCTION ots_cluster.catalog_reset() RETURNS void
-	LANGUAGE sql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
-	SET search_path = pg_catalog, pg_temp
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
 	BEGIN ATOMIC
-		DELETE FROM ots_cluster.tables;
-		DELETE FROM ots_cluster.absent_tables;
+		SELECT ots_cluster.catalog_changed();
 	END;
 COMMENT ON FUNCTION ots_cluster.catalog_reset() IS
-	'forgets the proxy''s catalog (after DDL through another proxy): tables are looked up again';
+	'every session forgets the proxy''s catalog (after DDL elsewhere): tables are looked up again';
 REVOKE ALL ON FUNCTION ots_cluster.catalog_reset() FROM PUBLIC;
 
--- ots_cluster.catalog_lookup: what the catalog says of table_name in
--- schemas, in order: the entry of the first schema that has it, unless a
--- schema before it is not known either way (neither in the catalog nor
--- known absent): then its position, to be asked of the first shard.
--- VOLATILE, as table_of: a statement calling them for many rows sees what
--- the first call's catalog_refresh recorded.
-CREATE FUNCTION ots_cluster.catalog_lookup(schemas name[], table_name name,
-										   OUT entry ots_cluster.tables, OUT unknown_at integer)
-	LANGUAGE plpgsql VOLATILE PARALLEL SAFE SECURITY DEFINER
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-BEGIN
-	FOR i IN 1 .. coalesce(pg_catalog.cardinality(schemas), 0) LOOP
-		SELECT * INTO entry FROM ots_cluster.tables t
-		 WHERE t.schema_name = schemas[i] AND t.table_name = catalog_lookup.table_name;
-		IF FOUND THEN
-			RETURN;
-		END IF;
-		IF NOT EXISTS (SELECT 1 FROM ots_cluster.absent_tables a
-						WHERE a.schema_name = schemas[i] AND a.table_name = catalog_lookup.table_name) THEN
-			unknown_at := i;
-			RETURN;
-		END IF;
-	END LOOP;
-END
-$$;
-COMMENT ON FUNCTION ots_cluster.catalog_lookup(name[], name) IS
-	'the catalog entry of table_name in the first of schemas that has it, or the first schema not known either way (internal)';
-
 -- ots_cluster.search_schemas: the schemas of a search_path setting (the
--- caller's, passed down by the API functions), in order, "$user" as the current role's name (schemas that exist only on the
--- shards count too: the proxy need not have them)
+-- caller's, passed down by the API functions), in order, "$user" as the
+-- current role's name (schemas that exist only on the shards count too:
+-- the proxy need not have them)
 CREATE FUNCTION ots_cluster.search_schemas(search_path text) RETURNS name[]
 	LANGUAGE plpgsql STABLE PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
@@ -653,21 +656,21 @@ $$;
 COMMENT ON FUNCTION ots_cluster.search_schemas(text) IS
 	'the schemas of search_path in order, "$user" resolved (internal)';
 
--- ots_cluster.table_of: the catalog entry a table-name argument means: a
--- qualified name (schema.table, schema possibly quoted) or an unqualified
--- one through search_path (the caller's, passed down): the first schema
--- that has the table, each schema not known either way asked of the shards
--- (catalog_refresh); NULL when no table matches (the caller then lets the
--- first shard raise the error)
-CREATE FUNCTION ots_cluster.table_of(table_name text, search_path text) RETURNS ots_cluster.tables
-	LANGUAGE plpgsql VOLATILE PARALLEL SAFE
+-- ots_cluster.table_of: the catalog entry a table-name argument means to
+-- the calling role: a qualified name (schema.table, schema possibly quoted)
+-- or an unqualified one through search_path (the caller's, passed down):
+-- the first schema that has the table, each schema the session does not
+-- know either way asked of the shards (catalog_ask); NULL when no table
+-- matches (the caller then lets the first shard raise the error)
+CREATE FUNCTION ots_cluster.table_of(table_name text, search_path text) RETURNS ots_cluster.table_entry
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
 	schema_part text;
 	schemas name[];
 	relname text;
-	entry ots_cluster.tables;
+	entry ots_cluster.table_entry;
 	found record;
 BEGIN
 	IF table_name IS NULL THEN
@@ -678,51 +681,51 @@ BEGIN
 		RETURN NULL;
 	END IF;
 	schemas := CASE WHEN schema_part IS NULL THEN ots_cluster.search_schemas(table_of.search_path) ELSE ARRAY[schema_part::name] END;
-	-- the first schema in order that has it: known from the catalog, or
-	-- asked of the first shard for each schema not known either way
+	-- the first schema in order that has it: known to the session, or
+	-- asked of the shards for each schema not known either way
 	LOOP
-		SELECT * INTO found FROM ots_cluster.catalog_lookup(schemas, relname::name);
+		SELECT * INTO found FROM ots_cluster.cache_lookup(schemas, relname::name);
 		IF (found.entry).table_name IS NOT NULL THEN
 			RETURN found.entry;
 		ELSIF found.unknown_at IS NULL THEN
 			-- known absent everywhere: a miss is the error path, so ask again
 			-- rather than route a table made since (elsewhere) to partition 0
 			FOR i IN 1 .. coalesce(pg_catalog.cardinality(schemas), 0) LOOP
-				entry := ots_cluster.catalog_refresh(ots_cluster.qualified(schemas[i], relname::name));
+				entry := ots_cluster.catalog_ask(schemas[i], relname::name);
 				IF entry.table_name IS NOT NULL THEN
 					RETURN entry;
 				END IF;
 			END LOOP;
 			RETURN NULL;
 		END IF;
-		entry := ots_cluster.catalog_refresh(ots_cluster.qualified(schemas[found.unknown_at], relname::name));
+		entry := ots_cluster.catalog_ask(schemas[found.unknown_at], relname::name);
 		IF entry.table_name IS NOT NULL THEN
 			RETURN entry;
 		END IF;
-		-- (in a read-only transaction the absence is not recorded: go on after it)
+		-- (when the generation moved, the answer was not recorded: go on after it)
 		schemas := schemas[found.unknown_at + 1 :];
 	END LOOP;
 END
 $$;
 COMMENT ON FUNCTION ots_cluster.table_of(text, text) IS
-	'the catalog entry of a table-name argument (search_path as ots resolves it), asking the first shard on a miss';
+	'the catalog entry of a table-name argument (search_path as ots resolves it) for the caller, asking the shards on a miss';
 
 -- ots_cluster.route: the routing hash of a primary key of a table (0 when
 -- the table is unknown or the key has no valid partition key)
-CREATE FUNCTION ots_cluster.route(t ots_cluster.tables, primary_key jsonb) RETURNS integer
+CREATE FUNCTION ots_cluster.route(t ots_cluster.table_entry, primary_key jsonb) RETURNS integer
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE
 	RETURN CASE WHEN t.table_name IS NULL OR pg_catalog.jsonb_typeof(primary_key) <> 'object' THEN 0
 				ELSE coalesce(ots_cluster.key_hash(primary_key -> t.pk_names[1], t.pk_types[1]), 0) END;
-COMMENT ON FUNCTION ots_cluster.route(ots_cluster.tables, jsonb) IS
+COMMENT ON FUNCTION ots_cluster.route(ots_cluster.table_entry, jsonb) IS
 	'the routing hash of a primary key of table t (0 when t is unknown or the key invalid)';
 
 -- ots_cluster.target: the table-name argument to send to a shard: the
 -- qualified name the proxy resolved, or the caller's when it found none
-CREATE FUNCTION ots_cluster.target(t ots_cluster.tables, table_name text) RETURNS text
+CREATE FUNCTION ots_cluster.target(t ots_cluster.table_entry, table_name text) RETURNS text
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE
 	RETURN CASE WHEN t.table_name IS NULL THEN table_name
 				ELSE ots_cluster.qualified(t.schema_name, t.table_name) END;
-COMMENT ON FUNCTION ots_cluster.target(ots_cluster.tables, text) IS
+COMMENT ON FUNCTION ots_cluster.target(ots_cluster.table_entry, text) IS
 	'the table name to pass to a shard: qualified when resolved, else as given';
 
 ------------------------------------------------------------------------------

@@ -91,7 +91,7 @@ CREATE FUNCTION ots_cluster.put_row_api(
 	SET client_min_messages = warning
 	AS $$
 DECLARE
-	t ots_cluster.tables;
+	t ots_cluster.table_entry;
 	h integer := 0;
 	s text; m text; d text; hi text;
 BEGIN
@@ -140,7 +140,7 @@ CREATE FUNCTION ots_cluster.get_row_api(
 	SET client_min_messages = warning
 	AS $$
 DECLARE
-	t ots_cluster.tables;
+	t ots_cluster.table_entry;
 	h integer := 0;
 	r ots.row_result;
 	first ots.row_result;
@@ -212,7 +212,7 @@ CREATE FUNCTION ots_cluster.update_row_api(
 	SET client_min_messages = warning
 	AS $$
 DECLARE
-	t ots_cluster.tables;
+	t ots_cluster.table_entry;
 	h integer := 0;
 	s text; m text; d text; hi text;
 BEGIN
@@ -263,7 +263,7 @@ CREATE FUNCTION ots_cluster.delete_row_api(
 	SET client_min_messages = warning
 	AS $$
 DECLARE
-	t ots_cluster.tables;
+	t ots_cluster.table_entry;
 	h integer := 0;
 	s text; m text; d text; hi text;
 BEGIN
@@ -362,7 +362,11 @@ COMMENT ON FUNCTION ots_cluster.batch_write_check(integer, jsonb, boolean) IS
 -- ots_cluster.batch_split: the rows of a batch request (list "primary_keys"
 -- or "rows"), each with its entry, index, table, and the shards it goes to
 -- (several for an index table's key in a get); NULL when the request's
--- shape is not one ots accepts (then the first shard reports it)
+-- shape is not one ots accepts (then the first shard reports it).  Entries
+-- and rows go to the shards with every field the caller gave, so a shard
+-- refuses a field ots does not know as the single node does; "$entry", the
+-- field that marks a shard's entries here, is such a field, and a request
+-- that has it goes to the first shard whole to be refused.
 CREATE FUNCTION ots_cluster.batch_split(request jsonb, list_key text, by_first boolean, caller_path text,
 										OUT entries jsonb, OUT shards integer[], OUT partitions integer[],
 										OUT subrequests jsonb[], OUT positions jsonb[], OUT names text[],
@@ -375,7 +379,7 @@ DECLARE
 	nshards integer;
 	e jsonb;
 	list jsonb;
-	t ots_cluster.tables;
+	t ots_cluster.table_entry;
 	target text;
 	h integer;
 	pos integer := 0;
@@ -406,6 +410,7 @@ BEGIN
 	FOR i IN 0 .. pg_catalog.jsonb_array_length(request) - 1 LOOP
 		e := request -> i;
 		IF pg_catalog.jsonb_typeof(e) IS DISTINCT FROM 'object'
+			OR e ? '$entry'
 			OR pg_catalog.jsonb_typeof(e -> 'table_name') IS DISTINCT FROM 'string'
 			OR pg_catalog.jsonb_typeof(e -> list_key) IS DISTINCT FROM 'array'
 			OR pg_catalog.jsonb_array_length(e -> list_key) = 0 THEN

@@ -8,7 +8,9 @@
 -- other changed.  Each shard commits its own part: a shard lost half-way
 -- leaves the table on some shards, which create_table repairs (it creates
 -- the table where it is missing when the others have the same definition)
--- and delete_table finishes.  The catalog is refreshed after each DDL.
+-- and delete_table finishes.  After each DDL (and each that failed half
+-- way) every session forgets what it knew of tables, and the table's view
+-- in the proxy database follows it (ots_cluster.catalog_changed).
 -- describe_table and list_table answer from the first shard.
 
 -- ots_cluster.find_on: the first of schemas in which the shard of partition
@@ -44,7 +46,9 @@ COMMENT ON FUNCTION ots_cluster.creation_schema_on(integer, name[]) IS
 
 -- ots_cluster.resolve_on_shards: the schema a table-name argument means,
 -- asking every shard (the first that has it in search_path order wins);
--- NULL when none has it.  It also proves that every shard answers.
+-- NULL when none has it.  It also proves that every shard answers.  Every
+-- DDL calls it before it changes any shard; it refuses a read-only
+-- transaction.
 CREATE FUNCTION ots_cluster.resolve_on_shards(table_name text, caller_path text, OUT schema_name name,
 											  OUT relname name, OUT present boolean[])
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -57,6 +61,13 @@ DECLARE
 	found_in name;
 	s text; m text; d text; hi text;
 BEGIN
+	-- the DDL that asks changes the shards, then the sessions' catalog
+	-- (catalog_changed), which a read-only transaction cannot: refused
+	-- before any shard is changed
+	IF pg_catalog.current_setting('transaction_read_only')::boolean THEN
+		RAISE EXCEPTION USING ERRCODE = 'read_only_sql_transaction',
+			MESSAGE = 'cannot change ots tables through the proxy in a read-only transaction';
+	END IF;
 	present := '{}';
 	SELECT x.schema_name, x.relname INTO n FROM ots_cluster.split_name(table_name) x;
 	IF n.relname IS NULL OR n.relname = '' OR pg_catalog.octet_length(n.relname) >= 64
@@ -292,9 +303,11 @@ BEGIN
 			END IF;
 		END IF;
 	END LOOP;
-	PERFORM ots_cluster.catalog_refresh(target);
+	PERFORM ots_cluster.table_changed(target);
 EXCEPTION WHEN OTHERS THEN
 	GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, hi = PG_EXCEPTION_HINT;
+	-- some shards may have changed: every session forgets what it knew
+	PERFORM ots_cluster.catalog_changed();
 	PERFORM ots_cluster.raise_remote(s, m, d, hi, p);
 END
 $$;
@@ -337,7 +350,7 @@ CREATE FUNCTION ots_cluster.update_table_api(
 	SET client_min_messages = warning
 	AS $$
 DECLARE
-	t ots_cluster.tables;
+	t ots_cluster.table_entry;
 	target text;
 	p integer := 0;
 	s text; m text; d text; hi text;
@@ -349,9 +362,11 @@ BEGIN
 		PERFORM ots_cluster.update_table_on(p, target, max_versions, time_to_live, max_version_offset,
 											allow_update, stream_enabled, stream_expiration_hours);
 	END LOOP;
-	PERFORM ots_cluster.catalog_refresh(target);
+	PERFORM ots_cluster.table_changed(target);
 EXCEPTION WHEN OTHERS THEN
 	GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, hi = PG_EXCEPTION_HINT;
+	-- some shards may have changed: every session forgets what it knew
+	PERFORM ots_cluster.catalog_changed();
 	PERFORM ots_cluster.raise_remote(s, m, d, hi, p);
 END
 $$;
@@ -387,6 +402,7 @@ DECLARE
 	ps integer[] := ots_cluster.shard_partitions();
 	r record;
 	target text := table_name;
+	indexes text[];
 	p integer := 0;
 	s text; m text; d text; hi text;
 BEGIN
@@ -397,17 +413,24 @@ BEGIN
 		PERFORM ots_cluster.delete_table_on(p, table_name);
 	ELSE
 		target := ots_cluster.qualified(r.schema_name, r.relname);
+		-- its indexes go with it (their views too)
+		p := ps[pg_catalog.array_position(r.present, true)];
+		indexes := ARRAY(SELECT x.meta ->> 'name'
+						   FROM pg_catalog.jsonb_array_elements(ots_cluster.describe_table_on(p, target) -> 'index_metas') x(meta));
 		FOR i IN 1 .. pg_catalog.cardinality(ps) LOOP
 			CONTINUE WHEN NOT r.present[i];
 			p := ps[i];
 			PERFORM ots_cluster.delete_table_on(p, target);
 		END LOOP;
 		-- the table and its indexes (and their views in the proxy database)
-		PERFORM ots_cluster.catalog_refresh(target);
-		PERFORM ots_cluster.catalog_refresh_schema(r.schema_name);
+		PERFORM ots_cluster.table_changed(target);
+		PERFORM ots_cluster.table_changed(ots_cluster.qualified(r.schema_name, i::name))
+		   FROM pg_catalog.unnest(indexes) i;
 	END IF;
 EXCEPTION WHEN OTHERS THEN
 	GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, hi = PG_EXCEPTION_HINT;
+	-- some shards may have changed: every session forgets what it knew
+	PERFORM ots_cluster.catalog_changed();
 	PERFORM ots_cluster.raise_remote(s, m, d, hi, p);
 END
 $$;
@@ -431,7 +454,7 @@ CREATE FUNCTION ots_cluster.describe_table_api(
 	SET client_min_messages = warning
 	AS $$
 DECLARE
-	t ots_cluster.tables;
+	t ots_cluster.table_entry;
 	s text; m text; d text; hi text;
 BEGIN
 	t := ots_cluster.table_of(table_name, caller_path);
@@ -484,7 +507,7 @@ CREATE FUNCTION ots_cluster.create_index_api(
 	AS $$
 DECLARE
 	ps integer[] := ots_cluster.shard_partitions();
-	t ots_cluster.tables;
+	t ots_cluster.table_entry;
 	target text;
 	r record;
 	p integer := 0;
@@ -507,10 +530,12 @@ BEGIN
 											include_base_data);
 	END LOOP;
 	IF t.table_name IS NOT NULL AND index_name IS NOT NULL THEN
-		PERFORM ots_cluster.catalog_refresh(ots_cluster.qualified(t.schema_name, index_name::name));
+		PERFORM ots_cluster.table_changed(ots_cluster.qualified(t.schema_name, index_name::name));
 	END IF;
 EXCEPTION WHEN OTHERS THEN
 	GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, hi = PG_EXCEPTION_HINT;
+	-- some shards may have changed: every session forgets what it knew
+	PERFORM ots_cluster.catalog_changed();
 	PERFORM ots_cluster.raise_remote(s, m, d, hi, p);
 END
 $$;
@@ -539,7 +564,7 @@ CREATE FUNCTION ots_cluster.delete_index_api(
 	AS $$
 DECLARE
 	ps integer[] := ots_cluster.shard_partitions();
-	t ots_cluster.tables;
+	t ots_cluster.table_entry;
 	target text;
 	r record;
 	p integer := 0;
@@ -558,10 +583,12 @@ BEGIN
 		EXIT WHEN r.schema_name IS NULL;
 	END LOOP;
 	IF t.table_name IS NOT NULL AND index_name IS NOT NULL THEN
-		PERFORM ots_cluster.catalog_refresh(ots_cluster.qualified(t.schema_name, index_name::name));
+		PERFORM ots_cluster.table_changed(ots_cluster.qualified(t.schema_name, index_name::name));
 	END IF;
 EXCEPTION WHEN OTHERS THEN
 	GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, hi = PG_EXCEPTION_HINT;
+	-- some shards may have changed: every session forgets what it knew
+	PERFORM ots_cluster.catalog_changed();
 	PERFORM ots_cluster.raise_remote(s, m, d, hi, p);
 END
 $$;
@@ -597,9 +624,11 @@ BEGIN
 		END IF;
 	END LOOP;
 	-- the view in the proxy database gains or loses the columns
-	PERFORM ots_cluster.catalog_refresh(target);
+	PERFORM ots_cluster.table_changed(target);
 EXCEPTION WHEN OTHERS THEN
 	GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, hi = PG_EXCEPTION_HINT;
+	-- some shards may have changed: every session forgets what it knew
+	PERFORM ots_cluster.catalog_changed();
 	PERFORM ots_cluster.raise_remote(s, m, d, hi, p);
 END
 $$;
@@ -631,7 +660,7 @@ CREATE PROCEDURE ots.build_index(table_name text, index_name text)
 	SET client_min_messages = warning
 	AS $$
 DECLARE
-	t ots_cluster.tables;
+	t ots_cluster.table_entry;
 	target text;
 	p integer := 0;
 	leaf text;

@@ -65,7 +65,7 @@ COMMENT ON FUNCTION ots_cluster.range_pages(integer[], text, jsonb[], jsonb, tex
 -- an index, whose first column is not the partition key), 0 when the table
 -- is unknown (the first shard raises the single node's error); NULL when
 -- every shard must be asked.
-CREATE FUNCTION ots_cluster.range_route(t ots_cluster.tables, inclusive_start_primary_key jsonb,
+CREATE FUNCTION ots_cluster.range_route(t ots_cluster.table_entry, inclusive_start_primary_key jsonb,
 										exclusive_end_primary_key jsonb) RETURNS integer
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE
 	RETURN CASE
@@ -77,18 +77,18 @@ CREATE FUNCTION ots_cluster.range_route(t ots_cluster.tables, inclusive_start_pr
 			 AND NOT coalesce(inclusive_start_primary_key -> t.pk_names[1] ? '$inf', false)
 			THEN ots_cluster.route(t, inclusive_start_primary_key)
 		END;
-COMMENT ON FUNCTION ots_cluster.range_route(ots_cluster.tables, jsonb, jsonb) IS
+COMMENT ON FUNCTION ots_cluster.range_route(ots_cluster.table_entry, jsonb, jsonb) IS
 	'the routing hash of the one shard a range goes to (one partition key, or an unknown table), NULL when it spans shards';
 
 -- ots_cluster.range_hashes: the routing hashes of the shards a range reads:
 -- the one range_route names, else a partition of every shard database
-CREATE FUNCTION ots_cluster.range_hashes(t ots_cluster.tables, inclusive_start_primary_key jsonb,
+CREATE FUNCTION ots_cluster.range_hashes(t ots_cluster.table_entry, inclusive_start_primary_key jsonb,
 										 exclusive_end_primary_key jsonb) RETURNS integer[]
 	LANGUAGE sql STABLE PARALLEL SAFE
 	RETURN CASE WHEN ots_cluster.range_route(t, inclusive_start_primary_key, exclusive_end_primary_key) IS NOT NULL
 				THEN ARRAY[ots_cluster.range_route(t, inclusive_start_primary_key, exclusive_end_primary_key)]
 				ELSE ARRAY(SELECT sh.partition FROM ots_cluster.shards() AS sh ORDER BY sh.shard) END;
-COMMENT ON FUNCTION ots_cluster.range_hashes(ots_cluster.tables, jsonb, jsonb) IS
+COMMENT ON FUNCTION ots_cluster.range_hashes(ots_cluster.table_entry, jsonb, jsonb) IS
 	'the routing hashes of the shards a range reads: its partition key''s, or one per shard database (internal)';
 
 -- get_range_rows streams the merge in C (proxy/range_rows.c, ots_proxy.so):

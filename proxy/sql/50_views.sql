@@ -14,21 +14,25 @@
 -- types, which ots keeps in step with the defined columns), the owner from
 -- the owner of that view: whoever created the table (PL/Proxy connects as
 -- the calling role), when that role exists in the proxy database too.
--- ots_cluster.catalog_refresh keeps a view in step with its table (created,
--- changed, dropped with it); ots_cluster.sync_views() makes every table's.
+-- The proxy's DDL keeps a view in step with its table (created, changed,
+-- dropped with it: ots_cluster.catalog_changed, for the table's owner);
+-- ots_cluster.sync_views() makes every table's, for tables made elsewhere.
 
 -- ots_cluster.view_columns_first: the columns of the view schema.table on
--- the first shard, in order, with the owners of the view and its schema
+-- the first shard, in order, with the owners of the view and its schema,
+-- and whether role_name (when given) is a member of the view's owner
 -- (asked as the extension's owner, from sync_view)
-CREATE FUNCTION ots_cluster.view_columns_first(schema_arg name, table_arg name)
-	RETURNS TABLE (column_name text, column_type text, view_owner text, schema_owner text)
+CREATE FUNCTION ots_cluster.view_columns_first(schema_arg name, table_arg name, role_name name)
+	RETURNS TABLE (column_name text, column_type text, view_owner text, schema_owner text, role_owns boolean)
 	LANGUAGE plproxy
 	AS $$
 	CLUSTER 'ots_cluster';
 	RUN ON 0;
 	SELECT a.attname::pg_catalog.text AS column_name, pg_catalog.format_type(a.atttypid, a.atttypmod) AS column_type,
 		   pg_catalog.pg_get_userbyid(c.relowner)::pg_catalog.text AS view_owner,
-		   pg_catalog.pg_get_userbyid(n.nspowner)::pg_catalog.text AS schema_owner
+		   pg_catalog.pg_get_userbyid(n.nspowner)::pg_catalog.text AS schema_owner,
+		   CASE WHEN EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) $3)
+				THEN pg_catalog.pg_has_role($3, c.relowner, 'USAGE') ELSE false END AS role_owns
 	  FROM pg_catalog.pg_class c
 	  JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
 	  JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.oid
@@ -37,9 +41,9 @@ CREATE FUNCTION ots_cluster.view_columns_first(schema_arg name, table_arg name)
 	   AND c.relkind OPERATOR(pg_catalog.=) 'v'
 	 ORDER BY a.attnum;
 	$$;
-COMMENT ON FUNCTION ots_cluster.view_columns_first(name, name) IS
-	'the columns of an ots table''s view on the first shard, and the owners of the view and its schema (internal)';
-REVOKE ALL ON FUNCTION ots_cluster.view_columns_first(name, name) FROM PUBLIC;
+COMMENT ON FUNCTION ots_cluster.view_columns_first(name, name, name) IS
+	'the columns of an ots table''s view on the first shard, the owners of the view and its schema, whether a role owns it (internal)';
+REVOKE ALL ON FUNCTION ots_cluster.view_columns_first(name, name, name) FROM PUBLIC;
 
 -- ots_cluster.tables_first: every ots table (and index) of the first shard
 CREATE FUNCTION ots_cluster.tables_first() RETURNS TABLE (schema_name name, table_name name)
@@ -115,16 +119,20 @@ CREATE FUNCTION ots_cluster.is_proxy_view(rel oid) RETURNS boolean
 COMMENT ON FUNCTION ots_cluster.is_proxy_view(oid) IS 'whether a relation is a view of an ots table made by the proxy (internal)';
 
 -- ots_cluster.sync_view: makes the view of schema.table in the proxy
--- database match the catalog and the first shard's view: created, its
--- columns changed (made again when one goes, keeping owner and grants), or
--- dropped when the table is gone.  A relation of that name that the proxy
--- did not make is left alone (a warning says so).  Returns what it did.
-CREATE FUNCTION ots_cluster.sync_view(schema_name name, table_name name) RETURNS text
+-- database match the table as the first shard has it (asked as the
+-- extension's owner) and that shard's view: created, its columns changed
+-- (made again when one goes, keeping owner and grants), or dropped when the
+-- table is gone.  A relation of that name that the proxy did not make is
+-- left alone (a warning says so).  With for_role, only for a member of the
+-- table's owner (of the view's, when the table is gone): the proxy's DDL
+-- passes the role that called it (catalog_changed); another role's view is
+-- left as it is, with a warning.  Returns what it did.
+CREATE FUNCTION ots_cluster.sync_view(schema_name name, table_name name, for_role oid) RETURNS text
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
-	entry ots_cluster.tables;
+	entry ots_cluster.table_entry;
 	view_name text := pg_catalog.format('%I.%I', schema_name, table_name);
 	rel oid;
 	cols record;
@@ -134,14 +142,19 @@ DECLARE
 	have_types text[];
 	owner_name text;
 	nsp_owner text;
+	role_owns boolean;
 	select_list text := '';
 	query text;
 	saved_owner text;
 	saved_acl aclitem[];
 	g record;
 BEGIN
-	SELECT * INTO entry FROM ots_cluster.tables t
-	 WHERE t.schema_name = sync_view.schema_name AND t.table_name = sync_view.table_name;
+	BEGIN
+		entry := ots_cluster.entry_of(ots_cluster.describe_any(schema_name, table_name));
+	EXCEPTION WHEN SQLSTATE 'OT004' THEN
+		-- a relation of that name on the shard that is no ots table
+		entry := NULL;
+	END;
 	SELECT c.oid INTO rel FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 	 WHERE n.nspname = sync_view.schema_name AND c.relname = sync_view.table_name;
 	IF rel IS NOT NULL AND NOT ots_cluster.is_proxy_view(rel) THEN
@@ -154,15 +167,29 @@ BEGIN
 		IF rel IS NULL THEN
 			RETURN 'none';
 		END IF;
+		IF for_role IS NOT NULL
+		   AND NOT pg_catalog.pg_has_role(for_role, (SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid = rel), 'USAGE') THEN
+			RAISE WARNING 'the view % in the proxy database is left as it is: role % does not own it', view_name,
+				pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(for_role))
+				USING HINT = 'ots_cluster.sync_views() (superuser) brings every view in step.';
+			RETURN 'skipped: another role''s';
+		END IF;
 		EXECUTE pg_catalog.format('DROP VIEW %s', view_name);
 		RETURN 'dropped';
 	END IF;
 	SELECT pg_catalog.array_agg(v.column_name ORDER BY v.n), pg_catalog.array_agg(v.column_type ORDER BY v.n),
-		   pg_catalog.min(v.view_owner), pg_catalog.min(v.schema_owner)
-	  INTO names, types, owner_name, nsp_owner
-	  FROM ots_cluster.view_columns_first(schema_name, table_name) WITH ORDINALITY v(column_name, column_type, view_owner, schema_owner, n);
+		   pg_catalog.min(v.view_owner), pg_catalog.min(v.schema_owner), pg_catalog.bool_and(v.role_owns)
+	  INTO names, types, owner_name, nsp_owner, role_owns
+	  FROM ots_cluster.view_columns_first(schema_name, table_name, pg_catalog.pg_get_userbyid(for_role))
+		   WITH ORDINALITY v(column_name, column_type, view_owner, schema_owner, role_owns, n);
 	IF names IS NULL OR pg_catalog.cardinality(names) <= pg_catalog.cardinality(entry.pk_names) THEN
 		RETURN 'skipped: the first shard has no view';
+	END IF;
+	IF for_role IS NOT NULL AND NOT role_owns THEN
+		RAISE WARNING 'the view % in the proxy database is left as it is: role % does not own ots table %', view_name,
+			pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(for_role)), view_name
+			USING HINT = 'ots_cluster.sync_views() (superuser) brings every view in step.';
+		RETURN 'skipped: another role''s';
 	END IF;
 	IF rel IS NOT NULL THEN
 		SELECT pg_catalog.array_agg(a.attname::text ORDER BY a.attnum),
@@ -237,14 +264,37 @@ BEGIN
 	RETURN CASE WHEN saved_owner IS NULL THEN 'created' ELSE 'changed' END;
 END
 $$;
-COMMENT ON FUNCTION ots_cluster.sync_view(name, name) IS
-	'creates, changes or drops the proxy''s read-only view of ots table schema.table as the catalog and the first shard have it (internal)';
-REVOKE ALL ON FUNCTION ots_cluster.sync_view(name, name) FROM PUBLIC;
+COMMENT ON FUNCTION ots_cluster.sync_view(name, name, oid) IS
+	'creates, changes or drops the proxy''s read-only view of ots table schema.table as the first shard has it (internal)';
+REVOKE ALL ON FUNCTION ots_cluster.sync_view(name, name, oid) FROM PUBLIC;
 
--- ots_cluster.sync_views: every table of the first shard (and of the
--- catalog) recorded and its view made or refreshed; the views of tables
--- gone are dropped.  For tables made before the proxy (a node becoming a cluster),
--- or through another proxy.
+-- ots_cluster.view_follow: sync_view for the proxy's DDL, as the extension's
+-- owner (ots_cluster.catalog_changed) for the role that called the DDL; a
+-- view that cannot follow (what depends on it, a concurrent sync, a shard
+-- that does not answer) is a warning, not the DDL's failure
+CREATE FUNCTION ots_cluster.view_follow(schema_name name, table_name name, for_role oid) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	message text;
+BEGIN
+	PERFORM ots_cluster.sync_view(schema_name, table_name, for_role);
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS message = MESSAGE_TEXT;
+	RAISE WARNING 'the view of ots table %.% in the proxy database was not synced: %',
+		pg_catalog.quote_ident(schema_name), pg_catalog.quote_ident(table_name), message;
+END
+$$;
+COMMENT ON FUNCTION ots_cluster.view_follow(name, name, oid) IS
+	'sync_view after the proxy''s DDL, for the role that called it; a failure is a warning (internal)';
+REVOKE ALL ON FUNCTION ots_cluster.view_follow(name, name, oid) FROM PUBLIC;
+
+-- ots_cluster.sync_views: every table of the first shard (and every view
+-- the proxy made) brought in step: its view made or refreshed, the views
+-- of tables gone dropped; every session forgets what it knew of tables.
+-- For tables made before the proxy (a node becoming a cluster), or through
+-- another proxy.
 CREATE FUNCTION ots_cluster.sync_views()
 	RETURNS TABLE (schema_name name, table_name name, action text)
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
@@ -255,17 +305,15 @@ DECLARE
 	had boolean;
 	has boolean;
 BEGIN
+	PERFORM ots_cluster.catalog_changed();
 	FOR t IN SELECT f.schema_name AS s, f.table_name AS n FROM ots_cluster.tables_first() f
-			 UNION
-			 SELECT c.schema_name, c.table_name FROM ots_cluster.tables c
 			 UNION
 			 SELECT n.nspname, c.relname FROM pg_catalog.pg_class c
 			   JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 			  WHERE c.relkind = 'v' AND ots_cluster.is_proxy_view(c.oid)
 			 ORDER BY 1, 2 LOOP
 		had := ots_cluster.is_proxy_view(pg_catalog.to_regclass(pg_catalog.format('%I.%I', t.s, t.n)));
-		-- records or forgets the table, and syncs its view
-		PERFORM ots_cluster.catalog_refresh(ots_cluster.qualified(t.s, t.n));
+		PERFORM ots_cluster.sync_view(t.s, t.n, NULL);
 		has := ots_cluster.is_proxy_view(pg_catalog.to_regclass(pg_catalog.format('%I.%I', t.s, t.n)));
 		schema_name := t.s;
 		table_name := t.n;
@@ -276,5 +324,5 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION ots_cluster.sync_views() IS
-	'records every ots table of the first shard and makes or refreshes its read-only view in the proxy database';
+	'makes or refreshes the read-only view in the proxy database of every ots table of the first shard; every session forgets its catalog';
 REVOKE ALL ON FUNCTION ots_cluster.sync_views() FROM PUBLIC;

@@ -6,6 +6,172 @@
 -- runs); test/upgrade/run.sh shows the two arrive at the same objects.
 \echo Use "ALTER EXTENSION ots UPDATE TO '0.2.0'" to load this file. \quit
 
+-- issue 31 item 20: ots needs shared_preload_libraries = 'ots'
+-- (src/preload.c): without it the update stops here, before any change
+CREATE OR REPLACE FUNCTION ots.require_preload() RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_require_preload' LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION ots.require_preload() IS
+	'raises an error unless ots was loaded by shared_preload_libraries, which it needs (CREATE EXTENSION and ALTER EXTENSION UPDATE call it first)';
+SELECT ots.require_preload();
+
+-- issue 31: 0.1.0 let any role write ots.tables (a row needed only that its
+-- role own some relation named "<table>$data"), so every row of it is
+-- untrusted input, and nothing below reads or changes a relation a row
+-- names before ots.upgrade_table_fault has found it to be an ots table as
+-- 0.1.0's create_table made it.  A row that is not one (another role's
+-- table, a view, other columns, ...) goes with its purge statistics and
+-- purge job, named in a WARNING; its relations are left untouched.  Rows
+-- whose storage is gone are removed further down, with the tables plain
+-- DDL broke.  Rows are checked again once ots.tables is locked against
+-- writes and each storage (with its leaves) against DDL until the update
+-- commits, so what was checked stays so.  Neither function here is made
+-- by a fresh install: each is dropped once used (docs/development.md,
+-- Releases, has the rule for upgrade scripts).
+CREATE FUNCTION ots.upgrade_table_fault(t ots.tables) RETURNS text
+	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	nsp oid := (SELECT n.oid FROM pg_namespace n WHERE n.nspname = t.schema_name);
+	storage pg_class;
+	rel pg_class;
+	npk integer;
+	keys smallint[] := '{}';
+	col_attnum smallint;
+	col record;
+BEGIN
+	-- "<table>$data" and "<table>$seq" must fit a name, or SQL would find a truncated one
+	IF octet_length(t.table_name) > 63 - length('$data') THEN
+		RETURN 'its name leaves no room for "$data" in a relation name';
+	END IF;
+	SELECT * INTO storage FROM pg_class s
+	 WHERE s.relnamespace = nsp AND s.relname = t.table_name || '$data';
+	IF NOT FOUND THEN
+		RETURN NULL;			-- gone: its row goes below, and nothing of it is read
+	END IF;
+	IF t.schema_name LIKE 'pg\_%' THEN
+		RETURN 'it is in a system or temporary schema';
+	END IF;
+
+	-- the key it records
+	npk := cardinality(t.pk_names);
+	IF array_ndims(t.pk_names) IS DISTINCT FROM 1 OR array_ndims(t.pk_types) IS DISTINCT FROM 1
+	   OR array_lower(t.pk_names, 1) <> 1 OR array_lower(t.pk_types, 1) <> 1
+	   OR npk NOT BETWEEN 1 AND 4 OR cardinality(t.pk_types) <> npk
+	   OR EXISTS (SELECT 1 FROM unnest(t.pk_names, t.pk_types) k(name, type)
+				   WHERE k.name IS NULL OR k.name !~ '^[A-Za-z_][A-Za-z0-9_]*$' OR octet_length(k.name) > 63
+					  OR k.type IS NULL OR k.type NOT IN ('STRING', 'INTEGER', 'BINARY'))
+	   OR (SELECT count(DISTINCT k.name) FROM unnest(t.pk_names) k(name)) <> npk
+	   OR t.hash_prefix_length NOT BETWEEN 0 AND 8
+	   OR (t.auto_increment IS NOT NULL
+		   AND (t.auto_increment NOT BETWEEN 2 AND npk OR t.pk_types[t.auto_increment] <> 'INTEGER')) THEN
+		RETURN 'its primary key, hash prefix or AUTO_INCREMENT column in ots.tables is not one create_table makes';
+	END IF;
+
+	-- the storage: a partitioned table with the key's columns, "$cells" and "$oldest_ts"
+	IF storage.relkind <> 'p' OR storage.relispartition THEN
+		RETURN format('%I.%I is not a partitioned table of its own', t.schema_name, storage.relname);
+	END IF;
+	IF t.hash_prefix_length = 0
+	   AND EXISTS (SELECT 1 FROM pg_attribute a
+				   WHERE a.attrelid = storage.oid AND a.attname = '$hash' AND NOT a.attisdropped) THEN
+		RETURN 'its storage has a "$hash" column but no hash prefix';
+	END IF;
+	FOR col IN
+		SELECT e.name, e.type::regtype, e.coll, e.is_key
+		  FROM (SELECT '$hash'::text, 'int8'::regtype, 0::oid, true, 0 WHERE t.hash_prefix_length > 0
+				UNION ALL
+				SELECT k.name, CASE k.type WHEN 'STRING' THEN 'text'::regtype WHEN 'INTEGER' THEN 'int8'::regtype
+										   ELSE 'bytea'::regtype END,
+					   CASE k.type WHEN 'STRING' THEN 'pg_catalog."C"'::regcollation::oid ELSE 0 END, true, k.n
+				  FROM unnest(t.pk_names, t.pk_types) WITH ORDINALITY k(name, type, n)
+				UNION ALL
+				SELECT '$cells', 'ots.cells'::regtype, 0, false, npk + 1
+				UNION ALL
+				SELECT '$oldest_ts', 'int8'::regtype, 0, false, npk + 2) e(name, type, coll, is_key, n)
+		 ORDER BY e.n
+	LOOP
+		SELECT a.attnum INTO col_attnum FROM pg_attribute a
+		 WHERE a.attrelid = storage.oid AND a.attname = col.name AND NOT a.attisdropped
+		   AND a.atttypid = col.type AND a.attcollation = col.coll AND a.attnotnull AND a.attgenerated = '';
+		IF NOT FOUND THEN
+			RETURN format('its storage has no column %I of type %s%s NOT NULL', col.name, col.type,
+						  CASE WHEN col.coll <> 0 THEN ' COLLATE "C"' ELSE '' END);
+		END IF;
+		IF col.is_key THEN
+			keys := keys || col_attnum;
+		END IF;
+	END LOOP;
+	IF NOT EXISTS (SELECT 1 FROM pg_index i JOIN pg_class x ON x.oid = i.indexrelid
+					WHERE i.indrelid = storage.oid AND i.indisprimary AND i.indnatts = cardinality(keys)
+					  AND i.indnkeyatts = cardinality(keys) AND ARRAY(SELECT unnest(i.indkey::int2[])) = keys
+					  AND x.relam = (SELECT a.oid FROM pg_am a WHERE a.amname = 'btree')) THEN
+		RETURN 'the primary key of its storage is not a btree on its key columns';
+	END IF;
+	IF NOT EXISTS (SELECT 1 FROM pg_partitioned_table p
+					WHERE p.partrelid = storage.oid AND p.partnatts = 1 AND p.partexprs IS NULL
+					  AND p.partattrs[0] = keys[1]
+					  AND p.partstrat = CASE WHEN t.hash_prefix_length > 0 THEN 'r' ELSE 'h' END) THEN
+		RETURN format('its storage is not partitioned by %s',
+					  CASE WHEN t.hash_prefix_length > 0 THEN 'RANGE ("$hash")'
+						   ELSE format('HASH (%I)', t.pk_names[1]) END);
+	END IF;
+	-- its leaves: heap tables, as 0.1.0 made them (of any owner: only the storage's owner, or a
+	-- role with the rights of both, can make a table a partition of it or give a partition away)
+	SELECT l.* INTO rel FROM pg_inherits i JOIN pg_class l ON l.oid = i.inhrelid
+	 WHERE i.inhparent = storage.oid
+	   AND (l.relkind <> 'r' OR l.relam <> (SELECT a.oid FROM pg_am a WHERE a.amname = 'heap'))
+	 ORDER BY l.relname LIMIT 1;
+	IF FOUND THEN
+		RETURN format('partition %I of its storage is not a heap table', rel.relname);
+	END IF;
+
+	-- the view and the sequence, found by name, have the storage's owner
+	SELECT * INTO rel FROM pg_class v WHERE v.relnamespace = nsp AND v.relname = t.table_name;
+	IF FOUND AND (rel.relkind <> 'v' OR rel.relowner <> storage.relowner) THEN
+		RETURN format('%I.%I is not a view of its storage''s owner', t.schema_name, rel.relname);
+	END IF;
+	IF t.auto_increment IS NOT NULL THEN
+		SELECT * INTO rel FROM pg_class q WHERE q.relnamespace = nsp AND q.relname = t.table_name || '$seq';
+		IF NOT FOUND OR rel.relkind <> 'S' OR rel.relowner <> storage.relowner THEN
+			RETURN format('its AUTO_INCREMENT sequence %I.%I is missing or not its storage''s owner''s',
+						  t.schema_name, t.table_name || '$seq');
+		END IF;
+	END IF;
+	RETURN NULL;
+END
+$$;
+
+DO $$
+DECLARE
+	t ots.tables;
+	fault text;
+BEGIN
+	LOCK TABLE ots.tables, ots.purge_stats IN EXCLUSIVE MODE;
+	FOR pass IN 1 .. 2 LOOP
+		FOR t IN SELECT o.* FROM ots.tables o ORDER BY o.schema_name, o.table_name LOOP
+			fault := ots.upgrade_table_fault(t);
+			IF fault IS NOT NULL THEN
+				PERFORM ots.unschedule_purge(t.schema_name, t.table_name);
+				DELETE FROM ots.purge_stats p WHERE p.schema_name = t.schema_name AND p.table_name = t.table_name;
+				DELETE FROM ots.tables o WHERE o.schema_name = t.schema_name AND o.table_name = t.table_name;
+				RAISE WARNING 'ots.tables names %.% as an ots table, but %: its metadata is removed',
+					quote_ident(t.schema_name), quote_ident(t.table_name), fault
+					USING DETAIL = 'ots 0.1.0 let any role add rows to ots.tables. The update left the relations this row names as they are: it read none of their rows and ran none of their code.',
+						  HINT = 'If it is an ots table of yours, copy its rows into a new ots table and drop what is left of it.';
+			ELSIF pass = 1 AND to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data')) IS NOT NULL THEN
+				BEGIN
+					EXECUTE format('LOCK TABLE %I.%I IN ACCESS EXCLUSIVE MODE', t.schema_name, t.table_name || '$data');
+				EXCEPTION WHEN insufficient_privilege THEN
+					NULL;		-- replaced since by a view of tables its owner may not lock: pass 2 finds it
+				END;
+			END IF;
+		END LOOP;
+	END LOOP;
+END
+$$;
+DROP FUNCTION ots.upgrade_table_fault(ots.tables);
+
 -- issue 20: every leaf of ots storage moves onto the ots table access method
 -- (src/sql/15_tableam.sql), first, before anything here reads a table's
 -- storage the way 0.2.0 does (it reports heap leaves as damaged).  SET
@@ -779,12 +945,17 @@ COMMENT ON FUNCTION ots.delete_table_internal(name, name) IS 'drops a resolved o
 -- review of issue 12, item 1: OWNER TO on the storage carries the
 -- partitions, view and sequence along, and a part alone keeps the
 -- storage's owner; the guard also sees ALTER SEQUENCE (and, issue 20, CREATE
--- SCHEMA, whose CREATE TABLE ... PARTITION OF fires no trigger of its own)
+-- SCHEMA, whose CREATE TABLE ... PARTITION OF fires no trigger of its own).
+-- issue 31: COMMENT (a restore registers its tables from the storage's
+-- comment, items 12-15); DROP TABLE and DROP SCHEMA (a leaf's rows leave
+-- its table's indexes, item 10); CREATE and ALTER PUBLICATION (what a
+-- subscriber's ots writes itself is not published, item 16)
 DROP EVENT TRIGGER ots_storage_guard;
 CREATE EVENT TRIGGER ots_storage_guard ON ddl_command_start
 	WHEN TAG IN ('ALTER TABLE', 'ALTER VIEW', 'ALTER FOREIGN TABLE', 'CREATE TABLE',
 				 'CREATE FOREIGN TABLE', 'CREATE TRIGGER', 'CREATE RULE', 'ALTER SEQUENCE',
-				 'CREATE SCHEMA')
+				 'CREATE SCHEMA', 'COMMENT', 'DROP TABLE', 'DROP SCHEMA',
+				 'CREATE PUBLICATION', 'ALTER PUBLICATION')
 	EXECUTE FUNCTION ots.storage_guard();
 
 -- issue 20 item 7: the install script's PL/pgSQL takes Tablestore's limits and
@@ -974,8 +1145,7 @@ BEGIN
 	IF auto_col IS NOT NULL THEN
 		EXECUTE format('CREATE SEQUENCE %I.%I', schema_name, table_name || '$seq');
 	END IF;
-	EXECUTE format('COMMENT ON TABLE %s IS %L', storage,
-				   format('storage of ots table %I.%I; write through the ots.* functions', schema_name, table_name));
+	-- the storage's comment is written with the table's row of ots.tables (src/catalog_write.c)
 END
 $$;
 COMMENT ON FUNCTION ots.create_table_storage(name, name, text[], text[], smallint, integer, integer) IS
@@ -1024,10 +1194,18 @@ COMMENT ON FUNCTION ots.cells_purgeable(ots.cells, bigint, integer, bigint) IS
 -- refuses ("$oldest_ts" not the timestamp of the row's oldest cell, "$hash"
 -- not the hash prefix of its partition key); SET ACCESS METHOD above
 -- copied them as they were, and a pg_restore of a dump would refuse them:
--- they are named here, with the statement that repairs them
+-- they are named here, with the statement that repairs them.  issue 31:
+-- each leaf is read alone, as its owner, in a security-restricted
+-- operation (ots.upgrade_count_as_owner, src/upgrade.c): planning a query
+-- runs the leaf's owner's code (immutable calls in its indexes' expressions
+-- and predicates, its extended statistics, a partition's CHECK constraints),
+-- which must never run as the superuser who updates
+CREATE FUNCTION ots.upgrade_count_as_owner(relation regclass, query text) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'ots_upgrade_count_as_owner' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 DO $$
 DECLARE
 	t record;
+	leaf record;
 	storage text;
 	hash_fix text := '';
 	hash_bad text := '';
@@ -1051,12 +1229,29 @@ BEGIN
 			hash_bad := '';
 		END IF;
 		-- the check runs qualified; the repair it prints is for a person to run
-		EXECUTE pg_catalog.format('SELECT pg_catalog.count(*) FROM %s d WHERE d."$oldest_ts" OPERATOR(pg_catalog.<>) ots.cells_oldest_ts(d."$cells")%s',
-								  storage,
-								  CASE WHEN t.hash_prefix_length > 0 THEN pg_catalog.format(
-									  ' OR d."$hash" OPERATOR(pg_catalog.<>) (''x'' OPERATOR(pg_catalog.||) pg_catalog.lpad(ots.hash_prefix(d.%I, %s), 16, ''0''))::pg_catalog.bit(64)::pg_catalog.int8',
-									  t.partition_key, t.hash_prefix_length) ELSE '' END)
-		   INTO bad;
+		bad := 0;
+		BEGIN
+			FOR leaf IN SELECT i.inhrelid AS oid, pg_catalog.format('%I.%I', n.nspname, c.relname) AS name
+						  FROM pg_catalog.pg_inherits i
+						  JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) i.inhrelid
+						  JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+						 WHERE i.inhparent OPERATOR(pg_catalog.=) pg_catalog.to_regclass(storage)
+						 ORDER BY c.relname LOOP
+				bad := bad OPERATOR(pg_catalog.+) ots.upgrade_count_as_owner(leaf.oid, pg_catalog.format(
+					'SELECT pg_catalog.count(*) FROM ONLY %s d WHERE d."$oldest_ts" OPERATOR(pg_catalog.<>) ots.cells_oldest_ts(d."$cells")%s',
+					leaf.name,
+					CASE WHEN t.hash_prefix_length > 0 THEN pg_catalog.format(
+						' OR d."$hash" OPERATOR(pg_catalog.<>) (''x'' OPERATOR(pg_catalog.||) pg_catalog.lpad(ots.hash_prefix(d.%I, %s), 16, ''0''))::pg_catalog.bit(64)::pg_catalog.int8',
+						t.partition_key, t.hash_prefix_length) ELSE '' END));
+			END LOOP;
+		EXCEPTION WHEN OTHERS THEN
+			-- its owner's code (or rights) failed the read: the table is not checked, the update goes on
+			RAISE WARNING 'could not check the rows of ots table %.%: %', pg_catalog.quote_ident(t.schema_name),
+				pg_catalog.quote_ident(t.table_name), SQLERRM
+				USING HINT = 'Count the rows ots 0.2.0 would not store as the table''s owner: SELECT count(*) FROM '
+					|| storage || ' WHERE "$oldest_ts" <> ots.cells_oldest_ts("$cells")' || hash_bad || ';';
+			CONTINUE;
+		END;
 		IF bad > 0 THEN
 			RAISE WARNING 'ots table %.% has % rows that ots 0.2.0 would not store',
 				pg_catalog.quote_ident(t.schema_name), pg_catalog.quote_ident(t.table_name), bad
@@ -1069,6 +1264,7 @@ BEGIN
 	END LOOP;
 END
 $$;
+DROP FUNCTION ots.upgrade_count_as_owner(regclass, text);
 
 -- issue 14: ots.row_exists, the row rule of every view, gets a planner
 -- support function (src/planner.c): a stored row is estimated to exist,
@@ -2296,7 +2492,9 @@ DECLARE
 	t record;
 BEGIN
 	FOR t IN SELECT o.schema_name, o.table_name FROM ots.tables o LOOP
-		IF to_regclass(format('%I.%I', t.schema_name, t.table_name)) IS NULL THEN
+		-- the view checked at the top, unless its owner replaced it since (issue 31)
+		IF (SELECT c.relkind FROM pg_catalog.pg_class c
+			 WHERE c.oid = to_regclass(format('%I.%I', t.schema_name, t.table_name))) IS DISTINCT FROM 'v' THEN
 			CONTINUE;
 		END IF;
 		EXECUTE format('DROP TRIGGER IF EXISTS "ots_read_only" ON %I.%I', t.schema_name, t.table_name);
@@ -2891,6 +3089,7 @@ BEGIN
 		UPDATE ots.tables o
 		   SET stream_id = NULL, stream_expiration_hours = NULL, stream_enabled_at = NULL
 		 WHERE o.schema_name = t.schema_name AND o.table_name = t.table_name;
+		PERFORM ots.catalog_carry(t.schema_name, t.table_name);
 		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data')) IS NOT NULL THEN
 			PERFORM ots.invalidate_table(format('%I.%I', t.schema_name, t.table_name || '$data')::regclass);
 		END IF;
@@ -2933,6 +3132,265 @@ END
 $$;
 COMMENT ON FUNCTION ots.storage_dropped() IS
 	'event trigger: dropping an ots table''s view or storage drops the ots table and forgets it (internal)';
+
+-- issue 31 items 12-15: every restore path works.  ots.tables and
+-- ots.purge_stats are no part of a dump any more (a database owner's
+-- pg_dump read their row-level security and failed; a restore had to be a
+-- superuser's): each table's row is carried by its storage's comment
+-- (src/catalog_write.c), which every dump writes with the storage and which
+-- registers the table as a restore writes it (src/ddl_guard.c).  The
+-- statistics of purges are not restored.
+ALTER EXTENSION ots DROP TABLE ots.tables;
+ALTER EXTENSION ots ADD TABLE ots.tables;
+ALTER EXTENSION ots DROP TABLE ots.purge_stats;
+ALTER EXTENSION ots ADD TABLE ots.purge_stats;
+CREATE FUNCTION ots.catalog_carry(schema_name name, table_name name) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_carry' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_carry(name, name) IS
+	'makes the comment of an ots table''s storage carry its definition as ots.tables has it, for a restore (internal; the drop clean-up)';
+REVOKE EXECUTE ON FUNCTION ots.catalog_carry(name, name) FROM PUBLIC;
+-- every table's storage carries its definition from now on
+SELECT ots.catalog_carry(t.schema_name, t.table_name) FROM ots.tables t
+ WHERE to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data')) IS NOT NULL;
+
+-- issue 31 item 17: pg_cron installed after ots tables exist schedules
+-- their purge jobs (the event trigger ots_create_extension), and
+-- ots.schedule_all() schedules every job again; ots.expiry_sync's job part
+-- is ots.expiry_schedule, which both share
+-- ots.expiry_schedule: make the table's purge job match its options
+CREATE FUNCTION ots.expiry_schedule(schema_name name, table_name name, notify boolean) RETURNS boolean
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	owner_name name;
+	job_user name := current_user;
+BEGIN
+	IF NOT ots.expiry_needed(schema_name, table_name) THEN
+		PERFORM ots.unschedule_purge(schema_name, table_name);
+		RETURN false;
+	END IF;
+	IF NOT ots.cron_ready(notify) THEN
+		RETURN false;
+	END IF;
+	-- the job runs as the table's owner.  pg_cron lets only a superuser
+	-- schedule a job for another role, and runs jobs only as roles that
+	-- may log in to the database: otherwise the job is the caller's (the
+	-- purge still runs each batch as the owner)
+	SELECT r.rolname INTO owner_name
+	  FROM pg_class c JOIN pg_roles r ON r.oid = c.relowner
+	 WHERE c.oid = to_regclass(format('%I.%I', schema_name, table_name || '$data'));
+	IF owner_name <> current_user
+	   AND (SELECT r.rolsuper FROM pg_roles r WHERE r.rolname = current_user)
+	   AND (SELECT r.rolcanlogin FROM pg_roles r WHERE r.rolname = owner_name)
+	   AND has_database_privilege(owner_name, current_database(), 'CONNECT') THEN
+		job_user := owner_name;
+	END IF;
+	BEGIN
+		-- one job per table: another role's job of that name (the caller
+		-- may see) goes; named jobs are upserted on (jobname, username),
+		-- so scheduling again is idempotent
+		EXECUTE 'SELECT count(cron.unschedule(j.jobid)) FROM cron.job j'
+				' WHERE j.jobname OPERATOR(pg_catalog.=) $1'
+				'   AND j.database OPERATOR(pg_catalog.=) current_database()'
+				'   AND j.username OPERATOR(pg_catalog.<>) $2'
+		  USING ots.purge_job_name(schema_name, table_name), job_user::text;
+		IF job_user = current_user THEN
+			EXECUTE 'SELECT cron.schedule($1, $2, $3)'
+			  USING ots.purge_job_name(schema_name, table_name),
+					current_setting('ots.purge_schedule'),
+					format('CALL ots.purge(%L)', format('%I.%s', schema_name, table_name));
+		ELSE
+			EXECUTE 'SELECT cron.schedule_in_database($1, $2, $3, current_database(), $4)'
+			  USING ots.purge_job_name(schema_name, table_name),
+					current_setting('ots.purge_schedule'),
+					format('CALL ots.purge(%L)', format('%I.%s', schema_name, table_name)),
+					job_user::text;
+		END IF;
+	EXCEPTION WHEN insufficient_privilege THEN
+		RAISE NOTICE 'could not schedule the purge of ots table %.%: %', quote_ident(schema_name),
+			table_name, SQLERRM
+			USING HINT = 'Schedule CALL ots.purge() elsewhere.';
+		RETURN false;
+	END;
+	RETURN true;
+END
+$$;
+COMMENT ON FUNCTION ots.expiry_schedule(name, name, boolean) IS
+	'schedules or removes an ots table''s purge job to match its options, as its owner where pg_cron allows; whether it has a job now (internal)';
+
+-- ots.expiry_sync: make the index and the job match the table's options
+CREATE OR REPLACE FUNCTION ots.expiry_sync(schema_name name, table_name name, notify boolean) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	ttl bigint;
+	has_index boolean := to_regclass(format('%I.%I', schema_name, table_name || '$ttl')) IS NOT NULL;
+BEGIN
+	SELECT t.time_to_live INTO ttl FROM ots.tables t
+	 WHERE t.schema_name = expiry_sync.schema_name AND t.table_name = expiry_sync.table_name;
+	IF NOT FOUND THEN
+		RETURN;
+	END IF;
+	-- the index serves the TTL pass only; without a TTL it would just slow writes
+	IF ttl <> -1 AND NOT has_index THEN
+		EXECUTE format('CREATE INDEX %I ON %I.%I ("$oldest_ts")',
+					   table_name || '$ttl', schema_name, table_name || '$data');
+	ELSIF ttl = -1 AND has_index THEN
+		EXECUTE format('DROP INDEX %I.%I', schema_name, table_name || '$ttl');
+	END IF;
+	PERFORM ots.expiry_schedule(schema_name, table_name, notify);
+END
+$$;
+COMMENT ON FUNCTION ots.expiry_sync(name, name, boolean) IS
+	'creates or drops an ots table''s "$oldest_ts" index and purge job to match its options (internal)';
+
+CREATE FUNCTION ots.schedule_all() RETURNS integer
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t record;
+	n integer := 0;
+BEGIN
+	IF NOT ots.cron_ready(true) THEN
+		RETURN 0;
+	END IF;
+	-- the tables the caller owns that need purging, as ots.purge() finds them
+	FOR t IN SELECT p.schema_name, p.table_name FROM ots.purge_targets() p LOOP
+		IF ots.expiry_schedule(t.schema_name, t.table_name, false) THEN
+			n := n + 1;
+		END IF;
+	END LOOP;
+	RETURN n;
+END
+$$;
+COMMENT ON FUNCTION ots.schedule_all() IS
+	'schedules the pg_cron purge job of every ots table the caller owns that needs one (each as its owner where pg_cron allows); returns how many have one; CREATE EXTENSION pg_cron runs it';
+
+-- ots.create_extension_trigger: pg_cron created after ots tables exist
+-- schedules their jobs, as create_table would have (the creator of pg_cron
+-- is a superuser: every table, each job as its owner)
+CREATE FUNCTION ots.create_extension_trigger() RETURNS event_trigger
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF EXISTS (SELECT 1 FROM pg_event_trigger_ddl_commands() c
+				WHERE c.classid OPERATOR(pg_catalog.=) 'pg_extension'::regclass
+				  AND c.objid OPERATOR(pg_catalog.=) (SELECT e.oid FROM pg_extension e
+													   WHERE e.extname OPERATOR(pg_catalog.=) 'pg_cron')) THEN
+		PERFORM ots.schedule_all();
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.create_extension_trigger() IS
+	'event trigger: CREATE EXTENSION pg_cron schedules the purge jobs of existing ots tables (internal)';
+
+CREATE EVENT TRIGGER ots_create_extension ON ddl_command_end
+	WHEN TAG IN ('CREATE EXTENSION')
+	EXECUTE FUNCTION ots.create_extension_trigger();
+
+-- issue 31 item 18: ots.verify checks ots storage (src/sql/65_verify.sql,
+-- src/verify.c): amcheck's heap and btree checks of every leaf, rows,
+-- indexes against their tables, stream records
+CREATE FUNCTION ots.verify_relation(relation regclass, OUT problem_relation regclass, OUT kind text,
+									OUT location text, OUT problem text, OUT detail text)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'ots_verify_relation' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.verify_relation(regclass) IS
+	'amcheck''s heap check of a relation (an ots leaf presented as heap; TOAST included) and btree check of its indexes, one row per problem; owner only (internal: ots.verify)';
+
+CREATE FUNCTION ots.verify_rows(schema_name name, table_name name, OUT relation regclass,
+								OUT kind text, OUT location text, OUT problem text, OUT detail text)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'ots_verify_rows' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.verify_rows(name, name) IS
+	'ots''s checks of an ots table: its rows'' cells and keys, its indexes against its rows, its stream''s records, one row per problem; owner only (internal: ots.verify)';
+
+-- ots.verify_relations: what amcheck checks of an ots table: the leaves of
+-- its storage, of its indexes' (a base table) and its stream's relations,
+-- each followed by its TOAST table
+CREATE FUNCTION ots.verify_relations(schema_name name, table_name name) RETURNS SETOF regclass
+	LANGUAGE sql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	WITH parts AS (
+		SELECT 0 AS o, l.leaf::regclass AS rel, l.leaf AS name
+		  FROM ots.tables t, ots.purge_leaves(t.schema_name, t.table_name) l(leaf)
+		 WHERE t.schema_name = $1 AND (t.table_name = $2 OR t.index_of = $2)
+		UNION ALL
+		SELECT 1, s.rel, s.rel::text
+		  FROM (SELECT to_regclass(format('%I.%I', $1, $2 || x)) AS rel
+				  FROM unnest(ARRAY['$log', '$rec']) x) s
+		 WHERE s.rel IS NOT NULL
+	)
+	SELECT r.rel FROM (
+		SELECT p.o, p.name, 0 AS toast, p.rel FROM parts p
+		UNION ALL
+		SELECT p.o, p.name, 1, c.reltoastrelid::regclass FROM parts p JOIN pg_class c ON c.oid = p.rel
+		 WHERE c.reltoastrelid <> 0
+	) r
+	 ORDER BY r.o, r.name COLLATE "C", r.toast
+$$;
+COMMENT ON FUNCTION ots.verify_relations(name, name) IS
+	'the relations of an ots table amcheck checks: leaves of its storage and its indexes'', its stream''s relations, their TOAST (internal: ots.verify)';
+
+-- ots.verify_tables: ots.verify of a resolved table, or of every table the caller owns (NULLs)
+CREATE FUNCTION ots.verify_tables(schema_name name, table_name name, amcheck boolean)
+	RETURNS TABLE (ots_table text, relation regclass, kind text, location text, problem text,
+				   detail text)
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t record;
+	r regclass;
+	qualified text;
+BEGIN
+	-- a table the caller may not see (ots.tables shows it no row) is refused all the same
+	IF verify_tables.table_name IS NOT NULL
+	   AND NOT coalesce(ots.owns_table(verify_tables.schema_name, verify_tables.table_name), false) THEN
+		RAISE EXCEPTION 'must be owner of ots table %.% to verify it', quote_ident(verify_tables.schema_name),
+			verify_tables.table_name
+			USING ERRCODE = 'insufficient_privilege';
+	END IF;
+	FOR t IN SELECT o.schema_name, o.table_name FROM ots.tables o
+			  WHERE (o.schema_name, o.table_name) = (verify_tables.schema_name, verify_tables.table_name)
+				 OR (verify_tables.table_name IS NULL AND o.index_of IS NULL
+					 AND coalesce(ots.owns_table(o.schema_name, o.table_name), false))
+			  ORDER BY o.schema_name COLLATE "C", o.table_name COLLATE "C"
+	LOOP
+		qualified := format('%I.%s', t.schema_name, t.table_name);
+		IF amcheck THEN
+			FOR r IN SELECT x FROM ots.verify_relations(t.schema_name, t.table_name) x LOOP
+				RETURN QUERY SELECT qualified, v.problem_relation, v.kind, v.location, v.problem, v.detail
+							   FROM ots.verify_relation(r) v;
+			END LOOP;
+		END IF;
+		RETURN QUERY SELECT qualified, v.relation, v.kind, v.location, v.problem, v.detail
+					   FROM ots.verify_rows(t.schema_name, t.table_name) v;
+	END LOOP;
+END
+$$;
+COMMENT ON FUNCTION ots.verify_tables(name, name, boolean) IS
+	'ots.verify of one resolved ots table, or of every one the caller owns (NULL names) (internal)';
+
+-- resolved in the caller's search_path, as every table-name argument
+CREATE FUNCTION ots.verify(table_name text DEFAULT NULL, amcheck boolean DEFAULT true)
+	RETURNS TABLE (ots_table text, relation regclass, kind text, location text, problem text,
+				   detail text)
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+BEGIN ATOMIC
+	SELECT v.ots_table, v.relation, v.kind, v.location, v.problem, v.detail
+	  FROM (SELECT NULL::name AS schema_name, NULL::name AS table_name WHERE table_name IS NULL
+			UNION ALL
+			SELECT r.schema_name, r.table_name FROM ots.resolve_name(table_name, false) r) n,
+		   LATERAL ots.verify_tables(n.schema_name, n.table_name, amcheck) v;
+END;
+COMMENT ON FUNCTION ots.verify(text, boolean) IS
+	'checks the storage of an ots table, or of every one the caller owns: heap and btree through amcheck (unless amcheck => false), rows, secondary indexes against their tables, stream records; one row per problem, none when all is well';
 
 -- issue 31 item 9: a generated AUTO_INCREMENT key never replaces a row (src/auto_increment.c);
 -- ots.sync_auto_increment moves sequences past the rows after a failover or a restore
@@ -2994,13 +3452,3 @@ END;
 COMMENT ON FUNCTION ots.sync_auto_increment(text) IS
 	'moves the AUTO_INCREMENT sequence of an ots table (or of every one the caller owns) past the largest value stored, as after a logical replication failover or a restore of rows without their sequence';
 
--- issue 31 items 10 and 16: the guard keeps indexes in step with rows that
--- ATTACH, DETACH and DROP of a partition move (or refuses), and refuses
--- publications of what a subscriber's ots writes itself (src/ddl_guard.c)
-DROP EVENT TRIGGER ots_storage_guard;
-CREATE EVENT TRIGGER ots_storage_guard ON ddl_command_start
-	WHEN TAG IN ('ALTER TABLE', 'ALTER VIEW', 'ALTER FOREIGN TABLE', 'CREATE TABLE',
-				 'CREATE FOREIGN TABLE', 'CREATE TRIGGER', 'CREATE RULE', 'ALTER SEQUENCE',
-				 'CREATE SCHEMA', 'DROP TABLE', 'DROP SCHEMA', 'CREATE PUBLICATION',
-				 'ALTER PUBLICATION')
-	EXECUTE FUNCTION ots.storage_guard();

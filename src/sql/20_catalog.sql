@@ -1,4 +1,9 @@
--- ots.tables: one row per ots table.  Names, never OIDs, so dumps restore.
+-- ots.tables: one row per ots table.  Names, never OIDs.  It is no part of
+-- a dump: each row is carried by the comment of its table's storage
+-- (src/catalog_write.c), which pg_dump writes with the storage in every form
+-- (whole, --schema-only, -t), and which registers the table again as a
+-- restore writes it (src/ddl_guard.c).  A role restoring its own tables
+-- needs no right on ots.tables, nor reads its row-level security.
 CREATE TABLE ots.tables (
 	schema_name name NOT NULL,
 	table_name name NOT NULL,
@@ -35,7 +40,6 @@ CREATE TABLE ots.tables (
 	PRIMARY KEY (schema_name, table_name)
 );
 COMMENT ON TABLE ots.tables IS 'metadata of every ots table (see ots.describe_table)';
-SELECT pg_catalog.pg_extension_config_dump('ots.tables', '');
 
 -- ots.owns_table: may the current role manage this ots table's metadata?
 CREATE FUNCTION ots.owns_table(schema_name name, table_name name) RETURNS boolean
@@ -114,6 +118,12 @@ CREATE FUNCTION ots.catalog_clear_trimmed(schema_name name, table_name name, opt
 	AS 'MODULE_PATHNAME', 'ots_catalog_clear_trimmed' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION ots.catalog_clear_trimmed(name, name, text) IS
 	'clears trimmed_max_versions of an ots table the caller owns unless its metadata changed since options_xmin (internal; purge)';
+
+CREATE FUNCTION ots.catalog_carry(schema_name name, table_name name) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_carry' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_carry(name, name) IS
+	'makes the comment of an ots table''s storage carry its definition as ots.tables has it, for a restore (internal; the drop clean-up)';
+REVOKE EXECUTE ON FUNCTION ots.catalog_carry(name, name) FROM PUBLIC;
 
 CREATE FUNCTION ots.invalidate_table(storage regclass) RETURNS void
 	AS 'MODULE_PATHNAME', 'ots_invalidate_table' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;

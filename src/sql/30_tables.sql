@@ -304,8 +304,7 @@ BEGIN
 	IF auto_col IS NOT NULL THEN
 		EXECUTE format('CREATE SEQUENCE %I.%I', schema_name, table_name || '$seq');
 	END IF;
-	EXECUTE format('COMMENT ON TABLE %s IS %L', storage,
-				   format('storage of ots table %I.%I; write through the ots.* functions', schema_name, table_name));
+	-- the storage's comment is written with the table's row of ots.tables (src/catalog_write.c)
 END
 $$;
 COMMENT ON FUNCTION ots.create_table_storage(name, name, text[], text[], smallint, integer, integer) IS

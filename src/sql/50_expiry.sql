@@ -28,10 +28,11 @@
 -- pg_cron is optional and never referenced statically: every call goes
 -- through EXECUTE after a pg_extension check.  One job per table, named by
 -- ots.purge_job_name, created by create_table / update_table while the
--- table needs purging, removed by delete_table, by the purge itself once
--- nothing is left to do, and by DROP EXTENSION ots (event trigger).  A job
--- runs as the table's owner when the role scheduling it may say so (see
--- ots.expiry_sync).
+-- table needs purging (and for tables made before pg_cron, by CREATE
+-- EXTENSION pg_cron, an event trigger, or ots.schedule_all), removed by
+-- delete_table, by the purge itself once nothing is left to do, and by
+-- DROP EXTENSION ots (event trigger).  A job runs as the table's owner
+-- when the role scheduling it may say so (see ots.expiry_schedule).
 --
 -- ots.purge and ots.purge_table COMMIT, so they cannot pin search_path:
 -- they call only schema-qualified objects and use no operators; the work
@@ -83,7 +84,6 @@ CREATE TABLE ots.purge_stats (
 	PRIMARY KEY (schema_name, table_name)
 );
 COMMENT ON TABLE ots.purge_stats IS 'cells and rows removed by ots.purge, and its last run, per ots table';
-SELECT pg_catalog.pg_extension_config_dump('ots.purge_stats', '');
 ALTER TABLE ots.purge_stats ENABLE ROW LEVEL SECURITY;
 CREATE POLICY purge_stats_read ON ots.purge_stats FOR SELECT USING (ots.table_visible(schema_name, table_name));
 CREATE POLICY purge_stats_insert ON ots.purge_stats FOR INSERT
@@ -208,6 +208,68 @@ $$;
 COMMENT ON FUNCTION ots.unschedule_purge(name, name) IS
 	'removes the pg_cron job purging an ots table; returns the number of jobs removed (internal)';
 
+-- ots.expiry_schedule: make the table's purge job match its options
+CREATE FUNCTION ots.expiry_schedule(schema_name name, table_name name, notify boolean) RETURNS boolean
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	owner_name name;
+	job_user name := current_user;
+BEGIN
+	IF NOT ots.expiry_needed(schema_name, table_name) THEN
+		PERFORM ots.unschedule_purge(schema_name, table_name);
+		RETURN false;
+	END IF;
+	IF NOT ots.cron_ready(notify) THEN
+		RETURN false;
+	END IF;
+	-- the job runs as the table's owner.  pg_cron lets only a superuser
+	-- schedule a job for another role, and runs jobs only as roles that
+	-- may log in to the database: otherwise the job is the caller's (the
+	-- purge still runs each batch as the owner)
+	SELECT r.rolname INTO owner_name
+	  FROM pg_class c JOIN pg_roles r ON r.oid = c.relowner
+	 WHERE c.oid = to_regclass(format('%I.%I', schema_name, table_name || '$data'));
+	IF owner_name <> current_user
+	   AND (SELECT r.rolsuper FROM pg_roles r WHERE r.rolname = current_user)
+	   AND (SELECT r.rolcanlogin FROM pg_roles r WHERE r.rolname = owner_name)
+	   AND has_database_privilege(owner_name, current_database(), 'CONNECT') THEN
+		job_user := owner_name;
+	END IF;
+	BEGIN
+		-- one job per table: another role's job of that name (the caller
+		-- may see) goes; named jobs are upserted on (jobname, username),
+		-- so scheduling again is idempotent
+		EXECUTE 'SELECT count(cron.unschedule(j.jobid)) FROM cron.job j'
+				' WHERE j.jobname OPERATOR(pg_catalog.=) $1'
+				'   AND j.database OPERATOR(pg_catalog.=) current_database()'
+				'   AND j.username OPERATOR(pg_catalog.<>) $2'
+		  USING ots.purge_job_name(schema_name, table_name), job_user::text;
+		IF job_user = current_user THEN
+			EXECUTE 'SELECT cron.schedule($1, $2, $3)'
+			  USING ots.purge_job_name(schema_name, table_name),
+					current_setting('ots.purge_schedule'),
+					format('CALL ots.purge(%L)', format('%I.%s', schema_name, table_name));
+		ELSE
+			EXECUTE 'SELECT cron.schedule_in_database($1, $2, $3, current_database(), $4)'
+			  USING ots.purge_job_name(schema_name, table_name),
+					current_setting('ots.purge_schedule'),
+					format('CALL ots.purge(%L)', format('%I.%s', schema_name, table_name)),
+					job_user::text;
+		END IF;
+	EXCEPTION WHEN insufficient_privilege THEN
+		RAISE NOTICE 'could not schedule the purge of ots table %.%: %', quote_ident(schema_name),
+			table_name, SQLERRM
+			USING HINT = 'Schedule CALL ots.purge() elsewhere.';
+		RETURN false;
+	END;
+	RETURN true;
+END
+$$;
+COMMENT ON FUNCTION ots.expiry_schedule(name, name, boolean) IS
+	'schedules or removes an ots table''s purge job to match its options, as its owner where pg_cron allows; whether it has a job now (internal)';
+
 -- ots.expiry_sync: make the index and the job match the table's options
 CREATE FUNCTION ots.expiry_sync(schema_name name, table_name name, notify boolean) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -216,8 +278,6 @@ CREATE FUNCTION ots.expiry_sync(schema_name name, table_name name, notify boolea
 DECLARE
 	ttl bigint;
 	has_index boolean := to_regclass(format('%I.%I', schema_name, table_name || '$ttl')) IS NOT NULL;
-	owner_name name;
-	job_user name := current_user;
 BEGIN
 	SELECT t.time_to_live INTO ttl FROM ots.tables t
 	 WHERE t.schema_name = expiry_sync.schema_name AND t.table_name = expiry_sync.table_name;
@@ -231,50 +291,7 @@ BEGIN
 	ELSIF ttl = -1 AND has_index THEN
 		EXECUTE format('DROP INDEX %I.%I', schema_name, table_name || '$ttl');
 	END IF;
-
-	IF NOT ots.expiry_needed(schema_name, table_name) THEN
-		PERFORM ots.unschedule_purge(schema_name, table_name);
-	ELSIF ots.cron_ready(notify) THEN
-		-- the job runs as the table's owner.  pg_cron lets only a superuser
-		-- schedule a job for another role, and runs jobs only as roles that
-		-- may log in to the database: otherwise the job is the caller's (the
-		-- purge still runs each batch as the owner)
-		SELECT r.rolname INTO owner_name
-		  FROM pg_class c JOIN pg_roles r ON r.oid = c.relowner
-		 WHERE c.oid = to_regclass(format('%I.%I', schema_name, table_name || '$data'));
-		IF owner_name <> current_user
-		   AND (SELECT r.rolsuper FROM pg_roles r WHERE r.rolname = current_user)
-		   AND (SELECT r.rolcanlogin FROM pg_roles r WHERE r.rolname = owner_name)
-		   AND has_database_privilege(owner_name, current_database(), 'CONNECT') THEN
-			job_user := owner_name;
-		END IF;
-		BEGIN
-			-- one job per table: another role's job of that name (the caller
-			-- may see) goes; named jobs are upserted on (jobname, username),
-			-- so scheduling again is idempotent
-			EXECUTE 'SELECT count(cron.unschedule(j.jobid)) FROM cron.job j'
-					' WHERE j.jobname OPERATOR(pg_catalog.=) $1'
-					'   AND j.database OPERATOR(pg_catalog.=) current_database()'
-					'   AND j.username OPERATOR(pg_catalog.<>) $2'
-			  USING ots.purge_job_name(schema_name, table_name), job_user::text;
-			IF job_user = current_user THEN
-				EXECUTE 'SELECT cron.schedule($1, $2, $3)'
-				  USING ots.purge_job_name(schema_name, table_name),
-						current_setting('ots.purge_schedule'),
-						format('CALL ots.purge(%L)', format('%I.%s', schema_name, table_name));
-			ELSE
-				EXECUTE 'SELECT cron.schedule_in_database($1, $2, $3, current_database(), $4)'
-				  USING ots.purge_job_name(schema_name, table_name),
-						current_setting('ots.purge_schedule'),
-						format('CALL ots.purge(%L)', format('%I.%s', schema_name, table_name)),
-						job_user::text;
-			END IF;
-		EXCEPTION WHEN insufficient_privilege THEN
-			RAISE NOTICE 'could not schedule the purge of ots table %.%: %', quote_ident(schema_name),
-				table_name, SQLERRM
-				USING HINT = 'Schedule CALL ots.purge() elsewhere.';
-		END;
-	END IF;
+	PERFORM ots.expiry_schedule(schema_name, table_name, notify);
 END
 $$;
 COMMENT ON FUNCTION ots.expiry_sync(name, name, boolean) IS
@@ -330,6 +347,52 @@ COMMENT ON FUNCTION ots.drop_extension_trigger() IS
 CREATE EVENT TRIGGER ots_drop_extension ON ddl_command_start
 	WHEN TAG IN ('DROP EXTENSION')
 	EXECUTE FUNCTION ots.drop_extension_trigger();
+
+CREATE FUNCTION ots.schedule_all() RETURNS integer
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t record;
+	n integer := 0;
+BEGIN
+	IF NOT ots.cron_ready(true) THEN
+		RETURN 0;
+	END IF;
+	-- the tables the caller owns that need purging, as ots.purge() finds them
+	FOR t IN SELECT p.schema_name, p.table_name FROM ots.purge_targets() p LOOP
+		IF ots.expiry_schedule(t.schema_name, t.table_name, false) THEN
+			n := n + 1;
+		END IF;
+	END LOOP;
+	RETURN n;
+END
+$$;
+COMMENT ON FUNCTION ots.schedule_all() IS
+	'schedules the pg_cron purge job of every ots table the caller owns that needs one (each as its owner where pg_cron allows); returns how many have one; CREATE EXTENSION pg_cron runs it';
+
+-- ots.create_extension_trigger: pg_cron created after ots tables exist
+-- schedules their jobs, as create_table would have (the creator of pg_cron
+-- is a superuser: every table, each job as its owner)
+CREATE FUNCTION ots.create_extension_trigger() RETURNS event_trigger
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF EXISTS (SELECT 1 FROM pg_event_trigger_ddl_commands() c
+				WHERE c.classid OPERATOR(pg_catalog.=) 'pg_extension'::regclass
+				  AND c.objid OPERATOR(pg_catalog.=) (SELECT e.oid FROM pg_extension e
+													   WHERE e.extname OPERATOR(pg_catalog.=) 'pg_cron')) THEN
+		PERFORM ots.schedule_all();
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.create_extension_trigger() IS
+	'event trigger: CREATE EXTENSION pg_cron schedules the purge jobs of existing ots tables (internal)';
+
+CREATE EVENT TRIGGER ots_create_extension ON ddl_command_end
+	WHEN TAG IN ('CREATE EXTENSION')
+	EXECUTE FUNCTION ots.create_extension_trigger();
 
 -- ---------------------------------------------------------------------
 -- Purge

@@ -5,8 +5,10 @@
 -- ots.storage_guard refuses DDL that ots's writes would bypass (triggers,
 -- rules, columns, defaults, constraints) or that would lose an ots table
 -- (renaming or moving its view or storage), keeps indexes in step with
--- rows that ATTACH, DETACH and DROP of a partition move, and refuses
--- publications of what a subscriber's ots writes itself: see src/ddl_guard.c
+-- rows that ATTACH, DETACH and DROP of a partition move, refuses
+-- publications of what a subscriber's ots writes itself, and registers a
+-- restored table from the comment a restore gives its storage: see
+-- src/ddl_guard.c
 CREATE FUNCTION ots.storage_guard() RETURNS event_trigger
 	AS 'MODULE_PATHNAME', 'ots_storage_guard' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION ots.storage_guard() IS
@@ -29,8 +31,8 @@ $$;
 CREATE EVENT TRIGGER ots_storage_guard ON ddl_command_start
 	WHEN TAG IN ('ALTER TABLE', 'ALTER VIEW', 'ALTER FOREIGN TABLE', 'CREATE TABLE',
 				 'CREATE FOREIGN TABLE', 'CREATE TRIGGER', 'CREATE RULE', 'ALTER SEQUENCE',
-				 'CREATE SCHEMA', 'DROP TABLE', 'DROP SCHEMA', 'CREATE PUBLICATION',
-				 'ALTER PUBLICATION')
+				 'CREATE SCHEMA', 'COMMENT', 'DROP TABLE', 'DROP SCHEMA',
+				 'CREATE PUBLICATION', 'ALTER PUBLICATION')
 	EXECUTE FUNCTION ots.storage_guard();
 
 -- ots.view_replacing / ots.view_replaced: the view ots.sync_table_view
@@ -130,6 +132,7 @@ BEGIN
 		UPDATE ots.tables o
 		   SET stream_id = NULL, stream_expiration_hours = NULL, stream_enabled_at = NULL
 		 WHERE o.schema_name = t.schema_name AND o.table_name = t.table_name;
+		PERFORM ots.catalog_carry(t.schema_name, t.table_name);
 		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data')) IS NOT NULL THEN
 			PERFORM ots.invalidate_table(format('%I.%I', t.schema_name, t.table_name || '$data')::regclass);
 		END IF;

@@ -14,6 +14,8 @@
 #                              same, each beside its row
 #   cluster_add_shard_auto_increment  a value generated after the move for a
 #                              moved partition key is above every earlier one
+#   cluster_add_shard_progress add-shard prints a line for each partition
+#                              moved, naming it
 #   cluster_add_shard_writer   a client writing one new row per call during the
 #                              move: every acknowledged row there after it,
 #                              every refused call OTSPartitionUnavailable
@@ -129,6 +131,17 @@ move_test() {
 		pass cluster_add_shard_map "3 shards, 21 of 64 partitions moved to the new one in $took s ($newrows rows of m_ver there), no row on a shard its partition is not mapped to"
 	else
 		fail cluster_add_shard_map "${#after_conns[@]} shards, $share partitions on the new one, $newrows m_ver rows there, $misp rows misplaced"
+	fi
+
+	# what add-shard printed: a line per partition moved, each one the map gives the new shard
+	local said
+	said="$(grep -E '^==> partition [0-9]+ moved to shard_new \([0-9]+ of 21\)$' <<<"$out" |
+		awk '{ print $3 }' | sort -n | paste -sd, || true)"
+	if [ -n "$said" ] && [ "$said" = "$(clu_psql proxy -At -v c="$newc" <<<"SELECT string_agg(partition::text, ',' ORDER BY partition)
+		FROM ots_cluster.partitions WHERE connstr = :'c'")" ]; then
+		pass cluster_add_shard_progress "a line for each of the 21 partitions as it moved"
+	else
+		fail cluster_add_shard_progress "add-shard said of the partitions moved: [$said]; all it said: $(tr '\n' ' ' <<<"$out" | cut -c1-300)"
 	fi
 
 	if [ -s "$w/index.before" ] && diff -q "$w/index.before" "$w/index.after" >/dev/null &&

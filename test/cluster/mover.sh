@@ -14,6 +14,18 @@
 #                              then deleted with the old copy; the old copy is
 #                              deleted whole although the storage forces a
 #                              policy on its owner that hides those rows
+#   cluster_move_old_shard_down  (mover_down_test) the old shard stopped right
+#                              after the switch: the move fails saying it
+#                              switched and the command that completes it, the
+#                              partition's writes refused meanwhile
+#   cluster_move_completed     that command (the move run again), once the old
+#                              shard is back: the old copy deleted, writes
+#                              allowed
+#   cluster_move_new_shard_down  (mover_abort_test) the new shard down during
+#                              the copy: the move fails saying so, with the
+#                              commands that complete and abort it
+#   cluster_move_aborted       the abort, once the new shard is back: the
+#                              partition writable on its shard, no copy left
 
 mv_role=regress_mover_owner
 
@@ -23,6 +35,27 @@ mv_as() {
 	shift
 	"$OTS_PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$(clu_dir "$name")" -p "$(clu_port "$name")" \
 		-U "$mv_role" -d "$CLU_DB" "$@"
+}
+
+# mv_key P: a key of mo.t ('k1' to 'k400') in partition P
+mv_key() {
+	clu_proxy_value "SELECT k FROM (SELECT 'k' || i AS k FROM generate_series(1, 400) i) x
+		WHERE ots_cluster.partition_of(ots_cluster.key_hash(to_jsonb(k), 'STRING')) = $1 LIMIT 1"
+}
+
+# mv_open_txn NAME KEY: a proxy session in a transaction that has read KEY
+# of mo.t: psql reading the fifo $work/NAME.fifo, which fd 7 writes to
+# (closing it ends the session), its output in $work/NAME.client, its pid
+# in MV_CLIENT
+mv_open_txn() {
+	rm -f "$work/$1.fifo"
+	mkfifo "$work/$1.fifo"
+	chmod 666 "$work/$1.fifo"
+	clu_psql proxy -v ON_ERROR_STOP=0 <"$work/$1.fifo" >"$work/$1.client" 2>&1 &
+	MV_CLIENT=$!
+	exec 7>"$work/$1.fifo"
+	echo "BEGIN; SELECT 1 FROM ots.get_row('mo.t', '{\"k\": \"$2\"}');" >&7
+	sleep 0.5
 }
 
 mover_test() {
@@ -93,20 +126,14 @@ mover_test() {
 	# a proxy transaction that begins after the copy and is open across the
 	# switch: it read with the old map; the move must not finish under it
 	p="$(clu_proxy_value "SELECT max(partition) FROM ots_cluster.partitions WHERE connstr = '$src'")"
-	kp="$(clu_proxy_value "SELECT k FROM (SELECT 'k' || i AS k FROM generate_series(1, 400) i) x
-		WHERE ots_cluster.partition_of(ots_cluster.key_hash(to_jsonb(k), 'STRING')) = $p LIMIT 1")"
+	kp="$(mv_key "$p")"
 	if ! out="$(clu_move_copy "$p" "$dst" 2>&1)"; then
 		fail cluster_move_open_txn "the copy failed: $out"
 		return
 	fi
-	rm -f "$work/mover.fifo"
-	mkfifo "$work/mover.fifo"
-	chmod 666 "$work/mover.fifo"
-	clu_psql proxy -v ON_ERROR_STOP=0 <"$work/mover.fifo" >"$work/mover.client" 2>&1 &
-	local client=$! moving
-	exec 7>"$work/mover.fifo"
-	echo "BEGIN; SELECT 1 FROM ots.get_row('mo.t', '{\"k\": \"$kp\"}');" >&7
-	sleep 0.5
+	local client moving
+	mv_open_txn mover "$kp"
+	client=$MV_CLIENT
 	(CLU_MOVE_WAIT=20 clu_move_switch "$p" "$dst") >"$work/mover.move" 2>&1 &
 	local mover=$!
 	# the switch is made; the old copy must stay, and writes stay refused,
@@ -126,5 +153,103 @@ mover_test() {
 		pass cluster_move_open_txn "the move waited for the open transaction, whose write was refused; the key on the new shard only"
 	else
 		fail cluster_move_open_txn "moving while open: $moving; rows of $kp old/new: $out; client: $(tr '\n' ' ' <"$work/mover.client")"
+	fi
+}
+
+# mover_down_test: the old shard stopped right after a switch (shard0, the
+# source of the moves above): the move fails saying it switched and the
+# command that completes it, and the partition refuses writes; run again
+# once the shard is back, the move completes: the old copy deleted, writes
+# allowed.
+mover_down_test() {
+	local out p dst src kp client mover moving rows
+	src="$(clu_connstr shard0)"
+	dst="$(clu_connstr shard1)"
+	p="$(clu_proxy_value "SELECT max(partition) FROM ots_cluster.partitions WHERE connstr = '$src'")"
+	kp="$(mv_key "$p")"
+	if ! out="$(clu_move_copy "$p" "$dst" 2>&1)"; then
+		fail cluster_move_old_shard_down "the copy failed: $out"
+		return
+	fi
+	# a proxy transaction open across the switch holds the mover in its
+	# second wait: the old shard is stopped there, right after the switch
+	mv_open_txn mover_down "$kp"
+	client=$MV_CLIENT
+	(CLU_MOVE_WAIT=30 clu_move_switch "$p" "$dst") >"$work/mover_down.move" 2>&1 &
+	mover=$!
+	for _ in $(seq 100); do
+		[ "$(clu_proxy_value "SELECT connstr FROM ots_cluster.partitions WHERE partition = $p")" != "$dst" ] || break
+		sleep 0.1
+	done
+	clu_stop shard0
+	echo "ROLLBACK;" >&7
+	exec 7>&-
+	wait "$client" || true
+	if wait "$mover"; then
+		fail cluster_move_old_shard_down "the move succeeded with its old shard down: $(cat "$work/mover_down.move")"
+		clu_start shard0
+		return
+	fi
+	moving="$(clu_proxy_value "SELECT moving FROM ots_cluster.partitions WHERE partition = $p")"
+	out="$(clu_proxy_value "SELECT 'written' FROM ots.put_row('mo.t', '{\"k\": \"$kp\"}', '{\"v\": 3}')" 2>&1 || true)"
+	if grep -q "stands switched" "$work/mover_down.move" && grep -qF "clu_move_partition $p '$dst'" "$work/mover_down.move" &&
+		[ "$moving" = t ] && [[ "$out" == *"partition $p is moving"* ]]; then
+		pass cluster_move_old_shard_down "the failure says the move switched and how to complete it; writes refused meanwhile"
+	else
+		fail cluster_move_old_shard_down "moving: $moving; a write: $out; the mover said: $(tr '\n' ' ' <"$work/mover_down.move")"
+	fi
+
+	# the old shard back, the move run again completes it
+	clu_start shard0
+	if ! out="$(clu_move_partition "$p" "$dst" 2>&1)"; then
+		fail cluster_move_completed "run again, the move failed: $out"
+		return
+	fi
+	moving="$(clu_proxy_value "SELECT moving FROM ots_cluster.partitions WHERE partition = $p")"
+	out="$(clu_psql proxy -At -c "SELECT (ots.put_row('mo.t', '{\"k\": \"$kp\"}', '{\"v\": 4}')).consumed IS NOT NULL" \
+		-c "SELECT attributes ->> 'v' FROM ots.get_row('mo.t', '{\"k\": \"$kp\"}')" 2>&1 || true)"
+	rows="$(clu_psql shard0 -At -c "SELECT count(*) FROM mo.\"t\$data\" WHERE k = '$kp'")/$(clu_psql shard1 -At -c "SELECT count(*) FROM mo.\"t\$data\" WHERE k = '$kp'")"
+	if [ "$moving" = f ] && [ "$out" = $'t\n4' ] && [ "$rows" = 0/1 ]; then
+		pass cluster_move_completed "run again, the move deleted the old copy and the partition takes writes"
+	else
+		fail cluster_move_completed "moving: $moving; write and read back: $(echo "$out" | tr '\n' ' '); rows of $kp old/new: $rows"
+	fi
+}
+
+# mover_abort_test: the new shard (shard2) down during the copy: the move
+# fails saying it stands during the copy, with the commands that complete
+# and abort it; once the shard is back, the abort deletes the partial copy
+# and allows writes again.
+mover_abort_test() {
+	local out p dst src kp moving rows
+	src="$(clu_connstr shard0)"
+	dst="$(clu_connstr shard2)"
+	p="$(clu_proxy_value "SELECT max(partition) FROM ots_cluster.partitions WHERE connstr = '$src'")"
+	kp="$(mv_key "$p")"
+	clu_stop shard2
+	if out="$(clu_move_partition "$p" "$dst" 2>&1)"; then
+		fail cluster_move_new_shard_down "the move succeeded with its new shard down"
+		clu_start shard2
+		return
+	fi
+	moving="$(clu_proxy_value "SELECT moving FROM ots_cluster.partitions WHERE partition = $p")"
+	clu_start shard2
+	if [[ "$out" == *"stands during the copy"* ]] && [[ "$out" == *"clu_move_partition $p '$dst'"* ]] &&
+		[[ "$out" == *"clu_move_abort $p '$dst'"* ]] && [ "$moving" = t ]; then
+		pass cluster_move_new_shard_down "the failure says the move stands during the copy, and how to complete or abort it"
+	else
+		fail cluster_move_new_shard_down "moving: $moving; the mover said: $(tr '\n' ' ' <<<"$out")"
+	fi
+	if ! out="$(clu_move_abort "$p" "$dst" 2>&1)"; then
+		fail cluster_move_aborted "the abort failed: $out"
+		return
+	fi
+	moving="$(clu_proxy_value "SELECT moving FROM ots_cluster.partitions WHERE partition = $p")"
+	out="$(clu_psql proxy -At -c "SELECT (ots.put_row('mo.t', '{\"k\": \"$kp\"}', '{\"v\": 5}')).consumed IS NOT NULL" 2>&1 || true)"
+	rows="$(clu_psql shard0 -At -c "SELECT count(*) FROM mo.\"t\$data\" WHERE k = '$kp'")/$(clu_psql shard2 -At -c "SELECT count(*) FROM mo.\"t\$data\" WHERE k = '$kp'")"
+	if [ "$moving" = f ] && [ "$out" = t ] && [ "$rows" = 1/0 ]; then
+		pass cluster_move_aborted "the abort left the partition on its shard, writable, nothing on the new one"
+	else
+		fail cluster_move_aborted "moving: $moving; a write: $out; rows of $kp old/new: $rows"
 	fi
 }

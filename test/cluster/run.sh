@@ -24,15 +24,19 @@
 #       cluster_add_shard_from_one_node: a node's tables made before any cluster,
 #       served through a proxy of one shard, then of two (move.sh)
 #   cluster_move_*  (e) the mover runs the owner's code as the owner, copies
-#       row-level security, and does not finish under a transaction open
-#       across its switch (mover.sh)
+#       row-level security, does not finish under a transaction open across
+#       its switch, and, stopped by a shard down, says where the move stands
+#       and how to complete or abort it, which then works (mover.sh)
 #   cluster_down_*  (f) a shard stopped and started again (down.sql)
 #   cluster_failover  (g) a shard's primary stopped, its streaming standby
 #       promoted; the proxy's map names both (host=a,b target_session_attrs=
 #       read-write) and its calls on that shard's keys work again
 #   NAME from test/cluster/*_compare.sh  (h) scripts the others add, run as they are
+#   cluster_tools_start_count  (i) tools/cluster start 2 where .cluster/ holds a
+#       cluster of 3 shards: refused, before anything is installed or started,
+#       naming its 3 shards and the commands that remove it
 #
-#   CLUSTER_PARTS="regress2 regress4 sql routing add_shard down failover compare"
+#   CLUSTER_PARTS="regress2 regress4 sql routing add_shard down failover compare tools"
 #   (the parts to run, default all); REGRESS_API="put_get_row ..." these files only
 set -euo pipefail
 
@@ -74,11 +78,11 @@ root="$OTS_ROOT"
 #   parallel_query, dump_restore, tableam, stream_decoding;
 # - they create roles and schemas in the proxy database only (a role must
 #   exist on every node, docs/cluster.md): catalog_visibility, row_security,
-#   security, storage_guard;
+#   security, storage_guard, restore;
 # - stream: the stream functions are not routed (0A000 through the proxy).
-REGRESS_API="${REGRESS_API:-conditions filters write_size put_get_row update_row delete_row tap_rows}"
+REGRESS_API="${REGRESS_API:-conditions filters write_size put_get_row update_row delete_row tap_rows request_fields}"
 
-parts=" ${CLUSTER_PARTS:-regress2 regress4 sql routing add_shard down failover compare} "
+parts=" ${CLUSTER_PARTS:-regress2 regress4 sql routing add_shard down failover compare tools} "
 want() { [[ "$parts" == *" $1 "* ]]; }
 port="${CLUSTER_PORT:-5580}"
 status=0
@@ -215,6 +219,8 @@ if want add_shard; then
 	# shellcheck source=test/cluster/mover.sh
 	. "$here/mover.sh"
 	mover_test
+	mover_down_test
+	mover_abort_test
 fi
 if want down; then
 	# shellcheck source=test/cluster/down.sh
@@ -235,6 +241,30 @@ if want compare; then
 			fail "$(basename "$f" .sh)" "exit status"
 		fi
 	done
+fi
+
+# (i) tools/cluster start N on an existing cluster of another size: a
+# cluster of 3 shards as .cluster/ holds one (its port files), which
+# tools/cluster must refuse before it installs, builds or starts anything
+if want tools; then
+	fake="$root/.cluster"
+	if [ -e "$fake" ]; then
+		fail cluster_tools_start_count "$fake exists already"
+	else
+		for d in proxy shard0 shard1 shard2; do
+			mkdir -p "$fake/$d"
+			echo 1 >"$fake/$d/port"
+		done
+		rc=0
+		out="$(timeout 60 "$root/tools/cluster" start 2 </dev/null 2>&1)" || rc=$?
+		rm -rf "$fake"
+		if [ "$rc" = 1 ] && grep -q "has 3 shards, not 2" <<<"$out" && grep -q "tools/cluster stop && rm -rf $fake" <<<"$out" &&
+			! grep -q "building\|installing\|creating" <<<"$out"; then
+			pass cluster_tools_start_count "refused: $(head -n 1 <<<"$out")"
+		else
+			fail cluster_tools_start_count "exit status $rc: $(tr '\n' ' ' <<<"$out" | cut -c1-400)"
+		fi
+	fi
 fi
 
 exit "$status"

@@ -1,7 +1,7 @@
 -- test/dump/data.sql: rows that reached every edge through ordinary writes
 -- of the row API, for test/dump/run.sh to dump and restore.
 SET client_min_messages = warning;
-CREATE EXTENSION ots;
+CREATE EXTENSION IF NOT EXISTS ots;
 
 -- 1000 rows in one leaf; one of them grew past 1024 cells through two
 -- updates of 600 columns each (one write may carry at most 1024)
@@ -74,3 +74,9 @@ SELECT consumed FROM ots.update_row('streamed', '{"k": "k1", "n": 1}', put => '{
                                     "delete" => '{"v": 1}', delete_all => ARRAY['x'], increment => '{"c": 2}');
 SELECT consumed FROM ots.delete_row('streamed', '{"k": "k2", "n": 2}');
 INSERT INTO streamed (k, n, attributes) VALUES ('k3', 100, '{"s": "view"}');
+
+-- an AUTO_INCREMENT table: its sequence is dumped and restored with it, and
+-- dropped with it by pg_restore --clean
+SELECT ots.create_table('counted', 'k string, id integer auto_increment', partitions => 1);
+SELECT count(*) AS put FROM generate_series(1, 3) g,
+  LATERAL ots.put_row('counted', '{"k": "a", "id": {"$auto_increment": true}}', jsonb_build_object('v', g));

@@ -1,7 +1,10 @@
 -- test/dump/rows.sql: one line per ots table and view of what it holds:
--- rows stored (keys and cells as text), rows the view shows, and every
--- version get_range_rows reads; with a count and an md5 of each, so the
--- source and the restored database can be compared line by line.  For a
+-- its definition (describe_table: key, options, defined columns, indexes,
+-- partitions, stream, creation time), rows stored (keys and cells as
+-- text), rows the view shows, and every version get_range_rows reads; with
+-- a count and an md5 of each, so the source and the restored database can
+-- be compared line by line (an index is a table: its entries are its
+-- stored rows).  For a
 -- table with a stream, one line per shard of what a reader gets: its
 -- stream id, every record from a fresh iterator (read 3 at a time, with
 -- their sequence info), and what an iterator at position 0 gets (the
@@ -21,6 +24,7 @@ SELECT pg_temp.fingerprint(t.table_name, f.what, f.query)
   LATERAL (SELECT jsonb_object_agg(p, '{"$inf": "min"}'::jsonb) AS lo, jsonb_object_agg(p, '{"$inf": "max"}'::jsonb) AS hi
              FROM unnest(t.pk_names) p) b,
   LATERAL (VALUES
+    (0, 'definition', format('SELECT ots.describe_table(%L)::text', format('%I.%I', t.schema_name, t.table_name))),
     (1, 'stored', format('SELECT x::text FROM %I.%I x', t.schema_name, t.table_name || '$data')),
     (2, 'view', format('SELECT v::text FROM %I.%I v', t.schema_name, t.table_name)),
     (3, 'get_range_rows', format('SELECT r::text FROM ots.get_range_rows(%L, %L, %L, max_versions => 2000, with_timestamps => true) r',
@@ -58,3 +62,10 @@ SELECT format('%s stream shard %s: %s, %s records, md5 %s; from position 0: %s',
   LATERAL generate_series(0, t.partitions - 1) g(shard),
   LATERAL (SELECT pg_temp.stream_records(s.stream_id, g.shard) AS recs) r
  ORDER BY s.schema_name, s.table_name, g.shard;
+
+-- every AUTO_INCREMENT sequence's position
+SELECT format('%s sequence: last_value %s', t.table_name,
+			  (xpath('/row/last_value/text()', query_to_xml(format('SELECT last_value FROM %I.%I', t.schema_name, t.table_name || '$seq'),
+															false, true, '')))[1]::text)
+  FROM ots.tables t WHERE t.auto_increment IS NOT NULL
+ ORDER BY t.schema_name, t.table_name;

@@ -16,6 +16,7 @@
 # Passes when every call either succeeds or raises an ERROR whose SQLSTATE is
 # expected (fuzz_expected() in sql_fuzz.sql: OT001-OT010, 22P02, 22023,
 # 22P05, 54000, 54001, and 22003 from the jsonb parser), an accepted ots.cells text reads back identically,
+# an accepted batch request or time range has no field ots does not know,
 # no backend crashed (postmaster start time unchanged, nothing in the server
 # log) and afterwards every stored row still decodes and every index passes
 # amcheck. Prints one "test sql_fuzz_<target> ... ok|FAILED" line per target

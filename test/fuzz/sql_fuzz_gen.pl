@@ -190,6 +190,7 @@ sub time_range {
 	return '{"start_time": ' . timestamp() . ', "end_time": ' . timestamp() . '}' if $r < 0.7;
 	return '{"start_time": ' . timestamp() . '}' if $r < 0.8;
 	return '{"start_time": 1, "end_time": 2, "specific_time": 3}' if $r < 0.85;
+	return '{"start_time": ' . timestamp() . ', "end_time": ' . timestamp() . ', ' . foreign_field() . '}' if $r < 0.88;
 	return pick('{}', '[]', '5', '{"end_time": 0}', '{"start_time": "1", "end_time": "2"}');
 }
 
@@ -206,18 +207,29 @@ sub update_ops {
 	return '{' . join(', ', @ops) . '}';
 }
 
+# foreign_field: a field no shape of ots knows (or one of another shape),
+# which must fail the request it is in (sql_fuzz.sql's fuzz_unknown_field)
+sub foreign_field {
+	return '"' . pick('attribute_columns', 'token', 'extra', 'row_existence', 'return_content', 'Type',
+		'$entry', 'transaction_id', 'max_versions') . '": ' . pick('1', '"x"', '{}', '[]', 'null');
+}
+
 sub write_row {
 	my ($table, $small) = @_;
 	$table = 'fz_s' unless $pk{$table};
-	my @f = ('"type": ' . jstr(pick('PUT', 'PUT', 'UPDATE', 'UPDATE', 'DELETE', 'put', 'GET')),
-		'"primary_key": ' . primary_key($table));
-	push @f, '"attributes": ' . ($small ? '{"a": ' . scalar_value() . '}' : attributes()) if chance(0.5);
-	push @f, '"put": ' . ($small ? '{"b": ' . cell() . '}' : attributes()) if chance(0.2);
-	push @f, '"increment": {"c": ' . pick(1, -1, @ints) . '}' if chance(0.2);
-	push @f, '"delete_all": [' . jstr(name()) . ']' if chance(0.1);
+	my $type = pick('PUT', 'PUT', 'UPDATE', 'UPDATE', 'DELETE', 'put', 'GET');
+	# the fields of the row's type, now and then one of another type
+	my $is = sub { return uc($type) eq $_[0] || chance(0.03); };
+	my @f = ('"type": ' . jstr($type), '"primary_key": ' . primary_key($table));
+	push @f, '"attributes": ' . ($small ? '{"a": ' . scalar_value() . '}' : attributes())
+		if $is->('PUT') && chance(0.7);
+	push @f, '"put": ' . ($small ? '{"b": ' . cell() . '}' : attributes()) if $is->('UPDATE') && chance(0.5);
+	push @f, '"increment": {"c": ' . pick(1, -1, @ints) . '}' if $is->('UPDATE') && chance(0.4);
+	push @f, '"delete_all": [' . jstr(name()) . ']' if $is->('UPDATE') && chance(0.2);
 	push @f, '"condition": ' . jstr(pick('IGNORE', 'EXPECT_EXIST', 'EXPECT_NOT_EXIST', 'NEVER')) if chance(0.3);
 	push @f, '"column_condition": ' . filter($small ? 99 : 0) if chance(0.15);
 	push @f, '"return_type": ' . jstr(pick('RT_NONE', 'RT_PK', 'RT_AFTER_MODIFY', 'RT_X')) if chance(0.2);
+	push @f, foreign_field() if chance(0.03);
 	return '{' . join(', ', @f) . '}';
 }
 
@@ -225,7 +237,8 @@ sub batch_write {
 	my @t = map {
 		my $table = chance(0.95) ? pick(@tables) : pick('nope', '', 'fz_s$data');
 		my $n = chance(0.95) ? int(rand(6)) : pick(200, 201);
-		'{"table_name": ' . jstr($table) . ', "rows": [' . join(', ', map { write_row($table, $n > 10) } 1 .. $n) . ']}'
+		'{"table_name": ' . jstr($table) . ', "rows": [' . join(', ', map { write_row($table, $n > 10) } 1 .. $n) . ']'
+			. (chance(0.03) ? ', ' . foreign_field() : '') . '}'
 	} 0 .. rand(2);
 	return '[' . join(', ', @t) . ']';
 }
@@ -240,6 +253,8 @@ sub batch_get {
 		push @f, '"max_versions": ' . pick(1, 2, 0, -1, '"x"') if chance(0.3);
 		push @f, '"time_range": ' . time_range() if chance(0.2);
 		push @f, '"filter": ' . filter(0) if chance(0.3);
+		push @f, '"with_timestamps": ' . pick('true', 'false', 'null', '"yes"') if chance(0.1);
+		push @f, foreign_field() if chance(0.03);
 		'{' . join(', ', @f) . '}'
 	} 0 .. rand(2);
 	return '[' . join(', ', @t) . ']';

@@ -13,9 +13,12 @@
 #   - role gw_app, a plain login role (no superuser, no BYPASSRLS) that may
 #     create tables in schema public: the tables the tests make are its own;
 #   - role gw_other, a login role with no privilege on gw_app's tables;
+#   - role gw_third, a login role whose search_path is its own schema
+#     gw_third_s only, so that a table name it spells is another table than
+#     gw_app's of that name, or none;
 # writes an otsd config (listen 127.0.0.1:<a free port>, instance gwtest,
-# access key "gwAppKey" acting as gw_app and "gwOtherKey" as gw_other) and
-# starts otsd. Then, each printing "test NAME ... ok|FAILED" lines:
+# access key "gwAppKey" acting as gw_app, "gwOtherKey" as gw_other and
+# "gwThirdKey" as gw_third) and starts otsd. Then, each printing "test NAME ... ok|FAILED" lines:
 #   a. samples.js: the SDK's own table and row samples, run as they ship
 #      (node_modules/tablestore/samples/*.js, configured by the environment
 #      variables endpoint, instancename, accessKeyId, secretAccessKey), each
@@ -28,7 +31,9 @@
 #   d. protocol_test.py: signatures, headers, checksums and error replies at
 #      the HTTP level (python3, standard library only);
 #   e. doc_examples.js: README's complete Node.js program, as printed
-#      (its endpoint, instance and key the test's), must print "new";
+#      (its endpoint, instance and key the test's), must print "new", twice;
+#      and README's Getting started, in a database made as tools/demo makes
+#      ots_demo (tools/demo.sql run first);
 #   f. pb_test.sh: otsd's PlainBuffer and filter codecs against the SDK's
 #      encoder and decoder (the SDK just installed), no server needed.
 # GATEWAY_PARTS="samples specs sdk protocol docs codec" chooses parts (all by default);
@@ -90,8 +95,11 @@ ts_psql -d otsgw >/dev/null <<'SQL'
 CREATE EXTENSION ots;
 CREATE ROLE gw_app LOGIN;
 CREATE ROLE gw_other LOGIN;
+CREATE ROLE gw_third LOGIN;
 GRANT CREATE, USAGE ON SCHEMA public TO gw_app;
 GRANT USAGE ON SCHEMA public TO gw_other;
+CREATE SCHEMA gw_third_s AUTHORIZATION gw_third;
+ALTER ROLE gw_third SET search_path = gw_third_s;
 SQL
 
 # a free loopback port for otsd (bound and released: nothing else here takes it)
@@ -101,6 +109,9 @@ otsd_log="$TS_DIR/otsd.log"
 export OTSGW_INSTANCE=gwtest
 export OTSGW_APP_KEY_ID=gwAppKey OTSGW_APP_KEY_SECRET=gwAppSecret0123456789
 export OTSGW_OTHER_KEY_ID=gwOtherKey OTSGW_OTHER_KEY_SECRET=gwOtherSecret987654321
+export OTSGW_THIRD_KEY_ID=gwThirdKey OTSGW_THIRD_KEY_SECRET=gwThirdSecret192837465
+# otsd's default, said here for the test that holds otsd to it
+export OTSGW_DECODE_MEMORY=268435456
 cat >"$conf" <<EOF
 # written by test/gateway/run.sh
 listen = 127.0.0.1:$port
@@ -108,8 +119,10 @@ database = host=$TS_DIR port=$PGPORT dbname=otsgw
 instance = $OTSGW_INSTANCE
 access_key = $OTSGW_APP_KEY_ID $OTSGW_APP_KEY_SECRET gw_app
 access_key = $OTSGW_OTHER_KEY_ID $OTSGW_OTHER_KEY_SECRET gw_other
+access_key = $OTSGW_THIRD_KEY_ID $OTSGW_THIRD_KEY_SECRET gw_third
 pool_size = 4
 threads = 4
+decode_memory = $OTSGW_DECODE_MEMORY
 log = $otsd_log
 EOF
 
@@ -134,10 +147,12 @@ if [ "$ready" -ne 1 ]; then
 	echo "test otsd_start ... FAILED (not listening on 127.0.0.1:$port after 15 s)"
 	exit 1
 fi
-echo "test otsd_start ... ok (127.0.0.1:$port, instance $OTSGW_INSTANCE, keys $OTSGW_APP_KEY_ID as gw_app and $OTSGW_OTHER_KEY_ID as gw_other)"
+echo "test otsd_start ... ok (127.0.0.1:$port, instance $OTSGW_INSTANCE, keys $OTSGW_APP_KEY_ID as gw_app, $OTSGW_OTHER_KEY_ID as gw_other and $OTSGW_THIRD_KEY_ID as gw_third)"
 
 # for a test that wants to show the server's state when something hangs
 export OTSGW_PSQL="$TS_BIN/psql"
+# for a test that watches otsd's memory (/proc/<pid>/status)
+export OTSGW_OTSD_PID="$otsd_pid"
 
 # what the SDK's samples/client.js reads, and our specs too
 export endpoint="http://127.0.0.1:$port" instancename="$OTSGW_INSTANCE"

@@ -166,7 +166,7 @@ for header in ('x-ots-date', 'x-ots-signature', 'x-ots-accesskeyid', 'x-ots-inst
 expect_error('wrong_instance', send('ListTable', x_ots_instancename='nosuch'),
              403, 'OTSAuthFailed', 'The instance is not found.')
 expect_error('unknown_key', send('ListTable', x_ots_accesskeyid='nosuchkey'),
-             403, 'OTSAuthFailed', 'The AccessKeyID does not exist.')
+             403, 'OTSAuthFailed', 'Signature mismatch.')  # as a wrong signature: docs/gateway.md
 expect_error('md5_mismatch', send('ListTable', x_ots_contentmd5='blahblah'),
              403, 'OTSAuthFailed',
              'Mismatch between MD5 value of request body and x-ots-contentmd5 in header.', signed=True)

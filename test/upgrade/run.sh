@@ -18,7 +18,12 @@
 #   3. compares upg_<V> with upg_current: every extension member with its
 #      definition (objects.sql) and the rows of ots's configuration tables
 #      (pg_dump --data-only --schema=ots); any difference fails;
-#   4. reads and writes upg_<V>_data's tables through the updated extension.
+#   4. reads and writes upg_<V>_data's tables through the updated extension;
+#      and where the release let any role write ots.tables (untrusted_<V>.sql),
+#      unprivileged roles plant rows in it in upg_<V>_untrusted and
+#      upg_<V>_untrusted_columns before the update, which must name and
+#      remove them, run none of their code but as their owners and change
+#      nothing of another role (untrusted_after.sql).
 # The server runs from a private copy of the postgres binary in
 # /tmp/ots-upgrade.*, so PostgreSQL takes extension files from a private
 # share directory (PostgreSQL finds it relative to its binary) and the
@@ -42,7 +47,7 @@ mapfile -t frozen < <(find "$here" -maxdepth 1 -name 'ots--*.sql' ! -name 'ots--
 	sed 's/^ots--\(.*\)\.sql$/\1/' | sort -V)
 [ "${#frozen[@]}" -gt 0 ] || ots_die "no frozen release script test/upgrade/ots--<version>.sql"
 
-ts_init upgrade "${UPGRADE_PORT:-5495}"
+ts_init upgrade "${UPGRADE_PORT:-5495}" "shared_preload_libraries = 'ots'"
 trap ts_cleanup EXIT
 
 # The private installation: bin/postgres copied (PostgreSQL resolves symlinks
@@ -124,6 +129,15 @@ for v in "${frozen[@]}"; do
 		-c "SELECT ots.create_table('dumped', 'k string')" \
 		-c "SELECT ots.put_row('dumped', '{\"k\": \"a\"}', '{\"v\": 1}')" >/dev/null
 	"$TS_BIN/pg_dump" -Fc -d "${db}_dump" -f "$TS_DIR/dump.$v"
+	# rows of ots.tables planted by roles that are not superusers, where the release let them
+	if [ -f "$here/untrusted_$v.sql" ]; then
+		for d in "${db}_untrusted" "${db}_untrusted_columns"; do
+			ts_psql -c "CREATE DATABASE $d" >/dev/null
+			ts_psql -d "$d" -c "CREATE EXTENSION ots" >/dev/null
+		done
+		PGOPTIONS="-c client_min_messages=warning" ts_psql -v db="${db}_untrusted" \
+			-v db_columns="${db}_untrusted_columns" -f "$here/untrusted_$v.sql" >/dev/null
+	fi
 	ts_stop
 done
 
@@ -162,19 +176,34 @@ for v in "${frozen[@]}"; do
 		fi
 		how="path $path"
 	fi
-	for d in "$db" "${db}_data"; do
+	untrusted=()
+	if [ -f "$here/untrusted_$v.sql" ]; then
+		untrusted=("${db}_untrusted" "${db}_untrusted_columns")
+	fi
+	for d in "$db" "${db}_data" ${untrusted[@]+"${untrusted[@]}"}; do
 		for step in ${steps[@]+"${steps[@]}"}; do
 			if ! out="$(ts_psql -d "$d" -c "ALTER EXTENSION ots UPDATE TO '$step'" 2>&1)"; then
 				problems+=("$d: ALTER EXTENSION ots UPDATE TO '$step' failed: $out")
 				break
 			fi
-			# 0.2.0 names the rows data_before.sql stored with plain SQL that it would refuse
-			if [ "$d" = "${db}_data" ] && [ "$step" = 0.2.0 ]; then
-				for want in 'ots table public.up_hash has 1 rows that ots 0.2.0 would not store' \
-					'ots table public.up_orders has 1 rows that ots 0.2.0 would not store'; do
-					grep -qF "$want" <<<"$out" || problems+=("$d: the update did not warn: $want")
-				done
-			fi
+			[ "$step" = 0.2.0 ] || continue
+			# shellcheck disable=SC2016 # "$cells" and the like are column names
+			case "$d" in
+				# 0.2.0 names the rows data_before.sql stored with plain SQL that it would refuse
+				"${db}_data") wants=('ots table public.up_hash has 1 rows that ots 0.2.0 would not store'
+					'ots table public.up_orders has 1 rows that ots 0.2.0 would not store') ;;
+				# and removes the rows of ots.tables that name no ots table as 0.1.0 made it, saying why
+				"${db}_untrusted") wants=("WARNING:  ots.tables names upg_shared.shown as an ots table, but upg_shared.shown is not a view of its storage's owner: its metadata is removed"
+					'WARNING:  ots.tables names upg_shared.taken as an ots table, but its storage has no column k of type text COLLATE "C" NOT NULL: its metadata is removed'
+					'WARNING:  ots.tables names upg_tenant_view.planted as an ots table, but upg_tenant_view."planted$data" is not a partitioned table of its own: its metadata is removed'
+					'WARNING:  could not check the rows of ots table upg_victim.mine: permission denied for table mine$p3') ;;
+				"${db}_untrusted_columns") wants=('WARNING:  ots.tables names upg_tenant_columns.other as an ots table, but its storage has no column "$cells" of type ots.cells NOT NULL: its metadata is removed') ;;
+				*) wants=() ;;
+			esac
+			for want in ${wants[@]+"${wants[@]}"}; do
+				grep -qF "$want" <<<"$out" || problems+=("$d: the update did not warn: $want
+  its warnings: $(grep '^WARNING:' <<<"$out" || true)")
+			done
 		done
 	done
 	got="$(ts_psql -d "$db" -Atc "SELECT extversion FROM pg_extension WHERE extname = 'ots'")"
@@ -204,6 +233,24 @@ $(head -n 40 "$TS_DIR/config.diff")")
 $(diff -u --label expected --label got "$here/data_after.out" <(echo "$out") || true)")
 	fi
 
+	# 4b. a dump of the updated database restores: every table known again, with its rows
+	# (the storage's comment carries each table's definition since the update; the
+	# constraints 0.1.0 let in, which the update keeps, come back as they were)
+	ts_psql -c "CREATE DATABASE ${db}_redumped" >/dev/null
+	census="SELECT string_agg(format('%s %s %s', table_name, ots.describe_table(table_name) -> 'table_options',
+		(xpath('/row/n/text()', query_to_xml(format('SELECT count(*) AS n FROM %I', table_name), false, true, '')))[1]),
+		', ' ORDER BY table_name) FROM ots.tables"
+	if ! out="$("$TS_BIN/pg_dump" -Fc -d "${db}_data" -f "$TS_DIR/redump.$v" 2>&1 &&
+		"$TS_BIN/pg_restore" -d "${db}_redumped" "$TS_DIR/redump.$v" 2>&1)"; then
+		problems+=("a dump of ${db}_data does not restore: $(head -c 2000 <<<"$out")")
+	else
+		before="$(ts_psql -d "${db}_data" -Atc "$census" 2>&1 || true)"
+		after="$(ts_psql -d "${db}_redumped" -Atc "$census" 2>&1 || true)"
+		if [ -z "$before" ] || [[ "$before" == *ERROR* ]] || [ "$after" != "$before" ]; then
+			problems+=("a dump of ${db}_data restores other tables: $after (the source: $before)")
+		fi
+	fi
+
 	# 5. a dump of the old release restores into the current one: its leaves moved onto the
 	# ots access method as the update moves them (README, Upgrading), its view takes SQL writes
 	ts_psql -c "CREATE DATABASE ${db}_restored" >/dev/null
@@ -219,8 +266,22 @@ $(diff -u --label expected --label got "$here/data_after.out" <(echo "$out") || 
 		problems+=("a table restored from a dump of $v does not take writes through its view: $out")
 	fi
 
+	# 6. rows planted in ots.tables: removed, none of their code run as the superuser updating,
+	# nothing of another role changed, the genuine tables updated as every table is
+	planted=""
+	if [ "${#untrusted[@]}" -gt 0 ]; then
+		planted="; rows other roles planted in ots.tables removed, their code run as its owners only"
+		if ! out="$(ts_psql -At -v db="${untrusted[0]}" -v db_columns="${untrusted[1]}" \
+			-f "$here/untrusted_after.sql" 2>&1)"; then
+			problems+=("after rows were planted in ots.tables of $v: $out")
+		elif [ "$out" != "$(cat "$here/untrusted_after.out")" ]; then
+			problems+=("after rows were planted in ots.tables of $v, the update did what it must not:
+$(diff -u --label expected --label got "$here/untrusted_after.out" <(echo "$out") || true)")
+		fi
+	fi
+
 	if [ "${#problems[@]}" -eq 0 ]; then
-		echo "test upgrade_from_$v ... ok ($how; $(cat "$TS_DIR/members") extension objects identical to a fresh $current install; data written by $v reads and updates; a dump of $v restores and its view takes writes)"
+		echo "test upgrade_from_$v ... ok ($how; $(cat "$TS_DIR/members") extension objects identical to a fresh $current install; data written by $v reads and updates; a dump of $v restores and its view takes writes$planted)"
 	else
 		echo "test upgrade_from_$v ... FAILED ($how)"
 		printf '  %s\n' "${problems[@]}"

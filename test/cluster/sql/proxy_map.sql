@@ -81,6 +81,20 @@ SELECT regexp_replace(try(format('SELECT ots_cluster.create_cluster(ARRAY[%L], 2
 SELECT try($$SELECT ots_cluster.create_cluster('{postgresql://postgres@localhost/db}', 2)$$);
 SELECT regexp_replace(try(format('UPDATE ots_cluster.partitions SET connstr = %L WHERE partition = 1', :'shard2' || ' password=s3cret')), 'host=\S+ port=\d+', 'host=H port=P', 'g');
 SELECT count(*) FROM ots_cluster.partitions WHERE connstr ~* 'password|user';
+-- read as libpq reads it (PQconninfoParse): a password right after a quoted
+-- value, the client key's password (sslpassword), a user so, a keyword
+-- libpq does not know, an unterminated quote
+SELECT regexp_replace(try(format('SELECT ots_cluster.set_partition(1, %L)', :'shard2' || ' dbname=''cluster_sql''password=s3cret')), 'host=\S+ port=\d+', 'host=H port=P', 'g');
+SELECT regexp_replace(try(format('SELECT ots_cluster.set_partition(2, %L)', :'shard1' || ' sslpassword=s3cret')), 'host=\S+ port=\d+', 'host=H port=P', 'g');
+SELECT regexp_replace(try(format('SELECT ots_cluster.set_partition(3, %L)', :'shard2' || ' dbname=''cluster_sql''user=postgres')), 'host=\S+ port=\d+', 'host=H port=P', 'g');
+SELECT regexp_replace(try(format('SELECT ots_cluster.set_partition(1, %L)', :'shard2' || ' pasword=s3cret')), 'host=\S+ port=\d+', 'host=H port=P', 'g');
+SELECT regexp_replace(try(format('SELECT ots_cluster.set_partition(1, %L)', :'shard2' || ' application_name=''x')), 'host=\S+ port=\d+', 'host=H port=P', 'g');
+-- what every role reads of the map (PL/Proxy asks as the calling role)
+\c - pm_mallory
+SELECT count(*) FILTER (WHERE c ~ 's3cret') AS secrets_read, count(*) FILTER (WHERE c ~ 'user=') AS users_read
+  FROM plproxy.get_cluster_partitions('ots_cluster') c;
+\c - :pm_su
+SET client_min_messages = warning;
 -- (the map as it was, whatever the above did)
 SELECT ots_cluster.create_cluster(ARRAY[:'shard1', :'shard2'], 64);
 -- a connstr with options of its own keeps them (and the shard's search_path)
@@ -105,22 +119,37 @@ SELECT port = port_of(0) AS p1_on_shard1 FROM whoami(1);
 SELECT ots_cluster.set_partition(1, :'shard2');
 SELECT version - :v0 AS after_two FROM ots_cluster.map_version;
 SELECT port <> port_of(0) AS p1_back_on_shard2 FROM whoami(1);
+-- a move's record (the partition mover's begin_move): both ends recorded
+-- and writes refused; again for the same destination, nothing changes;
+-- another destination, or the shard it is on, refused; the record goes
+-- with the flag (set_moving false), and moves no version
+SELECT ots_cluster.begin_move(1, :'shard1');
+SELECT moving, move_from = :'shard2' AS from_shard2, move_to = :'shard1' AS to_shard1 FROM ots_cluster.partitions WHERE partition = 1;
+SELECT ots_cluster.begin_move(1, :'shard1');
+SELECT regexp_replace(try(format('SELECT ots_cluster.begin_move(1, %L)', :'shard2' || ' application_name=x')), 'host=\S+ port=\d+', 'host=H port=P', 'g');
+SELECT regexp_replace(try(format('SELECT ots_cluster.begin_move(0, %L)', :'shard1')), 'host=\S+ port=\d+', 'host=H port=P', 'g');
+SELECT regexp_replace(try($$UPDATE ots_cluster.partitions SET moving = false WHERE partition = 1$$), ' \(.*', '');
+SELECT ots_cluster.set_moving('{1}', false);
+SELECT moving, move_from, move_to FROM ots_cluster.partitions WHERE partition = 1;
+SELECT version - :v0 AS after_move_record FROM ots_cluster.map_version;
 
 -- 4. a role that may create in public on the first shard puts operators
 -- there that a remote query without a pinned search_path would run (as the
--- extension's owner, from catalog_refresh); none runs, whoever calls
+-- caller, from a lookup; as the extension's owner, from the views'
+-- sync); none runs, whoever calls
 \! "$OTS_PSQL" -X -q -c 'GRANT CREATE ON SCHEMA public TO PUBLIC' "$PM_SHARD1"
 \! "$OTS_PSQL" -X -q -c 'CREATE TABLE public.pm_ran (who text)' -c 'GRANT INSERT ON public.pm_ran TO PUBLIC' -c 'CREATE FUNCTION public.pm_trap(text, name) RETURNS text LANGUAGE plpgsql AS $f$ BEGIN INSERT INTO public.pm_ran VALUES (current_user); IF (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN EXECUTE $q$ALTER ROLE pm_mallory SUPERUSER$q$; END IF; RETURN $1 || $2::text; END $f$' -c 'CREATE OPERATOR public.|| (LEFTARG = text, RIGHTARG = name, FUNCTION = public.pm_trap)' "$PM_SHARD1 user=pm_mallory"
 SELECT ots.create_table('pm_orders', 'id string');
 SELECT ots_cluster.catalog_reset();
 \c - pm_mallory
 SET client_min_messages = warning;
-SELECT (ots_cluster.catalog_refresh('public.pm_orders')).table_name;
+SELECT try($$SELECT ots_cluster.catalog_ask('public', 'pm_orders')$$);
 SELECT try($$SELECT ots.get_row('pm_orders', '{"id": "x"}')$$);
 SELECT try($$SELECT ots.describe_table('pm_orders') IS NOT NULL$$);
 \c - :pm_su
 SET client_min_messages = warning;
 SELECT ots_cluster.catalog_reset();
+SELECT count(*) > 0 AS synced FROM ots_cluster.sync_views();
 SELECT ots.describe_table('pm_orders') ->> 'table_name' AS described, (ots.get_row('pm_orders', '{"id": "x"}')).consumed;
 SELECT * FROM ots.list_table() WHERE table_name LIKE 'pm%' ORDER BY 1, 2;
 \! "$OTS_PSQL" -X -q -At -c "SELECT 'trap ran: ' || count(*) FROM public.pm_ran" -c "SELECT 'pm_mallory superuser: ' || rolsuper FROM pg_roles WHERE rolname = 'pm_mallory'" "$PM_SHARD1"

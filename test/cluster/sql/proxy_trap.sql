@@ -114,7 +114,7 @@ SELECT "index", is_ok
   FROM ots.batch_write_row('[{"table_name": "ptrap_s", "rows": [{"type": "PUT", "primary_key": {"k": "c"}, "attributes": {"c": "z"}}]}]');
 SELECT "index", is_ok
   FROM ots.batch_write_row('[{"table_name": "ptrap_s", "rows": [{"type": "PUT", "primary_key": {"k": "d"}, "attributes": {"c": "z"}},
-															   {"type": "UPDATE", "primary_key": {"k": "e"}, "attributes": {"c": "z"}},
+															   {"type": "UPDATE", "primary_key": {"k": "e"}, "put": {}},
 															   {"type": "DELETE", "primary_key": {"k": "f"}},
 															   {"type": "PUT", "primary_key": {"k": "g"}, "attributes": {"c": "z"}}]},
 							 {"table_name": "ptrap_i", "rows": [{"type": "PUT", "primary_key": {"k": 2, "k2": "a"}}]}]');

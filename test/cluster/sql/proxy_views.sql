@@ -20,7 +20,7 @@ END $$;
 CREATE FUNCTION same_columns(t name) RETURNS boolean LANGUAGE sql AS $$
 	SELECT array_agg(a.attname::text || ' ' || format_type(a.atttypid, a.atttypmod) ORDER BY a.attnum)
 		   = (SELECT array_agg(v.column_name || ' ' || v.column_type ORDER BY n)
-				FROM ots_cluster.view_columns_first('public', t) WITH ORDINALITY v(column_name, column_type, o, so, n))
+				FROM ots_cluster.view_columns_first('public', t, NULL) WITH ORDINALITY v(column_name, column_type, o, so, ro, n))
 	  FROM pg_attribute a WHERE a.attrelid = ('public.' || quote_ident(t))::regclass AND a.attnum > 0
 $$;
 CREATE FUNCTION create_directly(p integer, name text, pk text) RETURNS void LANGUAGE plproxy AS $$
