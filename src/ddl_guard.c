@@ -88,6 +88,7 @@
 #include "asrole.h"
 #include "catalog.h"
 #include "ddl_guard.h"
+#include "restore.h"
 #include "storage.h"
 #include "stream_storage.h"
 #include "storage_write.h"
@@ -1130,7 +1131,11 @@ guard_drop_leaf(Oid leaf, List *dropped_storages, List *dropped_schemas)
 /*
  * guard_drop: DROP TABLE of a leaf without its storage, and DROP SCHEMA
  * ... CASCADE of a schema holding a leaf whose storage lives elsewhere
- * (a leaf may be moved), take rows away from their table
+ * (a leaf may be moved), take rows away from their table.  Not in a
+ * session running a dump's script (restore_running_dump): it drops a leaf
+ * only for pg_restore --clean, right before the table's view and storage,
+ * whose DROP takes the whole ots table with its indexes and stream
+ * (src/restore.c).
  */
 static void
 guard_drop(DropStmt *stmt)
@@ -1140,6 +1145,8 @@ guard_drop(DropStmt *stmt)
 	List	   *schemas = NIL;
 	ListCell   *lc;
 
+	if (restore_running_dump())
+		return;
 	if (stmt->removeType == OBJECT_TABLE)
 	{
 		foreach(lc, stmt->objects)

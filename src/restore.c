@@ -29,6 +29,11 @@
  *   SEQUENCE naming only relations that are gone, some of them that way,
  *   runs as with IF EXISTS (PostgreSQL's NOTICE "... does not exist,
  *   skipping").  A relation of that name made since is dropped as usual.
+ * - pg_restore --clean drops each leaf before its table's view and
+ *   storage: the storage guard lets such a DROP pass without taking the
+ *   leaf's rows out of the table's indexes (or refusing it, on a table with
+ *   a stream or on an index's storage), as the whole table goes next
+ *   (ddl_guard.c, guard_drop).
  * - A database owner's restore runs pg_dump's COMMENT ON EXTENSION ots,
  *   which only the extension's owner may run (the superuser who created
  *   ots).  Giving it the comment it has changes nothing: it is skipped.
