@@ -31,11 +31,14 @@
 #                                      (and differ from the last ones)
 #   test pitr_verify ... ok|FAILED     ots.verify() reports nothing
 #   test pitr_writes ... ok|FAILED     writes work after (writes.sql)
-#   test pg_upgrade_copy ... ok|FAILED pg_upgrade into a new data directory
+#   test pg_upgrade_copy ... ok|FAILED pg_upgrade --check, then pg_upgrade into
+#                                      a new data directory (ots preloaded there)
 #   test pg_upgrade_copy_rows, _verify, _writes
-#                                      its facts are the old cluster's,
-#                                      ots.verify() reports nothing, writes
-#                                      work and the iterators of before read on
+#                                      started, and vacuumdb --all
+#                                      --analyze-in-stages run, its facts are
+#                                      the old cluster's, ots.verify() reports
+#                                      nothing, writes work and the iterators
+#                                      of before read on
 #   test pg_upgrade_link ... (and _rows, _verify, _writes)   the same, --link
 set -euo pipefail
 
@@ -222,20 +225,24 @@ for mode in copy link; do
 	new="$TS_DIR/new_$mode"
 	new_port=$((port + 1))
 	ts_initdb "$new" "$new_port"
-	args=()
+	# what a user runs: pg_upgrade --check, then pg_upgrade [--link]
+	upgrade=(ots_as_pg_user_in "$TS_DIR" "$TS_BIN/pg_upgrade" -b "$TS_BIN" -B "$TS_BIN" -d "$old" -D "$new"
+		-p "$port" -P "$new_port" -s "$TS_DIR" -U "$(ots_pg_user_name)")
 	if [ "$mode" = link ]; then
-		args=(--link)
+		upgrade+=(--link)
 	fi
-	if ots_as_pg_user_in "$TS_DIR" "$TS_BIN/pg_upgrade" -b "$TS_BIN" -B "$TS_BIN" -d "$old" -D "$new" \
-		-p "$port" -P "$new_port" -s "$TS_DIR" -U "$(ots_pg_user_name)" "${args[@]}" \
-		>"$TS_DIR/pg_upgrade_$mode.log" 2>&1; then
-		result "pg_upgrade_$mode" "" "$(grep -c ' ok$' "$TS_DIR/pg_upgrade_$mode.log") steps ok"
+	if "${upgrade[@]}" --check >"$TS_DIR/pg_upgrade_$mode.log" 2>&1 &&
+		"${upgrade[@]}" >>"$TS_DIR/pg_upgrade_$mode.log" 2>&1; then
+		result "pg_upgrade_$mode" "" "pg_upgrade --check, then pg_upgrade$([ "$mode" = copy ] || echo " --link"): $(grep -c ' ok$' "$TS_DIR/pg_upgrade_$mode.log") steps ok"
 	else
 		result "pg_upgrade_$mode" "$(tail -n 15 "$TS_DIR/pg_upgrade_$mode.log"; find "$new/pg_upgrade_output.d" -name '*.log' -exec tail -n 5 {} + 2>/dev/null)"
 		continue
 	fi
 	ts_use "$new" "$new_port"
 	ts_start
+	# what pg_upgrade tells its user to run next
+	"$TS_BIN/vacuumdb" --all --analyze-in-stages >"$TS_DIR/vacuumdb_$mode.log" 2>&1 ||
+		result "pg_upgrade_${mode}_rows" "vacuumdb --all --analyze-in-stages failed: $(cat "$TS_DIR/vacuumdb_$mode.log")"
 	facts "$TS_DIR/facts.$mode"
 	check_facts "pg_upgrade_${mode}_rows" "$TS_DIR/facts.old" "$TS_DIR/facts.$mode"
 	check_verify "pg_upgrade_${mode}_verify"
