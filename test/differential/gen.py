@@ -108,6 +108,10 @@ class Table:
         d.update(self.late)
         return d
 
+    def key_values(self, i):
+        """the values a query compares key column i with"""
+        return PK_VALUES[self.pk[i][1]]
+
     def plan_indexes(self, rnd):
         """indexes on defined String/Integer/Binary columns (and key columns)"""
         if not self.wants_indexes:
@@ -296,6 +300,33 @@ class Table:
         return out
 
 
+class IndexView:
+    """an index's own view, queried as a table: its key columns, then its
+    table's key columns it does not name, its covered columns"""
+
+    def __init__(self, table, ix):
+        types = dict(table.pk)
+        types.update(table.all_defined())
+        self.name = ix["name"]
+        self.pk = [(c, types[c]) for c in ix["cols"]] + [c for c in table.pk if c[0] not in ix["cols"]]
+        self.defined = {c: types[c] for c in ix["covered"]}
+        # a name the index does not hold too, so that every query finds some attribute
+        self.attrs = list(ix["covered"]) + [n for n in table.attrs if n not in ix["covered"]][:1]
+        self.types_written = {n: table.types_written.get(n, set()) for n in self.attrs}
+        self.indexes = []
+        self.base_keys = {c for c, _ in table.pk}
+
+    def key_values(self, i):
+        n, typ = self.pk[i]
+        return PK_VALUES[typ] if n in self.base_keys else ATTR_VALUES[typ]
+
+    def all_defined(self):
+        return dict(self.defined)
+
+    def indexed(self):
+        return set()
+
+
 class Query:
     """builds one query: its text with $n parameters and the values"""
 
@@ -326,7 +357,7 @@ class Query:
         rnd = self.rnd
         i = 0 if rnd.random() < 0.6 else rnd.randrange(len(t.pk))
         n, typ = t.pk[i]
-        pool = PK_VALUES[typ]
+        pool = t.key_values(i)
         v = rnd.choice(pool)
         r = rnd.random()
         if r < 0.55:
@@ -491,7 +522,7 @@ class Query:
         rnd = self.rnd
         t = rnd.choice([x for x in self.tables if len(x.pk) > 1] or self.tables)
         n, typ = t.pk[0]
-        fix = "t.%s = %s" % (n, self.value(typ, rnd.choice(PK_VALUES[typ][:3])))
+        fix = "t.%s = %s" % (n, self.value(typ, rnd.choice(t.key_values(0)[:3])))
         where = fix + (" AND " + self.pred(t, "t", rnd.randint(1, 2)) if rnd.random() < 0.7 else "")
         desc = rnd.choice(["", " DESC"])
         order = ", ".join("t.%s%s" % (c, desc) for c, _ in t.pk[1:]) or "t.%s" % n
@@ -509,9 +540,11 @@ class Query:
         if ints:
             aggs.append("sum(t.%s)" % rnd.choice(ints))
         if rnd.random() < 0.5:
-            g = "t.%s" % t.pk[0][0]
-            return "SELECT %s, %s FROM @%s@ t WHERE %s GROUP BY %s" % (
-                self.col(g), ", ".join(self.col(x) for x in aggs), t.name, self.pred(t, "t"), g), False
+            g = rnd.choice(["t.%s" % t.pk[0][0], "t.attributes ->> %s" % sql_str(self.attr_pick(t))])
+            having = rnd.choice(["", " HAVING count(*) > 1", " HAVING max(t.attributes ->> %s) IS NOT NULL"
+                                 % sql_str(rnd.choice(t.attrs))])
+            return "SELECT %s, %s FROM @%s@ t WHERE %s GROUP BY %s%s" % (
+                self.col(g), ", ".join(self.col(x) for x in aggs), t.name, self.pred(t, "t"), g, having), False
         return "SELECT %s FROM @%s@ t WHERE %s" % (", ".join(self.col(x) for x in aggs), t.name,
                                                  self.pred(t, "t")), False
 
@@ -626,6 +659,11 @@ def main():
         t.plan_indexes(rnd)
         for line in t.setup_sql(rnd):
             print(line)
+    # the views of two indexes are queried as tables too
+    views = [IndexView(t, ix) for t in tables for ix in t.indexes][:2]
+    for v in views:
+        print("CREATE TABLE p_%s AS SELECT * FROM %s;" % (v.name, v.name))
+    tables += views
     print("CREATE TABLE ext (id integer, s text, n bigint);")
     print("INSERT INTO ext SELECT i, (ARRAY['x','y','z','k','5','10'])[1 + i % 6], (ARRAY[0,1,2,3,10,100])[1 + i % 6] FROM generate_series(1, 8) i;")
     print("ANALYZE ext;")
@@ -640,10 +678,12 @@ def main():
             seed, qid, "true" if ordered else "false", sql_str(ots_sql), sql_str(literal_form(ots_sql, q.params)),
             sql_str(literal_form(plain_sql, q.params)), sql_str(", ".join(p[0] for p in q.params)),
             sql_str(", ".join(p[1] for p in q.params))))
-    # the tables go, the next seed makes its own
+    # the tables go (with their indexes), the next seed makes its own
     for t in tables:
         print("DROP TABLE p_%s;" % t.name)
-        print("SELECT ots.delete_table(%s);" % sql_str(t.name))
+    for t in tables:
+        if not isinstance(t, IndexView):
+            print("SELECT ots.delete_table(%s);" % sql_str(t.name))
     print("DROP TABLE ext;")
 
 

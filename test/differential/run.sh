@@ -7,13 +7,13 @@
 # socket only, port $DIFF_PORT, default 5493; stopped and removed on exit)
 # and, for each seed, runs the SQL gen.py writes for it: random ots tables
 # with sparse rows, the same rows in plain tables, and DIFF_QUERIES (default
-# 120) random queries over the views, each run by diff.check
+# 100) random queries over the views, each run by diff.check
 # (differential.sql) with every ots rewrite (ots.key_scan,
 # ots.attribute_pushdown, ots.index_scan) on, off and each one off alone, as
 # a plain statement and as a prepared statement with a custom and a generic
 # plan, and compared with the same query over the plain tables.
 #
-# Seeds: DIFF_SEEDS (default "1 2 3 4", the suite's fixed ones; about a
+# Seeds: DIFF_SEEDS (default "1 2 3 4 5 6", the suite's fixed ones; about a
 # minute), or DIFF_SEED_COUNT=N for seeds 1..N (a longer run).  Prints one
 # "test differential_seed_S ... ok|FAILED" line per seed (tools/test counts
 # them), how many queries each rewrite served, and for every difference the
@@ -28,11 +28,11 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
 . "$here/../tempserver.sh"
 export LC_ALL=C.UTF-8 LANG=C.UTF-8
 
-queries="${DIFF_QUERIES:-120}"
+queries="${DIFF_QUERIES:-100}"
 if [ -n "${DIFF_SEED_COUNT:-}" ]; then
 	seeds="$(seq 1 "$DIFF_SEED_COUNT")"
 else
-	seeds="${DIFF_SEEDS:-1 2 3 4}"
+	seeds="${DIFF_SEEDS:-1 2 3 4 5 6}"
 fi
 [ "${DIFF_KEEP:-0}" = 1 ] && export TS_KEEP=1
 
