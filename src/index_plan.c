@@ -49,6 +49,7 @@
  */
 #include "postgres.h"
 
+#include "access/sysattr.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -251,6 +252,32 @@ index_plan_holds_rows(const OtsTable *base, const OtsTable *idx, List *required)
 }
 
 /*
+ * index_plan_storage_checked: does the plan check SELECT on every column of
+ * the table's storage an index is computed from (its key columns and its
+ * cells)?  The view ots makes reads them all, so the checks it carries
+ * cover whatever the index holds.
+ */
+static bool
+index_plan_storage_checked(const OtsView *view)
+{
+	const OtsTable *base = view->table;
+	Var		   *cells = linitial(view->row_attributes->args);
+	Bitmapset  *cols = view->storage->selectedCols;
+
+	if ((view->storage->requiredPerms & ACL_SELECT) == 0 ||
+		!bms_is_member(cells->varattno - FirstLowInvalidHeapAttributeNumber, cols))
+		return false;
+	for (int k = 0; k < base->npk; k++)
+	{
+		AttrNumber	attno = get_attnum(base->data_oid, base->pk[k].name);
+
+		if (attno == InvalidAttrNumber || !bms_is_member(attno - FirstLowInvalidHeapAttributeNumber, cols))
+			return false;
+	}
+	return true;
+}
+
+/*
  * index_plan_find: the equality of eqs on index column col of base compared
  * as its type, or NULL: on the key column of that name when col is one of
  * base's key columns, else on the attribute of that name (an attribute may
@@ -388,12 +415,9 @@ index_plan_view(Query *query, const OtsView *view, const OtsViewFuncs *funcs)
 	ListCell   *lc;
 	Node	   *link;
 
-	/*
-	 * only where the plan checks SELECT on the storage, and no row-level
-	 * security applies there (the index would read rows it hides)
-	 */
+	/* no row-level security may apply to the storage: the index would read rows it hides */
 	if (!ots_index_scan || base->is_index || base->nindexes == 0 ||
-		(view->storage->requiredPerms & ACL_SELECT) == 0 || view->storage->securityQuals != NIL ||
+		view->storage->securityQuals != NIL ||
 		query->jointree == NULL || query->jointree->quals == NULL)
 		return;
 	foreach(lc, make_ands_implicit((Expr *) query->jointree->quals))
@@ -432,7 +456,7 @@ index_plan_view(Query *query, const OtsView *view, const OtsViewFuncs *funcs)
 			memcpy(best_matched, matched, sizeof(IndexPlanEq *) * n);
 		}
 	}
-	if (best == NULL)
+	if (best == NULL || !index_plan_storage_checked(view))
 		return;
 	/* a relation the planner adds is locked as the rewriter locks the others */
 	LockRelationOid(best->data_oid, AccessShareLock);

@@ -48,12 +48,14 @@ typedef struct ViewFuncsEntry
 	OtsViewFuncs funcs;
 } ViewFuncsEntry;
 
+/* view_shape_funcs_stale: a function changed, so look them up again */
 static void
 view_shape_funcs_stale(void *entry)
 {
 	((ViewFuncsEntry *) entry)->valid = false;
 }
 
+/* any change of pg_proc marks the entry (view_shape_init) */
 static OtsCache view_funcs = {
 	.name = "ots view functions",
 	.keysize = sizeof(Oid),
