@@ -9,11 +9,13 @@ were written so that their older cells have other types, up to three
 GLOBAL or LOCAL indexes of 1-4 key columns where the table allows indexes,
 max_versions > 1 where it has none, TTL), sparse rows written through the
 row API and through the storage (cells expired by TTL, rows whose marker
-expired), the same rows copied into plain tables, a plain table to join
-with, then QUERIES calls of diff.check (differential.sql), each a random
-query over the views: key fixes, ranges, IN, OR, NOT, typed and jsonb
-predicates (->>, ->, ?, @>), IS [NOT] NULL, joins of two views and with
-the plain table, ORDER BY + LIMIT, aggregates, subqueries, CTEs, UNION ALL.
+expired), the rows of the tables' views and of two indexes' views copied
+into plain tables, a plain table to join with, then QUERIES calls of
+diff.check (differential.sql), each a random query over those views: key
+fixes, ranges, IN, = ANY, OR, NOT, typed and jsonb predicates (->>, ->, ?,
+@>, casts), IS [NOT] NULL, conditions on an index's columns, joins of two
+views and with the plain table, ORDER BY + LIMIT, aggregates with GROUP BY
+and HAVING, subqueries, CTEs, UNION ALL, whole rows.
 """
 import base64
 import json
