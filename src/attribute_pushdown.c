@@ -8,95 +8,51 @@
  * or two of them (WHERE attributes->>'status' = 'paid', sum((attributes->>
  * 'amount')::int)) paid for all of them, twice what a plain table's stored
  * jsonb costs.  Before planning, each query level is rewritten: for every
- * view in its FROM (a security-barrier subquery whose output column is
- * ots.row_attributes), each attributes ->> 'name' with a constant name
+ * table's view in its FROM (the view ots made for the table, recognised by
+ * the catalog and its shape: view_shape.c; never a view that merely calls
+ * ots's functions), each attributes ->> 'name' with a constant name
  * becomes a new output column of the view's subquery,
  * ots.row_attribute_text(cells, storage, 'name') (-> becomes
  * ots.row_attribute), and the expression a reference to it.  Both functions
  * return exactly what the expression they replace returns.  Computed
  * inside the subquery, the column is evaluated only for the rows the view
- * shows, after its row rule; PostgreSQL drops the attributes column when
- * nothing else reads it.  A view referenced as a whole row (t.*, row_to_json(t))
- * is left alone: its row type must not change; so is a statement with a
- * locking clause or a data-modifying level, for which the planner copies
- * views as whole rows, and a query level with grouping sets.  Only the
- * query level that names the view is rewritten (not a subquery referring to
- * it from inside).
+ * shows, after its row rule and any row-level security on the storage;
+ * PostgreSQL drops the attributes column when nothing else reads it.  A
+ * view referenced as a whole row (t.*, row_to_json(t)) is left alone: its
+ * row type must not change; so is a statement with a locking clause or a
+ * data-modifying level, for which the planner copies views as whole rows,
+ * and a query level with grouping sets.  Only the query level that names
+ * the view is rewritten (not a subquery referring to it from inside).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
-#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
-#include "parser/parse_func.h"
 #include "utils/fmgroids.h"
-#include "utils/lsyscache.h"
-#include "utils/syscache.h"
 
 #include "attribute_pushdown.h"
 #include "guc.h"
 #include "index_plan.h"
 #include "planner.h"
-
-/* the ots functions involved, looked up once per rewritten statement */
-typedef struct PushdownFuncs
-{
-	Oid			row_attributes;
-	Oid			row_attribute;
-	IndexPlanFuncs index;		/* row_attribute_text, and the typed columns' */
-} PushdownFuncs;
+#include "view_shape.h"
 
 /* one view of a query level, while its expressions are rewritten */
 typedef struct PushdownView
 {
-	const PushdownFuncs *funcs;
-	Query	   *query;
-	Index		rti;
-	RangeTblEntry *rte;
-	AttrNumber	attributes_attno;
-	FuncExpr   *row_attributes; /* the view's call, whose arguments are reused */
+	const OtsViewFuncs *funcs;
+	OtsView		view;
 	List	   *added;			/* TargetEntries added to the view's subquery */
 } PushdownView;
 
-static void pushdown_query(Query *query, const PushdownFuncs *funcs);
-
-/* pushdown_lookup: a function of ots by name and arguments, or InvalidOid */
-static Oid
-pushdown_lookup(const char *name, int nargs, Oid *argtypes)
-{
-	return LookupFuncName(list_make2(makeString("ots"), makeString((char *) name)), nargs,
-						  argtypes, true);
-}
-
-/* pushdown_attributes_column: the view's ots.row_attributes output column, or NULL */
-static TargetEntry *
-pushdown_attributes_column(RangeTblEntry *rte, const PushdownFuncs *funcs)
-{
-	ListCell   *lc;
-
-	if (rte->rtekind != RTE_SUBQUERY || !rte->security_barrier || rte->subquery == NULL ||
-		rte->subquery->commandType != CMD_SELECT || rte->subquery->setOperations != NULL ||
-		rte->subquery->hasAggs || rte->subquery->hasWindowFuncs || rte->subquery->hasTargetSRFs ||
-		rte->subquery->groupClause != NIL || rte->subquery->distinctClause != NIL)
-		return NULL;
-	foreach(lc, rte->subquery->targetList)
-	{
-		TargetEntry *tle = lfirst(lc);
-
-		if (!tle->resjunk && IsA(tle->expr, FuncExpr) &&
-			((FuncExpr *) tle->expr)->funcid == funcs->row_attributes)
-			return tle;
-	}
-	return NULL;
-}
+static void pushdown_query(Query *query, const OtsViewFuncs *funcs);
 
 /* pushdown_column: the view's output column for one name and kind, added once */
 static Var *
 pushdown_column(PushdownView *view, OpExpr *op, Const *name, bool as_text)
 {
-	Oid			funcid = as_text ? view->funcs->index.row_attribute_text : view->funcs->row_attribute;
+	Oid			funcid = as_text ? view->funcs->row_attribute_text : view->funcs->row_attribute;
 	Oid			type = as_text ? TEXTOID : JSONBOID;
 	ListCell   *lc;
 	TargetEntry *tle = NULL;
@@ -112,20 +68,21 @@ pushdown_column(PushdownView *view, OpExpr *op, Const *name, bool as_text)
 	}
 	if (tle == NULL)
 	{
-		Query	   *sub = view->rte->subquery;
+		Query	   *sub = view->view.query;
 
 		call = makeFuncExpr(funcid, type,
-							list_make3(copyObject(linitial(view->row_attributes->args)),
-									   copyObject(lsecond(view->row_attributes->args)),
+							list_make3(copyObject(linitial(view->view.row_attributes->args)),
+									   copyObject(lsecond(view->view.row_attributes->args)),
 									   copyObject(name)),
 							op->opcollid, op->inputcollid, COERCE_EXPLICIT_CALL);
 		tle = makeTargetEntry((Expr *) call, list_length(sub->targetList) + 1,
 							  psprintf("$attribute%d", list_length(view->added) + 1), false);
 		sub->targetList = lappend(sub->targetList, tle);
-		view->rte->eref->colnames = lappend(view->rte->eref->colnames, makeString(tle->resname));
+		view->view.rte->eref->colnames = lappend(view->view.rte->eref->colnames,
+												 makeString(tle->resname));
 		view->added = lappend(view->added, tle);
 	}
-	return makeVar(view->rti, tle->resno, type, -1, op->opcollid, 0);
+	return makeVar(view->view.rti, tle->resno, type, -1, op->opcollid, 0);
 }
 
 /*
@@ -151,7 +108,7 @@ pushdown_mutator(Node *node, PushdownView *view)
 		{
 			Var		   *var = linitial(op->args);
 
-			if (var->varno == view->rti && var->varattno == view->attributes_attno &&
+			if (var->varno == view->view.rti && var->varattno == view->view.attributes_attno &&
 				var->varlevelsup == 0)
 				return (Node *) pushdown_column(view, op, lsecond(op->args),
 												op->opfuncid == F_JSONB_OBJECT_FIELD_TEXT);
@@ -162,7 +119,7 @@ pushdown_mutator(Node *node, PushdownView *view)
 
 /* pushdown_subqueries_walker finds the queries of sublinks, each its own level */
 static bool
-pushdown_subqueries_walker(Node *node, const PushdownFuncs *funcs)
+pushdown_subqueries_walker(Node *node, const OtsViewFuncs *funcs)
 {
 	if (node == NULL)
 		return false;
@@ -176,7 +133,7 @@ pushdown_subqueries_walker(Node *node, const PushdownFuncs *funcs)
 
 /* pushdown_query rewrites one query level, then the levels inside it */
 static void
-pushdown_query(Query *query, const PushdownFuncs *funcs)
+pushdown_query(Query *query, const OtsViewFuncs *funcs)
 {
 	ListCell   *lc;
 	Index		rti = 0;
@@ -184,30 +141,21 @@ pushdown_query(Query *query, const PushdownFuncs *funcs)
 	foreach(lc, query->rtable)
 	{
 		RangeTblEntry *rte = lfirst(lc);
-		TargetEntry *attributes;
 		PushdownView view = {0};
 
 		rti++;
 		/* grouping sets null out grouped columns only: attributes->>'x' must stay an expression of them */
 		if (query->groupingSets != NIL)
 			break;
-		attributes = pushdown_attributes_column(rte, funcs);
-		if (attributes == NULL)
+		if (!view_shape_recognize(rte, rti, funcs, &view.view))
 			continue;
 		if (planner_reads_columns(query, rti, InvalidAttrNumber, InvalidAttrNumber))
 			continue;			/* a whole-row reference: the view's row type must not change */
 		view.funcs = funcs;
-		view.query = query;
-		view.rti = rti;
-		view.rte = rte;
-		view.attributes_attno = attributes->resno;
-		view.row_attributes = (FuncExpr *) attributes->expr;
 		query_tree_mutator(query, pushdown_mutator, &view,
 						   QTW_DONT_COPY_QUERY | QTW_IGNORE_RANGE_TABLE);
 		/* the level's equalities on indexed columns, now columns of the view */
-		if (IsA(lsecond(view.row_attributes->args), Const))
-			index_plan_view(query, rti, rte, &funcs->index,
-							DatumGetObjectId(((Const *) lsecond(view.row_attributes->args))->constvalue));
+		index_plan_view(query, &view.view, funcs);
 	}
 	foreach(lc, query->rtable)
 	{
@@ -269,10 +217,7 @@ pushdown_shape_walker(Node *node, StatementShape *shape)
 void
 attribute_pushdown(Query *query)
 {
-	PushdownFuncs funcs;
-	Oid			args[3];
-	Oid			nsp;
-
+	const OtsViewFuncs *funcs;
 	StatementShape shape = {false, false};
 
 	if (!ots_attribute_pushdown)
@@ -280,21 +225,8 @@ attribute_pushdown(Query *query)
 	(void) pushdown_shape_walker((Node *) query, &shape);
 	if (shape.unsafe || !shape.has_barrier)
 		return;
-	/* ots.cells, looked up where ots lives, never on the search path */
-	nsp = get_namespace_oid("ots", true);
-	if (!OidIsValid(nsp))
+	funcs = view_shape_funcs();
+	if (funcs == NULL)
 		return;
-	args[0] = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("cells"),
-							  ObjectIdGetDatum(nsp));
-	args[1] = REGCLASSOID;
-	args[2] = TEXTOID;
-	funcs.row_attributes = pushdown_lookup("row_attributes", 2, args);
-	funcs.index.row_attribute_text = pushdown_lookup("row_attribute_text", 3, args);
-	funcs.row_attribute = pushdown_lookup("row_attribute", 3, args);
-	funcs.index.row_string = pushdown_lookup("row_string", 3, args);
-	funcs.index.row_integer = pushdown_lookup("row_integer", 3, args);
-	if (!OidIsValid(funcs.row_attributes) || !OidIsValid(funcs.index.row_attribute_text) ||
-		!OidIsValid(funcs.row_attribute))
-		return;
-	pushdown_query(query, &funcs);
+	pushdown_query(query, funcs);
 }

@@ -8,7 +8,8 @@
  * attributes ->> 'seller' = 's1' is a comparison of one of the view's
  * output columns, ots.row_attribute_text(cells, storage, 'seller'), as is
  * one on the typed column, seller = 's1' (ots.row_string(...)).  For
- * each view of a query level, the equalities of the level's WHERE (its
+ * each table's view of a query level (recognised by the catalog and its
+ * shape, view_shape.c), the equalities of the level's WHERE (its
  * top-level AND) on a leftmost prefix of an index's key columns (defined
  * String columns through ->> or their typed column, defined Integer
  * columns through ->> cast to an integer type or their typed column, the
@@ -19,20 +20,36 @@
  * which PostgreSQL plans as a semi-join: the index's storage read by its
  * primary key, then the table's rows by theirs.  The conditions themselves
  * stay where they were, so the answer is the same with or without the
- * index: an index holds an entry for every row that has a value of the
- * column's type there (index_write.c), and its storage is read without its
- * row rule, so expired entries only cost a lookup.  Only values fixed
- * before any row is read (constants, parameters, non-volatile expressions
- * of them) are copied into the view (a security barrier), compared with
- * leak-proof equality operators; no privilege is checked on the index's
- * storage, which only narrows the rows of the table's storage the view
- * reads (whose privileges are checked).  An index being built,
- * or made without the rows before it (include_base_data => false), is not
- * used.  Setting ots.index_scan.
+ * index as long as every row the level can return has an entry:
+ *	 - an index holds an entry for a row exactly when the row's newest cell
+ *	   of each indexed defined column has that column's type (index_write.c;
+ *	   an index is complete only when every row's newest such cell has it);
+ *	   its storage is read without its row rule, so an entry whose row or
+ *	   cells expired only costs a lookup.  So the WHERE must require every
+ *	   indexed defined column of the index, not only those it fixes: a
+ *	   condition that is never true when the column's typed column, its
+ *	   ->> or its -> is NULL (PostgreSQL's find_nonnullable_vars: strict
+ *	   operators and functions, IS NOT NULL, both arms of an OR).  A row
+ *	   lacking the column of a LOCAL (a, n) index never satisfies such a
+ *	   WHERE; WHERE a = 'k' alone does not go through that index.
+ *	 - only values fixed before any row is read (constants, parameters,
+ *	   non-volatile expressions of them) are copied into the view (a
+ *	   security barrier), compared with leak-proof equality operators;
+ *	 - an index being built, or made without the rows before it
+ *	   (include_base_data => false), is not used.
+ * No privilege is checked on the index's storage.  The view is ots's own,
+ * owned by the table's owner, and the plan keeps every check the plan
+ * without the index makes: the caller's on the view's columns the query
+ * reads, and the view owner's (or, security_invoker, the caller's) on the
+ * storage's key columns and cells, from which every column of an index is
+ * computed.  Where row-level security applies to the storage, the index
+ * (which holds every row's entry) is not read at all: EXPLAIN ANALYZE would
+ * count entries of rows the policy hides.  Setting ots.index_scan.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/sysattr.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -51,6 +68,7 @@
 #include "guc.h"
 #include "index_plan.h"
 #include "storage.h"
+#include "view_shape.h"
 
 /* one equality of the WHERE usable on an index column: the column's name, the value */
 typedef struct IndexPlanEq
@@ -105,41 +123,20 @@ index_plan_integer_eq(Oid funcid)
 }
 
 /*
- * index_plan_column_type: the type an output of a view's column function
- * compares as for an index, 0 for none: ->> text (compared as the type of
- * its equality), a typed String or Integer column uncast (its value is the
- * latest cell's when that has the defined type, which is exactly when the
- * row has an entry under it in an index of that column)
- */
-static OtsValueType
-index_plan_column_type(Oid funcid, const IndexPlanFuncs *funcs, bool cast, OtsValueType eq_type)
-{
-	if (funcid == funcs->row_attribute_text)
-		return eq_type;
-	if (cast)
-		return 0;
-	if (funcid == funcs->row_string)
-		return OTS_VT_STRING;
-	if (funcid == funcs->row_integer)
-		return OTS_VT_INTEGER;
-	return 0;
-}
-
-/*
  * index_plan_equality reads one conjunct of the level's WHERE as an
- * equality of view rti's column (an indexed attribute's text, perhaps cast
- * to an integer type, or a key column of the table) with a value; false if
- * it is none
+ * equality of one of the view's columns (an indexed attribute's text,
+ * perhaps cast to an integer type, a typed String or Integer column
+ * uncast, or a key column of the table) with a value; false if it is none
  */
 static bool
-index_plan_equality(Node *qual, Index rti, Query *sub, const IndexPlanFuncs *funcs, IndexPlanEq *eq)
+index_plan_equality(Node *qual, const OtsView *view, const OtsViewFuncs *funcs, IndexPlanEq *eq)
 {
 	OpExpr	   *op;
 	Node	   *col;
 	Node	   *value;
 	bool		cast = false;
 	Var		   *var;
-	TargetEntry *tle;
+	OtsViewColumn column;
 
 	if (!IsA(qual, OpExpr) || list_length(((OpExpr *) qual)->args) != 2)
 		return false;
@@ -163,12 +160,10 @@ index_plan_equality(Node *qual, Index rti, Query *sub, const IndexPlanFuncs *fun
 		cast = true;
 		col = (Node *) ((CoerceViaIO *) col)->arg;
 	}
-	if (!IsA(col, Var) || ((Var *) col)->varno != rti || ((Var *) col)->varlevelsup != 0 ||
+	if (!IsA(col, Var) || ((Var *) col)->varno != view->rti || ((Var *) col)->varlevelsup != 0 ||
 		((Var *) col)->varattno <= 0)
 		return false;
 	var = (Var *) col;
-	if ((tle = get_tle_by_resno(sub->targetList, var->varattno)) == NULL || tle->resjunk)
-		return false;
 	eq->value = (Expr *) value;
 	if (index_plan_integer_eq(op->opfuncid))
 		eq->type = OTS_VT_INTEGER;
@@ -176,28 +171,110 @@ index_plan_equality(Node *qual, Index rti, Query *sub, const IndexPlanFuncs *fun
 		eq->type = OTS_VT_STRING;
 	else
 		return false;
-	/* integers compare by value: the attribute's text cast, or an Integer key column */
+	/* integers compare by value: the attribute's text cast, or an Integer column */
 	if (eq->type == OTS_VT_INTEGER && !cast && var->vartype != INT8OID)
 		return false;
-	if (IsA(tle->expr, FuncExpr) &&
-		index_plan_column_type(((FuncExpr *) tle->expr)->funcid, funcs, cast, eq->type) == eq->type)
+	column = view_shape_column(view, funcs, var->varattno);
+	eq->column = column.name;
+	eq->is_key = column.kind == VIEW_COLUMN_KEY;
+	switch (column.kind)
 	{
-		Const	   *name = lthird(((FuncExpr *) tle->expr)->args);
-
-		if (!IsA(name, Const) || name->constisnull)
+		case VIEW_COLUMN_ATTRIBUTE_TEXT:
+			/* ->> text, compared as the type of its equality */
+			return true;
+		case VIEW_COLUMN_TYPED:
+			/* the latest cell's value when it has the defined type, which is when the row has an entry */
+			return !cast && column.type == eq->type;
+		case VIEW_COLUMN_KEY:
+			return !cast;
+		default:
 			return false;
-		eq->column = TextDatumGetCString(name->constvalue);
-		eq->is_key = false;
-		return true;
 	}
-	/* a key column of the table: the view's column of that name */
-	if (IsA(tle->expr, Var) && !cast && tle->resname != NULL)
+}
+
+/*
+ * index_plan_required: the names of the attribute columns every row the
+ * level returns has (a value in the view's typed column, ->> or -> of that
+ * name): those whose NULL makes the level's WHERE not true
+ */
+static List *
+index_plan_required(Query *query, const OtsView *view, const OtsViewFuncs *funcs)
+{
+	List	   *names = NIL;
+	ListCell   *lc;
+
+	foreach(lc, find_nonnullable_vars(query->jointree->quals))
 	{
-		eq->column = tle->resname;
-		eq->is_key = true;
-		return true;
+		Var		   *var = lfirst(lc);
+		OtsViewColumn column;
+
+		if (var->varno != view->rti || var->varlevelsup != 0 || var->varattno <= 0)
+			continue;
+		column = view_shape_column(view, funcs, var->varattno);
+		if (column.kind == VIEW_COLUMN_TYPED || column.kind == VIEW_COLUMN_ATTRIBUTE_TEXT ||
+			column.kind == VIEW_COLUMN_ATTRIBUTE)
+			names = lappend(names, (char *) column.name);
 	}
+	return names;
+}
+
+/* index_plan_is_key: is name a key column of table t? */
+static bool
+index_plan_is_key(const OtsTable *t, const char *name)
+{
+	for (int j = 0; j < t->npk; j++)
+		if (strcmp(t->pk[j].name, name) == 0)
+			return true;
 	return false;
+}
+
+/*
+ * index_plan_holds_rows: does index idx of base hold an entry for every row
+ * that has the columns named in required?  It does when each of its
+ * indexed defined columns is one of them (its key columns that are base's
+ * are in every entry).
+ */
+static bool
+index_plan_holds_rows(const OtsTable *base, const OtsTable *idx, List *required)
+{
+	ListCell   *lc;
+
+	for (int k = 0; k < idx->index_nkeys; k++)
+	{
+		bool		found = index_plan_is_key(base, idx->pk[k].name);
+
+		foreach(lc, required)
+			found |= strcmp(lfirst(lc), idx->pk[k].name) == 0;
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * index_plan_storage_checked: does the plan check SELECT on every column of
+ * the table's storage an index is computed from (its key columns and its
+ * cells)?  The view ots makes reads them all, so the checks it carries
+ * cover whatever the index holds.
+ */
+static bool
+index_plan_storage_checked(const OtsView *view)
+{
+	const OtsTable *base = view->table;
+	Var		   *cells = linitial(view->row_attributes->args);
+	Bitmapset  *cols = view->storage->selectedCols;
+
+	if ((view->storage->requiredPerms & ACL_SELECT) == 0 ||
+		!bms_is_member(cells->varattno - FirstLowInvalidHeapAttributeNumber, cols))
+		return false;
+	for (int k = 0; k < base->npk; k++)
+	{
+		AttrNumber	attno = get_attnum(base->data_oid, base->pk[k].name);
+
+		if (attno == InvalidAttrNumber || !bms_is_member(attno - FirstLowInvalidHeapAttributeNumber, cols))
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -211,11 +288,9 @@ index_plan_find(List *eqs, const OtsTable *base, const OtsPkColumn *col)
 {
 	OtsValueType type = col->type == OTS_VT_INTEGER ? OTS_VT_INTEGER :
 		col->type == OTS_VT_STRING ? OTS_VT_STRING : 0;
-	bool		is_key = false;
+	bool		is_key = index_plan_is_key(base, col->name);
 	ListCell   *lc;
 
-	for (int j = 0; j < base->npk; j++)
-		is_key |= strcmp(base->pk[j].name, col->name) == 0;
 	foreach(lc, eqs)
 	{
 		IndexPlanEq *eq = lfirst(lc);
@@ -263,9 +338,10 @@ index_plan_sublink(const OtsTable *base, const OtsTable *idx, IndexPlanEq **matc
 	rte->inh = true;
 	rte->inFromCl = true;
 	/*
-	 * no privilege is checked on the index's storage: it only narrows the
-	 * rows of the table's storage the view reads (whose privileges are
-	 * checked, as the view's owner's or, security_invoker, the caller's)
+	 * no privilege is checked on the index's storage: every column of it is
+	 * computed from the key columns and cells of the table's storage, which
+	 * the view reads with SELECT checked (as the view's owner or,
+	 * security_invoker, the caller), and those checks stay in the plan
 	 */
 	rte->requiredPerms = 0;
 	rte->eref = makeAlias("ots_index", colnames);
@@ -327,26 +403,28 @@ index_plan_sublink(const OtsTable *base, const OtsTable *idx, IndexPlanEq **matc
 }
 
 void
-index_plan_view(Query *query, Index rti, RangeTblEntry *rte, const IndexPlanFuncs *funcs,
-				Oid storage_oid)
+index_plan_view(Query *query, const OtsView *view, const OtsViewFuncs *funcs)
 {
-	Query	   *sub = rte->subquery;
+	Query	   *sub = view->query;
+	const OtsTable *base = view->table;
 	List	   *eqs = NIL;
-	const OtsTable *base;
+	List	   *required;
 	const OtsTable *best = NULL;
 	IndexPlanEq *best_matched[OTS_MAX_INDEX_PK_COLUMNS];
 	int			best_n = 0;
-	Index		storage_rti = 0;
 	ListCell   *lc;
 	Node	   *link;
 
-	if (!ots_index_scan || query->jointree == NULL || query->jointree->quals == NULL)
+	/* no row-level security may apply to the storage: the index would read rows it hides */
+	if (!ots_index_scan || base->is_index || base->nindexes == 0 ||
+		view->storage->securityQuals != NIL ||
+		query->jointree == NULL || query->jointree->quals == NULL)
 		return;
 	foreach(lc, make_ands_implicit((Expr *) query->jointree->quals))
 	{
 		IndexPlanEq eq;
 
-		if (index_plan_equality(lfirst(lc), rti, sub, funcs, &eq))
+		if (index_plan_equality(lfirst(lc), view, funcs, &eq))
 		{
 			IndexPlanEq *copy = palloc(sizeof(eq));
 
@@ -356,9 +434,7 @@ index_plan_view(Query *query, Index rti, RangeTblEntry *rte, const IndexPlanFunc
 	}
 	if (eqs == NIL)
 		return;
-	base = catalog_lookup_by_data_oid(storage_oid);
-	if (base == NULL || base->nindexes == 0)
-		return;
+	required = index_plan_required(query, view, funcs);
 	/* the index with the longest prefix of its key fixed; the first such by name */
 	for (int i = 0; i < base->nindexes; i++)
 	{
@@ -366,9 +442,10 @@ index_plan_view(Query *query, Index rti, RangeTblEntry *rte, const IndexPlanFunc
 		IndexPlanEq *matched[OTS_MAX_INDEX_PK_COLUMNS];
 		int			n = 0;
 
-		/* only an index that lists every row can stand for the table */
+		/* only an index that lists every row the level can return can stand for the table */
 		if (idx == NULL || !idx->is_index || idx->index_partial ||
-			!catalog_index_usable(idx, ActiveSnapshotSet() ? GetActiveSnapshot() : NULL))
+			!catalog_index_usable(idx, ActiveSnapshotSet() ? GetActiveSnapshot() : NULL) ||
+			!index_plan_holds_rows(base, idx, required))
 			continue;
 		while (n < idx->index_nkeys && (matched[n] = index_plan_find(eqs, base, &idx->pk[n])) != NULL)
 			n++;
@@ -379,24 +456,11 @@ index_plan_view(Query *query, Index rti, RangeTblEntry *rte, const IndexPlanFunc
 			memcpy(best_matched, matched, sizeof(IndexPlanEq *) * n);
 		}
 	}
-	if (best == NULL)
-		return;
-	/* the table's storage in the view's FROM */
-	foreach(lc, sub->rtable)
-	{
-		RangeTblEntry *r = lfirst(lc);
-
-		if (r->rtekind == RTE_RELATION && r->relid == storage_oid)
-		{
-			storage_rti = foreach_current_index(lc) + 1;
-			break;
-		}
-	}
-	if (storage_rti == 0)
+	if (best == NULL || !index_plan_storage_checked(view))
 		return;
 	/* a relation the planner adds is locked as the rewriter locks the others */
 	LockRelationOid(best->data_oid, AccessShareLock);
-	link = index_plan_sublink(base, best, best_matched, best_n, storage_rti);
+	link = index_plan_sublink(base, best, best_matched, best_n, view->storage_rti);
 	if (link == NULL)
 		return;
 	sub->jointree->quals = make_and_qual(sub->jointree->quals, link);

@@ -10,21 +10,14 @@
 #include "postgres.h"
 #include "nodes/parsenodes.h"
 
-/* the functions of a view's columns an index can serve, looked up once per statement */
-typedef struct IndexPlanFuncs
-{
-	Oid			row_attribute_text; /* attributes ->> 'name', after attribute pushdown */
-	Oid			row_string;		/* a typed String column */
-	Oid			row_integer;	/* a typed Integer column */
-} IndexPlanFuncs;
+#include "view_shape.h"
 
 /*
- * index_plan_view adds, to the subquery of view rti (of the table whose
- * storage is storage_oid) at this query level, the semi-join with the
- * index that serves the level's equalities best, if any does; after
- * attribute pushdown made attributes ->> 'name' the view's columns.
+ * index_plan_view adds, to the subquery of a table's view at this query
+ * level, the semi-join with the index that serves the level's equalities
+ * best, if one holds every row the level can return; after attribute
+ * pushdown made attributes ->> 'name' the view's columns.
  */
-extern void index_plan_view(Query *query, Index rti, RangeTblEntry *rte,
-							const IndexPlanFuncs *funcs, Oid storage_oid);
+extern void index_plan_view(Query *query, const OtsView *view, const OtsViewFuncs *funcs);
 
 #endif							/* OTS_INDEX_PLAN_H */

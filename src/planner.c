@@ -46,6 +46,7 @@
 #include "planner.h"
 #include "storage.h"
 #include "view_plan.h"
+#include "view_shape.h"
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
 static get_relation_info_hook_type prev_get_relation_info_hook = NULL;
@@ -262,6 +263,7 @@ void
 planner_init(void)
 {
 	key_scan_init();
+	view_shape_init();
 	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = planner_rel_pathlist;
 	prev_get_relation_info_hook = get_relation_info_hook;
