@@ -57,7 +57,8 @@ root="$OTS_ROOT"
 #   checks count "bt_bulk$data"'s partitions), cells_roundtrip ("rt$data"'s
 #   cells), transactions ("tx1$data"), leaf_cache ("lc_t$data"),
 #   index_plans (loads "ip$data" directly), security_trap (grants on
-#   "trap_s$data" in the proxy database);
+#   "trap_s$data" in the proxy database), owner_settings (an index on
+#   "t$data");
 # - they write through a table's view, read-only in the proxy database:
 #   sql_view, view_write, view_procedure;
 # - auto_increment: each shard has its own AUTO_INCREMENT sequence, so two
