@@ -14,8 +14,20 @@
  * GUCs cannot change in parallel mode and the read paths are parallel
  * safe; plans cached by SPI record the path they were made under.
  * Statements run inside still qualify every operator and function: the
- * pinned path is the second fence, not the first.  An error inside
- * unwinds both with the (sub)transaction.
+ * pinned path is the second fence, not the first.
+ *
+ * The other way round, what the code inside sets (set_config for the
+ * session or the transaction, a function's SET) ends with it: a GUC nest
+ * level of its own, closed as an abort closes one, as VACUUM closes its
+ * own around index code.  Else a tenant's index expression could put its
+ * schema first on a superuser writer's search_path for the rest of the
+ * session, whose later unqualified names would run the tenant's functions
+ * with the superuser's rights.  A level in which nothing changed opens and
+ * closes legally in parallel mode; closing one costs a loop over every GUC
+ * only in a transaction that has changed a setting (SET or SET LOCAL
+ * earlier in it, a function's SET clause around the call).  An error
+ * inside unwinds the user id, the path and the nest level with the
+ * (sub)transaction, whose abort pops every nest level above its own.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -25,6 +37,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_namespace.h"
 #include "miscadmin.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
@@ -46,7 +59,9 @@ asrole_push_path(void)
 
 /*
  * asrole_enter makes role the current user in a security-restricted
- * operation with search_path pinned, until asrole_leave(saved).
+ * operation with search_path pinned and a GUC nest level of its own, until
+ * asrole_leave(saved).  Pairs nest: leave in the reverse order of enter,
+ * within the (sub)transaction that entered.
  */
 void
 asrole_enter(Oid role, AsRole *saved)
@@ -55,12 +70,18 @@ asrole_enter(Oid role, AsRole *saved)
 	SetUserIdAndSecContext(role, saved->save_sec_context | SECURITY_LOCAL_USERID_CHANGE |
 						   SECURITY_RESTRICTED_OPERATION);
 	asrole_push_path();
+	saved->save_nestlevel = NewGUCNestLevel();
 }
 
-/* asrole_leave restores the user id, security context and search_path */
+/*
+ * asrole_leave undoes every setting changed since asrole_enter (as an
+ * abort would), then restores the search path, user id and security
+ * context
+ */
 void
 asrole_leave(const AsRole *saved)
 {
+	AtEOXact_GUC(false, saved->save_nestlevel);
 	PopOverrideSearchPath();
 	SetUserIdAndSecContext(saved->save_userid, saved->save_sec_context);
 }

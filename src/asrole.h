@@ -14,6 +14,7 @@ typedef struct AsRole
 {
 	Oid			save_userid;
 	int			save_sec_context;
+	int			save_nestlevel; /* the GUC nest level asrole_leave closes */
 } AsRole;
 
 extern void asrole_enter(Oid role, AsRole *saved);

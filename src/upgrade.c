@@ -24,7 +24,6 @@
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
-#include "utils/guc.h"
 #include "utils/lsyscache.h"
 
 #include "asrole.h"
@@ -47,7 +46,6 @@ ots_upgrade_count_as_owner(PG_FUNCTION_ARGS)
 	char	   *query = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	Oid			owner = asrole_owner(relid);
 	AsRole		saved;
-	int			nestlevel;
 	int			ret;
 	bool		isnull = true;
 	int64		count = 0;
@@ -66,7 +64,6 @@ ots_upgrade_count_as_owner(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	asrole_enter(owner, &saved);
-	nestlevel = NewGUCNestLevel();
 	ret = SPI_execute(query, true, 2);
 	if (ret != SPI_OK_SELECT || SPI_processed > 1 || SPI_tuptable->tupdesc->natts != 1 ||
 		SPI_gettypeid(SPI_tuptable->tupdesc, 1) != INT8OID)
@@ -75,7 +72,6 @@ ots_upgrade_count_as_owner(PG_FUNCTION_ARGS)
 				 errmsg("ots.upgrade_count_as_owner needs a query that returns at most one bigint")));
 	if (SPI_processed == 1)
 		count = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	AtEOXact_GUC(false, nestlevel);
 	asrole_leave(&saved);
 	SPI_finish();
 

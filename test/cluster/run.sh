@@ -62,7 +62,7 @@ root="$OTS_ROOT"
 #   cells), transactions ("tx1$data"), leaf_cache ("lc_t$data"),
 #   index_plans (loads "ip$data" directly), security_trap (grants on
 #   "trap_s$data" in the proxy database), planner_security (grants on
-#   "pl_secret$data");
+#   "pl_secret$data"), owner_settings (an index on "t$data");
 # - they write through a table's view, read-only in the proxy database:
 #   sql_view, view_write, view_procedure;
 # - auto_increment: each shard has its own AUTO_INCREMENT sequence, so two
