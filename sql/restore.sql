@@ -2,10 +2,13 @@
 --  1. A row a dump's script loads (a session set up as pg_dump's preamble
 --     sets it: row_security off, an empty search_path, check_function_bodies
 --     off) is a restored row, no new change: no index entry, no stream
---     record (the dump brings them) -- only when the session's role may act
---     as the table's owner.  An ordinary role with INSERT on the storage,
---     directly or through the owner's SECURITY DEFINER function, in such a
---     session, writes ordinary changes.  (test/dump restores every form.)
+--     record (the dump brings them) -- only when both the role writing it
+--     and the session's login role may act as the table's owner, in a
+--     statement of the script itself (pg_restore --role=owner too).  An
+--     ordinary role with INSERT on the storage, directly, through the
+--     owner's SECURITY DEFINER function, through its own SECURITY DEFINER
+--     function the owner calls, or as the role a member of the owner SET
+--     ROLE to, writes ordinary changes.  (test/dump restores every form.)
 --  2. The storage's comment carries the table's definition, which ots
 --     writes; a restore's COMMENT on storage not registered yet registers
 --     the table: only its owner's, only real ots storage, never as an
@@ -26,6 +29,8 @@ $$;
 CREATE ROLE regress_ots_rs_owner LOGIN;
 CREATE ROLE regress_ots_rs_writer LOGIN;
 CREATE ROLE regress_ots_rs_other LOGIN;
+-- logs in as itself, then SET ROLE to the owner (pg_restore --role) or the writer
+CREATE ROLE regress_ots_rs_member LOGIN IN ROLE regress_ots_rs_owner, regress_ots_rs_writer;
 CREATE SCHEMA rs AUTHORIZATION regress_ots_rs_owner;
 GRANT USAGE, CREATE ON SCHEMA rs TO regress_ots_rs_writer, regress_ots_rs_other;
 
@@ -57,7 +62,8 @@ CREATE FUNCTION pg_temp.seen() RETURNS TABLE (k text, stored boolean, indexed bo
 	SELECT x.k, EXISTS (SELECT FROM rs.t WHERE t.k = x.k),
 		   EXISTS (SELECT FROM rs."t_v$data" i WHERE i.k = x.k),
 		   (SELECT count(*) FROM recs WHERE recs.r -> 'primary_key' ->> 'k' = x.k)
-	  FROM unnest(ARRAY['normal', 'writer', 'writer_copy', 'definer', 'owner', 'owner_copy', 'owner_rls_on']) x(k)
+	  FROM unnest(ARRAY['normal', 'writer', 'writer_copy', 'definer', 'owner', 'owner_copy', 'owner_rls_on',
+						'writer_definer', 'owner_definer', 'member_as_writer', 'member_as_owner']) x(k)
 	 ORDER BY x.k
 $$;
 
@@ -101,6 +107,45 @@ SET LOCAL check_function_bodies = off;
 SELECT pg_catalog.set_config('search_path', '', true);
 INSERT INTO rs."t$data" (k, "$cells", "$oldest_ts")
 	VALUES ('owner_rls_on', '{"row_ts": 1000, "cells": {"v": [{"ts": 1000, "value": 1}]}}', 1000);
+COMMIT;
+RESET SESSION AUTHORIZATION;
+-- the writer's SECURITY DEFINER function that sets the preamble itself (its
+-- SET clauses), called by the owner: its rows are the writer's, ordinary
+-- changes, held to the defined types
+SET SESSION AUTHORIZATION regress_ots_rs_writer;
+CREATE FUNCTION rs.writer_helper(k text, v jsonb) RETURNS void LANGUAGE plpgsql SECURITY DEFINER
+	SET row_security = off SET check_function_bodies = off SET search_path = '' AS $$
+BEGIN
+	INSERT INTO rs."t$data" (k, "$cells", "$oldest_ts")
+	VALUES (k, pg_catalog.jsonb_build_object('row_ts', 1000, 'cells',
+			pg_catalog.jsonb_build_object('v', pg_catalog.jsonb_build_array(
+				pg_catalog.jsonb_build_object('ts', 1000, 'value', v))))::pg_catalog.text::ots.cells, 1000);
+END
+$$;
+GRANT EXECUTE ON FUNCTION rs.writer_helper(text, jsonb) TO regress_ots_rs_owner;
+RESET SESSION AUTHORIZATION;
+SET SESSION AUTHORIZATION regress_ots_rs_owner;
+SELECT pg_temp.try($$SELECT rs.writer_helper('writer_wrong_type', '"not an integer"')$$);
+SELECT rs.writer_helper('writer_definer', '1');
+-- the owner's own SECURITY DEFINER function, in a session with the
+-- preamble: a function, not a statement of the script
+BEGIN;
+SELECT pg_catalog.set_config('row_security', 'off', true), pg_catalog.set_config('check_function_bodies', 'off', true),
+	   pg_catalog.set_config('search_path', '', true);
+SELECT rs.owner_insert('owner_definer');
+COMMIT;
+RESET SESSION AUTHORIZATION;
+-- a member of the owner's role logged in as itself: as the owner (SET ROLE,
+-- as pg_restore --role=owner runs) its rows are restored; as the writer,
+-- whom it may also become, they are the writer's changes
+SET SESSION AUTHORIZATION regress_ots_rs_member;
+BEGIN;
+SET LOCAL ROLE regress_ots_rs_writer;
+SELECT pg_temp.dump_insert('member_as_writer');
+COMMIT;
+BEGIN;
+SET LOCAL ROLE regress_ots_rs_owner;
+SELECT pg_temp.dump_insert('member_as_owner');
 COMMIT;
 RESET SESSION AUTHORIZATION;
 SELECT * FROM pg_temp.seen();
@@ -174,3 +219,4 @@ DROP SCHEMA rs CASCADE;
 DROP ROLE regress_ots_rs_owner;
 DROP ROLE regress_ots_rs_writer;
 DROP ROLE regress_ots_rs_other;
+DROP ROLE regress_ots_rs_member;

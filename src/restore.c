@@ -10,7 +10,8 @@
  * row_security off, an empty search_path and check_function_bodies off;
  * a session doing ordinary work does not set all three.  The write point
  * takes the rows such a session loads for restored ones
- * (storage_write_change_kind), and in such a session only:
+ * (storage_write_change_kind) when the table's owner loads them
+ * (restore_loading), and in such a session only:
  * - pg_restore --clean drops the primary key of each leaf and of the
  *   storage before it drops the tables: PostgreSQL 15 refuses it on every
  *   partition ("cannot drop inherited constraint", for any partitioned
@@ -48,8 +49,10 @@
 #include "catalog/pg_extension.h"
 #include "commands/comment.h"
 #include "commands/extension.h"
+#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "tcop/utility.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -57,6 +60,7 @@
 #include "utils/rls.h"
 #include "utils/syscache.h"
 
+#include "asrole.h"
 #include "ddl_guard.h"
 #include "restore.h"
 
@@ -68,6 +72,30 @@ restore_running_dump(void)
 	/* set_config('search_path', '', false) stores "", SET search_path = '' stores "\"\"" */
 	return !row_security && !check_function_bodies && namespace_search_path != NULL &&
 		(strcmp(namespace_search_path, "") == 0 || strcmp(namespace_search_path, "\"\"") == 0);
+}
+
+/*
+ * restore_loading: a dump's script loads its rows with plain statements,
+ * as the role pg_restore logged in as or the role its --role names (which
+ * the login role must be a member of).  Rows count as the owner's restore
+ * only when both the role writing them (the current user) has the owner's
+ * rights and the login role (the session user) is a member of the owner's
+ * role (a superuser is both): a role that could write the table's index
+ * storage and stream log itself.  Never inside a SECURITY DEFINER function
+ * (whoever's: a script's statements call none to load rows, and its SET
+ * clauses can set the preamble for any caller) or a security-restricted
+ * operation (an index expression, a materialized view, run as the owner
+ * of other code).
+ */
+bool
+restore_loading(Oid relid)
+{
+	Oid			owner;
+
+	if (!restore_running_dump() || InLocalUserIdChange() || InSecurityRestrictedOperation())
+		return false;
+	owner = asrole_owner(relid);
+	return has_privs_of_role(GetUserId(), owner) && is_member_of_role(GetSessionUserId(), owner);
 }
 
 /* how deep in top-level DROP statements this backend is (their own DROPs are nested) */

@@ -12,6 +12,13 @@
  */
 extern bool restore_running_dump(void);
 
+/*
+ * restore_loading: are the rows being written now into relation relid
+ * loaded by a statement of a dump's script, run as a role that may act as
+ * the relation's owner?
+ */
+extern bool restore_loading(Oid relid);
+
 extern void restore_init(void);
 
 #endif							/* OTS_RESTORE_H */

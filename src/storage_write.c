@@ -41,7 +41,6 @@
 #include "miscadmin.h"
 #include "replication/logicalworker.h"
 #include "storage/lmgr.h"
-#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -506,16 +505,15 @@ storage_write_rows_leave(Oid relid, const OtsTable *t)
  *	   superuser's choice, for which PostgreSQL fires no ordinary trigger
  *	   either): no stream record; indexes kept.
  *	 - STORAGE_CHANGE_RESTORED: a row a dump's script loads: an insert by
- *	   plain SQL (COPY, INSERT) into storage, in a session that runs a
- *	   dump's script (restore_running_dump) as a role that may act as the
- *	   table's owner (its session user is a member of the owner's role, or
- *	   a superuser; never code running in a security-restricted operation).
- *	   The dump brings the row's index entries and stream records itself,
- *	   in any order: the row writes neither.  Only a role that could write
- *	   the index storage and the stream's log directly makes a row skip
- *	   them; a SECURITY DEFINER function of the owner keeps its caller's
- *	   session user.  (A restore attaches its leaves empty, before the
- *	   storage has its primary key, when ots takes no table to be there
+ *	   plain SQL (COPY, INSERT) into storage by a statement of the script
+ *	   itself, run by the table's owner (restore_loading: the role
+ *	   writing it and the session's login role both may act as the owner;
+ *	   never inside a SECURITY DEFINER function or a security-restricted
+ *	   operation).  The dump brings the row's index entries and stream
+ *	   records itself, in any order: the row writes neither.  Only a role
+ *	   that could write the index storage and the stream's log directly
+ *	   makes a row skip them.  (A restore attaches its leaves empty, before
+ *	   the storage has its primary key, when ots takes no table to be there
  *	   yet: no row joins a table by ATTACH in a restore.)
  *	 - STORAGE_CHANGE_NEW: every other change: ots's own writes, a role
  *	   without the owner's rights, any session doing ordinary work, rows
@@ -531,11 +529,9 @@ storage_write_change_kind(const StorageWrite *w)
 		return STORAGE_CHANGE_REPLICA;
 	if (w->origin != STORAGE_ORIGIN_SQL ||
 		(w->callback != STORAGE_CB_INSERT && w->callback != STORAGE_CB_MULTI_INSERT &&
-		 w->callback != STORAGE_CB_SPECULATIVE) ||
-		!restore_running_dump() || InSecurityRestrictedOperation())
+		 w->callback != STORAGE_CB_SPECULATIVE))
 		return STORAGE_CHANGE_NEW;
-	return is_member_of_role(GetSessionUserId(), asrole_owner(w->storage_oid)) ?
-		STORAGE_CHANGE_RESTORED : STORAGE_CHANGE_NEW;
+	return restore_loading(w->storage_oid) ? STORAGE_CHANGE_RESTORED : STORAGE_CHANGE_NEW;
 }
 
 /*
