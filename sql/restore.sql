@@ -13,6 +13,11 @@
 --     writes; a restore's COMMENT on storage not registered yet registers
 --     the table: only its owner's, only real ots storage, never as an
 --     index of another role's table or with another table's stream id.
+--  3. A DROP of a leaf in such a session takes its rows' index entries
+--     with it, or is refused (a table with a stream), as in any session;
+--     only a leaf whose primary key the session dropped first, as
+--     pg_restore --clean does right before it drops the leaf and its
+--     table, goes without.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS ots;
 \set VERBOSITY terse
@@ -213,6 +218,28 @@ SELECT pg_temp.try(format($$COMMENT ON TABLE rs."u$data" IS %L$$,
 RESET ROLE;
 SELECT table_name FROM ots.tables WHERE schema_name = 'rs' ORDER BY 1;
 SELECT jsonb_array_length(ots.describe_table('rs.t') -> 'index_metas') AS indexes_of_t;
+
+-- 5. a leaf dropped in a session running a dump's script
+SET ROLE regress_ots_rs_owner;
+SELECT ots.create_table('rs.dt', 'k string', partitions => 2, defined_columns => 'v integer');
+SELECT ots.create_index('rs.dt', 'dt_v', '{v}');
+CALL ots.build_index('rs.dt', 'dt_v');
+SELECT count(*) AS put FROM (SELECT ots.put_row('rs.dt', jsonb_build_object('k', 'k' || g), jsonb_build_object('v', g))
+							   FROM generate_series(1, 20) g) p;
+SELECT ots.create_table('rs.ds', 'k string', partitions => 2, stream_enabled => true);
+SELECT (ots.put_row('rs.ds', '{"k": "a"}', '{"v": 1}')).consumed IS NOT NULL AS put;
+BEGIN;
+SELECT pg_catalog.set_config('row_security', 'off', true), pg_catalog.set_config('check_function_bodies', 'off', true),
+	   pg_catalog.set_config('search_path', '', true);
+DROP TABLE rs."dt$p1";
+SELECT pg_temp.try($$DROP TABLE rs."ds$p1"$$);
+-- as pg_restore --clean drops it: its primary key first (a NOTICE), then the leaf
+ALTER TABLE ONLY rs."ds$p1" DROP CONSTRAINT "ds$p1_pkey";
+DROP TABLE rs."ds$p1";
+COMMIT;
+SELECT (SELECT count(*) FROM rs.dt) AS table_rows, (SELECT count(*) FROM rs."dt_v$data") AS index_entries;
+SELECT kind, problem, count(*) FROM ots.verify('rs.dt', amcheck => false) GROUP BY 1, 2 ORDER BY 1, 2;
+RESET ROLE;
 
 SET client_min_messages = warning;
 DROP SCHEMA rs CASCADE;

@@ -1114,7 +1114,11 @@ guard_relation_statement(Node *parsetree, RangeVar *relation)
 
 /*
  * guard_drop_leaf: a DROP is about to take leaf's rows away from its
- * table, whose storage the statement does not drop (guard_leaf_leaving)
+ * table, whose storage the statement does not drop (guard_leaf_leaving).
+ * Not a leaf pg_restore --clean drops right before the table's view and
+ * storage, whose DROP takes the whole ots table with its indexes and
+ * stream (restore_cleaning, src/restore.c): the table's sequence or
+ * stream may be gone already.
  */
 static void
 guard_drop_leaf(Oid leaf, List *dropped_storages, List *dropped_schemas)
@@ -1123,7 +1127,7 @@ guard_drop_leaf(Oid leaf, List *dropped_storages, List *dropped_schemas)
 
 	if (!OidIsValid(storage) || list_member_oid(dropped_storages, storage) ||
 		list_member_oid(dropped_schemas, get_rel_namespace(storage)) ||
-		guard_kind(storage) != GUARD_STORAGE)
+		guard_kind(storage) != GUARD_STORAGE || restore_cleaning(leaf))
 		return;
 	guard_leaf_leaving(storage, leaf, AccessExclusiveLock, "drop a partition");
 }
@@ -1131,11 +1135,7 @@ guard_drop_leaf(Oid leaf, List *dropped_storages, List *dropped_schemas)
 /*
  * guard_drop: DROP TABLE of a leaf without its storage, and DROP SCHEMA
  * ... CASCADE of a schema holding a leaf whose storage lives elsewhere
- * (a leaf may be moved), take rows away from their table.  Not in a
- * session running a dump's script (restore_running_dump): it drops a leaf
- * only for pg_restore --clean, right before the table's view and storage,
- * whose DROP takes the whole ots table with its indexes and stream
- * (src/restore.c).
+ * (a leaf may be moved), take rows away from their table.
  */
 static void
 guard_drop(DropStmt *stmt)
@@ -1145,8 +1145,6 @@ guard_drop(DropStmt *stmt)
 	List	   *schemas = NIL;
 	ListCell   *lc;
 
-	if (restore_running_dump())
-		return;
 	if (stmt->removeType == OBJECT_TABLE)
 	{
 		foreach(lc, stmt->objects)

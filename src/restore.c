@@ -30,11 +30,14 @@
  *   SEQUENCE naming only relations that are gone, some of them that way,
  *   runs as with IF EXISTS (PostgreSQL's NOTICE "... does not exist,
  *   skipping").  A relation of that name made since is dropped as usual.
- * - pg_restore --clean drops each leaf before its table's view and
- *   storage: the storage guard lets such a DROP pass without taking the
- *   leaf's rows out of the table's indexes (or refusing it, on a table with
- *   a stream or on an index's storage), as the whole table goes next
- *   (ddl_guard.c, guard_drop).
+ * - pg_restore --clean then drops each leaf before its table's view and
+ *   storage, when the table's sequence or stream may be gone already.  A
+ *   leaf whose primary key the session asked to drop that way is taken to
+ *   go with its table (restore_cleaning): the storage guard lets its DROP
+ *   pass without loading the table, taking the rows out of its indexes or
+ *   refusing it on a table with a stream or an index's storage
+ *   (ddl_guard.c, guard_drop_leaf), as the whole table goes next.  Any
+ *   other leaf dropped in such a session is handled as in any session.
  * - A database owner's restore runs pg_dump's COMMENT ON EXTENSION ots,
  *   which only the extension's owner may run (the superuser who created
  *   ots).  Giving it the comment it has changes nothing: it is skipped.
@@ -104,20 +107,23 @@ static int	drop_depth = 0;
 /* "schema.name" of the relations a DROP dropped with the one it named, this session */
 static List *dropped_along = NIL;
 
+/* the leaves whose primary key a dump's script asked to drop, this session */
+static List *keys_dropped = NIL;
+
 /*
  * restore_drops_primary_key_only: is stmt ALTER TABLE ... DROP
  * CONSTRAINT of the primary key of a registered ots storage or leaf, and
- * nothing else?
+ * nothing else?  Sets *relid to the relation.
  */
 static bool
-restore_drops_primary_key_only(AlterTableStmt *stmt)
+restore_drops_primary_key_only(AlterTableStmt *stmt, Oid *relid_out)
 {
 	Oid			relid;
 	ListCell   *lc;
 
 	if (stmt->objtype != OBJECT_TABLE || stmt->cmds == NIL)
 		return false;
-	relid = RangeVarGetRelid(stmt->relation, NoLock, true);
+	relid = *relid_out = RangeVarGetRelid(stmt->relation, NoLock, true);
 	if (!OidIsValid(relid) || !ddl_guard_is_storage(relid))
 		return false;
 	foreach(lc, stmt->cmds)
@@ -157,6 +163,30 @@ restore_same_extension_comment(CommentStmt *stmt)
 		return false;
 	current = GetComment(ext, ExtensionRelationId, 0);
 	return current != NULL && stmt->comment != NULL && strcmp(current, stmt->comment) == 0;
+}
+
+/* restore_remember_key_dropped notes a leaf whose primary key a dump's script dropped */
+static void
+restore_remember_key_dropped(Oid relid)
+{
+	MemoryContext old;
+	ListCell   *lc;
+
+	if (!get_rel_relispartition(relid) || list_member_oid(keys_dropped, relid))
+		return;
+	/* leaves gone since are forgotten (their OIDs may come back) */
+	foreach(lc, keys_dropped)
+		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(lfirst_oid(lc))))
+			keys_dropped = foreach_delete_current(keys_dropped, lc);
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	keys_dropped = lappend_oid(keys_dropped, relid);
+	MemoryContextSwitchTo(old);
+}
+
+bool
+restore_cleaning(Oid leaf)
+{
+	return restore_running_dump() && list_member_oid(keys_dropped, leaf);
 }
 
 /* restore_name: "schema OID.name" of a relation a DROP names with its schema, or NULL */
@@ -264,9 +294,12 @@ restore_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 {
 	Node	   *stmt = pstmt->utilityStmt;
 	bool		dump = restore_running_dump();
+	Oid			relid;
 
-	if (dump && IsA(stmt, AlterTableStmt) && restore_drops_primary_key_only((AlterTableStmt *) stmt))
+	if (dump && IsA(stmt, AlterTableStmt) &&
+		restore_drops_primary_key_only((AlterTableStmt *) stmt, &relid))
 	{
+		restore_remember_key_dropped(relid);
 		ereport(NOTICE,
 				(errmsg("the primary key of ots storage table \"%s\" stays until the table is dropped",
 						((AlterTableStmt *) stmt)->relation->relname),

@@ -19,6 +19,13 @@ extern bool restore_running_dump(void);
  */
 extern bool restore_loading(Oid relid);
 
+/*
+ * restore_cleaning: is leaf a partition of ots storage whose primary key
+ * this session's dump script dropped (pg_restore --clean, before it drops
+ * the leaf and then its table)?
+ */
+extern bool restore_cleaning(Oid leaf);
+
 extern void restore_init(void);
 
 #endif							/* OTS_RESTORE_H */

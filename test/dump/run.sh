@@ -50,6 +50,12 @@
 #                            tables, not a superuser, dumps it and restores
 #                            it into a database it owns where a superuser
 #                            created ots
+#   pg_restore_role          pg_restore --role=owner by a role that logs in
+#                            as itself, a member of the owner's role, not a
+#                            superuser, in two steps (--schema-only, then
+#                            --data-only, whose rows must be the owner's
+#                            restored ones: no index entry, no stream
+#                            record of their own)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
@@ -293,5 +299,17 @@ run "$TS_DIR/r_own.log" "$pg_dump" -U dump_owner -Fc -d dump_own -f "$TS_DIR/own
 run "$TS_DIR/r_own.log" "$pg_restore" -U dump_owner -d r_own "$TS_DIR/own.dump" || rc=$?
 check_form pg_dump_database_owner "pg_dump and pg_restore by the owner of the databases and tables, not a superuser" \
 	r_own "$rc" "$TS_DIR/rows.own"
+
+# the same dump restored by a member of the owner's role, logged in as
+# itself, in two steps: the data step loads rows into complete tables
+ts_psql -c "CREATE ROLE dump_member LOGIN IN ROLE dump_owner" >/dev/null
+new_db r_role dump_owner
+ts_psql -d r_role -c "CREATE EXTENSION ots" >/dev/null
+rc=0
+for section in --schema-only --data-only; do
+	run "$TS_DIR/r_role.log" "$pg_restore" -U dump_member --role=dump_owner "$section" -d r_role "$TS_DIR/own.dump" || rc=$?
+done
+check_form pg_restore_role "pg_restore --role=dump_owner --schema-only, then --data-only, by dump_member, a member of it, not a superuser" \
+	r_role "$rc" "$TS_DIR/rows.own"
 
 exit "$status"
