@@ -85,8 +85,10 @@ RESET ROLE;
 -- the C functions PUBLIC may call that take a table: those checked above
 -- and ots's catalog writers (catalog_integrity, secondary_index), purge's
 -- lock and batch (purge_owner) and the index build's batch and launch
--- (secondary_index) and ots.verify's parts (verify) check the caller; the
--- view functions only read the rows the view passes them
+-- (secondary_index), ots.verify's parts (verify) and ots.table_problem
+-- (registration) check the caller; ots.relation_owner says what pg_class
+-- says, or what the caller's own transaction dropped; the view functions
+-- only read the rows the view passes them
 SELECT p.oid::regprocedure AS fn
   FROM pg_proc p
   JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'

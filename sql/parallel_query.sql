@@ -94,6 +94,8 @@ SELECT p.oid::regprocedure AS fn, p.provolatile, p.proparallel
 -- ots.require_preload reads whether ots was preloaded, the same in every process)
 -- (ots.get_shard_iterator and ots.get_stream_record take a stream's shard lock and read
 -- its log with a dirty snapshot: in the leader only, PARALLEL RESTRICTED)
+-- (ots.relation_owner reads the owners of the relations this transaction dropped, which
+-- only the leader noted: PARALLEL RESTRICTED)
 
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;

@@ -60,6 +60,7 @@
 #include "errors.h"
 #include "storage.h"
 #include "stream_storage.h"
+#include "subxact.h"
 
 /* PostgreSQL identifiers hold NAMEDATALEN-1 bytes; a leaf's name is longer by its suffix */
 #define CATALOG_MAX_TABLE_NAME_LEN (NAMEDATALEN - 1 - STORAGE_LEAF_SUFFIX_MAX_LEN)
@@ -118,15 +119,26 @@ static OtsTable *catalog_get(Oid view_oid);
 static void catalog_check_index_of(const OtsTable *t, const OtsTable *idx);
 
 /*
+ * Set while catalog_check_definition checks a definition a role hands in
+ * (the comment a restore gives a storage table): what is wrong is then
+ * that input, not a damaged table.
+ */
+static bool checking_definition = false;
+
+/*
  * catalog_damaged reports metadata or storage that ots did not make: a
- * superuser changed ots.tables or the storage table by hand.
+ * superuser changed ots.tables or the storage table by hand; or, while
+ * checking_definition, a definition ots would not have written (22023).
  */
 #define catalog_damaged(t, ...) \
 	ereport(ERROR, \
-			(errcode(ERRCODE_DATA_CORRUPTED), \
-			 errmsg("ots table %s is damaged: %s", \
+			(errcode(checking_definition ? ERRCODE_INVALID_PARAMETER_VALUE : ERRCODE_DATA_CORRUPTED), \
+			 errmsg(checking_definition ? "invalid definition of ots table %s: %s" : \
+					"ots table %s is damaged: %s", \
 					quote_qualified_identifier((t)->schema_name, (t)->table_name), \
 					psprintf(__VA_ARGS__)), \
+			 checking_definition ? \
+			 errdetail("The comment of its storage table carries this definition.") : \
 			 errhint("Its row in ots.tables or its storage table was changed outside ots's functions.")))
 
 void
@@ -732,6 +744,28 @@ catalog_check_leaf(const OtsTable *t, Oid leaf)
 	if (!catalog_primary_key_is(leaf, keys, nkeys, NULL))
 		catalog_damaged(t, "the primary key of partition %s of its storage table is not a btree on (%s)",
 						name, storage_key_list(t, storage_nkeys(t)));
+}
+
+/*
+ * catalog_check_definition is catalog_read_row of a definition a role hands
+ * in, then catalog_check_storage_shape of t's storage in schema nsp as far
+ * as a restore has made it: anything create_table would not have made is
+ * that input's error (22023), not a damaged table.
+ */
+void
+catalog_check_definition(OtsTable *t, HeapTuple tup, TupleDesc desc, Oid nsp)
+{
+	checking_definition = true;
+	PG_TRY();
+	{
+		catalog_read_row(t, tup, desc);
+		(void) catalog_check_storage_shape(t, nsp, NULL);
+	}
+	PG_FINALLY();
+	{
+		checking_definition = false;
+	}
+	PG_END_TRY();
 }
 
 /* catalog_report_damaged raises catalog_damaged's error for t, saying what */
@@ -1351,6 +1385,7 @@ catalog_may_see_storage(Oid data_oid)
 }
 
 PG_FUNCTION_INFO_V1(ots_table_visible);
+PG_FUNCTION_INFO_V1(ots_table_problem);
 
 /*
  * ots_table_visible is ots.table_visible(schema_name, table_name), the row
@@ -1362,4 +1397,59 @@ ots_table_visible(PG_FUNCTION_ARGS)
 	Oid			nsp = get_namespace_oid(NameStr(*PG_GETARG_NAME(0)), true);
 
 	PG_RETURN_BOOL(OidIsValid(nsp) && catalog_may_see(nsp, NameStr(*PG_GETARG_NAME(1))));
+}
+
+/* what catalog_table_load found: the table, or nothing (not whole) */
+typedef struct TableLoad
+{
+	Oid			view_oid;
+	bool		loaded;
+} TableLoad;
+
+static bool
+catalog_table_load(void *arg)
+{
+	TableLoad  *load = arg;
+
+	load->loaded = catalog_get(load->view_oid) != NULL;
+	return true;
+}
+
+static bool
+catalog_catch_damage(int sqlerrcode)
+{
+	return sqlerrcode == ERRCODE_DATA_CORRUPTED;
+}
+
+/*
+ * ots_table_problem is ots.table_problem(schema_name, table_name): why
+ * registered ots table schema.table_name does not load, or NULL when it
+ * does: it is not whole (its view, storage or primary key missing: a
+ * restore did not make all of it, or a role made only its storage and
+ * comment), or damaged (the error a load raises, caught).  For the calls
+ * that act on every table a role owns, which go on past such a table; the
+ * caller must own it (42501), as only its owner may see all of that.
+ */
+Datum
+ots_table_problem(PG_FUNCTION_ARGS)
+{
+	Oid			nsp = get_namespace_oid(NameStr(*PG_GETARG_NAME(0)), true);
+	Oid			view_oid = OidIsValid(nsp) ? get_relname_relid(NameStr(*PG_GETARG_NAME(1)), nsp) : InvalidOid;
+	TableLoad	load = {view_oid, false};
+	ErrorData  *error;
+	bool		kept;
+
+	if (!catalog_owns(storage_oid(nsp, NameStr(*PG_GETARG_NAME(1)))))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be owner of ots table %s",
+						quote_qualified_identifier(NameStr(*PG_GETARG_NAME(0)), NameStr(*PG_GETARG_NAME(1))))));
+	if (get_rel_relkind(view_oid) != RELKIND_VIEW)
+		PG_RETURN_TEXT_P(cstring_to_text("it is not whole: it has no view (a restore that did not finish?)"));
+	error = subxact_run(catalog_table_load, &load, catalog_catch_damage, &kept);
+	if (error != NULL)
+		PG_RETURN_TEXT_P(cstring_to_text(error->message));
+	if (!load.loaded)
+		PG_RETURN_TEXT_P(cstring_to_text("it is not whole: its storage or the storage's primary key is missing (a restore that did not finish?)"));
+	PG_RETURN_NULL();
 }

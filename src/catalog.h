@@ -140,6 +140,13 @@ extern void catalog_check_column_name(const char *name, int len);
  */
 extern void catalog_read_row(OtsTable *t, HeapTuple tup, TupleDesc desc);
 
+/*
+ * catalog_check_definition: catalog_read_row and catalog_check_storage_shape
+ * of a definition a role hands in (a restore's comment), whose errors are
+ * invalid_parameter_value
+ */
+extern void catalog_check_definition(OtsTable *t, HeapTuple tup, TupleDesc desc, Oid nsp);
+
 /* catalog_defined_column: t's defined column of that name, or NULL */
 extern const OtsDefinedColumn *catalog_defined_column(const OtsTable *t, const char *name,
 														uint32 namelen);

@@ -181,24 +181,34 @@ catalog_write_exec(const char *schema, const char *table, const char *sql, int n
 /*
  * catalog_write_insert is catalog_write_exec of an INSERT into ots.tables:
  * OTSObjectAlreadyExist when the name is registered already (by a
- * concurrent create_table, say).
+ * concurrent create_table, say); 42710 when a concurrent registration took
+ * the stream id the row carries (the index tables_stream_id).
  */
 static void
 catalog_write_insert(const char *schema, const char *table, const char *sql, int nargs,
 					 const Oid *types, Datum *values, const char *nulls, bool check)
 {
+	MemoryContext cxt = CurrentMemoryContext;
+
 	PG_TRY();
 	{
 		catalog_write_exec(schema, table, sql, nargs, types, values, nulls, check);
 	}
 	PG_CATCH();
 	{
-		if (geterrcode() == ERRCODE_UNIQUE_VIOLATION)
-		{
-			FlushErrorState();
-			ots_error(OBJECT_ALREADY_EXIST, "Requested table already exists.");
-		}
-		PG_RE_THROW();
+		ErrorData  *e;
+
+		MemoryContextSwitchTo(cxt);
+		e = CopyErrorData();
+		if (e->sqlerrcode != ERRCODE_UNIQUE_VIOLATION)
+			PG_RE_THROW();
+		FlushErrorState();
+		if (e->constraint_name != NULL && strcmp(e->constraint_name, "tables_stream_id") == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_OBJECT),
+					 errmsg("ots table %s carries the stream id of another ots table",
+							quote_qualified_identifier(schema, table))));
+		ots_error(OBJECT_ALREADY_EXIST, "Requested table already exists.");
 	}
 	PG_END_TRY();
 }
@@ -231,27 +241,46 @@ catalog_write_run(FunctionCallInfo fcinfo, const char *sql, int nargs, const Oid
 }
 
 /*
+ * catalog_write_check_names refuses to register ots table schema.table,
+ * stored in storage, while a relation of another owner has a name the
+ * table takes beside its storage (storage_named_parts: its view, sequence,
+ * stream's log and records): registered, the table would claim it, and
+ * ots acts on those by name.  A view is also run as its owner.
+ */
+static void
+catalog_write_check_names(Oid storage, const char *schema, const char *table)
+{
+	for (int i = 0; i < STORAGE_NAMED_PARTS; i++)
+	{
+		char	   *name = psprintf("%s%s", table, storage_named_parts[i].suffix);
+		Oid			relid = get_relname_relid(name, get_rel_namespace(storage));
+
+		if (OidIsValid(relid) && !storage_is_part(relid, storage))
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("relation %s is not owned by the owner of the storage table of ots table %s",
+							quote_qualified_identifier(schema, name), quote_qualified_identifier(schema, table)),
+					 errdetail("ots table %s takes that name for its %s.",
+							   quote_qualified_identifier(schema, table), storage_named_parts[i].what)));
+	}
+}
+
+/*
  * catalog_write_register runs sql, the INSERT of the row of a table or
  * index whose storage (schema and name: the first two arguments) the caller
- * made and owns, after the checks every registration makes: the view has
- * the storage's owner, the partitions are shaped as ots makes them.
- * OTSObjectAlreadyExist when the name is registered already.  Leaves SPI
- * connected, as catalog_write_run does.
+ * made and owns, after the checks every registration makes: the names it
+ * takes are free or its owner's, the partitions are shaped as ots makes
+ * them.  OTSObjectAlreadyExist when the name is registered already.
+ * Leaves SPI connected, as catalog_write_run does.
  */
 static void
 catalog_write_register(FunctionCallInfo fcinfo, const char *sql, int nargs, const Oid *types)
 {
 	Oid			data_oid = catalog_write_owner(fcinfo, false);
-	Oid			view_oid = get_relname_relid(NameStr(*PG_GETARG_NAME(1)), get_rel_namespace(data_oid));
 	Datum		values[16];
 	char		nulls[16];
 
-	/* create_table makes both as one role; a view is run as its owner */
-	if (OidIsValid(view_oid) && asrole_owner(view_oid) != asrole_owner(data_oid))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("the view of ots table %s is not owned by the owner of its storage table",
-						quote_qualified_identifier(NameStr(*PG_GETARG_NAME(0)), NameStr(*PG_GETARG_NAME(1))))));
+	catalog_write_check_names(data_oid, NameStr(*PG_GETARG_NAME(0)), NameStr(*PG_GETARG_NAME(1)));
 	/* registered, the storage takes only partitions shaped as ots makes them */
 	ddl_guard_check_partitions(data_oid);
 	Assert(nargs <= lengthof(values));
@@ -606,13 +635,17 @@ catalog_write_restore_indexes(Oid nsp, const char *table)
  * the comment right after the storage, whose definition it carries,
  * catalog_write_carry); false when the comment carries none.  Only the
  * storage's owner may (42501), as for create_table, and only a definition
- * catalog_read_row accepts; the storage itself is checked at every load,
+ * catalog_read_row accepts, of storage shaped as it says (22023 otherwise,
+ * catalog_check_definition); the storage itself is checked at every load,
  * once the restore has made all of it.  An index is registered with its
  * table: now if the table is registered already (and has the index's
  * owner), else when the table's own comment comes
  * (catalog_write_restore_indexes; only_index_of, when set, says which
- * table that is).  A stream id another table has is refused: a consumer
- * of that table must never be handed this one's records.
+ * table that is).  The names the table takes beside its storage must be
+ * free or its owner's (catalog_write_check_names).  A stream id another
+ * table has, or another owner's table had, is refused (the trigger
+ * ots.tables_stream_id, src/sql/20_catalog.sql): a consumer of that stream
+ * must never be handed this one's records.
  */
 bool
 catalog_write_restore(Oid storage, const char *comment, const char *only_index_of)
@@ -636,6 +669,7 @@ catalog_write_restore(Oid storage, const char *comment, const char *only_index_o
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("must be owner of ots table %s", quote_qualified_identifier(schema, table))));
+	catalog_write_check_names(storage, schema, table);
 	def = DatumGetJsonbP(DirectFunctionCall1(jsonb_in,
 											 CStringGetDatum(carried + strlen(CATALOG_CARRIER_LINE))));
 	if (!JB_ROOT_IS_OBJECT(def))
@@ -660,27 +694,13 @@ catalog_write_restore(Oid storage, const char *comment, const char *only_index_o
 						 "INSERT INTO ots.tables AS t (schema_name, table_name, " CATALOG_RESTORED_COLUMNS ")"
 						 " SELECT $1, $2, " CATALOG_RESTORED_COLUMNS
 						 " FROM pg_catalog.jsonb_populate_record(NULL::ots.tables, $3) r"
-						 " RETURNING " CATALOG_ROW_COLUMNS ", t.stream_id IS NOT NULL AND EXISTS"
-						 " (SELECT FROM ots.tables o WHERE o.stream_id OPERATOR(pg_catalog.=) t.stream_id"
-						 "  AND (o.schema_name, o.table_name) OPERATOR(pg_catalog.<>) (t.schema_name, t.table_name))",
+						 " RETURNING " CATALOG_ROW_COLUMNS,
 						 3, types, values, NULL, false);
 	memset(&t, 0, sizeof(t));
 	strlcpy(t.schema_name, schema, NAMEDATALEN);
 	strlcpy(t.table_name, table, NAMEDATALEN);
-	catalog_read_row(&t, SPI_tuptable->vals[0], SPI_tuptable->tupdesc);
 	/* real ots storage, as far as a restore has made it yet (the rest: at every load) */
-	catalog_check_storage_shape(&t, nsp, NULL);
-	{
-		bool		isnull;
-
-		if (DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
-									   CATALOG_ROW_NCOLUMNS + 1, &isnull)))
-			ereport(ERROR,
-					(errcode(ERRCODE_DUPLICATE_OBJECT),
-					 errmsg("ots table %s carries the stream id of another ots table",
-							quote_qualified_identifier(schema, table)),
-					 errdetail("Stream id %s is in use.", t.stream_id)));
-	}
+	catalog_check_definition(&t, SPI_tuptable->vals[0], SPI_tuptable->tupdesc, nsp);
 	SPI_finish();
 	if (base == NULL)
 		catalog_write_restore_indexes(nsp, table);

@@ -90,7 +90,6 @@
 #include "ddl_guard.h"
 #include "restore.h"
 #include "storage.h"
-#include "stream_storage.h"
 #include "storage_write.h"
 
 /* what a relation is to ots */
@@ -196,6 +195,19 @@ guard_registered(Oid nsp, const char *table_name)
 	return guard_tables_where(nsp, "table_name", table_name, NULL) != NIL;
 }
 
+/*
+ * guard_part_of: is relid, named as a part of ots table table beside its
+ * storage (in relid's schema), a part of that registered table: has it the
+ * storage's owner (storage_is_part)?
+ */
+static bool
+guard_part_of(Oid relid, const char *table)
+{
+	Oid			nsp = get_rel_namespace(relid);
+
+	return storage_is_part(relid, storage_oid(nsp, table)) && guard_registered(nsp, table);
+}
+
 /* guard_kind: what the relation is to ots (GUARD_NONE for InvalidOid) */
 static GuardKind
 guard_kind(Oid relid)
@@ -208,10 +220,10 @@ guard_kind(Oid relid)
 		return GUARD_NONE;
 	relkind = get_rel_relkind(relid);
 	if (relkind == RELKIND_VIEW)
-		return guard_registered(get_rel_namespace(relid), relname) ? GUARD_VIEW : GUARD_NONE;
+		return guard_part_of(relid, relname) ? GUARD_VIEW : GUARD_NONE;
 	if (relkind == RELKIND_SEQUENCE &&
 		(table = storage_table_of(relname, STORAGE_SEQUENCE_SUFFIX)) != NULL)
-		return guard_registered(get_rel_namespace(relid), table) ? GUARD_SEQUENCE : GUARD_NONE;
+		return guard_part_of(relid, table) ? GUARD_SEQUENCE : GUARD_NONE;
 	if (relkind == RELKIND_PARTITIONED_TABLE &&
 		(table = storage_table_of(relname, STORAGE_SUFFIX)) != NULL &&
 		guard_registered(get_rel_namespace(relid), table))
@@ -654,7 +666,7 @@ guard_index_owner_statements(Oid storage, const char *role)
 			stmts = lappend(stmts, psprintf("ALTER TABLE %s OWNER TO %s",
 											quote_qualified_identifier(nsp, get_rel_name(lfirst_oid(lc))),
 											role));
-		if (name != NULL && OidIsValid(get_relname_relid(name, get_rel_namespace(idx))))
+		if (storage_is_part(get_relname_relid(name, get_rel_namespace(idx)), idx))
 			stmts = lappend(stmts, psprintf("ALTER VIEW %s OWNER TO %s",
 											quote_qualified_identifier(nsp, name), role));
 	}
@@ -662,12 +674,13 @@ guard_index_owner_statements(Oid storage, const char *role)
 }
 
 /*
- * guard_propagate_owner gives the storage's partitions, view and sequence,
- * and its table's secondary indexes, the owner OWNER TO is about to give
- * the storage, by running OWNER TO on
- * each as the current user (so PostgreSQL checks the same rights as for
- * the storage); the statement itself then changes the storage.  It all
- * happens in the statement's transaction, so an error undoes all of it.
+ * guard_propagate_owner gives the storage's partitions, the relations
+ * beside it that are its table's (its view, sequence and stream's:
+ * storage_is_part), and its table's secondary indexes, the owner OWNER TO
+ * is about to give the storage, by running OWNER TO on each as the current
+ * user (so PostgreSQL checks the same rights as for the storage); the
+ * statement itself then changes the storage.  It all happens in the
+ * statement's transaction, so an error undoes all of it.
  */
 static void
 guard_propagate_owner(Oid storage, RoleSpec *newowner)
@@ -675,7 +688,6 @@ guard_propagate_owner(Oid storage, RoleSpec *newowner)
 	const char *role = quote_identifier(get_rolespec_name(newowner));
 	char	   *nsp = get_namespace_name(get_rel_namespace(storage));
 	char	   *name = storage_table_of(get_rel_name(storage), STORAGE_SUFFIX);
-	char	   *seq = psprintf("%s%s", name, STORAGE_SEQUENCE_SUFFIX);
 	List	   *stmts = NIL;
 	ListCell   *lc;
 
@@ -684,20 +696,16 @@ guard_propagate_owner(Oid storage, RoleSpec *newowner)
 										quote_qualified_identifier(get_namespace_name(get_rel_namespace(lfirst_oid(lc))),
 																   get_rel_name(lfirst_oid(lc))),
 										role));
-	if (OidIsValid(get_relname_relid(name, get_rel_namespace(storage))))
-		stmts = lappend(stmts, psprintf("ALTER VIEW %s OWNER TO %s",
-										quote_qualified_identifier(nsp, name), role));
-	if (OidIsValid(get_relname_relid(seq, get_rel_namespace(storage))))
-		stmts = lappend(stmts, psprintf("ALTER SEQUENCE %s OWNER TO %s",
-										quote_qualified_identifier(nsp, seq), role));
-	/* the stream's relations (stream_storage.h) */
-	for (int r = 0; r < 2; r++)
+	for (int i = 0; i < STORAGE_NAMED_PARTS; i++)
 	{
-		char	   *rel = psprintf("%s%s", name, r == 0 ? STREAM_LOG_SUFFIX : STREAM_REC_SUFFIX);
+		char	   *part = psprintf("%s%s", name, storage_named_parts[i].suffix);
+		Oid			relid = get_relname_relid(part, get_rel_namespace(storage));
 
-		if (OidIsValid(get_relname_relid(rel, get_rel_namespace(storage))))
-			stmts = lappend(stmts, psprintf("ALTER TABLE %s OWNER TO %s",
-											quote_qualified_identifier(nsp, rel), role));
+		if (storage_is_part(relid, storage))
+			stmts = lappend(stmts, psprintf("ALTER %s %s OWNER TO %s",
+											get_rel_relkind(relid) == RELKIND_VIEW ? "VIEW" :
+											get_rel_relkind(relid) == RELKIND_SEQUENCE ? "SEQUENCE" : "TABLE",
+											quote_qualified_identifier(nsp, part), role));
 	}
 	stmts = list_concat(stmts, guard_index_owner_statements(storage, role));
 

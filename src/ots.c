@@ -9,6 +9,7 @@
 
 #include "cache.h"
 #include "catalog.h"
+#include "dropped.h"
 #include "guc.h"
 #include "planner.h"
 #include "preload.h"
@@ -36,4 +37,5 @@ _PG_init(void)
 	view_statement_init();
 	view_copy_init();
 	restore_init();
+	dropped_init();
 }

@@ -23,9 +23,11 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
+#include "asrole.h"
 #include "errors.h"
 #include "ots_limits.h"
 #include "storage.h"
+#include "stream_storage.h"
 
 PG_FUNCTION_INFO_V1(ots_hash_prefix_text);
 PG_FUNCTION_INFO_V1(ots_hash_prefix_int8);
@@ -186,6 +188,19 @@ storage_oid(Oid nsp, const char *table_name)
 {
 	return OidIsValid(nsp) ?
 		get_relname_relid(psprintf("%s%s", table_name, STORAGE_SUFFIX), nsp) : InvalidOid;
+}
+
+const StorageNamedPart storage_named_parts[STORAGE_NAMED_PARTS] = {
+	{"", "view"},
+	{STORAGE_SEQUENCE_SUFFIX, "AUTO_INCREMENT sequence"},
+	{STREAM_LOG_SUFFIX, "stream's log"},
+	{STREAM_REC_SUFFIX, "stream's records"},
+};
+
+bool
+storage_is_part(Oid relid, Oid storage)
+{
+	return OidIsValid(relid) && OidIsValid(storage) && asrole_owner(relid) == asrole_owner(storage);
 }
 
 /* storage_name is the quoted, qualified name of t's storage table */

@@ -15,6 +15,10 @@
  *					STORAGE_ACCESS_METHOD
  *	 s."t$seq"		sequence behind an AUTO_INCREMENT column
  *	 s.t			view of the live rows: pk columns, attributes jsonb
+ * (and a stream's "t$log" and "t$rec", stream_storage.h).  The relations
+ * found by name beside the storage (the view, the sequence, the stream's)
+ * are the table's only when they have the storage's owner
+ * (storage_is_part): any role may make a relation of such a name.
  *
  * The stored key of a row is "$hash" (the first hash_prefix_len hex digits
  * of the MD5 of its partition key, as an integer) when the table is
@@ -105,6 +109,22 @@ extern Oid	storage_cells_type(void);
 
 /* storage_oid: the storage table of ots table table_name in schema nsp, or InvalidOid */
 extern Oid	storage_oid(Oid nsp, const char *table_name);
+
+/* the relations of an ots table found by name beside its storage: name suffix, what it is */
+typedef struct StorageNamedPart
+{
+	const char *suffix;
+	const char *what;
+} StorageNamedPart;
+
+#define STORAGE_NAMED_PARTS 4
+extern const StorageNamedPart storage_named_parts[STORAGE_NAMED_PARTS];
+
+/*
+ * storage_is_part: is relation relid, named as a part of the ots table
+ * stored in storage, that table's: has it the storage's owner?
+ */
+extern bool storage_is_part(Oid relid, Oid storage);
 
 /* storage_name: the quoted, qualified name of t's storage table */
 extern char *storage_name(const OtsTable *t);

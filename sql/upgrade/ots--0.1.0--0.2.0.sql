@@ -1679,8 +1679,18 @@ END
 $$;
 COMMENT ON FUNCTION ots.delete_table_internal(name, name) IS 'drops a resolved ots table (internal)';
 
--- a DROP of a table's view or storage drops its indexes too
+-- review of issue 31, finding 2 (defined here, before the drop clean-up below uses it)
+-- ots.relation_owner: the owner of a relation, or of the last relation of
+-- that name this transaction dropped (src/dropped.c).  The relations ots
+-- finds by name beside a table's storage (its view, sequence, stream's log
+-- and records) are the table's only when they have the storage's owner:
+-- the drop clean-up below acts on no other.
+CREATE FUNCTION ots.relation_owner(schema_name name, relation_name name) RETURNS oid
+	AS 'MODULE_PATHNAME', 'ots_relation_owner' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION ots.relation_owner(name, name) IS
+	'the owner of a relation, or of the last one of that name this transaction dropped (internal; the drop clean-up)';
 
+-- a DROP of a table's view or storage drops its indexes too
 CREATE OR REPLACE FUNCTION ots.forget_dropped_tables() RETURNS TABLE (schema_name name, table_name name)
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
 	SET search_path = pg_catalog, pg_temp
@@ -1706,6 +1716,7 @@ BEGIN
 		 WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0
 		   -- a view ots.sync_table_view makes again is not its table dropped
 		   AND d.objid <> ots.view_replaced()
+		   AND ots.relation_owner(s.name, d.object_name) = ots.relation_owner(s.name, o.table_name || '$data')
 		 GROUP BY o.schema_name, o.table_name
 	LOOP
 		-- what ots.expiry_forget removes for delete_table, here by the dropped OID
@@ -2563,13 +2574,15 @@ CREATE FUNCTION ots.stream_drop_storage(schema_name name, table_name name) RETUR
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
+DECLARE
+	rel name;
 BEGIN
-	IF to_regclass(format('%I.%I', schema_name, table_name || '$log')) IS NOT NULL THEN
-		EXECUTE format('DROP TABLE %I.%I', schema_name, table_name || '$log');
-	END IF;
-	IF to_regclass(format('%I.%I', schema_name, table_name || '$rec')) IS NOT NULL THEN
-		EXECUTE format('DROP TABLE %I.%I', schema_name, table_name || '$rec');
-	END IF;
+	FOREACH rel IN ARRAY ARRAY[table_name || '$log', table_name || '$rec']::name[] LOOP
+		IF to_regclass(format('%I.%I', schema_name, rel)) IS NOT NULL
+		   AND ots.relation_owner(schema_name, rel) = ots.relation_owner(schema_name, table_name || '$data') THEN
+			EXECUTE format('DROP TABLE %I.%I', schema_name, rel);
+		END IF;
+	END LOOP;
 END
 $$;
 COMMENT ON FUNCTION ots.stream_drop_storage(name, name) IS
@@ -3085,6 +3098,8 @@ BEGIN
 		   AND d.object_name IN (o.table_name || '$log', o.table_name || '$rec')
 		 WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0 AND d.object_type = 'table'
 		   AND o.stream_id IS NOT NULL
+		   AND ots.relation_owner(d.schema_name, d.object_name)
+			   = ots.relation_owner(d.schema_name, o.table_name || '$data')
 	LOOP
 		UPDATE ots.tables o
 		   SET stream_id = NULL, stream_expiration_hours = NULL, stream_enabled_at = NULL
@@ -3108,18 +3123,22 @@ CREATE OR REPLACE FUNCTION ots.storage_dropped() RETURNS event_trigger
 	AS $$
 DECLARE
 	t record;
+	owner oid;
 BEGIN
 	FOR t IN SELECT f.schema_name, f.table_name FROM ots.forget_dropped_tables() f LOOP
+		owner := ots.relation_owner(t.schema_name, t.table_name || '$data');
 		-- the view of an index whose table went (a table's view goes with its storage), with
 		-- what depends on it: the table it indexes is what the DROP asked to remove
 		IF (SELECT c.relkind FROM pg_class c
-			 WHERE c.oid = to_regclass(format('%I.%I', t.schema_name, t.table_name))) = 'v' THEN
+			 WHERE c.oid = to_regclass(format('%I.%I', t.schema_name, t.table_name))) = 'v'
+		   AND ots.relation_owner(t.schema_name, t.table_name) = owner THEN
 			EXECUTE format('DROP VIEW %I.%I CASCADE', t.schema_name, t.table_name);
 		END IF;
 		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data')) IS NOT NULL THEN
 			EXECUTE format('DROP TABLE %I.%I', t.schema_name, t.table_name || '$data');
 		END IF;
-		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$seq')) IS NOT NULL THEN
+		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$seq')) IS NOT NULL
+		   AND ots.relation_owner(t.schema_name, t.table_name || '$seq') = owner THEN
 			EXECUTE format('DROP SEQUENCE %I.%I', t.schema_name, t.table_name || '$seq');
 		END IF;
 		PERFORM ots.stream_drop_storage(t.schema_name, t.table_name);
@@ -3132,6 +3151,79 @@ END
 $$;
 COMMENT ON FUNCTION ots.storage_dropped() IS
 	'event trigger: dropping an ots table''s view or storage drops the ots table and forgets it (internal)';
+
+-- review of issue 31, findings 2, 3 and 6: a relation found by name beside
+-- a table's storage is the table's only with the storage's owner (the drop
+-- clean-up asks ots.relation_owner, src/dropped.c, defined above); the
+-- calls that act on every table a role owns go on past one that does not
+-- load (ots.table_problem); a stream id is never another table's, now or
+-- before (the index tables_stream_id, ots.retired_streams and the trigger
+-- ots.tables_stream_id).
+-- ots.table_problem: why a registered table does not load (not whole, as a
+-- restore that stopped half way leaves it, or damaged), NULL when it does;
+-- the calls that act on every table a role owns go on past such a table
+CREATE FUNCTION ots.table_problem(schema_name name, table_name name) RETURNS text
+	AS 'MODULE_PATHNAME', 'ots_table_problem' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.table_problem(name, name) IS
+	'why a registered ots table does not load (not whole, or damaged), NULL when it does (internal)';
+
+-- A stream id names one stream of the database for good: a consumer that
+-- holds it must never be handed another table's records.  ots makes new
+-- ones at random, but a restore's comment carries one (catalog_write.c) and
+-- catalog_set_stream takes any, so ots.tables refuses an id another table
+-- has (this index, also against two registrations at once) and one that
+-- was retired from a table of another owner (ots.retired_streams: its
+-- stream disabled or its table dropped).  Its owner's table may take it
+-- again: a restore of that table, after pg_restore --clean, say.
+CREATE UNIQUE INDEX tables_stream_id ON ots.tables (stream_id) WHERE stream_id IS NOT NULL;
+CREATE TABLE ots.retired_streams (
+	stream_id text PRIMARY KEY,
+	-- the owner of the table's storage when the id was retired (NULL: unknown)
+	owner oid
+);
+COMMENT ON TABLE ots.retired_streams IS
+	'stream ids no ots table has any more, with the owner of the last one (only that owner''s tables may take one again)';
+
+-- ots.tables_stream_id: the trigger of ots.tables that keeps that rule:
+-- before a row takes a stream id, refuses one in use or retired from
+-- another owner's table (42710); after a row loses one, retires it
+CREATE FUNCTION ots.tables_stream_id() RETURNS trigger
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF TG_WHEN = 'BEFORE' THEN
+		IF NEW.stream_id IS NOT NULL AND (TG_OP = 'INSERT' OR NEW.stream_id IS DISTINCT FROM OLD.stream_id) THEN
+			IF EXISTS (SELECT FROM ots.tables o WHERE o.stream_id = NEW.stream_id) THEN
+				RAISE EXCEPTION 'ots table %.% carries the stream id of another ots table',
+					quote_ident(NEW.schema_name), NEW.table_name
+					USING ERRCODE = 'duplicate_object', DETAIL = format('Stream id %s is in use.', NEW.stream_id);
+			END IF;
+			IF EXISTS (SELECT FROM ots.retired_streams r
+						WHERE r.stream_id = NEW.stream_id
+						  AND r.owner IS DISTINCT FROM ots.relation_owner(NEW.schema_name, NEW.table_name || '$data')) THEN
+				RAISE EXCEPTION 'ots table %.% carries the stream id of another role''s ots table',
+					quote_ident(NEW.schema_name), NEW.table_name
+					USING ERRCODE = 'duplicate_object',
+						  DETAIL = format('Stream id %s was retired from a table of another owner.', NEW.stream_id);
+			END IF;
+		END IF;
+		RETURN NEW;
+	END IF;
+	IF OLD.stream_id IS NOT NULL AND (TG_OP = 'DELETE' OR NEW.stream_id IS DISTINCT FROM OLD.stream_id) THEN
+		INSERT INTO ots.retired_streams AS r (stream_id, owner)
+		VALUES (OLD.stream_id, ots.relation_owner(OLD.schema_name, OLD.table_name || '$data'))
+		ON CONFLICT (stream_id) DO UPDATE SET owner = excluded.owner;
+	END IF;
+	RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION ots.tables_stream_id() IS
+	'trigger of ots.tables: no stream id another table has or another owner''s table had; ids dropped are retired (internal)';
+CREATE TRIGGER stream_id_taken BEFORE INSERT OR UPDATE OF stream_id ON ots.tables
+	FOR EACH ROW EXECUTE FUNCTION ots.tables_stream_id();
+CREATE TRIGGER stream_id_retired AFTER UPDATE OF stream_id OR DELETE ON ots.tables
+	FOR EACH ROW EXECUTE FUNCTION ots.tables_stream_id();
 
 -- issue 31 items 12-15: every restore path works.  ots.tables and
 -- ots.purge_stats are no part of a dump any more (a database owner's
@@ -3348,6 +3440,7 @@ DECLARE
 	t record;
 	r regclass;
 	qualified text;
+	why text;
 BEGIN
 	-- a table the caller may not see (ots.tables shows it no row) is refused all the same
 	IF verify_tables.table_name IS NOT NULL
@@ -3363,6 +3456,14 @@ BEGIN
 			  ORDER BY o.schema_name COLLATE "C", o.table_name COLLATE "C"
 	LOOP
 		qualified := format('%I.%s', t.schema_name, t.table_name);
+		IF verify_tables.table_name IS NULL THEN
+			why := ots.table_problem(t.schema_name, t.table_name);
+			IF why IS NOT NULL THEN
+				RETURN QUERY SELECT qualified, to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data')),
+									'table'::text, NULL::text, 'the table does not load'::text, why;
+				CONTINUE;
+			END IF;
+		END IF;
 		IF amcheck THEN
 			FOR r IN SELECT x FROM ots.verify_relations(t.schema_name, t.table_name) x LOOP
 				RETURN QUERY SELECT qualified, v.problem_relation, v.kind, v.location, v.problem, v.detail
@@ -3443,7 +3544,9 @@ BEGIN ATOMIC
 	  FROM ots.tables o
 	 WHERE o.auto_increment IS NOT NULL
 	   AND CASE WHEN sync_auto_increment.table_name IS NULL
-				THEN ots.owns_table(o.schema_name, o.table_name)
+				-- every table the caller owns that loads (one that does not is not whole, or damaged)
+				THEN CASE WHEN ots.owns_table(o.schema_name, o.table_name)
+						  THEN ots.table_problem(o.schema_name, o.table_name) IS NULL END
 				ELSE (o.schema_name, o.table_name) IN (SELECT r.schema_name, r.table_name
 														 FROM ots.resolve_name(sync_auto_increment.table_name, false) r)
 		   END
@@ -3452,3 +3555,33 @@ END;
 COMMENT ON FUNCTION ots.sync_auto_increment(text) IS
 	'moves the AUTO_INCREMENT sequence of an ots table (or of every one the caller owns) past the largest value stored, as after a logical replication failover or a restore of rows without their sequence';
 
+-- review of issue 31, finding 3: CALL ots.purge() of every table goes on
+-- past a table that does not load (a WARNING names it)
+CREATE OR REPLACE PROCEDURE ots.purge(table_name text DEFAULT NULL, batch_size integer DEFAULT 1000)
+	LANGUAGE plpgsql
+	AS $$
+DECLARE
+	t pg_catalog.record;
+	problem pg_catalog.text;
+BEGIN
+	IF pg_catalog.pg_is_in_recovery() THEN
+		RAISE NOTICE 'ots.purge does nothing on a standby: the primary purges, replication follows';
+		RETURN;
+	END IF;
+	IF table_name IS NULL THEN
+		FOR t IN SELECT p.schema_name, p.table_name FROM ots.purge_targets() p LOOP
+			-- one table that does not load (not whole, or damaged) stops none of the others
+			problem := ots.table_problem(t.schema_name, t.table_name);
+			IF problem IS NOT NULL THEN
+				RAISE WARNING 'ots table %.% is not purged: %', pg_catalog.quote_ident(t.schema_name), t.table_name,
+					problem;
+				CONTINUE;
+			END IF;
+			CALL ots.purge_table(t.schema_name, t.table_name, batch_size);
+		END LOOP;
+	ELSE
+		SELECT r.schema_name, r.table_name INTO t FROM ots.resolve_name(table_name, false) r;
+		CALL ots.purge_table(t.schema_name, t.table_name, batch_size);
+	END IF;
+END
+$$;

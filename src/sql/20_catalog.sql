@@ -58,6 +58,14 @@ CREATE FUNCTION ots.table_visible(schema_name name, table_name name) RETURNS boo
 COMMENT ON FUNCTION ots.table_visible(name, name) IS
 	'whether the current role may see an ots table: its owner, or USAGE on its schema and a privilege on its view or storage';
 
+-- ots.table_problem: why a registered table does not load (not whole, as a
+-- restore that stopped half way leaves it, or damaged), NULL when it does;
+-- the calls that act on every table a role owns go on past such a table
+CREATE FUNCTION ots.table_problem(schema_name name, table_name name) RETURNS text
+	AS 'MODULE_PATHNAME', 'ots_table_problem' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.table_problem(name, name) IS
+	'why a registered ots table does not load (not whole, or damaged), NULL when it does (internal)';
+
 -- each role reads the rows of the tables it may see; only the functions
 -- below write, as the owner of ots.tables (src/catalog_write.c)
 ALTER TABLE ots.tables ENABLE ROW LEVEL SECURITY;
@@ -109,6 +117,64 @@ CREATE FUNCTION ots.catalog_set_stream(schema_name name, table_name name, stream
 	AS 'MODULE_PATHNAME', 'ots_catalog_set_stream' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION ots.catalog_set_stream(name, name, text, integer) IS
 	'sets the stream of an ots table the caller owns, whose relations ots.stream_sync made (NULLs: none) (internal)';
+
+-- A stream id names one stream of the database for good: a consumer that
+-- holds it must never be handed another table's records.  ots makes new
+-- ones at random, but a restore's comment carries one (catalog_write.c) and
+-- catalog_set_stream takes any, so ots.tables refuses an id another table
+-- has (this index, also against two registrations at once) and one that
+-- was retired from a table of another owner (ots.retired_streams: its
+-- stream disabled or its table dropped).  Its owner's table may take it
+-- again: a restore of that table, after pg_restore --clean, say.
+CREATE UNIQUE INDEX tables_stream_id ON ots.tables (stream_id) WHERE stream_id IS NOT NULL;
+CREATE TABLE ots.retired_streams (
+	stream_id text PRIMARY KEY,
+	-- the owner of the table's storage when the id was retired (NULL: unknown)
+	owner oid
+);
+COMMENT ON TABLE ots.retired_streams IS
+	'stream ids no ots table has any more, with the owner of the last one (only that owner''s tables may take one again)';
+
+-- ots.tables_stream_id: the trigger of ots.tables that keeps that rule:
+-- before a row takes a stream id, refuses one in use or retired from
+-- another owner's table (42710); after a row loses one, retires it
+CREATE FUNCTION ots.tables_stream_id() RETURNS trigger
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF TG_WHEN = 'BEFORE' THEN
+		IF NEW.stream_id IS NOT NULL AND (TG_OP = 'INSERT' OR NEW.stream_id IS DISTINCT FROM OLD.stream_id) THEN
+			IF EXISTS (SELECT FROM ots.tables o WHERE o.stream_id = NEW.stream_id) THEN
+				RAISE EXCEPTION 'ots table %.% carries the stream id of another ots table',
+					quote_ident(NEW.schema_name), NEW.table_name
+					USING ERRCODE = 'duplicate_object', DETAIL = format('Stream id %s is in use.', NEW.stream_id);
+			END IF;
+			IF EXISTS (SELECT FROM ots.retired_streams r
+						WHERE r.stream_id = NEW.stream_id
+						  AND r.owner IS DISTINCT FROM ots.relation_owner(NEW.schema_name, NEW.table_name || '$data')) THEN
+				RAISE EXCEPTION 'ots table %.% carries the stream id of another role''s ots table',
+					quote_ident(NEW.schema_name), NEW.table_name
+					USING ERRCODE = 'duplicate_object',
+						  DETAIL = format('Stream id %s was retired from a table of another owner.', NEW.stream_id);
+			END IF;
+		END IF;
+		RETURN NEW;
+	END IF;
+	IF OLD.stream_id IS NOT NULL AND (TG_OP = 'DELETE' OR NEW.stream_id IS DISTINCT FROM OLD.stream_id) THEN
+		INSERT INTO ots.retired_streams AS r (stream_id, owner)
+		VALUES (OLD.stream_id, ots.relation_owner(OLD.schema_name, OLD.table_name || '$data'))
+		ON CONFLICT (stream_id) DO UPDATE SET owner = excluded.owner;
+	END IF;
+	RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION ots.tables_stream_id() IS
+	'trigger of ots.tables: no stream id another table has or another owner''s table had; ids dropped are retired (internal)';
+CREATE TRIGGER stream_id_taken BEFORE INSERT OR UPDATE OF stream_id ON ots.tables
+	FOR EACH ROW EXECUTE FUNCTION ots.tables_stream_id();
+CREATE TRIGGER stream_id_retired AFTER UPDATE OF stream_id OR DELETE ON ots.tables
+	FOR EACH ROW EXECUTE FUNCTION ots.tables_stream_id();
 CREATE FUNCTION ots.catalog_lock_options(schema_name name, table_name name)
 	RETURNS TABLE (time_to_live bigint, max_versions integer)
 	AS 'MODULE_PATHNAME', 'ots_catalog_lock_options' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE ROWS 1;

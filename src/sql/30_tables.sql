@@ -801,7 +801,9 @@ BEGIN ATOMIC
 	  FROM ots.tables o
 	 WHERE o.auto_increment IS NOT NULL
 	   AND CASE WHEN sync_auto_increment.table_name IS NULL
-				THEN ots.owns_table(o.schema_name, o.table_name)
+				-- every table the caller owns that loads (one that does not is not whole, or damaged)
+				THEN CASE WHEN ots.owns_table(o.schema_name, o.table_name)
+						  THEN ots.table_problem(o.schema_name, o.table_name) IS NULL END
 				ELSE (o.schema_name, o.table_name) IN (SELECT r.schema_name, r.table_name
 														 FROM ots.resolve_name(sync_auto_increment.table_name, false) r)
 		   END

@@ -46,18 +46,22 @@ $$;
 COMMENT ON FUNCTION ots.stream_create_storage(name, name) IS
 	'creates the log and records of an ots table''s new stream (internal)';
 
--- ots.stream_drop_storage: a stream's relations, if there are any
+-- ots.stream_drop_storage: a stream's relations, if there are any (with
+-- the owner of the table's storage, which may be gone already: the owner it
+-- had, ots.relation_owner)
 CREATE FUNCTION ots.stream_drop_storage(schema_name name, table_name name) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
+DECLARE
+	rel name;
 BEGIN
-	IF to_regclass(format('%I.%I', schema_name, table_name || '$log')) IS NOT NULL THEN
-		EXECUTE format('DROP TABLE %I.%I', schema_name, table_name || '$log');
-	END IF;
-	IF to_regclass(format('%I.%I', schema_name, table_name || '$rec')) IS NOT NULL THEN
-		EXECUTE format('DROP TABLE %I.%I', schema_name, table_name || '$rec');
-	END IF;
+	FOREACH rel IN ARRAY ARRAY[table_name || '$log', table_name || '$rec']::name[] LOOP
+		IF to_regclass(format('%I.%I', schema_name, rel)) IS NOT NULL
+		   AND ots.relation_owner(schema_name, rel) = ots.relation_owner(schema_name, table_name || '$data') THEN
+			EXECUTE format('DROP TABLE %I.%I', schema_name, rel);
+		END IF;
+	END LOOP;
 END
 $$;
 COMMENT ON FUNCTION ots.stream_drop_storage(name, name) IS

@@ -658,6 +658,7 @@ CREATE PROCEDURE ots.purge(table_name text DEFAULT NULL, batch_size integer DEFA
 	AS $$
 DECLARE
 	t pg_catalog.record;
+	problem pg_catalog.text;
 BEGIN
 	IF pg_catalog.pg_is_in_recovery() THEN
 		RAISE NOTICE 'ots.purge does nothing on a standby: the primary purges, replication follows';
@@ -665,6 +666,13 @@ BEGIN
 	END IF;
 	IF table_name IS NULL THEN
 		FOR t IN SELECT p.schema_name, p.table_name FROM ots.purge_targets() p LOOP
+			-- one table that does not load (not whole, or damaged) stops none of the others
+			problem := ots.table_problem(t.schema_name, t.table_name);
+			IF problem IS NOT NULL THEN
+				RAISE WARNING 'ots table %.% is not purged: %', pg_catalog.quote_ident(t.schema_name), t.table_name,
+					problem;
+				CONTINUE;
+			END IF;
 			CALL ots.purge_table(t.schema_name, t.table_name, batch_size);
 		END LOOP;
 	ELSE

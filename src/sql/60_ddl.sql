@@ -47,12 +47,23 @@ CREATE FUNCTION ots.view_replaced() RETURNS oid
 COMMENT ON FUNCTION ots.view_replaced() IS
 	'the table view being made again in this transaction, or 0 (internal)';
 
+-- ots.relation_owner: the owner of a relation, or of the last relation of
+-- that name this transaction dropped (src/dropped.c).  The relations ots
+-- finds by name beside a table's storage (its view, sequence, stream's log
+-- and records) are the table's only when they have the storage's owner:
+-- the drop clean-up below acts on no other.
+CREATE FUNCTION ots.relation_owner(schema_name name, relation_name name) RETURNS oid
+	AS 'MODULE_PATHNAME', 'ots_relation_owner' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION ots.relation_owner(name, name) IS
+	'the owner of a relation, or of the last one of that name this transaction dropped (internal; the drop clean-up)';
+
 -- ots.forget_dropped_tables: the ots tables whose view or storage the
 -- current DROP removed, and the indexes of those tables, after removing
 -- their metadata, purge job, purge statistics and activity counters.  SECURITY DEFINER, as ots's catalog is
 -- not the dropping role's to write; it acts only on what
 -- pg_event_trigger_dropped_objects() reports, so it does nothing outside
--- an sql_drop event trigger (it raises an error there).
+-- an sql_drop event trigger (it raises an error there).  A dropped view
+-- named as a table's is its view only with its storage's owner.
 CREATE FUNCTION ots.forget_dropped_tables() RETURNS TABLE (schema_name name, table_name name)
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
 	SET search_path = pg_catalog, pg_temp
@@ -78,6 +89,7 @@ BEGIN
 		 WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0
 		   -- a view ots.sync_table_view makes again is not its table dropped
 		   AND d.objid <> ots.view_replaced()
+		   AND ots.relation_owner(s.name, d.object_name) = ots.relation_owner(s.name, o.table_name || '$data')
 		 GROUP BY o.schema_name, o.table_name
 	LOOP
 		-- what ots.expiry_forget removes for delete_table, here by the dropped OID
@@ -109,10 +121,10 @@ COMMENT ON FUNCTION ots.forget_dropped_tables() IS
 	'in an sql_drop event trigger: forgets the ots tables whose view or storage was dropped (internal)';
 
 -- ots.forget_dropped_streams: the ots tables one of whose stream's
--- relations ("$log", "$rec") the current DROP removed: their stream is
--- disabled (every session stops writing it) and returned, so the rest of it
--- goes too.  SECURITY DEFINER, and only in an sql_drop event trigger, as
--- ots.forget_dropped_tables.
+-- relations ("$log", "$rec", with the storage's owner) the current DROP
+-- removed: their stream is disabled (every session stops writing it) and
+-- returned, so the rest of it goes too.  SECURITY DEFINER, and only in an
+-- sql_drop event trigger, as ots.forget_dropped_tables.
 CREATE FUNCTION ots.forget_dropped_streams() RETURNS TABLE (schema_name name, table_name name)
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
 	SET search_path = pg_catalog, pg_temp
@@ -128,6 +140,8 @@ BEGIN
 		   AND d.object_name IN (o.table_name || '$log', o.table_name || '$rec')
 		 WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0 AND d.object_type = 'table'
 		   AND o.stream_id IS NOT NULL
+		   AND ots.relation_owner(d.schema_name, d.object_name)
+			   = ots.relation_owner(d.schema_name, o.table_name || '$data')
 	LOOP
 		UPDATE ots.tables o
 		   SET stream_id = NULL, stream_expiration_hours = NULL, stream_enabled_at = NULL
@@ -148,9 +162,10 @@ COMMENT ON FUNCTION ots.forget_dropped_streams() IS
 -- ots.storage_dropped: a DROP of an ots table's view or storage drops the
 -- ots table and its indexes: their bookkeeping is forgotten, and what the
 -- DROP left of them (the storage when only the view went, the
--- AUTO_INCREMENT sequence, an index's view and storage, the stream) is
--- dropped with the rights of the role that dropped the rest.  A DROP of a
--- stream's log or records disables the stream.
+-- AUTO_INCREMENT sequence, an index's view and storage, the stream; each
+-- with the storage's owner, ots.relation_owner) is dropped with the rights
+-- of the role that dropped the rest.  A DROP of a stream's log or records
+-- disables the stream.
 -- ots.delete_table forgets the table first, so this finds nothing to do.
 CREATE FUNCTION ots.storage_dropped() RETURNS event_trigger
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -158,18 +173,22 @@ CREATE FUNCTION ots.storage_dropped() RETURNS event_trigger
 	AS $$
 DECLARE
 	t record;
+	owner oid;
 BEGIN
 	FOR t IN SELECT f.schema_name, f.table_name FROM ots.forget_dropped_tables() f LOOP
+		owner := ots.relation_owner(t.schema_name, t.table_name || '$data');
 		-- the view of an index whose table went (a table's view goes with its storage), with
 		-- what depends on it: the table it indexes is what the DROP asked to remove
 		IF (SELECT c.relkind FROM pg_class c
-			 WHERE c.oid = to_regclass(format('%I.%I', t.schema_name, t.table_name))) = 'v' THEN
+			 WHERE c.oid = to_regclass(format('%I.%I', t.schema_name, t.table_name))) = 'v'
+		   AND ots.relation_owner(t.schema_name, t.table_name) = owner THEN
 			EXECUTE format('DROP VIEW %I.%I CASCADE', t.schema_name, t.table_name);
 		END IF;
 		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data')) IS NOT NULL THEN
 			EXECUTE format('DROP TABLE %I.%I', t.schema_name, t.table_name || '$data');
 		END IF;
-		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$seq')) IS NOT NULL THEN
+		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$seq')) IS NOT NULL
+		   AND ots.relation_owner(t.schema_name, t.table_name || '$seq') = owner THEN
 			EXECUTE format('DROP SEQUENCE %I.%I', t.schema_name, t.table_name || '$seq');
 		END IF;
 		PERFORM ots.stream_drop_storage(t.schema_name, t.table_name);

@@ -55,7 +55,8 @@ $$;
 COMMENT ON FUNCTION ots.verify_relations(name, name) IS
 	'the relations of an ots table amcheck checks: leaves of its storage and its indexes'', its stream''s relations, their TOAST (internal: ots.verify)';
 
--- ots.verify_tables: ots.verify of a resolved table, or of every table the caller owns (NULLs)
+-- ots.verify_tables: ots.verify of a resolved table, or of every table the
+-- caller owns (NULLs), where one that does not load is a problem of its own
 CREATE FUNCTION ots.verify_tables(schema_name name, table_name name, amcheck boolean)
 	RETURNS TABLE (ots_table text, relation regclass, kind text, location text, problem text,
 				   detail text)
@@ -66,6 +67,7 @@ DECLARE
 	t record;
 	r regclass;
 	qualified text;
+	why text;
 BEGIN
 	-- a table the caller may not see (ots.tables shows it no row) is refused all the same
 	IF verify_tables.table_name IS NOT NULL
@@ -81,6 +83,14 @@ BEGIN
 			  ORDER BY o.schema_name COLLATE "C", o.table_name COLLATE "C"
 	LOOP
 		qualified := format('%I.%s', t.schema_name, t.table_name);
+		IF verify_tables.table_name IS NULL THEN
+			why := ots.table_problem(t.schema_name, t.table_name);
+			IF why IS NOT NULL THEN
+				RETURN QUERY SELECT qualified, to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data')),
+									'table'::text, NULL::text, 'the table does not load'::text, why;
+				CONTINUE;
+			END IF;
+		END IF;
 		IF amcheck THEN
 			FOR r IN SELECT x FROM ots.verify_relations(t.schema_name, t.table_name) x LOOP
 				RETURN QUERY SELECT qualified, v.problem_relation, v.kind, v.location, v.problem, v.detail
