@@ -30,6 +30,7 @@
 #include "utils/memutils.h"
 #include "utils/syscache.h"
 
+#include "asrole.h"
 #include "dropped.h"
 
 /* a relation this transaction dropped */
@@ -115,15 +116,7 @@ ots_relation_owner(PG_FUNCTION_ARGS)
 	ListCell   *lc;
 
 	if (OidIsValid(relid))
-	{
-		HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-
-		if (HeapTupleIsValid(tup))
-		{
-			owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
-			ReleaseSysCache(tup);
-		}
-	}
+		owner = asrole_owner(relid);
 	else if (dropped_lxid == MyProc->lxid)
 		foreach(lc, dropped)
 		{
