@@ -318,11 +318,15 @@ report() {
 	fi
 	echo "test $name ... FAILED ($how)"
 	printf '  %s\n' "${problems[@]}"
-	if [ "$from" = "$to" ] && [ "$changed" = 1 ]; then
+	if [ "$changed" = 1 ] && [ "$from" = "$to" ]; then
 		echo "  The install script of $ext $to changed since it was frozen in test/upgrade/$ext--$from.sql."
 		echo "  If $to was released: bump default_version and put the change in"
 		echo "  sql/upgrade/$ext--$to--<new>.sql (docs/development.md, Releases). If it was not released yet:"
 		echo "  tools/freeze_release $to"
+	elif [ "$changed" = 1 ]; then
+		echo "  A change of $to belongs in sql/upgrade/$ext--<previous>--$to.sql too (docs/development.md,"
+		echo "  Releases). A fix of $from merged after $from was frozen, before it shipped, is frozen with it:"
+		echo "  tools/freeze_release $from"
 	fi
 	status=1
 }
