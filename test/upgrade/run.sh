@@ -29,7 +29,10 @@
 #      (data_after.sql, then data_after_<V>.sql, in one session, against
 #      data_after_<V>.out), then ots.verify finds no problem in them; a dump
 #      of the updated database restores them;
-#   5. restores a dump of a table made by V into the current release;
+#   5. restores into the current release a dump of a table made by V (whose
+#      view then takes writes) and, where V keeps leaves on the ots access
+#      method, V's dump of upg_<V>_data (the same tables, rows and stream
+#      records; ots.verify finds nothing);
 #   6. where the release let a role other than the extension's owner write
 #      ots.tables, untrusted_<V>.sql must exist: unprivileged roles plant rows
 #      in it in upg_<V>_untrusted and upg_<V>_untrusted_columns before the
@@ -307,8 +310,7 @@ $(head -n 40 "$TS_DIR/$kind.diff")") ;;
 }
 
 # report NAME EXT FROM OK-TEXT: the result line of one release, with its
-# problems and, when the current version's own frozen script no longer
-# matches, what to do
+# problems and, when its objects differ from a fresh install's, what to do
 report() {
 	local name="$1" ext="$2" from="$3" ok="$4" to
 	to="$(control_version "$ext")"
