@@ -764,6 +764,35 @@ typedef struct BatchBulkRow
 	uint32		write_size;		/* key and cells, for capacity units */
 } BatchBulkRow;
 
+/* batch_put_attributes: a PUT row's attributes (NULL: none) */
+static Jsonb *
+batch_put_attributes(const BatchRow *row)
+{
+	JsonbValue	attrs;
+
+	if (batch_field(row->row, "attributes", &attrs) == NULL || attrs.type == jbvNull)
+		return NULL;
+	return JsonbValueToJsonb(&attrs);
+}
+
+/* the PUT rows of a bulk write, for what they write over stored rows */
+typedef struct BatchBulkPuts
+{
+	const OtsTable *t;
+	int64		now_ms;			/* the moment their cells were validated and stamped */
+	const BatchRow **rows;		/* rows[i]: put i's row */
+} BatchBulkPuts;
+
+/* batch_bulk_put_over: put i's row_write_put_over (RowstoreReplacing) */
+static struct varlena *
+batch_bulk_put_over(void *arg, int i, const struct varlena *old, int64 *oldest_ts)
+{
+	const BatchBulkPuts *puts = arg;
+
+	return row_write_put_over(puts->t, batch_put_attributes(puts->rows[i]), puts->now_ms, old,
+							  oldest_ts);
+}
+
 /*
  * batch_bulk_validate parses and validates one row of the bulk path in
  * rowctx: its key, and a PUT's cells, encoded for storage in the caller's
@@ -780,7 +809,6 @@ batch_bulk_validate(const OtsTable *t, const BatchRow *row, int64 now_ms, Memory
 
 	PG_TRY();
 	{
-		JsonbValue	attrs;
 		uint32		cells_size = 0;
 
 		MemoryContextSwitchTo(rowctx);
@@ -790,10 +818,8 @@ batch_bulk_validate(const OtsTable *t, const BatchRow *row, int64 now_ms, Memory
 		{
 			struct varlena *built;
 
-			built = row_write_new_row_cells(t,
-											batch_field(row->row, "attributes", &attrs) != NULL &&
-											attrs.type != jbvNull ? JsonbValueToJsonb(&attrs) : NULL,
-											now_ms, &out->oldest_ts, &cells_size);
+			built = row_write_new_row_cells(t, batch_put_attributes(row), now_ms,
+											&out->oldest_ts, &cells_size);
 			out->cells = MemoryContextAlloc(callerctx, VARSIZE(built));
 			memcpy(out->cells, built, VARSIZE(built));
 		}
@@ -842,9 +868,13 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 	int64		write_cu = 0;
 	AclMode		mode = 0;
 	MemoryContext rowctx;
+	BatchBulkPuts puts;
 
 	if (t == NULL || t->auto_increment_col >= 0 || t->is_index)
 		return false;
+	puts.t = t;
+	puts.now_ms = now_ms;
+	puts.rows = palloc(sizeof(BatchRow *) * nrows);
 	nkeys = storage_nkeys(t);
 	for (int r = 0; r < nrows; r++)
 		mode |= row_write_privileges(rows[r].type->kind);
@@ -876,6 +906,7 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 			{
 				cells[i] = PointerGetDatum(row.cells);
 				oldest[i] = Int64GetDatum(row.oldest_ts);
+				puts.rows[i] = &rows[r];
 			}
 			consumed.write = request_cu(row.write_size);
 			write_cu += consumed.write;
@@ -886,7 +917,7 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 	}
 	MemoryContextDelete(rowctx);
 	if (nputs > 0)
-		rowstore_put_many(t, nputs, put_keys, cells, oldest);
+		rowstore_put_many(t, nputs, put_keys, cells, oldest, batch_bulk_put_over, &puts);
 	if (ndels > 0)
 		rowstore_delete_many(t, ndels, del_keys);
 	stats_count(t, 0, nputs + ndels, 0, write_cu);
