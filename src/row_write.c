@@ -429,7 +429,7 @@ row_write_give_up(void)
 }
 
 static struct varlena *row_put_over(void *arg, int row, const struct varlena *old,
-								   int64 *oldest_ts);
+								   int64 *oldest_ts, bool *keep);
 
 /*
  * row_put_unconditional writes an unconditional PutRow, which reads nothing
@@ -631,9 +631,12 @@ row_write_put_over(const OtsTable *t, Jsonb *attributes, int64 now_ms,
 	return row_write_put_cells(t, parsed, count, stamp, oldest_ts);
 }
 
-/* row_put_over: put_row's row_write_put_over (RowstoreReplacing) */
+/*
+ * row_put_over: put_row's row_write_put_over (RowstoreReplacing); an error
+ * (no stamp past the marker) is the call's
+ */
 static struct varlena *
-row_put_over(void *arg, int row, const struct varlena *old, int64 *oldest_ts)
+row_put_over(void *arg, int row, const struct varlena *old, int64 *oldest_ts, bool *keep)
 {
 	RowWrite   *w = arg;
 

@@ -715,8 +715,8 @@ rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 /*
  * rowstore_put writes a row whatever is stored under its key, as an
  * unconditional PutRow: over the newest version, with the cells replacing
- * returns for it (no replacing, or NULL from it: the cells given), else as
- * a new row.  False, having written nothing, when a concurrent writer
+ * returns for it (no replacing, or NULL from it: the cells given; nothing
+ * when it says keep), else as a new row.  False, having written nothing, when a concurrent writer
  * replaced or deleted that version, or inserted the key, first: the caller
  * tries again.  key->found tells whether a stored row was replaced.
  */
@@ -727,11 +727,12 @@ rowstore_put(RowKey *key, struct varlena *cells, int64 oldest_ts,
 	struct varlena *old = rowstore_fetch(key, true);
 	struct varlena *over;
 	int64		over_oldest = oldest_ts;
+	bool		keep = false;
 
 	if (old == NULL)
 		return rowstore_insert(key, cells, oldest_ts, true);
-	over = replacing != NULL ? replacing(arg, row, old, &over_oldest) : NULL;
-	return rowstore_update(key, over != NULL ? over : cells, over_oldest);
+	over = replacing != NULL ? replacing(arg, row, old, &over_oldest, &keep) : NULL;
+	return keep || rowstore_update(key, over != NULL ? over : cells, over_oldest);
 }
 
 /*

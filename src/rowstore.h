@@ -59,10 +59,11 @@ extern void rowstore_insert_plain(const RowKey *key, struct varlena *cells, int6
 /*
  * RowstoreReplacing: the cells a put writes in place of its row's stored
  * cells old, with their "$oldest_ts"; NULL: the cells it was given.  row is
- * the row's number among the caller's (0 for a single row).
+ * the row's number among the caller's (0 for a single row).  *keep: write
+ * nothing over old (the put failed for that row, and the caller says so).
  */
 typedef struct varlena *(*RowstoreReplacing) (void *arg, int row, const struct varlena *old,
-											  int64 *oldest_ts);
+											  int64 *oldest_ts, bool *keep);
 
 /*
  * rowstore_put writes a row as an unconditional PutRow: over the newest
