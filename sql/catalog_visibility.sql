@@ -86,7 +86,9 @@ RESET ROLE;
 -- and ots's catalog writers (catalog_integrity, secondary_index), purge's
 -- lock and batch (purge_owner) and the index build's batch and launch
 -- (secondary_index) and ots.verify's parts (verify) check the caller; the
--- view functions only read the rows the view passes them
+-- view functions only read the rows the view passes them (and an index's
+-- view's gate, index_readable, tells only what they tell at their first
+-- row: whether the index answers reads)
 SELECT p.oid::regprocedure AS fn
   FROM pg_proc p
   JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'

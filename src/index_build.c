@@ -224,7 +224,7 @@ ots_index_backfill_batch(PG_FUNCTION_ARGS)
 	UnregisterSnapshot(snapshot);
 	table_close(leaf, NoLock);
 	if (n > 0)
-		rowstore_put_many(idx, n, keys, cells, oldest);
+		rowstore_put_many(idx, n, keys, cells, oldest, NULL, NULL);
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextDelete(batchcxt);
 	result[0] = Int64GetDatum(first + nblocks);

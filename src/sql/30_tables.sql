@@ -345,9 +345,11 @@ COMMENT ON FUNCTION ots.view_column_function(text) IS
 -- columns in their order, new ones added at the end, so what depends on
 -- it still works; a removed column means the view is made again, refused
 -- while other objects depend on it (naming them), with its owner, grants
--- and comments.
+-- and comments.  An index's view (is_index) answers only once the index is
+-- complete.
 CREATE FUNCTION ots.sync_table_view(schema_name name, table_name name, pk_names text[],
-									defined_names text[], defined_types text[]) RETURNS void
+									defined_names text[], defined_types text[],
+									is_index boolean DEFAULT false) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -432,10 +434,15 @@ BEGIN
 		EXECUTE format('DROP VIEW %s', view_name);
 		PERFORM ots.view_replacing(0);
 	END IF;
-	-- a security barrier: a caller's leaky function never sees rows the view hides
+	-- a security barrier: a caller's leaky function never sees rows the view hides; an
+	-- index's view first passes its gate, once per execution whatever rows it reads: an
+	-- index answers only once complete (ots.index_readable)
 	EXECUTE format('CREATE OR REPLACE VIEW %s WITH (security_barrier) AS SELECT %s FROM %s d'
-				   ' WHERE ots.row_exists(d."$cells", %L::pg_catalog.regclass)',
-				   view_name, select_list, storage, storage);
+				   ' WHERE %sots.row_exists(d."$cells", %L::pg_catalog.regclass)',
+				   view_name, select_list, storage,
+				   CASE WHEN is_index THEN format('ots.index_readable(%L::pg_catalog.regclass) AND ', storage)
+						ELSE '' END,
+				   storage);
 	IF view_oid IS NULL OR saved_owner IS NOT NULL THEN
 		-- INSERT, UPDATE, DELETE and COPY on the view are the row API's writes (src/view_write.c)
 		EXECUTE format('CREATE TRIGGER "ots_write" INSTEAD OF INSERT OR UPDATE OR DELETE ON %s'
@@ -470,7 +477,7 @@ BEGIN
 	END IF;
 END
 $$;
-COMMENT ON FUNCTION ots.sync_table_view(name, name, text[], text[], text[]) IS
+COMMENT ON FUNCTION ots.sync_table_view(name, name, text[], text[], text[], boolean) IS
 	'creates or updates the view of an ots table (internal)';
 
 CREATE FUNCTION ots.create_table_internal(

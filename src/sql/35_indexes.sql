@@ -369,7 +369,8 @@ BEGIN
 
 	-- an index table is stored as a table is, partitioned by its first column
 	PERFORM ots.create_table_storage(t.schema_name, index_rel, k.pk_names, k.pk_types, NULL, t.partitions, 0);
-	PERFORM ots.sync_table_view(t.schema_name, index_rel, k.pk_names, k.defined_names, k.defined_types);
+	PERFORM ots.sync_table_view(t.schema_name, index_rel, k.pk_names, k.defined_names, k.defined_types,
+								is_index => true);
 	EXECUTE format('COMMENT ON VIEW %I.%I IS %L', t.schema_name, index_rel,
 				   format('ots index of %I.%I: live entries, read-only', t.schema_name, t.table_name));
 
