@@ -542,9 +542,11 @@ COMMENT ON FUNCTION ots.view_column_function(text) IS
 -- columns in their order, new ones added at the end, so what depends on
 -- it still works; a removed column means the view is made again, refused
 -- while other objects depend on it (naming them), with its owner, grants
--- and comments.
+-- and comments.  An index's view (is_index) answers only once the index is
+-- complete.
 CREATE FUNCTION ots.sync_table_view(schema_name name, table_name name, pk_names text[],
-									defined_names text[], defined_types text[]) RETURNS void
+									defined_names text[], defined_types text[],
+									is_index boolean DEFAULT false) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -629,10 +631,15 @@ BEGIN
 		EXECUTE format('DROP VIEW %s', view_name);
 		PERFORM ots.view_replacing(0);
 	END IF;
-	-- a security barrier: a caller's leaky function never sees rows the view hides
+	-- a security barrier: a caller's leaky function never sees rows the view hides; an
+	-- index's view first passes its gate, once per execution whatever rows it reads: an
+	-- index answers only once complete (ots.index_readable)
 	EXECUTE format('CREATE OR REPLACE VIEW %s WITH (security_barrier) AS SELECT %s FROM %s d'
-				   ' WHERE ots.row_exists(d."$cells", %L::pg_catalog.regclass)',
-				   view_name, select_list, storage, storage);
+				   ' WHERE %sots.row_exists(d."$cells", %L::pg_catalog.regclass)',
+				   view_name, select_list, storage,
+				   CASE WHEN is_index THEN format('ots.index_readable(%L::pg_catalog.regclass) AND ', storage)
+						ELSE '' END,
+				   storage);
 	IF view_oid IS NULL OR saved_owner IS NOT NULL THEN
 		-- INSERT, UPDATE, DELETE and COPY on the view are the row API's writes (src/view_write.c)
 		EXECUTE format('CREATE TRIGGER "ots_write" INSTEAD OF INSERT OR UPDATE OR DELETE ON %s'
@@ -667,7 +674,7 @@ BEGIN
 	END IF;
 END
 $$;
-COMMENT ON FUNCTION ots.sync_table_view(name, name, text[], text[], text[]) IS
+COMMENT ON FUNCTION ots.sync_table_view(name, name, text[], text[], text[], boolean) IS
 	'creates or updates the view of an ots table (internal)';
 
 CREATE FUNCTION ots.create_table_internal(
@@ -1387,7 +1394,8 @@ BEGIN
 
 	-- an index table is stored as a table is, partitioned by its first column
 	PERFORM ots.create_table_storage(t.schema_name, index_rel, k.pk_names, k.pk_types, NULL, t.partitions, 0);
-	PERFORM ots.sync_table_view(t.schema_name, index_rel, k.pk_names, k.defined_names, k.defined_types);
+	PERFORM ots.sync_table_view(t.schema_name, index_rel, k.pk_names, k.defined_names, k.defined_types,
+								is_index => true);
 	EXECUTE format('COMMENT ON VIEW %I.%I IS %L', t.schema_name, index_rel,
 				   format('ots index of %I.%I: live entries, read-only', t.schema_name, t.table_name));
 
@@ -1642,6 +1650,10 @@ CREATE FUNCTION ots.row_exists(cells ots.cells, storage regclass) RETURNS boolea
 	SUPPORT ots.row_exists_support;
 COMMENT ON FUNCTION ots.row_exists(ots.cells, regclass) IS
 	'whether a stored row is visible under its table''s TTL (used by table views)';
+CREATE FUNCTION ots.index_readable(storage regclass) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ots_index_readable' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.index_readable(regclass) IS
+	'true unless storage is an index''s that does not answer reads yet (being built, or completed after the statement''s snapshot), which raises get_row''s error: the gate of an index''s view (internal)';
 
 -- Range reads
 CREATE TYPE ots.range_result AS (
