@@ -3386,11 +3386,27 @@ BEGIN ATOMIC
 	SELECT v.ots_table, v.relation, v.kind, v.location, v.problem, v.detail
 	  FROM (SELECT NULL::name AS schema_name, NULL::name AS table_name WHERE table_name IS NULL
 			UNION ALL
-			SELECT r.schema_name, r.table_name FROM ots.resolve_name(table_name, false) r) n,
+			-- (resolve_name is STRICT: of a NULL name, a row of NULLs)
+			SELECT r.schema_name, r.table_name FROM ots.resolve_name(table_name, false) r
+			 WHERE verify.table_name IS NOT NULL) n,
 		   LATERAL ots.verify_tables(n.schema_name, n.table_name, amcheck) v;
 END;
 COMMENT ON FUNCTION ots.verify(text, boolean) IS
 	'checks the storage of an ots table, or of every one the caller owns: heap and btree through amcheck (unless amcheck => false), rows, secondary indexes against their tables, stream records; one row per problem, none when all is well';
+
+-- ots.stats_reset() zeroes each table once (resolve_name of a NULL name is a row of NULLs)
+CREATE OR REPLACE FUNCTION ots.stats_reset(table_name text DEFAULT NULL) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+BEGIN ATOMIC
+	SELECT ots.stats_reset_internal(r.schema_name, r.table_name)
+	  FROM (SELECT NULL::name AS schema_name, NULL::name AS table_name
+			 WHERE stats_reset.table_name IS NULL
+			UNION ALL
+			-- (resolve_name is STRICT: of a NULL name, a row of NULLs)
+			SELECT n.schema_name, n.table_name
+			  FROM ots.resolve_name(stats_reset.table_name, false) n
+			 WHERE stats_reset.table_name IS NOT NULL) r;
+END;
 
 -- issue 31 item 9: a generated AUTO_INCREMENT key never replaces a row (src/auto_increment.c);
 -- ots.sync_auto_increment moves sequences past the rows after a failover or a restore
