@@ -959,15 +959,20 @@ COMMENT ON FUNCTION ots.delete_table(text) IS 'drops an ots table: its storage, 
 
 -- ots.sync_auto_increment_internal: moves the AUTO_INCREMENT sequence of a
 -- resolved table the caller owns past the largest value stored in its
--- column; its last value after the call (NULL: no sequence, or none taken)
+-- column below 2^62; its last value after the call (NULL: no sequence, or
+-- none taken).  Larger values, which no sequence reaches by counting (they
+-- were written as such), are not followed: the sequence, one for every
+-- partition key, would be left near its end for all of them.
 CREATE FUNCTION ots.sync_auto_increment_internal(schema_name name, table_name name) RETURNS bigint
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
+	followed_below CONSTANT bigint := 4611686018427387904;	-- 2^62
 	t ots.tables;
 	seq regclass;
 	stored bigint;
+	beyond boolean;
 	last bigint;
 BEGIN
 	SELECT * INTO t FROM ots.tables o WHERE o.schema_name = $1 AND o.table_name = $2;
@@ -982,8 +987,16 @@ BEGIN
 	-- values taken meanwhile are past the rows already; none runs backwards (the
 	-- lock keeps out writers of the table until this transaction ends)
 	EXECUTE format('LOCK TABLE %I.%I IN SHARE MODE', t.schema_name, t.table_name || '$data');
-	EXECUTE format('SELECT pg_catalog.max(%I) FROM %I.%I', t.pk_names[t.auto_increment],
-				   t.schema_name, t.table_name || '$data') INTO stored;
+	EXECUTE format('SELECT pg_catalog.max(%1$I) FILTER (WHERE %1$I OPERATOR(pg_catalog.<) $1),'
+				   ' pg_catalog.bool_or(%1$I OPERATOR(pg_catalog.>=) $1) FROM %2$I.%3$I',
+				   t.pk_names[t.auto_increment], t.schema_name, t.table_name || '$data')
+		INTO stored, beyond USING followed_below;
+	IF beyond THEN
+		RAISE WARNING 'ots table %.% holds AUTO_INCREMENT values of % and more, which its sequence does not follow',
+			quote_ident(t.schema_name), t.table_name, followed_below
+			USING DETAIL = 'No sequence reaches them by counting: they were written as such.',
+				  HINT = 'A key generated under a partition key holding one is taken past its largest value, and is refused when that is 9223372036854775807.';
+	END IF;
 	last := pg_catalog.pg_sequence_last_value(seq);
 	IF stored OPERATOR(pg_catalog.>) coalesce(last, 0) THEN
 		last := pg_catalog.setval(seq, stored);
@@ -1012,7 +1025,7 @@ BEGIN ATOMIC
 	 ORDER BY o.schema_name COLLATE "C", o.table_name COLLATE "C";
 END;
 COMMENT ON FUNCTION ots.sync_auto_increment(text) IS
-	'moves the AUTO_INCREMENT sequence of an ots table (or of every one the caller owns) past the largest value stored, as after a logical replication failover or a restore of rows without their sequence';
+	'moves the AUTO_INCREMENT sequence of an ots table (or of every one the caller owns) past the largest value stored below 2^62, as after a logical replication failover or a restore of rows without their sequence';
 
 CREATE FUNCTION ots.hash_prefix(value text, n integer) RETURNS text
 	AS 'MODULE_PATHNAME', 'ots_hash_prefix_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -1411,7 +1424,7 @@ BEGIN
 	IF owner_name <> current_user THEN
 		EXECUTE format('ALTER TABLE %I.%I OWNER TO %s', t.schema_name, index_rel || '$data', owner_name);
 	END IF;
-	-- the database's build worker starts when this transaction commits (unless ots.index_build_worker is off)
+	-- the owner's build worker starts when this transaction commits (unless ots.index_build_worker is off)
 	IF include_base_data THEN
 		PERFORM ots.index_build_launch(t.schema_name, index_rel);
 	END IF;
@@ -1479,7 +1492,7 @@ COMMENT ON FUNCTION ots.index_backfill_batch(name, name, regclass, bigint, integ
 CREATE FUNCTION ots.index_build_launch(schema_name name, index_name name) RETURNS boolean
 	AS 'MODULE_PATHNAME', 'ots_index_build_launch' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION ots.index_build_launch(name, name) IS
-	'has the build worker of the database start when the transaction that creates an index commits (internal)';
+	'has the build worker of the index''s owner in the database start when the transaction that creates the index commits (internal)';
 
 -- ots.index_build_blocks: the blocks one backfill batch reads (and locks its leaf for)
 CREATE FUNCTION ots.index_build_blocks() RETURNS integer
@@ -2676,8 +2689,10 @@ BEGIN ATOMIC
 	  FROM (SELECT NULL::name AS schema_name, NULL::name AS table_name
 			 WHERE stats_reset.table_name IS NULL
 			UNION ALL
+			-- (resolve_name is STRICT: of a NULL name, a row of NULLs)
 			SELECT n.schema_name, n.table_name
-			  FROM ots.resolve_name(stats_reset.table_name, false) n) r;
+			  FROM ots.resolve_name(stats_reset.table_name, false) n
+			 WHERE stats_reset.table_name IS NOT NULL) r;
 END;
 COMMENT ON FUNCTION ots.stats_reset(text) IS
 	'zeroes the ots.stats counters (activity and purge) of one ots table, or of all the caller owns';
@@ -3004,7 +3019,9 @@ BEGIN ATOMIC
 	SELECT v.ots_table, v.relation, v.kind, v.location, v.problem, v.detail
 	  FROM (SELECT NULL::name AS schema_name, NULL::name AS table_name WHERE table_name IS NULL
 			UNION ALL
-			SELECT r.schema_name, r.table_name FROM ots.resolve_name(table_name, false) r) n,
+			-- (resolve_name is STRICT: of a NULL name, a row of NULLs)
+			SELECT r.schema_name, r.table_name FROM ots.resolve_name(table_name, false) r
+			 WHERE verify.table_name IS NOT NULL) n,
 		   LATERAL ots.verify_tables(n.schema_name, n.table_name, amcheck) v;
 END;
 COMMENT ON FUNCTION ots.verify(text, boolean) IS
