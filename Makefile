@@ -12,7 +12,9 @@ SQL_PARTS  = $(sort $(wildcard src/sql/*.sql))
 # ots_proxy.so, is built by proxy/Makefile (below).
 PROXY_PARTS = $(sort $(wildcard proxy/sql/*.sql))
 DATA_built = ots--$(EXTVERSION).sql ots_proxy--$(PROXY_VERSION).sql
-DATA       = $(wildcard sql/upgrade/ots--*--*.sql)
+# the upgrade scripts of both extensions, ots--<old>--<new>.sql and
+# ots_proxy--<old>--<new>.sql (docs/development.md, Releases)
+DATA       = $(wildcard sql/upgrade/ots--*--*.sql sql/upgrade/ots_proxy--*--*.sql)
 
 PG_CPPFLAGS = -Isrc -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
               -Wno-missing-field-initializers -Wno-sign-compare

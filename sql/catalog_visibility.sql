@@ -88,7 +88,9 @@ RESET ROLE;
 -- (secondary_index), ots.verify's parts (verify) and ots.table_problem
 -- (registration) check the caller; ots.relation_owner says what pg_class
 -- says, or what the caller's own transaction dropped; the view functions
--- only read the rows the view passes them
+-- only read the rows the view passes them (and an index's view's gate,
+-- index_readable, tells only what they tell at their first row: whether
+-- the index answers reads)
 SELECT p.oid::regprocedure AS fn
   FROM pg_proc p
   JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'

@@ -117,7 +117,17 @@ SELECT 'marker', 1, c, ots.cells_oldest_ts(c)
 SELECT * FROM pg_temp.try($$SELECT ots.update_row('rt', '{"k": "marker", "n": 1}', put => '{"c": 2}')$$);
 SELECT * FROM pg_temp.try($$SELECT ots.put_row('rt', '{"k": "marker", "n": 1}', '{"c": 2}', condition => 'EXPECT_EXIST')$$);
 SELECT * FROM pg_temp.try($$SELECT ots.update_row('rt', '{"k": "marker", "n": 1}', increment => '{"c": 1}')$$);
--- a put without a condition replaces the row, with the current time
+-- a put without a condition too: a write over a stored row stamps after its
+-- marker (even with no cell of its own stamped), alone or in a batch, where
+-- that row fails and the others apply
+SELECT * FROM pg_temp.try($$SELECT ots.put_row('rt', '{"k": "marker", "n": 1}', '{"c": {"value": 3, "ts": 7}}')$$);
+SELECT index, is_ok, error_code, error_message FROM ots.batch_write_row('[{"table_name": "rt", "rows": [
+  {"type": "PUT", "primary_key": {"k": "marker", "n": 1}, "attributes": {"c": 3}},
+  {"type": "PUT", "primary_key": {"k": "marker", "n": 2}, "attributes": {"c": 3}}]}]') ORDER BY index;
+SELECT primary_key, attributes FROM ots.get_range_rows('rt', '{"k": "marker", "n": {"$inf": "min"}}',
+  '{"k": "marker", "n": {"$inf": "max"}}') ORDER BY primary_key ->> 'n';
+-- deleted, the row is put again with the current time
+SELECT consumed FROM ots.delete_row('rt', '{"k": "marker", "n": 1}');
 SELECT * FROM pg_temp.try($$SELECT ots.put_row('rt', '{"k": "marker", "n": 1}', '{"c": {"value": 3, "ts": 7}}')$$);
 SELECT attributes FROM ots.get_row('rt', '{"k": "marker", "n": 1}', with_timestamps => true);
 -- and every stored row still reads back

@@ -371,20 +371,33 @@ SELECT count(*) FROM ots.batch_write_row(format('[{"table_name": "si", "rows": %
 	   FROM generate_series(1, 200) i))::jsonb);
 BEGIN;
 SELECT ots.create_index('si', 'si_seller', '{seller}', '{qty}');
+-- the API's reads and the index's view fail alike, whatever the view's
+-- query reads of it: no entry yet, entries of a key, only key columns
 SELECT pg_temp.try($$SELECT ots.get_row('si_seller', '{"seller": "s1", "id": "f1"}')$$);
 SELECT pg_temp.try($$SELECT count(*) FROM si_seller$$);
+SELECT pg_temp.try($$SELECT seller, id FROM si_seller WHERE seller = 's1'$$);
 SELECT ots.describe_table('si') -> 'index_metas' -> 0 ->> 'index_sync_phase' AS phase;
 -- writes meanwhile keep the index already
 SELECT consumed FROM ots.put_row('si', '{"id": "during"}', '{"seller": "s99"}');
 -- (the view of the index, which holds that entry already, answers nothing either)
 SELECT pg_temp.try($$SELECT count(*) FROM si_seller$$);
+SELECT pg_temp.try($$SELECT seller, id FROM si_seller WHERE seller = 's99'$$);
+SELECT count(*) AS stored_entries FROM "si_seller$data";
 COMMIT;
+-- a plan made during the build checks again at each execution
+SET plan_cache_mode = force_generic_plan;
+PREPARE si_by_index AS SELECT count(*) FROM si_seller WHERE seller = 's3';
+EXECUTE si_by_index;
 -- in a transaction block the build cannot commit its batches
 BEGIN;
 CALL ots.build_index('si', 'si_seller');
 ROLLBACK;
 CALL ots.build_index('si', 'si_seller');
 SELECT ots.describe_table('si') -> 'index_metas' -> 0 ->> 'index_sync_phase' AS phase;
+-- built: the plan made before answers
+EXECUTE si_by_index;
+DEALLOCATE si_by_index;
+RESET plan_cache_mode;
 SELECT count(*) AS entries, count(*) FILTER (WHERE seller = 's3') AS s3 FROM si_seller;
 SELECT count(*) FROM si WHERE attributes ? 'seller';
 SELECT primary_key, attributes FROM ots.get_row('si_seller', '{"seller": "s3", "id": "f13"}');

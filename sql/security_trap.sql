@@ -147,7 +147,7 @@ SELECT table_name, index, is_ok FROM ots.batch_write_row('[
 		{"type": "PUT", "primary_key": {"ks": "p", "ki": 1}, "attributes": {"v": 1}},
 		{"type": "PUT", "primary_key": {"ks": "q", "ki": 2}, "attributes": {"v": 2}}]}]')
  ORDER BY table_name COLLATE "C", index;
--- ... a PUT that meets an existing key (the upsert statement, as the owner)
+-- ... a PUT that meets an existing key (then key by key, as put_row)
 SELECT table_name, index, is_ok FROM ots.batch_write_row('[
 	{"table_name": "trap_k", "rows": [
 		{"type": "PUT", "primary_key": {"ks": "p", "ki": 1, "kb": {"$binary": "AQ=="}}, "attributes": {"v": 11}},
@@ -155,7 +155,7 @@ SELECT table_name, index, is_ok FROM ots.batch_write_row('[
 	{"table_name": "trap_h", "rows": [
 		{"type": "PUT", "primary_key": {"ks": "p", "ki": 1}, "attributes": {"v": 11}}]}]')
  ORDER BY table_name COLLATE "C", index;
--- ... DELETE (the delete statement, as the owner)
+-- ... DELETE (key by key, as delete_row)
 SELECT table_name, index, is_ok FROM ots.batch_write_row('[
 	{"table_name": "trap_k", "rows": [
 		{"type": "DELETE", "primary_key": {"ks": "q", "ki": 2, "kb": {"$binary": "Ag=="}}},

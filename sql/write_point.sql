@@ -1,7 +1,7 @@
 -- write_point: every way of changing a stored row reaches the one write
 -- point of ots storage (storage_write, through the ots table access method's
 -- write callbacks) with the row's old and new cells: the row API, batches
--- (bulk and per row, atomic), the bulk upsert, purge and TTL removal, and
+-- (bulk and per row, atomic), purge and TTL removal, and
 -- plain INSERT / UPDATE / DELETE / MERGE / COPY / TRUNCATE on the storage.
 -- ots.count_writes (on in test/ots.conf) counts what the write point sees,
 -- per table, by origin ("ots": a row write ots's row code made through the
@@ -51,11 +51,12 @@ SELECT * FROM pg_temp.wp('update_row, increment', $$SELECT ots.update_row('wp', 
 SELECT * FROM pg_temp.wp('put_row, condition fails', $$SELECT pg_temp.try($q$SELECT ots.put_row('wp', '{"k": "a", "n": 1}', '{"v": 3}', condition => 'EXPECT_NOT_EXIST')$q$)$$);
 SELECT * FROM pg_temp.wp('delete_row', $$SELECT ots.delete_row('wp', '{"k": "a", "n": 1}')$$);
 
--- batches: bulk (multi-insert; the upsert statement when a key exists; deletes key by key).
+-- batches: bulk (multi-insert; puts key by key when a key exists; deletes key by key).
 -- The write point sees a change in the (sub)transaction that makes it, and
 -- what it does is undone with it; the counts are not: when one of a bulk
 -- PUT's keys exists, its first try (a multi-insert, counted up to the
--- unique_violation) is rolled back and the upsert statement writes the rows.
+-- unique_violation) is rolled back and the rows are written key by key, as
+-- put_row writes them (a new key's speculative insert, an existing one's update).
 SELECT * FROM pg_temp.wp('batch, bulk PUT of new rows', $$SELECT count(*) FROM ots.batch_write_row(
 	'[{"table_name": "wp", "rows": [{"type": "PUT", "primary_key": {"k": "b", "n": 1}, "attributes": {"v": 1}},
 	                               {"type": "PUT", "primary_key": {"k": "c", "n": 1}, "attributes": {"v": 1}},

@@ -8,26 +8,29 @@
  * the sequence can be behind the stored rows: PostgreSQL 15's logical
  * replication does not carry sequences, so a subscriber's are where they
  * were when it took over; a restore of a table's rows without its sequence,
- * or setval, does the same.  The row code inserts a generated key only as a
- * new row (the insert's arbiter is the primary key, so the check is atomic
- * with the insert, under concurrency too) and, when the key is taken, asks
- * here for a value past the rows: the largest value stored under the key's
- * leading columns (one backward index descent), the sequence moved there,
- * and its next value.  This costs nothing while the sequence is ahead of
- * the rows.  ots.sync_auto_increment moves the sequences past the rows
- * whole, after a failover or a restore.
+ * setval, or a writer storing explicit values does the same.  The row code
+ * inserts a generated key only as a new row (the insert's arbiter is the
+ * primary key, so the check is atomic with the insert, under concurrency
+ * too) and, when the key is taken, asks here for a value past the rows of
+ * that partition key: the largest value stored under the key's leading
+ * columns (one backward index descent), plus one.  The sequence is one for
+ * every partition key, so it is never moved to one partition key's rows: a
+ * writer's values under its own partition key (up to the largest Integer)
+ * would move it for all the others, or use it up.  A partition key whose
+ * largest value is the largest Integer has none left, and its generated
+ * keys are refused.  This costs nothing while the sequence is ahead of the
+ * rows; ots.sync_auto_increment moves the sequences past the rows whole,
+ * on the owner's request, after a failover or a restore.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
-#include "commands/sequence.h"
-#include "fmgr.h"
 #include "access/xact.h"
-#include "utils/fmgrprotos.h"
+#include "commands/sequence.h"
 #include "utils/snapmgr.h"
 
-#include "asrole.h"
 #include "auto_increment.h"
+#include "errors.h"
 #include "storage.h"
 
 int64
@@ -75,23 +78,17 @@ auto_increment_stored_max(const OtsTable *t, const PkInput *pk, int64 *max)
 int64
 auto_increment_past(const OtsTable *t, const PkInput *pk)
 {
-	int64		value = auto_increment_next(t);
+	int			col = t->auto_increment_col;
 	int64		max;
 
-	if (auto_increment_stored_max(t, pk, &max) && value <= max)
-	{
-		AsRole		saved;
-
-		/*
-		 * setval as the sequence's owner (the writer needs no right on it,
-		 * as for nextval).  Concurrent writers may take values between the
-		 * two calls; a value handed out twice is found taken by the insert
-		 * and passed again.
-		 */
-		asrole_enter(asrole_owner(t->seq_oid), &saved);
-		DirectFunctionCall2(setval_oid, ObjectIdGetDatum(t->seq_oid), Int64GetDatum(max));
-		asrole_leave(&saved);
-		value = auto_increment_next(t);
-	}
-	return value;
+	/* the row that held the value is gone again: a new value, as at first */
+	if (!auto_increment_stored_max(t, pk, &max) || max < pk->v[col].u.i)
+		return auto_increment_next(t);
+	if (max == PG_INT64_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_OTS_DATA_OUT_OF_RANGE),
+				 errmsg_internal("No AUTO_INCREMENT value is left for this partition key."),
+				 errdetail("Column '%s' of its rows already holds %lld, the largest Integer.",
+						   t->pk[col].name, (long long) PG_INT64_MAX)));
+	return max + 1;
 }

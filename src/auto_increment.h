@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  * src/auto_increment.h
  *	  Generated values of an AUTO_INCREMENT key column: taken from the
- *	  table's sequence, and moved past the stored rows when the sequence is
- *	  behind them.
+ *	  table's sequence, and past the stored rows of the partition key when
+ *	  the sequence is behind them.
  *-------------------------------------------------------------------------
  */
 #ifndef OTS_AUTO_INCREMENT_H
@@ -17,9 +17,9 @@
 extern int64 auto_increment_next(const OtsTable *t);
 
 /*
- * auto_increment_past: the generated key pk is a stored row's: t's sequence
- * moved past every value stored under pk's leading key columns, and a new
- * value from it
+ * auto_increment_past: the generated key pk is a stored row's: a value past
+ * every one stored under pk's leading key columns (t's sequence is left
+ * alone); OTSDataOutOfRange when the largest Integer is stored there
  */
 extern int64 auto_increment_past(const OtsTable *t, const PkInput *pk);
 

@@ -764,6 +764,81 @@ typedef struct BatchBulkRow
 	uint32		write_size;		/* key and cells, for capacity units */
 } BatchBulkRow;
 
+/* batch_put_attributes: a PUT row's attributes (NULL: none) */
+static Jsonb *
+batch_put_attributes(const BatchRow *row)
+{
+	JsonbValue	attrs;
+
+	if (batch_field(row->row, "attributes", &attrs) == NULL || attrs.type == jbvNull)
+		return NULL;
+	return JsonbValueToJsonb(&attrs);
+}
+
+/*
+ * batch_caught_error makes an error caught without a subtransaction (what
+ * raised it only parsed and allocated) the row's result, in resultctx (and
+ * leaves that context current); any error but an OTS one propagates.
+ */
+static void
+batch_caught_error(MemoryContext resultctx, BatchResult *res)
+{
+	ErrorData  *edata;
+
+	MemoryContextSwitchTo(resultctx);
+	edata = CopyErrorData();
+	FlushErrorState();
+	if (ots_error_code_name(edata->sqlerrcode) == NULL)
+		ReThrowError(edata);
+	res->is_ok = false;
+	res->error_code = ots_error_code_name(edata->sqlerrcode);
+	res->error_message = edata->message;
+	res->consumed = (Datum) 0;
+}
+
+/* the PUT rows of a bulk write, for what they write over stored rows */
+typedef struct BatchBulkPuts
+{
+	const OtsTable *t;
+	int64		now_ms;			/* the moment their cells were validated and stamped */
+	const BatchRow **rows;		/* rows[i]: put i's row */
+	BatchResult **results;		/* results[i]: its result */
+	int64	   *write_cu;		/* write_cu[i]: its capacity units */
+	MemoryContext resultctx;	/* where the results live */
+	int			failed;			/* puts that failed over a stored row */
+	int64		failed_cu;		/* their capacity units */
+} BatchBulkPuts;
+
+/*
+ * batch_bulk_put_over: put i's row_write_put_over (RowstoreReplacing).  It
+ * only parses and allocates, so its error (no stamp past a marker at the
+ * last valid millisecond) is caught without a subtransaction: that row
+ * fails, keeping the stored row, and the others apply.
+ */
+static struct varlena *
+batch_bulk_put_over(void *arg, int i, const struct varlena *old, int64 *oldest_ts, bool *keep)
+{
+	BatchBulkPuts *puts = arg;
+	MemoryContext rowctx = CurrentMemoryContext;
+	struct varlena *volatile cells = NULL;
+
+	PG_TRY();
+	{
+		cells = row_write_put_over(puts->t, batch_put_attributes(puts->rows[i]), puts->now_ms,
+								   old, oldest_ts);
+	}
+	PG_CATCH();
+	{
+		batch_caught_error(puts->resultctx, puts->results[i]);
+		MemoryContextSwitchTo(rowctx);
+		puts->failed++;
+		puts->failed_cu += puts->write_cu[i];
+		*keep = true;
+	}
+	PG_END_TRY();
+	return cells;
+}
+
 /*
  * batch_bulk_validate parses and validates one row of the bulk path in
  * rowctx: its key, and a PUT's cells, encoded for storage in the caller's
@@ -780,7 +855,6 @@ batch_bulk_validate(const OtsTable *t, const BatchRow *row, int64 now_ms, Memory
 
 	PG_TRY();
 	{
-		JsonbValue	attrs;
 		uint32		cells_size = 0;
 
 		MemoryContextSwitchTo(rowctx);
@@ -790,10 +864,8 @@ batch_bulk_validate(const OtsTable *t, const BatchRow *row, int64 now_ms, Memory
 		{
 			struct varlena *built;
 
-			built = row_write_new_row_cells(t,
-											batch_field(row->row, "attributes", &attrs) != NULL &&
-											attrs.type != jbvNull ? JsonbValueToJsonb(&attrs) : NULL,
-											now_ms, &out->oldest_ts, &cells_size);
+			built = row_write_new_row_cells(t, batch_put_attributes(row), now_ms,
+											&out->oldest_ts, &cells_size);
 			out->cells = MemoryContextAlloc(callerctx, VARSIZE(built));
 			memcpy(out->cells, built, VARSIZE(built));
 		}
@@ -802,16 +874,7 @@ batch_bulk_validate(const OtsTable *t, const BatchRow *row, int64 now_ms, Memory
 	}
 	PG_CATCH();
 	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(callerctx);
-		edata = CopyErrorData();
-		FlushErrorState();
-		if (ots_error_code_name(edata->sqlerrcode) == NULL)
-			ReThrowError(edata);
-		res->is_ok = false;
-		res->error_code = ots_error_code_name(edata->sqlerrcode);
-		res->error_message = edata->message;
+		batch_caught_error(callerctx, res);
 		ok = false;
 	}
 	PG_END_TRY();
@@ -842,9 +905,17 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 	int64		write_cu = 0;
 	AclMode		mode = 0;
 	MemoryContext rowctx;
+	BatchBulkPuts puts;
 
 	if (t == NULL || t->auto_increment_col >= 0 || t->is_index)
 		return false;
+	memset(&puts, 0, sizeof(puts));
+	puts.t = t;
+	puts.now_ms = now_ms;
+	puts.rows = palloc(sizeof(BatchRow *) * nrows);
+	puts.results = palloc(sizeof(BatchResult *) * nrows);
+	puts.write_cu = palloc(sizeof(int64) * nrows);
+	puts.resultctx = CurrentMemoryContext;
 	nkeys = storage_nkeys(t);
 	for (int r = 0; r < nrows; r++)
 		mode |= row_write_privileges(rows[r].type->kind);
@@ -872,12 +943,15 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 			Consumed	consumed = {0, 0};
 
 			storage_key_row(t, &row.pk, put ? put_keys : del_keys, i);
-			if (row.cells != NULL)
+			consumed.write = request_cu(row.write_size);
+			if (put)
 			{
 				cells[i] = PointerGetDatum(row.cells);
 				oldest[i] = Int64GetDatum(row.oldest_ts);
+				puts.rows[i] = &rows[r];
+				puts.results[i] = &results[r];
+				puts.write_cu[i] = consumed.write;
 			}
-			consumed.write = request_cu(row.write_size);
 			write_cu += consumed.write;
 			results[r].is_ok = true;
 			results[r].consumed = JsonbPGetDatum(request_consumed_jsonb(consumed));
@@ -886,10 +960,10 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 	}
 	MemoryContextDelete(rowctx);
 	if (nputs > 0)
-		rowstore_put_many(t, nputs, put_keys, cells, oldest);
+		rowstore_put_many(t, nputs, put_keys, cells, oldest, batch_bulk_put_over, &puts);
 	if (ndels > 0)
 		rowstore_delete_many(t, ndels, del_keys);
-	stats_count(t, 0, nputs + ndels, 0, write_cu);
+	stats_count(t, 0, nputs + ndels - puts.failed, 0, write_cu - puts.failed_cu);
 	return true;
 }
 

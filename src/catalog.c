@@ -975,6 +975,15 @@ catalog_load(OtsTable *t, Oid view_oid)
 	t->valid = false;
 	if (relname == NULL || nspname == NULL || get_rel_relkind(view_oid) != RELKIND_VIEW)
 		return;
+	/*
+	 * a table's view has its storage beside it (catalog_check_storage): a
+	 * view without that relation is no table's, known by one name lookup
+	 * instead of a query of ots.tables, for every view any DML or plan
+	 * asks about; nothing is remembered, so a name that becomes a table's
+	 * view later is one at once
+	 */
+	if (!OidIsValid(storage_oid(nsp, relname)))
+		return;
 	/* a database without ots's catalog (an ots_proxy's: its schema ots has none) has no ots tables */
 	if (!OidIsValid(get_relname_relid("tables", get_namespace_oid("ots", true))))
 		return;

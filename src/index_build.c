@@ -20,15 +20,19 @@
  *    then with Tablestore's "Disallow read index table in building base
  *    state".
  *
- * The background worker (one per database, started when a transaction
- * that created an index commits) and CALL ots.build_index run these same
- * steps; two builds at once only write the same entries twice.  The
- * worker connects as the bootstrap superuser and runs every step as the
- * index's owner in a security-restricted operation (asrole), as autovacuum
- * runs maintenance.  It takes the steps of the database's waiting indexes
- * in turn, and puts aside an index whose step would wait long for a lock
- * (its table's writers), so one table's open transaction holds up that
- * table's build alone.
+ * The background worker of the index's owner (one per role and database,
+ * started when a transaction that created an index commits) and CALL
+ * ots.build_index run these same steps; two builds at once only write the
+ * same entries twice.  The worker connects as the bootstrap superuser and
+ * runs every step as the index's owner in a security-restricted operation
+ * (asrole), as autovacuum runs maintenance.  It takes the steps of the
+ * role's waiting indexes in turn.  When a table's writers hold a step's
+ * lock, the worker puts that index aside until the transactions holding it
+ * then have ended (queueing no writer, going on with its other builds),
+ * and then waits for the lock as long as it takes: so a busy table's build
+ * goes on, each step within about two of its writers' transactions; a
+ * transaction left open on a table holds up that table's build alone; and
+ * one role's transactions, no other role's builds.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -37,10 +41,12 @@
 #include "access/relscan.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "access/twophase.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_authid.h"
 #include "catalog/partition.h"
+#include "catalog/pg_inherits.h"
 #include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "fmgr.h"
@@ -52,11 +58,13 @@
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/lmgr.h"
+#include "storage/lock.h"
 #include "tcop/tcopprot.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/regproc.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
@@ -224,59 +232,75 @@ ots_index_backfill_batch(PG_FUNCTION_ARGS)
 	UnregisterSnapshot(snapshot);
 	table_close(leaf, NoLock);
 	if (n > 0)
-		rowstore_put_many(idx, n, keys, cells, oldest);
+		rowstore_put_many(idx, n, keys, cells, oldest, NULL, NULL);
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextDelete(batchcxt);
 	result[0] = Int64GetDatum(first + nblocks);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(result_desc, result, result_null)));
 }
 
-/* a build worker is due at the commit of this transaction (index_build_xact) */
-static bool build_due = false;
+/*
+ * The owners whose build workers are due at the commit of this transaction
+ * (index_build_xact), in TopMemoryContext
+ */
+static List *build_owners_due = NIL;
 static bool build_callback_registered = false;
 
 /*
- * index_build_xact starts, at the commit of a transaction that created an
- * index to build, the build worker of its database: one worker, which
- * builds every index of the database that waits for its build, one after
- * another, and which a second one started meanwhile leaves alone
- * (ots_index_build_main).  No worker waits for an open transaction, so a
- * session cannot hold the cluster's worker slots.
+ * index_build_xact starts, at the commit of a transaction that created
+ * indexes to build, the build worker of each of their owners in this
+ * database: one worker per owner, which builds every index of that owner
+ * waiting for its build, a step of each in turn, and which a second one
+ * started meanwhile leaves alone (ots_index_build_main).  A worker per
+ * owner keeps one tenant's open transactions from holding up another's
+ * builds, and a tenant from holding more than one worker slot; no worker
+ * is started for a transaction still open.
  */
 static void
 index_build_xact(XactEvent event, void *arg)
 {
-	BackgroundWorker worker;
+	ListCell   *lc;
 
-	if (!build_due)
+	if (build_owners_due == NIL)
 		return;
 	if (event != XACT_EVENT_COMMIT)
 	{
 		if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
-			build_due = false;
+		{
+			list_free(build_owners_due);
+			build_owners_due = NIL;
+		}
 		return;
 	}
-	build_due = false;
-	memset(&worker, 0, sizeof(worker));
-	snprintf(worker.bgw_name, BGW_MAXLEN, "ots index build");
-	snprintf(worker.bgw_type, BGW_MAXLEN, "ots index build");
-	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
-	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
-	worker.bgw_restart_time = BGW_NEVER_RESTART;
-	snprintf(worker.bgw_library_name, BGW_MAXLEN, "ots");
-	snprintf(worker.bgw_function_name, BGW_MAXLEN, "ots_index_build_main");
-	worker.bgw_main_arg = ObjectIdGetDatum(MyDatabaseId);
-	if (!RegisterDynamicBackgroundWorker(&worker, NULL))
-		ereport(WARNING,
-				(errmsg("could not start the background worker that builds ots indexes"),
-				 errhint("Build them with CALL ots.build_index.")));
+	foreach(lc, build_owners_due)
+	{
+		BackgroundWorker worker;
+
+		memset(&worker, 0, sizeof(worker));
+		snprintf(worker.bgw_name, BGW_MAXLEN, "ots index build of role %u", lfirst_oid(lc));
+		snprintf(worker.bgw_type, BGW_MAXLEN, "ots index build");
+		worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+		worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+		worker.bgw_restart_time = BGW_NEVER_RESTART;
+		snprintf(worker.bgw_library_name, BGW_MAXLEN, "ots");
+		snprintf(worker.bgw_function_name, BGW_MAXLEN, "ots_index_build_main");
+		worker.bgw_main_arg = ObjectIdGetDatum(lfirst_oid(lc));
+		memcpy(worker.bgw_extra, &MyDatabaseId, sizeof(Oid));
+		if (!RegisterDynamicBackgroundWorker(&worker, NULL))
+			ereport(WARNING,
+					(errmsg("could not start the background worker that builds ots indexes"),
+					 errhint("Build them with CALL ots.build_index.")));
+	}
+	list_free(build_owners_due);
+	build_owners_due = NIL;
 }
 
 /*
  * ots_index_build_launch is ots.index_build_launch(schema_name,
- * index_name): has the build worker of this database started when the
- * transaction that creates the index (and only it) commits; false when
- * ots.index_build_worker is off (CALL ots.build_index builds it then).
+ * index_name): has the build worker of the index's owner in this database
+ * started when the transaction that creates the index (and only it)
+ * commits; false when ots.index_build_worker is off (CALL ots.build_index
+ * builds it then).
  */
 Datum
 ots_index_build_launch(PG_FUNCTION_ARGS)
@@ -286,9 +310,11 @@ ots_index_build_launch(PG_FUNCTION_ARGS)
 	OtsTable   *idx = index_build_lookup(schema, index);
 	Relation	rel;
 	bool		created_now;
+	Oid			owner;
 
 	rel = table_open(idx->data_oid, AccessShareLock);
 	created_now = rel->rd_createSubid != InvalidSubTransactionId;
+	owner = rel->rd_rel->relowner;
 	table_close(rel, AccessShareLock);
 	if (!created_now || !idx->index_building)
 		ereport(ERROR,
@@ -303,19 +329,31 @@ ots_index_build_launch(PG_FUNCTION_ARGS)
 		RegisterXactCallback(index_build_xact, NULL);
 		build_callback_registered = true;
 	}
-	build_due = true;
+	if (!list_member_oid(build_owners_due, owner))
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		build_owners_due = lappend_oid(build_owners_due, owner);
+		MemoryContextSwitchTo(old);
+	}
 	PG_RETURN_BOOL(true);
 }
 
 /*
- * A step of the worker waits this long for a lock (its table's writers, for
- * the SHARE locks of a build) before the worker puts its index aside and
- * goes on with others; an index put aside is tried again after a pause that
- * doubles, from the first to the last of these.
+ * How a step of the worker waits for its locks (SHARE on the table's
+ * storage or a leaf: its writers).  The worker first looks for
+ * transactions holding a conflicting lock; when there are none, the step
+ * waits INDEX_BUILD_FIRST_WAIT at most (a writer may come first).  When
+ * there are, or that was not enough, it puts the index aside until every
+ * one of them has ended, looking every INDEX_BUILD_POLL_MS and going on
+ * with its other builds meanwhile, queueing no writer; then the step waits
+ * for its locks without a limit.  Those holding them then began after the
+ * worker looked: a busy table's writers end within one of their
+ * transactions' length, and a transaction left open on a table holds up
+ * that table's build alone.
  */
-#define INDEX_BUILD_LOCK_WAIT	"100ms"
-#define INDEX_BUILD_RETRY_FIRST_MS	100
-#define INDEX_BUILD_RETRY_LAST_MS	5000
+#define INDEX_BUILD_FIRST_WAIT	"100ms"
+#define INDEX_BUILD_POLL_MS		100
 
 /* the worker's one step: sql with the schema and index names (and more), in its own transaction */
 typedef struct BuildStep
@@ -328,14 +366,14 @@ typedef struct BuildStep
 /*
  * index_build_step runs sql ($1 schema, $2 index, then extra; no names when
  * b->schema is NULL, extra from $1 then) as the index's owner in a
- * transaction of its own, waiting at most INDEX_BUILD_LOCK_WAIT for each
- * lock (lock_not_available after it); returns the columns of the rows it
- * returned, one after another, as text copied into the caller's context
- * (NULLs as NULL).
+ * transaction of its own, waiting for each lock INDEX_BUILD_FIRST_WAIT at
+ * most (lock_not_available after it), or without a limit when wait_long;
+ * returns the columns of the rows it returned, one after another, as text
+ * copied into the caller's context (NULLs as NULL).
  */
 static List *
-index_build_step(const BuildStep *b, const char *sql, int nextra, Oid *extra_types,
-				 Datum *extra)
+index_build_step(const BuildStep *b, bool wait_long, const char *sql, int nextra,
+				 Oid *extra_types, Datum *extra)
 {
 	MemoryContext callercxt = CurrentMemoryContext;
 	Oid			types[5] = {NAMEOID, NAMEOID};
@@ -348,7 +386,10 @@ index_build_step(const BuildStep *b, const char *sql, int nextra, Oid *extra_typ
 	Assert(nextra <= 3);
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
-	(void) set_config_option("lock_timeout", INDEX_BUILD_LOCK_WAIT, PGC_SUSET, PGC_S_SESSION,
+	(void) set_config_option("lock_timeout", wait_long ? "0" : INDEX_BUILD_FIRST_WAIT,
+							 PGC_SUSET, PGC_S_SESSION, GUC_ACTION_LOCAL, true, 0, false);
+	/* a long wait is this worker's own: the server's statement_timeout does not cut it */
+	(void) set_config_option("statement_timeout", "0", PGC_SUSET, PGC_S_SESSION,
 							 GUC_ACTION_LOCAL, true, 0, false);
 	PushActiveSnapshot(GetTransactionSnapshot());
 	if (SPI_connect() != SPI_OK_CONNECT)
@@ -392,15 +433,18 @@ index_build_step(const BuildStep *b, const char *sql, int nextra, Oid *extra_typ
  */
 typedef struct IndexBuild
 {
-	BuildStep	step;			/* the names, and the owner once known */
+	BuildStep	step;			/* the names and the owner */
 	char	   *name;			/* schema.index, to find it in the worker's list */
+	char	   *base;			/* the table it indexes (in the same schema) */
 	bool		begun;			/* ots.index_build_begin has run: leaves holds its leaves */
 	List	   *leaves;
 	int			leaf;			/* the leaf being read */
 	int64		block;			/* its next block */
 	Oid			filenode;		/* its file node at the last batch */
 	bool		finished;		/* built, gone, or failed (its error logged) */
-	int			retry_ms;		/* the pause before its next try, once put aside */
+	bool		wait_long;		/* its next step waits for its locks without a limit */
+	bool		aside;			/* put aside until holders have ended, and retry_at */
+	VirtualTransactionId *holders;	/* ended by an invalid one */
 	TimestampTz retry_at;
 } IndexBuild;
 
@@ -416,25 +460,10 @@ index_build_next(IndexBuild *ib)
 {
 	BuildStep  *b = &ib->step;
 
-	if (!OidIsValid(b->owner))
-	{
-		Oid			nsp;
-		Oid			data_oid;
-
-		StartTransactionCommand();
-		nsp = get_namespace_oid(b->schema, true);
-		data_oid = OidIsValid(nsp) ? storage_oid(nsp, b->index) : InvalidOid;
-		b->owner = OidIsValid(data_oid) ? asrole_owner(data_oid) : InvalidOid;
-		CommitTransactionCommand();
-		if (!OidIsValid(b->owner))
-		{
-			ib->finished = true;
-			return;
-		}
-	}
 	if (!ib->begun)
 	{
-		ib->leaves = index_build_step(b, "SELECT l FROM ots.index_build_begin($1, $2) l", 0, NULL, NULL);
+		ib->leaves = index_build_step(b, ib->wait_long, "SELECT l FROM ots.index_build_begin($1, $2) l",
+									  0, NULL, NULL);
 		ib->begun = true;
 		/* no leaves: the index is complete, or gone */
 		ib->finished = ib->leaves == NIL;
@@ -444,7 +473,7 @@ index_build_next(IndexBuild *ib)
 		Oid			types[3] = {TEXTOID, INT8OID, OIDOID};
 		Datum		extra[3] = {CStringGetTextDatum(list_nth(ib->leaves, ib->leaf)),
 		Int64GetDatum(ib->block), ObjectIdGetDatum(ib->filenode)};
-		List	   *next = index_build_step(b, "SELECT b.next_block, b.filenode"
+		List	   *next = index_build_step(b, ib->wait_long, "SELECT b.next_block, b.filenode"
 											" FROM ots.index_backfill_batch($1, $2, pg_catalog.to_regclass($3),"
 											" $4, ots.index_build_blocks(), $5) b",
 											3, types, extra);
@@ -463,16 +492,16 @@ index_build_next(IndexBuild *ib)
 	}
 	else
 	{
-		index_build_step(b, "SELECT ots.index_build_end($1, $2)", 0, NULL, NULL);
+		index_build_step(b, ib->wait_long, "SELECT ots.index_build_end($1, $2)", 0, NULL, NULL);
 		ib->finished = true;
 	}
 }
 
 /*
  * index_build_try runs ib's next step; false when it had to wait for a
- * lock longer than the worker waits, so the index is put aside and tried
- * again after a pause.  Any other error ends its build: it stays waiting,
- * its error in the server log, for CALL ots.build_index.
+ * lock longer than the step waits (or was a deadlock's victim), so the
+ * index is to be put aside.  Any other error ends its build: it stays
+ * waiting, its error in the server log, for CALL ots.build_index.
  */
 static bool
 index_build_try(IndexBuild *ib, MemoryContext buildcxt)
@@ -489,7 +518,9 @@ index_build_try(IndexBuild *ib, MemoryContext buildcxt)
 
 		MemoryContextSwitchTo(buildcxt);
 		edata = CopyErrorData();
-		if (edata->sqlerrcode == ERRCODE_LOCK_NOT_AVAILABLE)
+		/* a deadlock with its table's writers: they went on; so will it, later */
+		if (edata->sqlerrcode == ERRCODE_LOCK_NOT_AVAILABLE ||
+			edata->sqlerrcode == ERRCODE_T_R_DEADLOCK_DETECTED)
 			done = false;
 		else
 		{
@@ -507,21 +538,105 @@ index_build_try(IndexBuild *ib, MemoryContext buildcxt)
 }
 
 /*
- * index_build_add_waiting adds to builds (a list of IndexBuild in
- * buildcxt) each index of this database waiting for its build that it
- * does not hold yet; returns whether it added any
+ * index_build_put_aside notes the transactions that hold a lock conflicting
+ * with SHARE on a relation ib's next step locks (the table's storage and
+ * leaves, or the leaf of the batch: its writers) and, when there are any or
+ * its step just waited too long (timed_out), puts ib aside until they have
+ * ended, and INDEX_BUILD_POLL_MS at least; its step then waits for its
+ * locks without a limit.  Returns whether it put ib aside.
  */
 static bool
-index_build_add_waiting(List **builds, MemoryContext buildcxt)
+index_build_put_aside(IndexBuild *ib, bool timed_out, MemoryContext buildcxt)
+{
+	int			max = MaxBackends + max_prepared_xacts;
+	int			n = 0;
+	List	   *relids = NIL;
+	ListCell   *lc;
+
+	if (ib->holders == NULL)
+		ib->holders = MemoryContextAlloc(buildcxt, sizeof(VirtualTransactionId) * (max + 1));
+	StartTransactionCommand();
+	if (!ib->begun)
+	{
+		Oid			base = storage_oid(get_namespace_oid(ib->step.schema, true), ib->base);
+
+		if (OidIsValid(base))
+			relids = find_all_inheritors(base, NoLock, NULL);
+	}
+	else if (ib->leaf < list_length(ib->leaves))
+	{
+		List	   *names = stringToQualifiedNameList(list_nth(ib->leaves, ib->leaf));
+		Oid			leaf = RangeVarGetRelid(makeRangeVarFromNameList(names), NoLock, true);
+
+		if (OidIsValid(leaf))
+			relids = list_make1_oid(leaf);
+	}
+	foreach(lc, relids)
+	{
+		LOCKTAG		tag;
+
+		SET_LOCKTAG_RELATION(tag, MyDatabaseId, lfirst_oid(lc));
+		for (VirtualTransactionId *held = GetLockConflicts(&tag, ShareLock, NULL);
+			 VirtualTransactionIdIsValid(*held); held++)
+		{
+			int			i = 0;
+
+			while (i < n && !VirtualTransactionIdEquals(ib->holders[i], *held))
+				i++;
+			if (i == n && n < max)
+				ib->holders[n++] = *held;
+		}
+	}
+	SetInvalidVirtualTransactionId(ib->holders[n]);
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(buildcxt);
+	if (n == 0 && !timed_out)
+		return false;
+	ib->aside = true;
+	ib->wait_long = true;
+	ib->retry_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), INDEX_BUILD_POLL_MS);
+	return true;
+}
+
+/* index_build_holders_running: has a transaction ib was put aside for not ended yet? */
+static bool
+index_build_holders_running(IndexBuild *ib)
+{
+	bool		running = false;
+
+	StartTransactionCommand();
+	for (VirtualTransactionId *h = ib->holders; !running && VirtualTransactionIdIsValid(*h); h++)
+		running = !VirtualXactLock(*h, false);
+	CommitTransactionCommand();
+	return running;
+}
+
+/*
+ * index_build_add_waiting adds to builds (a list of IndexBuild in
+ * buildcxt) each index of owner in this database waiting for its build
+ * that it does not hold yet; returns whether it added any
+ */
+static bool
+index_build_add_waiting(List **builds, Oid owner, MemoryContext buildcxt)
 {
 	BuildStep	none = {NULL, NULL, BOOTSTRAP_SUPERUSERID};
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(owner)};
 	MemoryContext old = MemoryContextSwitchTo(buildcxt);
-	List	   *waiting = index_build_step(&none, "SELECT schema_name, table_name FROM ots.tables"
-										   " WHERE index_phase OPERATOR(pg_catalog.=) 'FULL'"
-										   " ORDER BY schema_name, table_name", 0, NULL, NULL);
+	List	   *waiting = index_build_step(&none, false,
+										   "SELECT o.schema_name, o.table_name, o.index_of FROM ots.tables o"
+										   " JOIN pg_catalog.pg_namespace n"
+										   " ON n.nspname OPERATOR(pg_catalog.=) o.schema_name"
+										   " JOIN pg_catalog.pg_class c"
+										   " ON c.relnamespace OPERATOR(pg_catalog.=) n.oid"
+										   " AND c.relname OPERATOR(pg_catalog.=)"
+										   " (o.table_name OPERATOR(pg_catalog.||) '" STORAGE_SUFFIX "')"
+										   " WHERE o.index_phase OPERATOR(pg_catalog.=) 'FULL'"
+										   " AND c.relowner OPERATOR(pg_catalog.=) $1"
+										   " ORDER BY o.schema_name, o.table_name", 1, types, values);
 	bool		added = false;
 
-	for (int i = 0; i + 1 < list_length(waiting); i += 2)
+	for (int i = 0; i + 2 < list_length(waiting); i += 3)
 	{
 		char	   *name = psprintf("%s.%s", (char *) list_nth(waiting, i),
 									(char *) list_nth(waiting, i + 1));
@@ -536,6 +651,8 @@ index_build_add_waiting(List **builds, MemoryContext buildcxt)
 		ib = palloc0(sizeof(IndexBuild));
 		ib->step.schema = list_nth(waiting, i);
 		ib->step.index = list_nth(waiting, i + 1);
+		ib->step.owner = owner;
+		ib->base = list_nth(waiting, i + 2);
 		ib->name = name;
 		*builds = lappend(*builds, ib);
 		added = true;
@@ -548,7 +665,7 @@ index_build_add_waiting(List **builds, MemoryContext buildcxt)
  * index_build_round runs one step of each index of builds that is not
  * finished or put aside; returns whether any remains to build, and sets
  * *wait_ms to how long the worker may sleep when none of them went on
- * (until the first one put aside is due).
+ * (until the first one put aside is due to be looked at).
  */
 static bool
 index_build_round(List *builds, MemoryContext buildcxt, bool *went_on, long *wait_ms)
@@ -557,7 +674,7 @@ index_build_round(List *builds, MemoryContext buildcxt, bool *went_on, long *wai
 	bool		remaining = false;
 
 	*went_on = false;
-	*wait_ms = INDEX_BUILD_RETRY_LAST_MS;
+	*wait_ms = INDEX_BUILD_POLL_MS;
 	foreach(lc, builds)
 	{
 		IndexBuild *ib = lfirst(lc);
@@ -567,51 +684,60 @@ index_build_round(List *builds, MemoryContext buildcxt, bool *went_on, long *wai
 		if (ib->finished)
 			continue;
 		remaining = true;
-		if (ib->retry_at > now)
+		if (ib->aside)
 		{
-			*wait_ms = Min(*wait_ms, TimestampDifferenceMilliseconds(now, ib->retry_at));
-			continue;
+			if (ib->retry_at <= now && index_build_holders_running(ib))
+				ib->retry_at = TimestampTzPlusMilliseconds(now, INDEX_BUILD_POLL_MS);
+			if (ib->retry_at > now)
+			{
+				*wait_ms = Min(*wait_ms, TimestampDifferenceMilliseconds(now, ib->retry_at));
+				continue;
+			}
+			ib->aside = false;
 		}
+		/* a step whose lock is held waits for the holders first, queueing no writer */
+		else if (!ib->wait_long && index_build_put_aside(ib, false, buildcxt))
+			continue;
 		if (index_build_try(ib, buildcxt))
 		{
-			ib->retry_ms = 0;
+			ib->wait_long = false;
 			*went_on = true;
-			continue;
 		}
-		ib->retry_ms = ib->retry_ms == 0 ? INDEX_BUILD_RETRY_FIRST_MS :
-			Min(ib->retry_ms * 2, INDEX_BUILD_RETRY_LAST_MS);
-		ib->retry_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), ib->retry_ms);
-		*wait_ms = Min(*wait_ms, ib->retry_ms);
+		else
+			(void) index_build_put_aside(ib, true, buildcxt);
 	}
 	return remaining;
 }
 
 /*
- * ots_index_build_main is the build worker of a database: holding the
- * database's build lock (a second worker started meanwhile leaves at once),
- * it builds every index waiting for its build, once each (one that fails
- * stays waiting, its error in the server log, for CALL ots.build_index),
- * taking new ones in as their creators commit.  It takes the indexes' steps
- * in turn, and puts aside an index whose step waits for a lock (its
- * table's writers) longer than INDEX_BUILD_LOCK_WAIT, to try it again after
- * a pause: a table's open transaction holds up that table's build alone,
- * never another table's.  After letting the lock go it looks once more,
- * for an index whose creator committed while its worker found the lock
- * taken.
+ * ots_index_build_main is the build worker of a role (the argument) in a
+ * database (bgw_extra): holding the role's build lock there (a second
+ * worker started meanwhile leaves at once), it builds every index the role
+ * owns waiting for its build, once each (one that fails stays waiting, its
+ * error in the server log, for CALL ots.build_index), taking new ones in as
+ * their creators commit.  It takes the indexes' steps in turn, and puts
+ * aside an index whose step's locks its table's writers hold until the
+ * transactions holding them have ended, to take the step then, waiting as
+ * long as it needs: a transaction left open on a table holds up that
+ * table's build alone, and the builds of other roles not at all.  After
+ * letting the lock go it looks once more, for an index whose creator
+ * committed while its worker found the lock taken.
  */
 void
 ots_index_build_main(Datum arg)
 {
-	Oid			database = DatumGetObjectId(arg);
+	Oid			owner = DatumGetObjectId(arg);
+	Oid			database;
 	LOCKTAG		tag;
 	MemoryContext buildcxt;
 	List	   *builds = NIL;
 
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
+	memcpy(&database, MyBgworkerEntry->bgw_extra, sizeof(Oid));
 	BackgroundWorkerInitializeConnectionByOid(database, InvalidOid, 0);
 	/* field 4 = 5: no SQL advisory lock function reaches it (purge's is 4) */
-	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, 0x6f7473, 0x696e6478, 5);
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, owner, 0x696e6478, 5);
 	buildcxt = AllocSetContextCreate(TopMemoryContext, "ots index builds", ALLOCSET_DEFAULT_SIZES);
 	MemoryContextSwitchTo(buildcxt);
 
@@ -622,7 +748,7 @@ ots_index_build_main(Datum arg)
 
 		if (LockAcquire(&tag, ExclusiveLock, true, true) == LOCKACQUIRE_NOT_AVAIL)
 			break;
-		(void) index_build_add_waiting(&builds, buildcxt);
+		(void) index_build_add_waiting(&builds, owner, buildcxt);
 		while (index_build_round(builds, buildcxt, &went_on, &wait_ms))
 		{
 			if (!went_on)
@@ -631,10 +757,10 @@ ots_index_build_main(Datum arg)
 								 wait_ms, PG_WAIT_EXTENSION);
 				ResetLatch(MyLatch);
 			}
-			(void) index_build_add_waiting(&builds, buildcxt);
+			(void) index_build_add_waiting(&builds, owner, buildcxt);
 		}
 		LockRelease(&tag, ExclusiveLock, true);
-		if (!index_build_add_waiting(&builds, buildcxt))
+		if (!index_build_add_waiting(&builds, owner, buildcxt))
 			break;
 	}
 	proc_exit(0);

@@ -2,7 +2,7 @@
  * src/row_read.c
  *	  ots.get_row (row_get, which batch_get_row calls per row), and the
  *	  per-row functions behind each table's SQL view, which apply the same
- *	  visibility rules to plain SQL reads.
+ *	  visibility rules to plain SQL reads (and the gate of an index's view).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -25,6 +25,7 @@
 PG_FUNCTION_INFO_V1(ots_get_row);
 PG_FUNCTION_INFO_V1(ots_row_attributes);
 PG_FUNCTION_INFO_V1(ots_row_exists);
+PG_FUNCTION_INFO_V1(ots_index_readable);
 PG_FUNCTION_INFO_V1(ots_row_attribute_text);
 PG_FUNCTION_INFO_V1(ots_row_attribute);
 PG_FUNCTION_INFO_V1(ots_row_string);
@@ -214,6 +215,26 @@ ots_row_exists(PG_FUNCTION_ARGS)
 
 	row_read_view_row(fcinfo, &sel, &r);
 	PG_RETURN_BOOL(select_row_exists(&sel, &r));
+}
+
+/*
+ * ots_index_readable is ots.index_readable(storage regclass), the gate an
+ * index's view passes before its rows (a one-time filter, evaluated at each
+ * execution with the statement's snapshot): true for a table, or an index
+ * that answers reads; else get_row's "Disallow read index table in building
+ * base state".  The view's row functions check the same at their first row,
+ * but a query that reads no row of an incomplete index (none written yet,
+ * or none of the key it asks for) must fail too, not answer with none.
+ */
+Datum
+ots_index_readable(PG_FUNCTION_ARGS)
+{
+	OtsTable   *t = catalog_lookup_by_data_oid(PG_GETARG_OID(0));
+
+	if (t == NULL)
+		ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
+	catalog_check_index_readable(t);
+	PG_RETURN_BOOL(true);
 }
 
 /*

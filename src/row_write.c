@@ -417,13 +417,6 @@ row_write_change(RowWrite *w, RowChange change, bool found, struct varlena *cell
 {
 	if (change == ROW_CHANGE_REMOVE)
 		return !found || rowstore_delete(&w->key);
-	if (!w->reads)
-	{
-		/* unconditional replace: try the key as new, else replace the version read */
-		return rowstore_insert(&w->key, cells, oldest, false) ||
-			(rowstore_fetch(&w->key, true) != NULL &&
-			 rowstore_update(&w->key, cells, oldest));
-	}
 	if (found)
 		return rowstore_update(&w->key, cells, oldest);
 	return rowstore_insert(&w->key, cells, oldest, true);
@@ -435,17 +428,48 @@ row_write_give_up(void)
 	ots_error(ROW_OPERATION_CONFLICT, "Data is being modified by the other request.");
 }
 
+static struct varlena *row_put_over(void *arg, int row, const struct varlena *old,
+								   int64 *oldest_ts, bool *keep);
+
+/*
+ * row_put_unconditional writes an unconditional PutRow, which reads nothing
+ * first: it tries the key as new (one index descent for a new key), else
+ * writes over the newest version, its cells built again when the write's
+ * stamp must pass that version's marker (row_put_over), round again after a
+ * concurrent writer.  Returns whether it replaced a stored row.
+ */
+static bool
+row_put_unconditional(RowWrite *w)
+{
+	struct varlena *cells;
+	int64		oldest;
+
+	w->op->decide(w, NULL, false, &cells, &oldest);
+	if (rowstore_insert(&w->key, cells, oldest, false))
+		return false;
+	for (int attempt = 1;; attempt++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (attempt >= ROW_WRITE_MAX_ATTEMPTS)
+			row_write_give_up();
+		if (rowstore_put(&w->key, cells, oldest, row_put_over, w, 0))
+			return w->key.found;
+	}
+}
+
 /*
  * row_write_apply is the compare-and-swap every write goes through: read
- * the row's newest version (when the write reads), check the conditions
- * against it, ask the write's decision function what to write, and write
- * that in place of exactly that version; when a concurrent writer got
- * there first, go round again on what it left.  Returns whether the last
- * round found a stored row.
+ * the row's newest version, check the conditions against it, ask the
+ * write's decision function what to write, and write that in place of
+ * exactly that version; when a concurrent writer got there first, go round
+ * again on what it left (an unconditional put and a generated key read
+ * nothing first).  Returns whether the last round found a stored row.
  */
 static bool
 row_write_apply(RowWrite *w)
 {
+	if (!w->reads && !w->generated)
+		return row_put_unconditional(w);
 	for (int attempt = 0;; attempt++)
 	{
 		struct varlena *oldv = NULL;
@@ -479,25 +503,22 @@ row_write_apply(RowWrite *w)
 		 * index descent, not a read and an insert.  A key that is there, live
 		 * or not, is read and decided as below.
 		 */
-		if (attempt == 0 && w->reads && w->existence == ROW_EXPECT_NOT_EXIST && w->condition == NULL)
+		if (attempt == 0 && w->existence == ROW_EXPECT_NOT_EXIST && w->condition == NULL)
 		{
 			change = w->op->decide(w, NULL, false, &newv, &new_oldest);
 			if (change == ROW_CHANGE_STORE && rowstore_insert(&w->key, newv, new_oldest, false))
 				return false;
 			continue;
 		}
-		if (w->reads)
+		oldv = rowstore_fetch(&w->key, true);
+		if (oldv != NULL)
 		{
-			oldv = rowstore_fetch(&w->key, true);
-			if (oldv != NULL)
-			{
-				cells_reader_init(&old, oldv);
-				exists = select_row_exists(&w->visible, &old);
-			}
-			row_write_check_conditions(w, &old, exists);
-			if (w->existing && w->req->on_existing == ROW_EXISTING_SKIP)
-				return true;
+			cells_reader_init(&old, oldv);
+			exists = select_row_exists(&w->visible, &old);
 		}
+		row_write_check_conditions(w, &old, exists);
+		if (w->existing && w->req->on_existing == ROW_EXISTING_SKIP)
+			return true;
 		change = w->op->decide(w, oldv != NULL ? &old : NULL, exists, &newv, &new_oldest);
 		if (change == ROW_CHANGE_NONE ||
 			row_write_change(w, change, oldv != NULL, newv, new_oldest))
@@ -517,13 +538,25 @@ row_write_after(int64 ts)
 	return ts + 1;
 }
 
-/* row_write_stamp: a server timestamp later than every earlier server stamp of the row */
+/*
+ * row_write_server_stamp is the server timestamp of a write at now_ms over
+ * the stored row old (NULL: none): now_ms, or the millisecond after the
+ * row's marker when that is not before now_ms, so successive server stamps
+ * of a row only increase, whatever the clock did between them.
+ */
+static int64
+row_write_server_stamp(int64 now_ms, const CellsReader *old)
+{
+	if (old != NULL && old->row_ts >= now_ms)
+		return row_write_after(old->row_ts);
+	return now_ms;
+}
+
+/* row_write_stamp: this write's server timestamp over the row version old */
 static int64
 row_write_stamp(const RowWrite *w, const CellsReader *old)
 {
-	if (old != NULL && old->row_ts >= w->now_ms)
-		return row_write_after(old->row_ts);
-	return w->now_ms;
+	return row_write_server_stamp(w->now_ms, old);
 }
 
 static void row_update_parse(RowUpdate *u, const RowWriteRequest *req);
@@ -573,6 +606,41 @@ row_put_decide(RowWrite *w, const CellsReader *old, bool exists, struct varlena 
 	*cells = row_write_put_cells(w->t, w->cells, w->ncells, row_write_stamp(w, old),
 								 oldest_ts);
 	return ROW_CHANGE_STORE;
+}
+
+/*
+ * row_write_put_over: a PutRow of the attributes (validated, its cells
+ * built at now_ms) finds the stored cells old in its way: NULL when its
+ * cells stand, else its cells built again with the stamp
+ * row_write_server_stamp gives over old, when that must pass old's marker.
+ */
+struct varlena *
+row_write_put_over(const OtsTable *t, Jsonb *attributes, int64 now_ms,
+				   const struct varlena *old, int64 *oldest_ts)
+{
+	CellsReader r;
+	int64		stamp;
+	int			count;
+	CellInput  *parsed;
+
+	cells_reader_init(&r, old);
+	stamp = row_write_server_stamp(now_ms, &r);
+	if (stamp == now_ms)
+		return NULL;
+	parsed = codec_parse_attributes(attributes, &count);
+	return row_write_put_cells(t, parsed, count, stamp, oldest_ts);
+}
+
+/*
+ * row_put_over: put_row's row_write_put_over (RowstoreReplacing); an error
+ * (no stamp past the marker) is the call's
+ */
+static struct varlena *
+row_put_over(void *arg, int row, const struct varlena *old, int64 *oldest_ts, bool *keep)
+{
+	RowWrite   *w = arg;
+
+	return row_write_put_over(w->t, w->req->attributes, w->now_ms, old, oldest_ts);
 }
 
 /* row_put_account: the key and cells written, the key read when conditions were checked */

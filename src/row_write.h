@@ -43,6 +43,15 @@ extern struct varlena *row_write_put_cells(const OtsTable *t, const CellInput *c
 extern struct varlena *row_write_new_row_cells(const OtsTable *t, Jsonb *attributes, int64 now_ms,
 											   int64 *oldest_ts, uint32 *size);
 
+/*
+ * row_write_put_over: a PutRow whose cells row_write_new_row_cells built at
+ * now_ms meets the stored cells old: NULL when its cells stand, else its
+ * cells built again with a stamp after old's row marker (RowstoreReplacing's
+ * answer)
+ */
+extern struct varlena *row_write_put_over(const OtsTable *t, Jsonb *attributes, int64 now_ms,
+										  const struct varlena *old, int64 *oldest_ts);
+
 /* row_write_cells_size: written data size of cells (names + values), for capacity units */
 extern uint32 row_write_cells_size(const CellInput *cells, int n);
 

@@ -713,6 +713,29 @@ rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 }
 
 /*
+ * rowstore_put writes a row whatever is stored under its key, as an
+ * unconditional PutRow: over the newest version, with the cells replacing
+ * returns for it (no replacing, or NULL from it: the cells given; nothing
+ * when it says keep), else as a new row.  False, having written nothing, when a concurrent writer
+ * replaced or deleted that version, or inserted the key, first: the caller
+ * tries again.  key->found tells whether a stored row was replaced.
+ */
+bool
+rowstore_put(RowKey *key, struct varlena *cells, int64 oldest_ts,
+			 RowstoreReplacing replacing, void *arg, int row)
+{
+	struct varlena *old = rowstore_fetch(key, true);
+	struct varlena *over;
+	int64		over_oldest = oldest_ts;
+	bool		keep = false;
+
+	if (old == NULL)
+		return rowstore_insert(key, cells, oldest_ts, true);
+	over = replacing != NULL ? replacing(arg, row, old, &over_oldest, &keep) : NULL;
+	return keep || rowstore_update(key, over != NULL ? over : cells, over_oldest);
+}
+
+/*
  * rowstore_delete removes the row version rowstore_fetch read, in place of
  * a DELETE; false when a concurrent writer got there first.
  */

@@ -5,12 +5,12 @@
  *
  * This is the only module that touches rows by key, so the access path
  * (direct index reads, speculative inserts, compare-and-swap updates and
- * deletes of the version read, by TID; the bulk upsert statement) can change
- * without touching the row API.  Callers check privileges on the storage
- * table first, and that no row-level security policy applies to them there
+ * deletes of the version read, by TID) can change without touching the row
+ * API.  Callers check privileges on the storage table first, and that no
+ * row-level security policy applies to them there
  * (rowstore_check_privileges); the leaf is then reached without
  * further checks, as the executor reaches the partitions of a table it has
- * checked (the bulk upsert statement runs as the table's owner for that).
+ * checked.
  *-------------------------------------------------------------------------
  */
 #ifndef OTS_ROWSTORE_H
@@ -57,6 +57,23 @@ extern bool rowstore_insert(const RowKey *key, struct varlena *cells, int64 olde
 extern void rowstore_insert_plain(const RowKey *key, struct varlena *cells, int64 oldest_ts);
 
 /*
+ * RowstoreReplacing: the cells a put writes in place of its row's stored
+ * cells old, with their "$oldest_ts"; NULL: the cells it was given.  row is
+ * the row's number among the caller's (0 for a single row).  *keep: write
+ * nothing over old (the put failed for that row, and the caller says so).
+ */
+typedef struct varlena *(*RowstoreReplacing) (void *arg, int row, const struct varlena *old,
+											  int64 *oldest_ts, bool *keep);
+
+/*
+ * rowstore_put writes a row as an unconditional PutRow: over the newest
+ * version (replacing says with what), else as new; false when a concurrent
+ * writer got there first
+ */
+extern bool rowstore_put(RowKey *key, struct varlena *cells, int64 oldest_ts,
+						 RowstoreReplacing replacing, void *arg, int row);
+
+/*
  * rowstore_update replaces the cells of the row version rowstore_fetch
  * read, and rowstore_delete removes it, only if no concurrent writer
  * replaced or deleted that version first (waiting for one in progress):
@@ -67,16 +84,17 @@ extern bool rowstore_update(const RowKey *key, struct varlena *cells, int64 olde
 extern bool rowstore_delete(const RowKey *key);
 
 /*
- * rowstore_put_many writes (inserts or replaces) many rows of a table, and
- * rowstore_delete_many deletes many (by key, as rowstore_delete does): the
- * bulk path of batch_write_row (rowstore_bulk.c).
+ * rowstore_put_many writes (inserts or replaces, as rowstore_put does, with
+ * replacing) many rows of a table, and rowstore_delete_many deletes many
+ * (by key, as rowstore_delete does): the bulk path of batch_write_row and
+ * of index builds (rowstore_bulk.c).
  * keys[k][i] is stored key column k of row i (the hash prefix first on
  * prefixed tables); the keys must be distinct.  The rows are written in
  * stored key order, whatever their order here, so that concurrent batches
  * lock shared keys in the same order.
  */
 extern void rowstore_put_many(const OtsTable *t, int nrows, Datum **keys, Datum *cells,
-							  Datum *oldest_ts);
+							  Datum *oldest_ts, RowstoreReplacing replacing, void *arg);
 extern void rowstore_delete_many(const OtsTable *t, int nrows, Datum **keys);
 
 /*

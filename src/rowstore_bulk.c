@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  * src/rowstore_bulk.c
- *	  Many rows of a table at once, for batch_write_row: new rows straight
- *	  into their leaves as COPY inserts them, or one upsert statement when
- *	  some exist; deletes key by key.
+ *	  Many rows of a table at once, for batch_write_row and index builds:
+ *	  new rows straight into their leaves as COPY inserts them, or key by
+ *	  key as put_row writes them when some exist; deletes key by key.
  *
  * Every bulk write takes its rows in one order that depends only on their
  * keys (rowstore_sort_rows), so concurrent batches that share keys wait for
@@ -17,117 +17,20 @@
 #include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
-#include "executor/spi.h"
-#include "lib/stringinfo.h"
 #include "miscadmin.h"
-#include "nodes/makefuncs.h"
-#include "utils/array.h"
-#include "utils/builtins.h"
-#include "utils/hsearch.h"
-#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "asrole.h"
-#include "cache.h"
 #include "rowstore.h"
 #include "rowstore_internal.h"
 #include "storage_write.h"
 #include "stream.h"
 #include "subxact.h"
 
-/* a table's saved upsert statement, for batches of rows of which some exist */
-typedef struct BulkPlans
-{
-	Oid			data_oid;		/* hash key */
-	SPIPlanPtr	upsert;
-} BulkPlans;
-
-/* saved plans go stale in the plan cache (SPI_plan_is_valid), not here */
-static OtsCache bulk_plans = {
-	.name = "ots bulk plans",
-	.keysize = sizeof(Oid),
-	.entrysize = sizeof(BulkPlans),
-};
-
-/*
- * rowstore_bulk_sql writes the upsert statement through the partitioned
- * table (one statement for many rows, so routing per row is the
- * executor's): the key columns and their unnest() parameters come from the
- * table's schema.  It runs as the table's owner: every function in it is
- * schema-qualified, and it has no operator (ON CONFLICT finds its index by
- * the columns).
- */
-static char *
-rowstore_bulk_sql(const OtsTable *t)
-{
-	StringInfoData args;
-	StringInfoData sql;
-	int			nkeys = storage_nkeys(t);
-	char	   *parent = storage_name(t);
-	char	   *cols = storage_key_list(t, nkeys);
-
-	initStringInfo(&args);
-	for (int k = 0; k < nkeys; k++)
-		appendStringInfo(&args, "%spg_catalog.unnest($%d)", k > 0 ? ", " : "", k + 1);
-	initStringInfo(&sql);
-	appendStringInfo(&sql,
-					 "INSERT INTO %s (%s, " STORAGE_CELLS_SQL ", " STORAGE_OLDEST_TS_SQL ")"
-					 " SELECT * FROM ROWS FROM (%s, pg_catalog.unnest($%d), pg_catalog.unnest($%d))"
-					 " ON CONFLICT (%s) DO UPDATE SET " STORAGE_CELLS_SQL " = EXCLUDED." STORAGE_CELLS_SQL ","
-					 " " STORAGE_OLDEST_TS_SQL " = EXCLUDED." STORAGE_OLDEST_TS_SQL,
-					 parent, cols, args.data, nkeys + 1, nkeys + 2, cols);
-	return sql.data;
-}
-
-/* rowstore_bulk_plan returns the table's saved upsert statement */
-static SPIPlanPtr
-rowstore_bulk_plan(const OtsTable *t)
-{
-	BulkPlans  *bp;
-	bool		found;
-	SPIPlanPtr *slot;
-
-	bp = cache_lookup(&bulk_plans, &t->data_oid, &found);
-	slot = &bp->upsert;
-	if (*slot != NULL && !SPI_plan_is_valid(*slot))
-	{
-		SPI_freeplan(*slot);
-		*slot = NULL;
-	}
-	if (*slot == NULL)
-	{
-		int			nkeys = storage_nkeys(t);
-		Oid			types[OTS_MAX_KEY_COLUMNS + 3];
-		SPIPlanPtr	plan;
-
-		for (int k = 0; k < nkeys; k++)
-			types[k] = get_array_type(storage_key_type(t, k));
-		types[nkeys] = get_array_type(storage_cells_type());
-		types[nkeys + 1] = INT8ARRAYOID;
-		plan = SPI_prepare(rowstore_bulk_sql(t), nkeys + 2, types);
-		if (plan == NULL)
-			elog(ERROR, "could not prepare ots bulk statement: %s",
-				 SPI_result_code_string(SPI_result));
-		if (SPI_keepplan(plan) != 0)
-			elog(ERROR, "could not save ots bulk statement");
-		*slot = plan;
-	}
-	return *slot;
-}
-
-/* rowstore_bulk_run executes the upsert statement (SPI connected, as the owner) */
-static void
-rowstore_bulk_run(const OtsTable *t, Datum *params)
-{
-	int			ret = SPI_execute_plan(rowstore_bulk_plan(t), params, NULL, false, 0);
-
-	if (ret < 0)
-		elog(ERROR, "ots bulk statement failed: %s", SPI_result_code_string(ret));
-}
-
 /*
  * the rows of one bulk write: keys[k][i] is stored key column k of row i,
- * leaves[i] the leaf that holds row i (cells and oldest_ts only for puts)
+ * leaves[i] the leaf that holds row i (cells and oldest_ts only for puts),
+ * numbers[i] its number in the caller's arrays
  */
 typedef struct BulkRows
 {
@@ -137,6 +40,7 @@ typedef struct BulkRows
 	Datum	   *cells;
 	Datum	   *oldest_ts;
 	Oid		   *leaves;
+	int		   *numbers;
 } BulkRows;
 
 /*
@@ -188,8 +92,8 @@ rowstore_row_order(const void *a, const void *b, void *arg)
  * rowstore_sort_rows returns the rows of a bulk write in one order that
  * depends only on the keys, not on the request: by leaf, then by stored
  * key (rowstore_row_order).  Every bulk write takes its rows' locks in this
- * order (new rows inserted leaf by leaf, the upsert statement in array
- * order, deletes key by key), so two batches that share keys, in whatever request order, wait
+ * order (new rows inserted leaf by leaf, else puts and deletes key by
+ * key), so two batches that share keys, in whatever request order, wait
  * for each other at their first common key instead of deadlocking.
  */
 static BulkRows
@@ -213,6 +117,7 @@ rowstore_sort_rows(const OtsTable *t, int nrows, Datum **keys, Datum *cells, Dat
 		out.keys[k] = palloc(sizeof(Datum) * nrows);
 	out.cells = cells != NULL ? palloc(sizeof(Datum) * nrows) : NULL;
 	out.oldest_ts = oldest_ts != NULL ? palloc(sizeof(Datum) * nrows) : NULL;
+	out.numbers = order;
 	for (int i = 0; i < nrows; i++)
 	{
 		out.leaves[i] = in.leaves[order[i]];
@@ -223,7 +128,6 @@ rowstore_sort_rows(const OtsTable *t, int nrows, Datum **keys, Datum *cells, Dat
 		if (oldest_ts != NULL)
 			out.oldest_ts[i] = oldest_ts[order[i]];
 	}
-	pfree(order);
 	pfree(in.leaves);
 	return out;
 }
@@ -310,49 +214,58 @@ rowstore_catch_unique_violation(int sqlerrcode)
 	return sqlerrcode == ERRCODE_UNIQUE_VIOLATION;
 }
 
-/* rowstore_bulk_upsert runs the upsert statement as the table's owner */
+/* a put that replaces a stored row is a PUT_ROW, not an update of what changed */
+static const StreamChange rowstore_put_row = {STREAM_PUT_ROW, NULL};
+
+/*
+ * rowstore_put_each writes the rows one key at a time, in
+ * rowstore_sort_rows's order, as an unconditional put_row writes its row
+ * (rowstore_put): as new, else over the newest version with the cells
+ * replacing returns for it (NULL: the cells given), again after a
+ * concurrent writer (a serialization failure under snapshot isolation).
+ */
 static void
-rowstore_bulk_upsert(const OtsTable *t, int nrows, Datum **keys, Datum *cells, Datum *oldest_ts)
+rowstore_put_each(const BulkRows *b, RowstoreReplacing replacing, void *arg)
 {
-	int			nkeys = storage_nkeys(t);
-	Datum		params[OTS_MAX_KEY_COLUMNS + 3];
-	AsRole		saved;
+	RowKey		key;
+	/* a row's old cells and what replacing builds go when the row is done */
+	MemoryContext rowctx = AllocSetContextCreate(CurrentMemoryContext, "ots put row",
+												 ALLOCSET_DEFAULT_SIZES);
+	MemoryContext callerctx = MemoryContextSwitchTo(rowctx);
 
-	for (int k = 0; k < nkeys; k++)
+	memset(&key, 0, sizeof(key));
+	key.t = b->t;
+	key.nkeys = storage_nkeys(b->t);
+	key.change = &rowstore_put_row;
+	for (int k = 0; k < key.nkeys; k++)
+		key.types[k] = storage_key_type(b->t, k);
+	for (int i = 0; i < b->nrows; i++)
 	{
-		Oid			type = storage_key_type(t, k);
-		int16		typlen;
-		bool		typbyval;
-		char		typalign;
-
-		get_typlenbyvalalign(type, &typlen, &typbyval, &typalign);
-		params[k] = PointerGetDatum(construct_array(keys[k], nrows, type, typlen, typbyval,
-													typalign));
+		key.leaf_oid = b->leaves[i];
+		for (int k = 0; k < key.nkeys; k++)
+			key.values[k] = b->keys[k][i];
+		for (;;)
+		{
+			CHECK_FOR_INTERRUPTS();
+			if (rowstore_put(&key, (struct varlena *) DatumGetPointer(b->cells[i]),
+							 DatumGetInt64(b->oldest_ts[i]), replacing, arg, b->numbers[i]))
+				break;
+		}
+		MemoryContextReset(rowctx);
 	}
-	params[nkeys] = PointerGetDatum(construct_array(cells, nrows, storage_cells_type(), -1,
-													false, TYPALIGN_INT));
-	params[nkeys + 1] = PointerGetDatum(construct_array(oldest_ts, nrows, INT8OID, 8,
-														FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-
-	asrole_enter(rowstore_owner(t), &saved);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	/* the rows it replaces are PutRows, not updates of what changed */
-	stream_puts_for(t->data_oid);
-	rowstore_bulk_run(t, params);
-	stream_puts_for(InvalidOid);
-	SPI_finish();
-	asrole_leave(&saved);
+	MemoryContextSwitchTo(callerctx);
+	MemoryContextDelete(rowctx);
 }
 
 /*
  * rowstore_put_many first tries the rows as new ones, straight into their
- * leaves (no upsert, no executor); when one of them exists that attempt is
- * undone and one upsert statement writes them all.  Both take the rows in
- * rowstore_sort_rows's order.
+ * leaves (no executor); when one of them exists that attempt is undone and
+ * the rows are written key by key (rowstore_put_each).  Both take the rows
+ * in rowstore_sort_rows's order.
  */
 void
-rowstore_put_many(const OtsTable *t, int nrows, Datum **keys, Datum *cells, Datum *oldest_ts)
+rowstore_put_many(const OtsTable *t, int nrows, Datum **keys, Datum *cells, Datum *oldest_ts,
+				  RowstoreReplacing replacing, void *arg)
 {
 	BulkRows	rows = rowstore_sort_rows(t, nrows, keys, cells, oldest_ts);
 	bool		kept;
@@ -360,7 +273,7 @@ rowstore_put_many(const OtsTable *t, int nrows, Datum **keys, Datum *cells, Datu
 	if (subxact_run(rowstore_insert_many_work, &rows, rowstore_catch_unique_violation,
 					&kept) == NULL)
 		return;
-	rowstore_bulk_upsert(t, nrows, rows.keys, rows.cells, rows.oldest_ts);
+	rowstore_put_each(&rows, replacing, arg);
 }
 
 /*

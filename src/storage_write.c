@@ -6,8 +6,8 @@
  *
  * Every row-level change of a leaf of ots storage, whoever makes it, goes
  * through the table AM's write callbacks: ots's row functions and batches
- * (direct inserts, updates and deletes, COPY-style multi-inserts, the bulk
- * upsert statement), purge's statements, plain INSERT / UPDATE / DELETE /
+ * (direct inserts, updates and deletes, COPY-style multi-inserts), purge's
+ * statements, plain INSERT / UPDATE / DELETE /
  * MERGE / COPY on the storage, logical replication apply and pg_restore.
  * The callbacks call storage_write once the change is made (for ON
  * CONFLICT inserts, once the insert is known to have succeeded), with the

@@ -152,8 +152,8 @@ extern void storage_write_rows_leave(Oid relid, const OtsTable *t);
  * delete), with the old cells it read (NULL: a new row) and what the
  * change is for Stream (NULL: what the table AM callback says).
  * storage_write_expect_end forgets it after the call, as does the end of
- * the (sub)transaction.  Statements ots runs on storage (the bulk upsert,
- * purge's batches) announce nothing: the code of a leaf's index expressions
+ * the (sub)transaction.  Statements ots runs on storage (purge's batches)
+ * announce nothing: the code of a leaf's index expressions
  * runs inside them, and what it wrote would pass unchecked.
  */
 extern void storage_write_expect_row(const OtsTable *t, Oid leaf, TupleTableSlot *slot,

@@ -72,11 +72,8 @@ extern void stream_write_change(const struct StorageWrite *w);
 
 /*
  * While purge removes expired cells, its changes are no records
- * (stream_quiet); while the bulk upsert of batch_write_row runs, the rows
- * it replaces are PutRows (stream_puts_for).  Both end with the
- * (sub)transaction too.
+ * (stream_quiet); that ends with the (sub)transaction too.
  */
 extern void stream_quiet(bool quiet);
-extern void stream_puts_for(Oid storage_oid);
 
 #endif							/* OTS_STREAM_H */

@@ -86,8 +86,6 @@ static List *shard_writes = NIL;
 static Size buffered_total = 0;
 /* stream_quiet: purge is removing what no read sees */
 static bool quiet = false;
-/* stream_puts_for: the storage whose changes are PutRows (batch_write_row's upsert) */
-static Oid	puts_for = InvalidOid;
 
 static void stream_xact_callback(XactEvent event, void *arg);
 static void stream_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
@@ -104,12 +102,6 @@ void
 stream_quiet(bool q)
 {
 	quiet = q;
-}
-
-void
-stream_puts_for(Oid storage_oid)
-{
-	puts_for = storage_oid;
 }
 
 /* stream_shard_write: this transaction's entry for the shard of t, made on first use */
@@ -311,7 +303,7 @@ stream_write_change(const StorageWrite *w)
 			action = STREAM_DELETE_ROW;
 		else if (w->change != NULL)
 			action = w->change->action;
-		else if (old_cells == NULL || puts_for == w->storage_oid)
+		else if (old_cells == NULL)
 			action = STREAM_PUT_ROW;
 		else
 			action = STREAM_UPDATE_ROW;
@@ -412,7 +404,6 @@ stream_xact_callback(XactEvent event, void *arg)
 			shard_writes = NIL;
 			buffered_total = 0;
 			quiet = false;
-			puts_for = InvalidOid;
 			break;
 	}
 }
@@ -420,7 +411,7 @@ stream_xact_callback(XactEvent event, void *arg)
 /*
  * A subtransaction that rolls back drops the records it wrote, and those
  * of the subtransactions inside it: every one that began after it.  An
- * error inside purge's batch or the bulk upsert must not leave its mode on.
+ * error inside purge's batch must not leave its mode on.
  */
 static void
 stream_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
@@ -438,7 +429,6 @@ stream_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 	if (event != SUBXACT_EVENT_ABORT_SUB)
 		return;
 	quiet = false;
-	puts_for = InvalidOid;
 	foreach(lc, shard_writes)
 	{
 		StreamShardWrite *sw = lfirst(lc);

@@ -15,7 +15,8 @@
  *	   cached), and
  *	 - its query is what ots.sync_table_view makes (an owner may make the view
  *	   again with CREATE OR REPLACE VIEW): SELECT from the table's storage
- *	   alone WHERE ots.row_exists(cells, storage), its columns the storage's
+ *	   alone WHERE ots.row_exists(cells, storage) (an index's view: WHERE
+ *	   ots.index_readable(storage) AND ots.row_exists(...)), its columns the storage's
  *	   key columns, ots.row_attributes(cells, storage) and one
  *	   ots.row_<type>(cells, storage, 'name') per defined column of that type,
  *	   each call on the storage's own cells and the storage itself, the
@@ -98,11 +99,13 @@ view_shape_funcs(void)
 								  ObjectIdGetDatum(nsp));
 		args[1] = REGCLASSOID;
 		args[2] = TEXTOID;
+		f->index_readable = view_shape_lookup("index_readable", 1, &args[1]);
 		f->row_exists = view_shape_lookup("row_exists", 2, args);
 		f->row_attributes = view_shape_lookup("row_attributes", 2, args);
 		f->row_attribute_text = view_shape_lookup("row_attribute_text", 3, args);
 		f->row_attribute = view_shape_lookup("row_attribute", 3, args);
-		e->complete = OidIsValid(f->row_exists) && OidIsValid(f->row_attributes) &&
+		e->complete = OidIsValid(f->index_readable) && OidIsValid(f->row_exists) &&
+			OidIsValid(f->row_attributes) &&
 			OidIsValid(f->row_attribute_text) && OidIsValid(f->row_attribute);
 		for (int t = OTS_VT_STRING; t <= OTS_VT_BINARY; t++)
 		{
@@ -112,6 +115,16 @@ view_shape_funcs(void)
 		e->valid = true;
 	}
 	return e->complete ? &e->funcs : NULL;
+}
+
+/* view_shape_storage: is arg the view's storage, as a regclass constant? */
+static bool
+view_shape_storage(Node *arg, const OtsView *view)
+{
+	Const	   *storage = (Const *) arg;
+
+	return IsA(storage, Const) && storage->consttype == REGCLASSOID && !storage->constisnull &&
+		DatumGetObjectId(storage->constvalue) == view->storage->relid;
 }
 
 /*
@@ -124,18 +137,14 @@ view_shape_call(Node *expr, Oid funcid, const OtsView *view, const char **name)
 {
 	FuncExpr   *f = (FuncExpr *) expr;
 	Var		   *cells;
-	Const	   *storage;
 	Const	   *column;
 
 	if (expr == NULL || !IsA(expr, FuncExpr) || f->funcid != funcid || f->funcretset || f->funcvariadic ||
 		list_length(f->args) < 2 || list_length(f->args) > 3)
 		return false;
 	cells = linitial(f->args);
-	storage = lsecond(f->args);
 	if (!IsA(cells, Var) || cells->varno != view->storage_rti || cells->varlevelsup != 0 ||
-		cells->varattno <= 0 ||
-		!IsA(storage, Const) || storage->consttype != REGCLASSOID || storage->constisnull ||
-		DatumGetObjectId(storage->constvalue) != view->storage->relid)
+		cells->varattno <= 0 || !view_shape_storage(lsecond(f->args), view))
 		return false;
 	if (list_length(f->args) == 2)
 		return name == NULL;
@@ -144,6 +153,32 @@ view_shape_call(Node *expr, Oid funcid, const OtsView *view, const char **name)
 		return false;
 	*name = TextDatumGetCString(column->constvalue);
 	return true;
+}
+
+/*
+ * view_shape_where: is quals the WHERE ots.sync_table_view makes, the row
+ * rule ots.row_exists(cells, storage), or an index's, its gate
+ * ots.index_readable(storage) AND the row rule?  *gated: it has the gate.
+ */
+static bool
+view_shape_where(Node *quals, const OtsViewFuncs *funcs, const OtsView *view, bool *gated)
+{
+	BoolExpr   *and = (BoolExpr *) quals;
+	FuncExpr   *gate;
+
+	*gated = false;
+	if (view_shape_call(quals, funcs->row_exists, view, NULL))
+		return true;
+	if (quals == NULL || !IsA(quals, BoolExpr) || and->boolop != AND_EXPR ||
+		list_length(and->args) != 2)
+		return false;
+	gate = linitial(and->args);
+	if (!IsA(gate, FuncExpr) || gate->funcid != funcs->index_readable || gate->funcretset ||
+		gate->funcvariadic || list_length(gate->args) != 1 ||
+		!view_shape_storage(linitial(gate->args), view))
+		return false;
+	*gated = true;
+	return view_shape_call(lsecond(and->args), funcs->row_exists, view, NULL);
 }
 
 OtsViewColumn
@@ -208,6 +243,7 @@ view_shape_recognize(RangeTblEntry *rte, Index rti, const OtsViewFuncs *funcs, O
 	RangeTblEntry *perm;
 	RangeTblRef *from;
 	ListCell   *lc;
+	bool		gated;
 
 	if (rte->rtekind != RTE_SUBQUERY || !rte->security_barrier || (q = rte->subquery) == NULL ||
 		q->commandType != CMD_SELECT || q->utilityStmt != NULL || q->setOperations != NULL ||
@@ -232,11 +268,11 @@ view_shape_recognize(RangeTblEntry *rte, Index rti, const OtsViewFuncs *funcs, O
 	view->storage = rt_fetch(from->rtindex, q->rtable);
 	if (view->storage->rtekind != RTE_RELATION ||
 		view->storage->relkind != RELKIND_PARTITIONED_TABLE || view->storage->tablesample != NULL ||
-		!view_shape_call(q->jointree->quals, funcs->row_exists, view, NULL))
+		!view_shape_where(q->jointree->quals, funcs, view, &gated))
 		return false;
-	/* the catalog: the table whose storage this is has this view */
+	/* the catalog: the table whose storage this is has this view (an index's, with its gate) */
 	view->table = catalog_lookup_by_data_oid(view->storage->relid);
-	if (view->table == NULL || view->table->view_oid != perm->relid)
+	if (view->table == NULL || view->table->view_oid != perm->relid || gated != view->table->is_index)
 		return false;
 	/* every column one that ots.sync_table_view makes */
 	foreach(lc, q->targetList)

@@ -46,6 +46,7 @@ typedef struct OtsView
 /* the functions of ots that make a view's columns (ots's schema, by OID) */
 typedef struct OtsViewFuncs
 {
+	Oid			index_readable;
 	Oid			row_exists;
 	Oid			row_attributes;
 	Oid			row_attribute_text;

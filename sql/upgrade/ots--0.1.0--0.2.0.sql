@@ -2147,7 +2147,8 @@ BEGIN
 
 	-- an index table is stored as a table is, partitioned by its first column
 	PERFORM ots.create_table_storage(t.schema_name, index_rel, k.pk_names, k.pk_types, NULL, t.partitions, 0);
-	PERFORM ots.sync_table_view(t.schema_name, index_rel, k.pk_names, k.defined_names, k.defined_types);
+	PERFORM ots.sync_table_view(t.schema_name, index_rel, k.pk_names, k.defined_names, k.defined_types,
+								is_index => true);
 	EXECUTE format('COMMENT ON VIEW %I.%I IS %L', t.schema_name, index_rel,
 				   format('ots index of %I.%I: live entries, read-only', t.schema_name, t.table_name));
 
@@ -2163,7 +2164,7 @@ BEGIN
 	IF owner_name <> current_user THEN
 		EXECUTE format('ALTER TABLE %I.%I OWNER TO %s', t.schema_name, index_rel || '$data', owner_name);
 	END IF;
-	-- the database's build worker starts when this transaction commits (unless ots.index_build_worker is off)
+	-- the owner's build worker starts when this transaction commits (unless ots.index_build_worker is off)
 	IF include_base_data THEN
 		PERFORM ots.index_build_launch(t.schema_name, index_rel);
 	END IF;
@@ -2231,7 +2232,7 @@ COMMENT ON FUNCTION ots.index_backfill_batch(name, name, regclass, bigint, integ
 CREATE FUNCTION ots.index_build_launch(schema_name name, index_name name) RETURNS boolean
 	AS 'MODULE_PATHNAME', 'ots_index_build_launch' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION ots.index_build_launch(name, name) IS
-	'has the build worker of the database start when the transaction that creates an index commits (internal)';
+	'has the build worker of the index''s owner in the database start when the transaction that creates the index commits (internal)';
 
 -- ots.index_build_blocks: the blocks one backfill batch reads (and locks its leaf for)
 CREATE FUNCTION ots.index_build_blocks() RETURNS integer
@@ -2353,7 +2354,8 @@ COMMENT ON FUNCTION ots.view_column_function(text) IS
 	'the per-row function of a typed view column (internal)';
 
 CREATE FUNCTION ots.sync_table_view(schema_name name, table_name name, pk_names text[],
-									defined_names text[], defined_types text[]) RETURNS void
+									defined_names text[], defined_types text[],
+									is_index boolean DEFAULT false) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -2438,10 +2440,15 @@ BEGIN
 		EXECUTE format('DROP VIEW %s', view_name);
 		PERFORM ots.view_replacing(0);
 	END IF;
-	-- a security barrier: a caller's leaky function never sees rows the view hides
+	-- a security barrier: a caller's leaky function never sees rows the view hides; an
+	-- index's view first passes its gate, once per execution whatever rows it reads: an
+	-- index answers only once complete (ots.index_readable)
 	EXECUTE format('CREATE OR REPLACE VIEW %s WITH (security_barrier) AS SELECT %s FROM %s d'
-				   ' WHERE ots.row_exists(d."$cells", %L::pg_catalog.regclass)',
-				   view_name, select_list, storage, storage);
+				   ' WHERE %sots.row_exists(d."$cells", %L::pg_catalog.regclass)',
+				   view_name, select_list, storage,
+				   CASE WHEN is_index THEN format('ots.index_readable(%L::pg_catalog.regclass) AND ', storage)
+						ELSE '' END,
+				   storage);
 	IF view_oid IS NULL OR saved_owner IS NOT NULL THEN
 		-- INSERT, UPDATE, DELETE and COPY on the view are the row API's writes (src/view_write.c)
 		EXECUTE format('CREATE TRIGGER "ots_write" INSTEAD OF INSERT OR UPDATE OR DELETE ON %s'
@@ -2476,7 +2483,7 @@ BEGIN
 	END IF;
 END
 $$;
-COMMENT ON FUNCTION ots.sync_table_view(name, name, text[], text[], text[]) IS
+COMMENT ON FUNCTION ots.sync_table_view(name, name, text[], text[], text[], boolean) IS
 	'creates or updates the view of an ots table (internal)';
 
 -- 0.1.0's read-only trigger function becomes the write trigger under its old name
@@ -3487,26 +3494,47 @@ BEGIN ATOMIC
 	SELECT v.ots_table, v.relation, v.kind, v.location, v.problem, v.detail
 	  FROM (SELECT NULL::name AS schema_name, NULL::name AS table_name WHERE table_name IS NULL
 			UNION ALL
-			SELECT r.schema_name, r.table_name FROM ots.resolve_name(table_name, false) r) n,
+			-- (resolve_name is STRICT: of a NULL name, a row of NULLs)
+			SELECT r.schema_name, r.table_name FROM ots.resolve_name(table_name, false) r
+			 WHERE verify.table_name IS NOT NULL) n,
 		   LATERAL ots.verify_tables(n.schema_name, n.table_name, amcheck) v;
 END;
 COMMENT ON FUNCTION ots.verify(text, boolean) IS
 	'checks the storage of an ots table, or of every one the caller owns: heap and btree through amcheck (unless amcheck => false), rows, secondary indexes against their tables, stream records; one row per problem, none when all is well';
+
+-- ots.stats_reset() zeroes each table once (resolve_name of a NULL name is a row of NULLs)
+CREATE OR REPLACE FUNCTION ots.stats_reset(table_name text DEFAULT NULL) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+BEGIN ATOMIC
+	SELECT ots.stats_reset_internal(r.schema_name, r.table_name)
+	  FROM (SELECT NULL::name AS schema_name, NULL::name AS table_name
+			 WHERE stats_reset.table_name IS NULL
+			UNION ALL
+			-- (resolve_name is STRICT: of a NULL name, a row of NULLs)
+			SELECT n.schema_name, n.table_name
+			  FROM ots.resolve_name(stats_reset.table_name, false) n
+			 WHERE stats_reset.table_name IS NOT NULL) r;
+END;
 
 -- issue 31 item 9: a generated AUTO_INCREMENT key never replaces a row (src/auto_increment.c);
 -- ots.sync_auto_increment moves sequences past the rows after a failover or a restore
 
 -- ots.sync_auto_increment_internal: moves the AUTO_INCREMENT sequence of a
 -- resolved table the caller owns past the largest value stored in its
--- column; its last value after the call (NULL: no sequence, or none taken)
+-- column below 2^62; its last value after the call (NULL: no sequence, or
+-- none taken).  Larger values, which no sequence reaches by counting (they
+-- were written as such), are not followed: the sequence, one for every
+-- partition key, would be left near its end for all of them.
 CREATE FUNCTION ots.sync_auto_increment_internal(schema_name name, table_name name) RETURNS bigint
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
+	followed_below CONSTANT bigint := 4611686018427387904;	-- 2^62
 	t ots.tables;
 	seq regclass;
 	stored bigint;
+	beyond boolean;
 	last bigint;
 BEGIN
 	SELECT * INTO t FROM ots.tables o WHERE o.schema_name = $1 AND o.table_name = $2;
@@ -3521,8 +3549,16 @@ BEGIN
 	-- values taken meanwhile are past the rows already; none runs backwards (the
 	-- lock keeps out writers of the table until this transaction ends)
 	EXECUTE format('LOCK TABLE %I.%I IN SHARE MODE', t.schema_name, t.table_name || '$data');
-	EXECUTE format('SELECT pg_catalog.max(%I) FROM %I.%I', t.pk_names[t.auto_increment],
-				   t.schema_name, t.table_name || '$data') INTO stored;
+	EXECUTE format('SELECT pg_catalog.max(%1$I) FILTER (WHERE %1$I OPERATOR(pg_catalog.<) $1),'
+				   ' pg_catalog.bool_or(%1$I OPERATOR(pg_catalog.>=) $1) FROM %2$I.%3$I',
+				   t.pk_names[t.auto_increment], t.schema_name, t.table_name || '$data')
+		INTO stored, beyond USING followed_below;
+	IF beyond THEN
+		RAISE WARNING 'ots table %.% holds AUTO_INCREMENT values of % and more, which its sequence does not follow',
+			quote_ident(t.schema_name), t.table_name, followed_below
+			USING DETAIL = 'No sequence reaches them by counting: they were written as such.',
+				  HINT = 'A key generated under a partition key holding one is taken past its largest value, and is refused when that is 9223372036854775807.';
+	END IF;
 	last := pg_catalog.pg_sequence_last_value(seq);
 	IF stored OPERATOR(pg_catalog.>) coalesce(last, 0) THEN
 		last := pg_catalog.setval(seq, stored);
@@ -3553,7 +3589,7 @@ BEGIN ATOMIC
 	 ORDER BY o.schema_name COLLATE "C", o.table_name COLLATE "C";
 END;
 COMMENT ON FUNCTION ots.sync_auto_increment(text) IS
-	'moves the AUTO_INCREMENT sequence of an ots table (or of every one the caller owns) past the largest value stored, as after a logical replication failover or a restore of rows without their sequence';
+	'moves the AUTO_INCREMENT sequence of an ots table (or of every one the caller owns) past the largest value stored below 2^62, as after a logical replication failover or a restore of rows without their sequence';
 
 -- review of issue 31, finding 3: CALL ots.purge() of every table goes on
 -- past a table that does not load (a WARNING names it)
@@ -3585,3 +3621,10 @@ BEGIN
 	END IF;
 END
 $$;
+
+-- issue 31: an index's view answers only once the index is complete (its
+-- gate, which ots.sync_table_view puts first in its WHERE)
+CREATE FUNCTION ots.index_readable(storage regclass) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ots_index_readable' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.index_readable(regclass) IS
+	'true unless storage is an index''s that does not answer reads yet (being built, or completed after the statement''s snapshot), which raises get_row''s error: the gate of an index''s view (internal)';

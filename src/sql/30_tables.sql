@@ -345,9 +345,11 @@ COMMENT ON FUNCTION ots.view_column_function(text) IS
 -- columns in their order, new ones added at the end, so what depends on
 -- it still works; a removed column means the view is made again, refused
 -- while other objects depend on it (naming them), with its owner, grants
--- and comments.
+-- and comments.  An index's view (is_index) answers only once the index is
+-- complete.
 CREATE FUNCTION ots.sync_table_view(schema_name name, table_name name, pk_names text[],
-									defined_names text[], defined_types text[]) RETURNS void
+									defined_names text[], defined_types text[],
+									is_index boolean DEFAULT false) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -432,10 +434,15 @@ BEGIN
 		EXECUTE format('DROP VIEW %s', view_name);
 		PERFORM ots.view_replacing(0);
 	END IF;
-	-- a security barrier: a caller's leaky function never sees rows the view hides
+	-- a security barrier: a caller's leaky function never sees rows the view hides; an
+	-- index's view first passes its gate, once per execution whatever rows it reads: an
+	-- index answers only once complete (ots.index_readable)
 	EXECUTE format('CREATE OR REPLACE VIEW %s WITH (security_barrier) AS SELECT %s FROM %s d'
-				   ' WHERE ots.row_exists(d."$cells", %L::pg_catalog.regclass)',
-				   view_name, select_list, storage, storage);
+				   ' WHERE %sots.row_exists(d."$cells", %L::pg_catalog.regclass)',
+				   view_name, select_list, storage,
+				   CASE WHEN is_index THEN format('ots.index_readable(%L::pg_catalog.regclass) AND ', storage)
+						ELSE '' END,
+				   storage);
 	IF view_oid IS NULL OR saved_owner IS NOT NULL THEN
 		-- INSERT, UPDATE, DELETE and COPY on the view are the row API's writes (src/view_write.c)
 		EXECUTE format('CREATE TRIGGER "ots_write" INSTEAD OF INSERT OR UPDATE OR DELETE ON %s'
@@ -470,7 +477,7 @@ BEGIN
 	END IF;
 END
 $$;
-COMMENT ON FUNCTION ots.sync_table_view(name, name, text[], text[], text[]) IS
+COMMENT ON FUNCTION ots.sync_table_view(name, name, text[], text[], text[], boolean) IS
 	'creates or updates the view of an ots table (internal)';
 
 CREATE FUNCTION ots.create_table_internal(
@@ -755,15 +762,20 @@ COMMENT ON FUNCTION ots.delete_table(text) IS 'drops an ots table: its storage, 
 
 -- ots.sync_auto_increment_internal: moves the AUTO_INCREMENT sequence of a
 -- resolved table the caller owns past the largest value stored in its
--- column; its last value after the call (NULL: no sequence, or none taken)
+-- column below 2^62; its last value after the call (NULL: no sequence, or
+-- none taken).  Larger values, which no sequence reaches by counting (they
+-- were written as such), are not followed: the sequence, one for every
+-- partition key, would be left near its end for all of them.
 CREATE FUNCTION ots.sync_auto_increment_internal(schema_name name, table_name name) RETURNS bigint
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
+	followed_below CONSTANT bigint := 4611686018427387904;	-- 2^62
 	t ots.tables;
 	seq regclass;
 	stored bigint;
+	beyond boolean;
 	last bigint;
 BEGIN
 	SELECT * INTO t FROM ots.tables o WHERE o.schema_name = $1 AND o.table_name = $2;
@@ -778,8 +790,16 @@ BEGIN
 	-- values taken meanwhile are past the rows already; none runs backwards (the
 	-- lock keeps out writers of the table until this transaction ends)
 	EXECUTE format('LOCK TABLE %I.%I IN SHARE MODE', t.schema_name, t.table_name || '$data');
-	EXECUTE format('SELECT pg_catalog.max(%I) FROM %I.%I', t.pk_names[t.auto_increment],
-				   t.schema_name, t.table_name || '$data') INTO stored;
+	EXECUTE format('SELECT pg_catalog.max(%1$I) FILTER (WHERE %1$I OPERATOR(pg_catalog.<) $1),'
+				   ' pg_catalog.bool_or(%1$I OPERATOR(pg_catalog.>=) $1) FROM %2$I.%3$I',
+				   t.pk_names[t.auto_increment], t.schema_name, t.table_name || '$data')
+		INTO stored, beyond USING followed_below;
+	IF beyond THEN
+		RAISE WARNING 'ots table %.% holds AUTO_INCREMENT values of % and more, which its sequence does not follow',
+			quote_ident(t.schema_name), t.table_name, followed_below
+			USING DETAIL = 'No sequence reaches them by counting: they were written as such.',
+				  HINT = 'A key generated under a partition key holding one is taken past its largest value, and is refused when that is 9223372036854775807.';
+	END IF;
 	last := pg_catalog.pg_sequence_last_value(seq);
 	IF stored OPERATOR(pg_catalog.>) coalesce(last, 0) THEN
 		last := pg_catalog.setval(seq, stored);
@@ -810,7 +830,7 @@ BEGIN ATOMIC
 	 ORDER BY o.schema_name COLLATE "C", o.table_name COLLATE "C";
 END;
 COMMENT ON FUNCTION ots.sync_auto_increment(text) IS
-	'moves the AUTO_INCREMENT sequence of an ots table (or of every one the caller owns) past the largest value stored, as after a logical replication failover or a restore of rows without their sequence';
+	'moves the AUTO_INCREMENT sequence of an ots table (or of every one the caller owns) past the largest value stored below 2^62, as after a logical replication failover or a restore of rows without their sequence';
 
 CREATE FUNCTION ots.hash_prefix(value text, n integer) RETURNS text
 	AS 'MODULE_PATHNAME', 'ots_hash_prefix_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

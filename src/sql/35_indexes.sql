@@ -369,7 +369,8 @@ BEGIN
 
 	-- an index table is stored as a table is, partitioned by its first column
 	PERFORM ots.create_table_storage(t.schema_name, index_rel, k.pk_names, k.pk_types, NULL, t.partitions, 0);
-	PERFORM ots.sync_table_view(t.schema_name, index_rel, k.pk_names, k.defined_names, k.defined_types);
+	PERFORM ots.sync_table_view(t.schema_name, index_rel, k.pk_names, k.defined_names, k.defined_types,
+								is_index => true);
 	EXECUTE format('COMMENT ON VIEW %I.%I IS %L', t.schema_name, index_rel,
 				   format('ots index of %I.%I: live entries, read-only', t.schema_name, t.table_name));
 
@@ -385,7 +386,7 @@ BEGIN
 	IF owner_name <> current_user THEN
 		EXECUTE format('ALTER TABLE %I.%I OWNER TO %s', t.schema_name, index_rel || '$data', owner_name);
 	END IF;
-	-- the database's build worker starts when this transaction commits (unless ots.index_build_worker is off)
+	-- the owner's build worker starts when this transaction commits (unless ots.index_build_worker is off)
 	IF include_base_data THEN
 		PERFORM ots.index_build_launch(t.schema_name, index_rel);
 	END IF;
@@ -453,7 +454,7 @@ COMMENT ON FUNCTION ots.index_backfill_batch(name, name, regclass, bigint, integ
 CREATE FUNCTION ots.index_build_launch(schema_name name, index_name name) RETURNS boolean
 	AS 'MODULE_PATHNAME', 'ots_index_build_launch' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION ots.index_build_launch(name, name) IS
-	'has the build worker of the database start when the transaction that creates an index commits (internal)';
+	'has the build worker of the index''s owner in the database start when the transaction that creates the index commits (internal)';
 
 -- ots.index_build_blocks: the blocks one backfill batch reads (and locks its leaf for)
 CREATE FUNCTION ots.index_build_blocks() RETURNS integer

@@ -94,6 +94,10 @@ CREATE FUNCTION ots.row_exists(cells ots.cells, storage regclass) RETURNS boolea
 	SUPPORT ots.row_exists_support;
 COMMENT ON FUNCTION ots.row_exists(ots.cells, regclass) IS
 	'whether a stored row is visible under its table''s TTL (used by table views)';
+CREATE FUNCTION ots.index_readable(storage regclass) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ots_index_readable' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.index_readable(regclass) IS
+	'true unless storage is an index''s that does not answer reads yet (being built, or completed after the statement''s snapshot), which raises get_row''s error: the gate of an index''s view (internal)';
 
 -- Range reads
 CREATE TYPE ots.range_result AS (

@@ -54,8 +54,10 @@ BEGIN ATOMIC
 	  FROM (SELECT NULL::name AS schema_name, NULL::name AS table_name
 			 WHERE stats_reset.table_name IS NULL
 			UNION ALL
+			-- (resolve_name is STRICT: of a NULL name, a row of NULLs)
 			SELECT n.schema_name, n.table_name
-			  FROM ots.resolve_name(stats_reset.table_name, false) n) r;
+			  FROM ots.resolve_name(stats_reset.table_name, false) n
+			 WHERE stats_reset.table_name IS NOT NULL) r;
 END;
 COMMENT ON FUNCTION ots.stats_reset(text) IS
 	'zeroes the ots.stats counters (activity and purge) of one ots table, or of all the caller owns';

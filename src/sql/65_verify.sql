@@ -114,7 +114,9 @@ BEGIN ATOMIC
 	SELECT v.ots_table, v.relation, v.kind, v.location, v.problem, v.detail
 	  FROM (SELECT NULL::name AS schema_name, NULL::name AS table_name WHERE table_name IS NULL
 			UNION ALL
-			SELECT r.schema_name, r.table_name FROM ots.resolve_name(table_name, false) r) n,
+			-- (resolve_name is STRICT: of a NULL name, a row of NULLs)
+			SELECT r.schema_name, r.table_name FROM ots.resolve_name(table_name, false) r
+			 WHERE verify.table_name IS NOT NULL) n,
 		   LATERAL ots.verify_tables(n.schema_name, n.table_name, amcheck) v;
 END;
 COMMENT ON FUNCTION ots.verify(text, boolean) IS

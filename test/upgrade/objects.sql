@@ -1,26 +1,31 @@
--- test/upgrade/objects.sql: describes extension ots as installed in the current
--- database, one line per object, without OIDs, so that two databases compare
--- with diff: the extension's own settings, then every member object
--- (pg_depend deptype 'e') with its full definition, privileges and comment;
--- for a table also its columns, defaults, constraints, indexes, triggers,
--- row-level security and policies; the function bodies as
+-- test/upgrade/objects.sql: describes extension :ext (psql variable; ots
+-- when unset) as installed in the current database, one line per object,
+-- without OIDs, so that two databases compare with diff: the extension's own
+-- settings, then every member object (pg_depend deptype 'e') with its full
+-- definition, privileges and comment; for a table also its columns,
+-- defaults, constraints, indexes, triggers, row-level security, policies and
+-- rows (their count and an md5 of them, sorted); the function bodies as
 -- pg_get_functiondef prints them.
+\if :{?ext}
+\else
+\set ext ots
+\endif
 \pset format unaligned
 \pset tuples_only on
 \pset fieldsep ' '
 
-SELECT 'extension ots: relocatable=' || e.extrelocatable || ' schema=' || n.nspname
+SELECT 'extension ' || e.extname || ': relocatable=' || e.extrelocatable || ' schema=' || n.nspname
 	|| ' config=' || coalesce((SELECT string_agg(c.oid::regclass::text || ' where ''' || coalesce(w, '') || '''', ', '
 										 ORDER BY c.oid::regclass::text)
 							   FROM unnest(e.extconfig, e.extcondition) AS x(cfg, w)
 							   JOIN pg_class c ON c.oid = x.cfg), 'none')
 FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
-WHERE e.extname = 'ots';
+WHERE e.extname = :'ext';
 
 WITH member AS (
 	SELECT d.classid, d.objid, d.objsubid
 	FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid
-	WHERE d.refclassid = 'pg_extension'::regclass AND e.extname = 'ots' AND d.deptype = 'e'
+	WHERE d.refclassid = 'pg_extension'::regclass AND e.extname = :'ext' AND d.deptype = 'e'
 )
 SELECT pg_describe_object(m.classid, m.objid, m.objsubid) || E'\n' || coalesce(def.text, '(no details)')
 	|| E'\n  comment: ' || coalesce(obj_description(m.objid, m.classid::regclass::name), '-')
@@ -83,6 +88,9 @@ CROSS JOIN LATERAL (
 								  '; ' ORDER BY p.polname)
 				FROM pg_policy p WHERE p.polrelid = c.oid), '')
 			|| CASE WHEN c.relkind IN ('v', 'm') THEN E'\n  view: ' || pg_get_viewdef(c.oid) ELSE '' END
+			|| CASE WHEN c.relkind IN ('r', 'p') THEN E'\n  rows: ' || (xpath('/row/r/text()', query_to_xml(format(
+				'SELECT count(*) || '' '' || coalesce(md5(string_agg(t::text, E''\n'' ORDER BY t::text)), ''-'') AS r FROM %s t',
+				c.oid::regclass), false, true, '')))[1]::text ELSE '' END
 			|| coalesce(E'\n  sequence: ' || (
 				SELECT format('%s start %s increment %s min %s max %s cache %s cycle %s', s.seqtypid::regtype,
 							  s.seqstart, s.seqincrement, s.seqmin, s.seqmax, s.seqcache, s.seqcycle)
