@@ -796,7 +796,7 @@ BEGIN
 		INTO stored, beyond USING followed_below;
 	IF beyond THEN
 		RAISE WARNING 'ots table %.% holds AUTO_INCREMENT values of % and more, which its sequence does not follow',
-			quote_ident(t.schema_name), t.table_name, followed_below
+			quote_ident(t.schema_name), quote_ident(t.table_name), followed_below
 			USING DETAIL = 'No sequence reaches them by counting: they were written as such.',
 				  HINT = 'A key generated under a partition key holding one is taken past its largest value, and is refused when that is 9223372036854775807.';
 	END IF;

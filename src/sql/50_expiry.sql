@@ -669,7 +669,7 @@ BEGIN
 			-- one table that does not load (not whole, or damaged) stops none of the others
 			problem := ots.table_problem(t.schema_name, t.table_name);
 			IF problem IS NOT NULL THEN
-				RAISE WARNING 'ots table %.% is not purged: %', pg_catalog.quote_ident(t.schema_name), t.table_name,
+				RAISE WARNING 'ots table %.% is not purged: %', pg_catalog.quote_ident(t.schema_name), pg_catalog.quote_ident(t.table_name),
 					problem;
 				CONTINUE;
 			END IF;
