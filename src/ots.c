@@ -8,16 +8,16 @@
 #include "fmgr.h"
 
 #include "cache.h"
-#include "catalog.h"
-#include "dropped.h"
+#include "meta/catalog.h"
+#include "ddl/dropped.h"
 #include "guc.h"
-#include "planner.h"
+#include "planner/planner.h"
 #include "preload.h"
-#include "restore.h"
+#include "admin/restore.h"
 #include "stats.h"
-#include "storage_write.h"
-#include "stream.h"
-#include "view_write.h"
+#include "writepoint/storage_write.h"
+#include "stream/stream.h"
+#include "view/view_write.h"
 
 PG_MODULE_MAGIC;
 

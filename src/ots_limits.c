@@ -15,7 +15,7 @@
 #include "fmgr.h"
 #include "utils/builtins.h"
 
-#include "catalog.h"
+#include "meta/catalog.h"
 #include "ots_limits.h"
 
 PG_FUNCTION_INFO_V1(ots_limit);

@@ -699,7 +699,7 @@ $$;
 COMMENT ON PROCEDURE ots.build_index(text, text) IS
 	'fills a secondary index on every shard, in batches each committed on its shard, and lets it answer reads';
 
--- ots.hash_prefix: as ots computes it (src/storage.c): the first n hex
+-- ots.hash_prefix: as ots computes it (src/meta/storage.c): the first n hex
 -- digits of the MD5 of the value (String: its bytes; Integer: its decimal
 -- text; Binary: its bytes), computed here without asking a shard
 CREATE FUNCTION ots_cluster.hash_prefix_md5(md5 text, n integer) RETURNS text

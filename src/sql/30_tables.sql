@@ -311,7 +311,7 @@ COMMENT ON FUNCTION ots.create_table_storage(name, name, text[], text[], smallin
 	'creates the storage, leaf partitions and sequence of a new ots table (internal)';
 
 -- ots.view_write: the INSTEAD OF trigger of every table view; INSERT,
--- UPDATE, DELETE and COPY on the view are the row API's writes (src/view_write.c)
+-- UPDATE, DELETE and COPY on the view are the row API's writes (src/view/view_write.c)
 CREATE FUNCTION ots.view_write() RETURNS trigger
 	AS 'MODULE_PATHNAME', 'ots_view_write' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION ots.view_write() IS

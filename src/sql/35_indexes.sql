@@ -5,9 +5,9 @@
 -- the table it indexes in index_of), keyed by the columns it was given
 -- and then the base key's others, holding the covered defined columns.
 -- Every write of the base table keeps it exact in the writing transaction
--- (src/index_write.c, from the write point); the row functions refuse to
+-- (src/index/index_write.c, from the write point); the row functions refuse to
 -- write it and read it with the base table's rights; create_index on a
--- table with rows fills it in the background (src/index_build.c).
+-- table with rows fills it in the background (src/index/index_build.c).
 
 -- ots.index_meta: an index's description, as describe_table lists it
 CREATE FUNCTION ots.index_meta(i ots.tables) RETURNS jsonb
@@ -441,7 +441,7 @@ END;
 COMMENT ON FUNCTION ots.delete_index(text, text) IS 'drops a secondary index of an ots table';
 
 -- ---------------------------------------------------------------------
--- backfill (src/index_build.c)
+-- backfill (src/index/index_build.c)
 -- ---------------------------------------------------------------------
 
 CREATE FUNCTION ots.index_backfill_batch(schema_name name, index_name name, leaf regclass,

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  * test/fuzz/cells_fuzz.c
- *	  Fuzz and model tests for the ots.cells format (src/cells.c), run
+ *	  Fuzz and model tests for the ots.cells format (src/format/cells.c), run
  *	  outside a server against the stubs in pg_stubs.c.
  *
  * LLVMFuzzerTestOneInput takes arbitrary bytes as a payload: cells_validate
@@ -31,7 +31,7 @@
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 
-#include "cells.h"
+#include "format/cells.h"
 #include "ots_limits.h"
 #include "pg_stubs.h"
 

@@ -1,0 +1,108 @@
+/*-------------------------------------------------------------------------
+ * src/api/row_ops.h
+ *	  The single-row operations of the row API as C calls: a request struct
+ *	  in, a result struct out.
+ *
+ * ots.get_row, ots.put_row, ots.update_row and ots.delete_row are thin
+ * shims that unpack their SQL arguments into these requests; batch_get_row
+ * and batch_write_row build the same requests straight from their jsonb
+ * and call the same functions, so a row behaves alike either way (same
+ * validation order, errors, results and capacity units).  A NULL pointer
+ * in a request is an absent argument (SQL NULL); the operation applies the
+ * argument's default or reports it missing, as the SQL function does.
+ *-------------------------------------------------------------------------
+ */
+#ifndef OTS_ROW_OPS_H
+#define OTS_ROW_OPS_H
+
+#include "postgres.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/jsonb.h"
+
+#include "api/request.h"
+#include "api/row_read.h"
+
+/* what a row operation returns: the fields of ots.row_result */
+typedef struct RowResult
+{
+	Jsonb	   *primary_key;	/* NULL: none */
+	Jsonb	   *attributes;		/* NULL: none */
+	Consumed	consumed;
+	bool		skipped;		/* ROW_EXISTING_SKIP: the row existed, nothing written */
+} RowResult;
+
+/* a GetRow: ots.get_row's arguments */
+typedef struct RowGetRequest
+{
+	text	   *table_name;
+	Jsonb	   *primary_key;
+	ReadArgs	read;			/* columns_to_get, max_versions, ..., end_column */
+} RowGetRequest;
+
+/* the single-row writes; each is one entry of row_write.c's operation table */
+typedef enum RowWriteKind
+{
+	ROW_WRITE_PUT,
+	ROW_WRITE_UPDATE,
+	ROW_WRITE_DELETE
+} RowWriteKind;
+
+/*
+ * what a PutRow with condition EXPECT_NOT_EXIST does when the row exists:
+ * the API's OTSConditionCheckFail, or for INSERT on a table's view
+ * (view_write.c) a unique violation, nothing (ON CONFLICT DO NOTHING), or
+ * the request's UpdateRow operations (put, delete_all) applied to the row
+ * instead (ON CONFLICT DO UPDATE)
+ */
+typedef enum RowOnExisting
+{
+	ROW_EXISTING_CONDITION = 0,
+	ROW_EXISTING_UNIQUE,
+	ROW_EXISTING_SKIP,
+	ROW_EXISTING_UPDATE
+} RowOnExisting;
+
+/*
+ * a PutRow, UpdateRow or DeleteRow: the arguments of ots.put_row,
+ * ots.update_row or ots.delete_row (kind says which; the fields another
+ * kind takes stay NULL)
+ */
+typedef struct RowWriteRequest
+{
+	RowWriteKind kind;
+	/* every write */
+	text	   *table_name;
+	Oid			view_oid;		/* instead of table_name: the table of this view (a statement on it) */
+	Jsonb	   *primary_key;
+	const char *condition;		/* row existence; NULL: IGNORE */
+	Jsonb	   *column_condition;
+	const char *return_type;	/* NULL: RT_NONE */
+	/* PutRow */
+	Jsonb	   *attributes;
+	RowOnExisting on_existing;
+	/* UpdateRow */
+	Jsonb	   *put;
+	Jsonb	   *deletes;
+	ArrayType  *delete_all;
+	Jsonb	   *increment;
+	ArrayType  *return_columns;
+} RowWriteRequest;
+
+/* row_get reads one row (ots.get_row) */
+extern void row_get(const RowGetRequest *req, RowResult *res);
+
+/* row_write applies one single-row write (ots.put_row, ots.update_row, ots.delete_row) */
+extern void row_write(const RowWriteRequest *req, RowResult *res);
+
+/*
+ * row_put_new_many writes n rows that must be new: PutRows with condition
+ * EXPECT_NOT_EXIST whose existing row is a unique violation (an INSERT on
+ * a table's view), in bulk when every key is new, else one by one
+ */
+extern void row_put_new_many(Oid view_oid, int n, Jsonb **primary_keys, Jsonb **attributes);
+
+/* row_write_privileges: the privileges a write of this kind needs on the storage */
+extern AclMode row_write_privileges(RowWriteKind kind);
+
+#endif							/* OTS_ROW_OPS_H */

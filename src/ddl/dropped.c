@@ -1,0 +1,132 @@
+/*-------------------------------------------------------------------------
+ * src/ddl/dropped.c
+ *	  The owners of the relations a transaction dropped, for the drop
+ *	  clean-up (ots.storage_dropped, src/sql/60_ddl.sql).
+ *
+ * ots finds a table's view, sequence and stream relations by name beside
+ * its storage, and they are the table's only when they have the storage's
+ * owner (storage_is_part): any role with CREATE on the schema may make a
+ * relation of such a name.  When a DROP removes a table's view or storage,
+ * the sql_drop clean-up must tell the table's relations from such others,
+ * but pg_event_trigger_dropped_objects() says nothing of owners, and the
+ * dropped relations are gone from the catalog by then.  So an
+ * object_access_hook notes, as each relation is about to be dropped
+ * (OAT_DROP, its catalog row still there), its schema's name (DROP SCHEMA
+ * ... CASCADE drops the schema too), its name and its owner, for the rest
+ * of the transaction; ots.relation_owner answers from the catalog, or from
+ * these notes for a name that is gone.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/objectaccess.h"
+#include "catalog/pg_class.h"
+#include "fmgr.h"
+#include "storage/proc.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
+
+#include "asrole.h"
+#include "ddl/dropped.h"
+
+/* a relation this transaction dropped */
+typedef struct DroppedRelation
+{
+	NameData	nspname;
+	NameData	name;
+	Oid			owner;
+} DroppedRelation;
+
+static object_access_hook_type prev_object_access = NULL;
+
+/* the relations dropped by transaction dropped_lxid, latest last (in its TopTransactionContext) */
+static List *dropped = NIL;
+static LocalTransactionId dropped_lxid = InvalidLocalTransactionId;
+
+/* dropped_note notes relation relid, which is about to be dropped */
+static void
+dropped_note(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Form_pg_class form;
+	MemoryContext old;
+	DroppedRelation *d;
+	char	   *nspname;
+
+	if (!HeapTupleIsValid(tup))
+		return;
+	form = (Form_pg_class) GETSTRUCT(tup);
+	/* only what a name may stand for beside a storage: no index, TOAST table or type */
+	if ((form->relkind == RELKIND_RELATION || form->relkind == RELKIND_PARTITIONED_TABLE ||
+		 form->relkind == RELKIND_VIEW || form->relkind == RELKIND_SEQUENCE) &&
+		(nspname = get_namespace_name(form->relnamespace)) != NULL)
+	{
+		if (dropped_lxid != MyProc->lxid)
+		{
+			dropped = NIL;		/* the list of an earlier transaction went with its memory */
+			dropped_lxid = MyProc->lxid;
+		}
+		old = MemoryContextSwitchTo(TopTransactionContext);
+		d = palloc(sizeof(DroppedRelation));
+		namestrcpy(&d->nspname, nspname);
+		d->name = form->relname;
+		d->owner = form->relowner;
+		dropped = lappend(dropped, d);
+		MemoryContextSwitchTo(old);
+	}
+	ReleaseSysCache(tup);
+}
+
+static void
+dropped_object_access(ObjectAccessType access, Oid classId, Oid objectId, int subId, void *arg)
+{
+	if (prev_object_access)
+		prev_object_access(access, classId, objectId, subId, arg);
+	if (access == OAT_DROP && classId == RelationRelationId && subId == 0)
+		dropped_note(objectId);
+}
+
+/* dropped_init installs the hook; from _PG_init */
+void
+dropped_init(void)
+{
+	prev_object_access = object_access_hook;
+	object_access_hook = dropped_object_access;
+}
+
+PG_FUNCTION_INFO_V1(ots_relation_owner);
+
+/*
+ * ots_relation_owner is ots.relation_owner(schema_name, relation_name): the
+ * owner of the relation of that name in that schema, or, when there is
+ * none, of the last one of that name this transaction dropped; NULL when
+ * neither.
+ */
+Datum
+ots_relation_owner(PG_FUNCTION_ARGS)
+{
+	Oid			nsp = get_namespace_oid(NameStr(*PG_GETARG_NAME(0)), true);
+	const char *name = NameStr(*PG_GETARG_NAME(1));
+	Oid			relid = OidIsValid(nsp) ? get_relname_relid(name, nsp) : InvalidOid;
+	Oid			owner = InvalidOid;
+	ListCell   *lc;
+
+	if (OidIsValid(relid))
+		owner = asrole_owner(relid);
+	else if (dropped_lxid == MyProc->lxid)
+		foreach(lc, dropped)
+		{
+			DroppedRelation *d = lfirst(lc);
+
+			if (strcmp(NameStr(d->nspname), NameStr(*PG_GETARG_NAME(0))) == 0 &&
+				strcmp(NameStr(d->name), name) == 0)
+				owner = d->owner;
+		}
+	if (!OidIsValid(owner))
+		PG_RETURN_NULL();
+	PG_RETURN_OID(owner);
+}
