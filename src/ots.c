@@ -13,7 +13,7 @@
 #include "guc.h"
 #include "planner/planner.h"
 #include "preload.h"
-#include "admin/restore.h"
+#include "ddl/restore_utility.h"
 #include "stats.h"
 #include "writepoint/storage_write.h"
 #include "stream/stream.h"
@@ -36,6 +36,6 @@ _PG_init(void)
 	stream_init();
 	view_statement_init();
 	view_copy_init();
-	restore_init();
+	restore_utility_init();
 	dropped_init();
 }

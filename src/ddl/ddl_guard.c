@@ -88,7 +88,7 @@
 #include "asrole.h"
 #include "meta/catalog.h"
 #include "ddl/ddl_guard.h"
-#include "admin/restore.h"
+#include "writepoint/restore.h"
 #include "meta/storage.h"
 #include "writepoint/storage_write.h"
 
@@ -1125,7 +1125,7 @@ guard_relation_statement(Node *parsetree, RangeVar *relation)
  * table, whose storage the statement does not drop (guard_leaf_leaving).
  * Not a leaf pg_restore --clean drops right before the table's view and
  * storage, whose DROP takes the whole ots table with its indexes and
- * stream (restore_cleaning, src/admin/restore.c): the table's sequence or
+ * stream (restore_cleaning, src/writepoint/restore.c): the table's sequence or
  * stream may be gone already.
  */
 static void

@@ -54,7 +54,7 @@
 #include "guc.h"
 #include "index/index_write.h"
 #include "expiry/purge.h"
-#include "admin/restore.h"
+#include "writepoint/restore.h"
 #include "stats.h"
 #include "meta/storage.h"
 #include "writepoint/storage_write.h"

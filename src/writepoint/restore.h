@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
- * src/admin/restore.h
- *	  What ots knows of restores (src/admin/restore.c).
+ * src/writepoint/restore.h
+ *	  What ots knows of restores (src/writepoint/restore.c).
  *-------------------------------------------------------------------------
  */
 #ifndef OTS_RESTORE_H
@@ -26,6 +26,7 @@ extern bool restore_loading(Oid relid);
  */
 extern bool restore_cleaning(Oid leaf);
 
-extern void restore_init(void);
+/* restore_note_key_dropped: a dump's script dropped leaf relid's primary key (restore_utility.c) */
+extern void restore_note_key_dropped(Oid relid);
 
 #endif							/* OTS_RESTORE_H */

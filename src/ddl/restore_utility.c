@@ -1,17 +1,10 @@
 /*-------------------------------------------------------------------------
- * src/admin/restore.c
- *	  What ots knows of restores: whether a session runs a dump's script
- *	  (restore_running_dump), and the statements such a script runs over
- *	  ots tables that would fail where nothing is wrong, which a
- *	  ProcessUtility hook answers itself.
+ * src/ddl/restore_utility.c
+ *	  The statements a dump's script runs over ots tables that would fail
+ *	  where nothing is wrong, which a ProcessUtility hook answers itself.
  *
- * pg_restore (every format, every connection of -j) and psql running
- * pg_dump's plain output first run pg_dump's fixed preamble, which sets
- * row_security off, an empty search_path and check_function_bodies off;
- * a session doing ordinary work does not set all three.  The write point
- * takes the rows such a session loads for restored ones
- * (storage_write_change_kind) when the table's owner loads them
- * (restore_loading), and in such a session only:
+ * Whether a session runs a dump's script is src/writepoint/restore.c's
+ * (restore_running_dump).  In such a session only:
  * - pg_restore --clean drops the primary key of each leaf and of the
  *   storage before it drops the tables: PostgreSQL 15 refuses it on every
  *   partition ("cannot drop inherited constraint", for any partitioned
@@ -65,50 +58,16 @@
 
 #include "asrole.h"
 #include "ddl/ddl_guard.h"
-#include "admin/restore.h"
+#include "ddl/restore_utility.h"
+#include "writepoint/restore.h"
 
 static ProcessUtility_hook_type prev_process_utility = NULL;
-
-bool
-restore_running_dump(void)
-{
-	/* set_config('search_path', '', false) stores "", SET search_path = '' stores "\"\"" */
-	return !row_security && !check_function_bodies && namespace_search_path != NULL &&
-		(strcmp(namespace_search_path, "") == 0 || strcmp(namespace_search_path, "\"\"") == 0);
-}
-
-/*
- * restore_loading: a dump's script loads its rows with plain statements,
- * as the role pg_restore logged in as or the role its --role names (which
- * the login role must be a member of).  Rows count as the owner's restore
- * only when both the role writing them (the current user) has the owner's
- * rights and the login role (the session user) is a member of the owner's
- * role (a superuser is both): a role that could write the table's index
- * storage and stream log itself.  Never inside a SECURITY DEFINER function
- * (whoever's: a script's statements call none to load rows, and its SET
- * clauses can set the preamble for any caller) or a security-restricted
- * operation (an index expression, a materialized view, run as the owner
- * of other code).
- */
-bool
-restore_loading(Oid relid)
-{
-	Oid			owner;
-
-	if (!restore_running_dump() || InLocalUserIdChange() || InSecurityRestrictedOperation())
-		return false;
-	owner = asrole_owner(relid);
-	return has_privs_of_role(GetUserId(), owner) && is_member_of_role(GetSessionUserId(), owner);
-}
 
 /* how deep in top-level DROP statements this backend is (their own DROPs are nested) */
 static int	drop_depth = 0;
 
 /* "schema.name" of the relations a DROP dropped with the one it named, this session */
 static List *dropped_along = NIL;
-
-/* the leaves whose primary key a dump's script asked to drop, this session */
-static List *keys_dropped = NIL;
 
 /*
  * restore_drops_primary_key_only: is stmt ALTER TABLE ... DROP
@@ -163,30 +122,6 @@ restore_same_extension_comment(CommentStmt *stmt)
 		return false;
 	current = GetComment(ext, ExtensionRelationId, 0);
 	return current != NULL && stmt->comment != NULL && strcmp(current, stmt->comment) == 0;
-}
-
-/* restore_remember_key_dropped notes a leaf whose primary key a dump's script dropped */
-static void
-restore_remember_key_dropped(Oid relid)
-{
-	MemoryContext old;
-	ListCell   *lc;
-
-	if (!get_rel_relispartition(relid) || list_member_oid(keys_dropped, relid))
-		return;
-	/* leaves gone since are forgotten (their OIDs may come back) */
-	foreach(lc, keys_dropped)
-		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(lfirst_oid(lc))))
-			keys_dropped = foreach_delete_current(keys_dropped, lc);
-	old = MemoryContextSwitchTo(TopMemoryContext);
-	keys_dropped = lappend_oid(keys_dropped, relid);
-	MemoryContextSwitchTo(old);
-}
-
-bool
-restore_cleaning(Oid leaf)
-{
-	return restore_running_dump() && list_member_oid(keys_dropped, leaf);
 }
 
 /* restore_name: "schema OID.name" of a relation a DROP names with its schema, or NULL */
@@ -299,7 +234,7 @@ restore_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 	if (dump && IsA(stmt, AlterTableStmt) &&
 		restore_drops_primary_key_only((AlterTableStmt *) stmt, &relid))
 	{
-		restore_remember_key_dropped(relid);
+		restore_note_key_dropped(relid);
 		ereport(NOTICE,
 				(errmsg("the primary key of ots storage table \"%s\" stays until the table is dropped",
 						((AlterTableStmt *) stmt)->relation->relname),
@@ -326,9 +261,9 @@ restore_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 	restore_drop(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
 }
 
-/* restore_init installs the hook; from _PG_init */
+/* restore_utility_init installs the hook; from _PG_init */
 void
-restore_init(void)
+restore_utility_init(void)
 {
 	prev_process_utility = ProcessUtility_hook;
 	ProcessUtility_hook = restore_utility;
