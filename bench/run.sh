@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/run.sh — ots vs plain SQL benchmark suite (DESIGN.md §8).
+# bench/run.sh — ots vs plain SQL benchmark suite (bench/README.md).
 #
 # Usage (from anywhere; needs PostgreSQL 15 server binaries, pgbench and an
 # installed ots extension, i.e. `make install` done):

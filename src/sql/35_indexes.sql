@@ -380,7 +380,7 @@ BEGIN
 									 cardinality(primary_key)::smallint,
 									 CASE WHEN include_base_data THEN 'FULL' ELSE 'INCR_ONLY' END);
 	-- an index is its table's owner's, whoever (a member of that role) made it: OWNER TO on
-	-- its storage, registered, carries its partitions and view along (src/ddl_guard.c)
+	-- its storage, registered, carries its partitions and view along (src/ddl/ddl_guard.c)
 	SELECT c.relowner::regrole::text INTO owner_name FROM pg_class c
 	 WHERE c.oid = format('%I.%I', t.schema_name, t.table_name || '$data')::regclass;
 	IF owner_name <> current_user THEN

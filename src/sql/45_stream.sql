@@ -99,7 +99,7 @@ BEGIN
 	END IF;
 
 	-- writers of the table hold its storage with ROW EXCLUSIVE (the write
-	-- point, src/storage_write.c): those in flight finish first, new ones
+	-- point, src/writepoint/storage_write.c): those in flight finish first, new ones
 	-- wait for this change, so a transaction's changes are all recorded or
 	-- none.  The storage alone, not its partitions: a writer holding one
 	-- partition and waiting for another cannot deadlock with this.

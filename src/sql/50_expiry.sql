@@ -112,7 +112,7 @@ CREATE FUNCTION ots.expiry_needed(schema_name name, table_name name) RETURNS boo
 	LANGUAGE sql STABLE PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
-	-- an index's entries go with its base table's rows (src/index_write.c): it is never purged itself
+	-- an index's entries go with its base table's rows (src/index/index_write.c): it is never purged itself
 	SELECT coalesce(bool_or(t.time_to_live <> -1 OR t.trimmed_max_versions > t.max_versions
 							OR t.stream_id IS NOT NULL), false)
 	  FROM ots.tables t

@@ -1154,7 +1154,7 @@ fixed_tests(void)
 
 	/*
 	 * exactly OTS_MAX_ATTR_VALUE_LEN is accepted, and one more: the limit is
-	 * a write request's, not the format's (DESIGN.md §9)
+	 * a write request's, not the format's (docs/reference.md, Limits)
 	 */
 	{
 		uint32		n = OTS_MAX_ATTR_VALUE_LEN;
