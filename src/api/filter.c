@@ -27,7 +27,7 @@
 #include "errors.h"
 #include "api/filter.h"
 #include "ots_limits.h"
-#include "api/request.h"
+#include "format/request_fields.h"
 #include "format/value.h"
 
 typedef enum FilterKind
@@ -209,7 +209,7 @@ filter_parse_node(FilterParseState *ps, const JsonbValue *jv, bool top)
 	c = jv->val.binary.data;
 	if (JsonContainerSize(c) == 0)
 		ots_parameter_invalid("Invalid filter.", FILTER_SHAPE_DETAIL);
-	request_check_fields(c, &filter_object, "%s", ps->argument);
+	request_fields_check(c, &filter_object, "%s", ps->argument);
 
 	for (int i = 0; i < lengthof(filter_fields); i++)
 	{
@@ -288,7 +288,7 @@ filter_parse_pagination(FilterParseState *ps, const JsonbValue *operand, bool to
 	if (operand->type != jbvBinary || !JsonContainerIsObject(operand->val.binary.data))
 		ots_parameter_invalid("Invalid ColumnPaginationFilter.", FILTER_PAGINATION_DETAIL);
 	c = operand->val.binary.data;
-	request_check_fields(c, &filter_pagination_object, "%s", FILTER_KEY_PAGINATION);
+	request_fields_check(c, &filter_pagination_object, "%s", FILTER_KEY_PAGINATION);
 
 	has_offset = getKeyJsonValueFromContainer(c, FILTER_KEY_OFFSET,
 											  strlen(FILTER_KEY_OFFSET), &offset) != NULL;

@@ -17,6 +17,7 @@
 #include "ots_limits.h"
 #include "api/read_select.h"
 #include "api/request.h"
+#include "format/request_fields.h"
 
 static bool select_cell_expired(const ReadSelect *sel, int64 ts);
 
@@ -125,7 +126,7 @@ select_parse_request(ReadSelect *sel, ArrayType *columns_to_get, bool has_max_ve
 
 		/* more keys than the known ones found: name the first unknown one */
 		if (nkeys > (int) has_start + (int) has_end + (int) has_specific)
-			request_check_fields(&time_range->root, &select_time_range, "time_range");
+			request_fields_check(&time_range->root, &select_time_range, "time_range");
 		if (nkeys != (int) has_start + (int) has_end + (int) has_specific ||
 			(has_specific && (has_start || has_end)) || nkeys == 0)
 			ereport(ERROR,

@@ -19,7 +19,7 @@
 #include "format/codec.h"
 #include "errors.h"
 #include "ots_limits.h"
-#include "api/request.h"
+#include "format/request_fields.h"
 
 /*
  * the fields of an object value, each naming its form: one of them, alone
@@ -278,7 +278,7 @@ codec_read_value(const JsonbValue *jv, OtsValue *out, const char *column)
 			}
 			/* no value of a form: an object's unknown field is named */
 			if (JsonContainerIsObject(jv->val.binary.data))
-				request_check_fields(jv->val.binary.data, &codec_value_object,
+				request_fields_check(jv->val.binary.data, &codec_value_object,
 									 "the value of column '%s'", column);
 			/* FALLTHROUGH */
 		default:
@@ -351,7 +351,7 @@ codec_parse_cell(const JsonbValue *jv, CellInput *cell, bool request)
 
 			/* more keys than the known ones found: name the first unknown one */
 			if (JsonContainerSize(c) > (uint32) has_value + (uint32) has_ts)
-				request_check_fields(c, &codec_cell_object, "the cell of column '%s'", column);
+				request_fields_check(c, &codec_cell_object, "the cell of column '%s'", column);
 			if (!has_value)
 				ereport(ERROR,
 						(errcode(ERRCODE_OTS_PARAMETER_INVALID),
@@ -603,7 +603,7 @@ codec_parse_pk(const OtsTable *t, Jsonb *pk, int flags, PkInput *out)
 				 * known form (VT_UNKNOWN) has a field to name
 				 */
 				if (jv.type == jbvBinary && JsonContainerIsObject(jv.val.binary.data))
-					request_check_fields(jv.val.binary.data, &codec_pk_value_object,
+					request_fields_check(jv.val.binary.data, &codec_pk_value_object,
 										 "the value of primary key column '%s'", col->name);
 				ots_error(INVALID_PK, "Validate PK type fail. Input: %s, Meta: %s.",
 						  input_vt, ots_value_vt_name(col->type));
