@@ -896,7 +896,7 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 {
 	OtsTable   *t = catalog_lookup_quiet(cstring_to_text(name));
 	int			nkeys;
-	int64		now_ms = ots_now_ms();
+	int64		now_ms = visibility_now_ms();
 	Datum	   *put_keys[OTS_MAX_KEY_COLUMNS + 1];
 	Datum	   *del_keys[OTS_MAX_KEY_COLUMNS + 1];
 	Datum	   *cells = palloc(sizeof(Datum) * nrows);

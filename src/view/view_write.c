@@ -371,7 +371,7 @@ view_write_result(ViewWriter *w, Relation view, Jsonb *pk)
 	cellsv = rowstore_fetch_self(&rowkey);
 	if (cellsv != NULL)
 		cells_reader_init(&r, cellsv);
-	select_init(&sel, t, ots_now_ms());
+	select_init(&sel, t, visibility_now_ms());
 	for (int i = 0; i < desc->natts; i++)
 	{
 		ViewColumn *c = &w->cols[i];
