@@ -43,7 +43,6 @@
 #include "meta/catalog.h"
 #include "format/cells.h"
 #include "ots_limits.h"
-#include "expiry/purge.h"
 #include "meta/storage.h"
 #include "stream/stream.h"
 #include "format/visibility.h"
@@ -142,23 +141,6 @@ purge_scan(const Visibility *sel, const CellsReader *r, int64 *oldest)
 	if (oldest != NULL)
 		*oldest = min_ts == PG_INT64_MAX ? r->row_ts : min_ts;
 	return removes;
-}
-
-/*
- * purge_cells_oldest_ts is "$oldest_ts" for a stored row: its oldest cell,
- * or its row marker when it has no cells (every cell counts, visible or not).
- */
-int64
-purge_cells_oldest_ts(const struct varlena *cells)
-{
-	Visibility	sel;
-	CellsReader r;
-	int64		oldest;
-
-	purge_select_init(&sel, -1, PG_INT32_MAX, 0);
-	cells_reader_init(&r, cells);
-	(void) purge_scan(&sel, &r, &oldest);
-	return oldest;
 }
 
 /*
@@ -280,7 +262,7 @@ ots_purge_oldest_ts(PG_FUNCTION_ARGS)
 Datum
 ots_cells_oldest_ts(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT64(purge_cells_oldest_ts(PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
+	PG_RETURN_INT64(cells_oldest_ts(PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
 }
 
 /*
