@@ -109,9 +109,9 @@ request_build_consumed(Consumed c)
 	JsonbValue *res;
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	codec_push_key(&state, "read", 4);
+	codec_push_key(&state, CODEC_KEY("read"));
 	codec_push_int(&state, c.read, WJB_VALUE);
-	codec_push_key(&state, "write", 5);
+	codec_push_key(&state, CODEC_KEY("write"));
 	codec_push_int(&state, c.write, WJB_VALUE);
 	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	return JsonbValueToJsonb(res);

@@ -260,13 +260,13 @@ stream_rec_scan(StreamRels *r, Snapshot snapshot, int32 shard, int64 id, int32 n
 static void
 stream_push_sequence_info(JsonbParseState **state, int64 position, int32 n)
 {
-	codec_push_key(state, "sequence_info", 13);
+	codec_push_key(state, CODEC_KEY("sequence_info"));
 	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-	codec_push_key(state, "epoch", 5);
+	codec_push_key(state, CODEC_KEY("epoch"));
 	codec_push_int(state, 0, WJB_VALUE);
-	codec_push_key(state, "timestamp", 9);
+	codec_push_key(state, CODEC_KEY("timestamp"));
 	codec_push_int(state, position, WJB_VALUE);
-	codec_push_key(state, "row_index", 9);
+	codec_push_key(state, CODEC_KEY("row_index"));
 	codec_push_int(state, n, WJB_VALUE);
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
@@ -476,7 +476,7 @@ ots_get_stream_record(PG_FUNCTION_ARGS)
 	entrycxt = AllocSetContextCreate(CurrentMemoryContext, "ots stream entry", ALLOCSET_DEFAULT_SIZES);
 	oldcxt = MemoryContextSwitchTo(res.cxt);
 	pushJsonbValue(&res.state, WJB_BEGIN_OBJECT, NULL);
-	codec_push_key(&res.state, "stream_records", 14);
+	codec_push_key(&res.state, CODEC_KEY("stream_records"));
 	pushJsonbValue(&res.state, WJB_BEGIN_ARRAY, NULL);
 	MemoryContextSwitchTo(oldcxt);
 	log_scan = stream_log_scan(&rels, &dirty, it.shard, it.position);
@@ -517,7 +517,7 @@ ots_get_stream_record(PG_FUNCTION_ARGS)
 
 	MemoryContextSwitchTo(res.cxt);
 	pushJsonbValue(&res.state, WJB_END_ARRAY, NULL);
-	codec_push_key(&res.state, "next_shard_iterator", 19);
+	codec_push_key(&res.state, CODEC_KEY("next_shard_iterator"));
 	next = stream_format_iterator(&res.next);
 	v.type = jbvString;
 	v.val.string.val = VARDATA_ANY(next);

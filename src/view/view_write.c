@@ -231,7 +231,7 @@ view_write_key(ViewWriter *w, TupleTableSlot *slot, bool *auto_increment)
 				continue;
 			codec_push_key(&state, c->name, c->namelen);
 			pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-			codec_push_key(&state, "$auto_increment", strlen("$auto_increment"));
+			codec_push_key(&state, CODEC_KEY("$auto_increment"));
 			pushJsonbValue(&state, WJB_VALUE, &t);
 			pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 			*auto_increment = true;
