@@ -7,8 +7,7 @@
  * Purge keeps exactly the cells a read sees: the decisions are made by
  * format/visibility.c's visibility_row_exists and visibility_table_begin
  * with the options and "now" the purge passes in, so purge and reads
- * cannot disagree.  A
- * rewritten row keeps its row marker (row_ts).
+ * cannot disagree.  A rewritten row keeps its row marker (row_ts).
  *
  * Whoever runs the purge (a superuser's CALL ots.purge() from cron, a
  * pg_cron job), each batch runs as the table's owner in a
@@ -62,7 +61,7 @@
 
 static void purge_select_init(Visibility *sel, int64 time_to_live, int32 max_versions,
 							  int64 now_ms);
-static bool purge_scan(const Visibility *sel, const CellsReader *r, int64 *oldest);
+static bool purge_scan(const Visibility *sel, const CellsReader *r);
 static struct varlena *purge_keep(const Visibility *sel, struct varlena *cells, int64 *oldest);
 
 PG_FUNCTION_INFO_V1(ots_purge_row);
@@ -105,17 +104,12 @@ purge_select_init(Visibility *sel, int64 time_to_live, int32 max_versions, int64
 }
 
 /*
- * purge_scan walks the cells reads see and tells whether the row holds a
- * cell they do not see.  With oldest, it also sets *oldest to the oldest
- * timestamp among the cells they see, or the row marker when they see
- * none; without, it stops at the first cell they do not see.
+ * purge_scan tells whether the row holds a cell reads do not see, walking
+ * the cells they see up to the first column that has one.
  */
 static bool
-purge_scan(const Visibility *sel, const CellsReader *r, int64 *oldest)
+purge_scan(const Visibility *sel, const CellsReader *r)
 {
-	bool		removes = false;
-	int64		min_ts = PG_INT64_MAX;
-
 	for (uint32 i = 0; i < r->ncols; i++)
 	{
 		CellsColumn col;
@@ -127,20 +121,11 @@ purge_scan(const Visibility *sel, const CellsReader *r, int64 *oldest)
 		cells_column_at(r, i, &col);
 		visibility_table_begin(&sc, sel, &col);
 		while (visibility_column_next(&sc, &ts, &v))
-		{
 			n++;
-			min_ts = Min(min_ts, ts);	/* the last one is the column's oldest */
-		}
 		if (n < col.ncells)
-		{
-			removes = true;
-			if (oldest == NULL)
-				break;
-		}
+			return true;
 	}
-	if (oldest != NULL)
-		*oldest = min_ts == PG_INT64_MAX ? r->row_ts : min_ts;
-	return removes;
+	return false;
 }
 
 /*
@@ -160,9 +145,10 @@ purge_keep(const Visibility *sel, struct varlena *cells, int64 *oldest)
 	if (!visibility_row_exists(sel, &r))
 		return NULL;
 	/* a row the purge rewrites, the common case, is walked up to its first removal only */
-	if (!purge_scan(sel, &r, NULL))
+	if (!purge_scan(sel, &r))
 	{
-		(void) purge_scan(sel, &r, oldest);
+		/* it keeps every cell */
+		*oldest = cells_oldest_ts(cells);
 		return cells;
 	}
 
@@ -294,7 +280,7 @@ ots_cells_purgeable(PG_FUNCTION_ARGS)
 
 	purge_select_init(&sel, PG_GETARG_INT64(1), PG_GETARG_INT32(2), PG_GETARG_INT64(3));
 	cells_reader_init(&r, cells);
-	PG_RETURN_BOOL(!visibility_row_exists(&sel, &r) || purge_scan(&sel, &r, NULL));
+	PG_RETURN_BOOL(!visibility_row_exists(&sel, &r) || purge_scan(&sel, &r));
 }
 
 /* ots_cells_count is ots.cells_count(cells): every cell stored, visible or not */
