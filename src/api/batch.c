@@ -38,6 +38,7 @@
 #include "api/row_write.h"
 #include "meta/storage.h"
 #include "api/request.h"
+#include "format/request_fields.h"
 #include "api/read_select.h"
 
 #define BATCH_RESULT_COLUMNS 8
@@ -335,7 +336,7 @@ ots_batch_get_row(PG_FUNCTION_ARGS)
 		JsonbContainer *entry = batch_entry(request, i, &name);
 		int			nkeys;
 
-		request_check_fields(entry, &batch_get_entry, "the entry of table '%s'", name);
+		request_fields_check(entry, &batch_get_entry, "the entry of table '%s'", name);
 		nkeys = JsonContainerSize(batch_list(entry, "primary_keys", name));
 
 		/* as an empty request is an error, so is an entry without keys */
@@ -744,7 +745,7 @@ batch_write_read_row(BatchRow *br, JsonbContainer *rows, int r, const char *name
 		br->pk_jsonb = JsonbPGetDatum(JsonbValueToJsonb(&br->pk));
 	callerctx = MemoryContextSwitchTo(checkctx);
 	br->type = batch_write_type(br->row);
-	request_check_fields(br->row, &br->type->fields, "row %d of table '%s'", r, name);
+	request_fields_check(br->row, &br->type->fields, "row %d of table '%s'", r, name);
 	size += codec_pk_data_size(br->pk.type == jbvBinary ? br->pk.val.binary.data : NULL);
 	size += batch_cells_size(br->row, "attributes", true);
 	size += batch_cells_size(br->row, "put", true);
@@ -895,7 +896,7 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 {
 	OtsTable   *t = catalog_lookup_quiet(cstring_to_text(name));
 	int			nkeys;
-	int64		now_ms = ots_now_ms();
+	int64		now_ms = visibility_now_ms();
 	Datum	   *put_keys[OTS_MAX_KEY_COLUMNS + 1];
 	Datum	   *del_keys[OTS_MAX_KEY_COLUMNS + 1];
 	Datum	   *cells = palloc(sizeof(Datum) * nrows);
@@ -1019,7 +1020,7 @@ batch_write_read(BatchWrite *bw, Jsonb *request)
 		JsonbContainer *entry = batch_entry(request, i, &name);
 		int			nrows;
 
-		request_check_fields(entry, &batch_write_entry, "the entry of table '%s'", name);
+		request_fields_check(entry, &batch_write_entry, "the entry of table '%s'", name);
 		nrows = JsonContainerSize(batch_list(entry, "rows", name));
 
 		if (nrows == 0)

@@ -8,8 +8,8 @@
  * validation (Tablestore's texts where Tablestore has one, TABLESTORE.md
  * §2.8), and the evaluation semantics of §2.8-2.9: missing columns,
  * latest_version_only, primary-key columns, and type mismatch as false.
- * Which cells a filter sees is decided by read_select.c; this file only
- * walks them.
+ * Which cells a filter sees is decided by format/visibility.c and
+ * read_select.c; this file only walks them.
  *
  * A compiled tree lives in the memory context that was current when it
  * was parsed and owns copies of everything it needs, so the jsonb it came
@@ -27,7 +27,7 @@
 #include "errors.h"
 #include "api/filter.h"
 #include "ots_limits.h"
-#include "api/request.h"
+#include "format/request_fields.h"
 #include "format/value.h"
 
 typedef enum FilterKind
@@ -209,7 +209,7 @@ filter_parse_node(FilterParseState *ps, const JsonbValue *jv, bool top)
 	c = jv->val.binary.data;
 	if (JsonContainerSize(c) == 0)
 		ots_parameter_invalid("Invalid filter.", FILTER_SHAPE_DETAIL);
-	request_check_fields(c, &filter_object, "%s", ps->argument);
+	request_fields_check(c, &filter_object, "%s", ps->argument);
 
 	for (int i = 0; i < lengthof(filter_fields); i++)
 	{
@@ -288,7 +288,7 @@ filter_parse_pagination(FilterParseState *ps, const JsonbValue *operand, bool to
 	if (operand->type != jbvBinary || !JsonContainerIsObject(operand->val.binary.data))
 		ots_parameter_invalid("Invalid ColumnPaginationFilter.", FILTER_PAGINATION_DETAIL);
 	c = operand->val.binary.data;
-	request_check_fields(c, &filter_pagination_object, "%s", FILTER_KEY_PAGINATION);
+	request_fields_check(c, &filter_pagination_object, "%s", FILTER_KEY_PAGINATION);
 
 	has_offset = getKeyJsonValueFromContainer(c, FILTER_KEY_OFFSET,
 											  strlen(FILTER_KEY_OFFSET), &offset) != NULL;
@@ -509,8 +509,8 @@ filter_eval_single(const Filter *f, const OtsTable *t, const PkInput *pk,
 		return f->pass_if_missing;
 	if (r == NULL || !cells_find_column(r, f->column, f->columnlen, &col))
 		return f->pass_if_missing;
-	select_column_begin(&sc, sel, &col);
-	if (!select_column_next(&sc, &ts, &v))
+	visibility_column_begin(&sc, &sel->vis, &col);
+	if (!visibility_column_next(&sc, &ts, &v))
 		return f->pass_if_missing;
 	if (f->latest_version_only)
 		return filter_compare(f, &v);
@@ -518,7 +518,7 @@ filter_eval_single(const Filter *f, const OtsTable *t, const PkInput *pk,
 	{
 		if (filter_compare(f, &v))
 			return true;
-	} while (select_column_next(&sc, &ts, &v));
+	} while (visibility_column_next(&sc, &ts, &v));
 	return false;
 }
 

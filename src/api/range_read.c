@@ -177,12 +177,12 @@ range_push_row(JsonbParseState **state, const OtsTable *t, const PkInput *pk, Js
 	Jsonb	   *pkjson = codec_pk_to_jsonb(t, pk);
 
 	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-	codec_push_key(state, "primary_key", 11);
+	codec_push_key(state, CODEC_KEY("primary_key"));
 	v.type = jbvBinary;
 	v.val.binary.data = &pkjson->root;
 	v.val.binary.len = VARSIZE(pkjson) - VARHDRSZ;
 	pushJsonbValue(state, WJB_VALUE, &v);
-	codec_push_key(state, "attributes", 10);
+	codec_push_key(state, CODEC_KEY("attributes"));
 	v.val.binary.data = &attrs->root;
 	v.val.binary.len = VARSIZE(attrs) - VARHDRSZ;
 	pushJsonbValue(state, WJB_VALUE, &v);

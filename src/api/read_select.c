@@ -1,51 +1,32 @@
 /*-------------------------------------------------------------------------
  * src/api/read_select.c
- *	  Applies visibility (TTL, max_versions) and a read request's version
- *	  and column selection to a row's cells, and renders the result.
+ *	  A read request's options (columns_to_get, max_versions, time_range,
+ *	  the column range) and the rendering of what it selects of a row's
+ *	  cells; which cells it sees is format/visibility.c's.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
-#include "datatype/timestamp.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/timestamp.h"
 
 #include "format/codec.h"
 #include "errors.h"
 #include "ots_limits.h"
 #include "api/read_select.h"
 #include "api/request.h"
+#include "format/request_fields.h"
 
-static bool select_cell_expired(const ReadSelect *sel, int64 ts);
-
-int64
-ots_now_ms(void)
-{
-	TimestampTz now = GetCurrentTimestamp();
-
-	return now / 1000 +
-		(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * 1000;
-}
-
+/*
+ * select_init sets the table's visibility rules and "latest value only",
+ * with no other option of a request
+ */
 void
 select_init(ReadSelect *sel, const OtsTable *t, int64 now_ms)
 {
 	memset(sel, 0, sizeof(*sel));
-	sel->now_ms = now_ms;
-	sel->time_to_live = t->time_to_live;
-	sel->marker_only = t->is_index;
-	sel->table_max_versions = t->max_versions;
-	sel->max_versions = 1;
-}
-
-/* select_cell_expired: is a cell of this timestamp past the table's TTL? */
-static bool
-select_cell_expired(const ReadSelect *sel, int64 ts)
-{
-	/* TTL is at most OTS_MAX_TIME_TO_LIVE seconds, so the product cannot overflow */
-	return sel->time_to_live >= 0 && sel->now_ms - ts >= sel->time_to_live * 1000;
+	visibility_init(&sel->vis, t, now_ms);
 }
 
 static int
@@ -125,7 +106,7 @@ select_parse_request(ReadSelect *sel, ArrayType *columns_to_get, bool has_max_ve
 
 		/* more keys than the known ones found: name the first unknown one */
 		if (nkeys > (int) has_start + (int) has_end + (int) has_specific)
-			request_check_fields(&time_range->root, &select_time_range, "time_range");
+			request_fields_check(&time_range->root, &select_time_range, "time_range");
 		if (nkeys != (int) has_start + (int) has_end + (int) has_specific ||
 			(has_specific && (has_start || has_end)) || nkeys == 0)
 			ereport(ERROR,
@@ -139,29 +120,29 @@ select_parse_request(ReadSelect *sel, ArrayType *columns_to_get, bool has_max_ve
 			if (has_max_versions)
 				ots_error(PARAMETER_INVALID,
 						  "Specific tiemstamp and max versions cannot be given at the same time.");
-			sel->start_ts = codec_parse_timestamp(&specific);
-			sel->end_ts = sel->start_ts + 1;
+			sel->vis.start_ts = codec_parse_timestamp(&specific);
+			sel->vis.end_ts = sel->vis.start_ts + 1;
 		}
 		else
 		{
-			sel->start_ts = select_time_value(&start, false);
-			sel->end_ts = select_time_value(&end, true);
-			if (sel->start_ts >= sel->end_ts)
+			sel->vis.start_ts = select_time_value(&start, false);
+			sel->vis.end_ts = select_time_value(&end, true);
+			if (sel->vis.start_ts >= sel->vis.end_ts)
 				ereport(ERROR,
 						(errcode(ERRCODE_OTS_PARAMETER_INVALID),
 						 errmsg_internal("Invalid time range: start time must be less than end time."),
 						 errdetail("start_time is inclusive and end_time exclusive.")));
 		}
-		sel->has_range = true;
+		sel->vis.has_range = true;
 	}
 
 	if (has_max_versions)
-		sel->max_versions = max_versions;
-	else if (sel->has_range)
-		sel->max_versions = PG_INT32_MAX;
+		sel->vis.max_versions = max_versions;
+	else if (sel->vis.has_range)
+		sel->vis.max_versions = PG_INT32_MAX;
 	else
-		sel->max_versions = 1;
-	sel->with_ts = with_timestamps || sel->has_range ||
+		sel->vis.max_versions = 1;
+	sel->with_ts = with_timestamps || sel->vis.has_range ||
 		(has_max_versions && max_versions > 1);
 }
 
@@ -189,26 +170,6 @@ select_parse_column_range(ReadSelect *sel, text *start_column, text *end_column)
 }
 
 bool
-select_row_exists(const ReadSelect *sel, const CellsReader *r)
-{
-	if (sel->time_to_live < 0 || !select_cell_expired(sel, r->row_ts))
-		return true;
-	if (sel->marker_only)
-		return false;
-	for (uint32 i = 0; i < r->ncols; i++)
-	{
-		CellsColumn col;
-		int64		ts;
-		OtsValue	v;
-
-		cells_column_at(r, i, &col);
-		if (cells_column_next(&col, &ts, &v) && !select_cell_expired(sel, ts))
-			return true;
-	}
-	return false;
-}
-
-bool
 select_column_wanted(const ReadSelect *sel, const char *name, uint32 len)
 {
 	int			lo = 0;
@@ -232,49 +193,6 @@ select_column_wanted(const ReadSelect *sel, const char *name, uint32 len)
 	return false;
 }
 
-void
-select_visible_begin(SelectedCells *sc, const ReadSelect *sel, const CellsColumn *col)
-{
-	sc->col = *col;
-	sc->sel = sel;
-	sc->position = 0;
-	sc->returned = -1;			/* marks "table rules only" */
-}
-
-void
-select_column_begin(SelectedCells *sc, const ReadSelect *sel, const CellsColumn *col)
-{
-	sc->col = *col;
-	sc->sel = sel;
-	sc->position = 0;
-	sc->returned = 0;
-}
-
-bool
-select_column_next(SelectedCells *sc, int64 *ts, OtsValue *value)
-{
-	const ReadSelect *sel = sc->sel;
-	bool		table_only = sc->returned < 0;
-
-	if (!table_only && sc->returned >= sel->max_versions)
-		return false;
-	while ((int64) sc->position < sel->table_max_versions &&
-		   cells_column_next(&sc->col, ts, value))
-	{
-		sc->position++;
-		/* cells come newest first, so the first expired one ends the column */
-		if (select_cell_expired(sel, *ts))
-			return false;
-		if (table_only)
-			return true;
-		if (sel->has_range && (*ts < sel->start_ts || *ts >= sel->end_ts))
-			continue;
-		sc->returned++;
-		return true;
-	}
-	return false;
-}
-
 uint32
 select_data_size(const ReadSelect *sel, const CellsReader *r)
 {
@@ -290,8 +208,8 @@ select_data_size(const ReadSelect *sel, const CellsReader *r)
 		cells_column_at(r, i, &col);
 		if (!select_column_wanted(sel, col.name, col.namelen))
 			continue;
-		select_column_begin(&sc, sel, &col);
-		while (select_column_next(&sc, &ts, &v))
+		visibility_column_begin(&sc, &sel->vis, &col);
+		while (visibility_column_next(&sc, &ts, &v))
 			size += col.namelen + ots_value_size(&v);
 	}
 	return size;
@@ -329,8 +247,8 @@ select_render_attributes(const ReadSelect *sel, const CellsReader *r, uint32 *si
 			continue;
 		if (sel->page_limit > 0 && *ncols >= sel->page_limit)
 			break;
-		select_column_begin(&sc, sel, &col);
-		while (select_column_next(&sc, &ts, &v))
+		visibility_column_begin(&sc, &sel->vis, &col);
+		while (visibility_column_next(&sc, &ts, &v))
 		{
 			if (first && skipped < sel->page_offset)
 			{
@@ -375,6 +293,6 @@ select_latest(const ReadSelect *sel, const CellsReader *r, const char *name, uin
 
 	if (!cells_find_column(r, name, len, &col))
 		return false;
-	select_column_begin(&sc, sel, &col);
-	return select_column_next(&sc, &ts, value);
+	visibility_column_begin(&sc, &sel->vis, &col);
+	return visibility_column_next(&sc, &ts, value);
 }

@@ -1,9 +1,8 @@
 /*-------------------------------------------------------------------------
  * src/api/request.h
  *	  Arguments and results shared by the row API: row-existence
- *	  conditions, return types, capacity units, the ots.row_result
- *	  tuple every row function returns, and the check that a jsonb object
- *	  of a request has only the fields its shape knows.
+ *	  conditions, return types, capacity units and the ots.row_result
+ *	  tuple every row function returns.
  *-------------------------------------------------------------------------
  */
 #ifndef OTS_REQUEST_H
@@ -73,32 +72,5 @@ extern void request_require(FunctionCallInfo fcinfo, int argno, const char *name
 
 /* request_require_given is request_require for an argument of a request struct */
 extern void request_require_given(const void *arg, const char *name);
-
-/*
- * RequestFields: the fields of one jsonb object shape of a request (a batch
- * row, a filter, a time range, a cell, ...), declared once by the code that
- * reads them.  The list is the parser's own table: n elements, stride bytes
- * apart, each beginning with its field's name (a const char *), so a table
- * of fields and how to read them is the list itself, and a plain array of
- * names is one too.  shape names the object in the error's detail ("a PUT
- * row").
- */
-typedef struct RequestFields
-{
-	const char *shape;
-	const void *names;			/* &table[0]: its first member is the name */
-	size_t		stride;
-	int			n;
-} RequestFields;
-
-/* REQUEST_FIELDS(shape, table) is the RequestFields of an array of names or of structs led by one */
-#define REQUEST_FIELDS(shape, table) {(shape), (table), sizeof((table)[0]), lengthof(table)}
-
-/*
- * request_check_fields raises OTSParameterInvalid, "Unknown field '<f>' in
- * <where>.", for the first field of obj (an object) its shape does not know
- */
-extern void request_check_fields(JsonbContainer *obj, const RequestFields *fields,
-								 const char *where_fmt,...) pg_attribute_printf(3, 4);
 
 #endif							/* OTS_REQUEST_H */

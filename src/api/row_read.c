@@ -50,7 +50,7 @@ row_read_options(const OtsTable *t, const ReadArgs *args, ReadSelect *sel, Filte
 	int32		offset;
 	int32		limit;
 
-	select_init(sel, t, ots_now_ms());
+	select_init(sel, t, visibility_now_ms());
 	select_parse_request(sel, args->columns_to_get, args->has_max_versions,
 						 args->max_versions, args->time_range, args->with_timestamps);
 	select_parse_column_range(sel, args->start_column, args->end_column);
@@ -69,7 +69,7 @@ row_read_render(const OtsTable *t, const ReadSelect *sel, const Filter *filter,
 	Jsonb	   *attrs;
 	int			ncols;
 
-	if (!select_row_exists(sel, r))
+	if (!visibility_row_exists(&sel->vis, r))
 		return NULL;
 	if (!filter_eval(filter, t, pk, r, sel))
 	{
@@ -175,7 +175,7 @@ row_read_view_row(FunctionCallInfo fcinfo, ReadSelect *sel, CellsReader *r)
 	if (state == NULL)
 	{
 		state = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(ViewRowState));
-		state->now_ms = ots_now_ms();
+		state->now_ms = visibility_now_ms();
 		fcinfo->flinfo->fn_extra = state;
 	}
 	if (state->table == NULL || !state->table->valid || state->table->data_oid != data_oid)
@@ -214,7 +214,7 @@ ots_row_exists(PG_FUNCTION_ARGS)
 	CellsReader r;
 
 	row_read_view_row(fcinfo, &sel, &r);
-	PG_RETURN_BOOL(select_row_exists(&sel, &r));
+	PG_RETURN_BOOL(visibility_row_exists(&sel.vis, &r));
 }
 
 /*

@@ -141,9 +141,9 @@ row_write_prepare(RowWrite *w, const RowWriteOp *op, const RowWriteRequest *req)
 	rowstore_check_writable(op->operation);
 	codec_parse_pk(w->t, req->primary_key, PK_ALLOW_AUTO_INC, &w->pk);
 	w->pk_size = codec_pk_size(w->t, &w->pk);
-	w->now_ms = ots_now_ms();
+	w->now_ms = visibility_now_ms();
 	select_init(&w->visible, w->t, w->now_ms);
-	w->visible.max_versions = PG_INT32_MAX;
+	w->visible.vis.max_versions = PG_INT32_MAX;
 	w->reads = true;
 	w->cells = NULL;
 	w->ncells = 0;
@@ -514,7 +514,7 @@ row_write_apply(RowWrite *w)
 		if (oldv != NULL)
 		{
 			cells_reader_init(&old, oldv);
-			exists = select_row_exists(&w->visible, &old);
+			exists = visibility_row_exists(&w->visible.vis, &old);
 		}
 		row_write_check_conditions(w, &old, exists);
 		if (w->existing && w->req->on_existing == ROW_EXISTING_SKIP)
@@ -872,8 +872,8 @@ row_update_increment(const RowWrite *w, const RowUpdate *u, const CellsReader *o
 				newest = cts;
 				break;
 			}
-		select_visible_begin(&sc, &w->visible, &col);
-		while (select_column_next(&sc, &cts, &v))
+		visibility_table_begin(&sc, &w->visible.vis, &col);
+		while (visibility_column_next(&sc, &cts, &v))
 		{
 			if (row_update_deletes_version(u, inc->name, inc->namelen, cts))
 				continue;
@@ -1204,7 +1204,7 @@ void
 row_put_new_many(Oid view_oid, int n, Jsonb **primary_keys, Jsonb **attributes)
 {
 	OtsTable   *t = catalog_lookup_view(view_oid);
-	int64		now_ms = ots_now_ms();
+	int64		now_ms = visibility_now_ms();
 	int			nkeys;
 	Datum	   *keys[OTS_MAX_KEY_COLUMNS + 1];
 	Datum	   *cells;

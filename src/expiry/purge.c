@@ -5,9 +5,9 @@
  *	  table's owner, and the purge lock.
  *
  * Purge keeps exactly the cells a read sees: the decisions are made by
- * read_select's select_row_exists and select_visible_* with the options
- * and "now" the purge passes in, so purge and reads cannot disagree.  A
- * rewritten row keeps its row marker (row_ts).
+ * format/visibility.c's visibility_row_exists and visibility_table_begin
+ * with the options and "now" the purge passes in, so purge and reads
+ * cannot disagree.  A rewritten row keeps its row marker (row_ts).
  *
  * Whoever runs the purge (a superuser's CALL ots.purge() from cron, a
  * pg_cron job), each batch runs as the table's owner in a
@@ -42,10 +42,9 @@
 #include "meta/catalog.h"
 #include "format/cells.h"
 #include "ots_limits.h"
-#include "expiry/purge.h"
-#include "api/read_select.h"
 #include "meta/storage.h"
 #include "stream/stream.h"
+#include "format/visibility.h"
 
 /*
  * The purge lock of a table is an advisory lock on (database, 'ots',
@@ -60,10 +59,10 @@
 /* the batch statement's parameters (see purge_batch_sql) */
 #define PURGE_BATCH_NARGS 7
 
-static void purge_select_init(ReadSelect *sel, int64 time_to_live, int32 max_versions,
+static void purge_select_init(Visibility *sel, int64 time_to_live, int32 max_versions,
 							  int64 now_ms);
-static bool purge_scan(const ReadSelect *sel, const CellsReader *r, int64 *oldest);
-static struct varlena *purge_keep(const ReadSelect *sel, struct varlena *cells, int64 *oldest);
+static bool purge_scan(const Visibility *sel, const CellsReader *r);
+static struct varlena *purge_keep(const Visibility *sel, struct varlena *cells, int64 *oldest);
 
 PG_FUNCTION_INFO_V1(ots_purge_row);
 PG_FUNCTION_INFO_V1(ots_purge_cells);
@@ -81,7 +80,7 @@ PG_FUNCTION_INFO_V1(ots_purge_unlock);
  * options at this moment, rejecting values no table can have.
  */
 static void
-purge_select_init(ReadSelect *sel, int64 time_to_live, int32 max_versions, int64 now_ms)
+purge_select_init(Visibility *sel, int64 time_to_live, int32 max_versions, int64 now_ms)
 {
 	OtsTable	t;
 
@@ -101,21 +100,16 @@ purge_select_init(ReadSelect *sel, int64 time_to_live, int32 max_versions, int64
 	memset(&t, 0, sizeof(t));
 	t.time_to_live = time_to_live;
 	t.max_versions = max_versions;
-	select_init(sel, &t, now_ms);
+	visibility_init(sel, &t, now_ms);
 }
 
 /*
- * purge_scan walks the cells reads see and tells whether the row holds a
- * cell they do not see.  With oldest, it also sets *oldest to the oldest
- * timestamp among the cells they see, or the row marker when they see
- * none; without, it stops at the first cell they do not see.
+ * purge_scan tells whether the row holds a cell reads do not see, walking
+ * the cells they see up to the first column that has one.
  */
 static bool
-purge_scan(const ReadSelect *sel, const CellsReader *r, int64 *oldest)
+purge_scan(const Visibility *sel, const CellsReader *r)
 {
-	bool		removes = false;
-	int64		min_ts = PG_INT64_MAX;
-
 	for (uint32 i = 0; i < r->ncols; i++)
 	{
 		CellsColumn col;
@@ -125,39 +119,13 @@ purge_scan(const ReadSelect *sel, const CellsReader *r, int64 *oldest)
 		uint32		n = 0;
 
 		cells_column_at(r, i, &col);
-		select_visible_begin(&sc, sel, &col);
-		while (select_column_next(&sc, &ts, &v))
-		{
+		visibility_table_begin(&sc, sel, &col);
+		while (visibility_column_next(&sc, &ts, &v))
 			n++;
-			min_ts = Min(min_ts, ts);	/* the last one is the column's oldest */
-		}
 		if (n < col.ncells)
-		{
-			removes = true;
-			if (oldest == NULL)
-				break;
-		}
+			return true;
 	}
-	if (oldest != NULL)
-		*oldest = min_ts == PG_INT64_MAX ? r->row_ts : min_ts;
-	return removes;
-}
-
-/*
- * purge_cells_oldest_ts is "$oldest_ts" for a stored row: its oldest cell,
- * or its row marker when it has no cells (every cell counts, visible or not).
- */
-int64
-purge_cells_oldest_ts(const struct varlena *cells)
-{
-	ReadSelect	sel;
-	CellsReader r;
-	int64		oldest;
-
-	purge_select_init(&sel, -1, PG_INT32_MAX, 0);
-	cells_reader_init(&r, cells);
-	(void) purge_scan(&sel, &r, &oldest);
-	return oldest;
+	return false;
 }
 
 /*
@@ -167,19 +135,20 @@ purge_cells_oldest_ts(const struct varlena *cells)
  * their "$oldest_ts" in *oldest.
  */
 static struct varlena *
-purge_keep(const ReadSelect *sel, struct varlena *cells, int64 *oldest)
+purge_keep(const Visibility *sel, struct varlena *cells, int64 *oldest)
 {
 	CellsReader r;
 	CellsBuilder *b;
 	struct varlena *kept;
 
 	cells_reader_init(&r, cells);
-	if (!select_row_exists(sel, &r))
+	if (!visibility_row_exists(sel, &r))
 		return NULL;
 	/* a row the purge rewrites, the common case, is walked up to its first removal only */
-	if (!purge_scan(sel, &r, NULL))
+	if (!purge_scan(sel, &r))
 	{
-		(void) purge_scan(sel, &r, oldest);
+		/* it keeps every cell */
+		*oldest = cells_oldest_ts(cells);
 		return cells;
 	}
 
@@ -192,8 +161,8 @@ purge_keep(const ReadSelect *sel, struct varlena *cells, int64 *oldest)
 		OtsValue	v;
 
 		cells_column_at(&r, i, &col);
-		select_visible_begin(&sc, sel, &col);
-		while (select_column_next(&sc, &ts, &v))
+		visibility_table_begin(&sc, sel, &col);
+		while (visibility_column_next(&sc, &ts, &v))
 			cells_builder_add(b, col.name, col.namelen, ts, &v);
 	}
 	kept = cells_builder_finish(b, 0);
@@ -211,7 +180,7 @@ purge_keep(const ReadSelect *sel, struct varlena *cells, int64 *oldest)
 Datum
 ots_purge_row(PG_FUNCTION_ARGS)
 {
-	ReadSelect	sel;
+	Visibility	sel;
 	struct varlena *kept;
 	int64		oldest;
 	TupleDesc	desc = (TupleDesc) fcinfo->flinfo->fn_extra;
@@ -249,7 +218,7 @@ ots_purge_row(PG_FUNCTION_ARGS)
 Datum
 ots_purge_cells(PG_FUNCTION_ARGS)
 {
-	ReadSelect	sel;
+	Visibility	sel;
 	struct varlena *kept;
 	int64		oldest;
 
@@ -263,7 +232,7 @@ ots_purge_cells(PG_FUNCTION_ARGS)
 Datum
 ots_purge_oldest_ts(PG_FUNCTION_ARGS)
 {
-	ReadSelect	sel;
+	Visibility	sel;
 	int64		oldest;
 
 	purge_select_init(&sel, PG_GETARG_INT64(1), PG_GETARG_INT32(2), PG_GETARG_INT64(3));
@@ -279,7 +248,7 @@ ots_purge_oldest_ts(PG_FUNCTION_ARGS)
 Datum
 ots_cells_oldest_ts(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT64(purge_cells_oldest_ts(PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
+	PG_RETURN_INT64(cells_oldest_ts(PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
 }
 
 /*
@@ -290,12 +259,12 @@ Datum
 ots_cells_row_exists(PG_FUNCTION_ARGS)
 {
 	struct varlena *cells = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
-	ReadSelect	sel;
+	Visibility	sel;
 	CellsReader r;
 
 	purge_select_init(&sel, PG_GETARG_INT64(1), 1, PG_GETARG_INT64(2));
 	cells_reader_init(&r, cells);
-	PG_RETURN_BOOL(select_row_exists(&sel, &r));
+	PG_RETURN_BOOL(visibility_row_exists(&sel, &r));
 }
 
 /*
@@ -306,12 +275,12 @@ Datum
 ots_cells_purgeable(PG_FUNCTION_ARGS)
 {
 	struct varlena *cells = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
-	ReadSelect	sel;
+	Visibility	sel;
 	CellsReader r;
 
 	purge_select_init(&sel, PG_GETARG_INT64(1), PG_GETARG_INT32(2), PG_GETARG_INT64(3));
 	cells_reader_init(&r, cells);
-	PG_RETURN_BOOL(!select_row_exists(&sel, &r) || purge_scan(&sel, &r, NULL));
+	PG_RETURN_BOOL(!visibility_row_exists(&sel, &r) || purge_scan(&sel, &r));
 }
 
 /* ots_cells_count is ots.cells_count(cells): every cell stored, visible or not */

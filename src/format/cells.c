@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  * src/format/cells.c
  *	  The ots.cells varlena: reading, building and validating a row's
- *	  attribute cells, and the type's binary send/receive functions.
+ *	  attribute cells, the row's "$oldest_ts", and the type's binary
+ *	  send/receive functions.
  *
  * This file owns the byte format documented in cells.h and nothing else:
  * every byte of an ots.cells value is written by cells_builder_finish and
@@ -738,6 +739,19 @@ cells_value_alloc(int64 row_ts, uint32 ncols, uint64 blocks_size,
 }
 
 /*
+ * cells_oldest_with is a row's "$oldest_ts" once one more column is
+ * counted: oldest so far (the row marker before the first column), and
+ * the oldest cell of the column, the first or not.  "$oldest_ts" is the
+ * timestamp of the row's oldest cell, or its row marker when it has no
+ * cells; cells_builder_finish and cells_oldest_ts both count it so.
+ */
+static inline int64
+cells_oldest_with(int64 oldest, bool first_column, int64 column_oldest)
+{
+	return first_column || column_oldest < oldest ? column_oldest : oldest;
+}
+
+/*
  * cells_builder_finish encodes the cells added so far, keeping only the
  * newest max_versions of each column when max_versions > 0, as a palloc'd
  * varlena with a 4-byte header, and records the value's "$oldest_ts" for
@@ -763,8 +777,7 @@ cells_builder_finish(CellsBuilder *b, int32 max_versions)
 	{
 		end = cells_column_run(sorted, n, i, max_versions, &kept);
 		blocks_size += cells_block_size(b->row_ts, sorted + i, kept);
-		if (ncols == 0 || sorted[i + kept - 1]->ts < oldest)
-			oldest = sorted[i + kept - 1]->ts;
+		oldest = cells_oldest_with(oldest, ncols == 0, sorted[i + kept - 1]->ts);
 		ncols++;
 	}
 	result = cells_value_alloc(b->row_ts, ncols, blocks_size, &offsets, &blocks);
@@ -795,6 +808,34 @@ int64
 cells_builder_oldest_ts(const CellsBuilder *b)
 {
 	return b->oldest_ts;
+}
+
+/*
+ * cells_oldest_ts is "$oldest_ts" for a stored row: its oldest cell, or its
+ * row marker when it has no cells (every cell counts, visible or not).
+ */
+int64
+cells_oldest_ts(const struct varlena *cells)
+{
+	CellsReader r;
+	int64		oldest;
+
+	cells_reader_init(&r, cells);
+	oldest = r.row_ts;
+	for (uint32 i = 0; i < r.ncols; i++)
+	{
+		CellsColumn col;
+		int64		ts;
+		int64		last = 0;
+		OtsValue	v;
+
+		cells_column_at(&r, i, &col);
+		/* newest first: the last one is the column's oldest (a column has at least one) */
+		while (cells_column_next(&col, &ts, &v))
+			last = ts;
+		oldest = cells_oldest_with(oldest, i == 0, last);
+	}
+	return oldest;
 }
 
 /* ---------------------------------------------------------------------

@@ -125,6 +125,15 @@ extern struct varlena *cells_builder_finish(CellsBuilder *b, int32 max_versions)
 extern int64 cells_builder_oldest_ts(const CellsBuilder *b);
 
 /*
+ * cells_oldest_ts is what "$oldest_ts" stores for a row's cells: the
+ * timestamp of its oldest cell, or its row marker when it has no cells;
+ * from that moment on, purge may have work on the row.  It decodes the
+ * cells: a writer that has just built them has the same value from
+ * cells_builder_oldest_ts.
+ */
+extern int64 cells_oldest_ts(const struct varlena *cells);
+
+/*
  * cells_validate checks a payload (version byte onward) against every rule
  * above and raises ERRCODE_INVALID_BINARY_REPRESENTATION naming the first
  * defect.  Used by binary receive and text input; never crashes on any

@@ -19,7 +19,7 @@
 #include "format/codec.h"
 #include "errors.h"
 #include "ots_limits.h"
-#include "api/request.h"
+#include "format/request_fields.h"
 
 /*
  * the fields of an object value, each naming its form: one of them, alone
@@ -278,7 +278,7 @@ codec_read_value(const JsonbValue *jv, OtsValue *out, const char *column)
 			}
 			/* no value of a form: an object's unknown field is named */
 			if (JsonContainerIsObject(jv->val.binary.data))
-				request_check_fields(jv->val.binary.data, &codec_value_object,
+				request_fields_check(jv->val.binary.data, &codec_value_object,
 									 "the value of column '%s'", column);
 			/* FALLTHROUGH */
 		default:
@@ -342,8 +342,8 @@ codec_parse_cell(const JsonbValue *jv, CellInput *cell, bool request)
 		JsonbValue	v;
 		JsonbValue	ts;
 		JsonbContainer *c = jv->val.binary.data;
-		bool		has_value = getKeyJsonValueFromContainer(c, "value", 5, &v) != NULL;
-		bool		has_ts = getKeyJsonValueFromContainer(c, "ts", 2, &ts) != NULL;
+		bool		has_value = getKeyJsonValueFromContainer(c, CODEC_KEY("value"), &v) != NULL;
+		bool		has_ts = getKeyJsonValueFromContainer(c, CODEC_KEY("ts"), &ts) != NULL;
 
 		if (has_value || has_ts)
 		{
@@ -351,7 +351,7 @@ codec_parse_cell(const JsonbValue *jv, CellInput *cell, bool request)
 
 			/* more keys than the known ones found: name the first unknown one */
 			if (JsonContainerSize(c) > (uint32) has_value + (uint32) has_ts)
-				request_check_fields(c, &codec_cell_object, "the cell of column '%s'", column);
+				request_fields_check(c, &codec_cell_object, "the cell of column '%s'", column);
 			if (!has_value)
 				ereport(ERROR,
 						(errcode(ERRCODE_OTS_PARAMETER_INVALID),
@@ -603,7 +603,7 @@ codec_parse_pk(const OtsTable *t, Jsonb *pk, int flags, PkInput *out)
 				 * known form (VT_UNKNOWN) has a field to name
 				 */
 				if (jv.type == jbvBinary && JsonContainerIsObject(jv.val.binary.data))
-					request_check_fields(jv.val.binary.data, &codec_pk_value_object,
+					request_fields_check(jv.val.binary.data, &codec_pk_value_object,
 										 "the value of primary key column '%s'", col->name);
 				ots_error(INVALID_PK, "Validate PK type fail. Input: %s, Meta: %s.",
 						  input_vt, ots_value_vt_name(col->type));
@@ -657,7 +657,7 @@ codec_value_data_size(const JsonbValue *v)
 				JsonbValue	b;
 
 				if (JsonContainerIsObject(v->val.binary.data) &&
-					getKeyJsonValueFromContainer(v->val.binary.data, "$binary", 7, &b) != NULL &&
+					getKeyJsonValueFromContainer(v->val.binary.data, CODEC_KEY("$binary"), &b) != NULL &&
 					b.type == jbvString)
 				{
 					int			len = b.val.string.len;
@@ -721,10 +721,10 @@ codec_cells_data_size(JsonbContainer *map, bool values, bool check_ts)
 					continue;
 				}
 				if (cell.type == jbvBinary && JsonContainerIsObject(cell.val.binary.data) &&
-					getKeyJsonValueFromContainer(cell.val.binary.data, "value", 5, &inner) != NULL)
+					getKeyJsonValueFromContainer(cell.val.binary.data, CODEC_KEY("value"), &inner) != NULL)
 				{
 					size += codec_value_data_size(&inner);
-					if (getKeyJsonValueFromContainer(cell.val.binary.data, "ts", 2, &ts) != NULL)
+					if (getKeyJsonValueFromContainer(cell.val.binary.data, CODEC_KEY("ts"), &ts) != NULL)
 					{
 						codec_check_data_ts(&ts, check_ts);
 						size += 8;
@@ -934,9 +934,9 @@ void
 codec_push_cell(JsonbParseState **state, int64 ts, const OtsValue *v)
 {
 	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-	codec_push_key(state, "ts", 2);
+	codec_push_key(state, CODEC_KEY("ts"));
 	codec_push_int(state, ts, WJB_VALUE);
-	codec_push_key(state, "value", 5);
+	codec_push_key(state, CODEC_KEY("value"));
 	codec_push_value(state, v, WJB_VALUE);
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
 }
@@ -954,9 +954,9 @@ codec_stored_row_to_jsonb(const CellsReader *r)
 	JsonbValue *res;
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	codec_push_key(&state, "row_ts", 6);
+	codec_push_key(&state, CODEC_KEY("row_ts"));
 	codec_push_int(&state, r->row_ts, WJB_VALUE);
-	codec_push_key(&state, "cells", 5);
+	codec_push_key(&state, CODEC_KEY("cells"));
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	for (uint32 i = 0; i < r->ncols; i++)
 	{
@@ -1004,7 +1004,7 @@ codec_pk_to_jsonb(const OtsTable *t, const PkInput *pk)
 			JsonbValue	s;
 
 			pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-			codec_push_key(&state, "$inf", 4);
+			codec_push_key(&state, CODEC_KEY("$inf"));
 			s.type = jbvString;
 			s.val.string.val = pk->special[i] == PK_INF_MIN ? "min" : "max";
 			s.val.string.len = 3;

@@ -156,6 +156,14 @@ extern void codec_push_value(JsonbParseState **state, const OtsValue *v,
 
 /* codec_push_key appends a key; codec_push_int an int64 as a number */
 extern void codec_push_key(JsonbParseState **state, const char *s, uint32 len);
+
+/*
+ * CODEC_KEY("name") is a key written as a string literal, as the two
+ * arguments (key, length) codec_push_key and jsonb's key lookups take:
+ * its length is counted by the compiler, never by hand (anything but a
+ * literal fails to compile)
+ */
+#define CODEC_KEY(literal) ("" literal ""), (sizeof(literal) - 1)
 extern void codec_push_int(JsonbParseState **state, int64 v, JsonbIteratorToken token);
 
 /* codec_push_cell appends one cell as {"ts": ts, "value": v} */

@@ -109,7 +109,7 @@ codec_append_value(StringInfo buf, const OtsValue *v)
 				Numeric		num = codec_double_numeric(v->u.d, &wrapped);
 
 				if (wrapped)
-					return codec_append_wrapped(buf, "$double", 7, NULL, 0, num);
+					return codec_append_wrapped(buf, CODEC_KEY("$double"), NULL, 0, num);
 				return codec_append_numeric(buf, num);
 			}
 		case OTS_VT_BINARY:
@@ -117,7 +117,7 @@ codec_append_value(StringInfo buf, const OtsValue *v)
 				int			n;
 				char	   *text = codec_base64(v->u.s.data, v->u.s.len, &n);
 
-				return codec_append_wrapped(buf, "$binary", 7, text, n, NULL);
+				return codec_append_wrapped(buf, CODEC_KEY("$binary"), text, n, NULL);
 			}
 	}
 	elog(ERROR, "unexpected ots value type %d", (int) v->type);

@@ -14,7 +14,7 @@
  * moment the row could stop qualifying, the older of the row's newest
  * timestamp (when its last cell and marker expire, the row is gone) and
  * its index key cells' (when one expires, the row lacks it), and an index
- * table's rows exist by their marker alone (read_select.c), so with the
+ * table's rows exist by their marker alone (format/visibility.c), so with the
  * base table's TTL the entry is visible exactly while the row is and has
  * those columns.
  *

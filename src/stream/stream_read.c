@@ -1,8 +1,7 @@
 /*-------------------------------------------------------------------------
  * src/stream/stream_read.c
- *	  The reading side of Stream: ots.get_shard_iterator,
- *	  ots.get_stream_record, and the trimming of expired records
- *	  (ots.stream_trim, run by ots.purge).
+ *	  The reading side of Stream: ots.get_shard_iterator and
+ *	  ots.get_stream_record.
  *
  * A shard iterator is "<stream id>:<shard>:<position>:<n>": the next record
  * to return is the first at or after record n of the log entry at
@@ -15,10 +14,10 @@
  * (stream_storage.h says why that is enough).
  *
  * A record is kept stream_expiration_hours after its commit at least;
- * ots.purge removes it after that (ots.stream_trim), leaving a trim marker.
- * Reading from an iterator whose next records were removed (a marker at or
- * after it, before or while the call reads) is OTSTrimmedDataAccess: the
- * consumer fell behind.  ots.get_shard_iterator gives an iterator at the
+ * ots.purge removes it after that (ots.stream_trim, stream_trim.c),
+ * leaving a trim marker.  Reading from an iterator whose next records were
+ * removed (a marker at or after it, before or while the call reads) is
+ * OTSTrimmedDataAccess: the consumer fell behind.  ots.get_shard_iterator gives an iterator at the
  * oldest record not yet expired, which a purge that runs meanwhile may
  * still remove (then OTSTrimmedDataAccess again: take another).
  *-------------------------------------------------------------------------
@@ -26,11 +25,8 @@
 #include "postgres.h"
 
 #include "access/genam.h"
-#include "access/heapam.h"
-#include "access/relscan.h"
 #include "access/tableam.h"
 #include "access/xact.h"
-#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "executor/tuptable.h"
@@ -38,7 +34,6 @@
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/fmgroids.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
@@ -48,13 +43,11 @@
 #include "errors.h"
 #include "ots_limits.h"
 #include "store/rowstore.h"
-#include "meta/storage.h"
 #include "stream/stream_record.h"
 #include "stream/stream_storage.h"
 
 PG_FUNCTION_INFO_V1(ots_get_shard_iterator);
 PG_FUNCTION_INFO_V1(ots_get_stream_record);
-PG_FUNCTION_INFO_V1(ots_stream_trim);
 
 #define STREAM_DEFAULT_RECORDS 100
 #define STREAM_TRIMMED_MESSAGE "Requested stream data is already trimmed or does not exist."
@@ -181,45 +174,10 @@ stream_format_iterator(const StreamIterator *it)
 									it->position, it->n));
 }
 
-/* stream_cutoff: the position before which t's records have expired */
-static int64
-stream_cutoff(const OtsTable *t)
-{
-	return stream_now() - (int64) t->stream_expiration_hours * 3600 * USECS_PER_SEC;
-}
-
 static void
 stream_trimmed(void)
 {
 	ots_error(TRIMMED_DATA_ACCESS, STREAM_TRIMMED_MESSAGE);
-}
-
-/* stream_log_scan starts a scan of the shard's log entries from position on */
-static IndexScanDesc
-stream_log_scan(StreamRels *r, Snapshot snapshot, int32 shard, int64 position)
-{
-	ScanKeyData keys[2];
-	IndexScanDesc scan;
-
-	ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(shard));
-	ScanKeyInit(&keys[1], 2, BTGreaterEqualStrategyNumber, F_INT8GE, Int64GetDatum(position));
-	scan = index_beginscan(r->log, r->log_key, snapshot, 2, 0);
-	index_rescan(scan, keys, 2, NULL, 0);
-	return scan;
-}
-
-/* stream_datum: a column of a stream row, which is never NULL */
-static Datum
-stream_datum(TupleTableSlot *slot, AttrNumber attno)
-{
-	bool		isnull;
-	Datum		d = slot_getattr(slot, attno, &isnull);
-
-	if (isnull)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("a row of an ots stream has a NULL column")));
-	return d;
 }
 
 /*
@@ -241,32 +199,17 @@ stream_trimmed_from(StreamRels *r, Snapshot snapshot, TupleTableSlot *slot, int3
 	return trimmed;
 }
 
-/* stream_rec_scan starts a scan of a transaction's records in a shard from record n on */
-static IndexScanDesc
-stream_rec_scan(StreamRels *r, Snapshot snapshot, int32 shard, int64 id, int32 n)
-{
-	ScanKeyData keys[3];
-	IndexScanDesc scan;
-
-	ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(shard));
-	ScanKeyInit(&keys[1], 2, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(id));
-	ScanKeyInit(&keys[2], 3, BTGreaterEqualStrategyNumber, F_INT4GE, Int32GetDatum(n));
-	scan = index_beginscan(r->rec, r->rec_key, snapshot, 3, 0);
-	index_rescan(scan, keys, 3, NULL, 0);
-	return scan;
-}
-
 /* stream_push_sequence_info appends a record's sequence info and ends the record */
 static void
 stream_push_sequence_info(JsonbParseState **state, int64 position, int32 n)
 {
-	codec_push_key(state, "sequence_info", 13);
+	codec_push_key(state, CODEC_KEY("sequence_info"));
 	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-	codec_push_key(state, "epoch", 5);
+	codec_push_key(state, CODEC_KEY("epoch"));
 	codec_push_int(state, 0, WJB_VALUE);
-	codec_push_key(state, "timestamp", 9);
+	codec_push_key(state, CODEC_KEY("timestamp"));
 	codec_push_int(state, position, WJB_VALUE);
-	codec_push_key(state, "row_index", 9);
+	codec_push_key(state, CODEC_KEY("row_index"));
 	codec_push_int(state, n, WJB_VALUE);
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
@@ -476,7 +419,7 @@ ots_get_stream_record(PG_FUNCTION_ARGS)
 	entrycxt = AllocSetContextCreate(CurrentMemoryContext, "ots stream entry", ALLOCSET_DEFAULT_SIZES);
 	oldcxt = MemoryContextSwitchTo(res.cxt);
 	pushJsonbValue(&res.state, WJB_BEGIN_OBJECT, NULL);
-	codec_push_key(&res.state, "stream_records", 14);
+	codec_push_key(&res.state, CODEC_KEY("stream_records"));
 	pushJsonbValue(&res.state, WJB_BEGIN_ARRAY, NULL);
 	MemoryContextSwitchTo(oldcxt);
 	log_scan = stream_log_scan(&rels, &dirty, it.shard, it.position);
@@ -517,7 +460,7 @@ ots_get_stream_record(PG_FUNCTION_ARGS)
 
 	MemoryContextSwitchTo(res.cxt);
 	pushJsonbValue(&res.state, WJB_END_ARRAY, NULL);
-	codec_push_key(&res.state, "next_shard_iterator", 19);
+	codec_push_key(&res.state, CODEC_KEY("next_shard_iterator"));
 	next = stream_format_iterator(&res.next);
 	v.type = jbvString;
 	v.val.string.val = VARDATA_ANY(next);
@@ -525,119 +468,4 @@ ots_get_stream_record(PG_FUNCTION_ARGS)
 	pushJsonbValue(&res.state, WJB_VALUE, &v);
 	MemoryContextSwitchTo(oldcxt);
 	PG_RETURN_JSONB_P(JsonbValueToJsonb(pushJsonbValue(&res.state, WJB_END_OBJECT, NULL)));
-}
-
-/* stream_trim_records deletes the records of one transaction in a shard */
-static void
-stream_trim_records(StreamRels *r, Snapshot snapshot, TupleTableSlot *slot, int32 shard, int64 id)
-{
-	IndexScanDesc scan = stream_rec_scan(r, snapshot, shard, id, 0);
-
-	while (index_getnext_slot(scan, ForwardScanDirection, slot))
-		simple_heap_delete(r->rec, &slot->tts_tid);
-	index_endscan(scan);
-}
-
-/*
- * ots_stream_trim is ots.stream_trim(schema_name, table_name, batch_size):
- * removes up to batch_size expired log entries of each shard of the
- * table's stream and their records, leaving a trim marker at the last
- * position removed, so an iterator before it is OTSTrimmedDataAccess.
- * Returns the number of entries removed.  The caller must own the table
- * (ots.purge checks it, and takes the purge lock).
- */
-Datum
-ots_stream_trim(PG_FUNCTION_ARGS)
-{
-	const OtsTable *t;
-	StreamRels	rels;
-	Snapshot	snapshot;
-	TupleTableSlot *log_slot;
-	TupleTableSlot *rec_slot;
-	int64		cutoff;
-	int64		removed = 0;
-	int32		batch_size;
-	char	   *qualified;
-	Oid			data_oid;
-
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("ots.stream_trim: arguments must not be NULL")));
-	batch_size = PG_GETARG_INT32(2);
-	if (batch_size < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("batch_size must be at least 1")));
-	qualified = quote_qualified_identifier(NameStr(*PG_GETARG_NAME(0)), NameStr(*PG_GETARG_NAME(1)));
-	data_oid = storage_oid(get_namespace_oid(NameStr(*PG_GETARG_NAME(0)), true), NameStr(*PG_GETARG_NAME(1)));
-	t = OidIsValid(data_oid) ? catalog_lookup_by_data_oid(data_oid) : NULL;
-	if (t == NULL)
-		ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
-	if (!catalog_owns(t->data_oid))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("must be owner of ots table %s to trim its stream", qualified)));
-	if (!t->stream_enabled)
-		PG_RETURN_INT64(0);
-	rowstore_check_writable("ots.stream_trim");
-	cutoff = stream_cutoff(t);
-	stream_open(t, RowExclusiveLock, &rels);
-	snapshot = RegisterSnapshot(GetLatestSnapshot());
-	log_slot = table_slot_create(rels.log, NULL);
-	rec_slot = table_slot_create(rels.rec, NULL);
-	for (int32 shard = 0; shard < t->partitions; shard++)
-	{
-		IndexScanDesc scan = stream_log_scan(&rels, snapshot, shard, 0);
-		int64		last_removed = -1;
-		int32		entries = 0;
-		ItemPointerData marker_tid;
-		int64		marker_position = 0;
-		bool		marker = false;
-		Datum		no_records = (Datum) 0;
-
-		while (entries < batch_size && index_getnext_slot(scan, ForwardScanDirection, log_slot))
-		{
-			int64		position = DatumGetInt64(stream_datum(log_slot, STREAM_LOG_POSITION));
-			int64		id = DatumGetInt64(stream_datum(log_slot, STREAM_LOG_ID));
-
-			CHECK_FOR_INTERRUPTS();
-			if (position >= cutoff)
-				break;
-			/* the marker comes first: it goes only if entries after it go */
-			if (id == STREAM_TRIM_MARKER)
-			{
-				marker_tid = log_slot->tts_tid;
-				marker_position = position;
-				marker = true;
-				continue;
-			}
-			if (DatumGetInt32(stream_datum(log_slot, STREAM_LOG_SPILLED)) > 0)
-				stream_trim_records(&rels, snapshot, rec_slot, shard, id);
-			simple_heap_delete(rels.log, &log_slot->tts_tid);
-			last_removed = position;
-			entries++;
-		}
-		index_endscan(scan);
-		if (entries > 0)
-		{
-			/*
-			 * never back: an entry that was still committing (a prepared
-			 * transaction) can be removed after later ones were
-			 */
-			if (marker)
-			{
-				simple_heap_delete(rels.log, &marker_tid);
-				last_removed = Max(last_removed, marker_position);
-			}
-			stream_log_insert(&rels, shard, last_removed, STREAM_TRIM_MARKER, 0,
-							  stream_log_records(&no_records, 0));
-		}
-		removed += entries;
-	}
-	ExecDropSingleTupleTableSlot(log_slot);
-	ExecDropSingleTupleTableSlot(rec_slot);
-	UnregisterSnapshot(snapshot);
-	stream_close(&rels);
-	PG_RETURN_INT64(removed);
 }

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  * src/stream/stream_storage.c
  *	  A table's stream as stored: its two relations, written directly
- *	  (heap and btree inserts, as PostgreSQL writes its catalogs), the
- *	  shard lock, positions.  See stream_storage.h.
+ *	  (heap and btree inserts, as PostgreSQL writes its catalogs) and
+ *	  scanned by key, the shard lock, positions.  See stream_storage.h.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -197,6 +197,56 @@ stream_rec_insert(StreamRels *r, int32 shard, int64 id, int32 n, Jsonb *record)
 	values[STREAM_REC_N - 1] = Int32GetDatum(n);
 	values[STREAM_REC_RECORD - 1] = JsonbPGetDatum(record);
 	stream_insert(r->rec, r->rec_key, r->rec_key_info, values, isnull);
+}
+
+/* stream_log_scan starts a scan of the shard's log entries from position on */
+IndexScanDesc
+stream_log_scan(StreamRels *r, Snapshot snapshot, int32 shard, int64 position)
+{
+	ScanKeyData keys[2];
+	IndexScanDesc scan;
+
+	ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(shard));
+	ScanKeyInit(&keys[1], 2, BTGreaterEqualStrategyNumber, F_INT8GE, Int64GetDatum(position));
+	scan = index_beginscan(r->log, r->log_key, snapshot, 2, 0);
+	index_rescan(scan, keys, 2, NULL, 0);
+	return scan;
+}
+
+/* stream_rec_scan starts a scan of a transaction's records in a shard from record n on */
+IndexScanDesc
+stream_rec_scan(StreamRels *r, Snapshot snapshot, int32 shard, int64 id, int32 n)
+{
+	ScanKeyData keys[3];
+	IndexScanDesc scan;
+
+	ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(shard));
+	ScanKeyInit(&keys[1], 2, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(id));
+	ScanKeyInit(&keys[2], 3, BTGreaterEqualStrategyNumber, F_INT4GE, Int32GetDatum(n));
+	scan = index_beginscan(r->rec, r->rec_key, snapshot, 3, 0);
+	index_rescan(scan, keys, 3, NULL, 0);
+	return scan;
+}
+
+/* stream_datum: a column of a stream row, which is never NULL */
+Datum
+stream_datum(TupleTableSlot *slot, AttrNumber attno)
+{
+	bool		isnull;
+	Datum		d = slot_getattr(slot, attno, &isnull);
+
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("a row of an ots stream has a NULL column")));
+	return d;
+}
+
+/* stream_cutoff: the position before which t's records have expired */
+int64
+stream_cutoff(const OtsTable *t)
+{
+	return stream_now() - (int64) t->stream_expiration_hours * 3600 * USECS_PER_SEC;
 }
 
 /* how far before "near" stream_log_last looks, in turn, µs */

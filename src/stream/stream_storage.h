@@ -37,11 +37,14 @@
 
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "executor/tuptable.h"
 #include "nodes/execnodes.h"
 #include "storage/lockdefs.h"
 #include "utils/array.h"
 #include "utils/jsonb.h"
 #include "utils/rel.h"
+#include "utils/snapshot.h"
 
 #include "meta/catalog.h"
 
@@ -117,6 +120,17 @@ extern void stream_open_log(const OtsTable *t, LOCKMODE lockmode, StreamRels *r)
 extern void stream_open_rec(const OtsTable *t, LOCKMODE lockmode, StreamRels *r);
 
 /*
+ * stream_log_scan and stream_rec_scan start index scans of the shard's log
+ * entries from a position on, and of a transaction's spilled records from
+ * record n on; stream_datum reads a column of their rows (never NULL)
+ */
+extern IndexScanDesc stream_log_scan(StreamRels *r, Snapshot snapshot, int32 shard,
+									 int64 position);
+extern IndexScanDesc stream_rec_scan(StreamRels *r, Snapshot snapshot, int32 shard, int64 id,
+									 int32 n);
+extern Datum stream_datum(TupleTableSlot *slot, AttrNumber attno);
+
+/*
  * stream_log_last: the highest position in the shard's log index (dead or
  * not), 0 when none.  A writer passes the position it would give (now):
  * the entries just before it are found without reading older ones.
@@ -129,6 +143,9 @@ extern void stream_shard_unlock(const OtsTable *t, int32 shard, LOCKMODE mode);
 
 /* stream_now: the current time as a position (Unix microseconds) */
 extern int64 stream_now(void);
+
+/* stream_cutoff: the position before which t's records have expired */
+extern int64 stream_cutoff(const OtsTable *t);
 
 /* stream_id_valid: could s (len bytes) be a stream id ots made (a UUID's text)? */
 extern bool stream_id_valid(const char *s, size_t len);

@@ -231,7 +231,7 @@ view_write_key(ViewWriter *w, TupleTableSlot *slot, bool *auto_increment)
 				continue;
 			codec_push_key(&state, c->name, c->namelen);
 			pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-			codec_push_key(&state, "$auto_increment", strlen("$auto_increment"));
+			codec_push_key(&state, CODEC_KEY("$auto_increment"));
 			pushJsonbValue(&state, WJB_VALUE, &t);
 			pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 			*auto_increment = true;
@@ -371,7 +371,7 @@ view_write_result(ViewWriter *w, Relation view, Jsonb *pk)
 	cellsv = rowstore_fetch_self(&rowkey);
 	if (cellsv != NULL)
 		cells_reader_init(&r, cellsv);
-	select_init(&sel, t, ots_now_ms());
+	select_init(&sel, t, visibility_now_ms());
 	for (int i = 0; i < desc->natts; i++)
 	{
 		ViewColumn *c = &w->cols[i];

@@ -53,7 +53,6 @@
 #include "errors.h"
 #include "guc.h"
 #include "index/index_write.h"
-#include "expiry/purge.h"
 #include "writepoint/restore.h"
 #include "stats.h"
 #include "meta/storage.h"
@@ -373,7 +372,7 @@ storage_write_guard(Relation rel, const StorageLeaf *leaf, TupleTableSlot *slot)
 	cells_validate((const uint8 *) VARDATA_ANY(cells), VARSIZE_ANY_EXHDR(cells));
 	cells_io_check_size(cells);
 	d = slot_getattr(slot, leaf->oldest_attno, &isnull);
-	oldest = purge_cells_oldest_ts(cells);
+	oldest = cells_oldest_ts(cells);
 	if (isnull || DatumGetInt64(d) != oldest)
 		ereport(ERROR,
 				(errcode(ERRCODE_CHECK_VIOLATION),

@@ -1333,6 +1333,8 @@ random_row(int iter, int nmutations, const char *seed_dir, int *nseeds)
 		CHECK(r.ncols == ncols, "ncols %u, model %u", r.ncols, ncols);
 		CHECK(cells_builder_oldest_ts(b) == oldest, "oldest_ts " INT64_FORMAT ", model " INT64_FORMAT,
 			  cells_builder_oldest_ts(b), oldest);
+		CHECK(cells_oldest_ts(enc) == oldest, "decoded oldest_ts " INT64_FORMAT ", model " INT64_FORMAT,
+			  cells_oldest_ts(enc), oldest);
 
 		/* random names that the model lacks are absent */
 		for (k = 0; k < 8; k++)
