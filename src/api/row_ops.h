@@ -74,6 +74,8 @@ typedef struct RowWriteRequest
 	/* every write */
 	text	   *table_name;
 	Oid			view_oid;		/* instead of table_name: the table of this view (a statement on it) */
+	AclMode		privileges_checked; /* on the storage, for the current role, by the view's
+									 * statement (view_statement.c): not checked again */
 	Jsonb	   *primary_key;
 	const char *condition;		/* row existence; NULL: IGNORE */
 	Jsonb	   *column_condition;

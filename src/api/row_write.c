@@ -124,7 +124,8 @@ PG_FUNCTION_INFO_V1(ots_update_row);
 PG_FUNCTION_INFO_V1(ots_delete_row);
 
 /*
- * row_write_prepare resolves the table and parses the arguments shared by
+ * row_write_prepare resolves the table, checks privileges (those a view's
+ * statement has not checked already) and parses the arguments shared by
  * every write, in Tablestore's validation order.
  */
 static void
@@ -137,7 +138,8 @@ row_write_prepare(RowWrite *w, const RowWriteOp *op, const RowWriteRequest *req)
 	w->req = req;
 	w->t = OidIsValid(req->view_oid) ? catalog_lookup_view(req->view_oid) :
 		catalog_lookup(req->table_name);
-	rowstore_check_privileges(w->t, op->mode);
+	if ((op->mode & ~req->privileges_checked) != 0)
+		rowstore_check_privileges(w->t, op->mode);
 	rowstore_check_writable(op->operation);
 	codec_parse_pk(w->t, req->primary_key, PK_ALLOW_AUTO_INC, &w->pk);
 	w->pk_size = codec_pk_size(w->t, &w->pk);
@@ -582,7 +584,7 @@ row_put_parse(RowWrite *w)
 		row_write_check_defined_types(w->t, w->update.puts, w->update.nputs);
 	}
 	w->reads = row_write_has_conditions(w);
-	if (w->reads)
+	if (w->reads && (w->req->privileges_checked & ACL_SELECT) == 0)
 		rowstore_check_privileges(w->t, ACL_SELECT);
 }
 

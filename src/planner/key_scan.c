@@ -75,7 +75,7 @@
 
 #include "guc.h"
 #include "planner/key_scan.h"
-#include "planner/planner.h"
+#include "query_walk.h"
 #include "meta/storage.h"
 
 #define KEY_SCAN_NAME "OtsKeyScan"
@@ -360,7 +360,7 @@ key_scan_relation_info(PlannerInfo *root, Oid relid, bool inhparent, RelOptInfo 
 	table_close(relation, NoLock);
 	/* the scan returns the leaf's row as the storage's, which has no system columns of its own */
 	if (choice == NULL ||
-		planner_reads_columns(root->parse, rel->relid, FirstLowInvalidHeapAttributeNumber + 1, -1))
+		query_walk_reads_columns(root->parse, rel->relid, FirstLowInvalidHeapAttributeNumber + 1, -1))
 		return;
 	rte->inh = false;
 	rel->part_scheme = NULL;

@@ -183,46 +183,6 @@ planner_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntr
 	}
 }
 
-typedef struct ColumnUse
-{
-	Index		rti;
-	AttrNumber	lowest;
-	AttrNumber	highest;
-	int			sublevels_up;
-} ColumnUse;
-
-static bool
-planner_column_use_walker(Node *node, ColumnUse *use)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Var))
-	{
-		Var		   *var = (Var *) node;
-
-		return var->varno == use->rti && var->varlevelsup == use->sublevels_up &&
-			var->varattno >= use->lowest && var->varattno <= use->highest;
-	}
-	if (IsA(node, Query))
-	{
-		bool		found;
-
-		use->sublevels_up++;
-		found = query_tree_walker((Query *) node, planner_column_use_walker, use, 0);
-		use->sublevels_up--;
-		return found;
-	}
-	return expression_tree_walker(node, planner_column_use_walker, use);
-}
-
-bool
-planner_reads_columns(Query *query, Index rti, AttrNumber lowest, AttrNumber highest)
-{
-	ColumnUse	use = {rti, lowest, highest, 0};
-
-	return query_tree_walker(query, planner_column_use_walker, &use, 0);
-}
-
 /* planner_relation_info: get_relation_info_hook, for the key scan */
 static void
 planner_relation_info(PlannerInfo *root, Oid relid, bool inhparent, RelOptInfo *rel)

@@ -34,8 +34,8 @@
 
 #include "view/attribute_pushdown.h"
 #include "guc.h"
-#include "index/index_plan.h"
-#include "planner/planner.h"
+#include "view/index_plan.h"
+#include "query_walk.h"
 #include "view/view_shape.h"
 
 /* one view of a query level, while its expressions are rewritten */
@@ -149,7 +149,7 @@ pushdown_query(Query *query, const OtsViewFuncs *funcs)
 			break;
 		if (!view_shape_recognize(rte, rti, funcs, &view.view))
 			continue;
-		if (planner_reads_columns(query, rti, InvalidAttrNumber, InvalidAttrNumber))
+		if (query_walk_reads_columns(query, rti, InvalidAttrNumber, InvalidAttrNumber))
 			continue;			/* a whole-row reference: the view's row type must not change */
 		view.funcs = funcs;
 		query_tree_mutator(query, pushdown_mutator, &view,

@@ -19,7 +19,8 @@
  * every stored row with plain SQL (and a statement run by another role
  * refuses to start unless that one may: view_statement.c), and not under
  * the conditions of a security barrier view over the ots view.  The lock needs UPDATE on the storage, which the view's owner
- * has; the write itself checks the caller's privileges (row_write).
+ * has; the caller's privileges for the writes are checked as the statement
+ * starts (view_statement.c).
  *
  * INSERT ... ON CONFLICT: PostgreSQL finds the arbiter of a conflict among
  * the target's unique indexes, and a view has none, so a conflict target

@@ -13,13 +13,26 @@
  * pushes a marker (view_copy.c): a write found under it is the COPY's,
  * with plain INSERT semantics, whatever statement runs the COPY.
  *
+ * Privileges are checked once per statement, as PostgreSQL checks a
+ * table's when its statement starts: before an INSERT, UPDATE or DELETE of
+ * an ots view reads or writes a row, the caller must hold what the row
+ * API's write of each row needs on the storage (row_write_privileges),
+ * with no row-level security applying to it there
+ * (rowstore_check_privileges).  The entry records the role and the
+ * privileges checked, and each row's write (view_write.c) tells the row API
+ * not to check them again when it runs as that role; a row written as
+ * another role (a SET ROLE inside the statement) is checked as the API's
+ * calls are.  An INSERT's row reads the row its key names (EXPECT_NOT_EXIST)
+ * unless the key is generated, which needs SELECT: the statement notes
+ * whether the caller holds it, and a row that reads without it is refused
+ * by the row API, as it is there.  A COPY is checked by its batches
+ * (row_put_new_many).
+ *
  * UPDATE and DELETE of an ots view read the rows they write without the
- * view's security barrier, FOR UPDATE (view_plan.c).  Before such a
- * statement reads a row, the caller must hold what the row API's write
- * needs on the storage, SELECT included, with no row-level security
- * applying to it there (rowstore_check_privileges): whatever a condition
- * of the statement sees of the rows the view hides, the caller could read
- * with plain SQL.  And the plan must lock the storage's rows: a plan made
+ * view's security barrier, FOR UPDATE (view_plan.c), so their check comes
+ * before any row is read, SELECT included: whatever a condition of the
+ * statement sees of the rows the view hides, the caller could read with
+ * plain SQL.  And the plan must lock the storage's rows: a plan made
  * without ots's planner hook (ots loaded by that very statement, when it
  * is not preloaded) is refused rather than run without the lock, with the
  * refusal every write through a view gets then (preload.c).
@@ -27,10 +40,13 @@
  */
 #include "postgres.h"
 
+#include "miscadmin.h"
+
 #include "catalog/pg_class.h"
 #include "executor/executor.h"
 #include "nodes/plannodes.h"
 #include "parser/parsetree.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -92,12 +108,11 @@ view_statement_operation_name(CmdType operation)
 }
 
 /*
- * view_statement_check_reads: an UPDATE or DELETE of ots table t's view
- * reads its storage FOR UPDATE, and the caller may read and write it
- * through the row API (see the file header).
+ * view_statement_check_locked: an UPDATE or DELETE of ots table t's view
+ * reads its storage FOR UPDATE (see the file header)
  */
 static void
-view_statement_check_reads(PlannedStmt *stmt, const OtsTable *t, CmdType operation, int eflags)
+view_statement_check_locked(PlannedStmt *stmt, const OtsTable *t, CmdType operation)
 {
 	bool		locked = false;
 	ListCell   *lc;
@@ -118,9 +133,30 @@ view_statement_check_reads(PlannedStmt *stmt, const OtsTable *t, CmdType operati
 			 view_statement_operation_name(operation),
 			 quote_qualified_identifier(t->schema_name, t->table_name));
 	}
-	if (!(eflags & EXEC_FLAG_EXPLAIN_ONLY))
-		rowstore_check_privileges(t, row_write_privileges(operation == CMD_UPDATE ? ROW_WRITE_UPDATE
-														  : ROW_WRITE_DELETE));
+}
+
+/*
+ * view_statement_check: the checks a statement writing ots table t's view
+ * passes before it reads or writes a row (see the file header); returns
+ * the privileges on the storage it checked for the current role, none when
+ * it runs no row (EXPLAIN without ANALYZE)
+ */
+static AclMode
+view_statement_check(PlannedStmt *stmt, const OtsTable *t, CmdType operation, int eflags)
+{
+	AclMode		mode;
+
+	if (operation != CMD_INSERT)
+		view_statement_check_locked(stmt, t, operation);
+	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
+		return 0;
+	mode = row_write_privileges(operation == CMD_INSERT ? ROW_WRITE_PUT :
+								operation == CMD_UPDATE ? ROW_WRITE_UPDATE : ROW_WRITE_DELETE);
+	rowstore_check_privileges(t, mode);
+	if (operation == CMD_INSERT &&
+		pg_class_aclmask(t->data_oid, GetUserId(), ACL_SELECT, ACLMASK_ALL) == ACL_SELECT)
+		mode |= ACL_SELECT;
+	return mode;
 }
 
 static void
@@ -135,12 +171,13 @@ view_statement_note(QueryDesc *queryDesc, ModifyTable *mt, int eflags)
 		ViewStatement *vs;
 		MemoryContextCallback *cb;
 		OtsTable   *t;
+		AclMode		checked = 0;
 
 		if (rte->rtekind != RTE_RELATION || rte->relkind != RELKIND_VIEW)
 			continue;
 		t = catalog_lookup_by_view_oid(rte->relid);
-		if (t != NULL && mt->operation != CMD_INSERT)
-			view_statement_check_reads(stmt, t, mt->operation, eflags);
+		if (t != NULL)
+			checked = view_statement_check(stmt, t, mt->operation, eflags);
 		/* the trigger tells a statement's writes of a view apart by operation only */
 		for (ViewStatement *other = view_statements; other != NULL; other = other->next)
 			if (other->estate == queryDesc->estate && other->view_oid == rte->relid &&
@@ -158,6 +195,8 @@ view_statement_note(QueryDesc *queryDesc, ModifyTable *mt, int eflags)
 		vs->returning = mt->returningLists != NIL;
 		vs->on_conflict = mt->onConflictAction;
 		vs->merge_attnos = mt->onConflictCols;
+		vs->checked_role = GetUserId();
+		vs->checked = checked;
 		vs->next = view_statements;
 		view_statements = vs;
 		cb = MemoryContextAllocZero(queryDesc->estate->es_query_cxt, sizeof(MemoryContextCallback));

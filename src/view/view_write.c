@@ -37,6 +37,7 @@
 #include "commands/trigger.h"
 #include "executor/executor.h"
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "nodes/plannodes.h"
 #include "parser/parsetree.h"
 #include "utils/array.h"
@@ -403,6 +404,17 @@ view_write_result(ViewWriter *w, Relation view, Jsonb *pk)
 	return heap_form_tuple(desc, values, nulls);
 }
 
+/*
+ * view_write_checked: the privileges on the storage the statement checked
+ * for the role writing this row (view_statement.c), which the row API does
+ * not check again; none under a COPY, or for a row written as another role
+ */
+static AclMode
+view_write_checked(const ViewStatement *vs)
+{
+	return vs != NULL && vs->checked_role == GetUserId() ? vs->checked : 0;
+}
+
 /* view_write_insert: INSERT (and COPY FROM) of one view row */
 static HeapTuple
 view_write_insert(ViewWriter *w, TriggerData *td, ViewStatement *vs)
@@ -414,6 +426,7 @@ view_write_insert(ViewWriter *w, TriggerData *td, ViewStatement *vs)
 	List	   *delete_all = NIL;
 
 	req.view_oid = w->view_oid;
+	req.privileges_checked = view_write_checked(vs);
 	req.primary_key = view_write_key(w, slot, &auto_increment);
 	req.attributes = view_write_new_cells(w, slot, NIL, NULL);
 	/* COPY: the batch path */
@@ -614,6 +627,7 @@ view_write_update(ViewWriter *w, TriggerData *td, ViewStatement *vs)
 	}
 	puts = JsonbValueToJsonb(pushJsonbValue(&put, WJB_END_OBJECT, NULL));
 	req.view_oid = w->view_oid;
+	req.privileges_checked = view_write_checked(vs);
 	req.primary_key = view_write_key(w, oldslot, &auto_increment);
 	/* SET of nothing but unchanged keys: no write, as UpdateRow needs a column */
 	if (JB_ROOT_COUNT(puts) > 0 || delete_all != NIL)
@@ -629,13 +643,14 @@ view_write_update(ViewWriter *w, TriggerData *td, ViewStatement *vs)
 
 /* view_write_delete: DELETE of one view row */
 static HeapTuple
-view_write_delete(ViewWriter *w, TriggerData *td)
+view_write_delete(ViewWriter *w, TriggerData *td, ViewStatement *vs)
 {
 	RowWriteRequest req = {.kind = ROW_WRITE_DELETE};
 	RowResult	res;
 	bool		auto_increment;
 
 	req.view_oid = w->view_oid;
+	req.privileges_checked = view_write_checked(vs);
 	req.primary_key = view_write_key(w, td->tg_trigslot, &auto_increment);
 	row_write(&req, &res);
 	return td->tg_trigtuple;
@@ -665,6 +680,6 @@ ots_view_write(PG_FUNCTION_ARGS)
 	else if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
 		result = view_write_update(w, td, view_statement_find(w->view_oid, CMD_UPDATE));
 	else
-		result = view_write_delete(w, td);
+		result = view_write_delete(w, td, view_statement_find(w->view_oid, CMD_DELETE));
 	return PointerGetDatum(result);
 }

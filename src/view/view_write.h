@@ -10,6 +10,7 @@
 
 #include "postgres.h"
 #include "nodes/nodes.h"
+#include "nodes/parsenodes.h"
 #include "nodes/pg_list.h"
 #include "utils/jsonb.h"
 
@@ -23,6 +24,8 @@ typedef struct ViewStatement
 	bool		returning;
 	OnConflictAction on_conflict;
 	List	   *merge_attnos;	/* ON CONFLICT DO UPDATE: the columns SET */
+	Oid			checked_role;	/* the role whose privileges on the storage it checked */
+	AclMode		checked;		/* those privileges; 0: none (EXPLAIN, not an ots view) */
 } ViewStatement;
 
 /*

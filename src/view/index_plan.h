@@ -1,5 +1,5 @@
 /*-------------------------------------------------------------------------
- * src/index/index_plan.h
+ * src/view/index_plan.h
  *	  A query on a table's view by indexed columns, planned through the
  *	  secondary index (index_plan.c).
  *-------------------------------------------------------------------------

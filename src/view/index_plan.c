@@ -1,5 +1,5 @@
 /*-------------------------------------------------------------------------
- * src/index/index_plan.c
+ * src/view/index_plan.c
  *	  Plans a query on a table's view whose WHERE fixes indexed columns
  *	  through a secondary index, as Lindorm does: the view's rows are those
  *	  whose key the index lists under the given values.
@@ -66,7 +66,7 @@
 
 #include "meta/catalog.h"
 #include "guc.h"
-#include "index/index_plan.h"
+#include "view/index_plan.h"
 #include "meta/storage.h"
 #include "view/view_shape.h"
 
