@@ -319,6 +319,21 @@ request_unpack(const ProtobufCMessageDescriptor *descriptor, const Call *call)
 	return message;
 }
 
+void
+reply_malformed(Call *call)
+{
+	reply_undecodable(call, "Failed to parse the ProtoBuf message.");
+}
+
+void
+reply_undecodable(Call *call, const char *err)
+{
+	if (memory_exceeded())
+		memory_refuse(call);
+	else
+		call_parameter_invalid(call, "%s", err);
+}
+
 /* Tablestore's table and column names: [A-Za-z_][A-Za-z0-9_]*, at most 255 bytes */
 bool
 name_valid(Call *call, const char *name, const char *what)

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "otsd.h"
 #include "../src/ots_error_codes.h"
 
@@ -250,7 +251,7 @@ call_pg_error(Call *call, const PGresult *res)
 		call_error(call, status, code, "Server is busy.");
 	else if (strcmp(code, "OTSServerUnavailable") == 0)
 	{
-		otsd_log("otsd: request %s: database: %s", call->request_id, message);
+		log_write("otsd: request %s: database: %s", call->request_id, message);
 		call_error(call, status, code, "Server is not available.");
 	}
 	else
