@@ -10,7 +10,7 @@
  * serialization failures, timeouts, a lost server) get the Tablestore code
  * that means the same; anything else is OTSInternalServerError with
  * PostgreSQL's message.  The statuses are Tablestore's (its error code
- * page and the SDKs' retry tables, see TABLESTORE.md section 4).
+ * page and the SDKs' retry tables; the table in docs/gateway.md, Errors).
  *-------------------------------------------------------------------------
  */
 #include <stdarg.h>
