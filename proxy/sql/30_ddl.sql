@@ -654,7 +654,7 @@ COMMENT ON FUNCTION ots.delete_defined_column(text, text[]) IS 'removes defined 
 -- ots.build_index: ots's build_index, shard after shard, its steps called
 -- through PL/Proxy (each committed on its shard, as build_index commits them).
 -- Not pinned: it reads the caller's search_path; it names only qualified
--- functions and no operator (10_cluster.sql).
+-- functions and no operator (00_header.sql).
 CREATE PROCEDURE ots.build_index(table_name text, index_name text)
 	LANGUAGE plpgsql
 	SET client_min_messages = warning
