@@ -58,12 +58,9 @@
 #include "meta/catalog.h"
 #include "format/cells.h"
 #include "errors.h"
+#include "format/names.h"
 #include "meta/storage.h"
-#include "stream/stream_storage.h"
 #include "subxact.h"
-
-/* PostgreSQL identifiers hold NAMEDATALEN-1 bytes; a leaf's name is longer by its suffix */
-#define CATALOG_MAX_TABLE_NAME_LEN (NAMEDATALEN - 1 - STORAGE_LEAF_SUFFIX_MAX_LEN)
 
 typedef struct DataOidEntry
 {
@@ -112,7 +109,6 @@ static void catalog_load(OtsTable *t, Oid view_oid);
 static void catalog_read_stream(OtsTable *t, HeapTuple tup, TupleDesc desc);
 static void catalog_check_stream(OtsTable *t, Oid nsp);
 static Form_pg_class catalog_class(Oid relid);
-static bool catalog_name_valid(const char *name, int len, int maxlen);
 static void catalog_read_defined(OtsTable *t, HeapTuple tup, TupleDesc desc);
 static void catalog_read_index(OtsTable *t, HeapTuple tup, TupleDesc desc);
 static OtsTable *catalog_get(Oid view_oid);
@@ -301,7 +297,7 @@ catalog_read_row(OtsTable *t, HeapTuple tup, TupleDesc desc)
 		catalog_damaged(t, "pk_names and pk_types differ in length");
 	for (int i = 0; i < t->npk; i++)
 	{
-		if (!catalog_name_valid(names[i], strlen(names[i]), NAMEDATALEN - 1))
+		if (!names_valid(names[i], strlen(names[i]), NAMEDATALEN - 1))
 			catalog_damaged(t, "invalid primary key column name \"%s\"", names[i]);
 		for (int j = 0; j < i; j++)
 			if (strcmp(names[i], names[j]) == 0)
@@ -374,7 +370,7 @@ catalog_read_stream(OtsTable *t, HeapTuple tup, TupleDesc desc)
 		return;
 	}
 	s = TextDatumGetCString(id);
-	if (!stream_id_valid(s, strlen(s)))
+	if (!catalog_stream_id_valid(s, strlen(s)))
 		catalog_damaged(t, "its stream_id is not one ots makes");
 	strlcpy(t->stream_id, s, NAMEDATALEN);
 	t->stream_expiration_hours = null_hours ? 0 : DatumGetInt32(hours);
@@ -383,6 +379,13 @@ catalog_read_stream(OtsTable *t, HeapTuple tup, TupleDesc desc)
 						t->stream_expiration_hours, OTS_MAX_STREAM_EXPIRATION_HOURS);
 	if (t->is_index)
 		catalog_damaged(t, "an index has a stream");
+}
+
+/* catalog_stream_id_valid: could s (len bytes) be a stream id ots made (a UUID's text)? */
+bool
+catalog_stream_id_valid(const char *s, size_t len)
+{
+	return len > 0 && len < NAMEDATALEN && strspn(s, "0123456789abcdef-") >= len;
 }
 
 /* catalog_read_defined reads the defined columns: valid, distinct names in name order */
@@ -406,7 +409,7 @@ catalog_read_defined(OtsTable *t, HeapTuple tup, TupleDesc desc)
 		OtsDefinedColumn *c = &t->defined[i];
 
 		c->namelen = strlen(names[i]);
-		if (!catalog_name_valid(names[i], c->namelen, NAMEDATALEN - 1))
+		if (!names_valid(names[i], c->namelen, NAMEDATALEN - 1))
 			catalog_damaged(t, "invalid defined column name \"%s\"", names[i]);
 		if (i > 0 && cells_name_cmp(names[i - 1], strlen(names[i - 1]), names[i], c->namelen) >= 0)
 			catalog_damaged(t, "defined_names are not distinct and in name order");
@@ -693,7 +696,7 @@ catalog_check_storage_shape(OtsTable *t, Oid nsp, AttrNumber *keys)
 static void
 catalog_check_stream(OtsTable *t, Oid nsp)
 {
-	const char *suffixes[2] = {STREAM_LOG_SUFFIX, STREAM_REC_SUFFIX};
+	const char *suffixes[2] = {STORAGE_STREAM_LOG_SUFFIX, STORAGE_STREAM_REC_SUFFIX};
 	Oid		   *oids[2] = {&t->stream_log_oid, &t->stream_rec_oid};
 
 	t->stream_log_oid = t->stream_rec_oid = InvalidOid;
@@ -1089,9 +1092,9 @@ catalog_resolve(text *name, bool quiet)
 	char	   *schema;
 	Oid			nsp;
 
-	if (quiet && !catalog_name_valid(relname, strlen(relname), CATALOG_MAX_TABLE_NAME_LEN))
+	if (quiet && !names_valid(relname, strlen(relname), NAMES_MAX_TABLE_LEN))
 		return InvalidOid;
-	catalog_check_table_name(relname, strlen(relname));
+	names_check_table(relname, strlen(relname));
 	if (dot == NULL)
 		return catalog_resolve_unqualified(relname);
 	*dot = '\0';
@@ -1208,45 +1211,6 @@ catalog_lookup_by_data_oid(Oid data_oid)
 	return NULL;
 }
 
-static bool
-catalog_name_valid(const char *name, int len, int maxlen)
-{
-	if (len < 1 || len > maxlen)
-		return false;
-	if (!((name[0] >= 'A' && name[0] <= 'Z') || (name[0] >= 'a' && name[0] <= 'z') ||
-		  name[0] == '_'))
-		return false;
-	for (int i = 1; i < len; i++)
-	{
-		char		c = name[i];
-
-		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-			  (c >= '0' && c <= '9') || c == '_'))
-			return false;
-	}
-	return true;
-}
-
-void
-catalog_check_table_name(const char *name, int len)
-{
-	if (catalog_name_valid(name, len, OTS_MAX_NAME_LEN) && len > CATALOG_MAX_TABLE_NAME_LEN)
-		ereport(ERROR,
-				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
-				 errmsg_internal("Invalid table name: '%s'.", pnstrdup(name, len)),
-				 errdetail("ots table names are limited to %d bytes, as PostgreSQL names are.",
-						   CATALOG_MAX_TABLE_NAME_LEN)));
-	if (!catalog_name_valid(name, len, OTS_MAX_NAME_LEN))
-		ots_error(PARAMETER_INVALID, "Invalid table name: '%s'.", pnstrdup(name, len));
-}
-
-void
-catalog_check_column_name(const char *name, int len)
-{
-	if (!catalog_name_valid(name, len, OTS_MAX_NAME_LEN))
-		ots_error(PARAMETER_INVALID, "Invalid column name: '%s'.", pnstrdup(name, len));
-}
-
 PG_FUNCTION_INFO_V1(ots_resolve_name);
 PG_FUNCTION_INFO_V1(ots_invalidate_table);
 
@@ -1288,7 +1252,7 @@ ots_resolve_name(PG_FUNCTION_ARGS)
 		Oid			nsp;
 
 		relname = dot ? dot + 1 : full;
-		catalog_check_table_name(relname, strlen(relname));
+		names_check_table(relname, strlen(relname));
 		if (dot == NULL)
 			nsp = RangeVarGetCreationNamespace(makeRangeVar(NULL, relname, -1));
 		else

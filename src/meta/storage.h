@@ -15,7 +15,7 @@
  *					STORAGE_ACCESS_METHOD
  *	 s."t$seq"		sequence behind an AUTO_INCREMENT column
  *	 s.t			view of the live rows: pk columns, attributes jsonb
- * (and a stream's "t$log" and "t$rec", stream_storage.h).  The relations
+ * (and a stream's "t$log" and "t$rec", laid out as stream_storage.h says).  The relations
  * found by name beside the storage (the view, the sequence, the stream's)
  * are the table's only when they have the storage's owner
  * (storage_is_part): any role may make a relation of such a name.
@@ -34,11 +34,15 @@
 #include "meta/catalog.h"
 #include "format/codec.h"
 
-/* a table's storage and sequence are its name plus these */
+/* a table's storage, sequence and stream's log and records are its name plus these */
 #define STORAGE_SUFFIX			"$data"
 #define STORAGE_SEQUENCE_SUFFIX "$seq"
-/* and its leaves its name plus "$p<i>" (i < OTS_MAX_PARTITIONS): at most this many bytes */
-#define STORAGE_LEAF_SUFFIX_MAX_LEN 6	/* "$p1023" */
+#define STORAGE_STREAM_LOG_SUFFIX "$log"
+#define STORAGE_STREAM_REC_SUFFIX "$rec"
+/*
+ * and its leaves its name plus "$p<i>" (i < OTS_MAX_PARTITIONS), which the
+ * longest table name leaves room for (NAMES_MAX_TABLE_LEN, src/format/names.h)
+ */
 
 /* the storage's own columns, beside the primary-key columns */
 #define STORAGE_HASH_COLUMN		"$hash"

@@ -44,9 +44,7 @@
 #include "utils/rel.h"
 
 #include "meta/catalog.h"
-
-#define STREAM_LOG_SUFFIX	"$log"
-#define STREAM_REC_SUFFIX	"$rec"
+#include "meta/storage.h"
 
 /* columns of the log */
 #define STREAM_LOG_SHARD	1
@@ -129,9 +127,6 @@ extern void stream_shard_unlock(const OtsTable *t, int32 shard, LOCKMODE mode);
 
 /* stream_now: the current time as a position (Unix microseconds) */
 extern int64 stream_now(void);
-
-/* stream_id_valid: could s (len bytes) be a stream id ots made (a UUID's text)? */
-extern bool stream_id_valid(const char *s, size_t len);
 
 /* stream_shard_of_leaf: the shard of a leaf of t's storage */
 extern int32 stream_shard_of_leaf(const OtsTable *t, Oid leaf);
