@@ -180,21 +180,6 @@ extern bool catalog_has_primary_key(Oid relid);
 extern void catalog_check_leaf(const OtsTable *t, Oid leaf);
 extern void catalog_report_damaged(const OtsTable *t, const char *what) pg_attribute_noreturn();
 
-/*
- * catalog_write_restore registers the ots table whose storage a restore
- * gives comment, which carries its definition (catalog_write.c); false
- * when it carries none.  only_index_of: NULL, or register only an index of
- * that table.
- */
-extern bool catalog_write_restore(Oid storage, const char *comment, const char *only_index_of);
-
-/*
- * catalog_write_carry_table makes the comment of ots table schema.table's
- * storage carry its definition as ots.tables now has it (nothing when
- * there is no such row)
- */
-extern void catalog_write_carry_table(const char *schema, const char *table);
-
 /* catalog_owns: does the current user own the relation (through membership too)? */
 extern bool catalog_owns(Oid relid);
 /*
