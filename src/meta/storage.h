@@ -15,7 +15,7 @@
  *					STORAGE_ACCESS_METHOD
  *	 s."t$seq"		sequence behind an AUTO_INCREMENT column
  *	 s.t			view of the live rows: pk columns, attributes jsonb
- * (and a stream's "t$log" and "t$rec", laid out as stream_storage.h says).  The relations
+ * (and a stream's "t$log" and "t$rec", stream_storage.h).  The relations
  * found by name beside the storage (the view, the sequence, the stream's)
  * are the table's only when they have the storage's owner
  * (storage_is_part): any role may make a relation of such a name.
