@@ -26,6 +26,7 @@
 
 #include "errors.h"
 #include "api/filter.h"
+#include "format/names.h"
 #include "ots_limits.h"
 #include "format/request_fields.h"
 #include "format/value.h"
@@ -356,7 +357,7 @@ filter_parse_single(FilterParseState *ps, JsonbContainer *c)
 	if (column.type != jbvString)
 		ots_parameter_invalid("Invalid column name in filter.",
 							  "\"column\" takes a column name as a JSON string.");
-	catalog_check_column_name(column.val.string.val, column.val.string.len);
+	names_check_column(column.val.string.val, column.val.string.len);
 
 	f = filter_new_node(ps, FILTER_SINGLE);
 	f->column = pnstrdup(column.val.string.val, column.val.string.len);

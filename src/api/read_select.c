@@ -13,6 +13,7 @@
 
 #include "format/codec.h"
 #include "errors.h"
+#include "format/names.h"
 #include "ots_limits.h"
 #include "api/read_select.h"
 #include "api/request.h"
@@ -153,13 +154,13 @@ select_parse_column_range(ReadSelect *sel, text *start_column, text *end_column)
 	{
 		sel->start_column = VARDATA_ANY(start_column);
 		sel->start_len = VARSIZE_ANY_EXHDR(start_column);
-		catalog_check_column_name(sel->start_column, sel->start_len);
+		names_check_column(sel->start_column, sel->start_len);
 	}
 	if (end_column != NULL)
 	{
 		sel->end_column = VARDATA_ANY(end_column);
 		sel->end_len = VARSIZE_ANY_EXHDR(end_column);
-		catalog_check_column_name(sel->end_column, sel->end_len);
+		names_check_column(sel->end_column, sel->end_len);
 	}
 	if (start_column != NULL && end_column != NULL &&
 		cells_name_cmp(sel->start_column, sel->start_len, sel->end_column, sel->end_len) > 0)

@@ -17,10 +17,9 @@
 #include "utils/memutils.h"
 #include "utils/typcache.h"
 
-#include "meta/catalog.h"
-
 #include "format/codec.h"
 #include "errors.h"
+#include "format/names.h"
 #include "ots_limits.h"
 #include "api/request.h"
 
@@ -214,7 +213,7 @@ request_column_names(ArrayType *names, const char *argname, int *n)
 		if (nulls[i])
 			ots_error(PARAMETER_INVALID, "Invalid column name: ''.");
 		result[i] = TextDatumGetCString(elems[i]);
-		catalog_check_column_name(result[i], strlen(result[i]));
+		names_check_column(result[i], strlen(result[i]));
 	}
 	return result;
 }

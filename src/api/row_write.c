@@ -32,6 +32,7 @@
 #include "errors.h"
 #include "api/filter.h"
 #include "index/index_write.h"
+#include "format/names.h"
 #include "ots_limits.h"
 #include "api/read_select.h"
 #include "api/request.h"
@@ -692,7 +693,7 @@ row_update_parse_deletes(RowUpdate *u, Jsonb *deletes)
 		{
 			name = v.val.string.val;
 			namelen = v.val.string.len;
-			catalog_check_column_name(name, namelen);
+			names_check_column(name, namelen);
 			continue;
 		}
 		if (tok != WJB_VALUE)

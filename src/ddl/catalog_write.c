@@ -40,8 +40,10 @@
 
 #include "asrole.h"
 #include "meta/catalog.h"
-#include "ddl/ddl_guard.h"
+#include "ddl/catalog_write.h"
 #include "errors.h"
+#include "ddl/guard_leaf.h"
+#include "ddl/guard_publication.h"
 #include "meta/storage.h"
 
 PG_FUNCTION_INFO_V1(ots_catalog_insert);
@@ -282,7 +284,7 @@ catalog_write_register(FunctionCallInfo fcinfo, const char *sql, int nargs, cons
 
 	catalog_write_check_names(data_oid, NameStr(*PG_GETARG_NAME(0)), NameStr(*PG_GETARG_NAME(1)));
 	/* registered, the storage takes only partitions shaped as ots makes them */
-	ddl_guard_check_partitions(data_oid);
+	guard_leaf_check_partitions(data_oid);
 	Assert(nargs <= lengthof(values));
 	catalog_write_args(fcinfo, nargs, values, nulls);
 	catalog_write_insert(NameStr(*PG_GETARG_NAME(0)), NameStr(*PG_GETARG_NAME(1)), sql, nargs,
@@ -502,7 +504,7 @@ ots_catalog_insert_index(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("must be owner of ots table %s", quote_qualified_identifier(schema, base))));
 	/* a subscriber's ots writes an index's entries itself: its storage is not published */
-	ddl_guard_check_index_unpublished(get_namespace_oid(schema, false), NameStr(*PG_GETARG_NAME(1)));
+	guard_publication_check_index(get_namespace_oid(schema, false), NameStr(*PG_GETARG_NAME(1)));
 	/* the index's options are its table's (its entries expire with the rows) */
 	catalog_write_register(fcinfo,
 						   "INSERT INTO ots.tables AS t (schema_name, table_name, pk_names, pk_types,"
@@ -709,6 +711,11 @@ catalog_write_restore(Oid storage, const char *comment, const char *only_index_o
 	return true;
 }
 
+/*
+ * catalog_write_carry_table makes the comment of ots table schema.table's
+ * storage carry its definition as ots.tables now has it (nothing when
+ * there is no such row)
+ */
 void
 catalog_write_carry_table(const char *schema, const char *table)
 {

@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  * src/ddl/dropped.c
- *	  The owners of the relations a transaction dropped, for the drop
- *	  clean-up (ots.storage_dropped, src/sql/60_ddl.sql).
+ *	  What the drop clean-up (ots.storage_dropped, src/sql/60_ddl.sql)
+ *	  asks of the relations a transaction dropped: their owners, and
+ *	  whether the dropped view is one ots.sync_table_view makes again.
  *
  * ots finds a table's view, sequence and stream relations by name beside
  * its storage, and they are the table's only when they have the storage's
@@ -15,16 +16,23 @@
  * ... CASCADE drops the schema too), its name and its owner, for the rest
  * of the transaction; ots.relation_owner answers from the catalog, or from
  * these notes for a name that is gone.
+ *
+ * ots.sync_table_view drops a table's view and makes it again:
+ * ots.view_replacing marks the view beforehand, and ots.view_replaced
+ * tells the clean-up that this view's drop is not its table's.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/objectaccess.h"
 #include "catalog/pg_class.h"
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "storage/proc.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -129,4 +137,41 @@ ots_relation_owner(PG_FUNCTION_ARGS)
 	if (!OidIsValid(owner))
 		PG_RETURN_NULL();
 	PG_RETURN_OID(owner);
+}
+
+/*
+ * The view ots.sync_table_view is making again in this transaction: its
+ * DROP must not drop the ots table (ots.forget_dropped_tables asks).
+ */
+static Oid	replacing_view = InvalidOid;
+static LocalTransactionId replacing_lxid = InvalidLocalTransactionId;
+static SubTransactionId replacing_subxid = InvalidSubTransactionId;
+
+PG_FUNCTION_INFO_V1(ots_view_replacing);
+PG_FUNCTION_INFO_V1(ots_view_replaced);
+
+/* ots_view_replacing is ots.view_replacing(view oid): the caller, its owner, is about to make it again (0: done) */
+Datum
+ots_view_replacing(PG_FUNCTION_ARGS)
+{
+	Oid			view = PG_GETARG_OID(0);
+
+	if (OidIsValid(view) && !pg_class_ownercheck(view, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_VIEW, get_rel_name(view));
+	replacing_view = view;
+	replacing_lxid = MyProc->lxid;
+	replacing_subxid = GetCurrentSubTransactionId();
+	PG_RETURN_VOID();
+}
+
+/*
+ * ots_view_replaced is ots.view_replaced(): the view being made again in
+ * this (sub)transaction, or 0.  A mark left by a failed replacement (its
+ * subtransaction rolled back) counts for nothing.
+ */
+Datum
+ots_view_replaced(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_OID(replacing_lxid == MyProc->lxid &&
+				  replacing_subxid == GetCurrentSubTransactionId() ? replacing_view : InvalidOid);
 }

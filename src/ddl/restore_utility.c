@@ -57,7 +57,7 @@
 #include "utils/syscache.h"
 
 #include "asrole.h"
-#include "ddl/ddl_guard.h"
+#include "ddl/guard.h"
 #include "ddl/restore_utility.h"
 #include "writepoint/restore.h"
 
@@ -83,7 +83,7 @@ restore_drops_primary_key_only(AlterTableStmt *stmt, Oid *relid_out)
 	if (stmt->objtype != OBJECT_TABLE || stmt->cmds == NIL)
 		return false;
 	relid = *relid_out = RangeVarGetRelid(stmt->relation, NoLock, true);
-	if (!OidIsValid(relid) || !ddl_guard_is_storage(relid))
+	if (!OidIsValid(relid) || !guard_is_storage(relid))
 		return false;
 	foreach(lc, stmt->cmds)
 	{

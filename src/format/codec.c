@@ -18,6 +18,7 @@
 
 #include "format/codec.h"
 #include "errors.h"
+#include "format/names.h"
 #include "ots_limits.h"
 #include "format/request_fields.h"
 
@@ -416,7 +417,7 @@ codec_parse_cells(Jsonb *attrs, int *ncells, bool request)
 		{
 			name = v.val.string.val;
 			namelen = v.val.string.len;
-			catalog_check_column_name(name, namelen);
+			names_check_column(name, namelen);
 		}
 		else if (tok == WJB_VALUE)
 		{

@@ -105,16 +105,6 @@ extern OtsTable *catalog_lookup_view(Oid view_oid);
 extern OtsTable *catalog_lookup_by_data_oid(Oid data_oid);
 
 /*
- * catalog_check_table_name validates the unqualified table name against
- * Tablestore's rules (and PostgreSQL's identifier length), raising
- * "Invalid table name: '<name>'." otherwise.
- */
-extern void catalog_check_table_name(const char *name, int len);
-
-/* catalog_check_column_name: the same for attribute and pk column names */
-extern void catalog_check_column_name(const char *name, int len);
-
-/*
  * The columns of ots.tables an OtsTable is made of, in the order
  * catalog_read_row reads them.
  */
@@ -146,6 +136,9 @@ extern void catalog_read_row(OtsTable *t, HeapTuple tup, TupleDesc desc);
  * invalid_parameter_value
  */
 extern void catalog_check_definition(OtsTable *t, HeapTuple tup, TupleDesc desc, Oid nsp);
+
+/* catalog_stream_id_valid: could s (len bytes) be a stream id ots made (a UUID's text)? */
+extern bool catalog_stream_id_valid(const char *s, size_t len);
 
 /* catalog_defined_column: t's defined column of that name, or NULL */
 extern const OtsDefinedColumn *catalog_defined_column(const OtsTable *t, const char *name,
@@ -186,21 +179,6 @@ extern bool catalog_has_primary_key(Oid relid);
  */
 extern void catalog_check_leaf(const OtsTable *t, Oid leaf);
 extern void catalog_report_damaged(const OtsTable *t, const char *what) pg_attribute_noreturn();
-
-/*
- * catalog_write_restore registers the ots table whose storage a restore
- * gives comment, which carries its definition (catalog_write.c); false
- * when it carries none.  only_index_of: NULL, or register only an index of
- * that table.
- */
-extern bool catalog_write_restore(Oid storage, const char *comment, const char *only_index_of);
-
-/*
- * catalog_write_carry_table makes the comment of ots table schema.table's
- * storage carry its definition as ots.tables now has it (nothing when
- * there is no such row)
- */
-extern void catalog_write_carry_table(const char *schema, const char *table);
 
 /* catalog_owns: does the current user own the relation (through membership too)? */
 extern bool catalog_owns(Oid relid);

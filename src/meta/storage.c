@@ -27,7 +27,6 @@
 #include "errors.h"
 #include "ots_limits.h"
 #include "meta/storage.h"
-#include "stream/stream_storage.h"
 
 PG_FUNCTION_INFO_V1(ots_hash_prefix_text);
 PG_FUNCTION_INFO_V1(ots_hash_prefix_int8);
@@ -193,8 +192,8 @@ storage_oid(Oid nsp, const char *table_name)
 const StorageNamedPart storage_named_parts[STORAGE_NAMED_PARTS] = {
 	{"", "view"},
 	{STORAGE_SEQUENCE_SUFFIX, "AUTO_INCREMENT sequence"},
-	{STREAM_LOG_SUFFIX, "stream's log"},
-	{STREAM_REC_SUFFIX, "stream's records"},
+	{STORAGE_STREAM_LOG_SUFFIX, "stream's log"},
+	{STORAGE_STREAM_REC_SUFFIX, "stream's records"},
 };
 
 bool

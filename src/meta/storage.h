@@ -34,11 +34,15 @@
 #include "meta/catalog.h"
 #include "format/codec.h"
 
-/* a table's storage and sequence are its name plus these */
+/* a table's storage, sequence and stream's log and records are its name plus these */
 #define STORAGE_SUFFIX			"$data"
 #define STORAGE_SEQUENCE_SUFFIX "$seq"
-/* and its leaves its name plus "$p<i>" (i < OTS_MAX_PARTITIONS): at most this many bytes */
-#define STORAGE_LEAF_SUFFIX_MAX_LEN 6	/* "$p1023" */
+#define STORAGE_STREAM_LOG_SUFFIX "$log"
+#define STORAGE_STREAM_REC_SUFFIX "$rec"
+/*
+ * and its leaves its name plus "$p<i>" (i < OTS_MAX_PARTITIONS), which the
+ * longest table name leaves room for (NAMES_MAX_TABLE_LEN, src/format/names.h)
+ */
 
 /* the storage's own columns, beside the primary-key columns */
 #define STORAGE_HASH_COLUMN		"$hash"

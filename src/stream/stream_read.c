@@ -76,7 +76,7 @@ stream_table(const char *stream_id)
 	text	   *name = NULL;
 	const OtsTable *t = NULL;
 
-	if (stream_id_valid(stream_id, strlen(stream_id)))
+	if (catalog_stream_id_valid(stream_id, strlen(stream_id)))
 	{
 		args[0] = CStringGetTextDatum(stream_id);
 		if (SPI_connect() != SPI_OK_CONNECT)
@@ -154,7 +154,7 @@ stream_parse_iterator(const char *s, StreamIterator *it)
 	int64		shard;
 	int64		n;
 
-	if (colon == NULL || !stream_id_valid(s, colon - s))
+	if (colon == NULL || !catalog_stream_id_valid(s, colon - s))
 		ots_error(PARAMETER_INVALID, "Invalid shard iterator.");
 	p = colon + 1;
 	if (!stream_parse_number(&p, PG_INT32_MAX, &shard) || *p++ != ':' ||

@@ -22,6 +22,7 @@
 
 #include "format/cells.h"
 #include "format/codec.h"
+#include "format/names.h"
 #include "stream/stream.h"
 #include "stream/stream_record.h"
 
@@ -423,7 +424,7 @@ stream_record_check_op(const JsonbValue *op, bool put_row)
 	ts = stream_record_field(c, "timestamp");
 	if (name == NULL || name->type != jbvString)
 		stream_record_corrupted("has a column operation without a \"name\"");
-	catalog_check_column_name(name->val.string.val, name->val.string.len);
+	names_check_column(name->val.string.val, name->val.string.len);
 	column = pnstrdup(name->val.string.val, name->val.string.len);
 	if (stream_record_is(type, OP_PUT))
 	{

@@ -36,13 +36,13 @@
 #include "stream/stream_storage.h"
 
 const StreamRelation stream_log_relation = {
-	STREAM_LOG_SUFFIX, "log", STREAM_LOG_NCOLUMNS, 2,
+	STORAGE_STREAM_LOG_SUFFIX, "log", STREAM_LOG_NCOLUMNS, 2,
 	{{"shard", INT4OID}, {"position", INT8OID}, {"id", INT8OID}, {"spilled", INT4OID},
 	{"records", JSONBARRAYOID}}
 };
 
 const StreamRelation stream_rec_relation = {
-	STREAM_REC_SUFFIX, "records", STREAM_REC_NCOLUMNS, 3,
+	STORAGE_STREAM_REC_SUFFIX, "records", STREAM_REC_NCOLUMNS, 3,
 	{{"shard", INT4OID}, {"id", INT8OID}, {"n", INT4OID}, {"record", JSONBOID}}
 };
 
@@ -359,12 +359,6 @@ stream_now(void)
 {
 	return (int64) GetCurrentTimestamp() +
 		((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * USECS_PER_SEC);
-}
-
-bool
-stream_id_valid(const char *s, size_t len)
-{
-	return len > 0 && len < NAMEDATALEN && strspn(s, "0123456789abcdef-") >= len;
 }
 
 int32

@@ -47,9 +47,7 @@
 #include "utils/snapshot.h"
 
 #include "meta/catalog.h"
-
-#define STREAM_LOG_SUFFIX	"$log"
-#define STREAM_REC_SUFFIX	"$rec"
+#include "meta/storage.h"
 
 /* columns of the log */
 #define STREAM_LOG_SHARD	1
@@ -146,9 +144,6 @@ extern int64 stream_now(void);
 
 /* stream_cutoff: the position before which t's records have expired */
 extern int64 stream_cutoff(const OtsTable *t);
-
-/* stream_id_valid: could s (len bytes) be a stream id ots made (a UUID's text)? */
-extern bool stream_id_valid(const char *s, size_t len);
 
 /* stream_shard_of_leaf: the shard of a leaf of t's storage */
 extern int32 stream_shard_of_leaf(const OtsTable *t, Oid leaf);
