@@ -61,7 +61,7 @@
 #                  "load" = load all data, run no case (with BENCH_KEEP=1 for
 #                  bench/loop.sh and bench/profile.sh)
 #
-# The plain baseline table is NOT partitioned (DESIGN §8 says "plain table"),
+# The plain baseline table is NOT partitioned (the table a user would otherwise make),
 # while ots storage is 8 hash partitions (ots.create_table default) with
 # fillfactor 90; the plain table uses the default fillfactor 100.
 # autovacuum is off; every write case starts after an untimed VACUUM ANALYZE

@@ -5,8 +5,8 @@
  *	  against one row.
  *
  * This file owns the jsonb filter syntax documented in filter.h, its
- * validation (Tablestore's texts where Tablestore has one, TABLESTORE.md
- * §2.8), and the evaluation semantics of §2.8-2.9: missing columns,
+ * validation (Tablestore's texts where Tablestore has one), and the
+ * evaluation semantics of docs/reference.md's Filters: missing columns,
  * latest_version_only, primary-key columns, and type mismatch as false.
  * Which cells a filter sees is decided by format/visibility.c and
  * read_select.c; this file only walks them.

@@ -12,7 +12,7 @@
  *	 pagination:	{"column_pagination": {"offset": 0, "limit": 10}}
  *					 (reads only, top level only)
  *
- * Semantics (TABLESTORE.md §2.8-2.9): a column is missing when it has no
+ * Semantics (docs/reference.md, Filters and column conditions): a column is missing when it has no
  * selected cell or columns_to_get excludes it; a missing column passes iff
  * pass_if_missing.  latest_version_only compares the newest selected cell,
  * otherwise the filter passes when any selected cell matches.  Primary-key

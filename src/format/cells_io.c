@@ -5,7 +5,7 @@
  *
  * pg_dump writes ots storage rows in this form, so output and input
  * round-trip every value exactly, and input accepts every row ots can
- * store (DESIGN.md §9).
+ * store (docs/reference.md, Dump and restore).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -114,7 +114,7 @@ cells_io_string_text(const char *s, uint32 len)
 /*
  * cells_io_check_size raises OTSOutOfRowSizeLimit when a row about to be
  * written could not go through the text form, so that pg_dump and COPY
- * carry every row ots stores (DESIGN.md §9).  It bounds the jsonb size and
+ * carry every row ots stores (docs/reference.md, Limits).  It bounds the jsonb size and
  * the COPY text length generously (a Double at its longest decimal form,
  * every timestamp 20 digits), and only looks at the cells of values larger
  * than CELLS_IO_SMALL_VALUE.
