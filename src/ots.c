@@ -15,7 +15,7 @@
 #include "preload.h"
 #include "ddl/restore_utility.h"
 #include "stats.h"
-#include "writepoint/storage_write.h"
+#include "store/announce.h"
 #include "stream/stream.h"
 #include "view/view_write.h"
 
@@ -32,7 +32,7 @@ _PG_init(void)
 	catalog_init();
 	stats_init();
 	planner_init();
-	storage_write_init();
+	announce_init();
 	stream_init();
 	view_statement_init();
 	view_copy_init();

@@ -24,7 +24,7 @@
  * batches of rows copied out of the scan, each batch checked in a
  * subtransaction; a batch that fails is checked again row by row, so each
  * damaged row is reported with its own error and the others are not.  A
- * row's check is the write point's guard (storage_write_guard: cells,
+ * row's check is the write point's guard (row_guard: cells,
  * "$oldest_ts", "$hash", key lengths); for a table with indexes, then
  * each index's entry for it (index_entry_of) looked up in the index
  * (missing, or stale: other cells).  Each index row is guarded too and its
@@ -78,6 +78,7 @@
 #include "store/routing.h"
 #include "store/rowstore.h"
 #include "meta/storage.h"
+#include "writepoint/row_guard.h"
 #include "writepoint/storage_write.h"
 #include "stream/stream_record.h"
 #include "stream/stream_storage.h"
@@ -534,7 +535,7 @@ verify_rows_work(void *arg)
 		pk.n = vl->t->npk;
 		storage_write_slot_key(vl->t, vl->leaf.key_attnos, vl->slot, pk.v);
 		vl->location = verify_key_text(vl->t, &pk);
-		storage_write_guard(vl->rel, &vl->leaf, vl->slot);
+		row_guard(vl->rel, &vl->leaf, vl->slot);
 		vl->stage = "index";
 		vl->stage_relation = vl->t->data_oid;
 		if (vl->nindexes > 0)

@@ -43,8 +43,8 @@
 #include "format/cells.h"
 #include "ots_limits.h"
 #include "meta/storage.h"
-#include "stream/stream.h"
 #include "format/visibility.h"
+#include "store/announce.h"
 
 /*
  * The purge lock of a table is an advisory lock on (database, 'ots',
@@ -454,11 +454,11 @@ ots_purge_batch(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	/* removing what no read sees any more is no change of the rows: no stream records */
-	stream_quiet(true);
+	announce_purge(true);
 	if (SPI_execute_with_args(sql, PURGE_BATCH_NARGS, types, args, nulls, false, 0) != SPI_OK_SELECT ||
 		SPI_processed != 1)
 		elog(ERROR, "ots purge batch returned no result");
-	stream_quiet(false);
+	announce_purge(false);
 	for (int i = 0; i < 4; i++)
 		values[i] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, i + 1, &isnull[i]);
 	SPI_finish();

@@ -73,6 +73,7 @@
 #include "errors.h"
 #include "guc.h"
 #include "index/index_write.h"
+#include "store/leaf.h"
 #include "store/rowstore.h"
 #include "meta/storage.h"
 
@@ -129,9 +130,9 @@ ots_index_backfill_batch(PG_FUNCTION_ARGS)
 	TupleTableSlot *slot;
 	ItemPointerData mintid;
 	ItemPointerData maxtid;
+	LeafCache  *lc;
 	AttrNumber	key_attnos[OTS_MAX_PK_COLUMNS + 1];
 	AttrNumber	cells_attno;
-	int			first_key = base->hash_prefix_len > 0 ? 1 : 0;
 	int			nkeys = storage_nkeys(idx);
 	int			cap = 1024;
 	int			n = 0;
@@ -160,11 +161,14 @@ ots_index_backfill_batch(PG_FUNCTION_ARGS)
 		result_null[0] = true;
 		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(result_desc, result, result_null)));
 	}
-	for (int k = 0; k < storage_nkeys(base); k++)
-		if ((key_attnos[k] = get_attnum(leaf_oid, storage_key_column(base, k))) == InvalidAttrNumber)
-			catalog_report_damaged(base, "a partition of its storage table lacks a key column");
-	if ((cells_attno = get_attnum(leaf_oid, STORAGE_CELLS_COLUMN)) == InvalidAttrNumber)
+	lc = leaf_place(leaf_oid);
+	if (!leaf_keys(lc, base))
+		catalog_report_damaged(base, "a partition of its storage table lacks a key column");
+	if (lc->cells_attno == InvalidAttrNumber)
 		catalog_report_damaged(base, "a partition of its storage table lacks its cells");
+	/* copied: the leaf's cache entry may go stale during the scan */
+	memcpy(key_attnos, lc->key_attnos, sizeof(AttrNumber) * storage_nkeys(base));
+	cells_attno = lc->cells_attno;
 
 	batchcxt = AllocSetContextCreate(CurrentMemoryContext, "ots index build", ALLOCSET_DEFAULT_SIZES);
 	/* a row's decoding and building go with the row; its entry is copied into the batch */
@@ -190,21 +194,8 @@ ots_index_backfill_batch(PG_FUNCTION_ARGS)
 
 		CHECK_FOR_INTERRUPTS();
 		MemoryContextSwitchTo(rowcxt);
-		for (int k = 0; k < base->npk; k++)
-		{
-			Datum		d = slot_getattr(slot, key_attnos[first_key + k], &isnull);
-
-			row.pk[k].type = base->pk[k].type;
-			if (base->pk[k].type == OTS_VT_INTEGER)
-				row.pk[k].u.i = DatumGetInt64(d);
-			else
-			{
-				struct varlena *v = PG_DETOAST_DATUM_COPY(d);
-
-				row.pk[k].u.s.data = VARDATA_ANY(v);
-				row.pk[k].u.s.len = VARSIZE_ANY_EXHDR(v);
-			}
-		}
+		/* a primary key's columns are never null; the entry copies what it keeps */
+		(void) storage_leaf_key(base, key_attnos, slot, row.pk);
 		row.cells = PG_DETOAST_DATUM_COPY(slot_getattr(slot, cells_attno, &isnull));
 		MemoryContextSwitchTo(batchcxt);
 		if (!index_entry_stored(base, idx, &row, key, &entry_cells, &entry_oldest, rowcxt))

@@ -175,9 +175,10 @@ extern bool catalog_has_primary_key(Oid relid);
 /*
  * catalog_check_leaf raises data_corrupted unless partition leaf of t's
  * storage is a plain table on the ots access method with a btree primary
- * key on the key columns; catalog_report_damaged raises it saying what is wrong.
+ * key on the key columns (at keys[], 0 where missing); catalog_report_damaged
+ * raises it saying what is wrong.
  */
-extern void catalog_check_leaf(const OtsTable *t, Oid leaf);
+extern void catalog_check_leaf(const OtsTable *t, Oid leaf, const AttrNumber *keys);
 extern void catalog_report_damaged(const OtsTable *t, const char *what) pg_attribute_noreturn();
 
 /* catalog_owns: does the current user own the relation (through membership too)? */

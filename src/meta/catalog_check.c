@@ -586,14 +586,15 @@ catalog_check_stream(OtsTable *t, Oid nsp)
  * catalog_check_storage) is what create_table makes of it, as the row calls
  * read and write it directly: a plain table on the ots table access method
  * (whose write point every change of a row passes) whose primary key is a
- * btree on the key columns.  An error otherwise (a sub-partitioned or
- * foreign partition, say, registered by hand).
+ * btree on the key columns, which the leaf has at keys[] (as the leaf cache
+ * finds them, 0 where one is missing: src/store/leaf.c).  An error
+ * otherwise (a sub-partitioned or foreign partition, say, registered by
+ * hand).
  */
 void
-catalog_check_leaf(const OtsTable *t, Oid leaf)
+catalog_check_leaf(const OtsTable *t, Oid leaf, const AttrNumber *keys)
 {
 	Form_pg_class form = catalog_class(leaf);
-	AttrNumber	keys[OTS_MAX_KEY_COLUMNS + 1] = {0};
 	int			nkeys = storage_nkeys(t);
 	const char *name;
 
@@ -604,8 +605,6 @@ catalog_check_leaf(const OtsTable *t, Oid leaf)
 		catalog_damaged(t, "partition %s of its storage table is not a plain table", name);
 	if (form->relam != storage_am_oid())
 		catalog_damaged(t, "partition %s of its storage table does not use the ots table access method", name);
-	for (int k = 0; k < nkeys; k++)
-		keys[k] = get_attnum(leaf, storage_key_column(t, k));
 	if (!catalog_primary_key_is(leaf, keys, nkeys, NULL))
 		catalog_damaged(t, "the primary key of partition %s of its storage table is not a btree on (%s)",
 						name, storage_key_list(t, storage_nkeys(t)));

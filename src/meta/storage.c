@@ -171,6 +171,42 @@ storage_key_row(const OtsTable *t, const PkInput *pk, Datum **keys, int i)
 		keys[k][i] = key[k];
 }
 
+/*
+ * storage_leaf_key reads the primary key of a stored row of t, the inverse
+ * of storage_key: row is a row of a leaf whose stored key columns are at
+ * key_attnos (as the leaf cache finds them, src/store/leaf.c), and pk[]
+ * gets its npk values ("$hash" skipped), Integer by value, String and
+ * Binary pointing into the row (detoasted first when stored toasted, in
+ * CurrentMemoryContext).  Returns the number of columns read: t->npk, or
+ * the position of the first null one, where it stops.
+ */
+int
+storage_leaf_key(const OtsTable *t, const AttrNumber *key_attnos, TupleTableSlot *row,
+				 OtsValue *pk)
+{
+	int			first = t->hash_prefix_len > 0 ? 1 : 0;
+
+	for (int k = 0; k < t->npk; k++)
+	{
+		bool		isnull;
+		Datum		d = slot_getattr(row, key_attnos[first + k], &isnull);
+
+		if (isnull)
+			return k;
+		pk[k].type = t->pk[k].type;
+		if (t->pk[k].type == OTS_VT_INTEGER)
+			pk[k].u.i = DatumGetInt64(d);
+		else
+		{
+			struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
+
+			pk[k].u.s.data = VARDATA_ANY(v);
+			pk[k].u.s.len = VARSIZE_ANY_EXHDR(v);
+		}
+	}
+	return t->npk;
+}
+
 /* storage_cells_type is the OID of type ots.cells */
 Oid
 storage_cells_type(void)

@@ -29,6 +29,7 @@
 #define OTS_STORAGE_H
 
 #include "postgres.h"
+#include "executor/tuptable.h"
 #include "storage/itemptr.h"
 
 #include "meta/catalog.h"
@@ -107,6 +108,14 @@ extern int	storage_key(const OtsTable *t, const PkInput *pk, int npk, Datum *val
 
 /* storage_key_row sets row i of column arrays keys[k][] to pk's stored key (the bulk writes) */
 extern void storage_key_row(const OtsTable *t, const PkInput *pk, Datum **keys, int i);
+
+/*
+ * storage_leaf_key reads the primary key of a stored row, its stored key
+ * columns at key_attnos, into pk[]; returns t->npk, or the position of the
+ * first null key column
+ */
+extern int	storage_leaf_key(const OtsTable *t, const AttrNumber *key_attnos, TupleTableSlot *row,
+							 OtsValue *pk);
 
 /* storage_cells_type is the OID of type ots.cells, the type of "$cells" */
 extern Oid	storage_cells_type(void);

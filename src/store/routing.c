@@ -20,6 +20,7 @@
 
 #include "cache.h"
 #include "errors.h"
+#include "store/leaf.h"
 #include "store/routing.h"
 
 /* a storage table's partitioning as routing needs it, copied from its relcache entry */
@@ -56,8 +57,9 @@ static OtsCache routing_cache = {
  * also takes in pending invalidations) and returns its partitioning, read
  * from the relcache only when it changed: routing then needs neither a
  * relcache lookup nor a copy of the partition descriptor per call.  Each
- * leaf is checked (catalog_check_leaf) when the partitioning is read: a
- * partition ots did not shape is an error before any row call touches it.
+ * leaf is checked when the partitioning is read (leaf_attnums, which
+ * checks a leaf once per DDL on it): a partition ots did not shape is an
+ * error before any row call touches it.
  */
 static RoutingCache *
 routing_partitions(const OtsTable *t)
@@ -84,7 +86,7 @@ routing_partitions(const OtsTable *t)
 			catalog_report_damaged(t, "its storage table has no partitions, or is not partitioned as ots expects");
 		/* ots reads and writes the leaves' heaps and indexes directly */
 		for (int i = 0; i < desc->nparts; i++)
-			catalog_check_leaf(t, desc->oids[i]);
+			(void) leaf_attnums(t, desc->oids[i]);
 		MemoryContextReset(rc->cxt);
 		old = MemoryContextSwitchTo(rc->cxt);
 		rc->strategy = key->strategy;

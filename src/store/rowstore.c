@@ -50,11 +50,11 @@
 #include "utils/memutils.h"
 
 #include "asrole.h"
-#include "cache.h"
 #include "errors.h"
+#include "store/announce.h"
+#include "store/leaf.h"
 #include "store/rowstore.h"
 #include "store/rowstore_internal.h"
-#include "writepoint/storage_write.h"
 #include "subxact.h"
 
 /* rowstore_privilege_names lists the privileges in mode: "SELECT, INSERT and UPDATE" */
@@ -150,70 +150,6 @@ rowstore_check_writable(const char *operation)
 	PreventCommandIfReadOnly(operation);
 	PreventCommandIfParallelMode(operation);
 	PreventCommandDuringRecovery(operation);
-}
-
-/*
- * rowstore_leaf_stale forgets where a leaf's columns are when its relcache
- * entry is invalidated (ALTER TABLE ... DROP/ADD COLUMN among others), so
- * the next access looks them up again.  Accesses look the columns up with
- * the leaf locked, so they cannot change between the lookup and the use.
- * The index list is compared on every access (rowstore_open_indexes) and
- * needs nothing here.
- */
-static void
-rowstore_leaf_stale(void *entry)
-{
-	((LeafCache *) entry)->cells_attno = 0;
-}
-
-static OtsCache leaf_cache = {
-	.name = "ots leaf cache",
-	.keysize = sizeof(Oid),
-	.entrysize = sizeof(LeafCache),
-	.stale = rowstore_leaf_stale,
-};
-
-/* rowstore_leaf returns the leaf's cache entry, creating it empty */
-LeafCache *
-rowstore_leaf(Oid leaf_oid)
-{
-	bool		found;
-
-	return cache_lookup(&leaf_cache, &leaf_oid, &found);
-}
-
-/*
- * rowstore_attnums looks up, once per leaf and DDL on it, where its columns
- * are, checking first that the leaf is still as ots made it
- * (catalog_check_leaf: on the ots access method, with its primary key)
- */
-void
-rowstore_attnums(const OtsTable *t, Oid leaf_oid, LeafCache *lp)
-{
-	int			nkeys = storage_nkeys(t);
-	AttrNumber	keys[OTS_MAX_KEY_COLUMNS + 1];
-	AttrNumber	oldest;
-	AttrNumber	cells;
-
-	if (lp->cells_attno != 0)
-		return;
-	/* a leaf's own DDL (another access method, say) comes this way, not through routing */
-	catalog_check_leaf(t, leaf_oid);
-	for (int k = 0; k < nkeys; k++)
-		if ((keys[k] = get_attnum(leaf_oid, storage_key_column(t, k))) == InvalidAttrNumber)
-			catalog_report_damaged(t, psprintf("partition %s of its storage table lacks key column %s",
-											   quote_identifier(get_rel_name(leaf_oid)),
-											   quote_identifier(storage_key_column(t, k))));
-	oldest = get_attnum(leaf_oid, STORAGE_OLDEST_TS_COLUMN);
-	cells = get_attnum(leaf_oid, STORAGE_CELLS_COLUMN);
-	if (cells == InvalidAttrNumber || oldest == InvalidAttrNumber)
-		catalog_report_damaged(t, psprintf("partition %s of its storage table lacks its "
-										   STORAGE_CELLS_SQL " or " STORAGE_OLDEST_TS_SQL " column",
-										   quote_identifier(get_rel_name(leaf_oid))));
-	/* filled only when complete: cells_attno marks the entry as looked up */
-	memcpy(lp->key_attnos, keys, sizeof(AttrNumber) * nkeys);
-	lp->oldest_attno = oldest;
-	lp->cells_attno = cells;
 }
 
 /*
@@ -347,9 +283,9 @@ rowstore_open_for_write(const OtsTable *t, Oid leaf_oid)
 static struct varlena *
 rowstore_fetch_with(RowKey *key, Snapshot snapshot, LOCKMODE lockmode)
 {
-	LeafCache  *lp = rowstore_leaf(key->leaf_oid);
 	Relation	leaf = lockmode == RowExclusiveLock ? rowstore_open_for_write(key->t, key->leaf_oid) :
 		table_open(key->leaf_oid, lockmode);
+	LeafCache  *lp = leaf_attnums(key->t, key->leaf_oid);
 	Relation	index;
 	IndexScanDesc scan;
 	TupleTableSlot *slot;
@@ -357,7 +293,6 @@ rowstore_fetch_with(RowKey *key, Snapshot snapshot, LOCKMODE lockmode)
 	struct varlena *cells = NULL;
 
 	key->found = false;
-	rowstore_attnums(key->t, key->leaf_oid, lp);
 	index = index_open(RelationGetPrimaryKeyIndex(leaf), lockmode);
 	for (int k = 0; k < key->nkeys; k++)
 	{
@@ -555,8 +490,8 @@ rowstore_check_conflict(Relation leaf, ResultRelInfo *rri, TupleTableSlot *slot,
 bool
 rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts, bool known_missing)
 {
-	LeafCache  *lp = rowstore_leaf(key->leaf_oid);
 	Relation	leaf = rowstore_open_for_write(key->t, key->leaf_oid);
+	LeafCache  *lp = leaf_attnums(key->t, key->leaf_oid);
 	EState	   *estate = CreateExecutorState();
 	ResultRelInfo *rri = makeNode(ResultRelInfo);
 	TupleTableSlot *slot;
@@ -566,7 +501,6 @@ rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts, bool 
 	AsRole		saved;
 	bool		as_owner;
 
-	rowstore_attnums(key->t, key->leaf_oid, lp);
 	InitResultRelInfo(rri, leaf, 0, NULL, 0);
 	rowstore_open_indexes(leaf, lp, rri);
 	arbiters = list_make1_oid(RelationGetPrimaryKeyIndex(leaf));
@@ -584,12 +518,12 @@ rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts, bool 
 			break;
 		xid = GetCurrentTransactionId();
 		token = SpeculativeInsertionLockAcquire(xid);
-		storage_write_expect_row(key->t, key->leaf_oid, slot, lp->cells_attno, NULL, key->change);
+		announce_row(key->t, key->leaf_oid, slot, lp->cells_attno, NULL, key->change);
 		table_tuple_insert_speculative(leaf, slot, GetCurrentCommandId(true), 0, NULL, token);
 		ExecInsertIndexTuples(rri, slot, estate, false, true, &conflicted, arbiters);
-		storage_write_expect_row(key->t, key->leaf_oid, slot, lp->cells_attno, NULL, key->change);
+		announce_row(key->t, key->leaf_oid, slot, lp->cells_attno, NULL, key->change);
 		table_tuple_complete_speculative(leaf, slot, token, !conflicted);
-		storage_write_expect_end();
+		announce_end();
 		SpeculativeInsertionLockRelease(xid);
 		if (!conflicted)
 		{
@@ -621,21 +555,20 @@ rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts, bool 
 void
 rowstore_insert_plain(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 {
-	LeafCache  *lp = rowstore_leaf(key->leaf_oid);
 	Relation	leaf = rowstore_open_for_write(key->t, key->leaf_oid);
+	LeafCache  *lp = leaf_attnums(key->t, key->leaf_oid);
 	EState	   *estate = CreateExecutorState();
 	ResultRelInfo *rri = makeNode(ResultRelInfo);
 	TupleTableSlot *slot;
 	AsRole		saved;
 	bool		as_owner;
 
-	rowstore_attnums(key->t, key->leaf_oid, lp);
 	InitResultRelInfo(rri, leaf, 0, NULL, 0);
 	rowstore_open_indexes(leaf, lp, rri);
 	slot = rowstore_key_slot(leaf, lp, key->nkeys, key->values, NULL, cells, oldest_ts);
-	storage_write_expect_row(key->t, key->leaf_oid, slot, lp->cells_attno, NULL, key->change);
+	announce_row(key->t, key->leaf_oid, slot, lp->cells_attno, NULL, key->change);
 	table_tuple_insert(leaf, slot, GetCurrentCommandId(true), 0, NULL);
-	storage_write_expect_end();
+	announce_end();
 	as_owner = rowstore_index_code_begin(key->t, lp, &saved);
 	ExecInsertIndexTuples(rri, slot, estate, false, false, NULL, NIL);
 	rowstore_index_code_end(as_owner, &saved);
@@ -677,7 +610,7 @@ rowstore_index_version(const OtsTable *t, Relation leaf, LeafCache *lp, TupleTab
 bool
 rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 {
-	LeafCache  *lp = rowstore_leaf(key->leaf_oid);
+	LeafCache  *lp;
 	Relation	leaf;
 	TupleTableSlot *old;
 	TupleTableSlot *slot;
@@ -691,19 +624,18 @@ rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 	if (!key->found)
 		elog(ERROR, "ots row to update was not read");
 	leaf = rowstore_open_for_write(key->t, key->leaf_oid);
-	rowstore_attnums(key->t, key->leaf_oid, lp);
+	lp = leaf_attnums(key->t, key->leaf_oid);
 	old = table_slot_create(leaf, NULL);
 	if (!table_tuple_fetch_row_version(leaf, &tid, SnapshotAny, old))
 		elog(ERROR, "failed to fetch ots row version");
 	slot = rowstore_key_slot(leaf, lp, key->nkeys, key->values, old, cells, oldest_ts);
-	storage_write_expect_row(key->t, key->leaf_oid, slot, lp->cells_attno, key->old_cells,
-							 key->change);
+	announce_row(key->t, key->leaf_oid, slot, lp->cells_attno, key->old_cells, key->change);
 	/* the update sets lockmode: a call of its own, before lockmode is read */
 	result = table_tuple_update(leaf, &tid, slot, GetCurrentCommandId(true),
 								GetActiveSnapshot(), InvalidSnapshot, true,
 								&tmfd, &lockmode, &update_indexes);
 	done = rowstore_replaced(leaf, result, &tmfd, lockmode, "updating");
-	storage_write_expect_end();
+	announce_end();
 	if (done && update_indexes)
 		rowstore_index_version(key->t, leaf, lp, slot);
 	ExecDropSingleTupleTableSlot(slot);
@@ -750,13 +682,13 @@ rowstore_delete(const RowKey *key)
 	if (!key->found)
 		elog(ERROR, "ots row to delete was not read");
 	leaf = rowstore_open_for_write(key->t, key->leaf_oid);
-	storage_write_expect_row(key->t, key->leaf_oid, NULL, 0, key->old_cells, key->change);
+	announce_row(key->t, key->leaf_oid, NULL, 0, key->old_cells, key->change);
 	done = rowstore_replaced(leaf,
 							 table_tuple_delete(leaf, &tid, GetCurrentCommandId(true),
 												GetActiveSnapshot(), InvalidSnapshot, true,
 												&tmfd, false),
 							 &tmfd, LockTupleExclusive, "deleting");
-	storage_write_expect_end();
+	announce_end();
 	table_close(leaf, NoLock);
 	return done;
 }

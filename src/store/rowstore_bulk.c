@@ -21,9 +21,9 @@
 #include "utils/memutils.h"
 
 #include "asrole.h"
+#include "store/announce.h"
 #include "store/rowstore.h"
 #include "store/rowstore_internal.h"
-#include "writepoint/storage_write.h"
 #include "stream/stream.h"
 #include "subxact.h"
 
@@ -141,8 +141,8 @@ rowstore_sort_rows(const OtsTable *t, int nrows, Datum **keys, Datum *cells, Dat
 static void
 rowstore_insert_leaf(const BulkRows *b, Oid leaf_oid, int first, int n)
 {
-	LeafCache  *lp = rowstore_leaf(leaf_oid);
 	Relation	leaf = rowstore_open_for_write(b->t, leaf_oid);
+	LeafCache  *lp = leaf_attnums(b->t, leaf_oid);
 	/* the leaf's slots and tuple copies go when it is done: one leaf's worth at a time */
 	MemoryContext leafctx = AllocSetContextCreate(CurrentMemoryContext, "ots leaf insert",
 												  ALLOCSET_DEFAULT_SIZES);
@@ -155,7 +155,6 @@ rowstore_insert_leaf(const BulkRows *b, Oid leaf_oid, int first, int n)
 	AsRole		saved;
 	bool		as_owner;
 
-	rowstore_attnums(b->t, leaf_oid, lp);
 	InitResultRelInfo(rri, leaf, 0, NULL, 0);
 	rowstore_open_indexes(leaf, lp, rri);
 	/*
@@ -175,9 +174,9 @@ rowstore_insert_leaf(const BulkRows *b, Oid leaf_oid, int first, int n)
 									  (struct varlena *) DatumGetPointer(b->cells[first + j]),
 									  DatumGetInt64(b->oldest_ts[first + j]));
 	}
-	storage_write_expect_row(b->t, leaf_oid, NULL, lp->cells_attno, NULL, NULL);
+	announce_row(b->t, leaf_oid, NULL, lp->cells_attno, NULL, NULL);
 	table_multi_insert(leaf, slots, n, GetCurrentCommandId(true), 0, NULL);
-	storage_write_expect_end();
+	announce_end();
 	as_owner = rowstore_index_code_begin(b->t, lp, &saved);
 	for (int j = 0; j < n; j++)
 		ExecInsertIndexTuples(rri, slots[j], estate, false, false, NULL, NIL);

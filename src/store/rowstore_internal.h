@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  * src/store/rowstore_internal.h
- *	  What rowstore.c (one row) and rowstore_bulk.c (many rows) share: the
- *	  per-leaf cache and direct access to a leaf's columns and indexes.
- *	  Only those two files include it.
+ *	  What rowstore.c (one row) and rowstore_bulk.c (many rows) share:
+ *	  direct access to a leaf's columns and indexes, on its entry in the
+ *	  per-leaf cache (store/leaf.h).  Only those two files include it.
  *-------------------------------------------------------------------------
  */
 #ifndef OTS_ROWSTORE_INTERNAL_H
@@ -14,30 +14,8 @@
 #include "utils/rel.h"
 
 #include "asrole.h"
+#include "store/leaf.h"
 #include "store/rowstore.h"
-
-/* what rowstore knows of one leaf partition, per backend */
-typedef struct LeafCache
-{
-	Oid			leaf_oid;		/* hash key */
-	/* the leaf's attribute numbers, for direct access; cells_attno 0 = not looked up */
-	AttrNumber	cells_attno;
-	AttrNumber	oldest_attno;
-	AttrNumber	key_attnos[OTS_MAX_KEY_COLUMNS + 1];
-	/* the last insert of a key not known to be new found it existing */
-	bool		keys_exist;
-	/* the leaf's indexes and their IndexInfo, built once (rowstore_open_indexes) */
-	MemoryContext index_cxt;
-	List	   *index_oids;
-	IndexInfo **index_info;
-	bool		index_info_shared;	/* false: an index keeps per-call state in it */
-} LeafCache;
-
-/* rowstore_leaf: the leaf's cache entry, created empty */
-extern LeafCache *rowstore_leaf(Oid leaf_oid);
-
-/* rowstore_attnums looks up, once per leaf, where its columns are */
-extern void rowstore_attnums(const OtsTable *t, Oid leaf_oid, LeafCache *lp);
 
 /* rowstore_open_indexes and rowstore_close_indexes: the leaf's indexes in rri, as ExecOpenIndices does */
 extern void rowstore_open_indexes(Relation leaf, LeafCache *lp, ResultRelInfo *rri);

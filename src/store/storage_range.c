@@ -40,8 +40,9 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-#include "store/rowstore_internal.h"
 #include "meta/storage.h"
+#include "store/leaf.h"
+#include "store/routing.h"
 
 typedef enum BoundOp
 {
@@ -252,21 +253,9 @@ range_advance(StorageRange *r, RangeLeaf *l)
 		l->hash = DatumGetInt64(slot_getattr(l->slot, l->key_attnos[0], &isnull));
 	l->pk.n = t->npk;
 	for (int i = 0; i < t->npk; i++)
-	{
-		Datum		d = slot_getattr(l->slot, l->key_attnos[first + i], &isnull);
-
 		l->pk.special[i] = PK_VALUE;
-		l->pk.v[i].type = t->pk[i].type;
-		if (t->pk[i].type == OTS_VT_INTEGER)
-			l->pk.v[i].u.i = DatumGetInt64(d);
-		else
-		{
-			struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
-
-			l->pk.v[i].u.s.data = VARDATA_ANY(v);
-			l->pk.v[i].u.s.len = VARSIZE_ANY_EXHDR(v);
-		}
-	}
+	/* a primary key's columns are never null */
+	(void) storage_leaf_key(t, l->key_attnos, l->slot, l->pk.v);
 	MemoryContextSwitchTo(old);
 	return true;
 }
@@ -295,11 +284,10 @@ range_open_leaf(StorageRange *r, RangeLeaf *l, Oid leaf_oid, const RangeBound *l
 {
 	int			nkeys = 0;
 	Oid			pk_index;
-
-	LeafCache  *lp = rowstore_leaf(leaf_oid);
+	LeafCache  *lp;
 
 	l->leaf = table_open(leaf_oid, AccessShareLock);
-	rowstore_attnums(r->t, leaf_oid, lp);	/* checks the leaf is as ots made it */
+	lp = leaf_attnums(r->t, leaf_oid);	/* checks the leaf is as ots made it */
 	/* the leaf is locked: its columns stay where they are, but lp may be marked stale at any lock */
 	l->cells_attno = lp->cells_attno;
 	memcpy(l->key_attnos, lp->key_attnos, sizeof(l->key_attnos));

@@ -67,13 +67,10 @@ struct StorageWrite;
 
 extern void stream_init(void);
 
-/* stream_write_change records a change the write point saw of a table with a stream */
-extern void stream_write_change(const struct StorageWrite *w);
-
 /*
- * While purge removes expired cells, its changes are no records
- * (stream_quiet); that ends with the (sub)transaction too.
+ * stream_write_change records a change the write point saw of a table with
+ * a stream, whose leaf keeps the stored key columns at key_attnos
  */
-extern void stream_quiet(bool quiet);
+extern void stream_write_change(const struct StorageWrite *w, const AttrNumber *key_attnos);
 
 #endif							/* OTS_STREAM_H */

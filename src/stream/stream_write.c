@@ -46,6 +46,7 @@
 #include "utils/memutils.h"
 
 #include "meta/catalog.h"
+#include "meta/storage.h"
 #include "format/cells.h"
 #include "format/codec.h"
 #include "writepoint/storage_write.h"
@@ -84,8 +85,6 @@ typedef struct StreamShardWrite
 static List *shard_writes = NIL;
 /* the size of the records they keep in memory */
 static Size buffered_total = 0;
-/* stream_quiet: purge is removing what no read sees */
-static bool quiet = false;
 
 static void stream_xact_callback(XactEvent event, void *arg);
 static void stream_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
@@ -96,12 +95,6 @@ stream_init(void)
 {
 	RegisterXactCallback(stream_xact_callback, NULL);
 	RegisterSubXactCallback(stream_subxact_callback, NULL);
-}
-
-void
-stream_quiet(bool q)
-{
-	quiet = q;
 }
 
 /* stream_shard_write: this transaction's entry for the shard of t, made on first use */
@@ -244,13 +237,33 @@ stream_spill_all(SubTransactionId level)
 }
 
 /*
+ * stream_row_key reads the primary key of row i of a change (its new row,
+ * else its old), whose leaf keeps the stored key columns at key_attnos
+ */
+static void
+stream_row_key(const StorageWrite *w, const AttrNumber *key_attnos, int i, PkInput *pk)
+{
+	TupleTableSlot *row = w->new_rows != NULL && w->new_rows[i] != NULL ? w->new_rows[i] :
+	w->old_rows != NULL ? w->old_rows[i] : NULL;
+
+	if (row == NULL)
+		elog(ERROR, "the write point got no key for a change of ots table %s",
+			 quote_qualified_identifier(w->table->schema_name, w->table->table_name));
+	memset(pk, 0, sizeof(*pk));
+	pk->n = w->table->npk;
+	if (storage_leaf_key(w->table, key_attnos, row, pk->v) < pk->n)
+		elog(ERROR, "a key column of a changed ots row is null");
+}
+
+/*
  * stream_write_change makes the records of a change of a table with a
  * stream (called by storage_write): one per row, in the shard of the
  * leaf written.  A TRUNCATE is refused: it would change rows no record
- * could name.
+ * could name.  Purge's changes and copies of changes made elsewhere never
+ * come here (storage_write_change_kind).
  */
 void
-stream_write_change(const StorageWrite *w)
+stream_write_change(const StorageWrite *w, const AttrNumber *key_attnos)
 {
 	const OtsTable *t = w->table;
 	MemoryContext rowcxt;
@@ -258,9 +271,6 @@ stream_write_change(const StorageWrite *w)
 	StreamShardWrite *sw;
 	int32		shard;
 
-	/* purge (copies of changes made elsewhere never come here: storage_write_change_kind) */
-	if (quiet)
-		return;
 	if (w->callback == STORAGE_CB_TRUNCATE)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -307,7 +317,7 @@ stream_write_change(const StorageWrite *w)
 			action = STREAM_PUT_ROW;
 		else
 			action = STREAM_UPDATE_ROW;
-		storage_write_row_key(w, i, &pk);
+		stream_row_key(w, key_attnos, i, &pk);
 		ops = w->change != NULL ? w->change->update : NULL;
 		record = stream_record_make(t, &pk, action, ops, old_cells != NULL ? &before : NULL,
 									new_cells != NULL ? &after : NULL, new_cells, true);
@@ -403,15 +413,13 @@ stream_xact_callback(XactEvent event, void *arg)
 		default:
 			shard_writes = NIL;
 			buffered_total = 0;
-			quiet = false;
 			break;
 	}
 }
 
 /*
  * A subtransaction that rolls back drops the records it wrote, and those
- * of the subtransactions inside it: every one that began after it.  An
- * error inside purge's batch must not leave its mode on.
+ * of the subtransactions inside it: every one that began after it.
  */
 static void
 stream_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
@@ -428,7 +436,6 @@ stream_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 	}
 	if (event != SUBXACT_EVENT_ABORT_SUB)
 		return;
-	quiet = false;
 	foreach(lc, shard_writes)
 	{
 		StreamShardWrite *sw = lfirst(lc);

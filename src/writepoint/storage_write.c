@@ -2,7 +2,7 @@
  * src/writepoint/storage_write.c
  *	  The write point of ots storage: storage_write, which every change of a
  *	  stored row reaches (through the ots table access method, tableam.c),
- *	  and the guard that refuses rows ots could not read back.
+ *	  and hands to what hangs off it.
  *
  * Every row-level change of a leaf of ots storage, whoever makes it, goes
  * through the table AM's write callbacks: ots's row functions and batches
@@ -17,24 +17,27 @@
  * ots.write_point_counts).
  *
  * ots's row code announces each of its own row writes just before it
- * calls the table AM (storage_write_expect_row): the cells are its own
- * work, already checked, and it hands over the old cells it read.  Any
- * other new row, those of the statements ots runs on storage (the bulk
- * upsert, purge) included, is checked by storage_write_guard
- * before it is stored: cells in the ots.cells format, within the row size
- * the text form carries, "$oldest_ts" its oldest cell, "$hash" the hash
- * prefix of its partition key, key values within Tablestore's length.
- * Relations on the access method that are not leaves of ots storage (the
- * transient copy an ALTER TABLE rewrite fills) are neither checked nor
- * counted: a rewrite changes no row.
+ * calls the table AM (announce_row, store/announce.h): the cells are its
+ * own work, already checked, and it hands over the old cells it read; the
+ * write point takes the announcement as the call reaches it
+ * (storage_write_leaf).  Any other new row, those of the statements ots
+ * runs on storage (the bulk upsert, purge) included, is checked by the
+ * guard before it is stored (row_guard.c).  Relations on the access method
+ * that are not leaves of ots storage (the transient copy an ALTER TABLE
+ * rewrite fills) are neither checked nor counted: a rewrite changes no
+ * row.  Where a leaf's columns are is the leaf cache's (store/leaf.h).
+ *
+ * Index maintenance re-enters the write point: an index entry is a row of
+ * another ots table, written through rowstore and the table AM like any
+ * row.  That is safe because the write point takes the outer change's
+ * announcement before it hands the change on (storage_write asserts it),
+ * so each nested write announces, and is taken for, its own.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/table.h"
 #include "access/tableam.h"
-#include "access/xact.h"
-#include "catalog/partition.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/tuptable.h"
@@ -46,155 +49,21 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
-#include "asrole.h"
-#include "cache.h"
-#include "format/cells.h"
-#include "format/codec.h"
 #include "errors.h"
 #include "guc.h"
 #include "index/index_write.h"
 #include "writepoint/restore.h"
+#include "writepoint/row_guard.h"
 #include "stats.h"
 #include "meta/storage.h"
+#include "store/announce.h"
+#include "store/leaf.h"
 #include "writepoint/storage_write.h"
 #include "stream/stream.h"
 
-/* where a leaf's ots columns are, and which storage it belongs to */
-typedef struct WriteLeaf
-{
-	Oid			leaf_oid;		/* hash key */
-	bool		valid;			/* cleared by a relcache invalidation */
-	Oid			storage_oid;	/* partition parent, InvalidOid if none */
-	AttrNumber	cells_attno;	/* 0: no "$cells" column */
-	AttrNumber	oldest_attno;
-	const OtsTable *keys_of;	/* the table key_attnos were found for, or NULL */
-	AttrNumber	key_attnos[OTS_MAX_KEY_COLUMNS + 1];
-} WriteLeaf;
-
-static void storage_write_leaf_stale(void *entry);
-
-static OtsCache write_leaves = {
-	.name = "ots write point leaves",
-	.keysize = sizeof(Oid),
-	.entrysize = sizeof(WriteLeaf),
-	.stale = storage_write_leaf_stale,
-};
-
-/* what ots's row code announced (storage_write_expect_*) */
-static struct
-{
-	bool		row;			/* a row change is expected */
-	const OtsTable *row_table;
-	Oid			row_leaf;
-	TupleTableSlot *row_slot;	/* NULL: any */
-	AttrNumber	row_cells_attno;
-	struct varlena *row_old;
-	const StreamChange *row_change;
-} expected;
-
-static void storage_write_key_attnos(Relation rel, StorageLeaf *leaf);
+static void storage_write_key_attnos(StorageLeaf *leaf, bool found, const AttrNumber *keys);
+static const LeafCache *storage_write_keys(const StorageWrite *w);
 static void storage_write_indexes(const StorageWrite *w);
-static void storage_write_xact_end(XactEvent event, void *arg);
-static void storage_write_subxact_end(SubXactEvent event, SubTransactionId mySubid,
-									  SubTransactionId parentSubid, void *arg);
-
-/* storage_write_init registers the end of the expectations; from _PG_init */
-void
-storage_write_init(void)
-{
-	RegisterXactCallback(storage_write_xact_end, NULL);
-	RegisterSubXactCallback(storage_write_subxact_end, NULL);
-}
-
-static void
-storage_write_forget_expected(void)
-{
-	memset(&expected, 0, sizeof(expected));
-}
-
-/* an error between an announcement and its write must not leave it for a later write */
-static void
-storage_write_xact_end(XactEvent event, void *arg)
-{
-	storage_write_forget_expected();
-}
-
-static void
-storage_write_subxact_end(SubXactEvent event, SubTransactionId mySubid,
-						  SubTransactionId parentSubid, void *arg)
-{
-	if (event == SUBXACT_EVENT_ABORT_SUB)
-		storage_write_forget_expected();
-}
-
-void
-storage_write_expect_row(const OtsTable *t, Oid leaf, TupleTableSlot *slot,
-						 AttrNumber cells_attno, struct varlena *old_cells,
-						 const StreamChange *change)
-{
-	expected.row_change = change;
-	expected.row = true;
-	expected.row_table = t;
-	expected.row_leaf = leaf;
-	expected.row_slot = slot;
-	expected.row_cells_attno = cells_attno;
-	expected.row_old = old_cells;
-}
-
-void
-storage_write_expect_end(void)
-{
-	storage_write_forget_expected();
-}
-
-/* storage_write_leaf_stale forgets a leaf's place after DDL on it */
-static void
-storage_write_leaf_stale(void *entry)
-{
-	((WriteLeaf *) entry)->valid = false;
-}
-
-/* storage_write_attno: the number of rel's column name of type typid, 0 if none */
-static AttrNumber
-storage_write_attno(Relation rel, const char *name, Oid typid)
-{
-	TupleDesc	desc = RelationGetDescr(rel);
-
-	for (int i = 0; i < desc->natts; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-
-		if (!att->attisdropped && strcmp(NameStr(att->attname), name) == 0)
-			return att->atttypid == typid ? att->attnum : 0;
-	}
-	return 0;
-}
-
-/*
- * storage_write_place looks up (once per leaf and DDL) where rel's ots
- * columns are: a "$cells" of type ots.cells and an int8 "$oldest_ts", or
- * none (a partition of anything else on the access method is no ots leaf,
- * whatever its columns are called).
- */
-static const WriteLeaf *
-storage_write_place(Relation rel)
-{
-	Oid			relid = RelationGetRelid(rel);
-	WriteLeaf  *wl;
-	bool		found;
-
-	wl = cache_lookup(&write_leaves, &relid, &found);
-	if (!found || !wl->valid)
-	{
-		/* not a partition: a table ATTACH is about to make one (storage_write_rows_join) */
-		wl->storage_oid = rel->rd_rel->relispartition ? get_partition_parent(relid, true) : InvalidOid;
-		wl->cells_attno = storage_write_attno(rel, STORAGE_CELLS_COLUMN, storage_cells_type());
-		wl->oldest_attno = storage_write_attno(rel, STORAGE_OLDEST_TS_COLUMN, INT8OID);
-		wl->keys_of = NULL;
-		wl->valid = true;
-	}
-	return wl;
-}
 
 /*
  * storage_write_leaf tells the table AM whether rel is a leaf of ots
@@ -207,15 +76,15 @@ bool
 storage_write_leaf(Relation rel, TupleTableSlot *slot, StorageLeaf *leaf)
 {
 	Oid			relid = RelationGetRelid(rel);
-	const WriteLeaf *wl;
+	const AnnouncedRow *announced = announce_take_row(relid, slot);
+	LeafCache  *lc;
 
 	memset(leaf, 0, sizeof(*leaf));
-	if (expected.row && expected.row_leaf == relid &&
-		(expected.row_slot == NULL || expected.row_slot == slot))
+	if (announced != NULL)
 	{
 		/* what ots's row code knows: no look-up, and nothing to check */
-		leaf->table = expected.row_table;
-		leaf->storage_oid = expected.row_table->data_oid;
+		leaf->table = announced->table;
+		leaf->storage_oid = announced->table->data_oid;
 		/*
 		 * unless locking the leaf let in an invalidation since the row code
 		 * looked the table up (an index created meanwhile): the table as of
@@ -225,167 +94,50 @@ storage_write_leaf(Relation rel, TupleTableSlot *slot, StorageLeaf *leaf)
 		if (!leaf->table->valid)
 			leaf->table = catalog_lookup_by_data_oid(leaf->storage_oid);
 		leaf->origin = STORAGE_ORIGIN_OTS;
-		leaf->old_cells = PointerGetDatum(expected.row_old);
-		leaf->cells_attno = expected.row_cells_attno;
-		leaf->change = expected.row_change;
-		expected.row = false;
+		leaf->old_cells = PointerGetDatum(announced->old_cells);
+		leaf->cells_attno = announced->cells_attno;
+		leaf->change = announced->change;
 		return true;
 	}
 	leaf->origin = STORAGE_ORIGIN_SQL;
 	/* not a partition: the transient copy of a rewrite, a table before ATTACH */
 	if (!rel->rd_rel->relispartition)
 		return false;
-	wl = storage_write_place(rel);
-	if (!OidIsValid(wl->storage_oid) || wl->cells_attno == 0 || wl->oldest_attno == 0)
+	lc = leaf_place(relid);
+	if (!OidIsValid(lc->storage_oid) || lc->cells_attno == 0 || lc->oldest_attno == 0)
 		return false;
-	leaf->storage_oid = wl->storage_oid;
-	leaf->cells_attno = wl->cells_attno;
-	leaf->oldest_attno = wl->oldest_attno;
+	leaf->storage_oid = lc->storage_oid;
+	leaf->cells_attno = lc->cells_attno;
+	leaf->oldest_attno = lc->oldest_attno;
 	/*
 	 * pg_restore loads rows before it adds the primary keys, which the
 	 * table's metadata checks: until then its rows are checked as those of
 	 * storage not registered yet
 	 */
 	if (OidIsValid(RelationGetPrimaryKeyIndex(rel)))
-		leaf->table = catalog_lookup_by_data_oid(wl->storage_oid);
+		leaf->table = catalog_lookup_by_data_oid(lc->storage_oid);
 	if (leaf->table != NULL)
-		storage_write_key_attnos(rel, leaf);
+		storage_write_key_attnos(leaf, leaf_keys(lc, leaf->table), lc->key_attnos);
 	return true;
 }
 
 /*
- * storage_write_key_attnos finds rel's stored key columns for leaf->table,
- * by name and type; a relation without all of them is checked as storage
- * not registered (PostgreSQL refuses it as a partition anyway).
+ * storage_write_key_attnos gives leaf the stored key columns of
+ * leaf->table, found (by name and type: store/leaf.c) at keys; a relation
+ * without all of them is checked as storage not registered (PostgreSQL
+ * refuses it as a partition anyway).
  */
 static void
-storage_write_key_attnos(Relation rel, StorageLeaf *leaf)
+storage_write_key_attnos(StorageLeaf *leaf, bool found, const AttrNumber *keys)
 {
-	leaf->nkeys = storage_nkeys(leaf->table);
-	for (int k = 0; k < leaf->nkeys; k++)
-		if ((leaf->key_attnos[k] = storage_write_attno(rel, storage_key_column(leaf->table, k),
-													   storage_key_type(leaf->table, k))) == 0)
-		{
-			leaf->table = NULL;
-			leaf->nkeys = 0;
-			return;
-		}
-}
-
-/* the context of a guard's error: which row of which table */
-typedef struct GuardContext
-{
-	Relation	leaf;
-	const OtsTable *table;
-} GuardContext;
-
-static void
-storage_write_guard_context(void *arg)
-{
-	const GuardContext *gc = arg;
-
-	if (gc->table != NULL)
-		errcontext("row written to partition %s of ots table %s",
-				   quote_identifier(RelationGetRelationName(gc->leaf)),
-				   quote_qualified_identifier(gc->table->schema_name, gc->table->table_name));
-	else
-		errcontext("row written to partition %s of ots storage",
-				   quote_identifier(RelationGetRelationName(gc->leaf)));
-}
-
-/* storage_write_guard_key checks the stored key: "$hash" and key value lengths */
-static void
-storage_write_guard_key(const StorageLeaf *leaf, TupleTableSlot *slot)
-{
-	const OtsTable *t = leaf->table;
-	int			first = t->hash_prefix_len > 0 ? 1 : 0;
-
-	for (int i = 0; i < t->npk; i++)
+	if (!found)
 	{
-		bool		isnull;
-		Datum		d = slot_getattr(slot, leaf->key_attnos[first + i], &isnull);
-		struct varlena *v;
-		OtsValue	pk;
-
-		if (isnull)
-			ereport(ERROR,
-					(errcode(ERRCODE_NOT_NULL_VIOLATION),
-					 errmsg("primary key column \"%s\" of an ots row is null", t->pk[i].name)));
-		pk.type = t->pk[i].type;
-		if (pk.type == OTS_VT_INTEGER)
-			pk.u.i = DatumGetInt64(d);
-		else
-		{
-			v = PG_DETOAST_DATUM_PACKED(d);
-			pk.u.s.data = VARDATA_ANY(v);
-			pk.u.s.len = VARSIZE_ANY_EXHDR(v);
-			codec_check_pk_length(&t->pk[i], pk.u.s.len);
-		}
-		if (i == 0 && first == 1)
-		{
-			int64		stored = DatumGetInt64(slot_getattr(slot, leaf->key_attnos[0], &isnull));
-			int64		hash = storage_hash_prefix(&pk, t->hash_prefix_len);
-
-			if (isnull || stored != hash)
-				ereport(ERROR,
-						(errcode(ERRCODE_CHECK_VIOLATION),
-						 errmsg(STORAGE_HASH_SQL " of an ots row is not the hash prefix of its partition key"),
-						 errdetail("The row's " STORAGE_HASH_SQL " is %s; the hash prefix of its partition key is %lld (the hex digits %0*llx of ots.hash_prefix).",
-								   isnull ? "null" : psprintf("%lld", (long long) stored),
-								   (long long) hash, t->hash_prefix_len, (unsigned long long) hash)));
-		}
-	}
-}
-
-/*
- * storage_write_guard refuses a new row that ots's row code did not build
- * unless it is exactly what ots would have stored for it: its cells valid
- * and within the size the text form carries, "$oldest_ts" its oldest cell
- * (the row marker without cells), and on a registered table "$hash" and
- * key lengths as create_table's rules make them.  It reads nothing but the
- * new row.
- */
-void
-storage_write_guard(Relation rel, const StorageLeaf *leaf, TupleTableSlot *slot)
-{
-	GuardContext gc = {rel, leaf->table};
-	ErrorContextCallback errcb;
-	bool		isnull;
-	Datum		stored_cells;
-	Datum		d;
-	struct varlena *cells;
-	int64		oldest;
-
-	if (leaf->origin == STORAGE_ORIGIN_OTS)
+		leaf->table = NULL;
+		leaf->nkeys = 0;
 		return;
-	errcb.callback = storage_write_guard_context;
-	errcb.arg = &gc;
-	errcb.previous = error_context_stack;
-	error_context_stack = &errcb;
-
-	stored_cells = slot_getattr(slot, leaf->cells_attno, &isnull);
-	if (isnull)
-		ereport(ERROR,
-				(errcode(ERRCODE_NOT_NULL_VIOLATION),
-				 errmsg(STORAGE_CELLS_SQL " of an ots row is null")));
-	cells = PG_DETOAST_DATUM_PACKED(stored_cells);
-	cells_validate((const uint8 *) VARDATA_ANY(cells), VARSIZE_ANY_EXHDR(cells));
-	cells_io_check_size(cells);
-	d = slot_getattr(slot, leaf->oldest_attno, &isnull);
-	oldest = cells_oldest_ts(cells);
-	if (isnull || DatumGetInt64(d) != oldest)
-		ereport(ERROR,
-				(errcode(ERRCODE_CHECK_VIOLATION),
-				 errmsg(STORAGE_OLDEST_TS_SQL " of an ots row is not the timestamp of its oldest cell"),
-				 errdetail("The row's " STORAGE_OLDEST_TS_SQL " is %s; its oldest cell (or, without cells, its row marker) is at %lld.",
-						   isnull ? "null" : psprintf("%lld", (long long) DatumGetInt64(d)),
-						   (long long) oldest)));
-	if (leaf->table != NULL)
-		storage_write_guard_key(leaf, slot);
-	if ((Pointer) cells != DatumGetPointer(stored_cells))
-		pfree(cells);
-
-	error_context_stack = errcb.previous;
+	}
+	leaf->nkeys = storage_nkeys(leaf->table);
+	memcpy(leaf->key_attnos, keys, sizeof(AttrNumber) * leaf->nkeys);
 }
 
 /*
@@ -393,7 +145,7 @@ storage_write_guard(Relation rel, const StorageLeaf *leaf, TupleTableSlot *slot)
  * about to join t's storage or to leave it below the write point, holding
  * the relation as the statement will (AccessExclusiveLock, which ATTACH,
  * DETACH and DROP take on it), so no row comes or goes in between.  Rows
- * that join are checked as storage_write_guard checks a new row.  With
+ * that join are checked as row_guard checks a new row.  With
  * callback STORAGE_CB_ATTACH or STORAGE_CB_DETACH, each row then reaches
  * the write point as a row joining or leaving the table, which keeps t's
  * secondary indexes (its entries written or removed) and refuses the rows
@@ -410,6 +162,7 @@ storage_write_rows_moving(Oid relid, const OtsTable *t, StorageWriteCallback cal
 												 ALLOCSET_DEFAULT_SIZES);
 	MemoryContext oldcxt;
 	StorageLeaf leaf;
+	AttrNumber	keys[OTS_MAX_KEY_COLUMNS + 1];
 	Snapshot	snapshot;
 	TableScanDesc scan;
 	TupleTableSlot *slot;
@@ -418,9 +171,9 @@ storage_write_rows_moving(Oid relid, const OtsTable *t, StorageWriteCallback cal
 	leaf.origin = STORAGE_ORIGIN_SQL;
 	leaf.storage_oid = t->data_oid;
 	leaf.table = t;
-	leaf.cells_attno = storage_write_attno(rel, STORAGE_CELLS_COLUMN, storage_cells_type());
-	leaf.oldest_attno = storage_write_attno(rel, STORAGE_OLDEST_TS_COLUMN, INT8OID);
-	storage_write_key_attnos(rel, &leaf);
+	leaf.cells_attno = leaf_attno(relid, STORAGE_CELLS_COLUMN, storage_cells_type());
+	leaf.oldest_attno = leaf_attno(relid, STORAGE_OLDEST_TS_COLUMN, INT8OID);
+	storage_write_key_attnos(&leaf, leaf_find_keys(relid, t, keys), keys);
 	if (leaf.cells_attno == 0 || leaf.oldest_attno == 0 || leaf.table == NULL)
 	{
 		table_close(rel, NoLock);
@@ -441,7 +194,7 @@ storage_write_rows_moving(Oid relid, const OtsTable *t, StorageWriteCallback cal
 		CHECK_FOR_INTERRUPTS();
 		oldcxt = MemoryContextSwitchTo(rowcxt);
 		if (callback != STORAGE_CB_DETACH)
-			storage_write_guard(rel, &leaf, slot);
+			row_guard(rel, &leaf, slot);
 		if (callback == STORAGE_CB_ATTACH || callback == STORAGE_CB_DETACH)
 		{
 			cells = slot_getattr(slot, leaf.cells_attno, &isnull);
@@ -488,8 +241,8 @@ storage_write_rows_leave(Oid relid, const OtsTable *t)
 
 /*
  * storage_write_change_kind says what kind of change w (of a registered
- * table) is: a new change of the table's rows, or a copy of one made and
- * recorded elsewhere, and which copy.  This is the one place that tells
+ * table) is: a new change of the table's rows, a copy of one made and
+ * recorded elsewhere (and which copy), or purge's.  This is the one place that tells
  * them apart (docs/design.md, "New changes and copies"); storage_write acts
  * on its answer for what hangs off the write point:
  *	 - STORAGE_CHANGE_APPLIED: written by a logical replication worker
@@ -514,6 +267,9 @@ storage_write_rows_leave(Oid relid, const OtsTable *t)
  *	   makes a row skip them.  (A restore attaches its leaves empty, before
  *	   the storage has its primary key, when ots takes no table to be there
  *	   yet: no row joins a table by ATTACH in a restore.)
+ *	 - STORAGE_CHANGE_PURGED: a change made while purge's batch statement
+ *	   runs (announce_purge): removing cells and rows no read sees any more
+ *	   is no change of the table's rows.  Indexes kept, no stream record.
  *	 - STORAGE_CHANGE_NEW: every other change: ots's own writes, a role
  *	   without the owner's rights, any session doing ordinary work, rows
  *	   that join or leave a table by ATTACH, DETACH or DROP of a leaf.
@@ -526,11 +282,12 @@ storage_write_change_kind(const StorageWrite *w)
 		return STORAGE_CHANGE_APPLIED;
 	if (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA)
 		return STORAGE_CHANGE_REPLICA;
-	if (w->origin != STORAGE_ORIGIN_SQL ||
-		(w->callback != STORAGE_CB_INSERT && w->callback != STORAGE_CB_MULTI_INSERT &&
-		 w->callback != STORAGE_CB_SPECULATIVE))
-		return STORAGE_CHANGE_NEW;
-	return restore_loading(w->storage_oid) ? STORAGE_CHANGE_RESTORED : STORAGE_CHANGE_NEW;
+	if (w->origin == STORAGE_ORIGIN_SQL &&
+		(w->callback == STORAGE_CB_INSERT || w->callback == STORAGE_CB_MULTI_INSERT ||
+		 w->callback == STORAGE_CB_SPECULATIVE) &&
+		restore_loading(w->storage_oid))
+		return STORAGE_CHANGE_RESTORED;
+	return announce_purging() ? STORAGE_CHANGE_PURGED : STORAGE_CHANGE_NEW;
 }
 
 /*
@@ -610,37 +367,33 @@ storage_write(const StorageWrite *w)
 	if (w->table == NULL)
 		return;
 	if (kind != STORAGE_CHANGE_RESTORED && (w->table->ndefined > 0 || w->table->nindexes > 0))
+	{
+		/*
+		 * Index maintenance writes rows of other ots tables through the
+		 * table AM, which brings them back here.  What ots's row code
+		 * announced of this change was taken when the change reached the
+		 * table AM (storage_write_leaf), so the nested writes' own
+		 * announcements cannot be mistaken for it, nor it for theirs.
+		 */
+		Assert(!announce_pending());
 		storage_write_indexes(w);
+	}
 	if (kind == STORAGE_CHANGE_NEW && w->table->stream_enabled)
-		stream_write_change(w);
+		stream_write_change(w, storage_write_keys(w)->key_attnos);
 }
 
 /*
- * storage_write_keys finds (once per leaf and table) where w's leaf keeps
- * the stored key columns of w->table
+ * storage_write_keys finds (once per leaf and table: store/leaf.c) where
+ * w's leaf keeps the stored key columns of w->table
  */
-static WriteLeaf *
+static const LeafCache *
 storage_write_keys(const StorageWrite *w)
 {
-	const OtsTable *t = w->table;
-	WriteLeaf  *wl = (WriteLeaf *) storage_write_place(w->leaf);
+	LeafCache  *lc = leaf_place(RelationGetRelid(w->leaf));
 
-	if (wl->keys_of != t)
-	{
-		for (int k = 0; k < storage_nkeys(t); k++)
-			if ((wl->key_attnos[k] = storage_write_attno(w->leaf, storage_key_column(t, k),
-														 storage_key_type(t, k))) == 0)
-				catalog_report_damaged(t, "a partition of its storage table lacks a key column");
-		wl->keys_of = t;
-	}
-	return wl;
-}
-
-/* storage_write_key reads the primary key of row (of leaf w->leaf) into pk[] */
-static void
-storage_write_key(const StorageWrite *w, const WriteLeaf *wl, TupleTableSlot *row, OtsValue *pk)
-{
-	storage_write_slot_key(w->table, wl->key_attnos, row, pk);
+	if (!leaf_keys(lc, w->table))
+		catalog_report_damaged(w->table, "a partition of its storage table lacks a key column");
+	return lc;
 }
 
 /*
@@ -652,40 +405,8 @@ void
 storage_write_slot_key(const OtsTable *t, const AttrNumber *key_attnos, TupleTableSlot *row,
 					   OtsValue *pk)
 {
-	int			first = t->hash_prefix_len > 0 ? 1 : 0;
-
-	for (int k = 0; k < t->npk; k++)
-	{
-		bool		isnull;
-		Datum		d = slot_getattr(row, key_attnos[first + k], &isnull);
-
-		if (isnull)
-			elog(ERROR, "a key column of a changed ots row is null");
-		pk[k].type = t->pk[k].type;
-		if (t->pk[k].type == OTS_VT_INTEGER)
-			pk[k].u.i = DatumGetInt64(d);
-		else
-		{
-			struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
-
-			pk[k].u.s.data = VARDATA_ANY(v);
-			pk[k].u.s.len = VARSIZE_ANY_EXHDR(v);
-		}
-	}
-}
-
-void
-storage_write_row_key(const StorageWrite *w, int i, PkInput *pk)
-{
-	TupleTableSlot *row = w->new_rows != NULL && w->new_rows[i] != NULL ? w->new_rows[i] :
-	w->old_rows != NULL ? w->old_rows[i] : NULL;
-
-	if (row == NULL)
-		elog(ERROR, "the write point got no key for a change of ots table %s",
-			 quote_qualified_identifier(w->table->schema_name, w->table->table_name));
-	memset(pk, 0, sizeof(*pk));
-	pk->n = w->table->npk;
-	storage_write_key(w, storage_write_keys(w), row, pk->v);
+	if (storage_leaf_key(t, key_attnos, row, pk) < t->npk)
+		elog(ERROR, "a key column of a changed ots row is null");
 }
 
 /*
@@ -693,10 +414,10 @@ storage_write_row_key(const StorageWrite *w, int i, PkInput *pk)
  * as index maintenance sees a base row: its primary key and its cells
  */
 static void
-storage_write_source(const StorageWrite *w, const WriteLeaf *wl, TupleTableSlot *row,
+storage_write_source(const StorageWrite *w, const LeafCache *lc, TupleTableSlot *row,
 					 struct varlena *cells, IndexSourceRow *src)
 {
-	storage_write_key(w, wl, row, src->pk);
+	storage_write_slot_key(w->table, lc->key_attnos, row, src->pk);
 	src->cells = cells;
 }
 
@@ -711,7 +432,7 @@ static void
 storage_write_indexes(const StorageWrite *w)
 {
 	const OtsTable *t = w->table;
-	WriteLeaf  *wl = NULL;
+	const LeafCache *lc = NULL;
 	MemoryContext rowcxt;
 	MemoryContext oldcxt;
 
@@ -726,7 +447,7 @@ storage_write_indexes(const StorageWrite *w)
 		return;
 	}
 	if (t->nindexes > 0)
-		wl = storage_write_keys(w);
+		lc = storage_write_keys(w);
 	/* each row's decoding and index writes leave nothing behind it (a statement may change millions) */
 	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "ots index maintenance", ALLOCSET_DEFAULT_SIZES);
 	oldcxt = MemoryContextSwitchTo(rowcxt);
@@ -752,9 +473,9 @@ storage_write_indexes(const StorageWrite *w)
 			elog(ERROR, "the write point got no key for a change of ots table %s",
 				 quote_qualified_identifier(t->schema_name, t->table_name));
 		if (old_cells != NULL)
-			storage_write_source(w, wl, old_row, old_cells, &before);
+			storage_write_source(w, lc, old_row, old_cells, &before);
 		if (new_cells != NULL)
-			storage_write_source(w, wl, new_row, new_cells, &after);
+			storage_write_source(w, lc, new_row, new_cells, &after);
 		index_write_change(t, old_cells != NULL ? &before : NULL,
 						   new_cells != NULL ? &after : NULL);
 		MemoryContextReset(rowcxt);

@@ -4,15 +4,15 @@
  *	  whoever makes it, reaches storage_write from the ots table access
  *	  method's write callbacks (tableam.c), with the row's old and new cells,
  *	  in the writing transaction.  Rows that ots itself did not build are
- *	  checked first (storage_write_guard), so nothing reaches storage that
- *	  ots cannot read back or dump.
+ *	  checked first (row_guard.c), so nothing reaches storage that ots
+ *	  cannot read back or dump.
  *
  * ots's own row code tells the write point what it already knows before it
- * calls the table AM (storage_write_expect_*): the table, the old cells it
- * read, and that it built the new cells itself, so nothing is decoded or
- * checked twice.  A change from anywhere else (plain SQL on the storage,
- * COPY, logical replication apply, pg_restore) gets the same treatment
- * with what the write point derives itself.
+ * calls the table AM (the announcement, store/announce.h): the table, the
+ * old cells it read, and that it built the new cells itself, so nothing is
+ * decoded or checked twice.  A change from anywhere else (plain SQL on the
+ * storage, COPY, logical replication apply, pg_restore) gets the same
+ * treatment with what the write point derives itself.
  *-------------------------------------------------------------------------
  */
 #ifndef OTS_STORAGE_WRITE_H
@@ -59,7 +59,8 @@ typedef enum StorageChangeKind
 	STORAGE_CHANGE_NEW,			/* indexes kept, a stream record */
 	STORAGE_CHANGE_APPLIED,		/* a logical replication worker's: no stream record */
 	STORAGE_CHANGE_REPLICA,		/* session_replication_role = replica: no stream record */
-	STORAGE_CHANGE_RESTORED		/* a row a dump's script loads: neither */
+	STORAGE_CHANGE_RESTORED,	/* a row a dump's script loads: neither */
+	STORAGE_CHANGE_PURGED		/* purge's removal of what no read sees: no stream record */
 } StorageChangeKind;
 
 /*
@@ -98,14 +99,9 @@ storage_write_needs_rows(const OtsTable *t)
 	return t != NULL && (t->nindexes > 0 || t->stream_enabled);
 }
 
-/* storage_write_row_key: the primary key of row i of a change (its new row, else its old) */
-extern void storage_write_row_key(const StorageWrite *w, int i, PkInput *pk);
-
 /* storage_write_slot_key: the primary key of a stored row, its key columns at key_attnos */
 extern void storage_write_slot_key(const OtsTable *t, const AttrNumber *key_attnos,
 								   TupleTableSlot *row, OtsValue *pk);
-
-extern void storage_write_init(void);
 
 /* storage_write is the one write function; see storage_write.c */
 extern void storage_write(const StorageWrite *w);
@@ -114,7 +110,8 @@ extern void storage_write(const StorageWrite *w);
  * The table AM's side: storage_write_leaf finds what the write point needs
  * to know of a relation (false: not a leaf of ots storage, e.g. the
  * transient copy of an ALTER TABLE rewrite, which is no change of rows);
- * storage_write_guard refuses malformed new rows before they are stored.
+ * row_guard (row_guard.h) refuses malformed new rows before they are
+ * stored.
  */
 typedef struct StorageLeaf
 {
@@ -130,7 +127,6 @@ typedef struct StorageLeaf
 } StorageLeaf;
 
 extern bool storage_write_leaf(Relation rel, TupleTableSlot *slot, StorageLeaf *leaf);
-extern void storage_write_guard(Relation rel, const StorageLeaf *leaf, TupleTableSlot *slot);
 
 /*
  * Rows that join or leave t's storage below the write point (storage_write.c):
@@ -143,22 +139,5 @@ extern void storage_write_guard(Relation rel, const StorageLeaf *leaf, TupleTabl
 extern void storage_write_check_rows(Oid relid, const OtsTable *t);
 extern void storage_write_rows_join(Oid relid, const OtsTable *t);
 extern void storage_write_rows_leave(Oid relid, const OtsTable *t);
-
-/*
- * ots's row code announces each write it makes through the table AM
- * itself, just before the call: storage_write_expect_row for the next row
- * change of one leaf through slot (any change, for a delete or a
- * multi-insert: slot NULL), where the new rows hold their cells (0 for a
- * delete), with the old cells it read (NULL: a new row) and what the
- * change is for Stream (NULL: what the table AM callback says).
- * storage_write_expect_end forgets it after the call, as does the end of
- * the (sub)transaction.  Statements ots runs on storage (purge's batches)
- * announce nothing: the code of a leaf's index expressions
- * runs inside them, and what it wrote would pass unchecked.
- */
-extern void storage_write_expect_row(const OtsTable *t, Oid leaf, TupleTableSlot *slot,
-									 AttrNumber cells_attno, struct varlena *old_cells,
-									 const StreamChange *change);
-extern void storage_write_expect_end(void);
 
 #endif							/* OTS_STORAGE_WRITE_H */

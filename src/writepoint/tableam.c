@@ -9,7 +9,7 @@
  * leaf reaches, whoever makes it (ots's row code in C, the statements ots
  * runs, plain SQL on the storage, COPY, logical replication apply,
  * pg_restore): each one checks a new row that ots did not build
- * (storage_write_guard), lets heap store the change, and hands it to the
+ * (row_guard), lets heap store the change, and hands it to the
  * write point (storage_write) with the old and the new cells.  Scans return
  * stored rows as heap does: visibility by TTL and max_versions stays in the
  * cells decoder and the views, because index-only and bitmap scans read
@@ -39,6 +39,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
+#include "writepoint/row_guard.h"
 #include "writepoint/storage_write.h"
 
 PG_FUNCTION_INFO_V1(ots_tableam_handler);
@@ -146,7 +147,7 @@ ots_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid, int options,
 	bool		ours = storage_write_leaf(rel, slot, &leaf);
 
 	if (ours)
-		storage_write_guard(rel, &leaf, slot);
+		row_guard(rel, &leaf, slot);
 	heap_routine->tuple_insert(rel, slot, cid, options, bistate);
 	if (ours)
 		tableam_store_rows(rel, &leaf, STORAGE_CB_INSERT, &slot, 1);
@@ -160,7 +161,7 @@ ots_tuple_insert_speculative(Relation rel, TupleTableSlot *slot, CommandId cid, 
 	StorageLeaf leaf;
 
 	if (storage_write_leaf(rel, slot, &leaf))
-		storage_write_guard(rel, &leaf, slot);
+		row_guard(rel, &leaf, slot);
 	heap_routine->tuple_insert_speculative(rel, slot, cid, options, bistate, token);
 }
 
@@ -183,7 +184,7 @@ ots_multi_insert(Relation rel, TupleTableSlot **slots, int nslots, CommandId cid
 	bool		ours = storage_write_leaf(rel, NULL, &leaf);
 
 	for (int i = 0; ours && i < nslots; i++)
-		storage_write_guard(rel, &leaf, slots[i]);
+		row_guard(rel, &leaf, slots[i]);
 	heap_routine->multi_insert(rel, slots, nslots, cid, options, bistate);
 	if (ours)
 		tableam_store_rows(rel, &leaf, STORAGE_CB_MULTI_INSERT, slots, nslots);
@@ -200,7 +201,7 @@ ots_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot, CommandId
 	TM_Result	result;
 
 	if (ours)
-		storage_write_guard(rel, &leaf, slot);
+		row_guard(rel, &leaf, slot);
 	result = heap_routine->tuple_update(rel, otid, slot, cid, snapshot, crosscheck, wait,
 										tmfd, lockmode, update_indexes);
 	if (ours && result == TM_Ok)
