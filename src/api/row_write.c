@@ -29,9 +29,9 @@
 #include "api/auto_increment.h"
 #include "format/cells.h"
 #include "format/codec.h"
+#include "meta/defined.h"
 #include "errors.h"
 #include "api/filter.h"
-#include "index/index_write.h"
 #include "format/names.h"
 #include "ots_limits.h"
 #include "api/read_select.h"
@@ -273,24 +273,6 @@ row_write_check_timestamps(const OtsTable *t, int64 now_ms, const CellInput *cel
 									 pnstrdup(cells[i].name, cells[i].namelen)),
 					 errdetail("Timestamps must lie within max_version_offset (%lld s) of now and within time_to_live.",
 							   (long long) t->max_version_offset)));
-}
-
-void
-row_write_check_defined_types(const OtsTable *t, const CellInput *cells, int n)
-{
-	for (int i = 0; t->ndefined > 0 && i < n; i++)
-	{
-		const OtsDefinedColumn *c = catalog_defined_column(t, cells[i].name, cells[i].namelen);
-
-		if (c == NULL)
-			continue;
-		if (c->type != cells[i].value.type)
-			index_defined_type_error(c, cells[i].value.type);
-		/* an index key is a primary key value: its length limit, checked with the row's others */
-		if ((c->type == OTS_VT_STRING || c->type == OTS_VT_BINARY) &&
-			cells[i].value.u.s.len > OTS_MAX_PK_VALUE_LEN)
-			index_check_key_length(t, c, cells[i].value.u.s.len);
-	}
 }
 
 /*
@@ -574,7 +556,7 @@ row_put_parse(RowWrite *w)
 	row_write_refuse_after_modify(w);
 	row_write_check_auto_increment(w);
 	row_write_check_timestamps(w->t, w->now_ms, w->cells, w->ncells);
-	row_write_check_defined_types(w->t, w->cells, w->ncells);
+	defined_check_cells(w->t, w->cells, w->ncells);
 	if (w->req->on_existing == ROW_EXISTING_UPDATE)
 	{
 		/* a view's upsert: the operations an existing row gets instead */
@@ -582,7 +564,7 @@ row_put_parse(RowWrite *w)
 			ots_error(PARAMETER_INVALID, "Update operation is not allowed in this table");
 		row_update_parse(&w->update, w->req);
 		row_write_check_timestamps(w->t, w->now_ms, w->update.puts, w->update.nputs);
-		row_write_check_defined_types(w->t, w->update.puts, w->update.nputs);
+		defined_check_cells(w->t, w->update.puts, w->update.nputs);
 	}
 	w->reads = row_write_has_conditions(w);
 	if (w->reads && (w->req->privileges_checked & ACL_SELECT) == 0)
@@ -912,7 +894,7 @@ row_update_parse_all(RowWrite *w)
 	row_write_check_auto_increment(w);
 	row_update_check_return_columns(w, &w->update);
 	row_write_check_timestamps(w->t, w->now_ms, w->update.puts, w->update.nputs);
-	row_write_check_defined_types(w->t, w->update.puts, w->update.nputs);
+	defined_check_cells(w->t, w->update.puts, w->update.nputs);
 }
 
 /* row_update_keep_old adds the cells of the old row that the update does not delete */
@@ -1188,7 +1170,7 @@ row_write_new_row_cells(const OtsTable *t, Jsonb *attributes, int64 now_ms, int6
 	CellInput  *parsed = codec_parse_attributes(attributes, &count);
 
 	row_write_check_timestamps(t, now_ms, parsed, count);
-	row_write_check_defined_types(t, parsed, count);
+	defined_check_cells(t, parsed, count);
 	*size = row_write_cells_size(parsed, count);
 	return row_write_put_cells(t, parsed, count, now_ms, oldest_ts);
 }

@@ -20,13 +20,6 @@ extern void row_write_check_timestamps(const OtsTable *t, int64 now_ms,
 									   const CellInput *cells, int n);
 
 /*
- * row_write_check_defined_types rejects the whole write when a cell put in
- * a defined column has another type than the column's (the write point
- * checks every stored row again, index_check_defined_types)
- */
-extern void row_write_check_defined_types(const OtsTable *t, const CellInput *cells, int n);
-
-/*
  * row_write_put_cells encodes the cells of a PutRow: cells without a
  * timestamp get stamp, and each column keeps its newest max_versions;
  * *oldest_ts gets the encoded row's "$oldest_ts".

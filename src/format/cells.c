@@ -434,6 +434,15 @@ cells_column_next(CellsColumn *col, int64 *ts, OtsValue *value)
 	return true;
 }
 
+/* cells_newest: the newest cell of the row's column name, false if none */
+bool
+cells_newest(const CellsReader *r, const char *name, uint32 namelen, int64 *ts, OtsValue *v)
+{
+	CellsColumn col;
+
+	return cells_find_column(r, name, namelen, &col) && cells_column_next(&col, ts, v);
+}
+
 /* cells_ncells_total counts every cell of every column of a valid value */
 uint32
 cells_ncells_total(const CellsReader *r)

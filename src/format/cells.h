@@ -91,6 +91,10 @@ extern bool cells_find_column(const CellsReader *r, const char *name, uint32 nam
  */
 extern bool cells_column_next(CellsColumn *col, int64 *ts, OtsValue *value);
 
+/* cells_newest: the newest cell of the row's column name, false if none */
+extern bool cells_newest(const CellsReader *r, const char *name, uint32 namelen, int64 *ts,
+						 OtsValue *v);
+
 /* ---- building ---- */
 
 typedef struct CellsBuilder CellsBuilder;

@@ -33,6 +33,16 @@ ots_value_compare(const OtsValue *a, const OtsValue *b)
 	return 0;
 }
 
+bool
+ots_value_equal(const OtsValue *a, const OtsValue *b)
+{
+	if (a->type != b->type)
+		return false;
+	if (a->type == OTS_VT_INTEGER)
+		return a->u.i == b->u.i;
+	return a->u.s.len == b->u.s.len && memcmp(a->u.s.data, b->u.s.data, a->u.s.len) == 0;
+}
+
 uint32
 ots_value_size(const OtsValue *v)
 {

@@ -49,6 +49,13 @@ typedef struct OtsValue
  */
 extern int	ots_value_compare(const OtsValue *a, const OtsValue *b);
 
+/*
+ * ots_value_equal: are two values of a key type (String, Integer, Binary)
+ * the same value?  Values of other types have to be told apart by
+ * ots_value_compare.
+ */
+extern bool ots_value_equal(const OtsValue *a, const OtsValue *b);
+
 /* ots_value_size is the value's size for capacity units and request limits */
 extern uint32 ots_value_size(const OtsValue *v);
 

@@ -53,15 +53,6 @@ typedef struct IndexEntry
 	int64		oldest_ts;
 } IndexEntry;
 
-/* index_newest: the newest cell of the row's column name, false if none */
-static bool
-index_newest(const CellsReader *r, const char *name, uint32 namelen, int64 *ts, OtsValue *v)
-{
-	CellsColumn col;
-
-	return cells_find_column(r, name, namelen, &col) && cells_column_next(&col, ts, v);
-}
-
 /* index_row_latest: the newest timestamp of a row, its marker and every column's newest cell */
 static int64
 index_row_latest(const CellsReader *r)
@@ -138,7 +129,7 @@ index_entry(const OtsTable *base, const OtsTable *idx, const IndexSourceRow *row
 				catalog_report_damaged(idx, "a key column has another type than its table's");
 			continue;
 		}
-		if (!index_newest(&r, col->name, col->namelen, &ts, &e->key.v[k]))
+		if (!cells_newest(&r, col->name, col->namelen, &ts, &e->key.v[k]))
 			return false;
 		if (e->key.v[k].type != col->type)
 		{
@@ -167,7 +158,7 @@ index_entry(const OtsTable *base, const OtsTable *idx, const IndexSourceRow *row
 		OtsValue	v;
 
 		/* a cell stored before its column was defined, of another type, is not covered */
-		if (index_newest(&r, d->name, d->namelen, &ts, &v) && v.type == d->type)
+		if (cells_newest(&r, d->name, d->namelen, &ts, &v) && v.type == d->type)
 			cells_builder_add(b, d->name, d->namelen, ts, &v);
 	}
 	e->cells = cells_builder_finish(b, 1);
@@ -176,20 +167,10 @@ index_entry(const OtsTable *base, const OtsTable *idx, const IndexSourceRow *row
 }
 
 static bool
-index_value_equal(const OtsValue *a, const OtsValue *b)
-{
-	if (a->type != b->type)
-		return false;
-	if (a->type == OTS_VT_INTEGER)
-		return a->u.i == b->u.i;
-	return a->u.s.len == b->u.s.len && memcmp(a->u.s.data, b->u.s.data, a->u.s.len) == 0;
-}
-
-static bool
 index_key_equal(const IndexEntry *a, const IndexEntry *b)
 {
 	for (int k = 0; k < a->key.n; k++)
-		if (!index_value_equal(&a->key.v[k], &b->key.v[k]))
+		if (!ots_value_equal(&a->key.v[k], &b->key.v[k]))
 			return false;
 	return true;
 }
@@ -306,53 +287,4 @@ index_entry_stored(const OtsTable *base, const OtsTable *idx, const IndexSourceR
 	memcpy(*cells, e.cells, VARSIZE(e.cells));
 	*oldest_ts = e.oldest_ts;
 	return true;
-}
-
-void
-index_defined_type_error(const OtsDefinedColumn *c, OtsValueType given)
-{
-	ots_error(PARAMETER_INVALID,
-			  "The type of defined column '%s' is %s, but the value is %s.",
-			  c->name, ots_value_type_name(c->type), ots_value_type_name(given));
-}
-
-void
-index_check_defined_types(const OtsTable *t, const struct varlena *old_cells,
-						  const struct varlena *new_cells)
-{
-	CellsReader r;
-	CellsReader old;
-
-	cells_reader_init(&r, new_cells);
-	if (old_cells != NULL)
-		cells_reader_init(&old, old_cells);
-	for (int i = 0; i < t->ndefined; i++)
-	{
-		const OtsDefinedColumn *c = &t->defined[i];
-		int64		ts;
-		OtsValue	v;
-		int64		old_ts;
-		OtsValue	old_v;
-
-		if (!index_newest(&r, c->name, c->namelen, &ts, &v) || v.type == c->type)
-			continue;
-		/* a cell the row had before the column was defined stays as it was */
-		if (old_cells != NULL && index_newest(&old, c->name, c->namelen, &old_ts, &old_v) &&
-			old_ts == ts && index_value_equal(&old_v, &v))
-			continue;
-		index_defined_type_error(c, v.type);
-	}
-}
-
-void
-index_check_key_length(const OtsTable *t, const OtsDefinedColumn *c, uint32 len)
-{
-	for (int i = 0; i < t->nindexes; i++)
-	{
-		const OtsTable *idx = catalog_lookup_by_data_oid(t->index_data_oids[i]);
-
-		for (int k = 0; idx != NULL && k < idx->index_nkeys; k++)
-			if (strcmp(idx->pk[k].name, c->name) == 0)
-				codec_check_pk_length(&idx->pk[k], len);
-	}
 }

@@ -54,23 +54,4 @@ extern bool index_entry_stored(const OtsTable *base, const OtsTable *idx, const 
 extern bool index_entry_of(const OtsTable *base, const OtsTable *idx, const IndexSourceRow *row,
 						   PkInput *key, struct varlena **cells);
 
-/*
- * index_check_defined_types refuses new cells whose newest cell in a
- * defined column has another type than the column's (old_cells: the row
- * before, whose cells stay as they were; may be NULL).
- */
-extern void index_check_defined_types(const OtsTable *t, const struct varlena *old_cells,
-									  const struct varlena *new_cells);
-
-/*
- * index_check_key_length raises Tablestore's primary key length error when
- * defined column c, whose value is len bytes, is a key column of one of t's
- * indexes: with the write's other checks, so a batch row fails alone
- */
-extern void index_check_key_length(const OtsTable *t, const OtsDefinedColumn *c, uint32 len);
-
-/* index_defined_type_error raises Tablestore's error for a cell of the wrong type */
-extern void index_defined_type_error(const OtsDefinedColumn *c, OtsValueType given)
-			pg_attribute_noreturn();
-
 #endif							/* OTS_INDEX_WRITE_H */

@@ -49,6 +49,7 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
+#include "meta/defined.h"
 #include "errors.h"
 #include "guc.h"
 #include "index/index_write.h"
@@ -463,7 +464,7 @@ storage_write_indexes(const StorageWrite *w)
 		TupleTableSlot *new_row = w->new_rows != NULL ? w->new_rows[i] : NULL;
 
 		if (new_cells != NULL && t->ndefined > 0 && !t->is_index)
-			index_check_defined_types(t, old_cells, new_cells);
+			defined_check_types(t, old_cells, new_cells);
 		if (t->nindexes == 0)
 		{
 			MemoryContextReset(rowcxt);
