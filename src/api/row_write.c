@@ -43,9 +43,6 @@
 #include "meta/storage.h"
 #include "stream/stream.h"
 
-/* how often a write may lose an insert race before giving up */
-#define ROW_WRITE_MAX_ATTEMPTS 1000
-
 /* the parsed operations of one update_row */
 typedef struct RowUpdate
 {
@@ -407,12 +404,6 @@ row_write_change(RowWrite *w, RowChange change, bool found, struct varlena *cell
 	return rowstore_insert(&w->key, cells, oldest, true);
 }
 
-static void
-row_write_give_up(void)
-{
-	ots_error(ROW_OPERATION_CONFLICT, "Data is being modified by the other request.");
-}
-
 static struct varlena *row_put_over(void *arg, int row, const struct varlena *old,
 								   int64 *oldest_ts, bool *keep);
 
@@ -434,9 +425,7 @@ row_put_unconditional(RowWrite *w)
 		return false;
 	for (int attempt = 1;; attempt++)
 	{
-		CHECK_FOR_INTERRUPTS();
-		if (attempt >= ROW_WRITE_MAX_ATTEMPTS)
-			row_write_give_up();
+		rowstore_cas_round(attempt);
 		if (rowstore_put(&w->key, cells, oldest, row_put_over, w, 0))
 			return w->key.found;
 	}
@@ -464,9 +453,7 @@ row_write_apply(RowWrite *w)
 		int64		new_oldest = 0;
 		RowChange	change;
 
-		CHECK_FOR_INTERRUPTS();
-		if (attempt >= ROW_WRITE_MAX_ATTEMPTS)
-			row_write_give_up();
+		rowstore_cas_round(attempt);
 		/*
 		 * A generated key is a new row's: it never replaces one, nor merges
 		 * an update into one.  Its insert's arbiter finds a stored row of

@@ -27,7 +27,6 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
-#include "miscadmin.h"
 
 #include "format/cells.h"
 #include "format/codec.h"
@@ -182,9 +181,9 @@ index_entry_put(const OtsTable *idx, const IndexEntry *e)
 	RowKey		key;
 
 	routing_key(idx, &e->key, &key);
-	for (int round = 0; round < 100; round++)
+	for (int round = 0;; round++)
 	{
-		CHECK_FOR_INTERRUPTS();
+		rowstore_cas_round(round);
 		(void) rowstore_fetch_self(&key);
 		if (!key.found)
 		{
@@ -194,7 +193,6 @@ index_entry_put(const OtsTable *idx, const IndexEntry *e)
 		if (rowstore_update(&key, e->cells, e->oldest_ts))
 			return;
 	}
-	ots_error(ROW_OPERATION_CONFLICT, "Data is being modified by the other request.");
 }
 
 /* index_entry_delete removes the entry of key k from idx, if there is one */
@@ -204,14 +202,13 @@ index_entry_delete(const OtsTable *idx, const PkInput *k)
 	RowKey		key;
 
 	routing_key(idx, k, &key);
-	for (int round = 0; round < 100; round++)
+	for (int round = 0;; round++)
 	{
-		CHECK_FOR_INTERRUPTS();
+		rowstore_cas_round(round);
 		(void) rowstore_fetch_self(&key);
 		if (!key.found || rowstore_delete(&key))
 			return;
 	}
-	ots_error(ROW_OPERATION_CONFLICT, "Data is being modified by the other request.");
 }
 
 void

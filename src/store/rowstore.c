@@ -57,6 +57,9 @@
 #include "store/rowstore_internal.h"
 #include "subxact.h"
 
+/* how many rounds a compare-and-swap may lose to concurrent writers (rowstore_cas_round) */
+#define ROWSTORE_CAS_ROUNDS 1000
+
 /* rowstore_privilege_names lists the privileges in mode: "SELECT, INSERT and UPDATE" */
 static char *
 rowstore_privilege_names(AclMode mode)
@@ -691,4 +694,20 @@ rowstore_delete(const RowKey *key)
 	announce_end();
 	table_close(leaf, NoLock);
 	return done;
+}
+
+/*
+ * rowstore_cas_round begins round `round` (from 0) of a caller's
+ * compare-and-swap over a row: read it, decide, write exactly the version
+ * read (rowstore_update, rowstore_delete, rowstore_insert and rowstore_put
+ * return false when a concurrent writer got there first, and the caller
+ * goes round again).  After ROWSTORE_CAS_ROUNDS rounds lost to concurrent
+ * writers the call gives up with OTSRowOperationConflict.
+ */
+void
+rowstore_cas_round(int round)
+{
+	CHECK_FOR_INTERRUPTS();
+	if (round >= ROWSTORE_CAS_ROUNDS)
+		ots_error(ROW_OPERATION_CONFLICT, "Data is being modified by the other request.");
 }

@@ -84,6 +84,13 @@ extern bool rowstore_update(const RowKey *key, struct varlena *cells, int64 olde
 extern bool rowstore_delete(const RowKey *key);
 
 /*
+ * rowstore_cas_round begins round `round` (from 0) of a caller's loop of
+ * read, decide and write: OTSRowOperationConflict when too many rounds
+ * were lost to concurrent writers (every such loop goes through it)
+ */
+extern void rowstore_cas_round(int round);
+
+/*
  * rowstore_put_many writes (inserts or replaces, as rowstore_put does, with
  * replacing) many rows of a table, and rowstore_delete_many deletes many
  * (by key, as rowstore_delete does): the bulk path of batch_write_row and
