@@ -40,7 +40,7 @@ typedef struct RowGetRequest
 	ReadArgs	read;			/* columns_to_get, max_versions, ..., end_column */
 } RowGetRequest;
 
-/* the single-row writes; each is one entry of row_write.c's operation table */
+/* the single-row writes; each is one entry of row_write_ops.c's operation table */
 typedef enum RowWriteKind
 {
 	ROW_WRITE_PUT,
@@ -97,14 +97,10 @@ extern void row_get(const RowGetRequest *req, RowResult *res);
 /* row_write applies one single-row write (ots.put_row, ots.update_row, ots.delete_row) */
 extern void row_write(const RowWriteRequest *req, RowResult *res);
 
-/*
- * row_put_new_many writes n rows that must be new: PutRows with condition
- * EXPECT_NOT_EXIST whose existing row is a unique violation (an INSERT on
- * a table's view), in bulk when every key is new, else one by one
- */
-extern void row_put_new_many(Oid view_oid, int n, Jsonb **primary_keys, Jsonb **attributes);
-
 /* row_write_privileges: the privileges a write of this kind needs on the storage */
 extern AclMode row_write_privileges(RowWriteKind kind);
+
+/* row_write_names: a write's SQL function ("ots.put_row") and request ("PutRow"), for messages */
+extern void row_write_names(RowWriteKind kind, const char **operation, const char **request);
 
 #endif							/* OTS_ROW_OPS_H */

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  * src/api/row_write.h
- *	  Pieces of a PutRow shared by put_row and batch_write_row's bulk path.
+ *	  Pieces of a PutRow shared by put_row and the bulk path (row_bulk.c).
  *-------------------------------------------------------------------------
  */
 #ifndef OTS_ROW_WRITE_H
@@ -10,22 +10,6 @@
 
 #include "meta/catalog.h"
 #include "format/codec.h"
-
-/*
- * row_write_check_timestamps rejects the whole write when an explicit cell
- * timestamp lies outside [max(now - max_version_offset, now - TTL),
- * now + max_version_offset).
- */
-extern void row_write_check_timestamps(const OtsTable *t, int64 now_ms,
-									   const CellInput *cells, int n);
-
-/*
- * row_write_put_cells encodes the cells of a PutRow: cells without a
- * timestamp get stamp, and each column keeps its newest max_versions;
- * *oldest_ts gets the encoded row's "$oldest_ts".
- */
-extern struct varlena *row_write_put_cells(const OtsTable *t, const CellInput *cells, int n,
-										   int64 stamp, int64 *oldest_ts);
 
 /*
  * row_write_new_row_cells: the cells of a new row's PutRow, from its
@@ -44,8 +28,5 @@ extern struct varlena *row_write_new_row_cells(const OtsTable *t, Jsonb *attribu
  */
 extern struct varlena *row_write_put_over(const OtsTable *t, Jsonb *attributes, int64 now_ms,
 										  const struct varlena *old, int64 *oldest_ts);
-
-/* row_write_cells_size: written data size of cells (names + values), for capacity units */
-extern uint32 row_write_cells_size(const CellInput *cells, int n);
 
 #endif							/* OTS_ROW_WRITE_H */

@@ -38,9 +38,20 @@ ots_value_equal(const OtsValue *a, const OtsValue *b)
 {
 	if (a->type != b->type)
 		return false;
-	if (a->type == OTS_VT_INTEGER)
-		return a->u.i == b->u.i;
-	return a->u.s.len == b->u.s.len && memcmp(a->u.s.data, b->u.s.data, a->u.s.len) == 0;
+	switch (a->type)
+	{
+		case OTS_VT_INTEGER:
+			return a->u.i == b->u.i;
+		case OTS_VT_DOUBLE:
+			return memcmp(&a->u.d, &b->u.d, sizeof(a->u.d)) == 0;
+		case OTS_VT_BOOLEAN:
+			return a->u.b == b->u.b;
+		case OTS_VT_STRING:
+		case OTS_VT_BINARY:
+			return a->u.s.len == b->u.s.len &&
+				memcmp(a->u.s.data, b->u.s.data, a->u.s.len) == 0;
+	}
+	return false;
 }
 
 uint32

@@ -50,9 +50,8 @@ typedef struct OtsValue
 extern int	ots_value_compare(const OtsValue *a, const OtsValue *b);
 
 /*
- * ots_value_equal: are two values of a key type (String, Integer, Binary)
- * the same value?  Values of other types have to be told apart by
- * ots_value_compare.
+ * ots_value_equal: are two values the same value, of one type and bit for
+ * bit (a Double's bits, not its number: the same stored cell)?
  */
 extern bool ots_value_equal(const OtsValue *a, const OtsValue *b);
 

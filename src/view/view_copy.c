@@ -4,7 +4,7 @@
  *
  * COPY runs the view's INSERT trigger (view_write.c) for each row; during
  * a COPY FROM the trigger hands the row's PutRow here instead of writing
- * it.  The rows are written by row_put_new_many (new keys straight into
+ * it.  The rows are written by row_bulk_put_new (new keys straight into
  * their leaves, in bulk, as COPY inserts into a table; row by row when a
  * key exists) when a thousand of them or 16 MB are held, and when the COPY
  * ends: a ProcessUtility hook brackets every COPY FROM, writing what is
@@ -19,7 +19,7 @@
 #include "tcop/utility.h"
 #include "utils/memutils.h"
 
-#include "api/row_ops.h"
+#include "api/row_bulk.h"
 #include "view/view_write.h"
 
 /* a batch: at most this many rows, or about this many bytes of them */
@@ -56,7 +56,7 @@ view_copy_flush(void)
 		return;
 	view_copy.n = 0;
 	view_copy.bytes = 0;
-	row_put_new_many(view_copy.view_oid, n, view_copy.primary_keys, view_copy.attributes);
+	row_bulk_put_new(view_copy.view_oid, n, view_copy.primary_keys, view_copy.attributes);
 	MemoryContextReset(view_copy.context);
 }
 
