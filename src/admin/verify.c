@@ -533,7 +533,7 @@ verify_rows_work(void *arg)
 								ItemPointerGetOffsetNumber(&vl->rows[i]->t_self));
 		memset(&pk, 0, sizeof(pk));
 		pk.n = vl->t->npk;
-		storage_write_slot_key(vl->t, vl->leaf.key_attnos, vl->slot, pk.v);
+		storage_leaf_key_whole(vl->t, vl->leaf.key_attnos, vl->slot, pk.v);
 		vl->location = verify_key_text(vl->t, &pk);
 		row_guard(vl->rel, &vl->leaf, vl->slot);
 		vl->stage = "index";
@@ -709,6 +709,29 @@ verify_stream_row(TupleTableSlot *slot)
 	return true;
 }
 
+/*
+ * verify_stream_next reads the next row of a stream relation's index scan
+ * into slot, its columns all set, with entrycxt reset and current (the
+ * caller's context in *old); a row with a NULL column is reported (null_what)
+ * and skipped.  False at the end of the scan.
+ */
+static bool
+verify_stream_next(Verify *v, IndexScanDesc scan, TupleTableSlot *slot, MemoryContext entrycxt,
+				   Oid relid, char *null_what, MemoryContext *old)
+{
+	while (index_getnext_slot(scan, ForwardScanDirection, slot))
+	{
+		CHECK_FOR_INTERRUPTS();
+		MemoryContextReset(entrycxt);
+		*old = MemoryContextSwitchTo(entrycxt);
+		if (verify_stream_row(slot))
+			return true;
+		verify_report(v, relid, "stream", NULL, null_what, NULL);
+		MemoryContextSwitchTo(*old);
+	}
+	return false;
+}
+
 /* verify_stream_open_work: the stream's relations are as ots made them */
 static bool
 verify_stream_open_work(void *arg)
@@ -735,6 +758,7 @@ verify_stream(Verify *v, const OtsTable *t)
 	bool		kept;
 	ErrorData  *e;
 	MemoryContext entrycxt;
+	MemoryContext old;
 
 	if ((e = subxact_run(verify_stream_open_work, (void *) t, verify_catch_all, &kept)) != NULL)
 	{
@@ -752,24 +776,15 @@ verify_stream(Verify *v, const OtsTable *t)
 	slot = table_slot_create(rels.log, NULL);
 	scan = index_beginscan(rels.log, rels.log_key, v->snapshot, 0, 0);
 	index_rescan(scan, NULL, 0, NULL, 0);
-	while (index_getnext_slot(scan, ForwardScanDirection, slot))
+	while (verify_stream_next(v, scan, slot, entrycxt, t->stream_log_oid,
+							  "a log entry has a NULL column", &old))
 	{
 		int32		s;
 		int64		p;
 		int64		id;
 		int32		spilled;
 		char	   *where;
-		MemoryContext old;
 
-		CHECK_FOR_INTERRUPTS();
-		MemoryContextReset(entrycxt);
-		old = MemoryContextSwitchTo(entrycxt);
-		if (!verify_stream_row(slot))
-		{
-			verify_report(v, t->stream_log_oid, "stream", NULL, "a log entry has a NULL column", NULL);
-			MemoryContextSwitchTo(old);
-			continue;
-		}
 		s = DatumGetInt32(slot->tts_values[STREAM_LOG_SHARD - 1]);
 		p = DatumGetInt64(slot->tts_values[STREAM_LOG_POSITION - 1]);
 		id = DatumGetInt64(slot->tts_values[STREAM_LOG_ID - 1]);
@@ -850,24 +865,15 @@ verify_stream(Verify *v, const OtsTable *t)
 	slot = table_slot_create(rels.rec, NULL);
 	scan = index_beginscan(rels.rec, rels.rec_key, v->snapshot, 0, 0);
 	index_rescan(scan, NULL, 0, NULL, 0);
-	while (index_getnext_slot(scan, ForwardScanDirection, slot))
+	while (verify_stream_next(v, scan, slot, entrycxt, t->stream_rec_oid,
+							  "a spilled record has a NULL column", &old))
 	{
 		VerifySpill *sp;
 		int32		s;
 		int64		id;
 		int32		n;
 		char	   *where;
-		MemoryContext old;
 
-		CHECK_FOR_INTERRUPTS();
-		MemoryContextReset(entrycxt);
-		old = MemoryContextSwitchTo(entrycxt);
-		if (!verify_stream_row(slot))
-		{
-			verify_report(v, t->stream_rec_oid, "stream", NULL, "a spilled record has a NULL column", NULL);
-			MemoryContextSwitchTo(old);
-			continue;
-		}
 		s = DatumGetInt32(slot->tts_values[STREAM_REC_SHARD - 1]);
 		id = DatumGetInt64(slot->tts_values[STREAM_REC_ID - 1]);
 		n = DatumGetInt32(slot->tts_values[STREAM_REC_N - 1]);

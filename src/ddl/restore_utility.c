@@ -60,6 +60,7 @@
 #include "ddl/guard.h"
 #include "ddl/restore_utility.h"
 #include "writepoint/restore.h"
+#include "utility_hook.h"
 
 static ProcessUtility_hook_type prev_process_utility = NULL;
 
@@ -188,18 +189,6 @@ restore_remember_dropped(DropStmt *stmt)
 	}
 }
 
-static void
-restore_next(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
-				 ProcessUtilityContext context, ParamListInfo params,
-				 QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
-{
-	if (prev_process_utility)
-		prev_process_utility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
-	else
-		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params, queryEnv,
-								dest, qc);
-}
-
 /* restore_drop runs a DROP, counting how deep in DROPs the backend is */
 static void
 restore_drop(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
@@ -209,7 +198,8 @@ restore_drop(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 	drop_depth++;
 	PG_TRY();
 	{
-		restore_next(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+		utility_hook_next(prev_process_utility, pstmt, queryString, readOnlyTree, context,
+						  params, queryEnv, dest, qc);
 	}
 	PG_FINALLY();
 	{
@@ -245,7 +235,8 @@ restore_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 		return;
 	if (!IsA(stmt, DropStmt))
 	{
-		restore_next(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+		utility_hook_next(prev_process_utility, pstmt, queryString, readOnlyTree, context,
+						  params, queryEnv, dest, qc);
 		return;
 	}
 	if (drop_depth > 0)

@@ -207,6 +207,14 @@ storage_leaf_key(const OtsTable *t, const AttrNumber *key_attnos, TupleTableSlot
 	return t->npk;
 }
 
+void
+storage_leaf_key_whole(const OtsTable *t, const AttrNumber *key_attnos, TupleTableSlot *row,
+					   OtsValue *pk)
+{
+	if (storage_leaf_key(t, key_attnos, row, pk) < t->npk)
+		elog(ERROR, "a key column of a changed ots row is null");
+}
+
 /* storage_cells_type is the OID of type ots.cells */
 Oid
 storage_cells_type(void)

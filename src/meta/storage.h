@@ -117,6 +117,13 @@ extern void storage_key_row(const OtsTable *t, const PkInput *pk, Datum **keys, 
 extern int	storage_leaf_key(const OtsTable *t, const AttrNumber *key_attnos, TupleTableSlot *row,
 							 OtsValue *pk);
 
+/*
+ * storage_leaf_key_whole: storage_leaf_key of a row ots stored or is about
+ * to store, whose key has no null column (an internal error otherwise)
+ */
+extern void storage_leaf_key_whole(const OtsTable *t, const AttrNumber *key_attnos,
+								   TupleTableSlot *row, OtsValue *pk);
+
 /* storage_cells_type is the OID of type ots.cells, the type of "$cells" */
 extern Oid	storage_cells_type(void);
 

@@ -251,8 +251,7 @@ stream_row_key(const StorageWrite *w, const AttrNumber *key_attnos, int i, PkInp
 			 quote_qualified_identifier(w->table->schema_name, w->table->table_name));
 	memset(pk, 0, sizeof(*pk));
 	pk->n = w->table->npk;
-	if (storage_leaf_key(w->table, key_attnos, row, pk->v) < pk->n)
-		elog(ERROR, "a key column of a changed ots row is null");
+	storage_leaf_key_whole(w->table, key_attnos, row, pk->v);
 }
 
 /*
@@ -293,10 +292,8 @@ stream_write_change(const StorageWrite *w, const AttrNumber *key_attnos)
 	oldcxt = MemoryContextSwitchTo(rowcxt);
 	for (int i = 0; i < w->nrows; i++)
 	{
-		struct varlena *old_cells = w->old_cells[i] != (Datum) 0 ?
-		PG_DETOAST_DATUM_PACKED(w->old_cells[i]) : NULL;
-		struct varlena *new_cells = w->new_cells[i] != (Datum) 0 ?
-		PG_DETOAST_DATUM_PACKED(w->new_cells[i]) : NULL;
+		struct varlena *old_cells;
+		struct varlena *new_cells;
 		CellsReader before;
 		CellsReader after;
 		StreamAction action;
@@ -305,6 +302,7 @@ stream_write_change(const StorageWrite *w, const AttrNumber *key_attnos)
 		Jsonb	   *record;
 		StreamBuffered *b;
 
+		storage_write_row_cells(w, i, &old_cells, &new_cells);
 		if (old_cells != NULL)
 			cells_reader_init(&before, old_cells);
 		if (new_cells != NULL)

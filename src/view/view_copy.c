@@ -21,6 +21,7 @@
 
 #include "api/row_bulk.h"
 #include "view/view_write.h"
+#include "utility_hook.h"
 
 /* a batch: at most this many rows, or about this many bytes of them */
 #define VIEW_COPY_BATCH_ROWS 1000
@@ -82,19 +83,6 @@ view_copy_hold(Oid view_oid, Jsonb *primary_key, Jsonb *attributes)
 		view_copy_flush();
 }
 
-/* view_copy_next_utility: the ProcessUtility that ots's hook wraps */
-static void
-view_copy_next_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
-					   ProcessUtilityContext context, ParamListInfo params,
-					   QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
-{
-	if (prev_process_utility)
-		prev_process_utility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
-	else
-		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params, queryEnv,
-								dest, qc);
-}
-
 /*
  * view_copy_utility (ProcessUtility_hook) brackets COPY FROM.  A COPY run
  * inside another (from a trigger or function of its rows) writes what the
@@ -111,8 +99,8 @@ view_copy_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree
 
 	if (!IsA(stmt, CopyStmt) || !((CopyStmt *) stmt)->is_from)
 	{
-		view_copy_next_utility(pstmt, queryString, readOnlyTree, context, params, queryEnv,
-							   dest, qc);
+		utility_hook_next(prev_process_utility, pstmt, queryString, readOnlyTree, context,
+						  params, queryEnv, dest, qc);
 		return;
 	}
 	if (outer_active)
@@ -121,8 +109,8 @@ view_copy_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree
 	PG_TRY();
 	{
 		view_copy.active = true;
-		view_copy_next_utility(pstmt, queryString, readOnlyTree, context, params, queryEnv,
-							   dest, qc);
+		utility_hook_next(prev_process_utility, pstmt, queryString, readOnlyTree, context,
+						  params, queryEnv, dest, qc);
 		view_copy_flush();
 	}
 	PG_FINALLY();

@@ -398,19 +398,6 @@ storage_write_keys(const StorageWrite *w)
 }
 
 /*
- * storage_write_slot_key reads the primary key of a stored row of t, whose
- * stored key columns are key_attnos (as storage_write_leaf finds them),
- * into pk[]; String and Binary values point into the row
- */
-void
-storage_write_slot_key(const OtsTable *t, const AttrNumber *key_attnos, TupleTableSlot *row,
-					   OtsValue *pk)
-{
-	if (storage_leaf_key(t, key_attnos, row, pk) < t->npk)
-		elog(ERROR, "a key column of a changed ots row is null");
-}
-
-/*
  * storage_write_source reads row (of leaf w->leaf), whose cells are cells,
  * as index maintenance sees a base row: its primary key and its cells
  */
@@ -418,7 +405,7 @@ static void
 storage_write_source(const StorageWrite *w, const LeafCache *lc, TupleTableSlot *row,
 					 struct varlena *cells, IndexSourceRow *src)
 {
-	storage_write_slot_key(w->table, lc->key_attnos, row, src->pk);
+	storage_leaf_key_whole(w->table, lc->key_attnos, row, src->pk);
 	src->cells = cells;
 }
 
@@ -454,15 +441,14 @@ storage_write_indexes(const StorageWrite *w)
 	oldcxt = MemoryContextSwitchTo(rowcxt);
 	for (int i = 0; i < w->nrows; i++)
 	{
-		struct varlena *old_cells = w->old_cells[i] != (Datum) 0 ?
-		PG_DETOAST_DATUM_PACKED(w->old_cells[i]) : NULL;
-		struct varlena *new_cells = w->new_cells[i] != (Datum) 0 ?
-		PG_DETOAST_DATUM_PACKED(w->new_cells[i]) : NULL;
+		struct varlena *old_cells;
+		struct varlena *new_cells;
 		IndexSourceRow before;
 		IndexSourceRow after;
 		TupleTableSlot *old_row = w->old_rows != NULL ? w->old_rows[i] : NULL;
 		TupleTableSlot *new_row = w->new_rows != NULL ? w->new_rows[i] : NULL;
 
+		storage_write_row_cells(w, i, &old_cells, &new_cells);
 		if (new_cells != NULL && t->ndefined > 0 && !t->is_index)
 			defined_check_types(t, old_cells, new_cells);
 		if (t->nindexes == 0)

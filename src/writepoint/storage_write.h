@@ -99,9 +99,14 @@ storage_write_needs_rows(const OtsTable *t)
 	return t != NULL && (t->nindexes > 0 || t->stream_enabled);
 }
 
-/* storage_write_slot_key: the primary key of a stored row, its key columns at key_attnos */
-extern void storage_write_slot_key(const OtsTable *t, const AttrNumber *key_attnos,
-								   TupleTableSlot *row, OtsValue *pk);
+/* storage_write_row_cells: row i's old and new cells, detoasted (NULL where the change has none) */
+static inline void
+storage_write_row_cells(const StorageWrite *w, int i, struct varlena **old_cells,
+						struct varlena **new_cells)
+{
+	*old_cells = w->old_cells[i] != (Datum) 0 ? PG_DETOAST_DATUM_PACKED(w->old_cells[i]) : NULL;
+	*new_cells = w->new_cells[i] != (Datum) 0 ? PG_DETOAST_DATUM_PACKED(w->new_cells[i]) : NULL;
+}
 
 /* storage_write is the one write function; see storage_write.c */
 extern void storage_write(const StorageWrite *w);
