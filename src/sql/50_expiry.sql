@@ -2,7 +2,7 @@
 -- cells beyond max_versions, rows left with nothing visible) and the
 -- pg_cron jobs that run it.
 --
--- Reads hide expired and over-max cells at once (read_select.c); this file
+-- Reads hide expired and over-max cells at once (src/format/visibility.c); this file
 -- removes them later, in small committed batches:
 --  * TTL pass: rows whose "$oldest_ts" (oldest cell, or row marker when the
 --    row has no cells) is at or before now - time_to_live are found through
