@@ -26,7 +26,7 @@
  * unless the key is generated, which needs SELECT: the statement notes
  * whether the caller holds it, and a row that reads without it is refused
  * by the row API, as it is there.  A COPY is checked by its batches
- * (row_put_new_many).
+ * (row_bulk_put_new).
  *
  * UPDATE and DELETE of an ots view read the rows they write without the
  * view's security barrier, FOR UPDATE (view_plan.c), so their check comes
