@@ -20,6 +20,7 @@
 #include "utils/array.h"
 #include "utils/jsonb.h"
 
+#include "format/codec.h"
 #include "api/request.h"
 #include "api/row_read.h"
 
@@ -30,6 +31,9 @@ typedef struct RowResult
 	Jsonb	   *attributes;		/* NULL: none */
 	Consumed	consumed;
 	bool		skipped;		/* ROW_EXISTING_SKIP: the row existed, nothing written */
+	/* a write's, when its request says keep_row */
+	PkInput		key;			/* the key written, a generated value filled in */
+	struct varlena *row;		/* the row's cells as the write left them; NULL: none */
 } RowResult;
 
 /* a GetRow: ots.get_row's arguments */
@@ -66,7 +70,11 @@ typedef enum RowOnExisting
 /*
  * a PutRow, UpdateRow or DeleteRow: the arguments of ots.put_row,
  * ots.update_row or ots.delete_row (kind says which; the fields another
- * kind takes stay NULL)
+ * kind takes stay NULL).  A view's row (view_write.c) gives its values
+ * typed instead: the key as values, and cells already read from its typed
+ * columns, which the write takes with the attributes or put map (their
+ * names in jsonb's key order, codec_parse_attributes_with); they get the
+ * checks and errors the same values would get in the jsonb.
  */
 typedef struct RowWriteRequest
 {
@@ -77,16 +85,24 @@ typedef struct RowWriteRequest
 	AclMode		privileges_checked; /* on the storage, for the current role, by the view's
 									 * statement (view_statement.c): not checked again */
 	Jsonb	   *primary_key;
+	const PkInput *key;			/* instead of primary_key: the key as values */
 	const char *condition;		/* row existence; NULL: IGNORE */
 	Jsonb	   *column_condition;
 	const char *return_type;	/* NULL: RT_NONE */
+	bool		keep_row;		/* hand back the key and the row written (RowResult) */
 	/* PutRow */
 	Jsonb	   *attributes;
+	const CellInput *typed_cells;	/* with attributes: typed cells */
+	int			ntyped_cells;
 	RowOnExisting on_existing;
 	/* UpdateRow */
 	Jsonb	   *put;
+	const CellInput *typed_put; /* with put: typed cells */
+	int			ntyped_put;
 	Jsonb	   *deletes;
 	ArrayType  *delete_all;
+	const char **delete_all_names;	/* instead of delete_all: the names */
+	int			ndelete_all_names;
 	Jsonb	   *increment;
 	ArrayType  *return_columns;
 } RowWriteRequest;

@@ -117,11 +117,19 @@ row_update_parse(RowUpdate *u, const RowWriteRequest *req)
 	int			total;
 
 	memset(u, 0, sizeof(*u));
-	u->puts = codec_parse_attributes(req->put, &u->nputs);
+	u->puts = codec_parse_attributes_with(req->put, req->typed_put, req->ntyped_put, &u->nputs);
 	if (req->deletes != NULL)
 		row_update_parse_deletes(u, req->deletes);
 	if (req->delete_all != NULL)
 		u->delete_all = request_column_names(req->delete_all, "delete_all", &u->ndelete_all);
+	else if (req->delete_all_names != NULL)
+	{
+		/* names given as C strings (a view's row): request_column_names's checks */
+		u->delete_all = req->delete_all_names;
+		u->ndelete_all = req->ndelete_all_names;
+		for (int i = 0; i < u->ndelete_all; i++)
+			names_check_column(u->delete_all[i], strlen(u->delete_all[i]));
+	}
 	if (req->increment != NULL)
 		row_update_parse_increments(u, req->increment);
 
@@ -275,7 +283,8 @@ row_update_parse_all(RowWrite *w)
 
 	if (!w->t->allow_update)
 		ots_error(PARAMETER_INVALID, "Update operation is not allowed in this table");
-	row_write_check_size(w, req->put, req->increment, req->deletes);
+	row_write_check_size(w, req->put, req->typed_put, req->ntyped_put, req->increment,
+						 req->deletes);
 	row_update_parse(&w->update, req);
 	row_write_parse_condition(w);
 	row_write_check_auto_increment(w);

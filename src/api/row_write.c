@@ -45,7 +45,8 @@ row_write_prepare(RowWrite *w, const RowWriteOp *op, const RowWriteRequest *req)
 {
 	if (!OidIsValid(req->view_oid))
 		request_require_given(req->table_name, "table_name");
-	request_require_given(req->primary_key, "primary_key");
+	if (req->key == NULL)
+		request_require_given(req->primary_key, "primary_key");
 	w->op = op;
 	w->req = req;
 	w->t = OidIsValid(req->view_oid) ? catalog_lookup_view(req->view_oid) :
@@ -53,7 +54,13 @@ row_write_prepare(RowWrite *w, const RowWriteOp *op, const RowWriteRequest *req)
 	if ((op->mode & ~req->privileges_checked) != 0)
 		rowstore_check_privileges(w->t, op->mode);
 	rowstore_check_writable(op->operation);
-	codec_parse_pk(w->t, req->primary_key, PK_ALLOW_AUTO_INC, &w->pk);
+	if (req->key != NULL)
+	{
+		codec_check_pk(w->t, req->key, PK_ALLOW_AUTO_INC);
+		w->pk = *req->key;
+	}
+	else
+		codec_parse_pk(w->t, req->primary_key, PK_ALLOW_AUTO_INC, &w->pk);
 	w->pk_size = codec_pk_size(w->t, &w->pk);
 	w->now_ms = visibility_now_ms();
 	select_init(&w->visible, w->t, w->now_ms);
@@ -62,6 +69,7 @@ row_write_prepare(RowWrite *w, const RowWriteOp *op, const RowWriteRequest *req)
 	w->cells = NULL;
 	w->ncells = 0;
 	w->after = NULL;
+	w->row = NULL;
 	memset(&w->update, 0, sizeof(w->update));
 }
 
@@ -84,14 +92,20 @@ row_write_has_conditions(const RowWrite *w)
 /*
  * row_write_check_size applies Tablestore's 4 MB request limit to a
  * single-row write before any cell is parsed: the key, the cells of puts
- * and increments (names and values) and the versions of deletes (names),
- * measured as batch_write_row measures each of its rows.
+ * (with the typed cells that go with them) and increments (names and
+ * values) and the versions of deletes (names), measured as batch_write_row
+ * measures each of its rows.  A key or cell given as values is measured as
+ * its jsonb would be: names and values (codec_pk_size, row_write_cells_size).
  */
 void
-row_write_check_size(const RowWrite *w, Jsonb *puts, Jsonb *increments, Jsonb *deletes)
+row_write_check_size(const RowWrite *w, Jsonb *puts, const CellInput *typed, int ntyped,
+					 Jsonb *increments, Jsonb *deletes)
 {
-	uint64		size = codec_pk_data_size(&w->req->primary_key->root);
+	uint64		size = w->req->key != NULL ? w->pk_size :
+		codec_pk_data_size(&w->req->primary_key->root);
 
+	if (ntyped > 0)
+		size += row_write_cells_size(typed, ntyped);
 	if (puts != NULL)
 		size += codec_cells_data_size(&puts->root, true, false);
 	if (increments != NULL)
@@ -326,11 +340,13 @@ row_put_unconditional(RowWrite *w)
 	int64		oldest;
 
 	w->op->decide(w, NULL, false, &cells, &oldest);
+	w->row = cells;
 	if (rowstore_insert(&w->key, cells, oldest, false))
 		return false;
 	for (int attempt = 1;; attempt++)
 	{
 		rowstore_cas_round(attempt);
+		w->row = cells;
 		if (rowstore_put(&w->key, cells, oldest, row_put_over, w, 0))
 			return w->key.found;
 	}
@@ -369,6 +385,7 @@ row_write_apply(RowWrite *w)
 		if (w->generated)
 		{
 			change = w->op->decide(w, NULL, false, &newv, &new_oldest);
+			w->row = newv;
 			if (change != ROW_CHANGE_STORE || rowstore_insert(&w->key, newv, new_oldest, false))
 				return false;
 			row_write_generate_again(w);
@@ -383,6 +400,7 @@ row_write_apply(RowWrite *w)
 		if (attempt == 0 && w->existence == ROW_EXPECT_NOT_EXIST && w->condition == NULL)
 		{
 			change = w->op->decide(w, NULL, false, &newv, &new_oldest);
+			w->row = newv;
 			if (change == ROW_CHANGE_STORE && rowstore_insert(&w->key, newv, new_oldest, false))
 				return false;
 			continue;
@@ -397,6 +415,7 @@ row_write_apply(RowWrite *w)
 		if (w->existing && w->req->on_existing == ROW_EXISTING_SKIP)
 			return true;
 		change = w->op->decide(w, oldv != NULL ? &old : NULL, exists, &newv, &new_oldest);
+		w->row = change == ROW_CHANGE_STORE ? newv : change == ROW_CHANGE_NONE ? oldv : NULL;
 		if (change == ROW_CHANGE_NONE ||
 			row_write_change(w, change, oldv != NULL, newv, new_oldest))
 			return oldv != NULL;
@@ -467,8 +486,12 @@ static struct varlena *
 row_put_over(void *arg, int row, const struct varlena *old, int64 *oldest_ts, bool *keep)
 {
 	RowWrite   *w = arg;
+	struct varlena *cells = row_write_put_over(w->t, w->req->attributes, w->now_ms, old,
+											   oldest_ts);
 
-	return row_write_put_over(w->t, w->req->attributes, w->now_ms, old, oldest_ts);
+	if (cells != NULL)
+		w->row = cells;
+	return cells;
 }
 
 struct varlena *
@@ -536,4 +559,9 @@ row_write_run(const RowWriteOp *op, const RowWriteRequest *req, RowResult *res)
 	stats_count(w.t, 0, rows, res->consumed.read, res->consumed.write);
 	res->primary_key = w.return_type == RT_PK ? codec_pk_to_jsonb(w.t, &w.pk) : NULL;
 	res->attributes = w.after;
+	if (req->keep_row)
+	{
+		res->key = w.pk;
+		res->row = w.row;
+	}
 }

@@ -59,6 +59,7 @@ typedef struct RowWrite
 	Jsonb	   *after;			/* UpdateRow: the RT_AFTER_MODIFY attributes */
 	bool		existing;		/* PutRow found the row it expected not to (on_existing) */
 	bool		generated;		/* the key's AUTO_INCREMENT value was generated */
+	struct varlena *row;		/* the row's cells as the write left them; NULL: none */
 	StreamChange change;		/* what the write is, for a table with a stream */
 	StreamUpdateOps stream_ops; /* UpdateRow: its operations, for the stream */
 } RowWrite;
@@ -100,9 +101,12 @@ extern void row_write_parse_condition(RowWrite *w);
 /* row_write_has_conditions: does the write check the row's existence or a column condition? */
 extern bool row_write_has_conditions(const RowWrite *w);
 
-/* row_write_check_size applies the 4 MB request limit to a single-row write */
-extern void row_write_check_size(const RowWrite *w, Jsonb *puts, Jsonb *increments,
-								 Jsonb *deletes);
+/*
+ * row_write_check_size applies the 4 MB request limit to a single-row
+ * write: its key, puts with their typed cells, increments and deletes
+ */
+extern void row_write_check_size(const RowWrite *w, Jsonb *puts, const CellInput *typed,
+								 int ntyped, Jsonb *increments, Jsonb *deletes);
 
 /* row_write_has_auto_increment: does the pk carry the AUTO_INCREMENT placeholder? */
 extern bool row_write_has_auto_increment(const RowWrite *w);

@@ -41,8 +41,10 @@ row_write_refuse_after_modify(const RowWrite *w)
 static void
 row_put_parse(RowWrite *w)
 {
-	row_write_check_size(w, w->req->attributes, NULL, NULL);
-	w->cells = codec_parse_attributes(w->req->attributes, &w->ncells);
+	row_write_check_size(w, w->req->attributes, w->req->typed_cells, w->req->ntyped_cells,
+						 NULL, NULL);
+	w->cells = codec_parse_attributes_with(w->req->attributes, w->req->typed_cells,
+										   w->req->ntyped_cells, &w->ncells);
 	row_write_parse_condition(w);
 	row_write_refuse_after_modify(w);
 	row_write_check_auto_increment(w);
@@ -95,7 +97,7 @@ row_put_account(const RowWrite *w, bool found, Consumed *consumed)
 static void
 row_delete_parse(RowWrite *w)
 {
-	row_write_check_size(w, NULL, NULL, NULL);
+	row_write_check_size(w, NULL, NULL, 0, NULL, NULL);
 	if (row_write_has_auto_increment(w))
 		ots_error(PARAMETER_INVALID, "Invalid row to delete which with pk auto increment.");
 	row_write_parse_condition(w);

@@ -43,7 +43,8 @@ static char *codec_numeric_text(Numeric num);
 static int64 codec_numeric_to_int64(Numeric num, bool *ok);
 static double codec_parse_double(const JsonbValue *jv, const char *column);
 static void codec_parse_cell(const JsonbValue *jv, CellInput *cell, bool request);
-static CellInput *codec_parse_cells(Jsonb *attrs, int *ncells, bool request);
+static CellInput *codec_parse_cells(Jsonb *attrs, const CellInput *typed, int ntyped,
+									int *ncells, bool request);
 
 /*
  * codec_container_single_key returns the value of a one-key object given as
@@ -290,15 +291,29 @@ codec_read_value(const JsonbValue *jv, OtsValue *out, const char *column)
 	}
 }
 
+/* codec_value_too_long: is a String or Binary value longer than a write request allows? */
+static inline bool
+codec_value_too_long(const OtsValue *v)
+{
+	return (v->type == OTS_VT_STRING || v->type == OTS_VT_BINARY) &&
+		v->u.s.len > OTS_MAX_ATTR_VALUE_LEN;
+}
+
+/* codec_value_length_error: Tablestore's error for a value codec_value_too_long refuses */
+static void
+codec_value_length_error(const OtsValue *v, const char *column)
+{
+	ots_error(PARAMETER_INVALID,
+			  "The length of attribute column: '%s' exceeds the MaxLength:%d with CurrentLength:%u.",
+			  column, OTS_MAX_ATTR_VALUE_LEN, v->u.s.len);
+}
+
 void
 codec_parse_value(const JsonbValue *jv, OtsValue *out, const char *column)
 {
 	codec_read_value(jv, out, column);
-	if ((out->type == OTS_VT_STRING || out->type == OTS_VT_BINARY) &&
-		out->u.s.len > OTS_MAX_ATTR_VALUE_LEN)
-		ots_error(PARAMETER_INVALID,
-				  "The length of attribute column: '%s' exceeds the MaxLength:%d with CurrentLength:%u.",
-				  column, OTS_MAX_ATTR_VALUE_LEN, out->u.s.len);
+	if (codec_value_too_long(out))
+		codec_value_length_error(out, column);
 }
 
 void
@@ -373,22 +388,52 @@ codec_parse_cell(const JsonbValue *jv, CellInput *cell, bool request)
 CellInput *
 codec_parse_attributes(Jsonb *attrs, int *ncells)
 {
-	return codec_parse_cells(attrs, ncells, true);
+	return codec_parse_cells(attrs, NULL, 0, ncells, true);
+}
+
+CellInput *
+codec_parse_attributes_with(Jsonb *attrs, const CellInput *typed, int ntyped, int *ncells)
+{
+	return codec_parse_cells(attrs, typed, ntyped, ncells, true);
 }
 
 CellInput *
 codec_parse_stored_attributes(Jsonb *attrs, int *ncells)
 {
-	return codec_parse_cells(attrs, ncells, false);
+	return codec_parse_cells(attrs, NULL, 0, ncells, false);
 }
 
 /*
- * codec_parse_cells reads an attribute map (codec_parse_attributes); with
- * the limits of one write request (cells per write, value sizes) when
+ * codec_take_typed appends to cells[*n..] the typed cells from *next on
+ * whose names come before name[0..len) in jsonb's key order (name NULL:
+ * all that are left), checked as codec_parse_cells checks a cell of the
+ * map where its name falls: its name, then its value's length.
+ */
+static void
+codec_take_typed(CellInput *cells, int *n, const CellInput *typed, int ntyped, int *next,
+				 const char *name, uint32 len)
+{
+	for (; *next < ntyped; (*next)++)
+	{
+		const CellInput *c = &typed[*next];
+
+		if (name != NULL && codec_key_cmp(c->name, c->namelen, name, len) >= 0)
+			break;
+		names_check_column(c->name, c->namelen);
+		if (codec_value_too_long(&c->value))
+			codec_value_length_error(&c->value, pnstrdup(c->name, c->namelen));
+		cells[(*n)++] = *c;
+	}
+}
+
+/*
+ * codec_parse_cells reads an attribute map (codec_parse_attributes), with
+ * the typed cells added in the map's order (codec_parse_attributes_with);
+ * with the limits of one write request (cells per write, value sizes) when
  * request is true, checking only the format otherwise.
  */
 static CellInput *
-codec_parse_cells(Jsonb *attrs, int *ncells, bool request)
+codec_parse_cells(Jsonb *attrs, const CellInput *typed, int ntyped, int *ncells, bool request)
 {
 	JsonbIterator *it;
 	JsonbValue	v;
@@ -396,27 +441,30 @@ codec_parse_cells(Jsonb *attrs, int *ncells, bool request)
 	CellInput  *cells;
 	int			n = 0;
 	int			cap;
+	int			next = 0;
 	const char *name = NULL;
 	uint32		namelen = 0;
 
 	*ncells = 0;
-	if (attrs == NULL)
+	if (attrs == NULL && ntyped == 0)
 		return NULL;
-	if (!JB_ROOT_IS_OBJECT(attrs) || JB_ROOT_IS_SCALAR(attrs))
+	if (attrs != NULL && (!JB_ROOT_IS_OBJECT(attrs) || JB_ROOT_IS_SCALAR(attrs)))
 		ereport(ERROR,
 				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
 				 errmsg_internal("Attribute columns must be a JSON object."),
 				 errdetail("Write attributes as {\"column\": value, ...}.")));
-	cap = Max(JB_ROOT_COUNT(attrs), 1);
+	cap = Max((attrs != NULL ? JB_ROOT_COUNT(attrs) : 0) + ntyped, 1);
 	cells = palloc(sizeof(CellInput) * cap);
 
-	it = JsonbIteratorInit(&attrs->root);
-	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	it = attrs != NULL ? JsonbIteratorInit(&attrs->root) : NULL;
+	while (it != NULL && (tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
 	{
 		if (tok == WJB_KEY)
 		{
 			name = v.val.string.val;
 			namelen = v.val.string.len;
+			if (next < ntyped)
+				codec_take_typed(cells, &n, typed, ntyped, &next, name, namelen);
 			names_check_column(name, namelen);
 		}
 		else if (tok == WJB_VALUE)
@@ -454,6 +502,8 @@ codec_parse_cells(Jsonb *attrs, int *ncells, bool request)
 			}
 		}
 	}
+	if (next < ntyped)
+		codec_take_typed(cells, &n, typed, ntyped, &next, NULL, 0);
 	if (request && n > OTS_MAX_COLUMNS_PER_WRITE)
 		ots_error(PARAMETER_INVALID,
 				  "The number of attribute columns exceeds the limit, limit count: %d, column count: %d.",
@@ -522,6 +572,30 @@ codec_parse_pk_special(const JsonbValue *jv)
 	return PK_VALUE;
 }
 
+/* codec_check_pk_auto_increment: may col take the AUTO_INCREMENT placeholder here? */
+static void
+codec_check_pk_auto_increment(const OtsPkColumn *col, int flags)
+{
+	if (!(flags & PK_ALLOW_AUTO_INC))
+		ots_error(PARAMETER_INVALID, "PKAutoIncr can't be used for read operations.");
+	if (!col->auto_increment)
+		ots_error(INVALID_PK, "Validate PK type fail. Input: VT_AUTO_INCREMENT, Meta: %s.",
+				  ots_value_vt_name(col->type));
+}
+
+/* codec_check_pk_count: a key of n columns for table t, with Tablestore's messages */
+static void
+codec_check_pk_count(const OtsTable *t, int n)
+{
+	/* an index's key is longer: its own columns, then the base key's others */
+	if (n < OTS_MIN_PK_COLUMNS || n > (t->is_index ? OTS_MAX_KEY_COLUMNS : OTS_MAX_PK_COLUMNS))
+		ots_error(PARAMETER_INVALID,
+				  "The number of primary key columns must be in range: [%d, %d].",
+				  OTS_MIN_PK_COLUMNS, t->is_index ? OTS_MAX_KEY_COLUMNS : OTS_MAX_PK_COLUMNS);
+	if (n != t->npk)
+		ots_error(INVALID_PK, "Validate PK size fail. Input: %d, Meta: %d.", n, t->npk);
+}
+
 void
 codec_parse_pk(const OtsTable *t, Jsonb *pk, int flags, PkInput *out)
 {
@@ -533,13 +607,7 @@ codec_parse_pk(const OtsTable *t, Jsonb *pk, int flags, PkInput *out)
 				 errmsg_internal("The primary key must be a JSON object."),
 				 errdetail("Write the primary key as {\"column\": value, ...}.")));
 	n = JB_ROOT_COUNT(pk);
-	/* an index's key is longer: its own columns, then the base key's others */
-	if (n < OTS_MIN_PK_COLUMNS || n > (t->is_index ? OTS_MAX_KEY_COLUMNS : OTS_MAX_PK_COLUMNS))
-		ots_error(PARAMETER_INVALID,
-				  "The number of primary key columns must be in range: [%d, %d].",
-				  OTS_MIN_PK_COLUMNS, t->is_index ? OTS_MAX_KEY_COLUMNS : OTS_MAX_PK_COLUMNS);
-	if (n != t->npk)
-		ots_error(INVALID_PK, "Validate PK size fail. Input: %d, Meta: %d.", n, t->npk);
+	codec_check_pk_count(t, n);
 
 	out->n = n;
 	for (int i = 0; i < t->npk; i++)
@@ -586,11 +654,7 @@ codec_parse_pk(const OtsTable *t, Jsonb *pk, int flags, PkInput *out)
 		}
 		if (special == PK_AUTO_INCREMENT)
 		{
-			if (!(flags & PK_ALLOW_AUTO_INC))
-				ots_error(PARAMETER_INVALID, "PKAutoIncr can't be used for read operations.");
-			if (!col->auto_increment)
-				ots_error(INVALID_PK, "Validate PK type fail. Input: VT_AUTO_INCREMENT, Meta: %s.",
-						  ots_value_vt_name(col->type));
+			codec_check_pk_auto_increment(col, flags);
 			continue;
 		}
 
@@ -613,6 +677,33 @@ codec_parse_pk(const OtsTable *t, Jsonb *pk, int flags, PkInput *out)
 		codec_parse_value(&jv, &out->v[i], col->name);
 		if (col->type == OTS_VT_STRING || col->type == OTS_VT_BINARY)
 			codec_check_pk_length(col, out->v[i].u.s.len);
+	}
+}
+
+/*
+ * codec_check_pk applies codec_parse_pk's checks to a key given as values
+ * of the table's key types, each in its column's place (a view's row,
+ * view_write.c), pk->n of them given: the count, then per column the
+ * special values flags allows, the value lengths.
+ */
+void
+codec_check_pk(const OtsTable *t, const PkInput *pk, int flags)
+{
+	codec_check_pk_count(t, pk->n);
+	for (int i = 0; i < t->npk; i++)
+	{
+		const OtsPkColumn *col = &t->pk[i];
+
+		if (pk->special[i] == PK_AUTO_INCREMENT)
+		{
+			codec_check_pk_auto_increment(col, flags);
+			continue;
+		}
+		Assert(pk->special[i] == PK_VALUE && pk->v[i].type == col->type);
+		if (codec_value_too_long(&pk->v[i]))
+			codec_value_length_error(&pk->v[i], col->name);
+		if (col->type == OTS_VT_STRING || col->type == OTS_VT_BINARY)
+			codec_check_pk_length(col, pk->v[i].u.s.len);
 	}
 }
 

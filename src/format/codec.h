@@ -72,6 +72,17 @@ extern void codec_read_value(const JsonbValue *jv, OtsValue *out, const char *co
 extern CellInput *codec_parse_attributes(Jsonb *attrs, int *ncells);
 
 /*
+ * codec_parse_attributes_with reads attrs (NULL: none) as
+ * codec_parse_attributes does, with the ntyped cells typed (values already
+ * read, as a view's typed columns give them; names in jsonb's key order,
+ * codec_key_cmp, none of them in attrs) among them: the cells of the map
+ * that holds both, each typed cell checked where its name falls as if it
+ * were in attrs.
+ */
+extern CellInput *codec_parse_attributes_with(Jsonb *attrs, const CellInput *typed, int ntyped,
+											  int *ncells);
+
+/*
  * codec_parse_stored_attributes reads the cells of a stored row (the text
  * input of ots.cells) as codec_parse_attributes does, checking the format
  * only: no limit of a write request (cells per write, value sizes) applies
@@ -85,6 +96,13 @@ extern CellInput *codec_parse_stored_attributes(Jsonb *attrs, int *ncells);
  * value lengths).
  */
 extern void codec_parse_pk(const OtsTable *t, Jsonb *pk, int flags, PkInput *out);
+
+/*
+ * codec_check_pk applies codec_parse_pk's checks to a key given as values
+ * (a view's row): pk->n columns given, each value of its column's type in
+ * its column's place, PK_AUTO_INCREMENT where flags allow it.
+ */
+extern void codec_check_pk(const OtsTable *t, const PkInput *pk, int flags);
 
 /* codec_parse_timestamp reads a ms timestamp number, checking its bounds */
 extern int64 codec_parse_timestamp(const JsonbValue *jv);
@@ -135,6 +153,9 @@ typedef struct CodecPair
 	int			keylen;
 	OtsValue	value;
 } CodecPair;
+
+/* codec_key_cmp: jsonb's order of object keys (shorter first, then bytewise), as strcmp */
+extern int	codec_key_cmp(const char *a, uint32 alen, const char *b, uint32 blen);
 
 /*
  * codec_flat_object returns the jsonb object {key: value, ...} of n pairs

@@ -124,16 +124,23 @@ codec_append_value(StringInfo buf, const OtsValue *v)
 	return 0;					/* keep compiler quiet */
 }
 
-/* jsonb's key order: shorter first, then bytewise */
+/* codec_key_cmp: jsonb's key order, shorter first, then bytewise */
+int
+codec_key_cmp(const char *a, uint32 alen, const char *b, uint32 blen)
+{
+	if (alen != blen)
+		return alen < blen ? -1 : 1;
+	return memcmp(a, b, alen);
+}
+
+/* codec_pair_cmp: pairs in jsonb's key order (qsort) */
 static int
 codec_pair_cmp(const void *a, const void *b)
 {
 	const CodecPair *x = a;
 	const CodecPair *y = b;
 
-	if (x->keylen != y->keylen)
-		return x->keylen < y->keylen ? -1 : 1;
-	return memcmp(x->key, y->key, x->keylen);
+	return codec_key_cmp(x->key, x->keylen, y->key, y->keylen);
 }
 
 Jsonb *

@@ -22,8 +22,10 @@
  *	   cannot change.  The rows come locked (view_plan.c), so a concurrent
  *	   writer is waited for and the WHERE checked again, as on a table.
  *	 - DELETE is a DeleteRow.
- * A row returned (RETURNING) is read back after the write: the row as it
- * now is.  COPY FROM runs the INSERT trigger per row, which hands the rows
+ * The key and the typed columns go to the row API as values (RowWriteRequest's
+ * key and typed cells), the attributes map as the jsonb it is.  A row
+ * returned (RETURNING) is the row as the write left it (RowResult's row):
+ * the row as it now is.  COPY FROM runs the INSERT trigger per row, which hands the rows
  * to the row API's batch path (view_copy.c).  What the trigger cannot see
  * of its statement (ON CONFLICT, RETURNING) it learns from the executor
  * (view_statement.c).
@@ -93,6 +95,8 @@ typedef struct ViewWriter
 	int			natts;
 	int			attributes_attno;	/* 0: none */
 	ViewColumn *cols;			/* by attribute number - 1 */
+	int		   *defined;		/* the typed columns (attribute number - 1), in jsonb's key order */
+	int			ndefined;
 } ViewWriter;
 
 static void
@@ -169,6 +173,23 @@ view_write_writer(Relation view)
 			w->attributes_attno = i + 1;
 		}
 	}
+	w->defined = palloc(sizeof(int) * desc->natts);
+	w->ndefined = 0;
+	for (int i = 0; i < desc->natts; i++)
+		if (w->cols[i].kind == VIEW_COLUMN_DEFINED)
+		{
+			int			k = w->ndefined++;
+
+			/* insertion in codec_key_cmp's order: a handful of columns */
+			while (k > 0 && codec_key_cmp(w->cols[w->defined[k - 1]].name,
+										  w->cols[w->defined[k - 1]].namelen,
+										  w->cols[i].name, w->cols[i].namelen) > 0)
+			{
+				w->defined[k] = w->defined[k - 1];
+				k--;
+			}
+			w->defined[k] = i;
+		}
 	MemoryContextSwitchTo(old);
 	w->valid = true;
 	return w;
@@ -204,12 +225,47 @@ view_write_value(Datum d, OtsValueType type, OtsValue *v)
 }
 
 /*
- * view_write_key: the row's primary key from the view row; a NULL
- * AUTO_INCREMENT column asks for a generated value, another NULL key
- * column is left out (the row API reports it missing)
+ * view_write_key: the row's primary key from the view row, as values; a
+ * NULL AUTO_INCREMENT column asks for a generated value, another NULL key
+ * column is left out (key->n counts those given: the row API reports one
+ * missing)
+ */
+static void
+view_write_key(ViewWriter *w, TupleTableSlot *slot, PkInput *key, bool *auto_increment)
+{
+	*auto_increment = false;
+	key->n = 0;
+	for (int i = 0; i < w->natts; i++)
+	{
+		ViewColumn *c = &w->cols[i];
+		bool		isnull;
+		Datum		d;
+
+		if (c->kind != VIEW_COLUMN_KEY)
+			continue;
+		d = slot_getattr(slot, i + 1, &isnull);
+		if (isnull)
+		{
+			if (c->index != w->table->auto_increment_col)
+				continue;
+			key->special[c->index] = PK_AUTO_INCREMENT;
+			*auto_increment = true;
+		}
+		else
+		{
+			key->special[c->index] = PK_VALUE;
+			view_write_value(d, w->table->pk[c->index].type, &key->v[c->index]);
+		}
+		key->n++;
+	}
+}
+
+/*
+ * view_write_copy_key: the row's primary key from the view row as the
+ * jsonb the batch path of COPY takes (view_copy.c), as view_write_key
  */
 static Jsonb *
-view_write_key(ViewWriter *w, TupleTableSlot *slot, bool *auto_increment)
+view_write_copy_key(ViewWriter *w, TupleTableSlot *slot, bool *auto_increment)
 {
 	JsonbParseState *state = NULL;
 
@@ -270,24 +326,56 @@ view_write_attributes_object(Datum d)
 }
 
 /*
+ * view_write_typed_cells: the cells of the typed columns marked in given
+ * (by attribute number - 1), their values in values, in jsonb's key order
+ * (RowWriteRequest's typed cells)
+ */
+static CellInput *
+view_write_typed_cells(ViewWriter *w, const bool *given, const OtsValue *values, int *n)
+{
+	CellInput  *cells = palloc(sizeof(CellInput) * Max(w->ndefined, 1));
+
+	*n = 0;
+	for (int k = 0; k < w->ndefined; k++)
+	{
+		int			i = w->defined[k];
+		CellInput  *cell;
+
+		if (!given[i])
+			continue;
+		cell = &cells[(*n)++];
+		cell->name = w->cols[i].name;
+		cell->namelen = w->cols[i].namelen;
+		cell->has_ts = false;
+		cell->ts = 0;
+		cell->value = values[i];
+		/* -0.0 is 0.0, as in the API's jsonb: a number has no negative zero */
+		if (cell->value.type == OTS_VT_DOUBLE && cell->value.u.d == 0.0)
+			cell->value.u.d = 0.0;
+	}
+	return cells;
+}
+
+/*
  * view_write_new_cells: the cells of an INSERT, or of the columns
  * ON CONFLICT DO UPDATE merges (only: a list of attribute numbers, NIL for
- * all), as the row API's attribute map: the typed columns given, then the
- * attributes map's entries; deletions (typed columns given NULL) go to
- * *delete_all when it is not NULL.
+ * all): the typed columns given, as *cells (view_write_typed_cells), and
+ * the attributes map, returned (NULL: none); deletions (typed columns
+ * given NULL) go to *delete_all when it is not NULL.
  */
 static Jsonb *
-view_write_new_cells(ViewWriter *w, TupleTableSlot *slot, List *only, List **delete_all)
+view_write_new_cells(ViewWriter *w, TupleTableSlot *slot, List *only, List **delete_all,
+					 CellInput **cells, int *ncells)
 {
-	JsonbParseState *state = NULL;
+	bool	   *given = palloc0(sizeof(bool) * w->natts);
+	OtsValue   *values = palloc(sizeof(OtsValue) * w->natts);
+	Jsonb	   *attrs = NULL;
 	bool		isnull;
 	Datum		d;
 
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	for (int i = 0; i < w->natts; i++)
 	{
 		ViewColumn *c = &w->cols[i];
-		OtsValue	v;
 
 		if (c->kind != VIEW_COLUMN_DEFINED || (only != NIL && !list_member_int(only, i + 1)))
 			continue;
@@ -298,78 +386,102 @@ view_write_new_cells(ViewWriter *w, TupleTableSlot *slot, List *only, List **del
 				*delete_all = lappend(*delete_all, (void *) c->name);
 			continue;
 		}
-		view_write_value(d, c->type, &v);
-		codec_push_key(&state, c->name, c->namelen);
-		codec_push_value(&state, &v, WJB_VALUE);
+		view_write_value(d, c->type, &values[i]);
+		given[i] = true;
 	}
 	if (w->attributes_attno > 0 && (only == NIL || list_member_int(only, w->attributes_attno)))
 	{
 		d = slot_getattr(slot, w->attributes_attno, &isnull);
 		if (!isnull)
 		{
-			Jsonb	   *attrs = view_write_attributes_object(d);
-			JsonbIterator *it = JsonbIteratorInit(&attrs->root);
+			JsonbIterator *it;
 			JsonbValue	key;
 			JsonbValue	val;
 			JsonbIteratorToken tok;
 
+			attrs = view_write_attributes_object(d);
+			it = JsonbIteratorInit(&attrs->root);
 			while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
 			{
-				char	   *name;
-
 				if (tok != WJB_KEY)
 					continue;
 				JsonbIteratorNext(&it, &val, true);
-				name = pnstrdup(key.val.string.val, key.val.string.len);
 				for (int i = 0; i < w->natts; i++)
-					if (w->cols[i].kind == VIEW_COLUMN_DEFINED && strcmp(w->cols[i].name, name) == 0 &&
-						(only == NIL || list_member_int(only, i + 1)) &&
-						!slot_attisnull(slot, i + 1))
-						view_write_twice(name);
-				pushJsonbValue(&state, WJB_KEY, &key);
-				pushJsonbValue(&state, WJB_VALUE, &val);
+					if (given[i] && w->cols[i].namelen == key.val.string.len &&
+						memcmp(w->cols[i].name, key.val.string.val, key.val.string.len) == 0)
+						view_write_twice(w->cols[i].name);
 			}
+		}
+	}
+	*cells = view_write_typed_cells(w, given, values, ncells);
+	return attrs;
+}
+
+/*
+ * view_write_copy_cells: a row of COPY's cells (view_write_new_cells's)
+ * as the attribute map the batch path takes (view_copy.c)
+ */
+static Jsonb *
+view_write_copy_cells(const CellInput *cells, int ncells, Jsonb *attrs)
+{
+	JsonbParseState *state = NULL;
+
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	for (int i = 0; i < ncells; i++)
+	{
+		codec_push_key(&state, cells[i].name, cells[i].namelen);
+		codec_push_value(&state, &cells[i].value, WJB_VALUE);
+	}
+	if (attrs != NULL)
+	{
+		JsonbIterator *it = JsonbIteratorInit(&attrs->root);
+		JsonbValue	key;
+		JsonbValue	val;
+		JsonbIteratorToken tok;
+
+		while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
+		{
+			if (tok != WJB_KEY)
+				continue;
+			JsonbIteratorNext(&it, &val, true);
+			pushJsonbValue(&state, WJB_KEY, &key);
+			pushJsonbValue(&state, WJB_VALUE, &val);
 		}
 	}
 	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
 }
 
-/* view_write_names: a list of column names as text[] (delete_all) */
-static ArrayType *
-view_write_names(List *names)
+/* view_write_names: a list of column names as an array (delete_all's names); NULL: none */
+static const char **
+view_write_names(List *names, int *n)
 {
-	Datum	   *elems;
-	int			n = 0;
+	const char **result;
 	ListCell   *lc;
 
+	*n = 0;
 	if (names == NIL)
 		return NULL;
-	elems = palloc(sizeof(Datum) * list_length(names));
+	result = palloc(sizeof(char *) * list_length(names));
 	foreach(lc, names)
-		elems[n++] = CStringGetTextDatum((const char *) lfirst(lc));
-	return construct_array(elems, n, TEXTOID, -1, false, TYPALIGN_INT);
+		result[(*n)++] = (const char *) lfirst(lc);
+	return result;
 }
 
 /*
- * view_write_result: the view row of the row as it now is (read with the
- * writing command's own changes), key from the primary key written
+ * view_write_result: the view row of the row as it now is, its key and
+ * cells (NULL: none), as the write left them (RowResult) or as read with
+ * the writing command's own changes (view_write_stored)
  */
 static HeapTuple
-view_write_result(ViewWriter *w, Relation view, Jsonb *pk)
+view_write_result(ViewWriter *w, Relation view, const PkInput *key, struct varlena *cellsv)
 {
 	OtsTable   *t = w->table;
 	TupleDesc	desc = RelationGetDescr(view);
 	Datum	   *values = palloc0(sizeof(Datum) * desc->natts);
 	bool	   *nulls = palloc(sizeof(bool) * desc->natts);
-	PkInput		key;
-	RowKey		rowkey;
-	struct varlena *cellsv;
 	CellsReader r;
 	ReadSelect	sel;
 
-	codec_parse_pk(t, pk, 0, &key);
-	routing_key(t, &key, &rowkey);
-	cellsv = rowstore_fetch_self(&rowkey);
 	if (cellsv != NULL)
 		cells_reader_init(&r, cellsv);
 	select_init(&sel, t, visibility_now_ms());
@@ -381,7 +493,7 @@ view_write_result(ViewWriter *w, Relation view, Jsonb *pk)
 		nulls[i] = true;
 		if (c->kind == VIEW_COLUMN_KEY)
 		{
-			values[i] = row_read_value_datum(&key.v[c->index]);
+			values[i] = row_read_value_datum(&key->v[c->index]);
 			nulls[i] = false;
 		}
 		else if (cellsv == NULL)
@@ -405,6 +517,20 @@ view_write_result(ViewWriter *w, Relation view, Jsonb *pk)
 }
 
 /*
+ * view_write_stored: the stored cells of the row of key, read with the
+ * writing command's own changes (NULL: none), for an UPDATE that wrote
+ * nothing
+ */
+static struct varlena *
+view_write_stored(ViewWriter *w, const PkInput *key)
+{
+	RowKey		rowkey;
+
+	routing_key(w->table, key, &rowkey);
+	return rowstore_fetch_self(&rowkey);
+}
+
+/*
  * view_write_checked: the privileges on the storage the statement checked
  * for the role writing this row (view_statement.c), which the row API does
  * not check again; none under a COPY, or for a row written as another role
@@ -422,37 +548,51 @@ view_write_insert(ViewWriter *w, TriggerData *td, ViewStatement *vs)
 	TupleTableSlot *slot = td->tg_trigslot;
 	RowWriteRequest req = {.kind = ROW_WRITE_PUT};
 	RowResult	res;
+	PkInput		key;
 	bool		auto_increment;
 	List	   *delete_all = NIL;
+	CellInput  *cells;
+	int			ncells;
 
-	req.view_oid = w->view_oid;
-	req.privileges_checked = view_write_checked(vs);
-	req.primary_key = view_write_key(w, slot, &auto_increment);
-	req.attributes = view_write_new_cells(w, slot, NIL, NULL);
-	/* COPY: the batch path */
+	view_write_key(w, slot, &key, &auto_increment);
+	req.attributes = view_write_new_cells(w, slot, NIL, NULL, &cells, &ncells);
+	/* COPY: the batch path, which takes the key and cells as jsonb */
 	if (vs == NULL && view_copy_active() && !auto_increment)
 	{
-		view_copy_hold(w->view_oid, req.primary_key, req.attributes);
+		bool		unused;
+
+		view_copy_hold(w->view_oid, view_write_copy_key(w, slot, &unused),
+					   view_write_copy_cells(cells, ncells, req.attributes));
 		return td->tg_trigtuple;
 	}
+	req.view_oid = w->view_oid;
+	req.privileges_checked = view_write_checked(vs);
+	req.key = &key;
+	req.typed_cells = cells;
+	req.ntyped_cells = ncells;
 	/* a generated key is new: Tablestore allows no condition with it */
 	req.condition = auto_increment ? "IGNORE" : "EXPECT_NOT_EXIST";
-	req.return_type = auto_increment ? "RT_PK" : NULL;
+	req.keep_row = vs != NULL && vs->returning;
 	req.on_existing = ROW_EXISTING_UNIQUE;
 	if (vs != NULL && vs->on_conflict == ONCONFLICT_NOTHING)
 		req.on_existing = ROW_EXISTING_SKIP;
 	else if (vs != NULL && vs->on_conflict == ONCONFLICT_UPDATE)
 	{
+		CellInput  *put;
+		int			nput;
+
 		req.on_existing = ROW_EXISTING_UPDATE;
-		req.put = view_write_new_cells(w, slot, vs->merge_attnos, &delete_all);
-		req.delete_all = view_write_names(delete_all);
+		req.put = view_write_new_cells(w, slot, vs->merge_attnos, &delete_all, &put, &nput);
+		req.typed_put = put;
+		req.ntyped_put = nput;
+		req.delete_all_names = view_write_names(delete_all, &req.ndelete_all_names);
 	}
 	row_write(&req, &res);
 	if (res.skipped)
 		return NULL;
-	if (vs == NULL || !vs->returning)
+	if (!req.keep_row)
 		return td->tg_trigtuple;
-	return view_write_result(w, td->tg_relation, auto_increment ? res.primary_key : req.primary_key);
+	return view_write_result(w, td->tg_relation, &res.key, res.row);
 }
 
 /*
@@ -583,14 +723,19 @@ view_write_update(ViewWriter *w, TriggerData *td, ViewStatement *vs)
 {
 	TupleTableSlot *oldslot = td->tg_trigslot;
 	TupleTableSlot *newslot = td->tg_newslot;
-	JsonbParseState *put = NULL;
+	bool	   *given = palloc0(sizeof(bool) * w->natts);
+	OtsValue   *values = palloc(sizeof(OtsValue) * w->natts);
+	JsonbParseState *diff = NULL;
 	List	   *delete_all = NIL;
 	RowWriteRequest req = {.kind = ROW_WRITE_UPDATE};
 	RowResult	res;
+	PkInput		key;
 	bool		auto_increment;
-	Jsonb	   *puts;
+	CellInput  *put;
+	int			nput;
+	Jsonb	   *diffs = NULL;
+	struct varlena *row = NULL;
 
-	pushJsonbValue(&put, WJB_BEGIN_OBJECT, NULL);
 	for (int attno = 1; attno <= w->natts; attno++)
 	{
 		ViewColumn *c = &w->cols[attno - 1];
@@ -611,34 +756,42 @@ view_write_update(ViewWriter *w, TriggerData *td, ViewStatement *vs)
 					delete_all = lappend(delete_all, (void *) c->name);
 				else
 				{
-					OtsValue	v;
-
-					view_write_value(newd, c->type, &v);
-					codec_push_key(&put, c->name, c->namelen);
-					codec_push_value(&put, &v, WJB_VALUE);
+					view_write_value(newd, c->type, &values[attno - 1]);
+					given[attno - 1] = true;
 				}
 				break;
 			case VIEW_COLUMN_ATTRIBUTES:
-				view_write_attributes_diff(w, oldslot, newslot, &put, &delete_all);
+				pushJsonbValue(&diff, WJB_BEGIN_OBJECT, NULL);
+				view_write_attributes_diff(w, oldslot, newslot, &diff, &delete_all);
+				diffs = JsonbValueToJsonb(pushJsonbValue(&diff, WJB_END_OBJECT, NULL));
 				break;
 			case VIEW_COLUMN_UNKNOWN:
 				break;
 		}
 	}
-	puts = JsonbValueToJsonb(pushJsonbValue(&put, WJB_END_OBJECT, NULL));
+	put = view_write_typed_cells(w, given, values, &nput);
+	view_write_key(w, oldslot, &key, &auto_increment);
 	req.view_oid = w->view_oid;
 	req.privileges_checked = view_write_checked(vs);
-	req.primary_key = view_write_key(w, oldslot, &auto_increment);
+	req.key = &key;
+	req.keep_row = vs != NULL && vs->returning;
+	if (diffs != NULL && JB_ROOT_COUNT(diffs) == 0)
+		diffs = NULL;
 	/* SET of nothing but unchanged keys: no write, as UpdateRow needs a column */
-	if (JB_ROOT_COUNT(puts) > 0 || delete_all != NIL)
+	if (nput > 0 || diffs != NULL || delete_all != NIL)
 	{
-		req.put = JB_ROOT_COUNT(puts) > 0 ? puts : NULL;
-		req.delete_all = view_write_names(delete_all);
+		req.put = diffs;
+		req.typed_put = put;
+		req.ntyped_put = nput;
+		req.delete_all_names = view_write_names(delete_all, &req.ndelete_all_names);
 		row_write(&req, &res);
+		row = res.row;
 	}
-	if (vs == NULL || !vs->returning)
+	else if (req.keep_row)
+		row = view_write_stored(w, &key);
+	if (!req.keep_row)
 		return td->tg_newtuple;
-	return view_write_result(w, td->tg_relation, req.primary_key);
+	return view_write_result(w, td->tg_relation, &key, row);
 }
 
 /* view_write_delete: DELETE of one view row */
@@ -647,11 +800,13 @@ view_write_delete(ViewWriter *w, TriggerData *td, ViewStatement *vs)
 {
 	RowWriteRequest req = {.kind = ROW_WRITE_DELETE};
 	RowResult	res;
+	PkInput		key;
 	bool		auto_increment;
 
+	view_write_key(w, td->tg_trigslot, &key, &auto_increment);
 	req.view_oid = w->view_oid;
 	req.privileges_checked = view_write_checked(vs);
-	req.primary_key = view_write_key(w, td->tg_trigslot, &auto_increment);
+	req.key = &key;
 	row_write(&req, &res);
 	return td->tg_trigtuple;
 }
