@@ -4,7 +4,8 @@ EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" ots.control)
 PROXY_VERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" ots_proxy.control)
 
 MODULE_big = ots
-OBJS       = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
+# src/ holds the core services; its folders the layers and features (src/README.md)
+OBJS       = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/*/*.c)))
 
 # The install script is assembled from src/sql/*.sql, one file per concern, in name order.
 SQL_PARTS  = $(sort $(wildcard src/sql/*.sql))
@@ -47,7 +48,7 @@ ots_proxy--$(PROXY_VERSION).sql: $(PROXY_PARTS) ots_proxy.control src/ots_error_
 	  sed -n "s/.*X('\(.\)','\(.\)','\(.\)','\(.\)','\(.\)', *[A-Z_]*, *\"\([A-Za-z]*\)\").*/INSERT INTO ots_cluster.error_codes VALUES ('\1\2\3\4\5', '\6');/p" \
 		src/ots_error_codes.h; } > $@
 
-$(OBJS): $(wildcard src/*.h)
+$(OBJS): $(wildcard src/*.h src/*/*.h)
 
 # ots_proxy.so (proxy/*.c, the proxy's range merges) by its own PGXS make
 # in proxy/, which the top targets run too

@@ -244,8 +244,8 @@ export OTS_ENDPOINT="http://127.0.0.1:$GWPORT" OTS_INSTANCE=bench OTS_KEY_ID=$KE
 export OTS_KEY_SECRET=$KEY_SECRET BENCH_ROWS=$ROWS
 
 # ---------------------------------------------------------------- the SQL side
-# What otsd runs for each request (gateway/action_row.c: the function, its
-# arguments by position or name, the result columns as text).  otsd sends
+# What otsd runs for each request (gateway/action_write.c, action_read.c: the
+# function, its arguments by position or name, the result columns as text).  otsd sends
 # them as text parameters of an unnamed statement; pgbench -M prepared
 # prepares them once per connection.
 ATTRS='{"a1": "abcdefghijklmnopqrst", "a2": 12345, "a3": 1.5, "a4": true, "a5": "ABCDEFGHIJKLMNOPQRST"}'

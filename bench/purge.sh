@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/purge.sh — ots.purge against a plain DELETE (DESIGN.md §8: purge
+# bench/purge.sh — ots.purge against a plain DELETE (the target: purge
 # removes expired rows at least half as fast as `DELETE ... WHERE` on an
 # indexed timestamp), and proof that purge finds its work through the
 # "$oldest_ts" index instead of scanning the table.

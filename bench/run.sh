@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/run.sh — ots vs plain SQL benchmark suite (DESIGN.md §8).
+# bench/run.sh — ots vs plain SQL benchmark suite (bench/README.md).
 #
 # Usage (from anywhere; needs PostgreSQL 15 server binaries, pgbench and an
 # installed ots extension, i.e. `make install` done):
@@ -61,7 +61,7 @@
 #                  "load" = load all data, run no case (with BENCH_KEEP=1 for
 #                  bench/loop.sh and bench/profile.sh)
 #
-# The plain baseline table is NOT partitioned (DESIGN §8 says "plain table"),
+# The plain baseline table is NOT partitioned (the table a user would otherwise make),
 # while ots storage is 8 hash partitions (ots.create_table default) with
 # fillfactor 90; the plain table uses the default fillfactor 100.
 # autovacuum is off; every write case starts after an untimed VACUUM ANALYZE

@@ -134,6 +134,26 @@ extern const char *row_existence_name(int row_existence);
 extern const char *return_type_name(int return_type);
 extern json_t *time_range_json(const Otsp__TimeRange *range);
 
+/* column names, and the start and end columns when not NULL, are UTF-8; false after replying */
+extern bool names_utf8(Call *call, char *const *names, size_t n, const char *start,
+					   const char *end);
+
+/* the read options common to GetRow, GetRange and BatchGetRow, as ots's arguments */
+typedef struct ReadOptions
+{
+	size_t		n_columns_to_get;
+	char	  **columns_to_get;
+	const Otsp__TimeRange *time_range;
+	protobuf_c_boolean has_max_versions;
+	int32_t		max_versions;
+	protobuf_c_boolean has_filter;
+	ProtobufCBinaryData filter;
+	const char *start_column;
+	const char *end_column;
+} ReadOptions;
+/* the read options as ots's arguments by name, a json object; NULL after replying */
+extern json_t *read_options(Call *call, const ReadOptions *o, const char *no_version_message);
+
 /* decode exactly one PlainBuffer row of a request field; false after replying */
 extern bool decode_one_row(Call *call, const ProtobufCBinaryData *bytes, PbRow *row);
 
@@ -144,5 +164,11 @@ typedef struct Consumed
 	Otsp__CapacityUnit unit;
 } Consumed;
 extern Otsp__ConsumedCapacity *consumed_from(Consumed *c, const char *consumed_json);
+
+/* a result field's text, NULL for SQL NULL */
+extern const char *field_text(PGresult *res, int row, int col);
+/* appends one PlainBuffer row (with its header) of ots's key and attribute jsonb texts */
+extern void row_bytes(Buf *out, const char *pk_text, const char *attributes_text,
+					  const PbRow *request);
 
 #endif							/* OTSD_ACTION_H */

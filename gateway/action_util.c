@@ -1,6 +1,9 @@
 /*-------------------------------------------------------------------------
  * gateway/action_util.c
- *	  Building and running one ots SQL call; request fields as its arguments.
+ *	  What the action files share (action.h): building and running one ots
+ *	  SQL call; request fields as its arguments (the read options of the
+ *	  row reads among them); the reply to a request that does not decode;
+ *	  ots's results as reply fields (a row as PlainBuffer).
  *-------------------------------------------------------------------------
  */
 #include <ctype.h>
@@ -87,6 +90,23 @@ utf8_valid(const char *text)
 		if ((n = utf8_char_len(text)) == 0)
 			return false;
 	return true;
+}
+
+/*
+ * names_utf8: column names are UTF-8 (jansson's json_string makes nothing
+ * of one that is not, and the name would silently drop out of the request
+ * ots sees); false after replying
+ */
+bool
+names_utf8(Call *call, char *const *names, size_t n, const char *start, const char *end)
+{
+	bool		ok = (start == NULL || utf8_valid(start)) && (end == NULL || utf8_valid(end));
+
+	for (size_t i = 0; ok && i < n; i++)
+		ok = utf8_valid(names[i]);
+	if (!ok)
+		call_parameter_invalid(call, "A string in the request is not valid UTF-8.");
+	return ok;
 }
 
 /*
@@ -319,6 +339,21 @@ request_unpack(const ProtobufCMessageDescriptor *descriptor, const Call *call)
 	return message;
 }
 
+void
+reply_malformed(Call *call)
+{
+	reply_undecodable(call, "Failed to parse the ProtoBuf message.");
+}
+
+void
+reply_undecodable(Call *call, const char *err)
+{
+	if (memory_exceeded())
+		memory_refuse(call);
+	else
+		call_parameter_invalid(call, "%s", err);
+}
+
 /* Tablestore's table and column names: [A-Za-z_][A-Za-z0-9_]*, at most 255 bytes */
 bool
 name_valid(Call *call, const char *name, const char *what)
@@ -499,6 +534,62 @@ time_range_json(const Otsp__TimeRange *range)
 	return out;
 }
 
+/* a json array of strings */
+static json_t *
+string_array(char *const *names, size_t n)
+{
+	json_t	   *array = json_array();
+
+	for (size_t i = 0; i < n && !memory_exceeded(); i++)
+		json_array_append_new(array, json_string(names[i]));
+	return array;
+}
+
+/*
+ * read_options: the read options as ots's arguments by name, a json object
+ * (batch_get_row takes it as a table's entry; get_row and get_range take its
+ * members as named arguments, read_args); NULL after replying
+ */
+json_t *
+read_options(Call *call, const ReadOptions *o, const char *no_version_message)
+{
+	json_t	   *options;
+	char		err[256];
+
+	if (!o->has_max_versions && o->time_range == NULL)
+	{
+		call_parameter_invalid(call, "%s", no_version_message);
+		return NULL;
+	}
+	if (!names_utf8(call, o->columns_to_get, o->n_columns_to_get, o->start_column, o->end_column))
+		return NULL;
+	options = json_object();
+	if (o->n_columns_to_get > 0)
+		json_object_set_new(options, "columns_to_get", string_array(o->columns_to_get, o->n_columns_to_get));
+	if (o->has_max_versions)
+		json_object_set_new(options, "max_versions", json_integer(o->max_versions));
+	if (o->time_range != NULL)
+		json_object_set_new(options, "time_range", time_range_json(o->time_range));
+	if (o->has_filter && o->filter.len > 0)
+	{
+		json_t	   *filter = pb_decode_filter(o->filter.data, o->filter.len, err, sizeof(err));
+
+		if (filter == NULL)
+		{
+			json_decref(options);
+			reply_undecodable(call, err);
+			return NULL;
+		}
+		json_object_set_new(options, "filter", filter);
+	}
+	if (o->start_column)
+		json_object_set_new(options, "start_column", json_string(o->start_column));
+	if (o->end_column)
+		json_object_set_new(options, "end_column", json_string(o->end_column));
+	json_object_set_new(options, "with_timestamps", json_true());
+	return options;
+}
+
 bool
 decode_one_row(Call *call, const ProtobufCBinaryData *bytes, PbRow *row)
 {
@@ -535,4 +626,33 @@ consumed_from(Consumed *c, const char *consumed_json)
 	c->capacity.capacity_unit = &c->unit;
 	json_decref(consumed);
 	return &c->capacity;
+}
+
+/* field_text: a result field's text, NULL for SQL NULL */
+const char *
+field_text(PGresult *res, int row, int col)
+{
+	return PQgetisnull(res, row, col) ? NULL : PQgetvalue(res, row, col);
+}
+
+/*
+ * row_bytes appends one PlainBuffer row (with its header) of ots's key and
+ * attribute jsonb texts; an update's RT_AFTER_MODIFY returns attributes
+ * without a key, which is then the request's
+ */
+void
+row_bytes(Buf *out, const char *pk_text, const char *attributes_text, const PbRow *request)
+{
+	json_t	   *pk = json_parse(pk_text);
+	json_t	   *attributes = json_parse(attributes_text);
+
+	if (pk == NULL && json_object_size(attributes) > 0)
+		pk = json_incref(request->primary_key);
+	if (pk != NULL && json_is_object(pk))
+	{
+		pb_begin(out);
+		pb_write_row(out, pk, request->pk_order, attributes);
+	}
+	json_decref(pk);
+	json_decref(attributes);
 }

@@ -3,9 +3,11 @@
  *	  The Tablestore actions otsd serves, by the name in the request path.
  *-------------------------------------------------------------------------
  */
+#include <string.h>
+
 #include "action.h"
 
-const Action otsd_actions[] = {
+static const Action otsd_actions[] = {
 	{"CreateTable", action_create_table},
 	{"ListTable", action_list_table},
 	{"DescribeTable", action_describe_table},
@@ -31,17 +33,12 @@ const Action otsd_actions[] = {
 	{NULL, NULL}
 };
 
-void
-reply_malformed(Call *call)
+/* actions_find: the action of that name, NULL when otsd serves none */
+const Action *
+actions_find(const char *name)
 {
-	reply_undecodable(call, "Failed to parse the ProtoBuf message.");
-}
-
-void
-reply_undecodable(Call *call, const char *err)
-{
-	if (memory_exceeded())
-		memory_refuse(call);
-	else
-		call_parameter_invalid(call, "%s", err);
+	for (const Action *a = otsd_actions; a->name != NULL; a++)
+		if (strcmp(a->name, name) == 0)
+			return a;
+	return NULL;
 }

@@ -10,7 +10,7 @@
  * serialization failures, timeouts, a lost server) get the Tablestore code
  * that means the same; anything else is OTSInternalServerError with
  * PostgreSQL's message.  The statuses are Tablestore's (its error code
- * page and the SDKs' retry tables, see TABLESTORE.md section 4).
+ * page and the SDKs' retry tables; the table in docs/gateway.md, Errors).
  *-------------------------------------------------------------------------
  */
 #include <stdarg.h>
@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "otsd.h"
 #include "../src/ots_error_codes.h"
 
@@ -250,7 +251,7 @@ call_pg_error(Call *call, const PGresult *res)
 		call_error(call, status, code, "Server is busy.");
 	else if (strcmp(code, "OTSServerUnavailable") == 0)
 	{
-		otsd_log("otsd: request %s: database: %s", call->request_id, message);
+		log_write("otsd: request %s: database: %s", call->request_id, message);
 		call_error(call, status, code, "Server is not available.");
 	}
 	else

@@ -5,13 +5,18 @@
  * otsd speaks Tablestore's HTTP + protobuf protocol and runs each request
  * as a call of the ots SQL API on a PostgreSQL connection of the access
  * key's role.  The parts:
- *	  otsd.c		 main, configuration, HTTP, the log line
+ *	  otsd.c		 main: starts the parts below, stops them
+ *	  config.c		 the configuration file and the listen address
+ *	  http.c		 the HTTP server: a request to its answer, the log line
+ *	  headers.c		 the checks of a request's Tablestore headers
+ *	  log.c			 the log
  *	  auth.c		 request signatures, response signing, MD5, base64
  *	  pool.c		 connections per key, local transactions pinned to one
  *	  memory.c		 the memory a request may decode in, and all requests
  *	  errors.c		 Tablestore error replies; SQLSTATE -> code and status
- *	  plainbuffer.c	 PlainBuffer rows <-> ots's jsonb conventions
+ *	  plainbuffer*.c PlainBuffer rows <-> ots's jsonb conventions
  *	  filter.c		 protobuf Filter -> ots filter jsonb
+ *	  actions.c		 the actions by name
  *	  action_*.c	 one function per Tablestore action
  *-------------------------------------------------------------------------
  */
@@ -164,17 +169,15 @@ extern int	otsd_error_status(const char *code);
 extern const char *otsd_error_code(const char *sqlstate);
 
 /*
- * The server's parts as otsd.c drives them.  pool.c: pool_start before the
- * first request (connections open lazily), call_end after every call
- * (returns or unpins its connection), pool_stop at shutdown (aborts open
- * transactions).
+ * The server's parts as otsd.c and http.c drive them.  pool.c: pool_start
+ * before the first request (connections open lazily), call_end after every
+ * call (returns or unpins its connection), pool_stop at shutdown (aborts
+ * open transactions).
  */
 extern void pool_start(AccessKey *keys, int key_count, const char *conninfo,
 					   const char *search_path, int pool_size);
 extern void call_end(Call *call);
 extern void pool_stop(AccessKey *keys, int key_count);
-/* where otsd.c writes its messages (the log file, or stderr) */
-extern void otsd_log(const char *fmt,...) __attribute__((format(printf, 1, 2)));
 
 /* auth.c: one request or response header, name lower-cased */
 typedef struct Header
@@ -197,13 +200,13 @@ extern void auth_sign_response(const AccessKey *key, const char *action,
 							   char out[OTSD_SHA1_BASE64_LEN + 1]);
 extern void auth_random_hex(char *out, size_t bytes);
 
-/* the actions (action_*.c), looked up by name in otsd_actions */
+/* the actions (action_*.c), looked up by name with actions_find (actions.c) */
 typedef void (*ActionFn) (Call *call);
 typedef struct Action
 {
 	const char *name;
 	ActionFn	fn;
 } Action;
-extern const Action otsd_actions[];	/* ends with {NULL, NULL} */
+extern const Action *actions_find(const char *name);
 
 #endif							/* OTSD_H */

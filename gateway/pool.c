@@ -29,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "log.h"
 #include "otsd.h"
 
 #define TXN_LIFETIME_SECONDS 60	/* Tablestore's local transaction lifetime, from its start */
@@ -111,7 +112,7 @@ set_session(PGconn *conn, const char *name, const char *value)
 	bool		ok = PQresultStatus(res) == PGRES_TUPLES_OK;
 
 	if (!ok)
-		otsd_log("otsd: cannot set %s: %s", name, PQresultErrorMessage(res));
+		log_write("otsd: cannot set %s: %s", name, PQresultErrorMessage(res));
 	PQclear(res);
 	return ok;
 }
@@ -135,7 +136,7 @@ connect_as(const AccessKey *key)
 		PQsetNoticeProcessor(conn, ignore_notice, NULL);
 	if (PQstatus(conn) != CONNECTION_OK)
 	{
-		otsd_log("otsd: cannot connect as role %s: %s", key->role, PQerrorMessage(conn));
+		log_write("otsd: cannot connect as role %s: %s", key->role, PQerrorMessage(conn));
 		PQfinish(conn);
 		return NULL;
 	}
@@ -736,8 +737,8 @@ reap(void *unused)
 				Txn		   *t = expired;
 
 				expired = t->next;
-				otsd_log("otsd: transaction %.8s... of key %s rolled back after its %d s",
-						 t->id, t->key->id, TXN_LIFETIME_SECONDS);
+				log_write("otsd: transaction %.8s... of key %s rolled back after its %d s",
+						  t->id, t->key->id, TXN_LIFETIME_SECONDS);
 				txn_finish(t);
 			}
 			pthread_mutex_lock(&txn_lock);

@@ -2,7 +2,7 @@
  * range_key.c: ots's stored key order in the proxy.  The shards send each
  * get_range page as jsonb rows {primary_key, attributes} in their own
  * stored order; the proxy merges them in that same order, which is ots's
- * (src/storage.c): the hash prefix first on a hash-prefixed table (the
+ * (src/meta/storage.c): the hash prefix first on a hash-prefixed table (the
  * integer value of the first n hex digits of the MD5 of the partition key's
  * text form: a String's bytes, an Integer's decimal text, a Binary's
  * bytes; storage_hash_prefix), then each key column as stored: String
@@ -68,7 +68,7 @@ range_key_def(RangeKeyDef *def, HeapTupleHeader table, bool backward)
 	}
 }
 
-/* range_hash_prefix is storage_hash_prefix of src/storage.c over bytes */
+/* range_hash_prefix is storage_hash_prefix of src/meta/storage.c over bytes */
 static int64
 range_hash_prefix(const char *data, size_t len, int n)
 {
@@ -214,7 +214,7 @@ range_page_rows(const RangeKeyDef *def, Jsonb *page, int *nrows)
 
 /*
  * range_row_size is a row's size as ots counts it for the 4 MB page cap
- * (range_row_size in src/range_read.c): each key column's name and value
+ * (range_row_size in src/api/range_read.c): each key column's name and value
  * (String and Binary their bytes, Integer 8) plus its attributes' jsonb.
  */
 int64

@@ -57,7 +57,7 @@ range_consumed_sum(RangeRequest *req)
 /*
  * range_rows_array is the jsonb array of rows (objects in their pages),
  * written as jsonb lays an array out (convertJsonbArray in
- * src/backend/utils/adt/jsonb_util.c): a header, one JEntry per element
+ * PostgreSQL's utils/adt/jsonb_util.c): a header, one JEntry per element
  * (every JB_OFFSET_STRIDE'th its end offset, the others its length), then
  * each element's container, int-aligned, its padding counted in its
  * length.  The rows are copied as they are, not taken apart and put

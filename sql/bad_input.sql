@@ -85,7 +85,7 @@ END
 $$;
 
 --
--- 1. Tablestore's request errors (TABLESTORE.md §4) on the row API
+-- 1. Tablestore's request errors (docs/reference.md, Errors) on the row API
 --
 -- the SQLSTATE of each Tablestore error code (OT008 OTSRowOperationConflict
 -- needs concurrent sessions: see test/specs; ots has no table quota

@@ -1,7 +1,7 @@
 -- cells_roundtrip: every row ots stores reads back through the text and the
 -- binary I/O of ots.cells (what pg_dump, COPY and pg_restore use), whatever
 -- it grew to through ordinary writes: input checks the format, never the
--- limits of one write request (DESIGN.md §9).  And no write stores a
+-- limits of one write request (docs/reference.md, Limits).  And no write stores a
 -- timestamp outside [0, INT64_MAX/1000): a server-stamped cell that would
 -- land past the last valid millisecond fails the write with Tablestore's
 -- timestamp error and stores nothing.

@@ -102,6 +102,17 @@ SELECT id, attributes FROM el_cover ORDER BY id;
 SELECT consumed FROM ots.update_row('el', '{"id": "a"}', put => '{"seller": "6"}');
 SELECT seller, id, attributes FROM el_cover ORDER BY id;
 SELECT ots.delete_table('el');
+-- a Double and a Boolean stored before their columns were defined (as
+-- String) stay as they are through writes of other columns
+SELECT ots.create_table('el', 'id string', partitions => 1);
+SELECT consumed FROM ots.put_row('el', '{"id": "a"}', '{"d": 1.5, "b": true, "s": "x"}');
+SELECT ots.add_defined_column('el', 'd string, b string');
+SELECT consumed FROM ots.update_row('el', '{"id": "a"}', put => '{"s": "y"}');
+SELECT consumed FROM ots.update_row('el', '{"id": "a"}', put => '{"s": "z"}');
+SELECT attributes FROM el;
+-- a new cell of another type is refused
+SELECT consumed FROM ots.update_row('el', '{"id": "a"}', put => '{"d": 2.5}');
+SELECT ots.delete_table('el');
 
 --
 -- an attribute named as a key column is not that key column

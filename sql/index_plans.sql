@@ -1,5 +1,5 @@
 -- index_plans: plain SQL on a table's view by indexed columns is planned
--- through the secondary index (Lindorm's secondary index; src/index_plan.c):
+-- through the secondary index (Lindorm's secondary index; src/view/index_plan.c):
 -- the plans on 100,000 rows, leftmost-prefix matching, the same rows with
 -- the index and without, what is not planned through an index; the index's
 -- own view answering ranges of its key; a sparse index read only by a WHERE

@@ -230,10 +230,10 @@ SELECT '{"row_ts": 5, "cells": {"a": {"ts": 1, "value": {"$double": "NaN"}}}}'::
 \set VERBOSITY terse
 
 --
--- ots.cells binary form (send/recv): the raw format of src/cells.h
+-- ots.cells binary form (send/recv): the raw format of src/format/cells.h
 --
 SELECT ots.cells_send('{"row_ts": 5, "cells": {"a": [{"ts": 2, "value": 1}, {"ts": 1, "value": "x"}]}}');
--- byte by byte (src/cells.h):
+-- byte by byte (src/format/cells.h):
 --   01                  version 1
 --   05 00 00 00 00 00 00 00   row_ts = 5 (int64 little-endian)
 --   01 00 00 00         ncols = 1 (uint32 LE)

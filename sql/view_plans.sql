@@ -1,4 +1,4 @@
--- view_plans: what ots tells the planner (src/planner.c, src/key_scan.c).
+-- view_plans: what ots tells the planner (src/planner/planner.c, src/planner/key_scan.c).
 -- A SELECT over a table's view or storage whose WHERE fixes the partition
 -- key reads that key's leaf with the ots key scan, routed at execution, so
 -- a prepared statement runs one generic plan with no leaf in it; a

@@ -8,16 +8,16 @@
 #include "fmgr.h"
 
 #include "cache.h"
-#include "catalog.h"
-#include "dropped.h"
+#include "meta/catalog.h"
+#include "ddl/dropped.h"
 #include "guc.h"
-#include "planner.h"
+#include "planner/planner.h"
 #include "preload.h"
-#include "restore.h"
+#include "ddl/restore_utility.h"
 #include "stats.h"
-#include "storage_write.h"
-#include "stream.h"
-#include "view_write.h"
+#include "store/announce.h"
+#include "stream/stream.h"
+#include "view/view_write.h"
 
 PG_MODULE_MAGIC;
 
@@ -32,10 +32,10 @@ _PG_init(void)
 	catalog_init();
 	stats_init();
 	planner_init();
-	storage_write_init();
+	announce_init();
 	stream_init();
 	view_statement_init();
 	view_copy_init();
-	restore_init();
+	restore_utility_init();
 	dropped_init();
 }

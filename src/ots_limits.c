@@ -1,13 +1,13 @@
 /*-------------------------------------------------------------------------
  * src/ots_limits.c
- *	  The SQL face of ots_limits.h and of the name rule: ots.limit and
- *	  ots.check_column_name, for the install script's PL/pgSQL.
+ *	  The SQL face of ots_limits.h: ots.limit, for the install script's
+ *	  PL/pgSQL.
  *
  * SQL code (create_table, the table options' checks) needs the same limits
- * and name rule as C.  Rather than spell them again, it asks C: the limits
- * by name from the table below, which the compiler fills from ots_limits.h,
- * and the name rule from catalog_check_column_name, so a limit or rule
- * changes in one place for both languages.
+ * as C.  Rather than spell them again, it asks C for them by name, from the
+ * table below, which the compiler fills from ots_limits.h, so a limit
+ * changes in one place for both languages (the name rule likewise:
+ * ots.check_column_name, src/format/names.c).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -15,11 +15,9 @@
 #include "fmgr.h"
 #include "utils/builtins.h"
 
-#include "catalog.h"
 #include "ots_limits.h"
 
 PG_FUNCTION_INFO_V1(ots_limit);
-PG_FUNCTION_INFO_V1(ots_check_column_name);
 
 /* the limits SQL reads, by their ots_limits.h name without OTS_, lowercase */
 static const struct
@@ -62,16 +60,3 @@ ots_limit(PG_FUNCTION_ARGS)
 	PG_RETURN_NULL();			/* keep compiler quiet */
 }
 
-/*
- * ots_check_column_name is ots.check_column_name(name): raises
- * OTSParameterInvalid ("Invalid column name: '...'.") unless name follows
- * Tablestore's rule for column names.
- */
-Datum
-ots_check_column_name(PG_FUNCTION_ARGS)
-{
-	text	   *name = PG_GETARG_TEXT_PP(0);
-
-	catalog_check_column_name(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name));
-	PG_RETURN_VOID();
-}

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  * src/ots_limits.h
- *	  Every Tablestore limit ots enforces, named once (TABLESTORE.md §5).
+ *	  Every Tablestore limit ots enforces, named once (docs/reference.md, Limits).
  *
  * Code refers to these names only; docs/reference.md's limits table lists
  * them.  The install script's PL/pgSQL reads them through ots.limit

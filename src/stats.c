@@ -27,10 +27,10 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
-#include "catalog.h"
+#include "meta/catalog.h"
 #include "guc.h"
 #include "stats.h"
-#include "storage_write.h"
+#include "writepoint/storage_write.h"
 
 #define STATS_TRANCHE_NAME "ots_stats"
 

@@ -12,7 +12,7 @@
 
 #include "postgres.h"
 
-#include "catalog.h"
+#include "meta/catalog.h"
 
 /* stats_init reserves shared memory; called from _PG_init */
 extern void stats_init(void);

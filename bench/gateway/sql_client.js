@@ -19,7 +19,7 @@ const concurrency = Number(concurrencyArg);
 const startAt = Number(startAtArg);
 const rows = Number(process.env.BENCH_ROWS || 100000);
 
-// otsd's statements for these requests (gateway/action_row.c)
+// otsd's statements for these requests (gateway/action_write.c, action_read.c)
 const statements = {
 	put: "SELECT primary_key::text, attributes::text, consumed::text FROM ots.put_row($1::text, $2::jsonb, $3::jsonb, condition => 'IGNORE'::text)",
 	get: 'SELECT primary_key::text, attributes::text, consumed::text FROM ots.get_row($1::text, $2::jsonb, max_versions => 1::integer, with_timestamps => true::boolean)',

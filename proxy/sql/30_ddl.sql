@@ -654,7 +654,7 @@ COMMENT ON FUNCTION ots.delete_defined_column(text, text[]) IS 'removes defined 
 -- ots.build_index: ots's build_index, shard after shard, its steps called
 -- through PL/Proxy (each committed on its shard, as build_index commits them).
 -- Not pinned: it reads the caller's search_path; it names only qualified
--- functions and no operator (10_cluster.sql).
+-- functions and no operator (00_header.sql).
 CREATE PROCEDURE ots.build_index(table_name text, index_name text)
 	LANGUAGE plpgsql
 	SET client_min_messages = warning
@@ -699,7 +699,7 @@ $$;
 COMMENT ON PROCEDURE ots.build_index(text, text) IS
 	'fills a secondary index on every shard, in batches each committed on its shard, and lets it answer reads';
 
--- ots.hash_prefix: as ots computes it (src/storage.c): the first n hex
+-- ots.hash_prefix: as ots computes it (src/meta/storage.c): the first n hex
 -- digits of the MD5 of the value (String: its bytes; Integer: its decimal
 -- text; Binary: its bytes), computed here without asking a shard
 CREATE FUNCTION ots_cluster.hash_prefix_md5(md5 text, n integer) RETURNS text

@@ -1,4 +1,4 @@
--- ots.cells: all attribute cells of one row (src/cells.h has the format).
+-- ots.cells: all attribute cells of one row (src/format/cells.h has the format).
 CREATE TYPE ots.cells;
 
 CREATE FUNCTION ots.cells_in(cstring) RETURNS ots.cells

@@ -1,5 +1,5 @@
 -- The ots table access method: heap storage whose write callbacks are the one write
--- point of ots storage (src/tableam.c, src/storage_write.c). Every leaf of ots storage uses it.
+-- point of ots storage (src/writepoint/tableam.c, src/writepoint/storage_write.c). Every leaf of ots storage uses it.
 CREATE FUNCTION ots.tableam_handler(internal) RETURNS table_am_handler
 	AS 'MODULE_PATHNAME', 'ots_tableam_handler' LANGUAGE C STRICT;
 COMMENT ON FUNCTION ots.tableam_handler(internal) IS

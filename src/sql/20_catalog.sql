@@ -1,8 +1,8 @@
 -- ots.tables: one row per ots table.  Names, never OIDs.  It is no part of
 -- a dump: each row is carried by the comment of its table's storage
--- (src/catalog_write.c), which pg_dump writes with the storage in every form
+-- (src/ddl/catalog_write.c), which pg_dump writes with the storage in every form
 -- (whole, --schema-only, -t), and which registers the table again as a
--- restore writes it (src/ddl_guard.c).  A role restoring its own tables
+-- restore writes it (src/ddl/ddl_guard.c).  A role restoring its own tables
 -- needs no right on ots.tables, nor reads its row-level security.
 CREATE TABLE ots.tables (
 	schema_name name NOT NULL,
@@ -67,7 +67,7 @@ COMMENT ON FUNCTION ots.table_problem(name, name) IS
 	'why a registered ots table does not load (not whole, or damaged), NULL when it does (internal)';
 
 -- each role reads the rows of the tables it may see; only the functions
--- below write, as the owner of ots.tables (src/catalog_write.c)
+-- below write, as the owner of ots.tables (src/ddl/catalog_write.c)
 ALTER TABLE ots.tables ENABLE ROW LEVEL SECURITY;
 -- an index is visible with its table
 CREATE POLICY tables_read ON ots.tables FOR SELECT

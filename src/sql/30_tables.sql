@@ -304,14 +304,14 @@ BEGIN
 	IF auto_col IS NOT NULL THEN
 		EXECUTE format('CREATE SEQUENCE %I.%I', schema_name, table_name || '$seq');
 	END IF;
-	-- the storage's comment is written with the table's row of ots.tables (src/catalog_write.c)
+	-- the storage's comment is written with the table's row of ots.tables (src/ddl/catalog_write.c)
 END
 $$;
 COMMENT ON FUNCTION ots.create_table_storage(name, name, text[], text[], smallint, integer, integer) IS
 	'creates the storage, leaf partitions and sequence of a new ots table (internal)';
 
 -- ots.view_write: the INSTEAD OF trigger of every table view; INSERT,
--- UPDATE, DELETE and COPY on the view are the row API's writes (src/view_write.c)
+-- UPDATE, DELETE and COPY on the view are the row API's writes (src/view/view_write.c)
 CREATE FUNCTION ots.view_write() RETURNS trigger
 	AS 'MODULE_PATHNAME', 'ots_view_write' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION ots.view_write() IS
@@ -444,7 +444,7 @@ BEGIN
 						ELSE '' END,
 				   storage);
 	IF view_oid IS NULL OR saved_owner IS NOT NULL THEN
-		-- INSERT, UPDATE, DELETE and COPY on the view are the row API's writes (src/view_write.c)
+		-- INSERT, UPDATE, DELETE and COPY on the view are the row API's writes (src/view/view_write.c)
 		EXECUTE format('CREATE TRIGGER "ots_write" INSTEAD OF INSERT OR UPDATE OR DELETE ON %s'
 					   ' FOR EACH ROW EXECUTE FUNCTION ots.view_write()', view_name);
 		EXECUTE format('COMMENT ON VIEW %s IS %L', view_name,

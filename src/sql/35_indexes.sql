@@ -5,9 +5,9 @@
 -- the table it indexes in index_of), keyed by the columns it was given
 -- and then the base key's others, holding the covered defined columns.
 -- Every write of the base table keeps it exact in the writing transaction
--- (src/index_write.c, from the write point); the row functions refuse to
+-- (src/index/index_write.c, from the write point); the row functions refuse to
 -- write it and read it with the base table's rights; create_index on a
--- table with rows fills it in the background (src/index_build.c).
+-- table with rows fills it in the background (src/index/index_build.c).
 
 -- ots.index_meta: an index's description, as describe_table lists it
 CREATE FUNCTION ots.index_meta(i ots.tables) RETURNS jsonb
@@ -380,7 +380,7 @@ BEGIN
 									 cardinality(primary_key)::smallint,
 									 CASE WHEN include_base_data THEN 'FULL' ELSE 'INCR_ONLY' END);
 	-- an index is its table's owner's, whoever (a member of that role) made it: OWNER TO on
-	-- its storage, registered, carries its partitions and view along (src/ddl_guard.c)
+	-- its storage, registered, carries its partitions and view along (src/ddl/ddl_guard.c)
 	SELECT c.relowner::regrole::text INTO owner_name FROM pg_class c
 	 WHERE c.oid = format('%I.%I', t.schema_name, t.table_name || '$data')::regclass;
 	IF owner_name <> current_user THEN
@@ -441,7 +441,7 @@ END;
 COMMENT ON FUNCTION ots.delete_index(text, text) IS 'drops a secondary index of an ots table';
 
 -- ---------------------------------------------------------------------
--- backfill (src/index_build.c)
+-- backfill (src/index/index_build.c)
 -- ---------------------------------------------------------------------
 
 CREATE FUNCTION ots.index_backfill_batch(schema_name name, index_name name, leaf regclass,

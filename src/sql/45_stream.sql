@@ -6,12 +6,12 @@
 -- write point in the writing transaction; each committing transaction gets
 -- its place in each shard (a partition) it wrote, an entry of "<table>$log"
 -- holding its records ("<table>$rec" takes those of large transactions;
--- src/stream_storage.h).  Consumers read them with
+-- src/stream/stream_storage.h).  Consumers read them with
 -- list_stream, describe_stream, get_shard_iterator and get_stream_record,
 -- as Tablestore's SDKs do; ots.purge removes expired records.
 
 -- ots.stream_create_storage: the log and records of a new stream, owned by
--- the table's owner, as src/stream_storage.c reads and writes them
+-- the table's owner, as src/stream/stream_storage.c reads and writes them
 CREATE FUNCTION ots.stream_create_storage(schema_name name, table_name name) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
@@ -99,7 +99,7 @@ BEGIN
 	END IF;
 
 	-- writers of the table hold its storage with ROW EXCLUSIVE (the write
-	-- point, src/storage_write.c): those in flight finish first, new ones
+	-- point, src/writepoint/storage_write.c): those in flight finish first, new ones
 	-- wait for this change, so a transaction's changes are all recorded or
 	-- none.  The storage alone, not its partitions: a writer holding one
 	-- partition and waiting for another cannot deadlock with this.

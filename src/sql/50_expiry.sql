@@ -2,7 +2,7 @@
 -- cells beyond max_versions, rows left with nothing visible) and the
 -- pg_cron jobs that run it.
 --
--- Reads hide expired and over-max cells at once (read_select.c); this file
+-- Reads hide expired and over-max cells at once (src/format/visibility.c); this file
 -- removes them later, in small committed batches:
 --  * TTL pass: rows whose "$oldest_ts" (oldest cell, or row marker when the
 --    row has no cells) is at or before now - time_to_live are found through
@@ -11,7 +11,7 @@
 --  * trim pass: only after max_versions was lowered (writes trim on their
 --    own), one walk over every leaf by block ranges; ots.tables records the
 --    pending bound in trimmed_max_versions.
--- Each batch is one statement per leaf (ots.purge_batch, src/purge.c) that
+-- Each batch is one statement per leaf (ots.purge_batch, src/expiry/purge.c) that
 -- deletes rows no longer existing by the row rule and rewrites the others
 -- with ots.purge_row, reaching its candidates by TID.  It runs as the
 -- table's owner in a security-restricted operation, whoever purges (a
@@ -39,7 +39,7 @@
 -- is done by the helper functions here, which do pin it.
 
 -- ---------------------------------------------------------------------
--- Per-row primitives (src/purge.c)
+-- Per-row primitives (src/expiry/purge.c)
 -- ---------------------------------------------------------------------
 
 CREATE FUNCTION ots.purge_row(cells ots.cells, time_to_live bigint, max_versions integer, now_ms bigint,
@@ -112,7 +112,7 @@ CREATE FUNCTION ots.expiry_needed(schema_name name, table_name name) RETURNS boo
 	LANGUAGE sql STABLE PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
-	-- an index's entries go with its base table's rows (src/index_write.c): it is never purged itself
+	-- an index's entries go with its base table's rows (src/index/index_write.c): it is never purged itself
 	SELECT coalesce(bool_or(t.time_to_live <> -1 OR t.trimmed_max_versions > t.max_versions
 							OR t.stream_id IS NOT NULL), false)
 	  FROM ots.tables t
@@ -426,7 +426,7 @@ $$;
 COMMENT ON FUNCTION ots.purge_leaves(name, name) IS 'leaf partitions of an ots table (internal)';
 
 -- ots.purge_lock takes the table's purge lock (owner only), an advisory
--- lock SQL's pg_advisory_* functions cannot take (src/purge.c)
+-- lock SQL's pg_advisory_* functions cannot take (src/expiry/purge.c)
 CREATE FUNCTION ots.purge_lock(schema_name name, table_name name) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'ots_purge_lock' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION ots.purge_lock(name, name) IS
@@ -481,7 +481,7 @@ COMMENT ON FUNCTION ots.purge_start(name, name, integer) IS
 	'starts purging an ots table: privileges, purge lock (NULL key when busy), now, passes (internal)';
 
 -- ots.purge_batch: one batch of one pass over one leaf, run as the table's
--- owner in a security-restricted operation (src/purge.c)
+-- owner in a security-restricted operation (src/expiry/purge.c)
 CREATE FUNCTION ots.purge_batch(leaf regclass, trimming boolean, now_ms bigint, time_to_live bigint,
 								max_versions integer, batch_size integer, from_block bigint, to_block bigint,
 								OUT candidates bigint, OUT rows_deleted bigint, OUT rows_rewritten bigint,

@@ -8,7 +8,7 @@
 -- rows that ATTACH, DETACH and DROP of a partition move, refuses
 -- publications of what a subscriber's ots writes itself, and registers a
 -- restored table from the comment a restore gives its storage: see
--- src/ddl_guard.c
+-- src/ddl/ddl_guard.c
 CREATE FUNCTION ots.storage_guard() RETURNS event_trigger
 	AS 'MODULE_PATHNAME', 'ots_storage_guard' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION ots.storage_guard() IS
@@ -48,7 +48,7 @@ COMMENT ON FUNCTION ots.view_replaced() IS
 	'the table view being made again in this transaction, or 0 (internal)';
 
 -- ots.relation_owner: the owner of a relation, or of the last relation of
--- that name this transaction dropped (src/dropped.c).  The relations ots
+-- that name this transaction dropped (src/ddl/dropped.c).  The relations ots
 -- finds by name beside a table's storage (its view, sequence, stream's log
 -- and records) are the table's only when they have the storage's owner:
 -- the drop clean-up below acts on no other.

@@ -1,4 +1,4 @@
--- Checking ots storage: ots.verify and its parts (src/verify.c).
+-- Checking ots storage: ots.verify and its parts (src/admin/verify.c).
 --
 -- ots.verify checks each ots table the caller owns (or the one it names):
 -- with amcheck, the heap pages of every leaf of its storage, of its

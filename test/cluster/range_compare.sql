@@ -129,7 +129,7 @@ SELECT pg_catalog.count(ots.put_row(tbl, pk, attrs)) FROM data \g /dev/null
 CREATE TEMP TABLE failures (n serial, what text);
 CREATE TEMP TABLE summary (what text);
 
--- size: a get_range row's size as ots counts it (src/range_read.c
+-- size: a get_range row's size as ots counts it (src/api/range_read.c
 -- range_row_size), written here apart from the proxy's
 CREATE FUNCTION pg_temp.row_size(r jsonb) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$
 	SELECT pg_catalog.sum(pg_catalog.octet_length(k.key) + CASE

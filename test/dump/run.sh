@@ -2,7 +2,7 @@
 # test/dump/run.sh: ots tables whose rows reached every edge through
 # ordinary writes dump and restore, every row, index entry and stream
 # record intact and none twice, by every path pg_dump and pg_restore offer
-# (DESIGN.md §9: anything ots stores reads back through its I/O; every
+# (docs/security.md: anything ots stores reads back through its I/O; every
 # restore path works or refuses clearly, none duplicates a stream record or
 # index row).
 #

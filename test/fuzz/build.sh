@@ -7,7 +7,7 @@
 #             (-DCELLS_STANDALONE, -DPB_STANDALONE), ASan+UBSan; built with
 #             $CC (default clang, else gcc).
 # fuzzer:     their libFuzzer targets (clang -fsanitize=fuzzer), ASan+UBSan.
-# pb_fuzz.c tests otsd's decoders (gateway/plainbuffer.c, filter.c) and
+# pb_fuzz.c tests otsd's decoders (gateway/plainbuffer_read.c, filter.c) and
 # needs protoc-c, libjansson-dev and libprotobuf-c-dev.
 # Binaries go to $OUT (default test/fuzz/build/).  Run from anywhere.
 set -eu
@@ -27,7 +27,7 @@ CFLAGS="-std=gnu11 -g -O1 -fno-omit-frame-pointer \
 	-DUSE_ASSERT_CHECKING -D_GNU_SOURCE \
 	-Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers -Wno-unknown-warning-option -Wno-ignored-attributes \
 	-I$root/src -I$here -I$($PG_CONFIG --includedir-server)"
-SRCS="$root/src/cells.c $root/src/value.c $here/pg_stubs.c $here/cells_fuzz.c"
+SRCS="$root/src/format/cells.c $root/src/format/value.c $here/pg_stubs.c $here/cells_fuzz.c"
 
 # otsd's decoders: plain C, no server headers; the protobuf code generated afresh
 mkdir -p "$OUT/gen"
@@ -37,7 +37,8 @@ PB_CFLAGS="-std=gnu11 -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers \
 	-I$OUT/gen -I$root/gateway -I$($PG_CONFIG --includedir)"
-PB_SRCS="$root/gateway/plainbuffer.c $root/gateway/filter.c $root/gateway/buf.c \
+PB_SRCS="$root/gateway/plainbuffer.c $root/gateway/plainbuffer_read.c \
+	$root/gateway/plainbuffer_write.c $root/gateway/filter.c $root/gateway/buf.c \
 	$OUT/gen/tablestore.pb-c.c $here/pb_fuzz.c"
 PB_LIBS="-ljansson -lprotobuf-c -lm"
 

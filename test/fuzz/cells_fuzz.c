@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  * test/fuzz/cells_fuzz.c
- *	  Fuzz and model tests for the ots.cells format (src/cells.c), run
+ *	  Fuzz and model tests for the ots.cells format (src/format/cells.c), run
  *	  outside a server against the stubs in pg_stubs.c.
  *
  * LLVMFuzzerTestOneInput takes arbitrary bytes as a payload: cells_validate
@@ -31,7 +31,7 @@
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 
-#include "cells.h"
+#include "format/cells.h"
 #include "ots_limits.h"
 #include "pg_stubs.h"
 
@@ -1154,7 +1154,7 @@ fixed_tests(void)
 
 	/*
 	 * exactly OTS_MAX_ATTR_VALUE_LEN is accepted, and one more: the limit is
-	 * a write request's, not the format's (DESIGN.md §9)
+	 * a write request's, not the format's (docs/reference.md, Limits)
 	 */
 	{
 		uint32		n = OTS_MAX_ATTR_VALUE_LEN;
@@ -1333,6 +1333,8 @@ random_row(int iter, int nmutations, const char *seed_dir, int *nseeds)
 		CHECK(r.ncols == ncols, "ncols %u, model %u", r.ncols, ncols);
 		CHECK(cells_builder_oldest_ts(b) == oldest, "oldest_ts " INT64_FORMAT ", model " INT64_FORMAT,
 			  cells_builder_oldest_ts(b), oldest);
+		CHECK(cells_oldest_ts(enc) == oldest, "decoded oldest_ts " INT64_FORMAT ", model " INT64_FORMAT,
+			  cells_oldest_ts(enc), oldest);
 
 		/* random names that the model lacks are absent */
 		for (k = 0; k < 8; k++)

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  * test/fuzz/pb_fuzz.c
  *	  Fuzz and model tests for otsd's request decoders: PlainBuffer rows
- *	  (gateway/plainbuffer.c) and protobuf Filters (gateway/filter.c).
+ *	  (gateway/plainbuffer_read.c) and protobuf Filters (gateway/filter.c).
  *
  * LLVMFuzzerTestOneInput takes a selector byte and a payload: 0 decodes
  * the payload as PlainBuffer rows, 1 as a serialized Filter, 2 as one bare

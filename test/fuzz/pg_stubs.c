@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  * test/fuzz/pg_stubs.c
- *	  Just enough of the PostgreSQL backend to run src/cells.c and
- *	  src/value.c outside a server: malloc-backed palloc, an ereport that
+ *	  Just enough of the PostgreSQL backend to run src/format/cells.c and
+ *	  src/format/value.c outside a server: malloc-backed palloc, an ereport that
  *	  longjmps back to the harness on ERROR, the pqformat/StringInfo calls
  *	  used by binary I/O, and libc-backed replacements for pgport's printf
  *	  family and qsort.

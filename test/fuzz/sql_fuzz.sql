@@ -37,7 +37,7 @@ $$;
 -- fuzz_unknown_field: the first field of a batch request (its entries and
 -- rows) or of a time range that ots does not know, NULL when there is none:
 -- what the shapes of docs/reference.md allow, an oracle written apart from
--- ots's own lists (src/batch.c, src/read_select.c)
+-- ots's own lists (src/api/batch_request.c, src/api/read_select.c)
 CREATE FUNCTION fuzz_unknown_field(kind text, doc jsonb) RETURNS text LANGUAGE sql IMMUTABLE AS $$
 	SELECT min(f) FROM (
 		SELECT k AS f FROM jsonb_array_elements(CASE WHEN kind IN ('batch_write', 'batch_get')

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  * test/gateway/pb_test.c
  *	  Unit tests of otsd's PlainBuffer and filter codecs (gateway/
- *	  plainbuffer.c, filter.c), run by pb_test.sh.
+ *	  plainbuffer*.c, filter.c), run by pb_test.sh.
  *
  *	  pb_test VECTORS [EMIT]
  *

@@ -3,7 +3,7 @@
 # to 15, a new data directory, copy and --link) and point-in-time recovery
 # exactly: every stored row, view row, index entry, stream record, sequence,
 # table definition, pg_cron job and row-level security policy as it was,
-# ots's catalog with one row per table, and writes work after (DESIGN.md §9:
+# ots's catalog with one row per table, and writes work after (docs/security.md:
 # whatever ots stores comes back; docs/operations.md).
 #
 #   test/pg_upgrade/run.sh   (root: the servers run as postgres; or as a user

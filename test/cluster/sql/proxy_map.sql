@@ -1,4 +1,4 @@
--- ots_proxy's map (proxy/sql/10_cluster.sql), over 2 shards, with a role
+-- ots_proxy's map (proxy/sql/10_map.sql), over 2 shards, with a role
 -- that logs in (not SET ROLE): PL/Proxy reads the cluster through
 -- plproxy.get_cluster_* (no foreign server, so no user mapping a role could
 -- make for itself), connects as the calling role, with an empty

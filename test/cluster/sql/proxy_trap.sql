@@ -1,5 +1,5 @@
 -- proxy_trap: no caller setting makes ots_proxy's code run someone else's
--- code (DESIGN §9).  An attacker's schema, first on the search_path of a
+-- code (docs/security.md).  An attacker's schema, first on the search_path of a
 -- superuser (before pg_catalog), holds an operator of the same name and
 -- argument types as every pg_catalog operator on text, name, bigint,
 -- integer, jsonb, bytea, boolean and their arrays (and unnest); each

@@ -1,0 +1,178 @@
+/*-------------------------------------------------------------------------
+ * gateway/action_read.c
+ *	  The row reads: GetRow and GetRange, each one call of the ots function
+ *	  of the same name.
+ *
+ * Reads always ask ots for cells with timestamps (PlainBuffer carries them);
+ * rows come back in PlainBuffer with their key columns in the order the
+ * request gave them, which is the table's order (ots checks the names).
+ *-------------------------------------------------------------------------
+ */
+#include "action.h"
+
+/* read_args: read_options as named arguments of get_row or get_range; false after replying */
+static bool
+read_args(Call *call, SqlCall *q, const ReadOptions *o, const char *no_version_message)
+{
+	json_t	   *options = read_options(call, o, no_version_message);
+	json_t	   *value;
+
+	if (options == NULL)
+		return false;
+	if ((value = json_object_get(options, "columns_to_get")) != NULL)
+		sql_named_owned(q, "columns_to_get", text_array(o->columns_to_get, o->n_columns_to_get), "text[]");
+	if ((value = json_object_get(options, "max_versions")) != NULL)
+		sql_named_owned(q, "max_versions", json_text(value), "integer");
+	if ((value = json_object_get(options, "time_range")) != NULL)
+		sql_named_owned(q, "time_range", json_text(value), "jsonb");
+	if ((value = json_object_get(options, "filter")) != NULL)
+		sql_named_owned(q, "filter", json_text(value), "jsonb");
+	sql_named(q, "with_timestamps", "true", "boolean");
+	sql_named(q, "start_column", o->start_column, "text");
+	sql_named(q, "end_column", o->end_column, "text");
+	json_decref(options);
+	return true;
+}
+
+void
+action_get_row(Call *call)
+{
+	Otsp__GetRowRequest *req = UNPACK(get_row_request, call);
+	Otsp__GetRowResponse resp = OTSP__GET_ROW_RESPONSE__INIT;
+	PbRow		row;
+	SqlCall		q;
+	PGresult   *res = NULL;
+	Consumed	consumed;
+	Buf			out = {0};
+	ReadOptions options;
+
+	if (req == NULL)
+	{
+		reply_malformed(call);
+		return;
+	}
+	if (!table_name_valid(call, req->table_name) || !decode_one_row(call, &req->primary_key, &row))
+		goto done_request;
+	if (req->transaction_id && !partition_allowed(call, req->transaction_id, req->table_name, &row, NULL))
+		goto done_row;
+	options = (ReadOptions) {
+		req->n_columns_to_get, req->columns_to_get, req->time_range, req->has_max_versions,
+		req->max_versions, req->has_filter, req->filter, req->start_column, req->end_column
+	};
+	sql_begin(&q, "SELECT primary_key::text, attributes::text, consumed::text FROM ots.get_row(");
+	sql_arg(&q, req->table_name, "text");
+	sql_arg_owned(&q, json_text(row.primary_key), "jsonb");
+	if (read_args(call, &q, &options, "No version condition is specified while querying row."))
+	{
+		sql_end(&q, ")");
+		res = sql_run(call, req->transaction_id, &q);
+	}
+	sql_free(&q);
+	if (res != NULL)
+	{
+		row_bytes(&out, field_text(res, 0, 0), field_text(res, 0, 1), &row);
+		resp.consumed = consumed_from(&consumed, field_text(res, 0, 2));
+		resp.row.data = out.data;
+		resp.row.len = out.len;
+		call_reply(call, &resp.base);
+		PQclear(res);
+	}
+done_row:
+	pb_row_free(&row);
+done_request:
+	buf_free(&out);
+	FREE(req);
+}
+
+void
+action_get_range(Call *call)
+{
+	Otsp__GetRangeRequest *req = UNPACK(get_range_request, call);
+	Otsp__GetRangeResponse resp = OTSP__GET_RANGE_RESPONSE__INIT;
+	PbRow		start,
+				end;
+	SqlCall		q;
+	PGresult   *res = NULL;
+	Consumed	consumed;
+	Buf			rows_out = {0},
+				next_out = {0};
+	ReadOptions options;
+	bool		have_end = false;
+
+	if (req == NULL)
+	{
+		reply_malformed(call);
+		return;
+	}
+	if (!table_name_valid(call, req->table_name) ||
+		!decode_one_row(call, &req->inclusive_start_primary_key, &start))
+		goto done_request;
+	if (!decode_one_row(call, &req->exclusive_end_primary_key, &end))
+		goto done_start;
+	have_end = true;
+	/* in a transaction both bounds are in its partition, so the range is too */
+	if (req->transaction_id &&
+		(!partition_allowed(call, req->transaction_id, req->table_name, &start, NULL) ||
+		 !partition_allowed(call, req->transaction_id, req->table_name, &end, NULL)))
+		goto done_rows;
+	if (req->has_limit && req->limit <= 0)
+	{
+		call_parameter_invalid(call, "The limit must be greater than 0.");
+		goto done_rows;
+	}
+	options = (ReadOptions) {
+		req->n_columns_to_get, req->columns_to_get, req->time_range, req->has_max_versions,
+		req->max_versions, req->has_filter, req->filter, req->start_column, req->end_column
+	};
+	sql_begin(&q, "SELECT rows::text, next_start_primary_key::text, consumed::text FROM ots.get_range(");
+	sql_arg(&q, req->table_name, "text");
+	sql_arg_owned(&q, json_text(start.primary_key), "jsonb");
+	sql_arg_owned(&q, json_text(end.primary_key), "jsonb");
+	sql_named(&q, "direction", req->direction == OTSP__DIRECTION__BACKWARD ? "BACKWARD" : "FORWARD", "text");
+	if (req->has_limit)
+		sql_named_owned(&q, "\"limit\"", int_text(req->limit), "integer");
+	if (read_args(call, &q, &options, "No version condition is specified."))
+	{
+		sql_end(&q, ")");
+		res = sql_run(call, req->transaction_id, &q);
+	}
+	sql_free(&q);
+	if (res != NULL)
+	{
+		json_t	   *rows = json_parse(field_text(res, 0, 0));
+		json_t	   *next = json_parse(field_text(res, 0, 1));
+		size_t		i;
+		json_t	   *item;
+
+		pb_begin(&rows_out);
+		json_array_foreach(rows, i, item)
+			pb_write_row(&rows_out, json_object_get(item, "primary_key"), start.pk_order,
+						 json_object_get(item, "attributes"));
+		if (json_array_size(rows) == 0)
+			rows_out.len = 0;	/* no rows: empty bytes, as Tablestore sends */
+		if (next != NULL && json_is_object(next))
+		{
+			pb_begin(&next_out);
+			pb_write_row(&next_out, next, start.pk_order, NULL);
+			resp.has_next_start_primary_key = 1;
+			resp.next_start_primary_key.data = next_out.data;
+			resp.next_start_primary_key.len = next_out.len;
+		}
+		resp.consumed = consumed_from(&consumed, field_text(res, 0, 2));
+		resp.rows.data = rows_out.data;
+		resp.rows.len = rows_out.len;
+		call_reply(call, &resp.base);
+		json_decref(rows);
+		json_decref(next);
+		PQclear(res);
+	}
+done_rows:
+	if (have_end)
+		pb_row_free(&end);
+done_start:
+	pb_row_free(&start);
+done_request:
+	buf_free(&rows_out);
+	buf_free(&next_out);
+	FREE(req);
+}

@@ -1,0 +1,345 @@
+/*-------------------------------------------------------------------------
+ * src/api/range_read.c
+ *	  ots.get_range (Tablestore's paged GetRange) and ots.get_range_rows
+ *	  (every row of a range as a set, in constant memory).
+ *
+ * A range is read through the storage layer's range scan (storage_range.c),
+ * which alone knows how rows are stored and found; this file validates the
+ * call, decodes each row as the read asks, and pages or streams them.  Both
+ * functions share one fetch loop (range_next), which frees each row's
+ * decoding when it reads the next.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+
+#include "format/cells.h"
+#include "format/codec.h"
+#include "errors.h"
+#include "ots_limits.h"
+#include "api/request.h"
+#include "api/row_read.h"
+#include "store/rowstore.h"
+#include "stats.h"
+#include "meta/storage.h"
+
+/* rows scanned by one get_range page at most when a filter drops rows */
+#define RANGE_SCAN_BUDGET (OTS_MAX_RANGE_ROWS * 20)
+
+/* everything a range call needs, between SRF calls too */
+typedef struct RangeScan
+{
+	OtsTable	table;			/* a copy: the cache entry may be reloaded */
+	ReadSelect	sel;
+	Filter	   *filter;
+	bool		backward;
+	int64		limit;			/* rows to return at most; 0 = no limit */
+	int64		returned;
+	uint64		scanned_size;
+	StorageRange *range;
+	MemoryContext row_ctx;		/* the decoding of the row read last */
+} RangeScan;
+
+PG_FUNCTION_INFO_V1(ots_get_range);
+PG_FUNCTION_INFO_V1(ots_get_range_rows);
+
+/* range_prepare validates the bounds and the direction */
+static void
+range_prepare(RangeScan *rs, Jsonb *start_json, Jsonb *end_json, text *direction,
+			  PkInput *start, PkInput *end)
+{
+	const OtsTable *t = &rs->table;
+	int			cmp;
+
+	if (direction != NULL)
+	{
+		char	   *d = text_to_cstring(direction);
+
+		if (pg_strcasecmp(d, "BACKWARD") == 0)
+			rs->backward = true;
+		else if (pg_strcasecmp(d, "FORWARD") != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+					 errmsg_internal("Invalid direction: '%s'.", d),
+					 errdetail("direction is FORWARD or BACKWARD.")));
+	}
+	codec_parse_pk(t, start_json, PK_ALLOW_INF, start);
+	codec_parse_pk(t, end_json, PK_ALLOW_INF, end);
+	cmp = storage_range_compare(t, start, end);
+	if (!rs->backward && cmp >= 0)
+		ots_error(PARAMETER_INVALID, "Begin key must less than end key in FORWARD");
+	if (rs->backward && cmp <= 0)
+		ots_error(PARAMETER_INVALID, "Begin key must more than end key in BACKWARD");
+}
+
+/*
+ * range_begin resolves the table and every argument of a range call,
+ * allocating in CurrentMemoryContext.
+ */
+static void
+range_begin(RangeScan *rs, FunctionCallInfo fcinfo, bool paged)
+{
+	OtsTable   *t;
+	ReadArgs	args;
+	PkInput		start;			/* they point into the arguments: this call's only */
+	PkInput		end;
+
+	memset(rs, 0, sizeof(*rs));
+	request_require(fcinfo, 0, "table_name");
+	request_require(fcinfo, 1, "inclusive_start_primary_key");
+	request_require(fcinfo, 2, "exclusive_end_primary_key");
+	t = catalog_lookup(PG_GETARG_TEXT_PP(0));
+	rowstore_check_privileges(t, ACL_SELECT);
+	rs->table = *t;
+	range_prepare(rs, PG_GETARG_JSONB_P(1), PG_GETARG_JSONB_P(2), request_text_arg(3),
+				  &start, &end);
+	if (!PG_ARGISNULL(4))
+	{
+		rs->limit = PG_GETARG_INT32(4);
+		if (rs->limit <= 0)
+			ots_error(PARAMETER_INVALID, "The limit must be greater than 0.");
+	}
+	if (paged)
+		rs->limit = rs->limit > 0 ? Min(rs->limit, OTS_MAX_RANGE_ROWS) : OTS_MAX_RANGE_ROWS;
+
+	args.columns_to_get = request_array_arg(5);
+	args.has_max_versions = !PG_ARGISNULL(6);
+	args.max_versions = PG_ARGISNULL(6) ? 0 : PG_GETARG_INT32(6);
+	args.time_range = request_jsonb_arg(7);
+	args.filter = request_jsonb_arg(8);
+	args.with_timestamps = !PG_ARGISNULL(9) && PG_GETARG_BOOL(9);
+	args.start_column = request_text_arg(10);
+	args.end_column = request_text_arg(11);
+	row_read_options(&rs->table, &args, &rs->sel, &rs->filter);
+	rs->range = storage_range_open(&rs->table, &start, &end, rs->backward);
+	rs->row_ctx = AllocSetContextCreate(CurrentMemoryContext, "ots range row",
+										ALLOCSET_DEFAULT_SIZES);
+}
+
+/*
+ * range_row renders one row read: its attributes when the read returns
+ * the row (NULL otherwise), and the size read.  The stored cells are
+ * detoasted into the row's memory (row_ctx), which the next row empties.
+ */
+static Jsonb *
+range_row(RangeScan *rs, const PkInput *pk, struct varlena *stored, uint64 *size_read)
+{
+	const OtsTable *t = &rs->table;
+	struct varlena *cells = PG_DETOAST_DATUM_PACKED(stored);
+	CellsReader r;
+	uint32		size = 0;
+	Jsonb	   *attrs;
+
+	cells_reader_init(&r, cells);
+	attrs = row_read_render(t, &rs->sel, rs->filter, pk, &r, &size);
+	*size_read = codec_pk_size(t, pk) + size;
+	return attrs;
+}
+
+/*
+ * range_next reads and renders the range's next row (range_row) in
+ * row_ctx, which it empties first, so a row's memory goes when the next
+ * one is read: the one fetch loop of both range functions; false when the
+ * range is over.
+ */
+static bool
+range_next(RangeScan *rs, PkInput *pk, Jsonb **attrs, uint64 *size_read)
+{
+	MemoryContext callerctx;
+	struct varlena *stored;
+	bool		found;
+
+	CHECK_FOR_INTERRUPTS();
+	MemoryContextReset(rs->row_ctx);
+	callerctx = MemoryContextSwitchTo(rs->row_ctx);
+	found = storage_range_next(rs->range, pk, &stored);
+	if (found)
+		*attrs = range_row(rs, pk, stored, size_read);
+	MemoryContextSwitchTo(callerctx);
+	return found;
+}
+/* range_row_size: a returned row's data size, for the 4 MB page cap */
+static uint64
+range_row_size(const OtsTable *t, const PkInput *pk, Jsonb *attrs)
+{
+	return codec_pk_size(t, pk) + (attrs != NULL ? VARSIZE(attrs) : 0);
+}
+
+static void
+range_push_row(JsonbParseState **state, const OtsTable *t, const PkInput *pk, Jsonb *attrs)
+{
+	JsonbValue	v;
+	Jsonb	   *pkjson = codec_pk_to_jsonb(t, pk);
+
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	codec_push_key(state, CODEC_KEY("primary_key"));
+	v.type = jbvBinary;
+	v.val.binary.data = &pkjson->root;
+	v.val.binary.len = VARSIZE(pkjson) - VARHDRSZ;
+	pushJsonbValue(state, WJB_VALUE, &v);
+	codec_push_key(state, CODEC_KEY("attributes"));
+	v.val.binary.data = &attrs->root;
+	v.val.binary.len = VARSIZE(attrs) - VARHDRSZ;
+	pushJsonbValue(state, WJB_VALUE, &v);
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
+/*
+ * ots_get_range is ots.get_range(table_name, inclusive_start_primary_key,
+ * exclusive_end_primary_key, direction, limit, columns_to_get,
+ * max_versions, time_range, filter, with_timestamps, start_column,
+ * end_column): one Tablestore page of at most 5000 rows and 4 MB, with
+ * next_start_primary_key NULL exactly when nothing remains.
+ */
+Datum
+ots_get_range(PG_FUNCTION_ARGS)
+{
+	RangeScan	rs;
+	JsonbParseState *state = NULL;
+	Jsonb	   *rows;
+	Jsonb	   *next = NULL;
+	uint64		page_size = 0;
+	int64		scanned = 0;
+	Consumed	consumed = {0, 0};
+	TupleDesc	desc;
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+	MemoryContext callerctx = CurrentMemoryContext;
+	MemoryContext pagectx;
+	PkInput		pk;
+	Jsonb	   *attrs;
+	uint64		size_read;
+
+	range_begin(&rs, fcinfo, true);
+
+	/*
+	 * Memory follows what the page returns: each row is decoded in the
+	 * scan's row_ctx, emptied for the next, and a returned row's attributes
+	 * are copied into pagectx, which holds the page being built until it is
+	 * one jsonb.
+	 */
+	pagectx = AllocSetContextCreate(callerctx, "ots range page", ALLOCSET_DEFAULT_SIZES);
+	MemoryContextSwitchTo(pagectx);
+	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+	MemoryContextSwitchTo(callerctx);
+	/* what the page still needs, plus the look-ahead row */
+	while (range_next(&rs, &pk, &attrs, &size_read))
+	{
+		if (attrs != NULL &&
+			(rs.returned >= rs.limit ||
+			 (rs.returned > 0 &&
+			  page_size + range_row_size(&rs.table, &pk, attrs) > OTS_MAX_RANGE_BYTES)))
+		{
+			/* the look-ahead row: the page is full and more remains */
+			next = codec_pk_to_jsonb(&rs.table, &pk);
+			break;
+		}
+		rs.scanned_size += size_read;	/* a dropped row still counts as read */
+		if (attrs != NULL)
+		{
+			page_size += range_row_size(&rs.table, &pk, attrs);
+			/* the page points into its rows: a copy outlives row_ctx */
+			MemoryContextSwitchTo(pagectx);
+			range_push_row(&state, &rs.table, &pk,
+						   (Jsonb *) PG_DETOAST_DATUM_COPY(PointerGetDatum(attrs)));
+			MemoryContextSwitchTo(callerctx);
+			rs.returned++;
+		}
+		else if (++scanned >= RANGE_SCAN_BUDGET)
+		{
+			/* a filter dropped many rows: end the page early after this one */
+			next = codec_pk_to_jsonb(&rs.table, &pk);
+			break;
+		}
+	}
+	storage_range_close(rs.range);
+	rows = JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL));
+	MemoryContextDelete(pagectx);	/* rows is whole: the copies go before the result is formed */
+
+	consumed.read = Max(request_cu(rs.scanned_size), 1);
+	stats_count(&rs.table, rs.returned, 0, consumed.read, 0);
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "ots.get_range must return ots.range_result");
+	values[0] = JsonbPGetDatum(rows);
+	values[1] = JsonbPGetDatum(next);
+	nulls[1] = next == NULL;
+	values[2] = JsonbPGetDatum(request_consumed_jsonb(consumed));
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls)));
+}
+
+/*
+ * range_rows_shutdown ends a get_range_rows range its caller stopped
+ * reading, counting what it read
+ */
+static void
+range_rows_shutdown(Datum arg)
+{
+	RangeScan  *rs = (RangeScan *) DatumGetPointer(arg);
+
+	storage_range_close(rs->range);
+	stats_count(&rs->table, rs->returned, 0, request_cu(rs->scanned_size), 0);
+}
+
+/*
+ * ots_get_range_rows is ots.get_range_rows(...): the same range, every row
+ * of it (up to limit), one per call, holding one row in memory at a time.
+ */
+Datum
+ots_get_range_rows(PG_FUNCTION_ARGS)
+{
+	FuncCallContext *funcctx;
+	RangeScan  *rs;
+	PkInput		pk;
+	Jsonb	   *attrs;
+	uint64		size_read;
+
+	if (SRF_IS_FIRSTCALL())
+	{
+		MemoryContext old;
+		TupleDesc	desc;
+
+		funcctx = SRF_FIRSTCALL_INIT();
+		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
+		rs = palloc(sizeof(RangeScan));
+		range_begin(rs, fcinfo, false);
+		if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+			elog(ERROR, "ots.get_range_rows must return a record");
+		funcctx->tuple_desc = BlessTupleDesc(desc);
+		funcctx->user_fctx = rs;
+		/* a caller that stops reading early (LIMIT over a SELECT-list call) ends the scans */
+		RegisterExprContextCallback(((ReturnSetInfo *) fcinfo->resultinfo)->econtext,
+									range_rows_shutdown, PointerGetDatum(rs));
+		MemoryContextSwitchTo(old);
+	}
+	funcctx = SRF_PERCALL_SETUP();
+	rs = funcctx->user_fctx;
+
+	/* rows a filter drops cost no memory: range_next frees each row's decoding */
+	while ((rs->limit == 0 || rs->returned < rs->limit) &&
+		   range_next(rs, &pk, &attrs, &size_read))
+	{
+		rs->scanned_size += size_read;
+		if (attrs != NULL)
+		{
+			Datum		values[2];
+			bool		nulls[2] = {false, false};
+
+			values[0] = JsonbPGetDatum(codec_pk_to_jsonb(&rs->table, &pk));
+			values[1] = JsonbPGetDatum(attrs);
+			rs->returned++;
+			SRF_RETURN_NEXT(funcctx, HeapTupleGetDatum(heap_form_tuple(funcctx->tuple_desc,
+																	   values, nulls)));
+		}
+	}
+	/* the limit may end the scan first: end it now, and the callback with it (its memory goes next) */
+	storage_range_close(rs->range);
+	UnregisterExprContextCallback(((ReturnSetInfo *) fcinfo->resultinfo)->econtext,
+								  range_rows_shutdown, PointerGetDatum(rs));
+	stats_count(&rs->table, rs->returned, 0, request_cu(rs->scanned_size), 0);
+	SRF_RETURN_DONE(funcctx);
+}

@@ -1,0 +1,406 @@
+/*-------------------------------------------------------------------------
+ * src/api/row_read.c
+ *	  ots.get_row (row_get, which batch_get_row calls per row), and the
+ *	  per-row functions behind each table's SQL view, which apply the same
+ *	  visibility rules to plain SQL reads (and the gate of an index's view).
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "utils/builtins.h"
+
+#include "format/cells.h"
+#include "format/codec.h"
+#include "errors.h"
+#include "api/filter.h"
+#include "api/read_select.h"
+#include "api/request.h"
+#include "api/row_ops.h"
+#include "api/row_read.h"
+#include "store/rowstore.h"
+#include "stats.h"
+
+PG_FUNCTION_INFO_V1(ots_get_row);
+PG_FUNCTION_INFO_V1(ots_row_attributes);
+PG_FUNCTION_INFO_V1(ots_row_exists);
+PG_FUNCTION_INFO_V1(ots_index_readable);
+PG_FUNCTION_INFO_V1(ots_row_attribute_text);
+PG_FUNCTION_INFO_V1(ots_row_attribute);
+PG_FUNCTION_INFO_V1(ots_row_string);
+PG_FUNCTION_INFO_V1(ots_row_integer);
+PG_FUNCTION_INFO_V1(ots_row_double);
+PG_FUNCTION_INFO_V1(ots_row_boolean);
+PG_FUNCTION_INFO_V1(ots_row_binary);
+
+/* row_read_pk_requested: does columns_to_get name a primary-key column? */
+static bool
+row_read_pk_requested(const OtsTable *t, const ReadSelect *sel)
+{
+	for (int i = 0; i < t->npk; i++)
+		if (sel->ncolumns > 0 && select_column_wanted(sel, t->pk[i].name, t->pk[i].namelen))
+			return true;
+	return false;
+}
+
+void
+row_read_options(const OtsTable *t, const ReadArgs *args, ReadSelect *sel, Filter **filter)
+{
+	int32		offset;
+	int32		limit;
+
+	select_init(sel, t, visibility_now_ms());
+	select_parse_request(sel, args->columns_to_get, args->has_max_versions,
+						 args->max_versions, args->time_range, args->with_timestamps);
+	select_parse_column_range(sel, args->start_column, args->end_column);
+	*filter = filter_parse(args->filter, true);
+	if (filter_pagination(*filter, &offset, &limit))
+	{
+		sel->page_offset = offset;
+		sel->page_limit = limit;
+	}
+}
+
+Jsonb *
+row_read_render(const OtsTable *t, const ReadSelect *sel, const Filter *filter,
+				const PkInput *pk, const CellsReader *r, uint32 *size)
+{
+	Jsonb	   *attrs;
+	int			ncols;
+
+	if (!visibility_row_exists(&sel->vis, r))
+		return NULL;
+	if (!filter_eval(filter, t, pk, r, sel))
+	{
+		/* a filtered-out row was still read */
+		*size += select_data_size(sel, r);
+		return NULL;
+	}
+	attrs = select_render_attributes(sel, r, size, &ncols);
+	if (sel->ncolumns > 0 && ncols == 0 && !row_read_pk_requested(t, sel))
+		return NULL;
+	return attrs;
+}
+
+/*
+ * row_get reads one row: its selected cells, or no primary_key and
+ * attributes when the row does not exist, is filtered out, or has none of
+ * the requested columns.
+ */
+void
+row_get(const RowGetRequest *req, RowResult *res)
+{
+	OtsTable   *t;
+	PkInput		pk;
+	ReadSelect	sel;
+	Filter	   *filter;
+	RowKey		key;
+	struct varlena *cellsv;
+	uint32		size;
+
+	memset(res, 0, sizeof(*res));
+	request_require_given(req->table_name, "table_name");
+	request_require_given(req->primary_key, "primary_key");
+	t = catalog_lookup(req->table_name);
+	rowstore_check_privileges(t, ACL_SELECT);
+	codec_parse_pk(t, req->primary_key, 0, &pk);
+	row_read_options(t, &req->read, &sel, &filter);
+	routing_key(t, &pk, &key);
+
+	size = codec_pk_size(t, &pk);
+	cellsv = rowstore_fetch(&key, false);
+	if (cellsv != NULL)
+	{
+		CellsReader r;
+
+		cells_reader_init(&r, cellsv);
+		res->attributes = row_read_render(t, &sel, filter, &pk, &r, &size);
+		/* the validated argument is the key exactly: no need to render it again */
+		if (res->attributes != NULL)
+			res->primary_key = req->primary_key;
+	}
+	res->consumed.read = Max(request_cu(size), 1);
+	stats_count(t, res->primary_key != NULL ? 1 : 0, 0, res->consumed.read, 0);
+}
+
+/*
+ * ots_get_row is ots.get_row(table_name, primary_key, columns_to_get,
+ * max_versions, time_range, filter, with_timestamps, start_column,
+ * end_column): row_get.
+ */
+Datum
+ots_get_row(PG_FUNCTION_ARGS)
+{
+	RowGetRequest req = {0};
+	RowResult	res;
+
+	req.table_name = request_text_arg(0);
+	req.primary_key = request_jsonb_arg(1);
+	req.read.columns_to_get = request_array_arg(2);
+	req.read.has_max_versions = !PG_ARGISNULL(3);
+	req.read.max_versions = PG_ARGISNULL(3) ? 0 : PG_GETARG_INT32(3);
+	req.read.time_range = request_jsonb_arg(4);
+	req.read.filter = request_jsonb_arg(5);
+	req.read.with_timestamps = !PG_ARGISNULL(6) && PG_GETARG_BOOL(6);
+	req.read.start_column = request_text_arg(7);
+	req.read.end_column = request_text_arg(8);
+	row_get(&req, &res);
+	PG_RETURN_DATUM(request_result(fcinfo, res.primary_key, res.attributes, res.consumed));
+}
+
+/* what a view's function keeps from the first row of a statement to the next rows */
+typedef struct ViewRowState
+{
+	OtsTable   *table;			/* catalog entry: "valid" tells when to look again */
+	int64		now_ms;			/* the moment TTL is measured from */
+} ViewRowState;
+
+/*
+ * row_read_view_row prepares a table view's function of (cells, storage
+ * regclass): the stored row's reader, and the table's rules.  The table and
+ * the moment are taken at the first row the function reads in an execution
+ * of its statement and kept in fn_extra (catalog entries stay at fixed
+ * addresses): a statement neither looks its table's options up nor reads
+ * the clock per row (on a VM the clock can cost more than the rest of a
+ * row's rule).
+ */
+static void
+row_read_view_row(FunctionCallInfo fcinfo, ReadSelect *sel, CellsReader *r)
+{
+	struct varlena *cellsv = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	Oid			data_oid = PG_GETARG_OID(1);
+	ViewRowState *state = (ViewRowState *) fcinfo->flinfo->fn_extra;
+
+	if (state == NULL)
+	{
+		state = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(ViewRowState));
+		state->now_ms = visibility_now_ms();
+		fcinfo->flinfo->fn_extra = state;
+	}
+	if (state->table == NULL || !state->table->valid || state->table->data_oid != data_oid)
+	{
+		state->table = catalog_lookup_by_data_oid(data_oid);
+		if (state->table == NULL)
+			ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
+		/* once per execution, as the table: an index being built answers nothing */
+		catalog_check_index_readable(state->table);
+	}
+	select_init(sel, state->table, state->now_ms);
+	cells_reader_init(r, cellsv);
+}
+
+/*
+ * ots_row_attributes is ots.row_attributes(cells, storage regclass): the
+ * latest visible value of every column, as the table's view shows it.
+ */
+Datum
+ots_row_attributes(PG_FUNCTION_ARGS)
+{
+	ReadSelect	sel;
+	CellsReader r;
+	uint32		size = 0;
+	int			ncols;
+
+	row_read_view_row(fcinfo, &sel, &r);
+	PG_RETURN_JSONB_P(select_render_attributes(&sel, &r, &size, &ncols));
+}
+
+/* ots_row_exists is ots.row_exists(cells, storage regclass): the row rule */
+Datum
+ots_row_exists(PG_FUNCTION_ARGS)
+{
+	ReadSelect	sel;
+	CellsReader r;
+
+	row_read_view_row(fcinfo, &sel, &r);
+	PG_RETURN_BOOL(visibility_row_exists(&sel.vis, &r));
+}
+
+/*
+ * ots_index_readable is ots.index_readable(storage regclass), the gate an
+ * index's view passes before its rows (a one-time filter, evaluated at each
+ * execution with the statement's snapshot): true for a table, or an index
+ * that answers reads; else get_row's "Disallow read index table in building
+ * base state".  The view's row functions check the same at their first row,
+ * but a query that reads no row of an incomplete index (none written yet,
+ * or none of the key it asks for) must fail too, not answer with none.
+ */
+Datum
+ots_index_readable(PG_FUNCTION_ARGS)
+{
+	OtsTable   *t = catalog_lookup_by_data_oid(PG_GETARG_OID(0));
+
+	if (t == NULL)
+		ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
+	catalog_check_index_readable(t);
+	PG_RETURN_BOOL(true);
+}
+
+/*
+ * row_read_view_attribute finds the latest visible value of one column of a
+ * view's row (args: cells, storage, name); false when it has none.
+ */
+static bool
+row_read_view_attribute(FunctionCallInfo fcinfo, OtsValue *value)
+{
+	ReadSelect	sel;
+	CellsReader r;
+	text	   *name = PG_GETARG_TEXT_PP(2);
+
+	row_read_view_row(fcinfo, &sel, &r);
+	return select_latest(&sel, &r, VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name), value);
+}
+
+/*
+ * row_read_view_attribute_via_jsonb gives one column's value as the jsonb
+ * operator fn (->, ->>) gives it from the row's attributes: applied to the
+ * one-pair object of that column
+ */
+static Datum
+row_read_view_attribute_via_jsonb(FunctionCallInfo fcinfo, PGFunction fn, const OtsValue *v)
+{
+	text	   *name = PG_GETARG_TEXT_PP(2);
+	CodecPair	pair = {VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name), *v};
+
+	return DirectFunctionCall2(fn, JsonbPGetDatum(codec_flat_object(&pair, 1)),
+							   PG_GETARG_DATUM(2));
+}
+
+/*
+ * ots_row_attribute_text is ots.row_attribute_text(cells, storage, name):
+ * ots.row_attributes(cells, storage) ->> name, without rendering the other
+ * columns.  Strings, integers and booleans are written as ->> writes them;
+ * other values go through the same one-pair jsonb ->> reads.
+ */
+Datum
+ots_row_attribute_text(PG_FUNCTION_ARGS)
+{
+	OtsValue	v;
+
+	if (!row_read_view_attribute(fcinfo, &v))
+		PG_RETURN_NULL();
+	switch (v.type)
+	{
+		case OTS_VT_STRING:
+			PG_RETURN_TEXT_P(cstring_to_text_with_len(v.u.s.data, v.u.s.len));
+		case OTS_VT_INTEGER:
+			{
+				char		buf[MAXINT8LEN + 1];
+
+				pg_lltoa(v.u.i, buf);
+				PG_RETURN_TEXT_P(cstring_to_text(buf));
+			}
+		case OTS_VT_BOOLEAN:
+			PG_RETURN_TEXT_P(cstring_to_text(v.u.b ? "true" : "false"));
+		default:
+			PG_RETURN_DATUM(row_read_view_attribute_via_jsonb(fcinfo, jsonb_object_field_text, &v));
+	}
+}
+
+/*
+ * ots_row_attribute is ots.row_attribute(cells, storage, name):
+ * ots.row_attributes(cells, storage) -> name, without rendering the other
+ * columns.
+ */
+Datum
+ots_row_attribute(PG_FUNCTION_ARGS)
+{
+	OtsValue	v;
+
+	if (!row_read_view_attribute(fcinfo, &v))
+		PG_RETURN_NULL();
+	PG_RETURN_DATUM(row_read_view_attribute_via_jsonb(fcinfo, jsonb_object_field, &v));
+}
+
+Datum
+row_read_value_datum(const OtsValue *v)
+{
+	switch (v->type)
+	{
+		case OTS_VT_STRING:
+			return PointerGetDatum(cstring_to_text_with_len(v->u.s.data, v->u.s.len));
+		case OTS_VT_INTEGER:
+			return Int64GetDatum(v->u.i);
+		case OTS_VT_DOUBLE:
+			return Float8GetDatum(v->u.d);
+		case OTS_VT_BOOLEAN:
+			return BoolGetDatum(v->u.b);
+		case OTS_VT_BINARY:
+			{
+				bytea	   *b = (bytea *) palloc(VARHDRSZ + v->u.s.len);
+
+				SET_VARSIZE(b, VARHDRSZ + v->u.s.len);
+				memcpy(VARDATA(b), v->u.s.data, v->u.s.len);
+				return PointerGetDatum(b);
+			}
+	}
+	elog(ERROR, "invalid ots value type %d", (int) v->type);
+	return (Datum) 0;
+}
+
+Oid
+row_read_value_sql_type(OtsValueType t)
+{
+	switch (t)
+	{
+		case OTS_VT_STRING:
+			return TEXTOID;
+		case OTS_VT_INTEGER:
+			return INT8OID;
+		case OTS_VT_DOUBLE:
+			return FLOAT8OID;
+		case OTS_VT_BOOLEAN:
+			return BOOLOID;
+		case OTS_VT_BINARY:
+			return BYTEAOID;
+	}
+	return InvalidOid;
+}
+
+/*
+ * The typed columns of a view, one per defined column: the latest visible
+ * value of the column when it has the defined type, else NULL (a cell of
+ * another type, written before the column was defined, stays visible in
+ * the view's attributes).  ots.row_string(cells, storage, name) and its
+ * siblings return text, bigint, double precision, boolean and bytea.
+ */
+static Datum
+row_read_view_typed(FunctionCallInfo fcinfo, OtsValueType type)
+{
+	OtsValue	v;
+
+	if (!row_read_view_attribute(fcinfo, &v) || v.type != type)
+		PG_RETURN_NULL();
+	return row_read_value_datum(&v);
+}
+
+Datum
+ots_row_string(PG_FUNCTION_ARGS)
+{
+	return row_read_view_typed(fcinfo, OTS_VT_STRING);
+}
+
+Datum
+ots_row_integer(PG_FUNCTION_ARGS)
+{
+	return row_read_view_typed(fcinfo, OTS_VT_INTEGER);
+}
+
+Datum
+ots_row_double(PG_FUNCTION_ARGS)
+{
+	return row_read_view_typed(fcinfo, OTS_VT_DOUBLE);
+}
+
+Datum
+ots_row_boolean(PG_FUNCTION_ARGS)
+{
+	return row_read_view_typed(fcinfo, OTS_VT_BOOLEAN);
+}
+
+Datum
+ots_row_binary(PG_FUNCTION_ARGS)
+{
+	return row_read_view_typed(fcinfo, OTS_VT_BINARY);
+}

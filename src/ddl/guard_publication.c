@@ -1,0 +1,161 @@
+/*-------------------------------------------------------------------------
+ * src/ddl/guard_publication.c
+ *	  The storage guard's rule for publications: nothing a subscriber's ots
+ *	  writes itself is published (an index's storage, ots's catalog,
+ *	  schemas holding either, FOR ALL TABLES).
+ *
+ * A subscriber writes each index's entries from the table rows it applies,
+ * and each database's ots writes its own catalog.  CREATE and ALTER
+ * PUBLICATION are checked, a leaf of an index's storage moved into a
+ * schema published whole, and the registration of an index
+ * (guard_publication_check_index, catalog_write.c).
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/dependency.h"
+#include "catalog/namespace.h"
+#include "catalog/partition.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_publication.h"
+#include "commands/extension.h"
+#include "nodes/parsenodes.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+#include "ddl/guard.h"
+#include "ddl/guard_publication.h"
+#include "meta/storage.h"
+
+/* guard_publication_refuse raises the error for publishing what a subscriber's ots writes itself */
+static void
+guard_publication_refuse(const char *message, const char *detail)
+{
+	guard_raise(message, detail,
+				"Publish the storage of ots tables by name: CREATE PUBLICATION ... FOR TABLE s.\"t$data\" [, ...] WITH (publish_via_partition_root = true); a table's stream relations (\"t$log\", \"t$rec\") may be published with it.");
+}
+
+#define GUARD_INDEX_NOT_PUBLISHED \
+	"A subscriber's ots writes each index's entries from the table rows it applies: the publisher's entries would be written twice."
+
+/*
+ * guard_publication_table refuses to publish ots's catalog (ots.tables,
+ * ots.purge_stats: each database's ots writes its own) and the storage of
+ * a secondary index or its partitions (guard_publication_refuse)
+ */
+static void
+guard_publication_table(Oid relid)
+{
+	Oid			ots = get_extension_oid("ots", true);
+	Oid			storage = relid;
+
+	if (!OidIsValid(relid))
+		return;
+	if (OidIsValid(ots) && getExtensionOfObject(RelationRelationId, relid) == ots)
+		guard_publication_refuse(psprintf("cannot publish ots's catalog table %s",
+									  quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+																 get_rel_name(relid))),
+							 "Each database's ots writes its own catalog, with ots's functions; a subscriber makes its ots tables itself.");
+	if (get_rel_relispartition(relid))
+		storage = get_partition_parent(relid, true);
+	if (OidIsValid(storage) && OidIsValid(guard_index_base(storage)))
+		guard_publication_refuse(psprintf("cannot publish the storage of ots index %s",
+									  quote_qualified_identifier(get_namespace_name(get_rel_namespace(storage)),
+																 storage_table_of(get_rel_name(storage), STORAGE_SUFFIX))),
+							 GUARD_INDEX_NOT_PUBLISHED);
+}
+
+/*
+ * guard_publication_schema refuses to publish the tables of ots's own schema,
+ * or of a schema holding the storage of a secondary index
+ */
+static void
+guard_publication_schema(Oid nsp)
+{
+	char	   *nspname = OidIsValid(nsp) ? get_namespace_name(nsp) : NULL;
+	List	   *index_of = NIL;
+	List	   *names;
+	ListCell   *lc_name;
+	ListCell   *lc_of;
+
+	if (nspname == NULL)
+		return;
+	if (nsp == get_namespace_oid("ots", true))
+		guard_publication_refuse(psprintf("cannot publish the tables of schema %s, ots's own",
+									  quote_identifier(nspname)),
+							 "It holds ots's catalog, which each database's ots writes itself.");
+	names = guard_tables_where(nsp, "schema_name", nspname, &index_of);
+	forboth(lc_name, names, lc_of, index_of)
+		if (lfirst(lc_of) != NULL)
+			guard_publication_refuse(psprintf("cannot publish the tables of schema %s, which holds the storage of ots index %s",
+										  quote_identifier(nspname),
+										  quote_qualified_identifier(nspname, lfirst(lc_name))),
+								 GUARD_INDEX_NOT_PUBLISHED);
+}
+
+/*
+ * guard_publication_check_index refuses to register index index of
+ * schema nsp while a publication takes in every table of the schema (FOR
+ * TABLES IN SCHEMA) or of the database (FOR ALL TABLES): it would publish
+ * the index's storage, which guard_publication_table refuses by name
+ */
+void
+guard_publication_check_index(Oid nsp, const char *index)
+{
+	List	   *pubs = list_concat(GetAllTablesPublications(), GetSchemaPublications(nsp));
+
+	if (pubs != NIL)
+		guard_publication_refuse(psprintf("cannot create ots index %s: publication %s publishes every table of its schema",
+									  quote_qualified_identifier(get_namespace_name(nsp), index),
+									  quote_identifier(get_publication_name(linitial_oid(pubs), false))),
+							 GUARD_INDEX_NOT_PUBLISHED);
+}
+
+/*
+ * guard_publication_check checks what CREATE PUBLICATION and ALTER PUBLICATION
+ * ... ADD / SET publish: not FOR ALL TABLES (ots's catalog and index
+ * storage among them), and no table or schema guard_publication_table or
+ * guard_publication_schema refuses.  create_index refuses an index whose
+ * storage a publication would take in (a schema published whole).
+ */
+void
+guard_publication_check(List *pubobjects, bool all_tables)
+{
+	ListCell   *lc;
+
+	if (all_tables)
+		guard_publication_refuse("cannot publish all tables of a database with ots",
+							 "FOR ALL TABLES publishes ots's catalog and the storage of secondary indexes, which a subscriber's ots writes itself.");
+	foreach(lc, pubobjects)
+	{
+		PublicationObjSpec *obj = lfirst(lc);
+
+		if (obj->pubobjtype == PUBLICATIONOBJ_TABLE && obj->pubtable != NULL)
+			guard_publication_table(RangeVarGetRelid(obj->pubtable->relation, NoLock, true));
+		else if (obj->pubobjtype == PUBLICATIONOBJ_TABLES_IN_SCHEMA)
+			guard_publication_schema(get_namespace_oid(obj->name, true));
+		else if (obj->pubobjtype == PUBLICATIONOBJ_TABLES_IN_CUR_SCHEMA)
+		{
+			List	   *path = fetch_search_path(false);
+
+			if (path != NIL)
+				guard_publication_schema(linitial_oid(path));
+		}
+	}
+}
+
+/*
+ * guard_publication_move_leaf: a partition of an index's storage moved
+ * into a schema a publication takes in whole would be published
+ * (guard_publication_table)
+ */
+void
+guard_publication_move_leaf(Oid leaf, const char *schema)
+{
+	Oid			nsp = get_namespace_oid(schema, true);
+	Oid			storage = get_partition_parent(leaf, true);
+
+	if (OidIsValid(nsp) && OidIsValid(storage) && OidIsValid(guard_index_base(storage)) &&
+		GetSchemaPublications(nsp) != NIL)
+		guard_publication_table(leaf);
+}

@@ -1,0 +1,171 @@
+/*-------------------------------------------------------------------------
+ * src/format/cells.h
+ *	  ots.cells: a row's attribute cells in one compact varlena.
+ *
+ * Format (version 1).  All integers little-endian; "varint" is LEB128
+ * (7 bits per byte, low group first, at most 10 bytes, canonical: no
+ * superfluous trailing 0x80/0x00 groups); "zigzag" maps int64 to uint64 as
+ * (n << 1) ^ (n >> 63) before varint encoding.
+ *
+ *	 uint8	 version			 = 1
+ *	 int64	 row_ts			 row marker: server time (ms) of the write
+ *								 that last put/updated the row, >= 0
+ *	 uint32	 ncols
+ *	 uint32	 offset[ncols]	 start of each column block, relative to the
+ *								 first byte after this array; strictly increasing,
+ *								 offset[0] = 0
+ *	 column blocks, in strictly ascending bytewise (memcmp, shorter first)
+ *	 order of column name:
+ *		 varint	 name_len		 1..255
+ *		 bytes	 name			 [A-Za-z0-9_], not starting with a digit
+ *		 varint	 ncells			 >= 1
+ *		 ncells × cell, timestamps strictly descending (newest first):
+ *			 first cell:  zigzag varint (row_ts - ts)
+ *			 later cells: varint (previous ts - ts), >= 1
+ *			 uint8	type		 OtsValueType
+ *			 value:	INTEGER zigzag varint; DOUBLE 8 bytes (IEEE-754 LE, finite);
+ *					BOOLEAN 1 byte (0 or 1); STRING/BINARY varint length +
+ *					bytes (STRING valid UTF-8)
+ *	 nothing after the last block
+ *
+ * Every timestamp lies in [0, OTS_MAX_TIMESTAMP).  A column never has an
+ * empty cell list; a row may have zero columns.  The format has no limit of
+ * a write request (cells per write, value sizes): a row may grow past them
+ * through many writes, and still reads back.  The directory makes one
+ * column reachable by binary search without decoding the others, and the
+ * whole format is read with memcpy, so packed (1-byte header, unaligned)
+ * datums are read in place.
+ *-------------------------------------------------------------------------
+ */
+#ifndef OTS_CELLS_H
+#define OTS_CELLS_H
+
+#include "postgres.h"
+#include "fmgr.h"
+
+#include "format/value.h"
+
+#define CELLS_FORMAT_VERSION 1
+
+/* ---- reading ---- */
+
+typedef struct CellsReader
+{
+	const uint8 *data;			/* first byte of the payload (version byte) */
+	uint32		len;			/* payload length */
+	int64		row_ts;
+	uint32		ncols;
+	const uint8 *offsets;		/* ncols little-endian uint32 */
+	const uint8 *blocks;		/* start of the column blocks */
+} CellsReader;
+
+typedef struct CellsColumn
+{
+	const char *name;			/* not NUL-terminated */
+	uint32		namelen;
+	uint32		ncells;
+	/* iteration state, advanced by cells_column_next */
+	const uint8 *pos;
+	uint32		seen;
+	int64		prev_ts;
+	int64		row_ts;
+} CellsColumn;
+
+/*
+ * cells_reader_init prepares to read a value already stored by ots (so
+ * known valid).  "value" may be packed (1-byte header): pass the result of
+ * PG_DETOAST_DATUM_PACKED.
+ */
+extern void cells_reader_init(CellsReader *r, const struct varlena *value);
+
+/* cells_column_at opens column i (0-based, name order) */
+extern void cells_column_at(const CellsReader *r, uint32 i, CellsColumn *col);
+
+/* cells_find_column opens the named column by binary search; false if absent */
+extern bool cells_find_column(const CellsReader *r, const char *name, uint32 namelen,
+							  CellsColumn *col);
+
+/*
+ * cells_column_next yields the column's next cell, newest first; false after
+ * the last.  String/Binary values point into the reader's data.
+ */
+extern bool cells_column_next(CellsColumn *col, int64 *ts, OtsValue *value);
+
+/* cells_newest: the newest cell of the row's column name, false if none */
+extern bool cells_newest(const CellsReader *r, const char *name, uint32 namelen, int64 *ts,
+						 OtsValue *v);
+
+/* ---- building ---- */
+
+typedef struct CellsBuilder CellsBuilder;
+
+/* cells_builder_create starts an empty row in CurrentMemoryContext */
+extern CellsBuilder *cells_builder_create(int64 row_ts);
+
+/*
+ * cells_builder_add adds one cell.  Cells may come in any order; a second
+ * cell with the same column name and timestamp replaces the first (the
+ * later call wins).  name/value memory must stay valid until finish.
+ * Inputs are assumed already validated by the caller; a timestamp out of
+ * range is still an (internal) error, never stored.
+ */
+extern void cells_builder_add(CellsBuilder *b, const char *name, uint32 namelen,
+							  int64 ts, const OtsValue *value);
+
+/* cells_builder_ncells counts cells added so far (after same-key replacement) */
+extern uint32 cells_builder_ncells(const CellsBuilder *b);
+
+/*
+ * cells_builder_finish encodes the row.  When max_versions > 0, only the
+ * newest max_versions cells of each column are kept.  The result is a
+ * palloc'd varlena with a 4-byte header.
+ */
+extern struct varlena *cells_builder_finish(CellsBuilder *b, int32 max_versions);
+
+/*
+ * cells_builder_oldest_ts is "$oldest_ts" of the value the last finish
+ * returned: its oldest cell's timestamp, or its row marker without cells.
+ */
+extern int64 cells_builder_oldest_ts(const CellsBuilder *b);
+
+/*
+ * cells_oldest_ts is what "$oldest_ts" stores for a row's cells: the
+ * timestamp of its oldest cell, or its row marker when it has no cells;
+ * from that moment on, purge may have work on the row.  It decodes the
+ * cells: a writer that has just built them has the same value from
+ * cells_builder_oldest_ts.
+ */
+extern int64 cells_oldest_ts(const struct varlena *cells);
+
+/*
+ * cells_validate checks a payload (version byte onward) against every rule
+ * above and raises ERRCODE_INVALID_BINARY_REPRESENTATION naming the first
+ * defect.  Used by binary receive and text input; never crashes on any
+ * input.
+ */
+extern void cells_validate(const uint8 *data, uint32 len);
+
+/*
+ * cells_io_check_size (cells_io.c) raises OTSOutOfRowSizeLimit when a row
+ * about to be written could not go through the text form (pg_dump, COPY)
+ */
+extern void cells_io_check_size(const struct varlena *value);
+
+/* cells_ncells_total counts all cells of a valid value */
+extern uint32 cells_ncells_total(const CellsReader *r);
+
+/*
+ * cells_name_cmp orders column names bytewise (memcmp, a prefix before any
+ * longer name), the order of the column blocks.
+ */
+static inline int
+cells_name_cmp(const char *a, uint32 alen, const char *b, uint32 blen)
+{
+	int			c = memcmp(a, b, Min(alen, blen));
+
+	if (c != 0)
+		return c;
+	return (alen > blen) - (alen < blen);
+}
+
+#endif							/* OTS_CELLS_H */

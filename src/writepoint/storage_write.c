@@ -1,0 +1,472 @@
+/*-------------------------------------------------------------------------
+ * src/writepoint/storage_write.c
+ *	  The write point of ots storage: storage_write, which every change of a
+ *	  stored row reaches (through the ots table access method, tableam.c),
+ *	  and hands to what hangs off it.
+ *
+ * Every row-level change of a leaf of ots storage, whoever makes it, goes
+ * through the table AM's write callbacks: ots's row functions and batches
+ * (direct inserts, updates and deletes, COPY-style multi-inserts), purge's
+ * statements, plain INSERT / UPDATE / DELETE /
+ * MERGE / COPY on the storage, logical replication apply and pg_restore.
+ * The callbacks call storage_write once the change is made (for ON
+ * CONFLICT inserts, once the insert is known to have succeeded), with the
+ * old cells and the new, in the writing transaction: the one place where
+ * secondary indexes (index_write.c) and Stream (stream_write.c) see every
+ * change.  It also counts what it sees (ots.count_writes,
+ * ots.write_point_counts).
+ *
+ * ots's row code announces each of its own row writes just before it
+ * calls the table AM (announce_row, store/announce.h): the cells are its
+ * own work, already checked, and it hands over the old cells it read; the
+ * write point takes the announcement as the call reaches it
+ * (storage_write_leaf).  Any other new row, those of the statements ots
+ * runs on storage (the bulk upsert, purge) included, is checked by the
+ * guard before it is stored (row_guard.c).  Relations on the access method
+ * that are not leaves of ots storage (the transient copy an ALTER TABLE
+ * rewrite fills) are neither checked nor counted: a rewrite changes no
+ * row.  Where a leaf's columns are is the leaf cache's (store/leaf.h).
+ *
+ * Index maintenance re-enters the write point: an index entry is a row of
+ * another ots table, written through rowstore and the table AM like any
+ * row.  That is safe because the write point takes the outer change's
+ * announcement before it hands the change on (storage_write asserts it),
+ * so each nested write announces, and is taken for, its own.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "replication/logicalworker.h"
+#include "storage/lmgr.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+
+#include "meta/defined.h"
+#include "errors.h"
+#include "guc.h"
+#include "index/index_write.h"
+#include "writepoint/restore.h"
+#include "writepoint/row_guard.h"
+#include "stats.h"
+#include "meta/storage.h"
+#include "store/announce.h"
+#include "store/leaf.h"
+#include "writepoint/storage_write.h"
+#include "stream/stream.h"
+
+static void storage_write_key_attnos(StorageLeaf *leaf, bool found, const AttrNumber *keys);
+static const LeafCache *storage_write_keys(const StorageWrite *w);
+static void storage_write_indexes(const StorageWrite *w);
+
+/*
+ * storage_write_leaf tells the table AM whether rel is a leaf of ots
+ * storage, and fills leaf with what the write point needs of it: the table
+ * (NULL while the storage is not registered, as during pg_restore before
+ * ots.tables has its rows), where its columns are, and whether ots's row
+ * code announced this change (slot: the new row, NULL for a delete).
+ */
+bool
+storage_write_leaf(Relation rel, TupleTableSlot *slot, StorageLeaf *leaf)
+{
+	Oid			relid = RelationGetRelid(rel);
+	const AnnouncedRow *announced = announce_take_row(relid, slot);
+	LeafCache  *lc;
+
+	memset(leaf, 0, sizeof(*leaf));
+	if (announced != NULL)
+	{
+		/* what ots's row code knows: no look-up, and nothing to check */
+		leaf->table = announced->table;
+		leaf->storage_oid = announced->table->data_oid;
+		/*
+		 * unless locking the leaf let in an invalidation since the row code
+		 * looked the table up (an index created meanwhile): the table as of
+		 * the lock, which is what every write of the leaf keeps until it
+		 * commits (a build or delete_index waits for it)
+		 */
+		if (!leaf->table->valid)
+			leaf->table = catalog_lookup_by_data_oid(leaf->storage_oid);
+		leaf->origin = STORAGE_ORIGIN_OTS;
+		leaf->old_cells = PointerGetDatum(announced->old_cells);
+		leaf->cells_attno = announced->cells_attno;
+		leaf->change = announced->change;
+		return true;
+	}
+	leaf->origin = STORAGE_ORIGIN_SQL;
+	/* not a partition: the transient copy of a rewrite, a table before ATTACH */
+	if (!rel->rd_rel->relispartition)
+		return false;
+	lc = leaf_place(relid);
+	if (!OidIsValid(lc->storage_oid) || lc->cells_attno == 0 || lc->oldest_attno == 0)
+		return false;
+	leaf->storage_oid = lc->storage_oid;
+	leaf->cells_attno = lc->cells_attno;
+	leaf->oldest_attno = lc->oldest_attno;
+	/*
+	 * pg_restore loads rows before it adds the primary keys, which the
+	 * table's metadata checks: until then its rows are checked as those of
+	 * storage not registered yet
+	 */
+	if (OidIsValid(RelationGetPrimaryKeyIndex(rel)))
+		leaf->table = catalog_lookup_by_data_oid(lc->storage_oid);
+	if (leaf->table != NULL)
+		storage_write_key_attnos(leaf, leaf_keys(lc, leaf->table), lc->key_attnos);
+	return true;
+}
+
+/*
+ * storage_write_key_attnos gives leaf the stored key columns of
+ * leaf->table, found (by name and type: store/leaf.c) at keys; a relation
+ * without all of them is checked as storage not registered (PostgreSQL
+ * refuses it as a partition anyway).
+ */
+static void
+storage_write_key_attnos(StorageLeaf *leaf, bool found, const AttrNumber *keys)
+{
+	if (!found)
+	{
+		leaf->table = NULL;
+		leaf->nkeys = 0;
+		return;
+	}
+	leaf->nkeys = storage_nkeys(leaf->table);
+	memcpy(leaf->key_attnos, keys, sizeof(AttrNumber) * leaf->nkeys);
+}
+
+/*
+ * storage_write_rows_moving reads every row of relation relid, which is
+ * about to join t's storage or to leave it below the write point, holding
+ * the relation as the statement will (AccessExclusiveLock, which ATTACH,
+ * DETACH and DROP take on it), so no row comes or goes in between.  Rows
+ * that join are checked as row_guard checks a new row.  With
+ * callback STORAGE_CB_ATTACH or STORAGE_CB_DETACH, each row then reaches
+ * the write point as a row joining or leaving the table, which keeps t's
+ * secondary indexes (its entries written or removed) and refuses the rows
+ * of a table with a stream; with STORAGE_CB_COUNT (SET ACCESS METHOD ots of
+ * a leaf, whose rows stay where they are) they are only checked.  A
+ * relation without ots's columns is left to PostgreSQL, which refuses it as
+ * a partition.
+ */
+static void
+storage_write_rows_moving(Oid relid, const OtsTable *t, StorageWriteCallback callback)
+{
+	Relation	rel = table_open(relid, AccessExclusiveLock);
+	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext, "ots moving rows",
+												 ALLOCSET_DEFAULT_SIZES);
+	MemoryContext oldcxt;
+	StorageLeaf leaf;
+	AttrNumber	keys[OTS_MAX_KEY_COLUMNS + 1];
+	Snapshot	snapshot;
+	TableScanDesc scan;
+	TupleTableSlot *slot;
+
+	memset(&leaf, 0, sizeof(leaf));
+	leaf.origin = STORAGE_ORIGIN_SQL;
+	leaf.storage_oid = t->data_oid;
+	leaf.table = t;
+	leaf.cells_attno = leaf_attno(relid, STORAGE_CELLS_COLUMN, storage_cells_type());
+	leaf.oldest_attno = leaf_attno(relid, STORAGE_OLDEST_TS_COLUMN, INT8OID);
+	storage_write_key_attnos(&leaf, leaf_find_keys(relid, t, keys), keys);
+	if (leaf.cells_attno == 0 || leaf.oldest_attno == 0 || leaf.table == NULL)
+	{
+		table_close(rel, NoLock);
+		return;
+	}
+	snapshot = RegisterSnapshot(GetLatestSnapshot());
+	slot = table_slot_create(rel, NULL);
+	scan = table_beginscan(rel, snapshot, 0, NULL);
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		StorageWrite w;
+		Datum		none = (Datum) 0;
+		Datum		cells;
+		TupleTableSlot *row = slot;
+		TupleTableSlot *no_row = NULL;
+		bool		isnull;
+
+		CHECK_FOR_INTERRUPTS();
+		oldcxt = MemoryContextSwitchTo(rowcxt);
+		if (callback != STORAGE_CB_DETACH)
+			row_guard(rel, &leaf, slot);
+		if (callback == STORAGE_CB_ATTACH || callback == STORAGE_CB_DETACH)
+		{
+			cells = slot_getattr(slot, leaf.cells_attno, &isnull);
+			w.leaf = rel;
+			w.storage_oid = t->data_oid;
+			w.table = t;
+			w.callback = callback;
+			w.origin = STORAGE_ORIGIN_SQL;
+			w.nrows = 1;
+			w.old_cells = callback == STORAGE_CB_DETACH ? &cells : &none;
+			w.new_cells = callback == STORAGE_CB_ATTACH ? &cells : &none;
+			w.old_rows = callback == STORAGE_CB_DETACH ? &row : &no_row;
+			w.new_rows = callback == STORAGE_CB_ATTACH ? &row : &no_row;
+			w.change = NULL;
+			storage_write(&w);
+		}
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextReset(rowcxt);
+	}
+	table_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	UnregisterSnapshot(snapshot);
+	MemoryContextDelete(rowcxt);
+	table_close(rel, NoLock);
+}
+
+void
+storage_write_check_rows(Oid relid, const OtsTable *t)
+{
+	storage_write_rows_moving(relid, t, STORAGE_CB_COUNT);
+}
+
+void
+storage_write_rows_join(Oid relid, const OtsTable *t)
+{
+	storage_write_rows_moving(relid, t, STORAGE_CB_ATTACH);
+}
+
+void
+storage_write_rows_leave(Oid relid, const OtsTable *t)
+{
+	storage_write_rows_moving(relid, t, STORAGE_CB_DETACH);
+}
+
+/*
+ * storage_write_change_kind says what kind of change w (of a registered
+ * table) is: a new change of the table's rows, a copy of one made and
+ * recorded elsewhere (and which copy), or purge's.  This is the one place that tells
+ * them apart (docs/design.md, "New changes and copies"); storage_write acts
+ * on its answer for what hangs off the write point:
+ *	 - STORAGE_CHANGE_APPLIED: written by a logical replication worker
+ *	   (apply, or a table's initial copy; IsLogicalWorker(), which no
+ *	   setting of a session can make true).  The publisher's stream
+ *	   recorded the change: no stream record.  The subscriber's indexes
+ *	   are kept from the table rows it applies, as for any change, so the
+ *	   worker may not write an index's own storage
+ *	   (storage_write_index_storage): the publisher's entries would be
+ *	   written twice.
+ *	 - STORAGE_CHANGE_REPLICA: session_replication_role = replica (a
+ *	   superuser's choice, for which PostgreSQL fires no ordinary trigger
+ *	   either): no stream record; indexes kept.
+ *	 - STORAGE_CHANGE_RESTORED: a row a dump's script loads: an insert by
+ *	   plain SQL (COPY, INSERT) into storage by a statement of the script
+ *	   itself, run by the table's owner (restore_loading: the role
+ *	   writing it and the session's login role both may act as the owner;
+ *	   never inside a SECURITY DEFINER function or a security-restricted
+ *	   operation).  The dump brings the row's index entries and stream
+ *	   records itself, in any order: the row writes neither.  Only a role
+ *	   that could write the index storage and the stream's log directly
+ *	   makes a row skip them.  (A restore attaches its leaves empty, before
+ *	   the storage has its primary key, when ots takes no table to be there
+ *	   yet: no row joins a table by ATTACH in a restore.)
+ *	 - STORAGE_CHANGE_PURGED: a change made while purge's batch statement
+ *	   runs (announce_purge): removing cells and rows no read sees any more
+ *	   is no change of the table's rows.  Indexes kept, no stream record.
+ *	 - STORAGE_CHANGE_NEW: every other change: ots's own writes, a role
+ *	   without the owner's rights, any session doing ordinary work, rows
+ *	   that join or leave a table by ATTACH, DETACH or DROP of a leaf.
+ *	   Indexes kept, a stream record.
+ */
+static StorageChangeKind
+storage_write_change_kind(const StorageWrite *w)
+{
+	if (IsLogicalWorker())
+		return STORAGE_CHANGE_APPLIED;
+	if (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA)
+		return STORAGE_CHANGE_REPLICA;
+	if (w->origin == STORAGE_ORIGIN_SQL &&
+		(w->callback == STORAGE_CB_INSERT || w->callback == STORAGE_CB_MULTI_INSERT ||
+		 w->callback == STORAGE_CB_SPECULATIVE) &&
+		restore_loading(w->storage_oid))
+		return STORAGE_CHANGE_RESTORED;
+	return announce_purging() ? STORAGE_CHANGE_PURGED : STORAGE_CHANGE_NEW;
+}
+
+/*
+ * storage_write_index_storage refuses the changes of an index's own storage
+ * that would leave it other than its table's rows make it: a TRUNCATE (its
+ * entries gone while its table's rows stay), and rows a logical replication
+ * worker writes there (STORAGE_CHANGE_APPLIED).  ots's own maintenance,
+ * and rows restored into it, pass.
+ */
+static void
+storage_write_index_storage(const StorageWrite *w, StorageChangeKind kind)
+{
+	const OtsTable *idx = w->table;
+
+	if (w->callback == STORAGE_CB_TRUNCATE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot truncate the storage of ots index %s",
+						quote_qualified_identifier(idx->schema_name, idx->table_name)),
+				 errdetail("An index holds an entry for each row of its table; ots writes them as the rows change."),
+				 errhint("Delete the index and create it again (ots.delete_index, ots.create_index).")));
+	if (w->origin != STORAGE_ORIGIN_OTS && kind == STORAGE_CHANGE_APPLIED)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("logical replication cannot write the storage of ots index %s",
+						quote_qualified_identifier(idx->schema_name, idx->table_name)),
+				 errdetail("The subscriber's ots writes an index's entries from the table rows it applies; the publisher's entries would be written twice."),
+				 errhint("Publish the storage of the tables (\"t$data\"), not that of their indexes: on the publisher, ALTER PUBLICATION ... DROP TABLE %s.",
+						 quote_qualified_identifier(idx->schema_name,
+													psprintf("%s%s", idx->table_name, STORAGE_SUFFIX)))));
+}
+
+/*
+ * storage_write is the one function every change of a stored row reaches,
+ * after the change is made and before the writing statement goes on: the
+ * rows' old and new cells, which leaf, which table AM callback, and whether
+ * ots's row code or something else made it.  What hangs off it (secondary
+ * indexes, Stream) must work in the writing transaction and see the change
+ * exactly once, and a copy of a change made elsewhere only as
+ * storage_write_change_kind says.
+ */
+void
+storage_write(const StorageWrite *w)
+{
+	/* a TRUNCATE counts as one change of each leaf */
+	int64		changes = w->callback == STORAGE_CB_TRUNCATE ? 1 : w->nrows;
+	StorageChangeKind kind = STORAGE_CHANGE_NEW;
+
+	if (w->table != NULL)
+	{
+		kind = storage_write_change_kind(w);
+		if (w->table->is_index)
+			storage_write_index_storage(w, kind);
+
+		/*
+		 * a write holds the storage table as INSERT through it would, to
+		 * the end: enabling or disabling the table's stream (SHARE on the
+		 * storage alone) waits for writers in flight, and they for it, so
+		 * a transaction's changes are all recorded or none
+		 */
+		LockRelationOid(w->storage_oid, RowExclusiveLock);
+	}
+
+	if (ots_count_writes && changes > 0)
+	{
+		int64		with_old = 0;
+		int64		with_new = 0;
+
+		for (int i = 0; i < w->nrows; i++)
+		{
+			with_old += w->old_cells[i] != (Datum) 0;
+			with_new += w->new_cells[i] != (Datum) 0;
+		}
+		stats_count_stored(w->storage_oid, w->origin, w->callback, changes,
+						   with_old, with_new);
+	}
+	if (w->table == NULL)
+		return;
+	if (kind != STORAGE_CHANGE_RESTORED && (w->table->ndefined > 0 || w->table->nindexes > 0))
+	{
+		/*
+		 * Index maintenance writes rows of other ots tables through the
+		 * table AM, which brings them back here.  What ots's row code
+		 * announced of this change was taken when the change reached the
+		 * table AM (storage_write_leaf), so the nested writes' own
+		 * announcements cannot be mistaken for it, nor it for theirs.
+		 */
+		Assert(!announce_pending());
+		storage_write_indexes(w);
+	}
+	if (kind == STORAGE_CHANGE_NEW && w->table->stream_enabled)
+		stream_write_change(w, storage_write_keys(w)->key_attnos);
+}
+
+/*
+ * storage_write_keys finds (once per leaf and table: store/leaf.c) where
+ * w's leaf keeps the stored key columns of w->table
+ */
+static const LeafCache *
+storage_write_keys(const StorageWrite *w)
+{
+	LeafCache  *lc = leaf_place(RelationGetRelid(w->leaf));
+
+	if (!leaf_keys(lc, w->table))
+		catalog_report_damaged(w->table, "a partition of its storage table lacks a key column");
+	return lc;
+}
+
+/*
+ * storage_write_source reads row (of leaf w->leaf), whose cells are cells,
+ * as index maintenance sees a base row: its primary key and its cells
+ */
+static void
+storage_write_source(const StorageWrite *w, const LeafCache *lc, TupleTableSlot *row,
+					 struct varlena *cells, IndexSourceRow *src)
+{
+	storage_leaf_key_whole(w->table, lc->key_attnos, row, src->pk);
+	src->cells = cells;
+}
+
+/*
+ * storage_write_indexes does what a change of a table with defined columns
+ * or secondary indexes needs: new cells of another type than a defined
+ * column's refused, each index brought to the rows' new state.  A TRUNCATE
+ * of a table with indexes is refused: its rows' entries are spread over the
+ * whole index.
+ */
+static void
+storage_write_indexes(const StorageWrite *w)
+{
+	const OtsTable *t = w->table;
+	const LeafCache *lc = NULL;
+	MemoryContext rowcxt;
+	MemoryContext oldcxt;
+
+	if (w->callback == STORAGE_CB_TRUNCATE)
+	{
+		if (t->nindexes > 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot truncate a partition of ots table %s, which has secondary indexes",
+							quote_qualified_identifier(t->schema_name, t->table_name)),
+					 errhint("Delete its rows (DELETE, ots.delete_row), or delete its indexes first.")));
+		return;
+	}
+	if (t->nindexes > 0)
+		lc = storage_write_keys(w);
+	/* each row's decoding and index writes leave nothing behind it (a statement may change millions) */
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "ots index maintenance", ALLOCSET_DEFAULT_SIZES);
+	oldcxt = MemoryContextSwitchTo(rowcxt);
+	for (int i = 0; i < w->nrows; i++)
+	{
+		struct varlena *old_cells;
+		struct varlena *new_cells;
+		IndexSourceRow before;
+		IndexSourceRow after;
+		TupleTableSlot *old_row = w->old_rows != NULL ? w->old_rows[i] : NULL;
+		TupleTableSlot *new_row = w->new_rows != NULL ? w->new_rows[i] : NULL;
+
+		storage_write_row_cells(w, i, &old_cells, &new_cells);
+		if (new_cells != NULL && t->ndefined > 0 && !t->is_index)
+			defined_check_types(t, old_cells, new_cells);
+		if (t->nindexes == 0)
+		{
+			MemoryContextReset(rowcxt);
+			continue;
+		}
+		if ((old_cells != NULL && old_row == NULL) || (new_cells != NULL && new_row == NULL))
+			elog(ERROR, "the write point got no key for a change of ots table %s",
+				 quote_qualified_identifier(t->schema_name, t->table_name));
+		if (old_cells != NULL)
+			storage_write_source(w, lc, old_row, old_cells, &before);
+		if (new_cells != NULL)
+			storage_write_source(w, lc, new_row, new_cells, &after);
+		index_write_change(t, old_cells != NULL ? &before : NULL,
+						   new_cells != NULL ? &after : NULL);
+		MemoryContextReset(rowcxt);
+	}
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextDelete(rowcxt);
+}
