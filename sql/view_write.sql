@@ -166,6 +166,26 @@ SELECT count(*), min(k), max(k), count(DISTINCT v) FROM vw_copy;
 SELECT pg_temp.try($q$COPY vw_copy (k, v) FROM PROGRAM $$awk 'BEGIN { for (i = 2501; i <= 4000; i++) printf "%d\tv\n", i; print "2500\tagain" }'$$$q$);
 SELECT pg_temp.try($q$COPY vw_copy (k, v) FROM PROGRAM $$printf '9001\ta\n9001\tb\n'$$$q$);
 SELECT count(*), max(k) FROM vw_copy;
+-- a row the batch path refuses, as INSERT refuses it, alone (row_write) or
+-- among others (the bulk path): a key column NULL, a key or a cell too
+-- long, a request too large, a bad attribute name, a column given twice
+SELECT pg_temp.try($q$COPY vw_copy (k, v) FROM PROGRAM $$printf '9101\ta\n\\N\tb\n'$$$q$);
+SELECT pg_temp.try($q$COPY vw_copy (k, v) FROM PROGRAM $$printf '\\N\tb\n'$$$q$);
+SELECT pg_temp.try($q$COPY vw (channel, id) FROM PROGRAM $$awk 'BEGIN { print "copy\tc9"; printf "copy\t%01100d\n", 0 }'$$$q$);
+SELECT pg_temp.try($q$COPY vw_copy (k, v) FROM PROGRAM $$awk 'BEGIN { print "9201\ta"; printf "9202\t%02100000d\n", 0 }'$$$q$);
+SELECT pg_temp.try($q$COPY vw (channel, id, status, attributes) FROM PROGRAM $$awk 'BEGIN { print "copy\tc9\ta\t{}"; printf "copy\tc10\t%01500000d\t{\"a\": \"%01500000d\", \"b\": \"%01500000d\"}\n", 0, 0, 0 }'$$$q$);
+SELECT pg_temp.try($q$COPY vw (channel, id, attributes) FROM PROGRAM $$printf 'copy\tc9\t{}\ncopy\tc10\t{"bad name": 1}\n'$$$q$);
+SELECT pg_temp.try($q$COPY vw (channel, id, qty, attributes) FROM PROGRAM $$printf 'copy\tc9\t1\t{}\ncopy\tc10\t1\t{"qty": 2}\n'$$$q$);
+SELECT count(*) FROM vw WHERE channel = 'copy' AND id IN ('c9', 'c10');
+-- what the bulk path stores: typed cells among the attributes, -0 as 0
+COPY vw (channel, id, price, qty, attributes) FROM stdin;
+copyz	z1	-0	\N	{"note": "a", "zz": true}
+copyz	z2	1.5	7	{}
+copyz	z3	\N	\N	\N
+\.
+SELECT channel, id, price, qty, attributes FROM vw WHERE channel = 'copyz' ORDER BY id;
+SELECT pg_temp.api('vw', '{"channel": "copyz", "id": "z1"}');
+DELETE FROM vw WHERE channel = 'copyz';
 SELECT ots.delete_table('vw_copy');
 
 -- data-modifying WITH: a write of the view in a CTE; two writes of one kind

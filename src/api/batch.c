@@ -268,7 +268,7 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 
 	if (t == NULL || !row_bulk_takes(t))
 		return false;
-	bulk = palloc(sizeof(RowBulkRow) * nrows);
+	bulk = palloc0(sizeof(RowBulkRow) * nrows);
 	for (int r = 0; r < nrows; r++)
 	{
 		bulk[r].kind = rows[r].type->kind;

@@ -92,8 +92,9 @@ row_bulk_put_over(void *arg, int i, const struct varlena *old, int64 *oldest_ts,
 
 	PG_TRY();
 	{
-		cells = row_write_put_over(puts->t, puts->rows[i]->attributes, puts->now_ms,
-								   old, oldest_ts);
+		cells = row_write_put_over(puts->t, puts->rows[i]->attributes,
+								   puts->rows[i]->typed_cells, puts->rows[i]->ntyped_cells,
+								   puts->now_ms, old, oldest_ts);
 	}
 	PG_CATCH();
 	{
@@ -121,7 +122,13 @@ row_bulk_validate(const OtsTable *t, const RowBulkRow *row, int64 now_ms, bool c
 	MemoryContext callerctx = MemoryContextSwitchTo(rowctx);
 	uint32		cells_size = 0;
 
-	codec_parse_pk(t, row->primary_key, PK_ALLOW_AUTO_INC, &out->pk);
+	if (row->key != NULL)
+	{
+		codec_check_pk(t, row->key, PK_ALLOW_AUTO_INC);
+		out->pk = *row->key;
+	}
+	else
+		codec_parse_pk(t, row->primary_key, PK_ALLOW_AUTO_INC, &out->pk);
 	out->pk_size = codec_pk_size(t, &out->pk);
 	out->cells = NULL;
 	if (row->kind == ROW_WRITE_PUT)
@@ -135,13 +142,12 @@ row_bulk_validate(const OtsTable *t, const RowBulkRow *row, int64 now_ms, bool c
 
 			row_write_names(ROW_WRITE_PUT, &operation, &request);
 			request_check_data_size(request,
-									codec_pk_data_size(&row->primary_key->root) +
-									codec_cells_data_size(row->attributes != NULL ?
-														  &row->attributes->root : NULL,
-														  true, false));
+									row_write_put_size(row->key != NULL ? NULL : row->primary_key,
+													   out->pk_size, row->attributes,
+													   row->typed_cells, row->ntyped_cells));
 		}
-		built = row_write_new_row_cells(t, row->attributes, now_ms, &out->oldest_ts,
-										&cells_size);
+		built = row_write_new_row_cells(t, row->attributes, row->typed_cells, row->ntyped_cells,
+										now_ms, &out->oldest_ts, &cells_size);
 		out->cells = MemoryContextAlloc(callerctx, VARSIZE(built));
 		memcpy(out->cells, built, VARSIZE(built));
 	}
@@ -276,22 +282,15 @@ row_bulk_write(const OtsTable *t, RowBulkRow *rows, int n, RowBulkMode mode,
  * generates keys, or an index, goes row by row from the start.
  */
 void
-row_bulk_put_new(Oid view_oid, int n, Jsonb **primary_keys, Jsonb **attributes)
+row_bulk_put_new(Oid view_oid, RowBulkRow *rows, int n)
 {
 	OtsTable   *t = catalog_lookup_view(view_oid);
 
 	if (n > 1 && row_bulk_takes(t))
 	{
-		RowBulkRow *rows = palloc0(sizeof(RowBulkRow) * n);
 		const char *operation;
 		const char *request;
 
-		for (int i = 0; i < n; i++)
-		{
-			rows[i].kind = ROW_WRITE_PUT;
-			rows[i].primary_key = primary_keys[i];
-			rows[i].attributes = attributes[i];
-		}
 		row_write_names(ROW_WRITE_PUT, &operation, &request);
 		if (row_bulk_write(t, rows, n, ROW_BULK_NEW, operation))
 			return;
@@ -303,8 +302,11 @@ row_bulk_put_new(Oid view_oid, int n, Jsonb **primary_keys, Jsonb **attributes)
 
 		CHECK_FOR_INTERRUPTS();
 		req.view_oid = view_oid;
-		req.primary_key = primary_keys[i];
-		req.attributes = attributes[i];
+		req.primary_key = rows[i].primary_key;
+		req.key = rows[i].key;
+		req.attributes = rows[i].attributes;
+		req.typed_cells = rows[i].typed_cells;
+		req.ntyped_cells = rows[i].ntyped_cells;
 		req.condition = "EXPECT_NOT_EXIST";
 		req.on_existing = ROW_EXISTING_UNIQUE;
 		row_write(&req, &res);

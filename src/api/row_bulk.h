@@ -24,7 +24,10 @@ typedef struct RowBulkRow
 {
 	RowWriteKind kind;			/* ROW_WRITE_PUT or ROW_WRITE_DELETE */
 	Jsonb	   *primary_key;
+	const PkInput *key;			/* instead of primary_key: the key as values */
 	Jsonb	   *attributes;		/* a PutRow's; NULL: none */
+	const CellInput *typed_cells;	/* with attributes: typed cells (RowWriteRequest's) */
+	int			ntyped_cells;
 	ErrorData  *error;			/* set: its OTS error (ROW_BULK_EACH); NULL: none */
 	Consumed	consumed;		/* set: its capacity units, when written */
 } RowBulkRow;
@@ -56,10 +59,11 @@ extern bool row_bulk_write(const OtsTable *t, RowBulkRow *rows, int n, RowBulkMo
 						   const char *operation);
 
 /*
- * row_bulk_put_new writes n rows that must be new: PutRows with condition
+ * row_bulk_put_new writes n rows that must be new (PutRows, their key as
+ * values, their cells typed and as a map): PutRows with condition
  * EXPECT_NOT_EXIST whose existing row is a unique violation (an INSERT on
  * a table's view), in bulk when every key is new, else one by one
  */
-extern void row_bulk_put_new(Oid view_oid, int n, Jsonb **primary_keys, Jsonb **attributes);
+extern void row_bulk_put_new(Oid view_oid, RowBulkRow *rows, int n);
 
 #endif							/* OTS_ROW_BULK_H */

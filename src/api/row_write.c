@@ -101,18 +101,27 @@ void
 row_write_check_size(const RowWrite *w, Jsonb *puts, const CellInput *typed, int ntyped,
 					 Jsonb *increments, Jsonb *deletes)
 {
-	uint64		size = w->req->key != NULL ? w->pk_size :
-		codec_pk_data_size(&w->req->primary_key->root);
+	uint64		size = row_write_put_size(w->req->key != NULL ? NULL : w->req->primary_key,
+										  w->pk_size, puts, typed, ntyped);
 
-	if (ntyped > 0)
-		size += row_write_cells_size(typed, ntyped);
-	if (puts != NULL)
-		size += codec_cells_data_size(&puts->root, true, false);
 	if (increments != NULL)
 		size += codec_cells_data_size(&increments->root, true, false);
 	if (deletes != NULL)
 		size += codec_cells_data_size(&deletes->root, false, false);
 	request_check_data_size(w->op->request, size);
+}
+
+uint64
+row_write_put_size(Jsonb *primary_key, uint32 pk_size, Jsonb *attributes, const CellInput *typed,
+				   int ntyped)
+{
+	uint64		size = primary_key != NULL ? codec_pk_data_size(&primary_key->root) : pk_size;
+
+	if (ntyped > 0)
+		size += row_write_cells_size(typed, ntyped);
+	if (attributes != NULL)
+		size += codec_cells_data_size(&attributes->root, true, false);
+	return size;
 }
 
 /* row_write_has_auto_increment: does the pk carry the AUTO_INCREMENT placeholder? */
@@ -456,14 +465,14 @@ row_write_stamp(const RowWrite *w, const CellsReader *old)
 }
 
 /*
- * row_write_put_over: a PutRow of the attributes (validated, its cells
- * built at now_ms) finds the stored cells old in its way: NULL when its
+ * row_write_put_over: a PutRow of the attributes and typed cells
+ * (validated, its cells built at now_ms) finds the stored cells old in its way: NULL when its
  * cells stand, else its cells built again with the stamp
  * row_write_server_stamp gives over old, when that must pass old's marker.
  */
 struct varlena *
-row_write_put_over(const OtsTable *t, Jsonb *attributes, int64 now_ms,
-				   const struct varlena *old, int64 *oldest_ts)
+row_write_put_over(const OtsTable *t, Jsonb *attributes, const CellInput *typed, int ntyped,
+				   int64 now_ms, const struct varlena *old, int64 *oldest_ts)
 {
 	CellsReader r;
 	int64		stamp;
@@ -474,7 +483,7 @@ row_write_put_over(const OtsTable *t, Jsonb *attributes, int64 now_ms,
 	stamp = row_write_server_stamp(now_ms, &r);
 	if (stamp == now_ms)
 		return NULL;
-	parsed = codec_parse_attributes(attributes, &count);
+	parsed = codec_parse_attributes_with(attributes, typed, ntyped, &count);
 	return row_write_put_cells(t, parsed, count, stamp, oldest_ts);
 }
 
@@ -486,8 +495,8 @@ static struct varlena *
 row_put_over(void *arg, int row, const struct varlena *old, int64 *oldest_ts, bool *keep)
 {
 	RowWrite   *w = arg;
-	struct varlena *cells = row_write_put_over(w->t, w->req->attributes, w->now_ms, old,
-											   oldest_ts);
+	struct varlena *cells = row_write_put_over(w->t, w->req->attributes, w->req->typed_cells,
+											   w->req->ntyped_cells, w->now_ms, old, oldest_ts);
 
 	if (cells != NULL)
 		w->row = cells;
@@ -495,11 +504,11 @@ row_put_over(void *arg, int row, const struct varlena *old, int64 *oldest_ts, bo
 }
 
 struct varlena *
-row_write_new_row_cells(const OtsTable *t, Jsonb *attributes, int64 now_ms, int64 *oldest_ts,
-						uint32 *size)
+row_write_new_row_cells(const OtsTable *t, Jsonb *attributes, const CellInput *typed, int ntyped,
+						int64 now_ms, int64 *oldest_ts, uint32 *size)
 {
 	int			count;
-	CellInput  *parsed = codec_parse_attributes(attributes, &count);
+	CellInput  *parsed = codec_parse_attributes_with(attributes, typed, ntyped, &count);
 
 	row_write_check_timestamps(t, now_ms, parsed, count);
 	defined_check_cells(t, parsed, count);

@@ -4,7 +4,8 @@
  *
  * COPY runs the view's INSERT trigger (view_write.c) for each row; during
  * a COPY FROM the trigger hands the row's PutRow here instead of writing
- * it.  The rows are written by row_bulk_put_new (new keys straight into
+ * it: its key as values, its typed cells and its attributes map, as it
+ * hands them to row_write, copied till the batch is written.  The rows are written by row_bulk_put_new (new keys straight into
  * their leaves, in bulk, as COPY inserts into a table; row by row when a
  * key exists) when a thousand of them or 16 MB are held, and when the COPY
  * ends: a ProcessUtility hook brackets every COPY FROM, writing what is
@@ -34,8 +35,7 @@ typedef struct ViewCopyRows
 	MemoryContext context;		/* holds the rows; reset when they are written */
 	int			n;
 	Size		bytes;
-	Jsonb	   *primary_keys[VIEW_COPY_BATCH_ROWS];
-	Jsonb	   *attributes[VIEW_COPY_BATCH_ROWS];
+	RowBulkRow	rows[VIEW_COPY_BATCH_ROWS];	/* their values in context */
 } ViewCopyRows;
 
 static ViewCopyRows view_copy;
@@ -57,14 +57,36 @@ view_copy_flush(void)
 		return;
 	view_copy.n = 0;
 	view_copy.bytes = 0;
-	row_bulk_put_new(view_copy.view_oid, n, view_copy.primary_keys, view_copy.attributes);
+	row_bulk_put_new(view_copy.view_oid, view_copy.rows, n);
 	MemoryContextReset(view_copy.context);
 }
 
+/*
+ * view_copy_value points a String or Binary value at a copy of its bytes
+ * in the current memory context; returns the bytes copied
+ */
+static Size
+view_copy_value(OtsValue *v)
+{
+	char	   *data;
+
+	if (v->type != OTS_VT_STRING && v->type != OTS_VT_BINARY)
+		return 0;
+	data = palloc(v->u.s.len + 1);
+	memcpy(data, v->u.s.data, v->u.s.len);
+	v->u.s.data = data;
+	return v->u.s.len;
+}
+
 void
-view_copy_hold(Oid view_oid, Jsonb *primary_key, Jsonb *attributes)
+view_copy_hold(Oid view_oid, int npk, const PkInput *key, const CellInput *cells, int ncells,
+			   Jsonb *attributes)
 {
 	MemoryContext old;
+	RowBulkRow *row;
+	PkInput    *k;
+	CellInput  *c;
+	Size		bytes;
 
 	if (view_copy.n > 0 && view_copy.view_oid != view_oid)
 		view_copy_flush();
@@ -73,10 +95,34 @@ view_copy_hold(Oid view_oid, Jsonb *primary_key, Jsonb *attributes)
 												  ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(view_copy.context);
 	view_copy.view_oid = view_oid;
-	view_copy.primary_keys[view_copy.n] = (Jsonb *) PG_DETOAST_DATUM_COPY(JsonbPGetDatum(primary_key));
-	view_copy.attributes[view_copy.n] = (Jsonb *) PG_DETOAST_DATUM_COPY(JsonbPGetDatum(attributes));
-	view_copy.bytes += VARSIZE(view_copy.primary_keys[view_copy.n]) +
-		VARSIZE(view_copy.attributes[view_copy.n]);
+	row = &view_copy.rows[view_copy.n];
+	memset(row, 0, sizeof(RowBulkRow));
+	row->kind = ROW_WRITE_PUT;
+	k = palloc(sizeof(PkInput));
+	*k = *key;
+	bytes = sizeof(PkInput);
+	/* a key short of a column fails on its count (codec_check_pk): its values are not read */
+	if (key->n == npk)
+		for (int i = 0; i < npk; i++)
+			if (k->special[i] == PK_VALUE)
+				bytes += view_copy_value(&k->v[i]);
+	row->key = k;
+	/* the names too: the view's columns may be looked up again before the batch is written */
+	c = palloc(sizeof(CellInput) * Max(ncells, 1));
+	for (int i = 0; i < ncells; i++)
+	{
+		c[i] = cells[i];
+		c[i].name = pnstrdup(cells[i].name, cells[i].namelen);
+		bytes += sizeof(CellInput) + cells[i].namelen + view_copy_value(&c[i].value);
+	}
+	row->typed_cells = c;
+	row->ntyped_cells = ncells;
+	if (attributes != NULL)
+	{
+		row->attributes = (Jsonb *) PG_DETOAST_DATUM_COPY(JsonbPGetDatum(attributes));
+		bytes += VARSIZE(row->attributes);
+	}
+	view_copy.bytes += bytes;
 	view_copy.n++;
 	MemoryContextSwitchTo(old);
 	if (view_copy.n == VIEW_COPY_BATCH_ROWS || view_copy.bytes >= VIEW_COPY_BATCH_BYTES)

@@ -260,51 +260,6 @@ view_write_key(ViewWriter *w, TupleTableSlot *slot, PkInput *key, bool *auto_inc
 	}
 }
 
-/*
- * view_write_copy_key: the row's primary key from the view row as the
- * jsonb the batch path of COPY takes (view_copy.c), as view_write_key
- */
-static Jsonb *
-view_write_copy_key(ViewWriter *w, TupleTableSlot *slot, bool *auto_increment)
-{
-	JsonbParseState *state = NULL;
-
-	*auto_increment = false;
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	for (int i = 0; i < w->natts; i++)
-	{
-		ViewColumn *c = &w->cols[i];
-		bool		isnull;
-		Datum		d;
-
-		if (c->kind != VIEW_COLUMN_KEY)
-			continue;
-		d = slot_getattr(slot, i + 1, &isnull);
-		if (isnull)
-		{
-			JsonbValue	t = {.type = jbvBool, .val.boolean = true};
-
-			if (c->index != w->table->auto_increment_col)
-				continue;
-			codec_push_key(&state, c->name, c->namelen);
-			pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-			codec_push_key(&state, CODEC_KEY("$auto_increment"));
-			pushJsonbValue(&state, WJB_VALUE, &t);
-			pushJsonbValue(&state, WJB_END_OBJECT, NULL);
-			*auto_increment = true;
-		}
-		else
-		{
-			OtsValue	v;
-
-			view_write_value(d, w->table->pk[c->index].type, &v);
-			codec_push_key(&state, c->name, c->namelen);
-			codec_push_value(&state, &v, WJB_VALUE);
-		}
-	}
-	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
-}
-
 /* view_write_twice: a column given both as a typed column and in attributes */
 static void
 view_write_twice(const char *name)
@@ -417,40 +372,6 @@ view_write_new_cells(ViewWriter *w, TupleTableSlot *slot, List *only, List **del
 	return attrs;
 }
 
-/*
- * view_write_copy_cells: a row of COPY's cells (view_write_new_cells's)
- * as the attribute map the batch path takes (view_copy.c)
- */
-static Jsonb *
-view_write_copy_cells(const CellInput *cells, int ncells, Jsonb *attrs)
-{
-	JsonbParseState *state = NULL;
-
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	for (int i = 0; i < ncells; i++)
-	{
-		codec_push_key(&state, cells[i].name, cells[i].namelen);
-		codec_push_value(&state, &cells[i].value, WJB_VALUE);
-	}
-	if (attrs != NULL)
-	{
-		JsonbIterator *it = JsonbIteratorInit(&attrs->root);
-		JsonbValue	key;
-		JsonbValue	val;
-		JsonbIteratorToken tok;
-
-		while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
-		{
-			if (tok != WJB_KEY)
-				continue;
-			JsonbIteratorNext(&it, &val, true);
-			pushJsonbValue(&state, WJB_KEY, &key);
-			pushJsonbValue(&state, WJB_VALUE, &val);
-		}
-	}
-	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
-}
-
 /* view_write_names: a list of column names as an array (delete_all's names); NULL: none */
 static const char **
 view_write_names(List *names, int *n)
@@ -556,13 +477,10 @@ view_write_insert(ViewWriter *w, TriggerData *td, ViewStatement *vs)
 
 	view_write_key(w, slot, &key, &auto_increment);
 	req.attributes = view_write_new_cells(w, slot, NIL, NULL, &cells, &ncells);
-	/* COPY: the batch path, which takes the key and cells as jsonb */
+	/* COPY: the batch path, which holds the row's values till its batch is written */
 	if (vs == NULL && view_copy_active() && !auto_increment)
 	{
-		bool		unused;
-
-		view_copy_hold(w->view_oid, view_write_copy_key(w, slot, &unused),
-					   view_write_copy_cells(cells, ncells, req.attributes));
+		view_copy_hold(w->view_oid, w->table->npk, &key, cells, ncells, req.attributes);
 		return td->tg_trigtuple;
 	}
 	req.view_oid = w->view_oid;

@@ -14,6 +14,8 @@
 #include "nodes/pg_list.h"
 #include "utils/jsonb.h"
 
+#include "format/codec.h"
+
 /* a ModifyTable on a view of a running statement, as the trigger needs it */
 typedef struct ViewStatement
 {
@@ -42,8 +44,13 @@ extern void view_statement_copy_end(ViewStatement *marker);
 /* view_copy_active: a COPY FROM runs, whose rows into views go in batches */
 extern bool view_copy_active(void);
 
-/* view_copy_hold keeps one row of a COPY into a view (its PutRow's key and cells) */
-extern void view_copy_hold(Oid view_oid, Jsonb *primary_key, Jsonb *attributes);
+/*
+ * view_copy_hold keeps one row of a COPY into a view: its PutRow's key as
+ * values (npk: the table's key columns), its typed cells and its
+ * attributes map (NULL: none)
+ */
+extern void view_copy_hold(Oid view_oid, int npk, const PkInput *key, const CellInput *cells,
+						   int ncells, Jsonb *attributes);
 
 /* the hooks: the executor's (view_statement.c) and ProcessUtility (view_copy.c) */
 extern void view_statement_init(void);
