@@ -103,8 +103,13 @@ for s in $SHAPES; do
 	c=${s%x*} v=${s#*x}
 	t0=$(date +%s.%N)
 	"${PSQL[@]}" -c "SELECT wide_build($c, $v)" >/dev/null
-	LOADINFO+=("$s: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s, ots row $("${PSQL[@]}" -c \
-		"SELECT pg_size_pretty(sum(pg_total_relation_size(i.inhrelid))) FROM pg_inherits i WHERE i.inhparent = '\"wide_${c}_${v}\$data\"'::regclass")")
+	LOADINFO+=("$s: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s")
+done
+"${PSQL[@]}" -c "VACUUM"
+for i in "${!LOADINFO[@]}"; do
+	s=${LOADINFO[$i]%%:*}
+	LOADINFO[$i]+=", ots table $("${PSQL[@]}" -c "SELECT pg_size_pretty(sum(pg_total_relation_size(i.inhrelid)))
+		FROM pg_inherits i WHERE i.inhparent = '\"wide_${s/x/_}\$data\"'::regclass")"
 done
 LOADINFO+=("eav: $("${PSQL[@]}" -c "SELECT count(*) || ' cells, ' || pg_size_pretty(pg_total_relation_size('eav')) FROM eav")")
 
@@ -130,9 +135,9 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 
 # ---------------------------------------------------------------- report
-med() { printf '%s\n' $1 | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+med() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 fmt() { awk -v x="$1" 'BEGIN { if (x >= 10) printf "%.1f", x; else if (x >= 1) printf "%.2f", x; else if (x >= 0.01) printf "%.3f", x; else printf "%.4f", x }'; }
-div() { awk -v a="$1" -v b="$2" 'BEGIN { r = a / b; if (r >= 10) printf "%.0f", r; else printf "%.2f", r }'; }
+div() { awk -v a="$1" -v b="$2" 'BEGIN { r = a / b; if (r >= 10) printf "%.0f", r; else printf "%.2g", r }'; }
 FIRST=${SHAPES%% *}
 echo
 echo "ms per call, median of $ROUNDS rounds (PL/pgSQL loop in one backend, ${MS} ms a measurement);"
@@ -142,7 +147,8 @@ printf '|%s|\n' "-----------|-----------|-----------|----------|----------|-----
 for s in $SHAPES; do
 	line="| $(printf '%-9s' "$s") |"
 	for op in update get; do
-		o=$(med "${R[$s.ots.$op]}"); e=$(med "${R[$s.eav.$op]}"); f=$(med "${R[$FIRST.ots.$op]}")
+		# shellcheck disable=SC2086 # one value a word
+		o=$(med ${R[$s.ots.$op]}); e=$(med ${R[$s.eav.$op]}); f=$(med ${R[$FIRST.ots.$op]})
 		line+=$(printf ' %9s | %9s | %8s | %8s |' "$(fmt "$o")" "$(fmt "$e")" "$(div "$e" "$o")" "$(div "$o" "$f")")
 	done
 	echo "$line"
@@ -150,7 +156,7 @@ done
 echo
 echo "raw ms per call per round:"
 for k in "${!R[@]}"; do echo "  $k: ${R[$k]}"; done | sort -V
-echo "load (build of each shape's ots row and eav cells, ots row's storage after the build):"
+echo "load (build of each shape's ots row and eav cells; storage after VACUUM):"
 printf '  %s\n' "${LOADINFO[@]}"
 echo "command: WIDE_SHAPES=\"$SHAPES\" WIDE_MS=$MS WIDE_ROUNDS=$ROUNDS WIDE_COMMIT=$COMMIT_EVERY $0"
 echo "software: $PGVER; ots $("${PSQL[@]}" -c "SELECT extversion FROM pg_extension WHERE extname = 'ots'"), $OTS_SO md5 $(md5sum "$OTS_SO" | cut -c1-12); checkout $(git -C "$HERE" rev-parse --short HEAD 2>/dev/null || echo '?')"
