@@ -14,8 +14,8 @@
 # tools/test runs it last, in its private copy of the tree, so the demo
 # server and otsd it starts are that copy's, not a checkout's.  OTSD_LISTEN
 # (default: a free loopback port) and OTS_PG_CONFIG are passed to the tools.
-# The demo server and otsd are stopped at the end unless they were running
-# before.  Prints "test NAME ... ok|FAILED" lines; the exit status is
+# Like tools/demo, it recreates the database ots_demo (twice).  The demo
+# server and otsd are stopped at the end unless they were running before.  Prints "test NAME ... ok|FAILED" lines; the exit status is
 # non-zero when one failed.
 set -uo pipefail
 
@@ -56,13 +56,17 @@ trap finish EXIT
 # README's program, as printed but for the endpoint
 if [ ! -d "$sdk/node_modules/tablestore" ]; then
 	(cd "$sdk" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) >"$log/npm.log" 2>&1 ||
-		{ cat "$log/npm.log"; exit 1; }
+		{ cat "$log/npm.log"; report newcomer_npm FAILED "npm ci failed"; exit 1; }
 fi
-python3 - "$root/README.md" "$endpoint" >"$program" <<'EOF'
+if ! python3 - "$root/README.md" "$endpoint" >"$program" 2>"$log/readme.log" <<'EOF'
 import re, sys
 readme = open(sys.argv[1]).read().split("## Tablestore SDKs: the protocol gateway")[1]
 print(re.search(r"```js\n(.*?)```", readme, re.S).group(1).replace("'http://127.0.0.1:8800'", repr(sys.argv[2])))
 EOF
+then
+	report newcomer_readme_program FAILED "README's Node.js program not found: $(tail -n 1 "$log/readme.log")"
+	exit 1
+fi
 
 # run_otsd NAME: tools/otsd; its export lines set OTS_KEY_ID and OTS_SECRET here
 run_otsd() {
@@ -76,7 +80,9 @@ run_otsd() {
 		report "$1" FAILED "no export lines for OTS_KEY_ID and OTS_SECRET"
 		return
 	fi
-	eval "$exports"
+	# the values as printed (bare or quoted), never evaluated
+	OTS_KEY_ID="$(sed -n "s/^  export OTS_KEY_ID=//p" <<<"$exports" | tr -d "'\"")"
+	OTS_SECRET="$(sed -n "s/^  export OTS_SECRET=//p" <<<"$exports" | tr -d "'\"")"
 	export OTS_KEY_ID OTS_SECRET
 	report "$1" ok "$(grep -E '^otsd (is running|already runs)|restarting' "$log/$1.log" | head -n 1)"
 }
@@ -113,5 +119,9 @@ else
 	report newcomer_same_key FAILED "${key_before:-none}, then ${OTS_KEY_ID:-none}"
 fi
 run_program newcomer_program_after_otsd
-[ "$status" = 0 ] && rm -rf "$log" || echo "the tools' output: $log"
+if [ "$status" = 0 ]; then
+	rm -rf "$log"
+else
+	echo "the tools' output: $log"
+fi
 exit "$status"
