@@ -234,9 +234,12 @@ SELECT pg_catalog.set_config('row_security', 'off', true), pg_catalog.set_config
 DROP TABLE rs."dt$p1";
 SELECT pg_temp.try($$DROP TABLE rs."ds$p1"$$);
 -- as pg_restore --clean drops it: its primary key first (a NOTICE), then the leaf
+SET LOCAL client_min_messages = notice;
 ALTER TABLE ONLY rs."ds$p1" DROP CONSTRAINT "ds$p1_pkey";
+SET LOCAL client_min_messages = warning;
 DROP TABLE rs."ds$p1";
 COMMIT;
+SELECT to_regclass('rs."ds$p1"') IS NULL AS ds_leaf_dropped;
 SELECT (SELECT count(*) FROM rs.dt) AS table_rows, (SELECT count(*) FROM rs."dt_v$data") AS index_entries;
 SELECT kind, problem, count(*) FROM ots.verify('rs.dt', amcheck => false) GROUP BY 1, 2 ORDER BY 1, 2;
 RESET ROLE;
