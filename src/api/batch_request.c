@@ -28,6 +28,8 @@
 #include "ots_limits.h"
 #include "api/request.h"
 
+static int	batch_tables(Jsonb *request, const char *empty_message);
+
 /* batch_field returns a member of a jsonb object value, or NULL */
 static JsonbValue *
 batch_field(JsonbContainer *obj, const char *key, JsonbValue *out)
@@ -96,7 +98,7 @@ batch_text_member(JsonbContainer *obj, const char *key)
 }
 
 /* batch_tables checks the request is a JSON array of table entries */
-int
+static int
 batch_tables(Jsonb *request, const char *empty_message)
 {
 	if (request == NULL || !JB_ROOT_IS_ARRAY(request) || JB_ROOT_IS_SCALAR(request))

@@ -68,9 +68,6 @@ typedef struct BatchWrite
 	int		   *counts;			/* the entries' row counts */
 } BatchWrite;
 
-/* batch_tables checks the request is a JSON array of table entries; returns their number */
-extern int	batch_tables(Jsonb *request, const char *empty_message);
-
 /* batch_entry returns table entry i and its table name */
 extern JsonbContainer *batch_entry(Jsonb *request, int i, const char **table_name);
 

@@ -22,6 +22,8 @@
 #include "ots_limits.h"
 #include "format/request_fields.h"
 
+static const char *codec_vt_name_of(const JsonbValue *jv);
+
 /*
  * the fields of an object value, each naming its form: one of them, alone
  * ({"$binary": "AAEC"}); a primary key's value knows two more
@@ -512,7 +514,8 @@ codec_parse_cells(Jsonb *attrs, const CellInput *typed, int ntyped, int *ncells,
 	return cells;
 }
 
-const char *
+/* codec_vt_name_of: the OTS type name a JsonbValue would parse as (for errors) */
+static const char *
 codec_vt_name_of(const JsonbValue *jv)
 {
 	const char *key;

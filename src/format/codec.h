@@ -202,7 +202,4 @@ extern Jsonb *codec_pk_to_jsonb(const OtsTable *t, const PkInput *pk);
 /* codec_jsonb_get finds key in a jsonb object; false if absent or not an object */
 extern bool codec_jsonb_get(Jsonb *obj, const char *key, JsonbValue *out);
 
-/* codec_vt_name_of: the OTS type name a JsonbValue would parse as (for errors) */
-extern const char *codec_vt_name_of(const JsonbValue *jv);
-
 #endif							/* OTS_CODEC_H */

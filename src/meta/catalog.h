@@ -160,13 +160,6 @@ extern bool catalog_index_usable(const OtsTable *t, Snapshot snapshot);
 extern bool catalog_check_storage(OtsTable *t, Oid nsp);
 
 /*
- * catalog_check_storage_shape: catalog_check_storage of the storage table
- * alone, as a restore has made it before the rest (keys, when not NULL,
- * gets the stored key columns' attribute numbers)
- */
-extern bool catalog_check_storage_shape(OtsTable *t, Oid nsp, AttrNumber *keys);
-
-/*
  * catalog_has_primary_key: has the relation a primary key?  A registered
  * storage without one is a table a restore has not made all of yet.
  */

@@ -40,6 +40,8 @@
 #include "format/names.h"
 #include "meta/storage.h"
 
+static bool catalog_check_storage_shape(OtsTable *t, Oid nsp, AttrNumber *keys);
+
 static void catalog_read_stream(OtsTable *t, HeapTuple tup, TupleDesc desc);
 static void catalog_check_stream(OtsTable *t, Oid nsp);
 static Form_pg_class catalog_class(Oid relid);
@@ -504,7 +506,7 @@ catalog_check_storage(OtsTable *t, Oid nsp)
  * differs.  The rest of a table (primary key, partitions, view, sequence,
  * stream) comes later in a restore.
  */
-bool
+static bool
 catalog_check_storage_shape(OtsTable *t, Oid nsp, AttrNumber *keys)
 {
 	AttrNumber	found[OTS_MAX_KEY_COLUMNS + 1] = {0};

@@ -15,7 +15,13 @@
 #include "errors.h"
 #include "ots_limits.h"
 
-void
+static void defined_type_error(const OtsDefinedColumn *c, OtsValueType given)
+			pg_attribute_noreturn();
+
+static void defined_check_key_length(const OtsTable *t, const OtsDefinedColumn *c, uint32 len);
+
+/* defined_type_error raises Tablestore's error for a cell of the wrong type */
+static void
 defined_type_error(const OtsDefinedColumn *c, OtsValueType given)
 {
 	ots_error(PARAMETER_INVALID,
@@ -51,7 +57,12 @@ defined_check_types(const OtsTable *t, const struct varlena *old_cells,
 	}
 }
 
-void
+/*
+ * defined_check_key_length raises Tablestore's primary key length error
+ * when defined column c, whose value is len bytes, is a key column of one
+ * of t's indexes: with the write's other checks, so a batch row fails alone
+ */
+static void
 defined_check_key_length(const OtsTable *t, const OtsDefinedColumn *c, uint32 len)
 {
 	for (int i = 0; i < t->nindexes; i++)

@@ -35,15 +35,4 @@ extern void defined_check_cells(const OtsTable *t, const CellInput *cells, int n
 extern void defined_check_types(const OtsTable *t, const struct varlena *old_cells,
 								const struct varlena *new_cells);
 
-/*
- * defined_check_key_length raises Tablestore's primary key length error
- * when defined column c, whose value is len bytes, is a key column of one
- * of t's indexes: with the write's other checks, so a batch row fails alone
- */
-extern void defined_check_key_length(const OtsTable *t, const OtsDefinedColumn *c, uint32 len);
-
-/* defined_type_error raises Tablestore's error for a cell of the wrong type */
-extern void defined_type_error(const OtsDefinedColumn *c, OtsValueType given)
-			pg_attribute_noreturn();
-
 #endif							/* OTS_DEFINED_H */

@@ -57,6 +57,12 @@
 #include "store/rowstore_internal.h"
 #include "subxact.h"
 
+static Oid	rowstore_owner(const OtsTable *t);
+
+static TupleTableSlot *rowstore_key_slot(Relation leaf, const LeafCache *lp, int nkeys,
+										 const Datum *key, TupleTableSlot *base,
+										 struct varlena *cells, int64 oldest_ts);
+
 /* how many rounds a compare-and-swap may lose to concurrent writers (rowstore_cas_round) */
 #define ROWSTORE_CAS_ROUNDS 1000
 
@@ -137,7 +143,8 @@ rowstore_check_privileges(const OtsTable *t, AclMode mode)
 						 storage_name(t))));
 }
 
-Oid
+/* rowstore_owner is the owner of the table's storage, whom leaf access runs as */
+static Oid
 rowstore_owner(const OtsTable *t)
 {
 	Oid			owner = asrole_owner(t->data_oid);
@@ -412,7 +419,7 @@ rowstore_replaced(Relation leaf, TM_Result result, TM_FailureData *tmfd, LockTup
  * the stored key values, cells and oldest_ts, and every other column of
  * base (the version it replaces; NULL for a new row).
  */
-TupleTableSlot *
+static TupleTableSlot *
 rowstore_key_slot(Relation leaf, const LeafCache *lp, int nkeys, const Datum *key,
 				  TupleTableSlot *base, struct varlena *cells, int64 oldest_ts)
 {

@@ -24,9 +24,6 @@
 /* rowstore_check_privileges raises insufficient_privilege unless every privilege in mode is granted and no RLS policy applies */
 extern void rowstore_check_privileges(const OtsTable *t, AclMode mode);
 
-/* rowstore_owner is the owner of the table's storage, whom leaf access runs as */
-extern Oid	rowstore_owner(const OtsTable *t);
-
 /* rowstore_check_writable refuses writes in read-only transactions and on standbys */
 extern void rowstore_check_writable(const char *operation);
 

@@ -25,10 +25,6 @@ extern void rowstore_close_indexes(ResultRelInfo *rri);
 extern bool rowstore_index_code_begin(const OtsTable *t, const LeafCache *lp, AsRole *saved);
 extern void rowstore_index_code_end(bool switched, const AsRole *saved);
 
-/* rowstore_key_slot: a virtual slot of the leaf holding a new row version */
-extern TupleTableSlot *rowstore_key_slot(Relation leaf, const LeafCache *lp, int nkeys,
-										 const Datum *key, TupleTableSlot *base,
-										 struct varlena *cells, int64 oldest_ts);
 /* rowstore_fill_slot: the same stored in a virtual slot of the leaf the caller made */
 extern TupleTableSlot *rowstore_fill_slot(TupleTableSlot *slot, const LeafCache *lp, int nkeys,
 										  const Datum *key, TupleTableSlot *base,
