@@ -22,14 +22,13 @@
 #include "utils/memutils.h"
 
 #include "format/cells.h"
+#include "format/cells_internal.h"
 #include "ots_limits.h"
 
 /* fixed part of a payload: version byte, row_ts, ncols */
 #define CELLS_HEADER_SIZE	(1 + sizeof(int64) + sizeof(uint32))
 #define CELLS_OFFSET_SIZE	sizeof(uint32)
 #define CELLS_DOUBLE_SIZE	sizeof(uint64)
-/* LEB128 of a 64-bit value: nine 7-bit groups plus one holding bit 63 */
-#define CELLS_VARINT_MAX_BYTES	10
 
 /*
  * Smallest possible column block: 1-byte name length, 1-byte name, 1-byte
@@ -38,212 +37,13 @@
  */
 #define CELLS_MIN_BLOCK_SIZE	6
 
-/* raise the one error every defect in untrusted bytes is reported with */
-#define cells_invalid(...) \
-	ereport(ERROR, \
-			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION), \
-			 errmsg("invalid ots.cells value"), \
-			 errdetail(__VA_ARGS__)))
-
-/* ---------------------------------------------------------------------
- * Little-endian and varint primitives
- * ---------------------------------------------------------------------
- */
-
-static inline uint32
-cells_get_u32(const uint8 *p)
-{
-	return (uint32) p[0] | ((uint32) p[1] << 8) |
-		((uint32) p[2] << 16) | ((uint32) p[3] << 24);
-}
-
-static inline uint64
-cells_get_u64(const uint8 *p)
-{
-	return (uint64) cells_get_u32(p) | ((uint64) cells_get_u32(p + 4) << 32);
-}
-
-static inline void
-cells_put_u32(uint8 *p, uint32 v)
-{
-	p[0] = (uint8) v;
-	p[1] = (uint8) (v >> 8);
-	p[2] = (uint8) (v >> 16);
-	p[3] = (uint8) (v >> 24);
-}
-
-static inline void
-cells_put_u64(uint8 *p, uint64 v)
-{
-	cells_put_u32(p, (uint32) v);
-	cells_put_u32(p + 4, (uint32) (v >> 32));
-}
-
-static inline uint64
-cells_zigzag_encode(int64 n)
-{
-	return ((uint64) n << 1) ^ (n < 0 ? ~UINT64CONST(0) : UINT64CONST(0));
-}
-
-static inline int64
-cells_zigzag_decode(uint64 u)
-{
-	return (int64) ((u >> 1) ^ (~(u & 1) + 1));
-}
-
-/* cells_varint_len is the encoded size of v */
-static inline uint32
-cells_varint_len(uint64 v)
-{
-	uint32		n = 1;
-
-	while (v >= 0x80)
-	{
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
-
-/* cells_put_varint writes v at p and returns the number of bytes written */
-static inline uint32
-cells_put_varint(uint8 *p, uint64 v)
-{
-	uint32		n = 0;
-
-	while (v >= 0x80)
-	{
-		p[n++] = (uint8) (v | 0x80);
-		v >>= 7;
-	}
-	p[n++] = (uint8) v;
-	return n;
-}
-
-/*
- * cells_get_varint decodes a varint of a value already known valid and
- * advances *p past it.
- */
-static inline uint64
-cells_get_varint(const uint8 **p)
-{
-	const uint8 *s = *p;
-	uint64		v = 0;
-	int			shift = 0;
-
-	for (;;)
-	{
-		uint8		b = *s++;
-
-		v |= (uint64) (b & 0x7F) << shift;
-		if ((b & 0x80) == 0)
-			break;
-		shift += 7;
-	}
-	*p = s;
-	return v;
-}
-
-/*
- * cells_get_varint_checked decodes a varint from untrusted bytes in
- * [*p, end), advancing *p, or raises an error naming "what" if it is
- * truncated, longer than 64 bits allow, or not in canonical (shortest) form.
- */
-static uint64
-cells_get_varint_checked(const uint8 **p, const uint8 *end, const char *what)
-{
-	const uint8 *s = *p;
-	uint64		v = 0;
-	int			i;
-
-	for (i = 0; i < CELLS_VARINT_MAX_BYTES; i++)
-	{
-		uint8		b;
-
-		if (s >= end)
-			cells_invalid("The %s is truncated.", what);
-		b = *s++;
-		if (i == CELLS_VARINT_MAX_BYTES - 1 && b > 1)
-			cells_invalid("The %s does not fit in 64 bits.", what);
-		v |= (uint64) (b & 0x7F) << (7 * i);
-		if ((b & 0x80) == 0)
-		{
-			if (b == 0 && i > 0)
-				cells_invalid("The %s is not in canonical varint form.", what);
-			*p = s;
-			return v;
-		}
-	}
-	/* unreachable: the tenth byte is at most 1, so it ended the loop */
-	cells_invalid("The %s does not fit in 64 bits.", what);
-	return 0;
-}
-
 /* ---------------------------------------------------------------------
  * Shared helpers
  * ---------------------------------------------------------------------
  */
 
-/*
- * cells_utf8_valid says whether s[0..len) is well-formed UTF-8 that
- * PostgreSQL accepts as text: no overlong forms, no surrogates, nothing
- * above U+10FFFF, and no NUL bytes (which text cannot hold).
- */
-static bool
-cells_utf8_valid(const uint8 *s, uint32 len)
-{
-	const uint8 *end = s + len;
-
-	while (s < end)
-	{
-		uint8		c = *s;
-		uint32		n;
-		uint8		lo = 0x80;
-		uint8		hi = 0xBF;
-		uint32		k;
-
-		if (c < 0x80)
-		{
-			if (c == 0)
-				return false;
-			s++;
-			continue;
-		}
-		if (c >= 0xC2 && c <= 0xDF)
-			n = 2;
-		else if (c >= 0xE0 && c <= 0xEF)
-		{
-			n = 3;
-			if (c == 0xE0)
-				lo = 0xA0;		/* overlong */
-			else if (c == 0xED)
-				hi = 0x9F;		/* surrogates */
-		}
-		else if (c >= 0xF0 && c <= 0xF4)
-		{
-			n = 4;
-			if (c == 0xF0)
-				lo = 0x90;		/* overlong */
-			else if (c == 0xF4)
-				hi = 0x8F;		/* above U+10FFFF */
-		}
-		else
-			return false;
-
-		if ((uint32) (end - s) < n)
-			return false;
-		if (s[1] < lo || s[1] > hi)
-			return false;
-		for (k = 2; k < n; k++)
-			if (s[k] < 0x80 || s[k] > 0xBF)
-				return false;
-		s += n;
-	}
-	return true;
-}
-
 /* cells_value_encoded_len is the size of a value's type byte and encoding */
-static uint32
+uint32
 cells_value_encoded_len(const OtsValue *v)
 {
 	switch (v->type)
@@ -304,7 +104,8 @@ cells_put_value(uint8 *p, const OtsValue *v)
 
 /*
  * cells_reader_init points r at a stored (valid) value, packed or not; it
- * reads only the fixed header.
+ * reads only the fixed header.  A split row's head reads as its row marker
+ * without cells: a reader of the row's cells asks cells_is_head first.
  */
 void
 cells_reader_init(CellsReader *r, const struct varlena *value)
@@ -313,9 +114,16 @@ cells_reader_init(CellsReader *r, const struct varlena *value)
 
 	r->data = p;
 	r->len = VARSIZE_ANY_EXHDR(value);
+	r->row_ts = (int64) cells_get_u64(p + 1);
+	if (unlikely(p[0] == CELLS_HEAD_FORMAT_VERSION))
+	{
+		/* a split row's head holds no cell itself: its chunks are the row's */
+		r->ncols = 0;
+		r->offsets = r->blocks = p + r->len;
+		return;
+	}
 	Assert(r->len >= CELLS_HEADER_SIZE);
 	Assert(p[0] == CELLS_FORMAT_VERSION);
-	r->row_ts = (int64) cells_get_u64(p + 1);
 	r->ncols = cells_get_u32(p + 1 + sizeof(int64));
 	r->offsets = p + CELLS_HEADER_SIZE;
 	r->blocks = r->offsets + (Size) r->ncols * CELLS_OFFSET_SIZE;
@@ -829,6 +637,14 @@ cells_oldest_ts(const struct varlena *cells)
 	CellsReader r;
 	int64		oldest;
 
+	if (cells_is_head(cells))
+	{
+		CellsHead	h;
+
+		/* a split row's head holds no cell; its chunks carry their own */
+		cells_head_read(cells, &h);
+		return h.row_ts;
+	}
 	cells_reader_init(&r, cells);
 	oldest = r.row_ts;
 	for (uint32 i = 0; i < r.ncols; i++)
@@ -1033,6 +849,11 @@ cells_validate(const uint8 *data, uint32 len)
 	const uint8 *prev_name = NULL;
 	uint32		prev_namelen = 0;
 
+	if (len > 0 && data[0] == CELLS_HEAD_FORMAT_VERSION)
+	{
+		cells_head_validate(data, len);
+		return;
+	}
 	cells_validate_header(data, len, &row_ts, &ncols);
 	offsets = data + CELLS_HEADER_SIZE;
 	blocks = offsets + (Size) ncols * CELLS_OFFSET_SIZE;

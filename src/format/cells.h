@@ -34,7 +34,28 @@
  * through many writes, and still reads back.  The directory makes one
  * column reachable by binary search without decoding the others, and the
  * whole format is read with memcpy, so packed (1-byte header, unaligned)
- * datums are read in place.
+ * datums are read in place.  A version-1 value is a row's cells (an
+ * inline row, docs/design.md "Wide rows: heads and chunks") or a chunk's:
+ * a chunk's row_ts is the newest timestamp among its cells.
+ *
+ * Format version 2: the head of a split row, whose cells are all in chunks
+ * of the table's chunk relation (cells_head.c):
+ *
+ *	 uint8	 version			 = 2
+ *	 int64	 row_ts			 row marker, as in version 1
+ *	 int64	 newest_ts		 no cell of the row is newer; the newest
+ *								 cell's unless flags has CELLS_HEAD_NEWEST_BOUND
+ *	 uint8	 flags
+ *	 varint	 cells_size		 the encoded size of its chunks' cells, <= INT64_MAX
+ *	 uint8	 nkeys			 1 .. OTS_MAX_KEY_COLUMNS + 1
+ *	 nkeys × the row's stored key column: uint8 kind, then
+ *		 CELLS_KEY_INTEGER	 8 bytes (int64)
+ *		 CELLS_KEY_STRING	 varint length + bytes (UTF-8, no NUL)
+ *		 CELLS_KEY_BINARY	 varint length + bytes
+ *	 nothing after the last key column
+ *
+ * The key is the head tuple's own stored key (the write point checks it),
+ * so a read that has only the head's cells finds its chunks.
  *-------------------------------------------------------------------------
  */
 #ifndef OTS_CELLS_H
@@ -44,8 +65,19 @@
 #include "fmgr.h"
 
 #include "format/value.h"
+#include "ots_limits.h"
 
 #define CELLS_FORMAT_VERSION 1
+#define CELLS_HEAD_FORMAT_VERSION 2
+
+/*
+ * A row stays inline (one version-1 value) while its cells encode in at
+ * most CELLS_INLINE_MAX bytes; a split row's chunks hold at most
+ * CELLS_CHUNK_MAX bytes of cells each, or one larger cell
+ * (docs/design.md, "Wide rows: heads and chunks").
+ */
+#define CELLS_INLINE_MAX	4096
+#define CELLS_CHUNK_MAX		2048
 
 /* ---- reading ---- */
 
@@ -74,7 +106,8 @@ typedef struct CellsColumn
 /*
  * cells_reader_init prepares to read a value already stored by ots (so
  * known valid).  "value" may be packed (1-byte header): pass the result of
- * PG_DETOAST_DATUM_PACKED.
+ * PG_DETOAST_DATUM_PACKED.  A split row's head (version 2) reads as its
+ * row marker without cells.
  */
 extern void cells_reader_init(CellsReader *r, const struct varlena *value);
 
@@ -94,6 +127,104 @@ extern bool cells_column_next(CellsColumn *col, int64 *ts, OtsValue *value);
 /* cells_newest: the newest cell of the row's column name, false if none */
 extern bool cells_newest(const CellsReader *r, const char *name, uint32 namelen, int64 *ts,
 						 OtsValue *v);
+
+/* ---- a split row's head (version 2, cells_head.c) ---- */
+
+#define CELLS_HEAD_NEWEST_BOUND 0x01	/* newest_ts may be newer than every cell */
+
+typedef enum CellsKeyKind
+{
+	CELLS_KEY_INTEGER = 1,
+	CELLS_KEY_STRING = 2,
+	CELLS_KEY_BINARY = 3
+} CellsKeyKind;
+
+/* one stored key column of a head: an int64, or bytes */
+typedef struct CellsKeyValue
+{
+	CellsKeyKind kind;
+	int64		i;
+	const char *data;
+	uint32		len;
+} CellsKeyValue;
+
+typedef struct CellsHead
+{
+	int64		row_ts;
+	int64		newest_ts;
+	uint8		flags;
+	uint64		cells_size;
+	int			nkeys;
+	CellsKeyValue key[OTS_MAX_KEY_COLUMNS + 1];
+} CellsHead;
+
+/* cells_is_head: is this stored value a split row's head (version 2)? */
+static inline bool
+cells_is_head(const struct varlena *value)
+{
+	return VARSIZE_ANY_EXHDR(value) > 0 &&
+		((const uint8 *) VARDATA_ANY(value))[0] == CELLS_HEAD_FORMAT_VERSION;
+}
+
+/* cells_head_build encodes a head as a palloc'd varlena (4-byte header) */
+extern struct varlena *cells_head_build(const CellsHead *h);
+
+/* cells_head_read decodes a stored (valid) head; key bytes point into value */
+extern void cells_head_read(const struct varlena *value, CellsHead *h);
+
+/* cells_head_validate checks an untrusted version-2 payload, as cells_validate does */
+extern void cells_head_validate(const uint8 *data, uint32 len);
+
+/*
+ * cells_name_cmp orders column names bytewise (memcmp, a prefix before any
+ * longer name), the order of the column blocks.
+ */
+static inline int
+cells_name_cmp(const char *a, uint32 alen, const char *b, uint32 blen)
+{
+	int			c = memcmp(a, b, Min(alen, blen));
+
+	if (c != 0)
+		return c;
+	return (alen > blen) - (alen < blen);
+}
+
+/* ---- a split row's chunks (cells_cut.c) ---- */
+
+/*
+ * A split row's cells in chunk order: by column name (cells_name_cmp), then
+ * by timestamp ascending.  A chunk is keyed by its first cell in this
+ * order, so the chunk holding (name, ts) is the one with the greatest key
+ * at most (name, ts).
+ */
+static inline int
+cells_position_cmp(const char *a, uint32 alen, int64 ats, const char *b, uint32 blen, int64 bts)
+{
+	int			c = cells_name_cmp(a, alen, b, blen);
+
+	if (c != 0)
+		return c;
+	return (ats > bts) - (ats < bts);
+}
+
+/* one chunk of a split row, as cells_cut makes it */
+typedef struct CellsChunk
+{
+	const char *column;			/* its key: its first cell's column, */
+	uint32		columnlen;
+	int64		ts;				/* and timestamp, in chunk order */
+	struct varlena *cells;		/* version 1; row_ts its newest timestamp */
+	int64		oldest_ts;		/* its oldest timestamp */
+	uint32		size;			/* VARSIZE(cells) - VARHDRSZ */
+} CellsChunk;
+
+/*
+ * cells_cut cuts the cells of a version-1 value into chunks of about equal
+ * size, each at most CELLS_CHUNK_MAX bytes of cells or a single larger
+ * cell, in chunk order; *nchunks is 0 for a value without cells.  Column
+ * names and the chunks' keys point into value.
+ */
+extern CellsChunk *cells_cut(const struct varlena *value, int *nchunks);
 
 /* ---- building ---- */
 
@@ -153,19 +284,5 @@ extern void cells_io_check_size(const struct varlena *value);
 
 /* cells_ncells_total counts all cells of a valid value */
 extern uint32 cells_ncells_total(const CellsReader *r);
-
-/*
- * cells_name_cmp orders column names bytewise (memcmp, a prefix before any
- * longer name), the order of the column blocks.
- */
-static inline int
-cells_name_cmp(const char *a, uint32 alen, const char *b, uint32 blen)
-{
-	int			c = memcmp(a, b, Min(alen, blen));
-
-	if (c != 0)
-		return c;
-	return (alen > blen) - (alen < blen);
-}
 
 #endif							/* OTS_CELLS_H */

@@ -2,6 +2,10 @@
  * src/format/cells_io.c
  *	  Text input and output of ots.cells, in the jsonb encoding of codec.h:
  *	  {"row_ts": <ms>, "cells": {"<column>": [{"ts": <ms>, "value": <v>}, ...]}}
+ *	  and, for a split row's head (format version 2),
+ *	  {"row_ts": <ms>, "split": {"newest_ts": <ms>, "newest_bound": <bool>,
+ *	   "cells_size": <n>, "key": [{"integer": <n>} | {"string": <s>} |
+ *	   {"binary": "<hex>"}, ...]}}
  *
  * pg_dump writes ots storage rows in this form, so output and input
  * round-trip every value exactly, and input accepts every row ots can
@@ -12,6 +16,7 @@
 
 #include "fmgr.h"
 #include "utils/builtins.h"
+#include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
@@ -31,6 +36,119 @@ cells_io_malformed(const char *detail)
 			 errdetail("%s", detail)));
 }
 
+/* cells_io_head_key reads one key column of a head's text form */
+static void
+cells_io_head_key(JsonbValue *elem, CellsKeyValue *k)
+{
+	Jsonb	   *obj;
+	JsonbValue	v;
+
+	if (elem->type != jbvBinary || !JsonContainerIsObject(elem->val.binary.data) ||
+		JsonContainerSize(elem->val.binary.data) != 1)
+		cells_io_malformed("A key column must be {\"integer\": n}, {\"string\": s} or {\"binary\": \"<hex>\"}.");
+	obj = JsonbValueToJsonb(elem);
+	if (codec_jsonb_get(obj, "integer", &v) && v.type == jbvNumeric)
+	{
+		k->kind = CELLS_KEY_INTEGER;
+		k->i = DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(v.val.numeric)));
+	}
+	else if (codec_jsonb_get(obj, "string", &v) && v.type == jbvString)
+	{
+		k->kind = CELLS_KEY_STRING;
+		k->data = v.val.string.val;
+		k->len = v.val.string.len;
+	}
+	else if (codec_jsonb_get(obj, "binary", &v) && v.type == jbvString &&
+			 v.val.string.len % 2 == 0)
+	{
+		char	   *bytes = palloc(v.val.string.len / 2 + 1);
+
+		k->kind = CELLS_KEY_BINARY;
+		k->len = hex_decode(v.val.string.val, v.val.string.len, bytes);
+		k->data = bytes;
+	}
+	else
+		cells_io_malformed("A key column must be {\"integer\": n}, {\"string\": s} or {\"binary\": \"<hex>\"}.");
+}
+
+/* cells_io_head_in reads the text form of a split row's head */
+static struct varlena *
+cells_io_head_in(JsonbValue *row_ts, JsonbValue *split)
+{
+	Jsonb	   *obj;
+	JsonbValue	v;
+	JsonbValue	key;
+	CellsHead	h;
+	struct varlena *result;
+
+	memset(&h, 0, sizeof(h));
+	h.row_ts = codec_parse_timestamp(row_ts);
+	if (split->type != jbvBinary || !JsonContainerIsObject(split->val.binary.data))
+		cells_io_malformed("\"split\" must be an object.");
+	obj = JsonbValueToJsonb(split);
+	if (JB_ROOT_COUNT(obj) != 4 ||
+		!codec_jsonb_get(obj, "newest_ts", &v))
+		cells_io_malformed("\"split\" must be {\"newest_ts\", \"newest_bound\", \"cells_size\", \"key\"}.");
+	h.newest_ts = codec_parse_timestamp(&v);
+	if (!codec_jsonb_get(obj, "newest_bound", &v) || v.type != jbvBool)
+		cells_io_malformed("\"newest_bound\" must be true or false.");
+	h.flags = v.val.boolean ? CELLS_HEAD_NEWEST_BOUND : 0;
+	if (!codec_jsonb_get(obj, "cells_size", &v) || v.type != jbvNumeric)
+		cells_io_malformed("\"cells_size\" must be a number.");
+	h.cells_size = (uint64) DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(v.val.numeric)));
+	if (!codec_jsonb_get(obj, "key", &key) || key.type != jbvBinary ||
+		!JsonContainerIsArray(key.val.binary.data) ||
+		JsonContainerSize(key.val.binary.data) < 1 ||
+		JsonContainerSize(key.val.binary.data) > OTS_MAX_KEY_COLUMNS + 1)
+		cells_io_malformed(psprintf("\"key\" must be an array of 1 to %d key columns.", OTS_MAX_KEY_COLUMNS + 1));
+	h.nkeys = JsonContainerSize(key.val.binary.data);
+	for (int i = 0; i < h.nkeys; i++)
+		cells_io_head_key(getIthJsonbValueFromContainer(key.val.binary.data, i), &h.key[i]);
+	result = cells_head_build(&h);
+	/* what the text said must be a head the binary form accepts */
+	cells_validate((const uint8 *) VARDATA(result), VARSIZE(result) - VARHDRSZ);
+	return result;
+}
+
+/* cells_io_head_out prints a split row's head */
+static char *
+cells_io_head_out(const struct varlena *value)
+{
+	CellsHead	h;
+	StringInfoData buf;
+
+	cells_head_read(value, &h);
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "{\"row_ts\": " INT64_FORMAT ", \"split\": {\"newest_ts\": " INT64_FORMAT
+					 ", \"newest_bound\": %s, \"cells_size\": " UINT64_FORMAT ", \"key\": [",
+					 h.row_ts, h.newest_ts,
+					 (h.flags & CELLS_HEAD_NEWEST_BOUND) ? "true" : "false", h.cells_size);
+	for (int i = 0; i < h.nkeys; i++)
+	{
+		const CellsKeyValue *k = &h.key[i];
+
+		if (i > 0)
+			appendStringInfoString(&buf, ", ");
+		if (k->kind == CELLS_KEY_INTEGER)
+			appendStringInfo(&buf, "{\"integer\": " INT64_FORMAT "}", k->i);
+		else if (k->kind == CELLS_KEY_STRING)
+		{
+			appendStringInfoString(&buf, "{\"string\": ");
+			escape_json(&buf, pnstrdup(k->data, k->len));
+			appendStringInfoChar(&buf, '}');
+		}
+		else
+		{
+			char	   *hex = palloc((Size) k->len * 2 + 1);
+
+			hex[hex_encode(k->data, k->len, hex)] = '\0';
+			appendStringInfo(&buf, "{\"binary\": \"%s\"}", hex);
+		}
+	}
+	appendStringInfoString(&buf, "]}}");
+	return buf.data;
+}
+
 /*
  * ots_cells_in parses the text form, validating every cell against the
  * format (names, types, timestamps in range, no two cells of a column with
@@ -48,10 +166,13 @@ ots_cells_in(PG_FUNCTION_ARGS)
 	int			n;
 	CellsBuilder *b;
 
+	if (JB_ROOT_IS_OBJECT(doc) && !JB_ROOT_IS_SCALAR(doc) && JB_ROOT_COUNT(doc) == 2 &&
+		codec_jsonb_get(doc, "row_ts", &row_ts) && codec_jsonb_get(doc, "split", &cells))
+		PG_RETURN_POINTER(cells_io_head_in(&row_ts, &cells));
 	if (!JB_ROOT_IS_OBJECT(doc) || JB_ROOT_IS_SCALAR(doc) || JB_ROOT_COUNT(doc) != 2 ||
 		!codec_jsonb_get(doc, "row_ts", &row_ts) || !codec_jsonb_get(doc, "cells", &cells) ||
 		cells.type != jbvBinary)
-		cells_io_malformed("The value must be {\"row_ts\": <ms>, \"cells\": {...}}.");
+		cells_io_malformed("The value must be {\"row_ts\": <ms>, \"cells\": {...}}, or {\"row_ts\": <ms>, \"split\": {...}} for a split row's head.");
 
 	b = cells_builder_create(codec_parse_timestamp(&row_ts));
 	in = codec_parse_stored_attributes(JsonbValueToJsonb(&cells), &n);
@@ -73,6 +194,8 @@ ots_cells_out(PG_FUNCTION_ARGS)
 	struct varlena *v = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
 	CellsReader r;
 
+	if (cells_is_head(v))
+		PG_RETURN_CSTRING(cells_io_head_out(v));
 	cells_reader_init(&r, v);
 	PG_RETURN_CSTRING(JsonbToCString(NULL, &codec_stored_row_to_jsonb(&r)->root, VARSIZE(v)));
 }

@@ -27,7 +27,7 @@ CFLAGS="-std=gnu11 -g -O1 -fno-omit-frame-pointer \
 	-DUSE_ASSERT_CHECKING -D_GNU_SOURCE \
 	-Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers -Wno-unknown-warning-option -Wno-ignored-attributes \
 	-I$root/src -I$here -I$($PG_CONFIG --includedir-server)"
-SRCS="$root/src/format/cells.c $root/src/format/value.c $here/pg_stubs.c $here/cells_fuzz.c"
+SRCS="$root/src/format/cells.c $root/src/format/cells_head.c $root/src/format/cells_cut.c $root/src/format/value.c $here/pg_stubs.c $here/cells_fuzz.c"
 
 # otsd's decoders: plain C, no server headers; the protobuf code generated afresh
 mkdir -p "$OUT/gen"

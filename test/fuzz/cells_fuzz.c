@@ -225,6 +225,21 @@ check_reader(struct varlena *v, const uint8 *payload, uint32 len)
 	const char *prev_name = NULL;
 	uint32		prev_namelen = 0;
 
+	if (cells_is_head(v))
+	{
+		/* a split row's head: decoded and built again, byte for byte */
+		CellsHead	h;
+		struct varlena *again;
+
+		cells_head_read(v, &h);
+		again = cells_head_build(&h);
+		CHECK(VARSIZE(again) - VARHDRSZ == len && memcmp(VARDATA(again), payload, len) == 0,
+			  "head rebuilt differs");
+		cells_reader_init(&r, v);
+		CHECK(r.ncols == 0 && r.row_ts == h.row_ts, "a head reads as its marker without cells");
+		CHECK(cells_oldest_ts(v) == h.row_ts, "a head's oldest_ts is its marker");
+		return;
+	}
 	cells_reader_init(&r, v);
 	CHECK(r.len == len, "reader len %u, payload %u", r.len, len);
 	CHECK(r.row_ts >= 0 && r.row_ts < OTS_MAX_TIMESTAMP, "row_ts");
@@ -900,8 +915,11 @@ fixed_tests(void)
 	hdr(&b, OTS_MAX_TIMESTAMP - 1, 0, NULL);
 	expect(&b, true, "");
 	hdr(&b, 0, 0, NULL);
+	b.data[0] = 3;
+	expect(&b, false, "version 3");
+	/* version 2 is a split row's head, whose header is longer */
 	b.data[0] = 2;
-	expect(&b, false, "version 2");
+	expect(&b, false, "split row head");
 	b.data[0] = 0;
 	expect(&b, false, "version 0");
 	hdr(&b, -1, 0, NULL);
@@ -1191,6 +1209,136 @@ fixed_tests(void)
  * the builder against the reference encoder and the reader against the
  * model, then mutates the encoding.
  */
+/*
+ * check_cut cuts a row's cells into chunks and checks them against the
+ * model (sorted by name, newest first; kept of each column as stored):
+ * every chunk valid, within the bound or a single cell, keyed by its first
+ * cell in chunk order (name, then timestamp ascending), its row_ts its
+ * newest cell and its oldest_ts its oldest; the chunks in key order, and
+ * together exactly the row's cells.
+ */
+static uint64 stat_chunks;
+static uint64 stat_cut_rows;
+
+static void
+check_cut(struct varlena *enc, const ModelCell *model, uint32 nmodel, int32 mv)
+{
+	CellsChunk *chunks;
+	int			nchunks;
+	ModelCell  *kept = malloc(sizeof(ModelCell) * (nmodel + 1));
+	uint32		nkept = 0;
+	uint32		seen = 0;
+
+	/* the stored cells, in chunk order */
+	for (uint32 m = 0; m < nmodel;)
+	{
+		uint32		j = m;
+		uint32		n;
+
+		while (j < nmodel && model[j].namelen == model[m].namelen &&
+			   memcmp(model[j].name, model[m].name, model[m].namelen) == 0)
+			j++;
+		n = (mv > 0 && j - m > (uint32) mv) ? (uint32) mv : j - m;
+		for (uint32 k = 0; k < n; k++)
+			kept[nkept++] = model[m + n - 1 - k];
+		m = j;
+	}
+
+	chunks = cells_cut(enc, &nchunks);
+	stat_chunks += nchunks;
+	stat_cut_rows += nchunks > 1;
+	CHECK((nchunks == 0) == (nkept == 0), "cut: %d chunks of %u cells", nchunks, nkept);
+	for (int c = 0; c < nchunks; c++)
+	{
+		CellsChunk *ch = &chunks[c];
+		CellsReader r;
+		uint32		ncells;
+		int64		newest = -1;
+		int64		oldest = PG_INT64_MAX;
+		uint32		first = seen;
+
+		CHECK(try_validate((const uint8 *) VARDATA(ch->cells), ch->size), "cut: chunk %d invalid: %s",
+			  c, stub_error_detail);
+		cells_reader_init(&r, ch->cells);
+		ncells = cells_ncells_total(&r);
+		CHECK(ch->size <= CELLS_CHUNK_MAX || ncells == 1, "cut: chunk %d has %u bytes in %u cells",
+			  c, ch->size, ncells);
+		CHECK(seen < nkept && ch->columnlen == kept[seen].namelen &&
+			  memcmp(ch->column, kept[seen].name, ch->columnlen) == 0 && ch->ts == kept[seen].ts,
+			  "cut: chunk %d's key is not its first cell", c);
+		if (c > 0)
+			CHECK(cells_position_cmp(chunks[c - 1].column, chunks[c - 1].columnlen, chunks[c - 1].ts,
+									 ch->column, ch->columnlen, ch->ts) < 0,
+				  "cut: chunk %d out of order", c);
+		/* its cells are the next ncells of the row, in chunk order */
+		for (uint32 k = 0; k < ncells; k++)
+		{
+			CellsColumn col;
+			int64		ts;
+			OtsValue	v;
+			bool		found = false;
+
+			CHECK(seen + k < nkept, "cut: more cells than the row has");
+			CHECK(cells_find_column(&r, kept[seen + k].name, kept[seen + k].namelen, &col),
+				  "cut: chunk %d lacks a column of its range", c);
+			while (cells_column_next(&col, &ts, &v))
+				if (ts == kept[seen + k].ts)
+				{
+					found = value_equal(&v, &kept[seen + k].value);
+					break;
+				}
+			CHECK(found, "cut: chunk %d lacks cell %u of its range", c, seen + k);
+			newest = Max(newest, kept[seen + k].ts);
+			oldest = Min(oldest, kept[seen + k].ts);
+		}
+		seen = first + ncells;
+		CHECK(r.row_ts == newest, "cut: chunk %d's row_ts is not its newest cell", c);
+		CHECK(ch->oldest_ts == oldest, "cut: chunk %d's oldest_ts", c);
+	}
+	CHECK(seen == nkept, "cut: the chunks hold %u of %u cells", seen, nkept);
+	free(kept);
+}
+
+/* random_head builds a random split row's head and checks it as fuzz input */
+static void
+random_head(int nmutations)
+{
+	CellsHead	h;
+	char		bytes[OTS_MAX_KEY_COLUMNS + 1][64];
+	struct varlena *enc;
+	uint8	   *copy;
+	uint32		len;
+
+	memset(&h, 0, sizeof(h));
+	h.row_ts = (int64) (rng() % (uint64) OTS_MAX_TIMESTAMP);
+	h.newest_ts = (int64) (rng() % (uint64) OTS_MAX_TIMESTAMP);
+	h.flags = chance(50) ? CELLS_HEAD_NEWEST_BOUND : 0;
+	h.cells_size = chance(50) ? rnd(100000) : rng();
+	h.nkeys = 1 + (int) rnd(OTS_MAX_KEY_COLUMNS + 1);
+	for (int i = 0; i < h.nkeys; i++)
+	{
+		CellsKeyValue *k = &h.key[i];
+
+		k->kind = (CellsKeyKind) (1 + rnd(3));
+		if (k->kind == CELLS_KEY_INTEGER)
+			k->i = (int64) rng();
+		else
+		{
+			k->len = rnd(64);
+			for (uint32 b = 0; b < k->len; b++)
+				bytes[i][b] = k->kind == CELLS_KEY_STRING ? (char) ('a' + rnd(26)) : (char) rnd(256);
+			k->data = bytes[i];
+		}
+	}
+	enc = cells_head_build(&h);
+	len = VARSIZE(enc) - VARHDRSZ;
+	copy = malloc(len);
+	memcpy(copy, VARDATA(enc), len);
+	CHECK(fuzz_one(copy, len), "fuzz_one rejected a built head");
+	mutate_and_check(copy, len, nmutations);
+	free(copy);
+}
+
 static void
 random_row(int iter, int nmutations, const char *seed_dir, int *nseeds)
 {
@@ -1350,6 +1498,9 @@ random_row(int iter, int nmutations, const char *seed_dir, int *nseeds)
 		}
 	}
 
+	if (!huge)
+		check_cut(enc, model, nmodel, mv);
+
 	if (seed_dir && *nseeds < 16 && ref.len < 2048 && nmodel > 0 && (iter % 7) == 0)
 		write_file(seed_dir, (*nseeds)++, ref.data, ref.len);
 
@@ -1405,10 +1556,16 @@ main(int argc, char **argv)
 	{
 		random_row((int) it, nmutations, seed_dir, &nseeds);
 		stub_free_all();
+		if (it % 10 == 0)
+		{
+			random_head(nmutations);
+			stub_free_all();
+		}
 	}
-	printf("cells: %d fixed cases, %ld random rows, %llu mutants (%llu still valid), seed %llu\n",
-		   stat_fixed, iterations, (unsigned long long) stat_mutants,
-		   (unsigned long long) stat_mutants_valid, (unsigned long long) seed);
+	printf("cells: %d fixed cases, %ld random rows (%llu cut into %llu chunks), %llu mutants (%llu still valid), seed %llu\n",
+		   stat_fixed, iterations, (unsigned long long) stat_cut_rows, (unsigned long long) stat_chunks,
+		   (unsigned long long) stat_mutants, (unsigned long long) stat_mutants_valid,
+		   (unsigned long long) seed);
 	if (seed_dir)
 		printf("wrote %d seeds to %s\n", nseeds, seed_dir);
 	return 0;

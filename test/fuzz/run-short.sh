@@ -5,7 +5,9 @@
 #
 # Builds the harnesses of cells_fuzz.c and pb_fuzz.c (build.sh), then
 #   - cells_standalone: the ~90 fixed cases and FUZZ_MODEL_ROWS (default 3000)
-#     random rows checked against the model, each mutated;
+#     random rows checked against the model, each cut into a split row's
+#     chunks (checked against the model too) and mutated, and a random split
+#     row head for every tenth row, built, read back and mutated;
 #   - cells_fuzzer: libFuzzer for FUZZ_SECONDS (default 30) on a scratch copy
 #     of corpus/cells (the checked-in seeds stay as they are);
 #   - pb_standalone: FUZZ_MODEL_ROWS random PlainBuffer rows through otsd's
