@@ -7,58 +7,9 @@
 -- that owns a relation named "<table>$data": its rows are input).
 \echo Use "ALTER EXTENSION ots UPDATE TO '0.3.0'" to load this file. \quit
 
--- src/ in folders (issue 32): five functions whose bodies name a C file by
--- its path say the new path; nothing else of them changed.
-CREATE OR REPLACE FUNCTION ots.create_table_storage(schema_name name, table_name name, pk_names text[],
-										 pk_types text[], auto_col smallint, partitions integer,
-										 hash_prefix_length integer) RETURNS void
-	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-DECLARE
-	storage text := format('%I.%I', schema_name, table_name || '$data');
-	columns text;
-	key_columns text;
-	key_space bigint := CASE WHEN hash_prefix_length > 0 THEN 16::bigint ^ hash_prefix_length END;
-BEGIN
-	SELECT string_agg(format('%I %s NOT NULL, ', k.name,
-							 CASE k.type WHEN 'STRING' THEN 'pg_catalog.text COLLATE "C"'
-										 WHEN 'INTEGER' THEN 'pg_catalog.int8' ELSE 'pg_catalog.bytea' END),
-					  '' ORDER BY k.i),
-		   string_agg(format('%I', k.name), ', ' ORDER BY k.i)
-	  INTO columns, key_columns
-	  FROM unnest(pk_names, pk_types) WITH ORDINALITY AS k(name, type, i);
-	IF hash_prefix_length > 0 THEN
-		columns := '"$hash" pg_catalog.int8 NOT NULL, ' || columns;
-		key_columns := '"$hash", ' || key_columns;
-	END IF;
-	-- lz4: a read of the latest versions decompresses the whole (large) row, several times faster than pglz
-	BEGIN
-		EXECUTE format('CREATE TABLE %s (%s"$cells" ots.cells COMPRESSION lz4 NOT NULL, "$oldest_ts" pg_catalog.int8 NOT NULL,'
-					   ' PRIMARY KEY (%s)) PARTITION BY %s',
-					   storage, columns, key_columns,
-					   CASE WHEN hash_prefix_length > 0 THEN 'RANGE ("$hash")'
-							ELSE format('HASH (%I)', pk_names[1]) END);
-	EXCEPTION WHEN unique_violation THEN
-		-- a concurrent create_table of this name committed while this one waited
-		PERFORM ots.raise('OTSObjectAlreadyExist', 'Requested table already exists.',
-						  format('A relation named %I.%I already exists.', schema_name, table_name));
-	END;
-	FOR i IN 0 .. partitions - 1 LOOP
-		EXECUTE format('CREATE TABLE %I.%I PARTITION OF %s FOR VALUES %s USING ots WITH (fillfactor = 90)',
-					   schema_name, table_name || '$p' || i, storage,
-					   CASE WHEN hash_prefix_length > 0
-							THEN format('FROM (%s) TO (%s)', key_space * i / partitions,
-										key_space * (i + 1) / partitions)
-							ELSE format('WITH (MODULUS %s, REMAINDER %s)', partitions, i) END);
-	END LOOP;
-	IF auto_col IS NOT NULL THEN
-		EXECUTE format('CREATE SEQUENCE %I.%I', schema_name, table_name || '$seq');
-	END IF;
-	-- the storage's comment is written with the table's row of ots.tables (src/ddl/catalog_write.c)
-END
-$$;
-
+-- src/ in folders (issue 32): four functions whose bodies name a C file by
+-- its path say the new path; nothing else of them changed (the fifth,
+-- ots.create_table_storage, is below with issue 33's change of it).
 CREATE OR REPLACE FUNCTION ots.sync_table_view(schema_name name, table_name name, pk_names text[],
 									defined_names text[], defined_types text[],
 									is_index boolean DEFAULT false) RETURNS void
@@ -323,4 +274,441 @@ CREATE OR REPLACE FUNCTION ots.expiry_needed(schema_name name, table_name name) 
 							OR t.stream_id IS NOT NULL), false)
 	  FROM ots.tables t
 	 WHERE t.schema_name = $1 AND t.table_name = $2 AND t.index_of IS NULL
+$$;
+
+-- issue 33 (wide rows and deep versions), its first part: every ots table
+-- and every index's own storage gets its chunk relation "<table>$chunk",
+-- which will hold the cells of its split rows (docs/design.md, "Storage
+-- layout" and "Wide rows: heads and chunks"; src/meta/storage.h), and,
+-- while the table has a TTL, the index "<table>$cttl" on its "$oldest_ts".
+-- create_table and create_index make them (ots.create_chunk_relation),
+-- delete_table, delete_index and the drop clean-up drop them, a restore of
+-- a table whose dump has none makes it (src/ddl/catalog_write.c), and the
+-- update makes them for the tables there are, below.
+
+CREATE FUNCTION ots.storage_key_columns(pk_names text[], pk_types text[], hash_prefix_length integer,
+										OUT columns text, OUT key_columns text)
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT CASE WHEN hash_prefix_length > 0 THEN '"$hash" pg_catalog.int8 NOT NULL, ' ELSE '' END
+		   || string_agg(format('%I %s NOT NULL, ', k.name,
+								CASE k.type WHEN 'STRING' THEN 'pg_catalog.text COLLATE "C"'
+											WHEN 'INTEGER' THEN 'pg_catalog.int8' ELSE 'pg_catalog.bytea' END),
+						 '' ORDER BY k.i),
+		   CASE WHEN hash_prefix_length > 0 THEN '"$hash", ' ELSE '' END
+		   || string_agg(format('%I', k.name), ', ' ORDER BY k.i)
+	  FROM unnest(pk_names, pk_types) WITH ORDINALITY AS k(name, type, i)
+$$;
+COMMENT ON FUNCTION ots.storage_key_columns(text[], text[], integer) IS
+	'the stored key columns of an ots table''s storage and chunk relation, as CREATE TABLE columns and as a list (internal)';
+
+CREATE OR REPLACE FUNCTION ots.create_table_storage(schema_name name, table_name name, pk_names text[],
+										 pk_types text[], auto_col smallint, partitions integer,
+										 hash_prefix_length integer) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	storage text := format('%I.%I', schema_name, table_name || '$data');
+	k record;
+	key_space bigint := CASE WHEN hash_prefix_length > 0 THEN 16::bigint ^ hash_prefix_length END;
+BEGIN
+	SELECT * INTO k FROM ots.storage_key_columns(pk_names, pk_types, hash_prefix_length) c;
+	-- lz4: a read of the latest versions decompresses the whole (large) row, several times faster than pglz
+	BEGIN
+		EXECUTE format('CREATE TABLE %s (%s"$cells" ots.cells COMPRESSION lz4 NOT NULL, "$oldest_ts" pg_catalog.int8 NOT NULL,'
+					   ' PRIMARY KEY (%s)) PARTITION BY %s',
+					   storage, k.columns, k.key_columns,
+					   CASE WHEN hash_prefix_length > 0 THEN 'RANGE ("$hash")'
+							ELSE format('HASH (%I)', pk_names[1]) END);
+	EXCEPTION WHEN unique_violation THEN
+		-- a concurrent create_table of this name committed while this one waited
+		PERFORM ots.raise('OTSObjectAlreadyExist', 'Requested table already exists.',
+						  format('A relation named %I.%I already exists.', schema_name, table_name));
+	END;
+	FOR i IN 0 .. partitions - 1 LOOP
+		EXECUTE format('CREATE TABLE %I.%I PARTITION OF %s FOR VALUES %s USING ots WITH (fillfactor = 90)',
+					   schema_name, table_name || '$p' || i, storage,
+					   CASE WHEN hash_prefix_length > 0
+							THEN format('FROM (%s) TO (%s)', key_space * i / partitions,
+										key_space * (i + 1) / partitions)
+							ELSE format('WITH (MODULUS %s, REMAINDER %s)', partitions, i) END);
+	END LOOP;
+	PERFORM ots.create_chunk_relation(schema_name, table_name, pk_names, pk_types, hash_prefix_length);
+	IF auto_col IS NOT NULL THEN
+		EXECUTE format('CREATE SEQUENCE %I.%I', schema_name, table_name || '$seq');
+	END IF;
+	-- the storage's comment is written with the table's row of ots.tables (src/ddl/catalog_write.c)
+END
+$$;
+COMMENT ON FUNCTION ots.create_table_storage(name, name, text[], text[], smallint, integer, integer) IS
+	'creates the storage, leaf partitions, chunk relation and sequence of a new ots table (internal)';
+
+CREATE FUNCTION ots.create_chunk_relation(schema_name name, table_name name, pk_names text[],
+										  pk_types text[], hash_prefix_length integer) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	k record;
+	chunk text := format('%I.%I', schema_name, table_name || '$chunk');
+	owner_name text;
+BEGIN
+	SELECT * INTO k FROM ots.storage_key_columns(pk_names, pk_types, hash_prefix_length) c;
+	EXECUTE format('CREATE TABLE %s (%s"$column" pg_catalog.text COLLATE "C" NOT NULL, "$ts" pg_catalog.int8 NOT NULL,'
+				   ' "$cells" ots.cells COMPRESSION lz4 NOT NULL, "$oldest_ts" pg_catalog.int8 NOT NULL,'
+				   ' PRIMARY KEY (%s, "$column", "$ts")) USING ots WITH (fillfactor = 90, toast_tuple_target = 8160)',
+				   chunk, k.columns, k.key_columns);
+	SELECT c.relowner::regrole::text INTO owner_name FROM pg_class c
+	 WHERE c.oid = to_regclass(format('%I.%I', schema_name, table_name || '$data'));
+	IF owner_name IS NOT NULL AND owner_name <> current_user::text THEN
+		EXECUTE format('ALTER TABLE %s OWNER TO %s', chunk, owner_name);
+	END IF;
+	-- its TTL index, for a table registered already (create_table's has expiry_sync make it)
+	PERFORM ots.expiry_sync_chunk(t.schema_name, t.table_name, t.time_to_live)
+	   FROM ots.tables t
+	  WHERE t.schema_name = create_chunk_relation.schema_name AND t.table_name = create_chunk_relation.table_name;
+END
+$$;
+COMMENT ON FUNCTION ots.create_chunk_relation(name, name, text[], text[], integer) IS
+	'creates the chunk relation of an ots table''s or index''s storage (internal)';
+
+CREATE FUNCTION ots.drop_chunk_relation(schema_name name, table_name name) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF to_regclass(format('%I.%I', schema_name, table_name || '$chunk')) IS NOT NULL
+	   AND ots.relation_owner(schema_name, table_name || '$chunk')
+		   = ots.relation_owner(schema_name, table_name || '$data') THEN
+		EXECUTE format('DROP TABLE %I.%I', schema_name, table_name || '$chunk');
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.drop_chunk_relation(name, name) IS
+	'drops the chunk relation of an ots table or index that is gone from ots.tables (internal)';
+
+CREATE OR REPLACE FUNCTION ots.create_table_internal(
+	schema_name name,
+	table_name name,
+	primary_key text,
+	max_versions integer,
+	time_to_live bigint,
+	max_version_offset bigint,
+	allow_update boolean,
+	partitions integer,
+	hash_prefix_length integer,
+	defined_columns text,
+	stream_enabled boolean,
+	stream_expiration_hours integer) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	pk_names text[];
+	pk_types text[];
+	auto_col smallint;
+	view_name text;
+	defined record;
+BEGIN
+	-- ots.resolve_name is STRICT: a NULL table name arrives as NULLs
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
+	view_name := format('%I.%I', schema_name, table_name);
+	SELECT p.pk_names, p.pk_types, p.auto_col INTO pk_names, pk_types, auto_col
+	  FROM ots.create_table_parse_pk(primary_key, table_name) p;
+	PERFORM ots.create_table_check_options(max_versions, time_to_live, max_version_offset, allow_update,
+										   partitions, hash_prefix_length);
+	SELECT o.names, o.types INTO defined
+	  FROM ots.parse_defined_columns(defined_columns, pk_names) p,
+		   ots.sort_defined_columns(p.names, p.types) o;
+
+	IF EXISTS (SELECT 1 FROM ots.tables t
+				WHERE t.schema_name = create_table_internal.schema_name
+				  AND t.table_name = create_table_internal.table_name)
+	   OR to_regclass(view_name) IS NOT NULL
+	   OR to_regclass(format('%I.%I', schema_name, table_name || '$data')) IS NOT NULL THEN
+		PERFORM ots.raise('OTSObjectAlreadyExist', 'Requested table already exists.',
+						  format('A relation named %s already exists.', view_name));
+	END IF;
+	IF to_regclass(format('%I.%I', schema_name, table_name || '$chunk')) IS NOT NULL THEN
+		PERFORM ots.raise('OTSObjectAlreadyExist', 'Requested table already exists.',
+						  format('A relation named %I.%I, the name of the table''s chunk relation, already exists.',
+								 schema_name, table_name || '$chunk'));
+	END IF;
+
+	PERFORM ots.create_table_storage(schema_name, table_name, pk_names, pk_types, auto_col, partitions,
+									 hash_prefix_length);
+	PERFORM ots.sync_table_view(schema_name, table_name, pk_names, defined.names, defined.types);
+	PERFORM ots.catalog_insert(create_table_internal.schema_name, create_table_internal.table_name, pk_names,
+							   pk_types, auto_col, max_versions, time_to_live, max_version_offset,
+							   allow_update, partitions, hash_prefix_length);
+	IF cardinality(defined.names) > 0 THEN
+		PERFORM ots.catalog_set_defined(create_table_internal.schema_name, create_table_internal.table_name,
+										defined.names, defined.types);
+	END IF;
+	-- Stream (45_stream.sql)
+	IF stream_enabled IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Table options must not be NULL.',
+						  'Omit an option to get its default.');
+	END IF;
+	IF stream_enabled OR stream_expiration_hours IS NOT NULL THEN
+		PERFORM ots.stream_sync(create_table_internal.schema_name, create_table_internal.table_name,
+								stream_enabled, stream_expiration_hours);
+	END IF;
+	-- expiry hook (50_expiry.sql): "$oldest_ts" index and purge job when there is a TTL or a stream
+	PERFORM ots.expiry_sync(create_table_internal.schema_name, create_table_internal.table_name, true);
+END
+$$;
+COMMENT ON FUNCTION ots.create_table_internal(name, name, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer)
+	IS 'creates an ots table in a resolved schema (internal; call ots.create_table)';
+
+CREATE OR REPLACE FUNCTION ots.delete_table_internal(schema_name name, table_name name) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
+	IF EXISTS (SELECT 1 FROM ots.tables i
+				WHERE i.schema_name = delete_table_internal.schema_name
+				  AND i.table_name = delete_table_internal.table_name AND i.index_of IS NOT NULL) THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Can''t delete index table directly.',
+						  'Delete an index with ots.delete_index(table, index_name).');
+	END IF;
+	-- a table's indexes go with it (35_indexes.sql)
+	PERFORM ots.delete_index_internal(i.schema_name, i.index_of, i.table_name)
+	   FROM ots.tables i
+	  WHERE i.schema_name = delete_table_internal.schema_name
+		AND i.index_of = delete_table_internal.table_name;
+	-- expiry hook (50_expiry.sql): purge job, purge and activity counters go first
+	PERFORM ots.expiry_forget(delete_table_internal.schema_name, delete_table_internal.table_name);
+	-- metadata before the DROPs: the storage still shows who owns the table,
+	-- and the sql_drop event trigger (60_ddl.sql) has nothing left to do
+	PERFORM ots.catalog_delete(delete_table_internal.schema_name, delete_table_internal.table_name);
+	EXECUTE format('DROP VIEW %I.%I', schema_name, table_name);
+	PERFORM ots.drop_chunk_relation(schema_name, table_name);
+	EXECUTE format('DROP TABLE %I.%I', schema_name, table_name || '$data');
+	IF to_regclass(format('%I.%I', schema_name, table_name || '$seq')) IS NOT NULL THEN
+		EXECUTE format('DROP SEQUENCE %I.%I', schema_name, table_name || '$seq');
+	END IF;
+	PERFORM ots.stream_drop_storage(delete_table_internal.schema_name, delete_table_internal.table_name);
+END
+$$;
+COMMENT ON FUNCTION ots.delete_table_internal(name, name) IS 'drops a resolved ots table (internal)';
+
+CREATE OR REPLACE FUNCTION ots.delete_index_internal(schema_name name, table_name name, index_name text) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	i ots.tables;
+BEGIN
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
+	IF index_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter index_name is missing.', 'index_name must not be NULL.');
+	END IF;
+	PERFORM ots.ddl_table(schema_name, table_name, 'Can''t update index table directly.');
+	i := ots.index_of(schema_name, table_name, index_name);
+	-- writers of the table that still maintain the index finish first; later ones reload the table
+	EXECUTE format('LOCK TABLE %I.%I IN SHARE MODE', schema_name, table_name || '$data');
+	PERFORM ots.catalog_delete(i.schema_name, i.table_name);
+	EXECUTE format('DROP VIEW %I.%I', i.schema_name, i.table_name);
+	PERFORM ots.drop_chunk_relation(i.schema_name, i.table_name);
+	EXECUTE format('DROP TABLE %I.%I', i.schema_name, i.table_name || '$data');
+END
+$$;
+COMMENT ON FUNCTION ots.delete_index_internal(name, name, text) IS
+	'drops a secondary index of a resolved ots table (internal; call ots.delete_index)';
+
+CREATE FUNCTION ots.expiry_sync_chunk(schema_name name, table_name name, time_to_live bigint) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	has_index boolean := to_regclass(format('%I.%I', schema_name, table_name || '$cttl')) IS NOT NULL;
+BEGIN
+	IF time_to_live <> -1 AND NOT has_index
+	   AND ots.relation_owner(schema_name, table_name || '$chunk')
+		   = ots.relation_owner(schema_name, table_name || '$data') THEN
+		EXECUTE format('CREATE INDEX %I ON %I.%I ("$oldest_ts")',
+					   table_name || '$cttl', schema_name, table_name || '$chunk');
+	ELSIF time_to_live = -1 AND has_index THEN
+		EXECUTE format('DROP INDEX %I.%I', schema_name, table_name || '$cttl');
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.expiry_sync_chunk(name, name, bigint) IS
+	'creates or drops the "$oldest_ts" index of an ots table''s chunk relation to match its time_to_live (internal)';
+
+CREATE OR REPLACE FUNCTION ots.expiry_sync(schema_name name, table_name name, notify boolean) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	ttl bigint;
+	has_index boolean := to_regclass(format('%I.%I', schema_name, table_name || '$ttl')) IS NOT NULL;
+BEGIN
+	SELECT t.time_to_live INTO ttl FROM ots.tables t
+	 WHERE t.schema_name = expiry_sync.schema_name AND t.table_name = expiry_sync.table_name;
+	IF NOT FOUND THEN
+		RETURN;
+	END IF;
+	-- the indexes serve the TTL pass only; without a TTL they would just slow writes
+	IF ttl <> -1 AND NOT has_index THEN
+		EXECUTE format('CREATE INDEX %I ON %I.%I ("$oldest_ts")',
+					   table_name || '$ttl', schema_name, table_name || '$data');
+	ELSIF ttl = -1 AND has_index THEN
+		EXECUTE format('DROP INDEX %I.%I', schema_name, table_name || '$ttl');
+	END IF;
+	PERFORM ots.expiry_sync_chunk(schema_name, table_name, ttl);
+	PERFORM ots.expiry_schedule(schema_name, table_name, notify);
+END
+$$;
+COMMENT ON FUNCTION ots.expiry_sync(name, name, boolean) IS
+	'creates or drops an ots table''s "$oldest_ts" indexes (of its storage and its chunk relation) and purge job to match its options (internal)';
+
+CREATE OR REPLACE FUNCTION ots.storage_dropped() RETURNS event_trigger
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t record;
+	owner oid;
+BEGIN
+	FOR t IN SELECT f.schema_name, f.table_name FROM ots.forget_dropped_tables() f LOOP
+		owner := ots.relation_owner(t.schema_name, t.table_name || '$data');
+		-- the view of an index whose table went (a table's view goes with its storage), with
+		-- what depends on it: the table it indexes is what the DROP asked to remove
+		IF (SELECT c.relkind FROM pg_class c
+			 WHERE c.oid = to_regclass(format('%I.%I', t.schema_name, t.table_name))) = 'v'
+		   AND ots.relation_owner(t.schema_name, t.table_name) = owner THEN
+			EXECUTE format('DROP VIEW %I.%I CASCADE', t.schema_name, t.table_name);
+		END IF;
+		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data')) IS NOT NULL THEN
+			EXECUTE format('DROP TABLE %I.%I', t.schema_name, t.table_name || '$data');
+		END IF;
+		PERFORM ots.drop_chunk_relation(t.schema_name, t.table_name);
+		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$seq')) IS NOT NULL
+		   AND ots.relation_owner(t.schema_name, t.table_name || '$seq') = owner THEN
+			EXECUTE format('DROP SEQUENCE %I.%I', t.schema_name, t.table_name || '$seq');
+		END IF;
+		PERFORM ots.stream_drop_storage(t.schema_name, t.table_name);
+	END LOOP;
+	-- a stream whose log or records went is gone whole (45_stream.sql)
+	FOR t IN SELECT f.schema_name, f.table_name FROM ots.forget_dropped_streams() f LOOP
+		PERFORM ots.stream_drop_storage(t.schema_name, t.table_name);
+	END LOOP;
+END
+$$;
+COMMENT ON FUNCTION ots.storage_dropped() IS
+	'event trigger: dropping an ots table''s view or storage drops the ots table and forgets it (internal)';
+
+CREATE OR REPLACE FUNCTION ots.verify_relations(schema_name name, table_name name) RETURNS SETOF regclass
+	LANGUAGE sql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	WITH parts AS (
+		SELECT 0 AS o, l.leaf::regclass AS rel, l.leaf AS name
+		  FROM ots.tables t, ots.purge_leaves(t.schema_name, t.table_name) l(leaf)
+		 WHERE t.schema_name = $1 AND (t.table_name = $2 OR t.index_of = $2)
+		UNION ALL
+		SELECT 1, s.rel, s.rel::text
+		  FROM (SELECT to_regclass(format('%I.%I', $1, $2 || x)) AS rel
+				  FROM unnest(ARRAY['$log', '$rec']) x) s
+		 WHERE s.rel IS NOT NULL
+		UNION ALL
+		SELECT 2, c.oid::regclass, c.relname::text
+		  FROM ots.tables t
+		  JOIN pg_class s ON s.oid = to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data'))
+		  JOIN pg_class c ON c.oid = to_regclass(format('%I.%I', t.schema_name, t.table_name || '$chunk'))
+		 WHERE t.schema_name = $1 AND (t.table_name = $2 OR t.index_of = $2) AND c.relowner = s.relowner
+	)
+	SELECT r.rel FROM (
+		SELECT p.o, p.name, 0 AS toast, p.rel FROM parts p
+		UNION ALL
+		SELECT p.o, p.name, 1, c.reltoastrelid::regclass FROM parts p JOIN pg_class c ON c.oid = p.rel
+		 WHERE c.reltoastrelid <> 0
+	) r
+	 ORDER BY r.o, r.name COLLATE "C", r.toast
+$$;
+COMMENT ON FUNCTION ots.verify_relations(name, name) IS
+	'the relations of an ots table amcheck checks: leaves of its storage and its indexes'', its stream''s relations, its and its indexes'' chunk relations, their TOAST (internal: ots.verify)';
+
+-- The chunk relation of every table and index ots.tables registers, made as
+-- the owner of its storage (who owns the tables ots made of it) by
+-- ots.create_chunk_relation, as create_table makes it, with its TTL index
+-- where the table has a TTL.  0.2.0's ots.tables is written by ots's own
+-- functions only, yet what it names is checked from pg_catalog first: a
+-- partitioned storage table in a schema that is neither a system nor a
+-- temporary one, and no relation of the chunk relation's name already (a
+-- role with CREATE on the schema may have made one: it is left as it is,
+-- with a WARNING, and the table goes on without a chunk relation, which
+-- ots.verify reports).  ots.tables is locked against writes and each
+-- storage against DDL first, so what was checked holds until the update
+-- commits.  CREATE TABLE and CREATE INDEX of an empty relation with
+-- PostgreSQL's own types and operator classes run no code of the owner's.
+-- Made inside ALTER EXTENSION, each relation would be a member of ots: it
+-- is the table's, as create_table's are, so it leaves the extension.
+DO $$
+DECLARE
+	t record;
+	owner_name text;
+BEGIN
+	LOCK TABLE ots.tables IN EXCLUSIVE MODE;
+	FOR t IN
+		SELECT o.schema_name, o.table_name, o.pk_names, o.pk_types, o.hash_prefix_length,
+			   s.oid AS storage, s.relowner AS owner
+		  FROM ots.tables o
+		  JOIN pg_catalog.pg_namespace n ON n.nspname OPERATOR(pg_catalog.=) o.schema_name
+		  JOIN pg_catalog.pg_class s ON s.relnamespace OPERATOR(pg_catalog.=) n.oid
+			   AND s.relname OPERATOR(pg_catalog.=) (o.table_name OPERATOR(pg_catalog.||) '$data')
+		 WHERE s.relkind OPERATOR(pg_catalog.=) 'p' AND NOT s.relispartition
+		   AND n.nspname OPERATOR(pg_catalog.!~~) 'pg\_%' AND n.nspname OPERATOR(pg_catalog.<>) 'information_schema'
+		   AND pg_catalog.octet_length(o.table_name OPERATOR(pg_catalog.||) '$chunk') OPERATOR(pg_catalog.<=) 63
+		 ORDER BY o.schema_name, o.table_name
+	LOOP
+		EXECUTE pg_catalog.format('LOCK TABLE ONLY %I.%I IN SHARE UPDATE EXCLUSIVE MODE', t.schema_name,
+								  t.table_name OPERATOR(pg_catalog.||) '$data');
+		-- checked again under the lock: the storage and its owner as the loop read them
+		CONTINUE WHEN NOT EXISTS (SELECT FROM pg_catalog.pg_class s
+								   WHERE s.oid OPERATOR(pg_catalog.=) t.storage AND s.relowner OPERATOR(pg_catalog.=) t.owner
+									 AND s.relkind OPERATOR(pg_catalog.=) 'p');
+		IF pg_catalog.to_regclass(pg_catalog.format('%I.%I', t.schema_name,
+													t.table_name OPERATOR(pg_catalog.||) '$chunk')) IS NOT NULL THEN
+			RAISE WARNING 'ots table %.% gets no chunk relation: a relation named %.% exists already',
+				pg_catalog.quote_ident(t.schema_name), pg_catalog.quote_ident(t.table_name),
+				pg_catalog.quote_ident(t.schema_name), pg_catalog.quote_ident(t.table_name OPERATOR(pg_catalog.||) '$chunk')
+				USING DETAIL = 'ots 0.3.0 keeps the cells of a table''s wide rows in a relation of that name. The update left that relation as it is; the table works on, its rows kept whole in its leaves, and ots.verify reports the chunk relation missing.',
+					  HINT = pg_catalog.format('Rename or drop that relation, then, as the table''s owner: SELECT ots.create_chunk_relation(t.schema_name, t.table_name, t.pk_names, t.pk_types, t.hash_prefix_length) FROM ots.tables t WHERE t.schema_name = %L AND t.table_name = %L;',
+											   t.schema_name, t.table_name);
+			CONTINUE;
+		END IF;
+		owner_name := pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(t.owner));
+		BEGIN
+			EXECUTE pg_catalog.format('SET LOCAL ROLE %s', owner_name);
+			-- with its TTL index where the table has a TTL
+			PERFORM ots.create_chunk_relation(t.schema_name, t.table_name, t.pk_names, t.pk_types,
+											  t.hash_prefix_length);
+			RESET ROLE;
+		EXCEPTION WHEN insufficient_privilege THEN
+			-- the role is the update's again, as the block's subtransaction is undone
+			RAISE WARNING 'ots table %.% gets no chunk relation: its owner % may not create it: %',
+				pg_catalog.quote_ident(t.schema_name), pg_catalog.quote_ident(t.table_name), owner_name, SQLERRM
+				USING DETAIL = 'The update makes the chunk relation as the owner of the table''s storage. The table works on, its rows kept whole in its leaves, and ots.verify reports the chunk relation missing.',
+					  HINT = pg_catalog.format('Grant its owner CREATE on schema %I, then, as the owner: SELECT ots.create_chunk_relation(t.schema_name, t.table_name, t.pk_names, t.pk_types, t.hash_prefix_length) FROM ots.tables t WHERE t.schema_name = %L AND t.table_name = %L;',
+											   t.schema_name, t.schema_name, t.table_name);
+			CONTINUE;
+		END;
+		EXECUTE pg_catalog.format('ALTER EXTENSION ots DROP TABLE %I.%I', t.schema_name,
+								  t.table_name OPERATOR(pg_catalog.||) '$chunk');
+		-- every session loads the table again, with its chunk relation
+		PERFORM ots.invalidate_table(t.storage::pg_catalog.regclass);
+	END LOOP;
+END
 $$;

@@ -20,12 +20,13 @@
  * the leaf's routine, heap's scan).  amcheck's functions are called as the
  * caller, who needs EXECUTE on them (amcheck grants it to no one).
  *
- * The row checks read each leaf under the statement's snapshot, in
+ * The row checks read each leaf (and the chunk relation: a table without
+ * one is reported) under the statement's snapshot, in
  * batches of rows copied out of the scan, each batch checked in a
  * subtransaction; a batch that fails is checked again row by row, so each
  * damaged row is reported with its own error and the others are not.  A
  * row's check is the write point's guard (row_guard: cells,
- * "$oldest_ts", "$hash", key lengths); for a table with indexes, then
+ * "$oldest_ts", "$hash", key lengths; a chunk's first cell and row marker); for a table with indexes, then
  * each index's entry for it (index_entry_of) looked up in the index
  * (missing, or stale: other cells).  Each index row is guarded too and its
  * row looked up in the table (an entry of no row, or not the entry its
@@ -535,6 +536,17 @@ verify_rows_work(void *arg)
 		pk.n = vl->t->npk;
 		storage_leaf_key_whole(vl->t, vl->leaf.key_attnos, vl->slot, pk.v);
 		vl->location = verify_key_text(vl->t, &pk);
+		if (vl->leaf.chunk)
+		{
+			bool		null_column;
+			bool		null_ts;
+			Datum		column = slot_getattr(vl->slot, vl->leaf.column_attno, &null_column);
+			Datum		ts = slot_getattr(vl->slot, vl->leaf.ts_attno, &null_ts);
+
+			vl->location = psprintf("%s, chunk %s at %s", vl->location,
+									null_column ? "NULL" : quote_literal_cstr(TextDatumGetCString(column)),
+									null_ts ? "NULL" : psprintf(INT64_FORMAT, DatumGetInt64(ts)));
+		}
 		row_guard(vl->rel, &vl->leaf, vl->slot);
 		vl->stage = "index";
 		vl->stage_relation = vl->t->data_oid;
@@ -576,6 +588,42 @@ verify_batch(VerifyLeaf *vl)
 }
 
 /*
+ * verify_scan checks every row of vl->rel (verify_rows_work), in batches of
+ * rows copied out of a scan under the check's snapshot
+ */
+static void
+verify_scan(VerifyLeaf *vl, MemoryContext batchcxt)
+{
+	TableScanDesc scan;
+	TupleTableSlot *scanslot;
+	bool		more = true;
+
+	vl->slot = MakeSingleTupleTableSlot(RelationGetDescr(vl->rel), &TTSOpsHeapTuple);
+	scanslot = table_slot_create(vl->rel, NULL);
+	scan = table_beginscan(vl->rel, vl->v->snapshot, 0, NULL);
+	while (more)
+	{
+		MemoryContext old;
+
+		MemoryContextReset(batchcxt);
+		old = MemoryContextSwitchTo(batchcxt);
+		for (vl->nrows = 0; vl->nrows < VERIFY_BATCH; vl->nrows++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			if (!(more = table_scan_getnextslot(scan, ForwardScanDirection, scanslot)))
+				break;
+			vl->rows[vl->nrows] = ExecCopySlotHeapTuple(scanslot);
+		}
+		MemoryContextSwitchTo(old);
+		if (vl->nrows > 0)
+			verify_batch(vl);
+	}
+	table_endscan(scan);
+	ExecDropSingleTupleTableSlot(scanslot);
+	ExecDropSingleTupleTableSlot(vl->slot);
+}
+
+/*
  * verify_leaves checks every row of t's leaves (verify_rows_work), with
  * the entries of indexes[] (t a base table) or against base (t an index)
  */
@@ -591,9 +639,6 @@ verify_leaves(Verify *v, const OtsTable *t, int nindexes, const OtsTable **index
 	for (int l = 0; l < nleaves; l++)
 	{
 		VerifyLeaf *vl = palloc0(sizeof(VerifyLeaf));
-		TableScanDesc scan;
-		TupleTableSlot *scanslot;
-		bool		more = true;
 
 		vl->v = v;
 		vl->t = t;
@@ -602,37 +647,53 @@ verify_leaves(Verify *v, const OtsTable *t, int nindexes, const OtsTable **index
 		memcpy(vl->indexes, indexes, sizeof(OtsTable *) * nindexes);
 		vl->rel = table_open(leaves[l], AccessShareLock);
 		if (!storage_write_leaf(vl->rel, NULL, &vl->leaf) || vl->leaf.table == NULL)
-		{
 			verify_report(v, leaves[l], "cells", NULL,
 						  "the partition is not shaped as a leaf of ots storage", NULL);
-			table_close(vl->rel, AccessShareLock);
-			continue;
-		}
-		vl->slot = MakeSingleTupleTableSlot(RelationGetDescr(vl->rel), &TTSOpsHeapTuple);
-		scanslot = table_slot_create(vl->rel, NULL);
-		scan = table_beginscan(vl->rel, v->snapshot, 0, NULL);
-		while (more)
-		{
-			MemoryContext old;
-
-			MemoryContextReset(batchcxt);
-			old = MemoryContextSwitchTo(batchcxt);
-			for (vl->nrows = 0; vl->nrows < VERIFY_BATCH; vl->nrows++)
-			{
-				CHECK_FOR_INTERRUPTS();
-				if (!(more = table_scan_getnextslot(scan, ForwardScanDirection, scanslot)))
-					break;
-				vl->rows[vl->nrows] = ExecCopySlotHeapTuple(scanslot);
-			}
-			MemoryContextSwitchTo(old);
-			if (vl->nrows > 0)
-				verify_batch(vl);
-		}
-		table_endscan(scan);
-		ExecDropSingleTupleTableSlot(scanslot);
-		ExecDropSingleTupleTableSlot(vl->slot);
+		else
+			verify_scan(vl, batchcxt);
 		table_close(vl->rel, AccessShareLock);
 	}
+	MemoryContextDelete(batchcxt);
+}
+
+/*
+ * verify_chunks checks t's chunk relation: that t has one, and each chunk
+ * in it as the write point's guard checks a new one (a missing chunk
+ * relation is reported, as catalog_check_chunk lets a table load without
+ * it)
+ */
+static void
+verify_chunks(Verify *v, const OtsTable *t)
+{
+	char	   *name = psprintf("%s%s", t->table_name, STORAGE_CHUNK_SUFFIX);
+	Oid			named = get_relname_relid(name, get_rel_namespace(t->data_oid));
+	VerifyLeaf *vl;
+	MemoryContext batchcxt;
+
+	if (!OidIsValid(t->chunk_oid))
+	{
+		verify_report(v, OidIsValid(named) ? named : t->data_oid, "table", NULL,
+					  psprintf("its chunk relation %s is %s", quote_identifier(name),
+							   !OidIsValid(named) ? "missing" :
+							   !storage_is_part(named, t->data_oid) ? "another role's" :
+							   "without its primary key"),
+					  !OidIsValid(named) ?
+					  "ALTER EXTENSION ots UPDATE makes it for a table made before ots 0.3.0; a restore makes it for a table its dump has without one." :
+					  !storage_is_part(named, t->data_oid) ?
+					  "A relation named so is the table's only with the owner of its storage table: rename that one, then restore or update again." :
+					  "A restore adds it after the rows (one that did not finish?).");
+		return;
+	}
+	vl = palloc0(sizeof(VerifyLeaf));
+	vl->v = v;
+	vl->t = t;
+	vl->rel = table_open(t->chunk_oid, AccessShareLock);
+	batchcxt = AllocSetContextCreate(CurrentMemoryContext, "ots verify batch", ALLOCSET_DEFAULT_SIZES);
+	if (!storage_write_leaf(vl->rel, NULL, &vl->leaf) || !vl->leaf.chunk || vl->leaf.table == NULL)
+		verify_report(v, t->chunk_oid, "cells", NULL, "the chunk relation is not shaped as ots makes it", NULL);
+	else
+		verify_scan(vl, batchcxt);
+	table_close(vl->rel, AccessShareLock);
 	MemoryContextDelete(batchcxt);
 }
 
@@ -943,6 +1004,7 @@ ots_verify_rows(PG_FUNCTION_ARGS)
 			verify_leaves(&v, base, 1, indexes, NULL);
 		}
 		verify_leaves(&v, t, 0, NULL, t->index_building ? NULL : base);
+		verify_chunks(&v, t);
 	}
 	else
 	{
@@ -958,8 +1020,12 @@ ots_verify_rows(PG_FUNCTION_ARGS)
 				indexes[n++] = idx;
 		}
 		verify_leaves(&v, t, n, indexes, NULL);
+		verify_chunks(&v, t);
 		for (int i = 0; i < n; i++)
+		{
 			verify_leaves(&v, indexes[i], 0, NULL, t);
+			verify_chunks(&v, indexes[i]);
+		}
 		if (t->stream_enabled)
 			verify_stream(&v, t);
 	}

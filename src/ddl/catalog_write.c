@@ -246,8 +246,9 @@ catalog_write_run(FunctionCallInfo fcinfo, const char *sql, int nargs, const Oid
  * catalog_write_check_names refuses to register ots table schema.table,
  * stored in storage, while a relation of another owner has a name the
  * table takes beside its storage (storage_named_parts: its view, sequence,
- * stream's log and records): registered, the table would claim it, and
- * ots acts on those by name.  A view is also run as its owner.
+ * chunk relation, stream's log and records): registered, the table would
+ * claim it, and ots acts on those by name.  A view is also run as its
+ * owner.
  */
 static void
 catalog_write_check_names(Oid storage, const char *schema, const char *table)
@@ -647,7 +648,9 @@ catalog_write_restore_indexes(Oid nsp, const char *table)
  * free or its owner's (catalog_write_check_names).  A stream id another
  * table has, or another owner's table had, is refused (the trigger
  * ots.tables_stream_id, src/sql/20_catalog.sql): a consumer of that stream
- * must never be handed this one's records.
+ * must never be handed this one's records.  A chunk relation the restore
+ * does not bring is made when the storage gets its primary key
+ * (catalog_write_restore_chunk).
  */
 bool
 catalog_write_restore(Oid storage, const char *comment, const char *only_index_of)
@@ -709,6 +712,39 @@ catalog_write_restore(Oid storage, const char *comment, const char *only_index_o
 	else
 		CacheInvalidateRelcacheByRelid(storage_oid(nsp, base));
 	return true;
+}
+
+/*
+ * catalog_write_restore_chunk makes the chunk relation of the registered
+ * table (or index) whose storage a restore is about to give its primary
+ * key, when the restore brought none: a dump of 0.2.0, or of the storage
+ * without it.  A dump of 0.3.0 makes every table before it adds primary
+ * keys (pre-data before post-data, with -j too), so its chunk relation is
+ * there by then.  As the restoring role, who owns the storage, through
+ * ots.create_chunk_relation (src/sql/30_tables.sql), the one maker of its
+ * DDL, which gives it the storage's owner.
+ */
+void
+catalog_write_restore_chunk(Oid storage)
+{
+	char	   *table = storage_table_of(get_rel_name(storage), STORAGE_SUFFIX);
+	char	   *schema = get_namespace_name(get_rel_namespace(storage));
+	Datum		values[2];
+
+	if (table == NULL || schema == NULL ||
+		OidIsValid(get_relname_relid(psprintf("%s%s", table, STORAGE_CHUNK_SUFFIX),
+									 get_rel_namespace(storage))))
+		return;
+	values[0] = DirectFunctionCall1(namein, CStringGetDatum(schema));
+	values[1] = DirectFunctionCall1(namein, CStringGetDatum(table));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args("SELECT ots.create_chunk_relation(t.schema_name, t.table_name, t.pk_names,"
+							  " t.pk_types, t.hash_prefix_length) FROM ots.tables t" CATALOG_WRITE_KEY,
+							  2, (Oid *) key_types, values, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not make the chunk relation of ots table %s",
+			 quote_qualified_identifier(schema, table));
+	SPI_finish();
 }
 
 /*

@@ -15,16 +15,20 @@
  *	   triggers or rules, inheritance, typed-table changes, an access
  *	   method other than ots, renaming columns, foreign keys of other
  *	   tables referencing it;
+ *	 - the same on its chunk relation s."t$chunk" (registered storage's,
+ *	   with its owner), which is also neither made unlogged nor dropped but
+ *	   with its table (guard_drop_chunk);
  *	 - partitions that are not shaped as ots makes them, on the ots table
  *	   access method, whose write point every row change passes (ATTACH
  *	   PARTITION and CREATE TABLE ... PARTITION OF check the new leaf,
  *	   guard_leaf.c);
  *	 - the storage becoming a partition of another table;
- *	 - renaming or moving the storage, the view or the sequence (leaves may be);
+ *	 - renaming or moving the storage, the view, the sequence or the chunk
+ *	   relation (leaves may be);
  *	 - on the view s.t: triggers (but ots's own write trigger, which
  *	   pg_restore re-creates), rules, column defaults;
- *	 - a partition, the view, the sequence s."t$seq" or the stream
- *	   ("t$log", "t$rec") given another owner
+ *	 - a partition, the view, the sequence s."t$seq", the chunk relation or
+ *	   the stream ("t$log", "t$rec") given another owner
  *	   than the storage's: OWNER TO on the storage gives them its new owner
  *	   first (guard_owner.c), so all parts keep one owner;
  *	 - a comment on the storage: it carries the table's definition, which
@@ -37,8 +41,9 @@
  *	   where that cannot be exact (a table with a stream, an index's own
  *	   storage, DETACH ... CONCURRENTLY, an unlogged leaf; guard_leaf.c);
  *	 - publications of what a subscriber's ots writes itself: an index's
- *	   storage, ots's catalog, schemas holding either, FOR ALL TABLES
- *	   (guard_publication.c).
+ *	   storage (and chunk relation), ots's catalog, schemas holding
+ *	   either, FOR ALL TABLES; and of a table's storage without its chunk
+ *	   relation (guard_publication.c).
  * Everything else passes: row-level security, storage options,
  * statistics, storage and compression of columns, replica identity,
  * clustering, tablespace, validating or dropping other constraints,
@@ -195,7 +200,13 @@ guard_alter_refusal(AlterTableCmd *cmd, Oid relid, GuardKind kind)
 			switch (((Constraint *) cmd->def)->contype)
 			{
 				case CONSTR_PRIMARY:
-					/* pg_restore adds it; PostgreSQL refuses a second one */
+					/*
+					 * pg_restore adds it (PostgreSQL refuses a second one),
+					 * after every table of the dump: a restored table
+					 * whose dump has no chunk relation gets one now
+					 */
+					if (kind == GUARD_STORAGE && !catalog_has_primary_key(relid))
+						catalog_write_restore_chunk(relid);
 					return NULL;
 				case CONSTR_CHECK:
 					return "add a CHECK constraint to";
@@ -239,6 +250,10 @@ guard_alter_refusal(AlterTableCmd *cmd, Oid relid, GuardKind kind)
 		case AT_SetUnLogged:
 			if (kind == GUARD_LEAF)
 				guard_leaf_check_unlogged(get_partition_parent(relid, true));
+			else if (kind == GUARD_CHUNK)
+				guard_raise(psprintf("cannot make %s unlogged", guard_describe(relid, kind)),
+							"A crash would empty it below the write point, while the leaves of its table keep the heads of the rows whose cells it holds.",
+							"Keep the chunk relation logged.");
 			return NULL;
 
 		case AT_AddColumn:
@@ -480,15 +495,34 @@ guard_drop_leaf(Oid leaf, List *dropped_storages, List *dropped_schemas)
 }
 
 /*
+ * guard_drop_chunk: a DROP TABLE of chunk relation chunk, which holds the
+ * cells of its table's split rows, goes only with the table: its storage
+ * dropped by the same statement (whose clean-up drops the rest), or a dump's
+ * script dropping it along with its table (restore_cleaning: pg_restore
+ * --clean drops each relation on its own).
+ */
+static void
+guard_drop_chunk(Oid chunk, List *dropped_storages)
+{
+	if (list_member_oid(dropped_storages, storage_chunk_of(chunk)) || restore_cleaning(chunk))
+		return;
+	guard_raise(psprintf("cannot drop %s alone", guard_describe(chunk, GUARD_CHUNK)),
+				"It holds the cells of its table's split rows, which the table's leaves hold the heads of.",
+				"Drop the whole table: ots.delete_table, or DROP TABLE of its storage table or DROP VIEW of its view, which drop the chunk relation with it.");
+}
+
+/*
  * guard_drop: DROP TABLE of a leaf without its storage, and DROP SCHEMA
  * ... CASCADE of a schema holding a leaf whose storage lives elsewhere
- * (a leaf may be moved), take rows away from their table.
+ * (a leaf may be moved), take rows away from their table; DROP TABLE of a
+ * chunk relation without its storage is refused.
  */
 static void
 guard_drop(DropStmt *stmt)
 {
 	List	   *storages = NIL;
 	List	   *leaves = NIL;
+	List	   *chunks = NIL;
 	List	   *schemas = NIL;
 	ListCell   *lc;
 
@@ -503,6 +537,8 @@ guard_drop(DropStmt *stmt)
 				storages = lappend_oid(storages, relid);
 			else if (kind == GUARD_LEAF)
 				leaves = lappend_oid(leaves, relid);
+			else if (kind == GUARD_CHUNK)
+				chunks = lappend_oid(chunks, relid);
 		}
 	}
 	else if (stmt->removeType == OBJECT_SCHEMA && stmt->behavior == DROP_CASCADE)
@@ -534,6 +570,8 @@ guard_drop(DropStmt *stmt)
 	}
 	foreach(lc, leaves)
 		guard_drop_leaf(lfirst_oid(lc), storages, schemas);
+	foreach(lc, chunks)
+		guard_drop_chunk(lfirst_oid(lc), storages);
 }
 
 /*
@@ -622,12 +660,14 @@ ots_storage_guard(PG_FUNCTION_ARGS)
 			guard_drop((DropStmt *) parsetree);
 			break;
 		case T_CreatePublicationStmt:
-			guard_publication_check(((CreatePublicationStmt *) parsetree)->pubobjects,
-							  ((CreatePublicationStmt *) parsetree)->for_all_tables);
+			guard_publication_check(NULL, ((CreatePublicationStmt *) parsetree)->pubobjects,
+									((CreatePublicationStmt *) parsetree)->for_all_tables,
+									AP_SetObjects);
 			break;
 		case T_AlterPublicationStmt:
-			if (((AlterPublicationStmt *) parsetree)->action != AP_DropObjects)
-				guard_publication_check(((AlterPublicationStmt *) parsetree)->pubobjects, false);
+			guard_publication_check(((AlterPublicationStmt *) parsetree)->pubname,
+									((AlterPublicationStmt *) parsetree)->pubobjects, false,
+									((AlterPublicationStmt *) parsetree)->action);
 			break;
 		default:
 			break;

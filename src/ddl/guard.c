@@ -3,7 +3,8 @@
  *	  What the storage guard (src/ddl/ddl_guard.c and its rules,
  *	  guard_leaf.c, guard_publication.c, guard_owner.c) knows of a
  *	  relation: whether it is part of a registered ots table, and which
- *	  part (guard_kind); and how the guard's errors name it and refuse.
+ *	  part (guard_kind: storage, leaf, view, sequence, chunk relation); and
+ *	  how the guard's errors name it and refuse.
  *
  * Metadata is read directly (not through SQL), so neither the caller's
  * privileges on ots.tables nor row-level security on it matter.
@@ -123,6 +124,9 @@ guard_kind(Oid relid)
 	if (relkind == RELKIND_SEQUENCE &&
 		(table = storage_table_of(relname, STORAGE_SEQUENCE_SUFFIX)) != NULL)
 		return guard_part_of(relid, table) ? GUARD_SEQUENCE : GUARD_NONE;
+	if (relkind == RELKIND_RELATION && !get_rel_relispartition(relid) &&
+		(table = storage_table_of(relname, STORAGE_CHUNK_SUFFIX)) != NULL)
+		return guard_part_of(relid, table) ? GUARD_CHUNK : GUARD_NONE;
 	if (relkind == RELKIND_PARTITIONED_TABLE &&
 		(table = storage_table_of(relname, STORAGE_SUFFIX)) != NULL &&
 		guard_registered(get_rel_namespace(relid), table))
@@ -138,7 +142,7 @@ guard_is_storage(Oid relid)
 {
 	GuardKind	kind = guard_kind(relid);
 
-	return kind == GUARD_STORAGE || kind == GUARD_LEAF;
+	return kind == GUARD_STORAGE || kind == GUARD_LEAF || kind == GUARD_CHUNK;
 }
 
 /* guard_relid resolves a statement's relation without locking or erroring */
@@ -161,7 +165,8 @@ char *
 guard_describe(Oid relid, GuardKind kind)
 {
 	return psprintf("%s \"%s.%s\"", kind == GUARD_VIEW ? "ots table view" :
-					kind == GUARD_SEQUENCE ? "ots sequence" : "ots storage table",
+					kind == GUARD_SEQUENCE ? "ots sequence" :
+					kind == GUARD_CHUNK ? "ots chunk relation" : "ots storage table",
 					get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid));
 }
 

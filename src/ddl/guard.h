@@ -19,7 +19,8 @@ typedef enum GuardKind
 	GUARD_STORAGE,				/* s."t$data" */
 	GUARD_LEAF,					/* a partition of s."t$data" */
 	GUARD_VIEW,					/* s.t */
-	GUARD_SEQUENCE				/* s."t$seq" */
+	GUARD_SEQUENCE,				/* s."t$seq" */
+	GUARD_CHUNK					/* s."t$chunk", the chunks of split rows */
 } GuardKind;
 
 /* guard_tables_where: the names of the rows of ots.tables in schema nsp whose column is value */
@@ -29,7 +30,10 @@ extern List *guard_tables_where(Oid nsp, const char *column, const char *value,
 /* guard_kind: what the relation is to ots (GUARD_NONE for InvalidOid) */
 extern GuardKind guard_kind(Oid relid);
 
-/* guard_is_storage: is relid the storage table of a registered ots table, or a leaf of it? */
+/*
+ * guard_is_storage: is relid the storage table of a registered ots table, a
+ * leaf of it, or its chunk relation (relations that hold its rows)?
+ */
 extern bool guard_is_storage(Oid relid);
 
 /* guard_relid resolves a statement's relation without locking or erroring */

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  * src/ddl/guard_owner.c
  *	  One owner for every part of an ots table: OWNER TO on the storage
- *	  gives its partitions, view, sequence, stream relations and secondary
- *	  indexes its new owner first; OWNER TO on a part alone may only give
+ *	  gives its partitions, view, sequence, chunk relation, stream relations
+ *	  and secondary indexes its new owner first; OWNER TO on a part alone may only give
  *	  the storage's owner (as pg_restore does).
  *-------------------------------------------------------------------------
  */
@@ -26,7 +26,8 @@ static bool guard_propagating = false;
 
 /*
  * guard_owner_storage_of: the storage of a guarded relation (itself for the
- * storage, the parent for a leaf, s."t$data" for the view and sequence)
+ * storage, the parent for a leaf, s."t$data" for the view, sequence and
+ * chunk relation)
  */
 static Oid
 guard_owner_storage_of(Oid relid, GuardKind kind)
@@ -39,13 +40,15 @@ guard_owner_storage_of(Oid relid, GuardKind kind)
 		return get_partition_parent(relid, true);
 	if (kind == GUARD_SEQUENCE)
 		name = storage_table_of(name, STORAGE_SEQUENCE_SUFFIX);
+	else if (kind == GUARD_CHUNK)
+		name = storage_table_of(name, STORAGE_CHUNK_SUFFIX);
 	return storage_oid(get_rel_namespace(relid), name);
 }
 
 /*
  * guard_owner_index_statements: the OWNER TO statements that give the
  * secondary indexes of the table whose storage is storage (their storage,
- * partitions and view) the owner role
+ * partitions, chunk relation and view) the owner role
  */
 static List *
 guard_owner_index_statements(Oid storage, const char *role)
@@ -61,6 +64,7 @@ guard_owner_index_statements(Oid storage, const char *role)
 		Oid			idx = storage_oid(get_rel_namespace(storage), lfirst(lc_index));
 		char	   *nsp = get_namespace_name(get_rel_namespace(storage));
 		char	   *name = lfirst(lc_index);
+		Oid			chunk;
 		ListCell   *lc;
 
 		if (!OidIsValid(idx))
@@ -72,6 +76,9 @@ guard_owner_index_statements(Oid storage, const char *role)
 			stmts = lappend(stmts, psprintf("ALTER TABLE %s OWNER TO %s",
 											quote_qualified_identifier(nsp, get_rel_name(lfirst_oid(lc))),
 											role));
+		if (OidIsValid(chunk = storage_chunk_oid(idx, name)))
+			stmts = lappend(stmts, psprintf("ALTER TABLE %s OWNER TO %s",
+											quote_qualified_identifier(nsp, get_rel_name(chunk)), role));
 		if (storage_is_part(get_relname_relid(name, get_rel_namespace(idx)), idx))
 			stmts = lappend(stmts, psprintf("ALTER VIEW %s OWNER TO %s",
 											quote_qualified_identifier(nsp, name), role));
@@ -81,12 +88,12 @@ guard_owner_index_statements(Oid storage, const char *role)
 
 /*
  * guard_owner_propagate gives the storage's partitions, the relations
- * beside it that are its table's (its view, sequence and stream's:
- * storage_is_part), and its table's secondary indexes, the owner OWNER TO
- * is about to give the storage, by running OWNER TO on each as the current
- * user (so PostgreSQL checks the same rights as for the storage); the
- * statement itself then changes the storage.  It all happens in the
- * statement's transaction, so an error undoes all of it.
+ * beside it that are its table's (its view, sequence, chunk relation and
+ * stream's: storage_is_part), and its table's secondary indexes, the owner
+ * OWNER TO is about to give the storage, by running OWNER TO on each as
+ * the current user (so PostgreSQL checks the same rights as for the
+ * storage); the statement itself then changes the storage.  It all happens
+ * in the statement's transaction, so an error undoes all of it.
  */
 static void
 guard_owner_propagate(Oid storage, RoleSpec *newowner)
@@ -167,7 +174,7 @@ guard_owner_change(AlterTableCmd *cmd, Oid relid, GuardKind kind)
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("cannot change the owner of %s alone", guard_describe(relid, kind)),
-			 errdetail("The storage, its partitions, the view and the sequence of an ots table have one owner."),
+			 errdetail("The storage, its partitions, the view, the sequence and the chunk relation of an ots table have one owner."),
 			 errhint("Change the owner of the storage table \"%s\", which changes all of them, or use REASSIGN OWNED.",
 					 OidIsValid(storage) ? get_rel_name(storage) : "?")));
 	return NULL;				/* not reached */

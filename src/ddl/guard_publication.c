@@ -1,14 +1,20 @@
 /*-------------------------------------------------------------------------
  * src/ddl/guard_publication.c
- *	  The storage guard's rule for publications: nothing a subscriber's ots
- *	  writes itself is published (an index's storage, ots's catalog,
- *	  schemas holding either, FOR ALL TABLES).
+ *	  The storage guard's rules for publications: nothing a subscriber's ots
+ *	  writes itself is published (an index's storage and chunk relation,
+ *	  ots's catalog, schemas holding either, FOR ALL TABLES), and a table's
+ *	  storage (or a leaf of it) only with its chunk relation.
  *
  * A subscriber writes each index's entries from the table rows it applies,
- * and each database's ots writes its own catalog.  CREATE and ALTER
- * PUBLICATION are checked, a leaf of an index's storage moved into a
- * schema published whole, and the registration of an index
- * (guard_publication_check_index, catalog_write.c).
+ * and each database's ots writes its own catalog.  A split row's head is a
+ * row of a leaf and its cells are rows of the chunk relation: a
+ * publication carrying one without the other would give a subscriber heads
+ * without their cells, so a statement that would leave a publication so
+ * is refused (the same rule as the others: refuse, never add to a
+ * publication by itself).  CREATE and ALTER PUBLICATION are checked, a
+ * leaf of an index's storage moved into a schema published whole, and the
+ * registration of an index (guard_publication_check_index,
+ * catalog_write.c).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -17,6 +23,7 @@
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_publication.h"
 #include "commands/extension.h"
 #include "nodes/parsenodes.h"
@@ -32,7 +39,7 @@ static void
 guard_publication_refuse(const char *message, const char *detail)
 {
 	guard_raise(message, detail,
-				"Publish the storage of ots tables by name: CREATE PUBLICATION ... FOR TABLE s.\"t$data\" [, ...] WITH (publish_via_partition_root = true); a table's stream relations (\"t$log\", \"t$rec\") may be published with it.");
+				"Publish the storage of ots tables by name, each with its chunk relation: CREATE PUBLICATION ... FOR TABLE s.\"t$data\", s.\"t$chunk\" [, ...] WITH (publish_via_partition_root = true); a table's stream relations (\"t$log\", \"t$rec\") may be published with it.");
 }
 
 #define GUARD_INDEX_NOT_PUBLISHED \
@@ -58,6 +65,8 @@ guard_publication_table(Oid relid)
 							 "Each database's ots writes its own catalog, with ots's functions; a subscriber makes its ots tables itself.");
 	if (get_rel_relispartition(relid))
 		storage = get_partition_parent(relid, true);
+	else if (OidIsValid(storage_chunk_of(relid)))
+		storage = storage_chunk_of(relid);
 	if (OidIsValid(storage) && OidIsValid(guard_index_base(storage)))
 		guard_publication_refuse(psprintf("cannot publish the storage of ots index %s",
 									  quote_qualified_identifier(get_namespace_name(get_rel_namespace(storage)),
@@ -112,15 +121,92 @@ guard_publication_check_index(Oid nsp, const char *index)
 }
 
 /*
- * guard_publication_check checks what CREATE PUBLICATION and ALTER PUBLICATION
- * ... ADD / SET publish: not FOR ALL TABLES (ots's catalog and index
- * storage among them), and no table or schema guard_publication_table or
- * guard_publication_schema refuses.  create_index refuses an index whose
- * storage a publication would take in (a schema published whole).
+ * guard_publication_chunk_of: the chunk relation of the registered table
+ * whose storage, or leaf, relid is (GUARD_STORAGE, GUARD_LEAF); InvalidOid
+ * for anything else, or a table without one
+ */
+static Oid
+guard_publication_chunk_of(Oid relid)
+{
+	GuardKind	kind = guard_kind(relid);
+	Oid			storage = kind == GUARD_LEAF ? get_partition_parent(relid, true) : relid;
+
+	if (kind != GUARD_STORAGE && kind != GUARD_LEAF)
+		return InvalidOid;
+	return storage_chunk_oid(storage, storage_table_of(get_rel_name(storage), STORAGE_SUFFIX));
+}
+
+/*
+ * guard_publication_carries: does the publication, with the statement's
+ * relations (tables) and schemas added, carry relation relid?
+ */
+static bool
+guard_publication_carries(Oid relid, List *tables, List *schemas, List *pub_tables,
+						  List *pub_schemas)
+{
+	Oid			nsp = get_rel_namespace(relid);
+
+	return list_member_oid(tables, relid) || list_member_oid(schemas, nsp) ||
+		list_member_oid(pub_tables, relid) || list_member_oid(pub_schemas, nsp);
+}
+
+/* guard_publication_refuse_apart raises the error for publishing part of a table without its chunk relation */
+static void
+guard_publication_refuse_apart(Oid part, Oid chunk, const char *message)
+{
+	Oid			nsp = get_rel_namespace(chunk);
+
+	guard_raise(psprintf(message, guard_describe(part, guard_kind(part)), guard_describe(chunk, GUARD_CHUNK)),
+				"An ots table's split rows have their heads in the storage's leaves and their cells in its chunk relation: a subscriber given one without the other would have heads without cells.",
+				psprintf("Publish the storage and the chunk relation together (FOR TABLE %s, %s), or neither.",
+						 quote_qualified_identifier(get_namespace_name(nsp), get_rel_name(storage_chunk_of(chunk))),
+						 quote_qualified_identifier(get_namespace_name(nsp), get_rel_name(chunk))));
+}
+
+/*
+ * guard_publication_chunks: a publication carries a table's storage, or a
+ * leaf of it, only with the table's chunk relation.  What the statement
+ * names (tables, schemas) is added to publication pubid (InvalidOid: a new
+ * one, or SET, which replaces its tables and schemas), or, drop, removed
+ * from it.
+ */
+static void
+guard_publication_chunks(Oid pubid, List *tables, List *schemas, bool drop)
+{
+	List	   *pub_tables = OidIsValid(pubid) ? GetPublicationRelations(pubid, PUBLICATION_PART_ROOT) : NIL;
+	List	   *pub_schemas = OidIsValid(pubid) ? GetPublicationSchemas(pubid) : NIL;
+	ListCell   *lc;
+
+	foreach(lc, drop ? pub_tables : tables)
+	{
+		Oid			relid = lfirst_oid(lc);
+		Oid			chunk = guard_publication_chunk_of(relid);
+
+		if (!OidIsValid(chunk))
+			continue;
+		if (!drop && !guard_publication_carries(chunk, tables, schemas, pub_tables, pub_schemas))
+			guard_publication_refuse_apart(relid, chunk, "cannot publish %s without %s");
+		/* what the publication keeps of a table keeps its chunk relation */
+		if (drop && !list_member_oid(tables, relid) && list_member_oid(tables, chunk))
+			guard_publication_refuse_apart(relid, chunk, "cannot keep %s in a publication without %s");
+	}
+}
+
+/*
+ * guard_publication_check checks what CREATE PUBLICATION (pubname NULL) and
+ * ALTER PUBLICATION pubname ... ADD / SET / DROP (action) publish: not FOR
+ * ALL TABLES (ots's catalog and index storage among them), no table or
+ * schema guard_publication_table or guard_publication_schema refuses, and
+ * no table's storage without its chunk relation (guard_publication_chunks).
+ * create_index refuses an index whose storage a publication would take in
+ * (a schema published whole).
  */
 void
-guard_publication_check(List *pubobjects, bool all_tables)
+guard_publication_check(const char *pubname, List *pubobjects, bool all_tables,
+						AlterPublicationAction action)
 {
+	List	   *tables = NIL;
+	List	   *schemas = NIL;
 	ListCell   *lc;
 
 	if (all_tables)
@@ -129,19 +215,32 @@ guard_publication_check(List *pubobjects, bool all_tables)
 	foreach(lc, pubobjects)
 	{
 		PublicationObjSpec *obj = lfirst(lc);
+		Oid			nsp = InvalidOid;
 
 		if (obj->pubobjtype == PUBLICATIONOBJ_TABLE && obj->pubtable != NULL)
-			guard_publication_table(RangeVarGetRelid(obj->pubtable->relation, NoLock, true));
+			tables = lappend_oid(tables, RangeVarGetRelid(obj->pubtable->relation, NoLock, true));
 		else if (obj->pubobjtype == PUBLICATIONOBJ_TABLES_IN_SCHEMA)
-			guard_publication_schema(get_namespace_oid(obj->name, true));
+			nsp = get_namespace_oid(obj->name, true);
 		else if (obj->pubobjtype == PUBLICATIONOBJ_TABLES_IN_CUR_SCHEMA)
 		{
 			List	   *path = fetch_search_path(false);
 
 			if (path != NIL)
-				guard_publication_schema(linitial_oid(path));
+				nsp = linitial_oid(path);
 		}
+		if (OidIsValid(nsp))
+			schemas = lappend_oid(schemas, nsp);
 	}
+	if (action != AP_DropObjects)
+	{
+		foreach(lc, tables)
+			guard_publication_table(lfirst_oid(lc));
+		foreach(lc, schemas)
+			guard_publication_schema(lfirst_oid(lc));
+	}
+	/* ADD and DROP change the publication's tables, SET (as CREATE) replaces them */
+	guard_publication_chunks(pubname != NULL && action != AP_SetObjects ? get_publication_oid(pubname, true) :
+							 InvalidOid, tables, schemas, action == AP_DropObjects);
 }
 
 /*

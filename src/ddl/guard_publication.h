@@ -9,10 +9,16 @@
 
 #include "postgres.h"
 
+#include "nodes/parsenodes.h"
 #include "nodes/pg_list.h"
 
-/* guard_publication_check checks what CREATE or ALTER PUBLICATION publishes */
-extern void guard_publication_check(List *pubobjects, bool all_tables);
+/*
+ * guard_publication_check checks what CREATE PUBLICATION (pubname NULL,
+ * action AP_SetObjects) or ALTER PUBLICATION pubname ADD, SET or DROP
+ * publishes
+ */
+extern void guard_publication_check(const char *pubname, List *pubobjects, bool all_tables,
+									AlterPublicationAction action);
 
 /*
  * guard_publication_check_index refuses a new index whose storage a

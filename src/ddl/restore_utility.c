@@ -11,9 +11,9 @@
  *   table), and the storage guard on the storage (ots writes rows straight
  *   into the leaves: without their key a row could be stored twice).  The
  *   key of ots storage goes with its table, so ALTER TABLE ... DROP
- *   CONSTRAINT of nothing but the primary key of a registered storage or
- *   leaf changes nothing and says so (a NOTICE); the DROP TABLE that
- *   follows drops it.
+ *   CONSTRAINT of nothing but the primary key of a registered storage,
+ *   leaf or chunk relation changes nothing and says so (a NOTICE); the
+ *   DROP TABLE that follows drops it.
  * - Dropping a table's view or storage drops the whole ots table (the
  *   sql_drop trigger ots_storage_dropped drops what the statement left:
  *   storage, sequence, stream, indexes).  pg_restore --clean without
@@ -29,7 +29,9 @@
  *   go with its table (restore_cleaning): the storage guard lets its DROP
  *   pass without loading the table, taking the rows out of its indexes or
  *   refusing it on a table with a stream or an index's storage
- *   (ddl_guard.c, guard_drop_leaf), as the whole table goes next.  Any
+ *   (ddl_guard.c, guard_drop_leaf), as the whole table goes next.  So does
+ *   a chunk relation, whose DROP alone the guard refuses otherwise
+ *   (guard_drop_chunk).  Any
  *   other leaf dropped in such a session is handled as in any session.
  * - A database owner's restore runs pg_dump's COMMENT ON EXTENSION ots,
  *   which only the extension's owner may run (the superuser who created
@@ -72,8 +74,9 @@ static List *dropped_along = NIL;
 
 /*
  * restore_drops_primary_key_only: is stmt ALTER TABLE ... DROP
- * CONSTRAINT of the primary key of a registered ots storage or leaf, and
- * nothing else?  Sets *relid to the relation.
+ * CONSTRAINT of the primary key of a registered ots storage, leaf or chunk
+ * relation (guard_is_storage), and nothing else?  Sets *relid to the
+ * relation.
  */
 static bool
 restore_drops_primary_key_only(AlterTableStmt *stmt, Oid *relid_out)

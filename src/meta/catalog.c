@@ -152,13 +152,18 @@ catalog_table_stale(void *entry)
 	((OtsTable *) entry)->valid = false;
 }
 
-/* catalog_table_concerns: is relid the table's view or storage? */
+/*
+ * catalog_table_concerns: is relid the table's view, storage or chunk
+ * relation?  (A chunk relation made for a table that had none, by the
+ * update to 0.3.0 or a restore, comes with an invalidation of the storage.)
+ */
 static bool
 catalog_table_concerns(const void *entry, Oid relid)
 {
 	const OtsTable *t = entry;
 
-	return t->view_oid == relid || t->data_oid == relid;
+	return t->view_oid == relid || t->data_oid == relid ||
+		(OidIsValid(t->chunk_oid) && t->chunk_oid == relid);
 }
 
 OtsTable *
@@ -527,8 +532,9 @@ catalog_may_see(Oid nsp, const char *table_name)
 }
 
 /*
- * catalog_may_see_storage is catalog_may_see for a storage table's OID; a
- * superuser may see any, also the leftovers of a storage that is gone
+ * catalog_may_see_storage is catalog_may_see for a storage table's (or
+ * chunk relation's) OID; a superuser may see any, also the leftovers of a
+ * storage that is gone
  */
 bool
 catalog_may_see_storage(Oid data_oid)
@@ -538,6 +544,8 @@ catalog_may_see_storage(Oid data_oid)
 	if (superuser())
 		return true;
 	relname = storage_table_of(get_rel_name(data_oid), STORAGE_SUFFIX);
+	if (relname == NULL)
+		relname = storage_table_of(get_rel_name(data_oid), STORAGE_CHUNK_SUFFIX);
 	return relname != NULL && catalog_may_see(get_rel_namespace(data_oid), relname);
 }
 

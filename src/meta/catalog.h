@@ -41,6 +41,9 @@ typedef struct OtsTable
 	Oid			view_oid;		/* s.t: the name users call the table by */
 	Oid			data_oid;		/* its storage table (storage.h) */
 	Oid			seq_oid;		/* its AUTO_INCREMENT sequence or InvalidOid */
+	Oid			chunk_oid;		/* its chunk relation (storage.h), or InvalidOid:
+								 * a table of 0.2.0 before ALTER EXTENSION ots
+								 * UPDATE, or one a restore has not made yet */
 	char		schema_name[NAMEDATALEN];
 	char		table_name[NAMEDATALEN];
 	int			npk;

@@ -22,6 +22,7 @@
 #include "catalog/pg_am.h"
 #include "catalog/pg_attribute.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_collation.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_partitioned_table.h"
@@ -41,6 +42,7 @@
 #include "meta/storage.h"
 
 static bool catalog_check_storage_shape(OtsTable *t, Oid nsp, AttrNumber *keys);
+static void catalog_check_chunk(OtsTable *t);
 
 static void catalog_read_stream(OtsTable *t, HeapTuple tup, TupleDesc desc);
 static void catalog_check_stream(OtsTable *t, Oid nsp);
@@ -350,24 +352,25 @@ catalog_defined_column(const OtsTable *t, const char *name, uint32 namelen)
 }
 
 /*
- * catalog_check_column requires the storage column name to exist with
- * the type (and, for text, the collation) ots gives it, NOT NULL; returns
- * its attribute number.
+ * catalog_check_column requires column name of relation relid (what names
+ * it: "its storage table") to exist with the type (and, for text, the
+ * collation) ots gives it, NOT NULL; returns its attribute number.
  */
 static AttrNumber
-catalog_check_column(const OtsTable *t, Oid data_oid, const char *name, Oid type, Oid collation)
+catalog_check_column(const OtsTable *t, Oid relid, const char *what, const char *name, Oid type,
+					 Oid collation)
 {
-	HeapTuple	tup = SearchSysCacheAttName(data_oid, name);
+	HeapTuple	tup = SearchSysCacheAttName(relid, name);
 	Form_pg_attribute att;
 	AttrNumber	attnum;
 
 	if (!HeapTupleIsValid(tup))
-		catalog_damaged(t, "its storage table has no column \"%s\"", name);
+		catalog_damaged(t, "%s has no column \"%s\"", what, name);
 	att = (Form_pg_attribute) GETSTRUCT(tup);
 	if (att->atttypid != type || att->attcollation != collation || !att->attnotnull)
 	{
 		ReleaseSysCache(tup);
-		catalog_damaged(t, "column \"%s\" of its storage table is not %s%s NOT NULL", name,
+		catalog_damaged(t, "column \"%s\" of %s is not %s%s NOT NULL", name, what,
 						format_type_be(type), OidIsValid(collation) ? " COLLATE \"C\"" : "");
 	}
 	attnum = att->attnum;
@@ -457,12 +460,13 @@ catalog_check_owners(OtsTable *t, Oid view)
 }
 
 /*
- * catalog_check_storage finds the storage table, view and sequence of t
- * (read by catalog_read_row) in schema nsp and checks that they are what
- * create_table makes of that metadata: false when the storage or view is
- * missing, or the storage has no primary key yet (the table does not
- * exist, or a restore has not made all of it), an error when anything
- * differs.
+ * catalog_check_storage finds the storage table, view, sequence, stream
+ * relations and chunk relation of t (read by catalog_read_row) in schema
+ * nsp and checks that they are what create_table makes of that metadata:
+ * false when the storage or view is missing, or the storage has no primary
+ * key yet (the table does not exist, or a restore has not made all of it),
+ * an error when anything differs (a missing chunk relation is none:
+ * catalog_check_chunk).
  */
 bool
 catalog_check_storage(OtsTable *t, Oid nsp)
@@ -494,7 +498,57 @@ catalog_check_storage(OtsTable *t, Oid nsp)
 	}
 	catalog_check_owners(t, get_relname_relid(t->table_name, nsp));
 	catalog_check_stream(t, nsp);
+	catalog_check_chunk(t);
 	return true;
+}
+
+/*
+ * catalog_check_chunk finds t's chunk relation beside its storage, with
+ * the storage's owner (storage_chunk_oid), and checks that it is what
+ * create_table makes (src/sql/30_tables.sql, ots.create_chunk_relation): a
+ * plain table on the ots access method, not a partition, with the stored
+ * key columns, "$column", "$ts", "$cells" and "$oldest_ts" as the storage
+ * layout gives them, its primary key a btree on the stored key, "$column"
+ * and "$ts".  None, or one without a primary key yet (a restore adds it
+ * after the rows), leaves t->chunk_oid invalid: the table works without
+ * it (a table of 0.2.0 before ALTER EXTENSION ots UPDATE), and ots.verify
+ * reports it missing.  Anything else is damage.
+ */
+static void
+catalog_check_chunk(OtsTable *t)
+{
+	Oid			chunk = storage_chunk_oid(t->data_oid, t->table_name);
+	Form_pg_class form;
+	char	   *what;
+	int			nkeys = storage_nkeys(t);
+	AttrNumber	keys[OTS_MAX_KEY_COLUMNS + 3];
+	bool		has_key = false;
+
+	t->chunk_oid = InvalidOid;
+	if (!OidIsValid(chunk) || (form = catalog_class(chunk)) == NULL)
+		return;
+	what = psprintf("its chunk relation %s", quote_identifier(NameStr(form->relname)));
+	if (form->relkind != RELKIND_RELATION || form->relispartition)
+		catalog_damaged(t, "%s is not a table of its own", what);
+	if (form->relam != storage_am_oid())
+		catalog_damaged(t, "%s does not use the ots table access method", what);
+	for (int k = 0; k < nkeys; k++)
+		keys[k] = catalog_check_column(t, chunk, what, storage_key_column(t, k),
+									   storage_key_type(t, k), storage_key_collation(t, k));
+	keys[nkeys] = catalog_check_column(t, chunk, what, STORAGE_CHUNK_COLUMN_COLUMN, TEXTOID,
+									   C_COLLATION_OID);
+	keys[nkeys + 1] = catalog_check_column(t, chunk, what, STORAGE_CHUNK_TS_COLUMN, INT8OID,
+										   InvalidOid);
+	catalog_check_column(t, chunk, what, STORAGE_CELLS_COLUMN, storage_cells_type(), InvalidOid);
+	catalog_check_column(t, chunk, what, STORAGE_OLDEST_TS_COLUMN, INT8OID, InvalidOid);
+	if (!catalog_primary_key_is(chunk, keys, nkeys + 2, &has_key))
+	{
+		if (!has_key)
+			return;
+		catalog_damaged(t, "the primary key of %s is not a btree on (%s, %s, %s)", what,
+						storage_key_list(t, nkeys), STORAGE_CHUNK_COLUMN_SQL, STORAGE_CHUNK_TS_SQL);
+	}
+	t->chunk_oid = chunk;
 }
 
 /*
@@ -529,12 +583,14 @@ catalog_check_storage_shape(OtsTable *t, Oid nsp, AttrNumber *keys)
 		catalog_damaged(t, "its storage table has a \"%s\" column but no hash prefix",
 						STORAGE_HASH_COLUMN);
 	for (int k = 0; k < nkeys; k++)
-		found[k] = catalog_check_column(t, t->data_oid, storage_key_column(t, k),
+		found[k] = catalog_check_column(t, t->data_oid, "its storage table", storage_key_column(t, k),
 										storage_key_type(t, k), storage_key_collation(t, k));
 	if (keys != NULL)
 		memcpy(keys, found, sizeof(found));
-	catalog_check_column(t, t->data_oid, STORAGE_CELLS_COLUMN, storage_cells_type(), InvalidOid);
-	catalog_check_column(t, t->data_oid, STORAGE_OLDEST_TS_COLUMN, INT8OID, InvalidOid);
+	catalog_check_column(t, t->data_oid, "its storage table", STORAGE_CELLS_COLUMN,
+						 storage_cells_type(), InvalidOid);
+	catalog_check_column(t, t->data_oid, "its storage table", STORAGE_OLDEST_TS_COLUMN, INT8OID,
+						 InvalidOid);
 
 	tup = SearchSysCache1(PARTRELID, ObjectIdGetDatum(t->data_oid));
 	if (!HeapTupleIsValid(tup))

@@ -238,12 +238,46 @@ const StorageNamedPart storage_named_parts[STORAGE_NAMED_PARTS] = {
 	{STORAGE_SEQUENCE_SUFFIX, "AUTO_INCREMENT sequence"},
 	{STORAGE_STREAM_LOG_SUFFIX, "stream's log"},
 	{STORAGE_STREAM_REC_SUFFIX, "stream's records"},
+	{STORAGE_CHUNK_SUFFIX, "chunk relation"},
 };
 
 bool
 storage_is_part(Oid relid, Oid storage)
 {
 	return OidIsValid(relid) && OidIsValid(storage) && asrole_owner(relid) == asrole_owner(storage);
+}
+
+Oid
+storage_chunk_oid(Oid storage, const char *table_name)
+{
+	Oid			relid;
+
+	if (!OidIsValid(storage))
+		return InvalidOid;
+	relid = get_relname_relid(psprintf("%s%s", table_name, STORAGE_CHUNK_SUFFIX),
+							  get_rel_namespace(storage));
+	return storage_is_part(relid, storage) ? relid : InvalidOid;
+}
+
+Oid
+storage_chunk_of(Oid relid)
+{
+	char	   *table = storage_table_of(get_rel_name(relid), STORAGE_CHUNK_SUFFIX);
+	Oid			storage;
+
+	if (table == NULL || get_rel_relkind(relid) != RELKIND_RELATION || get_rel_relispartition(relid))
+		return InvalidOid;
+	storage = storage_oid(get_rel_namespace(relid), table);
+	if (get_rel_relkind(storage) != RELKIND_PARTITIONED_TABLE || !storage_is_part(relid, storage))
+		return InvalidOid;
+	return storage;
+}
+
+char *
+storage_chunk_name(const OtsTable *t)
+{
+	return quote_qualified_identifier(t->schema_name,
+									  psprintf("%s%s", t->table_name, STORAGE_CHUNK_SUFFIX));
 }
 
 /* storage_name is the quoted, qualified name of t's storage table */
@@ -256,8 +290,8 @@ storage_name(const OtsTable *t)
 
 /*
  * storage_table_of is the table name relname is made from with suffix
- * (STORAGE_SUFFIX or STORAGE_SEQUENCE_SUFFIX), or NULL when relname is not
- * such a name.
+ * (STORAGE_SUFFIX, STORAGE_SEQUENCE_SUFFIX, STORAGE_CHUNK_SUFFIX), or NULL
+ * when relname is not such a name.
  */
 char *
 storage_table_of(const char *relname, const char *suffix)

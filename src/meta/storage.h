@@ -14,11 +14,19 @@
  *	 s."t$p<i>"		its leaf partitions, using the table access method
  *					STORAGE_ACCESS_METHOD
  *	 s."t$seq"		sequence behind an AUTO_INCREMENT column
+ *	 s."t$chunk"	the chunks of its split rows (docs/design.md, "Wide rows:
+ *					heads and chunks"): an unpartitioned table using
+ *					STORAGE_ACCESS_METHOD, the stored key columns as the
+ *					storage has them, "$column" text COLLATE "C", "$ts"
+ *					int8, "$cells" ots.cells (format version 1), "$oldest_ts"
+ *					int8; PRIMARY KEY (stored key columns, "$column", "$ts")
  *	 s.t			view of the live rows: pk columns, attributes jsonb
  * (and a stream's "t$log" and "t$rec", stream_storage.h).  The relations
- * found by name beside the storage (the view, the sequence, the stream's)
- * are the table's only when they have the storage's owner
- * (storage_is_part): any role may make a relation of such a name.
+ * found by name beside the storage (the view, the sequence, the chunk
+ * relation, the stream's) are the table's only when they have the
+ * storage's owner (storage_is_part): any role may make a relation of such
+ * a name.  "t$ttl" and "t$cttl" are the indexes on "$oldest_ts" of the
+ * storage and the chunk relation while the table has a TTL (src/sql/50_expiry.sql).
  *
  * The stored key of a row is "$hash" (the first hash_prefix_len hex digits
  * of the MD5 of its partition key, as an integer) when the table is
@@ -40,6 +48,10 @@
 #define STORAGE_SEQUENCE_SUFFIX "$seq"
 #define STORAGE_STREAM_LOG_SUFFIX "$log"
 #define STORAGE_STREAM_REC_SUFFIX "$rec"
+/* its chunk relation, and the TTL indexes of the storage and of the chunk relation */
+#define STORAGE_CHUNK_SUFFIX	"$chunk"
+#define STORAGE_TTL_SUFFIX		"$ttl"
+#define STORAGE_CHUNK_TTL_SUFFIX "$cttl"
 /*
  * and its leaves its name plus "$p<i>" (i < OTS_MAX_PARTITIONS), which the
  * longest table name leaves room for (NAMES_MAX_TABLE_LEN, src/format/names.h)
@@ -50,11 +62,17 @@
 #define STORAGE_CELLS_COLUMN	"$cells"
 #define STORAGE_OLDEST_TS_COLUMN "$oldest_ts"
 
+/* the chunk relation's own key columns, after the stored key: a chunk's first cell */
+#define STORAGE_CHUNK_COLUMN_COLUMN "$column"
+#define STORAGE_CHUNK_TS_COLUMN "$ts"
+
 /* the same names quoted, for SQL text (none of them needs escaping) */
 #define STORAGE_QUOTED(name)	"\"" name "\""
 #define STORAGE_HASH_SQL		STORAGE_QUOTED(STORAGE_HASH_COLUMN)
 #define STORAGE_CELLS_SQL		STORAGE_QUOTED(STORAGE_CELLS_COLUMN)
 #define STORAGE_OLDEST_TS_SQL	STORAGE_QUOTED(STORAGE_OLDEST_TS_COLUMN)
+#define STORAGE_CHUNK_COLUMN_SQL STORAGE_QUOTED(STORAGE_CHUNK_COLUMN_COLUMN)
+#define STORAGE_CHUNK_TS_SQL	STORAGE_QUOTED(STORAGE_CHUNK_TS_COLUMN)
 
 /* the table access method of every storage leaf (src/sql/15_tableam.sql, src/writepoint/tableam.c) */
 #define STORAGE_ACCESS_METHOD	"ots"
@@ -137,7 +155,7 @@ typedef struct StorageNamedPart
 	const char *what;
 } StorageNamedPart;
 
-#define STORAGE_NAMED_PARTS 4
+#define STORAGE_NAMED_PARTS 5
 extern const StorageNamedPart storage_named_parts[STORAGE_NAMED_PARTS];
 
 /*
@@ -145,6 +163,22 @@ extern const StorageNamedPart storage_named_parts[STORAGE_NAMED_PARTS];
  * stored in storage, that table's: has it the storage's owner?
  */
 extern bool storage_is_part(Oid relid, Oid storage);
+
+/*
+ * storage_chunk_oid: the chunk relation beside storage (the storage table of
+ * ots table table_name), the table's only with the storage's owner; InvalidOid
+ * when there is none (a table of 0.2.0 before ALTER EXTENSION ots UPDATE)
+ */
+extern Oid	storage_chunk_oid(Oid storage, const char *table_name);
+
+/*
+ * storage_chunk_of: the storage table whose chunk relation relid is named
+ * as (a partitioned "<table>$data" beside it with its owner), or InvalidOid
+ */
+extern Oid	storage_chunk_of(Oid relid);
+
+/* storage_chunk_name: the quoted, qualified name of t's chunk relation */
+extern char *storage_chunk_name(const OtsTable *t);
 
 /* storage_name: the quoted, qualified name of t's storage table */
 extern char *storage_name(const OtsTable *t);

@@ -254,10 +254,32 @@ $$;
 COMMENT ON FUNCTION ots.create_table_check_options(integer, bigint, bigint, boolean, integer, integer) IS
 	'validates create_table''s options (internal)';
 
+-- ots.storage_key_columns: the stored key columns of an ots table (or
+-- index) as its storage and chunk relation have them, for CREATE TABLE
+-- ("$hash" first when hash-prefixed; String text COLLATE "C", Integer int8,
+-- Binary bytea; all NOT NULL, each followed by a comma), and their names
+-- as a list (src/meta/storage.h)
+CREATE FUNCTION ots.storage_key_columns(pk_names text[], pk_types text[], hash_prefix_length integer,
+										OUT columns text, OUT key_columns text)
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT CASE WHEN hash_prefix_length > 0 THEN '"$hash" pg_catalog.int8 NOT NULL, ' ELSE '' END
+		   || string_agg(format('%I %s NOT NULL, ', k.name,
+								CASE k.type WHEN 'STRING' THEN 'pg_catalog.text COLLATE "C"'
+											WHEN 'INTEGER' THEN 'pg_catalog.int8' ELSE 'pg_catalog.bytea' END),
+						 '' ORDER BY k.i),
+		   CASE WHEN hash_prefix_length > 0 THEN '"$hash", ' ELSE '' END
+		   || string_agg(format('%I', k.name), ', ' ORDER BY k.i)
+	  FROM unnest(pk_names, pk_types) WITH ORDINALITY AS k(name, type, i)
+$$;
+COMMENT ON FUNCTION ots.storage_key_columns(text[], text[], integer) IS
+	'the stored key columns of an ots table''s storage and chunk relation, as CREATE TABLE columns and as a list (internal)';
+
 -- ots.create_table_storage: an ots table's storage table "<table>$data",
 -- partitioned by the partition key's hash (or by equal ranges of "$hash"
--- with a hash prefix), its leaves "<table>$p<i>" and the AUTO_INCREMENT
--- sequence "<table>$seq"
+-- with a hash prefix), its leaves "<table>$p<i>", its chunk relation
+-- "<table>$chunk" and the AUTO_INCREMENT sequence "<table>$seq"
 CREATE FUNCTION ots.create_table_storage(schema_name name, table_name name, pk_names text[],
 										 pk_types text[], auto_col smallint, partitions integer,
 										 hash_prefix_length integer) RETURNS void
@@ -266,26 +288,15 @@ CREATE FUNCTION ots.create_table_storage(schema_name name, table_name name, pk_n
 	AS $$
 DECLARE
 	storage text := format('%I.%I', schema_name, table_name || '$data');
-	columns text;
-	key_columns text;
+	k record;
 	key_space bigint := CASE WHEN hash_prefix_length > 0 THEN 16::bigint ^ hash_prefix_length END;
 BEGIN
-	SELECT string_agg(format('%I %s NOT NULL, ', k.name,
-							 CASE k.type WHEN 'STRING' THEN 'pg_catalog.text COLLATE "C"'
-										 WHEN 'INTEGER' THEN 'pg_catalog.int8' ELSE 'pg_catalog.bytea' END),
-					  '' ORDER BY k.i),
-		   string_agg(format('%I', k.name), ', ' ORDER BY k.i)
-	  INTO columns, key_columns
-	  FROM unnest(pk_names, pk_types) WITH ORDINALITY AS k(name, type, i);
-	IF hash_prefix_length > 0 THEN
-		columns := '"$hash" pg_catalog.int8 NOT NULL, ' || columns;
-		key_columns := '"$hash", ' || key_columns;
-	END IF;
+	SELECT * INTO k FROM ots.storage_key_columns(pk_names, pk_types, hash_prefix_length) c;
 	-- lz4: a read of the latest versions decompresses the whole (large) row, several times faster than pglz
 	BEGIN
 		EXECUTE format('CREATE TABLE %s (%s"$cells" ots.cells COMPRESSION lz4 NOT NULL, "$oldest_ts" pg_catalog.int8 NOT NULL,'
 					   ' PRIMARY KEY (%s)) PARTITION BY %s',
-					   storage, columns, key_columns,
+					   storage, k.columns, k.key_columns,
 					   CASE WHEN hash_prefix_length > 0 THEN 'RANGE ("$hash")'
 							ELSE format('HASH (%I)', pk_names[1]) END);
 	EXCEPTION WHEN unique_violation THEN
@@ -301,6 +312,7 @@ BEGIN
 										key_space * (i + 1) / partitions)
 							ELSE format('WITH (MODULUS %s, REMAINDER %s)', partitions, i) END);
 	END LOOP;
+	PERFORM ots.create_chunk_relation(schema_name, table_name, pk_names, pk_types, hash_prefix_length);
 	IF auto_col IS NOT NULL THEN
 		EXECUTE format('CREATE SEQUENCE %I.%I', schema_name, table_name || '$seq');
 	END IF;
@@ -308,7 +320,46 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION ots.create_table_storage(name, name, text[], text[], smallint, integer, integer) IS
-	'creates the storage, leaf partitions and sequence of a new ots table (internal)';
+	'creates the storage, leaf partitions, chunk relation and sequence of a new ots table (internal)';
+
+-- ots.create_chunk_relation: the chunk relation "<table>$chunk" beside the
+-- storage of an ots table or index, which holds the cells of its split
+-- rows (docs/design.md, "Wide rows: heads and chunks"; src/meta/storage.h):
+-- the stored key columns as the storage has them, the first cell of a
+-- chunk ("$column", "$ts"), its cells and their oldest timestamp, keyed by
+-- the three; unpartitioned, on the ots access method, toast_tuple_target at
+-- its largest (a chunk stays in its tuple, uncompressed, read in place);
+-- with its TTL index where the table is registered with a TTL.  Made by
+-- the current role (create_table's, a restore's, or the update's as the
+-- storage's owner), given the storage's owner when that is another.
+CREATE FUNCTION ots.create_chunk_relation(schema_name name, table_name name, pk_names text[],
+										  pk_types text[], hash_prefix_length integer) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	k record;
+	chunk text := format('%I.%I', schema_name, table_name || '$chunk');
+	owner_name text;
+BEGIN
+	SELECT * INTO k FROM ots.storage_key_columns(pk_names, pk_types, hash_prefix_length) c;
+	EXECUTE format('CREATE TABLE %s (%s"$column" pg_catalog.text COLLATE "C" NOT NULL, "$ts" pg_catalog.int8 NOT NULL,'
+				   ' "$cells" ots.cells COMPRESSION lz4 NOT NULL, "$oldest_ts" pg_catalog.int8 NOT NULL,'
+				   ' PRIMARY KEY (%s, "$column", "$ts")) USING ots WITH (fillfactor = 90, toast_tuple_target = 8160)',
+				   chunk, k.columns, k.key_columns);
+	SELECT c.relowner::regrole::text INTO owner_name FROM pg_class c
+	 WHERE c.oid = to_regclass(format('%I.%I', schema_name, table_name || '$data'));
+	IF owner_name IS NOT NULL AND owner_name <> current_user::text THEN
+		EXECUTE format('ALTER TABLE %s OWNER TO %s', chunk, owner_name);
+	END IF;
+	-- its TTL index, for a table registered already (create_table's has expiry_sync make it)
+	PERFORM ots.expiry_sync_chunk(t.schema_name, t.table_name, t.time_to_live)
+	   FROM ots.tables t
+	  WHERE t.schema_name = create_chunk_relation.schema_name AND t.table_name = create_chunk_relation.table_name;
+END
+$$;
+COMMENT ON FUNCTION ots.create_chunk_relation(name, name, text[], text[], integer) IS
+	'creates the chunk relation of an ots table''s or index''s storage (internal)';
 
 -- ots.view_write: the INSTEAD OF trigger of every table view; INSERT,
 -- UPDATE, DELETE and COPY on the view are the row API's writes (src/view/view_write.c)
@@ -524,6 +575,11 @@ BEGIN
 		PERFORM ots.raise('OTSObjectAlreadyExist', 'Requested table already exists.',
 						  format('A relation named %s already exists.', view_name));
 	END IF;
+	IF to_regclass(format('%I.%I', schema_name, table_name || '$chunk')) IS NOT NULL THEN
+		PERFORM ots.raise('OTSObjectAlreadyExist', 'Requested table already exists.',
+						  format('A relation named %I.%I, the name of the table''s chunk relation, already exists.',
+								 schema_name, table_name || '$chunk'));
+	END IF;
 
 	PERFORM ots.create_table_storage(schema_name, table_name, pk_names, pk_types, auto_col, partitions,
 									 hash_prefix_length);
@@ -718,6 +774,25 @@ CREATE FUNCTION ots.list_table() RETURNS TABLE (schema_name name, table_name nam
 $$;
 COMMENT ON FUNCTION ots.list_table() IS 'every ots table of the database the caller may see (ots.table_visible)';
 
+-- ots.drop_chunk_relation: drops the chunk relation beside an ots table's
+-- or index's storage, when it is the table's (it has the storage's owner;
+-- ots.relation_owner, src/sql/60_ddl.sql): delete_table, delete_index and
+-- the drop clean-up, once the table is forgotten
+CREATE FUNCTION ots.drop_chunk_relation(schema_name name, table_name name) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF to_regclass(format('%I.%I', schema_name, table_name || '$chunk')) IS NOT NULL
+	   AND ots.relation_owner(schema_name, table_name || '$chunk')
+		   = ots.relation_owner(schema_name, table_name || '$data') THEN
+		EXECUTE format('DROP TABLE %I.%I', schema_name, table_name || '$chunk');
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.drop_chunk_relation(name, name) IS
+	'drops the chunk relation of an ots table or index that is gone from ots.tables (internal)';
+
 CREATE FUNCTION ots.delete_table_internal(schema_name name, table_name name) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
@@ -743,6 +818,7 @@ BEGIN
 	-- and the sql_drop event trigger (60_ddl.sql) has nothing left to do
 	PERFORM ots.catalog_delete(delete_table_internal.schema_name, delete_table_internal.table_name);
 	EXECUTE format('DROP VIEW %I.%I', schema_name, table_name);
+	PERFORM ots.drop_chunk_relation(schema_name, table_name);
 	EXECUTE format('DROP TABLE %I.%I', schema_name, table_name || '$data');
 	IF to_regclass(format('%I.%I', schema_name, table_name || '$seq')) IS NOT NULL THEN
 		EXECUTE format('DROP SEQUENCE %I.%I', schema_name, table_name || '$seq');

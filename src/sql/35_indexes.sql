@@ -426,6 +426,7 @@ BEGIN
 	EXECUTE format('LOCK TABLE %I.%I IN SHARE MODE', schema_name, table_name || '$data');
 	PERFORM ots.catalog_delete(i.schema_name, i.table_name);
 	EXECUTE format('DROP VIEW %I.%I', i.schema_name, i.table_name);
+	PERFORM ots.drop_chunk_relation(i.schema_name, i.table_name);
 	EXECUTE format('DROP TABLE %I.%I', i.schema_name, i.table_name || '$data');
 END
 $$;

@@ -8,6 +8,9 @@
 --    row has no cells) is at or before now - time_to_live are found through
 --    the index "<table>$ttl" on "$oldest_ts", which exists exactly while the
 --    table has a TTL; the cost follows the rows purged, not the table size.
+--    The chunk relation's "<table>$cttl" on its "$oldest_ts" exists with it
+--    (for the chunks of split rows: docs/design.md, "Wide rows: heads and
+--    chunks").
 --  * trim pass: only after max_versions was lowered (writes trim on their
 --    own), one walk over every leaf by block ranges; ots.tables records the
 --    pending bound in trimmed_max_versions.
@@ -270,7 +273,32 @@ $$;
 COMMENT ON FUNCTION ots.expiry_schedule(name, name, boolean) IS
 	'schedules or removes an ots table''s purge job to match its options, as its owner where pg_cron allows; whether it has a job now (internal)';
 
--- ots.expiry_sync: make the index and the job match the table's options
+-- ots.expiry_sync_chunk: make the TTL index "<table>$cttl" of an ots
+-- table's chunk relation match its time_to_live (NULL: not registered yet,
+-- nothing to do), where the table has a chunk relation of its storage's
+-- owner: expiry_sync, and ots.create_chunk_relation for a table registered
+-- already (the update to 0.3.0, a restore)
+CREATE FUNCTION ots.expiry_sync_chunk(schema_name name, table_name name, time_to_live bigint) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	has_index boolean := to_regclass(format('%I.%I', schema_name, table_name || '$cttl')) IS NOT NULL;
+BEGIN
+	IF time_to_live <> -1 AND NOT has_index
+	   AND ots.relation_owner(schema_name, table_name || '$chunk')
+		   = ots.relation_owner(schema_name, table_name || '$data') THEN
+		EXECUTE format('CREATE INDEX %I ON %I.%I ("$oldest_ts")',
+					   table_name || '$cttl', schema_name, table_name || '$chunk');
+	ELSIF time_to_live = -1 AND has_index THEN
+		EXECUTE format('DROP INDEX %I.%I', schema_name, table_name || '$cttl');
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.expiry_sync_chunk(name, name, bigint) IS
+	'creates or drops the "$oldest_ts" index of an ots table''s chunk relation to match its time_to_live (internal)';
+
+-- ots.expiry_sync: make the indexes and the job match the table's options
 CREATE FUNCTION ots.expiry_sync(schema_name name, table_name name, notify boolean) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
@@ -284,18 +312,19 @@ BEGIN
 	IF NOT FOUND THEN
 		RETURN;
 	END IF;
-	-- the index serves the TTL pass only; without a TTL it would just slow writes
+	-- the indexes serve the TTL pass only; without a TTL they would just slow writes
 	IF ttl <> -1 AND NOT has_index THEN
 		EXECUTE format('CREATE INDEX %I ON %I.%I ("$oldest_ts")',
 					   table_name || '$ttl', schema_name, table_name || '$data');
 	ELSIF ttl = -1 AND has_index THEN
 		EXECUTE format('DROP INDEX %I.%I', schema_name, table_name || '$ttl');
 	END IF;
+	PERFORM ots.expiry_sync_chunk(schema_name, table_name, ttl);
 	PERFORM ots.expiry_schedule(schema_name, table_name, notify);
 END
 $$;
 COMMENT ON FUNCTION ots.expiry_sync(name, name, boolean) IS
-	'creates or drops an ots table''s "$oldest_ts" index and purge job to match its options (internal)';
+	'creates or drops an ots table''s "$oldest_ts" indexes (of its storage and its chunk relation) and purge job to match its options (internal)';
 
 -- ots.expiry_forget: delete_table's cleanup, run before the storage goes
 CREATE FUNCTION ots.expiry_forget(schema_name name, table_name name) RETURNS void

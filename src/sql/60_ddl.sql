@@ -49,9 +49,9 @@ COMMENT ON FUNCTION ots.view_replaced() IS
 
 -- ots.relation_owner: the owner of a relation, or of the last relation of
 -- that name this transaction dropped (src/ddl/dropped.c).  The relations ots
--- finds by name beside a table's storage (its view, sequence, stream's log
--- and records) are the table's only when they have the storage's owner:
--- the drop clean-up below acts on no other.
+-- finds by name beside a table's storage (its view, sequence, chunk
+-- relation, stream's log and records) are the table's only when they have
+-- the storage's owner: the drop clean-up below acts on no other.
 CREATE FUNCTION ots.relation_owner(schema_name name, relation_name name) RETURNS oid
 	AS 'MODULE_PATHNAME', 'ots_relation_owner' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION ots.relation_owner(name, name) IS
@@ -161,10 +161,10 @@ COMMENT ON FUNCTION ots.forget_dropped_streams() IS
 
 -- ots.storage_dropped: a DROP of an ots table's view or storage drops the
 -- ots table and its indexes: their bookkeeping is forgotten, and what the
--- DROP left of them (the storage when only the view went, the
--- AUTO_INCREMENT sequence, an index's view and storage, the stream; each
--- with the storage's owner, ots.relation_owner) is dropped with the rights
--- of the role that dropped the rest.  A DROP of a stream's log or records
+-- DROP left of them (the storage when only the view went, the chunk
+-- relation, the AUTO_INCREMENT sequence, an index's view and storage, the
+-- stream; each with the storage's owner, ots.relation_owner) is dropped
+-- with the rights of the role that dropped the rest.  A DROP of a stream's log or records
 -- disables the stream.
 -- ots.delete_table forgets the table first, so this finds nothing to do.
 CREATE FUNCTION ots.storage_dropped() RETURNS event_trigger
@@ -187,6 +187,7 @@ BEGIN
 		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data')) IS NOT NULL THEN
 			EXECUTE format('DROP TABLE %I.%I', t.schema_name, t.table_name || '$data');
 		END IF;
+		PERFORM ots.drop_chunk_relation(t.schema_name, t.table_name);
 		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$seq')) IS NOT NULL
 		   AND ots.relation_owner(t.schema_name, t.table_name || '$seq') = owner THEN
 			EXECUTE format('DROP SEQUENCE %I.%I', t.schema_name, t.table_name || '$seq');

@@ -2,12 +2,14 @@
 --
 -- ots.verify checks each ots table the caller owns (or the one it names):
 -- with amcheck, the heap pages of every leaf of its storage, of its
--- indexes' storage and of its stream's relations, TOAST included
--- (verify_heapam, each ots leaf presented to it as heap), and their btree
--- indexes (bt_index_check with heapallindexed); then what only ots can
--- check: every stored row as the write point's guard checks a new one,
--- every secondary index against its entries recomputed from the table
--- (missing, stale and wrong entries), every stream's log and records.
+-- indexes' storage, of its stream's relations and of the chunk relations,
+-- TOAST included (verify_heapam, each ots leaf presented to it as heap),
+-- and their btree indexes (bt_index_check with heapallindexed); then what
+-- only ots can check: every stored row and chunk as the write point's
+-- guard checks a new one (a table without its chunk relation is
+-- reported), every secondary index against its entries recomputed from
+-- the table (missing, stale and wrong entries), every stream's log and
+-- records.
 -- One row per problem, nothing when all is well.  Only a table's owner
 -- (a member of its role, or a superuser) may check it, as only it may
 -- purge it; amcheck's functions run as the caller, who needs EXECUTE on
@@ -29,7 +31,8 @@ COMMENT ON FUNCTION ots.verify_rows(name, name) IS
 
 -- ots.verify_relations: what amcheck checks of an ots table: the leaves of
 -- its storage, of its indexes' (a base table) and its stream's relations,
--- each followed by its TOAST table
+-- then its chunk relation and its indexes' (with the storage's owner), each
+-- followed by its TOAST table
 CREATE FUNCTION ots.verify_relations(schema_name name, table_name name) RETURNS SETOF regclass
 	LANGUAGE sql STABLE PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
@@ -43,6 +46,12 @@ CREATE FUNCTION ots.verify_relations(schema_name name, table_name name) RETURNS 
 		  FROM (SELECT to_regclass(format('%I.%I', $1, $2 || x)) AS rel
 				  FROM unnest(ARRAY['$log', '$rec']) x) s
 		 WHERE s.rel IS NOT NULL
+		UNION ALL
+		SELECT 2, c.oid::regclass, c.relname::text
+		  FROM ots.tables t
+		  JOIN pg_class s ON s.oid = to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data'))
+		  JOIN pg_class c ON c.oid = to_regclass(format('%I.%I', t.schema_name, t.table_name || '$chunk'))
+		 WHERE t.schema_name = $1 AND (t.table_name = $2 OR t.index_of = $2) AND c.relowner = s.relowner
 	)
 	SELECT r.rel FROM (
 		SELECT p.o, p.name, 0 AS toast, p.rel FROM parts p
@@ -53,7 +62,7 @@ CREATE FUNCTION ots.verify_relations(schema_name name, table_name name) RETURNS 
 	 ORDER BY r.o, r.name COLLATE "C", r.toast
 $$;
 COMMENT ON FUNCTION ots.verify_relations(name, name) IS
-	'the relations of an ots table amcheck checks: leaves of its storage and its indexes'', its stream''s relations, their TOAST (internal: ots.verify)';
+	'the relations of an ots table amcheck checks: leaves of its storage and its indexes'', its stream''s relations, its and its indexes'' chunk relations, their TOAST (internal: ots.verify)';
 
 -- ots.verify_tables: ots.verify of a resolved table, or of every table the
 -- caller owns (NULLs), where one that does not load is a problem of its own

@@ -2,8 +2,9 @@
  * src/writepoint/restore.c
  *	  What ots knows of restores: whether a session runs a dump's script
  *	  (restore_running_dump), whether the rows it writes are the table's
- *	  owner's restore (restore_loading), and which leaves a dump's script
- *	  drops along with their table (restore_cleaning).
+ *	  owner's restore (restore_loading), and which leaves and chunk
+ *	  relations a dump's script drops along with their table
+ *	  (restore_cleaning).
  *
  * pg_restore (every format, every connection of -j) and psql running
  * pg_dump's plain output first run pg_dump's fixed preamble, which sets
@@ -27,6 +28,7 @@
 #include "utils/rls.h"
 #include "utils/syscache.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_class.h"
 
 #include "asrole.h"
 #include "writepoint/restore.h"
@@ -63,7 +65,7 @@ restore_loading(Oid relid)
 	return has_privs_of_role(GetUserId(), owner) && is_member_of_role(GetSessionUserId(), owner);
 }
 
-/* the leaves whose primary key a dump's script asked to drop, this session */
+/* the leaves and chunk relations whose primary key a dump's script asked to drop, this session */
 static List *keys_dropped = NIL;
 
 void
@@ -72,7 +74,8 @@ restore_note_key_dropped(Oid relid)
 	MemoryContext old;
 	ListCell   *lc;
 
-	if (!get_rel_relispartition(relid) || list_member_oid(keys_dropped, relid))
+	/* the storage's goes with it, whose DROP drops the whole table */
+	if (get_rel_relkind(relid) != RELKIND_RELATION || list_member_oid(keys_dropped, relid))
 		return;
 	/* leaves gone since are forgotten (their OIDs may come back) */
 	foreach(lc, keys_dropped)

@@ -20,13 +20,16 @@ extern bool restore_running_dump(void);
 extern bool restore_loading(Oid relid);
 
 /*
- * restore_cleaning: is leaf a partition of ots storage whose primary key
- * this session's dump script dropped (pg_restore --clean, before it drops
- * the leaf and then its table)?
+ * restore_cleaning: is leaf a partition of ots storage (or a chunk
+ * relation) whose primary key this session's dump script dropped
+ * (pg_restore --clean, before it drops the relation and then its table)?
  */
 extern bool restore_cleaning(Oid leaf);
 
-/* restore_note_key_dropped: a dump's script dropped leaf relid's primary key (restore_utility.c) */
+/*
+ * restore_note_key_dropped: a dump's script dropped the primary key of
+ * relid, a leaf or chunk relation (restore_utility.c)
+ */
 extern void restore_note_key_dropped(Oid relid);
 
 #endif							/* OTS_RESTORE_H */

@@ -27,6 +27,15 @@
  * rewrite fills) are neither checked nor counted: a rewrite changes no
  * row.  Where a leaf's columns are is the leaf cache's (store/leaf.h).
  *
+ * A table's chunk relation ("t$chunk", meta/storage.h) is on the access
+ * method too, and is no partition: the write point knows it by its name
+ * beside a storage table of its owner (chunk_cache, once per relation and
+ * DDL on it or its storage), and the guard checks each chunk ots's row code
+ * did not write.  A chunk change reaches neither the secondary indexes nor
+ * the stream: what a change of a split row's chunks means to them is the
+ * row code's to announce (docs/design.md, "Wide rows: heads and chunks"),
+ * which it does not yet.
+ *
  * Index maintenance re-enters the write point: an index entry is a row of
  * another ots table, written through rowstore and the table AM like any
  * row.  That is safe because the write point takes the outer change's
@@ -36,8 +45,10 @@
  */
 #include "postgres.h"
 
+#include "access/relation.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/tuptable.h"
@@ -49,6 +60,7 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
+#include "cache.h"
 #include "meta/defined.h"
 #include "errors.h"
 #include "guc.h"
@@ -63,15 +75,116 @@
 #include "stream/stream.h"
 
 static void storage_write_key_attnos(StorageLeaf *leaf, bool found, const AttrNumber *keys);
+static void storage_write_chunk_truncate(const StorageWrite *w);
 static const LeafCache *storage_write_keys(const StorageWrite *w);
 static void storage_write_indexes(const StorageWrite *w);
 
 /*
+ * What the write point knows of a relation on the access method that is no
+ * partition: whether it is a table's chunk relation, and where its chunk
+ * columns are.  Found once per relation and DDL on it or on its storage
+ * (an invalidation of either marks the entry stale); a relation named like
+ * a chunk relation that is none (no storage of its owner beside it yet: a
+ * restore makes the chunk relation before the storage) is looked at again
+ * at each write.
+ */
+typedef struct ChunkPlace
+{
+	Oid			relid;			/* hash key */
+	bool		placed;
+	bool		named_as_chunk; /* "<table>$chunk": none yet, asked again */
+	Oid			storage_oid;	/* the storage whose chunk relation it is, or InvalidOid */
+	AttrNumber	column_attno;	/* its "$column" text and "$ts" int8, 0 where missing */
+	AttrNumber	ts_attno;
+} ChunkPlace;
+
+static void
+chunk_place_stale(void *entry)
+{
+	((ChunkPlace *) entry)->placed = false;
+}
+
+/* chunk_place_concerns: is relid the relation or the storage it is the chunk relation of? */
+static bool
+chunk_place_concerns(const void *entry, Oid relid)
+{
+	const ChunkPlace *cp = entry;
+
+	return cp->relid == relid || (OidIsValid(cp->storage_oid) && cp->storage_oid == relid);
+}
+
+static OtsCache chunk_cache = {
+	.name = "ots chunk cache",
+	.keysize = sizeof(Oid),
+	.entrysize = sizeof(ChunkPlace),
+	.stale = chunk_place_stale,
+	.concerns = chunk_place_concerns,
+};
+
+/* storage_write_chunk_place: relid's entry of chunk_cache, filled */
+static ChunkPlace *
+storage_write_chunk_place(Oid relid)
+{
+	bool		found;
+	ChunkPlace *cp = cache_lookup(&chunk_cache, &relid, &found);
+
+	if (!cp->placed)
+	{
+		uint64		seen = chunk_cache.invalidations;
+
+		cp->storage_oid = storage_chunk_of(relid);
+		cp->named_as_chunk = storage_table_of(get_rel_name(relid), STORAGE_CHUNK_SUFFIX) != NULL;
+		cp->column_attno = leaf_attno(relid, STORAGE_CHUNK_COLUMN_COLUMN, TEXTOID);
+		cp->ts_attno = leaf_attno(relid, STORAGE_CHUNK_TS_COLUMN, INT8OID);
+		/* a relation named so without its storage yet is asked again */
+		cp->placed = seen == chunk_cache.invalidations &&
+			(OidIsValid(cp->storage_oid) || !cp->named_as_chunk);
+	}
+	return cp;
+}
+
+/*
+ * storage_write_chunk fills leaf for rel, a relation on the access method
+ * that is no partition, when it is a table's chunk relation with ots's
+ * columns: the table as for a leaf (NULL while the storage is not
+ * registered or the chunk relation has no primary key yet, as during
+ * pg_restore); false for any other relation.
+ */
+static bool
+storage_write_chunk(Relation rel, StorageLeaf *leaf)
+{
+	Oid			relid = RelationGetRelid(rel);
+	ChunkPlace *cp = storage_write_chunk_place(relid);
+	LeafCache  *lc;
+
+	if (!OidIsValid(cp->storage_oid) || cp->column_attno == 0 || cp->ts_attno == 0)
+		return false;
+	lc = leaf_place(relid);
+	if (lc->cells_attno == 0 || lc->oldest_attno == 0)
+		return false;
+	leaf->chunk = true;
+	leaf->storage_oid = cp->storage_oid;
+	leaf->cells_attno = lc->cells_attno;
+	leaf->oldest_attno = lc->oldest_attno;
+	leaf->column_attno = cp->column_attno;
+	leaf->ts_attno = cp->ts_attno;
+	if (OidIsValid(RelationGetPrimaryKeyIndex(rel)))
+		leaf->table = catalog_lookup_by_data_oid(cp->storage_oid);
+	/* the table as loaded names its chunk relation (catalog_check_chunk), or has none yet */
+	if (leaf->table != NULL && leaf->table->chunk_oid != relid)
+		leaf->table = NULL;
+	if (leaf->table != NULL)
+		storage_write_key_attnos(leaf, leaf_keys(lc, leaf->table), lc->key_attnos);
+	return true;
+}
+
+/*
  * storage_write_leaf tells the table AM whether rel is a leaf of ots
- * storage, and fills leaf with what the write point needs of it: the table
- * (NULL while the storage is not registered, as during pg_restore before
- * ots.tables has its rows), where its columns are, and whether ots's row
- * code announced this change (slot: the new row, NULL for a delete).
+ * storage or a table's chunk relation, and fills leaf with what the write
+ * point needs of it: the table (NULL while the storage is not registered,
+ * as during pg_restore before ots.tables has its rows), where its columns
+ * are, and whether ots's row code announced this change (slot: the new
+ * row, NULL for a delete).
  */
 bool
 storage_write_leaf(Relation rel, TupleTableSlot *slot, StorageLeaf *leaf)
@@ -94,6 +207,7 @@ storage_write_leaf(Relation rel, TupleTableSlot *slot, StorageLeaf *leaf)
 		 */
 		if (!leaf->table->valid)
 			leaf->table = catalog_lookup_by_data_oid(leaf->storage_oid);
+		leaf->chunk = relid == leaf->table->chunk_oid;
 		leaf->origin = STORAGE_ORIGIN_OTS;
 		leaf->old_cells = PointerGetDatum(announced->old_cells);
 		leaf->cells_attno = announced->cells_attno;
@@ -101,9 +215,9 @@ storage_write_leaf(Relation rel, TupleTableSlot *slot, StorageLeaf *leaf)
 		return true;
 	}
 	leaf->origin = STORAGE_ORIGIN_SQL;
-	/* not a partition: the transient copy of a rewrite, a table before ATTACH */
+	/* not a partition: a chunk relation, or the transient copy of a rewrite, a table before ATTACH */
 	if (!rel->rd_rel->relispartition)
-		return false;
+		return storage_write_chunk(rel, leaf);
 	lc = leaf_place(relid);
 	if (!OidIsValid(lc->storage_oid) || lc->cells_attno == 0 || lc->oldest_attno == 0)
 		return false;
@@ -200,6 +314,7 @@ storage_write_rows_moving(Oid relid, const OtsTable *t, StorageWriteCallback cal
 		{
 			cells = slot_getattr(slot, leaf.cells_attno, &isnull);
 			w.leaf = rel;
+			w.chunk = false;
 			w.storage_oid = t->data_oid;
 			w.table = t;
 			w.callback = callback;
@@ -322,6 +437,37 @@ storage_write_index_storage(const StorageWrite *w, StorageChangeKind kind)
 }
 
 /*
+ * storage_write_chunk_truncate: a TRUNCATE of a table's chunk relation
+ * would take the cells of its split rows and leave their heads, so it is
+ * refused unless every leaf of the table was emptied before it in this
+ * transaction (TRUNCATE of the storage, then the chunk relation, in one
+ * statement).
+ */
+static void
+storage_write_chunk_truncate(const StorageWrite *w)
+{
+	const OtsTable *t = w->table;
+	ListCell   *lc;
+
+	foreach(lc, find_inheritance_children(w->storage_oid, AccessShareLock))
+	{
+		Relation	leaf = relation_open(lfirst_oid(lc), AccessShareLock);
+		bool		emptied = leaf->rd_createSubid != InvalidSubTransactionId ||
+			leaf->rd_newRelfilenodeSubid != InvalidSubTransactionId;
+
+		relation_close(leaf, AccessShareLock);
+		if (!emptied)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot truncate the chunk relation of ots table %s alone",
+							quote_qualified_identifier(t->schema_name, t->table_name)),
+					 errdetail("It holds the cells of the table's split rows, whose heads the table's leaves keep."),
+					 errhint("Truncate the storage table first, in the same statement: TRUNCATE %s, %s.",
+							 storage_name(t), storage_chunk_name(t))));
+	}
+}
+
+/*
  * storage_write is the one function every change of a stored row reaches,
  * after the change is made and before the writing statement goes on: the
  * rows' old and new cells, which leaf, which table AM callback, and whether
@@ -362,11 +508,24 @@ storage_write(const StorageWrite *w)
 			with_old += w->old_cells[i] != (Datum) 0;
 			with_new += w->new_cells[i] != (Datum) 0;
 		}
-		stats_count_stored(w->storage_oid, w->origin, w->callback, changes,
-						   with_old, with_new);
+		/* a chunk relation's changes are counted as its own (ots.write_point_counts of it) */
+		stats_count_stored(w->chunk ? RelationGetRelid(w->leaf) : w->storage_oid, w->origin,
+						   w->callback, changes, with_old, with_new);
 	}
 	if (w->table == NULL)
 		return;
+	if (w->chunk)
+	{
+		/*
+		 * A chunk change reaches neither the indexes nor the stream (yet:
+		 * the row code will announce what a split row's change is to
+		 * them); a TRUNCATE keeps the table's split rows whole or is
+		 * refused.
+		 */
+		if (w->callback == STORAGE_CB_TRUNCATE)
+			storage_write_chunk_truncate(w);
+		return;
+	}
 	if (kind != STORAGE_CHANGE_RESTORED && (w->table->ndefined > 0 || w->table->nindexes > 0))
 	{
 		/*

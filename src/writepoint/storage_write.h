@@ -73,7 +73,8 @@ typedef enum StorageChangeKind
  */
 typedef struct StorageWrite
 {
-	Relation	leaf;
+	Relation	leaf;			/* the leaf, or the chunk relation (chunk) */
+	bool		chunk;			/* a change of the table's chunk relation */
 	Oid			storage_oid;	/* the partitioned storage table, s."t$data" */
 	const OtsTable *table;		/* NULL: storage not registered (yet) */
 	StorageWriteCallback callback;
@@ -113,20 +114,23 @@ extern void storage_write(const StorageWrite *w);
 
 /*
  * The table AM's side: storage_write_leaf finds what the write point needs
- * to know of a relation (false: not a leaf of ots storage, e.g. the
- * transient copy of an ALTER TABLE rewrite, which is no change of rows);
- * row_guard (row_guard.h) refuses malformed new rows before they are
- * stored.
+ * to know of a relation (false: neither a leaf of ots storage nor a
+ * table's chunk relation, e.g. the transient copy of an ALTER TABLE
+ * rewrite, which is no change of rows); row_guard (row_guard.h) refuses
+ * malformed new rows before they are stored.
  */
 typedef struct StorageLeaf
 {
 	Oid			storage_oid;
+	bool		chunk;			/* the relation is the chunk relation of storage_oid's table */
 	const OtsTable *table;		/* NULL: storage not registered (yet) */
 	StorageWriteOrigin origin;
 	Datum		old_cells;		/* what ots's row code read, or 0 */
 	const StreamChange *change; /* what ots's row code said the change is, or NULL */
 	AttrNumber	cells_attno;
 	AttrNumber	oldest_attno;
+	AttrNumber	column_attno;	/* a chunk relation's "$column" and "$ts" */
+	AttrNumber	ts_attno;
 	AttrNumber	key_attnos[OTS_MAX_KEY_COLUMNS + 1];
 	int			nkeys;			/* 0 unless table is set */
 } StorageLeaf;

@@ -66,6 +66,7 @@ tableam_write(Relation rel, const StorageLeaf *leaf, StorageWriteCallback callba
 	StorageWrite w;
 
 	w.leaf = rel;
+	w.chunk = leaf->chunk;
 	w.storage_oid = leaf->storage_oid;
 	w.table = leaf->table;
 	w.callback = callback;

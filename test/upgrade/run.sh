@@ -27,12 +27,20 @@
 #      (pg_dump --data-only of its schema); any difference fails;
 #   4. reads and writes upg_<V>_data's tables through the updated extension
 #      (data_after.sql, then data_after_<V>.sql, in one session, against
-#      data_after_<V>.out), then ots.verify finds no problem in them; a dump
-#      of the updated database restores them;
+#      data_after_<V>.out), then ots.verify finds no problem in them; every
+#      table and index has its chunk relation (of its storage's owner, no
+#      member of the extension) and, where it has a TTL, the chunk
+#      relation's TTL index (0.3.0); a dump of the updated database restores
+#      them, chunk relations too;
 #   5. restores into the current release a dump of a table made by V (whose
 #      view then takes writes) and, where V keeps leaves on the ots access
 #      method, V's dump of upg_<V>_data (the same tables, rows and stream
-#      records; ots.verify finds nothing);
+#      records; ots.verify finds nothing; the restore made each table's
+#      chunk relation, which V's dump has none of);
+#   5b. (in upg_<V>_taken) a relation another role made under the name of a
+#      table's chunk relation before the update is left alone with a
+#      WARNING; the table works on, and ots.verify reports the chunk relation
+#      as another role's;
 #   6. where the release let a role other than the extension's owner write
 #      ots.tables, untrusted_<V>.sql must exist: unprivileged roles plant rows
 #      in it in upg_<V>_untrusted and upg_<V>_untrusted_columns before the
@@ -162,6 +170,26 @@ census="SELECT string_agg(format('%s %s %s', table_name, ots.describe_table(tabl
 							  ',' ORDER BY s ->> 'shard_id'))
 		  FROM jsonb_array_elements(ots.describe_stream(l.stream_id) -> 'shards') s)), ', ' ORDER BY l.table_name), 'none')
 	  FROM ots.list_stream() l"
+# every table and index of ots.tables with its chunk relation (0.3.0: the update
+# makes them, a restore of a dump without them too), of its storage's owner and
+# no member of the extension, and the chunk relation's TTL index exactly where
+# the table has a TTL; nothing when all is there, else one line per table
+chunks_sql="SELECT format('%s.%s: %s', t.schema_name, t.table_name, CASE
+		WHEN k.oid IS NULL THEN 'no chunk relation'
+		WHEN k.relkind <> 'r' OR k.relowner <> s.relowner OR a.amname <> 'ots' THEN 'a chunk relation ots did not make'
+		WHEN EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = k.oid AND d.deptype = 'e')
+			THEN 'its chunk relation is a member of the extension'
+		ELSE 'the TTL index of its chunk relation ' || CASE WHEN t.time_to_live = -1 THEN 'without a TTL' ELSE 'missing' END END)
+	FROM ots.tables t
+	JOIN pg_class s ON s.oid = to_regclass(format('%I.%I', t.schema_name, t.table_name || '\$data'))
+	LEFT JOIN pg_class k ON k.oid = to_regclass(format('%I.%I', t.schema_name, t.table_name || '\$chunk'))
+	LEFT JOIN pg_am a ON a.oid = k.relam
+	WHERE k.oid IS NULL OR k.relkind <> 'r' OR k.relowner <> s.relowner OR a.amname <> 'ots'
+	   OR EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = k.oid AND d.deptype = 'e')
+	   OR (t.time_to_live <> -1) <> (to_regclass(format('%I.%I', t.schema_name, t.table_name || '\$cttl')) IS NOT NULL)
+	ORDER BY 1"
+# how many tables and indexes a database has, each with its chunk relation (chunks_sql found nothing)
+chunk_count_sql="SELECT count(*) || ' tables and indexes' FROM ots.tables"
 # what ots.verify, with amcheck's checks, finds wrong in the current database (nothing, when all is well)
 verify_sql="SELECT format('%s %s %s %s: %s', ots_table, relation, kind, location, problem) FROM ots.verify()"
 declare -A catalog_writable=() catalog_refused=() dumped_heap=() census_data=()
@@ -212,6 +240,13 @@ for v in "${releases[@]}"; do
 			"$TS_BIN/pg_dump" -Fc -d "${db}_data" -f "$TS_DIR/dump_data.$v"
 			census_data[$v]="$(ts_psql -d "${db}_data" -Atc "$census")"
 		fi
+		# a relation another role (with CREATE on the schema) made under the name
+		# 0.3.0 gives a table's chunk relation, which the update must leave alone
+		ts_psql -c "DO \$\$ BEGIN CREATE ROLE upg_taker; EXCEPTION WHEN duplicate_object THEN NULL; END \$\$" \
+			-c "CREATE DATABASE ${db}_taken" >/dev/null
+		ts_psql -d "${db}_taken" -c "SET client_min_messages = warning" -c "CREATE EXTENSION ots" \
+			-c "GRANT CREATE ON SCHEMA public TO upg_taker" -c "SELECT ots.create_table('taken', 'k string')" \
+			-c "SET ROLE upg_taker" -c 'CREATE TABLE "taken$chunk" (x integer)' -c "RESET ROLE" >/dev/null
 		# rows of ots.tables planted by roles that are not superusers, where the release let them
 		if [ -f "$here/untrusted_$v.sql" ]; then
 			for d in "${db}_untrusted" "${db}_untrusted_columns"; do
@@ -343,11 +378,17 @@ for v in "${frozen[@]}"; do
 	if [ -f "$here/untrusted_$v.sql" ]; then
 		untrusted=("${db}_untrusted" "${db}_untrusted_columns")
 	fi
-	for d in "$db" "${db}_data" ${untrusted[@]+"${untrusted[@]}"}; do
+	for d in "$db" "${db}_data" "${db}_taken" ${untrusted[@]+"${untrusted[@]}"}; do
 		for step in ${steps[@]+"${steps[@]}"}; do
 			if ! out="$(ts_psql -d "$d" -c "ALTER EXTENSION ots UPDATE TO '$step'" 2>&1)"; then
 				problems+=("$d: ALTER EXTENSION ots UPDATE TO '$step' failed: $out")
 				break
+			fi
+			# 0.3.0 leaves a relation of another role's alone where a table's chunk relation would go
+			if [ "$step" = 0.3.0 ] && [ "$d" = "${db}_taken" ]; then
+				want='WARNING:  ots table public.taken gets no chunk relation: a relation named public."taken$chunk" exists already'
+				grep -qF "$want" <<<"$out" || problems+=("$d: the update did not warn: $want
+  its warnings: $(grep '^WARNING:' <<<"$out" || true)")
 			fi
 			[ "$step" = 0.2.0 ] || continue
 			# shellcheck disable=SC2016 # "$cells" and the like are column names
@@ -392,6 +433,21 @@ $(diff -u --label expected --label got "$here/data_after_$v.out" <(echo "$out") 
 		[ -n "$out" ]; then
 		problems+=("ots.verify after the writes: $out")
 	fi
+	# 4a. the update gave every table and index its chunk relation (and its TTL index)
+	if ! out="$(ts_psql -d "${db}_data" -At -c "$chunks_sql" 2>&1)" || [ -n "$out" ]; then
+		problems+=("chunk relations after the update: $out")
+	fi
+	chunked="$(ts_psql -d "${db}_data" -At -c "$chunk_count_sql" 2>&1 || true)"
+
+	# 4a'. the relation another role made under the chunk relation's name is its own still,
+	# the table works on without a chunk relation, and ots.verify says what is missing
+	if ! out="$(ts_psql -d "${db}_taken" -At -c "SELECT pg_get_userbyid(c.relowner) || ' ' || (SELECT string_agg(a.attname, ',')
+			FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0) FROM pg_class c WHERE c.oid = '\"taken\$chunk\"'::regclass" \
+		-c "SELECT (ots.put_row('taken', '{\"k\": \"a\"}', '{\"v\": 1}')).consumed IS NOT NULL" \
+		-c "SELECT problem FROM ots.verify('taken', amcheck => false)" 2>&1)" ||
+		[ "$out" != $'upg_taker x\nt\nits chunk relation "taken$chunk" is another role\'s' ]; then
+		problems+=("a table whose chunk relation's name another role took before the update: $out")
+	fi
 
 	# 4b. a dump of the updated database restores: every table known again, with its rows
 	# (the storage's comment carries each table's definition since the update; the
@@ -405,6 +461,8 @@ $(diff -u --label expected --label got "$here/data_after_$v.out" <(echo "$out") 
 		after="$(ts_psql -d "${db}_redumped" -Atc "$census" 2>&1 || true)"
 		if [ -z "$before" ] || [[ "$before" == *ERROR* ]] || [ "$after" != "$before" ]; then
 			problems+=("a dump of ${db}_data restores other tables: $after (the source: $before)")
+		elif ! out="$(ts_psql -d "${db}_redumped" -At -c "$chunks_sql" 2>&1)" || [ -n "$out" ]; then
+			problems+=("chunk relations after a dump of ${db}_data was restored: $out")
 		fi
 	fi
 
@@ -442,6 +500,8 @@ $(diff -u --label expected --label got "$here/data_after_$v.out" <(echo "$out") 
 			problems+=("a dump of ${db}_data made by $v restores other tables: $after (the source: ${census_data[$v]})")
 		elif ! out="$(ts_psql -d "${db}_data_restored" -At -c "$verify_sql" 2>&1)" || [ -n "$out" ]; then
 			problems+=("ots.verify after a dump of ${db}_data made by $v was restored: $out")
+		elif ! out="$(ts_psql -d "${db}_data_restored" -At -c "$chunks_sql" 2>&1)" || [ -n "$out" ]; then
+			problems+=("chunk relations after a dump of ${db}_data made by $v was restored (the restore makes them): $out")
 		else
 			restored="$restored; its dump of tables with indexes and a stream restores them whole"
 		fi
@@ -469,7 +529,7 @@ $(diff -u --label expected --label got "$here/untrusted_after.out" <(echo "$out"
 		catalog="ots.tables closed to other roles (tables they may write: ${catalog_writable[$v]:-none})"
 	fi
 
-	report "upgrade_from_$v" ots "$v" "$(members ots upg_current) extension objects identical to a fresh $current install; data written by $v reads and updates; $restored; $catalog"
+	report "upgrade_from_$v" ots "$v" "$(members ots upg_current) extension objects identical to a fresh $current install; data written by $v reads and updates; $chunked, each with its chunk relation; $restored; $catalog"
 done
 
 for v in ${frozen_proxy[@]+"${frozen_proxy[@]}"}; do
