@@ -574,3 +574,15 @@ filter_pagination(const Filter *f, int32 *offset, int32 *limit)
 	*limit = f->limit;
 	return true;
 }
+
+void
+filter_needs(const Filter *f, RowNeeds *needs, int32 cells, int64 from_ts)
+{
+	if (f == NULL)
+		return;
+	if (f->kind == FILTER_SINGLE)
+		rowneeds_newest(needs, f->column, f->columnlen, f->latest_version_only ? 1 : cells,
+						from_ts, PG_INT64_MAX);
+	for (int i = 0; i < f->nchildren; i++)
+		filter_needs(f->children[i], needs, cells, from_ts);
+}

@@ -30,6 +30,7 @@
 #include "format/cells.h"
 #include "format/codec.h"
 #include "api/read_select.h"
+#include "store/rowsplit.h"
 
 typedef struct Filter Filter;
 
@@ -57,5 +58,12 @@ extern bool filter_eval(const Filter *f, const OtsTable *t, const PkInput *pk,
  * column-pagination filter.
  */
 extern bool filter_pagination(const Filter *f, int32 *offset, int32 *limit);
+
+/*
+ * filter_needs adds the columns a filter reads to what a read of a split
+ * row loads (store/rowsplit.h): the newest cell of each, or the newest
+ * cells (at least from_ts) where it compares every version
+ */
+extern void filter_needs(const Filter *f, RowNeeds *needs, int32 cells, int64 from_ts);
 
 #endif							/* OTS_FILTER_H */

@@ -17,6 +17,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
 
 #include "format/cells.h"
 #include "format/codec.h"
@@ -24,6 +25,7 @@
 #include "ots_limits.h"
 #include "api/request.h"
 #include "api/row_read.h"
+#include "store/rowsplit.h"
 #include "store/rowstore.h"
 #include "stats.h"
 #include "meta/storage.h"
@@ -133,10 +135,25 @@ range_row(RangeScan *rs, const PkInput *pk, struct varlena *stored, uint64 *size
 	struct varlena *cells = PG_DETOAST_DATUM_PACKED(stored);
 	CellsReader r;
 	uint32		size = 0;
-	Jsonb	   *attrs;
+	Jsonb	   *attrs = NULL;
+	bool		split = cells_is_head(cells);
 
+	if (split)
+	{
+		/* a split row: what the read asks for, from its chunks, under the range's snapshot */
+		RowNeeds	needs;
+		RowKey		key;
+
+		if (!rowsplit_head_exists(t, cells, &rs->sel.vis))
+		{
+			*size_read = codec_pk_size(t, pk);
+			return NULL;
+		}
+		select_needs(&rs->sel, rs->filter, &needs);
+		cells = rowsplit_load_head(t, cells, &needs, GetActiveSnapshot(), &key);
+	}
 	cells_reader_init(&r, cells);
-	attrs = row_read_render(t, &rs->sel, rs->filter, pk, &r, &size);
+	attrs = row_read_render(t, &rs->sel, rs->filter, pk, &r, split, &size);
 	*size_read = codec_pk_size(t, pk) + size;
 	return attrs;
 }

@@ -10,6 +10,7 @@
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "utils/builtins.h"
+#include "utils/snapmgr.h"
 
 #include "format/cells.h"
 #include "format/codec.h"
@@ -19,6 +20,7 @@
 #include "api/request.h"
 #include "api/row_ops.h"
 #include "api/row_read.h"
+#include "store/rowsplit.h"
 #include "store/rowstore.h"
 #include "stats.h"
 
@@ -64,12 +66,13 @@ row_read_options(const OtsTable *t, const ReadArgs *args, ReadSelect *sel, Filte
 
 Jsonb *
 row_read_render(const OtsTable *t, const ReadSelect *sel, const Filter *filter,
-				const PkInput *pk, const CellsReader *r, uint32 *size)
+				const PkInput *pk, const CellsReader *r, bool split, uint32 *size)
 {
 	Jsonb	   *attrs;
 	int			ncols;
 
-	if (!visibility_row_exists(&sel->vis, r))
+	/* a split row's existence is its head's (rowsplit_exists), which its caller asked */
+	if (!split && !visibility_row_exists(&sel->vis, r))
 		return NULL;
 	if (!filter_eval(filter, t, pk, r, sel))
 	{
@@ -96,6 +99,7 @@ row_get(const RowGetRequest *req, RowResult *res)
 	ReadSelect	sel;
 	Filter	   *filter;
 	RowKey		key;
+	RowNeeds	needs;
 	struct varlena *cellsv;
 	uint32		size;
 
@@ -109,13 +113,14 @@ row_get(const RowGetRequest *req, RowResult *res)
 	routing_key(t, &pk, &key);
 
 	size = codec_pk_size(t, &pk);
-	cellsv = rowstore_fetch(&key, false);
-	if (cellsv != NULL)
+	select_needs(&sel, filter, &needs);
+	cellsv = rowstore_fetch_row(&key, false, &needs);
+	if (cellsv != NULL && (key.split == NULL || rowsplit_exists(&key, &sel.vis)))
 	{
 		CellsReader r;
 
 		cells_reader_init(&r, cellsv);
-		res->attributes = row_read_render(t, &sel, filter, &pk, &r, &size);
+		res->attributes = row_read_render(t, &sel, filter, &pk, &r, key.split != NULL, &size);
 		/* the validated argument is the key exactly: no need to render it again */
 		if (res->attributes != NULL)
 			res->primary_key = req->primary_key;
@@ -166,7 +171,8 @@ typedef struct ViewRowState
  * row's rule).
  */
 static void
-row_read_view_row(FunctionCallInfo fcinfo, ReadSelect *sel, CellsReader *r)
+row_read_view_row(FunctionCallInfo fcinfo, ReadSelect *sel, CellsReader *r, const char *column,
+				  uint32 columnlen)
 {
 	struct varlena *cellsv = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
 	Oid			data_oid = PG_GETARG_OID(1);
@@ -187,6 +193,19 @@ row_read_view_row(FunctionCallInfo fcinfo, ReadSelect *sel, CellsReader *r)
 		catalog_check_index_readable(state->table);
 	}
 	select_init(sel, state->table, state->now_ms);
+	if (cells_is_head(cellsv))
+	{
+		/* a split row: the column asked for, or all, from its chunks */
+		RowNeeds	needs;
+		RowKey		key;
+
+		rowneeds_init(&needs);
+		if (column != NULL)
+			rowneeds_newest(&needs, column, columnlen, 1, 0, PG_INT64_MAX);
+		else
+			needs.whole = true;
+		cellsv = rowsplit_load_head(state->table, cellsv, &needs, GetActiveSnapshot(), &key);
+	}
 	cells_reader_init(r, cellsv);
 }
 
@@ -202,7 +221,7 @@ ots_row_attributes(PG_FUNCTION_ARGS)
 	uint32		size = 0;
 	int			ncols;
 
-	row_read_view_row(fcinfo, &sel, &r);
+	row_read_view_row(fcinfo, &sel, &r, NULL, 0);
 	PG_RETURN_JSONB_P(select_render_attributes(&sel, &r, &size, &ncols));
 }
 
@@ -210,10 +229,21 @@ ots_row_attributes(PG_FUNCTION_ARGS)
 Datum
 ots_row_exists(PG_FUNCTION_ARGS)
 {
+	struct varlena *cellsv = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
 	ReadSelect	sel;
 	CellsReader r;
 
-	row_read_view_row(fcinfo, &sel, &r);
+	if (cells_is_head(cellsv))
+	{
+		/* a split row: its head knows (row_read_view_row reads no chunk for it) */
+		OtsTable   *t = catalog_lookup_by_data_oid(PG_GETARG_OID(1));
+
+		if (t == NULL)
+			ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
+		select_init(&sel, t, visibility_now_ms());
+		PG_RETURN_BOOL(rowsplit_head_exists(t, cellsv, &sel.vis));
+	}
+	row_read_view_row(fcinfo, &sel, &r, NULL, 0);
 	PG_RETURN_BOOL(visibility_row_exists(&sel.vis, &r));
 }
 
@@ -248,7 +278,7 @@ row_read_view_attribute(FunctionCallInfo fcinfo, OtsValue *value)
 	CellsReader r;
 	text	   *name = PG_GETARG_TEXT_PP(2);
 
-	row_read_view_row(fcinfo, &sel, &r);
+	row_read_view_row(fcinfo, &sel, &r, VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name));
 	return select_latest(&sel, &r, VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name), value);
 }
 

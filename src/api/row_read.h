@@ -35,10 +35,11 @@ extern void row_read_options(const OtsTable *t, const ReadArgs *args, ReadSelect
 /*
  * row_read_render decides whether a stored row is returned (row rule,
  * filter, columns_to_get) and renders its attributes; NULL when it is not.
- * *size accumulates the data read.
+ * *size accumulates the data read.  split: r is a split row's cells as
+ * loaded, whose existence the caller checked on its head.
  */
 extern Jsonb *row_read_render(const OtsTable *t, const ReadSelect *sel, const Filter *filter,
-							  const PkInput *pk, const CellsReader *r, uint32 *size);
+							  const PkInput *pk, const CellsReader *r, bool split, uint32 *size);
 
 /*
  * row_read_value_datum: a value as the SQL type a typed view column of its

@@ -32,6 +32,7 @@
 #include "api/request.h"
 #include "api/row_write.h"
 #include "api/row_write_internal.h"
+#include "store/rowsplit.h"
 #include "store/rowstore.h"
 #include "stats.h"
 
@@ -362,6 +363,47 @@ row_put_unconditional(RowWrite *w)
 }
 
 /*
+ * row_write_needs: what a write loads of a split row (store/rowsplit.h):
+ * the cells its column condition reads; for an update, where each of its
+ * operations writes and what increments read; a put replaces every cell.
+ * Cells stamped by the server go after every cell of their column older
+ * than now, so the chunks from the column's newest cell back to now hold
+ * their positions.
+ */
+static void
+row_write_needs(const RowWrite *w, RowNeeds *needs)
+{
+	const RowUpdate *u = &w->update;
+
+	rowneeds_init(needs);
+	needs->write = true;
+	filter_needs(w->condition, needs, w->t->max_versions, 0);
+	if (w->req->kind == ROW_WRITE_PUT)
+		needs->replacing = true;
+	if (w->req->kind != ROW_WRITE_UPDATE)
+		return;
+	for (int i = 0; i < u->nputs; i++)
+	{
+		if (u->puts[i].has_ts)
+			rowneeds_position(needs, u->puts[i].name, u->puts[i].namelen, u->puts[i].ts);
+		else
+			rowneeds_newest(needs, u->puts[i].name, u->puts[i].namelen, PG_INT32_MAX, w->now_ms,
+							PG_INT64_MAX);
+	}
+	for (int i = 0; i < u->ndeletes; i++)
+		rowneeds_position(needs, u->deletes[i].name, u->deletes[i].namelen, u->deletes[i].ts);
+	for (int i = 0; i < u->ndelete_all; i++)
+		rowneeds_newest(needs, u->delete_all[i], strlen(u->delete_all[i]), PG_INT32_MAX, 0,
+						PG_INT64_MAX);
+	for (int i = 0; i < u->nincrements; i++)
+		rowneeds_newest(needs, u->increments[i].name, u->increments[i].namelen, PG_INT32_MAX,
+						w->now_ms, PG_INT64_MAX);
+	for (int i = 0; i < u->nreturn_columns; i++)
+		rowneeds_newest(needs, u->return_columns[i], strlen(u->return_columns[i]), 1, 0,
+						PG_INT64_MAX);
+}
+
+/*
  * row_write_apply is the compare-and-swap every write goes through: read
  * the row's newest version, check the conditions against it, ask the
  * write's decision function what to write, and write that in place of
@@ -382,6 +424,7 @@ row_write_apply(RowWrite *w)
 		struct varlena *newv = NULL;
 		int64		new_oldest = 0;
 		RowChange	change;
+		RowNeeds	needs;
 
 		rowstore_cas_round(attempt);
 		/*
@@ -414,11 +457,13 @@ row_write_apply(RowWrite *w)
 				return false;
 			continue;
 		}
-		oldv = rowstore_fetch(&w->key, true);
+		row_write_needs(w, &needs);
+		oldv = rowstore_fetch_row(&w->key, true, &needs);
 		if (oldv != NULL)
 		{
 			cells_reader_init(&old, oldv);
-			exists = visibility_row_exists(&w->visible.vis, &old);
+			exists = w->key.split != NULL ? rowsplit_exists(&w->key, &w->visible.vis) :
+				visibility_row_exists(&w->visible.vis, &old);
 		}
 		row_write_check_conditions(w, &old, exists);
 		if (w->existing && w->req->on_existing == ROW_EXISTING_SKIP)
@@ -572,5 +617,14 @@ row_write_run(const RowWriteOp *op, const RowWriteRequest *req, RowResult *res)
 	{
 		res->key = w.pk;
 		res->row = w.row;
+		/* an update of a split row left what it loaded: the row as the write left it, whole */
+		if (w.row != NULL && w.key.split != NULL && !w.key.split->replacing)
+		{
+			RowNeeds	whole;
+
+			rowneeds_init(&whole);
+			whole.whole = true;
+			res->row = rowstore_fetch_row(&w.key, true, &whole);
+		}
 	}
 }

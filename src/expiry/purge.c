@@ -141,6 +141,12 @@ purge_keep(const Visibility *sel, struct varlena *cells, int64 *oldest)
 	CellsBuilder *b;
 	struct varlena *kept;
 
+	/* a split row's head stays: its chunks are purged as chunks */
+	if (cells_is_head(cells))
+	{
+		*oldest = cells_oldest_ts(cells);
+		return cells;
+	}
 	cells_reader_init(&r, cells);
 	if (!visibility_row_exists(sel, &r))
 		return NULL;
@@ -262,6 +268,9 @@ ots_cells_row_exists(PG_FUNCTION_ARGS)
 	Visibility	sel;
 	CellsReader r;
 
+	/* a split row's head: purge leaves split rows to the purge of their chunks */
+	if (cells_is_head(cells))
+		PG_RETURN_BOOL(true);
 	purge_select_init(&sel, PG_GETARG_INT64(1), 1, PG_GETARG_INT64(2));
 	cells_reader_init(&r, cells);
 	PG_RETURN_BOOL(visibility_row_exists(&sel, &r));
@@ -278,6 +287,8 @@ ots_cells_purgeable(PG_FUNCTION_ARGS)
 	Visibility	sel;
 	CellsReader r;
 
+	if (cells_is_head(cells))
+		PG_RETURN_BOOL(false);
 	purge_select_init(&sel, PG_GETARG_INT64(1), PG_GETARG_INT32(2), PG_GETARG_INT64(3));
 	cells_reader_init(&r, cells);
 	PG_RETURN_BOOL(!visibility_row_exists(&sel, &r) || purge_scan(&sel, &r));

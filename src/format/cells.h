@@ -226,6 +226,24 @@ typedef struct CellsChunk
  */
 extern CellsChunk *cells_cut(const struct varlena *value, int *nchunks);
 
+/* a position in chunk order */
+typedef struct CellsPosition
+{
+	const char *column;
+	uint32		columnlen;
+	int64		ts;
+} CellsPosition;
+
+/*
+ * cells_cut_ranges cuts the cells of a version-1 value as cells_cut does,
+ * range by range: range k holds the cells from starts[k] (range 0: from
+ * the first) to starts[k + 1] (the last range: to the end), in chunk
+ * order; returns each range's chunks, their counts in nchunks[k] (0 for a
+ * range without cells).
+ */
+extern CellsChunk **cells_cut_ranges(const struct varlena *value, int nranges,
+									 const CellsPosition *starts, int *nchunks);
+
 /* ---- building ---- */
 
 typedef struct CellsBuilder CellsBuilder;

@@ -116,47 +116,86 @@ cut_build(const CutCell *cells, int first, int end, CellsChunk *chunk)
 	chunk->size = VARSIZE(chunk->cells) - VARHDRSZ;
 }
 
-CellsChunk *
-cells_cut(const struct varlena *value, int *nchunks)
+/*
+ * cut_run cuts cells[lo..hi) into chunks of about equal size, each at most
+ * CELLS_CHUNK_MAX bytes or one larger cell, appended at chunks[*n]
+ */
+static void
+cut_run(const CutCell *cells, int lo, int hi, CellsChunk *chunks, int *n)
 {
-	CellsReader r;
-	CutCell    *cells;
-	int			ncells;
 	uint64		total = 0;
+	uint64		per_chunk = CELLS_CHUNK_MAX - CUT_HEADER_SIZE;
 	uint64		target;
-	uint64		size;
-	CellsChunk *chunks;
-	int			n = 0;
-	int			first = 0;
+	uint64		size = 0;
+	int			first = lo;
 
-	cells_reader_init(&r, value);
-	cells = cut_collect(&r, &ncells);
-	*nchunks = 0;
-	if (ncells == 0)
-		return NULL;
-
+	if (lo >= hi)
+		return;
 	/* the chunks' count at the bound, then cells spread evenly over that many */
-	for (int i = 0; i < ncells; i++)
-		total += cut_cost(cells, 0, i);
-	target = total / ((total + CELLS_CHUNK_MAX - 1 - CUT_HEADER_SIZE) / (CELLS_CHUNK_MAX - CUT_HEADER_SIZE)) + 1;
-	target = Min(target, CELLS_CHUNK_MAX - CUT_HEADER_SIZE);
-
-	chunks = palloc(sizeof(CellsChunk) * ncells);
-	size = 0;
-	for (int i = 0; i < ncells; i++)
+	for (int i = lo; i < hi; i++)
+		total += cut_cost(cells, lo, i);
+	target = Min(total / ((total + per_chunk - 1) / per_chunk) + 1, per_chunk);
+	for (int i = lo; i < hi; i++)
 	{
 		uint64		cost = cut_cost(cells, first, i);
 
 		if (i > first && size + cost > target)
 		{
-			cut_build(cells, first, i, &chunks[n++]);
+			cut_build(cells, first, i, &chunks[(*n)++]);
 			first = i;
 			size = 0;
 			cost = cut_start_cost(&cells[i]);
 		}
 		size += cost;
 	}
-	cut_build(cells, first, ncells, &chunks[n++]);
-	*nchunks = n;
+	cut_build(cells, first, hi, &chunks[(*n)++]);
+}
+
+CellsChunk *
+cells_cut(const struct varlena *value, int *nchunks)
+{
+	CellsReader r;
+	int			ncells;
+	CutCell    *cells;
+	CellsChunk *chunks;
+
+	cells_reader_init(&r, value);
+	cells = cut_collect(&r, &ncells);
+	chunks = palloc(sizeof(CellsChunk) * Max(ncells, 1));
+	*nchunks = 0;
+	cut_run(cells, 0, ncells, chunks, nchunks);
+	pfree(cells);
 	return chunks;
+}
+
+CellsChunk **
+cells_cut_ranges(const struct varlena *value, int nranges, const CellsPosition *starts,
+				 int *nchunks)
+{
+	CellsReader r;
+	int			ncells;
+	CutCell    *cells;
+	CellsChunk **ranges = palloc(sizeof(CellsChunk *) * nranges);
+	int			lo = 0;
+
+	cells_reader_init(&r, value);
+	cells = cut_collect(&r, &ncells);
+	for (int k = 0; k < nranges; k++)
+	{
+		int			hi = lo;
+
+		/* range k ends where range k + 1 starts; the last one at the end */
+		while (hi < ncells &&
+			   (k + 1 == nranges ||
+				cells_position_cmp(cells[hi].name, cells[hi].namelen, cells[hi].ts,
+								   starts[k + 1].column, starts[k + 1].columnlen,
+								   starts[k + 1].ts) < 0))
+			hi++;
+		ranges[k] = palloc(sizeof(CellsChunk) * Max(hi - lo, 1));
+		nchunks[k] = 0;
+		cut_run(cells, lo, hi, ranges[k], &nchunks[k]);
+		lo = hi;
+	}
+	pfree(cells);
+	return ranges;
 }

@@ -63,6 +63,19 @@ visibility_row_exists(const Visibility *sel, const CellsReader *r)
 	return false;
 }
 
+bool
+visibility_head_exists(const Visibility *sel, const CellsHead *h, bool *unsure)
+{
+	*unsure = false;
+	if (sel->time_to_live < 0 || !visibility_cell_expired(sel, h->row_ts))
+		return true;
+	if (sel->marker_only || visibility_cell_expired(sel, h->newest_ts))
+		return false;
+	/* the newest cell is young: the row exists, unless that is only a bound */
+	*unsure = (h->flags & CELLS_HEAD_NEWEST_BOUND) != 0;
+	return true;
+}
+
 void
 visibility_table_begin(SelectedCells *sc, const Visibility *sel, const CellsColumn *col)
 {

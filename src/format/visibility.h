@@ -55,6 +55,13 @@ extern void visibility_init(Visibility *sel, const OtsTable *t, int64 now_ms);
 extern bool visibility_row_exists(const Visibility *sel, const CellsReader *r);
 
 /*
+ * visibility_head_exists applies the row rule to a split row's head: its
+ * marker, and its newest cell; *unsure when the head keeps only a bound on
+ * its newest cell and that bound is young: the chunks then tell.
+ */
+extern bool visibility_head_exists(const Visibility *sel, const CellsHead *h, bool *unsure);
+
+/*
  * visibility_column_begin/next iterate the selected cells of one column,
  * newest first, ignoring columns_to_get.
  */

@@ -74,6 +74,7 @@
 #include "guc.h"
 #include "index/index_write.h"
 #include "store/leaf.h"
+#include "store/rowsplit.h"
 #include "store/rowstore.h"
 #include "meta/storage.h"
 
@@ -197,6 +198,18 @@ ots_index_backfill_batch(PG_FUNCTION_ARGS)
 		/* a primary key's columns are never null; the entry copies what it keeps */
 		(void) storage_leaf_key(base, key_attnos, slot, row.pk);
 		row.cells = PG_DETOAST_DATUM_COPY(slot_getattr(slot, cells_attno, &isnull));
+		if (cells_is_head(row.cells))
+		{
+			/* a split row: the defined columns an entry copies, from its chunks */
+			RowNeeds	needs;
+			RowKey		rowkey;
+
+			rowneeds_init(&needs);
+			for (int i = 0; i < base->ndefined; i++)
+				rowneeds_newest(&needs, base->defined[i].name, base->defined[i].namelen, 1, 0,
+								PG_INT64_MAX);
+			row.cells = rowsplit_load_head(base, row.cells, &needs, snapshot, &rowkey);
+		}
 		MemoryContextSwitchTo(batchcxt);
 		if (!index_entry_stored(base, idx, &row, key, &entry_cells, &entry_oldest, rowcxt))
 		{

@@ -89,6 +89,7 @@ typedef struct RowKey
 	bool		found;
 	struct varlena *old_cells;	/* its cells, as rowstore_fetch returned them */
 	const struct StreamChange *change;	/* what the write is, for Stream (NULL: as stored) */
+	struct RowSplit *split;		/* a split row's cells rowstore_fetch_row loaded (store/rowsplit.h) */
 } RowKey;
 
 /* storage_am_oid: the table access method of every leaf (ots, or heap at 0.1.0) */

@@ -73,6 +73,14 @@ announce_row(const OtsTable *t, Oid leaf, TupleTableSlot *slot,
 	expected.announced.slot = slot;
 	expected.announced.cells_attno = cells_attno;
 	expected.announced.old_cells = old_cells;
+	expected.announced.new_cells = NULL;
+}
+
+void
+announce_row_new_cells(struct varlena *new_cells)
+{
+	Assert(expected.row);
+	expected.announced.new_cells = new_cells;
 }
 
 /* announce_end forgets the row write announced; purge's intent stays */

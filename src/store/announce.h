@@ -33,6 +33,7 @@ typedef struct AnnouncedRow
 	TupleTableSlot *slot;		/* the new row; NULL: any change of the leaf */
 	AttrNumber	cells_attno;	/* where the new rows hold their cells (0: a delete) */
 	struct varlena *old_cells;	/* the old cells the row code read, or NULL */
+	struct varlena *new_cells;	/* the new row's cells, when its tuple holds a split row's head */
 	const StreamChange *change; /* what the change is for Stream, or NULL */
 } AnnouncedRow;
 
@@ -53,6 +54,15 @@ extern void announce_row(const OtsTable *t, Oid leaf, TupleTableSlot *slot,
 						 AttrNumber cells_attno, struct varlena *old_cells,
 						 const StreamChange *change);
 extern void announce_end(void);
+
+/*
+ * announce_row_new_cells: the row just announced is split (store/rowsplit.h):
+ * its tuple holds a head, and its cells as the write point sees them are
+ * new_cells (the old ones are announce_row's old_cells).  A change of a
+ * table's chunk relation announced by ots's row code is part of the row
+ * write whose head carries it: the write point hands it nowhere.
+ */
+extern void announce_row_new_cells(struct varlena *new_cells);
 
 /*
  * announce_take_row: the row write announced, if the change of leaf

@@ -176,6 +176,7 @@ routing_key(const OtsTable *t, const PkInput *pk, RowKey *key)
 	key->t = t;
 	key->found = false;
 	key->change = NULL;
+	key->split = NULL;
 	key->nkeys = storage_key(t, pk, t->npk, key->values, key->types);
 	routing_leaves(t, 1, &key->values[0], &key->leaf_oid);
 }

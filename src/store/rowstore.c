@@ -55,9 +55,15 @@
 #include "store/leaf.h"
 #include "store/rowstore.h"
 #include "store/rowstore_internal.h"
+#include "store/rowsplit.h"
 #include "subxact.h"
 
 static Oid	rowstore_owner(const OtsTable *t);
+
+static bool rowstore_insert_tuple(const RowKey *key, struct varlena *cells, int64 oldest_ts,
+								  bool known_missing, struct varlena *view);
+static bool rowstore_update_tuple(const RowKey *key, struct varlena *cells, int64 oldest_ts,
+								  struct varlena *view);
 
 static TupleTableSlot *rowstore_key_slot(Relation leaf, const LeafCache *lp, int nkeys,
 										 const Datum *key, TupleTableSlot *base,
@@ -291,7 +297,7 @@ rowstore_open_for_write(const OtsTable *t, Oid leaf_oid)
  * table.
  */
 static struct varlena *
-rowstore_fetch_with(RowKey *key, Snapshot snapshot, LOCKMODE lockmode)
+rowstore_fetch_with(RowKey *key, Snapshot snapshot, LOCKMODE lockmode, const RowNeeds *needs)
 {
 	Relation	leaf = lockmode == RowExclusiveLock ? rowstore_open_for_write(key->t, key->leaf_oid) :
 		table_open(key->leaf_oid, lockmode);
@@ -303,6 +309,7 @@ rowstore_fetch_with(RowKey *key, Snapshot snapshot, LOCKMODE lockmode)
 	struct varlena *cells = NULL;
 
 	key->found = false;
+	key->split = NULL;
 	index = index_open(RelationGetPrimaryKeyIndex(leaf), lockmode);
 	for (int k = 0; k < key->nkeys; k++)
 	{
@@ -330,11 +337,20 @@ rowstore_fetch_with(RowKey *key, Snapshot snapshot, LOCKMODE lockmode)
 	ExecDropSingleTupleTableSlot(slot);
 	index_close(index, NoLock);
 	table_close(leaf, NoLock);
+	/* a split row: the cells the caller needs, from its chunks, under the same snapshot */
+	if (cells != NULL && needs != NULL && cells_is_head(cells))
+		cells = rowsplit_load(key, cells, needs, snapshot);
 	return cells;
 }
 
 struct varlena *
 rowstore_fetch(RowKey *key, bool latest)
+{
+	return rowstore_fetch_row(key, latest, NULL);
+}
+
+struct varlena *
+rowstore_fetch_row(RowKey *key, bool latest, const RowNeeds *needs)
 {
 	Snapshot	snapshot;
 	struct varlena *cells;
@@ -346,7 +362,7 @@ rowstore_fetch(RowKey *key, bool latest)
 	}
 	else
 		snapshot = RegisterSnapshot(GetActiveSnapshot());
-	cells = rowstore_fetch_with(key, snapshot, latest ? RowExclusiveLock : AccessShareLock);
+	cells = rowstore_fetch_with(key, snapshot, latest ? RowExclusiveLock : AccessShareLock, needs);
 	UnregisterSnapshot(snapshot);
 	return cells;
 }
@@ -361,7 +377,7 @@ rowstore_fetch(RowKey *key, bool latest)
 struct varlena *
 rowstore_fetch_self(RowKey *key)
 {
-	return rowstore_fetch_with(key, SnapshotSelf, RowExclusiveLock);
+	return rowstore_fetch_with(key, SnapshotSelf, RowExclusiveLock, NULL);
 }
 
 /*
@@ -500,6 +516,28 @@ rowstore_check_conflict(Relation leaf, ResultRelInfo *rri, TupleTableSlot *slot,
 bool
 rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts, bool known_missing)
 {
+	RowSplitPlan *plan;
+	struct varlena *head;
+	int64		head_oldest;
+
+	if (!rowsplit_needs_split(cells))
+		return rowstore_insert_tuple(key, cells, oldest_ts, known_missing, NULL);
+	/* a new row too large to stay inline: its head, then its chunks */
+	plan = rowsplit_prepare(key, NULL, cells, &head, &head_oldest);
+	if (!rowstore_insert_tuple(key, head, head_oldest, known_missing, cells))
+		return false;
+	rowsplit_finish(key, plan);
+	return true;
+}
+
+/*
+ * rowstore_insert_tuple inserts the row's tuple (its cells, or a split
+ * row's head, whose cells, view, the write point gets instead)
+ */
+static bool
+rowstore_insert_tuple(const RowKey *key, struct varlena *cells, int64 oldest_ts,
+					  bool known_missing, struct varlena *view)
+{
 	Relation	leaf = rowstore_open_for_write(key->t, key->leaf_oid);
 	LeafCache  *lp = leaf_attnums(key->t, key->leaf_oid);
 	EState	   *estate = CreateExecutorState();
@@ -529,9 +567,11 @@ rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts, bool 
 		xid = GetCurrentTransactionId();
 		token = SpeculativeInsertionLockAcquire(xid);
 		announce_row(key->t, key->leaf_oid, slot, lp->cells_attno, NULL, key->change);
+		announce_row_new_cells(view);
 		table_tuple_insert_speculative(leaf, slot, GetCurrentCommandId(true), 0, NULL, token);
 		ExecInsertIndexTuples(rri, slot, estate, false, true, &conflicted, arbiters);
 		announce_row(key->t, key->leaf_oid, slot, lp->cells_attno, NULL, key->change);
+		announce_row_new_cells(view);
 		table_tuple_complete_speculative(leaf, slot, token, !conflicted);
 		announce_end();
 		SpeculativeInsertionLockRelease(xid);
@@ -615,10 +655,34 @@ rowstore_index_version(const OtsTable *t, Relation leaf, LeafCache *lp, TupleTab
 /*
  * rowstore_update replaces the cells of the row version rowstore_fetch
  * read, in place of an UPDATE; false when a concurrent writer got there
- * first.  Columns ots does not know about keep their values.
+ * first.  Columns ots does not know about keep their values.  A split row
+ * read by rowstore_fetch_row gets cells over the ranges it loaded, and a
+ * row too large to stay inline is split: the head is written first, as
+ * the row's compare-and-swap, then the chunks.
  */
 bool
 rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts)
+{
+	RowSplitPlan *plan;
+	struct varlena *head;
+	int64		head_oldest;
+
+	if (key->split == NULL && !rowsplit_needs_split(cells))
+		return rowstore_update_tuple(key, cells, oldest_ts, NULL);
+	plan = rowsplit_prepare(key, key->split, cells, &head, &head_oldest);
+	if (!rowstore_update_tuple(key, head, head_oldest, cells))
+		return false;
+	rowsplit_finish(key, plan);
+	return true;
+}
+
+/*
+ * rowstore_update_tuple replaces the row's tuple (view: the row's cells
+ * the write point gets, when the tuple holds a split row's head)
+ */
+static bool
+rowstore_update_tuple(const RowKey *key, struct varlena *cells, int64 oldest_ts,
+					  struct varlena *view)
 {
 	LeafCache  *lp;
 	Relation	leaf;
@@ -639,7 +703,9 @@ rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 	if (!table_tuple_fetch_row_version(leaf, &tid, SnapshotAny, old))
 		elog(ERROR, "failed to fetch ots row version");
 	slot = rowstore_key_slot(leaf, lp, key->nkeys, key->values, old, cells, oldest_ts);
-	announce_row(key->t, key->leaf_oid, slot, lp->cells_attno, key->old_cells, key->change);
+	announce_row(key->t, key->leaf_oid, slot, lp->cells_attno,
+				 key->split != NULL ? key->split->view : key->old_cells, key->change);
+	announce_row_new_cells(view != cells ? view : NULL);
 	/* the update sets lockmode: a call of its own, before lockmode is read */
 	result = table_tuple_update(leaf, &tid, slot, GetCurrentCommandId(true),
 								GetActiveSnapshot(), InvalidSnapshot, true,
@@ -666,10 +732,17 @@ bool
 rowstore_put(RowKey *key, struct varlena *cells, int64 oldest_ts,
 			 RowstoreReplacing replacing, void *arg, int row)
 {
-	struct varlena *old = rowstore_fetch(key, true);
+	RowNeeds	needs;
+	struct varlena *old;
 	struct varlena *over;
 	int64		over_oldest = oldest_ts;
 	bool		keep = false;
+
+	/* a split row is replaced whole: read what its indexes need */
+	rowneeds_init(&needs);
+	needs.write = true;
+	needs.replacing = true;
+	old = rowstore_fetch_row(key, true, &needs);
 
 	if (old == NULL)
 		return rowstore_insert(key, cells, oldest_ts, true);
@@ -692,7 +765,8 @@ rowstore_delete(const RowKey *key)
 	if (!key->found)
 		elog(ERROR, "ots row to delete was not read");
 	leaf = rowstore_open_for_write(key->t, key->leaf_oid);
-	announce_row(key->t, key->leaf_oid, NULL, 0, key->old_cells, key->change);
+	announce_row(key->t, key->leaf_oid, NULL, 0,
+				 key->split != NULL ? key->split->view : key->old_cells, key->change);
 	done = rowstore_replaced(leaf,
 							 table_tuple_delete(leaf, &tid, GetCurrentCommandId(true),
 												GetActiveSnapshot(), InvalidSnapshot, true,
@@ -700,6 +774,9 @@ rowstore_delete(const RowKey *key)
 							 &tmfd, LockTupleExclusive, "deleting");
 	announce_end();
 	table_close(leaf, NoLock);
+	/* a split row's head is gone: its chunks go too */
+	if (done && key->split != NULL)
+		rowsplit_delete_chunks(key);
 	return done;
 }
 

@@ -36,6 +36,14 @@ extern void rowstore_check_writable(const char *operation);
  */
 extern struct varlena *rowstore_fetch(RowKey *key, bool latest);
 
+/*
+ * rowstore_fetch_row is rowstore_fetch for a caller that reads split rows
+ * (store/rowsplit.h): a split row's cells that needs asks for, as one value
+ * with the row's marker, and key->split for a write of them
+ */
+struct RowNeeds;
+extern struct varlena *rowstore_fetch_row(RowKey *key, bool latest, const struct RowNeeds *needs);
+
 /* rowstore_fetch_self: the newest version by SnapshotSelf, without a new command (rowstore.c) */
 extern struct varlena *rowstore_fetch_self(RowKey *key);
 

@@ -23,6 +23,7 @@
 #include "asrole.h"
 #include "store/announce.h"
 #include "store/rowstore.h"
+#include "store/rowsplit.h"
 #include "store/rowstore_internal.h"
 #include "stream/stream.h"
 #include "subxact.h"
@@ -207,6 +208,16 @@ rowstore_insert_many_work(void *arg)
 	return true;
 }
 
+/* rowstore_any_split: is one of the rows too large to stay inline (store/rowsplit.h)? */
+static bool
+rowstore_any_split(int nrows, const Datum *cells)
+{
+	for (int i = 0; i < nrows; i++)
+		if (rowsplit_needs_split((struct varlena *) DatumGetPointer(cells[i])))
+			return true;
+	return false;
+}
+
 static bool
 rowstore_catch_unique_violation(int sqlerrcode)
 {
@@ -269,7 +280,9 @@ rowstore_put_many(const OtsTable *t, int nrows, Datum **keys, Datum *cells, Datu
 	BulkRows	rows = rowstore_sort_rows(t, nrows, keys, cells, oldest_ts);
 	bool		kept;
 
-	if (subxact_run(rowstore_insert_many_work, &rows, rowstore_catch_unique_violation,
+	/* a row too large to stay inline is split, key by key */
+	if (!rowstore_any_split(nrows, cells) &&
+		subxact_run(rowstore_insert_many_work, &rows, rowstore_catch_unique_violation,
 					&kept) == NULL)
 		return;
 	rowstore_put_each(&rows, replacing, arg);
@@ -284,9 +297,13 @@ bool
 rowstore_insert_new_many(const OtsTable *t, int nrows, Datum **keys, Datum *cells,
 						 Datum *oldest_ts)
 {
-	BulkRows	rows = rowstore_sort_rows(t, nrows, keys, cells, oldest_ts);
+	BulkRows	rows;
 	bool		kept;
 
+	/* a row too large to stay inline is split: the caller's row-by-row path does it */
+	if (rowstore_any_split(nrows, cells))
+		return false;
+	rows = rowstore_sort_rows(t, nrows, keys, cells, oldest_ts);
 	return subxact_run(rowstore_insert_many_work, &rows, rowstore_catch_unique_violation,
 					   &kept) == NULL;
 }
@@ -320,10 +337,14 @@ rowstore_delete_many(const OtsTable *t, int nrows, Datum **keys)
 		for (;;)
 		{
 			struct varlena *cells;
+			RowNeeds	needs;
 			bool		done;
 
 			CHECK_FOR_INTERRUPTS();
-			cells = rowstore_fetch(&key, true);
+			/* a split row: what its indexes need, and its chunks go with it */
+			rowneeds_init(&needs);
+			needs.write = true;
+			cells = rowstore_fetch_row(&key, true, &needs);
 			/* the write point may read the old cells rowstore_delete hands it */
 			done = !key.found || rowstore_delete(&key);
 			if (cells != NULL)

@@ -210,6 +210,7 @@ storage_write_leaf(Relation rel, TupleTableSlot *slot, StorageLeaf *leaf)
 		leaf->chunk = relid == leaf->table->chunk_oid;
 		leaf->origin = STORAGE_ORIGIN_OTS;
 		leaf->old_cells = PointerGetDatum(announced->old_cells);
+		leaf->new_cells = PointerGetDatum(announced->new_cells);
 		leaf->cells_attno = announced->cells_attno;
 		leaf->change = announced->change;
 		return true;

@@ -126,6 +126,7 @@ typedef struct StorageLeaf
 	const OtsTable *table;		/* NULL: storage not registered (yet) */
 	StorageWriteOrigin origin;
 	Datum		old_cells;		/* what ots's row code read, or 0 */
+	Datum		new_cells;		/* a split row's cells, which its head does not hold, or 0 */
 	const StreamChange *change; /* what ots's row code said the change is, or NULL */
 	AttrNumber	cells_attno;
 	AttrNumber	oldest_attno;

@@ -95,7 +95,8 @@ tableam_store_rows(Relation rel, const StorageLeaf *leaf, StorageWriteCallback c
 	Datum	   *new_cells = n == 1 ? &one_new : palloc(sizeof(Datum) * n);
 
 	for (int i = 0; i < n; i++)
-		new_cells[i] = tableam_cells(leaf, slots[i]);
+		new_cells[i] = n == 1 && leaf->new_cells != (Datum) 0 ? leaf->new_cells :
+			tableam_cells(leaf, slots[i]);
 	tableam_write(rel, leaf, callback, n, old_cells, new_cells, NULL, slots);
 	if (n != 1)
 	{
@@ -118,7 +119,8 @@ tableam_store_change(Relation rel, const StorageLeaf *leaf, StorageWriteCallback
 					 ItemPointer old_tid, TupleTableSlot *slot)
 {
 	Datum		old_cells = leaf->old_cells;
-	Datum		new_cells = slot != NULL ? tableam_cells(leaf, slot) : (Datum) 0;
+	Datum		new_cells = slot == NULL ? (Datum) 0 :
+		leaf->new_cells != (Datum) 0 ? leaf->new_cells : tableam_cells(leaf, slot);
 	bool		needs_rows = storage_write_needs_rows(leaf->table);
 	TupleTableSlot *old = NULL;
 	TupleTableSlot *old_row = NULL;

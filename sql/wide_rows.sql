@@ -1,0 +1,170 @@
+-- wide_rows: a row whose cells pass 4 KB is split: its storage row keeps a
+-- head and its cells go into chunks of at most 2 KB in "t$chunk"
+-- (docs/design.md, "Wide rows: heads and chunks").  Reads and writes of it
+-- behave as on any row; a one-cell write rewrites the head and one chunk.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS ots;
+\set VERBOSITY terse
+
+SELECT ots.create_table('wr', 'k string', max_versions => 3, max_version_offset => 9223372036854);
+
+-- what a row is stored as: inline or split, its chunks, their sizes and order
+CREATE FUNCTION pg_temp.shape(key text) RETURNS TABLE (stored text, chunks bigint, largest integer,
+                                                          keyed_by_first_cell boolean, ordered boolean)
+LANGUAGE sql AS $$
+	SELECT CASE WHEN d."$cells"::text LIKE '{"row_ts": %, "split": %' THEN 'split' ELSE 'inline' END,
+	       (SELECT count(*) FROM "wr$chunk" c WHERE c.k = key),
+	       (SELECT max(length(ots.cells_send(c."$cells"))) FROM "wr$chunk" c WHERE c.k = key),
+	       (SELECT bool_and(c."$column" = f.col AND c."$ts" = f.ts)
+	          FROM "wr$chunk" c,
+	               LATERAL (SELECT e.key AS col, min((x ->> 'ts')::bigint) AS ts
+	                          FROM jsonb_each((c."$cells"::text::jsonb) -> 'cells') e,
+	                               jsonb_array_elements(e.value) x
+	                         GROUP BY e.key ORDER BY e.key COLLATE "C" LIMIT 1) f
+	         WHERE c.k = key),
+	       (SELECT bool_and(next_column IS NULL OR (last_column, last_ts) < (next_column, next_ts))
+	          FROM (SELECT l.col AS last_column, l.ts AS last_ts,
+	                       lead(c."$column") OVER w AS next_column, lead(c."$ts") OVER w AS next_ts
+	                  FROM "wr$chunk" c,
+	                       LATERAL (SELECT e.key COLLATE "C" AS col, max((x ->> 'ts')::bigint) AS ts
+	                                  FROM jsonb_each((c."$cells"::text::jsonb) -> 'cells') e,
+	                                       jsonb_array_elements(e.value) x
+	                                 GROUP BY e.key ORDER BY e.key COLLATE "C" DESC LIMIT 1) l
+	                 WHERE c.k = key
+	                WINDOW w AS (ORDER BY c."$column" COLLATE "C", c."$ts")) o)
+	  FROM "wr$data" d WHERE d.k = key
+$$;
+
+-- 300 columns of 20 characters: about 9 KB of cells
+SELECT jsonb_object_agg(format('c%s', lpad(g::text, 3, '0')), left(md5(g::text), 20)) AS attrs
+  FROM generate_series(1, 300) g \gset
+SELECT consumed FROM ots.put_row('wr', '{"k": "w"}', :'attrs');
+SELECT * FROM pg_temp.shape('w');
+-- the whole row, and single columns, read back as written
+SELECT attributes = :'attrs'::jsonb AS whole_row_same FROM ots.get_row('wr', '{"k": "w"}');
+SELECT attributes FROM ots.get_row('wr', '{"k": "w"}', ARRAY['c001', 'c150', 'c300', 'nosuch']);
+SELECT attributes FROM ots.get_row('wr', '{"k": "w"}', ARRAY['nosuch']);
+-- a narrow row stays inline
+SELECT consumed FROM ots.put_row('wr', '{"k": "n"}', '{"a": 1, "b": "x"}');
+SELECT * FROM pg_temp.shape('n');
+
+-- a one-cell update rewrites one chunk (and the head)
+CREATE TEMP TABLE before_update AS SELECT ctid AS tid FROM "wr$chunk" WHERE k = 'w';
+SELECT consumed FROM ots.update_row('wr', '{"k": "w"}', put => '{"c150": "changed"}');
+SELECT count(*) AS chunks_rewritten FROM "wr$chunk" c
+ WHERE k = 'w' AND NOT EXISTS (SELECT 1 FROM before_update b WHERE b.tid = c.ctid);
+SELECT attributes FROM ots.get_row('wr', '{"k": "w"}', ARRAY['c149', 'c150', 'c151']);
+SELECT jsonb_array_length(attributes -> 'c150') AS versions
+  FROM ots.get_row('wr', '{"k": "w"}', ARRAY['c150'], max_versions => 3);
+SELECT attributes - 'c150' = :'attrs'::jsonb - 'c150' AS others_same FROM ots.get_row('wr', '{"k": "w"}');
+
+-- increments, deletes of a version and of a column, on a split row
+SELECT attributes FROM ots.update_row('wr', '{"k": "w"}', increment => '{"counter": 5}',
+                                      return_type => 'RT_AFTER_MODIFY');
+SELECT attributes FROM ots.update_row('wr', '{"k": "w"}', increment => '{"counter": 2}',
+                                      return_type => 'RT_AFTER_MODIFY');
+SELECT consumed FROM ots.update_row('wr', '{"k": "w"}', delete_all => ARRAY['c001', 'c002']);
+SELECT attributes FROM ots.get_row('wr', '{"k": "w"}', ARRAY['c001', 'c002', 'c003']);
+SELECT (SELECT count(*) FROM jsonb_object_keys(attributes)) AS columns FROM ots.get_row('wr', '{"k": "w"}');
+
+-- conditions on a split row
+SELECT consumed FROM ots.update_row('wr', '{"k": "w"}', put => '{"c200": "cond"}', condition => 'EXPECT_EXIST',
+  column_condition => '{"column": "c300", "comparator": "=", "value": "94f6d7e04a4d452035300"}');
+SELECT consumed FROM ots.update_row('wr', '{"k": "w"}', put => '{"c200": "cond"}', condition => 'EXPECT_EXIST',
+  column_condition => format('{"column": "c300", "comparator": "=", "value": "%s"}', left(md5('300'), 20))::jsonb);
+SELECT attributes FROM ots.get_row('wr', '{"k": "w"}', ARRAY['c200']);
+SELECT consumed FROM ots.put_row('wr', '{"k": "w"}', '{"x": 1}', condition => 'EXPECT_NOT_EXIST');
+-- a filter reads the column it names (one columns_to_get leaves out is missing: it passes)
+SELECT attributes FROM ots.get_row('wr', '{"k": "w"}', ARRAY['c010', 'c299'],
+  filter => '{"column": "c299", "comparator": "=", "value": "nope"}');
+SELECT attributes FROM ots.get_row('wr', '{"k": "w"}', ARRAY['c010', 'c299'],
+  filter => format('{"column": "c299", "comparator": "=", "value": "%s"}', left(md5('299'), 20))::jsonb);
+SELECT attributes FROM ots.get_row('wr', '{"k": "w"}', ARRAY['c010'],
+  filter => '{"column": "c299", "comparator": "=", "value": "nope"}');
+
+-- a put over a split row replaces every chunk; a small one makes it inline again
+SELECT consumed FROM ots.put_row('wr', '{"k": "w"}', '{"only": 1}');
+SELECT * FROM pg_temp.shape('w');
+SELECT attributes FROM ots.get_row('wr', '{"k": "w"}');
+-- an inline row that grows past the bound through updates is split
+SELECT count(*) AS updates FROM generate_series(0, 2) u,
+  LATERAL ots.update_row('wr', '{"k": "w"}',
+    put => (SELECT jsonb_object_agg(format('u%s', u * 100 + g), repeat('y', 30)) FROM generate_series(1, 100) g));
+SELECT * FROM pg_temp.shape('w');
+SELECT (SELECT count(*) FROM jsonb_object_keys(attributes)) AS columns FROM ots.get_row('wr', '{"k": "w"}');
+
+-- deleting a split row deletes its chunks
+SELECT consumed FROM ots.delete_row('wr', '{"k": "w"}');
+SELECT count(*) AS heads FROM "wr$data" WHERE k = 'w';
+SELECT count(*) AS chunks FROM "wr$chunk" WHERE k = 'w';
+SELECT attributes FROM ots.get_row('wr', '{"k": "w"}');
+
+--
+-- random operations on a split row against a model: after each, the row
+-- read whole (all versions) and the column written read as the model says.
+-- Timestamps 1 to 6 under max_versions 10: no version is ever over the
+-- limit, whose cells a split row keeps until purge where an inline row
+-- drops them at once (docs/design.md, "Wide rows: heads and chunks").
+--
+SELECT ots.create_table('wm', 'k string', max_versions => 10, max_version_offset => 9223372036854);
+CREATE TEMP TABLE model (col text, ts bigint, val text, PRIMARY KEY (col, ts));
+CREATE FUNCTION pg_temp.expected() RETURNS jsonb LANGUAGE sql AS $$
+	SELECT coalesce(jsonb_object_agg(col, cells), '{}') FROM (
+	  SELECT col, jsonb_agg(jsonb_build_object('value', val, 'ts', ts) ORDER BY ts DESC) AS cells
+	    FROM model GROUP BY col) g
+$$;
+CREATE FUNCTION pg_temp.random_ops(n int, seed float8) RETURNS TABLE (ops int, mismatches int, split_at_end boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+	i int; op int; c text; t bigint; v text; got jsonb; exp jsonb; bad int := 0;
+BEGIN
+	PERFORM setseed(seed);
+	-- 250 columns of 3 versions to begin with: a split row
+	INSERT INTO model SELECT format('c%s', g), ts, md5(g::text || ts::text)
+	  FROM generate_series(1, 250) g, generate_series(1, 3) ts;
+	PERFORM ots.put_row('wm', '{"k": "m"}', (
+	  SELECT jsonb_object_agg(col, cells) FROM (
+	    SELECT col, jsonb_agg(jsonb_build_object('value', val, 'ts', ts)) AS cells FROM model GROUP BY col) g));
+	FOR i IN 1 .. n LOOP
+		op := floor(random() * 10);
+		c := format('c%s', 1 + floor(random() * 300)::int);
+		t := 1 + floor(random() * 6)::int;
+		v := md5(random()::text);
+		IF op < 5 THEN
+			PERFORM ots.update_row('wm', '{"k": "m"}', put => jsonb_build_object(c, jsonb_build_object('value', v, 'ts', t)));
+			INSERT INTO model VALUES (c, t, v) ON CONFLICT (col, ts) DO UPDATE SET val = excluded.val;
+		ELSIF op < 7 THEN
+			PERFORM ots.update_row('wm', '{"k": "m"}', "delete" => jsonb_build_object(c, t));
+			DELETE FROM model WHERE col = c AND ts = t;
+		ELSIF op < 8 THEN
+			PERFORM ots.update_row('wm', '{"k": "m"}', delete_all => ARRAY[c]);
+			DELETE FROM model WHERE col = c;
+		ELSE
+			-- a put of several columns at once, one of them new
+			PERFORM ots.update_row('wm', '{"k": "m"}', put => jsonb_build_object(c, jsonb_build_object('value', v, 'ts', t),
+			  c || 'x', jsonb_build_object('value', v, 'ts', t)));
+			INSERT INTO model VALUES (c, t, v), (c || 'x', t, v) ON CONFLICT (col, ts) DO UPDATE SET val = excluded.val;
+		END IF;
+		exp := pg_temp.expected();
+		got := coalesce((ots.get_row('wm', '{"k": "m"}', max_versions => 10)).attributes, '{}');
+		IF got IS DISTINCT FROM exp THEN
+			bad := bad + 1;
+		END IF;
+		got := coalesce((ots.get_row('wm', '{"k": "m"}', ARRAY[c], max_versions => 10)).attributes, '{}');
+		IF got IS DISTINCT FROM coalesce((SELECT jsonb_build_object(c, exp -> c) WHERE exp ? c), '{}') THEN
+			bad := bad + 1;
+		END IF;
+	END LOOP;
+	ops := n;
+	mismatches := bad;
+	SELECT "$cells"::text LIKE '{"row_ts": %, "split": %' INTO split_at_end FROM "wm$data" WHERE k = 'm';
+	RETURN NEXT;
+END
+$$;
+SELECT * FROM pg_temp.random_ops(400, 0.33);
+-- every chunk within the bound, keyed by its first cell, in order
+SELECT count(*) > 1 AS several_chunks, max(length(ots.cells_send("$cells"))) <= 2048 AS within_bound
+  FROM "wm$chunk";
+
+SELECT ots.delete_table('wm');
+SELECT ots.delete_table('wr');

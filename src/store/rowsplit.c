@@ -1,0 +1,585 @@
+/*-------------------------------------------------------------------------
+ * src/store/rowsplit.c
+ *	  Split rows as rows (rowsplit.h): loading the cells a call needs from a
+ *	  split row's chunks, the row rule on its head, and a write's new cells
+ *	  put back into the head and the chunks (docs/design.md, "Wide rows:
+ *	  heads and chunks").
+ *
+ * A write to a split row is rowstore's compare-and-swap on its head: the
+ * head is updated first (the row's lock), and only then are the chunks
+ * written, which no other writer touches while it holds the head.  The
+ * chunks a write loaded are the ranges it writes back: every new cell is
+ * at a position whose chunk it loaded (rowneeds_position), so each of the
+ * new cells falls in the range of one loaded chunk, and the chunks the
+ * write did not load keep their ranges.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "utils/builtins.h"
+#include "utils/snapmgr.h"
+
+#include "store/chunkstore.h"
+#include "store/rowsplit.h"
+
+/* ---- what a call needs ---- */
+
+void
+rowneeds_init(RowNeeds *needs)
+{
+	memset(needs, 0, sizeof(*needs));
+}
+
+static void
+rowneeds_add(RowNeeds *needs, const char *name, uint32 len, int32 cells, int64 from_ts,
+			 int64 to_ts)
+{
+	RowNeed    *n;
+
+	if (needs->n == needs->max)
+	{
+		needs->max = Max(needs->max * 2, 8);
+		needs->need = needs->need == NULL ? palloc(sizeof(RowNeed) * needs->max) :
+			repalloc(needs->need, sizeof(RowNeed) * needs->max);
+	}
+	n = &needs->need[needs->n++];
+	n->name = name;
+	n->len = len;
+	n->cells = cells;
+	n->from_ts = from_ts;
+	n->to_ts = to_ts;
+}
+
+void
+rowneeds_newest(RowNeeds *needs, const char *name, uint32 len, int32 cells, int64 from_ts,
+				int64 to_ts)
+{
+	rowneeds_add(needs, name, len, Max(cells, 1), from_ts, to_ts);
+}
+
+void
+rowneeds_position(RowNeeds *needs, const char *name, uint32 len, int64 ts)
+{
+	rowneeds_add(needs, name, len, 0, ts, ts);
+}
+
+/* ---- loading ---- */
+
+/* rowsplit_chunk_cmp orders loaded chunks by key */
+static int
+rowsplit_chunk_cmp(const void *pa, const void *pb)
+{
+	const StoredChunk *a = pa;
+	const StoredChunk *b = pb;
+
+	return cells_position_cmp(a->column, a->columnlen, a->ts, b->column, b->columnlen, b->ts);
+}
+
+/* rowsplit_add adds a chunk to the loaded ones unless it is there already */
+static void
+rowsplit_add(RowSplit *split, int *max, const StoredChunk *c)
+{
+	for (int i = 0; i < split->nchunks; i++)
+		if (ItemPointerEquals(&split->chunks[i].tid, (ItemPointer) &c->tid))
+			return;
+	if (split->nchunks == *max)
+	{
+		*max = Max(*max * 2, 8);
+		split->chunks = split->chunks == NULL ? palloc(sizeof(StoredChunk) * *max) :
+			repalloc(split->chunks, sizeof(StoredChunk) * *max);
+	}
+	split->chunks[split->nchunks++] = *c;
+}
+
+/* rowsplit_count: the cells of column name in chunk c with timestamps in [from_ts, to_ts] */
+static int32
+rowsplit_count(const StoredChunk *c, const RowNeed *n)
+{
+	CellsReader r;
+	CellsColumn col;
+	int64		ts;
+	OtsValue	v;
+	int32		count = 0;
+
+	cells_reader_init(&r, c->cells);
+	if (!cells_find_column(&r, n->name, n->len, &col))
+		return 0;
+	while (cells_column_next(&col, &ts, &v))
+		if (ts <= n->to_ts && ts >= n->from_ts)
+			count++;
+	return count;
+}
+
+/*
+ * rowsplit_load_need loads the chunk holding a need's position and, while
+ * it needs more of the column's older cells, the chunks before it that
+ * continue the column
+ */
+static void
+rowsplit_load_need(ChunkRel *cr, Snapshot snapshot, RowSplit *split, int *max, const RowNeed *n)
+{
+	StoredChunk c;
+	int32		count;
+
+	if (!chunkstore_find(cr, snapshot, n->name, n->len, n->to_ts, &c))
+		return;
+	rowsplit_add(split, max, &c);
+	if (n->cells == 0)
+		return;
+	count = rowsplit_count(&c, n);
+	/* a chunk that starts with the column may have older cells of it before it */
+	while (count < n->cells && c.ts > n->from_ts &&
+		   cells_name_cmp(c.column, c.columnlen, n->name, n->len) == 0)
+	{
+		StoredChunk prev;
+
+		if (!chunkstore_neighbour(cr, snapshot, c.column, c.columnlen, c.ts, false, &prev))
+			break;
+		rowsplit_add(split, max, &prev);
+		count += rowsplit_count(&prev, n);
+		c = prev;
+	}
+}
+
+/* rowsplit_view: the cells of the loaded chunks as one value with the row's marker */
+static struct varlena *
+rowsplit_view(const RowSplit *split)
+{
+	CellsBuilder *b = cells_builder_create(split->head.row_ts);
+
+	for (int i = 0; i < split->nchunks; i++)
+	{
+		CellsReader r;
+
+		cells_reader_init(&r, split->chunks[i].cells);
+		for (uint32 k = 0; k < r.ncols; k++)
+		{
+			CellsColumn col;
+			int64		ts;
+			OtsValue	v;
+
+			cells_column_at(&r, k, &col);
+			while (cells_column_next(&col, &ts, &v))
+				cells_builder_add(b, col.name, col.namelen, ts, &v);
+		}
+	}
+	return cells_builder_finish(b, 0);
+}
+
+struct varlena *
+rowsplit_load(RowKey *key, const struct varlena *head, const RowNeeds *needs, Snapshot snapshot)
+{
+	const OtsTable *t = key->t;
+	RowSplit   *split = palloc0(sizeof(RowSplit));
+	ChunkRel	cr;
+	int			max = 0;
+
+	cells_head_read(head, &split->head);
+	split->replacing = needs->replacing;
+	chunkstore_open(&cr, key, false);
+	if (needs->whole)
+		split->chunks = chunkstore_scan(&cr, snapshot, NULL, 0, 0, NULL, 0, &split->nchunks);
+	else
+	{
+		for (int i = 0; i < needs->n; i++)
+			rowsplit_load_need(&cr, snapshot, split, &max, &needs->need[i]);
+		/* index maintenance reads the newest cell of every defined column, old and new */
+		if (needs->write && (t->nindexes > 0 || t->is_index))
+			for (int i = 0; i < t->ndefined; i++)
+			{
+				RowNeed		n = {t->defined[i].name, t->defined[i].namelen, PG_INT64_MAX, 0, 1};
+
+				rowsplit_load_need(&cr, snapshot, split, &max, &n);
+			}
+		if (split->nchunks > 1)
+			qsort(split->chunks, split->nchunks, sizeof(StoredChunk), rowsplit_chunk_cmp);
+	}
+	chunkstore_close(&cr);
+	split->view = rowsplit_view(split);
+	key->split = split;
+	return split->view;
+}
+
+bool
+rowsplit_exists(const RowKey *key, const Visibility *vis)
+{
+	const RowSplit *split = key->split;
+	bool		unsure;
+	bool		exists = visibility_head_exists(vis, &split->head, &unsure);
+	ChunkRel	cr;
+	StoredChunk *chunks;
+	int			n;
+	Snapshot	snapshot;
+
+	if (!unsure)
+		return exists;
+	/*
+	 * The head keeps a bound on its newest cell (a delete took the newest
+	 * cell before the table had a TTL): is any cell young enough?
+	 */
+	snapshot = RegisterSnapshot(GetActiveSnapshot());
+	chunkstore_open(&cr, key, false);
+	chunks = chunkstore_scan(&cr, snapshot, NULL, 0, 0, NULL, 0, &n);
+	chunkstore_close(&cr);
+	UnregisterSnapshot(snapshot);
+	for (int i = 0; i < n; i++)
+	{
+		CellsReader r;
+
+		cells_reader_init(&r, chunks[i].cells);
+		if (visibility_row_exists(vis, &r))
+			return true;
+	}
+	return false;
+}
+
+struct varlena *
+rowsplit_load_head(const OtsTable *t, const struct varlena *head, const RowNeeds *needs,
+				   Snapshot snapshot, RowKey *key)
+{
+	CellsHead	h;
+
+	cells_head_read(head, &h);
+	memset(key, 0, sizeof(*key));
+	key->t = t;
+	key->nkeys = storage_nkeys(t);
+	if (h.nkeys != key->nkeys)
+		catalog_report_damaged(t, "a split row's head does not hold the row's key");
+	for (int k = 0; k < key->nkeys; k++)
+	{
+		key->types[k] = storage_key_type(t, k);
+		if (h.key[k].kind == CELLS_KEY_INTEGER)
+			key->values[k] = Int64GetDatum(h.key[k].i);
+		else
+		{
+			bytea	   *v = palloc(VARHDRSZ + h.key[k].len);
+
+			SET_VARSIZE(v, VARHDRSZ + h.key[k].len);
+			memcpy(VARDATA(v), h.key[k].data, h.key[k].len);
+			key->values[k] = PointerGetDatum(v);
+		}
+	}
+	return rowsplit_load(key, head, needs, snapshot);
+}
+
+bool
+rowsplit_head_exists(const OtsTable *t, const struct varlena *head, const Visibility *vis)
+{
+	CellsHead	h;
+	bool		unsure;
+	bool		exists;
+	RowKey		key;
+	RowNeeds	needs;
+
+	cells_head_read(head, &h);
+	exists = visibility_head_exists(vis, &h, &unsure);
+	if (!unsure)
+		return exists;
+	rowneeds_init(&needs);
+	(void) rowsplit_load_head(t, head, &needs, GetActiveSnapshot(), &key);
+	return rowsplit_exists(&key, vis);
+}
+
+/* ---- writing ---- */
+
+/* one chunk write of a plan */
+typedef enum RowSplitOpKind
+{
+	SPLIT_OP_DELETE,
+	SPLIT_OP_UPDATE,
+	SPLIT_OP_INSERT
+} RowSplitOpKind;
+
+typedef struct RowSplitOp
+{
+	RowSplitOpKind kind;
+	ItemPointerData tid;
+	CellsChunk	chunk;
+} RowSplitOp;
+
+struct RowSplitPlan
+{
+	bool		delete_all;		/* every stored chunk first */
+	int			nops;
+	int			maxops;
+	RowSplitOp *ops;
+};
+
+static void
+rowsplit_op(RowSplitPlan *plan, RowSplitOpKind kind, const ItemPointerData *tid,
+			const CellsChunk *chunk)
+{
+	RowSplitOp *op;
+
+	if (plan->nops == plan->maxops)
+	{
+		plan->maxops = Max(plan->maxops * 2, 8);
+		plan->ops = plan->ops == NULL ? palloc(sizeof(RowSplitOp) * plan->maxops) :
+			repalloc(plan->ops, sizeof(RowSplitOp) * plan->maxops);
+	}
+	op = &plan->ops[plan->nops++];
+	op->kind = kind;
+	if (tid != NULL)
+		op->tid = *tid;
+	if (chunk != NULL)
+		op->chunk = *chunk;
+}
+
+/* rowsplit_head_key: the head's copy of the row's stored key */
+static void
+rowsplit_head_key(const RowKey *key, CellsHead *h)
+{
+	h->nkeys = key->nkeys;
+	for (int k = 0; k < key->nkeys; k++)
+	{
+		CellsKeyValue *kv = &h->key[k];
+
+		if (key->types[k] == INT8OID)
+		{
+			kv->kind = CELLS_KEY_INTEGER;
+			kv->i = DatumGetInt64(key->values[k]);
+		}
+		else
+		{
+			struct varlena *v = (struct varlena *) DatumGetPointer(key->values[k]);
+
+			kv->kind = key->types[k] == TEXTOID ? CELLS_KEY_STRING : CELLS_KEY_BINARY;
+			kv->data = VARDATA_ANY(v);
+			kv->len = VARSIZE_ANY_EXHDR(v);
+		}
+	}
+}
+
+/* rowsplit_newest: the newest timestamp among a value's cells, -1 without cells */
+static int64
+rowsplit_newest(const struct varlena *cells)
+{
+	CellsReader r;
+	int64		newest = -1;
+
+	cells_reader_init(&r, cells);
+	for (uint32 i = 0; i < r.ncols; i++)
+	{
+		CellsColumn col;
+		int64		ts;
+		OtsValue	v;
+
+		cells_column_at(&r, i, &col);
+		while (cells_column_next(&col, &ts, &v))
+			newest = Max(newest, ts);
+	}
+	return newest;
+}
+
+/* rowsplit_insert_all plans the chunks of cells, all new */
+static uint64
+rowsplit_insert_all(RowSplitPlan *plan, const struct varlena *cells)
+{
+	int			n;
+	CellsChunk *chunks = cells_cut(cells, &n);
+	uint64		size = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		rowsplit_op(plan, SPLIT_OP_INSERT, NULL, &chunks[i]);
+		size += chunks[i].size;
+	}
+	return size;
+}
+
+/*
+ * rowsplit_replace_loaded plans the new cells of the loaded ranges: each
+ * loaded chunk's range gets its new cells, re-cut; returns the change of
+ * the row's cells size
+ */
+static int64
+rowsplit_replace_loaded(RowSplitPlan *plan, const RowSplit *old, const struct varlena *cells)
+{
+	CellsPosition *starts = palloc(sizeof(CellsPosition) * old->nchunks);
+	int		   *counts = palloc(sizeof(int) * old->nchunks);
+	CellsChunk **ranges;
+	int64		delta = 0;
+
+	for (int i = 0; i < old->nchunks; i++)
+	{
+		starts[i].column = old->chunks[i].column;
+		starts[i].columnlen = old->chunks[i].columnlen;
+		starts[i].ts = old->chunks[i].ts;
+	}
+	ranges = cells_cut_ranges(cells, old->nchunks, starts, counts);
+	for (int i = 0; i < old->nchunks; i++)
+	{
+		const StoredChunk *was = &old->chunks[i];
+		uint32		was_size = VARSIZE(was->cells) - VARHDRSZ;
+
+		delta -= was_size;
+		if (counts[i] == 0)
+		{
+			rowsplit_op(plan, SPLIT_OP_DELETE, &was->tid, NULL);
+			continue;
+		}
+		for (int k = 0; k < counts[i]; k++)
+			delta += ranges[i][k].size;
+		/* a chunk loaded only to be read stays as it is */
+		if (counts[i] == 1 && ranges[i][0].size == was_size &&
+			ranges[i][0].ts == was->ts &&
+			cells_name_cmp(ranges[i][0].column, ranges[i][0].columnlen,
+						   was->column, was->columnlen) == 0 &&
+			memcmp(VARDATA(ranges[i][0].cells), VARDATA(was->cells), was_size) == 0)
+			continue;
+		rowsplit_op(plan, SPLIT_OP_UPDATE, &was->tid, &ranges[i][0]);
+		for (int k = 1; k < counts[i]; k++)
+			rowsplit_op(plan, SPLIT_OP_INSERT, NULL, &ranges[i][k]);
+	}
+	return delta;
+}
+
+static StoredChunk *rowsplit_stored_chunks(ChunkRel *cr, int *n);
+
+/* rowsplit_newest_unloaded: the newest cell of the chunks a write did not load (-1: none) */
+static int64
+rowsplit_newest_unloaded(const RowKey *key, const RowSplit *old)
+{
+	ChunkRel	cr;
+	int			n;
+	StoredChunk *chunks;
+	int64		newest = -1;
+
+	chunkstore_open(&cr, key, false);
+	chunks = rowsplit_stored_chunks(&cr, &n);
+	chunkstore_close(&cr);
+	for (int i = 0; i < n; i++)
+	{
+		bool		loaded = false;
+		CellsReader r;
+
+		for (int k = 0; k < old->nchunks && !loaded; k++)
+			loaded = ItemPointerEquals(&chunks[i].tid, &old->chunks[k].tid);
+		if (loaded)
+			continue;
+		/* a chunk's row_ts is its newest cell */
+		cells_reader_init(&r, chunks[i].cells);
+		newest = Max(newest, r.row_ts);
+	}
+	return newest;
+}
+
+RowSplitPlan *
+rowsplit_prepare(const RowKey *key, const RowSplit *old, struct varlena *cells,
+				 struct varlena **head, int64 *oldest_ts)
+{
+	RowSplitPlan *plan = palloc0(sizeof(RowSplitPlan));
+	CellsHead	h;
+	int64		newest = rowsplit_newest(cells);
+	CellsReader r;
+
+	memset(&h, 0, sizeof(h));
+	cells_reader_init(&r, cells);
+	h.row_ts = r.row_ts;
+	rowsplit_head_key(key, &h);
+	if (old == NULL || old->replacing)
+	{
+		/* a new row, an inline one grown past the bound, or a put over a split row */
+		plan->delete_all = old != NULL;
+		if (!rowsplit_needs_split(cells))
+		{
+			*head = cells;
+			*oldest_ts = cells_oldest_ts(cells);
+			return plan;
+		}
+		h.cells_size = rowsplit_insert_all(plan, cells);
+		h.newest_ts = Max(newest, 0);
+	}
+	else
+	{
+		int64		old_newest = rowsplit_newest(old->view);
+
+		h.cells_size = (uint64) ((int64) old->head.cells_size +
+								 rowsplit_replace_loaded(plan, old, cells));
+		h.newest_ts = Max(old->head.newest_ts, newest);
+		h.flags = old->head.flags;
+		if (old_newest >= old->head.newest_ts && newest < old->head.newest_ts)
+		{
+			/*
+			 * The row's newest cell went.  Without a TTL the row rule does
+			 * not ask for it: the head keeps a bound.  With one, the chunks
+			 * the write did not load say what the newest is now.
+			 */
+			if (key->t->time_to_live < 0)
+				h.flags |= CELLS_HEAD_NEWEST_BOUND;
+			else
+			{
+				h.newest_ts = Max(newest, rowsplit_newest_unloaded(key, old));
+				h.flags &= ~CELLS_HEAD_NEWEST_BOUND;
+			}
+		}
+		h.newest_ts = Max(h.newest_ts, 0);
+	}
+	*head = cells_head_build(&h);
+	*oldest_ts = h.row_ts;
+	return plan;
+}
+
+/* rowsplit_stored_chunks: every chunk of the row as this transaction now sees it */
+static StoredChunk *
+rowsplit_stored_chunks(ChunkRel *cr, int *n)
+{
+	Snapshot	snapshot;
+	StoredChunk *chunks;
+
+	CommandCounterIncrement();
+	snapshot = RegisterSnapshot(GetLatestSnapshot());
+	chunks = chunkstore_scan(cr, snapshot, NULL, 0, 0, NULL, 0, n);
+	UnregisterSnapshot(snapshot);
+	return chunks;
+}
+
+void
+rowsplit_finish(const RowKey *key, RowSplitPlan *plan)
+{
+	ChunkRel	cr;
+
+	if (!plan->delete_all && plan->nops == 0)
+		return;
+	chunkstore_open(&cr, key, true);
+	if (plan->delete_all)
+	{
+		int			n;
+		StoredChunk *chunks = rowsplit_stored_chunks(&cr, &n);
+
+		for (int i = 0; i < n; i++)
+			chunkstore_delete(&cr, &chunks[i].tid);
+	}
+	/* deletes first, then updates, then inserts: no new key meets an old one */
+	for (int kind = SPLIT_OP_DELETE; kind <= SPLIT_OP_INSERT; kind++)
+		for (int i = 0; i < plan->nops; i++)
+		{
+			RowSplitOp *op = &plan->ops[i];
+
+			if (op->kind != (RowSplitOpKind) kind)
+				continue;
+			if (kind == SPLIT_OP_DELETE)
+				chunkstore_delete(&cr, &op->tid);
+			else if (kind == SPLIT_OP_UPDATE)
+				chunkstore_update(&cr, &op->tid, &op->chunk);
+			else
+				chunkstore_insert(&cr, &op->chunk);
+		}
+	chunkstore_close(&cr);
+}
+
+void
+rowsplit_delete_chunks(const RowKey *key)
+{
+	ChunkRel	cr;
+	int			n;
+	StoredChunk *chunks;
+
+	chunkstore_open(&cr, key, true);
+	chunks = rowsplit_stored_chunks(&cr, &n);
+	for (int i = 0; i < n; i++)
+		chunkstore_delete(&cr, &chunks[i].tid);
+	chunkstore_close(&cr);
+}

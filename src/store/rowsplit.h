@@ -1,0 +1,112 @@
+/*-------------------------------------------------------------------------
+ * src/store/rowsplit.h
+ *	  Split rows as rows (docs/design.md, "Wide rows: heads and chunks"):
+ *	  what a read or a write of a row whose cells are in chunks loads, and
+ *	  how a write's new cells go back into the head and the chunks.
+ *
+ * A caller says which cells it needs (RowNeeds); rowstore_fetch_row then
+ * returns, for a split row, a version-1 value of those cells with the
+ * head's row marker (the row's "view"), which every decision and rendering
+ * function reads as it reads an inline row's cells.  A write hands the new
+ * view back (rowstore_update): its cells go back over the ranges of the
+ * chunks loaded, re-cut within the bound; a put replaces every chunk.
+ *-------------------------------------------------------------------------
+ */
+#ifndef OTS_ROWSPLIT_H
+#define OTS_ROWSPLIT_H
+
+#include "postgres.h"
+#include "utils/snapshot.h"
+
+#include "format/cells.h"
+#include "format/visibility.h"
+#include "meta/storage.h"
+
+/* one column's cells a call needs */
+typedef struct RowNeed
+{
+	const char *name;
+	uint32		len;
+	int64		to_ts;			/* from its cell at or before this position on */
+	int64		from_ts;		/* down to this timestamp */
+	int32		cells;			/* at least this many of them (0: only the chunk holding to_ts) */
+} RowNeed;
+
+typedef struct RowNeeds
+{
+	bool		whole;			/* every cell of the row */
+	bool		write;			/* a write: also what index maintenance reads */
+	bool		replacing;		/* the write replaces every cell (a put) */
+	int			n;
+	int			max;
+	RowNeed    *need;
+} RowNeeds;
+
+extern void rowneeds_init(RowNeeds *needs);
+
+/* rowneeds_newest: the newest cells (at most to_ts, at least from_ts) of a column, count of them */
+extern void rowneeds_newest(RowNeeds *needs, const char *name, uint32 len, int32 cells,
+							int64 from_ts, int64 to_ts);
+
+/* rowneeds_position: the chunk a cell at (name, ts) belongs to, to write it */
+extern void rowneeds_position(RowNeeds *needs, const char *name, uint32 len, int64 ts);
+
+/* what a read of a split row loaded, and what a write of it must replace */
+typedef struct RowSplit
+{
+	CellsHead	head;
+	bool		replacing;
+	int			nchunks;
+	struct StoredChunk *chunks; /* loaded, in key order */
+	struct varlena *view;		/* their cells as one value, the head's marker */
+} RowSplit;
+
+/*
+ * rowsplit_load reads the chunks needs asks for of a split row whose head
+ * is head (read with snapshot) and returns their cells as one version-1
+ * value with the head's row marker; key->split remembers what it read
+ */
+extern struct varlena *rowsplit_load(RowKey *key, const struct varlena *head, const RowNeeds *needs,
+									 Snapshot snapshot);
+
+/* rowsplit_exists applies the row rule to a split row, whose head knows its newest cell */
+extern bool rowsplit_exists(const RowKey *key, const Visibility *vis);
+
+/*
+ * rowsplit_load_head is rowsplit_load for a caller that has a split row's
+ * head but not its key (the row functions of a table's view): the key is
+ * the head's copy of it, and key is filled in
+ */
+extern struct varlena *rowsplit_load_head(const OtsTable *t, const struct varlena *head,
+										  const RowNeeds *needs, Snapshot snapshot, RowKey *key);
+
+/* rowsplit_head_exists applies the row rule to a split row given its head alone */
+extern bool rowsplit_head_exists(const OtsTable *t, const struct varlena *head,
+								 const Visibility *vis);
+
+/*
+ * rowsplit_prepare turns a write's new cells into what the row's tuple
+ * stores (*head: a split row's head, or the cells themselves when they
+ * stay inline) and plans the chunk writes rowsplit_finish makes once that
+ * is written.  old: the split row rowsplit_load read (its loaded ranges
+ * get the new cells; all of them when old->replacing), or NULL for an
+ * inline or new row.
+ */
+typedef struct RowSplitPlan RowSplitPlan;
+
+extern RowSplitPlan *rowsplit_prepare(const RowKey *key, const RowSplit *old,
+									  struct varlena *cells, struct varlena **head,
+									  int64 *oldest_ts);
+extern void rowsplit_finish(const RowKey *key, RowSplitPlan *plan);
+
+/* rowsplit_delete_chunks deletes every chunk of a split row whose head was deleted or replaced */
+extern void rowsplit_delete_chunks(const RowKey *key);
+
+/* rowsplit_needs_split: are these new cells too large to stay inline? */
+static inline bool
+rowsplit_needs_split(const struct varlena *cells)
+{
+	return VARSIZE_ANY_EXHDR(cells) > CELLS_INLINE_MAX;
+}
+
+#endif							/* OTS_ROWSPLIT_H */
