@@ -38,13 +38,20 @@ SELECT consumed FROM ots.put_row('rt', '{"k": "types", "n": 1}', '{
 -- an empty row: no cells, only its row marker
 SELECT consumed FROM ots.put_row('rt', '{"k": "empty", "n": 1}');
 
-SELECT k, n, ots.cells_count("$cells") AS cells, length(ots.cells_send("$cells")) > 2097152 * 3 AS over_6mb
-  FROM "rt$data" ORDER BY k, n;
+-- (a row past 4 KB of cells is split: its cells are in "rt$chunk", docs/design.md)
+SELECT d.k, d.n, CASE WHEN d."$cells"::text LIKE '{"row_ts": %, "split": %' THEN 'split' ELSE 'inline' END AS stored,
+       coalesce(sum(ots.cells_count(c."$cells")), ots.cells_count(d."$cells")) AS cells,
+       coalesce(sum(length(ots.cells_send(c."$cells"))), length(ots.cells_send(d."$cells"))) > 2097152 * 3 AS over_6mb,
+       coalesce(max(length(ots.cells_send(c."$cells"))), 0) <= 2097152 + 1024 AS chunks_bounded
+  FROM "rt$data" d LEFT JOIN "rt$chunk" c USING (k, n) GROUP BY d.k, d.n, d."$cells"::text ORDER BY d.k, d.n;
 
--- the text form reads back to the same value, byte for byte
+-- the text form reads back to the same value, byte for byte: rows, heads and chunks
 SELECT k, n, "$cells"::text::ots.cells::text = "$cells"::text AS text_same,
        ots.cells_send("$cells"::text::ots.cells) = ots.cells_send("$cells") AS bytes_same
   FROM "rt$data" ORDER BY k, n;
+SELECT count(*) AS chunks, count(*) FILTER (WHERE "$cells"::text::ots.cells::text = "$cells"::text
+                                              AND ots.cells_send("$cells"::text::ots.cells) = ots.cells_send("$cells")) AS same
+  FROM "rt$chunk";
 
 -- COPY out and in, text and binary, as pg_dump / pg_restore and binary COPY do
 CREATE TABLE rt_copy (k text, n bigint, c ots.cells);

@@ -166,5 +166,50 @@ SELECT * FROM pg_temp.random_ops(400, 0.33);
 SELECT count(*) > 1 AS several_chunks, max(length(ots.cells_send("$cells"))) <= 2048 AS within_bound
   FROM "wm$chunk";
 
+--
+-- purge on split rows: expired cells go chunk by chunk (a chunk's key moves
+-- to its first cell left, an empty chunk goes); a row without a live cell or
+-- marker goes with its chunks; over max_versions, versions go within a chunk
+--
+SELECT ots.create_table('wp', 'k string', max_versions => 5, time_to_live => 2000000000,
+                        max_version_offset => 9223372036854);
+-- row "old": 200 columns at ts 1000; row "mixed": the same, and 100 more at
+-- ts 4000000000000 (2096); a column "d" of 12 versions in "mixed"
+SELECT consumed FROM ots.put_row('wp', '{"k": "old"}',
+  (SELECT jsonb_object_agg(format('c%s', g), jsonb_build_object('value', repeat('o', 20), 'ts', 1000))
+     FROM generate_series(1, 200) g));
+SELECT consumed FROM ots.put_row('wp', '{"k": "mixed"}',
+  (SELECT jsonb_object_agg(format('c%s', g), jsonb_build_object('value', repeat('m', 20), 'ts', CASE WHEN g <= 200 THEN 1000 ELSE 4000000000000 END))
+     FROM generate_series(1, 300) g)
+  || jsonb_build_object('d', (SELECT jsonb_agg(jsonb_build_object('value', repeat('d', 300), 'ts', 4000000000000 + v))
+                               FROM generate_series(1, 12) v)));
+SELECT k, count(*) AS chunks FROM "wp$chunk" GROUP BY k ORDER BY k;
+-- cells at ts 1000 expire (the markers, written now, stay young)
+SELECT ots.update_table('wp', time_to_live => (floor(extract(epoch FROM clock_timestamp()))::bigint - 2));
+CALL ots.purge('wp');
+SELECT k, count(*) AS chunks, sum(ots.cells_count("$cells")) AS cells FROM "wp$chunk" GROUP BY k ORDER BY k;
+SELECT k, bool_and(c."$column" = (SELECT min(e.key COLLATE "C") FROM jsonb_object_keys((c."$cells"::text::jsonb) -> 'cells') e(key)))
+         AS keyed_by_first_column
+  FROM "wp$chunk" c GROUP BY k ORDER BY k;
+SELECT (ots.get_row('wp', '{"k": "old"}')).attributes AS old_row;
+SELECT (SELECT count(*) FROM jsonb_object_keys(attributes)) AS mixed_columns,
+       jsonb_array_length(attributes -> 'd') AS d_versions
+  FROM ots.get_row('wp', '{"k": "mixed"}', max_versions => 20);
+-- "old" has no cell left, only its young marker: its head stays, as an inline row's would
+SELECT k, "$cells"::text LIKE '{"row_ts": %, "split": %' AS split FROM "wp$data" ORDER BY k;
+-- max_versions 2: the trim pass drops d's older versions, counted within each
+-- chunk: d spans two chunks, and the older one keeps its newest d version,
+-- which no read sees (3 stored, 2 seen; docs/design.md, "Wide rows")
+SELECT ots.update_table('wp', max_versions => 2);
+CALL ots.purge('wp');
+SELECT jsonb_array_length(attributes -> 'd') AS d_versions
+  FROM ots.get_row('wp', '{"k": "mixed"}', max_versions => 20);
+SELECT count(*) AS d_cells_stored FROM "wp$chunk" c, jsonb_each((c."$cells"::text::jsonb) -> 'cells') e, jsonb_array_elements(e.value)
+ WHERE e.key = 'd';
+-- a head deleted by plain SQL (as the owner) takes its chunks with it
+DELETE FROM "wp$data" WHERE k = 'mixed';
+SELECT count(*) AS chunks_left FROM "wp$chunk" WHERE k = 'mixed';
+SELECT ots.delete_table('wp');
+
 SELECT ots.delete_table('wm');
 SELECT ots.delete_table('wr');

@@ -65,6 +65,7 @@ static bool purge_scan(const Visibility *sel, const CellsReader *r);
 static struct varlena *purge_keep(const Visibility *sel, struct varlena *cells, int64 *oldest);
 
 PG_FUNCTION_INFO_V1(ots_purge_row);
+PG_FUNCTION_INFO_V1(ots_purge_chunk);
 PG_FUNCTION_INFO_V1(ots_purge_cells);
 PG_FUNCTION_INFO_V1(ots_purge_oldest_ts);
 PG_FUNCTION_INFO_V1(ots_cells_oldest_ts);
@@ -141,7 +142,7 @@ purge_keep(const Visibility *sel, struct varlena *cells, int64 *oldest)
 	CellsBuilder *b;
 	struct varlena *kept;
 
-	/* a split row's head stays: its chunks are purged as chunks */
+	/* a split row's head stays while its row does: its chunks are purged as chunks */
 	if (cells_is_head(cells))
 	{
 		*oldest = cells_oldest_ts(cells);
@@ -258,6 +259,57 @@ ots_cells_oldest_ts(PG_FUNCTION_ARGS)
 }
 
 /*
+ * ots_purge_chunk is ots.purge_chunk(cells, time_to_live, max_versions,
+ * now_ms): what the purge stores for a chunk of a split row, as
+ * ots.purge_row does for a row (its cells' row_ts, the chunk's newest
+ * cell, plays the row marker: a chunk whose newest cell expired has none
+ * left), with the chunk's new key, its first cell in chunk order
+ * (format/cells.h), or NULLs when the chunk goes.  Versions over
+ * max_versions are counted within the chunk: a column's newer cells in
+ * later chunks are the trim pass's (purge_batch over the chunk relation).
+ */
+Datum
+ots_purge_chunk(PG_FUNCTION_ARGS)
+{
+	Visibility	sel;
+	struct varlena *kept;
+	int64		oldest;
+	TupleDesc	desc;
+	Datum		values[4];
+	bool		nulls[4] = {false, false, false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "ots.purge_chunk must return a record");
+	purge_select_init(&sel, PG_GETARG_INT64(1), PG_GETARG_INT32(2), PG_GETARG_INT64(3));
+	kept = purge_keep(&sel, PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0)), &oldest);
+	if (kept == NULL || cells_is_head(kept))
+		memset(nulls, true, sizeof(nulls));
+	else
+	{
+		CellsReader r;
+		CellsColumn col;
+		int64		ts = 0;
+		OtsValue	v;
+
+		cells_reader_init(&r, kept);
+		if (r.ncols == 0)
+			memset(nulls, true, sizeof(nulls));
+		else
+		{
+			/* the first column's oldest cell: the last of its newest-first cells */
+			cells_column_at(&r, 0, &col);
+			while (cells_column_next(&col, &ts, &v))
+				;
+			values[0] = PointerGetDatum(kept);
+			values[1] = Int64GetDatum(oldest);
+			values[2] = PointerGetDatum(cstring_to_text_with_len(col.name, col.namelen));
+			values[3] = Int64GetDatum(ts);
+		}
+	}
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls)));
+}
+
+/*
  * ots_cells_row_exists is ots.cells_row_exists(cells, time_to_live,
  * now_ms): the row rule, as reads apply it.
  */
@@ -268,10 +320,16 @@ ots_cells_row_exists(PG_FUNCTION_ARGS)
 	Visibility	sel;
 	CellsReader r;
 
-	/* a split row's head: purge leaves split rows to the purge of their chunks */
-	if (cells_is_head(cells))
-		PG_RETURN_BOOL(true);
 	purge_select_init(&sel, PG_GETARG_INT64(1), 1, PG_GETARG_INT64(2));
+	if (cells_is_head(cells))
+	{
+		/* a split row: its head knows; where it keeps only a bound, the row stays */
+		CellsHead	h;
+		bool		unsure;
+
+		cells_head_read(cells, &h);
+		PG_RETURN_BOOL(visibility_head_exists(&sel, &h, &unsure));
+	}
 	cells_reader_init(&r, cells);
 	PG_RETURN_BOOL(visibility_row_exists(&sel, &r));
 }
@@ -287,9 +345,10 @@ ots_cells_purgeable(PG_FUNCTION_ARGS)
 	Visibility	sel;
 	CellsReader r;
 
+	purge_select_init(&sel, PG_GETARG_INT64(1), PG_GETARG_INT32(2), PG_GETARG_INT64(3));
+	/* a split row's head holds no cell: it goes only with its row (the TTL pass) */
 	if (cells_is_head(cells))
 		PG_RETURN_BOOL(false);
-	purge_select_init(&sel, PG_GETARG_INT64(1), PG_GETARG_INT32(2), PG_GETARG_INT64(3));
 	cells_reader_init(&r, cells);
 	PG_RETURN_BOOL(!visibility_row_exists(&sel, &r) || purge_scan(&sel, &r));
 }
@@ -317,12 +376,19 @@ ots_cells_count(PG_FUNCTION_ARGS)
  * $4 now_ms, $5 batch_size, $6 and $7 the trim pass's blocks [from, to).
  */
 static char *
-purge_batch_sql(const char *leaf, bool trimming)
+purge_batch_sql(const char *leaf, bool trimming, bool chunks)
 {
 	StringInfoData sql;
 	const char *candidates;
 	const char *delete_if;
 	const char *update_if;
+	/* a chunk gets its new key with its cells (ots.purge_chunk) */
+	const char *set = chunks ?
+		" SET (" STORAGE_CELLS_SQL ", " STORAGE_OLDEST_TS_SQL ", " STORAGE_CHUNK_COLUMN_SQL ", "
+		STORAGE_CHUNK_TS_SQL ") = (SELECT p.purged, p.oldest_ts, p.first_column, p.first_ts"
+		" FROM ots.purge_chunk(l." STORAGE_CELLS_SQL ", $2, $3, $4) p)" :
+		" SET (" STORAGE_CELLS_SQL ", " STORAGE_OLDEST_TS_SQL ") ="
+		" (SELECT p.purged, p.oldest_ts FROM ots.purge_row(l." STORAGE_CELLS_SQL ", $2, $3, $4) p)";
 
 	if (!trimming)
 	{
@@ -351,15 +417,14 @@ purge_batch_sql(const char *leaf, bool trimming)
 					 " d AS (DELETE FROM %s l USING c"
 					 " WHERE l.ctid OPERATOR(pg_catalog.=) c.ctid AND %s"
 					 " RETURNING ots.cells_count(l." STORAGE_CELLS_SQL ") AS n),"
-					 " u AS (UPDATE %s l SET (" STORAGE_CELLS_SQL ", " STORAGE_OLDEST_TS_SQL ") ="
-					 " (SELECT p.purged, p.oldest_ts FROM ots.purge_row(l." STORAGE_CELLS_SQL ", $2, $3, $4) p)"
+					 " u AS (UPDATE %s l%s"
 					 " FROM c WHERE l.ctid OPERATOR(pg_catalog.=) c.ctid AND %s"
 					 " RETURNING c.n OPERATOR(pg_catalog.-) ots.cells_count(l." STORAGE_CELLS_SQL ") AS n)"
 					 " SELECT (SELECT pg_catalog.count(*) FROM c), (SELECT pg_catalog.count(*) FROM d),"
 					 " (SELECT pg_catalog.count(*) FROM u),"
 					 " COALESCE((SELECT pg_catalog.sum(x.n) FROM"
 					 " (SELECT n FROM d UNION ALL SELECT n FROM u) x), 0)::pg_catalog.int8",
-					 leaf, delete_if, leaf, update_if);
+					 leaf, delete_if, leaf, set, update_if);
 	return sql.data;
 }
 
@@ -391,6 +456,7 @@ ots_purge_batch(PG_FUNCTION_ARGS)
 {
 	Oid			leaf;
 	bool		trimming;
+	bool		chunks;
 	Oid			parent;
 	Oid			owner;
 	Oid			types[PURGE_BATCH_NARGS] = {INT8OID, INT8OID, INT4OID, INT8OID, INT8OID, TIDOID, TIDOID};
@@ -426,12 +492,16 @@ ots_purge_batch(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("the trim pass needs from_block and to_block")));
 
-	/* a leaf partition of a table the caller owns */
-	if (get_rel_relkind(leaf) != RELKIND_RELATION || !get_rel_relispartition(leaf))
+	/* a leaf partition, or the chunk relation, of a table the caller owns */
+	chunks = get_rel_relkind(leaf) == RELKIND_RELATION && !get_rel_relispartition(leaf);
+	parent = chunks ? storage_chunk_of(leaf) : InvalidOid;
+	if (get_rel_relkind(leaf) != RELKIND_RELATION || (chunks && !OidIsValid(parent)))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("relation with OID %u is not a leaf partition of an ots table", leaf)));
-	parent = get_partition_parent(leaf, false);
+				 errmsg("relation with OID %u is neither a leaf partition nor the chunk relation of an ots table",
+						leaf)));
+	if (!chunks)
+		parent = get_partition_parent(leaf, false);
 	if (!pg_class_ownercheck(parent, GetUserId()))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -459,7 +529,7 @@ ots_purge_batch(PG_FUNCTION_ARGS)
 	}
 	sql = purge_batch_sql(quote_qualified_identifier(get_namespace_name(get_rel_namespace(leaf)),
 													 get_rel_name(leaf)),
-						  trimming);
+						  trimming, chunks);
 
 	asrole_enter(owner, &saved);
 	if (SPI_connect() != SPI_OK_CONNECT)

@@ -641,9 +641,13 @@ cells_oldest_ts(const struct varlena *cells)
 	{
 		CellsHead	h;
 
-		/* a split row's head holds no cell; its chunks carry their own */
+		/*
+		 * a split row's head holds no cell (its chunks carry their own
+		 * "$oldest_ts"): purge may have work on the head once both its
+		 * marker and its newest cell may have expired
+		 */
 		cells_head_read(cells, &h);
-		return h.row_ts;
+		return Max(h.row_ts, h.newest_ts);
 	}
 	cells_reader_init(&r, cells);
 	oldest = r.row_ts;

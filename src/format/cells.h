@@ -279,7 +279,8 @@ extern int64 cells_builder_oldest_ts(const CellsBuilder *b);
 
 /*
  * cells_oldest_ts is what "$oldest_ts" stores for a row's cells: the
- * timestamp of its oldest cell, or its row marker when it has no cells;
+ * timestamp of its oldest cell, or its row marker when it has no cells
+ * (a split row's head: the later of its marker and its newest cell);
  * from that moment on, purge may have work on the row.  It decodes the
  * cells: a writer that has just built them has the same value from
  * cells_builder_oldest_ts.

@@ -51,6 +51,13 @@ CREATE FUNCTION ots.purge_row(cells ots.cells, time_to_live bigint, max_versions
 COMMENT ON FUNCTION ots.purge_row(ots.cells, bigint, integer, bigint) IS
 	'what the purge stores for a row: the cells reads see under these options at now_ms (row marker kept) and their "$oldest_ts", as the cells builder reports it (NULLs when the row no longer exists)';
 
+CREATE FUNCTION ots.purge_chunk(cells ots.cells, time_to_live bigint, max_versions integer, now_ms bigint,
+								OUT purged ots.cells, OUT oldest_ts bigint, OUT first_column text,
+								OUT first_ts bigint)
+	AS 'MODULE_PATHNAME', 'ots_purge_chunk' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.purge_chunk(ots.cells, bigint, integer, bigint) IS
+	'what the purge stores for a chunk of a split row: ots.purge_row''s cells and "$oldest_ts", and the chunk''s key, its first cell (NULLs when the chunk goes)';
+
 CREATE FUNCTION ots.cells_oldest_ts(cells ots.cells) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'ots_cells_oldest_ts' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION ots.cells_oldest_ts(ots.cells) IS
@@ -440,19 +447,25 @@ $$;
 COMMENT ON FUNCTION ots.purge_targets() IS
 	'ots tables the current role owns that have data to purge (internal)';
 
--- ots.purge_leaves: an ots table's leaf partitions, qualified, in name order
+-- ots.purge_leaves: an ots table's leaf partitions, qualified, in name
+-- order, then its chunk relation (the chunks of its split rows)
 CREATE FUNCTION ots.purge_leaves(schema_name name, table_name name) RETURNS SETOF text
 	LANGUAGE sql STABLE PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
-	SELECT format('%I.%I', n.nspname, c.relname)
-	  FROM pg_inherits i
-	  JOIN pg_class c ON c.oid = i.inhrelid
-	  JOIN pg_namespace n ON n.oid = c.relnamespace
-	 WHERE i.inhparent = to_regclass(format('%I.%I', $1, $2 || '$data'))
-	 ORDER BY c.relname COLLATE "C"
+	SELECT leaf FROM (
+		SELECT format('%I.%I', n.nspname, c.relname) AS leaf, 0 AS part, c.relname AS relname
+		  FROM pg_inherits i
+		  JOIN pg_class c ON c.oid = i.inhrelid
+		  JOIN pg_namespace n ON n.oid = c.relnamespace
+		 WHERE i.inhparent = to_regclass(format('%I.%I', $1, $2 || '$data'))
+		UNION ALL
+		SELECT format('%I.%I', $1, $2 || '$chunk'), 1, NULL
+		 WHERE to_regclass(format('%I.%I', $1, $2 || '$chunk')) IS NOT NULL) l
+	 ORDER BY part, relname COLLATE "C"
 $$;
-COMMENT ON FUNCTION ots.purge_leaves(name, name) IS 'leaf partitions of an ots table (internal)';
+COMMENT ON FUNCTION ots.purge_leaves(name, name) IS
+	'leaf partitions of an ots table, then its chunk relation (internal)';
 
 -- ots.purge_lock takes the table's purge lock (owner only), an advisory
 -- lock SQL's pg_advisory_* functions cannot take (src/expiry/purge.c)

@@ -518,7 +518,7 @@ rowsplit_prepare(const RowKey *key, const RowSplit *old, struct varlena *cells,
 		h.newest_ts = Max(h.newest_ts, 0);
 	}
 	*head = cells_head_build(&h);
-	*oldest_ts = h.row_ts;
+	*oldest_ts = cells_oldest_ts(*head);
 	return plan;
 }
 

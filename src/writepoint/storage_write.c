@@ -72,12 +72,15 @@
 #include "store/announce.h"
 #include "store/leaf.h"
 #include "writepoint/storage_write.h"
+#include "store/rowsplit.h"
 #include "stream/stream.h"
 
 static void storage_write_key_attnos(StorageLeaf *leaf, bool found, const AttrNumber *keys);
 static void storage_write_chunk_truncate(const StorageWrite *w);
 static const LeafCache *storage_write_keys(const StorageWrite *w);
 static void storage_write_indexes(const StorageWrite *w);
+static void storage_write_expand_heads(const StorageWrite *w);
+static void storage_write_drop_chunks(const StorageWrite *w);
 
 /*
  * What the write point knows of a relation on the access method that is no
@@ -537,10 +540,78 @@ storage_write(const StorageWrite *w)
 		 * announcements cannot be mistaken for it, nor it for theirs.
 		 */
 		Assert(!announce_pending());
+		if (w->origin != STORAGE_ORIGIN_OTS)
+			storage_write_expand_heads(w);
 		storage_write_indexes(w);
 	}
 	if (kind == STORAGE_CHANGE_NEW && w->table->stream_enabled)
 		stream_write_change(w, storage_write_keys(w)->key_attnos);
+	/* a replication apply's publisher deleted the chunks itself: they come as changes too */
+	if (w->origin != STORAGE_ORIGIN_OTS && kind != STORAGE_CHANGE_APPLIED)
+		storage_write_drop_chunks(w);
+}
+
+/*
+ * storage_write_expand_heads: a split row's head that something other than
+ * ots's row code changed (plain SQL, purge) holds no cell: the indexes get
+ * its defined columns from its chunks instead (store/rowsplit.h), read
+ * before they go with it
+ */
+static void
+storage_write_expand_heads(const StorageWrite *w)
+{
+	const OtsTable *t = w->table;
+
+	for (int i = 0; i < w->nrows; i++)
+		for (int side = 0; side < 2; side++)
+		{
+			Datum	   *cells = side == 0 ? &w->old_cells[i] : &w->new_cells[i];
+			struct varlena *v;
+			RowNeeds	needs;
+			RowKey		key;
+
+			if (*cells == (Datum) 0)
+				continue;
+			v = (struct varlena *) PG_DETOAST_DATUM_PACKED(*cells);
+			if (!cells_is_head(v))
+				continue;
+			rowneeds_init(&needs);
+			for (int d = 0; d < t->ndefined; d++)
+				rowneeds_newest(&needs, t->defined[d].name, t->defined[d].namelen, 1, 0,
+								PG_INT64_MAX);
+			*cells = PointerGetDatum(rowsplit_load_head(t, v, &needs, GetLatestSnapshot(), &key));
+		}
+}
+
+/*
+ * storage_write_drop_chunks: a split row's head that something other than
+ * ots's row code deleted, or replaced by cells of its own (plain SQL,
+ * purge), takes its chunks with it, so no chunk outlives its row
+ */
+static void
+storage_write_drop_chunks(const StorageWrite *w)
+{
+	for (int i = 0; i < w->nrows; i++)
+	{
+		struct varlena *old;
+		struct varlena *new = NULL;
+		RowNeeds	needs;
+		RowKey		key;
+
+		if (w->old_cells == NULL || w->old_cells[i] == (Datum) 0 ||
+			w->callback == STORAGE_CB_DETACH)
+			continue;
+		old = (struct varlena *) PG_DETOAST_DATUM_PACKED(w->old_cells[i]);
+		if (!cells_is_head(old))
+			continue;
+		if (w->new_cells[i] != (Datum) 0)
+			new = (struct varlena *) PG_DETOAST_DATUM_PACKED(w->new_cells[i]);
+		if (new != NULL && cells_is_head(new))
+			continue;
+		rowneeds_init(&needs);
+		(void) rowsplit_load_head(w->table, old, &needs, GetLatestSnapshot(), &key);
+		rowsplit_delete_chunks(&key);
+	}
 }
 
 /*
