@@ -211,5 +211,50 @@ DELETE FROM "wp$data" WHERE k = 'mixed';
 SELECT count(*) AS chunks_left FROM "wp$chunk" WHERE k = 'mixed';
 SELECT ots.delete_table('wp');
 
+--
+-- a secondary index and a stream on a table of split rows: the index keeps
+-- the defined columns a write changes (read from the chunks), a record
+-- names only the cells a write changed
+--
+SELECT ots.create_table('wi', 'k string', defined_columns => 'seller string', stream_enabled => true);
+SELECT ots.create_index('wi', 'wi_seller', '{seller}', include_base_data => false);
+SELECT consumed FROM ots.put_row('wi', '{"k": "w"}',
+  (SELECT jsonb_object_agg(format('c%s', g), repeat('i', 20)) FROM generate_series(1, 300) g)
+  || '{"seller": "alice"}');
+SELECT "$cells"::text LIKE '{"row_ts": %, "split": %' AS split FROM "wi$data";
+SELECT k, seller FROM wi_seller;
+-- an update of another column keeps the entry; one of seller moves it
+SELECT consumed FROM ots.update_row('wi', '{"k": "w"}', put => '{"c150": "x"}');
+SELECT k, seller FROM wi_seller;
+SELECT consumed FROM ots.update_row('wi', '{"k": "w"}', put => '{"seller": "bob"}');
+SELECT k, seller FROM wi_seller;
+SELECT seller FROM wi WHERE seller = 'bob';
+-- the stream's records: the put whole, then each update's one cell
+CREATE FUNCTION pg_temp.records(tbl text) RETURNS SETOF jsonb LANGUAGE plpgsql AS $$
+DECLARE
+	sid text := (SELECT stream_id FROM ots.list_stream() WHERE table_name = tbl);
+	it text;
+	res jsonb;
+BEGIN
+	FOR s IN 0 .. (SELECT partitions - 1 FROM ots.tables WHERE table_name = tbl) LOOP
+		it := ots.get_shard_iterator(sid, s::text);
+		LOOP
+			res := ots.get_stream_record(it, 100);
+			EXIT WHEN jsonb_array_length(res -> 'stream_records') = 0;
+			RETURN QUERY SELECT r FROM jsonb_array_elements(res -> 'stream_records') r;
+			it := res ->> 'next_shard_iterator';
+		END LOOP;
+	END LOOP;
+END
+$$;
+SELECT r ->> 'action_type' AS action, jsonb_array_length(r -> 'columns') AS columns,
+       (SELECT jsonb_agg(jsonb_build_array(c ->> 'name', c ->> 'type', c -> 'value')) FROM jsonb_array_elements(r -> 'columns') c
+         WHERE jsonb_array_length(r -> 'columns') < 5) AS cells
+  FROM pg_temp.records('wi') r;
+-- the row deleted: its entry goes
+SELECT consumed FROM ots.delete_row('wi', '{"k": "w"}');
+SELECT count(*) AS entries FROM wi_seller;
+SELECT ots.delete_table('wi');
+
 SELECT ots.delete_table('wm');
 SELECT ots.delete_table('wr');

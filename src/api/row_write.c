@@ -366,9 +366,8 @@ row_put_unconditional(RowWrite *w)
  * row_write_needs: what a write loads of a split row (store/rowsplit.h):
  * the cells its column condition reads; for an update, where each of its
  * operations writes and what increments read; a put replaces every cell.
- * Cells stamped by the server go after every cell of their column older
- * than now, so the chunks from the column's newest cell back to now hold
- * their positions.
+ * A cell the server stamps is where cells_server_stamp puts it over the
+ * head's marker.
  */
 static void
 row_write_needs(const RowWrite *w, RowNeeds *needs)
@@ -382,22 +381,26 @@ row_write_needs(const RowWrite *w, RowNeeds *needs)
 		needs->replacing = true;
 	if (w->req->kind != ROW_WRITE_UPDATE)
 		return;
+	needs->now_ms = w->now_ms;
 	for (int i = 0; i < u->nputs; i++)
 	{
 		if (u->puts[i].has_ts)
 			rowneeds_position(needs, u->puts[i].name, u->puts[i].namelen, u->puts[i].ts);
 		else
-			rowneeds_newest(needs, u->puts[i].name, u->puts[i].namelen, PG_INT32_MAX, w->now_ms,
-							PG_INT64_MAX);
+			rowneeds_stamped(needs, u->puts[i].name, u->puts[i].namelen);
 	}
 	for (int i = 0; i < u->ndeletes; i++)
 		rowneeds_position(needs, u->deletes[i].name, u->deletes[i].namelen, u->deletes[i].ts);
 	for (int i = 0; i < u->ndelete_all; i++)
 		rowneeds_newest(needs, u->delete_all[i], strlen(u->delete_all[i]), PG_INT32_MAX, 0,
 						PG_INT64_MAX);
+	/* an increment reads the newest cell and writes after it, or at the stamp */
 	for (int i = 0; i < u->nincrements; i++)
-		rowneeds_newest(needs, u->increments[i].name, u->increments[i].namelen, PG_INT32_MAX,
-						w->now_ms, PG_INT64_MAX);
+	{
+		rowneeds_newest(needs, u->increments[i].name, u->increments[i].namelen, 1, 0,
+						PG_INT64_MAX);
+		rowneeds_stamped(needs, u->increments[i].name, u->increments[i].namelen);
+	}
 	for (int i = 0; i < u->nreturn_columns; i++)
 		rowneeds_newest(needs, u->return_columns[i], strlen(u->return_columns[i]), 1, 0,
 						PG_INT64_MAX);
@@ -497,9 +500,11 @@ row_write_after(int64 ts)
 static int64
 row_write_server_stamp(int64 now_ms, const CellsReader *old)
 {
-	if (old != NULL && old->row_ts >= now_ms)
-		return row_write_after(old->row_ts);
-	return now_ms;
+	if (old == NULL)
+		return now_ms;
+	/* the rule is cells_server_stamp's; past the last valid millisecond the write fails */
+	codec_check_timestamp(cells_server_stamp(now_ms, old->row_ts));
+	return cells_server_stamp(now_ms, old->row_ts);
 }
 
 /* row_write_stamp: this write's server timestamp over the row version old */

@@ -288,8 +288,10 @@ struct CellsBuilder
 	CellsEntry *entries;		/* one per distinct (name, ts) */
 	uint32		nentries;
 	uint32		maxentries;
+	bool		in_order;		/* entries added so far are in value order, distinct */
 	int32	   *slots;			/* open-addressing index into entries, -1 =
-								 * empty; nslots is a power of two */
+								 * empty; nslots is a power of two; built
+								 * once entries come out of order */
 	uint32		nslots;
 	int64		oldest_ts;		/* of the value last finished */
 };
@@ -356,8 +358,28 @@ cells_builder_create(int64 row_ts)
 	b->oldest_ts = row_ts;
 	b->maxentries = CELLS_BUILDER_INITIAL_ENTRIES;
 	b->entries = (CellsEntry *) palloc(b->maxentries * sizeof(CellsEntry));
-	cells_builder_rehash(b, CELLS_BUILDER_INITIAL_ENTRIES * 2);
+	b->in_order = true;
 	return b;
+}
+
+/* cells_builder_append adds an entry at the end */
+static inline void
+cells_builder_append(CellsBuilder *b, const char *name, uint32 namelen, int64 ts,
+					 const OtsValue *value)
+{
+	CellsEntry *e;
+
+	if (b->nentries >= b->maxentries)
+	{
+		b->maxentries *= 2;
+		b->entries = (CellsEntry *) repalloc(b->entries,
+											 (Size) b->maxentries * sizeof(CellsEntry));
+	}
+	e = &b->entries[b->nentries++];
+	e->name = name;
+	e->namelen = namelen;
+	e->ts = ts;
+	e->value = *value;
 }
 
 /*
@@ -368,8 +390,8 @@ void
 cells_builder_add(CellsBuilder *b, const char *name, uint32 namelen,
 				  int64 ts, const OtsValue *value)
 {
-	uint32		mask = b->nslots - 1;
-	uint32		s = (uint32) cells_key_hash(name, namelen, ts) & mask;
+	uint32		mask;
+	uint32		s;
 	CellsEntry *e;
 
 	Assert(namelen >= 1 && namelen <= OTS_MAX_NAME_LEN);
@@ -378,6 +400,44 @@ cells_builder_add(CellsBuilder *b, const char *name, uint32 namelen,
 		elog(ERROR, "ots.cells cell timestamp " INT64_FORMAT " is out of range", ts);
 	Assert(OTS_VT_VALID(value->type));
 
+	/*
+	 * Cells that come in value order (a value read back, chunks in order)
+	 * need no index: a repeated key can only be the last one.  The first
+	 * cell out of order builds it.
+	 */
+	if (b->in_order)
+	{
+		int			c = 1;
+
+		if (b->nentries > 0)
+		{
+			e = &b->entries[b->nentries - 1];
+			c = cells_name_cmp(name, namelen, e->name, e->namelen);
+			if (c == 0)
+				c = (ts < e->ts) - (ts > e->ts);
+		}
+		if (c == 0)
+		{
+			e->value = *value;
+			return;
+		}
+		if (c > 0)
+		{
+			cells_builder_append(b, name, namelen, ts, value);
+			return;
+		}
+		{
+			uint32		nslots = CELLS_BUILDER_INITIAL_ENTRIES * 2;
+
+			/* room for the entries so far and this one at a load factor of one half */
+			while ((uint64) (b->nentries + 1) * 2 > nslots)
+				nslots *= 2;
+			b->in_order = false;
+			cells_builder_rehash(b, nslots);
+		}
+	}
+	mask = b->nslots - 1;
+	s = (uint32) cells_key_hash(name, namelen, ts) & mask;
 	while (b->slots[s] >= 0)
 	{
 		e = &b->entries[b->slots[s]];
@@ -390,19 +450,8 @@ cells_builder_add(CellsBuilder *b, const char *name, uint32 namelen,
 		s = (s + 1) & mask;
 	}
 
-	if (b->nentries >= b->maxentries)
-	{
-		b->maxentries *= 2;
-		b->entries = (CellsEntry *) repalloc(b->entries,
-											 (Size) b->maxentries * sizeof(CellsEntry));
-	}
-	e = &b->entries[b->nentries];
-	e->name = name;
-	e->namelen = namelen;
-	e->ts = ts;
-	e->value = *value;
 	b->slots[s] = (int32) b->nentries;
-	b->nentries++;
+	cells_builder_append(b, name, namelen, ts, value);
 
 	/* keep the load factor at most one half */
 	if ((uint64) b->nentries * 2 > b->nslots)
@@ -454,7 +503,7 @@ cells_builder_sorted(const CellsBuilder *b)
 	sorted = (CellsEntry **) palloc((Size) Max(b->nentries, 1) * sizeof(CellsEntry *));
 	for (uint32 i = 0; i < b->nentries; i++)
 		sorted[i] = &b->entries[i];
-	if (b->nentries > 1)
+	if (b->nentries > 1 && !b->in_order)
 		qsort(sorted, b->nentries, sizeof(CellsEntry *), cells_entry_cmp);
 	return sorted;
 }

@@ -128,6 +128,19 @@ extern bool cells_column_next(CellsColumn *col, int64 *ts, OtsValue *value);
 extern bool cells_newest(const CellsReader *r, const char *name, uint32 namelen, int64 *ts,
 						 OtsValue *v);
 
+/*
+ * cells_server_stamp is the server timestamp a write at now_ms gives a row
+ * whose marker is row_ts: now_ms, or the millisecond after the marker when
+ * that is not before now_ms, so successive server stamps of a row only
+ * increase, whatever the clock did between them (the caller checks that
+ * the result is a valid timestamp)
+ */
+static inline int64
+cells_server_stamp(int64 now_ms, int64 row_ts)
+{
+	return row_ts >= now_ms ? row_ts + 1 : now_ms;
+}
+
 /* ---- a split row's head (version 2, cells_head.c) ---- */
 
 #define CELLS_HEAD_NEWEST_BOUND 0x01	/* newest_ts may be newer than every cell */

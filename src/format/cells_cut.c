@@ -106,8 +106,15 @@ cut_build(const CutCell *cells, int first, int end, CellsChunk *chunk)
 		oldest = Min(oldest, cells[i].ts);
 	}
 	b = cells_builder_create(newest);
-	for (int i = first; i < end; i++)
-		cells_builder_add(b, cells[i].name, cells[i].namelen, cells[i].ts, &cells[i].value);
+	/* column by column, newest first: the value's own order */
+	for (int i = first, j; i < end; i = j)
+	{
+		for (j = i + 1; j < end && cells_name_cmp(cells[j].name, cells[j].namelen,
+												  cells[i].name, cells[i].namelen) == 0; j++)
+			;
+		for (int k = j - 1; k >= i; k--)
+			cells_builder_add(b, cells[k].name, cells[k].namelen, cells[k].ts, &cells[k].value);
+	}
 	chunk->column = cells[first].name;
 	chunk->columnlen = cells[first].namelen;
 	chunk->ts = cells[first].ts;

@@ -165,20 +165,26 @@ chunkstore_find(ChunkRel *cr, Snapshot snapshot, const char *column, uint32 colu
 	int			n = chunkstore_key_eq(cr, skeys);
 	Datum		name = PointerGetDatum(cstring_to_text_with_len(column, columnlen));
 
-	/* a chunk of the column itself that starts at or before ts */
-	if (ts != PG_INT64_MAX)
+	/*
+	 * The last chunk that starts at or before the column's end: the one,
+	 * unless it starts with the column after ts (a position among the
+	 * column's older cells, or a new cell behind newer ones)
+	 */
+	chunkstore_column_key(cr, &skeys[n], BTLessEqualStrategyNumber, name);
+	if (chunkstore_first(cr, snapshot, skeys, n + 1, BackwardScanDirection, out))
 	{
+		if (out->ts <= ts || cells_name_cmp(out->column, out->columnlen, column, columnlen) != 0)
+			return true;
+		/* a chunk of the column itself that starts at or before ts */
 		chunkstore_column_key(cr, &skeys[n], BTEqualStrategyNumber, name);
 		chunkstore_ts_key(cr, &skeys[n + 1], BTLessEqualStrategyNumber, ts);
 		if (chunkstore_first(cr, snapshot, skeys, n + 2, BackwardScanDirection, out))
 			return true;
 		/* else the last chunk that starts before the column */
 		chunkstore_column_key(cr, &skeys[n], BTLessStrategyNumber, name);
+		if (chunkstore_first(cr, snapshot, skeys, n + 1, BackwardScanDirection, out))
+			return true;
 	}
-	else
-		chunkstore_column_key(cr, &skeys[n], BTLessEqualStrategyNumber, name);
-	if (chunkstore_first(cr, snapshot, skeys, n + 1, BackwardScanDirection, out))
-		return true;
 	/* the position comes before every chunk: the row's first one holds it */
 	return chunkstore_first(cr, snapshot, skeys, n, ForwardScanDirection, out);
 }

@@ -45,6 +45,7 @@ rowneeds_add(RowNeeds *needs, const char *name, uint32 len, int32 cells, int64 f
 			repalloc(needs->need, sizeof(RowNeed) * needs->max);
 	}
 	n = &needs->need[needs->n++];
+	n->stamped = false;
 	n->name = name;
 	n->len = len;
 	n->cells = cells;
@@ -63,6 +64,13 @@ void
 rowneeds_position(RowNeeds *needs, const char *name, uint32 len, int64 ts)
 {
 	rowneeds_add(needs, name, len, 0, ts, ts);
+}
+
+void
+rowneeds_stamped(RowNeeds *needs, const char *name, uint32 len)
+{
+	rowneeds_add(needs, name, len, 0, 0, 0);
+	needs->need[needs->n - 1].stamped = true;
 }
 
 /* ---- loading ---- */
@@ -118,12 +126,14 @@ rowsplit_count(const StoredChunk *c, const RowNeed *n)
  * continue the column
  */
 static void
-rowsplit_load_need(ChunkRel *cr, Snapshot snapshot, RowSplit *split, int *max, const RowNeed *n)
+rowsplit_load_need(ChunkRel *cr, Snapshot snapshot, RowSplit *split, int *max, const RowNeed *n,
+				   int64 now_ms)
 {
 	StoredChunk c;
 	int32		count;
+	int64		to_ts = n->stamped ? cells_server_stamp(now_ms, split->head.row_ts) : n->to_ts;
 
-	if (!chunkstore_find(cr, snapshot, n->name, n->len, n->to_ts, &c))
+	if (!chunkstore_find(cr, snapshot, n->name, n->len, to_ts, &c))
 		return;
 	rowsplit_add(split, max, &c);
 	if (n->cells == 0)
@@ -184,14 +194,14 @@ rowsplit_load(RowKey *key, const struct varlena *head, const RowNeeds *needs, Sn
 	else
 	{
 		for (int i = 0; i < needs->n; i++)
-			rowsplit_load_need(&cr, snapshot, split, &max, &needs->need[i]);
+			rowsplit_load_need(&cr, snapshot, split, &max, &needs->need[i], needs->now_ms);
 		/* index maintenance reads the newest cell of every defined column, old and new */
 		if (needs->write && (t->nindexes > 0 || t->is_index))
 			for (int i = 0; i < t->ndefined; i++)
 			{
-				RowNeed		n = {t->defined[i].name, t->defined[i].namelen, PG_INT64_MAX, 0, 1};
+				RowNeed		n = {t->defined[i].name, t->defined[i].namelen, PG_INT64_MAX, 0, 1, false};
 
-				rowsplit_load_need(&cr, snapshot, split, &max, &n);
+				rowsplit_load_need(&cr, snapshot, split, &max, &n, needs->now_ms);
 			}
 		if (split->nchunks > 1)
 			qsort(split->chunks, split->nchunks, sizeof(StoredChunk), rowsplit_chunk_cmp);

@@ -30,6 +30,7 @@ typedef struct RowNeed
 	int64		to_ts;			/* from its cell at or before this position on */
 	int64		from_ts;		/* down to this timestamp */
 	int32		cells;			/* at least this many of them (0: only the chunk holding to_ts) */
+	bool		stamped;		/* to_ts is the write's server stamp (cells_server_stamp) */
 } RowNeed;
 
 typedef struct RowNeeds
@@ -37,6 +38,7 @@ typedef struct RowNeeds
 	bool		whole;			/* every cell of the row */
 	bool		write;			/* a write: also what index maintenance reads */
 	bool		replacing;		/* the write replaces every cell (a put) */
+	int64		now_ms;			/* the write's clock, for stamped needs */
 	int			n;
 	int			max;
 	RowNeed    *need;
@@ -50,6 +52,9 @@ extern void rowneeds_newest(RowNeeds *needs, const char *name, uint32 len, int32
 
 /* rowneeds_position: the chunk a cell at (name, ts) belongs to, to write it */
 extern void rowneeds_position(RowNeeds *needs, const char *name, uint32 len, int64 ts);
+
+/* rowneeds_stamped: the chunk a cell of name at the write's server stamp belongs to */
+extern void rowneeds_stamped(RowNeeds *needs, const char *name, uint32 len);
 
 /* what a read of a split row loaded, and what a write of it must replace */
 typedef struct RowSplit

@@ -1313,7 +1313,7 @@ random_head(int nmutations)
 	h.row_ts = (int64) (rng() % (uint64) OTS_MAX_TIMESTAMP);
 	h.newest_ts = (int64) (rng() % (uint64) OTS_MAX_TIMESTAMP);
 	h.flags = chance(50) ? CELLS_HEAD_NEWEST_BOUND : 0;
-	h.cells_size = chance(50) ? rnd(100000) : rng();
+	h.cells_size = chance(50) ? rnd(100000) : rng() >> 1;
 	h.nkeys = 1 + (int) rnd(OTS_MAX_KEY_COLUMNS + 1);
 	for (int i = 0; i < h.nkeys; i++)
 	{
