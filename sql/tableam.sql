@@ -109,9 +109,10 @@ SELECT tuple_count FROM pgstattuple('"am$p0"');
 DROP EXTENSION pgstattuple;
 
 -- logical replication of ots storage into another database, through the
--- storage's root: the initial copy and every later change reach the
+-- storage's root (with its chunk relation, which a publication of the
+-- storage must carry): the initial copy and every later change reach the
 -- subscriber's write point, and its view shows the rows
-CREATE PUBLICATION am_pub FOR TABLE "am$data" WITH (publish_via_partition_root = true);
+CREATE PUBLICATION am_pub FOR TABLE "am$data", "am$chunk" WITH (publish_via_partition_root = true);
 SELECT 'init' FROM pg_create_logical_replication_slot('am_sub', 'pgoutput');
 SELECT format('host=%s port=%s dbname=%s', split_part(current_setting('unix_socket_directories'), ',', 1),
 			  current_setting('port'), current_database()) AS conninfo \gset

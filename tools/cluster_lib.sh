@@ -478,10 +478,12 @@ To $next"
 #     ends; then clu_wait_proxy_writes for writes already past it;
 #  2. per table, P's stored rows copied (COPY ... TO STDOUT | COPY ... FROM
 #     STDIN, through the storage's guard; secondary indexes follow at the
-#     new shard's write point), after removing any rows of P an earlier try
-#     left there, as the storage's owner (the new shard runs the owner's
-#     code, an index expression say, with the owner's rights, never the
-#     superuser's); an AUTO_INCREMENT sequence set to at least the source's;
+#     new shard's write point), then P's chunks of its chunk relation (the
+#     cells of split rows: a row moves whole), each after removing any rows
+#     of P an earlier try left there, as the storage's owner (the new shard
+#     runs the owner's code, an index expression say, with the owner's
+#     rights, never the superuser's); an AUTO_INCREMENT sequence set to at
+#     least the source's;
 #  3. the map switched (ots_cluster.set_partition), then clu_wait_proxy_writes
 #     again: a transaction that began before the switch may still write
 #     (PL/Proxy keeps the map it read) or stream a range from the old copy;
@@ -519,20 +521,28 @@ clu_move_copy() {
 		ots_die "partition $p not moved: proxy transactions older than its moving flag did not end; its writes are allowed again, nothing was copied"
 	fi
 
-	local tables t seq pkname pktype owner forced hashsql last
+	local tables t seq pkname pktype owner forced chunk chunk_forced hashsql last rel rel_forced
 	tables="$(clu_base_tables "$src")" ||
 		clu_move_stop "$p" "$dst" "$([ -n "$begun" ] && echo copying || echo before-copy)" \
 			"listing the tables of the old shard failed"
-	while IFS=$'\t' read -r t seq pkname pktype owner forced; do
+	while IFS=$'\t' read -r t seq pkname pktype owner forced chunk chunk_forced; do
 		[ -n "$t" ] || continue
 		hashsql="$(clu_partition_sql "$pkname" "$pktype" "$mask" "$p")"
-		# on the new shard, in one transaction as the owner: rows of an earlier try go, the copy comes
-		clu_connstr_psql "$src" -c "COPY (SELECT * FROM $t WHERE $hashsql) TO STDOUT (FORMAT binary)" |
-			{
-				clu_owner_steps "$owner" "$t" "$forced" "DELETE FROM $t WHERE $hashsql" "COPY $t FROM STDIN (FORMAT binary)"
-				clu_connstr_psql "$dst" -1 "${CLU_STEPS[@]}" >/dev/null
-			} ||
-			clu_move_stop "$p" "$dst" copying "copying its rows of $t failed"
+		# the storage's rows, then its chunk relation's (the chunks of its split rows), each
+		# on the new shard in one transaction as the owner: rows of an earlier try go, the
+		# copy comes (writes of P stay refused, and calls go to the old shard, until the switch)
+		for rel in "$t" "$chunk"; do
+			[ "$rel" != - ] || continue
+			rel_forced="$forced"
+			[ "$rel" = "$t" ] || rel_forced="$chunk_forced"
+			clu_connstr_psql "$src" -c "COPY (SELECT * FROM $rel WHERE $hashsql) TO STDOUT (FORMAT binary)" |
+				{
+					clu_owner_steps "$owner" "$rel" "$rel_forced" "DELETE FROM $rel WHERE $hashsql" \
+						"COPY $rel FROM STDIN (FORMAT binary)"
+					clu_connstr_psql "$dst" -1 "${CLU_STEPS[@]}" >/dev/null
+				} ||
+				clu_move_stop "$p" "$dst" copying "copying its rows of $rel failed"
+		done
 		if [ "$seq" != - ]; then
 			if ! last="$(clu_connstr_psql "$src" -At -c "SELECT last_value FROM $seq")" ||
 				! clu_connstr_psql "$dst" -At -v seq="$seq" \
@@ -572,18 +582,28 @@ clu_move_switch() {
 # clu_base_tables CONNSTR: the base tables of a shard (an index's entries
 # follow its table's rows), one a line, tab-separated: storage, sequence (-
 # for none), partition-key column and type, the storage's owner (quoted),
-# whether it forces row-level security on its owner (t/f).
+# whether it forces row-level security on its owner (t/f), its chunk
+# relation (- for none: a table of 0.2.0 before the update) and whether that
+# forces it. A chunk relation has the storage's partition-key column, so the
+# condition that selects a partition's rows selects its chunks too.
 clu_base_tables() {
 	clu_connstr_psql "$1" -At -F $'\t' -c \
 		"SELECT pg_catalog.format('%I.%I', t.schema_name, t.table_name OPERATOR(pg_catalog.||) '\$data'),
 		        CASE WHEN t.auto_increment IS NOT NULL
 		             THEN pg_catalog.format('%I.%I', t.schema_name, t.table_name OPERATOR(pg_catalog.||) '\$seq') ELSE '-' END,
 		        t.pk_names[1], t.pk_types[1], pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(c.relowner)),
-		        c.relforcerowsecurity
+		        c.relforcerowsecurity,
+		        CASE WHEN k.oid IS NOT NULL
+		             THEN pg_catalog.format('%I.%I', t.schema_name, t.table_name OPERATOR(pg_catalog.||) '\$chunk') ELSE '-' END,
+		        pg_catalog.coalesce(k.relforcerowsecurity, false)
 		   FROM ots.tables t
 		   JOIN pg_catalog.pg_class c
 		     ON c.oid OPERATOR(pg_catalog.=) pg_catalog.format('%I.%I', t.schema_name,
 		                                                        t.table_name OPERATOR(pg_catalog.||) '\$data')::pg_catalog.regclass
+		   LEFT JOIN pg_catalog.pg_class k
+		     ON k.oid OPERATOR(pg_catalog.=) pg_catalog.to_regclass(pg_catalog.format('%I.%I', t.schema_name,
+		                                                                              t.table_name OPERATOR(pg_catalog.||) '\$chunk'))
+		    AND k.relowner OPERATOR(pg_catalog.=) c.relowner
 		  WHERE t.index_of IS NULL ORDER BY t.schema_name COLLATE \"C\", t.table_name COLLATE \"C\""
 }
 
@@ -611,19 +631,24 @@ clu_partition_sql() {
 	echo "(${CLU_HASH_SQL["$1/$2"]}) OPERATOR(pg_catalog.&) $3 OPERATOR(pg_catalog.=) $4"
 }
 
-# clu_move_delete P SHARD: deletes partition P's stored rows of every table
-# from SHARD, in one transaction, each table's as its owner (their index
-# entries with them)
+# clu_move_delete P SHARD: deletes partition P's stored rows of every table,
+# and their chunks, from SHARD, in one transaction, each table's as its owner
+# (their index entries with them)
 clu_move_delete() {
-	local p="$1" shard="$2" mask tables t seq pkname pktype owner forced
+	local p="$1" shard="$2" mask tables t seq pkname pktype owner forced chunk chunk_forced hashsql
 	local -x PGOPTIONS="${PGOPTIONS:-} -c search_path=pg_catalog,pg_temp"
 	local -a deletes=()
 	mask="$(clu_proxy_value "SELECT count(*) - 1 FROM ots_cluster.partitions")" || return 1
 	tables="$(clu_base_tables "$shard")" || return 1
-	while IFS=$'\t' read -r t seq pkname pktype owner forced; do
+	while IFS=$'\t' read -r t seq pkname pktype owner forced chunk chunk_forced; do
 		[ -n "$t" ] || continue
-		clu_owner_steps "$owner" "$t" "$forced" "DELETE FROM $t WHERE $(clu_partition_sql "$pkname" "$pktype" "$mask" "$p")"
+		hashsql="$(clu_partition_sql "$pkname" "$pktype" "$mask" "$p")"
+		clu_owner_steps "$owner" "$t" "$forced" "DELETE FROM $t WHERE $hashsql"
 		deletes+=("${CLU_STEPS[@]}")
+		if [ "$chunk" != - ]; then
+			clu_owner_steps "$owner" "$chunk" "$chunk_forced" "DELETE FROM $chunk WHERE $hashsql"
+			deletes+=("${CLU_STEPS[@]}")
+		fi
 	done <<<"$tables"
 	if [ "${#deletes[@]}" -gt 0 ]; then
 		clu_connstr_psql "$shard" -1 "${deletes[@]}" >/dev/null || return 1

@@ -1010,6 +1010,7 @@ ots_verify_rows(PG_FUNCTION_ARGS)
 	{
 		int			n = 0;
 
+		verify_chunks(&v, t);
 		for (int i = 0; i < t->nindexes; i++)
 		{
 			const OtsTable *idx = catalog_lookup_by_data_oid(t->index_data_oids[i]);
@@ -1018,14 +1019,11 @@ ots_verify_rows(PG_FUNCTION_ARGS)
 				catalog_report_damaged(t, "one of its indexes is not registered as an index");
 			if (!idx->index_building)
 				indexes[n++] = idx;
+			verify_chunks(&v, idx);
 		}
 		verify_leaves(&v, t, n, indexes, NULL);
-		verify_chunks(&v, t);
 		for (int i = 0; i < n; i++)
-		{
 			verify_leaves(&v, indexes[i], 0, NULL, t);
-			verify_chunks(&v, indexes[i]);
-		}
 		if (t->stream_enabled)
 			verify_stream(&v, t);
 	}

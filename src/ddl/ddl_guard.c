@@ -16,8 +16,8 @@
  *	   method other than ots, renaming columns, foreign keys of other
  *	   tables referencing it;
  *	 - the same on its chunk relation s."t$chunk" (registered storage's,
- *	   with its owner), which is also neither made unlogged nor dropped but
- *	   with its table (guard_drop_chunk);
+ *	   with its owner), which is also neither made unlogged, nor the parent
+ *	   of another table, nor dropped but with its table (guard_drop_chunk);
  *	 - partitions that are not shaped as ots makes them, on the ots table
  *	   access method, whose write point every row change passes (ATTACH
  *	   PARTITION and CREATE TABLE ... PARTITION OF check the new leaf,
@@ -331,6 +331,14 @@ guard_alter_table(AlterTableStmt *stmt)
 			if (part_kind != GUARD_NONE)
 				guard_refuse(part, part_kind, "attach %s to another table");
 		}
+		/* ... nor a chunk relation the parent of another table */
+		else if (cmd->subtype == AT_AddInherit)
+		{
+			Oid			parent;
+
+			if (guard_kind_of((RangeVar *) cmd->def, &parent) == GUARD_CHUNK)
+				guard_refuse(parent, GUARD_CHUNK, "inherit from %s");
+		}
 		if (kind == GUARD_SEQUENCE && cmd->subtype != AT_ChangeOwner)
 			continue;			/* ALTER SEQUENCE does not reach ots's use of it */
 		if (kind != GUARD_NONE && (what = guard_alter_refusal(cmd, relid, kind)) != NULL)
@@ -358,7 +366,17 @@ guard_create_table(CreateStmt *stmt, bool foreign)
 	guard_check_references(stmt->tableElts);
 	guard_check_references(stmt->constraints);
 	if (stmt->partbound == NULL)
+	{
+		/* a child's rows would be read as the chunk relation's */
+		foreach(lc, stmt->inhRelations)
+		{
+			Oid			parent = guard_relid(lfirst(lc));
+
+			if (guard_kind(parent) == GUARD_CHUNK)
+				guard_refuse(parent, GUARD_CHUNK, "inherit from %s");
+		}
 		return InvalidOid;
+	}
 	foreach(lc, stmt->inhRelations)
 	{
 		Oid			parent = guard_relid(lfirst(lc));

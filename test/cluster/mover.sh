@@ -6,6 +6,8 @@
 #   cluster_move_as_owner      the new shard runs the table owner's code (an
 #                              expression index the owner made on its storage
 #                              there) as the owner, never as the superuser
+#   cluster_move_chunks        a chunk of the table's chunk relation moves
+#                              with the rows of its partition
 #   cluster_move_rls           a new shard gets the storage's row-level
 #                              security (switches and policies)
 #   cluster_move_open_txn      a proxy transaction open across the switch
@@ -98,9 +100,20 @@ mover_test() {
 		CREATE INDEX ON mo."t\$data" (mo.f(k));
 	EOF
 	p="$(clu_proxy_value "SELECT max(partition) FROM ots_cluster.partitions")"
+	# a chunk of a key of the partition, in the table's chunk relation on the old shard
+	# (written by plain SQL as the owner: no row splits yet), which moves with the rows
+	kp="$(mv_key "$p")"
+	mv_as shard0 -c "INSERT INTO mo.\"t\$chunk\" VALUES ('$kp', 'c', 5, '{\"row_ts\": 7, \"cells\": {\"c\": [{\"ts\": 7, \"value\": 1}, {\"ts\": 5, \"value\": 2}]}}', 5)" >/dev/null
 	if ! out="$(clu_move_partition "$p" "$dst" 2>&1)"; then
 		fail cluster_move_as_owner "the move failed: $out"
 		return
+	fi
+	local chunks
+	chunks="$(clu_psql shard0 -At -c "SELECT count(*) FROM mo.\"t\$chunk\"")/$(clu_psql shard1 -At -c "SELECT count(*) || ' ' || string_agg(k || ' ' || \"\$column\" || ' ' || \"\$ts\" || ' ' || \"\$cells\"::text, ',') FROM mo.\"t\$chunk\"")"
+	if [ "$chunks" = "0/1 $kp c 5 {\"cells\": {\"c\": [{\"ts\": 7, \"value\": 1}, {\"ts\": 5, \"value\": 2}]}, \"row_ts\": 7}" ]; then
+		pass cluster_move_chunks "the chunk of a key of the partition moved with its rows"
+	else
+		fail cluster_move_chunks "chunks on the old shard / the new one: $chunks"
 	fi
 	who="$(clu_psql shard1 -At -c "SELECT (SELECT rolsuper FROM pg_roles WHERE rolname = '$mv_role') || ' ' || last_value FROM mo.ran")"
 	if [ "${who%% *}" = false ] && [ "${who##* }" -gt 1 ]; then

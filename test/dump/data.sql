@@ -37,6 +37,11 @@ SELECT consumed FROM ots.put_row('edges', '{"k": "empty", "n": 1}');
 SELECT count(*) AS updated FROM generate_series(1, 5) g,
   LATERAL ots.update_row('edges', '{"k": "stamped", "n": 1}', put => jsonb_build_object('v', g), increment => '{"i": 1}');
 
+-- a chunk in the table's chunk relation (issue 33: the cells of a split
+-- row), written by plain SQL as the table's owner; restored byte for byte
+INSERT INTO "edges$chunk" VALUES ('chunked', 1, 'c', 5,
+  '{"row_ts": 9, "cells": {"c": [{"ts": 7, "value": "x"}, {"ts": 5, "value": 2}], "d": [{"ts": 9, "value": {"$binary": "AP8="}}]}}', 5);
+
 -- a Binary key with a hash prefix
 SELECT ots.create_table('hashed', 'b binary, n integer', hash_prefix_length => 2, partitions => 4);
 SELECT count(*) AS put FROM generate_series(0, 255) g,

@@ -1,7 +1,9 @@
 -- test/dump/rows.sql: one line per ots table and view of what it holds:
 -- its definition (describe_table: key, options, defined columns, indexes,
 -- partitions, stream, creation time), rows stored (keys and cells as
--- text), rows the view shows, and every version get_range_rows reads; with
+-- text), the chunks of its chunk relation (as text, and their cells' bytes
+-- as ots.cells_send writes them), rows the view shows, and every version
+-- get_range_rows reads; with
 -- a count and an md5 of each, so the source and the restored database can
 -- be compared line by line (an index is a table: its entries are its
 -- stored rows).  For a
@@ -26,8 +28,12 @@ SELECT pg_temp.fingerprint(t.table_name, f.what, f.query)
   LATERAL (VALUES
     (0, 'definition', format('SELECT ots.describe_table(%L)::text', format('%I.%I', t.schema_name, t.table_name))),
     (1, 'stored', format('SELECT x::text FROM %I.%I x', t.schema_name, t.table_name || '$data')),
-    (2, 'view', format('SELECT v::text FROM %I.%I v', t.schema_name, t.table_name)),
-    (3, 'get_range_rows', format('SELECT r::text FROM ots.get_range_rows(%L, %L, %L, max_versions => 2000, with_timestamps => true) r',
+    (2, 'chunks', CASE WHEN to_regclass(format('%I.%I', t.schema_name, t.table_name || '$chunk')) IS NULL
+                       THEN 'SELECT ''no chunk relation'''
+                       ELSE format('SELECT x::text || '' '' || encode(ots.cells_send(x."$cells"), ''hex'') FROM %I.%I x',
+                                   t.schema_name, t.table_name || '$chunk') END),
+    (3, 'view', format('SELECT v::text FROM %I.%I v', t.schema_name, t.table_name)),
+    (4, 'get_range_rows', format('SELECT r::text FROM ots.get_range_rows(%L, %L, %L, max_versions => 2000, with_timestamps => true) r',
                                  format('%I.%I', t.schema_name, t.table_name), b.lo, b.hi))) f(n, what, query)
  ORDER BY t.schema_name, t.table_name, f.n;
 

@@ -15,14 +15,15 @@
 # cells, 1200 versions of a column, a row of more than 6 MB, every type, the
 # first and last valid millisecond, an empty row, a hashed Binary key, a
 # table with defined columns and two secondary indexes, a table with a
-# stream; with DUMP_HUGE_ROW=1 also huge.sql, the largest row the text form
-# carries, 266 MB, and "test pg_dump_row_size": a write making it larger
-# fails with OTSOutOfRowSizeLimit; about 8 minutes, and only the one-step
-# restore runs), dumps it and restores it.  Every form compares, per table,
-# its definition (describe_table), the stored rows, the view and
-# get_range_rows (an index's entries are its rows) and every record of a
-# stream with the source (rows.sql: counts and md5s), and requires each
-# step to exit 0 without an error:
+# stream, a chunk written by plain SQL into a table's chunk relation; with
+# DUMP_HUGE_ROW=1 also huge.sql, the largest row the text form carries,
+# 266 MB, and "test pg_dump_row_size": a write making it larger fails with
+# OTSOutOfRowSizeLimit; about 8 minutes, and only the one-step restore
+# runs), dumps it and restores it.  Every form compares, per table, its
+# definition (describe_table), the stored rows, its chunk relation's chunks
+# (byte for byte), the view and get_range_rows (an index's entries are its
+# rows) and every record of a stream with the source (rows.sql: counts and
+# md5s), and requires each step to exit 0 without an error:
 #   pg_dump_restore          pg_dump -Fc, pg_restore into a new database;
 #                            then pg_restore_write_point (every restored
 #                            leaf on the ots access method, its write
