@@ -712,3 +712,31 @@ BEGIN
 	END LOOP;
 END
 $$;
+
+-- issue 33, split rows (docs/design.md, "Wide rows: heads and chunks"):
+-- the purge purges a table's chunk relation after its leaves, each chunk
+-- with ots.purge_chunk, which moves its key to its first cell left
+CREATE FUNCTION ots.purge_chunk(cells ots.cells, time_to_live bigint, max_versions integer, now_ms bigint,
+								OUT purged ots.cells, OUT oldest_ts bigint, OUT first_column text,
+								OUT first_ts bigint)
+	AS 'MODULE_PATHNAME', 'ots_purge_chunk' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.purge_chunk(ots.cells, bigint, integer, bigint) IS
+	'what the purge stores for a chunk of a split row: ots.purge_row''s cells and "$oldest_ts", and the chunk''s key, its first cell (NULLs when the chunk goes)';
+
+CREATE OR REPLACE FUNCTION ots.purge_leaves(schema_name name, table_name name) RETURNS SETOF text
+	LANGUAGE sql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT leaf FROM (
+		SELECT format('%I.%I', n.nspname, c.relname) AS leaf, 0 AS part, c.relname AS relname
+		  FROM pg_inherits i
+		  JOIN pg_class c ON c.oid = i.inhrelid
+		  JOIN pg_namespace n ON n.oid = c.relnamespace
+		 WHERE i.inhparent = to_regclass(format('%I.%I', $1, $2 || '$data'))
+		UNION ALL
+		SELECT format('%I.%I', $1, $2 || '$chunk'), 1, NULL
+		 WHERE to_regclass(format('%I.%I', $1, $2 || '$chunk')) IS NOT NULL) l
+	 ORDER BY part, relname COLLATE "C"
+$$;
+COMMENT ON FUNCTION ots.purge_leaves(name, name) IS
+	'leaf partitions of an ots table, then its chunk relation (internal)';
