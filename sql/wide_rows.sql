@@ -44,6 +44,14 @@ SELECT * FROM pg_temp.shape('w');
 SELECT attributes = :'attrs'::jsonb AS whole_row_same FROM ots.get_row('wr', '{"k": "w"}');
 SELECT attributes FROM ots.get_row('wr', '{"k": "w"}', ARRAY['c001', 'c150', 'c300', 'nosuch']);
 SELECT attributes FROM ots.get_row('wr', '{"k": "w"}', ARRAY['nosuch']);
+-- a page of columns reads the chunks that hold it
+SELECT attributes = (SELECT jsonb_object_agg(key, value) FROM jsonb_each(:'attrs'::jsonb)
+                      WHERE key COLLATE "C" >= 'c100' AND key COLLATE "C" < 'c200') AS page_same,
+       (SELECT count(*) FROM jsonb_object_keys(attributes)) AS columns
+  FROM ots.get_row('wr', '{"k": "w"}', start_column => 'c100', end_column => 'c200');
+SELECT (SELECT count(*) FROM jsonb_object_keys(attributes)) AS from_c290,
+       (SELECT count(*) FROM jsonb_object_keys((ots.get_row('wr', '{"k": "w"}', end_column => 'c011')).attributes)) AS before_c011
+  FROM ots.get_row('wr', '{"k": "w"}', start_column => 'c290');
 -- a narrow row stays inline
 SELECT consumed FROM ots.put_row('wr', '{"k": "n"}', '{"a": 1, "b": "x"}');
 SELECT * FROM pg_temp.shape('n');

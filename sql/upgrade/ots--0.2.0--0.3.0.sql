@@ -714,8 +714,9 @@ END
 $$;
 
 -- issue 33, split rows (docs/design.md, "Wide rows: heads and chunks"):
--- the purge purges a table's chunk relation after its leaves, each chunk
--- with ots.purge_chunk, which moves its key to its first cell left
+-- the purge goes over a table's chunk relation after its leaves
+-- (ots.purge_relations), each chunk with ots.purge_chunk, which moves its
+-- key to its first cell left
 CREATE FUNCTION ots.purge_chunk(cells ots.cells, time_to_live bigint, max_versions integer, now_ms bigint,
 								OUT purged ots.cells, OUT oldest_ts bigint, OUT first_column text,
 								OUT first_ts bigint)
@@ -723,20 +724,75 @@ CREATE FUNCTION ots.purge_chunk(cells ots.cells, time_to_live bigint, max_versio
 COMMENT ON FUNCTION ots.purge_chunk(ots.cells, bigint, integer, bigint) IS
 	'what the purge stores for a chunk of a split row: ots.purge_row''s cells and "$oldest_ts", and the chunk''s key, its first cell (NULLs when the chunk goes)';
 
-CREATE OR REPLACE FUNCTION ots.purge_leaves(schema_name name, table_name name) RETURNS SETOF text
+-- ots.purge_relations: what the purge goes over, batch by batch: an ots
+-- table's leaves (ots.purge_leaves), then its chunk relation, which holds
+-- the chunks of its split rows (docs/design.md, "Wide rows: heads and chunks")
+CREATE FUNCTION ots.purge_relations(schema_name name, table_name name) RETURNS SETOF text
 	LANGUAGE sql STABLE PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
-	SELECT leaf FROM (
-		SELECT format('%I.%I', n.nspname, c.relname) AS leaf, 0 AS part, c.relname AS relname
-		  FROM pg_inherits i
-		  JOIN pg_class c ON c.oid = i.inhrelid
-		  JOIN pg_namespace n ON n.oid = c.relnamespace
-		 WHERE i.inhparent = to_regclass(format('%I.%I', $1, $2 || '$data'))
-		UNION ALL
-		SELECT format('%I.%I', $1, $2 || '$chunk'), 1, NULL
-		 WHERE to_regclass(format('%I.%I', $1, $2 || '$chunk')) IS NOT NULL) l
-	 ORDER BY part, relname COLLATE "C"
+	SELECT l.leaf FROM ots.purge_leaves($1, $2) AS l(leaf)
+	UNION ALL
+	SELECT format('%I.%I', $1, $2 || '$chunk')
+	 WHERE to_regclass(format('%I.%I', $1, $2 || '$chunk')) IS NOT NULL
 $$;
-COMMENT ON FUNCTION ots.purge_leaves(name, name) IS
-	'leaf partitions of an ots table, then its chunk relation (internal)';
+COMMENT ON FUNCTION ots.purge_relations(name, name) IS
+	'the leaf partitions of an ots table, then its chunk relation: what the purge goes over (internal)';
+
+CREATE OR REPLACE PROCEDURE ots.purge_table(schema_name name, table_name name, batch_size integer)
+	LANGUAGE plpgsql
+	AS $$
+DECLARE
+	s pg_catalog.record;
+	r pg_catalog.record;
+	leaf pg_catalog.text;
+	trimming boolean;
+	from_block bigint;
+	end_block bigint;
+	trimmed boolean := false;
+	n bigint;
+BEGIN
+	-- fails here, before any lock is taken, inside a transaction block
+	COMMIT;
+	SELECT * INTO s FROM ots.purge_start(schema_name, table_name, batch_size);
+	IF s.lock_key IS NULL THEN
+		RETURN;
+	END IF;
+	FOREACH trimming IN ARRAY s.passes LOOP
+		FOR leaf IN SELECT l.leaf FROM ots.purge_relations(schema_name, table_name) AS l(leaf) LOOP
+			from_block := 0;
+			end_block := NULL;
+			LOOP
+				BEGIN
+					SELECT * INTO r
+					  FROM ots.purge_step(schema_name, table_name, leaf, trimming, s.now_ms, batch_size,
+										  from_block, end_block);
+				EXCEPTION WHEN OTHERS OR query_canceled THEN
+					PERFORM ots.purge_unlock(s.lock_key);
+					RAISE;
+				END;
+				COMMIT;
+				EXIT WHEN r.done;
+				from_block := r.next_block;
+				end_block := r.last_block;
+			END LOOP;
+		END LOOP;
+		trimmed := trimming;
+	END LOOP;
+	-- the stream's expired records (45_stream.sql), batch by batch
+	LOOP
+		BEGIN
+			n := ots.stream_trim(schema_name, table_name, batch_size);
+		EXCEPTION WHEN OTHERS OR query_canceled THEN
+			PERFORM ots.purge_unlock(s.lock_key);
+			RAISE;
+		END;
+		COMMIT;
+		EXIT WHEN n < batch_size;
+	END LOOP;
+	PERFORM ots.purge_finish(schema_name, table_name, s.lock_key, s.started, trimmed, s.options_xmin);
+	COMMIT;
+END
+$$;
+COMMENT ON PROCEDURE ots.purge_table(name, name, integer) IS
+	'purges one resolved ots table in committed batches (internal; CALL ots.purge)';

@@ -310,11 +310,20 @@ select_needs(const ReadSelect *sel, const Filter *filter, RowNeeds *needs)
 	int64		from_ts = vis->has_range ? vis->start_ts : 0;
 
 	rowneeds_init(needs);
-	if (sel->ncolumns == 0 || sel->start_column != NULL || sel->end_column != NULL ||
-		sel->page_limit > 0 || sel->page_offset > 0)
+	if (sel->ncolumns == 0 && (sel->page_limit > 0 || sel->page_offset > 0 ||
+							   (sel->start_column == NULL && sel->end_column == NULL)))
 	{
 		needs->whole = true;
 		return;
+	}
+	if (sel->ncolumns == 0)
+	{
+		/* a page of columns, [start_column, end_column) */
+		needs->range = true;
+		needs->from = sel->start_column;
+		needs->fromlen = sel->start_len;
+		needs->to = sel->end_column;
+		needs->tolen = sel->end_len;
 	}
 	for (int i = 0; i < sel->ncolumns; i++)
 		rowneeds_newest(needs, sel->columns[i], sel->collens[i], cells, from_ts, PG_INT64_MAX);

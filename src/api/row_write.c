@@ -204,16 +204,15 @@ row_write_check_timestamps(const OtsTable *t, int64 now_ms, const CellInput *cel
 /*
  * row_write_finish encodes the row a write stores, keeping the table's
  * max_versions, and sets *oldest_ts to its "$oldest_ts" (as the builder
- * records it: the new cells are not decoded again); a row the text I/O
- * could not carry (pg_dump, COPY) fails with OTSOutOfRowSizeLimit instead
- * of being stored.
+ * records it: the new cells are not decoded again).  No size bounds it:
+ * a row past CELLS_INLINE_MAX is stored split, in values of at most a
+ * chunk (store/rowsplit.h).
  */
 struct varlena *
 row_write_finish(CellsBuilder *b, const OtsTable *t, int64 *oldest_ts)
 {
 	struct varlena *cells = cells_builder_finish(b, t->max_versions);
 
-	cells_io_check_size(cells);
 	*oldest_ts = cells_builder_oldest_ts(b);
 	return cells;
 }

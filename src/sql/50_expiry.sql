@@ -447,25 +447,34 @@ $$;
 COMMENT ON FUNCTION ots.purge_targets() IS
 	'ots tables the current role owns that have data to purge (internal)';
 
--- ots.purge_leaves: an ots table's leaf partitions, qualified, in name
--- order, then its chunk relation (the chunks of its split rows)
+-- ots.purge_leaves: an ots table's leaf partitions, qualified, in name order
 CREATE FUNCTION ots.purge_leaves(schema_name name, table_name name) RETURNS SETOF text
 	LANGUAGE sql STABLE PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
-	SELECT leaf FROM (
-		SELECT format('%I.%I', n.nspname, c.relname) AS leaf, 0 AS part, c.relname AS relname
-		  FROM pg_inherits i
-		  JOIN pg_class c ON c.oid = i.inhrelid
-		  JOIN pg_namespace n ON n.oid = c.relnamespace
-		 WHERE i.inhparent = to_regclass(format('%I.%I', $1, $2 || '$data'))
-		UNION ALL
-		SELECT format('%I.%I', $1, $2 || '$chunk'), 1, NULL
-		 WHERE to_regclass(format('%I.%I', $1, $2 || '$chunk')) IS NOT NULL) l
-	 ORDER BY part, relname COLLATE "C"
+	SELECT format('%I.%I', n.nspname, c.relname)
+	  FROM pg_inherits i
+	  JOIN pg_class c ON c.oid = i.inhrelid
+	  JOIN pg_namespace n ON n.oid = c.relnamespace
+	 WHERE i.inhparent = to_regclass(format('%I.%I', $1, $2 || '$data'))
+	 ORDER BY c.relname COLLATE "C"
 $$;
-COMMENT ON FUNCTION ots.purge_leaves(name, name) IS
-	'leaf partitions of an ots table, then its chunk relation (internal)';
+COMMENT ON FUNCTION ots.purge_leaves(name, name) IS 'leaf partitions of an ots table (internal)';
+
+-- ots.purge_relations: what the purge goes over, batch by batch: an ots
+-- table's leaves (ots.purge_leaves), then its chunk relation, which holds
+-- the chunks of its split rows (docs/design.md, "Wide rows: heads and chunks")
+CREATE FUNCTION ots.purge_relations(schema_name name, table_name name) RETURNS SETOF text
+	LANGUAGE sql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT l.leaf FROM ots.purge_leaves($1, $2) AS l(leaf)
+	UNION ALL
+	SELECT format('%I.%I', $1, $2 || '$chunk')
+	 WHERE to_regclass(format('%I.%I', $1, $2 || '$chunk')) IS NOT NULL
+$$;
+COMMENT ON FUNCTION ots.purge_relations(name, name) IS
+	'the leaf partitions of an ots table, then its chunk relation: what the purge goes over (internal)';
 
 -- ots.purge_lock takes the table's purge lock (owner only), an advisory
 -- lock SQL's pg_advisory_* functions cannot take (src/expiry/purge.c)
@@ -657,7 +666,7 @@ BEGIN
 		RETURN;
 	END IF;
 	FOREACH trimming IN ARRAY s.passes LOOP
-		FOR leaf IN SELECT l.leaf FROM ots.purge_leaves(schema_name, table_name) AS l(leaf) LOOP
+		FOR leaf IN SELECT l.leaf FROM ots.purge_relations(schema_name, table_name) AS l(leaf) LOOP
 			from_block := 0;
 			end_block := NULL;
 			LOOP

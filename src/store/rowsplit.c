@@ -193,6 +193,18 @@ rowsplit_load(RowKey *key, const struct varlena *head, const RowNeeds *needs, Sn
 		split->chunks = chunkstore_scan(&cr, snapshot, NULL, 0, 0, NULL, 0, &split->nchunks);
 	else
 	{
+		/* a page of columns: the chunks from the one holding its first column's oldest cell */
+		if (needs->range)
+		{
+			int			n;
+			StoredChunk *page = needs->from != NULL ?
+				chunkstore_scan(&cr, snapshot, needs->from, needs->fromlen, 0, needs->to,
+								needs->tolen, &n) :
+				chunkstore_scan(&cr, snapshot, NULL, 0, 0, needs->to, needs->tolen, &n);
+
+			for (int i = 0; i < n; i++)
+				rowsplit_add(split, &max, &page[i]);
+		}
 		for (int i = 0; i < needs->n; i++)
 			rowsplit_load_need(&cr, snapshot, split, &max, &needs->need[i], needs->now_ms);
 		/* index maintenance reads the newest cell of every defined column, old and new */

@@ -36,6 +36,11 @@ typedef struct RowNeed
 typedef struct RowNeeds
 {
 	bool		whole;			/* every cell of the row */
+	bool		range;			/* every cell of the columns in [from, to) */
+	const char *from;			/* NULL: from the first column */
+	uint32		fromlen;
+	const char *to;				/* NULL: to the last column */
+	uint32		tolen;
 	bool		write;			/* a write: also what index maintenance reads */
 	bool		replacing;		/* the write replaces every cell (a put) */
 	int64		now_ms;			/* the write's clock, for stamped needs */
