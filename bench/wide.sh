@@ -34,6 +34,9 @@
 #   WIDE_MS      milliseconds each measurement runs [300]
 #   WIDE_ROUNDS  rounds; the median is reported [3]
 #   WIDE_COMMIT  writes per commit in the loop [100]
+#   WIDE_GROW_MB grow one row to this many MB by 4 MB updates, timing each,
+#                then a page of 8 columns and one column of it [0: skip;
+#                the 2 GB case is WIDE_GROW_MB=2048]
 #   WIDE_PORT    [5496]
 #   PGBIN        PostgreSQL 15's bindir [the bindir of OTS_PG_CONFIG, tools/lib.sh]
 set -euo pipefail
@@ -45,6 +48,7 @@ MS=${WIDE_MS:-300}
 ROUNDS=${WIDE_ROUNDS:-3}
 COMMIT_EVERY=${WIDE_COMMIT:-100}
 PORT=${WIDE_PORT:-5496}
+GROW_MB=${WIDE_GROW_MB:-0}
 PGBIN=${PGBIN:-$OTS_PG_BIN}
 for b in initdb pg_ctl psql postgres; do
 	[ -x "$PGBIN/$b" ] || ots_die "$PGBIN/$b not found (set PGBIN)"
@@ -134,6 +138,24 @@ for round in $(seq 1 "$ROUNDS"); do
 	done
 done
 
+# ---------------------------------------------------------------- grow
+GROWINFO=""
+if [ "$GROW_MB" -gt 0 ]; then
+	t0=$(date +%s)
+	"${PSQL[@]}" -c "CALL wide_grow($GROW_MB)"
+	GROWINFO=$("${PSQL[@]}" -c "
+		WITH u AS (SELECT n, ms, ntile(10) OVER (ORDER BY n) AS decile FROM grow_times WHERE n > 0),
+		     d AS (SELECT decile, percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS med FROM u GROUP BY decile)
+		SELECT format('row grown to %s by %s updates of 4 MB in %s s: median ms per update by tenth of the growth %s (last/first %s, max/min %s); a page of 8 columns (16 MB) %s ms, one column %s ms',
+		              pg_size_pretty((SELECT sum(pg_column_size(c."\$cells")) FROM "grow\$chunk" c)),
+		              (SELECT count(*) FROM u), $(date +%s) - $t0,
+		              (SELECT string_agg(round(med::numeric, 1)::text, ' ' ORDER BY decile) FROM d),
+		              round(((SELECT med FROM d WHERE decile = 10) / (SELECT med FROM d WHERE decile = 1))::numeric, 2),
+		              round(((SELECT max(med) FROM d) / (SELECT min(med) FROM d))::numeric, 2),
+		              round((SELECT ms FROM grow_times WHERE n = -1)::numeric, 1),
+		              round((SELECT ms FROM grow_times WHERE n = -2)::numeric, 2))")
+fi
+
 # ---------------------------------------------------------------- report
 med() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 fmt() { awk -v x="$1" 'BEGIN { if (x >= 10) printf "%.1f", x; else if (x >= 1) printf "%.2f", x; else if (x >= 0.01) printf "%.3f", x; else printf "%.4f", x }'; }
@@ -156,9 +178,10 @@ done
 echo
 echo "raw ms per call per round:"
 for k in "${!R[@]}"; do echo "  $k: ${R[$k]}"; done | sort -V
+[ -z "$GROWINFO" ] || echo "$GROWINFO"
 echo "load (build of each shape's ots row and eav cells; storage after VACUUM):"
 printf '  %s\n' "${LOADINFO[@]}"
-echo "command: WIDE_SHAPES=\"$SHAPES\" WIDE_MS=$MS WIDE_ROUNDS=$ROUNDS WIDE_COMMIT=$COMMIT_EVERY $0"
+echo "command: WIDE_SHAPES=\"$SHAPES\" WIDE_MS=$MS WIDE_ROUNDS=$ROUNDS WIDE_COMMIT=$COMMIT_EVERY WIDE_GROW_MB=$GROW_MB $0"
 echo "software: $PGVER; ots $("${PSQL[@]}" -c "SELECT extversion FROM pg_extension WHERE extname = 'ots'"), $OTS_SO md5 $(md5sum "$OTS_SO" | cut -c1-12); checkout $(git -C "$HERE" rev-parse --short HEAD 2>/dev/null || echo '?')"
 echo "machine: $(nproc) CPUs, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo); load average before $LOAD_BEFORE, after $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "settings: ${SETTINGS[*]:0:9}"

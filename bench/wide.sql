@@ -76,3 +76,34 @@ BEGIN
   END LOOP;
   ms_per_call := extract(epoch FROM clock_timestamp() - t0) * 1000 / j;
 END $$;
+
+-- wide_grow(mb): grows one row of table grow by updates of two 2 MB values
+-- each (just under 4 MB, Tablestore's request limit), committing each, to about mb MB,
+-- and records each update's ms in grow_times (n, ms); then the time of a
+-- page of 8 columns (16 MB) and of one column read from it, as
+-- grow_times rows -1 and -2.  The values are random bytes as hex, which
+-- lz4 cannot shrink.
+CREATE TABLE grow_times (n int PRIMARY KEY, ms float8);
+CREATE PROCEDURE wide_grow(mb int)
+LANGUAGE plpgsql AS $$
+DECLARE t0 timestamptz; val text; r record;
+BEGIN
+  PERFORM ots.create_table('grow', 'k string');
+  -- 2 MB of hex, made once: each update writes it under two new column names
+  val := (SELECT string_agg(md5(random()::text), '') FROM generate_series(1, 65535));
+  FOR u IN 1 .. mb / 4 LOOP
+    t0 := clock_timestamp();
+    PERFORM ots.update_row('grow', '{"k": "big"}',
+      put => jsonb_build_object(format('g%s_a', lpad(u::text, 5, '0')), val,
+                                format('g%s_b', lpad(u::text, 5, '0')), val));
+    INSERT INTO grow_times VALUES (u, extract(epoch FROM clock_timestamp() - t0) * 1000);
+    COMMIT;
+  END LOOP;
+  t0 := clock_timestamp();
+  SELECT * INTO r FROM ots.get_row('grow', '{"k": "big"}', start_column => 'g00100_a', end_column => 'g00104_a');
+  INSERT INTO grow_times VALUES (-1, extract(epoch FROM clock_timestamp() - t0) * 1000);
+  t0 := clock_timestamp();
+  SELECT * INTO r FROM ots.get_row('grow', '{"k": "big"}', ARRAY['g00200_b']);
+  INSERT INTO grow_times VALUES (-2, extract(epoch FROM clock_timestamp() - t0) * 1000);
+  COMMIT;
+END $$;

@@ -90,6 +90,12 @@ SELECT attributes FROM ots.get_row('wr', '{"k": "w"}', ARRAY['c010', 'c299'],
 SELECT attributes FROM ots.get_row('wr', '{"k": "w"}', ARRAY['c010'],
   filter => '{"column": "c299", "comparator": "=", "value": "nope"}');
 
+-- plain SQL on the storage: a head must hold its own row's key
+SELECT "$cells"::text AS head FROM "wr$data" WHERE k = 'w' \gset
+UPDATE "wr$data" SET "$cells" = replace(:'head', '"string": "w"', '"string": "other"')::ots.cells WHERE k = 'w';
+UPDATE "wr$data" SET "$cells" = :'head'::ots.cells WHERE k = 'w';
+SELECT attributes FROM ots.get_row('wr', '{"k": "w"}', ARRAY['c200']);
+
 -- a put over a split row replaces every chunk; a small one makes it inline again
 SELECT consumed FROM ots.put_row('wr', '{"k": "w"}', '{"only": 1}');
 SELECT * FROM pg_temp.shape('w');

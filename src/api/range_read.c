@@ -149,7 +149,7 @@ range_row(RangeScan *rs, const PkInput *pk, struct varlena *stored, uint64 *size
 			*size_read = codec_pk_size(t, pk);
 			return NULL;
 		}
-		select_needs(&rs->sel, rs->filter, &needs);
+		row_read_needs(&rs->sel, rs->filter, &needs);
 		cells = rowsplit_load_head(t, cells, &needs, GetActiveSnapshot(), &key);
 	}
 	cells_reader_init(&r, cells);

@@ -11,7 +11,6 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 
-#include "api/filter.h"
 
 #include "format/codec.h"
 #include "errors.h"
@@ -298,34 +297,4 @@ select_latest(const ReadSelect *sel, const CellsReader *r, const char *name, uin
 		return false;
 	visibility_column_begin(&sc, &sel->vis, &col);
 	return visibility_column_next(&sc, &ts, value);
-}
-
-void
-select_needs(const ReadSelect *sel, const Filter *filter, RowNeeds *needs)
-{
-	const Visibility *vis = &sel->vis;
-	/* the newest cells a column's visible ones can be among, down to the time range's start */
-	int32		cells = vis->has_range ? vis->table_max_versions :
-		Min(vis->max_versions, vis->table_max_versions);
-	int64		from_ts = vis->has_range ? vis->start_ts : 0;
-
-	rowneeds_init(needs);
-	if (sel->ncolumns == 0 && (sel->page_limit > 0 || sel->page_offset > 0 ||
-							   (sel->start_column == NULL && sel->end_column == NULL)))
-	{
-		needs->whole = true;
-		return;
-	}
-	if (sel->ncolumns == 0)
-	{
-		/* a page of columns, [start_column, end_column) */
-		needs->range = true;
-		needs->from = sel->start_column;
-		needs->fromlen = sel->start_len;
-		needs->to = sel->end_column;
-		needs->tolen = sel->end_len;
-	}
-	for (int i = 0; i < sel->ncolumns; i++)
-		rowneeds_newest(needs, sel->columns[i], sel->collens[i], cells, from_ts, PG_INT64_MAX);
-	filter_needs(filter, needs, cells, from_ts);
 }

@@ -16,7 +16,6 @@
 #include "meta/catalog.h"
 #include "format/cells.h"
 #include "format/visibility.h"
-#include "store/rowsplit.h"
 
 typedef struct ReadSelect
 {
@@ -55,14 +54,6 @@ extern void select_parse_column_range(ReadSelect *sel, text *start_column, text 
 
 /* select_column_wanted: is the column in columns_to_get (or all wanted)? */
 extern bool select_column_wanted(const ReadSelect *sel, const char *name, uint32 len);
-
-/*
- * select_needs: what a read with this selection and filter loads of a
- * split row (store/rowsplit.h): the newest cells of the columns it wants
- * and its filter reads, or the whole row
- */
-struct Filter;
-extern void select_needs(const ReadSelect *sel, const struct Filter *filter, RowNeeds *needs);
 
 /* select_latest: the newest selected value of column name[0..len) of r; false if none */
 extern bool select_latest(const ReadSelect *sel, const CellsReader *r, const char *name,

@@ -64,6 +64,36 @@ row_read_options(const OtsTable *t, const ReadArgs *args, ReadSelect *sel, Filte
 	}
 }
 
+void
+row_read_needs(const ReadSelect *sel, const Filter *filter, RowNeeds *needs)
+{
+	const Visibility *vis = &sel->vis;
+	/* the newest cells a column's visible ones can be among, down to the time range's start */
+	int32		cells = vis->has_range ? vis->table_max_versions :
+		Min(vis->max_versions, vis->table_max_versions);
+	int64		from_ts = vis->has_range ? vis->start_ts : 0;
+
+	rowneeds_init(needs);
+	if (sel->ncolumns == 0 && (sel->page_limit > 0 || sel->page_offset > 0 ||
+							   (sel->start_column == NULL && sel->end_column == NULL)))
+	{
+		needs->whole = true;
+		return;
+	}
+	if (sel->ncolumns == 0)
+	{
+		/* a page of columns, [start_column, end_column) */
+		needs->range = true;
+		needs->from = sel->start_column;
+		needs->fromlen = sel->start_len;
+		needs->to = sel->end_column;
+		needs->tolen = sel->end_len;
+	}
+	for (int i = 0; i < sel->ncolumns; i++)
+		rowneeds_newest(needs, sel->columns[i], sel->collens[i], cells, from_ts, PG_INT64_MAX);
+	filter_needs(filter, needs, cells, from_ts);
+}
+
 Jsonb *
 row_read_render(const OtsTable *t, const ReadSelect *sel, const Filter *filter,
 				const PkInput *pk, const CellsReader *r, bool split, uint32 *size)
@@ -113,7 +143,7 @@ row_get(const RowGetRequest *req, RowResult *res)
 	routing_key(t, &pk, &key);
 
 	size = codec_pk_size(t, &pk);
-	select_needs(&sel, filter, &needs);
+	row_read_needs(&sel, filter, &needs);
 	cellsv = rowstore_fetch_row(&key, false, &needs);
 	if (cellsv != NULL && (key.split == NULL || rowsplit_exists(&key, &sel.vis)))
 	{

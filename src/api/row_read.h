@@ -33,6 +33,13 @@ extern void row_read_options(const OtsTable *t, const ReadArgs *args, ReadSelect
 							 Filter **filter);
 
 /*
+ * row_read_needs: what a read with this selection and filter loads of a
+ * split row (store/rowsplit.h): the newest cells of the columns it wants
+ * and its filter reads, a page of columns, or the whole row
+ */
+extern void row_read_needs(const ReadSelect *sel, const Filter *filter, RowNeeds *needs);
+
+/*
  * row_read_render decides whether a stored row is returned (row rule,
  * filter, columns_to_get) and renders its attributes; NULL when it is not.
  * *size accumulates the data read.  split: r is a split row's cells as

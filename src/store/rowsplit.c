@@ -29,7 +29,14 @@
 void
 rowneeds_init(RowNeeds *needs)
 {
-	memset(needs, 0, sizeof(*needs));
+	needs->whole = false;
+	needs->range = false;
+	needs->write = false;
+	needs->replacing = false;
+	needs->now_ms = 0;
+	needs->n = 0;
+	needs->max = lengthof(needs->inline_need);
+	needs->need = needs->inline_need;
 }
 
 static void
@@ -40,9 +47,13 @@ rowneeds_add(RowNeeds *needs, const char *name, uint32 len, int32 cells, int64 f
 
 	if (needs->n == needs->max)
 	{
-		needs->max = Max(needs->max * 2, 8);
-		needs->need = needs->need == NULL ? palloc(sizeof(RowNeed) * needs->max) :
-			repalloc(needs->need, sizeof(RowNeed) * needs->max);
+		RowNeed    *more = palloc(sizeof(RowNeed) * needs->max * 2);
+
+		memcpy(more, needs->need, sizeof(RowNeed) * needs->n);
+		if (needs->need != needs->inline_need)
+			pfree(needs->need);
+		needs->need = more;
+		needs->max *= 2;
 	}
 	n = &needs->need[needs->n++];
 	n->stamped = false;

@@ -46,7 +46,8 @@ typedef struct RowNeeds
 	int64		now_ms;			/* the write's clock, for stamped needs */
 	int			n;
 	int			max;
-	RowNeed    *need;
+	RowNeed    *need;			/* inline_need, or palloc'd past it */
+	RowNeed		inline_need[8]; /* most calls need a few: no allocation */
 } RowNeeds;
 
 extern void rowneeds_init(RowNeeds *needs);

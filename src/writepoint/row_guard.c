@@ -156,6 +156,47 @@ row_guard_key(const StorageLeaf *leaf, TupleTableSlot *slot)
 }
 
 /*
+ * row_guard_head refuses a split row's head (docs/design.md, "Wide rows:
+ * heads and chunks") whose copy of the stored key is not its row's: a read
+ * of the head would find another row's chunks
+ */
+static void
+row_guard_head(const StorageLeaf *leaf, TupleTableSlot *slot, const struct varlena *cells)
+{
+	const OtsTable *t = leaf->table;
+	int			first = t->hash_prefix_len > 0 ? 1 : 0;
+	OtsValue	pk[OTS_MAX_KEY_COLUMNS];
+	CellsHead	h;
+	bool		same;
+
+	cells_head_read(cells, &h);
+	(void) storage_leaf_key(t, leaf->key_attnos, slot, pk);
+	same = h.nkeys == t->npk + first;
+	if (same && first == 1)
+	{
+		bool		isnull;
+
+		same = h.key[0].kind == CELLS_KEY_INTEGER &&
+			h.key[0].i == DatumGetInt64(slot_getattr(slot, leaf->key_attnos[0], &isnull));
+	}
+	for (int i = 0; same && i < t->npk; i++)
+	{
+		const CellsKeyValue *k = &h.key[first + i];
+
+		if (pk[i].type == OTS_VT_INTEGER)
+			same = k->kind == CELLS_KEY_INTEGER && k->i == pk[i].u.i;
+		else
+			same = k->kind == (pk[i].type == OTS_VT_STRING ? CELLS_KEY_STRING : CELLS_KEY_BINARY) &&
+				k->len == pk[i].u.s.len && memcmp(k->data, pk[i].u.s.data, k->len) == 0;
+	}
+	if (!same)
+		ereport(ERROR,
+				(errcode(ERRCODE_CHECK_VIOLATION),
+				 errmsg("the head of a split ots row does not hold the row's key"),
+				 errdetail("A split row's " STORAGE_CELLS_SQL " holds a copy of its stored key, by which its chunks are found.")));
+}
+
+/*
  * row_guard refuses a new row that ots's row code did not build
  * unless it is exactly what ots would have stored for it: its cells valid
  * and within the size the text form carries, "$oldest_ts" its oldest cell
@@ -204,6 +245,8 @@ row_guard(Relation rel, const StorageLeaf *leaf, TupleTableSlot *slot)
 						   (long long) oldest)));
 	if (leaf->table != NULL)
 		row_guard_key(leaf, slot);
+	if (leaf->table != NULL && !leaf->chunk && cells_is_head(cells))
+		row_guard_head(leaf, slot, cells);
 	if ((Pointer) cells != DatumGetPointer(stored_cells))
 		pfree(cells);
 

@@ -16,7 +16,8 @@ DECLARE
 	n bigint;
 	digest text;
 BEGIN
-	EXECUTE format('SELECT count(*), md5(coalesce(string_agg(r, E''\n'' ORDER BY r COLLATE "C"), '''')) FROM (%s) s(r)', query)
+	-- each row's md5 first: a row of hundreds of MB (DUMP_HUGE_ROW) hashes alone
+	EXECUTE format('SELECT count(*), md5(coalesce(string_agg(md5(r), E''\n'' ORDER BY md5(r)), '''')) FROM (%s) s(r)', query)
 		INTO n, digest;
 	RETURN format('%s %s: %s rows, md5 %s', tbl, what, n, digest);
 END
