@@ -96,6 +96,15 @@ UPDATE "wr$data" SET "$cells" = replace(:'head', '"string": "w"', '"string": "ot
 UPDATE "wr$data" SET "$cells" = :'head'::ots.cells WHERE k = 'w';
 SELECT attributes FROM ots.get_row('wr', '{"k": "w"}', ARRAY['c200']);
 
+-- a split row that shrinks to half the bound is inline again
+SELECT consumed FROM ots.update_row('wr', '{"k": "w"}',
+  delete_all => (SELECT array_agg(format('c%s', lpad(g::text, 3, '0'))) FROM generate_series(3, 295) g));
+SELECT * FROM pg_temp.shape('w');
+SELECT attributes FROM ots.get_row('wr', '{"k": "w"}');
+SELECT consumed FROM ots.update_row('wr', '{"k": "w"}',
+  put => (SELECT jsonb_object_agg(format('c%s', lpad(g::text, 3, '0')), left(md5(g::text), 20)) FROM generate_series(1, 300) g));
+SELECT * FROM pg_temp.shape('w');
+
 -- a put over a split row replaces every chunk; a small one makes it inline again
 SELECT consumed FROM ots.put_row('wr', '{"k": "w"}', '{"only": 1}');
 SELECT * FROM pg_temp.shape('w');

@@ -499,6 +499,51 @@ rowsplit_newest_unloaded(const RowKey *key, const RowSplit *old)
 	return newest;
 }
 
+/*
+ * rowsplit_whole: a split row's cells whole, once a write's new cells of
+ * the ranges it loaded replace them there: the new cells and those of the
+ * chunks it did not load, with the table's max_versions kept
+ */
+static struct varlena *
+rowsplit_whole(const RowKey *key, const RowSplit *old, const struct varlena *cells)
+{
+	ChunkRel	cr;
+	int			n;
+	StoredChunk *chunks;
+	CellsReader r;
+	CellsBuilder *b;
+
+	cells_reader_init(&r, cells);
+	b = cells_builder_create(r.row_ts);
+	chunkstore_open(&cr, key, false);
+	chunks = rowsplit_stored_chunks(&cr, &n);
+	chunkstore_close(&cr);
+	for (int i = -1; i < n; i++)
+	{
+		bool		loaded = false;
+
+		if (i >= 0)
+		{
+			for (int k = 0; k < old->nchunks && !loaded; k++)
+				loaded = ItemPointerEquals(&chunks[i].tid, &old->chunks[k].tid);
+			if (loaded)
+				continue;
+			cells_reader_init(&r, chunks[i].cells);
+		}
+		for (uint32 c = 0; c < r.ncols; c++)
+		{
+			CellsColumn col;
+			int64		ts;
+			OtsValue	v;
+
+			cells_column_at(&r, c, &col);
+			while (cells_column_next(&col, &ts, &v))
+				cells_builder_add(b, col.name, col.namelen, ts, &v);
+		}
+	}
+	return cells_builder_finish(b, key->t->max_versions);
+}
+
 RowSplitPlan *
 rowsplit_prepare(const RowKey *key, const RowSplit *old, struct varlena *cells,
 				 struct varlena **head, int64 *oldest_ts)
@@ -549,6 +594,20 @@ rowsplit_prepare(const RowKey *key, const RowSplit *old, struct varlena *cells,
 			}
 		}
 		h.newest_ts = Max(h.newest_ts, 0);
+		/* shrunk to half the bound: inline again, whole */
+		if (h.cells_size < CELLS_INLINE_MAX / 2)
+		{
+			struct varlena *whole = rowsplit_whole(key, old, cells);
+
+			if (!rowsplit_needs_split(whole))
+			{
+				plan->delete_all = true;
+				plan->nops = 0;
+				*head = whole;
+				*oldest_ts = cells_oldest_ts(whole);
+				return plan;
+			}
+		}
 	}
 	*head = cells_head_build(&h);
 	*oldest_ts = cells_oldest_ts(*head);
