@@ -595,7 +595,7 @@ clu_base_tables() {
 		        c.relforcerowsecurity,
 		        CASE WHEN k.oid IS NOT NULL
 		             THEN pg_catalog.format('%I.%I', t.schema_name, t.table_name OPERATOR(pg_catalog.||) '\$chunk') ELSE '-' END,
-		        pg_catalog.coalesce(k.relforcerowsecurity, false)
+		        COALESCE(k.relforcerowsecurity, false)
 		   FROM ots.tables t
 		   JOIN pg_catalog.pg_class c
 		     ON c.oid OPERATOR(pg_catalog.=) pg_catalog.format('%I.%I', t.schema_name,

@@ -48,7 +48,8 @@ guard_publication_refuse(const char *message, const char *detail)
 /*
  * guard_publication_table refuses to publish ots's catalog (ots.tables,
  * ots.purge_stats: each database's ots writes its own) and the storage of
- * a secondary index or its partitions (guard_publication_refuse)
+ * a secondary index, its partitions or its chunk relation
+ * (guard_publication_refuse)
  */
 static void
 guard_publication_table(Oid relid)
@@ -63,9 +64,10 @@ guard_publication_table(Oid relid)
 									  quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
 																 get_rel_name(relid))),
 							 "Each database's ots writes its own catalog, with ots's functions; a subscriber makes its ots tables itself.");
+	/* a leaf's, or a chunk relation's: its storage's */
 	if (get_rel_relispartition(relid))
 		storage = get_partition_parent(relid, true);
-	else if (OidIsValid(storage_chunk_of(relid)))
+	else if (storage_table_of(get_rel_name(relid), STORAGE_CHUNK_SUFFIX) != NULL)
 		storage = storage_chunk_of(relid);
 	if (OidIsValid(storage) && OidIsValid(guard_index_base(storage)))
 		guard_publication_refuse(psprintf("cannot publish the storage of ots index %s",

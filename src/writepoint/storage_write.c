@@ -210,7 +210,7 @@ storage_write_leaf(Relation rel, TupleTableSlot *slot, StorageLeaf *leaf)
 		 */
 		if (!leaf->table->valid)
 			leaf->table = catalog_lookup_by_data_oid(leaf->storage_oid);
-		leaf->chunk = relid == leaf->table->chunk_oid;
+		leaf->chunk = leaf->table != NULL && relid == leaf->table->chunk_oid;
 		leaf->origin = STORAGE_ORIGIN_OTS;
 		leaf->old_cells = PointerGetDatum(announced->old_cells);
 		leaf->new_cells = PointerGetDatum(announced->new_cells);
