@@ -561,7 +561,7 @@ rowsplit_prepare(const RowKey *key, const RowSplit *old, struct varlena *cells,
 	{
 		/* a new row, an inline one grown past the bound, or a put over a split row */
 		plan->delete_all = old != NULL;
-		if (!rowsplit_needs_split(cells))
+		if (!rowsplit_needs_split(key->t, cells))
 		{
 			*head = cells;
 			*oldest_ts = cells_oldest_ts(cells);
@@ -599,7 +599,7 @@ rowsplit_prepare(const RowKey *key, const RowSplit *old, struct varlena *cells,
 		{
 			struct varlena *whole = rowsplit_whole(key, old, cells);
 
-			if (!rowsplit_needs_split(whole))
+			if (!rowsplit_needs_split(key->t, whole))
 			{
 				plan->delete_all = true;
 				plan->nops = 0;

@@ -113,11 +113,23 @@ extern void rowsplit_finish(const RowKey *key, RowSplitPlan *plan);
 /* rowsplit_delete_chunks deletes every chunk of a split row whose head was deleted or replaced */
 extern void rowsplit_delete_chunks(const RowKey *key);
 
-/* rowsplit_needs_split: are these new cells too large to stay inline? */
+/*
+ * rowsplit_needs_split: are these new cells of a row of t too large to stay
+ * inline?  A table without its chunk relation (a database whose update to
+ * 0.3.0 has not run yet) keeps every row inline, within what the text form
+ * carries (cells_io_check_size), as before 0.3.0.
+ */
 static inline bool
-rowsplit_needs_split(const struct varlena *cells)
+rowsplit_needs_split(const OtsTable *t, const struct varlena *cells)
 {
-	return VARSIZE_ANY_EXHDR(cells) > CELLS_INLINE_MAX;
+	if (VARSIZE_ANY_EXHDR(cells) <= CELLS_INLINE_MAX)
+		return false;
+	if (!OidIsValid(t->chunk_oid))
+	{
+		cells_io_check_size(cells);
+		return false;
+	}
+	return true;
 }
 
 #endif							/* OTS_ROWSPLIT_H */

@@ -520,7 +520,7 @@ rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts, bool 
 	struct varlena *head;
 	int64		head_oldest;
 
-	if (!rowsplit_needs_split(cells))
+	if (!rowsplit_needs_split(key->t, cells))
 		return rowstore_insert_tuple(key, cells, oldest_ts, known_missing, NULL);
 	/* a new row too large to stay inline: its head, then its chunks */
 	plan = rowsplit_prepare(key, NULL, cells, &head, &head_oldest);
@@ -667,7 +667,7 @@ rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 	struct varlena *head;
 	int64		head_oldest;
 
-	if (key->split == NULL && !rowsplit_needs_split(cells))
+	if (key->split == NULL && !rowsplit_needs_split(key->t, cells))
 		return rowstore_update_tuple(key, cells, oldest_ts, NULL);
 	plan = rowsplit_prepare(key, key->split, cells, &head, &head_oldest);
 	if (!rowstore_update_tuple(key, head, head_oldest, cells))

@@ -210,10 +210,10 @@ rowstore_insert_many_work(void *arg)
 
 /* rowstore_any_split: is one of the rows too large to stay inline (store/rowsplit.h)? */
 static bool
-rowstore_any_split(int nrows, const Datum *cells)
+rowstore_any_split(const OtsTable *t, int nrows, const Datum *cells)
 {
 	for (int i = 0; i < nrows; i++)
-		if (rowsplit_needs_split((struct varlena *) DatumGetPointer(cells[i])))
+		if (rowsplit_needs_split(t, (struct varlena *) DatumGetPointer(cells[i])))
 			return true;
 	return false;
 }
@@ -281,7 +281,7 @@ rowstore_put_many(const OtsTable *t, int nrows, Datum **keys, Datum *cells, Datu
 	bool		kept;
 
 	/* a row too large to stay inline is split, key by key */
-	if (!rowstore_any_split(nrows, cells) &&
+	if (!rowstore_any_split(t, nrows, cells) &&
 		subxact_run(rowstore_insert_many_work, &rows, rowstore_catch_unique_violation,
 					&kept) == NULL)
 		return;
@@ -301,7 +301,7 @@ rowstore_insert_new_many(const OtsTable *t, int nrows, Datum **keys, Datum *cell
 	bool		kept;
 
 	/* a row too large to stay inline is split: the caller's row-by-row path does it */
-	if (rowstore_any_split(nrows, cells))
+	if (rowstore_any_split(t, nrows, cells))
 		return false;
 	rows = rowstore_sort_rows(t, nrows, keys, cells, oldest_ts);
 	return subxact_run(rowstore_insert_many_work, &rows, rowstore_catch_unique_violation,

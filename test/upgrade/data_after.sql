@@ -50,3 +50,25 @@ SELECT v, k FROM up_hash_v ORDER BY v, k;
 SELECT tgname FROM pg_trigger WHERE tgrelid = 'up_orders'::regclass;
 INSERT INTO up_orders (channel, id, attributes) VALUES ('sql', 1, '{"via": "view"}');
 SELECT attributes FROM ots.get_row('up_orders', '{"channel": "sql", "id": 1}');
+-- wide and deep rows written before 0.3.0 read back as written, stored as
+-- they were (inline) until a write splits them (docs/design.md, "Wide rows")
+CREATE FUNCTION pg_temp.up_shape(key text) RETURNS text LANGUAGE sql AS $$
+	SELECT CASE WHEN d."$cells"::text LIKE '{"row_ts": %, "split": %' THEN 'split' ELSE 'inline' END
+	       || ', ' || (SELECT count(*) FROM "up_wide$chunk" c WHERE c.k = key) || ' chunks'
+	  FROM "up_wide$data" d WHERE d.k = key
+$$;
+SELECT k, pg_temp.up_shape(k) FROM "up_wide$data" ORDER BY k;
+SELECT (ots.get_row('up_wide', '{"k": "wide"}')).attributes =
+       (SELECT jsonb_object_agg(format('c%s', lpad(g::text, 3, '0')), left(md5(g::text), 20)) FROM generate_series(1, 300) g)
+       AS wide_same;
+SELECT jsonb_array_length((ots.get_row('up_wide', '{"k": "deep"}', max_versions => 1000)).attributes -> 'd') AS deep_versions;
+SELECT length((ots.get_row('up_wide', '{"k": "big"}')).attributes ->> 'b') AS big_length;
+SELECT (ots.update_row('up_wide', '{"k": "wide"}', put => '{"c150": "changed"}')).consumed;
+SELECT (ots.update_row('up_wide', '{"k": "deep"}', put => '{"d": {"value": "version 0", "ts": 1000}}')).consumed;
+SELECT (ots.update_row('up_wide', '{"k": "big"}', increment => '{"small": 1}')).consumed;
+SELECT k, pg_temp.up_shape(k) FROM "up_wide$data" ORDER BY k;
+SELECT (ots.get_row('up_wide', '{"k": "wide"}')).attributes =
+       (SELECT jsonb_object_agg(format('c%s', lpad(g::text, 3, '0')), left(md5(g::text), 20)) FROM generate_series(1, 300) g)
+       || '{"c150": "changed"}' AS wide_same_after;
+SELECT jsonb_array_length((ots.get_row('up_wide', '{"k": "deep"}', max_versions => 1000)).attributes -> 'd') AS deep_versions_after;
+SELECT (ots.get_row('up_wide', '{"k": "big"}', ARRAY['small'])).attributes AS big_small_after;

@@ -13,3 +13,11 @@ SELECT ots.put_row('up_hash', jsonb_build_object('k', 'h' || i), jsonb_build_obj
 -- a row without attributes (data_after.sql: an index on v has no entry for it)
 SELECT ots.put_row('up_hash', '{"k": "h0"}', '{}');
 SELECT ots.put_row('up_auto', '{"k": "t", "n": {"$auto_increment": true}}', '{"v": true}');
+-- wide and deep rows, one ots.cells value each before 0.3.0 (data_after.sql:
+-- they read back the same, and a write splits them into chunks)
+SELECT ots.create_table('up_wide', 'k string', max_versions => 1000, max_version_offset => 9223372036854);
+SELECT ots.put_row('up_wide', '{"k": "wide"}',
+  (SELECT jsonb_object_agg(format('c%s', lpad(g::text, 3, '0')), left(md5(g::text), 20)) FROM generate_series(1, 300) g));
+SELECT ots.put_row('up_wide', '{"k": "deep"}',
+  jsonb_build_object('d', (SELECT jsonb_agg(jsonb_build_object('value', 'version ' || v, 'ts', 1000 + v)) FROM generate_series(1, 500) v)));
+SELECT ots.put_row('up_wide', '{"k": "big"}', jsonb_build_object('b', repeat('b', 100000), 'small', 1));
