@@ -112,7 +112,8 @@ done
 "${PSQL[@]}" -c "VACUUM"
 for i in "${!LOADINFO[@]}"; do
 	s=${LOADINFO[$i]%%:*}
-	LOADINFO[$i]+=", ots table $("${PSQL[@]}" -c "SELECT pg_size_pretty(sum(pg_total_relation_size(i.inhrelid)))
+	LOADINFO[$i]+=", ots table $("${PSQL[@]}" -c "SELECT pg_size_pretty(sum(pg_total_relation_size(i.inhrelid))
+		+ pg_total_relation_size('\"wide_${s/x/_}\$chunk\"'::regclass))
 		FROM pg_inherits i WHERE i.inhparent = '\"wide_${s/x/_}\$data\"'::regclass")"
 done
 LOADINFO+=("eav: $("${PSQL[@]}" -c "SELECT count(*) || ' cells, ' || pg_size_pretty(pg_total_relation_size('eav')) FROM eav")")
@@ -143,17 +144,7 @@ GROWINFO=""
 if [ "$GROW_MB" -gt 0 ]; then
 	t0=$(date +%s)
 	"${PSQL[@]}" -c "CALL wide_grow($GROW_MB)"
-	GROWINFO=$("${PSQL[@]}" -c "
-		WITH u AS (SELECT n, ms, ntile(10) OVER (ORDER BY n) AS decile FROM grow_times WHERE n > 0),
-		     d AS (SELECT decile, percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS med FROM u GROUP BY decile)
-		SELECT format('row grown to %s by %s updates of 4 MB in %s s: median ms per update by tenth of the growth %s (last/first %s, max/min %s); a page of 8 columns (16 MB) %s ms, one column %s ms',
-		              pg_size_pretty((SELECT sum(pg_column_size(c."\$cells")) FROM "grow\$chunk" c)),
-		              (SELECT count(*) FROM u), $(date +%s) - $t0,
-		              (SELECT string_agg(round(med::numeric, 1)::text, ' ' ORDER BY decile) FROM d),
-		              round(((SELECT med FROM d WHERE decile = 10) / (SELECT med FROM d WHERE decile = 1))::numeric, 2),
-		              round(((SELECT max(med) FROM d) / (SELECT min(med) FROM d))::numeric, 2),
-		              round((SELECT ms FROM grow_times WHERE n = -1)::numeric, 1),
-		              round((SELECT ms FROM grow_times WHERE n = -2)::numeric, 2))")
+	GROWINFO=$("${PSQL[@]}" -c "SELECT wide_grow_report($(( $(date +%s) - t0 )))")
 fi
 
 # ---------------------------------------------------------------- report

@@ -107,3 +107,19 @@ BEGIN
   INSERT INTO grow_times VALUES (-2, extract(epoch FROM clock_timestamp() - t0) * 1000);
   COMMIT;
 END $$;
+
+-- wide_grow_report(seconds): one line on what wide_grow measured
+CREATE FUNCTION wide_grow_report(seconds int) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN (WITH u AS (SELECT n, ms, ntile(10) OVER (ORDER BY n) AS decile FROM grow_times WHERE n > 0),
+       d AS (SELECT decile, percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS med FROM u GROUP BY decile)
+  SELECT format('row grown to %s (%s stored) by %s updates of 4 MB in %s s: median ms per update by tenth of the growth %s (last/first %s, max/min %s); a page of 8 columns (16 MB) %s ms, one column (2 MB) %s ms',
+                pg_size_pretty((SELECT sum(pg_column_size(c."$cells")) FROM "grow$chunk" c)),
+                pg_size_pretty(pg_total_relation_size('"grow$chunk"')),
+                (SELECT count(*) FROM u), seconds,
+                (SELECT string_agg(round(med::numeric, 1)::text, ' ' ORDER BY decile) FROM d),
+                round(((SELECT med FROM d WHERE decile = 10) / (SELECT med FROM d WHERE decile = 1))::numeric, 2),
+                round(((SELECT max(med) FROM d) / (SELECT min(med) FROM d))::numeric, 2),
+                round((SELECT ms FROM grow_times WHERE n = -1)::numeric, 1),
+                round((SELECT ms FROM grow_times WHERE n = -2)::numeric, 2)));
+END $$;

@@ -62,6 +62,14 @@ SELECT consumed FROM ots.update_row('wr', '{"k": "w"}', put => '{"c150": "change
 SELECT count(*) AS chunks_rewritten FROM "wr$chunk" c
  WHERE k = 'w' AND NOT EXISTS (SELECT 1 FROM before_update b WHERE b.tid = c.ctid);
 SELECT attributes FROM ots.get_row('wr', '{"k": "w"}', ARRAY['c149', 'c150', 'c151']);
+-- new columns of 3 KB each after the last one: new chunks, and no other rewritten
+TRUNCATE before_update;
+INSERT INTO before_update SELECT ctid FROM "wr$chunk" WHERE k = 'w';
+SELECT consumed FROM ots.update_row('wr', '{"k": "w"}', put => jsonb_build_object('x1', repeat('x', 3000), 'x2', repeat('y', 3000)));
+SELECT count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM "wr$chunk" c WHERE c.ctid = b.tid)) AS chunks_rewritten,
+       (SELECT count(*) FROM "wr$chunk" WHERE k = 'w') - count(*) AS chunks_added
+  FROM before_update b;
+SELECT consumed FROM ots.update_row('wr', '{"k": "w"}', delete_all => ARRAY['x1', 'x2']);
 SELECT jsonb_array_length(attributes -> 'c150') AS versions
   FROM ots.get_row('wr', '{"k": "w"}', ARRAY['c150'], max_versions => 3);
 SELECT attributes - 'c150' = :'attrs'::jsonb - 'c150' AS others_same FROM ots.get_row('wr', '{"k": "w"}');

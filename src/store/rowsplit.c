@@ -455,14 +455,12 @@ rowsplit_replace_loaded(RowSplitPlan *plan, const RowSplit *old, const struct va
 		}
 		for (int k = 0; k < counts[i]; k++)
 			delta += ranges[i][k].size;
-		/* a chunk loaded only to be read stays as it is */
-		if (counts[i] == 1 && ranges[i][0].size == was_size &&
-			ranges[i][0].ts == was->ts &&
-			cells_name_cmp(ranges[i][0].column, ranges[i][0].columnlen,
-						   was->column, was->columnlen) == 0 &&
-			memcmp(VARDATA(ranges[i][0].cells), VARDATA(was->cells), was_size) == 0)
-			continue;
-		rowsplit_op(plan, SPLIT_OP_UPDATE, &was->tid, &ranges[i][0]);
+		/* a chunk loaded only to be read, or that new chunks follow, stays as it is */
+		if (!(ranges[i][0].size == was_size && ranges[i][0].ts == was->ts &&
+			  cells_name_cmp(ranges[i][0].column, ranges[i][0].columnlen,
+							 was->column, was->columnlen) == 0 &&
+			  memcmp(VARDATA(ranges[i][0].cells), VARDATA(was->cells), was_size) == 0))
+			rowsplit_op(plan, SPLIT_OP_UPDATE, &was->tid, &ranges[i][0]);
 		for (int k = 1; k < counts[i]; k++)
 			rowsplit_op(plan, SPLIT_OP_INSERT, NULL, &ranges[i][k]);
 	}
