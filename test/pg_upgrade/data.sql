@@ -19,6 +19,11 @@ SELECT count(*) AS put FROM generate_series(1, 60) g,
 SELECT ots.create_table('hashed', 'h string, n integer', hash_prefix_length => 2, partitions => 4);
 SELECT count(*) AS put FROM generate_series(1, 80) g,
   LATERAL ots.put_row('hashed', jsonb_build_object('h', 'user' || g % 9, 'n', g), jsonb_build_object('v', g));
+-- a chunk of its chunk relation (the cells of a split row; written by plain
+-- SQL as the owner, as no row is split yet), its "$hash" that of 'user1'
+INSERT INTO "hashed$chunk"
+SELECT ('x' || lpad(ots.hash_prefix('user1'::text, 2), 16, '0'))::bit(64)::bigint, 'user1', 1, 'c', 5,
+       '{"row_ts": 7, "cells": {"c": [{"ts": 7, "value": "seven"}, {"ts": 5, "value": 5}]}}', 5;
 
 -- AUTO_INCREMENT
 SELECT ots.create_table('counted', 'k string, id integer auto_increment', partitions => 1);

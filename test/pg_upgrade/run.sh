@@ -14,13 +14,14 @@
 # sockets only, ports from $PG_UPGRADE_PORT, default 5486; removed on exit).
 # The old cluster (ots preloaded, pg_cron too where it is installed, WAL
 # archived) gets data.sql in database app: tables of every key type, a hash
-# prefix, AUTO_INCREMENT, multi-version cells with a TTL, defined columns
-# with a global and a local secondary index and a stream, another role's
-# table with a row-level security policy, and their pg_cron jobs. Then a
-# base backup (pg_basebackup -X none), writes (index entries, stream
-# records, an AUTO_INCREMENT key, a delete), a transaction left open, the
-# facts taken (test/dump/rows.sql: every table's definition, stored rows,
-# view rows, get_range_rows, stream records and sequence; state.sql: ots's
+# prefix (and a chunk in its chunk relation), AUTO_INCREMENT, multi-version
+# cells with a TTL, defined columns with a global and a local secondary
+# index and a stream, another role's table with a row-level security
+# policy, and their pg_cron jobs. Then a base backup (pg_basebackup -X
+# none), writes (index entries, stream records, an AUTO_INCREMENT key, a
+# delete), a transaction left open, the facts taken (test/dump/rows.sql:
+# every table's definition, stored rows, chunks, view rows, get_range_rows,
+# stream records and sequence; state.sql: ots's
 # catalog, the definitions the storage carries, the cron jobs, what a role
 # under a policy reads), a restore point, the open transaction committed,
 # more writes of every kind, the facts taken again with a reader's
