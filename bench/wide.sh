@@ -37,6 +37,12 @@
 #   WIDE_GROW_MB grow one row to this many MB by 4 MB updates, timing each,
 #                then a page of 8 columns and one column of it [0: skip;
 #                the 2 GB case is WIDE_GROW_MB=2048]
+#   WIDE_CALLGRIND  1: also count instructions per call with callgrind, as
+#                bench/callgrind.sh does (a single-user backend on a copy of
+#                the data, (Ir(N2) - Ir(N1)) / (N2 - N1), each call its own
+#                transaction): update, get and vget (SELECT c1 FROM the view,
+#                a defined column, against EAV's read of c1) per shape of
+#                WIDE_CG_SHAPES [10x1 50000x1 10000x10 5x10000]; about 5 minutes
 #   WIDE_PORT    [5496]
 #   PGBIN        PostgreSQL 15's bindir [the bindir of OTS_PG_CONFIG, tools/lib.sh]
 set -euo pipefail
@@ -147,6 +153,60 @@ if [ "$GROW_MB" -gt 0 ]; then
 	GROWINFO=$("${PSQL[@]}" -c "SELECT wide_grow_report($(( $(date +%s) - t0 )))")
 fi
 
+# ---------------------------------------------------------------- callgrind
+CGINFO=()
+if [ "${WIDE_CALLGRIND:-0}" = 1 ]; then
+	command -v valgrind >/dev/null || ots_die "valgrind not found (apt-get install valgrind)"
+	CG_SHAPES=${WIDE_CG_SHAPES:-10x1 50000x1 10000x10 5x10000}
+	"${PSQL[@]}" -c "VACUUM" -c "CHECKPOINT"
+	ots_as_pg_user "$PGBIN/pg_ctl" -D "$WORK/data" -w stop -m fast >/dev/null
+	# cg_prepare SIDE OP C V: the PREPARE of one side of a case; $1 picks the column
+	cg_prepare() {
+		local t="wide_$3_$4" pk="'wide_$3_$4'" col="'c' || (\$1 % $3)"
+		case $1_$2 in
+		ots_update) echo "PREPARE p(int) AS SELECT ots.update_row('$t', '{\"k\": \"row\"}', put => jsonb_build_object($col, 'v' || \$1));" ;;
+		eav_update) echo "PREPARE p(int) AS WITH d AS (DELETE FROM eav WHERE pk = $pk AND col = $col AND ts = (SELECT min(ts) FROM eav WHERE pk = $pk AND col = $col)) INSERT INTO eav VALUES ($pk, $col, 2000000000000 + \$1, to_jsonb('v' || \$1));" ;;
+		ots_get) echo "PREPARE p(int) AS SELECT ots.get_row('$t', '{\"k\": \"row\"}', ARRAY[$col]);" ;;
+		eav_get) echo "PREPARE p(int) AS SELECT value FROM eav WHERE pk = $pk AND col = $col ORDER BY ts DESC LIMIT 1;" ;;
+		ots_vget) echo "PREPARE p(int) AS SELECT c1 FROM $t WHERE k = 'row';" ;;
+		eav_vget) echo "PREPARE p(int) AS SELECT value FROM eav WHERE pk = $pk AND col = 'c1' ORDER BY ts DESC LIMIT 1;" ;;
+		esac
+	}
+	# cg_ir SIDE OP C V N: total instructions of a single-user backend making N calls
+	cg_ir() {
+		local f="$WORK/cg_$1_$2_$3_$4.$5"
+		rm -rf "$WORK/cgdata"; cp -a "$WORK/data" "$WORK/cgdata"; rm -f "$WORK/cgdata/postmaster.pid"
+		{ cg_prepare "$1" "$2" "$3" "$4"; for ((j = 1; j <= $5; j++)); do echo "EXECUTE p($(( j * 7919 )));"; done; } >"$f.sql"
+		ots_as_pg_user valgrind --tool=callgrind --callgrind-out-file="$f.out" \
+			"$PGBIN/postgres" --single -D "$WORK/cgdata" -c synchronous_commit=off -c autovacuum=off \
+			postgres <"$f.sql" >"$f.log" 2>&1
+		if grep -qE 'ERROR|FATAL|PANIC' "$f.log"; then cat "$f.log" >&2; ots_die "callgrind $1 $2 $3x$4 failed"; fi
+		awk '/^summary:/ { print $2 }' "$f.out"
+	}
+	declare -A IR
+	for s in $CG_SHAPES; do
+		c=${s%x*} v=${s#*x}
+		for op in update get vget; do
+			for side in ots eav; do
+				a=$(cg_ir $side $op "$c" "$v" 20); b=$(cg_ir $side $op "$c" "$v" 120)
+				IR[$s.$side.$op]=$(( (b - a) / 100 ))
+			done
+		done
+	done
+	CG_FIRST=${CG_SHAPES%% *}
+	CGINFO+=("instructions per call (callgrind, single-user backend, each call its own transaction); ots/first: relative to $CG_FIRST; eav/ots above 1: ots runs fewer")
+	CGINFO+=("$(printf '| %-9s | %9s | %9s | %8s | %8s | %9s | %9s | %8s | %8s | %9s | %9s | %8s | %8s |' shape "ots upd" "eav upd" "eav/ots" "ots/first" "ots get" "eav get" "eav/ots" "ots/first" "ots vget" "eav vget" "eav/ots" "ots/first")")
+	for s in $CG_SHAPES; do
+		line="| $(printf '%-9s' "$s") |"
+		for op in update get vget; do
+			o=${IR[$s.ots.$op]} e=${IR[$s.eav.$op]} f=${IR[$CG_FIRST.ots.$op]}
+			line+=$(printf ' %9s | %9s | %8s | %8s |' "$o" "$e" "$(awk -v a="$e" -v b="$o" 'BEGIN { printf "%.2f", a / b }')" "$(awk -v a="$o" -v b="$f" 'BEGIN { printf "%.2f", a / b }')")
+		done
+		CGINFO+=("$line")
+	done
+	ots_as_pg_user "$PGBIN/pg_ctl" -D "$WORK/data" -l "$WORK/server.log" -w -t 60 start >/dev/null
+fi
+
 # ---------------------------------------------------------------- report
 med() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 fmt() { awk -v x="$1" 'BEGIN { if (x >= 10) printf "%.1f", x; else if (x >= 1) printf "%.2f", x; else if (x >= 0.01) printf "%.3f", x; else printf "%.4f", x }'; }
@@ -170,6 +230,7 @@ echo
 echo "raw ms per call per round:"
 for k in "${!R[@]}"; do echo "  $k: ${R[$k]}"; done | sort -V
 [ -z "$GROWINFO" ] || echo "$GROWINFO"
+[ ${#CGINFO[@]} = 0 ] || printf '%s\n' "${CGINFO[@]}"
 echo "load (build of each shape's ots row and eav cells; storage after VACUUM):"
 printf '  %s\n' "${LOADINFO[@]}"
 echo "command: WIDE_SHAPES=\"$SHAPES\" WIDE_MS=$MS WIDE_ROUNDS=$ROUNDS WIDE_COMMIT=$COMMIT_EVERY WIDE_GROW_MB=$GROW_MB $0"

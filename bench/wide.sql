@@ -21,7 +21,9 @@ CREATE FUNCTION wide_build(ncols int, nver int) RETURNS void LANGUAGE plpgsql AS
 DECLARE tbl text := format('wide_%s_%s', ncols, nver); okey jsonb := '{"k": "row"}';
   ncells bigint := ncols::bigint * nver; first bigint; cells jsonb;
 BEGIN
-  PERFORM ots.create_table(tbl, 'k string', max_versions => nver, max_version_offset => 9223372036854);
+  -- c1 a defined column: the typed view column a one-column SELECT reads
+  PERFORM ots.create_table(tbl, 'k string', max_versions => nver, max_version_offset => 9223372036854,
+                           defined_columns => 'c1 string');
   first := 0;
   WHILE first < ncells LOOP
     -- cells first .. first + 1023 in column-major order, grouped by column

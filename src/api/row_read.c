@@ -74,6 +74,7 @@ row_read_needs(const ReadSelect *sel, const Filter *filter, RowNeeds *needs)
 	int64		from_ts = vis->has_range ? vis->start_ts : 0;
 
 	rowneeds_init(needs);
+	needs->reading = true;
 	if (sel->ncolumns == 0 && (sel->page_limit > 0 || sel->page_offset > 0 ||
 							   (sel->start_column == NULL && sel->end_column == NULL)))
 	{
@@ -230,6 +231,8 @@ row_read_view_row(FunctionCallInfo fcinfo, ReadSelect *sel, CellsReader *r, cons
 		RowKey		key;
 
 		rowneeds_init(&needs);
+		/* the view's row rule is ots.row_exists's, on the head */
+		needs.reading = true;
 		if (column != NULL)
 			rowneeds_newest(&needs, column, columnlen, 1, 0, PG_INT64_MAX);
 		else

@@ -32,6 +32,7 @@ rowneeds_init(RowNeeds *needs)
 	needs->whole = false;
 	needs->range = false;
 	needs->write = false;
+	needs->reading = false;
 	needs->replacing = false;
 	needs->now_ms = 0;
 	needs->n = 0;
@@ -230,7 +231,11 @@ rowsplit_load(RowKey *key, const struct varlena *head, const RowNeeds *needs, Sn
 			qsort(split->chunks, split->nchunks, sizeof(StoredChunk), rowsplit_chunk_cmp);
 	}
 	chunkstore_close(&cr);
-	split->view = rowsplit_view(split);
+	/* a read of one chunk reads it as stored: no marker of its own is asked of it */
+	if (needs->reading && !needs->write && split->nchunks == 1)
+		split->view = split->chunks[0].cells;
+	else
+		split->view = rowsplit_view(split);
 	key->split = split;
 	return split->view;
 }

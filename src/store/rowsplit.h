@@ -42,6 +42,9 @@ typedef struct RowNeeds
 	const char *to;				/* NULL: to the last column */
 	uint32		tolen;
 	bool		write;			/* a write: also what index maintenance reads */
+	bool		reading;		/* a read that takes the row rule from the head
+								 * (rowsplit_exists): one chunk's cells serve as
+								 * they are, their row_ts no marker */
 	bool		replacing;		/* the write replaces every cell (a put) */
 	int64		now_ms;			/* the write's clock, for stamped needs */
 	int			n;
