@@ -1,5 +1,5 @@
 -- wide_rows: a row whose cells pass 4 KB is split: its storage row keeps a
--- head and its cells go into chunks of at most 2 KB in "t$chunk"
+-- head and its cells go into chunks of at most 1 KB in "t$chunk"
 -- (docs/design.md, "Wide rows: heads and chunks").  Reads and writes of it
 -- behave as on any row; a one-cell write rewrites the head and one chunk.
 SET client_min_messages = warning;
@@ -194,7 +194,7 @@ END
 $$;
 SELECT * FROM pg_temp.random_ops(400, 0.33);
 -- every chunk within the bound, keyed by its first cell, in order
-SELECT count(*) > 1 AS several_chunks, max(length(ots.cells_send("$cells"))) <= 2048 AS within_bound
+SELECT count(*) > 1 AS several_chunks, max(length(ots.cells_send("$cells"))) <= 1024 AS within_bound
   FROM "wm$chunk";
 
 --
@@ -229,8 +229,8 @@ SELECT (SELECT count(*) FROM jsonb_object_keys(attributes)) AS mixed_columns,
 -- "old" has no cell left, only its young marker: its head stays, as an inline row's would
 SELECT k, "$cells"::text LIKE '{"row_ts": %, "split": %' AS split FROM "wp$data" ORDER BY k;
 -- max_versions 2: the trim pass drops d's older versions, counted within each
--- chunk: d spans two chunks, and the older one keeps its newest d version,
--- which no read sees (3 stored, 2 seen; docs/design.md, "Wide rows")
+-- chunk: d spans two chunks, and the older one keeps its two newest d versions,
+-- which no read sees (4 stored, 2 seen; docs/design.md, "Wide rows")
 SELECT ots.update_table('wp', max_versions => 2);
 CALL ots.purge('wp');
 SELECT jsonb_array_length(attributes -> 'd') AS d_versions

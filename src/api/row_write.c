@@ -464,8 +464,14 @@ row_write_apply(RowWrite *w)
 		if (oldv != NULL)
 		{
 			cells_reader_init(&old, oldv);
-			exists = w->key.split != NULL ? rowsplit_exists(&w->key, &w->visible.vis) :
-				visibility_row_exists(&w->visible.vis, &old);
+			if (w->key.split != NULL)
+			{
+				/* a split row's marker is its head's, whatever its cells were read from */
+				cells_reader_set_marker(&old, w->key.split->head.row_ts);
+				exists = rowsplit_exists(&w->key, &w->visible.vis);
+			}
+			else
+				exists = visibility_row_exists(&w->visible.vis, &old);
 		}
 		row_write_check_conditions(w, &old, exists);
 		if (w->existing && w->req->on_existing == ROW_EXISTING_SKIP)

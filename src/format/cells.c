@@ -115,6 +115,7 @@ cells_reader_init(CellsReader *r, const struct varlena *value)
 	r->data = p;
 	r->len = VARSIZE_ANY_EXHDR(value);
 	r->row_ts = (int64) cells_get_u64(p + 1);
+	r->base_ts = r->row_ts;
 	if (unlikely(p[0] == CELLS_HEAD_FORMAT_VERSION))
 	{
 		/* a split row's head holds no cell itself: its chunks are the row's */
@@ -141,8 +142,8 @@ cells_column_open(const CellsReader *r, uint32 off, CellsColumn *col)
 	col->ncells = (uint32) cells_get_varint(&p);
 	col->pos = p;
 	col->seen = 0;
-	col->prev_ts = r->row_ts;
-	col->row_ts = r->row_ts;
+	col->prev_ts = r->base_ts;
+	col->row_ts = r->base_ts;
 }
 
 /* cells_column_at opens column i (0-based, in name order) */

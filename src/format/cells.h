@@ -77,7 +77,7 @@
  * (docs/design.md, "Wide rows: heads and chunks").
  */
 #define CELLS_INLINE_MAX	4096
-#define CELLS_CHUNK_MAX		2048
+#define CELLS_CHUNK_MAX		1024
 
 /* ---- reading ---- */
 
@@ -85,7 +85,8 @@ typedef struct CellsReader
 {
 	const uint8 *data;			/* first byte of the payload (version byte) */
 	uint32		len;			/* payload length */
-	int64		row_ts;
+	int64		row_ts;			/* the row marker */
+	int64		base_ts;		/* what the first cells' timestamps are stored against */
 	uint32		ncols;
 	const uint8 *offsets;		/* ncols little-endian uint32 */
 	const uint8 *blocks;		/* start of the column blocks */
@@ -110,6 +111,16 @@ typedef struct CellsColumn
  * row marker without cells.
  */
 extern void cells_reader_init(CellsReader *r, const struct varlena *value);
+
+/*
+ * cells_reader_set_marker makes marker the reader's row marker: a split
+ * row's, when r reads one of its chunks as stored (store/rowsplit.h)
+ */
+static inline void
+cells_reader_set_marker(CellsReader *r, int64 marker)
+{
+	r->row_ts = marker;
+}
 
 /* cells_column_at opens column i (0-based, name order) */
 extern void cells_column_at(const CellsReader *r, uint32 i, CellsColumn *col);
@@ -228,6 +239,7 @@ typedef struct CellsChunk
 	int64		ts;				/* and timestamp, in chunk order */
 	struct varlena *cells;		/* version 1; row_ts its newest timestamp */
 	int64		oldest_ts;		/* its oldest timestamp */
+	int64		newest_ts;		/* its newest, its cells' row_ts */
 	uint32		size;			/* VARSIZE(cells) - VARHDRSZ */
 } CellsChunk;
 

@@ -120,6 +120,7 @@ cut_build(const CutCell *cells, int first, int end, CellsChunk *chunk)
 	chunk->ts = cells[first].ts;
 	chunk->cells = cells_builder_finish(b, 0);
 	chunk->oldest_ts = oldest;
+	chunk->newest_ts = newest;
 	chunk->size = VARSIZE(chunk->cells) - VARHDRSZ;
 }
 

@@ -231,8 +231,15 @@ rowsplit_load(RowKey *key, const struct varlena *head, const RowNeeds *needs, Sn
 			qsort(split->chunks, split->nchunks, sizeof(StoredChunk), rowsplit_chunk_cmp);
 	}
 	chunkstore_close(&cr);
-	/* a read of one chunk reads it as stored: no marker of its own is asked of it */
-	if (needs->reading && !needs->write && split->nchunks == 1)
+	/*
+	 * One chunk serves as it is stored, its row_ts no row marker: to a read,
+	 * which takes the row rule from the head, and to a write whose caller
+	 * gives the reader the head's marker (cells_reader_set_marker) and whose
+	 * old cells no index, defined column or stream reads at the write point
+	 */
+	if (split->nchunks == 1 && !needs->replacing &&
+		(needs->reading ||
+		 (t->ndefined == 0 && t->nindexes == 0 && !t->stream_enabled && !t->is_index)))
 		split->view = split->chunks[0].cells;
 	else
 		split->view = rowsplit_view(split);
@@ -390,39 +397,20 @@ rowsplit_head_key(const RowKey *key, CellsHead *h)
 	}
 }
 
-/* rowsplit_newest: the newest timestamp among a value's cells, -1 without cells */
-static int64
-rowsplit_newest(const struct varlena *cells)
-{
-	CellsReader r;
-	int64		newest = -1;
-
-	cells_reader_init(&r, cells);
-	for (uint32 i = 0; i < r.ncols; i++)
-	{
-		CellsColumn col;
-		int64		ts;
-		OtsValue	v;
-
-		cells_column_at(&r, i, &col);
-		while (cells_column_next(&col, &ts, &v))
-			newest = Max(newest, ts);
-	}
-	return newest;
-}
-
-/* rowsplit_insert_all plans the chunks of cells, all new */
+/* rowsplit_insert_all plans the chunks of cells, all new; *newest: their newest cell (-1: none) */
 static uint64
-rowsplit_insert_all(RowSplitPlan *plan, const struct varlena *cells)
+rowsplit_insert_all(RowSplitPlan *plan, const struct varlena *cells, int64 *newest)
 {
 	int			n;
 	CellsChunk *chunks = cells_cut(cells, &n);
 	uint64		size = 0;
 
+	*newest = -1;
 	for (int i = 0; i < n; i++)
 	{
 		rowsplit_op(plan, SPLIT_OP_INSERT, NULL, &chunks[i]);
 		size += chunks[i].size;
+		*newest = Max(*newest, chunks[i].newest_ts);
 	}
 	return size;
 }
@@ -433,7 +421,8 @@ rowsplit_insert_all(RowSplitPlan *plan, const struct varlena *cells)
  * the row's cells size
  */
 static int64
-rowsplit_replace_loaded(RowSplitPlan *plan, const RowSplit *old, const struct varlena *cells)
+rowsplit_replace_loaded(RowSplitPlan *plan, const RowSplit *old, const struct varlena *cells,
+						int64 *newest)
 {
 	CellsPosition *starts = palloc(sizeof(CellsPosition) * old->nchunks);
 	int		   *counts = palloc(sizeof(int) * old->nchunks);
@@ -447,10 +436,14 @@ rowsplit_replace_loaded(RowSplitPlan *plan, const RowSplit *old, const struct va
 		starts[i].ts = old->chunks[i].ts;
 	}
 	ranges = cells_cut_ranges(cells, old->nchunks, starts, counts);
+	*newest = -1;
 	for (int i = 0; i < old->nchunks; i++)
 	{
 		const StoredChunk *was = &old->chunks[i];
 		uint32		was_size = VARSIZE(was->cells) - VARHDRSZ;
+
+		for (int k = 0; k < counts[i]; k++)
+			*newest = Max(*newest, ranges[i][k].newest_ts);
 
 		delta -= was_size;
 		if (counts[i] == 0)
@@ -553,7 +546,7 @@ rowsplit_prepare(const RowKey *key, const RowSplit *old, struct varlena *cells,
 {
 	RowSplitPlan *plan = palloc0(sizeof(RowSplitPlan));
 	CellsHead	h;
-	int64		newest = rowsplit_newest(cells);
+	int64		newest;
 	CellsReader r;
 
 	memset(&h, 0, sizeof(h));
@@ -570,15 +563,21 @@ rowsplit_prepare(const RowKey *key, const RowSplit *old, struct varlena *cells,
 			*oldest_ts = cells_oldest_ts(cells);
 			return plan;
 		}
-		h.cells_size = rowsplit_insert_all(plan, cells);
+		h.cells_size = rowsplit_insert_all(plan, cells, &newest);
 		h.newest_ts = Max(newest, 0);
 	}
 	else
 	{
-		int64		old_newest = rowsplit_newest(old->view);
+		int64		old_newest = -1;
 
+		/* a chunk's row_ts is its newest cell */
+		for (int i = 0; i < old->nchunks; i++)
+		{
+			cells_reader_init(&r, old->chunks[i].cells);
+			old_newest = Max(old_newest, r.row_ts);
+		}
 		h.cells_size = (uint64) ((int64) old->head.cells_size +
-								 rowsplit_replace_loaded(plan, old, cells));
+								 rowsplit_replace_loaded(plan, old, cells, &newest));
 		h.newest_ts = Max(old->head.newest_ts, newest);
 		h.flags = old->head.flags;
 		if (old_newest >= old->head.newest_ts && newest < old->head.newest_ts)
