@@ -30,7 +30,7 @@
 #
 # Environment knobs (defaults in brackets):
 #   WIDE_SHAPES  row shapes, COLUMNSxVERSIONS
-#                [10x1 1000x1 10000x1 50000x1 5x1000 5x10000]
+#                [10x1 1000x1 10000x1 50000x1 10000x10 5x1000 5x10000]
 #   WIDE_MS      milliseconds each measurement runs [300]
 #   WIDE_ROUNDS  rounds; the median is reported [3]
 #   WIDE_COMMIT  writes per commit in the loop [100]
@@ -49,7 +49,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd -P)
 # shellcheck source=tools/lib.sh
 . "$HERE/../tools/lib.sh"
-SHAPES=${WIDE_SHAPES:-10x1 1000x1 10000x1 50000x1 5x1000 5x10000}
+SHAPES=${WIDE_SHAPES:-10x1 1000x1 10000x1 50000x1 10000x10 5x1000 5x10000}
 MS=${WIDE_MS:-300}
 ROUNDS=${WIDE_ROUNDS:-3}
 COMMIT_EVERY=${WIDE_COMMIT:-100}
