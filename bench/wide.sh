@@ -43,6 +43,9 @@
 #                transaction): update, get and vget (SELECT c1 FROM the view,
 #                a defined column, against EAV's read of c1) per shape of
 #                WIDE_CG_SHAPES [10x1 50000x1 10000x10 5x10000]; about 5 minutes
+#   WIDE_PNG     draw ms per call by shape (log scale): ots's update and get,
+#                EAV's, and ots's before split rows from WIDE_BEFORE
+#                [bench/wide-before.dat]; gnuplot [none drawn]
 #   WIDE_PORT    [5496]
 #   PGBIN        PostgreSQL 15's bindir [the bindir of OTS_PG_CONFIG, tools/lib.sh]
 set -euo pipefail
@@ -226,6 +229,32 @@ for s in $SHAPES; do
 	done
 	echo "$line"
 done
+if [ -n "${WIDE_PNG:-}" ]; then
+	BEFORE=${WIDE_BEFORE:-$HERE/wide-before.dat}
+	for s in $SHAPES; do
+		# shellcheck disable=SC2086 # one value a word
+		echo "$s $(med ${R[$s.ots.update]}) $(med ${R[$s.eav.update]}) $(med ${R[$s.ots.get]}) $(med ${R[$s.eav.get]}) $(awk -v s="$s" '$1 == s { print $2, $3 }' "$BEFORE")"
+	done | awk 'NF == 5 { print $0, "NaN NaN"; next } { print }' >"$WORK/wide.dat"
+	gnuplot <<GP && echo "picture: $WIDE_PNG"
+set terminal pngcairo size 1100,520 font "sans,10" noenhanced
+set output "$WIDE_PNG"
+set multiplot layout 1,2 title "one cell's update_row and one column's get_row as a row grows wider and deeper, ms per call (log) — $(date -u '+%Y-%m-%d'), git $(git -C "$HERE" rev-parse --short HEAD 2>/dev/null || echo '?')"
+set logscale y
+set grid ytics
+set xtics rotate by -30 left nomirror
+set key top left
+set ylabel "ms per call"
+set title "update one cell"
+plot "$WORK/wide.dat" using 0:6:xtic(1) with linespoints lw 2 lc rgb "#c0392b" title "ots before (one value a row)", \
+     "" using 0:2 with linespoints lw 2 lc rgb "#27ae60" title "ots (split rows)", \
+     "" using 0:3 with linespoints lw 1 dt 2 lc rgb "#555555" title "EAV table"
+set title "get one column"
+plot "$WORK/wide.dat" using 0:7:xtic(1) with linespoints lw 2 lc rgb "#c0392b" title "ots before (one value a row)", \
+     "" using 0:4 with linespoints lw 2 lc rgb "#27ae60" title "ots (split rows)", \
+     "" using 0:5 with linespoints lw 1 dt 2 lc rgb "#555555" title "EAV table"
+unset multiplot
+GP
+fi
 echo
 echo "raw ms per call per round:"
 for k in "${!R[@]}"; do echo "  $k: ${R[$k]}"; done | sort -V
