@@ -32,9 +32,12 @@
  * beside a storage table of its owner (chunk_cache, once per relation and
  * DDL on it or its storage), and the guard checks each chunk ots's row code
  * did not write.  A chunk change reaches neither the secondary indexes nor
- * the stream: what a change of a split row's chunks means to them is the
- * row code's to announce (docs/design.md, "Wide rows: heads and chunks"),
- * which it does not yet.
+ * the stream: ots's row code hands the write point a split row's change
+ * with its head, as the row's old and new cells (announce_row_new_cells,
+ * docs/design.md, "Wide rows: heads and chunks"); chunks that plain SQL
+ * writes reach no index and no record.  A head that anything but ots's row
+ * code deletes or replaces takes its chunks with it
+ * (storage_write_drop_chunks).
  *
  * Index maintenance re-enters the write point: an index entry is a row of
  * another ots table, written through rowstore and the table AM like any
