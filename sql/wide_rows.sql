@@ -193,9 +193,10 @@ BEGIN
 END
 $$;
 SELECT * FROM pg_temp.random_ops(400, 0.33);
--- every chunk within the bound, keyed by its first cell, in order
+-- every chunk within the bound, and as the guard would take it (ots.verify: key, marker, oldest)
 SELECT count(*) > 1 AS several_chunks, max(length(ots.cells_send("$cells"))) <= 1024 AS within_bound
   FROM "wm$chunk";
+SELECT * FROM ots.verify('wm', amcheck => false);
 
 --
 -- purge on split rows: expired cells go chunk by chunk (a chunk's key moves

@@ -269,6 +269,14 @@ typedef struct CellsPosition
 extern CellsChunk **cells_cut_ranges(const struct varlena *value, int nranges,
 									 const CellsPosition *starts, int *nchunks);
 
+/*
+ * cells_as_chunk: a version-1 value of at most CELLS_CHUNK_MAX bytes whose
+ * row_ts is its newest cell is, byte for byte, the one chunk cells_cut
+ * would make of it (the format is canonical): *chunk is it, its oldest
+ * cell oldest_ts (as the builder reported it); false otherwise
+ */
+extern bool cells_as_chunk(struct varlena *value, int64 oldest_ts, CellsChunk *chunk);
+
 /* ---- building ---- */
 
 typedef struct CellsBuilder CellsBuilder;

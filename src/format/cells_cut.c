@@ -207,3 +207,39 @@ cells_cut_ranges(const struct varlena *value, int nranges, const CellsPosition *
 	pfree(cells);
 	return ranges;
 }
+
+bool
+cells_as_chunk(struct varlena *value, int64 oldest_ts, CellsChunk *chunk)
+{
+	CellsReader r;
+	CellsColumn col;
+	int64		ts = 0;
+	OtsValue	v;
+	uint32		size = VARSIZE(value) - VARHDRSZ;
+	int64		newest = -1;
+
+	cells_reader_init(&r, value);
+	if (r.ncols == 0 || size > CELLS_CHUNK_MAX)
+		return false;
+	/* a chunk's row_ts is its newest cell */
+	for (uint32 i = 0; i < r.ncols; i++)
+	{
+		cells_column_at(&r, i, &col);
+		if (cells_column_next(&col, &ts, &v))
+			newest = Max(newest, ts);
+	}
+	if (newest != r.row_ts)
+		return false;
+	/* its key: the first column's oldest cell, the last of its newest-first ones */
+	cells_column_at(&r, 0, &col);
+	while (cells_column_next(&col, &ts, &v))
+		;
+	chunk->column = col.name;
+	chunk->columnlen = col.namelen;
+	chunk->ts = ts;
+	chunk->cells = value;
+	chunk->oldest_ts = oldest_ts;
+	chunk->newest_ts = r.row_ts;
+	chunk->size = size;
+	return true;
+}

@@ -421,12 +421,14 @@ rowsplit_insert_all(RowSplitPlan *plan, const struct varlena *cells, int64 *newe
  * the row's cells size
  */
 static int64
-rowsplit_replace_loaded(RowSplitPlan *plan, const RowSplit *old, const struct varlena *cells,
-						int64 *newest)
+rowsplit_replace_loaded(RowSplitPlan *plan, const RowSplit *old, struct varlena *cells,
+						int64 cells_oldest, int64 *newest)
 {
 	CellsPosition *starts = palloc(sizeof(CellsPosition) * old->nchunks);
 	int		   *counts = palloc(sizeof(int) * old->nchunks);
 	CellsChunk **ranges;
+	CellsChunk	one;
+	CellsChunk *single;
 	int64		delta = 0;
 
 	for (int i = 0; i < old->nchunks; i++)
@@ -435,7 +437,15 @@ rowsplit_replace_loaded(RowSplitPlan *plan, const RowSplit *old, const struct va
 		starts[i].columnlen = old->chunks[i].columnlen;
 		starts[i].ts = old->chunks[i].ts;
 	}
-	ranges = cells_cut_ranges(cells, old->nchunks, starts, counts);
+	/* one chunk's cells that stay one chunk are it as they are: no cut */
+	if (old->nchunks == 1 && cells_as_chunk(cells, cells_oldest, &one))
+	{
+		ranges = &single;
+		single = &one;
+		counts[0] = 1;
+	}
+	else
+		ranges = cells_cut_ranges(cells, old->nchunks, starts, counts);
 	*newest = -1;
 	for (int i = 0; i < old->nchunks; i++)
 	{
@@ -542,7 +552,7 @@ rowsplit_whole(const RowKey *key, const RowSplit *old, const struct varlena *cel
 
 RowSplitPlan *
 rowsplit_prepare(const RowKey *key, const RowSplit *old, struct varlena *cells,
-				 struct varlena **head, int64 *oldest_ts)
+				 int64 cells_oldest, struct varlena **head, int64 *oldest_ts)
 {
 	RowSplitPlan *plan = palloc0(sizeof(RowSplitPlan));
 	CellsHead	h;
@@ -577,7 +587,7 @@ rowsplit_prepare(const RowKey *key, const RowSplit *old, struct varlena *cells,
 			old_newest = Max(old_newest, r.row_ts);
 		}
 		h.cells_size = (uint64) ((int64) old->head.cells_size +
-								 rowsplit_replace_loaded(plan, old, cells, &newest));
+								 rowsplit_replace_loaded(plan, old, cells, cells_oldest, &newest));
 		h.newest_ts = Max(old->head.newest_ts, newest);
 		h.flags = old->head.flags;
 		if (old_newest >= old->head.newest_ts && newest < old->head.newest_ts)

@@ -104,13 +104,13 @@ extern bool rowsplit_head_exists(const OtsTable *t, const struct varlena *head,
  * stay inline) and plans the chunk writes rowsplit_finish makes once that
  * is written.  old: the split row rowsplit_load read (its loaded ranges
  * get the new cells; all of them when old->replacing), or NULL for an
- * inline or new row.
+ * inline or new row; cells_oldest: the cells' oldest timestamp.
  */
 typedef struct RowSplitPlan RowSplitPlan;
 
 extern RowSplitPlan *rowsplit_prepare(const RowKey *key, const RowSplit *old,
-									  struct varlena *cells, struct varlena **head,
-									  int64 *oldest_ts);
+									  struct varlena *cells, int64 cells_oldest,
+									  struct varlena **head, int64 *oldest_ts);
 extern void rowsplit_finish(const RowKey *key, RowSplitPlan *plan);
 
 /* rowsplit_delete_chunks deletes every chunk of a split row whose head was deleted or replaced */

@@ -523,7 +523,7 @@ rowstore_insert(const RowKey *key, struct varlena *cells, int64 oldest_ts, bool 
 	if (!rowsplit_needs_split(key->t, cells))
 		return rowstore_insert_tuple(key, cells, oldest_ts, known_missing, NULL);
 	/* a new row too large to stay inline: its head, then its chunks */
-	plan = rowsplit_prepare(key, NULL, cells, &head, &head_oldest);
+	plan = rowsplit_prepare(key, NULL, cells, oldest_ts, &head, &head_oldest);
 	if (!rowstore_insert_tuple(key, head, head_oldest, known_missing, cells))
 		return false;
 	rowsplit_finish(key, plan);
@@ -669,7 +669,7 @@ rowstore_update(const RowKey *key, struct varlena *cells, int64 oldest_ts)
 
 	if (key->split == NULL && !rowsplit_needs_split(key->t, cells))
 		return rowstore_update_tuple(key, cells, oldest_ts, NULL);
-	plan = rowsplit_prepare(key, key->split, cells, &head, &head_oldest);
+	plan = rowsplit_prepare(key, key->split, cells, oldest_ts, &head, &head_oldest);
 	if (!rowstore_update_tuple(key, head, head_oldest, cells))
 		return false;
 	rowsplit_finish(key, plan);

@@ -1246,6 +1246,36 @@ check_cut(struct varlena *enc, const ModelCell *model, uint32 nmodel, int32 mv)
 
 	chunks = cells_cut(enc, &nchunks);
 	stat_chunks += nchunks;
+	/*
+	 * a value that is one chunk as it stands is a valid chunk: within the
+	 * bound, keyed by its first cell in chunk order, its row_ts its newest,
+	 * and what cells_cut makes when that makes one chunk (cells_cut's
+	 * estimate may cut a value near the bound in two)
+	 */
+	{
+		CellsChunk	as;
+
+		if (cells_as_chunk(enc, nkept > 0 ? cells_oldest_ts(enc) : 0, &as))
+		{
+			int64		newest = -1;
+			int64		oldest = PG_INT64_MAX;
+
+			for (uint32 k = 0; k < nkept; k++)
+			{
+				newest = Max(newest, kept[k].ts);
+				oldest = Min(oldest, kept[k].ts);
+			}
+			CHECK(nkept > 0 && as.size <= CELLS_CHUNK_MAX && as.ts == kept[0].ts &&
+				  as.columnlen == kept[0].namelen &&
+				  memcmp(as.column, kept[0].name, as.columnlen) == 0 &&
+				  as.newest_ts == newest && as.oldest_ts == oldest,
+				  "cells_as_chunk: not a valid chunk");
+			if (nchunks == 1)
+				CHECK(as.size == chunks[0].size &&
+					  memcmp(VARDATA(as.cells), VARDATA(chunks[0].cells), as.size) == 0,
+					  "cells_as_chunk differs from cells_cut's one chunk");
+		}
+	}
 	stat_cut_rows += nchunks > 1;
 	CHECK((nchunks == 0) == (nkept == 0), "cut: %d chunks of %u cells", nchunks, nkept);
 	for (int c = 0; c < nchunks; c++)
