@@ -201,7 +201,8 @@ SELECT * FROM ots.verify('wm', amcheck => false);
 --
 -- purge on split rows: expired cells go chunk by chunk (a chunk's key moves
 -- to its first cell left, an empty chunk goes); a row without a live cell or
--- marker goes with its chunks; over max_versions, versions go within a chunk
+-- marker goes with its chunks; versions over max_versions go, counted over
+-- the chunks a deep column spans
 --
 SELECT ots.create_table('wp', 'k string', max_versions => 5, time_to_live => 2000000000,
                         max_version_offset => 9223372036854);
@@ -229,15 +230,29 @@ SELECT (SELECT count(*) FROM jsonb_object_keys(attributes)) AS mixed_columns,
   FROM ots.get_row('wp', '{"k": "mixed"}', max_versions => 20);
 -- "old" has no cell left, only its young marker: its head stays, as an inline row's would
 SELECT k, "$cells"::text LIKE '{"row_ts": %, "split": %' AS split FROM "wp$data" ORDER BY k;
--- max_versions 2: the trim pass drops d's older versions, counted within each
--- chunk: d spans two chunks, and the older one keeps its two newest d versions,
--- which no read sees (4 stored, 2 seen; docs/design.md, "Wide rows")
+-- max_versions 2: the trim pass drops d's older versions, counting, for a
+-- chunk's last column, its cells in the chunks after it: d spans two chunks,
+-- and only the newest two of its versions stay
 SELECT ots.update_table('wp', max_versions => 2);
 CALL ots.purge('wp');
 SELECT jsonb_array_length(attributes -> 'd') AS d_versions
   FROM ots.get_row('wp', '{"k": "mixed"}', max_versions => 20);
 SELECT count(*) AS d_cells_stored FROM "wp$chunk" c, jsonb_each((c."$cells"::text::jsonb) -> 'cells') e, jsonb_array_elements(e.value)
  WHERE e.key = 'd';
+-- a column of 60 versions over many chunks, trimmed to 3 without rewriting the others
+SELECT ots.update_table('wp', max_versions => 100);
+SELECT consumed FROM ots.update_row('wp', '{"k": "mixed"}',
+  put => jsonb_build_object('e', (SELECT jsonb_agg(jsonb_build_object('value', repeat('e', 100), 'ts', 4000000000000 + v))
+                                   FROM generate_series(1, 60) v)));
+SELECT count(DISTINCT c.ctid) AS chunks_with_e FROM "wp$chunk" c, jsonb_object_keys((c."$cells"::text::jsonb) -> 'cells') e
+ WHERE c.k = 'mixed' AND e = 'e';
+SELECT ots.update_table('wp', max_versions => 3);
+CALL ots.purge('wp');
+SELECT jsonb_path_query_array(attributes -> 'e', '$[*].ts') AS e_seen
+  FROM ots.get_row('wp', '{"k": "mixed"}', ARRAY['e'], max_versions => 100);
+SELECT count(*) AS e_cells_stored FROM "wp$chunk" c, jsonb_each((c."$cells"::text::jsonb) -> 'cells') e, jsonb_array_elements(e.value)
+ WHERE e.key = 'e';
+SELECT * FROM ots.verify('wp', amcheck => false);
 -- a head deleted by plain SQL (as the owner) takes its chunks with it
 DELETE FROM "wp$data" WHERE k = 'mixed';
 SELECT count(*) AS chunks_left FROM "wp$chunk" WHERE k = 'mixed';

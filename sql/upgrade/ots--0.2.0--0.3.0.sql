@@ -718,11 +718,25 @@ $$;
 -- (ots.purge_relations), each chunk with ots.purge_chunk, which moves its
 -- key to its first cell left
 CREATE FUNCTION ots.purge_chunk(cells ots.cells, time_to_live bigint, max_versions integer, now_ms bigint,
-								OUT purged ots.cells, OUT oldest_ts bigint, OUT first_column text,
+								newer bigint, OUT purged ots.cells, OUT oldest_ts bigint, OUT first_column text,
 								OUT first_ts bigint)
 	AS 'MODULE_PATHNAME', 'ots_purge_chunk' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION ots.purge_chunk(ots.cells, bigint, integer, bigint) IS
-	'what the purge stores for a chunk of a split row: ots.purge_row''s cells and "$oldest_ts", and the chunk''s key, its first cell (NULLs when the chunk goes)';
+COMMENT ON FUNCTION ots.purge_chunk(ots.cells, bigint, integer, bigint, bigint) IS
+	'what the purge stores for a chunk of a split row, newer cells of its last column being in later chunks: ots.purge_row''s cells and "$oldest_ts", and the chunk''s key, its first cell (NULLs when the chunk goes)';
+
+CREATE FUNCTION ots.chunk_purgeable(cells ots.cells, time_to_live bigint, max_versions integer,
+									now_ms bigint, newer bigint) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ots_chunk_purgeable' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.chunk_purgeable(ots.cells, bigint, integer, bigint, bigint) IS
+	'whether ots.purge_chunk would change the chunk';
+
+CREATE FUNCTION ots.cells_last_column(cells ots.cells) RETURNS text
+	AS 'MODULE_PATHNAME', 'ots_cells_last_column' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.cells_last_column(ots.cells) IS 'the name of the last column of these cells, NULL without one';
+
+CREATE FUNCTION ots.cells_column_count(cells ots.cells, name text) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'ots_cells_column_count' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.cells_column_count(ots.cells, text) IS 'how many cells the named column has in these cells';
 
 -- ots.purge_relations: what the purge goes over, batch by batch: an ots
 -- table's leaves (ots.purge_leaves), then its chunk relation, which holds

@@ -21,10 +21,12 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/table.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -37,6 +39,8 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
 
 #include "asrole.h"
 #include "meta/catalog.h"
@@ -66,6 +70,9 @@ static struct varlena *purge_keep(const Visibility *sel, struct varlena *cells, 
 
 PG_FUNCTION_INFO_V1(ots_purge_row);
 PG_FUNCTION_INFO_V1(ots_purge_chunk);
+PG_FUNCTION_INFO_V1(ots_chunk_purgeable);
+PG_FUNCTION_INFO_V1(ots_cells_last_column);
+PG_FUNCTION_INFO_V1(ots_cells_column_count);
 PG_FUNCTION_INFO_V1(ots_purge_cells);
 PG_FUNCTION_INFO_V1(ots_purge_oldest_ts);
 PG_FUNCTION_INFO_V1(ots_cells_oldest_ts);
@@ -259,14 +266,98 @@ ots_cells_oldest_ts(PG_FUNCTION_ARGS)
 }
 
 /*
+ * purge_keep_chunk is what the purge keeps of a chunk of a split row under
+ * sel, newer of its last column's cells being in later chunks (a column's
+ * newer versions follow it; only the last column of a chunk goes on into
+ * the next): NULL when nothing is left, else its cells reads see, with
+ * the chunk's row_ts their newest (cells itself when it keeps them all:
+ * *changed false), and their "$oldest_ts" in *oldest.
+ */
+static struct varlena *
+purge_keep_chunk(const Visibility *sel, struct varlena *cells, int64 newer, int64 *oldest,
+				 bool *changed)
+{
+	CellsReader r;
+	Visibility	last = *sel;
+	CellsBuilder *b;
+	struct varlena *kept;
+	int64		newest = -1;
+	uint32		removed = 0;
+
+	*changed = false;
+	cells_reader_init(&r, cells);
+	/* the last column's versions already counted in later chunks */
+	last.table_max_versions = newer >= sel->table_max_versions ? 0 :
+		sel->table_max_versions - (int32) newer;
+	b = cells_builder_create(r.row_ts);
+	for (uint32 i = 0; i < r.ncols; i++)
+	{
+		CellsColumn col;
+		SelectedCells sc;
+		int64		ts;
+		OtsValue	v;
+		uint32		n = 0;
+
+		cells_column_at(&r, i, &col);
+		if (i == r.ncols - 1 && last.table_max_versions == 0)
+		{
+			removed += col.ncells;
+			continue;
+		}
+		visibility_table_begin(&sc, i == r.ncols - 1 ? &last : sel, &col);
+		while (visibility_column_next(&sc, &ts, &v))
+		{
+			cells_builder_add(b, col.name, col.namelen, ts, &v);
+			newest = Max(newest, ts);
+			n++;
+		}
+		removed += col.ncells - n;
+	}
+	if (cells_builder_ncells(b) == 0)
+	{
+		*changed = true;
+		return NULL;
+	}
+	if (removed == 0)
+	{
+		*oldest = cells_oldest_ts(cells);
+		return cells;
+	}
+	*changed = true;
+	kept = cells_builder_finish(b, 0);
+	if (newest != r.row_ts)
+	{
+		/* the chunk's newest cell went: its row_ts is the newest left */
+		CellsReader k;
+		CellsBuilder *again = cells_builder_create(newest);
+
+		cells_reader_init(&k, kept);
+		for (uint32 i = 0; i < k.ncols; i++)
+		{
+			CellsColumn col;
+			int64		ts;
+			OtsValue	v;
+
+			cells_column_at(&k, i, &col);
+			while (cells_column_next(&col, &ts, &v))
+				cells_builder_add(again, col.name, col.namelen, ts, &v);
+		}
+		kept = cells_builder_finish(again, 0);
+		*oldest = cells_builder_oldest_ts(again);
+		return kept;
+	}
+	*oldest = cells_builder_oldest_ts(b);
+	return kept;
+}
+
+/*
  * ots_purge_chunk is ots.purge_chunk(cells, time_to_live, max_versions,
- * now_ms): what the purge stores for a chunk of a split row, as
+ * now_ms, newer): what the purge stores for a chunk of a split row, as
  * ots.purge_row does for a row (its cells' row_ts, the chunk's newest
- * cell, plays the row marker: a chunk whose newest cell expired has none
- * left), with the chunk's new key, its first cell in chunk order
- * (format/cells.h), or NULLs when the chunk goes.  Versions over
- * max_versions are counted within the chunk: a column's newer cells in
- * later chunks are the trim pass's (purge_batch over the chunk relation).
+ * cell, plays the row marker), with the chunk's new key, its first cell in
+ * chunk order (format/cells.h), or NULLs when the chunk goes.  newer is how
+ * many cells of its last column later chunks hold (purge_batch_sql counts
+ * them in the trim pass), which count against max_versions.
  */
 Datum
 ots_purge_chunk(PG_FUNCTION_ARGS)
@@ -277,12 +368,15 @@ ots_purge_chunk(PG_FUNCTION_ARGS)
 	TupleDesc	desc;
 	Datum		values[4];
 	bool		nulls[4] = {false, false, false, false};
+	bool		changed;
+	struct varlena *cells = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
 
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "ots.purge_chunk must return a record");
 	purge_select_init(&sel, PG_GETARG_INT64(1), PG_GETARG_INT32(2), PG_GETARG_INT64(3));
-	kept = purge_keep(&sel, PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0)), &oldest);
-	if (kept == NULL || cells_is_head(kept))
+	kept = cells_is_head(cells) ? NULL :
+		purge_keep_chunk(&sel, cells, PG_GETARG_INT64(4), &oldest, &changed);
+	if (kept == NULL)
 		memset(nulls, true, sizeof(nulls));
 	else
 	{
@@ -307,6 +401,55 @@ ots_purge_chunk(PG_FUNCTION_ARGS)
 		}
 	}
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls)));
+}
+
+/*
+ * ots_chunk_purgeable is ots.chunk_purgeable(cells, time_to_live,
+ * max_versions, now_ms, newer): would ots.purge_chunk change the chunk?
+ */
+Datum
+ots_chunk_purgeable(PG_FUNCTION_ARGS)
+{
+	Visibility	sel;
+	int64		oldest;
+	bool		changed;
+	struct varlena *cells = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+
+	if (cells_is_head(cells))
+		PG_RETURN_BOOL(false);
+	purge_select_init(&sel, PG_GETARG_INT64(1), PG_GETARG_INT32(2), PG_GETARG_INT64(3));
+	(void) purge_keep_chunk(&sel, cells, PG_GETARG_INT64(4), &oldest, &changed);
+	PG_RETURN_BOOL(changed);
+}
+
+/* ots_cells_last_column is ots.cells_last_column(cells): its last column's name, NULL without one */
+Datum
+ots_cells_last_column(PG_FUNCTION_ARGS)
+{
+	struct varlena *cells = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	CellsReader r;
+	CellsColumn col;
+
+	cells_reader_init(&r, cells);
+	if (r.ncols == 0)
+		PG_RETURN_NULL();
+	cells_column_at(&r, r.ncols - 1, &col);
+	PG_RETURN_TEXT_P(cstring_to_text_with_len(col.name, col.namelen));
+}
+
+/* ots_cells_column_count is ots.cells_column_count(cells, name): how many cells the column has */
+Datum
+ots_cells_column_count(PG_FUNCTION_ARGS)
+{
+	struct varlena *cells = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	text	   *name = PG_GETARG_TEXT_PP(1);
+	CellsReader r;
+	CellsColumn col;
+
+	cells_reader_init(&r, cells);
+	if (!cells_find_column(&r, VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name), &col))
+		PG_RETURN_INT64(0);
+	PG_RETURN_INT64((int64) col.ncells);
 }
 
 /*
@@ -376,39 +519,74 @@ ots_cells_count(PG_FUNCTION_ARGS)
  * $4 now_ms, $5 batch_size, $6 and $7 the trim pass's blocks [from, to).
  */
 static char *
-purge_batch_sql(const char *leaf, bool trimming, bool chunks)
+purge_batch_sql(const char *leaf, bool trimming, const char *chunk_key)
 {
 	StringInfoData sql;
 	const char *candidates;
 	const char *delete_if;
 	const char *update_if;
-	/* a chunk gets its new key with its cells (ots.purge_chunk) */
-	const char *set = chunks ?
-		" SET (" STORAGE_CELLS_SQL ", " STORAGE_OLDEST_TS_SQL ", " STORAGE_CHUNK_COLUMN_SQL ", "
-		STORAGE_CHUNK_TS_SQL ") = (SELECT p.purged, p.oldest_ts, p.first_column, p.first_ts"
-		" FROM ots.purge_chunk(l." STORAGE_CELLS_SQL ", $2, $3, $4) p)" :
-		" SET (" STORAGE_CELLS_SQL ", " STORAGE_OLDEST_TS_SQL ") ="
-		" (SELECT p.purged, p.oldest_ts FROM ots.purge_row(l." STORAGE_CELLS_SQL ", $2, $3, $4) p)";
+	const char *set;
 
-	if (!trimming)
+	if (chunk_key != NULL)
 	{
-		candidates = "SELECT ctid, ots.cells_count(" STORAGE_CELLS_SQL ") AS n FROM %s"
-			" WHERE " STORAGE_OLDEST_TS_SQL " OPERATOR(pg_catalog.<=) $1"
-			" ORDER BY " STORAGE_OLDEST_TS_SQL " LIMIT $5";
-		delete_if = "l." STORAGE_OLDEST_TS_SQL " OPERATOR(pg_catalog.<=) $1"
-			" AND NOT ots.cells_row_exists(l." STORAGE_CELLS_SQL ", $2, $4)";
-		update_if = "l." STORAGE_OLDEST_TS_SQL " OPERATOR(pg_catalog.<=) $1"
-			" AND ots.cells_row_exists(l." STORAGE_CELLS_SQL ", $2, $4)";
+		/*
+		 * A chunk of a split row: the trim pass counts, against max_versions,
+		 * the cells of its last column that later chunks hold (at most
+		 * max_versions chunks of them are read); the chunk gets its new key
+		 * with its cells, or goes when none is left (ots.purge_chunk).
+		 */
+		StringInfoData c;
+		const char *newer = "0::pg_catalog.int8";
+
+		initStringInfo(&c);
+		if (trimming)
+			newer = psprintf("COALESCE((SELECT pg_catalog.sum(ots.cells_column_count(n." STORAGE_CELLS_SQL
+							 ", ots.cells_last_column(x." STORAGE_CELLS_SQL ")))"
+							 " FROM (SELECT c2." STORAGE_CELLS_SQL " FROM %s c2 WHERE %s"
+							 " AND c2." STORAGE_CHUNK_COLUMN_SQL " OPERATOR(pg_catalog.=) ots.cells_last_column(x." STORAGE_CELLS_SQL ")"
+							 " AND (x." STORAGE_CHUNK_COLUMN_SQL " OPERATOR(pg_catalog.<) c2." STORAGE_CHUNK_COLUMN_SQL
+							 " OR c2." STORAGE_CHUNK_TS_SQL " OPERATOR(pg_catalog.>) x." STORAGE_CHUNK_TS_SQL ")"
+							 " ORDER BY c2." STORAGE_CHUNK_COLUMN_SQL ", c2." STORAGE_CHUNK_TS_SQL " LIMIT $3) n)::pg_catalog.int8, 0)",
+							 leaf, chunk_key);
+		appendStringInfo(&c, "SELECT s.ctid, s.n, s.newer FROM (SELECT x.ctid, ots.cells_count(x." STORAGE_CELLS_SQL ") AS n,"
+						 " %s AS newer, x." STORAGE_CELLS_SQL " AS cells FROM %%s x WHERE %s) s"
+						 " WHERE ots.chunk_purgeable(s.cells, $2, $3, $4, s.newer)%s",
+						 newer,
+						 trimming ? "x.ctid OPERATOR(pg_catalog.>=) $6 AND x.ctid OPERATOR(pg_catalog.<) $7" :
+						 "x." STORAGE_OLDEST_TS_SQL " OPERATOR(pg_catalog.<=) $1",
+						 trimming ? "" : " LIMIT $5");
+		candidates = c.data;
+		delete_if = "(ots.purge_chunk(l." STORAGE_CELLS_SQL ", $2, $3, $4, c.newer)).purged IS NULL";
+		update_if = "(ots.purge_chunk(l." STORAGE_CELLS_SQL ", $2, $3, $4, c.newer)).purged IS NOT NULL"
+			" AND ots.chunk_purgeable(l." STORAGE_CELLS_SQL ", $2, $3, $4, c.newer)";
+		set = " SET (" STORAGE_CELLS_SQL ", " STORAGE_OLDEST_TS_SQL ", " STORAGE_CHUNK_COLUMN_SQL ", "
+			STORAGE_CHUNK_TS_SQL ") = (SELECT p.purged, p.oldest_ts, p.first_column, p.first_ts"
+			" FROM ots.purge_chunk(l." STORAGE_CELLS_SQL ", $2, $3, $4, c.newer) p)";
 	}
 	else
 	{
-		/* the blocks the leaf had when the pass began; writers trim later rows */
-		candidates = "SELECT ctid, ots.cells_count(" STORAGE_CELLS_SQL ") AS n FROM %s"
-			" WHERE ctid OPERATOR(pg_catalog.>=) $6 AND ctid OPERATOR(pg_catalog.<) $7"
-			" AND ots.cells_purgeable(" STORAGE_CELLS_SQL ", $2, $3, $4)";
-		delete_if = "NOT ots.cells_row_exists(l." STORAGE_CELLS_SQL ", $2, $4)";
-		update_if = "ots.cells_row_exists(l." STORAGE_CELLS_SQL ", $2, $4)"
-			" AND ots.cells_purgeable(l." STORAGE_CELLS_SQL ", $2, $3, $4)";
+		set = " SET (" STORAGE_CELLS_SQL ", " STORAGE_OLDEST_TS_SQL ") ="
+			" (SELECT p.purged, p.oldest_ts FROM ots.purge_row(l." STORAGE_CELLS_SQL ", $2, $3, $4) p)";
+		if (!trimming)
+		{
+			candidates = "SELECT ctid, ots.cells_count(" STORAGE_CELLS_SQL ") AS n FROM %s"
+				" WHERE " STORAGE_OLDEST_TS_SQL " OPERATOR(pg_catalog.<=) $1"
+				" ORDER BY " STORAGE_OLDEST_TS_SQL " LIMIT $5";
+			delete_if = "l." STORAGE_OLDEST_TS_SQL " OPERATOR(pg_catalog.<=) $1"
+				" AND NOT ots.cells_row_exists(l." STORAGE_CELLS_SQL ", $2, $4)";
+			update_if = "l." STORAGE_OLDEST_TS_SQL " OPERATOR(pg_catalog.<=) $1"
+				" AND ots.cells_row_exists(l." STORAGE_CELLS_SQL ", $2, $4)";
+		}
+		else
+		{
+			/* the blocks the leaf had when the pass began; writers trim later rows */
+			candidates = "SELECT ctid, ots.cells_count(" STORAGE_CELLS_SQL ") AS n FROM %s"
+				" WHERE ctid OPERATOR(pg_catalog.>=) $6 AND ctid OPERATOR(pg_catalog.<) $7"
+				" AND ots.cells_purgeable(" STORAGE_CELLS_SQL ", $2, $3, $4)";
+			delete_if = "NOT ots.cells_row_exists(l." STORAGE_CELLS_SQL ", $2, $4)";
+			update_if = "ots.cells_row_exists(l." STORAGE_CELLS_SQL ", $2, $4)"
+				" AND ots.cells_purgeable(l." STORAGE_CELLS_SQL ", $2, $3, $4)";
+		}
 	}
 	initStringInfo(&sql);
 	appendStringInfoString(&sql, "WITH c AS MATERIALIZED (");
@@ -426,6 +604,39 @@ purge_batch_sql(const char *leaf, bool trimming, bool chunks)
 					 " (SELECT n FROM d UNION ALL SELECT n FROM u) x), 0)::pg_catalog.int8",
 					 leaf, delete_if, leaf, set, update_if);
 	return sql.data;
+}
+
+/*
+ * purge_chunk_key is the SQL that a chunk c2 is of the row of the chunk x:
+ * their stored key columns, the chunk relation's primary key but its last two
+ */
+static char *
+purge_chunk_key(Oid rel)
+{
+	Relation	r = table_open(rel, AccessShareLock);
+	Oid			pkey = RelationGetPrimaryKeyIndex(r);
+	HeapTuple	tup;
+	Form_pg_index index;
+	StringInfoData buf;
+
+	if (!OidIsValid(pkey))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("the chunk relation %s has no primary key", RelationGetRelationName(r))));
+	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(pkey));
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for index %u", pkey);
+	index = (Form_pg_index) GETSTRUCT(tup);
+	initStringInfo(&buf);
+	for (int k = 0; k < index->indnkeyatts - 2; k++)
+	{
+		const char *col = quote_identifier(get_attname(rel, index->indkey.values[k], false));
+
+		appendStringInfo(&buf, "%sc2.%s OPERATOR(pg_catalog.=) x.%s", k > 0 ? " AND " : "", col, col);
+	}
+	ReleaseSysCache(tup);
+	table_close(r, AccessShareLock);
+	return buf.data;
 }
 
 /* purge_block_tid is the TID of the first line of a block, for the trim pass's bounds */
@@ -529,7 +740,7 @@ ots_purge_batch(PG_FUNCTION_ARGS)
 	}
 	sql = purge_batch_sql(quote_qualified_identifier(get_namespace_name(get_rel_namespace(leaf)),
 													 get_rel_name(leaf)),
-						  trimming, chunks);
+						  trimming, chunks ? purge_chunk_key(leaf) : NULL);
 
 	asrole_enter(owner, &saved);
 	if (SPI_connect() != SPI_OK_CONNECT)

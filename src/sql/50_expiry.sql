@@ -52,11 +52,25 @@ COMMENT ON FUNCTION ots.purge_row(ots.cells, bigint, integer, bigint) IS
 	'what the purge stores for a row: the cells reads see under these options at now_ms (row marker kept) and their "$oldest_ts", as the cells builder reports it (NULLs when the row no longer exists)';
 
 CREATE FUNCTION ots.purge_chunk(cells ots.cells, time_to_live bigint, max_versions integer, now_ms bigint,
-								OUT purged ots.cells, OUT oldest_ts bigint, OUT first_column text,
+								newer bigint, OUT purged ots.cells, OUT oldest_ts bigint, OUT first_column text,
 								OUT first_ts bigint)
 	AS 'MODULE_PATHNAME', 'ots_purge_chunk' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION ots.purge_chunk(ots.cells, bigint, integer, bigint) IS
-	'what the purge stores for a chunk of a split row: ots.purge_row''s cells and "$oldest_ts", and the chunk''s key, its first cell (NULLs when the chunk goes)';
+COMMENT ON FUNCTION ots.purge_chunk(ots.cells, bigint, integer, bigint, bigint) IS
+	'what the purge stores for a chunk of a split row, newer cells of its last column being in later chunks: ots.purge_row''s cells and "$oldest_ts", and the chunk''s key, its first cell (NULLs when the chunk goes)';
+
+CREATE FUNCTION ots.chunk_purgeable(cells ots.cells, time_to_live bigint, max_versions integer,
+									now_ms bigint, newer bigint) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ots_chunk_purgeable' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.chunk_purgeable(ots.cells, bigint, integer, bigint, bigint) IS
+	'whether ots.purge_chunk would change the chunk';
+
+CREATE FUNCTION ots.cells_last_column(cells ots.cells) RETURNS text
+	AS 'MODULE_PATHNAME', 'ots_cells_last_column' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.cells_last_column(ots.cells) IS 'the name of the last column of these cells, NULL without one';
+
+CREATE FUNCTION ots.cells_column_count(cells ots.cells, name text) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'ots_cells_column_count' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.cells_column_count(ots.cells, text) IS 'how many cells the named column has in these cells';
 
 CREATE FUNCTION ots.cells_oldest_ts(cells ots.cells) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'ots_cells_oldest_ts' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
