@@ -328,20 +328,9 @@ purge_keep_chunk(const Visibility *sel, struct varlena *cells, int64 newer, int6
 	if (newest != r.row_ts)
 	{
 		/* the chunk's newest cell went: its row_ts is the newest left */
-		CellsReader k;
 		CellsBuilder *again = cells_builder_create(newest);
 
-		cells_reader_init(&k, kept);
-		for (uint32 i = 0; i < k.ncols; i++)
-		{
-			CellsColumn col;
-			int64		ts;
-			OtsValue	v;
-
-			cells_column_at(&k, i, &col);
-			while (cells_column_next(&col, &ts, &v))
-				cells_builder_add(again, col.name, col.namelen, ts, &v);
-		}
+		cells_builder_add_value(again, kept);
 		kept = cells_builder_finish(again, 0);
 		*oldest = cells_builder_oldest_ts(again);
 		return kept;

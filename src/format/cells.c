@@ -459,6 +459,25 @@ cells_builder_add(CellsBuilder *b, const char *name, uint32 namelen,
 		cells_builder_rehash(b, b->nslots * 2);
 }
 
+/* cells_builder_add_value adds every cell of a version-1 value */
+void
+cells_builder_add_value(CellsBuilder *b, const struct varlena *value)
+{
+	CellsReader r;
+
+	cells_reader_init(&r, value);
+	for (uint32 i = 0; i < r.ncols; i++)
+	{
+		CellsColumn col;
+		int64		ts;
+		OtsValue	v;
+
+		cells_column_at(&r, i, &col);
+		while (cells_column_next(&col, &ts, &v))
+			cells_builder_add(b, col.name, col.namelen, ts, &v);
+	}
+}
+
 /* cells_builder_ncells counts distinct cells added so far */
 uint32
 cells_builder_ncells(const CellsBuilder *b)

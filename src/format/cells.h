@@ -294,6 +294,9 @@ extern CellsBuilder *cells_builder_create(int64 row_ts);
 extern void cells_builder_add(CellsBuilder *b, const char *name, uint32 namelen,
 							  int64 ts, const OtsValue *value);
 
+/* cells_builder_add_value adds every cell of a version-1 value (names and values point into it) */
+extern void cells_builder_add_value(CellsBuilder *b, const struct varlena *value);
+
 /* cells_builder_ncells counts cells added so far (after same-key replacement) */
 extern uint32 cells_builder_ncells(const CellsBuilder *b);
 

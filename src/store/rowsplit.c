@@ -172,21 +172,7 @@ rowsplit_view(const RowSplit *split)
 	CellsBuilder *b = cells_builder_create(split->head.row_ts);
 
 	for (int i = 0; i < split->nchunks; i++)
-	{
-		CellsReader r;
-
-		cells_reader_init(&r, split->chunks[i].cells);
-		for (uint32 k = 0; k < r.ncols; k++)
-		{
-			CellsColumn col;
-			int64		ts;
-			OtsValue	v;
-
-			cells_column_at(&r, k, &col);
-			while (cells_column_next(&col, &ts, &v))
-				cells_builder_add(b, col.name, col.namelen, ts, &v);
-		}
-	}
+		cells_builder_add_value(b, split->chunks[i].cells);
 	return cells_builder_finish(b, 0);
 }
 
@@ -524,28 +510,15 @@ rowsplit_whole(const RowKey *key, const RowSplit *old, const struct varlena *cel
 	chunkstore_open(&cr, key, false);
 	chunks = rowsplit_stored_chunks(&cr, &n);
 	chunkstore_close(&cr);
-	for (int i = -1; i < n; i++)
+	cells_builder_add_value(b, cells);
+	for (int i = 0; i < n; i++)
 	{
 		bool		loaded = false;
 
-		if (i >= 0)
-		{
-			for (int k = 0; k < old->nchunks && !loaded; k++)
-				loaded = ItemPointerEquals(&chunks[i].tid, &old->chunks[k].tid);
-			if (loaded)
-				continue;
-			cells_reader_init(&r, chunks[i].cells);
-		}
-		for (uint32 c = 0; c < r.ncols; c++)
-		{
-			CellsColumn col;
-			int64		ts;
-			OtsValue	v;
-
-			cells_column_at(&r, c, &col);
-			while (cells_column_next(&col, &ts, &v))
-				cells_builder_add(b, col.name, col.namelen, ts, &v);
-		}
+		for (int k = 0; k < old->nchunks && !loaded; k++)
+			loaded = ItemPointerEquals(&chunks[i].tid, &old->chunks[k].tid);
+		if (!loaded)
+			cells_builder_add_value(b, chunks[i].cells);
 	}
 	return cells_builder_finish(b, key->t->max_versions);
 }
