@@ -49,7 +49,7 @@ ots_value_equal(const OtsValue *a, const OtsValue *b)
 		case OTS_VT_STRING:
 		case OTS_VT_BINARY:
 			return a->u.s.len == b->u.s.len &&
-				memcmp(a->u.s.data, b->u.s.data, a->u.s.len) == 0;
+				(a->u.s.len == 0 || memcmp(a->u.s.data, b->u.s.data, a->u.s.len) == 0);
 	}
 	return false;
 }

@@ -146,27 +146,6 @@ call_send(struct varlena *value)
 	return (bytea *) DatumGetPointer(ots_cells_send(fcinfo));
 }
 
-static bool
-value_equal(const OtsValue *a, const OtsValue *b)
-{
-	if (a->type != b->type)
-		return false;
-	switch (a->type)
-	{
-		case OTS_VT_INTEGER:
-			return a->u.i == b->u.i;
-		case OTS_VT_DOUBLE:
-			return memcmp(&a->u.d, &b->u.d, sizeof(double)) == 0;
-		case OTS_VT_BOOLEAN:
-			return a->u.b == b->u.b;
-		case OTS_VT_STRING:
-		case OTS_VT_BINARY:
-			return a->u.s.len == b->u.s.len &&
-				(a->u.s.len == 0 || memcmp(a->u.s.data, b->u.s.data, a->u.s.len) == 0);
-	}
-	return false;
-}
-
 /*
  * check_trimmed checks that a finish with max_versions = mv kept exactly
  * the newest mv cells of every column of the full value.
@@ -202,7 +181,7 @@ check_trimmed(struct varlena *full, struct varlena *trimmed, int32 mv)
 		while (cells_column_next(&ct, &tst, &vt))
 		{
 			CHECK(cells_column_next(&cf, &tsf, &vf), "full column ended early");
-			CHECK(tsf == tst && value_equal(&vf, &vt), "trimmed cell %u differs", n);
+			CHECK(tsf == tst && ots_value_equal(&vf, &vt), "trimmed cell %u differs", n);
 			n++;
 		}
 		CHECK(n == ct.ncells, "trimmed column yielded %u cells, not %u", n, ct.ncells);
@@ -1314,7 +1293,7 @@ check_cut(struct varlena *enc, const ModelCell *model, uint32 nmodel, int32 mv)
 			while (cells_column_next(&col, &ts, &v))
 				if (ts == kept[seen + k].ts)
 				{
-					found = value_equal(&v, &kept[seen + k].value);
+					found = ots_value_equal(&v, &kept[seen + k].value);
 					break;
 				}
 			CHECK(found, "cut: chunk %d lacks cell %u of its range", c, seen + k);
@@ -1500,7 +1479,7 @@ random_row(int iter, int nmutations, const char *seed_dir, int *nseeds)
 				CHECK(cells_column_next(&col, &ts, &v), "column ended early");
 				CHECK(ts == model[m + k].ts, "ts " INT64_FORMAT ", model " INT64_FORMAT,
 					  ts, model[m + k].ts);
-				CHECK(value_equal(&v, &model[m + k].value), "value differs");
+				CHECK(ots_value_equal(&v, &model[m + k].value), "value differs");
 			}
 			CHECK(!cells_column_next(&col, &ts, &v), "column too long");
 			if (ncols == 0 || model[m + kept - 1].ts < oldest)
