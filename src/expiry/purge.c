@@ -324,17 +324,9 @@ purge_keep_chunk(const Visibility *sel, struct varlena *cells, int64 newer, int6
 		return cells;
 	}
 	*changed = true;
+	/* a chunk's row_ts is its newest cell: when that went, the newest left */
+	cells_builder_set_row_ts(b, newest);
 	kept = cells_builder_finish(b, 0);
-	if (newest != r.row_ts)
-	{
-		/* the chunk's newest cell went: its row_ts is the newest left */
-		CellsBuilder *again = cells_builder_create(newest);
-
-		cells_builder_add_value(again, kept);
-		kept = cells_builder_finish(again, 0);
-		*oldest = cells_builder_oldest_ts(again);
-		return kept;
-	}
 	*oldest = cells_builder_oldest_ts(b);
 	return kept;
 }

@@ -352,10 +352,8 @@ cells_builder_create(int64 row_ts)
 {
 	CellsBuilder *b = (CellsBuilder *) palloc0(sizeof(CellsBuilder));
 
-	if (row_ts < 0 || row_ts >= OTS_MAX_TIMESTAMP)
-		elog(ERROR, "ots.cells row timestamp " INT64_FORMAT " is out of range", row_ts);
 	b->cxt = CurrentMemoryContext;
-	b->row_ts = row_ts;
+	cells_builder_set_row_ts(b, row_ts);
 	b->oldest_ts = row_ts;
 	b->maxentries = CELLS_BUILDER_INITIAL_ENTRIES;
 	b->entries = (CellsEntry *) palloc(b->maxentries * sizeof(CellsEntry));
@@ -483,6 +481,15 @@ uint32
 cells_builder_ncells(const CellsBuilder *b)
 {
 	return b->nentries;
+}
+
+/* cells are encoded against the marker at finish, so it may change until then */
+void
+cells_builder_set_row_ts(CellsBuilder *b, int64 row_ts)
+{
+	if (row_ts < 0 || row_ts >= OTS_MAX_TIMESTAMP)
+		elog(ERROR, "ots.cells row timestamp " INT64_FORMAT " is out of range", row_ts);
+	b->row_ts = row_ts;
 }
 
 /* cells_entry_cmp orders cells by column name, then newest first */

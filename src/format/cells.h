@@ -300,6 +300,9 @@ extern void cells_builder_add_value(CellsBuilder *b, const struct varlena *value
 /* cells_builder_ncells counts cells added so far (after same-key replacement) */
 extern uint32 cells_builder_ncells(const CellsBuilder *b);
 
+/* cells_builder_set_row_ts changes the row marker the next finish writes */
+extern void cells_builder_set_row_ts(CellsBuilder *b, int64 row_ts);
+
 /*
  * cells_builder_finish encodes the row.  When max_versions > 0, only the
  * newest max_versions cells of each column are kept.  The result is a
