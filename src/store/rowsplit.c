@@ -97,13 +97,22 @@ rowsplit_chunk_cmp(const void *pa, const void *pb)
 	return cells_position_cmp(a->column, a->columnlen, a->ts, b->column, b->columnlen, b->ts);
 }
 
+/* rowsplit_loaded: is the chunk at tid one of the loaded ones? */
+static bool
+rowsplit_loaded(const RowSplit *split, const ItemPointerData *tid)
+{
+	for (int i = 0; i < split->nchunks; i++)
+		if (ItemPointerEquals(&split->chunks[i].tid, (ItemPointer) tid))
+			return true;
+	return false;
+}
+
 /* rowsplit_add adds a chunk to the loaded ones unless it is there already */
 static void
 rowsplit_add(RowSplit *split, int *max, const StoredChunk *c)
 {
-	for (int i = 0; i < split->nchunks; i++)
-		if (ItemPointerEquals(&split->chunks[i].tid, (ItemPointer) &c->tid))
-			return;
+	if (rowsplit_loaded(split, &c->tid))
+		return;
 	if (split->nchunks == *max)
 	{
 		*max = Max(*max * 2, 8);
@@ -209,7 +218,8 @@ rowsplit_load(RowKey *key, const struct varlena *head, const RowNeeds *needs, Sn
 		if (needs->write && (t->nindexes > 0 || t->is_index))
 			for (int i = 0; i < t->ndefined; i++)
 			{
-				RowNeed		n = {t->defined[i].name, t->defined[i].namelen, PG_INT64_MAX, 0, 1, false};
+				RowNeed		n = {.name = t->defined[i].name, .len = t->defined[i].namelen,
+				.to_ts = PG_INT64_MAX, .from_ts = 0, .cells = 1};
 
 				rowsplit_load_need(&cr, snapshot, split, &max, &n, needs->now_ms);
 			}
@@ -461,7 +471,19 @@ rowsplit_replace_loaded(RowSplitPlan *plan, const RowSplit *old, struct varlena 
 	return delta;
 }
 
-static StoredChunk *rowsplit_stored_chunks(ChunkRel *cr, int *n);
+/* rowsplit_stored_chunks: every chunk of the row as this transaction now sees it */
+static StoredChunk *
+rowsplit_stored_chunks(ChunkRel *cr, int *n)
+{
+	Snapshot	snapshot;
+	StoredChunk *chunks;
+
+	CommandCounterIncrement();
+	snapshot = RegisterSnapshot(GetLatestSnapshot());
+	chunks = chunkstore_scan(cr, snapshot, NULL, 0, 0, NULL, 0, n);
+	UnregisterSnapshot(snapshot);
+	return chunks;
+}
 
 /* rowsplit_newest_unloaded: the newest cell of the chunks a write did not load (-1: none) */
 static int64
@@ -477,12 +499,9 @@ rowsplit_newest_unloaded(const RowKey *key, const RowSplit *old)
 	chunkstore_close(&cr);
 	for (int i = 0; i < n; i++)
 	{
-		bool		loaded = false;
 		CellsReader r;
 
-		for (int k = 0; k < old->nchunks && !loaded; k++)
-			loaded = ItemPointerEquals(&chunks[i].tid, &old->chunks[k].tid);
-		if (loaded)
+		if (rowsplit_loaded(old, &chunks[i].tid))
 			continue;
 		/* a chunk's row_ts is its newest cell */
 		cells_reader_init(&r, chunks[i].cells);
@@ -512,14 +531,8 @@ rowsplit_whole(const RowKey *key, const RowSplit *old, const struct varlena *cel
 	chunkstore_close(&cr);
 	cells_builder_add_value(b, cells);
 	for (int i = 0; i < n; i++)
-	{
-		bool		loaded = false;
-
-		for (int k = 0; k < old->nchunks && !loaded; k++)
-			loaded = ItemPointerEquals(&chunks[i].tid, &old->chunks[k].tid);
-		if (!loaded)
+		if (!rowsplit_loaded(old, &chunks[i].tid))
 			cells_builder_add_value(b, chunks[i].cells);
-	}
 	return cells_builder_finish(b, key->t->max_versions);
 }
 
@@ -597,20 +610,6 @@ rowsplit_prepare(const RowKey *key, const RowSplit *old, struct varlena *cells,
 	*head = cells_head_build(&h);
 	*oldest_ts = cells_oldest_ts(*head);
 	return plan;
-}
-
-/* rowsplit_stored_chunks: every chunk of the row as this transaction now sees it */
-static StoredChunk *
-rowsplit_stored_chunks(ChunkRel *cr, int *n)
-{
-	Snapshot	snapshot;
-	StoredChunk *chunks;
-
-	CommandCounterIncrement();
-	snapshot = RegisterSnapshot(GetLatestSnapshot());
-	chunks = chunkstore_scan(cr, snapshot, NULL, 0, 0, NULL, 0, n);
-	UnregisterSnapshot(snapshot);
-	return chunks;
 }
 
 void
