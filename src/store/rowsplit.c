@@ -276,9 +276,8 @@ rowsplit_exists(const RowKey *key, const Visibility *vis)
 	return false;
 }
 
-struct varlena *
-rowsplit_load_head(const OtsTable *t, const struct varlena *head, const RowNeeds *needs,
-				   Snapshot snapshot, RowKey *key)
+void
+rowsplit_head_rowkey(const OtsTable *t, const struct varlena *head, RowKey *key)
 {
 	CellsHead	h;
 
@@ -302,6 +301,13 @@ rowsplit_load_head(const OtsTable *t, const struct varlena *head, const RowNeeds
 			key->values[k] = PointerGetDatum(v);
 		}
 	}
+}
+
+struct varlena *
+rowsplit_load_head(const OtsTable *t, const struct varlena *head, const RowNeeds *needs,
+				   Snapshot snapshot, RowKey *key)
+{
+	rowsplit_head_rowkey(t, head, key);
 	return rowsplit_load(key, head, needs, snapshot);
 }
 

@@ -86,6 +86,9 @@ extern struct varlena *rowsplit_load(RowKey *key, const struct varlena *head, co
 /* rowsplit_exists applies the row rule to a split row, whose head knows its newest cell */
 extern bool rowsplit_exists(const RowKey *key, const Visibility *vis);
 
+/* rowsplit_head_rowkey fills in key from a split row's head, its copy of the row's key */
+extern void rowsplit_head_rowkey(const OtsTable *t, const struct varlena *head, RowKey *key);
+
 /*
  * rowsplit_load_head is rowsplit_load for a caller that has a split row's
  * head but not its key (the row functions of a table's view): the key is

@@ -598,7 +598,6 @@ storage_write_drop_chunks(const StorageWrite *w)
 	{
 		struct varlena *old;
 		struct varlena *new = NULL;
-		RowNeeds	needs;
 		RowKey		key;
 
 		if (w->old_cells == NULL || w->old_cells[i] == (Datum) 0 ||
@@ -611,8 +610,7 @@ storage_write_drop_chunks(const StorageWrite *w)
 			new = (struct varlena *) PG_DETOAST_DATUM_PACKED(w->new_cells[i]);
 		if (new != NULL && cells_is_head(new))
 			continue;
-		rowneeds_init(&needs);
-		(void) rowsplit_load_head(w->table, old, &needs, GetLatestSnapshot(), &key);
+		rowsplit_head_rowkey(w->table, old, &key);
 		rowsplit_delete_chunks(&key);
 	}
 }
