@@ -193,19 +193,17 @@ typedef struct ViewRowState
 } ViewRowState;
 
 /*
- * row_read_view_row prepares a table view's function of (cells, storage
- * regclass): the stored row's reader, and the table's rules.  The table and
- * the moment are taken at the first row the function reads in an execution
- * of its statement and kept in fn_extra (catalog entries stay at fixed
+ * row_read_view_state is what a table view's function of (cells, storage
+ * regclass) reads rows under: the table's rules and the moment, taken at
+ * the first row the function reads in an execution of its statement and
+ * kept in fn_extra (catalog entries stay at fixed
  * addresses): a statement neither looks its table's options up nor reads
  * the clock per row (on a VM the clock can cost more than the rest of a
  * row's rule).
  */
-static void
-row_read_view_row(FunctionCallInfo fcinfo, ReadSelect *sel, CellsReader *r, const char *column,
-				  uint32 columnlen)
+static ViewRowState *
+row_read_view_state(FunctionCallInfo fcinfo)
 {
-	struct varlena *cellsv = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
 	Oid			data_oid = PG_GETARG_OID(1);
 	ViewRowState *state = (ViewRowState *) fcinfo->flinfo->fn_extra;
 
@@ -223,6 +221,17 @@ row_read_view_row(FunctionCallInfo fcinfo, ReadSelect *sel, CellsReader *r, cons
 		/* once per execution, as the table: an index being built answers nothing */
 		catalog_check_index_readable(state->table);
 	}
+	return state;
+}
+
+/* row_read_view_row prepares the stored row's reader, and the table's rules */
+static void
+row_read_view_row(FunctionCallInfo fcinfo, ReadSelect *sel, CellsReader *r, const char *column,
+				  uint32 columnlen)
+{
+	struct varlena *cellsv = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	ViewRowState *state = row_read_view_state(fcinfo);
+
 	select_init(sel, state->table, state->now_ms);
 	if (cells_is_head(cellsv))
 	{
@@ -268,13 +277,11 @@ ots_row_exists(PG_FUNCTION_ARGS)
 
 	if (cells_is_head(cellsv))
 	{
-		/* a split row: its head knows (row_read_view_row reads no chunk for it) */
-		OtsTable   *t = catalog_lookup_by_data_oid(PG_GETARG_OID(1));
+		/* a split row: its head knows, most often without a chunk */
+		ViewRowState *state = row_read_view_state(fcinfo);
 
-		if (t == NULL)
-			ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
-		select_init(&sel, t, visibility_now_ms());
-		PG_RETURN_BOOL(rowsplit_head_exists(t, cellsv, &sel.vis));
+		select_init(&sel, state->table, state->now_ms);
+		PG_RETURN_BOOL(rowsplit_head_exists(state->table, cellsv, &sel.vis));
 	}
 	row_read_view_row(fcinfo, &sel, &r, NULL, 0);
 	PG_RETURN_BOOL(visibility_row_exists(&sel.vis, &r));
