@@ -303,5 +303,22 @@ SELECT consumed FROM ots.delete_row('wi', '{"k": "w"}');
 SELECT count(*) AS entries FROM wi_seller;
 SELECT ots.delete_table('wi');
 
+-- a head names its row's chunks: the view's row functions read them only
+-- for a role that may read the row (forged from its text, by a role
+-- without a grant, it reads nothing; a reader of the view reads it)
+SELECT "$cells"::text AS head, '"wm$data"'::regclass::oid AS storage FROM "wm$data" WHERE k = 'm' \gset
+CREATE ROLE regress_ots_wide_stranger;
+CREATE ROLE regress_ots_wide_reader;
+GRANT SELECT ON wm TO regress_ots_wide_reader;
+SET ROLE regress_ots_wide_stranger;
+SELECT ots.row_attributes(:'head'::ots.cells, :storage::regclass) IS NOT NULL AS leaked;
+SELECT ots.row_exists(:'head'::ots.cells, :storage::regclass) AS leaked;
+SET ROLE regress_ots_wide_reader;
+SELECT jsonb_typeof(attributes) AS attributes FROM wm WHERE k = 'm';
+SELECT ots.row_attributes(:'head'::ots.cells, :storage::regclass) IS NOT NULL AS read;
+RESET ROLE;
+REVOKE SELECT ON wm FROM regress_ots_wide_reader;
+DROP ROLE regress_ots_wide_stranger;
+DROP ROLE regress_ots_wide_reader;
 SELECT ots.delete_table('wm');
 SELECT ots.delete_table('wr');

@@ -9,11 +9,14 @@
 
 #include "catalog/pg_type.h"
 #include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/snapmgr.h"
 
 #include "format/cells.h"
 #include "format/codec.h"
+#include "asrole.h"
 #include "errors.h"
 #include "api/filter.h"
 #include "api/read_select.h"
@@ -190,7 +193,35 @@ typedef struct ViewRowState
 {
 	OtsTable   *table;			/* catalog entry: "valid" tells when to look again */
 	int64		now_ms;			/* the moment TTL is measured from */
+	bool		heads_checked;	/* row_read_check_head passed */
 } ViewRowState;
+
+/*
+ * row_read_check_head: a split row's head names the chunks that hold its
+ * cells, and a caller can type a head in: its chunks are read only for a
+ * role that may read the table's rows as the row functions do, or that
+ * reads the table's view, whose owner may.  Checked once per statement.
+ */
+static void
+row_read_check_head(ViewRowState *state)
+{
+	const OtsTable *t = state->table;
+	Oid			role = GetUserId();
+
+	if (state->heads_checked)
+		return;
+	if (!rowstore_may_read(t, role) &&
+		!(pg_class_aclcheck(t->view_oid, role, ACL_SELECT) == ACLCHECK_OK &&
+		  rowstore_may_read(t, asrole_owner(t->view_oid))))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to read a split row of ots table %s",
+						quote_qualified_identifier(t->schema_name, t->table_name)),
+				 errdetail("A split row's cells are read from its chunks, for a role that may "
+						   "select the table's view or read %s without row-level security.",
+						   storage_name(t))));
+	state->heads_checked = true;
+}
 
 /*
  * row_read_view_state is what a table view's function of (cells, storage
@@ -215,6 +246,7 @@ row_read_view_state(FunctionCallInfo fcinfo)
 	}
 	if (state->table == NULL || !state->table->valid || state->table->data_oid != data_oid)
 	{
+		state->heads_checked = false;
 		state->table = catalog_lookup_by_data_oid(data_oid);
 		if (state->table == NULL)
 			ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
@@ -239,6 +271,7 @@ row_read_view_row(FunctionCallInfo fcinfo, ReadSelect *sel, CellsReader *r, cons
 		RowNeeds	needs;
 		RowKey		key;
 
+		row_read_check_head(state);
 		rowneeds_init(&needs);
 		/* the view's row rule is ots.row_exists's, on the head */
 		needs.reading = true;
@@ -280,6 +313,7 @@ ots_row_exists(PG_FUNCTION_ARGS)
 		/* a split row: its head knows, most often without a chunk */
 		ViewRowState *state = row_read_view_state(fcinfo);
 
+		row_read_check_head(state);
 		select_init(&sel, state->table, state->now_ms);
 		PG_RETURN_BOOL(rowsplit_head_exists(state->table, cellsv, &sel.vis));
 	}

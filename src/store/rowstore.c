@@ -149,6 +149,15 @@ rowstore_check_privileges(const OtsTable *t, AclMode mode)
 						 storage_name(t))));
 }
 
+bool
+rowstore_may_read(const OtsTable *t, Oid role)
+{
+	if (t->is_index)
+		t = catalog_index_base(t);
+	return pg_class_aclcheck(t->data_oid, role, ACL_SELECT) == ACLCHECK_OK &&
+		check_enable_rls(t->data_oid, role, true) != RLS_ENABLED;
+}
+
 /* rowstore_owner is the owner of the table's storage, whom leaf access runs as */
 static Oid
 rowstore_owner(const OtsTable *t)

@@ -24,6 +24,9 @@
 /* rowstore_check_privileges raises insufficient_privilege unless every privilege in mode is granted and no RLS policy applies */
 extern void rowstore_check_privileges(const OtsTable *t, AclMode mode);
 
+/* rowstore_may_read: could role read every row of t as the row functions read them (same rules)? */
+extern bool rowstore_may_read(const OtsTable *t, Oid role);
+
 /* rowstore_check_writable refuses writes in read-only transactions and on standbys */
 extern void rowstore_check_writable(const char *operation);
 
