@@ -217,7 +217,8 @@ RESET ROLE;
 SELECT origin, callback, rows, with_old_cells, with_new_cells
   FROM ots.write_point_counts('ck."one$chunk"') ORDER BY 1, 2;
 SELECT count(*) AS storage_counts FROM ots.write_point_counts('ck."one$data"');
--- a chunk change reaches no index and no stream: the index's entries are its table's rows'
+-- a chunk change reaches no index and no stream (the row code tells them at the head):
+-- plain SQL on a chunk of a table with an index is refused, and its index is left as it was
 SET ROLE regress_ots_chunk_owner;
 SELECT pg_temp.try($$INSERT INTO ck."ix$chunk" VALUES ('x', 1, 'v', 5, '{"row_ts": 5, "cells": {"v": [{"ts": 5, "value": 7}]}}', 5)$$) AS chunk_of_indexed;
 SELECT count(*) AS entries FROM ck."ix_v$data";

@@ -79,6 +79,7 @@
 #include "stream/stream.h"
 
 static void storage_write_key_attnos(StorageLeaf *leaf, bool found, const AttrNumber *keys);
+static void storage_write_chunk_plain(const StorageWrite *w);
 static void storage_write_chunk_truncate(const StorageWrite *w);
 static const LeafCache *storage_write_keys(const StorageWrite *w);
 static void storage_write_indexes(const StorageWrite *w);
@@ -444,6 +445,24 @@ storage_write_index_storage(const StorageWrite *w, StorageChangeKind kind)
 }
 
 /*
+ * storage_write_chunk_plain refuses plain SQL's change of a chunk of a
+ * table whose indexes or stream follow its rows' cells: they would miss it
+ */
+static void
+storage_write_chunk_plain(const StorageWrite *w)
+{
+	const OtsTable *t = w->table;
+
+	if (t->ndefined > 0 || t->nindexes > 0 || t->stream_enabled)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot change a chunk of ots table %s with plain SQL",
+						quote_qualified_identifier(t->schema_name, t->table_name)),
+				 errdetail("The table's secondary indexes or stream follow its rows' cells, and a chunk changed alone reaches neither."),
+				 errhint("Write the row with the ots row functions or through the table's view.")));
+}
+
+/*
  * storage_write_chunk_truncate: a TRUNCATE of a table's chunk relation
  * would take the cells of its split rows and leave their heads, so it is
  * refused unless every leaf of the table was emptied before it in this
@@ -524,13 +543,16 @@ storage_write(const StorageWrite *w)
 	if (w->chunk)
 	{
 		/*
-		 * A chunk change reaches neither the indexes nor the stream (yet:
-		 * the row code will announce what a split row's change is to
-		 * them); a TRUNCATE keeps the table's split rows whole or is
-		 * refused.
+		 * A chunk change reaches neither the indexes nor the stream: ots's
+		 * row code tells them the row's change at its head.  Plain SQL on
+		 * a chunk of a table they follow is refused; a TRUNCATE keeps the
+		 * table's split rows whole or is refused.
 		 */
 		if (w->callback == STORAGE_CB_TRUNCATE)
 			storage_write_chunk_truncate(w);
+		else if (w->origin == STORAGE_ORIGIN_SQL &&
+				 (kind == STORAGE_CHANGE_NEW || kind == STORAGE_CHANGE_REPLICA))
+			storage_write_chunk_plain(w);
 		return;
 	}
 	if (kind != STORAGE_CHANGE_RESTORED && (w->table->ndefined > 0 || w->table->nindexes > 0))
