@@ -95,6 +95,10 @@ SELECT (ots.purge_row('{"row_ts": 1, "cells": {}}', 0, 1, 0)).purged;
 SELECT (ots.purge_row('{"row_ts": 1, "cells": {}}', 2147483648, 1, 0)).purged;
 SELECT (ots.purge_row('{"row_ts": 1, "cells": {}}', -1, 0, 0)).purged;
 SELECT (ots.purge_row('{"row_ts": 1, "cells": {}}', -1, 1, -1)).purged;
+-- a chunk's purge counts its last column's newer cells in later chunks: never fewer than none
+SELECT (ots.purge_chunk('{"row_ts": 10, "cells": {"c": [{"ts": 10, "value": 1}]}}', -1, 2147483647, 10, -1)).purged;
+SELECT ots.chunk_purgeable('{"row_ts": 10, "cells": {"c": [{"ts": 10, "value": 1}]}}', -1, 2147483647, 10, -1);
+SELECT (ots.purge_chunk('{"row_ts": 10, "cells": {"c": [{"ts": 10, "value": 1}, {"ts": 9, "value": 2}]}}', -1, 2, 10, 1)).purged;
 
 --
 -- TTL: expired cells go, live cells stay, rows follow the row rule

@@ -185,6 +185,28 @@ purge_keep(const Visibility *sel, struct varlena *cells, int64 *oldest)
 }
 
 /*
+ * purge_result_desc: the function's result type, blessed once per call
+ * site: the purge calls these per row
+ */
+static TupleDesc
+purge_result_desc(FunctionCallInfo fcinfo)
+{
+	TupleDesc	desc = (TupleDesc) fcinfo->flinfo->fn_extra;
+
+	if (desc == NULL)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+
+		if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+			elog(ERROR, "function returning record called in context that cannot accept type record");
+		desc = BlessTupleDesc(desc);
+		fcinfo->flinfo->fn_extra = desc;
+		MemoryContextSwitchTo(oldcxt);
+	}
+	return desc;
+}
+
+/*
  * ots_purge_row is ots.purge_row(cells, time_to_live, max_versions,
  * now_ms): what the purge stores for a row, the cells reads see under these
  * options at now_ms (same row marker) and their "$oldest_ts" (as the cells
@@ -197,21 +219,10 @@ ots_purge_row(PG_FUNCTION_ARGS)
 	Visibility	sel;
 	struct varlena *kept;
 	int64		oldest;
-	TupleDesc	desc = (TupleDesc) fcinfo->flinfo->fn_extra;
+	TupleDesc	desc = purge_result_desc(fcinfo);
 	Datum		values[2];
 	bool		nulls[2] = {false, false};
 
-	/* the result type, blessed once per call site: purge calls this per row */
-	if (desc == NULL)
-	{
-		MemoryContext oldcxt = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
-
-		if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
-			elog(ERROR, "ots.purge_row must return a record");
-		desc = BlessTupleDesc(desc);
-		fcinfo->flinfo->fn_extra = desc;
-		MemoryContextSwitchTo(oldcxt);
-	}
 	purge_select_init(&sel, PG_GETARG_INT64(1), PG_GETARG_INT32(2), PG_GETARG_INT64(3));
 	kept = purge_keep(&sel, PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0)), &oldest);
 	if (kept == NULL)
@@ -331,6 +342,19 @@ purge_keep_chunk(const Visibility *sel, struct varlena *cells, int64 newer, int6
 	return kept;
 }
 
+/* purge_newer_arg: argument 4, how many newer cells of the last column later chunks hold */
+static int64
+purge_newer_arg(FunctionCallInfo fcinfo)
+{
+	int64		newer = PG_GETARG_INT64(4);
+
+	if (newer < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("newer must not be negative")));
+	return newer;
+}
+
 /*
  * ots_purge_chunk is ots.purge_chunk(cells, time_to_live, max_versions,
  * now_ms, newer): what the purge stores for a chunk of a split row, as
@@ -346,17 +370,15 @@ ots_purge_chunk(PG_FUNCTION_ARGS)
 	Visibility	sel;
 	struct varlena *kept;
 	int64		oldest;
-	TupleDesc	desc;
+	TupleDesc	desc = purge_result_desc(fcinfo);
 	Datum		values[4];
 	bool		nulls[4] = {false, false, false, false};
 	bool		changed;
 	struct varlena *cells = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
 
-	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "ots.purge_chunk must return a record");
 	purge_select_init(&sel, PG_GETARG_INT64(1), PG_GETARG_INT32(2), PG_GETARG_INT64(3));
 	kept = cells_is_head(cells) ? NULL :
-		purge_keep_chunk(&sel, cells, PG_GETARG_INT64(4), &oldest, &changed);
+		purge_keep_chunk(&sel, cells, purge_newer_arg(fcinfo), &oldest, &changed);
 	if (kept == NULL)
 		memset(nulls, true, sizeof(nulls));
 	else
@@ -381,7 +403,7 @@ ots_purge_chunk(PG_FUNCTION_ARGS)
 			values[3] = Int64GetDatum(ts);
 		}
 	}
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls)));
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
 }
 
 /*
@@ -396,10 +418,10 @@ ots_chunk_purgeable(PG_FUNCTION_ARGS)
 	bool		changed;
 	struct varlena *cells = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
 
+	purge_select_init(&sel, PG_GETARG_INT64(1), PG_GETARG_INT32(2), PG_GETARG_INT64(3));
 	if (cells_is_head(cells))
 		PG_RETURN_BOOL(false);
-	purge_select_init(&sel, PG_GETARG_INT64(1), PG_GETARG_INT32(2), PG_GETARG_INT64(3));
-	(void) purge_keep_chunk(&sel, cells, PG_GETARG_INT64(4), &oldest, &changed);
+	(void) purge_keep_chunk(&sel, cells, purge_newer_arg(fcinfo), &oldest, &changed);
 	PG_RETURN_BOOL(changed);
 }
 
