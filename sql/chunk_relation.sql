@@ -1,6 +1,6 @@
 -- chunk_relation: every ots table and every index's own storage has its
 -- chunk relation s."t$chunk" (docs/design.md, "Storage layout" and "Wide
--- rows: heads and chunks"), which will hold the cells of split rows: the
+-- rows: heads and chunks"), which holds the cells of split rows: the
 -- stored key columns as the storage has them, "$column", "$ts", "$cells",
 -- "$oldest_ts", keyed by the stored key, "$column" and "$ts"; on the ots
 -- access method, unpartitioned, the storage's owner's, with "t$cttl" on
