@@ -243,6 +243,10 @@ ALTER TABLE ck."ix_v$chunk" OWNER TO regress_ots_chunk_other;
 ALTER EVENT TRIGGER ots_storage_guard ENABLE;
 SELECT ots_table, relation, kind, location, problem, detail FROM ots.verify(amcheck => false)
  WHERE ots_table LIKE 'ck.%' ORDER BY 1, 2, 3, 4;
+-- the purge goes over a chunk relation of the table's owner only
+SELECT r AS purged_relation FROM ots.purge_relations('ck', 'ix_v') r WHERE r LIKE '%$chunk%'
+UNION ALL
+SELECT r FROM ots.purge_relations('ck', 'three') r WHERE r LIKE '%$chunk%';
 -- the table itself works without one
 SELECT (ots.put_row('ck.one', '{"k": "a"}', '{"v": 1}')).consumed IS NOT NULL AS one_writes;
 

@@ -740,15 +740,22 @@ COMMENT ON FUNCTION ots.cells_column_count(ots.cells, text) IS 'how many cells t
 
 -- ots.purge_relations: what the purge goes over, batch by batch: an ots
 -- table's leaves (ots.purge_leaves), then its chunk relation, which holds
--- the chunks of its split rows (docs/design.md, "Wide rows: heads and chunks")
+-- the chunks of its split rows (docs/design.md, "Wide rows: heads and
+-- chunks"), when it is its storage's owner's (a relation of that name
+-- another role made is none of the table's)
 CREATE FUNCTION ots.purge_relations(schema_name name, table_name name) RETURNS SETOF text
 	LANGUAGE sql STABLE PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 	SELECT l.leaf FROM ots.purge_leaves($1, $2) AS l(leaf)
 	UNION ALL
-	SELECT format('%I.%I', $1, $2 || '$chunk')
-	 WHERE to_regclass(format('%I.%I', $1, $2 || '$chunk')) IS NOT NULL
+	SELECT pg_catalog.format('%I.%I', $1, $2 OPERATOR(pg_catalog.||) '$chunk')
+	  FROM pg_catalog.pg_class c, pg_catalog.pg_class d
+	 WHERE c.oid OPERATOR(pg_catalog.=)
+	       pg_catalog.to_regclass(pg_catalog.format('%I.%I', $1, $2 OPERATOR(pg_catalog.||) '$chunk'))
+	   AND d.oid OPERATOR(pg_catalog.=)
+	       pg_catalog.to_regclass(pg_catalog.format('%I.%I', $1, $2 OPERATOR(pg_catalog.||) '$data'))
+	   AND c.relowner OPERATOR(pg_catalog.=) d.relowner
 $$;
 COMMENT ON FUNCTION ots.purge_relations(name, name) IS
 	'the leaf partitions of an ots table, then its chunk relation: what the purge goes over (internal)';
