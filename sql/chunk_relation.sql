@@ -145,6 +145,92 @@ SELECT pg_temp.try('ALTER TABLE ck."taken$chunk" ADD COLUMN y integer') AS not_g
 DROP TABLE ck."taken$chunk";
 
 --
+-- a split row's cells are readable exactly where its head is: GRANT,
+-- REVOKE and row security on the storage carry to its chunk relation
+-- (table and column privileges; "$cells"'s to "$column" and "$ts"), and
+-- are refused on the chunk relation alone
+--
+-- the privileges and row security (enabled/forced) of t's storage and chunk relation
+CREATE FUNCTION pg_temp.access(t text) RETURNS TABLE (relation name, acl text, rls text, column_acls text)
+	LANGUAGE sql AS $$
+	SELECT c.relname, coalesce(c.relacl::text, 'default'), format('%s/%s', c.relrowsecurity, c.relforcerowsecurity),
+		   (SELECT string_agg(format('%s=%s', a.attname, a.attacl), ' ' ORDER BY a.attnum)
+			  FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attacl IS NOT NULL)
+	  FROM pg_class c
+	 WHERE c.oid IN (format('ca.%I', t || '$data')::regclass, format('ca.%I', t || '$chunk')::regclass)
+	 ORDER BY c.relname COLLATE "C"
+$$;
+CREATE SCHEMA ca AUTHORIZATION regress_ots_chunk_owner;
+SET ROLE regress_ots_chunk_owner;
+GRANT USAGE ON SCHEMA ca TO regress_ots_chunk_other, regress_ots_chunk_heir;
+SELECT ots.create_table('ca.one', 'k string');
+SELECT ots.create_table('ca.two', 'k binary, n integer', partitions => 2);
+SELECT consumed FROM ots.put_row('ca.one', '{"k": "wide"}',
+								 jsonb_build_object('a', repeat('x', 3000), 'b', repeat('y', 3000)));
+SELECT count(*) > 1 AS one_row_split FROM ca."one$chunk";
+GRANT SELECT ON ca."one$data" TO regress_ots_chunk_other;
+GRANT SELECT (k, "$cells") ON ca."two$data" TO regress_ots_chunk_heir;
+RESET ROLE;
+SELECT * FROM pg_temp.access('one');
+SELECT * FROM pg_temp.access('two');
+SET ROLE regress_ots_chunk_other;
+SELECT count(*) > 1 AS other_reads_chunks FROM ca."one$chunk";
+RESET ROLE;
+SET ROLE regress_ots_chunk_owner;
+REVOKE SELECT ON ca."one$data" FROM regress_ots_chunk_other;
+REVOKE SELECT (k, "$cells") ON ca."two$data" FROM regress_ots_chunk_heir;
+RESET ROLE;
+SELECT * FROM pg_temp.access('one');
+SELECT * FROM pg_temp.access('two');
+SET ROLE regress_ots_chunk_other;
+SELECT pg_temp.try('SELECT count(*) FROM ca."one$chunk"') AS other_after_revoke;
+RESET ROLE;
+-- a schema-wide grant reaches both; row security on the storage then
+-- hides the chunks as it hides the heads (no policy: nothing)
+SET ROLE regress_ots_chunk_owner;
+GRANT SELECT ON ALL TABLES IN SCHEMA ca TO regress_ots_chunk_other;
+ALTER TABLE ca."one$data" ENABLE ROW LEVEL SECURITY;
+RESET ROLE;
+SELECT * FROM pg_temp.access('one');
+SET ROLE regress_ots_chunk_other;
+SELECT (SELECT count(*) FROM ca."one$data") AS heads_seen, (SELECT count(*) FROM ca."one$chunk") AS chunks_seen;
+RESET ROLE;
+ALTER TABLE ca."one$data" FORCE ROW LEVEL SECURITY;
+SELECT * FROM pg_temp.access('one');
+-- on the chunk relation alone: refused, for the owner and a superuser alike
+SET ROLE regress_ots_chunk_owner;
+SELECT s.statement, pg_temp.try(s.statement) AS result
+  FROM (VALUES
+	('GRANT SELECT ON ca."one$chunk" TO regress_ots_chunk_heir'),
+	('REVOKE SELECT ON ca."one$chunk" FROM regress_ots_chunk_other'),
+	('GRANT SELECT ON ca."one$data", ca."one$chunk" TO regress_ots_chunk_heir'),
+	('ALTER TABLE ca."one$chunk" DISABLE ROW LEVEL SECURITY')
+  ) s(statement);
+RESET ROLE;
+SELECT pg_temp.try('ALTER TABLE ca."one$chunk" NO FORCE ROW LEVEL SECURITY') AS superuser_unforces_chunk;
+SELECT * FROM pg_temp.access('one');
+SET ROLE regress_ots_chunk_owner;
+ALTER TABLE ca."one$data" NO FORCE ROW LEVEL SECURITY, DISABLE ROW LEVEL SECURITY;
+REVOKE ALL ON ALL TABLES IN SCHEMA ca FROM regress_ots_chunk_other;
+RESET ROLE;
+SELECT * FROM pg_temp.access('one');
+-- ots.verify reports a chunk relation whose access is not its storage's
+-- (here with the event trigger off), and ots.chunk_relation_follow mends it
+ALTER EVENT TRIGGER ots_storage_access DISABLE;
+GRANT SELECT ON ca."two$data" TO regress_ots_chunk_other;
+ALTER EVENT TRIGGER ots_storage_access ENABLE;
+SELECT ots_table, relation, kind, problem, detail FROM ots.verify('ca.two', amcheck => false);
+SET ROLE regress_ots_chunk_other;
+SELECT pg_temp.try($$SELECT ots.chunk_relation_follow('ca."two$chunk"')$$) AS other_follows;
+RESET ROLE;
+SET ROLE regress_ots_chunk_owner;
+SELECT ots.chunk_relation_follow('ca."two$chunk"');
+RESET ROLE;
+SELECT count(*) AS problems_after_follow FROM ots.verify('ca.two', amcheck => false);
+SELECT * FROM pg_temp.access('two');
+DROP SCHEMA ca CASCADE;
+
+--
 -- publications carry a table's storage (or a leaf) only with its chunk
 -- relation, and never an index's
 --
@@ -218,10 +304,53 @@ SELECT origin, callback, rows, with_old_cells, with_new_cells
   FROM ots.write_point_counts('ck."one$chunk"') ORDER BY 1, 2;
 SELECT count(*) AS storage_counts FROM ots.write_point_counts('ck."one$data"');
 -- a chunk change reaches no index and no stream (the row code tells them at the head):
--- plain SQL on a chunk of a table with an index is refused, and its index is left as it was
+-- plain SQL on a chunk of a stored row of a table with an index is refused,
+-- and its index is left as it was
 SET ROLE regress_ots_chunk_owner;
-SELECT pg_temp.try($$INSERT INTO ck."ix$chunk" VALUES ('x', 1, 'v', 5, '{"row_ts": 5, "cells": {"v": [{"ts": 5, "value": 7}]}}', 5)$$) AS chunk_of_indexed;
+SELECT consumed FROM ots.put_row('ck.ix', '{"k": "wide", "n": 1}',
+								 jsonb_build_object('v', 42, 'w', 'ww', 'pad', repeat('p', 5000)));
 SELECT count(*) AS entries FROM ck."ix_v$data";
+SELECT pg_temp.try($$INSERT INTO ck."ix$chunk" VALUES ('wide', 1, 'a', 5, '{"row_ts": 5, "cells": {"a": [{"ts": 5, "value": 7}]}}', 5)$$) AS chunk_of_stored_row,
+	   pg_temp.try($$UPDATE ck."ix$chunk" SET "$cells" = "$cells" WHERE k = 'wide'$$) AS update_of_chunk,
+	   pg_temp.try($$DELETE FROM ck."ix$chunk" WHERE k = 'wide'$$) AS delete_of_chunk;
+SELECT count(*) AS entries FROM ck."ix_v$data";
+-- a copy may bring a split row's chunks first and its head after them, in
+-- one transaction (the cluster's partition mover does): the head's index
+-- entries are made from its chunks
+SELECT ots.create_table('ck.ix2', 'k string, n integer', defined_columns => 'v integer, w string');
+SELECT ots.create_index('ck.ix2', 'ix2_v', ARRAY['v'], ARRAY['w']);
+CALL ots.build_index('ck.ix2', 'ix2_v');
+BEGIN;
+INSERT INTO ck."ix2$chunk" SELECT * FROM ck."ix$chunk" WHERE k = 'wide';
+INSERT INTO ck."ix2$data" SELECT * FROM ck."ix$data" WHERE k = 'wide';
+COMMIT;
+SELECT * FROM ck.ix2_v;
+SELECT (SELECT ots.get_row('ck.ix2', '{"k": "wide", "n": 1}')) = (SELECT ots.get_row('ck.ix', '{"k": "wide", "n": 1}'))
+	   AS copy_reads_the_same;
+-- chunks whose head does not come: the commit fails, and nothing stays;
+-- chunks a rolled-back savepoint took need no head
+BEGIN;
+INSERT INTO ck."ix2$chunk" SELECT 'lost', n, "$column", "$ts", "$cells", "$oldest_ts" FROM ck."ix$chunk" WHERE k = 'wide';
+COMMIT;
+SELECT count(*) AS lost_chunks FROM ck."ix2$chunk" WHERE k = 'lost';
+BEGIN;
+SAVEPOINT s;
+INSERT INTO ck."ix2$chunk" SELECT 'lost', n, "$column", "$ts", "$cells", "$oldest_ts" FROM ck."ix$chunk" WHERE k = 'wide';
+ROLLBACK TO SAVEPOINT s;
+COMMIT;
+-- the head of another row of the key (an inline one) does not do
+BEGIN;
+INSERT INTO ck."ix2$chunk" SELECT 'lost', n, "$column", "$ts", "$cells", "$oldest_ts" FROM ck."ix$chunk" WHERE k = 'wide';
+SELECT consumed FROM ots.put_row('ck.ix2', '{"k": "lost", "n": 1}', '{"v": 1}');
+COMMIT;
+SELECT count(*) AS lost_rows FROM ck."ix2$data" WHERE k = 'lost';
+RESET ROLE;
+SELECT ots_table, relation, kind, problem FROM ots.verify('ck.ix2', amcheck => false);
+SET ROLE regress_ots_chunk_owner;
+-- a head plain SQL deletes takes its chunks and its index entry with it
+DELETE FROM ck."ix2$data" WHERE k = 'wide';
+SELECT (SELECT count(*) FROM ck."ix2$chunk") AS chunks_left, (SELECT count(*) FROM ck."ix2_v$data") AS entries_left;
+SELECT ots.delete_table('ck.ix2');
 RESET ROLE;
 
 --

@@ -521,36 +521,52 @@ clu_move_copy() {
 		ots_die "partition $p not moved: proxy transactions older than its moving flag did not end; its writes are allowed again, nothing was copied"
 	fi
 
-	local tables t seq pkname pktype owner forced chunk chunk_forced hashsql last rel rel_forced
+	local tables t seq pkname pktype owner forced chunk hashsql last copydir
 	tables="$(clu_base_tables "$src")" ||
 		clu_move_stop "$p" "$dst" "$([ -n "$begun" ] && echo copying || echo before-copy)" \
 			"listing the tables of the old shard failed"
-	while IFS=$'\t' read -r t seq pkname pktype owner forced chunk chunk_forced; do
+	copydir="$(mktemp -d)" || clu_move_stop "$p" "$dst" copying "no temporary directory for the copy"
+	while IFS=$'\t' read -r t seq pkname pktype owner forced chunk; do
 		[ -n "$t" ] || continue
 		hashsql="$(clu_partition_sql "$pkname" "$pktype" "$mask" "$p")"
-		# the storage's rows, then its chunk relation's (the chunks of its split rows), each
-		# on the new shard in one transaction as the owner: rows of an earlier try go, the
-		# copy comes (writes of P stay refused, and calls go to the old shard, until the switch)
-		for rel in "$t" "$chunk"; do
-			[ "$rel" != - ] || continue
-			rel_forced="$forced"
-			[ "$rel" = "$t" ] || rel_forced="$chunk_forced"
-			clu_connstr_psql "$src" -c "COPY (SELECT * FROM $rel WHERE $hashsql) TO STDOUT (FORMAT binary)" |
-				{
-					clu_owner_steps "$owner" "$rel" "$rel_forced" "DELETE FROM $rel WHERE $hashsql" \
-						"COPY $rel FROM STDIN (FORMAT binary)"
-					clu_connstr_psql "$dst" -1 "${CLU_STEPS[@]}" >/dev/null
-				} ||
-				clu_move_stop "$p" "$dst" copying "copying its rows of $rel failed"
-		done
+		# the chunk relation's rows (the cells of split rows), then the storage's,
+		# read from the old shard ...
+		rm -f "$copydir/rows" "$copydir/chunks"
+		if ! clu_connstr_psql "$src" -c "COPY (SELECT * FROM $t WHERE $hashsql) TO STDOUT (FORMAT binary)" \
+				>"$copydir/rows" ||
+			{ [ "$chunk" != - ] &&
+				! clu_connstr_psql "$src" -c "COPY (SELECT * FROM $chunk WHERE $hashsql) TO STDOUT (FORMAT binary)" \
+					>"$copydir/chunks"; }; then
+			rm -rf "$copydir"
+			clu_move_stop "$p" "$dst" copying "reading its rows of $t from the old shard failed"
+		fi
+		# ... and written on the new shard in one transaction, as the owner: rows of an
+		# earlier try go (a head takes its chunks), then the chunks come before their
+		# heads, so the new shard's write point makes a split row's index entries from
+		# them (writes of P stay refused, and calls go to the old shard, until the switch)
+		if [ "$chunk" != - ]; then
+			clu_owner_steps "$owner" "$t" "$forced" "DELETE FROM $t WHERE $hashsql" \
+				"DELETE FROM $chunk WHERE $hashsql" \
+				"\\copy $chunk FROM '$copydir/chunks' (FORMAT binary)" \
+				"\\copy $t FROM '$copydir/rows' (FORMAT binary)"
+		else
+			clu_owner_steps "$owner" "$t" "$forced" "DELETE FROM $t WHERE $hashsql" \
+				"\\copy $t FROM '$copydir/rows' (FORMAT binary)"
+		fi
+		if ! clu_connstr_psql "$dst" -1 "${CLU_STEPS[@]}" >/dev/null; then
+			rm -rf "$copydir"
+			clu_move_stop "$p" "$dst" copying "copying its rows of $t failed"
+		fi
 		if [ "$seq" != - ]; then
 			if ! last="$(clu_connstr_psql "$src" -At -c "SELECT last_value FROM $seq")" ||
 				! clu_connstr_psql "$dst" -At -v seq="$seq" \
 					<<<"SELECT pg_catalog.setval(:'seq', greatest($last, (SELECT last_value FROM $seq)))" >/dev/null; then
+				rm -rf "$copydir"
 				clu_move_stop "$p" "$dst" copying "setting $seq on the new shard failed"
 			fi
 		fi
 	done <<<"$tables"
+	rm -rf "$copydir"
 }
 
 # clu_move_switch P DST: steps 3 and 4 of clu_move_partition, once P's rows
@@ -582,10 +598,11 @@ clu_move_switch() {
 # clu_base_tables CONNSTR: the base tables of a shard (an index's entries
 # follow its table's rows), one a line, tab-separated: storage, sequence (-
 # for none), partition-key column and type, the storage's owner (quoted),
-# whether it forces row-level security on its owner (t/f), its chunk
-# relation (- for none: a table of 0.2.0 before the update) and whether that
-# forces it. A chunk relation has the storage's partition-key column, so the
-# condition that selects a partition's rows selects its chunks too.
+# whether it forces row-level security on its owner (t/f; its chunk relation
+# has the storage's row security), and its chunk relation (- for none: a
+# table of 0.2.0 before the update). A chunk relation has the storage's
+# partition-key column, so the condition that selects a partition's rows
+# selects its chunks too.
 clu_base_tables() {
 	clu_connstr_psql "$1" -At -F $'\t' -c \
 		"SELECT pg_catalog.format('%I.%I', t.schema_name, t.table_name OPERATOR(pg_catalog.||) '\$data'),
@@ -594,8 +611,7 @@ clu_base_tables() {
 		        t.pk_names[1], t.pk_types[1], pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(c.relowner)),
 		        c.relforcerowsecurity,
 		        CASE WHEN k.oid IS NOT NULL
-		             THEN pg_catalog.format('%I.%I', t.schema_name, t.table_name OPERATOR(pg_catalog.||) '\$chunk') ELSE '-' END,
-		        COALESCE(k.relforcerowsecurity, false)
+		             THEN pg_catalog.format('%I.%I', t.schema_name, t.table_name OPERATOR(pg_catalog.||) '\$chunk') ELSE '-' END
 		   FROM ots.tables t
 		   JOIN pg_catalog.pg_class c
 		     ON c.oid OPERATOR(pg_catalog.=) pg_catalog.format('%I.%I', t.schema_name,
@@ -608,10 +624,11 @@ clu_base_tables() {
 }
 
 # clu_owner_steps OWNER TABLE FORCED SQL...: psql arguments (into CLU_STEPS)
-# running SQL... as TABLE's owner with row_security off, so that a policy
-# that would hide a row fails the statement instead of skipping the row; a
-# table that forces row-level security on its owner (FORCED = t) has that
-# lifted around them, in the caller's transaction.
+# running SQL... as the owner of storage TABLE with row_security off, so
+# that a policy that would hide a row fails the statement instead of
+# skipping the row; a table that forces row-level security on its owner
+# (FORCED = t) has that lifted around them, in the caller's transaction
+# (its chunk relation with it).
 clu_owner_steps() {
 	local owner="$1" t="$2" forced="$3" q
 	shift 3
@@ -635,20 +652,22 @@ clu_partition_sql() {
 # and their chunks, from SHARD, in one transaction, each table's as its owner
 # (their index entries with them)
 clu_move_delete() {
-	local p="$1" shard="$2" mask tables t seq pkname pktype owner forced chunk chunk_forced hashsql
+	local p="$1" shard="$2" mask tables t seq pkname pktype owner forced chunk hashsql
 	local -x PGOPTIONS="${PGOPTIONS:-} -c search_path=pg_catalog,pg_temp"
 	local -a deletes=()
 	mask="$(clu_proxy_value "SELECT count(*) - 1 FROM ots_cluster.partitions")" || return 1
 	tables="$(clu_base_tables "$shard")" || return 1
-	while IFS=$'\t' read -r t seq pkname pktype owner forced chunk chunk_forced; do
+	while IFS=$'\t' read -r t seq pkname pktype owner forced chunk; do
 		[ -n "$t" ] || continue
 		hashsql="$(clu_partition_sql "$pkname" "$pktype" "$mask" "$p")"
-		clu_owner_steps "$owner" "$t" "$forced" "DELETE FROM $t WHERE $hashsql"
-		deletes+=("${CLU_STEPS[@]}")
+		# a split row's head takes its chunks; then any chunk left without one
 		if [ "$chunk" != - ]; then
-			clu_owner_steps "$owner" "$chunk" "$chunk_forced" "DELETE FROM $chunk WHERE $hashsql"
-			deletes+=("${CLU_STEPS[@]}")
+			clu_owner_steps "$owner" "$t" "$forced" "DELETE FROM $t WHERE $hashsql" \
+				"DELETE FROM $chunk WHERE $hashsql"
+		else
+			clu_owner_steps "$owner" "$t" "$forced" "DELETE FROM $t WHERE $hashsql"
 		fi
+		deletes+=("${CLU_STEPS[@]}")
 	done <<<"$tables"
 	if [ "${#deletes[@]}" -gt 0 ]; then
 		clu_connstr_psql "$shard" -1 "${deletes[@]}" >/dev/null || return 1

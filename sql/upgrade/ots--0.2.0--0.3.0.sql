@@ -286,9 +286,18 @@ $$;
 -- a table whose dump has none makes it (src/ddl/catalog_write.c), and the
 -- update makes them for the tables there are, below.
 
+-- ots.chunk_relation_follow: a chunk relation made beside an existing
+-- storage takes its grants and row security (its owner's only;
+-- ots.create_chunk_relation); ots.storage_access_follow keeps them so
+-- (src/ddl/guard_access.c)
+CREATE FUNCTION ots.chunk_relation_follow(chunk regclass) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_chunk_relation_follow' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.chunk_relation_follow(regclass) IS
+	'gives an ots table''s chunk relation the privileges and row security of its storage (internal)';
+
 CREATE FUNCTION ots.storage_key_columns(pk_names text[], pk_types text[], hash_prefix_length integer,
 										OUT columns text, OUT key_columns text)
-	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	LANGUAGE sql STABLE PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 	SELECT CASE WHEN hash_prefix_length > 0 THEN '"$hash" pg_catalog.int8 NOT NULL, ' ELSE '' END
@@ -365,6 +374,8 @@ BEGIN
 	IF owner_name IS NOT NULL AND owner_name <> current_user::text THEN
 		EXECUTE format('ALTER TABLE %s OWNER TO %s', chunk, owner_name);
 	END IF;
+	-- its grants and row security are the storage's (src/ddl/guard_access.c)
+	PERFORM ots.chunk_relation_follow(chunk::regclass);
 	-- its TTL index, for a table registered already (create_table's has expiry_sync make it)
 	PERFORM ots.expiry_sync_chunk(t.schema_name, t.table_name, t.time_to_live)
 	   FROM ots.tables t
@@ -817,3 +828,29 @@ END
 $$;
 COMMENT ON PROCEDURE ots.purge_table(name, name, integer) IS
 	'purges one resolved ots table in committed batches (internal; CALL ots.purge)';
+
+-- issue 33: a split row's cells are readable exactly where its head is.
+-- GRANT, REVOKE and row security on a table's storage carry to its chunk
+-- relation (ots.storage_access_follow), and the guard refuses them on a
+-- chunk relation alone; the chunk relations made above took their
+-- storage's (ots.chunk_relation_follow)
+DROP EVENT TRIGGER ots_storage_guard;
+CREATE EVENT TRIGGER ots_storage_guard ON ddl_command_start
+	WHEN TAG IN ('ALTER TABLE', 'ALTER VIEW', 'ALTER FOREIGN TABLE', 'CREATE TABLE',
+				 'CREATE FOREIGN TABLE', 'CREATE TRIGGER', 'CREATE RULE', 'ALTER SEQUENCE',
+				 'CREATE SCHEMA', 'COMMENT', 'DROP TABLE', 'DROP SCHEMA',
+				 'CREATE PUBLICATION', 'ALTER PUBLICATION', 'GRANT', 'REVOKE')
+	EXECUTE FUNCTION ots.storage_guard();
+
+-- ots.storage_access_follow: GRANT, REVOKE and ALTER TABLE ... ROW LEVEL
+-- SECURITY on a table's storage end with its chunk relation given the
+-- storage's privileges and row security: a split row's cells are readable
+-- exactly where its head is (src/ddl/guard_access.c)
+CREATE FUNCTION ots.storage_access_follow() RETURNS event_trigger
+	AS 'MODULE_PATHNAME', 'ots_storage_access_follow' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.storage_access_follow() IS
+	'event trigger: gives the chunk relations of the storages a statement changed their privileges and row security (internal)';
+CREATE EVENT TRIGGER ots_storage_access ON ddl_command_end
+	WHEN TAG IN ('GRANT', 'REVOKE', 'ALTER TABLE')
+	EXECUTE FUNCTION ots.storage_access_follow();
+

@@ -73,10 +73,12 @@
 #include "utils/syscache.h"
 
 #include "meta/catalog.h"
+#include "ddl/guard_access.h"
 #include "format/cells.h"
 #include "format/codec.h"
 #include "index/index_write.h"
 #include "store/routing.h"
+#include "store/rowsplit.h"
 #include "store/rowstore.h"
 #include "meta/storage.h"
 #include "writepoint/row_guard.h"
@@ -491,6 +493,8 @@ verify_row_of_entry(VerifyLeaf *vl, const PkInput *pk)
 	}
 	routing_key(base, &base_pk, &rk);
 	row.cells = rowstore_fetch(&rk, false);
+	if (row.cells != NULL)
+		row.cells = rowsplit_defined_view(base, row.cells, GetActiveSnapshot());
 	if (row.cells == NULL)
 	{
 		verify_report(vl->v, idx->data_oid, "index", vl->location,
@@ -555,7 +559,10 @@ verify_rows_work(void *arg)
 			IndexSourceRow row;
 
 			memcpy(row.pk, pk.v, sizeof(OtsValue) * vl->t->npk);
-			row.cells = PG_DETOAST_DATUM_PACKED(slot_getattr(vl->slot, vl->leaf.cells_attno, &isnull));
+			/* a split row's head: its defined columns from its chunks, as the write point reads them */
+			row.cells = rowsplit_defined_view(vl->t,
+											  PG_DETOAST_DATUM_PACKED(slot_getattr(vl->slot, vl->leaf.cells_attno, &isnull)),
+											  GetActiveSnapshot());
 			for (int x = 0; x < vl->nindexes; x++)
 				verify_entry_of_row(vl, vl->indexes[x], &row);
 		}
@@ -684,6 +691,11 @@ verify_chunks(Verify *v, const OtsTable *t)
 					  "A restore adds it after the rows (one that did not finish?).");
 		return;
 	}
+	if (guard_access_differs(t->data_oid, t->chunk_oid))
+		verify_report(v, t->chunk_oid, "table", NULL,
+					  "its privileges or row security are not its storage table's",
+					  psprintf("A split row's cells are readable where its head is: as the owner, SELECT ots.chunk_relation_follow(%s).",
+							   quote_literal_cstr(storage_chunk_name(t))));
 	vl = palloc0(sizeof(VerifyLeaf));
 	vl->v = v;
 	vl->t = t;

@@ -44,6 +44,8 @@
  *	   storage (and chunk relation), ots's catalog, schemas holding
  *	   either, FOR ALL TABLES; and of a table's storage without its chunk
  *	   relation (guard_publication.c).
+ *	 - GRANT, REVOKE and row security on a chunk relation alone: they are
+ *	   its storage's (guard_access.c).
  * Everything else passes: row-level security, storage options,
  * statistics, storage and compression of columns, replica identity,
  * clustering, tablespace, validating or dropping other constraints,
@@ -83,6 +85,7 @@
 #include "meta/catalog.h"
 #include "ddl/catalog_write.h"
 #include "ddl/guard.h"
+#include "ddl/guard_access.h"
 #include "ddl/guard_leaf.h"
 #include "ddl/guard_owner.h"
 #include "ddl/guard_publication.h"
@@ -162,6 +165,10 @@ guard_alter_refusal(AlterTableCmd *cmd, Oid relid, GuardKind kind)
 		case AT_DisableRowSecurity:
 		case AT_ForceRowSecurity:
 		case AT_NoForceRowSecurity:
+			/* a chunk relation's follows its storage's (guard_access.c) */
+			if (kind == GUARD_CHUNK && !restore_running_dump())
+				return "change row security of";
+			return NULL;
 		case AT_SetRelOptions:
 		case AT_ResetRelOptions:
 		case AT_ReplaceRelOptions:
@@ -676,6 +683,9 @@ ots_storage_guard(PG_FUNCTION_ARGS)
 			break;
 		case T_DropStmt:
 			guard_drop((DropStmt *) parsetree);
+			break;
+		case T_GrantStmt:
+			guard_access_check_grant((GrantStmt *) parsetree);
 			break;
 		case T_CreatePublicationStmt:
 			guard_publication_check(NULL, ((CreatePublicationStmt *) parsetree)->pubobjects,

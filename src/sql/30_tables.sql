@@ -261,7 +261,7 @@ COMMENT ON FUNCTION ots.create_table_check_options(integer, bigint, bigint, bool
 -- as a list (src/meta/storage.h)
 CREATE FUNCTION ots.storage_key_columns(pk_names text[], pk_types text[], hash_prefix_length integer,
 										OUT columns text, OUT key_columns text)
-	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	LANGUAGE sql STABLE PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 	SELECT CASE WHEN hash_prefix_length > 0 THEN '"$hash" pg_catalog.int8 NOT NULL, ' ELSE '' END
@@ -352,6 +352,8 @@ BEGIN
 	IF owner_name IS NOT NULL AND owner_name <> current_user::text THEN
 		EXECUTE format('ALTER TABLE %s OWNER TO %s', chunk, owner_name);
 	END IF;
+	-- its grants and row security are the storage's (src/ddl/guard_access.c)
+	PERFORM ots.chunk_relation_follow(chunk::regclass);
 	-- its TTL index, for a table registered already (create_table's has expiry_sync make it)
 	PERFORM ots.expiry_sync_chunk(t.schema_name, t.table_name, t.time_to_live)
 	   FROM ots.tables t

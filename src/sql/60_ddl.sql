@@ -1,6 +1,7 @@
--- Plain DDL on ots tables: two event triggers keep an ots table's storage
--- and view in the shape ots made them, and ots's metadata in step with
--- DROP.  Both are extension members, gone with DROP EXTENSION ots.
+-- Plain DDL on ots tables: event triggers keep an ots table's storage and
+-- view in the shape ots made them, its chunk relation's access its
+-- storage's, and ots's metadata in step with DROP.  All are extension
+-- members, gone with DROP EXTENSION ots.
 
 -- ots.storage_guard refuses DDL that ots's writes would bypass (triggers,
 -- rules, columns, defaults, constraints) or that would lose an ots table
@@ -32,8 +33,29 @@ CREATE EVENT TRIGGER ots_storage_guard ON ddl_command_start
 	WHEN TAG IN ('ALTER TABLE', 'ALTER VIEW', 'ALTER FOREIGN TABLE', 'CREATE TABLE',
 				 'CREATE FOREIGN TABLE', 'CREATE TRIGGER', 'CREATE RULE', 'ALTER SEQUENCE',
 				 'CREATE SCHEMA', 'COMMENT', 'DROP TABLE', 'DROP SCHEMA',
-				 'CREATE PUBLICATION', 'ALTER PUBLICATION')
+				 'CREATE PUBLICATION', 'ALTER PUBLICATION', 'GRANT', 'REVOKE')
 	EXECUTE FUNCTION ots.storage_guard();
+
+-- ots.storage_access_follow: GRANT, REVOKE and ALTER TABLE ... ROW LEVEL
+-- SECURITY on a table's storage end with its chunk relation given the
+-- storage's privileges and row security: a split row's cells are readable
+-- exactly where its head is (src/ddl/guard_access.c)
+CREATE FUNCTION ots.storage_access_follow() RETURNS event_trigger
+	AS 'MODULE_PATHNAME', 'ots_storage_access_follow' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.storage_access_follow() IS
+	'event trigger: gives the chunk relations of the storages a statement changed their privileges and row security (internal)';
+CREATE EVENT TRIGGER ots_storage_access ON ddl_command_end
+	WHEN TAG IN ('GRANT', 'REVOKE', 'ALTER TABLE')
+	EXECUTE FUNCTION ots.storage_access_follow();
+
+-- ots.chunk_relation_follow: a chunk relation made beside an existing
+-- storage takes its grants and row security (its owner's only;
+-- ots.create_chunk_relation); ots.storage_access_follow keeps them so
+-- (src/ddl/guard_access.c)
+CREATE FUNCTION ots.chunk_relation_follow(chunk regclass) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_chunk_relation_follow' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.chunk_relation_follow(regclass) IS
+	'gives an ots table''s chunk relation the privileges and row security of its storage (internal)';
 
 -- ots.view_replacing / ots.view_replaced: the view ots.sync_table_view
 -- drops and makes again in this transaction (its owner only), which

@@ -311,6 +311,20 @@ rowsplit_load_head(const OtsTable *t, const struct varlena *head, const RowNeeds
 	return rowsplit_load(key, head, needs, snapshot);
 }
 
+const struct varlena *
+rowsplit_defined_view(const OtsTable *t, const struct varlena *cells, Snapshot snapshot)
+{
+	RowNeeds	needs;
+	RowKey		key;
+
+	if (!cells_is_head(cells))
+		return cells;
+	rowneeds_init(&needs);
+	for (int d = 0; d < t->ndefined; d++)
+		rowneeds_newest(&needs, t->defined[d].name, t->defined[d].namelen, 1, 0, PG_INT64_MAX);
+	return rowsplit_load_head(t, cells, &needs, snapshot, &key);
+}
+
 bool
 rowsplit_head_exists(const OtsTable *t, const struct varlena *head, const Visibility *vis)
 {

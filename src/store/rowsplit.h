@@ -97,6 +97,14 @@ extern void rowsplit_head_rowkey(const OtsTable *t, const struct varlena *head, 
 extern struct varlena *rowsplit_load_head(const OtsTable *t, const struct varlena *head,
 										  const RowNeeds *needs, Snapshot snapshot, RowKey *key);
 
+/*
+ * rowsplit_defined_view: the cells index maintenance sees of a stored
+ * value: cells itself, or for a split row's head, a view of its defined
+ * columns' newest versions read from its chunks under snapshot
+ */
+extern const struct varlena *rowsplit_defined_view(const OtsTable *t, const struct varlena *cells,
+											 Snapshot snapshot);
+
 /* rowsplit_head_exists applies the row rule to a split row given its head alone */
 extern bool rowsplit_head_exists(const OtsTable *t, const struct varlena *head,
 								 const Visibility *vis);

@@ -21,6 +21,7 @@
 #include "postgres.h"
 
 #include "access/genam.h"
+#include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/relscan.h"
 #include "access/stratnum.h"
@@ -33,6 +34,7 @@
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "nodes/makefuncs.h"
+#include "storage/bufmgr.h"
 #include "storage/lmgr.h"
 #include "executor/tuptable.h"
 #include "fmgr.h"
@@ -387,6 +389,24 @@ struct varlena *
 rowstore_fetch_self(RowKey *key)
 {
 	return rowstore_fetch_with(key, SnapshotSelf, RowExclusiveLock, NULL);
+}
+
+bool
+rowstore_fetched_own(const RowKey *key)
+{
+	Relation	leaf = table_open(key->leaf_oid, AccessShareLock);
+	HeapTupleData tuple;
+	Buffer		buffer;
+	bool		own = false;
+
+	tuple.t_self = key->tid;
+	if (heap_fetch(leaf, SnapshotAny, &tuple, &buffer, false))
+	{
+		own = TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetRawXmin(tuple.t_data));
+		ReleaseBuffer(buffer);
+	}
+	table_close(leaf, AccessShareLock);
+	return own;
 }
 
 /*

@@ -50,6 +50,9 @@ extern struct varlena *rowstore_fetch_row(RowKey *key, bool latest, const struct
 /* rowstore_fetch_self: the newest version by SnapshotSelf, without a new command (rowstore.c) */
 extern struct varlena *rowstore_fetch_self(RowKey *key);
 
+/* rowstore_fetched_own: was the row version rowstore_fetch* read written by this transaction? */
+extern bool rowstore_fetched_own(const RowKey *key);
+
 /* rowstore_open_for_write: a leaf to write, its storage table locked first (rowstore.c) */
 extern Relation rowstore_open_for_write(const OtsTable *t, Oid leaf_oid);
 

@@ -69,6 +69,7 @@
 #include "guc.h"
 #include "index/index_write.h"
 #include "writepoint/restore.h"
+#include "writepoint/chunk_first.h"
 #include "writepoint/row_guard.h"
 #include "stats.h"
 #include "meta/storage.h"
@@ -83,7 +84,7 @@ static void storage_write_chunk_plain(const StorageWrite *w);
 static void storage_write_chunk_truncate(const StorageWrite *w);
 static const LeafCache *storage_write_keys(const StorageWrite *w);
 static void storage_write_indexes(const StorageWrite *w);
-static void storage_write_expand_heads(const StorageWrite *w);
+static const StorageWrite *storage_write_expand_heads(const StorageWrite *w);
 static void storage_write_drop_chunks(const StorageWrite *w);
 
 /*
@@ -446,14 +447,24 @@ storage_write_index_storage(const StorageWrite *w, StorageChangeKind kind)
 
 /*
  * storage_write_chunk_plain refuses plain SQL's change of a chunk of a
- * table whose indexes or stream follow its rows' cells: they would miss it
+ * table whose indexes or stream follow its rows' cells: they would miss
+ * it.  New chunks of a row not stored yet, whose head the transaction
+ * brings later (a copy, chunk relation first), are let in but on a table
+ * with a stream (chunk_first.c).
  */
 static void
 storage_write_chunk_plain(const StorageWrite *w)
 {
 	const OtsTable *t = w->table;
+	bool		inserts = w->callback == STORAGE_CB_INSERT || w->callback == STORAGE_CB_SPECULATIVE ||
+		w->callback == STORAGE_CB_MULTI_INSERT;
+	bool		heads_later = inserts && !t->stream_enabled && w->new_rows != NULL;
 
-	if (t->ndefined > 0 || t->nindexes > 0 || t->stream_enabled)
+	if (!(t->ndefined > 0 || t->nindexes > 0 || t->stream_enabled))
+		return;
+	for (int i = 0; heads_later && i < w->nrows; i++)
+		heads_later = chunk_first_allowed(t, w->leaf, w->new_rows[i]);
+	if (!heads_later)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot change a chunk of ots table %s with plain SQL",
@@ -566,8 +577,9 @@ storage_write(const StorageWrite *w)
 		 */
 		Assert(!announce_pending());
 		if (w->origin != STORAGE_ORIGIN_OTS)
-			storage_write_expand_heads(w);
-		storage_write_indexes(w);
+			storage_write_indexes(storage_write_expand_heads(w));
+		else
+			storage_write_indexes(w);
 	}
 	if (kind == STORAGE_CHANGE_NEW && w->table->stream_enabled)
 		stream_write_change(w, storage_write_keys(w)->key_attnos);
@@ -580,32 +592,33 @@ storage_write(const StorageWrite *w)
  * storage_write_expand_heads: a split row's head that something other than
  * ots's row code changed (plain SQL, purge) holds no cell: the indexes get
  * its defined columns from its chunks instead (store/rowsplit.h), read
- * before they go with it
+ * before they go with it.  The change as the indexes see it is a copy of
+ * w (w itself stays as stored: storage_write_drop_chunks looks for heads).
  */
-static void
+static const StorageWrite *
 storage_write_expand_heads(const StorageWrite *w)
 {
-	const OtsTable *t = w->table;
+	StorageWrite *expanded = palloc(sizeof(StorageWrite));
 
+	*expanded = *w;
+	expanded->old_cells = palloc(sizeof(Datum) * w->nrows);
+	expanded->new_cells = palloc(sizeof(Datum) * w->nrows);
 	for (int i = 0; i < w->nrows; i++)
 		for (int side = 0; side < 2; side++)
 		{
-			Datum	   *cells = side == 0 ? &w->old_cells[i] : &w->new_cells[i];
-			struct varlena *v;
-			RowNeeds	needs;
-			RowKey		key;
+			Datum		cells = side == 0 ? w->old_cells[i] : w->new_cells[i];
+			Datum	   *into = side == 0 ? &expanded->old_cells[i] : &expanded->new_cells[i];
 
-			if (*cells == (Datum) 0)
-				continue;
-			v = (struct varlena *) PG_DETOAST_DATUM_PACKED(*cells);
-			if (!cells_is_head(v))
-				continue;
-			rowneeds_init(&needs);
-			for (int d = 0; d < t->ndefined; d++)
-				rowneeds_newest(&needs, t->defined[d].name, t->defined[d].namelen, 1, 0,
-								PG_INT64_MAX);
-			*cells = PointerGetDatum(rowsplit_load_head(t, v, &needs, GetLatestSnapshot(), &key));
+			*into = cells;
+			if (cells != (Datum) 0)
+			{
+				struct varlena *v = (struct varlena *) PG_DETOAST_DATUM_PACKED(cells);
+
+				if (cells_is_head(v))
+					*into = PointerGetDatum(rowsplit_defined_view(w->table, v, GetLatestSnapshot()));
+			}
 		}
+	return expanded;
 }
 
 /*

@@ -23,7 +23,7 @@
 #   cluster_add_shard_from_one_node  (grow_test, below)
 
 # storage_rows CONNSTR...: every stored row of move.sql's tables on those
-# shards, as text (the index's rows under their own name), sorted.
+# shards, and the chunks of m_idx's split rows, as text, sorted.
 storage_rows() {
 	local c
 	for c in "$@"; do
@@ -31,6 +31,7 @@ storage_rows() {
 			SELECT 'm_ver', s::text FROM "m_ver$data" s
 			UNION ALL SELECT 'm_hash', s::text FROM "m_hash$data" s
 			UNION ALL SELECT 'm_idx', s::text FROM "m_idx$data" s
+			UNION ALL SELECT 'm_idx chunk', s::text FROM "m_idx$chunk" s
 			UNION ALL SELECT 'm_ai', s::text FROM "m_ai$data" s
 		EOF
 	done | LC_ALL=C sort
@@ -57,6 +58,7 @@ misplaced() {
 		  SELECT count(*) n FROM "m_ver\$data" WHERE NOT (($str) & $mask = ANY ('${parts:-{\}}'::int[]))
 		  UNION ALL SELECT count(*) FROM "m_hash\$data" WHERE NOT (($int) & $mask = ANY ('${parts:-{\}}'::int[]))
 		  UNION ALL SELECT count(*) FROM "m_idx\$data" WHERE NOT (($bin) & $mask = ANY ('${parts:-{\}}'::int[]))
+		  UNION ALL SELECT count(*) FROM "m_idx\$chunk" WHERE NOT (($bin) & $mask = ANY ('${parts:-{\}}'::int[]))
 		  UNION ALL SELECT count(*) FROM "m_ai\$data" WHERE NOT (($(clu_hash_sql part STRING)) & $mask = ANY ('${parts:-{\}}'::int[]))
 		  UNION ALL SELECT count(*) FROM "m_w\$data" WHERE NOT (($str) & $mask = ANY ('${parts:-{\}}'::int[]))) x
 	EOF

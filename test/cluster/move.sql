@@ -1,7 +1,7 @@
 -- test/cluster/move.sql: run on the proxy by test/cluster/move.sh before a
 -- shard is added: tables of every kind the partition mover must carry
 -- (several versions per column, a hash-prefixed table, a defined column with
--- a secondary index, an AUTO_INCREMENT column), written through the proxy,
+-- a secondary index and split rows, an AUTO_INCREMENT column), written through the proxy,
 -- and the table the concurrent writer uses.
 SET client_min_messages = warning;
 \set ON_ERROR_STOP 1
@@ -23,6 +23,10 @@ SELECT count(*) FROM generate_series(-150, 149) i,
 SELECT count(*) FROM generate_series(1, 300) i,
   LATERAL ots.put_row('m_idx', jsonb_build_object('k', jsonb_build_object('$binary', encode(int4send(i), 'base64'))),
                       jsonb_build_object('city', 'c' || (i % 17), 'age', i));
+-- 40 of them split (past 4 KB: a head and its chunks, which move with it)
+SELECT count(*) FROM generate_series(301, 340) i,
+  LATERAL ots.put_row('m_idx', jsonb_build_object('k', jsonb_build_object('$binary', encode(int4send(i), 'base64'))),
+                      jsonb_build_object('city', 'c' || (i % 17), 'age', i, 'pad', repeat(md5(i::text), 200)));
 SELECT count(*) FROM generate_series(1, 200) i, generate_series(1, 3) j,
   LATERAL ots.put_row('m_ai', jsonb_build_object('part', 'p' || i, 'id', '{"$auto_increment": true}'::jsonb),
                       jsonb_build_object('v', j));

@@ -11,6 +11,6 @@ SELECT 'm_ver', r.primary_key, r.attributes
 SELECT 'm_hash', r.primary_key, r.attributes
   FROM generate_series(-150, 149) i, LATERAL ots.get_row('m_hash', jsonb_build_object('k', i * 1000003)) r ORDER BY 2;
 SELECT 'm_idx', r.primary_key, r.attributes
-  FROM generate_series(1, 300) i,
+  FROM generate_series(1, 340) i,
        LATERAL ots.get_row('m_idx', jsonb_build_object('k', jsonb_build_object('$binary', encode(int4send(i), 'base64')))) r
  ORDER BY 2;

@@ -1,0 +1,166 @@
+/*-------------------------------------------------------------------------
+ * src/writepoint/chunk_first.c
+ *	  A split row copied by plain SQL: its chunks first, then its head, in
+ *	  one transaction.
+ *
+ * Secondary indexes (and defined columns' types) follow a split row's
+ * cells, and ots tells them a row's change at its head
+ * (storage_write_expand_heads reads a plain-SQL head's defined columns from
+ * its chunks).  So plain SQL may not change the chunks of an existing row
+ * of such a table alone.  A copy of rows from elsewhere (the cluster's
+ * partition mover, COPY between databases) may bring a split row's chunks
+ * before its head: a chunk is let in when no row of its key is stored (as
+ * this transaction sees it), and the transaction may commit only if it
+ * stored the head of every such key itself.  The storage's primary key
+ * then serializes it with any writer of the same key (the later head
+ * fails), so the chunks join no row but the one they came with, and the
+ * head's index entries are computed from them.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "executor/tuptable.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "format/cells.h"
+#include "format/codec.h"
+#include "meta/catalog.h"
+#include "meta/storage.h"
+#include "store/leaf.h"
+#include "store/rowstore.h"
+#include "store/routing.h"
+#include "writepoint/chunk_first.h"
+
+/* a key whose chunks came before its head, in (sub)transaction subid */
+typedef struct ChunkFirst
+{
+	Oid			storage_oid;
+	SubTransactionId subid;
+	PkInput		pk;				/* its values copied into TopTransactionContext */
+} ChunkFirst;
+
+static List *chunks_first = NIL;	/* of ChunkFirst, in TopTransactionContext */
+static bool callbacks_registered = false;
+
+/* chunk_first_key: the primary key of the row whose chunk slot holds, in pk */
+static void
+chunk_first_key(const OtsTable *t, Relation chunk_rel, TupleTableSlot *slot, PkInput *pk)
+{
+	LeafCache  *lc = leaf_place(RelationGetRelid(chunk_rel));
+
+	if (!leaf_keys(lc, t))
+		catalog_report_damaged(t, "its chunk relation lacks a key column");
+	memset(pk, 0, sizeof(PkInput));
+	pk->n = t->npk;
+	storage_leaf_key_whole(t, lc->key_attnos, slot, pk->v);
+}
+
+/* chunk_first_fetch: the stored row of key pk (latest committed, or this transaction's), or NULL */
+static struct varlena *
+chunk_first_fetch(const OtsTable *t, const PkInput *pk, RowKey *key)
+{
+	routing_key(t, pk, key);
+	return rowstore_fetch_self(key);
+}
+
+static void
+chunk_first_xact(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_PRE_COMMIT || event == XACT_EVENT_PARALLEL_PRE_COMMIT)
+	{
+		ListCell   *lc;
+
+		foreach(lc, chunks_first)
+		{
+			ChunkFirst *cf = lfirst(lc);
+			const OtsTable *t = catalog_lookup_by_data_oid(cf->storage_oid);
+			RowKey		key;
+			struct varlena *cells;
+
+			if (t == NULL)
+				continue;		/* its table was dropped: its chunks with it */
+			cells = chunk_first_fetch(t, &cf->pk, &key);
+			if (cells == NULL || !cells_is_head(cells) || !rowstore_fetched_own(&key))
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("chunks of a row of ots table %s were written without its head",
+								quote_qualified_identifier(t->schema_name, t->table_name)),
+						 errdetail("Plain SQL may bring a split row's chunks to a table with secondary indexes or defined columns only with the row's head, later in the same transaction."),
+						 errhint("Copy the chunk relation's rows and then the storage's in one transaction, or write the row with the ots row functions.")));
+		}
+	}
+	if (event == XACT_EVENT_PRE_COMMIT || event == XACT_EVENT_PARALLEL_PRE_COMMIT ||
+		event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
+		event == XACT_EVENT_PRE_PREPARE)
+		chunks_first = NIL;		/* its memory goes with TopTransactionContext */
+}
+
+static void
+chunk_first_subxact(SubXactEvent event, SubTransactionId mySubid, SubTransactionId parentSubid,
+					void *arg)
+{
+	ListCell   *lc;
+
+	if (event != SUBXACT_EVENT_ABORT_SUB)
+		return;
+	/* the chunks of the subtransaction and of those it began are gone */
+	foreach(lc, chunks_first)
+		if (((ChunkFirst *) lfirst(lc))->subid >= mySubid)
+			chunks_first = foreach_delete_current(chunks_first, lc);
+}
+
+bool
+chunk_first_allowed(const OtsTable *t, Relation chunk_rel, TupleTableSlot *slot)
+{
+	PkInput		pk;
+	RowKey		key;
+	MemoryContext old;
+	ChunkFirst *cf;
+	ChunkFirst *last = chunks_first != NIL ? llast(chunks_first) : NULL;
+
+	chunk_first_key(t, chunk_rel, slot, &pk);
+	/* a row's chunks come one after another: its key is noted once */
+	if (last != NULL && last->storage_oid == t->data_oid && last->subid == GetCurrentSubTransactionId())
+	{
+		bool		same = true;
+
+		for (int k = 0; k < pk.n && same; k++)
+			same = ots_value_equal(&pk.v[k], &last->pk.v[k]);
+		if (same)
+			return true;
+	}
+	if (chunk_first_fetch(t, &pk, &key) != NULL)
+		return false;
+	if (!callbacks_registered)
+	{
+		RegisterXactCallback(chunk_first_xact, NULL);
+		RegisterSubXactCallback(chunk_first_subxact, NULL);
+		callbacks_registered = true;
+	}
+	old = MemoryContextSwitchTo(TopTransactionContext);
+	cf = palloc0(sizeof(ChunkFirst));
+	cf->storage_oid = t->data_oid;
+	cf->subid = GetCurrentSubTransactionId();
+	cf->pk.n = pk.n;
+	for (int k = 0; k < pk.n; k++)
+	{
+		cf->pk.v[k] = pk.v[k];
+		if (pk.v[k].type == OTS_VT_STRING || pk.v[k].type == OTS_VT_BINARY)
+		{
+			char	   *data = palloc(pk.v[k].u.s.len + 1);
+
+			memcpy(data, pk.v[k].u.s.data, pk.v[k].u.s.len);
+			data[pk.v[k].u.s.len] = '\0';
+			cf->pk.v[k].u.s.data = data;
+		}
+	}
+	chunks_first = lappend(chunks_first, cf);
+	MemoryContextSwitchTo(old);
+	return true;
+}

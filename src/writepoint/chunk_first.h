@@ -1,0 +1,24 @@
+/*-------------------------------------------------------------------------
+ * src/writepoint/chunk_first.h
+ *	  A split row copied by plain SQL, chunks first (src/writepoint/chunk_first.c).
+ *-------------------------------------------------------------------------
+ */
+#ifndef OTS_CHUNK_FIRST_H
+#define OTS_CHUNK_FIRST_H
+
+#include "postgres.h"
+
+#include "executor/tuptable.h"
+#include "utils/relcache.h"
+
+#include "meta/catalog.h"
+
+/*
+ * chunk_first_allowed: may plain SQL insert the chunk slot holds into
+ * chunk_rel, the chunk relation of t (which has indexes or defined
+ * columns)?  Yes when no row of its key is stored: the transaction must
+ * then store the row's head before it commits.
+ */
+extern bool chunk_first_allowed(const OtsTable *t, Relation chunk_rel, TupleTableSlot *slot);
+
+#endif							/* OTS_CHUNK_FIRST_H */
