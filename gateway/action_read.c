@@ -8,6 +8,8 @@
  * request gave them, which is the table's order (ots checks the names).
  *-------------------------------------------------------------------------
  */
+#include <string.h>
+
 #include "action.h"
 
 /* read_args: read_options as named arguments of get_row or get_range; false after replying */
@@ -124,16 +126,28 @@ action_get_range(Call *call)
 		req->n_columns_to_get, req->columns_to_get, req->time_range, req->has_max_versions,
 		req->max_versions, req->has_filter, req->filter, req->start_column, req->end_column
 	};
-	sql_begin(&q, "SELECT rows::text, next_start_primary_key::text, consumed::text FROM ots.get_range(");
+	/* a token is one ots gave: base64 text */
+	if (req->has_token && req->token.len > 0)
+		for (size_t i = 0; i < req->token.len; i++)
+			if (req->token.data[i] < 0x21 || req->token.data[i] > 0x7e)
+			{
+				call_parameter_invalid(call, "The token is invalid.");
+				goto done_rows;
+			}
+	/* next_token by name from the row: a cluster proxy's ots.range_result has none */
+	sql_begin(&q, "SELECT g.rows::text, g.next_start_primary_key::text, g.consumed::text, "
+			  "pg_catalog.to_jsonb(g) OPERATOR(pg_catalog.->>) 'next_token' FROM ots.get_range(");
 	sql_arg(&q, req->table_name, "text");
 	sql_arg_owned(&q, json_text(start.primary_key), "jsonb");
 	sql_arg_owned(&q, json_text(end.primary_key), "jsonb");
 	sql_named(&q, "direction", req->direction == OTSP__DIRECTION__BACKWARD ? "BACKWARD" : "FORWARD", "text");
 	if (req->has_limit)
 		sql_named_owned(&q, "\"limit\"", int_text(req->limit), "integer");
+	if (req->has_token && req->token.len > 0)
+		sql_named_owned(&q, "token", strndup((const char *) req->token.data, req->token.len), "text");
 	if (read_args(call, &q, &options, "No version condition is specified."))
 	{
-		sql_end(&q, ")");
+		sql_end(&q, ") AS g");
 		res = sql_run(call, req->transaction_id, &q);
 	}
 	sql_free(&q);
@@ -159,6 +173,13 @@ action_get_range(Call *call)
 			resp.next_start_primary_key.len = next_out.len;
 		}
 		resp.consumed = consumed_from(&consumed, field_text(res, 0, 2));
+		if (!PQgetisnull(res, 0, 3))
+		{
+			/* the page ended inside its last row: where it goes on */
+			resp.has_next_token = 1;
+			resp.next_token.data = (uint8_t *) PQgetvalue(res, 0, 3);
+			resp.next_token.len = PQgetlength(res, 0, 3);
+		}
 		resp.rows.data = rows_out.data;
 		resp.rows.len = rows_out.len;
 		call_reply(call, &resp.base);

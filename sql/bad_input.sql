@@ -501,7 +501,7 @@ INSERT INTO null_calls VALUES
    '''{"column": "v", "comparator": ">=", "value": 0}''', '''RT_PK''']),
   ('get_range', ARRAY['''bi''', '''{"k": "a", "n": {"$inf": "min"}}''', '''{"k": "b", "n": {"$inf": "max"}}''',
    '''FORWARD''', '10', '''{v}''::text[]', '2', '''{"start_time": 0, "end_time": 9223372036854775807}''',
-   '''{"column": "v", "comparator": ">=", "value": 0}''', 'true', '''a''', '''z''']),
+   '''{"column": "v", "comparator": ">=", "value": 0}''', 'true', '''a''', '''z''', '''b3RzLWNvbHVtbjph''', 'false']),
   ('get_range_rows', ARRAY['''bi''', '''{"k": "a", "n": {"$inf": "min"}}''', '''{"k": "b", "n": {"$inf": "max"}}''',
    '''FORWARD''', '10', '''{v}''::text[]', '2', '''{"start_time": 0, "end_time": 9223372036854775807}''',
    '''{"column": "v", "comparator": ">=", "value": 0}''', 'true', '''a''', '''z''']),

@@ -338,6 +338,21 @@ SAVEPOINT s;
 INSERT INTO ck."ix2$chunk" SELECT 'lost', n, "$column", "$ts", "$cells", "$oldest_ts" FROM ck."ix$chunk" WHERE k = 'wide';
 ROLLBACK TO SAVEPOINT s;
 COMMIT;
+-- nor a prepared transaction's
+BEGIN;
+INSERT INTO ck."ix2$chunk" SELECT 'lost', n, "$column", "$ts", "$cells", "$oldest_ts" FROM ck."ix$chunk" WHERE k = 'wide';
+PREPARE TRANSACTION 'ck_lost';
+SELECT (SELECT count(*) FROM pg_prepared_xacts WHERE gid = 'ck_lost') AS prepared,
+	   (SELECT count(*) FROM ck."ix2$chunk" WHERE k = 'lost') AS lost_chunks;
+-- a chunk after its head, in the same transaction, is a chunk of a stored row: refused
+BEGIN;
+INSERT INTO ck."ix2$chunk" SELECT 'late', n, "$column", "$ts", "$cells", "$oldest_ts" FROM ck."ix$chunk"
+ WHERE k = 'wide' AND "$column" = 'pad';
+INSERT INTO ck."ix2$data" SELECT 'late', n, replace("$cells"::text, '"wide"', '"late"')::ots.cells, "$oldest_ts"
+  FROM ck."ix$data" WHERE k = 'wide';
+INSERT INTO ck."ix2$chunk" SELECT 'late', n, "$column", "$ts", "$cells", "$oldest_ts" FROM ck."ix$chunk"
+ WHERE k = 'wide' AND "$column" <> 'pad';
+ROLLBACK;
 -- the head of another row of the key (an inline one) does not do
 BEGIN;
 INSERT INTO ck."ix2$chunk" SELECT 'lost', n, "$column", "$ts", "$cells", "$oldest_ts" FROM ck."ix$chunk" WHERE k = 'wide';

@@ -303,6 +303,77 @@ SELECT consumed FROM ots.delete_row('wi', '{"k": "w"}');
 SELECT count(*) AS entries FROM wi_seller;
 SELECT ots.delete_table('wi');
 
+--
+-- get_range pages a row larger than a page: a page of 4 MB ends inside the
+-- wide row, after a whole column (which may pass the cap), with the row's
+-- key as next_start_primary_key and next_token where the next page goes on
+-- in it (Tablestore's next_token); pages never repeat or lose a column
+--
+SELECT ots.create_table('wg', 'k string');
+SELECT consumed FROM ots.put_row('wg', '{"k": "a"}', '{"v": 1}');
+SELECT consumed FROM ots.put_row('wg', '{"k": "z"}', '{"v": 26}');
+-- row "w": 12 columns of 1 MB (each written in its own request), 12 MB
+SELECT count(*) AS written
+  FROM generate_series(0, 11) g,
+       LATERAL ots.update_row('wg', '{"k": "w"}',
+                              put => jsonb_build_object(format('c%s', lpad(g::text, 2, '0')),
+                                                        repeat(chr(65 + g), 1048576)));
+CREATE TEMP TABLE wg_pages (page int, k text, columns text[], bytes int, next_k text, token boolean);
+DO $$
+DECLARE
+	r ots.range_result;
+	start jsonb := '{"k": {"$inf": "min"}}';
+	tok text;
+	n int := 0;
+BEGIN
+	LOOP
+		n := n + 1;
+		r := ots.get_range('wg', start, '{"k": {"$inf": "max"}}', token => tok);
+		INSERT INTO wg_pages
+		SELECT n, x -> 'primary_key' ->> 'k',
+			   ARRAY(SELECT jsonb_object_keys(x -> 'attributes') ORDER BY 1),
+			   octet_length(r.rows::text), r.next_start_primary_key ->> 'k', r.next_token IS NOT NULL
+		  FROM jsonb_array_elements(r.rows) x;
+		EXIT WHEN r.next_start_primary_key IS NULL OR n > 20;
+		start := r.next_start_primary_key;
+		tok := r.next_token;
+	END LOOP;
+END
+$$;
+SELECT page, k, array_to_string(columns, ',') AS columns, bytes <= 4 * 1048576 + 1048576 AS within_a_column_of_4_mb,
+       next_k, token
+  FROM wg_pages ORDER BY page, k;
+-- every column of "w" once, each as get_row reads it
+SELECT count(*) AS columns, count(DISTINCT c) AS distinct_columns FROM wg_pages, unnest(columns) c WHERE k = 'w';
+SELECT bool_and(v.value = (ots.get_row('wg', '{"k": "w"}', ARRAY[v.key])).attributes -> v.key) AS same_as_get_row
+  FROM (SELECT x -> 'attributes' AS attrs
+          FROM generate_series(1, 1) g,
+               LATERAL (SELECT ots.get_range('wg', '{"k": "w"}', '{"k": "x"}', token => NULL)) p(r),
+               jsonb_array_elements((p.r).rows) x) a, jsonb_each(a.attrs) v;
+-- a page of columns ([start_column, end_column)) is cut the same way
+SELECT x -> 'primary_key' ->> 'k' AS k, ARRAY(SELECT jsonb_object_keys(x -> 'attributes') ORDER BY 1) AS columns,
+       (r).next_start_primary_key ->> 'k' AS next_k, (r).next_token IS NOT NULL AS token
+  FROM (SELECT ots.get_range('wg', '{"k": "w"}', '{"k": "x"}', start_column => 'c03', end_column => 'c10') AS r) p,
+       jsonb_array_elements((p.r).rows) x;
+-- whole_rows: a page ends between rows only: the wide row comes whole, as
+-- a page's first row, past the cap
+SELECT jsonb_array_length((r).rows) AS rows, (r).rows -> 0 -> 'primary_key' AS first,
+       (SELECT count(*) FROM jsonb_object_keys((r).rows -> 0 -> 'attributes')) AS first_columns,
+       (r).next_start_primary_key, (r).next_token
+  FROM (SELECT ots.get_range('wg', '{"k": {"$inf": "min"}}', '{"k": {"$inf": "max"}}', whole_rows => true) AS r) p
+UNION ALL
+SELECT jsonb_array_length((r).rows), (r).rows -> 0 -> 'primary_key',
+       (SELECT count(*) FROM jsonb_object_keys((r).rows -> 0 -> 'attributes')),
+       (r).next_start_primary_key, (r).next_token
+  FROM (SELECT ots.get_range('wg', '{"k": "w"}', '{"k": {"$inf": "max"}}', whole_rows => true) AS r) p;
+-- a token applies to the start's row only, and is one ots gave
+SELECT x -> 'primary_key' ->> 'k' AS k, (SELECT count(*) FROM jsonb_object_keys(x -> 'attributes')) AS columns
+  FROM (SELECT ots.get_range('wg', '{"k": "b"}', '{"k": {"$inf": "max"}}', "limit" => 1,
+                             token => (SELECT ots.get_range('wg', '{"k": "w"}', '{"k": "x"}')).next_token) AS r) p,
+       jsonb_array_elements((p.r).rows) x;
+SELECT ots.get_range('wg', '{"k": "w"}', '{"k": "x"}', token => 'bm90IGEgdG9rZW4=');
+SELECT ots.delete_table('wg');
+
 -- a head names its row's chunks: the view's row functions read them only
 -- for a role that may read the row (forged from its text, by a role
 -- without a grant, it reads nothing; a reader of the view reads it)

@@ -529,14 +529,16 @@ clu_move_copy() {
 	while IFS=$'\t' read -r t seq pkname pktype owner forced chunk; do
 		[ -n "$t" ] || continue
 		hashsql="$(clu_partition_sql "$pkname" "$pktype" "$mask" "$p")"
-		# the chunk relation's rows (the cells of split rows), then the storage's,
-		# read from the old shard ...
+		# the chunk relation's rows (the cells of split rows) and the storage's, read
+		# from the old shard under one snapshot (a head and its chunks of one moment) ...
 		rm -f "$copydir/rows" "$copydir/chunks"
-		if ! clu_connstr_psql "$src" -c "COPY (SELECT * FROM $t WHERE $hashsql) TO STDOUT (FORMAT binary)" \
-				>"$copydir/rows" ||
-			{ [ "$chunk" != - ] &&
-				! clu_connstr_psql "$src" -c "COPY (SELECT * FROM $chunk WHERE $hashsql) TO STDOUT (FORMAT binary)" \
-					>"$copydir/chunks"; }; then
+		local -a reads=(-c "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+			-c "\\o $copydir/rows" -c "COPY (SELECT * FROM $t WHERE $hashsql) TO STDOUT (FORMAT binary)")
+		if [ "$chunk" != - ]; then
+			reads+=(-c "\\o $copydir/chunks" -c "COPY (SELECT * FROM $chunk WHERE $hashsql) TO STDOUT (FORMAT binary)")
+		fi
+		reads+=(-c "\\o" -c "COMMIT")
+		if ! clu_connstr_psql "$src" "${reads[@]}" >/dev/null; then
 			rm -rf "$copydir"
 			clu_move_stop "$p" "$dst" copying "reading its rows of $t from the old shard failed"
 		fi

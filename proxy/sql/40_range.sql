@@ -31,7 +31,9 @@ COMMENT ON TYPE ots.range_result IS
 -- routing hash of hashes, from its own start (starts, in the same order),
 -- all asked in parallel (PL/Proxy's SPLIT: each shard gets its elements),
 -- each answered with its hash and its page caps (ots.limit of
--- src/ots_limits.h, so the proxy spells no limit).
+-- src/ots_limits.h, so the proxy spells no limit).  The proxy merges pages
+-- by row, so a shard's page ends between rows (whole_rows): a wide row
+-- comes whole, as the page's last row, past the byte cap if it must.
 CREATE FUNCTION ots_cluster.range_pages(
 	hashes integer[],
 	table_name text,
@@ -55,7 +57,7 @@ CREATE FUNCTION ots_cluster.range_pages(
 	RUN ON hashes;
 	SELECT ($1)[1] AS hash, g.rows, g.next_start_primary_key, g.consumed,
 		   ots.limit('max_range_rows') AS max_rows, ots.limit('max_range_bytes') AS max_bytes
-	  FROM ots.get_range($2, ($3)[1], $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) AS g;
+	  FROM ots.get_range($2, ($3)[1], $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, whole_rows => true) AS g;
 $$;
 COMMENT ON FUNCTION ots_cluster.range_pages(integer[], text, jsonb[], jsonb, text, integer, text[], integer, jsonb, jsonb, boolean, text, text) IS
 	'one get_range page of each shard of hashes from its start in starts, in parallel, with its hash and page caps (internal)';

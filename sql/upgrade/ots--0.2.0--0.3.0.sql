@@ -854,3 +854,28 @@ CREATE EVENT TRIGGER ots_storage_access ON ddl_command_end
 	WHEN TAG IN ('GRANT', 'REVOKE', 'ALTER TABLE')
 	EXECUTE FUNCTION ots.storage_access_follow();
 
+-- issue 33: a get_range page may end inside a wide row, at a column, as
+-- Tablestore's does: ots.range_result gains next_token, and get_range the
+-- token that goes on from there (src/api/range_read.c)
+DROP FUNCTION ots.get_range(text, jsonb, jsonb, text, integer, text[], integer, jsonb, jsonb, boolean, text, text);
+ALTER TYPE ots.range_result ADD ATTRIBUTE next_token text;
+COMMENT ON TYPE ots.range_result IS
+	'one get_range page: rows [{primary_key, attributes}], the key to continue from (NULL when done), capacity units, and where a page that ended inside that row goes on in it';
+CREATE FUNCTION ots.get_range(
+	table_name text,
+	inclusive_start_primary_key jsonb,
+	exclusive_end_primary_key jsonb,
+	direction text DEFAULT 'FORWARD',
+	"limit" integer DEFAULT NULL,
+	columns_to_get text[] DEFAULT NULL,
+	max_versions integer DEFAULT NULL,
+	time_range jsonb DEFAULT NULL,
+	filter jsonb DEFAULT NULL,
+	with_timestamps boolean DEFAULT false,
+	start_column text DEFAULT NULL,
+	end_column text DEFAULT NULL,
+	token text DEFAULT NULL,
+	whole_rows boolean DEFAULT false) RETURNS ots.range_result
+	AS 'MODULE_PATHNAME', 'ots_get_range' LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION ots.get_range(text, jsonb, jsonb, text, integer, text[], integer, jsonb, jsonb, boolean, text, text, text, boolean) IS
+	'one page of a primary-key range: at most 5000 rows and 4 MB, with next_start_primary_key and, inside a wide row, next_token (Tablestore GetRange)';

@@ -45,6 +45,16 @@ typedef struct RangeScan
 	uint64		scanned_size;
 	StorageRange *range;
 	MemoryContext row_ctx;		/* the decoding of the row read last */
+	/* a page that ended inside a row goes on from its token's column */
+	PkInput		start;			/* the range's start, its token's row */
+	const char *token_column;	/* NULL: no token, or its row read */
+	uint32		token_len;
+	/* get_range: the bytes the page can still take, and where a row was cut */
+	bool		whole_rows;		/* a page ends between rows only (whole_rows => true) */
+	uint64		row_budget;		/* 0: whole rows */
+	const char *row_next;		/* the row read last was cut before this column, or NULL */
+	uint32		row_next_len;
+	bool		row_later;		/* the row read last fits a page of its own, not this one */
 } RangeScan;
 
 PG_FUNCTION_INFO_V1(ots_get_range);
@@ -88,8 +98,7 @@ range_begin(RangeScan *rs, FunctionCallInfo fcinfo, bool paged)
 {
 	OtsTable   *t;
 	ReadArgs	args;
-	PkInput		start;			/* they point into the arguments: this call's only */
-	PkInput		end;
+	PkInput		end;			/* it points into the arguments: this call's only */
 
 	memset(rs, 0, sizeof(*rs));
 	request_require(fcinfo, 0, "table_name");
@@ -99,7 +108,7 @@ range_begin(RangeScan *rs, FunctionCallInfo fcinfo, bool paged)
 	rowstore_check_privileges(t, ACL_SELECT);
 	rs->table = *t;
 	range_prepare(rs, PG_GETARG_JSONB_P(1), PG_GETARG_JSONB_P(2), request_text_arg(3),
-				  &start, &end);
+				  &rs->start, &end);
 	if (!PG_ARGISNULL(4))
 	{
 		rs->limit = PG_GETARG_INT32(4);
@@ -118,7 +127,11 @@ range_begin(RangeScan *rs, FunctionCallInfo fcinfo, bool paged)
 	args.start_column = request_text_arg(10);
 	args.end_column = request_text_arg(11);
 	row_read_options(&rs->table, &args, &rs->sel, &rs->filter);
-	rs->range = storage_range_open(&rs->table, &start, &end, rs->backward);
+	/* 0.2.0's SQL (before ALTER EXTENSION ots UPDATE) passes twelve arguments */
+	if (paged && PG_NARGS() > 12 && request_text_arg(12) != NULL)
+		request_token_column(request_text_arg(12), &rs->token_column, &rs->token_len);
+	rs->whole_rows = !paged || (PG_NARGS() > 13 && !PG_ARGISNULL(13) && PG_GETARG_BOOL(13));
+	rs->range = storage_range_open(&rs->table, &rs->start, &end, rs->backward);
 	rs->row_ctx = AllocSetContextCreate(CurrentMemoryContext, "ots range row",
 										ALLOCSET_DEFAULT_SIZES);
 }
@@ -127,6 +140,9 @@ range_begin(RangeScan *rs, FunctionCallInfo fcinfo, bool paged)
  * range_row renders one row read: its attributes when the read returns
  * the row (NULL otherwise), and the size read.  The stored cells are
  * detoasted into the row's memory (row_ctx), which the next row empties.
+ * The range's first row, when it is the start's, begins at the token's
+ * column; a split row is read within the page's budget, and where it was
+ * cut is left in rs->row_next.
  */
 static Jsonb *
 range_row(RangeScan *rs, const PkInput *pk, struct varlena *stored, uint64 *size_read)
@@ -137,23 +153,59 @@ range_row(RangeScan *rs, const PkInput *pk, struct varlena *stored, uint64 *size
 	uint32		size = 0;
 	Jsonb	   *attrs = NULL;
 	bool		split = cells_is_head(cells);
+	ReadSelect	sel = rs->sel;
 
+	rs->row_next = NULL;
+	rs->row_later = false;
+	if (rs->token_column != NULL)
+	{
+		if (storage_range_compare(t, pk, &rs->start) == 0 &&
+			(sel.start_column == NULL ||
+			 cells_name_cmp(rs->token_column, rs->token_len, sel.start_column, sel.start_len) > 0))
+		{
+			sel.start_column = rs->token_column;
+			sel.start_len = rs->token_len;
+		}
+		rs->token_column = NULL;	/* it is the first row's only */
+	}
 	if (split)
 	{
 		/* a split row: what the read asks for, from its chunks, under the range's snapshot */
 		RowNeeds	needs;
 		RowKey		key;
 
-		if (!rowsplit_head_exists(t, cells, &rs->sel.vis))
+		if (!rowsplit_head_exists(t, cells, &sel.vis))
 		{
 			*size_read = codec_pk_size(t, pk);
 			return NULL;
 		}
-		row_read_needs(&rs->sel, rs->filter, &needs);
+		if (rs->row_budget > 0 && rs->returned > 0)
+		{
+			CellsHead	h;
+
+			/* a row that would fit a page is not cut: the page ends before it */
+			cells_head_read(cells, &h);
+			if (h.cells_size <= OTS_MAX_RANGE_BYTES && h.cells_size > rs->row_budget)
+			{
+				rs->row_later = true;
+				*size_read = 0;
+				return NULL;
+			}
+		}
+		row_read_needs(&sel, rs->filter, rs->row_budget, &needs);
 		cells = rowsplit_load_head(t, cells, &needs, GetActiveSnapshot(), &key);
+		if (key.split->next_column != NULL &&
+			(sel.end_column == NULL ||
+			 cells_name_cmp(key.split->next_column, key.split->next_len,
+							sel.end_column, sel.end_len) < 0))
+		{
+			/* cut: this page of the row ends before that column */
+			sel.end_column = rs->row_next = key.split->next_column;
+			sel.end_len = rs->row_next_len = key.split->next_len;
+		}
 	}
 	cells_reader_init(&r, cells);
-	attrs = row_read_render(t, &rs->sel, rs->filter, pk, &r, split, &size);
+	attrs = row_read_render(t, &sel, rs->filter, pk, &r, split, &size);
 	*size_read = codec_pk_size(t, pk) + size;
 	return attrs;
 }
@@ -210,8 +262,12 @@ range_push_row(JsonbParseState **state, const OtsTable *t, const PkInput *pk, Js
  * ots_get_range is ots.get_range(table_name, inclusive_start_primary_key,
  * exclusive_end_primary_key, direction, limit, columns_to_get,
  * max_versions, time_range, filter, with_timestamps, start_column,
- * end_column): one Tablestore page of at most 5000 rows and 4 MB, with
- * next_start_primary_key NULL exactly when nothing remains.
+ * end_column, token, whole_rows): one Tablestore page of at most 5000 rows and 4 MB,
+ * with next_start_primary_key NULL exactly when nothing remains.  A row
+ * larger than a page (a split row whose cells pass 4 MB) that does not fit
+ * ends the page inside it, at a column: the page's next_start_primary_key
+ * is its key and next_token where it goes on; a smaller one that does not
+ * fit begins the next page.
  */
 Datum
 ots_get_range(PG_FUNCTION_ARGS)
@@ -224,8 +280,9 @@ ots_get_range(PG_FUNCTION_ARGS)
 	int64		scanned = 0;
 	Consumed	consumed = {0, 0};
 	TupleDesc	desc;
-	Datum		values[3];
-	bool		nulls[3] = {false, false, false};
+	text	   *next_token = NULL;
+	Datum		values[4];
+	bool		nulls[4] = {false, false, false, false};
 	MemoryContext callerctx = CurrentMemoryContext;
 	MemoryContext pagectx;
 	PkInput		pk;
@@ -245,12 +302,19 @@ ots_get_range(PG_FUNCTION_ARGS)
 	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
 	MemoryContextSwitchTo(callerctx);
 	/* what the page still needs, plus the look-ahead row */
-	while (range_next(&rs, &pk, &attrs, &size_read))
+	for (;;)
 	{
-		if (attrs != NULL &&
-			(rs.returned >= rs.limit ||
-			 (rs.returned > 0 &&
-			  page_size + range_row_size(&rs.table, &pk, attrs) > OTS_MAX_RANGE_BYTES)))
+		/* a split row is read within what the page can still take (at least a column of it) */
+		rs.row_budget = rs.whole_rows ? 0 :
+			OTS_MAX_RANGE_BYTES > page_size ? OTS_MAX_RANGE_BYTES - page_size : 1;
+		if (!range_next(&rs, &pk, &attrs, &size_read))
+			break;
+		/* a row cut to what the page could take fits, though its last column may pass the cap */
+		if (rs.row_later ||
+			(attrs != NULL &&
+			 (rs.returned >= rs.limit ||
+			  (rs.returned > 0 && rs.row_next == NULL &&
+			   page_size + range_row_size(&rs.table, &pk, attrs) > OTS_MAX_RANGE_BYTES))))
 		{
 			/* the look-ahead row: the page is full and more remains */
 			next = codec_pk_to_jsonb(&rs.table, &pk);
@@ -266,6 +330,13 @@ ots_get_range(PG_FUNCTION_ARGS)
 						   (Jsonb *) PG_DETOAST_DATUM_COPY(PointerGetDatum(attrs)));
 			MemoryContextSwitchTo(callerctx);
 			rs.returned++;
+			if (rs.row_next != NULL)
+			{
+				/* the page ends inside this row: the next one goes on from its token */
+				next = codec_pk_to_jsonb(&rs.table, &pk);
+				next_token = request_token(rs.row_next, rs.row_next_len);
+				break;
+			}
 		}
 		else if (++scanned >= RANGE_SCAN_BUDGET)
 		{
@@ -286,6 +357,8 @@ ots_get_range(PG_FUNCTION_ARGS)
 	values[1] = JsonbPGetDatum(next);
 	nulls[1] = next == NULL;
 	values[2] = JsonbPGetDatum(request_consumed_jsonb(consumed));
+	values[3] = PointerGetDatum(next_token);
+	nulls[3] = next_token == NULL;
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls)));
 }
 

@@ -10,6 +10,7 @@
 
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"
+#include "common/base64.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "utils/array.h"
@@ -216,4 +217,44 @@ request_column_names(ArrayType *names, const char *argname, int *n)
 		names_check_column(result[i], strlen(result[i]));
 	}
 	return result;
+}
+
+/* a token: base64 of this tag and the column name (opaque to callers, as Tablestore's) */
+#define REQUEST_TOKEN_TAG "ots-column:"
+
+text *
+request_token(const char *name, uint32 len)
+{
+	int			taglen = strlen(REQUEST_TOKEN_TAG);
+	char	   *raw = palloc(taglen + len);
+	int			enclen = pg_b64_enc_len(taglen + len);
+	text	   *token = palloc(VARHDRSZ + enclen);
+	int			n;
+
+	memcpy(raw, REQUEST_TOKEN_TAG, taglen);
+	memcpy(raw + taglen, name, len);
+	n = pg_b64_encode(raw, taglen + len, VARDATA(token), enclen);
+	if (n < 0)
+		elog(ERROR, "could not encode an ots token");
+	SET_VARSIZE(token, VARHDRSZ + n);
+	return token;
+}
+
+void
+request_token_column(text *token, const char **name, uint32 *len)
+{
+	int			taglen = strlen(REQUEST_TOKEN_TAG);
+	int			declen = pg_b64_dec_len(VARSIZE_ANY_EXHDR(token));
+	char	   *raw = palloc(declen + 1);
+	int			n = pg_b64_decode(VARDATA_ANY(token), VARSIZE_ANY_EXHDR(token), raw, declen);
+
+	if (n <= taglen || memcmp(raw, REQUEST_TOKEN_TAG, taglen) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+				 errmsg_internal("The token is invalid."),
+				 errdetail("A token is the next_token of the page before, passed back unchanged.")));
+	raw[n] = '\0';
+	*name = raw + taglen;
+	*len = n - taglen;
+	names_check_column(*name, *len);
 }

@@ -68,6 +68,14 @@ extern Datum request_result(FunctionCallInfo fcinfo, Jsonb *primary_key,
 extern const char **request_column_names(ArrayType *names, const char *argname, int *n);
 
 /* request_require raises OTSParameterInvalid when a required argument is NULL */
+/*
+ * request_token is the next_token of a get_range page that ended inside a
+ * row, before its column name[0..len); request_token_column reads a
+ * token back (OTSParameterInvalid when it is none of them)
+ */
+extern text *request_token(const char *name, uint32 len);
+extern void request_token_column(text *token, const char **name, uint32 *len);
+
 extern void request_require(FunctionCallInfo fcinfo, int argno, const char *name);
 
 /* request_require_given is request_require for an argument of a request struct */

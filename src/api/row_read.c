@@ -68,7 +68,7 @@ row_read_options(const OtsTable *t, const ReadArgs *args, ReadSelect *sel, Filte
 }
 
 void
-row_read_needs(const ReadSelect *sel, const Filter *filter, RowNeeds *needs)
+row_read_needs(const ReadSelect *sel, const Filter *filter, uint64 budget, RowNeeds *needs)
 {
 	const Visibility *vis = &sel->vis;
 	/* the newest cells a column's visible ones can be among, down to the time range's start */
@@ -78,20 +78,22 @@ row_read_needs(const ReadSelect *sel, const Filter *filter, RowNeeds *needs)
 
 	rowneeds_init(needs);
 	needs->reading = true;
+	/* a column pagination filter counts the row's columns from its first: the whole row */
 	if (sel->ncolumns == 0 && (sel->page_limit > 0 || sel->page_offset > 0 ||
-							   (sel->start_column == NULL && sel->end_column == NULL)))
+							   (sel->start_column == NULL && sel->end_column == NULL && budget == 0)))
 	{
 		needs->whole = true;
 		return;
 	}
 	if (sel->ncolumns == 0)
 	{
-		/* a page of columns, [start_column, end_column) */
+		/* a page of columns, [start_column, end_column), within budget */
 		needs->range = true;
 		needs->from = sel->start_column;
 		needs->fromlen = sel->start_len;
 		needs->to = sel->end_column;
 		needs->tolen = sel->end_len;
+		needs->budget = budget;
 	}
 	for (int i = 0; i < sel->ncolumns; i++)
 		rowneeds_newest(needs, sel->columns[i], sel->collens[i], cells, from_ts, PG_INT64_MAX);
@@ -147,7 +149,7 @@ row_get(const RowGetRequest *req, RowResult *res)
 	routing_key(t, &pk, &key);
 
 	size = codec_pk_size(t, &pk);
-	row_read_needs(&sel, filter, &needs);
+	row_read_needs(&sel, filter, 0, &needs);
 	cellsv = rowstore_fetch_row(&key, false, &needs);
 	if (cellsv != NULL && (key.split == NULL || rowsplit_exists(&key, &sel.vis)))
 	{

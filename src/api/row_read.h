@@ -35,9 +35,12 @@ extern void row_read_options(const OtsTable *t, const ReadArgs *args, ReadSelect
 /*
  * row_read_needs: what a read with this selection and filter loads of a
  * split row (store/rowsplit.h): the newest cells of the columns it wants
- * and its filter reads, a page of columns, or the whole row
+ * and its filter reads, a page of columns, or the whole row; a page or
+ * the whole row within budget bytes when budget is not 0 (a get_range
+ * page: RowSplit.next_column says where the row was cut)
  */
-extern void row_read_needs(const ReadSelect *sel, const Filter *filter, RowNeeds *needs);
+extern void row_read_needs(const ReadSelect *sel, const Filter *filter, uint64 budget,
+						   RowNeeds *needs);
 
 /*
  * row_read_render decides whether a stored row is returned (row rule,

@@ -33,6 +33,21 @@ ots_value_compare(const OtsValue *a, const OtsValue *b)
 	return 0;
 }
 
+void
+ots_value_copy(OtsValue *dst, const OtsValue *src)
+{
+	*dst = *src;
+	if (src->type == OTS_VT_STRING || src->type == OTS_VT_BINARY)
+	{
+		char	   *data = palloc(src->u.s.len + 1);
+
+		if (src->u.s.len > 0)
+			memcpy(data, src->u.s.data, src->u.s.len);
+		data[src->u.s.len] = '\0';
+		dst->u.s.data = data;
+	}
+}
+
 bool
 ots_value_equal(const OtsValue *a, const OtsValue *b)
 {

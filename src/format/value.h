@@ -55,6 +55,9 @@ extern int	ots_value_compare(const OtsValue *a, const OtsValue *b);
  */
 extern bool ots_value_equal(const OtsValue *a, const OtsValue *b);
 
+/* ots_value_copy: src into dst, a string's or binary's bytes copied (palloc, NUL-terminated) */
+extern void ots_value_copy(OtsValue *dst, const OtsValue *src);
+
 /* ots_value_size is the value's size for capacity units and request limits */
 extern uint32 ots_value_size(const OtsValue *v);
 

@@ -103,10 +103,11 @@ COMMENT ON FUNCTION ots.index_readable(regclass) IS
 CREATE TYPE ots.range_result AS (
 	rows jsonb,
 	next_start_primary_key jsonb,
-	consumed jsonb
+	consumed jsonb,
+	next_token text
 );
 COMMENT ON TYPE ots.range_result IS
-	'one get_range page: rows [{primary_key, attributes}], the key to continue from (NULL when done), capacity units';
+	'one get_range page: rows [{primary_key, attributes}], the key to continue from (NULL when done), capacity units, and where a page that ended inside that row goes on in it';
 
 CREATE FUNCTION ots.get_range(
 	table_name text,
@@ -120,10 +121,12 @@ CREATE FUNCTION ots.get_range(
 	filter jsonb DEFAULT NULL,
 	with_timestamps boolean DEFAULT false,
 	start_column text DEFAULT NULL,
-	end_column text DEFAULT NULL) RETURNS ots.range_result
+	end_column text DEFAULT NULL,
+	token text DEFAULT NULL,
+	whole_rows boolean DEFAULT false) RETURNS ots.range_result
 	AS 'MODULE_PATHNAME', 'ots_get_range' LANGUAGE C STABLE PARALLEL SAFE;
-COMMENT ON FUNCTION ots.get_range(text, jsonb, jsonb, text, integer, text[], integer, jsonb, jsonb, boolean, text, text) IS
-	'one page of a primary-key range: at most 5000 rows and 4 MB, with next_start_primary_key (Tablestore GetRange)';
+COMMENT ON FUNCTION ots.get_range(text, jsonb, jsonb, text, integer, text[], integer, jsonb, jsonb, boolean, text, text, text, boolean) IS
+	'one page of a primary-key range: at most 5000 rows and 4 MB, with next_start_primary_key and, inside a wide row, next_token (Tablestore GetRange)';
 
 CREATE FUNCTION ots.get_range_rows(
 	table_name text,

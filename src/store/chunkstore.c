@@ -136,6 +136,20 @@ chunkstore_read(ChunkRel *cr, TupleTableSlot *slot, StoredChunk *out)
 	out->cells = PG_DETOAST_DATUM_COPY(slot_getattr(slot, cr->cells_attno, &isnull));
 }
 
+/* chunkstore_continues: does chunk next begin with the column chunk prev ends with? */
+static bool
+chunkstore_continues(const StoredChunk *prev, const StoredChunk *next)
+{
+	CellsReader r;
+	CellsColumn col;
+
+	cells_reader_init(&r, prev->cells);
+	if (r.ncols == 0)
+		return false;
+	cells_column_at(&r, r.ncols - 1, &col);
+	return cells_name_cmp(col.name, col.namelen, next->column, next->columnlen) == 0;
+}
+
 /*
  * chunkstore_first reads the first chunk the scan keys select in the
  * direction given; false if none
@@ -212,8 +226,9 @@ chunkstore_neighbour(ChunkRel *cr, Snapshot snapshot, const char *column, uint32
 
 StoredChunk *
 chunkstore_scan(ChunkRel *cr, Snapshot snapshot, const char *from, uint32 fromlen, int64 from_ts,
-				const char *to, uint32 tolen, int *nchunks)
+				const char *to, uint32 tolen, ChunkBudget *budget, int *nchunks)
 {
+	uint64		read = 0;
 	ScanKeyData skeys[OTS_MAX_KEY_COLUMNS + 3];
 	int			n = chunkstore_key_eq(cr, skeys);
 	StoredChunk first;
@@ -225,11 +240,14 @@ chunkstore_scan(ChunkRel *cr, Snapshot snapshot, const char *from, uint32 fromle
 	IndexScanDesc scan;
 	int			nscan = n;
 
+	if (budget != NULL)
+		budget->next = NULL;
 	if (from != NULL && chunkstore_find(cr, snapshot, from, fromlen, from_ts, &first))
 	{
 		/* from the chunk holding the position on */
 		have_first = true;
 		chunks[count++] = first;
+		read += VARSIZE(first.cells);
 		chunkstore_column_key(cr, &skeys[n], BTGreaterEqualStrategyNumber,
 							  PointerGetDatum(cstring_to_text_with_len(first.column, first.columnlen)));
 		nscan = n + 1;
@@ -255,6 +273,15 @@ chunkstore_scan(ChunkRel *cr, Snapshot snapshot, const char *from, uint32 fromle
 		if (have_first && cells_position_cmp(c.column, c.columnlen, c.ts,
 											 first.column, first.columnlen, first.ts) <= 0)
 			continue;
+		if (budget != NULL && count > 0 && read >= budget->budget &&
+			!chunkstore_continues(&chunks[count - 1], &c))
+		{
+			/* the budget is spent and c begins a column: the next page begins there */
+			budget->next = c.column;
+			budget->nextlen = c.columnlen;
+			break;
+		}
+		read += VARSIZE(c.cells);
 		if (count == max)
 		{
 			max *= 2;

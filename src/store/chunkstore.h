@@ -66,14 +66,27 @@ extern bool chunkstore_neighbour(ChunkRel *cr, Snapshot snapshot, const char *co
 								 uint32 columnlen, int64 ts, bool forward, StoredChunk *out);
 
 /*
+ * A scan's byte budget (a page of a wide row): once the chunks read hold
+ * budget bytes, the scan ends before the next chunk that begins a column,
+ * whose name it gives in next (NULL when the scan read to its end).  It
+ * reads one column at least, whatever its size.
+ */
+typedef struct ChunkBudget
+{
+	uint64		budget;
+	const char *next;			/* palloc'd */
+	uint32		nextlen;
+} ChunkBudget;
+
+/*
  * chunkstore_scan reads every chunk of the row in key order, from the one
  * holding (from, from_ts) when from is not NULL, up to (not past) the
- * first chunk keyed after column `to` when to is not NULL; returns how
- * many, in a palloc'd array.
+ * first chunk keyed after column `to` when to is not NULL, and within
+ * budget when it is not NULL; returns how many, in a palloc'd array.
  */
 extern StoredChunk *chunkstore_scan(ChunkRel *cr, Snapshot snapshot, const char *from,
 									uint32 fromlen, int64 from_ts, const char *to, uint32 tolen,
-									int *nchunks);
+									ChunkBudget *budget, int *nchunks);
 
 /* chunkstore_insert adds a chunk of the row; chunkstore_update replaces the chunk at tid; chunkstore_delete removes it */
 extern void chunkstore_insert(ChunkRel *cr, const CellsChunk *chunk);

@@ -34,6 +34,7 @@ rowneeds_init(RowNeeds *needs)
 	needs->write = false;
 	needs->reading = false;
 	needs->replacing = false;
+	needs->budget = 0;
 	needs->now_ms = 0;
 	needs->n = 0;
 	needs->max = lengthof(needs->inline_need);
@@ -197,20 +198,25 @@ rowsplit_load(RowKey *key, const struct varlena *head, const RowNeeds *needs, Sn
 	split->replacing = needs->replacing;
 	chunkstore_open(&cr, key, false);
 	if (needs->whole)
-		split->chunks = chunkstore_scan(&cr, snapshot, NULL, 0, 0, NULL, 0, &split->nchunks);
+		split->chunks = chunkstore_scan(&cr, snapshot, NULL, 0, 0, NULL, 0, NULL, &split->nchunks);
 	else
 	{
 		/* a page of columns: the chunks from the one holding its first column's oldest cell */
 		if (needs->range)
 		{
 			int			n;
-			StoredChunk *page = needs->from != NULL ?
-				chunkstore_scan(&cr, snapshot, needs->from, needs->fromlen, 0, needs->to,
-								needs->tolen, &n) :
-				chunkstore_scan(&cr, snapshot, NULL, 0, 0, needs->to, needs->tolen, &n);
+			ChunkBudget budget = {.budget = needs->budget};
+			StoredChunk *page = chunkstore_scan(&cr, snapshot, needs->from, needs->fromlen, 0,
+												needs->to, needs->tolen,
+												needs->budget > 0 ? &budget : NULL, &n);
 
 			for (int i = 0; i < n; i++)
 				rowsplit_add(split, &max, &page[i]);
+			if (needs->budget > 0 && budget.next != NULL)
+			{
+				split->next_column = budget.next;
+				split->next_len = budget.nextlen;
+			}
 		}
 		for (int i = 0; i < needs->n; i++)
 			rowsplit_load_need(&cr, snapshot, split, &max, &needs->need[i], needs->now_ms);
@@ -262,7 +268,7 @@ rowsplit_exists(const RowKey *key, const Visibility *vis)
 	 */
 	snapshot = RegisterSnapshot(GetActiveSnapshot());
 	chunkstore_open(&cr, key, false);
-	chunks = chunkstore_scan(&cr, snapshot, NULL, 0, 0, NULL, 0, &n);
+	chunks = chunkstore_scan(&cr, snapshot, NULL, 0, 0, NULL, 0, NULL, &n);
 	chunkstore_close(&cr);
 	UnregisterSnapshot(snapshot);
 	for (int i = 0; i < n; i++)
@@ -500,7 +506,7 @@ rowsplit_stored_chunks(ChunkRel *cr, int *n)
 
 	CommandCounterIncrement();
 	snapshot = RegisterSnapshot(GetLatestSnapshot());
-	chunks = chunkstore_scan(cr, snapshot, NULL, 0, 0, NULL, 0, n);
+	chunks = chunkstore_scan(cr, snapshot, NULL, 0, 0, NULL, 0, NULL, n);
 	UnregisterSnapshot(snapshot);
 	return chunks;
 }

@@ -46,6 +46,8 @@ typedef struct RowNeeds
 								 * (rowsplit_exists): one chunk's cells serve as
 								 * they are, their row_ts no marker */
 	bool		replacing;		/* the write replaces every cell (a put) */
+	uint64		budget;			/* range: stop at a column once the chunks read hold this
+								 * many bytes (0: read to the end); RowSplit.next_column */
 	int64		now_ms;			/* the write's clock, for stamped needs */
 	int			n;
 	int			max;
@@ -73,6 +75,8 @@ typedef struct RowSplit
 	int			nchunks;
 	struct StoredChunk *chunks; /* loaded, in key order */
 	struct varlena *view;		/* their cells as one value, the head's marker */
+	const char *next_column;	/* a range read cut by its budget: the first column not read */
+	uint32		next_len;
 } RowSplit;
 
 /*

@@ -22,7 +22,6 @@
 #include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
-#include "access/xact.h"
 #include "executor/tuptable.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
@@ -30,23 +29,26 @@
 
 #include "format/cells.h"
 #include "format/codec.h"
+#include "format/value.h"
 #include "meta/catalog.h"
 #include "meta/storage.h"
 #include "store/leaf.h"
 #include "store/rowstore.h"
 #include "store/routing.h"
 #include "writepoint/chunk_first.h"
+#include "writepoint/xact_pending.h"
 
 /* a key whose chunks came before its head, in (sub)transaction subid */
 typedef struct ChunkFirst
 {
+	XactPendingItem pending;	/* first: chunks_first's item */
 	Oid			storage_oid;
-	SubTransactionId subid;
 	PkInput		pk;				/* its values copied into TopTransactionContext */
 } ChunkFirst;
 
-static List *chunks_first = NIL;	/* of ChunkFirst, in TopTransactionContext */
-static bool callbacks_registered = false;
+static void chunk_first_check(XactPendingItem *item);
+
+static XactPending chunks_first = {.finish = chunk_first_check};
 
 /* chunk_first_key: the primary key of the row whose chunk slot holds, in pk */
 static void
@@ -69,50 +71,25 @@ chunk_first_fetch(const OtsTable *t, const PkInput *pk, RowKey *key)
 	return rowstore_fetch_self(key);
 }
 
+/* chunk_first_check: before the commit, the key's head is stored, by this transaction */
 static void
-chunk_first_xact(XactEvent event, void *arg)
+chunk_first_check(XactPendingItem *item)
 {
-	if (event == XACT_EVENT_PRE_COMMIT || event == XACT_EVENT_PARALLEL_PRE_COMMIT)
-	{
-		ListCell   *lc;
+	ChunkFirst *cf = (ChunkFirst *) item;
+	const OtsTable *t = catalog_lookup_by_data_oid(cf->storage_oid);
+	RowKey		key;
+	struct varlena *cells;
 
-		foreach(lc, chunks_first)
-		{
-			ChunkFirst *cf = lfirst(lc);
-			const OtsTable *t = catalog_lookup_by_data_oid(cf->storage_oid);
-			RowKey		key;
-			struct varlena *cells;
-
-			if (t == NULL)
-				continue;		/* its table was dropped: its chunks with it */
-			cells = chunk_first_fetch(t, &cf->pk, &key);
-			if (cells == NULL || !cells_is_head(cells) || !rowstore_fetched_own(&key))
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("chunks of a row of ots table %s were written without its head",
-								quote_qualified_identifier(t->schema_name, t->table_name)),
-						 errdetail("Plain SQL may bring a split row's chunks to a table with secondary indexes or defined columns only with the row's head, later in the same transaction."),
-						 errhint("Copy the chunk relation's rows and then the storage's in one transaction, or write the row with the ots row functions.")));
-		}
-	}
-	if (event == XACT_EVENT_PRE_COMMIT || event == XACT_EVENT_PARALLEL_PRE_COMMIT ||
-		event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
-		event == XACT_EVENT_PRE_PREPARE)
-		chunks_first = NIL;		/* its memory goes with TopTransactionContext */
-}
-
-static void
-chunk_first_subxact(SubXactEvent event, SubTransactionId mySubid, SubTransactionId parentSubid,
-					void *arg)
-{
-	ListCell   *lc;
-
-	if (event != SUBXACT_EVENT_ABORT_SUB)
-		return;
-	/* the chunks of the subtransaction and of those it began are gone */
-	foreach(lc, chunks_first)
-		if (((ChunkFirst *) lfirst(lc))->subid >= mySubid)
-			chunks_first = foreach_delete_current(chunks_first, lc);
+	if (t == NULL)
+		return;					/* its table was dropped: its chunks with it */
+	cells = chunk_first_fetch(t, &cf->pk, &key);
+	if (cells == NULL || !cells_is_head(cells) || !rowstore_fetched_own(&key))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("chunks of a row of ots table %s were written without its head",
+						quote_qualified_identifier(t->schema_name, t->table_name)),
+				 errdetail("Plain SQL may bring a split row's chunks to a table with secondary indexes or defined columns only with the row's head, later in the same transaction."),
+				 errhint("Copy the chunk relation's rows and then the storage's in one transaction, or write the row with the ots row functions.")));
 }
 
 bool
@@ -122,11 +99,19 @@ chunk_first_allowed(const OtsTable *t, Relation chunk_rel, TupleTableSlot *slot)
 	RowKey		key;
 	MemoryContext old;
 	ChunkFirst *cf;
-	ChunkFirst *last = chunks_first != NIL ? llast(chunks_first) : NULL;
+	ChunkFirst *last = chunks_first.items != NIL ? llast(chunks_first.items) : NULL;
 
 	chunk_first_key(t, chunk_rel, slot, &pk);
+	/*
+	 * Asked for every chunk: once the transaction stored the head, a chunk
+	 * of its key is one of a stored row's, refused (the head's entries are
+	 * made)
+	 */
+	if (chunk_first_fetch(t, &pk, &key) != NULL)
+		return false;
 	/* a row's chunks come one after another: its key is noted once */
-	if (last != NULL && last->storage_oid == t->data_oid && last->subid == GetCurrentSubTransactionId())
+	if (last != NULL && last->storage_oid == t->data_oid &&
+		last->pending.subid == GetCurrentSubTransactionId())
 	{
 		bool		same = true;
 
@@ -135,32 +120,13 @@ chunk_first_allowed(const OtsTable *t, Relation chunk_rel, TupleTableSlot *slot)
 		if (same)
 			return true;
 	}
-	if (chunk_first_fetch(t, &pk, &key) != NULL)
-		return false;
-	if (!callbacks_registered)
-	{
-		RegisterXactCallback(chunk_first_xact, NULL);
-		RegisterSubXactCallback(chunk_first_subxact, NULL);
-		callbacks_registered = true;
-	}
 	old = MemoryContextSwitchTo(TopTransactionContext);
 	cf = palloc0(sizeof(ChunkFirst));
 	cf->storage_oid = t->data_oid;
-	cf->subid = GetCurrentSubTransactionId();
 	cf->pk.n = pk.n;
 	for (int k = 0; k < pk.n; k++)
-	{
-		cf->pk.v[k] = pk.v[k];
-		if (pk.v[k].type == OTS_VT_STRING || pk.v[k].type == OTS_VT_BINARY)
-		{
-			char	   *data = palloc(pk.v[k].u.s.len + 1);
-
-			memcpy(data, pk.v[k].u.s.data, pk.v[k].u.s.len);
-			data[pk.v[k].u.s.len] = '\0';
-			cf->pk.v[k].u.s.data = data;
-		}
-	}
-	chunks_first = lappend(chunks_first, cf);
+		ots_value_copy(&cf->pk.v[k], &pk.v[k]);
 	MemoryContextSwitchTo(old);
+	xact_pending_add(&chunks_first, &cf->pending);
 	return true;
 }

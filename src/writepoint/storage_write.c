@@ -69,6 +69,7 @@
 #include "guc.h"
 #include "index/index_write.h"
 #include "writepoint/restore.h"
+#include "writepoint/apply_split.h"
 #include "writepoint/chunk_first.h"
 #include "writepoint/row_guard.h"
 #include "stats.h"
@@ -85,6 +86,8 @@ static void storage_write_chunk_truncate(const StorageWrite *w);
 static const LeafCache *storage_write_keys(const StorageWrite *w);
 static void storage_write_indexes(const StorageWrite *w);
 static const StorageWrite *storage_write_expand_heads(const StorageWrite *w);
+static const StorageWrite *storage_write_apply_defer(const StorageWrite *w,
+													 const StorageWrite *expanded);
 static void storage_write_drop_chunks(const StorageWrite *w);
 
 /*
@@ -576,10 +579,12 @@ storage_write(const StorageWrite *w)
 		 * announcements cannot be mistaken for it, nor it for theirs.
 		 */
 		Assert(!announce_pending());
-		if (w->origin != STORAGE_ORIGIN_OTS)
-			storage_write_indexes(storage_write_expand_heads(w));
-		else
+		if (w->origin == STORAGE_ORIGIN_OTS)
 			storage_write_indexes(w);
+		else if (kind == STORAGE_CHANGE_APPLIED && w->table->nindexes > 0)
+			storage_write_indexes(storage_write_apply_defer(w, storage_write_expand_heads(w)));
+		else
+			storage_write_indexes(storage_write_expand_heads(w));
 	}
 	if (kind == STORAGE_CHANGE_NEW && w->table->stream_enabled)
 		stream_write_change(w, storage_write_keys(w)->key_attnos);
@@ -619,6 +624,42 @@ storage_write_expand_heads(const StorageWrite *w)
 			}
 		}
 	return expanded;
+}
+
+/*
+ * storage_write_apply_defer: of a change a logical replication worker
+ * applies (expanded: its heads expanded, storage_write_expand_heads), the
+ * rows whose new cells are a split row's head, whose chunks come after it,
+ * or that wait already, wait for the commit to have their indexes kept
+ * (apply_split.c): they are taken out of what is kept now.
+ */
+static const StorageWrite *
+storage_write_apply_defer(const StorageWrite *w, const StorageWrite *expanded)
+{
+	const LeafCache *lc = storage_write_keys(w);
+	StorageWrite *now = (StorageWrite *) expanded;
+
+	for (int i = 0; i < w->nrows; i++)
+	{
+		TupleTableSlot *row = w->new_rows != NULL && w->new_rows[i] != NULL ? w->new_rows[i] :
+			w->old_rows != NULL ? w->old_rows[i] : NULL;
+		struct varlena *old_cells;
+		struct varlena *new_cells;
+		PkInput		pk;
+
+		if (row == NULL)
+			continue;
+		memset(&pk, 0, sizeof(pk));
+		pk.n = w->table->npk;
+		storage_leaf_key_whole(w->table, lc->key_attnos, row, pk.v);
+		storage_write_row_cells(w, i, &old_cells, &new_cells);
+		if (apply_split_defer(w->table, &pk,
+							  expanded->old_cells[i] != (Datum) 0 ?
+							  (struct varlena *) PG_DETOAST_DATUM_PACKED(expanded->old_cells[i]) : NULL,
+							  new_cells))
+			now->old_cells[i] = now->new_cells[i] = (Datum) 0;
+	}
+	return now;
 }
 
 /*
@@ -716,6 +757,8 @@ storage_write_indexes(const StorageWrite *w)
 		TupleTableSlot *new_row = w->new_rows != NULL ? w->new_rows[i] : NULL;
 
 		storage_write_row_cells(w, i, &old_cells, &new_cells);
+		if (old_cells == NULL && new_cells == NULL)
+			continue;			/* its maintenance waits for the commit (apply_split.c) */
 		if (new_cells != NULL && t->ndefined > 0 && !t->is_index)
 			defined_check_types(t, old_cells, new_cells);
 		if (t->nindexes == 0)

@@ -45,7 +45,7 @@ CREATE FUNCTION pg_temp.ref_page(table_name text, s jsonb, e jsonb, direction te
 								 OUT rows jsonb, OUT next_start_primary_key jsonb, OUT consumed jsonb)
 	LANGUAGE plproxy AS $$
 	CONNECT %1$L;
-	SELECT * FROM ots.get_range($1, $2, $3, $4, $5);
+	SELECT g.rows, g.next_start_primary_key, g.consumed FROM ots.get_range($1, $2, $3, $4, $5) g;
 	$$;
 $f$, :'ref') \gexec
 

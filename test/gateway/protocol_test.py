@@ -569,6 +569,47 @@ def table_and_row_roundtrip():
 
 
 @test
+def get_range_pages_inside_a_wide_row():
+    """GetRange of a row larger than a page: the page ends inside it, next_start_primary_key
+    is the row and next_token where it goes on (Tablestore's GetRange token); the token
+    sent back continues the row, no column twice or missing; a token ots did not give is refused."""
+    table = TABLE + "_wide"
+    expect_ok(send("CreateTable", create_table_body(table)))
+    try:
+        # six columns of 1 MB (one request each), past the 4 MB page
+        superuser_sql("SELECT count(*) FROM generate_series(0, 5) g, LATERAL ots.update_row('%s', "
+                      "'{\"pk\": \"w\", \"n\": 1}', put => jsonb_build_object('c' || g, repeat('x', 1048576)))"
+                      % table)
+        inf = pb_row([("pk", Val("inf_min")), ("n", Val("inf_min"))])
+        sup = pb_row([("pk", Val("inf_max")), ("n", Val("inf_max"))])
+        start, token, seen, pages = inf, None, [], 0
+        while True:
+            body = f_bytes(1, table) + f_varint(2, 0) + f_varint(5, 1) + f_bytes(7, start) + f_bytes(8, sup)
+            if token:
+                body += f_bytes(13, token)
+            rng = expect_ok(send("GetRange", body))
+            pages += 1
+            for row in pb_decode_rows(one(rng, 2)):
+                check(row["pk"] == [("pk", ("str", "w")), ("n", ("int", 1))], "key %r" % row["pk"])
+                seen += [name for name, value, _, _ in row["attrs"] if value == ("str", "x" * 1048576)]
+            nxt, token = one(rng, 3), one(rng, 4)
+            if not nxt:
+                check(not token, "a next_token %r without next_start_primary_key" % token)
+                break
+            check(token, "page %d ended at the row it holds without a next_token" % pages)
+            start = nxt
+            check(pages < 10, "paging ends")
+        check(pages >= 2 and sorted(seen) == ["c%d" % i for i in range(6)],
+              "%d pages, columns %r" % (pages, seen))
+        bad = send("GetRange", f_bytes(1, table) + f_varint(2, 0) + f_varint(5, 1) + f_bytes(7, inf)
+                   + f_bytes(8, sup) + f_bytes(13, b"\x00\x01"))
+        expect_error(bad, 400, "OTSParameterInvalid", "The token is invalid.")
+    finally:
+        send("DeleteTable", f_bytes(1, table))
+    return "6 columns of 1 MB over %d pages, each column once; a token ots did not give refused" % pages
+
+
+@test
 def compute_split_points_by_size():
     """ComputeSplitPointsBySize (the Node SDK has none): the key schema and one split."""
     table = TABLE + "_splits"

@@ -132,12 +132,17 @@ if [ -z "$why" ]; then
 	pub -f "$here/writes.sql" -v round=2 >/dev/null
 	in_sync orders || why="later writes did not arrive"
 fi
-# a split row's chunks (a row past 4 KB, none of its index's columns among them) arrive
-# as they are, passing the subscriber's write point, and its row reads whole there
+# a split row's chunks (a row past 4 KB, its indexes' columns among them) arrive as they
+# are, passing the subscriber's write point, and its row reads whole there; the
+# subscriber's index entries, made as the apply commits (the chunks come after the
+# head), follow the put and then an update of the split row
 chunk_sql="SELECT count(*) || ' ' || coalesce(md5(string_agg(x::text, ',' ORDER BY x::text)), '') FROM \"orders\$chunk\" x"
 if [ -z "$why" ]; then
 	pub -c "SELECT ots.put_row('orders', '{\"shop\": \"wide\", \"seq\": {\"\$auto_increment\": true}}',
-		(SELECT jsonb_object_agg('c' || g, repeat('x', 100)) FROM generate_series(1, 60) g))" >/dev/null
+		(SELECT jsonb_object_agg('c' || g, repeat('x', 100)) FROM generate_series(1, 60) g)
+		|| '{\"status\": \"wide\", \"amount\": 7}')" \
+		-c "SELECT ots.update_row('orders', jsonb_build_object('shop', 'wide', 'seq', seq),
+		                          put => '{\"status\": \"wider\", \"amount\": 8}') FROM orders WHERE shop = 'wide'" >/dev/null
 	wait_sub "SELECT ($chunk_sql) = '$(pubv "$chunk_sql")' AND ($chunk_sql) NOT LIKE '0 %'" ||
 		why="a split row's chunks did not arrive: $(subv "$chunk_sql" | cut -c1-80)"
 	[ -n "$why" ] || in_sync orders || why="the split row does not read the same on the subscriber"
