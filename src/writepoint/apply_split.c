@@ -19,6 +19,8 @@
  */
 #include "postgres.h"
 
+#include "common/hashfn.h"
+#include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
@@ -46,16 +48,94 @@ static void apply_split_finish(XactPendingItem *item);
 
 static XactPending apply_splits = {.finish = apply_split_finish};
 
+/*
+ * The waiting rows by table and key, for a transaction that applies many:
+ * apply_splits's items, indexed by the hash of their key; rebuilt when
+ * xact_pending forgot items (a subtransaction's, or the transaction's end)
+ */
+typedef struct ApplySplitSlot
+{
+	struct
+	{
+		Oid			storage_oid;
+		uint32		hash;
+	}			key;
+	List	   *rows;			/* of ApplySplit */
+} ApplySplitSlot;
+
+static HTAB *apply_split_index = NULL;	/* in TopTransactionContext */
+static uint64 apply_split_index_forgotten = 0;
+
+/* apply_split_hash: the hash of key pk */
+static uint32
+apply_split_hash(const PkInput *pk)
+{
+	uint32		h = 0;
+
+	for (int k = 0; k < pk->n; k++)
+	{
+		const OtsValue *v = &pk->v[k];
+
+		h = hash_combine(h, v->type == OTS_VT_INTEGER ?
+						 hash_bytes_uint32((uint32) v->u.i ^ (uint32) (v->u.i >> 32)) :
+						 hash_bytes((const unsigned char *) v->u.s.data, v->u.s.len));
+	}
+	return h;
+}
+
+/* apply_split_slot: the index's slot of (storage_oid, pk), made when create */
+static ApplySplitSlot *
+apply_split_slot(Oid storage_oid, const PkInput *pk, bool create)
+{
+	ApplySplitSlot probe;
+	bool		found;
+	ApplySplitSlot *slot;
+
+	if (apply_split_index == NULL || apply_split_index_forgotten != apply_splits.forgotten)
+	{
+		HASHCTL		ctl;
+		ListCell   *lc;
+
+		/* the last one went with its transaction's memory, or holds forgotten rows */
+		ctl.keysize = sizeof(probe.key);
+		ctl.entrysize = sizeof(ApplySplitSlot);
+		ctl.hcxt = TopTransactionContext;
+		apply_split_index = hash_create("ots applied split rows", 64, &ctl,
+										HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		apply_split_index_forgotten = apply_splits.forgotten;
+		foreach(lc, apply_splits.items)
+		{
+			ApplySplit *a = lfirst(lc);
+			ApplySplitSlot *s = apply_split_slot(a->storage_oid, &a->pk, true);
+
+			s->rows = lappend(s->rows, a);
+		}
+	}
+	memset(&probe.key, 0, sizeof(probe.key));
+	probe.key.storage_oid = storage_oid;
+	probe.key.hash = apply_split_hash(pk);
+	slot = hash_search(apply_split_index, &probe.key, create ? HASH_ENTER : HASH_FIND, &found);
+	if (create && !found)
+		slot->rows = NIL;
+	return slot;
+}
+
 /* apply_split_find: the row of table storage_oid, key pk, waiting already, or NULL */
 static ApplySplit *
 apply_split_find(Oid storage_oid, const PkInput *pk)
 {
+	ApplySplitSlot *slot;
 	ListCell   *lc;
 
-	foreach(lc, apply_splits.items)
+	if (apply_splits.items == NIL)
+		return NULL;
+	slot = apply_split_slot(storage_oid, pk, false);
+	if (slot == NULL)
+		return NULL;
+	foreach(lc, slot->rows)
 	{
 		ApplySplit *a = lfirst(lc);
-		bool		same = a->storage_oid == storage_oid && a->pk.n == pk->n;
+		bool		same = a->pk.n == pk->n;
 
 		for (int k = 0; same && k < pk->n; k++)
 			same = ots_value_equal(&a->pk.v[k], &pk->v[k]);
@@ -111,7 +191,12 @@ apply_split_defer(const OtsTable *t, const PkInput *pk, const struct varlena *ol
 		a->before = palloc(VARSIZE_ANY(old_cells));
 		memcpy(a->before, old_cells, VARSIZE_ANY(old_cells));
 	}
-	MemoryContextSwitchTo(old);
 	xact_pending_add(&apply_splits, &a->pending);
+	{
+		ApplySplitSlot *slot = apply_split_slot(a->storage_oid, &a->pk, true);
+
+		slot->rows = lappend(slot->rows, a);
+	}
+	MemoryContextSwitchTo(old);
 	return true;
 }

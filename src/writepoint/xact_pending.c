@@ -29,6 +29,7 @@ xact_pending_xact(XactEvent event, void *arg)
 
 		/* what finishing writes runs as a statement does: under a snapshot of its own */
 		p->items = NIL;
+		p->forgotten++;
 		CommandCounterIncrement();
 		PushActiveSnapshot(GetTransactionSnapshot());
 		foreach(lc, items)
@@ -38,7 +39,10 @@ xact_pending_xact(XactEvent event, void *arg)
 	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
 		event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT ||
 		event == XACT_EVENT_PREPARE)
+	{
 		p->items = NIL;			/* their memory goes with TopTransactionContext */
+		p->forgotten++;
+	}
 }
 
 static void
@@ -53,7 +57,10 @@ xact_pending_subxact(SubXactEvent event, SubTransactionId mySubid, SubTransactio
 	/* subtransaction ids only grow: the aborted one's items and its children's */
 	foreach(lc, p->items)
 		if (((XactPendingItem *) lfirst(lc))->subid >= mySubid)
+		{
 			p->items = foreach_delete_current(p->items, lc);
+			p->forgotten++;
+		}
 }
 
 void

@@ -26,6 +26,7 @@ typedef struct XactPending
 {
 	void		(*finish) (XactPendingItem *item);
 	List	   *items;			/* in TopTransactionContext */
+	uint64		forgotten;		/* how many times items were taken out (an index of them is stale) */
 	bool		registered;
 } XactPending;
 
