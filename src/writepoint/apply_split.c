@@ -15,12 +15,22 @@
  * change of the row in the transaction too.  Before the transaction
  * commits, each such row is read as it stands, chunks and all, and its
  * indexes are brought from the row before to the row after.
+ *
+ * The initial copy (table sync workers) copies the storage and the chunk
+ * relation in transactions of their own.  The two take turns on the table
+ * (apply_split_copying), so the one that commits second sees the other's
+ * rows: a head copied second reads its chunks as above; chunks copied
+ * second find the heads copied before them, whose entries were made from
+ * the head alone, and make them again (apply_split_chunks_arrived).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "common/hashfn.h"
 #include "utils/hsearch.h"
+#include "replication/logicalworker.h"
+#include "replication/worker_internal.h"
+#include "storage/lmgr.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
@@ -42,6 +52,7 @@ typedef struct ApplySplit
 	Oid			storage_oid;
 	PkInput		pk;				/* copied into TopTransactionContext */
 	struct varlena *before;		/* the cells its entries were made from, or NULL: no row */
+	bool		chunks_only;	/* an initial copy's chunks, its head copied before them */
 } ApplySplit;
 
 static void apply_split_finish(XactPendingItem *item);
@@ -160,13 +171,64 @@ apply_split_finish(XactPendingItem *item)
 		return;					/* its table was dropped: its indexes with it */
 	routing_key(t, &a->pk, &key);
 	now = rowstore_fetch_self(&key);
-	if (now != NULL)
-		now = (struct varlena *) rowsplit_defined_view(t, now, GetLatestSnapshot());
 	memcpy(before.pk, a->pk.v, sizeof(OtsValue) * a->pk.n);
 	memcpy(after.pk, a->pk.v, sizeof(OtsValue) * a->pk.n);
 	before.cells = a->before;
+	if (a->chunks_only)
+	{
+		CellsHead	h;
+
+		/* no head yet: its copy comes after, and reads these chunks */
+		if (now == NULL || !cells_is_head(now))
+			return;
+		/* its entries were made from the head alone: the row marker, no cell */
+		cells_head_read(now, &h);
+		before.cells = cells_builder_finish(cells_builder_create(h.row_ts), 0);
+	}
+	if (now != NULL)
+		now = (struct varlena *) rowsplit_defined_view(t, now, GetLatestSnapshot());
 	after.cells = now;
-	index_write_change(t, a->before != NULL ? &before : NULL, now != NULL ? &after : NULL);
+	index_write_change(t, before.cells != NULL ? &before : NULL, now != NULL ? &after : NULL);
+}
+
+/*
+ * apply_split_copying: in the initial copy (a table sync worker), the copy
+ * of a table's storage and that of its chunk relation, each a transaction
+ * of its own, take turns on the table: the one that commits second sees the
+ * other's rows, so a split row's entries are made once both are there
+ */
+static void
+apply_split_copying(const OtsTable *t)
+{
+	if (IsLogicalWorker() && am_tablesync_worker())
+		LockRelationOid(t->data_oid, ShareUpdateExclusiveLock);
+}
+
+void
+apply_split_chunks_arrived(const OtsTable *t, const PkInput *pk)
+{
+	MemoryContext old;
+	ApplySplit *a;
+
+	if (!IsLogicalWorker() || !am_tablesync_worker())
+		return;					/* a stream of changes brings the head first (apply_split_defer) */
+	apply_split_copying(t);
+	if (apply_split_find(t->data_oid, pk) != NULL)
+		return;
+	old = MemoryContextSwitchTo(TopTransactionContext);
+	a = palloc0(sizeof(ApplySplit));
+	a->storage_oid = t->data_oid;
+	a->pk.n = pk->n;
+	for (int k = 0; k < pk->n; k++)
+		ots_value_copy(&a->pk.v[k], &pk->v[k]);
+	a->chunks_only = true;
+	xact_pending_add(&apply_splits, &a->pending);
+	{
+		ApplySplitSlot *slot = apply_split_slot(a->storage_oid, &a->pk, true);
+
+		slot->rows = lappend(slot->rows, a);
+	}
+	MemoryContextSwitchTo(old);
 }
 
 bool
@@ -180,6 +242,7 @@ apply_split_defer(const OtsTable *t, const PkInput *pk, const struct varlena *ol
 		return true;			/* waiting already: its first row before stands */
 	if (new_cells == NULL || !cells_is_head(new_cells))
 		return false;
+	apply_split_copying(t);
 	old = MemoryContextSwitchTo(TopTransactionContext);
 	a = palloc0(sizeof(ApplySplit));
 	a->storage_oid = t->data_oid;

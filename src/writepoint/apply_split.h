@@ -21,4 +21,12 @@
 extern bool apply_split_defer(const OtsTable *t, const PkInput *pk,
 							  const struct varlena *old_cells, const struct varlena *new_cells);
 
+/*
+ * apply_split_chunks_arrived: a chunk of t's row pk arrived by an initial
+ * copy, which copies the chunk relation in a transaction of its own: when
+ * the row's head was copied before, its entries are made again with them
+ * as the copy commits
+ */
+extern void apply_split_chunks_arrived(const OtsTable *t, const PkInput *pk);
+
 #endif							/* OTS_APPLY_SPLIT_H */

@@ -86,6 +86,7 @@ static void storage_write_chunk_truncate(const StorageWrite *w);
 static const LeafCache *storage_write_keys(const StorageWrite *w);
 static void storage_write_indexes(const StorageWrite *w);
 static const StorageWrite *storage_write_expand_heads(const StorageWrite *w);
+static void storage_write_apply_chunks(const StorageWrite *w);
 static const StorageWrite *storage_write_apply_defer(const StorageWrite *w,
 													 const StorageWrite *expanded);
 static void storage_write_drop_chunks(const StorageWrite *w);
@@ -567,6 +568,8 @@ storage_write(const StorageWrite *w)
 		else if (w->origin == STORAGE_ORIGIN_SQL &&
 				 (kind == STORAGE_CHANGE_NEW || kind == STORAGE_CHANGE_REPLICA))
 			storage_write_chunk_plain(w);
+		else if (kind == STORAGE_CHANGE_APPLIED && w->table->nindexes > 0 && w->new_rows != NULL)
+			storage_write_apply_chunks(w);
 		return;
 	}
 	if (kind != STORAGE_CHANGE_RESTORED && (w->table->ndefined > 0 || w->table->nindexes > 0))
@@ -660,6 +663,25 @@ storage_write_apply_defer(const StorageWrite *w, const StorageWrite *expanded)
 			now->old_cells[i] = now->new_cells[i] = (Datum) 0;
 	}
 	return now;
+}
+
+/* storage_write_apply_chunks: new chunks a logical replication worker applies (apply_split.c) */
+static void
+storage_write_apply_chunks(const StorageWrite *w)
+{
+	const LeafCache *lc = storage_write_keys(w);
+
+	for (int i = 0; i < w->nrows; i++)
+	{
+		PkInput		pk;
+
+		if (w->new_rows[i] == NULL || (w->old_cells != NULL && w->old_cells[i] != (Datum) 0))
+			continue;
+		memset(&pk, 0, sizeof(pk));
+		pk.n = w->table->npk;
+		storage_leaf_key_whole(w->table, lc->key_attnos, w->new_rows[i], pk.v);
+		apply_split_chunks_arrived(w->table, &pk);
+	}
 }
 
 /*

@@ -118,8 +118,19 @@ pub -f "$here/writes.sql" -v round=1 >/dev/null
 # each table's storage with its chunk relation (the guard refuses one without the other)
 pub -c 'CREATE PUBLICATION repl_pub FOR TABLE "orders$data", "orders$chunk", "events$data", "events$chunk",
 	"events$log", "events$rec" WITH (publish_via_partition_root = true)' >/dev/null
+# a split row with its indexes' columns before the subscription: the initial copy copies
+# the storage and the chunk relation in transactions of their own; the chunk relation's
+# waits here (a lock on the subscriber) until the storage's is done, so the head arrives
+# first and the row's entries are made again when its chunks come
+pub -c "SELECT ots.put_row('orders', '{\"shop\": \"early\", \"seq\": {\"\$auto_increment\": true}}',
+	(SELECT jsonb_object_agg('c' || g, repeat('y', 100)) FROM generate_series(1, 60) g)
+	|| '{\"status\": \"early\", \"amount\": 5}')" >/dev/null
+sub -c 'BEGIN' -c 'LOCK TABLE "orders$chunk" IN SHARE MODE' -c 'SELECT pg_sleep(4)' -c 'COMMIT' >/dev/null &
+locker=$!
+sleep 0.5
 conninfo="host=$PUB_DIR port=$port dbname=repl user=$(ots_pg_user_name)"
 sub -c "CREATE SUBSCRIPTION repl_sub CONNECTION '$conninfo' PUBLICATION repl_pub" >/dev/null 2>&1
+wait "$locker" || true
 
 # --- the initial copy and later writes, indexes kept by the subscriber ---
 why=""

@@ -35,3 +35,6 @@ SELECT ots.create_index('up_ids', 'up_ids_tag', '{tag}');
 CALL ots.build_index('up_ids', 'up_ids_tag');
 SELECT count(ots.put_row('up_ids', '{"g": "a", "n": {"$auto_increment": true}}', jsonb_build_object('tag', 't' || i)))
   FROM generate_series(1, 3) i;
+-- get_range as 0.2.0's SQL declares it (twelve arguments), run by a later version's library
+SELECT jsonb_array_length((ots.get_range('up_ids', '{"g": {"$inf": "min"}, "n": {"$inf": "min"}}',
+										 '{"g": {"$inf": "max"}, "n": {"$inf": "max"}}')).rows) AS rows;
