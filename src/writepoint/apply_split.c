@@ -204,47 +204,19 @@ apply_split_copying(const OtsTable *t)
 		LockRelationOid(t->data_oid, ShareUpdateExclusiveLock);
 }
 
-void
-apply_split_chunks_arrived(const OtsTable *t, const PkInput *pk)
+/*
+ * apply_split_wait adds t's row pk to the rows waiting for the commit, its
+ * entries made from old_cells (NULL: no row), or from its head alone
+ * (chunks_only)
+ */
+static void
+apply_split_wait(const OtsTable *t, const PkInput *pk, const struct varlena *old_cells,
+				 bool chunks_only)
 {
-	MemoryContext old;
-	ApplySplit *a;
+	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+	ApplySplit *a = palloc0(sizeof(ApplySplit));
+	ApplySplitSlot *slot;
 
-	if (!IsLogicalWorker() || !am_tablesync_worker())
-		return;					/* a stream of changes brings the head first (apply_split_defer) */
-	apply_split_copying(t);
-	if (apply_split_find(t->data_oid, pk) != NULL)
-		return;
-	old = MemoryContextSwitchTo(TopTransactionContext);
-	a = palloc0(sizeof(ApplySplit));
-	a->storage_oid = t->data_oid;
-	a->pk.n = pk->n;
-	for (int k = 0; k < pk->n; k++)
-		ots_value_copy(&a->pk.v[k], &pk->v[k]);
-	a->chunks_only = true;
-	xact_pending_add(&apply_splits, &a->pending);
-	{
-		ApplySplitSlot *slot = apply_split_slot(a->storage_oid, &a->pk, true);
-
-		slot->rows = lappend(slot->rows, a);
-	}
-	MemoryContextSwitchTo(old);
-}
-
-bool
-apply_split_defer(const OtsTable *t, const PkInput *pk, const struct varlena *old_cells,
-				  const struct varlena *new_cells)
-{
-	MemoryContext old;
-	ApplySplit *a;
-
-	if (apply_split_find(t->data_oid, pk) != NULL)
-		return true;			/* waiting already: its first row before stands */
-	if (new_cells == NULL || !cells_is_head(new_cells))
-		return false;
-	apply_split_copying(t);
-	old = MemoryContextSwitchTo(TopTransactionContext);
-	a = palloc0(sizeof(ApplySplit));
 	a->storage_oid = t->data_oid;
 	a->pk.n = pk->n;
 	for (int k = 0; k < pk->n; k++)
@@ -254,12 +226,32 @@ apply_split_defer(const OtsTable *t, const PkInput *pk, const struct varlena *ol
 		a->before = palloc(VARSIZE_ANY(old_cells));
 		memcpy(a->before, old_cells, VARSIZE_ANY(old_cells));
 	}
+	a->chunks_only = chunks_only;
 	xact_pending_add(&apply_splits, &a->pending);
-	{
-		ApplySplitSlot *slot = apply_split_slot(a->storage_oid, &a->pk, true);
-
-		slot->rows = lappend(slot->rows, a);
-	}
+	slot = apply_split_slot(a->storage_oid, &a->pk, true);
+	slot->rows = lappend(slot->rows, a);
 	MemoryContextSwitchTo(old);
+}
+
+void
+apply_split_chunks_arrived(const OtsTable *t, const PkInput *pk)
+{
+	if (!IsLogicalWorker() || !am_tablesync_worker())
+		return;					/* a stream of changes brings the head first (apply_split_defer) */
+	apply_split_copying(t);
+	if (apply_split_find(t->data_oid, pk) == NULL)
+		apply_split_wait(t, pk, NULL, true);
+}
+
+bool
+apply_split_defer(const OtsTable *t, const PkInput *pk, const struct varlena *old_cells,
+				  const struct varlena *new_cells)
+{
+	if (apply_split_find(t->data_oid, pk) != NULL)
+		return true;			/* waiting already: its first row before stands */
+	if (new_cells == NULL || !cells_is_head(new_cells))
+		return false;
+	apply_split_copying(t);
+	apply_split_wait(t, pk, old_cells, false);
 	return true;
 }
