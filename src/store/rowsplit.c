@@ -19,7 +19,10 @@
 #include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "utils/builtins.h"
+#include "utils/jsonb.h"
 #include "utils/snapmgr.h"
+
+#include "errors.h"
 
 #include "store/chunkstore.h"
 #include "store/rowsplit.h"
@@ -186,6 +189,9 @@ rowsplit_view(const RowSplit *split)
 	return cells_builder_finish(b, 0);
 }
 
+/* the most a whole split row's cells may hold to be read as one (jsonb) value */
+#define ROWSPLIT_WHOLE_MAX ((uint64) JENTRY_OFFLENMASK)
+
 struct varlena *
 rowsplit_load(RowKey *key, const struct varlena *head, const RowNeeds *needs, Snapshot snapshot)
 {
@@ -195,6 +201,17 @@ rowsplit_load(RowKey *key, const struct varlena *head, const RowNeeds *needs, Sn
 	int			max = 0;
 
 	cells_head_read(head, &split->head);
+	/*
+	 * A whole row is read as one value and returned as one jsonb value:
+	 * past what jsonb holds, refused before anything is loaded
+	 */
+	if (needs->whole && split->head.cells_size > ROWSPLIT_WHOLE_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_OTS_OUT_OF_ROW_SIZE_LIMIT),
+				 errmsg_internal("The total data size of columns in one row exceeded the limit."),
+				 errdetail("A read of a whole row returns its cells as one value: this row holds " UINT64_FORMAT " bytes of cells, one value at most " UINT64_FORMAT ".",
+						   split->head.cells_size, ROWSPLIT_WHOLE_MAX),
+				 errhint("Read the row with ots.get_range, whose pages end inside it (next_token), or by pages of columns (start_column, end_column).")));
 	split->replacing = needs->replacing;
 	chunkstore_open(&cr, key, false);
 	if (needs->whole)
