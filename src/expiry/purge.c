@@ -429,14 +429,10 @@ ots_chunk_purgeable(PG_FUNCTION_ARGS)
 Datum
 ots_cells_last_column(PG_FUNCTION_ARGS)
 {
-	struct varlena *cells = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
-	CellsReader r;
 	CellsColumn col;
 
-	cells_reader_init(&r, cells);
-	if (r.ncols == 0)
+	if (!cells_last_column(PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0)), &col))
 		PG_RETURN_NULL();
-	cells_column_at(&r, r.ncols - 1, &col);
 	PG_RETURN_TEXT_P(cstring_to_text_with_len(col.name, col.namelen));
 }
 

@@ -154,6 +154,18 @@ cells_column_at(const CellsReader *r, uint32 i, CellsColumn *col)
 	cells_column_open(r, cells_get_u32(r->offsets + (Size) i * CELLS_OFFSET_SIZE), col);
 }
 
+bool
+cells_last_column(const struct varlena *value, CellsColumn *col)
+{
+	CellsReader r;
+
+	cells_reader_init(&r, value);
+	if (r.ncols == 0)
+		return false;
+	cells_column_at(&r, r.ncols - 1, col);
+	return true;
+}
+
 /*
  * cells_find_column opens the column called name[0..namelen) by binary
  * search over the offset directory, decoding only the probed names; it

@@ -125,6 +125,9 @@ cells_reader_set_marker(CellsReader *r, int64 marker)
 /* cells_column_at opens column i (0-based, name order) */
 extern void cells_column_at(const CellsReader *r, uint32 i, CellsColumn *col);
 
+/* cells_last_column opens the last column (in name order) of value; false without columns */
+extern bool cells_last_column(const struct varlena *value, CellsColumn *col);
+
 /* cells_find_column opens the named column by binary search; false if absent */
 extern bool cells_find_column(const CellsReader *r, const char *name, uint32 namelen,
 							  CellsColumn *col);

@@ -1120,3 +1120,15 @@ codec_jsonb_get(Jsonb *obj, const char *key, JsonbValue *out)
 		return false;
 	return getKeyJsonValueFromContainer(&obj->root, key, strlen(key), out) != NULL;
 }
+
+void
+codec_pk_copy(PkInput *dst, const PkInput *src)
+{
+	memset(dst, 0, sizeof(PkInput));
+	dst->n = src->n;
+	for (int k = 0; k < src->n; k++)
+	{
+		ots_value_copy(&dst->v[k], &src->v[k]);
+		dst->special[k] = src->special[k];
+	}
+}

@@ -140,14 +140,10 @@ chunkstore_read(ChunkRel *cr, TupleTableSlot *slot, StoredChunk *out)
 static bool
 chunkstore_continues(const StoredChunk *prev, const StoredChunk *next)
 {
-	CellsReader r;
 	CellsColumn col;
 
-	cells_reader_init(&r, prev->cells);
-	if (r.ncols == 0)
-		return false;
-	cells_column_at(&r, r.ncols - 1, &col);
-	return cells_name_cmp(col.name, col.namelen, next->column, next->columnlen) == 0;
+	return cells_last_column(prev->cells, &col) &&
+		cells_name_cmp(col.name, col.namelen, next->column, next->columnlen) == 0;
 }
 
 /*

@@ -528,6 +528,16 @@ rowsplit_stored_chunks(ChunkRel *cr, int *n)
 	return chunks;
 }
 
+/* rowsplit_chunk_newest: a chunk's newest cell, which its row_ts is */
+static int64
+rowsplit_chunk_newest(const StoredChunk *c)
+{
+	CellsReader r;
+
+	cells_reader_init(&r, c->cells);
+	return r.row_ts;
+}
+
 /* rowsplit_newest_unloaded: the newest cell of the chunks a write did not load (-1: none) */
 static int64
 rowsplit_newest_unloaded(const RowKey *key, const RowSplit *old)
@@ -541,15 +551,8 @@ rowsplit_newest_unloaded(const RowKey *key, const RowSplit *old)
 	chunks = rowsplit_stored_chunks(&cr, &n);
 	chunkstore_close(&cr);
 	for (int i = 0; i < n; i++)
-	{
-		CellsReader r;
-
-		if (rowsplit_loaded(old, &chunks[i].tid))
-			continue;
-		/* a chunk's row_ts is its newest cell */
-		cells_reader_init(&r, chunks[i].cells);
-		newest = Max(newest, r.row_ts);
-	}
+		if (!rowsplit_loaded(old, &chunks[i].tid))
+			newest = Max(newest, rowsplit_chunk_newest(&chunks[i]));
 	return newest;
 }
 
@@ -609,12 +612,8 @@ rowsplit_prepare(const RowKey *key, const RowSplit *old, struct varlena *cells,
 	{
 		int64		old_newest = -1;
 
-		/* a chunk's row_ts is its newest cell */
 		for (int i = 0; i < old->nchunks; i++)
-		{
-			cells_reader_init(&r, old->chunks[i].cells);
-			old_newest = Max(old_newest, r.row_ts);
-		}
+			old_newest = Max(old_newest, rowsplit_chunk_newest(&old->chunks[i]));
 		h.cells_size = (uint64) ((int64) old->head.cells_size +
 								 rowsplit_replace_loaded(plan, old, cells, cells_oldest, &newest));
 		h.newest_ts = Max(old->head.newest_ts, newest);

@@ -191,6 +191,12 @@ apply_split_finish(XactPendingItem *item)
 	index_write_change(t, before.cells != NULL ? &before : NULL, now != NULL ? &after : NULL);
 }
 
+bool
+apply_split_initial_copy(void)
+{
+	return IsLogicalWorker() && am_tablesync_worker();
+}
+
 /*
  * apply_split_copying: in the initial copy (a table sync worker), the copy
  * of a table's storage and that of its chunk relation, each a transaction
@@ -200,7 +206,7 @@ apply_split_finish(XactPendingItem *item)
 static void
 apply_split_copying(const OtsTable *t)
 {
-	if (IsLogicalWorker() && am_tablesync_worker())
+	if (apply_split_initial_copy())
 		LockRelationOid(t->data_oid, ShareUpdateExclusiveLock);
 }
 
@@ -218,9 +224,7 @@ apply_split_wait(const OtsTable *t, const PkInput *pk, const struct varlena *old
 	ApplySplitSlot *slot;
 
 	a->storage_oid = t->data_oid;
-	a->pk.n = pk->n;
-	for (int k = 0; k < pk->n; k++)
-		ots_value_copy(&a->pk.v[k], &pk->v[k]);
+	codec_pk_copy(&a->pk, pk);
 	if (old_cells != NULL)
 	{
 		a->before = palloc(VARSIZE_ANY(old_cells));
@@ -236,8 +240,6 @@ apply_split_wait(const OtsTable *t, const PkInput *pk, const struct varlena *old
 void
 apply_split_chunks_arrived(const OtsTable *t, const PkInput *pk)
 {
-	if (!IsLogicalWorker() || !am_tablesync_worker())
-		return;					/* a stream of changes brings the head first (apply_split_defer) */
 	apply_split_copying(t);
 	if (apply_split_find(t->data_oid, pk) == NULL)
 		apply_split_wait(t, pk, NULL, true);

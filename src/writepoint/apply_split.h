@@ -21,11 +21,14 @@
 extern bool apply_split_defer(const OtsTable *t, const PkInput *pk,
 							  const struct varlena *old_cells, const struct varlena *new_cells);
 
+/* apply_split_initial_copy: is this worker a subscription's initial copy (a table sync)? */
+extern bool apply_split_initial_copy(void);
+
 /*
  * apply_split_chunks_arrived: a chunk of t's row pk arrived by an initial
- * copy, which copies the chunk relation in a transaction of its own: when
- * the row's head was copied before, its entries are made again with them
- * as the copy commits
+ * copy (apply_split_initial_copy), which copies the chunk relation in a
+ * transaction of its own: when the row's head was copied before, its
+ * entries are made again with them as the copy commits
  */
 extern void apply_split_chunks_arrived(const OtsTable *t, const PkInput *pk);
 

@@ -32,7 +32,6 @@
 #include "format/value.h"
 #include "meta/catalog.h"
 #include "meta/storage.h"
-#include "store/leaf.h"
 #include "store/rowstore.h"
 #include "store/routing.h"
 #include "writepoint/chunk_first.h"
@@ -49,19 +48,6 @@ typedef struct ChunkFirst
 static void chunk_first_check(XactPendingItem *item);
 
 static XactPending chunks_first = {.finish = chunk_first_check};
-
-/* chunk_first_key: the primary key of the row whose chunk slot holds, in pk */
-static void
-chunk_first_key(const OtsTable *t, Relation chunk_rel, TupleTableSlot *slot, PkInput *pk)
-{
-	LeafCache  *lc = leaf_place(RelationGetRelid(chunk_rel));
-
-	if (!leaf_keys(lc, t))
-		catalog_report_damaged(t, "its chunk relation lacks a key column");
-	memset(pk, 0, sizeof(PkInput));
-	pk->n = t->npk;
-	storage_leaf_key_whole(t, lc->key_attnos, slot, pk->v);
-}
 
 /* chunk_first_fetch: the stored row of key pk (latest committed, or this transaction's), or NULL */
 static struct varlena *
@@ -93,21 +79,19 @@ chunk_first_check(XactPendingItem *item)
 }
 
 bool
-chunk_first_allowed(const OtsTable *t, Relation chunk_rel, TupleTableSlot *slot)
+chunk_first_allowed(const OtsTable *t, const PkInput *pk)
 {
-	PkInput		pk;
 	RowKey		key;
 	MemoryContext old;
 	ChunkFirst *cf;
 	ChunkFirst *last = chunks_first.items != NIL ? llast(chunks_first.items) : NULL;
 
-	chunk_first_key(t, chunk_rel, slot, &pk);
 	/*
 	 * Asked for every chunk: once the transaction stored the head, a chunk
 	 * of its key is one of a stored row's, refused (the head's entries are
 	 * made)
 	 */
-	if (chunk_first_fetch(t, &pk, &key) != NULL)
+	if (chunk_first_fetch(t, pk, &key) != NULL)
 		return false;
 	/* a row's chunks come one after another: its key is noted once */
 	if (last != NULL && last->storage_oid == t->data_oid &&
@@ -115,17 +99,15 @@ chunk_first_allowed(const OtsTable *t, Relation chunk_rel, TupleTableSlot *slot)
 	{
 		bool		same = true;
 
-		for (int k = 0; k < pk.n && same; k++)
-			same = ots_value_equal(&pk.v[k], &last->pk.v[k]);
+		for (int k = 0; k < pk->n && same; k++)
+			same = ots_value_equal(&pk->v[k], &last->pk.v[k]);
 		if (same)
 			return true;
 	}
 	old = MemoryContextSwitchTo(TopTransactionContext);
 	cf = palloc0(sizeof(ChunkFirst));
 	cf->storage_oid = t->data_oid;
-	cf->pk.n = pk.n;
-	for (int k = 0; k < pk.n; k++)
-		ots_value_copy(&cf->pk.v[k], &pk.v[k]);
+	codec_pk_copy(&cf->pk, pk);
 	MemoryContextSwitchTo(old);
 	xact_pending_add(&chunks_first, &cf->pending);
 	return true;

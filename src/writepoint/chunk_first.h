@@ -14,11 +14,11 @@
 #include "meta/catalog.h"
 
 /*
- * chunk_first_allowed: may plain SQL insert the chunk slot holds into
- * chunk_rel, the chunk relation of t (which has indexes or defined
- * columns)?  Yes when no row of its key is stored: the transaction must
- * then store the row's head before it commits.
+ * chunk_first_allowed: may plain SQL insert a chunk of t's row pk into t's
+ * chunk relation (t has indexes or defined columns)?  Yes when no row of
+ * that key is stored: the transaction must then store the row's head
+ * before it commits.
  */
-extern bool chunk_first_allowed(const OtsTable *t, Relation chunk_rel, TupleTableSlot *slot);
+extern bool chunk_first_allowed(const OtsTable *t, const PkInput *pk);
 
 #endif							/* OTS_CHUNK_FIRST_H */

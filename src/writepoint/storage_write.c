@@ -81,14 +81,14 @@
 #include "stream/stream.h"
 
 static void storage_write_key_attnos(StorageLeaf *leaf, bool found, const AttrNumber *keys);
+static void storage_write_row_key(const StorageWrite *w, TupleTableSlot *row, PkInput *pk);
 static void storage_write_chunk_plain(const StorageWrite *w);
 static void storage_write_chunk_truncate(const StorageWrite *w);
 static const LeafCache *storage_write_keys(const StorageWrite *w);
 static void storage_write_indexes(const StorageWrite *w);
-static const StorageWrite *storage_write_expand_heads(const StorageWrite *w);
+static StorageWrite *storage_write_expand_heads(const StorageWrite *w, bool copy);
 static void storage_write_apply_chunks(const StorageWrite *w);
-static const StorageWrite *storage_write_apply_defer(const StorageWrite *w,
-													 const StorageWrite *expanded);
+static const StorageWrite *storage_write_apply_defer(const StorageWrite *w);
 static void storage_write_drop_chunks(const StorageWrite *w);
 
 /*
@@ -467,7 +467,12 @@ storage_write_chunk_plain(const StorageWrite *w)
 	if (!(t->ndefined > 0 || t->nindexes > 0 || t->stream_enabled))
 		return;
 	for (int i = 0; heads_later && i < w->nrows; i++)
-		heads_later = chunk_first_allowed(t, w->leaf, w->new_rows[i]);
+	{
+		PkInput		pk;
+
+		storage_write_row_key(w, w->new_rows[i], &pk);
+		heads_later = chunk_first_allowed(t, &pk);
+	}
 	if (!heads_later)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -574,6 +579,8 @@ storage_write(const StorageWrite *w)
 	}
 	if (kind != STORAGE_CHANGE_RESTORED && (w->table->ndefined > 0 || w->table->nindexes > 0))
 	{
+		const StorageWrite *expanded = NULL;
+
 		/*
 		 * Index maintenance writes rows of other ots tables through the
 		 * table AM, which brings them back here.  What ots's row code
@@ -582,12 +589,12 @@ storage_write(const StorageWrite *w)
 		 * announcements cannot be mistaken for it, nor it for theirs.
 		 */
 		Assert(!announce_pending());
-		if (w->origin == STORAGE_ORIGIN_OTS)
-			storage_write_indexes(w);
-		else if (kind == STORAGE_CHANGE_APPLIED && w->table->nindexes > 0)
-			storage_write_indexes(storage_write_apply_defer(w, storage_write_expand_heads(w)));
-		else
-			storage_write_indexes(storage_write_expand_heads(w));
+		if (w->origin != STORAGE_ORIGIN_OTS && kind == STORAGE_CHANGE_APPLIED &&
+			w->table->nindexes > 0)
+			expanded = storage_write_apply_defer(w);
+		else if (w->origin != STORAGE_ORIGIN_OTS)
+			expanded = storage_write_expand_heads(w, false);
+		storage_write_indexes(expanded != NULL ? expanded : w);
 	}
 	if (kind == STORAGE_CHANGE_NEW && w->table->stream_enabled)
 		stream_write_change(w, storage_write_keys(w)->key_attnos);
@@ -598,49 +605,54 @@ storage_write(const StorageWrite *w)
 
 /*
  * storage_write_expand_heads: a split row's head that something other than
- * ots's row code changed (plain SQL, purge) holds no cell: the indexes get
- * its defined columns from its chunks instead (store/rowsplit.h), read
- * before they go with it.  The change as the indexes see it is a copy of
- * w (w itself stays as stored: storage_write_drop_chunks looks for heads).
+ * ots's row code changed (plain SQL, purge, a replication apply) holds no
+ * cell: the indexes get its defined columns from its chunks instead
+ * (store/rowsplit.h), read before they go with it.  The change as the
+ * indexes see it is a copy of w, made when a head is there or copy asks;
+ * NULL otherwise (w itself stays as stored: storage_write_drop_chunks
+ * looks for heads).
  */
-static const StorageWrite *
-storage_write_expand_heads(const StorageWrite *w)
+static StorageWrite *
+storage_write_expand_heads(const StorageWrite *w, bool copy)
 {
-	StorageWrite *expanded = palloc(sizeof(StorageWrite));
+	StorageWrite *expanded = NULL;
 
-	*expanded = *w;
-	expanded->old_cells = palloc(sizeof(Datum) * w->nrows);
-	expanded->new_cells = palloc(sizeof(Datum) * w->nrows);
 	for (int i = 0; i < w->nrows; i++)
 		for (int side = 0; side < 2; side++)
 		{
 			Datum		cells = side == 0 ? w->old_cells[i] : w->new_cells[i];
-			Datum	   *into = side == 0 ? &expanded->old_cells[i] : &expanded->new_cells[i];
+			struct varlena *v = cells != (Datum) 0 ?
+				(struct varlena *) PG_DETOAST_DATUM_PACKED(cells) : NULL;
 
-			*into = cells;
-			if (cells != (Datum) 0)
+			if ((v == NULL || !cells_is_head(v)) && (!copy || expanded != NULL))
+				continue;
+			if (expanded == NULL)
 			{
-				struct varlena *v = (struct varlena *) PG_DETOAST_DATUM_PACKED(cells);
-
-				if (cells_is_head(v))
-					*into = PointerGetDatum(rowsplit_defined_view(w->table, v, GetLatestSnapshot()));
+				expanded = palloc(sizeof(StorageWrite));
+				*expanded = *w;
+				expanded->old_cells = palloc(sizeof(Datum) * w->nrows);
+				expanded->new_cells = palloc(sizeof(Datum) * w->nrows);
+				memcpy(expanded->old_cells, w->old_cells, sizeof(Datum) * w->nrows);
+				memcpy(expanded->new_cells, w->new_cells, sizeof(Datum) * w->nrows);
 			}
+			if (v != NULL && cells_is_head(v))
+				(side == 0 ? expanded->old_cells : expanded->new_cells)[i] =
+					PointerGetDatum(rowsplit_defined_view(w->table, v, GetLatestSnapshot()));
 		}
 	return expanded;
 }
 
 /*
  * storage_write_apply_defer: of a change a logical replication worker
- * applies (expanded: its heads expanded, storage_write_expand_heads), the
- * rows whose new cells are a split row's head, whose chunks come after it,
- * or that wait already, wait for the commit to have their indexes kept
+ * applies, its heads expanded (storage_write_expand_heads), the rows whose
+ * new cells are a split row's head, whose chunks come after it, or that
+ * wait already, wait for the commit to have their indexes kept
  * (apply_split.c): they are taken out of what is kept now.
  */
 static const StorageWrite *
-storage_write_apply_defer(const StorageWrite *w, const StorageWrite *expanded)
+storage_write_apply_defer(const StorageWrite *w)
 {
-	const LeafCache *lc = storage_write_keys(w);
-	StorageWrite *now = (StorageWrite *) expanded;
+	StorageWrite *now = storage_write_expand_heads(w, true);
 
 	for (int i = 0; i < w->nrows; i++)
 	{
@@ -652,13 +664,11 @@ storage_write_apply_defer(const StorageWrite *w, const StorageWrite *expanded)
 
 		if (row == NULL)
 			continue;
-		memset(&pk, 0, sizeof(pk));
-		pk.n = w->table->npk;
-		storage_leaf_key_whole(w->table, lc->key_attnos, row, pk.v);
+		storage_write_row_key(w, row, &pk);
 		storage_write_row_cells(w, i, &old_cells, &new_cells);
 		if (apply_split_defer(w->table, &pk,
-							  expanded->old_cells[i] != (Datum) 0 ?
-							  (struct varlena *) PG_DETOAST_DATUM_PACKED(expanded->old_cells[i]) : NULL,
+							  now->old_cells[i] != (Datum) 0 ?
+							  (struct varlena *) PG_DETOAST_DATUM_PACKED(now->old_cells[i]) : NULL,
 							  new_cells))
 			now->old_cells[i] = now->new_cells[i] = (Datum) 0;
 	}
@@ -669,17 +679,16 @@ storage_write_apply_defer(const StorageWrite *w, const StorageWrite *expanded)
 static void
 storage_write_apply_chunks(const StorageWrite *w)
 {
-	const LeafCache *lc = storage_write_keys(w);
-
+	/* a stream of changes brings a head before its chunks: storage_write_apply_defer */
+	if (!apply_split_initial_copy())
+		return;
 	for (int i = 0; i < w->nrows; i++)
 	{
 		PkInput		pk;
 
 		if (w->new_rows[i] == NULL || (w->old_cells != NULL && w->old_cells[i] != (Datum) 0))
 			continue;
-		memset(&pk, 0, sizeof(pk));
-		pk.n = w->table->npk;
-		storage_leaf_key_whole(w->table, lc->key_attnos, w->new_rows[i], pk.v);
+		storage_write_row_key(w, w->new_rows[i], &pk);
 		apply_split_chunks_arrived(w->table, &pk);
 	}
 }
@@ -725,6 +734,15 @@ storage_write_keys(const StorageWrite *w)
 	if (!leaf_keys(lc, w->table))
 		catalog_report_damaged(w->table, "a partition of its storage table lacks a key column");
 	return lc;
+}
+
+/* storage_write_row_key reads the primary key of row, a row or chunk of w's relation */
+static void
+storage_write_row_key(const StorageWrite *w, TupleTableSlot *row, PkInput *pk)
+{
+	memset(pk, 0, sizeof(PkInput));
+	pk->n = w->table->npk;
+	storage_leaf_key_whole(w->table, storage_write_keys(w)->key_attnos, row, pk->v);
 }
 
 /*
