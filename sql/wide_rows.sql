@@ -403,3 +403,95 @@ DROP ROLE regress_ots_wide_stranger;
 DROP ROLE regress_ots_wide_reader;
 SELECT ots.delete_table('wm');
 SELECT ots.delete_table('wr');
+
+-- ots.chunk_seek: the chunk holding a position is found by one descent of
+-- "t$chunk"'s primary key and a binary search of its leaf page
+-- (src/store/btree_seek.c), not by an index scan that reads every entry of
+-- the row on that page; the rows it returns are the index scan's.  40 rows
+-- of 300 columns of 3 versions (some 1,000 chunks over several index
+-- pages), changed by updates, deletes and puts that leave dead entries and
+-- move chunk keys, then random reads (present, missing, before the first
+-- and after the last column; versions, time ranges, pages of columns),
+-- each made with the setting on and off
+SELECT ots.create_table('wsk', 'k string', max_versions => 3, max_version_offset => 9223372036854);
+DO $$
+BEGIN
+	PERFORM setseed(0.61);
+	FOR r IN 1 .. 40 LOOP
+		PERFORM ots.put_row('wsk', jsonb_build_object('k', format('r%s', lpad(r::text, 2, '0'))), (
+		  SELECT jsonb_object_agg(format('c%s', lpad(g::text, 3, '0')),
+		    (SELECT jsonb_agg(jsonb_build_object('value', md5(g::text || ts::text || r::text), 'ts', ts)) FROM generate_series(1, 3) ts))
+		    FROM generate_series(1, 300) g));
+	END LOOP;
+	FOR i IN 1 .. 600 LOOP
+		DECLARE
+			k jsonb := jsonb_build_object('k', format('r%s', lpad((1 + floor(random() * 40))::text, 2, '0')));
+			c text := format('c%s', lpad((1 + floor(random() * 320))::text, 3, '0'));
+			op int := floor(random() * 10);
+		BEGIN
+			IF op < 6 THEN
+				PERFORM ots.update_row('wsk', k, put => jsonb_build_object(c, jsonb_build_object('value', md5(random()::text), 'ts', 2 + floor(random() * 3)::int)));
+			ELSIF op < 8 THEN
+				PERFORM ots.update_row('wsk', k, delete_all => ARRAY[c]);
+			ELSE
+				PERFORM ots.update_row('wsk', k, put => jsonb_build_object(c, repeat('x', 900), c || 'a', repeat('y', 900)));
+			END IF;
+		END;
+	END LOOP;
+END
+$$;
+SELECT count(*) > 800 AS chunks, pg_relation_size('"wsk$chunk_pkey"') / 8192 > 4 AS index_pages,
+       (SELECT count(*) FROM "wsk$data" WHERE "$cells"::text LIKE '{"row_ts": %, "split": %') AS split_rows
+  FROM "wsk$chunk";
+CREATE FUNCTION pg_temp.seek_differential(n int, seed float8) RETURNS TABLE (reads int, mismatches int, present int)
+LANGUAGE plpgsql AS $$
+DECLARE
+	k jsonb; c text; c2 text; mv int; tr jsonb; kind int; a jsonb; b jsonb; bad int := 0; hits int := 0;
+BEGIN
+	PERFORM setseed(seed);
+	FOR i IN 1 .. n LOOP
+		k := jsonb_build_object('k', format('r%s', lpad((1 + floor(random() * 41))::text, 2, '0')));
+		c := (ARRAY['a', 'c000', 'zz', format('c%s', lpad((1 + floor(random() * 320))::text, 3, '0'))])[1 + least(3, floor(random() * 8)::int)];
+		c2 := format('c%s', lpad((1 + floor(random() * 320))::text, 3, '0'));
+		mv := 1 + floor(random() * 3)::int;
+		tr := jsonb_build_object('start_time', mv, 'end_time', mv + 1 + floor(random() * 3)::int);
+		kind := floor(random() * 4);
+		FOR side IN 1 .. 2 LOOP
+			PERFORM set_config('ots.chunk_seek', CASE side WHEN 1 THEN 'on' ELSE 'off' END, true);
+			b := a;
+			a := CASE kind
+				WHEN 0 THEN (ots.get_row('wsk', k, ARRAY[c])).attributes
+				WHEN 1 THEN (ots.get_row('wsk', k, ARRAY[c, c2], max_versions => mv, with_timestamps => true)).attributes
+				WHEN 2 THEN (ots.get_row('wsk', k, ARRAY[c], time_range => tr, with_timestamps => true)).attributes
+				ELSE (ots.get_row('wsk', k, start_column => least(c, c2), end_column => greatest(c, c2), max_versions => mv, with_timestamps => true)).attributes
+			END;
+		END LOOP;
+		IF a IS DISTINCT FROM b THEN
+			bad := bad + 1;
+			RAISE NOTICE 'seek % differs for % %: % against %', kind, k, c, b, a;
+		END IF;
+		hits := hits + (a IS NOT NULL AND a <> '{}')::int;
+	END LOOP;
+	-- and the column every chunk begins with, which finds the chunk at the
+	-- edges of the index's pages too (and, with versions, the chunk before)
+	FOR k, c IN SELECT jsonb_build_object('k', ch.k), ch."$column" FROM "wsk$chunk" ch LOOP
+		FOR side IN 1 .. 2 LOOP
+			PERFORM set_config('ots.chunk_seek', CASE side WHEN 1 THEN 'on' ELSE 'off' END, true);
+			b := a;
+			a := (ots.get_row('wsk', k, ARRAY[c], max_versions => 3, with_timestamps => true)).attributes;
+		END LOOP;
+		IF a IS DISTINCT FROM b THEN
+			bad := bad + 1;
+			RAISE NOTICE 'seek differs for % %: % against %', k, c, b, a;
+		END IF;
+		n := n + 1;
+	END LOOP;
+	reads := n;
+	mismatches := bad;
+	present := hits;
+	RETURN NEXT;
+END
+$$;
+SELECT reads > 2300 AS reads, mismatches, present > 750 AS mostly_present FROM pg_temp.seek_differential(1500, 0.27);
+RESET ots.chunk_seek;
+SELECT ots.delete_table('wsk');

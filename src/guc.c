@@ -15,6 +15,7 @@
 
 bool		ots_key_scan = true;
 bool		ots_attribute_pushdown = true;
+bool		ots_chunk_seek = true;
 bool		ots_count_writes = false;
 bool		ots_index_build_worker = true;
 bool		ots_index_scan = true;
@@ -29,6 +30,16 @@ int			ots_stats_max_tables = 1000;
 void
 guc_init(void)
 {
+	DefineCustomBoolVariable("ots.chunk_seek",
+							 "Finds a split row's chunk by one descent of its chunk relation's primary key.",
+							 "Off finds it with PostgreSQL's index scan, which reads every entry of the row "
+							 "on the index page it reaches; the result is the same.",
+							 &ots_chunk_seek,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
 	DefineCustomBoolVariable("ots.count_writes",
 							 "Counts the row changes the write point of ots storage sees (ots.write_point_counts).",
 							 "A diagnostic: the tests use it to show that every way of changing a stored row "

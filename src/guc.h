@@ -7,6 +7,7 @@
 #define OTS_GUC_H
 
 /* ots.purge_schedule: cron schedule of the purge jobs ots creates */
+extern bool ots_chunk_seek;
 extern bool ots_count_writes;
 extern bool ots_index_build_worker;
 extern bool ots_index_scan;

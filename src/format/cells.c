@@ -302,6 +302,7 @@ struct CellsBuilder
 	uint32		nentries;
 	uint32		maxentries;
 	bool		in_order;		/* entries added so far are in value order, distinct */
+	uint32		nordered;		/* once not: how many of the first entries are */
 	int32	   *slots;			/* open-addressing index into entries, -1 =
 								 * empty; nslots is a power of two; built
 								 * once entries come out of order */
@@ -444,6 +445,7 @@ cells_builder_add(CellsBuilder *b, const char *name, uint32 namelen,
 			while ((uint64) (b->nentries + 1) * 2 > nslots)
 				nslots *= 2;
 			b->in_order = false;
+			b->nordered = b->nentries;
 			cells_builder_rehash(b, nslots);
 		}
 	}
@@ -532,18 +534,54 @@ cells_ts_delta(int64 prev_ts, int64 ts, bool first)
 
 /*
  * cells_builder_sorted lists the builder's entries by column name, newest
- * first, in a palloc'd array.
+ * first, in a palloc'd array.  The entries added in order (a value read
+ * back, a split row's chunks) are sorted already: only those added after
+ * are sorted, then merged in, so a write of a few cells into many costs
+ * what it adds.
  */
 static CellsEntry **
 cells_builder_sorted(const CellsBuilder *b)
 {
+	uint32		n = b->nentries;
+	uint32		k = b->in_order ? n : b->nordered;
+	CellsEntry **added;
 	CellsEntry **sorted;
+	uint32		i = 0,
+				j,
+				out = 0;
 
-	sorted = (CellsEntry **) palloc((Size) Max(b->nentries, 1) * sizeof(CellsEntry *));
-	for (uint32 i = 0; i < b->nentries; i++)
-		sorted[i] = &b->entries[i];
-	if (b->nentries > 1 && !b->in_order)
-		qsort(sorted, b->nentries, sizeof(CellsEntry *), cells_entry_cmp);
+	sorted = (CellsEntry **) palloc((Size) Max(n, 1) * sizeof(CellsEntry *));
+	if (k == n || k == 0)
+	{
+		for (i = 0; i < n; i++)
+			sorted[i] = &b->entries[i];
+		if (k < n && n > 1)
+			qsort(sorted, n, sizeof(CellsEntry *), cells_entry_cmp);
+		return sorted;
+	}
+	added = (CellsEntry **) palloc((Size) (n - k) * sizeof(CellsEntry *));
+	for (j = k; j < n; j++)
+		added[j - k] = &b->entries[j];
+	qsort(added, n - k, sizeof(CellsEntry *), cells_entry_cmp);
+	/* the entries are distinct (the slot index saw to it): a merge without ties */
+	j = 0;
+	while (i < k && j < n - k)
+	{
+		CellsEntry *e = &b->entries[i];
+
+		if (cells_entry_cmp(&e, &added[j]) < 0)
+		{
+			sorted[out++] = e;
+			i++;
+		}
+		else
+			sorted[out++] = added[j++];
+	}
+	while (i < k)
+		sorted[out++] = &b->entries[i++];
+	while (j < n - k)
+		sorted[out++] = added[j++];
+	pfree(added);
 	return sorted;
 }
 

@@ -27,7 +27,9 @@
 #include "utils/snapmgr.h"
 
 #include "errors.h"
+#include "guc.h"
 #include "store/announce.h"
+#include "store/btree_seek.h"
 #include "store/chunkstore.h"
 
 /* chunkstore_attno: the column name of the chunk relation, which the DDL guard keeps as created */
@@ -75,6 +77,8 @@ chunkstore_open(ChunkRel *cr, const RowKey *key, bool writing)
 void
 chunkstore_close(ChunkRel *cr)
 {
+	if (cr->slot != NULL)
+		ExecDropSingleTupleTableSlot(cr->slot);
 	index_close(cr->pkey, NoLock);
 	table_close(cr->rel, NoLock);
 }
@@ -167,13 +171,55 @@ chunkstore_first(ChunkRel *cr, Snapshot snapshot, ScanKeyData *skeys, int nkeys,
 	return found;
 }
 
+/*
+ * chunkstore_seek reads the chunk of the row nearest the position (column,
+ * ts) in direction dir, at or past it (inclusive) or past it, by one
+ * descent (btree_seek); BTREE_SEEK_UNSURE when it cannot tell, for the
+ * caller's index scan
+ */
+static BtreeSeek
+chunkstore_seek(ChunkRel *cr, Snapshot snapshot, const char *column, uint32 columnlen, int64 ts,
+				ScanDirection dir, bool inclusive, StoredChunk *out)
+{
+	const RowKey *key = cr->key;
+	Datum		values[OTS_MAX_KEY_COLUMNS + 3];
+	BtreeSeek	result;
+
+	if (!ots_chunk_seek || !IsMVCCSnapshot(snapshot))
+		return BTREE_SEEK_UNSURE;
+	memcpy(values, key->values, sizeof(Datum) * key->nkeys);
+	values[key->nkeys] = PointerGetDatum(cstring_to_text_with_len(column, columnlen));
+	values[key->nkeys + 1] = Int64GetDatum(ts);
+	if (cr->slot == NULL)
+		cr->slot = table_slot_create(cr->rel, NULL);
+	result = btree_seek(cr->rel, cr->pkey, snapshot, values, key->nkeys, dir, inclusive, cr->slot);
+	if (result == BTREE_SEEK_FOUND)
+	{
+		chunkstore_read(cr, cr->slot, out);
+		ExecClearTuple(cr->slot);
+	}
+	pfree(DatumGetPointer(values[key->nkeys]));
+	return result;
+}
+
 bool
 chunkstore_find(ChunkRel *cr, Snapshot snapshot, const char *column, uint32 columnlen,
 				int64 ts, StoredChunk *out)
 {
 	ScanKeyData skeys[OTS_MAX_KEY_COLUMNS + 3];
-	int			n = chunkstore_key_eq(cr, skeys);
-	Datum		name = PointerGetDatum(cstring_to_text_with_len(column, columnlen));
+	int			n;
+	Datum		name;
+	BtreeSeek	found = chunkstore_seek(cr, snapshot, column, columnlen, ts,
+										BackwardScanDirection, true, out);
+
+	/* the position comes before every chunk: the row's first one, if any */
+	if (found == BTREE_SEEK_NONE)
+		found = chunkstore_seek(cr, snapshot, "", 0, PG_INT64_MIN, ForwardScanDirection, true, out);
+	if (found != BTREE_SEEK_UNSURE)
+		return found == BTREE_SEEK_FOUND;
+
+	n = chunkstore_key_eq(cr, skeys);
+	name = PointerGetDatum(cstring_to_text_with_len(column, columnlen));
 
 	/*
 	 * The last chunk that starts at or before the column's end: the one,
@@ -204,9 +250,17 @@ chunkstore_neighbour(ChunkRel *cr, Snapshot snapshot, const char *column, uint32
 					 int64 ts, bool forward, StoredChunk *out)
 {
 	ScanKeyData skeys[OTS_MAX_KEY_COLUMNS + 3];
-	int			n = chunkstore_key_eq(cr, skeys);
-	Datum		name = PointerGetDatum(cstring_to_text_with_len(column, columnlen));
+	int			n;
+	Datum		name;
+	BtreeSeek	found = chunkstore_seek(cr, snapshot, column, columnlen, ts,
+										forward ? ForwardScanDirection : BackwardScanDirection,
+										false, out);
 
+	if (found != BTREE_SEEK_UNSURE)
+		return found == BTREE_SEEK_FOUND;
+
+	n = chunkstore_key_eq(cr, skeys);
+	name = PointerGetDatum(cstring_to_text_with_len(column, columnlen));
 	/* the same column, a later (earlier) first timestamp */
 	chunkstore_column_key(cr, &skeys[n], BTEqualStrategyNumber, name);
 	chunkstore_ts_key(cr, &skeys[n + 1], forward ? BTGreaterStrategyNumber : BTLessStrategyNumber, ts);

@@ -15,6 +15,7 @@
 #define OTS_CHUNKSTORE_H
 
 #include "postgres.h"
+#include "executor/tuptable.h"
 #include "utils/rel.h"
 #include "utils/snapshot.h"
 
@@ -43,6 +44,7 @@ typedef struct ChunkRel
 	AttrNumber	oldest_attno;
 	AttrNumber	key_attnos[OTS_MAX_KEY_COLUMNS + 1];
 	bool		writing;
+	TupleTableSlot *slot;		/* the seeks' slot, made at the first */
 } ChunkRel;
 
 /* chunkstore_open opens key's table's chunk relation, to read or to write; _close closes it */

@@ -254,11 +254,11 @@ rowsplit_load(RowKey *key, const struct varlena *head, const RowNeeds *needs, Sn
 	 * One chunk serves as it is stored, its row_ts no row marker: to a read,
 	 * which takes the row rule from the head, and to a write whose caller
 	 * gives the reader the head's marker (cells_reader_set_marker) and whose
-	 * old cells no index, defined column or stream reads at the write point
+	 * old cells no index or stream reads at the write point (a defined
+	 * column's type check there reads cells, not the marker)
 	 */
 	if (split->nchunks == 1 && !needs->replacing &&
-		(needs->reading ||
-		 (t->ndefined == 0 && t->nindexes == 0 && !t->stream_enabled && !t->is_index)))
+		(needs->reading || (t->nindexes == 0 && !t->stream_enabled && !t->is_index)))
 		split->view = split->chunks[0].cells;
 	else
 		split->view = rowsplit_view(split);
