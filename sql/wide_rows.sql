@@ -277,27 +277,40 @@ SELECT consumed FROM ots.update_row('wi', '{"k": "w"}', put => '{"seller": "bob"
 SELECT k, seller FROM wi_seller;
 SELECT seller FROM wi WHERE seller = 'bob';
 -- the stream's records: the put whole, then each update's one cell
-CREATE FUNCTION pg_temp.records(tbl text) RETURNS SETOF jsonb LANGUAGE plpgsql AS $$
-DECLARE
-	sid text := (SELECT stream_id FROM ots.list_stream() WHERE table_name = tbl);
-	it text;
-	res jsonb;
-BEGIN
-	FOR s IN 0 .. (SELECT partitions - 1 FROM ots.tables WHERE table_name = tbl) LOOP
-		it := ots.get_shard_iterator(sid, s::text);
-		LOOP
-			res := ots.get_stream_record(it, 100);
-			EXIT WHEN jsonb_array_length(res -> 'stream_records') = 0;
-			RETURN QUERY SELECT r FROM jsonb_array_elements(res -> 'stream_records') r;
-			it := res ->> 'next_shard_iterator';
-		END LOOP;
-	END LOOP;
-END
-$$;
+\i test/stream_records.sql
 SELECT r ->> 'action_type' AS action, jsonb_array_length(r -> 'columns') AS columns,
        (SELECT jsonb_agg(jsonb_build_array(c ->> 'name', c ->> 'type', c -> 'value')) FROM jsonb_array_elements(r -> 'columns') c
          WHERE jsonb_array_length(r -> 'columns') < 5) AS cells
   FROM pg_temp.records('wi') r;
+-- a copy by plain SQL into a table with a stream, chunk relation first and
+-- heads after in one transaction (as the cluster's partition mover copies):
+-- a split row's records name every cell, a page of about 2 MB of whole
+-- columns each (a PUT_ROW, then UPDATE_ROWs), so that no record is larger
+-- than what GetStreamRecord returns at once; an inline row's PUT_ROW as ever
+SELECT ots.create_table('wsrc', 'k string');
+SELECT ots.create_table('wst', 'k string', stream_enabled => true);
+SELECT consumed FROM ots.put_row('wsrc', '{"k": "w"}',
+  (SELECT jsonb_object_agg(format('a%s', lpad(g::text, 3, '0')), repeat('i', 20)) FROM generate_series(1, 300) g));
+SELECT count(*) AS columns FROM generate_series(1, 5) g,
+  LATERAL ots.update_row('wsrc', '{"k": "w"}', put => jsonb_build_object(format('c%s', g), repeat(g::text, 1048576)));
+SELECT consumed FROM ots.put_row('wsrc', '{"k": "n"}', '{"x": 1}');
+BEGIN;
+INSERT INTO "wst$chunk" SELECT * FROM "wsrc$chunk";
+INSERT INTO "wst$data" SELECT * FROM "wsrc$data";
+COMMIT;
+SELECT (SELECT ots.get_row('wst', '{"k": "w"}')) = (SELECT ots.get_row('wsrc', '{"k": "w"}')) AS copy_reads_the_same;
+SELECT r -> 'primary_key' ->> 'k' AS k, r ->> 'action_type' AS action, jsonb_array_length(r -> 'columns') AS columns,
+       (SELECT string_agg(DISTINCT c ->> 'type', ',') FROM jsonb_array_elements(r -> 'columns') c) AS types,
+       (SELECT min(c ->> 'name') || '..' || max(c ->> 'name') FROM jsonb_array_elements(r -> 'columns') c) AS names
+  FROM pg_temp.records('wst') r ORDER BY 1, 3 DESC;
+-- every cell once, as the row has it
+SELECT (SELECT jsonb_object_agg(c ->> 'name', c -> 'value') FROM pg_temp.records('wst') r, jsonb_array_elements(r -> 'columns') c
+         WHERE r -> 'primary_key' ->> 'k' = 'w')
+     = (SELECT attributes FROM ots.get_row('wsrc', '{"k": "w"}')) AS records_hold_the_row,
+       (SELECT count(*) FROM pg_temp.records('wst') r, jsonb_array_elements(r -> 'columns') c
+         WHERE r -> 'primary_key' ->> 'k' = 'w') AS cells;
+SELECT ots.delete_table('wsrc');
+SELECT ots.delete_table('wst');
 -- the row deleted: its entry goes
 SELECT consumed FROM ots.delete_row('wi', '{"k": "w"}');
 SELECT count(*) AS entries FROM wi_seller;

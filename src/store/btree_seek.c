@@ -98,21 +98,19 @@ btree_seek_tids(Relation index, BTScanInsert key, Page page, OffsetNumber off, b
  * first entry's, however many)
  */
 static BtreeSeek
-btree_seek_once(Relation heap, Relation index, Snapshot snapshot, IndexTuple itup, int prefix,
+btree_seek_once(Relation heap, Relation index, Snapshot snapshot, BTScanInsert key, int prefix,
 				bool backward, bool inclusive, int max, TupleTableSlot *slot)
 {
 	ItemPointerData tids[BTREE_SEEK_MAX_TIDS + MaxTIDsPerBTreePage];
 	int			ntids;
 	bool		ended;
-	BTScanInsert key = _bt_mkscankey(index, itup);
 	Buffer		buf;
 	Page		page;
 	OffsetNumber off;
 	IndexFetchTableData *fetch;
 	BtreeSeek	result;
 
-	/* every entry equal to the key in its columns counts, whatever its heap TID */
-	key->scantid = NULL;
+	key->keysz = IndexRelationGetNumberOfKeyAttributes(index);
 	/* the descent lands where the entries after (at least) the key begin */
 	key->nextkey = backward == inclusive;
 	_bt_freestack(_bt_search(index, key, &buf, BT_READ, snapshot));
@@ -121,7 +119,6 @@ btree_seek_once(Relation heap, Relation index, Snapshot snapshot, IndexTuple itu
 	{
 		/* an empty index */
 		PredicateLockRelation(index, snapshot);
-		pfree(key);
 		return BTREE_SEEK_NONE;
 	}
 	PredicateLockPage(index, BufferGetBlockNumber(buf), snapshot);
@@ -133,7 +130,6 @@ btree_seek_once(Relation heap, Relation index, Snapshot snapshot, IndexTuple itu
 	key->keysz = prefix;
 	ntids = btree_seek_tids(index, key, page, off, backward, tids, max, &ended);
 	_bt_relbuf(index, buf);
-	pfree(key);
 
 	result = ended ? BTREE_SEEK_NONE : BTREE_SEEK_UNSURE;
 	fetch = table_index_fetch_begin(heap);
@@ -156,24 +152,33 @@ BtreeSeek
 btree_seek(Relation heap, Relation index, Snapshot snapshot, Datum *values, int prefix,
 		   ScanDirection dir, bool inclusive, TupleTableSlot *slot)
 {
-	bool		isnull[INDEX_MAX_KEYS] = {0};
-	IndexTuple	itup;
+	/* the insertion key of values, as _bt_mkscankey makes it of a tuple, without forming one */
+	BTScanInsert key = _bt_mkscankey(index, NULL);
 	BtreeSeek	result;
 
 	Assert(IsMVCCSnapshot(snapshot));
 	Assert(index->rd_rel->relam == BTREE_AM_OID);
 	Assert(IndexRelationGetNumberOfAttributes(index) == IndexRelationGetNumberOfKeyAttributes(index));
 
-	itup = index_form_tuple(RelationGetDescr(index), values, isnull);
+	_bt_metaversion(index, &key->heapkeyspace, &key->allequalimage);
+	for (int i = 0; i < IndexRelationGetNumberOfKeyAttributes(index); i++)
+	{
+		key->scankeys[i].sk_argument = values[i];
+		key->scankeys[i].sk_flags &= ~SK_ISNULL;
+	}
+	key->anynullkeys = false;
+	/* every entry equal to the key in its columns counts, whatever its heap TID */
+	key->scantid = NULL;
+
 	/*
 	 * The nearest entry's tuple is visible unless it was updated or deleted
 	 * since VACUUM last ran: look at it alone first, then at more
 	 */
-	result = btree_seek_once(heap, index, snapshot, itup, prefix, ScanDirectionIsBackward(dir),
+	result = btree_seek_once(heap, index, snapshot, key, prefix, ScanDirectionIsBackward(dir),
 							 inclusive, 1, slot);
 	if (result == BTREE_SEEK_UNSURE)
-		result = btree_seek_once(heap, index, snapshot, itup, prefix, ScanDirectionIsBackward(dir),
+		result = btree_seek_once(heap, index, snapshot, key, prefix, ScanDirectionIsBackward(dir),
 								 inclusive, BTREE_SEEK_MAX_TIDS, slot);
-	pfree(itup);
+	pfree(key);
 	return result;
 }

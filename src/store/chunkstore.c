@@ -31,22 +31,13 @@
 #include "store/announce.h"
 #include "store/btree_seek.h"
 #include "store/chunkstore.h"
+#include "store/leaf.h"
 
-/* chunkstore_attno: the column name of the chunk relation, which the DDL guard keeps as created */
-static AttrNumber
-chunkstore_attno(Relation rel, const OtsTable *t, const char *name)
+/* chunkstore_missing reports a column of the chunk relation the DDL guard keeps as created */
+static void
+chunkstore_missing(const OtsTable *t, const char *name)
 {
-	TupleDesc	desc = RelationGetDescr(rel);
-
-	for (int i = 0; i < desc->natts; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-
-		if (!att->attisdropped && strcmp(NameStr(att->attname), name) == 0)
-			return att->attnum;
-	}
 	catalog_report_damaged(t, psprintf("its chunk relation lacks the column \"%s\"", name));
-	return InvalidAttrNumber;
 }
 
 void
@@ -55,6 +46,7 @@ chunkstore_open(ChunkRel *cr, const RowKey *key, bool writing)
 	const OtsTable *t = key->t;
 	LOCKMODE	mode = writing ? RowExclusiveLock : AccessShareLock;
 	Oid			pkey;
+	LeafCache  *lc;
 
 	if (!OidIsValid(t->chunk_oid))
 		catalog_report_damaged(t, "its chunk relation is missing (ots.verify() says more)");
@@ -68,10 +60,15 @@ chunkstore_open(ChunkRel *cr, const RowKey *key, bool writing)
 	cr->pkey = index_open(pkey, mode);
 	for (int k = 0; k < key->nkeys; k++)
 		cr->key_attnos[k] = cr->pkey->rd_index->indkey.values[k];
-	cr->column_attno = chunkstore_attno(cr->rel, t, STORAGE_CHUNK_COLUMN_COLUMN);
-	cr->ts_attno = chunkstore_attno(cr->rel, t, STORAGE_CHUNK_TS_COLUMN);
-	cr->cells_attno = chunkstore_attno(cr->rel, t, STORAGE_CELLS_COLUMN);
-	cr->oldest_attno = chunkstore_attno(cr->rel, t, STORAGE_OLDEST_TS_COLUMN);
+	lc = leaf_place(t->chunk_oid);
+	if ((cr->column_attno = lc->chunk_column_attno) == InvalidAttrNumber)
+		chunkstore_missing(t, STORAGE_CHUNK_COLUMN_COLUMN);
+	if ((cr->ts_attno = lc->chunk_ts_attno) == InvalidAttrNumber)
+		chunkstore_missing(t, STORAGE_CHUNK_TS_COLUMN);
+	if ((cr->cells_attno = lc->cells_attno) == InvalidAttrNumber)
+		chunkstore_missing(t, STORAGE_CELLS_COLUMN);
+	if ((cr->oldest_attno = lc->oldest_attno) == InvalidAttrNumber)
+		chunkstore_missing(t, STORAGE_OLDEST_TS_COLUMN);
 }
 
 void
@@ -294,10 +291,19 @@ chunkstore_scan(ChunkRel *cr, Snapshot snapshot, const char *from, uint32 fromle
 		budget->next = NULL;
 	if (from != NULL && chunkstore_find(cr, snapshot, from, fromlen, from_ts, &first))
 	{
-		/* from the chunk holding the position on */
+		CellsColumn last;
+
+		/*
+		 * from the chunk holding the position on, unless it holds only
+		 * columns before it (the position begins the next chunk)
+		 */
 		have_first = true;
-		chunks[count++] = first;
-		read += VARSIZE(first.cells);
+		if (!cells_last_column(first.cells, &last) ||
+			cells_name_cmp(last.name, last.namelen, from, fromlen) >= 0)
+		{
+			chunks[count++] = first;
+			read += VARSIZE(first.cells);
+		}
 		chunkstore_column_key(cr, &skeys[n], BTGreaterEqualStrategyNumber,
 							  PointerGetDatum(cstring_to_text_with_len(first.column, first.columnlen)));
 		nscan = n + 1;

@@ -108,6 +108,8 @@ leaf_place(Oid relid)
 		lc->storage_oid = get_rel_relispartition(relid) ? get_partition_parent(relid, true) : InvalidOid;
 		lc->cells_attno = leaf_attno(relid, STORAGE_CELLS_COLUMN, storage_cells_type());
 		lc->oldest_attno = leaf_attno(relid, STORAGE_OLDEST_TS_COLUMN, INT8OID);
+		lc->chunk_column_attno = leaf_attno(relid, STORAGE_CHUNK_COLUMN_COLUMN, TEXTOID);
+		lc->chunk_ts_attno = leaf_attno(relid, STORAGE_CHUNK_TS_COLUMN, INT8OID);
 		lc->placed = (seen == leaf_cache.invalidations);
 	}
 	return lc;

@@ -31,6 +31,8 @@ typedef struct LeafCache
 	Oid			storage_oid;	/* its partition parent, InvalidOid if none */
 	AttrNumber	cells_attno;	/* 0: no "$cells" of type ots.cells */
 	AttrNumber	oldest_attno;	/* 0: no int8 "$oldest_ts" */
+	AttrNumber	chunk_column_attno; /* a chunk relation's: 0, no text "$column" */
+	AttrNumber	chunk_ts_attno; /* 0: no int8 "$ts" */
 	/* leaf_keys: the table whose stored key columns key_attnos are, or NULL */
 	const OtsTable *keys_of;
 	AttrNumber	key_attnos[OTS_MAX_KEY_COLUMNS + 1];

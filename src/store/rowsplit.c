@@ -20,6 +20,7 @@
 #include "catalog/pg_type.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
+#include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
 #include "errors.h"
@@ -34,6 +35,8 @@ rowneeds_init(RowNeeds *needs)
 {
 	needs->whole = false;
 	needs->range = false;
+	needs->from = needs->to = NULL;
+	needs->fromlen = needs->tolen = 0;
 	needs->write = false;
 	needs->reading = false;
 	needs->replacing = false;
@@ -346,6 +349,57 @@ rowsplit_defined_view(const OtsTable *t, const struct varlena *cells, Snapshot s
 	for (int d = 0; d < t->ndefined; d++)
 		rowneeds_newest(&needs, t->defined[d].name, t->defined[d].namelen, 1, 0, PG_INT64_MAX);
 	return rowsplit_load_head(t, cells, &needs, snapshot, &key);
+}
+
+void
+rowsplit_pages(const OtsTable *t, const struct varlena *head, uint64 budget, Snapshot snapshot,
+			   RowSplitPageFn each, void *arg)
+{
+	MemoryContext pagecxt = AllocSetContextCreate(CurrentMemoryContext, "ots split row page",
+												  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(pagecxt);
+	char	   *from = NULL;
+	uint32		fromlen = 0;
+	bool		first = true;
+
+	Assert(budget > 0);
+	do
+	{
+		RowNeeds	needs;
+		RowKey		key;
+		struct varlena *page;
+
+		rowneeds_init(&needs);
+		needs.range = true;
+		needs.from = from;
+		needs.fromlen = fromlen;
+		needs.budget = budget;
+		page = rowsplit_load_head(t, head, &needs, snapshot, &key);
+		if (from != NULL)
+		{
+			/*
+			 * a range read begins with the chunk holding the column's
+			 * oldest cell, which may end the columns before it
+			 */
+			CellsBuilder *b = cells_builder_create(key.split->head.row_ts);
+
+			cells_builder_add_columns_from(b, page, from, fromlen);
+			page = cells_builder_finish(b, 0);
+		}
+		each(page, first, arg);
+		first = false;
+		/* the next page's first column outlives this page's memory */
+		MemoryContextSwitchTo(old);
+		if (from != NULL)
+			pfree(from);
+		from = key.split->next_column != NULL ?
+			pnstrdup(key.split->next_column, key.split->next_len) : NULL;
+		fromlen = key.split->next_len;
+		MemoryContextReset(pagecxt);
+		MemoryContextSwitchTo(pagecxt);
+	} while (from != NULL);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(pagecxt);
 }
 
 bool

@@ -109,6 +109,16 @@ extern struct varlena *rowsplit_load_head(const OtsTable *t, const struct varlen
 extern const struct varlena *rowsplit_defined_view(const OtsTable *t, const struct varlena *cells,
 											 Snapshot snapshot);
 
+/*
+ * rowsplit_pages calls each with the cells of a split row given its head,
+ * read under snapshot in column order, a page at a time: whole columns
+ * holding about budget bytes (one column at least), the head's marker;
+ * first says it is the first page.  Each page lives until each returns.
+ */
+typedef void (*RowSplitPageFn) (const struct varlena *page, bool first, void *arg);
+extern void rowsplit_pages(const OtsTable *t, const struct varlena *head, uint64 budget,
+						   Snapshot snapshot, RowSplitPageFn each, void *arg);
+
 /* rowsplit_head_exists applies the row rule to a split row given its head alone */
 extern bool rowsplit_head_exists(const OtsTable *t, const struct varlena *head,
 								 const Visibility *vis);

@@ -44,11 +44,14 @@
 #include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
 
 #include "meta/catalog.h"
 #include "meta/storage.h"
 #include "format/cells.h"
 #include "format/codec.h"
+#include "ots_limits.h"
+#include "store/rowsplit.h"
 #include "writepoint/storage_write.h"
 #include "stream/stream.h"
 #include "stream/stream_record.h"
@@ -56,6 +59,13 @@
 
 /* the prefix of ots's logical decoding messages */
 #define STREAM_MESSAGE_PREFIX "ots"
+
+/*
+ * a split row's cells are recorded by pages of whole columns of about this
+ * size: a page's record (its cells in base64) fits what GetStreamRecord
+ * returns at once
+ */
+#define STREAM_SPLIT_PAGE_BYTES (OTS_MAX_STREAM_BYTES / 2)
 
 /* a transaction's records are written out beyond this size */
 #define STREAM_BUFFER_BYTES (256 * 1024)
@@ -255,11 +265,73 @@ stream_row_key(const StorageWrite *w, const AttrNumber *key_attnos, int i, PkInp
 }
 
 /*
+ * stream_write_record makes a record of row pk in shard sw and keeps it for
+ * the commit (sent to logical decoding now)
+ */
+static void
+stream_write_record(const OtsTable *t, int32 shard, StreamShardWrite *sw, const PkInput *pk,
+					StreamAction action, const StreamUpdateOps *ops, const CellsReader *before,
+					const CellsReader *after, const struct varlena *new_cells)
+{
+	Jsonb	   *record = stream_record_make(t, pk, action, ops, before, after, new_cells, true);
+	MemoryContext cxt = CurrentMemoryContext;
+	StreamBuffered *b;
+
+	if (XLogLogicalInfoActive())
+		stream_emit_message(t, shard,
+							action != STREAM_PUT_ROW ? record :
+							stream_record_make(t, pk, action, ops, NULL, after, new_cells, false));
+
+	b = MemoryContextAlloc(TopTransactionContext, sizeof(StreamBuffered));
+	b->subid = GetCurrentSubTransactionId();
+	b->n = sw->next_n++;
+	b->record = stream_copy_jsonb(record);
+	MemoryContextSwitchTo(TopTransactionContext);
+	if (sw->buffered == NIL || b->subid < sw->oldest_subid)
+		sw->oldest_subid = b->subid;
+	sw->buffered = lappend(sw->buffered, b);
+	MemoryContextSwitchTo(cxt);
+	buffered_total += VARSIZE(b->record);
+	if (buffered_total > STREAM_BUFFER_BYTES)
+		stream_spill_all(GetCurrentSubTransactionId());
+}
+
+/* a split row stored by plain SQL, its chunks before its head: the records of its cells */
+typedef struct StreamSplitPut
+{
+	const OtsTable *t;
+	int32		shard;
+	StreamShardWrite *sw;
+	const PkInput *pk;
+	const struct varlena *none; /* no cell */
+} StreamSplitPut;
+
+/*
+ * stream_split_page: the first page of the row's cells is its PUT_ROW, each
+ * later page an UPDATE_ROW that puts them, so that no record is larger
+ * than a request
+ */
+static void
+stream_split_page(const struct varlena *page, bool first, void *arg)
+{
+	StreamSplitPut *p = arg;
+	CellsReader none;
+	CellsReader after;
+
+	cells_reader_init(&after, page);
+	cells_reader_init(&none, p->none);
+	stream_write_record(p->t, p->shard, p->sw, p->pk, first ? STREAM_PUT_ROW : STREAM_UPDATE_ROW,
+						NULL, first ? NULL : &none, &after, page);
+}
+
+/*
  * stream_write_change makes the records of a change of a table with a
  * stream (called by storage_write): one per row, in the shard of the
- * leaf written.  A TRUNCATE is refused: it would change rows no record
- * could name.  Purge's changes and copies of changes made elsewhere never
- * come here (storage_write_change_kind).
+ * leaf written; a split row's head that plain SQL inserts, its chunks
+ * stored before it in the transaction (a copy of a table, chunk relation
+ * first), one per page of its cells.  A TRUNCATE is refused: it would
+ * change rows no record could name.  Purge's changes and copies of changes
+ * made elsewhere never come here (storage_write_change_kind).
  */
 void
 stream_write_change(const StorageWrite *w, const AttrNumber *key_attnos)
@@ -297,12 +369,20 @@ stream_write_change(const StorageWrite *w, const AttrNumber *key_attnos)
 		CellsReader before;
 		CellsReader after;
 		StreamAction action;
-		const StreamUpdateOps *ops;
 		PkInput		pk;
-		Jsonb	   *record;
-		StreamBuffered *b;
 
 		storage_write_row_cells(w, i, &old_cells, &new_cells);
+		stream_row_key(w, key_attnos, i, &pk);
+		if (old_cells == NULL && new_cells != NULL && cells_is_head(new_cells))
+		{
+			StreamSplitPut p = {t, shard, sw, &pk,
+			cells_builder_finish(cells_builder_create(0), 0)};
+
+			rowsplit_pages(t, new_cells, STREAM_SPLIT_PAGE_BYTES, GetLatestSnapshot(),
+						   stream_split_page, &p);
+			MemoryContextReset(rowcxt);
+			continue;
+		}
 		if (old_cells != NULL)
 			cells_reader_init(&before, old_cells);
 		if (new_cells != NULL)
@@ -315,27 +395,9 @@ stream_write_change(const StorageWrite *w, const AttrNumber *key_attnos)
 			action = STREAM_PUT_ROW;
 		else
 			action = STREAM_UPDATE_ROW;
-		stream_row_key(w, key_attnos, i, &pk);
-		ops = w->change != NULL ? w->change->update : NULL;
-		record = stream_record_make(t, &pk, action, ops, old_cells != NULL ? &before : NULL,
-									new_cells != NULL ? &after : NULL, new_cells, true);
-		if (XLogLogicalInfoActive())
-			stream_emit_message(t, shard,
-								action != STREAM_PUT_ROW ? record :
-								stream_record_make(t, &pk, action, ops, NULL, &after, new_cells, false));
-
-		b = MemoryContextAlloc(TopTransactionContext, sizeof(StreamBuffered));
-		b->subid = GetCurrentSubTransactionId();
-		b->n = sw->next_n++;
-		b->record = stream_copy_jsonb(record);
-		MemoryContextSwitchTo(TopTransactionContext);
-		if (sw->buffered == NIL || b->subid < sw->oldest_subid)
-			sw->oldest_subid = b->subid;
-		sw->buffered = lappend(sw->buffered, b);
-		MemoryContextSwitchTo(rowcxt);
-		buffered_total += VARSIZE(b->record);
-		if (buffered_total > STREAM_BUFFER_BYTES)
-			stream_spill_all(GetCurrentSubTransactionId());
+		stream_write_record(t, shard, sw, &pk, action, w->change != NULL ? w->change->update : NULL,
+							old_cells != NULL ? &before : NULL, new_cells != NULL ? &after : NULL,
+							new_cells);
 		MemoryContextReset(rowcxt);
 	}
 	MemoryContextSwitchTo(oldcxt);

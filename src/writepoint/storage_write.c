@@ -453,8 +453,8 @@ storage_write_index_storage(const StorageWrite *w, StorageChangeKind kind)
  * storage_write_chunk_plain refuses plain SQL's change of a chunk of a
  * table whose indexes or stream follow its rows' cells: they would miss
  * it.  New chunks of a row not stored yet, whose head the transaction
- * brings later (a copy, chunk relation first), are let in but on a table
- * with a stream (chunk_first.c).
+ * brings later (a copy, chunk relation first), are let in (chunk_first.c):
+ * the head's change reads them, for the indexes and the stream.
  */
 static void
 storage_write_chunk_plain(const StorageWrite *w)
@@ -462,7 +462,7 @@ storage_write_chunk_plain(const StorageWrite *w)
 	const OtsTable *t = w->table;
 	bool		inserts = w->callback == STORAGE_CB_INSERT || w->callback == STORAGE_CB_SPECULATIVE ||
 		w->callback == STORAGE_CB_MULTI_INSERT;
-	bool		heads_later = inserts && !t->stream_enabled && w->new_rows != NULL;
+	bool		heads_later = inserts && w->new_rows != NULL;
 
 	if (!(t->ndefined > 0 || t->nindexes > 0 || t->stream_enabled))
 		return;

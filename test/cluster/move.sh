@@ -12,6 +12,9 @@
 #                              is on the shard its partition maps to
 #   cluster_add_shard_index    the secondary index's entries (all shards) the
 #                              same, each beside its row
+#   cluster_add_shard_stream   the new shard's stream records every row of
+#                              the table with a stream copied there, split
+#                              rows included, with every cell it holds
 #   cluster_add_shard_auto_increment  a value generated after the move for a
 #                              moved partition key is above every earlier one
 #   cluster_add_shard_progress add-shard prints a line for each partition
@@ -33,6 +36,8 @@ storage_rows() {
 			UNION ALL SELECT 'm_idx', s::text FROM "m_idx$data" s
 			UNION ALL SELECT 'm_idx chunk', s::text FROM "m_idx$chunk" s
 			UNION ALL SELECT 'm_ai', s::text FROM "m_ai$data" s
+			UNION ALL SELECT 'm_st', s::text FROM "m_st$data" s
+			UNION ALL SELECT 'm_st chunk', s::text FROM "m_st$chunk" s
 		EOF
 	done | LC_ALL=C sort
 }
@@ -60,6 +65,8 @@ misplaced() {
 		  UNION ALL SELECT count(*) FROM "m_idx\$data" WHERE NOT (($bin) & $mask = ANY ('${parts:-{\}}'::int[]))
 		  UNION ALL SELECT count(*) FROM "m_idx\$chunk" WHERE NOT (($bin) & $mask = ANY ('${parts:-{\}}'::int[]))
 		  UNION ALL SELECT count(*) FROM "m_ai\$data" WHERE NOT (($(clu_hash_sql part STRING)) & $mask = ANY ('${parts:-{\}}'::int[]))
+		  UNION ALL SELECT count(*) FROM "m_st\$data" WHERE NOT (($str) & $mask = ANY ('${parts:-{\}}'::int[]))
+		  UNION ALL SELECT count(*) FROM "m_st\$chunk" WHERE NOT (($str) & $mask = ANY ('${parts:-{\}}'::int[]))
 		  UNION ALL SELECT count(*) FROM "m_w\$data" WHERE NOT (($str) & $mask = ANY ('${parts:-{\}}'::int[]))) x
 	EOF
 }
@@ -113,7 +120,7 @@ move_test() {
 
 	if [ -s "$w/storage.before" ] && diff -q "$w/storage.before" "$w/storage.after" >/dev/null &&
 		diff -q "$w/proxy.before" "$w/proxy.after" >/dev/null; then
-		pass cluster_add_shard_rows "$(wc -l <"$w/storage.after") stored rows of 4 tables and $(wc -l <"$w/proxy.after") rows read through the proxy, every version, the same after"
+		pass cluster_add_shard_rows "$(wc -l <"$w/storage.after") stored rows of 5 tables and $(wc -l <"$w/proxy.after") rows read through the proxy, every version, the same after"
 	else
 		fail cluster_add_shard_rows "diff $w/storage.before $w/storage.after; diff $w/proxy.before $w/proxy.after"
 		diff "$w/storage.before" "$w/storage.after" | head -n 10 | sed 's/^/    /'
@@ -152,6 +159,25 @@ move_test() {
 		pass cluster_add_shard_index "$(wc -l <"$w/index.after") entries the same, the new shard's beside its rows"
 	else
 		fail cluster_add_shard_index "diff $w/index.before $w/index.after"
+	fi
+
+	# the new shard's stream: the rows copied there, each with its every cell
+	local streamed
+	streamed="$({ cat "$here/../stream_records.sql"; cat <<-'EOF'; } | clu_connstr_psql "$newc" -At -F ' '
+		WITH cells AS (
+		  SELECT r -> 'primary_key' ->> 'k' AS k, jsonb_object_agg(c ->> 'name', c -> 'value') AS attrs
+		    FROM pg_temp.records('m_st') r, jsonb_array_elements(r -> 'columns') c GROUP BY 1)
+		SELECT count(*), count(*) FILTER (WHERE v.attributes = cells.attrs),
+		       count(*) FILTER (WHERE v.attributes ? 'pad' AND v.attributes = cells.attrs)
+		  FROM m_st v LEFT JOIN cells ON cells.k = v.k
+	EOF
+	)"
+	local st_rows st_same st_split
+	read -r st_rows st_same st_split <<<"$streamed"
+	if [ "${st_rows:-0}" -gt 5 ] && [ "$st_same" = "$st_rows" ] && [ "${st_split:-0}" -gt 0 ]; then
+		pass cluster_add_shard_stream "$st_rows rows of m_st copied to the new shard ($st_split split), each recorded there with its every cell"
+	else
+		fail cluster_add_shard_stream "new shard: $streamed (rows, recorded whole, split recorded whole)"
 	fi
 
 	# a partition key that moved to the new shard gets a value above its old ones

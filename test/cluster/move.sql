@@ -1,8 +1,9 @@
 -- test/cluster/move.sql: run on the proxy by test/cluster/move.sh before a
 -- shard is added: tables of every kind the partition mover must carry
 -- (several versions per column, a hash-prefixed table, a defined column with
--- a secondary index and split rows, an AUTO_INCREMENT column), written through the proxy,
--- and the table the concurrent writer uses.
+-- a secondary index and split rows, an AUTO_INCREMENT column, a stream and
+-- split rows), written through the proxy, and the table the concurrent
+-- writer uses.
 SET client_min_messages = warning;
 \set ON_ERROR_STOP 1
 SELECT ots.create_table('m_ver', 'k string, n integer', max_versions => 5,
@@ -11,6 +12,7 @@ SELECT ots.create_table('m_hash', 'k integer', hash_prefix_length => 3, partitio
 SELECT ots.create_table('m_idx', 'k binary', defined_columns => 'city string, age integer');
 SELECT ots.create_index('m_idx', 'm_idx_city', ARRAY['city'], ARRAY['age']);
 SELECT ots.create_table('m_ai', 'part string, id integer auto_increment');
+SELECT ots.create_table('m_st', 'k string', stream_enabled => true);
 SELECT ots.create_table('m_w', 'k string');
 
 -- three versions of two columns in every row of m_ver
@@ -30,3 +32,8 @@ SELECT count(*) FROM generate_series(301, 340) i,
 SELECT count(*) FROM generate_series(1, 200) i, generate_series(1, 3) j,
   LATERAL ots.put_row('m_ai', jsonb_build_object('part', 'p' || i, 'id', '{"$auto_increment": true}'::jsonb),
                       jsonb_build_object('v', j));
+-- 60 rows of a table with a stream, half of them split
+SELECT count(*) FROM generate_series(1, 60) i,
+  LATERAL ots.put_row('m_st', jsonb_build_object('k', 'st' || i),
+                      jsonb_build_object('v', i) ||
+                      CASE WHEN i % 2 = 0 THEN jsonb_build_object('pad', repeat(md5(i::text), 200)) ELSE '{}' END);

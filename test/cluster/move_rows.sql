@@ -14,3 +14,5 @@ SELECT 'm_idx', r.primary_key, r.attributes
   FROM generate_series(1, 340) i,
        LATERAL ots.get_row('m_idx', jsonb_build_object('k', jsonb_build_object('$binary', encode(int4send(i), 'base64')))) r
  ORDER BY 2;
+SELECT 'm_st', r.primary_key, r.attributes
+  FROM generate_series(1, 60) i, LATERAL ots.get_row('m_st', jsonb_build_object('k', 'st' || i)) r ORDER BY 2;
