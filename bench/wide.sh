@@ -37,6 +37,9 @@
 #   WIDE_GROW_MB grow one row to this many MB by 4 MB updates, timing each,
 #                then a page of 8 columns and one column of it [0: skip;
 #                the 2 GB case is WIDE_GROW_MB=2048]
+#   WIDE_DUMP    1: then dump that table (pg_dump -Fd -j 2) and restore it
+#                (pg_restore -j 2) into a new database, timing both, and
+#                compare the row read back in both [0]
 #   WIDE_CALLGRIND  1: also count instructions per call with callgrind, as
 #                bench/callgrind.sh does (a single-user backend on a copy of
 #                the data, (Ir(N2) - Ir(N1)) / (N2 - N1), each call its own
@@ -156,6 +159,29 @@ if [ "$GROW_MB" -gt 0 ]; then
 	GROWINFO=$("${PSQL[@]}" -c "SELECT wide_grow_report($(( $(date +%s) - t0 )))")
 fi
 
+# ---------------------------------------------------------------- dump
+DUMPINFO=""
+if [ "${WIDE_DUMP:-0}" = 1 ] && [ "$GROW_MB" -gt 0 ]; then
+	# the grown table as a user dumps one table (reference.md, "Backup and
+	# restore"), into a new database with ots, in parallel; then the row read
+	# back in both: its chunks' bytes, one column, a page of columns
+	row_sql="SELECT (SELECT count(*) || ' chunks, ' || sum(octet_length(\"\$cells\"::text)) || ' bytes of cells' FROM \"grow\$chunk\"),
+		md5((ots.get_row('grow', '{\"k\": \"big\"}', ARRAY['g00200_b'])).attributes::text),
+		md5((ots.get_row('grow', '{\"k\": \"big\"}', start_column => 'g00400_a', end_column => 'g00404_a')).attributes::text)"
+	t0=$(date +%s.%N)
+	"$PGBIN/pg_dump" -Fd -j 2 -Z 0 -t grow -t 'grow$*' -f "$WORK/dump" postgres
+	t1=$(date +%s.%N)
+	"${PSQL[@]}" -c "CREATE DATABASE restored"
+	"${PSQL[@]}" -d restored -c "SET client_min_messages = warning" -c "CREATE EXTENSION ots"
+	"$PGBIN/pg_restore" -j 2 -d restored "$WORK/dump"
+	t2=$(date +%s.%N)
+	before=$("${PSQL[@]}" -c "$row_sql")
+	after=$("${PSQL[@]}" -d restored -c "$row_sql")
+	[ "$before" = "$after" ] || ots_die "the restored row differs: $before | $after"
+	DUMPINFO="the $GROW_MB MB row dumped by pg_dump -Fd -j 2 -Z 0 -t grow -t 'grow\$*' in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s ($(du -sh "$WORK/dump" | cut -f1)), restored by pg_restore -j 2 into a new database in $(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.1f", b - a }') s; read back the same in both (${before%%|*}, a column and a page of columns)"
+	rm -rf "$WORK/dump"
+fi
+
 # ---------------------------------------------------------------- callgrind
 CGINFO=()
 if [ "${WIDE_CALLGRIND:-0}" = 1 ]; then
@@ -259,10 +285,11 @@ echo
 echo "raw ms per call per round:"
 for k in "${!R[@]}"; do echo "  $k: ${R[$k]}"; done | sort -V
 [ -z "$GROWINFO" ] || echo "$GROWINFO"
+[ -z "$DUMPINFO" ] || echo "$DUMPINFO"
 [ ${#CGINFO[@]} = 0 ] || printf '%s\n' "${CGINFO[@]}"
 echo "load (build of each shape's ots row and eav cells; storage after VACUUM):"
 printf '  %s\n' "${LOADINFO[@]}"
-echo "command: WIDE_SHAPES=\"$SHAPES\" WIDE_MS=$MS WIDE_ROUNDS=$ROUNDS WIDE_COMMIT=$COMMIT_EVERY WIDE_GROW_MB=$GROW_MB $0"
+echo "command: WIDE_SHAPES=\"$SHAPES\" WIDE_MS=$MS WIDE_ROUNDS=$ROUNDS WIDE_COMMIT=$COMMIT_EVERY WIDE_GROW_MB=$GROW_MB WIDE_DUMP=${WIDE_DUMP:-0} $0"
 echo "software: $PGVER; ots $("${PSQL[@]}" -c "SELECT extversion FROM pg_extension WHERE extname = 'ots'"), $OTS_SO md5 $(md5sum "$OTS_SO" | cut -c1-12); checkout $(git -C "$HERE" rev-parse --short HEAD 2>/dev/null || echo '?')"
 echo "machine: $(nproc) CPUs, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo); load average before $LOAD_BEFORE, after $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "settings: ${SETTINGS[*]:0:9}"

@@ -98,9 +98,12 @@ btree_seek_tids(Relation index, BTScanInsert key, Page page, OffsetNumber off, b
  * first entry's, however many)
  */
 static BtreeSeek
-btree_seek_once(Relation heap, Relation index, Snapshot snapshot, BTScanInsert key, int prefix,
-				bool backward, bool inclusive, int max, TupleTableSlot *slot)
+btree_seek_once(Relation heap, Relation index, Snapshot snapshot, BTScanInsert key,
+				BTScanInsert suffix, int prefix, bool backward, bool inclusive, int max,
+				TupleTableSlot *slot)
 {
+	OffsetNumber minoff;
+	OffsetNumber maxoff;
 	ItemPointerData tids[BTREE_SEEK_MAX_TIDS + MaxTIDsPerBTreePage];
 	int			ntids;
 	bool		ended;
@@ -113,6 +116,8 @@ btree_seek_once(Relation heap, Relation index, Snapshot snapshot, BTScanInsert k
 	key->keysz = IndexRelationGetNumberOfKeyAttributes(index);
 	/* the descent lands where the entries after (at least) the key begin */
 	key->nextkey = backward == inclusive;
+	if (suffix != NULL)
+		suffix->nextkey = key->nextkey;
 	_bt_freestack(_bt_search(index, key, &buf, BT_READ, snapshot));
 	pgstat_count_index_scan(index);
 	if (!BufferIsValid(buf))
@@ -123,11 +128,25 @@ btree_seek_once(Relation heap, Relation index, Snapshot snapshot, BTScanInsert k
 	}
 	PredicateLockPage(index, BufferGetBlockNumber(buf), snapshot);
 	page = BufferGetPage(buf);
-	off = btree_seek_first(index, key, page, P_FIRSTDATAKEY(BTPageGetOpaque(page)),
-						   PageGetMaxOffsetNumber(page) + 1);
+	minoff = P_FIRSTDATAKEY(BTPageGetOpaque(page));
+	maxoff = PageGetMaxOffsetNumber(page);
+	/*
+	 * Entries in order between two that have the key's prefix have it too:
+	 * when the page's first and last do, the search compares the columns
+	 * after the prefix only
+	 */
+	key->keysz = prefix;
+	if (suffix != NULL && minoff < maxoff &&
+		_bt_compare(index, key, page, minoff) == 0 && _bt_compare(index, key, page, maxoff) == 0)
+		off = btree_seek_first(index, suffix, page, minoff, maxoff + 1);
+	else
+	{
+		key->keysz = IndexRelationGetNumberOfKeyAttributes(index);
+		off = btree_seek_first(index, key, page, minoff, maxoff + 1);
+		key->keysz = prefix;
+	}
 	if (backward)
 		off = OffsetNumberPrev(off);
-	key->keysz = prefix;
 	ntids = btree_seek_tids(index, key, page, off, backward, tids, max, &ended);
 	_bt_relbuf(index, buf);
 
@@ -154,6 +173,8 @@ btree_seek(Relation heap, Relation index, Snapshot snapshot, Datum *values, int 
 {
 	/* the insertion key of values, as _bt_mkscankey makes it of a tuple, without forming one */
 	BTScanInsert key = _bt_mkscankey(index, NULL);
+	BTScanInsert suffix = NULL;
+	int			natts = IndexRelationGetNumberOfKeyAttributes(index);
 	BtreeSeek	result;
 
 	Assert(IsMVCCSnapshot(snapshot));
@@ -161,7 +182,7 @@ btree_seek(Relation heap, Relation index, Snapshot snapshot, Datum *values, int 
 	Assert(IndexRelationGetNumberOfAttributes(index) == IndexRelationGetNumberOfKeyAttributes(index));
 
 	_bt_metaversion(index, &key->heapkeyspace, &key->allequalimage);
-	for (int i = 0; i < IndexRelationGetNumberOfKeyAttributes(index); i++)
+	for (int i = 0; i < natts; i++)
 	{
 		key->scankeys[i].sk_argument = values[i];
 		key->scankeys[i].sk_flags &= ~SK_ISNULL;
@@ -169,16 +190,29 @@ btree_seek(Relation heap, Relation index, Snapshot snapshot, Datum *values, int 
 	key->anynullkeys = false;
 	/* every entry equal to the key in its columns counts, whatever its heap TID */
 	key->scantid = NULL;
+	/*
+	 * the key's columns after the prefix, for a leaf page whose entries all
+	 * have it (_bt_compare takes each column by its sk_attno)
+	 */
+	if (prefix > 0 && prefix < natts)
+	{
+		suffix = palloc(offsetof(BTScanInsertData, scankeys) + sizeof(ScanKeyData) * (natts - prefix));
+		memcpy(suffix, key, offsetof(BTScanInsertData, scankeys));
+		memcpy(suffix->scankeys, key->scankeys + prefix, sizeof(ScanKeyData) * (natts - prefix));
+		suffix->keysz = natts - prefix;
+	}
 
 	/*
 	 * The nearest entry's tuple is visible unless it was updated or deleted
 	 * since VACUUM last ran: look at it alone first, then at more
 	 */
-	result = btree_seek_once(heap, index, snapshot, key, prefix, ScanDirectionIsBackward(dir),
-							 inclusive, 1, slot);
+	result = btree_seek_once(heap, index, snapshot, key, suffix, prefix,
+							 ScanDirectionIsBackward(dir), inclusive, 1, slot);
 	if (result == BTREE_SEEK_UNSURE)
-		result = btree_seek_once(heap, index, snapshot, key, prefix, ScanDirectionIsBackward(dir),
-								 inclusive, BTREE_SEEK_MAX_TIDS, slot);
+		result = btree_seek_once(heap, index, snapshot, key, suffix, prefix,
+								 ScanDirectionIsBackward(dir), inclusive, BTREE_SEEK_MAX_TIDS, slot);
+	if (suffix != NULL)
+		pfree(suffix);
 	pfree(key);
 	return result;
 }
