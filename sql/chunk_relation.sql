@@ -353,7 +353,8 @@ INSERT INTO ck."ix2$data" SELECT 'late', n, replace("$cells"::text, '"wide"', '"
 INSERT INTO ck."ix2$chunk" SELECT 'late', n, "$column", "$ts", "$cells", "$oldest_ts" FROM ck."ix$chunk"
  WHERE k = 'wide' AND "$column" <> 'pad';
 ROLLBACK;
--- the head of another row of the key (an inline one) does not do
+-- nor does ots's row code write a row of the key over them (its indexes
+-- and stream would miss their cells)
 BEGIN;
 INSERT INTO ck."ix2$chunk" SELECT 'lost', n, "$column", "$ts", "$cells", "$oldest_ts" FROM ck."ix$chunk" WHERE k = 'wide';
 SELECT consumed FROM ots.put_row('ck.ix2', '{"k": "lost", "n": 1}', '{"v": 1}');

@@ -475,14 +475,6 @@ cells_builder_add(CellsBuilder *b, const char *name, uint32 namelen,
 void
 cells_builder_add_value(CellsBuilder *b, const struct varlena *value)
 {
-	cells_builder_add_columns_from(b, value, NULL, 0);
-}
-
-/* cells_builder_add_columns_from adds the cells of a version-1 value's columns from column from on */
-void
-cells_builder_add_columns_from(CellsBuilder *b, const struct varlena *value, const char *from,
-							   uint32 fromlen)
-{
 	CellsReader r;
 
 	cells_reader_init(&r, value);
@@ -493,8 +485,6 @@ cells_builder_add_columns_from(CellsBuilder *b, const struct varlena *value, con
 		OtsValue	v;
 
 		cells_column_at(&r, i, &col);
-		if (from != NULL && cells_name_cmp(col.name, col.namelen, from, fromlen) < 0)
-			continue;
 		while (cells_column_next(&col, &ts, &v))
 			cells_builder_add(b, col.name, col.namelen, ts, &v);
 	}

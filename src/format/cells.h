@@ -300,10 +300,6 @@ extern void cells_builder_add(CellsBuilder *b, const char *name, uint32 namelen,
 /* cells_builder_add_value adds every cell of a version-1 value (names and values point into it) */
 extern void cells_builder_add_value(CellsBuilder *b, const struct varlena *value);
 
-/* cells_builder_add_columns_from adds the cells of value's columns from column from on (all: NULL) */
-extern void cells_builder_add_columns_from(CellsBuilder *b, const struct varlena *value,
-										   const char *from, uint32 fromlen);
-
 /* cells_builder_ncells counts cells added so far (after same-key replacement) */
 extern uint32 cells_builder_ncells(const CellsBuilder *b);
 

@@ -53,11 +53,11 @@ btree_seek_first(Relation index, BTScanInsert key, Page page, OffsetNumber low, 
  * btree_seek_tids copies the heap TIDs of the entries of the leaf page
  * from offset off on, in direction dir, while their first key->keysz
  * columns equal the key's, at most max; *ended says whether no entry of
- * the prefix lies beyond those copied
+ * the prefix lies beyond those copied, *full whether max stopped it
  */
 static int
 btree_seek_tids(Relation index, BTScanInsert key, Page page, OffsetNumber off, bool backward,
-				ItemPointerData *tids, int max, bool *ended)
+				ItemPointerData *tids, int max, bool *ended, bool *full)
 {
 	BTPageOpaque opaque = BTPageGetOpaque(page);
 	OffsetNumber minoff = P_FIRSTDATAKEY(opaque);
@@ -65,7 +65,7 @@ btree_seek_tids(Relation index, BTScanInsert key, Page page, OffsetNumber off, b
 	bool		skip_killed = !TransactionStartedDuringRecovery();
 	int			ntids = 0;
 
-	*ended = false;
+	*ended = *full = false;
 	for (; backward ? off >= minoff : off <= maxoff; off = backward ? off - 1 : off + 1)
 	{
 		ItemId		iid = PageGetItemId(page, off);
@@ -81,7 +81,10 @@ btree_seek_tids(Relation index, BTScanInsert key, Page page, OffsetNumber off, b
 		if (skip_killed && ItemIdIsDead(iid))
 			continue;
 		if (ntids > 0 && ntids + n > max)
+		{
+			*full = true;
 			return ntids;
+		}
 		if (BTreeTupleIsPosting(itup))
 			for (int i = 0; i < n; i++)
 				tids[ntids++] = *BTreeTupleGetPostingN(itup, i);
@@ -100,7 +103,7 @@ btree_seek_tids(Relation index, BTScanInsert key, Page page, OffsetNumber off, b
 static BtreeSeek
 btree_seek_once(Relation heap, Relation index, Snapshot snapshot, BTScanInsert key,
 				BTScanInsert suffix, int prefix, bool backward, bool inclusive, int max,
-				TupleTableSlot *slot)
+				TupleTableSlot *slot, bool *full)
 {
 	OffsetNumber minoff;
 	OffsetNumber maxoff;
@@ -124,6 +127,7 @@ btree_seek_once(Relation heap, Relation index, Snapshot snapshot, BTScanInsert k
 	{
 		/* an empty index */
 		PredicateLockRelation(index, snapshot);
+		*full = false;
 		return BTREE_SEEK_NONE;
 	}
 	PredicateLockPage(index, BufferGetBlockNumber(buf), snapshot);
@@ -147,7 +151,7 @@ btree_seek_once(Relation heap, Relation index, Snapshot snapshot, BTScanInsert k
 	}
 	if (backward)
 		off = OffsetNumberPrev(off);
-	ntids = btree_seek_tids(index, key, page, off, backward, tids, max, &ended);
+	ntids = btree_seek_tids(index, key, page, off, backward, tids, max, &ended, full);
 	_bt_relbuf(index, buf);
 
 	result = ended ? BTREE_SEEK_NONE : BTREE_SEEK_UNSURE;
@@ -175,6 +179,7 @@ btree_seek(Relation heap, Relation index, Snapshot snapshot, Datum *values, int 
 	BTScanInsert key = _bt_mkscankey(index, NULL);
 	BTScanInsert suffix = NULL;
 	int			natts = IndexRelationGetNumberOfKeyAttributes(index);
+	bool		full;
 	BtreeSeek	result;
 
 	Assert(IsMVCCSnapshot(snapshot));
@@ -204,13 +209,15 @@ btree_seek(Relation heap, Relation index, Snapshot snapshot, Datum *values, int 
 
 	/*
 	 * The nearest entry's tuple is visible unless it was updated or deleted
-	 * since VACUUM last ran: look at it alone first, then at more
+	 * since VACUUM last ran: look at it alone first, then at more (unless
+	 * the first look reached the page's edge: a second would too)
 	 */
 	result = btree_seek_once(heap, index, snapshot, key, suffix, prefix,
-							 ScanDirectionIsBackward(dir), inclusive, 1, slot);
-	if (result == BTREE_SEEK_UNSURE)
+							 ScanDirectionIsBackward(dir), inclusive, 1, slot, &full);
+	if (result == BTREE_SEEK_UNSURE && full)
 		result = btree_seek_once(heap, index, snapshot, key, suffix, prefix,
-								 ScanDirectionIsBackward(dir), inclusive, BTREE_SEEK_MAX_TIDS, slot);
+								 ScanDirectionIsBackward(dir), inclusive, BTREE_SEEK_MAX_TIDS,
+								 slot, &full);
 	if (suffix != NULL)
 		pfree(suffix);
 	pfree(key);

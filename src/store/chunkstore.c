@@ -17,6 +17,7 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "catalog/pg_am_d.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "nodes/makefuncs.h"
@@ -58,6 +59,11 @@ chunkstore_open(ChunkRel *cr, const RowKey *key, bool writing)
 	if (!OidIsValid(pkey))
 		catalog_report_damaged(t, "its chunk relation has no primary key");
 	cr->pkey = index_open(pkey, mode);
+	/* a seek (btree_seek) builds a key of these columns, no more, no fewer */
+	if (cr->pkey->rd_rel->relam != BTREE_AM_OID ||
+		IndexRelationGetNumberOfAttributes(cr->pkey) != key->nkeys + 2 ||
+		IndexRelationGetNumberOfKeyAttributes(cr->pkey) != key->nkeys + 2)
+		catalog_report_damaged(t, "its chunk relation's primary key is not as ots made it");
 	for (int k = 0; k < key->nkeys; k++)
 		cr->key_attnos[k] = cr->pkey->rd_index->indkey.values[k];
 	lc = leaf_place(t->chunk_oid);
@@ -330,11 +336,12 @@ chunkstore_scan(ChunkRel *cr, Snapshot snapshot, const char *from, uint32 fromle
 											 first.column, first.columnlen, first.ts) <= 0)
 			continue;
 		if (budget != NULL && count > 0 && read >= budget->budget &&
-			!chunkstore_continues(&chunks[count - 1], &c))
+			(budget->anywhere || !chunkstore_continues(&chunks[count - 1], &c)))
 		{
 			/* the budget is spent and c begins a column: the next page begins there */
 			budget->next = c.column;
 			budget->nextlen = c.columnlen;
+			budget->next_ts = c.ts;
 			break;
 		}
 		read += VARSIZE(c.cells);

@@ -69,15 +69,18 @@ extern bool chunkstore_neighbour(ChunkRel *cr, Snapshot snapshot, const char *co
 
 /*
  * A scan's byte budget (a page of a wide row): once the chunks read hold
- * budget bytes, the scan ends before the next chunk that begins a column,
- * whose name it gives in next (NULL when the scan read to its end).  It
- * reads one column at least, whatever its size.
+ * budget bytes, the scan ends before the next chunk that begins a column
+ * (anywhere: before the next chunk), whose key it gives in next, next_ts
+ * (next NULL when the scan read to its end).  It reads one column (one
+ * chunk) at least, whatever its size.
  */
 typedef struct ChunkBudget
 {
 	uint64		budget;
+	bool		anywhere;
 	const char *next;			/* palloc'd */
 	uint32		nextlen;
+	int64		next_ts;
 } ChunkBudget;
 
 /*

@@ -37,6 +37,8 @@ rowneeds_init(RowNeeds *needs)
 	needs->range = false;
 	needs->from = needs->to = NULL;
 	needs->fromlen = needs->tolen = 0;
+	needs->from_ts = 0;
+	needs->budget_anywhere = false;
 	needs->write = false;
 	needs->reading = false;
 	needs->replacing = false;
@@ -225,8 +227,8 @@ rowsplit_load(RowKey *key, const struct varlena *head, const RowNeeds *needs, Sn
 		if (needs->range)
 		{
 			int			n;
-			ChunkBudget budget = {.budget = needs->budget};
-			StoredChunk *page = chunkstore_scan(&cr, snapshot, needs->from, needs->fromlen, 0,
+			ChunkBudget budget = {.budget = needs->budget, .anywhere = needs->budget_anywhere};
+			StoredChunk *page = chunkstore_scan(&cr, snapshot, needs->from, needs->fromlen, needs->from_ts,
 												needs->to, needs->tolen,
 												needs->budget > 0 ? &budget : NULL, &n);
 
@@ -236,6 +238,7 @@ rowsplit_load(RowKey *key, const struct varlena *head, const RowNeeds *needs, Sn
 			{
 				split->next_column = budget.next;
 				split->next_len = budget.nextlen;
+				split->next_ts = budget.next_ts;
 			}
 		}
 		for (int i = 0; i < needs->n; i++)
@@ -360,6 +363,7 @@ rowsplit_pages(const OtsTable *t, const struct varlena *head, uint64 budget, Sna
 	MemoryContext old = MemoryContextSwitchTo(pagecxt);
 	char	   *from = NULL;
 	uint32		fromlen = 0;
+	int64		from_ts = 0;
 	bool		first = true;
 
 	Assert(budget > 0);
@@ -367,26 +371,16 @@ rowsplit_pages(const OtsTable *t, const struct varlena *head, uint64 budget, Sna
 	{
 		RowNeeds	needs;
 		RowKey		key;
-		struct varlena *page;
 
+		/* from the chunk the last page stopped before: its key, exactly */
 		rowneeds_init(&needs);
 		needs.range = true;
 		needs.from = from;
 		needs.fromlen = fromlen;
+		needs.from_ts = from_ts;
 		needs.budget = budget;
-		page = rowsplit_load_head(t, head, &needs, snapshot, &key);
-		if (from != NULL)
-		{
-			/*
-			 * a range read begins with the chunk holding the column's
-			 * oldest cell, which may end the columns before it
-			 */
-			CellsBuilder *b = cells_builder_create(key.split->head.row_ts);
-
-			cells_builder_add_columns_from(b, page, from, fromlen);
-			page = cells_builder_finish(b, 0);
-		}
-		each(page, first, arg);
+		needs.budget_anywhere = true;
+		each(rowsplit_load_head(t, head, &needs, snapshot, &key), first, arg);
 		first = false;
 		/* the next page's first column outlives this page's memory */
 		MemoryContextSwitchTo(old);
@@ -395,6 +389,7 @@ rowsplit_pages(const OtsTable *t, const struct varlena *head, uint64 budget, Sna
 		from = key.split->next_column != NULL ?
 			pnstrdup(key.split->next_column, key.split->next_len) : NULL;
 		fromlen = key.split->next_len;
+		from_ts = key.split->next_ts;
 		MemoryContextReset(pagecxt);
 		MemoryContextSwitchTo(pagecxt);
 	} while (from != NULL);

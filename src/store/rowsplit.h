@@ -39,6 +39,7 @@ typedef struct RowNeeds
 	bool		range;			/* every cell of the columns in [from, to) */
 	const char *from;			/* NULL: from the first column */
 	uint32		fromlen;
+	int64		from_ts;		/* from the chunk holding (from, from_ts) on */
 	const char *to;				/* NULL: to the last column */
 	uint32		tolen;
 	bool		write;			/* a write: also what index maintenance reads */
@@ -48,6 +49,7 @@ typedef struct RowNeeds
 	bool		replacing;		/* the write replaces every cell (a put) */
 	uint64		budget;			/* range: stop at a column once the chunks read hold this
 								 * many bytes (0: read to the end); RowSplit.next_column */
+	bool		budget_anywhere;	/* stop at a chunk, even inside a column */
 	int64		now_ms;			/* the write's clock, for stamped needs */
 	int			n;
 	int			max;
@@ -77,6 +79,7 @@ typedef struct RowSplit
 	struct varlena *view;		/* their cells as one value, the head's marker */
 	const char *next_column;	/* a range read cut by its budget: the first column not read */
 	uint32		next_len;
+	int64		next_ts;		/* (budget_anywhere: and the first timestamp of it not read) */
 } RowSplit;
 
 /*
@@ -111,9 +114,10 @@ extern const struct varlena *rowsplit_defined_view(const OtsTable *t, const stru
 
 /*
  * rowsplit_pages calls each with the cells of a split row given its head,
- * read under snapshot in column order, a page at a time: whole columns
- * holding about budget bytes (one column at least), the head's marker;
- * first says it is the first page.  Each page lives until each returns.
+ * read under snapshot in chunk order, a page at a time: the chunks holding
+ * about budget bytes (one chunk at least, so a page may end inside a
+ * column), with the head's marker; first says it is the first page.  Each
+ * page lives until each returns.
  */
 typedef void (*RowSplitPageFn) (const struct varlena *page, bool first, void *arg);
 extern void rowsplit_pages(const OtsTable *t, const struct varlena *head, uint64 budget,

@@ -10,7 +10,9 @@
  * UpdateRow's record lists its operations exactly as written (with the
  * server's timestamps as stored), and a PutRow that replaces a row is a
  * PUT_ROW.  Any other change (plain SQL on the storage, COPY) is a
- * PUT_ROW when it inserts, a DELETE_ROW when it deletes, and an
+ * PUT_ROW when it inserts (a split row's head inserted after its chunks:
+ * a PUT_ROW and UPDATE_ROWs, a page of its chunks each), a DELETE_ROW when
+ * it deletes, and an
  * UPDATE_ROW of what differs when it updates: columns gone, versions
  * gone, cells new or changed.  Purge's removal of what
  * reads no longer see is no record, nor is a copy of a change made and
@@ -61,11 +63,11 @@
 #define STREAM_MESSAGE_PREFIX "ots"
 
 /*
- * a split row's cells are recorded by pages of whole columns of about this
- * size: a page's record (its cells in base64) fits what GetStreamRecord
- * returns at once
+ * a split row's cells are recorded by pages of its chunks of about this
+ * size (more by one chunk, which holds at most one 2 MB value more): a
+ * record stays a few MB, whatever the row's width and depth
  */
-#define STREAM_SPLIT_PAGE_BYTES (OTS_MAX_STREAM_BYTES / 2)
+#define STREAM_SPLIT_PAGE_BYTES (1024 * 1024)
 
 /* a transaction's records are written out beyond this size */
 #define STREAM_BUFFER_BYTES (256 * 1024)
@@ -308,8 +310,8 @@ typedef struct StreamSplitPut
 
 /*
  * stream_split_page: the first page of the row's cells is its PUT_ROW, each
- * later page an UPDATE_ROW that puts them, so that no record is larger
- * than a request
+ * later page an UPDATE_ROW that puts them (versions of a column a page
+ * ended inside come in the next)
  */
 static void
 stream_split_page(const struct varlena *page, bool first, void *arg)
@@ -377,9 +379,10 @@ stream_write_change(const StorageWrite *w, const AttrNumber *key_attnos)
 		{
 			StreamSplitPut p = {t, shard, sw, &pk,
 			cells_builder_finish(cells_builder_create(0), 0)};
+			Snapshot	snapshot = RegisterSnapshot(GetLatestSnapshot());
 
-			rowsplit_pages(t, new_cells, STREAM_SPLIT_PAGE_BYTES, GetLatestSnapshot(),
-						   stream_split_page, &p);
+			rowsplit_pages(t, new_cells, STREAM_SPLIT_PAGE_BYTES, snapshot, stream_split_page, &p);
+			UnregisterSnapshot(snapshot);
 			MemoryContextReset(rowcxt);
 			continue;
 		}

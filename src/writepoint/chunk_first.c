@@ -3,15 +3,16 @@
  *	  A split row copied by plain SQL: its chunks first, then its head, in
  *	  one transaction.
  *
- * Secondary indexes (and defined columns' types) follow a split row's
- * cells, and ots tells them a row's change at its head
+ * Secondary indexes, defined columns' types and the stream follow a split
+ * row's cells, and ots tells them a row's change at its head
  * (storage_write_expand_heads reads a plain-SQL head's defined columns from
- * its chunks).  So plain SQL may not change the chunks of an existing row
+ * its chunks, stream_write_change its every cell).  So plain SQL may not change the chunks of an existing row
  * of such a table alone.  A copy of rows from elsewhere (the cluster's
  * partition mover, COPY between databases) may bring a split row's chunks
  * before its head: a chunk is let in when no row of its key is stored (as
  * this transaction sees it), and the transaction may commit only if it
- * stored the head of every such key itself.  The storage's primary key
+ * stored the head of every such key itself, by plain SQL (ots's row code
+ * may not write a row over them: chunk_first_waiting).  The storage's primary key
  * then serializes it with any writer of the same key (the later head
  * fails), so the chunks join no row but the one they came with, and the
  * head's index entries are computed from them.
@@ -74,7 +75,7 @@ chunk_first_check(XactPendingItem *item)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("chunks of a row of ots table %s were written without its head",
 						quote_qualified_identifier(t->schema_name, t->table_name)),
-				 errdetail("Plain SQL may bring a split row's chunks to a table with secondary indexes or defined columns only with the row's head, later in the same transaction."),
+				 errdetail("Plain SQL may bring a split row's chunks to a table with secondary indexes, defined columns or a stream only with the row's head, later in the same transaction."),
 				 errhint("Copy the chunk relation's rows and then the storage's in one transaction, or write the row with the ots row functions.")));
 }
 
@@ -111,4 +112,28 @@ chunk_first_allowed(const OtsTable *t, const PkInput *pk)
 	MemoryContextSwitchTo(old);
 	xact_pending_add(&chunks_first, &cf->pending);
 	return true;
+}
+
+bool
+chunk_first_waiting(const OtsTable *t, const PkInput *pk)
+{
+	ListCell   *lc;
+
+	foreach(lc, chunks_first.items)
+	{
+		ChunkFirst *cf = (ChunkFirst *) lfirst(lc);
+		bool		same = cf->storage_oid == t->data_oid;
+
+		for (int k = 0; k < pk->n && same; k++)
+			same = ots_value_equal(&pk->v[k], &cf->pk.v[k]);
+		if (same)
+			return true;
+	}
+	return false;
+}
+
+bool
+chunk_first_any(void)
+{
+	return chunks_first.items != NIL;
 }

@@ -483,6 +483,32 @@ storage_write_chunk_plain(const StorageWrite *w)
 }
 
 /*
+ * storage_write_chunks_waiting refuses a new row of ots's row code whose
+ * chunks plain SQL brought earlier in the transaction: the row would take
+ * them, and its indexes and stream would not see their cells
+ */
+static void
+storage_write_chunks_waiting(const StorageWrite *w)
+{
+	for (int i = 0; i < w->nrows && chunk_first_any(); i++)
+	{
+		PkInput		pk;
+
+		if (w->new_rows == NULL || w->new_rows[i] == NULL ||
+			(w->old_cells != NULL && w->old_cells[i] != (Datum) 0))
+			continue;
+		storage_write_row_key(w, w->new_rows[i], &pk);
+		if (chunk_first_waiting(w->table, &pk))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot write a row of ots table %s whose chunks plain SQL brought in this transaction",
+							quote_qualified_identifier(w->table->schema_name, w->table->table_name)),
+					 errdetail("Chunks that come before their row's head are a copy of a split row, which its head, inserted by plain SQL, completes."),
+					 errhint("Insert the row's head into the storage with plain SQL, or write the row with the ots row functions without copying its chunks.")));
+	}
+}
+
+/*
  * storage_write_chunk_truncate: a TRUNCATE of a table's chunk relation
  * would take the cells of its split rows and leave their heads, so it is
  * refused unless every leaf of the table was emptied before it in this
@@ -577,6 +603,8 @@ storage_write(const StorageWrite *w)
 			storage_write_apply_chunks(w);
 		return;
 	}
+	if (w->origin == STORAGE_ORIGIN_OTS && kind == STORAGE_CHANGE_NEW)
+		storage_write_chunks_waiting(w);
 	if (kind != STORAGE_CHANGE_RESTORED && (w->table->ndefined > 0 || w->table->nindexes > 0))
 	{
 		const StorageWrite *expanded = NULL;

@@ -165,19 +165,23 @@ move_test() {
 	local streamed
 	streamed="$({ cat "$here/../stream_records.sql"; cat <<-'EOF'; } | clu_connstr_psql "$newc" -At -F ' '
 		WITH cells AS (
-		  SELECT r -> 'primary_key' ->> 'k' AS k, jsonb_object_agg(c ->> 'name', c -> 'value') AS attrs
-		    FROM pg_temp.records('m_st') r, jsonb_array_elements(r -> 'columns') c GROUP BY 1)
-		SELECT count(*), count(*) FILTER (WHERE v.attributes = cells.attrs),
-		       count(*) FILTER (WHERE v.attributes ? 'pad' AND v.attributes = cells.attrs)
-		  FROM m_st v LEFT JOIN cells ON cells.k = v.k
+		  SELECT r -> 'primary_key' ->> 'k' AS k, jsonb_object_agg(c ->> 'name', c -> 'value') AS attrs,
+		         count(*) AS n, count(DISTINCT r) AS records
+		    FROM pg_temp.records('m_st') r, jsonb_array_elements(r -> 'columns') c GROUP BY 1),
+		same AS (
+		  SELECT v.attributes, cells.records FROM m_st v JOIN cells ON cells.k = v.k
+		   WHERE v.attributes = cells.attrs AND cells.n = (SELECT count(*) FROM jsonb_object_keys(v.attributes)))
+		SELECT (SELECT count(*) FROM m_st), (SELECT count(*) FROM same),
+		       (SELECT count(*) FROM same WHERE attributes ? 'pad'), (SELECT count(*) FROM same WHERE records > 1)
 	EOF
 	)"
-	local st_rows st_same st_split
-	read -r st_rows st_same st_split <<<"$streamed"
-	if [ "${st_rows:-0}" -gt 5 ] && [ "$st_same" = "$st_rows" ] && [ "${st_split:-0}" -gt 0 ]; then
-		pass cluster_add_shard_stream "$st_rows rows of m_st copied to the new shard ($st_split split), each recorded there with its every cell"
+	local st_rows st_same st_split st_paged
+	read -r st_rows st_same st_split st_paged <<<"$streamed"
+	if [ "${st_rows:-0}" -gt 5 ] && [ "$st_same" = "$st_rows" ] && [ "${st_split:-0}" -gt 0 ] &&
+		[ "${st_paged:-0}" -gt 0 ]; then
+		pass cluster_add_shard_stream "$st_rows rows of m_st copied to the new shard ($st_split split, $st_paged of them past 2 MB in several records), each recorded there with its every cell once"
 	else
-		fail cluster_add_shard_stream "new shard: $streamed (rows, recorded whole, split recorded whole)"
+		fail cluster_add_shard_stream "new shard: $streamed (rows, recorded whole, split recorded whole, in several records)"
 	fi
 
 	# a partition key that moved to the new shard gets a value above its old ones

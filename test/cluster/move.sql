@@ -32,8 +32,12 @@ SELECT count(*) FROM generate_series(301, 340) i,
 SELECT count(*) FROM generate_series(1, 200) i, generate_series(1, 3) j,
   LATERAL ots.put_row('m_ai', jsonb_build_object('part', 'p' || i, 'id', '{"$auto_increment": true}'::jsonb),
                       jsonb_build_object('v', j));
--- 60 rows of a table with a stream, half of them split
+-- 60 rows of a table with a stream, half of them split, six of those
+-- past 2 MB (recorded on the new shard in several records)
 SELECT count(*) FROM generate_series(1, 60) i,
   LATERAL ots.put_row('m_st', jsonb_build_object('k', 'st' || i),
                       jsonb_build_object('v', i) ||
                       CASE WHEN i % 2 = 0 THEN jsonb_build_object('pad', repeat(md5(i::text), 200)) ELSE '{}' END);
+SELECT count(*) FROM generate_series(10, 60, 10) i, generate_series(1, 2) c,
+  LATERAL ots.update_row('m_st', jsonb_build_object('k', 'st' || i),
+                         put => jsonb_build_object('big' || c, repeat(chr(64 + c), 1048576 + i)));
