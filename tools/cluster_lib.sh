@@ -526,6 +526,9 @@ clu_move_copy() {
 		clu_move_stop "$p" "$dst" "$([ -n "$begun" ] && echo copying || echo before-copy)" \
 			"listing the tables of the old shard failed"
 	copydir="$(mktemp -d)" || clu_move_stop "$p" "$dst" copying "no temporary directory for the copy"
+	# the caller's EXIT trap removes it if the script is stopped (tools/cluster)
+	# shellcheck disable=SC2034 # read by tools/cluster's trap
+	CLU_COPYDIR=$copydir
 	while IFS=$'\t' read -r t seq pkname pktype owner forced chunk; do
 		[ -n "$t" ] || continue
 		hashsql="$(clu_partition_sql "$pkname" "$pktype" "$mask" "$p")"
@@ -569,6 +572,8 @@ clu_move_copy() {
 		fi
 	done <<<"$tables"
 	rm -rf "$copydir"
+	# shellcheck disable=SC2034 # read by tools/cluster's trap
+	CLU_COPYDIR=
 }
 
 # clu_move_switch P DST: steps 3 and 4 of clu_move_partition, once P's rows
