@@ -402,10 +402,18 @@ txn_unclaim(Txn *txn)
 	pthread_mutex_unlock(&txn_lock);
 }
 
+/*
+ * transaction_id_valid: is it an id otsd could have issued (TXN_ID_BYTES
+ * random bytes in lowercase hex)?  One it could not is the client's
+ * mistake, 400, as Tablestore answers it; one it could have issued whose
+ * session is gone is 404 (session_not_exist)
+ */
 static bool
 transaction_id_valid(Call *call, const char *transaction_id)
 {
-	if (transaction_id[0] != '\0')
+	size_t		len = strspn(transaction_id, "0123456789abcdef");
+
+	if (len == 2 * TXN_ID_BYTES && transaction_id[len] == '\0')
 		return true;
 	call_parameter_invalid(call, "TransactionID is invalid.");
 	return false;

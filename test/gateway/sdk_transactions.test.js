@@ -116,9 +116,16 @@ describe('local transactions', function () {
         assert.strictEqual(await read('b', 1), 1);
     });
 
-    it('ids: empty, unknown, and another key\'s are refused', async function () {
+    it('ids: empty, not one otsd issues, unknown, and another key\'s are refused', async function () {
         await expectError(call('commitTransaction', { transactionId: '' }), 400, 'OTSParameterInvalid', 'TransactionID is invalid.');
-        await expectError(call('commitTransaction', { transactionId: 'no-such-transaction-0000' }), 404, 'OTSSessionNotExist');
+        // an id otsd could not have issued is the client's mistake (Tablestore: 400); one it
+        // could have issued whose session is gone, 404
+        for (const bad of ['no-such-transaction-0000', '0'.repeat(31), '0'.repeat(33), 'A'.repeat(32)]) {
+            await expectError(call('commitTransaction', { transactionId: bad }), 400, 'OTSParameterInvalid', 'TransactionID is invalid.');
+            await expectError(call('getRow', { tableName: t, primaryKey: [{ p: 'z' }, { s: Long.fromNumber(1) }], transactionId: bad }),
+                400, 'OTSParameterInvalid', 'TransactionID is invalid.');
+        }
+        await expectError(call('commitTransaction', { transactionId: '0'.repeat(32) }), 404, 'OTSSessionNotExist');
         const id = await start('d');
         await expectError(call('commitTransaction', { transactionId: id }, other()), 404, 'OTSSessionNotExist');
         await call('commitTransaction', { transactionId: id });
