@@ -146,7 +146,8 @@ action_batch_get_row(Call *call)
 	}
 	for (size_t t = 0; t < req->n_tables; t++)
 		nrows += req->tables[t]->n_primary_key;
-	if (nrows == 0)
+	/* a table entry without keys reads nothing, as Tablestore's does; a request without entries is refused */
+	if (req->n_tables == 0)
 	{
 		call_parameter_invalid(call, "No row specified in the request of BatchGetRow.");
 		goto done;
@@ -313,7 +314,8 @@ action_batch_write_row(Call *call)
 	}
 	for (size_t t = 0; t < req->n_tables; t++)
 		nrows += req->tables[t]->n_rows;
-	if (nrows == 0)
+	/* a table entry without rows is refused below, by its name, as Tablestore does */
+	if (req->n_tables == 0)
 	{
 		call_parameter_invalid(call, "No row is specified in BatchWriteRow.");
 		goto done;

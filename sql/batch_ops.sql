@@ -474,7 +474,8 @@ SELECT * FROM pg_temp.bg('[
 SELECT * FROM pg_temp.bg('[
 	{"table_name": "bt2", "primary_keys": [{"id": 2}, {"id": "2"}, {"idx": 2}, {"id": 2, "x": 1}, {"id": {"$inf": "max"}}]},
 	{"table_name": "bt_missing", "primary_keys": [{"id": 1}, {"id": 2}]}]');
--- an entry without keys is an error, as an empty request is, even beside other entries
+-- an entry without keys reads nothing, as Tablestore's does (the Python
+-- SDK's test_no_item_in_batch_ops); a request without entries is refused
 SELECT * FROM pg_temp.bg('[{"table_name": "bt2", "primary_keys": []}]');
 SELECT * FROM pg_temp.bg('[{"table_name": "bt2", "primary_keys": []}, {"table_name": "bt2", "primary_keys": [{"id": 2}]}]');
 -- read options, per table entry

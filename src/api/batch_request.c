@@ -197,7 +197,8 @@ batch_get_request(RowGetRequest *req, const char *name, JsonbContainer *entry)
 
 /*
  * batch_get_read checks a batch_get_row request's shape: table entries of
- * known fields, each with keys, and no more keys than Tablestore takes.
+ * known fields (an entry may have no key), and no more keys than Tablestore
+ * takes.
  * Returns the number of keys (*ntables: of entries).
  */
 int
@@ -213,11 +214,8 @@ batch_get_read(Jsonb *request, int *ntables)
 		int			nkeys;
 
 		request_fields_check(entry, &batch_get_entry, "the entry of table '%s'", name);
+		/* an entry without keys reads nothing, as Tablestore's does (a request without entries is refused) */
 		nkeys = JsonContainerSize(batch_list(entry, "primary_keys", name));
-
-		/* as an empty request is an error, so is an entry without keys */
-		if (nkeys == 0)
-			ots_error(PARAMETER_INVALID, "No row specified in table: '%s'.", name);
 		total += nkeys;
 	}
 	if (total > OTS_MAX_BATCH_GET_ROWS)

@@ -209,5 +209,17 @@ describe('ranges and batches', function () {
         }
         await expectError(call('batchGetRow', { tables: [{ tableName: t, primaryKey: keys }] }), 400, 'OTSParameterInvalid',
             'Rows count exceeds the upper limit: 100.');
+        // a table entry without keys reads nothing and is no error (Tablestore: the Python SDK's
+        // test_no_item_in_batch_ops); one without rows to write is
+        const r = await call('batchGetRow', {
+            tables: [{ tableName: t2, primaryKey: [[{ gid: Long.fromNumber(8) }, { uid: Long.fromNumber(81) }]] },
+                { tableName: t, primaryKey: [] }],
+        });
+        assert.deepStrictEqual(r.tables.map((table) => table.length), [1, 0]);
+        assert.strictEqual(r.tables[0][0].isOk, true);
+        const only = await call('batchGetRow', { tables: [{ tableName: t, primaryKey: [] }] });
+        assert.deepStrictEqual(only.tables.map((table) => table.length), [0]);
+        await expectError(call('batchWriteRow', { tables: [{ tableName: t, rows: [] }] }), 400, 'OTSParameterInvalid',
+            `No operation is specified for table: '${t}'.`);
     });
 });
