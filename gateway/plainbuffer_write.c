@@ -240,11 +240,19 @@ pb_begin(Buf *out)
 	pb_put_u32(out, PB_HEADER);
 }
 
+/* pb_name_cmp orders column names bytewise */
+static int
+pb_name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
 /*
- * pb_write_row appends one row: the key in pk_order, then the attributes,
- * each column's cells in the order given ({"col": [{"ts", "value"}, ...]};
- * a bare value stands for one cell without a timestamp).  No attributes,
- * no PB_TAG_ROW_DATA, as the SDKs write a key.
+ * pb_write_row appends one row: the key in pk_order, then the attributes
+ * by column name, bytewise, as Tablestore returns them (ots's jsonb has
+ * shorter names first), each column's cells in the order given ({"col":
+ * [{"ts", "value"}, ...]}; a bare value stands for one cell without a
+ * timestamp).  No attributes, no PB_TAG_ROW_DATA, as the SDKs write a key.
  */
 void
 pb_write_row(Buf *out, json_t *pk, json_t *pk_order, json_t *attributes)
@@ -254,12 +262,23 @@ pb_write_row(Buf *out, json_t *pk, json_t *pk_order, json_t *attributes)
 	json_t	   *cells;
 	size_t		i;
 	json_t	   *cell;
+	size_t		ncols = json_object_size(attributes);
 
-	if (json_object_size(attributes) > 0)
+	if (ncols > 0)
 	{
-		buf_byte(out, PB_TAG_ROW_DATA);
+		const char **names = malloc(ncols * sizeof(char *));
+		size_t		n = 0;
+
+		if (names == NULL)
+			abort();
 		json_object_foreach(attributes, name, cells)
+			names[n++] = name;
+		qsort(names, n, sizeof(char *), pb_name_cmp);
+		buf_byte(out, PB_TAG_ROW_DATA);
+		for (size_t c = 0; c < n; c++)
 		{
+			name = names[c];
+			cells = json_object_get(attributes, name);
 			if (!json_is_array(cells))
 			{
 				pb_put_json_cell(out, name, cells, false, 0, &crc);
@@ -275,6 +294,7 @@ pb_write_row(Buf *out, json_t *pk, json_t *pk_order, json_t *attributes)
 									 json_integer_value(ts), &crc);
 			}
 		}
+		free(names);
 	}
 	pb_put_row_end(out, crc, false);
 }

@@ -8,12 +8,13 @@
 const fs = require('fs');
 const TS = require(process.argv[2]);
 
-// what pb_test.c encoded (its range_rows and emit()), as the SDK returns rows
+// what pb_test.c encoded (its range_rows and emit()), as the SDK returns rows:
+// a row's columns in name order, as otsd writes them (and Tablestore returns them)
 const expected = {
     range: [
         {pk: [['a', 'r1'], ['b', 'i:1']],
-         attrs: [['s', 'new', 'i:1700000000002'], ['s', 'old', 'i:1700000000001'],
-                 ['d', 'n:3', 'i:7'], ['big', 'n:1e+300', 'i:7'], ['bin', 'x:00ff', 'i:7'],
+         attrs: [['big', 'n:1e+300', 'i:7'], ['bin', 'x:00ff', 'i:7'], ['d', 'n:3', 'i:7'],
+                 ['s', 'new', 'i:1700000000002'], ['s', 'old', 'i:1700000000001'],
                  ['t', 'true', 'i:8']]},
         {pk: [['a', 'r2'], ['b', 'i:2']], attrs: []},
         {pk: [['a', 'r3'], ['b', 'i:-3']], attrs: [['n', 'i:-9223372036854775808', 'i:9']]},

@@ -30,11 +30,12 @@ out('key_edge', B.serializePrimaryKey([{k: Buffer.from([0, 1, 2, 255])},
 out('key_inf', B.serializePrimaryKey([{a: TS.INF_MIN}, {b: TS.INF_MAX}]));
 out('key_auto', B.serializePrimaryKey([{a: 'x'}, {id: TS.PK_AUTO_INCR}]));
 
-// PutRow rows: every attribute type; JS numbers are Doubles, Longs Integers
+// PutRow rows: every attribute type; JS numbers are Doubles, Longs Integers (in
+// column name order: otsd writes a row's columns so, whatever order it is given)
 out('put_types', B.serializeForPutRow([{pk: 'row1'}], [
-    {s: 'hello'}, {u: '\u4e2d\u6587'}, {i: L(-7)}, {big: L('9223372036854775807')},
-    {d: 3}, {d2: 2.5}, {tiny: 1e-300}, {huge: 1e300}, {neg: -0.125},
-    {b: true}, {f: false}, {bin: Buffer.from([0, 1, 2, 253, 254, 255])}, {empty: ''}]));
+    {b: true}, {big: L('9223372036854775807')}, {bin: Buffer.from([0, 1, 2, 253, 254, 255])},
+    {d: 3}, {d2: 2.5}, {empty: ''}, {f: false}, {huge: 1e300}, {i: L(-7)}, {neg: -0.125},
+    {s: 'hello'}, {tiny: 1e-300}, {u: '\u4e2d\u6587'}]));
 out('put_ts', B.serializeForPutRow([{pk: L(1)}], [
     {c: L(1), timestamp: 1700000000000}, {c2: L(2), timestamp: 1700000000001},
     {d: 'x', timestamp: 0}]));
