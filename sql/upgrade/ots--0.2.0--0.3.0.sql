@@ -879,3 +879,26 @@ CREATE FUNCTION ots.get_range(
 	AS 'MODULE_PATHNAME', 'ots_get_range' LANGUAGE C STABLE PARALLEL SAFE;
 COMMENT ON FUNCTION ots.get_range(text, jsonb, jsonb, text, integer, text[], integer, jsonb, jsonb, boolean, text, text, text, boolean) IS
 	'one page of a primary-key range: at most 5000 rows and 4 MB, with next_start_primary_key and, inside a wide row, next_token (Tablestore GetRange)';
+
+-- issue 34: Tablestore's text for an index on a table with a TTL that
+-- allows updates (src/sql/35_indexes.sql)
+-- ots.index_check_base_options: the options a table with indexes must have
+CREATE OR REPLACE FUNCTION ots.index_check_base_options(max_versions integer, time_to_live bigint,
+											 allow_update boolean) RETURNS void
+	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF max_versions <> 1 THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'The max version of table with index must be 1.',
+						  format('max_versions would be %s.', max_versions));
+	END IF;
+	IF time_to_live <> -1 AND allow_update THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  'Don''t support allow update operation on table with index and ttl',
+						  'A table with secondary indexes must have time_to_live -1, or allow_update false.');
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.index_check_base_options(integer, bigint, boolean) IS
+	'refuses options a table with secondary indexes cannot have (internal)';

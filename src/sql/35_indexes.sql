@@ -72,7 +72,8 @@ BEGIN
 	END IF;
 	IF time_to_live <> -1 AND allow_update THEN
 		PERFORM ots.raise('OTSParameterInvalid',
-						  'The table with index must have TTL -1, or disallow updates (allow_update = false).');
+						  'Don''t support allow update operation on table with index and ttl',
+						  'A table with secondary indexes must have time_to_live -1, or allow_update false.');
 	END IF;
 END
 $$;
