@@ -527,6 +527,11 @@ ots_catalog_insert_index(PG_FUNCTION_ARGS)
 /*
  * ots_catalog_set_index_phase is ots.catalog_set_index_phase(schema_name,
  * index_name, phase): FULL while the backfill runs, INCR once it is done.
+ * An index already in that phase keeps its row as it is: the row's xmin is
+ * when the index became usable (catalog_index_usable), and a second build
+ * that finishes just after the first (the background worker and CALL
+ * ots.build_index) must not make it unusable again to snapshots older
+ * than its own commit.
  */
 Datum
 ots_catalog_set_index_phase(PG_FUNCTION_ARGS)
@@ -535,20 +540,36 @@ ots_catalog_set_index_phase(PG_FUNCTION_ARGS)
 	Oid			data_oid;
 	bool		isnull;
 	Datum		base;
+	uint64		changed;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		ots_error(PARAMETER_INVALID, "Parameter table_name is missing.");
 	data_oid = catalog_write_owner(fcinfo, false);
-	catalog_write_run(fcinfo,
-					  "UPDATE ots.tables t SET index_phase = $3"
-					  CATALOG_WRITE_KEY " AND t.index_of IS NOT NULL" CATALOG_WRITE_RETURNING,
-					  3, types, true);
-	if (SPI_processed != 1)
-		ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
-	base = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 12, &isnull);
-	catalog_write_base_changed(NameStr(*PG_GETARG_NAME(0)), NameStr(*DatumGetName(base)));
+	/* a row another build changed meanwhile is checked again as it now is (EvalPlanQual) */
+	changed = catalog_write_run(fcinfo,
+								"UPDATE ots.tables t SET index_phase = $3"
+								CATALOG_WRITE_KEY " AND t.index_of IS NOT NULL"
+								" AND t.index_phase OPERATOR(pg_catalog.<>) $3" CATALOG_WRITE_RETURNING,
+								3, types, true);
+	if (changed == 1)
+	{
+		base = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 12, &isnull);
+		catalog_write_base_changed(NameStr(*PG_GETARG_NAME(0)), NameStr(*DatumGetName(base)));
+	}
 	SPI_finish();
-	CacheInvalidateRelcacheByRelid(data_oid);
+	if (changed == 1)
+	{
+		CacheInvalidateRelcacheByRelid(data_oid);
+		PG_RETURN_VOID();
+	}
+	/* in that phase already, or no such index */
+	changed = catalog_write_run(fcinfo,
+								"SELECT 1 FROM ots.tables t" CATALOG_WRITE_KEY
+								" AND t.index_of IS NOT NULL AND t.index_phase OPERATOR(pg_catalog.=) $3",
+								3, types, false);
+	SPI_finish();
+	if (changed != 1)
+		ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
 	PG_RETURN_VOID();
 }
 
