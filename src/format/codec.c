@@ -1132,3 +1132,14 @@ codec_pk_copy(PkInput *dst, const PkInput *src)
 		dst->special[k] = src->special[k];
 	}
 }
+
+bool
+codec_pk_equal(const PkInput *a, const PkInput *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (int k = 0; k < a->n; k++)
+		if (!ots_value_equal(&a->v[k], &b->v[k]))
+			return false;
+	return true;
+}

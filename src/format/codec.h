@@ -107,6 +107,9 @@ extern void codec_check_pk(const OtsTable *t, const PkInput *pk, int flags);
 /* codec_pk_copy copies src into dst, its strings and binaries too (palloc) */
 extern void codec_pk_copy(PkInput *dst, const PkInput *src);
 
+/* codec_pk_equal: do a and b hold the same key values? */
+extern bool codec_pk_equal(const PkInput *a, const PkInput *b);
+
 /* codec_parse_timestamp reads a ms timestamp number, checking its bounds */
 extern int64 codec_parse_timestamp(const JsonbValue *jv);
 

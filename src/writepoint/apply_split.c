@@ -35,7 +35,7 @@
 #include "utils/snapmgr.h"
 
 #include "format/cells.h"
-#include "format/value.h"
+#include "format/codec.h"
 #include "index/index_write.h"
 #include "meta/catalog.h"
 #include "meta/storage.h"
@@ -146,11 +146,8 @@ apply_split_find(Oid storage_oid, const PkInput *pk)
 	foreach(lc, slot->rows)
 	{
 		ApplySplit *a = lfirst(lc);
-		bool		same = a->pk.n == pk->n;
 
-		for (int k = 0; same && k < pk->n; k++)
-			same = ots_value_equal(&a->pk.v[k], &pk->v[k]);
-		if (same)
+		if (codec_pk_equal(&a->pk, pk))
 			return a;
 	}
 	return NULL;

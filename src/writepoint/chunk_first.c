@@ -30,7 +30,6 @@
 
 #include "format/cells.h"
 #include "format/codec.h"
-#include "format/value.h"
 #include "meta/catalog.h"
 #include "meta/storage.h"
 #include "store/rowstore.h"
@@ -96,15 +95,8 @@ chunk_first_allowed(const OtsTable *t, const PkInput *pk)
 		return false;
 	/* a row's chunks come one after another: its key is noted once */
 	if (last != NULL && last->storage_oid == t->data_oid &&
-		last->pending.subid == GetCurrentSubTransactionId())
-	{
-		bool		same = true;
-
-		for (int k = 0; k < pk->n && same; k++)
-			same = ots_value_equal(&pk->v[k], &last->pk.v[k]);
-		if (same)
-			return true;
-	}
+		last->pending.subid == GetCurrentSubTransactionId() && codec_pk_equal(&last->pk, pk))
+		return true;
 	old = MemoryContextSwitchTo(TopTransactionContext);
 	cf = palloc0(sizeof(ChunkFirst));
 	cf->storage_oid = t->data_oid;
@@ -122,11 +114,8 @@ chunk_first_waiting(const OtsTable *t, const PkInput *pk)
 	foreach(lc, chunks_first.items)
 	{
 		ChunkFirst *cf = (ChunkFirst *) lfirst(lc);
-		bool		same = cf->storage_oid == t->data_oid;
 
-		for (int k = 0; k < pk->n && same; k++)
-			same = ots_value_equal(&pk->v[k], &cf->pk.v[k]);
-		if (same)
+		if (cf->storage_oid == t->data_oid && codec_pk_equal(&cf->pk, pk))
 			return true;
 	}
 	return false;
