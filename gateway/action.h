@@ -66,6 +66,7 @@ typedef struct SqlCall
 	const char *values[SQL_MAX_ARGS];
 	char	   *owned[SQL_MAX_ARGS];	/* values to free with the call */
 	bool		first_arg;
+	bool		binary_result;	/* the result's columns in binary (the ots.wire_* functions) */
 } SqlCall;
 
 /* sql_begin("SELECT ... FROM ots.get_row(") ... sql_end(")") */
@@ -164,6 +165,8 @@ typedef struct Consumed
 	Otsp__CapacityUnit unit;
 } Consumed;
 extern Otsp__ConsumedCapacity *consumed_from(Consumed *c, const char *consumed_json);
+/* the same from an ots.wire_* function's binary result: its last two columns, read_cu and write_cu */
+extern Otsp__ConsumedCapacity *consumed_from_wire(Consumed *c, PGresult *res);
 
 /* a result field's text, NULL for SQL NULL */
 extern const char *field_text(PGresult *res, int row, int col);

@@ -12,9 +12,12 @@
 
 #include "action.h"
 
-/* read_args: read_options as named arguments of get_row or get_range; false after replying */
+/*
+ * read_args: read_options as named arguments of get_row or get_range (wire:
+ * of ots.wire_get_row, which always returns timestamps); false after replying
+ */
 static bool
-read_args(Call *call, SqlCall *q, const ReadOptions *o, const char *no_version_message)
+read_args(Call *call, SqlCall *q, const ReadOptions *o, const char *no_version_message, bool wire)
 {
 	json_t	   *options = read_options(call, o, no_version_message);
 	json_t	   *value;
@@ -29,7 +32,8 @@ read_args(Call *call, SqlCall *q, const ReadOptions *o, const char *no_version_m
 		sql_named_owned(q, "time_range", json_text(value), "jsonb");
 	if ((value = json_object_get(options, "filter")) != NULL)
 		sql_named_owned(q, "filter", json_text(value), "jsonb");
-	sql_named(q, "with_timestamps", "true", "boolean");
+	if (!wire)
+		sql_named(q, "with_timestamps", "true", "boolean");
 	sql_named(q, "start_column", o->start_column, "text");
 	sql_named(q, "end_column", o->end_column, "text");
 	json_decref(options);
@@ -45,7 +49,6 @@ action_get_row(Call *call)
 	SqlCall		q;
 	PGresult   *res = NULL;
 	Consumed	consumed;
-	Buf			out = {0};
 	ReadOptions options;
 
 	if (req == NULL)
@@ -61,10 +64,12 @@ action_get_row(Call *call)
 		req->n_columns_to_get, req->columns_to_get, req->time_range, req->has_max_versions,
 		req->max_versions, req->has_filter, req->filter, req->start_column, req->end_column
 	};
-	sql_begin(&q, "SELECT primary_key::text, attributes::text, consumed::text FROM ots.get_row(");
+	/* the row comes back as PlainBuffer, its key in the table's order, which the request's is */
+	sql_begin(&q, "SELECT * FROM ots.wire_get_row(");
+	q.binary_result = true;
 	sql_arg(&q, req->table_name, "text");
 	sql_arg_owned(&q, json_text(row.primary_key), "jsonb");
-	if (read_args(call, &q, &options, "No version condition is specified while querying row."))
+	if (read_args(call, &q, &options, "No version condition is specified while querying row.", true))
 	{
 		sql_end(&q, ")");
 		res = sql_run(call, req->transaction_id, &q);
@@ -72,17 +77,15 @@ action_get_row(Call *call)
 	sql_free(&q);
 	if (res != NULL)
 	{
-		row_bytes(&out, field_text(res, 0, 0), field_text(res, 0, 1), &row);
-		resp.consumed = consumed_from(&consumed, field_text(res, 0, 2));
-		resp.row.data = out.data;
-		resp.row.len = out.len;
+		resp.consumed = consumed_from_wire(&consumed, res);
+		resp.row.data = (uint8_t *) PQgetvalue(res, 0, 0);
+		resp.row.len = PQgetlength(res, 0, 0);
 		call_reply(call, &resp.base);
 		PQclear(res);
 	}
 done_row:
 	pb_row_free(&row);
 done_request:
-	buf_free(&out);
 	FREE(req);
 }
 
@@ -145,7 +148,7 @@ action_get_range(Call *call)
 		sql_named_owned(&q, "\"limit\"", int_text(req->limit), "integer");
 	if (req->has_token && req->token.len > 0)
 		sql_named_owned(&q, "token", strndup((const char *) req->token.data, req->token.len), "text");
-	if (read_args(call, &q, &options, "No version condition is specified."))
+	if (read_args(call, &q, &options, "No version condition is specified.", false))
 	{
 		sql_end(&q, ") AS g");
 		res = sql_run(call, req->transaction_id, &q);

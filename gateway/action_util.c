@@ -138,7 +138,7 @@ sql_exec(Call *call, const char *transaction_id, SqlCall *q, bool reply_failure)
 	conn = call_db(call, transaction_id);
 	if (conn == NULL)
 		return NULL;
-	res = prepared_exec(conn, (const char *) q->text.data, q->nargs, q->values);
+	res = prepared_exec(conn, (const char *) q->text.data, q->nargs, q->values, q->binary_result);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 	{
 		if (reply_failure)
@@ -625,6 +625,31 @@ consumed_from(Consumed *c, const char *consumed_json)
 	c->unit.write = (int32_t) json_integer_value(json_object_get(consumed, "write"));
 	c->capacity.capacity_unit = &c->unit;
 	json_decref(consumed);
+	return &c->capacity;
+}
+
+/* field_int32: a binary result's int4 field (network order) */
+static int32_t
+field_int32(PGresult *res, int row, int col)
+{
+	const uint8_t *b = (const uint8_t *) PQgetvalue(res, row, col);
+
+	if (PQgetisnull(res, row, col) || PQgetlength(res, row, col) != 4)
+		abort();
+	return (int32_t) ((uint32_t) b[0] << 24 | (uint32_t) b[1] << 16 | (uint32_t) b[2] << 8 | b[3]);
+}
+
+Otsp__ConsumedCapacity *
+consumed_from_wire(Consumed *c, PGresult *res)
+{
+	int			n = PQnfields(res);
+
+	otsp__consumed_capacity__init(&c->capacity);
+	otsp__capacity_unit__init(&c->unit);
+	c->unit.has_read = c->unit.has_write = 1;
+	c->unit.read = field_int32(res, 0, n - 2);
+	c->unit.write = field_int32(res, 0, n - 1);
+	c->capacity.capacity_unit = &c->unit;
 	return &c->capacity;
 }
 

@@ -211,13 +211,48 @@ check_framing(struct MHD_Connection *connection, Request *req)
 
 /* ------------------------------------------------------------ the handler */
 
+/*
+ * format_request_id: a fresh random id in the UUID shape the SDKs show.  Ids
+ * need to be unique, not secret (a transaction id, which is a capability,
+ * comes from RAND_bytes): each thread draws them from splitmix64 over a
+ * seed from RAND_bytes, cheaper per request than asking OpenSSL.
+ */
+static __thread uint64_t request_id_state;
+static __thread bool request_id_seeded;
+
+static uint64_t
+request_id_next(void)
+{
+	uint64_t	z;
+
+	if (!request_id_seeded)
+	{
+		char		hex[17];
+
+		auth_random_hex(hex, 8);
+		request_id_state = strtoull(hex, NULL, 16);
+		request_id_seeded = true;
+	}
+	z = (request_id_state += UINT64_C(0x9e3779b97f4a7c15));
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
 static void
 format_request_id(char out[37])
 {
-	char		hex[33];
+	static const char digits[] = "0123456789abcdef";
+	uint64_t	half[2] = {request_id_next(), request_id_next()};
+	int			n = 0;
 
-	auth_random_hex(hex, 16);
-	snprintf(out, 37, "%.8s-%.4s-%.4s-%.4s-%.12s", hex, hex + 8, hex + 12, hex + 16, hex + 20);
+	for (int i = 0; i < 32; i++)
+	{
+		if (i == 8 || i == 12 || i == 16 || i == 20)
+			out[n++] = '-';
+		out[n++] = digits[(half[i / 16] >> (4 * (i % 16))) & 0xf];
+	}
+	out[n] = '\0';
 }
 
 /* action_of: the action a path names, for the log and the response signature */

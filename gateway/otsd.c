@@ -47,6 +47,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	config_read(config_path);
+	auth_prepare_keys(config.keys, config.key_count);
 	if (!log_open(config.log))
 		config_die("cannot open log %s: %s", config.log, strerror(errno));
 	address = config_listen_address(config.listen);

@@ -52,6 +52,8 @@ typedef struct AccessKey
 	char	   *secret;
 	char	   *role;
 	struct KeyPool *pool;		/* pool.c */
+	unsigned char id_digest[32];	/* auth.c: SHA-256 of id */
+	struct HmacKey *hmac;		/* auth.c: the secret's HMAC pads */
 } AccessKey;
 
 /*
@@ -145,11 +147,12 @@ extern void memory_refuse(Call *call);
 
 /*
  * prepared.c: runs sql on conn as a statement prepared on it the first time
- * (the result as PQexecParams gives it); pool.c calls prepared_forget
- * before it closes a connection.
+ * (the result as PQexecParams gives it: binary_result asks for every
+ * column in binary); pool.c calls prepared_forget before it closes a
+ * connection.
  */
 extern PGresult *prepared_exec(PGconn *conn, const char *sql, int nparams,
-							   const char *const *values);
+							   const char *const *values, bool binary_result);
 extern void prepared_forget(PGconn *conn);
 
 /* replies (errors.c) */
@@ -191,6 +194,8 @@ typedef struct Header
 extern void auth_md5_base64(const void *data, size_t len, char out[OTSD_MD5_BASE64_LEN + 1]);
 extern bool auth_check_md5(Call *call, const char *content_md5);
 extern bool auth_check_date(Call *call, const char *date);
+typedef struct HmacKey HmacKey;
+extern void auth_prepare_keys(AccessKey *keys, int key_count);
 extern const AccessKey *auth_find_key(const AccessKey *keys, int key_count, const char *id);
 extern bool auth_check_signature(Call *call, const char *path,
 								 Header *headers, int header_count,

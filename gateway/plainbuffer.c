@@ -11,45 +11,6 @@
 
 #include "plainbuffer_internal.h"
 
-/* ------------------------------------------------------------------ CRC-8 */
-
-static uint8_t pb_crc8_table[256];
-static pthread_once_t pb_crc8_once = PTHREAD_ONCE_INIT;
-
-/* pb_crc8_init fills the table: the CRC of each byte value alone */
-static void
-pb_crc8_init(void)
-{
-	for (int value = 0; value < 256; value++)
-	{
-		uint8_t		crc = (uint8_t) value;
-
-		for (int bit = 0; bit < 8; bit++)
-			crc = (crc & 0x80) ? (uint8_t) ((crc << 1) ^ 0x07) : (uint8_t) (crc << 1);
-		pb_crc8_table[value] = crc;
-	}
-}
-
-/*
- * pb_crc8 folds len bytes into crc: CRC-8 with polynomial x^8+x^2+x+1
- * (0x07), no reflection, no final xor, as PlainBuffer checksums use it.
- */
-uint8_t
-pb_crc8(uint8_t crc, const uint8_t *data, size_t len)
-{
-	pthread_once(&pb_crc8_once, pb_crc8_init);
-	for (size_t i = 0; i < len; i++)
-		crc = pb_crc8_table[crc ^ data[i]];
-	return crc;
-}
-
-/* pb_crc8_byte folds one byte into crc */
-uint8_t
-pb_crc8_byte(uint8_t crc, uint8_t byte)
-{
-	return pb_crc8(crc, &byte, 1);
-}
-
 /* pb_le32: v as 4 little-endian bytes */
 void
 pb_le32(uint8_t out[4], uint32_t v)
@@ -66,23 +27,11 @@ pb_le64(uint8_t out[8], uint64_t v)
 		out[i] = (uint8_t) (v >> (8 * i));
 }
 
-static uint8_t
-pb_crc8_u32(uint8_t crc, uint32_t v)
-{
-	uint8_t		le[4];
-
-	pb_le32(le, v);
-	return pb_crc8(crc, le, 4);
-}
-
 /* pb_crc8_u64 folds v into crc, as its 8 little-endian bytes */
 uint8_t
 pb_crc8_u64(uint8_t crc, uint64_t v)
 {
-	uint8_t		le[8];
-
-	pb_le64(le, v);
-	return pb_crc8(crc, le, 8);
+	return pb_crc8_le(crc, v, 8);
 }
 
 /* pb_double_bits: the IEEE 754 bits of d, as PlainBuffer carries a Double */
@@ -110,7 +59,7 @@ pb_crc8_value(uint8_t crc, const PbValue *v)
 			return pb_crc8_byte(crc, v->boolean ? 1 : 0);
 		case PB_VT_STRING:
 		case PB_VT_BLOB:
-			crc = pb_crc8_u32(crc, v->size);
+			crc = pb_crc8_le(crc, v->size, 4);
 			return pb_crc8(crc, v->bytes, v->size);
 		default:
 			return crc;			/* INF_MIN, INF_MAX, AUTO_INCREMENT: type only */

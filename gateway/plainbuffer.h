@@ -76,9 +76,6 @@ extern void pb_write_change(Buf *out, json_t *pk, json_t *pk_order, json_t *colu
 extern json_t *pb_decode_variant(const uint8_t *data, size_t len, const char *column,
 								 char *err, size_t errlen);
 
-/* CRC-8 (polynomial 0x07) as PlainBuffer uses it */
-extern uint8_t pb_crc8(uint8_t crc, const uint8_t *data, size_t len);
-
 /*
  * pb_decode_filter: a serialized protobuf Filter (of tablestore's filter
  * messages) to ots's filter jsonb (docs/reference.md "Filters and column

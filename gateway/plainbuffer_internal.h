@@ -4,17 +4,7 @@
  *	  the wire format's tags and types, a value as it travels, checksums,
  *	  little-endian integers and base64.  Only those three files include it.
  *
- * The wire format (all integers little-endian):
- *	  buffer  = int32 0x75, row*
- *	  row	  = 0x01 cell* [0x02 cell*] [0x08] 0x09 crc
- *	  cell	  = 0x03 0x04 int32 len name [0x05 value] [0x06 op] [0x07 int64 ts]
- *				0x0A crc
- *	  value   = int32 len, type byte, payload (int64, double, one byte for a
- *				boolean, int32 len + bytes for a string or blob, nothing for
- *				INF_MIN / INF_MAX / AUTO_INCREMENT)
- * A cell's CRC-8 covers its name, value (type, then payload with lengths),
- * timestamp and op, in that order; a row's covers its cells' CRCs and then
- * one byte, 1 with the delete marker, 0 without.
+ * The wire format's tags, types and checksum: src/format/plainbuffer_wire.h.
  *-------------------------------------------------------------------------
  */
 #ifndef OTSD_PLAINBUFFER_INTERNAL_H
@@ -27,35 +17,7 @@
 #include <jansson.h>
 
 #include "plainbuffer.h"
-
-#define PB_HEADER				0x75
-
-#define PB_TAG_ROW_PK			0x01
-#define PB_TAG_ROW_DATA			0x02
-#define PB_TAG_CELL				0x03
-#define PB_TAG_CELL_NAME		0x04
-#define PB_TAG_CELL_VALUE		0x05
-#define PB_TAG_CELL_TYPE		0x06
-#define PB_TAG_CELL_TIMESTAMP	0x07
-#define PB_TAG_DELETE_MARKER	0x08
-#define PB_TAG_ROW_CHECKSUM		0x09
-#define PB_TAG_CELL_CHECKSUM	0x0A
-
-/* cell operations (PB_TAG_CELL_TYPE); no tag means PUT */
-#define PB_OP_DELETE_ALL_VERSION 0x01
-#define PB_OP_DELETE_ONE_VERSION 0x03
-#define PB_OP_INCREMENT			0x04
-
-/* value types */
-#define PB_VT_INTEGER			0x00
-#define PB_VT_DOUBLE			0x01
-#define PB_VT_BOOLEAN			0x02
-#define PB_VT_STRING			0x03
-#define PB_VT_NULL				0x06
-#define PB_VT_BLOB				0x07
-#define PB_VT_INF_MIN			0x09
-#define PB_VT_INF_MAX			0x0A
-#define PB_VT_AUTO_INCREMENT	0x0B
+#include "format/plainbuffer_wire.h"
 
 /* one value as it travels */
 typedef struct PbValue
@@ -69,7 +31,6 @@ typedef struct PbValue
 } PbValue;
 
 /* plainbuffer.c */
-extern uint8_t pb_crc8_byte(uint8_t crc, uint8_t byte);
 extern uint8_t pb_crc8_u64(uint8_t crc, uint64_t v);
 extern uint8_t pb_crc8_value(uint8_t crc, const PbValue *v);
 extern void pb_le32(uint8_t out[4], uint32_t v);

@@ -11,6 +11,7 @@
  * pool.c closes it (prepared_forget).
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,23 +22,38 @@ typedef struct Prepared
 {
 	PGconn	   *conn;
 	char	   *sql;
+	uint64_t	hash;
 	char		name[24];
 	struct Prepared *next;
 } Prepared;
 
+/* a hash table of every connection's statements: a lookup compares one text */
+#define PREPARED_BUCKETS 4096
+
 static pthread_mutex_t prepared_lock = PTHREAD_MUTEX_INITIALIZER;
-static Prepared *prepared_list;
+static Prepared *prepared_buckets[PREPARED_BUCKETS];
 static unsigned long prepared_count;
+
+/* FNV-1a of the text, mixed with the connection */
+static uint64_t
+prepared_hash(PGconn *conn, const char *sql)
+{
+	uint64_t	h = UINT64_C(0xcbf29ce484222325) ^ (uint64_t) (uintptr_t) conn;
+
+	for (const unsigned char *c = (const unsigned char *) sql; *c; c++)
+		h = (h ^ *c) * UINT64_C(0x100000001b3);
+	return h;
+}
 
 /* the name conn prepared sql under, copied to name; false if it did not */
 static bool
-prepared_find(PGconn *conn, const char *sql, char *name)
+prepared_find(PGconn *conn, const char *sql, uint64_t hash, char *name)
 {
 	bool		found = false;
 
 	pthread_mutex_lock(&prepared_lock);
-	for (Prepared *p = prepared_list; p != NULL && !found; p = p->next)
-		if (p->conn == conn && strcmp(p->sql, sql) == 0)
+	for (Prepared *p = prepared_buckets[hash % PREPARED_BUCKETS]; p != NULL && !found; p = p->next)
+		if (p->hash == hash && p->conn == conn && strcmp(p->sql, sql) == 0)
 		{
 			strcpy(name, p->name);
 			found = true;
@@ -47,11 +63,13 @@ prepared_find(PGconn *conn, const char *sql, char *name)
 }
 
 PGresult *
-prepared_exec(PGconn *conn, const char *sql, int nparams, const char *const *values)
+prepared_exec(PGconn *conn, const char *sql, int nparams, const char *const *values,
+			  bool binary_result)
 {
 	char		name[24];
+	uint64_t	hash = prepared_hash(conn, sql);
 
-	if (!prepared_find(conn, sql, name))
+	if (!prepared_find(conn, sql, hash, name))
 	{
 		Prepared   *p = calloc(1, sizeof(Prepared));
 		PGresult   *res;
@@ -70,33 +88,37 @@ prepared_exec(PGconn *conn, const char *sql, int nparams, const char *const *val
 		}
 		PQclear(res);
 		p->conn = conn;
+		p->hash = hash;
 		strcpy(name, p->name);
 		pthread_mutex_lock(&prepared_lock);
-		p->next = prepared_list;
-		prepared_list = p;
+		p->next = prepared_buckets[hash % PREPARED_BUCKETS];
+		prepared_buckets[hash % PREPARED_BUCKETS] = p;
 		pthread_mutex_unlock(&prepared_lock);
 	}
-	return PQexecPrepared(conn, name, nparams, values, NULL, NULL, 0);
+	return PQexecPrepared(conn, name, nparams, values, NULL, NULL, binary_result ? 1 : 0);
 }
 
 void
 prepared_forget(PGconn *conn)
 {
-	Prepared  **link = &prepared_list;
-
 	pthread_mutex_lock(&prepared_lock);
-	while (*link != NULL)
+	for (int b = 0; b < PREPARED_BUCKETS; b++)
 	{
-		Prepared   *p = *link;
+		Prepared  **link = &prepared_buckets[b];
 
-		if (p->conn == conn)
+		while (*link != NULL)
 		{
-			*link = p->next;
-			free(p->sql);
-			free(p);
+			Prepared   *p = *link;
+
+			if (p->conn == conn)
+			{
+				*link = p->next;
+				free(p->sql);
+				free(p);
+			}
+			else
+				link = &p->next;
 		}
-		else
-			link = &p->next;
 	}
 	pthread_mutex_unlock(&prepared_lock);
 }

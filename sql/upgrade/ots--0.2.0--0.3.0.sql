@@ -902,3 +902,18 @@ END
 $$;
 COMMENT ON FUNCTION ots.index_check_base_options(integer, bigint, boolean) IS
 	'refuses options a table with secondary indexes cannot have (internal)';
+
+-- The SDK path without JSON (issue 34): rows in PlainBuffer for otsd.
+CREATE FUNCTION ots.wire_get_row(
+	table_name text,
+	primary_key jsonb,
+	columns_to_get text[] DEFAULT NULL,
+	max_versions integer DEFAULT NULL,
+	time_range jsonb DEFAULT NULL,
+	filter jsonb DEFAULT NULL,
+	start_column text DEFAULT NULL,
+	end_column text DEFAULT NULL,
+	OUT "row" bytea, OUT read_cu integer, OUT write_cu integer)
+	AS 'MODULE_PATHNAME', 'ots_wire_get_row' LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION ots.wire_get_row(text, jsonb, text[], integer, jsonb, jsonb, text, text) IS
+	'get_row with timestamps, the row as Tablestore''s PlainBuffer (empty: none) and its capacity units: what otsd calls for GetRow';

@@ -163,8 +163,8 @@ batch_get_request(RowGetRequest *req, const char *name, JsonbContainer *entry)
 	ReadArgs   *args = &req->read;
 	JsonbValue	v;
 
+	memset(req, 0, sizeof(*req));
 	req->table_name = cstring_to_text(name);
-	req->primary_key = NULL;
 	args->columns_to_get = batch_member(entry, "columns_to_get", BATCH_NAMES);
 	args->has_max_versions = batch_field(entry, "max_versions", &v) != NULL && v.type != jbvNull;
 	args->max_versions = 0;

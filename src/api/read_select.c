@@ -217,19 +217,26 @@ select_data_size(const ReadSelect *sel, const CellsReader *r)
 	return size;
 }
 
-Jsonb *
-select_render_attributes(const ReadSelect *sel, const CellsReader *r, uint32 *size, int *ncols)
+/*
+ * SelectEmit receives a selected cell: first says it is its column's first
+ * (newest); a read without timestamps gets only that one
+ */
+typedef void (*SelectEmit) (void *arg, const CellsColumn *col, bool first, int64 ts,
+							const OtsValue *v);
+
+/*
+ * select_walk: the selected cells of a row, column by column (in the
+ * cells' name order), newest first, to emit; the columns emitted in *ncols.
+ * Applies columns_to_get, the column range and column pagination, and
+ * adds the cells' data size (names + values) to *size.
+ */
+static void
+select_walk(const ReadSelect *sel, const CellsReader *r, uint32 *size, int *ncols,
+			SelectEmit emit, void *arg)
 {
-	JsonbParseState *state = NULL;
-	JsonbValue *res;
-	CodecPair  *latest = NULL;	/* the flat map of latest values, when no timestamps */
 	int32		skipped = 0;
 
 	*ncols = 0;
-	if (!sel->with_ts)
-		latest = palloc(sizeof(CodecPair) * (r != NULL ? Max(r->ncols, 1) : 1));
-	else
-		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	for (uint32 i = 0; r != NULL && i < r->ncols; i++)
 	{
 		CellsColumn col;
@@ -259,30 +266,77 @@ select_render_attributes(const ReadSelect *sel, const CellsReader *r, uint32 *si
 				break;
 			}
 			*size += col.namelen + ots_value_size(&v);
-			if (!sel->with_ts)
-			{
-				latest[*ncols].key = col.name;
-				latest[*ncols].keylen = col.namelen;
-				latest[*ncols].value = v;
-				(*ncols)++;
-				break;
-			}
 			if (first)
-			{
-				codec_push_key(&state, col.name, col.namelen);
-				pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
 				(*ncols)++;
-				first = false;
-			}
-			codec_push_cell(&state, ts, &v);
+			emit(arg, &col, first, ts, &v);
+			first = false;
+			if (!sel->with_ts)
+				break;
 		}
-		if (!first)
-			pushJsonbValue(&state, WJB_END_ARRAY, NULL);
 	}
-	if (latest != NULL)
-		return codec_flat_object(latest, *ncols);
-	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
-	return JsonbValueToJsonb(res);
+}
+
+/* the jsonb renderings: a flat map of latest values, or arrays of cells with timestamps */
+typedef struct JsonbRender
+{
+	CodecPair  *latest;			/* without timestamps */
+	int			nlatest;
+	JsonbParseState *state;		/* with timestamps */
+	bool		open;			/* a column's array is open */
+} JsonbRender;
+
+static void
+emit_jsonb(void *arg, const CellsColumn *col, bool first, int64 ts, const OtsValue *v)
+{
+	JsonbRender *j = arg;
+
+	if (j->latest != NULL)
+	{
+		j->latest[j->nlatest].key = col->name;
+		j->latest[j->nlatest].keylen = col->namelen;
+		j->latest[j->nlatest].value = *v;
+		j->nlatest++;
+		return;
+	}
+	if (first)
+	{
+		if (j->open)
+			pushJsonbValue(&j->state, WJB_END_ARRAY, NULL);
+		codec_push_key(&j->state, col->name, col->namelen);
+		pushJsonbValue(&j->state, WJB_BEGIN_ARRAY, NULL);
+		j->open = true;
+	}
+	codec_push_cell(&j->state, ts, v);
+}
+
+Jsonb *
+select_render_attributes(const ReadSelect *sel, const CellsReader *r, uint32 *size, int *ncols)
+{
+	JsonbRender j = {0};
+
+	if (!sel->with_ts)
+		j.latest = palloc(sizeof(CodecPair) * (r != NULL ? Max(r->ncols, 1) : 1));
+	else
+		pushJsonbValue(&j.state, WJB_BEGIN_OBJECT, NULL);
+	select_walk(sel, r, size, ncols, emit_jsonb, &j);
+	if (j.latest != NULL)
+		return codec_flat_object(j.latest, j.nlatest);
+	if (j.open)
+		pushJsonbValue(&j.state, WJB_END_ARRAY, NULL);
+	return JsonbValueToJsonb(pushJsonbValue(&j.state, WJB_END_OBJECT, NULL));
+}
+
+static void
+emit_plainbuffer(void *arg, const CellsColumn *col, bool first, int64 ts, const OtsValue *v)
+{
+	plainbuffer_attribute_cell(arg, col->name, col->namelen, v, ts);
+}
+
+void
+select_render_plainbuffer(const ReadSelect *sel, const CellsReader *r, uint32 *size,
+						  int *ncols, PlainBufferRow *row)
+{
+	select_walk(sel, r, size, ncols, emit_plainbuffer, row);
 }
 
 bool

@@ -15,6 +15,7 @@
 
 #include "meta/catalog.h"
 #include "format/cells.h"
+#include "format/plainbuffer.h"
 #include "format/visibility.h"
 
 typedef struct ReadSelect
@@ -74,5 +75,12 @@ extern uint32 select_data_size(const ReadSelect *sel, const CellsReader *r);
  */
 extern Jsonb *select_render_attributes(const ReadSelect *sel, const CellsReader *r,
 									   uint32 *size, int *ncols);
+
+/*
+ * select_render_plainbuffer: the same cells, each version with its
+ * timestamp, as the attribute cells of a PlainBuffer row
+ */
+extern void select_render_plainbuffer(const ReadSelect *sel, const CellsReader *r,
+									  uint32 *size, int *ncols, PlainBufferRow *row);
 
 #endif							/* OTS_READ_SELECT_H */

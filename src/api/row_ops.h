@@ -42,6 +42,8 @@ typedef struct RowGetRequest
 	text	   *table_name;
 	Jsonb	   *primary_key;
 	ReadArgs	read;			/* columns_to_get, max_versions, ..., end_column */
+	StringInfo	plainbuffer;	/* not NULL: the row is appended here as PlainBuffer, with
+								 * timestamps (RowResult.attributes stays NULL) */
 } RowGetRequest;
 
 /* the single-row writes; each is one entry of row_write_ops.c's operation table */

@@ -122,6 +122,34 @@ row_read_render(const OtsTable *t, const ReadSelect *sel, const Filter *filter,
 	return attrs;
 }
 
+bool
+row_read_render_plainbuffer(const OtsTable *t, const ReadSelect *sel, const Filter *filter,
+							const PkInput *pk, const CellsReader *r, bool split, uint32 *size,
+							StringInfo out)
+{
+	PlainBufferRow row;
+	int			ncols;
+
+	if (!split && !visibility_row_exists(&sel->vis, r))
+		return false;
+	if (!filter_eval(filter, t, pk, r, sel))
+	{
+		*size += select_data_size(sel, r);
+		return false;
+	}
+	plainbuffer_row_begin(&row, out);
+	for (int i = 0; i < t->npk; i++)
+		plainbuffer_key_cell(&row, t->pk[i].name, t->pk[i].namelen, &pk->v[i]);
+	select_render_plainbuffer(sel, r, size, &ncols, &row);
+	if (sel->ncolumns > 0 && ncols == 0 && !row_read_pk_requested(t, sel))
+	{
+		plainbuffer_row_cancel(&row);
+		return false;
+	}
+	plainbuffer_row_end(&row);
+	return true;
+}
+
 /*
  * row_get reads one row: its selected cells, or no primary_key and
  * attributes when the row does not exist, is filtered out, or has none of
@@ -156,7 +184,14 @@ row_get(const RowGetRequest *req, RowResult *res)
 		CellsReader r;
 
 		cells_reader_init(&r, cellsv);
-		res->attributes = row_read_render(t, &sel, filter, &pk, &r, key.split != NULL, &size);
+		if (req->plainbuffer != NULL)
+		{
+			if (row_read_render_plainbuffer(t, &sel, filter, &pk, &r, key.split != NULL, &size,
+											req->plainbuffer))
+				res->primary_key = req->primary_key;
+		}
+		else
+			res->attributes = row_read_render(t, &sel, filter, &pk, &r, key.split != NULL, &size);
 		/* the validated argument is the key exactly: no need to render it again */
 		if (res->attributes != NULL)
 			res->primary_key = req->primary_key;

@@ -52,6 +52,16 @@ extern Jsonb *row_read_render(const OtsTable *t, const ReadSelect *sel, const Fi
 							  const PkInput *pk, const CellsReader *r, bool split, uint32 *size);
 
 /*
+ * row_read_render_plainbuffer: the same decision, the row (key in the
+ * table's order, then the selected cells with timestamps) appended to out
+ * as a PlainBuffer row when it is returned
+ */
+extern bool row_read_render_plainbuffer(const OtsTable *t, const ReadSelect *sel,
+										const Filter *filter, const PkInput *pk,
+										const CellsReader *r, bool split, uint32 *size,
+										StringInfo out);
+
+/*
  * row_read_value_datum: a value as the SQL type a typed view column of its
  * type has (text, bigint, double precision, boolean, bytea), palloc'd;
  * row_read_value_sql_type: that SQL type's OID

@@ -27,6 +27,22 @@ CREATE FUNCTION ots.get_row(
 COMMENT ON FUNCTION ots.get_row(text, jsonb, text[], integer, jsonb, jsonb, boolean, text, text) IS
 	'reads one row: the latest values, or versions with max_versions / time_range (Tablestore GetRow)';
 
+-- The wire functions: the row API as otsd calls it, rows in Tablestore's
+-- PlainBuffer (docs/gateway.md, "How otsd calls ots").
+CREATE FUNCTION ots.wire_get_row(
+	table_name text,
+	primary_key jsonb,
+	columns_to_get text[] DEFAULT NULL,
+	max_versions integer DEFAULT NULL,
+	time_range jsonb DEFAULT NULL,
+	filter jsonb DEFAULT NULL,
+	start_column text DEFAULT NULL,
+	end_column text DEFAULT NULL,
+	OUT "row" bytea, OUT read_cu integer, OUT write_cu integer)
+	AS 'MODULE_PATHNAME', 'ots_wire_get_row' LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION ots.wire_get_row(text, jsonb, text[], integer, jsonb, jsonb, text, text) IS
+	'get_row with timestamps, the row as Tablestore''s PlainBuffer (empty: none) and its capacity units: what otsd calls for GetRow';
+
 CREATE FUNCTION ots.update_row(
 	table_name text,
 	primary_key jsonb,

@@ -36,7 +36,7 @@ cp "$root/gateway/tablestore.proto" "$OUT/gen/"
 PB_CFLAGS="-std=gnu11 -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers \
-	-I$OUT/gen -I$root/gateway -I$($PG_CONFIG --includedir)"
+	-I$OUT/gen -I$root/gateway -I$root/src -I$($PG_CONFIG --includedir)"
 PB_SRCS="$root/gateway/plainbuffer.c $root/gateway/plainbuffer_read.c \
 	$root/gateway/plainbuffer_write.c $root/gateway/filter.c $root/gateway/buf.c \
 	$OUT/gen/tablestore.pb-c.c $here/pb_fuzz.c"

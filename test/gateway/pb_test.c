@@ -23,6 +23,7 @@
 
 #include "otsd.h"
 #include "plainbuffer.h"
+#include "format/plainbuffer_wire.h"
 
 #define MAX_VECTORS 64
 

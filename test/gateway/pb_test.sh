@@ -43,7 +43,7 @@ if ! (cd "$scratch" && protoc-c --c_out=. tablestore.proto) >"$scratch/build.log
 	! $CC -std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 		-fno-sanitize-recover=all -Wall -Wextra -Wno-unused-parameter \
 		-Wno-missing-field-initializers -Wno-sign-compare \
-		-I"$scratch" -I"$root/gateway" -I"$($PG_CONFIG --includedir)" \
+		-I"$scratch" -I"$root/gateway" -I"$root/src" -I"$($PG_CONFIG --includedir)" \
 		"$here/pb_test.c" "$root/gateway/plainbuffer.c" "$root/gateway/plainbuffer_read.c" \
 		"$root/gateway/plainbuffer_write.c" "$root/gateway/filter.c" \
 		"$root/gateway/buf.c" "$scratch/tablestore.pb-c.c" \

@@ -79,6 +79,12 @@ SELECT CASE WHEN schema_name = current_user THEN '$user' ELSE schema_name END AS
   FROM ots_cluster.cache_entries() WHERE table_name = 'proxy_t' ORDER BY 1;
 SELECT * FROM ots.list_table() WHERE table_name LIKE 'proxy%';
 SELECT ots.get_row('proxy_t', '{"id": "k1", "n": 1}');
+-- otsd's wire form of get_row routes alike: the row's PlainBuffer holds its key
+SELECT length("row") > 0 AS has_row, position(convert_to('k1', 'UTF8') in "row") > 0 AS has_key,
+	   read_cu, write_cu
+  FROM ots.wire_get_row('proxy_t', '{"id": "k1", "n": 1}');
+SELECT length("row"), read_cu FROM ots.wire_get_row('proxy_t', '{"id": "none", "n": 1}');
+SELECT try($$SELECT ots.wire_get_row('proxy_nope', '{"id": "k1", "n": 1}')$$);
 SELECT try($$SELECT ots.put_row('proxy_t', '{"id": "k1", "n": 1}', '{}', 'EXPECT_NOT_EXIST')$$);
 SELECT try($$SELECT ots.put_row('proxy_t', '{"id": "k1"}')$$);
 SELECT try($$SELECT ots.put_row('proxy_t', '{"id": 5, "n": 1}')$$);
@@ -170,6 +176,11 @@ SELECT count(ots.put_row('proxy_t', jsonb_build_object('id', 'x' || i, 'n', i), 
 SELECT (ots.get_row('proxy_ti', jsonb_build_object('c', 'v' || i, 'id', 'x' || i, 'n', i))).primary_key
   FROM generate_series(1, 6) i ORDER BY i;
 SELECT ots.get_row('proxy_ti', '{"c": "none", "id": "x1", "n": 1}');
+SELECT i, position(convert_to('v' || i, 'UTF8') in w."row") > 0 AS found
+  FROM generate_series(1, 6) i,
+	   LATERAL ots.wire_get_row('proxy_ti', jsonb_build_object('c', 'v' || i, 'id', 'x' || i, 'n', i)) w
+ ORDER BY i;
+SELECT length("row"), read_cu FROM ots.wire_get_row('proxy_ti', '{"c": "none", "id": "x1", "n": 1}');
 SELECT try($$SELECT ots.create_index('proxy_t', 'proxy_ti', '{c,id}')$$);
 SELECT ots.describe_table('proxy_t') -> 'index_metas' -> 0 ->> 'name';
 SELECT ots.delete_index('proxy_t', 'proxy_ti');

@@ -1,0 +1,46 @@
+/*-------------------------------------------------------------------------
+ * src/format/plainbuffer.h
+ *	  Rows in PlainBuffer, Tablestore's row wire format (its tags and
+ *	  checksum: format/plainbuffer_wire.h), written straight from a key's
+ *	  values and a row's selected cells: what otsd copies into a response
+ *	  without reading it (the ots.wire_* functions, api/wire.c).
+ *-------------------------------------------------------------------------
+ */
+#ifndef OTS_PLAINBUFFER_H
+#define OTS_PLAINBUFFER_H
+
+#include "postgres.h"
+#include "lib/stringinfo.h"
+
+#include "format/value.h"
+
+/* one row being written: its cells' checksums fold into crc */
+typedef struct PlainBufferRow
+{
+	StringInfo	out;
+	int			start;			/* out->len before the row: where to cut it off again */
+	uint8		crc;
+	bool		attributes;		/* the attribute cells' tag is written */
+} PlainBufferRow;
+
+/* plainbuffer_header: the buffer's leading int32, once before its rows */
+extern void plainbuffer_header(StringInfo out);
+
+/* plainbuffer_row_begin: a row's key tag; its key cells follow */
+extern void plainbuffer_row_begin(PlainBufferRow *row, StringInfo out);
+
+/* plainbuffer_key_cell: one key column's cell */
+extern void plainbuffer_key_cell(PlainBufferRow *row, const char *name, uint32 namelen,
+								 const OtsValue *v);
+
+/* plainbuffer_attribute_cell: one version of an attribute column, with its timestamp (ms) */
+extern void plainbuffer_attribute_cell(PlainBufferRow *row, const char *name, uint32 namelen,
+									   const OtsValue *v, int64 ts);
+
+/* plainbuffer_row_end: the row's checksum */
+extern void plainbuffer_row_end(PlainBufferRow *row);
+
+/* plainbuffer_row_cancel: takes the row written so far back out of the buffer */
+extern void plainbuffer_row_cancel(PlainBufferRow *row);
+
+#endif							/* OTS_PLAINBUFFER_H */
