@@ -24,7 +24,17 @@
 #            otsbench, the statement otsd runs for that request (the same
 #            function, arguments and result columns).
 # Calls: PutRow (new keys), GetRow (a random existing row), GetRange (the 100
-# rows of a random partition key, limit 100).  A call's ratio is the median
+# rows of a random partition key, limit 100); with GW_CLIENT=c also
+# UpdateRow (one attribute of a random existing row) and BatchWriteRow (200
+# PutRows of new keys).
+#
+# GW_CLIENT=c replaces the Node SDK with bench/gateway/load.c, a C client that
+# builds and signs each request itself and keeps GW_PROCS*GW_CONC keep-alive
+# connections each with one request outstanding: the client is then cheap,
+# and what is compared is the server's CPU per request, otsd's and
+# PostgreSQL's against PostgreSQL's for the SQL call (issue 34's targets: at
+# most 1.5 times; throughput at least 0.5 of pgbench's).  Node is not needed
+# then; the Node SQL runs are skipped.  A call's ratio is the median
 # of its per-repetition ratios gateway / SQL (target >= 0.5); the req/s
 # columns are the medians of each side.  It also measures, at the same
 # concurrency and with one client, `SELECT 1` (the libpq round trip) and the
@@ -40,7 +50,8 @@
 #   GW_T         seconds per run [5]           GW_REPS   repetitions [5]
 #   GW_PROCS     node processes [1]            GW_CONC   outstanding requests per process [8]
 #   GW_POOL      otsd pool_size [4]            GW_THREADS otsd threads [8]
-#   GW_CASES     calls to run ["put get range"]
+#   GW_CLIENT    node (the official Node SDK) or c (bench/gateway/load.c) [node]
+#   GW_CASES     calls to run ["put get range"; with GW_CLIENT=c "get put update range batch"]
 #   GW_EXTRA=0   skip the SELECT 1 / -M extended / one-client runs
 #   GW_LOG       otsd's log [a file under the instance's directory; /dev/null to drop]
 #   BENCH_ROWS   rows loaded [100000]          BENCH_PORT [5497]   GW_PORT otsd's port [8897]
@@ -60,7 +71,12 @@ PROCS=${GW_PROCS:-1}
 CONC=${GW_CONC:-8}
 POOL=${GW_POOL:-4}
 THREADS=${GW_THREADS:-8}
-CASES=${GW_CASES:-put get range}
+CLIENT=${GW_CLIENT:-node}
+case "$CLIENT" in
+	node) CASES=${GW_CASES:-put get range} ;;
+	c) CASES=${GW_CASES:-get put update range batch} ;;
+	*) echo "gateway.sh: GW_CLIENT is node or c" >&2; exit 1 ;;
+esac
 EXTRA=${GW_EXTRA:-1}
 ROWS=${BENCH_ROWS:-100000}
 PORT=${BENCH_PORT:-5497}
@@ -79,19 +95,26 @@ PGVER=$("$PGBIN/postgres" --version)
 case "$PGVER" in *" 15."*) ;; *) echo "gateway.sh: need PostgreSQL 15, found: $PGVER" >&2; exit 1 ;; esac
 OTS_SO="$("$PGBIN/pg_config" --pkglibdir 2>/dev/null || pg_config --pkglibdir)/ots.so"
 [ -f "$OTS_SO" ] || { echo "gateway.sh: $OTS_SO not found: make install first" >&2; exit 1; }
-command -v node >/dev/null && command -v npm >/dev/null \
+[ "$CLIENT" = c ] || { command -v node >/dev/null && command -v npm >/dev/null; } \
 	|| { echo "gateway.sh: node and npm needed (Debian: nodejs npm)" >&2; exit 1; }
 if [ ! -x "$OTSD" ]; then
 	echo "building otsd: make -C $ROOT/gateway" >&2
 	make -s -C "$ROOT/gateway" >&2
 fi
-if [ ! -d "$HERE/gateway/node_modules/tablestore" ] || [ ! -d "$HERE/gateway/node_modules/pg-native" ]; then
+if [ "$CLIENT" = node ] && { [ ! -d "$HERE/gateway/node_modules/tablestore" ] || [ ! -d "$HERE/gateway/node_modules/pg-native" ]; }; then
 	echo "installing the clients' packages: npm ci in bench/gateway" >&2
 	# no package's install script runs but libpq's, which builds pg-native's
 	# binding of libpq (node-gyp: make, g++, python3, libpq-dev)
 	(cd "$HERE/gateway" && npm ci --no-audit --no-fund --ignore-scripts >&2 && npm rebuild libpq >&2)
 fi
-SDK_VERSION=$(node -p "require('$HERE/gateway/node_modules/tablestore/package.json').version")
+if [ "$CLIENT" = node ]; then
+	SDK_VERSION=$(node -p "require('$HERE/gateway/node_modules/tablestore/package.json').version")
+	CLIENT_NAME="Node SDK $SDK_VERSION"
+	NODE_VERSION=$(node --version)
+else
+	CLIENT_NAME="C client (bench/gateway/load.c)"
+	NODE_VERSION="(not used)"
+fi
 
 WORK=$(mktemp -d /tmp/ots-gwbench.XXXXXX)
 DATA=$WORK/data
@@ -99,6 +122,10 @@ SOCK=$WORK
 LOGS=$WORK/logs
 SCRIPTS=$WORK/scripts
 mkdir -p "$LOGS" "$SCRIPTS"
+if [ "$CLIENT" = c ]; then
+	cc -O2 -Wall -Wextra -o "$WORK/load" "$HERE/gateway/load.c" -lcrypto \
+		|| { echo "gateway.sh: cannot build bench/gateway/load.c (needs libssl-dev)" >&2; exit 1; }
+fi
 GWLOG=${GW_LOG:-$WORK/otsd.log}
 OTSD_PID=
 
@@ -262,6 +289,22 @@ cat >"$SCRIPTS/range.sql" <<EOF
 \set p 10000 + random(0, $((ROWS / 100 - 1)))
 SELECT rows::text, next_start_primary_key::text, consumed::text FROM ots.get_range('bench_t'::text, ('{"pk1": "p' || :p || '", "pk2": {"\$inf": "min"}}')::jsonb, ('{"pk1": "p' || :p || '", "pk2": {"\$inf": "max"}}')::jsonb, direction => 'FORWARD'::text, "limit" => 100::integer, max_versions => 1::integer, with_timestamps => true::boolean);
 EOF
+cat >"$SCRIPTS/update.sql" <<EOF
+\set i random(0, $((ROWS - 1)))
+\set p 10000 + :i / 100
+\set k :i % 100
+SELECT primary_key::text, attributes::text, consumed::text FROM ots.update_row('bench_t'::text, ('{"pk1": "p' || :p || '", "pk2": ' || :k || '}')::jsonb, put => ('{"a2": ' || :i || '}')::jsonb, condition => 'IGNORE'::text);
+EOF
+# BatchWriteRow: the request otsd builds for 200 PutRows of new keys (its
+# jsonb text, the keys' prefix replaced per call: the only SQL work that
+# otsd's call does not do)
+BATCH_ROWS=$(for ((r = 0; r < 200; r++)); do
+	printf '%s{"type": "PUT", "primary_key": {"pk1": "@K@", "pk2": %d}, "attributes": %s, "condition": "IGNORE"}' \
+		"$([ $r = 0 ] || echo ', ')" "$r" "$ATTRS"
+done)
+cat >"$SCRIPTS/batch.sql" <<EOF
+SELECT table_name, index, is_ok, error_code, error_message, primary_key::text, attributes::text, consumed::text FROM ots.batch_write_row(pg_catalog.replace('[{"table_name": "bench_t", "rows": [$BATCH_ROWS]}]', '@K@', 'b' || :client_id || '_' || nextval('put_seq'))::jsonb);
+EOF
 echo 'SELECT 1;' >"$SCRIPTS/select1.sql"
 
 # ---------------------------------------------------------------- CPU accounting
@@ -321,6 +364,27 @@ gw() {
 	cpu_note "gw $action $procs $conc" "$(awk -v c="$c_us" -v n="$n" 'BEGIN { printf "%.0f", c / n }') $(us_per $((o1 - o0)) "$n") $(us_per $((g1 - g0)) "$n")"
 	printf '%.1f\n' "$total"
 }
+# gc ACTION TAG PROCS CONC: the gateway side with the C client, PROCS*CONC connections
+gc() {
+	local action=$1 tag=$2_$RANDOM conns=$(($3 * $4)) start o0 o1 g0 g1 f n c_us rps pid
+	start=$(( $(date +%s%3N) + 500 ))
+	f=$LOGS/gc.$action.$tag.json
+	"$WORK/load" 127.0.0.1 "$GWPORT" "$action" "$T" "$conns" "$start" "$tag" >"$f" 2>"$f.err" &
+	pid=$!
+	sleep "$(awk -v s="$start" -v n="$(date +%s%3N)" 'BEGIN { d = (s - n) / 1000; print (d > 0 ? d : 0) }')"
+	o0=$(ticks_of "$OTSD_PID"); g0=$(pg_ticks)
+	if ! wait "$pid" || [ ! -s "$f" ]; then
+		echo "gateway (C client) $action ($tag): $(head -c 400 "$f.err" "$f" | tr '\n' ' ')" >>"$WORK/errors"
+		echo ERR
+		return
+	fi
+	o1=$(ticks_of "$OTSD_PID"); g1=$(pg_ticks)
+	read -r rps n c_us < <(sed -E 's/.*"rps": ([0-9.]+), "requests": ([0-9]+), "errors": [0-9]+, "cpu_us": ([0-9]+).*/\1 \2 \3/' "$f")
+	cpu_note "gw $action $3 $4" "$(awk -v c="$c_us" -v n="$n" 'BEGIN { printf "%.0f", c / n }') $(us_per $((o1 - o0)) "$n") $(us_per $((g1 - g0)) "$n")"
+	printf '%.1f\n' "$rps"
+}
+# gwc: the gateway side with the chosen client
+gwc() { if [ "$CLIENT" = c ]; then gc "$@"; else gw "$@"; fi; }
 # ns ACTION TAG: the SQL side as a Node application runs it (sql_client.js:
 # otsd's statements, prepared, over libpq by pg-native, CONC connections)
 ns() {
@@ -363,7 +427,7 @@ sq() {
 median() {
 	local fmt=%.1f
 	if [ "$1" = -f ]; then fmt=$2; shift 2; fi
-	printf '%s\n' "$@" | grep -v ERR | sort -g | awk -v f="$fmt\n" '{ a[NR] = $1 } END {
+	printf '%s\n' "$@" | { grep -v ERR || true; } | sort -g | awk -v f="$fmt\n" '{ a[NR] = $1 } END {
 	if (NR == 0) print "ERR"; else if (NR % 2) printf f, a[(NR + 1) / 2]; else printf f, (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
 }
 ratio3() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "ERR" || b == "ERR" || b + 0 == 0) print "ERR"; else printf "%.3f", a / b }'; }
@@ -380,23 +444,25 @@ cpu() {
 lat() { awk -v r="$1" 'BEGIN { if (r == "ERR" || r + 0 == 0) print "-"; else printf "%.0f", 1e6 / r }'; }
 
 declare -A GW_RPS SQL_RPS NSQL_RPS RATIO NRATIO RAW X LABEL
-LABEL=([put]=PutRow [get]=GetRow [range]="GetRange 100")
-echo "running (T=${T}s, reps=$REPS; gateway: $PROCS node process(es) x $CONC outstanding, otsd pool_size $POOL threads $THREADS; SQL: pgbench -M prepared -c $CLIENTS -j $JOBS) ..." >&2
+LABEL=([put]=PutRow [get]=GetRow [range]="GetRange 100" [update]=UpdateRow [batch]="BatchWriteRow 200")
+echo "running (T=${T}s, reps=$REPS; gateway ($CLIENT_NAME): $PROCS process(es) x $CONC outstanding, otsd pool_size $POOL threads $THREADS; SQL: pgbench -M prepared -c $CLIENTS -j $JOBS) ..." >&2
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 T_BENCH=$(now)
-checkpoint_if_put() { [ "$1" != put ] || sql "CHECKPOINT" >/dev/null; }
+checkpoint_if_put() { case "$1" in put | update | batch) sql "CHECKPOINT" >/dev/null ;; esac; }
+# nsq: the Node SQL run, with the Node client only
+nsq() { if [ "$CLIENT" = node ]; then checkpoint_if_put "$1"; ns "$@"; else echo ERR; fi; }
 for a in $CASES; do
 	gs=() ss=() rs=() zs=() rz=()
 	for ((r = 1; r <= REPS; r++)); do
 		# writes: each side starts after a checkpoint (full-page images alike)
 		if ((r % 2)); then
-			checkpoint_if_put "$a"; x=$(gw "$a" "r$r" "$PROCS" "$CONC")
+			checkpoint_if_put "$a"; x=$(gwc "$a" "r$r" "$PROCS" "$CONC")
 			checkpoint_if_put "$a"; y=$(sq "$a" prepared "$CLIENTS")
-			checkpoint_if_put "$a"; z=$(ns "$a" "r$r")
+			z=$(nsq "$a" "r$r")
 		else
-			checkpoint_if_put "$a"; z=$(ns "$a" "r$r")
+			z=$(nsq "$a" "r$r")
 			checkpoint_if_put "$a"; y=$(sq "$a" prepared "$CLIENTS")
-			checkpoint_if_put "$a"; x=$(gw "$a" "r$r" "$PROCS" "$CONC")
+			checkpoint_if_put "$a"; x=$(gwc "$a" "r$r" "$PROCS" "$CONC")
 		fi
 		gs+=("$x"); ss+=("$y"); zs+=("$z"); rs+=("$(ratio3 "$x" "$y")"); rz+=("$(ratio3 "$x" "$z")")
 	done
@@ -422,7 +488,7 @@ if [ "$EXTRA" = 1 ]; then
 	for a in $CASES; do
 		xrun "$a extended" sq "$a" extended "$CLIENTS"
 		xrun "$a sql1" sq "$a" prepared 1
-		xrun "$a gw1" gw "$a" "one$RANDOM" 1 1
+		xrun "$a gw1" gwc "$a" "one$RANDOM" 1 1
 	done
 fi
 T_BENCH_END=$(now)
@@ -433,7 +499,7 @@ GIT_DIRTY=$(git -C "$ROOT" status --porcelain -- gateway bench 2>/dev/null | gre
 T_END=$(date +%s)
 met() { awk -v r="$1" 'BEGIN { if (r == "ERR") print "ERR"; else print (r >= 0.5 ? "yes" : "NO") }'; }
 echo
-echo "== otsd (Node SDK $SDK_VERSION) vs the same ots calls in SQL (pgbench -M prepared), $(date -u '+%F %H:%M UTC'), git $GIT$GIT_DIRTY"
+echo "== otsd ($CLIENT_NAME) vs the same ots calls in SQL (pgbench -M prepared), $(date -u '+%F %H:%M UTC'), git $GIT$GIT_DIRTY"
 echo
 # server CPU ratio: PostgreSQL's CPU per SQL request / (otsd's + PostgreSQL's)
 # per gateway request, what the ratio would be with the client elsewhere
@@ -443,18 +509,33 @@ server_ratio() {
 	read -r sc so sg <<<"$(cpu "sql $1 prepared $CLIENTS")"
 	awk -v o="$go" -v g="$gg" -v s="$sg" 'BEGIN { if (o == "-" || g == "-" || s == "-" || o + g == 0) print "-"; else printf "%.2f", s / (o + g) }'
 }
-echo "| call | gateway req/s | SQL req/s (pgbench) | ratio gateway/SQL | target | met? | server CPU ratio | SQL req/s (Node, libpq) | ratio gateway/Node SQL |"
-echo "|---|---:|---:|---:|---:|---|---:|---:|---:|"
-for a in $CASES; do
-	echo "| ${LABEL[$a]} | ${GW_RPS[$a]} | ${SQL_RPS[$a]} | ${RATIO[$a]} | 0.5 | $(met "${RATIO[$a]}") | $(server_ratio "$a") | ${NSQL_RPS[$a]} | ${NRATIO[$a]} |"
-done
-echo
-echo "gateway: $PROCS node process(es) x $CONC outstanding requests (client.js, tablestore $SDK_VERSION, keep-alive), otsd pool_size $POOL, threads $THREADS;"
+# server CPU per request, gateway ÷ SQL: (otsd's + PostgreSQL's) / PostgreSQL's (target <= 1.5)
+server_cost() {
+	awk -v r="$(server_ratio "$1")" 'BEGIN { if (r == "-" || r + 0 == 0) print "-"; else printf "%.2f", 1 / r }'
+}
+cost_met() { awk -v c="$1" 'BEGIN { if (c == "-") print "-"; else print (c <= 1.5 ? "yes" : "NO") }'; }
+if [ "$CLIENT" = c ]; then
+	echo "| call | gateway req/s | SQL req/s (pgbench) | ratio gateway/SQL | target | met? | server CPU per request, gateway ÷ SQL | target | met? |"
+	echo "|---|---:|---:|---:|---:|---|---:|---:|---|"
+	for a in $CASES; do
+		echo "| ${LABEL[$a]} | ${GW_RPS[$a]} | ${SQL_RPS[$a]} | ${RATIO[$a]} | 0.5 | $(met "${RATIO[$a]}") | $(server_cost "$a") | 1.5 | $(cost_met "$(server_cost "$a")") |"
+	done
+	echo
+	echo "gateway: bench/gateway/load.c, $CLIENTS keep-alive connections each with one request outstanding, otsd pool_size $POOL, threads $THREADS;"
+else
+	echo "| call | gateway req/s | SQL req/s (pgbench) | ratio gateway/SQL | target | met? | server CPU ratio | SQL req/s (Node, libpq) | ratio gateway/Node SQL |"
+	echo "|---|---:|---:|---:|---:|---|---:|---:|---:|"
+	for a in $CASES; do
+		echo "| ${LABEL[$a]} | ${GW_RPS[$a]} | ${SQL_RPS[$a]} | ${RATIO[$a]} | 0.5 | $(met "${RATIO[$a]}") | $(server_ratio "$a") | ${NSQL_RPS[$a]} | ${NRATIO[$a]} |"
+	done
+	echo
+	echo "gateway: $PROCS node process(es) x $CONC outstanding requests (client.js, tablestore $SDK_VERSION, keep-alive), otsd pool_size $POOL, threads $THREADS;"
+fi
 echo "SQL: pgbench -n -M prepared -c $CLIENTS -j $JOBS, user otsbench; ${T} s runs, $REPS repetitions alternating (order flipped each), medians."
 echo "server CPU ratio: PostgreSQL's CPU per SQL request / (otsd's + PostgreSQL's) per gateway request: the ratio with the client on other cores."
-echo "Node SQL: one Node process (sql_client.js) with $CONC libpq connections (pg-native), otsd's statements prepared: what a Node application would run instead of the SDK."
+[ "$CLIENT" = c ] || echo "Node SQL: one Node process (sql_client.js) with $CONC libpq connections (pg-native), otsd's statements prepared: what a Node application would run instead of the SDK."
 echo
-echo "CPU time per request (µs, medians over the runs; client = node or pgbench, postgres = every process of the instance):"
+echo "CPU time per request (µs, medians over the runs; client = node, load.c or pgbench, postgres = every process of the instance):"
 echo
 echo "| run | client | otsd | postgres | total | 2 cores / req/s |"
 echo "|---|---:|---:|---:|---:|---:|"
@@ -466,7 +547,7 @@ cpu_row() { # TITLE LABEL REQ/S
 for a in $CASES; do
 	cpu_row "${LABEL[$a]} gateway" "gw $a $PROCS $CONC" "${GW_RPS[$a]}"
 	cpu_row "${LABEL[$a]} SQL" "sql $a prepared $CLIENTS" "${SQL_RPS[$a]}"
-	cpu_row "${LABEL[$a]} Node SQL" "nsql $a $CONC" "${NSQL_RPS[$a]}"
+	[ "$CLIENT" = c ] || cpu_row "${LABEL[$a]} Node SQL" "nsql $a $CONC" "${NSQL_RPS[$a]}"
 done
 if [ "$EXTRA" = 1 ]; then
 	echo
@@ -483,13 +564,13 @@ if [ "$EXTRA" = 1 ]; then
 fi
 echo
 echo "machine: nproc=$(nproc), CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), RAM $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), kernel $(uname -r)"
-echo "software: $PGVER; ots $OTS_SO md5 $(md5sum "$OTS_SO" | cut -c1-12); otsd $OTSD_INFO; node $(node --version); pgbench $("$PGBIN/pgbench" --version | awk '{ print $NF }')"
+echo "software: $PGVER; ots $OTS_SO md5 $(md5sum "$OTS_SO" | cut -c1-12); otsd $OTSD_INFO; node $NODE_VERSION; pgbench $("$PGBIN/pgbench" --version | awk '{ print $NF }')"
 echo "data: bench_t, $ROWS rows (100 per partition key, 8 hash partitions), loaded in $LOAD_S s; settings: ${SETTINGS[*]}"
 echo "otsd log: $GWLOG ($( [ -f "$GWLOG" ] && wc -l <"$GWLOG" || echo 0) lines)"
 echo "raw req/s per run:"
 for k in "${!RAW[@]}"; do echo "  $k: ${RAW[$k]}"; done | sort
 echo "load average (1/5/15 min) before the runs: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews req/s)"
-echo "timings: runs $(secs "$T_BENCH" "$T_BENCH_END") s, total $((T_END - T_START)) s; command: GW_T=$T GW_REPS=$REPS GW_PROCS=$PROCS GW_CONC=$CONC GW_POOL=$POOL GW_THREADS=$THREADS $0"
+echo "timings: runs $(secs "$T_BENCH" "$T_BENCH_END") s, total $((T_END - T_START)) s; command: GW_CLIENT=$CLIENT GW_T=$T GW_REPS=$REPS GW_PROCS=$PROCS GW_CONC=$CONC GW_POOL=$POOL GW_THREADS=$THREADS $0"
 
 # ---------------------------------------------------------------- picture
 if ! command -v gnuplot >/dev/null && [ "$(id -u)" = 0 ]; then
@@ -501,7 +582,7 @@ else
 	: >"$WORK/rps.dat"; : >"$WORK/cpu.dat"
 	num() { sed 's/^ERR$/0/; s/^-$/0/; s/^$/0/' <<<"$1"; }
 	for a in $CASES; do
-		echo "\"${LABEL[$a]}\" $(num "${GW_RPS[$a]}") $(num "${SQL_RPS[$a]}") $(num "${RATIO[$a]}") $(num "$(server_ratio "$a")")" >>"$WORK/rps.dat"
+		echo "\"${LABEL[$a]}\" $(num "${GW_RPS[$a]}") $(num "${SQL_RPS[$a]}") $(num "${RATIO[$a]}") $(num "$(server_ratio "$a")") $(num "$(server_cost "$a")")" >>"$WORK/rps.dat"
 		read -r c o g <<<"$(cpu "gw $a $PROCS $CONC")"
 		echo "\"${LABEL[$a]% 100}\\ngateway\" $(num "$c") $(num "$o") $(num "$g")" >>"$WORK/cpu.dat"
 		read -r c o g <<<"$(cpu "sql $a prepared $CLIENTS")"
@@ -512,7 +593,7 @@ else
 	gnuplot <<GP && echo "picture: $PNG"
 set terminal pngcairo size 1500,560 font "sans,10" noenhanced
 set output "$PNG"
-set multiplot layout 1,3 title "otsd + Node SDK $SDK_VERSION vs the same ots calls in SQL (pgbench -M prepared) — $(date -u '+%Y-%m-%d'), $(nproc) cores, git $GIT\n$PROCS node process x $CONC outstanding, otsd pool_size $POOL threads $THREADS; pgbench -c $CLIENTS -j $JOBS; medians of $REPS alternating runs of $T s"
+set multiplot layout 1,3 title "otsd + $CLIENT_NAME vs the same ots calls in SQL (pgbench -M prepared) — $(date -u '+%Y-%m-%d'), $(nproc) cores, git $GIT\n$PROCS process x $CONC outstanding, otsd pool_size $POOL threads $THREADS; pgbench -c $CLIENTS -j $JOBS; medians of $REPS alternating runs of $T s"
 set style data histograms
 set style fill solid 0.7 border -1
 set grid ytics
@@ -523,20 +604,30 @@ set yrange [10:*]
 set style histogram clustered gap 1
 set boxwidth 0.9
 set key top right
-plot "$WORK/rps.dat" using 2:xtic(1) title "gateway (otsd, Node SDK)" lc rgb "#2e86c1", \
+plot "$WORK/rps.dat" using 2:xtic(1) title "gateway (otsd, $CLIENT_NAME)" lc rgb "#2e86c1", \
      "" using 3 title "SQL over libpq (pgbench)" lc rgb "#7f8c8d"
 unset logscale y
 set title "gateway ÷ SQL"
+$(if [ "$CLIENT" = c ]; then cat <<C
+set yrange [0:*]
+plot "$WORK/rps.dat" using 4:xtic(1) title "req/s ratio (target >= 0.5)" lc rgb "#2e86c1", \
+     "" using 6 title "server CPU per request (target <= 1.5)" lc rgb "#85c1e9", \
+     0.5 with lines dt 2 lw 2 lc rgb "#2e86c1" title "0.5", \
+     1.5 with lines dt 2 lw 2 lc rgb "#c0392b" title "1.5"
+C
+else cat <<N
 set yrange [0:1]
 plot "$WORK/rps.dat" using 4:xtic(1) title "req/s ratio" lc rgb "#2e86c1", \
      "" using 5 title "server CPU ratio (client elsewhere)" lc rgb "#85c1e9", \
      0.5 with lines dt 2 lw 2 lc rgb "#c0392b" title "target 0.5"
+N
+fi)
 set title "CPU µs per request, by process"
 set yrange [0:*]
 set style histogram rowstacked
 set boxwidth 0.7
 set key top left
-plot "$WORK/cpu.dat" using 2:xtic(1) title "client (node / pgbench)" lc rgb "#f5b041", \
+plot "$WORK/cpu.dat" using 2:xtic(1) title "client ($CLIENT / pgbench)" lc rgb "#f5b041", \
      "" using 3 title "otsd" lc rgb "#2e86c1", \
      "" using 4 title "PostgreSQL" lc rgb "#7f8c8d"
 unset multiplot

@@ -37,6 +37,9 @@ extern void reply_undecodable(Call *call, const char *err);
 /* the actions, registered by name in actions.c */
 extern void action_create_table(Call *call);
 extern void action_list_table(Call *call);
+extern void action_list_search_index(Call *call);
+extern void action_add_defined_column(Call *call);
+extern void action_delete_defined_column(Call *call);
 extern void action_describe_table(Call *call);
 extern void action_update_table(Call *call);
 extern void action_delete_table(Call *call);

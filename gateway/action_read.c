@@ -50,6 +50,8 @@ action_get_row(Call *call)
 	PGresult   *res = NULL;
 	Consumed	consumed;
 	ReadOptions options;
+	bool		wire = pool_has_wire(WIRE_GET_ROW);
+	Buf			out = {0};
 
 	if (req == NULL)
 	{
@@ -64,12 +66,21 @@ action_get_row(Call *call)
 		req->n_columns_to_get, req->columns_to_get, req->time_range, req->has_max_versions,
 		req->max_versions, req->has_filter, req->filter, req->start_column, req->end_column
 	};
-	/* the row comes back as PlainBuffer, its key in the table's order, which the request's is */
-	sql_begin(&q, "SELECT * FROM ots.wire_get_row(");
-	q.binary_result = true;
+	/*
+	 * The wire function returns the row as PlainBuffer, its key in the
+	 * table's order, which the request's is; get_row returns jsonb, written
+	 * as PlainBuffer here
+	 */
+	if (wire)
+	{
+		sql_begin(&q, "SELECT * FROM ots.wire_get_row(");
+		q.binary_result = true;
+	}
+	else
+		sql_begin(&q, "SELECT primary_key::text, attributes::text, consumed::text FROM ots.get_row(");
 	sql_arg(&q, req->table_name, "text");
 	sql_arg_owned(&q, json_text(row.primary_key), "jsonb");
-	if (read_args(call, &q, &options, "No version condition is specified while querying row.", true))
+	if (read_args(call, &q, &options, "No version condition is specified while querying row.", wire))
 	{
 		sql_end(&q, ")");
 		res = sql_run(call, req->transaction_id, &q);
@@ -77,15 +88,26 @@ action_get_row(Call *call)
 	sql_free(&q);
 	if (res != NULL)
 	{
-		resp.consumed = consumed_from_wire(&consumed, res);
-		resp.row.data = (uint8_t *) PQgetvalue(res, 0, 0);
-		resp.row.len = PQgetlength(res, 0, 0);
+		if (wire)
+		{
+			resp.consumed = consumed_from_wire(&consumed, res);
+			resp.row.data = (uint8_t *) PQgetvalue(res, 0, 0);
+			resp.row.len = PQgetlength(res, 0, 0);
+		}
+		else
+		{
+			row_bytes(&out, field_text(res, 0, 0), field_text(res, 0, 1), &row);
+			resp.consumed = consumed_from(&consumed, field_text(res, 0, 2));
+			resp.row.data = out.data;
+			resp.row.len = out.len;
+		}
 		call_reply(call, &resp.base);
 		PQclear(res);
 	}
 done_row:
 	pb_row_free(&row);
 done_request:
+	buf_free(&out);
 	FREE(req);
 }
 
@@ -103,6 +125,7 @@ action_get_range(Call *call)
 				next_out = {0};
 	ReadOptions options;
 	bool		have_end = false;
+	bool		wire = pool_has_wire(WIRE_GET_RANGE);
 
 	if (req == NULL)
 	{
@@ -137,9 +160,19 @@ action_get_range(Call *call)
 				call_parameter_invalid(call, "The token is invalid.");
 				goto done_rows;
 			}
-	/* next_token by name from the row: a cluster proxy's ots.range_result has none */
-	sql_begin(&q, "SELECT g.rows::text, g.next_start_primary_key::text, g.consumed::text, "
-			  "pg_catalog.to_jsonb(g) OPERATOR(pg_catalog.->>) 'next_token' FROM ots.get_range(");
+	/*
+	 * The wire function returns rows and next key as PlainBuffer; get_range
+	 * returns jsonb, whose next_token is read by name from the row: a
+	 * cluster proxy's ots.range_result has none
+	 */
+	if (wire)
+	{
+		sql_begin(&q, "SELECT * FROM ots.wire_get_range(");
+		q.binary_result = true;
+	}
+	else
+		sql_begin(&q, "SELECT g.rows::text, g.next_start_primary_key::text, g.consumed::text, "
+				  "pg_catalog.to_jsonb(g) OPERATOR(pg_catalog.->>) 'next_token' FROM ots.get_range(");
 	sql_arg(&q, req->table_name, "text");
 	sql_arg_owned(&q, json_text(start.primary_key), "jsonb");
 	sql_arg_owned(&q, json_text(end.primary_key), "jsonb");
@@ -148,13 +181,35 @@ action_get_range(Call *call)
 		sql_named_owned(&q, "\"limit\"", int_text(req->limit), "integer");
 	if (req->has_token && req->token.len > 0)
 		sql_named_owned(&q, "token", strndup((const char *) req->token.data, req->token.len), "text");
-	if (read_args(call, &q, &options, "No version condition is specified.", false))
+	if (read_args(call, &q, &options, "No version condition is specified.", wire))
 	{
 		sql_end(&q, ") AS g");
 		res = sql_run(call, req->transaction_id, &q);
 	}
 	sql_free(&q);
-	if (res != NULL)
+	if (res != NULL && wire)
+	{
+		/* rows, next_start_primary_key, next_token, read_cu, write_cu */
+		resp.rows.data = (uint8_t *) PQgetvalue(res, 0, 0);
+		resp.rows.len = PQgetlength(res, 0, 0);
+		if (!PQgetisnull(res, 0, 1))
+		{
+			resp.has_next_start_primary_key = 1;
+			resp.next_start_primary_key.data = (uint8_t *) PQgetvalue(res, 0, 1);
+			resp.next_start_primary_key.len = PQgetlength(res, 0, 1);
+		}
+		if (!PQgetisnull(res, 0, 2))
+		{
+			/* the page ended inside its last row: where it goes on */
+			resp.has_next_token = 1;
+			resp.next_token.data = (uint8_t *) PQgetvalue(res, 0, 2);
+			resp.next_token.len = PQgetlength(res, 0, 2);
+		}
+		resp.consumed = consumed_from_wire(&consumed, res);
+		call_reply(call, &resp.base);
+		PQclear(res);
+	}
+	else if (res != NULL)
 	{
 		json_t	   *rows = json_parse(field_text(res, 0, 0));
 		json_t	   *next = json_parse(field_text(res, 0, 1));

@@ -66,6 +66,24 @@ defined_type_name(int type)
 	}
 }
 
+/* defined columns as an ots column list, NUL-terminated; false after replying */
+static bool
+defined_column_list(Call *call, Buf *list, Otsp__DefinedColumnSchema **columns, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+	{
+		if (defined_type_name(columns[i]->type) == NULL)
+		{
+			call_parameter_invalid(call, "Invalid type of defined column: '%s'.", columns[i]->name);
+			return false;
+		}
+		if (!column_list_add(call, list, columns[i]->name, defined_type_name(columns[i]->type), ""))
+			return false;
+	}
+	buf_byte(list, '\0');
+	return true;
+}
+
 /* runs a statement without result rows on the call's connection; false after replying */
 static bool
 exec_command(Call *call, const char *command)
@@ -176,19 +194,8 @@ action_create_table(Call *call)
 			goto done;
 	}
 	buf_byte(&pk, '\0');
-	for (size_t i = 0; i < meta->n_defined_column; i++)
-	{
-		const Otsp__DefinedColumnSchema *column = meta->defined_column[i];
-
-		if (defined_type_name(column->type) == NULL)
-		{
-			call_parameter_invalid(call, "Invalid type of defined column: '%s'.", column->name);
-			goto done;
-		}
-		if (!column_list_add(call, &defined, column->name, defined_type_name(column->type), ""))
-			goto done;
-	}
-	buf_byte(&defined, '\0');
+	if (!defined_column_list(call, &defined, meta->defined_column, meta->n_defined_column))
+		goto done;
 
 	/* the table and its indexes all or nothing */
 	if (!exec_command(call, "BEGIN"))
@@ -260,6 +267,50 @@ action_list_table(Call *call)
 	call_reply(call, &resp.base);
 	free(resp.table_names);
 	PQclear(res);
+}
+
+/*
+ * ListSearchIndex: ots has no search indexes yet, so the list is empty, of
+ * every table or of the one named, which must exist as for any call on it
+ * (an SDK's clean-up lists a table's search indexes before it deletes it)
+ */
+void
+action_list_search_index(Call *call)
+{
+	Otsp__ListSearchIndexRequest *req = UNPACK(list_search_index_request, call);
+	Otsp__ListSearchIndexResponse resp = OTSP__LIST_SEARCH_INDEX_RESPONSE__INIT;
+	SqlCall		q;
+	PGresult   *res = NULL;
+
+	if (req == NULL)
+	{
+		reply_malformed(call);
+		return;
+	}
+	if (req->table_name != NULL)
+	{
+		if (!table_name_valid(call, req->table_name))
+			goto done;
+		sql_begin(&q, "SELECT pg_catalog.count(*) FROM ots.list_table() "
+				  "WHERE schema_name OPERATOR(pg_catalog.=) pg_catalog.current_schema() "
+				  "AND table_name OPERATOR(pg_catalog.=) ");
+		sql_arg(&q, req->table_name, "text");
+		sql_end(&q, "");
+		res = sql_run(call, NULL, &q);
+		sql_free(&q);
+		if (res == NULL)
+			goto done;
+		if (strcmp(PQgetvalue(res, 0, 0), "0") == 0)
+		{
+			call_error(call, 404, "OTSObjectNotExist", "Requested table does not exist.");
+			goto done;
+		}
+	}
+	call_reply(call, &resp.base);
+done:
+	if (res != NULL)
+		PQclear(res);
+	FREE(req);
 }
 
 /* The parts of a table's description that several responses carry. */
@@ -584,6 +635,72 @@ action_drop_index(Call *call)
 		return;
 	}
 	simple_call(call, "delete_index", req->main_table_name, req->index_name, &resp.base);
+	FREE(req);
+}
+
+/* AddDefinedColumn: ots.add_defined_column with the columns as "name type, ..." */
+void
+action_add_defined_column(Call *call)
+{
+	Otsp__AddDefinedColumnRequest *req = UNPACK(add_defined_column_request, call);
+	Otsp__AddDefinedColumnResponse resp = OTSP__ADD_DEFINED_COLUMN_RESPONSE__INIT;
+	Buf			defined = {0};
+	SqlCall		q;
+	PGresult   *res;
+
+	if (req == NULL)
+	{
+		reply_malformed(call);
+		return;
+	}
+	if (!table_name_valid(call, req->table_name))
+		goto done;
+	if (!defined_column_list(call, &defined, req->columns, req->n_columns))
+		goto done;
+	sql_begin(&q, "SELECT ots.add_defined_column(");
+	sql_arg(&q, req->table_name, "text");
+	sql_arg(&q, (char *) defined.data, "text");
+	sql_end(&q, ")::text");
+	res = sql_run(call, NULL, &q);
+	sql_free(&q);
+	if (res != NULL)
+	{
+		PQclear(res);
+		call_reply(call, &resp.base);
+	}
+done:
+	buf_free(&defined);
+	FREE(req);
+}
+
+/* DeleteDefinedColumn: ots.delete_defined_column of the names */
+void
+action_delete_defined_column(Call *call)
+{
+	Otsp__DeleteDefinedColumnRequest *req = UNPACK(delete_defined_column_request, call);
+	Otsp__DeleteDefinedColumnResponse resp = OTSP__DELETE_DEFINED_COLUMN_RESPONSE__INIT;
+	SqlCall		q;
+	PGresult   *res;
+
+	if (req == NULL)
+	{
+		reply_malformed(call);
+		return;
+	}
+	if (table_name_valid(call, req->table_name))
+	{
+		sql_begin(&q, "SELECT ots.delete_defined_column(");
+		sql_arg(&q, req->table_name, "text");
+		sql_arg_owned(&q, text_array(req->columns, req->n_columns), "text[]");
+		sql_end(&q, ")::text");
+		res = sql_run(call, NULL, &q);
+		sql_free(&q);
+		if (res != NULL)
+		{
+			PQclear(res);
+			call_reply(call, &resp.base);
+		}
+	}
 	FREE(req);
 }
 

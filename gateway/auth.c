@@ -42,7 +42,6 @@
  */
 static EVP_MD *md5_md;
 static EVP_MD *sha1_md;
-static EVP_MD *sha256_md;
 static pthread_once_t digests_once = PTHREAD_ONCE_INIT;
 
 static void
@@ -50,19 +49,24 @@ digests_fetch(void)
 {
 	md5_md = EVP_MD_fetch(NULL, "MD5", NULL);
 	sha1_md = EVP_MD_fetch(NULL, "SHA1", NULL);
-	sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
-	if (md5_md == NULL || sha1_md == NULL || sha256_md == NULL)
+	if (md5_md == NULL || sha1_md == NULL)
 		abort();
 }
 
-/* digest: data's digest with md into out (EVP_MAX_MD_SIZE), its length */
+/* digest: data's digest with md into out (EVP_MAX_MD_SIZE), its length; one context per thread */
+static __thread EVP_MD_CTX *digest_ctx;
+
 static unsigned int
 digest(EVP_MD *const *md, const void *data, size_t len, unsigned char *out)
 {
 	unsigned int out_len = 0;
 
 	pthread_once(&digests_once, digests_fetch);
-	if (!EVP_Digest(data, len, out, &out_len, *md, NULL))
+	if (digest_ctx == NULL && (digest_ctx = EVP_MD_CTX_new()) == NULL)
+		abort();
+	if (!EVP_DigestInit_ex(digest_ctx, *md, NULL) ||
+		!EVP_DigestUpdate(digest_ctx, data, len) ||
+		!EVP_DigestFinal_ex(digest_ctx, out, &out_len))
 		abort();
 	return out_len;
 }
@@ -174,15 +178,22 @@ add_canonical_headers(Buf *text, Header *headers, int header_count)
 	}
 }
 
-/* key_id_digest: SHA-256 of a key id, so that ids of any length compare in constant time */
+/*
+ * key_id_padded: a key id in a fixed-size block, zero-padded, so that ids
+ * compare in constant time whatever their lengths; an id too long for the
+ * block (the configuration refuses such keys) fills it with 0xff, which no
+ * padded id equals
+ */
 static void
-key_id_digest(const char *id, unsigned char out[32])
+key_id_padded(const char *id, unsigned char out[OTSD_KEY_ID_MAX + 1])
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
+	size_t		len = strlen(id);
 
-	if (digest(&sha256_md, id, strlen(id), md) != 32)
-		abort();
-	memcpy(out, md, 32);
+	memset(out, 0, OTSD_KEY_ID_MAX + 1);
+	if (len > OTSD_KEY_ID_MAX)
+		memset(out, 0xff, OTSD_KEY_ID_MAX + 1);
+	else
+		memcpy(out, id, len);
 }
 
 /*
@@ -192,13 +203,13 @@ key_id_digest(const char *id, unsigned char out[32])
 const AccessKey *
 auth_find_key(const AccessKey *keys, int key_count, const char *id)
 {
-	unsigned char wanted[32];
+	unsigned char wanted[OTSD_KEY_ID_MAX + 1];
 	const AccessKey *found = NULL;
 
-	key_id_digest(id, wanted);
+	key_id_padded(id, wanted);
 	for (int i = 0; i < key_count; i++)
 	{
-		int			differ = CRYPTO_memcmp(wanted, keys[i].id_digest, sizeof(wanted));
+		int			differ = CRYPTO_memcmp(wanted, keys[i].id_padded, sizeof(wanted));
 
 		found = differ == 0 ? &keys[i] : found;
 	}
@@ -211,7 +222,7 @@ auth_prepare_keys(AccessKey *keys, int key_count)
 {
 	for (int i = 0; i < key_count; i++)
 	{
-		key_id_digest(keys[i].id, keys[i].id_digest);
+		key_id_padded(keys[i].id, keys[i].id_padded);
 		keys[i].hmac = hmac_key_new(keys[i].secret);
 	}
 }

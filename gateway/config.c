@@ -90,6 +90,8 @@ add_key(const char *path, int line_no, char *value)
 
 	if (id == NULL || secret == NULL || role == NULL || strtok(NULL, " \t") != NULL)
 		config_die("%s:%d: access_key = <id> <secret> <role>", path, line_no);
+	if (strlen(id) > OTSD_KEY_ID_MAX)
+		config_die("%s:%d: an access key id is at most %d bytes", path, line_no, OTSD_KEY_ID_MAX);
 	for (int i = 0; i < config.key_count; i++)
 		if (strcmp(config.keys[i].id, id) == 0)
 			config_die("%s:%d: access key %s given twice", path, line_no, id);

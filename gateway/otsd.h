@@ -45,6 +45,9 @@ extern void buf_put(Buf *buf, const void *bytes, size_t n);
 extern void buf_byte(Buf *buf, uint8_t byte);
 extern void buf_free(Buf *buf);
 
+/* the longest access key id otsd accepts in its configuration */
+#define OTSD_KEY_ID_MAX 128
+
 /* one access key of the configuration and the PostgreSQL role it acts as */
 typedef struct AccessKey
 {
@@ -52,7 +55,7 @@ typedef struct AccessKey
 	char	   *secret;
 	char	   *role;
 	struct KeyPool *pool;		/* pool.c */
-	unsigned char id_digest[32];	/* auth.c: SHA-256 of id */
+	unsigned char id_padded[OTSD_KEY_ID_MAX + 1];	/* auth.c: id, zero-padded */
 	struct HmacKey *hmac;		/* auth.c: the secret's HMAC pads */
 } AccessKey;
 
@@ -180,6 +183,11 @@ extern const char *otsd_error_code(const char *sqlstate);
 extern void pool_start(AccessKey *keys, int key_count, const char *conninfo,
 					   const char *search_path, int pool_size);
 extern void call_end(Call *call);
+
+/* the database's wire functions (src/api/wire.c), known once a connection was made */
+#define WIRE_GET_ROW	0x01
+#define WIRE_GET_RANGE	0x02
+extern bool pool_has_wire(int which);
 extern void pool_stop(AccessKey *keys, int key_count);
 
 /* auth.c: one request or response header, name lower-cased */

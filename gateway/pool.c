@@ -81,6 +81,37 @@ typedef struct Held
 static const char *pool_conninfo;
 static const char *pool_search_path;
 
+/*
+ * the wire functions the database has (WIRE_*), as its newest connection
+ * found them: a database of an older ots, or a cluster's proxy without
+ * them, is served through the jsonb functions instead
+ */
+static int	pool_wire;
+
+bool
+pool_has_wire(int which)
+{
+	return (__atomic_load_n(&pool_wire, __ATOMIC_RELAXED) & which) == which;
+}
+
+/* wire_learn: which wire functions the connection's database has */
+static void
+wire_learn(PGconn *conn)
+{
+	PGresult   *res = PQexec(conn,
+							 "SELECT pg_catalog.to_regprocedure('ots.wire_get_row(text,jsonb,text[],integer,"
+							 "jsonb,jsonb,text,text)') IS NOT NULL, "
+							 "pg_catalog.to_regprocedure('ots.wire_get_range(text,jsonb,jsonb,text,"
+							 "integer,text[],integer,jsonb,jsonb,text,text,text)') IS NOT NULL");
+	int			wire = 0;
+
+	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1)
+		wire = (strcmp(PQgetvalue(res, 0, 0), "t") == 0 ? WIRE_GET_ROW : 0) |
+			(strcmp(PQgetvalue(res, 0, 1), "t") == 0 ? WIRE_GET_RANGE : 0);
+	PQclear(res);
+	__atomic_store_n(&pool_wire, wire, __ATOMIC_RELAXED);
+}
+
 static pthread_mutex_t txn_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t txn_changed = PTHREAD_COND_INITIALIZER;
 static Txn *txns;
@@ -146,6 +177,7 @@ connect_as(const AccessKey *key)
 		PQfinish(conn);
 		return NULL;
 	}
+	wire_learn(conn);
 	return conn;
 }
 

@@ -47,4 +47,187 @@ SELECT * FROM ots.wire_get_row('wire_t', '{"id": 1, "k": "a"}');
 RESET ROLE;
 DROP ROLE wire_nobody;
 
+--
+-- wire_get_range: get_range's pages in PlainBuffer.  pb_cells decodes a
+-- buffer (checksums aside: the gateway suite's SDK checks them) into one
+-- line per cell, so that pages compare with get_range's jsonb.
+--
+CREATE FUNCTION pb_le(b bytea, p int, n int) RETURNS bigint LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE v numeric := 0;
+BEGIN
+	FOR i IN REVERSE n - 1 .. 0 LOOP
+		v := v * 256 + get_byte(b, p + i);
+	END LOOP;
+	IF n = 8 AND v >= 9223372036854775808 THEN
+		v := v - 18446744073709551616;	-- two's complement
+	END IF;
+	RETURN v::bigint;
+END $$;
+CREATE FUNCTION pb_cells(b bytea)
+	RETURNS TABLE (row_no int, part text, name text, value text, ts bigint)
+	LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+	p int := 4;
+	n int;
+	t int;
+BEGIN
+	IF length(b) = 0 THEN
+		RETURN;
+	END IF;
+	IF pb_le(b, 0, 4) <> 117 THEN
+		RAISE EXCEPTION 'no PlainBuffer header';
+	END IF;
+	row_no := 0;
+	WHILE p < length(b) LOOP
+		IF get_byte(b, p) <> 1 THEN RAISE EXCEPTION 'no row at %', p; END IF;
+		p := p + 1;
+		row_no := row_no + 1;
+		part := 'key';
+		LOOP
+			IF get_byte(b, p) = 2 THEN
+				part := 'attr';
+				p := p + 1;
+			END IF;
+			EXIT WHEN get_byte(b, p) <> 3;
+			n := pb_le(b, p + 2, 4);
+			name := convert_from(substring(b FROM p + 7 FOR n), 'UTF8');
+			p := p + 6 + n;
+			IF get_byte(b, p) <> 5 THEN RAISE EXCEPTION 'no value at %', p; END IF;
+			n := pb_le(b, p + 1, 4);
+			t := get_byte(b, p + 5);
+			value := CASE t WHEN 0 THEN pb_le(b, p + 6, 8)::text
+							WHEN 2 THEN (get_byte(b, p + 6) = 1)::text
+							WHEN 3 THEN convert_from(substring(b FROM p + 11 FOR n - 5), 'UTF8')
+							ELSE t || ':' || encode(substring(b FROM p + 7 FOR n - 1), 'hex') END;
+			p := p + 5 + n;
+			ts := NULL;
+			IF get_byte(b, p) = 7 THEN
+				ts := pb_le(b, p + 1, 8);
+				p := p + 9;
+			END IF;
+			IF get_byte(b, p) <> 10 THEN RAISE EXCEPTION 'no cell checksum at %', p; END IF;
+			p := p + 2;
+			RETURN NEXT;
+		END LOOP;
+		IF get_byte(b, p) <> 9 THEN RAISE EXCEPTION 'no row checksum at %', p; END IF;
+		p := p + 2;
+	END LOOP;
+END $$;
+-- the same lines from get_range's jsonb
+CREATE FUNCTION jsonb_cells(rows jsonb)
+	RETURNS TABLE (row_no int, part text, name text, value text, ts bigint)
+	LANGUAGE sql IMMUTABLE AS $$
+	SELECT r.i::int, 'key', k.key, k.value #>> '{}', NULL::bigint
+	  FROM jsonb_array_elements(rows) WITH ORDINALITY r(x, i), jsonb_each(r.x -> 'primary_key') k
+	UNION ALL
+	SELECT r.i::int, 'attr', a.key, c.value -> 'value' #>> '{}', (c.value ->> 'ts')::bigint
+	  FROM jsonb_array_elements(rows) WITH ORDINALITY r(x, i), jsonb_each(r.x -> 'attributes') a,
+		   jsonb_array_elements(a.value) c
+$$;
+SELECT * FROM pb_cells((SELECT "row" FROM ots.wire_get_row('wire_t', '{"id": 1, "k": "a"}', max_versions => 3)));
+
+-- sparse rows: 60 keys, each of some of 6 columns, some with 2 versions
+SELECT ots.create_table('wire_r', 'p integer, q string', max_versions => 2,
+	max_version_offset => 9223372036854);
+SELECT setseed(0.34);
+SELECT count(*) AS written
+  FROM generate_series(1, 60) i,
+	   LATERAL (SELECT jsonb_object_agg('c' || c,
+					CASE WHEN c % 2 = 0
+						 THEN jsonb_build_array(jsonb_build_object('ts', 1000 + i, 'value', 'v' || i || c),
+												jsonb_build_object('ts', 500 + i, 'value', i * c))
+						 ELSE jsonb_build_array(jsonb_build_object('ts', 1000 + i, 'value', c > 3)) END) AS attrs
+				  FROM generate_series(1, 6) c WHERE random() < 0.5) a,
+	   LATERAL ots.put_row('wire_r', jsonb_build_object('p', i / 10, 'q', 'k' || lpad(i::text, 2, '0')),
+						   coalesce(a.attrs, '{}'));
+-- 300 random pages, each compared whole with get_range's: cells, next key, units
+CREATE TEMP TABLE wire_cases AS
+SELECT n, s.v AS start_key, e.v AS end_key, d.dir,
+	   CASE WHEN random() < 0.6 THEN 1 + floor(random() * 12)::int END AS lim,
+	   CASE WHEN random() < 0.3 THEN ARRAY['c2', 'c5', 'p'] END AS cols,
+	   CASE WHEN random() < 0.5 THEN 1 ELSE 2 END AS versions,
+	   CASE WHEN random() < 0.2 THEN '{"column": "c1", "comparator": "=", "value": true}'::jsonb END AS filt
+  FROM generate_series(1, 300) n,
+	   -- each LATERAL names n: one draw per case, not one for all
+	   LATERAL (SELECT CASE WHEN random() + 0 * n < 0.5 THEN 'FORWARD' ELSE 'BACKWARD' END AS dir) d,
+	   LATERAL (SELECT CASE WHEN random() + 0 * n < 0.15 THEN jsonb_build_object('p', jsonb_build_object('$inf', CASE d.dir WHEN 'FORWARD' THEN 'min' ELSE 'max' END),
+																		'q', jsonb_build_object('$inf', 'min'))
+						ELSE jsonb_build_object('p', floor(random() * 7)::int, 'q', 'k' || lpad(floor(random() * 61)::text, 2, '0')) END AS v) s,
+	   LATERAL (SELECT CASE WHEN random() + 0 * n < 0.15 THEN jsonb_build_object('p', jsonb_build_object('$inf', CASE d.dir WHEN 'FORWARD' THEN 'max' ELSE 'min' END),
+																		'q', jsonb_build_object('$inf', 'max'))
+						ELSE jsonb_build_object('p', floor(random() * 7)::int, 'q', 'k' || lpad(floor(random() * 61)::text, 2, '0')) END AS v) e;
+CREATE FUNCTION try_range(c wire_cases, wire boolean) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+	g ots.range_result;
+	w record;
+BEGIN
+	IF wire THEN
+		SELECT * INTO w FROM ots.wire_get_range('wire_r', c.start_key, c.end_key, c.dir, c.lim, c.cols, c.versions,
+												filter => c.filt);
+		RETURN jsonb_build_object('cells', (SELECT jsonb_agg(x ORDER BY x::text) FROM pb_cells(w."rows") x),
+								  'next', (SELECT jsonb_object_agg(x.name, x.value) FROM pb_cells(w.next_start_primary_key) x),
+								  'token', w.next_token, 'read', w.read_cu, 'write', w.write_cu);
+	END IF;
+	g := ots.get_range('wire_r', c.start_key, c.end_key, c.dir, c.lim, c.cols, c.versions,
+					   filter => c.filt, with_timestamps => true);
+	RETURN jsonb_build_object('cells', (SELECT jsonb_agg(x ORDER BY x::text) FROM jsonb_cells(g.rows) x),
+							  'next', (SELECT jsonb_object_agg(k.key, k.value #>> '{}') FROM jsonb_each(g.next_start_primary_key) k),
+							  'token', g.next_token, 'read', (g.consumed ->> 'read')::int,
+							  'write', (g.consumed ->> 'write')::int);
+EXCEPTION WHEN OTHERS THEN
+	RETURN jsonb_build_object('error', SQLSTATE || ': ' || SQLERRM);
+END $$;
+SELECT count(*) AS cases,
+	   count(*) FILTER (WHERE try_range(c, true) = try_range(c, false)) AS same,
+	   count(*) FILTER (WHERE try_range(c, false) ? 'error') AS errors,
+	   count(*) FILTER (WHERE jsonb_typeof(try_range(c, false) -> 'cells') = 'array') AS with_rows,
+	   count(*) FILTER (WHERE try_range(c, false) -> 'next' <> 'null') AS with_next
+  FROM wire_cases c;
+-- one page of it, decoded
+SELECT * FROM pb_cells((SELECT "rows" FROM ots.wire_get_range('wire_r', '{"p": 1, "q": "k15"}', '{"p": 1, "q": "k18"}',
+															 max_versions => 2)));
+SELECT x.*, w.next_token, w.read_cu
+  FROM ots.wire_get_range('wire_r', '{"p": 1, "q": "k15"}', '{"p": 9, "q": "k99"}', "limit" => 1,
+						  max_versions => 1) w, pb_cells(w.next_start_primary_key) x;
+-- nothing in range: no bytes, no next key
+SELECT length("rows"), next_start_primary_key, next_token, read_cu
+  FROM ots.wire_get_range('wire_r', '{"p": 1, "q": "a"}', '{"p": 1, "q": "b"}', max_versions => 1);
+SELECT * FROM ots.wire_get_range('wire_r', '{"p": 1, "q": "b"}', '{"p": 1, "q": "a"}', max_versions => 1);
+SELECT ots.delete_table('wire_r');
+
+-- a row larger than a page: pages end inside it with next_token, as
+-- get_range's do, and every column comes once
+SELECT ots.create_table('wire_w', 'k string');
+SELECT count(*) AS written
+  FROM generate_series(0, 9) g,
+	   LATERAL ots.update_row('wire_w', '{"k": "w"}',
+							  put => jsonb_build_object(format('c%s', g), repeat(chr(65 + g), 1048576)));
+SELECT consumed FROM ots.put_row('wire_w', '{"k": "z"}', '{"v": 1}');
+DO $$
+DECLARE
+	start jsonb := '{"k": {"$inf": "min"}}';
+	tok text;
+	w record;
+	g ots.range_result;
+	n int := 0;
+BEGIN
+	LOOP
+		n := n + 1;
+		SELECT * INTO w FROM ots.wire_get_range('wire_w', start, '{"k": {"$inf": "max"}}', token => tok,
+												max_versions => 1);
+		g := ots.get_range('wire_w', start, '{"k": {"$inf": "max"}}', token => tok, max_versions => 1,
+						   with_timestamps => true);
+		RAISE NOTICE 'page %: % (get_range: %), next %, token %', n,
+			(SELECT string_agg(x.name, ',' ORDER BY x.row_no, x.name) FROM pb_cells(w."rows") x WHERE x.part = 'attr'),
+			(SELECT string_agg(x.name, ',' ORDER BY x.row_no, x.name) FROM jsonb_cells(g.rows) x WHERE x.part = 'attr'),
+			(SELECT string_agg(x.value, ',') FROM pb_cells(w.next_start_primary_key) x),
+			w.next_token IS NOT DISTINCT FROM g.next_token;
+		EXIT WHEN w.next_start_primary_key IS NULL OR n > 10;
+		start := jsonb_build_object('k', (SELECT x.value FROM pb_cells(w.next_start_primary_key) x));
+		tok := w.next_token;
+	END LOOP;
+END
+$$;
+SELECT ots.delete_table('wire_w');
+
 SELECT ots.delete_table('wire_t');

@@ -138,8 +138,7 @@ row_read_render_plainbuffer(const OtsTable *t, const ReadSelect *sel, const Filt
 		return false;
 	}
 	plainbuffer_row_begin(&row, out);
-	for (int i = 0; i < t->npk; i++)
-		plainbuffer_key_cell(&row, t->pk[i].name, t->pk[i].namelen, &pk->v[i]);
+	plainbuffer_key_cells(&row, t, pk);
 	select_render_plainbuffer(sel, r, size, &ncols, &row);
 	if (sel->ncolumns > 0 && ncols == 0 && !row_read_pk_requested(t, sel))
 	{

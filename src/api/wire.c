@@ -15,12 +15,12 @@
 
 #include "api/request.h"
 #include "api/row_ops.h"
+#include "api/wire.h"
 #include "format/plainbuffer.h"
 
 PG_FUNCTION_INFO_V1(ots_wire_get_row);
 
-/* wire_bytea: a StringInfo's bytes as a bytea, in the same memory */
-static bytea *
+bytea *
 wire_bytea(StringInfo buf)
 {
 	/* initStringInfo's buffer began with VARHDRSZ reserved bytes */
@@ -30,16 +30,14 @@ wire_bytea(StringInfo buf)
 	return b;
 }
 
-/* wire_buffer: a buffer whose bytes, after VARHDRSZ reserved, become a bytea */
-static void
+void
 wire_buffer(StringInfo buf)
 {
 	initStringInfo(buf);
 	appendStringInfoSpaces(buf, VARHDRSZ);
 }
 
-/* wire_result: the (bytes..., read_cu, write_cu) tuple of a wire function */
-static Datum
+Datum
 wire_result(FunctionCallInfo fcinfo, Datum *values, bool *nulls, const Consumed *consumed)
 {
 	TupleDesc	desc;

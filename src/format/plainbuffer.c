@@ -113,9 +113,20 @@ plainbuffer_row_begin(PlainBufferRow *row, StringInfo out)
 }
 
 void
-plainbuffer_key_cell(PlainBufferRow *row, const char *name, uint32 namelen, const OtsValue *v)
+plainbuffer_key_cells(PlainBufferRow *row, const OtsTable *t, const PkInput *pk)
 {
-	cell(row, name, namelen, v, false, 0);
+	for (int i = 0; i < t->npk; i++)
+		cell(row, t->pk[i].name, t->pk[i].namelen, &pk->v[i], false, 0);
+}
+
+void
+plainbuffer_key_row(StringInfo out, const OtsTable *t, const PkInput *pk)
+{
+	PlainBufferRow row;
+
+	plainbuffer_row_begin(&row, out);
+	plainbuffer_key_cells(&row, t, pk);
+	plainbuffer_row_end(&row);
 }
 
 void

@@ -12,7 +12,9 @@
 #include "postgres.h"
 #include "lib/stringinfo.h"
 
+#include "format/codec.h"
 #include "format/value.h"
+#include "meta/catalog.h"
 
 /* one row being written: its cells' checksums fold into crc */
 typedef struct PlainBufferRow
@@ -29,9 +31,11 @@ extern void plainbuffer_header(StringInfo out);
 /* plainbuffer_row_begin: a row's key tag; its key cells follow */
 extern void plainbuffer_row_begin(PlainBufferRow *row, StringInfo out);
 
-/* plainbuffer_key_cell: one key column's cell */
-extern void plainbuffer_key_cell(PlainBufferRow *row, const char *name, uint32 namelen,
-								 const OtsValue *v);
+/* plainbuffer_key_cells: a key's cells, in the table's order */
+extern void plainbuffer_key_cells(PlainBufferRow *row, const OtsTable *t, const PkInput *pk);
+
+/* plainbuffer_key_row: a whole row of the key alone (a next_start_primary_key) */
+extern void plainbuffer_key_row(StringInfo out, const OtsTable *t, const PkInput *pk);
 
 /* plainbuffer_attribute_cell: one version of an attribute column, with its timestamp (ms) */
 extern void plainbuffer_attribute_cell(PlainBufferRow *row, const char *name, uint32 namelen,

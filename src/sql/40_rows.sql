@@ -43,6 +43,25 @@ CREATE FUNCTION ots.wire_get_row(
 COMMENT ON FUNCTION ots.wire_get_row(text, jsonb, text[], integer, jsonb, jsonb, text, text) IS
 	'get_row with timestamps, the row as Tablestore''s PlainBuffer (empty: none) and its capacity units: what otsd calls for GetRow';
 
+CREATE FUNCTION ots.wire_get_range(
+	table_name text,
+	inclusive_start_primary_key jsonb,
+	exclusive_end_primary_key jsonb,
+	direction text DEFAULT 'FORWARD',
+	"limit" integer DEFAULT NULL,
+	columns_to_get text[] DEFAULT NULL,
+	max_versions integer DEFAULT NULL,
+	time_range jsonb DEFAULT NULL,
+	filter jsonb DEFAULT NULL,
+	start_column text DEFAULT NULL,
+	end_column text DEFAULT NULL,
+	token text DEFAULT NULL,
+	OUT "rows" bytea, OUT next_start_primary_key bytea, OUT next_token text,
+	OUT read_cu integer, OUT write_cu integer)
+	AS 'MODULE_PATHNAME', 'ots_wire_get_range' LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION ots.wire_get_range(text, jsonb, jsonb, text, integer, text[], integer, jsonb, jsonb, text, text, text) IS
+	'get_range''s page with timestamps, rows and next key as Tablestore''s PlainBuffer, and its capacity units: what otsd calls for GetRange';
+
 CREATE FUNCTION ots.update_row(
 	table_name text,
 	primary_key jsonb,

@@ -635,6 +635,35 @@ def compute_split_points_by_size():
 
 
 @test
+def defined_columns_added_and_deleted():
+    """AddDefinedColumn and DeleteDefinedColumn (the Node SDK has neither; the
+    Python and Go SDKs call them): DescribeTable's table_meta shows the change."""
+    table = TABLE + "_defined"
+    expect_ok(send("CreateTable", create_table_body(table)))
+    try:
+        def defined():
+            meta = pb_decode(one(expect_ok(send("DescribeTable", f_bytes(1, table))), 1))
+            return [(one(c, 1).decode(), one(c, 2)) for c in (pb_decode(x) for x in meta.get(3, []))]
+        # DCT_INTEGER 1, DCT_STRING 4, DCT_BLOB 7
+        column = lambda name, t: f_bytes(2, f_bytes(1, name) + f_varint(2, t))
+        expect_ok(send("AddDefinedColumn", f_bytes(1, table) + column("score", 1) + column("tag", 4)
+                       + column("raw", 7)))
+        added = sorted(defined())
+        check(added == [("raw", 7), ("score", 1), ("tag", 4)], "after AddDefinedColumn: %r" % added)
+        expect_ok(send("DeleteDefinedColumn", f_bytes(1, table) + f_bytes(2, "score") + f_bytes(2, "raw")))
+        left = defined()
+        check(left == [("tag", 4)], "after DeleteDefinedColumn: %r" % left)
+        expect_error(send("AddDefinedColumn", f_bytes(1, table) + column("tag", 4)), 400, "OTSParameterInvalid")
+        expect_error(send("AddDefinedColumn", f_bytes(1, table + "_none") + column("x", 1)),
+                     404, "OTSObjectNotExist", "Requested table does not exist.")
+        expect_error(send("DeleteDefinedColumn", f_bytes(1, table + "_none") + f_bytes(2, "tag")),
+                     404, "OTSObjectNotExist", "Requested table does not exist.")
+    finally:
+        send("DeleteTable", f_bytes(1, table))
+    return "added score, tag, raw; deleted score, raw; a repeated column 400, a missing table 404"
+
+
+@test
 def bad_signature():
     # Tablestore: 403 OTSAuthFailed "Signature mismatch." (error list; Python SDK test_signature_mismatch)
     return expect_error(send("ListTable", bad_signature=True), 403, "OTSAuthFailed", "Signature mismatch.")

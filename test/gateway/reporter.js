@@ -5,8 +5,9 @@ const Mocha = require('mocha');
 
 const { EVENT_TEST_PASS, EVENT_TEST_FAIL, EVENT_TEST_PENDING, EVENT_RUN_END } = Mocha.Runner.constants;
 
+// OTSGW_TEST_PREFIX names a second run of the same tests (run.sh's nowire part)
 function name(test) {
-    return test.titlePath().join('/').replace(/\s+/g, '_');
+    return (process.env.OTSGW_TEST_PREFIX || '') + test.titlePath().join('/').replace(/\s+/g, '_');
 }
 
 class LineReporter extends Mocha.reporters.Base {

@@ -51,7 +51,7 @@ root="$(cd "$here/../.." && pwd -P)"
 . "$root/test/tempserver.sh"
 export LC_ALL=C.UTF-8 LANG=C.UTF-8
 
-parts=" ${GATEWAY_PARTS:-samples specs sdk protocol docs codec} "
+parts=" ${GATEWAY_PARTS:-samples specs sdk protocol docs codec nowire} "
 want() { [[ "$parts" == *" $1 "* ]]; }
 
 for tool in node npm python3; do
@@ -100,6 +100,8 @@ GRANT CREATE, USAGE ON SCHEMA public TO gw_app;
 GRANT USAGE ON SCHEMA public TO gw_other;
 CREATE SCHEMA gw_third_s AUTHORIZATION gw_third;
 ALTER ROLE gw_third SET search_path = gw_third_s;
+-- counts calls of C functions too: test wire_path_used reads them
+ALTER DATABASE otsgw SET track_functions = 'all';
 SQL
 
 # a free loopback port for otsd (bound and released: nothing else here takes it)
@@ -189,6 +191,50 @@ if want docs; then
 fi
 if want codec; then
 	TABLESTORE_SDK="$here/node_modules/tablestore" PG_CONFIG="$OTS_PG_CONFIG" "$here/pb_test.sh" || status=1
+fi
+
+# otsd called the wire functions (it learns them at its first connection)
+if want specs; then
+	used="$(ts_psql -d otsgw -Atc "SELECT string_agg(funcname || '=' || (calls > 0), ' ' ORDER BY funcname)
+		FROM pg_stat_user_functions WHERE schemaname = 'ots' AND funcname LIKE 'wire_%'")"
+	if [ "$used" = "wire_get_range=true wire_get_row=true" ]; then
+		echo "test wire_path_used ... ok ($used)"
+	else
+		echo "test wire_path_used ... FAILED (calls: ${used:-none})"
+		status=1
+	fi
+fi
+
+# nowire: a database whose ots has no wire functions (an older ots, or a
+# cluster's proxy without ots.wire_get_range): a second otsd serves GetRow and
+# GetRange there through ots.get_row and ots.get_range, and the row and range
+# specs pass against it as they do against the first
+if want nowire; then
+	ts_psql -c "CREATE DATABASE otsgw_nowire" >/dev/null
+	ts_psql -d otsgw_nowire -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
+CREATE EXTENSION ots;
+ALTER EXTENSION ots DROP FUNCTION ots.wire_get_row(text, jsonb, text[], integer, jsonb, jsonb, text, text);
+DROP FUNCTION ots.wire_get_row(text, jsonb, text[], integer, jsonb, jsonb, text, text);
+ALTER EXTENSION ots DROP FUNCTION ots.wire_get_range(text, jsonb, jsonb, text, integer, text[], integer, jsonb, jsonb, text, text, text);
+DROP FUNCTION ots.wire_get_range(text, jsonb, jsonb, text, integer, text[], integer, jsonb, jsonb, text, text, text);
+GRANT CREATE, USAGE ON SCHEMA public TO gw_app;
+GRANT USAGE ON SCHEMA public TO gw_other;
+CREATE SCHEMA gw_third_s AUTHORIZATION gw_third;
+SQL
+	port2="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+	sed -e "s/^listen = .*/listen = 127.0.0.1:$port2/" -e "s/dbname=otsgw\$/dbname=otsgw_nowire/" \
+		-e "s|^log = .*|log = $TS_DIR/otsd_nowire.log|" "$conf" >"$TS_DIR/otsd_nowire.conf"
+	"$otsd_bin" -c "$TS_DIR/otsd_nowire.conf" >"$TS_DIR/otsd_nowire.out" 2>&1 &
+	otsd2_pid=$!
+	for _ in $(seq 150); do
+		python3 -c "import socket; socket.create_connection(('127.0.0.1', $port2), 0.2)" 2>/dev/null && break
+		sleep 0.1
+	done
+	(cd "$here" && endpoint="http://127.0.0.1:$port2" OTSGW_TEST_PREFIX=nowire/ \
+		node "$mocha" --reporter "$reporter" --timeout 60000 sdk_rows.test.js sdk_range_batch.test.js) ||
+		status=1
+	kill "$otsd2_pid" 2>/dev/null
+	wait "$otsd2_pid" 2>/dev/null
 fi
 
 # otsd must still be up: a crash on the way would hide behind failed requests

@@ -64,6 +64,15 @@ describe('tables', function () {
         assert.ok(l.tableNames.includes(t), `${t} in ${l.tableNames}`);
     });
 
+    it('listSearchIndex: an empty list, of a table or of all; a missing table 404', async function () {
+        const of = await call('listSearchIndex', { tableName: t });
+        assert.deepStrictEqual(of.indices, []);
+        const all = await call('listSearchIndex', {});
+        assert.deepStrictEqual(all.indices, []);
+        await expectError(call('listSearchIndex', { tableName: tableName('gw_nosuch') }), 404, 'OTSObjectNotExist',
+            'Requested table does not exist.');
+    });
+
     it('updateTable changes the options it names and keeps the others', async function () {
         const u = await call('updateTable', {
             tableName: t,
