@@ -579,7 +579,7 @@ fi
 if ! command -v gnuplot >/dev/null; then
 	echo "picture: gnuplot not found (Debian: gnuplot-nox), none drawn"
 else
-	: >"$WORK/rps.dat"; : >"$WORK/cpu.dat"
+	: >"$WORK/rps.dat"; : >"$WORK/cpu.dat"; : >"$WORK/server.dat"
 	num() { sed 's/^ERR$/0/; s/^-$/0/; s/^$/0/' <<<"$1"; }
 	for a in $CASES; do
 		echo "\"${LABEL[$a]}\" $(num "${GW_RPS[$a]}") $(num "${SQL_RPS[$a]}") $(num "${RATIO[$a]}") $(num "$(server_ratio "$a")") $(num "$(server_cost "$a")")" >>"$WORK/rps.dat"
@@ -587,6 +587,10 @@ else
 		echo "\"${LABEL[$a]% 100}\\ngateway\" $(num "$c") $(num "$o") $(num "$g")" >>"$WORK/cpu.dat"
 		read -r c o g <<<"$(cpu "sql $a prepared $CLIENTS")"
 		echo "\"${LABEL[$a]% 100}\\nSQL\" $(num "$c") 0 $(num "$g")" >>"$WORK/cpu.dat"
+		# the server's CPU per request: otsd + PostgreSQL against PostgreSQL
+		read -r c o g <<<"$(cpu "gw $a $PROCS $CONC")"
+		read -r c2 o2 g2 <<<"$(cpu "sql $a prepared $CLIENTS")"
+		echo "\"${LABEL[$a]}\" $(awk -v o="$(num "$o")" -v g="$(num "$g")" 'BEGIN { print o + g }') $(num "$g2")" >>"$WORK/server.dat"
 	done
 	# three panels: req/s (log scale), the ratios against the target, and
 	# where each request's CPU time goes
@@ -596,6 +600,7 @@ set output "$PNG"
 set multiplot layout 1,3 title "otsd + $CLIENT_NAME vs the same ots calls in SQL (pgbench -M prepared) — $(date -u '+%Y-%m-%d'), $(nproc) cores, git $GIT\n$PROCS process x $CONC outstanding, otsd pool_size $POOL threads $THREADS; pgbench -c $CLIENTS -j $JOBS; medians of $REPS alternating runs of $T s"
 set style data histograms
 set style fill solid 0.7 border -1
+set xtics rotate by -25 offset -1,0
 set grid ytics
 set bmargin 5
 set title "requests per second (log scale)"
@@ -609,7 +614,8 @@ plot "$WORK/rps.dat" using 2:xtic(1) title "gateway (otsd, $CLIENT_NAME)" lc rgb
 unset logscale y
 set title "gateway ÷ SQL"
 $(if [ "$CLIENT" = c ]; then cat <<C
-set yrange [0:*]
+set yrange [0:3.6]
+set key top left
 plot "$WORK/rps.dat" using 4:xtic(1) title "req/s ratio (target >= 0.5)" lc rgb "#2e86c1", \
      "" using 6 title "server CPU per request (target <= 1.5)" lc rgb "#85c1e9", \
      0.5 with lines dt 2 lw 2 lc rgb "#2e86c1" title "0.5", \
@@ -622,14 +628,27 @@ plot "$WORK/rps.dat" using 4:xtic(1) title "req/s ratio" lc rgb "#2e86c1", \
      0.5 with lines dt 2 lw 2 lc rgb "#c0392b" title "target 0.5"
 N
 fi)
+$(if [ "$CLIENT" = c ]; then cat <<C
+set title "server CPU µs per request (log scale)"
+set logscale y
+set yrange [10:*]
+set style histogram clustered gap 1
+set boxwidth 0.9
+set key top left
+plot "$WORK/server.dat" using 2:xtic(1) title "gateway: otsd + PostgreSQL" lc rgb "#2e86c1", \
+     "" using 3 title "SQL: PostgreSQL" lc rgb "#7f8c8d"
+C
+else cat <<N
 set title "CPU µs per request, by process"
 set yrange [0:*]
 set style histogram rowstacked
 set boxwidth 0.7
 set key top left
-plot "$WORK/cpu.dat" using 2:xtic(1) title "client ($CLIENT / pgbench)" lc rgb "#f5b041", \
+plot "$WORK/cpu.dat" using 2:xtic(1) title "client (node / pgbench)" lc rgb "#f5b041", \
      "" using 3 title "otsd" lc rgb "#2e86c1", \
      "" using 4 title "PostgreSQL" lc rgb "#7f8c8d"
+N
+fi)
 unset multiplot
 GP
 fi
