@@ -271,7 +271,7 @@ action_list_table(Call *call)
 
 /*
  * ListSearchIndex: ots has no search indexes yet, so the list is empty, of
- * every table or of the one named, which must exist as for any call on it
+ * every table or of the one named, which must resolve as for any call on it
  * (an SDK's clean-up lists a table's search indexes before it deletes it)
  */
 void
@@ -291,20 +291,14 @@ action_list_search_index(Call *call)
 	{
 		if (!table_name_valid(call, req->table_name))
 			goto done;
-		sql_begin(&q, "SELECT pg_catalog.count(*) FROM ots.list_table() "
-				  "WHERE schema_name OPERATOR(pg_catalog.=) pg_catalog.current_schema() "
-				  "AND table_name OPERATOR(pg_catalog.=) ");
+		/* the name resolves as every call's does, or the call fails as theirs do */
+		sql_begin(&q, "SELECT r.table_name FROM ots.resolve_name(");
 		sql_arg(&q, req->table_name, "text");
-		sql_end(&q, "");
+		sql_end(&q, ", false) r");
 		res = sql_run(call, NULL, &q);
 		sql_free(&q);
 		if (res == NULL)
 			goto done;
-		if (strcmp(PQgetvalue(res, 0, 0), "0") == 0)
-		{
-			call_error(call, 404, "OTSObjectNotExist", "Requested table does not exist.");
-			goto done;
-		}
 	}
 	call_reply(call, &resp.base);
 done:

@@ -628,14 +628,14 @@ consumed_from(Consumed *c, const char *consumed_json)
 	return &c->capacity;
 }
 
-/* field_int32: a binary result's int4 field (network order) */
+/* field_int32: a binary result's int4 field (network order); 0 for NULL */
 static int32_t
 field_int32(PGresult *res, int row, int col)
 {
 	const uint8_t *b = (const uint8_t *) PQgetvalue(res, row, col);
 
 	if (PQgetisnull(res, row, col) || PQgetlength(res, row, col) != 4)
-		abort();
+		return 0;
 	return (int32_t) ((uint32_t) b[0] << 24 | (uint32_t) b[1] << 16 | (uint32_t) b[2] << 8 | b[3]);
 }
 

@@ -53,17 +53,51 @@ digests_fetch(void)
 		abort();
 }
 
-/* digest: data's digest with md into out (EVP_MAX_MD_SIZE), its length; one context per thread */
-static __thread EVP_MD_CTX *digest_ctx;
+/*
+ * Each thread keeps two digest contexts (one for digests, one for HMAC),
+ * freed when the thread ends: libmicrohttpd gives every client connection a
+ * thread of its own
+ */
+static pthread_key_t digest_key;
+static pthread_key_t hmac_key;
+static pthread_once_t keys_once = PTHREAD_ONCE_INIT;
 
+static void
+ctx_free(void *ctx)
+{
+	EVP_MD_CTX_free(ctx);
+}
+
+static void
+keys_create(void)
+{
+	if (pthread_key_create(&digest_key, ctx_free) != 0 || pthread_key_create(&hmac_key, ctx_free) != 0)
+		abort();
+}
+
+/* thread_ctx: the calling thread's context under key */
+static EVP_MD_CTX *
+thread_ctx(pthread_key_t *key)
+{
+	EVP_MD_CTX *ctx;
+
+	pthread_once(&keys_once, keys_create);
+	if ((ctx = pthread_getspecific(*key)) == NULL)
+	{
+		if ((ctx = EVP_MD_CTX_new()) == NULL || pthread_setspecific(*key, ctx) != 0)
+			abort();
+	}
+	return ctx;
+}
+
+/* digest: data's digest with md into out (EVP_MAX_MD_SIZE), its length */
 static unsigned int
 digest(EVP_MD *const *md, const void *data, size_t len, unsigned char *out)
 {
 	unsigned int out_len = 0;
+	EVP_MD_CTX *digest_ctx = thread_ctx(&digest_key);
 
 	pthread_once(&digests_once, digests_fetch);
-	if (digest_ctx == NULL && (digest_ctx = EVP_MD_CTX_new()) == NULL)
-		abort();
 	if (!EVP_DigestInit_ex(digest_ctx, *md, NULL) ||
 		!EVP_DigestUpdate(digest_ctx, data, len) ||
 		!EVP_DigestFinal_ex(digest_ctx, out, &out_len))
@@ -122,8 +156,6 @@ hmac_key_new(const char *secret)
 	return k;
 }
 
-static __thread EVP_MD_CTX *hmac_ctx;
-
 /* hmac_sha1_base64: base64 of HMAC-SHA1(key, text) */
 static void
 hmac_sha1_base64(const HmacKey *key, const uint8_t *text, size_t len,
@@ -133,9 +165,8 @@ hmac_sha1_base64(const HmacKey *key, const uint8_t *text, size_t len,
 	unsigned char mac[EVP_MAX_MD_SIZE];
 	unsigned int inner_len = 0,
 				mac_len = 0;
+	EVP_MD_CTX *hmac_ctx = thread_ctx(&hmac_key);
 
-	if (hmac_ctx == NULL && (hmac_ctx = EVP_MD_CTX_new()) == NULL)
-		abort();
 	if (!EVP_MD_CTX_copy_ex(hmac_ctx, key->inner) ||
 		!EVP_DigestUpdate(hmac_ctx, text, len) ||
 		!EVP_DigestFinal_ex(hmac_ctx, inner, &inner_len) ||

@@ -230,4 +230,34 @@ END
 $$;
 SELECT ots.delete_table('wire_w');
 
+-- pages cut at 4 MB between rows: 20 rows of 300 KB; each page's PlainBuffer
+-- stays within 4 MB and one row, every row comes once, in order
+SELECT ots.create_table('wire_m', 'k integer');
+SELECT count(*) AS written
+  FROM generate_series(1, 20) i,
+	   LATERAL ots.put_row('wire_m', jsonb_build_object('k', i), jsonb_build_object('v', repeat('x', 300000)));
+CREATE TEMP TABLE wire_m_pages (page int, keys int[], bytes int);
+DO $$
+DECLARE
+	start jsonb := '{"k": {"$inf": "min"}}';
+	w record;
+	n int := 0;
+BEGIN
+	LOOP
+		n := n + 1;
+		SELECT * INTO w FROM ots.wire_get_range('wire_m', start, '{"k": {"$inf": "max"}}', max_versions => 1);
+		INSERT INTO wire_m_pages
+		SELECT n, array_agg(x.value::int ORDER BY x.row_no), length(w."rows")
+		  FROM pb_cells(w."rows") x WHERE x.part = 'key';
+		EXIT WHEN w.next_start_primary_key IS NULL OR n > 10;
+		start := jsonb_build_object('k', (SELECT x.value::int FROM pb_cells(w.next_start_primary_key) x));
+	END LOOP;
+END
+$$;
+SELECT page, array_length(keys, 1) AS rows, bytes <= 4 * 1024 * 1024 + 300100 AS within_4_mb_and_a_row
+  FROM wire_m_pages ORDER BY page;
+SELECT array_agg(k ORDER BY page, o) = ARRAY(SELECT generate_series(1, 20)) AS every_row_once_in_order
+  FROM wire_m_pages, unnest(keys) WITH ORDINALITY u(k, o);
+SELECT ots.delete_table('wire_m');
+
 SELECT ots.delete_table('wire_t');

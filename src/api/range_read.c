@@ -229,7 +229,8 @@ range_row(RangeScan *rs, const PkInput *pk, struct varlena *stored, RangeRow *ro
 		rs->wire_row_start = rs->wire_rows->len;
 		row->returned = row_read_render_plainbuffer(t, &sel, rs->filter, pk, &r, split, &size,
 													rs->wire_rows);
-		row->size = codec_pk_size(t, pk) + (rs->wire_rows->len - rs->wire_row_start);
+		/* the PlainBuffer row holds its key: its bytes are its size */
+		row->size = rs->wire_rows->len - rs->wire_row_start;
 	}
 	else
 	{
