@@ -123,7 +123,7 @@ LOGS=$WORK/logs
 SCRIPTS=$WORK/scripts
 mkdir -p "$LOGS" "$SCRIPTS"
 if [ "$CLIENT" = c ]; then
-	cc -O2 -Wall -Wextra -o "$WORK/load" "$HERE/gateway/load.c" -lcrypto \
+	cc -O2 -Wall -Wextra -I"$ROOT/src" -o "$WORK/load" "$HERE/gateway/load.c" -lcrypto \
 		|| { echo "gateway.sh: cannot build bench/gateway/load.c (needs libssl-dev)" >&2; exit 1; }
 fi
 GWLOG=${GW_LOG:-$WORK/otsd.log}

@@ -41,6 +41,8 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include "format/plainbuffer_wire.h"
+
 #define MAX_CONNS 256
 
 typedef struct Buf
@@ -83,34 +85,12 @@ le64(Buf *b, uint64_t v)
 		byte(b, (uint8_t) (v >> (8 * i)));
 }
 
-/* ------------------------------------------------------------ PlainBuffer */
-
-static uint8_t crc_table[256];
-
-static void
-crc_init(void)
-{
-	for (int v = 0; v < 256; v++)
-	{
-		uint8_t		c = (uint8_t) v;
-
-		for (int bit = 0; bit < 8; bit++)
-			c = (c & 0x80) ? (uint8_t) ((c << 1) ^ 0x07) : (uint8_t) (c << 1);
-		crc_table[v] = c;
-	}
-}
-
-static uint8_t
-crc(uint8_t c, const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		c = crc_table[c ^ p[i]];
-	return c;
-}
+/* --------------------------- PlainBuffer (its format: src/format/plainbuffer_wire.h) */
 
 enum
 {
-	VT_INTEGER = 0, VT_DOUBLE = 1, VT_BOOLEAN = 2, VT_STRING = 3, VT_INF_MIN = 9, VT_INF_MAX = 10
+	VT_INTEGER = PB_VT_INTEGER, VT_DOUBLE = PB_VT_DOUBLE, VT_BOOLEAN = PB_VT_BOOLEAN,
+	VT_STRING = PB_VT_STRING, VT_INF_MIN = PB_VT_INF_MIN, VT_INF_MAX = PB_VT_INF_MAX
 };
 
 typedef struct Val
@@ -130,12 +110,12 @@ cell(Buf *b, const char *name, Val v, uint8_t *row_crc)
 	uint8_t		c = 0;
 	uint64_t	bits = 0;
 
-	byte(b, 0x03);
-	byte(b, 0x04);
+	byte(b, PB_TAG_CELL);
+	byte(b, PB_TAG_CELL_NAME);
 	le32(b, (uint32_t) n);
 	put(b, name, n);
-	c = crc(c, (const uint8_t *) name, n);
-	byte(b, 0x05);
+	c = pb_crc8(c, (const uint8_t *) name, n);
+	byte(b, PB_TAG_CELL_VALUE);
 	start = b->len;
 	switch (v.type)
 	{
@@ -164,19 +144,17 @@ cell(Buf *b, const char *name, Val v, uint8_t *row_crc)
 			le32(b, 1);
 			byte(b, (uint8_t) v.type);
 	}
-	c = crc(c, b->data + start + 4, b->len - start - 4);
-	byte(b, 0x0A);
+	c = pb_crc8(c, b->data + start + 4, b->len - start - 4);
+	byte(b, PB_TAG_CELL_CHECKSUM);
 	byte(b, c);
-	*row_crc = crc(*row_crc, &c, 1);
+	*row_crc = pb_crc8_byte(*row_crc, c);
 }
 
 static void
 row_end(Buf *b, uint8_t row_crc)
 {
-	uint8_t		zero = 0;
-
-	byte(b, 0x09);
-	byte(b, crc(row_crc, &zero, 1));
+	byte(b, PB_TAG_ROW_CHECKSUM);
+	byte(b, pb_crc8_byte(row_crc, 0));	/* no delete marker */
 }
 
 /* a PlainBuffer row: key (pk1, pk2), then nattrs attributes (may be 0) */
@@ -185,13 +163,13 @@ pb_row(Buf *b, const char *pk1, Val pk2, const char *const *names, const Val *at
 {
 	uint8_t		row_crc = 0;
 
-	le32(b, 0x75);
-	byte(b, 0x01);
+	le32(b, PB_HEADER);
+	byte(b, PB_TAG_ROW_PK);
 	cell(b, "pk1", (Val) {.type = VT_STRING,.s = pk1}, &row_crc);
 	cell(b, "pk2", pk2, &row_crc);
 	if (nattrs > 0)
 	{
-		byte(b, 0x02);
+		byte(b, PB_TAG_ROW_DATA);
 		for (int i = 0; i < nattrs; i++)
 			cell(b, names[i], attrs[i], &row_crc);
 	}
@@ -465,7 +443,6 @@ main(int argc, char **argv)
 	start_at = atof(argv[6]);
 	tag = argv[7];
 	rows = getenv("BENCH_ROWS") ? atol(getenv("BENCH_ROWS")) : 100000;
-	crc_init();
 	srandom((unsigned) getpid());
 	addr.sin_family = AF_INET;
 	addr.sin_port = htons((uint16_t) atoi(argv[2]));

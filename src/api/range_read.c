@@ -288,7 +288,7 @@ range_push_row(JsonbParseState **state, const OtsTable *t, const PkInput *pk, Js
 typedef struct RangePage
 {
 	JsonbParseState *state;		/* jsonb: the rows array */
-	MemoryContext pagectx;		/* jsonb: what the array points into */
+	MemoryContext pagectx;		/* jsonb: what the array points into (none for wire) */
 	bool		has_next;		/* more remains: from next's key */
 	Jsonb	   *next;			/* jsonb: next_start_primary_key */
 	StringInfoData next_wire;	/* wire: next_start_primary_key, a key-only PlainBuffer row */
@@ -333,10 +333,13 @@ range_page(RangeScan *rs, RangePage *page)
 	 * are copied into pagectx, which holds the page being built until it is
 	 * one jsonb (or the row is in the PlainBuffer bytes already).
 	 */
-	page->pagectx = AllocSetContextCreate(callerctx, "ots range page", ALLOCSET_DEFAULT_SIZES);
-	MemoryContextSwitchTo(page->pagectx);
-	pushJsonbValue(&page->state, WJB_BEGIN_ARRAY, NULL);
-	MemoryContextSwitchTo(callerctx);
+	if (rs->wire_rows == NULL)
+	{
+		page->pagectx = AllocSetContextCreate(callerctx, "ots range page", ALLOCSET_DEFAULT_SIZES);
+		MemoryContextSwitchTo(page->pagectx);
+		pushJsonbValue(&page->state, WJB_BEGIN_ARRAY, NULL);
+		MemoryContextSwitchTo(callerctx);
+	}
 	/* what the page still needs, plus the look-ahead row */
 	for (;;)
 	{
@@ -451,7 +454,6 @@ ots_wire_get_range(PG_FUNCTION_ARGS)
 	plainbuffer_header(&rows);
 	rs.wire_rows = &rows;
 	range_page(&rs, &page);
-	MemoryContextDelete(page.pagectx);
 	if (rs.returned == 0)
 		rows.len = VARHDRSZ;	/* no rows: no bytes, as Tablestore sends */
 	values[0] = PointerGetDatum(wire_bytea(&rows));
