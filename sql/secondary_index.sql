@@ -457,6 +457,31 @@ SELECT ots.describe_table('siByQty')->>'index_of' AS index_of,
 SELECT ots.delete_index('si', 'siByQty');
 
 --
+-- defined columns keep the order they were defined in, as Tablestore's
+-- DescribeTable shows them: describe_table, the view's typed columns and an
+-- index's covered columns (lookups by name still find each)
+--
+SELECT ots.create_table('so', 'id string', partitions => 1, defined_columns => 'zeta string, alpha integer, mid double');
+SELECT ots.add_defined_column('so', 'beta boolean, aa string');
+SELECT ots.describe_table('so') -> 'defined_columns' AS defined_columns;
+SELECT string_agg(attname, ', ' ORDER BY attnum) AS view_columns
+  FROM pg_attribute WHERE attrelid = 'so'::regclass AND attnum > 0;
+SELECT ots.create_index('so', 'so_i', '{alpha}', '{zeta, mid, aa}');
+SELECT ots.describe_table('so') -> 'index_metas' -> 0 -> 'defined_column' AS covered;
+SELECT string_agg(attname, ', ' ORDER BY attnum) AS index_view_columns
+  FROM pg_attribute WHERE attrelid = 'so_i'::regclass AND attnum > 0;
+CALL ots.build_index('so', 'so_i');
+SELECT consumed FROM ots.put_row('so', '{"id": "a"}', '{"zeta": "z", "alpha": 1, "mid": 1.5, "beta": true, "aa": "x"}');
+SELECT pg_temp.try($$SELECT ots.put_row('so', '{"id": "b"}', '{"aa": 1}')$$);
+SELECT pg_temp.try($$SELECT ots.put_row('so', '{"id": "b"}', '{"zeta": 2}')$$);
+SELECT id, zeta, alpha, mid, beta, aa FROM so;
+SELECT alpha, id, zeta, mid, aa FROM so_i;
+SELECT pg_temp.try($$SELECT ots.delete_defined_column('so', '{beta, zeta}')$$);
+SELECT ots.delete_defined_column('so', '{beta}');
+SELECT ots.describe_table('so') -> 'defined_columns' AS defined_columns;
+SELECT ots.delete_table('so');
+
+--
 -- deleting a table deletes its indexes
 --
 SELECT ots.delete_table('sx');

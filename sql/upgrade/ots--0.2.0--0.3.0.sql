@@ -432,9 +432,7 @@ BEGIN
 	  FROM ots.create_table_parse_pk(primary_key, table_name) p;
 	PERFORM ots.create_table_check_options(max_versions, time_to_live, max_version_offset, allow_update,
 										   partitions, hash_prefix_length);
-	SELECT o.names, o.types INTO defined
-	  FROM ots.parse_defined_columns(defined_columns, pk_names) p,
-		   ots.sort_defined_columns(p.names, p.types) o;
+	SELECT p.names, p.types INTO defined FROM ots.parse_defined_columns(defined_columns, pk_names) p;
 
 	IF EXISTS (SELECT 1 FROM ots.tables t
 				WHERE t.schema_name = create_table_internal.schema_name
@@ -936,3 +934,99 @@ CREATE FUNCTION ots.wire_get_range(
 	AS 'MODULE_PATHNAME', 'ots_wire_get_range' LANGUAGE C STABLE PARALLEL SAFE;
 COMMENT ON FUNCTION ots.wire_get_range(text, jsonb, jsonb, text, integer, text[], integer, jsonb, jsonb, text, text, text) IS
 	'get_range''s page with timestamps, rows and next key as Tablestore''s PlainBuffer, and its capacity units: what otsd calls for GetRange';
+
+-- defined columns keep the order they were defined in (tables made before keep theirs, by name)
+CREATE OR REPLACE FUNCTION ots.add_defined_column_internal(schema_name name, table_name name, defined_columns text)
+	RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t ots.tables;
+	added record;
+	merged record;
+BEGIN
+	t := ots.ddl_table(schema_name, table_name, 'Can''t update index table directly.');
+	IF nullif(btrim(defined_columns), '') IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'No defined column is specified.');
+	END IF;
+	SELECT p.names, p.types INTO added FROM ots.parse_defined_columns(defined_columns, t.pk_names, t.defined_names) p;
+	SELECT t.defined_names || added.names AS names, t.defined_types || added.types AS types INTO merged;
+	-- owner only; every session reloads the table
+	PERFORM ots.catalog_set_defined(t.schema_name, t.table_name, merged.names, merged.types);
+	PERFORM ots.sync_table_view(t.schema_name, t.table_name, t.pk_names, merged.names, merged.types);
+END
+$$;
+
+CREATE OR REPLACE FUNCTION ots.index_key(t ots.tables, primary_key text[], defined_columns text[], local boolean,
+							  OUT pk_names text[], OUT pk_types text[], OUT defined_names text[],
+							  OUT defined_types text[])
+	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	col text;
+	col_type text;
+	pos integer;
+BEGIN
+	IF coalesce(cardinality(primary_key), 0) NOT BETWEEN 1 AND ots.limit('max_index_pk_columns') THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  format('The number of primary key columns must be in range: [1, %s] in index.',
+								 ots.limit('max_index_pk_columns')));
+	END IF;
+	IF coalesce(cardinality(defined_columns), 0) > ots.limit('max_index_attr_columns') THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  format('The number of attribute columns must be in range: [0, %s] in index.',
+								 ots.limit('max_index_attr_columns')));
+	END IF;
+	pk_names := '{}';
+	pk_types := '{}';
+	FOREACH col IN ARRAY primary_key LOOP
+		pos := array_position(t.pk_names, col);
+		col_type := CASE WHEN pos IS NOT NULL THEN t.pk_types[pos]
+						 ELSE t.defined_types[array_position(t.defined_names, col)] END;
+		IF col IS NULL OR col_type IS NULL THEN
+			PERFORM ots.raise('OTSParameterInvalid',
+							  format('Column ''%s'' of the index is neither a primary key column nor a defined column of table ''%s''.',
+									 col, t.table_name));
+		END IF;
+		IF col = ANY (pk_names) THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Duplicated primary key name: ''%s''.', col));
+		END IF;
+		IF col_type IN ('DOUBLE', 'BOOLEAN') THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('%s is an invalid type for the primary key.', col_type));
+		END IF;
+		pk_names := pk_names || col;
+		pk_types := pk_types || col_type;
+	END LOOP;
+	IF local AND pk_names[1] <> t.pk_names[1] THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  format('The first primary key of a local index must be the first primary key of the table: ''%s''.',
+								 t.pk_names[1]));
+	END IF;
+	-- the base key's other columns follow, so each entry names its row
+	FOR pos IN 1 .. cardinality(t.pk_names) LOOP
+		IF NOT t.pk_names[pos] = ANY (pk_names) THEN
+			pk_names := pk_names || t.pk_names[pos];
+			pk_types := pk_types || t.pk_types[pos];
+		END IF;
+	END LOOP;
+	defined_names := '{}';
+	defined_types := '{}';
+	FOREACH col IN ARRAY coalesce(defined_columns, '{}') LOOP
+		pos := array_position(t.defined_names, col);
+		IF col IS NULL OR pos IS NULL THEN
+			PERFORM ots.raise('OTSParameterInvalid',
+							  format('Column ''%s'' of the index is not a defined column of table ''%s''.',
+									 col, t.table_name));
+		END IF;
+		IF col = ANY (pk_names) OR col = ANY (defined_names) THEN
+			PERFORM ots.raise('OTSParameterInvalid', format('Duplicated column name: ''%s''.', col));
+		END IF;
+		defined_names := defined_names || col;
+		defined_types := defined_types || t.defined_types[pos];
+	END LOOP;
+END
+$$;
+
+DROP FUNCTION ots.sort_defined_columns(text[], text[]);

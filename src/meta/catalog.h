@@ -56,7 +56,7 @@ typedef struct OtsTable
 	int32		partitions;
 	int32		hash_prefix_len;	/* 0 = none */
 	int			ndefined;
-	OtsDefinedColumn defined[OTS_MAX_DEFINED_COLUMNS];	/* name order */
+	OtsDefinedColumn defined[OTS_MAX_DEFINED_COLUMNS];	/* by name (ots.tables: as defined) */
 	/* a secondary index: the read-only table index_of's rows are copied to */
 	bool		is_index;
 	char		index_of[NAMEDATALEN];	/* its base table, in the same schema */

@@ -255,7 +255,11 @@ catalog_stream_id_valid(const char *s, size_t len)
 	return len > 0 && len < NAMEDATALEN && strspn(s, "0123456789abcdef-") >= len;
 }
 
-/* catalog_read_defined reads the defined columns: valid, distinct names in name order */
+/*
+ * catalog_read_defined reads the defined columns: valid, distinct names.
+ * ots.tables keeps them in the order they were defined, which describe_table
+ * shows; the cache keeps them by name, which is how cells are found.
+ */
 static void
 catalog_read_defined(OtsTable *t, HeapTuple tup, TupleDesc desc)
 {
@@ -273,19 +277,29 @@ catalog_read_defined(OtsTable *t, HeapTuple tup, TupleDesc desc)
 		catalog_damaged(t, "defined_names and defined_types differ in length");
 	for (int i = 0; i < t->ndefined; i++)
 	{
-		OtsDefinedColumn *c = &t->defined[i];
+		OtsDefinedColumn c;
+		int			at = i;
 
-		c->namelen = strlen(names[i]);
-		if (!names_valid(names[i], c->namelen, NAMEDATALEN - 1))
+		c.namelen = strlen(names[i]);
+		if (!names_valid(names[i], c.namelen, NAMEDATALEN - 1))
 			catalog_damaged(t, "invalid defined column name \"%s\"", names[i]);
-		if (i > 0 && cells_name_cmp(names[i - 1], strlen(names[i - 1]), names[i], c->namelen) >= 0)
-			catalog_damaged(t, "defined_names are not distinct and in name order");
 		for (int k = 0; k < t->npk; k++)
 			if (strcmp(t->pk[k].name, names[i]) == 0)
 				catalog_damaged(t, "defined column \"%s\" is a primary key column", names[i]);
-		strlcpy(c->name, names[i], NAMEDATALEN);
-		if ((c->type = catalog_type_named(types[i])) == 0)
+		strlcpy(c.name, names[i], NAMEDATALEN);
+		if ((c.type = catalog_type_named(types[i])) == 0)
 			catalog_damaged(t, "unknown defined column type \"%s\"", types[i]);
+		/* insert by name into the columns read so far */
+		while (at > 0 && cells_name_cmp(t->defined[at - 1].name, t->defined[at - 1].namelen,
+										c.name, c.namelen) >= 0)
+		{
+			if (cells_name_cmp(t->defined[at - 1].name, t->defined[at - 1].namelen,
+							   c.name, c.namelen) == 0)
+				catalog_damaged(t, "defined column \"%s\" appears twice", names[i]);
+			t->defined[at] = t->defined[at - 1];
+			at--;
+		}
+		t->defined[at] = c;
 	}
 }
 

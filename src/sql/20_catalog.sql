@@ -21,7 +21,8 @@ CREATE TABLE ots.tables (
 	-- still hold up to this many cells (max_versions was lowered) and
 	-- ots.purge owes the table one full trimming pass; NULL = trimmed
 	trimmed_max_versions integer,
-	-- predefined (defined) columns: names in bytewise order, their types
+	-- predefined (defined) columns in the order they were defined (tables
+	-- made before 0.3.0: bytewise by name), their types
 	defined_names text[] NOT NULL DEFAULT '{}',
 	defined_types text[] NOT NULL DEFAULT '{}',
 	-- a secondary index (35_indexes.sql): the table it indexes, GLOBAL or

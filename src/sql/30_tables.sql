@@ -212,18 +212,6 @@ $$;
 COMMENT ON FUNCTION ots.parse_defined_columns(text, text[], text[]) IS
 	'the names and types of a defined_columns argument (internal)';
 
--- ots.sort_defined_columns: defined columns in the order ots.tables keeps them (bytewise by name)
-CREATE FUNCTION ots.sort_defined_columns(text[], text[], OUT names text[], OUT types text[])
-	LANGUAGE sql IMMUTABLE PARALLEL SAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-	SELECT coalesce(array_agg(d.name ORDER BY d.name COLLATE "C"), '{}'),
-		   coalesce(array_agg(d.type ORDER BY d.name COLLATE "C"), '{}')
-	  FROM unnest($1, $2) AS d(name, type)
-$$;
-COMMENT ON FUNCTION ots.sort_defined_columns(text[], text[]) IS
-	'defined columns sorted bytewise by name (internal)';
-
 -- ots.create_table_check_options: create_table's options, none of them NULL,
 -- by Tablestore's rules (ots.check_table_options) and ots's own
 CREATE FUNCTION ots.create_table_check_options(max_versions integer, time_to_live bigint,
@@ -565,9 +553,7 @@ BEGIN
 	  FROM ots.create_table_parse_pk(primary_key, table_name) p;
 	PERFORM ots.create_table_check_options(max_versions, time_to_live, max_version_offset, allow_update,
 										   partitions, hash_prefix_length);
-	SELECT o.names, o.types INTO defined
-	  FROM ots.parse_defined_columns(defined_columns, pk_names) p,
-		   ots.sort_defined_columns(p.names, p.types) o;
+	SELECT p.names, p.types INTO defined FROM ots.parse_defined_columns(defined_columns, pk_names) p;
 
 	IF EXISTS (SELECT 1 FROM ots.tables t
 				WHERE t.schema_name = create_table_internal.schema_name

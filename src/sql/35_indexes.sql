@@ -172,8 +172,7 @@ BEGIN
 		PERFORM ots.raise('OTSParameterInvalid', 'No defined column is specified.');
 	END IF;
 	SELECT p.names, p.types INTO added FROM ots.parse_defined_columns(defined_columns, t.pk_names, t.defined_names) p;
-	SELECT o.names, o.types INTO merged
-	  FROM ots.sort_defined_columns(t.defined_names || added.names, t.defined_types || added.types) o;
+	SELECT t.defined_names || added.names AS names, t.defined_types || added.types AS types INTO merged;
 	-- owner only; every session reloads the table
 	PERFORM ots.catalog_set_defined(t.schema_name, t.table_name, merged.names, merged.types);
 	PERFORM ots.sync_table_view(t.schema_name, t.table_name, t.pk_names, merged.names, merged.types);
@@ -314,8 +313,6 @@ BEGIN
 		defined_names := defined_names || col;
 		defined_types := defined_types || t.defined_types[pos];
 	END LOOP;
-	SELECT o.names, o.types INTO defined_names, defined_types
-	  FROM ots.sort_defined_columns(defined_names, defined_types) o;
 END
 $$;
 COMMENT ON FUNCTION ots.index_key(ots.tables, text[], text[], boolean) IS

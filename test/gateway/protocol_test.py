@@ -637,7 +637,9 @@ def compute_split_points_by_size():
 @test
 def defined_columns_added_and_deleted():
     """AddDefinedColumn and DeleteDefinedColumn (the Node SDK has neither; the
-    Python and Go SDKs call them): DescribeTable's table_meta shows the change."""
+    Python and Go SDKs call them): DescribeTable's table_meta shows the change,
+    the columns in the order they were defined (the Python SDK's
+    test_add_defined_column asserts it)."""
     table = TABLE + "_defined"
     expect_ok(send("CreateTable", create_table_body(table)))
     try:
@@ -648,11 +650,15 @@ def defined_columns_added_and_deleted():
         column = lambda name, t: f_bytes(2, f_bytes(1, name) + f_varint(2, t))
         expect_ok(send("AddDefinedColumn", f_bytes(1, table) + column("score", 1) + column("tag", 4)
                        + column("raw", 7)))
-        added = sorted(defined())
-        check(added == [("raw", 7), ("score", 1), ("tag", 4)], "after AddDefinedColumn: %r" % added)
+        added = defined()
+        check(added == [("score", 1), ("tag", 4), ("raw", 7)], "after AddDefinedColumn: %r" % added)
+        expect_ok(send("AddDefinedColumn", f_bytes(1, table) + column("alpha", 4)))
+        appended = defined()
+        check(appended == [("score", 1), ("tag", 4), ("raw", 7), ("alpha", 4)],
+              "after a second AddDefinedColumn: %r" % appended)
         expect_ok(send("DeleteDefinedColumn", f_bytes(1, table) + f_bytes(2, "score") + f_bytes(2, "raw")))
         left = defined()
-        check(left == [("tag", 4)], "after DeleteDefinedColumn: %r" % left)
+        check(left == [("tag", 4), ("alpha", 4)], "after DeleteDefinedColumn: %r" % left)
         expect_error(send("AddDefinedColumn", f_bytes(1, table) + column("tag", 4)), 400, "OTSParameterInvalid")
         expect_error(send("AddDefinedColumn", f_bytes(1, table + "_none") + column("x", 1)),
                      404, "OTSObjectNotExist", "Requested table does not exist.")
@@ -660,7 +666,7 @@ def defined_columns_added_and_deleted():
                      404, "OTSObjectNotExist", "Requested table does not exist.")
     finally:
         send("DeleteTable", f_bytes(1, table))
-    return "added score, tag, raw; deleted score, raw; a repeated column 400, a missing table 404"
+    return "added score, tag, raw, then alpha, in that order; deleted score, raw; a repeated column 400, a missing table 404"
 
 
 @test
