@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # test/tempserver.sh: a throwaway PostgreSQL 15 instance for the scripted
-# suites (test/crash, test/load, test/upgrade, test/fuzz/sql_fuzz.sh).
+# suites (test/crash, test/load, test/upgrade, test/fuzz/sql_fuzz.sh) and
+# for tools/emulator.
 # Source it after tools/lib.sh from a bash script running with
 # `set -euo pipefail`.
 #

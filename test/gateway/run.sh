@@ -35,8 +35,12 @@
 #      and README's Getting started, in a database made as tools/demo makes
 #      ots_demo (tools/demo.sql run first);
 #   f. pb_test.sh: otsd's PlainBuffer and filter codecs against the SDK's
-#      encoder and decoder (the SDK just installed), no server needed.
-# GATEWAY_PARTS="samples specs sdk protocol docs codec" chooses parts (all by default);
+#      encoder and decoder (the SDK just installed), no server needed;
+#   g. nowire: the row and range specs against a database without the wire
+#      functions (below);
+#   h. emulator_test.sh: tools/emulator starts, serves the SDK and goes
+#      without a trace (its own PostgreSQL and otsd, not these).
+# GATEWAY_PARTS="samples specs sdk protocol docs codec nowire emulator" chooses parts (all by default);
 # GATEWAY_KEEP=1 keeps the server directory with otsd's log and config;
 # OTSD=/path/to/otsd tests that binary instead of building gateway/;
 # GATEWAY_HOLD=1 keeps otsd and PostgreSQL up (for a person) until interrupted.
@@ -51,7 +55,7 @@ root="$(cd "$here/../.." && pwd -P)"
 . "$root/test/tempserver.sh"
 export LC_ALL=C.UTF-8 LANG=C.UTF-8
 
-parts=" ${GATEWAY_PARTS:-samples specs sdk protocol docs codec nowire} "
+parts=" ${GATEWAY_PARTS:-samples specs sdk protocol docs codec nowire emulator} "
 want() { [[ "$parts" == *" $1 "* ]]; }
 
 for tool in node npm python3; do
@@ -235,6 +239,10 @@ SQL
 		status=1
 	kill "$otsd2_pid" 2>/dev/null
 	wait "$otsd2_pid" 2>/dev/null
+fi
+
+if want emulator; then
+	OTSD="$otsd_bin" "$here/emulator_test.sh" || status=1
 fi
 
 # otsd must still be up: a crash on the way would hide behind failed requests
