@@ -211,6 +211,8 @@ action_create_table(Call *call)
 		sql_named_owned(&q, "max_version_offset", int_text(options->deviation_cell_version_in_sec), "bigint");
 	if (options && options->has_allow_update)
 		sql_named(&q, "allow_update", options->allow_update ? "true" : "false", "boolean");
+	if (options && options->has_update_full_row)
+		sql_named(&q, "update_full_row", options->update_full_row ? "true" : "false", "boolean");
 	if (meta->n_defined_column > 0)
 		sql_named(&q, "defined_columns", (char *) defined.data, "text");
 	if (req->stream_spec)
@@ -329,6 +331,9 @@ table_parts(TableParts *p, json_t *description)
 	p->options.max_versions = (int32_t) json_integer_value(json_object_get(options, "max_versions"));
 	p->options.deviation_cell_version_in_sec = json_integer_value(json_object_get(options, "max_version_offset"));
 	p->options.allow_update = json_is_true(json_object_get(options, "allow_update"));
+	/* (an ots before 0.3.0 has no update_full_row) */
+	p->options.has_update_full_row = json_object_get(options, "update_full_row") != NULL;
+	p->options.update_full_row = json_is_true(json_object_get(options, "update_full_row"));
 
 	otsp__reserved_throughput_details__init(&p->reserved);
 	otsp__capacity_unit__init(&p->reserved_unit);
@@ -532,7 +537,8 @@ action_update_table(Call *call)
 	if (!table_name_valid(call, req->table_name))
 		goto done;
 	if (options && !options->has_max_versions && !options->has_time_to_live &&
-		!options->has_deviation_cell_version_in_sec && !options->has_allow_update)
+		!options->has_deviation_cell_version_in_sec && !options->has_allow_update &&
+		!options->has_update_full_row)
 	{
 		call_parameter_invalid(call, "No parameter is specified in table options.");
 		goto done;
@@ -551,6 +557,8 @@ action_update_table(Call *call)
 			sql_named_owned(&q, "max_version_offset", int_text(options->deviation_cell_version_in_sec), "bigint");
 		if (options && options->has_allow_update)
 			sql_named(&q, "allow_update", options->allow_update ? "true" : "false", "boolean");
+		if (options && options->has_update_full_row)
+			sql_named(&q, "update_full_row", options->update_full_row ? "true" : "false", "boolean");
 		if (req->stream_spec)
 		{
 			sql_named(&q, "stream_enabled", req->stream_spec->enable_stream ? "true" : "false", "boolean");

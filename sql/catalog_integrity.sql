@@ -48,22 +48,22 @@ SELECT pg_temp.try($$SELECT ots.catalog_update('regress_ots_ci_other', 'theirs',
 SELECT pg_temp.try($$SELECT ots.catalog_delete('regress_ots_ci_other', 'theirs')$$);
 SELECT pg_temp.try($$SELECT ots.catalog_clear_trimmed('regress_ots_ci_other', 'theirs', '0')$$);
 SELECT pg_temp.try($$SELECT * FROM ots.catalog_lock_options('regress_ots_ci_other', 'theirs')$$);
-SELECT pg_temp.try($$SELECT ots.catalog_insert('regress_ots_ci_other', 'theirs', '{k}', '{STRING}', NULL, 1, -1, 86400, true, 1, 0)$$);
+SELECT pg_temp.try($$SELECT ots.catalog_insert('regress_ots_ci_other', 'theirs', '{k}', '{STRING}', NULL, 1, -1, 86400, true, 1, 0, false)$$);
 SELECT pg_temp.try($$SELECT ots.update_table('regress_ots_ci_other.theirs', max_versions => 5)$$);
 -- and check what they write against the table's storage, as every load does
 SELECT pg_temp.try($$SELECT ots.catalog_update('regress_ots_ci_evil', 'mine', 0, NULL, NULL, NULL)$$);
 -- a table registered twice stays registered once
-SELECT pg_temp.try($$SELECT ots.catalog_insert('regress_ots_ci_evil', 'mine', '{k,n}', '{STRING,INTEGER}', 2::smallint, 1, -1, 86400, true, 2, 0)$$);
+SELECT pg_temp.try($$SELECT ots.catalog_insert('regress_ots_ci_evil', 'mine', '{k,n}', '{STRING,INTEGER}', 2::smallint, 1, -1, 86400, true, 2, 0, false)$$);
 -- storage and view the role made by hand: registered only as what they are
 CREATE TABLE regress_ots_ci_evil."fake$data" (k text COLLATE "C" NOT NULL, "$cells" ots.cells NOT NULL,
 	"$oldest_ts" int8 NOT NULL, PRIMARY KEY (k)) PARTITION BY HASH (k);
 CREATE VIEW regress_ots_ci_evil.fake AS SELECT k FROM regress_ots_ci_evil."fake$data";
-SELECT pg_temp.try($$SELECT ots.catalog_insert('regress_ots_ci_evil', 'fake', '{k}', '{BINARY}', NULL, 1, -1, 86400, true, 1, 0)$$);
-SELECT pg_temp.try($$SELECT ots.catalog_insert('regress_ots_ci_evil', 'fake', '{k}', '{STRING}', NULL, 1, -1, 86400, true, 1, 4)$$);
-SELECT pg_temp.try($$SELECT ots.catalog_insert('regress_ots_ci_evil', 'fake', '{k,k}', '{STRING,STRING}', NULL, 1, -1, 86400, true, 1, 0)$$);
+SELECT pg_temp.try($$SELECT ots.catalog_insert('regress_ots_ci_evil', 'fake', '{k}', '{BINARY}', NULL, 1, -1, 86400, true, 1, 0, false)$$);
+SELECT pg_temp.try($$SELECT ots.catalog_insert('regress_ots_ci_evil', 'fake', '{k}', '{STRING}', NULL, 1, -1, 86400, true, 1, 4, false)$$);
+SELECT pg_temp.try($$SELECT ots.catalog_insert('regress_ots_ci_evil', 'fake', '{k,k}', '{STRING,STRING}', NULL, 1, -1, 86400, true, 1, 0, false)$$);
 -- (without a view it is no table at all)
 DROP VIEW regress_ots_ci_evil.fake;
-SELECT pg_temp.try($$SELECT ots.catalog_insert('regress_ots_ci_evil', 'fake', '{k}', '{STRING}', NULL, 1, -1, 86400, true, 1, 0)$$);
+SELECT pg_temp.try($$SELECT ots.catalog_insert('regress_ots_ci_evil', 'fake', '{k}', '{STRING}', NULL, 1, -1, 86400, true, 1, 0, false)$$);
 DROP TABLE regress_ots_ci_evil."fake$data";
 -- hand-made storage whose partitions ots did not shape: refused when it is
 -- registered (as ATTACH PARTITION refuses them on registered storage), and
@@ -79,7 +79,7 @@ BEGIN
 	EXECUTE shape;
 	CREATE VIEW regress_ots_ci_evil.fake AS SELECT k FROM regress_ots_ci_evil."fake$data";
 	step := 'catalog_insert';
-	result := pg_temp.try($$SELECT ots.catalog_insert('regress_ots_ci_evil', 'fake', '{k}', '{STRING}', NULL, 1, -1, 86400, true, 1, 0)$$);
+	result := pg_temp.try($$SELECT ots.catalog_insert('regress_ots_ci_evil', 'fake', '{k}', '{STRING}', NULL, 1, -1, 86400, true, 1, 0, false)$$);
 	RETURN NEXT;
 	step := 'put_row';
 	result := pg_temp.try($$SELECT ots.put_row('regress_ots_ci_evil.fake', '{"k": "a"}', '{"v": 1}')$$);
@@ -115,7 +115,7 @@ CREATE VIEW regress_ots_ci_evil.fake AS SELECT k FROM regress_ots_ci_evil."fake$
 RESET ROLE;
 ALTER VIEW regress_ots_ci_evil.fake OWNER TO regress_ots_ci_other;
 SET ROLE regress_ots_ci_evil;
-SELECT pg_temp.try($$SELECT ots.catalog_insert('regress_ots_ci_evil', 'fake', '{k}', '{STRING}', NULL, 1, -1, 86400, true, 1, 0)$$);
+SELECT pg_temp.try($$SELECT ots.catalog_insert('regress_ots_ci_evil', 'fake', '{k}', '{STRING}', NULL, 1, -1, 86400, true, 1, 0, false)$$);
 RESET ROLE;
 DROP VIEW regress_ots_ci_evil.fake;
 SET ROLE regress_ots_ci_evil;

@@ -122,7 +122,7 @@ SELECT is(ots.describe_table('tap_t') -> 'primary_key',
 	'[{"name": "k", "type": "STRING"}, {"name": "n", "type": "INTEGER", "option": "AUTO_INCREMENT"},
 	  {"name": "b", "type": "BINARY"}]'::jsonb, 'describe_table: primary_key');
 SELECT is(ots.describe_table('tap_t') -> 'table_options',
-	'{"max_versions": 2, "time_to_live": 86400, "max_version_offset": 60, "allow_update": false}'::jsonb,
+	'{"max_versions": 2, "time_to_live": 86400, "max_version_offset": 60, "allow_update": false, "update_full_row": false}'::jsonb,
 	'describe_table: table_options');
 SELECT is(ots.describe_table('tap_t') -> 'hash_prefix_length', '0'::jsonb, 'describe_table: hash_prefix_length');
 SELECT is(jsonb_array_length(ots.describe_table('tap_t') -> 'partitions'), 3, 'describe_table: partitions');
@@ -150,7 +150,7 @@ SELECT throws_ok($$SELECT ots.update_table('tap_t', time_to_live => 0)$$,
 	'OT001', 'TimeToLive cannot be 0 or less than -1.', 'update_table with time_to_live 0');
 SELECT lives_ok($$SELECT ots.update_table('tap_t', time_to_live => -1)$$, 'update_table of one option');
 SELECT is(ots.describe_table('tap_t') -> 'table_options',
-	'{"max_versions": 2, "time_to_live": -1, "max_version_offset": 60, "allow_update": false}'::jsonb,
+	'{"max_versions": 2, "time_to_live": -1, "max_version_offset": 60, "allow_update": false, "update_full_row": false}'::jsonb,
 	'update_table changed only that option');
 
 --

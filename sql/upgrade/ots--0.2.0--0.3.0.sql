@@ -7,6 +7,10 @@
 -- that owns a relation named "<table>$data": its rows are input).
 \echo Use "ALTER EXTENSION ots UPDATE TO '0.3.0'" to load this file. \quit
 
+-- update_full_row (issue 34), first: ots.so reads it with every table's row
+-- (catalog.h, CATALOG_ROW_COLUMNS), and statements below load tables
+ALTER TABLE ots.tables ADD COLUMN update_full_row boolean NOT NULL DEFAULT false;
+
 -- src/ in folders (issue 32): four functions whose bodies name a C file by
 -- its path say the new path; nothing else of them changed (the fifth,
 -- ots.create_table_storage, is below with issue 33's change of it).
@@ -179,7 +183,7 @@ BEGIN
 		PERFORM ots.raise('OTSParameterInvalid',
 						  format('Number of index per table exceeds the quota:%s.', ots.limit('max_indexes')));
 	END IF;
-	PERFORM ots.index_check_base_options(t.max_versions, t.time_to_live, t.allow_update);
+	PERFORM ots.index_check_base_options(t.max_versions, t.time_to_live, t.allow_update, t.update_full_row);
 	SELECT * INTO k FROM ots.index_key(t, primary_key, defined_columns, kind = 'LOCAL');
 	IF EXISTS (SELECT 1 FROM ots.tables o WHERE o.schema_name = t.schema_name AND o.table_name = index_rel)
 	   OR to_regclass(format('%I.%I', t.schema_name, index_rel)) IS NOT NULL
@@ -400,7 +404,10 @@ $$;
 COMMENT ON FUNCTION ots.drop_chunk_relation(name, name) IS
 	'drops the chunk relation of an ots table or index that is gone from ots.tables (internal)';
 
-CREATE OR REPLACE FUNCTION ots.create_table_internal(
+-- create_table gains update_full_row (issue 34): a new signature, so both go and come back
+DROP FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer);
+DROP FUNCTION ots.create_table_internal(name, name, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer);
+CREATE FUNCTION ots.create_table_internal(
 	schema_name name,
 	table_name name,
 	primary_key text,
@@ -412,7 +419,8 @@ CREATE OR REPLACE FUNCTION ots.create_table_internal(
 	hash_prefix_length integer,
 	defined_columns text,
 	stream_enabled boolean,
-	stream_expiration_hours integer) RETURNS void
+	stream_expiration_hours integer,
+	update_full_row boolean) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -432,6 +440,10 @@ BEGIN
 	  FROM ots.create_table_parse_pk(primary_key, table_name) p;
 	PERFORM ots.create_table_check_options(max_versions, time_to_live, max_version_offset, allow_update,
 										   partitions, hash_prefix_length);
+	IF update_full_row IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Table options must not be NULL.',
+						  'Omit an option to get its default.');
+	END IF;
 	SELECT p.names, p.types INTO defined FROM ots.parse_defined_columns(defined_columns, pk_names) p;
 
 	IF EXISTS (SELECT 1 FROM ots.tables t
@@ -453,7 +465,7 @@ BEGIN
 	PERFORM ots.sync_table_view(schema_name, table_name, pk_names, defined.names, defined.types);
 	PERFORM ots.catalog_insert(create_table_internal.schema_name, create_table_internal.table_name, pk_names,
 							   pk_types, auto_col, max_versions, time_to_live, max_version_offset,
-							   allow_update, partitions, hash_prefix_length);
+							   allow_update, partitions, hash_prefix_length, update_full_row);
 	IF cardinality(defined.names) > 0 THEN
 		PERFORM ots.catalog_set_defined(create_table_internal.schema_name, create_table_internal.table_name,
 										defined.names, defined.types);
@@ -471,8 +483,32 @@ BEGIN
 	PERFORM ots.expiry_sync(create_table_internal.schema_name, create_table_internal.table_name, true);
 END
 $$;
-COMMENT ON FUNCTION ots.create_table_internal(name, name, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer)
+COMMENT ON FUNCTION ots.create_table_internal(name, name, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer, boolean)
 	IS 'creates an ots table in a resolved schema (internal; call ots.create_table)';
+
+CREATE FUNCTION ots.create_table(
+	table_name text,
+	primary_key text,
+	max_versions integer DEFAULT 1,
+	time_to_live bigint DEFAULT -1,
+	max_version_offset bigint DEFAULT 86400,
+	allow_update boolean DEFAULT true,
+	partitions integer DEFAULT 8,
+	hash_prefix_length integer DEFAULT 0,
+	defined_columns text DEFAULT NULL,
+	stream_enabled boolean DEFAULT false,
+	stream_expiration_hours integer DEFAULT NULL,
+	update_full_row boolean DEFAULT false) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+BEGIN ATOMIC
+	SELECT ots.create_table_internal(r.schema_name, r.table_name, primary_key, max_versions,
+									 time_to_live, max_version_offset, allow_update, partitions,
+									 hash_prefix_length, defined_columns, stream_enabled,
+									 stream_expiration_hours, update_full_row)
+	  FROM ots.resolve_name(table_name, true) r;
+END;
+COMMENT ON FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer, boolean) IS
+	'creates an ots table: primary_key => ''name type, ...'' (string, integer, binary; integer auto_increment); defined_columns => ''name type, ...''; stream_enabled, stream_expiration_hours (24); update_full_row (fixed)';
 
 CREATE OR REPLACE FUNCTION ots.delete_table_internal(schema_name name, table_name name) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -1030,3 +1066,203 @@ END
 $$;
 
 DROP FUNCTION ots.sort_defined_columns(text[], text[]);
+
+-- update_full_row (issue 34): registered by create_table, shown by describe_table,
+-- refused as a change by update_table, and a table updating whole rows may have
+-- indexes with a TTL and updates
+DROP FUNCTION ots.catalog_insert(name, name, text[], text[], smallint, integer, bigint, bigint, boolean, integer, integer);
+CREATE FUNCTION ots.catalog_insert(schema_name name, table_name name, pk_names text[], pk_types text[],
+								   auto_increment smallint, max_versions integer, time_to_live bigint,
+								   max_version_offset bigint, allow_update boolean, partitions integer,
+								   hash_prefix_length integer, update_full_row boolean) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_insert' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_insert(name, name, text[], text[], smallint, integer, bigint, bigint, boolean, integer, integer, boolean) IS
+	'registers the ots table whose storage the caller made and owns in ots.tables (internal; create_table)';
+
+DROP FUNCTION ots.update_table(text, integer, bigint, bigint, boolean, boolean, integer);
+DROP FUNCTION ots.update_table_internal(name, name, integer, bigint, bigint, boolean, boolean, integer);
+CREATE FUNCTION ots.update_table_internal(
+	schema_name name,
+	table_name name,
+	max_versions integer,
+	time_to_live bigint,
+	max_version_offset bigint,
+	allow_update boolean,
+	stream_enabled boolean,
+	stream_expiration_hours integer,
+	update_full_row boolean) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
+	-- fixed at create_table, as Tablestore's; the same value again changes nothing
+	IF update_full_row IS NOT NULL AND update_full_row IS DISTINCT FROM
+	   (SELECT t.update_full_row FROM ots.tables t
+		 WHERE t.schema_name = update_table_internal.schema_name AND t.table_name = update_table_internal.table_name) THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'UpdateFullRow can''t be modified.',
+						  'update_full_row is set by create_table only.');
+	END IF;
+	IF max_versions IS NULL AND time_to_live IS NULL AND max_version_offset IS NULL
+	   AND allow_update IS NULL AND stream_enabled IS NULL AND stream_expiration_hours IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'No parameter is specified in table options.');
+	END IF;
+	IF max_versions IS NULL AND time_to_live IS NULL AND max_version_offset IS NULL
+	   AND allow_update IS NULL THEN
+		-- the stream alone (45_stream.sql); ots.catalog_set_stream checks that the caller owns the table
+		PERFORM ots.stream_sync(update_table_internal.schema_name, update_table_internal.table_name,
+								stream_enabled, stream_expiration_hours);
+		PERFORM ots.expiry_sync(update_table_internal.schema_name, update_table_internal.table_name, true);
+		RETURN;
+	END IF;
+	PERFORM ots.check_table_options(max_versions, time_to_live, max_version_offset);
+	-- an index takes its options from its table; a table's indexes keep it within their rule
+	PERFORM ots.index_check_options(update_table_internal.schema_name, update_table_internal.table_name,
+									max_versions, time_to_live, allow_update);
+	-- owner only; also remembers a lowered max_versions until purged (ots.trimmed_after_update)
+	PERFORM ots.catalog_update(update_table_internal.schema_name, update_table_internal.table_name,
+							   max_versions, time_to_live, max_version_offset, allow_update);
+	-- the indexes' entries expire with their rows: same TTL and max_version_offset
+	PERFORM ots.catalog_update(i.schema_name, i.table_name, NULL, update_table_internal.time_to_live,
+							   update_table_internal.max_version_offset, NULL)
+	   FROM ots.tables i
+	  WHERE i.schema_name = update_table_internal.schema_name
+		AND i.index_of = update_table_internal.table_name;
+	-- expiry hook (50_expiry.sql): index and purge job follow the new options
+	PERFORM ots.stream_sync(update_table_internal.schema_name, update_table_internal.table_name,
+							stream_enabled, stream_expiration_hours);
+	PERFORM ots.expiry_sync(update_table_internal.schema_name, update_table_internal.table_name,
+							time_to_live IS NOT NULL OR max_versions IS NOT NULL OR stream_enabled IS NOT NULL);
+END
+$$;
+COMMENT ON FUNCTION ots.update_table_internal(name, name, integer, bigint, bigint, boolean, boolean, integer, boolean)
+	IS 'changes the options of a resolved ots table (internal; call ots.update_table)';
+
+CREATE FUNCTION ots.update_table(
+	table_name text,
+	max_versions integer DEFAULT NULL,
+	time_to_live bigint DEFAULT NULL,
+	max_version_offset bigint DEFAULT NULL,
+	allow_update boolean DEFAULT NULL,
+	stream_enabled boolean DEFAULT NULL,
+	stream_expiration_hours integer DEFAULT NULL,
+	update_full_row boolean DEFAULT NULL) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+BEGIN ATOMIC
+	SELECT ots.update_table_internal(r.schema_name, r.table_name, max_versions, time_to_live,
+									 max_version_offset, allow_update, stream_enabled,
+									 stream_expiration_hours, update_full_row)
+	  FROM ots.resolve_name(table_name, false) r;
+END;
+COMMENT ON FUNCTION ots.update_table(text, integer, bigint, bigint, boolean, boolean, integer, boolean) IS
+	'changes table options and the stream; omitted options keep their values; every session sees the change at once; update_full_row cannot change';
+
+DROP FUNCTION ots.index_check_base_options(integer, bigint, boolean);
+CREATE FUNCTION ots.index_check_base_options(max_versions integer, time_to_live bigint,
+											 allow_update boolean, update_full_row boolean) RETURNS void
+	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF max_versions <> 1 THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'The max version of table with index must be 1.',
+						  format('max_versions would be %s.', max_versions));
+	END IF;
+	IF time_to_live <> -1 AND allow_update AND NOT update_full_row THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  'Don''t support allow update operation on table with index and ttl',
+						  'A table with secondary indexes must have time_to_live -1, allow_update false or update_full_row true.');
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.index_check_base_options(integer, bigint, boolean, boolean) IS
+	'refuses options a table with secondary indexes cannot have (internal)';
+
+CREATE OR REPLACE FUNCTION ots.index_check_options(schema_name name, table_name name, max_versions integer,
+										time_to_live bigint, allow_update boolean) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t ots.tables;
+BEGIN
+	SELECT * INTO t FROM ots.tables o WHERE o.schema_name = $1 AND o.table_name = $2;
+	IF NOT FOUND THEN
+		RETURN;
+	END IF;
+	IF t.index_of IS NOT NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Can''t update index table directly.',
+						  'An index takes its options from its table.');
+	END IF;
+	IF coalesce(ots.owns_table(t.schema_name, t.table_name), false) THEN
+		-- a create_index in progress finishes first (or waits for this); others fail in catalog_update
+		t := ots.ddl_table(schema_name, table_name, 'Can''t update index table directly.');
+	END IF;
+	IF EXISTS (SELECT 1 FROM ots.tables i WHERE i.schema_name = $1 AND i.index_of = $2) THEN
+		PERFORM ots.index_check_base_options(coalesce(max_versions, t.max_versions),
+											 coalesce(time_to_live, t.time_to_live),
+											 coalesce(allow_update, t.allow_update), t.update_full_row);
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.index_check_options(name, name, integer, bigint, boolean) IS
+	'refuses options an index or a table with indexes cannot have (internal; update_table)';
+
+CREATE OR REPLACE FUNCTION ots.describe_table_internal(schema_name name, table_name name) RETURNS jsonb
+	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	description jsonb;
+BEGIN
+	-- ots.resolve_name is STRICT: a NULL table name arrives as NULLs
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
+	description := (SELECT jsonb_build_object(
+		'table_name', t.table_name,
+		'schema_name', t.schema_name,
+		'primary_key', (SELECT jsonb_agg(CASE WHEN k.n = t.auto_increment
+											  THEN jsonb_build_object('name', k.name, 'type', t.pk_types[k.n],
+																	  'option', 'AUTO_INCREMENT')
+											  ELSE jsonb_build_object('name', k.name, 'type', t.pk_types[k.n])
+										 END ORDER BY k.n)
+						  FROM unnest(t.pk_names) WITH ORDINALITY AS k(name, n)),
+		'table_options', jsonb_build_object('max_versions', t.max_versions,
+											'time_to_live', t.time_to_live,
+											'max_version_offset', t.max_version_offset,
+											'allow_update', t.allow_update,
+											'update_full_row', t.update_full_row),
+		'defined_columns', (SELECT coalesce(jsonb_agg(jsonb_build_object('name', d.name, 'type', d.type)
+													  ORDER BY d.n), '[]')
+							  FROM unnest(t.defined_names, t.defined_types) WITH ORDINALITY AS d(name, type, n)),
+		'index_metas', (SELECT coalesce(jsonb_agg(ots.index_meta(i) ORDER BY i.table_name COLLATE "C"), '[]')
+						  FROM ots.tables i
+						 WHERE i.schema_name = t.schema_name AND i.index_of = t.table_name),
+		'hash_prefix_length', t.hash_prefix_length,
+		'partitions', (SELECT jsonb_agg(jsonb_build_object('name', c.relname,
+														   'bound', pg_get_expr(c.relpartbound, c.oid))
+										ORDER BY length(c.relname), c.relname COLLATE "C")
+						 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+						WHERE i.inhparent = format('%I.%I', t.schema_name, t.table_name || '$data')::regclass),
+		'stream_details', ots.stream_details(t),
+		'creation_time', extract(epoch FROM t.created_at)::bigint)
+		|| CASE WHEN t.index_of IS NOT NULL
+				THEN jsonb_build_object('index_of', t.index_of, 'index_meta', ots.index_meta(t))
+				ELSE '{}' END
+	  FROM ots.tables t
+	 WHERE t.schema_name = $1 AND t.table_name = $2);
+	IF description IS NULL THEN
+		-- ots.tables shows each role only the tables it may see (ots.table_visible)
+		IF ots.table_visible(schema_name, table_name) THEN
+			PERFORM ots.raise('OTSObjectNotExist', 'Requested table does not exist.');
+		END IF;
+		RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
+			MESSAGE = format('permission denied for ots table %I.%I', schema_name, table_name),
+			DETAIL = 'describe_table needs a privilege on the table''s view or storage (and USAGE on its schema), or ownership.';
+	END IF;
+	RETURN description;
+END
+$$;

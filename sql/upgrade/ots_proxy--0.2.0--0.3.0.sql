@@ -130,3 +130,185 @@ CREATE FUNCTION ots.wire_get_row(
 			primary_key, columns_to_get, max_versions, time_range, filter, start_column, end_column);
 COMMENT ON FUNCTION ots.wire_get_row(text, jsonb, text[], integer, jsonb, jsonb, text, text) IS
 	'get_row with timestamps, the row as Tablestore''s PlainBuffer (empty: none) and its capacity units, from the partition key''s shard: what otsd calls for GetRow';
+
+-- create_table and update_table take update_full_row (ots 0.3.0, issue 34):
+-- new signatures, so each goes, with what calls it, and comes back
+DROP FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer);
+DROP FUNCTION ots_cluster.create_table_api(text, text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer);
+DROP FUNCTION ots_cluster.create_table_on(integer, text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer);
+DROP FUNCTION ots.update_table(text, integer, bigint, bigint, boolean, boolean, integer);
+DROP FUNCTION ots_cluster.update_table_api(text, text, integer, bigint, bigint, boolean, boolean, integer);
+DROP FUNCTION ots_cluster.update_table_on(integer, text, integer, bigint, bigint, boolean, boolean, integer);
+CREATE FUNCTION ots_cluster.create_table_on(p integer, table_name text, primary_key text, max_versions integer,
+											time_to_live bigint, max_version_offset bigint, allow_update boolean,
+											partitions integer, hash_prefix_length integer, defined_columns text,
+											stream_enabled boolean, stream_expiration_hours integer,
+											update_full_row boolean) RETURNS void
+	LANGUAGE plproxy
+	AS $$
+	CLUSTER 'ots_cluster';
+	RUN ON $1;
+	SELECT ots.create_table($2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13);
+	$$;
+
+CREATE FUNCTION ots_cluster.update_table_on(p integer, table_name text, max_versions integer, time_to_live bigint,
+											max_version_offset bigint, allow_update boolean, stream_enabled boolean,
+											stream_expiration_hours integer, update_full_row boolean) RETURNS void
+	LANGUAGE plproxy
+	AS $$
+	CLUSTER 'ots_cluster';
+	RUN ON $1;
+	SELECT ots.update_table($2, $3, $4, $5, $6, $7, $8, $9);
+	$$;
+
+CREATE FUNCTION ots_cluster.create_table_api(
+	caller_path text,
+	table_name text,
+	primary_key text,
+	max_versions integer,
+	time_to_live bigint,
+	max_version_offset bigint,
+	allow_update boolean,
+	partitions integer,
+	hash_prefix_length integer,
+	defined_columns text,
+	stream_enabled boolean,
+	stream_expiration_hours integer,
+	update_full_row boolean)
+	RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	SET client_min_messages = warning
+	AS $$
+DECLARE
+	ps integer[] := ots_cluster.shard_partitions();
+	n record;
+	target text := table_name;
+	r record;
+	p integer := 0;
+	existing jsonb;
+	created jsonb;
+	s text; m text; d text; hi text;
+BEGIN
+	-- an unqualified name goes where the first shard would create it
+	SELECT x.schema_name, x.relname INTO n FROM ots_cluster.split_name(table_name) x;
+	-- (a name too long for PostgreSQL goes as it is: the shard refuses it)
+	IF n.relname IS NOT NULL AND n.schema_name IS NULL AND pg_catalog.octet_length(n.relname) < 64 THEN
+		n.schema_name := ots_cluster.creation_schema_on(ps[1], ots_cluster.search_schemas(caller_path));
+		IF n.schema_name IS NOT NULL THEN
+			target := ots_cluster.qualified(n.schema_name, n.relname);
+		END IF;
+	END IF;
+	r := ots_cluster.resolve_on_shards(target, caller_path);
+	IF r.schema_name IS NOT NULL AND true = ALL (r.present) THEN
+		-- everywhere: the single node's OTSObjectAlreadyExist, from the first shard
+		p := ps[1];
+		PERFORM ots_cluster.create_table_on(p, target, primary_key, max_versions, time_to_live,
+											max_version_offset, allow_update, partitions, hash_prefix_length,
+											defined_columns, stream_enabled, stream_expiration_hours, update_full_row);
+	END IF;
+	IF r.schema_name IS NOT NULL THEN
+		existing := ots_cluster.describe_table_on(ps[pg_catalog.array_position(r.present, true)], target);
+	END IF;
+	FOR i IN 1 .. pg_catalog.cardinality(ps) LOOP
+		CONTINUE WHEN r.present[i];
+		p := ps[i];
+		PERFORM ots_cluster.create_table_on(p, target, primary_key, max_versions, time_to_live,
+											max_version_offset, allow_update, partitions, hash_prefix_length,
+											defined_columns, stream_enabled, stream_expiration_hours, update_full_row);
+		IF existing IS NOT NULL THEN
+			-- a repair: the shards that have it must have what was asked for
+			created := ots_cluster.describe_table_on(p, target);
+			IF NOT ots_cluster.same_definition(existing, created) THEN
+				PERFORM ots_cluster.delete_table_on(p, target);
+				RAISE EXCEPTION USING ERRCODE = 'OT005', MESSAGE = 'Requested table already exists.',
+					DETAIL = pg_catalog.format('Table %s exists on some shards with another definition; delete it (ots.delete_table) and create it again.', target);
+			END IF;
+		END IF;
+	END LOOP;
+	PERFORM ots_cluster.table_changed(target);
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, hi = PG_EXCEPTION_HINT;
+	-- some shards may have changed: every session forgets what it knew
+	PERFORM ots_cluster.catalog_changed();
+	PERFORM ots_cluster.raise_remote(s, m, d, hi, p);
+END
+$$;
+COMMENT ON FUNCTION ots_cluster.create_table_api(text, text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer, boolean) IS
+	'ots.create_table with the caller''s search_path (internal)';
+
+CREATE FUNCTION ots.create_table(
+	table_name text,
+	primary_key text,
+	max_versions integer DEFAULT 1,
+	time_to_live bigint DEFAULT -1,
+	max_version_offset bigint DEFAULT 86400,
+	allow_update boolean DEFAULT true,
+	partitions integer DEFAULT 8,
+	hash_prefix_length integer DEFAULT 0,
+	defined_columns text DEFAULT NULL,
+	stream_enabled boolean DEFAULT false,
+	stream_expiration_hours integer DEFAULT NULL,
+	update_full_row boolean DEFAULT false) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+	RETURN ots_cluster.create_table_api(pg_catalog.current_setting('search_path'), table_name,
+			primary_key, max_versions, time_to_live, max_version_offset, allow_update, partitions,
+			hash_prefix_length, defined_columns, stream_enabled, stream_expiration_hours, update_full_row);
+COMMENT ON FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer, boolean) IS
+	'creates an ots table on every shard; where some shards already have it (a create cut short), on the others';
+
+CREATE FUNCTION ots_cluster.update_table_api(
+	caller_path text,
+	table_name text,
+	max_versions integer,
+	time_to_live bigint,
+	max_version_offset bigint,
+	allow_update boolean,
+	stream_enabled boolean,
+	stream_expiration_hours integer,
+	update_full_row boolean)
+	RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	SET client_min_messages = warning
+	AS $$
+DECLARE
+	t ots_cluster.table_entry;
+	target text;
+	p integer := 0;
+	s text; m text; d text; hi text;
+BEGIN
+	t := ots_cluster.table_of(table_name, caller_path);
+	target := ots_cluster.target(t, table_name);
+	PERFORM ots_cluster.resolve_on_shards(target, caller_path);
+	FOREACH p IN ARRAY ots_cluster.shard_partitions() LOOP
+		PERFORM ots_cluster.update_table_on(p, target, max_versions, time_to_live, max_version_offset,
+											allow_update, stream_enabled, stream_expiration_hours,
+											update_full_row);
+	END LOOP;
+	PERFORM ots_cluster.table_changed(target);
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, hi = PG_EXCEPTION_HINT;
+	-- some shards may have changed: every session forgets what it knew
+	PERFORM ots_cluster.catalog_changed();
+	PERFORM ots_cluster.raise_remote(s, m, d, hi, p);
+END
+$$;
+COMMENT ON FUNCTION ots_cluster.update_table_api(text, text, integer, bigint, bigint, boolean, boolean, integer, boolean) IS
+	'ots.update_table with the caller''s search_path (internal)';
+
+CREATE FUNCTION ots.update_table(
+	table_name text,
+	max_versions integer DEFAULT NULL,
+	time_to_live bigint DEFAULT NULL,
+	max_version_offset bigint DEFAULT NULL,
+	allow_update boolean DEFAULT NULL,
+	stream_enabled boolean DEFAULT NULL,
+	stream_expiration_hours integer DEFAULT NULL,
+	update_full_row boolean DEFAULT NULL) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+	RETURN ots_cluster.update_table_api(pg_catalog.current_setting('search_path'), table_name,
+			max_versions, time_to_live, max_version_offset, allow_update, stream_enabled,
+			stream_expiration_hours, update_full_row);
+COMMENT ON FUNCTION ots.update_table(text, integer, bigint, bigint, boolean, boolean, integer, boolean) IS
+	'changes table options and the stream on every shard; omitted options keep their values';

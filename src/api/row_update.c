@@ -312,6 +312,71 @@ row_update_keep_old(CellsBuilder *b, const RowUpdate *u, const CellsReader *old)
 	}
 }
 
+/* row_update_writes: does the update put or increment column name? */
+static bool
+row_update_writes(const RowUpdate *u, const char *name, uint32 len)
+{
+	for (int i = 0; i < u->nputs; i++)
+		if (row_update_names_equal(u->puts[i].name, u->puts[i].namelen, name, len))
+			return true;
+	for (int i = 0; i < u->nincrements; i++)
+		if (row_update_names_equal(u->increments[i].name, u->increments[i].namelen, name, len))
+			return true;
+	return false;
+}
+
+/*
+ * row_update_version: the version an update writes the row at: its puts'
+ * newest timestamp, or the server's stamp
+ */
+static int64
+row_update_version(const RowUpdate *u, int64 stamp)
+{
+	int64		version = PG_INT64_MIN;
+
+	for (int i = 0; i < u->nputs; i++)
+		version = Max(version, u->puts[i].has_ts ? u->puts[i].ts : stamp);
+	return version == PG_INT64_MIN ? stamp : version;
+}
+
+/*
+ * row_update_fill_row: on a table that updates whole rows
+ * (update_full_row), each column the update neither writes nor deletes
+ * gets its newest visible cell again at the update's version, so that every
+ * column of the row has that version (Tablestore's whole-row update: with
+ * it, a TTL expires the row's columns, and its index entries, together).
+ * old is the whole row (row_write_needs).
+ */
+static void
+row_update_fill_row(CellsBuilder *b, const RowWrite *w, const CellsReader *old, int64 version)
+{
+	const RowUpdate *u = &w->update;
+	Visibility	vis;
+
+	visibility_init(&vis, w->t, w->now_ms);
+	for (uint32 i = 0; old != NULL && i < old->ncols; i++)
+	{
+		CellsColumn col;
+		SelectedCells sc;
+		int64		ts;
+		OtsValue	v;
+
+		cells_column_at(old, i, &col);
+		if (row_update_deletes_all(u, col.name, col.namelen) ||
+			row_update_writes(u, col.name, col.namelen))
+			continue;
+		visibility_table_begin(&sc, &vis, &col);
+		while (visibility_column_next(&sc, &ts, &v))
+		{
+			if (row_update_deletes_version(u, col.name, col.namelen, ts))
+				continue;
+			if (ts < version)
+				cells_builder_add(b, col.name, col.namelen, version, &v);
+			break;
+		}
+	}
+}
+
 /*
  * row_update_add_increments adds the incremented cells, and with
  * RT_AFTER_MODIFY renders the returned ones into w->after.
@@ -366,6 +431,8 @@ row_update_decide(RowWrite *w, const CellsReader *old, bool exists, struct varle
 		cells_builder_add(b, u->puts[i].name, u->puts[i].namelen,
 						  u->puts[i].has_ts ? u->puts[i].ts : stamp, &u->puts[i].value);
 	row_update_add_increments(w, b, old, stamp);
+	if (w->t->update_full_row)
+		row_update_fill_row(b, w, old, row_update_version(u, stamp));
 	*cells = row_write_finish(b, w->t, oldest_ts);
 	return ROW_CHANGE_STORE;
 }

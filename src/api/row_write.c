@@ -378,6 +378,10 @@ row_write_needs(const RowWrite *w, RowNeeds *needs)
 	filter_needs(w->condition, needs, w->t->max_versions, 0);
 	if (w->req->kind == ROW_WRITE_PUT)
 		needs->replacing = true;
+	/* an update of a table that updates whole rows writes every column again */
+	if (w->t->update_full_row &&
+		(w->req->kind == ROW_WRITE_UPDATE || w->req->on_existing == ROW_EXISTING_UPDATE))
+		needs->whole = true;
 	if (w->req->kind != ROW_WRITE_UPDATE)
 		return;
 	needs->now_ms = w->now_ms;

@@ -77,8 +77,11 @@ static const Oid key_types[3] = {NAMEOID, NAMEOID, TEXTOID};
 /* the line of a storage's comment that carries its table's definition */
 #define CATALOG_CARRIER_LINE "\nots definition: "
 
-/* every column of ots.tables but the names, which a carried definition restores */
-#define CATALOG_RESTORED_COLUMNS \
+/*
+ * every column of ots.tables but the names, which a carried definition
+ * restores; a definition written by 0.2.0 has no update_full_row
+ */
+#define CATALOG_RESTORED_COLUMNS_0_2 \
 	"pk_names, pk_types, auto_increment, max_versions, time_to_live, max_version_offset," \
 	" allow_update, partitions, hash_prefix_length, created_at, trimmed_max_versions," \
 	" defined_names, defined_types, index_of, index_type, index_key_count, index_phase," \
@@ -295,23 +298,32 @@ catalog_write_register(FunctionCallInfo fcinfo, const char *sql, int nargs, cons
 /*
  * ots_catalog_insert is ots.catalog_insert(schema_name, table_name,
  * pk_names, pk_types, auto_increment, max_versions, time_to_live,
- * max_version_offset, allow_update, partitions, hash_prefix_length):
- * create_table's registration of the table it made; OTSObjectAlreadyExist
- * when it is registered already.
+ * max_version_offset, allow_update, partitions, hash_prefix_length,
+ * update_full_row): create_table's registration of the table it made;
+ * OTSObjectAlreadyExist when it is registered already.
  */
 Datum
 ots_catalog_insert(PG_FUNCTION_ARGS)
 {
-	static const Oid insert_types[11] = {NAMEOID, NAMEOID, TEXTARRAYOID, TEXTARRAYOID, INT2OID,
-	INT4OID, INT8OID, INT8OID, BOOLOID, INT4OID, INT4OID};
+	static const Oid insert_types[12] = {NAMEOID, NAMEOID, TEXTARRAYOID, TEXTARRAYOID, INT2OID,
+	INT4OID, INT8OID, INT8OID, BOOLOID, INT4OID, INT4OID, BOOLOID};
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		ots_error(PARAMETER_INVALID, "Parameter table_name is missing.");
-	catalog_write_register(fcinfo,
-						   "INSERT INTO ots.tables AS t (schema_name, table_name, pk_names, pk_types,"
-						   " auto_increment, max_versions, time_to_live, max_version_offset, allow_update,"
-						   " partitions, hash_prefix_length)"
-						   " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
-						   CATALOG_WRITE_RETURNING, 11, insert_types);
+	/* 0.2.0's SQL (before ALTER EXTENSION ots UPDATE) passes no update_full_row */
+	if (PG_NARGS() < lengthof(insert_types))
+		catalog_write_register(fcinfo,
+							   "INSERT INTO ots.tables AS t (schema_name, table_name, pk_names, pk_types,"
+							   " auto_increment, max_versions, time_to_live, max_version_offset, allow_update,"
+							   " partitions, hash_prefix_length)"
+							   " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
+							   CATALOG_WRITE_RETURNING, 11, insert_types);
+	else
+		catalog_write_register(fcinfo,
+							   "INSERT INTO ots.tables AS t (schema_name, table_name, pk_names, pk_types,"
+							   " auto_increment, max_versions, time_to_live, max_version_offset, allow_update,"
+							   " partitions, hash_prefix_length, update_full_row)"
+							   " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+							   CATALOG_WRITE_RETURNING, 12, insert_types);
 	SPI_finish();
 	PG_RETURN_VOID();
 }
@@ -717,8 +729,9 @@ catalog_write_restore(Oid storage, const char *comment, const char *only_index_o
 	values[1] = DirectFunctionCall1(namein, CStringGetDatum(table));
 	values[2] = JsonbPGetDatum(def);
 	catalog_write_insert(schema, table,
-						 "INSERT INTO ots.tables AS t (schema_name, table_name, " CATALOG_RESTORED_COLUMNS ")"
-						 " SELECT $1, $2, " CATALOG_RESTORED_COLUMNS
+						 "INSERT INTO ots.tables AS t (schema_name, table_name, "
+						 CATALOG_RESTORED_COLUMNS_0_2 ", update_full_row)"
+						 " SELECT $1, $2, " CATALOG_RESTORED_COLUMNS_0_2 ", coalesce(update_full_row, false)"
 						 " FROM pg_catalog.jsonb_populate_record(NULL::ots.tables, $3) r"
 						 " RETURNING " CATALOG_ROW_COLUMNS,
 						 3, types, values, NULL, false);

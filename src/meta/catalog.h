@@ -53,6 +53,7 @@ typedef struct OtsTable
 	int64		time_to_live;	/* seconds, -1 = forever */
 	int64		max_version_offset; /* seconds */
 	bool		allow_update;
+	bool		update_full_row;	/* an update writes every column at its version */
 	int32		partitions;
 	int32		hash_prefix_len;	/* 0 = none */
 	int			ndefined;
@@ -116,14 +117,21 @@ extern OtsTable *catalog_lookup_by_data_oid(Oid data_oid);
 	" max_version_offset, allow_update, partitions, hash_prefix_length"
 #define CATALOG_ROW_COLUMNS CATALOG_ROW_COLUMNS_0_1 \
 	", defined_names, defined_types, index_of, index_type, index_key_count, index_phase," \
-	" stream_id, stream_expiration_hours"
+	" stream_id, stream_expiration_hours, " CATALOG_UPDATE_FULL_ROW
 /* the number of CATALOG_ROW_COLUMNS */
-#define CATALOG_ROW_NCOLUMNS 17
+#define CATALOG_ROW_NCOLUMNS 18
+/*
+ * update_full_row, of a row of ots.tables aliased t: read through the row's
+ * jsonb, because 0.2.0's SQL (before ALTER EXTENSION ots UPDATE) writes and
+ * reads an ots.tables without it, whose tables do not update whole rows
+ */
+#define CATALOG_UPDATE_FULL_ROW \
+	"coalesce((pg_catalog.to_jsonb(t) OPERATOR(pg_catalog.->>) 'update_full_row')::pg_catalog.bool, false)"
 /* the same of a 0.1.0 ots.tables, until ALTER EXTENSION ots UPDATE: no defined columns, no index */
 #define CATALOG_ROW_COLUMNS_BEFORE_UPDATE CATALOG_ROW_COLUMNS_0_1 \
 	", '{}'::pg_catalog.text[], '{}'::pg_catalog.text[], NULL::pg_catalog.name," \
 	" NULL::pg_catalog.text, NULL::pg_catalog.int2, NULL::pg_catalog.text," \
-	" NULL::pg_catalog.text, NULL::pg_catalog.int4"
+	" NULL::pg_catalog.text, NULL::pg_catalog.int4, false"
 
 /*
  * catalog_read_row fills t (schema_name and table_name set) from a row of

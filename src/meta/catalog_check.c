@@ -194,6 +194,7 @@ catalog_read_row(OtsTable *t, HeapTuple tup, TupleDesc desc)
 	t->time_to_live = DatumGetInt64(catalog_column(t, tup, desc, 5, "time_to_live"));
 	t->max_version_offset = DatumGetInt64(catalog_column(t, tup, desc, 6, "max_version_offset"));
 	t->allow_update = DatumGetBool(catalog_column(t, tup, desc, 7, "allow_update"));
+	t->update_full_row = DatumGetBool(catalog_column(t, tup, desc, 18, "update_full_row"));
 	t->partitions = DatumGetInt32(catalog_column(t, tup, desc, 8, "partitions"));
 	t->hash_prefix_len = DatumGetInt32(catalog_column(t, tup, desc, 9, "hash_prefix_length"));
 	if (t->max_versions < 1)

@@ -76,7 +76,7 @@ catalog_load_indexes(OtsTable *t, Oid nsp, Datum *args)
 {
 	int			ret;
 
-	ret = catalog_query_metadata("SELECT " CATALOG_ROW_COLUMNS ", table_name FROM ots.tables"
+	ret = catalog_query_metadata("SELECT " CATALOG_ROW_COLUMNS ", table_name FROM ots.tables t"
 							   " WHERE schema_name OPERATOR(pg_catalog.=) $1"
 							   " AND index_of OPERATOR(pg_catalog.=) $2"
 							   " ORDER BY table_name COLLATE \"C\"", args, 0);
@@ -155,7 +155,7 @@ catalog_load(OtsTable *t, Oid view_oid)
 	indexes = catalog_has_index_columns();
 	ret = catalog_query_metadata(indexes ?
 							   "SELECT " CATALOG_ROW_COLUMNS ", xmin"
-							   " FROM ots.tables WHERE schema_name OPERATOR(pg_catalog.=) $1"
+							   " FROM ots.tables t WHERE schema_name OPERATOR(pg_catalog.=) $1"
 							   " AND table_name OPERATOR(pg_catalog.=) $2" :
 							   "SELECT " CATALOG_ROW_COLUMNS_BEFORE_UPDATE
 							   " FROM ots.tables WHERE schema_name OPERATOR(pg_catalog.=) $1"

@@ -38,6 +38,9 @@ CREATE TABLE ots.tables (
 	stream_id text,
 	stream_expiration_hours integer,
 	stream_enabled_at timestamptz,
+	-- Tablestore's update_full_row (0.3.0): an update writes every column of
+	-- the row at its version (src/api/row_update.c); fixed at create_table
+	update_full_row boolean NOT NULL DEFAULT false,
 	PRIMARY KEY (schema_name, table_name)
 );
 COMMENT ON TABLE ots.tables IS 'metadata of every ots table (see ots.describe_table)';
@@ -78,9 +81,9 @@ GRANT SELECT ON ots.tables TO PUBLIC;
 CREATE FUNCTION ots.catalog_insert(schema_name name, table_name name, pk_names text[], pk_types text[],
 								   auto_increment smallint, max_versions integer, time_to_live bigint,
 								   max_version_offset bigint, allow_update boolean, partitions integer,
-								   hash_prefix_length integer) RETURNS void
+								   hash_prefix_length integer, update_full_row boolean) RETURNS void
 	AS 'MODULE_PATHNAME', 'ots_catalog_insert' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION ots.catalog_insert(name, name, text[], text[], smallint, integer, bigint, bigint, boolean, integer, integer) IS
+COMMENT ON FUNCTION ots.catalog_insert(name, name, text[], text[], smallint, integer, bigint, bigint, boolean, integer, integer, boolean) IS
 	'registers the ots table whose storage the caller made and owns in ots.tables (internal; create_table)';
 CREATE FUNCTION ots.catalog_update(schema_name name, table_name name, max_versions integer,
 								   time_to_live bigint, max_version_offset bigint, allow_update boolean)

@@ -533,7 +533,8 @@ CREATE FUNCTION ots.create_table_internal(
 	hash_prefix_length integer,
 	defined_columns text,
 	stream_enabled boolean,
-	stream_expiration_hours integer) RETURNS void
+	stream_expiration_hours integer,
+	update_full_row boolean) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -553,6 +554,10 @@ BEGIN
 	  FROM ots.create_table_parse_pk(primary_key, table_name) p;
 	PERFORM ots.create_table_check_options(max_versions, time_to_live, max_version_offset, allow_update,
 										   partitions, hash_prefix_length);
+	IF update_full_row IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Table options must not be NULL.',
+						  'Omit an option to get its default.');
+	END IF;
 	SELECT p.names, p.types INTO defined FROM ots.parse_defined_columns(defined_columns, pk_names) p;
 
 	IF EXISTS (SELECT 1 FROM ots.tables t
@@ -574,7 +579,7 @@ BEGIN
 	PERFORM ots.sync_table_view(schema_name, table_name, pk_names, defined.names, defined.types);
 	PERFORM ots.catalog_insert(create_table_internal.schema_name, create_table_internal.table_name, pk_names,
 							   pk_types, auto_col, max_versions, time_to_live, max_version_offset,
-							   allow_update, partitions, hash_prefix_length);
+							   allow_update, partitions, hash_prefix_length, update_full_row);
 	IF cardinality(defined.names) > 0 THEN
 		PERFORM ots.catalog_set_defined(create_table_internal.schema_name, create_table_internal.table_name,
 										defined.names, defined.types);
@@ -592,7 +597,7 @@ BEGIN
 	PERFORM ots.expiry_sync(create_table_internal.schema_name, create_table_internal.table_name, true);
 END
 $$;
-COMMENT ON FUNCTION ots.create_table_internal(name, name, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer)
+COMMENT ON FUNCTION ots.create_table_internal(name, name, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer, boolean)
 	IS 'creates an ots table in a resolved schema (internal; call ots.create_table)';
 
 CREATE FUNCTION ots.create_table(
@@ -606,17 +611,18 @@ CREATE FUNCTION ots.create_table(
 	hash_prefix_length integer DEFAULT 0,
 	defined_columns text DEFAULT NULL,
 	stream_enabled boolean DEFAULT false,
-	stream_expiration_hours integer DEFAULT NULL) RETURNS void
+	stream_expiration_hours integer DEFAULT NULL,
+	update_full_row boolean DEFAULT false) RETURNS void
 	LANGUAGE sql VOLATILE PARALLEL UNSAFE
 BEGIN ATOMIC
 	SELECT ots.create_table_internal(r.schema_name, r.table_name, primary_key, max_versions,
 									 time_to_live, max_version_offset, allow_update, partitions,
 									 hash_prefix_length, defined_columns, stream_enabled,
-									 stream_expiration_hours)
+									 stream_expiration_hours, update_full_row)
 	  FROM ots.resolve_name(table_name, true) r;
 END;
-COMMENT ON FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer) IS
-	'creates an ots table: primary_key => ''name type, ...'' (string, integer, binary; integer auto_increment); defined_columns => ''name type, ...''; stream_enabled, stream_expiration_hours (24)';
+COMMENT ON FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer, boolean) IS
+	'creates an ots table: primary_key => ''name type, ...'' (string, integer, binary; integer auto_increment); defined_columns => ''name type, ...''; stream_enabled, stream_expiration_hours (24); update_full_row (fixed)';
 
 CREATE FUNCTION ots.update_table_internal(
 	schema_name name,
@@ -626,13 +632,21 @@ CREATE FUNCTION ots.update_table_internal(
 	max_version_offset bigint,
 	allow_update boolean,
 	stream_enabled boolean,
-	stream_expiration_hours integer) RETURNS void
+	stream_expiration_hours integer,
+	update_full_row boolean) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 BEGIN
 	IF schema_name IS NULL OR table_name IS NULL THEN
 		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
+	-- fixed at create_table, as Tablestore's; the same value again changes nothing
+	IF update_full_row IS NOT NULL AND update_full_row IS DISTINCT FROM
+	   (SELECT t.update_full_row FROM ots.tables t
+		 WHERE t.schema_name = update_table_internal.schema_name AND t.table_name = update_table_internal.table_name) THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'UpdateFullRow can''t be modified.',
+						  'update_full_row is set by create_table only.');
 	END IF;
 	IF max_versions IS NULL AND time_to_live IS NULL AND max_version_offset IS NULL
 	   AND allow_update IS NULL AND stream_enabled IS NULL AND stream_expiration_hours IS NULL THEN
@@ -666,7 +680,7 @@ BEGIN
 							time_to_live IS NOT NULL OR max_versions IS NOT NULL OR stream_enabled IS NOT NULL);
 END
 $$;
-COMMENT ON FUNCTION ots.update_table_internal(name, name, integer, bigint, bigint, boolean, boolean, integer)
+COMMENT ON FUNCTION ots.update_table_internal(name, name, integer, bigint, bigint, boolean, boolean, integer, boolean)
 	IS 'changes the options of a resolved ots table (internal; call ots.update_table)';
 
 CREATE FUNCTION ots.update_table(
@@ -676,16 +690,17 @@ CREATE FUNCTION ots.update_table(
 	max_version_offset bigint DEFAULT NULL,
 	allow_update boolean DEFAULT NULL,
 	stream_enabled boolean DEFAULT NULL,
-	stream_expiration_hours integer DEFAULT NULL) RETURNS void
+	stream_expiration_hours integer DEFAULT NULL,
+	update_full_row boolean DEFAULT NULL) RETURNS void
 	LANGUAGE sql VOLATILE PARALLEL UNSAFE
 BEGIN ATOMIC
 	SELECT ots.update_table_internal(r.schema_name, r.table_name, max_versions, time_to_live,
 									 max_version_offset, allow_update, stream_enabled,
-									 stream_expiration_hours)
+									 stream_expiration_hours, update_full_row)
 	  FROM ots.resolve_name(table_name, false) r;
 END;
-COMMENT ON FUNCTION ots.update_table(text, integer, bigint, bigint, boolean, boolean, integer) IS
-	'changes table options and the stream; omitted options keep their values; every session sees the change at once';
+COMMENT ON FUNCTION ots.update_table(text, integer, bigint, bigint, boolean, boolean, integer, boolean) IS
+	'changes table options and the stream; omitted options keep their values; every session sees the change at once; update_full_row cannot change';
 
 CREATE FUNCTION ots.describe_table_internal(schema_name name, table_name name) RETURNS jsonb
 	LANGUAGE plpgsql STABLE PARALLEL SAFE
@@ -710,7 +725,8 @@ BEGIN
 		'table_options', jsonb_build_object('max_versions', t.max_versions,
 											'time_to_live', t.time_to_live,
 											'max_version_offset', t.max_version_offset,
-											'allow_update', t.allow_update),
+											'allow_update', t.allow_update,
+											'update_full_row', t.update_full_row),
 		'defined_columns', (SELECT coalesce(jsonb_agg(jsonb_build_object('name', d.name, 'type', d.type)
 													  ORDER BY d.n), '[]')
 							  FROM unnest(t.defined_names, t.defined_types) WITH ORDINALITY AS d(name, type, n)),

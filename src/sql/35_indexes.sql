@@ -52,7 +52,7 @@ BEGIN
 	IF EXISTS (SELECT 1 FROM ots.tables i WHERE i.schema_name = $1 AND i.index_of = $2) THEN
 		PERFORM ots.index_check_base_options(coalesce(max_versions, t.max_versions),
 											 coalesce(time_to_live, t.time_to_live),
-											 coalesce(allow_update, t.allow_update));
+											 coalesce(allow_update, t.allow_update), t.update_full_row);
 	END IF;
 END
 $$;
@@ -60,8 +60,9 @@ COMMENT ON FUNCTION ots.index_check_options(name, name, integer, bigint, boolean
 	'refuses options an index or a table with indexes cannot have (internal; update_table)';
 
 -- ots.index_check_base_options: the options a table with indexes must have
+-- (a table that updates whole rows keeps its index entries' TTL exact)
 CREATE FUNCTION ots.index_check_base_options(max_versions integer, time_to_live bigint,
-											 allow_update boolean) RETURNS void
+											 allow_update boolean, update_full_row boolean) RETURNS void
 	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -70,14 +71,14 @@ BEGIN
 		PERFORM ots.raise('OTSParameterInvalid', 'The max version of table with index must be 1.',
 						  format('max_versions would be %s.', max_versions));
 	END IF;
-	IF time_to_live <> -1 AND allow_update THEN
+	IF time_to_live <> -1 AND allow_update AND NOT update_full_row THEN
 		PERFORM ots.raise('OTSParameterInvalid',
 						  'Don''t support allow update operation on table with index and ttl',
-						  'A table with secondary indexes must have time_to_live -1, or allow_update false.');
+						  'A table with secondary indexes must have time_to_live -1, allow_update false or update_full_row true.');
 	END IF;
 END
 $$;
-COMMENT ON FUNCTION ots.index_check_base_options(integer, bigint, boolean) IS
+COMMENT ON FUNCTION ots.index_check_base_options(integer, bigint, boolean, boolean) IS
 	'refuses options a table with secondary indexes cannot have (internal)';
 
 -- ots.index_of: the index index_name of table schema.table_name;
@@ -356,7 +357,7 @@ BEGIN
 		PERFORM ots.raise('OTSParameterInvalid',
 						  format('Number of index per table exceeds the quota:%s.', ots.limit('max_indexes')));
 	END IF;
-	PERFORM ots.index_check_base_options(t.max_versions, t.time_to_live, t.allow_update);
+	PERFORM ots.index_check_base_options(t.max_versions, t.time_to_live, t.allow_update, t.update_full_row);
 	SELECT * INTO k FROM ots.index_key(t, primary_key, defined_columns, kind = 'LOCAL');
 	IF EXISTS (SELECT 1 FROM ots.tables o WHERE o.schema_name = t.schema_name AND o.table_name = index_rel)
 	   OR to_regclass(format('%I.%I', t.schema_name, index_rel)) IS NOT NULL

@@ -62,6 +62,17 @@ SELECT ots.create_index('indexed', 'indexed_local', '{k, amount}', index_type =>
 SELECT count(*) AS updated FROM generate_series(1, 300, 3) g,
   LATERAL ots.update_row('indexed', jsonb_build_object('k', 'r' || g % 7, 'n', g), put => jsonb_build_object('seller', 'moved'));
 
+-- a table that updates whole rows (update_full_row), which lets it have a
+-- TTL, updates and an index; restored, it still does (describe_table)
+SELECT ots.create_table('whole_rows', 'k string', partitions => 1, time_to_live => 31536000,
+                        defined_columns => 'tag string', update_full_row => true);
+SELECT ots.create_index('whole_rows', 'whole_rows_tag', '{tag}');
+CALL ots.build_index('whole_rows', 'whole_rows_tag');
+SELECT count(*) AS put FROM generate_series(1, 20) g,
+  LATERAL ots.put_row('whole_rows', jsonb_build_object('k', 'w' || g), jsonb_build_object('tag', 't' || g % 3, 'n', g));
+SELECT count(*) AS updated FROM generate_series(1, 20, 2) g,
+  LATERAL ots.update_row('whole_rows', jsonb_build_object('k', 'w' || g), put => jsonb_build_object('n', -g));
+
 -- a table with a stream: records of several commits on both shards, of
 -- every action; the first commit aged past the expiration and trimmed by
 -- purge (a trim marker on each shard).  Restored, a reader gets the same

@@ -481,11 +481,12 @@ def expect_ok(reply):
 
 # ------------------------------------------------------------ the requests
 
-def create_table_body(name, stream=False, keys=(("pk", 2), ("n", 1))):
-    """keys: (name, type) of the primary key, type 1 INTEGER, 2 STRING"""
+def create_table_body(name, stream=False, keys=(("pk", 2), ("n", 1)), options=b""):
+    """keys: (name, type) of the primary key, type 1 INTEGER, 2 STRING;
+    options: more TableOptions fields"""
     meta = f_bytes(1, name) + b"".join(f_bytes(2, f_bytes(1, k) + f_varint(2, t)) for k, t in keys)
     body = f_bytes(1, meta) + f_bytes(2, f_bytes(1, f_varint(1, 0) + f_varint(2, 0)))
-    body += f_bytes(3, f_varint(1, -1) + f_varint(2, 1))
+    body += f_bytes(3, f_varint(1, -1) + f_varint(2, 1) + options)
     if stream:
         body += f_bytes(5, f_varint(1, 1) + f_varint(2, 24))
     return body
@@ -667,6 +668,32 @@ def defined_columns_added_and_deleted():
     finally:
         send("DeleteTable", f_bytes(1, table))
     return "added score, tag, raw, then alpha, in that order; deleted score, raw; a repeated column 400, a missing table 404"
+
+
+@test
+def update_full_row_kept_and_fixed():
+    """TableOptions.update_full_row (field 7): CreateTable keeps it, DescribeTable
+    shows it (false when not given), UpdateTable refuses another value and
+    takes the same one (its effect on updates: sql/update_full_row.sql)."""
+    table, plain = TABLE + "_ufr", TABLE + "_ufr_no"
+    expect_ok(send("CreateTable", create_table_body(table, options=f_varint(7, 1))))
+    expect_ok(send("CreateTable", create_table_body(plain)))
+    try:
+        def full_row(t):
+            options = pb_decode(one(expect_ok(send("DescribeTable", f_bytes(1, t))), 3))
+            return options.get(7)
+        check(full_row(table) == [1], "DescribeTable of the table made with it: %r" % full_row(table))
+        check(full_row(plain) == [0], "DescribeTable of a table made without it: %r" % full_row(plain))
+        expect_error(send("UpdateTable", f_bytes(1, table) + f_bytes(3, f_varint(7, 0))),
+                     400, "OTSParameterInvalid", "UpdateFullRow can't be modified.")
+        expect_error(send("UpdateTable", f_bytes(1, plain) + f_bytes(3, f_varint(2, 2) + f_varint(7, 1))),
+                     400, "OTSParameterInvalid", "UpdateFullRow can't be modified.")
+        expect_ok(send("UpdateTable", f_bytes(1, table) + f_bytes(3, f_varint(2, 1) + f_varint(7, 1))))
+        check(full_row(table) == [1], "after UpdateTable: %r" % full_row(table))
+    finally:
+        send("DeleteTable", f_bytes(1, table))
+        send("DeleteTable", f_bytes(1, plain))
+    return "kept, shown, a change refused 400, the same value taken"
 
 
 @test

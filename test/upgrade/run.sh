@@ -160,8 +160,10 @@ catalog_writable_sql="SELECT coalesce(string_agg(c.oid::regclass::text, ' ' ORDE
 	  AND has_table_privilege('upg_probe', c.oid, 'INSERT, UPDATE, DELETE, TRUNCATE')"
 # every ots table of the current database with its options and the rows its
 # view shows, and every stream with an md5 of its records (as a consumer
-# reads them from each shard's oldest, positions and stream id included)
-census="SELECT string_agg(format('%s %s %s', table_name, ots.describe_table(table_name) -> 'table_options',
+# reads them from each shard's oldest, positions and stream id included);
+# releases before 0.3.0 have no update_full_row: theirs is false
+census="SELECT string_agg(format('%s %s %s', table_name,
+	'{\"update_full_row\": false}'::jsonb || (ots.describe_table(table_name) -> 'table_options'),
 	(xpath('/row/n/text()', query_to_xml(format('SELECT count(*) AS n FROM %I', table_name), false, true, '')))[1]),
 	', ' ORDER BY table_name) FROM ots.tables
 	UNION ALL
