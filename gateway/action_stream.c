@@ -194,13 +194,19 @@ action_get_stream_record(Call *call)
 	{
 		json_t	   *record = json_array_get(list, i);
 		const char *action = json_string_value(json_object_get(record, "action_type"));
+		json_t	   *sequence = json_object_get(record, "sequence_info");
+		PbSequenceInfo seq = {
+			.epoch = (uint32_t) json_integer_value(json_object_get(sequence, "epoch")),
+			.timestamp = json_integer_value(json_object_get(sequence, "timestamp")),
+			.row_index = (uint32_t) json_integer_value(json_object_get(sequence, "row_index")),
+		};
 
 		otsp__get_stream_record_response__stream_record__init(&records[i]);
 		records[i].action_type = action_type_of(action);
 		pb_begin(&bytes[i]);
 		pb_write_change(&bytes[i], json_object_get(record, "primary_key"), pk_order,
 						json_object_get(record, "columns"),
-						records[i].action_type == OTSP__ACTION_TYPE__DELETE_ROW);
+						records[i].action_type == OTSP__ACTION_TYPE__DELETE_ROW, &seq);
 		records[i].record.data = bytes[i].data;
 		records[i].record.len = bytes[i].len;
 		resp.stream_records[i] = &records[i];

@@ -725,9 +725,10 @@ action_create_index(Call *call)
 }
 
 /*
- * ComputeSplitPointsBySize: ots tables are not split by size, so the answer
- * is one split covering the table (no split points, one location), which
- * parallel readers handle as a single range.
+ * ComputeSplitPointsBySize: ots.compute_split_points's values of the
+ * partition key, each a PlainBuffer row of that one key column (the SDKs
+ * give the others INF_MIN), and one location for every split.  A database
+ * without the function (an older ots, a cluster's proxy) answers one split.
  */
 void
 action_compute_split_points_by_size(Call *call)
@@ -738,29 +739,66 @@ action_compute_split_points_by_size(Call *call)
 		OTSP__COMPUTE_SPLIT_POINTS_BY_SIZE_RESPONSE__SPLIT_LOCATION__INIT;
 	Otsp__ComputeSplitPointsBySizeResponse__SplitLocation *locations[1] = {&location};
 	Consumed	consumed;
-	json_t	   *description;
+	json_t	   *description = NULL;
+	json_t	   *points = NULL;
+	Buf		   *rows = NULL;
+	int64_t		unit;
 
 	if (req == NULL)
 	{
 		reply_malformed(call);
 		return;
 	}
-	if (req->split_size <= 0)
+	/* split_size counts units of 100 MB, or of split_size_unit_in_byte */
+	unit = req->has_split_size_unit_in_byte ? req->split_size_unit_in_byte : 100 * 1024 * 1024;
+	if (req->split_size <= 0 || unit <= 0 || req->split_size > INT64_MAX / unit)
 	{
 		call_parameter_invalid(call, "Invalid split size: %lld.", (long long) req->split_size);
 		goto done;
 	}
+	if (req->has_split_point_limit && req->split_point_limit < 0)
+	{
+		call_parameter_invalid(call, "Invalid split point limit: %d.", (int) req->split_point_limit);
+		goto done;
+	}
 	if (!table_name_valid(call, req->table_name) || (description = describe(call, req->table_name)) == NULL)
 		goto done;
+	if (pool_has_wire(WIRE_SPLIT_POINTS))
+	{
+		SqlCall		q;
+
+		sql_begin(&q, "SELECT ots.compute_split_points(");
+		sql_arg(&q, req->table_name, "text");
+		sql_arg_owned(&q, int_text(req->split_size * unit), "bigint");
+		sql_arg_owned(&q, req->has_split_point_limit ? int_text(req->split_point_limit) : NULL, "integer");
+		sql_end(&q, ")::text");
+		if ((points = run_json(call, &q)) == NULL)
+			goto done;
+	}
 	resp.schema = pk_schema_from(json_object_get(description, "primary_key"), &resp.n_schema);
+	resp.n_split_points = json_array_size(points);
+	resp.split_points = calloc(resp.n_split_points + 1, sizeof(ProtobufCBinaryData));
+	rows = calloc(resp.n_split_points + 1, sizeof(Buf));
+	for (size_t i = 0; i < resp.n_split_points; i++)
+	{
+		pb_begin(&rows[i]);
+		pb_write_row(&rows[i], json_array_get(points, i), NULL, NULL);
+		resp.split_points[i].data = rows[i].data;
+		resp.split_points[i].len = rows[i].len;
+	}
 	location.location = "";
-	location.repeat = 1;
+	location.repeat = (int64_t) resp.n_split_points + 1;
 	resp.n_locations = 1;
 	resp.locations = locations;
 	resp.consumed = consumed_from(&consumed, "{\"read\": 1, \"write\": 0}");
 	call_reply(call, &resp.base);
-	json_decref(description);
 done:
+	for (size_t i = 0; rows != NULL && i < resp.n_split_points; i++)
+		buf_free(&rows[i]);
+	free(rows);
+	free(resp.split_points);
+	json_decref(points);
+	json_decref(description);
 	free(resp.schema);
 	FREE(req);
 }

@@ -69,6 +69,29 @@ filter_comparator(Otsp__ComparatorType comparator)
 			return "<";
 		case OTSP__COMPARATOR_TYPE__CT_LESS_EQUAL:
 			return "<=";
+		case OTSP__COMPARATOR_TYPE__CT_EXIST:
+			return "EXIST";
+		case OTSP__COMPARATOR_TYPE__CT_NOT_EXIST:
+			return "NOT_EXIST";
+		default:
+			return NULL;
+	}
+}
+
+/* filter_cast_type: ots's name of a ValueTransferRule's cast type (STRING when absent), NULL if none */
+static const char *
+filter_cast_type(const Otsp__ValueTransferRule *rule)
+{
+	if (!rule->has_cast_type)
+		return "STRING";
+	switch (rule->cast_type)
+	{
+		case OTSP__VARIANT_TYPE__VT_INTEGER:
+			return "INTEGER";
+		case OTSP__VARIANT_TYPE__VT_DOUBLE:
+			return "DOUBLE";
+		case OTSP__VARIANT_TYPE__VT_STRING:
+			return "STRING";
 		default:
 			return NULL;
 	}
@@ -95,16 +118,37 @@ filter_single(const uint8_t *data, size_t len, char *err, size_t errlen)
 					(int) single->comparator);
 	else if (column == NULL)
 		filter_fail(err, errlen, "Invalid filter: the column name is not valid UTF-8.");
-	else if (single->value_trans_rule != NULL)
-		filter_fail(err, errlen, "Invalid filter: value_trans_rule is not supported.");
+	else if (single->value_trans_rule != NULL && filter_cast_type(single->value_trans_rule) == NULL)
+		filter_fail(err, errlen, "Invalid filter: unsupported cast_type %d.",
+					(int) single->value_trans_rule->cast_type);
 	else if ((value = pb_decode_variant(single->column_value.data, single->column_value.len,
 										single->column_name, err, errlen)) != NULL)
+	{
 		result = json_pack("{s:o, s:s, s:o, s:b, s:b}",
 						   "column", json_incref(column),
 						   "comparator", comparator,
 						   "value", value,
 						   "pass_if_missing", !single->filter_if_missing,
 						   "latest_version_only", single->latest_version_only);
+		/* a regex filter (Tablestore's ValueTransferRule); ots checks the regex */
+		if (result != NULL && single->value_trans_rule != NULL)
+		{
+			json_t	   *regex = json_string(single->value_trans_rule->regex);
+
+			if (regex == NULL)
+			{
+				filter_fail(err, errlen, "Invalid filter: the regex is not valid UTF-8.");
+				json_decref(result);
+				result = NULL;
+			}
+			else
+			{
+				json_object_set_new(result, "regex", regex);
+				json_object_set_new(result, "cast_type",
+									json_string(filter_cast_type(single->value_trans_rule)));
+			}
+		}
+	}
 	json_decref(column);
 	otsp__single_column_value_filter__free_unpacked(single, pb_allocator);
 	return result;

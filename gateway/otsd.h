@@ -184,9 +184,13 @@ extern void pool_start(AccessKey *keys, int key_count, const char *conninfo,
 					   const char *search_path, int pool_size);
 extern void call_end(Call *call);
 
-/* the database's wire functions (src/api/wire.c), known once a connection was made */
+/*
+ * the database's optional functions (ots 0.3.0: the wire functions of
+ * src/api/wire.c, ots.compute_split_points), known once a connection was made
+ */
 #define WIRE_GET_ROW	0x01
 #define WIRE_GET_RANGE	0x02
+#define WIRE_SPLIT_POINTS 0x04
 extern bool pool_has_wire(int which);
 extern void pool_stop(AccessKey *keys, int key_count);
 

@@ -67,10 +67,17 @@ extern void pb_write_row(Buf *out, json_t *pk, json_t *pk_order, json_t *attribu
  * pb_write_change: a Stream record's row: pk, then the record's "columns"
  * ([{"name","type":"PUT","value","timestamp"} | {"name","type":
  * "DELETE_ONE_VERSION","timestamp"} | {"name","type":"DELETE_ALL_VERSIONS"}])
- * as cells with their operation types; delete_row adds the delete marker.
+ * as cells with their operation types; delete_row adds the delete marker,
+ * seq (NULL: none) the row extension with the record's sequence info.
  */
+typedef struct PbSequenceInfo
+{
+	uint32_t	epoch;
+	int64_t		timestamp;
+	uint32_t	row_index;
+} PbSequenceInfo;
 extern void pb_write_change(Buf *out, json_t *pk, json_t *pk_order, json_t *columns,
-							bool delete_row);
+							bool delete_row, const PbSequenceInfo *seq);
 
 /* one bare PlainBuffer value (a filter's column_value) -> ots jsonb, or NULL + err */
 extern json_t *pb_decode_variant(const uint8_t *data, size_t len, const char *column,

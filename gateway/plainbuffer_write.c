@@ -223,12 +223,26 @@ pb_put_key(Buf *out, json_t *pk, json_t *pk_order)
 	return crc;
 }
 
+/* pb_put_row_end ends a row: its delete marker, a record's sequence info (or NULL), the checksum */
 static void
-pb_put_row_end(Buf *out, uint8_t crc, bool delete_row)
+pb_put_row_end(Buf *out, uint8_t crc, bool delete_row, const PbSequenceInfo *seq)
 {
 	if (delete_row)
 		buf_byte(out, PB_TAG_DELETE_MARKER);
 	crc = pb_crc8_byte(crc, delete_row ? 1 : 0);
+	if (seq != NULL)
+	{
+		buf_byte(out, PB_TAG_EXTENSION);
+		pb_put_u32(out, 1 + 4 + PB_SEQ_INFO_LENGTH);
+		buf_byte(out, PB_TAG_SEQ_INFO);
+		pb_put_u32(out, PB_SEQ_INFO_LENGTH);
+		buf_byte(out, PB_TAG_SEQ_INFO_EPOCH);
+		pb_put_u32(out, seq->epoch);
+		buf_byte(out, PB_TAG_SEQ_INFO_TS);
+		pb_put_u64(out, (uint64_t) seq->timestamp);
+		buf_byte(out, PB_TAG_SEQ_INFO_ROW_INDEX);
+		pb_put_u32(out, seq->row_index);
+	}
 	buf_byte(out, PB_TAG_ROW_CHECKSUM);
 	buf_byte(out, crc);
 }
@@ -296,17 +310,18 @@ pb_write_row(Buf *out, json_t *pk, json_t *pk_order, json_t *attributes)
 		}
 		free(names);
 	}
-	pb_put_row_end(out, crc, false);
+	pb_put_row_end(out, crc, false, NULL);
 }
 
 /*
  * pb_write_change appends a Stream record's row: the key, then each column
  * change as a cell with its op (PUT: value and timestamp; DELETE_ONE_VERSION:
  * timestamp; DELETE_ALL_VERSION(S): name only), then the delete marker for a
- * deleted row.
+ * deleted row, and the record's sequence info (the Java and Go SDKs read it).
  */
 void
-pb_write_change(Buf *out, json_t *pk, json_t *pk_order, json_t *columns, bool delete_row)
+pb_write_change(Buf *out, json_t *pk, json_t *pk_order, json_t *columns, bool delete_row,
+				const PbSequenceInfo *seq)
 {
 	uint8_t		crc = pb_put_key(out, pk, pk_order);
 	size_t		i;
@@ -332,5 +347,5 @@ pb_write_change(Buf *out, json_t *pk, json_t *pk_order, json_t *columns, bool de
 			crc = pb_crc8_byte(crc, pb_put_cell(out, name, NULL, false, 0,
 												PB_OP_DELETE_ALL_VERSION));
 	}
-	pb_put_row_end(out, crc, delete_row);
+	pb_put_row_end(out, crc, delete_row, seq);
 }

@@ -102,14 +102,16 @@ wire_learn(PGconn *conn)
 							 "SELECT pg_catalog.to_regprocedure('ots.wire_get_row(text,jsonb,text[],integer,"
 							 "jsonb,jsonb,text,text)') IS NOT NULL, "
 							 "pg_catalog.to_regprocedure('ots.wire_get_range(text,jsonb,jsonb,text,"
-							 "integer,text[],integer,jsonb,jsonb,text,text,text)') IS NOT NULL");
+							 "integer,text[],integer,jsonb,jsonb,text,text,text)') IS NOT NULL, "
+							 "pg_catalog.to_regprocedure('ots.compute_split_points(text,bigint,integer)') IS NOT NULL");
 	int			wire;
 
 	/* a query that failed teaches nothing: what was known stays */
 	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1)
 	{
 		wire = (strcmp(PQgetvalue(res, 0, 0), "t") == 0 ? WIRE_GET_ROW : 0) |
-			(strcmp(PQgetvalue(res, 0, 1), "t") == 0 ? WIRE_GET_RANGE : 0);
+			(strcmp(PQgetvalue(res, 0, 1), "t") == 0 ? WIRE_GET_RANGE : 0) |
+			(strcmp(PQgetvalue(res, 0, 2), "t") == 0 ? WIRE_SPLIT_POINTS : 0);
 		__atomic_store_n(&pool_wire, wire, __ATOMIC_RELAXED);
 	}
 	PQclear(res);

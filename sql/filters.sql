@@ -1,7 +1,7 @@
 -- filters: read filters on get_row and get_range (single-column conditions,
 -- missing columns, latest_version_only, type mismatch, primary-key columns,
--- AND/OR/NOT and their limits), column pagination, and start_column /
--- end_column.
+-- AND/OR/NOT and their limits), column pagination, start_column /
+-- end_column, and regex filters with EXIST / NOT_EXIST.
 -- Quiet: the extension may already exist (the files share one database),
 -- and table DDL reports how expiry is scheduled; neither is this file's subject.
 SET client_min_messages = warning;
@@ -334,7 +334,98 @@ SELECT * FROM ots.get_range('fwide', '{"id": 1}', '{"id": 5}', end_column => '')
 SELECT jsonb_path_query_array(rows, '$[*].attributes')
   FROM ots.get_range('fwide', '{"id": 1}', '{"id": 5}', start_column => 'b', end_column => 'col3');
 
-SELECT ots.delete_table(t) FROM unnest(ARRAY['flt', 'fwide']) t ORDER BY t;
+--
+-- regex filters (Tablestore's SingleColumnValueRegexFilter: a ValueTransferRule
+-- on a single-column filter) and EXIST / NOT_EXIST: the first match of the
+-- regex in a String cell (its first group's, if it has groups), cast to
+-- cast_type, is what the filter compares; a cell it finds nothing in, or
+-- whose match does not cast, counts as no cell
+--
+SELECT ots.create_table('frx', 'id integer', max_versions => 5, max_version_offset => 9223372036854,
+						partitions => 1);
+SELECT count(ots.put_row('frx', jsonb_build_object('id', i), a)) AS rows
+  FROM (VALUES (1, '{"j": "{cluster:a,lastupdatetime:12345}", "k": 5}'::jsonb),
+			   (2, '{"j": "{cluster:b,lastupdatetime:99}"}'),
+			   (3, '{"j": "no time here"}'),
+			   (4, '{"j": 7}'),
+			   (5, '{}'),
+			   (6, '{"j": [{"value": "t:500", "ts": 1000}, {"value": "t:1", "ts": 2000}]}'),
+			   (7, '{"j": "温度:25;x"}')) AS r(i, a);
+CREATE FUNCTION pg_temp.try(q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE q;
+	RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+	RETURN SQLSTATE || ': ' || SQLERRM;
+END
+$$;
+CREATE FUNCTION pg_temp.rx(f jsonb, mv integer DEFAULT NULL, OUT by_range text, OUT by_row text)
+LANGUAGE sql AS $$
+	SELECT (SELECT coalesce(string_agg(e #>> '{primary_key,id}', ',' ORDER BY n), '-')
+			  FROM ots.get_range('frx', '{"id": {"$inf": "min"}}', '{"id": {"$inf": "max"}}',
+								 filter => f, max_versions => mv) g,
+				   jsonb_array_elements(g.rows) WITH ORDINALITY AS a(e, n)),
+		   (SELECT coalesce(string_agg(id::text, ',' ORDER BY id), '-')
+			  FROM generate_series(1, 7) id
+			 WHERE (ots.get_row('frx', jsonb_build_object('id', id), filter => f,
+								max_versions => mv)).primary_key IS NOT NULL)
+$$;
+SELECT f, (pg_temp.rx(f::jsonb)).*
+  FROM (VALUES
+	-- a group, cast to INTEGER, compared; the rows without such a value are missing
+	('{"column": "j", "regex": "lastupdatetime:([0-9]+)", "cast_type": "INTEGER", "comparator": ">", "value": 100, "pass_if_missing": false}'),
+	('{"column": "j", "regex": "lastupdatetime:([0-9]+)", "cast_type": "integer", "comparator": ">", "value": 100}'),
+	('{"column": "j", "regex": "lastupdatetime:([0-9]+)", "cast_type": "DOUBLE", "comparator": ">=", "value": 99.0, "pass_if_missing": false}'),
+	-- STRING (the default) compares bytewise: "99" > "5", "12345" < "5"
+	('{"column": "j", "regex": "lastupdatetime:([0-9]+)", "comparator": ">", "value": "5", "pass_if_missing": false}'),
+	-- no group: the whole match
+	('{"column": "j", "regex": "cluster:[a-z]", "comparator": "=", "value": "cluster:a", "pass_if_missing": false}'),
+	-- the cast type must be the value's type (another type never matches)
+	('{"column": "j", "regex": "lastupdatetime:([0-9]+)", "cast_type": "INTEGER", "comparator": "=", "value": "12345", "pass_if_missing": false}'),
+	-- a match that does not cast is no value: "cluster" is no Integer
+	('{"column": "j", "regex": "([a-z]+):", "cast_type": "INTEGER", "comparator": "!=", "value": 0, "pass_if_missing": false}'),
+	-- an optional group that took no part is no value
+	('{"column": "j", "regex": "cluster(:z)?", "comparator": "=", "value": ":z", "pass_if_missing": false}'),
+	-- characters, not bytes
+	('{"column": "j", "regex": "(.):", "comparator": "=", "value": "度", "pass_if_missing": false}'),
+	('{"column": "j", "regex": "温度:([0-9]+)", "cast_type": "INTEGER", "comparator": "=", "value": 25, "pass_if_missing": false}'),
+	-- EXIST / NOT_EXIST: with a regex, whether it finds a value; without, whether the column is there
+	('{"column": "j", "regex": "lastupdatetime:([0-9]+)", "cast_type": "INTEGER", "comparator": "EXIST"}'),
+	('{"column": "j", "regex": "lastupdatetime:([0-9]+)", "cast_type": "INTEGER", "comparator": "NOT_EXIST", "pass_if_missing": false}'),
+	('{"column": "k", "comparator": "exist", "value": 0}'),
+	('{"column": "k", "comparator": "not_exist", "pass_if_missing": false}'),
+	-- in a composite
+	('{"and": [{"column": "j", "comparator": "EXIST"}, {"column": "j", "regex": "t:([0-9]+)", "cast_type": "INTEGER", "comparator": "NOT_EXIST"}]}'),
+	-- a primary-key column is never missing, but its regex may find nothing
+	('{"column": "id", "regex": "x", "comparator": "EXIST"}')) AS t(f);
+-- latest_version_only: row 6's newest cell is "t:1", an older one "t:500"
+SELECT f, (pg_temp.rx(f::jsonb, 5)).*
+  FROM (VALUES
+	('{"column": "j", "regex": "^t:([0-9]+)", "cast_type": "INTEGER", "comparator": ">", "value": 100, "pass_if_missing": false}'),
+	('{"column": "j", "regex": "^t:([0-9]+)", "cast_type": "INTEGER", "comparator": ">", "value": 100, "pass_if_missing": false, "latest_version_only": false}'),
+	('{"column": "j", "regex": "^t:5", "comparator": "EXIST"}'),
+	('{"column": "j", "regex": "^t:5", "comparator": "EXIST", "latest_version_only": false}')) AS t(f);
+-- a write's column_condition takes regexes too
+SELECT consumed FROM ots.update_row('frx', '{"id": 1}', put => '{"m": 1}',
+	column_condition => '{"column": "j", "regex": "lastupdatetime:([0-9]+)", "cast_type": "INTEGER", "comparator": ">", "value": 100}');
+SELECT pg_temp.try($$SELECT ots.update_row('frx', '{"id": 2}', put => '{"m": 1}',
+	column_condition => '{"column": "j", "regex": "lastupdatetime:([0-9]+)", "cast_type": "INTEGER", "comparator": ">", "value": 100}')$$);
+-- refused: a regex longer than 256 bytes, one that does not compile, a cast
+-- type without a regex or unknown, a comparison without a value
+SELECT pg_temp.try(format($$SELECT ots.get_row('frx', '{"id": 1}', filter => %L)$$, f))
+  FROM (VALUES
+	(jsonb_build_object('column', 'j', 'regex', repeat('a', 257), 'comparator', 'EXIST')),
+	('{"column": "j", "regex": "(", "comparator": "EXIST"}'),
+	('{"column": "j", "regex": "", "comparator": "EXIST"}'),
+	('{"column": "j", "regex": 5, "comparator": "EXIST"}'),
+	('{"column": "j", "cast_type": "INTEGER", "comparator": "EXIST"}'),
+	('{"column": "j", "regex": "a", "cast_type": "BOOLEAN", "comparator": "EXIST"}'),
+	('{"column": "j", "regex": "a", "comparator": "="}')) AS t(f);
+SELECT pg_temp.try(format($$SELECT ots.get_row('frx', '{"id": 1}', filter => %L)$$,
+						  jsonb_build_object('column', 'j', 'regex', repeat('a', 256), 'comparator', 'EXIST')));
+DROP FUNCTION pg_temp.rx(jsonb, integer);
+
+SELECT ots.delete_table(t) FROM unnest(ARRAY['flt', 'fwide', 'frx']) t ORDER BY t;
 DROP FUNCTION pg_temp.passes(jsonb, integer);
 DROP FUNCTION pg_temp.by_range(jsonb, integer);
 DROP FUNCTION pg_temp.by_row(jsonb, integer);

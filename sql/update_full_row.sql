@@ -1,7 +1,7 @@
 -- update_full_row: Tablestore's table option (TableOptions field 7, default
--- false, fixed at creation): an update writes every column of the row again
--- at its version, so the row's columns share it; with it a table may have
--- indexes, a TTL and updates together.
+-- false, fixed at creation): an update writes each column it leaves again at
+-- its version (unless the column has a cell that new already); with it a
+-- table may have indexes, a TTL and updates together.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS ots;
 \set VERBOSITY terse
@@ -94,10 +94,48 @@ SELECT count(*) AS columns,
 	   count(*) FILTER (WHERE a.key <> 'w01' AND a.value -> 0 ->> 'value' = a.value -> 1 ->> 'value') AS same_value
   FROM ots.get_row('ufr', '{"pk": "wide"}', max_versions => 5) g, jsonb_each(g.attributes) a;
 
+-- a view's upsert that finds its row updates it whole as well
+SELECT consumed FROM ots.put_row('ufr', '{"pk": "u"}', '{"a": {"value": 1, "ts": 1000}, "b": {"value": 2, "ts": 1000}}');
+INSERT INTO ufr (pk, attributes) VALUES ('u', '{"a": 5}')
+	ON CONFLICT (pk) DO UPDATE SET attributes = EXCLUDED.attributes;
+SELECT * FROM pg_temp.newest('ufr', '{"pk": "u"}');
+SELECT attributes FROM ots.get_row('ufr', '{"pk": "u"}');
+
+-- an increment goes after its column's newest cell, at the update's version
+-- or later; the other columns take the version of the update's puts
+SELECT consumed FROM ots.put_row('ufr', '{"pk": "i"}', '{"n": {"value": 1, "ts": 9000}, "b": {"value": 2, "ts": 1000}}');
+SELECT consumed FROM ots.update_row('ufr', '{"pk": "i"}', put => '{"a": {"value": 3, "ts": 6000}}', increment => '{"n": 1}');
+SELECT * FROM pg_temp.versions('ufr', '{"pk": "i"}') WHERE col <> 'n';
+SELECT jsonb_path_query_array(attributes, '$.n[*].value') AS n, (attributes #>> '{n,0,ts}')::bigint > 9000 AS n_after_its_newest
+  FROM ots.get_row('ufr', '{"pk": "i"}', max_versions => 5);
+
+-- a cell stored before its column was defined, of another type, stays as it
+-- is (it may not be written again); the row's other columns are filled
+SELECT ots.create_table('ufr_def', 'pk string', max_versions => 5, max_version_offset => 9223372036854,
+						partitions => 1, update_full_row => true);
+SELECT consumed FROM ots.put_row('ufr_def', '{"pk": "d"}', '{"tag": {"value": 7, "ts": 1000}, "b": {"value": "x", "ts": 1000}}');
+SELECT ots.add_defined_column('ufr_def', 'tag string');
+SELECT consumed FROM ots.update_row('ufr_def', '{"pk": "d"}', put => '{"a": {"value": 1, "ts": 2000}}');
+SELECT * FROM pg_temp.versions('ufr_def', '{"pk": "d"}');
+SELECT ots.delete_table('ufr_def');
+
+-- the stream records the cells an update fills as puts
+SELECT ots.create_table('ufr_st', 'pk string', max_version_offset => 9223372036854, partitions => 1,
+						update_full_row => true, stream_enabled => true);
+SELECT consumed FROM ots.put_row('ufr_st', '{"pk": "s"}', '{"a": {"value": 1, "ts": 1000}, "b": {"value": 2, "ts": 1000}}');
+SELECT consumed FROM ots.update_row('ufr_st', '{"pk": "s"}', put => '{"a": {"value": 3, "ts": 2000}}', delete_all => ARRAY['z']);
+SELECT r ->> 'action_type' AS action, r -> 'columns' AS columns
+  FROM jsonb_array_elements(ots.get_stream_record(ots.get_shard_iterator(
+		(SELECT stream_id FROM ots.list_stream() WHERE table_name = 'ufr_st'), '0'), 10) -> 'stream_records') r;
+SELECT ots.delete_table('ufr_st');
+
 -- fixed at creation: update_table refuses another value, takes the same one
 SELECT pg_temp.try($$SELECT ots.update_table('ufr', update_full_row => false)$$);
 SELECT pg_temp.try($$SELECT ots.update_table('ufr_off', max_versions => 4, update_full_row => true)$$);
 SELECT pg_temp.try($$SELECT ots.update_table('ufr', max_versions => 4, update_full_row => true)$$);
+SELECT pg_temp.try($$SELECT ots.update_table('ufr', update_full_row => true)$$);
+-- a missing table and an index get their own errors
+SELECT pg_temp.try($$SELECT ots.update_table('ufr_none', update_full_row => true)$$);
 SELECT ots.describe_table('ufr') -> 'table_options' AS table_options;
 SELECT pg_temp.try($$SELECT ots.create_table('ufr_null', 'pk string', update_full_row => NULL)$$);
 
@@ -112,5 +150,6 @@ CALL ots.build_index('ufr_ttl', 'ufr_ttl_i');
 SELECT consumed FROM ots.put_row('ufr_ttl', '{"pk": "x"}', '{"a": "one", "b": 1}');
 SELECT consumed FROM ots.update_row('ufr_ttl', '{"pk": "x"}', put => '{"b": 2}');
 SELECT a, pk FROM ufr_ttl_i;
+SELECT pg_temp.try($$SELECT ots.update_table('ufr_ttl_i', update_full_row => false)$$);
 
 SELECT ots.delete_table(t) FROM unnest(ARRAY['ufr', 'ufr_off', 'ufr_ttl', 'ufr_ttl_off']) t;

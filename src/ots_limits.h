@@ -31,6 +31,7 @@
 #define OTS_MAX_RANGE_ROWS			5000	/* rows per GetRange page */
 #define OTS_MAX_RANGE_BYTES			4194304 /* bytes per GetRange page */
 #define OTS_MAX_FILTER_NODES		32
+#define OTS_MAX_FILTER_REGEX_LEN	256		/* bytes of a regex filter's regex */
 #define OTS_CU_BYTES				4096	/* one capacity unit */
 #define OTS_MAX_TIMESTAMP			(PG_INT64_MAX / 1000)	/* exclusive, ms */
 #define OTS_MAX_TIME_TO_LIVE		PG_INT32_MAX	/* seconds; -1 is forever */

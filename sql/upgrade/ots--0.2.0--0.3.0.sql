@@ -1098,19 +1098,28 @@ BEGIN
 	IF schema_name IS NULL OR table_name IS NULL THEN
 		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
 	END IF;
-	-- fixed at create_table, as Tablestore's; the same value again changes nothing
-	IF update_full_row IS NOT NULL AND update_full_row IS DISTINCT FROM
+	-- fixed at create_table, as Tablestore's; the same value again changes nothing (a
+	-- missing table or an index gets its own error below)
+	IF update_full_row IS NOT NULL AND update_full_row <>
 	   (SELECT t.update_full_row FROM ots.tables t
-		 WHERE t.schema_name = update_table_internal.schema_name AND t.table_name = update_table_internal.table_name) THEN
+		 WHERE t.schema_name = update_table_internal.schema_name AND t.table_name = update_table_internal.table_name
+		   AND t.index_of IS NULL) THEN
 		PERFORM ots.raise('OTSParameterInvalid', 'UpdateFullRow can''t be modified.',
 						  'update_full_row is set by create_table only.');
 	END IF;
 	IF max_versions IS NULL AND time_to_live IS NULL AND max_version_offset IS NULL
-	   AND allow_update IS NULL AND stream_enabled IS NULL AND stream_expiration_hours IS NULL THEN
+	   AND allow_update IS NULL AND stream_enabled IS NULL AND stream_expiration_hours IS NULL
+	   AND update_full_row IS NULL THEN
 		PERFORM ots.raise('OTSParameterInvalid', 'No parameter is specified in table options.');
 	END IF;
 	IF max_versions IS NULL AND time_to_live IS NULL AND max_version_offset IS NULL
 	   AND allow_update IS NULL THEN
+		IF stream_enabled IS NULL AND stream_expiration_hours IS NULL THEN
+			-- update_full_row alone, the table's own value: the owner's call changes nothing
+			PERFORM ots.ddl_table(update_table_internal.schema_name, update_table_internal.table_name,
+								  'Can''t update index table directly.');
+			RETURN;
+		END IF;
 		-- the stream alone (45_stream.sql); ots.catalog_set_stream checks that the caller owns the table
 		PERFORM ots.stream_sync(update_table_internal.schema_name, update_table_internal.table_name,
 								stream_enabled, stream_expiration_hours);
@@ -1266,3 +1275,117 @@ BEGIN
 	RETURN description;
 END
 $$;
+
+CREATE FUNCTION ots.cells_size(cells ots.cells) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'ots_cells_size' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.cells_size(ots.cells) IS
+	'the encoded bytes of a row''s cells, a split row''s chunks included (internal; compute_split_points)';
+
+-- ots.compute_split_points: Tablestore's ComputeSplitPointsBySize.  Values of
+-- the partition key that cut the table, in primary-key order, into ranges
+-- of about split_size bytes each (the last may be smaller): [{"pk": v}, ...],
+-- increasing, at most split_point_limit of them (NULL: no limit but 10000).
+-- They come from a sample of the stored rows (TABLESAMPLE SYSTEM, about
+-- 10,000 rows or a hundred a split), each weighted by its size (its key and
+-- its cells' bytes, a split row's chunks included: ots.cells_size); the
+-- sample reads as the caller, with its privileges and row-level security,
+-- as get_range does.
+CREATE FUNCTION ots.compute_split_points_internal(schema_name name, table_name name, split_size bigint,
+												  split_point_limit integer) RETURNS jsonb
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t ots.tables;
+	storage regclass;
+	chunk regclass;
+	total_bytes numeric;
+	estimated_rows numeric;
+	splits bigint;
+	percent float8;
+	value_sql text;
+	points jsonb;
+BEGIN
+	IF split_size IS NULL OR split_size <= 0 THEN
+		PERFORM ots.raise('OTSParameterInvalid', format('Invalid split size: %s.', coalesce(split_size::text, 'NULL')),
+						  'split_size is a number of bytes above 0.');
+	END IF;
+	IF split_point_limit IS NOT NULL AND split_point_limit < 0 THEN
+		PERFORM ots.raise('OTSParameterInvalid', format('Invalid split point limit: %s.', split_point_limit));
+	END IF;
+	storage := to_regclass(format('%I.%I', schema_name, table_name || '$data'));
+	-- a read: SELECT on the storage, refused as the row functions refuse it
+	IF storage IS NOT NULL AND NOT has_table_privilege(storage, 'SELECT') THEN
+		RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
+			MESSAGE = format('permission denied for table %s', table_name || '$data');
+	END IF;
+	SELECT * INTO t FROM ots.tables o
+	 WHERE o.schema_name = compute_split_points_internal.schema_name
+	   AND o.table_name = compute_split_points_internal.table_name;
+	IF storage IS NULL OR NOT FOUND THEN
+		PERFORM ots.raise('OTSObjectNotExist', 'Requested table does not exist.');
+	END IF;
+	IF t.index_phase = 'FULL' THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Disallow read index table in building base state');
+	END IF;
+	chunk := to_regclass(format('%I.%I', schema_name, table_name || '$chunk'));
+	SELECT sum(pg_catalog.pg_total_relation_size(c.oid)),
+		   -- (a leaf never analyzed: 50 rows a page)
+		   sum(CASE WHEN c.reltuples >= 0 THEN c.reltuples ELSE pg_catalog.pg_relation_size(c.oid) / 8192.0 * 50 END)
+	  INTO total_bytes, estimated_rows
+	  FROM pg_catalog.pg_partition_tree(storage) p
+	  JOIN pg_catalog.pg_class c ON c.oid = p.relid
+	 WHERE p.isleaf;
+	total_bytes := coalesce(total_bytes, 0) + coalesce(pg_catalog.pg_total_relation_size(chunk), 0);
+	-- a page sample of about max(10,000, 100 a split) rows (splits as the
+	-- relations' size on disk suggests); all of a small table
+	splits := least(ceil(total_bytes / split_size)::bigint, 10000);
+	percent := least(100, 100.0 * greatest(10000, 100 * (splits + 1)) / greatest(estimated_rows, 1));
+	-- a key as get_row takes it: a Binary one as {"$binary": base64}
+	value_sql := CASE t.pk_types[1]
+					 WHEN 'BINARY' THEN $v$pg_catalog.jsonb_build_object('$binary', pg_catalog.translate(pg_catalog.encode(key, 'base64'), E'\n', ''))$v$
+					 ELSE 'pg_catalog.to_jsonb(key)' END;
+	-- the table's bytes, extrapolated from the sample's, make the number of
+	-- splits; each point is the first key at or past k / splits of the
+	-- sample's weight (weighing the rows before it: a range never starts
+	-- empty), in the stored order: on a hash-prefixed table, prefix first,
+	-- as its ranges go
+	EXECUTE format($q$
+		WITH sample AS (
+			SELECT %5$s AS pos, d.%1$I AS key,
+				   (pg_catalog.pg_column_size(d.*) - pg_catalog.pg_column_size(d."$cells")
+					+ ots.cells_size(d."$cells"))::numeric AS weight
+			  FROM %2$s d TABLESAMPLE SYSTEM (%3$s)),
+		n AS (
+			SELECT least(ceil(sum(weight) * 100 / %3$s / $1)::bigint - 1, $3) AS points, sum(weight) AS total
+			  FROM sample),
+		running AS (
+			SELECT pos, key,
+				   coalesce(sum(weight) OVER (ORDER BY pos, key ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)
+					   AS before
+			  FROM sample),
+		cut AS (
+			SELECT DISTINCT ON (k) k, pos, key
+			  FROM (SELECT pos, key, floor(before * (n.points + 1) / n.total)::bigint AS k FROM running, n) x, n
+			 WHERE k BETWEEN 1 AND n.points
+			 ORDER BY k, pos, key)
+		SELECT coalesce(pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object($2, %4$s) ORDER BY pos, key), '[]')
+		  FROM (SELECT DISTINCT pos, key FROM cut) points
+		$q$, t.pk_names[1], storage, percent, value_sql,
+		CASE WHEN t.hash_prefix_length > 0 THEN 'd."$hash"' ELSE '0::int8' END)
+	  INTO points USING split_size, t.pk_names[1], least(coalesce(split_point_limit, 10000), 10000);
+	RETURN points;
+END
+$$;
+COMMENT ON FUNCTION ots.compute_split_points_internal(name, name, bigint, integer) IS
+	'ots.compute_split_points of a resolved table (internal)';
+
+CREATE FUNCTION ots.compute_split_points(table_name text, split_size bigint,
+										 split_point_limit integer DEFAULT NULL) RETURNS jsonb
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+BEGIN ATOMIC
+	SELECT ots.compute_split_points_internal(r.schema_name, r.table_name, split_size, split_point_limit)
+	  FROM ots.resolve_name(table_name, false) r;
+END;
+COMMENT ON FUNCTION ots.compute_split_points(text, bigint, integer) IS
+	'values of the partition key cutting the table into ranges of about split_size bytes, from a sample (Tablestore ComputeSplitPointsBySize)';

@@ -19,9 +19,15 @@
  */
 #include "postgres.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
 
+#include "catalog/pg_collation.h"
+#include "mb/pg_wchar.h"
+#include "regex/regex.h"
 #include "utils/builtins.h"
+#include "utils/memutils.h"
 #include "utils/numeric.h"
 
 #include "errors.h"
@@ -47,8 +53,21 @@ typedef enum FilterComparator
 	FILTER_GREATER_THAN,
 	FILTER_GREATER_EQUAL,
 	FILTER_LESS_THAN,
-	FILTER_LESS_EQUAL
+	FILTER_LESS_EQUAL,
+	FILTER_EXIST,				/* the column (its regex's match) is there */
+	FILTER_NOT_EXIST
 } FilterComparator;
+
+/*
+ * A regex filter's rule (Tablestore's ValueTransferRule): the first match of
+ * regex in a String cell (its first parenthesized group, if it has one), as
+ * a value of cast_type; a cell it finds nothing in counts as no cell.
+ */
+typedef struct FilterRegex
+{
+	regex_t		re;				/* pg_regcomp's, freed with the tree's context */
+	OtsValueType cast_type;		/* String, Integer or Double */
+} FilterRegex;
 
 struct Filter
 {
@@ -58,9 +77,10 @@ struct Filter
 	char	   *column;			/* NUL-terminated copy */
 	uint32		columnlen;
 	FilterComparator comparator;
-	OtsValue	value;			/* String/Binary bytes owned by the tree */
+	OtsValue	value;			/* String/Binary bytes owned by the tree; none for (NOT_)EXIST */
 	bool		pass_if_missing;
 	bool		latest_version_only;
+	FilterRegex *regex;			/* NULL: the cells as they are */
 
 	/* FILTER_NOT, FILTER_AND, FILTER_OR */
 	int			nchildren;
@@ -93,6 +113,19 @@ static const FilterComparatorName filter_comparator_names[] = {
 	{"<", FILTER_LESS_THAN},
 	{"LESS_EQUAL", FILTER_LESS_EQUAL},
 	{"<=", FILTER_LESS_EQUAL},
+	{"EXIST", FILTER_EXIST},
+	{"NOT_EXIST", FILTER_NOT_EXIST},
+};
+
+/* the cast types of a regex filter (any case) */
+static const struct
+{
+	const char *name;
+	OtsValueType type;
+}			filter_cast_types[] = {
+	{"STRING", OTS_VT_STRING},
+	{"INTEGER", OTS_VT_INTEGER},
+	{"DOUBLE", OTS_VT_DOUBLE},
 };
 
 /* the keys of each filter shape */
@@ -105,6 +138,8 @@ static const FilterComparatorName filter_comparator_names[] = {
 #define FILTER_KEY_VALUE			"value"
 #define FILTER_KEY_PASS_IF_MISSING	"pass_if_missing"
 #define FILTER_KEY_LATEST_ONLY		"latest_version_only"
+#define FILTER_KEY_REGEX			"regex"
+#define FILTER_KEY_CAST_TYPE		"cast_type"
 #define FILTER_KEY_OFFSET			"offset"
 #define FILTER_KEY_LIMIT			"limit"
 
@@ -126,6 +161,8 @@ static const struct
 	{FILTER_KEY_VALUE, FILTER_SINGLE},
 	{FILTER_KEY_PASS_IF_MISSING, FILTER_SINGLE},
 	{FILTER_KEY_LATEST_ONLY, FILTER_SINGLE},
+	{FILTER_KEY_REGEX, FILTER_SINGLE},
+	{FILTER_KEY_CAST_TYPE, FILTER_SINGLE},
 };
 static const RequestFields filter_object = REQUEST_FIELDS("a filter", filter_fields);
 
@@ -143,11 +180,15 @@ static const RequestFields filter_pagination_object = REQUEST_FIELDS("column_pag
 	"{\"and\": [filters]}, {\"or\": [filters]}, {\"not\": [filter]} or " \
 	"{\"column_pagination\": {\"offset\": <integer>, \"limit\": <integer>}}."
 #define FILTER_SINGLE_DETAIL \
-	"A single-column filter has the keys \"column\", \"comparator\" and \"value\", " \
-	"and optionally \"pass_if_missing\" and \"latest_version_only\"."
+	"A single-column filter has the keys \"column\", \"comparator\" and \"value\" " \
+	"(no value for EXIST and NOT_EXIST), and optionally \"pass_if_missing\", " \
+	"\"latest_version_only\", \"regex\" and \"cast_type\"."
 #define FILTER_COMPARATOR_DETAIL \
-	"The comparators are EQUAL, NOT_EQUAL, GREATER_THAN, GREATER_EQUAL, LESS_THAN " \
-	"and LESS_EQUAL (any case), or =, ==, !=, <>, >, >=, <, <=."
+	"The comparators are EQUAL, NOT_EQUAL, GREATER_THAN, GREATER_EQUAL, LESS_THAN, " \
+	"LESS_EQUAL, EXIST and NOT_EXIST (any case), or =, ==, !=, <>, >, >=, <, <=."
+#define FILTER_REGEX_DETAIL \
+	"\"regex\" is a regular expression of at most 256 bytes; \"cast_type\" is STRING " \
+	"(the default), INTEGER or DOUBLE."
 #define FILTER_PAGINATION_DETAIL \
 	"A column pagination filter is {\"column_pagination\": {\"offset\": <integer>, " \
 	"\"limit\": <integer>}}; offset defaults to 0."
@@ -170,6 +211,9 @@ static int32 filter_parse_page_bound(const JsonbValue *jv, bool is_offset);
 static Filter *filter_parse_single(FilterParseState *ps, JsonbContainer *c);
 static FilterComparator filter_parse_comparator(const JsonbValue *jv);
 static bool filter_parse_flag(JsonbContainer *c, const char *key);
+static FilterRegex *filter_parse_regex(JsonbContainer *c, const char *column);
+static bool filter_regex_value(const FilterRegex *rx, const OtsValue *cell, OtsValue *out);
+static bool filter_cell_value(const Filter *f, const OtsValue *cell, OtsValue *out);
 static bool filter_compare(const Filter *f, const OtsValue *v);
 static bool filter_eval_single(const Filter *f, const OtsTable *t, const PkInput *pk,
 							   const CellsReader *r, const ReadSelect *sel);
@@ -370,24 +414,101 @@ filter_parse_single(FilterParseState *ps, JsonbContainer *c)
 							  FILTER_COMPARATOR_DETAIL);
 	f->comparator = filter_parse_comparator(&comparator);
 
-	if (getKeyJsonValueFromContainer(c, FILTER_KEY_VALUE, strlen(FILTER_KEY_VALUE),
-									 &value) == NULL)
-		ots_parameter_invalid(psprintf("Value is missing in filter of column '%s'.", f->column),
-							  FILTER_SINGLE_DETAIL);
-	if (value.type == jbvNull)
-		ots_parameter_invalid(psprintf("Invalid value of column '%s'.", f->column),
-							  "A filter compares with a value; JSON null is not a value.");
-	codec_parse_value(&value, &f->value, f->column);
-	/*
-	 * A String points into the jsonb: copy it.  A Binary was decoded by
-	 * codec into fresh memory of the current context, which the tree owns.
-	 */
-	if (f->value.type == OTS_VT_STRING)
-		f->value.u.s.data = pnstrdup(f->value.u.s.data, f->value.u.s.len);
+	/* (NOT_)EXIST tests for the column alone: a value given with it (the SDKs send one) is not read */
+	if (f->comparator != FILTER_EXIST && f->comparator != FILTER_NOT_EXIST)
+	{
+		if (getKeyJsonValueFromContainer(c, FILTER_KEY_VALUE, strlen(FILTER_KEY_VALUE),
+										 &value) == NULL)
+			ots_parameter_invalid(psprintf("Value is missing in filter of column '%s'.", f->column),
+								  FILTER_SINGLE_DETAIL);
+		if (value.type == jbvNull)
+			ots_parameter_invalid(psprintf("Invalid value of column '%s'.", f->column),
+								  "A filter compares with a value; JSON null is not a value.");
+		codec_parse_value(&value, &f->value, f->column);
+		/*
+		 * A String points into the jsonb: copy it.  A Binary was decoded by
+		 * codec into fresh memory of the current context, which the tree owns.
+		 */
+		if (f->value.type == OTS_VT_STRING)
+			f->value.u.s.data = pnstrdup(f->value.u.s.data, f->value.u.s.len);
+	}
 
 	f->pass_if_missing = filter_parse_flag(c, FILTER_KEY_PASS_IF_MISSING);
 	f->latest_version_only = filter_parse_flag(c, FILTER_KEY_LATEST_ONLY);
+	f->regex = filter_parse_regex(c, f->column);
 	return f;
+}
+
+/* filter_regex_free frees a compiled regex with the memory context of its tree */
+static void
+filter_regex_free(void *arg)
+{
+	pg_regfree(&((FilterRegex *) arg)->re);
+}
+
+/*
+ * filter_parse_regex compiles a filter's "regex" (NULL without one) and
+ * reads its "cast_type": PostgreSQL's advanced regular expressions, with
+ * the C collation's character classes
+ */
+static FilterRegex *
+filter_parse_regex(JsonbContainer *c, const char *column)
+{
+	JsonbValue	regex;
+	JsonbValue	cast;
+	bool		has_cast = getKeyJsonValueFromContainer(c, FILTER_KEY_CAST_TYPE,
+														strlen(FILTER_KEY_CAST_TYPE), &cast) != NULL;
+	FilterRegex *rx;
+	MemoryContextCallback *cb;
+	pg_wchar   *wide;
+	int			wlen;
+	int			rc;
+
+	if (getKeyJsonValueFromContainer(c, FILTER_KEY_REGEX, strlen(FILTER_KEY_REGEX), &regex) == NULL)
+	{
+		if (has_cast)
+			ots_parameter_invalid(psprintf("cast_type needs a regex in filter of column '%s'.", column),
+								  FILTER_REGEX_DETAIL);
+		return NULL;
+	}
+	if (regex.type != jbvString || regex.val.string.len == 0 ||
+		regex.val.string.len > OTS_MAX_FILTER_REGEX_LEN)
+		ots_parameter_invalid(psprintf("Invalid regex in filter of column '%s'.", column),
+							  FILTER_REGEX_DETAIL);
+	rx = palloc0(sizeof(FilterRegex));
+	rx->cast_type = OTS_VT_STRING;
+	if (has_cast)
+	{
+		bool		known = false;
+
+		for (int i = 0; cast.type == jbvString && i < lengthof(filter_cast_types); i++)
+			if (strlen(filter_cast_types[i].name) == cast.val.string.len &&
+				pg_strncasecmp(filter_cast_types[i].name, cast.val.string.val, cast.val.string.len) == 0)
+			{
+				rx->cast_type = filter_cast_types[i].type;
+				known = true;
+			}
+		if (!known)
+			ots_parameter_invalid(psprintf("Invalid cast_type in filter of column '%s'.", column),
+								  FILTER_REGEX_DETAIL);
+	}
+	wide = palloc(sizeof(pg_wchar) * (regex.val.string.len + 1));
+	wlen = pg_mb2wchar_with_len(regex.val.string.val, wide, regex.val.string.len);
+	rc = pg_regcomp(&rx->re, wide, wlen, REG_ADVANCED, C_COLLATION_OID);
+	if (rc != REG_OKAY)
+	{
+		char		why[256];
+
+		pg_regerror(rc, &rx->re, why, sizeof(why));
+		ots_parameter_invalid(psprintf("Invalid regex in filter of column '%s'.", column),
+							  psprintf("%s: %s", pnstrdup(regex.val.string.val, regex.val.string.len), why));
+	}
+	/* pg_regcomp's memory is malloc'd: it goes with the tree's context */
+	cb = palloc(sizeof(MemoryContextCallback));
+	cb->func = filter_regex_free;
+	cb->arg = rx;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
+	return rx;
 }
 
 /* filter_parse_comparator reads one of the spellings in filter_comparator_names */
@@ -468,6 +589,9 @@ filter_compare(const Filter *f, const OtsValue *v)
 	cmp = ots_value_compare(v, &f->value);
 	switch (f->comparator)
 	{
+		case FILTER_EXIST:
+		case FILTER_NOT_EXIST:
+			break;				/* filter_eval_single's */
 		case FILTER_EQUAL:
 			return cmp == 0;
 		case FILTER_NOT_EQUAL:
@@ -485,10 +609,73 @@ filter_compare(const Filter *f, const OtsValue *v)
 }
 
 /*
+ * filter_regex_value: the value rx finds in cell: its first match (the
+ * first group's, if the regex has groups) in a String, cast; false when
+ * the cell is no String, nothing matches or the cast fails
+ */
+static bool
+filter_regex_value(const FilterRegex *rx, const OtsValue *cell, OtsValue *out)
+{
+	pg_wchar   *wide;
+	int			wlen;
+	regmatch_t	match[2];
+	int			group;
+	char	   *text;
+	int			textlen;
+	char	   *end;
+
+	if (cell->type != OTS_VT_STRING)
+		return false;
+	wide = palloc(sizeof(pg_wchar) * (cell->u.s.len + 1));
+	wlen = pg_mb2wchar_with_len(cell->u.s.data, wide, cell->u.s.len);
+	if (pg_regexec((regex_t *) &rx->re, wide, wlen, 0, NULL, lengthof(match), match, 0) != REG_OKAY)
+		return false;
+	group = rx->re.re_nsub > 0 ? 1 : 0;
+	if (match[group].rm_so < 0)
+		return false;			/* an optional group that took no part */
+	text = palloc(pg_database_encoding_max_length() * (match[group].rm_eo - match[group].rm_so) + 1);
+	textlen = pg_wchar2mb_with_len(wide + match[group].rm_so, text,
+								   match[group].rm_eo - match[group].rm_so);
+	text[textlen] = '\0';
+	out->type = rx->cast_type;
+	switch (rx->cast_type)
+	{
+		case OTS_VT_STRING:
+			out->u.s.data = text;
+			out->u.s.len = textlen;
+			return true;
+		case OTS_VT_INTEGER:
+			errno = 0;
+			out->u.i = strtoll(text, &end, 10);
+			return textlen > 0 && *end == '\0' && errno == 0 && !isspace((unsigned char) text[0]);
+		case OTS_VT_DOUBLE:
+			errno = 0;
+			out->u.d = strtod(text, &end);
+			return textlen > 0 && *end == '\0' && errno == 0 && !isspace((unsigned char) text[0]) &&
+				!isnan(out->u.d) && !isinf(out->u.d);
+		default:
+			return false;
+	}
+}
+
+/* filter_cell_value: what the filter compares of a cell (its regex's value, or the cell) */
+static bool
+filter_cell_value(const Filter *f, const OtsValue *cell, OtsValue *out)
+{
+	if (f->regex != NULL)
+		return filter_regex_value(f->regex, cell, out);
+	*out = *cell;
+	return true;
+}
+
+/*
  * filter_eval_single evaluates a single-column filter.  A primary-key
  * column is compared with the row's key and is never missing.  An
  * attribute column is missing when columns_to_get excludes it, the row
- * lacks it, or none of its cells is selected.
+ * lacks it, or none of its cells is selected; with a regex, also when its
+ * cell (latest_version_only) or each of its cells gives no value.  EXIST
+ * passes when the column is there, NOT_EXIST when it is missing, whatever
+ * pass_if_missing says.
  */
 static bool
 filter_eval_single(const Filter *f, const OtsTable *t, const PkInput *pk,
@@ -497,30 +684,41 @@ filter_eval_single(const Filter *f, const OtsTable *t, const PkInput *pk,
 	CellsColumn col;
 	SelectedCells sc;
 	int64		ts;
+	OtsValue	cell;
 	OtsValue	v;
+	bool		found = false;
+	bool		exist = f->comparator == FILTER_EXIST || f->comparator == FILTER_NOT_EXIST;
 
 	for (int i = 0; i < t->npk; i++)
 	{
 		if (t->pk[i].namelen == f->columnlen &&
 			memcmp(t->pk[i].name, f->column, f->columnlen) == 0)
-			return filter_compare(f, &pk->v[i]);
+		{
+			if (!filter_cell_value(f, &pk->v[i], &v))
+				return exist ? f->comparator == FILTER_NOT_EXIST : f->pass_if_missing;
+			return exist ? f->comparator == FILTER_EXIST : filter_compare(f, &v);
+		}
 	}
 
-	if (sel->ncolumns > 0 && !select_column_wanted(sel, f->column, f->columnlen))
-		return f->pass_if_missing;
-	if (r == NULL || !cells_find_column(r, f->column, f->columnlen, &col))
-		return f->pass_if_missing;
-	visibility_column_begin(&sc, &sel->vis, &col);
-	if (!visibility_column_next(&sc, &ts, &v))
-		return f->pass_if_missing;
-	if (f->latest_version_only)
-		return filter_compare(f, &v);
-	do
+	if ((sel->ncolumns == 0 || select_column_wanted(sel, f->column, f->columnlen)) &&
+		r != NULL && cells_find_column(r, f->column, f->columnlen, &col))
 	{
-		if (filter_compare(f, &v))
-			return true;
-	} while (visibility_column_next(&sc, &ts, &v));
-	return false;
+		visibility_column_begin(&sc, &sel->vis, &col);
+		while (visibility_column_next(&sc, &ts, &cell))
+		{
+			if (filter_cell_value(f, &cell, &v))
+			{
+				found = true;
+				if (exist || filter_compare(f, &v))
+					return f->comparator != FILTER_NOT_EXIST;
+			}
+			if (f->latest_version_only)
+				break;
+		}
+	}
+	if (exist)
+		return f->comparator == FILTER_NOT_EXIST;
+	return found ? false : f->pass_if_missing;
 }
 
 /* filter_eval_node evaluates a compiled node, short-circuiting AND/OR */

@@ -342,22 +342,36 @@ row_update_version(const RowUpdate *u, int64 stamp)
 /*
  * row_update_fill_row: on a table that updates whole rows
  * (update_full_row), each column the update neither writes nor deletes
- * gets its newest visible cell again at the update's version, so that every
- * column of the row has that version (Tablestore's whole-row update: with
- * it, a TTL expires the row's columns, and its index entries, together).
- * old is the whole row (row_write_needs).
+ * gets its newest visible cell again at the update's version, unless it
+ * has a cell at least that new (Tablestore's whole-row update: a TTL then
+ * expires the row's columns, and its index entries, together).  A cell of
+ * another type than its defined column's (stored before the column was
+ * defined) stays as it is: it may not be written again.  old is the whole
+ * row (row_write_needs).  The stream records the filled cells as puts.
  */
 static void
-row_update_fill_row(CellsBuilder *b, const RowWrite *w, const CellsReader *old, int64 version)
+row_update_fill_row(CellsBuilder *b, RowWrite *w, const CellsReader *old, int64 version)
 {
 	const RowUpdate *u = &w->update;
+	bool		recorded = w->t->stream_enabled;
+	CellInput  *puts = NULL;
+	int			nputs = 0;
 	Visibility	vis;
 
+	if (old == NULL)
+		return;
+	if (recorded)
+	{
+		puts = palloc(sizeof(CellInput) * (u->nputs + old->ncols));
+		memcpy(puts, u->puts, sizeof(CellInput) * u->nputs);
+		nputs = u->nputs;
+	}
 	visibility_init(&vis, w->t, w->now_ms);
-	for (uint32 i = 0; old != NULL && i < old->ncols; i++)
+	for (uint32 i = 0; i < old->ncols; i++)
 	{
 		CellsColumn col;
 		SelectedCells sc;
+		const OtsDefinedColumn *defined;
 		int64		ts;
 		OtsValue	v;
 
@@ -370,10 +384,29 @@ row_update_fill_row(CellsBuilder *b, const RowWrite *w, const CellsReader *old, 
 		{
 			if (row_update_deletes_version(u, col.name, col.namelen, ts))
 				continue;
-			if (ts < version)
+			defined = catalog_defined_column(w->t, col.name, col.namelen);
+			if (ts < version && (defined == NULL || defined->type == v.type))
+			{
 				cells_builder_add(b, col.name, col.namelen, version, &v);
+				if (recorded)
+				{
+					CellInput  *c = &puts[nputs++];
+
+					memset(c, 0, sizeof(CellInput));
+					c->name = col.name;
+					c->namelen = col.namelen;
+					c->value = v;
+					c->has_ts = true;
+					c->ts = version;
+				}
+			}
 			break;
 		}
+	}
+	if (recorded)
+	{
+		w->stream_ops.puts = puts;
+		w->stream_ops.nputs = nputs;
 	}
 }
 

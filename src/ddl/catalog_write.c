@@ -728,10 +728,18 @@ catalog_write_restore(Oid storage, const char *comment, const char *only_index_o
 	values[0] = DirectFunctionCall1(namein, CStringGetDatum(schema));
 	values[1] = DirectFunctionCall1(namein, CStringGetDatum(table));
 	values[2] = JsonbPGetDatum(def);
+	/* a 0.2.0 ots.tables (before ALTER EXTENSION ots UPDATE) has no update_full_row */
 	catalog_write_insert(schema, table,
+						 get_attnum(get_relname_relid("tables", get_namespace_oid("ots", false)),
+									"update_full_row") != InvalidAttrNumber ?
 						 "INSERT INTO ots.tables AS t (schema_name, table_name, "
 						 CATALOG_RESTORED_COLUMNS_0_2 ", update_full_row)"
 						 " SELECT $1, $2, " CATALOG_RESTORED_COLUMNS_0_2 ", coalesce(update_full_row, false)"
+						 " FROM pg_catalog.jsonb_populate_record(NULL::ots.tables, $3) r"
+						 " RETURNING " CATALOG_ROW_COLUMNS :
+						 "INSERT INTO ots.tables AS t (schema_name, table_name, "
+						 CATALOG_RESTORED_COLUMNS_0_2 ")"
+						 " SELECT $1, $2, " CATALOG_RESTORED_COLUMNS_0_2
 						 " FROM pg_catalog.jsonb_populate_record(NULL::ots.tables, $3) r"
 						 " RETURNING " CATALOG_ROW_COLUMNS,
 						 3, types, values, NULL, false);

@@ -35,6 +35,18 @@
 #define PB_TAG_DELETE_MARKER	0x08
 #define PB_TAG_ROW_CHECKSUM		0x09
 #define PB_TAG_CELL_CHECKSUM	0x0A
+/*
+ * A row's extension, after its delete marker, before its checksum (which
+ * does not cover it): a Stream record's sequence info, its epoch (u32), time
+ * (i64) and index (u32) in its shard, each behind its tag; the extension and
+ * the sequence info each start with the u32 length of what follows.
+ */
+#define PB_TAG_EXTENSION		0x0B
+#define PB_TAG_SEQ_INFO			0x0C
+#define PB_TAG_SEQ_INFO_EPOCH	0x0D
+#define PB_TAG_SEQ_INFO_TS		0x0E
+#define PB_TAG_SEQ_INFO_ROW_INDEX 0x0F
+#define PB_SEQ_INFO_LENGTH		(1 + 4 + 1 + 8 + 1 + 4)
 
 /* cell operations (PB_TAG_CELL_TYPE); no tag means PUT */
 #define PB_OP_DELETE_ALL_VERSION 0x01

@@ -641,19 +641,28 @@ BEGIN
 	IF schema_name IS NULL OR table_name IS NULL THEN
 		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
 	END IF;
-	-- fixed at create_table, as Tablestore's; the same value again changes nothing
-	IF update_full_row IS NOT NULL AND update_full_row IS DISTINCT FROM
+	-- fixed at create_table, as Tablestore's; the same value again changes nothing (a
+	-- missing table or an index gets its own error below)
+	IF update_full_row IS NOT NULL AND update_full_row <>
 	   (SELECT t.update_full_row FROM ots.tables t
-		 WHERE t.schema_name = update_table_internal.schema_name AND t.table_name = update_table_internal.table_name) THEN
+		 WHERE t.schema_name = update_table_internal.schema_name AND t.table_name = update_table_internal.table_name
+		   AND t.index_of IS NULL) THEN
 		PERFORM ots.raise('OTSParameterInvalid', 'UpdateFullRow can''t be modified.',
 						  'update_full_row is set by create_table only.');
 	END IF;
 	IF max_versions IS NULL AND time_to_live IS NULL AND max_version_offset IS NULL
-	   AND allow_update IS NULL AND stream_enabled IS NULL AND stream_expiration_hours IS NULL THEN
+	   AND allow_update IS NULL AND stream_enabled IS NULL AND stream_expiration_hours IS NULL
+	   AND update_full_row IS NULL THEN
 		PERFORM ots.raise('OTSParameterInvalid', 'No parameter is specified in table options.');
 	END IF;
 	IF max_versions IS NULL AND time_to_live IS NULL AND max_version_offset IS NULL
 	   AND allow_update IS NULL THEN
+		IF stream_enabled IS NULL AND stream_expiration_hours IS NULL THEN
+			-- update_full_row alone, the table's own value: the owner's call changes nothing
+			PERFORM ots.ddl_table(update_table_internal.schema_name, update_table_internal.table_name,
+								  'Can''t update index table directly.');
+			RETURN;
+		END IF;
 		-- the stream alone (45_stream.sql); ots.catalog_set_stream checks that the caller owns the table
 		PERFORM ots.stream_sync(update_table_internal.schema_name, update_table_internal.table_name,
 								stream_enabled, stream_expiration_hours);

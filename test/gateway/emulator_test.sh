@@ -11,7 +11,8 @@
 #                        `tools/emulator stop`
 #   emulator_exit_status a failing command's status is run's, and leaves
 #                        nothing behind either
-#   emulator_stop_refuses stop removes only an emulator's directory
+#   emulator_stop_refuses stop removes only an emulator's directory (not through
+#                        ".." or a symlink named like one)
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
@@ -90,14 +91,27 @@ else
 	report emulator_exit_status FAILED "exit $rc, dir ${dir:-none}"
 fi
 
-# 4. stop touches only an emulator's directory
+# 4. stop touches only an emulator's directory: not another directory, not
+# one reached through "..", not a symlink named like an emulator's (another
+# user's, in /tmp) to a directory that looks like one
 keep="$(mktemp -d)"
-"$emulator" stop "$keep" 2>"$err"
-rc=$?
-if [ "$rc" -ne 0 ] && [ -d "$keep" ] && grep -q "is not an emulator's directory" "$err"; then
-	report emulator_stop_refuses ok "stop $keep refused, exit $rc, the directory kept"
+mkdir -p "$keep/data"
+touch "$keep/otsd.conf" "$keep/data/PG_VERSION"
+link="/tmp/ots-emulator.$(head -c 64 /dev/urandom | base64 -w0 | tr -dc 'A-Za-z0-9' | head -c 6)"
+ln -s "$keep" "$link"
+refused=0
+for target in "$keep" "/tmp/ots-emulator.AAAAAA/../..$keep" "$link" "$link/"; do
+	if "$emulator" stop "$target" 2>"$err"; then
+		echo "    stop $target: exit 0"
+	elif [ -f "$keep/otsd.conf" ] && [ -f "$keep/data/PG_VERSION" ]; then
+		refused=$((refused + 1))
+	fi
+done
+if [ "$refused" -eq 4 ]; then
+	report emulator_stop_refuses ok "stop refused a plain directory, a path through .., a symlink named like an emulator's (with and without /); $keep kept"
 else
-	report emulator_stop_refuses FAILED "exit $rc"
+	report emulator_stop_refuses FAILED "$refused of 4 refused with $keep kept"
 fi
-rmdir "$keep"
+rm -f "$link"
+rm -rf "$keep"
 exit "$status"

@@ -291,12 +291,34 @@ change_matches_sdk(void)
 	bool		ok;
 
 	pb_begin(&out);
-	pb_write_change(&out, pk, NULL, columns, false);
+	pb_write_change(&out, pk, NULL, columns, false, NULL);
 	ok = bytes_are("change", &out, ops->bytes, sdk_length(ops));
 	out.len = 0;
 	pb_begin(&out);
-	pb_write_change(&out, dpk, dorder, none, true);
+	pb_write_change(&out, dpk, dorder, none, true, NULL);
 	ok = ok && bytes_are("delete change", &out, del->bytes, sdk_length(del));
+
+	/*
+	 * with a record's sequence info: the same row with the extension, as the
+	 * Go and Java SDKs read it, before its checksum, which does not cover it
+	 * (bytes written out by hand: epoch 7, time 0x0102030405060708, index 3)
+	 */
+	{
+		static const uint8_t ext[] = {0x0B, 24, 0, 0, 0, 0x0C, 19, 0, 0, 0, 0x0D, 7, 0, 0, 0,
+		0x0E, 8, 7, 6, 5, 4, 3, 2, 1, 0x0F, 3, 0, 0, 0};
+		PbSequenceInfo seq = {.epoch = 7, .timestamp = 0x0102030405060708, .row_index = 3};
+		size_t		n = sdk_length(ops);
+		uint8_t    *want = malloc(n + sizeof(ext));
+
+		memcpy(want, ops->bytes, n - 2);
+		memcpy(want + n - 2, ext, sizeof(ext));
+		memcpy(want + n - 2 + sizeof(ext), ops->bytes + n - 2, 2);
+		out.len = 0;
+		pb_begin(&out);
+		pb_write_change(&out, pk, NULL, columns, false, &seq);
+		ok = ok && bytes_are("change with sequence info", &out, want, n + sizeof(ext));
+		free(want);
+	}
 	buf_free(&out);
 	json_decref(columns);
 	json_decref(pk);
@@ -666,8 +688,9 @@ pack_filter(Otsp__FilterType type, ProtobufCBinaryData payload)
 	return out;
 }
 
+/* pack_single: a single-column filter of column c; rule_cast >= 0 adds a ValueTransferRule "x" of that cast type */
 static ProtobufCBinaryData
-pack_single(Otsp__ComparatorType comparator, const uint8_t *value, size_t value_len, bool with_rule)
+pack_single(Otsp__ComparatorType comparator, const uint8_t *value, size_t value_len, int rule_cast)
 {
 	Otsp__SingleColumnValueFilter single = OTSP__SINGLE_COLUMN_VALUE_FILTER__INIT;
 	Otsp__ValueTransferRule rule = OTSP__VALUE_TRANSFER_RULE__INIT;
@@ -678,9 +701,11 @@ pack_single(Otsp__ComparatorType comparator, const uint8_t *value, size_t value_
 	single.column_name = "c";
 	single.column_value.data = (uint8_t *) value;
 	single.column_value.len = value_len;
-	if (with_rule)
+	if (rule_cast >= 0)
 	{
 		rule.regex = "x";
+		rule.has_cast_type = true;
+		rule.cast_type = (Otsp__VariantType) rule_cast;
 		single.value_trans_rule = &rule;
 	}
 	payload.len = otsp__single_column_value_filter__get_packed_size(&single);
@@ -717,6 +742,54 @@ nest_not(ProtobufCBinaryData inner_bytes, int depth)
 	return current;
 }
 
+/*
+ * filter_regex_translated: CT_EXIST and a ValueTransferRule (the Java SDK's
+ * SingleColumnValueRegexFilter) become ots's "EXIST", "regex" and "cast_type"
+ */
+static bool
+filter_regex_translated(void)
+{
+	static const uint8_t five[] = {0x00, 5, 0, 0, 0, 0, 0, 0, 0};
+	static const struct
+	{
+		int			comparator;
+		int			cast;
+		const char *want;
+	}			cases[] = {
+		{OTSP__COMPARATOR_TYPE__CT_EXIST, 0,
+		"{\"column\": \"c\", \"comparator\": \"EXIST\", \"value\": 5, \"pass_if_missing\": true, \"latest_version_only\": false, \"regex\": \"x\", \"cast_type\": \"INTEGER\"}"},
+		{OTSP__COMPARATOR_TYPE__CT_NOT_EXIST, -1,
+		"{\"column\": \"c\", \"comparator\": \"NOT_EXIST\", \"value\": 5, \"pass_if_missing\": true, \"latest_version_only\": false}"},
+		{OTSP__COMPARATOR_TYPE__CT_GREATER_THAN, 1,
+		"{\"column\": \"c\", \"comparator\": \">\", \"value\": 5, \"pass_if_missing\": true, \"latest_version_only\": false, \"regex\": \"x\", \"cast_type\": \"DOUBLE\"}"},
+		{OTSP__COMPARATOR_TYPE__CT_EQUAL, 3,
+		"{\"column\": \"c\", \"comparator\": \"=\", \"value\": 5, \"pass_if_missing\": true, \"latest_version_only\": false, \"regex\": \"x\", \"cast_type\": \"STRING\"}"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		ProtobufCBinaryData bytes = pack_single(cases[i].comparator, five, sizeof(five), cases[i].cast);
+		char		err[256] = "";
+		json_t	   *got = pb_decode_filter(bytes.data, bytes.len, err, sizeof(err));
+		json_t	   *want = parse(cases[i].want);
+		bool		same = got != NULL && json_equal(got, want);
+
+		if (!same)
+		{
+			char	   *text = got ? json_dumps(got, JSON_SORT_KEYS) : NULL;
+
+			fail_because("case %zu: got %s (%s), expected %s", i, text ? text : "nothing", err, cases[i].want);
+			free(text);
+		}
+		json_decref(got);
+		json_decref(want);
+		free(bytes.data);
+		if (!same)
+			return false;
+	}
+	return true;
+}
+
 static bool
 filter_refused(const char *what, ProtobufCBinaryData bytes, const char *expect)
 {
@@ -746,23 +819,23 @@ filter_damage(void)
 	json_t	   *got;
 
 	/* 32 levels are well-formed (ots counts the nodes); 33 cannot be */
-	deep = nest_not(pack_single(OTSP__COMPARATOR_TYPE__CT_EQUAL, five, sizeof(five), false), 31);
+	deep = nest_not(pack_single(OTSP__COMPARATOR_TYPE__CT_EQUAL, five, sizeof(five), -1), 31);
 	got = pb_decode_filter(deep.data, deep.len, err, sizeof(err));
 	free(deep.data);
 	if (got == NULL)
 		return fail_because("32 levels refused: %s", err);
 	json_decref(got);
 
-	if (!filter_refused("33 levels", nest_not(pack_single(OTSP__COMPARATOR_TYPE__CT_EQUAL, five, sizeof(five), false), 32),
+	if (!filter_refused("33 levels", nest_not(pack_single(OTSP__COMPARATOR_TYPE__CT_EQUAL, five, sizeof(five), -1), 32),
 						"The count of filter exceeds the max: 32.") ||
-		!filter_refused("comparator 7", pack_single(7, five, sizeof(five), false), "unsupported comparator type 7") ||
-		!filter_refused("value_trans_rule", pack_single(OTSP__COMPARATOR_TYPE__CT_EQUAL, five, sizeof(five), true),
-						"value_trans_rule is not supported") ||
+		!filter_refused("comparator 9", pack_single(9, five, sizeof(five), -1), "unsupported comparator type 9") ||
+		!filter_refused("cast type VT_BLOB", pack_single(OTSP__COMPARATOR_TYPE__CT_EQUAL, five, sizeof(five), 7),
+						"unsupported cast_type 7") ||
 		!filter_refused("value with trailing bytes",
-						pack_single(OTSP__COMPARATOR_TYPE__CT_EQUAL, five_and_more, sizeof(five_and_more), false),
+						pack_single(OTSP__COMPARATOR_TYPE__CT_EQUAL, five_and_more, sizeof(five_and_more), -1),
 						"trailing bytes") ||
-		!filter_refused("truncated value", pack_single(OTSP__COMPARATOR_TYPE__CT_EQUAL, five, 5, false), "truncated") ||
-		!filter_refused("INF_MIN value", pack_single(OTSP__COMPARATOR_TYPE__CT_EQUAL, inf, 1, false),
+		!filter_refused("truncated value", pack_single(OTSP__COMPARATOR_TYPE__CT_EQUAL, five, 5, -1), "truncated") ||
+		!filter_refused("INF_MIN value", pack_single(OTSP__COMPARATOR_TYPE__CT_EQUAL, inf, 1, -1),
 						"VT_INF_MIN is an invalid type") ||
 		!filter_refused("type 9", pack_filter(9, (ProtobufCBinaryData) {0, NULL}), "unsupported filter type 9"))
 		return false;
@@ -816,7 +889,7 @@ emit(const char *path)
 	fprintf(f, "\n");
 	out.len = 0;
 	pb_begin(&out);
-	pb_write_change(&out, pk, NULL, columns, false);
+	pb_write_change(&out, pk, NULL, columns, false, NULL);
 	fprintf(f, "change_put ");
 	for (size_t i = 0; i < out.len; i++)
 		fprintf(f, "%02x", out.data[i]);
@@ -855,6 +928,7 @@ main(int argc, char **argv)
 		report(name, filter_case(filter_cases[i][0], filter_cases[i][1]));
 	}
 	report("filter_errors", filter_damage());
+	report("filter_regex_and_exist", filter_regex_translated());
 	if (argc > 2)
 		emit(argv[2]);
 	return failures ? 1 : 0;

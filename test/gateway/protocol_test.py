@@ -327,7 +327,6 @@ def pb_decode_rows(buf):
     while r.peek() is not None:
         row = {"pk": [], "attrs": [], "deleted": False}
         row_crc = 0
-        has_extension = False
         if r.peek() == TAG_ROW_PK:
             r.byte()
             while r.peek() == TAG_CELL:
@@ -346,13 +345,21 @@ def pb_decode_rows(buf):
             r.byte()
             row["deleted"] = True
         row_crc = crc8(row_crc, bytes([1 if row["deleted"] else 0]))
-        if r.peek() == TAG_EXTENSION:  # stream records' sequence info
+        if r.peek() == TAG_EXTENSION:
+            # a stream record's sequence info, as the Go SDK reads it (readRowExtension)
             r.byte()
-            r.take(r.u32())
-            has_extension = True
+            check(r.u32() == 24, "extension length")
+            check(r.byte() == 0x0C and r.u32() == 19, "TAG_SEQ_INFO and its length expected")
+            check(r.byte() == 0x0D, "TAG_SEQ_INFO_EPOCH expected")
+            epoch = r.u32()
+            check(r.byte() == 0x0E, "TAG_SEQ_INFO_TS expected")
+            ts = struct.unpack("<q", r.take(8))[0]
+            check(r.byte() == 0x0F, "TAG_SEQ_INFO_ROW_INDEX expected")
+            row["seq"] = (epoch, ts, r.u32())
         check(r.byte() == TAG_ROW_CHECKSUM, "TAG_ROW_CHECKSUM expected at %d" % (r.pos - 1))
         got = r.byte()
-        check(has_extension or got == row_crc, "row checksum %d, computed %d" % (got, row_crc))
+        # (the checksum does not cover the extension)
+        check(got == row_crc, "row checksum %d, computed %d" % (got, row_crc))
         rows.append(row)
     return rows
 
@@ -612,7 +619,11 @@ def get_range_pages_inside_a_wide_row():
 
 @test
 def compute_split_points_by_size():
-    """ComputeSplitPointsBySize (the Node SDK has none): the key schema and one split."""
+    """ComputeSplitPointsBySize (the Node SDK has none): the key schema; no split point for a
+    table within one split (100 MB units); with split_size_unit_in_byte, points of the
+    partition key alone, increasing, one location for every split, and ranges between
+    them (as the Java SDK makes them: the other key columns INF_MIN) that together hold
+    every row, none empty."""
     table = TABLE + "_splits"
     expect_ok(send("CreateTable", create_table_body(table)))
     try:
@@ -622,17 +633,45 @@ def compute_split_points_by_size():
         schema = [pb_decode(c) for c in reply.get(2, [])]
         names = [(one(c, 1).decode(), one(c, 2)) for c in schema]
         check(names == [("pk", 2), ("n", 1)], "schema %r" % names)
-        check(not reply.get(3), "split points %r" % reply.get(3))
-        locations = [pb_decode(l) for l in reply.get(4, [])]
-        repeat = one(locations[0], 2, 0) if len(locations) == 1 else None
-        check(repeat is not None and (repeat >> 1) ^ -(repeat & 1) == 1, "locations %r" % locations)  # sint64
+        check(not reply.get(3), "split points of an empty table %r" % reply.get(3))
+
+        def sint64(v):
+            return (v >> 1) ^ -(v & 1)
+
+        def repeat_of(reply):
+            locations = [pb_decode(l) for l in reply.get(4, [])]
+            return sint64(one(locations[0], 2, 0)) if len(locations) == 1 else None
+
+        check(repeat_of(reply) == 1, "locations of one split %r" % reply.get(4))
+        for i in range(300):
+            expect_ok(send("PutRow", put_row_body(table, pb_row(key_of("k%03d" % i, i % 3), [("v", Val("str", "x" * 500), None, None)]))))
+        # split_size 40 units of 1000 bytes
+        reply = expect_ok(send("ComputeSplitPointsBySize", f_bytes(1, table) + f_varint(2, 40) + f_varint(3, 1000)))
+        points = [pb_decode_rows(p)[0] for p in reply.get(3, [])]
+        keys = [row["pk"][0][1][1] for row in points]
+        check(all(len(row["pk"]) == 1 and row["pk"][0][0] == "pk" and not row["attrs"] for row in points),
+              "split points hold the partition key alone: %r" % points)
+        check(len(keys) >= 2 and keys == sorted(set(keys)), "split points %r" % keys)
+        check(repeat_of(reply) == len(keys) + 1, "locations %r for %d points" % (reply.get(4), len(keys)))
+        bounds = [None] + keys + [None]
+        counts = []
+        for lo, hi in zip(bounds, bounds[1:]):
+            start = pb_row([("pk", Val("str", lo) if lo else Val("inf_min")), ("n", Val("inf_min"))])
+            end = pb_row([("pk", Val("str", hi) if hi else Val("inf_max")), ("n", Val("inf_min") if hi else Val("inf_max"))])
+            rng = expect_ok(send("GetRange", f_bytes(1, table) + f_varint(2, 0) + f_varint(5, 1) + f_bytes(7, start) + f_bytes(8, end)))
+            counts.append(len(pb_decode_rows(one(rng, 2))) if one(rng, 2) else 0)
+        check(sum(counts) == 300 and min(counts) > 0, "rows per range %r" % counts)
+        limited = expect_ok(send("ComputeSplitPointsBySize", f_bytes(1, table) + f_varint(2, 40) + f_varint(3, 1000)
+                                 + f_varint(4, 2)))
+        check(len(limited.get(3, [])) == 2 and repeat_of(limited) == 3, "split_point_limit 2: %r" % limited.get(3))
         bad = send("ComputeSplitPointsBySize", f_bytes(1, table) + f_varint(2, 0))
         expect_error(bad, 400, "OTSParameterInvalid")
         missing = send("ComputeSplitPointsBySize", f_bytes(1, table + "_none") + f_varint(2, 1))
         expect_error(missing, 404, "OTSObjectNotExist", "Requested table does not exist.")
     finally:
         send("DeleteTable", f_bytes(1, table))
-    return "schema pk STRING, n INTEGER; one split; size 0 and a missing table refused"
+    return ("schema pk STRING, n INTEGER; one split of an empty table; %d points over 300 rows, rows per "
+            "range %s; a limit of 2; size 0 and a missing table refused" % (len(keys), counts))
 
 
 @test
@@ -668,6 +707,62 @@ def defined_columns_added_and_deleted():
     finally:
         send("DeleteTable", f_bytes(1, table))
     return "added score, tag, raw, then alpha, in that order; deleted score, raw; a repeated column 400, a missing table 404"
+
+
+@test
+def regex_and_exist_filters():
+    """SingleColumnValueFilter with CT_EXIST / CT_NOT_EXIST (7, 8) and a ValueTransferRule
+    (field 6: regex, cast_type), as the Java SDK's SingleColumnValueRegexFilter sends them
+    (filter_if_missing true, a value even for EXIST); refused until now as unsupported."""
+    table = TABLE + "_regex"
+    expect_ok(send("CreateTable", create_table_body(table)))
+    try:
+        rows = {("a", 1): [("j", Val("str", "{cluster:a,lastupdatetime:12345}"))],
+                ("b", 2): [("j", Val("str", "{cluster:b,lastupdatetime:99}"))],
+                ("c", 3): [("k", Val("int", 1))]}
+        for (pk, n), attrs in rows.items():
+            expect_ok(send("PutRow", put_row_body(table, pb_row(key_of(pk, n), [(c, v, None, None) for c, v in attrs]))))
+
+        def single(comparator, column, value, regex=None, cast=None):
+            body = f_varint(1, comparator) + f_bytes(2, column) + f_bytes(3, value.encode()[1])
+            body += f_varint(4, 1) + f_varint(5, 1)
+            if regex is not None:
+                body += f_bytes(6, f_bytes(1, regex) + (f_varint(2, cast) if cast is not None else b""))
+            return f_varint(1, 1) + f_bytes(2, body)
+
+        def passing(flt):
+            got = []
+            for pk, n in sorted(rows):
+                fields = expect_ok(send("GetRow", get_row_body(table, pb_row(key_of(pk, n))) + f_bytes(7, flt)))
+                if one(fields, 2):
+                    got.append(pk)
+            return ",".join(got) or "-"
+
+        # VT_INTEGER 0, VT_DOUBLE 1, VT_STRING 3; CT_GREATER_THAN 3, CT_EXIST 7, CT_NOT_EXIST 8
+        cases = [
+            (single(3, "j", Val("int", 100), "lastupdatetime:([0-9]+)", 0), "a"),
+            (single(3, "j", Val("dbl", 50.5), "lastupdatetime:([0-9]+)", 1), "a,b"),
+            (single(1, "j", Val("str", "cluster:b"), "cluster:[a-z]", 3), "b"),
+            (single(1, "j", Val("str", "cluster:b"), "cluster:[a-z]"), "b"),
+            (single(7, "j", Val("int", 0), "lastupdatetime"), "a,b"),
+            (single(8, "j", Val("int", 0), "lastupdatetime:1"), "b,c"),
+            (single(7, "k", Val("int", 0)), "c"),
+            (single(8, "k", Val("int", 0)), "a,b"),
+        ]
+        shown = []
+        for flt, want in cases:
+            got = passing(flt)
+            check(got == want, "filter %r: rows %s, expected %s" % (flt, got, want))
+            shown.append(got)
+        expect_error(send("GetRow", get_row_body(table, pb_row(key_of("a", 1)))
+                          + f_bytes(7, single(7, "j", Val("int", 0), "("))),
+                     400, "OTSParameterInvalid", "Invalid regex in filter of column 'j'.")
+        expect_error(send("GetRow", get_row_body(table, pb_row(key_of("a", 1)))
+                          + f_bytes(7, single(7, "j", Val("int", 0), "x", 7))),
+                     400, "OTSParameterInvalid")
+    finally:
+        send("DeleteTable", f_bytes(1, table))
+    return "regex with INTEGER, DOUBLE, STRING and no cast, EXIST and NOT_EXIST with and without a regex: " + " ".join(shown) + "; a bad regex and cast type 400"
 
 
 @test
@@ -1007,7 +1102,9 @@ def stream_actions():
         check(shards, "no shards")
 
         actions = []
+        per_shard = []
         for shard in shards:
+            per_shard.append([])
             it = expect_ok(send("GetShardIterator", f_bytes(1, stream_id) + f_bytes(2, shard)))
             iterator = one(it, 1).decode()
             for _ in range(100):
@@ -1017,6 +1114,7 @@ def stream_actions():
                     rows = pb_decode_rows(one(r, 2))
                     check(len(rows) == 1, "a record of %d rows" % len(rows))
                     actions.append((one(r, 1), rows[0]["pk"][0][1][1], rows[0]))
+                    per_shard[-1].append(rows[0].get("seq"))
                 nxt = one(recs, 2)
                 if not recs.get(1) or not nxt:
                     break
@@ -1030,7 +1128,15 @@ def stream_actions():
               "UPDATE_ROW record cells %r" % ops)
         delete = [row for a, k, row in actions if a == 3][0]
         check(delete["deleted"], "DELETE_ROW record without its delete marker")
-        return "1 stream, %d shard(s), records PUT x3, UPDATE, DELETE with checksums verified" % len(shards)
+        # every record has its sequence info (the Go SDK: "extension in a stream record is
+        # required."); within a shard, records come in the order of their sequence info
+        seqs = [row.get("seq") for _, _, row in actions]
+        check(all(s is not None for s in seqs), "records without sequence info: %r" % seqs)
+        for shard_seqs in per_shard:
+            check(shard_seqs == sorted(shard_seqs) and len(set(shard_seqs)) == len(shard_seqs),
+                  "sequence info out of order in a shard: %r" % shard_seqs)
+        return ("1 stream, %d shard(s), records PUT x3, UPDATE, DELETE with checksums and sequence "
+                "info verified" % len(shards))
     finally:
         send("DeleteTable", f_bytes(1, STREAM_TABLE))
 
