@@ -779,6 +779,8 @@ action_compute_split_points_by_size(Call *call)
 	resp.n_split_points = json_array_size(points);
 	resp.split_points = calloc(resp.n_split_points + 1, sizeof(ProtobufCBinaryData));
 	rows = calloc(resp.n_split_points + 1, sizeof(Buf));
+	if (resp.split_points == NULL || rows == NULL)
+		abort();
 	for (size_t i = 0; i < resp.n_split_points; i++)
 	{
 		pb_begin(&rows[i]);

@@ -121,8 +121,12 @@ filter_single(const uint8_t *data, size_t len, char *err, size_t errlen)
 	else if (single->value_trans_rule != NULL && filter_cast_type(single->value_trans_rule) == NULL)
 		filter_fail(err, errlen, "Invalid filter: unsupported cast_type %d.",
 					(int) single->value_trans_rule->cast_type);
-	else if ((value = pb_decode_variant(single->column_value.data, single->column_value.len,
-										single->column_name, err, errlen)) != NULL)
+	/* (NOT_)EXIST reads no value: an SDK may send none */
+	else if ((value = (single->column_value.len == 0 &&
+					   (single->comparator == OTSP__COMPARATOR_TYPE__CT_EXIST ||
+						single->comparator == OTSP__COMPARATOR_TYPE__CT_NOT_EXIST)) ? json_null() :
+			  pb_decode_variant(single->column_value.data, single->column_value.len,
+								single->column_name, err, errlen)) != NULL)
 	{
 		result = json_pack("{s:o, s:s, s:o, s:b, s:b}",
 						   "column", json_incref(column),

@@ -350,7 +350,9 @@ SELECT count(ots.put_row('frx', jsonb_build_object('id', i), a)) AS rows
 			   (4, '{"j": 7}'),
 			   (5, '{}'),
 			   (6, '{"j": [{"value": "t:500", "ts": 1000}, {"value": "t:1", "ts": 2000}]}'),
-			   (7, '{"j": "温度:25;x"}')) AS r(i, a);
+			   (7, '{"j": "温度:25;x", "h": "n=0x1p3"}'),
+			   (8, '{"h": "n=+8"}'),
+			   (9, '{"h": "n=8"}')) AS r(i, a);
 CREATE FUNCTION pg_temp.try(q text) RETURNS text LANGUAGE plpgsql AS $$
 BEGIN
 	EXECUTE q;
@@ -366,7 +368,7 @@ LANGUAGE sql AS $$
 								 filter => f, max_versions => mv) g,
 				   jsonb_array_elements(g.rows) WITH ORDINALITY AS a(e, n)),
 		   (SELECT coalesce(string_agg(id::text, ',' ORDER BY id), '-')
-			  FROM generate_series(1, 7) id
+			  FROM generate_series(1, 9) id
 			 WHERE (ots.get_row('frx', jsonb_build_object('id', id), filter => f,
 								max_versions => mv)).primary_key IS NOT NULL)
 $$;
@@ -396,8 +398,22 @@ SELECT f, (pg_temp.rx(f::jsonb)).*
 	('{"column": "k", "comparator": "not_exist", "pass_if_missing": false}'),
 	-- in a composite
 	('{"and": [{"column": "j", "comparator": "EXIST"}, {"column": "j", "regex": "t:([0-9]+)", "cast_type": "INTEGER", "comparator": "NOT_EXIST"}]}'),
-	-- a primary-key column is never missing, but its regex may find nothing
+	-- a primary-key column is never missing, but its regex may find nothing (an Integer key
+	-- is no String)
 	('{"column": "id", "regex": "x", "comparator": "EXIST"}')) AS t(f);
+-- a String primary-key column, by regex
+SELECT ots.create_table('frx_k', 'k string', partitions => 1);
+SELECT count(ots.put_row('frx_k', jsonb_build_object('k', k))) FROM unnest(ARRAY['item-7', 'item-12', 'other']) k;
+SELECT string_agg(e #>> '{primary_key,k}', ',' ORDER BY e #>> '{primary_key,k}') AS keys
+  FROM ots.get_range('frx_k', '{"k": {"$inf": "min"}}', '{"k": {"$inf": "max"}}',
+	   filter => '{"column": "k", "regex": "item-([0-9]+)", "cast_type": "INTEGER", "comparator": ">", "value": 9, "pass_if_missing": false}') g,
+	   jsonb_array_elements(g.rows) e;
+SELECT ots.delete_table('frx_k');
+-- a number is the whole match, digits with an optional sign: no hexadecimal
+SELECT f, (pg_temp.rx(f::jsonb)).*
+  FROM (VALUES
+	('{"column": "h", "regex": "n=(.*)", "cast_type": "DOUBLE", "comparator": "=", "value": 8.0, "pass_if_missing": false}'),
+	('{"column": "h", "regex": "n=(.*)", "cast_type": "INTEGER", "comparator": "=", "value": 8, "pass_if_missing": false}')) AS t(f);
 -- latest_version_only: row 6's newest cell is "t:1", an older one "t:500"
 SELECT f, (pg_temp.rx(f::jsonb, 5)).*
   FROM (VALUES

@@ -19,11 +19,11 @@
  */
 #include "postgres.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 
 #include "catalog/pg_collation.h"
+#include "miscadmin.h"
 #include "mb/pg_wchar.h"
 #include "regex/regex.h"
 #include "utils/builtins.h"
@@ -494,20 +494,24 @@ filter_parse_regex(JsonbContainer *c, const char *column)
 	}
 	wide = palloc(sizeof(pg_wchar) * (regex.val.string.len + 1));
 	wlen = pg_mb2wchar_with_len(regex.val.string.val, wide, regex.val.string.len);
+	/* (allocated first: nothing can fail between pg_regcomp and its registration) */
+	cb = palloc(sizeof(MemoryContextCallback));
 	rc = pg_regcomp(&rx->re, wide, wlen, REG_ADVANCED, C_COLLATION_OID);
 	if (rc != REG_OKAY)
 	{
 		char		why[256];
 
+		/* a cancel is the user's, not the regex's fault */
+		CHECK_FOR_INTERRUPTS();
 		pg_regerror(rc, &rx->re, why, sizeof(why));
 		ots_parameter_invalid(psprintf("Invalid regex in filter of column '%s'.", column),
 							  psprintf("%s: %s", pnstrdup(regex.val.string.val, regex.val.string.len), why));
 	}
 	/* pg_regcomp's memory is malloc'd: it goes with the tree's context */
-	cb = palloc(sizeof(MemoryContextCallback));
 	cb->func = filter_regex_free;
 	cb->arg = rx;
 	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
+	pfree(wide);
 	return rx;
 }
 
@@ -591,7 +595,7 @@ filter_compare(const Filter *f, const OtsValue *v)
 	{
 		case FILTER_EXIST:
 		case FILTER_NOT_EXIST:
-			break;				/* filter_eval_single's */
+			return false;		/* no comparison: filter_eval_single decides */
 		case FILTER_EQUAL:
 			return cmp == 0;
 		case FILTER_NOT_EQUAL:
@@ -620,24 +624,42 @@ filter_regex_value(const FilterRegex *rx, const OtsValue *cell, OtsValue *out)
 	int			wlen;
 	regmatch_t	match[2];
 	int			group;
+	int			rc;
 	char	   *text;
 	int			textlen;
 	char	   *end;
+	bool		found;
 
 	if (cell->type != OTS_VT_STRING)
 		return false;
 	wide = palloc(sizeof(pg_wchar) * (cell->u.s.len + 1));
 	wlen = pg_mb2wchar_with_len(cell->u.s.data, wide, cell->u.s.len);
-	if (pg_regexec((regex_t *) &rx->re, wide, wlen, 0, NULL, lengthof(match), match, 0) != REG_OKAY)
-		return false;
+	rc = pg_regexec((regex_t *) &rx->re, wide, wlen, 0, NULL, lengthof(match), match, 0);
+	if (rc != REG_OKAY && rc != REG_NOMATCH)
+	{
+		char		why[256];
+
+		/* a failure (a cancel, no memory) is an error, not a row without the value */
+		CHECK_FOR_INTERRUPTS();
+		pg_regerror(rc, (regex_t *) &rx->re, why, sizeof(why));
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_REGULAR_EXPRESSION),
+				 errmsg("regular expression failed: %s", why)));
+	}
 	group = rx->re.re_nsub > 0 ? 1 : 0;
-	if (match[group].rm_so < 0)
-		return false;			/* an optional group that took no part */
+	/* no match, or an optional group that took no part */
+	if (rc == REG_NOMATCH || match[group].rm_so < 0)
+	{
+		pfree(wide);
+		return false;
+	}
 	text = palloc(pg_database_encoding_max_length() * (match[group].rm_eo - match[group].rm_so) + 1);
 	textlen = pg_wchar2mb_with_len(wide + match[group].rm_so, text,
 								   match[group].rm_eo - match[group].rm_so);
 	text[textlen] = '\0';
+	pfree(wide);
 	out->type = rx->cast_type;
+	/* a number is the whole match: digits with a sign, no spaces, no hex */
 	switch (rx->cast_type)
 	{
 		case OTS_VT_STRING:
@@ -647,15 +669,21 @@ filter_regex_value(const FilterRegex *rx, const OtsValue *cell, OtsValue *out)
 		case OTS_VT_INTEGER:
 			errno = 0;
 			out->u.i = strtoll(text, &end, 10);
-			return textlen > 0 && *end == '\0' && errno == 0 && !isspace((unsigned char) text[0]);
+			found = textlen > 0 && *end == '\0' && errno == 0 &&
+				strspn(text, "+-0123456789") == (size_t) textlen;
+			break;
 		case OTS_VT_DOUBLE:
 			errno = 0;
 			out->u.d = strtod(text, &end);
-			return textlen > 0 && *end == '\0' && errno == 0 && !isspace((unsigned char) text[0]) &&
-				!isnan(out->u.d) && !isinf(out->u.d);
+			found = textlen > 0 && *end == '\0' && errno == 0 &&
+				strspn(text, "+-.0123456789eE") == (size_t) textlen && !isinf(out->u.d);
+			break;
 		default:
-			return false;
+			found = false;
+			break;
 	}
+	pfree(text);
+	return found;
 }
 
 /* filter_cell_value: what the filter compares of a cell (its regex's value, or the cell) */

@@ -358,12 +358,16 @@ row_update_fill_row(CellsBuilder *b, RowWrite *w, const CellsReader *old, int64 
 	int			nputs = 0;
 	Visibility	vis;
 
+	/* (a round of the compare-and-swap loop before this one may have filled others) */
+	w->stream_ops.puts = u->puts;
+	w->stream_ops.nputs = u->nputs;
 	if (old == NULL)
 		return;
 	if (recorded)
 	{
 		puts = palloc(sizeof(CellInput) * (u->nputs + old->ncols));
-		memcpy(puts, u->puts, sizeof(CellInput) * u->nputs);
+		if (u->nputs > 0)
+			memcpy(puts, u->puts, sizeof(CellInput) * u->nputs);
 		nputs = u->nputs;
 	}
 	visibility_init(&vis, w->t, w->now_ms);

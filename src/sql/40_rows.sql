@@ -197,6 +197,10 @@ CREATE FUNCTION ots.batch_write_row(request jsonb, is_atomic boolean DEFAULT fal
 COMMENT ON FUNCTION ots.batch_write_row(jsonb, boolean) IS
 	'writes up to 200 rows of several tables: [{"table_name", "rows": [{"type": "PUT"|"UPDATE"|"DELETE", ...}]}] (Tablestore BatchWriteRow)';
 
+CREATE FUNCTION ots.check_readable(storage regclass) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_check_readable' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.check_readable(regclass) IS
+	'refuses, as get_range does, a caller who may not read the rows of the table of this storage (internal; compute_split_points)';
 CREATE FUNCTION ots.cells_size(cells ots.cells) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'ots_cells_size' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION ots.cells_size(ots.cells) IS
@@ -207,7 +211,7 @@ COMMENT ON FUNCTION ots.cells_size(ots.cells) IS
 -- of about split_size bytes each (the last may be smaller): [{"pk": v}, ...],
 -- increasing, at most split_point_limit of them (NULL: no limit but 10000).
 -- They come from a sample of the stored rows (TABLESAMPLE SYSTEM, about
--- 10,000 rows or a hundred a split), each weighted by its size (its key and
+-- 10,000 rows and 64 pages a split), each weighted by its size (its key and
 -- its cells' bytes, a split row's chunks included: ots.cells_size); the
 -- sample reads as the caller, with its privileges and row-level security,
 -- as get_range does.
@@ -221,6 +225,7 @@ DECLARE
 	storage regclass;
 	chunk regclass;
 	total_bytes numeric;
+	pages numeric;
 	estimated_rows numeric;
 	splits bigint;
 	percent float8;
@@ -234,34 +239,45 @@ BEGIN
 	IF split_point_limit IS NOT NULL AND split_point_limit < 0 THEN
 		PERFORM ots.raise('OTSParameterInvalid', format('Invalid split point limit: %s.', split_point_limit));
 	END IF;
-	storage := to_regclass(format('%I.%I', schema_name, table_name || '$data'));
-	-- a read: SELECT on the storage, refused as the row functions refuse it
-	IF storage IS NOT NULL AND NOT has_table_privilege(storage, 'SELECT') THEN
-		RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
-			MESSAGE = format('permission denied for table %s', table_name || '$data');
+	-- ots.resolve_name is STRICT: a NULL table name arrives as NULLs
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
 	END IF;
+	storage := to_regclass(format('%I.%I', schema_name, table_name || '$data'));
+	IF storage IS NULL THEN
+		PERFORM ots.raise('OTSObjectNotExist', 'Requested table does not exist.');
+	END IF;
+	-- a read, refused as get_range refuses it (privileges, row-level security)
+	PERFORM ots.check_readable(storage);
 	SELECT * INTO t FROM ots.tables o
 	 WHERE o.schema_name = compute_split_points_internal.schema_name
 	   AND o.table_name = compute_split_points_internal.table_name;
-	IF storage IS NULL OR NOT FOUND THEN
+	IF NOT FOUND THEN
 		PERFORM ots.raise('OTSObjectNotExist', 'Requested table does not exist.');
 	END IF;
-	IF t.index_phase = 'FULL' THEN
-		PERFORM ots.raise('OTSParameterInvalid', 'Disallow read index table in building base state');
+	-- (an index's storage is its owner's alone, which the sample would read)
+	IF t.index_of IS NOT NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'ComputeSplitPointsBySize is not supported on an index table.',
+						  'Compute the split points of its table.');
 	END IF;
 	chunk := to_regclass(format('%I.%I', schema_name, table_name || '$chunk'));
 	SELECT sum(pg_catalog.pg_total_relation_size(c.oid)),
-		   -- (a leaf never analyzed: 50 rows a page)
-		   sum(CASE WHEN c.reltuples >= 0 THEN c.reltuples ELSE pg_catalog.pg_relation_size(c.oid) / 8192.0 * 50 END)
-	  INTO total_bytes, estimated_rows
+		   sum(pg_catalog.pg_relation_size(c.oid) / 8192.0),
+		   -- rows now: the last analysis's rows a page times the pages now, as the
+		   -- planner estimates (a leaf never analyzed: 50 rows a page)
+		   sum(pg_catalog.pg_relation_size(c.oid) / 8192.0 *
+			   CASE WHEN c.reltuples >= 0 AND c.relpages > 0 THEN c.reltuples / c.relpages ELSE 50 END)
+	  INTO total_bytes, pages, estimated_rows
 	  FROM pg_catalog.pg_partition_tree(storage) p
 	  JOIN pg_catalog.pg_class c ON c.oid = p.relid
 	 WHERE p.isleaf;
 	total_bytes := coalesce(total_bytes, 0) + coalesce(pg_catalog.pg_total_relation_size(chunk), 0);
-	-- a page sample of about max(10,000, 100 a split) rows (splits as the
-	-- relations' size on disk suggests); all of a small table
+	-- a page sample of about 10,000 rows, and of 64 pages a split (splits as
+	-- the relations' size on disk suggests: a page's rows come together, so
+	-- the pages make the quantiles), at most 100,000 pages; all of a small table
 	splits := least(ceil(total_bytes / split_size)::bigint, 10000);
-	percent := least(100, 100.0 * greatest(10000, 100 * (splits + 1)) / greatest(estimated_rows, 1));
+	percent := least(100, 100.0 * least(greatest(10000 * greatest(pages, 1) / greatest(estimated_rows, 1),
+												 64 * (splits + 1)), 100000) / greatest(pages, 1));
 	-- a key as get_row takes it: a Binary one as {"$binary": base64}
 	value_sql := CASE t.pk_types[1]
 					 WHEN 'BINARY' THEN $v$pg_catalog.jsonb_build_object('$binary', pg_catalog.translate(pg_catalog.encode(key, 'base64'), E'\n', ''))$v$
@@ -276,7 +292,9 @@ BEGIN
 			SELECT %5$s AS pos, d.%1$I AS key,
 				   (pg_catalog.pg_column_size(d.*) - pg_catalog.pg_column_size(d."$cells")
 					+ ots.cells_size(d."$cells"))::numeric AS weight
-			  FROM %2$s d TABLESAMPLE SYSTEM (%3$s)),
+			  FROM %2$s d TABLESAMPLE SYSTEM (%3$s)
+			 -- (rows whose cells all expired are no rows: no point is one of them)
+			 WHERE ots.row_exists(d."$cells", %6$L::regclass)),
 		n AS (
 			SELECT least(ceil(sum(weight) * 100 / %3$s / $1)::bigint - 1, $3) AS points, sum(weight) AS total
 			  FROM sample),
@@ -293,7 +311,7 @@ BEGIN
 		SELECT coalesce(pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object($2, %4$s) ORDER BY pos, key), '[]')
 		  FROM (SELECT DISTINCT pos, key FROM cut) points
 		$q$, t.pk_names[1], storage, percent, value_sql,
-		CASE WHEN t.hash_prefix_length > 0 THEN 'd."$hash"' ELSE '0::int8' END)
+		CASE WHEN t.hash_prefix_length > 0 THEN 'd."$hash"' ELSE '0::int8' END, storage::text)
 	  INTO points USING split_size, t.pk_names[1], least(coalesce(split_point_limit, 10000), 10000);
 	RETURN points;
 END

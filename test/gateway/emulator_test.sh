@@ -103,8 +103,11 @@ refused=0
 for target in "$keep" "/tmp/ots-emulator.AAAAAA/../..$keep" "$link" "$link/"; do
 	if "$emulator" stop "$target" 2>"$err"; then
 		echo "    stop $target: exit 0"
-	elif [ -f "$keep/otsd.conf" ] && [ -f "$keep/data/PG_VERSION" ]; then
+	elif grep -q "is not an emulator's directory" "$err" &&
+		[ -f "$keep/otsd.conf" ] && [ -f "$keep/data/PG_VERSION" ]; then
 		refused=$((refused + 1))
+	else
+		echo "    stop $target: $(cat "$err")"
 	fi
 done
 if [ "$refused" -eq 4 ]; then

@@ -318,6 +318,17 @@ change_matches_sdk(void)
 		pb_write_change(&out, pk, NULL, columns, false, &seq);
 		ok = ok && bytes_are("change with sequence info", &out, want, n + sizeof(ext));
 		free(want);
+		/* a deleted row: the extension after the delete marker */
+		n = sdk_length(del);
+		want = malloc(n + sizeof(ext));
+		memcpy(want, del->bytes, n - 2);
+		memcpy(want + n - 2, ext, sizeof(ext));
+		memcpy(want + n - 2 + sizeof(ext), del->bytes + n - 2, 2);
+		out.len = 0;
+		pb_begin(&out);
+		pb_write_change(&out, dpk, dorder, none, true, &seq);
+		ok = ok && bytes_are("delete change with sequence info", &out, want, n + sizeof(ext));
+		free(want);
 	}
 	buf_free(&out);
 	json_decref(columns);
@@ -766,6 +777,21 @@ filter_regex_translated(void)
 		"{\"column\": \"c\", \"comparator\": \"=\", \"value\": 5, \"pass_if_missing\": true, \"latest_version_only\": false, \"regex\": \"x\", \"cast_type\": \"STRING\"}"},
 	};
 
+	/* EXIST reads no value: one sent empty is no error */
+	{
+		ProtobufCBinaryData bytes = pack_single(OTSP__COMPARATOR_TYPE__CT_EXIST, NULL, 0, -1);
+		char		err[256] = "";
+		json_t	   *got = pb_decode_filter(bytes.data, bytes.len, err, sizeof(err));
+		json_t	   *want = parse("{\"column\": \"c\", \"comparator\": \"EXIST\", \"value\": null, "
+								 "\"pass_if_missing\": true, \"latest_version_only\": false}");
+		bool		same = got != NULL && json_equal(got, want);
+
+		json_decref(got);
+		json_decref(want);
+		free(bytes.data);
+		if (!same)
+			return fail_because("EXIST without a value: %s", err[0] ? err : "another filter");
+	}
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 	{
 		ProtobufCBinaryData bytes = pack_single(cases[i].comparator, five, sizeof(five), cases[i].cast);
