@@ -53,6 +53,8 @@ extern void action_get_row(Call *call);
 extern void action_get_range(Call *call);
 extern void action_batch_get_row(Call *call);
 extern void action_batch_write_row(Call *call);
+extern void action_bulk_import(Call *call);
+extern void action_bulk_export(Call *call);
 extern void action_start_local_transaction(Call *call);
 extern void action_commit_transaction(Call *call);
 extern void action_abort_transaction(Call *call);

@@ -294,11 +294,15 @@ batch_write_entry(Call *call, const Otsp__RowInBatchWriteRowRequest *in, PbRow *
 	return true;
 }
 
-void
-action_batch_write_row(Call *call)
+/*
+ * batch_write: a BatchWriteRow, or a BulkImport given as one (bulk: its
+ * reply is BulkImport's, one table's rows with their results)
+ */
+static void
+batch_write(Call *call, const Otsp__BatchWriteRowRequest *req, bool bulk)
 {
-	Otsp__BatchWriteRowRequest *req = UNPACK(batch_write_row_request, call);
 	Otsp__BatchWriteRowResponse resp = OTSP__BATCH_WRITE_ROW_RESPONSE__INIT;
+	Otsp__BulkImportResponse bulk_resp = OTSP__BULK_IMPORT_RESPONSE__INIT;
 	json_t	   *request = json_array();
 	PbRow	   *rows = NULL;
 	size_t		nrows = 0,
@@ -306,12 +310,6 @@ action_batch_write_row(Call *call)
 	PGresult   *res = NULL;
 	BatchReply	b = {0};
 
-	if (req == NULL)
-	{
-		json_decref(request);
-		reply_malformed(call);
-		return;
-	}
 	for (size_t t = 0; t < req->n_tables; t++)
 		nrows += req->tables[t]->n_rows;
 	/* a table entry without rows is refused below, by its name, as Tablestore does */
@@ -370,6 +368,26 @@ action_batch_write_row(Call *call)
 	if (res == NULL)
 		goto done;
 	batch_reply_init(&b, nrows);
+	if (bulk)
+	{
+		bulk_resp.table_name = req->tables[0]->table_name;
+		bulk_resp.n_rows = nrows;
+		bulk_resp.rows = batch_alloc(&b, nrows * sizeof(void *));
+		for (size_t i = 0; i < nrows; i++)
+		{
+			Otsp__RowInBulkImportResponse *row = batch_alloc(&b, sizeof(*row));
+			protobuf_c_boolean has_row;
+			ProtobufCBinaryData no_row;
+
+			otsp__row_in_bulk_import_response__init(row);
+			batch_row_reply(&b, res, i, &rows[i], &row->is_ok, &row->error, &row->consumed,
+							&has_row, &no_row);
+			bulk_resp.rows[i] = row;
+		}
+		call_reply(call, &bulk_resp.base);
+		batch_reply_free(&b);
+		goto done;
+	}
 	resp.n_tables = req->n_tables;
 	resp.tables = batch_alloc(&b, req->n_tables * sizeof(void *));
 	for (size_t t = 0, i = 0; t < req->n_tables; t++)
@@ -400,5 +418,63 @@ done:
 		pb_row_free(&rows[i]);
 	free(rows);
 	json_decref(request);
+}
+
+void
+action_batch_write_row(Call *call)
+{
+	Otsp__BatchWriteRowRequest *req = UNPACK(batch_write_row_request, call);
+
+	if (req == NULL)
+	{
+		reply_malformed(call);
+		return;
+	}
+	batch_write(call, req, false);
+	FREE(req);
+}
+
+/*
+ * BulkImport: its rows are one table's BatchWriteRow rows without
+ * conditions (IGNORE) or return content, each with its own result, written
+ * as the batch's bulk way writes them (ots.batch_write_row)
+ */
+void
+action_bulk_import(Call *call)
+{
+	Otsp__BulkImportRequest *req = UNPACK(bulk_import_request, call);
+	Otsp__BatchWriteRowRequest batch = OTSP__BATCH_WRITE_ROW_REQUEST__INIT;
+	Otsp__TableInBatchWriteRowRequest table = OTSP__TABLE_IN_BATCH_WRITE_ROW_REQUEST__INIT;
+	Otsp__TableInBatchWriteRowRequest *tables[1] = {&table};
+	Otsp__Condition ignore = OTSP__CONDITION__INIT;
+	Otsp__RowInBatchWriteRowRequest *rows;
+	Otsp__RowInBatchWriteRowRequest **row_list;
+
+	if (req == NULL)
+	{
+		reply_malformed(call);
+		return;
+	}
+	ignore.row_existence = OTSP__ROW_EXISTENCE_EXPECTATION__IGNORE;
+	rows = calloc(req->n_rows + 1, sizeof(*rows));
+	row_list = calloc(req->n_rows + 1, sizeof(*row_list));
+	if (rows == NULL || row_list == NULL)
+		abort();
+	for (size_t r = 0; r < req->n_rows; r++)
+	{
+		otsp__row_in_batch_write_row_request__init(&rows[r]);
+		rows[r].type = req->rows[r]->type;
+		rows[r].row_change = req->rows[r]->row_change;
+		rows[r].condition = &ignore;
+		row_list[r] = &rows[r];
+	}
+	table.table_name = req->table_name;
+	table.n_rows = req->n_rows;
+	table.rows = row_list;
+	batch.n_tables = 1;
+	batch.tables = tables;
+	batch_write(call, &batch, true);
+	free(rows);
+	free(row_list);
 	FREE(req);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "action.h"
+#include "row_matrix.h"
 
 /*
  * read_args: read_options as named arguments of get_row or get_range (wire:
@@ -111,10 +112,34 @@ done_request:
 	FREE(req);
 }
 
-void
-action_get_range(Call *call)
+/*
+ * range_reply sends a GetRange page, as GetRange's answer or (bulk) as
+ * BulkExport's, which has no next_token and always says its block's type
+ */
+static void
+range_reply(Call *call, Otsp__GetRangeResponse *resp, bool bulk)
 {
-	Otsp__GetRangeRequest *req = UNPACK(get_range_request, call);
+	Otsp__BulkExportResponse export = OTSP__BULK_EXPORT_RESPONSE__INIT;
+
+	if (!bulk)
+	{
+		call_reply(call, &resp->base);
+		return;
+	}
+	export.consumed = resp->consumed;
+	export.rows = resp->rows;
+	export.has_next_start_primary_key = resp->has_next_start_primary_key;
+	export.next_start_primary_key = resp->next_start_primary_key;
+	export.has_data_block_type = 1;
+	export.data_block_type = resp->has_data_block_type ? resp->data_block_type :
+		OTSP__DATA_BLOCK_TYPE__DBT_PLAIN_BUFFER;
+	call_reply(call, &export.base);
+}
+
+/* get_range: a GetRange, or a BulkExport given as one (bulk: its answer's shape) */
+static void
+get_range(Call *call, const Otsp__GetRangeRequest *req, bool bulk)
+{
 	Otsp__GetRangeResponse resp = OTSP__GET_RANGE_RESPONSE__INIT;
 	PbRow		start,
 				end;
@@ -126,12 +151,10 @@ action_get_range(Call *call)
 	ReadOptions options;
 	bool		have_end = false;
 	bool		wire = pool_has_wire(WIRE_GET_RANGE);
+	/* a client asking for a SimpleRowMatrix block gets one, made from get_range's rows */
+	bool		matrix = req->has_data_block_type_hint &&
+		req->data_block_type_hint == OTSP__DATA_BLOCK_TYPE__DBT_SIMPLE_ROW_MATRIX;
 
-	if (req == NULL)
-	{
-		reply_malformed(call);
-		return;
-	}
 	if (!table_name_valid(call, req->table_name) ||
 		!decode_one_row(call, &req->inclusive_start_primary_key, &start))
 		goto done_request;
@@ -165,6 +188,8 @@ action_get_range(Call *call)
 	 * returns jsonb, whose next_token is read by name from the row: a
 	 * cluster proxy's ots.range_result has none
 	 */
+	if (matrix)
+		wire = false;
 	if (wire)
 	{
 		sql_begin(&q, "SELECT * FROM ots.wire_get_range(");
@@ -206,7 +231,7 @@ action_get_range(Call *call)
 			resp.next_token.len = PQgetlength(res, 0, 2);
 		}
 		resp.consumed = consumed_from_wire(&consumed, res);
-		call_reply(call, &resp.base);
+		range_reply(call, &resp, bulk);
 		PQclear(res);
 	}
 	else if (res != NULL)
@@ -216,12 +241,21 @@ action_get_range(Call *call)
 		size_t		i;
 		json_t	   *item;
 
-		pb_begin(&rows_out);
-		json_array_foreach(rows, i, item)
-			pb_write_row(&rows_out, json_object_get(item, "primary_key"), start.pk_order,
-						 json_object_get(item, "attributes"));
-		if (json_array_size(rows) == 0)
-			rows_out.len = 0;	/* no rows: empty bytes, as Tablestore sends */
+		if (matrix)
+		{
+			rm_write(&rows_out, rows, start.pk_order, req->columns_to_get, req->n_columns_to_get);
+			resp.has_data_block_type = 1;
+			resp.data_block_type = OTSP__DATA_BLOCK_TYPE__DBT_SIMPLE_ROW_MATRIX;
+		}
+		else
+		{
+			pb_begin(&rows_out);
+			json_array_foreach(rows, i, item)
+				pb_write_row(&rows_out, json_object_get(item, "primary_key"), start.pk_order,
+							 json_object_get(item, "attributes"));
+			if (json_array_size(rows) == 0)
+				rows_out.len = 0;	/* no rows: empty bytes, as Tablestore sends */
+		}
 		if (next != NULL && json_is_object(next))
 		{
 			pb_begin(&next_out);
@@ -240,7 +274,7 @@ action_get_range(Call *call)
 		}
 		resp.rows.data = rows_out.data;
 		resp.rows.len = rows_out.len;
-		call_reply(call, &resp.base);
+		range_reply(call, &resp, bulk);
 		json_decref(rows);
 		json_decref(next);
 		PQclear(res);
@@ -253,5 +287,51 @@ done_start:
 done_request:
 	buf_free(&rows_out);
 	buf_free(&next_out);
+}
+
+void
+action_get_range(Call *call)
+{
+	Otsp__GetRangeRequest *req = UNPACK(get_range_request, call);
+
+	if (req == NULL)
+	{
+		reply_malformed(call);
+		return;
+	}
+	get_range(call, req, false);
+	FREE(req);
+}
+
+/*
+ * BulkExport: a GetRange forward over the range, of the newest version, in
+ * the block the client asks for (a SimpleRowMatrix unless it asks for
+ * PlainBuffer), continued with next_start_primary_key
+ */
+void
+action_bulk_export(Call *call)
+{
+	Otsp__BulkExportRequest *req = UNPACK(bulk_export_request, call);
+	Otsp__GetRangeRequest range = OTSP__GET_RANGE_REQUEST__INIT;
+
+	if (req == NULL)
+	{
+		reply_malformed(call);
+		return;
+	}
+	range.table_name = req->table_name;
+	range.direction = OTSP__DIRECTION__FORWARD;
+	range.n_columns_to_get = req->n_columns_to_get;
+	range.columns_to_get = req->columns_to_get;
+	range.has_max_versions = 1;
+	range.max_versions = 1;
+	range.inclusive_start_primary_key = req->inclusive_start_primary_key;
+	range.exclusive_end_primary_key = req->exclusive_end_primary_key;
+	range.has_filter = req->has_filter;
+	range.filter = req->filter;
+	range.has_data_block_type_hint = 1;
+	range.data_block_type_hint = req->has_data_block_type_hint ? req->data_block_type_hint :
+		OTSP__DATA_BLOCK_TYPE__DBT_SIMPLE_ROW_MATRIX;
+	get_range(call, &range, true);
 	FREE(req);
 }

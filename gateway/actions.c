@@ -26,6 +26,8 @@ static const Action otsd_actions[] = {
 	{"GetRange", action_get_range},
 	{"BatchGetRow", action_batch_get_row},
 	{"BatchWriteRow", action_batch_write_row},
+	{"BulkImport", action_bulk_import},
+	{"BulkExport", action_bulk_export},
 	{"StartLocalTransaction", action_start_local_transaction},
 	{"CommitTransaction", action_commit_transaction},
 	{"AbortTransaction", action_abort_transaction},

@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  * gateway/plainbuffer_internal.h
- *	  What plainbuffer.c, plainbuffer_read.c and plainbuffer_write.c share:
- *	  the wire format's tags and types, a value as it travels, checksums,
- *	  little-endian integers and base64.  Only those three files include it.
+ *	  What plainbuffer.c, plainbuffer_read.c and plainbuffer_write.c share,
+ *	  and row_matrix.c, whose format has the same value types: the wire
+ *	  format's tags and types, a value as it travels, checksums,
+ *	  little-endian integers and base64.  Only those four files include it.
  *
  * The wire format's tags, types and checksum: src/format/plainbuffer_wire.h.
  *-------------------------------------------------------------------------
@@ -29,6 +30,11 @@ typedef struct PbValue
 	const uint8_t *bytes;		/* PB_VT_STRING, PB_VT_BLOB */
 	uint32_t	size;
 } PbValue;
+
+/* plainbuffer_write.c: ots's jsonb value as a PbValue (false: none); a blob's bytes malloc'd into *owned */
+extern bool pb_json_value(json_t *j, PbValue *v, uint8_t **owned);
+/* plainbuffer_write.c: a little-endian u32 appended */
+extern void pb_put_u32(Buf *out, uint32_t v);
 
 /* plainbuffer.c */
 extern uint8_t pb_crc8_u64(uint8_t crc, uint64_t v);

@@ -15,7 +15,7 @@
  * for a shape that is no Tablestore value.  Blob bytes are malloc'd into
  * *owned (the caller frees it).
  */
-static bool
+bool
 pb_json_value(json_t *j, PbValue *v, uint8_t **owned)
 {
 	json_t	   *inner;
@@ -88,7 +88,7 @@ pb_json_value(json_t *j, PbValue *v, uint8_t **owned)
 	return false;
 }
 
-static void
+void
 pb_put_u32(Buf *out, uint32_t v)
 {
 	uint8_t		le[4];
