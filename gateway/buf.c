@@ -14,7 +14,7 @@
 #include "otsd.h"
 
 /* buf_reserve makes room for n more bytes */
-static void
+void
 buf_reserve(Buf *buf, size_t n)
 {
 	size_t		need;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include <microhttpd.h>
 
@@ -63,6 +64,31 @@ header_value(const HeaderSet *set, const char *name)
 }
 
 /*
+ * sign_date_near: is a V4 signing date (yyyyMMdd) today's, yesterday's or
+ * tomorrow's (UTC)?  A client near midnight may have either.
+ */
+static bool
+sign_date_near(const char *date)
+{
+	time_t		now = time(NULL);
+
+	if (strlen(date) != 8 || strspn(date, "0123456789") != 8)
+		return false;
+	for (int day = -1; day <= 1; day++)
+	{
+		time_t		t = now + day * 86400;
+		struct tm	tm;
+		char		text[16];
+
+		gmtime_r(&t, &tm);
+		strftime(text, sizeof(text), "%Y%m%d", &tm);
+		if (strcmp(text, date) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
  * headers_check: the checks of a request's headers, run when they arrive,
  * before its body is read (a client that has proved nothing gets no memory
  * and no wait), in the order that tells an unauthenticated client the least;
@@ -80,6 +106,7 @@ headers_check(struct MHD_Connection *connection, Request *req, const char *url)
 	Call	   *call = &req->call;
 	HeaderSet	headers = {0};
 	const char *value;
+	bool		v4;
 	bool		ok = false;
 
 	req->to_run = url[0] == '/' ? actions_find(url + 1) : NULL;
@@ -96,15 +123,31 @@ headers_check(struct MHD_Connection *connection, Request *req, const char *url)
 		call_parameter_invalid(call, "Too many x-ots-* headers.");
 		goto done;
 	}
+	v4 = header_value(&headers, "x-ots-signaturev4") != NULL;
 	for (int i = 0; required[i] != NULL; i++)
-		if (header_value(&headers, required[i]) == NULL)
+		if (header_value(&headers, required[i]) == NULL &&
+			!(v4 && strcmp(required[i], "x-ots-signature") == 0))
 		{
 			call_error(call, 400, "OTSMissingHeader", "Missing header: '%s'.", required[i]);
 			goto done;
 		}
+	if (v4 && (header_value(&headers, "x-ots-signdate") == NULL ||
+			   header_value(&headers, "x-ots-signregion") == NULL))
+	{
+		call_error(call, 400, "OTSMissingHeader", "Missing header: '%s'.",
+				   header_value(&headers, "x-ots-signdate") == NULL ? "x-ots-signdate" : "x-ots-signregion");
+		goto done;
+	}
 	if (strcmp(header_value(&headers, "x-ots-instancename"), config.instance) != 0)
 	{
 		call_error(call, 403, "OTSAuthFailed", "The instance is not found.");
+		goto done;
+	}
+	/* temporary (STS) credentials: otsd knows only its configured keys */
+	if (header_value(&headers, "x-ots-ststoken") != NULL)
+	{
+		call_error(call, 403, "OTSAuthFailed",
+				   "STS tokens are not accepted by this otsd: sign with an access key of its configuration.");
 		goto done;
 	}
 	/*
@@ -113,8 +156,23 @@ headers_check(struct MHD_Connection *connection, Request *req, const char *url)
 	 */
 	call->key = auth_find_key(config.keys, config.key_count,
 							  header_value(&headers, "x-ots-accesskeyid"));
-	value = header_value(&headers, "x-ots-signature");
-	if (!auth_check_signature(call, url, headers.items, headers.count, value))
+	if (v4)
+	{
+		/* the V4 signature (the Java SDK's option): a key derived for the day and region */
+		const char *sign_date = header_value(&headers, "x-ots-signdate");
+
+		if (!sign_date_near(sign_date))
+		{
+			call_error(call, 403, "OTSAuthFailed", "Invalid x-ots-signdate: '%s'.", sign_date);
+			goto done;
+		}
+		if (!auth_check_signature_v4(call, url, headers.items, headers.count,
+									 header_value(&headers, "x-ots-signaturev4"), sign_date,
+									 header_value(&headers, "x-ots-signregion"), req->v4_key))
+			goto done;
+	}
+	else if (!auth_check_signature(call, url, headers.items, headers.count,
+								   header_value(&headers, "x-ots-signature")))
 		goto done;
 	/* from here on the client holds the key's secret: sign what we answer */
 	req->authenticated = true;
@@ -127,6 +185,34 @@ headers_check(struct MHD_Connection *connection, Request *req, const char *url)
 	{
 		call_parameter_invalid(call, "Unsupported API version: '%s'.", value);
 		goto done;
+	}
+	/* compressed bodies, the Java SDK's options: zlib's deflate, the only type */
+	if ((value = header_value(&headers, "x-ots-request-compress-type")) != NULL)
+	{
+		const char *size = header_value(&headers, "x-ots-request-compress-size");
+		char	   *end = NULL;
+		unsigned long long n = size ? strtoull(size, &end, 10) : 0;
+
+		if (strcasecmp(value, "deflate") != 0)
+		{
+			call_parameter_invalid(call, "Unsupported compress type: '%s'.", value);
+			goto done;
+		}
+		if (size == NULL || end == size || *end != '\0' || n == 0 || n > config.max_body)
+		{
+			call_parameter_invalid(call, "Invalid x-ots-request-compress-size: '%s'.", size ? size : "");
+			goto done;
+		}
+		req->inflated_size = (size_t) n;
+	}
+	if ((value = header_value(&headers, "x-ots-response-compress-type")) != NULL)
+	{
+		if (strcasecmp(value, "deflate") != 0)
+		{
+			call_parameter_invalid(call, "Unsupported compress type: '%s'.", value);
+			goto done;
+		}
+		req->deflate_reply = true;
 	}
 	ok = true;
 done:

@@ -38,6 +38,7 @@
 #include <time.h>
 
 #include <microhttpd.h>
+#include <zlib.h>
 
 #include "config.h"
 #include "headers.h"
@@ -72,9 +73,51 @@ remote_address(struct MHD_Connection *connection, char *out, size_t size)
 				out, size, NULL, 0, NI_NUMERICHOST);
 }
 
+/* deflate_reply: the reply deflated into *out, its size as text into raw_size; false if it failed */
+static bool
+deflate_reply(Call *call, Buf *out, char raw_size[24])
+{
+	uLongf		size = compressBound(call->reply.len);
+
+	buf_reserve(out, size);
+	if (compress2(out->data, &size, call->reply.data, call->reply.len, Z_DEFAULT_COMPRESSION) != Z_OK)
+		return false;
+	out->len = size;
+	snprintf(raw_size, 24, "%zu", call->reply.len);
+	return true;
+}
+
+/*
+ * inflate_body: a deflated body (x-ots-request-compress-type, whose MD5 the
+ * client took of the deflated bytes) as the action reads it, of exactly the
+ * declared size; false after replying
+ */
+static bool
+inflate_body(Request *req)
+{
+	uLongf		size = req->inflated_size;
+
+	if (req->inflated_size == 0)
+		return true;
+	buf_reserve(&req->inflated, req->inflated_size);
+	if (uncompress(req->inflated.data, &size, req->call.body, req->call.body_len) != Z_OK ||
+		size != req->inflated_size)
+	{
+		call_parameter_invalid(&req->call, "The request body is not deflated data of %zu bytes.",
+							   req->inflated_size);
+		return false;
+	}
+	req->inflated.len = size;
+	req->call.body = req->inflated.data;
+	req->call.body_len = size;
+	return true;
+}
+
 /*
  * answer: sends the call's reply with Tablestore's response headers (signed
- * when the request was authenticated) and logs the request's line.
+ * when the request was authenticated) and logs the request's line.  A
+ * client that asked for a deflated reply gets one: x-ots-contentmd5 is the
+ * MD5 of the reply before deflating, which the SDKs check after inflating.
  */
 static enum MHD_Result
 answer(struct MHD_Connection *connection, Request *req)
@@ -85,6 +128,9 @@ answer(struct MHD_Connection *connection, Request *req)
 	char		date[40];
 	char		md5[OTSD_MD5_BASE64_LEN + 1];
 	char		remote[64];
+	char		raw_size[24];
+	Buf			sent = {0};
+	bool		deflated;
 	enum MHD_Result rc;
 	long		usec;
 
@@ -93,29 +139,43 @@ answer(struct MHD_Connection *connection, Request *req)
 	clock_gettime(CLOCK_REALTIME, &now);
 	iso_date(date, sizeof(date), &now);
 	auth_md5_base64(call->reply.data ? call->reply.data : (uint8_t *) "", call->reply.len, md5);
+	deflated = req->deflate_reply && call->reply.len > 0 && deflate_reply(call, &sent, raw_size);
 
-	response = MHD_create_response_from_buffer(call->reply.len, call->reply.data,
+	response = MHD_create_response_from_buffer(deflated ? sent.len : call->reply.len,
+											   deflated ? sent.data : call->reply.data,
 											   MHD_RESPMEM_MUST_COPY);
+	buf_free(&sent);
 	if (response == NULL)
 		return MHD_NO;
 	MHD_add_response_header(response, "x-ots-contentmd5", md5);
 	MHD_add_response_header(response, "x-ots-contenttype", "protocol buffer");
 	MHD_add_response_header(response, "x-ots-date", date);
 	MHD_add_response_header(response, "x-ots-requestid", req->request_id);
+	if (deflated)
+	{
+		MHD_add_response_header(response, "x-ots-response-compress-size", raw_size);
+		MHD_add_response_header(response, "x-ots-response-compress-type", "deflate");
+	}
 	if (req->close)
 		MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
 	if (req->authenticated)
 	{
+		/* every x-ots- header of the answer, by name */
 		Header		signed_headers[] = {
 			{"x-ots-contentmd5", md5},
 			{"x-ots-contenttype", "protocol buffer"},
 			{"x-ots-date", date},
 			{"x-ots-requestid", req->request_id},
+			{"x-ots-response-compress-size", raw_size},
+			{"x-ots-response-compress-type", "deflate"},
 		};
 		char		signature[OTSD_SHA1_BASE64_LEN + 1];
 		char		authorization[512];
 
-		auth_sign_response(call->key, req->action, signed_headers, 4, signature);
+		if (req->v4_key[0] != '\0')
+			auth_sign_response_v4(req->v4_key, req->action, signed_headers, deflated ? 6 : 4, signature);
+		else
+			auth_sign_response(call->key, req->action, signed_headers, deflated ? 6 : 4, signature);
 		snprintf(authorization, sizeof(authorization), "OTS %s:%s", call->key->id, signature);
 		MHD_add_response_header(response, "Authorization", authorization);
 	}
@@ -331,8 +391,8 @@ handle(void *cls, struct MHD_Connection *connection, const char *url,
 	req->call.body_len = req->body.len;
 	if (req->body_too_large)
 		call_error(&req->call, 413, "OTSRequestBodyTooLarge", "The size of POST data is too large.");
-	else if (auth_check_md5(&req->call, req->content_md5) &&
-			 memory_reserve(&req->call, &req->memory, req->body.len))
+	else if (auth_check_md5(&req->call, req->content_md5) && inflate_body(req) &&
+			 memory_reserve(&req->call, &req->memory, req->call.body_len))
 	{
 		req->call.action = req->to_run->name;
 		req->to_run->fn(&req->call);
@@ -353,6 +413,7 @@ request_completed(void *cls, struct MHD_Connection *connection, void **state,
 	call_end(&req->call);		/* in case the connection broke mid-call */
 	memory_release(&req->memory);
 	buf_free(&req->body);
+	buf_free(&req->inflated);
 	buf_free(&req->call.reply);
 	free(req);
 	*state = NULL;

@@ -25,6 +25,10 @@ typedef struct Request
 	MemoryBound memory;			/* what its action may decode in */
 	const Action *to_run;		/* its headers checked: the action to run */
 	char		content_md5[64];	/* x-ots-contentmd5, checked on the body */
+	size_t		inflated_size;	/* a deflated body's size inflated (x-ots-request-compress-size); 0: not deflated */
+	bool		deflate_reply;	/* x-ots-response-compress-type: deflate */
+	Buf			inflated;		/* the body inflated */
+	char		v4_key[OTSD_V4_KEY_LEN + 1];	/* a V4-signed request's signing key: signs the answer */
 	char		request_id[37];
 	char		action[64];
 	struct timespec started;

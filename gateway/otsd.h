@@ -42,6 +42,7 @@ typedef struct Buf
 } Buf;
 
 extern void buf_put(Buf *buf, const void *bytes, size_t n);
+extern void buf_reserve(Buf *buf, size_t n);	/* room for n more bytes */
 extern void buf_byte(Buf *buf, uint8_t byte);
 extern void buf_free(Buf *buf);
 
@@ -212,6 +213,13 @@ extern const AccessKey *auth_find_key(const AccessKey *keys, int key_count, cons
 extern bool auth_check_signature(Call *call, const char *path,
 								 Header *headers, int header_count,
 								 const char *signature);
+/* a V4 signing key as base64 text (of 32 bytes) */
+#define OTSD_V4_KEY_LEN 44
+extern bool auth_check_signature_v4(Call *call, const char *path, Header *headers, int header_count,
+									const char *signature, const char *sign_date, const char *region,
+									char v4_key[OTSD_V4_KEY_LEN + 1]);
+extern void auth_sign_response_v4(const char *v4_key, const char *action, Header *headers,
+								  int header_count, char out[OTSD_SHA1_BASE64_LEN + 1]);
 extern void auth_sign_response(const AccessKey *key, const char *action,
 							   Header *headers, int header_count,
 							   char out[OTSD_SHA1_BASE64_LEN + 1]);

@@ -21,7 +21,7 @@ OTS_PACKAGES=(
 	clang libclang-rt-14-dev
 	# gateway/ (otsd, the Tablestore protocol gateway) and test/fuzz/pb_fuzz.c, which builds its decoders
 	protobuf-c-compiler libprotobuf-c-dev libmicrohttpd-dev libjansson-dev
-	libssl-dev libpq-dev pkg-config
+	libssl-dev libpq-dev pkg-config zlib1g-dev
 	# test/gateway: its protocol test
 	python3
 )
