@@ -188,7 +188,8 @@ get_range(Call *call, const Otsp__GetRangeRequest *req, bool bulk)
 	 * returns jsonb, whose next_token is read by name from the row: a
 	 * cluster proxy's ots.range_result has none
 	 */
-	if (matrix)
+	/* (BulkExport has no next_token: its pages end between rows) */
+	if (matrix || bulk)
 		wire = false;
 	if (wire)
 	{
@@ -206,6 +207,8 @@ get_range(Call *call, const Otsp__GetRangeRequest *req, bool bulk)
 		sql_named_owned(&q, "\"limit\"", int_text(req->limit), "integer");
 	if (req->has_token && req->token.len > 0)
 		sql_named_owned(&q, "token", strndup((const char *) req->token.data, req->token.len), "text");
+	if (bulk)
+		sql_named(&q, "whole_rows", "true", "boolean");
 	if (read_args(call, &q, &options, "No version condition is specified.", wire))
 	{
 		sql_end(&q, ") AS g");

@@ -42,6 +42,7 @@
  */
 static EVP_MD *md5_md;
 static EVP_MD *sha1_md;
+static EVP_MD *sha256_md;		/* V4 signatures */
 static pthread_once_t digests_once = PTHREAD_ONCE_INIT;
 
 static void
@@ -49,7 +50,8 @@ digests_fetch(void)
 {
 	md5_md = EVP_MD_fetch(NULL, "MD5", NULL);
 	sha1_md = EVP_MD_fetch(NULL, "SHA1", NULL);
-	if (md5_md == NULL || sha1_md == NULL)
+	sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+	if (md5_md == NULL || sha1_md == NULL || sha256_md == NULL)
 		abort();
 }
 
@@ -306,7 +308,8 @@ hmac_sha256(const void *key, size_t key_len, const void *text, size_t len, unsig
 {
 	unsigned int out_len = 0;
 
-	if (HMAC(EVP_sha256(), key, (int) key_len, text, len, out, &out_len) == NULL || out_len != 32)
+	pthread_once(&digests_once, digests_fetch);
+	if (HMAC(sha256_md, key, (int) key_len, text, len, out, &out_len) == NULL || out_len != 32)
 		abort();
 }
 
@@ -375,7 +378,8 @@ auth_sign_response_v4(const char *v4_key, const char *action, Header *headers, i
 	add_canonical_headers(&text, headers, header_count);
 	buf_byte(&text, '/');
 	buf_put(&text, action, strlen(action));
-	if (HMAC(EVP_sha1(), v4_key, (int) strlen(v4_key), text.data, text.len, mac, &mac_len) == NULL)
+	pthread_once(&digests_once, digests_fetch);
+	if (HMAC(sha1_md, v4_key, (int) strlen(v4_key), text.data, text.len, mac, &mac_len) == NULL)
 		abort();
 	buf_free(&text);
 	EVP_EncodeBlock((unsigned char *) out, mac, (int) mac_len);

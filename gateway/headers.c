@@ -132,7 +132,8 @@ headers_check(struct MHD_Connection *connection, Request *req, const char *url)
 			goto done;
 		}
 	if (v4 && (header_value(&headers, "x-ots-signdate") == NULL ||
-			   header_value(&headers, "x-ots-signregion") == NULL))
+			   header_value(&headers, "x-ots-signregion") == NULL ||
+			   header_value(&headers, "x-ots-signregion")[0] == '\0'))
 	{
 		call_error(call, 400, "OTSMissingHeader", "Missing header: '%s'.",
 				   header_value(&headers, "x-ots-signdate") == NULL ? "x-ots-signdate" : "x-ots-signregion");
@@ -198,7 +199,8 @@ headers_check(struct MHD_Connection *connection, Request *req, const char *url)
 			call_parameter_invalid(call, "Unsupported compress type: '%s'.", value);
 			goto done;
 		}
-		if (size == NULL || end == size || *end != '\0' || n == 0 || n > config.max_body)
+		if (size == NULL || size[0] < '0' || size[0] > '9' || *end != '\0' || n == 0 ||
+			n > config.max_body)
 		{
 			call_parameter_invalid(call, "Invalid x-ots-request-compress-size: '%s'.", size ? size : "");
 			goto done;

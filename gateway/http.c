@@ -391,8 +391,10 @@ handle(void *cls, struct MHD_Connection *connection, const char *url,
 	req->call.body_len = req->body.len;
 	if (req->body_too_large)
 		call_error(&req->call, 413, "OTSRequestBodyTooLarge", "The size of POST data is too large.");
-	else if (auth_check_md5(&req->call, req->content_md5) && inflate_body(req) &&
-			 memory_reserve(&req->call, &req->memory, req->call.body_len))
+	else if (auth_check_md5(&req->call, req->content_md5) &&
+			 memory_reserve(&req->call, &req->memory,
+							req->inflated_size > 0 ? req->inflated_size : req->body.len) &&
+			 inflate_body(req))
 	{
 		req->call.action = req->to_run->name;
 		req->to_run->fn(&req->call);
@@ -414,6 +416,7 @@ request_completed(void *cls, struct MHD_Connection *connection, void **state,
 	memory_release(&req->memory);
 	buf_free(&req->body);
 	buf_free(&req->inflated);
+	explicit_bzero(req->v4_key, sizeof(req->v4_key));
 	buf_free(&req->call.reply);
 	free(req);
 	*state = NULL;

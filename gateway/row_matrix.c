@@ -51,20 +51,26 @@ rm_put_value(Buf *out, json_t *value)
 		buf_byte(out, PB_VT_NULL);
 		return;
 	}
-	buf_byte(out, v.type);
 	switch (v.type)
 	{
 		case PB_VT_INTEGER:
 		case PB_VT_DOUBLE:
+			buf_byte(out, v.type);
 			pb_le64(le, v.type == PB_VT_INTEGER ? (uint64_t) v.integer : pb_double_bits(v.real));
 			buf_put(out, le, 8);
 			break;
 		case PB_VT_BOOLEAN:
+			buf_byte(out, v.type);
 			buf_byte(out, v.boolean ? 1 : 0);
 			break;
-		default:
+		case PB_VT_STRING:
+		case PB_VT_BLOB:
+			buf_byte(out, v.type);
 			pb_put_u32(out, v.size);
 			buf_put(out, v.bytes, v.size);
+			break;
+		default:
+			buf_byte(out, PB_VT_NULL);	/* no other type is a cell's */
 			break;
 	}
 	free(owned);
@@ -110,11 +116,14 @@ rm_write(Buf *out, json_t *rows, json_t *pk_order, char **columns, size_t ncolum
 	{
 		for (size_t c = 0; c < ncolumns; c++)
 		{
-			bool		key = false;
+			bool		skip = false;
 
 			for (size_t k = 0; k < npk; k++)
-				key = key || strcmp(columns[c], json_string_value(json_array_get(pk_order, k))) == 0;
-			if (!key)
+				skip = skip || strcmp(columns[c], json_string_value(json_array_get(pk_order, k))) == 0;
+			/* each once */
+			for (size_t d = 0; d < nattr; d++)
+				skip = skip || strcmp(columns[c], names[d]) == 0;
+			if (!skip)
 				names[nattr++] = columns[c];
 		}
 	}

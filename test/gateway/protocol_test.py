@@ -450,14 +450,15 @@ def v4_signing_key(secret, sign_date, region):
     return base64.b64encode(key)
 
 
-def send_v4(action, body=b"", secret=None, sign_date=None, region="emulator", drop=(), authenticated=True):
+def send_v4(action, body=b"", secret=None, sign_date=None, region="emulator", drop=(), authenticated=True,
+            key_id=None, sent_region=None):
     """A request signed as the Java SDK's V4SignatureMaker signs: HMAC-SHA256 with the V4
     signing key over the V2 text (x-ots-* headers but the signature) and "ots"."""
     sign_date = sign_date or datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d")
     secret = SECRET if secret is None else secret
     path = "/" + action
     headers = {
-        "x-ots-date": iso_now(), "x-ots-apiversion": API_VERSION, "x-ots-accesskeyid": KEY_ID,
+        "x-ots-date": iso_now(), "x-ots-apiversion": API_VERSION, "x-ots-accesskeyid": key_id or KEY_ID,
         "x-ots-instancename": INSTANCE, "x-ots-contentmd5": base64.b64encode(hashlib.md5(body).digest()).decode(),
         "x-ots-signdate": sign_date, "x-ots-signregion": region,
     }
@@ -467,8 +468,10 @@ def send_v4(action, body=b"", secret=None, sign_date=None, region="emulator", dr
     names = sorted(k for k in headers if k.startswith("x-ots-"))
     text = path + "\nPOST\n\n" + "".join("%s:%s\n" % (n, headers[n].strip()) for n in names) + "ots"
     headers["x-ots-signaturev4"] = base64.b64encode(hmac.new(key, text.encode(), hashlib.sha256).digest()).decode()
+    if sent_region is not None:
+        headers["x-ots-signregion"] = sent_region  # changed after signing
     return send(action, body, sign=False, override=headers, drop=("x-ots-signature",), v4_key=key,
-                authenticated=authenticated)
+                authenticated=authenticated, key_id=key_id)
 
 
 def send(action, body=b"", key_id=None, secret=None, instance=None, date=None, drop=(), override=None,
@@ -797,13 +800,17 @@ def get_range_simple_row_matrix():
     """GetRange with data_block_type_hint DBT_SIMPLE_ROW_MATRIX (the Go SDK's choice): the
     rows as a SimpleRowMatrix block, read as the Java SDK's parser reads it: the key
     columns, then every attribute column (or those asked for), each row's newest value
-    or none; data_block_type says so; without the hint, PlainBuffer as before."""
+    (of the 3 versions read) or none; data_block_type says so; without the hint,
+    PlainBuffer as before."""
     table = TABLE + "_matrix"
-    expect_ok(send("CreateTable", create_table_body(table)))
+    expect_ok(send("CreateTable", create_table_body(table, options=f_varint(2, 3))))
     try:
         expect_ok(send("PutRow", put_row_body(table, pb_row(key_of("a", 1), [
-            ("s", Val("str", "newer"), None, None), ("i", Val("int", -5), None, None),
+            ("s", Val("str", "older"), None, None), ("i", Val("int", -5), None, None),
             ("d", Val("dbl", 2.5), None, None), ("b", Val("bool", True), None, None), ("z", Val("bin", b"\x00\x01"), None, None)]))))
+        # a newer version of s: the block holds the newest
+        time.sleep(0.01)
+        expect_ok(send("UpdateRow", put_row_body(table, pb_row(key_of("a", 1), [("s", Val("str", "newer"), None, None)]))))
         expect_ok(send("PutRow", put_row_body(table, pb_row(key_of("b", 2), [("i", Val("int", 7), None, None)]))))
         start = pb_row([("pk", Val("inf_min")), ("n", Val("inf_min"))])
         end = pb_row([("pk", Val("inf_max")), ("n", Val("inf_max"))])
@@ -869,6 +876,22 @@ def bulk_import_and_export():
               all(len(r["attrs"]) == 2 for r in decoded), "BulkExport PlainBuffer rows %r" % decoded)
         expect_error(send("BulkExport", f_bytes(1, table + "_none") + f_bytes(3, start) + f_bytes(4, end)),
                      404, "OTSObjectNotExist", "Requested table does not exist.")
+        # rows of 2.7 MB: a page of 4 MB ends between rows (BulkExport has no next_token),
+        # and paging by next_start_primary_key reads each row whole, once
+        for pk in ("w1", "w2", "w3"):
+            expect_ok(send("PutRow", put_row_body(table, pb_row(key_of(pk, 9), [
+                ("c%d" % c, Val("str", pk * 450000), None, None) for c in range(3)]))))
+        seen = []
+        body = f_bytes(1, table) + f_bytes(3, pb_row([("pk", Val("str", "w")), ("n", Val("inf_min"))])) + f_bytes(4, end)
+        for _ in range(10):
+            page = expect_ok(send("BulkExport", body))
+            names3, _, rows3 = srm_decode(one(page, 2))
+            seen += [(r[0], [len(v) for v in r[2:]]) for r in rows3]
+            nxt = one(page, 3)
+            if not nxt:
+                break
+            body = f_bytes(1, table) + f_bytes(3, nxt) + f_bytes(4, end)
+        check(seen == [(pk, [900000] * 3) for pk in ("w1", "w2", "w3")], "wide rows exported %r" % seen)
     finally:
         send("DeleteTable", f_bytes(1, table))
     return "8 rows imported (1 refused alone), exported as a SimpleRowMatrix %r and as PlainBuffer" % rows
@@ -910,6 +933,9 @@ def deflated_bodies_and_sts():
                               400, "OTSParameterInvalid"),
                  expect_error(send("PutRow", packed, override={"x-ots-request-compress-type": "deflate"}),
                               400, "OTSParameterInvalid"),
+                 expect_error(send("PutRow", packed, override={"x-ots-request-compress-type": "deflate",
+                                                               "x-ots-request-compress-size": str(5 * 1024 * 1024 + 1)}),
+                              400, "OTSParameterInvalid"),
                  expect_error(send("ListTable", override={"x-ots-ststoken": "token"}, authenticated=False), 403,
                               "OTSAuthFailed",
                               "STS tokens are not accepted by this otsd: sign with an access key of its configuration.")]
@@ -924,7 +950,11 @@ def v4_signatures():
     accepted, the reply signed with the V4 signing key (check_reply_headers verifies it);
     a wrong secret 403, a signing date two days off 403, a missing region 400."""
     listed = expect_ok(send_v4("ListTable"))
+    # a body too: DescribeTable of a table that is not there, V4-signed, answered 404 and signed
+    expect_error(send_v4("DescribeTable", f_bytes(1, TABLE + "_v4_none")), 404, "OTSObjectNotExist")
     shown = [expect_error(send_v4("ListTable", secret="not-the-secret"), 403, "OTSAuthFailed", "Signature mismatch."),
+             expect_error(send_v4("ListTable", key_id="noSuchKey"), 403, "OTSAuthFailed", "Signature mismatch."),
+             expect_error(send_v4("ListTable", sent_region="elsewhere"), 403, "OTSAuthFailed", "Signature mismatch."),
              expect_error(send_v4("ListTable", sign_date=(datetime.datetime.now(datetime.timezone.utc)
                                                           - datetime.timedelta(days=2)).strftime("%Y%m%d")),
                           403, "OTSAuthFailed"),
