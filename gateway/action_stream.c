@@ -161,6 +161,7 @@ action_get_stream_record(Call *call)
 	Otsp__GetStreamRecordResponse resp = OTSP__GET_STREAM_RECORD_RESPONSE__INIT;
 	Otsp__GetStreamRecordResponse__StreamRecord *records;
 	Buf		   *bytes;
+	Buf		   *origin;
 	SqlCall		q;
 	PGresult   *res;
 	json_t	   *result,
@@ -176,9 +177,10 @@ action_get_stream_record(Call *call)
 	sql_arg(&q, req->shard_iterator, "text");
 	if (req->has_limit)
 		sql_arg_owned(&q, int_text(req->limit), "integer");
+	/* a table-name argument quotes its schema only: a table name is [A-Za-z0-9_] */
 	sql_end(&q, ")::text, (SELECT pg_catalog.jsonb_path_query_array(ots.describe_table("
 			"pg_catalog.quote_ident(s.schema_name) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) "
-			"pg_catalog.quote_ident(s.table_name)) OPERATOR(pg_catalog.->) 'primary_key', '$[*].name')::text "
+			"s.table_name) OPERATOR(pg_catalog.->) 'primary_key', '$[*].name')::text "
 			"FROM ots.list_stream() s WHERE s.stream_id OPERATOR(pg_catalog.=) "
 			"pg_catalog.split_part($1, ':', 1))");
 	if ((res = run_rows(call, &q)) == NULL)
@@ -189,6 +191,7 @@ action_get_stream_record(Call *call)
 	resp.n_stream_records = json_array_size(list);
 	records = calloc(resp.n_stream_records + 1, sizeof(*records));
 	bytes = calloc(resp.n_stream_records + 1, sizeof(Buf));
+	origin = calloc(resp.n_stream_records + 1, sizeof(Buf));
 	resp.stream_records = calloc(resp.n_stream_records + 1, sizeof(void *));
 	for (size_t i = 0; i < resp.n_stream_records; i++)
 	{
@@ -209,13 +212,27 @@ action_get_stream_record(Call *call)
 						records[i].action_type == OTSP__ACTION_TYPE__DELETE_ROW, &seq);
 		records[i].record.data = bytes[i].data;
 		records[i].record.len = bytes[i].len;
+		/* the values before the change of the stream's original columns, a row of puts */
+		if (json_array_size(json_object_get(record, "original_columns")) > 0)
+		{
+			pb_begin(&origin[i]);
+			pb_write_change(&origin[i], json_object_get(record, "primary_key"), pk_order,
+							json_object_get(record, "original_columns"), false, NULL);
+			records[i].has_origin_record = 1;
+			records[i].origin_record.data = origin[i].data;
+			records[i].origin_record.len = origin[i].len;
+		}
 		resp.stream_records[i] = &records[i];
 	}
 	resp.next_shard_iterator = (char *) json_string_value(json_object_get(result, "next_shard_iterator"));
 	call_reply(call, &resp.base);
 	for (size_t i = 0; i < resp.n_stream_records; i++)
+	{
 		buf_free(&bytes[i]);
+		buf_free(&origin[i]);
+	}
 	free(bytes);
+	free(origin);
 	free(records);
 	free(resp.stream_records);
 	json_decref(result);

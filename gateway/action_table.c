@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "action.h"
+#include "config.h"
 
 /* appends "name type<suffix>" to an ots column list ("a string, b integer"); false after replying */
 static bool
@@ -156,6 +157,26 @@ create_index(Call *call, const char *table, const Otsp__IndexMeta *meta, bool in
 	return true;
 }
 
+/*
+ * stream_spec_args: a StreamSpecification as create_table's and
+ * update_table's stream arguments.  An enabled stream's columns_to_get
+ * (OriginColumnsToGet) replace its original columns; none keeps them (a
+ * repeated field cannot say "unchanged" otherwise, and an ots before 0.3.0
+ * takes no stream_original_columns): disabling the stream drops them.
+ */
+static void
+stream_spec_args(SqlCall *q, const Otsp__StreamSpecification *spec)
+{
+	sql_named(q, "stream_enabled", spec->enable_stream ? "true" : "false", "boolean");
+	if (!spec->enable_stream)
+		return;
+	if (spec->has_expiration_time)
+		sql_named_owned(q, "stream_expiration_hours", int_text(spec->expiration_time), "integer");
+	if (spec->n_columns_to_get > 0)
+		sql_named_owned(q, "stream_original_columns",
+						text_array(spec->columns_to_get, spec->n_columns_to_get), "text[]");
+}
+
 void
 action_create_table(Call *call)
 {
@@ -215,13 +236,10 @@ action_create_table(Call *call)
 		sql_named(&q, "update_full_row", options->update_full_row ? "true" : "false", "boolean");
 	if (meta->n_defined_column > 0)
 		sql_named(&q, "defined_columns", (char *) defined.data, "text");
+	if (config.partitions > 0)
+		sql_named_owned(&q, "partitions", int_text(config.partitions), "integer");
 	if (req->stream_spec)
-	{
-		sql_named(&q, "stream_enabled", req->stream_spec->enable_stream ? "true" : "false", "boolean");
-		if (req->stream_spec->enable_stream && req->stream_spec->has_expiration_time)
-			sql_named_owned(&q, "stream_expiration_hours",
-							int_text(req->stream_spec->expiration_time), "integer");
-	}
+		stream_spec_args(&q, req->stream_spec);
 	sql_end(&q, ")::text");
 	res = sql_run(call, NULL, &q);
 	sql_free(&q);
@@ -316,6 +334,7 @@ typedef struct TableParts
 	Otsp__ReservedThroughputDetails reserved;
 	Otsp__CapacityUnit reserved_unit;
 	Otsp__StreamDetails stream;
+	char	   *original[64];	/* the stream's original columns (ots keeps at most 32) */
 } TableParts;
 
 static void
@@ -323,6 +342,7 @@ table_parts(TableParts *p, json_t *description)
 {
 	json_t	   *options = json_object_get(description, "table_options");
 	json_t	   *stream = json_object_get(description, "stream_details");
+	json_t	   *original;
 
 	otsp__table_options__init(&p->options);
 	p->options.has_time_to_live = p->options.has_max_versions = 1;
@@ -349,6 +369,12 @@ table_parts(TableParts *p, json_t *description)
 		p->stream.has_expiration_time = p->stream.has_last_enable_time = 1;
 		p->stream.expiration_time = (int32_t) json_integer_value(json_object_get(stream, "expiration_time"));
 		p->stream.last_enable_time = json_integer_value(json_object_get(stream, "last_enable_time"));
+		original = json_object_get(stream, "original_columns");
+		for (size_t i = 0; i < json_array_size(original) &&
+			 i < sizeof(p->original) / sizeof(p->original[0]); i++)
+			p->original[p->stream.n_columns_to_get++] =
+				(char *) json_string_value(json_array_get(original, i));
+		p->stream.columns_to_get = p->original;
 	}
 }
 
@@ -536,9 +562,18 @@ action_update_table(Call *call)
 	options = req->table_options;
 	if (!table_name_valid(call, req->table_name))
 		goto done;
+	/*
+	 * Tablestore refuses the field in any UpdateTable, even with the table's
+	 * own value (its text is not published; the Go SDK's test asserts it
+	 * says "contain updateFullRow")
+	 */
+	if (options && options->has_update_full_row)
+	{
+		call_parameter_invalid(call, "An UpdateTable request must not contain updateFullRow.");
+		goto done;
+	}
 	if (options && !options->has_max_versions && !options->has_time_to_live &&
-		!options->has_deviation_cell_version_in_sec && !options->has_allow_update &&
-		!options->has_update_full_row)
+		!options->has_deviation_cell_version_in_sec && !options->has_allow_update)
 	{
 		call_parameter_invalid(call, "No parameter is specified in table options.");
 		goto done;
@@ -557,15 +592,8 @@ action_update_table(Call *call)
 			sql_named_owned(&q, "max_version_offset", int_text(options->deviation_cell_version_in_sec), "bigint");
 		if (options && options->has_allow_update)
 			sql_named(&q, "allow_update", options->allow_update ? "true" : "false", "boolean");
-		if (options && options->has_update_full_row)
-			sql_named(&q, "update_full_row", options->update_full_row ? "true" : "false", "boolean");
 		if (req->stream_spec)
-		{
-			sql_named(&q, "stream_enabled", req->stream_spec->enable_stream ? "true" : "false", "boolean");
-			if (req->stream_spec->enable_stream && req->stream_spec->has_expiration_time)
-				sql_named_owned(&q, "stream_expiration_hours",
-								int_text(req->stream_spec->expiration_time), "integer");
-		}
+			stream_spec_args(&q, req->stream_spec);
 		sql_end(&q, ")::text");
 		res = sql_run(call, NULL, &q);
 		sql_free(&q);

@@ -156,6 +156,8 @@ config_read(const char *path)
 			config.threads = parse_number(path, line_no, name, value, 1, 100000);
 		else if (strcmp(name, "search_path") == 0)
 			free(config.search_path), config.search_path = config_copy(value);
+		else if (strcmp(name, "partitions") == 0)
+			config.partitions = parse_number(path, line_no, name, value, 1, 1024);
 		else if (strcmp(name, "max_body") == 0)
 			config.max_body = parse_number(path, line_no, name, value, 1, INT_MAX);
 		else if (strcmp(name, "decode_memory") == 0)

@@ -23,6 +23,7 @@ typedef struct Config
 	int			pool_size;
 	int			threads;
 	char	   *search_path;
+	int			partitions;		/* of a table CreateTable makes; 0: ots's default */
 	size_t		max_body;
 	size_t		decode_memory;
 	char	   *log;

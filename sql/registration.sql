@@ -133,7 +133,7 @@ SELECT pg_temp.register('fake', jsonb_build_object('stream_id', :'current_sid', 
 DROP TABLE rg."fake$data";
 -- nor by ots.catalog_set_stream on a table of its own
 SELECT ots.create_table('rg.own', 'k string');
-SELECT pg_temp.try(format('SELECT ots.catalog_set_stream(%L, %L, %L, 24)', 'rg', 'own', :'sid'));
+SELECT pg_temp.try(format('SELECT ots.catalog_set_stream(%L, %L, %L, 24, NULL)', 'rg', 'own', :'sid'));
 SET ROLE regress_ots_rg_consumer;
 SELECT pg_temp.try(format('SELECT ots.get_shard_iterator(%L, %L)', :'sid', '0')) ~ 'Invalid stream id' AS invalid;
 RESET ROLE;

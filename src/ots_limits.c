@@ -38,6 +38,7 @@ static const struct
 	{"max_hash_prefix_len", OTS_MAX_HASH_PREFIX_LEN},
 	{"max_partitions", OTS_MAX_PARTITIONS},
 	{"max_stream_expiration_hours", OTS_MAX_STREAM_EXPIRATION_HOURS},
+	{"max_stream_original_columns", OTS_MAX_STREAM_ORIGINAL_COLUMNS},
 	{"max_range_rows", OTS_MAX_RANGE_ROWS},	/* ots_proxy's get_range merge caps its pages with the shards' own */
 	{"max_range_bytes", OTS_MAX_RANGE_BYTES},
 };

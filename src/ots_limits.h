@@ -39,6 +39,7 @@
 #define OTS_MAX_HASH_PREFIX_LEN		8		/* hex digits of MD5 */
 #define OTS_MAX_PARTITIONS			1024
 #define OTS_MAX_STREAM_EXPIRATION_HOURS	168 /* a stream keeps records this long at most */
+#define OTS_MAX_STREAM_ORIGINAL_COLUMNS	32	/* a stream's original columns (ots's own limit) */
 #define OTS_MAX_STREAM_RECORDS		10000	/* records per GetStreamRecord */
 #define OTS_MAX_STREAM_BYTES		4194304 /* bytes of records per GetStreamRecord */
 

@@ -264,7 +264,8 @@ clu_copy_tables() {
 		-- tables first, then indexes, each as the owner of its storage
 		SELECT format('SET ROLE %I; SELECT ots.create_table(%L, %L, max_versions => %s, time_to_live => %s, '
 		              'max_version_offset => %s, allow_update => %L, partitions => %s, hash_prefix_length => %s, '
-		              'defined_columns => %L, stream_enabled => %L, stream_expiration_hours => %s, update_full_row => %L) '
+		              'defined_columns => %L, stream_enabled => %L, stream_expiration_hours => %s, update_full_row => %L, '
+		              'stream_original_columns => %L) '
 		              'WHERE NOT EXISTS (SELECT FROM ots.tables WHERE schema_name = %L AND table_name = %L); RESET ROLE;',
 		              pg_catalog.pg_get_userbyid(c.relowner),
 		              format('%I.%I', t.schema_name, t.table_name),
@@ -277,7 +278,7 @@ clu_copy_tables() {
 		              (SELECT string_agg(d.name || ' ' || lower(d.type), ', ' ORDER BY d.n)
 		                 FROM unnest(t.defined_names, t.defined_types) WITH ORDINALITY AS d(name, type, n)),
 		              t.stream_id IS NOT NULL, coalesce(t.stream_expiration_hours::text, 'NULL'),
-		              t.update_full_row, t.schema_name, t.table_name)
+		              t.update_full_row, t.stream_original_columns, t.schema_name, t.table_name)
 		  FROM ots.tables t
 		  JOIN pg_catalog.pg_class c
 		    ON c.oid = format('%I.%I', t.schema_name, t.table_name || '$data')::regclass

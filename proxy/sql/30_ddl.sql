@@ -107,22 +107,23 @@ CREATE FUNCTION ots_cluster.create_table_on(p integer, table_name text, primary_
 											time_to_live bigint, max_version_offset bigint, allow_update boolean,
 											partitions integer, hash_prefix_length integer, defined_columns text,
 											stream_enabled boolean, stream_expiration_hours integer,
-											update_full_row boolean) RETURNS void
+											update_full_row boolean, stream_original_columns text[]) RETURNS void
 	LANGUAGE plproxy
 	AS $$
 	CLUSTER 'ots_cluster';
 	RUN ON $1;
-	SELECT ots.create_table($2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13);
+	SELECT ots.create_table($2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14);
 	$$;
 
 CREATE FUNCTION ots_cluster.update_table_on(p integer, table_name text, max_versions integer, time_to_live bigint,
 											max_version_offset bigint, allow_update boolean, stream_enabled boolean,
-											stream_expiration_hours integer, update_full_row boolean) RETURNS void
+											stream_expiration_hours integer, update_full_row boolean,
+											stream_original_columns text[]) RETURNS void
 	LANGUAGE plproxy
 	AS $$
 	CLUSTER 'ots_cluster';
 	RUN ON $1;
-	SELECT ots.update_table($2, $3, $4, $5, $6, $7, $8, $9);
+	SELECT ots.update_table($2, $3, $4, $5, $6, $7, $8, $9, $10);
 	$$;
 
 CREATE FUNCTION ots_cluster.delete_table_on(p integer, table_name text) RETURNS void
@@ -253,7 +254,8 @@ CREATE FUNCTION ots_cluster.create_table_api(
 	defined_columns text,
 	stream_enabled boolean,
 	stream_expiration_hours integer,
-	update_full_row boolean)
+	update_full_row boolean,
+	stream_original_columns text[])
 	RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
@@ -284,7 +286,8 @@ BEGIN
 		p := ps[1];
 		PERFORM ots_cluster.create_table_on(p, target, primary_key, max_versions, time_to_live,
 											max_version_offset, allow_update, partitions, hash_prefix_length,
-											defined_columns, stream_enabled, stream_expiration_hours, update_full_row);
+											defined_columns, stream_enabled, stream_expiration_hours, update_full_row,
+											stream_original_columns);
 	END IF;
 	IF r.schema_name IS NOT NULL THEN
 		existing := ots_cluster.describe_table_on(ps[pg_catalog.array_position(r.present, true)], target);
@@ -294,7 +297,8 @@ BEGIN
 		p := ps[i];
 		PERFORM ots_cluster.create_table_on(p, target, primary_key, max_versions, time_to_live,
 											max_version_offset, allow_update, partitions, hash_prefix_length,
-											defined_columns, stream_enabled, stream_expiration_hours, update_full_row);
+											defined_columns, stream_enabled, stream_expiration_hours, update_full_row,
+											stream_original_columns);
 		IF existing IS NOT NULL THEN
 			-- a repair: the shards that have it must have what was asked for
 			created := ots_cluster.describe_table_on(p, target);
@@ -313,7 +317,7 @@ EXCEPTION WHEN OTHERS THEN
 	PERFORM ots_cluster.raise_remote(s, m, d, hi, p);
 END
 $$;
-COMMENT ON FUNCTION ots_cluster.create_table_api(text, text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer, boolean) IS
+COMMENT ON FUNCTION ots_cluster.create_table_api(text, text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer, boolean, text[]) IS
 	'ots.create_table with the caller''s search_path (internal)';
 
 CREATE FUNCTION ots.create_table(
@@ -328,12 +332,14 @@ CREATE FUNCTION ots.create_table(
 	defined_columns text DEFAULT NULL,
 	stream_enabled boolean DEFAULT false,
 	stream_expiration_hours integer DEFAULT NULL,
-	update_full_row boolean DEFAULT false) RETURNS void
+	update_full_row boolean DEFAULT false,
+	stream_original_columns text[] DEFAULT NULL) RETURNS void
 	LANGUAGE sql VOLATILE PARALLEL UNSAFE
 	RETURN ots_cluster.create_table_api(pg_catalog.current_setting('search_path'), table_name,
 			primary_key, max_versions, time_to_live, max_version_offset, allow_update, partitions,
-			hash_prefix_length, defined_columns, stream_enabled, stream_expiration_hours, update_full_row);
-COMMENT ON FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer, boolean) IS
+			hash_prefix_length, defined_columns, stream_enabled, stream_expiration_hours, update_full_row,
+			stream_original_columns);
+COMMENT ON FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer, boolean, text[]) IS
 	'creates an ots table on every shard; where some shards already have it (a create cut short), on the others';
 
 -- ots.update_table's implementation: names resolved through caller_path, the
@@ -347,7 +353,8 @@ CREATE FUNCTION ots_cluster.update_table_api(
 	allow_update boolean,
 	stream_enabled boolean,
 	stream_expiration_hours integer,
-	update_full_row boolean)
+	update_full_row boolean,
+	stream_original_columns text[])
 	RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
@@ -365,7 +372,7 @@ BEGIN
 	FOREACH p IN ARRAY ots_cluster.shard_partitions() LOOP
 		PERFORM ots_cluster.update_table_on(p, target, max_versions, time_to_live, max_version_offset,
 											allow_update, stream_enabled, stream_expiration_hours,
-											update_full_row);
+											update_full_row, stream_original_columns);
 	END LOOP;
 	PERFORM ots_cluster.table_changed(target);
 EXCEPTION WHEN OTHERS THEN
@@ -375,7 +382,7 @@ EXCEPTION WHEN OTHERS THEN
 	PERFORM ots_cluster.raise_remote(s, m, d, hi, p);
 END
 $$;
-COMMENT ON FUNCTION ots_cluster.update_table_api(text, text, integer, bigint, bigint, boolean, boolean, integer, boolean) IS
+COMMENT ON FUNCTION ots_cluster.update_table_api(text, text, integer, bigint, bigint, boolean, boolean, integer, boolean, text[]) IS
 	'ots.update_table with the caller''s search_path (internal)';
 
 CREATE FUNCTION ots.update_table(
@@ -386,12 +393,13 @@ CREATE FUNCTION ots.update_table(
 	allow_update boolean DEFAULT NULL,
 	stream_enabled boolean DEFAULT NULL,
 	stream_expiration_hours integer DEFAULT NULL,
-	update_full_row boolean DEFAULT NULL) RETURNS void
+	update_full_row boolean DEFAULT NULL,
+	stream_original_columns text[] DEFAULT NULL) RETURNS void
 	LANGUAGE sql VOLATILE PARALLEL UNSAFE
 	RETURN ots_cluster.update_table_api(pg_catalog.current_setting('search_path'), table_name,
 			max_versions, time_to_live, max_version_offset, allow_update, stream_enabled,
-			stream_expiration_hours, update_full_row);
-COMMENT ON FUNCTION ots.update_table(text, integer, bigint, bigint, boolean, boolean, integer, boolean) IS
+			stream_expiration_hours, update_full_row, stream_original_columns);
+COMMENT ON FUNCTION ots.update_table(text, integer, bigint, bigint, boolean, boolean, integer, boolean, text[]) IS
 	'changes table options and the stream on every shard; omitted options keep their values';
 
 -- ots.delete_table's implementation: names resolved through caller_path, the

@@ -11,6 +11,32 @@
 -- (catalog.h, CATALOG_ROW_COLUMNS), and statements below load tables
 ALTER TABLE ots.tables ADD COLUMN update_full_row boolean NOT NULL DEFAULT false;
 
+-- Stream's original columns (issue 34): ots.tables keeps them (read by ots.so
+-- like update_full_row), catalog_set_stream sets them, describe_table shows them
+ALTER TABLE ots.tables ADD COLUMN stream_original_columns text[];
+DROP FUNCTION ots.catalog_set_stream(name, name, text, integer);
+CREATE FUNCTION ots.catalog_set_stream(schema_name name, table_name name, stream_id text,
+										stream_expiration_hours integer,
+										stream_original_columns text[]) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_set_stream' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_set_stream(name, name, text, integer, text[]) IS
+	'sets the stream of an ots table the caller owns, whose relations ots.stream_sync made (NULLs: none) (internal)';
+CREATE OR REPLACE FUNCTION ots.stream_details(t ots.tables) RETURNS jsonb
+	LANGUAGE sql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT CASE WHEN t.stream_id IS NULL THEN jsonb_build_object('enable_stream', false)
+				ELSE jsonb_build_object('enable_stream', true, 'stream_id', t.stream_id,
+										'expiration_time', t.stream_expiration_hours,
+										'last_enable_time', ots.stream_time(t.stream_enabled_at))
+					 OPERATOR(pg_catalog.||)
+					 CASE WHEN t.stream_original_columns IS NOT NULL
+						  THEN jsonb_build_object('original_columns', t.stream_original_columns)
+						  ELSE '{}' END END
+$$;
+COMMENT ON FUNCTION ots.stream_details(ots.tables) IS
+	'the stream_details of describe_table: enable_stream, stream_id, expiration_time (hours), last_enable_time (µs), original_columns when set (internal)';
+
 -- src/ in folders (issue 32): four functions whose bodies name a C file by
 -- its path say the new path; nothing else of them changed (the fifth,
 -- ots.create_table_storage, is below with issue 33's change of it).
@@ -218,15 +244,19 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION ots.stream_sync(schema_name name, table_name name, stream_enabled boolean,
-								stream_expiration_hours integer) RETURNS void
+-- Stream's original columns (issue 34): stream_sync takes them, a new signature
+DROP FUNCTION ots.stream_sync(name, name, boolean, integer);
+CREATE FUNCTION ots.stream_sync(schema_name name, table_name name, stream_enabled boolean,
+								stream_expiration_hours integer,
+								stream_original_columns text[]) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
 	t ots.tables;
+	original text[];
 BEGIN
-	IF stream_enabled IS NULL AND stream_expiration_hours IS NULL THEN
+	IF stream_enabled IS NULL AND stream_expiration_hours IS NULL AND stream_original_columns IS NULL THEN
 		RETURN;
 	END IF;
 	-- the caller's own table, not an index; one change of its definition at a time
@@ -243,31 +273,80 @@ BEGIN
 		PERFORM ots.raise('OTSParameterInvalid', 'Stream is not enabled on this table.',
 						  'Pass stream_enabled => true to enable it.');
 	END IF;
+	IF stream_original_columns IS NOT NULL THEN
+		original := ots.stream_check_original_columns(stream_original_columns, t.pk_names);
+		IF stream_enabled IS false AND original IS NOT NULL THEN
+			PERFORM ots.raise('OTSParameterInvalid', 'Original columns can only be set on a table with a stream.',
+							  'Enable the stream (stream_enabled => true) with them.');
+		END IF;
+	ELSIF t.stream_id IS NOT NULL THEN
+		original := t.stream_original_columns;
+	END IF;
 
 	-- writers of the table hold its storage with ROW EXCLUSIVE (the write
 	-- point, src/writepoint/storage_write.c): those in flight finish first, new ones
 	-- wait for this change, so a transaction's changes are all recorded or
-	-- none.  The storage alone, not its partitions: a writer holding one
-	-- partition and waiting for another cannot deadlock with this.
-	IF stream_enabled IS NOT NULL THEN
+	-- none, and each record carries the original columns of one setting.
+	-- The storage alone, not its partitions: a writer holding one partition
+	-- and waiting for another cannot deadlock with this.
+	IF stream_enabled IS NOT NULL OR stream_original_columns IS NOT NULL THEN
 		EXECUTE format('LOCK TABLE ONLY %I.%I IN SHARE MODE', stream_sync.schema_name,
 					   stream_sync.table_name || '$data');
 	END IF;
 	IF stream_enabled IS false THEN
 		IF t.stream_id IS NOT NULL THEN
-			PERFORM ots.catalog_set_stream(stream_sync.schema_name, stream_sync.table_name, NULL, NULL);
+			PERFORM ots.catalog_set_stream(stream_sync.schema_name, stream_sync.table_name, NULL, NULL, NULL);
 			PERFORM ots.stream_drop_storage(stream_sync.schema_name, stream_sync.table_name);
 		END IF;
 	ELSIF t.stream_id IS NULL THEN
 		PERFORM ots.stream_create_storage(stream_sync.schema_name, stream_sync.table_name);
 		PERFORM ots.catalog_set_stream(stream_sync.schema_name, stream_sync.table_name,
-									   gen_random_uuid()::text, coalesce(stream_expiration_hours, 24));
+									   gen_random_uuid()::text, coalesce(stream_expiration_hours, 24), original);
 	ELSE
 		PERFORM ots.catalog_set_stream(stream_sync.schema_name, stream_sync.table_name, t.stream_id,
-									   coalesce(stream_expiration_hours, t.stream_expiration_hours));
+									   coalesce(stream_expiration_hours, t.stream_expiration_hours), original);
 	END IF;
 END
 $$;
+COMMENT ON FUNCTION ots.stream_sync(name, name, boolean, integer, text[]) IS
+	'enables, disables or changes the stream of an ots table the caller owns (internal; create_table, update_table)';
+
+-- ots.stream_check_original_columns: a stream's original columns as
+-- ots.tables keeps them, distinct and bytewise sorted, NULL for none; each
+-- an attribute column name (a key column's value is in every record already)
+CREATE FUNCTION ots.stream_check_original_columns(columns text[], pk_names text[]) RETURNS text[]
+	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	c text;
+	sorted text[];
+BEGIN
+	IF array_ndims(columns) > 1 THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Original columns must be a one-dimensional array.');
+	END IF;
+	FOREACH c IN ARRAY coalesce(columns, '{}') LOOP
+		IF c IS NULL THEN
+			PERFORM ots.raise('OTSParameterInvalid', 'The name of an original column must not be NULL.');
+		END IF;
+		PERFORM ots.check_column_name(c);
+		IF c = ANY (pk_names) THEN
+			PERFORM ots.raise('OTSParameterInvalid',
+							  format('The original column ''%s'' is a primary key column.', c),
+							  'Every record carries the primary key already.');
+		END IF;
+	END LOOP;
+	sorted := ARRAY(SELECT DISTINCT u COLLATE "C" FROM unnest(columns) u ORDER BY 1);
+	IF cardinality(sorted) > ots.limit('max_stream_original_columns') THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  format('The number of original columns must not exceed %s.',
+								 ots.limit('max_stream_original_columns')));
+	END IF;
+	RETURN CASE WHEN cardinality(sorted) > 0 THEN sorted END;
+END
+$$;
+COMMENT ON FUNCTION ots.stream_check_original_columns(text[], text[]) IS
+	'checks a stream''s original columns: attribute column names, at most max_stream_original_columns; returns them distinct and sorted, NULL for none (internal)';
 
 CREATE OR REPLACE FUNCTION ots.expiry_needed(schema_name name, table_name name) RETURNS boolean
 	LANGUAGE sql STABLE PARALLEL SAFE
@@ -420,7 +499,8 @@ CREATE FUNCTION ots.create_table_internal(
 	defined_columns text,
 	stream_enabled boolean,
 	stream_expiration_hours integer,
-	update_full_row boolean) RETURNS void
+	update_full_row boolean,
+	stream_original_columns text[]) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -475,15 +555,15 @@ BEGIN
 		PERFORM ots.raise('OTSParameterInvalid', 'Table options must not be NULL.',
 						  'Omit an option to get its default.');
 	END IF;
-	IF stream_enabled OR stream_expiration_hours IS NOT NULL THEN
+	IF stream_enabled OR stream_expiration_hours IS NOT NULL OR stream_original_columns IS NOT NULL THEN
 		PERFORM ots.stream_sync(create_table_internal.schema_name, create_table_internal.table_name,
-								stream_enabled, stream_expiration_hours);
+								stream_enabled, stream_expiration_hours, stream_original_columns);
 	END IF;
 	-- expiry hook (50_expiry.sql): "$oldest_ts" index and purge job when there is a TTL or a stream
 	PERFORM ots.expiry_sync(create_table_internal.schema_name, create_table_internal.table_name, true);
 END
 $$;
-COMMENT ON FUNCTION ots.create_table_internal(name, name, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer, boolean)
+COMMENT ON FUNCTION ots.create_table_internal(name, name, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer, boolean, text[])
 	IS 'creates an ots table in a resolved schema (internal; call ots.create_table)';
 
 CREATE FUNCTION ots.create_table(
@@ -498,17 +578,18 @@ CREATE FUNCTION ots.create_table(
 	defined_columns text DEFAULT NULL,
 	stream_enabled boolean DEFAULT false,
 	stream_expiration_hours integer DEFAULT NULL,
-	update_full_row boolean DEFAULT false) RETURNS void
+	update_full_row boolean DEFAULT false,
+	stream_original_columns text[] DEFAULT NULL) RETURNS void
 	LANGUAGE sql VOLATILE PARALLEL UNSAFE
 BEGIN ATOMIC
 	SELECT ots.create_table_internal(r.schema_name, r.table_name, primary_key, max_versions,
 									 time_to_live, max_version_offset, allow_update, partitions,
 									 hash_prefix_length, defined_columns, stream_enabled,
-									 stream_expiration_hours, update_full_row)
+									 stream_expiration_hours, update_full_row, stream_original_columns)
 	  FROM ots.resolve_name(table_name, true) r;
 END;
-COMMENT ON FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer, boolean) IS
-	'creates an ots table: primary_key => ''name type, ...'' (string, integer, binary; integer auto_increment); defined_columns => ''name type, ...''; stream_enabled, stream_expiration_hours (24); update_full_row (fixed)';
+COMMENT ON FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer, boolean, text[]) IS
+	'creates an ots table: primary_key => ''name type, ...'' (string, integer, binary; integer auto_increment); defined_columns => ''name type, ...''; stream_enabled, stream_expiration_hours (24), stream_original_columns; update_full_row (fixed)';
 
 CREATE OR REPLACE FUNCTION ots.delete_table_internal(schema_name name, table_name name) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -1090,7 +1171,8 @@ CREATE FUNCTION ots.update_table_internal(
 	allow_update boolean,
 	stream_enabled boolean,
 	stream_expiration_hours integer,
-	update_full_row boolean) RETURNS void
+	update_full_row boolean,
+	stream_original_columns text[]) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -1109,12 +1191,12 @@ BEGIN
 	END IF;
 	IF max_versions IS NULL AND time_to_live IS NULL AND max_version_offset IS NULL
 	   AND allow_update IS NULL AND stream_enabled IS NULL AND stream_expiration_hours IS NULL
-	   AND update_full_row IS NULL THEN
+	   AND update_full_row IS NULL AND stream_original_columns IS NULL THEN
 		PERFORM ots.raise('OTSParameterInvalid', 'No parameter is specified in table options.');
 	END IF;
 	IF max_versions IS NULL AND time_to_live IS NULL AND max_version_offset IS NULL
 	   AND allow_update IS NULL THEN
-		IF stream_enabled IS NULL AND stream_expiration_hours IS NULL THEN
+		IF stream_enabled IS NULL AND stream_expiration_hours IS NULL AND stream_original_columns IS NULL THEN
 			-- update_full_row alone, the table's own value: the owner's call changes nothing
 			PERFORM ots.ddl_table(update_table_internal.schema_name, update_table_internal.table_name,
 								  'Can''t update index table directly.');
@@ -1122,7 +1204,7 @@ BEGIN
 		END IF;
 		-- the stream alone (45_stream.sql); ots.catalog_set_stream checks that the caller owns the table
 		PERFORM ots.stream_sync(update_table_internal.schema_name, update_table_internal.table_name,
-								stream_enabled, stream_expiration_hours);
+								stream_enabled, stream_expiration_hours, stream_original_columns);
 		PERFORM ots.expiry_sync(update_table_internal.schema_name, update_table_internal.table_name, true);
 		RETURN;
 	END IF;
@@ -1141,12 +1223,12 @@ BEGIN
 		AND i.index_of = update_table_internal.table_name;
 	-- expiry hook (50_expiry.sql): index and purge job follow the new options
 	PERFORM ots.stream_sync(update_table_internal.schema_name, update_table_internal.table_name,
-							stream_enabled, stream_expiration_hours);
+							stream_enabled, stream_expiration_hours, stream_original_columns);
 	PERFORM ots.expiry_sync(update_table_internal.schema_name, update_table_internal.table_name,
 							time_to_live IS NOT NULL OR max_versions IS NOT NULL OR stream_enabled IS NOT NULL);
 END
 $$;
-COMMENT ON FUNCTION ots.update_table_internal(name, name, integer, bigint, bigint, boolean, boolean, integer, boolean)
+COMMENT ON FUNCTION ots.update_table_internal(name, name, integer, bigint, bigint, boolean, boolean, integer, boolean, text[])
 	IS 'changes the options of a resolved ots table (internal; call ots.update_table)';
 
 CREATE FUNCTION ots.update_table(
@@ -1157,16 +1239,17 @@ CREATE FUNCTION ots.update_table(
 	allow_update boolean DEFAULT NULL,
 	stream_enabled boolean DEFAULT NULL,
 	stream_expiration_hours integer DEFAULT NULL,
-	update_full_row boolean DEFAULT NULL) RETURNS void
+	update_full_row boolean DEFAULT NULL,
+	stream_original_columns text[] DEFAULT NULL) RETURNS void
 	LANGUAGE sql VOLATILE PARALLEL UNSAFE
 BEGIN ATOMIC
 	SELECT ots.update_table_internal(r.schema_name, r.table_name, max_versions, time_to_live,
 									 max_version_offset, allow_update, stream_enabled,
-									 stream_expiration_hours, update_full_row)
+									 stream_expiration_hours, update_full_row, stream_original_columns)
 	  FROM ots.resolve_name(table_name, false) r;
 END;
-COMMENT ON FUNCTION ots.update_table(text, integer, bigint, bigint, boolean, boolean, integer, boolean) IS
-	'changes table options and the stream; omitted options keep their values; every session sees the change at once; update_full_row cannot change';
+COMMENT ON FUNCTION ots.update_table(text, integer, bigint, bigint, boolean, boolean, integer, boolean, text[]) IS
+	'changes table options and the stream (stream_original_columns => ''{}'' clears them); omitted options keep their values; every session sees the change at once; update_full_row cannot change';
 
 DROP FUNCTION ots.index_check_base_options(integer, bigint, boolean);
 CREATE FUNCTION ots.index_check_base_options(max_versions integer, time_to_live bigint,

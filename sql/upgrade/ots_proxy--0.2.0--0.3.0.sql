@@ -131,7 +131,7 @@ CREATE FUNCTION ots.wire_get_row(
 COMMENT ON FUNCTION ots.wire_get_row(text, jsonb, text[], integer, jsonb, jsonb, text, text) IS
 	'get_row with timestamps, the row as Tablestore''s PlainBuffer (empty: none) and its capacity units, from the partition key''s shard: what otsd calls for GetRow';
 
--- create_table and update_table take update_full_row (ots 0.3.0, issue 34):
+-- create_table and update_table take update_full_row and stream_original_columns (ots 0.3.0, issue 34):
 -- new signatures, so each goes, with what calls it, and comes back
 DROP FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer);
 DROP FUNCTION ots_cluster.create_table_api(text, text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer);
@@ -143,22 +143,23 @@ CREATE FUNCTION ots_cluster.create_table_on(p integer, table_name text, primary_
 											time_to_live bigint, max_version_offset bigint, allow_update boolean,
 											partitions integer, hash_prefix_length integer, defined_columns text,
 											stream_enabled boolean, stream_expiration_hours integer,
-											update_full_row boolean) RETURNS void
+											update_full_row boolean, stream_original_columns text[]) RETURNS void
 	LANGUAGE plproxy
 	AS $$
 	CLUSTER 'ots_cluster';
 	RUN ON $1;
-	SELECT ots.create_table($2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13);
+	SELECT ots.create_table($2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14);
 	$$;
 
 CREATE FUNCTION ots_cluster.update_table_on(p integer, table_name text, max_versions integer, time_to_live bigint,
 											max_version_offset bigint, allow_update boolean, stream_enabled boolean,
-											stream_expiration_hours integer, update_full_row boolean) RETURNS void
+											stream_expiration_hours integer, update_full_row boolean,
+											stream_original_columns text[]) RETURNS void
 	LANGUAGE plproxy
 	AS $$
 	CLUSTER 'ots_cluster';
 	RUN ON $1;
-	SELECT ots.update_table($2, $3, $4, $5, $6, $7, $8, $9);
+	SELECT ots.update_table($2, $3, $4, $5, $6, $7, $8, $9, $10);
 	$$;
 
 CREATE FUNCTION ots_cluster.create_table_api(
@@ -174,7 +175,8 @@ CREATE FUNCTION ots_cluster.create_table_api(
 	defined_columns text,
 	stream_enabled boolean,
 	stream_expiration_hours integer,
-	update_full_row boolean)
+	update_full_row boolean,
+	stream_original_columns text[])
 	RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
@@ -205,7 +207,8 @@ BEGIN
 		p := ps[1];
 		PERFORM ots_cluster.create_table_on(p, target, primary_key, max_versions, time_to_live,
 											max_version_offset, allow_update, partitions, hash_prefix_length,
-											defined_columns, stream_enabled, stream_expiration_hours, update_full_row);
+											defined_columns, stream_enabled, stream_expiration_hours, update_full_row,
+											stream_original_columns);
 	END IF;
 	IF r.schema_name IS NOT NULL THEN
 		existing := ots_cluster.describe_table_on(ps[pg_catalog.array_position(r.present, true)], target);
@@ -215,7 +218,8 @@ BEGIN
 		p := ps[i];
 		PERFORM ots_cluster.create_table_on(p, target, primary_key, max_versions, time_to_live,
 											max_version_offset, allow_update, partitions, hash_prefix_length,
-											defined_columns, stream_enabled, stream_expiration_hours, update_full_row);
+											defined_columns, stream_enabled, stream_expiration_hours, update_full_row,
+											stream_original_columns);
 		IF existing IS NOT NULL THEN
 			-- a repair: the shards that have it must have what was asked for
 			created := ots_cluster.describe_table_on(p, target);
@@ -234,7 +238,7 @@ EXCEPTION WHEN OTHERS THEN
 	PERFORM ots_cluster.raise_remote(s, m, d, hi, p);
 END
 $$;
-COMMENT ON FUNCTION ots_cluster.create_table_api(text, text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer, boolean) IS
+COMMENT ON FUNCTION ots_cluster.create_table_api(text, text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer, boolean, text[]) IS
 	'ots.create_table with the caller''s search_path (internal)';
 
 CREATE FUNCTION ots.create_table(
@@ -249,12 +253,14 @@ CREATE FUNCTION ots.create_table(
 	defined_columns text DEFAULT NULL,
 	stream_enabled boolean DEFAULT false,
 	stream_expiration_hours integer DEFAULT NULL,
-	update_full_row boolean DEFAULT false) RETURNS void
+	update_full_row boolean DEFAULT false,
+	stream_original_columns text[] DEFAULT NULL) RETURNS void
 	LANGUAGE sql VOLATILE PARALLEL UNSAFE
 	RETURN ots_cluster.create_table_api(pg_catalog.current_setting('search_path'), table_name,
 			primary_key, max_versions, time_to_live, max_version_offset, allow_update, partitions,
-			hash_prefix_length, defined_columns, stream_enabled, stream_expiration_hours, update_full_row);
-COMMENT ON FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer, boolean) IS
+			hash_prefix_length, defined_columns, stream_enabled, stream_expiration_hours, update_full_row,
+			stream_original_columns);
+COMMENT ON FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer, boolean, text[]) IS
 	'creates an ots table on every shard; where some shards already have it (a create cut short), on the others';
 
 CREATE FUNCTION ots_cluster.update_table_api(
@@ -266,7 +272,8 @@ CREATE FUNCTION ots_cluster.update_table_api(
 	allow_update boolean,
 	stream_enabled boolean,
 	stream_expiration_hours integer,
-	update_full_row boolean)
+	update_full_row boolean,
+	stream_original_columns text[])
 	RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
@@ -284,7 +291,7 @@ BEGIN
 	FOREACH p IN ARRAY ots_cluster.shard_partitions() LOOP
 		PERFORM ots_cluster.update_table_on(p, target, max_versions, time_to_live, max_version_offset,
 											allow_update, stream_enabled, stream_expiration_hours,
-											update_full_row);
+											update_full_row, stream_original_columns);
 	END LOOP;
 	PERFORM ots_cluster.table_changed(target);
 EXCEPTION WHEN OTHERS THEN
@@ -294,7 +301,7 @@ EXCEPTION WHEN OTHERS THEN
 	PERFORM ots_cluster.raise_remote(s, m, d, hi, p);
 END
 $$;
-COMMENT ON FUNCTION ots_cluster.update_table_api(text, text, integer, bigint, bigint, boolean, boolean, integer, boolean) IS
+COMMENT ON FUNCTION ots_cluster.update_table_api(text, text, integer, bigint, bigint, boolean, boolean, integer, boolean, text[]) IS
 	'ots.update_table with the caller''s search_path (internal)';
 
 CREATE FUNCTION ots.update_table(
@@ -305,10 +312,11 @@ CREATE FUNCTION ots.update_table(
 	allow_update boolean DEFAULT NULL,
 	stream_enabled boolean DEFAULT NULL,
 	stream_expiration_hours integer DEFAULT NULL,
-	update_full_row boolean DEFAULT NULL) RETURNS void
+	update_full_row boolean DEFAULT NULL,
+	stream_original_columns text[] DEFAULT NULL) RETURNS void
 	LANGUAGE sql VOLATILE PARALLEL UNSAFE
 	RETURN ots_cluster.update_table_api(pg_catalog.current_setting('search_path'), table_name,
 			max_versions, time_to_live, max_version_offset, allow_update, stream_enabled,
-			stream_expiration_hours, update_full_row);
-COMMENT ON FUNCTION ots.update_table(text, integer, bigint, bigint, boolean, boolean, integer, boolean) IS
+			stream_expiration_hours, update_full_row, stream_original_columns);
+COMMENT ON FUNCTION ots.update_table(text, integer, bigint, bigint, boolean, boolean, integer, boolean, text[]) IS
 	'changes table options and the stream on every shard; omitted options keep their values';

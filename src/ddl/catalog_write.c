@@ -79,7 +79,8 @@ static const Oid key_types[3] = {NAMEOID, NAMEOID, TEXTOID};
 
 /*
  * every column of ots.tables but the names, which a carried definition
- * restores; a definition written by 0.2.0 has no update_full_row
+ * restores; a definition written by 0.2.0 has no update_full_row nor
+ * stream_original_columns
  */
 #define CATALOG_RESTORED_COLUMNS_0_2 \
 	"pk_names, pk_types, auto_increment, max_versions, time_to_live, max_version_offset," \
@@ -464,25 +465,33 @@ ots_catalog_set_defined(PG_FUNCTION_ARGS)
 
 /*
  * ots_catalog_set_stream is ots.catalog_set_stream(schema_name, table_name,
- * stream_id, stream_expiration_hours): the table's stream (NULLs: none),
- * its enable time set when the id changes; ots.stream_sync has made or
- * dropped its relations, which every session's next load checks.
+ * stream_id, stream_expiration_hours, stream_original_columns): the table's
+ * stream (NULLs: none), its enable time set when the id changes;
+ * ots.stream_sync has made or dropped its relations, which every session's
+ * next load checks, and checked the original columns.
  */
 Datum
 ots_catalog_set_stream(PG_FUNCTION_ARGS)
 {
-	static const Oid types[4] = {NAMEOID, NAMEOID, TEXTOID, INT4OID};
+	static const Oid types[5] = {NAMEOID, NAMEOID, TEXTOID, INT4OID, TEXTARRAYOID};
 	Oid			data_oid;
+
+#define CATALOG_SET_STREAM \
+	"UPDATE ots.tables t SET stream_id = $3, stream_expiration_hours = $4," \
+	" stream_enabled_at = CASE WHEN $3 IS NULL THEN NULL" \
+	" WHEN $3 OPERATOR(pg_catalog.=) t.stream_id THEN t.stream_enabled_at" \
+	" ELSE pg_catalog.clock_timestamp() END"
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		ots_error(PARAMETER_INVALID, "Parameter table_name is missing.");
 	data_oid = catalog_write_owner(fcinfo, false);
-	catalog_write_run(fcinfo,
-					  "UPDATE ots.tables t SET stream_id = $3, stream_expiration_hours = $4,"
-					  " stream_enabled_at = CASE WHEN $3 IS NULL THEN NULL"
-					  " WHEN $3 OPERATOR(pg_catalog.=) t.stream_id THEN t.stream_enabled_at"
-					  " ELSE pg_catalog.clock_timestamp() END"
-					  CATALOG_WRITE_KEY CATALOG_WRITE_RETURNING, 4, types, true);
+	/* 0.2.0's SQL (before ALTER EXTENSION ots UPDATE) passes no original columns */
+	if (PG_NARGS() < lengthof(types))
+		catalog_write_run(fcinfo, CATALOG_SET_STREAM CATALOG_WRITE_KEY CATALOG_WRITE_RETURNING,
+						  4, types, true);
+	else
+		catalog_write_run(fcinfo, CATALOG_SET_STREAM ", stream_original_columns = $5"
+						  CATALOG_WRITE_KEY CATALOG_WRITE_RETURNING, 5, types, true);
 	SPI_finish();
 	CacheInvalidateRelcacheByRelid(data_oid);
 	PG_RETURN_VOID();
@@ -728,13 +737,17 @@ catalog_write_restore(Oid storage, const char *comment, const char *only_index_o
 	values[0] = DirectFunctionCall1(namein, CStringGetDatum(schema));
 	values[1] = DirectFunctionCall1(namein, CStringGetDatum(table));
 	values[2] = JsonbPGetDatum(def);
-	/* a 0.2.0 ots.tables (before ALTER EXTENSION ots UPDATE) has no update_full_row */
+	/*
+	 * a 0.2.0 ots.tables (before ALTER EXTENSION ots UPDATE) has no
+	 * update_full_row, nor stream_original_columns, which came with it
+	 */
 	catalog_write_insert(schema, table,
 						 get_attnum(get_relname_relid("tables", get_namespace_oid("ots", false)),
 									"update_full_row") != InvalidAttrNumber ?
 						 "INSERT INTO ots.tables AS t (schema_name, table_name, "
-						 CATALOG_RESTORED_COLUMNS_0_2 ", update_full_row)"
-						 " SELECT $1, $2, " CATALOG_RESTORED_COLUMNS_0_2 ", coalesce(update_full_row, false)"
+						 CATALOG_RESTORED_COLUMNS_0_2 ", update_full_row, stream_original_columns)"
+						 " SELECT $1, $2, " CATALOG_RESTORED_COLUMNS_0_2 ", coalesce(update_full_row, false),"
+						 " stream_original_columns"
 						 " FROM pg_catalog.jsonb_populate_record(NULL::ots.tables, $3) r"
 						 " RETURNING " CATALOG_ROW_COLUMNS :
 						 "INSERT INTO ots.tables AS t (schema_name, table_name, "

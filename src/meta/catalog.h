@@ -28,6 +28,13 @@ typedef struct OtsPkColumn
 	bool		auto_increment;
 } OtsPkColumn;
 
+/* an attribute column's name */
+typedef struct OtsColumnName
+{
+	char		name[OTS_MAX_NAME_LEN + 1];
+	uint32		namelen;
+} OtsColumnName;
+
 /* a predefined (defined) column: a name with a type, which secondary indexes can use */
 typedef struct OtsDefinedColumn
 {
@@ -75,6 +82,9 @@ typedef struct OtsTable
 	int32		stream_expiration_hours;
 	Oid			stream_log_oid;
 	Oid			stream_rec_oid;
+	/* its original columns, whose values before a change a record carries, bytewise sorted */
+	int			stream_noriginal;
+	OtsColumnName stream_original[OTS_MAX_STREAM_ORIGINAL_COLUMNS];
 	bool		valid;			/* cleared by invalidation */
 } OtsTable;
 
@@ -117,9 +127,9 @@ extern OtsTable *catalog_lookup_by_data_oid(Oid data_oid);
 	" max_version_offset, allow_update, partitions, hash_prefix_length"
 #define CATALOG_ROW_COLUMNS CATALOG_ROW_COLUMNS_0_1 \
 	", defined_names, defined_types, index_of, index_type, index_key_count, index_phase," \
-	" stream_id, stream_expiration_hours, " CATALOG_UPDATE_FULL_ROW
+	" stream_id, stream_expiration_hours, " CATALOG_UPDATE_FULL_ROW ", " CATALOG_STREAM_ORIGINAL
 /* the number of CATALOG_ROW_COLUMNS */
-#define CATALOG_ROW_NCOLUMNS 18
+#define CATALOG_ROW_NCOLUMNS 19
 /*
  * update_full_row, of a row of ots.tables aliased t: read through the row's
  * jsonb, because 0.2.0's SQL (before ALTER EXTENSION ots UPDATE) writes and
@@ -127,11 +137,14 @@ extern OtsTable *catalog_lookup_by_data_oid(Oid data_oid);
  */
 #define CATALOG_UPDATE_FULL_ROW \
 	"coalesce((pg_catalog.to_jsonb(t) OPERATOR(pg_catalog.->>) 'update_full_row')::pg_catalog.bool, false)"
+/* stream_original_columns as jsonb, read the same way for the same reason */
+#define CATALOG_STREAM_ORIGINAL \
+	"(pg_catalog.to_jsonb(t) OPERATOR(pg_catalog.->) 'stream_original_columns')"
 /* the same of a 0.1.0 ots.tables, until ALTER EXTENSION ots UPDATE: no defined columns, no index */
 #define CATALOG_ROW_COLUMNS_BEFORE_UPDATE CATALOG_ROW_COLUMNS_0_1 \
 	", '{}'::pg_catalog.text[], '{}'::pg_catalog.text[], NULL::pg_catalog.name," \
 	" NULL::pg_catalog.text, NULL::pg_catalog.int2, NULL::pg_catalog.text," \
-	" NULL::pg_catalog.text, NULL::pg_catalog.int4, false"
+	" NULL::pg_catalog.text, NULL::pg_catalog.int4, false, NULL::pg_catalog.jsonb"
 
 /*
  * catalog_read_row fills t (schema_name and table_name set) from a row of

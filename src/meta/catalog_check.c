@@ -31,6 +31,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
@@ -45,6 +46,7 @@ static bool catalog_check_storage_shape(OtsTable *t, Oid nsp, AttrNumber *keys);
 static void catalog_check_chunk(OtsTable *t);
 
 static void catalog_read_stream(OtsTable *t, HeapTuple tup, TupleDesc desc);
+static void catalog_read_stream_original(OtsTable *t, HeapTuple tup, TupleDesc desc);
 static void catalog_check_stream(OtsTable *t, Oid nsp);
 static Form_pg_class catalog_class(Oid relid);
 static void catalog_read_defined(OtsTable *t, HeapTuple tup, TupleDesc desc);
@@ -235,6 +237,7 @@ catalog_read_stream(OtsTable *t, HeapTuple tup, TupleDesc desc)
 	{
 		if (!null_hours)
 			catalog_damaged(t, "it has a stream_expiration_hours but no stream_id");
+		catalog_read_stream_original(t, tup, desc);
 		return;
 	}
 	s = TextDatumGetCString(id);
@@ -247,6 +250,63 @@ catalog_read_stream(OtsTable *t, HeapTuple tup, TupleDesc desc)
 						t->stream_expiration_hours, OTS_MAX_STREAM_EXPIRATION_HOURS);
 	if (t->is_index)
 		catalog_damaged(t, "an index has a stream");
+	catalog_read_stream_original(t, tup, desc);
+}
+
+/*
+ * catalog_read_stream_original reads the stream's original columns (a
+ * jsonb array of names, as CATALOG_STREAM_ORIGINAL reads them; SQL NULL or
+ * json null: none): attribute column names, distinct and bytewise sorted,
+ * as ots.stream_check_original_columns keeps them
+ */
+static void
+catalog_read_stream_original(OtsTable *t, HeapTuple tup, TupleDesc desc)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(tup, desc, 19, &isnull);
+	Jsonb	   *j;
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+
+	t->stream_noriginal = 0;
+	if (SPI_gettypeid(desc, 19) != JSONBOID)
+		catalog_damaged(t, "the columns of ots.tables have other types than ots made");
+	if (isnull)
+		return;
+	j = DatumGetJsonbP(d);
+	if (JB_ROOT_IS_SCALAR(j) && JB_ROOT_COUNT(j) == 1)
+	{
+		(void) JsonbExtractScalar(&j->root, &v);
+		if (v.type == jbvNull)
+			return;
+	}
+	if (!JB_ROOT_IS_ARRAY(j) || JB_ROOT_IS_SCALAR(j) || JB_ROOT_COUNT(j) == 0 ||
+		JB_ROOT_COUNT(j) > OTS_MAX_STREAM_ORIGINAL_COLUMNS)
+		catalog_damaged(t, "its stream_original_columns are not 1 to %d names",
+						OTS_MAX_STREAM_ORIGINAL_COLUMNS);
+	if (!t->stream_enabled)
+		catalog_damaged(t, "it has stream_original_columns but no stream");
+	it = JsonbIteratorInit(&j->root);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		OtsColumnName *c;
+
+		if (tok != WJB_ELEM)
+			continue;
+		if (v.type != jbvString || !names_valid(v.val.string.val, v.val.string.len, OTS_MAX_NAME_LEN))
+			catalog_damaged(t, "its stream_original_columns hold an invalid column name");
+		c = &t->stream_original[t->stream_noriginal];
+		memcpy(c->name, v.val.string.val, v.val.string.len);
+		c->name[v.val.string.len] = '\0';
+		c->namelen = v.val.string.len;
+		if (t->stream_noriginal > 0 && strcmp(c[-1].name, c->name) >= 0)
+			catalog_damaged(t, "its stream_original_columns are not distinct and sorted");
+		for (int k = 0; k < t->npk; k++)
+			if (strcmp(t->pk[k].name, c->name) == 0)
+				catalog_damaged(t, "its stream_original_columns name a primary key column");
+		t->stream_noriginal++;
+	}
 }
 
 /* catalog_stream_id_valid: could s (len bytes) be a stream id ots made (a UUID's text)? */

@@ -41,6 +41,10 @@ CREATE TABLE ots.tables (
 	-- Tablestore's update_full_row (0.3.0): an update writes every column of
 	-- the row at its version (src/api/row_update.c); fixed at create_table
 	update_full_row boolean NOT NULL DEFAULT false,
+	-- Stream's original columns (0.3.0, Tablestore's OriginColumnsToGet): the
+	-- columns whose values before a change its record carries (stream_record.c);
+	-- NULL: none
+	stream_original_columns text[],
 	PRIMARY KEY (schema_name, table_name)
 );
 COMMENT ON TABLE ots.tables IS 'metadata of every ots table (see ots.describe_table)';
@@ -117,9 +121,10 @@ COMMENT ON FUNCTION ots.catalog_index_forgotten(name, name) IS
 	'makes every session reload an ots table one of whose indexes a DROP removed (internal; the drop clean-up)';
 REVOKE EXECUTE ON FUNCTION ots.catalog_index_forgotten(name, name) FROM PUBLIC;
 CREATE FUNCTION ots.catalog_set_stream(schema_name name, table_name name, stream_id text,
-										stream_expiration_hours integer) RETURNS void
+										stream_expiration_hours integer,
+										stream_original_columns text[]) RETURNS void
 	AS 'MODULE_PATHNAME', 'ots_catalog_set_stream' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION ots.catalog_set_stream(name, name, text, integer) IS
+COMMENT ON FUNCTION ots.catalog_set_stream(name, name, text, integer, text[]) IS
 	'sets the stream of an ots table the caller owns, whose relations ots.stream_sync made (NULLs: none) (internal)';
 
 -- A stream id names one stream of the database for good: a consumer that

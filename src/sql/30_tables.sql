@@ -534,7 +534,8 @@ CREATE FUNCTION ots.create_table_internal(
 	defined_columns text,
 	stream_enabled boolean,
 	stream_expiration_hours integer,
-	update_full_row boolean) RETURNS void
+	update_full_row boolean,
+	stream_original_columns text[]) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -589,15 +590,15 @@ BEGIN
 		PERFORM ots.raise('OTSParameterInvalid', 'Table options must not be NULL.',
 						  'Omit an option to get its default.');
 	END IF;
-	IF stream_enabled OR stream_expiration_hours IS NOT NULL THEN
+	IF stream_enabled OR stream_expiration_hours IS NOT NULL OR stream_original_columns IS NOT NULL THEN
 		PERFORM ots.stream_sync(create_table_internal.schema_name, create_table_internal.table_name,
-								stream_enabled, stream_expiration_hours);
+								stream_enabled, stream_expiration_hours, stream_original_columns);
 	END IF;
 	-- expiry hook (50_expiry.sql): "$oldest_ts" index and purge job when there is a TTL or a stream
 	PERFORM ots.expiry_sync(create_table_internal.schema_name, create_table_internal.table_name, true);
 END
 $$;
-COMMENT ON FUNCTION ots.create_table_internal(name, name, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer, boolean)
+COMMENT ON FUNCTION ots.create_table_internal(name, name, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer, boolean, text[])
 	IS 'creates an ots table in a resolved schema (internal; call ots.create_table)';
 
 CREATE FUNCTION ots.create_table(
@@ -612,17 +613,18 @@ CREATE FUNCTION ots.create_table(
 	defined_columns text DEFAULT NULL,
 	stream_enabled boolean DEFAULT false,
 	stream_expiration_hours integer DEFAULT NULL,
-	update_full_row boolean DEFAULT false) RETURNS void
+	update_full_row boolean DEFAULT false,
+	stream_original_columns text[] DEFAULT NULL) RETURNS void
 	LANGUAGE sql VOLATILE PARALLEL UNSAFE
 BEGIN ATOMIC
 	SELECT ots.create_table_internal(r.schema_name, r.table_name, primary_key, max_versions,
 									 time_to_live, max_version_offset, allow_update, partitions,
 									 hash_prefix_length, defined_columns, stream_enabled,
-									 stream_expiration_hours, update_full_row)
+									 stream_expiration_hours, update_full_row, stream_original_columns)
 	  FROM ots.resolve_name(table_name, true) r;
 END;
-COMMENT ON FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer, boolean) IS
-	'creates an ots table: primary_key => ''name type, ...'' (string, integer, binary; integer auto_increment); defined_columns => ''name type, ...''; stream_enabled, stream_expiration_hours (24); update_full_row (fixed)';
+COMMENT ON FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer, boolean, text[]) IS
+	'creates an ots table: primary_key => ''name type, ...'' (string, integer, binary; integer auto_increment); defined_columns => ''name type, ...''; stream_enabled, stream_expiration_hours (24), stream_original_columns; update_full_row (fixed)';
 
 CREATE FUNCTION ots.update_table_internal(
 	schema_name name,
@@ -633,7 +635,8 @@ CREATE FUNCTION ots.update_table_internal(
 	allow_update boolean,
 	stream_enabled boolean,
 	stream_expiration_hours integer,
-	update_full_row boolean) RETURNS void
+	update_full_row boolean,
+	stream_original_columns text[]) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -652,12 +655,12 @@ BEGIN
 	END IF;
 	IF max_versions IS NULL AND time_to_live IS NULL AND max_version_offset IS NULL
 	   AND allow_update IS NULL AND stream_enabled IS NULL AND stream_expiration_hours IS NULL
-	   AND update_full_row IS NULL THEN
+	   AND update_full_row IS NULL AND stream_original_columns IS NULL THEN
 		PERFORM ots.raise('OTSParameterInvalid', 'No parameter is specified in table options.');
 	END IF;
 	IF max_versions IS NULL AND time_to_live IS NULL AND max_version_offset IS NULL
 	   AND allow_update IS NULL THEN
-		IF stream_enabled IS NULL AND stream_expiration_hours IS NULL THEN
+		IF stream_enabled IS NULL AND stream_expiration_hours IS NULL AND stream_original_columns IS NULL THEN
 			-- update_full_row alone, the table's own value: the owner's call changes nothing
 			PERFORM ots.ddl_table(update_table_internal.schema_name, update_table_internal.table_name,
 								  'Can''t update index table directly.');
@@ -665,7 +668,7 @@ BEGIN
 		END IF;
 		-- the stream alone (45_stream.sql); ots.catalog_set_stream checks that the caller owns the table
 		PERFORM ots.stream_sync(update_table_internal.schema_name, update_table_internal.table_name,
-								stream_enabled, stream_expiration_hours);
+								stream_enabled, stream_expiration_hours, stream_original_columns);
 		PERFORM ots.expiry_sync(update_table_internal.schema_name, update_table_internal.table_name, true);
 		RETURN;
 	END IF;
@@ -684,12 +687,12 @@ BEGIN
 		AND i.index_of = update_table_internal.table_name;
 	-- expiry hook (50_expiry.sql): index and purge job follow the new options
 	PERFORM ots.stream_sync(update_table_internal.schema_name, update_table_internal.table_name,
-							stream_enabled, stream_expiration_hours);
+							stream_enabled, stream_expiration_hours, stream_original_columns);
 	PERFORM ots.expiry_sync(update_table_internal.schema_name, update_table_internal.table_name,
 							time_to_live IS NOT NULL OR max_versions IS NOT NULL OR stream_enabled IS NOT NULL);
 END
 $$;
-COMMENT ON FUNCTION ots.update_table_internal(name, name, integer, bigint, bigint, boolean, boolean, integer, boolean)
+COMMENT ON FUNCTION ots.update_table_internal(name, name, integer, bigint, bigint, boolean, boolean, integer, boolean, text[])
 	IS 'changes the options of a resolved ots table (internal; call ots.update_table)';
 
 CREATE FUNCTION ots.update_table(
@@ -700,16 +703,17 @@ CREATE FUNCTION ots.update_table(
 	allow_update boolean DEFAULT NULL,
 	stream_enabled boolean DEFAULT NULL,
 	stream_expiration_hours integer DEFAULT NULL,
-	update_full_row boolean DEFAULT NULL) RETURNS void
+	update_full_row boolean DEFAULT NULL,
+	stream_original_columns text[] DEFAULT NULL) RETURNS void
 	LANGUAGE sql VOLATILE PARALLEL UNSAFE
 BEGIN ATOMIC
 	SELECT ots.update_table_internal(r.schema_name, r.table_name, max_versions, time_to_live,
 									 max_version_offset, allow_update, stream_enabled,
-									 stream_expiration_hours, update_full_row)
+									 stream_expiration_hours, update_full_row, stream_original_columns)
 	  FROM ots.resolve_name(table_name, false) r;
 END;
-COMMENT ON FUNCTION ots.update_table(text, integer, bigint, bigint, boolean, boolean, integer, boolean) IS
-	'changes table options and the stream; omitted options keep their values; every session sees the change at once; update_full_row cannot change';
+COMMENT ON FUNCTION ots.update_table(text, integer, bigint, bigint, boolean, boolean, integer, boolean, text[]) IS
+	'changes table options and the stream (stream_original_columns => ''{}'' clears them); omitted options keep their values; every session sees the change at once; update_full_row cannot change';
 
 CREATE FUNCTION ots.describe_table_internal(schema_name name, table_name name) RETURNS jsonb
 	LANGUAGE plpgsql STABLE PARALLEL SAFE

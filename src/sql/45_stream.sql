@@ -70,17 +70,20 @@ COMMENT ON FUNCTION ots.stream_drop_storage(name, name) IS
 -- ots.stream_sync: create_table's and update_table's stream arguments
 -- (NULL: unchanged).  Enabling makes a new stream; disabling drops it and
 -- its records; enabling it again makes another, whose id differs, so
--- iterators of the old one are refused.  The expiration is checked here
--- with the rest of the options, and may change while the stream is on.
+-- iterators of the old one are refused.  The expiration and the original
+-- columns are checked here with the rest of the options, and may change
+-- while the stream is on.
 CREATE FUNCTION ots.stream_sync(schema_name name, table_name name, stream_enabled boolean,
-								stream_expiration_hours integer) RETURNS void
+								stream_expiration_hours integer,
+								stream_original_columns text[]) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
 	t ots.tables;
+	original text[];
 BEGIN
-	IF stream_enabled IS NULL AND stream_expiration_hours IS NULL THEN
+	IF stream_enabled IS NULL AND stream_expiration_hours IS NULL AND stream_original_columns IS NULL THEN
 		RETURN;
 	END IF;
 	-- the caller's own table, not an index; one change of its definition at a time
@@ -97,33 +100,80 @@ BEGIN
 		PERFORM ots.raise('OTSParameterInvalid', 'Stream is not enabled on this table.',
 						  'Pass stream_enabled => true to enable it.');
 	END IF;
+	IF stream_original_columns IS NOT NULL THEN
+		original := ots.stream_check_original_columns(stream_original_columns, t.pk_names);
+		IF stream_enabled IS false AND original IS NOT NULL THEN
+			PERFORM ots.raise('OTSParameterInvalid', 'Original columns can only be set on a table with a stream.',
+							  'Enable the stream (stream_enabled => true) with them.');
+		END IF;
+	ELSIF t.stream_id IS NOT NULL THEN
+		original := t.stream_original_columns;
+	END IF;
 
 	-- writers of the table hold its storage with ROW EXCLUSIVE (the write
 	-- point, src/writepoint/storage_write.c): those in flight finish first, new ones
 	-- wait for this change, so a transaction's changes are all recorded or
-	-- none.  The storage alone, not its partitions: a writer holding one
-	-- partition and waiting for another cannot deadlock with this.
-	IF stream_enabled IS NOT NULL THEN
+	-- none, and each record carries the original columns of one setting.
+	-- The storage alone, not its partitions: a writer holding one partition
+	-- and waiting for another cannot deadlock with this.
+	IF stream_enabled IS NOT NULL OR stream_original_columns IS NOT NULL THEN
 		EXECUTE format('LOCK TABLE ONLY %I.%I IN SHARE MODE', stream_sync.schema_name,
 					   stream_sync.table_name || '$data');
 	END IF;
 	IF stream_enabled IS false THEN
 		IF t.stream_id IS NOT NULL THEN
-			PERFORM ots.catalog_set_stream(stream_sync.schema_name, stream_sync.table_name, NULL, NULL);
+			PERFORM ots.catalog_set_stream(stream_sync.schema_name, stream_sync.table_name, NULL, NULL, NULL);
 			PERFORM ots.stream_drop_storage(stream_sync.schema_name, stream_sync.table_name);
 		END IF;
 	ELSIF t.stream_id IS NULL THEN
 		PERFORM ots.stream_create_storage(stream_sync.schema_name, stream_sync.table_name);
 		PERFORM ots.catalog_set_stream(stream_sync.schema_name, stream_sync.table_name,
-									   gen_random_uuid()::text, coalesce(stream_expiration_hours, 24));
+									   gen_random_uuid()::text, coalesce(stream_expiration_hours, 24), original);
 	ELSE
 		PERFORM ots.catalog_set_stream(stream_sync.schema_name, stream_sync.table_name, t.stream_id,
-									   coalesce(stream_expiration_hours, t.stream_expiration_hours));
+									   coalesce(stream_expiration_hours, t.stream_expiration_hours), original);
 	END IF;
 END
 $$;
-COMMENT ON FUNCTION ots.stream_sync(name, name, boolean, integer) IS
+COMMENT ON FUNCTION ots.stream_sync(name, name, boolean, integer, text[]) IS
 	'enables, disables or changes the stream of an ots table the caller owns (internal; create_table, update_table)';
+
+-- ots.stream_check_original_columns: a stream's original columns as
+-- ots.tables keeps them, distinct and bytewise sorted, NULL for none; each
+-- an attribute column name (a key column's value is in every record already)
+CREATE FUNCTION ots.stream_check_original_columns(columns text[], pk_names text[]) RETURNS text[]
+	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	c text;
+	sorted text[];
+BEGIN
+	IF array_ndims(columns) > 1 THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Original columns must be a one-dimensional array.');
+	END IF;
+	FOREACH c IN ARRAY coalesce(columns, '{}') LOOP
+		IF c IS NULL THEN
+			PERFORM ots.raise('OTSParameterInvalid', 'The name of an original column must not be NULL.');
+		END IF;
+		PERFORM ots.check_column_name(c);
+		IF c = ANY (pk_names) THEN
+			PERFORM ots.raise('OTSParameterInvalid',
+							  format('The original column ''%s'' is a primary key column.', c),
+							  'Every record carries the primary key already.');
+		END IF;
+	END LOOP;
+	sorted := ARRAY(SELECT DISTINCT u COLLATE "C" FROM unnest(columns) u ORDER BY 1);
+	IF cardinality(sorted) > ots.limit('max_stream_original_columns') THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  format('The number of original columns must not exceed %s.',
+								 ots.limit('max_stream_original_columns')));
+	END IF;
+	RETURN CASE WHEN cardinality(sorted) > 0 THEN sorted END;
+END
+$$;
+COMMENT ON FUNCTION ots.stream_check_original_columns(text[], text[]) IS
+	'checks a stream''s original columns: attribute column names, at most max_stream_original_columns; returns them distinct and sorted, NULL for none (internal)';
 
 -- ots.stream_time: a time as Tablestore's streams give it, Unix microseconds
 CREATE FUNCTION ots.stream_time(t timestamptz) RETURNS bigint
@@ -142,10 +192,14 @@ CREATE FUNCTION ots.stream_details(t ots.tables) RETURNS jsonb
 	SELECT CASE WHEN t.stream_id IS NULL THEN jsonb_build_object('enable_stream', false)
 				ELSE jsonb_build_object('enable_stream', true, 'stream_id', t.stream_id,
 										'expiration_time', t.stream_expiration_hours,
-										'last_enable_time', ots.stream_time(t.stream_enabled_at)) END
+										'last_enable_time', ots.stream_time(t.stream_enabled_at))
+					 OPERATOR(pg_catalog.||)
+					 CASE WHEN t.stream_original_columns IS NOT NULL
+						  THEN jsonb_build_object('original_columns', t.stream_original_columns)
+						  ELSE '{}' END END
 $$;
 COMMENT ON FUNCTION ots.stream_details(ots.tables) IS
-	'the stream_details of describe_table: enable_stream, stream_id, expiration_time (hours), last_enable_time (µs) (internal)';
+	'the stream_details of describe_table: enable_stream, stream_id, expiration_time (hours), last_enable_time (µs), original_columns when set (internal)';
 
 -- ots.list_stream: the streams of the tables the caller may see (ListStream)
 CREATE FUNCTION ots.list_stream(table_name text DEFAULT NULL)

@@ -11,6 +11,12 @@
  * PutRows, and a reader has time to spare); the reader makes them from the
  * cells, checked first, as ots.cells's input checks them.  Other records
  * are stored as returned.
+ *
+ * A table whose stream has original columns (Tablestore's
+ * OriginColumnsToGet) adds "original_columns" to the record of a change of
+ * a row that existed: the newest visible version of each such column
+ * before the change, as puts ({"name", "type": "PUT", "value",
+ * "timestamp"}), by name; none when the row had none of them.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -23,6 +29,7 @@
 #include "format/cells.h"
 #include "format/codec.h"
 #include "format/names.h"
+#include "format/visibility.h"
 #include "stream/stream.h"
 #include "stream/stream_record.h"
 
@@ -240,13 +247,40 @@ stream_cells_base64(const struct varlena *cells)
 	return v;
 }
 
+/*
+ * stream_push_original appends the newest visible version of each of t's
+ * original columns in row before (already sorted by name)
+ */
+static void
+stream_push_original(StreamColumns *c, const OtsTable *t, const CellsReader *before)
+{
+	Visibility	sel;
+
+	visibility_init(&sel, t, visibility_now_ms());
+	for (int i = 0; i < t->stream_noriginal; i++)
+	{
+		const OtsColumnName *name = &t->stream_original[i];
+		CellsColumn col;
+		SelectedCells sc;
+		int64		ts;
+		OtsValue	v;
+
+		if (!cells_find_column(before, name->name, name->namelen, &col))
+			continue;
+		visibility_table_begin(&sc, &sel, &col);
+		if (visibility_column_next(&sc, &ts, &v))
+			stream_push_op(c, name->name, name->namelen, OP_PUT, &ts, &v);
+	}
+}
+
 Jsonb *
 stream_record_make(const OtsTable *t, const PkInput *pk, StreamAction action,
 				   const StreamUpdateOps *ops, const CellsReader *before,
 				   const CellsReader *after, const struct varlena *new_cells, bool as_stored)
 {
 	StreamColumns cols = {0};
-	JsonbPair	pairs[3];
+	StreamColumns original = {0};
+	JsonbPair	pairs[4];
 	JsonbPair	key_pairs[OTS_MAX_KEY_COLUMNS];
 	JsonbValue	record;
 	JsonbValue	v;
@@ -261,6 +295,8 @@ stream_record_make(const OtsTable *t, const PkInput *pk, StreamAction action,
 		stream_push_update_ops(&cols, ops, after);
 	else if (action == STREAM_UPDATE_ROW)
 		stream_push_diff(&cols, before != NULL ? before : after, after);
+	if (before != NULL && t->stream_noriginal > 0)
+		stream_push_original(&original, t, before);
 
 	/* the key's columns in jsonb's key order: shorter names first, then bytewise */
 	for (int k = 0; k < t->npk; k++)
@@ -281,7 +317,10 @@ stream_record_make(const OtsTable *t, const PkInput *pk, StreamAction action,
 		key_pairs[j].order = 0;
 	}
 
-	/* {"columns" or "$cells", "action_type", "primary_key"}: jsonb's key order */
+	/*
+	 * {"columns" or "$cells", "action_type", "primary_key"[,
+	 * "original_columns"]}: jsonb's key order
+	 */
 	if (cells)
 		stream_pair(&pairs[0], STREAM_RECORD_CELLS, stream_cells_base64(new_cells));
 	else
@@ -297,8 +336,16 @@ stream_record_make(const OtsTable *t, const PkInput *pk, StreamAction action,
 	v.val.object.nPairs = t->npk;
 	v.val.object.pairs = key_pairs;
 	stream_pair(&pairs[2], "primary_key", v);
+	if (original.n > 0)
+	{
+		v.type = jbvArray;
+		v.val.array.nElems = original.n;
+		v.val.array.elems = original.ops;
+		v.val.array.rawScalar = false;
+		stream_pair(&pairs[3], STREAM_RECORD_ORIGINAL, v);
+	}
 	record.type = jbvObject;
-	record.val.object.nPairs = 3;
+	record.val.object.nPairs = original.n > 0 ? 4 : 3;
 	record.val.object.pairs = pairs;
 	return JsonbValueToJsonb(&record);
 }
@@ -339,6 +386,7 @@ stream_record_push(JsonbParseState **state, JsonbContainer *record)
 {
 	static const char *const keys[] = {"action_type", "primary_key", "columns"};
 	Size		size = 0;
+	JsonbValue *original;
 
 	for (int k = 0; k < lengthof(keys); k++)
 	{
@@ -371,6 +419,19 @@ stream_record_push(JsonbParseState **state, JsonbContainer *record)
 		pushJsonbValue(state, WJB_KEY, &key);
 		pushJsonbValue(state, WJB_VALUE, v);
 		size += keys[k][0] == 'a' ? 16 : v->type == jbvBinary ? v->val.binary.len : 8;
+	}
+	original = getKeyJsonValueFromContainer(record, STREAM_RECORD_ORIGINAL,
+											strlen(STREAM_RECORD_ORIGINAL), NULL);
+	if (original != NULL)
+	{
+		JsonbValue	key;
+
+		key.type = jbvString;
+		key.val.string.val = STREAM_RECORD_ORIGINAL;
+		key.val.string.len = strlen(STREAM_RECORD_ORIGINAL);
+		pushJsonbValue(state, WJB_KEY, &key);
+		pushJsonbValue(state, WJB_VALUE, original);
+		size += original->type == jbvBinary ? original->val.binary.len : 8;
 	}
 	return size;
 }
@@ -457,6 +518,7 @@ stream_record_check(const OtsTable *t, Jsonb *record, PkInput *pk)
 	JsonbValue *key;
 	JsonbValue *columns;
 	JsonbValue *cells;
+	JsonbValue *original;
 	bool		put_row;
 
 	if (!JB_ROOT_IS_OBJECT(record) || JB_ROOT_IS_SCALAR(record))
@@ -465,6 +527,7 @@ stream_record_check(const OtsTable *t, Jsonb *record, PkInput *pk)
 	key = stream_record_field(&record->root, "primary_key");
 	columns = stream_record_field(&record->root, "columns");
 	cells = stream_record_field(&record->root, STREAM_RECORD_CELLS);
+	original = stream_record_field(&record->root, STREAM_RECORD_ORIGINAL);
 	put_row = stream_record_is(action, stream_action_name(STREAM_PUT_ROW));
 	if (!put_row && !stream_record_is(action, stream_action_name(STREAM_UPDATE_ROW)) &&
 		!stream_record_is(action, stream_action_name(STREAM_DELETE_ROW)))
@@ -472,8 +535,16 @@ stream_record_check(const OtsTable *t, Jsonb *record, PkInput *pk)
 	if (key == NULL || key->type != jbvBinary)
 		stream_record_corrupted("has no \"primary_key\" object");
 	codec_parse_pk(t, JsonbValueToJsonb(key), 0, pk);
-	if (JB_ROOT_COUNT(record) != 3 || (columns == NULL) == (cells == NULL))
-		stream_record_corrupted("has other fields than \"action_type\", \"primary_key\" and \"columns\" (or a PUT_ROW's \"" STREAM_RECORD_CELLS "\")");
+	if (JB_ROOT_COUNT(record) != (original != NULL ? 4 : 3) || (columns == NULL) == (cells == NULL))
+		stream_record_corrupted("has other fields than \"action_type\", \"primary_key\", \"columns\" (or a PUT_ROW's \"" STREAM_RECORD_CELLS "\") and \"" STREAM_RECORD_ORIGINAL "\"");
+	if (original != NULL)
+	{
+		if (original->type != jbvBinary || !JsonContainerIsArray(original->val.binary.data) ||
+			JsonContainerSize(original->val.binary.data) == 0)
+			stream_record_corrupted("has \"" STREAM_RECORD_ORIGINAL "\" that are not a non-empty array");
+		for (uint32 i = 0; i < JsonContainerSize(original->val.binary.data); i++)
+			stream_record_check_op(getIthJsonbValueFromContainer(original->val.binary.data, i), true);
+	}
 	if (cells != NULL)
 	{
 		if (!put_row || cells->type != jbvString)

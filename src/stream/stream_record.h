@@ -18,6 +18,8 @@
 
 /* the key of a stored PUT_ROW's cells */
 #define STREAM_RECORD_CELLS "$cells"
+/* the key of a record's original columns (stream_record.c) */
+#define STREAM_RECORD_ORIGINAL "original_columns"
 
 /* stream_action_name: Tablestore's name of an action */
 extern const char *stream_action_name(StreamAction action);
@@ -35,8 +37,9 @@ extern Jsonb *stream_record_make(const OtsTable *t, const PkInput *pk, StreamAct
 								 bool as_stored);
 
 /*
- * stream_record_push pushes a stored record's "action_type", "primary_key"
- * and "columns" (made from its cells for a PUT_ROW) into an object being
+ * stream_record_push pushes a stored record's "action_type", "primary_key",
+ * "columns" (made from its cells for a PUT_ROW) and "original_columns"
+ * (when it has them) into an object being
  * built, whose values then point into record until the result is made;
  * returns about how many bytes they take in the result
  */

@@ -282,7 +282,7 @@ stream_write_record(const OtsTable *t, int32 shard, StreamShardWrite *sw, const 
 	if (XLogLogicalInfoActive())
 		stream_emit_message(t, shard,
 							action != STREAM_PUT_ROW ? record :
-							stream_record_make(t, pk, action, ops, NULL, after, new_cells, false));
+							stream_record_make(t, pk, action, ops, before, after, new_cells, false));
 
 	b = MemoryContextAlloc(TopTransactionContext, sizeof(StreamBuffered));
 	b->subid = GetCurrentSubTransactionId();

@@ -77,9 +77,11 @@ SELECT count(*) AS updated FROM generate_series(1, 20, 2) g,
 -- every action; the first commit aged past the expiration and trimmed by
 -- purge (a trim marker on each shard).  Restored, a reader gets the same
 -- records from a fresh iterator of each shard (rows.sql), and writes after
--- the restore come after them (run.sh)
+-- the restore come after them (run.sh).  Its original columns: describe_table
+-- shows them, and the records of changes of existing rows carry them
 SELECT ots.create_table('streamed', 'k string, n integer', partitions => 2, max_versions => 5,
-                        max_version_offset => 9223372036854, stream_enabled => true);
+                        max_version_offset => 9223372036854, stream_enabled => true,
+                        stream_original_columns => '{v, w}');
 SELECT count(*) AS put FROM generate_series(1, 8) g,
   LATERAL ots.put_row('streamed', jsonb_build_object('k', 'k' || g % 4, 'n', g), jsonb_build_object('v', g));
 UPDATE "streamed$log" SET position = position - 25 * 3600 * 1000000::bigint;

@@ -1,10 +1,11 @@
 // test/gateway/emulator_check.js: run inside `tools/emulator run -- node
 // emulator_check.js` (or after `eval "$(tools/emulator start)"`): the official
 // Node SDK, configured only by the variables the emulator exports, makes a
-// table, writes a row and reads it back; the variables the Python, Go and Java
+// table (one stream shard), writes a row and reads it back; the variables the Python, Go and Java
 // SDKs read name the same endpoint and key. Prints "dir=<OTS_EMULATOR_DIR>"
 // for emulator_test.sh, then "ok" or an error (exit status 1).
 'use strict';
+const { execFileSync } = require('child_process');
 const TableStore = require('tablestore');
 
 const env = process.env;
@@ -42,7 +43,13 @@ const value = `v${process.pid}`;
         tableMeta: { tableName: table, primaryKey: [{ name: 'id', type: 'STRING' }] },
         reservedThroughput: { capacityUnit: { read: 0, write: 0 } },
         tableOptions: { timeToLive: -1, maxVersions: 1 },
+        streamSpecification: { enableStream: true, expirationTime: 24 },
     });
+    // a new table has one stream shard, one partition, as a new Tablestore table has
+    // (the Go SDK's TestStream asserts it; the Node SDK has no Stream calls to ask)
+    const partitions = execFileSync('psql', [env.OTS_EMULATOR_PG, '-Atc',
+        `SELECT partitions FROM ots.tables WHERE table_name = '${table}'`]).toString().trim();
+    if (partitions !== '1') fail(`a new table has ${partitions} partitions (stream shards), not 1`);
     await client.putRow({
         tableName: table,
         condition: new TableStore.Condition(TableStore.RowExistenceExpectation.EXPECT_NOT_EXIST, null),

@@ -1022,8 +1022,9 @@ def regex_and_exist_filters():
 @test
 def update_full_row_kept_and_fixed():
     """TableOptions.update_full_row (field 7): CreateTable keeps it, DescribeTable
-    shows it (false when not given), UpdateTable refuses another value and
-    takes the same one (its effect on updates: sql/update_full_row.sql)."""
+    shows it (false when not given), UpdateTable refuses it with any value, as
+    Tablestore does (the Go SDK's TestUpdateAndDescribeTable; its effect on
+    updates: sql/update_full_row.sql)."""
     table, plain = TABLE + "_ufr", TABLE + "_ufr_no"
     expect_ok(send("CreateTable", create_table_body(table, options=f_varint(7, 1))))
     expect_ok(send("CreateTable", create_table_body(plain)))
@@ -1033,16 +1034,67 @@ def update_full_row_kept_and_fixed():
             return options.get(7)
         check(full_row(table) == [1], "DescribeTable of the table made with it: %r" % full_row(table))
         check(full_row(plain) == [0], "DescribeTable of a table made without it: %r" % full_row(plain))
+        refused = "An UpdateTable request must not contain updateFullRow."
         expect_error(send("UpdateTable", f_bytes(1, table) + f_bytes(3, f_varint(7, 0))),
-                     400, "OTSParameterInvalid", "UpdateFullRow can't be modified.")
+                     400, "OTSParameterInvalid", refused)
         expect_error(send("UpdateTable", f_bytes(1, plain) + f_bytes(3, f_varint(2, 2) + f_varint(7, 1))),
-                     400, "OTSParameterInvalid", "UpdateFullRow can't be modified.")
-        expect_ok(send("UpdateTable", f_bytes(1, table) + f_bytes(3, f_varint(2, 1) + f_varint(7, 1))))
+                     400, "OTSParameterInvalid", refused)
+        expect_error(send("UpdateTable", f_bytes(1, table) + f_bytes(3, f_varint(2, 1) + f_varint(7, 1))),
+                     400, "OTSParameterInvalid", refused)
         check(full_row(table) == [1], "after UpdateTable: %r" % full_row(table))
+        options = pb_decode(one(expect_ok(send("DescribeTable", f_bytes(1, plain))), 3))
+        check(options.get(2) == [1], "max_versions changed by a refused UpdateTable: %r" % options.get(2))
     finally:
         send("DeleteTable", f_bytes(1, table))
         send("DeleteTable", f_bytes(1, plain))
-    return "kept, shown, a change refused 400, the same value taken"
+    return "kept, shown, refused 400 by UpdateTable with either value, nothing changed"
+
+
+@test
+def stream_original_columns():
+    """StreamSpecification.columns_to_get (OriginColumnsToGet): CreateTable and
+    UpdateTable keep them, DescribeTable shows them (StreamDetails field 5), and
+    a record of a change of an existing row carries origin_record, a row of the
+    columns' values before it (the Go SDK's TestCreateTableWithOriginColumn and
+    TestUpdateAndDescribeTable). The table's name has upper-case letters:
+    GetStreamRecord read no record of such a table (the Go SDK's TestStream)."""
+    table = "Gw_Origin_%d" % os.getpid()
+    spec = lambda cols: f_varint(1, 1) + f_varint(2, 24) + b"".join(f_bytes(3, c) for c in cols)
+    # (cells at old timestamps: max_version_offset as large as it goes)
+    body = create_table_body(table, options=f_varint(5, 9223372036854))
+    expect_ok(send("CreateTable", body + f_bytes(5, spec(["c", "a"]))))
+    try:
+        def original():
+            details = pb_decode(one(expect_ok(send("DescribeTable", f_bytes(1, table))), 5))
+            return [c.decode() for c in details.get(5, [])]
+        check(original() == ["a", "c"], "DescribeTable after CreateTable: %r" % original())
+        expect_ok(send("PutRow", put_row_body(table, pb_row(key_of("o", 1), [
+            ("a", Val("int", 1), 1000, None), ("b", Val("int", 2), 1000, None), ("c", Val("str", "x"), 1000, None)]))))
+        expect_ok(send("UpdateRow", put_row_body(table, pb_row(key_of("o", 1), [
+            ("a", Val("int", 4), 2000, None), ("c", None, None, OP_DELETE_ALL)]))))
+
+        stream_id = one(pb_decode(one(expect_ok(send("ListStream", f_bytes(1, table))), 1)), 1).decode()
+        desc = expect_ok(send("DescribeStream", f_bytes(1, stream_id)))
+        records = []
+        for shard in [one(pb_decode(x), 1).decode() for x in desc.get(6, [])]:
+            iterator = one(expect_ok(send("GetShardIterator", f_bytes(1, stream_id) + f_bytes(2, shard))), 1).decode()
+            recs = expect_ok(send("GetStreamRecord", f_bytes(1, iterator) + f_varint(2, 100)))
+            records += [pb_decode(r) for r in recs.get(1, [])]
+        check([one(r, 1) for r in records] == [1, 2], "records' actions %r" % [one(r, 1) for r in records])
+        check(3 not in records[0], "the PutRow of a new row has an origin_record")
+        origin = pb_decode_rows(one(records[1], 3))
+        check(len(origin) == 1 and origin[0]["pk"] == [("pk", ("str", "o")), ("n", ("int", 1))],
+              "origin_record key %r" % origin)
+        check(origin[0]["attrs"] == [("a", ("int", 1), 1000, None), ("c", ("str", "x"), 1000, None)],
+              "origin_record cells %r" % origin[0]["attrs"])
+
+        expect_ok(send("UpdateTable", f_bytes(1, table) + f_bytes(4, spec(["b"]))))
+        check(original() == ["b"], "DescribeTable after UpdateTable: %r" % original())
+        expect_ok(send("UpdateTable", f_bytes(1, table) + f_bytes(4, spec([]))))
+        check(original() == ["b"], "an UpdateTable without columns changed them: %r" % original())
+    finally:
+        send("DeleteTable", f_bytes(1, table))
+    return "kept by CreateTable and UpdateTable, shown, origin_record of an UpdateRow checked cell by cell"
 
 
 @test

@@ -186,6 +186,12 @@ SELECT ots.describe_table('proxy_t') -> 'index_metas' -> 0 ->> 'name';
 SELECT ots.delete_index('proxy_t', 'proxy_ti');
 SELECT shard, has_table(partition, 'proxy_ti') FROM ots_cluster.shards() ORDER BY shard;
 SELECT ots.delete_defined_column('proxy_t', '{c}');
+-- a stream's original columns reach every shard, by create_table and update_table
+SELECT ots.create_table('proxy_st', 'id string', stream_enabled => true, stream_original_columns => '{b, a}');
+SELECT ots.update_table('proxy_st', stream_original_columns => '{c}');
+SELECT shard, ots_cluster.describe_table_on(partition, 'public.proxy_st') -> 'stream_details' -> 'original_columns'
+  FROM ots_cluster.shards() ORDER BY shard;
+SELECT ots.delete_table('proxy_st');
 SELECT try($$SELECT * FROM ots.list_stream()$$);
 SELECT ots.hash_prefix('abc', 4), ots.hash_prefix(42::bigint, 8), ots.hash_prefix('\x0001'::bytea, 2);
 
