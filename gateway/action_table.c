@@ -162,15 +162,14 @@ create_index(Call *call, const char *table, const Otsp__IndexMeta *meta, bool in
  * update_table's stream arguments.  An enabled stream's columns_to_get
  * (OriginColumnsToGet) replace its original columns; none keeps them (a
  * repeated field cannot say "unchanged" otherwise, and an ots before 0.3.0
- * takes no stream_original_columns): disabling the stream drops them.
+ * takes no stream_original_columns): disabling the stream drops them, and
+ * columns with a disabled stream are ots's to refuse.
  */
 static void
 stream_spec_args(SqlCall *q, const Otsp__StreamSpecification *spec)
 {
 	sql_named(q, "stream_enabled", spec->enable_stream ? "true" : "false", "boolean");
-	if (!spec->enable_stream)
-		return;
-	if (spec->has_expiration_time)
+	if (spec->enable_stream && spec->has_expiration_time)
 		sql_named_owned(q, "stream_expiration_hours", int_text(spec->expiration_time), "integer");
 	if (spec->n_columns_to_get > 0)
 		sql_named_owned(q, "stream_original_columns",
@@ -371,9 +370,10 @@ table_parts(TableParts *p, json_t *description)
 		p->stream.last_enable_time = json_integer_value(json_object_get(stream, "last_enable_time"));
 		original = json_object_get(stream, "original_columns");
 		for (size_t i = 0; i < json_array_size(original) &&
-			 i < sizeof(p->original) / sizeof(p->original[0]); i++)
-			p->original[p->stream.n_columns_to_get++] =
-				(char *) json_string_value(json_array_get(original, i));
+			 p->stream.n_columns_to_get < sizeof(p->original) / sizeof(p->original[0]); i++)
+			if (json_is_string(json_array_get(original, i)))
+				p->original[p->stream.n_columns_to_get++] =
+					(char *) json_string_value(json_array_get(original, i));
 		p->stream.columns_to_get = p->original;
 	}
 }

@@ -188,6 +188,20 @@ same_text(const char *a, const char *b)
 	return len == strlen(b) && CRYPTO_memcmp(a, b, len) == 0;
 }
 
+/*
+ * auth_sts_token_ok: a key configured with an STS token takes only requests
+ * that bring it, and a key without one only requests without one: otsd
+ * cannot ask an STS service, so temporary credentials are those its
+ * configuration names
+ */
+bool
+auth_sts_token_ok(const AccessKey *key, const char *token)
+{
+	if (key->sts_token == NULL || token == NULL)
+		return key->sts_token == NULL && token == NULL;
+	return same_text(key->sts_token, token);
+}
+
 static int
 header_order(const void *a, const void *b)
 {

@@ -79,17 +79,18 @@ parse_number(const char *path, int line_no, const char *name, const char *value,
 	return n;
 }
 
-/* add_key: "access_key = <id> <secret> <role>" */
+/* add_key: "access_key = <id> <secret> <role> [<STS token>]" */
 static void
 add_key(const char *path, int line_no, char *value)
 {
 	char	   *id = strtok(value, " \t");
 	char	   *secret = strtok(NULL, " \t");
 	char	   *role = strtok(NULL, " \t");
+	char	   *token = role ? strtok(NULL, " \t") : NULL;
 	AccessKey  *key;
 
-	if (id == NULL || secret == NULL || role == NULL || strtok(NULL, " \t") != NULL)
-		config_die("%s:%d: access_key = <id> <secret> <role>", path, line_no);
+	if (id == NULL || secret == NULL || role == NULL || (token && strtok(NULL, " \t") != NULL))
+		config_die("%s:%d: access_key = <id> <secret> <role> [<STS token>]", path, line_no);
 	if (strlen(id) > OTSD_KEY_ID_MAX)
 		config_die("%s:%d: an access key id is at most %d bytes", path, line_no, OTSD_KEY_ID_MAX);
 	for (int i = 0; i < config.key_count; i++)
@@ -102,6 +103,7 @@ add_key(const char *path, int line_no, char *value)
 	key->id = config_copy(id);
 	key->secret = config_copy(secret);
 	key->role = config_copy(role);
+	key->sts_token = token ? config_copy(token) : NULL;
 	key->pool = NULL;
 }
 

@@ -144,13 +144,6 @@ headers_check(struct MHD_Connection *connection, Request *req, const char *url)
 		call_error(call, 403, "OTSAuthFailed", "The instance is not found.");
 		goto done;
 	}
-	/* temporary (STS) credentials: otsd knows only its configured keys */
-	if (header_value(&headers, "x-ots-ststoken") != NULL)
-	{
-		call_error(call, 403, "OTSAuthFailed",
-				   "STS tokens are not accepted by this otsd: sign with an access key of its configuration.");
-		goto done;
-	}
 	/*
 	 * an unknown key id is answered as a wrong signature is, after the same
 	 * work (auth.c): key ids may name a shared otsd's tenants
@@ -177,6 +170,15 @@ headers_check(struct MHD_Connection *connection, Request *req, const char *url)
 		goto done;
 	/* from here on the client holds the key's secret: sign what we answer */
 	req->authenticated = true;
+	/* temporary (STS) credentials: only as configured (the signature covers the token) */
+	if (!auth_sts_token_ok(call->key, header_value(&headers, "x-ots-ststoken")))
+	{
+		call_error(call, 403, "OTSAuthFailed",
+				   call->key->sts_token == NULL ?
+				   "STS tokens are not accepted for this access key: sign with a key of otsd's configuration." :
+				   "The STS token is missing or does not match the access key's.");
+		goto done;
+	}
 	if (!auth_check_date(call, header_value(&headers, "x-ots-date")))
 		goto done;
 	snprintf(req->content_md5, sizeof(req->content_md5), "%s",

@@ -55,6 +55,7 @@ typedef struct AccessKey
 	char	   *id;
 	char	   *secret;
 	char	   *role;
+	char	   *sts_token;		/* the STS token its requests bring, NULL: none */
 	struct KeyPool *pool;		/* pool.c */
 	unsigned char id_padded[OTSD_KEY_ID_MAX + 1];	/* auth.c: id, zero-padded */
 	struct HmacKey *hmac;		/* auth.c: the secret's HMAC pads */
@@ -210,6 +211,8 @@ extern bool auth_check_date(Call *call, const char *date);
 typedef struct HmacKey HmacKey;
 extern void auth_prepare_keys(AccessKey *keys, int key_count);
 extern const AccessKey *auth_find_key(const AccessKey *keys, int key_count, const char *id);
+/* auth_sts_token_ok: does the request's STS token (NULL: none) match its key's? */
+extern bool auth_sts_token_ok(const AccessKey *key, const char *token);
 extern bool auth_check_signature(Call *call, const char *path,
 								 Header *headers, int header_count,
 								 const char *signature);

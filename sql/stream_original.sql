@@ -62,6 +62,8 @@ SELECT pg_temp.try($$SELECT ots.update_table('so', stream_original_columns => '{
 SELECT pg_temp.try($$SELECT ots.update_table('so', stream_original_columns => '{{a}, {b}}')$$) AS two_dimensions;
 SELECT pg_temp.try(format('SELECT ots.update_table(%L, stream_original_columns => %L)', 'so',
                           (SELECT array_agg('c' || g) FROM generate_series(1, 33) g))) AS too_many;
+SELECT pg_temp.try(format('SELECT ots.update_table(%L, stream_original_columns => %L)', 'so',
+                          (SELECT array_agg('c' || g || repeat('n', 40)) FROM generate_series(10, 34) g))) AS too_long;
 SELECT count(*) FILTER (WHERE ok = 'ok') AS thirty_two_ok
   FROM (SELECT pg_temp.try(format('SELECT ots.create_table(%L, %L, partitions => 1, stream_enabled => true, stream_original_columns => %L)',
                                   'so32', 'k string', (SELECT array_agg('c' || g) FROM generate_series(1, 32) g))) ok) x;
@@ -106,9 +108,25 @@ SELECT ots.describe_table('so') -> 'stream_details' ? 'original_columns' AS afte
 SELECT ots.update_table('so', stream_enabled => true, stream_original_columns => '{a, c}');
 DELETE FROM so_cursor;
 
+-- a split row (cells past 4 KB, stored in chunks): its original columns
+-- come from its chunks, by every path that changes it
+SELECT ots.put_row('so', '{"k": "w"}', jsonb_build_object('a', 1, 'b', repeat('x', 6000), 'c', 'cc'));
+SELECT (ots.get_row('so', '{"k": "w"}')).primary_key IS NOT NULL AS stored,
+       (SELECT count(*) FROM "so$chunk") > 0 AS in_chunks;
+SELECT ots.update_row('so', '{"k": "w"}', put => '{"d": 1}');
+SELECT ots.put_row('so', '{"k": "w"}', jsonb_build_object('a', 2, 'b', repeat('y', 6000), 'c', 'c2'));
+UPDATE so SET a = 3 WHERE k = 'w';
+SELECT ots.put_row('so', '{"k": "w"}', jsonb_build_object('a', 4, 'b', repeat('z', 6000)),
+                   condition => 'EXPECT_EXIST');
+DELETE FROM "so$data" WHERE k = 'w';
+SELECT r ->> 'action_type' AS action,
+       (SELECT jsonb_agg(o - 'timestamp') FROM jsonb_array_elements(r -> 'original_columns') o) AS original
+  FROM pg_temp.news('so') r;
+
 --
--- the model: random writes by every row call and by SQL on the view,
--- each record's original columns against get_row just before the write
+-- the model: random writes by every row call and by SQL on the view, a
+-- quarter of them making the row split, each record's original columns
+-- against get_row just before the write
 --
 CREATE TABLE so_expected (n integer PRIMARY KEY, original jsonb);
 DO $$
@@ -132,6 +150,9 @@ BEGIN
 					   FROM unnest('{a, c}'::text[]) c WHERE before ? c);
 		cols := (SELECT coalesce(jsonb_object_agg(c, (random() * 100)::int), '{"d": 0}')
 				   FROM unnest('{a, b, c, d}'::text[]) c WHERE random() < 0.5);
+		IF random() < 0.25 THEN
+			cols := cols || jsonb_build_object('b', repeat('x', 5000));	-- a split row
+		END IF;
 		op := (random() * 5)::int;
 		IF op = 0 THEN
 			PERFORM ots.put_row('so', key, cols);

@@ -39,6 +39,7 @@ static const struct
 	{"max_partitions", OTS_MAX_PARTITIONS},
 	{"max_stream_expiration_hours", OTS_MAX_STREAM_EXPIRATION_HOURS},
 	{"max_stream_original_columns", OTS_MAX_STREAM_ORIGINAL_COLUMNS},
+	{"max_stream_original_bytes", OTS_MAX_STREAM_ORIGINAL_BYTES},
 	{"max_range_rows", OTS_MAX_RANGE_ROWS},	/* ots_proxy's get_range merge caps its pages with the shards' own */
 	{"max_range_bytes", OTS_MAX_RANGE_BYTES},
 };

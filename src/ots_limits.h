@@ -40,6 +40,7 @@
 #define OTS_MAX_PARTITIONS			1024
 #define OTS_MAX_STREAM_EXPIRATION_HOURS	168 /* a stream keeps records this long at most */
 #define OTS_MAX_STREAM_ORIGINAL_COLUMNS	32	/* a stream's original columns (ots's own limit) */
+#define OTS_MAX_STREAM_ORIGINAL_BYTES	1024	/* their names' bytes in all (ots's own limit) */
 #define OTS_MAX_STREAM_RECORDS		10000	/* records per GetStreamRecord */
 #define OTS_MAX_STREAM_BYTES		4194304 /* bytes of records per GetStreamRecord */
 

@@ -232,10 +232,12 @@ CREATE FUNCTION ots_cluster.same_definition(a jsonb, b jsonb) RETURNS boolean
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE
 	RETURN (a - 'creation_time' - 'index_metas' - 'stream_details')
 		   || pg_catalog.jsonb_build_object('stream', a #> '{stream_details,enable_stream}',
-											'hours', a #> '{stream_details,expiration_time}')
+											'hours', a #> '{stream_details,expiration_time}',
+											'original', a #> '{stream_details,original_columns}')
 		 = (b - 'creation_time' - 'index_metas' - 'stream_details')
 		   || pg_catalog.jsonb_build_object('stream', b #> '{stream_details,enable_stream}',
-											'hours', b #> '{stream_details,expiration_time}');
+											'hours', b #> '{stream_details,expiration_time}',
+											'original', b #> '{stream_details,original_columns}');
 COMMENT ON FUNCTION ots_cluster.same_definition(jsonb, jsonb) IS
 	'whether two describe_table answers describe the same table definition (internal)';
 

@@ -342,11 +342,16 @@ BEGIN
 						  format('The number of original columns must not exceed %s.',
 								 ots.limit('max_stream_original_columns')));
 	END IF;
+	IF (SELECT sum(octet_length(u)) FROM unnest(sorted) u) > ots.limit('max_stream_original_bytes') THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  format('The names of the original columns must not exceed %s bytes in all.',
+								 ots.limit('max_stream_original_bytes')));
+	END IF;
 	RETURN CASE WHEN cardinality(sorted) > 0 THEN sorted END;
 END
 $$;
 COMMENT ON FUNCTION ots.stream_check_original_columns(text[], text[]) IS
-	'checks a stream''s original columns: attribute column names, at most max_stream_original_columns; returns them distinct and sorted, NULL for none (internal)';
+	'checks a stream''s original columns: attribute column names, at most max_stream_original_columns of at most max_stream_original_bytes in all; returns them distinct and sorted, NULL for none (internal)';
 
 CREATE OR REPLACE FUNCTION ots.expiry_needed(schema_name name, table_name name) RETURNS boolean
 	LANGUAGE sql STABLE PARALLEL SAFE

@@ -131,6 +131,23 @@ CREATE FUNCTION ots.wire_get_row(
 COMMENT ON FUNCTION ots.wire_get_row(text, jsonb, text[], integer, jsonb, jsonb, text, text) IS
 	'get_row with timestamps, the row as Tablestore''s PlainBuffer (empty: none) and its capacity units, from the partition key''s shard: what otsd calls for GetRow';
 
+-- same_definition compares the stream's original columns too (issue 34);
+-- ots_cluster.same_definition: two shards' describe_table of one table
+-- describe the same table (what may differ: creation time, indexes, which
+-- create_index repairs on its own, and the stream's id and times)
+CREATE OR REPLACE FUNCTION ots_cluster.same_definition(a jsonb, b jsonb) RETURNS boolean
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	RETURN (a - 'creation_time' - 'index_metas' - 'stream_details')
+		   || pg_catalog.jsonb_build_object('stream', a #> '{stream_details,enable_stream}',
+											'hours', a #> '{stream_details,expiration_time}',
+											'original', a #> '{stream_details,original_columns}')
+		 = (b - 'creation_time' - 'index_metas' - 'stream_details')
+		   || pg_catalog.jsonb_build_object('stream', b #> '{stream_details,enable_stream}',
+											'hours', b #> '{stream_details,expiration_time}',
+											'original', b #> '{stream_details,original_columns}');
+COMMENT ON FUNCTION ots_cluster.same_definition(jsonb, jsonb) IS
+	'whether two describe_table answers describe the same table definition (internal)';
+
 -- create_table and update_table take update_full_row and stream_original_columns (ots 0.3.0, issue 34):
 -- new signatures, so each goes, with what calls it, and comes back
 DROP FUNCTION ots.create_table(text, text, integer, bigint, bigint, boolean, integer, integer, text, boolean, integer);

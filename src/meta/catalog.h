@@ -28,13 +28,6 @@ typedef struct OtsPkColumn
 	bool		auto_increment;
 } OtsPkColumn;
 
-/* an attribute column's name */
-typedef struct OtsColumnName
-{
-	char		name[OTS_MAX_NAME_LEN + 1];
-	uint32		namelen;
-} OtsColumnName;
-
 /* a predefined (defined) column: a name with a type, which secondary indexes can use */
 typedef struct OtsDefinedColumn
 {
@@ -82,13 +75,26 @@ typedef struct OtsTable
 	int32		stream_expiration_hours;
 	Oid			stream_log_oid;
 	Oid			stream_rec_oid;
-	/* its original columns, whose values before a change a record carries, bytewise sorted */
+	/*
+	 * its original columns, whose values before a change a record carries,
+	 * bytewise sorted: name i is stream_original_names[off[i] .. off[i + 1])
+	 * (catalog_original_name); packed, as every backend caches each table
+	 */
 	int			stream_noriginal;
-	OtsColumnName stream_original[OTS_MAX_STREAM_ORIGINAL_COLUMNS];
+	uint16		stream_original_off[OTS_MAX_STREAM_ORIGINAL_COLUMNS + 1];
+	char		stream_original_names[OTS_MAX_STREAM_ORIGINAL_BYTES];
 	bool		valid;			/* cleared by invalidation */
 } OtsTable;
 
 extern void catalog_init(void);
+
+/* catalog_original_name: the name of t's stream original column i, its length in *len */
+static inline const char *
+catalog_original_name(const OtsTable *t, int i, uint32 *len)
+{
+	*len = t->stream_original_off[i + 1] - t->stream_original_off[i];
+	return t->stream_original_names + t->stream_original_off[i];
+}
 
 /*
  * catalog_lookup resolves a table-name argument ("t", "s.t", "\"S\".t") to

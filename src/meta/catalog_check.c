@@ -287,23 +287,35 @@ catalog_read_stream_original(OtsTable *t, HeapTuple tup, TupleDesc desc)
 						OTS_MAX_STREAM_ORIGINAL_COLUMNS);
 	if (!t->stream_enabled)
 		catalog_damaged(t, "it has stream_original_columns but no stream");
+	t->stream_original_off[0] = 0;
 	it = JsonbIteratorInit(&j->root);
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
 	{
-		OtsColumnName *c;
+		int			i = t->stream_noriginal;
+		uint32		at = t->stream_original_off[i];
+		const char *prev;
+		uint32		prevlen;
+		int			cmp;
 
 		if (tok != WJB_ELEM)
 			continue;
 		if (v.type != jbvString || !names_valid(v.val.string.val, v.val.string.len, OTS_MAX_NAME_LEN))
 			catalog_damaged(t, "its stream_original_columns hold an invalid column name");
-		c = &t->stream_original[t->stream_noriginal];
-		memcpy(c->name, v.val.string.val, v.val.string.len);
-		c->name[v.val.string.len] = '\0';
-		c->namelen = v.val.string.len;
-		if (t->stream_noriginal > 0 && strcmp(c[-1].name, c->name) >= 0)
-			catalog_damaged(t, "its stream_original_columns are not distinct and sorted");
+		if (v.val.string.len > OTS_MAX_STREAM_ORIGINAL_BYTES - at)
+			catalog_damaged(t, "its stream_original_columns' names pass %d bytes",
+							OTS_MAX_STREAM_ORIGINAL_BYTES);
+		memcpy(t->stream_original_names + at, v.val.string.val, v.val.string.len);
+		t->stream_original_off[i + 1] = at + v.val.string.len;
+		if (i > 0)
+		{
+			prev = catalog_original_name(t, i - 1, &prevlen);
+			cmp = memcmp(prev, v.val.string.val, Min(prevlen, v.val.string.len));
+			if (cmp > 0 || (cmp == 0 && prevlen >= v.val.string.len))
+				catalog_damaged(t, "its stream_original_columns are not distinct and sorted");
+		}
 		for (int k = 0; k < t->npk; k++)
-			if (strcmp(t->pk[k].name, c->name) == 0)
+			if (t->pk[k].namelen == v.val.string.len &&
+				memcmp(t->pk[k].name, v.val.string.val, v.val.string.len) == 0)
 				catalog_damaged(t, "its stream_original_columns name a primary key column");
 		t->stream_noriginal++;
 	}

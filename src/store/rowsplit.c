@@ -82,6 +82,20 @@ rowneeds_newest(RowNeeds *needs, const char *name, uint32 len, int32 cells, int6
 }
 
 void
+rowneeds_stream_original(RowNeeds *needs, const OtsTable *t)
+{
+	if (!t->stream_enabled)
+		return;
+	for (int i = 0; i < t->stream_noriginal; i++)
+	{
+		uint32		len;
+		const char *name = catalog_original_name(t, i, &len);
+
+		rowneeds_newest(needs, name, len, 1, 0, PG_INT64_MAX);
+	}
+}
+
+void
 rowneeds_position(RowNeeds *needs, const char *name, uint32 len, int64 ts)
 {
 	rowneeds_add(needs, name, len, 0, ts, ts);

@@ -63,6 +63,12 @@ extern void rowneeds_init(RowNeeds *needs);
 extern void rowneeds_newest(RowNeeds *needs, const char *name, uint32 len, int32 cells,
 							int64 from_ts, int64 to_ts);
 
+/*
+ * rowneeds_stream_original: the newest cell of each of t's stream original
+ * columns, which the record of a change of the row carries (stream_record.c)
+ */
+extern void rowneeds_stream_original(RowNeeds *needs, const OtsTable *t);
+
 /* rowneeds_position: the chunk a cell at (name, ts) belongs to, to write it */
 extern void rowneeds_position(RowNeeds *needs, const char *name, uint32 len, int64 ts);
 

@@ -767,10 +767,11 @@ rowstore_put(RowKey *key, struct varlena *cells, int64 oldest_ts,
 	int64		over_oldest = oldest_ts;
 	bool		keep = false;
 
-	/* a split row is replaced whole: read what its indexes need */
+	/* a split row is replaced whole: read what its indexes and its stream record need */
 	rowneeds_init(&needs);
 	needs.write = true;
 	needs.replacing = true;
+	rowneeds_stream_original(&needs, key->t);
 	old = rowstore_fetch_row(key, true, &needs);
 
 	if (old == NULL)

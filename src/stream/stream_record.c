@@ -4,7 +4,7 @@
  *	  reader returns it in Tablestore's shape.
  *
  * A record as returned is {"action_type", "primary_key", "columns": [column
- * operations]}.  As stored, a PUT_ROW keeps the row's cells instead of its
+ * operations][, "original_columns"]}.  As stored, a PUT_ROW keeps the row's cells instead of its
  * operations, {"action_type", "primary_key", "$cells": <the ots.cells
  * value, base64>}: every cell of the new row is a put, so the operations
  * are the cells, and a writer need not spell them out (most records are
@@ -259,24 +259,26 @@ stream_push_original(StreamColumns *c, const OtsTable *t, const CellsReader *bef
 	visibility_init(&sel, t, visibility_now_ms());
 	for (int i = 0; i < t->stream_noriginal; i++)
 	{
-		const OtsColumnName *name = &t->stream_original[i];
+		uint32		len;
+		const char *name = catalog_original_name(t, i, &len);
 		CellsColumn col;
 		SelectedCells sc;
 		int64		ts;
 		OtsValue	v;
 
-		if (!cells_find_column(before, name->name, name->namelen, &col))
+		if (!cells_find_column(before, name, len, &col))
 			continue;
 		visibility_table_begin(&sc, &sel, &col);
 		if (visibility_column_next(&sc, &ts, &v))
-			stream_push_op(c, name->name, name->namelen, OP_PUT, &ts, &v);
+			stream_push_op(c, name, len, OP_PUT, &ts, &v);
 	}
 }
 
 Jsonb *
 stream_record_make(const OtsTable *t, const PkInput *pk, StreamAction action,
 				   const StreamUpdateOps *ops, const CellsReader *before,
-				   const CellsReader *after, const struct varlena *new_cells, bool as_stored)
+				   const CellsReader *original_from, const CellsReader *after,
+				   const struct varlena *new_cells, bool as_stored)
 {
 	StreamColumns cols = {0};
 	StreamColumns original = {0};
@@ -295,8 +297,8 @@ stream_record_make(const OtsTable *t, const PkInput *pk, StreamAction action,
 		stream_push_update_ops(&cols, ops, after);
 	else if (action == STREAM_UPDATE_ROW)
 		stream_push_diff(&cols, before != NULL ? before : after, after);
-	if (before != NULL && t->stream_noriginal > 0)
-		stream_push_original(&original, t, before);
+	if (original_from != NULL && t->stream_noriginal > 0)
+		stream_push_original(&original, t, original_from);
 
 	/* the key's columns in jsonb's key order: shorter names first, then bytewise */
 	for (int k = 0; k < t->npk; k++)

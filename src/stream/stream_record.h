@@ -28,13 +28,15 @@ extern const char *stream_action_name(StreamAction action);
  * stream_record_make makes the record of a change of a row (key pk) of t:
  * an UpdateRow's operations as written (ops), or the differences of its
  * cells before and after, or a PutRow's new cells (after, as read from
- * new_cells); as_stored makes a PUT_ROW the stored form (its cells), else
- * the record is in Tablestore's shape
+ * new_cells), with the original columns read from original (the row
+ * before, its split row's columns loaded; NULL: it did not exist);
+ * as_stored makes a PUT_ROW the stored form (its cells), else the record
+ * is in Tablestore's shape
  */
 extern Jsonb *stream_record_make(const OtsTable *t, const PkInput *pk, StreamAction action,
 								 const StreamUpdateOps *ops, const CellsReader *before,
-								 const CellsReader *after, const struct varlena *new_cells,
-								 bool as_stored);
+								 const CellsReader *original, const CellsReader *after,
+								 const struct varlena *new_cells, bool as_stored);
 
 /*
  * stream_record_push pushes a stored record's "action_type", "primary_key",

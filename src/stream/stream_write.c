@@ -273,16 +273,19 @@ stream_row_key(const StorageWrite *w, const AttrNumber *key_attnos, int i, PkInp
 static void
 stream_write_record(const OtsTable *t, int32 shard, StreamShardWrite *sw, const PkInput *pk,
 					StreamAction action, const StreamUpdateOps *ops, const CellsReader *before,
-					const CellsReader *after, const struct varlena *new_cells)
+					const CellsReader *original, const CellsReader *after,
+					const struct varlena *new_cells)
 {
-	Jsonb	   *record = stream_record_make(t, pk, action, ops, before, after, new_cells, true);
+	Jsonb	   *record = stream_record_make(t, pk, action, ops, before, original, after, new_cells,
+											true);
 	MemoryContext cxt = CurrentMemoryContext;
 	StreamBuffered *b;
 
 	if (XLogLogicalInfoActive())
 		stream_emit_message(t, shard,
 							action != STREAM_PUT_ROW ? record :
-							stream_record_make(t, pk, action, ops, before, after, new_cells, false));
+							stream_record_make(t, pk, action, ops, before, original, after, new_cells,
+											   false));
 
 	b = MemoryContextAlloc(TopTransactionContext, sizeof(StreamBuffered));
 	b->subid = GetCurrentSubTransactionId();
@@ -296,6 +299,27 @@ stream_write_record(const OtsTable *t, int32 shard, StreamShardWrite *sw, const 
 	buffered_total += VARSIZE(b->record);
 	if (buffered_total > STREAM_BUFFER_BYTES)
 		stream_spill_all(GetCurrentSubTransactionId());
+}
+
+/*
+ * stream_original_cells: where a change's record reads the original columns
+ * of row old from: old itself, or for a split row's head that reached the
+ * write point as it is stored (plain SQL on the storage, a put that did not
+ * read the row), those columns' newest cells loaded from its chunks, which
+ * a change of the head leaves in place until after the write point (as
+ * index maintenance reads them, storage_write.c)
+ */
+static const struct varlena *
+stream_original_cells(const OtsTable *t, const struct varlena *old)
+{
+	RowNeeds	needs;
+	RowKey		key;
+
+	if (t->stream_noriginal == 0 || !cells_is_head(old))
+		return old;
+	rowneeds_init(&needs);
+	rowneeds_stream_original(&needs, t);
+	return rowsplit_load_head(t, old, &needs, GetLatestSnapshot(), &key);
 }
 
 /* a split row stored by plain SQL, its chunks before its head: the records of its cells */
@@ -323,7 +347,7 @@ stream_split_page(const struct varlena *page, bool first, void *arg)
 	cells_reader_init(&after, page);
 	cells_reader_init(&none, p->none);
 	stream_write_record(p->t, p->shard, p->sw, p->pk, first ? STREAM_PUT_ROW : STREAM_UPDATE_ROW,
-						NULL, first ? NULL : &none, &after, page);
+						NULL, first ? NULL : &none, NULL, &after, page);
 }
 
 /*
@@ -370,6 +394,7 @@ stream_write_change(const StorageWrite *w, const AttrNumber *key_attnos)
 		struct varlena *new_cells;
 		CellsReader before;
 		CellsReader after;
+		CellsReader original;
 		StreamAction action;
 		PkInput		pk;
 
@@ -387,7 +412,10 @@ stream_write_change(const StorageWrite *w, const AttrNumber *key_attnos)
 			continue;
 		}
 		if (old_cells != NULL)
+		{
 			cells_reader_init(&before, old_cells);
+			cells_reader_init(&original, stream_original_cells(t, old_cells));
+		}
 		if (new_cells != NULL)
 			cells_reader_init(&after, new_cells);
 		if (new_cells == NULL)
@@ -399,8 +427,8 @@ stream_write_change(const StorageWrite *w, const AttrNumber *key_attnos)
 		else
 			action = STREAM_UPDATE_ROW;
 		stream_write_record(t, shard, sw, &pk, action, w->change != NULL ? w->change->update : NULL,
-							old_cells != NULL ? &before : NULL, new_cells != NULL ? &after : NULL,
-							new_cells);
+							old_cells != NULL ? &before : NULL, old_cells != NULL ? &original : NULL,
+							new_cells != NULL ? &after : NULL, new_cells);
 		MemoryContextReset(rowcxt);
 	}
 	MemoryContextSwitchTo(oldcxt);

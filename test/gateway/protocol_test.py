@@ -60,7 +60,8 @@ OTHER_ID = env("OTSGW_OTHER_KEY_ID")
 OTHER_SECRET = env("OTSGW_OTHER_KEY_SECRET")
 THIRD_ID = env("OTSGW_THIRD_KEY_ID")
 THIRD_SECRET = env("OTSGW_THIRD_KEY_SECRET")
-SECRETS = {KEY_ID: SECRET, OTHER_ID: OTHER_SECRET, THIRD_ID: THIRD_SECRET}
+STS_ID, STS_SECRET, STS_TOKEN = env("OTSGW_STS_KEY_ID"), env("OTSGW_STS_KEY_SECRET"), env("OTSGW_STS_TOKEN")
+SECRETS = {KEY_ID: SECRET, OTHER_ID: OTHER_SECRET, THIRD_ID: THIRD_SECRET, STS_ID: STS_SECRET}
 API_VERSION = "2015-12-31"
 TABLE = "gw_protocol_%d" % os.getpid()
 STREAM_TABLE = "gw_protocol_stream_%d" % os.getpid()
@@ -935,13 +936,28 @@ def deflated_bodies_and_sts():
                               400, "OTSParameterInvalid"),
                  expect_error(send("PutRow", packed, override={"x-ots-request-compress-type": "deflate",
                                                                "x-ots-request-compress-size": str(5 * 1024 * 1024 + 1)}),
-                              400, "OTSParameterInvalid"),
-                 expect_error(send("ListTable", override={"x-ots-ststoken": "token"}, authenticated=False), 403,
-                              "OTSAuthFailed",
-                              "STS tokens are not accepted by this otsd: sign with an access key of its configuration.")]
+                              400, "OTSParameterInvalid")]
     finally:
         send("DeleteTable", f_bytes(1, table))
     return "deflated request, reply and both; refused: " + "; ".join(shown)
+
+
+@test
+def sts_token_as_configured():
+    """Temporary (STS) credentials are accepted as otsd's configuration names them: a key
+    configured with a token (access_key = <id> <secret> <role> <token>) serves the requests
+    that bring it, signed with the token among their x-ots-* headers, and refuses those
+    without it or with another; a key without one refuses any token. Each refusal comes
+    after the signature, signed (the client holds the secret)."""
+    fields = expect_ok(send("ListTable", key_id=STS_ID, secret=STS_SECRET, override={"x-ots-ststoken": STS_TOKEN}))
+    check(TABLE in [v.decode() for v in fields.get(1, [])], "the temporary key's role sees %s" % TABLE)
+    mismatch = "The STS token is missing or does not match the access key's."
+    shown = [expect_error(send("ListTable", key_id=STS_ID, secret=STS_SECRET), 403, "OTSAuthFailed", mismatch),
+             expect_error(send("ListTable", key_id=STS_ID, secret=STS_SECRET,
+                               override={"x-ots-ststoken": STS_TOKEN[:-1]}), 403, "OTSAuthFailed", mismatch),
+             expect_error(send("ListTable", override={"x-ots-ststoken": STS_TOKEN}), 403, "OTSAuthFailed",
+                          "STS tokens are not accepted for this access key: sign with a key of otsd's configuration.")]
+    return "served with its token; refused: " + "; ".join(shown)
 
 
 @test
@@ -1092,6 +1108,10 @@ def stream_original_columns():
         check(original() == ["b"], "DescribeTable after UpdateTable: %r" % original())
         expect_ok(send("UpdateTable", f_bytes(1, table) + f_bytes(4, spec([]))))
         check(original() == ["b"], "an UpdateTable without columns changed them: %r" % original())
+        # columns with a disabled stream: refused, nothing changed
+        expect_error(send("UpdateTable", f_bytes(1, table) + f_bytes(4, f_varint(1, 0) + f_bytes(3, "a"))),
+                     400, "OTSParameterInvalid", "Original columns can only be set on a table with a stream.")
+        check(original() == ["b"], "a refused UpdateTable changed them: %r" % original())
     finally:
         send("DeleteTable", f_bytes(1, table))
     return "kept by CreateTable and UpdateTable, shown, origin_record of an UpdateRow checked cell by cell"

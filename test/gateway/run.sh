@@ -116,6 +116,8 @@ export OTSGW_INSTANCE=gwtest
 export OTSGW_APP_KEY_ID=gwAppKey OTSGW_APP_KEY_SECRET=gwAppSecret0123456789
 export OTSGW_OTHER_KEY_ID=gwOtherKey OTSGW_OTHER_KEY_SECRET=gwOtherSecret987654321
 export OTSGW_THIRD_KEY_ID=gwThirdKey OTSGW_THIRD_KEY_SECRET=gwThirdSecret192837465
+# temporary (STS) credentials of gw_app, as an operator configures them
+export OTSGW_STS_KEY_ID=STS.gwTempKey OTSGW_STS_KEY_SECRET=gwTempSecret5647382910 OTSGW_STS_TOKEN=CAIS+gwToken/0123=
 # otsd's default, said here for the test that holds otsd to it
 export OTSGW_DECODE_MEMORY=268435456
 cat >"$conf" <<EOF
@@ -126,6 +128,7 @@ instance = $OTSGW_INSTANCE
 access_key = $OTSGW_APP_KEY_ID $OTSGW_APP_KEY_SECRET gw_app
 access_key = $OTSGW_OTHER_KEY_ID $OTSGW_OTHER_KEY_SECRET gw_other
 access_key = $OTSGW_THIRD_KEY_ID $OTSGW_THIRD_KEY_SECRET gw_third
+access_key = $OTSGW_STS_KEY_ID $OTSGW_STS_KEY_SECRET gw_app $OTSGW_STS_TOKEN
 pool_size = 4
 threads = 4
 decode_memory = $OTSGW_DECODE_MEMORY
