@@ -176,7 +176,7 @@ SELECT consumed FROM ots.update_row('st', '{"k": "b", "n": 1}', delete_all => AR
 SELECT consumed FROM ots.update_row('st', '{"k": "b", "n": 1}', increment => '{"cnt": 5}');
 SELECT consumed FROM ots.update_row('st', '{"k": "b", "n": 1}', increment => '{"cnt": -7}');
 SELECT shard, c, row_index, action, pk, cols, pg_temp.stored('st', pk, raw) FROM pg_temp.news('st');
--- everything in one call, in the order it applies whatever the order of the arguments
+-- everything in one call: by column name, a column's operations in the order they apply, whatever the order of the arguments
 SELECT consumed FROM ots.update_row('st', '{"k": "b", "n": 1}', increment => '{"cnt": 1}',
   put => '{"v": {"value": 4, "ts": 4000}, "z": "new"}', "delete" => '{"v": 2000}', delete_all => ARRAY['s', 'u']);
 SELECT shard, c, row_index, action, pk, cols, pg_temp.stored('st', pk, raw) FROM pg_temp.news('st');

@@ -236,6 +236,50 @@ stream_push_diff(StreamColumns *c, const CellsReader *before, const CellsReader 
 	}
 }
 
+/* a column operation and where it was pushed, for a stable sort by name */
+typedef struct StreamOpAt
+{
+	JsonbValue	op;
+	int			at;
+} StreamOpAt;
+
+static int
+stream_op_cmp(const void *a, const void *b)
+{
+	const StreamOpAt *x = a;
+	const StreamOpAt *y = b;
+	const JsonbValue *xn = &x->op.val.object.pairs[0].value;
+	const JsonbValue *yn = &y->op.val.object.pairs[0].value;
+	int			cmp = cells_name_cmp(xn->val.string.val, xn->val.string.len,
+									 yn->val.string.val, yn->val.string.len);
+
+	return cmp != 0 ? cmp : x->at - y->at;
+}
+
+/*
+ * stream_sort_ops orders an UPDATE_ROW's operations by column name, as a
+ * row keeps its columns (cells_name_cmp) and a PUT_ROW lists them; a
+ * column's own operations stay in the order they apply
+ */
+static void
+stream_sort_ops(StreamColumns *c)
+{
+	StreamOpAt *at;
+
+	if (c->n < 2)
+		return;
+	at = palloc(sizeof(StreamOpAt) * c->n);
+	for (int i = 0; i < c->n; i++)
+	{
+		at[i].op = c->ops[i];
+		at[i].at = i;
+	}
+	qsort(at, c->n, sizeof(StreamOpAt), stream_op_cmp);
+	for (int i = 0; i < c->n; i++)
+		c->ops[i] = at[i].op;
+	pfree(at);
+}
+
 /* stream_cells_base64: the cells' payload as base64 text */
 static JsonbValue
 stream_cells_base64(const struct varlena *cells)
@@ -297,6 +341,8 @@ stream_record_make(const OtsTable *t, const PkInput *pk, StreamAction action,
 		stream_push_update_ops(&cols, ops, after);
 	else if (action == STREAM_UPDATE_ROW)
 		stream_push_diff(&cols, before != NULL ? before : after, after);
+	if (action == STREAM_UPDATE_ROW)
+		stream_sort_ops(&cols);
 	if (original_from != NULL && t->stream_noriginal > 0)
 		stream_push_original(&original, t, original_from);
 
