@@ -119,6 +119,15 @@ UPDATE so SET a = 3 WHERE k = 'w';
 SELECT ots.put_row('so', '{"k": "w"}', jsonb_build_object('a', 4, 'b', repeat('z', 6000)),
                    condition => 'EXPECT_EXIST');
 DELETE FROM "so$data" WHERE k = 'w';
+-- and through batch_write_row, whose plain puts and deletes take its bulk path
+SELECT ots.put_row('so', jsonb_build_object('k', k), jsonb_build_object('a', 5, 'b', repeat('x', 6000), 'c', k))
+  FROM unnest('{w, w2}'::text[]) k;
+SELECT count(*) FROM ots.batch_write_row(jsonb_build_array(jsonb_build_object('table_name', 'so', 'rows', jsonb_build_array(
+	jsonb_build_object('type', 'PUT', 'primary_key', jsonb_build_object('k', 'w'),
+					   'attributes', jsonb_build_object('a', 6, 'b', repeat('y', 6000)))))));
+SELECT count(*) FROM ots.batch_write_row(jsonb_build_array(jsonb_build_object('table_name', 'so', 'rows', jsonb_build_array(
+	jsonb_build_object('type', 'DELETE', 'primary_key', jsonb_build_object('k', 'w')),
+	jsonb_build_object('type', 'DELETE', 'primary_key', jsonb_build_object('k', 'w2'))))));
 SELECT r ->> 'action_type' AS action,
        (SELECT jsonb_agg(o - 'timestamp') FROM jsonb_array_elements(r -> 'original_columns') o) AS original
   FROM pg_temp.news('so') r;
@@ -164,9 +173,16 @@ BEGIN
 			IF NOT found_row THEN
 				CONTINUE;		-- deleting a missing row changes nothing: no record
 			END IF;
-		ELSIF op = 3 THEN
+		ELSIF op = 3 AND random() < 0.5 THEN
 			PERFORM ots.batch_write_row(jsonb_build_array(jsonb_build_object('table_name', 'so', 'rows',
 				jsonb_build_array(jsonb_build_object('type', 'UPDATE', 'primary_key', key, 'put', cols)))));
+		ELSIF op = 3 THEN
+			-- a plain delete in a batch: its bulk path
+			PERFORM ots.batch_write_row(jsonb_build_array(jsonb_build_object('table_name', 'so', 'rows',
+				jsonb_build_array(jsonb_build_object('type', 'DELETE', 'primary_key', key)))));
+			IF NOT found_row THEN
+				CONTINUE;
+			END IF;
 		ELSIF op = 4 THEN
 			-- (a new value: an UPDATE that changes no column makes no record)
 			UPDATE so SET a = coalesce(a, 0) + 1 + (random() * 50)::int WHERE k = key ->> 'k';

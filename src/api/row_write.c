@@ -373,10 +373,8 @@ row_write_needs(const RowWrite *w, RowNeeds *needs)
 {
 	const RowUpdate *u = &w->update;
 
-	rowneeds_init(needs);
-	needs->write = true;
+	rowneeds_init_write(needs, w->t);
 	filter_needs(w->condition, needs, w->t->max_versions, 0);
-	rowneeds_stream_original(needs, w->t);
 	if (w->req->kind == ROW_WRITE_PUT)
 		needs->replacing = true;
 	/* an update of a table that updates whole rows writes every column again */

@@ -82,6 +82,14 @@ rowneeds_newest(RowNeeds *needs, const char *name, uint32 len, int32 cells, int6
 }
 
 void
+rowneeds_init_write(RowNeeds *needs, const OtsTable *t)
+{
+	rowneeds_init(needs);
+	needs->write = true;
+	rowneeds_stream_original(needs, t);
+}
+
+void
 rowneeds_stream_original(RowNeeds *needs, const OtsTable *t)
 {
 	if (!t->stream_enabled)

@@ -64,6 +64,12 @@ extern void rowneeds_newest(RowNeeds *needs, const char *name, uint32 len, int32
 							int64 from_ts, int64 to_ts);
 
 /*
+ * rowneeds_init_write: what every write of a row of t loads of it besides
+ * what the write itself needs: the stream's original columns
+ */
+extern void rowneeds_init_write(RowNeeds *needs, const OtsTable *t);
+
+/*
  * rowneeds_stream_original: the newest cell of each of t's stream original
  * columns, which the record of a change of the row carries (stream_record.c)
  */

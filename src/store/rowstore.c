@@ -768,10 +768,8 @@ rowstore_put(RowKey *key, struct varlena *cells, int64 oldest_ts,
 	bool		keep = false;
 
 	/* a split row is replaced whole: read what its indexes and its stream record need */
-	rowneeds_init(&needs);
-	needs.write = true;
+	rowneeds_init_write(&needs, key->t);
 	needs.replacing = true;
-	rowneeds_stream_original(&needs, key->t);
 	old = rowstore_fetch_row(key, true, &needs);
 
 	if (old == NULL)

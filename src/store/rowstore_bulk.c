@@ -341,9 +341,8 @@ rowstore_delete_many(const OtsTable *t, int nrows, Datum **keys)
 			bool		done;
 
 			CHECK_FOR_INTERRUPTS();
-			/* a split row: what its indexes need, and its chunks go with it */
-			rowneeds_init(&needs);
-			needs.write = true;
+			/* a split row: what its indexes and stream need, and its chunks go with it */
+			rowneeds_init_write(&needs, t);
 			cells = rowstore_fetch_row(&key, true, &needs);
 			/* the write point may read the old cells rowstore_delete hands it */
 			done = !key.found || rowstore_delete(&key);

@@ -303,23 +303,29 @@ stream_write_record(const OtsTable *t, int32 shard, StreamShardWrite *sw, const 
 
 /*
  * stream_original_cells: where a change's record reads the original columns
- * of row old from: old itself, or for a split row's head that reached the
- * write point as it is stored (plain SQL on the storage, a put that did not
- * read the row), those columns' newest cells loaded from its chunks, which
- * a change of the head leaves in place until after the write point (as
- * index maintenance reads them, storage_write.c)
+ * of row old from: old itself (ots's row writes load them with the row,
+ * rowneeds_init_write), or for a split row's head that reached the write
+ * point as it is stored (plain SQL on the storage), those columns' newest
+ * cells loaded from its chunks, which a change of the head leaves in place
+ * until after the write point (as index maintenance reads them,
+ * storage_write.c)
  */
 static const struct varlena *
 stream_original_cells(const OtsTable *t, const struct varlena *old)
 {
 	RowNeeds	needs;
 	RowKey		key;
+	Snapshot	snapshot;
+	const struct varlena *loaded;
 
 	if (t->stream_noriginal == 0 || !cells_is_head(old))
 		return old;
 	rowneeds_init(&needs);
 	rowneeds_stream_original(&needs, t);
-	return rowsplit_load_head(t, old, &needs, GetLatestSnapshot(), &key);
+	snapshot = RegisterSnapshot(GetLatestSnapshot());
+	loaded = rowsplit_load_head(t, old, &needs, snapshot, &key);
+	UnregisterSnapshot(snapshot);
+	return loaded;
 }
 
 /* a split row stored by plain SQL, its chunks before its head: the records of its cells */

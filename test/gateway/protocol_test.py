@@ -957,6 +957,17 @@ def sts_token_as_configured():
                                override={"x-ots-ststoken": STS_TOKEN[:-1]}), 403, "OTSAuthFailed", mismatch),
              expect_error(send("ListTable", override={"x-ots-ststoken": STS_TOKEN}), 403, "OTSAuthFailed",
                           "STS tokens are not accepted for this access key: sign with a key of otsd's configuration.")]
+    # the token is signed: added after signing it is a bad signature, and without the secret
+    # the right token gets the answer any bad signature gets (no oracle)
+    headers = {"x-ots-date": iso_now(), "x-ots-apiversion": API_VERSION, "x-ots-accesskeyid": STS_ID,
+               "x-ots-instancename": INSTANCE, "x-ots-contentmd5": base64.b64encode(hashlib.md5(b"").digest()).decode()}
+    headers["x-ots-signature"] = sign_request("/ListTable", "POST", headers, STS_SECRET)
+    headers["x-ots-ststoken"] = STS_TOKEN
+    shown += [expect_error(send("ListTable", key_id=STS_ID, sign=False, override=headers, authenticated=False),
+                           403, "OTSAuthFailed", "Signature mismatch."),
+              expect_error(send("ListTable", key_id=STS_ID, secret="not-the-secret",
+                                override={"x-ots-ststoken": STS_TOKEN}, authenticated=False),
+                           403, "OTSAuthFailed", "Signature mismatch.")]
     return "served with its token; refused: " + "; ".join(shown)
 
 
