@@ -337,3 +337,89 @@ CREATE FUNCTION ots.update_table(
 			stream_expiration_hours, update_full_row, stream_original_columns);
 COMMENT ON FUNCTION ots.update_table(text, integer, bigint, bigint, boolean, boolean, integer, boolean, text[]) IS
 	'changes table options and the stream on every shard; omitted options keep their values';
+
+-- ComputeSplitPointsBySize through the proxy (issue 34): split points merged from every shard
+-- Split points over the shards (Tablestore's ComputeSplitPointsBySize, which
+-- otsd answers with ots.compute_split_points).  The shards hold disjoint
+-- partition keys spread by hash, so each holds about 1/n of every key
+-- range: each shard cuts its own rows into ranges of split_size / n, and of
+-- all those points, merged in stored key order (the hash prefix first on a
+-- hash-prefixed table, then String bytewise, Integer signed, Binary
+-- bytewise, as proxy/range_key.c orders rows), every n-th cuts the table
+-- into ranges of about split_size.
+CREATE FUNCTION ots_cluster.compute_split_points_on(p integer, table_name text, split_size bigint,
+													split_point_limit integer) RETURNS jsonb
+	LANGUAGE plproxy
+	AS $$
+	CLUSTER 'ots_cluster';
+	RUN ON $1;
+	SELECT ots.compute_split_points($2, $3, $4);
+	$$;
+
+CREATE FUNCTION ots_cluster.compute_split_points_api(caller_path text, table_name text, split_size bigint,
+													 split_point_limit integer) RETURNS jsonb
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	SET client_min_messages = warning
+	AS $$
+DECLARE
+	t ots_cluster.table_entry;
+	target text;
+	ps integer[] := ots_cluster.shard_partitions();
+	n integer := pg_catalog.cardinality(ps);
+	limit_points integer := least(coalesce(split_point_limit, 10000), 10000);
+	points jsonb := '[]';
+	merged jsonb;
+	p integer := 0;
+	s text; m text; d text; hi text;
+BEGIN
+	t := ots_cluster.table_of(table_name, caller_path);
+	target := ots_cluster.target(t, table_name);
+	-- the first shard checks the arguments as a node does, with its messages
+	IF split_size IS NULL OR split_size <= 0 OR split_point_limit <= 0 OR n = 1 THEN
+		p := ps[1];
+		RETURN ots_cluster.compute_split_points_on(p, target, split_size, split_point_limit);
+	END IF;
+	FOREACH p IN ARRAY ps LOOP
+		points := points || ots_cluster.compute_split_points_on(p, target, greatest(split_size / n, 1), NULL);
+	END LOOP;
+	WITH keyed AS (
+		SELECT x.point,
+			   CASE WHEN t.hash_prefix_length > 0 THEN
+					CASE t.pk_types[1]
+						WHEN 'INTEGER' THEN ots.hash_prefix((x.v #>> '{}')::bigint, t.hash_prefix_length)
+						WHEN 'BINARY' THEN ots.hash_prefix(pg_catalog.decode(x.v ->> '$binary', 'base64'),
+														   t.hash_prefix_length)
+						ELSE ots.hash_prefix(x.v #>> '{}', t.hash_prefix_length) END END AS key_prefix,
+			   CASE WHEN t.pk_types[1] = 'INTEGER' THEN (x.v #>> '{}')::bigint END AS key_integer,
+			   CASE WHEN t.pk_types[1] = 'STRING' THEN x.v #>> '{}' END AS key_string,
+			   CASE WHEN t.pk_types[1] = 'BINARY' THEN pg_catalog.decode(x.v ->> '$binary', 'base64') END AS key_binary
+		  FROM pg_catalog.jsonb_array_elements(points) x0(point),
+			   LATERAL (SELECT x0.point, x0.point -> t.pk_names[1] AS v) x),
+	ordered AS (
+		SELECT point, row_number() OVER (ORDER BY key_prefix COLLATE "C", key_integer,
+												 key_string COLLATE "C", key_binary) AS rn
+		  FROM keyed),
+	thinned AS (
+		SELECT point, row_number() OVER (ORDER BY rn) AS k, count(*) OVER () AS total
+		  FROM ordered WHERE rn % n = 0)
+	-- at most the limit, spread over the points
+	SELECT coalesce(pg_catalog.jsonb_agg(point ORDER BY k), '[]') INTO merged
+	  FROM thinned
+	 WHERE k % greatest(ceil(total::numeric / limit_points)::bigint, 1) = 0;
+	RETURN merged;
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, hi = PG_EXCEPTION_HINT;
+	PERFORM ots_cluster.raise_remote(s, m, d, hi, p);
+END
+$$;
+COMMENT ON FUNCTION ots_cluster.compute_split_points_api(text, text, bigint, integer) IS
+	'ots.compute_split_points with the caller''s search_path (internal)';
+
+CREATE FUNCTION ots.compute_split_points(table_name text, split_size bigint,
+										 split_point_limit integer DEFAULT NULL) RETURNS jsonb
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+	RETURN ots_cluster.compute_split_points_api(pg_catalog.current_setting('search_path'), table_name,
+												split_size, split_point_limit);
+COMMENT ON FUNCTION ots.compute_split_points(text, bigint, integer) IS
+	'values of the partition key cutting the table into ranges of about split_size bytes, merged from every shard''s (Tablestore ComputeSplitPointsBySize)';

@@ -192,6 +192,23 @@ SELECT ots.update_table('proxy_st', stream_original_columns => '{c}');
 SELECT shard, ots_cluster.describe_table_on(partition, 'public.proxy_st') -> 'stream_details' -> 'original_columns'
   FROM ots_cluster.shards() ORDER BY shard;
 SELECT ots.delete_table('proxy_st');
+-- split points through the proxy: merged from every shard in stored key order, they
+-- cut the table into ranges that together hold every row once, none empty (also on a
+-- hash-prefixed table, whose order is the prefix's first)
+SELECT ots.create_table('proxy_sp', 'id string', partitions => 4),
+       ots.create_table('proxy_sph', 'id string', partitions => 4, hash_prefix_length => 2);
+SELECT count(ots.put_row(t, jsonb_build_object('id', 'k' || lpad(i::text, 4, '0')), jsonb_build_object('v', repeat('x', 200))))
+  FROM generate_series(1, 400) i, unnest('{proxy_sp, proxy_sph}'::text[]) t;
+SELECT t, count(*) - 1 BETWEEN 2 AND 8 AS some_points, sum(c) AS rows_in_ranges, min(c) > 0 AS none_empty
+  FROM unnest('{proxy_sp, proxy_sph}'::text[]) t,
+       LATERAL (SELECT (SELECT count(*) FROM ots.get_range_rows(t, lo, coalesce(hi, '{"id": {"$inf": "max"}}'))) AS c
+                  FROM (SELECT lo, lead(lo) OVER (ORDER BY n) AS hi
+                          FROM (SELECT 0::bigint AS n, '{"id": {"$inf": "min"}}'::jsonb AS lo
+                                UNION ALL
+                                SELECT n, e FROM jsonb_array_elements(ots.compute_split_points(t, 20000)) WITH ORDINALITY x(e, n)) b) r) ranges
+ GROUP BY t ORDER BY t;
+SELECT try($$SELECT ots.compute_split_points('proxy_sp', 0)$$) AS bad_size;
+SELECT ots.delete_table('proxy_sp'), ots.delete_table('proxy_sph');
 SELECT try($$SELECT * FROM ots.list_stream()$$);
 SELECT ots.hash_prefix('abc', 4), ots.hash_prefix(42::bigint, 8), ots.hash_prefix('\x0001'::bytea, 2);
 
