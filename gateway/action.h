@@ -63,13 +63,16 @@ extern void action_describe_stream(Call *call);
 extern void action_get_shard_iterator(Call *call);
 extern void action_get_stream_record(Call *call);
 
-/* one SQL statement with text parameters */
+/* one SQL statement with text parameters, and binary ones (bytea) */
 typedef struct SqlCall
 {
 	Buf			text;
 	int			nargs;
 	const char *values[SQL_MAX_ARGS];
 	char	   *owned[SQL_MAX_ARGS];	/* values to free with the call */
+	int			lengths[SQL_MAX_ARGS];	/* of a binary value */
+	int			formats[SQL_MAX_ARGS];	/* 1: binary */
+	bool		any_binary;
 	bool		first_arg;
 	bool		binary_result;	/* the result's columns in binary (the ots.wire_* functions) */
 } SqlCall;
@@ -83,6 +86,8 @@ extern void sql_named(SqlCall *q, const char *name, const char *value, const cha
 /* as sql_named, taking ownership of a malloc'd value (a json_dumps result) */
 extern void sql_named_owned(SqlCall *q, const char *name, char *value, const char *type);
 extern void sql_arg_owned(SqlCall *q, char *value, const char *type);
+/* a positional bytea argument: len bytes, sent as they are (not copied: they outlive the call) */
+extern void sql_arg_bytes(SqlCall *q, const uint8_t *data, size_t len);
 extern void sql_end(SqlCall *q, const char *tail);
 extern void sql_free(SqlCall *q);
 

@@ -52,6 +52,16 @@ sql_arg_owned(SqlCall *q, char *value, const char *type)
 }
 
 void
+sql_arg_bytes(SqlCall *q, const uint8_t *data, size_t len)
+{
+	/* an empty value is still a value, not SQL NULL */
+	sql_param(q, NULL, data != NULL ? (const char *) data : "", "bytea", NULL);
+	q->lengths[q->nargs - 1] = (int) len;
+	q->formats[q->nargs - 1] = 1;
+	q->any_binary = true;
+}
+
+void
 sql_named(SqlCall *q, const char *name, const char *value, const char *type)
 {
 	if (value != NULL)
@@ -130,7 +140,7 @@ sql_exec(Call *call, const char *transaction_id, SqlCall *q, bool reply_failure)
 	 * bytes are its error, not PostgreSQL's "invalid byte sequence" as a 500
 	 */
 	for (int i = 0; i < q->nargs; i++)
-		if (q->values[i] != NULL && !utf8_valid(q->values[i]))
+		if (q->values[i] != NULL && q->formats[i] == 0 && !utf8_valid(q->values[i]))
 		{
 			call_parameter_invalid(call, "A string in the request is not valid UTF-8.");
 			return NULL;
@@ -138,7 +148,9 @@ sql_exec(Call *call, const char *transaction_id, SqlCall *q, bool reply_failure)
 	conn = call_db(call, transaction_id);
 	if (conn == NULL)
 		return NULL;
-	res = prepared_exec(conn, (const char *) q->text.data, q->nargs, q->values, q->binary_result);
+	res = prepared_exec(conn, (const char *) q->text.data, q->nargs, q->values,
+						q->any_binary ? q->lengths : NULL, q->any_binary ? q->formats : NULL,
+						q->binary_result);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 	{
 		if (reply_failure)

@@ -1,7 +1,11 @@
 /*-------------------------------------------------------------------------
  * gateway/action_write.c
  *	  The single-row writes: PutRow, UpdateRow and DeleteRow, each one call
- *	  of the ots function of the same name.
+ *	  of the ots function of the same name: ots.wire_put_row (and so on)
+ *	  with the request's PlainBuffer row as it came, and the returned row
+ *	  as PlainBuffer; or, in a transaction, while one is open, or where the
+ *	  database has no wire functions, ots.put_row with the row read here
+ *	  into jsonb (the transaction checks need its key).
  *-------------------------------------------------------------------------
  */
 #include <stdlib.h>
@@ -45,6 +49,7 @@ typedef struct RowWrite
 	const char *transaction_id;
 	/* "SELECT primary_key, attributes, consumed FROM ots.<f>(" */
 	const char *head;
+	const char *wire_head;		/* "SELECT * FROM ots.wire_<f>(" */
 	void		(*add_args) (SqlCall *q, const PbRow *row);
 	bool		return_columns; /* the function takes return_columns (update_row) */
 	/* the response's fields */
@@ -54,6 +59,65 @@ typedef struct RowWrite
 	ProtobufCBinaryData *row_bytes;
 } RowWrite;
 
+/* the arguments after the row, on either path, and the call's end; false after replying */
+static bool
+tail_args(Call *call, SqlCall *q, const RowWrite *w)
+{
+	const Otsp__ReturnContent *rc = w->return_content;
+
+	if (!condition_args(call, q, w->condition))
+		return false;
+	if (rc && rc->has_return_type)
+		sql_named(q, "return_type", return_type_name(rc->return_type), "text");
+	if (w->return_columns && rc && rc->n_return_column_names > 0)
+		sql_named_owned(q, "return_columns",
+						text_array(rc->return_column_names, rc->n_return_column_names), "text[]");
+	sql_end(q, ")");
+	return true;
+}
+
+/* the response of either path: its row (PlainBuffer, or none) and capacity units */
+static void
+row_write_reply(Call *call, const RowWrite *w, const uint8_t *row, size_t len,
+				Otsp__ConsumedCapacity *consumed)
+{
+	*w->consumed = consumed;
+	*w->has_row = len > 0;
+	w->row_bytes->data = (uint8_t *) row;
+	w->row_bytes->len = len;
+	call_reply(call, w->response);
+}
+
+/*
+ * row_write_wire: the write through the wire function.  ots reads the row
+ * with the reader this file's other path uses, so a bad row gets the same
+ * answer; a request with a bad row and a bad column condition hears of the
+ * condition first here, of the row there.
+ */
+static void
+row_write_wire(Call *call, const RowWrite *w)
+{
+	SqlCall		q;
+	PGresult   *res = NULL;
+	Consumed	consumed;
+
+	if (!table_name_valid(call, w->table_name))
+		return;
+	sql_begin(&q, w->wire_head);
+	q.binary_result = true;
+	sql_arg(&q, w->table_name, "text");
+	sql_arg_bytes(&q, w->row->data, w->row->len);
+	if (tail_args(call, &q, w))
+		res = sql_run(call, NULL, &q);
+	sql_free(&q);
+	if (res != NULL)
+	{
+		row_write_reply(call, w, (const uint8_t *) PQgetvalue(res, 0, 0), PQgetlength(res, 0, 0),
+						consumed_from_wire(&consumed, res));
+		PQclear(res);
+	}
+}
+
 static void
 row_write(Call *call, const RowWrite *w)
 {
@@ -62,9 +126,14 @@ row_write(Call *call, const RowWrite *w)
 	PGresult   *res = NULL;
 	Consumed	consumed;
 	Buf			out = {0};
-	const Otsp__ReturnContent *rc = w->return_content;
 	ResolvedTable resolved = {0};
 
+	/* the transaction checks read the row's key: only then is it read here */
+	if (w->transaction_id == NULL && pool_has_wire(WIRE_WRITE_ROW) && !call_transactions_open())
+	{
+		row_write_wire(call, w);
+		return;
+	}
 	if (!table_name_valid(call, w->table_name) || !decode_one_row(call, w->row, &row))
 		return;
 	if (partition_allowed(call, w->transaction_id, w->table_name, &row, &resolved))
@@ -73,26 +142,14 @@ row_write(Call *call, const RowWrite *w)
 		sql_arg(&q, w->table_name, "text");
 		sql_arg_owned(&q, json_text(row.primary_key), "jsonb");
 		w->add_args(&q, &row);
-		if (condition_args(call, &q, w->condition))
-		{
-			if (rc && rc->has_return_type)
-				sql_named(&q, "return_type", return_type_name(rc->return_type), "text");
-			if (w->return_columns && rc && rc->n_return_column_names > 0)
-				sql_named_owned(&q, "return_columns",
-								text_array(rc->return_column_names, rc->n_return_column_names), "text[]");
-			sql_end(&q, ")");
+		if (tail_args(call, &q, w))
 			res = sql_run(call, w->transaction_id, &q);
-		}
 		sql_free(&q);
 	}
 	if (res != NULL)
 	{
 		row_bytes(&out, field_text(res, 0, 0), field_text(res, 0, 1), &row);
-		*w->consumed = consumed_from(&consumed, field_text(res, 0, 2));
-		*w->has_row = out.len > 0;
-		w->row_bytes->data = out.data;
-		w->row_bytes->len = out.len;
-		call_reply(call, w->response);
+		row_write_reply(call, w, out.data, out.len, consumed_from(&consumed, field_text(res, 0, 2)));
 		PQclear(res);
 	}
 	resolved_table_free(&resolved);
@@ -129,7 +186,8 @@ no_args(SqlCall *q, const PbRow *row)
 {
 }
 
-#define WRITE_HEAD(f) "SELECT primary_key::text, attributes::text, consumed::text FROM ots." f "("
+#define WRITE_HEAD(f) "SELECT primary_key::text, attributes::text, consumed::text FROM ots." f "(", \
+	"SELECT * FROM ots.wire_" f "("
 
 void
 action_put_row(Call *call)

@@ -79,6 +79,17 @@ parse_number(const char *path, int line_no, const char *name, const char *value,
 	return n;
 }
 
+/* parse_switch: on or off */
+static bool
+parse_switch(const char *path, int line_no, const char *name, const char *value)
+{
+	if (strcmp(value, "on") == 0)
+		return true;
+	if (strcmp(value, "off") == 0)
+		return false;
+	config_die("%s:%d: %s must be on or off", path, line_no, name);
+}
+
 /* add_key: "access_key = <id> <secret> <role> [<STS token>]" */
 static void
 add_key(const char *path, int line_no, char *value)
@@ -126,6 +137,7 @@ config_read(const char *path)
 	config.max_body = DEFAULT_MAX_BODY;
 	config.decode_memory = DEFAULT_DECODE_MEMORY;
 	config.log = config_copy("-");
+	config.wire = true;
 
 	while (fgets(text, sizeof(text), f) != NULL)
 	{
@@ -160,6 +172,8 @@ config_read(const char *path)
 			free(config.search_path), config.search_path = config_copy(value);
 		else if (strcmp(name, "partitions") == 0)
 			config.partitions = parse_number(path, line_no, name, value, 1, 1024);
+		else if (strcmp(name, "wire") == 0)
+			config.wire = parse_switch(path, line_no, name, value);
 		else if (strcmp(name, "max_body") == 0)
 			config.max_body = parse_number(path, line_no, name, value, 1, INT_MAX);
 		else if (strcmp(name, "decode_memory") == 0)

@@ -7,6 +7,7 @@
 #ifndef OTSD_CONFIG_H
 #define OTSD_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "otsd.h"
@@ -24,6 +25,7 @@ typedef struct Config
 	int			threads;
 	char	   *search_path;
 	int			partitions;		/* of a table CreateTable makes; 0: ots's default */
+	bool		wire;			/* call the ots.wire_* functions where the database has them */
 	size_t		max_body;
 	size_t		decode_memory;
 	char	   *log;

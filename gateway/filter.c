@@ -125,8 +125,8 @@ filter_single(const uint8_t *data, size_t len, char *err, size_t errlen)
 	else if ((value = (single->column_value.len == 0 &&
 					   (single->comparator == OTSP__COMPARATOR_TYPE__CT_EXIST ||
 						single->comparator == OTSP__COMPARATOR_TYPE__CT_NOT_EXIST)) ? json_null() :
-			  pb_decode_variant(single->column_value.data, single->column_value.len,
-								single->column_name, err, errlen)) != NULL)
+			  pb_decode_variant_json(single->column_value.data, single->column_value.len,
+									 single->column_name, err, errlen)) != NULL)
 	{
 		result = json_pack("{s:o, s:s, s:o, s:b, s:b}",
 						   "column", json_incref(column),

@@ -368,13 +368,19 @@ handle(void *cls, struct MHD_Connection *connection, const char *url,
 					   "The size of POST data is too large.");
 			return answer(connection, req);
 		}
-		if (!headers_check(connection, req, url))
-			return answer(connection, req);
+		/*
+		 * A refusal by the headers is answered once the body is read (and
+		 * dropped): a connection closed with request bytes unread is reset,
+		 * and the reset can reach the client before the answer does
+		 */
+		headers_check(connection, req, url);
 		return MHD_YES;
 	}
 	if (req->call.replied)
 	{
-		*upload_data_size = 0;	/* answered already: drop the rest */
+		if (*upload_data_size == 0)
+			return answer(connection, req);
+		*upload_data_size = 0;	/* refused already: drop the rest */
 		return MHD_YES;
 	}
 	if (*upload_data_size > 0)

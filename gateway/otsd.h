@@ -127,6 +127,7 @@ extern bool call_txn_partition(Call *call, const char *transaction_id, TxnPartit
 extern bool call_partition_held(Call *call, const char *resolved, const char *key);
 /* an open transaction, of any table, holds this partition key value */
 extern bool call_partition_value_held(const char *key);
+extern bool call_transactions_open(void);
 
 /*
  * memory.c: a request's bound on the memory it decodes in, reserved from
@@ -152,12 +153,14 @@ extern void memory_refuse(Call *call);
 
 /*
  * prepared.c: runs sql on conn as a statement prepared on it the first time
- * (the result as PQexecParams gives it: binary_result asks for every
- * column in binary); pool.c calls prepared_forget before it closes a
- * connection.
+ * (the parameters and result as PQexecParams takes and gives them:
+ * lengths and formats NULL for text parameters only; binary_result asks
+ * for every column in binary); pool.c calls prepared_forget before it
+ * closes a connection.
  */
 extern PGresult *prepared_exec(PGconn *conn, const char *sql, int nparams,
-							   const char *const *values, bool binary_result);
+							   const char *const *values, const int *lengths,
+							   const int *formats, bool binary_result);
 extern void prepared_forget(PGconn *conn);
 
 /* replies (errors.c) */
@@ -193,6 +196,7 @@ extern void call_end(Call *call);
 #define WIRE_GET_ROW	0x01
 #define WIRE_GET_RANGE	0x02
 #define WIRE_SPLIT_POINTS 0x04
+#define WIRE_WRITE_ROW	0x08	/* wire_put_row, wire_update_row, wire_delete_row */
 extern bool pool_has_wire(int which);
 extern void pool_stop(AccessKey *keys, int key_count);
 

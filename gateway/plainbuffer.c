@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  * gateway/plainbuffer.c
  *	  What PlainBuffer's reader (plainbuffer_read.c) and writer
- *	  (plainbuffer_write.c) share: the CRC-8 of cells and rows, little-endian
- *	  integers, and base64, the text of a Binary value in ots's jsonb.
+ *	  (plainbuffer_write.c) share: little-endian integers, and base64, the
+ *	  text of a Binary value in ots's jsonb.  Checksums:
+ *	  src/format/plainbuffer_decode.c.
  *-------------------------------------------------------------------------
  */
 #include <pthread.h>
@@ -27,13 +28,6 @@ pb_le64(uint8_t out[8], uint64_t v)
 		out[i] = (uint8_t) (v >> (8 * i));
 }
 
-/* pb_crc8_u64 folds v into crc, as its 8 little-endian bytes */
-uint8_t
-pb_crc8_u64(uint8_t crc, uint64_t v)
-{
-	return pb_crc8_le(crc, v, 8);
-}
-
 /* pb_double_bits: the IEEE 754 bits of d, as PlainBuffer carries a Double */
 uint64_t
 pb_double_bits(double d)
@@ -42,28 +36,6 @@ pb_double_bits(double d)
 
 	memcpy(&bits, &d, sizeof(bits));
 	return bits;
-}
-
-/* pb_crc8_value folds a value into a cell checksum: type, then payload */
-uint8_t
-pb_crc8_value(uint8_t crc, const PbValue *v)
-{
-	crc = pb_crc8_byte(crc, v->type);
-	switch (v->type)
-	{
-		case PB_VT_INTEGER:
-			return pb_crc8_u64(crc, (uint64_t) v->integer);
-		case PB_VT_DOUBLE:
-			return pb_crc8_u64(crc, pb_double_bits(v->real));
-		case PB_VT_BOOLEAN:
-			return pb_crc8_byte(crc, v->boolean ? 1 : 0);
-		case PB_VT_STRING:
-		case PB_VT_BLOB:
-			crc = pb_crc8_le(crc, v->size, 4);
-			return pb_crc8(crc, v->bytes, v->size);
-		default:
-			return crc;			/* INF_MIN, INF_MAX, AUTO_INCREMENT: type only */
-	}
 }
 
 /* ----------------------------------------------------------------- base64 */

@@ -80,8 +80,8 @@ extern void pb_write_change(Buf *out, json_t *pk, json_t *pk_order, json_t *colu
 							bool delete_row, const PbSequenceInfo *seq);
 
 /* one bare PlainBuffer value (a filter's column_value) -> ots jsonb, or NULL + err */
-extern json_t *pb_decode_variant(const uint8_t *data, size_t len, const char *column,
-								 char *err, size_t errlen);
+extern json_t *pb_decode_variant_json(const uint8_t *data, size_t len, const char *column,
+									   char *err, size_t errlen);
 
 /*
  * pb_decode_filter: a serialized protobuf Filter (of tablestore's filter

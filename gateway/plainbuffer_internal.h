@@ -5,7 +5,9 @@
  *	  format's tags and types, a value as it travels, checksums,
  *	  little-endian integers and base64.  Only those four files include it.
  *
- * The wire format's tags, types and checksum: src/format/plainbuffer_wire.h.
+ * The wire format's tags, types and checksum: src/format/plainbuffer_wire.h;
+ * a value as it travels (PbValue) and the reader's rules:
+ * src/format/plainbuffer_decode.h.
  *-------------------------------------------------------------------------
  */
 #ifndef OTSD_PLAINBUFFER_INTERNAL_H
@@ -18,18 +20,7 @@
 #include <jansson.h>
 
 #include "plainbuffer.h"
-#include "format/plainbuffer_wire.h"
-
-/* one value as it travels */
-typedef struct PbValue
-{
-	uint8_t		type;
-	int64_t		integer;		/* PB_VT_INTEGER */
-	double		real;			/* PB_VT_DOUBLE */
-	bool		boolean;		/* PB_VT_BOOLEAN */
-	const uint8_t *bytes;		/* PB_VT_STRING, PB_VT_BLOB */
-	uint32_t	size;
-} PbValue;
+#include "format/plainbuffer_decode.h"
 
 /* plainbuffer_write.c: ots's jsonb value as a PbValue (false: none); a blob's bytes malloc'd into *owned */
 extern bool pb_json_value(json_t *j, PbValue *v, uint8_t **owned);
@@ -37,8 +28,6 @@ extern bool pb_json_value(json_t *j, PbValue *v, uint8_t **owned);
 extern void pb_put_u32(Buf *out, uint32_t v);
 
 /* plainbuffer.c */
-extern uint8_t pb_crc8_u64(uint8_t crc, uint64_t v);
-extern uint8_t pb_crc8_value(uint8_t crc, const PbValue *v);
 extern void pb_le32(uint8_t out[4], uint32_t v);
 extern void pb_le64(uint8_t out[8], uint64_t v);
 extern uint64_t pb_double_bits(double d);

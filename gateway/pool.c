@@ -29,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "config.h"
 #include "log.h"
 #include "otsd.h"
 
@@ -103,7 +104,10 @@ wire_learn(PGconn *conn)
 							 "jsonb,jsonb,text,text)') IS NOT NULL, "
 							 "pg_catalog.to_regprocedure('ots.wire_get_range(text,jsonb,jsonb,text,"
 							 "integer,text[],integer,jsonb,jsonb,text,text,text)') IS NOT NULL, "
-							 "pg_catalog.to_regprocedure('ots.compute_split_points(text,bigint,integer)') IS NOT NULL");
+							 "pg_catalog.to_regprocedure('ots.compute_split_points(text,bigint,integer)') IS NOT NULL, "
+							 "pg_catalog.to_regprocedure('ots.wire_put_row(text,bytea,text,jsonb,text)') IS NOT NULL "
+							 "AND pg_catalog.to_regprocedure('ots.wire_update_row(text,bytea,text,jsonb,text,text[])') IS NOT NULL "
+							 "AND pg_catalog.to_regprocedure('ots.wire_delete_row(text,bytea,text,jsonb,text)') IS NOT NULL");
 	int			wire;
 
 	/* a query that failed teaches nothing: what was known stays */
@@ -111,7 +115,11 @@ wire_learn(PGconn *conn)
 	{
 		wire = (strcmp(PQgetvalue(res, 0, 0), "t") == 0 ? WIRE_GET_ROW : 0) |
 			(strcmp(PQgetvalue(res, 0, 1), "t") == 0 ? WIRE_GET_RANGE : 0) |
-			(strcmp(PQgetvalue(res, 0, 2), "t") == 0 ? WIRE_SPLIT_POINTS : 0);
+			(strcmp(PQgetvalue(res, 0, 2), "t") == 0 ? WIRE_SPLIT_POINTS : 0) |
+			(strcmp(PQgetvalue(res, 0, 3), "t") == 0 ? WIRE_WRITE_ROW : 0);
+		/* wire = off: the jsonb functions only (a comparison, or a suspect wire function) */
+		if (!config.wire)
+			wire &= WIRE_SPLIT_POINTS;
 		__atomic_store_n(&pool_wire, wire, __ATOMIC_RELAXED);
 	}
 	PQclear(res);
@@ -748,6 +756,18 @@ call_partition_value_held(const char *key)
 		held = strcmp(t->partition.key, key) == 0;
 	pthread_mutex_unlock(&txn_lock);
 	return held;
+}
+
+/* call_transactions_open: whether any transaction is open (then a write's key is looked at) */
+bool
+call_transactions_open(void)
+{
+	bool		open;
+
+	pthread_mutex_lock(&txn_lock);
+	open = txns != NULL;
+	pthread_mutex_unlock(&txn_lock);
+	return open;
 }
 
 /* reap: rolls back the transactions older than TXN_LIFETIME_SECONDS (not in a call), once a second */

@@ -64,7 +64,7 @@ prepared_find(PGconn *conn, const char *sql, uint64_t hash, char *name)
 
 PGresult *
 prepared_exec(PGconn *conn, const char *sql, int nparams, const char *const *values,
-			  bool binary_result)
+			  const int *lengths, const int *formats, bool binary_result)
 {
 	char		name[24];
 	uint64_t	hash = prepared_hash(conn, sql);
@@ -95,7 +95,7 @@ prepared_exec(PGconn *conn, const char *sql, int nparams, const char *const *val
 		prepared_buckets[hash % PREPARED_BUCKETS] = p;
 		pthread_mutex_unlock(&prepared_lock);
 	}
-	return PQexecPrepared(conn, name, nparams, values, NULL, NULL, binary_result ? 1 : 0);
+	return PQexecPrepared(conn, name, nparams, values, lengths, formats, binary_result ? 1 : 0);
 }
 
 void

@@ -260,4 +260,63 @@ SELECT array_agg(k ORDER BY page, o) = ARRAY(SELECT generate_series(1, 20)) AS e
   FROM wire_m_pages, unnest(keys) WITH ORDINALITY u(k, o);
 SELECT ots.delete_table('wire_m');
 
+--
+-- wire_put_row, wire_update_row and wire_delete_row (src/api/wire_write.c):
+-- the writes of a request's PlainBuffer row, here rows wire_get_row and
+-- wire_get_range wrote.  The gateway suite compares them with the jsonb
+-- functions on random and malformed rows (test/gateway/protocol_test.py,
+-- wire_writes_match_jsonb).
+--
+SELECT ots.create_table('wire_c', 'id integer, k string', max_versions => 3,
+	max_version_offset => 9223372036854);
+CREATE TEMP TABLE wire_rows AS
+SELECT "row" AS whole FROM ots.wire_get_row('wire_t', '{"id": 1, "k": "a"}', max_versions => 3);
+-- wire_t's row, every type and its versions, put as it came: the same row
+SELECT length("row"), read_cu, write_cu FROM ots.wire_put_row('wire_c', (SELECT whole FROM wire_rows));
+SELECT (SELECT attributes FROM ots.get_row('wire_c', '{"id": 1, "k": "a"}', max_versions => 3,
+										   with_timestamps => true)) =
+	   (SELECT attributes FROM ots.get_row('wire_t', '{"id": 1, "k": "a"}', max_versions => 3,
+										   with_timestamps => true)) AS same_row;
+-- RT_PK returns the key, in the request's order
+SELECT x.* FROM ots.wire_put_row('wire_c', (SELECT whole FROM wire_rows), return_type => 'RT_PK') w,
+	   pb_cells(w."row") x;
+-- conditions are put_row's
+SELECT * FROM ots.wire_put_row('wire_c', (SELECT whole FROM wire_rows), condition => 'EXPECT_NOT_EXIST');
+SELECT length("row"), write_cu FROM ots.wire_update_row('wire_c', (SELECT whole FROM wire_rows),
+														condition => 'EXPECT_EXIST');
+SELECT * FROM ots.wire_update_row('wire_c', (SELECT whole FROM wire_rows),
+								  column_condition => '{"column": "i", "comparator": ">", "value": 0}');
+-- a key-only row (a next_start_primary_key) deletes the row, RT_PK returning its key
+SELECT ots.put_row('wire_c', '{"id": 2, "k": "b"}', '{"v": 1}');
+INSERT INTO wire_rows
+SELECT next_start_primary_key FROM ots.wire_get_range('wire_c', '{"id": {"$inf": "min"}, "k": {"$inf": "min"}}',
+	'{"id": {"$inf": "max"}, "k": {"$inf": "max"}}', "limit" => 1, max_versions => 1);
+SELECT x.*, w.write_cu FROM ots.wire_delete_row('wire_c', (SELECT whole FROM wire_rows OFFSET 1),
+												return_type => 'RT_PK') w, pb_cells(w."row") x;
+SELECT count(*) AS rows_left FROM "wire_c";
+-- what a request's row may not be: errors as otsd's reading of it answers
+SELECT * FROM ots.wire_put_row('wire_c', '\x');
+SELECT * FROM ots.wire_put_row('wire_c', NULL);
+SELECT * FROM ots.wire_put_row('wire_c', '\x76000000');
+SELECT * FROM ots.wire_put_row('wire_c', '\x75000000');
+-- a flipped row checksum, a cut row, two rows
+SELECT * FROM ots.wire_put_row('wire_c', (SELECT set_byte(whole, length(whole) - 1,
+														 get_byte(whole, length(whole) - 1) # 1) FROM wire_rows LIMIT 1));
+SELECT * FROM ots.wire_put_row('wire_c', (SELECT substring(whole FROM 1 FOR 40) FROM wire_rows LIMIT 1));
+SELECT * FROM ots.wire_put_row('wire_c', (SELECT whole || substring(whole FROM 5) FROM wire_rows LIMIT 1));
+-- trailing zero bytes are allowed (the Node SDK sends them)
+SELECT write_cu FROM ots.wire_put_row('wire_c', (SELECT whole || '\x0000'::bytea FROM wire_rows LIMIT 1));
+-- a key-only row has nothing to update; a table's errors are put_row's
+SELECT * FROM ots.wire_update_row('wire_c', (SELECT whole FROM wire_rows OFFSET 1));
+SELECT * FROM ots.wire_put_row('no_such_table', (SELECT whole FROM wire_rows LIMIT 1));
+-- privileges are put_row's
+SELECT (SELECT whole FROM wire_rows LIMIT 1) AS whole_row,
+	   (SELECT whole FROM wire_rows OFFSET 1) AS key_row \gset
+CREATE ROLE wire_writer;
+SET ROLE wire_writer;
+SELECT * FROM ots.wire_put_row('wire_c', :'whole_row');
+SELECT * FROM ots.wire_delete_row('wire_c', :'key_row');
+RESET ROLE;
+DROP ROLE wire_writer;
+SELECT ots.delete_table('wire_c');
 SELECT ots.delete_table('wire_t');

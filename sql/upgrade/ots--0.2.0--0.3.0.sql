@@ -1057,6 +1057,40 @@ CREATE FUNCTION ots.wire_get_range(
 COMMENT ON FUNCTION ots.wire_get_range(text, jsonb, jsonb, text, integer, text[], integer, jsonb, jsonb, text, text, text) IS
 	'get_range''s page with timestamps, rows and next key as Tablestore''s PlainBuffer, and its capacity units: what otsd calls for GetRange';
 
+CREATE FUNCTION ots.wire_put_row(
+	table_name text,
+	put_row bytea,
+	condition text DEFAULT 'IGNORE',
+	column_condition jsonb DEFAULT NULL,
+	return_type text DEFAULT 'RT_NONE',
+	OUT "row" bytea, OUT read_cu integer, OUT write_cu integer)
+	AS 'MODULE_PATHNAME', 'ots_wire_put_row' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.wire_put_row(text, bytea, text, jsonb, text) IS
+	'put_row of a PutRow request''s PlainBuffer row, the returned row as PlainBuffer (empty: none) and its capacity units: what otsd calls for PutRow';
+
+CREATE FUNCTION ots.wire_update_row(
+	table_name text,
+	row_change bytea,
+	condition text DEFAULT 'IGNORE',
+	column_condition jsonb DEFAULT NULL,
+	return_type text DEFAULT 'RT_NONE',
+	return_columns text[] DEFAULT NULL,
+	OUT "row" bytea, OUT read_cu integer, OUT write_cu integer)
+	AS 'MODULE_PATHNAME', 'ots_wire_update_row' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.wire_update_row(text, bytea, text, jsonb, text, text[]) IS
+	'update_row of an UpdateRow request''s PlainBuffer row_change, the returned row as PlainBuffer (empty: none) and its capacity units: what otsd calls for UpdateRow';
+
+CREATE FUNCTION ots.wire_delete_row(
+	table_name text,
+	primary_key bytea,
+	condition text DEFAULT 'IGNORE',
+	column_condition jsonb DEFAULT NULL,
+	return_type text DEFAULT 'RT_NONE',
+	OUT "row" bytea, OUT read_cu integer, OUT write_cu integer)
+	AS 'MODULE_PATHNAME', 'ots_wire_delete_row' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.wire_delete_row(text, bytea, text, jsonb, text) IS
+	'delete_row of a DeleteRow request''s PlainBuffer primary_key, the returned row as PlainBuffer (empty: none) and its capacity units: what otsd calls for DeleteRow';
+
 -- defined columns keep the order they were defined in (tables made before keep theirs, by name)
 CREATE OR REPLACE FUNCTION ots.add_defined_column_internal(schema_name name, table_name name, defined_columns text)
 	RETURNS void

@@ -409,7 +409,8 @@ codec_parse_stored_attributes(Jsonb *attrs, int *ncells)
  * codec_take_typed appends to cells[*n..] the typed cells from *next on
  * whose names come before name[0..len) in jsonb's key order (name NULL:
  * all that are left), checked as codec_parse_cells checks a cell of the
- * map where its name falls: its name, then its value's length.
+ * map where its name falls: its name, its value (a Double must be finite,
+ * a String or Binary not too long), then its timestamp.
  */
 static void
 codec_take_typed(CellInput *cells, int *n, const CellInput *typed, int ntyped, int *next,
@@ -422,8 +423,12 @@ codec_take_typed(CellInput *cells, int *n, const CellInput *typed, int ntyped, i
 		if (name != NULL && codec_key_cmp(c->name, c->namelen, name, len) >= 0)
 			break;
 		names_check_column(c->name, c->namelen);
+		if (c->value.type == OTS_VT_DOUBLE)
+			codec_check_double(c->value.u.d);
 		if (codec_value_too_long(&c->value))
 			codec_value_length_error(&c->value, pnstrdup(c->name, c->namelen));
+		if (c->has_ts)
+			codec_check_timestamp(c->ts);
 		cells[(*n)++] = *c;
 	}
 }

@@ -120,6 +120,12 @@ plainbuffer_key_cells(PlainBufferRow *row, const OtsTable *t, const PkInput *pk)
 }
 
 void
+plainbuffer_key_cell(PlainBufferRow *row, const char *name, uint32 namelen, const OtsValue *v)
+{
+	cell(row, name, namelen, v, false, 0);
+}
+
+void
 plainbuffer_key_row(StringInfo out, const OtsTable *t, const PkInput *pk)
 {
 	PlainBufferRow row;
@@ -139,6 +145,18 @@ plainbuffer_attribute_cell(PlainBufferRow *row, const char *name, uint32 namelen
 		row->attributes = true;
 	}
 	cell(row, name, namelen, v, true, ts);
+}
+
+void
+plainbuffer_attribute_value(PlainBufferRow *row, const char *name, uint32 namelen,
+							const OtsValue *v)
+{
+	if (!row->attributes)
+	{
+		appendStringInfoCharMacro(row->out, PB_TAG_ROW_DATA);
+		row->attributes = true;
+	}
+	cell(row, name, namelen, v, false, 0);
 }
 
 void

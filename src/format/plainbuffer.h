@@ -34,12 +34,20 @@ extern void plainbuffer_row_begin(PlainBufferRow *row, StringInfo out);
 /* plainbuffer_key_cells: a key's cells, in the table's order */
 extern void plainbuffer_key_cells(PlainBufferRow *row, const OtsTable *t, const PkInput *pk);
 
+/* plainbuffer_key_cell: one key cell, named as given */
+extern void plainbuffer_key_cell(PlainBufferRow *row, const char *name, uint32 namelen,
+								 const OtsValue *v);
+
 /* plainbuffer_key_row: a whole row of the key alone (a next_start_primary_key) */
 extern void plainbuffer_key_row(StringInfo out, const OtsTable *t, const PkInput *pk);
 
 /* plainbuffer_attribute_cell: one version of an attribute column, with its timestamp (ms) */
 extern void plainbuffer_attribute_cell(PlainBufferRow *row, const char *name, uint32 namelen,
 									   const OtsValue *v, int64 ts);
+
+/* plainbuffer_attribute_value: an attribute cell without timestamp (an update's RT_AFTER_MODIFY) */
+extern void plainbuffer_attribute_value(PlainBufferRow *row, const char *name, uint32 namelen,
+										const OtsValue *v);
 
 /* plainbuffer_row_end: the row's checksum */
 extern void plainbuffer_row_end(PlainBufferRow *row);

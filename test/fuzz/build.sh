@@ -7,7 +7,8 @@
 #             (-DCELLS_STANDALONE, -DPB_STANDALONE), ASan+UBSan; built with
 #             $CC (default clang, else gcc).
 # fuzzer:     their libFuzzer targets (clang -fsanitize=fuzzer), ASan+UBSan.
-# pb_fuzz.c tests otsd's decoders (gateway/plainbuffer_read.c, filter.c) and
+# pb_fuzz.c tests otsd's decoders (src/format/plainbuffer_decode.c read into
+# jsonb by gateway/plainbuffer_read.c, filter.c) and
 # needs protoc-c, libjansson-dev and libprotobuf-c-dev.
 # Binaries go to $OUT (default test/fuzz/build/).  Run from anywhere.
 set -eu
@@ -37,7 +38,7 @@ PB_CFLAGS="-std=gnu11 -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers \
 	-I$OUT/gen -I$root/gateway -I$root/src -I$($PG_CONFIG --includedir)"
-PB_SRCS="$root/gateway/plainbuffer.c $root/gateway/plainbuffer_read.c \
+PB_SRCS="$root/gateway/plainbuffer.c $root/gateway/plainbuffer_read.c $root/src/format/plainbuffer_decode.c \
 	$root/gateway/plainbuffer_write.c $root/gateway/filter.c $root/gateway/buf.c \
 	$OUT/gen/tablestore.pb-c.c $here/pb_fuzz.c"
 PB_LIBS="-ljansson -lprotobuf-c -lm"

@@ -95,7 +95,7 @@ static void
 fuzz_value(const uint8_t *data, size_t len)
 {
 	char		err[256] = "";
-	json_t	   *value = pb_decode_variant(data, len, "c", err, sizeof(err));
+	json_t	   *value = pb_decode_variant_json(data, len, "c", err, sizeof(err));
 
 	if (value == NULL)
 		CHECK(err[0] != '\0', "refusal without a message");

@@ -7,7 +7,7 @@
 # (sdk_vectors.js): the package is taken from $TABLESTORE_SDK, else
 # /tmp/tsnode/node_modules/tablestore, else installed with npm into a
 # scratch directory.  Nothing of the SDK is kept in the repository.
-# Builds pb_test.c with gateway/plainbuffer*.c, filter.c, buf.c and the code
+# Builds pb_test.c with gateway/plainbuffer*.c, src/format/plainbuffer_decode.c, filter.c, buf.c and the code
 # protoc-c generates from gateway/tablestore.proto (ASan + UBSan), runs it,
 # then lets the SDK's decoder read what our encoders wrote (sdk_decode.js).
 # Prints "test NAME ... ok|FAILED" lines; exits 1 on any failure.
@@ -45,7 +45,7 @@ if ! (cd "$scratch" && protoc-c --c_out=. tablestore.proto) >"$scratch/build.log
 		-Wno-missing-field-initializers -Wno-sign-compare \
 		-I"$scratch" -I"$root/gateway" -I"$root/src" -I"$($PG_CONFIG --includedir)" \
 		"$here/pb_test.c" "$root/gateway/plainbuffer.c" "$root/gateway/plainbuffer_read.c" \
-		"$root/gateway/plainbuffer_write.c" "$root/gateway/filter.c" \
+		"$root/gateway/plainbuffer_write.c" "$root/src/format/plainbuffer_decode.c" "$root/gateway/filter.c" \
 		"$root/gateway/buf.c" "$scratch/tablestore.pb-c.c" \
 		-ljansson -lprotobuf-c -lm -o "$scratch/pb_test" >>"$scratch/build.log" 2>&1; then
 	cat "$scratch/build.log"

@@ -29,7 +29,8 @@
 #   c. the SDK's own test/table.test.js and test/data_opration.test.js, run
 #      with mocha from inside node_modules/tablestore;
 #   d. protocol_test.py: signatures, headers, checksums and error replies at
-#      the HTTP level (python3, standard library only);
+#      the HTTP level (python3, standard library only), with a second otsd
+#      on the same database set to wire = off, to compare both paths;
 #   e. doc_examples.js: README's complete Node.js program, as printed
 #      (its endpoint, instance and key the test's), must print "new", twice;
 #      and README's Getting started, in a database made as tools/demo makes
@@ -191,7 +192,21 @@ if want sdk; then
 		status=1
 fi
 if want protocol; then
-	python3 "$here/protocol_test.py" || status=1
+	# a second otsd on the same database with wire = off: the same requests
+	# through the jsonb functions, which test wire_writes_match_jsonb compares
+	port_json="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+	sed -e "s/^listen = .*/listen = 127.0.0.1:$port_json/" \
+		-e "s|^log = .*|log = $TS_DIR/otsd_json.log|" "$conf" >"$TS_DIR/otsd_json.conf"
+	echo "wire = off" >>"$TS_DIR/otsd_json.conf"
+	"$otsd_bin" -c "$TS_DIR/otsd_json.conf" >"$TS_DIR/otsd_json.out" 2>&1 &
+	otsd_json_pid=$!
+	for _ in $(seq 150); do
+		python3 -c "import socket; socket.create_connection(('127.0.0.1', $port_json), 0.2)" 2>/dev/null && break
+		sleep 0.1
+	done
+	OTSGW_JSON_ENDPOINT="http://127.0.0.1:$port_json" python3 "$here/protocol_test.py" || status=1
+	kill "$otsd_json_pid" 2>/dev/null
+	wait "$otsd_json_pid" 2>/dev/null
 fi
 if want docs; then
 	node "$here/doc_examples.js" || status=1
@@ -204,7 +219,7 @@ fi
 if want specs; then
 	used="$(ts_psql -d otsgw -Atc "SELECT string_agg(funcname || '=' || (calls > 0), ' ' ORDER BY funcname)
 		FROM pg_stat_user_functions WHERE schemaname = 'ots' AND funcname LIKE 'wire_%'")"
-	if [ "$used" = "wire_get_range=true wire_get_row=true" ]; then
+	if [ "$used" = "wire_delete_row=true wire_get_range=true wire_get_row=true wire_put_row=true wire_update_row=true" ]; then
 		echo "test wire_path_used ... ok ($used)"
 	else
 		echo "test wire_path_used ... FAILED (calls: ${used:-none})"
@@ -213,9 +228,10 @@ if want specs; then
 fi
 
 # nowire: a database whose ots has no wire functions (an older ots, or a
-# cluster's proxy without ots.wire_get_range): a second otsd serves GetRow and
-# GetRange there through ots.get_row and ots.get_range, and the row and range
-# specs pass against it as they do against the first
+# cluster's proxy without ots.wire_get_range): a second otsd serves GetRow,
+# GetRange and the writes there through ots.get_row, ots.get_range,
+# ots.put_row and so on, and the row and range specs pass against it as they
+# do against the first
 if want nowire; then
 	ts_psql -c "CREATE DATABASE otsgw_nowire" >/dev/null
 	ts_psql -d otsgw_nowire -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
@@ -224,6 +240,12 @@ ALTER EXTENSION ots DROP FUNCTION ots.wire_get_row(text, jsonb, text[], integer,
 DROP FUNCTION ots.wire_get_row(text, jsonb, text[], integer, jsonb, jsonb, text, text);
 ALTER EXTENSION ots DROP FUNCTION ots.wire_get_range(text, jsonb, jsonb, text, integer, text[], integer, jsonb, jsonb, text, text, text);
 DROP FUNCTION ots.wire_get_range(text, jsonb, jsonb, text, integer, text[], integer, jsonb, jsonb, text, text, text);
+ALTER EXTENSION ots DROP FUNCTION ots.wire_put_row(text, bytea, text, jsonb, text);
+DROP FUNCTION ots.wire_put_row(text, bytea, text, jsonb, text);
+ALTER EXTENSION ots DROP FUNCTION ots.wire_update_row(text, bytea, text, jsonb, text, text[]);
+DROP FUNCTION ots.wire_update_row(text, bytea, text, jsonb, text, text[]);
+ALTER EXTENSION ots DROP FUNCTION ots.wire_delete_row(text, bytea, text, jsonb, text);
+DROP FUNCTION ots.wire_delete_row(text, bytea, text, jsonb, text);
 GRANT CREATE, USAGE ON SCHEMA public TO gw_app;
 GRANT USAGE ON SCHEMA public TO gw_other;
 CREATE SCHEMA gw_third_s AUTHORIZATION gw_third;

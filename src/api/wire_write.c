@@ -1,0 +1,498 @@
+/*-------------------------------------------------------------------------
+ * src/api/wire_write.c
+ *	  PutRow, UpdateRow and DeleteRow in Tablestore's wire format, for otsd:
+ *	  the request's PlainBuffer row is read, by the reader otsd has too
+ *	  (format/plainbuffer_decode.h), straight into a write request's typed
+ *	  cells, and the row a write returns goes back as PlainBuffer, so neither
+ *	  side renders or parses JSON for them (gateway/action_write.c).
+ *
+ * A row gets exactly what ots.put_row, ots.update_row or ots.delete_row
+ * give the jsonb otsd builds from the same bytes: the same checks, in the
+ * same order, and the same messages.  What the jsonb keeps as a map goes
+ * in its order: the put cells sorted by name as jsonb sorts keys (a
+ * column's cells in request order), the key, deletions and increments as
+ * small jsonb values.  One difference is by design: a Double -0.0 keeps
+ * its sign here, where jsonb's numbers have no negative zero.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "common/hashfn.h"
+#include "fmgr.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+
+#include "api/request.h"
+#include "api/row_ops.h"
+#include "api/wire.h"
+#include "errors.h"
+#include "format/codec.h"
+#include "format/plainbuffer.h"
+#include "format/plainbuffer_decode.h"
+
+PG_FUNCTION_INFO_V1(ots_wire_put_row);
+PG_FUNCTION_INFO_V1(ots_wire_update_row);
+PG_FUNCTION_INFO_V1(ots_wire_delete_row);
+
+/* a cell with its place in the request, so that sorting by name keeps a column's order */
+typedef struct WireCell
+{
+	CellInput	cell;
+	PbValue		wire;			/* the value as it came */
+	int			seq;
+} WireCell;
+
+/* a growing list of cells */
+typedef struct WireCells
+{
+	WireCell   *cells;
+	int			n;
+	int			cap;
+} WireCells;
+
+/* the request's row, as the decoder hands it over */
+typedef struct WireRow
+{
+	PbDecoder	decoder;
+	char		err[256];
+	int			nkeys;
+	PbCell		keys[PB_MAX_KEY_CELLS];
+	WireCells	puts;
+	WireCells	deletes;		/* DELETE_ONE_VERSION: a timestamp each */
+	WireCells	increments;
+	const char **delete_all;
+	int			ndelete_all;
+	int			delete_all_cap;
+	int			seq;
+	/* the increments' names, hashed: a column incremented twice is refused as it comes */
+	int		   *increment_slots;	/* 1 + index into increments; 0: free */
+	int			increment_slots_cap;
+} WireRow;
+
+/* wire_value: a checked value of the wire as ots's (its bytes stay in the request) */
+static void
+wire_value(const PbValue *in, OtsValue *out)
+{
+	switch (in->type)
+	{
+		case PB_VT_INTEGER:
+			out->type = OTS_VT_INTEGER;
+			out->u.i = in->integer;
+			break;
+		case PB_VT_DOUBLE:
+			out->type = OTS_VT_DOUBLE;
+			out->u.d = in->real;
+			break;
+		case PB_VT_BOOLEAN:
+			out->type = OTS_VT_BOOLEAN;
+			out->u.b = in->boolean;
+			break;
+		case PB_VT_STRING:
+		case PB_VT_BLOB:
+			out->type = in->type == PB_VT_STRING ? OTS_VT_STRING : OTS_VT_BINARY;
+			out->u.s.data = (const char *) in->bytes;
+			out->u.s.len = in->size;
+			break;
+		default:
+			elog(ERROR, "PlainBuffer value of type %u has no ots value", in->type);
+	}
+}
+
+static WireCell *
+wire_cells_add(WireCells *list, WireRow *w, const PbCell *cell)
+{
+	WireCell   *c;
+
+	if (list->n == list->cap)
+	{
+		list->cap = Max(8, list->cap * 2);
+		list->cells = list->cells == NULL ? palloc(sizeof(WireCell) * list->cap) :
+			repalloc(list->cells, sizeof(WireCell) * list->cap);
+	}
+	c = &list->cells[list->n++];
+	memset(c, 0, sizeof(*c));
+	c->cell.name = (const char *) cell->name;
+	c->cell.namelen = cell->name_size;
+	c->cell.has_ts = cell->has_ts;
+	c->cell.ts = cell->ts;
+	if (cell->has_value)
+		wire_value(&cell->value, &c->cell.value);
+	c->wire = cell->value;
+	c->seq = w->seq++;
+	return c;
+}
+
+/* wire_increment_twice: whether the row increments the column of the last increment before */
+static bool
+wire_increment_twice(WireRow *w)
+{
+	WireCells  *incs = &w->increments;
+	const CellInput *last = &incs->cells[incs->n - 1].cell;
+	uint32		mask;
+	uint32		i;
+
+	if (incs->n * 2 > w->increment_slots_cap)
+	{
+		w->increment_slots_cap = Max(16, w->increment_slots_cap * 2);
+		w->increment_slots = palloc0(sizeof(int) * w->increment_slots_cap);
+		mask = w->increment_slots_cap - 1;
+		for (int k = 0; k < incs->n - 1; k++)
+		{
+			const CellInput *c = &incs->cells[k].cell;
+
+			for (i = hash_bytes((const unsigned char *) c->name, c->namelen) & mask;
+				 w->increment_slots[i] != 0; i = (i + 1) & mask)
+				;
+			w->increment_slots[i] = k + 1;
+		}
+	}
+	mask = w->increment_slots_cap - 1;
+	for (i = hash_bytes((const unsigned char *) last->name, last->namelen) & mask;
+		 w->increment_slots[i] != 0; i = (i + 1) & mask)
+	{
+		const CellInput *c = &incs->cells[w->increment_slots[i] - 1].cell;
+
+		if (c->namelen == last->namelen && memcmp(c->name, last->name, c->namelen) == 0)
+			return true;
+	}
+	w->increment_slots[i] = incs->n;
+	return false;
+}
+
+static bool
+wire_key_cell(void *ctx, const PbCell *cell)
+{
+	WireRow    *w = ctx;
+
+	w->keys[w->nkeys++] = *cell;
+	return true;
+}
+
+static bool
+wire_attribute_cell(void *ctx, const PbCell *cell)
+{
+	WireRow    *w = ctx;
+	char		name[PB_MAX_NAME_BYTES + 1];
+
+	if (!cell->has_op)
+	{
+		wire_cells_add(&w->puts, w, cell);
+		return true;
+	}
+	switch (cell->op)
+	{
+		case PB_OP_DELETE_ONE_VERSION:
+			wire_cells_add(&w->deletes, w, cell);
+			return true;
+		case PB_OP_DELETE_ALL_VERSION:
+			if (w->ndelete_all == w->delete_all_cap)
+			{
+				w->delete_all_cap = Max(8, w->delete_all_cap * 2);
+				w->delete_all = w->delete_all == NULL ?
+					palloc(sizeof(char *) * w->delete_all_cap) :
+					repalloc(w->delete_all, sizeof(char *) * w->delete_all_cap);
+			}
+			w->delete_all[w->ndelete_all++] = pnstrdup((const char *) cell->name, cell->name_size);
+			return true;
+		default:				/* PB_OP_INCREMENT */
+			wire_cells_add(&w->increments, w, cell);
+			if (wire_increment_twice(w))
+				return pb_decoder_fail(&w->decoder, "Column '%s' is incremented more than once in one row.",
+									   pb_cell_name_text(cell, name));
+			return true;
+	}
+}
+
+/*
+ * wire_read_row: the request's one row; an error as otsd's reading of the
+ * same bytes would answer (OTSParameterInvalid)
+ */
+static void
+wire_read_row(bytea *bytes, WireRow *w)
+{
+	int			n;
+
+	memset(w, 0, sizeof(*w));
+	w->decoder.ctx = w;
+	w->decoder.key_cell = wire_key_cell;
+	w->decoder.attribute_cell = wire_attribute_cell;
+	w->decoder.err = w->err;
+	w->decoder.errlen = sizeof(w->err);
+	n = pb_decode((const uint8 *) VARDATA_ANY(bytes), VARSIZE_ANY_EXHDR(bytes), 1, &w->decoder);
+	if (n < 0)
+		ots_error(PARAMETER_INVALID, "%s", w->err);
+	if (n == 0)
+		ots_error(PARAMETER_INVALID, "The input parameter is invalid.");
+}
+
+/* wire_cell_cmp: jsonb's order of names (codec_key_cmp), then the request's */
+static int
+wire_cell_cmp(const void *a, const void *b)
+{
+	const WireCell *x = a;
+	const WireCell *y = b;
+	int			c = codec_key_cmp(x->cell.name, x->cell.namelen, y->cell.name, y->cell.namelen);
+
+	return c != 0 ? c : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* wire_sorted: the cells in jsonb's key order, as typed cells */
+static CellInput *
+wire_sorted(WireCells *list)
+{
+	CellInput  *cells = palloc(sizeof(CellInput) * Max(list->n, 1));
+
+	qsort(list->cells, list->n, sizeof(WireCell), wire_cell_cmp);
+	for (int i = 0; i < list->n; i++)
+		cells[i] = list->cells[i].cell;
+	return cells;
+}
+
+/* wire_push_value: a value of the wire as otsd writes it into jsonb */
+static void
+wire_push_value(JsonbParseState **state, const PbValue *v)
+{
+	JsonbValue	jv;
+	OtsValue	value;
+
+	if (v->type == PB_VT_INF_MIN || v->type == PB_VT_INF_MAX || v->type == PB_VT_AUTO_INCREMENT ||
+		(v->type == PB_VT_DOUBLE && !isfinite(v->real)))
+	{
+		const char *text = v->type == PB_VT_INF_MIN ? "min" : v->type == PB_VT_INF_MAX ? "max" :
+			isnan(v->real) ? "NaN" : v->real > 0 ? "Infinity" : "-Infinity";
+
+		pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+		if (v->type == PB_VT_AUTO_INCREMENT)
+		{
+			codec_push_key(state, CODEC_KEY("$auto_increment"));
+			jv.type = jbvBool;
+			jv.val.boolean = true;
+		}
+		else
+		{
+			if (v->type == PB_VT_DOUBLE)
+				codec_push_key(state, CODEC_KEY("$double"));
+			else
+				codec_push_key(state, CODEC_KEY("$inf"));
+			jv.type = jbvString;
+			jv.val.string.val = (char *) text;
+			jv.val.string.len = strlen(text);
+		}
+		pushJsonbValue(state, WJB_VALUE, &jv);
+		pushJsonbValue(state, WJB_END_OBJECT, NULL);
+		return;
+	}
+	wire_value(v, &value);
+	codec_push_value(state, &value, WJB_VALUE);
+}
+
+/* wire_key_jsonb: the key cells as the primary_key argument, {"name": value} */
+static Jsonb *
+wire_key_jsonb(const WireRow *w)
+{
+	JsonbParseState *state = NULL;
+
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	for (int i = 0; i < w->nkeys; i++)
+	{
+		codec_push_key(&state, (const char *) w->keys[i].name, w->keys[i].name_size);
+		wire_push_value(&state, &w->keys[i].value);
+	}
+	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
+}
+
+/* wire_deletes_jsonb: the DELETE_ONE_VERSION cells as update_row's "delete", {"col": [ts, ...]} */
+static Jsonb *
+wire_deletes_jsonb(WireCells *deletes)
+{
+	JsonbParseState *state = NULL;
+	CellInput  *cells;
+
+	if (deletes->n == 0)
+		return NULL;
+	cells = wire_sorted(deletes);
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	for (int i = 0; i < deletes->n; i++)
+	{
+		if (i == 0 || codec_key_cmp(cells[i - 1].name, cells[i - 1].namelen,
+									cells[i].name, cells[i].namelen) != 0)
+		{
+			if (i > 0)
+				pushJsonbValue(&state, WJB_END_ARRAY, NULL);
+			codec_push_key(&state, cells[i].name, cells[i].namelen);
+			pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+		}
+		codec_push_int(&state, cells[i].ts, WJB_ELEM);
+	}
+	pushJsonbValue(&state, WJB_END_ARRAY, NULL);
+	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
+}
+
+/* wire_increments_jsonb: the INCREMENT cells as update_row's "increment", {"col": delta} */
+static Jsonb *
+wire_increments_jsonb(const WireCells *incs)
+{
+	JsonbParseState *state = NULL;
+
+	if (incs->n == 0)
+		return NULL;
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	for (int i = 0; i < incs->n; i++)
+	{
+		codec_push_key(&state, incs->cells[i].cell.name, incs->cells[i].cell.namelen);
+		wire_push_value(&state, &incs->cells[i].wire);
+	}
+	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
+}
+
+/* an empty attribute map: put_row's default */
+static Jsonb *
+wire_empty_object(void)
+{
+	JsonbParseState *state = NULL;
+
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
+}
+
+/* wire_name_cmp: names bytewise, as Tablestore returns a row's columns */
+static int
+wire_name_cmp(const void *a, const void *b)
+{
+	const CellInput *x = a;
+	const CellInput *y = b;
+	int			c = memcmp(x->name, y->name, Min(x->namelen, y->namelen));
+
+	return c != 0 ? c : (x->namelen > y->namelen) - (x->namelen < y->namelen);
+}
+
+/*
+ * wire_returned_row: what the write returns, as otsd would write it from
+ * ots's jsonb: the key (RT_PK: as written, a generated value filled in; with
+ * RT_AFTER_MODIFY's columns: as requested) in the request's order, then the
+ * returned columns by name; nothing when neither is there
+ */
+static void
+wire_returned_row(StringInfo out, const WireRow *w, const RowResult *res)
+{
+	PlainBufferRow row;
+	int			ncells = 0;
+	CellInput  *cells = NULL;
+
+	if (res->attributes != NULL)
+		cells = codec_parse_stored_attributes(res->attributes, &ncells);
+	if (res->primary_key == NULL && ncells == 0)
+		return;
+	plainbuffer_header(out);
+	plainbuffer_row_begin(&row, out);
+	for (int i = 0; i < w->nkeys; i++)
+	{
+		const PbCell *k = &w->keys[i];
+		OtsValue	v;
+
+		if (res->primary_key != NULL)
+		{
+			JsonbValue	jv;
+			char	   *name = pnstrdup((const char *) k->name, k->name_size);
+
+			if (getKeyJsonValueFromContainer(&res->primary_key->root, name, k->name_size, &jv) == NULL)
+				continue;
+			codec_read_value(&jv, &v, name);
+		}
+		else
+			wire_value(&k->value, &v);
+		plainbuffer_key_cell(&row, (const char *) k->name, k->name_size, &v);
+	}
+	if (ncells > 1)
+		qsort(cells, ncells, sizeof(CellInput), wire_name_cmp);
+	for (int i = 0; i < ncells; i++)
+	{
+		if (cells[i].has_ts)
+			plainbuffer_attribute_cell(&row, cells[i].name, cells[i].namelen, &cells[i].value,
+									   cells[i].ts);
+		else
+			plainbuffer_attribute_value(&row, cells[i].name, cells[i].namelen, &cells[i].value);
+	}
+	plainbuffer_row_end(&row);
+}
+
+/*
+ * wire_write: one write of the request's row; its arguments after the row:
+ * condition, column_condition, return_type (and return_columns)
+ */
+static Datum
+wire_write(FunctionCallInfo fcinfo, RowWriteKind kind)
+{
+	RowWriteRequest req = {.kind = kind};
+	RowResult	res;
+	WireRow    *w = palloc(sizeof(WireRow));
+	StringInfoData buf;
+	Datum		values[3];
+	bool		nulls[3] = {0};
+
+	request_require(fcinfo, 1, "row");
+	wire_read_row(PG_GETARG_BYTEA_PP(1), w);
+	req.table_name = request_text_arg(0);
+	req.primary_key = wire_key_jsonb(w);
+	req.condition = request_cstring_arg(2);
+	req.column_condition = request_jsonb_arg(3);
+	req.return_type = request_cstring_arg(4);
+	if (kind == ROW_WRITE_PUT)
+	{
+		req.attributes = wire_empty_object();
+		req.typed_cells = wire_sorted(&w->puts);
+		req.ntyped_cells = w->puts.n;
+	}
+	else if (kind == ROW_WRITE_UPDATE)
+	{
+		req.typed_put = wire_sorted(&w->puts);
+		req.ntyped_put = w->puts.n;
+		req.deletes = wire_deletes_jsonb(&w->deletes);
+		req.delete_all_names = w->delete_all;
+		req.ndelete_all_names = w->ndelete_all;
+		req.increment = wire_increments_jsonb(&w->increments);
+		req.return_columns = request_array_arg(5);
+	}
+	row_write(&req, &res);
+
+	wire_buffer(&buf);
+	wire_returned_row(&buf, w, &res);
+	values[0] = PointerGetDatum(wire_bytea(&buf));
+	return wire_result(fcinfo, values, nulls, &res.consumed);
+}
+
+/*
+ * ots_wire_put_row is ots.wire_put_row(table_name, "row", condition,
+ * column_condition, return_type): ots.put_row of a PutRowRequest's row (its
+ * cells of other operations are left aside, as otsd's jsonb leaves them),
+ * returning the row as PlainBuffer (empty: none) and the capacity units.
+ */
+Datum
+ots_wire_put_row(PG_FUNCTION_ARGS)
+{
+	return wire_write(fcinfo, ROW_WRITE_PUT);
+}
+
+/*
+ * ots_wire_update_row is ots.wire_update_row(table_name, row_change,
+ * condition, column_condition, return_type, return_columns): ots.update_row
+ * of an UpdateRowRequest's row_change.
+ */
+Datum
+ots_wire_update_row(PG_FUNCTION_ARGS)
+{
+	return wire_write(fcinfo, ROW_WRITE_UPDATE);
+}
+
+/*
+ * ots_wire_delete_row is ots.wire_delete_row(table_name, primary_key,
+ * condition, column_condition, return_type): ots.delete_row of a
+ * DeleteRowRequest's primary_key row.
+ */
+Datum
+ots_wire_delete_row(PG_FUNCTION_ARGS)
+{
+	return wire_write(fcinfo, ROW_WRITE_DELETE);
+}
