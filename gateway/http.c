@@ -369,11 +369,15 @@ handle(void *cls, struct MHD_Connection *connection, const char *url,
 			return answer(connection, req);
 		}
 		/*
-		 * A refusal by the headers is answered once the body is read (and
-		 * dropped): a connection closed with request bytes unread is reset,
-		 * and the reset can reach the client before the answer does
+		 * A refusal by the headers is answered now, before a body is read
+		 * for a client that proved nothing; with Content-Length 0, at the
+		 * request's end, as any other answer (answered early, its
+		 * connection would close, which a client could see as a reset
+		 * before the answer)
 		 */
-		headers_check(connection, req, url);
+		if (!headers_check(connection, req, url) &&
+			(length == NULL || strtoull(length, NULL, 10) > 0))
+			return answer(connection, req);
 		return MHD_YES;
 	}
 	if (req->call.replied)

@@ -401,6 +401,15 @@ wire_returned_row(StringInfo out, const WireRow *w, const RowResult *res)
 				continue;
 			codec_read_value(&jv, &v, name);
 		}
+		else if (k->value.type == PB_VT_INF_MIN || k->value.type == PB_VT_INF_MAX ||
+				 k->value.type == PB_VT_AUTO_INCREMENT)
+		{
+			/* RT_AFTER_MODIFY returns the request's key: a placeholder as given */
+			plainbuffer_key_special(&row, (const char *) k->name, k->name_size,
+									k->value.type == PB_VT_INF_MIN ? PK_INF_MIN :
+									k->value.type == PB_VT_INF_MAX ? PK_INF_MAX : PK_AUTO_INCREMENT);
+			continue;
+		}
 		else
 			wire_value(&k->value, &v);
 		plainbuffer_key_cell(&row, (const char *) k->name, k->name_size, &v);

@@ -38,6 +38,26 @@ wire_type(OtsValueType t)
 	return 0;					/* keep the compiler quiet */
 }
 
+/* cell_begin: a cell's tag and name; returns the cell's checksum so far */
+static uint8
+cell_begin(StringInfo out, const char *name, uint32 namelen)
+{
+	appendStringInfoCharMacro(out, PB_TAG_CELL);
+	appendStringInfoCharMacro(out, PB_TAG_CELL_NAME);
+	put_le(out, namelen, 4);
+	appendBinaryStringInfo(out, name, namelen);
+	return pb_crc8(0, (const uint8 *) name, namelen);
+}
+
+/* cell_end: the cell's checksum, folded into the row's */
+static void
+cell_end(PlainBufferRow *row, uint8 crc)
+{
+	appendStringInfoCharMacro(row->out, PB_TAG_CELL_CHECKSUM);
+	appendStringInfoCharMacro(row->out, crc);
+	row->crc = pb_crc8_byte(row->crc, crc);
+}
+
 /* cell: tag, name, value and (has_ts) timestamp, then the cell's checksum */
 static void
 cell(PlainBufferRow *row, const char *name, uint32 namelen, const OtsValue *v,
@@ -45,14 +65,8 @@ cell(PlainBufferRow *row, const char *name, uint32 namelen, const OtsValue *v,
 {
 	StringInfo	out = row->out;
 	uint8		type = wire_type(v->type);
-	uint8		crc = 0;
+	uint8		crc = cell_begin(out, name, namelen);
 	uint64		bits;
-
-	appendStringInfoCharMacro(out, PB_TAG_CELL);
-	appendStringInfoCharMacro(out, PB_TAG_CELL_NAME);
-	put_le(out, namelen, 4);
-	appendBinaryStringInfo(out, name, namelen);
-	crc = pb_crc8(crc, (const uint8 *) name, namelen);
 
 	appendStringInfoCharMacro(out, PB_TAG_CELL_VALUE);
 	crc = pb_crc8_byte(crc, type);
@@ -91,9 +105,7 @@ cell(PlainBufferRow *row, const char *name, uint32 namelen, const OtsValue *v,
 		put_le(out, (uint64) ts, 8);
 		crc = pb_crc8_le(crc, (uint64) ts, 8);
 	}
-	appendStringInfoCharMacro(out, PB_TAG_CELL_CHECKSUM);
-	appendStringInfoCharMacro(out, crc);
-	row->crc = pb_crc8_byte(row->crc, crc);
+	cell_end(row, crc);
 }
 
 void
@@ -123,6 +135,22 @@ void
 plainbuffer_key_cell(PlainBufferRow *row, const char *name, uint32 namelen, const OtsValue *v)
 {
 	cell(row, name, namelen, v, false, 0);
+}
+
+void
+plainbuffer_key_special(PlainBufferRow *row, const char *name, uint32 namelen, PkSpecial special)
+{
+	StringInfo	out = row->out;
+	uint8		type = special == PK_INF_MIN ? PB_VT_INF_MIN :
+		special == PK_INF_MAX ? PB_VT_INF_MAX : PB_VT_AUTO_INCREMENT;
+	uint8		crc = cell_begin(out, name, namelen);
+
+	Assert(special != PK_VALUE);
+	/* the value is its type alone */
+	appendStringInfoCharMacro(out, PB_TAG_CELL_VALUE);
+	put_le(out, 1, 4);
+	appendStringInfoCharMacro(out, type);
+	cell_end(row, pb_crc8_byte(crc, type));
 }
 
 void

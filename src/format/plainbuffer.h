@@ -38,6 +38,10 @@ extern void plainbuffer_key_cells(PlainBufferRow *row, const OtsTable *t, const 
 extern void plainbuffer_key_cell(PlainBufferRow *row, const char *name, uint32 namelen,
 								 const OtsValue *v);
 
+/* plainbuffer_key_special: a key cell of INF_MIN, INF_MAX or AUTO_INCREMENT, as a request gave it */
+extern void plainbuffer_key_special(PlainBufferRow *row, const char *name, uint32 namelen,
+									PkSpecial special);
+
 /* plainbuffer_key_row: a whole row of the key alone (a next_start_primary_key) */
 extern void plainbuffer_key_row(StringInfo out, const OtsTable *t, const PkInput *pk);
 

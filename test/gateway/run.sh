@@ -175,6 +175,25 @@ if [ "${GATEWAY_HOLD:-0}" = 1 ]; then
 	while kill -0 "$otsd_pid" 2>/dev/null; do sleep 1; done
 fi
 
+# second_otsd NAME "dbname=DB" [SETTING]: another otsd, the first's configuration on a free port
+# with that database and SETTING, listening when it returns (second_port, second_pid)
+second_otsd() {
+	second_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+	sed -e "s/^listen = .*/listen = 127.0.0.1:$second_port/" -e "s/dbname=otsgw\$/$2/" \
+		-e "s|^log = .*|log = $TS_DIR/otsd_$1.log|" "$conf" >"$TS_DIR/otsd_$1.conf"
+	[ -n "${3:-}" ] && echo "$3" >>"$TS_DIR/otsd_$1.conf"
+	"$otsd_bin" -c "$TS_DIR/otsd_$1.conf" >"$TS_DIR/otsd_$1.out" 2>&1 &
+	second_pid=$!
+	for _ in $(seq 150); do
+		python3 -c "import socket; socket.create_connection(('127.0.0.1', $second_port), 0.2)" 2>/dev/null && break
+		sleep 0.1
+	done
+}
+second_otsd_stop() {
+	kill "$second_pid" 2>/dev/null
+	wait "$second_pid" 2>/dev/null
+}
+
 status=0
 mocha="$here/node_modules/mocha/bin/mocha.js"
 reporter="$here/reporter.js"
@@ -194,19 +213,9 @@ fi
 if want protocol; then
 	# a second otsd on the same database with wire = off: the same requests
 	# through the jsonb functions, which test wire_writes_match_jsonb compares
-	port_json="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-	sed -e "s/^listen = .*/listen = 127.0.0.1:$port_json/" \
-		-e "s|^log = .*|log = $TS_DIR/otsd_json.log|" "$conf" >"$TS_DIR/otsd_json.conf"
-	echo "wire = off" >>"$TS_DIR/otsd_json.conf"
-	"$otsd_bin" -c "$TS_DIR/otsd_json.conf" >"$TS_DIR/otsd_json.out" 2>&1 &
-	otsd_json_pid=$!
-	for _ in $(seq 150); do
-		python3 -c "import socket; socket.create_connection(('127.0.0.1', $port_json), 0.2)" 2>/dev/null && break
-		sleep 0.1
-	done
-	OTSGW_JSON_ENDPOINT="http://127.0.0.1:$port_json" python3 "$here/protocol_test.py" || status=1
-	kill "$otsd_json_pid" 2>/dev/null
-	wait "$otsd_json_pid" 2>/dev/null
+	second_otsd json "dbname=otsgw" "wire = off"
+	OTSGW_JSON_ENDPOINT="http://127.0.0.1:$second_port" python3 "$here/protocol_test.py" || status=1
+	second_otsd_stop
 fi
 if want docs; then
 	node "$here/doc_examples.js" || status=1
@@ -250,20 +259,11 @@ GRANT CREATE, USAGE ON SCHEMA public TO gw_app;
 GRANT USAGE ON SCHEMA public TO gw_other;
 CREATE SCHEMA gw_third_s AUTHORIZATION gw_third;
 SQL
-	port2="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-	sed -e "s/^listen = .*/listen = 127.0.0.1:$port2/" -e "s/dbname=otsgw\$/dbname=otsgw_nowire/" \
-		-e "s|^log = .*|log = $TS_DIR/otsd_nowire.log|" "$conf" >"$TS_DIR/otsd_nowire.conf"
-	"$otsd_bin" -c "$TS_DIR/otsd_nowire.conf" >"$TS_DIR/otsd_nowire.out" 2>&1 &
-	otsd2_pid=$!
-	for _ in $(seq 150); do
-		python3 -c "import socket; socket.create_connection(('127.0.0.1', $port2), 0.2)" 2>/dev/null && break
-		sleep 0.1
-	done
-	(cd "$here" && endpoint="http://127.0.0.1:$port2" OTSGW_TEST_PREFIX=nowire/ \
+	second_otsd nowire "dbname=otsgw_nowire"
+	(cd "$here" && endpoint="http://127.0.0.1:$second_port" OTSGW_TEST_PREFIX=nowire/ \
 		node "$mocha" --reporter "$reporter" --timeout 60000 sdk_rows.test.js sdk_range_batch.test.js) ||
 		status=1
-	kill "$otsd2_pid" 2>/dev/null
-	wait "$otsd2_pid" 2>/dev/null
+	second_otsd_stop
 fi
 
 if want emulator; then
