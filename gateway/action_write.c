@@ -13,12 +13,19 @@
 
 #include "action.h"
 
-/* the column condition of a write, as ots's jsonb; false after replying */
+/*
+ * the column condition of a write, as ots's jsonb; false after replying.
+ * unread_row: the request's row, when ots is to read it (the wire path): a
+ * bad condition is answered after a bad row, as the path that reads the
+ * row here first answers, so the two paths cannot be told apart.
+ */
 static bool
-condition_args(Call *call, SqlCall *q, const Otsp__Condition *condition)
+condition_args(Call *call, SqlCall *q, const Otsp__Condition *condition,
+			   const ProtobufCBinaryData *unread_row)
 {
 	char		err[256];
 	json_t	   *filter;
+	PbRow		row;
 
 	sql_named(q, "condition", row_existence_name(condition->row_existence), "text");
 	if (!condition->has_column_condition || condition->column_condition.len == 0)
@@ -27,7 +34,12 @@ condition_args(Call *call, SqlCall *q, const Otsp__Condition *condition)
 							  condition->column_condition.len, err, sizeof(err));
 	if (filter == NULL)
 	{
-		reply_undecodable(call, err);
+		if (unread_row == NULL || decode_one_row(call, unread_row, &row))
+		{
+			if (unread_row != NULL)
+				pb_row_free(&row);
+			reply_undecodable(call, err);
+		}
 		return false;
 	}
 	sql_named_owned(q, "column_condition", json_text(filter), "jsonb");
@@ -59,13 +71,16 @@ typedef struct RowWrite
 	ProtobufCBinaryData *row_bytes;
 } RowWrite;
 
-/* the arguments after the row, on either path, and the call's end; false after replying */
+/*
+ * the arguments after the row, on either path (wire: the row not read
+ * here), and the call's end; false after replying
+ */
 static bool
-tail_args(Call *call, SqlCall *q, const RowWrite *w)
+tail_args(Call *call, SqlCall *q, const RowWrite *w, bool wire)
 {
 	const Otsp__ReturnContent *rc = w->return_content;
 
-	if (!condition_args(call, q, w->condition))
+	if (!condition_args(call, q, w->condition, wire ? w->row : NULL))
 		return false;
 	if (rc && rc->has_return_type)
 		sql_named(q, "return_type", return_type_name(rc->return_type), "text");
@@ -91,8 +106,7 @@ row_write_reply(Call *call, const RowWrite *w, const uint8_t *row, size_t len,
 /*
  * row_write_wire: the write through the wire function.  ots reads the row
  * with the reader this file's other path uses, so a bad row gets the same
- * answer; a request with a bad row and a bad column condition hears of the
- * condition first here, of the row there.
+ * answer.
  */
 static void
 row_write_wire(Call *call, const RowWrite *w)
@@ -107,7 +121,7 @@ row_write_wire(Call *call, const RowWrite *w)
 	q.binary_result = true;
 	sql_arg(&q, w->table_name, "text");
 	sql_arg_bytes(&q, w->row->data, w->row->len);
-	if (tail_args(call, &q, w))
+	if (tail_args(call, &q, w, true))
 		res = sql_run(call, NULL, &q);
 	sql_free(&q);
 	if (res != NULL)
@@ -142,7 +156,7 @@ row_write(Call *call, const RowWrite *w)
 		sql_arg(&q, w->table_name, "text");
 		sql_arg_owned(&q, json_text(row.primary_key), "jsonb");
 		w->add_args(&q, &row);
-		if (tail_args(call, &q, w))
+		if (tail_args(call, &q, w, false))
 			res = sql_run(call, w->transaction_id, &q);
 		sql_free(&q);
 	}

@@ -96,7 +96,8 @@ row_write_has_conditions(const RowWrite *w)
  * (with the typed cells that go with them) and increments (names and
  * values) and the versions of deletes (names), measured as batch_write_row
  * measures each of its rows.  A key or cell given as values is measured as
- * its jsonb would be: names and values (codec_pk_size, row_write_cells_size).
+ * its jsonb would be: names, values and timestamps (codec_pk_size,
+ * row_write_cells_size).
  */
 void
 row_write_check_size(const RowWrite *w, Jsonb *puts, const CellInput *typed, int ntyped,
@@ -120,6 +121,10 @@ row_write_put_size(Jsonb *primary_key, uint32 pk_size, Jsonb *attributes, const 
 
 	if (ntyped > 0)
 		size += row_write_cells_size(typed, ntyped);
+	/* a timestamp counts as the jsonb's "ts" does (not in capacity units) */
+	for (int i = 0; i < ntyped; i++)
+		if (typed[i].has_ts)
+			size += 8;
 	if (attributes != NULL)
 		size += codec_cells_data_size(&attributes->root, true, false);
 	return size;

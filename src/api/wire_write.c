@@ -11,8 +11,9 @@
  * same order, and the same messages.  What the jsonb keeps as a map goes
  * in its order: the put cells sorted by name as jsonb sorts keys (a
  * column's cells in request order), the key, deletions and increments as
- * small jsonb values.  One difference is by design: a Double -0.0 keeps
- * its sign here, where jsonb's numbers have no negative zero.
+ * small jsonb values.  A Double -0.0 is stored as 0.0, as jsonb's numbers
+ * have no negative zero.  The gateway suite compares both paths on random
+ * and malformed rows (test/gateway/protocol_test.py).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -21,6 +22,7 @@
 
 #include "common/hashfn.h"
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
@@ -66,6 +68,7 @@ typedef struct WireRow
 	int			ndelete_all;
 	int			delete_all_cap;
 	int			seq;
+	int			cells;			/* attribute cells so far */
 	/* the increments' names, hashed: a column incremented twice is refused as it comes */
 	int		   *increment_slots;	/* 1 + index into increments; 0: free */
 	int			increment_slots_cap;
@@ -83,7 +86,7 @@ wire_value(const PbValue *in, OtsValue *out)
 			break;
 		case PB_VT_DOUBLE:
 			out->type = OTS_VT_DOUBLE;
-			out->u.d = in->real;
+			out->u.d = in->real == 0 ? 0.0 : in->real; /* no -0.0, as through jsonb */
 			break;
 		case PB_VT_BOOLEAN:
 			out->type = OTS_VT_BOOLEAN;
@@ -124,6 +127,28 @@ wire_cells_add(WireCells *list, WireRow *w, const PbCell *cell)
 	return c;
 }
 
+/*
+ * wire_name_hash: a name's hash under a seed of this backend's, so that
+ * names chosen to collide cannot be made in advance (a request may carry
+ * hundreds of thousands of increments before their count is checked)
+ */
+static uint32
+wire_name_hash(const char *name, uint32 len)
+{
+	static uint64 seed;
+	static bool seeded = false;
+
+	if (!seeded)
+	{
+		if (!pg_strong_random(&seed, sizeof(seed)))
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("could not generate a random seed")));
+		seeded = true;
+	}
+	return (uint32) hash_bytes_extended((const unsigned char *) name, len, seed);
+}
+
 /* wire_increment_twice: whether the row increments the column of the last increment before */
 static bool
 wire_increment_twice(WireRow *w)
@@ -142,14 +167,14 @@ wire_increment_twice(WireRow *w)
 		{
 			const CellInput *c = &incs->cells[k].cell;
 
-			for (i = hash_bytes((const unsigned char *) c->name, c->namelen) & mask;
+			for (i = wire_name_hash(c->name, c->namelen) & mask;
 				 w->increment_slots[i] != 0; i = (i + 1) & mask)
 				;
 			w->increment_slots[i] = k + 1;
 		}
 	}
 	mask = w->increment_slots_cap - 1;
-	for (i = hash_bytes((const unsigned char *) last->name, last->namelen) & mask;
+	for (i = wire_name_hash(last->name, last->namelen) & mask;
 		 w->increment_slots[i] != 0; i = (i + 1) & mask)
 	{
 		const CellInput *c = &incs->cells[w->increment_slots[i] - 1].cell;
@@ -176,6 +201,9 @@ wire_attribute_cell(void *ctx, const PbCell *cell)
 	WireRow    *w = ctx;
 	char		name[PB_MAX_NAME_BYTES + 1];
 
+	/* a row of 5 MB holds hundreds of thousands of cells: let a cancel in */
+	if ((++w->cells & 1023) == 0)
+		CHECK_FOR_INTERRUPTS();
 	if (!cell->has_op)
 	{
 		wire_cells_add(&w->puts, w, cell);
