@@ -88,6 +88,8 @@ extern void sql_named_owned(SqlCall *q, const char *name, char *value, const cha
 extern void sql_arg_owned(SqlCall *q, char *value, const char *type);
 /* a positional bytea argument: len bytes, sent as they are (not copied: they outlive the call) */
 extern void sql_arg_bytes(SqlCall *q, const uint8_t *data, size_t len);
+/* a positional bytea[] argument of n values, in PostgreSQL's binary array form (copied) */
+extern void sql_arg_bytes_array(SqlCall *q, const ProtobufCBinaryData *const *items, size_t n);
 extern void sql_end(SqlCall *q, const char *tail);
 extern void sql_free(SqlCall *q);
 
@@ -136,6 +138,8 @@ extern bool partition_allowed(Call *call, const char *transaction_id, const char
 /* field helpers */
 extern bool name_valid(Call *call, const char *name, const char *what);	/* "table", "column" */
 extern bool table_name_valid(Call *call, const char *name);
+/* table_name_ok: the same check, without replying (also a column's rule) */
+extern bool table_name_ok(const char *name);
 extern bool utf8_valid(const char *text);
 extern char *json_text(json_t *value);	/* compact text, malloc'd; NULL for NULL */
 extern json_t *json_parse(const char *text);	/* NULL for NULL or bad text */
@@ -175,8 +179,8 @@ typedef struct Consumed
 	Otsp__CapacityUnit unit;
 } Consumed;
 extern Otsp__ConsumedCapacity *consumed_from(Consumed *c, const char *consumed_json);
-/* the same from an ots.wire_* function's binary result: its last two columns, read_cu and write_cu */
-extern Otsp__ConsumedCapacity *consumed_from_wire(Consumed *c, PGresult *res);
+/* the same from an ots.wire_* function's binary result: row's last two columns, read_cu and write_cu */
+extern Otsp__ConsumedCapacity *consumed_from_wire(Consumed *c, PGresult *res, int row);
 
 /* a result field's text, NULL for SQL NULL */
 extern const char *field_text(PGresult *res, int row, int col);

@@ -83,17 +83,41 @@ batch_row_reply(BatchReply *b, PGresult *res, size_t i, const PbRow *request,
 				protobuf_c_boolean *is_ok, Otsp__Error **error, Otsp__ConsumedCapacity **consumed,
 				protobuf_c_boolean *has_row, ProtobufCBinaryData *row)
 {
-	*is_ok = PQgetvalue(res, i, 2)[0] == 't';
+	/* request NULL: the wire function's result, in binary, its row PlainBuffer already */
+	*is_ok = request == NULL ? PQgetvalue(res, i, 2)[0] == 1 : PQgetvalue(res, i, 2)[0] == 't';
 	if (!*is_ok)
 	{
 		*error = row_error(&b->errors[i], res, i);
 		return;
 	}
-	row_bytes(&b->bytes[i], field_text(res, i, 5), field_text(res, i, 6), request);
-	*consumed = consumed_from(&b->consumed[i], field_text(res, i, 7));
-	*has_row = b->bytes[i].len > 0;
-	row->data = b->bytes[i].data;
-	row->len = b->bytes[i].len;
+	if (request == NULL)
+	{
+		*consumed = consumed_from_wire(&b->consumed[i], res, i);
+		row->data = (uint8_t *) PQgetvalue(res, i, 5);
+		row->len = PQgetlength(res, i, 5);
+	}
+	else
+	{
+		row_bytes(&b->bytes[i], field_text(res, i, 5), field_text(res, i, 6), request);
+		*consumed = consumed_from(&b->consumed[i], field_text(res, i, 7));
+		row->data = b->bytes[i].data;
+		row->len = b->bytes[i].len;
+	}
+	*has_row = row->len > 0;
+}
+
+/* batch_results: res if it has nrows results; NULL after replying */
+static PGresult *
+batch_results(Call *call, PGresult *res, size_t nrows)
+{
+	if (res != NULL && (size_t) PQntuples(res) != nrows)
+	{
+		call_error(call, 500, "OTSInternalServerError", "ots returned %d results for %zu rows of a batch.",
+				   PQntuples(res), nrows);
+		PQclear(res);
+		res = NULL;
+	}
+	return res;
 }
 
 /*
@@ -113,18 +137,33 @@ batch_run(Call *call, const char *head, json_t *request, const char *is_atomic,
 	sql_end(&q, ")");
 	res = sql_run(call, transaction_id, &q);
 	sql_free(&q);
-	if (res != NULL && (size_t) PQntuples(res) != nrows)
-	{
-		call_error(call, 500, "OTSInternalServerError", "ots returned %d results for %zu rows of a batch.",
-				   PQntuples(res), nrows);
-		PQclear(res);
-		res = NULL;
-	}
-	return res;
+	return batch_results(call, res, nrows);
 }
 
 #define BATCH_HEAD(f) "SELECT table_name, index, is_ok, error_code, error_message, primary_key::text, " \
 	"attributes::text, consumed::text FROM ots." f "("
+
+/*
+ * batch_run_wire: ots.wire_batch_write_row of the request without its rows'
+ * keys and cells, and the rows' bytes as they came; NULL after replying
+ */
+static PGresult *
+batch_run_wire(Call *call, json_t *request, const ProtobufCBinaryData *const *rows, size_t nrows,
+			   const char *is_atomic)
+{
+	SqlCall		q;
+	PGresult   *res;
+
+	sql_begin(&q, "SELECT * FROM ots.wire_batch_write_row(");
+	q.binary_result = true;
+	sql_arg_owned(&q, json_text(request), "jsonb");
+	sql_arg_bytes_array(&q, rows, nrows);
+	sql_named(&q, "is_atomic", is_atomic, "boolean");
+	sql_end(&q, ")");
+	res = sql_run(call, NULL, &q);
+	sql_free(&q);
+	return batch_results(call, res, nrows);
+}
 
 void
 action_batch_get_row(Call *call)
@@ -239,23 +278,27 @@ operation_name(int type)
 	}
 }
 
-/* one BatchWriteRow row as ots.batch_write_row's row object; false after replying */
+/* utf8_names: every name is UTF-8 */
 static bool
-batch_write_entry(Call *call, const Otsp__RowInBatchWriteRowRequest *in, PbRow *row, json_t **out)
+utf8_names(char *const *names, size_t n)
 {
-	json_t	   *entry = json_object();
-	char		err[256];
+	for (size_t i = 0; i < n; i++)
+		if (!utf8_valid(names[i]))
+			return false;
+	return true;
+}
 
-	*out = entry;
-	if (in->return_content &&
-		!names_utf8(call, in->return_content->return_column_names,
-					in->return_content->n_return_column_names, NULL, NULL))
-		return false;
-	json_object_set_new(entry, "type", json_string(operation_name(in->type)));
+/*
+ * row_cells: a row's key and cells as its type takes them; the wire path's
+ * ots.wire_batch_write_row puts them where these go (src/api/wire_batch.c)
+ */
+static void
+row_cells(json_t *entry, Otsp__OperationType type, const PbRow *row)
+{
 	json_object_set(entry, "primary_key", row->primary_key);
-	if (in->type == OTSP__OPERATION_TYPE__PUT)
+	if (type == OTSP__OPERATION_TYPE__PUT)
 		json_object_set_new(entry, "attributes", row->put ? json_incref(row->put) : json_object());
-	else if (in->type == OTSP__OPERATION_TYPE__UPDATE)
+	else if (type == OTSP__OPERATION_TYPE__UPDATE)
 	{
 		if (row->put)
 			json_object_set(entry, "put", row->put);
@@ -266,6 +309,59 @@ batch_write_entry(Call *call, const Otsp__RowInBatchWriteRowRequest *in, PbRow *
 		if (row->increment)
 			json_object_set(entry, "increment", row->increment);
 	}
+}
+
+/*
+ * the wire path's rows up to and including one whose own fields are
+ * refused: otsd reads none of them there, but the jsonb path reads each
+ * before its fields, so a bad one among them is the answer
+ */
+typedef struct UnreadRows
+{
+	const Otsp__BatchWriteRowRequest *req;
+	size_t		table;
+	size_t		row;
+} UnreadRows;
+
+/* unread_rows_bad: one of the rows is bad, and was answered */
+static bool
+unread_rows_bad(Call *call, const UnreadRows *unread)
+{
+	PbRow		row;
+
+	for (size_t t = 0; t <= unread->table; t++)
+		for (size_t r = 0; r < unread->req->tables[t]->n_rows && (t < unread->table || r <= unread->row); r++)
+		{
+			if (!decode_one_row(call, &unread->req->tables[t]->rows[r]->row_change, &row))
+				return true;
+			pb_row_free(&row);
+		}
+	return false;
+}
+
+/*
+ * one BatchWriteRow row as ots.batch_write_row's row object; false after
+ * replying.  row NULL: the wire path's, without the key and cells, which ots
+ * reads from the row's bytes (unread: the rows up to this one)
+ */
+static bool
+batch_write_entry(Call *call, const Otsp__RowInBatchWriteRowRequest *in, PbRow *row,
+				  const UnreadRows *unread, json_t **out)
+{
+	json_t	   *entry = json_object();
+	char		err[256];
+
+	*out = entry;
+	if (in->return_content &&
+		!utf8_names(in->return_content->return_column_names, in->return_content->n_return_column_names))
+	{
+		if (unread == NULL || !unread_rows_bad(call, unread))
+			call_parameter_invalid(call, "A string in the request is not valid UTF-8.");
+		return false;
+	}
+	json_object_set_new(entry, "type", json_string(operation_name(in->type)));
+	if (row != NULL)
+		row_cells(entry, in->type, row);
 	json_object_set_new(entry, "condition",
 						json_string(row_existence_name(in->condition->row_existence)));
 	if (in->condition->has_column_condition && in->condition->column_condition.len > 0)
@@ -275,7 +371,8 @@ batch_write_entry(Call *call, const Otsp__RowInBatchWriteRowRequest *in, PbRow *
 
 		if (filter == NULL)
 		{
-			reply_undecodable(call, err);
+			if (unread == NULL || !unread_rows_bad(call, unread))
+				reply_undecodable(call, err);
 			return false;
 		}
 		json_object_set_new(entry, "column_condition", filter);
@@ -309,6 +406,10 @@ batch_write(Call *call, const Otsp__BatchWriteRowRequest *req, bool bulk)
 				decoded = 0;
 	PGresult   *res = NULL;
 	BatchReply	b = {0};
+	/* the transaction checks read the rows' keys: only then are they read here */
+	bool		wire = req->transaction_id == NULL && pool_has_wire(WIRE_BATCH_WRITE) &&
+		!call_transactions_open();
+	const ProtobufCBinaryData **row_bytes_list = NULL;
 
 	for (size_t t = 0; t < req->n_tables; t++)
 		nrows += req->tables[t]->n_rows;
@@ -324,29 +425,45 @@ batch_write(Call *call, const Otsp__BatchWriteRowRequest *req, bool bulk)
 		goto done;
 	}
 	rows = calloc(nrows, sizeof(PbRow));
-	for (size_t t = 0; t < req->n_tables; t++)
+	row_bytes_list = calloc(nrows + 1, sizeof(*row_bytes_list));
+	if (rows == NULL || row_bytes_list == NULL)
+		abort();
+	for (size_t t = 0, i = 0; t < req->n_tables; t++)
 	{
 		Otsp__TableInBatchWriteRowRequest *table = req->tables[t];
 		json_t	   *entry = json_object();
 		json_t	   *list = json_array();
 		ResolvedTable resolved = {0};
 		bool		ok = true;
+		/* on the wire path, the rows of the tables before, which the jsonb path has read */
+		UnreadRows	before = {req, t - 1, t > 0 ? req->tables[t - 1]->n_rows - 1 : 0};
 
 		json_array_append_new(request, entry);
 		json_object_set_new(entry, "rows", list);
+		if (wire && t > 0 && !table_name_ok(table->table_name) && unread_rows_bad(call, &before))
+			goto done;
 		if (!table_name_valid(call, table->table_name))
 			goto done;
 		if (table->n_rows == 0)
 		{
-			call_parameter_invalid(call, "No operation is specified for table: '%s'.", table->table_name);
+			if (!wire || t == 0 || !unread_rows_bad(call, &before))
+				call_parameter_invalid(call, "No operation is specified for table: '%s'.", table->table_name);
 			goto done;
 		}
 		json_object_set_new(entry, "table_name", json_string(table->table_name));
-		for (size_t r = 0; r < table->n_rows && ok; r++)
+		for (size_t r = 0; r < table->n_rows && ok; r++, i++)
 		{
 			PbRow	   *row = &rows[decoded];
 			json_t	   *row_entry;
+			UnreadRows	unread = {req, t, r};
 
+			row_bytes_list[i] = &table->rows[r]->row_change;
+			if (wire)
+			{
+				ok = batch_write_entry(call, table->rows[r], NULL, &unread, &row_entry);
+				json_array_append_new(list, row_entry);
+				continue;
+			}
 			ok = decode_one_row(call, &table->rows[r]->row_change, row);
 			if (!ok)
 				break;
@@ -354,7 +471,7 @@ batch_write(Call *call, const Otsp__BatchWriteRowRequest *req, bool bulk)
 			ok = partition_allowed(call, req->transaction_id, table->table_name, row, &resolved);
 			if (ok)
 			{
-				ok = batch_write_entry(call, table->rows[r], row, &row_entry);
+				ok = batch_write_entry(call, table->rows[r], row, NULL, &row_entry);
 				json_array_append_new(list, row_entry);
 			}
 		}
@@ -363,8 +480,12 @@ batch_write(Call *call, const Otsp__BatchWriteRowRequest *req, bool bulk)
 			goto done;
 	}
 
-	res = batch_run(call, BATCH_HEAD("batch_write_row"), request,
-					req->has_is_atomic && req->is_atomic ? "true" : "false", req->transaction_id, nrows);
+	if (wire)
+		res = batch_run_wire(call, request, row_bytes_list, nrows,
+							 req->has_is_atomic && req->is_atomic ? "true" : "false");
+	else
+		res = batch_run(call, BATCH_HEAD("batch_write_row"), request,
+						req->has_is_atomic && req->is_atomic ? "true" : "false", req->transaction_id, nrows);
 	if (res == NULL)
 		goto done;
 	batch_reply_init(&b, nrows);
@@ -380,8 +501,8 @@ batch_write(Call *call, const Otsp__BatchWriteRowRequest *req, bool bulk)
 			ProtobufCBinaryData no_row;
 
 			otsp__row_in_bulk_import_response__init(row);
-			batch_row_reply(&b, res, i, &rows[i], &row->is_ok, &row->error, &row->consumed,
-							&has_row, &no_row);
+			batch_row_reply(&b, res, i, wire ? NULL : &rows[i], &row->is_ok, &row->error,
+							&row->consumed, &has_row, &no_row);
 			bulk_resp.rows[i] = row;
 		}
 		call_reply(call, &bulk_resp.base);
@@ -403,8 +524,8 @@ batch_write(Call *call, const Otsp__BatchWriteRowRequest *req, bool bulk)
 			Otsp__RowInBatchWriteRowResponse *row = batch_alloc(&b, sizeof(*row));
 
 			otsp__row_in_batch_write_row_response__init(row);
-			batch_row_reply(&b, res, i, &rows[i], &row->is_ok, &row->error, &row->consumed,
-							&row->has_row, &row->row);
+			batch_row_reply(&b, res, i, wire ? NULL : &rows[i], &row->is_ok, &row->error,
+							&row->consumed, &row->has_row, &row->row);
 			table->rows[k] = row;
 		}
 		resp.tables[t] = table;
@@ -417,6 +538,7 @@ done:
 	for (size_t i = 0; i < decoded; i++)
 		pb_row_free(&rows[i]);
 	free(rows);
+	free(row_bytes_list);
 	json_decref(request);
 }
 

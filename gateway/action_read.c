@@ -91,7 +91,7 @@ action_get_row(Call *call)
 	{
 		if (wire)
 		{
-			resp.consumed = consumed_from_wire(&consumed, res);
+			resp.consumed = consumed_from_wire(&consumed, res, 0);
 			resp.row.data = (uint8_t *) PQgetvalue(res, 0, 0);
 			resp.row.len = PQgetlength(res, 0, 0);
 		}
@@ -233,7 +233,7 @@ get_range(Call *call, const Otsp__GetRangeRequest *req, bool bulk)
 			resp.next_token.data = (uint8_t *) PQgetvalue(res, 0, 2);
 			resp.next_token.len = PQgetlength(res, 0, 2);
 		}
-		resp.consumed = consumed_from_wire(&consumed, res);
+		resp.consumed = consumed_from_wire(&consumed, res, 0);
 		range_reply(call, &resp, bulk);
 		PQclear(res);
 	}

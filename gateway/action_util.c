@@ -51,6 +51,37 @@ sql_arg_owned(SqlCall *q, char *value, const char *type)
 	sql_param(q, NULL, value, type, value);
 }
 
+/* put_be32: v as 4 big-endian bytes, as PostgreSQL's binary forms take integers */
+static void
+put_be32(Buf *b, uint32_t v)
+{
+	uint8_t		be[4] = {(uint8_t) (v >> 24), (uint8_t) (v >> 16), (uint8_t) (v >> 8), (uint8_t) v};
+
+	buf_put(b, be, 4);
+}
+
+void
+sql_arg_bytes_array(SqlCall *q, const ProtobufCBinaryData *const *items, size_t n)
+{
+	Buf			b = {0};
+
+	/* array_recv's form: dimensions, no nulls, element type bytea (17), length, lower bound 1 */
+	put_be32(&b, 1);
+	put_be32(&b, 0);
+	put_be32(&b, 17);
+	put_be32(&b, (uint32_t) n);
+	put_be32(&b, 1);
+	for (size_t i = 0; i < n; i++)
+	{
+		put_be32(&b, (uint32_t) items[i]->len);
+		buf_put(&b, items[i]->data, items[i]->len);
+	}
+	sql_param(q, NULL, (const char *) b.data, "bytea[]", (char *) b.data);
+	q->lengths[q->nargs - 1] = (int) b.len;
+	q->formats[q->nargs - 1] = 1;
+	q->any_binary = true;
+}
+
 void
 sql_arg_bytes(SqlCall *q, const uint8_t *data, size_t len)
 {
@@ -370,13 +401,21 @@ reply_undecodable(Call *call, const char *err)
 bool
 name_valid(Call *call, const char *name, const char *what)
 {
+	bool		ok = table_name_ok(name);
+
+	if (!ok)
+		call_parameter_invalid(call, "Invalid %s name: '%s'.", what, name ? name : "");
+	return ok;
+}
+
+bool
+table_name_ok(const char *name)
+{
 	size_t		len = name ? strlen(name) : 0;
 	bool		ok = len > 0 && len <= 255 && (isalpha((unsigned char) name[0]) || name[0] == '_');
 
 	for (size_t i = 1; ok && i < len; i++)
 		ok = isalnum((unsigned char) name[i]) || name[i] == '_';
-	if (!ok)
-		call_parameter_invalid(call, "Invalid %s name: '%s'.", what, name ? name : "");
 	return ok;
 }
 
@@ -652,15 +691,15 @@ field_int32(PGresult *res, int row, int col)
 }
 
 Otsp__ConsumedCapacity *
-consumed_from_wire(Consumed *c, PGresult *res)
+consumed_from_wire(Consumed *c, PGresult *res, int row)
 {
 	int			n = PQnfields(res);
 
 	otsp__consumed_capacity__init(&c->capacity);
 	otsp__capacity_unit__init(&c->unit);
 	c->unit.has_read = c->unit.has_write = 1;
-	c->unit.read = field_int32(res, 0, n - 2);
-	c->unit.write = field_int32(res, 0, n - 1);
+	c->unit.read = field_int32(res, row, n - 2);
+	c->unit.write = field_int32(res, row, n - 1);
 	c->capacity.capacity_unit = &c->unit;
 	return &c->capacity;
 }

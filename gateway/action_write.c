@@ -127,7 +127,7 @@ row_write_wire(Call *call, const RowWrite *w)
 	if (res != NULL)
 	{
 		row_write_reply(call, w, (const uint8_t *) PQgetvalue(res, 0, 0), PQgetlength(res, 0, 0),
-						consumed_from_wire(&consumed, res));
+						consumed_from_wire(&consumed, res, 0));
 		PQclear(res);
 	}
 }

@@ -197,6 +197,7 @@ extern void call_end(Call *call);
 #define WIRE_GET_RANGE	0x02
 #define WIRE_SPLIT_POINTS 0x04
 #define WIRE_WRITE_ROW	0x08	/* wire_put_row, wire_update_row, wire_delete_row */
+#define WIRE_BATCH_WRITE 0x10	/* wire_batch_write_row */
 extern bool pool_has_wire(int which);
 extern void pool_stop(AccessKey *keys, int key_count);
 

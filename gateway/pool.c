@@ -107,7 +107,8 @@ wire_learn(PGconn *conn)
 							 "pg_catalog.to_regprocedure('ots.compute_split_points(text,bigint,integer)') IS NOT NULL, "
 							 "pg_catalog.to_regprocedure('ots.wire_put_row(text,bytea,text,jsonb,text)') IS NOT NULL "
 							 "AND pg_catalog.to_regprocedure('ots.wire_update_row(text,bytea,text,jsonb,text,text[])') IS NOT NULL "
-							 "AND pg_catalog.to_regprocedure('ots.wire_delete_row(text,bytea,text,jsonb,text)') IS NOT NULL");
+							 "AND pg_catalog.to_regprocedure('ots.wire_delete_row(text,bytea,text,jsonb,text)') IS NOT NULL, "
+							 "pg_catalog.to_regprocedure('ots.wire_batch_write_row(jsonb,bytea[],boolean)') IS NOT NULL");
 	int			wire;
 
 	/* a query that failed teaches nothing: what was known stays */
@@ -116,7 +117,8 @@ wire_learn(PGconn *conn)
 		wire = (strcmp(PQgetvalue(res, 0, 0), "t") == 0 ? WIRE_GET_ROW : 0) |
 			(strcmp(PQgetvalue(res, 0, 1), "t") == 0 ? WIRE_GET_RANGE : 0) |
 			(strcmp(PQgetvalue(res, 0, 2), "t") == 0 ? WIRE_SPLIT_POINTS : 0) |
-			(strcmp(PQgetvalue(res, 0, 3), "t") == 0 ? WIRE_WRITE_ROW : 0);
+			(strcmp(PQgetvalue(res, 0, 3), "t") == 0 ? WIRE_WRITE_ROW : 0) |
+			(strcmp(PQgetvalue(res, 0, 4), "t") == 0 ? WIRE_BATCH_WRITE : 0);
 		/* wire = off: the jsonb functions only (a comparison, or a suspect wire function) */
 		if (!config.wire)
 			wire &= WIRE_SPLIT_POINTS;

@@ -318,5 +318,33 @@ SELECT * FROM ots.wire_put_row('wire_c', :'whole_row');
 SELECT * FROM ots.wire_delete_row('wire_c', :'key_row');
 RESET ROLE;
 DROP ROLE wire_writer;
+
+-- wire_batch_write_row (src/api/wire_batch.c): batch_write_row of a request
+-- whose rows leave out their key and cells, each row's bytes in "rows" in
+-- request order; batch_write_row's results, returned rows as PlainBuffer
+SELECT table_name, index, is_ok, error_code, error_message, length("row") AS row_bytes, read_cu, write_cu
+  FROM ots.wire_batch_write_row(
+	'[{"table_name": "wire_c", "rows": [{"type": "PUT", "condition": "IGNORE", "return_type": "RT_PK"},
+										{"type": "DELETE", "condition": "EXPECT_EXIST"}]},
+	  {"table_name": "no_such_table", "rows": [{"type": "UPDATE", "condition": "IGNORE"}]}]',
+	ARRAY[:'whole_row', :'key_row', :'whole_row']::bytea[]);
+-- what batch_write_row says of the same rows as jsonb
+SELECT table_name, index, is_ok, error_code, error_message, primary_key, consumed
+  FROM ots.batch_write_row(
+	'[{"table_name": "wire_c", "rows": [{"type": "PUT", "primary_key": {"id": 1, "k": "a"}, "attributes": {},
+										 "condition": "IGNORE", "return_type": "RT_PK"},
+										{"type": "DELETE", "primary_key": {"id": 2, "k": "b"}, "condition": "EXPECT_EXIST"}]},
+	  {"table_name": "no_such_table", "rows": [{"type": "UPDATE", "primary_key": {"id": 1, "k": "a"},
+												"put": {"s": "x"}, "condition": "IGNORE"}]}]');
+-- the RT_PK row, decoded
+SELECT x.* FROM ots.wire_batch_write_row('[{"table_name": "wire_c", "rows": [{"type": "PUT", "return_type": "RT_PK"}]}]',
+										 ARRAY[:'whole_row']::bytea[]) w, pb_cells(w."row") x;
+-- the rows' bytes must match the request's rows; a bad row refuses the whole batch
+SELECT * FROM ots.wire_batch_write_row('[{"table_name": "wire_c", "rows": [{"type": "PUT"}]}]', '{}');
+SELECT * FROM ots.wire_batch_write_row('[{"table_name": "wire_c", "rows": [{"type": "PUT"}]}]',
+									   ARRAY[:'whole_row', :'whole_row']::bytea[]);
+SELECT * FROM ots.wire_batch_write_row('[{"table_name": "wire_c", "rows": [{"type": "PUT"}, {"type": "PUT"}]}]',
+									   ARRAY[:'key_row', '\x75000000']::bytea[]);
+SELECT * FROM ots.wire_batch_write_row('[{"table_name": "wire_c", "rows": [{"type": "PUT"}]}]', NULL);
 SELECT ots.delete_table('wire_c');
 SELECT ots.delete_table('wire_t');

@@ -1091,6 +1091,16 @@ CREATE FUNCTION ots.wire_delete_row(
 COMMENT ON FUNCTION ots.wire_delete_row(text, bytea, text, jsonb, text) IS
 	'delete_row of a DeleteRow request''s PlainBuffer primary_key, the returned row as PlainBuffer (empty: none) and its capacity units: what otsd calls for DeleteRow';
 
+CREATE FUNCTION ots.wire_batch_write_row(
+	request jsonb,
+	"rows" bytea[],
+	is_atomic boolean DEFAULT false)
+	RETURNS TABLE (table_name text, index integer, is_ok boolean, error_code text,
+				   error_message text, "row" bytea, read_cu integer, write_cu integer)
+	AS 'MODULE_PATHNAME', 'ots_wire_batch_write_row' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.wire_batch_write_row(jsonb, bytea[], boolean) IS
+	'batch_write_row of a request whose rows leave out their key and cells, with each row''s PlainBuffer bytes in "rows" (in request order), returned rows as PlainBuffer and capacity units as integers: what otsd calls for BatchWriteRow';
+
 -- defined columns keep the order they were defined in (tables made before keep theirs, by name)
 CREATE OR REPLACE FUNCTION ots.add_defined_column_internal(schema_name name, table_name name, defined_columns text)
 	RETURNS void

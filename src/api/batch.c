@@ -21,6 +21,7 @@
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
+#include "api/batch.h"
 #include "api/batch_request.h"
 #include "meta/catalog.h"
 #include "errors.h"
@@ -30,20 +31,6 @@
 #include "api/row_ops.h"
 
 #define BATCH_RESULT_COLUMNS 8
-
-/* one row's outcome */
-typedef struct BatchResult
-{
-	const char *table_name;
-	int			index;			/* position within its table's list, from 0 */
-	bool		is_ok;
-	const char *error_code;
-	const char *error_message;
-	Datum		primary_key;
-	Datum		attributes;
-	Datum		consumed;
-	bool		has_row;
-} BatchResult;
 
 PG_FUNCTION_INFO_V1(ots_batch_get_row);
 PG_FUNCTION_INFO_V1(ots_batch_write_row);
@@ -74,6 +61,7 @@ batch_call_row(void *arg)
 	a->res->has_row = r.primary_key != NULL;
 	a->res->attributes = PointerGetDatum(r.attributes);
 	a->res->consumed = JsonbPGetDatum(request_consumed_jsonb(r.consumed));
+	a->res->units = r.consumed;
 	a->res->is_ok = true;
 	return true;
 }
@@ -100,6 +88,18 @@ batch_run(const RowGetRequest *get, const RowWriteRequest *write, BatchResult *r
 	}
 }
 
+void
+batch_result_values(const BatchResult *r, Datum *values, bool *nulls)
+{
+	values[0] = PointerGetDatum(cstring_to_text(r->table_name));
+	values[1] = Int32GetDatum(r->index);
+	values[2] = BoolGetDatum(r->is_ok);
+	nulls[3] = r->error_code == NULL;
+	values[3] = nulls[3] ? (Datum) 0 : PointerGetDatum(cstring_to_text(r->error_code));
+	nulls[4] = r->error_message == NULL;
+	values[4] = nulls[4] ? (Datum) 0 : PointerGetDatum(cstring_to_text(r->error_message));
+}
+
 /* batch_emit writes the results, in order, to the set-returning call's tuplestore */
 static void
 batch_emit(FunctionCallInfo fcinfo, BatchResult *results, int n)
@@ -114,13 +114,7 @@ batch_emit(FunctionCallInfo fcinfo, BatchResult *results, int n)
 		bool		nulls[BATCH_RESULT_COLUMNS];
 
 		memset(nulls, 0, sizeof(nulls));
-		values[0] = PointerGetDatum(cstring_to_text(r->table_name));
-		values[1] = Int32GetDatum(r->index);
-		values[2] = BoolGetDatum(r->is_ok);
-		nulls[3] = r->error_code == NULL;
-		values[3] = nulls[3] ? (Datum) 0 : PointerGetDatum(cstring_to_text(r->error_code));
-		nulls[4] = r->error_message == NULL;
-		values[4] = nulls[4] ? (Datum) 0 : PointerGetDatum(cstring_to_text(r->error_message));
+		batch_result_values(r, values, nulls);
 		nulls[5] = !r->has_row;
 		values[5] = r->primary_key;
 		nulls[6] = r->attributes == (Datum) 0;
@@ -181,6 +175,7 @@ batch_fail_rows(BatchResult *results, int from, int to, const char *code, const 
 		results[i].has_row = false;
 		results[i].attributes = (Datum) 0;
 		results[i].consumed = (Datum) 0;
+		results[i].units = (Consumed) {0};
 		results[i].error_code = code;
 		results[i].error_message = message;
 	}
@@ -287,7 +282,10 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 			results[r].error_message = bulk[r].error->message;
 		}
 		else
+		{
 			results[r].consumed = JsonbPGetDatum(request_consumed_jsonb(bulk[r].consumed));
+			results[r].units = bulk[r].consumed;
+		}
 	}
 	return true;
 }
@@ -341,17 +339,26 @@ ots_batch_write_row(PG_FUNCTION_ARGS)
 {
 	Jsonb	   *request = PG_ARGISNULL(0) ? NULL : PG_GETARG_JSONB_P(0);
 	bool		is_atomic = !PG_ARGISNULL(1) && PG_GETARG_BOOL(1);
-	BatchWrite	bw;
-	BatchResult *results;
-	int			n = 0;
+	int			n;
+	BatchResult *results = batch_write_rows(request, is_atomic, &n);
 
-	batch_write_read(&bw, request);
-	results = palloc0(sizeof(BatchResult) * bw.total);
-	for (int i = 0; i < bw.ntables; i++)
-	{
-		batch_write_table(&bw, i, is_atomic, &results[n]);
-		n += bw.counts[i];
-	}
 	batch_emit(fcinfo, results, n);
 	return (Datum) 0;
+}
+
+BatchResult *
+batch_write_rows(Jsonb *request, bool is_atomic, int *n)
+{
+	BatchWrite	bw;
+	BatchResult *results;
+
+	batch_write_read(&bw, request);
+	results = palloc0(sizeof(BatchResult) * Max(bw.total, 1));
+	*n = 0;
+	for (int i = 0; i < bw.ntables; i++)
+	{
+		batch_write_table(&bw, i, is_atomic, &results[*n]);
+		*n += bw.counts[i];
+	}
+	return results;
 }

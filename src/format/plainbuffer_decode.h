@@ -3,7 +3,7 @@
  *	  PlainBuffer's reader: the rows of a request as cells checked against
  *	  Tablestore's rules, handed one by one to what builds the request from
  *	  them: otsd's jsonb (gateway/plainbuffer_read.c) or ots's typed write
- *	  requests (api/wire_write.c).  Plain C, no PostgreSQL header, compiled
+ *	  requests (api/wire_row.c).  Plain C, no PostgreSQL header, compiled
  *	  into both, so a row is accepted or refused alike on either path.
  *
  * The input comes from clients we do not trust: every length is checked

@@ -2209,9 +2209,13 @@ def wd_defects():
 WD_DEFECTS = wd_defects()
 
 
-def wd_request(rnd, auto):
-    """A random write: (action, spec, condition, return content, text), spec as wd_row takes it"""
-    action = rnd.choice(["PutRow", "PutRow", "UpdateRow", "UpdateRow", "UpdateRow", "DeleteRow"])
+def wd_request(rnd, auto, defect_chance=1 / 3, filter_chance=0.25, undecodable_chance=0.08, plain=False,
+               actions=None, key=None):
+    """A random write: (action, spec, defect, condition, return content, text), spec as wd_row
+    takes it. For a batch's rows: the chances of a row defect, a column condition and an
+    undecodable one; plain: no condition nor return content; actions: those to choose from;
+    key: fn(key cells) -> the key cells (before a defect is made)"""
+    action = rnd.choice(actions or ["PutRow", "PutRow", "UpdateRow", "UpdateRow", "UpdateRow", "DeleteRow"])
     if auto:
         generated = rnd.random() < (0.5 if action == "PutRow" else 0.15)
         pk = [("pk", Val("str", rnd.choice(["p", "q"])), None, None),
@@ -2219,6 +2223,8 @@ def wd_request(rnd, auto):
     else:
         pk = [("pk", Val("str", rnd.choice(["k1", "k2", "ß"])), None, None),
               ("n", Val("int", rnd.choice([1, 2])), None, None)]
+    if key is not None:
+        pk = key(pk)
     attrs = []
 
     def put():
@@ -2250,14 +2256,14 @@ def wd_request(rnd, auto):
     spec = {"pk": pk, "attrs": attrs, "delete": action == "DeleteRow" or rnd.random() < 0.02,
             "corrupt_cell": None, "corrupt_row": False, "header": HEADER, "post": None}
     defect = None
-    if rnd.random() < 1 / 3:
+    if rnd.random() < defect_chance:
         defect, make = rnd.choice(WD_DEFECTS)
         make(spec, rnd)
 
-    existence = rnd.choice([0, 0, 0, 1, 1, 2] if action != "DeleteRow" else [0, 0, 0, 1, 1, 1, 2])
+    existence = 0 if plain else rnd.choice([0, 0, 0, 1, 1, 2] if action != "DeleteRow" else [0, 0, 0, 1, 1, 1, 2])
     condition = f_varint(1, existence)
     filter_text = ""
-    if rnd.random() < 0.25:
+    if not plain and rnd.random() < filter_chance:
         comparator, column, value = rnd.randrange(1, 9), rnd.choice(WD_NAMES), wd_value(rnd)
         if value.kind == "dbl" and rnd.random() < 0.5:
             value = Val("dbl", float(rnd.randrange(-3, 1000)))
@@ -2266,15 +2272,16 @@ def wd_request(rnd, auto):
                + f_varint(4, missing) + f_varint(5, latest))
         condition += f_bytes(2, f_varint(1, 1) + f_bytes(2, flt))
         filter_text = " filter(CT%d %s %s missing=%d latest=%d)" % (comparator, column, wd_show(value), missing, latest)
-    elif rnd.random() < 0.08:
+    elif not plain and rnd.random() < undecodable_chance:
         # a filter that does not parse: with a bad row (a third of them), the row's error comes
         # first on both paths, though the wire path's otsd does not read the row
         condition += f_bytes(2, f_varint(1, 1) + f_bytes(2, b"\x0a\xff\xff"))
         filter_text = " filter(undecodable)"
     # RT_AFTER_MODIFY is UpdateRow's, its columns the incremented ones (mostly)
-    return_type = rnd.choice([None, 0, 1, 2, 2] if action == "UpdateRow" else [None, 0, 1, 1] + [2] * (rnd.random() < 0.1))
+    return_type = None if plain else rnd.choice(
+        [None, 0, 1, 2, 2] if action == "UpdateRow" else [None, 0, 1, 1] + [2] * (rnd.random() < 0.1))
     columns = []
-    if return_type == 2 and action == "UpdateRow" or rnd.random() < 0.05:
+    if not plain and (return_type == 2 and action == "UpdateRow" or rnd.random() < 0.05):
         incremented = sorted({c[0] for c in spec["attrs"] if c[3] == OP_INCREMENT and isinstance(c[0], str)})
         others = WD_NAMES + ["pk", "id" if auto else "n"]
         columns = rnd.sample(incremented, rnd.randrange(len(incremented) + 1))
@@ -2396,29 +2403,99 @@ def wd_read_table(table, keys):
         check(not one(rng, 4), "GetRange of %s: a next_token" % table)
 
 
-def wd_calls():
-    """How often each path's functions returned: (ots.wire_put_row and its kin, ots.put_row and its kin)"""
-    got = superuser_sql("SELECT coalesce(sum(calls) FILTER (WHERE funcname LIKE 'wire_%'), 0) || ' ' || "
-                        "coalesce(sum(calls) FILTER (WHERE funcname NOT LIKE 'wire_%'), 0) "
-                        "FROM pg_stat_user_functions WHERE schemaname = 'ots' AND funcname IN "
-                        "('wire_put_row', 'wire_update_row', 'wire_delete_row', 'put_row', 'update_row', 'delete_row')")
+# each path's functions: the wire path's (otsd's default), the jsonb path's (wire = off)
+WD_ROW_FUNCTIONS = (("wire_put_row", "wire_update_row", "wire_delete_row"), ("put_row", "update_row", "delete_row"))
+WD_BATCH_FUNCTIONS = (("wire_batch_write_row",), ("batch_write_row",))
+
+
+def wd_calls(functions=WD_ROW_FUNCTIONS):
+    """How often each path's functions returned: (ots.wire_put_row and its kin, ots.put_row and
+    its kin), or of other functions, (wire path's, jsonb path's)"""
+    def names(fns):
+        return ", ".join("'%s'" % f for f in fns)
+    got = superuser_sql("SELECT coalesce(sum(calls) FILTER (WHERE funcname IN (%s)), 0) || ' ' || "
+                        "coalesce(sum(calls) FILTER (WHERE funcname IN (%s)), 0) "
+                        "FROM pg_stat_user_functions WHERE schemaname = 'ots'"
+                        % (names(functions[0]), names(functions[1])))
     return tuple(int(n) for n in got.split())
 
 
-def wd_paths_taken(before, writes):
+def wd_paths_taken(before, writes, functions=WD_ROW_FUNCTIONS):
     """Each otsd took its path for every write that succeeded: the counts of both paths'
     functions (track_functions, run.sh) grew by that many, once the backends reported them
     (a backend reports within 10 s of going idle)"""
     deadline = time.time() + 15
     while True:
-        now = wd_calls()
+        now = wd_calls(functions)
         grown = (now[0] - before[0], now[1] - before[1])
         if (grown[0] >= writes and grown[1] >= writes) or time.time() > deadline:
             break
         time.sleep(0.5)
     check(grown[0] >= writes and grown[1] >= writes,
-          "%d writes succeeded, but the wire functions returned %d times and the jsonb functions %d: "
-          "not the paths the test compares (a local transaction left open?)" % (writes, grown[0], grown[1]))
+          "%d writes succeeded, but the wire functions (%s) returned %d times and the jsonb functions (%s) %d: "
+          "not the paths the test compares (a local transaction left open?)"
+          % (writes, ", ".join(functions[0]), grown[0], ", ".join(functions[1]), grown[1]))
+
+
+def wd_setup(tag, count_variable, count):
+    """What a differential run starts from: the jsonb otsd's endpoint, the seed (WIRE_DIFF_SEED
+    replays one), the count (count_variable sets it), the random generator, the tables'
+    options (max_versions 4; a version offset taking in timestamps from 1 ms on, 10^12 s)
+    and two pairs of tables to make, plain and AUTO_INCREMENT"""
+    json_url = os.environ.get("OTSGW_JSON_ENDPOINT")
+    check(json_url, "OTSGW_JSON_ENDPOINT is not set (run.sh starts the otsd with wire = off there)")
+    seed = int(os.environ.get("WIRE_DIFF_SEED") or random.SystemRandom().randrange(1 << 31))
+    pairs = [(TABLE + "_%s_wire" % tag, TABLE + "_%s_json" % tag, (("pk", 2), ("n", 1))),
+             (TABLE + "_%s_wire_auto" % tag, TABLE + "_%s_json_auto" % tag, (("pk", 2), ("id", 1, 1)))]
+    return (urllib.parse.urlparse(json_url), seed, int(os.environ.get(count_variable) or count),
+            random.Random(seed), f_varint(2, 4) + f_varint(5, 10 ** 12), pairs)
+
+
+def wd_failure(e, seed, where):
+    """The failure to report for e: with the seed, and where it happened (None: after the run)"""
+    if isinstance(e, Failure) and "WIRE_DIFF_SEED" in str(e):
+        return e
+    return Failure("seed %d (WIRE_DIFF_SEED=%d replays it)%s: %s%s" % (
+        seed, seed, "" if where is None else ", at " + where,
+        "" if isinstance(e, Failure) else type(e).__name__ + ": ", e))
+
+
+def wd_drop(made):
+    """The tables a run made, (name, endpoint), dropped"""
+    for table, endpoint in made:
+        try:
+            send("DeleteTable", f_bytes(1, table), endpoint=endpoint)
+        except Exception:  # a failure of the run is the one to report
+            pass
+
+
+def wd_make(pairs, options, json_endpoint, made):
+    """Each pair's tables made, the wire one through this otsd, the jsonb one through the other;
+    each added to made as (name, endpoint)"""
+    for wire_table, json_table, keys in pairs:
+        expect_ok(send("CreateTable", create_table_body(wire_table, keys=keys, options=options)))
+        made.append((wire_table, None))
+        expect_ok(send("CreateTable", create_table_body(json_table, keys=keys, options=options), endpoint=json_endpoint))
+        made.append((json_table, json_endpoint))
+
+
+def wd_tables_alike(pairs, seed, after):
+    """Each pair's tables read back whole alike; (rows, cells) compared"""
+    compared = cells = 0
+    for wire_table, json_table, keys in pairs:
+        keys = [k[0] for k in keys]
+        got_wire, got_json = wd_read_table(wire_table, keys), wd_read_table(json_table, keys)
+        if got_wire != got_json:
+            for a, b in zip(got_wire[0] + [None] * len(got_json[0]), got_json[0] + [None] * len(got_wire[0])):
+                if a != b:
+                    break
+            raise Failure("seed %d (WIRE_DIFF_SEED=%d replays it): after %s the tables differ: "
+                          "%s has %d rows, %s %d; first difference:\n  %s: %r\n  %s: %r" % (
+                              seed, seed, after, wire_table, len(got_wire[0]), json_table, len(got_json[0]),
+                              wire_table, a, json_table, b))
+        compared += len(got_wire[0])
+        cells += got_wire[1]
+    return compared, cells
 
 
 @test
@@ -2430,23 +2507,10 @@ def wire_writes_match_jsonb():
     of the row), must get the same status, code and message, the same row bytes (server
     timestamps by rank) and capacity units; and the tables end alike, every version.
     WIRE_DIFF_SEED=n replays a run, WIRE_DIFF_REQUESTS=n sets its length (800)."""
-    json_url = os.environ.get("OTSGW_JSON_ENDPOINT")
-    check(json_url, "OTSGW_JSON_ENDPOINT is not set (run.sh starts the otsd with wire = off there)")
-    json_endpoint = urllib.parse.urlparse(json_url)
-    seed = int(os.environ.get("WIRE_DIFF_SEED") or random.SystemRandom().randrange(1 << 31))
-    count = int(os.environ.get("WIRE_DIFF_REQUESTS") or 800)
-    rnd = random.Random(seed)
-    # max_versions 4; a version offset taking in timestamps from 1 ms on (10^12 s)
-    options = f_varint(2, 4) + f_varint(5, 10 ** 12)
-    pairs = [(TABLE + "_wd_wire", TABLE + "_wd_json", (("pk", 2), ("n", 1))),
-             (TABLE + "_wd_wire_auto", TABLE + "_wd_json_auto", (("pk", 2), ("id", 1, 1)))]
+    json_endpoint, seed, count, rnd, options, pairs = wd_setup("wd", "WIRE_DIFF_REQUESTS", 800)
     made, index, text = [], None, None
     try:
-        for wire_table, json_table, keys in pairs:
-            expect_ok(send("CreateTable", create_table_body(wire_table, keys=keys, options=options)))
-            made.append((wire_table, None))
-            expect_ok(send("CreateTable", create_table_body(json_table, keys=keys, options=options), endpoint=json_endpoint))
-            made.append((json_table, json_endpoint))
+        wd_make(pairs, options, json_endpoint, made)
         calls_before = wd_calls()
         tables = [t for p in pairs for t in p[:2]]
         failed, rows_returned, defects, codes = 0, 0, 0, set()
@@ -2472,37 +2536,231 @@ def wire_writes_match_jsonb():
                 rows_returned += 1
         index = None
         wd_paths_taken(calls_before, count - failed)
-        compared = cells = 0
-        for wire_table, json_table, keys in pairs:
-            keys = [k[0] for k in keys]
-            got_wire, got_json = wd_read_table(wire_table, keys), wd_read_table(json_table, keys)
-            if got_wire != got_json:
-                for a, b in zip(got_wire[0] + [None] * len(got_json[0]), got_json[0] + [None] * len(got_wire[0])):
-                    if a != b:
-                        break
-                raise Failure("seed %d (WIRE_DIFF_SEED=%d replays it): after %d requests the tables differ: "
-                              "%s has %d rows, %s %d; first difference:\n  %s: %r\n  %s: %r" % (
-                                  seed, seed, count, wire_table, len(got_wire[0]), json_table, len(got_json[0]),
-                                  wire_table, a, json_table, b))
-            compared += len(got_wire[0])
-            cells += got_wire[1]
+        compared, cells = wd_tables_alike(pairs, seed, "%d requests" % count)
         check(compared > 0 and rows_returned > 0 and failed < count, "a run that compared little: %d rows, %d returned, "
               "%d of %d failed" % (compared, rows_returned, failed, count))
     except Exception as e:  # the seed, and the request, on every failure
-        if isinstance(e, Failure) and "WIRE_DIFF_SEED" in str(e):
-            raise
-        raise Failure("seed %d (WIRE_DIFF_SEED=%d replays it)%s: %s%s" % (
-            seed, seed, "" if index is None else ", at request %d (%s)" % (index, text),
-            "" if isinstance(e, Failure) else type(e).__name__ + ": ", e))
+        raise wd_failure(e, seed, None if index is None else "request %d (%s)" % (index, text))
     finally:
-        for table, endpoint in made:
-            try:
-                send("DeleteTable", f_bytes(1, table), endpoint=endpoint)
-            except Exception:  # the failure above is the one to report
-                pass
+        wd_drop(made)
     return ("seed %d: %d requests alike through both paths (%d with a defect), %d refused alike (%d messages), "
             "%d returned a row; the tables alike: %d rows, %d cells with every version" % (
                 seed, count, defects, failed, len(codes), rows_returned, compared, cells))
+
+
+# BatchWriteRow and BulkImport: the same rows through both paths (ots.wire_batch_write_row, and
+# ots.batch_write_row at the otsd with wire = off)
+
+WB_TYPES = {"PutRow": 1, "UpdateRow": 2, "DeleteRow": 3}
+WB_TYPE_NAMES = {1: "PUT", 2: "UPDATE", 3: "DELETE"}
+# keys of few values (a batch repeats them) and of more (a plain batch's distinct keys, for its bulk way)
+WB_PLAIN_KEYS = {False: [(p, n) for p in ("k1", "k2", "ß", "k3", "k4") for n in (1, 2, 3, 4)],
+                 True: [(p, n) for p in ("p", "q", "r", "s") for n in (1, 2, 3, 4, 5)]}
+WB_BAD_TABLE_NAMES = ["bad-name", "1table", "a b", "é", "a" * 256]
+
+
+def wb_batch(rnd, bulk):
+    """A random BatchWriteRow (bulk: BulkImport, its one table's rows without conditions):
+    {"entries": [(pair index or a table name, [(type, spec, condition, content, text)])],
+    "atomic": None|bool, "text": ...}. A third carry a row defect in one row; some an
+    undecodable column condition in one row, some with a defect in that row or another; some
+    an entry without rows, an invalid table name in the second entry, a table that does not
+    exist, or more than 200 rows in all."""
+    odd = rnd.random()
+    odd = ("no rows" if odd < 0.04 else "bad name" if odd < 0.08 else "over 200 rows" if odd < 0.11
+           else "no such table" if odd < 0.13 and not bulk else None)
+    nentries = 1 if bulk else rnd.choice([1, 1, 2, 2, 3])
+    atomic = None if bulk or rnd.random() < 0.5 else rnd.random() < 0.4
+    if odd == "bad name" and not bulk:
+        nentries = max(nentries, 2)
+    if odd == "over 200 rows":
+        total = rnd.randint(201, 215)
+        cuts = sorted(rnd.sample(range(1, total), nentries - 1))
+        counts = [b - a for a, b in zip([0] + cuts, cuts + [total])]
+    else:
+        counts = [rnd.randint(1, rnd.choice([3, 5] if atomic else [3, 8, 20])) for _ in range(nentries)]
+    names = [rnd.randrange(2) for _ in range(nentries)]
+    if odd == "no rows":
+        counts[rnd.randrange(nentries)] = 0
+    elif odd == "bad name":
+        names[0 if bulk else 1] = rnd.choice(WB_BAD_TABLE_NAMES)
+    elif odd == "no such table":
+        names[rnd.randrange(nentries)] = TABLE + "_wb_none"
+    plain = bulk or rnd.random() < 0.25
+    total = sum(counts)
+    defect_at = rnd.randrange(total) if total and rnd.random() < 1 / 3 else None
+    undecodable_at = rnd.randrange(total) if total and not bulk and rnd.random() < 0.15 else None
+    if undecodable_at is not None and defect_at is None and rnd.random() < 0.6:
+        # a row defect before it, after it, or in its row: the first in request order is the reply
+        defect_at = rnd.choice([rnd.randrange(undecodable_at + 1), rnd.randrange(undecodable_at, total)])
+    entries, at, texts = [], 0, []
+    # each table's keys, distinct across its entries while they last
+    unused = {auto: rnd.sample(WB_PLAIN_KEYS[auto], len(WB_PLAIN_KEYS[auto])) for auto in (False, True)}
+    for e, (name, n) in enumerate(zip(names, counts)):
+        auto = name == 1
+        key_fn = None
+        pool = unused[auto]
+        if atomic and rnd.random() < 0.75:   # one partition: the rows may succeed
+            partition = rnd.choice(["p", "q"] if auto else ["k1", "k2", "ß"])
+            pool = [k for k in WB_PLAIN_KEYS[auto] if k[0] == partition]
+            rnd.shuffle(pool)
+        if rnd.random() < 0.7 or pool is not unused[auto]:
+            # keys distinct while they last (a plain entry's bulk way), repeated past them;
+            # else wd_request's keys, of few values
+            keys = iter(pool[:n] + [rnd.choice(WB_PLAIN_KEYS[auto]) for _ in range(n - len(pool))])
+            del pool[:n]
+
+            def key_fn(pk, keys=keys):
+                k = next(keys)
+                return [(pk[0][0], Val("str", k[0]), None, None),
+                        pk[1] if pk[1][1].kind == "auto" else (pk[1][0], Val("int", k[1]), None, None)]
+        rows = []
+        for _ in range(n):
+            odd_row = at == undecodable_at
+            action, spec, defect, condition, content, text = wd_request(
+                rnd, auto, defect_chance=1 if at == defect_at else 0, filter_chance=0 if odd_row else 0.25,
+                undecodable_chance=1 if odd_row else 0, plain=plain and not odd_row,
+                actions=["PutRow", "PutRow", "DeleteRow"] if plain and not bulk else None, key=key_fn)
+            rows.append((WB_TYPES[action], spec, condition, content, "#%d %s" % (at, text)))
+            at += 1
+        entries.append((name, rows))
+        texts.append("entry %d, %s: %d rows%s" % (
+            e, name if isinstance(name, str) else ["the pair", "the AUTO_INCREMENT pair"][name], n,
+            "".join("\n      " + r[4] for r in rows)))
+    text = "%s%s%s%s:\n    %s" % (
+        "BulkImport" if bulk else "BatchWriteRow", "" if atomic is None else " is_atomic=%s" % atomic,
+        " plain" if plain and not bulk else "", "; " + odd if odd else "", "\n    ".join(texts))
+    return {"entries": entries, "atomic": atomic, "text": text, "defect": defect_at is not None,
+            "undecodable": undecodable_at is not None, "odd": odd}
+
+
+def wb_body(batch, bulk, names):
+    """The request's body, names[i] the table of pair i"""
+    def table_of(name):
+        return names[name] if isinstance(name, int) else name
+    if bulk:
+        (name, rows), = batch["entries"]
+        return f_bytes(1, table_of(name)) + b"".join(
+            f_bytes(2, f_varint(1, kind) + f_bytes(2, wd_row(spec))) for kind, spec, _, _, _ in rows)
+    body = b""
+    for name, rows in batch["entries"]:
+        body += f_bytes(1, f_bytes(1, table_of(name)) + b"".join(
+            f_bytes(2, f_varint(1, kind) + f_bytes(2, wd_row(spec)) + f_bytes(3, condition)
+                    + (f_bytes(4, content) if content is not None else b""))
+            for kind, spec, condition, content, _ in rows))
+    if batch["atomic"] is not None:
+        body += f_varint(3, batch["atomic"])
+    return body
+
+
+def wb_outcome(reply, bulk, labels):
+    """What must be alike: the status, code and message, or each table's name and each row's
+    fields, is_ok, error, consumed and returned row (wd_masked); table names as labels name them"""
+    def named(text):
+        for name in sorted(labels, key=len, reverse=True):
+            text = text.replace(name, labels[name]) if text is not None else None
+        return text
+    if reply.status != 200:
+        return (reply.status, reply.code, named(reply.message))
+    fields = pb_decode(reply.body)
+    tables = [reply.body] if bulk else fields.get(1, [])
+    out = []
+    for raw in tables:
+        table = pb_decode(raw)
+        rows = []
+        for row in table.get(2, []):
+            f = pb_decode(row)
+            error = decode_error(one(f, 2)) if 2 in f else None
+            rows.append((sorted(f), one(f, 1), error and (error[0], named(error[1])), one(f, 3),
+                         wd_masked(one(f, 4)) if one(f, 4) else one(f, 4)))
+        out.append((sorted(table), named(one(table, 1, b"").decode("utf-8")), rows))
+    return (200, sorted(fields), out)
+
+
+def wb_difference(a, b):
+    """Where two outcomes first differ, as text"""
+    def summary(o):
+        if o[0] != 200:
+            return repr(o)
+        return "200 %s" % "; ".join("%s: %s" % (t[1], ", ".join(
+            "ok" if r[1] else "%s %r" % r[2] if r[2] else "failed" for r in t[2])) for t in o[2])
+    if a[0] != 200 or b[0] != 200 or a[1] != b[1] or len(a[2]) != len(b[2]):
+        return "wire %s\n  jsonb %s" % (summary(a), summary(b))
+    for t, (ta, tb) in enumerate(zip(a[2], b[2])):
+        if ta[:2] != tb[:2] or len(ta[2]) != len(tb[2]):
+            return "table %d: wire %r, %d rows\n  jsonb %r, %d rows" % (t, ta[:2], len(ta[2]), tb[:2], len(tb[2]))
+        for r, (ra, rb) in enumerate(zip(ta[2], tb[2])):
+            if ra != rb:
+                return "table %d (%s), row %d:\n  wire %r\n  jsonb %r" % (t, ta[1], r, ra, rb)
+    return "?"
+
+
+@test
+def wire_batches_match_jsonb():
+    """BatchWriteRow and BulkImport through the wire path (ots.wire_batch_write_row, otsd's
+    default) and the jsonb path (ots.batch_write_row, the otsd with wire = off at
+    OTSGW_JSON_ENDPOINT) answer alike: seeded random batches of 1 to 3 table entries (a table
+    may come twice) of 1 to 20 PUT, UPDATE and DELETE rows (wire_writes_match_jsonb's rows,
+    their keys distinct, for the bulk way, or of few values, so repeated; conditions, return
+    content, is_atomic; a third with a row defect, some with an undecodable column condition
+    before, after or in a bad row's, an entry without rows, a bad table name second, a table
+    that does not exist, more than 200 rows), a tenth BulkImport,
+    each sent to both otsds (each its own tables), must get the same status, code and message,
+    or the same results row for row (is_ok, error, consumed, the row's bytes, server timestamps
+    by rank); and the tables end alike, every version. WIRE_DIFF_SEED=n replays a run,
+    WIRE_BATCH_REQUESTS=n sets its length (200)."""
+    json_endpoint, seed, count, rnd, options, pairs = wd_setup("wb", "WIRE_BATCH_REQUESTS", 200)
+    labels = {}
+    for i, (wire_table, json_table, _) in enumerate(pairs):
+        labels[wire_table] = labels[json_table] = "<table %d>" % i
+    made, index, batch = [], None, None
+    try:
+        wd_make(pairs, options, json_endpoint, made)
+        calls_before = wd_calls(WD_BATCH_FUNCTIONS)
+        served = refused = rows_ok = rows_failed = rows_returned = bulks = 0
+        defects = undecodable = 0
+        messages, row_messages = set(), set()
+        for index in range(count):
+            bulk = rnd.random() < 0.1
+            batch = wb_batch(rnd, bulk)
+            action = "BulkImport" if bulk else "BatchWriteRow"
+            wire = send(action, wb_body(batch, bulk, [p[0] for p in pairs]))
+            jsonb = send(action, wb_body(batch, bulk, [p[1] for p in pairs]), endpoint=json_endpoint)
+            got_wire, got_json = wb_outcome(wire, bulk, labels), wb_outcome(jsonb, bulk, labels)
+            if got_wire != got_json or wire.status >= 500:
+                raise Failure("seed %d (WIRE_DIFF_SEED=%d replays it), %s at batch %d: %s\n  %s" % (
+                    seed, seed, "replies differ" if got_wire != got_json else "a server error", index,
+                    batch["text"], wb_difference(got_wire, got_json)))
+            bulks += bulk
+            defects += batch["defect"]
+            undecodable += batch["undecodable"]
+            if wire.status != 200:
+                refused += 1
+                messages.add(got_wire[2])
+                continue
+            served += 1
+            for _, _, rows in got_wire[2]:
+                for _, is_ok, error, _, row in rows:
+                    rows_ok += bool(is_ok)
+                    rows_failed += not is_ok
+                    rows_returned += bool(row)
+                    if error:
+                        row_messages.add(error[1])
+        index = batch = None
+        wd_paths_taken(calls_before, served, WD_BATCH_FUNCTIONS)
+        compared, cells = wd_tables_alike(pairs, seed, "%d batches" % count)
+        check(compared > 0 and rows_ok > 0 and rows_failed > 0 and refused > 0 and served > 0,
+              "a run that compared little: %d rows in the tables, %d batches served (%d rows written, %d failed), "
+              "%d refused" % (compared, served, rows_ok, rows_failed, refused))
+    except Exception as e:  # the seed, and the batch, on every failure
+        raise wd_failure(e, seed, None if index is None else "batch %d (%s)" % (index, batch and batch["text"]))
+    finally:
+        wd_drop(made)
+    return ("seed %d: %d batches alike through both paths (%d BulkImport; %d with a row defect, %d with an "
+            "undecodable column condition): %d refused alike (%d messages), %d served: %d rows written, %d failed "
+            "alike (%d messages), %d returned a row; the tables alike: %d rows, %d cells with every version" % (
+                seed, count, bulks, defects, undecodable, refused, len(messages), served, rows_ok, rows_failed,
+                len(row_messages), rows_returned, compared, cells))
 
 
 @test

@@ -228,7 +228,7 @@ fi
 if want specs; then
 	used="$(ts_psql -d otsgw -Atc "SELECT string_agg(funcname || '=' || (calls > 0), ' ' ORDER BY funcname)
 		FROM pg_stat_user_functions WHERE schemaname = 'ots' AND funcname LIKE 'wire_%'")"
-	if [ "$used" = "wire_delete_row=true wire_get_range=true wire_get_row=true wire_put_row=true wire_update_row=true" ]; then
+	if [ "$used" = "wire_batch_write_row=true wire_delete_row=true wire_get_range=true wire_get_row=true wire_put_row=true wire_update_row=true" ]; then
 		echo "test wire_path_used ... ok ($used)"
 	else
 		echo "test wire_path_used ... FAILED (calls: ${used:-none})"
@@ -255,6 +255,8 @@ ALTER EXTENSION ots DROP FUNCTION ots.wire_update_row(text, bytea, text, jsonb, 
 DROP FUNCTION ots.wire_update_row(text, bytea, text, jsonb, text, text[]);
 ALTER EXTENSION ots DROP FUNCTION ots.wire_delete_row(text, bytea, text, jsonb, text);
 DROP FUNCTION ots.wire_delete_row(text, bytea, text, jsonb, text);
+ALTER EXTENSION ots DROP FUNCTION ots.wire_batch_write_row(jsonb, bytea[], boolean);
+DROP FUNCTION ots.wire_batch_write_row(jsonb, bytea[], boolean);
 GRANT CREATE, USAGE ON SCHEMA public TO gw_app;
 GRANT USAGE ON SCHEMA public TO gw_other;
 CREATE SCHEMA gw_third_s AUTHORIZATION gw_third;

@@ -1,0 +1,236 @@
+/*-------------------------------------------------------------------------
+ * src/api/wire_batch.c
+ *	  BatchWriteRow in Tablestore's wire format, for otsd: the request as
+ *	  ots.batch_write_row takes it, but each row's key and cells as the
+ *	  PlainBuffer bytes the client sent (read by api/wire_row.c), and each
+ *	  returned row as PlainBuffer, so that neither otsd nor PostgreSQL
+ *	  renders or parses a row as JSON text (gateway/action_batch.c).
+ *
+ * The rows' bytes are put into the request where otsd's jsonb path puts
+ * them ("primary_key", and "attributes" or "put", "delete", "delete_all",
+ * "increment" by the row's "type"), and the request then runs as
+ * ots.batch_write_row runs it: the same checks, results and messages.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type_d.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+
+#include "api/batch.h"
+#include "api/wire.h"
+#include "api/wire_row.h"
+#include "errors.h"
+#include "format/codec.h"
+
+PG_FUNCTION_INFO_V1(ots_wire_batch_write_row);
+
+#define WIRE_BATCH_RESULT_COLUMNS 8
+
+/* the rows' bytes, and the rows read from them, in request order */
+typedef struct WireBatchRows
+{
+	Datum	   *bytes;
+	bool	   *nulls;
+	int			n;
+	int			next;			/* the next row to read */
+	WireRow   **rows;
+} WireBatchRows;
+
+/* push_member: a jsonb value (NULL: nothing) as the member key */
+static void
+push_member(JsonbParseState **state, const char *key, Jsonb *value)
+{
+	JsonbValue	v;
+
+	if (value == NULL)
+		return;
+	codec_push_key(state, key, strlen(key));
+	v.type = jbvBinary;
+	v.val.binary.data = &value->root;
+	v.val.binary.len = VARSIZE(value) - VARHDRSZ;
+	pushJsonbValue(state, WJB_VALUE, &v);
+}
+
+/* wire_delete_all_jsonb: the DELETE_ALL_VERSION columns, in request order */
+static Jsonb *
+wire_delete_all_jsonb(const WireRow *w)
+{
+	JsonbParseState *state = NULL;
+	JsonbValue	v;
+
+	if (w->ndelete_all == 0)
+		return NULL;
+	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+	for (int i = 0; i < w->ndelete_all; i++)
+	{
+		v.type = jbvString;
+		v.val.string.val = (char *) w->delete_all[i];
+		v.val.string.len = strlen(w->delete_all[i]);
+		pushJsonbValue(&state, WJB_ELEM, &v);
+	}
+	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL));
+}
+
+/* the "type" of a row object; NULL when it has none that is a string */
+static const char *
+row_type(JsonbContainer *row)
+{
+	JsonbValue	v;
+
+	if (getKeyJsonValueFromContainer(row, CODEC_KEY("type"), &v) == NULL || v.type != jbvString)
+		return NULL;
+	return pnstrdup(v.val.string.val, v.val.string.len);
+}
+
+/*
+ * push_row: a row object of the request with the next row's bytes read into
+ * it, as otsd's jsonb path writes a row: its members, the key, and the
+ * cells its type takes
+ */
+static void
+push_row(JsonbParseState **state, JsonbContainer *row, WireBatchRows *rows)
+{
+	JsonbIterator *it = JsonbIteratorInit(row);
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	WireRow    *w = palloc(sizeof(WireRow));
+	const char *type = row_type(row);
+
+	if (rows->next >= rows->n || rows->nulls[rows->next])
+		ots_error(PARAMETER_INVALID, "The rows' bytes do not match the request's rows.");
+	wire_read_row(DatumGetByteaPP(rows->bytes[rows->next]), w);
+	rows->rows[rows->next++] = w;
+
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+		if (tok == WJB_KEY || tok == WJB_VALUE)
+			pushJsonbValue(state, tok, &v);
+	push_member(state, "primary_key", wire_key_jsonb(w));
+	if (type != NULL && strcmp(type, "PUT") == 0)
+		push_member(state, "attributes", wire_puts_jsonb(&w->puts, true));
+	else if (type != NULL && strcmp(type, "UPDATE") == 0)
+	{
+		push_member(state, "put", wire_puts_jsonb(&w->puts, false));
+		push_member(state, "delete", wire_deletes_jsonb(&w->deletes));
+		push_member(state, "delete_all", wire_delete_all_jsonb(w));
+		push_member(state, "increment", wire_increments_jsonb(&w->increments));
+	}
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
+/*
+ * wire_request: the request with every row's bytes read into it, in order;
+ * whatever is not an entry's "rows" array of objects is left as it is, for
+ * batch_write_row's checks to refuse
+ */
+static Jsonb *
+wire_request(Jsonb *skeleton, WireBatchRows *rows)
+{
+	JsonbParseState *state = NULL;
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+
+	if (skeleton == NULL || !JB_ROOT_IS_ARRAY(skeleton) || JB_ROOT_IS_SCALAR(skeleton))
+		return skeleton;
+	it = JsonbIteratorInit(&skeleton->root);
+	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		JsonbIterator *eit;
+		JsonbValue	ev;
+		JsonbIteratorToken etok;
+		bool		rows_key = false;
+
+		if (tok != WJB_ELEM)
+			continue;
+		if (v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
+		{
+			pushJsonbValue(&state, WJB_ELEM, &v);
+			continue;
+		}
+		eit = JsonbIteratorInit(v.val.binary.data);
+		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+		while ((etok = JsonbIteratorNext(&eit, &ev, true)) != WJB_DONE)
+		{
+			if (etok == WJB_KEY)
+			{
+				rows_key = ev.val.string.len == 4 && memcmp(ev.val.string.val, "rows", 4) == 0;
+				pushJsonbValue(&state, WJB_KEY, &ev);
+			}
+			else if (etok == WJB_VALUE && rows_key && ev.type == jbvBinary &&
+					 JsonContainerIsArray(ev.val.binary.data))
+			{
+				JsonbContainer *list = ev.val.binary.data;
+				int			nrows = JsonContainerSize(list);
+
+				pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+				for (int r = 0; r < nrows; r++)
+				{
+					JsonbValue *row = getIthJsonbValueFromContainer(list, r);
+
+					if (row->type == jbvBinary && JsonContainerIsObject(row->val.binary.data))
+						push_row(&state, row->val.binary.data, rows);
+					else
+						pushJsonbValue(&state, WJB_ELEM, row);
+				}
+				pushJsonbValue(&state, WJB_END_ARRAY, NULL);
+			}
+			else if (etok == WJB_VALUE)
+				pushJsonbValue(&state, WJB_VALUE, &ev);
+		}
+		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	}
+	if (rows->next != rows->n)
+		ots_error(PARAMETER_INVALID, "The rows' bytes do not match the request's rows.");
+	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL));
+}
+
+/*
+ * ots_wire_batch_write_row is ots.wire_batch_write_row(request, "rows",
+ * is_atomic): ots.batch_write_row of request, whose row objects leave out
+ * their key and cells, with rows[i], the PlainBuffer bytes of the i-th row
+ * object in request order, read into it; one result per row, its returned
+ * row as PlainBuffer (empty: none) and its capacity units as integers.
+ */
+Datum
+ots_wire_batch_write_row(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Jsonb	   *skeleton = PG_ARGISNULL(0) ? NULL : PG_GETARG_JSONB_P(0);
+	bool		is_atomic = !PG_ARGISNULL(2) && PG_GETARG_BOOL(2);
+	WireBatchRows rows = {0};
+	BatchResult *results;
+	int			n;
+
+	request_require(fcinfo, 1, "rows");
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(1), BYTEAOID, -1, false, TYPALIGN_INT,
+					  &rows.bytes, &rows.nulls, &rows.n);
+	rows.rows = palloc0(sizeof(WireRow *) * Max(rows.n, 1));
+	results = batch_write_rows(wire_request(skeleton, &rows), is_atomic, &n);
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int i = 0; i < n; i++)
+	{
+		BatchResult *r = &results[i];
+		Datum		values[WIRE_BATCH_RESULT_COLUMNS];
+		bool		nulls[WIRE_BATCH_RESULT_COLUMNS] = {0};
+		StringInfoData buf;
+
+		batch_result_values(r, values, nulls);
+		wire_buffer(&buf);
+		if (r->is_ok && i < rows.n)
+			wire_returned_row(&buf, rows.rows[i],
+							  r->has_row ? DatumGetJsonbP(r->primary_key) : NULL,
+							  r->attributes != (Datum) 0 ? DatumGetJsonbP(r->attributes) : NULL);
+		values[5] = PointerGetDatum(wire_bytea(&buf));
+		values[6] = Int32GetDatum(r->units.read);
+		values[7] = Int32GetDatum(r->units.write);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
