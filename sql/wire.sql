@@ -346,5 +346,16 @@ SELECT * FROM ots.wire_batch_write_row('[{"table_name": "wire_c", "rows": [{"typ
 SELECT * FROM ots.wire_batch_write_row('[{"table_name": "wire_c", "rows": [{"type": "PUT"}, {"type": "PUT"}]}]',
 									   ARRAY[:'key_row', '\x75000000']::bytea[]);
 SELECT * FROM ots.wire_batch_write_row('[{"table_name": "wire_c", "rows": [{"type": "PUT"}]}]', NULL);
+-- more rows than a batch may have: refused before any is read
+SELECT * FROM ots.wire_batch_write_row('[{"table_name": "wire_c", "rows": [{"type": "PUT"}]}]',
+									   array_fill('\x00'::bytea, ARRAY[201]));
+-- a type in any case, as batch_write_row reads it: the row's cells are written
+SELECT consumed FROM ots.delete_row('wire_c', '{"id": 1, "k": "a"}');
+SELECT is_ok, write_cu FROM ots.wire_batch_write_row('[{"table_name": "wire_c", "rows": [{"type": "put"}]}]',
+													 ARRAY[:'whole_row']::bytea[]);
+SELECT (SELECT attributes FROM ots.get_row('wire_c', '{"id": 1, "k": "a"}', max_versions => 3,
+										   with_timestamps => true)) =
+	   (SELECT attributes FROM ots.get_row('wire_t', '{"id": 1, "k": "a"}', max_versions => 3,
+										   with_timestamps => true)) AS same_row;
 SELECT ots.delete_table('wire_c');
 SELECT ots.delete_table('wire_t');

@@ -531,6 +531,13 @@ batch_write_request(RowWriteRequest *req, text *table_name, const BatchRow *br)
 	}
 }
 
+void
+batch_write_check_count(int nrows)
+{
+	if (nrows > OTS_MAX_BATCH_WRITE_ROWS)
+		ots_error(PARAMETER_INVALID, "Rows count exceeds the upper limit: %d.", OTS_MAX_BATCH_WRITE_ROWS);
+}
+
 /*
  * batch_write_read reads every row of the request and applies the
  * whole-request checks: shape, row count, data size, timestamps, repeats.
@@ -556,8 +563,7 @@ batch_write_read(BatchWrite *bw, Jsonb *request)
 			ots_error(PARAMETER_INVALID, "No operation is specified for table: '%s'.", name);
 		bw->total += nrows;
 	}
-	if (bw->total > OTS_MAX_BATCH_WRITE_ROWS)
-		ots_error(PARAMETER_INVALID, "Rows count exceeds the upper limit: %d.", OTS_MAX_BATCH_WRITE_ROWS);
+	batch_write_check_count(bw->total);
 
 	bw->tables = palloc(sizeof(BatchRow *) * bw->ntables);
 	bw->names = palloc(sizeof(char *) * bw->ntables);

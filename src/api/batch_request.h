@@ -80,6 +80,9 @@ extern int	batch_get_read(Jsonb *request, int *ntables);
 /* batch_get_request reads a batch_get_row table entry's read options into its rows' request */
 extern void batch_get_request(RowGetRequest *req, const char *name, JsonbContainer *entry);
 
+/* batch_write_check_count refuses more rows than a batch_write_row request may have */
+extern void batch_write_check_count(int nrows);
+
 /* batch_write_read reads every row of a batch_write_row request and applies its whole-request checks */
 extern void batch_write_read(BatchWrite *bw, Jsonb *request);
 

@@ -17,10 +17,12 @@
 #include "catalog/pg_type_d.h"
 #include "fmgr.h"
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 
 #include "api/batch.h"
+#include "api/batch_request.h"
 #include "api/wire.h"
 #include "api/wire_row.h"
 #include "errors.h"
@@ -100,6 +102,7 @@ push_row(JsonbParseState **state, JsonbContainer *row, WireBatchRows *rows)
 	WireRow    *w = palloc(sizeof(WireRow));
 	const char *type = row_type(row);
 
+	CHECK_FOR_INTERRUPTS();
 	if (rows->next >= rows->n || rows->nulls[rows->next])
 		ots_error(PARAMETER_INVALID, "The rows' bytes do not match the request's rows.");
 	wire_read_row(DatumGetByteaPP(rows->bytes[rows->next]), w);
@@ -110,9 +113,10 @@ push_row(JsonbParseState **state, JsonbContainer *row, WireBatchRows *rows)
 		if (tok == WJB_KEY || tok == WJB_VALUE)
 			pushJsonbValue(state, tok, &v);
 	push_member(state, "primary_key", wire_key_jsonb(w));
-	if (type != NULL && strcmp(type, "PUT") == 0)
+	/* the types as batch_write_row reads them: any case */
+	if (type != NULL && pg_strcasecmp(type, "PUT") == 0)
 		push_member(state, "attributes", wire_puts_jsonb(&w->puts, true));
-	else if (type != NULL && strcmp(type, "UPDATE") == 0)
+	else if (type != NULL && pg_strcasecmp(type, "UPDATE") == 0)
 	{
 		push_member(state, "put", wire_puts_jsonb(&w->puts, false));
 		push_member(state, "delete", wire_deletes_jsonb(&w->deletes));
@@ -210,6 +214,8 @@ ots_wire_batch_write_row(PG_FUNCTION_ARGS)
 	request_require(fcinfo, 1, "rows");
 	deconstruct_array(PG_GETARG_ARRAYTYPE_P(1), BYTEAOID, -1, false, TYPALIGN_INT,
 					  &rows.bytes, &rows.nulls, &rows.n);
+	/* refused before any row is read, as otsd refuses it: a row read takes memory */
+	batch_write_check_count(rows.n);
 	rows.rows = palloc0(sizeof(WireRow *) * Max(rows.n, 1));
 	results = batch_write_rows(wire_request(skeleton, &rows), is_atomic, &n);
 

@@ -144,6 +144,13 @@ wire_key_cell(void *ctx, const PbCell *cell)
 {
 	WireRow    *w = ctx;
 
+	if (w->nkeys == w->keys_cap)
+	{
+		/* a row has its table's 1 to 4, grown for a hostile one (the reader stops at 64) */
+		w->keys_cap = w->keys_cap == 0 ? 4 : w->keys_cap * 2;
+		w->keys = w->keys == NULL ? palloc(sizeof(PbCell) * w->keys_cap) :
+			repalloc(w->keys, sizeof(PbCell) * w->keys_cap);
+	}
 	w->keys[w->nkeys++] = *cell;
 	return true;
 }

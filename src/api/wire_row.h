@@ -36,7 +36,8 @@ typedef struct WireRow
 	PbDecoder	decoder;
 	char		err[256];
 	int			nkeys;
-	PbCell		keys[PB_MAX_KEY_CELLS];
+	int			keys_cap;
+	PbCell	   *keys;			/* the reader allows PB_MAX_KEY_CELLS */
 	WireCells	puts;
 	WireCells	deletes;		/* DELETE_ONE_VERSION: a timestamp each */
 	WireCells	increments;
