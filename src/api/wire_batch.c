@@ -42,39 +42,21 @@ typedef struct WireBatchRows
 	WireRow   **rows;
 } WireBatchRows;
 
-/* push_member: a jsonb value (NULL: nothing) as the member key */
+/* push_delete_all: the DELETE_ALL_VERSION columns, in request order */
 static void
-push_member(JsonbParseState **state, const char *key, Jsonb *value)
+push_delete_all(JsonbParseState **state, const WireRow *w)
 {
 	JsonbValue	v;
 
-	if (value == NULL)
-		return;
-	codec_push_key(state, key, strlen(key));
-	v.type = jbvBinary;
-	v.val.binary.data = &value->root;
-	v.val.binary.len = VARSIZE(value) - VARHDRSZ;
-	pushJsonbValue(state, WJB_VALUE, &v);
-}
-
-/* wire_delete_all_jsonb: the DELETE_ALL_VERSION columns, in request order */
-static Jsonb *
-wire_delete_all_jsonb(const WireRow *w)
-{
-	JsonbParseState *state = NULL;
-	JsonbValue	v;
-
-	if (w->ndelete_all == 0)
-		return NULL;
-	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+	pushJsonbValue(state, WJB_BEGIN_ARRAY, NULL);
 	for (int i = 0; i < w->ndelete_all; i++)
 	{
 		v.type = jbvString;
 		v.val.string.val = (char *) w->delete_all[i];
 		v.val.string.len = strlen(w->delete_all[i]);
-		pushJsonbValue(&state, WJB_ELEM, &v);
+		pushJsonbValue(state, WJB_ELEM, &v);
 	}
-	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL));
+	pushJsonbValue(state, WJB_END_ARRAY, NULL);
 }
 
 /* the "type" of a row object; NULL when it has none that is a string */
@@ -112,16 +94,36 @@ push_row(JsonbParseState **state, JsonbContainer *row, WireBatchRows *rows)
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
 		if (tok == WJB_KEY || tok == WJB_VALUE)
 			pushJsonbValue(state, tok, &v);
-	push_member(state, "primary_key", wire_key_jsonb(w));
+	codec_push_key(state, CODEC_KEY("primary_key"));
+	wire_push_key(state, w);
 	/* the types as batch_write_row reads them: any case */
 	if (type != NULL && pg_strcasecmp(type, "PUT") == 0)
-		push_member(state, "attributes", wire_puts_jsonb(&w->puts, true));
+	{
+		codec_push_key(state, CODEC_KEY("attributes"));
+		wire_push_puts(state, &w->puts);
+	}
 	else if (type != NULL && pg_strcasecmp(type, "UPDATE") == 0)
 	{
-		push_member(state, "put", wire_puts_jsonb(&w->puts, false));
-		push_member(state, "delete", wire_deletes_jsonb(&w->deletes));
-		push_member(state, "delete_all", wire_delete_all_jsonb(w));
-		push_member(state, "increment", wire_increments_jsonb(&w->increments));
+		if (w->puts.n > 0)
+		{
+			codec_push_key(state, CODEC_KEY("put"));
+			wire_push_puts(state, &w->puts);
+		}
+		if (w->deletes.n > 0)
+		{
+			codec_push_key(state, CODEC_KEY("delete"));
+			wire_push_deletes(state, &w->deletes);
+		}
+		if (w->ndelete_all > 0)
+		{
+			codec_push_key(state, CODEC_KEY("delete_all"));
+			push_delete_all(state, w);
+		}
+		if (w->increments.n > 0)
+		{
+			codec_push_key(state, CODEC_KEY("increment"));
+			wire_push_increments(state, &w->increments);
+		}
 	}
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
 }

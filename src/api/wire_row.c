@@ -276,50 +276,51 @@ wire_push_value(JsonbParseState **state, const PbValue *v)
 	codec_push_value(state, &value, WJB_VALUE);
 }
 
-/* wire_key_jsonb: the key cells as the primary_key argument, {"name": value} */
-Jsonb *
-wire_key_jsonb(const WireRow *w)
-{
-	JsonbParseState *state = NULL;
+/*
+ * The row's parts as the jsonb path's values, pushed into state as a value
+ * (after its key) or as the root: each returns what its last push returned.
+ */
 
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+JsonbValue *
+wire_push_key(JsonbParseState **state, const WireRow *w)
+{
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
 	for (int i = 0; i < w->nkeys; i++)
 	{
-		codec_push_key(&state, (const char *) w->keys[i].name, w->keys[i].name_size);
-		wire_push_value(&state, &w->keys[i].value);
+		codec_push_key(state, (const char *) w->keys[i].name, w->keys[i].name_size);
+		wire_push_value(state, &w->keys[i].value);
 	}
-	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
+	return pushJsonbValue(state, WJB_END_OBJECT, NULL);
 }
 
 /*
- * wire_grouped_jsonb: the cells by column, {"col": [item, ...]}, columns in
+ * wire_push_grouped: the cells by column, {"col": [item, ...]}, columns in
  * jsonb's key order and a column's items in request order, as otsd groups
- * them; NULL when there are none
+ * them
  */
-static Jsonb *
-wire_grouped_jsonb(WireCells *list, void (*push_item) (JsonbParseState **state, const WireCell *c))
+static JsonbValue *
+wire_push_grouped(JsonbParseState **state, WireCells *list,
+				  void (*push_item) (JsonbParseState **state, const WireCell *c))
 {
-	JsonbParseState *state = NULL;
 	const WireCell *cells = list->cells;
 
-	if (list->n == 0)
-		return NULL;
 	qsort(list->cells, list->n, sizeof(WireCell), wire_cell_cmp);
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
 	for (int i = 0; i < list->n; i++)
 	{
 		if (i == 0 || codec_key_cmp(cells[i - 1].cell.name, cells[i - 1].cell.namelen,
 									cells[i].cell.name, cells[i].cell.namelen) != 0)
 		{
 			if (i > 0)
-				pushJsonbValue(&state, WJB_END_ARRAY, NULL);
-			codec_push_key(&state, cells[i].cell.name, cells[i].cell.namelen);
-			pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+				pushJsonbValue(state, WJB_END_ARRAY, NULL);
+			codec_push_key(state, cells[i].cell.name, cells[i].cell.namelen);
+			pushJsonbValue(state, WJB_BEGIN_ARRAY, NULL);
 		}
-		push_item(&state, &cells[i]);
+		push_item(state, &cells[i]);
 	}
-	pushJsonbValue(&state, WJB_END_ARRAY, NULL);
-	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
+	if (list->n > 0)
+		pushJsonbValue(state, WJB_END_ARRAY, NULL);
+	return pushJsonbValue(state, WJB_END_OBJECT, NULL);
 }
 
 /* a deletion's item: its timestamp */
@@ -344,38 +345,54 @@ push_put(JsonbParseState **state, const WireCell *c)
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
 }
 
+JsonbValue *
+wire_push_puts(JsonbParseState **state, WireCells *puts)
+{
+	return wire_push_grouped(state, puts, push_put);
+}
+
+JsonbValue *
+wire_push_deletes(JsonbParseState **state, WireCells *deletes)
+{
+	return wire_push_grouped(state, deletes, push_delete);
+}
+
+JsonbValue *
+wire_push_increments(JsonbParseState **state, const WireCells *incs)
+{
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	for (int i = 0; i < incs->n; i++)
+	{
+		codec_push_key(state, incs->cells[i].cell.name, incs->cells[i].cell.namelen);
+		wire_push_value(state, &incs->cells[i].wire);
+	}
+	return pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
+Jsonb *
+wire_key_jsonb(const WireRow *w)
+{
+	JsonbParseState *state = NULL;
+
+	return JsonbValueToJsonb(wire_push_key(&state, w));
+}
+
 Jsonb *
 wire_deletes_jsonb(WireCells *deletes)
 {
-	return wire_grouped_jsonb(deletes, push_delete);
+	JsonbParseState *state = NULL;
+
+	return deletes->n == 0 ? NULL : JsonbValueToJsonb(wire_push_deletes(&state, deletes));
 }
 
-Jsonb *
-wire_puts_jsonb(WireCells *puts, bool empty_object)
-{
-	Jsonb	   *result = wire_grouped_jsonb(puts, push_put);
-
-	return result == NULL && empty_object ? wire_empty_object() : result;
-}
-
-/* wire_increments_jsonb: the INCREMENT cells as update_row's "increment", {"col": delta} */
 Jsonb *
 wire_increments_jsonb(const WireCells *incs)
 {
 	JsonbParseState *state = NULL;
 
-	if (incs->n == 0)
-		return NULL;
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	for (int i = 0; i < incs->n; i++)
-	{
-		codec_push_key(&state, incs->cells[i].cell.name, incs->cells[i].cell.namelen);
-		wire_push_value(&state, &incs->cells[i].wire);
-	}
-	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
+	return incs->n == 0 ? NULL : JsonbValueToJsonb(wire_push_increments(&state, incs));
 }
 
-/* an empty attribute map: put_row's default */
 Jsonb *
 wire_empty_object(void)
 {

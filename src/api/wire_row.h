@@ -58,12 +58,17 @@ extern void wire_read_row(bytea *bytes, WireRow *w);
 extern CellInput *wire_sorted(WireCells *list);
 
 /*
- * the row's parts as the jsonb path's arguments: the key, the put cells (a
- * PUT's "attributes", '{}' when none if empty_object, or an UPDATE's "put"),
- * "delete" and "increment" (NULL: none)
+ * the row's parts as the jsonb path's values (the key; the put cells, a
+ * PUT's "attributes" or an UPDATE's "put"; "delete"; "increment"), pushed
+ * into state after their key (wire_batch.c); each returns its last push
  */
+extern JsonbValue *wire_push_key(JsonbParseState **state, const WireRow *w);
+extern JsonbValue *wire_push_puts(JsonbParseState **state, WireCells *puts);
+extern JsonbValue *wire_push_deletes(JsonbParseState **state, WireCells *deletes);
+extern JsonbValue *wire_push_increments(JsonbParseState **state, const WireCells *incs);
+
+/* the same as arguments of the single-row writes (NULL: none), and '{}' */
 extern Jsonb *wire_key_jsonb(const WireRow *w);
-extern Jsonb *wire_puts_jsonb(WireCells *puts, bool empty_object);
 extern Jsonb *wire_deletes_jsonb(WireCells *deletes);
 extern Jsonb *wire_increments_jsonb(const WireCells *incs);
 extern Jsonb *wire_empty_object(void);
