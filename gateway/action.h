@@ -135,6 +135,13 @@ extern void resolved_table_free(ResolvedTable *t);
 extern bool partition_allowed(Call *call, const char *transaction_id, const char *table,
 							  const PbRow *row, ResolvedTable *resolved);
 
+/*
+ * write_wire_usable: a write may take its wire function (which, WIRE_*):
+ * the database has it, and neither the request's transaction nor another
+ * open one has a partition check to make, which reads the rows' keys here
+ */
+extern bool write_wire_usable(const char *transaction_id, int which);
+
 /* field helpers */
 extern bool name_valid(Call *call, const char *name, const char *what);	/* "table", "column" */
 extern bool table_name_valid(Call *call, const char *name);

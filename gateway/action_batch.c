@@ -312,9 +312,10 @@ row_cells(json_t *entry, Otsp__OperationType type, const PbRow *row)
 }
 
 /*
- * the wire path's rows up to and including one whose own fields are
- * refused: otsd reads none of them there, but the jsonb path reads each
- * before its fields, so a bad one among them is the answer
+ * the wire path's rows before a refusal of otsd's (of an entry, or of a
+ * row's own fields: that row included): otsd reads none of them there, but
+ * the jsonb path reads each row before its fields, so a bad one among them
+ * is the answer.  The rows before row `row` of entry `table`.
  */
 typedef struct UnreadRows
 {
@@ -329,8 +330,8 @@ unread_rows_bad(Call *call, const UnreadRows *unread)
 {
 	PbRow		row;
 
-	for (size_t t = 0; t <= unread->table; t++)
-		for (size_t r = 0; r < unread->req->tables[t]->n_rows && (t < unread->table || r <= unread->row); r++)
+	for (size_t t = 0; t <= unread->table && t < unread->req->n_tables; t++)
+		for (size_t r = 0; r < unread->req->tables[t]->n_rows && (t < unread->table || r < unread->row); r++)
 		{
 			if (!decode_one_row(call, &unread->req->tables[t]->rows[r]->row_change, &row))
 				return true;
@@ -406,9 +407,7 @@ batch_write(Call *call, const Otsp__BatchWriteRowRequest *req, bool bulk)
 				decoded = 0;
 	PGresult   *res = NULL;
 	BatchReply	b = {0};
-	/* the transaction checks read the rows' keys: only then are they read here */
-	bool		wire = req->transaction_id == NULL && pool_has_wire(WIRE_BATCH_WRITE) &&
-		!call_transactions_open();
+	bool		wire = write_wire_usable(req->transaction_id, WIRE_BATCH_WRITE);
 	const ProtobufCBinaryData **row_bytes_list = NULL;
 
 	for (size_t t = 0; t < req->n_tables; t++)
@@ -435,18 +434,18 @@ batch_write(Call *call, const Otsp__BatchWriteRowRequest *req, bool bulk)
 		json_t	   *list = json_array();
 		ResolvedTable resolved = {0};
 		bool		ok = true;
-		/* on the wire path, the rows of the tables before, which the jsonb path has read */
-		UnreadRows	before = {req, t - 1, t > 0 ? req->tables[t - 1]->n_rows - 1 : 0};
+		/* on the wire path, the rows of the entries before, which the jsonb path has read */
+		UnreadRows	before = {req, t, 0};
 
 		json_array_append_new(request, entry);
 		json_object_set_new(entry, "rows", list);
-		if (wire && t > 0 && !table_name_ok(table->table_name) && unread_rows_bad(call, &before))
+		if (wire && !table_name_ok(table->table_name) && unread_rows_bad(call, &before))
 			goto done;
 		if (!table_name_valid(call, table->table_name))
 			goto done;
 		if (table->n_rows == 0)
 		{
-			if (!wire || t == 0 || !unread_rows_bad(call, &before))
+			if (!wire || !unread_rows_bad(call, &before))
 				call_parameter_invalid(call, "No operation is specified for table: '%s'.", table->table_name);
 			goto done;
 		}
@@ -455,7 +454,7 @@ batch_write(Call *call, const Otsp__BatchWriteRowRequest *req, bool bulk)
 		{
 			PbRow	   *row = &rows[decoded];
 			json_t	   *row_entry;
-			UnreadRows	unread = {req, t, r};
+			UnreadRows	unread = {req, t, r + 1};
 
 			row_bytes_list[i] = &table->rows[r]->row_change;
 			if (wire)

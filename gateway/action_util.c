@@ -309,6 +309,12 @@ partition_free(Call *call, const char *table, const PbRow *row, ResolvedTable *r
 }
 
 bool
+write_wire_usable(const char *transaction_id, int which)
+{
+	return transaction_id == NULL && pool_has_wire(which) && !call_transactions_open();
+}
+
+bool
 partition_allowed(Call *call, const char *transaction_id, const char *table,
 				  const PbRow *row, ResolvedTable *resolved)
 {
@@ -645,20 +651,11 @@ bool
 decode_one_row(Call *call, const ProtobufCBinaryData *bytes, PbRow *row)
 {
 	char		err[256];
-	int			n;
 
 	memset(row, 0, sizeof(*row));
-	n = pb_decode_rows(bytes->data, bytes->len, row, 1, err, sizeof(err));
-	if (n < 0)
+	if (!pb_decode_row(bytes->data, bytes->len, row, err, sizeof(err)))
 	{
 		reply_undecodable(call, err);
-		return false;
-	}
-	if (n != 1 || row->primary_key == NULL || json_object_size(row->primary_key) == 0)
-	{
-		if (n == 1)
-			pb_row_free(row);
-		call_parameter_invalid(call, "The input parameter is invalid.");
 		return false;
 	}
 	return true;

@@ -142,8 +142,7 @@ row_write(Call *call, const RowWrite *w)
 	Buf			out = {0};
 	ResolvedTable resolved = {0};
 
-	/* the transaction checks read the row's key: only then is it read here */
-	if (w->transaction_id == NULL && pool_has_wire(WIRE_WRITE_ROW) && !call_transactions_open())
+	if (write_wire_usable(w->transaction_id, WIRE_WRITE_ROW))
 	{
 		row_write_wire(call, w);
 		return;

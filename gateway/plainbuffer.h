@@ -56,6 +56,9 @@ extern void pb_row_free(PbRow *row);
 extern int	pb_decode_rows(const uint8_t *data, size_t len, PbRow *rows, int max,
 						   char *err, size_t errlen);
 
+/* pb_decode_row: the one row of a single-row request (pb_decode_one's rule); false with err */
+extern bool pb_decode_row(const uint8_t *data, size_t len, PbRow *row, char *err, size_t errlen);
+
 /*
  * Encoders append one row (without the 0x75 header; pb_begin writes it).
  * pk is {"name": value}, written in pk_order; attributes are ots's read

@@ -148,8 +148,7 @@ json_attribute_cell(void *ctx, const PbCell *cell)
 			if (row->increment == NULL)
 				row->increment = json_object();
 			else if (json_object_get(row->increment, name) != NULL)
-				return pb_decoder_fail(j->decoder, "Column '%s' is incremented more than once in one row.",
-									   name);
+				return pb_fail_incremented_twice(j->decoder, cell);
 			json_object_set_new(row->increment, name, pb_value_json(&cell->value));
 			return true;
 	}
@@ -165,12 +164,13 @@ json_row_end(void *ctx, bool delete_marker)
 }
 
 /*
- * pb_decode_rows: the rows of a PlainBuffer, at most max of them, into
- * rows[]; -1 with a message in err.  On failure no row is left allocated.
+ * json_decode: the rows of a PlainBuffer into rows[], at most max, or
+ * exactly one (one); the number, or -1 with a message in err.  On failure
+ * no row is left allocated.
  */
-int
-pb_decode_rows(const uint8_t *data, size_t len, PbRow *rows, int max,
-			   char *err, size_t errlen)
+static int
+json_decode(const uint8_t *data, size_t len, PbRow *rows, int max, bool one,
+			char *err, size_t errlen)
 {
 	JsonRows	j = {rows, NULL, NULL};
 	PbDecoder	d = {&j, json_row_begin, json_key_cell, json_attribute_cell, json_row_end,
@@ -178,11 +178,24 @@ pb_decode_rows(const uint8_t *data, size_t len, PbRow *rows, int max,
 	int			count;
 
 	j.decoder = &d;
-	count = pb_decode(data, len, max, &d);
+	count = one ? (pb_decode_one(data, len, &d) ? 1 : -1) : pb_decode(data, len, max, &d);
 	if (count < 0 && j.row != NULL)
 		for (PbRow *r = rows; r <= j.row; r++)
 			pb_row_free(r);
 	return count;
+}
+
+int
+pb_decode_rows(const uint8_t *data, size_t len, PbRow *rows, int max,
+			   char *err, size_t errlen)
+{
+	return json_decode(data, len, rows, max, false, err, errlen);
+}
+
+bool
+pb_decode_row(const uint8_t *data, size_t len, PbRow *row, char *err, size_t errlen)
+{
+	return json_decode(data, len, row, 1, true, err, errlen) == 1;
 }
 
 /* pb_row_free releases what pb_decode_rows put in row */

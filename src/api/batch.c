@@ -60,8 +60,7 @@ batch_call_row(void *arg)
 	a->res->primary_key = PointerGetDatum(r.primary_key);
 	a->res->has_row = r.primary_key != NULL;
 	a->res->attributes = PointerGetDatum(r.attributes);
-	a->res->consumed = JsonbPGetDatum(request_consumed_jsonb(r.consumed));
-	a->res->units = r.consumed;
+	a->res->consumed = r.consumed;
 	a->res->is_ok = true;
 	return true;
 }
@@ -119,8 +118,9 @@ batch_emit(FunctionCallInfo fcinfo, BatchResult *results, int n)
 		values[5] = r->primary_key;
 		nulls[6] = r->attributes == (Datum) 0;
 		values[6] = r->attributes;
-		nulls[7] = r->consumed == (Datum) 0;
-		values[7] = r->consumed;
+		/* a row that failed consumed nothing of its own */
+		nulls[7] = !r->is_ok;
+		values[7] = r->is_ok ? JsonbPGetDatum(request_consumed_jsonb(r->consumed)) : (Datum) 0;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 }
@@ -174,8 +174,7 @@ batch_fail_rows(BatchResult *results, int from, int to, const char *code, const 
 		results[i].is_ok = false;
 		results[i].has_row = false;
 		results[i].attributes = (Datum) 0;
-		results[i].consumed = (Datum) 0;
-		results[i].units = (Consumed) {0};
+		results[i].consumed = (Consumed) {0};
 		results[i].error_code = code;
 		results[i].error_message = message;
 	}
@@ -282,10 +281,7 @@ batch_bulk_table(const char *name, BatchRow *rows, int nrows, BatchResult *resul
 			results[r].error_message = bulk[r].error->message;
 		}
 		else
-		{
-			results[r].consumed = JsonbPGetDatum(request_consumed_jsonb(bulk[r].consumed));
-			results[r].units = bulk[r].consumed;
-		}
+			results[r].consumed = bulk[r].consumed;
 	}
 	return true;
 }

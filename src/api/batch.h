@@ -22,8 +22,7 @@ typedef struct BatchResult
 	const char *error_message;
 	Datum		primary_key;
 	Datum		attributes;
-	Datum		consumed;
-	Consumed	units;			/* consumed, as integers */
+	Consumed	consumed;		/* nothing when it failed */
 	bool		has_row;
 } BatchResult;
 

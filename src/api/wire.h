@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  * src/api/wire.h
  *	  What the wire functions share (api/wire.c: ots.wire_get_row;
- *	  api/range_read.c: ots.wire_get_range): PlainBuffer bytes built in place
- *	  as a bytea, and the result's capacity units as integers.
+ *	  api/range_read.c: ots.wire_get_range; api/wire_write.c and
+ *	  api/wire_batch.c: the writes): PlainBuffer bytes built in place as a
+ *	  bytea, and the result's capacity units as integers.
  *-------------------------------------------------------------------------
  */
 #ifndef OTS_WIRE_H

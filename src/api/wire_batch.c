@@ -129,6 +129,45 @@ push_row(JsonbParseState **state, JsonbContainer *row, WireBatchRows *rows)
 }
 
 /*
+ * push_entry: a table entry of the request, its "rows" array's objects with
+ * the next rows' bytes read into them; anything else as it is
+ */
+static void
+push_entry(JsonbParseState **state, JsonbContainer *entry, WireBatchRows *rows)
+{
+	JsonbIterator *it = JsonbIteratorInit(entry);
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	bool		rows_key = false;
+
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		if (tok == WJB_KEY)
+			rows_key = v.val.string.len == 4 && memcmp(v.val.string.val, "rows", 4) == 0;
+		if (tok == WJB_VALUE && rows_key && v.type == jbvBinary && JsonContainerIsArray(v.val.binary.data))
+		{
+			JsonbContainer *list = v.val.binary.data;
+
+			pushJsonbValue(state, WJB_BEGIN_ARRAY, NULL);
+			for (int r = 0; r < JsonContainerSize(list); r++)
+			{
+				JsonbValue *row = getIthJsonbValueFromContainer(list, r);
+
+				if (row->type == jbvBinary && JsonContainerIsObject(row->val.binary.data))
+					push_row(state, row->val.binary.data, rows);
+				else
+					pushJsonbValue(state, WJB_ELEM, row);
+			}
+			pushJsonbValue(state, WJB_END_ARRAY, NULL);
+		}
+		else if (tok == WJB_KEY || tok == WJB_VALUE)
+			pushJsonbValue(state, tok, &v);
+	}
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
+/*
  * wire_request: the request with every row's bytes read into it, in order;
  * whatever is not an entry's "rows" array of objects is left as it is, for
  * batch_write_row's checks to refuse
@@ -147,49 +186,12 @@ wire_request(Jsonb *skeleton, WireBatchRows *rows)
 	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
 	{
-		JsonbIterator *eit;
-		JsonbValue	ev;
-		JsonbIteratorToken etok;
-		bool		rows_key = false;
-
 		if (tok != WJB_ELEM)
 			continue;
-		if (v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
-		{
+		if (v.type == jbvBinary && JsonContainerIsObject(v.val.binary.data))
+			push_entry(&state, v.val.binary.data, rows);
+		else
 			pushJsonbValue(&state, WJB_ELEM, &v);
-			continue;
-		}
-		eit = JsonbIteratorInit(v.val.binary.data);
-		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-		while ((etok = JsonbIteratorNext(&eit, &ev, true)) != WJB_DONE)
-		{
-			if (etok == WJB_KEY)
-			{
-				rows_key = ev.val.string.len == 4 && memcmp(ev.val.string.val, "rows", 4) == 0;
-				pushJsonbValue(&state, WJB_KEY, &ev);
-			}
-			else if (etok == WJB_VALUE && rows_key && ev.type == jbvBinary &&
-					 JsonContainerIsArray(ev.val.binary.data))
-			{
-				JsonbContainer *list = ev.val.binary.data;
-				int			nrows = JsonContainerSize(list);
-
-				pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
-				for (int r = 0; r < nrows; r++)
-				{
-					JsonbValue *row = getIthJsonbValueFromContainer(list, r);
-
-					if (row->type == jbvBinary && JsonContainerIsObject(row->val.binary.data))
-						push_row(&state, row->val.binary.data, rows);
-					else
-						pushJsonbValue(&state, WJB_ELEM, row);
-				}
-				pushJsonbValue(&state, WJB_END_ARRAY, NULL);
-			}
-			else if (etok == WJB_VALUE)
-				pushJsonbValue(&state, WJB_VALUE, &ev);
-		}
-		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	}
 	if (rows->next != rows->n)
 		ots_error(PARAMETER_INVALID, "The rows' bytes do not match the request's rows.");
@@ -236,8 +238,8 @@ ots_wire_batch_write_row(PG_FUNCTION_ARGS)
 							  r->has_row ? DatumGetJsonbP(r->primary_key) : NULL,
 							  r->attributes != (Datum) 0 ? DatumGetJsonbP(r->attributes) : NULL);
 		values[5] = PointerGetDatum(wire_bytea(&buf));
-		values[6] = Int32GetDatum(r->units.read);
-		values[7] = Int32GetDatum(r->units.write);
+		values[6] = Int32GetDatum(r->consumed.read);
+		values[7] = Int32GetDatum(r->consumed.write);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

@@ -56,17 +56,22 @@ wire_value(const PbValue *in, OtsValue *out)
 	}
 }
 
+/* wire_grow: array with room for its element n (of size bytes), *cap doubled from min as needed */
+static void *
+wire_grow(void *array, int n, int *cap, Size size, int min)
+{
+	if (n < *cap)
+		return array;
+	*cap = Max(min, *cap * 2);
+	return array == NULL ? palloc(size * *cap) : repalloc(array, size * *cap);
+}
+
 static WireCell *
 wire_cells_add(WireCells *list, WireRow *w, const PbCell *cell)
 {
 	WireCell   *c;
 
-	if (list->n == list->cap)
-	{
-		list->cap = Max(8, list->cap * 2);
-		list->cells = list->cells == NULL ? palloc(sizeof(WireCell) * list->cap) :
-			repalloc(list->cells, sizeof(WireCell) * list->cap);
-	}
+	list->cells = wire_grow(list->cells, list->n, &list->cap, sizeof(WireCell), 8);
 	c = &list->cells[list->n++];
 	memset(c, 0, sizeof(*c));
 	c->cell.name = (const char *) cell->name;
@@ -102,39 +107,44 @@ wire_name_hash(const char *name, uint32 len)
 	return (uint32) hash_bytes_extended((const unsigned char *) name, len, seed);
 }
 
+/* wire_slot: the slot of the increments' table holding name, else the free one where it goes */
+static uint32
+wire_slot(const WireRow *w, const char *name, uint32 len)
+{
+	uint32		mask = w->increment_slots_cap - 1;
+	uint32		i;
+
+	for (i = wire_name_hash(name, len) & mask; w->increment_slots[i] != 0; i = (i + 1) & mask)
+	{
+		const CellInput *c = &w->increments.cells[w->increment_slots[i] - 1].cell;
+
+		if (c->namelen == len && memcmp(c->name, name, len) == 0)
+			break;
+	}
+	return i;
+}
+
 /* wire_increment_twice: whether the row increments the column of the last increment before */
 static bool
 wire_increment_twice(WireRow *w)
 {
 	WireCells  *incs = &w->increments;
 	const CellInput *last = &incs->cells[incs->n - 1].cell;
-	uint32		mask;
 	uint32		i;
 
 	if (incs->n * 2 > w->increment_slots_cap)
 	{
+		/* a table twice as large (at most half full), the earlier increments put in again */
+		if (w->increment_slots != NULL)
+			pfree(w->increment_slots);
 		w->increment_slots_cap = Max(16, w->increment_slots_cap * 2);
 		w->increment_slots = palloc0(sizeof(int) * w->increment_slots_cap);
-		mask = w->increment_slots_cap - 1;
 		for (int k = 0; k < incs->n - 1; k++)
-		{
-			const CellInput *c = &incs->cells[k].cell;
-
-			for (i = wire_name_hash(c->name, c->namelen) & mask;
-				 w->increment_slots[i] != 0; i = (i + 1) & mask)
-				;
-			w->increment_slots[i] = k + 1;
-		}
+			w->increment_slots[wire_slot(w, incs->cells[k].cell.name, incs->cells[k].cell.namelen)] = k + 1;
 	}
-	mask = w->increment_slots_cap - 1;
-	for (i = wire_name_hash(last->name, last->namelen) & mask;
-		 w->increment_slots[i] != 0; i = (i + 1) & mask)
-	{
-		const CellInput *c = &incs->cells[w->increment_slots[i] - 1].cell;
-
-		if (c->namelen == last->namelen && memcmp(c->name, last->name, c->namelen) == 0)
-			return true;
-	}
+	i = wire_slot(w, last->name, last->namelen);
+	if (w->increment_slots[i] != 0)
+		return true;
 	w->increment_slots[i] = incs->n;
 	return false;
 }
@@ -144,13 +154,8 @@ wire_key_cell(void *ctx, const PbCell *cell)
 {
 	WireRow    *w = ctx;
 
-	if (w->nkeys == w->keys_cap)
-	{
-		/* a row has its table's 1 to 4, grown for a hostile one (the reader stops at 64) */
-		w->keys_cap = w->keys_cap == 0 ? 4 : w->keys_cap * 2;
-		w->keys = w->keys == NULL ? palloc(sizeof(PbCell) * w->keys_cap) :
-			repalloc(w->keys, sizeof(PbCell) * w->keys_cap);
-	}
+	/* a row has its table's 1 to 4, grown for a hostile one (the reader stops at 64) */
+	w->keys = wire_grow(w->keys, w->nkeys, &w->keys_cap, sizeof(PbCell), 4);
 	w->keys[w->nkeys++] = *cell;
 	return true;
 }
@@ -159,7 +164,6 @@ static bool
 wire_attribute_cell(void *ctx, const PbCell *cell)
 {
 	WireRow    *w = ctx;
-	char		name[PB_MAX_NAME_BYTES + 1];
 
 	/* a row of 5 MB holds hundreds of thousands of cells: let a cancel in */
 	if ((++w->cells & 1023) == 0)
@@ -175,20 +179,14 @@ wire_attribute_cell(void *ctx, const PbCell *cell)
 			wire_cells_add(&w->deletes, w, cell);
 			return true;
 		case PB_OP_DELETE_ALL_VERSION:
-			if (w->ndelete_all == w->delete_all_cap)
-			{
-				w->delete_all_cap = Max(8, w->delete_all_cap * 2);
-				w->delete_all = w->delete_all == NULL ?
-					palloc(sizeof(char *) * w->delete_all_cap) :
-					repalloc(w->delete_all, sizeof(char *) * w->delete_all_cap);
-			}
+			w->delete_all = wire_grow(w->delete_all, w->ndelete_all, &w->delete_all_cap,
+									  sizeof(char *), 8);
 			w->delete_all[w->ndelete_all++] = pnstrdup((const char *) cell->name, cell->name_size);
 			return true;
 		default:				/* PB_OP_INCREMENT */
 			wire_cells_add(&w->increments, w, cell);
 			if (wire_increment_twice(w))
-				return pb_decoder_fail(&w->decoder, "Column '%s' is incremented more than once in one row.",
-									   pb_cell_name_text(cell, name));
+				return pb_fail_incremented_twice(&w->decoder, cell);
 			return true;
 	}
 }
@@ -200,19 +198,14 @@ wire_attribute_cell(void *ctx, const PbCell *cell)
 void
 wire_read_row(bytea *bytes, WireRow *w)
 {
-	int			n;
-
 	memset(w, 0, sizeof(*w));
 	w->decoder.ctx = w;
 	w->decoder.key_cell = wire_key_cell;
 	w->decoder.attribute_cell = wire_attribute_cell;
 	w->decoder.err = w->err;
 	w->decoder.errlen = sizeof(w->err);
-	n = pb_decode((const uint8 *) VARDATA_ANY(bytes), VARSIZE_ANY_EXHDR(bytes), 1, &w->decoder);
-	if (n < 0)
+	if (!pb_decode_one((const uint8 *) VARDATA_ANY(bytes), VARSIZE_ANY_EXHDR(bytes), &w->decoder))
 		ots_error(PARAMETER_INVALID, "%s", w->err);
-	if (n == 0)
-		ots_error(PARAMETER_INVALID, "The input parameter is invalid.");
 }
 
 /* wire_cell_cmp: jsonb's order of names (codec_key_cmp), then the request's */

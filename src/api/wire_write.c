@@ -37,7 +37,8 @@ wire_write(FunctionCallInfo fcinfo, RowWriteKind kind)
 	Datum		values[3];
 	bool		nulls[3] = {0};
 
-	request_require(fcinfo, 1, "row");
+	request_require(fcinfo, 1, kind == ROW_WRITE_PUT ? "put_row" :
+					kind == ROW_WRITE_UPDATE ? "row_change" : "primary_key");
 	wire_read_row(PG_GETARG_BYTEA_PP(1), w);
 	req.table_name = request_text_arg(0);
 	req.primary_key = wire_key_jsonb(w);
@@ -69,7 +70,7 @@ wire_write(FunctionCallInfo fcinfo, RowWriteKind kind)
 }
 
 /*
- * ots_wire_put_row is ots.wire_put_row(table_name, "row", condition,
+ * ots_wire_put_row is ots.wire_put_row(table_name, put_row, condition,
  * column_condition, return_type): ots.put_row of a PutRowRequest's row (its
  * cells of other operations are left aside, as otsd's jsonb leaves them),
  * returning the row as PlainBuffer (empty: none) and the capacity units.

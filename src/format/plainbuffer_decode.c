@@ -573,6 +573,25 @@ pb_decode(const uint8_t *data, size_t len, int max, PbDecoder *d)
 }
 
 bool
+pb_decode_one(const uint8_t *data, size_t len, PbDecoder *d)
+{
+	int			n = pb_decode(data, len, 1, d);
+
+	if (n == 0)
+		return pb_decoder_fail(d, "The input parameter is invalid.");
+	return n == 1;
+}
+
+bool
+pb_fail_incremented_twice(PbDecoder *d, const PbCell *cell)
+{
+	char		name[PB_MAX_NAME_BYTES + 1];
+
+	return pb_decoder_fail(d, "Column '%s' is incremented more than once in one row.",
+						   pb_cell_name_text(cell, name));
+}
+
+bool
 pb_decode_variant(const uint8_t *data, size_t len, const char *column,
 				  PbValue *out, char *err, size_t errlen)
 {

@@ -79,6 +79,20 @@ typedef struct PbDecoder
 extern int	pb_decode(const uint8_t *data, size_t len, int max, PbDecoder *d);
 
 /*
+ * pb_decode_one: the one row of a single-row request (a write's row, a
+ * key); false with the reason in d->err, Tablestore's "The input parameter
+ * is invalid." when there is no row
+ */
+extern bool pb_decode_one(const uint8_t *data, size_t len, PbDecoder *d);
+
+/*
+ * pb_fail_incremented_twice: Tablestore's refusal of a row that increments
+ * cell's column twice, for the builder that keeps the row's increments (the
+ * reader keeps nothing); returns false
+ */
+extern bool pb_fail_incremented_twice(PbDecoder *d, const PbCell *cell);
+
+/*
  * pb_decode_variant: one bare value (a filter's column_value: type byte and
  * payload, no length), of a type a filter compares; false with the reason
  * in err.  column names it in messages.
