@@ -20,6 +20,7 @@
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/memutils.h"
 
 #include "api/batch.h"
 #include "api/batch_request.h"
@@ -199,6 +200,50 @@ wire_request(Jsonb *skeleton, WireBatchRows *rows)
 }
 
 /*
+ * The call's own memory, kept for the backend's life and emptied after
+ * each call.  A batch of 200 small rows builds about a megabyte of request
+ * before it runs; allocated afresh each call, that memory went back to the
+ * C library at the call's end and was faulted in again by the next one
+ * whenever glibc trimmed the heap, which depends on what the backend ran
+ * before (its trim threshold moves with the largest block it ever freed):
+ * in otsd's pooled backends a batch then cost 3 to 4 times the CPU of the
+ * same batch in a new one (bench/README.md, "The SDK path").  The kept
+ * block holds such a batch without a malloc.
+ */
+#define WIRE_BATCH_KEPT_BYTES (4 * 1024 * 1024)
+
+static MemoryContext wire_batch_memory;
+static bool wire_batch_memory_busy;
+
+/* wire_batch_results: the results of the call's batch into its tuplestore */
+static void
+wire_batch_results(FunctionCallInfo fcinfo, const BatchResult *results, int n,
+				   const WireBatchRows *rows)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int i = 0; i < n; i++)
+	{
+		const BatchResult *r = &results[i];
+		Datum		values[WIRE_BATCH_RESULT_COLUMNS];
+		bool		nulls[WIRE_BATCH_RESULT_COLUMNS] = {0};
+		StringInfoData buf;
+
+		batch_result_values(r, values, nulls);
+		wire_buffer(&buf);
+		if (r->is_ok && i < rows->n)
+			wire_returned_row(&buf, rows->rows[i],
+							  r->has_row ? DatumGetJsonbP(r->primary_key) : NULL,
+							  r->attributes != (Datum) 0 ? DatumGetJsonbP(r->attributes) : NULL);
+		values[5] = PointerGetDatum(wire_bytea(&buf));
+		values[6] = Int32GetDatum(r->consumed.read);
+		values[7] = Int32GetDatum(r->consumed.write);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+}
+
+/*
  * ots_wire_batch_write_row is ots.wire_batch_write_row(request, "rows",
  * is_atomic): ots.batch_write_row of request, whose row objects leave out
  * their key and cells, with rows[i], the PlainBuffer bytes of the i-th row
@@ -208,39 +253,47 @@ wire_request(Jsonb *skeleton, WireBatchRows *rows)
 Datum
 ots_wire_batch_write_row(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Jsonb	   *skeleton = PG_ARGISNULL(0) ? NULL : PG_GETARG_JSONB_P(0);
 	bool		is_atomic = !PG_ARGISNULL(2) && PG_GETARG_BOOL(2);
-	WireBatchRows rows = {0};
-	BatchResult *results;
-	int			n;
+	/* a call within a call (a function run by the batch's writes) gets memory of its own */
+	bool		kept = !wire_batch_memory_busy;
+	MemoryContext callctx;
+	MemoryContext callerctx = CurrentMemoryContext;
 
 	request_require(fcinfo, 1, "rows");
-	deconstruct_array(PG_GETARG_ARRAYTYPE_P(1), BYTEAOID, -1, false, TYPALIGN_INT,
-					  &rows.bytes, &rows.nulls, &rows.n);
-	/* refused before any row is read, as otsd refuses it: a row read takes memory */
-	batch_write_check_count(rows.n);
-	rows.rows = palloc0(sizeof(WireRow *) * Max(rows.n, 1));
-	results = batch_write_rows(wire_request(skeleton, &rows), is_atomic, &n);
-
-	InitMaterializedSRF(fcinfo, 0);
-	for (int i = 0; i < n; i++)
+	if (kept && wire_batch_memory == NULL)
+		wire_batch_memory = AllocSetContextCreate(TopMemoryContext, "ots wire batch",
+												  WIRE_BATCH_KEPT_BYTES, WIRE_BATCH_KEPT_BYTES,
+												  ALLOCSET_DEFAULT_MAXSIZE);
+	callctx = kept ? wire_batch_memory :
+		AllocSetContextCreate(CurrentMemoryContext, "ots wire batch", ALLOCSET_DEFAULT_SIZES);
+	wire_batch_memory_busy = true;
+	PG_TRY();
 	{
-		BatchResult *r = &results[i];
-		Datum		values[WIRE_BATCH_RESULT_COLUMNS];
-		bool		nulls[WIRE_BATCH_RESULT_COLUMNS] = {0};
-		StringInfoData buf;
+		WireBatchRows rows = {0};
+		BatchResult *results;
+		int			n;
 
-		batch_result_values(r, values, nulls);
-		wire_buffer(&buf);
-		if (r->is_ok && i < rows.n)
-			wire_returned_row(&buf, rows.rows[i],
-							  r->has_row ? DatumGetJsonbP(r->primary_key) : NULL,
-							  r->attributes != (Datum) 0 ? DatumGetJsonbP(r->attributes) : NULL);
-		values[5] = PointerGetDatum(wire_bytea(&buf));
-		values[6] = Int32GetDatum(r->consumed.read);
-		values[7] = Int32GetDatum(r->consumed.write);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		MemoryContextSwitchTo(callctx);
+		deconstruct_array(PG_GETARG_ARRAYTYPE_P(1), BYTEAOID, -1, false, TYPALIGN_INT,
+						  &rows.bytes, &rows.nulls, &rows.n);
+		/* refused before any row is read, as otsd refuses it: a row read takes memory */
+		batch_write_check_count(rows.n);
+		rows.rows = palloc0(sizeof(WireRow *) * Max(rows.n, 1));
+		results = batch_write_rows(wire_request(skeleton, &rows), is_atomic, &n);
+		wire_batch_results(fcinfo, results, n, &rows);
 	}
+	PG_FINALLY();
+	{
+		MemoryContextSwitchTo(callerctx);
+		if (kept)
+		{
+			MemoryContextReset(wire_batch_memory);
+			wire_batch_memory_busy = false;
+		}
+		else
+			MemoryContextDelete(callctx);
+	}
+	PG_END_TRY();
 	return (Datum) 0;
 }
