@@ -38,6 +38,8 @@
 #define OTS_MAX_VERSION_OFFSET		(PG_INT64_MAX / 1000000)	/* seconds */
 #define OTS_MAX_HASH_PREFIX_LEN		8		/* hex digits of MD5 */
 #define OTS_MAX_PARTITIONS			1024
+#define OTS_FUZZY_TEXT_CHARS		1024	/* characters of a TEXT value the fuzzy analyzer reads */
+#define OTS_MAX_FUZZY_CHARS			32		/* a fuzzy token's max_chars (ots's own bound) */
 #define OTS_MAX_STREAM_EXPIRATION_HOURS	168 /* a stream keeps records this long at most */
 #define OTS_MAX_STREAM_ORIGINAL_COLUMNS	32	/* a stream's original columns (ots's own limit) */
 #define OTS_MAX_STREAM_ORIGINAL_BYTES	1024	/* their names' bytes in all (ots's own limit) */

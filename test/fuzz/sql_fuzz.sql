@@ -85,6 +85,15 @@ BEGIN
 		RETURN;
 	END IF;
 	doc := input::jsonb;
+	IF kind = 'analyze' THEN
+		-- tokens are never empty and their positions count from 0 without a gap
+		IF EXISTS (SELECT FROM (SELECT token, "position", row_number() OVER (ORDER BY "position") - 1 AS n
+								  FROM ots.search_analyze(doc->>'t', doc->>'a', doc->'p')) t
+					WHERE t.token = '' OR t."position" <> t.n) THEN
+			RAISE EXCEPTION 'an empty token or a gap in positions' USING ERRCODE = 'FZ003';
+		END IF;
+		RETURN;
+	END IF;
 	CASE kind
 	WHEN 'put_pk' THEN
 		PERFORM ots.put_row(tbl, doc, '{"a": 1}', return_type => CASE WHEN id % 3 = 0 THEN 'RT_PK' ELSE 'RT_NONE' END);

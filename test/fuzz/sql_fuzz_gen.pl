@@ -23,7 +23,7 @@ my @kinds = (
 	[cells_text => 14], [put_pk => 8], [put_attrs => 12], [put_cond => 5],
 	[update_ops => 12], [update_cond => 4], [delete_pk => 3], [get_filter => 10],
 	[range_filter => 8], [range_bounds => 8], [time_range => 4], [batch_write => 8],
-	[batch_get => 4], [stream_read => 4]);
+	[batch_get => 4], [stream_read => 4], [analyze => 4]);
 my $kind_total = 0;
 $kind_total += $_->[1] for @kinds;
 
@@ -330,6 +330,41 @@ sub copy_escape {
 	return $s;
 }
 
+# text for ots.search_analyze: pieces of every script and class its
+# analyzers tell apart (Han, kana, Hangul, Latin-1, Greek, Cyrillic,
+# fullwidth, emoji, punctuation, spaces, digits), short and past the fuzzy
+# analyzer's 1,024 characters
+my @text_pieces = ('Hang Zhou', 'IPhone6s', "\x{676d}\x{5dde}", "\x{83ca}\x{82b1}\x{8336}", "\x{3072}\x{3089}",
+	"\x{30ab}\x{30bf}", "\x{d55c}\x{ad6d}", "\x{c9}COLE", "\x{391}\x{398}", "\x{41c}\x{41e}", "\x{ff21}\x{ff11}",
+	"\x{1f642}", "\x{3002}", ', ', '  ', "\t", '-', '||', '#', '2024', '_', '@', "e\x{301}", "\x{20000}", 'a');
+
+sub analyze_text {
+	my $n = pick(0, 1, 2, 5, 20, 200, 1100);
+	return join('', map { pick(@text_pieces) } 1 .. $n);
+}
+
+# an analyzer with parameters it takes
+my @analyzers_valid = (['single_word', 'null'], ['single_word', '{"case_sensitive": true, "delimit_word": true}'],
+	['single_word', '{"delimit_word": true}'], ['split', 'null'], ['split', '{"delimiter": "||"}'],
+	['split', '{"delimiter": "\u676d", "case_sensitive": true}'], ['fuzzy', 'null'],
+	['fuzzy', '{"min_chars": 1, "max_chars": 32}'], ['fuzzy', '{"min_chars": 3, "max_chars": 3}'],
+	['max_word', 'null'], ['min_word', '{}']);
+
+sub analyze_request {
+	if (chance(0.6)) {
+		my $v = pick(@analyzers_valid);
+		return '{"t": ' . jstr(analyze_text()) . ', "a": "' . $v->[0] . '", "p": ' . $v->[1] . '}';
+	}
+	my $analyzer = pick('single_word', 'single_word', 'split', 'fuzzy', 'fuzzy', 'max_word', 'min_word', 'SPLIT',
+		'', 'standard', undef);
+	my $param = pick('null', '{}', '{"case_sensitive": true}', '{"delimit_word": true}', '{"delimit_word": 1}',
+		'{"delimiter": "-"}', '{"delimiter": "||"}', '{"delimiter": ""}', '{"delimiter": "\u676d"}',
+		'{"min_chars": 1, "max_chars": 32}', '{"min_chars": 2, "max_chars": 3, "case_sensitive": false}',
+		'{"min_chars": 0}', '{"max_chars": 33}', '{"min_chars": 1e9}', '{"min_chars": -1}', '{"x": 1}', '[]', '"x"');
+	return '{"t": ' . jstr(analyze_text()) . ', "a": ' . (defined $analyzer ? jstr($analyzer) : 'null')
+		. ', "p": ' . $param . '}';
+}
+
 binmode(STDOUT, ':encoding(UTF-8)');
 for my $i (1 .. $count) {
 	my $w = rand($kind_total);
@@ -350,6 +385,7 @@ for my $i (1 .. $count) {
 		: $kind eq 'time_range' ? time_range()
 		: $kind eq 'batch_write' ? batch_write()
 		: $kind eq 'stream_read' ? shard_iterator()
+		: $kind eq 'analyze' ? analyze_request()
 		: batch_get();
 	$input = mutate($input) if chance(0.25);
 	print join("\t", $kind, $table, copy_escape($input)), "\n";

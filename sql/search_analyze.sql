@@ -1,0 +1,95 @@
+-- ots.search_analyze (src/search/analyzer.c): the tokens a search index's
+-- TEXT field makes of a text under each of Tablestore's analyzers.
+CREATE EXTENSION IF NOT EXISTS ots;
+
+-- an error as its SQLSTATE, Tablestore code, message and detail
+CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	detail text;
+BEGIN
+	EXECUTE q;
+	RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
+	RETURN SQLSTATE || ' ' || coalesce(ots.error_code(SQLSTATE), '-') || ': ' || SQLERRM || ' / ' || detail;
+END $$;
+
+-- the tokens of a text, in order, as one line
+CREATE FUNCTION pg_temp.tokens(t text, a text DEFAULT 'single_word', p jsonb DEFAULT NULL) RETURNS text
+	LANGUAGE sql AS $$
+	SELECT coalesce(string_agg(token || '@' || "position", ' ' ORDER BY "position"), '(none)')
+	  FROM ots.search_analyze(t, a, p)
+$$;
+
+-- single_word, the default: Han characters one by one, runs of letters
+-- and digits cut at spaces, punctuation and symbols, lowered
+SELECT * FROM ots.search_analyze('Hang Zhou');
+SELECT pg_temp.tokens('杭州');
+SELECT pg_temp.tokens('IPhone6');
+SELECT pg_temp.tokens('IPhone6', 'single_word', '{"delimit_word": true}');
+SELECT pg_temp.tokens('IPhone6s-Max v2', 'single_word', '{"delimit_word": true, "case_sensitive": true}');
+SELECT pg_temp.tokens('Hang Zhou', 'single_word', '{"case_sensitive": true}');
+SELECT pg_temp.tokens('Hello, 世界! 你好2024年 e-mail_addr@x.io  tab	end');
+-- Hiragana one by one, Katakana and Hangul as words
+SELECT pg_temp.tokens('ひらがな カタカナ 한국어');
+-- Latin-1, Greek, Cyrillic and fullwidth capitals lowered; fullwidth
+-- punctuation, CJK punctuation and emoji cut
+SELECT pg_temp.tokens('ÉCOLE ΑΘΗΝΑ МОСКВА ЀЏ ＡＢＣ１２３，测试。🙂ok×2');
+SELECT pg_temp.tokens('ÉCOLE ΑΘΗΝΑ', 'single_word', '{"case_sensitive": true}');
+-- nothing to cut
+SELECT pg_temp.tokens('');
+SELECT pg_temp.tokens(' ,.!? ');
+SELECT count(*) FROM ots.search_analyze(NULL);
+-- the defaults are the parameters' defaults
+SELECT pg_temp.tokens('A b', NULL, NULL) = pg_temp.tokens('A b', 'single_word', '{}') AS same;
+-- a parameter given as null is its default
+SELECT pg_temp.tokens('IPhone6', 'single_word', '{"delimit_word": null, "case_sensitive": null}');
+
+-- split: pieces between delimiters (a space by default), empty pieces dropped
+SELECT pg_temp.tokens('a b  c ', 'split');
+SELECT pg_temp.tokens('2019-05-01', 'split', '{"delimiter": "-"}');
+SELECT pg_temp.tokens('Red||Green||||Blue', 'split', '{"delimiter": "||"}');
+SELECT pg_temp.tokens('Red||Green', 'split', '{"delimiter": "||", "case_sensitive": true}');
+SELECT pg_temp.tokens('杭州#苏州#', 'split', '{"delimiter": "#"}');
+SELECT pg_temp.tokens('-', 'split', '{"delimiter": "-"}');
+
+-- fuzzy: every run of min_chars to max_chars characters (1 and 7 by
+-- default), by start and then length, spaces included
+SELECT pg_temp.tokens('abc', 'fuzzy');
+SELECT pg_temp.tokens('Hello', 'fuzzy', '{"min_chars": 2, "max_chars": 3}');
+SELECT pg_temp.tokens('A b', 'fuzzy', '{"min_chars": 2, "max_chars": 2, "case_sensitive": true}');
+SELECT pg_temp.tokens('苏州', 'fuzzy');
+SELECT pg_temp.tokens('ab', 'fuzzy', '{"min_chars": 3}');
+-- only the first 1,024 characters are read
+SELECT count(*), max("position") FROM ots.search_analyze(repeat('x', 1030), 'fuzzy', '{"max_chars": 1}');
+SELECT count(*) FROM ots.search_analyze(repeat('y', 1030), 'fuzzy', '{"min_chars": 32, "max_chars": 32}');
+
+-- max_word and min_word: every two adjacent Han characters (a lone one by
+-- itself), the rest as single_word
+SELECT pg_temp.tokens('菊花茶', 'max_word');
+SELECT pg_temp.tokens('我爱北京天安门 and Beijing2008 茶', 'max_word');
+SELECT pg_temp.tokens('我爱北京天安门 and Beijing2008 茶', 'min_word') =
+	   pg_temp.tokens('我爱北京天安门 and Beijing2008 茶', 'max_word') AS same;
+
+-- the function is immutable: usable in an index's expression
+SELECT provolatile FROM pg_proc WHERE oid = 'ots.search_analyze(text, text, jsonb)'::regprocedure;
+
+-- refusals: OTSParameterInvalid, nothing returned
+SELECT pg_temp.err($$SELECT * FROM ots.search_analyze('x', 'standard')$$);
+SELECT pg_temp.err($$SELECT * FROM ots.search_analyze('x', 'SINGLE_WORD')$$);
+SELECT pg_temp.err($$SELECT * FROM ots.search_analyze('x', 'single_word', '[]')$$);
+SELECT pg_temp.err($$SELECT * FROM ots.search_analyze('x', 'single_word', '"case_sensitive"')$$);
+SELECT pg_temp.err($$SELECT * FROM ots.search_analyze('x', 'single_word', '{"delimiter": "-"}')$$);
+SELECT pg_temp.err($$SELECT * FROM ots.search_analyze('x', 'single_word', '{"case_sensitive": "yes"}')$$);
+SELECT pg_temp.err($$SELECT * FROM ots.search_analyze('x', 'single_word', '{"delimit_word": 1}')$$);
+SELECT pg_temp.err($$SELECT * FROM ots.search_analyze('x', 'split', '{"delimiter": ""}')$$);
+SELECT pg_temp.err($$SELECT * FROM ots.search_analyze('x', 'split', '{"delimiter": 5}')$$);
+SELECT pg_temp.err($$SELECT * FROM ots.search_analyze('x', 'fuzzy', '{"min_chars": 0}')$$);
+SELECT pg_temp.err($$SELECT * FROM ots.search_analyze('x', 'fuzzy', '{"max_chars": 33}')$$);
+SELECT pg_temp.err($$SELECT * FROM ots.search_analyze('x', 'fuzzy', '{"min_chars": 1.5}')$$);
+SELECT pg_temp.err($$SELECT * FROM ots.search_analyze('x', 'fuzzy', '{"min_chars": "2"}')$$);
+SELECT pg_temp.err($$SELECT * FROM ots.search_analyze('x', 'fuzzy', '{"min_chars": 99999999999999999999}')$$);
+SELECT pg_temp.err($$SELECT * FROM ots.search_analyze('x', 'fuzzy', '{"min_chars": 5, "max_chars": 4}')$$);
+SELECT pg_temp.err($$SELECT * FROM ots.search_analyze('x', 'max_word', '{"case_sensitive": true}')$$);
+-- a bad analyzer is refused for a NULL text too
+SELECT pg_temp.err($$SELECT * FROM ots.search_analyze(NULL, 'standard')$$);

@@ -1,0 +1,57 @@
+/*-------------------------------------------------------------------------
+ * src/search/analyzer.h
+ *	  Tablestore's analyzers for TEXT fields of a search index: the tokens
+ *	  of a text, each with its position, under an analyzer and its
+ *	  parameters (analyzer.c).
+ *-------------------------------------------------------------------------
+ */
+#ifndef OTS_SEARCH_ANALYZER_H
+#define OTS_SEARCH_ANALYZER_H
+
+#include "postgres.h"
+#include "utils/jsonb.h"
+
+typedef enum SearchAnalyzerKind
+{
+	ANALYZER_SINGLE_WORD,		/* the default */
+	ANALYZER_SPLIT,
+	ANALYZER_FUZZY,
+	ANALYZER_MIN_WORD,
+	ANALYZER_MAX_WORD
+} SearchAnalyzerKind;
+
+/* an analyzer with its parameters, every one given or defaulted */
+typedef struct SearchAnalyzer
+{
+	SearchAnalyzerKind kind;
+	bool		case_sensitive; /* single_word, split, fuzzy */
+	bool		delimit_word;	/* single_word: "iphone6" is "iphone", "6" */
+	const char *delimiter;		/* split: UTF-8, never empty */
+	int			min_chars;		/* fuzzy: a token's characters */
+	int			max_chars;
+} SearchAnalyzer;
+
+/* a token: UTF-8 bytes (not terminated) and its position, from 0 */
+typedef struct SearchToken
+{
+	const char *text;
+	int			len;
+	int			position;
+} SearchToken;
+
+/*
+ * search_analyzer_read: the analyzer of name (Tablestore's: single_word,
+ * split, fuzzy, min_word, max_word) with the parameters of parameter (a
+ * JSON object, or NULL for the defaults); OTSParameterInvalid for an
+ * unknown name or parameter, or a value out of range
+ */
+extern void search_analyzer_read(const char *name, Jsonb *parameter, SearchAnalyzer *out);
+
+/* search_analyzer_name: Tablestore's name of an analyzer */
+extern const char *search_analyzer_name(SearchAnalyzerKind kind);
+
+/* search_analyze: the tokens of the UTF-8 text of len bytes, in order; *ntokens of them */
+extern SearchToken *search_analyze(const SearchAnalyzer *analyzer, const char *text, int len,
+								   int *ntokens);
+
+#endif							/* OTS_SEARCH_ANALYZER_H */
