@@ -40,6 +40,7 @@
 #define OTS_MAX_PARTITIONS			1024
 #define OTS_FUZZY_TEXT_CHARS		1024	/* characters of a TEXT value the fuzzy analyzer reads */
 #define OTS_MAX_FUZZY_CHARS			32		/* a fuzzy token's max_chars (ots's own bound) */
+#define OTS_MAX_SPLIT_DELIMITER_CHARS	32	/* characters of the split analyzer's delimiter (ots's own bound) */
 #define OTS_MAX_STREAM_EXPIRATION_HOURS	168 /* a stream keeps records this long at most */
 #define OTS_MAX_STREAM_ORIGINAL_COLUMNS	32	/* a stream's original columns (ots's own limit) */
 #define OTS_MAX_STREAM_ORIGINAL_BYTES	1024	/* their names' bytes in all (ots's own limit) */

@@ -26,12 +26,12 @@ typedef struct SearchAnalyzer
 	SearchAnalyzerKind kind;
 	bool		case_sensitive; /* single_word, split, fuzzy */
 	bool		delimit_word;	/* single_word: "iphone6" is "iphone", "6" */
-	const char *delimiter;		/* split: UTF-8, never empty */
+	const char *delimiter;		/* split: UTF-8; NULL: any white space */
 	int			min_chars;		/* fuzzy: a token's characters */
 	int			max_chars;
 } SearchAnalyzer;
 
-/* a token: UTF-8 bytes (not terminated) and its position, from 0 */
+/* a token: its bytes (not terminated) and its position, from 0 */
 typedef struct SearchToken
 {
 	const char *text;
@@ -40,17 +40,12 @@ typedef struct SearchToken
 } SearchToken;
 
 /*
- * search_analyzer_read: the analyzer of name (Tablestore's: single_word,
- * split, fuzzy, min_word, max_word) with the parameters of parameter (a
- * JSON object, or NULL for the defaults); OTSParameterInvalid for an
- * unknown name or parameter, or a value out of range
+ * search_analyzer_read: the analyzer of name with the parameters of
+ * parameter (NULL or JSON null: the defaults); OTSParameterInvalid else
  */
 extern void search_analyzer_read(const char *name, Jsonb *parameter, SearchAnalyzer *out);
 
-/* search_analyzer_name: Tablestore's name of an analyzer */
-extern const char *search_analyzer_name(SearchAnalyzerKind kind);
-
-/* search_analyze: the tokens of the UTF-8 text of len bytes, in order; *ntokens of them */
+/* search_analyze: the tokens of text[0, len), in order, both in the database's encoding */
 extern SearchToken *search_analyze(const SearchAnalyzer *analyzer, const char *text, int len,
 								   int *ntokens);
 
