@@ -93,6 +93,25 @@ BEGIN
 					WHERE t.token = '' OR t."position" <> t.n) THEN
 			RAISE EXCEPTION 'an empty token or a gap in positions' USING ERRCODE = 'FZ003';
 		END IF;
+		-- case-sensitive split and fuzzy against models in SQL: string_to_table's
+		-- pieces, and every substring of the first 1,024 characters
+		IF jsonb_typeof(doc->'p') = 'object' AND doc->'p'->'case_sensitive' = 'true' AND
+		   ((doc->>'a' = 'split' AND jsonb_typeof(doc->'p'->'delimiter') = 'string' AND
+			 ARRAY(SELECT token FROM ots.search_analyze(doc->>'t', 'split', doc->'p') ORDER BY "position")
+			 IS DISTINCT FROM
+			 ARRAY(SELECT x FROM string_to_table(doc->>'t', doc->'p'->>'delimiter') WITH ORDINALITY AS p(x, i)
+					WHERE x <> '' ORDER BY i)) OR
+			(doc->>'a' = 'fuzzy' AND
+			 ARRAY(SELECT token || '@' || "position" FROM ots.search_analyze(doc->>'t', 'fuzzy', doc->'p'))
+			 IS DISTINCT FROM
+			 ARRAY(SELECT substr(t1, s, l) || '@' || (s - 1)
+					 FROM left(doc->>'t', 1024) t1,
+						  generate_series(1, length(t1)) s,
+						  generate_series(coalesce((doc->'p'->>'min_chars')::int, 1),
+										  coalesce((doc->'p'->>'max_chars')::int, 7)) l
+					WHERE s + l - 1 <= length(t1) ORDER BY s, l))) THEN
+			RAISE EXCEPTION 'tokens differ from the model' USING ERRCODE = 'FZ004';
+		END IF;
 		RETURN;
 	END IF;
 	CASE kind

@@ -348,6 +348,8 @@ my @analyzers_valid = (['single_word', 'null'], ['single_word', '{"case_sensitiv
 	['single_word', '{"delimit_word": true}'], ['split', 'null'], ['split', '{"delimiter": "||"}'],
 	['split', '{"delimiter": "\u676d", "case_sensitive": true}'], ['fuzzy', 'null'],
 	['fuzzy', '{"min_chars": 1, "max_chars": 32}'], ['fuzzy', '{"min_chars": 3, "max_chars": 3}'],
+	['fuzzy', '{"min_chars": 1, "max_chars": 4, "case_sensitive": true}'], ['fuzzy', '{"case_sensitive": true}'],
+	['split', '{"delimiter": "||", "case_sensitive": true}'], ['split', '{"delimiter": " ", "case_sensitive": true}'],
 	['max_word', 'null'], ['min_word', '{}']);
 
 sub analyze_request {
