@@ -1,5 +1,6 @@
 -- ots.search_analyze (src/search/analyzer.c): the tokens a search index's
 -- TEXT field makes of a text under each of Tablestore's analyzers.
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS ots;
 
 -- an error as its SQLSTATE, Tablestore code, message and detail
@@ -132,6 +133,7 @@ SELECT pg_temp.err($$SELECT * FROM ots.search_analyze(NULL, 'standard')$$);
 CREATE DATABASE search_analyze_latin1 ENCODING 'LATIN1' LOCALE 'C' TEMPLATE template0;
 \c search_analyze_latin1
 SET client_encoding = 'UTF8';
+SET client_min_messages = warning;
 CREATE EXTENSION ots;
 SELECT token, "position", octet_length(token) FROM ots.search_analyze('CAFÉ crème', 'single_word');
 SELECT token FROM ots.search_analyze('aébéc', 'split', '{"delimiter": "é"}');
