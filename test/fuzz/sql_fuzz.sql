@@ -15,6 +15,23 @@ SELECT ots.create_table('fz_h', 'p string, q integer', hash_prefix_length => 2, 
 SELECT ots.create_table('fz_v', 'id string, seq integer', max_versions => 3, time_to_live => 86400,
 						stream_enabled => true);
 
+CREATE FUNCTION fuzz_seed_key(tbl text, i int) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
+	SELECT CASE tbl
+		WHEN 'fz_s' THEN jsonb_build_object('id', 'k' || i)
+		WHEN 'fz_i' THEN jsonb_build_object('a', i, 'b', 'k' || i)
+		WHEN 'fz_h' THEN jsonb_build_object('p', 'k' || i, 'q', i)
+		ELSE jsonb_build_object('id', 'k' || i, 'seq', i) END
+$$;
+
+-- seeds of the wire_row target: rows 0..4 of every table, with cells of every type, which
+-- ots.wire_get_row returns as PlainBuffer (fz_b generates its second key column)
+SELECT ots.put_row(t, CASE t WHEN 'fz_b' THEN jsonb_build_object('k', jsonb_build_object('$binary', encode(int4send(i), 'base64')),
+																 'n', jsonb_build_object('$auto_increment', true))
+							ELSE fuzz_seed_key(t, i) END,
+				   jsonb_build_object('s', repeat('é', i), 'i', i - 2, 'd', i * 0.5, 'b', i % 2 = 0,
+									  'x', jsonb_build_object('$binary', encode(int4send(i), 'base64'))))
+  FROM unnest(ARRAY['fz_s', 'fz_i', 'fz_b', 'fz_h', 'fz_v']) t, generate_series(0, 4) i;
+
 CREATE TABLE fuzz_input (id bigserial PRIMARY KEY, kind text NOT NULL, tbl text NOT NULL, input text NOT NULL);
 CREATE TABLE fuzz_result (id bigint PRIMARY KEY, sqlstate text NOT NULL, message text);
 
@@ -65,6 +82,8 @@ DECLARE
 	key jsonb := fuzz_key(tbl, (id % 20)::int);
 	doc jsonb;
 	c ots.cells;
+	seed bytea;
+	m jsonb;
 BEGIN
 	IF kind = 'cells_text' THEN
 		c := input::ots.cells;
@@ -85,6 +104,35 @@ BEGIN
 		RETURN;
 	END IF;
 	doc := input::jsonb;
+	IF kind = 'wire_row' THEN
+		-- a stored row as ots.wire_get_row returns it (or another's, or just a
+		-- header), its bytes damaged as the input says, through a wire write
+		SELECT w."rows" INTO seed
+		  FROM ots.wire_get_range(tbl, fuzz_key(tbl, (doc->>'k')::int % 5), fuzz_bound(tbl, 'max'), "limit" => 1) w;
+		seed := coalesce(nullif(seed, ''), '\x75000000'::bytea);
+		FOR m IN SELECT e FROM jsonb_array_elements(doc->'m') e LOOP
+			seed := set_byte(seed, (m->>0)::int % length(seed), (m->>1)::int % 256);
+		END LOOP;
+		IF doc ? 'cut' THEN
+			seed := substr(seed, 1, (doc->>'cut')::int);
+		END IF;
+		CASE doc->>'op'
+		WHEN 'put' THEN
+			PERFORM ots.wire_put_row(tbl, seed, doc->>'cond', NULL, doc->>'rt');
+		WHEN 'update' THEN
+			PERFORM ots.wire_update_row(tbl, seed, doc->>'cond', NULL, doc->>'rt',
+										CASE WHEN doc->>'rt' = 'RT_AFTER_MODIFY' THEN '{s, i}'::text[] END);
+		WHEN 'delete' THEN
+			PERFORM ots.wire_delete_row(tbl, seed, doc->>'cond', NULL, doc->>'rt');
+		ELSE
+			PERFORM count(*) FROM ots.wire_batch_write_row(
+				jsonb_build_array(jsonb_build_object('table_name', tbl, 'rows',
+					jsonb_build_array(jsonb_build_object('type', upper(coalesce(doc->>'type', 'PUT')), 'condition', 'IGNORE'),
+									  jsonb_build_object('type', 'PUT', 'condition', 'IGNORE')))),
+				ARRAY[seed, seed], doc->>'atomic' = 'true');
+		END CASE;
+		RETURN;
+	END IF;
 	IF kind = 'analyze' THEN
 		-- tokens are never empty and their positions count from 0 without a gap
 		-- (fuzzy's runs from one character share a position)

@@ -23,7 +23,7 @@ my @kinds = (
 	[cells_text => 14], [put_pk => 8], [put_attrs => 12], [put_cond => 5],
 	[update_ops => 12], [update_cond => 4], [delete_pk => 3], [get_filter => 10],
 	[range_filter => 8], [range_bounds => 8], [time_range => 4], [batch_write => 8],
-	[batch_get => 4], [stream_read => 4], [analyze => 4]);
+	[batch_get => 4], [stream_read => 4], [analyze => 4], [wire_row => 6]);
 my $kind_total = 0;
 $kind_total += $_->[1] for @kinds;
 
@@ -367,6 +367,23 @@ sub analyze_request {
 		. ', "p": ' . $param . '}';
 }
 
+# a wire_row input: which stored row seeds it, the bytes to set, where to cut,
+# and the wire write that takes it
+sub wire_row {
+	my @m;
+	my $n = pick(0, 0, 1, 1, 2, 3, 8);
+	push @m, '[' . int(rand(400)) . ', ' . pick(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0x75, 0x7f, 0x80, 0xff, int(rand(256))) . ']'
+		for 1 .. $n;
+	my $doc = '{"k": ' . int(rand(20)) . ', "op": "' . pick('put', 'put', 'update', 'update', 'delete', 'batch') . '"'
+		. ', "m": [' . join(', ', @m) . ']'
+		. ', "cond": ' . pick('"IGNORE"', '"IGNORE"', '"EXPECT_EXIST"', '"EXPECT_NOT_EXIST"', 'null', '"BAD"')
+		. ', "rt": ' . pick('"RT_NONE"', '"RT_PK"', '"RT_AFTER_MODIFY"', 'null', '"RT_X"');
+	$doc .= ', "cut": ' . int(rand(200)) if chance(0.15);
+	$doc .= ', "type": "' . pick('put', 'update', 'delete', 'x') . '"' if chance(0.5);
+	$doc .= ', "atomic": true' if chance(0.2);
+	return $doc . '}';
+}
+
 binmode(STDOUT, ':encoding(UTF-8)');
 for my $i (1 .. $count) {
 	my $w = rand($kind_total);
@@ -388,6 +405,7 @@ for my $i (1 .. $count) {
 		: $kind eq 'batch_write' ? batch_write()
 		: $kind eq 'stream_read' ? shard_iterator()
 		: $kind eq 'analyze' ? analyze_request()
+		: $kind eq 'wire_row' ? wire_row()
 		: batch_get();
 	$input = mutate($input) if chance(0.25);
 	print join("\t", $kind, $table, copy_escape($input)), "\n";
