@@ -5,11 +5,15 @@
  *	  database errors), to the log file or stderr, whole lines from any
  *	  thread.
  *
- * A line is one write(2), without a lock: appends to a file opened with
- * O_APPEND do not interleave, nor do writes of at most PIPE_BUF bytes to
- * a pipe, and a line is shorter.  A mutex around stdio, as before, was
- * where otsd's threads queued for each other: two futex calls per request
- * under load.
+ * A line is one write(2), without a lock: appends to a log file (opened
+ * with O_APPEND, on a local file system) do not interleave, nor do writes
+ * of at most PIPE_BUF bytes to a pipe, and a line is shorter.  stderr
+ * (`log = -`) is whatever otsd was given: Linux keeps such a write whole on
+ * a terminal or journald's socket too, but a file opened without O_APPEND
+ * (`2>`, not `2>>`) may interleave.  A line cut short by a full disk goes
+ * out in a second write.  A mutex around stdio, as before, was where
+ * otsd's threads queued for each other: two futex calls per request under
+ * load.
  *
  * Every part of otsd may log; this file calls none of them.
  *-------------------------------------------------------------------------

@@ -208,7 +208,9 @@ wire_request(Jsonb *skeleton, WireBatchRows *rows)
  * before (its trim threshold moves with the largest block it ever freed):
  * in otsd's pooled backends a batch then cost 3 to 4 times the CPU of the
  * same batch in a new one (bench/README.md, "The SDK path").  The kept
- * block holds such a batch without a malloc.
+ * block holds such a batch's small pieces without a malloc; a piece over
+ * 8 kB (the request's jsonb) and the contexts the writes make still come
+ * from malloc.  The block stays with every backend that ever called this.
  */
 #define WIRE_BATCH_KEPT_BYTES (4 * 1024 * 1024)
 
@@ -288,8 +290,8 @@ ots_wire_batch_write_row(PG_FUNCTION_ARGS)
 		MemoryContextSwitchTo(callerctx);
 		if (kept)
 		{
-			MemoryContextReset(wire_batch_memory);
 			wire_batch_memory_busy = false;
+			MemoryContextReset(wire_batch_memory);
 		}
 		else
 			MemoryContextDelete(callctx);

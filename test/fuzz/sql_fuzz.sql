@@ -24,7 +24,7 @@ CREATE FUNCTION fuzz_seed_key(tbl text, i int) RETURNS jsonb LANGUAGE sql IMMUTA
 $$;
 
 -- seeds of the wire_row target: rows 0..4 of every table, with cells of every type, which
--- ots.wire_get_row returns as PlainBuffer (fz_b generates its second key column)
+-- ots.wire_get_range returns as PlainBuffer (fz_b generates its second key column)
 SELECT ots.put_row(t, CASE t WHEN 'fz_b' THEN jsonb_build_object('k', jsonb_build_object('$binary', encode(int4send(i), 'base64')),
 																 'n', jsonb_build_object('$auto_increment', true))
 							ELSE fuzz_seed_key(t, i) END,
@@ -83,6 +83,7 @@ DECLARE
 	doc jsonb;
 	c ots.cells;
 	seed bytea;
+	other bytea;
 	m jsonb;
 BEGIN
 	IF kind = 'cells_text' THEN
@@ -105,8 +106,9 @@ BEGIN
 	END IF;
 	doc := input::jsonb;
 	IF kind = 'wire_row' THEN
-		-- a stored row as ots.wire_get_row returns it (or another's, or just a
-		-- header), its bytes damaged as the input says, through a wire write
+		-- a stored row as ots.wire_get_range returns it (the next one's when it
+		-- is gone, or just a header), its bytes damaged as the input says,
+		-- through a wire write
 		SELECT w."rows" INTO seed
 		  FROM ots.wire_get_range(tbl, fuzz_key(tbl, (doc->>'k')::int % 5), fuzz_bound(tbl, 'max'), "limit" => 1) w;
 		seed := coalesce(nullif(seed, ''), '\x75000000'::bytea);
@@ -125,11 +127,18 @@ BEGIN
 		WHEN 'delete' THEN
 			PERFORM ots.wire_delete_row(tbl, seed, doc->>'cond', NULL, doc->>'rt');
 		ELSE
-			PERFORM count(*) FROM ots.wire_batch_write_row(
-				jsonb_build_array(jsonb_build_object('table_name', tbl, 'rows',
-					jsonb_build_array(jsonb_build_object('type', upper(coalesce(doc->>'type', 'PUT')), 'condition', 'IGNORE'),
-									  jsonb_build_object('type', 'PUT', 'condition', 'IGNORE')))),
-				ARRAY[seed, seed], doc->>'atomic' = 'true');
+			-- with the next seed row, undamaged: two keys, so the bulk way too;
+			-- a row's internal error is its result, so it is looked for there
+			SELECT w."rows" INTO other
+			  FROM ots.wire_get_range(tbl, fuzz_key(tbl, ((doc->>'k')::int + 1) % 5), fuzz_bound(tbl, 'max'), "limit" => 1) w;
+			IF EXISTS (SELECT FROM ots.wire_batch_write_row(
+							jsonb_build_array(jsonb_build_object('table_name', tbl, 'rows',
+								jsonb_build_array(jsonb_build_object('type', upper(coalesce(doc->>'type', 'PUT')), 'condition', 'IGNORE'),
+												  jsonb_build_object('type', 'PUT', 'condition', 'IGNORE')))),
+							ARRAY[seed, coalesce(nullif(other, ''), seed)], doc->>'atomic' = 'true') b
+						WHERE b.error_code = 'OTSInternalServerError') THEN
+				RAISE EXCEPTION 'a batch row failed with OTSInternalServerError' USING ERRCODE = 'OT011';
+			END IF;
 		END CASE;
 		RETURN;
 	END IF;
@@ -150,7 +159,8 @@ BEGIN
 			 ARRAY(SELECT x FROM string_to_table(doc->>'t', doc->'p'->>'delimiter') WITH ORDINALITY AS p(x, i)
 					WHERE x <> '' ORDER BY i)) OR
 			(doc->>'a' = 'fuzzy' AND
-			 ARRAY(SELECT token || '@' || "position" FROM ots.search_analyze(doc->>'t', 'fuzzy', doc->'p'))
+			 ARRAY(SELECT token || '@' || "position" FROM ots.search_analyze(doc->>'t', 'fuzzy', doc->'p')
+					ORDER BY "position", char_length(token))
 			 IS DISTINCT FROM
 			 ARRAY(SELECT substr(t1, s, l) || '@' || (s - 1)
 					 FROM left(doc->>'t', 1024) t1,
