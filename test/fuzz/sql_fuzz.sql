@@ -214,10 +214,16 @@ BEGIN
 		ELSE
 			PERFORM ots.get_range(tbl, fuzz_bound(tbl, 'min'), fuzz_bound(tbl, 'max'), time_range => doc);
 		END IF;
+	-- a batch reports a row's error as that row's result: an internal one is looked for there
 	WHEN 'batch_write' THEN
-		PERFORM count(*) FROM ots.batch_write_row(doc, is_atomic => id % 5 = 0);
+		IF EXISTS (SELECT FROM ots.batch_write_row(doc, is_atomic => id % 5 = 0) b
+					WHERE b.error_code = 'OTSInternalServerError') THEN
+			RAISE EXCEPTION 'a batch row failed with OTSInternalServerError' USING ERRCODE = 'OT011';
+		END IF;
 	WHEN 'batch_get' THEN
-		PERFORM count(*) FROM ots.batch_get_row(doc);
+		IF EXISTS (SELECT FROM ots.batch_get_row(doc) b WHERE b.error_code = 'OTSInternalServerError') THEN
+			RAISE EXCEPTION 'a batch row failed with OTSInternalServerError' USING ERRCODE = 'OT011';
+		END IF;
 	END CASE;
 	-- an accepted request has no field its shape does not know (a batch row
 	-- with one used to be written as if the field were not there)
