@@ -42,6 +42,8 @@ static const struct
 	{"max_stream_original_bytes", OTS_MAX_STREAM_ORIGINAL_BYTES},
 	{"max_range_rows", OTS_MAX_RANGE_ROWS},	/* ots_proxy's get_range merge caps its pages with the shards' own */
 	{"max_range_bytes", OTS_MAX_RANGE_BYTES},
+	{"max_search_indexes", OTS_MAX_SEARCH_INDEXES},
+	{"min_search_time_to_live", OTS_MIN_SEARCH_TIME_TO_LIVE},
 };
 
 /*

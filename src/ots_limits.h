@@ -46,5 +46,12 @@
 #define OTS_MAX_STREAM_ORIGINAL_BYTES	1024	/* their names' bytes in all (ots's own limit) */
 #define OTS_MAX_STREAM_RECORDS		10000	/* records per GetStreamRecord */
 #define OTS_MAX_STREAM_BYTES		4194304 /* bytes of records per GetStreamRecord */
+#define OTS_MAX_SEARCH_INDEXES		16		/* search indexes of a table (ots's own limit; Tablestore has none) */
+#define OTS_MAX_SEARCH_FIELDS		1000	/* fields of a search index, sub-fields included */
+#define OTS_MAX_SEARCH_NESTED_DEPTH	5		/* levels of NESTED fields */
+#define OTS_MAX_SEARCH_ARRAY_LEN	256		/* values of an array field, documents of a NESTED one */
+#define OTS_MAX_SEARCH_KEYWORD_LEN	4096	/* bytes of a KEYWORD value an index keeps */
+#define OTS_MAX_SEARCH_DATE_FORMATS	10		/* date_formats of a DATE field (ots's own limit) */
+#define OTS_MIN_SEARCH_TIME_TO_LIVE	86400	/* seconds; a search index's TTL is this or more, or -1 */
 
 #endif							/* OTS_LIMITS_H */

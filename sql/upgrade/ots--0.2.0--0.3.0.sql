@@ -610,6 +610,13 @@ BEGIN
 		PERFORM ots.raise('OTSParameterInvalid', 'Can''t delete index table directly.',
 						  'Delete an index with ots.delete_index(table, index_name).');
 	END IF;
+	-- as in Tablestore, a table's search indexes are deleted first (70_search.sql)
+	IF EXISTS (SELECT 1 FROM ots.search_indexes s
+				WHERE s.schema_name = delete_table_internal.schema_name
+				  AND s.table_name = delete_table_internal.table_name) THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'The table has search indexes: delete them first.',
+						  'Delete each with ots.delete_search_index(table, index_name) (ots.list_search_index lists them).');
+	END IF;
 	-- a table's indexes go with it (35_indexes.sql)
 	PERFORM ots.delete_index_internal(i.schema_name, i.index_of, i.table_name)
 	   FROM ots.tables i
@@ -1261,6 +1268,18 @@ BEGIN
 	-- an index takes its options from its table; a table's indexes keep it within their rule
 	PERFORM ots.index_check_options(update_table_internal.schema_name, update_table_internal.table_name,
 									max_versions, time_to_live, allow_update);
+	-- and its search indexes within theirs (70_search.sql)
+	IF EXISTS (SELECT 1 FROM ots.search_indexes s
+				WHERE s.schema_name = update_table_internal.schema_name
+				  AND s.table_name = update_table_internal.table_name) THEN
+		PERFORM ots.search_check_options(o.schema_name, o.table_name,
+										 coalesce(update_table_internal.max_versions, o.max_versions),
+										 coalesce(update_table_internal.time_to_live, o.time_to_live),
+										 coalesce(update_table_internal.allow_update, o.allow_update))
+		   FROM ots.tables o
+		  WHERE o.schema_name = update_table_internal.schema_name
+			AND o.table_name = update_table_internal.table_name;
+	END IF;
 	-- owner only; also remembers a lowered max_versions until purged (ots.trimmed_after_update)
 	PERFORM ots.catalog_update(update_table_internal.schema_name, update_table_internal.table_name,
 							   max_versions, time_to_live, max_version_offset, allow_update);
@@ -1550,3 +1569,379 @@ CREATE FUNCTION ots.search_analyze(
 	AS 'MODULE_PATHNAME', 'ots_search_analyze' LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
 COMMENT ON FUNCTION ots.search_analyze(text, text, jsonb) IS
 	'the tokens, with their positions, that a search index''s TEXT field with this analyzer (single_word, split, fuzzy, min_word, max_word) and its parameters makes of a text';
+
+-- ots.search_indexes: one row per search index (Tablestore's
+-- CreateSearchIndex).  Names, never OIDs; the schema as
+-- describe_search_index shows it (every default filled in, src/search/schema.c).
+-- An index of table s.t is kept in s."t$search$<index_name>" (storage_name),
+-- a table of t's owner that every write of t keeps exact in the writing
+-- transaction (src/search/search_write.c, from the write point).
+CREATE TABLE ots.search_indexes (
+	schema_name name NOT NULL,
+	table_name name NOT NULL,
+	index_name text NOT NULL,
+	storage_name name NOT NULL,
+	index_schema jsonb NOT NULL,
+	-- seconds, -1 forever
+	time_to_live bigint NOT NULL,
+	created_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+	PRIMARY KEY (schema_name, table_name, index_name),
+	UNIQUE (schema_name, storage_name)
+);
+COMMENT ON TABLE ots.search_indexes IS 'the search indexes of ots tables (see ots.describe_search_index)';
+-- each role reads the rows of the tables it may see; only the functions
+-- below write, as the owner of ots.search_indexes (src/ddl/search_catalog.c)
+ALTER TABLE ots.search_indexes ENABLE ROW LEVEL SECURITY;
+CREATE POLICY search_indexes_read ON ots.search_indexes FOR SELECT
+	USING (ots.table_visible(schema_name, table_name));
+GRANT SELECT ON ots.search_indexes TO PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('ots.search_indexes', '');
+
+CREATE FUNCTION ots.catalog_insert_search_index(schema_name name, table_name name, index_name text,
+												index_schema jsonb, time_to_live bigint) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_insert_search_index' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_insert_search_index(name, name, text, jsonb, bigint) IS
+	'registers the search index whose storage the caller made, of a table the caller owns (internal; create_search_index)';
+CREATE FUNCTION ots.catalog_set_search_index_ttl(schema_name name, table_name name, index_name text,
+												 time_to_live bigint) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_set_search_index_ttl' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_set_search_index_ttl(name, name, text, bigint) IS
+	'sets the TTL of a search index of a table the caller owns (internal; update_search_index)';
+CREATE FUNCTION ots.catalog_delete_search_index(schema_name name, table_name name, index_name text) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_delete_search_index' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_delete_search_index(name, name, text) IS
+	'forgets a search index of a table the caller owns (internal; delete_search_index)';
+
+CREATE FUNCTION ots.search_schema_check(schema_name name, table_name name, index_schema jsonb) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'ots_search_schema_check' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.search_schema_check(name, name, jsonb) IS
+	'a search index schema for a table the caller owns, checked, with every default filled in (internal)';
+CREATE FUNCTION ots.search_storage_create(schema_name name, table_name name, storage_name name,
+										  index_schema jsonb) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_search_storage_create' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.search_storage_create(name, name, name, jsonb) IS
+	'makes the storage of a search index of a table the caller owns (internal; create_search_index)';
+CREATE FUNCTION ots.search_backfill(schema_name name, table_name name, storage_name name) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'ots_search_backfill' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.search_backfill(name, name, name) IS
+	'writes the entries of a table''s rows into its new search index, the table''s writers waited out (internal; create_search_index)';
+
+-- ots.search_check_options: the options a table with search indexes, or
+-- one about to get one, must have (Tablestore's rule: max_versions 1, and
+-- no TTL or no updates), and its search indexes' TTLs within the table's
+CREATE FUNCTION ots.search_check_options(schema_name name, table_name name, max_versions integer,
+										 time_to_live bigint, allow_update boolean) RETURNS void
+	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	longer text;
+BEGIN
+	IF max_versions <> 1 THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'The max version of table with search index must be 1.',
+						  format('max_versions would be %s.', max_versions));
+	END IF;
+	IF time_to_live <> -1 AND allow_update THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  'Don''t support allow update operation on table with search index and ttl.',
+						  'A table with search indexes must have time_to_live -1 or allow_update false.');
+	END IF;
+	IF time_to_live <> -1 THEN
+		SELECT s.index_name INTO longer FROM ots.search_indexes s
+		 WHERE s.schema_name = $1 AND s.table_name = $2 AND (s.time_to_live = -1 OR s.time_to_live > $4)
+		 ORDER BY s.index_name COLLATE "C" LIMIT 1;
+		IF FOUND THEN
+			PERFORM ots.raise('OTSParameterInvalid',
+							  'The ttl of search index must be smaller than or equal to the ttl of table.',
+							  format('Search index %s would keep rows longer than the table''s time_to_live %s: lower its time_to_live first (ots.update_search_index).',
+									 quote_ident(longer), time_to_live));
+		END IF;
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.search_check_options(name, name, integer, bigint, boolean) IS
+	'refuses options a table with search indexes cannot have (internal)';
+
+-- ots.search_index_of: the catalog row of search index index_name of table
+-- schema.table_name; OTSObjectNotExist when there is none the caller may see
+CREATE FUNCTION ots.search_index_of(schema_name name, table_name name, index_name text) RETURNS ots.search_indexes
+	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	s ots.search_indexes;
+BEGIN
+	IF index_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter index_name is missing.', 'index_name must not be NULL.');
+	END IF;
+	SELECT * INTO s FROM ots.search_indexes o
+	 WHERE o.schema_name = $1 AND o.table_name = $2 AND o.index_name = $3;
+	IF NOT FOUND THEN
+		PERFORM ots.raise('OTSObjectNotExist', format('search index [%s] does not exist', index_name),
+						  format('Table %I.%I has no search index %s.', schema_name, table_name, quote_ident(index_name)));
+	END IF;
+	RETURN s;
+END
+$$;
+COMMENT ON FUNCTION ots.search_index_of(name, name, text) IS 'a search index of an ots table (internal)';
+
+-- ots.search_check_ttl: Tablestore's rule for a search index's TTL on table t
+CREATE FUNCTION ots.search_check_ttl(t ots.tables, time_to_live bigint) RETURNS void
+	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF time_to_live IS NULL OR (time_to_live <> -1 AND time_to_live < ots.limit('min_search_time_to_live'))
+	   OR time_to_live > ots.limit('max_time_to_live') THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  format('Invalid time_to_live: %s.', coalesce(time_to_live::text, 'NULL')),
+						  format('A search index''s time_to_live is -1 (forever) or %s to %s seconds.',
+								 ots.limit('min_search_time_to_live'), ots.limit('max_time_to_live')));
+	END IF;
+	IF time_to_live <> -1 AND t.allow_update THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  'Don''t support allow update operation on table with search index and ttl.',
+						  'A search index has a time_to_live only on a table with allow_update false.');
+	END IF;
+	IF t.time_to_live <> -1 AND (time_to_live = -1 OR time_to_live > t.time_to_live) THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  'The ttl of search index must be smaller than or equal to the ttl of table.',
+						  format('The table''s time_to_live is %s.', t.time_to_live));
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION ots.search_check_ttl(ots.tables, bigint) IS 'refuses a TTL a search index cannot have (internal)';
+
+CREATE FUNCTION ots.create_search_index_internal(schema_name name, table_name name, index_name text,
+												 index_schema jsonb, time_to_live bigint) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t ots.tables;
+	storage name;
+	schema jsonb;
+	owner_name text;
+BEGIN
+	IF index_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter index_name is missing.', 'index_name must not be NULL.');
+	END IF;
+	IF index_schema IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter index_schema is missing.', 'index_schema must not be NULL.');
+	END IF;
+	-- a search index's name follows Tablestore's rule for table names
+	PERFORM ots.resolve_name(format('%I.%s', schema_name, index_name), true);
+	-- one change of the table's definition at a time; readers and writers go on
+	t := ots.ddl_table(schema_name, table_name, 'Can''t create search index on an index table.');
+	IF octet_length(t.table_name) + octet_length('$search$') + octet_length(index_name) > 63 THEN
+		PERFORM ots.raise('OTSParameterInvalid', format('Search index name ''%s'' is too long.', index_name),
+						  format('ots keeps the index in a relation named "%s$search$<index_name>", which PostgreSQL bounds to 63 bytes.',
+								 t.table_name));
+	END IF;
+	storage := t.table_name || '$search$' || index_name;
+	IF EXISTS (SELECT 1 FROM ots.search_indexes s
+				WHERE s.schema_name = t.schema_name AND s.table_name = t.table_name AND s.index_name = $3) THEN
+		PERFORM ots.raise('OTSObjectAlreadyExist', 'Requested search index already exists.');
+	END IF;
+	IF to_regclass(format('%I.%I', t.schema_name, storage)) IS NOT NULL THEN
+		PERFORM ots.raise('OTSObjectAlreadyExist', 'Requested search index already exists.',
+						  format('A relation named %I.%I already exists.', t.schema_name, storage));
+	END IF;
+	IF (SELECT count(*) FROM ots.search_indexes s WHERE s.schema_name = t.schema_name AND s.table_name = t.table_name)
+	   >= ots.limit('max_search_indexes') THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  format('Number of search index per table exceeds the quota:%s.', ots.limit('max_search_indexes')));
+	END IF;
+	PERFORM ots.search_check_options(t.schema_name, t.table_name, t.max_versions, t.time_to_live, t.allow_update);
+	PERFORM ots.search_check_ttl(t, time_to_live);
+	schema := ots.search_schema_check(t.schema_name, t.table_name, index_schema);
+	PERFORM ots.search_storage_create(t.schema_name, t.table_name, storage, schema);
+	-- the index is its table's owner's, whoever (a member of that role) made it
+	SELECT c.relowner::regrole::text INTO owner_name FROM pg_class c
+	 WHERE c.oid = format('%I.%I', t.schema_name, t.table_name || '$data')::regclass;
+	IF owner_name <> current_user THEN
+		EXECUTE format('ALTER TABLE %I.%I OWNER TO %s', t.schema_name, storage, owner_name);
+	END IF;
+	-- from this commit on, every writer of the table keeps the index
+	PERFORM ots.catalog_insert_search_index(t.schema_name, t.table_name, index_name, schema, time_to_live);
+	-- the writers that do not know the index finish first; then its rows are written
+	PERFORM ots.search_backfill(t.schema_name, t.table_name, storage);
+END
+$$;
+COMMENT ON FUNCTION ots.create_search_index_internal(name, name, text, jsonb, bigint) IS
+	'creates a search index of a resolved ots table (internal; call ots.create_search_index)';
+
+CREATE FUNCTION ots.create_search_index(table_name text, index_name text, index_schema jsonb,
+										time_to_live bigint DEFAULT -1) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+BEGIN ATOMIC
+	SELECT ots.create_search_index_internal(r.schema_name, r.table_name, index_name, index_schema, time_to_live)
+	  FROM ots.resolve_name(table_name, false) r;
+END;
+COMMENT ON FUNCTION ots.create_search_index(text, text, jsonb, bigint) IS
+	'creates a search index (Tablestore''s IndexSchema as jsonb): a table of the indexed fields beside the table''s storage, filled from its rows and kept exact by every write in the writing transaction';
+
+CREATE FUNCTION ots.describe_search_index_internal(schema_name name, table_name name, index_name text)
+	RETURNS jsonb
+	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	s ots.search_indexes;
+BEGIN
+	s := ots.search_index_of(schema_name, table_name, index_name);
+	RETURN jsonb_build_object(
+		'schema', s.index_schema,
+		-- kept in the writing transaction: synchronised up to now, always
+		'sync_stat', jsonb_build_object('sync_phase', 'INCR',
+										'current_sync_timestamp',
+										(extract(epoch FROM clock_timestamp()) * 1000000)::bigint * 1000),
+		'index_status', jsonb_build_object('status', 'RUNNING', 'status_description', ''),
+		'time_to_live', s.time_to_live,
+		'create_time', (extract(epoch FROM s.created_at) * 1000000)::bigint,
+		'metering_info', jsonb_build_object(
+			'storage_size', pg_total_relation_size(format('%I.%I', s.schema_name, s.storage_name)::regclass),
+			'row_count', (SELECT greatest(c.reltuples, 0)::bigint FROM pg_class c
+						   WHERE c.oid = format('%I.%I', s.schema_name, s.storage_name)::regclass)));
+END
+$$;
+COMMENT ON FUNCTION ots.describe_search_index_internal(name, name, text) IS
+	'describes a search index of a resolved ots table (internal; call ots.describe_search_index)';
+
+CREATE FUNCTION ots.describe_search_index(table_name text, index_name text) RETURNS jsonb
+	LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+	SELECT ots.describe_search_index_internal(r.schema_name, r.table_name, index_name)
+	  FROM ots.resolve_name(table_name, false) r;
+END;
+COMMENT ON FUNCTION ots.describe_search_index(text, text) IS
+	'a search index''s schema (every default filled in), sync phase and timestamp, status, TTL, creation time (microseconds) and size';
+
+CREATE FUNCTION ots.list_search_index(of_table text DEFAULT NULL)
+	RETURNS TABLE (schema_name name, table_name name, index_name text)
+	LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+	SELECT s.schema_name, s.table_name, s.index_name FROM ots.search_indexes s
+	 WHERE of_table IS NULL
+		OR (s.schema_name, s.table_name) = (SELECT r.schema_name, r.table_name FROM ots.resolve_name(of_table, false) r)
+	 ORDER BY s.schema_name COLLATE "C", s.table_name COLLATE "C", s.index_name COLLATE "C";
+END;
+COMMENT ON FUNCTION ots.list_search_index(text) IS
+	'the search indexes of ots table of_table, or of every table the caller may see (NULL)';
+
+CREATE FUNCTION ots.delete_search_index_internal(schema_name name, table_name name, index_name text) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	s ots.search_indexes;
+BEGIN
+	PERFORM ots.ddl_table(schema_name, table_name, 'Can''t delete search index of an index table.');
+	s := ots.search_index_of(schema_name, table_name, index_name);
+	-- writers of the table that still maintain the index finish first; later ones reload the table
+	EXECUTE format('LOCK TABLE %I.%I IN SHARE MODE', schema_name, table_name || '$data');
+	PERFORM ots.catalog_delete_search_index(s.schema_name, s.table_name, s.index_name);
+	EXECUTE format('DROP TABLE %I.%I', s.schema_name, s.storage_name);
+END
+$$;
+COMMENT ON FUNCTION ots.delete_search_index_internal(name, name, text) IS
+	'drops a search index of a resolved ots table (internal; call ots.delete_search_index)';
+
+CREATE FUNCTION ots.delete_search_index(table_name text, index_name text) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+BEGIN ATOMIC
+	SELECT ots.delete_search_index_internal(r.schema_name, r.table_name, index_name)
+	  FROM ots.resolve_name(table_name, false) r;
+END;
+COMMENT ON FUNCTION ots.delete_search_index(text, text) IS 'drops a search index of an ots table';
+
+CREATE FUNCTION ots.update_search_index_internal(schema_name name, table_name name, index_name text,
+												 time_to_live bigint) RETURNS void
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t ots.tables;
+	s ots.search_indexes;
+BEGIN
+	t := ots.ddl_table(schema_name, table_name, 'Can''t update search index of an index table.');
+	s := ots.search_index_of(schema_name, table_name, index_name);
+	IF time_to_live IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'No parameter is specified in search index options.',
+						  'update_search_index changes time_to_live.');
+	END IF;
+	PERFORM ots.search_check_ttl(t, time_to_live);
+	PERFORM ots.catalog_set_search_index_ttl(s.schema_name, s.table_name, s.index_name, time_to_live);
+END
+$$;
+COMMENT ON FUNCTION ots.update_search_index_internal(name, name, text, bigint) IS
+	'changes the TTL of a search index of a resolved ots table (internal; call ots.update_search_index)';
+
+CREATE FUNCTION ots.update_search_index(table_name text, index_name text, time_to_live bigint) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+BEGIN ATOMIC
+	SELECT ots.update_search_index_internal(r.schema_name, r.table_name, index_name, time_to_live)
+	  FROM ots.resolve_name(table_name, false) r;
+END;
+COMMENT ON FUNCTION ots.update_search_index(text, text, bigint) IS 'changes the time_to_live of a search index';
+
+-- describe_table lists a table's search indexes
+CREATE OR REPLACE FUNCTION ots.describe_table_internal(schema_name name, table_name name) RETURNS jsonb
+	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	description jsonb;
+BEGIN
+	-- ots.resolve_name is STRICT: a NULL table name arrives as NULLs
+	IF schema_name IS NULL OR table_name IS NULL THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Parameter table_name is missing.', 'table_name must not be NULL.');
+	END IF;
+	description := (SELECT jsonb_build_object(
+		'table_name', t.table_name,
+		'schema_name', t.schema_name,
+		'primary_key', (SELECT jsonb_agg(CASE WHEN k.n = t.auto_increment
+											  THEN jsonb_build_object('name', k.name, 'type', t.pk_types[k.n],
+																	  'option', 'AUTO_INCREMENT')
+											  ELSE jsonb_build_object('name', k.name, 'type', t.pk_types[k.n])
+										 END ORDER BY k.n)
+						  FROM unnest(t.pk_names) WITH ORDINALITY AS k(name, n)),
+		'table_options', jsonb_build_object('max_versions', t.max_versions,
+											'time_to_live', t.time_to_live,
+											'max_version_offset', t.max_version_offset,
+											'allow_update', t.allow_update,
+											'update_full_row', t.update_full_row),
+		'defined_columns', (SELECT coalesce(jsonb_agg(jsonb_build_object('name', d.name, 'type', d.type)
+													  ORDER BY d.n), '[]')
+							  FROM unnest(t.defined_names, t.defined_types) WITH ORDINALITY AS d(name, type, n)),
+		'index_metas', (SELECT coalesce(jsonb_agg(ots.index_meta(i) ORDER BY i.table_name COLLATE "C"), '[]')
+						  FROM ots.tables i
+						 WHERE i.schema_name = t.schema_name AND i.index_of = t.table_name),
+		'hash_prefix_length', t.hash_prefix_length,
+		'partitions', (SELECT jsonb_agg(jsonb_build_object('name', c.relname,
+														   'bound', pg_get_expr(c.relpartbound, c.oid))
+										ORDER BY length(c.relname), c.relname COLLATE "C")
+						 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+						WHERE i.inhparent = format('%I.%I', t.schema_name, t.table_name || '$data')::regclass),
+		'stream_details', ots.stream_details(t),
+		'search_indexes', (SELECT coalesce(jsonb_agg(s.index_name ORDER BY s.index_name COLLATE "C"), '[]')
+							 FROM ots.search_indexes s
+							WHERE s.schema_name = t.schema_name AND s.table_name = t.table_name),
+		'creation_time', extract(epoch FROM t.created_at)::bigint)
+		|| CASE WHEN t.index_of IS NOT NULL
+				THEN jsonb_build_object('index_of', t.index_of, 'index_meta', ots.index_meta(t))
+				ELSE '{}' END
+	  FROM ots.tables t
+	 WHERE t.schema_name = $1 AND t.table_name = $2);
+	IF description IS NULL THEN
+		-- ots.tables shows each role only the tables it may see (ots.table_visible)
+		IF ots.table_visible(schema_name, table_name) THEN
+			PERFORM ots.raise('OTSObjectNotExist', 'Requested table does not exist.');
+		END IF;
+		RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
+			MESSAGE = format('permission denied for ots table %I.%I', schema_name, table_name),
+			DETAIL = 'describe_table needs a privilege on the table''s view or storage (and USAGE on its schema), or ownership.';
+	END IF;
+	RETURN description;
+END
+$$;

@@ -502,6 +502,21 @@ catalog_owns(Oid relid)
 	return OidIsValid(owner) && has_privs_of_role(GetUserId(), owner);
 }
 
+OtsTable *
+catalog_lookup_owned(const char *schema, const char *table)
+{
+	Oid			data_oid = storage_oid(get_namespace_oid(schema, true), table);
+	OtsTable   *t = OidIsValid(data_oid) ? catalog_lookup_by_data_oid(data_oid) : NULL;
+
+	if (t == NULL)
+		ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
+	if (!catalog_owns(t->data_oid))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be owner of ots table %s", quote_qualified_identifier(schema, table))));
+	return t;
+}
+
 /* catalog_has_any_privilege: has the current user any privilege on the relation? */
 static bool
 catalog_has_any_privilege(Oid relid)

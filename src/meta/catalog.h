@@ -69,6 +69,12 @@ typedef struct OtsTable
 	/* a table with secondary indexes: their storage tables, in name order */
 	int			nindexes;
 	Oid			index_data_oids[OTS_MAX_INDEXES];
+	/*
+	 * its search indexes (ots.search_indexes, search/search_index.h): their
+	 * storage tables, in index-name order
+	 */
+	int			nsearch;
+	Oid			search_data_oids[OTS_MAX_SEARCH_INDEXES];
 	/* Stream (stream.h): enabled when stream_id is set; its log and records */
 	bool		stream_enabled;
 	char		stream_id[NAMEDATALEN];
@@ -206,6 +212,13 @@ extern void catalog_report_damaged(const OtsTable *t, const char *what) pg_attri
 
 /* catalog_owns: does the current user own the relation (through membership too)? */
 extern bool catalog_owns(Oid relid);
+
+/*
+ * catalog_lookup_owned: ots table schema.table (names, not an argument to
+ * resolve), which the current user owns; OTSObjectNotExist when there is
+ * no such table, insufficient_privilege when it is another's
+ */
+extern OtsTable *catalog_lookup_owned(const char *schema, const char *table);
 /*
  * catalog_may_see: may the current user see the ots table nsp.table_name
  * (its owner, or USAGE on nsp and some privilege on its view or storage)?

@@ -109,6 +109,42 @@ catalog_load_indexes(OtsTable *t, Oid nsp, Datum *args)
 }
 
 /*
+ * catalog_load_search_indexes finds the search indexes of table t in
+ * ots.search_indexes (0.3.0; none before ALTER EXTENSION ots UPDATE) and
+ * their storage tables; run within catalog_load's SPI connection and role.
+ * What each is, search_index.c loads and checks when a write needs it.
+ */
+static void
+catalog_load_search_indexes(OtsTable *t, Oid nsp, Datum *args)
+{
+	Oid			ots_nsp = get_namespace_oid("ots", true);
+	int			ret;
+
+	if (!OidIsValid(get_relname_relid("search_indexes", ots_nsp)))
+		return;
+	ret = catalog_query_metadata("SELECT storage_name FROM ots.search_indexes t"
+							   " WHERE schema_name OPERATOR(pg_catalog.=) $1"
+							   " AND table_name OPERATOR(pg_catalog.=) $2"
+							   " ORDER BY index_name COLLATE \"C\"", args, 0);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "could not read the search indexes of an ots table: %s", SPI_result_code_string(ret));
+	if (SPI_processed > OTS_MAX_SEARCH_INDEXES)
+		catalog_report_damaged(t, psprintf("it has " UINT64_FORMAT " search indexes, more than %d",
+										   SPI_processed, OTS_MAX_SEARCH_INDEXES));
+	t->nsearch = SPI_processed;
+	for (int i = 0; i < t->nsearch; i++)
+	{
+		bool		isnull;
+		Name		name = DatumGetName(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+
+		t->search_data_oids[i] = get_relname_relid(NameStr(*name), nsp);
+		if (!OidIsValid(t->search_data_oids[i]))
+			catalog_report_damaged(t, psprintf("the storage table of its search index %s is missing",
+											   quote_identifier(NameStr(*name))));
+	}
+}
+
+/*
  * catalog_load fills t from ots.tables for the view's schema and name; on
  * a miss, t->valid stays false.  The row is read as the owner of
  * ots.tables, who sees every row, into a copy that replaces t only once
@@ -175,6 +211,8 @@ catalog_load(OtsTable *t, Oid view_oid)
 	}
 	if (found && !loaded.is_index && indexes)
 		catalog_load_indexes(&loaded, nsp, args);
+	if (found && !loaded.is_index)
+		catalog_load_search_indexes(&loaded, nsp, args);
 	asrole_leave(&saved);
 	SPI_finish();
 

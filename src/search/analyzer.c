@@ -442,6 +442,12 @@ parameter_known(Jsonb *parameter, SearchAnalyzerKind kind)
 	}
 }
 
+const char *
+search_analyzer_name(SearchAnalyzerKind kind)
+{
+	return analyzer_names[kind];
+}
+
 /*
  * search_analyzer_read: the analyzer of name with parameter's parameters
  * (NULL or JSON null: the defaults); OTSParameterInvalid otherwise

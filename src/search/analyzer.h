@@ -45,6 +45,9 @@ typedef struct SearchToken
  */
 extern void search_analyzer_read(const char *name, Jsonb *parameter, SearchAnalyzer *out);
 
+/* search_analyzer_name: the analyzer's name ("single_word", ...) */
+extern const char *search_analyzer_name(SearchAnalyzerKind kind);
+
 /* search_analyze: the tokens of text[0, len), in order, both in the database's encoding */
 extern SearchToken *search_analyze(const SearchAnalyzer *analyzer, const char *text, int len,
 								   int *ntokens);

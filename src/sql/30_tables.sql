@@ -676,6 +676,18 @@ BEGIN
 	-- an index takes its options from its table; a table's indexes keep it within their rule
 	PERFORM ots.index_check_options(update_table_internal.schema_name, update_table_internal.table_name,
 									max_versions, time_to_live, allow_update);
+	-- and its search indexes within theirs (70_search.sql)
+	IF EXISTS (SELECT 1 FROM ots.search_indexes s
+				WHERE s.schema_name = update_table_internal.schema_name
+				  AND s.table_name = update_table_internal.table_name) THEN
+		PERFORM ots.search_check_options(o.schema_name, o.table_name,
+										 coalesce(update_table_internal.max_versions, o.max_versions),
+										 coalesce(update_table_internal.time_to_live, o.time_to_live),
+										 coalesce(update_table_internal.allow_update, o.allow_update))
+		   FROM ots.tables o
+		  WHERE o.schema_name = update_table_internal.schema_name
+			AND o.table_name = update_table_internal.table_name;
+	END IF;
 	-- owner only; also remembers a lowered max_versions until purged (ots.trimmed_after_update)
 	PERFORM ots.catalog_update(update_table_internal.schema_name, update_table_internal.table_name,
 							   max_versions, time_to_live, max_version_offset, allow_update);
@@ -753,6 +765,9 @@ BEGIN
 						 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
 						WHERE i.inhparent = format('%I.%I', t.schema_name, t.table_name || '$data')::regclass),
 		'stream_details', ots.stream_details(t),
+		'search_indexes', (SELECT coalesce(jsonb_agg(s.index_name ORDER BY s.index_name COLLATE "C"), '[]')
+							 FROM ots.search_indexes s
+							WHERE s.schema_name = t.schema_name AND s.table_name = t.table_name),
 		'creation_time', extract(epoch FROM t.created_at)::bigint)
 		|| CASE WHEN t.index_of IS NOT NULL
 				THEN jsonb_build_object('index_of', t.index_of, 'index_meta', ots.index_meta(t))
@@ -823,6 +838,13 @@ BEGIN
 				  AND i.table_name = delete_table_internal.table_name AND i.index_of IS NOT NULL) THEN
 		PERFORM ots.raise('OTSParameterInvalid', 'Can''t delete index table directly.',
 						  'Delete an index with ots.delete_index(table, index_name).');
+	END IF;
+	-- as in Tablestore, a table's search indexes are deleted first (70_search.sql)
+	IF EXISTS (SELECT 1 FROM ots.search_indexes s
+				WHERE s.schema_name = delete_table_internal.schema_name
+				  AND s.table_name = delete_table_internal.table_name) THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'The table has search indexes: delete them first.',
+						  'Delete each with ots.delete_search_index(table, index_name) (ots.list_search_index lists them).');
 	END IF;
 	-- a table's indexes go with it (35_indexes.sql)
 	PERFORM ots.delete_index_internal(i.schema_name, i.index_of, i.table_name)

@@ -86,6 +86,11 @@ rowneeds_init_write(RowNeeds *needs, const OtsTable *t)
 {
 	rowneeds_init(needs);
 	needs->write = true;
+	/*
+	 * a search index's entry is made from the whole row (its fields are
+	 * not named in the table's metadata), so is the write's view of it
+	 */
+	needs->whole = t->nsearch > 0;
 	rowneeds_stream_original(needs, t);
 }
 
@@ -286,7 +291,7 @@ rowsplit_load(RowKey *key, const struct varlena *head, const RowNeeds *needs, Sn
 	 * column's type check there reads cells, not the marker)
 	 */
 	if (split->nchunks == 1 && !needs->replacing &&
-		(needs->reading || (t->nindexes == 0 && !t->stream_enabled && !t->is_index)))
+		(needs->reading || (t->nindexes == 0 && t->nsearch == 0 && !t->stream_enabled && !t->is_index)))
 		split->view = split->chunks[0].cells;
 	else
 		split->view = rowsplit_view(split);

@@ -68,6 +68,7 @@
 #include "errors.h"
 #include "guc.h"
 #include "index/index_write.h"
+#include "search/search_write.h"
 #include "writepoint/restore.h"
 #include "writepoint/apply_split.h"
 #include "writepoint/chunk_first.h"
@@ -86,6 +87,7 @@ static void storage_write_chunk_plain(const StorageWrite *w);
 static void storage_write_chunk_truncate(const StorageWrite *w);
 static const LeafCache *storage_write_keys(const StorageWrite *w);
 static void storage_write_indexes(const StorageWrite *w);
+static void storage_write_search(const StorageWrite *w);
 static StorageWrite *storage_write_expand_heads(const StorageWrite *w, bool copy);
 static void storage_write_apply_chunks(const StorageWrite *w);
 static const StorageWrite *storage_write_apply_defer(const StorageWrite *w);
@@ -464,7 +466,7 @@ storage_write_chunk_plain(const StorageWrite *w)
 		w->callback == STORAGE_CB_MULTI_INSERT;
 	bool		heads_later = inserts && w->new_rows != NULL;
 
-	if (!(t->ndefined > 0 || t->nindexes > 0 || t->stream_enabled))
+	if (!(t->ndefined > 0 || t->nindexes > 0 || t->nsearch > 0 || t->stream_enabled))
 		return;
 	for (int i = 0; heads_later && i < w->nrows; i++)
 	{
@@ -624,11 +626,64 @@ storage_write(const StorageWrite *w)
 			expanded = storage_write_expand_heads(w, false);
 		storage_write_indexes(expanded != NULL ? expanded : w);
 	}
+	if (kind != STORAGE_CHANGE_RESTORED && w->table->nsearch > 0)
+		storage_write_search(w);
 	if (kind == STORAGE_CHANGE_NEW && w->table->stream_enabled)
 		stream_write_change(w, storage_write_keys(w)->key_attnos);
 	/* a replication apply's publisher deleted the chunks itself: they come as changes too */
 	if (w->origin != STORAGE_ORIGIN_OTS && kind != STORAGE_CHANGE_APPLIED)
 		storage_write_drop_chunks(w);
+}
+
+/*
+ * storage_write_search brings the table's search indexes to the rows' new
+ * state.  A split row's head that something other than ots's row code
+ * wrote holds no cell: its entry is read from its chunks (ots's row code
+ * announced the whole row's cells, rowneeds_init_write).  A TRUNCATE of a
+ * table with search indexes is refused, as with secondary indexes.
+ */
+static void
+storage_write_search(const StorageWrite *w)
+{
+	const OtsTable *t = w->table;
+	const LeafCache *lc;
+	MemoryContext rowcxt;
+	MemoryContext oldcxt;
+
+	if (w->callback == STORAGE_CB_TRUNCATE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot truncate a partition of ots table %s, which has search indexes",
+						quote_qualified_identifier(t->schema_name, t->table_name)),
+				 errhint("Delete its rows (DELETE, ots.delete_row), or delete its search indexes first.")));
+	lc = storage_write_keys(w);
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "ots search index maintenance", ALLOCSET_DEFAULT_SIZES);
+	oldcxt = MemoryContextSwitchTo(rowcxt);
+	for (int i = 0; i < w->nrows; i++)
+	{
+		struct varlena *old_cells;
+		struct varlena *new_cells;
+		OtsValue	old_pk[OTS_MAX_PK_COLUMNS];
+		OtsValue	new_pk[OTS_MAX_PK_COLUMNS];
+		TupleTableSlot *old_row = w->old_rows != NULL ? w->old_rows[i] : NULL;
+		TupleTableSlot *new_row = w->new_rows != NULL ? w->new_rows[i] : NULL;
+
+		storage_write_row_cells(w, i, &old_cells, &new_cells);
+		if (old_cells == NULL && new_cells == NULL)
+			continue;
+		if ((old_cells != NULL && old_row == NULL) || (new_cells != NULL && new_row == NULL))
+			elog(ERROR, "the write point got no key for a change of ots table %s",
+				 quote_qualified_identifier(t->schema_name, t->table_name));
+		if (old_cells != NULL)
+			storage_leaf_key_whole(t, lc->key_attnos, old_row, old_pk);
+		if (new_cells != NULL)
+			storage_leaf_key_whole(t, lc->key_attnos, new_row, new_pk);
+		search_write_change(t, old_cells != NULL ? old_pk : NULL, new_cells != NULL ? new_pk : NULL,
+							new_cells != NULL ? search_row_cells(t, new_cells, GetLatestSnapshot()) : NULL);
+		MemoryContextReset(rowcxt);
+	}
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextDelete(rowcxt);
 }
 
 /*

@@ -91,13 +91,13 @@ typedef struct StorageWrite
 
 /*
  * storage_write_needs_rows: does a change of t need the rows' keys at the
- * write point (it has secondary indexes or a stream), so the table AM
- * reads a replaced version's key too?
+ * write point (it has secondary or search indexes or a stream), so the
+ * table AM reads a replaced version's key too?
  */
 static inline bool
 storage_write_needs_rows(const OtsTable *t)
 {
-	return t != NULL && (t->nindexes > 0 || t->stream_enabled);
+	return t != NULL && (t->nindexes > 0 || t->nsearch > 0 || t->stream_enabled);
 }
 
 /* storage_write_row_cells: row i's old and new cells, detoasted (NULL where the change has none) */

@@ -1,0 +1,255 @@
+-- Search indexes (src/search/, src/sql/70_search.sql): the schema read and
+-- checked with Tablestore's rules, the lifecycle (create, describe, list,
+-- update, delete), and the storage every write keeps exact in the writing
+-- transaction, compared with a model: the same rows' values read with
+-- plain SQL from the table's view.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS ots;
+
+CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	detail text;
+BEGIN
+	EXECUTE q;
+	RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
+	RETURN SQLSTATE || ' ' || coalesce(ots.error_code(SQLSTATE), '-') || ': ' || SQLERRM || ' / ' || detail;
+END $$;
+
+SELECT ots.create_table('shop', 'id string', max_versions => 1);
+SELECT ots.put_row('shop', '{"id": "a"}', '{"name": "Tea House", "city": "hz", "stars": 4, "price": 12.5, "open": true, "tags": "[\"tea\", \"cake\"]", "at": "2024-05-06 10:00:00", "loc": "30.25,120.16", "menu": "[{\"dish\": \"tea\", \"cost\": 3}]"}');
+SELECT ots.put_row('shop', '{"id": "b"}', '{"name": "Noodle Bar", "city": "sh", "stars": 5, "price": 30.0, "open": false, "tags": "[\"noodle\"]", "at": 1715000000000, "loc": "31.23,121.47"}');
+SELECT ots.put_row('shop', '{"id": "c"}', '{"name": 7, "stars": "five", "price": 1, "loc": "91,0", "tags": "not json", "at": "2024-5-6 10:00:00"}');
+
+SELECT ots.create_search_index('shop', 'idx', '{"field_schemas": [
+	{"field_name": "name", "field_type": "TEXT"},
+	{"field_name": "city", "field_type": "KEYWORD", "enable_sort_and_agg": true},
+	{"field_name": "stars", "field_type": "LONG"},
+	{"field_name": "price", "field_type": "DOUBLE"},
+	{"field_name": "open", "field_type": "BOOLEAN"},
+	{"field_name": "tags", "field_type": "KEYWORD", "is_array": true},
+	{"field_name": "at", "field_type": "DATE", "date_formats": ["yyyy-MM-dd HH:mm:ss", "epoch_millis"]},
+	{"field_name": "loc", "field_type": "GEO_POINT"},
+	{"field_name": "menu", "field_type": "NESTED", "field_schemas": [
+		{"field_name": "dish", "field_type": "KEYWORD"}, {"field_name": "cost", "field_type": "LONG"}]}]}');
+
+-- the backfill: every row, each field or null where the row lacks it or holds another type
+SELECT * FROM public."shop$search$idx" ORDER BY id;
+SELECT ots.describe_search_index('shop', 'idx') #- '{sync_stat,current_sync_timestamp}' #- '{create_time}' #- '{metering_info}';
+SELECT * FROM ots.list_search_index('shop');
+SELECT ots.describe_table('shop') -> 'search_indexes';
+
+-- writes keep it: put, update, delete, rollback, plain SQL on the storage
+SELECT ots.put_row('shop', '{"id": "d"}', '{"name": "Dumpling King", "stars": 3}');
+SELECT consumed FROM ots.update_row('shop', '{"id": "a"}', put => '{"stars": 2}', delete_all => ARRAY['city']);
+SELECT ots.delete_row('shop', '{"id": "b"}');
+BEGIN;
+SELECT ots.put_row('shop', '{"id": "e"}', '{"name": "rolled back"}');
+ROLLBACK;
+SELECT id, name, city, stars FROM public."shop$search$idx" ORDER BY id;
+DELETE FROM public."shop$data" WHERE id = 'c';
+SELECT id, name, city, stars FROM public."shop$search$idx" ORDER BY id;
+
+-- The model: what each field of the index holds for a row, computed with
+-- plain SQL from the table's view (its attributes as jsonb), as text.
+CREATE FUNCTION pg_temp.as_jsonb(s text) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+	RETURN s::jsonb;
+EXCEPTION WHEN OTHERS THEN
+	RETURN NULL;
+END $$;
+CREATE FUNCTION pg_temp.as_ns(s text) RETURNS bigint LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+	IF s !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$' OR s < '1970' THEN
+		RETURN NULL;
+	END IF;
+	RETURN extract(epoch FROM s::timestamp)::bigint * 1000000000;
+EXCEPTION WHEN OTHERS THEN
+	RETURN NULL;
+END $$;
+CREATE FUNCTION pg_temp.model(a jsonb) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
+	SELECT ARRAY[
+		-- name: TEXT (single_word), its tokens and positions
+		CASE WHEN jsonb_typeof(a->'name') = 'string'
+			 THEN (SELECT coalesce(array_agg(token ORDER BY position), '{}')::text FROM ots.search_analyze(a->>'name')) END,
+		CASE WHEN jsonb_typeof(a->'name') = 'string'
+			 THEN (SELECT coalesce(array_agg(position ORDER BY position), '{}')::text FROM ots.search_analyze(a->>'name')) END,
+		-- city: KEYWORD
+		CASE WHEN jsonb_typeof(a->'city') = 'string' AND octet_length(a->>'city') <= 4096 THEN a->>'city' END,
+		-- stars: LONG (an Integer cell: a JSON number without a point)
+		CASE WHEN jsonb_typeof(a->'stars') = 'number' AND a->>'stars' ~ '^-?[0-9]+$' THEN a->>'stars' END,
+		-- price: DOUBLE
+		CASE WHEN jsonb_typeof(a->'price') = 'number' AND a->>'price' !~ '^-?[0-9]+$'
+			 THEN (a->>'price')::float8::text END,
+		-- open: BOOLEAN
+		CASE WHEN jsonb_typeof(a->'open') = 'boolean' THEN (a->>'open')::boolean::text END,
+		-- tags: KEYWORD, is_array: a JSON array of strings
+		CASE WHEN jsonb_typeof(a->'tags') = 'string' AND jsonb_typeof(pg_temp.as_jsonb(a->>'tags')) = 'array'
+				  AND jsonb_array_length(pg_temp.as_jsonb(a->>'tags')) <= 256
+				  AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(pg_temp.as_jsonb(a->>'tags')) e WHERE jsonb_typeof(e) <> 'string')
+			 THEN (SELECT coalesce(array_agg(e ORDER BY n), '{}')::text
+					 FROM jsonb_array_elements_text(pg_temp.as_jsonb(a->>'tags')) WITH ORDINALITY AS x(e, n)) END,
+		-- at: DATE, "yyyy-MM-dd HH:mm:ss" or epoch_millis
+		CASE WHEN jsonb_typeof(a->'at') = 'string' THEN pg_temp.as_ns(a->>'at')::text
+			 WHEN jsonb_typeof(a->'at') = 'number' AND a->>'at' ~ '^[0-9]+$' AND (a->>'at')::numeric < 9223372036854
+			 THEN ((a->>'at')::bigint * 1000000)::text END,
+		-- loc: GEO_POINT "lat,lon", kept as (lon,lat)
+		CASE WHEN jsonb_typeof(a->'loc') = 'string' AND a->>'loc' ~ '^-?[0-9.]+,-?[0-9.]+$'
+				  AND abs(split_part(a->>'loc', ',', 1)::float8) <= 90 AND abs(split_part(a->>'loc', ',', 2)::float8) <= 180
+			 THEN point(split_part(a->>'loc', ',', 2)::float8, split_part(a->>'loc', ',', 1)::float8)::text END,
+		-- menu: NESTED, a JSON array of objects
+		CASE WHEN jsonb_typeof(a->'menu') = 'string' AND jsonb_typeof(pg_temp.as_jsonb(a->>'menu')) = 'array'
+				  AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(pg_temp.as_jsonb(a->>'menu')) e WHERE jsonb_typeof(e) <> 'object')
+			 THEN pg_temp.as_jsonb(a->>'menu')::text END]
+$$;
+CREATE FUNCTION pg_temp.stored(s public."shop$search$idx") RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
+	SELECT ARRAY[s.name::text, s."name$pos"::text, s.city, s.stars::text, s.price::text, s.open::text,
+				 s.tags::text, s.at::text, s.loc::text, s.menu::text]
+$$;
+-- the rows where the index and the model differ (none)
+CREATE FUNCTION pg_temp.differences() RETURNS TABLE (id text, in_index text[], in_model text[]) LANGUAGE sql AS $$
+	SELECT coalesce(s.id, v.id), pg_temp.stored(s), pg_temp.model(v.attributes)
+	  FROM public."shop$search$idx" s FULL JOIN public.shop v ON v.id = s.id
+	 WHERE s.id IS NULL OR v.id IS NULL OR pg_temp.stored(s) IS DISTINCT FROM pg_temp.model(v.attributes)
+$$;
+SELECT * FROM pg_temp.differences();
+
+-- random writes by every path: each field absent, of its type or of
+-- another, and the index against the model after each round
+CREATE FUNCTION pg_temp.random_value(field text) RETURNS jsonb LANGUAGE sql VOLATILE AS $$
+	SELECT CASE floor(random() * 9)::int
+		WHEN 0 THEN NULL
+		WHEN 1 THEN to_jsonb(floor(random() * 100)::int)
+		WHEN 2 THEN to_jsonb(round((random() * 100)::numeric, 2) + 0.5)
+		WHEN 3 THEN to_jsonb(random() < 0.5)
+		WHEN 4 THEN to_jsonb((ARRAY['Tea House', 'noodle bar 7', '北京烤鸭', 'a', ''])[1 + floor(random() * 5)::int])
+		WHEN 5 THEN to_jsonb((ARRAY['["x", "y"]', '[1, 2]', '[]', '[{"dish": "d"}]', '{"a": 1}', '[', 'null'])[1 + floor(random() * 7)::int])
+		WHEN 6 THEN to_jsonb((ARRAY['30.5,120.1', '-90,180', '90.5,0', '1,2,3', 'x,y'])[1 + floor(random() * 5)::int])
+		WHEN 7 THEN to_jsonb((ARRAY['2024-02-29 23:59:59', '2023-02-29 10:00:00', '1969-12-31 23:59:59', '2024-1-1 00:00:00'])[1 + floor(random() * 4)::int])
+		ELSE to_jsonb((ARRAY[0, 1715000000000, 9999999999999999])[1 + floor(random() * 3)::int]) END
+$$;
+CREATE FUNCTION pg_temp.random_row() RETURNS jsonb LANGUAGE sql VOLATILE AS $$
+	SELECT coalesce(jsonb_object_agg(f, v) FILTER (WHERE v IS NOT NULL), '{}')
+	  FROM (SELECT f, pg_temp.random_value(f) AS v
+			  FROM unnest(ARRAY['name', 'city', 'stars', 'price', 'open', 'tags', 'at', 'loc', 'menu', 'other']) f) x
+$$;
+CREATE TEMP TABLE rounds (round int, table_rows bigint, differences bigint);
+SELECT setseed(0.35);
+DO $$
+DECLARE
+	k text;
+BEGIN
+	FOR round IN 1 .. 6 LOOP
+		FOR i IN 1 .. 40 LOOP
+			k := 'r' || floor(random() * 30)::int;
+			CASE floor(random() * 6)::int
+				WHEN 0 THEN
+					PERFORM ots.put_row('shop', jsonb_build_object('id', k), pg_temp.random_row());
+				WHEN 1 THEN
+					PERFORM ots.update_row('shop', jsonb_build_object('id', k), put => pg_temp.random_row(),
+										   delete_all => ARRAY['city', 'tags']);
+				WHEN 2 THEN
+					PERFORM ots.delete_row('shop', jsonb_build_object('id', k));
+				WHEN 3 THEN
+					PERFORM * FROM ots.batch_write_row(jsonb_build_array(jsonb_build_object('table_name', 'shop', 'rows',
+						jsonb_build_array(jsonb_build_object('type', 'PUT', 'primary_key', jsonb_build_object('id', k),
+															 'attributes', pg_temp.random_row()),
+										  jsonb_build_object('type', 'DELETE', 'primary_key',
+															 jsonb_build_object('id', 'r' || floor(random() * 30)::int))))));
+				WHEN 4 THEN
+					INSERT INTO public.shop (id, attributes) VALUES (k, pg_temp.random_row())
+						ON CONFLICT DO NOTHING;
+				ELSE
+					UPDATE public.shop SET attributes = pg_temp.random_row() WHERE id = k;
+			END CASE;
+		END LOOP;
+		INSERT INTO rounds SELECT round, (SELECT count(*) FROM public.shop), (SELECT count(*) FROM pg_temp.differences());
+	END LOOP;
+END $$;
+SELECT * FROM rounds ORDER BY round;
+SELECT * FROM pg_temp.differences();
+
+-- refusals: the table's options, the schema, names, TTLs
+SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'idx', '{"field_schemas": [{"field_name": "city", "field_type": "KEYWORD"}]}')$$);
+SELECT pg_temp.err($$SELECT ots.update_table('shop', max_versions => 2)$$);
+SELECT pg_temp.err($$SELECT ots.update_table('shop', time_to_live => 86400)$$);
+SELECT pg_temp.err($$SELECT ots.delete_table('shop')$$);
+SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schemas": [{"field_name": "v", "field_type": "VECTOR"}]}')$$);
+SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schemas": [{"field_name": "v", "field_type": "TEXT", "enable_sort_and_agg": true}]}')$$);
+SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schemas": [{"field_name": "v", "field_type": "DATE"}]}')$$);
+SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schemas": [{"field_name": "v", "field_type": "DATE", "date_formats": ["yyyy-MM-dd hh"]}]}')$$);
+SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schemas": [{"field_name": "v", "field_type": "KEYWORD"}, {"field_name": "v", "field_type": "LONG"}]}')$$);
+SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schemas": [{"field_name": "v", "field_type": "KEYWORD", "analyzer": "split"}]}')$$);
+SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schemas": [{"field_name": "v", "field_type": "NESTED"}]}')$$);
+SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schemas": [{"field_name": "v", "field_type": "LONG", "colour": 1}]}')$$);
+SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schemas": [{"field_name": "v", "field_type": "LONG"}], "index_setting": {"routing_fields": ["v"]}}')$$);
+SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schemas": [{"field_name": "v", "field_type": "LONG"}], "index_sort": [{"field_sort": {"field_name": "w"}}]}')$$);
+SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schemas": [{"field_name": "v", "field_type": "LONG"}]}', time_to_live => 100)$$);
+SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schemas": [{"field_name": "v", "field_type": "LONG"}]}', time_to_live => 86400)$$);
+SELECT pg_temp.err($$SELECT ots.update_search_index('shop', 'nope', 86400)$$);
+SELECT pg_temp.err($$SELECT ots.describe_search_index('shop', 'nope')$$);
+
+-- wide rows: a row past 4 KB is split into chunks; its entry is made from
+-- all its cells, whether the write is ots's or plain SQL's, and the backfill
+-- reads them too
+SELECT ots.put_row('shop', '{"id": "w"}', jsonb_build_object('name', 'wide ' || repeat('y', 5000), 'pad', repeat('p', 3000), 'city', 'far'));
+SELECT consumed FROM ots.update_row('shop', '{"id": "w"}', put => '{"stars": 9}');
+SELECT id, name[1] AS first_token, city, stars FROM public."shop$search$idx" WHERE id = 'w';
+UPDATE public.shop SET attributes = attributes || '{"stars": 10}' WHERE id = 'w';
+SELECT id, name[1] AS first_token, city, stars FROM public."shop$search$idx" WHERE id = 'w';
+SELECT * FROM pg_temp.differences();
+
+-- the storage runs nothing of its owner's as a writer: an index ots did not
+-- make is damage, and no write goes on past it
+CREATE FUNCTION public.owner_code(text) RETURNS text LANGUAGE sql IMMUTABLE AS 'SELECT lower($1)';
+CREATE INDEX shop_owner_code ON public."shop$search$idx" (public.owner_code(city));
+SELECT pg_temp.err($$SELECT ots.put_row('shop', '{"id": "x"}', '{"city": "Y"}')$$);
+DROP INDEX public.shop_owner_code;
+DROP FUNCTION public.owner_code(text);
+SELECT ots.put_row('shop', '{"id": "x"}', '{"city": "Y"}');
+SELECT id, city FROM public."shop$search$idx" WHERE id = 'x';
+
+-- other roles: only the table's owner makes, changes or drops its search
+-- indexes; a writer keeps them without any right on their storage
+CREATE ROLE search_writer;
+CREATE ROLE search_other;
+GRANT INSERT, UPDATE, DELETE, SELECT ON public."shop$data" TO search_writer;
+GRANT SELECT, INSERT, UPDATE, DELETE ON public.shop TO search_writer;
+SET ROLE search_writer;
+SELECT ots.put_row('shop', '{"id": "y"}', '{"city": "by the writer"}');
+SELECT pg_temp.err($$SELECT count(*) FROM public."shop$search$idx"$$);
+SELECT pg_temp.err($$SELECT ots.delete_search_index('shop', 'idx')$$);
+SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'mine', '{"field_schemas": [{"field_name": "city", "field_type": "KEYWORD"}]}')$$);
+SELECT pg_temp.err($$SELECT ots.catalog_delete_search_index('public', 'shop', 'idx')$$);
+SELECT pg_temp.err($$SELECT ots.search_backfill('public', 'shop', 'shop$search$idx')$$);
+SELECT * FROM ots.list_search_index('shop');
+RESET ROLE;
+SET ROLE search_other;
+SELECT count(*) AS seen_by_other FROM ots.search_indexes;
+RESET ROLE;
+SELECT id, city FROM public."shop$search$idx" WHERE id = 'y';
+
+-- a table with a TTL takes search indexes only without updates, their TTL within the table's
+SELECT ots.create_table('events', 'id string', max_versions => 1, time_to_live => 864000, allow_update => false);
+SELECT pg_temp.err($$SELECT ots.create_search_index('events', 'forever', '{"field_schemas": [{"field_name": "k", "field_type": "KEYWORD"}]}')$$);
+SELECT pg_temp.err($$SELECT ots.create_search_index('events', 'longer', '{"field_schemas": [{"field_name": "k", "field_type": "KEYWORD"}]}', time_to_live => 864001)$$);
+SELECT ots.create_search_index('events', 'ev', '{"field_schemas": [{"field_name": "k", "field_type": "KEYWORD"}]}', time_to_live => 432000);
+SELECT ots.describe_search_index('events', 'ev') -> 'time_to_live' AS ttl;
+SELECT ots.update_search_index('events', 'ev', 864000);
+SELECT ots.describe_search_index('events', 'ev') -> 'time_to_live' AS ttl;
+SELECT pg_temp.err($$SELECT ots.update_table('events', time_to_live => 86400)$$);
+SELECT pg_temp.err($$SELECT ots.update_table('events', allow_update => true)$$);
+SELECT ots.update_search_index('events', 'ev', 86400);
+SELECT ots.update_table('events', time_to_live => 86400);
+SELECT ots.describe_search_index('events', 'ev') #- '{sync_stat,current_sync_timestamp}' #- '{create_time}' #- '{metering_info}';
+SELECT ots.delete_search_index('events', 'ev');
+SELECT ots.delete_table('events');
+
+DROP FUNCTION pg_temp.differences();
+DROP FUNCTION pg_temp.stored(public."shop$search$idx");
+SELECT ots.delete_search_index('shop', 'idx');
+SELECT to_regclass('public."shop$search$idx"') IS NULL AS dropped, count(*) FROM ots.search_indexes;
+SELECT ots.delete_table('shop');
+DROP ROLE search_writer;
+DROP ROLE search_other;

@@ -1,0 +1,128 @@
+/*-------------------------------------------------------------------------
+ * src/search/search_ddl.c
+ *	  The SQL functions create_search_index calls (src/sql/70_search.sql):
+ *	  a schema checked and shown with its defaults, the storage a search
+ *	  index is kept in, made, and the backfill of a new index.
+ *
+ * The storage is s."t$search$<index>" (SEARCH_STORAGE_INFIX): the table's
+ * primary-key columns as its primary key, a column per field as
+ * search_field_sql_type says, and an index per indexed field as
+ * search_field_index_method says; made by the caller, who owns the table.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/namespace.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+
+#include "errors.h"
+#include "meta/storage.h"
+#include "search/search_index.h"
+#include "search/search_write.h"
+
+PG_FUNCTION_INFO_V1(ots_search_schema_check);
+PG_FUNCTION_INFO_V1(ots_search_storage_create);
+PG_FUNCTION_INFO_V1(ots_search_backfill);
+
+/* search_ddl_table: the ots table schema_name.table_name (arguments 0 and 1), which the caller owns */
+static const OtsTable *
+search_ddl_table(FunctionCallInfo fcinfo)
+{
+	return catalog_lookup_owned(NameStr(*PG_GETARG_NAME(0)), NameStr(*PG_GETARG_NAME(1)));
+}
+
+/*
+ * ots_search_schema_check is ots.search_schema_check(schema_name,
+ * table_name, index_schema): the schema with every default filled in, as
+ * describe_search_index shows it; OTSParameterInvalid when Tablestore
+ * would refuse it for that table.
+ */
+Datum
+ots_search_schema_check(PG_FUNCTION_ARGS)
+{
+	const OtsTable *t = search_ddl_table(fcinfo);
+	SearchSchema s;
+
+	search_schema_read(PG_GETARG_JSONB_P(2), t, &s);
+	PG_RETURN_JSONB_P(search_schema_jsonb(&s));
+}
+
+/*
+ * ots_search_storage_create is ots.search_storage_create(schema_name,
+ * table_name, storage_name, index_schema): makes the storage of a search
+ * index with that (checked) schema, as the caller.
+ */
+Datum
+ots_search_storage_create(PG_FUNCTION_ARGS)
+{
+	const OtsTable *t = search_ddl_table(fcinfo);
+	const char *storage = NameStr(*PG_GETARG_NAME(2));
+	const char *qualified = quote_qualified_identifier(t->schema_name, storage);
+	SearchSchema s;
+	StringInfoData sql;
+
+	search_schema_read(PG_GETARG_JSONB_P(3), t, &s);
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "CREATE TABLE %s (", qualified);
+	for (int k = 0; k < t->npk; k++)
+		appendStringInfo(&sql, "%s %s NOT NULL, ", quote_identifier(t->pk[k].name),
+						 t->pk[k].type == OTS_VT_INTEGER ? "pg_catalog.int8" :
+						 t->pk[k].type == OTS_VT_BINARY ? "pg_catalog.bytea" :
+						 "pg_catalog.text COLLATE \"C\"");
+	for (int i = 0; i < s.nfields; i++)
+	{
+		const SearchField *f = &s.fields[i];
+
+		appendStringInfo(&sql, "%s %s, ", quote_identifier(f->name), search_field_sql_type(f));
+		if (f->type == SEARCH_TEXT)
+			appendStringInfo(&sql, "%s pg_catalog.int4[], ",
+							 quote_identifier(psprintf("%s%s", f->name, SEARCH_POSITIONS_SUFFIX)));
+	}
+	appendStringInfo(&sql, "PRIMARY KEY (%s))", storage_key_list(t, t->npk));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute(sql.data, false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "could not create the storage of a search index");
+	for (int i = 0; i < s.nfields; i++)
+	{
+		const SearchField *f = &s.fields[i];
+		const char *method = search_field_index_method(f);
+
+		if (method == NULL)
+			continue;
+		resetStringInfo(&sql);
+		appendStringInfo(&sql, "CREATE INDEX ON %s USING %s (%s)", qualified, method, quote_identifier(f->name));
+		if (SPI_execute(sql.data, false, 0) != SPI_OK_UTILITY)
+			elog(ERROR, "could not create an index of the storage of a search index");
+	}
+	resetStringInfo(&sql);
+	appendStringInfo(&sql, "COMMENT ON TABLE %s IS %s", qualified,
+					 quote_literal_cstr(psprintf("ots search index of %s: the entries of its rows, kept by ots",
+												 quote_qualified_identifier(t->schema_name, t->table_name))));
+	if (SPI_execute(sql.data, false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "could not comment the storage of a search index");
+	SPI_finish();
+	PG_RETURN_VOID();
+}
+
+/*
+ * ots_search_backfill is ots.search_backfill(schema_name, table_name,
+ * storage_name): writes the entries of the table's rows into the new
+ * search index stored in storage_name, whose catalog row this transaction
+ * wrote; the number of rows.
+ */
+Datum
+ots_search_backfill(PG_FUNCTION_ARGS)
+{
+	const OtsTable *t = search_ddl_table(fcinfo);
+	Oid			storage = get_relname_relid(NameStr(*PG_GETARG_NAME(2)), get_rel_namespace(t->data_oid));
+
+	if (!OidIsValid(storage))
+		ots_error(OBJECT_NOT_EXIST, "Requested search index does not exist.");
+	PG_RETURN_INT64(search_backfill(t, search_index_get(t, storage)));
+}

@@ -1,0 +1,386 @@
+/*-------------------------------------------------------------------------
+ * src/search/search_entry.c
+ *	  A row's entry in a search index: the value of each field, as the
+ *	  storage keeps it, read from the newest cell of the field's column.
+ *
+ * What a field takes (Tablestore's mapping of column types to field
+ * types): LONG an Integer; DOUBLE a Double; BOOLEAN a Boolean; KEYWORD a
+ * String of at most 4 KB; TEXT a String, cut into tokens by its analyzer;
+ * DATE an Integer (epoch formats) or a String (patterns); GEO_POINT a
+ * String "latitude,longitude"; NESTED a String holding a JSON array of
+ * objects; an is_array field a String holding a JSON array of such
+ * values.  Anything else leaves the field empty in the entry and the row
+ * in the index.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "common/int.h"
+#include "common/jsonapi.h"
+#include "mb/pg_wchar.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/geo_decls.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+
+#include "format/cells.h"
+#include "ots_limits.h"
+#include "search/date.h"
+#include "search/search_index.h"
+
+/* the positions between the tokens of two values of a TEXT array: no phrase spans them */
+#define SEARCH_ARRAY_POSITION_GAP 100
+
+/* entry_geo: "lat,lon" as a point (x longitude, y latitude) */
+static bool
+entry_geo(const char *s, int len, Point *p)
+{
+	char	   *str = pnstrdup(s, len);
+	char	   *comma = strchr(str, ',');
+	char	   *end;
+	double		lat;
+	double		lon;
+
+	if (comma == NULL)
+		return false;
+	*comma = '\0';
+	errno = 0;
+	lat = strtod(str, &end);
+	if (end == str || *end != '\0' || errno != 0)
+		return false;
+	lon = strtod(comma + 1, &end);
+	if (end == comma + 1 || *end != '\0' || errno != 0)
+		return false;
+	if (!(lat >= -90 && lat <= 90 && lon >= -180 && lon <= 180))
+		return false;
+	p->x = lon;
+	p->y = lat;
+	return true;
+}
+
+/* entry_json: s as jsonb, NULL when it is no JSON text (never an error: the field is dirty) */
+static Jsonb *
+entry_json(const char *s, int len)
+{
+	JsonLexContext *lex;
+	char	   *str = pnstrdup(s, len);
+
+	lex = makeJsonLexContextCstringLen(str, len, GetDatabaseEncoding(), false);
+	if (pg_parse_json(lex, &nullSemAction) != JSON_SUCCESS)
+		return NULL;
+	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(str)));
+}
+
+/* entry_integral: a JSON number's text ("-12", "12.000") as an int64; false if it is none */
+static bool
+entry_integral(const char *digits, int64 *out)
+{
+	const char *p = digits;
+	bool		negative = *p == '-';
+	int64		v = 0;
+
+	p += negative;
+	if (*p < '0' || *p > '9')
+		return false;
+	for (; *p >= '0' && *p <= '9'; p++)
+		if (pg_mul_s64_overflow(v, 10, &v) ||
+			(negative ? pg_sub_s64_overflow(v, *p - '0', &v) : pg_add_s64_overflow(v, *p - '0', &v)))
+			return false;
+	if (*p == '.')
+		for (p++; *p == '0'; p++)
+			;
+	*out = v;
+	return *p == '\0';
+}
+
+/* an analyzed text's tokens and positions, growing */
+typedef struct TextTokens
+{
+	int			n;
+	int			cap;
+	Datum	   *tokens;
+	Datum	   *positions;
+	int			next_position;
+} TextTokens;
+
+static void
+entry_text_add(const SearchField *f, const char *s, int len, TextTokens *tt)
+{
+	int			n;
+	SearchToken *tokens = search_analyze(&f->analyzer, s, len, &n);
+	int			base = tt->next_position;
+
+	if (tt->n + n > tt->cap)
+	{
+		tt->cap = Max(tt->n + n, tt->cap * 2);
+		tt->tokens = tt->tokens ? repalloc(tt->tokens, sizeof(Datum) * tt->cap) : palloc(sizeof(Datum) * tt->cap);
+		tt->positions = tt->positions ? repalloc(tt->positions, sizeof(Datum) * tt->cap) : palloc(sizeof(Datum) * tt->cap);
+	}
+	for (int i = 0; i < n; i++)
+	{
+		tt->tokens[tt->n] = PointerGetDatum(cstring_to_text_with_len(tokens[i].text, tokens[i].len));
+		tt->positions[tt->n] = Int32GetDatum(base + tokens[i].position);
+		tt->n++;
+		tt->next_position = Max(tt->next_position, base + tokens[i].position + 1);
+	}
+	tt->next_position += SEARCH_ARRAY_POSITION_GAP;
+}
+
+/*
+ * entry_scalar: a JSON element of an is_array field's value as the field's
+ * element (false when the type does not take it)
+ */
+static bool
+entry_element(const SearchField *f, JsonbValue *e, Datum *out, TextTokens *tt)
+{
+	switch (f->type)
+	{
+		case SEARCH_LONG:
+		case SEARCH_DATE:
+			{
+				int64		i;
+				char	   *digits;
+
+				if (e->type == jbvString && f->type == SEARCH_DATE)
+				{
+					int64		ns;
+
+					if (!search_date_parse(f->ndate_formats, f->date_formats, false, 0,
+										   e->val.string.val, e->val.string.len, &ns))
+						return false;
+					*out = Int64GetDatum(ns);
+					return true;
+				}
+				if (e->type != jbvNumeric)
+					return false;
+				digits = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(e->val.numeric)));
+				if (!entry_integral(digits, &i))
+					return false;
+				if (f->type == SEARCH_DATE)
+				{
+					int64		ns;
+
+					if (!search_date_parse(f->ndate_formats, f->date_formats, true, i, NULL, 0, &ns))
+						return false;
+					i = ns;
+				}
+				*out = Int64GetDatum(i);
+				return true;
+			}
+		case SEARCH_DOUBLE:
+			if (e->type != jbvNumeric)
+				return false;
+			{
+				double		d = DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow,
+																   NumericGetDatum(e->val.numeric)));
+
+				if (isinf(d) || isnan(d))
+					return false;
+				*out = Float8GetDatum(d);
+			}
+			return true;
+		case SEARCH_BOOLEAN:
+			if (e->type != jbvBool)
+				return false;
+			*out = BoolGetDatum(e->val.boolean);
+			return true;
+		case SEARCH_KEYWORD:
+			if (e->type != jbvString || e->val.string.len > OTS_MAX_SEARCH_KEYWORD_LEN)
+				return false;
+			*out = PointerGetDatum(cstring_to_text_with_len(e->val.string.val, e->val.string.len));
+			return true;
+		case SEARCH_TEXT:
+			if (e->type != jbvString)
+				return false;
+			entry_text_add(f, e->val.string.val, e->val.string.len, tt);
+			return true;
+		case SEARCH_GEO_POINT:
+			{
+				Point	   *p = palloc(sizeof(Point));
+
+				if (e->type != jbvString || !entry_geo(e->val.string.val, e->val.string.len, p))
+					return false;
+				*out = PointPGetDatum(p);
+				return true;
+			}
+		case SEARCH_NESTED:
+			return false;
+	}
+	return false;
+}
+
+/* entry_array: an is_array field's value; false when it is not an array of the field's type */
+static bool
+entry_array(const SearchField *f, const OtsValue *v, Datum *value, Datum *positions)
+{
+	Jsonb	   *j;
+	int			n;
+	Datum	   *elems;
+	TextTokens	tt = {0};
+	Oid			elemtype;
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+
+	if (v->type != OTS_VT_STRING || (j = entry_json(v->u.s.data, v->u.s.len)) == NULL ||
+		!JB_ROOT_IS_ARRAY(j) || JB_ROOT_IS_SCALAR(j))
+		return false;
+	n = JB_ROOT_COUNT(j);
+	if (n > OTS_MAX_SEARCH_ARRAY_LEN)
+		return false;
+	elems = palloc(sizeof(Datum) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+		if (!entry_element(f, getIthJsonbValueFromContainer(&j->root, i), &elems[i], &tt))
+			return false;
+	if (f->type == SEARCH_TEXT)
+	{
+		*value = PointerGetDatum(construct_array(tt.tokens, tt.n, TEXTOID, -1, false, TYPALIGN_INT));
+		*positions = PointerGetDatum(construct_array(tt.positions, tt.n, INT4OID, 4, true, TYPALIGN_INT));
+		return true;
+	}
+	elemtype = get_element_type(search_field_type_oid(f));
+	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
+	*value = PointerGetDatum(construct_array(elems, n, elemtype, typlen, typbyval, typalign));
+	return true;
+}
+
+/* entry_nested: a NESTED field's value: a JSON array of objects */
+static bool
+entry_nested(const OtsValue *v, Datum *value)
+{
+	Jsonb	   *j;
+
+	if (v->type != OTS_VT_STRING || (j = entry_json(v->u.s.data, v->u.s.len)) == NULL ||
+		!JB_ROOT_IS_ARRAY(j) || JB_ROOT_IS_SCALAR(j) || JB_ROOT_COUNT(j) > OTS_MAX_SEARCH_ARRAY_LEN)
+		return false;
+	for (int i = 0; i < (int) JB_ROOT_COUNT(j); i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(&j->root, i);
+
+		if (e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data))
+			return false;
+	}
+	*value = JsonbPGetDatum(j);
+	return true;
+}
+
+/* entry_field: a field's value from the newest cell of its column */
+static bool
+entry_field(const SearchField *f, const OtsValue *v, Datum *value, Datum *positions)
+{
+	if (f->is_array)
+		return entry_array(f, v, value, positions);
+	switch (f->type)
+	{
+		case SEARCH_LONG:
+			if (v->type != OTS_VT_INTEGER)
+				return false;
+			*value = Int64GetDatum(v->u.i);
+			return true;
+		case SEARCH_DOUBLE:
+			if (v->type != OTS_VT_DOUBLE || isnan(v->u.d) || isinf(v->u.d))
+				return false;
+			*value = Float8GetDatum(v->u.d);
+			return true;
+		case SEARCH_BOOLEAN:
+			if (v->type != OTS_VT_BOOLEAN)
+				return false;
+			*value = BoolGetDatum(v->u.b);
+			return true;
+		case SEARCH_KEYWORD:
+			if (v->type != OTS_VT_STRING || v->u.s.len > OTS_MAX_SEARCH_KEYWORD_LEN)
+				return false;
+			*value = PointerGetDatum(cstring_to_text_with_len(v->u.s.data, v->u.s.len));
+			return true;
+		case SEARCH_DATE:
+			{
+				int64		ns;
+
+				if ((v->type != OTS_VT_INTEGER && v->type != OTS_VT_STRING) ||
+					!search_date_parse(f->ndate_formats, f->date_formats, v->type == OTS_VT_INTEGER,
+									   v->u.i, v->type == OTS_VT_STRING ? v->u.s.data : NULL,
+									   v->type == OTS_VT_STRING ? v->u.s.len : 0, &ns))
+					return false;
+				*value = Int64GetDatum(ns);
+				return true;
+			}
+		case SEARCH_GEO_POINT:
+			{
+				Point	   *p = palloc(sizeof(Point));
+
+				if (v->type != OTS_VT_STRING || !entry_geo(v->u.s.data, v->u.s.len, p))
+					return false;
+				*value = PointPGetDatum(p);
+				return true;
+			}
+		case SEARCH_TEXT:
+			{
+				TextTokens	tt = {0};
+
+				if (v->type != OTS_VT_STRING)
+					return false;
+				entry_text_add(f, v->u.s.data, v->u.s.len, &tt);
+				*value = PointerGetDatum(construct_array(tt.tokens, tt.n, TEXTOID, -1, false, TYPALIGN_INT));
+				*positions = PointerGetDatum(construct_array(tt.positions, tt.n, INT4OID, 4, true, TYPALIGN_INT));
+				return true;
+			}
+		case SEARCH_NESTED:
+			return entry_nested(v, value);
+	}
+	return false;
+}
+
+void
+search_entry_key(const OtsTable *t, const OtsValue *pk, Datum *values, bool *isnull)
+{
+	for (int k = 0; k < t->npk; k++)
+	{
+		isnull[k] = false;
+		if (pk[k].type == OTS_VT_INTEGER)
+			values[k] = Int64GetDatum(pk[k].u.i);
+		else if (pk[k].type == OTS_VT_BINARY)
+		{
+			bytea	   *b = palloc(VARHDRSZ + pk[k].u.s.len);
+
+			SET_VARSIZE(b, VARHDRSZ + pk[k].u.s.len);
+			memcpy(VARDATA(b), pk[k].u.s.data, pk[k].u.s.len);
+			values[k] = PointerGetDatum(b);
+		}
+		else
+			values[k] = PointerGetDatum(cstring_to_text_with_len(pk[k].u.s.data, pk[k].u.s.len));
+	}
+}
+
+void
+search_entry_values(const OtsTable *t, const SearchIndex *si, const OtsValue *pk,
+					const struct varlena *cells, Datum *values, bool *isnull)
+{
+	CellsReader r;
+
+	search_entry_key(t, pk, values, isnull);
+	cells_reader_init(&r, cells);
+	for (int i = 0; i < si->schema.nfields; i++)
+	{
+		const SearchField *f = &si->schema.fields[i];
+		int			col = si->field_attnos[i] - 1;
+		int			pos = si->positions_attnos[i] - 1;
+		OtsValue	v;
+		int64		ts;
+
+		isnull[col] = true;
+		if (pos >= 0)
+			isnull[pos] = true;
+		if (!cells_newest(&r, f->name, strlen(f->name), &ts, &v))
+			continue;
+		if (entry_field(f, &v, &values[col], pos >= 0 ? &values[pos] : NULL))
+		{
+			isnull[col] = false;
+			if (pos >= 0)
+				isnull[pos] = false;
+		}
+	}
+}

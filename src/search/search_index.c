@@ -1,0 +1,255 @@
+/*-------------------------------------------------------------------------
+ * src/search/search_index.c
+ *	  A search index loaded from ots.search_indexes and checked against its
+ *	  storage, cached per backend.
+ *
+ * The write point writes a search index's storage as whoever writes the
+ * table, below SQL (no trigger, rule or permission check), so nothing in
+ * the storage may run code of its owner's: it must be a plain heap table
+ * of the table's owner whose columns are the ones create_search_index
+ * makes, and whose indexes are plain column indexes of PostgreSQL's own
+ * access methods and operator classes (an expression, a predicate or an
+ * operator class of the owner's would run the owner's functions as the
+ * writer).  Anything else is reported as damage, never used.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/relation.h"
+#include "access/table.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_index.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+
+#include "asrole.h"
+#include "cache.h"
+#include "errors.h"
+#include "meta/storage.h"
+#include "search/search_index.h"
+
+static void search_index_stale(void *entry);
+
+static OtsCache search_index_cache = {
+	.name = "ots search index cache",
+	.keysize = sizeof(Oid),
+	.entrysize = sizeof(SearchIndex),
+	.stale = search_index_stale,
+};
+
+static void
+search_index_stale(void *entry)
+{
+	((SearchIndex *) entry)->valid = false;
+}
+
+static void
+search_index_damaged(const OtsTable *t, const char *storage, const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("search index storage %s of ots table %s is damaged: %s",
+					quote_qualified_identifier(t->schema_name, storage),
+					quote_qualified_identifier(t->schema_name, t->table_name), what),
+			 errhint("Delete the search index (ots.delete_search_index) and create it again.")));
+}
+
+/* key_type_oid: the storage type of a primary-key column */
+static Oid
+key_type_oid(OtsValueType type)
+{
+	return type == OTS_VT_INTEGER ? INT8OID : type == OTS_VT_BINARY ? BYTEAOID : TEXTOID;
+}
+
+/* search_index_column: the number of rel's column name, of type typid, or the damage report */
+static AttrNumber
+search_index_column(const OtsTable *t, Relation rel, const char *name, Oid typid)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute a = TupleDescAttr(desc, i);
+
+		if (a->attisdropped || strcmp(NameStr(a->attname), name) != 0)
+			continue;
+		if (a->atttypid != typid)
+			search_index_damaged(t, RelationGetRelationName(rel),
+								 psprintf("column %s has type %s, not %s", quote_identifier(name),
+										  format_type_be(a->atttypid), format_type_be(typid)));
+		if ((typid == TEXTOID || typid == TEXTARRAYOID) && a->attcollation != C_COLLATION_OID)
+			search_index_damaged(t, RelationGetRelationName(rel),
+								 psprintf("column %s is not of collation \"C\"", quote_identifier(name)));
+		return a->attnum;
+	}
+	search_index_damaged(t, RelationGetRelationName(rel), psprintf("column %s is missing", quote_identifier(name)));
+	return InvalidAttrNumber;
+}
+
+/*
+ * search_index_check_indexes: every index of rel plain (columns only, no
+ * predicate, PostgreSQL's access methods and operator classes), the
+ * primary key on the key columns; fills si's index list, key first
+ */
+static void
+search_index_check_indexes(const OtsTable *t, Relation rel, SearchIndex *si)
+{
+	List	   *indexes = RelationGetIndexList(rel);
+	ListCell   *lc;
+	int			n = 1;
+
+	si->index_oids = palloc(sizeof(Oid) * (list_length(indexes) + 1));
+	si->key_index = InvalidOid;
+	foreach(lc, indexes)
+	{
+		Oid			index_oid = lfirst_oid(lc);
+		Relation	index = index_open(index_oid, AccessShareLock);
+		Form_pg_index form = index->rd_index;
+		Oid			am = index->rd_rel->relam;
+		bool		plain;
+
+		plain = heap_attisnull(index->rd_indextuple, Anum_pg_index_indexprs, NULL) &&
+			heap_attisnull(index->rd_indextuple, Anum_pg_index_indpred, NULL) &&
+			(am == BTREE_AM_OID || am == GIN_AM_OID || am == GIST_AM_OID);
+		for (int k = 0; plain && k < form->indnatts; k++)
+			plain = index->rd_opfamily[k] < FirstNormalObjectId &&
+				(k >= form->indnkeyatts || index->rd_indcollation[k] < FirstNormalObjectId) &&
+				form->indkey.values[k] != 0;
+		if (!plain)
+			search_index_damaged(t, RelationGetRelationName(rel),
+								 psprintf("index %s is not one ots makes",
+										  quote_identifier(RelationGetRelationName(index))));
+		if (form->indisprimary)
+		{
+			bool		key = am == BTREE_AM_OID && form->indnkeyatts == si->npk;
+
+			for (int k = 0; key && k < si->npk; k++)
+				key = form->indkey.values[k] == k + 1;
+			if (!key)
+				search_index_damaged(t, RelationGetRelationName(rel), "its primary key is not the table's");
+			si->key_index = index_oid;
+			si->index_oids[0] = index_oid;
+		}
+		else
+			si->index_oids[n++] = index_oid;
+		index_close(index, AccessShareLock);
+	}
+	if (!OidIsValid(si->key_index))
+		search_index_damaged(t, RelationGetRelationName(rel), "it has no primary key");
+	si->nindexes = n;
+	list_free(indexes);
+}
+
+/* search_index_load fills si from its catalog row and storage */
+static void
+search_index_load(const OtsTable *t, Oid storage_oid, SearchIndex *si)
+{
+	static const Oid argtypes[2] = {NAMEOID, NAMEOID};
+	char	   *storage = get_rel_name(storage_oid);
+	Datum		args[2];
+	AsRole		saved;
+	Jsonb	   *schema;
+	bool		isnull;
+	int			ret;
+	Relation	rel;
+	MemoryContext old;
+
+	if (storage == NULL)
+		elog(ERROR, "search index storage %u of ots table %s is gone", storage_oid,
+			 quote_qualified_identifier(t->schema_name, t->table_name));
+	args[0] = DirectFunctionCall1(namein, CStringGetDatum(t->schema_name));
+	args[1] = DirectFunctionCall1(namein, CStringGetDatum(storage));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	asrole_enter(asrole_catalog_owner(), &saved);
+	ret = SPI_execute_with_args("SELECT index_name, index_schema, time_to_live FROM ots.search_indexes"
+								" WHERE schema_name OPERATOR(pg_catalog.=) $1"
+								" AND storage_name OPERATOR(pg_catalog.=) $2",
+								2, (Oid *) argtypes, args, NULL, true, 1);
+	asrole_leave(&saved);
+	if (ret != SPI_OK_SELECT || SPI_processed != 1)
+		search_index_damaged(t, storage, "ots.search_indexes has no row for it");
+
+	old = MemoryContextSwitchTo(si->cxt);
+	strlcpy(si->index_name,
+			TextDatumGetCString(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)),
+			NAMEDATALEN);
+	schema = DatumGetJsonbPCopy(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	si->time_to_live = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull));
+	MemoryContextSwitchTo(old);
+	SPI_finish();
+
+	old = MemoryContextSwitchTo(si->cxt);
+	search_schema_read(schema, t, &si->schema);
+	si->npk = t->npk;
+	rel = table_open(storage_oid, AccessShareLock);
+	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_rel->relam != HEAP_TABLE_AM_OID ||
+		rel->rd_rel->relnamespace != get_rel_namespace(t->data_oid))
+		search_index_damaged(t, storage, "it is not a plain table beside the table's storage");
+	if (asrole_owner(storage_oid) != asrole_owner(t->data_oid))
+		search_index_damaged(t, storage, "it has another owner than the table's storage");
+	for (int k = 0; k < t->npk; k++)
+		if (search_index_column(t, rel, t->pk[k].name, key_type_oid(t->pk[k].type)) != k + 1)
+			search_index_damaged(t, storage, "its first columns are not the table's primary key");
+	si->field_attnos = palloc0(sizeof(AttrNumber) * si->schema.nfields);
+	si->positions_attnos = palloc0(sizeof(AttrNumber) * si->schema.nfields);
+	for (int i = 0; i < si->schema.nfields; i++)
+	{
+		const SearchField *f = &si->schema.fields[i];
+
+		si->field_attnos[i] = search_index_column(t, rel, f->name, search_field_type_oid(f));
+		if (f->type == SEARCH_TEXT)
+			si->positions_attnos[i] = search_index_column(t, rel, psprintf("%s%s", f->name, SEARCH_POSITIONS_SUFFIX),
+														  INT4ARRAYOID);
+	}
+	{
+		int			live = 0;
+		int			expected = t->npk;
+
+		for (int i = 0; i < RelationGetDescr(rel)->natts; i++)
+			live += !TupleDescAttr(RelationGetDescr(rel), i)->attisdropped;
+		for (int i = 0; i < si->schema.nfields; i++)
+			expected += si->positions_attnos[i] != 0 ? 2 : 1;
+		if (live != expected)
+			search_index_damaged(t, storage, "it has columns ots did not make");
+	}
+	if (rel->trigdesc != NULL || rel->rd_rules != NULL)
+		search_index_damaged(t, storage, "it has triggers or rules");
+	search_index_check_indexes(t, rel, si);
+	table_close(rel, AccessShareLock);
+	MemoryContextSwitchTo(old);
+}
+
+const SearchIndex *
+search_index_get(const OtsTable *t, Oid storage_oid)
+{
+	bool		found;
+	SearchIndex *si = cache_lookup(&search_index_cache, &storage_oid, &found);
+
+	if (si->valid)
+		return si;
+	if (si->cxt != NULL)
+		MemoryContextReset(si->cxt);
+	else
+		si->cxt = AllocSetContextCreate(CacheMemoryContext, "ots search index", ALLOCSET_SMALL_SIZES);
+	PG_TRY();
+	{
+		search_index_load(t, storage_oid, si);
+	}
+	PG_CATCH();
+	{
+		MemoryContextReset(si->cxt);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	si->valid = true;
+	return si;
+}

@@ -1,0 +1,64 @@
+/*-------------------------------------------------------------------------
+ * src/search/search_index.h
+ *	  A search index as the write point and searches use it: its schema,
+ *	  its storage table and that table's columns and indexes, loaded from
+ *	  ots.search_indexes, checked against the storage, and cached
+ *	  (search_index.c), and a row's entry there (search_entry.c).
+ *
+ * A search index of table s.t is kept in a table of its own beside t's
+ * storage, s."t$search$<index>", owned by t's owner: t's primary-key
+ * columns (its primary key), then a column per field (search/schema.h).
+ * Each row of t has exactly one row there, in the same transaction.
+ *-------------------------------------------------------------------------
+ */
+#ifndef OTS_SEARCH_INDEX_H
+#define OTS_SEARCH_INDEX_H
+
+#include "postgres.h"
+#include "access/attnum.h"
+
+#include "format/value.h"
+#include "meta/catalog.h"
+#include "search/schema.h"
+
+/* a search index's storage is its table's name, this, and the index's name */
+#define SEARCH_STORAGE_INFIX	"$search$"
+
+typedef struct SearchIndex
+{
+	Oid			storage_oid;	/* the cache's key */
+	bool		valid;
+	MemoryContext cxt;			/* the schema's and these arrays' memory */
+	char		index_name[NAMEDATALEN];
+	int64		time_to_live;	/* seconds, -1 forever */
+	SearchSchema schema;
+	int			npk;
+	Oid			key_index;		/* the storage's primary key */
+	AttrNumber *field_attnos;	/* per top-level field: its column */
+	AttrNumber *positions_attnos;	/* per TEXT field: its positions' column, else 0 */
+	int			nindexes;		/* every index of the storage, the key first */
+	Oid		   *index_oids;
+} SearchIndex;
+
+/*
+ * search_index_get: the search index of t stored in storage_oid, loaded
+ * and checked; data_corrupted when its catalog row or storage is not what
+ * create_search_index makes
+ */
+extern const SearchIndex *search_index_get(const OtsTable *t, Oid storage_oid);
+
+/*
+ * search_entry_values: the values of si's storage columns for a row of
+ * t with primary key pk and cells (inline, or a split row's whole view):
+ * the key, then each field's value; a field the row lacks, or holds in
+ * a value the field's type does not take, is null (the row stays, as
+ * Tablestore keeps a row with a "dirty" field).  values and isnull have
+ * the storage's natts.
+ */
+extern void search_entry_values(const OtsTable *t, const SearchIndex *si, const OtsValue *pk,
+								const struct varlena *cells, Datum *values, bool *isnull);
+
+/* search_entry_key: the key columns' values of a row with primary key pk (values[0 .. npk)) */
+extern void search_entry_key(const OtsTable *t, const OtsValue *pk, Datum *values, bool *isnull);
+
+#endif							/* OTS_SEARCH_INDEX_H */
