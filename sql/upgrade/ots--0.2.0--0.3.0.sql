@@ -1885,6 +1885,82 @@ BEGIN ATOMIC
 END;
 COMMENT ON FUNCTION ots.update_search_index(text, text, bigint) IS 'changes the time_to_live of a search index';
 
+-- ---------------------------------------------------------------------
+-- searching (src/search/search_query.c, search_exec.c)
+-- ---------------------------------------------------------------------
+
+CREATE FUNCTION ots.search_phrase(tokens text[], positions integer[], words text[], offsets integer[])
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ots_search_phrase' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.search_phrase(text[], integer[], text[], integer[]) IS
+	'whether words stand at some position plus their offsets among tokens at positions (a match_phrase_query''s check; internal)';
+CREATE FUNCTION ots.search_geo_distance(a point, b point) RETURNS double precision
+	AS 'MODULE_PATHNAME', 'ots_search_geo_distance' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.search_geo_distance(point, point) IS
+	'the great-circle distance in meters between two points kept as a search index keeps them (x longitude, y latitude)';
+CREATE FUNCTION ots.search_keys(schema_name name, table_name name, index_name text, search_query jsonb)
+	RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'ots_search_keys' LANGUAGE C STABLE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.search_keys(name, name, text, jsonb) IS
+	'the keys of a page of a search, its total count and next token (internal; ots.search)';
+
+-- ots.search_internal: a search's page, its rows read with columns_to_get
+-- ({"return_type": RETURN_NONE | RETURN_SPECIFIED | RETURN_ALL |
+-- RETURN_ALL_FROM_INDEX, "column_names": [...]}) as ots.get_row reads them
+CREATE FUNCTION ots.search_internal(schema_name name, table_name name, index_name text, search_query jsonb,
+									columns_to_get jsonb) RETURNS jsonb
+	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	page jsonb := ots.search_keys(schema_name, table_name, index_name, search_query);
+	return_type text := coalesce(columns_to_get ->> 'return_type', 'RETURN_NONE');
+	names text[];
+	rows jsonb;
+BEGIN
+	IF columns_to_get IS NOT NULL AND jsonb_typeof(columns_to_get) <> 'object' THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Invalid columns_to_get: it is not an object.',
+						  'columns_to_get is {"return_type": "RETURN_SPECIFIED", "column_names": [...]}.');
+	END IF;
+	IF return_type = 'RETURN_NONE' THEN
+		RETURN page;
+	ELSIF return_type = 'RETURN_SPECIFIED' THEN
+		IF jsonb_typeof(columns_to_get -> 'column_names') IS DISTINCT FROM 'array'
+		   OR jsonb_array_length(columns_to_get -> 'column_names') = 0 THEN
+			PERFORM ots.raise('OTSParameterInvalid', 'Missing column_names of columns_to_get.',
+							  'RETURN_SPECIFIED names its columns.');
+		END IF;
+		names := ARRAY(SELECT jsonb_array_elements_text(columns_to_get -> 'column_names'));
+	ELSIF return_type = 'RETURN_ALL_FROM_INDEX' THEN
+		names := ARRAY(SELECT f ->> 'field_name'
+						 FROM ots.search_indexes s, jsonb_array_elements(s.index_schema -> 'field_schemas') f
+						WHERE s.schema_name = $1 AND s.table_name = $2 AND s.index_name = $3);
+	ELSIF return_type <> 'RETURN_ALL' THEN
+		PERFORM ots.raise('OTSParameterInvalid', format('Invalid return_type of columns_to_get: ''%s''.', return_type),
+						  'The return_type is RETURN_NONE, RETURN_SPECIFIED, RETURN_ALL or RETURN_ALL_FROM_INDEX.');
+	END IF;
+	SELECT coalesce(jsonb_agg(jsonb_build_object('primary_key', k.r -> 'primary_key',
+												 'attributes', coalesce(g.attributes, '{}')) ORDER BY k.n), '[]')
+	  INTO rows
+	  FROM jsonb_array_elements(page -> 'rows') WITH ORDINALITY AS k(r, n)
+	  LEFT JOIN LATERAL ots.get_row(format('%I.%I', schema_name, table_name), k.r -> 'primary_key',
+									columns_to_get => names) g ON true;
+	RETURN jsonb_set(page, '{rows}', rows);
+END
+$$;
+COMMENT ON FUNCTION ots.search_internal(name, name, text, jsonb, jsonb) IS
+	'ots.search of a resolved table (internal; call ots.search)';
+
+CREATE FUNCTION ots.search(table_name text, index_name text, search_query jsonb, columns_to_get jsonb DEFAULT NULL)
+	RETURNS jsonb
+	LANGUAGE sql STABLE PARALLEL UNSAFE
+BEGIN ATOMIC
+	SELECT ots.search_internal(r.schema_name, r.table_name, index_name, search_query, columns_to_get)
+	  FROM ots.resolve_name(table_name, false) r;
+END;
+COMMENT ON FUNCTION ots.search(text, text, jsonb, jsonb) IS
+	'searches a search index (Tablestore''s SearchQuery as jsonb): a page of rows in order with columns_to_get, the total count when asked, and the next page''s token';
+
 -- describe_table lists a table's search indexes
 CREATE OR REPLACE FUNCTION ots.describe_table_internal(schema_name name, table_name name) RETURNS jsonb
 	LANGUAGE plpgsql STABLE PARALLEL SAFE

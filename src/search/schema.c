@@ -566,7 +566,21 @@ search_schema_jsonb(const SearchSchema *s)
 		push_string(&st, NULL, s->routing[i], WJB_ELEM);
 	pushJsonbValue(&st, WJB_END_ARRAY, NULL);
 	pushJsonbValue(&st, WJB_END_OBJECT, NULL);
-	push_key(&st, "index_sort");
+	push_jsonb(&st, "index_sort", search_presort_jsonb(s));
+	root = pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	return JsonbValueToJsonb(root);
+}
+
+/*
+ * search_presort_jsonb: the index's presort as a search query's sorters
+ * ([{"field_sort": {...}}, {"primary_key_sort": {...}}]), empty for none
+ */
+Jsonb *
+search_presort_jsonb(const SearchSchema *s)
+{
+	JsonbParseState *st = NULL;
+	JsonbValue *root;
+
 	pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
 	for (int i = 0; i < s->nsort; i++)
 	{
@@ -583,8 +597,7 @@ search_schema_jsonb(const SearchSchema *s)
 		pushJsonbValue(&st, WJB_END_OBJECT, NULL);
 		pushJsonbValue(&st, WJB_END_OBJECT, NULL);
 	}
-	pushJsonbValue(&st, WJB_END_ARRAY, NULL);
-	root = pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	root = pushJsonbValue(&st, WJB_END_ARRAY, NULL);
 	return JsonbValueToJsonb(root);
 }
 

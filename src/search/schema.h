@@ -92,6 +92,9 @@ extern void search_schema_read(Jsonb *schema, const struct OtsTable *t, SearchSc
 /* search_schema_jsonb: the schema as describe_search_index shows it, every default filled in */
 extern Jsonb *search_schema_jsonb(const SearchSchema *s);
 
+/* search_presort_jsonb: the presort as a search query's sorters, [] for none */
+extern Jsonb *search_presort_jsonb(const SearchSchema *s);
+
 /* search_field_find: the top-level field of that name, or NULL */
 extern const SearchField *search_field_find(const SearchSchema *s, const char *name);
 

@@ -30,41 +30,14 @@
 #include "format/cells.h"
 #include "ots_limits.h"
 #include "search/date.h"
+#include "search/geo.h"
 #include "search/search_index.h"
 
 /* the positions between the tokens of two values of a TEXT array: no phrase spans them */
 #define SEARCH_ARRAY_POSITION_GAP 100
 
-/* entry_geo: "lat,lon" as a point (x longitude, y latitude) */
-static bool
-entry_geo(const char *s, int len, Point *p)
-{
-	char	   *str = pnstrdup(s, len);
-	char	   *comma = strchr(str, ',');
-	char	   *end;
-	double		lat;
-	double		lon;
-
-	if (comma == NULL)
-		return false;
-	*comma = '\0';
-	errno = 0;
-	lat = strtod(str, &end);
-	if (end == str || *end != '\0' || errno != 0)
-		return false;
-	lon = strtod(comma + 1, &end);
-	if (end == comma + 1 || *end != '\0' || errno != 0)
-		return false;
-	if (!(lat >= -90 && lat <= 90 && lon >= -180 && lon <= 180))
-		return false;
-	p->x = lon;
-	p->y = lat;
-	return true;
-}
-
-/* entry_json: s as jsonb, NULL when it is no JSON text (never an error: the field is dirty) */
-static Jsonb *
-entry_json(const char *s, int len)
+Jsonb *
+search_json_parse(const char *s, int len)
 {
 	JsonLexContext *lex;
 	char	   *str = pnstrdup(s, len);
@@ -75,9 +48,8 @@ entry_json(const char *s, int len)
 	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(str)));
 }
 
-/* entry_integral: a JSON number's text ("-12", "12.000") as an int64; false if it is none */
-static bool
-entry_integral(const char *digits, int64 *out)
+bool
+search_value_integral(const char *digits, int64 *out)
 {
 	const char *p = digits;
 	bool		negative = *p == '-';
@@ -158,7 +130,7 @@ entry_element(const SearchField *f, JsonbValue *e, Datum *out, TextTokens *tt)
 				if (e->type != jbvNumeric)
 					return false;
 				digits = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(e->val.numeric)));
-				if (!entry_integral(digits, &i))
+				if (!search_value_integral(digits, &i))
 					return false;
 				if (f->type == SEARCH_DATE)
 				{
@@ -202,7 +174,7 @@ entry_element(const SearchField *f, JsonbValue *e, Datum *out, TextTokens *tt)
 			{
 				Point	   *p = palloc(sizeof(Point));
 
-				if (e->type != jbvString || !entry_geo(e->val.string.val, e->val.string.len, p))
+				if (e->type != jbvString || !search_geo_point(e->val.string.val, e->val.string.len, p))
 					return false;
 				*out = PointPGetDatum(p);
 				return true;
@@ -226,7 +198,7 @@ entry_array(const SearchField *f, const OtsValue *v, Datum *value, Datum *positi
 	bool		typbyval;
 	char		typalign;
 
-	if (v->type != OTS_VT_STRING || (j = entry_json(v->u.s.data, v->u.s.len)) == NULL ||
+	if (v->type != OTS_VT_STRING || (j = search_json_parse(v->u.s.data, v->u.s.len)) == NULL ||
 		!JB_ROOT_IS_ARRAY(j) || JB_ROOT_IS_SCALAR(j))
 		return false;
 	n = JB_ROOT_COUNT(j);
@@ -254,7 +226,7 @@ entry_nested(const OtsValue *v, Datum *value)
 {
 	Jsonb	   *j;
 
-	if (v->type != OTS_VT_STRING || (j = entry_json(v->u.s.data, v->u.s.len)) == NULL ||
+	if (v->type != OTS_VT_STRING || (j = search_json_parse(v->u.s.data, v->u.s.len)) == NULL ||
 		!JB_ROOT_IS_ARRAY(j) || JB_ROOT_IS_SCALAR(j) || JB_ROOT_COUNT(j) > OTS_MAX_SEARCH_ARRAY_LEN)
 		return false;
 	for (int i = 0; i < (int) JB_ROOT_COUNT(j); i++)
@@ -312,7 +284,7 @@ entry_field(const SearchField *f, const OtsValue *v, Datum *value, Datum *positi
 			{
 				Point	   *p = palloc(sizeof(Point));
 
-				if (v->type != OTS_VT_STRING || !entry_geo(v->u.s.data, v->u.s.len, p))
+				if (v->type != OTS_VT_STRING || !search_geo_point(v->u.s.data, v->u.s.len, p))
 					return false;
 				*value = PointPGetDatum(p);
 				return true;

@@ -20,6 +20,7 @@
 #include "format/value.h"
 #include "meta/catalog.h"
 #include "search/schema.h"
+#include "utils/jsonb.h"
 
 /* a search index's storage is its table's name, this, and the index's name */
 #define SEARCH_STORAGE_INFIX	"$search$"
@@ -57,6 +58,12 @@ extern const SearchIndex *search_index_get(const OtsTable *t, Oid storage_oid);
  */
 extern void search_entry_values(const OtsTable *t, const SearchIndex *si, const OtsValue *pk,
 								const struct varlena *cells, Datum *values, bool *isnull);
+
+/* search_json_parse: s (len bytes) as jsonb, NULL when it is no JSON text (never an error) */
+extern Jsonb *search_json_parse(const char *s, int len);
+
+/* search_value_integral: a number's text ("-12", "12.000") as an int64; false if it is none */
+extern bool search_value_integral(const char *digits, int64 *out);
 
 /* search_entry_key: the key columns' values of a row with primary key pk (values[0 .. npk)) */
 extern void search_entry_key(const OtsTable *t, const OtsValue *pk, Datum *values, bool *isnull);

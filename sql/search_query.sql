@@ -1,0 +1,363 @@
+-- ots.search (src/search/search_query.c, search_exec.c): each query type,
+-- sort and paging by token on a small table, then random queries on sparse
+-- data against a model: the same rows queried with plain SQL over the
+-- table's view, in the same order, page by page.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS ots;
+
+CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	detail text;
+BEGIN
+	EXECUTE q;
+	RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
+	RETURN SQLSTATE || ' ' || coalesce(ots.error_code(SQLSTATE), '-') || ': ' || SQLERRM || ' / ' || detail;
+END $$;
+
+SELECT ots.create_table('sq', 'id string', max_versions => 1);
+SELECT ots.create_search_index('sq', 'ix', '{"field_schemas": [
+	{"field_name": "name", "field_type": "TEXT"},
+	{"field_name": "city", "field_type": "KEYWORD"},
+	{"field_name": "stars", "field_type": "LONG"},
+	{"field_name": "price", "field_type": "DOUBLE"},
+	{"field_name": "open", "field_type": "BOOLEAN"},
+	{"field_name": "tags", "field_type": "KEYWORD", "is_array": true},
+	{"field_name": "at", "field_type": "DATE", "date_formats": ["epoch_millis"]},
+	{"field_name": "loc", "field_type": "GEO_POINT"}]}');
+SELECT count(ots.put_row('sq', jsonb_build_object('id', format('k%s', g)), jsonb_build_object(
+	'name', (ARRAY['Tea House', 'noodle bar', 'tea and noodle', 'House of Noodles'])[1 + g % 4],
+	'city', (ARRAY['hz', 'sh', 'bj', 'hk'])[1 + g % 4],
+	'stars', g % 5, 'price', round(g * 1.5, 1) + 0.25, 'open', g % 3 = 0,
+	'tags', format('["t%s", "all"]', g % 3), 'at', 1700000000000 + g * 86400000::bigint,
+	'loc', format('%s,%s', 30 + g * 0.01, 120 + g * 0.01))))
+  FROM generate_series(1, 20) g;
+
+-- the keys of a search, one line
+CREATE FUNCTION pg_temp.keys(q jsonb) RETURNS text LANGUAGE sql AS $$
+	SELECT coalesce((SELECT string_agg(r -> 'primary_key' ->> 'id', ' ' ORDER BY n)
+					   FROM jsonb_array_elements(s -> 'rows') WITH ORDINALITY AS x(r, n)), '')
+		   || ' | total ' || (s ->> 'total_count')
+		   || CASE WHEN s ->> 'next_token' IS NULL THEN '' ELSE ' | more' END
+	  FROM ots.search('sq', 'ix', q) s
+$$;
+
+-- each query type
+SELECT pg_temp.keys('{"query": {"match_all_query": {}}, "get_total_count": true, "limit": 5}');
+SELECT pg_temp.keys('{"query": {"term_query": {"field_name": "city", "term": "hz"}}, "get_total_count": true}');
+SELECT pg_temp.keys('{"query": {"term_query": {"field_name": "stars", "term": 3.0}}, "get_total_count": true}');
+SELECT pg_temp.keys('{"query": {"term_query": {"field_name": "stars", "term": "3"}}, "get_total_count": true}');
+SELECT pg_temp.keys('{"query": {"term_query": {"field_name": "tags", "term": "t1"}}, "get_total_count": true}');
+SELECT pg_temp.keys('{"query": {"term_query": {"field_name": "name", "term": "tea"}}, "get_total_count": true}');
+SELECT pg_temp.keys('{"query": {"term_query": {"field_name": "open", "term": true}}, "get_total_count": true}');
+SELECT pg_temp.keys('{"query": {"terms_query": {"field_name": "city", "terms": ["sh", "bj"]}}, "get_total_count": true, "limit": 20}');
+SELECT pg_temp.keys('{"query": {"range_query": {"field_name": "price", "range_from": 10, "range_to": 16.75, "include_lower": true, "include_upper": true}}, "get_total_count": true}');
+SELECT pg_temp.keys('{"query": {"range_query": {"field_name": "at", "range_from": 1701000000000}}, "get_total_count": true, "limit": 3}');
+SELECT pg_temp.keys('{"query": {"prefix_query": {"field_name": "city", "prefix": "h"}}, "get_total_count": true, "limit": 20}');
+SELECT pg_temp.keys('{"query": {"wildcard_query": {"field_name": "city", "value": "?k"}}, "get_total_count": true}');
+SELECT pg_temp.keys('{"query": {"exists_query": {"field_name": "tags"}}, "get_total_count": true, "limit": 1}');
+SELECT pg_temp.keys('{"query": {"match_query": {"field_name": "name", "text": "tea noodle"}}, "get_total_count": true, "limit": 20}');
+SELECT pg_temp.keys('{"query": {"match_query": {"field_name": "name", "text": "tea noodle", "operator": "AND"}}, "get_total_count": true}');
+SELECT pg_temp.keys('{"query": {"match_phrase_query": {"field_name": "name", "text": "noodle bar"}}, "get_total_count": true}');
+SELECT pg_temp.keys('{"query": {"match_phrase_query": {"field_name": "name", "text": "bar noodle"}}, "get_total_count": true}');
+SELECT pg_temp.keys('{"query": {"bool_query": {"should_queries": [{"term_query": {"field_name": "city", "term": "hz"}}, {"term_query": {"field_name": "stars", "term": 0}}], "minimum_should_match": 2}}, "get_total_count": true}');
+SELECT pg_temp.keys('{"query": {"bool_query": {"filter_queries": [{"term_query": {"field_name": "city", "term": "sh"}}], "must_not_queries": [{"term_query": {"field_name": "open", "term": true}}]}}, "get_total_count": true}');
+SELECT pg_temp.keys('{"query": {"const_score_query": {"filter": {"term_query": {"field_name": "city", "term": "bj"}}}}, "get_total_count": true}');
+SELECT pg_temp.keys('{"query": {"geo_distance_query": {"field_name": "loc", "center_point": "30.05,120.05", "distance": 3000}}, "get_total_count": true}');
+SELECT pg_temp.keys('{"query": {"geo_bounding_box_query": {"field_name": "loc", "top_left": "30.1,120.0", "bottom_right": "30.0,120.1"}}, "get_total_count": true, "limit": 20}');
+SELECT pg_temp.keys('{"query": {"geo_polygon_query": {"field_name": "loc", "points": ["30.0,120.0", "30.2,120.0", "30.2,120.2"]}}, "get_total_count": true, "limit": 20}');
+
+-- sorts, paging by token
+SELECT pg_temp.keys('{"query": {"match_all_query": {}}, "sort": {"sorters": [{"field_sort": {"field_name": "stars", "order": "DESC"}}]}, "limit": 6}');
+SELECT pg_temp.keys('{"query": {"match_all_query": {}}, "sort": {"sorters": [{"primary_key_sort": {"order": "DESC"}}]}, "limit": 4, "offset": 2}');
+WITH RECURSIVE pages(n, body, token) AS (
+	SELECT 1, s, s ->> 'next_token'
+	  FROM ots.search('sq', 'ix', '{"query": {"match_all_query": {}}, "sort": {"sorters": [{"field_sort": {"field_name": "city"}}, {"field_sort": {"field_name": "price", "order": "DESC"}}]}, "limit": 7}') s
+	UNION ALL
+	SELECT n + 1, s, s ->> 'next_token'
+	  FROM pages, ots.search('sq', 'ix', jsonb_build_object('query', '{"match_all_query": {}}'::jsonb, 'token', token, 'limit', 7)) s
+	 WHERE token IS NOT NULL)
+SELECT n, (SELECT string_agg(r -> 'primary_key' ->> 'id', ' ') FROM jsonb_array_elements(body -> 'rows') r) AS page
+  FROM pages ORDER BY n;
+
+-- columns
+SELECT ots.search('sq', 'ix', '{"query": {"term_query": {"field_name": "stars", "term": 1}}, "limit": 2}',
+				  '{"return_type": "RETURN_SPECIFIED", "column_names": ["city", "price", "nope"]}') -> 'rows';
+SELECT ots.search('sq', 'ix', '{"query": {"term_query": {"field_name": "stars", "term": 1}}, "limit": 1}',
+				  '{"return_type": "RETURN_ALL"}') -> 'rows';
+
+-- refusals
+SELECT pg_temp.err($$SELECT ots.search('sq', 'nope', '{"query": {"match_all_query": {}}}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sq', 'ix', '{"query": {"term_query": {"field_name": "nope", "term": 1}}}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sq', 'ix', '{"query": {"term_query": {"field_name": "stars", "term": 1.5}}}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sq', 'ix', '{"query": {"range_query": {"field_name": "name", "range_from": "a"}}}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sq', 'ix', '{"query": {"match_all_query": {}}, "limit": 101}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sq', 'ix', '{"query": {"match_all_query": {}}, "offset": 99990, "limit": 20}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sq', 'ix', '{"query": {"knn_vector_query": {"field_name": "v"}}}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sq', 'ix', '{"query": {"match_all_query": {}}, "token": "bm90IGEgdG9rZW4="}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sq', 'ix', '{"query": {"match_all_query": {}}, "aggs": {}}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sq', 'ix', '{"query": {"match_all_query": {}, "term_query": {}}}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sq', 'ix', '{"query": {"match_all_query": {}}, "sort": {"sorters": [{"field_sort": {"field_name": "name"}}]}}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sq', 'ix', '{"query": {"geo_distance_query": {"field_name": "loc", "center_point": "91,0", "distance": 1}}}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sq', 'ix', '{"query": {"match_all_query": {}}}', '{"return_type": "RETURN_SOME"}')$$);
+CREATE ROLE search_stranger;
+SET ROLE search_stranger;
+SELECT pg_temp.err($$SELECT ots.search('public.sq', 'ix', '{"query": {"match_all_query": {}}}')$$);
+RESET ROLE;
+DROP ROLE search_stranger;
+
+-- ---------------------------------------------------------------------
+-- random queries on sparse data against the model
+-- ---------------------------------------------------------------------
+SELECT ots.create_table('sr', 'id string', max_versions => 1);
+SELECT ots.create_search_index('sr', 'ix', '{"field_schemas": [
+	{"field_name": "name", "field_type": "TEXT"},
+	{"field_name": "city", "field_type": "KEYWORD"},
+	{"field_name": "stars", "field_type": "LONG"},
+	{"field_name": "price", "field_type": "DOUBLE"},
+	{"field_name": "open", "field_type": "BOOLEAN"},
+	{"field_name": "tags", "field_type": "KEYWORD", "is_array": true},
+	{"field_name": "at", "field_type": "DATE", "date_formats": ["epoch_millis"]},
+	{"field_name": "loc", "field_type": "GEO_POINT"}]}');
+SELECT setseed(0.42);
+-- each field absent half the time, of another type sometimes
+CREATE FUNCTION pg_temp.pick(a anyarray) RETURNS anyelement LANGUAGE sql VOLATILE AS
+	'SELECT a[1 + floor(random() * cardinality(a))::int]';
+CREATE FUNCTION pg_temp.sparse_row() RETURNS jsonb LANGUAGE sql VOLATILE AS $$
+	SELECT jsonb_strip_nulls(jsonb_build_object(
+		'name', CASE WHEN random() < 0.6 THEN to_jsonb(pg_temp.pick(ARRAY['Tea House', 'noodle bar', 'tea and noodle', 'House of Noodles', 'bar tea bar', 'of'])) WHEN random() < 0.2 THEN '5' END,
+		'city', CASE WHEN random() < 0.6 THEN to_jsonb(pg_temp.pick(ARRAY['hz', 'sh', 'bj', 'hk', 'h%k'])) WHEN random() < 0.2 THEN 'true' END,
+		'stars', CASE WHEN random() < 0.6 THEN to_jsonb(floor(random() * 6)::int) WHEN random() < 0.3 THEN '2.5' END,
+		'price', CASE WHEN random() < 0.6 THEN to_jsonb(floor(random() * 40)::int + 0.5) WHEN random() < 0.3 THEN '"cheap"' END,
+		'open', CASE WHEN random() < 0.6 THEN to_jsonb(random() < 0.5) END,
+		'tags', CASE WHEN random() < 0.6 THEN to_jsonb(pg_temp.pick(ARRAY['["t0"]', '["t1", "all"]', '["t2", "t0", "all"]', '[]', '[1]', 'x'])) END,
+		'at', CASE WHEN random() < 0.6 THEN to_jsonb(1700000000000 + floor(random() * 10)::bigint * 86400000) END,
+		'loc', CASE WHEN random() < 0.6 THEN to_jsonb(format('%s,%s', 30 + floor(random() * 10) * 0.01, 120 + floor(random() * 10) * 0.01)) WHEN random() < 0.2 THEN '"95,0"' END))
+$$;
+SELECT count(ots.put_row('sr', jsonb_build_object('id', format('r%s', g)), pg_temp.sparse_row())) FROM generate_series(1, 60) g;
+SELECT count(ots.delete_row('sr', jsonb_build_object('id', format('r%s', g)))) FROM generate_series(1, 60, 9) g;
+SELECT count(ots.put_row('sr', jsonb_build_object('id', format('r%s', g)), pg_temp.sparse_row())) FROM generate_series(55, 70) g;
+
+-- the model: each field's value as the index keeps it, from the view's attributes
+CREATE FUNCTION pg_temp.as_jsonb(s text) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+	RETURN s::jsonb;
+EXCEPTION WHEN OTHERS THEN
+	RETURN NULL;
+END $$;
+CREATE FUNCTION pg_temp.fv(a jsonb, f text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+	SELECT CASE f
+		WHEN 'city' THEN CASE WHEN jsonb_typeof(a -> f) = 'string' THEN a ->> f END
+		WHEN 'stars' THEN CASE WHEN jsonb_typeof(a -> f) = 'number' AND a ->> f ~ '^-?[0-9]+$' THEN a ->> f END
+		WHEN 'price' THEN CASE WHEN jsonb_typeof(a -> f) = 'number' AND a ->> f !~ '^-?[0-9]+$' THEN a ->> f END
+		WHEN 'open' THEN CASE WHEN jsonb_typeof(a -> f) = 'boolean' THEN a ->> f END
+		WHEN 'at' THEN CASE WHEN jsonb_typeof(a -> f) = 'number' AND a ->> f ~ '^[0-9]+$' THEN a ->> f END
+		WHEN 'loc' THEN CASE WHEN jsonb_typeof(a -> f) = 'string' AND abs(split_part(a ->> f, ',', 1)::float8) <= 90 THEN a ->> f END
+		END
+$$;
+CREATE FUNCTION pg_temp.tags(a jsonb) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
+	SELECT CASE WHEN jsonb_typeof(a -> 'tags') = 'string' AND jsonb_typeof(pg_temp.as_jsonb(a ->> 'tags')) = 'array'
+				 AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(pg_temp.as_jsonb(a ->> 'tags')) e WHERE jsonb_typeof(e) <> 'string')
+			THEN ARRAY(SELECT jsonb_array_elements_text(pg_temp.as_jsonb(a ->> 'tags'))) END
+$$;
+CREATE FUNCTION pg_temp.tokens(a jsonb) RETURNS text[] LANGUAGE sql IMMUTABLE AS $$
+	SELECT CASE WHEN jsonb_typeof(a -> 'name') = 'string'
+			THEN ARRAY(SELECT token FROM ots.search_analyze(a ->> 'name') ORDER BY position) END
+$$;
+-- the value a query compares, as text (a LONG's 3.0 is 3)
+CREATE FUNCTION pg_temp.qv(f text, v jsonb) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+	SELECT CASE WHEN f IN ('stars', 'at') THEN (v #>> '{}')::numeric::bigint::text ELSE v #>> '{}' END
+$$;
+CREATE FUNCTION pg_temp.cmp(f text, x text, y text) RETURNS int LANGUAGE sql IMMUTABLE AS $$
+	SELECT CASE WHEN f IN ('stars', 'at', 'price') THEN sign(x::numeric - y::numeric)::int
+				WHEN x COLLATE "C" < y COLLATE "C" THEN -1 WHEN x = y THEN 0 ELSE 1 END
+$$;
+-- does row a match query q?
+CREATE FUNCTION pg_temp.m(q jsonb, a jsonb) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+	kind text := (SELECT k FROM jsonb_object_keys(q) k);
+	b jsonb := q -> kind;
+	f text := b ->> 'field_name';
+	v text := CASE WHEN f IS NULL THEN NULL ELSE pg_temp.fv(a, f) END;
+	words text[];
+	toks text[] := pg_temp.tokens(a);
+	n int;
+	msm int;
+BEGIN
+	CASE kind
+	WHEN 'match_all_query' THEN RETURN true;
+	WHEN 'term_query' THEN
+		IF f = 'tags' THEN RETURN coalesce(b ->> 'term' = ANY (pg_temp.tags(a)), false); END IF;
+		IF f = 'name' THEN RETURN coalesce(b ->> 'term' = ANY (toks), false); END IF;
+		RETURN coalesce(pg_temp.cmp(f, v, pg_temp.qv(f, b -> 'term')) = 0, false);
+	WHEN 'terms_query' THEN
+		RETURN EXISTS (SELECT 1 FROM jsonb_array_elements(b -> 'terms') t
+						WHERE pg_temp.m(jsonb_build_object('term_query', jsonb_build_object('field_name', f, 'term', t)), a));
+	WHEN 'range_query' THEN
+		IF v IS NULL THEN RETURN false; END IF;
+		n := CASE WHEN (b ->> 'include_lower')::boolean THEN 0 ELSE 1 END;
+		IF b ? 'range_from' AND pg_temp.cmp(f, v, pg_temp.qv(f, b -> 'range_from')) < n THEN
+			RETURN false;
+		END IF;
+		n := CASE WHEN (b ->> 'include_upper')::boolean THEN 0 ELSE -1 END;
+		IF b ? 'range_to' AND pg_temp.cmp(f, v, pg_temp.qv(f, b -> 'range_to')) > n THEN
+			RETURN false;
+		END IF;
+		RETURN true;
+	WHEN 'prefix_query' THEN
+		IF f = 'name' THEN RETURN EXISTS (SELECT 1 FROM unnest(toks) t WHERE starts_with(t, b ->> 'prefix')); END IF;
+		RETURN coalesce(starts_with(v, b ->> 'prefix'), false);
+	WHEN 'wildcard_query' THEN
+		RETURN coalesce(v ~ ('^' || replace(replace(regexp_replace(b ->> 'value', '([^a-zA-Z0-9*?])', '\\\1', 'g'), '*', '.*'), '?', '.') || '$'), false);
+	WHEN 'exists_query' THEN
+		IF f = 'tags' THEN RETURN coalesce(cardinality(pg_temp.tags(a)) > 0, false); END IF;
+		IF f = 'name' THEN RETURN coalesce(cardinality(toks) > 0, false); END IF;
+		RETURN v IS NOT NULL;
+	WHEN 'match_query' THEN
+		words := ARRAY(SELECT DISTINCT token FROM ots.search_analyze(b ->> 'text'));
+		n := (SELECT count(*) FROM unnest(words) w WHERE w = ANY (toks));
+		msm := coalesce((b ->> 'minimum_should_match')::int, 1);
+		IF cardinality(words) = 0 OR toks IS NULL THEN RETURN false; END IF;
+		RETURN CASE WHEN b ->> 'operator' = 'AND' THEN n = cardinality(words) ELSE n >= least(greatest(msm, 1), cardinality(words)) END;
+	WHEN 'match_phrase_query' THEN
+		words := ARRAY(SELECT token FROM ots.search_analyze(b ->> 'text') ORDER BY position);
+		IF cardinality(words) = 0 OR toks IS NULL THEN RETURN false; END IF;
+		RETURN EXISTS (SELECT 1 FROM generate_series(1, cardinality(toks) - cardinality(words) + 1) s
+						WHERE toks[s:s + cardinality(words) - 1] = words);
+	WHEN 'bool_query' THEN
+		IF EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(b -> 'must_queries', '[]') || coalesce(b -> 'filter_queries', '[]')) x
+					WHERE NOT pg_temp.m(x, a)) THEN
+			RETURN false;
+		END IF;
+		IF EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(b -> 'must_not_queries', '[]')) x WHERE pg_temp.m(x, a)) THEN
+			RETURN false;
+		END IF;
+		msm := coalesce((b ->> 'minimum_should_match')::int,
+						CASE WHEN jsonb_array_length(coalesce(b -> 'must_queries', '[]') || coalesce(b -> 'filter_queries', '[]')) > 0 THEN 0 ELSE 1 END);
+		IF jsonb_array_length(coalesce(b -> 'should_queries', '[]')) = 0 THEN RETURN true; END IF;
+		RETURN (SELECT count(*) FROM jsonb_array_elements(b -> 'should_queries') x WHERE pg_temp.m(x, a)) >= msm;
+	WHEN 'geo_distance_query' THEN
+		RETURN coalesce(ots.search_geo_distance(point(split_part(v, ',', 2)::float8, split_part(v, ',', 1)::float8),
+												point(split_part(b ->> 'center_point', ',', 2)::float8, split_part(b ->> 'center_point', ',', 1)::float8))
+						<= (b ->> 'distance')::float8, false);
+	WHEN 'geo_bounding_box_query' THEN
+		RETURN coalesce(split_part(v, ',', 1)::float8 BETWEEN split_part(b ->> 'bottom_right', ',', 1)::float8 AND split_part(b ->> 'top_left', ',', 1)::float8
+					AND split_part(v, ',', 2)::float8 BETWEEN split_part(b ->> 'top_left', ',', 2)::float8 AND split_part(b ->> 'bottom_right', ',', 2)::float8, false);
+	END CASE;
+	RAISE EXCEPTION 'no model of %', kind;
+END $$;
+
+-- a random query: leaves on every field, bools of them two levels deep
+CREATE FUNCTION pg_temp.random_query(depth int) RETURNS jsonb LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+	f text;
+	lo int;
+BEGIN
+	IF depth > 0 AND random() < 0.35 THEN
+		RETURN jsonb_build_object('bool_query', jsonb_strip_nulls(jsonb_build_object(
+			'must_queries', CASE WHEN random() < 0.5 THEN jsonb_build_array(pg_temp.random_query(depth - 1)) END,
+			'filter_queries', CASE WHEN random() < 0.3 THEN jsonb_build_array(pg_temp.random_query(depth - 1)) END,
+			'must_not_queries', CASE WHEN random() < 0.4 THEN jsonb_build_array(pg_temp.random_query(depth - 1)) END))
+			|| CASE WHEN random() < 0.5 THEN jsonb_strip_nulls(jsonb_build_object(
+				'should_queries', jsonb_build_array(pg_temp.random_query(depth - 1), pg_temp.random_query(depth - 1)),
+				'minimum_should_match', CASE WHEN random() < 0.4 THEN to_jsonb(floor(random() * 3)::int) END))
+			   ELSE '{}' END);
+	END IF;
+	CASE floor(random() * 12)::int
+	WHEN 0 THEN RETURN '{"match_all_query": {}}';
+	WHEN 1, 2 THEN
+		f := pg_temp.pick(ARRAY['city', 'stars', 'open', 'tags', 'name']);
+		RETURN jsonb_build_object('term_query', jsonb_build_object('field_name', f, 'term', CASE f
+			WHEN 'city' THEN to_jsonb(pg_temp.pick(ARRAY['hz', 'sh', 'h%k']))
+			WHEN 'stars' THEN to_jsonb(floor(random() * 6)::int)
+			WHEN 'open' THEN to_jsonb(random() < 0.5)
+			WHEN 'tags' THEN to_jsonb(pg_temp.pick(ARRAY['t0', 'all', 't2']))
+			ELSE to_jsonb(pg_temp.pick(ARRAY['tea', 'noodle', 'of'])) END));
+	WHEN 3 THEN
+		RETURN jsonb_build_object('terms_query', jsonb_build_object('field_name', 'stars', 'terms', jsonb_build_array(floor(random() * 6)::int, floor(random() * 6)::int)));
+	WHEN 4 THEN
+		-- bounds that rows hold, lower below upper mostly
+		f := pg_temp.pick(ARRAY['stars', 'price', 'city', 'at']);
+		lo := floor(random() * 5)::int;
+		RETURN jsonb_build_object('range_query', jsonb_strip_nulls(jsonb_build_object('field_name', f,
+			'range_from', CASE WHEN random() < 0.8 THEN CASE f WHEN 'stars' THEN to_jsonb(lo) WHEN 'price' THEN to_jsonb(lo * 8 + 0.5)
+				WHEN 'city' THEN to_jsonb((ARRAY['a', 'bj', 'hk', 'hz', 'sh'])[lo + 1]) ELSE to_jsonb(1700000000000 + lo * 2 * 86400000::bigint) END END,
+			'range_to', CASE WHEN random() < 0.8 THEN CASE f WHEN 'stars' THEN to_jsonb(lo + 1 + floor(random() * 2)::int) WHEN 'price' THEN to_jsonb(lo * 8 + 8.5)
+				WHEN 'city' THEN to_jsonb((ARRAY['bj', 'hk', 'hz', 'sh', 'z'])[lo + 1]) ELSE to_jsonb(1700000000000 + (lo * 2 + 3) * 86400000::bigint) END END,
+			'include_lower', random() < 0.5, 'include_upper', random() < 0.5)));
+	WHEN 5 THEN
+		RETURN jsonb_build_object('prefix_query', jsonb_build_object('field_name', pg_temp.pick(ARRAY['city', 'name']), 'prefix', pg_temp.pick(ARRAY['h', 'h%', 'no', 't'])));
+	WHEN 6 THEN
+		RETURN jsonb_build_object('wildcard_query', jsonb_build_object('field_name', 'city', 'value', pg_temp.pick(ARRAY['h?', '*k', 'h%*', '?z', '*'])));
+	WHEN 7 THEN
+		RETURN jsonb_build_object('exists_query', jsonb_build_object('field_name', pg_temp.pick(ARRAY['city', 'stars', 'price', 'open', 'tags', 'name', 'at', 'loc'])));
+	WHEN 8 THEN
+		RETURN jsonb_build_object('match_query', jsonb_strip_nulls(jsonb_build_object('field_name', 'name',
+			'text', pg_temp.pick(ARRAY['tea noodle', 'house of noodles', 'bar', 'TEA bar house']),
+			'operator', CASE WHEN random() < 0.3 THEN 'AND' END,
+			'minimum_should_match', CASE WHEN random() < 0.3 THEN to_jsonb(2) END)));
+	WHEN 9 THEN
+		RETURN jsonb_build_object('match_phrase_query', jsonb_build_object('field_name', 'name',
+			'text', pg_temp.pick(ARRAY['tea house', 'bar tea', 'noodle bar', 'tea bar', 'and noodle'])));
+	WHEN 10 THEN
+		RETURN jsonb_build_object('geo_distance_query', jsonb_build_object('field_name', 'loc',
+			'center_point', format('%s,%s', 30 + random() * 0.1, 120 + random() * 0.1), 'distance', random() * 8000));
+	ELSE
+		RETURN jsonb_build_object('geo_bounding_box_query', jsonb_build_object('field_name', 'loc',
+			'top_left', format('%s,%s', 30.05 + random() * 0.05, 120 + random() * 0.05),
+			'bottom_right', format('%s,%s', 30 + random() * 0.05, 120.05 + random() * 0.05)));
+	END CASE;
+END $$;
+
+-- every page of a search by its tokens, the keys in order
+CREATE FUNCTION pg_temp.all_pages(q jsonb, lim int, OUT ids text[], OUT total bigint) LANGUAGE plpgsql AS $$
+DECLARE
+	page jsonb;
+	token text;
+BEGIN
+	ids := '{}';
+	page := ots.search('sr', 'ix', q || jsonb_build_object('limit', lim, 'get_total_count', true));
+	total := (page ->> 'total_count')::bigint;
+	LOOP
+		ids := ids || ARRAY(SELECT r -> 'primary_key' ->> 'id' FROM jsonb_array_elements(page -> 'rows') WITH ORDINALITY x(r, n) ORDER BY n);
+		token := page ->> 'next_token';
+		EXIT WHEN token IS NULL;
+		page := ots.search('sr', 'ix', jsonb_build_object('query', q -> 'query', 'token', token, 'limit', lim));
+	END LOOP;
+END $$;
+
+CREATE TEMP TABLE trials (n int, query jsonb, sort jsonb, got text[], total bigint, expected text[]);
+DO $$
+DECLARE
+	q jsonb;
+	sf text;
+	desc_ boolean;
+	r record;
+BEGIN
+	FOR i IN 1 .. 400 LOOP
+		q := jsonb_build_object('query', pg_temp.random_query(2));
+		sf := pg_temp.pick(ARRAY[NULL, 'stars', 'price', 'city', 'at']);
+		desc_ := random() < 0.5;
+		IF sf IS NOT NULL THEN
+			q := q || jsonb_build_object('sort', jsonb_build_object('sorters', jsonb_build_array(
+				jsonb_build_object('field_sort', jsonb_build_object('field_name', sf, 'order', CASE WHEN desc_ THEN 'DESC' ELSE 'ASC' END)))));
+		END IF;
+		SELECT * INTO r FROM pg_temp.all_pages(q, 1 + floor(random() * 8)::int);
+		INSERT INTO trials VALUES (i, q -> 'query', q -> 'sort', r.ids, r.total,
+			ARRAY(SELECT v.id FROM public.sr v WHERE pg_temp.m(q -> 'query', v.attributes)
+				   ORDER BY CASE WHEN sf IN ('stars', 'at', 'price') AND NOT desc_ THEN pg_temp.fv(v.attributes, sf)::numeric END ASC NULLS LAST,
+							CASE WHEN sf IN ('stars', 'at', 'price') AND desc_ THEN pg_temp.fv(v.attributes, sf)::numeric END DESC NULLS LAST,
+							CASE WHEN sf = 'city' AND NOT desc_ THEN pg_temp.fv(v.attributes, sf) END COLLATE "C" ASC NULLS LAST,
+							CASE WHEN sf = 'city' AND desc_ THEN pg_temp.fv(v.attributes, sf) END COLLATE "C" DESC NULLS LAST,
+							v.id COLLATE "C"));
+	END LOOP;
+END $$;
+-- the trials: how many found rows, and none that differs from the model
+SELECT count(*) AS trials, count(*) FILTER (WHERE cardinality(expected) > 0) AS with_rows,
+	   count(*) FILTER (WHERE cardinality(expected) > 1) AS with_order,
+	   sum(cardinality(expected)) AS rows_found,
+	   count(*) FILTER (WHERE got IS DISTINCT FROM expected OR total <> cardinality(expected)) AS differing
+  FROM trials;
+SELECT n, query, sort, got, total, expected FROM trials
+ WHERE got IS DISTINCT FROM expected OR total <> cardinality(expected) ORDER BY n LIMIT 5;

@@ -1,0 +1,123 @@
+/*-------------------------------------------------------------------------
+ * src/search/match.c
+ *	  ots.search_phrase, which a match_phrase_query's SQL calls on the rows
+ *	  its GIN index found holding every token of the phrase: whether the
+ *	  tokens stand at the phrase's relative positions.
+ *
+ * A TEXT field keeps its tokens in position order (search_entry.c), so for
+ * each place the phrase's first token stands, the others are looked up by
+ * position with a binary search.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+
+PG_FUNCTION_INFO_V1(ots_search_phrase);
+
+/* match_text_eq: are two text datums the same bytes? */
+static bool
+match_text_eq(Datum a, Datum b)
+{
+	text	   *ta = DatumGetTextPP(a);
+	text	   *tb = DatumGetTextPP(b);
+
+	return VARSIZE_ANY_EXHDR(ta) == VARSIZE_ANY_EXHDR(tb) &&
+		memcmp(VARDATA_ANY(ta), VARDATA_ANY(tb), VARSIZE_ANY_EXHDR(ta)) == 0;
+}
+
+/* match_at: does the word stand at position pos (positions ascending, n of them)? */
+static bool
+match_at(Datum *tokens, const int32 *positions, int n, int32 pos, Datum word)
+{
+	int			lo = 0;
+	int			hi = n;
+
+	/* the first token at pos or after it */
+	while (lo < hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (positions[mid] < pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && positions[lo] == pos; lo++)
+		if (match_text_eq(tokens[lo], word))
+			return true;
+	return false;
+}
+
+/* match_deconstruct: a one-dimensional array without nulls, its elements */
+static int
+match_deconstruct(ArrayType *a, Oid type, Datum **elems)
+{
+	bool	   *nulls;
+	int			n;
+
+	deconstruct_array(a, type, type == TEXTOID ? -1 : 4, type != TEXTOID, TYPALIGN_INT, elems, &nulls, &n);
+	for (int i = 0; i < n; i++)
+		if (nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("ots.search_phrase takes arrays without nulls")));
+	return n;
+}
+
+/*
+ * ots_search_phrase is ots.search_phrase(tokens text[], positions int4[],
+ * words text[], offsets int4[]): do words stand at some position p plus
+ * their offsets (the first's 0) among tokens at positions?
+ */
+Datum
+ots_search_phrase(PG_FUNCTION_ARGS)
+{
+	Datum	   *tokens;
+	Datum	   *pos_datums;
+	Datum	   *words;
+	Datum	   *off_datums;
+	int			ntokens = match_deconstruct(PG_GETARG_ARRAYTYPE_P(0), TEXTOID, &tokens);
+	int			npos = match_deconstruct(PG_GETARG_ARRAYTYPE_P(1), INT4OID, &pos_datums);
+	int			nwords = match_deconstruct(PG_GETARG_ARRAYTYPE_P(2), TEXTOID, &words);
+	int			noff = match_deconstruct(PG_GETARG_ARRAYTYPE_P(3), INT4OID, &off_datums);
+	int32	   *positions;
+
+	if (ntokens != npos || nwords != noff)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("ots.search_phrase takes as many positions as tokens, and offsets as words")));
+	if (nwords == 0)
+		PG_RETURN_BOOL(false);
+	positions = palloc(sizeof(int32) * Max(ntokens, 1));
+	for (int i = 0; i < ntokens; i++)
+	{
+		positions[i] = DatumGetInt32(pos_datums[i]);
+		if (i > 0 && positions[i] < positions[i - 1])
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("ots.search_phrase takes positions in ascending order")));
+	}
+	for (int start = 0; start < ntokens; start++)
+	{
+		bool		all = true;
+
+		CHECK_FOR_INTERRUPTS();
+		if (!match_text_eq(tokens[start], words[0]))
+			continue;
+		for (int w = 1; w < nwords && all; w++)
+		{
+			int64		pos = (int64) positions[start] + DatumGetInt32(off_datums[w]);
+
+			all = pos >= PG_INT32_MIN && pos <= PG_INT32_MAX &&
+				match_at(tokens, positions, ntokens, (int32) pos, words[w]);
+		}
+		if (all)
+			PG_RETURN_BOOL(true);
+	}
+	PG_RETURN_BOOL(false);
+}

@@ -1,0 +1,196 @@
+/*-------------------------------------------------------------------------
+ * src/search/search_exec.c
+ *	  ots.search_keys: a search of a search index, compiled
+ *	  (search_query.c) and run over its storage: the keys of a page of
+ *	  matching rows in order, the total count when asked, the token of the
+ *	  next page.  ots.search (src/sql/70_search.sql) reads the rows.
+ *
+ * Who may search: whoever may read the table with the row functions
+ * (SELECT on its storage, no row-level security applying:
+ * rowstore_check_privileges), since a search tells of every row it counts.
+ * The storage is its owner's alone, so the compiled SQL runs as the owner,
+ * security-restricted with search_path pinned (asrole), with every value a
+ * parameter.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/namespace.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "asrole.h"
+#include "errors.h"
+#include "meta/storage.h"
+#include "search/search_query.h"
+#include "store/rowstore.h"
+
+PG_FUNCTION_INFO_V1(ots_search_keys);
+
+/* exec_index: the search index of t named name; OTSObjectNotExist when there is none */
+static const SearchIndex *
+exec_index(const OtsTable *t, const char *name)
+{
+	for (int i = 0; i < t->nsearch; i++)
+	{
+		const SearchIndex *si = search_index_get(t, t->search_data_oids[i]);
+
+		if (strcmp(si->index_name, name) == 0)
+			return si;
+	}
+	ots_error(OBJECT_NOT_EXIST, "search index [%s] does not exist", name);
+	return NULL;
+}
+
+/* exec_key_json: the SQL of the primary key of storage row s as the API's jsonb */
+static char *
+exec_key_json(const OtsTable *t, bool as_array)
+{
+	StringInfoData sql;
+
+	initStringInfo(&sql);
+	appendStringInfoString(&sql, as_array ? "pg_catalog.jsonb_build_array(" : "pg_catalog.jsonb_build_object(");
+	for (int k = 0; k < t->npk; k++)
+	{
+		const char *col = psprintf("s.%s", quote_identifier(t->pk[k].name));
+
+		if (k > 0)
+			appendStringInfoString(&sql, ", ");
+		if (!as_array)
+			appendStringInfo(&sql, "%s, ", quote_literal_cstr(t->pk[k].name));
+		if (t->pk[k].type == OTS_VT_BINARY && !as_array)
+			appendStringInfo(&sql, "pg_catalog.jsonb_build_object('$binary', pg_catalog.encode(%s, 'base64'))", col);
+		else
+			appendStringInfoString(&sql, col);
+	}
+	appendStringInfoChar(&sql, ')');
+	return sql.data;
+}
+
+/*
+ * ots_search_keys is ots.search_keys(schema_name, table_name, index_name,
+ * search_query): {"rows": [{"primary_key": ...}, ...], "total_count": n or
+ * -1, "next_token": a string or null}
+ */
+Datum
+ots_search_keys(PG_FUNCTION_ARGS)
+{
+	const char *schema;
+	const char *table;
+	Oid			data_oid;
+	const OtsTable *t;
+	const SearchIndex *si;
+	SearchSql	q;
+	StringInfoData sql;
+	const char *storage;
+	AsRole		saved;
+	int			ret;
+	int64		total = -1;
+	int			nrows;
+	char	   *token = NULL;
+	JsonbParseState *st = NULL;
+	JsonbValue	k;
+	JsonbValue	v;
+	MemoryContext caller;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ots_error(PARAMETER_INVALID, "Parameter table_name is missing.");
+	if (PG_ARGISNULL(2))
+		ots_error(PARAMETER_INVALID, "Parameter index_name is missing.");
+	if (PG_ARGISNULL(3))
+		ots_error(PARAMETER_INVALID, "Parameter search_query is missing.");
+	schema = NameStr(*PG_GETARG_NAME(0));
+	table = NameStr(*PG_GETARG_NAME(1));
+	data_oid = storage_oid(get_namespace_oid(schema, true), table);
+	t = OidIsValid(data_oid) ? catalog_lookup_by_data_oid(data_oid) : NULL;
+	if (t == NULL)
+		ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
+	rowstore_check_privileges(t, ACL_SELECT);
+	si = exec_index(t, text_to_cstring(PG_GETARG_TEXT_PP(2)));
+	search_query_compile(&q, t, si, PG_GETARG_JSONB_P(3));
+	storage = quote_qualified_identifier(t->schema_name, get_rel_name(si->storage_oid));
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "SELECT %s, %s, pg_catalog.jsonb_build_array(%s) FROM %s s WHERE (%s)",
+					 exec_key_json(t, false), exec_key_json(t, true), q.sort_values.data, storage, q.where.data);
+	if (q.after.len > 0)
+		appendStringInfo(&sql, " AND %s", q.after.data);
+	appendStringInfo(&sql, " ORDER BY %s OFFSET %d LIMIT %d", q.order.data, q.offset, q.limit + 1);
+
+	caller = CurrentMemoryContext;
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	asrole_enter(asrole_owner(t->data_oid), &saved);
+	if (q.get_total_count)
+	{
+		char	   *count_sql = psprintf("SELECT pg_catalog.count(*) FROM %s s WHERE (%s)", storage, q.where.data);
+		bool		isnull;
+
+		ret = SPI_execute_with_args(count_sql, q.nparams, q.types, q.values, NULL, true, 1);
+		if (ret != SPI_OK_SELECT)
+			elog(ERROR, "a search's count failed: %s", SPI_result_code_string(ret));
+		total = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	}
+	ret = SPI_execute_with_args(sql.data, q.nparams, q.types, q.values, NULL, true, 0);
+	asrole_leave(&saved);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "a search failed: %s", SPI_result_code_string(ret));
+
+	/* the result in the caller's memory; SPI's tuples stay until SPI_finish */
+	MemoryContextSwitchTo(caller);
+	nrows = Min((int) SPI_processed, q.limit);
+	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	k.type = jbvString;
+	k.val.string.val = "rows", k.val.string.len = 4;
+	pushJsonbValue(&st, WJB_KEY, &k);
+	pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
+	for (int r = 0; r < nrows; r++)
+	{
+		bool		isnull;
+		Jsonb	   *key = DatumGetJsonbP(SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull));
+
+		pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+		k.val.string.val = "primary_key", k.val.string.len = 11;
+		pushJsonbValue(&st, WJB_KEY, &k);
+		v.type = jbvBinary, v.val.binary.data = &key->root, v.val.binary.len = VARSIZE(key) - VARHDRSZ;
+		pushJsonbValue(&st, WJB_VALUE, &v);
+		pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	}
+	pushJsonbValue(&st, WJB_END_ARRAY, NULL);
+	/* a token only when more rows match: the last row's place */
+	if ((int) SPI_processed > q.limit && nrows > 0)
+	{
+		bool		isnull;
+		HeapTuple	last = SPI_tuptable->vals[nrows - 1];
+
+		token = search_token_make(&q,
+								  DatumGetJsonbP(SPI_getbinval(last, SPI_tuptable->tupdesc, 3, &isnull)),
+								  DatumGetJsonbP(SPI_getbinval(last, SPI_tuptable->tupdesc, 2, &isnull)));
+	}
+	k.val.string.val = "total_count", k.val.string.len = 11;
+	pushJsonbValue(&st, WJB_KEY, &k);
+	v.type = jbvNumeric;
+	v.val.numeric = int64_to_numeric(total);
+	pushJsonbValue(&st, WJB_VALUE, &v);
+	k.val.string.val = "next_token", k.val.string.len = 10;
+	pushJsonbValue(&st, WJB_KEY, &k);
+	if (token != NULL)
+	{
+		v.type = jbvString;
+		v.val.string.val = token, v.val.string.len = strlen(token);
+	}
+	else
+		v.type = jbvNull;
+	pushJsonbValue(&st, WJB_VALUE, &v);
+	{
+		Jsonb	   *result = JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
+
+		SPI_finish();
+		PG_RETURN_JSONB_P(result);
+	}
+}

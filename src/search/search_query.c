@@ -1,0 +1,1159 @@
+/*-------------------------------------------------------------------------
+ * src/search/search_query.c
+ *	  Tablestore's SearchQuery, as jsonb, compiled into SQL over a search
+ *	  index's storage (aliased s): a condition, an order, a position.
+ *
+ * A query is an object with one member naming its type, as the SDKs'
+ * protocol names the message:
+ *	  {"match_all_query": {}}
+ *	  {"term_query": {"field_name", "term"}}, {"terms_query": {"field_name", "terms"}}
+ *	  {"range_query": {"field_name", "range_from", "range_to", "include_lower", "include_upper"}}
+ *	  {"prefix_query": {"field_name", "prefix"}}, {"wildcard_query": {"field_name", "value"}}
+ *	  {"exists_query": {"field_name"}}
+ *	  {"match_query": {"field_name", "text", "operator", "minimum_should_match"}}
+ *	  {"match_phrase_query": {"field_name", "text"}}
+ *	  {"bool_query": {"must_queries", "must_not_queries", "filter_queries", "should_queries",
+ *	                  "minimum_should_match"}}
+ *	  {"const_score_query": {"filter"}}
+ *	  {"geo_distance_query": {"field_name", "center_point", "distance"}}
+ *	  {"geo_bounding_box_query": {"field_name", "top_left", "bottom_right"}}
+ *	  {"geo_polygon_query": {"field_name", "points"}}
+ * A value is coerced to its field's type as Tablestore's server does with
+ * what the SDKs send (Node sends every number as a double, Python a LONG's
+ * value as a string).  Every value reaches the SQL as a parameter, every
+ * name quoted, every operator and function schema-qualified: the SQL runs
+ * as the table's owner (search_exec.c).
+ *
+ * The order is the sort's keys, then the primary key ascending (Tablestore's
+ * tie-breaker), so a token, the last row's sort values and key, continues
+ * exactly after it.  Without a sort, the index's presort.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "common/base64.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/float.h"
+#include "utils/geo_decls.h"
+#include "utils/jsonb.h"
+#include "utils/numeric.h"
+
+#include "errors.h"
+#include "format/request_fields.h"
+#include "search/date.h"
+#include "search/geo.h"
+#include "search/search_query.h"
+
+#define SEARCH_DEFAULT_LIMIT	10
+#define SEARCH_MAX_LIMIT		100
+#define SEARCH_MAX_OFFSET_LIMIT 100000	/* offset + limit: beyond, a token */
+#define SEARCH_MAX_TERMS		1024
+#define SEARCH_MAX_WILDCARD		32
+#define SEARCH_MAX_PREFIX		1000
+#define SEARCH_MAX_QUERIES		1024	/* queries in one request */
+
+static void q_query(SearchSql *q, JsonbContainer *query, int *count);
+
+static void q_refuse(const char *message, const char *detail) pg_attribute_noreturn();
+
+static void
+q_refuse(const char *message, const char *detail)
+{
+	ots_parameter_invalid(message, detail != NULL ? detail : "See docs/reference.md, \"Search\".");
+}
+
+static JsonbValue *
+q_member(JsonbContainer *obj, const char *key, JsonbValue *out)
+{
+	JsonbValue *v = getKeyJsonValueFromContainer(obj, key, strlen(key), out);
+
+	return v == NULL || v->type == jbvNull ? NULL : v;
+}
+
+static JsonbContainer *
+q_object(JsonbValue *v, const char *what)
+{
+	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
+		q_refuse(psprintf("Invalid %s: it is not an object.", what), NULL);
+	return v->val.binary.data;
+}
+
+static JsonbContainer *
+q_array(JsonbValue *v, const char *what)
+{
+	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
+		q_refuse(psprintf("Invalid %s: it is not an array.", what), NULL);
+	return v->val.binary.data;
+}
+
+static const char *
+q_string(JsonbContainer *obj, const char *key, const char *what, bool required)
+{
+	JsonbValue	v;
+
+	if (q_member(obj, key, &v) == NULL)
+	{
+		if (required)
+			q_refuse(psprintf("Missing %s of %s.", key, what), NULL);
+		return NULL;
+	}
+	if (v.type != jbvString)
+		q_refuse(psprintf("Invalid %s of %s: it is not a string.", key, what), NULL);
+	return pnstrdup(v.val.string.val, v.val.string.len);
+}
+
+static bool
+q_bool(JsonbContainer *obj, const char *key, bool dflt, const char *what)
+{
+	JsonbValue	v;
+
+	if (q_member(obj, key, &v) == NULL)
+		return dflt;
+	if (v.type != jbvBool)
+		q_refuse(psprintf("Invalid %s of %s: it is not a boolean.", key, what), NULL);
+	return v.val.boolean;
+}
+
+static double
+q_number(JsonbContainer *obj, const char *key, const char *what, bool *given)
+{
+	JsonbValue	v;
+
+	*given = q_member(obj, key, &v) != NULL;
+	if (!*given)
+		return 0;
+	if (v.type != jbvNumeric)
+		q_refuse(psprintf("Invalid %s of %s: it is not a number.", key, what), NULL);
+	return DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, NumericGetDatum(v.val.numeric)));
+}
+
+static int32
+q_int(JsonbContainer *obj, const char *key, int32 dflt, int32 min, int32 max, const char *what)
+{
+	bool		given;
+	double		d = q_number(obj, key, what, &given);
+
+	if (!given)
+		return dflt;
+	if (d != floor(d) || d < min || d > max)
+		q_refuse(psprintf("Invalid %s of %s: %g is not an integer in [%d, %d].", key, what, d, min, max), NULL);
+	return (int32) d;
+}
+
+/* ---------------------------------------------------------------- parameters */
+
+static int
+q_param(SearchSql *q, Oid type, Datum value)
+{
+	if (q->nparams == q->maxparams)
+	{
+		q->maxparams = Max(16, q->maxparams * 2);
+		q->types = q->types ? repalloc(q->types, sizeof(Oid) * q->maxparams) : palloc(sizeof(Oid) * q->maxparams);
+		q->values = q->values ? repalloc(q->values, sizeof(Datum) * q->maxparams) : palloc(sizeof(Datum) * q->maxparams);
+	}
+	q->types[q->nparams] = type;
+	q->values[q->nparams] = value;
+	return ++q->nparams;
+}
+
+/* ---------------------------------------------------------------- fields and values */
+
+static const SearchField *
+q_field(SearchSql *q, JsonbContainer *obj, const char *what)
+{
+	const char *name = q_string(obj, "field_name", what, true);
+	const SearchField *f = search_field_find(&q->si->schema, name);
+
+	if (f == NULL)
+	{
+		if (strchr(name, '.') != NULL)
+			q_refuse(psprintf("Field '%s' of %s is a NESTED field's: ots does not search them yet.", name, what),
+					 "Queries on NESTED fields (nested_query) are not built yet.");
+		q_refuse(psprintf("Field '%s' of %s is not a field of search index '%s'.", name, what, q->si->index_name),
+				 NULL);
+	}
+	return f;
+}
+
+static void
+q_require_indexed(const SearchField *f, const char *what)
+{
+	if (!f->index)
+		q_refuse(psprintf("Field '%s' is not indexed: %s needs \"index\": true.", f->name, what), NULL);
+}
+
+/* q_column: the storage column of field f, as SQL */
+static const char *
+q_column(const SearchField *f)
+{
+	return psprintf("s.%s", quote_identifier(f->name));
+}
+
+/* q_element_type: the type of one value of field f */
+static Oid
+q_element_type(const SearchField *f)
+{
+	switch (f->type)
+	{
+		case SEARCH_LONG:
+		case SEARCH_DATE:
+			return INT8OID;
+		case SEARCH_DOUBLE:
+			return FLOAT8OID;
+		case SEARCH_BOOLEAN:
+			return BOOLOID;
+		default:
+			return TEXTOID;
+	}
+}
+
+static const char *
+q_value_text(JsonbValue *v)
+{
+	if (v->type == jbvString)
+		return pnstrdup(v->val.string.val, v->val.string.len);
+	if (v->type == jbvNumeric)
+		return DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v->val.numeric)));
+	if (v->type == jbvBool)
+		return v->val.boolean ? "true" : "false";
+	return "(not a value)";
+}
+
+/*
+ * q_value: a query's value for field f, coerced to its type: a LONG takes
+ * an integral number or a string of one; a DOUBLE a number or a string of
+ * one; a BOOLEAN true, false or their strings; a DATE a number (its epoch
+ * formats) or a string (its patterns); KEYWORD and TEXT a string
+ */
+static Datum
+q_value(const SearchField *f, JsonbValue *v, const char *what)
+{
+	const char *text = q_value_text(v);
+
+	switch (f->type)
+	{
+		case SEARCH_LONG:
+			{
+				int64		i;
+
+				if ((v->type == jbvNumeric || v->type == jbvString) && search_value_integral(text, &i))
+					return Int64GetDatum(i);
+				break;
+			}
+		case SEARCH_DOUBLE:
+			if (v->type == jbvNumeric || v->type == jbvString)
+			{
+				char	   *end;
+				double		d;
+
+				errno = 0;
+				d = strtod(text, &end);
+				if (end != text && *end == '\0' && errno == 0 && !isnan(d) && !isinf(d))
+					return Float8GetDatum(d);
+			}
+			break;
+		case SEARCH_BOOLEAN:
+			if (v->type == jbvBool)
+				return BoolGetDatum(v->val.boolean);
+			if (v->type == jbvString && (strcmp(text, "true") == 0 || strcmp(text, "false") == 0))
+				return BoolGetDatum(text[0] == 't');
+			break;
+		case SEARCH_DATE:
+			{
+				int64		ns;
+				int64		i;
+
+				if (v->type == jbvNumeric && search_value_integral(text, &i) &&
+					search_date_parse(f->ndate_formats, f->date_formats, true, i, NULL, 0, &ns))
+					return Int64GetDatum(ns);
+				if (v->type == jbvString &&
+					search_date_parse(f->ndate_formats, f->date_formats, false, 0, text, strlen(text), &ns))
+					return Int64GetDatum(ns);
+				break;
+			}
+		case SEARCH_KEYWORD:
+		case SEARCH_TEXT:
+			if (v->type == jbvString)
+				return PointerGetDatum(cstring_to_text(text));
+			break;
+		default:
+			break;
+	}
+	q_refuse(psprintf("Invalid %s of field '%s': %s is not a %s value.", what, f->name, text,
+					  search_field_type_name(f->type)),
+			 f->type == SEARCH_DATE ? "A DATE value is in one of the field's date_formats." : NULL);
+	return (Datum) 0;
+}
+
+static void
+q_refuse_type(const SearchField *f, const char *what)
+{
+	q_refuse(psprintf("%s does not apply to field '%s' of type %s.", what, f->name,
+					  search_field_type_name(f->type)), NULL);
+}
+
+/* ---------------------------------------------------------------- queries */
+
+/* q_term: field f holds value (an element of it, for arrays and TEXT tokens) */
+static void
+q_term(SearchSql *q, const SearchField *f, Datum value)
+{
+	int			p = q_param(q, q_element_type(f), value);
+
+	if (f->is_array || f->type == SEARCH_TEXT)
+		appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.@>) ARRAY[$%d]", q_column(f), p);
+	else
+		appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.=) $%d", q_column(f), p);
+}
+
+static void
+q_term_query(SearchSql *q, JsonbContainer *obj)
+{
+	const SearchField *f = q_field(q, obj, "term_query");
+	JsonbValue	v;
+
+	q_require_indexed(f, "term_query");
+	if (f->type == SEARCH_GEO_POINT || f->type == SEARCH_NESTED)
+		q_refuse_type(f, "term_query");
+	if (q_member(obj, "term", &v) == NULL)
+		q_refuse("Missing term of term_query.", NULL);
+	q_term(q, f, q_value(f, &v, "term"));
+}
+
+static void
+q_terms_query(SearchSql *q, JsonbContainer *obj)
+{
+	const SearchField *f = q_field(q, obj, "terms_query");
+	JsonbValue	v;
+	JsonbContainer *arr;
+	int			n;
+	Datum	   *elems;
+	Oid			type = q_element_type(f);
+	int			p;
+
+	q_require_indexed(f, "terms_query");
+	if (f->type == SEARCH_GEO_POINT || f->type == SEARCH_NESTED)
+		q_refuse_type(f, "terms_query");
+	if (q_member(obj, "terms", &v) == NULL)
+		q_refuse("Missing terms of terms_query.", NULL);
+	arr = q_array(&v, "terms of terms_query");
+	n = JsonContainerSize(arr);
+	if (n < 1 || n > SEARCH_MAX_TERMS)
+		q_refuse(psprintf("Invalid terms of terms_query: %d terms, not 1 to %d.", n, SEARCH_MAX_TERMS), NULL);
+	elems = palloc(sizeof(Datum) * n);
+	for (int i = 0; i < n; i++)
+		elems[i] = q_value(f, getIthJsonbValueFromContainer(arr, i), "term");
+	p = q_param(q, type == INT8OID ? INT8ARRAYOID : type == FLOAT8OID ? FLOAT8ARRAYOID :
+				type == BOOLOID ? BOOLARRAYOID : TEXTARRAYOID,
+				PointerGetDatum(construct_array(elems, n, type, type == TEXTOID ? -1 : type == BOOLOID ? 1 : 8,
+												type != TEXTOID, type == TEXTOID ? TYPALIGN_INT :
+												type == BOOLOID ? TYPALIGN_CHAR : TYPALIGN_DOUBLE)));
+	if (f->is_array || f->type == SEARCH_TEXT)
+		appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.&&) $%d", q_column(f), p);
+	else
+		appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.=) ANY ($%d)", q_column(f), p);
+}
+
+static void
+q_range_query(SearchSql *q, JsonbContainer *obj)
+{
+	const SearchField *f = q_field(q, obj, "range_query");
+	JsonbValue	from;
+	JsonbValue	to;
+	bool		has_from = q_member(obj, "range_from", &from) != NULL;
+	bool		has_to = q_member(obj, "range_to", &to) != NULL;
+	bool		include_lower = q_bool(obj, "include_lower", false, "range_query");
+	bool		include_upper = q_bool(obj, "include_upper", false, "range_query");
+	const char *e = f->is_array ? "e" : q_column(f);
+
+	q_require_indexed(f, "range_query");
+	if (f->type == SEARCH_TEXT || f->type == SEARCH_GEO_POINT || f->type == SEARCH_NESTED ||
+		f->type == SEARCH_BOOLEAN)
+		q_refuse_type(f, "range_query");
+	if (f->is_array)
+		appendStringInfo(&q->where, "EXISTS (SELECT 1 FROM pg_catalog.unnest(%s) e WHERE ", q_column(f));
+	appendStringInfoChar(&q->where, '(');
+	if (has_from)
+		appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.%s) $%d", e, include_lower ? ">=" : ">",
+						 q_param(q, q_element_type(f), q_value(f, &from, "range_from")));
+	else
+		appendStringInfo(&q->where, "%s IS NOT NULL", e);
+	if (has_to)
+		appendStringInfo(&q->where, " AND %s OPERATOR(pg_catalog.%s) $%d", e, include_upper ? "<=" : "<",
+						 q_param(q, q_element_type(f), q_value(f, &to, "range_to")));
+	appendStringInfoChar(&q->where, ')');
+	if (f->is_array)
+		appendStringInfoChar(&q->where, ')');
+}
+
+/* q_like: a LIKE pattern of s, its % _ and \ escaped, then tail ("%": a prefix) */
+static char *
+q_like_escaped(const char *s, bool wildcard)
+{
+	StringInfoData p;
+
+	initStringInfo(&p);
+	for (const char *c = s; *c != '\0'; c++)
+	{
+		if (wildcard && *c == '*')
+			appendStringInfoChar(&p, '%');
+		else if (wildcard && *c == '?')
+			appendStringInfoChar(&p, '_');
+		else
+		{
+			if (*c == '%' || *c == '_' || *c == '\\')
+				appendStringInfoChar(&p, '\\');
+			appendStringInfoChar(&p, *c);
+		}
+	}
+	return p.data;
+}
+
+static void
+q_like(SearchSql *q, const SearchField *f, const char *pattern)
+{
+	int			p = q_param(q, TEXTOID, PointerGetDatum(cstring_to_text(pattern)));
+
+	if (f->is_array || f->type == SEARCH_TEXT)
+		appendStringInfo(&q->where,
+						 "EXISTS (SELECT 1 FROM pg_catalog.unnest(%s) e WHERE e OPERATOR(pg_catalog.~~) $%d)",
+						 q_column(f), p);
+	else
+		appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.~~) $%d", q_column(f), p);
+}
+
+static void
+q_prefix_query(SearchSql *q, JsonbContainer *obj)
+{
+	const SearchField *f = q_field(q, obj, "prefix_query");
+	const char *prefix = q_string(obj, "prefix", "prefix_query", true);
+
+	q_require_indexed(f, "prefix_query");
+	if (f->type != SEARCH_KEYWORD && f->type != SEARCH_TEXT)
+		q_refuse_type(f, "prefix_query");
+	if (strlen(prefix) > SEARCH_MAX_PREFIX)
+		q_refuse(psprintf("Invalid prefix of prefix_query: longer than %d bytes.", SEARCH_MAX_PREFIX), NULL);
+	q_like(q, f, psprintf("%s%%", q_like_escaped(prefix, false)));
+}
+
+static void
+q_wildcard_query(SearchSql *q, JsonbContainer *obj)
+{
+	const SearchField *f = q_field(q, obj, "wildcard_query");
+	const char *value = q_string(obj, "value", "wildcard_query", true);
+
+	q_require_indexed(f, "wildcard_query");
+	if (f->type != SEARCH_KEYWORD && f->type != SEARCH_TEXT)
+		q_refuse_type(f, "wildcard_query");
+	if (pg_mbstrlen(value) > SEARCH_MAX_WILDCARD)
+		q_refuse(psprintf("Invalid value of wildcard_query: longer than %d characters.", SEARCH_MAX_WILDCARD),
+				 NULL);
+	q_like(q, f, q_like_escaped(value, true));
+}
+
+static void
+q_exists_query(SearchSql *q, JsonbContainer *obj)
+{
+	const SearchField *f = q_field(q, obj, "exists_query");
+
+	if (f->is_array || f->type == SEARCH_TEXT)
+		appendStringInfo(&q->where, "pg_catalog.cardinality(%s) OPERATOR(pg_catalog.>) 0", q_column(f));
+	else if (f->type == SEARCH_NESTED)
+		appendStringInfo(&q->where, "pg_catalog.jsonb_array_length(%s) OPERATOR(pg_catalog.>) 0", q_column(f));
+	else
+		appendStringInfo(&q->where, "%s IS NOT NULL", q_column(f));
+}
+
+/*
+ * q_tokens: the tokens the field's analyzer makes of text (*tokens, *n)
+ * and their distinct ones as a text[] parameter (its number; *ndistinct)
+ */
+static int
+q_tokens(SearchSql *q, const SearchField *f, const char *text, SearchToken **tokens, int *n, int *ndistinct)
+{
+	SearchToken *t = search_analyze(&f->analyzer, text, strlen(text), n);
+	Datum	   *elems = palloc(sizeof(Datum) * Max(*n, 1));
+	int			distinct = 0;
+
+	for (int i = 0; i < *n; i++)
+	{
+		bool		seen = false;
+
+		for (int j = 0; j < i && !seen; j++)
+			seen = t[j].len == t[i].len && memcmp(t[j].text, t[i].text, t[i].len) == 0;
+		if (!seen)
+			elems[distinct++] = PointerGetDatum(cstring_to_text_with_len(t[i].text, t[i].len));
+	}
+	*tokens = t;
+	*ndistinct = distinct;
+	return q_param(q, TEXTARRAYOID,
+				   PointerGetDatum(construct_array(elems, distinct, TEXTOID, -1, false, TYPALIGN_INT)));
+}
+
+static void
+q_match_query(SearchSql *q, JsonbContainer *obj)
+{
+	const SearchField *f = q_field(q, obj, "match_query");
+	const char *text = q_string(obj, "text", "match_query", true);
+	const char *op = q_string(obj, "operator", "match_query", false);
+	bool		and = op != NULL && (strcmp(op, "AND") == 0 || strcmp(op, "and") == 0);
+	int32		msm = q_int(obj, "minimum_should_match", 1, 0, INT32_MAX, "match_query");
+	SearchToken *tokens;
+	int			n;
+	int			p;
+	int			distinct;
+
+	if (op != NULL && !and && strcmp(op, "OR") != 0 && strcmp(op, "or") != 0)
+		q_refuse(psprintf("Invalid operator of match_query: '%s'.", op), "The operator is OR or AND.");
+	q_require_indexed(f, "match_query");
+	if (f->type != SEARCH_TEXT)
+	{
+		/* a field not cut into tokens matches the text as one value */
+		JsonbValue	v = {.type = jbvString, .val.string = {.val = (char *) text, .len = strlen(text)}};
+
+		if (f->type == SEARCH_GEO_POINT || f->type == SEARCH_NESTED)
+			q_refuse_type(f, "match_query");
+		q_term(q, f, q_value(f, &v, "text"));
+		return;
+	}
+	p = q_tokens(q, f, text, &tokens, &n, &distinct);
+	if (distinct == 0)
+		appendStringInfoString(&q->where, "false");
+	else if (and || msm >= distinct)
+		appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.@>) $%d", q_column(f), p);
+	else if (msm <= 1)
+		appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.&&) $%d", q_column(f), p);
+	else
+		appendStringInfo(&q->where,
+						 "(%s OPERATOR(pg_catalog.&&) $%d AND (SELECT pg_catalog.count(DISTINCT e) FROM pg_catalog.unnest(%s) e"
+						 " WHERE e OPERATOR(pg_catalog.=) ANY ($%d)) OPERATOR(pg_catalog.>=) %d)",
+						 q_column(f), p, q_column(f), p, msm);
+}
+
+static void
+q_match_phrase_query(SearchSql *q, JsonbContainer *obj)
+{
+	const SearchField *f = q_field(q, obj, "match_phrase_query");
+	const char *text = q_string(obj, "text", "match_phrase_query", true);
+	SearchToken *tokens;
+	int			n;
+	int			distinct;
+	int			pt;
+	Datum	   *words;
+	Datum	   *positions;
+	int			pw;
+	int			pp;
+
+	q_require_indexed(f, "match_phrase_query");
+	if (f->type != SEARCH_TEXT)
+	{
+		JsonbValue	v = {.type = jbvString, .val.string = {.val = (char *) text, .len = strlen(text)}};
+
+		if (f->type == SEARCH_GEO_POINT || f->type == SEARCH_NESTED)
+			q_refuse_type(f, "match_phrase_query");
+		q_term(q, f, q_value(f, &v, "text"));
+		return;
+	}
+	pt = q_tokens(q, f, text, &tokens, &n, &distinct);
+	if (n == 0)
+	{
+		appendStringInfoString(&q->where, "false");
+		return;
+	}
+	words = palloc(sizeof(Datum) * n);
+	positions = palloc(sizeof(Datum) * n);
+	for (int i = 0; i < n; i++)
+	{
+		words[i] = PointerGetDatum(cstring_to_text_with_len(tokens[i].text, tokens[i].len));
+		positions[i] = Int32GetDatum(tokens[i].position - tokens[0].position);
+	}
+	pw = q_param(q, TEXTARRAYOID, PointerGetDatum(construct_array(words, n, TEXTOID, -1, false, TYPALIGN_INT)));
+	pp = q_param(q, INT4ARRAYOID, PointerGetDatum(construct_array(positions, n, INT4OID, 4, true, TYPALIGN_INT)));
+	/* the index finds the rows with every token; the positions decide */
+	appendStringInfo(&q->where,
+					 "(%s OPERATOR(pg_catalog.@>) $%d AND ots.search_phrase(%s, s.%s, $%d, $%d))",
+					 q_column(f), pt, q_column(f),
+					 quote_identifier(psprintf("%s%s", f->name, SEARCH_POSITIONS_SUFFIX)), pw, pp);
+}
+
+/* q_geo_point: "lat,lon" as the storage's point (x longitude, y latitude) */
+static Point
+q_geo_point(const char *s, const char *what)
+{
+	Point		p;
+
+	if (!search_geo_point(s, strlen(s), &p))
+		q_refuse(psprintf("Invalid %s: '%s' is not \"latitude,longitude\".", what, s),
+				 "A point is \"latitude,longitude\": latitude in [-90, 90], longitude in [-180, 180].");
+	return p;
+}
+
+static void
+q_geo_field(const SearchField *f, const char *what)
+{
+	q_require_indexed(f, what);
+	if (f->type != SEARCH_GEO_POINT || f->is_array)
+		q_refuse_type(f, what);
+}
+
+static void
+q_geo_distance_query(SearchSql *q, JsonbContainer *obj)
+{
+	const SearchField *f = q_field(q, obj, "geo_distance_query");
+	Point		c = q_geo_point(q_string(obj, "center_point", "geo_distance_query", true), "center_point");
+	bool		given;
+	double		d = q_number(obj, "distance", "geo_distance_query", &given);
+	Point	   *center = palloc(sizeof(Point));
+	BOX		   *box = palloc(sizeof(BOX));
+
+	q_geo_field(f, "geo_distance_query");
+	if (!given || !(d >= 0) || isinf(d))
+		q_refuse("Invalid distance of geo_distance_query: it is a number of meters, 0 or more.", NULL);
+	*center = c;
+	search_geo_box(&c, d, box);
+	/* the box the circle fits in finds the candidates through the GiST index; the distance decides */
+	appendStringInfo(&q->where,
+					 "(%s OPERATOR(pg_catalog.<@) $%d AND ots.search_geo_distance(%s, $%d) OPERATOR(pg_catalog.<=) $%d)",
+					 q_column(f), q_param(q, BOXOID, BoxPGetDatum(box)), q_column(f),
+					 q_param(q, POINTOID, PointPGetDatum(center)), q_param(q, FLOAT8OID, Float8GetDatum(d)));
+}
+
+static void
+q_geo_bounding_box_query(SearchSql *q, JsonbContainer *obj)
+{
+	const SearchField *f = q_field(q, obj, "geo_bounding_box_query");
+	Point		tl = q_geo_point(q_string(obj, "top_left", "geo_bounding_box_query", true), "top_left");
+	Point		br = q_geo_point(q_string(obj, "bottom_right", "geo_bounding_box_query", true), "bottom_right");
+	BOX		   *box = palloc(sizeof(BOX));
+
+	q_geo_field(f, "geo_bounding_box_query");
+	if (tl.y < br.y)
+		q_refuse("Invalid geo_bounding_box_query: top_left is south of bottom_right.", NULL);
+	if (tl.x > br.x)
+	{
+		/* across the antimeridian: two boxes */
+		BOX		   *east = palloc(sizeof(BOX));
+
+		box->low.x = tl.x, box->high.x = 180, box->low.y = br.y, box->high.y = tl.y;
+		east->low.x = -180, east->high.x = br.x, east->low.y = br.y, east->high.y = tl.y;
+		appendStringInfo(&q->where, "(%s OPERATOR(pg_catalog.<@) $%d OR %s OPERATOR(pg_catalog.<@) $%d)",
+						 q_column(f), q_param(q, BOXOID, BoxPGetDatum(box)),
+						 q_column(f), q_param(q, BOXOID, BoxPGetDatum(east)));
+		return;
+	}
+	box->low.x = tl.x, box->high.x = br.x, box->low.y = br.y, box->high.y = tl.y;
+	appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.<@) $%d", q_column(f), q_param(q, BOXOID, BoxPGetDatum(box)));
+}
+
+static void
+q_geo_polygon_query(SearchSql *q, JsonbContainer *obj)
+{
+	const SearchField *f = q_field(q, obj, "geo_polygon_query");
+	JsonbValue	v;
+	JsonbContainer *arr;
+	int			n;
+	POLYGON    *poly;
+
+	q_geo_field(f, "geo_polygon_query");
+	if (q_member(obj, "points", &v) == NULL)
+		q_refuse("Missing points of geo_polygon_query.", NULL);
+	arr = q_array(&v, "points of geo_polygon_query");
+	n = JsonContainerSize(arr);
+	if (n < 3 || n > SEARCH_MAX_TERMS)
+		q_refuse(psprintf("Invalid points of geo_polygon_query: %d points, not 3 to %d.", n, SEARCH_MAX_TERMS), NULL);
+	poly = palloc0(offsetof(POLYGON, p) + sizeof(Point) * n);
+	SET_VARSIZE(poly, offsetof(POLYGON, p) + sizeof(Point) * n);
+	poly->npts = n;
+	for (int i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(arr, i);
+
+		if (e->type != jbvString)
+			q_refuse("Invalid points of geo_polygon_query: not every one is a string.", NULL);
+		poly->p[i] = q_geo_point(pnstrdup(e->val.string.val, e->val.string.len), "point of geo_polygon_query");
+	}
+	/* the polygon's bounding box, as poly_in computes it */
+	poly->boundbox.low = poly->boundbox.high = poly->p[0];
+	for (int i = 1; i < n; i++)
+	{
+		poly->boundbox.low.x = Min(poly->boundbox.low.x, poly->p[i].x);
+		poly->boundbox.low.y = Min(poly->boundbox.low.y, poly->p[i].y);
+		poly->boundbox.high.x = Max(poly->boundbox.high.x, poly->p[i].x);
+		poly->boundbox.high.y = Max(poly->boundbox.high.y, poly->p[i].y);
+	}
+	appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.<@) $%d", q_column(f),
+					 q_param(q, POLYGONOID, PolygonPGetDatum(poly)));
+}
+
+/* q_list: the queries of list member key of a bool_query, joined by sep; false when there are none */
+static bool
+q_list(SearchSql *q, JsonbContainer *obj, const char *key, const char *sep, bool negate, int *count)
+{
+	JsonbValue	v;
+	JsonbContainer *arr;
+	int			n;
+
+	if (q_member(obj, key, &v) == NULL)
+		return false;
+	arr = q_array(&v, key);
+	n = JsonContainerSize(arr);
+	if (n == 0)
+		return false;
+	appendStringInfoChar(&q->where, '(');
+	for (int i = 0; i < n; i++)
+	{
+		if (i > 0)
+			appendStringInfoString(&q->where, sep);
+		if (negate)
+			appendStringInfoString(&q->where, "NOT ");
+		appendStringInfoString(&q->where, "coalesce(");
+		q_query(q, q_object(getIthJsonbValueFromContainer(arr, i), key), count);
+		appendStringInfoString(&q->where, ", false)");
+	}
+	appendStringInfoChar(&q->where, ')');
+	return true;
+}
+
+static void
+q_bool_query(SearchSql *q, JsonbContainer *obj, int *count)
+{
+	static const char *const fields[] = {"must_queries", "must_not_queries", "filter_queries",
+	"should_queries", "minimum_should_match"};
+	static const RequestFields bool_object = REQUEST_FIELDS("bool_query", fields);
+	JsonbValue	v;
+	bool		required = false;
+	int			nshould = 0;
+	int32		msm;
+
+	request_fields_check(obj, &bool_object, "bool_query");
+	if (q_member(obj, "should_queries", &v) != NULL)
+		nshould = JsonContainerSize(q_array(&v, "should_queries"));
+	appendStringInfoString(&q->where, "(true");
+	for (int i = 0; i < 3; i++)
+	{
+		int			len = q->where.len;
+
+		appendStringInfoString(&q->where, " AND ");
+		if (q_list(q, obj, fields[i], " AND ", i == 1, count))
+			required |= i != 1;
+		else
+			q->where.len = len, q->where.data[len] = '\0';
+	}
+	/* with must or filter queries, should queries are optional, unless counted */
+	msm = q_int(obj, "minimum_should_match", required || nshould == 0 ? 0 : 1, 0, INT32_MAX, "bool_query");
+	if (msm > nshould)
+		q_refuse(psprintf("Invalid minimum_should_match of bool_query: %d, more than its %d should_queries.",
+						  msm, nshould), NULL);
+	if (nshould > 0 && msm > 0)
+	{
+		JsonbContainer *arr;
+
+		q_member(obj, "should_queries", &v);
+		arr = q_array(&v, "should_queries");
+		appendStringInfoString(&q->where, " AND (0");
+		for (int i = 0; i < nshould; i++)
+		{
+			appendStringInfoString(&q->where, " OPERATOR(pg_catalog.+) CASE WHEN coalesce(");
+			q_query(q, q_object(getIthJsonbValueFromContainer(arr, i), "should_queries"), count);
+			appendStringInfoString(&q->where, ", false) THEN 1 ELSE 0 END");
+		}
+		appendStringInfo(&q->where, ") OPERATOR(pg_catalog.>=) %d", msm);
+	}
+	appendStringInfoChar(&q->where, ')');
+}
+
+static void
+q_query(SearchSql *q, JsonbContainer *query, int *count)
+{
+	JsonbIterator *it;
+	JsonbValue	key;
+	JsonbValue	v;
+	JsonbContainer *body;
+	const char *type;
+
+	CHECK_FOR_INTERRUPTS();
+	check_stack_depth();
+	if (++*count > SEARCH_MAX_QUERIES)
+		q_refuse(psprintf("Too many queries: more than %d in one search.", SEARCH_MAX_QUERIES), NULL);
+	if (JsonContainerSize(query) != 1)
+		q_refuse("Invalid query: it is an object with one member, its type.",
+				 "A query is {\"term_query\": {...}}, {\"bool_query\": {...}}, ...: docs/reference.md, \"Search\".");
+	it = JsonbIteratorInit(query);
+	(void) JsonbIteratorNext(&it, &key, false);
+	(void) JsonbIteratorNext(&it, &key, true);
+	type = pnstrdup(key.val.string.val, key.val.string.len);
+	if (q_member(query, type, &v) == NULL)
+		q_refuse(psprintf("Invalid %s: it is null.", type), NULL);
+	body = q_object(&v, type);
+	if (strcmp(type, "match_all_query") == 0)
+		appendStringInfoString(&q->where, "true");
+	else if (strcmp(type, "term_query") == 0)
+		q_term_query(q, body);
+	else if (strcmp(type, "terms_query") == 0)
+		q_terms_query(q, body);
+	else if (strcmp(type, "range_query") == 0)
+		q_range_query(q, body);
+	else if (strcmp(type, "prefix_query") == 0)
+		q_prefix_query(q, body);
+	else if (strcmp(type, "wildcard_query") == 0)
+		q_wildcard_query(q, body);
+	else if (strcmp(type, "exists_query") == 0)
+		q_exists_query(q, body);
+	else if (strcmp(type, "match_query") == 0)
+		q_match_query(q, body);
+	else if (strcmp(type, "match_phrase_query") == 0)
+		q_match_phrase_query(q, body);
+	else if (strcmp(type, "bool_query") == 0)
+		q_bool_query(q, body, count);
+	else if (strcmp(type, "const_score_query") == 0)
+	{
+		if (q_member(body, "filter", &v) == NULL)
+			q_refuse("Missing filter of const_score_query.", NULL);
+		q_query(q, q_object(&v, "filter of const_score_query"), count);
+	}
+	else if (strcmp(type, "geo_distance_query") == 0)
+		q_geo_distance_query(q, body);
+	else if (strcmp(type, "geo_bounding_box_query") == 0)
+		q_geo_bounding_box_query(q, body);
+	else if (strcmp(type, "geo_polygon_query") == 0)
+		q_geo_polygon_query(q, body);
+	else if (strcmp(type, "knn_vector_query") == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+				 errmsg("knn_vector_query is not supported."),
+				 errdetail("ots has no vector index: PostgreSQL 15 as Debian packages it has none.")));
+	else if (strcmp(type, "nested_query") == 0 || strcmp(type, "function_score_query") == 0 ||
+			 strcmp(type, "functions_score_query") == 0 || strcmp(type, "suffix_query") == 0)
+		q_refuse(psprintf("%s is not supported yet.", type),
+				 "ots searches match_all, term, terms, range, prefix, wildcard, exists, match, match_phrase, bool, const_score and geo queries so far.");
+	else
+		q_refuse(psprintf("Invalid query type: '%s'.", type),
+				 "A query is {\"term_query\": {...}}, {\"bool_query\": {...}}, ...: docs/reference.md, \"Search\".");
+}
+
+/* ---------------------------------------------------------------- sort and paging */
+
+/*
+ * q_stored_value: a token's value of a sort key or key column, as the
+ * storage keeps it (type: int8, float8, bool, text or bytea)
+ */
+static Datum
+q_stored_value(Oid type, JsonbValue *v)
+{
+	const char *text = q_value_text(v);
+	int64		i;
+	char	   *end;
+	double		d;
+
+	switch (type)
+	{
+		case INT8OID:
+			if (v->type == jbvNumeric && search_value_integral(text, &i))
+				return Int64GetDatum(i);
+			break;
+		case FLOAT8OID:
+			errno = 0;
+			d = v->type == jbvNumeric ? strtod(text, &end) : 0;
+			if (v->type == jbvNumeric && *end == '\0' && errno == 0)
+				return Float8GetDatum(d);
+			break;
+		case BOOLOID:
+			if (v->type == jbvBool)
+				return BoolGetDatum(v->val.boolean);
+			break;
+		case BYTEAOID:
+			if (v->type == jbvString && strncmp(text, "\\x", 2) == 0 &&
+				strspn(text + 2, "0123456789abcdef") == strlen(text + 2) && strlen(text + 2) % 2 == 0)
+				return DirectFunctionCall1(byteain, CStringGetDatum(text));
+			break;
+		default:
+			if (v->type == jbvString)
+				return PointerGetDatum(cstring_to_text(text));
+			break;
+	}
+	q_refuse("Invalid token: it is not one this index's search made.", NULL);
+	return (Datum) 0;
+}
+
+/*
+ * q_order_key adds one key to the order (expr, of storage type type) and,
+ * with a token, to the rows after it: those equal in the keys before and
+ * after in this one (a missing value sorts last, both ways)
+ */
+static void
+q_order_key(SearchSql *q, const char *expr, Oid type, bool descending, JsonbValue *after,
+			StringInfo equal_so_far)
+{
+	const char *val;
+
+	appendStringInfo(&q->order, "%s%s %s NULLS LAST", q->order.len > 0 ? ", " : "", expr,
+					 descending ? "DESC" : "ASC");
+	appendStringInfo(&q->sort_values, "%s%s", q->nsort > 0 ? ", " : "", expr);
+	q->nsort++;
+	if (after == NULL)
+		return;
+	if (after->type == jbvNull)
+	{
+		appendStringInfo(equal_so_far, " AND %s IS NULL", expr);
+		return;
+	}
+	val = psprintf("$%d", q_param(q, type, q_stored_value(type, after)));
+	appendStringInfo(&q->after, " OR (%s AND (%s OPERATOR(pg_catalog.%s) %s OR %s IS NULL))",
+					 equal_so_far->data, expr, descending ? "<" : ">", val, expr);
+	appendStringInfo(equal_so_far, " AND %s OPERATOR(pg_catalog.=) %s", expr, val);
+}
+
+static bool
+q_descending(JsonbContainer *sorter, const char *what)
+{
+	const char *order = q_string(sorter, "order", what, false);
+
+	if (order == NULL || strcmp(order, "ASC") == 0 || strcmp(order, "SORT_ORDER_ASC") == 0)
+		return false;
+	if (strcmp(order, "DESC") == 0 || strcmp(order, "SORT_ORDER_DESC") == 0)
+		return true;
+	q_refuse(psprintf("Invalid order of %s: '%s'.", what, order), "The order is ASC or DESC.");
+	return false;
+}
+
+/*
+ * q_sort: the order of sorters (then the primary key ascending, unless a
+ * primary_key_sort came first) and, with a token, the rows after its row
+ */
+static void
+q_sort(SearchSql *q, JsonbContainer *sorters, JsonbContainer *after_values, JsonbContainer *after_pk)
+{
+	int			n = sorters != NULL ? JsonContainerSize(sorters) : 0;
+	StringInfoData equal;
+	bool		key_desc = false;
+	bool		key_sorted = false;
+
+	initStringInfo(&equal);
+	appendStringInfoString(&equal, "true");
+	appendStringInfoString(&q->after, "(false");
+	for (int i = 0; i < n && !key_sorted; i++)
+	{
+		JsonbContainer *sorter = q_object(getIthJsonbValueFromContainer(sorters, i), "sorter");
+		JsonbValue *after = NULL;
+		JsonbValue	v;
+
+		if (q_member(sorter, "field_sort", &v) != NULL)
+		{
+			JsonbContainer *fs = q_object(&v, "field_sort");
+			const SearchField *f = q_field(q, fs, "field_sort");
+			bool		desc = q_descending(fs, "field_sort");
+			const char *mode = q_string(fs, "mode", "field_sort", false);
+			const char *expr;
+			Oid			type = q_element_type(f);
+			JsonbValue	missing;
+
+			if (f->type == SEARCH_TEXT || f->type == SEARCH_NESTED || f->type == SEARCH_GEO_POINT)
+				q_refuse(psprintf("Field '%s' of type %s cannot sort.", f->name, search_field_type_name(f->type)),
+						 "Sort by LONG, DOUBLE, BOOLEAN, KEYWORD and DATE fields.");
+			if (mode != NULL && strcmp(mode, "MIN") != 0 && strcmp(mode, "MAX") != 0 && strcmp(mode, "AVG") != 0)
+				q_refuse(psprintf("Invalid mode of field_sort: '%s'.", mode), "The mode is MIN, MAX or AVG.");
+			if (!f->is_array)
+				expr = q_column(f);
+			else if (mode != NULL && strcmp(mode, "AVG") == 0)
+			{
+				if (type != INT8OID && type != FLOAT8OID)
+					q_refuse(psprintf("Sort mode AVG does not apply to field '%s' of type %s.", f->name,
+									  search_field_type_name(f->type)), NULL);
+				expr = psprintf("(SELECT pg_catalog.avg(e)::pg_catalog.float8 FROM pg_catalog.unnest(%s) e)", q_column(f));
+				type = FLOAT8OID;
+			}
+			else
+				expr = psprintf("(SELECT pg_catalog.%s(e) FROM pg_catalog.unnest(%s) e)",
+								(mode == NULL ? desc : strcmp(mode, "MAX") == 0) ? "max" : "min", q_column(f));
+			/* the token's value of this key: one per field_sort, in order */
+			if (after_values != NULL)
+			{
+				after = q->nsort < (int) JsonContainerSize(after_values) ?
+					getIthJsonbValueFromContainer(after_values, q->nsort) : NULL;
+				if (after == NULL)
+					q_refuse("Invalid token: it is not one this index's search made.", NULL);
+			}
+			if (q_member(fs, "missing_value", &missing) != NULL)
+				expr = psprintf("coalesce(%s, $%d)", expr,
+								q_param(q, type, type == FLOAT8OID && f->type != SEARCH_DOUBLE ?
+										q_stored_value(FLOAT8OID, &missing) : q_value(f, &missing, "missing_value")));
+			q_order_key(q, expr, type, desc, after, &equal);
+		}
+		else if (q_member(sorter, "primary_key_sort", &v) != NULL)
+		{
+			key_desc = q_descending(q_object(&v, "primary_key_sort"), "primary_key_sort");
+			key_sorted = true;
+		}
+		else if (q_member(sorter, "score_sort", &v) != NULL || q_member(sorter, "geo_distance_sort", &v) != NULL ||
+				 q_member(sorter, "doc_sort", &v) != NULL)
+			q_refuse("score_sort, geo_distance_sort and doc_sort are not supported yet.",
+					 "Sort by fields (field_sort) and the primary key (primary_key_sort).");
+		else
+			q_refuse("Invalid sorter: it is a field_sort or a primary_key_sort.", NULL);
+	}
+	/* the key last: every row has one place, so a token continues exactly after its row */
+	{
+		StringInfoData lhs;
+		StringInfoData rhs;
+
+		initStringInfo(&lhs);
+		initStringInfo(&rhs);
+		if (after_pk != NULL && (int) JsonContainerSize(after_pk) != q->t->npk)
+			q_refuse("Invalid token: it is not one this index's search made.", NULL);
+		for (int k = 0; k < q->t->npk; k++)
+		{
+			const char *col = psprintf("s.%s", quote_identifier(q->t->pk[k].name));
+			Oid			type = q->t->pk[k].type == OTS_VT_INTEGER ? INT8OID :
+				q->t->pk[k].type == OTS_VT_BINARY ? BYTEAOID : TEXTOID;
+
+			appendStringInfo(&q->order, "%s%s %s", q->order.len > 0 ? ", " : "", col, key_desc ? "DESC" : "ASC");
+			if (after_pk == NULL)
+				continue;
+			appendStringInfo(&lhs, "%s%s", k > 0 ? ", " : "", col);
+			appendStringInfo(&rhs, "%s$%d", k > 0 ? ", " : "",
+							 q_param(q, type, q_stored_value(type, getIthJsonbValueFromContainer(after_pk, k))));
+		}
+		if (after_pk != NULL)
+			appendStringInfo(&q->after, " OR (%s AND ROW(%s) OPERATOR(pg_catalog.%s) ROW(%s))",
+							 equal.data, lhs.data, key_desc ? "<" : ">", rhs.data);
+		appendStringInfoChar(&q->after, ')');
+		if (after_pk == NULL)
+			resetStringInfo(&q->after);
+	}
+}
+
+/* ---------------------------------------------------------------- tokens */
+
+/*
+ * A token is base64 of {"sort": the sorters, "after": the last row's sort
+ * values, "key": its primary key's values}: the next page is the rows after
+ * that row in that order, whatever rows were written since.
+ */
+static Jsonb *
+search_token_read(const char *token, int len)
+{
+	int			cap = pg_b64_dec_len(len);
+	char	   *decoded = palloc(cap + 1);
+	int			n = pg_b64_decode(token, len, decoded, cap);
+
+	if (n < 0)
+		return NULL;
+	decoded[n] = '\0';
+	return search_json_parse(decoded, n);
+}
+
+char *
+search_token_make(const SearchSql *q, Jsonb *after, Jsonb *key)
+{
+	JsonbParseState *st = NULL;
+	JsonbValue	k;
+	JsonbValue	v;
+	char	   *json;
+	int			len;
+	char	   *out;
+	int			n;
+
+	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	k.type = jbvString;
+	k.val.string.val = "sort", k.val.string.len = 4;
+	pushJsonbValue(&st, WJB_KEY, &k);
+	v.type = jbvBinary, v.val.binary.data = &q->sort->root, v.val.binary.len = VARSIZE(q->sort) - VARHDRSZ;
+	pushJsonbValue(&st, WJB_VALUE, &v);
+	k.val.string.val = "after", k.val.string.len = 5;
+	pushJsonbValue(&st, WJB_KEY, &k);
+	v.val.binary.data = &after->root, v.val.binary.len = VARSIZE(after) - VARHDRSZ;
+	pushJsonbValue(&st, WJB_VALUE, &v);
+	k.val.string.val = "key", k.val.string.len = 3;
+	pushJsonbValue(&st, WJB_KEY, &k);
+	v.val.binary.data = &key->root, v.val.binary.len = VARSIZE(key) - VARHDRSZ;
+	pushJsonbValue(&st, WJB_VALUE, &v);
+	json = JsonbToCString(NULL, &JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL))->root, 0);
+	len = strlen(json);
+	out = palloc(pg_b64_enc_len(len) + 1);
+	n = pg_b64_encode(json, len, out, pg_b64_enc_len(len));
+	out[n] = '\0';
+	return out;
+}
+
+/* ---------------------------------------------------------------- the search query */
+
+void
+search_query_compile(SearchSql *q, const OtsTable *t, const SearchIndex *si, Jsonb *search_query)
+{
+	static const char *const fields[] = {"query", "sort", "offset", "limit", "token", "get_total_count",
+	"track_total_count", "collapse", "aggs", "group_bys", "filter", "highlight"};
+	static const RequestFields search_query_object = REQUEST_FIELDS("a search query", fields);
+	JsonbContainer *root;
+	JsonbValue	v;
+	JsonbContainer *sorters = NULL;
+	JsonbContainer *after_values = NULL;
+	JsonbContainer *after_pk = NULL;
+	int			count = 0;
+
+	memset(q, 0, sizeof(*q));
+	q->t = t;
+	q->si = si;
+	initStringInfo(&q->where);
+	initStringInfo(&q->after);
+	initStringInfo(&q->order);
+	initStringInfo(&q->sort_values);
+	if (search_query == NULL || !JB_ROOT_IS_OBJECT(search_query))
+		q_refuse("Invalid search_query: it is not an object.", NULL);
+	root = &search_query->root;
+	request_fields_check(root, &search_query_object, "the search query");
+	for (int i = 7; i < lengthof(fields); i++)
+		if (q_member(root, fields[i], &v) != NULL)
+			q_refuse(psprintf("%s is not supported yet.", fields[i]),
+					 "ots searches with query, sort, offset, limit, token and get_total_count so far.");
+	if (q_member(root, "query", &v) == NULL)
+		q_refuse("Missing query of the search query.", "A search query has a query: {\"match_all_query\": {}} for every row.");
+	q_query(q, q_object(&v, "query"), &count);
+	q->offset = q_int(root, "offset", 0, 0, SEARCH_MAX_OFFSET_LIMIT, "the search query");
+	q->limit = q_int(root, "limit", SEARCH_DEFAULT_LIMIT, 0, SEARCH_MAX_LIMIT, "the search query");
+	if ((int64) q->offset + q->limit > SEARCH_MAX_OFFSET_LIMIT)
+		q_refuse(psprintf("Invalid offset and limit: their sum is more than %d.", SEARCH_MAX_OFFSET_LIMIT),
+				 "Page further with the next_token.");
+	q->get_total_count = q_bool(root, "get_total_count", false, "the search query") ||
+		q_int(root, "track_total_count", -1, -1, INT32_MAX, "the search query") > 0;
+	if (q_member(root, "token", &v) != NULL)
+	{
+		/* the token carries the sort on: its sorters, the last row's sort values and key */
+		Jsonb	   *j = NULL;
+		JsonbValue	m;
+
+		if (v.type != jbvString || (j = search_token_read(v.val.string.val, v.val.string.len)) == NULL ||
+			!JB_ROOT_IS_OBJECT(j) || q_member(&j->root, "sort", &m) == NULL || m.type != jbvBinary ||
+			!JsonContainerIsArray(m.val.binary.data))
+			q_refuse("Invalid token: it is not one this index's search made.", NULL);
+		sorters = m.val.binary.data;
+		q->sort = JsonbValueToJsonb(&m);
+		if (q_member(&j->root, "after", &m) == NULL || m.type != jbvBinary ||
+			!JsonContainerIsArray(m.val.binary.data))
+			q_refuse("Invalid token: it is not one this index's search made.", NULL);
+		after_values = m.val.binary.data;
+		if (q_member(&j->root, "key", &m) == NULL || m.type != jbvBinary ||
+			!JsonContainerIsArray(m.val.binary.data))
+			q_refuse("Invalid token: it is not one this index's search made.", NULL);
+		after_pk = m.val.binary.data;
+	}
+	else if (q_member(root, "sort", &v) != NULL)
+	{
+		JsonbValue	s;
+
+		if (q_member(q_object(&v, "sort"), "sorters", &s) == NULL)
+			q_refuse("Missing sorters of sort.", NULL);
+		sorters = q_array(&s, "sorters of sort");
+		q->sort = JsonbValueToJsonb(&s);
+	}
+	else
+	{
+		q->sort = search_presort_jsonb(&si->schema);
+		sorters = &q->sort->root;
+	}
+	q_sort(q, sorters, after_values, after_pk);
+}

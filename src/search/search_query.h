@@ -1,0 +1,49 @@
+/*-------------------------------------------------------------------------
+ * src/search/search_query.h
+ *	  A SearchQuery compiled into SQL over a search index's storage
+ *	  (search_query.c): the condition of its query, its order with the
+ *	  primary key last, and the position a paging token continues from.
+ *-------------------------------------------------------------------------
+ */
+#ifndef OTS_SEARCH_QUERY_H
+#define OTS_SEARCH_QUERY_H
+
+#include "postgres.h"
+#include "lib/stringinfo.h"
+#include "utils/jsonb.h"
+
+#include "search/search_index.h"
+
+/* the query's SQL and its parameters ($1, $2, ...) */
+typedef struct SearchSql
+{
+	const OtsTable *t;
+	const SearchIndex *si;
+	StringInfoData where;		/* the query's condition on the storage aliased s */
+	StringInfoData after;		/* the token's position: rows after it, or empty */
+	StringInfoData order;		/* ORDER BY's list, the primary key last */
+	Jsonb	   *sort;			/* the sort the token carries on */
+	int			nsort;			/* sort keys before the primary key's */
+	StringInfoData sort_values; /* the sort keys' expressions, comma-separated */
+	int			nparams;
+	int			maxparams;
+	Oid		   *types;
+	Datum	   *values;
+	int32		offset;
+	int32		limit;
+	bool		get_total_count;
+} SearchSql;
+
+/*
+ * search_query_compile reads search_query (Tablestore's SearchQuery as
+ * jsonb: query, sort, offset, limit, token, get_total_count) for index si
+ * of t; OTSParameterInvalid for what Tablestore refuses and for what ots
+ * does not search yet
+ */
+extern void search_query_compile(SearchSql *q, const OtsTable *t, const SearchIndex *si,
+								 Jsonb *search_query);
+
+/* search_token_make: the token that continues after a row with these sort values and key (jsonb arrays) */
+extern char *search_token_make(const SearchSql *q, Jsonb *after, Jsonb *key);
+
+#endif							/* OTS_SEARCH_QUERY_H */
