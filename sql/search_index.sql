@@ -249,7 +249,7 @@ SELECT ots.delete_table('events');
 DROP FUNCTION pg_temp.differences();
 DROP FUNCTION pg_temp.stored(public."shop$search$idx");
 SELECT ots.delete_search_index('shop', 'idx');
-SELECT to_regclass('public."shop$search$idx"') IS NULL AS dropped, count(*) FROM ots.search_indexes;
+SELECT to_regclass('public."shop$search$idx"') IS NULL AS dropped, count(*) FROM ots.search_indexes WHERE table_name = 'shop';
 SELECT ots.delete_table('shop');
 DROP ROLE search_writer;
 DROP ROLE search_other;

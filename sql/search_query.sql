@@ -361,3 +361,5 @@ SELECT count(*) AS trials, count(*) FILTER (WHERE cardinality(expected) > 0) AS 
   FROM trials;
 SELECT n, query, sort, got, total, expected FROM trials
  WHERE got IS DISTINCT FROM expected OR total <> cardinality(expected) ORDER BY n LIMIT 5;
+
+SELECT ots.delete_search_index(t, 'ix'), ots.delete_table(t) FROM unnest(ARRAY['sq', 'sr']) t;
