@@ -88,7 +88,9 @@ RESET ROLE;
 -- (secondary_index), ots.verify's parts (verify), ots.table_problem
 -- (registration), ots.chunk_relation_follow (chunk_relation) and the
 -- search index's catalog writers, schema check, storage and backfill
--- (search_index) check the caller, and ots.check_readable (split_points) is that check; ots.relation_owner says what pg_class
+-- (search_index) and ots.search_keys (search_query, as the row functions)
+-- check the caller, ots.search_storage_name only makes a name, and
+-- ots.check_readable (split_points) is that check; ots.relation_owner says what pg_class
 -- says, or what the caller's own transaction dropped; the view functions
 -- only read the rows the view passes them (and an index's view's gate,
 -- index_readable, tells only what they tell at their first row: whether

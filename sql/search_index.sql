@@ -187,6 +187,12 @@ SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schema
 SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schemas": [{"field_name": "v", "field_type": "LONG"}], "index_sort": [{"field_sort": {"field_name": "w"}}]}')$$);
 SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schemas": [{"field_name": "v", "field_type": "LONG"}]}', time_to_live => 100)$$);
 SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schemas": [{"field_name": "v", "field_type": "LONG"}]}', time_to_live => 86400)$$);
+SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schemas": [{"field_name": "xmin", "field_type": "LONG"}]}')$$);
+SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schemas": [{"field_name": "id", "field_type": "TEXT"}]}')$$);
+SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schemas": [{"field_name": "v", "field_type": "LONG"}], "index_setting": {"number_of_shards": 1e20}}')$$);
+SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schemas": [{"field_name": "v", "field_type": "DATE", "date_formats": ["yyyyyyyyyyyyyyyyyyyy"]}]}')$$);
+SELECT pg_temp.err($$SELECT ots.create_search_index('shop', repeat('x', 55), '{"field_schemas": [{"field_name": "v", "field_type": "LONG"}]}')$$);
+SELECT pg_temp.err($$SELECT ots.catalog_set_search_index_ttl('public', 'shop', 'idx', 5)$$);
 SELECT pg_temp.err($$SELECT ots.update_search_index('shop', 'nope', 86400)$$);
 SELECT pg_temp.err($$SELECT ots.describe_search_index('shop', 'nope')$$);
 
@@ -246,10 +252,52 @@ SELECT ots.describe_search_index('events', 'ev') #- '{sync_stat,current_sync_tim
 SELECT ots.delete_search_index('events', 'ev');
 SELECT ots.delete_table('events');
 
+-- cells no JSON array takes leave their field empty, never fail the write
+SELECT ots.put_row('shop', '{"id": "j1"}', '{"tags": "[1e1000000]", "menu": "[{\"a\": \"\\u0000\"}]", "city": "j"}');
+SELECT ots.put_row('shop', '{"id": "j2"}', jsonb_build_object('tags', repeat('[', 5000) || repeat(']', 5000), 'menu', '[{"a": 1e-99999}]'));
+SELECT id, tags, menu, city FROM public."shop$search$idx" WHERE id IN ('j1', 'j2') ORDER BY id;
+SELECT * FROM pg_temp.differences() WHERE id NOT IN ('j1', 'j2');
+
+-- indexes of the storage: a plain one its owner adds is kept too; one with
+-- INCLUDE columns, or an exclusion constraint, is damage
+CREATE INDEX shop_extra ON public."shop$search$idx" (stars);
+SELECT ots.put_row('shop', '{"id": "x2"}', '{"stars": 7}');
+SELECT count(*) FROM public."shop$search$idx" WHERE stars = 7;
+DROP INDEX public.shop_extra;
+CREATE INDEX shop_include ON public."shop$search$idx" (stars) INCLUDE (city);
+SELECT pg_temp.err($$SELECT ots.put_row('shop', '{"id": "x3"}', '{"stars": 8}')$$);
+DROP INDEX public.shop_include;
+
 DROP FUNCTION pg_temp.differences();
 DROP FUNCTION pg_temp.stored(public."shop$search$idx");
+-- a primary-key column is a field: its values are the key's
+SELECT ots.create_search_index('shop', 'by_id', '{"field_schemas": [{"field_name": "id", "field_type": "KEYWORD"}, {"field_name": "stars", "field_type": "LONG"}]}');
+SELECT ots.search('shop', 'by_id', '{"query": {"prefix_query": {"field_name": "id", "prefix": "x"}}, "get_total_count": true}', '{"return_type": "RETURN_SPECIFIED", "column_names": ["stars"]}');
+-- its storage dropped by hand: the index is forgotten, writes go on
+DROP TABLE public."shop$search$by_id";
+SELECT index_name FROM ots.list_search_index('shop');
+SELECT ots.put_row('shop', '{"id": "x4"}', '{"stars": 1}');
+
+-- OWNER TO on the storage takes the search index's storage along
+CREATE ROLE search_heir;
+ALTER TABLE public."shop$data" OWNER TO search_heir;
+SELECT c.relname, c.relowner::regrole FROM pg_class c WHERE c.relname IN ('shop$data', 'shop$search$idx') ORDER BY 1;
+SELECT ots.put_row('shop', '{"id": "x5"}', '{"stars": 2}');
+ALTER TABLE public."shop$data" OWNER TO CURRENT_USER;
+DROP ROLE search_heir;
+
 SELECT ots.delete_search_index('shop', 'idx');
 SELECT to_regclass('public."shop$search$idx"') IS NULL AS dropped, count(*) FROM ots.search_indexes WHERE table_name = 'shop';
 SELECT ots.delete_table('shop');
 DROP ROLE search_writer;
 DROP ROLE search_other;
+
+-- a table dropped by DROP takes its search indexes along
+SELECT ots.create_table('gone', 'id string', max_versions => 1);
+SELECT ots.create_search_index('gone', 'g', '{"field_schemas": [{"field_name": "a", "field_type": "LONG"}]}');
+DROP TABLE public."gone$data" CASCADE;
+SELECT count(*) AS rows_left FROM ots.search_indexes WHERE table_name = 'gone';
+SELECT to_regclass('public."gone$search$g"') IS NULL AS storage_dropped;
+SELECT ots.create_table('gone', 'id string', max_versions => 1);
+SELECT ots.put_row('gone', '{"id": "a"}', '{"a": 1}');
+SELECT ots.delete_table('gone');

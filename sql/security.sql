@@ -36,7 +36,7 @@ SELECT p.oid::regprocedure::text AS fn, p.prokind, l.lanname, p.prosecdef, p.pro
 SELECT count(*) > 50 AS many_functions, count(*) FILTER (WHERE lanname = 'c') > 20 AS c_functions
   FROM ots_functions;
 -- no function or procedure is SECURITY DEFINER, but the sql_drop event trigger's
--- cleanups of tables and streams (they act only on what
+-- cleanups of tables, search indexes and streams (they act only on what
 -- pg_event_trigger_dropped_objects() reports)
 SELECT fn FROM ots_functions WHERE prosecdef ORDER BY fn COLLATE "C";
 -- every SQL and PL/pgSQL function pins search_path, except: SQL-standard bodies

@@ -1573,6 +1573,9 @@ COMMENT ON FUNCTION ots.search_analyze(text, text, jsonb) IS
 -- ots.search_indexes: one row per search index (Tablestore's
 -- CreateSearchIndex).  Names, never OIDs; the schema as
 -- describe_search_index shows it (every default filled in, src/search/schema.c).
+-- No part of a dump, as ots.tables: each row is carried by the comment of
+-- its storage, which registers the index again as a restore writes it
+-- (src/ddl/search_catalog.c).
 -- An index of table s.t is kept in s."t$search$<index_name>" (storage_name),
 -- a table of t's owner that every write of t keeps exact in the writing
 -- transaction (src/search/search_write.c, from the write point).
@@ -1595,7 +1598,6 @@ ALTER TABLE ots.search_indexes ENABLE ROW LEVEL SECURITY;
 CREATE POLICY search_indexes_read ON ots.search_indexes FOR SELECT
 	USING (ots.table_visible(schema_name, table_name));
 GRANT SELECT ON ots.search_indexes TO PUBLIC;
-SELECT pg_catalog.pg_extension_config_dump('ots.search_indexes', '');
 
 CREATE FUNCTION ots.catalog_insert_search_index(schema_name name, table_name name, index_name text,
 												index_schema jsonb, time_to_live bigint) RETURNS void
@@ -1612,6 +1614,56 @@ CREATE FUNCTION ots.catalog_delete_search_index(schema_name name, table_name nam
 COMMENT ON FUNCTION ots.catalog_delete_search_index(name, name, text) IS
 	'forgets a search index of a table the caller owns (internal; delete_search_index)';
 
+-- ots.forget_dropped_search_indexes: in an sql_drop event trigger
+-- (ots.storage_dropped), the search indexes the current DROP took away:
+-- those of a table whose view or storage went, returned with the owner of
+-- that table so their storage goes too, and one whose storage went, whose
+-- table every session reloads.  SECURITY DEFINER (it writes
+-- ots.search_indexes), and only for relations of the table's owner.
+CREATE FUNCTION ots.forget_dropped_search_indexes() RETURNS TABLE (schema_name name, storage_name name, owner oid)
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	d record;
+	s record;
+BEGIN
+	FOR d IN SELECT o.objid, o.object_type, o.schema_name AS nsp, o.object_name AS rel
+			   FROM pg_event_trigger_dropped_objects() o
+			  WHERE o.classid = 'pg_class'::regclass AND o.objsubid = 0 AND NOT o.is_temporary
+				AND o.object_type IN ('table', 'view')
+				-- a view ots.sync_table_view makes again is not its table dropped
+				AND o.objid <> ots.view_replaced()
+	LOOP
+		FOR s IN DELETE FROM ots.search_indexes x
+				  WHERE x.schema_name = d.nsp
+					AND ((d.object_type = 'view' AND x.table_name = d.rel)
+						 OR (d.object_type = 'table' AND x.table_name || '$data' = d.rel))
+					AND ots.relation_owner(d.nsp, d.rel) = ots.relation_owner(x.schema_name, x.table_name || '$data')
+				 RETURNING x.schema_name, x.table_name, x.storage_name
+		LOOP
+			schema_name := s.schema_name;
+			storage_name := s.storage_name;
+			owner := ots.relation_owner(s.schema_name, s.table_name || '$data');
+			RETURN NEXT;
+		END LOOP;
+		FOR s IN DELETE FROM ots.search_indexes x
+				  WHERE d.object_type = 'table' AND x.schema_name = d.nsp AND x.storage_name = d.rel
+					AND ots.relation_owner(d.nsp, d.rel) = ots.relation_owner(x.schema_name, x.table_name || '$data')
+				 RETURNING x.schema_name, x.table_name
+		LOOP
+			PERFORM ots.catalog_index_forgotten(s.schema_name, s.table_name);
+		END LOOP;
+	END LOOP;
+END
+$$;
+COMMENT ON FUNCTION ots.forget_dropped_search_indexes() IS
+	'in an sql_drop event trigger: forgets the search indexes whose table or storage was dropped (internal)';
+
+CREATE FUNCTION ots.search_storage_name(table_name name, index_name text) RETURNS name
+	AS 'MODULE_PATHNAME', 'ots_search_storage_name' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.search_storage_name(name, text) IS
+	'the relation a search index of a table is kept in, beside the table''s storage (internal)';
 CREATE FUNCTION ots.search_schema_check(schema_name name, table_name name, index_schema jsonb) RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'ots_search_schema_check' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION ots.search_schema_check(name, name, jsonb) IS
@@ -1733,12 +1785,7 @@ BEGIN
 	PERFORM ots.resolve_name(format('%I.%s', schema_name, index_name), true);
 	-- one change of the table's definition at a time; readers and writers go on
 	t := ots.ddl_table(schema_name, table_name, 'Can''t create search index on an index table.');
-	IF octet_length(t.table_name) + octet_length('$search$') + octet_length(index_name) > 63 THEN
-		PERFORM ots.raise('OTSParameterInvalid', format('Search index name ''%s'' is too long.', index_name),
-						  format('ots keeps the index in a relation named "%s$search$<index_name>", which PostgreSQL bounds to 63 bytes.',
-								 t.table_name));
-	END IF;
-	storage := t.table_name || '$search$' || index_name;
+	storage := ots.search_storage_name(t.table_name, index_name);
 	IF EXISTS (SELECT 1 FROM ots.search_indexes s
 				WHERE s.schema_name = t.schema_name AND s.table_name = t.table_name AND s.index_name = $3) THEN
 		PERFORM ots.raise('OTSObjectAlreadyExist', 'Requested search index already exists.');
@@ -1960,6 +2007,48 @@ BEGIN ATOMIC
 END;
 COMMENT ON FUNCTION ots.search(text, text, jsonb, jsonb) IS
 	'searches a search index (Tablestore''s SearchQuery as jsonb): a page of rows in order with columns_to_get, the total count when asked, and the next page''s token';
+
+-- the drop clean-up forgets a dropped table's search indexes and drops their storage
+CREATE OR REPLACE FUNCTION ots.storage_dropped() RETURNS event_trigger
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t record;
+	owner oid;
+BEGIN
+	-- a table's search indexes go with it, and one whose storage went is forgotten (70_search.sql)
+	FOR t IN SELECT f.schema_name, f.storage_name, f.owner FROM ots.forget_dropped_search_indexes() f LOOP
+		IF to_regclass(format('%I.%I', t.schema_name, t.storage_name)) IS NOT NULL
+		   AND ots.relation_owner(t.schema_name, t.storage_name) = t.owner THEN
+			EXECUTE format('DROP TABLE %I.%I', t.schema_name, t.storage_name);
+		END IF;
+	END LOOP;
+	FOR t IN SELECT f.schema_name, f.table_name FROM ots.forget_dropped_tables() f LOOP
+		owner := ots.relation_owner(t.schema_name, t.table_name || '$data');
+		-- the view of an index whose table went (a table's view goes with its storage), with
+		-- what depends on it: the table it indexes is what the DROP asked to remove
+		IF (SELECT c.relkind FROM pg_class c
+			 WHERE c.oid = to_regclass(format('%I.%I', t.schema_name, t.table_name))) = 'v'
+		   AND ots.relation_owner(t.schema_name, t.table_name) = owner THEN
+			EXECUTE format('DROP VIEW %I.%I CASCADE', t.schema_name, t.table_name);
+		END IF;
+		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$data')) IS NOT NULL THEN
+			EXECUTE format('DROP TABLE %I.%I', t.schema_name, t.table_name || '$data');
+		END IF;
+		PERFORM ots.drop_chunk_relation(t.schema_name, t.table_name);
+		IF to_regclass(format('%I.%I', t.schema_name, t.table_name || '$seq')) IS NOT NULL
+		   AND ots.relation_owner(t.schema_name, t.table_name || '$seq') = owner THEN
+			EXECUTE format('DROP SEQUENCE %I.%I', t.schema_name, t.table_name || '$seq');
+		END IF;
+		PERFORM ots.stream_drop_storage(t.schema_name, t.table_name);
+	END LOOP;
+	-- a stream whose log or records went is gone whole (45_stream.sql)
+	FOR t IN SELECT f.schema_name, f.table_name FROM ots.forget_dropped_streams() f LOOP
+		PERFORM ots.stream_drop_storage(t.schema_name, t.table_name);
+	END LOOP;
+END
+$$;
 
 -- describe_table lists a table's search indexes
 CREATE OR REPLACE FUNCTION ots.describe_table_internal(schema_name name, table_name name) RETURNS jsonb

@@ -84,6 +84,8 @@
 
 #include "meta/catalog.h"
 #include "ddl/catalog_write.h"
+#include "ddl/search_catalog.h"
+#include "search/search_index.h"
 #include "ddl/guard.h"
 #include "ddl/guard_access.h"
 #include "ddl/guard_leaf.h"
@@ -616,6 +618,12 @@ guard_comment(CommentStmt *stmt)
 	if (stmt->objtype != OBJECT_TABLE)
 		return;
 	relid = RangeVarGetRelid(makeRangeVarFromNameList(castNode(List, stmt->object)), NoLock, true);
+	if (OidIsValid(relid) && get_rel_relkind(relid) == RELKIND_RELATION &&
+		strstr(get_rel_name(relid), SEARCH_STORAGE_INFIX) != NULL)
+	{
+		search_catalog_comment(relid, stmt->comment);
+		return;
+	}
 	if (!OidIsValid(relid) || get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE)
 		return;
 	if (guard_kind(relid) != GUARD_STORAGE)

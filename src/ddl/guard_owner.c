@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  * src/ddl/guard_owner.c
  *	  One owner for every part of an ots table: OWNER TO on the storage
- *	  gives its partitions, view, sequence, chunk relation, stream relations
- *	  and secondary indexes its new owner first; OWNER TO on a part alone may only give
+ *	  gives its partitions, view, sequence, chunk relation, stream relations,
+ *	  secondary indexes and search indexes' storages its new owner first; OWNER TO on a part alone may only give
  *	  the storage's owner (as pg_restore does).
  *-------------------------------------------------------------------------
  */
@@ -11,6 +11,7 @@
 #include "catalog/partition.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
@@ -20,6 +21,7 @@
 #include "ddl/guard.h"
 #include "ddl/guard_owner.h"
 #include "meta/storage.h"
+#include "search/search_index.h"
 
 /* set while guard_owner_propagate runs its own OWNER TO statements */
 static bool guard_propagating = false;
@@ -87,6 +89,48 @@ guard_owner_index_statements(Oid storage, const char *role)
 }
 
 /*
+ * guard_owner_search_statements: the OWNER TO statements that give the
+ * search indexes' storages of the table stored in storage ("<table>$search$<index>"
+ * with the storage's owner, search/search_index.h) the owner role
+ */
+static List *
+guard_owner_search_statements(Oid storage, const char *role)
+{
+	char	   *table = storage_table_of(get_rel_name(storage), STORAGE_SUFFIX);
+	Oid			argtypes[3] = {OIDOID, TEXTOID, OIDOID};
+	Datum		args[3];
+	List	   *stmts = NIL;
+	MemoryContext caller = CurrentMemoryContext;
+
+	if (table == NULL)
+		return NIL;
+	args[0] = ObjectIdGetDatum(get_rel_namespace(storage));
+	args[1] = CStringGetTextDatum(psprintf("%s%s", table, SEARCH_STORAGE_INFIX));
+	args[2] = ObjectIdGetDatum(asrole_owner(storage));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args("SELECT pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.'"
+							  " OPERATOR(pg_catalog.||) pg_catalog.quote_ident(c.relname)"
+							  " FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n"
+							  " ON n.oid OPERATOR(pg_catalog.=) c.relnamespace"
+							  " WHERE c.relnamespace OPERATOR(pg_catalog.=) $1 AND c.relkind OPERATOR(pg_catalog.=) 'r'"
+							  " AND pg_catalog.starts_with(c.relname::pg_catalog.text, $2)"
+							  " AND c.relowner OPERATOR(pg_catalog.=) $3",
+							  3, argtypes, args, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not find the search indexes of a storage");
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		char	   *name = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
+		MemoryContext spi = MemoryContextSwitchTo(caller);
+
+		stmts = lappend(stmts, psprintf("ALTER TABLE %s OWNER TO %s", name, role));
+		MemoryContextSwitchTo(spi);
+	}
+	SPI_finish();
+	return stmts;
+}
+
+/*
  * guard_owner_propagate gives the storage's partitions, the relations
  * beside it that are its table's (its view, sequence, chunk relation and
  * stream's: storage_is_part), and its table's secondary indexes, the owner
@@ -121,6 +165,7 @@ guard_owner_propagate(Oid storage, RoleSpec *newowner)
 											quote_qualified_identifier(nsp, part), role));
 	}
 	stmts = list_concat(stmts, guard_owner_index_statements(storage, role));
+	stmts = list_concat(stmts, guard_owner_search_statements(storage, role));
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");

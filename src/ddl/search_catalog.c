@@ -19,6 +19,8 @@
 #include "fmgr.h"
 #include "utils/builtins.h"
 #include "utils/inval.h"
+#include "commands/comment.h"
+#include "catalog/pg_class.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 
@@ -26,8 +28,10 @@
 #include "errors.h"
 #include "meta/catalog.h"
 #include "meta/storage.h"
+#include "ots_limits.h"
 #include "search/schema.h"
 #include "search/search_index.h"
+#include "ddl/search_catalog.h"
 
 PG_FUNCTION_INFO_V1(ots_catalog_insert_search_index);
 PG_FUNCTION_INFO_V1(ots_catalog_set_search_index_ttl);
@@ -41,6 +45,14 @@ search_catalog_table(FunctionCallInfo fcinfo)
 		if (PG_ARGISNULL(i))
 			ots_error(PARAMETER_INVALID, "Parameters of a search index must not be NULL.");
 	return catalog_lookup_owned(NameStr(*PG_GETARG_NAME(0)), NameStr(*PG_GETARG_NAME(1)));
+}
+
+/* search_catalog_check_ttl: a search index's TTL: -1, or OTS_MIN_SEARCH_TIME_TO_LIVE seconds and more */
+static void
+search_catalog_check_ttl(int64 ttl)
+{
+	if (ttl != -1 && (ttl < OTS_MIN_SEARCH_TIME_TO_LIVE || ttl > OTS_MAX_TIME_TO_LIVE))
+		ots_error(PARAMETER_INVALID, "Invalid time_to_live: " INT64_FORMAT ".", ttl);
 }
 
 /* search_catalog_exec runs sql as the owner of ots.search_indexes; the rows it processed */
@@ -63,36 +75,81 @@ search_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values)
 	return n;
 }
 
+/* the line of a search index storage's comment that carries its definition */
+#define SEARCH_CARRIER_LINE "\nots search definition: "
+
 /*
- * ots_catalog_insert_search_index is ots.catalog_insert_search_index(
- * schema_name, table_name, index_name, index_schema, time_to_live):
- * registers the search index whose storage (named by SEARCH_STORAGE_INFIX)
- * the caller made, with the schema search_schema_check showed.
+ * search_catalog_carry makes the comment of a search index's storage carry
+ * its definition (table_name, index_name, index_schema, time_to_live), so
+ * that a dump of the storage registers the index again as the restore
+ * writes it (search_catalog_comment).  Written directly, as a COMMENT
+ * would, in the writing transaction.
  */
-Datum
-ots_catalog_insert_search_index(PG_FUNCTION_ARGS)
+static void
+search_catalog_carry(const OtsTable *t, Oid storage, const char *index_name, Jsonb *schema, int64 ttl)
 {
-	const OtsTable *t = search_catalog_table(fcinfo);
-	const char *index_name = text_to_cstring(PG_GETARG_TEXT_PP(2));
-	const char *storage = psprintf("%s%s%s", t->table_name, SEARCH_STORAGE_INFIX, index_name);
-	Oid			storage_oid_;
+	JsonbParseState *st = NULL;
+	JsonbValue	k;
+	JsonbValue	v;
+	Jsonb	   *def;
+
+	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	k.type = v.type = jbvString;
+	k.val.string.val = "table_name", k.val.string.len = strlen("table_name");
+	v.val.string.val = (char *) t->table_name, v.val.string.len = strlen(t->table_name);
+	pushJsonbValue(&st, WJB_KEY, &k);
+	pushJsonbValue(&st, WJB_VALUE, &v);
+	k.val.string.val = "index_name", k.val.string.len = strlen("index_name");
+	v.val.string.val = (char *) index_name, v.val.string.len = strlen(index_name);
+	pushJsonbValue(&st, WJB_KEY, &k);
+	pushJsonbValue(&st, WJB_VALUE, &v);
+	k.val.string.val = "index_schema", k.val.string.len = strlen("index_schema");
+	pushJsonbValue(&st, WJB_KEY, &k);
+	v.type = jbvBinary, v.val.binary.data = &schema->root, v.val.binary.len = VARSIZE(schema) - VARHDRSZ;
+	pushJsonbValue(&st, WJB_VALUE, &v);
+	k.val.string.val = "time_to_live", k.val.string.len = strlen("time_to_live");
+	pushJsonbValue(&st, WJB_KEY, &k);
+	v.type = jbvNumeric, v.val.numeric = int64_to_numeric(ttl);
+	pushJsonbValue(&st, WJB_VALUE, &v);
+	def = JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
+	CreateComments(storage, RelationRelationId, 0,
+				   psprintf("search index %s of ots table %s; kept by ots" SEARCH_CARRIER_LINE "%s",
+							quote_identifier(index_name),
+							quote_qualified_identifier(t->schema_name, t->table_name),
+							JsonbToCString(NULL, &def->root, VARSIZE(def))));
+}
+
+/*
+ * search_catalog_register registers search index index_name of t, kept in
+ * its storage beside t's (of t's owner), with schema (checked again, as a
+ * load would) and ttl, and makes the storage carry it
+ */
+static void
+search_catalog_register(const OtsTable *t, const char *index_name, Jsonb *schema, int64 ttl)
+{
+	const char *storage = search_storage_name(t->table_name, index_name);
+	Oid			storage_relid = get_relname_relid(storage, get_rel_namespace(t->data_oid));
 	SearchSchema s;
-	Oid			types[7] = {NAMEOID, NAMEOID, TEXTOID, NAMEOID, JSONBOID, INT8OID, TEXTOID};
-	Datum		values[7];
+	Jsonb	   *shown;
+	Oid			types[6] = {NAMEOID, NAMEOID, TEXTOID, NAMEOID, JSONBOID, INT8OID};
+	Datum		values[6];
 	MemoryContext cxt;
 
-	if (PG_ARGISNULL(3) || PG_ARGISNULL(4))
-		ots_error(PARAMETER_INVALID, "Parameters of a search index must not be NULL.");
-	storage_oid_ = get_relname_relid(storage, get_rel_namespace(t->data_oid));
-	if (!OidIsValid(storage_oid_) || asrole_owner(storage_oid_) != asrole_owner(t->data_oid))
+	if (!OidIsValid(storage_relid) || get_rel_relkind(storage_relid) != RELKIND_RELATION ||
+		asrole_owner(storage_relid) != asrole_owner(t->data_oid))
 		ots_error(PARAMETER_INVALID, "The storage of a search index is missing or not the table owner's.");
-	search_schema_read(PG_GETARG_JSONB_P(3), t, &s);
-	values[0] = PG_GETARG_DATUM(0);
-	values[1] = PG_GETARG_DATUM(1);
-	values[2] = PG_GETARG_DATUM(2);
+	search_schema_read(schema, t, &s);
+	shown = search_schema_jsonb(&s);
+	search_catalog_check_ttl(ttl);
+	/* a table loads with at most that many (catalog_load.c) */
+	if (t->nsearch >= OTS_MAX_SEARCH_INDEXES)
+		ots_error(PARAMETER_INVALID, "Number of search index per table exceeds the quota:%d.", OTS_MAX_SEARCH_INDEXES);
+	values[0] = DirectFunctionCall1(namein, CStringGetDatum(t->schema_name));
+	values[1] = DirectFunctionCall1(namein, CStringGetDatum(t->table_name));
+	values[2] = CStringGetTextDatum(index_name);
 	values[3] = DirectFunctionCall1(namein, CStringGetDatum(storage));
-	values[4] = JsonbPGetDatum(search_schema_jsonb(&s));
-	values[5] = PG_GETARG_DATUM(4);
+	values[4] = JsonbPGetDatum(shown);
+	values[5] = Int64GetDatum(ttl);
 	cxt = CurrentMemoryContext;
 	PG_TRY();
 	{
@@ -112,8 +169,96 @@ ots_catalog_insert_search_index(PG_FUNCTION_ARGS)
 		ots_error(OBJECT_ALREADY_EXIST, "Requested search index already exists.");
 	}
 	PG_END_TRY();
+	search_catalog_carry(t, storage_relid, index_name, shown, ttl);
 	CacheInvalidateRelcacheByRelid(t->data_oid);
+}
+
+/*
+ * ots_catalog_insert_search_index is ots.catalog_insert_search_index(
+ * schema_name, table_name, index_name, index_schema, time_to_live):
+ * registers the search index whose storage (search_storage_name) the
+ * caller made, with the schema search_schema_check showed.
+ */
+Datum
+ots_catalog_insert_search_index(PG_FUNCTION_ARGS)
+{
+	const OtsTable *t = search_catalog_table(fcinfo);
+
+	if (PG_ARGISNULL(3) || PG_ARGISNULL(4))
+		ots_error(PARAMETER_INVALID, "Parameters of a search index must not be NULL.");
+	search_catalog_register(t, text_to_cstring(PG_GETARG_TEXT_PP(2)), PG_GETARG_JSONB_P(3), PG_GETARG_INT64(4));
 	PG_RETURN_VOID();
+}
+
+/*
+ * search_catalog_comment: a COMMENT ON TABLE of relation relid, whose name
+ * is a search index storage's (ddl_guard.c).  On a registered storage only
+ * the comment it has may be given again (it carries the index's
+ * definition); a comment carrying a definition registers the index of an
+ * unregistered storage of its table's owner, as a restore writes it.
+ */
+void
+search_catalog_comment(Oid relid, const char *comment)
+{
+	const char *carried = comment != NULL ? strstr(comment, SEARCH_CARRIER_LINE) : NULL;
+	char	   *current = GetComment(relid, RelationRelationId, 0);
+	char	   *name = get_rel_name(relid);
+	Oid			nsp = get_rel_namespace(relid);
+	Jsonb	   *def;
+	JsonbValue	v;
+	const char *table;
+	const char *index_name;
+	const OtsTable *t;
+	OtsTable	registered;
+
+	if (current != NULL && strstr(current, SEARCH_CARRIER_LINE) != NULL)
+	{
+		if (comment != NULL && strcmp(current, comment) == 0)
+			return;
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot change the comment of the storage of a search index, %s",
+						quote_qualified_identifier(get_namespace_name(nsp), name)),
+				 errdetail("Its comment carries the search index's definition, which a restore of the storage registers the index with.")));
+	}
+	if (carried == NULL)
+		return;
+	def = search_json_parse(carried + strlen(SEARCH_CARRIER_LINE), strlen(carried + strlen(SEARCH_CARRIER_LINE)));
+	if (def == NULL || !JB_ROOT_IS_OBJECT(def) ||
+		getKeyJsonValueFromContainer(&def->root, "table_name", 10, &v) == NULL || v.type != jbvString ||
+		(table = pnstrdup(v.val.string.val, v.val.string.len)) == NULL ||
+		getKeyJsonValueFromContainer(&def->root, "index_name", 10, &v) == NULL || v.type != jbvString ||
+		(index_name = pnstrdup(v.val.string.val, v.val.string.len)) == NULL ||
+		strcmp(search_storage_name(table, index_name), name) != 0 ||
+		getKeyJsonValueFromContainer(&def->root, "time_to_live", 12, &v) == NULL || v.type != jbvNumeric)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the comment of %s does not carry the definition of a search index kept there",
+						quote_qualified_identifier(get_namespace_name(nsp), name))));
+	if (!catalog_owns(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be owner of table %s", quote_qualified_identifier(get_namespace_name(nsp), name))));
+	/* the table as ots.tables registers it: a restore makes its view later */
+	t = catalog_read_registered(get_namespace_name(nsp), table, &registered) ? &registered : NULL;
+	if (t == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("search index %s of ots table %s cannot be registered before its table",
+						quote_identifier(index_name), quote_qualified_identifier(get_namespace_name(nsp), table)),
+				 errhint("Restore the table's storage table \"%s%s\" first.", table, STORAGE_SUFFIX)));
+	{
+		JsonbValue	ttl = v;
+		JsonbValue	schema;
+
+		if (getKeyJsonValueFromContainer(&def->root, "index_schema", 12, &schema) == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("the comment of %s does not carry the definition of a search index kept there",
+							quote_qualified_identifier(get_namespace_name(nsp), name))));
+		search_catalog_register(t, index_name, JsonbValueToJsonb(&schema),
+								DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(ttl.val.numeric))));
+	}
 }
 
 /* ots_catalog_set_search_index_ttl is ots.catalog_set_search_index_ttl(schema_name, table_name, index_name, time_to_live) */
@@ -126,12 +271,21 @@ ots_catalog_set_search_index_ttl(PG_FUNCTION_ARGS)
 
 	if (PG_ARGISNULL(3))
 		ots_error(PARAMETER_INVALID, "Parameters of a search index must not be NULL.");
+	search_catalog_check_ttl(PG_GETARG_INT64(3));
 	for (int i = 0; i < 4; i++)
 		values[i] = PG_GETARG_DATUM(i);
 	if (search_catalog_exec("UPDATE ots.search_indexes SET time_to_live = $4"
 							" WHERE schema_name OPERATOR(pg_catalog.=) $1 AND table_name OPERATOR(pg_catalog.=) $2"
 							" AND index_name OPERATOR(pg_catalog.=) $3", 4, types, values) != 1)
 		ots_error(OBJECT_NOT_EXIST, "Requested search index does not exist.");
+	for (int i = 0; i < t->nsearch; i++)
+	{
+		const SearchIndex *si = search_index_get(t, t->search_data_oids[i], AccessShareLock);
+
+		if (strcmp(si->index_name, text_to_cstring(PG_GETARG_TEXT_PP(2))) == 0)
+			search_catalog_carry(t, si->storage_oid, si->index_name, search_schema_jsonb(&si->schema),
+								 PG_GETARG_INT64(3));
+	}
 	CacheInvalidateRelcacheByRelid(t->data_oid);
 	for (int i = 0; i < t->nsearch; i++)
 		CacheInvalidateRelcacheByRelid(t->search_data_oids[i]);

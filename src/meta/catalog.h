@@ -127,6 +127,12 @@ extern OtsTable *catalog_lookup_by_view_oid(Oid view_oid);
  */
 extern OtsTable *catalog_lookup_view(Oid view_oid);
 
+/*
+ * catalog_read_registered: t as ots.tables registers it (key, options and
+ * the storage's OID only, no view needed: a restore's); false if it is not
+ */
+extern bool catalog_read_registered(const char *schema, const char *table, OtsTable *t);
+
 /* catalog_lookup_by_data_oid: the same for the storage table's OID; NULL if none */
 extern OtsTable *catalog_lookup_by_data_oid(Oid data_oid);
 

@@ -141,7 +141,47 @@ catalog_load_search_indexes(OtsTable *t, Oid nsp, Datum *args)
 		if (!OidIsValid(t->search_data_oids[i]))
 			catalog_report_damaged(t, psprintf("the storage table of its search index %s is missing",
 											   quote_identifier(NameStr(*name))));
+		if (asrole_owner(t->search_data_oids[i]) != asrole_owner(storage_oid(nsp, t->table_name)))
+			catalog_report_damaged(t, psprintf("the storage table of its search index %s has another owner than its storage table",
+											   quote_identifier(NameStr(*name))));
 	}
+}
+
+/*
+ * catalog_read_registered fills t from the row of ots table schema.table in
+ * ots.tables (its key and options, checked as every load checks them) and
+ * its storage's OID, without the rest a load needs (its view): a restore
+ * registers what belongs to a table before the table is whole.  false when
+ * no row registers it.
+ */
+bool
+catalog_read_registered(const char *schema, const char *table, OtsTable *t)
+{
+	Datum		args[2];
+	AsRole		saved;
+	int			ret;
+	bool		found;
+
+	if (!catalog_has_index_columns())
+		return false;
+	memset(t, 0, sizeof(*t));
+	strlcpy(t->schema_name, schema, NAMEDATALEN);
+	strlcpy(t->table_name, table, NAMEDATALEN);
+	args[0] = DirectFunctionCall1(namein, CStringGetDatum(schema));
+	args[1] = DirectFunctionCall1(namein, CStringGetDatum(table));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	asrole_enter(asrole_catalog_owner(), &saved);
+	ret = catalog_query_metadata("SELECT " CATALOG_ROW_COLUMNS " FROM ots.tables t"
+							   " WHERE schema_name OPERATOR(pg_catalog.=) $1"
+							   " AND table_name OPERATOR(pg_catalog.=) $2", args, 1);
+	asrole_leave(&saved);
+	found = ret == SPI_OK_SELECT && SPI_processed == 1;
+	if (found)
+		catalog_read_row(t, SPI_tuptable->vals[0], SPI_tuptable->tupdesc);
+	SPI_finish();
+	t->data_oid = storage_oid(get_namespace_oid(schema, true), table);
+	return found && OidIsValid(t->data_oid);
 }
 
 /*

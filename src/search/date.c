@@ -68,14 +68,16 @@ search_date_format_read(const char *format, const char *field, SearchDateFormat 
 			ots_parameter_invalid(psprintf("Invalid date format of field '%s': ots does not read the letter '%c' of '%s'.",
 										   field, *p, format),
 								  "ots reads the pattern letters y, M, d, H, m, s, S (fraction) and X (zone); quote literal letters.");
-		if (*p == 'S')
+		if (strchr(DATE_LETTERS, *p) != NULL && *p != '\0')
 		{
-			int			n = strspn(p, "S");
+			int			n = 1;
 
+			while (p[n] == *p)
+				n++;
 			if (n > 9)
-				ots_parameter_invalid(psprintf("Invalid date format of field '%s': a fraction of more than 9 digits in '%s'.",
-											   field, format),
-									  "A date keeps nanoseconds: S to SSSSSSSSS.");
+				ots_parameter_invalid(psprintf("Invalid date format of field '%s': the letter '%c' is repeated more than 9 times in '%s'.",
+											   field, *p, format),
+									  "A letter takes as many digits as it is repeated; a date keeps nanoseconds: S to SSSSSSSSS.");
 			p += n - 1;
 		}
 	}

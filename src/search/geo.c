@@ -44,11 +44,15 @@ geo_number(const char *s, double *out)
 bool
 search_geo_point(const char *s, int len, Point *p)
 {
-	char	   *str = pnstrdup(s, len);
-	char	   *comma = strchr(str, ',');
+	char	   *str;
+	char	   *comma;
 	double		lat;
 	double		lon;
 
+	if (memchr(s, '\0', len) != NULL)
+		return false;
+	str = pnstrdup(s, len);
+	comma = strchr(str, ',');
 	if (comma == NULL || strpbrk(str, "xXpPiInN") != NULL)
 		return false;			/* no hex floats, infinities or NaNs */
 	*comma = '\0';

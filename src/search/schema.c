@@ -42,6 +42,9 @@ static const char *const type_names[] = {
 
 static const char *const mode_names[] = {NULL, "MIN", "MAX", "AVG"};
 
+/* PostgreSQL's system columns, whose names no field's column can have */
+static const char *const system_columns[] = {"tableoid", "xmin", "cmin", "xmax", "cmax", "ctid"};
+
 static const char *const schema_fields[] = {"field_schemas", "index_setting", "index_sort"};
 static const RequestFields schema_object = REQUEST_FIELDS("an index schema", schema_fields);
 static const char *const field_fields[] = {
@@ -306,7 +309,8 @@ schema_read_setting(JsonbContainer *obj, const OtsTable *t, SearchSchema *out)
 	request_fields_check(obj, &setting_object, "index_setting");
 	if (schema_member(obj, "number_of_shards", &v) != NULL &&
 		(v.type != jbvNumeric ||
-		 DatumGetInt32(DirectFunctionCall1(numeric_int4, NumericGetDatum(v.val.numeric))) != 1))
+		 !DatumGetBool(DirectFunctionCall2(numeric_eq, NumericGetDatum(v.val.numeric),
+										   NumericGetDatum(int64_to_numeric(1))))))
 		schema_refuse("Invalid number_of_shards: it is 1.",
 					  "The SDKs send 1; ots keeps a search index beside its table, unsharded.");
 	if (schema_member(obj, "routing_fields", &v) != NULL)
@@ -420,14 +424,34 @@ search_schema_read(Jsonb *schema, const OtsTable *t, SearchSchema *out)
 		schema_refuse("Missing field_schemas.", "A search index has one field at least.");
 	for (int i = 0; i < out->nfields; i++)
 	{
-		const SearchField *f = &out->fields[i];
+		SearchField *f = &out->fields[i];
+		int			limit = NAMEDATALEN - 1 - (f->type == SEARCH_TEXT ? strlen(SEARCH_POSITIONS_SUFFIX) : 0);
 
 		out->has_nested |= f->type == SEARCH_NESTED;
+		for (int k = 0; k < t->npk; k++)
+			if (strcmp(t->pk[k].name, f->name) == 0)
+				f->pk_column = k + 1;
+		if (f->pk_column > 0)
+		{
+			/* the storage's key column is the field's */
+			OtsValueType kt = t->pk[f->pk_column - 1].type;
+
+			if (f->is_array || !((kt == OTS_VT_STRING && f->type == SEARCH_KEYWORD) ||
+								 (kt == OTS_VT_INTEGER && f->type == SEARCH_LONG)))
+				schema_refuse(psprintf("Field '%s' is a primary-key column of type %s: it is indexed as %s only.",
+									   f->name, ots_value_type_name(kt),
+									   kt == OTS_VT_STRING ? "a KEYWORD" : kt == OTS_VT_INTEGER ? "a LONG" : "no field"),
+							  "A STRING key column is a KEYWORD field, an INTEGER one a LONG field; a BINARY one is none.");
+			continue;
+		}
 		columns += f->type == SEARCH_TEXT ? 2 : 1;
-		if (strlen(f->name) + strlen(SEARCH_POSITIONS_SUFFIX) >= NAMEDATALEN)
-			schema_refuse(psprintf("Field name '%s' is longer than %d bytes.", f->name,
-								   (int) (NAMEDATALEN - 1 - strlen(SEARCH_POSITIONS_SUFFIX))),
+		if (strlen(f->name) > limit)
+			schema_refuse(psprintf("Field name '%s' is longer than %d bytes.", f->name, limit),
 						  "ots keeps each field in a column of its own, whose name PostgreSQL bounds (docs/reference.md, \"Search\").");
+		for (int k = 0; k < lengthof(system_columns); k++)
+			if (strcmp(f->name, system_columns[k]) == 0)
+				schema_refuse(psprintf("Field name '%s' is one PostgreSQL keeps for a column of every table.", f->name),
+							  "ots keeps each field in a column of its own; tableoid, xmin, cmin, xmax, cmax and ctid are taken.");
 	}
 	if (columns > MaxHeapAttributeNumber)
 		schema_refuse(psprintf("The index needs %d columns, more than PostgreSQL's %d.", columns,

@@ -58,6 +58,7 @@ typedef struct SearchField
 	SearchDateFormat *date_formats;
 	int			nsub;			/* NESTED */
 	struct SearchField *sub;
+	int			pk_column;		/* a top-level field of a primary-key column: its number from 1, else 0 */
 } SearchField;
 
 /* one key of the presort: a field's, or the primary key's (field NULL) */

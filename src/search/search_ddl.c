@@ -28,6 +28,18 @@
 PG_FUNCTION_INFO_V1(ots_search_schema_check);
 PG_FUNCTION_INFO_V1(ots_search_storage_create);
 PG_FUNCTION_INFO_V1(ots_search_backfill);
+PG_FUNCTION_INFO_V1(ots_search_storage_name);
+
+/*
+ * ots_search_storage_name is ots.search_storage_name(table_name,
+ * index_name): the name of the relation a search index is kept in
+ */
+Datum
+ots_search_storage_name(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_DATUM(DirectFunctionCall1(namein, CStringGetDatum(search_storage_name(NameStr(*PG_GETARG_NAME(0)),
+																				   text_to_cstring(PG_GETARG_TEXT_PP(1))))));
+}
 
 /* search_ddl_table: the ots table schema_name.table_name (arguments 0 and 1), which the caller owns */
 static const OtsTable *
@@ -78,6 +90,8 @@ ots_search_storage_create(PG_FUNCTION_ARGS)
 	{
 		const SearchField *f = &s.fields[i];
 
+		if (f->pk_column > 0)
+			continue;			/* the key's column */
 		appendStringInfo(&sql, "%s %s, ", quote_identifier(f->name), search_field_sql_type(f));
 		if (f->type == SEARCH_TEXT)
 			appendStringInfo(&sql, "%s pg_catalog.int4[], ",
@@ -93,19 +107,14 @@ ots_search_storage_create(PG_FUNCTION_ARGS)
 		const SearchField *f = &s.fields[i];
 		const char *method = search_field_index_method(f);
 
-		if (method == NULL)
+		/* the primary key's index serves its first column */
+		if (method == NULL || f->pk_column == 1)
 			continue;
 		resetStringInfo(&sql);
 		appendStringInfo(&sql, "CREATE INDEX ON %s USING %s (%s)", qualified, method, quote_identifier(f->name));
 		if (SPI_execute(sql.data, false, 0) != SPI_OK_UTILITY)
 			elog(ERROR, "could not create an index of the storage of a search index");
 	}
-	resetStringInfo(&sql);
-	appendStringInfo(&sql, "COMMENT ON TABLE %s IS %s", qualified,
-					 quote_literal_cstr(psprintf("ots search index of %s: the entries of its rows, kept by ots",
-												 quote_qualified_identifier(t->schema_name, t->table_name))));
-	if (SPI_execute(sql.data, false, 0) != SPI_OK_UTILITY)
-		elog(ERROR, "could not comment the storage of a search index");
 	SPI_finish();
 	PG_RETURN_VOID();
 }
@@ -122,7 +131,10 @@ ots_search_backfill(PG_FUNCTION_ARGS)
 	const OtsTable *t = search_ddl_table(fcinfo);
 	Oid			storage = get_relname_relid(NameStr(*PG_GETARG_NAME(2)), get_rel_namespace(t->data_oid));
 
-	if (!OidIsValid(storage))
-		ots_error(OBJECT_NOT_EXIST, "Requested search index does not exist.");
-	PG_RETURN_INT64(search_backfill(t, search_index_get(t, storage)));
+	/* one of the table's own search indexes (its catalog row names the storage: search_index_get) */
+	for (int i = 0; i < t->nsearch; i++)
+		if (OidIsValid(storage) && t->search_data_oids[i] == storage)
+			PG_RETURN_INT64(search_backfill(t, search_index_get(t, storage, RowExclusiveLock)));
+	ots_error(OBJECT_NOT_EXIST, "Requested search index does not exist.");
+	PG_RETURN_NULL();
 }

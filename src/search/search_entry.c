@@ -36,14 +36,72 @@
 /* the positions between the tokens of two values of a TEXT array: no phrase spans them */
 #define SEARCH_ARRAY_POSITION_GAP 100
 
+/* the nesting a cell's JSON may have (a NESTED field's documents are 5 levels deep at most) */
+#define SEARCH_JSON_MAX_DEPTH	32
+/* the digits and exponent of a JSON number a search index reads (numeric takes far more) */
+#define SEARCH_JSON_MAX_DIGITS	1000
+
+/* json_depth_ok: is s (len bytes) nested at most SEARCH_JSON_MAX_DEPTH deep outside its strings? */
+static bool
+json_depth_ok(const char *s, int len)
+{
+	int			depth = 0;
+	bool		in_string = false;
+
+	for (int i = 0; i < len; i++)
+	{
+		if (in_string)
+		{
+			if (s[i] == '\\')
+				i++;
+			else if (s[i] == '"')
+				in_string = false;
+		}
+		else if (s[i] == '"')
+			in_string = true;
+		else if ((s[i] == '[' || s[i] == '{') && ++depth > SEARCH_JSON_MAX_DEPTH)
+			return false;
+		else if (s[i] == ']' || s[i] == '}')
+			depth--;
+	}
+	return true;
+}
+
+/* json_number_ok: a JSON number numeric reads without an error: bounded digits and exponent */
+static void
+json_number_ok(void *state, char *token, JsonTokenType type)
+{
+	const char *e;
+
+	if (type != JSON_TOKEN_NUMBER)
+		return;
+	e = strpbrk(token, "eE");
+	if (strlen(token) > SEARCH_JSON_MAX_DIGITS ||
+		(e != NULL && (strlen(e + 1) > 6 || labs(strtol(e + 1, NULL, 10)) > SEARCH_JSON_MAX_DIGITS)))
+		*(bool *) state = false;
+}
+
+/*
+ * search_json_parse: s (len bytes) as jsonb, NULL when it is no JSON text
+ * jsonb takes, never an error: a \u0000 or an escape the database's
+ * encoding cannot hold, a number past numeric's range and too deep a
+ * nesting are found before jsonb_in would raise them
+ */
 Jsonb *
 search_json_parse(const char *s, int len)
 {
 	JsonLexContext *lex;
-	char	   *str = pnstrdup(s, len);
+	JsonSemAction sem = {0};
+	bool		ok = true;
+	char	   *str;
 
-	lex = makeJsonLexContextCstringLen(str, len, GetDatabaseEncoding(), false);
-	if (pg_parse_json(lex, &nullSemAction) != JSON_SUCCESS)
+	if (memchr(s, '\0', len) != NULL || !json_depth_ok(s, len))
+		return NULL;
+	str = pnstrdup(s, len);
+	sem.semstate = &ok;
+	sem.scalar = json_number_ok;
+	lex = makeJsonLexContextCstringLen(str, len, GetDatabaseEncoding(), true);
+	if (pg_parse_json(lex, &sem) != JSON_SUCCESS || !ok)
 		return NULL;
 	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(str)));
 }
@@ -343,6 +401,8 @@ search_entry_values(const OtsTable *t, const SearchIndex *si, const OtsValue *pk
 		OtsValue	v;
 		int64		ts;
 
+		if (f->pk_column > 0)
+			continue;			/* the key's value, already there */
 		isnull[col] = true;
 		if (pos >= 0)
 			isnull[pos] = true;

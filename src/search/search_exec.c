@@ -38,7 +38,7 @@ exec_index(const OtsTable *t, const char *name)
 {
 	for (int i = 0; i < t->nsearch; i++)
 	{
-		const SearchIndex *si = search_index_get(t, t->search_data_oids[i]);
+		const SearchIndex *si = search_index_get(t, t->search_data_oids[i], AccessShareLock);
 
 		if (strcmp(si->index_name, name) == 0)
 			return si;

@@ -31,6 +31,7 @@
 #include "utils/syscache.h"
 
 #include "asrole.h"
+#include "storage/lmgr.h"
 #include "cache.h"
 #include "errors.h"
 #include "meta/storage.h"
@@ -118,18 +119,24 @@ search_index_check_indexes(const OtsTable *t, Relation rel, SearchIndex *si)
 
 		plain = heap_attisnull(index->rd_indextuple, Anum_pg_index_indexprs, NULL) &&
 			heap_attisnull(index->rd_indextuple, Anum_pg_index_indpred, NULL) &&
-			(am == BTREE_AM_OID || am == GIN_AM_OID || am == GIST_AM_OID);
-		for (int k = 0; plain && k < form->indnatts; k++)
+			(am == BTREE_AM_OID || am == GIN_AM_OID || am == GIST_AM_OID) &&
+			!form->indisexclusion && form->indnatts == form->indnkeyatts;
+		for (int k = 0; plain && k < form->indnkeyatts; k++)
 			plain = index->rd_opfamily[k] < FirstNormalObjectId &&
-				(k >= form->indnkeyatts || index->rd_indcollation[k] < FirstNormalObjectId) &&
-				form->indkey.values[k] != 0;
+				index->rd_indcollation[k] < FirstNormalObjectId && form->indkey.values[k] != 0;
 		if (!plain)
 			search_index_damaged(t, RelationGetRelationName(rel),
 								 psprintf("index %s is not one ots makes",
 										  quote_identifier(RelationGetRelationName(index))));
+		/* an index being built concurrently, or left invalid, gets no entries yet (as the executor's) */
+		if (!form->indisready)
+		{
+			index_close(index, AccessShareLock);
+			continue;
+		}
 		if (form->indisprimary)
 		{
-			bool		key = am == BTREE_AM_OID && form->indnkeyatts == si->npk;
+			bool		key = am == BTREE_AM_OID && form->indnkeyatts == si->npk && form->indisvalid;
 
 			for (int k = 0; key && k < si->npk; k++)
 				key = form->indkey.values[k] == k + 1;
@@ -152,9 +159,11 @@ search_index_check_indexes(const OtsTable *t, Relation rel, SearchIndex *si)
 static void
 search_index_load(const OtsTable *t, Oid storage_oid, SearchIndex *si)
 {
-	static const Oid argtypes[2] = {NAMEOID, NAMEOID};
+	static const Oid argtypes[3] = {NAMEOID, NAMEOID, NAMEOID};
 	char	   *storage = get_rel_name(storage_oid);
-	Datum		args[2];
+	Datum		args[3];
+	SPIPlanPtr	plan;
+	Snapshot	snapshot;
 	AsRole		saved;
 	Jsonb	   *schema;
 	bool		isnull;
@@ -166,14 +175,25 @@ search_index_load(const OtsTable *t, Oid storage_oid, SearchIndex *si)
 		elog(ERROR, "search index storage %u of ots table %s is gone", storage_oid,
 			 quote_qualified_identifier(t->schema_name, t->table_name));
 	args[0] = DirectFunctionCall1(namein, CStringGetDatum(t->schema_name));
-	args[1] = DirectFunctionCall1(namein, CStringGetDatum(storage));
+	args[1] = DirectFunctionCall1(namein, CStringGetDatum(t->table_name));
+	args[2] = DirectFunctionCall1(namein, CStringGetDatum(storage));
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	asrole_enter(asrole_catalog_owner(), &saved);
-	ret = SPI_execute_with_args("SELECT index_name, index_schema, time_to_live FROM ots.search_indexes"
-								" WHERE schema_name OPERATOR(pg_catalog.=) $1"
-								" AND storage_name OPERATOR(pg_catalog.=) $2",
-								2, (Oid *) argtypes, args, NULL, true, 1);
+	plan = SPI_prepare("SELECT index_name, index_schema, time_to_live FROM ots.search_indexes"
+					   " WHERE schema_name OPERATOR(pg_catalog.=) $1"
+					   " AND table_name OPERATOR(pg_catalog.=) $2"
+					   " AND storage_name OPERATOR(pg_catalog.=) $3", 3, (Oid *) argtypes);
+	if (plan == NULL)
+		elog(ERROR, "could not prepare a query of ots.search_indexes: %s", SPI_result_code_string(SPI_result));
+	/*
+	 * with a catalog snapshot, as the table's list of search indexes was
+	 * read (catalog_load.c): a writer whose snapshot is older than the
+	 * index maintains it all the same
+	 */
+	snapshot = RegisterSnapshot(GetNonHistoricCatalogSnapshot(InvalidOid));
+	ret = SPI_execute_snapshot(plan, args, NULL, snapshot, InvalidSnapshot, true, false, 1);
+	UnregisterSnapshot(snapshot);
 	asrole_leave(&saved);
 	if (ret != SPI_OK_SELECT || SPI_processed != 1)
 		search_index_damaged(t, storage, "ots.search_indexes has no row for it");
@@ -190,7 +210,7 @@ search_index_load(const OtsTable *t, Oid storage_oid, SearchIndex *si)
 	old = MemoryContextSwitchTo(si->cxt);
 	search_schema_read(schema, t, &si->schema);
 	si->npk = t->npk;
-	rel = table_open(storage_oid, AccessShareLock);
+	rel = table_open(storage_oid, NoLock);
 	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_rel->relam != HEAP_TABLE_AM_OID ||
 		rel->rd_rel->relnamespace != get_rel_namespace(t->data_oid))
 		search_index_damaged(t, storage, "it is not a plain table beside the table's storage");
@@ -205,6 +225,11 @@ search_index_load(const OtsTable *t, Oid storage_oid, SearchIndex *si)
 	{
 		const SearchField *f = &si->schema.fields[i];
 
+		if (f->pk_column > 0)
+		{
+			si->field_attnos[i] = f->pk_column;
+			continue;
+		}
 		si->field_attnos[i] = search_index_column(t, rel, f->name, search_field_type_oid(f));
 		if (f->type == SEARCH_TEXT)
 			si->positions_attnos[i] = search_index_column(t, rel, psprintf("%s%s", f->name, SEARCH_POSITIONS_SUFFIX),
@@ -217,24 +242,46 @@ search_index_load(const OtsTable *t, Oid storage_oid, SearchIndex *si)
 		for (int i = 0; i < RelationGetDescr(rel)->natts; i++)
 			live += !TupleDescAttr(RelationGetDescr(rel), i)->attisdropped;
 		for (int i = 0; i < si->schema.nfields; i++)
-			expected += si->positions_attnos[i] != 0 ? 2 : 1;
+			expected += si->schema.fields[i].pk_column > 0 ? 0 : si->positions_attnos[i] != 0 ? 2 : 1;
 		if (live != expected)
 			search_index_damaged(t, storage, "it has columns ots did not make");
 	}
 	if (rel->trigdesc != NULL || rel->rd_rules != NULL)
 		search_index_damaged(t, storage, "it has triggers or rules");
 	search_index_check_indexes(t, rel, si);
-	table_close(rel, AccessShareLock);
+	table_close(rel, NoLock);
 	MemoryContextSwitchTo(old);
 }
 
+char *
+search_storage_name(const char *table, const char *index_name)
+{
+	char	   *name = psprintf("%s%s%s", table, SEARCH_STORAGE_INFIX, index_name);
+
+	if (strlen(name) >= NAMEDATALEN)
+		ereport(ERROR,
+				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
+				 errmsg("Search index name '%s' is too long.", index_name),
+				 errdetail("ots keeps the index in a relation named \"%s%s<index_name>\", which PostgreSQL bounds to %d bytes.",
+						   table, SEARCH_STORAGE_INFIX, NAMEDATALEN - 1)));
+	return name;
+}
+
 const SearchIndex *
-search_index_get(const OtsTable *t, Oid storage_oid)
+search_index_get(const OtsTable *t, Oid storage_oid, LOCKMODE lockmode)
 {
 	bool		found;
-	SearchIndex *si = cache_lookup(&search_index_cache, &storage_oid, &found);
+	SearchIndex *si;
 
-	if (si->valid)
+	/*
+	 * the lock first: taking it reads the invalidations DDL on the storage
+	 * sent, and holding it keeps more from coming until the transaction ends
+	 */
+	LockRelationOid(storage_oid, lockmode);
+	si = cache_lookup(&search_index_cache, &storage_oid, &found);
+
+	/* a storage OID is its table's while the table stands: a new table is checked again */
+	if (si->valid && si->base_data_oid == t->data_oid)
 		return si;
 	if (si->cxt != NULL)
 		MemoryContextReset(si->cxt);
@@ -250,6 +297,7 @@ search_index_get(const OtsTable *t, Oid storage_oid)
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	si->base_data_oid = t->data_oid;
 	si->valid = true;
 	return si;
 }

@@ -16,6 +16,7 @@
 
 #include "postgres.h"
 #include "access/attnum.h"
+#include "storage/lockdefs.h"
 
 #include "format/value.h"
 #include "meta/catalog.h"
@@ -25,10 +26,14 @@
 /* a search index's storage is its table's name, this, and the index's name */
 #define SEARCH_STORAGE_INFIX	"$search$"
 
+/* search_storage_name: the storage's name; OTSParameterInvalid when it is too long for PostgreSQL */
+extern char *search_storage_name(const char *table, const char *index_name);
+
 typedef struct SearchIndex
 {
 	Oid			storage_oid;	/* the cache's key */
 	bool		valid;
+	Oid			base_data_oid;	/* the storage of the table it was checked for */
 	MemoryContext cxt;			/* the schema's and these arrays' memory */
 	char		index_name[NAMEDATALEN];
 	int64		time_to_live;	/* seconds, -1 forever */
@@ -37,16 +42,17 @@ typedef struct SearchIndex
 	Oid			key_index;		/* the storage's primary key */
 	AttrNumber *field_attnos;	/* per top-level field: its column */
 	AttrNumber *positions_attnos;	/* per TEXT field: its positions' column, else 0 */
-	int			nindexes;		/* every index of the storage, the key first */
+	int			nindexes;		/* every index of the storage ready for inserts, the key first */
 	Oid		   *index_oids;
 } SearchIndex;
 
 /*
- * search_index_get: the search index of t stored in storage_oid, loaded
- * and checked; data_corrupted when its catalog row or storage is not what
- * create_search_index makes
+ * search_index_get: the search index of t stored in storage_oid, its
+ * storage locked in lockmode (RowExclusiveLock to write it) until the
+ * transaction ends, loaded and checked; data_corrupted when its catalog
+ * row or storage is not what create_search_index makes
  */
-extern const SearchIndex *search_index_get(const OtsTable *t, Oid storage_oid);
+extern const SearchIndex *search_index_get(const OtsTable *t, Oid storage_oid, LOCKMODE lockmode);
 
 /*
  * search_entry_values: the values of si's storage columns for a row of

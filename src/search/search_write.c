@@ -132,7 +132,7 @@ search_write_change(const OtsTable *t, const OtsValue *old_pk, const OtsValue *n
 {
 	for (int i = 0; i < t->nsearch; i++)
 	{
-		const SearchIndex *si = search_index_get(t, t->search_data_oids[i]);
+		const SearchIndex *si = search_index_get(t, t->search_data_oids[i], RowExclusiveLock);
 		SearchRels	r;
 
 		search_rels_open(si, &r);

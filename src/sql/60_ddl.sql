@@ -197,6 +197,13 @@ DECLARE
 	t record;
 	owner oid;
 BEGIN
+	-- a table's search indexes go with it, and one whose storage went is forgotten (70_search.sql)
+	FOR t IN SELECT f.schema_name, f.storage_name, f.owner FROM ots.forget_dropped_search_indexes() f LOOP
+		IF to_regclass(format('%I.%I', t.schema_name, t.storage_name)) IS NOT NULL
+		   AND ots.relation_owner(t.schema_name, t.storage_name) = t.owner THEN
+			EXECUTE format('DROP TABLE %I.%I', t.schema_name, t.storage_name);
+		END IF;
+	END LOOP;
 	FOR t IN SELECT f.schema_name, f.table_name FROM ots.forget_dropped_tables() f LOOP
 		owner := ots.relation_owner(t.schema_name, t.table_name || '$data');
 		-- the view of an index whose table went (a table's view goes with its storage), with

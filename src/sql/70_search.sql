@@ -12,6 +12,9 @@ COMMENT ON FUNCTION ots.search_analyze(text, text, jsonb) IS
 -- ots.search_indexes: one row per search index (Tablestore's
 -- CreateSearchIndex).  Names, never OIDs; the schema as
 -- describe_search_index shows it (every default filled in, src/search/schema.c).
+-- No part of a dump, as ots.tables: each row is carried by the comment of
+-- its storage, which registers the index again as a restore writes it
+-- (src/ddl/search_catalog.c).
 -- An index of table s.t is kept in s."t$search$<index_name>" (storage_name),
 -- a table of t's owner that every write of t keeps exact in the writing
 -- transaction (src/search/search_write.c, from the write point).
@@ -34,7 +37,6 @@ ALTER TABLE ots.search_indexes ENABLE ROW LEVEL SECURITY;
 CREATE POLICY search_indexes_read ON ots.search_indexes FOR SELECT
 	USING (ots.table_visible(schema_name, table_name));
 GRANT SELECT ON ots.search_indexes TO PUBLIC;
-SELECT pg_catalog.pg_extension_config_dump('ots.search_indexes', '');
 
 CREATE FUNCTION ots.catalog_insert_search_index(schema_name name, table_name name, index_name text,
 												index_schema jsonb, time_to_live bigint) RETURNS void
@@ -51,6 +53,56 @@ CREATE FUNCTION ots.catalog_delete_search_index(schema_name name, table_name nam
 COMMENT ON FUNCTION ots.catalog_delete_search_index(name, name, text) IS
 	'forgets a search index of a table the caller owns (internal; delete_search_index)';
 
+-- ots.forget_dropped_search_indexes: in an sql_drop event trigger
+-- (ots.storage_dropped), the search indexes the current DROP took away:
+-- those of a table whose view or storage went, returned with the owner of
+-- that table so their storage goes too, and one whose storage went, whose
+-- table every session reloads.  SECURITY DEFINER (it writes
+-- ots.search_indexes), and only for relations of the table's owner.
+CREATE FUNCTION ots.forget_dropped_search_indexes() RETURNS TABLE (schema_name name, storage_name name, owner oid)
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	d record;
+	s record;
+BEGIN
+	FOR d IN SELECT o.objid, o.object_type, o.schema_name AS nsp, o.object_name AS rel
+			   FROM pg_event_trigger_dropped_objects() o
+			  WHERE o.classid = 'pg_class'::regclass AND o.objsubid = 0 AND NOT o.is_temporary
+				AND o.object_type IN ('table', 'view')
+				-- a view ots.sync_table_view makes again is not its table dropped
+				AND o.objid <> ots.view_replaced()
+	LOOP
+		FOR s IN DELETE FROM ots.search_indexes x
+				  WHERE x.schema_name = d.nsp
+					AND ((d.object_type = 'view' AND x.table_name = d.rel)
+						 OR (d.object_type = 'table' AND x.table_name || '$data' = d.rel))
+					AND ots.relation_owner(d.nsp, d.rel) = ots.relation_owner(x.schema_name, x.table_name || '$data')
+				 RETURNING x.schema_name, x.table_name, x.storage_name
+		LOOP
+			schema_name := s.schema_name;
+			storage_name := s.storage_name;
+			owner := ots.relation_owner(s.schema_name, s.table_name || '$data');
+			RETURN NEXT;
+		END LOOP;
+		FOR s IN DELETE FROM ots.search_indexes x
+				  WHERE d.object_type = 'table' AND x.schema_name = d.nsp AND x.storage_name = d.rel
+					AND ots.relation_owner(d.nsp, d.rel) = ots.relation_owner(x.schema_name, x.table_name || '$data')
+				 RETURNING x.schema_name, x.table_name
+		LOOP
+			PERFORM ots.catalog_index_forgotten(s.schema_name, s.table_name);
+		END LOOP;
+	END LOOP;
+END
+$$;
+COMMENT ON FUNCTION ots.forget_dropped_search_indexes() IS
+	'in an sql_drop event trigger: forgets the search indexes whose table or storage was dropped (internal)';
+
+CREATE FUNCTION ots.search_storage_name(table_name name, index_name text) RETURNS name
+	AS 'MODULE_PATHNAME', 'ots_search_storage_name' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.search_storage_name(name, text) IS
+	'the relation a search index of a table is kept in, beside the table''s storage (internal)';
 CREATE FUNCTION ots.search_schema_check(schema_name name, table_name name, index_schema jsonb) RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'ots_search_schema_check' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION ots.search_schema_check(name, name, jsonb) IS
@@ -172,12 +224,7 @@ BEGIN
 	PERFORM ots.resolve_name(format('%I.%s', schema_name, index_name), true);
 	-- one change of the table's definition at a time; readers and writers go on
 	t := ots.ddl_table(schema_name, table_name, 'Can''t create search index on an index table.');
-	IF octet_length(t.table_name) + octet_length('$search$') + octet_length(index_name) > 63 THEN
-		PERFORM ots.raise('OTSParameterInvalid', format('Search index name ''%s'' is too long.', index_name),
-						  format('ots keeps the index in a relation named "%s$search$<index_name>", which PostgreSQL bounds to 63 bytes.',
-								 t.table_name));
-	END IF;
-	storage := t.table_name || '$search$' || index_name;
+	storage := ots.search_storage_name(t.table_name, index_name);
 	IF EXISTS (SELECT 1 FROM ots.search_indexes s
 				WHERE s.schema_name = t.schema_name AND s.table_name = t.table_name AND s.index_name = $3) THEN
 		PERFORM ots.raise('OTSObjectAlreadyExist', 'Requested search index already exists.');

@@ -61,6 +61,13 @@ CALL ots.build_index('indexed', 'indexed_seller');
 SELECT ots.create_index('indexed', 'indexed_local', '{k, amount}', index_type => 'LOCAL', include_base_data => false);
 SELECT count(*) AS updated FROM generate_series(1, 300, 3) g,
   LATERAL ots.update_row('indexed', jsonb_build_object('k', 'r' || g % 7, 'n', g), put => jsonb_build_object('seller', 'moved'));
+-- and a search index, filled from the rows and kept by the writes after it;
+-- restored by its storage's comment, its entries as they were
+SELECT ots.create_search_index('indexed', 'indexed_search', '{"field_schemas": [
+  {"field_name": "seller", "field_type": "KEYWORD"}, {"field_name": "amount", "field_type": "LONG"},
+  {"field_name": "n", "field_type": "LONG"}]}');
+SELECT count(*) AS updated FROM generate_series(4, 300, 5) g,
+  LATERAL ots.update_row('indexed', jsonb_build_object('k', 'r' || g % 7, 'n', g), put => jsonb_build_object('amount', -g));
 
 -- a table that updates whole rows (update_full_row), which lets it have a
 -- TTL, updates and an index; restored, it still does (describe_table)

@@ -70,6 +70,16 @@ SELECT format('%s stream shard %s: %s, %s records, md5 %s; from position 0: %s',
   LATERAL (SELECT pg_temp.stream_records(s.stream_id, g.shard) AS recs) r
  ORDER BY s.schema_name, s.table_name, g.shard;
 
+-- every search index: its definition (but when it was made: a restore
+-- registers it anew) and its entries, its storage's rows
+SELECT pg_temp.fingerprint(s.table_name || ' search ' || s.index_name, f.what, f.query)
+  FROM ots.search_indexes s,
+  LATERAL (VALUES
+    (0, 'definition', format('SELECT (ots.describe_search_index(%L, %L) - ''sync_stat'' - ''create_time'' - ''metering_info'')::text',
+                             format('%I.%I', s.schema_name, s.table_name), s.index_name)),
+    (1, 'entries', format('SELECT x::text FROM %I.%I x', s.schema_name, s.storage_name))) f(n, what, query)
+ ORDER BY s.schema_name, s.table_name, s.index_name, f.n;
+
 -- every AUTO_INCREMENT sequence's position
 SELECT format('%s sequence: last_value %s', t.table_name,
 			  (xpath('/row/last_value/text()', query_to_xml(format('SELECT last_value FROM %I.%I', t.schema_name, t.table_name || '$seq'),

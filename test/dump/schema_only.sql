@@ -22,12 +22,14 @@ SELECT (ots.put_row('indexed', '{"k": "new", "n": 1}', '{"seller": "fresh", "amo
 SELECT count(*) AS by_index FROM ots.get_range_rows('indexed_seller', '{"seller": "fresh", "k": {"$inf": "min"}, "n": {"$inf": "min"}}',
 	'{"seller": "fresh", "k": {"$inf": "max"}, "n": {"$inf": "max"}}') \gset
 SELECT count(*) AS by_view FROM indexed WHERE seller = 'fresh' \gset
+SELECT ots.search('indexed', 'indexed_search', '{"query": {"term_query": {"field_name": "seller", "term": "fresh"}}, "get_total_count": true}')
+	->> 'total_count' AS by_search \gset
 SELECT (ots.put_row('streamed', '{"k": "k0", "n": 1}', '{"v": 1}')).consumed IS NOT NULL AS put_streamed \gset
 SELECT jsonb_array_length(pg_temp.stream_records('streamed')) AS records,
 	   pg_temp.stream_records('streamed') -> 0 ->> 'action_type' AS action \gset
 SELECT ots.describe_table('whole_rows') -> 'table_options' ->> 'update_full_row' AS whole_rows \gset
 SELECT CASE WHEN :tables = 10 AND :'whole_rows' = 'true' AND :'put_many'::boolean AND :'got_many' = '{"v": 7}' AND :'put_indexed'::boolean
-			 AND :by_index = 1 AND :by_view = 1 AND :'put_streamed'::boolean AND :records = 1 AND :'action' = 'PUT_ROW'
+			 AND :by_index = 1 AND :by_view = 1 AND :by_search = 1 AND :'put_streamed'::boolean AND :records = 1 AND :'action' = 'PUT_ROW'
 			THEN 'ok: ' ELSE 'FAILED: ' END
-	|| format('%s tables; whole_rows update_full_row: %s; many: %s; indexed_seller entries of a new row: %s (view through the index: %s); streamed: %s record (%s)',
-			  :tables, :'whole_rows', :'got_many', :by_index, :by_view, :records, :'action');
+	|| format('%s tables; whole_rows update_full_row: %s; many: %s; indexed_seller entries of a new row: %s (view through the index: %s; search: %s); streamed: %s record (%s)',
+			  :tables, :'whole_rows', :'got_many', :by_index, :by_view, :by_search, :records, :'action');
