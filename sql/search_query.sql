@@ -362,4 +362,100 @@ SELECT count(*) AS trials, count(*) FILTER (WHERE cardinality(expected) > 0) AS 
 SELECT n, query, sort, got, total, expected FROM trials
  WHERE got IS DISTINCT FROM expected OR total <> cardinality(expected) ORDER BY n LIMIT 5;
 
+-- ---------------------------------------------------------------------
+-- aggregations and group-bys against the model, on random queries
+-- ---------------------------------------------------------------------
+CREATE FUNCTION pg_temp.aggs_request(q jsonb) RETURNS jsonb LANGUAGE sql AS $$
+	SELECT jsonb_build_object('query', q, 'limit', 0,
+		'aggs', '[{"name": "avg_price", "type": "avg", "field_name": "price"},
+				  {"name": "sum_stars", "type": "sum", "field_name": "stars", "missing": 1},
+				  {"name": "max_at", "type": "max", "field_name": "at"},
+				  {"name": "n_tags", "type": "count", "field_name": "tags"},
+				  {"name": "cities", "type": "distinct_count", "field_name": "city"}]'::jsonb,
+		'group_bys', '[{"name": "by_city", "type": "field", "field_name": "city", "size": 3,
+						"sub_aggs": [{"name": "min_price", "type": "min", "field_name": "price"}]},
+					   {"name": "by_tag", "type": "field", "field_name": "tags",
+						"sort": {"sorters": [{"group_key_sort": {"order": "DESC"}}]}},
+					   {"name": "prices", "type": "range", "field_name": "price", "ranges": [{"to": 10}, {"from": 10, "to": 25.5}, {"from": 25.5}]},
+					   {"name": "open", "type": "filter", "filters": [{"term_query": {"field_name": "open", "term": true}}, {"exists_query": {"field_name": "loc"}}],
+						"sub_group_bys": [{"name": "stars", "type": "histogram", "field_name": "stars", "interval": 2, "offset": 1}]},
+					   {"name": "near", "type": "geo_distance", "field_name": "loc", "origin": {"lat": 30.05, "lon": 120.05}, "ranges": [{"to": 4000}, {"from": 4000}]}]'::jsonb)
+$$;
+-- the same computed from the view's rows that match, with plain SQL
+CREATE FUNCTION pg_temp.aggs_model(q jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+	m jsonb;
+BEGIN
+	CREATE TEMP TABLE IF NOT EXISTS matched (id text, a jsonb);
+	TRUNCATE matched;
+	INSERT INTO matched SELECT v.id, v.attributes FROM public.sr v WHERE pg_temp.m(q, v.attributes);
+	SELECT jsonb_build_object(
+		'aggs', jsonb_build_array(
+			jsonb_build_object('name', 'avg_price', 'type', 'avg', 'value', (SELECT round(avg(pg_temp.fv(a, 'price')::float8)::numeric, 6) FROM matched)),
+			jsonb_build_object('name', 'sum_stars', 'type', 'sum', 'value', (SELECT coalesce(sum(coalesce(pg_temp.fv(a, 'stars')::bigint, 1)), 0) FROM matched)),
+			jsonb_build_object('name', 'max_at', 'type', 'max', 'value', (SELECT max(pg_temp.fv(a, 'at')::bigint) FROM matched)),
+			jsonb_build_object('name', 'n_tags', 'type', 'count', 'value', (SELECT coalesce(sum(cardinality(pg_temp.tags(a))), 0) FROM matched)),
+			jsonb_build_object('name', 'cities', 'type', 'distinct_count', 'value', (SELECT count(DISTINCT pg_temp.fv(a, 'city')) FROM matched))),
+		'group_bys', jsonb_build_array(
+			jsonb_build_object('name', 'by_city', 'type', 'field', 'items', (
+				SELECT coalesce(jsonb_agg(jsonb_build_object('key', k, 'row_count', c, 'sub_aggs', jsonb_build_array(
+						jsonb_build_object('name', 'min_price', 'type', 'min', 'value',
+							(SELECT min(pg_temp.fv(a, 'price')::float8) FROM matched WHERE pg_temp.fv(a, 'city') = k))))
+						ORDER BY c DESC, k COLLATE "C"), '[]')
+				  FROM (SELECT pg_temp.fv(a, 'city') AS k, count(*) AS c FROM matched WHERE pg_temp.fv(a, 'city') IS NOT NULL
+						 GROUP BY 1 ORDER BY 2 DESC, pg_temp.fv(a, 'city') COLLATE "C" LIMIT 3) g)),
+			jsonb_build_object('name', 'by_tag', 'type', 'field', 'items', (
+				SELECT coalesce(jsonb_agg(jsonb_build_object('key', k, 'row_count', c) ORDER BY k COLLATE "C" DESC), '[]')
+				  FROM (SELECT t AS k, count(DISTINCT id) AS c FROM matched, unnest(pg_temp.tags(a)) t
+						 GROUP BY 1 ORDER BY t COLLATE "C" DESC LIMIT 10) g)),
+			jsonb_build_object('name', 'prices', 'type', 'range', 'items', jsonb_build_array(
+				jsonb_build_object('from', null, 'to', 10, 'row_count', (SELECT count(*) FROM matched WHERE pg_temp.fv(a, 'price')::float8 < 10)),
+				jsonb_build_object('from', 10, 'to', 25.5, 'row_count', (SELECT count(*) FROM matched WHERE pg_temp.fv(a, 'price')::float8 >= 10 AND pg_temp.fv(a, 'price')::float8 < 25.5)),
+				jsonb_build_object('from', 25.5, 'to', null, 'row_count', (SELECT count(*) FROM matched WHERE pg_temp.fv(a, 'price')::float8 >= 25.5)))),
+			jsonb_build_object('name', 'open', 'type', 'filter', 'items', (
+				SELECT jsonb_agg(jsonb_build_object('row_count', (SELECT count(*) FROM matched WHERE pg_temp.m(f, a)),
+					'sub_group_bys', jsonb_build_array(jsonb_build_object('name', 'stars', 'type', 'histogram', 'items', (
+						SELECT coalesce(jsonb_agg(jsonb_build_object('key', k, 'row_count', c) ORDER BY k), '[]')
+						  FROM (SELECT floor((pg_temp.fv(a, 'stars')::bigint - 1) / 2.0) * 2 + 1 AS k, count(*) AS c
+								  FROM matched WHERE pg_temp.m(f, a) AND pg_temp.fv(a, 'stars') IS NOT NULL GROUP BY 1) h))))
+					ORDER BY n)
+				  FROM jsonb_array_elements('[{"term_query": {"field_name": "open", "term": true}}, {"exists_query": {"field_name": "loc"}}]') WITH ORDINALITY AS x(f, n))),
+			jsonb_build_object('name', 'near', 'type', 'geo_distance', 'items', jsonb_build_array(
+				jsonb_build_object('from', null, 'to', 4000, 'row_count', (SELECT count(*) FROM matched WHERE pg_temp.m('{"geo_distance_query": {"field_name": "loc", "center_point": "30.05,120.05", "distance": 3999.999999}}', a))),
+				jsonb_build_object('from', 4000, 'to', null, 'row_count', (SELECT count(*) FROM matched WHERE pg_temp.fv(a, 'loc') IS NOT NULL
+					AND NOT pg_temp.m('{"geo_distance_query": {"field_name": "loc", "center_point": "30.05,120.05", "distance": 3999.999999}}', a)))))))
+	  INTO m;
+	RETURN m;
+END $$;
+-- the search's aggregations, the avg rounded as the model's
+CREATE FUNCTION pg_temp.aggs_got(q jsonb) RETURNS jsonb LANGUAGE sql AS $$
+	SELECT jsonb_set(s - 'rows' - 'next_token' - 'total_count', '{aggs,0,value}',
+					 coalesce(to_jsonb(round((s #>> '{aggs,0,value}')::numeric, 6)), 'null'))
+	  FROM ots.search('sr', 'ix', pg_temp.aggs_request(q)) s
+$$;
+SELECT jsonb_pretty(pg_temp.aggs_got('{"match_all_query": {}}'));
+SELECT pg_temp.aggs_got('{"match_all_query": {}}') = pg_temp.aggs_model('{"match_all_query": {}}') AS all_rows_alike;
+CREATE TEMP TABLE agg_trials (n int, query jsonb, got jsonb, expected jsonb);
+DO $$
+DECLARE
+	q jsonb;
+BEGIN
+	FOR i IN 1 .. 60 LOOP
+		q := pg_temp.random_query(2);
+		INSERT INTO agg_trials VALUES (i, q, pg_temp.aggs_got(q), pg_temp.aggs_model(q));
+	END LOOP;
+END $$;
+SELECT count(*) AS trials, count(*) FILTER (WHERE (got #>> '{aggs,4,value}')::int > 1) AS with_cities,
+	   count(*) FILTER (WHERE got IS DISTINCT FROM expected) AS differing
+  FROM agg_trials;
+SELECT n, query, got, expected FROM agg_trials WHERE got IS DISTINCT FROM expected ORDER BY n LIMIT 3;
+
+-- aggregation refusals
+SELECT pg_temp.err($$SELECT ots.search('sr', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "a", "type": "sum", "field_name": "open"}]}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sr', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "a", "type": "avg", "field_name": "nope"}]}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sr', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "a", "type": "avg", "field_name": "price"}, {"name": "a", "type": "max", "field_name": "price"}]}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sr', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "a", "type": "top_rows"}]}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sr', 'ix', '{"query": {"match_all_query": {}}, "group_bys": [{"name": "g", "type": "field", "field_name": "city", "size": 3000}]}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sr', 'ix', '{"query": {"match_all_query": {}}, "group_bys": [{"name": "g", "type": "date_histogram", "field_name": "at"}]}')$$);
+
 SELECT ots.delete_search_index(t, 'ix'), ots.delete_table(t) FROM unnest(ARRAY['sq', 'sr']) t;

@@ -172,6 +172,14 @@ ots_search_keys(PG_FUNCTION_ARGS)
 								  DatumGetJsonbP(SPI_getbinval(last, SPI_tuptable->tupdesc, 3, &isnull)),
 								  DatumGetJsonbP(SPI_getbinval(last, SPI_tuptable->tupdesc, 2, &isnull)));
 	}
+	/* the aggregations, still in SPI and as the owner */
+	if (q.aggs != NULL || q.group_bys != NULL)
+	{
+		asrole_enter(asrole_owner(t->data_oid), &saved);
+		search_aggs_run(&q, storage, &st);
+		asrole_leave(&saved);
+	}
+	k.type = jbvString;
 	k.val.string.val = "total_count", k.val.string.len = 11;
 	pushJsonbValue(&st, WJB_KEY, &k);
 	v.type = jbvNumeric;

@@ -1107,9 +1107,14 @@ search_query_compile(SearchSql *q, const OtsTable *t, const SearchIndex *si, Jso
 	root = &search_query->root;
 	request_fields_check(root, &search_query_object, "the search query");
 	for (int i = 7; i < lengthof(fields); i++)
-		if (q_member(root, fields[i], &v) != NULL)
+		if (q_member(root, fields[i], &v) != NULL && strcmp(fields[i], "aggs") != 0 &&
+			strcmp(fields[i], "group_bys") != 0)
 			q_refuse(psprintf("%s is not supported yet.", fields[i]),
-					 "ots searches with query, sort, offset, limit, token and get_total_count so far.");
+					 "ots searches with query, sort, offset, limit, token, get_total_count, aggs and group_bys so far.");
+	if (q_member(root, "aggs", &v) != NULL)
+		q->aggs = q_array(&v, "aggs");
+	if (q_member(root, "group_bys", &v) != NULL)
+		q->group_bys = q_array(&v, "group_bys");
 	if (q_member(root, "query", &v) == NULL)
 		q_refuse("Missing query of the search query.", "A search query has a query: {\"match_all_query\": {}} for every row.");
 	q_query(q, q_object(&v, "query"), &count);
@@ -1156,4 +1161,50 @@ search_query_compile(SearchSql *q, const OtsTable *t, const SearchIndex *si, Jso
 		sorters = &q->sort->root;
 	}
 	q_sort(q, sorters, after_values, after_pk);
+}
+
+/* ---------------------------------------------------------------- for the aggregations */
+
+const SearchField *
+search_sql_field(SearchSql *q, JsonbContainer *obj, const char *what)
+{
+	return q_field(q, obj, what);
+}
+
+int
+search_sql_param(SearchSql *q, Oid type, Datum value)
+{
+	return q_param(q, type, value);
+}
+
+Datum
+search_sql_value(const SearchField *f, JsonbValue *v, const char *what)
+{
+	return q_value(f, v, what);
+}
+
+Oid
+search_sql_element_type(const SearchField *f)
+{
+	return q_element_type(f);
+}
+
+const char *
+search_sql_column(const SearchField *f)
+{
+	return q_column(f);
+}
+
+char *
+search_sql_condition(SearchSql *q, JsonbContainer *query)
+{
+	StringInfoData saved = q->where;
+	char	   *condition;
+	int			count = 0;
+
+	initStringInfo(&q->where);
+	q_query(q, query, &count);
+	condition = q->where.data;
+	q->where = saved;
+	return condition;
 }

@@ -32,6 +32,8 @@ typedef struct SearchSql
 	int32		offset;
 	int32		limit;
 	bool		get_total_count;
+	JsonbContainer *aggs;		/* the search query's aggs and group_bys, or NULL */
+	JsonbContainer *group_bys;
 } SearchSql;
 
 /*
@@ -45,5 +47,25 @@ extern void search_query_compile(SearchSql *q, const OtsTable *t, const SearchIn
 
 /* search_token_make: the token that continues after a row with these sort values and key (jsonb arrays) */
 extern char *search_token_make(const SearchSql *q, Jsonb *after, Jsonb *key);
+
+/*
+ * What the aggregations (search_agg.c) share of the compiler: a field named
+ * by an object's field_name, a parameter, a value coerced to a field's
+ * type, a field's element type and column, and a query's condition
+ * compiled on its own (parameters added to q's)
+ */
+extern const SearchField *search_sql_field(SearchSql *q, JsonbContainer *obj, const char *what);
+extern int	search_sql_param(SearchSql *q, Oid type, Datum value);
+extern Datum search_sql_value(const SearchField *f, JsonbValue *v, const char *what);
+extern Oid	search_sql_element_type(const SearchField *f);
+extern const char *search_sql_column(const SearchField *f);
+extern char *search_sql_condition(SearchSql *q, JsonbContainer *query);
+
+/*
+ * search_aggs_run computes the search's aggs and group_bys over the rows
+ * matching q (search_agg.c), within the caller's SPI connection and role,
+ * and pushes their results onto st as the members "aggs" and "group_bys"
+ */
+extern void search_aggs_run(SearchSql *q, const char *storage, JsonbParseState **st);
 
 #endif							/* OTS_SEARCH_QUERY_H */

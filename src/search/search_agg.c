@@ -1,0 +1,769 @@
+/*-------------------------------------------------------------------------
+ * src/search/search_agg.c
+ *	  A search's aggregations and group-bys (Tablestore's aggs and
+ *	  group_bys), computed over the rows its query matches, each one SQL
+ *	  statement over the search index's storage in the search's connection
+ *	  and role (search_exec.c).
+ *
+ * Request, as a list in the search query (each with a name, results in the
+ * same order):
+ *	  aggs: {"name", "type": "avg" | "max" | "min" | "sum" | "count" |
+ *	         "distinct_count" | "percentiles", "field_name", "missing",
+ *	         "percentiles": [...]}
+ *	  group_bys: {"name", "type": "field" | "range" | "filter" | "histogram" |
+ *	              "geo_distance", ..., "sub_aggs": [...], "sub_group_bys": [...]}
+ * An array field's every value counts (a row with two values in one bucket
+ * counts once there); "missing" stands in for a row without the field.
+ * A DATE's values are milliseconds since 1970 in results, as Tablestore's.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/formatting.h"
+#include "utils/jsonb.h"
+#include "utils/numeric.h"
+
+#include "errors.h"
+#include "format/request_fields.h"
+#include "search/geo.h"
+#include "search/search_query.h"
+
+#define AGG_MAX_PER_LEVEL		5		/* aggs, and group_bys, in one list */
+#define AGG_MAX_DEPTH			4		/* group_bys nested in group_bys */
+#define AGG_MAX_GROUPS			2000	/* buckets of a group_by_field */
+#define AGG_DEFAULT_GROUPS		10
+#define AGG_MAX_RANGES			100
+#define AGG_MAX_STATEMENTS		10000	/* statements one search's aggregations run */
+
+typedef struct AggRun
+{
+	SearchSql  *q;
+	const char *storage;
+	int			statements;
+} AggRun;
+
+static void agg_list(AggRun *r, JsonbContainer *aggs, const char *bucket, JsonbParseState **st);
+static void group_by_list(AggRun *r, JsonbContainer *group_bys, const char *bucket, int depth,
+						  JsonbParseState **st);
+
+static void
+agg_refuse(const char *message)
+{
+	ots_parameter_invalid(message, "See docs/reference.md, \"Search\", aggregations.");
+}
+
+static JsonbValue *
+agg_member(JsonbContainer *obj, const char *key, JsonbValue *out)
+{
+	JsonbValue *v = getKeyJsonValueFromContainer(obj, key, strlen(key), out);
+
+	return v == NULL || v->type == jbvNull ? NULL : v;
+}
+
+static const char *
+agg_string(JsonbContainer *obj, const char *key, const char *what)
+{
+	JsonbValue	v;
+
+	if (agg_member(obj, key, &v) == NULL || v.type != jbvString)
+		agg_refuse(psprintf("Missing %s of %s, or it is not a string.", key, what));
+	return pnstrdup(v.val.string.val, v.val.string.len);
+}
+
+static double
+agg_number(JsonbContainer *obj, const char *key, double dflt, const char *what)
+{
+	JsonbValue	v;
+	double		d;
+
+	if (agg_member(obj, key, &v) == NULL)
+		return dflt;
+	if (v.type != jbvNumeric)
+		agg_refuse(psprintf("Invalid %s of %s: it is not a number.", key, what));
+	d = DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, NumericGetDatum(v.val.numeric)));
+	if (isnan(d) || isinf(d))
+		agg_refuse(psprintf("Invalid %s of %s: it is not a finite number.", key, what));
+	return d;
+}
+
+static JsonbContainer *
+agg_object(JsonbValue *v, const char *what)
+{
+	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
+		agg_refuse(psprintf("Invalid %s: it is not an object.", what));
+	return v->val.binary.data;
+}
+
+static JsonbContainer *
+agg_array(JsonbContainer *obj, const char *key, const char *what)
+{
+	JsonbValue	v;
+
+	if (agg_member(obj, key, &v) == NULL)
+		return NULL;
+	if (v.type != jbvBinary || !JsonContainerIsArray(v.val.binary.data))
+		agg_refuse(psprintf("Invalid %s of %s: it is not an array.", key, what));
+	return v.val.binary.data;
+}
+
+static void
+push_key(JsonbParseState **st, const char *key)
+{
+	JsonbValue	k;
+
+	k.type = jbvString;
+	k.val.string.val = (char *) key;
+	k.val.string.len = strlen(key);
+	pushJsonbValue(st, WJB_KEY, &k);
+}
+
+static void
+push_string(JsonbParseState **st, const char *key, const char *val)
+{
+	JsonbValue	v;
+
+	push_key(st, key);
+	v.type = jbvString;
+	v.val.string.val = (char *) val;
+	v.val.string.len = strlen(val);
+	pushJsonbValue(st, WJB_VALUE, &v);
+}
+
+static void
+push_jsonb(JsonbParseState **st, const char *key, Jsonb *j)
+{
+	JsonbValue	v;
+
+	push_key(st, key);
+	if (j == NULL)
+	{
+		v.type = jbvNull;
+		pushJsonbValue(st, WJB_VALUE, &v);
+		return;
+	}
+	if (JB_ROOT_IS_SCALAR(j))
+	{
+		JsonbValue	scalar;
+
+		(void) JsonbExtractScalar(&j->root, &scalar);
+		pushJsonbValue(st, WJB_VALUE, &scalar);
+		return;
+	}
+	v.type = jbvBinary;
+	v.val.binary.data = &j->root;
+	v.val.binary.len = VARSIZE(j) - VARHDRSZ;
+	pushJsonbValue(st, WJB_VALUE, &v);
+}
+
+static void
+push_int(JsonbParseState **st, const char *key, int64 n)
+{
+	JsonbValue	v;
+
+	push_key(st, key);
+	v.type = jbvNumeric;
+	v.val.numeric = int64_to_numeric(n);
+	pushJsonbValue(st, WJB_VALUE, &v);
+}
+
+/*
+ * agg_run: the rows of sql (with the search's parameters) after a check of
+ * how many statements the aggregations ran; the result in SPI_tuptable
+ */
+static uint64
+agg_run(AggRun *r, const char *sql)
+{
+	int			ret;
+
+	CHECK_FOR_INTERRUPTS();
+	if (++r->statements > AGG_MAX_STATEMENTS)
+		agg_refuse(psprintf("The aggregations need more than %d statements: fewer buckets or less nesting.",
+							AGG_MAX_STATEMENTS));
+	ret = SPI_execute_with_args(sql, r->q->nparams, r->q->types, r->q->values, NULL, true, 0);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "a search's aggregation failed: %s", SPI_result_code_string(ret));
+	return SPI_processed;
+}
+
+static Jsonb *
+agg_jsonb(int row, int col)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, col, &isnull);
+
+	return isnull ? NULL : DatumGetJsonbP(d);
+}
+
+static int64
+agg_int(int row, int col)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, col, &isnull);
+
+	return isnull ? 0 : DatumGetInt64(d);
+}
+
+/*
+ * agg_from: the FROM and WHERE of the search's matching rows (s), within
+ * bucket (NULL: all), with lateral (NULL: none) joined to each
+ */
+static char *
+agg_from(AggRun *r, const char *bucket, const char *lateral)
+{
+	return psprintf("%s s%s%s WHERE (%s)%s%s%s", r->storage, lateral != NULL ? ", LATERAL " : "",
+					lateral != NULL ? lateral : "", r->q->where.data,
+					bucket != NULL ? " AND (" : "", bucket != NULL ? bucket : "", bucket != NULL ? ")" : "");
+}
+
+static char *
+agg_rows(AggRun *r, const char *bucket)
+{
+	return agg_from(r, bucket, NULL);
+}
+
+/*
+ * agg_values: SQL of the values of field f in the matching rows (bucket),
+ * as a relation of one column v (a DATE's in milliseconds), missing
+ * standing in for a row without one
+ */
+static char *
+agg_values(AggRun *r, const SearchField *f, JsonbContainer *obj, const char *bucket, bool with_row)
+{
+	JsonbValue	m;
+	const char *col = search_sql_column(f);
+	const char *missing = NULL;
+	const char *row = with_row ? "s.ctid AS row_id, " : "";
+	const char *v;
+
+	if (agg_member(obj, "missing", &m) != NULL)
+		missing = psprintf("$%d", search_sql_param(r->q, search_sql_element_type(f),
+													search_sql_value(f, &m, "missing")));
+	if (f->is_array)
+		return psprintf("SELECT %s%s AS v FROM %s", row,
+						f->type == SEARCH_DATE ? "e OPERATOR(pg_catalog./) 1000000" : "e",
+						agg_from(r, bucket, psprintf("pg_catalog.unnest(%s) e", missing != NULL ?
+													 psprintf("CASE WHEN pg_catalog.cardinality(%s) OPERATOR(pg_catalog.>) 0 THEN %s ELSE ARRAY[%s] END",
+															  col, col, missing) : col)));
+	v = missing != NULL ? psprintf("coalesce(%s, %s)", col, missing) : col;
+	return psprintf("SELECT %s%s AS v FROM %s", row, f->type == SEARCH_DATE ?
+					psprintf("%s OPERATOR(pg_catalog./) 1000000", v) : v, agg_rows(r, bucket));
+}
+
+/* agg_check_type: a field sum and avg take (LONG, DOUBLE) or also min, max and percentiles take (DATE) */
+static void
+agg_check_type(const SearchField *f, const char *type, bool dates)
+{
+	if (f->type == SEARCH_LONG || f->type == SEARCH_DOUBLE || (dates && f->type == SEARCH_DATE))
+		return;
+	agg_refuse(psprintf("[%s agg] field_name:%s type:%s is invalid, allow [long, double%s]", type, f->name,
+						asc_tolower(search_field_type_name(f->type), strlen(search_field_type_name(f->type))),
+						dates ? ", date" : ""));
+}
+
+/* agg_one computes one aggregation within bucket and pushes its result object */
+static void
+agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st)
+{
+	static const char *const fields[] = {"name", "type", "field_name", "missing", "percentiles"};
+	static const RequestFields agg_object_fields = REQUEST_FIELDS("an aggregation", fields);
+	const char *name = agg_string(agg, "name", "an aggregation");
+	const char *type = agg_string(agg, "type", "an aggregation");
+	const SearchField *f;
+	const char *values;
+	char	   *sql;
+
+	request_fields_check(agg, &agg_object_fields, "aggregation '%s'", name);
+	pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
+	push_string(st, "name", name);
+	push_string(st, "type", type);
+	if (strcmp(type, "top_rows") == 0)
+		agg_refuse("The top_rows aggregation is not supported yet.");
+	/* Tablestore's messages, which the SDKs' tests match */
+	if (search_field_find(&r->q->si->schema, agg_string(agg, "field_name", psprintf("%s agg", type))) == NULL)
+		agg_refuse(psprintf("[%s agg] field: %s does not exist", strcmp(type, "distinct_count") == 0 ? "distinct count" : type,
+							agg_string(agg, "field_name", type)));
+	f = search_sql_field(r->q, agg, psprintf("%s agg", type));
+	if (f->type == SEARCH_TEXT || f->type == SEARCH_NESTED || f->type == SEARCH_GEO_POINT)
+		agg_refuse(psprintf("[%s agg] field_name:%s type:%s is invalid", type, f->name,
+							search_field_type_name(f->type)));
+	values = agg_values(r, f, agg, bucket, false);
+	if (strcmp(type, "avg") == 0 || strcmp(type, "sum") == 0)
+	{
+		agg_check_type(f, type, false);
+		sql = psprintf(strcmp(type, "avg") == 0 ?
+					   "SELECT pg_catalog.to_jsonb(pg_catalog.avg(x.v)::pg_catalog.float8) FROM (%s) x" :
+					   "SELECT pg_catalog.to_jsonb(coalesce(pg_catalog.sum(x.v), 0)) FROM (%s) x", values);
+	}
+	else if (strcmp(type, "max") == 0 || strcmp(type, "min") == 0)
+	{
+		agg_check_type(f, type, true);
+		sql = psprintf("SELECT pg_catalog.to_jsonb(pg_catalog.%s(x.v)) FROM (%s) x", type, values);
+	}
+	else if (strcmp(type, "count") == 0)
+		sql = psprintf("SELECT pg_catalog.to_jsonb(pg_catalog.count(x.v)) FROM (%s) x", values);
+	else if (strcmp(type, "distinct_count") == 0)
+		sql = psprintf("SELECT pg_catalog.to_jsonb(pg_catalog.count(DISTINCT x.v)) FROM (%s) x", values);
+	else if (strcmp(type, "percentiles") == 0)
+	{
+		JsonbContainer *ps = agg_array(agg, "percentiles", "percentiles agg");
+		int			n = ps != NULL ? JsonContainerSize(ps) : 0;
+		Datum	   *fractions;
+		int			pf;
+
+		agg_check_type(f, type, true);
+		if (n < 1 || n > AGG_MAX_RANGES)
+			agg_refuse(psprintf("Invalid percentiles of percentiles agg '%s': 1 to %d numbers from 0 to 100.",
+								name, AGG_MAX_RANGES));
+		fractions = palloc(sizeof(Datum) * n);
+		for (int i = 0; i < n; i++)
+		{
+			JsonbValue *e = getIthJsonbValueFromContainer(ps, i);
+			double		p;
+
+			if (e->type != jbvNumeric)
+				agg_refuse(psprintf("Invalid percentiles of percentiles agg '%s': 1 to %d numbers from 0 to 100.",
+									name, AGG_MAX_RANGES));
+			p = DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, NumericGetDatum(e->val.numeric)));
+			if (!(p >= 0 && p <= 100))
+				agg_refuse(psprintf("Invalid percentiles of percentiles agg '%s': 1 to %d numbers from 0 to 100.",
+									name, AGG_MAX_RANGES));
+			fractions[i] = Float8GetDatum(p / 100);
+		}
+		pf = search_sql_param(r->q, FLOAT8ARRAYOID,
+							  PointerGetDatum(construct_array(fractions, n, FLOAT8OID, 8, true, TYPALIGN_DOUBLE)));
+		/* the value at or below which the percentage of values lies: one of the values (PostgreSQL's percentile_disc) */
+		sql = psprintf("SELECT pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object('key', p.f OPERATOR(pg_catalog.*) 100,"
+					   " 'value', p.v) ORDER BY p.n) FROM ROWS FROM (pg_catalog.unnest($%d::pg_catalog.float8[]),"
+					   " pg_catalog.unnest((SELECT pg_catalog.percentile_disc($%d::pg_catalog.float8[]) WITHIN GROUP (ORDER BY x.v) FROM (%s) x)))"
+					   " WITH ORDINALITY AS p(f, v, n)", pf, pf, values);
+		agg_run(r, sql);
+		push_jsonb(st, "items", agg_jsonb(0, 1));
+		pushJsonbValue(st, WJB_END_OBJECT, NULL);
+		return;
+	}
+	else
+		agg_refuse(psprintf("Invalid type of aggregation '%s': '%s'.", name, type));
+	agg_run(r, sql);
+	push_jsonb(st, "value", agg_jsonb(0, 1));
+	pushJsonbValue(st, WJB_END_OBJECT, NULL);
+}
+
+static void
+agg_names_distinct(JsonbContainer *list, const char *what)
+{
+	int			n = JsonContainerSize(list);
+
+	if (n > AGG_MAX_PER_LEVEL)
+		agg_refuse(psprintf("Too many %s at one level: more than %d.", what, AGG_MAX_PER_LEVEL));
+	for (int i = 0; i < n; i++)
+	{
+		JsonbContainer *a = agg_object(getIthJsonbValueFromContainer(list, i), what);
+		const char *name = agg_string(a, "name", what);
+
+		if (*name == '\0')
+			agg_refuse(psprintf("The name of one of the %s is empty.", what));
+		for (int j = 0; j < i; j++)
+			if (strcmp(agg_string(agg_object(getIthJsonbValueFromContainer(list, j), what), "name", what),
+					   name) == 0)
+				agg_refuse(psprintf("Duplicated name of %s: '%s'.", what, name));
+	}
+}
+
+static void
+agg_list(AggRun *r, JsonbContainer *aggs, const char *bucket, JsonbParseState **st)
+{
+	agg_names_distinct(aggs, "aggs");
+	pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
+	for (int i = 0; i < (int) JsonContainerSize(aggs); i++)
+		agg_one(r, agg_object(getIthJsonbValueFromContainer(aggs, i), "aggs"), bucket, st);
+	pushJsonbValue(st, WJB_END_ARRAY, NULL);
+}
+
+/* ---------------------------------------------------------------- group-bys */
+
+/* group_subs: a bucket's sub_aggs and sub_group_bys, within condition */
+static void
+group_subs(AggRun *r, JsonbContainer *g, const char *condition, int depth, JsonbParseState **st)
+{
+	JsonbContainer *sub_aggs = agg_array(g, "sub_aggs", "group_by");
+	JsonbContainer *sub_group_bys = agg_array(g, "sub_group_bys", "group_by");
+
+	if (sub_aggs != NULL)
+	{
+		push_key(st, "sub_aggs");
+		agg_list(r, sub_aggs, condition, st);
+	}
+	if (sub_group_bys != NULL)
+	{
+		push_key(st, "sub_group_bys");
+		group_by_list(r, sub_group_bys, condition, depth + 1, st);
+	}
+}
+
+/* group_and: bucket and another condition */
+static char *
+group_and(const char *bucket, const char *condition)
+{
+	return bucket != NULL ? psprintf("(%s) AND (%s)", bucket, condition) : pstrdup(condition);
+}
+
+/*
+ * group_by_field: a bucket per value of the field (most rows first, then
+ * the keys ascending, unless sorted), size of them, each with its row
+ * count and subs
+ */
+static void
+group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, JsonbParseState **st)
+{
+	const SearchField *f = search_sql_field(r->q, g, "group_by_field");
+	double		size = agg_number(g, "size", AGG_DEFAULT_GROUPS, "group_by_field");
+	double		min_doc_count = agg_number(g, "min_doc_count", 1, "group_by_field");
+	const char *col = search_sql_column(f);
+	const char *key = f->is_array ? "e" : col;
+	StringInfoData order;
+	JsonbContainer *sorters = NULL;
+	JsonbValue	sort;
+	char	   *sql;
+	uint64		n;
+	Datum	   *keys;
+	Jsonb	  **shown;
+	int64	   *counts;
+
+	if (f->type == SEARCH_TEXT || f->type == SEARCH_NESTED || f->type == SEARCH_GEO_POINT)
+		agg_refuse(psprintf("[group_by_field] field_name:%s type:%s is invalid", f->name, search_field_type_name(f->type)));
+	if (size < 1 || size > AGG_MAX_GROUPS || size != floor(size))
+		agg_refuse(psprintf("Invalid size of group_by_field: 1 to %d.", AGG_MAX_GROUPS));
+	initStringInfo(&order);
+	if (agg_member(g, "sort", &sort) != NULL)
+		sorters = agg_array(agg_object(&sort, "sort of group_by_field"), "sorters", "sort of group_by_field");
+	for (int i = 0; sorters != NULL && i < (int) JsonContainerSize(sorters); i++)
+	{
+		JsonbContainer *s = agg_object(getIthJsonbValueFromContainer(sorters, i), "sorter of group_by_field");
+		JsonbValue	v;
+		bool		row_count = agg_member(s, "row_count_sort", &v) != NULL;
+		const char *dir;
+
+		if (!row_count && agg_member(s, "group_key_sort", &v) == NULL)
+			agg_refuse("A sorter of group_by_field is a row_count_sort or a group_key_sort (sub_agg_sort is not supported yet).");
+		dir = agg_member(agg_object(&v, "sorter"), "order", &v) != NULL && v.type == jbvString &&
+			strncmp(v.val.string.val, "DESC", v.val.string.len) == 0 ? "DESC" : "ASC";
+		appendStringInfo(&order, "%s%s %s", order.len > 0 ? ", " : "", row_count ? "2" : "1", dir);
+	}
+	/* Tablestore's default: the most rows first, then the keys ascending */
+	appendStringInfoString(&order, order.len > 0 ? ", 2 DESC, 1 ASC" : "2 DESC, 1 ASC");
+	sql = psprintf("SELECT %s AS k, pg_catalog.count(DISTINCT s.ctid) AS c, pg_catalog.to_jsonb(%s)"
+				   " FROM %s%s GROUP BY 1 HAVING pg_catalog.count(DISTINCT s.ctid) OPERATOR(pg_catalog.>=) %d"
+				   " ORDER BY %s LIMIT %d",
+				   key, f->type == SEARCH_DATE ? psprintf("%s OPERATOR(pg_catalog./) 1000000", key) : key,
+				   agg_from(r, bucket, f->is_array ? psprintf("pg_catalog.unnest(%s) e", col) : NULL),
+				   f->is_array ? "" : psprintf(" AND %s IS NOT NULL", col),
+				   (int) Max(min_doc_count, 1), order.data, (int) size);
+	n = agg_run(r, sql);
+	keys = palloc(sizeof(Datum) * Max(n, 1));
+	shown = palloc(sizeof(Jsonb *) * Max(n, 1));
+	counts = palloc(sizeof(int64) * Max(n, 1));
+	for (uint64 i = 0; i < n; i++)
+	{
+		bool		isnull;
+
+		keys[i] = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+		counts[i] = agg_int(i, 2);
+		shown[i] = agg_jsonb(i, 3);
+	}
+	push_key(st, "items");
+	pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
+	for (uint64 i = 0; i < n; i++)
+	{
+		int			p = search_sql_param(r->q, search_sql_element_type(f), keys[i]);
+		char	   *condition = f->is_array ? psprintf("$%d OPERATOR(pg_catalog.=) ANY (%s)", p, col) :
+			psprintf("%s OPERATOR(pg_catalog.=) $%d", col, p);
+
+		pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
+		push_jsonb(st, "key", shown[i]);
+		push_int(st, "row_count", counts[i]);
+		group_subs(r, g, group_and(bucket, condition), depth, st);
+		pushJsonbValue(st, WJB_END_OBJECT, NULL);
+	}
+	pushJsonbValue(st, WJB_END_ARRAY, NULL);
+}
+
+/*
+ * group_ranges: buckets [from, to) of a number per row (expr; an array
+ * field's values: any of them), each with its row count and subs
+ */
+static void
+group_ranges(AggRun *r, JsonbContainer *g, const char *bucket, int depth, const char *what,
+			 const char *(*value_in) (AggRun *r, JsonbContainer *g, const char *lo, const char *hi),
+			 JsonbParseState **st)
+{
+	JsonbContainer *ranges = agg_array(g, "ranges", what);
+	int			n = ranges != NULL ? JsonContainerSize(ranges) : 0;
+	char	  **conditions;
+	StringInfoData sql;
+
+	if (n < 1 || n > AGG_MAX_RANGES)
+		agg_refuse(psprintf("Invalid ranges of %s: 1 to %d of them.", what, AGG_MAX_RANGES));
+	conditions = palloc(sizeof(char *) * n);
+	initStringInfo(&sql);
+	appendStringInfoString(&sql, "SELECT ");
+	for (int i = 0; i < n; i++)
+	{
+		JsonbContainer *range = agg_object(getIthJsonbValueFromContainer(ranges, i), "range");
+		JsonbValue	v;
+		const char *lo = agg_member(range, "from", &v) != NULL ?
+			psprintf("$%d", search_sql_param(r->q, FLOAT8OID, Float8GetDatum(agg_number(range, "from", 0, what)))) : NULL;
+		const char *hi = agg_member(range, "to", &v) != NULL ?
+			psprintf("$%d", search_sql_param(r->q, FLOAT8OID, Float8GetDatum(agg_number(range, "to", 0, what)))) : NULL;
+
+		conditions[i] = (char *) value_in(r, g, lo, hi);
+		appendStringInfo(&sql, "%spg_catalog.count(*) FILTER (WHERE %s)", i > 0 ? ", " : "", conditions[i]);
+	}
+	appendStringInfo(&sql, " FROM %s", agg_rows(r, bucket));
+	agg_run(r, sql.data);
+	{
+		int64	   *counts = palloc(sizeof(int64) * n);
+
+		for (int i = 0; i < n; i++)
+			counts[i] = agg_int(0, i + 1);
+		push_key(st, "items");
+		pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
+		for (int i = 0; i < n; i++)
+		{
+			JsonbContainer *range = agg_object(getIthJsonbValueFromContainer(ranges, i), "range");
+			JsonbValue	v;
+
+			pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
+			push_key(st, "from");
+			if (agg_member(range, "from", &v) == NULL)
+				v.type = jbvNull;
+			pushJsonbValue(st, WJB_VALUE, &v);
+			push_key(st, "to");
+			if (agg_member(range, "to", &v) == NULL)
+				v.type = jbvNull;
+			pushJsonbValue(st, WJB_VALUE, &v);
+			push_int(st, "row_count", counts[i]);
+			group_subs(r, g, group_and(bucket, conditions[i]), depth, st);
+			pushJsonbValue(st, WJB_END_OBJECT, NULL);
+		}
+		pushJsonbValue(st, WJB_END_ARRAY, NULL);
+	}
+}
+
+/* range_value_in: a row's field (one of its values) in [lo, hi) */
+static const char *
+range_value_in(AggRun *r, JsonbContainer *g, const char *lo, const char *hi)
+{
+	const SearchField *f = search_sql_field(r->q, g, "group_by_range");
+	const char *e = f->is_array ? "e" : search_sql_column(f);
+	const char *v = f->type == SEARCH_DATE ? psprintf("(%s OPERATOR(pg_catalog./) 1000000)", e) : e;
+	const char *c = psprintf("%s IS NOT NULL%s%s%s%s", e,
+							 lo != NULL ? psprintf(" AND %s::pg_catalog.float8 OPERATOR(pg_catalog.>=) ", v) : "", lo != NULL ? lo : "",
+							 hi != NULL ? psprintf(" AND %s::pg_catalog.float8 OPERATOR(pg_catalog.<) ", v) : "", hi != NULL ? hi : "");
+
+	if (f->type != SEARCH_LONG && f->type != SEARCH_DOUBLE && f->type != SEARCH_DATE)
+		agg_refuse(psprintf("[group_by_range] field_name:%s type:%s is invalid, allow [long, double, date]", f->name,
+							search_field_type_name(f->type)));
+	return f->is_array ? psprintf("EXISTS (SELECT 1 FROM pg_catalog.unnest(%s) e WHERE %s)", search_sql_column(f), c) : c;
+}
+
+/* geo_value_in: a row's point within [lo, hi) meters of the group-by's origin */
+static const char *
+geo_value_in(AggRun *r, JsonbContainer *g, const char *lo, const char *hi)
+{
+	const SearchField *f = search_sql_field(r->q, g, "group_by_geo_distance");
+	JsonbValue	v;
+	JsonbContainer *origin;
+	Point	   *p = palloc(sizeof(Point));
+	const char *d;
+
+	if (f->type != SEARCH_GEO_POINT || f->is_array)
+		agg_refuse(psprintf("[group_by_geo_distance] field_name:%s type:%s is invalid, allow [geo_point]", f->name,
+							search_field_type_name(f->type)));
+	if (agg_member(g, "origin", &v) == NULL)
+		agg_refuse("Missing origin of group_by_geo_distance.");
+	origin = agg_object(&v, "origin of group_by_geo_distance");
+	p->y = agg_number(origin, "lat", NAN, "origin");
+	p->x = agg_number(origin, "lon", NAN, "origin");
+	if (!(p->y >= -90 && p->y <= 90 && p->x >= -180 && p->x <= 180))
+		agg_refuse("Invalid origin of group_by_geo_distance: lat in [-90, 90], lon in [-180, 180].");
+	d = psprintf("ots.search_geo_distance(%s, $%d)", search_sql_column(f),
+				 search_sql_param(r->q, POINTOID, PointPGetDatum(p)));
+	return psprintf("%s IS NOT NULL%s%s%s%s", search_sql_column(f),
+					lo != NULL ? psprintf(" AND %s OPERATOR(pg_catalog.>=) ", d) : "", lo != NULL ? lo : "",
+					hi != NULL ? psprintf(" AND %s OPERATOR(pg_catalog.<) ", d) : "", hi != NULL ? hi : "");
+}
+
+static void
+group_by_filter(AggRun *r, JsonbContainer *g, const char *bucket, int depth, JsonbParseState **st)
+{
+	JsonbContainer *filters = agg_array(g, "filters", "group_by_filter");
+	int			n = filters != NULL ? JsonContainerSize(filters) : 0;
+	char	  **conditions;
+	StringInfoData sql;
+
+	if (n < 1 || n > AGG_MAX_RANGES)
+		agg_refuse(psprintf("Invalid filters of group_by_filter: 1 to %d queries.", AGG_MAX_RANGES));
+	conditions = palloc(sizeof(char *) * n);
+	initStringInfo(&sql);
+	appendStringInfoString(&sql, "SELECT ");
+	for (int i = 0; i < n; i++)
+	{
+		conditions[i] = psprintf("coalesce(%s, false)",
+								 search_sql_condition(r->q, agg_object(getIthJsonbValueFromContainer(filters, i), "filter")));
+		appendStringInfo(&sql, "%spg_catalog.count(*) FILTER (WHERE %s)", i > 0 ? ", " : "", conditions[i]);
+	}
+	appendStringInfo(&sql, " FROM %s", agg_rows(r, bucket));
+	agg_run(r, sql.data);
+	{
+		int64	   *counts = palloc(sizeof(int64) * n);
+
+		for (int i = 0; i < n; i++)
+			counts[i] = agg_int(0, i + 1);
+		push_key(st, "items");
+		pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
+		for (int i = 0; i < n; i++)
+		{
+			pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
+			push_int(st, "row_count", counts[i]);
+			group_subs(r, g, group_and(bucket, conditions[i]), depth, st);
+			pushJsonbValue(st, WJB_END_OBJECT, NULL);
+		}
+		pushJsonbValue(st, WJB_END_ARRAY, NULL);
+	}
+}
+
+static void
+group_by_histogram(AggRun *r, JsonbContainer *g, const char *bucket, int depth, JsonbParseState **st)
+{
+	const SearchField *f = search_sql_field(r->q, g, "group_by_histogram");
+	double		interval = agg_number(g, "interval", 0, "group_by_histogram");
+	double		offset = agg_number(g, "offset", 0, "group_by_histogram");
+	double		min_doc_count = agg_number(g, "min_doc_count", 1, "group_by_histogram");
+	JsonbValue	v;
+	const char *bounds = "";
+	char	   *values;
+	char	   *keyexpr;
+	char	   *sql;
+	uint64		n;
+	Jsonb	  **keys;
+	int64	   *counts;
+	double	   *lows;
+	int			pi;
+	int			po;
+
+	if (f->type != SEARCH_LONG && f->type != SEARCH_DOUBLE)
+		agg_refuse(psprintf("[group_by_histogram] field_name:%s type:%s is invalid, allow [long, double]", f->name,
+							search_field_type_name(f->type)));
+	if (!(interval > 0))
+		agg_refuse("Invalid interval of group_by_histogram: a number above 0.");
+	if (f->type == SEARCH_LONG && (interval != floor(interval) || offset != floor(offset)))
+		agg_refuse("Invalid interval or offset of group_by_histogram on a LONG field: integers.");
+	if (agg_member(g, "field_range", &v) != NULL)
+	{
+		JsonbContainer *fr = agg_object(&v, "field_range of group_by_histogram");
+
+		bounds = psprintf(" AND x.v::pg_catalog.float8 OPERATOR(pg_catalog.>=) $%d AND x.v::pg_catalog.float8 OPERATOR(pg_catalog.<=) $%d",
+						  search_sql_param(r->q, FLOAT8OID, Float8GetDatum(agg_number(fr, "min", -INFINITY, "field_range"))),
+						  search_sql_param(r->q, FLOAT8OID, Float8GetDatum(agg_number(fr, "max", INFINITY, "field_range"))));
+	}
+	pi = search_sql_param(r->q, FLOAT8OID, Float8GetDatum(interval));
+	po = search_sql_param(r->q, FLOAT8OID, Float8GetDatum(offset));
+	/* a bucket's key: the greatest offset + k * interval at or below the value */
+	keyexpr = psprintf("(pg_catalog.floor((x.v::pg_catalog.float8 OPERATOR(pg_catalog.-) $%d) OPERATOR(pg_catalog./) $%d)"
+					   " OPERATOR(pg_catalog.*) $%d OPERATOR(pg_catalog.+) $%d)", po, pi, pi, po);
+	/* with the row, so a row's values in one bucket count it once */
+	values = agg_values(r, f, g, bucket, true);
+	sql = psprintf("SELECT y.k, y.c, pg_catalog.to_jsonb(y.k%s) FROM (SELECT %s AS k, pg_catalog.count(DISTINCT x.row_id) AS c"
+				   " FROM (%s) x WHERE x.v IS NOT NULL%s GROUP BY 1 HAVING pg_catalog.count(DISTINCT x.row_id) OPERATOR(pg_catalog.>=) %d) y ORDER BY 1",
+				   f->type == SEARCH_LONG ? "::pg_catalog.int8" : "", keyexpr, values, bounds, (int) Max(min_doc_count, 1));
+	n = agg_run(r, sql);
+	keys = palloc(sizeof(Jsonb *) * Max(n, 1));
+	counts = palloc(sizeof(int64) * Max(n, 1));
+	lows = palloc(sizeof(double) * Max(n, 1));
+	for (uint64 i = 0; i < n; i++)
+	{
+		bool		isnull;
+		double		k = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+
+		lows[i] = k;
+		keys[i] = agg_jsonb(i, 3);
+		counts[i] = agg_int(i, 2);
+	}
+	push_key(st, "items");
+	pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
+	for (uint64 i = 0; i < n; i++)
+	{
+		const char *e = f->is_array ? "e" : search_sql_column(f);
+		int			lo = search_sql_param(r->q, FLOAT8OID, Float8GetDatum(lows[i]));
+		const char *in = psprintf("%s::pg_catalog.float8 OPERATOR(pg_catalog.>=) $%d AND %s::pg_catalog.float8 OPERATOR(pg_catalog.<) ($%d OPERATOR(pg_catalog.+) $%d)",
+								  e, lo, e, lo, pi);
+
+		pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
+		push_jsonb(st, "key", keys[i]);
+		push_int(st, "row_count", counts[i]);
+		group_subs(r, g, group_and(bucket, f->is_array ?
+								   psprintf("EXISTS (SELECT 1 FROM pg_catalog.unnest(%s) e WHERE %s)", search_sql_column(f), in) :
+								   in), depth, st);
+		pushJsonbValue(st, WJB_END_OBJECT, NULL);
+	}
+	pushJsonbValue(st, WJB_END_ARRAY, NULL);
+}
+
+static void
+group_by_list(AggRun *r, JsonbContainer *group_bys, const char *bucket, int depth, JsonbParseState **st)
+{
+	if (depth > AGG_MAX_DEPTH)
+		agg_refuse(psprintf("group_bys nest at most %d deep.", AGG_MAX_DEPTH));
+	agg_names_distinct(group_bys, "group_bys");
+	pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
+	for (int i = 0; i < (int) JsonContainerSize(group_bys); i++)
+	{
+		JsonbContainer *g = agg_object(getIthJsonbValueFromContainer(group_bys, i), "group_bys");
+		const char *type = agg_string(g, "type", "a group_by");
+
+		pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
+		push_string(st, "name", agg_string(g, "name", "a group_by"));
+		push_string(st, "type", type);
+		if (strcmp(type, "field") == 0)
+			group_by_field(r, g, bucket, depth, st);
+		else if (strcmp(type, "range") == 0)
+			group_ranges(r, g, bucket, depth, "group_by_range", range_value_in, st);
+		else if (strcmp(type, "geo_distance") == 0)
+			group_ranges(r, g, bucket, depth, "group_by_geo_distance", geo_value_in, st);
+		else if (strcmp(type, "filter") == 0)
+			group_by_filter(r, g, bucket, depth, st);
+		else if (strcmp(type, "histogram") == 0)
+			group_by_histogram(r, g, bucket, depth, st);
+		else if (strcmp(type, "date_histogram") == 0 || strcmp(type, "geo_grid") == 0 ||
+				 strcmp(type, "composite") == 0)
+			agg_refuse(psprintf("The %s group_by is not supported yet.", type));
+		else
+			agg_refuse(psprintf("Invalid type of group_by: '%s'.", type));
+		pushJsonbValue(st, WJB_END_OBJECT, NULL);
+	}
+	pushJsonbValue(st, WJB_END_ARRAY, NULL);
+}
+
+void
+search_aggs_run(SearchSql *q, const char *storage, JsonbParseState **st)
+{
+	AggRun		r = {.q = q, .storage = storage};
+
+	if (q->aggs != NULL)
+	{
+		push_key(st, "aggs");
+		agg_list(&r, q->aggs, NULL, st);
+	}
+	if (q->group_bys != NULL)
+	{
+		push_key(st, "group_bys");
+		group_by_list(&r, q->group_bys, NULL, 1, st);
+	}
+}
