@@ -27,6 +27,7 @@
 #include "format/request_fields.h"
 #include "meta/catalog.h"
 #include "search/date.h"
+#include "search/json_build.h"
 #include "search/schema.h"
 
 static const char *const type_names[] = {
@@ -471,86 +472,39 @@ search_schema_read(Jsonb *schema, const OtsTable *t, SearchSchema *out)
 
 /* ---------------------------------------------------------------- writing jsonb */
 
-static void
-push_key(JsonbParseState **st, const char *key)
-{
-	JsonbValue	k;
-
-	k.type = jbvString;
-	k.val.string.val = (char *) key;
-	k.val.string.len = strlen(key);
-	pushJsonbValue(st, WJB_KEY, &k);
-}
-
-static void
-push_string(JsonbParseState **st, const char *key, const char *val, JsonbIteratorToken token)
-{
-	JsonbValue	v;
-
-	if (key != NULL)
-		push_key(st, key);
-	v.type = jbvString;
-	v.val.string.val = (char *) val;
-	v.val.string.len = strlen(val);
-	pushJsonbValue(st, token, &v);
-}
-
-static void
-push_bool(JsonbParseState **st, const char *key, bool val)
-{
-	JsonbValue	v;
-
-	push_key(st, key);
-	v.type = jbvBool;
-	v.val.boolean = val;
-	pushJsonbValue(st, WJB_VALUE, &v);
-}
-
-static void
-push_jsonb(JsonbParseState **st, const char *key, Jsonb *val)
-{
-	JsonbValue	v;
-
-	push_key(st, key);
-	v.type = jbvBinary;
-	v.val.binary.data = &val->root;
-	v.val.binary.len = VARSIZE(val) - VARHDRSZ;
-	pushJsonbValue(st, WJB_VALUE, &v);
-}
-
 static void push_fields(JsonbParseState **st, int n, const SearchField *fields);
 
 static void
 push_field(JsonbParseState **st, const SearchField *f)
 {
 	pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
-	push_string(st, "field_name", f->name, WJB_VALUE);
-	push_string(st, "field_type", type_names[f->type], WJB_VALUE);
+	json_push_string(st, "field_name", f->name);
+	json_push_string(st, "field_type", type_names[f->type]);
 	if (f->type != SEARCH_NESTED)
 	{
-		push_bool(st, "index", f->index);
-		push_bool(st, "enable_sort_and_agg", f->sort_and_agg);
-		push_bool(st, "store", f->store);
-		push_bool(st, "is_array", f->is_array);
+		json_push_bool(st, "index", f->index);
+		json_push_bool(st, "enable_sort_and_agg", f->sort_and_agg);
+		json_push_bool(st, "store", f->store);
+		json_push_bool(st, "is_array", f->is_array);
 	}
 	if (f->type == SEARCH_TEXT)
 	{
-		push_string(st, "analyzer", search_analyzer_name(f->analyzer.kind), WJB_VALUE);
+		json_push_string(st, "analyzer", search_analyzer_name(f->analyzer.kind));
 		if (f->analyzer_parameter != NULL)
-			push_jsonb(st, "analyzer_parameter", f->analyzer_parameter);
-		push_bool(st, "enable_highlighting", f->enable_highlighting);
+			json_push_jsonb(st, "analyzer_parameter", f->analyzer_parameter);
+		json_push_bool(st, "enable_highlighting", f->enable_highlighting);
 	}
 	if (f->type == SEARCH_DATE)
 	{
-		push_key(st, "date_formats");
+		json_push_key(st, "date_formats");
 		pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
 		for (int i = 0; i < f->ndate_formats; i++)
-			push_string(st, NULL, search_date_format_name(&f->date_formats[i]), WJB_ELEM);
+			json_push_string(st, NULL, search_date_format_name(&f->date_formats[i]));
 		pushJsonbValue(st, WJB_END_ARRAY, NULL);
 	}
 	if (f->type == SEARCH_NESTED)
 	{
-		push_key(st, "field_schemas");
+		json_push_key(st, "field_schemas");
 		push_fields(st, f->nsub, f->sub);
 	}
 	pushJsonbValue(st, WJB_END_OBJECT, NULL);
@@ -572,25 +526,25 @@ search_schema_jsonb(const SearchSchema *s)
 	JsonbValue *root;
 
 	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
-	push_key(&st, "field_schemas");
+	json_push_key(&st, "field_schemas");
 	push_fields(&st, s->nfields, s->fields);
-	push_key(&st, "index_setting");
+	json_push_key(&st, "index_setting");
 	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
 	{
 		JsonbValue	one;
 
-		push_key(&st, "number_of_shards");
+		json_push_key(&st, "number_of_shards");
 		one.type = jbvNumeric;
 		one.val.numeric = int64_to_numeric(1);
 		pushJsonbValue(&st, WJB_VALUE, &one);
 	}
-	push_key(&st, "routing_fields");
+	json_push_key(&st, "routing_fields");
 	pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
 	for (int i = 0; i < s->nrouting; i++)
-		push_string(&st, NULL, s->routing[i], WJB_ELEM);
+		json_push_string(&st, NULL, s->routing[i]);
 	pushJsonbValue(&st, WJB_END_ARRAY, NULL);
 	pushJsonbValue(&st, WJB_END_OBJECT, NULL);
-	push_jsonb(&st, "index_sort", search_presort_jsonb(s));
+	json_push_jsonb(&st, "index_sort", search_presort_jsonb(s));
 	root = pushJsonbValue(&st, WJB_END_OBJECT, NULL);
 	return JsonbValueToJsonb(root);
 }
@@ -611,13 +565,13 @@ search_presort_jsonb(const SearchSchema *s)
 		const SearchSortKey *k = &s->sort[i];
 
 		pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
-		push_key(&st, k->field == NULL ? "primary_key_sort" : "field_sort");
+		json_push_key(&st, k->field == NULL ? "primary_key_sort" : "field_sort");
 		pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
 		if (k->field != NULL)
-			push_string(&st, "field_name", k->field, WJB_VALUE);
-		push_string(&st, "order", k->descending ? "DESC" : "ASC", WJB_VALUE);
+			json_push_string(&st, "field_name", k->field);
+		json_push_string(&st, "order", k->descending ? "DESC" : "ASC");
 		if (k->mode != 0)
-			push_string(&st, "mode", mode_names[k->mode], WJB_VALUE);
+			json_push_string(&st, "mode", mode_names[k->mode]);
 		pushJsonbValue(&st, WJB_END_OBJECT, NULL);
 		pushJsonbValue(&st, WJB_END_OBJECT, NULL);
 	}

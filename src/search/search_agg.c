@@ -33,6 +33,7 @@
 #include "errors.h"
 #include "format/request_fields.h"
 #include "search/geo.h"
+#include "search/json_build.h"
 #include "search/search_query.h"
 
 #define AGG_MAX_PER_LEVEL		5		/* aggs, and group_bys, in one list */
@@ -111,66 +112,6 @@ agg_array(JsonbContainer *obj, const char *key, const char *what)
 	if (v.type != jbvBinary || !JsonContainerIsArray(v.val.binary.data))
 		agg_refuse(psprintf("Invalid %s of %s: it is not an array.", key, what));
 	return v.val.binary.data;
-}
-
-static void
-push_key(JsonbParseState **st, const char *key)
-{
-	JsonbValue	k;
-
-	k.type = jbvString;
-	k.val.string.val = (char *) key;
-	k.val.string.len = strlen(key);
-	pushJsonbValue(st, WJB_KEY, &k);
-}
-
-static void
-push_string(JsonbParseState **st, const char *key, const char *val)
-{
-	JsonbValue	v;
-
-	push_key(st, key);
-	v.type = jbvString;
-	v.val.string.val = (char *) val;
-	v.val.string.len = strlen(val);
-	pushJsonbValue(st, WJB_VALUE, &v);
-}
-
-static void
-push_jsonb(JsonbParseState **st, const char *key, Jsonb *j)
-{
-	JsonbValue	v;
-
-	push_key(st, key);
-	if (j == NULL)
-	{
-		v.type = jbvNull;
-		pushJsonbValue(st, WJB_VALUE, &v);
-		return;
-	}
-	if (JB_ROOT_IS_SCALAR(j))
-	{
-		JsonbValue	scalar;
-
-		(void) JsonbExtractScalar(&j->root, &scalar);
-		pushJsonbValue(st, WJB_VALUE, &scalar);
-		return;
-	}
-	v.type = jbvBinary;
-	v.val.binary.data = &j->root;
-	v.val.binary.len = VARSIZE(j) - VARHDRSZ;
-	pushJsonbValue(st, WJB_VALUE, &v);
-}
-
-static void
-push_int(JsonbParseState **st, const char *key, int64 n)
-{
-	JsonbValue	v;
-
-	push_key(st, key);
-	v.type = jbvNumeric;
-	v.val.numeric = int64_to_numeric(n);
-	pushJsonbValue(st, WJB_VALUE, &v);
 }
 
 /*
@@ -281,8 +222,8 @@ agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st
 
 	request_fields_check(agg, &agg_object_fields, "aggregation '%s'", name);
 	pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
-	push_string(st, "name", name);
-	push_string(st, "type", type);
+	json_push_string(st, "name", name);
+	json_push_string(st, "type", type);
 	if (strcmp(type, "top_rows") == 0)
 		agg_refuse("The top_rows aggregation is not supported yet.");
 	/* Tablestore's messages, which the SDKs' tests match */
@@ -344,14 +285,14 @@ agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st
 					   " pg_catalog.unnest((SELECT pg_catalog.percentile_disc($%d::pg_catalog.float8[]) WITHIN GROUP (ORDER BY x.v) FROM (%s) x)))"
 					   " WITH ORDINALITY AS p(f, v, n)", pf, pf, values);
 		agg_run(r, sql);
-		push_jsonb(st, "items", agg_jsonb(0, 1));
+		json_push_jsonb(st, "items", agg_jsonb(0, 1));
 		pushJsonbValue(st, WJB_END_OBJECT, NULL);
 		return;
 	}
 	else
 		agg_refuse(psprintf("Invalid type of aggregation '%s': '%s'.", name, type));
 	agg_run(r, sql);
-	push_jsonb(st, "value", agg_jsonb(0, 1));
+	json_push_jsonb(st, "value", agg_jsonb(0, 1));
 	pushJsonbValue(st, WJB_END_OBJECT, NULL);
 }
 
@@ -397,12 +338,12 @@ group_subs(AggRun *r, JsonbContainer *g, const char *condition, int depth, Jsonb
 
 	if (sub_aggs != NULL)
 	{
-		push_key(st, "sub_aggs");
+		json_push_key(st, "sub_aggs");
 		agg_list(r, sub_aggs, condition, st);
 	}
 	if (sub_group_bys != NULL)
 	{
-		push_key(st, "sub_group_bys");
+		json_push_key(st, "sub_group_bys");
 		group_by_list(r, sub_group_bys, condition, depth + 1, st);
 	}
 }
@@ -477,7 +418,7 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 		counts[i] = agg_int(i, 2);
 		shown[i] = agg_jsonb(i, 3);
 	}
-	push_key(st, "items");
+	json_push_key(st, "items");
 	pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
 	for (uint64 i = 0; i < n; i++)
 	{
@@ -486,8 +427,8 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 			psprintf("%s OPERATOR(pg_catalog.=) $%d", col, p);
 
 		pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
-		push_jsonb(st, "key", shown[i]);
-		push_int(st, "row_count", counts[i]);
+		json_push_jsonb(st, "key", shown[i]);
+		json_push_int(st, "row_count", counts[i]);
 		group_subs(r, g, group_and(bucket, condition), depth, st);
 		pushJsonbValue(st, WJB_END_OBJECT, NULL);
 	}
@@ -532,7 +473,7 @@ group_ranges(AggRun *r, JsonbContainer *g, const char *bucket, int depth, const 
 
 		for (int i = 0; i < n; i++)
 			counts[i] = agg_int(0, i + 1);
-		push_key(st, "items");
+		json_push_key(st, "items");
 		pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
 		for (int i = 0; i < n; i++)
 		{
@@ -540,15 +481,15 @@ group_ranges(AggRun *r, JsonbContainer *g, const char *bucket, int depth, const 
 			JsonbValue	v;
 
 			pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
-			push_key(st, "from");
+			json_push_key(st, "from");
 			if (agg_member(range, "from", &v) == NULL)
 				v.type = jbvNull;
 			pushJsonbValue(st, WJB_VALUE, &v);
-			push_key(st, "to");
+			json_push_key(st, "to");
 			if (agg_member(range, "to", &v) == NULL)
 				v.type = jbvNull;
 			pushJsonbValue(st, WJB_VALUE, &v);
-			push_int(st, "row_count", counts[i]);
+			json_push_int(st, "row_count", counts[i]);
 			group_subs(r, g, group_and(bucket, conditions[i]), depth, st);
 			pushJsonbValue(st, WJB_END_OBJECT, NULL);
 		}
@@ -626,12 +567,12 @@ group_by_filter(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Jso
 
 		for (int i = 0; i < n; i++)
 			counts[i] = agg_int(0, i + 1);
-		push_key(st, "items");
+		json_push_key(st, "items");
 		pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
 		for (int i = 0; i < n; i++)
 		{
 			pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
-			push_int(st, "row_count", counts[i]);
+			json_push_int(st, "row_count", counts[i]);
 			group_subs(r, g, group_and(bucket, conditions[i]), depth, st);
 			pushJsonbValue(st, WJB_END_OBJECT, NULL);
 		}
@@ -696,7 +637,7 @@ group_by_histogram(AggRun *r, JsonbContainer *g, const char *bucket, int depth, 
 		keys[i] = agg_jsonb(i, 3);
 		counts[i] = agg_int(i, 2);
 	}
-	push_key(st, "items");
+	json_push_key(st, "items");
 	pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
 	for (uint64 i = 0; i < n; i++)
 	{
@@ -706,8 +647,8 @@ group_by_histogram(AggRun *r, JsonbContainer *g, const char *bucket, int depth, 
 								  e, lo, e, lo, pi);
 
 		pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
-		push_jsonb(st, "key", keys[i]);
-		push_int(st, "row_count", counts[i]);
+		json_push_jsonb(st, "key", keys[i]);
+		json_push_int(st, "row_count", counts[i]);
 		group_subs(r, g, group_and(bucket, f->is_array ?
 								   psprintf("EXISTS (SELECT 1 FROM pg_catalog.unnest(%s) e WHERE %s)", search_sql_column(f), in) :
 								   in), depth, st);
@@ -729,8 +670,8 @@ group_by_list(AggRun *r, JsonbContainer *group_bys, const char *bucket, int dept
 		const char *type = agg_string(g, "type", "a group_by");
 
 		pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
-		push_string(st, "name", agg_string(g, "name", "a group_by"));
-		push_string(st, "type", type);
+		json_push_string(st, "name", agg_string(g, "name", "a group_by"));
+		json_push_string(st, "type", type);
 		if (strcmp(type, "field") == 0)
 			group_by_field(r, g, bucket, depth, st);
 		else if (strcmp(type, "range") == 0)
@@ -758,12 +699,12 @@ search_aggs_run(SearchSql *q, const char *storage, JsonbParseState **st)
 
 	if (q->aggs != NULL)
 	{
-		push_key(st, "aggs");
+		json_push_key(st, "aggs");
 		agg_list(&r, q->aggs, NULL, st);
 	}
 	if (q->group_bys != NULL)
 	{
-		push_key(st, "group_bys");
+		json_push_key(st, "group_bys");
 		group_by_list(&r, q->group_bys, NULL, 1, st);
 	}
 }
