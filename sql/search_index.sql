@@ -206,6 +206,17 @@ UPDATE public.shop SET attributes = attributes || '{"stars": 10}' WHERE id = 'w'
 SELECT id, name[1] AS first_token, city, stars FROM public."shop$search$idx" WHERE id = 'w';
 SELECT * FROM pg_temp.differences();
 
+-- an index of more fields than a write of a split row loads by name (256):
+-- the write loads the whole row
+SELECT ots.create_table('many_fields', 'id string', max_versions => 1);
+SELECT ots.create_search_index('many_fields', 'all300', jsonb_build_object('field_schemas',
+	(SELECT jsonb_agg(jsonb_build_object('field_name', 'f' || g, 'field_type', 'LONG')) FROM generate_series(1, 300) g)));
+SELECT ots.put_row('many_fields', '{"id": "w"}',
+	(SELECT jsonb_object_agg('f' || g, g) FROM generate_series(1, 300) g) || jsonb_build_object('pad', repeat('p', 5000)));
+SELECT consumed FROM ots.update_row('many_fields', '{"id": "w"}', put => '{"f150": -150}');
+SELECT f1, f150, f300 FROM public."many_fields$search$all300";
+SELECT ots.delete_search_index('many_fields', 'all300'), ots.delete_table('many_fields');
+
 -- the storage runs nothing of its owner's as a writer: an index ots did not
 -- make is damage, and no write goes on past it
 CREATE FUNCTION public.owner_code(text) RETURNS text LANGUAGE sql IMMUTABLE AS 'SELECT lower($1)';

@@ -53,5 +53,8 @@
 #define OTS_MAX_SEARCH_KEYWORD_LEN	4096	/* bytes of a KEYWORD value an index keeps */
 #define OTS_MAX_SEARCH_DATE_FORMATS	10		/* date_formats of a DATE field (ots's own limit) */
 #define OTS_MIN_SEARCH_TIME_TO_LIVE	86400	/* seconds; a search index's TTL is this or more, or -1 */
+/* the fields a write of a split row loads for its table's search indexes; past them, the whole row */
+#define OTS_MAX_SEARCH_LOADED_FIELDS	256
+#define OTS_MAX_SEARCH_LOADED_BYTES	4096
 
 #endif							/* OTS_LIMITS_H */

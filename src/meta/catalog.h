@@ -75,6 +75,16 @@ typedef struct OtsTable
 	 */
 	int			nsearch;
 	Oid			search_data_oids[OTS_MAX_SEARCH_INDEXES];
+	/*
+	 * the columns their fields read, which a write of a split row loads
+	 * (rowneeds_init_write): name i is search_field_names[off[i] .. off[i + 1]),
+	 * bytewise sorted; search_fields_whole when there are more than fit
+	 * (the write loads the whole row)
+	 */
+	int			search_nfields;
+	bool		search_fields_whole;
+	uint16		search_field_off[OTS_MAX_SEARCH_LOADED_FIELDS + 1];
+	char		search_field_names[OTS_MAX_SEARCH_LOADED_BYTES];
 	/* Stream (stream.h): enabled when stream_id is set; its log and records */
 	bool		stream_enabled;
 	char		stream_id[NAMEDATALEN];

@@ -145,6 +145,33 @@ catalog_load_search_indexes(OtsTable *t, Oid nsp, Datum *args)
 			catalog_report_damaged(t, psprintf("the storage table of its search index %s has another owner than its storage table",
 											   quote_identifier(NameStr(*name))));
 	}
+	if (t->nsearch == 0)
+		return;
+	/* the columns the fields read (top-level fields: a NESTED one's documents are its column's) */
+	ret = catalog_query_metadata("SELECT DISTINCT f OPERATOR(pg_catalog.->>) 'field_name' COLLATE \"C\""
+							   " FROM ots.search_indexes t,"
+							   " pg_catalog.jsonb_array_elements(t.index_schema OPERATOR(pg_catalog.->) 'field_schemas') f"
+							   " WHERE schema_name OPERATOR(pg_catalog.=) $1 AND table_name OPERATOR(pg_catalog.=) $2"
+							   " ORDER BY 1", args, 0);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "could not read the search fields of an ots table: %s", SPI_result_code_string(ret));
+	t->search_field_off[0] = 0;
+	for (uint64 i = 0; i < SPI_processed && !t->search_fields_whole; i++)
+	{
+		char	   *field = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
+		int			at = t->search_field_off[t->search_nfields];
+
+		if (field == NULL)
+			continue;
+		if (t->search_nfields == OTS_MAX_SEARCH_LOADED_FIELDS ||
+			at + strlen(field) > OTS_MAX_SEARCH_LOADED_BYTES)
+		{
+			t->search_fields_whole = true;
+			break;
+		}
+		memcpy(t->search_field_names + at, field, strlen(field));
+		t->search_field_off[++t->search_nfields] = at + strlen(field);
+	}
 }
 
 /*

@@ -371,6 +371,7 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 	StringInfoData order;
 	JsonbContainer *sorters = NULL;
 	JsonbValue	sort;
+	const char *rows;
 	char	   *sql;
 	uint64		n;
 	Datum	   *keys;
@@ -399,13 +400,15 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 	}
 	/* Tablestore's default: the most rows first, then the keys ascending */
 	appendStringInfoString(&order, order.len > 0 ? ", 2 DESC, 1 ASC" : "2 DESC, 1 ASC");
-	sql = psprintf("SELECT %s AS k, pg_catalog.count(DISTINCT s.ctid) AS c, pg_catalog.to_jsonb(%s)"
-				   " FROM %s%s GROUP BY 1 HAVING pg_catalog.count(DISTINCT s.ctid) OPERATOR(pg_catalog.>=) %d"
+	/* a row counts once in a bucket: an array's values may repeat, a scalar's may not */
+	rows = f->is_array ? "pg_catalog.count(DISTINCT s.ctid)" : "pg_catalog.count(*)";
+	sql = psprintf("SELECT %s AS k, %s AS c, pg_catalog.to_jsonb(%s)"
+				   " FROM %s%s GROUP BY 1 HAVING %s OPERATOR(pg_catalog.>=) %d"
 				   " ORDER BY %s LIMIT %d",
-				   key, f->type == SEARCH_DATE ? psprintf("%s OPERATOR(pg_catalog./) 1000000", key) : key,
+				   key, rows, f->type == SEARCH_DATE ? psprintf("%s OPERATOR(pg_catalog./) 1000000", key) : key,
 				   agg_from(r, bucket, f->is_array ? psprintf("pg_catalog.unnest(%s) e", col) : NULL),
 				   f->is_array ? "" : psprintf(" AND %s IS NOT NULL", col),
-				   (int) Max(min_doc_count, 1), order.data, (int) size);
+				   rows, (int) Max(min_doc_count, 1), order.data, (int) size);
 	n = agg_run(r, sql);
 	keys = palloc(sizeof(Datum) * Max(n, 1));
 	shown = palloc(sizeof(Jsonb *) * Max(n, 1));

@@ -709,11 +709,18 @@ q_list(SearchSql *q, JsonbContainer *obj, const char *key, const char *sep, bool
 	{
 		if (i > 0)
 			appendStringInfoString(&q->where, sep);
+		/*
+		 * a condition on a field the row lacks is null: false where it must
+		 * hold, but true under NOT only as coalesce(..., false) makes it;
+		 * elsewhere left bare, so the planner sees it and can use the
+		 * field's index
+		 */
 		if (negate)
-			appendStringInfoString(&q->where, "NOT ");
-		appendStringInfoString(&q->where, "coalesce(");
+			appendStringInfoString(&q->where, "NOT coalesce(");
+		else
+			appendStringInfoChar(&q->where, '(');
 		q_query(q, q_object(getIthJsonbValueFromContainer(arr, i), key), count);
-		appendStringInfoString(&q->where, ", false)");
+		appendStringInfoString(&q->where, negate ? ", false)" : ")");
 	}
 	appendStringInfoChar(&q->where, ')');
 	return true;

@@ -86,11 +86,11 @@ rowneeds_init_write(RowNeeds *needs, const OtsTable *t)
 {
 	rowneeds_init(needs);
 	needs->write = true;
-	/*
-	 * a search index's entry is made from the whole row (its fields are
-	 * not named in the table's metadata), so is the write's view of it
-	 */
-	needs->whole = t->nsearch > 0;
+	/* the newest cell of each column a search index's field reads (or the whole row, past the bound) */
+	needs->whole = t->nsearch > 0 && t->search_fields_whole;
+	for (int i = 0; t->nsearch > 0 && !needs->whole && i < t->search_nfields; i++)
+		rowneeds_newest(needs, t->search_field_names + t->search_field_off[i],
+						t->search_field_off[i + 1] - t->search_field_off[i], 1, 0, PG_INT64_MAX);
 	rowneeds_stream_original(needs, t);
 }
 
