@@ -87,6 +87,26 @@ SELECT ots.search('sq', 'ix', '{"query": {"term_query": {"field_name": "stars", 
 SELECT ots.search('sq', 'ix', '{"query": {"term_query": {"field_name": "stars", "term": 1}}, "limit": 1}',
 				  '{"return_type": "RETURN_ALL"}') -> 'rows';
 
+-- rows of the table's view, in the search's order: joinable, usable in a procedure
+SELECT id, (attributes ->> 'stars')::int AS stars, attributes ->> 'city' AS city
+  FROM ots.search_rows(NULL::sq, 'ix', '{"query": {"range_query": {"field_name": "stars", "range_from": 3, "include_lower": true}},
+										 "sort": {"sorters": [{"field_sort": {"field_name": "stars", "order": "DESC"}}]}, "limit": 5}');
+SELECT s.id, c.n FROM ots.search_rows(NULL::sq, 'ix', '{"query": {"term_query": {"field_name": "city", "term": "hk"}}}') s
+  JOIN (VALUES ('k3', 3), ('k7', 7), ('k99', 99)) c(id, n) ON c.id = s.id ORDER BY s.id;
+DO $$
+DECLARE
+	r public.sq;
+	ids text := '';
+BEGIN
+	FOR r IN SELECT * FROM ots.search_rows(NULL::public.sq, 'ix', '{"query": {"match_phrase_query": {"field_name": "name", "text": "noodle bar"}}}') LOOP
+		ids := ids || ' ' || r.id;
+	END LOOP;
+	IF ids <> ' k1 k13 k17 k5 k9' THEN
+		RAISE EXCEPTION 'a procedure got%', ids;
+	END IF;
+END $$;
+SELECT pg_temp.err($$SELECT * FROM ots.search_rows(NULL::int, 'ix', '{"query": {"match_all_query": {}}}')$$);
+
 -- refusals
 SELECT pg_temp.err($$SELECT ots.search('sq', 'nope', '{"query": {"match_all_query": {}}}')$$);
 SELECT pg_temp.err($$SELECT ots.search('sq', 'ix', '{"query": {"term_query": {"field_name": "nope", "term": 1}}}')$$);

@@ -446,3 +446,41 @@ BEGIN ATOMIC
 END;
 COMMENT ON FUNCTION ots.search(text, text, jsonb, jsonb) IS
 	'searches a search index (Tablestore''s SearchQuery as jsonb): a page of rows in order with columns_to_get, the total count when asked, and the next page''s token';
+
+-- ots.search_rows: a search's page of rows as rows of the table's view, in
+-- order: SELECT * FROM ots.search_rows(NULL::shop, 'shop_index', '{...}')
+CREATE FUNCTION ots.search_rows(table_row anyelement, index_name text, search_query jsonb)
+	RETURNS SETOF anyelement
+	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	t ots.tables;
+	page jsonb;
+	key_match text;
+BEGIN
+	SELECT o.* INTO t FROM pg_type ty
+	  JOIN pg_class c ON c.oid = ty.typrelid
+	  JOIN pg_namespace n ON n.oid = c.relnamespace
+	  JOIN ots.tables o ON o.schema_name = n.nspname AND o.table_name = c.relname
+	 WHERE ty.oid = pg_typeof(table_row) AND c.relkind = 'v' AND o.index_of IS NULL;
+	IF NOT FOUND THEN
+		PERFORM ots.raise('OTSParameterInvalid',
+						  format('%s is not the row type of an ots table''s view.', pg_typeof(table_row)),
+						  'Pass NULL::<table>, the table''s view''s row type.');
+	END IF;
+	page := ots.search_keys(t.schema_name, t.table_name, index_name, search_query);
+	-- each row of the view by its key, in the page's order
+	SELECT string_agg(format('v.%I OPERATOR(pg_catalog.=) %s', k.name,
+							 CASE k.type WHEN 'INTEGER' THEN format('(p.r #>> %L)::pg_catalog.int8', ARRAY['primary_key', k.name])
+										 WHEN 'BINARY' THEN format('pg_catalog.decode(p.r #>> %L, ''base64'')', ARRAY['primary_key', k.name, '$binary'])
+										 ELSE format('(p.r #>> %L)', ARRAY['primary_key', k.name]) END), ' AND ')
+	  INTO key_match
+	  FROM unnest(t.pk_names, t.pk_types) AS k(name, type);
+	RETURN QUERY EXECUTE format('SELECT v.* FROM pg_catalog.jsonb_array_elements($1) WITH ORDINALITY AS p(r, n)'
+								' JOIN %I.%I v ON %s ORDER BY p.n', t.schema_name, t.table_name, key_match)
+		USING page -> 'rows';
+END
+$$;
+COMMENT ON FUNCTION ots.search_rows(anyelement, text, jsonb) IS
+	'a search''s page of rows as rows of the table''s view (pass NULL::<table>), in the search''s order: joinable, usable in procedures';
