@@ -478,4 +478,61 @@ SELECT pg_temp.err($$SELECT ots.search('sr', 'ix', '{"query": {"match_all_query"
 SELECT pg_temp.err($$SELECT ots.search('sr', 'ix', '{"query": {"match_all_query": {}}, "group_bys": [{"name": "g", "type": "field", "field_name": "city", "size": 3000}]}')$$);
 SELECT pg_temp.err($$SELECT ots.search('sr', 'ix', '{"query": {"match_all_query": {}}, "group_bys": [{"name": "g", "type": "date_histogram", "field_name": "at"}]}')$$);
 
+-- ---------------------------------------------------------------------
+-- what an outside review found and reproduced on the code before these fixes
+-- ---------------------------------------------------------------------
+-- a large nested group-by's result outlives the statements that made it
+-- (it was built in SPI's memory, freed before it was returned)
+SELECT ots.create_table('sbig', 'id integer', max_versions => 1);
+SELECT ots.create_search_index('sbig', 'ix', '{"field_schemas": [{"field_name": "k", "field_type": "KEYWORD"}, {"field_name": "l", "field_type": "LONG"}, {"field_name": "d", "field_type": "DOUBLE"}, {"field_name": "b", "field_type": "KEYWORD"}]}');
+INSERT INTO sbig (id, attributes) SELECT g, jsonb_build_object('k', 'k' || g % 100, 'l', g / 100, 'd', (g % 7) * 0.1) FROM generate_series(1, 10000) g;
+SELECT jsonb_array_length(s #> '{group_bys,0,items}') AS groups,
+	   (SELECT sum(jsonb_array_length(i #> '{sub_group_bys,0,items}')) FROM jsonb_array_elements(s #> '{group_bys,0,items}') i) AS sub_groups
+  FROM ots.search('sbig', 'ix', '{"query": {"match_all_query": {}}, "limit": 0, "group_bys": [{"name": "f", "type": "field", "field_name": "k", "size": 7,
+	"sub_group_bys": [{"name": "g", "type": "field", "field_name": "l", "size": 7, "sub_aggs": [{"name": "c", "type": "count", "field_name": "l"}]}]}]}') s;
+-- pages by a DOUBLE sort end, and hold every row once, whatever extra_float_digits and bytea_output say
+SELECT ots.create_table('skeys', 'a integer, b binary, c string', max_versions => 1);
+SELECT ots.create_search_index('skeys', 'ix', '{"field_schemas": [{"field_name": "d", "field_type": "DOUBLE"}]}');
+SELECT count(ots.put_row('skeys', jsonb_build_object('a', g % 3, 'b', jsonb_build_object('$binary', translate(encode(decode(repeat(md5(g::text), 4), 'hex'), 'base64'), E'\n', '')), 'c', 'c' || g),
+						 jsonb_build_object('d', CASE WHEN g % 2 = 0 THEN 0.3 ELSE 0.1::float8 + 0.2::float8 END))) FROM generate_series(1, 30) g;
+SET extra_float_digits = 0;
+SET bytea_output = escape;
+WITH RECURSIVE pages(n, body) AS (
+	SELECT 1, ots.search('skeys', 'ix', '{"query": {"match_all_query": {}}, "sort": {"sorters": [{"field_sort": {"field_name": "d"}}]}, "limit": 4}')
+	UNION ALL
+	SELECT n + 1, ots.search('skeys', 'ix', jsonb_build_object('query', '{"match_all_query": {}}'::jsonb, 'token', body ->> 'next_token', 'limit', 4))
+	  FROM pages WHERE body ->> 'next_token' IS NOT NULL AND n < 20)
+SELECT max(n) AS pages, count(*) AS rows, count(DISTINCT r -> 'primary_key') AS distinct_rows
+  FROM pages, jsonb_array_elements(body -> 'rows') r;
+RESET extra_float_digits;
+RESET bytea_output;
+-- a key of a long Binary comes back whole, and its row read by it
+SELECT length(r #>> '{primary_key,b,$binary}') AS base64_chars, position(E'\n' IN r #>> '{primary_key,b,$binary}') AS newline,
+	   r -> 'attributes' ? 'd' AS read
+  FROM ots.search('skeys', 'ix', '{"query": {"match_all_query": {}}, "limit": 1}', '{"return_type": "RETURN_ALL"}') s,
+	   jsonb_array_elements(s -> 'rows') r;
+-- a histogram bucket's sub-aggregations see its rows: a float at a bucket's
+-- edge, a field_range, missing
+SELECT ots.put_row('sbig', '{"id": 20001}', '{"d": 99.24}');
+SELECT i ->> 'key' AS key, i ->> 'row_count' AS row_count, i #>> '{sub_aggs,0,value}' AS sub_count
+  FROM ots.search('sbig', 'ix', '{"query": {"range_query": {"field_name": "d", "range_from": 99}}, "limit": 0,
+	"group_bys": [{"name": "h", "type": "histogram", "field_name": "d", "interval": 0.01, "offset": 1,
+				   "sub_aggs": [{"name": "c", "type": "count", "field_name": "d"}]}]}') s,
+	   jsonb_array_elements(s #> '{group_bys,0,items}') i;
+SELECT i ->> 'key' AS key, i ->> 'row_count' AS row_count, i #>> '{sub_aggs,0,value}' AS sub_count
+  FROM ots.search('sbig', 'ix', '{"query": {"bool_query": {"should_queries": [{"term_query": {"field_name": "l", "term": 0}},
+	{"term_query": {"field_name": "l", "term": 50}}, {"term_query": {"field_name": "d", "term": 99.24}}]}}, "limit": 0,
+	"group_bys": [{"name": "h", "type": "histogram", "field_name": "l", "interval": 100, "missing": 7, "field_range": {"min": 0, "max": 20},
+				   "sub_aggs": [{"name": "c", "type": "count", "field_name": "d"}]}]}') s,
+	   jsonb_array_elements(s #> '{group_bys,0,items}') i;
+-- percentiles as given; an order of a group sort, a min_doc_count past 2^31, a bucket limit
+SELECT s #> '{aggs,0,items}' FROM ots.search('sbig', 'ix', '{"query": {"match_all_query": {}}, "limit": 0,
+	"aggs": [{"name": "p", "type": "percentiles", "field_name": "l", "percentiles": [7, 29, 57]}]}') s;
+SELECT jsonb_array_length(s #> '{group_bys,0,items}') FROM ots.search('sbig', 'ix', '{"query": {"match_all_query": {}}, "limit": 0,
+	"group_bys": [{"name": "g", "type": "field", "field_name": "k", "min_doc_count": 3000000000}]}') s;
+SELECT pg_temp.err($$SELECT ots.search('sbig', 'ix', '{"query": {"match_all_query": {}}, "group_bys": [{"name": "g", "type": "field", "field_name": "k", "sort": {"sorters": [{"row_count_sort": {"order": "D"}}]}}]}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sbig', 'ix', '{"query": {"match_all_query": {}}, "group_bys": [{"name": "h", "type": "histogram", "field_name": "d", "interval": 0.00001}]}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sbig', 'ix', '{"query": {"bool_query": {"must_queries": [{"match_all_query": {}}], "should_queries": [{"nonsense": {}}], "minimum_should_match": 0}}}')$$);
+SELECT ots.delete_search_index(t, 'ix'), ots.delete_table(t) FROM unnest(ARRAY['sbig', 'skeys']) t;
+
 SELECT ots.delete_search_index(t, 'ix'), ots.delete_table(t) FROM unnest(ARRAY['sq', 'sr']) t;

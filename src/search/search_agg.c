@@ -94,6 +94,17 @@ agg_number(JsonbContainer *obj, const char *key, double dflt, const char *what)
 	return d;
 }
 
+/* agg_count: a count such as min_doc_count, 1 by default, at least 1 */
+static int64
+agg_count(JsonbContainer *obj, const char *key, const char *what)
+{
+	double		d = agg_number(obj, key, 1, what);
+
+	if (d != floor(d) || d > (double) PG_INT64_MAX / 2)
+		agg_refuse(psprintf("Invalid %s of %s: a whole number.", key, what));
+	return d < 1 ? 1 : (int64) d;
+}
+
 static JsonbContainer *
 agg_object(JsonbValue *v, const char *what)
 {
@@ -121,13 +132,17 @@ agg_array(JsonbContainer *obj, const char *key, const char *what)
 static uint64
 agg_run(AggRun *r, const char *sql)
 {
+	MemoryContext cxt = CurrentMemoryContext;
 	int			ret;
 
 	CHECK_FOR_INTERRUPTS();
+	check_stack_depth();
 	if (++r->statements > AGG_MAX_STATEMENTS)
 		agg_refuse(psprintf("The aggregations need more than %d statements: fewer buckets or less nesting.",
 							AGG_MAX_STATEMENTS));
 	ret = SPI_execute_with_args(sql, r->q->nparams, r->q->types, r->q->values, NULL, true, 0);
+	/* SPI leaves its procedure context current: what is built goes on in the caller's */
+	MemoryContextSwitchTo(cxt);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "a search's aggregation failed: %s", SPI_result_code_string(ret));
 	return SPI_processed;
@@ -256,7 +271,9 @@ agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st
 		JsonbContainer *ps = agg_array(agg, "percentiles", "percentiles agg");
 		int			n = ps != NULL ? JsonContainerSize(ps) : 0;
 		Datum	   *fractions;
+		JsonbValue	given;
 		int			pf;
+		int			pk;
 
 		agg_check_type(f, type, true);
 		if (n < 1 || n > AGG_MAX_RANGES)
@@ -279,11 +296,16 @@ agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st
 		}
 		pf = search_sql_param(r->q, FLOAT8ARRAYOID,
 							  PointerGetDatum(construct_array(fractions, n, FLOAT8OID, 8, true, TYPALIGN_DOUBLE)));
-		/* the value at or below which the percentage of values lies: one of the values (PostgreSQL's percentile_disc) */
-		sql = psprintf("SELECT pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object('key', p.f OPERATOR(pg_catalog.*) 100,"
-					   " 'value', p.v) ORDER BY p.n) FROM ROWS FROM (pg_catalog.unnest($%d::pg_catalog.float8[]),"
+		/*
+		 * the value at or below which the percentage of values lies: one of
+		 * the values (PostgreSQL's percentile_disc); each key as given
+		 */
+		(void) agg_member(agg, "percentiles", &given);
+		pk = search_sql_param(r->q, JSONBOID, JsonbPGetDatum(JsonbValueToJsonb(&given)));
+		sql = psprintf("SELECT pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object('key', p.k, 'value', p.v) ORDER BY p.n)"
+					   " FROM ROWS FROM (pg_catalog.jsonb_array_elements($%d),"
 					   " pg_catalog.unnest((SELECT pg_catalog.percentile_disc($%d::pg_catalog.float8[]) WITHIN GROUP (ORDER BY x.v) FROM (%s) x)))"
-					   " WITH ORDINALITY AS p(f, v, n)", pf, pf, values);
+					   " WITH ORDINALITY AS p(k, v, n)", pk, pf, values);
 		agg_run(r, sql);
 		json_push_jsonb(st, "items", agg_jsonb(0, 1));
 		pushJsonbValue(st, WJB_END_OBJECT, NULL);
@@ -365,7 +387,7 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 {
 	const SearchField *f = search_sql_field(r->q, g, "group_by_field");
 	double		size = agg_number(g, "size", AGG_DEFAULT_GROUPS, "group_by_field");
-	double		min_doc_count = agg_number(g, "min_doc_count", 1, "group_by_field");
+	int64		min_doc_count = agg_count(g, "min_doc_count", "group_by_field");
 	const char *col = search_sql_column(f);
 	const char *key = f->is_array ? "e" : col;
 	StringInfoData order;
@@ -394,8 +416,16 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 
 		if (!row_count && agg_member(s, "group_key_sort", &v) == NULL)
 			agg_refuse("A sorter of group_by_field is a row_count_sort or a group_key_sort (sub_agg_sort is not supported yet).");
-		dir = agg_member(agg_object(&v, "sorter"), "order", &v) != NULL && v.type == jbvString &&
-			strncmp(v.val.string.val, "DESC", v.val.string.len) == 0 ? "DESC" : "ASC";
+		dir = "ASC";
+		if (agg_member(agg_object(&v, "sorter"), "order", &v) != NULL)
+		{
+			char	   *order = v.type == jbvString ? pnstrdup(v.val.string.val, v.val.string.len) : "";
+
+			if (strcmp(order, "DESC") == 0 || strcmp(order, "SORT_ORDER_DESC") == 0)
+				dir = "DESC";
+			else if (strcmp(order, "ASC") != 0 && strcmp(order, "SORT_ORDER_ASC") != 0)
+				agg_refuse(psprintf("Invalid order of a sorter of group_by_field: '%s'.", order));
+		}
 		appendStringInfo(&order, "%s%s %s", order.len > 0 ? ", " : "", row_count ? "2" : "1", dir);
 	}
 	/* Tablestore's default: the most rows first, then the keys ascending */
@@ -403,12 +433,12 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 	/* a row counts once in a bucket: an array's values may repeat, a scalar's may not */
 	rows = f->is_array ? "pg_catalog.count(DISTINCT s.ctid)" : "pg_catalog.count(*)";
 	sql = psprintf("SELECT %s AS k, %s AS c, pg_catalog.to_jsonb(%s)"
-				   " FROM %s%s GROUP BY 1 HAVING %s OPERATOR(pg_catalog.>=) %d"
+				   " FROM %s%s GROUP BY 1 HAVING %s OPERATOR(pg_catalog.>=) %ld"
 				   " ORDER BY %s LIMIT %d",
 				   key, rows, f->type == SEARCH_DATE ? psprintf("%s OPERATOR(pg_catalog./) 1000000", key) : key,
 				   agg_from(r, bucket, f->is_array ? psprintf("pg_catalog.unnest(%s) e", col) : NULL),
 				   f->is_array ? "" : psprintf(" AND %s IS NOT NULL", col),
-				   rows, (int) Max(min_doc_count, 1), order.data, (int) size);
+				   rows, (long) min_doc_count, order.data, (int) size);
 	n = agg_run(r, sql);
 	keys = palloc(sizeof(Datum) * Max(n, 1));
 	shown = palloc(sizeof(Jsonb *) * Max(n, 1));
@@ -583,22 +613,30 @@ group_by_filter(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Jso
 	}
 }
 
+/*
+ * group_by_histogram: a bucket per interval [offset + k * interval, + interval)
+ * holding a value (missing standing in for a row without one) within
+ * field_range, ascending; a row counts once in a bucket.  The bucket's number
+ * k is what groups the rows and what each bucket's sub-aggregations select
+ * by, one expression, so both see the same rows whatever floats round to.
+ */
 static void
 group_by_histogram(AggRun *r, JsonbContainer *g, const char *bucket, int depth, JsonbParseState **st)
 {
 	const SearchField *f = search_sql_field(r->q, g, "group_by_histogram");
 	double		interval = agg_number(g, "interval", 0, "group_by_histogram");
 	double		offset = agg_number(g, "offset", 0, "group_by_histogram");
-	double		min_doc_count = agg_number(g, "min_doc_count", 1, "group_by_histogram");
+	int64		min_doc_count = agg_count(g, "min_doc_count", "group_by_histogram");
+	const char *col = search_sql_column(f);
 	JsonbValue	v;
-	const char *bounds = "";
-	char	   *values;
-	char	   *keyexpr;
+	const char *values;
+	const char *in_range = "true";
+	char	   *number;
 	char	   *sql;
 	uint64		n;
 	Jsonb	  **keys;
 	int64	   *counts;
-	double	   *lows;
+	int64	   *ks;
 	int			pi;
 	int			po;
 
@@ -609,52 +647,61 @@ group_by_histogram(AggRun *r, JsonbContainer *g, const char *bucket, int depth, 
 		agg_refuse("Invalid interval of group_by_histogram: a number above 0.");
 	if (f->type == SEARCH_LONG && (interval != floor(interval) || offset != floor(offset)))
 		agg_refuse("Invalid interval or offset of group_by_histogram on a LONG field: integers.");
+	/* a row's values: its field's, or missing when it has none */
+	if (agg_member(g, "missing", &v) != NULL)
+	{
+		int			pm = search_sql_param(r->q, search_sql_element_type(f), search_sql_value(f, &v, "missing"));
+
+		values = f->is_array ?
+			psprintf("CASE WHEN pg_catalog.cardinality(%s) OPERATOR(pg_catalog.>) 0 THEN %s ELSE ARRAY[$%d] END", col, col, pm) :
+			psprintf("ARRAY[coalesce(%s, $%d)]", col, pm);
+	}
+	else
+		values = f->is_array ? col : psprintf("ARRAY[%s]", col);
 	if (agg_member(g, "field_range", &v) != NULL)
 	{
 		JsonbContainer *fr = agg_object(&v, "field_range of group_by_histogram");
 
-		bounds = psprintf(" AND x.v::pg_catalog.float8 OPERATOR(pg_catalog.>=) $%d AND x.v::pg_catalog.float8 OPERATOR(pg_catalog.<=) $%d",
-						  search_sql_param(r->q, FLOAT8OID, Float8GetDatum(agg_number(fr, "min", -INFINITY, "field_range"))),
-						  search_sql_param(r->q, FLOAT8OID, Float8GetDatum(agg_number(fr, "max", INFINITY, "field_range"))));
+		in_range = psprintf("e::pg_catalog.float8 OPERATOR(pg_catalog.>=) $%d AND e::pg_catalog.float8 OPERATOR(pg_catalog.<=) $%d",
+							search_sql_param(r->q, FLOAT8OID, Float8GetDatum(agg_number(fr, "min", -INFINITY, "field_range"))),
+							search_sql_param(r->q, FLOAT8OID, Float8GetDatum(agg_number(fr, "max", INFINITY, "field_range"))));
 	}
 	pi = search_sql_param(r->q, FLOAT8OID, Float8GetDatum(interval));
 	po = search_sql_param(r->q, FLOAT8OID, Float8GetDatum(offset));
-	/* a bucket's key: the greatest offset + k * interval at or below the value */
-	keyexpr = psprintf("(pg_catalog.floor((x.v::pg_catalog.float8 OPERATOR(pg_catalog.-) $%d) OPERATOR(pg_catalog./) $%d)"
-					   " OPERATOR(pg_catalog.*) $%d OPERATOR(pg_catalog.+) $%d)", po, pi, pi, po);
-	/* with the row, so a row's values in one bucket count it once */
-	values = agg_values(r, f, g, bucket, true);
-	sql = psprintf("SELECT y.k, y.c, pg_catalog.to_jsonb(y.k%s) FROM (SELECT %s AS k, pg_catalog.count(DISTINCT x.row_id) AS c"
-				   " FROM (%s) x WHERE x.v IS NOT NULL%s GROUP BY 1 HAVING pg_catalog.count(DISTINCT x.row_id) OPERATOR(pg_catalog.>=) %d) y ORDER BY 1",
-				   f->type == SEARCH_LONG ? "::pg_catalog.int8" : "", keyexpr, values, bounds, (int) Max(min_doc_count, 1));
+	/* a value's bucket number */
+	number = psprintf("pg_catalog.floor((e::pg_catalog.float8 OPERATOR(pg_catalog.-) $%d) OPERATOR(pg_catalog./) $%d)::pg_catalog.int8",
+					  po, pi);
+	sql = psprintf("SELECT y.k, y.c, pg_catalog.to_jsonb((y.k OPERATOR(pg_catalog.*) $%d OPERATOR(pg_catalog.+) $%d)%s)"
+				   " FROM (SELECT %s AS k, pg_catalog.count(DISTINCT s.ctid) AS c FROM %s"
+				   " AND e IS NOT NULL AND %s GROUP BY 1 HAVING pg_catalog.count(DISTINCT s.ctid) OPERATOR(pg_catalog.>=) %ld) y"
+				   " ORDER BY 1 LIMIT %d",
+				   pi, po, f->type == SEARCH_LONG ? "::pg_catalog.int8" : "",
+				   number, agg_from(r, bucket, psprintf("pg_catalog.unnest(%s) e", values)), in_range,
+				   (long) min_doc_count, AGG_MAX_GROUPS + 1);
 	n = agg_run(r, sql);
+	if (n > AGG_MAX_GROUPS)
+		agg_refuse(psprintf("group_by_histogram has more than %d buckets: a larger interval, or a field_range.",
+							AGG_MAX_GROUPS));
 	keys = palloc(sizeof(Jsonb *) * Max(n, 1));
 	counts = palloc(sizeof(int64) * Max(n, 1));
-	lows = palloc(sizeof(double) * Max(n, 1));
+	ks = palloc(sizeof(int64) * Max(n, 1));
 	for (uint64 i = 0; i < n; i++)
 	{
-		bool		isnull;
-		double		k = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
-
-		lows[i] = k;
-		keys[i] = agg_jsonb(i, 3);
+		ks[i] = agg_int(i, 1);
 		counts[i] = agg_int(i, 2);
+		keys[i] = agg_jsonb(i, 3);
 	}
 	json_push_key(st, "items");
 	pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
 	for (uint64 i = 0; i < n; i++)
 	{
-		const char *e = f->is_array ? "e" : search_sql_column(f);
-		int			lo = search_sql_param(r->q, FLOAT8OID, Float8GetDatum(lows[i]));
-		const char *in = psprintf("%s::pg_catalog.float8 OPERATOR(pg_catalog.>=) $%d AND %s::pg_catalog.float8 OPERATOR(pg_catalog.<) ($%d OPERATOR(pg_catalog.+) $%d)",
-								  e, lo, e, lo, pi);
+		int			pk = search_sql_param(r->q, INT8OID, Int64GetDatum(ks[i]));
 
 		pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
 		json_push_jsonb(st, "key", keys[i]);
 		json_push_int(st, "row_count", counts[i]);
-		group_subs(r, g, group_and(bucket, f->is_array ?
-								   psprintf("EXISTS (SELECT 1 FROM pg_catalog.unnest(%s) e WHERE %s)", search_sql_column(f), in) :
-								   in), depth, st);
+		group_subs(r, g, group_and(bucket, psprintf("EXISTS (SELECT 1 FROM pg_catalog.unnest(%s) e WHERE e IS NOT NULL AND %s AND %s OPERATOR(pg_catalog.=) $%d)",
+													values, in_range, number, pk)), depth, st);
 		pushJsonbValue(st, WJB_END_OBJECT, NULL);
 	}
 	pushJsonbValue(st, WJB_END_ARRAY, NULL);

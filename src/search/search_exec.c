@@ -22,6 +22,7 @@
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
 
 #include "asrole.h"
@@ -47,6 +48,19 @@ exec_index(const OtsTable *t, const char *name)
 	return NULL;
 }
 
+/*
+ * exec_enter runs as the storage's owner (asrole) with the output of the
+ * values a token carries fixed: floats exact, bytea in hex, whatever the
+ * caller's session says (a token must read back to the same values)
+ */
+static void
+exec_enter(const OtsTable *t, AsRole *saved)
+{
+	asrole_enter(asrole_owner(t->data_oid), saved);
+	(void) set_config_option("extra_float_digits", "3", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	(void) set_config_option("bytea_output", "hex", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+}
+
 /* exec_key_json: the SQL of the primary key of storage row s as the API's jsonb */
 static char *
 exec_key_json(const OtsTable *t, bool as_array)
@@ -64,7 +78,8 @@ exec_key_json(const OtsTable *t, bool as_array)
 		if (!as_array)
 			appendStringInfo(&sql, "%s, ", quote_literal_cstr(t->pk[k].name));
 		if (t->pk[k].type == OTS_VT_BINARY && !as_array)
-			appendStringInfo(&sql, "pg_catalog.jsonb_build_object('$binary', pg_catalog.encode(%s, 'base64'))", col);
+			appendStringInfo(&sql, "pg_catalog.jsonb_build_object('$binary',"
+							 " pg_catalog.translate(pg_catalog.encode(%s, 'base64'), E'\\n', ''))", col);
 		else
 			appendStringInfoString(&sql, col);
 	}
@@ -125,7 +140,7 @@ ots_search_keys(PG_FUNCTION_ARGS)
 	caller = CurrentMemoryContext;
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	asrole_enter(asrole_owner(t->data_oid), &saved);
+	exec_enter(t, &saved);
 	if (q.get_total_count)
 	{
 		char	   *count_sql = psprintf("SELECT pg_catalog.count(*) FROM %s s WHERE (%s)", storage, q.where.data);
@@ -175,9 +190,11 @@ ots_search_keys(PG_FUNCTION_ARGS)
 	/* the aggregations, still in SPI and as the owner */
 	if (q.aggs != NULL || q.group_bys != NULL)
 	{
-		asrole_enter(asrole_owner(t->data_oid), &saved);
+		exec_enter(t, &saved);
 		search_aggs_run(&q, storage, &st);
 		asrole_leave(&saved);
+		/* SPI leaves its own context current after each statement: the result is the caller's */
+		MemoryContextSwitchTo(caller);
 	}
 	k.type = jbvString;
 	k.val.string.val = "total_count", k.val.string.len = 11;

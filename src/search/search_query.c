@@ -756,6 +756,16 @@ q_bool_query(SearchSql *q, JsonbContainer *obj, int *count)
 	if (msm > nshould)
 		q_refuse(psprintf("Invalid minimum_should_match of bool_query: %d, more than its %d should_queries.",
 						  msm, nshould), NULL);
+	/* should queries that cannot matter are checked all the same */
+	if (nshould > 0 && msm == 0)
+	{
+		JsonbContainer *arr;
+
+		q_member(obj, "should_queries", &v);
+		arr = q_array(&v, "should_queries");
+		for (int i = 0; i < nshould; i++)
+			(void) search_sql_condition(q, q_object(getIthJsonbValueFromContainer(arr, i), "should_queries"));
+	}
 	if (nshould > 0 && msm > 0)
 	{
 		JsonbContainer *arr;
