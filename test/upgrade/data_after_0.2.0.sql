@@ -3,7 +3,8 @@
 -- writes as it did: defined columns and indexes (described, read as views,
 -- by range and by plain SQL planned through them), the stream (the
 -- consumer's iterators of before read the same records, and resume with the
--- records of writes made since), writes through the view, AUTO_INCREMENT.
+-- records of writes made since), writes through the view, AUTO_INCREMENT; and
+-- a search index of 0.3.0 made over those rows.
 SELECT ots.describe_table('up_items') -> 'defined_columns';
 SELECT i ->> 'name', i -> 'primary_key', i -> 'defined_column', i ->> 'index_type', i ->> 'index_sync_phase'
   FROM jsonb_array_elements(ots.describe_table('up_items') -> 'index_metas') i ORDER BY 1;
@@ -57,3 +58,13 @@ SELECT (primary_key ->> 'n')::bigint > (SELECT max(n) FROM up_ids)
   FROM ots.put_row('up_ids', '{"g": "a", "n": {"$auto_increment": true}}', '{"tag": "t4"}', return_type => 'RT_PK');
 SELECT tag, g FROM up_ids_tag ORDER BY tag;
 SELECT last_value = (SELECT max(n) FROM up_ids) FROM ots.sync_auto_increment('up_ids');
+-- a search index (0.3.0) over the rows 0.2.0 wrote, filled from them: its
+-- count and its groups as plain SQL on the view finds them
+SELECT ots.create_search_index('up_items', 'up_search', '{"field_schemas": [{"field_name": "seller", "field_type": "KEYWORD"}, {"field_name": "amount", "field_type": "LONG"}]}');
+SELECT s ->> 'total_count', (SELECT count(*) FROM up_items WHERE amount >= 0),
+	   s #> '{group_bys,0,items}' = (SELECT jsonb_agg(jsonb_build_object('key', seller, 'row_count', n) ORDER BY n DESC, seller COLLATE "C")
+									  FROM (SELECT seller, count(*) AS n FROM up_items WHERE amount >= 0 AND seller IS NOT NULL
+											 GROUP BY seller ORDER BY 2 DESC, seller COLLATE "C" LIMIT 10) g)
+  FROM ots.search('up_items', 'up_search', '{"query": {"range_query": {"field_name": "amount", "range_from": 0, "include_lower": true}}, "limit": 0,
+	"get_total_count": true, "group_bys": [{"name": "s", "type": "field", "field_name": "seller"}]}') s;
+SELECT ots.delete_search_index('up_items', 'up_search');
