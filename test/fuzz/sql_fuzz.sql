@@ -14,6 +14,15 @@ SELECT ots.create_table('fz_b', 'k binary, n integer auto_increment', partitions
 SELECT ots.create_table('fz_h', 'p string, q integer', hash_prefix_length => 2, partitions => 4);
 SELECT ots.create_table('fz_v', 'id string, seq integer', max_versions => 3, time_to_live => 86400,
 						stream_enabled => true);
+-- a search index on fz_s, whose writes keep it (every write target's values reach its fields)
+-- and which the search target searches
+SELECT ots.create_search_index('fz_s', 'fx', '{"field_schemas": [
+	{"field_name": "a", "field_type": "TEXT"}, {"field_name": "b", "field_type": "KEYWORD"},
+	{"field_name": "c", "field_type": "LONG"}, {"field_name": "price", "field_type": "DOUBLE"},
+	{"field_name": "status", "field_type": "KEYWORD", "is_array": true}, {"field_name": "location", "field_type": "GEO_POINT"},
+	{"field_name": "value", "field_type": "DATE", "date_formats": ["epoch_millis", "yyyy-MM-dd"]},
+	{"field_name": "col_1", "field_type": "NESTED", "field_schemas": [{"field_name": "k", "field_type": "KEYWORD"}]},
+	{"field_name": "Z9", "field_type": "BOOLEAN"}, {"field_name": "id", "field_type": "KEYWORD"}]}');
 
 CREATE FUNCTION fuzz_seed_key(tbl text, i int) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
 	SELECT CASE tbl
@@ -220,6 +229,8 @@ BEGIN
 					WHERE b.error_code = 'OTSInternalServerError') THEN
 			RAISE EXCEPTION 'a batch row failed with OTSInternalServerError' USING ERRCODE = 'OT011';
 		END IF;
+	WHEN 'search' THEN
+		PERFORM ots.search('fz_s', 'fx', doc, CASE WHEN id % 3 = 0 THEN '{"return_type": "RETURN_ALL"}'::jsonb END);
 	WHEN 'batch_get' THEN
 		IF EXISTS (SELECT FROM ots.batch_get_row(doc) b WHERE b.error_code = 'OTSInternalServerError') THEN
 			RAISE EXCEPTION 'a batch row failed with OTSInternalServerError' USING ERRCODE = 'OT011';

@@ -23,7 +23,7 @@ my @kinds = (
 	[cells_text => 14], [put_pk => 8], [put_attrs => 12], [put_cond => 5],
 	[update_ops => 12], [update_cond => 4], [delete_pk => 3], [get_filter => 10],
 	[range_filter => 8], [range_bounds => 8], [time_range => 4], [batch_write => 8],
-	[batch_get => 4], [stream_read => 4], [analyze => 4], [wire_row => 6]);
+	[batch_get => 4], [stream_read => 4], [analyze => 4], [wire_row => 6], [search => 6]);
 my $kind_total = 0;
 $kind_total += $_->[1] for @kinds;
 
@@ -330,6 +330,88 @@ sub copy_escape {
 	return $s;
 }
 
+# a search of fz_s's search index fx (sql_fuzz.sql): queries on its fields
+# (and others), sorts, paging, aggregations and group-bys, mostly well formed
+my @search_fields = qw(a b c price status location value col_1 Z9 id nope);
+sub search_value {
+	return pick(@ints, @doubles, 'true', 'false', 'null', '"x"', '"k3"', '"1"', '"2024-01-01"', '"30.5,120.1"',
+		'"[1,2]"', '{}', '[]', jstr('x' x 40));
+}
+sub search_query {
+	my ($depth) = @_;
+	my $f = jstr(pick(@search_fields));
+	my $r = rand();
+	if ($r < 0.15 && $depth < 4) {
+		my @lists = map { '"' . $_ . '": [' . join(', ', map { search_query($depth + 1) } 1 .. int(rand(3))) . ']' }
+			grep { chance(0.5) } qw(must_queries must_not_queries filter_queries should_queries);
+		push @lists, '"minimum_should_match": ' . pick(0, 1, 2, 5, -1, '"x"') if chance(0.3);
+		return '{"bool_query": {' . join(', ', @lists) . '}}';
+	}
+	return '{"match_all_query": {}}' if $r < 0.2;
+	return "{\"term_query\": {\"field_name\": $f, \"term\": " . search_value() . '}}' if $r < 0.35;
+	return "{\"terms_query\": {\"field_name\": $f, \"terms\": [" . join(', ', map { search_value() } 0 .. int(rand(4))) . ']}}'
+		if $r < 0.42;
+	return "{\"range_query\": {\"field_name\": $f, \"range_from\": " . search_value() . ', "range_to": ' . search_value()
+		. ', "include_lower": ' . pick('true', 'false', '1') . '}}' if $r < 0.55;
+	return "{\"prefix_query\": {\"field_name\": $f, \"prefix\": " . jstr(pick('k', 'x%', '_', '', 'a' x 1001)) . '}}' if $r < 0.6;
+	return "{\"wildcard_query\": {\"field_name\": $f, \"value\": " . jstr(pick('k*', '?', '*%_\\', '', 'x' x 33)) . '}}' if $r < 0.65;
+	return "{\"exists_query\": {\"field_name\": $f}}" if $r < 0.7;
+	return "{\"match_query\": {\"field_name\": $f, \"text\": " . jstr(pick('shanghai x', '', "\x{4e0a}\x{6d77} s", 'a' x 100))
+		. ', "operator": ' . pick('"AND"', '"OR"', '"XOR"', 'null') . ', "minimum_should_match": ' . pick(0, 1, 3, 'null') . '}}'
+		if $r < 0.78;
+	return "{\"match_phrase_query\": {\"field_name\": $f, \"text\": " . jstr(pick('x', 'shanghai x', '', "\x{4e0a}\x{6d77}")) . '}}'
+		if $r < 0.84;
+	return "{\"geo_distance_query\": {\"field_name\": $f, \"center_point\": " . jstr(pick('30,120', '91,0', 'x', '0,0'))
+		. ', "distance": ' . pick(1, 1e7, -1, '"x"', 1e308) . '}}' if $r < 0.89;
+	return "{\"geo_bounding_box_query\": {\"field_name\": $f, \"top_left\": \"31,119\", \"bottom_right\": "
+		. jstr(pick('30,121', '32,118', '30,-179')) . '}}' if $r < 0.92;
+	return "{\"geo_polygon_query\": {\"field_name\": $f, \"points\": [\"30,120\", \"31,120\", \"31,121\"]}}" if $r < 0.94;
+	return pick('{"const_score_query": {"filter": {"match_all_query": {}}}}', '{"nested_query": {}}',
+		'{"knn_vector_query": {}}', '{}', '{"term_query": null}', '[]', '{"a": {}, "b": {}}');
+}
+sub search_agg {
+	my ($depth) = @_;
+	my $type = pick(qw(avg sum max min count distinct_count percentiles top_rows nope));
+	return '{"name": ' . jstr(pick('a', 'b', '', 'c')) . ', "type": "' . $type . '", "field_name": ' . jstr(pick(@search_fields))
+		. (chance(0.3) ? ', "missing": ' . search_value() : '')
+		. ($type eq 'percentiles' ? ', "percentiles": [' . join(', ', map { pick(0, 50, 100, 101, -1, 33.3) } 0 .. int(rand(3))) . ']' : '')
+		. '}';
+}
+sub search_group_by {
+	my ($depth) = @_;
+	my $type = pick(qw(field range filter histogram geo_distance date_histogram nope));
+	my $g = '{"name": ' . jstr(pick('g', 'h', '')) . ', "type": "' . $type . '", "field_name": ' . jstr(pick(@search_fields));
+	$g .= ', "size": ' . pick(1, 3, 2000, 2001, 0) if chance(0.3);
+	$g .= ', "min_doc_count": ' . pick(1, 0, 3000000000, -5) if chance(0.2);
+	$g .= ', "sort": {"sorters": [{"' . pick('row_count_sort', 'group_key_sort', 'sub_agg_sort') . '": {"order": "'
+		. pick('ASC', 'DESC', 'D') . '"}}]}' if chance(0.2);
+	$g .= ', "ranges": [' . join(', ', map { '{"from": ' . search_value() . ', "to": ' . search_value() . '}' } 0 .. int(rand(3))) . ']'
+		if $type eq 'range' || $type eq 'geo_distance';
+	$g .= ', "origin": {"lat": ' . pick(30, 91, '"x"') . ', "lon": 120}' if $type eq 'geo_distance';
+	$g .= ', "filters": [' . join(', ', map { search_query(3) } 0 .. int(rand(3))) . ']' if $type eq 'filter';
+	$g .= ', "interval": ' . pick(1, 0.5, 0, -1, 1e-9, 100) . ', "offset": ' . pick(0, 1, 0.5)
+		. (chance(0.3) ? ', "field_range": {"min": 0, "max": ' . pick(10, 1e300) . '}' : '') if $type eq 'histogram';
+	$g .= ', "sub_aggs": [' . search_agg($depth + 1) . ']' if chance(0.3);
+	$g .= ', "sub_group_bys": [' . search_group_by($depth + 1) . ']' if chance(0.25) && $depth < 5;
+	return $g . '}';
+}
+sub search_request {
+	my @parts = ('"query": ' . search_query(0));
+	push @parts, '"sort": {"sorters": [' . join(', ', map {
+		pick('{"field_sort": {"field_name": ' . jstr(pick(@search_fields)) . ', "order": "' . pick('ASC', 'DESC') . '"'
+			. (chance(0.3) ? ', "mode": "' . pick('MIN', 'MAX', 'AVG', 'X') . '"' : '')
+			. (chance(0.2) ? ', "missing_value": ' . search_value() : '') . '}}',
+			'{"primary_key_sort": {"order": "' . pick('ASC', 'DESC') . '"}}', '{"score_sort": {}}') } 0 .. int(rand(3))) . ']}'
+		if chance(0.4);
+	push @parts, '"limit": ' . pick(0, 1, 5, 100, 101, -1) if chance(0.5);
+	push @parts, '"offset": ' . pick(0, 3, 100000, -1) if chance(0.2);
+	push @parts, '"get_total_count": ' . pick('true', 'false') if chance(0.4);
+	push @parts, '"token": ' . jstr(pick('', 'eyJ9', 'eyJrZXkiOiBbMV0sICJzb3J0IjogW10sICJhZnRlciI6IFtdfQ==', 'x' x 20)) if chance(0.1);
+	push @parts, '"aggs": [' . join(', ', map { search_agg(0) } 0 .. int(rand(3))) . ']' if chance(0.35);
+	push @parts, '"group_bys": [' . join(', ', map { search_group_by(0) } 0 .. int(rand(2))) . ']' if chance(0.35);
+	return '{' . join(', ', @parts) . '}';
+}
+
 # text for ots.search_analyze: pieces of every script and class its
 # analyzers tell apart (Han, kana, Hangul, Latin-1, Greek, Cyrillic,
 # fullwidth, emoji, punctuation, spaces, digits), short and past the fuzzy
@@ -406,6 +488,7 @@ for my $i (1 .. $count) {
 		: $kind eq 'stream_read' ? shard_iterator()
 		: $kind eq 'analyze' ? analyze_request()
 		: $kind eq 'wire_row' ? wire_row()
+		: $kind eq 'search' ? search_request()
 		: batch_get();
 	# a wire_row input is the harness's parameters, its damage is inside
 	$input = mutate($input) if chance(0.25) && $kind ne 'wire_row';
