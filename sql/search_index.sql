@@ -217,6 +217,15 @@ SELECT consumed FROM ots.update_row('many_fields', '{"id": "w"}', put => '{"f150
 SELECT f1, f150, f300 FROM public."many_fields$search$all300";
 SELECT ots.delete_search_index('many_fields', 'all300'), ots.delete_table('many_fields');
 
+-- a hash-prefixed table: the index is keyed by the table's key columns alone
+SELECT ots.create_table('hp', 'p string, q integer', hash_prefix_length => 2, partitions => 4, max_versions => 1);
+SELECT count(ots.put_row('hp', jsonb_build_object('p', 'k' || g, 'q', g), jsonb_build_object('c', 'c' || g % 3))) FROM generate_series(1, 20) g;
+SELECT ots.create_search_index('hp', 'ix', '{"field_schemas": [{"field_name": "c", "field_type": "KEYWORD"}]}');
+SELECT ots.delete_row('hp', '{"p": "k1", "q": 1}');
+SELECT (ots.search('hp', 'ix', '{"query": {"term_query": {"field_name": "c", "term": "c1"}}, "get_total_count": true, "limit": 0}') ->> 'total_count')::int
+	   = (SELECT count(*) FROM hp WHERE attributes ->> 'c' = 'c1') AS counts_alike;
+SELECT ots.delete_search_index('hp', 'ix'), ots.delete_table('hp');
+
 -- the storage runs nothing of its owner's as a writer: an index ots did not
 -- make is damage, and no write goes on past it
 CREATE FUNCTION public.owner_code(text) RETURNS text LANGUAGE sql IMMUTABLE AS 'SELECT lower($1)';

@@ -110,8 +110,7 @@ storage_key_collation(const OtsTable *t, int k)
 	return storage_key_type(t, k) == TEXTOID ? C_COLLATION_OID : InvalidOid;
 }
 
-/* storage_pk_datum converts a pk value to its storage Datum and type */
-static Datum
+Datum
 storage_pk_datum(const OtsValue *v, Oid *type)
 {
 	switch (v->type)

@@ -122,6 +122,9 @@ extern const char *storage_key_column(const OtsTable *t, int k);
 extern Oid	storage_key_type(const OtsTable *t, int k);
 extern Oid	storage_key_collation(const OtsTable *t, int k);
 
+/* storage_pk_datum: a primary-key value as its stored column's Datum, and that column's type */
+extern Datum storage_pk_datum(const OtsValue *v, Oid *type);
+
 /* storage_key: the stored key of the first npk columns of pk; returns its column count */
 extern int	storage_key(const OtsTable *t, const PkInput *pk, int npk, Datum *values, Oid *types);
 

@@ -594,9 +594,9 @@ search_field_sql_type(const SearchField *f)
 		case SEARCH_BOOLEAN:
 			return f->is_array ? "pg_catalog.bool[]" : "pg_catalog.bool";
 		case SEARCH_KEYWORD:
-			return f->is_array ? "pg_catalog.text[] COLLATE \"C\"" : "pg_catalog.text COLLATE \"C\"";
+			return f->is_array ? "pg_catalog.text[] COLLATE pg_catalog.\"C\"" : "pg_catalog.text COLLATE pg_catalog.\"C\"";
 		case SEARCH_TEXT:		/* its tokens; SEARCH_POSITIONS_SUFFIX's column has their positions */
-			return "pg_catalog.text[] COLLATE \"C\"";
+			return "pg_catalog.text[] COLLATE pg_catalog.\"C\"";
 		case SEARCH_GEO_POINT:	/* (longitude, latitude) */
 			return f->is_array ? "pg_catalog.point[]" : "pg_catalog.point";
 		case SEARCH_NESTED:

@@ -85,7 +85,7 @@ ots_search_storage_create(PG_FUNCTION_ARGS)
 		appendStringInfo(&sql, "%s %s NOT NULL, ", quote_identifier(t->pk[k].name),
 						 t->pk[k].type == OTS_VT_INTEGER ? "pg_catalog.int8" :
 						 t->pk[k].type == OTS_VT_BINARY ? "pg_catalog.bytea" :
-						 "pg_catalog.text COLLATE \"C\"");
+						 "pg_catalog.text COLLATE pg_catalog.\"C\"");
 	for (int i = 0; i < s.nfields; i++)
 	{
 		const SearchField *f = &s.fields[i];
@@ -97,7 +97,11 @@ ots_search_storage_create(PG_FUNCTION_ARGS)
 			appendStringInfo(&sql, "%s pg_catalog.int4[], ",
 							 quote_identifier(psprintf("%s%s", f->name, SEARCH_POSITIONS_SUFFIX)));
 	}
-	appendStringInfo(&sql, "PRIMARY KEY (%s))", storage_key_list(t, t->npk));
+	/* the table's key columns, without a hash-prefixed table's "$hash" */
+	appendStringInfoString(&sql, "PRIMARY KEY (");
+	for (int k = 0; k < t->npk; k++)
+		appendStringInfo(&sql, "%s%s", k > 0 ? ", " : "", quote_identifier(t->pk[k].name));
+	appendStringInfoString(&sql, "))");
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	if (SPI_execute(sql.data, false, 0) != SPI_OK_UTILITY)

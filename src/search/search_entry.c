@@ -28,6 +28,7 @@
 #include "utils/lsyscache.h"
 
 #include "format/cells.h"
+#include "meta/storage.h"
 #include "ots_limits.h"
 #include "search/date.h"
 #include "search/geo.h"
@@ -367,21 +368,13 @@ entry_field(const SearchField *f, const OtsValue *v, Datum *value, Datum *positi
 void
 search_entry_key(const OtsTable *t, const OtsValue *pk, Datum *values, bool *isnull)
 {
+	/* the storage's key columns are typed as the table's stored key (storage.h) */
 	for (int k = 0; k < t->npk; k++)
 	{
-		isnull[k] = false;
-		if (pk[k].type == OTS_VT_INTEGER)
-			values[k] = Int64GetDatum(pk[k].u.i);
-		else if (pk[k].type == OTS_VT_BINARY)
-		{
-			bytea	   *b = palloc(VARHDRSZ + pk[k].u.s.len);
+		Oid			type;
 
-			SET_VARSIZE(b, VARHDRSZ + pk[k].u.s.len);
-			memcpy(VARDATA(b), pk[k].u.s.data, pk[k].u.s.len);
-			values[k] = PointerGetDatum(b);
-		}
-		else
-			values[k] = PointerGetDatum(cstring_to_text_with_len(pk[k].u.s.data, pk[k].u.s.len));
+		values[k] = storage_pk_datum(&pk[k], &type);
+		isnull[k] = false;
 	}
 }
 

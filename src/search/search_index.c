@@ -63,13 +63,6 @@ search_index_damaged(const OtsTable *t, const char *storage, const char *what)
 			 errhint("Delete the search index (ots.delete_search_index) and create it again.")));
 }
 
-/* key_type_oid: the storage type of a primary-key column */
-static Oid
-key_type_oid(OtsValueType type)
-{
-	return type == OTS_VT_INTEGER ? INT8OID : type == OTS_VT_BINARY ? BYTEAOID : TEXTOID;
-}
-
 /* search_index_column: the number of rel's column name, of type typid, or the damage report */
 static AttrNumber
 search_index_column(const OtsTable *t, Relation rel, const char *name, Oid typid)
@@ -217,7 +210,7 @@ search_index_load(const OtsTable *t, Oid storage_oid, SearchIndex *si)
 	if (asrole_owner(storage_oid) != asrole_owner(t->data_oid))
 		search_index_damaged(t, storage, "it has another owner than the table's storage");
 	for (int k = 0; k < t->npk; k++)
-		if (search_index_column(t, rel, t->pk[k].name, key_type_oid(t->pk[k].type)) != k + 1)
+		if (search_index_column(t, rel, t->pk[k].name, storage_key_type(t, storage_nkeys(t) - t->npk + k)) != k + 1)
 			search_index_damaged(t, storage, "its first columns are not the table's primary key");
 	si->field_attnos = palloc0(sizeof(AttrNumber) * si->schema.nfields);
 	si->positions_attnos = palloc0(sizeof(AttrNumber) * si->schema.nfields);
