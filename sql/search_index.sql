@@ -35,7 +35,11 @@ SELECT ots.create_search_index('shop', 'idx', '{"field_schemas": [
 		{"field_name": "dish", "field_type": "KEYWORD"}, {"field_name": "cost", "field_type": "LONG"}]}]}');
 
 -- the backfill: every row, each field or null where the row lacks it or holds another type
-SELECT * FROM public."shop$search$idx" ORDER BY id;
+-- and the entry's times: the row's newest, each field's cell's, the oldest of those
+SELECT id, name, "name$pos", city, stars, price, open, tags, at, loc, menu,
+	   "$row_ts" = (SELECT max(ts) FROM unnest("$ts") ts) AS row_ts_newest,
+	   array_positions("$ts", NULL) AS no_cell, "$fields_ts" IS NOT DISTINCT FROM (SELECT min(ts) FROM unnest("$ts") ts) AS fields_ts_oldest
+  FROM public."shop$search$idx" ORDER BY id;
 SELECT ots.describe_search_index('shop', 'idx') #- '{sync_stat,current_sync_timestamp}' #- '{create_time}' #- '{metering_info}';
 SELECT * FROM ots.list_search_index('shop');
 SELECT ots.describe_table('shop') -> 'search_indexes';

@@ -264,6 +264,24 @@ cells_newest(const CellsReader *r, const char *name, uint32 namelen, int64 *ts, 
 	return cells_find_column(r, name, namelen, &col) && cells_column_next(&col, ts, v);
 }
 
+int64
+cells_row_newest_ts(const CellsReader *r)
+{
+	int64		newest = r->row_ts;
+
+	for (uint32 i = 0; i < r->ncols; i++)
+	{
+		CellsColumn col;
+		int64		ts;
+		OtsValue	v;
+
+		cells_column_at(r, i, &col);
+		if (cells_column_next(&col, &ts, &v) && ts > newest)
+			newest = ts;
+	}
+	return newest;
+}
+
 /* cells_ncells_total counts every cell of every column of a valid value */
 uint32
 cells_ncells_total(const CellsReader *r)

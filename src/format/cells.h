@@ -143,6 +143,12 @@ extern bool cells_newest(const CellsReader *r, const char *name, uint32 namelen,
 						 OtsValue *v);
 
 /*
+ * cells_row_newest_ts: the newest timestamp of the row r reads, its marker's
+ * or a cell's (the row rule: the row exists until this expires)
+ */
+extern int64 cells_row_newest_ts(const CellsReader *r);
+
+/*
  * cells_server_stamp is the server timestamp a write at now_ms gives a row
  * whose marker is row_ts: now_ms, or the millisecond after the marker when
  * that is not before now_ms, so successive server stamps of a row only

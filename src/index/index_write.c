@@ -52,25 +52,6 @@ typedef struct IndexEntry
 	int64		oldest_ts;
 } IndexEntry;
 
-/* index_row_latest: the newest timestamp of a row, its marker and every column's newest cell */
-static int64
-index_row_latest(const CellsReader *r)
-{
-	int64		latest = r->row_ts;
-
-	for (uint32 i = 0; i < r->ncols; i++)
-	{
-		CellsColumn col;
-		int64		ts;
-		OtsValue	v;
-
-		cells_column_at(r, i, &col);
-		if (cells_column_next(&col, &ts, &v) && ts > latest)
-			latest = ts;
-	}
-	return latest;
-}
-
 /*
  * index_entry_refused raises the error of a row that cannot have an entry
  * in idx: its value in column col (why) cannot be an index key.
@@ -109,7 +90,7 @@ index_entry(const OtsTable *base, const OtsTable *idx, const IndexSourceRow *row
 
 	cells_reader_init(&r, row->cells);
 	/* whatever the TTL now: update_table may set one later */
-	marker = index_row_latest(&r);
+	marker = cells_row_newest_ts(&r);
 	e->key.n = idx->npk;
 	for (int k = 0; k < idx->npk; k++)
 	{

@@ -112,6 +112,18 @@ extern const char *search_field_type_name(SearchFieldType type);
 extern const char *search_field_sql_type(const SearchField *f);
 extern Oid	search_field_type_oid(const SearchField *f);
 
+/*
+ * The entry's times, after the fields' columns: what TTL hides by.
+ * SEARCH_ROW_TS_COLUMN (int8) the row's newest timestamp, its marker's or a
+ * cell's; SEARCH_TS_COLUMN (int8[]) per top-level field in schema order the
+ * timestamp of the cell its value came from (null without one);
+ * SEARCH_FIELDS_TS_COLUMN (int8) the oldest of those (null: none), so
+ * that a search sees at one comparison that every field of an entry is live.
+ */
+#define SEARCH_ROW_TS_COLUMN	"$row_ts"
+#define SEARCH_TS_COLUMN		"$ts"
+#define SEARCH_FIELDS_TS_COLUMN "$fields_ts"
+
 /* search_field_index_method: the index a field's column gets ("btree", "gin", "gist"), NULL for none */
 extern const char *search_field_index_method(const SearchField *f);
 

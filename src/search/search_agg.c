@@ -193,7 +193,7 @@ static char *
 agg_values(AggRun *r, const SearchField *f, JsonbContainer *obj, const char *bucket, bool with_row)
 {
 	JsonbValue	m;
-	const char *col = search_sql_column(f);
+	const char *col = search_sql_column(r->q, f);
 	const char *missing = NULL;
 	const char *row = with_row ? "s.ctid AS row_id, " : "";
 	const char *v;
@@ -388,7 +388,7 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 	const SearchField *f = search_sql_field(r->q, g, "group_by_field");
 	double		size = agg_number(g, "size", AGG_DEFAULT_GROUPS, "group_by_field");
 	int64		min_doc_count = agg_count(g, "min_doc_count", "group_by_field");
-	const char *col = search_sql_column(f);
+	const char *col = search_sql_column(r->q, f);
 	const char *key = f->is_array ? "e" : col;
 	StringInfoData order;
 	JsonbContainer *sorters = NULL;
@@ -535,7 +535,7 @@ static const char *
 range_value_in(AggRun *r, JsonbContainer *g, const char *lo, const char *hi)
 {
 	const SearchField *f = search_sql_field(r->q, g, "group_by_range");
-	const char *e = f->is_array ? "e" : search_sql_column(f);
+	const char *e = f->is_array ? "e" : search_sql_column(r->q, f);
 	const char *v = f->type == SEARCH_DATE ? psprintf("(%s OPERATOR(pg_catalog./) 1000000)", e) : e;
 	const char *c = psprintf("%s IS NOT NULL%s%s%s%s", e,
 							 lo != NULL ? psprintf(" AND %s::pg_catalog.float8 OPERATOR(pg_catalog.>=) ", v) : "", lo != NULL ? lo : "",
@@ -544,7 +544,7 @@ range_value_in(AggRun *r, JsonbContainer *g, const char *lo, const char *hi)
 	if (f->type != SEARCH_LONG && f->type != SEARCH_DOUBLE && f->type != SEARCH_DATE)
 		agg_refuse(psprintf("[group_by_range] field_name:%s type:%s is invalid, allow [long, double, date]", f->name,
 							search_field_type_name(f->type)));
-	return f->is_array ? psprintf("EXISTS (SELECT 1 FROM pg_catalog.unnest(%s) e WHERE %s)", search_sql_column(f), c) : c;
+	return f->is_array ? psprintf("EXISTS (SELECT 1 FROM pg_catalog.unnest(%s) e WHERE %s)", search_sql_column(r->q, f), c) : c;
 }
 
 /* geo_value_in: a row's point within [lo, hi) meters of the group-by's origin */
@@ -567,9 +567,9 @@ geo_value_in(AggRun *r, JsonbContainer *g, const char *lo, const char *hi)
 	p->x = agg_number(origin, "lon", NAN, "origin");
 	if (!(p->y >= -90 && p->y <= 90 && p->x >= -180 && p->x <= 180))
 		agg_refuse("Invalid origin of group_by_geo_distance: lat in [-90, 90], lon in [-180, 180].");
-	d = psprintf("ots.search_geo_distance(%s, $%d)", search_sql_column(f),
+	d = psprintf("ots.search_geo_distance(%s, $%d)", search_sql_column(r->q, f),
 				 search_sql_param(r->q, POINTOID, PointPGetDatum(p)));
-	return psprintf("%s IS NOT NULL%s%s%s%s", search_sql_column(f),
+	return psprintf("%s IS NOT NULL%s%s%s%s", search_sql_column(r->q, f),
 					lo != NULL ? psprintf(" AND %s OPERATOR(pg_catalog.>=) ", d) : "", lo != NULL ? lo : "",
 					hi != NULL ? psprintf(" AND %s OPERATOR(pg_catalog.<) ", d) : "", hi != NULL ? hi : "");
 }
@@ -627,7 +627,7 @@ group_by_histogram(AggRun *r, JsonbContainer *g, const char *bucket, int depth, 
 	double		interval = agg_number(g, "interval", 0, "group_by_histogram");
 	double		offset = agg_number(g, "offset", 0, "group_by_histogram");
 	int64		min_doc_count = agg_count(g, "min_doc_count", "group_by_histogram");
-	const char *col = search_sql_column(f);
+	const char *col = search_sql_column(r->q, f);
 	JsonbValue	v;
 	const char *values;
 	const char *in_range = "true";

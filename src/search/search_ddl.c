@@ -6,7 +6,8 @@
  *
  * The storage is s."t$search$<index>" (SEARCH_STORAGE_INFIX): the table's
  * primary-key columns as its primary key, a column per field as
- * search_field_sql_type says, and an index per indexed field as
+ * search_field_sql_type says, the entry's times (schema.h), and an index
+ * per indexed field as
  * search_field_index_method says; made by the caller, who owns the table.
  *-------------------------------------------------------------------------
  */
@@ -97,6 +98,9 @@ ots_search_storage_create(PG_FUNCTION_ARGS)
 			appendStringInfo(&sql, "%s pg_catalog.int4[], ",
 							 quote_identifier(psprintf("%s%s", f->name, SEARCH_POSITIONS_SUFFIX)));
 	}
+	appendStringInfo(&sql, "%s pg_catalog.int8 NOT NULL, %s pg_catalog.int8[] NOT NULL, %s pg_catalog.int8, ",
+					 quote_identifier(SEARCH_ROW_TS_COLUMN), quote_identifier(SEARCH_TS_COLUMN),
+					 quote_identifier(SEARCH_FIELDS_TS_COLUMN));
 	/* the table's key columns, without a hash-prefixed table's "$hash" */
 	appendStringInfoString(&sql, "PRIMARY KEY (");
 	for (int k = 0; k < t->npk; k++)

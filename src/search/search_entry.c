@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  * src/search/search_entry.c
  *	  A row's entry in a search index: the value of each field, as the
- *	  storage keeps it, read from the newest cell of the field's column.
+ *	  storage keeps it, read from the newest cell of the field's column,
+ *	  and the times that cell and the row expire by.
  *
  * What a field takes (Tablestore's mapping of column types to field
  * types): LONG an Integer; DOUBLE a Double; BOOLEAN a Boolean; KEYWORD a
@@ -383,6 +384,11 @@ search_entry_values(const OtsTable *t, const SearchIndex *si, const OtsValue *pk
 					const struct varlena *cells, Datum *values, bool *isnull)
 {
 	CellsReader r;
+	Datum	   *times = palloc(sizeof(Datum) * Max(si->schema.nfields, 1));
+	bool	   *no_time = palloc(sizeof(bool) * Max(si->schema.nfields, 1));
+	int			dims = si->schema.nfields;
+	int			lbs = 1;
+	int64		oldest = PG_INT64_MAX;
 
 	search_entry_key(t, pk, values, isnull);
 	cells_reader_init(&r, cells);
@@ -394,8 +400,10 @@ search_entry_values(const OtsTable *t, const SearchIndex *si, const OtsValue *pk
 		OtsValue	v;
 		int64		ts;
 
+		no_time[i] = true;
+		times[i] = (Datum) 0;
 		if (f->pk_column > 0)
-			continue;			/* the key's value, already there */
+			continue;			/* the key's value, already there, and never expires */
 		isnull[col] = true;
 		if (pos >= 0)
 			isnull[pos] = true;
@@ -406,6 +414,17 @@ search_entry_values(const OtsTable *t, const SearchIndex *si, const OtsValue *pk
 			isnull[col] = false;
 			if (pos >= 0)
 				isnull[pos] = false;
+			no_time[i] = false;
+			times[i] = Int64GetDatum(ts);
+			oldest = Min(oldest, ts);
 		}
 	}
+	/* the times a search hides expired rows and fields by (schema.h) */
+	values[si->row_ts_attno - 1] = Int64GetDatum(cells_row_newest_ts(&r));
+	isnull[si->row_ts_attno - 1] = false;
+	values[si->ts_attno - 1] = PointerGetDatum(construct_md_array(times, no_time, 1, &dims, &lbs,
+																  INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	isnull[si->ts_attno - 1] = false;
+	values[si->fields_ts_attno - 1] = Int64GetDatum(oldest);
+	isnull[si->fields_ts_attno - 1] = oldest == PG_INT64_MAX;
 }

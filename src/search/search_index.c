@@ -228,9 +228,12 @@ search_index_load(const OtsTable *t, Oid storage_oid, SearchIndex *si)
 			si->positions_attnos[i] = search_index_column(t, rel, psprintf("%s%s", f->name, SEARCH_POSITIONS_SUFFIX),
 														  INT4ARRAYOID);
 	}
+	si->row_ts_attno = search_index_column(t, rel, SEARCH_ROW_TS_COLUMN, INT8OID);
+	si->ts_attno = search_index_column(t, rel, SEARCH_TS_COLUMN, INT8ARRAYOID);
+	si->fields_ts_attno = search_index_column(t, rel, SEARCH_FIELDS_TS_COLUMN, INT8OID);
 	{
 		int			live = 0;
-		int			expected = t->npk;
+		int			expected = t->npk + 3;
 
 		for (int i = 0; i < RelationGetDescr(rel)->natts; i++)
 			live += !TupleDescAttr(RelationGetDescr(rel), i)->attisdropped;

@@ -7,7 +7,8 @@
  *
  * A search index of table s.t is kept in a table of its own beside t's
  * storage, s."t$search$<index>", owned by t's owner: t's primary-key
- * columns (its primary key), then a column per field (search/schema.h).
+ * columns (its primary key), then a column per field, then the entry's
+ * times (search/schema.h).
  * Each row of t has exactly one row there, in the same transaction.
  *-------------------------------------------------------------------------
  */
@@ -42,6 +43,9 @@ typedef struct SearchIndex
 	Oid			key_index;		/* the storage's primary key */
 	AttrNumber *field_attnos;	/* per top-level field: its column */
 	AttrNumber *positions_attnos;	/* per TEXT field: its positions' column, else 0 */
+	AttrNumber	row_ts_attno;	/* the entry's times (schema.h) */
+	AttrNumber	ts_attno;
+	AttrNumber	fields_ts_attno;
 	int			nindexes;		/* every index of the storage ready for inserts, the key first */
 	Oid		   *index_oids;
 } SearchIndex;
@@ -59,8 +63,8 @@ extern const SearchIndex *search_index_get(const OtsTable *t, Oid storage_oid, L
  * t with primary key pk and cells (inline, or a split row's whole view):
  * the key, then each field's value; a field the row lacks, or holds in
  * a value the field's type does not take, is null (the row stays, as
- * Tablestore keeps a row with a "dirty" field).  values and isnull have
- * the storage's natts.
+ * Tablestore keeps a row with a "dirty" field); then the entry's times.
+ * values and isnull have the storage's natts.
  */
 extern void search_entry_values(const OtsTable *t, const SearchIndex *si, const OtsValue *pk,
 								const struct varlena *cells, Datum *values, bool *isnull);

@@ -35,6 +35,7 @@
 
 #include "catalog/pg_type.h"
 #include "common/base64.h"
+#include "common/int.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
@@ -45,6 +46,7 @@
 
 #include "errors.h"
 #include "format/request_fields.h"
+#include "format/visibility.h"
 #include "search/date.h"
 #include "search/geo.h"
 #include "search/search_query.h"
@@ -169,6 +171,8 @@ q_field(SearchSql *q, JsonbContainer *obj, const char *what)
 	const char *name = q_string(obj, "field_name", what, true);
 	const SearchField *f = search_field_find(&q->si->schema, name);
 
+	if (f != NULL)
+		q->leaf_field = f;
 	if (f == NULL)
 	{
 		if (strchr(name, '.') != NULL)
@@ -192,6 +196,30 @@ static const char *
 q_column(const SearchField *f)
 {
 	return psprintf("s.%s", quote_identifier(f->name));
+}
+
+/*
+ * q_live: the condition that field f's value in an entry is live under the
+ * table's TTL (its cell not expired), or NULL when it cannot expire.  An
+ * entry whose fields are all live says so in one column (schema.h).
+ */
+static const char *
+q_live(const SearchSql *q, const SearchField *f)
+{
+	if (q->field_cutoff == 0 || f->pk_column > 0)
+		return NULL;
+	return psprintf("(s.%s OPERATOR(pg_catalog.>) $%d OR s.%s[%d] OPERATOR(pg_catalog.>) $%d)",
+					quote_identifier(SEARCH_FIELDS_TS_COLUMN), q->field_cutoff,
+					quote_identifier(SEARCH_TS_COLUMN), (int) (f - q->si->schema.fields) + 1, q->field_cutoff);
+}
+
+/* q_live_column: field f's value where it is live, else null: what sorts and aggregations read */
+static const char *
+q_live_column(const SearchSql *q, const SearchField *f)
+{
+	const char *live = q_live(q, f);
+
+	return live == NULL ? q_column(f) : psprintf("CASE WHEN %s THEN %s END", live, q_column(f));
 }
 
 /* q_element_type: the type of one value of field f */
@@ -792,6 +820,8 @@ q_query(SearchSql *q, JsonbContainer *query, int *count)
 	JsonbValue	v;
 	JsonbContainer *body;
 	const char *type;
+	int			start;
+	const char *live;
 
 	CHECK_FOR_INTERRUPTS();
 	check_stack_depth();
@@ -807,6 +837,8 @@ q_query(SearchSql *q, JsonbContainer *query, int *count)
 	if (q_member(query, type, &v) == NULL)
 		q_refuse(psprintf("Invalid %s: it is null.", type), NULL);
 	body = q_object(&v, type);
+	start = q->where.len;
+	q->leaf_field = NULL;
 	if (strcmp(type, "match_all_query") == 0)
 		appendStringInfoString(&q->where, "true");
 	else if (strcmp(type, "term_query") == 0)
@@ -851,6 +883,16 @@ q_query(SearchSql *q, JsonbContainer *query, int *count)
 	else
 		q_refuse(psprintf("Invalid query type: '%s'.", type),
 				 "A query is {\"term_query\": {...}}, {\"bool_query\": {...}}, ...: docs/reference.md, \"Search\".");
+	/* a query of one field holds only where that field's value is live (bool's parts see to themselves) */
+	if (q->leaf_field != NULL && strcmp(type, "bool_query") != 0 && strcmp(type, "const_score_query") != 0 &&
+		(live = q_live(q, q->leaf_field)) != NULL)
+	{
+		char	   *leaf = pstrdup(q->where.data + start);
+
+		q->where.len = start;
+		q->where.data[start] = '\0';
+		appendStringInfo(&q->where, "(%s AND %s)", leaf, live);
+	}
 }
 
 /* ---------------------------------------------------------------- sort and paging */
@@ -975,18 +1017,18 @@ q_sort(SearchSql *q, JsonbContainer *sorters, JsonbContainer *after_values, Json
 			if (mode != NULL && strcmp(mode, "MIN") != 0 && strcmp(mode, "MAX") != 0 && strcmp(mode, "AVG") != 0)
 				q_refuse(psprintf("Invalid mode of field_sort: '%s'.", mode), "The mode is MIN, MAX or AVG.");
 			if (!f->is_array)
-				expr = q_column(f);
+				expr = q_live_column(q, f);
 			else if (mode != NULL && strcmp(mode, "AVG") == 0)
 			{
 				if (type != INT8OID && type != FLOAT8OID)
 					q_refuse(psprintf("Sort mode AVG does not apply to field '%s' of type %s.", f->name,
 									  search_field_type_name(f->type)), NULL);
-				expr = psprintf("(SELECT pg_catalog.avg(e)::pg_catalog.float8 FROM pg_catalog.unnest(%s) e)", q_column(f));
+				expr = psprintf("(SELECT pg_catalog.avg(e)::pg_catalog.float8 FROM pg_catalog.unnest(%s) e)", q_live_column(q, f));
 				type = FLOAT8OID;
 			}
 			else
 				expr = psprintf("(SELECT pg_catalog.%s(e) FROM pg_catalog.unnest(%s) e)",
-								(mode == NULL ? desc : strcmp(mode, "MAX") == 0) ? "max" : "min", q_column(f));
+								(mode == NULL ? desc : strcmp(mode, "MAX") == 0) ? "max" : "min", q_live_column(q, f));
 			/* the token's value of this key: one per field_sort, in order */
 			if (after_values != NULL)
 			{
@@ -1099,6 +1141,18 @@ search_token_make(const SearchSql *q, Jsonb *after, Jsonb *key)
 
 /* ---------------------------------------------------------------- the search query */
 
+/* q_cutoff: the time a cell or row must be newer than to be live at now_ms under ttl seconds */
+static int64
+q_cutoff(int64 now_ms, int64 ttl)
+{
+	int64		ms;
+	int64		cutoff;
+
+	if (pg_mul_s64_overflow(ttl, 1000, &ms) || pg_sub_s64_overflow(now_ms, ms, &cutoff))
+		return PG_INT64_MIN;
+	return cutoff;
+}
+
 void
 search_query_compile(SearchSql *q, const OtsTable *t, const SearchIndex *si, Jsonb *search_query)
 {
@@ -1111,6 +1165,8 @@ search_query_compile(SearchSql *q, const OtsTable *t, const SearchIndex *si, Jso
 	JsonbContainer *after_values = NULL;
 	JsonbContainer *after_pk = NULL;
 	int			count = 0;
+	int64		now_ms = visibility_now_ms();
+	int64		row_ttl;
 
 	memset(q, 0, sizeof(*q));
 	q->t = t;
@@ -1134,7 +1190,26 @@ search_query_compile(SearchSql *q, const OtsTable *t, const SearchIndex *si, Jso
 		q->group_bys = q_array(&v, "group_bys");
 	if (q_member(root, "query", &v) == NULL)
 		q_refuse("Missing query of the search query.", "A search query has a query: {\"match_all_query\": {}} for every row.");
+	/*
+	 * TTL, as reads apply it: a field's cell is hidden once the table's TTL
+	 * passes, an entry once the row's newest time passes the table's TTL or
+	 * the index's, which acts on whole rows
+	 */
+	if (t->time_to_live > 0)
+		q->field_cutoff = q_param(q, INT8OID, Int64GetDatum(q_cutoff(now_ms, t->time_to_live)));
+	row_ttl = t->time_to_live;
+	if (si->time_to_live > 0 && (row_ttl <= 0 || si->time_to_live < row_ttl))
+		row_ttl = si->time_to_live;
 	q_query(q, q_object(&v, "query"), &count);
+	if (row_ttl > 0)
+	{
+		char	   *query = q->where.data;
+
+		initStringInfo(&q->where);
+		appendStringInfo(&q->where, "s.%s OPERATOR(pg_catalog.>) $%d AND (%s)",
+						 quote_identifier(SEARCH_ROW_TS_COLUMN),
+						 q_param(q, INT8OID, Int64GetDatum(q_cutoff(now_ms, row_ttl))), query);
+	}
 	q->offset = q_int(root, "offset", 0, 0, SEARCH_MAX_OFFSET_LIMIT, "the search query");
 	q->limit = q_int(root, "limit", SEARCH_DEFAULT_LIMIT, 0, SEARCH_MAX_LIMIT, "the search query");
 	if ((int64) q->offset + q->limit > SEARCH_MAX_OFFSET_LIMIT)
@@ -1207,9 +1282,9 @@ search_sql_element_type(const SearchField *f)
 }
 
 const char *
-search_sql_column(const SearchField *f)
+search_sql_column(const SearchSql *q, const SearchField *f)
 {
-	return q_column(f);
+	return q_live_column(q, f);
 }
 
 char *

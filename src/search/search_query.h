@@ -32,6 +32,8 @@ typedef struct SearchSql
 	int32		offset;
 	int32		limit;
 	bool		get_total_count;
+	int			field_cutoff;	/* with a table TTL: the parameter of the oldest live cell's time, else 0 */
+	const SearchField *leaf_field;	/* the field of the query q_query compiles */
 	JsonbContainer *aggs;		/* the search query's aggs and group_bys, or NULL */
 	JsonbContainer *group_bys;
 } SearchSql;
@@ -58,7 +60,7 @@ extern const SearchField *search_sql_field(SearchSql *q, JsonbContainer *obj, co
 extern int	search_sql_param(SearchSql *q, Oid type, Datum value);
 extern Datum search_sql_value(const SearchField *f, JsonbValue *v, const char *what);
 extern Oid	search_sql_element_type(const SearchField *f);
-extern const char *search_sql_column(const SearchField *f);
+extern const char *search_sql_column(const SearchSql *q, const SearchField *f);
 extern char *search_sql_condition(SearchSql *q, JsonbContainer *query);
 
 /*
