@@ -4,16 +4,7 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS ots;
 
 -- an error as its SQLSTATE, Tablestore code, message and detail
-CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	detail text;
-BEGIN
-	EXECUTE q;
-	RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
-	RETURN SQLSTATE || ' ' || coalesce(ots.error_code(SQLSTATE), '-') || ': ' || SQLERRM || ' / ' || detail;
-END $$;
+\i test/search_err.sql
 
 -- the tokens of a text, in order, as one line
 CREATE FUNCTION pg_temp.tokens(t text, a text DEFAULT 'single_word', p jsonb DEFAULT NULL) RETURNS text

@@ -6,16 +6,7 @@
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS ots;
 
-CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	detail text;
-BEGIN
-	EXECUTE q;
-	RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
-	RETURN SQLSTATE || ' ' || coalesce(ots.error_code(SQLSTATE), '-') || ': ' || SQLERRM || ' / ' || detail;
-END $$;
+\i test/search_err.sql
 
 SELECT ots.create_table('shop', 'id string', max_versions => 1);
 SELECT ots.put_row('shop', '{"id": "a"}', '{"name": "Tea House", "city": "hz", "stars": 4, "price": 12.5, "open": true, "tags": "[\"tea\", \"cake\"]", "at": "2024-05-06 10:00:00", "loc": "30.25,120.16", "menu": "[{\"dish\": \"tea\", \"cost\": 3}]"}');

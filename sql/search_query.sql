@@ -5,16 +5,7 @@
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS ots;
 
-CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	detail text;
-BEGIN
-	EXECUTE q;
-	RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
-	RETURN SQLSTATE || ' ' || coalesce(ots.error_code(SQLSTATE), '-') || ': ' || SQLERRM || ' / ' || detail;
-END $$;
+\i test/search_err.sql
 
 SELECT ots.create_table('sq', 'id string', max_versions => 1);
 SELECT ots.create_search_index('sq', 'ix', '{"field_schemas": [
@@ -474,7 +465,7 @@ SELECT n, query, got, expected FROM agg_trials WHERE got IS DISTINCT FROM expect
 SELECT pg_temp.err($$SELECT ots.search('sr', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "a", "type": "sum", "field_name": "open"}]}')$$);
 SELECT pg_temp.err($$SELECT ots.search('sr', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "a", "type": "avg", "field_name": "nope"}]}')$$);
 SELECT pg_temp.err($$SELECT ots.search('sr', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "a", "type": "avg", "field_name": "price"}, {"name": "a", "type": "max", "field_name": "price"}]}')$$);
-SELECT pg_temp.err($$SELECT ots.search('sr', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "a", "type": "top_rows"}]}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sr', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "a", "type": "top_rows", "limit": 0}]}')$$);
 SELECT pg_temp.err($$SELECT ots.search('sr', 'ix', '{"query": {"match_all_query": {}}, "group_bys": [{"name": "g", "type": "field", "field_name": "city", "size": 3000}]}')$$);
 SELECT pg_temp.err($$SELECT ots.search('sr', 'ix', '{"query": {"match_all_query": {}}, "group_bys": [{"name": "g", "type": "date_histogram", "field_name": "at"}]}')$$);
 

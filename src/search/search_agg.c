@@ -8,10 +8,11 @@
  * Request, as a list in the search query (each with a name, results in the
  * same order):
  *	  aggs: {"name", "type": "avg" | "max" | "min" | "sum" | "count" |
- *	         "distinct_count" | "percentiles", "field_name", "missing",
- *	         "percentiles": [...]}
+ *	         "distinct_count" | "percentiles" | "top_rows", "field_name",
+ *	         "missing", "percentiles": [...], "limit", "sort"}
  *	  group_bys: {"name", "type": "field" | "range" | "filter" | "histogram" |
- *	              "geo_distance", ..., "sub_aggs": [...], "sub_group_bys": [...]}
+ *	              "date_histogram" | "geo_distance", ..., "sort",
+ *	              "sub_aggs": [...], "sub_group_bys": [...]}
  * An array field's every value counts (a row with two values in one bucket
  * counts once there); "missing" stands in for a row without the field.
  * A DATE's values are milliseconds since 1970 in results, as Tablestore's.
@@ -42,17 +43,21 @@
 #define AGG_DEFAULT_GROUPS		10
 #define AGG_MAX_RANGES			100
 #define AGG_MAX_STATEMENTS		10000	/* statements one search's aggregations run */
+#define AGG_MAX_TOP_ROWS		100
 
 typedef struct AggRun
 {
 	SearchSql  *q;
 	const char *storage;
+	const char *table;			/* the table, for top_rows' rows */
 	int			statements;
 } AggRun;
 
 static void agg_list(AggRun *r, JsonbContainer *aggs, const char *bucket, JsonbParseState **st);
 static void group_by_list(AggRun *r, JsonbContainer *group_bys, const char *bucket, int depth,
 						  JsonbParseState **st);
+
+static void agg_refuse(const char *message) pg_attribute_noreturn();
 
 static void
 agg_refuse(const char *message)
@@ -223,11 +228,48 @@ agg_check_type(const SearchField *f, const char *type, bool dates)
 						dates ? ", date" : ""));
 }
 
+/*
+ * agg_top_rows: the first limit (1 by default, at most 100) matching rows
+ * in the sort's order (the index's presort by default), each with all its
+ * columns as a search's RETURN_ALL reads them (ots.get_row, as the owner:
+ * the caller may read the table, without row-level security)
+ */
+static void
+agg_top_rows(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st)
+{
+	double		limit = agg_number(agg, "limit", 1, "top_rows agg");
+	JsonbValue	v;
+	JsonbContainer *sorters;
+	const char *order;
+	int			ptable;
+
+	if (!(limit >= 1 && limit <= AGG_MAX_TOP_ROWS && limit == floor(limit)))
+		agg_refuse(psprintf("Invalid limit of top_rows agg: 1 to %d.", AGG_MAX_TOP_ROWS));
+	if (agg_member(agg, "sort", &v) != NULL)
+	{
+		if (agg_member(agg_object(&v, "sort of top_rows agg"), "sorters", &v) == NULL)
+			agg_refuse("Missing sorters of the sort of top_rows agg.");
+		if (v.type != jbvBinary || !JsonContainerIsArray(v.val.binary.data))
+			agg_refuse("Invalid sorters of the sort of top_rows agg: it is not an array.");
+		sorters = v.val.binary.data;
+	}
+	else
+		sorters = &search_presort_jsonb(&r->q->si->schema)->root;
+	order = search_sql_order(r->q, sorters);
+	ptable = search_sql_param(r->q, TEXTOID, PointerGetDatum(cstring_to_text(r->table)));
+	agg_run(r, psprintf("SELECT coalesce(pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object('primary_key', x.k,"
+						" 'attributes', coalesce(g.attributes, '{}'::pg_catalog.jsonb)) ORDER BY x.n), '[]'::pg_catalog.jsonb)"
+						" FROM (SELECT %s AS k, pg_catalog.row_number() OVER (ORDER BY %s) AS n FROM %s ORDER BY %s LIMIT %d) x"
+						" LEFT JOIN LATERAL ots.get_row($%d, x.k) g ON true",
+						search_sql_key_json(r->q->t, false), order, agg_rows(r, bucket), order, (int) limit, ptable));
+	json_push_jsonb(st, "rows", agg_jsonb(0, 1));
+}
+
 /* agg_one computes one aggregation within bucket and pushes its result object */
 static void
 agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st)
 {
-	static const char *const fields[] = {"name", "type", "field_name", "missing", "percentiles"};
+	static const char *const fields[] = {"name", "type", "field_name", "missing", "percentiles", "limit", "sort"};
 	static const RequestFields agg_object_fields = REQUEST_FIELDS("an aggregation", fields);
 	const char *name = agg_string(agg, "name", "an aggregation");
 	const char *type = agg_string(agg, "type", "an aggregation");
@@ -240,7 +282,11 @@ agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st
 	json_push_string(st, "name", name);
 	json_push_string(st, "type", type);
 	if (strcmp(type, "top_rows") == 0)
-		agg_refuse("The top_rows aggregation is not supported yet.");
+	{
+		agg_top_rows(r, agg, bucket, st);
+		pushJsonbValue(st, WJB_END_OBJECT, NULL);
+		return;
+	}
 	/* Tablestore's messages, which the SDKs' tests match */
 	if (search_field_find(&r->q->si->schema, agg_string(agg, "field_name", psprintf("%s agg", type))) == NULL)
 		agg_refuse(psprintf("[%s agg] field: %s does not exist", strcmp(type, "distinct_count") == 0 ? "distinct count" : type,
@@ -378,6 +424,46 @@ group_and(const char *bucket, const char *condition)
 }
 
 /*
+ * group_order: the ORDER BY of a group-by's buckets, selected as (key,
+ * row count, ...): its sorters (group_key_sort, row_count_sort, each ASC or
+ * DESC), then dflt (the keys' order settles ties)
+ */
+static const char *
+group_order(JsonbContainer *g, const char *what, const char *dflt)
+{
+	StringInfoData order;
+	JsonbContainer *sorters = NULL;
+	JsonbValue	sort;
+
+	initStringInfo(&order);
+	if (agg_member(g, "sort", &sort) != NULL)
+		sorters = agg_array(agg_object(&sort, psprintf("sort of %s", what)), "sorters", psprintf("sort of %s", what));
+	for (int i = 0; sorters != NULL && i < (int) JsonContainerSize(sorters); i++)
+	{
+		JsonbContainer *s = agg_object(getIthJsonbValueFromContainer(sorters, i), psprintf("sorter of %s", what));
+		JsonbValue	v;
+		bool		row_count = agg_member(s, "row_count_sort", &v) != NULL;
+		const char *dir;
+
+		if (!row_count && agg_member(s, "group_key_sort", &v) == NULL)
+			agg_refuse(psprintf("A sorter of %s is a row_count_sort or a group_key_sort (sub_agg_sort is not supported yet).", what));
+		dir = "ASC";
+		if (agg_member(agg_object(&v, "sorter"), "order", &v) != NULL)
+		{
+			char	   *o = v.type == jbvString ? pnstrdup(v.val.string.val, v.val.string.len) : "";
+
+			if (strcmp(o, "DESC") == 0 || strcmp(o, "SORT_ORDER_DESC") == 0)
+				dir = "DESC";
+			else if (strcmp(o, "ASC") != 0 && strcmp(o, "SORT_ORDER_ASC") != 0)
+				agg_refuse(psprintf("Invalid order of a sorter of %s: '%s'.", what, o));
+		}
+		appendStringInfo(&order, "%s%s %s", order.len > 0 ? ", " : "", row_count ? "2" : "1", dir);
+	}
+	appendStringInfo(&order, "%s%s", order.len > 0 ? ", " : "", dflt);
+	return order.data;
+}
+
+/*
  * group_by_field: a bucket per value of the field (most rows first, then
  * the keys ascending, unless sorted), size of them, each with its row
  * count and subs
@@ -390,9 +476,7 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 	int64		min_doc_count = agg_count(g, "min_doc_count", "group_by_field");
 	const char *col = search_sql_column(r->q, f);
 	const char *key = f->is_array ? "e" : col;
-	StringInfoData order;
-	JsonbContainer *sorters = NULL;
-	JsonbValue	sort;
+	const char *order;
 	const char *rows;
 	char	   *sql;
 	uint64		n;
@@ -404,32 +488,7 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 		agg_refuse(psprintf("[group_by_field] field_name:%s type:%s is invalid", f->name, search_field_type_name(f->type)));
 	if (size < 1 || size > AGG_MAX_GROUPS || size != floor(size))
 		agg_refuse(psprintf("Invalid size of group_by_field: 1 to %d.", AGG_MAX_GROUPS));
-	initStringInfo(&order);
-	if (agg_member(g, "sort", &sort) != NULL)
-		sorters = agg_array(agg_object(&sort, "sort of group_by_field"), "sorters", "sort of group_by_field");
-	for (int i = 0; sorters != NULL && i < (int) JsonContainerSize(sorters); i++)
-	{
-		JsonbContainer *s = agg_object(getIthJsonbValueFromContainer(sorters, i), "sorter of group_by_field");
-		JsonbValue	v;
-		bool		row_count = agg_member(s, "row_count_sort", &v) != NULL;
-		const char *dir;
-
-		if (!row_count && agg_member(s, "group_key_sort", &v) == NULL)
-			agg_refuse("A sorter of group_by_field is a row_count_sort or a group_key_sort (sub_agg_sort is not supported yet).");
-		dir = "ASC";
-		if (agg_member(agg_object(&v, "sorter"), "order", &v) != NULL)
-		{
-			char	   *order = v.type == jbvString ? pnstrdup(v.val.string.val, v.val.string.len) : "";
-
-			if (strcmp(order, "DESC") == 0 || strcmp(order, "SORT_ORDER_DESC") == 0)
-				dir = "DESC";
-			else if (strcmp(order, "ASC") != 0 && strcmp(order, "SORT_ORDER_ASC") != 0)
-				agg_refuse(psprintf("Invalid order of a sorter of group_by_field: '%s'.", order));
-		}
-		appendStringInfo(&order, "%s%s %s", order.len > 0 ? ", " : "", row_count ? "2" : "1", dir);
-	}
-	/* Tablestore's default: the most rows first, then the keys ascending */
-	appendStringInfoString(&order, order.len > 0 ? ", 2 DESC, 1 ASC" : "2 DESC, 1 ASC");
+	order = group_order(g, "group_by_field", "2 DESC, 1 ASC");
 	/* a row counts once in a bucket: an array's values may repeat, a scalar's may not */
 	rows = f->is_array ? "pg_catalog.count(DISTINCT s.ctid)" : "pg_catalog.count(*)";
 	sql = psprintf("SELECT %s AS k, %s AS c, pg_catalog.to_jsonb(%s)"
@@ -438,7 +497,7 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 				   key, rows, f->type == SEARCH_DATE ? psprintf("%s OPERATOR(pg_catalog./) 1000000", key) : key,
 				   agg_from(r, bucket, f->is_array ? psprintf("pg_catalog.unnest(%s) e", col) : NULL),
 				   f->is_array ? "" : psprintf(" AND %s IS NOT NULL", col),
-				   rows, (long) min_doc_count, order.data, (int) size);
+				   rows, (long) min_doc_count, order, (int) size);
 	n = agg_run(r, sql);
 	keys = palloc(sizeof(Datum) * Max(n, 1));
 	shown = palloc(sizeof(Jsonb *) * Max(n, 1));
@@ -614,74 +673,36 @@ group_by_filter(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Jso
 }
 
 /*
- * group_by_histogram: a bucket per interval [offset + k * interval, + interval)
- * holding a value (missing standing in for a row without one) within
- * field_range, ascending; a row counts once in a bucket.  The bucket's number
- * k is what groups the rows and what each bucket's sub-aggregations select
- * by, one expression, so both see the same rows whatever floats round to.
+ * group_numbered: the buckets of a histogram, each the values e (of
+ * values, an array per row; missing already in it) within in_range whose
+ * bucket number (number, an int8 of e) is the same, shown by key (SQL of
+ * the number y.k) as member key_name; a row counts once in a bucket.  The
+ * number is what groups the rows and what each bucket's sub-aggregations
+ * select by, one expression, so both see the same rows whatever floats
+ * round to.  Ascending unless sorted; at most AGG_MAX_GROUPS buckets.
  */
 static void
-group_by_histogram(AggRun *r, JsonbContainer *g, const char *bucket, int depth, JsonbParseState **st)
+group_numbered(AggRun *r, JsonbContainer *g, const char *bucket, int depth, const char *what,
+			   const char *values, const char *in_range, const char *number, const char *key,
+			   const char *key_name, JsonbParseState **st)
 {
-	const SearchField *f = search_sql_field(r->q, g, "group_by_histogram");
-	double		interval = agg_number(g, "interval", 0, "group_by_histogram");
-	double		offset = agg_number(g, "offset", 0, "group_by_histogram");
-	int64		min_doc_count = agg_count(g, "min_doc_count", "group_by_histogram");
-	const char *col = search_sql_column(r->q, f);
-	JsonbValue	v;
-	const char *values;
-	const char *in_range = "true";
-	char	   *number;
+	int64		min_doc_count = agg_count(g, "min_doc_count", what);
+	const char *order = group_order(g, what, "1 ASC");
 	char	   *sql;
 	uint64		n;
 	Jsonb	  **keys;
 	int64	   *counts;
 	int64	   *ks;
-	int			pi;
-	int			po;
 
-	if (f->type != SEARCH_LONG && f->type != SEARCH_DOUBLE)
-		agg_refuse(psprintf("[group_by_histogram] field_name:%s type:%s is invalid, allow [long, double]", f->name,
-							search_field_type_name(f->type)));
-	if (!(interval > 0))
-		agg_refuse("Invalid interval of group_by_histogram: a number above 0.");
-	if (f->type == SEARCH_LONG && (interval != floor(interval) || offset != floor(offset)))
-		agg_refuse("Invalid interval or offset of group_by_histogram on a LONG field: integers.");
-	/* a row's values: its field's, or missing when it has none */
-	if (agg_member(g, "missing", &v) != NULL)
-	{
-		int			pm = search_sql_param(r->q, search_sql_element_type(f), search_sql_value(f, &v, "missing"));
-
-		values = f->is_array ?
-			psprintf("CASE WHEN pg_catalog.cardinality(%s) OPERATOR(pg_catalog.>) 0 THEN %s ELSE ARRAY[$%d] END", col, col, pm) :
-			psprintf("ARRAY[coalesce(%s, $%d)]", col, pm);
-	}
-	else
-		values = f->is_array ? col : psprintf("ARRAY[%s]", col);
-	if (agg_member(g, "field_range", &v) != NULL)
-	{
-		JsonbContainer *fr = agg_object(&v, "field_range of group_by_histogram");
-
-		in_range = psprintf("e::pg_catalog.float8 OPERATOR(pg_catalog.>=) $%d AND e::pg_catalog.float8 OPERATOR(pg_catalog.<=) $%d",
-							search_sql_param(r->q, FLOAT8OID, Float8GetDatum(agg_number(fr, "min", -INFINITY, "field_range"))),
-							search_sql_param(r->q, FLOAT8OID, Float8GetDatum(agg_number(fr, "max", INFINITY, "field_range"))));
-	}
-	pi = search_sql_param(r->q, FLOAT8OID, Float8GetDatum(interval));
-	po = search_sql_param(r->q, FLOAT8OID, Float8GetDatum(offset));
-	/* a value's bucket number */
-	number = psprintf("pg_catalog.floor((e::pg_catalog.float8 OPERATOR(pg_catalog.-) $%d) OPERATOR(pg_catalog./) $%d)::pg_catalog.int8",
-					  po, pi);
-	sql = psprintf("SELECT y.k, y.c, pg_catalog.to_jsonb((y.k OPERATOR(pg_catalog.*) $%d OPERATOR(pg_catalog.+) $%d)%s)"
+	sql = psprintf("SELECT y.k, y.c, pg_catalog.to_jsonb(%s)"
 				   " FROM (SELECT %s AS k, pg_catalog.count(DISTINCT s.ctid) AS c FROM %s"
 				   " AND e IS NOT NULL AND %s GROUP BY 1 HAVING pg_catalog.count(DISTINCT s.ctid) OPERATOR(pg_catalog.>=) %ld) y"
-				   " ORDER BY 1 LIMIT %d",
-				   pi, po, f->type == SEARCH_LONG ? "::pg_catalog.int8" : "",
-				   number, agg_from(r, bucket, psprintf("pg_catalog.unnest(%s) e", values)), in_range,
-				   (long) min_doc_count, AGG_MAX_GROUPS + 1);
+				   " ORDER BY %s LIMIT %d",
+				   key, number, agg_from(r, bucket, psprintf("pg_catalog.unnest(%s) e", values)), in_range,
+				   (long) min_doc_count, order, AGG_MAX_GROUPS + 1);
 	n = agg_run(r, sql);
 	if (n > AGG_MAX_GROUPS)
-		agg_refuse(psprintf("group_by_histogram has more than %d buckets: a larger interval, or a field_range.",
-							AGG_MAX_GROUPS));
+		agg_refuse(psprintf("%s has more than %d buckets: a larger interval, or a field_range.", what, AGG_MAX_GROUPS));
 	keys = palloc(sizeof(Jsonb *) * Max(n, 1));
 	counts = palloc(sizeof(int64) * Max(n, 1));
 	ks = palloc(sizeof(int64) * Max(n, 1));
@@ -698,13 +719,208 @@ group_by_histogram(AggRun *r, JsonbContainer *g, const char *bucket, int depth, 
 		int			pk = search_sql_param(r->q, INT8OID, Int64GetDatum(ks[i]));
 
 		pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
-		json_push_jsonb(st, "key", keys[i]);
+		json_push_jsonb(st, key_name, keys[i]);
 		json_push_int(st, "row_count", counts[i]);
 		group_subs(r, g, group_and(bucket, psprintf("EXISTS (SELECT 1 FROM pg_catalog.unnest(%s) e WHERE e IS NOT NULL AND %s AND %s OPERATOR(pg_catalog.=) $%d)",
 													values, in_range, number, pk)), depth, st);
 		pushJsonbValue(st, WJB_END_OBJECT, NULL);
 	}
 	pushJsonbValue(st, WJB_END_ARRAY, NULL);
+}
+
+/* group_values: SQL of a row's values of field f as an array, missing (given in g) when it has none */
+static const char *
+group_values(AggRun *r, JsonbContainer *g, const SearchField *f)
+{
+	const char *col = search_sql_column(r->q, f);
+	JsonbValue	v;
+	int			pm;
+
+	if (agg_member(g, "missing", &v) == NULL)
+		return f->is_array ? col : psprintf("ARRAY[%s]", col);
+	pm = search_sql_param(r->q, search_sql_element_type(f), search_sql_value(f, &v, "missing"));
+	return f->is_array ?
+		psprintf("CASE WHEN pg_catalog.cardinality(%s) OPERATOR(pg_catalog.>) 0 THEN %s ELSE ARRAY[$%d] END", col, col, pm) :
+		psprintf("ARRAY[coalesce(%s, $%d)]", col, pm);
+}
+
+/*
+ * group_by_histogram: a bucket per interval [offset + k * interval, + interval)
+ * holding a value within field_range, by the bucket number k
+ */
+static void
+group_by_histogram(AggRun *r, JsonbContainer *g, const char *bucket, int depth, JsonbParseState **st)
+{
+	const SearchField *f = search_sql_field(r->q, g, "group_by_histogram");
+	double		interval = agg_number(g, "interval", 0, "group_by_histogram");
+	double		offset = agg_number(g, "offset", 0, "group_by_histogram");
+	JsonbValue	v;
+	const char *in_range = "true";
+	int			pi;
+	int			po;
+
+	if (f->type != SEARCH_LONG && f->type != SEARCH_DOUBLE)
+		agg_refuse(psprintf("[group_by_histogram] field_name:%s type:%s is invalid, allow [long, double]", f->name,
+							search_field_type_name(f->type)));
+	if (!(interval > 0))
+		agg_refuse("Invalid interval of group_by_histogram: a number above 0.");
+	if (f->type == SEARCH_LONG && (interval != floor(interval) || offset != floor(offset)))
+		agg_refuse("Invalid interval or offset of group_by_histogram on a LONG field: integers.");
+	if (agg_member(g, "field_range", &v) != NULL)
+	{
+		JsonbContainer *fr = agg_object(&v, "field_range of group_by_histogram");
+
+		in_range = psprintf("e::pg_catalog.float8 OPERATOR(pg_catalog.>=) $%d AND e::pg_catalog.float8 OPERATOR(pg_catalog.<=) $%d",
+							search_sql_param(r->q, FLOAT8OID, Float8GetDatum(agg_number(fr, "min", -INFINITY, "field_range"))),
+							search_sql_param(r->q, FLOAT8OID, Float8GetDatum(agg_number(fr, "max", INFINITY, "field_range"))));
+	}
+	pi = search_sql_param(r->q, FLOAT8OID, Float8GetDatum(interval));
+	po = search_sql_param(r->q, FLOAT8OID, Float8GetDatum(offset));
+	group_numbered(r, g, bucket, depth, "group_by_histogram", group_values(r, g, f), in_range,
+				   psprintf("pg_catalog.floor((e::pg_catalog.float8 OPERATOR(pg_catalog.-) $%d) OPERATOR(pg_catalog./) $%d)::pg_catalog.int8",
+							po, pi),
+				   psprintf("y.k OPERATOR(pg_catalog.*) $%d OPERATOR(pg_catalog.+) $%d%s", pi, po,
+							f->type == SEARCH_LONG ? "::pg_catalog.int8" : ""),
+				   "key", st);
+}
+
+/* the units of a date_histogram's interval and offset: fixed lengths, or months */
+typedef struct DateUnit
+{
+	const char *name;
+	int64		ms;				/* a fixed unit's length */
+	int			months;			/* a calendar unit's months */
+} DateUnit;
+
+static const DateUnit date_units[] = {
+	{"YEAR", 0, 12}, {"QUARTER_YEAR", 0, 3}, {"MONTH", 0, 1},
+	{"WEEK", 7 * 86400000L, 0}, {"DAY", 86400000L, 0}, {"HOUR", 3600000L, 0},
+	{"MINUTE", 60000L, 0}, {"SECOND", 1000L, 0}, {"MILLISECOND", 1L, 0}};
+
+/*
+ * date_value: a DateTimeValue {"value", "unit"} of member key (an int32, as
+ * the protocol's; from 1 for an interval, any for an offset); its unit,
+ * and its value in *value
+ */
+static const DateUnit *
+date_value(JsonbContainer *g, const char *key, int64 *value)
+{
+	JsonbValue	v;
+	JsonbContainer *dv;
+	const char *unit;
+	double		n;
+
+	if (agg_member(g, key, &v) == NULL)
+		return NULL;
+	dv = agg_object(&v, psprintf("%s of group_by_date_histogram", key));
+	n = agg_number(dv, "value", NAN, key);
+	unit = agg_string(dv, "unit", psprintf("%s of group_by_date_histogram", key));
+	if (!(n >= (strcmp(key, "interval") == 0 ? 1 : -PG_INT32_MAX) && n <= PG_INT32_MAX && n == floor(n)))
+		agg_refuse(psprintf("Invalid value of %s of group_by_date_histogram: a whole number %s.", key,
+							strcmp(key, "interval") == 0 ? "from 1 to 2147483647" : "of at most 2147483647 either way"));
+	*value = (int64) n;
+	for (int i = 0; i < lengthof(date_units); i++)
+		if (strcmp(date_units[i].name, unit) == 0)
+			return &date_units[i];
+	agg_refuse(psprintf("Invalid unit of %s of group_by_date_histogram: '%s'.", key, unit));
+	return NULL;
+}
+
+/* date_time_zone: a time_zone "+hh:mm" or "-hh:mm" (or absent: UTC) as milliseconds east of UTC */
+static int64
+date_time_zone(JsonbContainer *g)
+{
+	JsonbValue	v;
+	const char *tz;
+	int			h;
+	int			m;
+
+	if (agg_member(g, "time_zone", &v) == NULL)
+		return 0;
+	tz = agg_string(g, "time_zone", "group_by_date_histogram");
+	if (strlen(tz) != 6 || (tz[0] != '+' && tz[0] != '-') || tz[3] != ':' ||
+		!isdigit((unsigned char) tz[1]) || !isdigit((unsigned char) tz[2]) ||
+		!isdigit((unsigned char) tz[4]) || !isdigit((unsigned char) tz[5]) ||
+		(h = (tz[1] - '0') * 10 + tz[2] - '0') > 18 || (m = (tz[4] - '0') * 10 + tz[5] - '0') > 59)
+		agg_refuse(psprintf("Invalid time_zone of group_by_date_histogram: '%s'.", tz));
+	return (tz[0] == '-' ? -1 : 1) * (h * 3600000L + m * 60000L);
+}
+
+/*
+ * group_by_date_histogram: a bucket per interval of a DATE field's times,
+ * in the time zone: a fixed length (WEEK, DAY, ..., MILLISECOND; weeks
+ * start on Monday) counted from 1970-01-01 00:00 there, or a number of
+ * months (MONTH, QUARTER_YEAR, YEAR) counted from January 1970, moved by
+ * offset; each bucket shown by its first millisecond (UTC)
+ */
+static void
+group_by_date_histogram(AggRun *r, JsonbContainer *g, const char *bucket, int depth, JsonbParseState **st)
+{
+	const SearchField *f = search_sql_field(r->q, g, "group_by_date_histogram");
+	int64		n;
+	int64		offset_n = 0;
+	const DateUnit *unit = date_value(g, "interval", &n);
+	const DateUnit *offset_unit = date_value(g, "offset", &offset_n);
+	int64		shift;			/* ms added to a time to count from 1970-01-01 00:00 local */
+	JsonbValue	v;
+	const char *in_range = "true";
+	const char *ms = "(e::pg_catalog.numeric OPERATOR(pg_catalog./) 1000000)";
+	int			ps;
+
+	if (f->type != SEARCH_DATE)
+		agg_refuse(psprintf("[group_by_date_histogram] field_name:%s type:%s is invalid, allow [date]", f->name,
+							search_field_type_name(f->type)));
+	if (unit == NULL)
+		agg_refuse("Missing interval of group_by_date_histogram.");
+	if (offset_unit != NULL && offset_unit->months > 0)
+		agg_refuse("Invalid offset of group_by_date_histogram: a fixed length (WEEK to MILLISECOND).");
+	shift = date_time_zone(g) - (offset_unit != NULL ? offset_n * offset_unit->ms : 0);
+	/* 1970-01-01 was a Thursday: weeks count from the Monday before */
+	if (unit->ms == 7 * 86400000L)
+		shift += 3 * 86400000L;
+	if (agg_member(g, "field_range", &v) != NULL)
+	{
+		JsonbContainer *fr = agg_object(&v, "field_range of group_by_date_histogram");
+		JsonbValue	b;
+
+		in_range = psprintf("e OPERATOR(pg_catalog.>=) $%d AND e OPERATOR(pg_catalog.<=) $%d",
+							search_sql_param(r->q, INT8OID, agg_member(fr, "min", &b) != NULL ?
+											 search_sql_value(f, &b, "min of field_range") : Int64GetDatum(PG_INT64_MIN)),
+							search_sql_param(r->q, INT8OID, agg_member(fr, "max", &b) != NULL ?
+											 search_sql_value(f, &b, "max of field_range") : Int64GetDatum(PG_INT64_MAX)));
+	}
+	ps = search_sql_param(r->q, INT8OID, Int64GetDatum(shift));
+	if (unit->months == 0)
+	{
+		int			pw = search_sql_param(r->q, INT8OID, Int64GetDatum(n * unit->ms));
+
+		group_numbered(r, g, bucket, depth, "group_by_date_histogram", group_values(r, g, f), in_range,
+					   psprintf("pg_catalog.floor((%s OPERATOR(pg_catalog.+) $%d) OPERATOR(pg_catalog./) $%d)::pg_catalog.int8",
+								ms, ps, pw),
+					   psprintf("y.k OPERATOR(pg_catalog.*) $%d OPERATOR(pg_catalog.-) $%d", pw, ps),
+					   "timestamp", st);
+	}
+	else
+	{
+		int			pm = search_sql_param(r->q, INT8OID, Int64GetDatum(n * unit->months));
+		/* the local day of e, as a date, and the months since January 1970 of the bucket y.k */
+		const char *day = psprintf("('1970-01-01'::pg_catalog.date OPERATOR(pg_catalog.+) pg_catalog.floor((%s OPERATOR(pg_catalog.+) $%d) OPERATOR(pg_catalog./) 86400000)::pg_catalog.int4)",
+								   ms, ps);
+		const char *months = psprintf("(y.k OPERATOR(pg_catalog.*) $%d)", pm);
+		/* whole years since 1970 of those months, rounded down (before 1970 too) */
+		const char *years = psprintf("pg_catalog.floor(%s::pg_catalog.numeric OPERATOR(pg_catalog./) 12)", months);
+
+		group_numbered(r, g, bucket, depth, "group_by_date_histogram", group_values(r, g, f), in_range,
+					   psprintf("pg_catalog.floor(((pg_catalog.date_part('year', %s) OPERATOR(pg_catalog.-) 1970) OPERATOR(pg_catalog.*) 12"
+								" OPERATOR(pg_catalog.+) pg_catalog.date_part('month', %s) OPERATOR(pg_catalog.-) 1) OPERATOR(pg_catalog./) $%d)::pg_catalog.int8",
+								day, day, pm),
+					   psprintf("(pg_catalog.make_date((1970 OPERATOR(pg_catalog.+) %s)::pg_catalog.int4,"
+								" (%s OPERATOR(pg_catalog.-) (12 OPERATOR(pg_catalog.*) %s) OPERATOR(pg_catalog.+) 1)::pg_catalog.int4, 1)"
+								" OPERATOR(pg_catalog.-) '1970-01-01'::pg_catalog.date)::pg_catalog.int8 OPERATOR(pg_catalog.*) 86400000"
+								" OPERATOR(pg_catalog.-) $%d",
+								years, months, years, ps),
+					   "timestamp", st);
+	}
 }
 
 static void
@@ -732,8 +948,9 @@ group_by_list(AggRun *r, JsonbContainer *group_bys, const char *bucket, int dept
 			group_by_filter(r, g, bucket, depth, st);
 		else if (strcmp(type, "histogram") == 0)
 			group_by_histogram(r, g, bucket, depth, st);
-		else if (strcmp(type, "date_histogram") == 0 || strcmp(type, "geo_grid") == 0 ||
-				 strcmp(type, "composite") == 0)
+		else if (strcmp(type, "date_histogram") == 0)
+			group_by_date_histogram(r, g, bucket, depth, st);
+		else if (strcmp(type, "geo_grid") == 0 || strcmp(type, "composite") == 0)
 			agg_refuse(psprintf("The %s group_by is not supported yet.", type));
 		else
 			agg_refuse(psprintf("Invalid type of group_by: '%s'.", type));
@@ -743,9 +960,9 @@ group_by_list(AggRun *r, JsonbContainer *group_bys, const char *bucket, int dept
 }
 
 void
-search_aggs_run(SearchSql *q, const char *storage, JsonbParseState **st)
+search_aggs_run(SearchSql *q, const char *storage, const char *table, JsonbParseState **st)
 {
-	AggRun		r = {.q = q, .storage = storage};
+	AggRun		r = {.q = q, .storage = storage, .table = table};
 
 	if (q->aggs != NULL)
 	{

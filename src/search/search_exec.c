@@ -61,32 +61,6 @@ exec_enter(const OtsTable *t, AsRole *saved)
 	(void) set_config_option("bytea_output", "hex", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 }
 
-/* exec_key_json: the SQL of the primary key of storage row s as the API's jsonb */
-static char *
-exec_key_json(const OtsTable *t, bool as_array)
-{
-	StringInfoData sql;
-
-	initStringInfo(&sql);
-	appendStringInfoString(&sql, as_array ? "pg_catalog.jsonb_build_array(" : "pg_catalog.jsonb_build_object(");
-	for (int k = 0; k < t->npk; k++)
-	{
-		const char *col = psprintf("s.%s", quote_identifier(t->pk[k].name));
-
-		if (k > 0)
-			appendStringInfoString(&sql, ", ");
-		if (!as_array)
-			appendStringInfo(&sql, "%s, ", quote_literal_cstr(t->pk[k].name));
-		if (t->pk[k].type == OTS_VT_BINARY && !as_array)
-			appendStringInfo(&sql, "pg_catalog.jsonb_build_object('$binary',"
-							 " pg_catalog.translate(pg_catalog.encode(%s, 'base64'), E'\\n', ''))", col);
-		else
-			appendStringInfoString(&sql, col);
-	}
-	appendStringInfoChar(&sql, ')');
-	return sql.data;
-}
-
 /*
  * ots_search_keys is ots.search_keys(schema_name, table_name, index_name,
  * search_query): {"rows": [{"primary_key": ...}, ...], "total_count": n or
@@ -131,8 +105,19 @@ ots_search_keys(PG_FUNCTION_ARGS)
 	storage = quote_qualified_identifier(t->schema_name, get_rel_name(si->storage_oid));
 
 	initStringInfo(&sql);
-	appendStringInfo(&sql, "SELECT %s, %s, pg_catalog.jsonb_build_array(%s) FROM %s s WHERE (%s)",
-					 exec_key_json(t, false), exec_key_json(t, true), q.sort_values.data, storage, q.where.data);
+	if (q.collapse == NULL)
+		appendStringInfo(&sql, "SELECT %s, %s, pg_catalog.jsonb_build_array(%s) FROM %s s WHERE (%s)",
+						 search_sql_key_json(t, false), search_sql_key_json(t, true), q.sort_values.data, storage,
+						 q.where.data);
+	else
+	{
+		/* collapsed: the first matching row of each value of the field, in the order; the page among those */
+		appendStringInfo(&sql, "SELECT %s, %s, pg_catalog.jsonb_build_array(%s) FROM"
+						 " (SELECT s.*, pg_catalog.row_number() OVER (PARTITION BY %s ORDER BY %s) AS \"$rank\""
+						 " FROM %s s WHERE (%s)) s WHERE s.\"$rank\" OPERATOR(pg_catalog.=) 1",
+						 search_sql_key_json(t, false), search_sql_key_json(t, true), q.sort_values.data,
+						 q.collapse, q.order.data, storage, q.where.data);
+	}
 	if (q.after.len > 0)
 		appendStringInfo(&sql, " AND %s", q.after.data);
 	appendStringInfo(&sql, " ORDER BY %s OFFSET %d LIMIT %d", q.order.data, q.offset, q.limit + 1);
@@ -191,7 +176,7 @@ ots_search_keys(PG_FUNCTION_ARGS)
 	if (q.aggs != NULL || q.group_bys != NULL)
 	{
 		exec_enter(t, &saved);
-		search_aggs_run(&q, storage, &st);
+		search_aggs_run(&q, storage, quote_qualified_identifier(t->schema_name, t->table_name), &st);
 		asrole_leave(&saved);
 		/* SPI leaves its own context current after each statement: the result is the caller's */
 		MemoryContextSwitchTo(caller);

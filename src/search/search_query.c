@@ -24,9 +24,11 @@
  * name quoted, every operator and function schema-qualified: the SQL runs
  * as the table's owner (search_exec.c).
  *
- * The order is the sort's keys, then the primary key ascending (Tablestore's
- * tie-breaker), so a token, the last row's sort values and key, continues
- * exactly after it.  Without a sort, the index's presort.
+ * The order is the sort's keys (field_sort, geo_distance_sort), then the
+ * primary key ascending (Tablestore's tie-breaker), so a token, the last
+ * row's sort values and key, continues exactly after it.  Without a sort,
+ * the index's presort.  A collapse names the column whose each value keeps
+ * its first row (search_exec.c).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -91,6 +93,22 @@ q_array(JsonbValue *v, const char *what)
 	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
 		q_refuse(psprintf("Invalid %s: it is not an array.", what), NULL);
 	return v->val.binary.data;
+}
+
+/* q_sized_array: the array member key of obj (what names obj), of min to max elements (*n) */
+static JsonbContainer *
+q_sized_array(JsonbContainer *obj, const char *key, const char *what, int min, int max, int *n)
+{
+	JsonbValue	v;
+	JsonbContainer *arr;
+
+	if (q_member(obj, key, &v) == NULL)
+		q_refuse(psprintf("Missing %s of %s.", key, what), NULL);
+	arr = q_array(&v, psprintf("%s of %s", key, what));
+	*n = JsonContainerSize(arr);
+	if (*n < min || *n > max)
+		q_refuse(psprintf("Invalid %s of %s: %d of them, not %d to %d.", key, what, *n, min, max), NULL);
+	return arr;
 }
 
 static const char *
@@ -357,7 +375,6 @@ static void
 q_terms_query(SearchSql *q, JsonbContainer *obj)
 {
 	const SearchField *f = q_field(q, obj, "terms_query");
-	JsonbValue	v;
 	JsonbContainer *arr;
 	int			n;
 	Datum	   *elems;
@@ -367,12 +384,7 @@ q_terms_query(SearchSql *q, JsonbContainer *obj)
 	q_require_indexed(f, "terms_query");
 	if (f->type == SEARCH_GEO_POINT || f->type == SEARCH_NESTED)
 		q_refuse_type(f, "terms_query");
-	if (q_member(obj, "terms", &v) == NULL)
-		q_refuse("Missing terms of terms_query.", NULL);
-	arr = q_array(&v, "terms of terms_query");
-	n = JsonContainerSize(arr);
-	if (n < 1 || n > SEARCH_MAX_TERMS)
-		q_refuse(psprintf("Invalid terms of terms_query: %d terms, not 1 to %d.", n, SEARCH_MAX_TERMS), NULL);
+	arr = q_sized_array(obj, "terms", "terms_query", 1, SEARCH_MAX_TERMS, &n);
 	elems = palloc(sizeof(Datum) * n);
 	for (int i = 0; i < n; i++)
 		elems[i] = q_value(f, getIthJsonbValueFromContainer(arr, i), "term");
@@ -621,6 +633,24 @@ q_geo_point(const char *s, const char *what)
 	return p;
 }
 
+/* q_geo_points: the points of obj's member "points" ("lat,lon" strings), min to SEARCH_MAX_TERMS of them (*n) */
+static Point *
+q_geo_points(JsonbContainer *obj, const char *what, int min, int *n)
+{
+	JsonbContainer *arr = q_sized_array(obj, "points", what, min, SEARCH_MAX_TERMS, n);
+	Point	   *points = palloc(sizeof(Point) * *n);
+
+	for (int i = 0; i < *n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(arr, i);
+
+		if (e->type != jbvString)
+			q_refuse(psprintf("Invalid points of %s: not every one is a string.", what), NULL);
+		points[i] = q_geo_point(pnstrdup(e->val.string.val, e->val.string.len), psprintf("point of %s", what));
+	}
+	return points;
+}
+
 static void
 q_geo_field(const SearchField *f, const char *what)
 {
@@ -682,29 +712,16 @@ static void
 q_geo_polygon_query(SearchSql *q, JsonbContainer *obj)
 {
 	const SearchField *f = q_field(q, obj, "geo_polygon_query");
-	JsonbValue	v;
-	JsonbContainer *arr;
+	Point	   *points;
 	int			n;
 	POLYGON    *poly;
 
 	q_geo_field(f, "geo_polygon_query");
-	if (q_member(obj, "points", &v) == NULL)
-		q_refuse("Missing points of geo_polygon_query.", NULL);
-	arr = q_array(&v, "points of geo_polygon_query");
-	n = JsonContainerSize(arr);
-	if (n < 3 || n > SEARCH_MAX_TERMS)
-		q_refuse(psprintf("Invalid points of geo_polygon_query: %d points, not 3 to %d.", n, SEARCH_MAX_TERMS), NULL);
+	points = q_geo_points(obj, "geo_polygon_query", 3, &n);
 	poly = palloc0(offsetof(POLYGON, p) + sizeof(Point) * n);
 	SET_VARSIZE(poly, offsetof(POLYGON, p) + sizeof(Point) * n);
 	poly->npts = n;
-	for (int i = 0; i < n; i++)
-	{
-		JsonbValue *e = getIthJsonbValueFromContainer(arr, i);
-
-		if (e->type != jbvString)
-			q_refuse("Invalid points of geo_polygon_query: not every one is a string.", NULL);
-		poly->p[i] = q_geo_point(pnstrdup(e->val.string.val, e->val.string.len), "point of geo_polygon_query");
-	}
+	memcpy(poly->p, points, sizeof(Point) * n);
 	/* the polygon's bounding box, as poly_in computes it */
 	poly->boundbox.low = poly->boundbox.high = poly->p[0];
 	for (int i = 1; i < n; i++)
@@ -980,6 +997,62 @@ q_descending(JsonbContainer *sorter, const char *what)
 	return false;
 }
 
+/* q_token_value: the token's value of the next sort key (NULL without a token) */
+static JsonbValue *
+q_token_value(SearchSql *q, JsonbContainer *after_values)
+{
+	JsonbValue *after;
+
+	if (after_values == NULL)
+		return NULL;
+	after = q->nsort < (int) JsonContainerSize(after_values) ?
+		getIthJsonbValueFromContainer(after_values, q->nsort) : NULL;
+	if (after == NULL)
+		q_refuse("Invalid token: it is not one this index's search made.", NULL);
+	return after;
+}
+
+/*
+ * q_geo_distance_sort: the order by a GEO_POINT field's distance in meters
+ * (great circle) from the sorter's points: the least of the distances
+ * (mode MIN, ascending's default), the greatest (MAX, descending's) or
+ * their mean (AVG) over every point (and value, of an array); a row
+ * without the field last.  distance_type PLANE is taken as ARC, the exact
+ * distance the planar formula approximates.
+ */
+static void
+q_geo_distance_sort(SearchSql *q, JsonbContainer *gs, JsonbValue *after, StringInfo equal)
+{
+	const SearchField *f = q_field(q, gs, "geo_distance_sort");
+	bool		desc = q_descending(gs, "geo_distance_sort");
+	const char *mode = q_string(gs, "mode", "geo_distance_sort", false);
+	const char *type = q_string(gs, "distance_type", "geo_distance_sort", false);
+	Point	   *given;
+	int			n;
+	Datum	   *points;
+	const char *agg;
+
+	if (f->type != SEARCH_GEO_POINT)
+		q_refuse_type(f, "geo_distance_sort");
+	if (mode != NULL && strcmp(mode, "MIN") != 0 && strcmp(mode, "MAX") != 0 && strcmp(mode, "AVG") != 0)
+		q_refuse(psprintf("Invalid mode of geo_distance_sort: '%s'.", mode), "The mode is MIN, MAX or AVG.");
+	if (type != NULL && strcmp(type, "ARC") != 0 && strcmp(type, "PLANE") != 0 &&
+		strcmp(type, "GEO_DISTANCE_ARC") != 0 && strcmp(type, "GEO_DISTANCE_PLANE") != 0)
+		q_refuse(psprintf("Invalid distance_type of geo_distance_sort: '%s'.", type), "The distance_type is ARC or PLANE.");
+	given = q_geo_points(gs, "geo_distance_sort", 1, &n);
+	points = palloc(sizeof(Datum) * n);
+	for (int i = 0; i < n; i++)
+		points[i] = PointPGetDatum(&given[i]);
+	agg = mode != NULL && strcmp(mode, "AVG") == 0 ? "avg" :
+		(mode == NULL ? desc : strcmp(mode, "MAX") == 0) ? "max" : "min";
+	q_order_key(q, psprintf("(SELECT pg_catalog.%s(ots.search_geo_distance(e, p)) FROM pg_catalog.unnest(%s%s%s) e,"
+							" pg_catalog.unnest($%d::pg_catalog.point[]) p)", agg,
+							f->is_array ? "" : "ARRAY[", q_live_column(q, f), f->is_array ? "" : "]",
+							q_param(q, POINTARRAYOID,
+									PointerGetDatum(construct_array(points, n, POINTOID, sizeof(Point), false, TYPALIGN_DOUBLE)))),
+				FLOAT8OID, desc, after, equal);
+}
+
 /*
  * q_sort: the order of sorters (then the primary key ascending, unless a
  * primary_key_sort came first) and, with a token, the rows after its row
@@ -1029,31 +1102,25 @@ q_sort(SearchSql *q, JsonbContainer *sorters, JsonbContainer *after_values, Json
 			else
 				expr = psprintf("(SELECT pg_catalog.%s(e) FROM pg_catalog.unnest(%s) e)",
 								(mode == NULL ? desc : strcmp(mode, "MAX") == 0) ? "max" : "min", q_live_column(q, f));
-			/* the token's value of this key: one per field_sort, in order */
-			if (after_values != NULL)
-			{
-				after = q->nsort < (int) JsonContainerSize(after_values) ?
-					getIthJsonbValueFromContainer(after_values, q->nsort) : NULL;
-				if (after == NULL)
-					q_refuse("Invalid token: it is not one this index's search made.", NULL);
-			}
+			after = q_token_value(q, after_values);
 			if (q_member(fs, "missing_value", &missing) != NULL)
 				expr = psprintf("coalesce(%s, $%d)", expr,
 								q_param(q, type, type == FLOAT8OID && f->type != SEARCH_DOUBLE ?
 										q_stored_value(FLOAT8OID, &missing) : q_value(f, &missing, "missing_value")));
 			q_order_key(q, expr, type, desc, after, &equal);
 		}
+		else if (q_member(sorter, "geo_distance_sort", &v) != NULL)
+			q_geo_distance_sort(q, q_object(&v, "geo_distance_sort"), q_token_value(q, after_values), &equal);
 		else if (q_member(sorter, "primary_key_sort", &v) != NULL)
 		{
 			key_desc = q_descending(q_object(&v, "primary_key_sort"), "primary_key_sort");
 			key_sorted = true;
 		}
-		else if (q_member(sorter, "score_sort", &v) != NULL || q_member(sorter, "geo_distance_sort", &v) != NULL ||
-				 q_member(sorter, "doc_sort", &v) != NULL)
-			q_refuse("score_sort, geo_distance_sort and doc_sort are not supported yet.",
-					 "Sort by fields (field_sort) and the primary key (primary_key_sort).");
+		else if (q_member(sorter, "score_sort", &v) != NULL || q_member(sorter, "doc_sort", &v) != NULL)
+			q_refuse("score_sort and doc_sort are not supported yet.",
+					 "Sort by fields (field_sort), distances (geo_distance_sort) and the primary key (primary_key_sort).");
 		else
-			q_refuse("Invalid sorter: it is a field_sort or a primary_key_sort.", NULL);
+			q_refuse("Invalid sorter: it is a field_sort, a geo_distance_sort or a primary_key_sort.", NULL);
 	}
 	/* the key last: every row has one place, so a token continues exactly after its row */
 	{
@@ -1141,6 +1208,23 @@ search_token_make(const SearchSql *q, Jsonb *after, Jsonb *key)
 
 /* ---------------------------------------------------------------- the search query */
 
+/*
+ * q_collapse: the field whose each value keeps only its first matching row
+ * (rows without it: one more group), a single-valued field a group-by
+ * takes; the total count and the aggregations count every matching row
+ */
+static void
+q_collapse(SearchSql *q, JsonbContainer *collapse)
+{
+	const SearchField *f = q_field(q, collapse, "collapse");
+
+	if (f->is_array || f->type == SEARCH_TEXT || f->type == SEARCH_NESTED || f->type == SEARCH_GEO_POINT)
+		q_refuse(psprintf("Field '%s' cannot collapse: it is an array, or of type %s.", f->name,
+						  search_field_type_name(f->type)),
+				 "Collapse by a LONG, DOUBLE, BOOLEAN, KEYWORD or DATE field that is not an array.");
+	q->collapse = q_live_column(q, f);
+}
+
 /* q_cutoff: the time a cell or row must be newer than to be live at now_ms under ttl seconds */
 static int64
 q_cutoff(int64 now_ms, int64 ttl)
@@ -1179,11 +1263,10 @@ search_query_compile(SearchSql *q, const OtsTable *t, const SearchIndex *si, Jso
 		q_refuse("Invalid search_query: it is not an object.", NULL);
 	root = &search_query->root;
 	request_fields_check(root, &search_query_object, "the search query");
-	for (int i = 7; i < lengthof(fields); i++)
-		if (q_member(root, fields[i], &v) != NULL && strcmp(fields[i], "aggs") != 0 &&
-			strcmp(fields[i], "group_bys") != 0)
+	for (int i = 10; i < lengthof(fields); i++)
+		if (q_member(root, fields[i], &v) != NULL)
 			q_refuse(psprintf("%s is not supported yet.", fields[i]),
-					 "ots searches with query, sort, offset, limit, token, get_total_count, aggs and group_bys so far.");
+					 "ots searches with query, sort, offset, limit, token, get_total_count, collapse, aggs and group_bys so far.");
 	if (q_member(root, "aggs", &v) != NULL)
 		q->aggs = q_array(&v, "aggs");
 	if (q_member(root, "group_bys", &v) != NULL)
@@ -1253,6 +1336,8 @@ search_query_compile(SearchSql *q, const OtsTable *t, const SearchIndex *si, Jso
 		sorters = &q->sort->root;
 	}
 	q_sort(q, sorters, after_values, after_pk);
+	if (q_member(root, "collapse", &v) != NULL)
+		q_collapse(q, q_object(&v, "collapse"));
 }
 
 /* ---------------------------------------------------------------- for the aggregations */
@@ -1299,4 +1384,51 @@ search_sql_condition(SearchSql *q, JsonbContainer *query)
 	condition = q->where.data;
 	q->where = saved;
 	return condition;
+}
+
+char *
+search_sql_key_json(const OtsTable *t, bool as_array)
+{
+	StringInfoData sql;
+
+	initStringInfo(&sql);
+	appendStringInfoString(&sql, as_array ? "pg_catalog.jsonb_build_array(" : "pg_catalog.jsonb_build_object(");
+	for (int k = 0; k < t->npk; k++)
+	{
+		const char *col = psprintf("s.%s", quote_identifier(t->pk[k].name));
+
+		if (k > 0)
+			appendStringInfoString(&sql, ", ");
+		if (!as_array)
+			appendStringInfo(&sql, "%s, ", quote_literal_cstr(t->pk[k].name));
+		if (t->pk[k].type == OTS_VT_BINARY && !as_array)
+			appendStringInfo(&sql, "pg_catalog.jsonb_build_object('$binary',"
+							 " pg_catalog.translate(pg_catalog.encode(%s, 'base64'), E'\\n', ''))", col);
+		else
+			appendStringInfoString(&sql, col);
+	}
+	appendStringInfoChar(&sql, ')');
+	return sql.data;
+}
+
+char *
+search_sql_order(SearchSql *q, JsonbContainer *sorters)
+{
+	StringInfoData order = q->order;
+	StringInfoData sort_values = q->sort_values;
+	StringInfoData after = q->after;
+	int			nsort = q->nsort;
+	char	   *result;
+
+	initStringInfo(&q->order);
+	initStringInfo(&q->sort_values);
+	initStringInfo(&q->after);
+	q->nsort = 0;
+	q_sort(q, sorters, NULL, NULL);
+	result = q->order.data;
+	q->order = order;
+	q->sort_values = sort_values;
+	q->after = after;
+	q->nsort = nsort;
+	return result;
 }

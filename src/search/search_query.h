@@ -34,6 +34,7 @@ typedef struct SearchSql
 	bool		get_total_count;
 	int			field_cutoff;	/* with a table TTL: the parameter of the oldest live cell's time, else 0 */
 	const SearchField *leaf_field;	/* the field of the query q_query compiles */
+	const char *collapse;		/* the column whose each value keeps one row, or NULL */
 	JsonbContainer *aggs;		/* the search query's aggs and group_bys, or NULL */
 	JsonbContainer *group_bys;
 } SearchSql;
@@ -63,11 +64,18 @@ extern Oid	search_sql_element_type(const SearchField *f);
 extern const char *search_sql_column(const SearchSql *q, const SearchField *f);
 extern char *search_sql_condition(SearchSql *q, JsonbContainer *query);
 
+/* search_sql_order: a sort's sorters (a jsonb array) as ORDER BY's list on the storage, the primary key last */
+extern char *search_sql_order(SearchSql *q, JsonbContainer *sorters);
+
+/* search_sql_key_json: SQL of the primary key of storage row s as the API's jsonb (an object, or an array of the values) */
+extern char *search_sql_key_json(const OtsTable *t, bool as_array);
+
 /*
  * search_aggs_run computes the search's aggs and group_bys over the rows
- * matching q (search_agg.c), within the caller's SPI connection and role,
+ * matching q in storage, of table (both quoted and qualified; search_agg.c),
+ * within the caller's SPI connection and role,
  * and pushes their results onto st as the members "aggs" and "group_bys"
  */
-extern void search_aggs_run(SearchSql *q, const char *storage, JsonbParseState **st);
+extern void search_aggs_run(SearchSql *q, const char *storage, const char *table, JsonbParseState **st);
 
 #endif							/* OTS_SEARCH_QUERY_H */
