@@ -289,3 +289,137 @@ SELECT pg_temp.err($$SELECT ots.search('sf', 'ix', '{"query": {"match_all_query"
 
 DROP VIEW m;
 SELECT ots.delete_search_index('sf', 'ix'), ots.delete_table('sf');
+
+-- ---------------------------------------------------------------------
+-- nested_query: a row whose NESTED field has one document matching every
+-- condition of the query (sub-fields of the wrong type left out of their
+-- document, a field that is no array of objects left out of the row),
+-- two levels deep, mixed with a condition on the row
+-- ---------------------------------------------------------------------
+SELECT ots.create_table('sn', 'id integer');
+SELECT ots.create_search_index('sn', 'ix', '{"field_schemas": [
+	{"field_name": "city", "field_type": "KEYWORD"},
+	{"field_name": "menu", "field_type": "NESTED", "field_schemas": [
+		{"field_name": "dish", "field_type": "KEYWORD"},
+		{"field_name": "cost", "field_type": "LONG"},
+		{"field_name": "note", "field_type": "TEXT"},
+		{"field_name": "tags", "field_type": "KEYWORD", "is_array": true},
+		{"field_name": "sides", "field_type": "NESTED", "field_schemas": [
+			{"field_name": "name", "field_type": "KEYWORD"}, {"field_name": "grams", "field_type": "LONG"}]}]}]}');
+CREATE FUNCTION pg_temp.doc() RETURNS jsonb LANGUAGE sql VOLATILE AS $$
+	SELECT jsonb_strip_nulls(jsonb_build_object(
+		'dish', CASE WHEN random() < 0.85 THEN to_jsonb(pg_temp.pick(ARRAY['tea', 'rice', 'noodle', 'cake'])) WHEN random() < 0.5 THEN '7' END,
+		'cost', CASE WHEN random() < 0.8 THEN to_jsonb(floor(random() * 10)::int) WHEN random() < 0.5 THEN '"5"' ELSE '2.5' END,
+		'note', CASE WHEN random() < 0.7 THEN to_jsonb(pg_temp.pick(ARRAY['Hot green tea', 'cold noodle soup', 'green Rice', 'sweet cake'])) END,
+		'tags', CASE WHEN random() < 0.7 THEN pg_temp.pick(ARRAY['["a", "b"]', '["b"]', '[]', '["a", 1]'])::jsonb END,
+		'sides', CASE WHEN random() < 0.6 THEN (SELECT jsonb_agg(jsonb_build_object('name', pg_temp.pick(ARRAY['cake', 'soup', 'bun']),
+																	 'grams', floor(random() * 300)::int))
+												FROM generate_series(1, 1 + floor(random() * 2)::int)) WHEN random() < 0.3 THEN '["cake"]' END))
+$$;
+SELECT setseed(0.7);
+SELECT count(ots.put_row('sn', jsonb_build_object('id', g), jsonb_strip_nulls(jsonb_build_object(
+	'city', pg_temp.pick(ARRAY['hz', 'sh']),
+	'menu', CASE WHEN random() < 0.9 THEN
+		(SELECT jsonb_agg(pg_temp.doc()) FROM generate_series(1, 1 + floor(random() * 3)::int + 0 * g))::text
+		WHEN random() < 0.5 THEN '[{"dish": "tea"}, 3]' ELSE 'not json' END))))
+  FROM generate_series(1, 120) g;
+-- the model: a NESTED field's documents, when its value is a JSON array of
+-- objects; a document's sub-field as the index takes it (of its type, or absent)
+CREATE FUNCTION pg_temp.json_array_of_objects(j jsonb) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+	SELECT jsonb_typeof(j) = 'array' AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(j) e WHERE jsonb_typeof(e) <> 'object')
+$$;
+CREATE FUNCTION pg_temp.docs(t text) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+	RETURN CASE WHEN pg_temp.json_array_of_objects(t::jsonb) THEN t::jsonb END;
+EXCEPTION WHEN invalid_text_representation THEN
+	RETURN NULL;
+END $$;
+CREATE FUNCTION pg_temp.nm(q jsonb, d jsonb) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+	k text := (SELECT min(x) FROM jsonb_object_keys(q) x);
+	b jsonb := q -> k;
+	f text := split_part(b ->> 'field_name', '.', 2);
+	v jsonb := d -> f;
+	r boolean := true;
+BEGIN
+	CASE k
+		WHEN 'term_query' THEN RETURN jsonb_typeof(v) = 'string' AND v = b -> 'term';
+		WHEN 'range_query' THEN
+			IF jsonb_typeof(v) <> 'number' OR v::numeric <> trunc(v::numeric) THEN RETURN false; END IF;
+			IF b ? 'range_from' THEN r := r AND v::numeric >= (b ->> 'range_from')::numeric; END IF;
+			IF b ? 'range_to' THEN r := r AND v::numeric < (b ->> 'range_to')::numeric; END IF;
+			RETURN r;
+		WHEN 'exists_query' THEN RETURN jsonb_typeof(v) = 'string';
+		WHEN 'match_query' THEN RETURN jsonb_typeof(v) = 'string' AND (b ->> 'text') = ANY (regexp_split_to_array(lower(v #>> '{}'), ' '));
+		WHEN 'terms_query' THEN
+			RETURN jsonb_typeof(v) = 'array' AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(v) e WHERE jsonb_typeof(e) <> 'string')
+				   AND v ? (b -> 'terms' ->> 0);
+		WHEN 'bool_query' THEN
+			RETURN coalesce((SELECT bool_and(coalesce(pg_temp.nm(x, d), false)) FROM jsonb_array_elements(b -> 'must_queries') x), true)
+			   AND coalesce((SELECT NOT bool_or(coalesce(pg_temp.nm(x, d), false)) FROM jsonb_array_elements(b -> 'must_not_queries') x), true);
+		WHEN 'nested_query' THEN
+			-- menu.sides: a side of this document named so
+			RETURN pg_temp.json_array_of_objects(d -> 'sides')
+			   AND EXISTS (SELECT 1 FROM jsonb_array_elements(d -> 'sides') x
+						   WHERE jsonb_typeof(x -> 'name') = 'string' AND x -> 'name' = b #> '{query,term_query,term}');
+	END CASE;
+END $$;
+CREATE FUNCTION pg_temp.random_leaf() RETURNS jsonb LANGUAGE sql VOLATILE AS $$
+	SELECT (ARRAY[
+		jsonb_build_object('term_query', jsonb_build_object('field_name', 'menu.dish', 'term', pg_temp.pick(ARRAY['tea', 'rice', 'noodle', 'cake', '7']))),
+		jsonb_build_object('range_query', jsonb_build_object('field_name', 'menu.cost', 'range_from', floor(random() * 10)::int, 'include_lower', true)),
+		jsonb_build_object('range_query', jsonb_build_object('field_name', 'menu.cost', 'range_to', floor(random() * 10)::int)),
+		'{"exists_query": {"field_name": "menu.note"}}'::jsonb,
+		jsonb_build_object('match_query', jsonb_build_object('field_name', 'menu.note', 'text', pg_temp.pick(ARRAY['green', 'tea', 'noodle', 'rice']))),
+		jsonb_build_object('terms_query', jsonb_build_object('field_name', 'menu.tags', 'terms', jsonb_build_array(pg_temp.pick(ARRAY['a', 'b']))))
+	])[1 + floor(random() * 6)::int]
+$$;
+CREATE TEMP TABLE nested_trials (n int, query jsonb, got int[], expected int[]);
+DO $$
+DECLARE
+	inner_q jsonb;
+	q jsonb;
+	side text;
+	city text;
+	model text;
+BEGIN
+	FOR i IN 1 .. 80 LOOP
+		inner_q := jsonb_build_object('bool_query', jsonb_build_object(
+			'must_queries', (SELECT jsonb_agg(pg_temp.random_leaf()) FROM generate_series(1, 1 + floor(random() * 2)::int)),
+			'must_not_queries', CASE WHEN random() < 0.3 THEN jsonb_build_array(pg_temp.random_leaf()) ELSE '[]' END));
+		IF random() < 0.25 THEN
+			-- two levels: a side of a document
+			side := pg_temp.pick(ARRAY['cake', 'soup', 'bun']);
+			inner_q := jsonb_build_object('bool_query', jsonb_build_object('must_queries', (inner_q #> '{bool_query,must_queries}')
+				|| jsonb_build_array(jsonb_build_object('nested_query', jsonb_build_object('path', 'menu.sides', 'score_mode', 'Max',
+					'query', jsonb_build_object('term_query', jsonb_build_object('field_name', 'menu.sides.name', 'term', side))))),
+				'must_not_queries', inner_q #> '{bool_query,must_not_queries}'));
+		END IF;
+		q := jsonb_build_object('nested_query', jsonb_build_object('path', 'menu', 'query', inner_q));
+		city := CASE WHEN random() < 0.3 THEN pg_temp.pick(ARRAY['hz', 'sh']) END;
+		IF city IS NOT NULL THEN
+			q := jsonb_build_object('bool_query', jsonb_build_object('must_queries', jsonb_build_array(q,
+				jsonb_build_object('term_query', jsonb_build_object('field_name', 'city', 'term', city)))));
+		END IF;
+		INSERT INTO nested_trials VALUES (i, q,
+			ARRAY(SELECT (r #>> '{primary_key,id}')::int FROM jsonb_array_elements(
+				ots.search('sn', 'ix', jsonb_build_object('query', q, 'limit', 100)) -> 'rows') WITH ORDINALITY x(r, o) ORDER BY o),
+			ARRAY(SELECT id FROM sn
+				   WHERE (city IS NULL OR attributes ->> 'city' = city)
+					 AND EXISTS (SELECT 1 FROM jsonb_array_elements(pg_temp.docs(attributes ->> 'menu')) d WHERE pg_temp.nm(inner_q, d))
+				   ORDER BY id));
+	END LOOP;
+END $$;
+SELECT count(*) AS trials, count(*) FILTER (WHERE cardinality(expected) > 0) AS with_rows,
+	   count(*) FILTER (WHERE query::text LIKE '%menu.sides%') AS two_levels,
+	   count(*) FILTER (WHERE got IS DISTINCT FROM expected) AS differing FROM nested_trials;
+SELECT * FROM nested_trials WHERE got IS DISTINCT FROM expected ORDER BY n LIMIT 2;
+-- what the index keeps of a document: its sub-fields of their types, normalized
+SELECT attributes ->> 'menu' AS cell, (SELECT menu FROM "sn$search$ix" x WHERE x.id = sn.id) AS kept
+  FROM sn WHERE id IN (1, 2) ORDER BY id;
+SELECT pg_temp.err($$SELECT ots.search('sn', 'ix', '{"query": {"term_query": {"field_name": "menu.dish", "term": "tea"}}}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sn', 'ix', '{"query": {"nested_query": {"path": "menu", "query": {"term_query": {"field_name": "city", "term": "hz"}}}}}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sn', 'ix', '{"query": {"nested_query": {"path": "city", "query": {"match_all_query": {}}}}}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sn', 'ix', '{"query": {"nested_query": {"path": "menu", "score_mode": "Most", "query": {"match_all_query": {}}}}}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sn', 'ix', '{"query": {"nested_query": {"path": "menu", "query": {"nested_query": {"path": "menu", "query": {"match_all_query": {}}}}}}}')$$);
+SELECT ots.delete_search_index('sn', 'ix'), ots.delete_table('sn');

@@ -22,6 +22,7 @@
 #include "common/int.h"
 #include "common/jsonapi.h"
 #include "mb/pg_wchar.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/geo_decls.h"
@@ -33,6 +34,7 @@
 #include "ots_limits.h"
 #include "search/date.h"
 #include "search/geo.h"
+#include "search/json_build.h"
 #include "search/search_index.h"
 
 /* the positions between the tokens of two values of a TEXT array: no phrase spans them */
@@ -245,6 +247,20 @@ entry_element(const SearchField *f, JsonbValue *e, Datum *out, TextTokens *tt)
 	return false;
 }
 
+/* entry_elements: arr's elements as field f's values (*elems, *n); false when too many or one does not fit */
+static bool
+entry_elements(const SearchField *f, JsonbContainer *arr, Datum **elems, int *n, TextTokens *tt)
+{
+	*n = JsonContainerSize(arr);
+	if (*n > OTS_MAX_SEARCH_ARRAY_LEN)
+		return false;
+	*elems = palloc(sizeof(Datum) * Max(*n, 1));
+	for (int i = 0; i < *n; i++)
+		if (!entry_element(f, getIthJsonbValueFromContainer(arr, i), &(*elems)[i], tt))
+			return false;
+	return true;
+}
+
 /* entry_array: an is_array field's value; false when it is not an array of the field's type */
 static bool
 entry_array(const SearchField *f, const OtsValue *v, Datum *value, Datum *positions)
@@ -259,15 +275,8 @@ entry_array(const SearchField *f, const OtsValue *v, Datum *value, Datum *positi
 	char		typalign;
 
 	if (v->type != OTS_VT_STRING || (j = search_json_parse(v->u.s.data, v->u.s.len)) == NULL ||
-		!JB_ROOT_IS_ARRAY(j) || JB_ROOT_IS_SCALAR(j))
+		!JB_ROOT_IS_ARRAY(j) || JB_ROOT_IS_SCALAR(j) || !entry_elements(f, &j->root, &elems, &n, &tt))
 		return false;
-	n = JB_ROOT_COUNT(j);
-	if (n > OTS_MAX_SEARCH_ARRAY_LEN)
-		return false;
-	elems = palloc(sizeof(Datum) * Max(n, 1));
-	for (int i = 0; i < n; i++)
-		if (!entry_element(f, getIthJsonbValueFromContainer(&j->root, i), &elems[i], &tt))
-			return false;
 	if (f->type == SEARCH_TEXT)
 	{
 		*value = PointerGetDatum(construct_array(tt.tokens, tt.n, TEXTOID, -1, false, TYPALIGN_INT));
@@ -280,23 +289,220 @@ entry_array(const SearchField *f, const OtsValue *v, Datum *value, Datum *positi
 	return true;
 }
 
-/* entry_nested: a NESTED field's value: a JSON array of objects */
-static bool
-entry_nested(const OtsValue *v, Datum *value)
+/*
+ * A NESTED field keeps its documents normalized: each an object holding
+ * its sub-fields (others dropped) as the storage keeps a field, in JSON, so
+ * that a nested query reads them as it reads columns (search_query.c):
+ *	  LONG, DATE (nanoseconds), DOUBLE	a number
+ *	  BOOLEAN							true or false
+ *	  KEYWORD							a string
+ *	  GEO_POINT							[longitude, latitude]
+ *	  TEXT (an array's values too)		{"t": [tokens], "p": [positions]}
+ *	  NESTED							an array of such documents
+ *	  another is_array					an array of such values
+ * A sub-field whose value its type does not take is left out, the document
+ * kept (as a dirty field leaves a row in the index).
+ */
+
+static void entry_push_element(const SearchField *f, Datum d, JsonbParseState **st, JsonbIteratorToken how);
+static bool entry_nested_docs(const SearchField *f, JsonbValue *v, JsonbParseState **st, JsonbValue **done);
+
+static void
+entry_push_numeric(JsonbParseState **st, Numeric n, JsonbIteratorToken how)
 {
-	Jsonb	   *j;
+	JsonbValue	v = {.type = jbvNumeric, .val.numeric = n};
 
-	if (v->type != OTS_VT_STRING || (j = search_json_parse(v->u.s.data, v->u.s.len)) == NULL ||
-		!JB_ROOT_IS_ARRAY(j) || JB_ROOT_IS_SCALAR(j) || JB_ROOT_COUNT(j) > OTS_MAX_SEARCH_ARRAY_LEN)
-		return false;
-	for (int i = 0; i < (int) JB_ROOT_COUNT(j); i++)
+	pushJsonbValue(st, how, &v);
+}
+
+/* entry_push_element: one value of field f (not TEXT, not NESTED) as its normalized JSON */
+static void
+entry_push_element(const SearchField *f, Datum d, JsonbParseState **st, JsonbIteratorToken how)
+{
+	JsonbValue	v;
+
+	switch (f->type)
 	{
-		JsonbValue *e = getIthJsonbValueFromContainer(&j->root, i);
+		case SEARCH_LONG:
+		case SEARCH_DATE:
+			entry_push_numeric(st, int64_to_numeric(DatumGetInt64(d)), how);
+			return;
+		case SEARCH_DOUBLE:
+			entry_push_numeric(st, DatumGetNumeric(DirectFunctionCall1(float8_numeric, d)), how);
+			return;
+		case SEARCH_BOOLEAN:
+			v.type = jbvBool;
+			v.val.boolean = DatumGetBool(d);
+			pushJsonbValue(st, how, &v);
+			return;
+		case SEARCH_KEYWORD:
+			v.type = jbvString;
+			v.val.string.val = VARDATA_ANY(DatumGetTextPP(d));
+			v.val.string.len = VARSIZE_ANY_EXHDR(DatumGetTextPP(d));
+			pushJsonbValue(st, how, &v);
+			return;
+		case SEARCH_GEO_POINT:
+			pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
+			entry_push_numeric(st, DatumGetNumeric(DirectFunctionCall1(float8_numeric, Float8GetDatum(DatumGetPointP(d)->x))), WJB_ELEM);
+			entry_push_numeric(st, DatumGetNumeric(DirectFunctionCall1(float8_numeric, Float8GetDatum(DatumGetPointP(d)->y))), WJB_ELEM);
+			pushJsonbValue(st, WJB_END_ARRAY, NULL);
+			return;
+		case SEARCH_TEXT:
+		case SEARCH_NESTED:
+			break;
+	}
+	elog(ERROR, "a search field of type %d has no JSON element", (int) f->type);
+}
 
-		if (e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data))
+/*
+ * entry_sub_field pushes sub-field f's member of a document for value v
+ * (false, nothing pushed, when its type does not take v): an is_array
+ * sub-field's value is a JSON array, or a string holding one
+ */
+static bool
+entry_sub_field(const SearchField *f, JsonbValue *v, JsonbParseState **st)
+{
+	JsonbParseState *probe = NULL;
+	JsonbContainer *arr = NULL;
+	int			n = 1;
+	Datum	   *elems;
+	TextTokens	tt = {0};
+
+	if (f->type == SEARCH_NESTED)
+	{
+		/* a trial first: nothing of a sub-field that fails may be pushed */
+		if (!entry_nested_docs(f, v, &probe, NULL))
+			return false;
+		json_push_key(st, f->name);
+		(void) entry_nested_docs(f, v, st, NULL);
+		return true;
+	}
+	if (f->is_array)
+	{
+		Jsonb	   *j = NULL;
+
+		if (v->type == jbvString)
+		{
+			j = search_json_parse(v->val.string.val, v->val.string.len);
+			if (j == NULL || !JB_ROOT_IS_ARRAY(j) || JB_ROOT_IS_SCALAR(j))
+				return false;
+			arr = &j->root;
+		}
+		else if (v->type == jbvBinary && JsonContainerIsArray(v->val.binary.data))
+			arr = v->val.binary.data;
+		else
+			return false;
+		if (!entry_elements(f, arr, &elems, &n, &tt))
 			return false;
 	}
-	*value = JsonbPGetDatum(j);
+	else
+	{
+		elems = palloc(sizeof(Datum));
+		if (!entry_element(f, v, &elems[0], &tt))
+			return false;
+	}
+	json_push_key(st, f->name);
+	if (f->type == SEARCH_TEXT)
+	{
+		pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
+		json_push_key(st, "t");
+		pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
+		for (int i = 0; i < tt.n; i++)
+		{
+			JsonbValue	t = {.type = jbvString};
+
+			t.val.string.val = VARDATA_ANY(DatumGetTextPP(tt.tokens[i]));
+			t.val.string.len = VARSIZE_ANY_EXHDR(DatumGetTextPP(tt.tokens[i]));
+			pushJsonbValue(st, WJB_ELEM, &t);
+		}
+		pushJsonbValue(st, WJB_END_ARRAY, NULL);
+		json_push_key(st, "p");
+		pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
+		for (int i = 0; i < tt.n; i++)
+			entry_push_numeric(st, int64_to_numeric(DatumGetInt32(tt.positions[i])), WJB_ELEM);
+		pushJsonbValue(st, WJB_END_ARRAY, NULL);
+		pushJsonbValue(st, WJB_END_OBJECT, NULL);
+		return true;
+	}
+	if (!f->is_array)
+	{
+		entry_push_element(f, elems[0], st, WJB_VALUE);
+		return true;
+	}
+	pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
+	for (int i = 0; i < n; i++)
+		entry_push_element(f, elems[i], st, WJB_ELEM);
+	pushJsonbValue(st, WJB_END_ARRAY, NULL);
+	return true;
+}
+
+/*
+ * entry_nested_docs pushes the normalized documents of NESTED field f
+ * given as v, a JSON array of objects (false when it is not one); *done
+ * (unless NULL) is what closing the array returned, the whole value when
+ * the array is the outermost
+ */
+static bool
+entry_nested_docs(const SearchField *f, JsonbValue *v, JsonbParseState **st, JsonbValue **done)
+{
+	JsonbValue *closed;
+
+	JsonbContainer *docs;
+	int			n;
+
+	check_stack_depth();
+	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
+		return false;
+	docs = v->val.binary.data;
+	n = JsonContainerSize(docs);
+	if (n > OTS_MAX_SEARCH_ARRAY_LEN)
+		return false;
+	pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
+	for (int i = 0; i < n; i++)
+	{
+		JsonbValue *doc = getIthJsonbValueFromContainer(docs, i);
+
+		if (doc->type != jbvBinary || !JsonContainerIsObject(doc->val.binary.data))
+			return false;
+		pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
+		for (int k = 0; k < f->nsub; k++)
+		{
+			const SearchField *sub = &f->sub[k];
+			JsonbValue	m;
+
+			if (getKeyJsonValueFromContainer(doc->val.binary.data, sub->name, strlen(sub->name), &m) != NULL &&
+				m.type != jbvNull)
+				(void) entry_sub_field(sub, &m, st);
+		}
+		pushJsonbValue(st, WJB_END_OBJECT, NULL);
+	}
+	closed = pushJsonbValue(st, WJB_END_ARRAY, NULL);
+	if (done != NULL)
+		*done = closed;
+	return true;
+}
+
+/* entry_nested: a NESTED field's value: its cell's JSON array of objects, normalized */
+static bool
+entry_nested(const SearchField *f, const OtsValue *v, Datum *value)
+{
+	Jsonb	   *j;
+	JsonbValue	root;
+	JsonbParseState *probe = NULL;
+	JsonbParseState *st = NULL;
+	JsonbValue *docs;
+
+	if (v->type != OTS_VT_STRING || (j = search_json_parse(v->u.s.data, v->u.s.len)) == NULL ||
+		!JB_ROOT_IS_ARRAY(j) || JB_ROOT_IS_SCALAR(j))
+		return false;
+	root.type = jbvBinary;
+	root.val.binary.data = &j->root;
+	root.val.binary.len = VARSIZE(j) - VARHDRSZ;
+
+	if (!entry_nested_docs(f, &root, &probe, NULL))
+		return false;
+	(void) entry_nested_docs(f, &root, &st, &docs);
+	*value = JsonbPGetDatum(JsonbValueToJsonb(docs));
 	return true;
 }
 
@@ -361,7 +567,7 @@ entry_field(const SearchField *f, const OtsValue *v, Datum *value, Datum *positi
 				return true;
 			}
 		case SEARCH_NESTED:
-			return entry_nested(v, value);
+			return entry_nested(f, v, value);
 	}
 	return false;
 }

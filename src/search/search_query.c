@@ -15,6 +15,7 @@
  *	  {"bool_query": {"must_queries", "must_not_queries", "filter_queries", "should_queries",
  *	                  "minimum_should_match"}}
  *	  {"const_score_query": {"filter"}}
+ *	  {"nested_query": {"path", "query", "score_mode"}}
  *	  {"geo_distance_query": {"field_name", "center_point", "distance"}}
  *	  {"geo_bounding_box_query": {"field_name", "top_left", "bottom_right"}}
  *	  {"geo_polygon_query": {"field_name", "points"}}
@@ -183,22 +184,58 @@ q_param(SearchSql *q, Oid type, Datum value)
 
 /* ---------------------------------------------------------------- fields and values */
 
+/* a nested_query's documents: a NESTED field's, each aliased alias (its column doc) */
+typedef struct SearchScope
+{
+	const SearchField *field;
+	const char *path;			/* the field's full name: "menu", "menu.sides" */
+	const char *alias;
+	const struct SearchScope *outer;	/* the enclosing nested_query's, NULL: the row's */
+	int			depth;
+} SearchScope;
+
+/* q_sub_field: the sub-field of NESTED field f named name, or NULL */
+static const SearchField *
+q_sub_field(const SearchField *f, const char *name)
+{
+	for (int i = 0; i < f->nsub; i++)
+		if (strcmp(f->sub[i].name, name) == 0)
+			return &f->sub[i];
+	return NULL;
+}
+
+/*
+ * q_field: the field obj's field_name names: a top-level field, or in a
+ * nested_query a field of its documents by its full name (path.field)
+ */
 static const SearchField *
 q_field(SearchSql *q, JsonbContainer *obj, const char *what)
 {
 	const char *name = q_string(obj, "field_name", what, true);
-	const SearchField *f = search_field_find(&q->si->schema, name);
+	const SearchScope *scope = q->scope;
+	const SearchField *f;
 
-	if (f != NULL)
-		q->leaf_field = f;
-	if (f == NULL)
+	if (scope != NULL)
 	{
-		if (strchr(name, '.') != NULL)
-			q_refuse(psprintf("Field '%s' of %s is a NESTED field's: ots does not search them yet.", name, what),
-					 "Queries on NESTED fields (nested_query) are not built yet.");
+		size_t		plen = strlen(scope->path);
+
+		if (strncmp(name, scope->path, plen) != 0 || name[plen] != '.' || strchr(name + plen + 1, '.') != NULL)
+			q_refuse(psprintf("Field '%s' of %s is not a field of the documents of NESTED field '%s'.", name, what,
+							  scope->path),
+					 "In a nested_query, a query names a field of its path's documents as path.field; a deeper NESTED field's, in another nested_query.");
+		f = q_sub_field(scope->field, name + plen + 1);
+	}
+	else
+	{
+		f = search_field_find(&q->si->schema, name);
+		if (f == NULL && strchr(name, '.') != NULL)
+			q_refuse(psprintf("Field '%s' of %s is a NESTED field's.", name, what),
+					 "A nested_query searches the fields of a NESTED field's documents; sorts and aggregations by them are not built yet.");
+	}
+	if (f == NULL)
 		q_refuse(psprintf("Field '%s' of %s is not a field of search index '%s'.", name, what, q->si->index_name),
 				 NULL);
-	}
+	q->leaf_field = f;
 	return f;
 }
 
@@ -209,11 +246,73 @@ q_require_indexed(const SearchField *f, const char *what)
 		q_refuse(psprintf("Field '%s' is not indexed: %s needs \"index\": true.", f->name, what), NULL);
 }
 
-/* q_column: the storage column of field f, as SQL */
-static const char *
-q_column(const SearchField *f)
+/* q_top_level: is f a top-level field of the index (a column of the storage)? */
+static bool
+q_top_level(const SearchSql *q, const SearchField *f)
 {
-	return psprintf("s.%s", quote_identifier(f->name));
+	return f >= q->si->schema.fields && f < q->si->schema.fields + q->si->schema.nfields;
+}
+
+/*
+ * q_doc_value: SQL of sub-field f's value in the document alias.doc, of
+ * the type a top-level field's column has (the document normalized as
+ * search_entry.c says); an array or TEXT the document lacks is empty
+ */
+static const char *
+q_doc_value(const char *alias, const SearchField *f, bool positions)
+{
+	const char *member = psprintf("(%s.doc OPERATOR(pg_catalog.->) %s)", alias, quote_literal_cstr(f->name));
+	const char *text = psprintf("(%s.doc OPERATOR(pg_catalog.->>) %s)", alias, quote_literal_cstr(f->name));
+	const char *cast;
+
+	switch (f->type)
+	{
+		case SEARCH_NESTED:
+			return member;
+		case SEARCH_TEXT:
+			return psprintf("ARRAY(SELECT x%s FROM pg_catalog.jsonb_array_elements_text(%s OPERATOR(pg_catalog.->) %s) x)",
+							positions ? "::pg_catalog.int4" : "", member, positions ? "'p'" : "'t'");
+		case SEARCH_GEO_POINT:
+			return f->is_array ?
+				psprintf("ARRAY(SELECT pg_catalog.point((x OPERATOR(pg_catalog.->>) 0)::pg_catalog.float8,"
+						 " (x OPERATOR(pg_catalog.->>) 1)::pg_catalog.float8) FROM pg_catalog.jsonb_array_elements(%s) x)", member) :
+				psprintf("pg_catalog.point((%s OPERATOR(pg_catalog.->>) 0)::pg_catalog.float8,"
+						 " (%s OPERATOR(pg_catalog.->>) 1)::pg_catalog.float8)", member, member);
+		case SEARCH_LONG:
+		case SEARCH_DATE:
+			cast = "::pg_catalog.int8";
+			break;
+		case SEARCH_DOUBLE:
+			cast = "::pg_catalog.float8";
+			break;
+		case SEARCH_BOOLEAN:
+			cast = "::pg_catalog.bool";
+			break;
+		default:
+			cast = " COLLATE pg_catalog.\"C\"";
+			break;
+	}
+	return f->is_array ?
+		psprintf("ARRAY(SELECT x%s FROM pg_catalog.jsonb_array_elements_text(%s) x)", cast, member) :
+		psprintf("(%s%s)", text, cast);
+}
+
+/* q_column: field f's value as SQL: its storage column, or in a nested_query its document's */
+static const char *
+q_column(const SearchSql *q, const SearchField *f)
+{
+	if (q_top_level(q, f))
+		return psprintf("s.%s", quote_identifier(f->name));
+	return q_doc_value(q->scope->alias, f, false);
+}
+
+/* q_positions: a TEXT field's positions as SQL */
+static const char *
+q_positions(const SearchSql *q, const SearchField *f)
+{
+	if (q_top_level(q, f))
+		return psprintf("s.%s", quote_identifier(psprintf("%s%s", f->name, SEARCH_POSITIONS_SUFFIX)));
+	return q_doc_value(q->scope->alias, f, true);
 }
 
 /*
@@ -224,7 +323,7 @@ q_column(const SearchField *f)
 static const char *
 q_live(const SearchSql *q, const SearchField *f)
 {
-	if (q->field_cutoff == 0 || f->pk_column > 0)
+	if (q->field_cutoff == 0 || f->pk_column > 0 || !q_top_level(q, f))
 		return NULL;
 	return psprintf("(s.%s OPERATOR(pg_catalog.>) $%d OR s.%s[%d] OPERATOR(pg_catalog.>) $%d)",
 					quote_identifier(SEARCH_FIELDS_TS_COLUMN), q->field_cutoff,
@@ -237,7 +336,7 @@ q_live_column(const SearchSql *q, const SearchField *f)
 {
 	const char *live = q_live(q, f);
 
-	return live == NULL ? q_column(f) : psprintf("CASE WHEN %s THEN %s END", live, q_column(f));
+	return live == NULL ? q_column(q, f) : psprintf("CASE WHEN %s THEN %s END", live, q_column(q, f));
 }
 
 /* q_element_type: the type of one value of field f */
@@ -352,9 +451,9 @@ q_term(SearchSql *q, const SearchField *f, Datum value)
 	int			p = q_param(q, q_element_type(f), value);
 
 	if (f->is_array || f->type == SEARCH_TEXT)
-		appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.@>) ARRAY[$%d]", q_column(f), p);
+		appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.@>) ARRAY[$%d]", q_column(q, f), p);
 	else
-		appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.=) $%d", q_column(f), p);
+		appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.=) $%d", q_column(q, f), p);
 }
 
 static void
@@ -394,9 +493,9 @@ q_terms_query(SearchSql *q, JsonbContainer *obj)
 												type != TEXTOID, type == TEXTOID ? TYPALIGN_INT :
 												type == BOOLOID ? TYPALIGN_CHAR : TYPALIGN_DOUBLE)));
 	if (f->is_array || f->type == SEARCH_TEXT)
-		appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.&&) $%d", q_column(f), p);
+		appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.&&) $%d", q_column(q, f), p);
 	else
-		appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.=) ANY ($%d)", q_column(f), p);
+		appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.=) ANY ($%d)", q_column(q, f), p);
 }
 
 static void
@@ -409,14 +508,14 @@ q_range_query(SearchSql *q, JsonbContainer *obj)
 	bool		has_to = q_member(obj, "range_to", &to) != NULL;
 	bool		include_lower = q_bool(obj, "include_lower", false, "range_query");
 	bool		include_upper = q_bool(obj, "include_upper", false, "range_query");
-	const char *e = f->is_array ? "e" : q_column(f);
+	const char *e = f->is_array ? "e" : q_column(q, f);
 
 	q_require_indexed(f, "range_query");
 	if (f->type == SEARCH_TEXT || f->type == SEARCH_GEO_POINT || f->type == SEARCH_NESTED ||
 		f->type == SEARCH_BOOLEAN)
 		q_refuse_type(f, "range_query");
 	if (f->is_array)
-		appendStringInfo(&q->where, "EXISTS (SELECT 1 FROM pg_catalog.unnest(%s) e WHERE ", q_column(f));
+		appendStringInfo(&q->where, "EXISTS (SELECT 1 FROM pg_catalog.unnest(%s) e WHERE ", q_column(q, f));
 	appendStringInfoChar(&q->where, '(');
 	if (has_from)
 		appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.%s) $%d", e, include_lower ? ">=" : ">",
@@ -462,9 +561,9 @@ q_like(SearchSql *q, const SearchField *f, const char *pattern)
 	if (f->is_array || f->type == SEARCH_TEXT)
 		appendStringInfo(&q->where,
 						 "EXISTS (SELECT 1 FROM pg_catalog.unnest(%s) e WHERE e OPERATOR(pg_catalog.~~) $%d)",
-						 q_column(f), p);
+						 q_column(q, f), p);
 	else
-		appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.~~) $%d", q_column(f), p);
+		appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.~~) $%d", q_column(q, f), p);
 }
 
 static void
@@ -502,11 +601,11 @@ q_exists_query(SearchSql *q, JsonbContainer *obj)
 	const SearchField *f = q_field(q, obj, "exists_query");
 
 	if (f->is_array || f->type == SEARCH_TEXT)
-		appendStringInfo(&q->where, "pg_catalog.cardinality(%s) OPERATOR(pg_catalog.>) 0", q_column(f));
+		appendStringInfo(&q->where, "pg_catalog.cardinality(%s) OPERATOR(pg_catalog.>) 0", q_column(q, f));
 	else if (f->type == SEARCH_NESTED)
-		appendStringInfo(&q->where, "pg_catalog.jsonb_array_length(%s) OPERATOR(pg_catalog.>) 0", q_column(f));
+		appendStringInfo(&q->where, "pg_catalog.jsonb_array_length(%s) OPERATOR(pg_catalog.>) 0", q_column(q, f));
 	else
-		appendStringInfo(&q->where, "%s IS NOT NULL", q_column(f));
+		appendStringInfo(&q->where, "%s IS NOT NULL", q_column(q, f));
 }
 
 /*
@@ -565,14 +664,14 @@ q_match_query(SearchSql *q, JsonbContainer *obj)
 	if (distinct == 0)
 		appendStringInfoString(&q->where, "false");
 	else if (and || msm >= distinct)
-		appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.@>) $%d", q_column(f), p);
+		appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.@>) $%d", q_column(q, f), p);
 	else if (msm <= 1)
-		appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.&&) $%d", q_column(f), p);
+		appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.&&) $%d", q_column(q, f), p);
 	else
 		appendStringInfo(&q->where,
 						 "(%s OPERATOR(pg_catalog.&&) $%d AND (SELECT pg_catalog.count(DISTINCT e) FROM pg_catalog.unnest(%s) e"
 						 " WHERE e OPERATOR(pg_catalog.=) ANY ($%d)) OPERATOR(pg_catalog.>=) %d)",
-						 q_column(f), p, q_column(f), p, msm);
+						 q_column(q, f), p, q_column(q, f), p, msm);
 }
 
 static void
@@ -616,9 +715,8 @@ q_match_phrase_query(SearchSql *q, JsonbContainer *obj)
 	pp = q_param(q, INT4ARRAYOID, PointerGetDatum(construct_array(positions, n, INT4OID, 4, true, TYPALIGN_INT)));
 	/* the index finds the rows with every token; the positions decide */
 	appendStringInfo(&q->where,
-					 "(%s OPERATOR(pg_catalog.@>) $%d AND ots.search_phrase(%s, s.%s, $%d, $%d))",
-					 q_column(f), pt, q_column(f),
-					 quote_identifier(psprintf("%s%s", f->name, SEARCH_POSITIONS_SUFFIX)), pw, pp);
+					 "(%s OPERATOR(pg_catalog.@>) $%d AND ots.search_phrase(%s, %s, $%d, $%d))",
+					 q_column(q, f), pt, q_column(q, f), q_positions(q, f), pw, pp);
 }
 
 /* q_geo_point: "lat,lon" as the storage's point (x longitude, y latitude) */
@@ -677,7 +775,7 @@ q_geo_distance_query(SearchSql *q, JsonbContainer *obj)
 	/* the box the circle fits in finds the candidates through the GiST index; the distance decides */
 	appendStringInfo(&q->where,
 					 "(%s OPERATOR(pg_catalog.<@) $%d AND ots.search_geo_distance(%s, $%d) OPERATOR(pg_catalog.<=) $%d)",
-					 q_column(f), q_param(q, BOXOID, BoxPGetDatum(box)), q_column(f),
+					 q_column(q, f), q_param(q, BOXOID, BoxPGetDatum(box)), q_column(q, f),
 					 q_param(q, POINTOID, PointPGetDatum(center)), q_param(q, FLOAT8OID, Float8GetDatum(d)));
 }
 
@@ -700,12 +798,12 @@ q_geo_bounding_box_query(SearchSql *q, JsonbContainer *obj)
 		box->low.x = tl.x, box->high.x = 180, box->low.y = br.y, box->high.y = tl.y;
 		east->low.x = -180, east->high.x = br.x, east->low.y = br.y, east->high.y = tl.y;
 		appendStringInfo(&q->where, "(%s OPERATOR(pg_catalog.<@) $%d OR %s OPERATOR(pg_catalog.<@) $%d)",
-						 q_column(f), q_param(q, BOXOID, BoxPGetDatum(box)),
-						 q_column(f), q_param(q, BOXOID, BoxPGetDatum(east)));
+						 q_column(q, f), q_param(q, BOXOID, BoxPGetDatum(box)),
+						 q_column(q, f), q_param(q, BOXOID, BoxPGetDatum(east)));
 		return;
 	}
 	box->low.x = tl.x, box->high.x = br.x, box->low.y = br.y, box->high.y = tl.y;
-	appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.<@) $%d", q_column(f), q_param(q, BOXOID, BoxPGetDatum(box)));
+	appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.<@) $%d", q_column(q, f), q_param(q, BOXOID, BoxPGetDatum(box)));
 }
 
 static void
@@ -731,8 +829,87 @@ q_geo_polygon_query(SearchSql *q, JsonbContainer *obj)
 		poly->boundbox.high.x = Max(poly->boundbox.high.x, poly->p[i].x);
 		poly->boundbox.high.y = Max(poly->boundbox.high.y, poly->p[i].y);
 	}
-	appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.<@) $%d", q_column(f),
+	appendStringInfo(&q->where, "%s OPERATOR(pg_catalog.<@) $%d", q_column(q, f),
 					 q_param(q, POLYGONOID, PolygonPGetDatum(poly)));
+}
+
+/*
+ * q_nested_query: the rows with a document of the NESTED field path (its
+ * full name: below the enclosing nested_query's, one or more levels) that
+ * the query matches, all its conditions on that one document.  score_mode
+ * is read and checked; a row's score is not computed yet.
+ */
+static void
+q_nested_query(SearchSql *q, JsonbContainer *obj, int *count)
+{
+	static const char *const fields[] = {"path", "query", "score_mode", "weight", "inner_hits"};
+	static const RequestFields nested_object = REQUEST_FIELDS("nested_query", fields);
+	static const char *const modes[] = {"None", "Avg", "Max", "Total", "Min", "SCORE_MODE_NONE", "SCORE_MODE_AVG",
+	"SCORE_MODE_MAX", "SCORE_MODE_TOTAL", "SCORE_MODE_MIN"};
+	const char *path = q_string(obj, "path", "nested_query", true);
+	const char *mode = q_string(obj, "score_mode", "nested_query", false);
+	const SearchScope *outer = q->scope;
+	const SearchField *top = NULL;
+	const char *rest = path;
+	JsonbValue	v;
+	JsonbContainer *inner;
+	int			opened = 0;
+	bool		known = mode == NULL;
+	char	   *segment;
+	char	   *save;
+
+	request_fields_check(obj, &nested_object, "nested_query");
+	for (int i = 0; i < lengthof(modes) && !known; i++)
+		known = strcmp(mode, modes[i]) == 0;
+	if (!known)
+		q_refuse(psprintf("Invalid score_mode of nested_query: '%s'.", mode), "The score_mode is None, Avg, Max, Total or Min.");
+	if (q_member(obj, "inner_hits", &v) != NULL)
+		q_refuse("inner_hits of nested_query is not supported yet.", NULL);
+	if (q_member(obj, "query", &v) == NULL)
+		q_refuse("Missing query of nested_query.", NULL);
+	inner = q_object(&v, "query of nested_query");
+	if (outer != NULL)
+	{
+		size_t		plen = strlen(outer->path);
+
+		if (strncmp(path, outer->path, plen) != 0 || path[plen] != '.')
+			q_refuse(psprintf("Invalid path of nested_query: '%s' is not below '%s', the path of the nested_query it is in.",
+							  path, outer->path), NULL);
+		rest = path + plen + 1;
+	}
+	/* one EXISTS over the documents of each level the path goes down */
+	for (segment = strtok_r(pstrdup(rest), ".", &save); segment != NULL; segment = strtok_r(NULL, ".", &save))
+	{
+		const SearchField *f = q->scope == NULL ? search_field_find(&q->si->schema, segment) :
+			q_sub_field(q->scope->field, segment);
+		SearchScope *scope;
+
+		if (f == NULL || f->type != SEARCH_NESTED)
+			q_refuse(psprintf("Invalid path of nested_query: '%s' is not a NESTED field of search index '%s'.",
+							  path, q->si->index_name), NULL);
+		if (q->scope == NULL)
+			top = f;
+		scope = palloc(sizeof(SearchScope));
+		scope->field = f;
+		scope->path = q->scope == NULL ? segment : psprintf("%s.%s", q->scope->path, segment);
+		scope->depth = q->scope == NULL ? 1 : q->scope->depth + 1;
+		scope->alias = psprintf("nd%d", scope->depth);
+		scope->outer = q->scope;
+		appendStringInfo(&q->where, "EXISTS (SELECT 1 FROM pg_catalog.jsonb_array_elements(%s) AS %s(doc) WHERE ",
+						 q_column(q, f), scope->alias);
+		q->scope = scope;
+		opened++;
+	}
+	if (opened == 0 || strcmp(q->scope->path, path) != 0)
+		q_refuse(psprintf("Invalid path of nested_query: '%s'.", path), NULL);
+	appendStringInfoChar(&q->where, '(');
+	q_query(q, inner, count);
+	appendStringInfoChar(&q->where, ')');
+	for (int i = 0; i < opened; i++)
+		appendStringInfoChar(&q->where, ')');
+	q->scope = outer;
+	/* the query is on the row's NESTED field: its TTL applies (search_query_compile) */
+	q->leaf_field = top;
 }
 
 /* q_list: the queries of list member key of a bool_query, joined by sep; false when there are none */
@@ -893,10 +1070,12 @@ q_query(SearchSql *q, JsonbContainer *query, int *count)
 				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
 				 errmsg("knn_vector_query is not supported."),
 				 errdetail("ots has no vector index: PostgreSQL 15 as Debian packages it has none.")));
-	else if (strcmp(type, "nested_query") == 0 || strcmp(type, "function_score_query") == 0 ||
-			 strcmp(type, "functions_score_query") == 0 || strcmp(type, "suffix_query") == 0)
+	else if (strcmp(type, "nested_query") == 0)
+		q_nested_query(q, body, count);
+	else if (strcmp(type, "function_score_query") == 0 || strcmp(type, "functions_score_query") == 0 ||
+			 strcmp(type, "suffix_query") == 0)
 		q_refuse(psprintf("%s is not supported yet.", type),
-				 "ots searches match_all, term, terms, range, prefix, wildcard, exists, match, match_phrase, bool, const_score and geo queries so far.");
+				 "ots searches match_all, term, terms, range, prefix, wildcard, exists, match, match_phrase, bool, const_score, nested and geo queries so far.");
 	else
 		q_refuse(psprintf("Invalid query type: '%s'.", type),
 				 "A query is {\"term_query\": {...}}, {\"bool_query\": {...}}, ...: docs/reference.md, \"Search\".");
