@@ -1,4 +1,5 @@
--- ots.search's sort by geo distance, collapse, date histograms and top rows
+-- ots.search's sorts by geo distance and by score, collapse, nested
+-- queries, date histograms and top rows
 -- (src/search/search_query.c, search_exec.c, search_agg.c): random requests
 -- on sparse rows against a model of each, the same rows asked with plain
 -- SQL over the table's view, every page compared in order.
@@ -49,21 +50,22 @@ SELECT count(*) AS rows, count(city) AS city, count(n) AS n, count(at) AS at, co
 	   count(*) FILTER (WHERE (attributes ->> 'at')::bigint < 0) AS before_1970
   FROM m JOIN sf USING (id);
 
--- every page of a search by its tokens: the keys in order
-CREATE FUNCTION pg_temp.all_pages(q jsonb, lim int) RETURNS int[] LANGUAGE plpgsql AS $$
+-- every page of a search of table tbl by its tokens: the keys in order
+CREATE FUNCTION pg_temp.all_pages_of(tbl text, q jsonb, lim int) RETURNS int[] LANGUAGE plpgsql AS $$
 DECLARE
 	page jsonb;
 	ids int[] := '{}';
 BEGIN
-	page := ots.search('sf', 'ix', q || jsonb_build_object('limit', lim));
+	page := ots.search(tbl, 'ix', q || jsonb_build_object('limit', lim));
 	LOOP
 		ids := ids || ARRAY(SELECT (r #>> '{primary_key,id}')::int FROM jsonb_array_elements(page -> 'rows') WITH ORDINALITY x(r, o) ORDER BY o);
 		EXIT WHEN page ->> 'next_token' IS NULL OR cardinality(ids) > 1000;
-		page := ots.search('sf', 'ix', jsonb_build_object('query', q -> 'query', 'token', page ->> 'next_token', 'limit', lim)
+		page := ots.search(tbl, 'ix', jsonb_build_object('query', q -> 'query', 'token', page ->> 'next_token', 'limit', lim)
 										|| CASE WHEN q ? 'collapse' THEN jsonb_build_object('collapse', q -> 'collapse') ELSE '{}' END);
 	END LOOP;
 	RETURN ids;
 END $$;
+CREATE FUNCTION pg_temp.all_pages(q jsonb, lim int) RETURNS int[] LANGUAGE sql AS $$ SELECT pg_temp.all_pages_of('sf', q, lim) $$;
 
 -- ---------------------------------------------------------------------
 -- geo_distance_sort: the least, greatest or mean distance from 1 or 2
@@ -423,3 +425,84 @@ SELECT pg_temp.err($$SELECT ots.search('sn', 'ix', '{"query": {"nested_query": {
 SELECT pg_temp.err($$SELECT ots.search('sn', 'ix', '{"query": {"nested_query": {"path": "menu", "score_mode": "Most", "query": {"match_all_query": {}}}}}')$$);
 SELECT pg_temp.err($$SELECT ots.search('sn', 'ix', '{"query": {"nested_query": {"path": "menu", "query": {"nested_query": {"path": "menu", "query": {"match_all_query": {}}}}}}}')$$);
 SELECT ots.delete_search_index('sn', 'ix'), ots.delete_table('sn');
+
+-- ---------------------------------------------------------------------
+-- score_sort: a match query's BM25 (k1 1.2, b 0.75, the index's
+-- statistics), a bool's sum of its must and matching should queries',
+-- 1 for other queries; the best first, pages by token
+-- ---------------------------------------------------------------------
+SELECT ots.create_table('ss', 'id integer');
+SELECT ots.create_search_index('ss', 'ix', '{"field_schemas": [
+	{"field_name": "body", "field_type": "TEXT"}, {"field_name": "k", "field_type": "KEYWORD"}]}');
+SELECT setseed(0.9);
+SELECT count(ots.put_row('ss', jsonb_build_object('id', g), jsonb_strip_nulls(jsonb_build_object(
+	'body', CASE WHEN random() < 0.9 THEN (SELECT string_agg(pg_temp.pick(ARRAY['tea', 'coffee', 'green', 'black', 'milk', 'honey', 'lemon', 'ice']), ' ')
+										   FROM generate_series(1, 1 + floor(random() * 8)::int + 0 * g)) END,
+	'k', CASE WHEN random() < 0.7 THEN pg_temp.pick(ARRAY['x', 'y']) END))))
+  FROM generate_series(1, 100) g;
+-- the model: each row's words, and BM25 of some words over them
+CREATE TEMP TABLE words AS
+SELECT id, regexp_split_to_array(attributes ->> 'body', ' ') AS w, attributes ->> 'k' AS k FROM ss WHERE attributes ? 'body'
+UNION ALL SELECT id, NULL, attributes ->> 'k' FROM ss WHERE NOT attributes ? 'body';
+CREATE FUNCTION pg_temp.bm25(w text[], q text[]) RETURNS float8 LANGUAGE sql STABLE AS $$
+	SELECT coalesce(sum(ln(1 + (st.n - df.c + 0.5) / (df.c + 0.5)) * tf.c * 2.2
+						/ (tf.c + 1.2 * (0.25 + 0.75 * cardinality(w) / st.avgdl))), 0)
+	  FROM (SELECT DISTINCT t FROM unnest(q) t) qt,
+		   LATERAL (SELECT count(*) AS c FROM unnest(w) x WHERE x = qt.t) tf,
+		   LATERAL (SELECT count(*) AS c FROM words WHERE qt.t = ANY (words.w)) df,
+		   (SELECT count(*) AS n, avg(cardinality(w)) AS avgdl FROM words WHERE w IS NOT NULL) st
+	 WHERE tf.c > 0
+$$;
+CREATE TEMP TABLE score_trials (n int, request jsonb, got int[], expected int[], in_order boolean);
+DO $$
+DECLARE
+	q jsonb;
+	a text[];
+	b text;
+	kind int;
+	desc_ boolean;
+	got int[];
+	expected int[];
+	scores float8[];
+	in_order boolean;
+	r jsonb;
+BEGIN
+	FOR i IN 1 .. 40 LOOP
+		a := ARRAY(SELECT pg_temp.pick(ARRAY['tea', 'coffee', 'green', 'black', 'milk', 'honey', 'lemon', 'ice', 'water'])
+					 FROM generate_series(1, 1 + floor(random() * 3)::int));
+		b := pg_temp.pick(ARRAY['tea', 'coffee', 'green', 'black', 'milk', 'honey', 'lemon', 'ice']);
+		kind := floor(random() * 2)::int;
+		desc_ := random() < 0.8;
+		q := CASE kind WHEN 0 THEN jsonb_build_object('match_query', jsonb_build_object('field_name', 'body', 'text', array_to_string(a, ' ')))
+			ELSE jsonb_build_object('bool_query', jsonb_build_object(
+				'must_queries', jsonb_build_array(jsonb_build_object('match_query', jsonb_build_object('field_name', 'body', 'text', array_to_string(a, ' ')))),
+				'should_queries', jsonb_build_array(jsonb_build_object('match_query', jsonb_build_object('field_name', 'body', 'text', b)),
+													'{"term_query": {"field_name": "k", "term": "x"}}'::jsonb))) END;
+		r := jsonb_build_object('query', q, 'sort', jsonb_build_object('sorters', jsonb_build_array(jsonb_build_object('score_sort',
+			CASE WHEN desc_ THEN '{}'::jsonb ELSE '{"order": "ASC"}'::jsonb END))));
+		got := pg_temp.all_pages_of('ss', r, 1 + floor(random() * 15)::int);
+		-- the model's rows and scores, in the search's order
+		SELECT array_agg(id ORDER BY id) INTO expected FROM words WHERE w && a;
+		SELECT array_agg(pg_temp.bm25(w, a) + CASE WHEN kind = 1 THEN pg_temp.bm25(w, ARRAY[b]) + CASE WHEN k = 'x' THEN 1 ELSE 0 END ELSE 0 END
+						 ORDER BY o)
+		  INTO scores FROM unnest(got) WITH ORDINALITY g(id, o) JOIN words USING (id);
+		-- each next row's score no better (worse, ascending), equal scores by key
+		SELECT coalesce(bool_and(CASE WHEN abs(s1 - s2) < 1e-9 THEN s1 <> s2 OR id1 < id2
+									  WHEN desc_ THEN s1 > s2 ELSE s1 < s2 END), true)
+		  INTO in_order
+		  FROM (SELECT got[o] AS id1, got[o + 1] AS id2, scores[o] AS s1, scores[o + 1] AS s2
+				  FROM generate_series(1, cardinality(got) - 1) o) x;
+		INSERT INTO score_trials VALUES (i, r, got, coalesce(expected, '{}'), in_order);
+	END LOOP;
+END $$;
+SELECT count(*) AS trials, count(*) FILTER (WHERE cardinality(expected) > 1) AS several,
+	   count(*) FILTER (WHERE ARRAY(SELECT unnest(got) ORDER BY 1) IS DISTINCT FROM expected OR NOT in_order) AS differing
+  FROM score_trials;
+SELECT * FROM score_trials WHERE ARRAY(SELECT unnest(got) ORDER BY 1) IS DISTINCT FROM expected OR NOT in_order ORDER BY n LIMIT 2;
+-- the scores themselves: the model's first three for "tea coffee", the best first
+SELECT id, round(pg_temp.bm25(w, '{tea,coffee}')::numeric, 6) AS score
+  FROM unnest(pg_temp.all_pages_of('ss', '{"query": {"match_query": {"field_name": "body", "text": "tea coffee"}},
+	"sort": {"sorters": [{"score_sort": {}}]}}', 3)) WITH ORDINALITY g(id, o) JOIN words USING (id)
+ ORDER BY o LIMIT 3;
+SELECT pg_temp.err($$SELECT ots.search('ss', 'ix', '{"query": {"match_all_query": {}}, "sort": {"sorters": [{"score_sort": {"order": "UP"}}]}}')$$);
+SELECT ots.delete_search_index('ss', 'ix'), ots.delete_table('ss');

@@ -1941,6 +1941,11 @@ CREATE FUNCTION ots.search_phrase(tokens text[], positions integer[], words text
 	AS 'MODULE_PATHNAME', 'ots_search_phrase' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION ots.search_phrase(text[], integer[], text[], integer[]) IS
 	'whether words stand at some position plus their offsets among tokens at positions (a match_phrase_query''s check; internal)';
+CREATE FUNCTION ots.search_bm25(tokens text[], query text[], df double precision[], n bigint,
+								avgdl double precision) RETURNS double precision
+	AS 'MODULE_PATHNAME', 'ots_search_bm25' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.search_bm25(text[], text[], double precision[], bigint, double precision) IS
+	'the BM25 score of a TEXT field holding tokens for a query''s distinct tokens, df rows of n holding each, fields of avgdl tokens on average (a score_sort''s; internal)';
 CREATE FUNCTION ots.search_geo_distance(a point, b point) RETURNS double precision
 	AS 'MODULE_PATHNAME', 'ots_search_geo_distance' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION ots.search_geo_distance(point, point) IS

@@ -1,23 +1,40 @@
 /*-------------------------------------------------------------------------
  * src/search/match.c
- *	  ots.search_phrase, which a match_phrase_query's SQL calls on the rows
- *	  its GIN index found holding every token of the phrase: whether the
- *	  tokens stand at the phrase's relative positions.
+ *	  How a TEXT field's tokens match a query's: ots.search_phrase, which a
+ *	  match_phrase_query's SQL calls on the rows its GIN index found holding
+ *	  every token of the phrase (do the tokens stand at the phrase's
+ *	  relative positions?), and ots.search_bm25, which a score_sort's SQL
+ *	  calls on each matching row (how well do they match?).
  *
  * A TEXT field keeps its tokens in position order (search_entry.c), so for
  * each place the phrase's first token stands, the others are looked up by
  * position with a binary search.
+ *
+ * The score is BM25 as Lucene computes it by default (k1 1.2, b 0.75): for
+ * each distinct query token the row's field holds tf times, among n rows
+ * with the field whose lengths average avgdl, df of which hold the token,
+ *	  ln(1 + (n - df + 0.5) / (df + 0.5)) * tf * (k1 + 1)
+ *		/ (tf + k1 * (1 - b + b * dl / avgdl))
+ * summed, dl the field's number of tokens; the statistics are the
+ * search's, read once (search_query.c).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+
+#include <math.h>
 
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+#define BM25_K1		1.2
+#define BM25_B		0.75
 
 PG_FUNCTION_INFO_V1(ots_search_phrase);
+PG_FUNCTION_INFO_V1(ots_search_bm25);
 
 /* match_text_eq: are two text datums the same bytes? */
 static bool
@@ -59,13 +76,21 @@ match_deconstruct(ArrayType *a, Oid type, Datum **elems)
 {
 	bool	   *nulls;
 	int			n;
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
 
-	deconstruct_array(a, type, type == TEXTOID ? -1 : 4, type != TEXTOID, TYPALIGN_INT, elems, &nulls, &n);
+	if (ARR_ELEMTYPE(a) != type)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("an array of %s was expected", format_type_be(type))));
+	get_typlenbyvalalign(type, &typlen, &typbyval, &typalign);
+	deconstruct_array(a, type, typlen, typbyval, typalign, elems, &nulls, &n);
 	for (int i = 0; i < n; i++)
 		if (nulls[i])
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("ots.search_phrase takes arrays without nulls")));
+					 errmsg("ots.search_phrase and ots.search_bm25 take arrays without nulls")));
 	return n;
 }
 
@@ -120,4 +145,45 @@ ots_search_phrase(PG_FUNCTION_ARGS)
 			PG_RETURN_BOOL(true);
 	}
 	PG_RETURN_BOOL(false);
+}
+
+/*
+ * ots_search_bm25 is ots.search_bm25(tokens text[], query text[], df
+ * float8[], n bigint, avgdl float8): the score of a field holding tokens
+ * for the query's distinct tokens (df: how many rows hold each), 0 when it
+ * holds none of them
+ */
+Datum
+ots_search_bm25(PG_FUNCTION_ARGS)
+{
+	Datum	   *tokens;
+	Datum	   *query;
+	Datum	   *df;
+	int			ntokens = match_deconstruct(PG_GETARG_ARRAYTYPE_P(0), TEXTOID, &tokens);
+	int			nquery = match_deconstruct(PG_GETARG_ARRAYTYPE_P(1), TEXTOID, &query);
+	int			ndf = match_deconstruct(PG_GETARG_ARRAYTYPE_P(2), FLOAT8OID, &df);
+	double		n = (double) PG_GETARG_INT64(3);
+	double		avgdl = PG_GETARG_FLOAT8(4);
+	double		norm;
+	double		score = 0;
+
+	if (ndf != nquery)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("ots.search_bm25 takes one df per query token")));
+	if (ntokens == 0 || !(avgdl > 0))
+		PG_RETURN_FLOAT8(0);
+	norm = BM25_K1 * (1 - BM25_B + BM25_B * ntokens / avgdl);
+	for (int q = 0; q < nquery; q++)
+	{
+		int			tf = 0;
+		double		d = DatumGetFloat8(df[q]);
+
+		CHECK_FOR_INTERRUPTS();
+		for (int i = 0; i < ntokens; i++)
+			tf += match_text_eq(tokens[i], query[q]);
+		if (tf > 0)
+			score += log(1 + (n - d + 0.5) / (d + 0.5)) * tf * (BM25_K1 + 1) / (tf + norm);
+	}
+	PG_RETURN_FLOAT8(score);
 }

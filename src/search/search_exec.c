@@ -21,7 +21,6 @@
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
-#include "utils/lsyscache.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
@@ -102,7 +101,7 @@ ots_search_keys(PG_FUNCTION_ARGS)
 	rowstore_check_privileges(t, ACL_SELECT);
 	si = exec_index(t, text_to_cstring(PG_GETARG_TEXT_PP(2)));
 	search_query_compile(&q, t, si, PG_GETARG_JSONB_P(3));
-	storage = quote_qualified_identifier(t->schema_name, get_rel_name(si->storage_oid));
+	storage = q.storage;
 
 	initStringInfo(&sql);
 	if (q.collapse == NULL)

@@ -45,6 +45,7 @@
 #include "utils/float.h"
 #include "utils/geo_decls.h"
 #include "utils/jsonb.h"
+#include "utils/lsyscache.h"
 #include "utils/numeric.h"
 
 #include "errors.h"
@@ -1176,6 +1177,93 @@ q_descending(JsonbContainer *sorter, const char *what)
 	return false;
 }
 
+/*
+ * q_bm25: SQL of the BM25 score (match.c) of TEXT field f for the distinct
+ * tokens in parameter p, with the statistics of the whole index: how many
+ * rows hold each token, how many hold the field, their mean length (each
+ * one subquery of the search, run once)
+ */
+static const char *
+q_bm25(SearchSql *q, const SearchField *f, int p)
+{
+	const char *col = quote_identifier(f->name);
+	const char *has = psprintf("pg_catalog.cardinality(x.%s) OPERATOR(pg_catalog.>) 0", col);
+
+	return psprintf("coalesce(ots.search_bm25(s.%s, $%d,"
+					" (SELECT pg_catalog.array_agg((SELECT pg_catalog.count(*) FROM %s x WHERE x.%s OPERATOR(pg_catalog.@>) ARRAY[u.t])::pg_catalog.float8 ORDER BY u.o)"
+					" FROM pg_catalog.unnest($%d::pg_catalog.text[]) WITH ORDINALITY AS u(t, o)),"
+					" (SELECT pg_catalog.count(*) FROM %s x WHERE %s),"
+					" (SELECT pg_catalog.avg(pg_catalog.cardinality(x.%s))::pg_catalog.float8 FROM %s x WHERE %s)), 0)",
+					col, p, q->storage, col, p, q->storage, has, col, q->storage, has);
+}
+
+/*
+ * q_score: SQL of a matching row's score for query (a score_sort's): a
+ * match, match_phrase or term query on a TEXT field its BM25 for the
+ * query's tokens; a bool query the sum of its must queries' and of its
+ * matching should queries' (filter and must_not queries count nothing);
+ * every other query, a nested one included, 1
+ */
+static const char *
+q_score(SearchSql *q, JsonbContainer *query)
+{
+	JsonbIterator *it = JsonbIteratorInit(query);
+	JsonbValue	key;
+	JsonbValue	v;
+	JsonbContainer *body;
+	const char *type;
+
+	CHECK_FOR_INTERRUPTS();
+	check_stack_depth();
+	(void) JsonbIteratorNext(&it, &key, false);
+	(void) JsonbIteratorNext(&it, &key, true);
+	type = pnstrdup(key.val.string.val, key.val.string.len);
+	(void) q_member(query, type, &v);
+	body = q_object(&v, type);
+	if (strcmp(type, "bool_query") == 0)
+	{
+		StringInfoData sum;
+
+		initStringInfo(&sum);
+		appendStringInfoString(&sum, "(0::pg_catalog.float8");
+		if (q_member(body, "must_queries", &v) != NULL)
+			for (int i = 0; i < (int) JsonContainerSize(q_array(&v, "must_queries")); i++)
+				appendStringInfo(&sum, " OPERATOR(pg_catalog.+) %s",
+								 q_score(q, q_object(getIthJsonbValueFromContainer(v.val.binary.data, i), "must_queries")));
+		if (q_member(body, "should_queries", &v) != NULL)
+			for (int i = 0; i < (int) JsonContainerSize(q_array(&v, "should_queries")); i++)
+			{
+				JsonbContainer *should = q_object(getIthJsonbValueFromContainer(v.val.binary.data, i), "should_queries");
+
+				appendStringInfo(&sum, " OPERATOR(pg_catalog.+) CASE WHEN coalesce(%s, false) THEN %s ELSE 0 END",
+								 search_sql_condition(q, should), q_score(q, should));
+			}
+		appendStringInfoChar(&sum, ')');
+		return sum.data;
+	}
+	if (strcmp(type, "match_query") == 0 || strcmp(type, "match_phrase_query") == 0 || strcmp(type, "term_query") == 0)
+	{
+		const SearchField *f = q_field(q, body, type);
+
+		if (f->type == SEARCH_TEXT && q_top_level(q, f))
+		{
+			SearchToken *tokens;
+			int			n;
+			int			distinct;
+			JsonbValue	term;
+
+			if (strcmp(type, "term_query") != 0)
+				return q_bm25(q, f, q_tokens(q, f, q_string(body, "text", type, true), &tokens, &n, &distinct));
+			/* a term is one token, as given */
+			if (q_member(body, "term", &term) != NULL && term.type == jbvString)
+				return q_bm25(q, f, q_param(q, TEXTARRAYOID,
+											PointerGetDatum(construct_array((Datum[]) {PointerGetDatum(cstring_to_text_with_len(term.val.string.val, term.val.string.len))},
+																			1, TEXTOID, -1, false, TYPALIGN_INT))));
+		}
+	}
+	return "1::pg_catalog.float8";
+}
+
 /* q_token_value: the token's value of the next sort key (NULL without a token) */
 static JsonbValue *
 q_token_value(SearchSql *q, JsonbContainer *after_values)
@@ -1295,11 +1383,20 @@ q_sort(SearchSql *q, JsonbContainer *sorters, JsonbContainer *after_values, Json
 			key_desc = q_descending(q_object(&v, "primary_key_sort"), "primary_key_sort");
 			key_sorted = true;
 		}
-		else if (q_member(sorter, "score_sort", &v) != NULL || q_member(sorter, "doc_sort", &v) != NULL)
-			q_refuse("score_sort and doc_sort are not supported yet.",
-					 "Sort by fields (field_sort), distances (geo_distance_sort) and the primary key (primary_key_sort).");
+		else if (q_member(sorter, "score_sort", &v) != NULL)
+		{
+			JsonbContainer *ss = q_object(&v, "score_sort");
+
+			/* the best first unless told otherwise */
+			q_order_key(q, q_score(q, q->query),
+						FLOAT8OID, q_string(ss, "order", "score_sort", false) == NULL || q_descending(ss, "score_sort"),
+						q_token_value(q, after_values), &equal);
+		}
+		else if (q_member(sorter, "doc_sort", &v) != NULL)
+			q_refuse("doc_sort is not supported yet.",
+					 "Sort by fields (field_sort), distances (geo_distance_sort), relevance (score_sort) and the primary key (primary_key_sort).");
 		else
-			q_refuse("Invalid sorter: it is a field_sort, a geo_distance_sort or a primary_key_sort.", NULL);
+			q_refuse("Invalid sorter: it is a field_sort, a geo_distance_sort, a score_sort or a primary_key_sort.", NULL);
 	}
 	/* the key last: every row has one place, so a token continues exactly after its row */
 	{
@@ -1462,7 +1559,9 @@ search_query_compile(SearchSql *q, const OtsTable *t, const SearchIndex *si, Jso
 	row_ttl = t->time_to_live;
 	if (si->time_to_live > 0 && (row_ttl <= 0 || si->time_to_live < row_ttl))
 		row_ttl = si->time_to_live;
-	q_query(q, q_object(&v, "query"), &count);
+	q->query = q_object(&v, "query");
+	q->storage = quote_qualified_identifier(t->schema_name, get_rel_name(si->storage_oid));
+	q_query(q, q->query, &count);
 	if (row_ttl > 0)
 	{
 		char	   *query = q->where.data;

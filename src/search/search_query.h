@@ -35,6 +35,8 @@ typedef struct SearchSql
 	int			field_cutoff;	/* with a table TTL: the parameter of the oldest live cell's time, else 0 */
 	const SearchField *leaf_field;	/* the field of the query q_query compiles */
 	const struct SearchScope *scope;	/* the nested_query compiled in, NULL: none */
+	JsonbContainer *query;		/* the search query's query */
+	const char *storage;		/* the index's storage, quoted and qualified */
 	const char *collapse;		/* the column whose each value keeps one row, or NULL */
 	JsonbContainer *aggs;		/* the search query's aggs and group_bys, or NULL */
 	JsonbContainer *group_bys;
