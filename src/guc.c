@@ -19,6 +19,7 @@ bool		ots_chunk_seek = true;
 bool		ots_count_writes = false;
 bool		ots_index_build_worker = true;
 bool		ots_index_scan = true;
+bool		ots_search_scan = true;
 char	   *ots_purge_schedule = NULL;
 int			ots_stats_max_tables = 1000;
 
@@ -85,6 +86,15 @@ guc_init(void)
 							 "Plans a query on a table's view whose WHERE fixes indexed columns through the secondary index.",
 							 "Off reads every row of the table and tests the condition; the result is the same.",
 							 &ots_index_scan,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("ots.search_scan",
+							 "Plans a query on a table's view whose WHERE a search index serves through the index.",
+							 "Off reads every row of the table and tests the condition; the result is the same.",
+							 &ots_search_scan,
 							 true,
 							 PGC_USERSET,
 							 0,

@@ -452,6 +452,14 @@ search_analyzer_name(SearchAnalyzerKind kind)
  * search_analyzer_read: the analyzer of name with parameter's parameters
  * (NULL or JSON null: the defaults); OTSParameterInvalid otherwise
  */
+bool
+search_analyzer_equal(const SearchAnalyzer *a, const SearchAnalyzer *b)
+{
+	return a->kind == b->kind && a->case_sensitive == b->case_sensitive &&
+		a->delimit_word == b->delimit_word && a->min_chars == b->min_chars && a->max_chars == b->max_chars &&
+		(a->delimiter == NULL ? b->delimiter == NULL : b->delimiter != NULL && strcmp(a->delimiter, b->delimiter) == 0);
+}
+
 void
 search_analyzer_read(const char *name, Jsonb *parameter, SearchAnalyzer *out)
 {

@@ -45,6 +45,9 @@ typedef struct SearchToken
  */
 extern void search_analyzer_read(const char *name, Jsonb *parameter, SearchAnalyzer *out);
 
+/* search_analyzer_equal: do a and b cut every text alike (the same analyzer and parameters)? */
+extern bool search_analyzer_equal(const SearchAnalyzer *a, const SearchAnalyzer *b);
+
 /* search_analyzer_name: the analyzer's name ("single_word", ...) */
 extern const char *search_analyzer_name(SearchAnalyzerKind kind);
 

@@ -30,11 +30,15 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
+#include "search/analyzer.h"
+
 #define BM25_K1		1.2
 #define BM25_B		0.75
 
 PG_FUNCTION_INFO_V1(ots_search_phrase);
 PG_FUNCTION_INFO_V1(ots_search_bm25);
+PG_FUNCTION_INFO_V1(ots_search_match);
+PG_FUNCTION_INFO_V1(ots_search_match_tokens);
 
 /* match_text_eq: are two text datums the same bytes? */
 static bool
@@ -186,4 +190,88 @@ ots_search_bm25(PG_FUNCTION_ARGS)
 			score += log(1 + (n - d + 0.5) / (d + 0.5)) * tf * (BM25_K1 + 1) / (tf + norm);
 	}
 	PG_RETURN_FLOAT8(score);
+}
+
+/* match_analyzer: the analyzer of arguments argno (name) and argno + 1 (parameters), NULLs the default */
+static void
+match_analyzer(FunctionCallInfo fcinfo, int argno, SearchAnalyzer *analyzer)
+{
+	search_analyzer_read(PG_ARGISNULL(argno) ? "single_word" : text_to_cstring(PG_GETARG_TEXT_PP(argno)),
+						 PG_ARGISNULL(argno + 1) ? NULL : PG_GETARG_JSONB_P(argno + 1), analyzer);
+}
+
+/* match_distinct: the distinct tokens of text as text datums, in order (*n) */
+static Datum *
+match_distinct(const SearchAnalyzer *analyzer, text *t, int *n)
+{
+	int			ntokens;
+	SearchToken *tokens = search_analyze(analyzer, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), &ntokens);
+	Datum	   *out = palloc(sizeof(Datum) * Max(ntokens, 1));
+
+	*n = 0;
+	for (int i = 0; i < ntokens; i++)
+	{
+		bool		seen = false;
+
+		for (int j = 0; j < i && !seen; j++)
+			seen = tokens[j].len == tokens[i].len && memcmp(tokens[j].text, tokens[i].text, tokens[i].len) == 0;
+		if (!seen)
+			out[(*n)++] = PointerGetDatum(cstring_to_text_with_len(tokens[i].text, tokens[i].len));
+	}
+	return out;
+}
+
+/*
+ * ots_search_match_tokens is ots.search_match_tokens(query text, analyzer
+ * text, analyzer_parameter jsonb): the distinct tokens the analyzer makes of
+ * query, which a search index's TEXT field of that analyzer holds in every
+ * row ots.search_match(value, query, ...) is true of
+ */
+Datum
+ots_search_match_tokens(PG_FUNCTION_ARGS)
+{
+	SearchAnalyzer analyzer;
+	Datum	   *tokens;
+	int			n;
+
+	match_analyzer(fcinfo, 1, &analyzer);
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	tokens = match_distinct(&analyzer, PG_GETARG_TEXT_PP(0), &n);
+	PG_RETURN_ARRAYTYPE_P(construct_array(tokens, n, TEXTOID, -1, false, TYPALIGN_INT));
+}
+
+/*
+ * ots_search_match is ots.search_match(value text, query text, analyzer
+ * text, analyzer_parameter jsonb): does value hold every token of query, as
+ * the analyzer cuts both (a match_query with operator AND on a TEXT field
+ * of that analyzer)?  A query without tokens matches nothing.
+ */
+Datum
+ots_search_match(PG_FUNCTION_ARGS)
+{
+	SearchAnalyzer analyzer;
+	Datum	   *have;
+	Datum	   *want;
+	int			nhave;
+	int			nwant;
+
+	match_analyzer(fcinfo, 2, &analyzer);
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	want = match_distinct(&analyzer, PG_GETARG_TEXT_PP(1), &nwant);
+	if (nwant == 0)
+		PG_RETURN_BOOL(false);
+	have = match_distinct(&analyzer, PG_GETARG_TEXT_PP(0), &nhave);
+	for (int w = 0; w < nwant; w++)
+	{
+		bool		found = false;
+
+		CHECK_FOR_INTERRUPTS();
+		for (int h = 0; h < nhave && !found; h++)
+			found = match_text_eq(have[h], want[w]);
+		if (!found)
+			PG_RETURN_BOOL(false);
+	}
+	PG_RETURN_BOOL(true);
 }

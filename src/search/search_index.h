@@ -18,6 +18,7 @@
 #include "postgres.h"
 #include "access/attnum.h"
 #include "storage/lockdefs.h"
+#include "utils/snapshot.h"
 
 #include "format/value.h"
 #include "meta/catalog.h"
@@ -38,6 +39,7 @@ typedef struct SearchIndex
 	MemoryContext cxt;			/* the schema's and these arrays' memory */
 	char		index_name[NAMEDATALEN];
 	int64		time_to_live;	/* seconds, -1 forever */
+	TransactionId ready_xmin;	/* its catalog row's: the creating transaction's, or a later change's */
 	SearchSchema schema;
 	int			npk;
 	Oid			key_index;		/* the storage's primary key */
@@ -57,6 +59,13 @@ typedef struct SearchIndex
  * row or storage is not what create_search_index makes
  */
 extern const SearchIndex *search_index_get(const OtsTable *t, Oid storage_oid, LOCKMODE lockmode);
+
+/*
+ * search_index_visible: may a reader with snapshot (NULL: the latest) take
+ * si's entries for its rows (was the transaction that filled it, or last
+ * changed its catalog row, committed before snapshot)?
+ */
+extern bool search_index_visible(const SearchIndex *si, Snapshot snapshot);
 
 /*
  * search_entry_values: the values of si's storage columns for a row of

@@ -380,6 +380,15 @@ CREATE FUNCTION ots.search_phrase(tokens text[], positions integer[], words text
 	AS 'MODULE_PATHNAME', 'ots_search_phrase' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION ots.search_phrase(text[], integer[], text[], integer[]) IS
 	'whether words stand at some position plus their offsets among tokens at positions (a match_phrase_query''s check; internal)';
+CREATE FUNCTION ots.search_match(value text, query text, analyzer text DEFAULT 'single_word',
+								 analyzer_parameter jsonb DEFAULT NULL) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ots_search_match' LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.search_match(text, text, text, jsonb) IS
+	'whether a text holds every token of a query as an analyzer (single_word, split, fuzzy, min_word, max_word) cuts both: full-text matching, which a WHERE on a table''s view with a search index on that column plans through the index';
+CREATE FUNCTION ots.search_match_tokens(query text, analyzer text, analyzer_parameter jsonb) RETURNS text[]
+	AS 'MODULE_PATHNAME', 'ots_search_match_tokens' LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.search_match_tokens(text, text, jsonb) IS
+	'the distinct tokens an analyzer makes of a query, which every row ots.search_match holds of has in its search index (internal)';
 CREATE FUNCTION ots.search_bm25(tokens text[], query text[], df double precision[], n bigint,
 								avgdl double precision) RETURNS double precision
 	AS 'MODULE_PATHNAME', 'ots_search_bm25' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

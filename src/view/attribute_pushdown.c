@@ -35,6 +35,7 @@
 #include "view/attribute_pushdown.h"
 #include "guc.h"
 #include "view/index_plan.h"
+#include "view/search_plan.h"
 #include "query_walk.h"
 #include "view/view_shape.h"
 
@@ -154,8 +155,9 @@ pushdown_query(Query *query, const OtsViewFuncs *funcs)
 		view.funcs = funcs;
 		query_tree_mutator(query, pushdown_mutator, &view,
 						   QTW_DONT_COPY_QUERY | QTW_IGNORE_RANGE_TABLE);
-		/* the level's equalities on indexed columns, now columns of the view */
-		index_plan_view(query, &view.view, funcs);
+		/* the level's equalities on indexed columns, now columns of the view; else a search index's */
+		if (!index_plan_view(query, &view.view, funcs))
+			(void) search_plan_view(query, &view.view, funcs);
 	}
 	foreach(lc, query->rtable)
 	{

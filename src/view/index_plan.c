@@ -104,7 +104,7 @@ index_plan_row_value(Node *node, void *context)
  * inside the view it sees no row, so a function in it learns nothing the
  * view hides.
  */
-static bool
+bool
 index_plan_value(Node *expr)
 {
 	if (IsA(expr, Const) || (IsA(expr, Param) && ((Param *) expr)->paramkind == PARAM_EXTERN))
@@ -257,7 +257,7 @@ index_plan_holds_rows(const OtsTable *base, const OtsTable *idx, List *required)
  * cells)?  The view ots makes reads them all, so the checks it carries
  * cover whatever the index holds.
  */
-static bool
+bool
 index_plan_storage_checked(const OtsView *view)
 {
 	const OtsTable *base = view->table;
@@ -309,62 +309,41 @@ index_plan_eq_operator(Oid stored, Oid type)
 						  true, -1);
 }
 
-/*
- * index_plan_sublink: (k1, ..., kn) IN (SELECT k1, ..., kn FROM the index's
- * storage WHERE c1 = v1 AND ...), where k are the table's key columns
- * (Vars of its storage, range table entry storage_rti of the view's
- * subquery) and c the index's first nmatched columns
- */
-static Node *
-index_plan_sublink(const OtsTable *base, const OtsTable *idx, IndexPlanEq **matched, int nmatched,
-				   Index storage_rti)
+Node *
+index_plan_semijoin(const OtsTable *base, Oid relid, char relkind, List *quals, Index storage_rti,
+					const char *alias)
 {
 	Query	   *sub = makeNode(Query);
 	RangeTblEntry *rte = makeNode(RangeTblEntry);
 	SubLink    *link = makeNode(SubLink);
 	RangeTblRef *ref = makeNode(RangeTblRef);
 	List	   *colnames = NIL;
-	List	   *quals = NIL;
 	List	   *tests = NIL;
+	Bitmapset  *cols = NULL;
 	char	   *name;
 
 	/* eref names every column */
-	for (AttrNumber a = 1; (name = get_attname(idx->data_oid, a, true)) != NULL; a++)
+	for (AttrNumber a = 1; (name = get_attname(relid, a, true)) != NULL; a++)
 		colnames = lappend(colnames, makeString(name));
 	rte->rtekind = RTE_RELATION;
-	rte->relid = idx->data_oid;
-	rte->relkind = RELKIND_PARTITIONED_TABLE;
+	rte->relid = relid;
+	rte->relkind = relkind;
 	rte->rellockmode = AccessShareLock;
-	rte->inh = true;
+	rte->inh = relkind == RELKIND_PARTITIONED_TABLE;
 	rte->inFromCl = true;
 	/*
-	 * no privilege is checked on the index's storage: every column of it is
+	 * no privilege is checked on the relation: every column of it is
 	 * computed from the key columns and cells of the table's storage, which
 	 * the view reads with SELECT checked (as the view's owner or,
 	 * security_invoker, the caller), and those checks stay in the plan
 	 */
 	rte->requiredPerms = 0;
-	rte->eref = makeAlias("ots_index", colnames);
-
-	for (int k = 0; k < nmatched; k++)
-	{
-		AttrNumber	attno = get_attnum(idx->data_oid, idx->pk[k].name);
-		Oid			stored = storage_key_type(idx, k);
-		Oid			opno = index_plan_eq_operator(stored, exprType((Node *) matched[k]->value));
-
-		if (attno == InvalidAttrNumber || !OidIsValid(opno))
-			return NULL;
-		rte->selectedCols = bms_add_member(rte->selectedCols, attno - FirstLowInvalidHeapAttributeNumber);
-		quals = lappend(quals, make_opclause(opno, BOOLOID, false,
-											 (Expr *) makeVar(1, attno, stored, -1,
-															  storage_key_collation(idx, k), 0),
-											 copyObject(matched[k]->value),
-											 InvalidOid, storage_key_collation(idx, k)));
-	}
+	rte->eref = makeAlias(alias, colnames);
+	pull_varattnos((Node *) quals, 1, &cols);
 	for (int k = 0; k < base->npk; k++)
 	{
 		int			kb = k + (base->hash_prefix_len > 0 ? 1 : 0);
-		AttrNumber	attno = get_attnum(idx->data_oid, base->pk[k].name);
+		AttrNumber	attno = get_attnum(relid, base->pk[k].name);
 		AttrNumber	base_attno = get_attnum(base->data_oid, base->pk[k].name);
 		Oid			type = storage_key_type(base, kb);
 		Oid			coll = storage_key_collation(base, kb);
@@ -372,7 +351,7 @@ index_plan_sublink(const OtsTable *base, const OtsTable *idx, IndexPlanEq **matc
 
 		if (attno == InvalidAttrNumber || base_attno == InvalidAttrNumber)
 			return NULL;
-		rte->selectedCols = bms_add_member(rte->selectedCols, attno - FirstLowInvalidHeapAttributeNumber);
+		cols = bms_add_member(cols, attno - FirstLowInvalidHeapAttributeNumber);
 		sub->targetList = lappend(sub->targetList,
 								  makeTargetEntry((Expr *) makeVar(1, attno, type, -1, coll, 0),
 												  k + 1, pstrdup(base->pk[k].name), false));
@@ -386,6 +365,7 @@ index_plan_sublink(const OtsTable *base, const OtsTable *idx, IndexPlanEq **matc
 											 (Expr *) makeVar(storage_rti, base_attno, type, -1, coll, 0),
 											 (Expr *) param, InvalidOid, coll));
 	}
+	rte->selectedCols = cols;
 	sub->commandType = CMD_SELECT;
 	sub->querySource = QSRC_ORIGINAL;
 	sub->canSetTag = true;
@@ -402,7 +382,35 @@ index_plan_sublink(const OtsTable *base, const OtsTable *idx, IndexPlanEq **matc
 	return (Node *) link;
 }
 
-void
+/*
+ * index_plan_sublink: (k1, ..., kn) IN (SELECT k1, ..., kn FROM the index's
+ * storage WHERE c1 = v1 AND ...), where k are the table's key columns and c
+ * the index's first nmatched columns
+ */
+static Node *
+index_plan_sublink(const OtsTable *base, const OtsTable *idx, IndexPlanEq **matched, int nmatched,
+				   Index storage_rti)
+{
+	List	   *quals = NIL;
+
+	for (int k = 0; k < nmatched; k++)
+	{
+		AttrNumber	attno = get_attnum(idx->data_oid, idx->pk[k].name);
+		Oid			stored = storage_key_type(idx, k);
+		Oid			opno = index_plan_eq_operator(stored, exprType((Node *) matched[k]->value));
+
+		if (attno == InvalidAttrNumber || !OidIsValid(opno))
+			return NULL;
+		quals = lappend(quals, make_opclause(opno, BOOLOID, false,
+											 (Expr *) makeVar(1, attno, stored, -1,
+															  storage_key_collation(idx, k), 0),
+											 copyObject(matched[k]->value),
+											 InvalidOid, storage_key_collation(idx, k)));
+	}
+	return index_plan_semijoin(base, idx->data_oid, RELKIND_PARTITIONED_TABLE, quals, storage_rti, "ots_index");
+}
+
+bool
 index_plan_view(Query *query, const OtsView *view, const OtsViewFuncs *funcs)
 {
 	Query	   *sub = view->query;
@@ -419,7 +427,7 @@ index_plan_view(Query *query, const OtsView *view, const OtsViewFuncs *funcs)
 	if (!ots_index_scan || base->is_index || base->nindexes == 0 ||
 		view->storage->securityQuals != NIL ||
 		query->jointree == NULL || query->jointree->quals == NULL)
-		return;
+		return false;
 	foreach(lc, make_ands_implicit((Expr *) query->jointree->quals))
 	{
 		IndexPlanEq eq;
@@ -433,7 +441,7 @@ index_plan_view(Query *query, const OtsView *view, const OtsViewFuncs *funcs)
 		}
 	}
 	if (eqs == NIL)
-		return;
+		return false;
 	required = index_plan_required(query, view, funcs);
 	/* the index with the longest prefix of its key fixed; the first such by name */
 	for (int i = 0; i < base->nindexes; i++)
@@ -457,12 +465,13 @@ index_plan_view(Query *query, const OtsView *view, const OtsViewFuncs *funcs)
 		}
 	}
 	if (best == NULL || !index_plan_storage_checked(view))
-		return;
+		return false;
 	/* a relation the planner adds is locked as the rewriter locks the others */
 	LockRelationOid(best->data_oid, AccessShareLock);
 	link = index_plan_sublink(base, best, best_matched, best_n, view->storage_rti);
 	if (link == NULL)
-		return;
+		return false;
 	sub->jointree->quals = make_and_qual(sub->jointree->quals, link);
 	sub->hasSubLinks = true;
+	return true;
 }

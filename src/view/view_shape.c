@@ -112,6 +112,9 @@ view_shape_funcs(void)
 			f->typed[t] = view_shape_lookup(typed[t], 3, args);
 			e->complete &= OidIsValid(f->typed[t]);
 		}
+		/* ots before 0.3.0 has neither: a WHERE is then not planned through search indexes */
+		f->search_match = view_shape_lookup("search_match", 4, (Oid[]) {TEXTOID, TEXTOID, TEXTOID, JSONBOID});
+		f->search_match_tokens = view_shape_lookup("search_match_tokens", 3, (Oid[]) {TEXTOID, TEXTOID, JSONBOID});
 		e->valid = true;
 	}
 	return e->complete ? &e->funcs : NULL;

@@ -52,6 +52,8 @@ typedef struct OtsViewFuncs
 	Oid			row_attribute_text;
 	Oid			row_attribute;
 	Oid			typed[OTS_VT_BINARY + 1];	/* row_string ... row_binary, by value type */
+	Oid			search_match;	/* full-text matching (search_plan.c); InvalidOid when ots has none */
+	Oid			search_match_tokens;
 } OtsViewFuncs;
 
 /*

@@ -29,17 +29,20 @@ CREATE TABLE diff.coverage (
 	qid integer,
 	key_scan boolean,
 	pushdown boolean,
-	index_scan boolean
+	index_scan boolean,
+	search_scan boolean
 );
 
 -- the rewrites' settings: every one on, every one off, each one off alone
-CREATE TABLE diff.configs (name text PRIMARY KEY, key_scan text, attribute_pushdown text, index_scan text);
+CREATE TABLE diff.configs (name text PRIMARY KEY, key_scan text, attribute_pushdown text, index_scan text,
+						   search_scan text);
 INSERT INTO diff.configs VALUES
-	('all on', 'on', 'on', 'on'),
-	('all off', 'off', 'off', 'off'),
-	('key_scan off', 'off', 'on', 'on'),
-	('attribute_pushdown off', 'on', 'off', 'on'),
-	('index_scan off', 'on', 'on', 'off');
+	('all on', 'on', 'on', 'on', 'on'),
+	('all off', 'off', 'off', 'off', 'off'),
+	('key_scan off', 'off', 'on', 'on', 'on'),
+	('attribute_pushdown off', 'on', 'off', 'on', 'on'),
+	('index_scan off', 'on', 'on', 'off', 'on'),
+	('search_scan off', 'on', 'on', 'on', 'off');
 
 -- diff.capture runs stmt (a SELECT, or EXECUTE of a prepared statement) into
 -- a temporary table and returns its rows as text, in the order the
@@ -119,11 +122,12 @@ BEGIN
 		PERFORM set_config('ots.key_scan', c.key_scan, true);
 		PERFORM set_config('ots.attribute_pushdown', c.attribute_pushdown, true);
 		PERFORM set_config('ots.index_scan', c.index_scan, true);
+		PERFORM set_config('ots.search_scan', c.search_scan, true);
 		IF c.name = 'all on' THEN
 			plan := diff.plan(ots_lit);
 			INSERT INTO diff.coverage
 			VALUES (seed, qid, plan LIKE '%OtsKeyScan%', plan ~ 'ots\.row_attribute(_text)?\(',
-					plan LIKE '%ots_index%');
+					plan LIKE '%ots_index%', plan LIKE '%$search$%');
 		END IF;
 		FOREACH mode IN ARRAY '{plain, custom, generic}'::text[] LOOP
 			IF mode = 'plain' THEN
@@ -151,5 +155,6 @@ BEGIN
 	PERFORM set_config('ots.key_scan', 'on', true);
 	PERFORM set_config('ots.attribute_pushdown', 'on', true);
 	PERFORM set_config('ots.index_scan', 'on', true);
+	PERFORM set_config('ots.search_scan', 'on', true);
 END
 $$;

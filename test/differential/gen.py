@@ -7,7 +7,8 @@ three ots tables of random shapes (1-4 key columns of each type, hash
 prefix or not, 1-6 partitions, defined columns, some defined after rows
 were written so that their older cells have other types, up to three
 GLOBAL or LOCAL indexes of 1-4 key columns where the table allows indexes,
-max_versions > 1 where it has none, TTL), sparse rows written through the
+max_versions > 1 where it has none, TTL, a search index of some of their
+defined columns), sparse rows written through the
 row API and through the storage (cells expired by TTL, rows whose marker
 expired), the rows of the tables' views and of two indexes' views copied
 into plain tables, a plain table to join with, then QUERIES calls of
@@ -36,7 +37,7 @@ PK_VALUES = {
     "binary": [b"\x00", b"\x01", b"\x01\x02", b"\x02", b"\x03", b"ab", b"b", b"\xff"],
 }
 ATTR_VALUES = {
-    "string": ["x", "y", "z", "k", "5", "10", "ab"],
+    "string": ["x", "y", "z", "k", "5", "10", "ab", "x y"],
     "integer": [-5, 0, 1, 2, 3, 10, 100],
     "double": [0.5, -1.5, 2.25, 10.75],
     "boolean": [True, False],
@@ -102,6 +103,7 @@ class Table:
         self.max_versions = 1 if self.wants_indexes else rnd.choice([1, 2, 3])
         self.allow_update = not (self.wants_indexes and self.ttl > 0)
         self.indexes = []
+        self.search = None                      # {"fields": {name: field_type}, "early": bool}
         self.types_written = {n: set() for n in names}   # every type a cell of n ever had
         self.now_ms = now_ms
 
@@ -138,6 +140,30 @@ class Table:
 
     def indexed(self):
         return {c for ix in self.indexes for c in ix["cols"] if c in self.all_defined()}
+
+    def plan_search(self, rnd):
+        """a search index of some defined String, Integer, Double and Boolean
+        columns (a String as KEYWORD or TEXT), made before the rows or after"""
+        if not self.wants_indexes or rnd.random() < 0.3:
+            return
+        ftype = {"integer": "LONG", "double": "DOUBLE", "boolean": "BOOLEAN"}
+        fields = {}
+        for n, t in sorted(self.all_defined().items()):
+            if t in ("string", "integer", "double", "boolean") and rnd.random() < 0.85:
+                fields[n] = ("TEXT" if rnd.random() < 0.35 else "KEYWORD") if t == "string" else ftype[t]
+        if fields:
+            self.search = {"fields": fields, "early": rnd.random() < 0.5}
+
+    def search_fields(self):
+        return set(self.search["fields"]) if self.search else set()
+
+    def search_sql(self, early):
+        if not self.search or self.search["early"] != early:
+            return []
+        schema = {"field_schemas": [{"field_name": n, "field_type": t} for n, t in sorted(self.search["fields"].items())]}
+        # an index keeps rows no longer than its table
+        return ["SELECT ots.create_search_index(%s, 'sx', %s, time_to_live => %d);" % (
+            sql_str(self.name), sql_str(json.dumps(schema)), self.ttl)]
 
     def create_sql(self):
         defined = ", ".join("%s %s" % (n, t) for n, t in sorted(self.defined.items()))
@@ -286,6 +312,7 @@ class Table:
     def setup_sql(self, rnd):
         out = self.create_sql()
         out += self.index_sql(True)
+        out += self.search_sql(True)
         defined_now = dict(self.defined)
         out += self.write_sql(rnd, rnd.randint(25, 50), defined_now)
         out += self.stored_sql(rnd, rnd.randint(5, 15), defined_now)
@@ -296,6 +323,7 @@ class Table:
         out += self.write_sql(rnd, rnd.randint(20, 40), defined_now)
         out += self.stored_sql(rnd, rnd.randint(3, 10), defined_now)
         out += self.index_sql(False)
+        out += self.search_sql(False)
         out.append('ANALYZE "%s$data";' % self.name)
         out.append("CREATE TABLE p_%s AS SELECT * FROM %s;" % (self.name, self.name))
         out.append("ANALYZE p_%s;" % self.name)
@@ -324,6 +352,9 @@ class IndexView:
 
     def all_defined(self):
         return dict(self.defined)
+
+    def search_fields(self):
+        return set()
 
     def indexed(self):
         return set()
@@ -393,11 +424,14 @@ class Query:
         d = t.all_defined()
         if not d:
             return self.json_atom(t, a)
-        idx = sorted(x for x in t.indexed() if x in d)
+        idx = sorted(x for x in t.indexed() | t.search_fields() if x in d)
         n = rnd.choice(idx) if idx and rnd.random() < 0.6 else rnd.choice(sorted(d))
         typ = d[n]
         v = rnd.choice(ATTR_VALUES[typ])
         r = rnd.random()
+        if typ == "string" and rnd.random() < 0.2:
+            # full-text: every word of the query (a search index's TEXT field serves it)
+            return "ots.search_match(%s.%s, %s)" % (a, n, self.value(typ, rnd.choice(["x", "y", "ab", "x y", "zz", ""])))
         if r < 0.5:
             return "%s.%s = %s" % (a, n, self.value(typ, v))
         if r < 0.6:
@@ -478,12 +512,35 @@ class Query:
                     parts.append("(%s.%s = %s OR %s.attributes ? %s)" % (a, c, self.value(typ, v), a, sql_str(c)))
         return parts
 
+    def search_atoms(self, t, a):
+        """conditions a search index's fields serve: comparisons of typed
+        columns with values (IN, ranges), full-text matches"""
+        rnd = self.rnd
+        d = t.all_defined()
+        parts = []
+        for n in rnd.sample(sorted(t.search_fields()), min(len(t.search_fields()), rnd.randint(1, 2))):
+            typ = d[n]
+            v = rnd.choice(ATTR_VALUES[typ])
+            r = rnd.random()
+            if t.search["fields"][n] == "TEXT" or (typ == "string" and r < 0.2):
+                parts.append("ots.search_match(%s.%s, %s)" % (a, n, self.value("string", rnd.choice(["x", "y", "ab", "x y", "5"]))))
+            elif r < 0.5 or typ == "boolean":
+                parts.append("%s.%s = %s" % (a, n, self.value(typ, v)))
+            elif r < 0.75 and typ != "string":
+                parts.append("%s.%s %s %s" % (a, n, rnd.choice(["<", "<=", ">", ">="]), self.value(typ, v)))
+            else:
+                parts.append("%s.%s IN (%s)" % (a, n, ", ".join(sql_value(typ, x) for x in rnd.sample(ATTR_VALUES[typ], 2))))
+        return parts
+
     def pred(self, t, a, n=None):
         rnd = self.rnd
         n = n or rnd.choice([1, 2, 2, 3, 3, 4])
         parts = []
         if t.indexes and rnd.random() < 0.35:
             parts = self.index_atoms(t, a)
+            n = rnd.randint(0, 1)
+        elif t.search_fields() and rnd.random() < 0.45:
+            parts = self.search_atoms(t, a)
             n = rnd.randint(0, 1)
         for _ in range(n):
             r = rnd.random()
@@ -659,6 +716,7 @@ def main():
     print("SELECT setseed(0);")
     for t in tables:
         t.plan_indexes(rnd)
+        t.plan_search(rnd)
         for line in t.setup_sql(rnd):
             print(line)
     # the views of two indexes are queried as tables too
@@ -685,6 +743,8 @@ def main():
         print("DROP TABLE p_%s;" % t.name)
     for t in tables:
         if not isinstance(t, IndexView):
+            if t.search:
+                print("SELECT ots.delete_search_index(%s, 'sx');" % sql_str(t.name))
             print("SELECT ots.delete_table(%s);" % sql_str(t.name))
     print("DROP TABLE ext;")
 

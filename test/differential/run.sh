@@ -9,7 +9,7 @@
 # with sparse rows, the same rows in plain tables, and DIFF_QUERIES (default
 # 100) random queries over the views, each run by diff.check
 # (differential.sql) with every ots rewrite (ots.key_scan,
-# ots.attribute_pushdown, ots.index_scan) on, off and each one off alone, as
+# ots.attribute_pushdown, ots.index_scan, ots.search_scan) on, off and each one off alone, as
 # a plain statement and as a prepared statement with a custom and a generic
 # plan, and compared with the same query over the plain tables.
 #
@@ -55,12 +55,12 @@ for seed in $seeds; do
 		status=1
 		continue
 	fi
-	read -r n key_scan pushdown index_scan < <(ts_psql -Atc "
+	read -r n key_scan pushdown index_scan search_scan < <(ts_psql -Atc "
 		SELECT count(*), count(*) FILTER (WHERE key_scan), count(*) FILTER (WHERE pushdown),
-			   count(*) FILTER (WHERE index_scan)
+			   count(*) FILTER (WHERE index_scan), count(*) FILTER (WHERE search_scan)
 		  FROM diff.coverage WHERE seed = $seed" | tr '|' ' ')
 	bad="$(ts_psql -Atc "SELECT count(DISTINCT qid) FROM diff.failures WHERE seed = $seed")"
-	echo "seed $seed: $n queries; plans with the key scan $key_scan, attribute pushdown $pushdown, an index $index_scan"
+	echo "seed $seed: $n queries; plans with the key scan $key_scan, attribute pushdown $pushdown, an index $index_scan, a search index $search_scan"
 	if [ "$bad" -eq 0 ]; then
 		echo "test differential_seed_$seed ... ok"
 	else
