@@ -289,15 +289,17 @@ action_list_table(Call *call)
 }
 
 /*
- * ListSearchIndex: ots has no search indexes yet, so the list is empty, of
- * every table or of the one named, which must resolve as for any call on it
- * (an SDK's clean-up lists a table's search indexes before it deletes it)
+ * ListSearchIndex: the search indexes of the table named, which must
+ * resolve as for any call on it (an SDK's clean-up lists a table's search
+ * indexes before it deletes it), or of every table of the instance (the
+ * connection's current schema, as ListTable)
  */
 void
 action_list_search_index(Call *call)
 {
 	Otsp__ListSearchIndexRequest *req = UNPACK(list_search_index_request, call);
 	Otsp__ListSearchIndexResponse resp = OTSP__LIST_SEARCH_INDEX_RESPONSE__INIT;
+	Otsp__IndexInfo *infos = NULL;
 	SqlCall		q;
 	PGresult   *res = NULL;
 
@@ -310,16 +312,33 @@ action_list_search_index(Call *call)
 	{
 		if (!table_name_valid(call, req->table_name))
 			goto done;
-		/* the name resolves as every call's does, or the call fails as theirs do */
-		sql_begin(&q, "SELECT r.table_name FROM ots.resolve_name(");
+		sql_begin(&q, "SELECT l.table_name, l.index_name FROM ots.list_search_index(");
 		sql_arg(&q, req->table_name, "text");
-		sql_end(&q, ", false) r");
-		res = sql_run(call, NULL, &q);
-		sql_free(&q);
-		if (res == NULL)
-			goto done;
+		sql_end(&q, ") l");
+	}
+	else
+	{
+		sql_begin(&q, "SELECT l.table_name, l.index_name FROM ots.list_search_index() l"
+				  " WHERE l.schema_name OPERATOR(pg_catalog.=) pg_catalog.current_schema()");
+		sql_end(&q, "");
+	}
+	res = sql_run(call, NULL, &q);
+	sql_free(&q);
+	if (res == NULL)
+		goto done;
+	resp.n_indices = PQntuples(res);
+	resp.indices = calloc(resp.n_indices + 1, sizeof(Otsp__IndexInfo *));
+	infos = calloc(resp.n_indices + 1, sizeof(Otsp__IndexInfo));
+	for (size_t i = 0; i < resp.n_indices; i++)
+	{
+		otsp__index_info__init(&infos[i]);
+		infos[i].table_name = PQgetvalue(res, i, 0);
+		infos[i].index_name = PQgetvalue(res, i, 1);
+		resp.indices[i] = &infos[i];
 	}
 	call_reply(call, &resp.base);
+	free(resp.indices);
+	free(infos);
 done:
 	if (res != NULL)
 		PQclear(res);

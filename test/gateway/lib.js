@@ -164,6 +164,14 @@ function sessions() {
     }
 }
 
+// SQL run in the test database through psql as run.sh set it up, as role (the tables' owner), e.g.
+// what otsd does not serve yet; its output's rows, unaligned
+function sql(text, role) {
+    return require('child_process').execFileSync(process.env.OTSGW_PSQL,
+        ['-X', '-At', '-v', 'ON_ERROR_STOP=1', '-d', 'otsgw', '-c', `SET ROLE ${role || 'gw_app'}`, '-c', text],
+        { encoding: 'utf8', timeout: 60000 });
+}
+
 /*
  * An index answers reads once built (before, Tablestore and ots refuse with
  * "Disallow read index table in building base state"): wait until
@@ -186,5 +194,5 @@ async function waitIndexes(table, timeoutMs) {
 
 module.exports = {
     TableStore, Long, client, other, call, errorOf, expectError, tableName, createTable, dropTable,
-    int, columns, pk, condition, sleep, env, waitIndexes,
+    int, columns, pk, condition, sleep, env, waitIndexes, sql,
 };

@@ -133,7 +133,7 @@ const steps = [
     { name: 'deleteGlobalIndex', expect: [[/^success:/m, 1]] },
     { name: 'deleteRow', expect: [[/^success:/m, 1]] },
     {
-        // ots has no search indexes yet: the list of the sample's table is empty
+        // the list of the sample's table (empty: otsd does not serve the sample's CreateSearchIndex yet)
         name: 'listSearchIndex',
         setup: async () => {
             await dropTable('nestedTag');

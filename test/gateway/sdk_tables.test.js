@@ -5,7 +5,7 @@
 // and deleteGlobalIndex do.
 const assert = require('assert');
 const {
-    TableStore, call, expectError, tableName, createTable, dropTable, waitIndexes,
+    TableStore, call, expectError, tableName, createTable, dropTable, waitIndexes, sql,
 } = require('./lib');
 
 // protobufjs gives int64 fields as Long objects, int32 as numbers
@@ -64,11 +64,21 @@ describe('tables', function () {
         assert.ok(l.tableNames.includes(t), `${t} in ${l.tableNames}`);
     });
 
-    it('listSearchIndex: an empty list, of a table or of all; a missing table 404', async function () {
+    it('listSearchIndex: the search indexes of a table or of all; deleteTable refuses a table with one; a missing table 404', async function () {
         const of = await call('listSearchIndex', { tableName: t });
         assert.deepStrictEqual(of.indices, []);
-        const all = await call('listSearchIndex', {});
-        assert.deepStrictEqual(all.indices, []);
+        // made in SQL (CreateSearchIndex is not served yet), as the table's owner
+        sql(`SELECT ots.create_search_index('${t}', 'gw_si', '{"field_schemas": [{"field_name": "c", "field_type": "KEYWORD"}]}')`);
+        try {
+            const listed = await call('listSearchIndex', { tableName: t });
+            assert.deepStrictEqual(listed.indices.map((i) => [i.tableName, i.indexName]), [[t, 'gw_si']]);
+            const all = await call('listSearchIndex', {});
+            assert.ok(all.indices.some((i) => i.tableName === t && i.indexName === 'gw_si'), JSON.stringify(all.indices));
+            await expectError(call('deleteTable', { tableName: t }), 400, 'OTSParameterInvalid', 'search index');
+        } finally {
+            sql(`SELECT ots.delete_search_index('${t}', 'gw_si')`);
+        }
+        assert.deepStrictEqual((await call('listSearchIndex', { tableName: t })).indices, []);
         await expectError(call('listSearchIndex', { tableName: tableName('gw_nosuch') }), 404, 'OTSObjectNotExist',
             'Requested table does not exist.');
     });
