@@ -252,6 +252,7 @@ SELECT pg_temp.err($$SELECT ots.search('sf', 'ix', '{"query": {"match_all_query"
 SELECT pg_temp.err($$SELECT ots.search('sf', 'ix', '{"query": {"match_all_query": {}}, "group_bys": [{"name": "d", "type": "date_histogram", "field_name": "at", "interval": {"value": 0, "unit": "DAY"}}]}')$$);
 SELECT pg_temp.err($$SELECT ots.search('sf', 'ix', '{"query": {"match_all_query": {}}, "group_bys": [{"name": "d", "type": "date_histogram", "field_name": "at", "interval": {"value": 1, "unit": "DAY"}, "time_zone": "+8"}]}')$$);
 SELECT pg_temp.err($$SELECT ots.search('sf', 'ix', '{"query": {"match_all_query": {}}, "group_bys": [{"name": "d", "type": "date_histogram", "field_name": "at", "interval": {"value": 1, "unit": "DAY"}, "offset": {"value": 1, "unit": "MONTH"}}]}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sf', 'ix', '{"query": {"match_all_query": {}}, "group_bys": [{"name": "d", "type": "date_histogram", "field_name": "at", "interval": {"value": 1, "unit": "YEAR"}, "offset": {"value": 2147483647, "unit": "WEEK"}}]}')$$);
 
 -- ---------------------------------------------------------------------
 -- top_rows: in each city's bucket, the first rows by n descending (key
@@ -288,6 +289,12 @@ SELECT (s #>> '{aggs,0,rows,0,primary_key,id}')::int AS top, (SELECT min(id) FRO
   FROM ots.search('sf', 'ix', '{"query": {"term_query": {"field_name": "n", "term": 3}}, "limit": 0,
 	"aggs": [{"name": "t", "type": "top_rows"}]}') s;
 SELECT pg_temp.err($$SELECT ots.search('sf', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "t", "type": "top_rows", "limit": 101}]}')$$);
+-- of a table whose name has capitals (ots's table-name arguments take it unquoted)
+SELECT ots.create_table('TopUp', 'id integer');
+SELECT ots.create_search_index('TopUp', 'ix', '{"field_schemas": [{"field_name": "n", "field_type": "LONG"}]}');
+SELECT count(ots.put_row('TopUp', '{"id": 1}', '{"n": 1}'));
+SELECT s #> '{aggs,0,rows}' FROM ots.search('TopUp', 'ix', '{"query": {"match_all_query": {}}, "limit": 0, "aggs": [{"name": "t", "type": "top_rows"}]}') s;
+SELECT ots.delete_search_index('TopUp', 'ix'), ots.delete_table('TopUp');
 
 DROP VIEW m;
 SELECT ots.delete_search_index('sf', 'ix'), ots.delete_table('sf');
@@ -425,6 +432,18 @@ SELECT pg_temp.err($$SELECT ots.search('sn', 'ix', '{"query": {"nested_query": {
 SELECT pg_temp.err($$SELECT ots.search('sn', 'ix', '{"query": {"nested_query": {"path": "menu", "score_mode": "Most", "query": {"match_all_query": {}}}}}')$$);
 SELECT pg_temp.err($$SELECT ots.search('sn', 'ix', '{"query": {"nested_query": {"path": "menu", "query": {"nested_query": {"path": "menu", "query": {"match_all_query": {}}}}}}}')$$);
 SELECT ots.delete_search_index('sn', 'ix'), ots.delete_table('sn');
+-- a nested DOUBLE keeps its exact value, as a top-level one does
+SELECT ots.create_table('nd', 'id integer');
+SELECT ots.create_search_index('nd', 'ix', '{"field_schemas": [{"field_name": "price", "field_type": "DOUBLE"},
+	{"field_name": "menu", "field_type": "NESTED", "field_schemas": [{"field_name": "cost", "field_type": "DOUBLE"}]}]}');
+SELECT count(ots.put_row('nd', jsonb_build_object('id', i), jsonb_build_object('price', v, 'menu', format('[{"cost": %s}]', v))))
+  FROM (VALUES (1, 0.30000000000000004::float8), (2, 0.3::float8)) x(i, v);
+SELECT q, (SELECT array_agg((r #>> '{primary_key,id}')::int ORDER BY 1) FROM jsonb_array_elements(ots.search('nd', 'ix', jsonb_build_object('query', q)) -> 'rows') r) AS ids
+  FROM (VALUES ('{"term_query": {"field_name": "price", "term": 0.30000000000000004}}'::jsonb),
+			   ('{"nested_query": {"path": "menu", "query": {"term_query": {"field_name": "menu.cost", "term": 0.30000000000000004}}}}'),
+			   ('{"nested_query": {"path": "menu", "query": {"term_query": {"field_name": "menu.cost", "term": 0.3}}}}'),
+			   ('{"nested_query": {"path": "menu", "query": {"range_query": {"field_name": "menu.cost", "range_from": 0.3}}}}')) v(q);
+SELECT ots.delete_search_index('nd', 'ix'), ots.delete_table('nd');
 
 -- ---------------------------------------------------------------------
 -- score_sort: a match query's BM25 (k1 1.2, b 0.75, the index's

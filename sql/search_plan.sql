@@ -32,6 +32,10 @@ BEGIN
 	END LOOP;
 	RETURN found;
 END $$;
+CREATE FUNCTION pg_temp.plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+BEGIN
+	RETURN QUERY EXECUTE 'EXPLAIN (COSTS OFF) ' || q;
+END $$;
 CREATE FUNCTION pg_temp.both(q text) RETURNS TABLE (via_index boolean, rows bigint, same boolean) LANGUAGE plpgsql AS $$
 DECLARE
 	a text[];
@@ -63,6 +67,24 @@ SELECT * FROM pg_temp.both($$SELECT id FROM sp WHERE city = 'hz' OR stars = 1$$)
 SELECT * FROM pg_temp.both($$SELECT id FROM sp WHERE stars = id % 5$$);
 SELECT * FROM pg_temp.both(format('SELECT id FROM sp WHERE city = %L', repeat('h', 5000)));
 SELECT * FROM pg_temp.both($$SELECT id FROM sp WHERE city > 'h'$$);
+-- the storage's own indexes serve the copies (compared in their collation, "C"), when
+-- the storage is read on its own
+SET enable_seqscan = off;
+SET enable_nestloop = off;
+SET enable_mergejoin = off;
+SELECT pg_temp.via_index($$SELECT id FROM sp WHERE city = 'hz'$$) AS via_search,
+	   (SELECT string_agg(p, ' ') FROM (SELECT regexp_replace(line, '^.*(Index Scan|Bitmap Index Scan) (using|on) ("sp\$search\$ix[^"]*").*$', '\1 \3') AS p
+		  FROM pg_temp.plan($$SELECT id FROM sp WHERE city = 'hz'$$) line WHERE line ~ 'Index Scan (using|on) "sp\$search\$ix') x) AS storage_index;
+SELECT (SELECT string_agg(p, ' ') FROM (SELECT regexp_replace(line, '^.*(Index Scan|Bitmap Index Scan) (using|on) ("sp\$search\$ix[^"]*").*$', '\1 \3') AS p
+		  FROM pg_temp.plan($$SELECT id FROM sp WHERE ots.search_match(name, 'teahouse')$$) line WHERE line ~ 'Index Scan (using|on) "sp\$search\$ix') x) AS storage_index;
+RESET enable_seqscan;
+RESET enable_nestloop;
+RESET enable_mergejoin;
+-- a call the plain plan never makes raises nothing at planning (its analyzer is only compared)
+SELECT * FROM pg_temp.both($$SELECT id FROM sp WHERE id = -5 AND ots.search_match(name, 'x', 'bogus')$$);
+-- full text over many tokens: sorted, not compared pairwise
+SELECT ots.search_match(t, '99999 5'), ots.search_match(t, 'x'), cardinality(ots.search_match_tokens(t || ' ' || t, NULL, NULL))
+  FROM (SELECT string_agg(g::text, ' ') AS t FROM generate_series(1, 100000) g) x;
 -- a secondary index serving the WHERE comes first (once built: while it is not, the search index)
 SET ots.index_build_worker = off;
 SELECT ots.create_index('sp', 'sp_city', '{city}');

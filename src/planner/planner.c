@@ -204,12 +204,17 @@ planner_plan(Query *parse, const char *query_string, int cursor_options, ParamLi
 
 	PG_TRY();
 	{
+		bool		transient;
+
 		view_plan_dml(parse);
-		attribute_pushdown(parse);
+		transient = attribute_pushdown(parse);
 		if (prev_planner_hook)
 			result = prev_planner_hook(parse, query_string, cursor_options, params);
 		else
 			result = standard_planner(parse, query_string, cursor_options, params);
+		/* a plan through an index older snapshots do not see: planned again for them */
+		if (transient)
+			result->transientPlan = true;
 	}
 	PG_FINALLY();
 	{

@@ -452,12 +452,42 @@ search_analyzer_name(SearchAnalyzerKind kind)
  * search_analyzer_read: the analyzer of name with parameter's parameters
  * (NULL or JSON null: the defaults); OTSParameterInvalid otherwise
  */
-bool
-search_analyzer_equal(const SearchAnalyzer *a, const SearchAnalyzer *b)
+int
+search_token_cmp(Datum a, Datum b)
 {
-	return a->kind == b->kind && a->case_sensitive == b->case_sensitive &&
-		a->delimit_word == b->delimit_word && a->min_chars == b->min_chars && a->max_chars == b->max_chars &&
-		(a->delimiter == NULL ? b->delimiter == NULL : b->delimiter != NULL && strcmp(a->delimiter, b->delimiter) == 0);
+	text	   *ta = DatumGetTextPP(a);
+	text	   *tb = DatumGetTextPP(b);
+	int			la = VARSIZE_ANY_EXHDR(ta);
+	int			lb = VARSIZE_ANY_EXHDR(tb);
+	int			c = memcmp(VARDATA_ANY(ta), VARDATA_ANY(tb), Min(la, lb));
+
+	return c != 0 ? c : (la > lb) - (la < lb);
+}
+
+static int
+token_qsort_cmp(const void *a, const void *b)
+{
+	return search_token_cmp(*(const Datum *) a, *(const Datum *) b);
+}
+
+Datum *
+search_tokens_distinct(const SearchToken *t, int n, int *ndistinct)
+{
+	Datum	   *out = palloc(sizeof(Datum) * Max(n, 1));
+	int			d = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		if ((i & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
+		out[i] = PointerGetDatum(cstring_to_text_with_len(t[i].text, t[i].len));
+	}
+	qsort(out, n, sizeof(Datum), token_qsort_cmp);
+	for (int i = 0; i < n; i++)
+		if (d == 0 || search_token_cmp(out[d - 1], out[i]) != 0)
+			out[d++] = out[i];
+	*ndistinct = d;
+	return out;
 }
 
 void

@@ -45,11 +45,16 @@ typedef struct SearchToken
  */
 extern void search_analyzer_read(const char *name, Jsonb *parameter, SearchAnalyzer *out);
 
-/* search_analyzer_equal: do a and b cut every text alike (the same analyzer and parameters)? */
-extern bool search_analyzer_equal(const SearchAnalyzer *a, const SearchAnalyzer *b);
-
 /* search_analyzer_name: the analyzer's name ("single_word", ...) */
 extern const char *search_analyzer_name(SearchAnalyzerKind kind);
+
+/*
+ * search_tokens_distinct: the distinct tokens of t[0, n) as text datums,
+ * sorted bytewise (search_token_cmp), *ndistinct of them: in n log n, not n²,
+ * whatever a text holds
+ */
+extern Datum *search_tokens_distinct(const SearchToken *t, int n, int *ndistinct);
+extern int	search_token_cmp(Datum a, Datum b);
 
 /* search_analyze: the tokens of text[0, len), in order, both in the database's encoding */
 extern SearchToken *search_analyze(const SearchAnalyzer *analyzer, const char *text, int len,

@@ -200,25 +200,14 @@ match_analyzer(FunctionCallInfo fcinfo, int argno, SearchAnalyzer *analyzer)
 						 PG_ARGISNULL(argno + 1) ? NULL : PG_GETARG_JSONB_P(argno + 1), analyzer);
 }
 
-/* match_distinct: the distinct tokens of text as text datums, in order (*n) */
+/* match_distinct: the distinct tokens of text as text datums, sorted (*n) */
 static Datum *
 match_distinct(const SearchAnalyzer *analyzer, text *t, int *n)
 {
 	int			ntokens;
 	SearchToken *tokens = search_analyze(analyzer, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), &ntokens);
-	Datum	   *out = palloc(sizeof(Datum) * Max(ntokens, 1));
 
-	*n = 0;
-	for (int i = 0; i < ntokens; i++)
-	{
-		bool		seen = false;
-
-		for (int j = 0; j < i && !seen; j++)
-			seen = tokens[j].len == tokens[i].len && memcmp(tokens[j].text, tokens[i].text, tokens[i].len) == 0;
-		if (!seen)
-			out[(*n)++] = PointerGetDatum(cstring_to_text_with_len(tokens[i].text, tokens[i].len));
-	}
-	return out;
+	return search_tokens_distinct(tokens, ntokens, n);
 }
 
 /*
@@ -263,14 +252,12 @@ ots_search_match(PG_FUNCTION_ARGS)
 	if (nwant == 0)
 		PG_RETURN_BOOL(false);
 	have = match_distinct(&analyzer, PG_GETARG_TEXT_PP(0), &nhave);
-	for (int w = 0; w < nwant; w++)
+	/* both sorted: one walk */
+	for (int w = 0, h = 0; w < nwant; w++)
 	{
-		bool		found = false;
-
-		CHECK_FOR_INTERRUPTS();
-		for (int h = 0; h < nhave && !found; h++)
-			found = match_text_eq(have[h], want[w]);
-		if (!found)
+		while (h < nhave && search_token_cmp(have[h], want[w]) < 0)
+			h++;
+		if (h == nhave || search_token_cmp(have[h], want[w]) != 0)
 			PG_RETURN_BOOL(false);
 	}
 	PG_RETURN_BOOL(true);

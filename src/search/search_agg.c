@@ -784,6 +784,8 @@ group_by_histogram(AggRun *r, JsonbContainer *g, const char *bucket, int depth, 
 				   "key", st);
 }
 
+#define DATE_MAX_OFFSET_MS		(INT64CONST(100) * 366 * 86400000)
+
 /* the units of a date_histogram's interval and offset: fixed lengths, or months */
 typedef struct DateUnit
 {
@@ -874,6 +876,9 @@ group_by_date_histogram(AggRun *r, JsonbContainer *g, const char *bucket, int de
 		agg_refuse("Missing interval of group_by_date_histogram.");
 	if (offset_unit != NULL && offset_unit->months > 0)
 		agg_refuse("Invalid offset of group_by_date_histogram: a fixed length (WEEK to MILLISECOND).");
+	/* an offset moves buckets within their times' range (a day's number stays an int4) */
+	if (offset_unit != NULL && (offset_n > DATE_MAX_OFFSET_MS / offset_unit->ms || offset_n < -DATE_MAX_OFFSET_MS / offset_unit->ms))
+		agg_refuse("Invalid offset of group_by_date_histogram: at most 100 years either way.");
 	shift = date_time_zone(g) - (offset_unit != NULL ? offset_n * offset_unit->ms : 0);
 	/* 1970-01-01 was a Thursday: weeks count from the Monday before */
 	if (unit->ms == 7 * 86400000L)

@@ -21,6 +21,7 @@
 #include "catalog/pg_type.h"
 #include "common/int.h"
 #include "common/jsonapi.h"
+#include "common/shortest_dec.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/array.h"
@@ -315,6 +316,20 @@ entry_push_numeric(JsonbParseState **st, Numeric n, JsonbIteratorToken how)
 	pushJsonbValue(st, how, &v);
 }
 
+/*
+ * entry_push_double: a double as the number that reads back to it exactly
+ * (its shortest round-trip decimal; float8_numeric keeps 15 digits only)
+ */
+static void
+entry_push_double(JsonbParseState **st, double d, JsonbIteratorToken how)
+{
+	char		buf[DOUBLE_SHORTEST_DECIMAL_LEN];
+
+	(void) double_to_shortest_decimal_buf(d, buf);
+	entry_push_numeric(st, DatumGetNumeric(DirectFunctionCall3(numeric_in, CStringGetDatum(buf),
+															   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1))), how);
+}
+
 /* entry_push_element: one value of field f (not TEXT, not NESTED) as its normalized JSON */
 static void
 entry_push_element(const SearchField *f, Datum d, JsonbParseState **st, JsonbIteratorToken how)
@@ -328,7 +343,7 @@ entry_push_element(const SearchField *f, Datum d, JsonbParseState **st, JsonbIte
 			entry_push_numeric(st, int64_to_numeric(DatumGetInt64(d)), how);
 			return;
 		case SEARCH_DOUBLE:
-			entry_push_numeric(st, DatumGetNumeric(DirectFunctionCall1(float8_numeric, d)), how);
+			entry_push_double(st, DatumGetFloat8(d), how);
 			return;
 		case SEARCH_BOOLEAN:
 			v.type = jbvBool;
@@ -343,8 +358,8 @@ entry_push_element(const SearchField *f, Datum d, JsonbParseState **st, JsonbIte
 			return;
 		case SEARCH_GEO_POINT:
 			pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
-			entry_push_numeric(st, DatumGetNumeric(DirectFunctionCall1(float8_numeric, Float8GetDatum(DatumGetPointP(d)->x))), WJB_ELEM);
-			entry_push_numeric(st, DatumGetNumeric(DirectFunctionCall1(float8_numeric, Float8GetDatum(DatumGetPointP(d)->y))), WJB_ELEM);
+			entry_push_double(st, DatumGetPointP(d)->x, WJB_ELEM);
+			entry_push_double(st, DatumGetPointP(d)->y, WJB_ELEM);
 			pushJsonbValue(st, WJB_END_ARRAY, NULL);
 			return;
 		case SEARCH_TEXT:

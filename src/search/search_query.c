@@ -617,18 +617,9 @@ static int
 q_tokens(SearchSql *q, const SearchField *f, const char *text, SearchToken **tokens, int *n, int *ndistinct)
 {
 	SearchToken *t = search_analyze(&f->analyzer, text, strlen(text), n);
-	Datum	   *elems = palloc(sizeof(Datum) * Max(*n, 1));
-	int			distinct = 0;
+	int			distinct;
+	Datum	   *elems = search_tokens_distinct(t, *n, &distinct);
 
-	for (int i = 0; i < *n; i++)
-	{
-		bool		seen = false;
-
-		for (int j = 0; j < i && !seen; j++)
-			seen = t[j].len == t[i].len && memcmp(t[j].text, t[i].text, t[i].len) == 0;
-		if (!seen)
-			elems[distinct++] = PointerGetDatum(cstring_to_text_with_len(t[i].text, t[i].len));
-	}
 	*tokens = t;
 	*ndistinct = distinct;
 	return q_param(q, TEXTARRAYOID,

@@ -75,7 +75,8 @@ extern char *search_sql_key_json(const OtsTable *t, bool as_array);
 
 /*
  * search_aggs_run computes the search's aggs and group_bys over the rows
- * matching q in storage, of table (both quoted and qualified; search_agg.c),
+ * matching q in storage (quoted and qualified) of table (as ots's
+ * table-name arguments take it; search_agg.c),
  * within the caller's SPI connection and role,
  * and pushes their results onto st as the members "aggs" and "group_bys"
  */

@@ -132,6 +132,9 @@ pushdown_subqueries_walker(Node *node, const OtsViewFuncs *funcs)
 	return expression_tree_walker(node, pushdown_subqueries_walker, (void *) funcs);
 }
 
+/* whether the statement being rewritten went through an index only recent snapshots see */
+static bool pushdown_transient;
+
 /* pushdown_query rewrites one query level, then the levels inside it */
 static void
 pushdown_query(Query *query, const OtsViewFuncs *funcs)
@@ -156,8 +159,8 @@ pushdown_query(Query *query, const OtsViewFuncs *funcs)
 		query_tree_mutator(query, pushdown_mutator, &view,
 						   QTW_DONT_COPY_QUERY | QTW_IGNORE_RANGE_TABLE);
 		/* the level's equalities on indexed columns, now columns of the view; else a search index's */
-		if (!index_plan_view(query, &view.view, funcs))
-			(void) search_plan_view(query, &view.view, funcs);
+		if (!index_plan_view(query, &view.view, funcs, &pushdown_transient))
+			(void) search_plan_view(query, &view.view, funcs, &pushdown_transient);
 	}
 	foreach(lc, query->rtable)
 	{
@@ -216,19 +219,21 @@ pushdown_shape_walker(Node *node, StatementShape *shape)
 	return expression_tree_walker(node, pushdown_shape_walker, shape);
 }
 
-void
+bool
 attribute_pushdown(Query *query)
 {
 	const OtsViewFuncs *funcs;
 	StatementShape shape = {false, false};
 
+	pushdown_transient = false;
 	if (!ots_attribute_pushdown)
-		return;
+		return false;
 	(void) pushdown_shape_walker((Node *) query, &shape);
 	if (shape.unsafe || !shape.has_barrier)
-		return;
+		return false;
 	funcs = view_shape_funcs();
 	if (funcs == NULL)
-		return;
+		return false;
 	pushdown_query(query, funcs);
+	return pushdown_transient;
 }

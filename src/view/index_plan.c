@@ -59,6 +59,7 @@
 #include "parser/parse_oper.h"
 #include "parser/parsetree.h"
 #include "storage/lmgr.h"
+#include "storage/procarray.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -411,7 +412,7 @@ index_plan_sublink(const OtsTable *base, const OtsTable *idx, IndexPlanEq **matc
 }
 
 bool
-index_plan_view(Query *query, const OtsView *view, const OtsViewFuncs *funcs)
+index_plan_view(Query *query, const OtsView *view, const OtsViewFuncs *funcs, bool *transient)
 {
 	Query	   *sub = view->query;
 	const OtsTable *base = view->table;
@@ -473,5 +474,8 @@ index_plan_view(Query *query, const OtsView *view, const OtsViewFuncs *funcs)
 		return false;
 	sub->jointree->quals = make_and_qual(sub->jointree->quals, link);
 	sub->hasSubLinks = true;
+	/* a snapshot some session holds, which another may import, may not see it yet */
+	*transient |= TransactionIdIsNormal(best->index_ready_xmin) &&
+		!TransactionIdPrecedes(best->index_ready_xmin, GetOldestNonRemovableTransactionId(NULL));
 	return true;
 }

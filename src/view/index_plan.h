@@ -16,9 +16,11 @@
  * index_plan_view adds, to the subquery of a table's view at this query
  * level, the semi-join with the index that serves the level's equalities
  * best, if one holds every row the level can return; after attribute
- * pushdown made attributes ->> 'name' the view's columns.  Whether it did.
+ * pushdown made attributes ->> 'name' the view's columns.  Whether it did;
+ * *transient set when the index is one a snapshot still held may not see
+ * (made after the oldest xmin: a cached plan is made again for another).
  */
-extern bool index_plan_view(Query *query, const OtsView *view, const OtsViewFuncs *funcs);
+extern bool index_plan_view(Query *query, const OtsView *view, const OtsViewFuncs *funcs, bool *transient);
 
 /*
  * What the plans through indexes (this one, search_plan.c) share:

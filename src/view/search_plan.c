@@ -28,9 +28,13 @@
  *	   ots.search_match with the field's analyzer and parameters, constants
  *	   of the call, as s.c @> ots.search_match_tokens(query, ...);
  *	 - only values fixed before any row is read are copied, compared with
- *	   leak-proof operators of PostgreSQL's own families (index_plan.c);
+ *	   leak-proof operators of PostgreSQL's own families (index_plan.c),
+ *	   or, for full text, @> (array containment: no error it raises tells
+ *	   of the values it compares);
  *	 - an index whose creating transaction the query's snapshot does not
- *	   see is not used (its entries are not in that snapshot).
+ *	   see is not used (its entries are not in that snapshot), and a plan
+ *	   through one that a snapshot still held may not see is transient
+ *	   (made again in another transaction, whose snapshot may be imported).
  * No privilege is checked on the index's storage, and an index is not used
  * where row-level security applies to the table's storage, as with
  * secondary indexes (index_plan.c).  Setting ots.search_scan.
@@ -47,6 +51,7 @@
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "storage/lmgr.h"
+#include "storage/procarray.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
@@ -234,15 +239,22 @@ search_plan_field(const SearchIndex *si, const SearchPlanCond *c)
 		return NULL;
 	if (c->match)
 	{
-		SearchAnalyzer analyzer;
 		Const	   *name = search_plan_match_arg(c, 2);
 		Const	   *parameter = search_plan_match_arg(c, 3);
 
-		if (f->type != SEARCH_TEXT)
+		/*
+		 * the field's analyzer as its schema gives it, name and parameters
+		 * alike: compared, not read, so that a call the plain plan never
+		 * makes raises nothing here
+		 */
+		if (f->type != SEARCH_TEXT ||
+			strcmp(name->constisnull ? "single_word" : TextDatumGetCString(name->constvalue),
+				   search_analyzer_name(f->analyzer.kind)) != 0)
 			return NULL;
-		search_analyzer_read(name->constisnull ? "single_word" : TextDatumGetCString(name->constvalue),
-							 parameter->constisnull ? NULL : DatumGetJsonbP(parameter->constvalue), &analyzer);
-		return search_analyzer_equal(&analyzer, &f->analyzer) ? f : NULL;
+		if (parameter->constisnull || f->analyzer_parameter == NULL)
+			return parameter->constisnull && f->analyzer_parameter == NULL ? f : NULL;
+		return compareJsonbContainers(&DatumGetJsonbP(parameter->constvalue)->root,
+									  &f->analyzer_parameter->root) == 0 ? f : NULL;
 	}
 	switch (c->type)
 	{
@@ -276,19 +288,31 @@ search_plan_copy(const SearchIndex *si, const SearchField *f, const SearchPlanCo
 													 search_plan_match_arg(c, 3)),
 										  InvalidOid, DEFAULT_COLLATION_OID, COERCE_EXPLICIT_CALL);
 
-		/* the field holds every token of the query: its GIN index finds the rows */
+		/* the field holds every token of the query: its GIN index finds the rows (of its collation, "C") */
 		return make_opclause(OID_ARRAY_CONTAINS_OP, BOOLOID, false, (Expr *) col, (Expr *) tokens,
-							 InvalidOid, DEFAULT_COLLATION_OID);
+							 InvalidOid, C_COLLATION_OID);
 	}
+	/*
+	 * compared in the column's collation, "C", so that its btree index serves:
+	 * the same answer, as only deterministic equality of text is copied
+	 */
 	if (IsA(copy, OpExpr))
+	{
 		list_nth_cell(((OpExpr *) copy)->args, c->argno)->ptr_value = col;
+		if (type == TEXTOID)
+			((OpExpr *) copy)->inputcollid = C_COLLATION_OID;
+	}
 	else
+	{
 		linitial(((ScalarArrayOpExpr *) copy)->args) = col;
+		if (type == TEXTOID)
+			((ScalarArrayOpExpr *) copy)->inputcollid = C_COLLATION_OID;
+	}
 	return copy;
 }
 
 bool
-search_plan_view(Query *query, const OtsView *view, const OtsViewFuncs *funcs)
+search_plan_view(Query *query, const OtsView *view, const OtsViewFuncs *funcs, bool *transient)
 {
 	const OtsTable *base = view->table;
 	List	   *conds = NIL;
@@ -346,5 +370,8 @@ search_plan_view(Query *query, const OtsView *view, const OtsViewFuncs *funcs)
 		return false;
 	view->query->jointree->quals = make_and_qual(view->query->jointree->quals, link);
 	view->query->hasSubLinks = true;
+	/* a snapshot some session holds, which another may import, may not see it yet */
+	*transient |= TransactionIdIsNormal(best->ready_xmin) &&
+		!TransactionIdPrecedes(best->ready_xmin, GetOldestNonRemovableTransactionId(NULL));
 	return true;
 }
