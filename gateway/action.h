@@ -38,6 +38,10 @@ extern void reply_undecodable(Call *call, const char *err);
 extern void action_create_table(Call *call);
 extern void action_list_table(Call *call);
 extern void action_list_search_index(Call *call);
+extern void action_create_search_index(Call *call);
+extern void action_describe_search_index(Call *call);
+extern void action_update_search_index(Call *call);
+extern void action_delete_search_index(Call *call);
 extern void action_add_defined_column(Call *call);
 extern void action_delete_defined_column(Call *call);
 extern void action_describe_table(Call *call);
@@ -62,6 +66,14 @@ extern void action_list_stream(Call *call);
 extern void action_describe_stream(Call *call);
 extern void action_get_shard_iterator(Call *call);
 extern void action_get_stream_record(Call *call);
+
+/*
+ * simple_call: an action whose request names one object (table, and second
+ * a name of the table's: an index's) and whose reply is empty, one call of
+ * ots.<function>(table[, second][, time_to_live => ttl])
+ */
+extern void simple_call(Call *call, const char *function, const char *table, const char *second,
+						const char *ttl, const ProtobufCMessage *response);
 
 /* one SQL statement with text parameters, and binary ones (bytea) */
 typedef struct SqlCall

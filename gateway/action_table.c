@@ -632,31 +632,6 @@ done:
 	FREE(req);
 }
 
-/* an action whose request names one object and whose reply is empty */
-static void
-simple_call(Call *call, const char *function, const char *table, const char *second,
-			const ProtobufCMessage *response)
-{
-	SqlCall		q;
-	PGresult   *res;
-	char		head[96];
-
-	if (!table_name_valid(call, table) || (second != NULL && !table_name_valid(call, second)))
-		return;
-	snprintf(head, sizeof(head), "SELECT ots.%s(", function);
-	sql_begin(&q, head);
-	sql_arg(&q, table, "text");
-	if (second != NULL)
-		sql_arg(&q, second, "text");
-	sql_end(&q, ")::text");
-	res = sql_run(call, NULL, &q);
-	sql_free(&q);
-	if (res == NULL)
-		return;
-	PQclear(res);
-	call_reply(call, response);
-}
-
 void
 action_delete_table(Call *call)
 {
@@ -668,7 +643,7 @@ action_delete_table(Call *call)
 		reply_malformed(call);
 		return;
 	}
-	simple_call(call, "delete_table", req->table_name, NULL, &resp.base);
+	simple_call(call, "delete_table", req->table_name, NULL, NULL, &resp.base);
 	FREE(req);
 }
 
@@ -683,7 +658,7 @@ action_drop_index(Call *call)
 		reply_malformed(call);
 		return;
 	}
-	simple_call(call, "delete_index", req->main_table_name, req->index_name, &resp.base);
+	simple_call(call, "delete_index", req->main_table_name, req->index_name, NULL, &resp.base);
 	FREE(req);
 }
 

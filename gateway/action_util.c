@@ -729,3 +729,29 @@ row_bytes(Buf *out, const char *pk_text, const char *attributes_text, const PbRo
 	json_decref(pk);
 	json_decref(attributes);
 }
+
+void
+simple_call(Call *call, const char *function, const char *table, const char *second, const char *ttl,
+			const ProtobufCMessage *response)
+{
+	SqlCall		q;
+	PGresult   *res;
+	char		head[96];
+
+	if (!table_name_valid(call, table) || (second != NULL && !table_name_valid(call, second)))
+		return;
+	snprintf(head, sizeof(head), "SELECT ots.%s(", function);
+	sql_begin(&q, head);
+	sql_arg(&q, table, "text");
+	if (second != NULL)
+		sql_arg(&q, second, "text");
+	if (ttl != NULL)
+		sql_named(&q, "time_to_live", ttl, "bigint");
+	sql_end(&q, ")::text");
+	res = sql_run(call, NULL, &q);
+	sql_free(&q);
+	if (res == NULL)
+		return;
+	PQclear(res);
+	call_reply(call, response);
+}

@@ -7,6 +7,8 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS ots;
 
 \i test/search_err.sql
+-- listing the search indexes of a missing table is an error, whatever indexes exist
+SELECT pg_temp.err($$SELECT * FROM ots.list_search_index('no_such_table')$$);
 
 SELECT ots.create_table('shop', 'id string', max_versions => 1);
 SELECT ots.put_row('shop', '{"id": "a"}', '{"name": "Tea House", "city": "hz", "stars": 4, "price": 12.5, "open": true, "tags": "[\"tea\", \"cake\"]", "at": "2024-05-06 10:00:00", "loc": "30.25,120.16", "menu": "[{\"dish\": \"tea\", \"cost\": 3}]"}');

@@ -1864,14 +1864,28 @@ END;
 COMMENT ON FUNCTION ots.describe_search_index(text, text) IS
 	'a search index''s schema (every default filled in), sync phase and timestamp, status, TTL, creation time (microseconds) and size';
 
+CREATE FUNCTION ots.list_search_index_internal(schema_name name, table_name name)
+	RETURNS TABLE (schema_name name, table_name name, index_name text)
+	LANGUAGE sql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT s.schema_name, s.table_name, s.index_name FROM ots.search_indexes s
+	 WHERE $1 IS NULL OR (s.schema_name = $1 AND s.table_name = $2)
+	 ORDER BY s.schema_name COLLATE "C", s.table_name COLLATE "C", s.index_name COLLATE "C"
+$$;
+COMMENT ON FUNCTION ots.list_search_index_internal(name, name) IS
+	'the search indexes of a resolved ots table, or of every table the caller may see (NULLs) (internal; call ots.list_search_index)';
+-- the table named is resolved first, whatever indexes exist: a missing one is OTSObjectNotExist
 CREATE FUNCTION ots.list_search_index(of_table text DEFAULT NULL)
 	RETURNS TABLE (schema_name name, table_name name, index_name text)
 	LANGUAGE sql STABLE PARALLEL SAFE
 BEGIN ATOMIC
-	SELECT s.schema_name, s.table_name, s.index_name FROM ots.search_indexes s
+	SELECT l.schema_name, l.table_name, l.index_name FROM ots.list_search_index_internal(NULL, NULL) l
 	 WHERE of_table IS NULL
-		OR (s.schema_name, s.table_name) = (SELECT r.schema_name, r.table_name FROM ots.resolve_name(of_table, false) r)
-	 ORDER BY s.schema_name COLLATE "C", s.table_name COLLATE "C", s.index_name COLLATE "C";
+	UNION ALL
+	SELECT l.schema_name, l.table_name, l.index_name
+	  FROM ots.resolve_name(of_table, false) r, LATERAL ots.list_search_index_internal(r.schema_name, r.table_name) l
+	 WHERE of_table IS NOT NULL;
 END;
 COMMENT ON FUNCTION ots.list_search_index(text) IS
 	'the search indexes of ots table of_table, or of every table the caller may see (NULL)';

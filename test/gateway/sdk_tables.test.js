@@ -83,6 +83,54 @@ describe('tables', function () {
             'Requested table does not exist.');
     });
 
+    it('createSearchIndex, describeSearchIndex, updateSearchIndex, deleteSearchIndex: the schema back as given, with every default', async function () {
+        await call('createSearchIndex', {
+            tableName: t, indexName: 'gw_life',
+            schema: {
+                fieldSchemas: [
+                    { fieldName: 'k', fieldType: TableStore.FieldType.KEYWORD, index: true, enableSortAndAgg: true },
+                    { fieldName: 's', fieldType: TableStore.FieldType.TEXT, analyzer: 'split', analyzerParameter: { delimiter: ',' } },
+                    { fieldName: 'f', fieldType: TableStore.FieldType.TEXT, analyzer: 'fuzzy', analyzerParameter: { minChars: 2, maxChars: 4 } },
+                    { fieldName: 'w', fieldType: TableStore.FieldType.TEXT, analyzer: 'single_word', analyzerParameter: { caseSensitive: true, delimitWord: true } },
+                    { fieldName: 'd', fieldType: TableStore.FieldType.DATE, dateFormats: ['yyyy-MM-dd', 'epoch_millis'] },
+                    { fieldName: 'n', fieldType: TableStore.FieldType.NESTED, fieldSchemas: [{ fieldName: 'x', fieldType: TableStore.FieldType.LONG }] },
+                ],
+            },
+        });
+        try {
+            const d = await call('describeSearchIndex', { tableName: t, indexName: 'gw_life' });
+            const byName = Object.fromEntries(d.schema.fieldSchemas.map((f) => [f.fieldName, f]));
+            assert.deepStrictEqual(Object.keys(byName), ['k', 's', 'f', 'w', 'd', 'n']);
+            assert.strictEqual(byName.k.fieldType, TableStore.FieldType.KEYWORD);
+            assert.strictEqual(byName.k.docValues, true);
+            assert.strictEqual(byName.s.analyzerParameter.delimiter, ',');
+            assert.strictEqual(byName.f.analyzerParameter.minChars, 2);
+            assert.strictEqual(byName.f.analyzerParameter.maxChars, 4);
+            assert.strictEqual(byName.w.analyzerParameter.caseSensitive, true);
+            assert.strictEqual(byName.w.analyzerParameter.delimitWord, true);
+            assert.deepStrictEqual(byName.d.dateFormats, ['yyyy-MM-dd', 'epoch_millis']);
+            assert.deepStrictEqual(byName.n.fieldSchemas.map((f) => [f.fieldName, f.fieldType]), [['x', TableStore.FieldType.LONG]]);
+            assert.strictEqual(num(d.timeToLive), -1);
+            assert.ok([2, 'INCR'].includes(d.syncStat.syncPhase), `sync phase ${d.syncStat.syncPhase}`);
+            // an index TTL needs a table without updates (Tablestore's rule)
+            await expectError(call('updateSearchIndex', { tableName: t, indexName: 'gw_life', timeToLive: 172800 }), 400,
+                'OTSParameterInvalid', "Don't support allow update operation on table with search index and ttl.");
+            await call('updateTable', { tableName: t, tableOptions: { allowUpdate: false } });
+            await call('updateSearchIndex', { tableName: t, indexName: 'gw_life', timeToLive: 172800 });
+            assert.strictEqual(num((await call('describeSearchIndex', { tableName: t, indexName: 'gw_life' })).timeToLive), 172800);
+            // Tablestore's refusals, through ots: a second index of the name, a VECTOR field, a short TTL
+            await expectError(call('createSearchIndex', {
+                tableName: t, indexName: 'gw_life', schema: { fieldSchemas: [{ fieldName: 'k', fieldType: TableStore.FieldType.KEYWORD }] },
+            }), 409, 'OTSObjectAlreadyExist');
+            await expectError(call('updateSearchIndex', { tableName: t, indexName: 'gw_life', timeToLive: 3600 }), 400, 'OTSParameterInvalid');
+            await expectError(call('describeSearchIndex', { tableName: t, indexName: 'gw_nosuch' }), 404, 'OTSObjectNotExist');
+        } finally {
+            await call('deleteSearchIndex', { tableName: t, indexName: 'gw_life' });
+            await call('updateTable', { tableName: t, tableOptions: { allowUpdate: true } });
+        }
+        await expectError(call('deleteSearchIndex', { tableName: t, indexName: 'gw_life' }), 404, 'OTSObjectNotExist');
+    });
+
     it('updateTable changes the options it names and keeps the others', async function () {
         const u = await call('updateTable', {
             tableName: t,

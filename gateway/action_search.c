@@ -1,0 +1,573 @@
+/*-------------------------------------------------------------------------
+ * gateway/action_search.c
+ *	  A search index's life: CreateSearchIndex, DescribeSearchIndex,
+ *	  UpdateSearchIndex and DeleteSearchIndex, each one call of ots's
+ *	  (ots.create_search_index, ...), the IndexSchema turned into the JSON
+ *	  schema ots reads and back.
+ *
+ * The JSON names are the protocol's (field_schemas, field_name, ...), but
+ * for doc_values, which ots calls enable_sort_and_agg as the SDKs do, and
+ * an analyzer's parameters, a message of the analyzer's kind in the
+ * protocol and a JSON object in ots.  ots checks the schema and refuses
+ * what Tablestore refuses; otsd refuses only what it cannot say in JSON
+ * (a virtual field, an analyzer parameter that does not decode).
+ *-------------------------------------------------------------------------
+ */
+#include <string.h>
+
+#include "action.h"
+
+/* the protocol's FieldType names, by number */
+static const char *const field_type_names[] = {NULL, "LONG", "DOUBLE", "BOOLEAN", "KEYWORD", "TEXT",
+"NESTED", "GEO_POINT", "DATE", "VECTOR"};
+
+#define N_FIELD_TYPES (sizeof(field_type_names) / sizeof(field_type_names[0]))
+
+/* ---------------------------------------------------------------- request: protobuf to JSON */
+
+/* analyzer_json: a field's analyzer_parameter as JSON for its analyzer; NULL with *err set when it does not decode */
+static json_t *
+analyzer_json(const char *analyzer, const ProtobufCBinaryData *p, const char **err)
+{
+	json_t	   *out = json_object();
+
+	if (analyzer != NULL && strcmp(analyzer, "single_word") == 0)
+	{
+		Otsp__SingleWordAnalyzerParameter *m =
+			otsp__single_word_analyzer_parameter__unpack(&memory_protobuf, p->len, p->data);
+
+		if (m == NULL)
+			goto bad;
+		if (m->has_case_sensitive)
+			json_object_set_new(out, "case_sensitive", json_boolean(m->case_sensitive));
+		if (m->has_delimit_word)
+			json_object_set_new(out, "delimit_word", json_boolean(m->delimit_word));
+		otsp__single_word_analyzer_parameter__free_unpacked(m, &memory_protobuf);
+	}
+	else if (analyzer != NULL && strcmp(analyzer, "split") == 0)
+	{
+		Otsp__SplitAnalyzerParameter *m = otsp__split_analyzer_parameter__unpack(&memory_protobuf, p->len, p->data);
+
+		if (m == NULL)
+			goto bad;
+		if (m->delimiter != NULL)
+			json_object_set_new(out, "delimiter", json_string(m->delimiter));
+		otsp__split_analyzer_parameter__free_unpacked(m, &memory_protobuf);
+	}
+	else if (analyzer != NULL && strcmp(analyzer, "fuzzy") == 0)
+	{
+		Otsp__FuzzyAnalyzerParameter *m = otsp__fuzzy_analyzer_parameter__unpack(&memory_protobuf, p->len, p->data);
+
+		if (m == NULL)
+			goto bad;
+		if (m->has_min_chars)
+			json_object_set_new(out, "min_chars", json_integer(m->min_chars));
+		if (m->has_max_chars)
+			json_object_set_new(out, "max_chars", json_integer(m->max_chars));
+		otsp__fuzzy_analyzer_parameter__free_unpacked(m, &memory_protobuf);
+	}
+	else if (p->len > 0)
+		goto bad;
+	return out;
+bad:
+	json_decref(out);
+	*err = "analyzer_parameter does not decode as its analyzer's parameters";
+	return NULL;
+}
+
+/* field_json: a FieldSchema as ots's JSON; NULL with *err set when it cannot be said */
+static json_t *
+field_json(const Otsp__FieldSchema *f, const char **err)
+{
+	json_t	   *out = json_object();
+
+	if (f->has_is_virtual_field && f->is_virtual_field)
+	{
+		*err = "virtual fields are not supported";
+		goto bad;
+	}
+	if (f->field_name != NULL)
+		json_object_set_new(out, "field_name", json_string(f->field_name));
+	if (f->has_field_type && f->field_type > 0 && (size_t) f->field_type < N_FIELD_TYPES)
+		json_object_set_new(out, "field_type", json_string(field_type_names[f->field_type]));
+	if (f->has_index)
+		json_object_set_new(out, "index", json_boolean(f->index));
+	if (f->has_doc_values)
+		json_object_set_new(out, "enable_sort_and_agg", json_boolean(f->doc_values));
+	if (f->has_store)
+		json_object_set_new(out, "store", json_boolean(f->store));
+	if (f->has_is_array)
+		json_object_set_new(out, "is_array", json_boolean(f->is_array));
+	if (f->has_enable_highlighting)
+		json_object_set_new(out, "enable_highlighting", json_boolean(f->enable_highlighting));
+	if (f->analyzer != NULL)
+		json_object_set_new(out, "analyzer", json_string(f->analyzer));
+	if (f->has_analyzer_parameter)
+	{
+		json_t	   *p = analyzer_json(f->analyzer, &f->analyzer_parameter, err);
+
+		if (p == NULL)
+			goto bad;
+		json_object_set_new(out, "analyzer_parameter", p);
+	}
+	if (f->n_date_formats > 0)
+	{
+		json_t	   *formats = json_array();
+
+		for (size_t i = 0; i < f->n_date_formats; i++)
+			json_array_append_new(formats, json_string(f->date_formats[i]));
+		json_object_set_new(out, "date_formats", formats);
+	}
+	if (f->n_field_schemas > 0)
+	{
+		json_t	   *subs = json_array();
+
+		json_object_set_new(out, "field_schemas", subs);
+		for (size_t i = 0; i < f->n_field_schemas; i++)
+		{
+			json_t	   *sub = field_json(f->field_schemas[i], err);
+
+			if (sub == NULL)
+				goto bad;
+			json_array_append_new(subs, sub);
+		}
+	}
+	return out;
+bad:
+	json_decref(out);
+	return NULL;
+}
+
+static const char *
+order_name(Otsp__SortOrder order)
+{
+	return order == OTSP__SORT_ORDER__SORT_ORDER_DESC ? "DESC" : "ASC";
+}
+
+/* schema_json: an IndexSchema as ots's JSON schema; NULL with *err set when it cannot be said */
+static json_t *
+schema_json(const Otsp__IndexSchema *s, const char **err)
+{
+	json_t	   *out = json_object();
+	json_t	   *fields = json_array();
+
+	json_object_set_new(out, "field_schemas", fields);
+	for (size_t i = 0; i < s->n_field_schemas; i++)
+	{
+		json_t	   *f = field_json(s->field_schemas[i], err);
+
+		if (f == NULL)
+			goto bad;
+		json_array_append_new(fields, f);
+	}
+	if (s->index_setting != NULL)
+	{
+		json_t	   *setting = json_object();
+		json_t	   *routing = json_array();
+
+		if (s->index_setting->has_number_of_shards)
+			json_object_set_new(setting, "number_of_shards", json_integer(s->index_setting->number_of_shards));
+		for (size_t i = 0; i < s->index_setting->n_routing_fields; i++)
+			json_array_append_new(routing, json_string(s->index_setting->routing_fields[i]));
+		json_object_set_new(setting, "routing_fields", routing);
+		json_object_set_new(out, "index_setting", setting);
+	}
+	if (s->index_sort != NULL)
+	{
+		json_t	   *sorters = json_array();
+
+		json_object_set_new(out, "index_sort", sorters);
+		for (size_t i = 0; i < s->index_sort->n_sorter; i++)
+		{
+			const Otsp__Sorter *in = s->index_sort->sorter[i];
+			json_t	   *sorter = json_object();
+			json_t	   *body = json_object();
+
+			if (in->field_sort != NULL)
+			{
+				if (in->field_sort->field_name != NULL)
+					json_object_set_new(body, "field_name", json_string(in->field_sort->field_name));
+				json_object_set_new(body, "order", json_string(order_name(in->field_sort->order)));
+				if (in->field_sort->has_mode)
+					json_object_set_new(body, "mode", json_string(in->field_sort->mode == OTSP__SORT_MODE__SORT_MODE_MAX ? "MAX" :
+																 in->field_sort->mode == OTSP__SORT_MODE__SORT_MODE_AVG ? "AVG" : "MIN"));
+				json_object_set_new(sorter, "field_sort", body);
+			}
+			else if (in->pk_sort != NULL)
+			{
+				json_object_set_new(body, "order", json_string(order_name(in->pk_sort->order)));
+				json_object_set_new(sorter, "primary_key_sort", body);
+			}
+			else
+				json_decref(body);
+			json_array_append_new(sorters, sorter);
+		}
+	}
+	return out;
+bad:
+	json_decref(out);
+	return NULL;
+}
+
+void
+action_create_search_index(Call *call)
+{
+	Otsp__CreateSearchIndexRequest *req = UNPACK(create_search_index_request, call);
+	Otsp__CreateSearchIndexResponse resp = OTSP__CREATE_SEARCH_INDEX_RESPONSE__INIT;
+	const char *err = NULL;
+	json_t	   *schema = NULL;
+	SqlCall		q;
+	PGresult   *res;
+
+	if (req == NULL)
+	{
+		reply_malformed(call);
+		return;
+	}
+	if (!table_name_valid(call, req->table_name))
+		goto done;
+	if (req->source_index_name != NULL)
+	{
+		call_error(call, 400, "OTSParameterInvalid", "source_index_name is not supported: ots copies no search index.");
+		goto done;
+	}
+	if (req->schema == NULL)
+	{
+		call_parameter_invalid(call, "Missing schema of the search index.");
+		goto done;
+	}
+	if ((schema = schema_json(req->schema, &err)) == NULL)
+	{
+		call_parameter_invalid(call, "Invalid schema of the search index: %s.", err);
+		goto done;
+	}
+	sql_begin(&q, "SELECT ots.create_search_index(");
+	sql_arg(&q, req->table_name, "text");
+	sql_arg(&q, req->index_name, "text");
+	sql_arg_owned(&q, json_text(schema), "jsonb");
+	if (req->has_time_to_live)
+		sql_named_owned(&q, "time_to_live", int_text(req->time_to_live), "bigint");
+	sql_end(&q, ")");
+	res = sql_run(call, NULL, &q);
+	sql_free(&q);
+	if (res != NULL)
+	{
+		call_reply(call, &resp.base);
+		PQclear(res);
+	}
+done:
+	json_decref(schema);
+	FREE(req);
+}
+
+void
+action_delete_search_index(Call *call)
+{
+	Otsp__DeleteSearchIndexRequest *req = UNPACK(delete_search_index_request, call);
+	Otsp__DeleteSearchIndexResponse resp = OTSP__DELETE_SEARCH_INDEX_RESPONSE__INIT;
+
+	if (req == NULL)
+	{
+		reply_malformed(call);
+		return;
+	}
+	simple_call(call, "delete_search_index", req->table_name, req->index_name, NULL, &resp.base);
+	FREE(req);
+}
+
+void
+action_update_search_index(Call *call)
+{
+	Otsp__UpdateSearchIndexRequest *req = UNPACK(update_search_index_request, call);
+	Otsp__UpdateSearchIndexResponse resp = OTSP__UPDATE_SEARCH_INDEX_RESPONSE__INIT;
+	char	   *ttl;
+
+	if (req == NULL)
+	{
+		reply_malformed(call);
+		return;
+	}
+	if (!req->has_time_to_live)
+	{
+		/* ots changes a search index's TTL only (Tablestore's switch and query weights are not ots's) */
+		call_parameter_invalid(call, "Missing time_to_live: UpdateSearchIndex changes a search index's time_to_live.");
+		FREE(req);
+		return;
+	}
+	ttl = int_text(req->time_to_live);
+	simple_call(call, "update_search_index", req->table_name, req->index_name, ttl, &resp.base);
+	free(ttl);
+	FREE(req);
+}
+
+/* ---------------------------------------------------------------- response: JSON to protobuf */
+
+/* what a described schema's messages are built in, freed with the reply */
+typedef struct Kept
+{
+	void	  **ptrs;
+	size_t		n;
+	size_t		cap;
+} Kept;
+
+static void *
+kept_alloc(Kept *k, size_t size)
+{
+	void	   *p = calloc(1, size > 0 ? size : 1);
+
+	if (k->n == k->cap)
+	{
+		k->cap = k->cap ? k->cap * 2 : 64;
+		k->ptrs = realloc(k->ptrs, k->cap * sizeof(void *));
+	}
+	k->ptrs[k->n++] = p;
+	return p;
+}
+
+static void
+kept_free(Kept *k)
+{
+	for (size_t i = 0; i < k->n; i++)
+		free(k->ptrs[i]);
+	free(k->ptrs);
+}
+
+static char *
+kept_string(Kept *k, json_t *s)
+{
+	const char *v = json_string_value(s);
+	char	   *out;
+
+	if (v == NULL)
+		return NULL;
+	out = kept_alloc(k, strlen(v) + 1);
+	memcpy(out, v, strlen(v) + 1);
+	return out;
+}
+
+/* kept_pack: message packed into memory of k */
+static ProtobufCBinaryData
+kept_pack(Kept *k, const ProtobufCMessage *m)
+{
+	ProtobufCBinaryData out;
+
+	out.len = protobuf_c_message_get_packed_size(m);
+	out.data = kept_alloc(k, out.len);
+	protobuf_c_message_pack(m, out.data);
+	return out;
+}
+
+static void
+field_from(Kept *k, json_t *in, Otsp__FieldSchema *f)
+{
+	const char *type = json_string_value(json_object_get(in, "field_type"));
+	const char *analyzer = json_string_value(json_object_get(in, "analyzer"));
+	json_t	   *param = json_object_get(in, "analyzer_parameter");
+	json_t	   *formats = json_object_get(in, "date_formats");
+	json_t	   *subs = json_object_get(in, "field_schemas");
+
+	otsp__field_schema__init(f);
+	f->field_name = kept_string(k, json_object_get(in, "field_name"));
+	for (size_t t = 1; type != NULL && t < N_FIELD_TYPES; t++)
+		if (strcmp(type, field_type_names[t]) == 0)
+			f->has_field_type = true, f->field_type = (Otsp__FieldType) t;
+#define BOOL_MEMBER(name, member) \
+	if (json_is_boolean(json_object_get(in, name))) \
+		f->has_##member = true, f->member = json_is_true(json_object_get(in, name))
+	BOOL_MEMBER("index", index);
+	BOOL_MEMBER("enable_sort_and_agg", doc_values);
+	BOOL_MEMBER("store", store);
+	BOOL_MEMBER("is_array", is_array);
+	BOOL_MEMBER("enable_highlighting", enable_highlighting);
+#undef BOOL_MEMBER
+	f->analyzer = kept_string(k, json_object_get(in, "analyzer"));
+	if (analyzer != NULL && json_is_object(param))
+	{
+		if (strcmp(analyzer, "single_word") == 0)
+		{
+			Otsp__SingleWordAnalyzerParameter m = OTSP__SINGLE_WORD_ANALYZER_PARAMETER__INIT;
+
+			m.has_case_sensitive = json_is_boolean(json_object_get(param, "case_sensitive"));
+			m.case_sensitive = json_is_true(json_object_get(param, "case_sensitive"));
+			m.has_delimit_word = json_is_boolean(json_object_get(param, "delimit_word"));
+			m.delimit_word = json_is_true(json_object_get(param, "delimit_word"));
+			f->analyzer_parameter = kept_pack(k, &m.base), f->has_analyzer_parameter = true;
+		}
+		else if (strcmp(analyzer, "split") == 0)
+		{
+			Otsp__SplitAnalyzerParameter m = OTSP__SPLIT_ANALYZER_PARAMETER__INIT;
+
+			m.delimiter = kept_string(k, json_object_get(param, "delimiter"));
+			f->analyzer_parameter = kept_pack(k, &m.base), f->has_analyzer_parameter = true;
+		}
+		else if (strcmp(analyzer, "fuzzy") == 0)
+		{
+			Otsp__FuzzyAnalyzerParameter m = OTSP__FUZZY_ANALYZER_PARAMETER__INIT;
+
+			m.has_min_chars = json_is_integer(json_object_get(param, "min_chars"));
+			m.min_chars = (int32_t) json_integer_value(json_object_get(param, "min_chars"));
+			m.has_max_chars = json_is_integer(json_object_get(param, "max_chars"));
+			m.max_chars = (int32_t) json_integer_value(json_object_get(param, "max_chars"));
+			f->analyzer_parameter = kept_pack(k, &m.base), f->has_analyzer_parameter = true;
+		}
+	}
+	f->n_date_formats = json_array_size(formats);
+	f->date_formats = kept_alloc(k, f->n_date_formats * sizeof(char *));
+	for (size_t i = 0; i < f->n_date_formats; i++)
+		f->date_formats[i] = kept_string(k, json_array_get(formats, i));
+	f->n_field_schemas = json_array_size(subs);
+	f->field_schemas = kept_alloc(k, f->n_field_schemas * sizeof(Otsp__FieldSchema *));
+	for (size_t i = 0; i < f->n_field_schemas; i++)
+	{
+		f->field_schemas[i] = kept_alloc(k, sizeof(Otsp__FieldSchema));
+		field_from(k, json_array_get(subs, i), f->field_schemas[i]);
+	}
+}
+
+static Otsp__SortOrder
+order_from(json_t *sorter)
+{
+	const char *order = json_string_value(json_object_get(sorter, "order"));
+
+	return order != NULL && strcmp(order, "DESC") == 0 ? OTSP__SORT_ORDER__SORT_ORDER_DESC : OTSP__SORT_ORDER__SORT_ORDER_ASC;
+}
+
+/* schema_from: ots's described schema as an IndexSchema, in memory of k */
+static Otsp__IndexSchema *
+schema_from(Kept *k, json_t *in)
+{
+	Otsp__IndexSchema *s = kept_alloc(k, sizeof(Otsp__IndexSchema));
+	json_t	   *fields = json_object_get(in, "field_schemas");
+	json_t	   *setting = json_object_get(in, "index_setting");
+	json_t	   *sorters = json_object_get(in, "index_sort");
+
+	otsp__index_schema__init(s);
+	s->n_field_schemas = json_array_size(fields);
+	s->field_schemas = kept_alloc(k, s->n_field_schemas * sizeof(Otsp__FieldSchema *));
+	for (size_t i = 0; i < s->n_field_schemas; i++)
+	{
+		s->field_schemas[i] = kept_alloc(k, sizeof(Otsp__FieldSchema));
+		field_from(k, json_array_get(fields, i), s->field_schemas[i]);
+	}
+	if (json_is_object(setting))
+	{
+		json_t	   *routing = json_object_get(setting, "routing_fields");
+
+		s->index_setting = kept_alloc(k, sizeof(Otsp__IndexSetting));
+		otsp__index_setting__init(s->index_setting);
+		s->index_setting->has_number_of_shards = json_is_integer(json_object_get(setting, "number_of_shards"));
+		s->index_setting->number_of_shards = (int32_t) json_integer_value(json_object_get(setting, "number_of_shards"));
+		s->index_setting->n_routing_fields = json_array_size(routing);
+		s->index_setting->routing_fields = kept_alloc(k, s->index_setting->n_routing_fields * sizeof(char *));
+		for (size_t i = 0; i < s->index_setting->n_routing_fields; i++)
+			s->index_setting->routing_fields[i] = kept_string(k, json_array_get(routing, i));
+	}
+	if (json_is_array(sorters))
+	{
+		s->index_sort = kept_alloc(k, sizeof(Otsp__Sort));
+		otsp__sort__init(s->index_sort);
+		s->index_sort->n_sorter = json_array_size(sorters);
+		s->index_sort->sorter = kept_alloc(k, s->index_sort->n_sorter * sizeof(Otsp__Sorter *));
+		for (size_t i = 0; i < s->index_sort->n_sorter; i++)
+		{
+			json_t	   *sorter = json_array_get(sorters, i);
+			json_t	   *field = json_object_get(sorter, "field_sort");
+			json_t	   *key = json_object_get(sorter, "primary_key_sort");
+			Otsp__Sorter *out = kept_alloc(k, sizeof(Otsp__Sorter));
+
+			otsp__sorter__init(out);
+			if (json_is_object(field))
+			{
+				const char *mode = json_string_value(json_object_get(field, "mode"));
+
+				out->field_sort = kept_alloc(k, sizeof(Otsp__FieldSort));
+				otsp__field_sort__init(out->field_sort);
+				out->field_sort->field_name = kept_string(k, json_object_get(field, "field_name"));
+				out->field_sort->has_order = true;
+				out->field_sort->order = order_from(field);
+				if (mode != NULL)
+				{
+					out->field_sort->has_mode = true;
+					out->field_sort->mode = strcmp(mode, "MAX") == 0 ? OTSP__SORT_MODE__SORT_MODE_MAX :
+						strcmp(mode, "AVG") == 0 ? OTSP__SORT_MODE__SORT_MODE_AVG : OTSP__SORT_MODE__SORT_MODE_MIN;
+				}
+			}
+			else if (json_is_object(key))
+			{
+				out->pk_sort = kept_alloc(k, sizeof(Otsp__PrimaryKeySort));
+				otsp__primary_key_sort__init(out->pk_sort);
+				out->pk_sort->has_order = true;
+				out->pk_sort->order = order_from(key);
+			}
+			s->index_sort->sorter[i] = out;
+		}
+	}
+	return s;
+}
+
+void
+action_describe_search_index(Call *call)
+{
+	Otsp__DescribeSearchIndexRequest *req = UNPACK(describe_search_index_request, call);
+	Otsp__DescribeSearchIndexResponse resp = OTSP__DESCRIBE_SEARCH_INDEX_RESPONSE__INIT;
+	Otsp__SyncStat sync = OTSP__SYNC_STAT__INIT;
+	Otsp__MeteringInfo metering = OTSP__METERING_INFO__INIT;
+	Otsp__IndexStatus status = OTSP__INDEX_STATUS__INIT;
+	Kept		k = {0};
+	SqlCall		q;
+	PGresult   *res = NULL;
+	json_t	   *d = NULL;
+
+	if (req == NULL)
+	{
+		reply_malformed(call);
+		return;
+	}
+	if (!table_name_valid(call, req->table_name))
+		goto done;
+	if (req->index_name == NULL)
+	{
+		call_parameter_invalid(call, "Missing index_name.");
+		goto done;
+	}
+	sql_begin(&q, "SELECT ots.describe_search_index(");
+	sql_arg(&q, req->table_name, "text");
+	sql_arg(&q, req->index_name, "text");
+	sql_end(&q, ")::text");
+	res = sql_run(call, NULL, &q);
+	sql_free(&q);
+	if (res == NULL)
+		goto done;
+	if (PQntuples(res) != 1 || PQgetisnull(res, 0, 0) || (d = json_parse(PQgetvalue(res, 0, 0))) == NULL)
+	{
+		call_error(call, 500, "OTSInternalServerError", "ots returned no description.");
+		goto done;
+	}
+	resp.schema = schema_from(&k, json_object_get(d, "schema"));
+	sync.has_sync_phase = true;
+	sync.sync_phase = strcmp(json_string_value(json_object_get(json_object_get(d, "sync_stat"), "sync_phase")) ?: "", "FULL") == 0 ?
+		OTSP__SYNC_PHASE__FULL : OTSP__SYNC_PHASE__INCR;
+	sync.has_current_sync_timestamp = true;
+	sync.current_sync_timestamp = json_integer_value(json_object_get(json_object_get(d, "sync_stat"), "current_sync_timestamp"));
+	resp.sync_stat = &sync;
+	metering.has_storage_size = metering.has_row_count = metering.has_timestamp = true;
+	metering.storage_size = json_integer_value(json_object_get(json_object_get(d, "metering_info"), "storage_size"));
+	metering.row_count = json_integer_value(json_object_get(json_object_get(d, "metering_info"), "row_count"));
+	metering.timestamp = sync.current_sync_timestamp / 1000000;
+	resp.metering_info = &metering;
+	resp.has_create_time = true;
+	resp.create_time = json_integer_value(json_object_get(d, "create_time"));
+	resp.has_time_to_live = true;
+	resp.time_to_live = (int32_t) json_integer_value(json_object_get(d, "time_to_live"));
+	status.has_status = true;
+	status.status = OTSP__INDEX_STATUS_ENUM__RUNNING;
+	status.status_description = (char *) "";
+	resp.index_status = &status;
+	call_reply(call, &resp.base);
+done:
+	json_decref(d);
+	kept_free(&k);
+	if (res != NULL)
+		PQclear(res);
+	FREE(req);
+}
