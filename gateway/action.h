@@ -42,6 +42,7 @@ extern void action_create_search_index(Call *call);
 extern void action_describe_search_index(Call *call);
 extern void action_update_search_index(Call *call);
 extern void action_delete_search_index(Call *call);
+extern void action_search(Call *call);
 extern void action_add_defined_column(Call *call);
 extern void action_delete_defined_column(Call *call);
 extern void action_describe_table(Call *call);

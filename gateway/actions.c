@@ -23,6 +23,7 @@ static const Action otsd_actions[] = {
 	{"DescribeSearchIndex", action_describe_search_index},
 	{"UpdateSearchIndex", action_update_search_index},
 	{"DeleteSearchIndex", action_delete_search_index},
+	{"Search", action_search},
 	{"PutRow", action_put_row},
 	{"UpdateRow", action_update_row},
 	{"DeleteRow", action_delete_row},

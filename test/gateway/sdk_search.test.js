@@ -1,0 +1,133 @@
+'use strict';
+// Search through the official Node SDK: the SearchQuery's queries, sorts,
+// paging by token, total count and columns, each answer checked against
+// the rows written (what samples/search and searchPaginateByToken do).
+const assert = require('assert');
+const {
+    TableStore, Long, call, expectError, tableName, createTable, dropTable, pk,
+} = require('./lib');
+
+const Q = TableStore.QueryType;
+
+describe('search', function () {
+    const t = tableName('gw_search');
+    // 12 rows: city cycles hz, sh, bj; n = i; tags of i % 2; name words; pos near Hangzhou
+    const rows = Array.from({ length: 12 }, (_, i) => ({
+        id: `r${String(i).padStart(2, '0')}`,
+        city: ['hz', 'sh', 'bj'][i % 3],
+        n: i,
+        price: i * 1.5,
+        name: ['tea house', 'noodle bar', 'tea and noodle'][i % 3],
+        pos: `30.${i},120.${i}`,
+    }));
+    const idOf = (r) => Object.fromEntries(pk(r)).id;
+    const ids = (result) => result.rows.map(idOf);
+    const search = (searchQuery, columnToGet) => call('search', {
+        tableName: t, indexName: 'ix', searchQuery,
+        columnToGet: columnToGet || { returnType: TableStore.ColumnReturnType.RETURN_NONE },
+    });
+
+    before(async function () {
+        await createTable(t, [{ name: 'id', type: 'STRING' }]);
+        await call('createSearchIndex', {
+            tableName: t, indexName: 'ix',
+            schema: {
+                fieldSchemas: [
+                    { fieldName: 'city', fieldType: TableStore.FieldType.KEYWORD, index: true, enableSortAndAgg: true },
+                    { fieldName: 'n', fieldType: TableStore.FieldType.LONG, index: true, enableSortAndAgg: true },
+                    { fieldName: 'price', fieldType: TableStore.FieldType.DOUBLE, index: true, enableSortAndAgg: true },
+                    { fieldName: 'name', fieldType: TableStore.FieldType.TEXT, index: true },
+                    { fieldName: 'pos', fieldType: TableStore.FieldType.GEO_POINT, index: true },
+                ],
+            },
+        });
+        for (const r of rows) {
+            await call('putRow', {
+                tableName: t, condition: new TableStore.Condition(TableStore.RowExistenceExpectation.IGNORE, null),
+                primaryKey: [{ id: r.id }],
+                attributeColumns: [{ city: r.city }, { n: Long.fromNumber(r.n) }, { price: r.price }, { name: r.name }, { pos: r.pos }],
+            });
+        }
+    });
+    after(async function () {
+        try {
+            await call('deleteSearchIndex', { tableName: t, indexName: 'ix' });
+        } catch (err) {
+            // gone with a failed before
+        }
+        await dropTable(t);
+    });
+
+    it('each query type finds the rows it should, with the total count', async function () {
+        const cases = [
+            [{ queryType: Q.MATCH_ALL_QUERY }, rows.map((r) => r.id)],
+            [{ queryType: Q.TERM_QUERY, query: { fieldName: 'city', term: 'sh' } }, rows.filter((r) => r.city === 'sh').map((r) => r.id)],
+            [{ queryType: Q.TERMS_QUERY, query: { fieldName: 'city', terms: ['hz', 'bj'] } }, rows.filter((r) => r.city !== 'sh').map((r) => r.id)],
+            [{ queryType: Q.RANGE_QUERY, query: { fieldName: 'n', rangeFrom: Long.fromNumber(3), rangeTo: Long.fromNumber(6), includeLower: true, includeUpper: false } },
+                ['r03', 'r04', 'r05']],
+            [{ queryType: Q.RANGE_QUERY, query: { fieldName: 'price', rangeFrom: 15.0, includeLower: false } }, ['r11']],
+            [{ queryType: Q.PREFIX_QUERY, query: { fieldName: 'city', prefix: 'h' } }, rows.filter((r) => r.city === 'hz').map((r) => r.id)],
+            [{ queryType: Q.WILDCARD_QUERY, query: { fieldName: 'city', value: '?j' } }, rows.filter((r) => r.city === 'bj').map((r) => r.id)],
+            [{ queryType: Q.MATCH_QUERY, query: { fieldName: 'name', text: 'tea noodle', operator: TableStore.QueryOperator.AND } },
+                rows.filter((r) => r.name === 'tea and noodle').map((r) => r.id)],
+            [{ queryType: Q.MATCH_PHRASE_QUERY, query: { fieldName: 'name', text: 'noodle bar' } }, rows.filter((r) => r.name === 'noodle bar').map((r) => r.id)],
+            [{ queryType: Q.EXISTS_QUERY, query: { fieldName: 'pos' } }, rows.map((r) => r.id)],
+            [{
+                queryType: Q.BOOL_QUERY,
+                query: {
+                    mustQueries: [{ queryType: Q.TERM_QUERY, query: { fieldName: 'city', term: 'hz' } }],
+                    mustNotQueries: [{ queryType: Q.TERM_QUERY, query: { fieldName: 'n', term: Long.fromNumber(0) } }],
+                },
+            }, ['r03', 'r06', 'r09']],
+            [{ queryType: Q.CONST_SCORE_QUERY, query: { filter: { queryType: Q.TERM_QUERY, query: { fieldName: 'city', term: 'bj' } } } },
+                rows.filter((r) => r.city === 'bj').map((r) => r.id)],
+            // r01 and r10 stand at the same point (30.1 and 30.10)
+            [{ queryType: Q.GEO_DISTANCE_QUERY, query: { fieldName: 'pos', centerPoint: '30.1,120.1', distance: 1000 } }, ['r01', 'r10']],
+        ];
+        for (const [query, expected] of cases) {
+            const result = await search({ offset: 0, limit: 100, query, getTotalCount: true });
+            assert.deepStrictEqual(ids(result), expected, JSON.stringify(query));
+            assert.strictEqual(Number(result.totalCounts), expected.length, JSON.stringify(query));
+        }
+    });
+
+    it('a sort, pages by token with no row twice or missed, and the columns asked for', async function () {
+        const seen = [];
+        let token = null;
+        for (let page = 0; page < 10; page++) {
+            const q = token ? { limit: 5, query: { queryType: Q.MATCH_ALL_QUERY }, token }
+                : {
+                    limit: 5,
+                    query: { queryType: Q.MATCH_ALL_QUERY },
+                    sort: { sorters: [{ fieldSort: { fieldName: 'price', order: TableStore.SortOrder.SORT_ORDER_DESC } }] },
+                };
+            const result = await search(q, { returnType: TableStore.ColumnReturnType.RETURN_SPECIFIED, returnNames: ['city', 'n'] });
+            for (const r of result.rows) {
+                const attrs = Object.fromEntries(r.attributes.map((a) => [a.columnName, a.columnValue]));
+                const want = rows.find((x) => x.id === idOf(r));
+                assert.strictEqual(attrs.city, want.city);
+                assert.strictEqual(Number(attrs.n), want.n);
+                assert.strictEqual(attrs.name, undefined);
+                seen.push(idOf(r));
+            }
+            token = result.nextToken && result.nextToken.length > 0 ? result.nextToken : null;
+            if (!token) {
+                break;
+            }
+        }
+        assert.deepStrictEqual(seen, rows.slice().reverse().map((r) => r.id));
+    });
+
+    it('refusals: a missing index 404, a field that is no field 400, aggregations not served yet', async function () {
+        await expectError(call('search', {
+            tableName: t, indexName: 'nosuch', searchQuery: { query: { queryType: Q.MATCH_ALL_QUERY } },
+            columnToGet: { returnType: TableStore.ColumnReturnType.RETURN_NONE },
+        }), 404, 'OTSObjectNotExist');
+        await expectError(search({ query: { queryType: Q.TERM_QUERY, query: { fieldName: 'nope', term: 'x' } } }), 400, 'OTSParameterInvalid',
+            'not a field');
+        await expectError(search({
+            query: { queryType: Q.MATCH_ALL_QUERY },
+            aggs: { aggs: [{ name: 'a', type: TableStore.AggregationType.AGG_COUNT, body: { fieldName: 'n' } }] },
+        }), 400, 'OTSParameterInvalid', 'not served by otsd yet');
+    });
+});
