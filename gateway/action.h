@@ -43,6 +43,8 @@ extern void action_describe_search_index(Call *call);
 extern void action_update_search_index(Call *call);
 extern void action_delete_search_index(Call *call);
 extern void action_search(Call *call);
+extern void action_compute_splits(Call *call);
+extern void action_parallel_scan(Call *call);
 extern void action_add_defined_column(Call *call);
 extern void action_delete_defined_column(Call *call);
 extern void action_describe_table(Call *call);

@@ -957,6 +957,88 @@ columns_json(const Otsp__ColumnsToGet *c)
 }
 
 /*
+ * search_run: one call of ots.search(table, index, query, columns): its
+ * result and the table's key columns in order; false after replying
+ */
+static bool
+search_run(Call *call, const char *table, const char *index, json_t *query, json_t *columns,
+		   json_t **result, json_t **pk_order)
+{
+	SqlCall		q;
+	PGresult   *res;
+	bool		ok;
+
+	sql_begin(&q, "SELECT ots.search(");
+	sql_arg(&q, table, "text");
+	sql_arg(&q, index, "text");
+	sql_arg_owned(&q, json_text(query), "jsonb");
+	sql_arg_owned(&q, json_text(columns), "jsonb");
+	sql_end(&q, ")::text, (SELECT pg_catalog.jsonb_agg(p OPERATOR(pg_catalog.->) 'name')"
+			" FROM pg_catalog.jsonb_array_elements(ots.describe_table($1) OPERATOR(pg_catalog.->) 'primary_key') p)::text");
+	res = sql_run(call, NULL, &q);
+	sql_free(&q);
+	if (res == NULL)
+		return false;
+	ok = PQntuples(res) == 1 && (*result = json_parse(PQgetvalue(res, 0, 0))) != NULL &&
+		(*pk_order = json_parse(PQgetvalue(res, 0, 1))) != NULL;
+	PQclear(res);
+	if (!ok)
+		call_error(call, 500, "OTSInternalServerError", "ots returned no search result.");
+	return ok;
+}
+
+/* a page's rows as PlainBuffer, each in a Buf of its own */
+typedef struct PackedRows
+{
+	Buf		   *bufs;
+	size_t		n;
+	size_t		cap;
+} PackedRows;
+
+static void
+rows_pack(PackedRows *p, json_t *result, json_t *pk_order)
+{
+	json_t	   *rows = json_object_get(result, "rows");
+
+	for (size_t i = 0; i < json_array_size(rows); i++)
+	{
+		json_t	   *row = json_array_get(rows, i);
+
+		if (p->n == p->cap)
+		{
+			p->cap = p->cap ? p->cap * 2 : 16;
+			p->bufs = realloc(p->bufs, p->cap * sizeof(Buf));
+		}
+		memset(&p->bufs[p->n], 0, sizeof(Buf));
+		pb_begin(&p->bufs[p->n]);
+		pb_write_row(&p->bufs[p->n], json_object_get(row, "primary_key"), pk_order, json_object_get(row, "attributes"));
+		p->n++;
+	}
+}
+
+/* rows_binary: the packed rows as the response's repeated bytes (pointing into p) */
+static ProtobufCBinaryData *
+rows_binary(const PackedRows *p)
+{
+	ProtobufCBinaryData *out = calloc(p->n + 1, sizeof(ProtobufCBinaryData));
+
+	for (size_t i = 0; i < p->n; i++)
+	{
+		out[i].data = (uint8_t *) p->bufs[i].data;
+		out[i].len = p->bufs[i].len;
+	}
+	return out;
+}
+
+static void
+rows_free(PackedRows *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		buf_free(&p->bufs[i]);
+	free(p->bufs);
+}
+
+/*
  * Search: the request's SearchQuery as ots's JSON, one call of ots.search,
  * its page as PlainBuffer rows (keys in the table's order), the total
  * count and the token (ots's, as bytes).  routing_values are taken as
@@ -972,10 +1054,7 @@ action_search(Call *call)
 	json_t	   *result = NULL;
 	json_t	   *pk_order = NULL;
 	json_t	   *columns = NULL;
-	Buf		   *rows = NULL;
-	size_t		nrows = 0;
-	SqlCall		q;
-	PGresult   *res = NULL;
+	PackedRows	rows = {0};
 
 	if (req == NULL)
 	{
@@ -994,37 +1073,12 @@ action_search(Call *call)
 		call_parameter_invalid(call, "Invalid search_query: %s.", err != NULL ? err : "it is missing");
 		goto done;
 	}
-	sql_begin(&q, "SELECT ots.search(");
-	sql_arg(&q, req->table_name, "text");
-	sql_arg(&q, req->index_name, "text");
-	sql_arg_owned(&q, json_text(query), "jsonb");
 	columns = columns_json(req->columns_to_get);
-	sql_arg_owned(&q, json_text(columns), "jsonb");
-	sql_end(&q, ")::text, (SELECT pg_catalog.jsonb_agg(p OPERATOR(pg_catalog.->) 'name')"
-			" FROM pg_catalog.jsonb_array_elements(ots.describe_table($1) OPERATOR(pg_catalog.->) 'primary_key') p)::text");
-	res = sql_run(call, NULL, &q);
-	sql_free(&q);
-	if (res == NULL)
+	if (!search_run(call, req->table_name, req->index_name, query, columns, &result, &pk_order))
 		goto done;
-	if (PQntuples(res) != 1 || (result = json_parse(PQgetvalue(res, 0, 0))) == NULL ||
-		(pk_order = json_parse(PQgetvalue(res, 0, 1))) == NULL)
-	{
-		call_error(call, 500, "OTSInternalServerError", "ots returned no search result.");
-		goto done;
-	}
-	nrows = json_array_size(json_object_get(result, "rows"));
-	rows = calloc(nrows + 1, sizeof(Buf));
-	resp.rows = calloc(nrows + 1, sizeof(ProtobufCBinaryData));
-	resp.n_rows = nrows;
-	for (size_t i = 0; i < nrows; i++)
-	{
-		json_t	   *row = json_array_get(json_object_get(result, "rows"), i);
-
-		pb_begin(&rows[i]);
-		pb_write_row(&rows[i], json_object_get(row, "primary_key"), pk_order, json_object_get(row, "attributes"));
-		resp.rows[i].data = (uint8_t *) rows[i].data;
-		resp.rows[i].len = rows[i].len;
-	}
+	rows_pack(&rows, result, pk_order);
+	resp.rows = rows_binary(&rows);
+	resp.n_rows = rows.n;
 	resp.has_total_hits = true;
 	resp.total_hits = json_integer_value(json_object_get(result, "total_count"));
 	resp.has_is_all_succeeded = true;
@@ -1037,15 +1091,189 @@ action_search(Call *call)
 	}
 	call_reply(call, &resp.base);
 done:
-	for (size_t i = 0; rows != NULL && i < nrows; i++)
-		buf_free(&rows[i]);
-	free(rows);
+	rows_free(&rows);
 	free(resp.rows);
 	json_decref(query);
 	json_decref(columns);
 	json_decref(result);
 	json_decref(pk_order);
-	if (res != NULL)
-		PQclear(res);
+	FREE(req);
+}
+
+/* ---------------------------------------------------------------- ComputeSplits and ParallelScan */
+
+#define SCAN_MAX_LIMIT 2000		/* rows of a ParallelScan page, Tablestore's bound */
+#define SEARCH_PAGE 100			/* rows of an ots.search page */
+
+/*
+ * scan_session: the session id of a scan of index (one split: ots's index
+ * is one shard), which names the index as made (its create_time), so that
+ * a session outlives no index; NULL after replying
+ */
+static char *
+scan_session(Call *call, const char *table, const char *index)
+{
+	SqlCall		q;
+	PGresult   *res;
+	char	   *session = NULL;
+
+	if (!table_name_valid(call, table))
+		return NULL;
+	if (index == NULL)
+	{
+		call_parameter_invalid(call, "Missing index_name.");
+		return NULL;
+	}
+	sql_begin(&q, "SELECT 'ots-scan:' OPERATOR(pg_catalog.||) (ots.describe_search_index(");
+	sql_arg(&q, table, "text");
+	sql_arg(&q, index, "text");
+	sql_end(&q, ") OPERATOR(pg_catalog.->>) 'create_time')");
+	res = sql_run(call, NULL, &q);
+	sql_free(&q);
+	if (res == NULL)
+		return NULL;
+	if (PQntuples(res) == 1 && !PQgetisnull(res, 0, 0))
+		session = strdup(PQgetvalue(res, 0, 0));
+	else
+		call_error(call, 500, "OTSInternalServerError", "ots returned no description.");
+	PQclear(res);
+	return session;
+}
+
+void
+action_compute_splits(Call *call)
+{
+	Otsp__ComputeSplitsRequest *req = UNPACK(compute_splits_request, call);
+	Otsp__ComputeSplitsResponse resp = OTSP__COMPUTE_SPLITS_RESPONSE__INIT;
+	char	   *session;
+
+	if (req == NULL)
+	{
+		reply_malformed(call);
+		return;
+	}
+	session = scan_session(call, req->table_name,
+						   req->search_index_splits_options ? req->search_index_splits_options->index_name : NULL);
+	if (session != NULL)
+	{
+		resp.has_session_id = true;
+		resp.session_id.data = (uint8_t *) session;
+		resp.session_id.len = strlen(session);
+		resp.has_splits_size = true;
+		resp.splits_size = 1;
+		call_reply(call, &resp.base);
+		free(session);
+	}
+	FREE(req);
+}
+
+/*
+ * ParallelScan: the rows the scan query matches in key order, limit of them
+ * a page (2,000 at most, by default), read as pages of ots.search that the
+ * token continues; the one split (max_parallel 1, current_parallel_id 0) of
+ * a session ComputeSplits gave for this index
+ */
+void
+action_parallel_scan(Call *call)
+{
+	Otsp__ParallelScanRequest *req = UNPACK(parallel_scan_request, call);
+	Otsp__ParallelScanResponse resp = OTSP__PARALLEL_SCAN_RESPONSE__INIT;
+	const Otsp__ScanQuery *sq;
+	const char *err = NULL;
+	json_t	   *query = NULL;
+	json_t	   *columns = NULL;
+	json_t	   *pk_order = NULL;
+	char	   *session = NULL;
+	char	   *token = NULL;
+	PackedRows	rows = {0};
+	int			limit;
+
+	if (req == NULL)
+	{
+		reply_malformed(call);
+		return;
+	}
+	sq = req->scan_query;
+	if ((session = scan_session(call, req->table_name, req->index_name)) == NULL)
+		goto done;
+	if (!req->has_session_id || req->session_id.len != strlen(session) ||
+		memcmp(req->session_id.data, session, req->session_id.len) != 0)
+	{
+		call_parameter_invalid(call, "Invalid session_id: it is not one ComputeSplits gave for this index.");
+		goto done;
+	}
+	if (sq == NULL || sq->query == NULL)
+	{
+		call_parameter_invalid(call, "Missing scan_query, or its query.");
+		goto done;
+	}
+	if ((sq->has_max_parallel && sq->max_parallel != 1) || (sq->has_current_parallel_id && sq->current_parallel_id != 0))
+	{
+		call_parameter_invalid(call, "Invalid max_parallel or current_parallel_id: ots's index is one split (max_parallel 1, current_parallel_id 0).");
+		goto done;
+	}
+	limit = sq->has_limit ? sq->limit : SCAN_MAX_LIMIT;
+	if (limit < 1 || limit > SCAN_MAX_LIMIT)
+	{
+		call_parameter_invalid(call, "Invalid limit of scan_query: 1 to %d.", SCAN_MAX_LIMIT);
+		goto done;
+	}
+	if (req->columns_to_get != NULL && req->columns_to_get->has_return_type && req->columns_to_get->return_type == 1)
+	{
+		call_parameter_invalid(call, "Invalid columns_to_get: a parallel scan returns the index's columns (RETURN_ALL_FROM_INDEX, RETURN_SPECIFIED, RETURN_NONE), not RETURN_ALL.");
+		goto done;
+	}
+	query = json_object();
+	{
+		json_t	   *q = query_json(sq->query, 0, &err);
+
+		if (q == NULL)
+		{
+			call_parameter_invalid(call, "Invalid query of scan_query: %s.", err);
+			goto done;
+		}
+		json_object_set_new(query, "query", q);
+	}
+	json_object_set_new(query, "sort", json_loads("{\"sorters\": [{\"primary_key_sort\": {\"order\": \"ASC\"}}]}", 0, NULL));
+	columns = columns_json(req->columns_to_get);
+	if (sq->has_token && sq->token.len > 0)
+		token = strndup((const char *) sq->token.data, sq->token.len);
+	for (;;)
+	{
+		json_t	   *result = NULL;
+		json_t	   *next;
+
+		json_object_set_new(query, "limit", json_integer(limit - (int) rows.n < SEARCH_PAGE ? limit - (int) rows.n : SEARCH_PAGE));
+		if (token != NULL)
+			json_object_set_new(query, "token", json_string(token));
+		json_decref(pk_order);
+		pk_order = NULL;
+		if (!search_run(call, req->table_name, req->index_name, query, columns, &result, &pk_order))
+			goto done;
+		rows_pack(&rows, result, pk_order);
+		next = json_object_get(result, "next_token");
+		free(token);
+		token = json_is_string(next) ? strdup(json_string_value(next)) : NULL;
+		json_decref(result);
+		if (token == NULL || (int) rows.n >= limit)
+			break;
+	}
+	resp.rows = rows_binary(&rows);
+	resp.n_rows = rows.n;
+	if (token != NULL)
+	{
+		resp.has_next_token = true;
+		resp.next_token.data = (uint8_t *) token;
+		resp.next_token.len = strlen(token);
+	}
+	call_reply(call, &resp.base);
+done:
+	rows_free(&rows);
+	free(resp.rows);
+	free(token);
+	free(session);
+	json_decref(query);
+	json_decref(columns);
+	json_decref(pk_order);
 	FREE(req);
 }

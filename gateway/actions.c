@@ -24,6 +24,8 @@ static const Action otsd_actions[] = {
 	{"UpdateSearchIndex", action_update_search_index},
 	{"DeleteSearchIndex", action_delete_search_index},
 	{"Search", action_search},
+	{"ComputeSplits", action_compute_splits},
+	{"ParallelScan", action_parallel_scan},
 	{"PutRow", action_put_row},
 	{"UpdateRow", action_update_row},
 	{"DeleteRow", action_delete_row},

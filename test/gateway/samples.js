@@ -179,8 +179,8 @@ const steps = [
 ];
 
 const skipped = {
-    computeSplits: 'ComputeSplits of a search index: not served by otsd yet (ComputeSplitPointsBySize is)',
-    parallelScan: 'ParallelScan of a search index: not served by otsd yet',
+    computeSplits: 'the sample asks for a table named "tableName": sdk_search.test.js calls ComputeSplits',
+    parallelScan: 'the sample awaits outside a function (a syntax error in CommonJS): sdk_search.test.js calls ParallelScan',
     updateSearchIndex: 'the sample names variables it never defines (tableName, indexName): it cannot run as it ships',
     sql: 'SQLQuery: not served by otsd (PostgreSQL itself is the SQL interface)',
     stsTokenClient: 'STS temporary credentials: otsd has static access keys only',

@@ -1,7 +1,8 @@
 'use strict';
 // Search through the official Node SDK: the SearchQuery's queries, sorts,
 // paging by token, total count and columns, each answer checked against
-// the rows written (what samples/search and searchPaginateByToken do).
+// the rows written (what samples/search and searchPaginateByToken do);
+// ComputeSplits and ParallelScan (their samples cannot run as they ship).
 const assert = require('assert');
 const {
     TableStore, Long, call, expectError, tableName, createTable, dropTable, pk,
@@ -116,6 +117,35 @@ describe('search', function () {
             }
         }
         assert.deepStrictEqual(seen, rows.slice().reverse().map((r) => r.id));
+    });
+
+    it('computeSplits and parallelScan: one split, every matching row once in key order, pages by token', async function () {
+        const splits = await call('computeSplits', { tableName: t, searchIndexSplitsOptions: { indexName: 'ix' } });
+        assert.strictEqual(splits.splitsSize, 1);
+        const scan = (scanQuery, sessionId) => call('parallelScan', {
+            tableName: t, indexName: 'ix', sessionId: sessionId || splits.sessionId,
+            columnToGet: { returnType: TableStore.ColumnReturnType.RETURN_ALL_FROM_INDEX },
+            scanQuery: Object.assign({ currentParallelId: 0, maxParallel: 1, aliveTime: 30 }, scanQuery),
+        });
+        const seen = [];
+        let token;
+        for (let page = 0; page < 10; page++) {
+            const result = await scan({ query: { queryType: Q.TERMS_QUERY, query: { fieldName: 'city', terms: ['hz', 'sh'] } }, limit: 3, token });
+            assert.ok(result.rows.length <= 3);
+            for (const r of result.rows) {
+                const attrs = Object.fromEntries(r.attributes.map((a) => [a.columnName, a.columnValue]));
+                assert.strictEqual(attrs.city, rows.find((x) => x.id === idOf(r)).city);
+                seen.push(idOf(r));
+            }
+            token = result.nextToken && result.nextToken.length > 0 ? result.nextToken : undefined;
+            if (!token) {
+                break;
+            }
+        }
+        assert.deepStrictEqual(seen, rows.filter((r) => r.city !== 'bj').map((r) => r.id));
+        await expectError(scan({ query: { queryType: Q.MATCH_ALL_QUERY } }, Buffer.from('not a session')), 400, 'OTSParameterInvalid', 'session_id');
+        await expectError(scan({ query: { queryType: Q.MATCH_ALL_QUERY }, maxParallel: 2 }), 400, 'OTSParameterInvalid', 'max_parallel');
+        await expectError(scan({ query: { queryType: Q.MATCH_ALL_QUERY }, limit: 2001 }), 400, 'OTSParameterInvalid', 'limit');
     });
 
     it('refusals: a missing index 404, a field that is no field 400, aggregations not served yet', async function () {
