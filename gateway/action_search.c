@@ -928,9 +928,13 @@ search_query_json(const ProtobufCBinaryData *bytes, const char **err)
 			goto bad;
 		json_object_set_new(out, "sort", s);
 	}
-	/* ots's token is text; it travels as the token's bytes */
+	/* ots's token is text; it travels as the token's bytes (other bytes are no token of ots's) */
 	if (sq->has_token && sq->token.len > 0)
-		json_object_set_new(out, "token", json_stringn((const char *) sq->token.data, sq->token.len));
+	{
+		json_t	   *token = json_stringn((const char *) sq->token.data, sq->token.len);
+
+		json_object_set_new(out, "token", token != NULL ? token : json_string("not a token"));
+	}
 	otsp__search_query__free_unpacked(sq, &memory_protobuf);
 	return out;
 bad:
@@ -1237,7 +1241,15 @@ action_parallel_scan(Call *call)
 	json_object_set_new(query, "sort", json_loads("{\"sorters\": [{\"primary_key_sort\": {\"order\": \"ASC\"}}]}", 0, NULL));
 	columns = columns_json(req->columns_to_get);
 	if (sq->has_token && sq->token.len > 0)
+	{
 		token = strndup((const char *) sq->token.data, sq->token.len);
+		/* bytes that are no text are no token of ots's: ots says so */
+		if (strlen(token) != sq->token.len || !utf8_valid(token))
+		{
+			free(token);
+			token = strdup("not a token");
+		}
+	}
 	for (;;)
 	{
 		json_t	   *result = NULL;

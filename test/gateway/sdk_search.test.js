@@ -155,6 +155,11 @@ describe('search', function () {
         }), 404, 'OTSObjectNotExist');
         await expectError(search({ query: { queryType: Q.TERM_QUERY, query: { fieldName: 'nope', term: 'x' } } }), 400, 'OTSParameterInvalid',
             'not a field');
+        // a token that is no text, and one that is text but not ots's: refused, never a first page again
+        await expectError(search({ query: { queryType: Q.MATCH_ALL_QUERY }, token: Buffer.from([0xff, 0xfe, 0x00]) }), 400,
+            'OTSParameterInvalid', 'Invalid token');
+        await expectError(search({ query: { queryType: Q.MATCH_ALL_QUERY }, token: Buffer.from('bm90IGEgdG9rZW4=') }), 400,
+            'OTSParameterInvalid', 'Invalid token');
         await expectError(search({
             query: { queryType: Q.MATCH_ALL_QUERY },
             aggs: { aggs: [{ name: 'a', type: TableStore.AggregationType.AGG_COUNT, body: { fieldName: 'n' } }] },
