@@ -1972,7 +1972,7 @@ COMMENT ON FUNCTION ots.search_bm25(text[], text[], double precision[], bigint, 
 CREATE FUNCTION ots.search_geo_distance(a point, b point) RETURNS double precision
 	AS 'MODULE_PATHNAME', 'ots_search_geo_distance' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION ots.search_geo_distance(point, point) IS
-	'the great-circle distance in meters between two points kept as a search index keeps them (x longitude, y latitude)';
+	'the great-circle distance in meters between two points kept as a search index keeps them (x longitude, y latitude) (internal; geo_distance queries, sorts and aggregations)';
 CREATE FUNCTION ots.search_keys(schema_name name, table_name name, index_name text, search_query jsonb)
 	RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'ots_search_keys' LANGUAGE C STABLE PARALLEL UNSAFE;

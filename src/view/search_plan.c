@@ -31,6 +31,10 @@
  *	   leak-proof operators of PostgreSQL's own families (index_plan.c),
  *	   or, for full text, @> (array containment: no error it raises tells
  *	   of the values it compares);
+ *	 - an index's own time_to_live hides rows from searches only
+ *	   (search_query.c): its entries are kept as long as their rows, so
+ *	   it does not narrow what the copy finds (were entries ever purged
+ *	   by it, an index with a TTL shorter than the table's could not serve);
  *	 - an index whose creating transaction the query's snapshot does not
  *	   see is not used (its entries are not in that snapshot), and a plan
  *	   through one that a snapshot still held may not see is transient
