@@ -237,7 +237,7 @@ clu_array_text() {
 }
 
 # clu_copy_tables SRC DST: makes every ots table of shard SRC (and its
-# defined columns, secondary indexes, grants and row-level security) on shard
+# defined columns, secondary and search indexes, grants and row-level security) on shard
 # DST (both connstrs), as the table's
 # owner, with the same definition: the repair for a shard that has none of
 # them (a new shard is not in the map until it gets a partition, so the
@@ -295,6 +295,17 @@ clu_copy_tables() {
 		    ON c.oid = format('%I.%I', i.schema_name, i.index_of || '$data')::regclass
 		 WHERE i.index_of IS NOT NULL
 		 ORDER BY i.schema_name COLLATE "C", i.table_name COLLATE "C";
+		-- search indexes (empty on the new shard: the moved rows fill them as they are written)
+		SELECT format('SET ROLE %I; SELECT ots.create_search_index(%L, %L, %L::jsonb, %s) '
+		              'WHERE NOT EXISTS (SELECT FROM ots.search_indexes WHERE schema_name = %L AND table_name = %L '
+		              'AND index_name = %L); RESET ROLE;',
+		              pg_catalog.pg_get_userbyid(c.relowner),
+		              format('%I.%I', s.schema_name, s.table_name), s.index_name, s.index_schema, s.time_to_live,
+		              s.schema_name, s.table_name, s.index_name)
+		  FROM ots.search_indexes s
+		  JOIN pg_catalog.pg_class c
+		    ON c.oid = format('%I.%I', s.schema_name, s.table_name || '$data')::regclass
+		 ORDER BY s.schema_name COLLATE "C", s.table_name COLLATE "C", s.index_name COLLATE "C";
 		-- the privileges granted on each table's view and storage
 		SELECT format('GRANT %s ON %s TO %s%s;', a.privilege_type, c.oid::regclass,
 		              CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END,

@@ -1973,22 +1973,23 @@ CREATE FUNCTION ots.search_geo_distance(a point, b point) RETURNS double precisi
 	AS 'MODULE_PATHNAME', 'ots_search_geo_distance' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION ots.search_geo_distance(point, point) IS
 	'the great-circle distance in meters between two points kept as a search index keeps them (x longitude, y latitude) (internal; geo_distance queries, sorts and aggregations)';
-CREATE FUNCTION ots.search_keys(schema_name name, table_name name, index_name text, search_query jsonb)
+CREATE FUNCTION ots.search_keys(schema_name name, table_name name, index_name text, search_query jsonb,
+								for_merge boolean DEFAULT false)
 	RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'ots_search_keys' LANGUAGE C STABLE PARALLEL UNSAFE;
-COMMENT ON FUNCTION ots.search_keys(name, name, text, jsonb) IS
-	'the keys of a page of a search, its total count and next token (internal; ots.search)';
+COMMENT ON FUNCTION ots.search_keys(name, name, text, jsonb, boolean) IS
+	'the keys of a page of a search, its total count and next token; for_merge, a shard''s part of a cluster''s search (internal; ots.search)';
 
--- ots.search_internal: a search's page, its rows read with columns_to_get
--- ({"return_type": RETURN_NONE | RETURN_SPECIFIED | RETURN_ALL |
--- RETURN_ALL_FROM_INDEX, "column_names": [...]}) as ots.get_row reads them
-CREATE FUNCTION ots.search_internal(schema_name name, table_name name, index_name text, search_query jsonb,
-									columns_to_get jsonb) RETURNS jsonb
+-- ots.search_read_rows: a search's page (of ots.search_keys) with its rows
+-- read with columns_to_get ({"return_type": RETURN_NONE | RETURN_SPECIFIED
+-- | RETURN_ALL | RETURN_ALL_FROM_INDEX, "column_names": [...]}) as
+-- ots.get_row reads them, each row's other members kept
+CREATE FUNCTION ots.search_read_rows(schema_name name, table_name name, index_name text, page jsonb,
+									 columns_to_get jsonb) RETURNS jsonb
 	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
-	page jsonb := ots.search_keys(schema_name, table_name, index_name, search_query);
 	return_type text := coalesce(columns_to_get ->> 'return_type', 'RETURN_NONE');
 	names text[];
 	rows jsonb;
@@ -2014,8 +2015,7 @@ BEGIN
 		PERFORM ots.raise('OTSParameterInvalid', format('Invalid return_type of columns_to_get: ''%s''.', return_type),
 						  'The return_type is RETURN_NONE, RETURN_SPECIFIED, RETURN_ALL or RETURN_ALL_FROM_INDEX.');
 	END IF;
-	SELECT coalesce(jsonb_agg(jsonb_build_object('primary_key', k.r -> 'primary_key',
-												 'attributes', coalesce(g.attributes, '{}')) ORDER BY k.n), '[]')
+	SELECT coalesce(jsonb_agg(k.r || jsonb_build_object('attributes', coalesce(g.attributes, '{}')) ORDER BY k.n), '[]')
 	  INTO rows
 	  FROM jsonb_array_elements(page -> 'rows') WITH ORDINALITY AS k(r, n)
 	  LEFT JOIN LATERAL ots.get_row(format('%I.%I', schema_name, table_name), k.r -> 'primary_key',
@@ -2023,7 +2023,17 @@ BEGIN
 	RETURN jsonb_set(page, '{rows}', rows);
 END
 $$;
-COMMENT ON FUNCTION ots.search_internal(name, name, text, jsonb, jsonb) IS
+COMMENT ON FUNCTION ots.search_read_rows(name, name, text, jsonb, jsonb) IS
+	'a search''s page with its rows read with columns_to_get (internal; ots.search)';
+
+CREATE FUNCTION ots.search_internal(schema_name name, table_name name, index_name text, search_query jsonb,
+									columns_to_get jsonb, for_merge boolean DEFAULT false) RETURNS jsonb
+	LANGUAGE sql STABLE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	RETURN ots.search_read_rows(schema_name, table_name, index_name,
+								ots.search_keys(schema_name, table_name, index_name, search_query, for_merge),
+								columns_to_get);
+COMMENT ON FUNCTION ots.search_internal(name, name, text, jsonb, jsonb, boolean) IS
 	'ots.search of a resolved table (internal; call ots.search)';
 
 CREATE FUNCTION ots.search(table_name text, index_name text, search_query jsonb, columns_to_get jsonb DEFAULT NULL)
@@ -2035,6 +2045,30 @@ BEGIN ATOMIC
 END;
 COMMENT ON FUNCTION ots.search(text, text, jsonb, jsonb) IS
 	'searches a search index (Tablestore''s SearchQuery as jsonb): a page of rows in order with columns_to_get, the total count when asked, and the next page''s token';
+
+-- ots.search_part and ots.search_part_rows: what a cluster's proxy
+-- (ots_proxy, proxy/sql/60_search.sql) asks each shard for: its part of a
+-- search (the first offset + limit rows, each with its place in the order,
+-- and aggregations that merge; src/search/search_exec.c), then the chosen
+-- rows' columns
+CREATE FUNCTION ots.search_part(table_name text, index_name text, search_query jsonb, columns_to_get jsonb)
+	RETURNS jsonb
+	LANGUAGE sql STABLE PARALLEL UNSAFE
+BEGIN ATOMIC
+	SELECT ots.search_internal(r.schema_name, r.table_name, index_name, search_query, columns_to_get, true)
+	  FROM ots.resolve_name(table_name, false) r;
+END;
+COMMENT ON FUNCTION ots.search_part(text, text, jsonb, jsonb) IS
+	'a shard''s part of a search through a cluster''s proxy: its first offset + limit rows, each with its place in the order, and aggregations in forms that merge (internal; ots_proxy)';
+CREATE FUNCTION ots.search_part_rows(table_name text, index_name text, page jsonb, columns_to_get jsonb)
+	RETURNS jsonb
+	LANGUAGE sql STABLE PARALLEL UNSAFE
+BEGIN ATOMIC
+	SELECT ots.search_read_rows(r.schema_name, r.table_name, index_name, page, columns_to_get)
+	  FROM ots.resolve_name(table_name, false) r;
+END;
+COMMENT ON FUNCTION ots.search_part_rows(text, text, jsonb, jsonb) IS
+	'rows of a search''s page read with columns_to_get, for a cluster''s proxy (internal; ots_proxy)';
 
 -- ots.search_rows: a search's page of rows as rows of the table's view, in
 -- order: SELECT * FROM ots.search_rows(NULL::shop, 'shop_index', '{...}')

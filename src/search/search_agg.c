@@ -16,6 +16,13 @@
  * An array field's every value counts (a row with two values in one bucket
  * counts once there); "missing" stands in for a row without the field.
  * A DATE's values are milliseconds since 1970 in results, as Tablestore's.
+ *
+ * For a cluster's merge (q->for_merge: a shard's part, search_exec.c) each
+ * result also carries what merging needs: an avg its sum and count, a sum
+ * and avg whether they add doubles, a distinct_count its distinct values,
+ * percentiles each value with its count, top_rows each row's place
+ * (search_order.c); a group_by_field every group and the histograms every
+ * bucket, min_doc_count and size applied after the merge.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -35,6 +42,7 @@
 #include "format/request_fields.h"
 #include "search/geo.h"
 #include "search/json_build.h"
+#include "search/search_order.h"
 #include "search/search_query.h"
 
 #define AGG_MAX_PER_LEVEL		5		/* aggs, and group_bys, in one list */
@@ -241,7 +249,10 @@ agg_top_rows(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState
 	JsonbValue	v;
 	JsonbContainer *sorters;
 	const char *order;
+	char	   *sort_values;
+	SearchOrder keys;
 	int			ptable;
+	uint64		n;
 
 	if (!(limit >= 1 && limit <= AGG_MAX_TOP_ROWS && limit == floor(limit)))
 		agg_refuse(psprintf("Invalid limit of top_rows agg: 1 to %d.", AGG_MAX_TOP_ROWS));
@@ -255,14 +266,26 @@ agg_top_rows(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState
 	}
 	else
 		sorters = &search_presort_jsonb(&r->q->si->schema)->root;
-	order = search_sql_order(r->q, sorters);
+	order = search_sql_order(r->q, sorters, &sort_values, &keys);
 	ptable = search_sql_param(r->q, TEXTOID, PointerGetDatum(cstring_to_text(r->table)));
-	agg_run(r, psprintf("SELECT coalesce(pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object('primary_key', x.k,"
-						" 'attributes', coalesce(g.attributes, '{}'::pg_catalog.jsonb)) ORDER BY x.n), '[]'::pg_catalog.jsonb)"
-						" FROM (SELECT %s AS k, pg_catalog.row_number() OVER (ORDER BY %s) AS n FROM %s ORDER BY %s LIMIT %d) x"
-						" LEFT JOIN LATERAL ots.get_row($%d, x.k) g ON true",
-						search_sql_key_json(r->q->t, false), order, agg_rows(r, bucket), order, (int) limit, ptable));
-	json_push_jsonb(st, "rows", agg_jsonb(0, 1));
+	n = agg_run(r, psprintf("SELECT x.k, coalesce(g.attributes, '{}'::pg_catalog.jsonb), x.kv, x.sv"
+							" FROM (SELECT %s AS k, %s AS kv, pg_catalog.jsonb_build_array(%s) AS sv,"
+							" pg_catalog.row_number() OVER (ORDER BY %s) AS n FROM %s ORDER BY %s LIMIT %d) x"
+							" LEFT JOIN LATERAL ots.get_row($%d, x.k) g ON true ORDER BY x.n",
+							search_sql_key_json(r->q->t, false), search_sql_key_json(r->q->t, true), sort_values,
+							order, agg_rows(r, bucket), order, (int) limit, ptable));
+	json_push_key(st, "rows");
+	pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
+	for (uint64 i = 0; i < n; i++)
+	{
+		pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
+		json_push_jsonb(st, "primary_key", agg_jsonb(i, 1));
+		json_push_jsonb(st, "attributes", agg_jsonb(i, 2));
+		if (r->q->for_merge)
+			json_push_string(st, "$order", search_order_key(&keys, r->q->t, agg_jsonb(i, 4), agg_jsonb(i, 3)));
+		pushJsonbValue(st, WJB_END_OBJECT, NULL);
+	}
+	pushJsonbValue(st, WJB_END_ARRAY, NULL);
 }
 
 /* agg_one computes one aggregation within bucket and pushes its result object */
@@ -300,8 +323,23 @@ agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st
 	{
 		agg_check_type(f, type, false);
 		sql = psprintf(strcmp(type, "avg") == 0 ?
-					   "SELECT pg_catalog.to_jsonb(pg_catalog.avg(x.v)::pg_catalog.float8) FROM (%s) x" :
+					   "SELECT pg_catalog.to_jsonb(pg_catalog.avg(x.v)::pg_catalog.float8),"
+					   " pg_catalog.to_jsonb(coalesce(pg_catalog.sum(x.v), 0)), pg_catalog.to_jsonb(pg_catalog.count(x.v)) FROM (%s) x" :
 					   "SELECT pg_catalog.to_jsonb(coalesce(pg_catalog.sum(x.v), 0)) FROM (%s) x", values);
+		if (r->q->for_merge)
+		{
+			/* an avg is merged from the sums and counts (columns 2 and 3), doubles added as doubles */
+			agg_run(r, sql);
+			json_push_jsonb(st, "value", agg_jsonb(0, 1));
+			if (strcmp(type, "avg") == 0)
+			{
+				json_push_jsonb(st, "sum", agg_jsonb(0, 2));
+				json_push_jsonb(st, "count", agg_jsonb(0, 3));
+			}
+			json_push_bool(st, "double", f->type == SEARCH_DOUBLE);
+			pushJsonbValue(st, WJB_END_OBJECT, NULL);
+			return;
+		}
 	}
 	else if (strcmp(type, "max") == 0 || strcmp(type, "min") == 0)
 	{
@@ -311,7 +349,20 @@ agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st
 	else if (strcmp(type, "count") == 0)
 		sql = psprintf("SELECT pg_catalog.to_jsonb(pg_catalog.count(x.v)) FROM (%s) x", values);
 	else if (strcmp(type, "distinct_count") == 0)
+	{
 		sql = psprintf("SELECT pg_catalog.to_jsonb(pg_catalog.count(DISTINCT x.v)) FROM (%s) x", values);
+		if (r->q->for_merge)
+		{
+			/* the distinct values, which the merge counts once each */
+			agg_run(r, psprintf("SELECT pg_catalog.to_jsonb(pg_catalog.count(DISTINCT x.v)),"
+								" coalesce(pg_catalog.jsonb_agg(DISTINCT pg_catalog.to_jsonb(x.v)) FILTER (WHERE x.v IS NOT NULL), '[]')"
+								" FROM (%s) x", values));
+			json_push_jsonb(st, "value", agg_jsonb(0, 1));
+			json_push_jsonb(st, "values", agg_jsonb(0, 2));
+			pushJsonbValue(st, WJB_END_OBJECT, NULL);
+			return;
+		}
+	}
 	else if (strcmp(type, "percentiles") == 0)
 	{
 		JsonbContainer *ps = agg_array(agg, "percentiles", "percentiles agg");
@@ -354,6 +405,14 @@ agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st
 					   " WITH ORDINALITY AS p(k, v, n)", pk, pf, values);
 		agg_run(r, sql);
 		json_push_jsonb(st, "items", agg_jsonb(0, 1));
+		if (r->q->for_merge)
+		{
+			/* each value with its count, which the merge finds the percentiles in */
+			agg_run(r, psprintf("SELECT coalesce(pg_catalog.jsonb_agg(pg_catalog.jsonb_build_array(pg_catalog.to_jsonb(y.v), y.n) ORDER BY y.v), '[]')"
+								" FROM (SELECT x.v, pg_catalog.count(*) AS n FROM (%s) x WHERE x.v IS NOT NULL GROUP BY 1) y",
+								values));
+			json_push_jsonb(st, "values", agg_jsonb(0, 1));
+		}
 		pushJsonbValue(st, WJB_END_OBJECT, NULL);
 		return;
 	}
@@ -491,13 +550,15 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 	order = group_order(g, "group_by_field", "2 DESC, 1 ASC");
 	/* a row counts once in a bucket: an array's values may repeat, a scalar's may not */
 	rows = f->is_array ? "pg_catalog.count(DISTINCT s.ctid)" : "pg_catalog.count(*)";
+	/* a part for a merge: every group, which another shard's may outnumber */
 	sql = psprintf("SELECT %s AS k, %s AS c, pg_catalog.to_jsonb(%s)"
 				   " FROM %s%s GROUP BY 1 HAVING %s OPERATOR(pg_catalog.>=) %ld"
-				   " ORDER BY %s LIMIT %d",
+				   " ORDER BY %s%s",
 				   key, rows, f->type == SEARCH_DATE ? psprintf("%s OPERATOR(pg_catalog./) 1000000", key) : key,
 				   agg_from(r, bucket, f->is_array ? psprintf("pg_catalog.unnest(%s) e", col) : NULL),
 				   f->is_array ? "" : psprintf(" AND %s IS NOT NULL", col),
-				   rows, (long) min_doc_count, order, (int) size);
+				   rows, r->q->for_merge ? 1L : (long) min_doc_count, order,
+				   r->q->for_merge ? "" : psprintf(" LIMIT %d", (int) size));
 	n = agg_run(r, sql);
 	keys = palloc(sizeof(Datum) * Max(n, 1));
 	shown = palloc(sizeof(Jsonb *) * Max(n, 1));
@@ -699,7 +760,7 @@ group_numbered(AggRun *r, JsonbContainer *g, const char *bucket, int depth, cons
 				   " AND e IS NOT NULL AND %s GROUP BY 1 HAVING pg_catalog.count(DISTINCT s.ctid) OPERATOR(pg_catalog.>=) %ld) y"
 				   " ORDER BY %s LIMIT %d",
 				   key, number, agg_from(r, bucket, psprintf("pg_catalog.unnest(%s) e", values)), in_range,
-				   (long) min_doc_count, order, AGG_MAX_GROUPS + 1);
+				   r->q->for_merge ? 1L : (long) min_doc_count, order, AGG_MAX_GROUPS + 1);
 	n = agg_run(r, sql);
 	if (n > AGG_MAX_GROUPS)
 		agg_refuse(psprintf("%s has more than %d buckets: a larger interval, or a field_range.", what, AGG_MAX_GROUPS));
@@ -712,6 +773,9 @@ group_numbered(AggRun *r, JsonbContainer *g, const char *bucket, int depth, cons
 		counts[i] = agg_int(i, 2);
 		keys[i] = agg_jsonb(i, 3);
 	}
+	/* the merge refuses as many buckets of the shards together */
+	if (r->q->for_merge)
+		json_push_int(st, "max_buckets", AGG_MAX_GROUPS);
 	json_push_key(st, "items");
 	pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
 	for (uint64 i = 0; i < n; i++)

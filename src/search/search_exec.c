@@ -5,6 +5,12 @@
  *	  matching rows in order, the total count when asked, the token of the
  *	  next page.  ots.search (src/sql/70_search.sql) reads the rows.
  *
+ * A cluster's proxy merges the shards' parts of a search (for_merge,
+ * proxy/sql/60_search.sql): each part is the first offset + limit rows of
+ * the shard, each with its place in the order (search_order.c), the token
+ * continuing after it and its collapse value, and the aggregations in
+ * forms that merge (search_agg.c).
+ *
  * Who may search: whoever may read the table with the row functions
  * (SELECT on its storage, no row-level security applying:
  * rowstore_check_privileges), since a search tells of every row it counts.
@@ -27,6 +33,8 @@
 #include "asrole.h"
 #include "errors.h"
 #include "meta/storage.h"
+#include "search/json_build.h"
+#include "search/search_order.h"
 #include "search/search_query.h"
 #include "store/rowstore.h"
 
@@ -62,8 +70,10 @@ exec_enter(const OtsTable *t, AsRole *saved)
 
 /*
  * ots_search_keys is ots.search_keys(schema_name, table_name, index_name,
- * search_query): {"rows": [{"primary_key": ...}, ...], "total_count": n or
- * -1, "next_token": a string or null}
+ * search_query, for_merge): {"rows": [{"primary_key": ...}, ...],
+ * "total_count": n or -1, "next_token": a string or null}; for_merge, each
+ * row also has "$order", "$token" and (collapsed) "$collapse", and the
+ * result "offset" and "limit", the page the proxy cuts from the parts
  */
 Datum
 ots_search_keys(PG_FUNCTION_ARGS)
@@ -80,6 +90,9 @@ ots_search_keys(PG_FUNCTION_ARGS)
 	int			ret;
 	int64		total = -1;
 	int			nrows;
+	int			first;
+	int			count;
+	bool		for_merge;
 	char	   *token = NULL;
 	JsonbParseState *st = NULL;
 	JsonbValue	k;
@@ -100,26 +113,31 @@ ots_search_keys(PG_FUNCTION_ARGS)
 		ots_error(OBJECT_NOT_EXIST, "Requested table does not exist.");
 	rowstore_check_privileges(t, ACL_SELECT);
 	si = exec_index(t, text_to_cstring(PG_GETARG_TEXT_PP(2)));
+	for_merge = PG_NARGS() > 4 && !PG_ARGISNULL(4) && PG_GETARG_BOOL(4);
 	search_query_compile(&q, t, si, PG_GETARG_JSONB_P(3));
+	q.for_merge = for_merge;
 	storage = q.storage;
+	/* a part for a merge: every row up to the page's end, which any shard's may be */
+	first = for_merge ? 0 : q.offset;
+	count = for_merge ? q.offset + q.limit : q.limit;
 
 	initStringInfo(&sql);
 	if (q.collapse == NULL)
-		appendStringInfo(&sql, "SELECT %s, %s, pg_catalog.jsonb_build_array(%s) FROM %s s WHERE (%s)",
+		appendStringInfo(&sql, "SELECT %s, %s, pg_catalog.jsonb_build_array(%s), NULL::pg_catalog.jsonb FROM %s s WHERE (%s)",
 						 search_sql_key_json(t, false), search_sql_key_json(t, true), q.sort_values.data, storage,
 						 q.where.data);
 	else
 	{
 		/* collapsed: the first matching row of each value of the field, in the order; the page among those */
-		appendStringInfo(&sql, "SELECT %s, %s, pg_catalog.jsonb_build_array(%s) FROM"
-						 " (SELECT s.*, pg_catalog.row_number() OVER (PARTITION BY %s ORDER BY %s) AS \"$rank\""
+		appendStringInfo(&sql, "SELECT %s, %s, pg_catalog.jsonb_build_array(%s), pg_catalog.to_jsonb(s.\"$collapse\") FROM"
+						 " (SELECT s.*, %s AS \"$collapse\", pg_catalog.row_number() OVER (PARTITION BY %s ORDER BY %s) AS \"$rank\""
 						 " FROM %s s WHERE (%s)) s WHERE s.\"$rank\" OPERATOR(pg_catalog.=) 1",
 						 search_sql_key_json(t, false), search_sql_key_json(t, true), q.sort_values.data,
-						 q.collapse, q.order.data, storage, q.where.data);
+						 q.collapse, q.collapse, q.order.data, storage, q.where.data);
 	}
 	if (q.after.len > 0)
 		appendStringInfo(&sql, " AND %s", q.after.data);
-	appendStringInfo(&sql, " ORDER BY %s OFFSET %d LIMIT %d", q.order.data, q.offset, q.limit + 1);
+	appendStringInfo(&sql, " ORDER BY %s OFFSET %d LIMIT %d", q.order.data, first, count + 1);
 
 	caller = CurrentMemoryContext;
 	if (SPI_connect() != SPI_OK_CONNECT)
@@ -142,7 +160,7 @@ ots_search_keys(PG_FUNCTION_ARGS)
 
 	/* the result in the caller's memory; SPI's tuples stay until SPI_finish */
 	MemoryContextSwitchTo(caller);
-	nrows = Min((int) SPI_processed, q.limit);
+	nrows = Min((int) SPI_processed, count);
 	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
 	k.type = jbvString;
 	k.val.string.val = "rows", k.val.string.len = 4;
@@ -158,11 +176,31 @@ ots_search_keys(PG_FUNCTION_ARGS)
 		pushJsonbValue(&st, WJB_KEY, &k);
 		v.type = jbvBinary, v.val.binary.data = &key->root, v.val.binary.len = VARSIZE(key) - VARHDRSZ;
 		pushJsonbValue(&st, WJB_VALUE, &v);
+		if (for_merge)
+		{
+			HeapTuple	row = SPI_tuptable->vals[r];
+			Jsonb	   *key_values = DatumGetJsonbP(SPI_getbinval(row, SPI_tuptable->tupdesc, 2, &isnull));
+			Jsonb	   *sort_values = DatumGetJsonbP(SPI_getbinval(row, SPI_tuptable->tupdesc, 3, &isnull));
+			Datum		collapsed = SPI_getbinval(row, SPI_tuptable->tupdesc, 4, &isnull);
+
+			json_push_string(&st, "$order", search_order_key(&q.keys, t, sort_values, key_values));
+			json_push_string(&st, "$token", search_token_make(&q, sort_values, key_values));
+			if (q.collapse != NULL)
+			{
+				/* rows without the value are a group of their own: JSON null */
+				json_push_jsonb(&st, "$collapse", isnull ? NULL : DatumGetJsonbP(collapsed));
+			}
+		}
 		pushJsonbValue(&st, WJB_END_OBJECT, NULL);
 	}
 	pushJsonbValue(&st, WJB_END_ARRAY, NULL);
+	if (for_merge)
+	{
+		json_push_int(&st, "offset", q.offset);
+		json_push_int(&st, "limit", q.limit);
+	}
 	/* a token only when more rows match: the last row's place */
-	if ((int) SPI_processed > q.limit && nrows > 0)
+	if ((int) SPI_processed > count && nrows > 0)
 	{
 		bool		isnull;
 		HeapTuple	last = SPI_tuptable->vals[nrows - 1];

@@ -1142,6 +1142,16 @@ q_order_key(SearchSql *q, const char *expr, Oid type, bool descending, JsonbValu
 					 descending ? "DESC" : "ASC");
 	appendStringInfo(&q->sort_values, "%s%s", q->nsort > 0 ? ", " : "", expr);
 	q->nsort++;
+	if (q->keys.nkeys == q->keys.cap)
+	{
+		q->keys.cap = Max(4, q->keys.cap * 2);
+		q->keys.types = q->keys.types == NULL ? palloc(sizeof(Oid) * q->keys.cap) :
+			repalloc(q->keys.types, sizeof(Oid) * q->keys.cap);
+		q->keys.desc = q->keys.desc == NULL ? palloc(sizeof(bool) * q->keys.cap) :
+			repalloc(q->keys.desc, sizeof(bool) * q->keys.cap);
+	}
+	q->keys.types[q->keys.nkeys] = type;
+	q->keys.desc[q->keys.nkeys++] = descending;
 	if (after == NULL)
 		return;
 	if (after->type == jbvNull)
@@ -1390,6 +1400,7 @@ q_sort(SearchSql *q, JsonbContainer *sorters, JsonbContainer *after_values, Json
 			q_refuse("Invalid sorter: it is a field_sort, a geo_distance_sort, a score_sort or a primary_key_sort.", NULL);
 	}
 	/* the key last: every row has one place, so a token continues exactly after its row */
+	q->keys.key_desc = key_desc;
 	{
 		StringInfoData lhs;
 		StringInfoData rhs;
@@ -1681,23 +1692,30 @@ search_sql_key_json(const OtsTable *t, bool as_array)
 }
 
 char *
-search_sql_order(SearchSql *q, JsonbContainer *sorters)
+search_sql_order(SearchSql *q, JsonbContainer *sorters, char **sort_values_out, SearchOrder *keys_out)
 {
 	StringInfoData order = q->order;
 	StringInfoData sort_values = q->sort_values;
 	StringInfoData after = q->after;
+	SearchOrder keys = q->keys;
 	int			nsort = q->nsort;
 	char	   *result;
 
 	initStringInfo(&q->order);
 	initStringInfo(&q->sort_values);
 	initStringInfo(&q->after);
+	memset(&q->keys, 0, sizeof(q->keys));
 	q->nsort = 0;
 	q_sort(q, sorters, NULL, NULL);
 	result = q->order.data;
+	if (sort_values_out != NULL)
+		*sort_values_out = q->sort_values.data;
+	if (keys_out != NULL)
+		*keys_out = q->keys;
 	q->order = order;
 	q->sort_values = sort_values;
 	q->after = after;
+	q->keys = keys;
 	q->nsort = nsort;
 	return result;
 }

@@ -14,6 +14,20 @@
 
 #include "search/search_index.h"
 
+/*
+ * the keys of a search's order, as search_order.c needs them to place a
+ * row: the sort keys' storage types (int8, float8, bool, text) and
+ * directions, then the primary key's direction (missing values last)
+ */
+typedef struct SearchOrder
+{
+	int			nkeys;			/* sort keys before the primary key's */
+	int			cap;
+	Oid		   *types;
+	bool	   *desc;
+	bool		key_desc;
+} SearchOrder;
+
 /* the query's SQL and its parameters ($1, $2, ...) */
 typedef struct SearchSql
 {
@@ -25,6 +39,8 @@ typedef struct SearchSql
 	Jsonb	   *sort;			/* the sort the token carries on */
 	int			nsort;			/* sort keys before the primary key's */
 	StringInfoData sort_values; /* the sort keys' expressions, comma-separated */
+	SearchOrder keys;			/* the sort keys' types and directions */
+	bool		for_merge;		/* a shard's part of a cluster's search (search_exec.c) */
 	int			nparams;
 	int			maxparams;
 	Oid		   *types;
@@ -67,8 +83,12 @@ extern Oid	search_sql_element_type(const SearchField *f);
 extern const char *search_sql_column(const SearchSql *q, const SearchField *f);
 extern char *search_sql_condition(SearchSql *q, JsonbContainer *query);
 
-/* search_sql_order: a sort's sorters (a jsonb array) as ORDER BY's list on the storage, the primary key last */
-extern char *search_sql_order(SearchSql *q, JsonbContainer *sorters);
+/*
+ * search_sql_order: a sort's sorters (a jsonb array) as ORDER BY's list on
+ * the storage, the primary key last; its keys' expressions (comma-separated)
+ * and types in *sort_values and *keys when they are not NULL
+ */
+extern char *search_sql_order(SearchSql *q, JsonbContainer *sorters, char **sort_values, SearchOrder *keys);
 
 /* search_sql_key_json: SQL of the primary key of storage row s as the API's jsonb (an object, or an array of the values) */
 extern char *search_sql_key_json(const OtsTable *t, bool as_array);

@@ -1,7 +1,7 @@
 -- test/cluster/move.sql: run on the proxy by test/cluster/move.sh before a
 -- shard is added: tables of every kind the partition mover must carry
 -- (several versions per column, a hash-prefixed table, a defined column with
--- a secondary index and split rows, an AUTO_INCREMENT column, a stream and
+-- a secondary index, a search index and split rows, an AUTO_INCREMENT column, a stream and
 -- split rows), written through the proxy, and the table the concurrent
 -- writer uses.
 SET client_min_messages = warning;
@@ -11,6 +11,8 @@ SELECT ots.create_table('m_ver', 'k string, n integer', max_versions => 5,
 SELECT ots.create_table('m_hash', 'k integer', hash_prefix_length => 3, partitions => 4);
 SELECT ots.create_table('m_idx', 'k binary', defined_columns => 'city string, age integer');
 SELECT ots.create_index('m_idx', 'm_idx_city', ARRAY['city'], ARRAY['age']);
+SELECT ots.create_search_index('m_idx', 'm_idx_search', '{"field_schemas": [{"field_name": "city", "field_type": "KEYWORD"},
+                                                                            {"field_name": "age", "field_type": "LONG"}]}');
 SELECT ots.create_table('m_ai', 'part string, id integer auto_increment');
 SELECT ots.create_table('m_st', 'k string', stream_enabled => true);
 SELECT ots.create_table('m_w', 'k string');
