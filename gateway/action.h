@@ -210,4 +210,19 @@ extern const char *field_text(PGresult *res, int row, int col);
 extern void row_bytes(Buf *out, const char *pk_text, const char *attributes_text,
 					  const PbRow *request);
 
+/*
+ * Kept: what a reply's messages are built in (zeroed allocations, strings,
+ * inner messages packed), freed together once the reply is sent
+ */
+typedef struct Kept
+{
+	void	  **ptrs;
+	size_t		n;
+	size_t		cap;
+} Kept;
+extern void *kept_alloc(Kept *k, size_t size);
+extern void kept_free(Kept *k);
+extern char *kept_string(Kept *k, json_t *s);
+extern ProtobufCBinaryData kept_pack(Kept *k, const ProtobufCMessage *m);
+
 #endif							/* OTSD_ACTION_H */

@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "action.h"
+#include "search_query.h"
+#include "search_result.h"
 
 /* the protocol's FieldType names, by number */
 static const char *const field_type_names[] = {NULL, "LONG", "DOUBLE", "BOOLEAN", "KEYWORD", "TEXT",
@@ -138,12 +140,6 @@ bad:
 	return NULL;
 }
 
-static const char *
-order_name(Otsp__SortOrder order)
-{
-	return order == OTSP__SORT_ORDER__SORT_ORDER_DESC ? "DESC" : "ASC";
-}
-
 /* schema_json: an IndexSchema as ots's JSON schema; NULL with *err set when it cannot be said */
 static json_t *
 schema_json(const Otsp__IndexSchema *s, const char **err)
@@ -187,7 +183,7 @@ schema_json(const Otsp__IndexSchema *s, const char **err)
 			{
 				if (in->field_sort->field_name != NULL)
 					json_object_set_new(body, "field_name", json_string(in->field_sort->field_name));
-				json_object_set_new(body, "order", json_string(order_name(in->field_sort->order)));
+				json_object_set_new(body, "order", json_string(search_sort_order_name(in->field_sort->order)));
 				if (in->field_sort->has_mode)
 					json_object_set_new(body, "mode", json_string(in->field_sort->mode == OTSP__SORT_MODE__SORT_MODE_MAX ? "MAX" :
 																 in->field_sort->mode == OTSP__SORT_MODE__SORT_MODE_AVG ? "AVG" : "MIN"));
@@ -195,7 +191,7 @@ schema_json(const Otsp__IndexSchema *s, const char **err)
 			}
 			else if (in->pk_sort != NULL)
 			{
-				json_object_set_new(body, "order", json_string(order_name(in->pk_sort->order)));
+				json_object_set_new(body, "order", json_string(search_sort_order_name(in->pk_sort->order)));
 				json_object_set_new(sorter, "primary_key_sort", body);
 			}
 			else
@@ -301,61 +297,6 @@ action_update_search_index(Call *call)
 }
 
 /* ---------------------------------------------------------------- response: JSON to protobuf */
-
-/* what a described schema's messages are built in, freed with the reply */
-typedef struct Kept
-{
-	void	  **ptrs;
-	size_t		n;
-	size_t		cap;
-} Kept;
-
-static void *
-kept_alloc(Kept *k, size_t size)
-{
-	void	   *p = calloc(1, size > 0 ? size : 1);
-
-	if (k->n == k->cap)
-	{
-		k->cap = k->cap ? k->cap * 2 : 64;
-		k->ptrs = realloc(k->ptrs, k->cap * sizeof(void *));
-	}
-	k->ptrs[k->n++] = p;
-	return p;
-}
-
-static void
-kept_free(Kept *k)
-{
-	for (size_t i = 0; i < k->n; i++)
-		free(k->ptrs[i]);
-	free(k->ptrs);
-}
-
-static char *
-kept_string(Kept *k, json_t *s)
-{
-	const char *v = json_string_value(s);
-	char	   *out;
-
-	if (v == NULL)
-		return NULL;
-	out = kept_alloc(k, strlen(v) + 1);
-	memcpy(out, v, strlen(v) + 1);
-	return out;
-}
-
-/* kept_pack: message packed into memory of k */
-static ProtobufCBinaryData
-kept_pack(Kept *k, const ProtobufCMessage *m)
-{
-	ProtobufCBinaryData out;
-
-	out.len = protobuf_c_message_get_packed_size(m);
-	out.data = kept_alloc(k, out.len);
-	protobuf_c_message_pack(m, out.data);
-	return out;
-}
 
 static void
 field_from(Kept *k, json_t *in, Otsp__FieldSchema *f)
@@ -574,376 +515,6 @@ done:
 
 /* ---------------------------------------------------------------- Search */
 
-/*
- * variant_json: a SQLVariant (a type byte, then the value: an int64 or a
- * double little-endian, a boolean byte, a string's int32 length and bytes)
- * as a JSON value; NULL when it is none
- */
-static json_t *
-variant_json(const ProtobufCBinaryData *v)
-{
-	uint64_t	bits = 0;
-
-	if (v->len < 1)
-		return NULL;
-	switch (v->data[0])
-	{
-		case 0x0:				/* VT_INTEGER */
-		case 0x1:				/* VT_DOUBLE */
-			if (v->len != 9)
-				return NULL;
-			for (int i = 8; i >= 1; i--)
-				bits = (bits << 8) | v->data[i];
-			if (v->data[0] == 0x0)
-				return json_integer((json_int_t) bits);
-			{
-				double		d;
-
-				memcpy(&d, &bits, sizeof(d));
-				return json_real(d);
-			}
-		case 0x2:				/* VT_BOOLEAN */
-			return v->len == 2 ? json_boolean(v->data[1] != 0) : NULL;
-		case 0x3:				/* VT_STRING */
-			{
-				uint32_t	n;
-
-				if (v->len < 5)
-					return NULL;
-				n = (uint32_t) v->data[1] | (uint32_t) v->data[2] << 8 | (uint32_t) v->data[3] << 16 |
-					(uint32_t) v->data[4] << 24;
-				if (n != v->len - 5)
-					return NULL;
-				return json_stringn((const char *) v->data + 5, n);
-			}
-		default:
-			return NULL;
-	}
-}
-
-static json_t *query_json(const Otsp__Query *q, int depth, const char **err);
-
-/* the query types, by number: ots's name for each and its message */
-static const struct
-{
-	const char *name;
-	const ProtobufCMessageDescriptor *descriptor;
-}			query_types[] = {
-	[OTSP__QUERY_TYPE__MATCH_QUERY] = {"match_query", &otsp__match_query__descriptor},
-	[OTSP__QUERY_TYPE__MATCH_PHRASE_QUERY] = {"match_phrase_query", &otsp__match_phrase_query__descriptor},
-	[OTSP__QUERY_TYPE__TERM_QUERY] = {"term_query", &otsp__term_query__descriptor},
-	[OTSP__QUERY_TYPE__RANGE_QUERY] = {"range_query", &otsp__range_query__descriptor},
-	[OTSP__QUERY_TYPE__PREFIX_QUERY] = {"prefix_query", &otsp__prefix_query__descriptor},
-	[OTSP__QUERY_TYPE__BOOL_QUERY] = {"bool_query", &otsp__bool_query__descriptor},
-	[OTSP__QUERY_TYPE__CONST_SCORE_QUERY] = {"const_score_query", &otsp__const_score_query__descriptor},
-	/* ots refuses these by name: their bodies are not read */
-	[OTSP__QUERY_TYPE__FUNCTION_SCORE_QUERY] = {"function_score_query", NULL},
-	[OTSP__QUERY_TYPE__NESTED_QUERY] = {"nested_query", &otsp__nested_query__descriptor},
-	[OTSP__QUERY_TYPE__WILDCARD_QUERY] = {"wildcard_query", &otsp__wildcard_query__descriptor},
-	[OTSP__QUERY_TYPE__MATCH_ALL_QUERY] = {"match_all_query", NULL},
-	[OTSP__QUERY_TYPE__GEO_BOUNDING_BOX_QUERY] = {"geo_bounding_box_query", &otsp__geo_bounding_box_query__descriptor},
-	[OTSP__QUERY_TYPE__GEO_DISTANCE_QUERY] = {"geo_distance_query", &otsp__geo_distance_query__descriptor},
-	[OTSP__QUERY_TYPE__GEO_POLYGON_QUERY] = {"geo_polygon_query", &otsp__geo_polygon_query__descriptor},
-	[OTSP__QUERY_TYPE__TERMS_QUERY] = {"terms_query", &otsp__terms_query__descriptor},
-	[OTSP__QUERY_TYPE__EXISTS_QUERY] = {"exists_query", &otsp__exists_query__descriptor},
-	[OTSP__QUERY_TYPE__KNN_VECTOR_QUERY] = {"knn_vector_query", NULL},
-	[OTSP__QUERY_TYPE__FUNCTIONS_SCORE_QUERY] = {"functions_score_query", NULL},
-};
-
-/*
- * field_value_json: one value of field f at p as JSON: strings, booleans,
- * integers and doubles as such, bytes as a SQLVariant, a Query as ots's
- * query; NULL with *err set when it is none
- */
-static json_t *
-field_value_json(const ProtobufCFieldDescriptor *f, const void *p, int depth, const char **err)
-{
-	json_t	   *v = NULL;
-
-	switch (f->type)
-	{
-		case PROTOBUF_C_TYPE_STRING:
-			return json_string(*(char *const *) p);
-		case PROTOBUF_C_TYPE_BOOL:
-			return json_boolean(*(const protobuf_c_boolean *) p);
-		case PROTOBUF_C_TYPE_INT32:
-		case PROTOBUF_C_TYPE_ENUM:
-			return json_integer(*(const int32_t *) p);
-		case PROTOBUF_C_TYPE_INT64:
-			return json_integer(*(const int64_t *) p);
-		case PROTOBUF_C_TYPE_DOUBLE:
-			return json_real(*(const double *) p);
-		case PROTOBUF_C_TYPE_BYTES:
-			if ((v = variant_json((const ProtobufCBinaryData *) p)) == NULL)
-				*err = "a query's value is no SQLVariant";
-			return v;
-		case PROTOBUF_C_TYPE_MESSAGE:
-			if (f->descriptor == &otsp__query__descriptor)
-				return query_json(*(Otsp__Query *const *) p, depth + 1, err);
-			break;
-		default:
-			break;
-	}
-	*err = "a query holds a field otsd cannot read";
-	return NULL;
-}
-
-/*
- * body_json: a query's message as ots's JSON, member by member under the
- * protocol's names (ots's too); a float (a query's weight, which ots does
- * not score by) is left out, and so are the members otsd does not read,
- * but as an empty object, for ots to refuse by name (inner_hits)
- */
-static json_t *
-body_json(const ProtobufCMessage *m, int depth, const char **err)
-{
-	const ProtobufCMessageDescriptor *d = m->descriptor;
-	const char *base = (const char *) m;
-	json_t	   *out = json_object();
-
-	for (unsigned i = 0; i < d->n_fields; i++)
-	{
-		const ProtobufCFieldDescriptor *f = &d->fields[i];
-		const void *member = base + f->offset;
-		json_t	   *v;
-
-		if (f->type == PROTOBUF_C_TYPE_FLOAT)
-			continue;
-		if (f->label == PROTOBUF_C_LABEL_REPEATED)
-		{
-			size_t		n = *(const size_t *) (base + f->quantifier_offset);
-			const char *elems = *(char *const *) member;
-			size_t		size = f->type == PROTOBUF_C_TYPE_STRING ? sizeof(char *) :
-				f->type == PROTOBUF_C_TYPE_BYTES ? sizeof(ProtobufCBinaryData) :
-				f->type == PROTOBUF_C_TYPE_MESSAGE ? sizeof(void *) : 0;
-
-			if (size == 0)
-				goto unreadable;
-			v = json_array();
-			for (size_t k = 0; k < n; k++)
-			{
-				json_t	   *e = field_value_json(f, elems + k * size, depth, err);
-
-				if (e == NULL)
-				{
-					json_decref(v);
-					goto bad;
-				}
-				json_array_append_new(v, e);
-			}
-			json_object_set_new(out, f->name, v);
-			continue;
-		}
-		/* present: a has_ flag, or a pointer set */
-		if (f->quantifier_offset != 0 ? !*(const protobuf_c_boolean *) (base + f->quantifier_offset) :
-			*(void *const *) member == NULL)
-			continue;
-		if (strcmp(f->name, "inner_hits") == 0)
-		{
-			json_object_set_new(out, f->name, json_object());
-			continue;
-		}
-		if ((v = field_value_json(f, member, depth, err)) == NULL)
-			goto bad;
-		json_object_set_new(out, f->name, v);
-	}
-	return out;
-unreadable:
-	*err = "a query holds a field otsd cannot read";
-bad:
-	json_decref(out);
-	return NULL;
-}
-
-/*
- * query_json: a Query (its type, and its message of that type serialized)
- * as ots's JSON query ({"term_query": {...}}), or NULL with *err set
- */
-static json_t *
-query_json(const Otsp__Query *q, int depth, const char **err)
-{
-	ProtobufCMessage *m = NULL;
-	json_t	   *body;
-	json_t	   *out;
-	json_t	   *v;
-
-	if (depth > 64)
-	{
-		*err = "queries nest too deep";
-		return NULL;
-	}
-	if (!q->has_type || q->type < 1 || (size_t) q->type >= sizeof(query_types) / sizeof(query_types[0]) ||
-		query_types[q->type].name == NULL)
-	{
-		*err = "a query of no type, or of a type the protocol does not define";
-		return NULL;
-	}
-	if (query_types[q->type].descriptor == NULL)
-		body = json_object();
-	else
-	{
-		m = protobuf_c_message_unpack(query_types[q->type].descriptor, &memory_protobuf, q->query.len, q->query.data);
-		if (m == NULL)
-		{
-			*err = "a query's body does not decode as its type";
-			return NULL;
-		}
-		body = body_json(m, depth, err);
-		protobuf_c_message_free_unpacked(m, &memory_protobuf);
-		if (body == NULL)
-			return NULL;
-	}
-	/* the protocol's numbers for what ots names */
-	if (json_is_integer(v = json_object_get(body, "operator")))
-		json_object_set_new(body, "operator", json_string(json_integer_value(v) == 2 ? "AND" : "OR"));
-	if (json_is_integer(v = json_object_get(body, "score_mode")))
-	{
-		static const char *const modes[] = {"None", "Avg", "Max", "Total", "Min"};
-		json_int_t	mode = json_integer_value(v);
-
-		json_object_set_new(body, "score_mode", json_string(mode >= 1 && mode <= 5 ? modes[mode - 1] : "unknown"));
-	}
-	out = json_object();
-	json_object_set_new(out, query_types[q->type].name, body);
-	return out;
-}
-
-/* sort_json: a search's Sort as ots's {"sorters": [...]} */
-static json_t *
-sort_json(const Otsp__Sort *s, const char **err)
-{
-	json_t	   *sorters = json_array();
-	json_t	   *out = json_object();
-
-	json_object_set_new(out, "sorters", sorters);
-	for (size_t i = 0; i < s->n_sorter; i++)
-	{
-		const Otsp__Sorter *in = s->sorter[i];
-		json_t	   *sorter = json_object();
-		json_t	   *body = json_object();
-
-		json_array_append_new(sorters, sorter);
-		if (in->field_sort != NULL)
-		{
-			json_object_set_new(sorter, "field_sort", body);
-			if (in->field_sort->field_name)
-				json_object_set_new(body, "field_name", json_string(in->field_sort->field_name));
-			json_object_set_new(body, "order", json_string(order_name(in->field_sort->order)));
-			if (in->field_sort->has_mode)
-				json_object_set_new(body, "mode", json_string(in->field_sort->mode == OTSP__SORT_MODE__SORT_MODE_MAX ? "MAX" :
-															 in->field_sort->mode == OTSP__SORT_MODE__SORT_MODE_AVG ? "AVG" : "MIN"));
-			if (in->field_sort->has_missing_value)
-			{
-				json_t	   *missing = variant_json(&in->field_sort->missing_value);
-
-				if (missing == NULL)
-				{
-					*err = "a field sort's missing_value is no SQLVariant";
-					json_decref(out);
-					return NULL;
-				}
-				json_object_set_new(body, "missing_value", missing);
-			}
-		}
-		else if (in->geo_distance_sort != NULL)
-		{
-			json_t	   *points = json_array();
-
-			json_object_set_new(sorter, "geo_distance_sort", body);
-			if (in->geo_distance_sort->field_name)
-				json_object_set_new(body, "field_name", json_string(in->geo_distance_sort->field_name));
-			for (size_t p = 0; p < in->geo_distance_sort->n_points; p++)
-				json_array_append_new(points, json_string(in->geo_distance_sort->points[p]));
-			json_object_set_new(body, "points", points);
-			json_object_set_new(body, "order", json_string(order_name(in->geo_distance_sort->order)));
-			if (in->geo_distance_sort->has_mode)
-				json_object_set_new(body, "mode", json_string(in->geo_distance_sort->mode == OTSP__SORT_MODE__SORT_MODE_MAX ? "MAX" :
-															 in->geo_distance_sort->mode == OTSP__SORT_MODE__SORT_MODE_AVG ? "AVG" : "MIN"));
-			if (in->geo_distance_sort->has_distance_type)
-				json_object_set_new(body, "distance_type", json_string(in->geo_distance_sort->distance_type == 1 ? "PLANE" : "ARC"));
-		}
-		else if (in->score_sort != NULL)
-		{
-			json_object_set_new(sorter, "score_sort", body);
-			if (in->score_sort->has_order)
-				json_object_set_new(body, "order", json_string(order_name(in->score_sort->order)));
-		}
-		else if (in->pk_sort != NULL)
-		{
-			json_object_set_new(sorter, "primary_key_sort", body);
-			json_object_set_new(body, "order", json_string(order_name(in->pk_sort->order)));
-		}
-		else
-		{
-			/* doc_sort and what ots has no name for: ots refuses it by name */
-			json_object_set_new(sorter, "doc_sort", body);
-		}
-	}
-	return out;
-}
-
-/* search_query_json: a serialized SearchQuery as ots's JSON search query, or NULL with *err */
-static json_t *
-search_query_json(const ProtobufCBinaryData *bytes, const char **err)
-{
-	Otsp__SearchQuery *sq = otsp__search_query__unpack(&memory_protobuf, bytes->len, bytes->data);
-	json_t	   *out = json_object();
-
-	if (sq == NULL)
-	{
-		*err = "search_query does not decode";
-		goto bad;
-	}
-	if (sq->has_aggs || sq->has_group_bys || sq->has_highlight)
-	{
-		*err = "aggregations, group-bys and highlights are not served by otsd yet (ots.search in SQL computes them)";
-		goto bad;
-	}
-	if (sq->has_offset)
-		json_object_set_new(out, "offset", json_integer(sq->offset));
-	if (sq->has_limit)
-		json_object_set_new(out, "limit", json_integer(sq->limit));
-	if (sq->has_gettotalcount)
-		json_object_set_new(out, "get_total_count", json_boolean(sq->gettotalcount));
-	if (sq->query != NULL)
-	{
-		json_t	   *q = query_json(sq->query, 0, err);
-
-		if (q == NULL)
-			goto bad;
-		json_object_set_new(out, "query", q);
-	}
-	if (sq->collapse != NULL && sq->collapse->field_name != NULL)
-	{
-		json_t	   *c = json_object();
-
-		json_object_set_new(c, "field_name", json_string(sq->collapse->field_name));
-		json_object_set_new(out, "collapse", c);
-	}
-	if (sq->sort != NULL && sq->sort->n_sorter > 0)
-	{
-		json_t	   *s = sort_json(sq->sort, err);
-
-		if (s == NULL)
-			goto bad;
-		json_object_set_new(out, "sort", s);
-	}
-	/* ots's token is text; it travels as the token's bytes (other bytes are no token of ots's) */
-	if (sq->has_token && sq->token.len > 0)
-	{
-		json_t	   *token = json_stringn((const char *) sq->token.data, sq->token.len);
-
-		json_object_set_new(out, "token", token != NULL ? token : json_string("not a token"));
-	}
-	otsp__search_query__free_unpacked(sq, &memory_protobuf);
-	return out;
-bad:
-	if (sq != NULL)
-		otsp__search_query__free_unpacked(sq, &memory_protobuf);
-	json_decref(out);
-	return NULL;
-}
-
 /* columns_json: ColumnsToGet as ots's columns_to_get */
 static json_t *
 columns_json(const Otsp__ColumnsToGet *c)
@@ -962,11 +533,13 @@ columns_json(const Otsp__ColumnsToGet *c)
 
 /*
  * search_run: one call of ots.search(table, index, query, columns): its
- * result and the table's key columns in order; false after replying
+ * result and the table's key columns in order, and with field_types the
+ * index's fields' types (what aggregations' typed values are told by);
+ * false after replying
  */
 static bool
 search_run(Call *call, const char *table, const char *index, json_t *query, json_t *columns,
-		   json_t **result, json_t **pk_order)
+		   json_t **result, json_t **pk_order, json_t **field_types)
 {
 	SqlCall		q;
 	PGresult   *res;
@@ -977,14 +550,21 @@ search_run(Call *call, const char *table, const char *index, json_t *query, json
 	sql_arg(&q, index, "text");
 	sql_arg_owned(&q, json_text(query), "jsonb");
 	sql_arg_owned(&q, json_text(columns), "jsonb");
-	sql_end(&q, ")::text, (SELECT pg_catalog.jsonb_agg(p OPERATOR(pg_catalog.->) 'name')"
-			" FROM pg_catalog.jsonb_array_elements(ots.describe_table($1) OPERATOR(pg_catalog.->) 'primary_key') p)::text");
+	sql_end(&q, field_types == NULL ?
+			")::text, (SELECT pg_catalog.jsonb_agg(p OPERATOR(pg_catalog.->) 'name')"
+			" FROM pg_catalog.jsonb_array_elements(ots.describe_table($1) OPERATOR(pg_catalog.->) 'primary_key') p)::text" :
+			")::text, (SELECT pg_catalog.jsonb_agg(p OPERATOR(pg_catalog.->) 'name')"
+			" FROM pg_catalog.jsonb_array_elements(ots.describe_table($1) OPERATOR(pg_catalog.->) 'primary_key') p)::text,"
+			" (SELECT pg_catalog.jsonb_object_agg(f OPERATOR(pg_catalog.->>) 'field_name', f OPERATOR(pg_catalog.->>) 'field_type')"
+			" FROM pg_catalog.jsonb_array_elements(ots.describe_search_index($1, $2) OPERATOR(pg_catalog.->) 'schema'"
+			" OPERATOR(pg_catalog.->) 'field_schemas') f)::text");
 	res = sql_run(call, NULL, &q);
 	sql_free(&q);
 	if (res == NULL)
 		return false;
 	ok = PQntuples(res) == 1 && (*result = json_parse(PQgetvalue(res, 0, 0))) != NULL &&
-		(*pk_order = json_parse(PQgetvalue(res, 0, 1))) != NULL;
+		(*pk_order = json_parse(PQgetvalue(res, 0, 1))) != NULL &&
+		(field_types == NULL || (*field_types = json_parse(PQgetvalue(res, 0, 2))) != NULL);
 	PQclear(res);
 	if (!ok)
 		call_error(call, 500, "OTSInternalServerError", "ots returned no search result.");
@@ -1058,7 +638,10 @@ action_search(Call *call)
 	json_t	   *result = NULL;
 	json_t	   *pk_order = NULL;
 	json_t	   *columns = NULL;
+	json_t	   *field_types = NULL;
 	PackedRows	rows = {0};
+	Kept		k = {0};
+	bool		aggregated;
 
 	if (req == NULL)
 	{
@@ -1078,7 +661,9 @@ action_search(Call *call)
 		goto done;
 	}
 	columns = columns_json(req->columns_to_get);
-	if (!search_run(call, req->table_name, req->index_name, query, columns, &result, &pk_order))
+	aggregated = json_object_get(query, "aggs") != NULL || json_object_get(query, "group_bys") != NULL;
+	if (!search_run(call, req->table_name, req->index_name, query, columns, &result, &pk_order,
+					aggregated ? &field_types : NULL))
 		goto done;
 	rows_pack(&rows, result, pk_order);
 	resp.rows = rows_binary(&rows);
@@ -1093,8 +678,12 @@ action_search(Call *call)
 		resp.next_token.data = (uint8_t *) json_string_value(json_object_get(result, "next_token"));
 		resp.next_token.len = strlen(json_string_value(json_object_get(result, "next_token")));
 	}
+	if (aggregated)
+		search_result_pack(&k, result, query, field_types, pk_order, &resp);
 	call_reply(call, &resp.base);
 done:
+	kept_free(&k);
+	json_decref(field_types);
 	rows_free(&rows);
 	free(resp.rows);
 	json_decref(query);
@@ -1229,7 +818,7 @@ action_parallel_scan(Call *call)
 	}
 	query = json_object();
 	{
-		json_t	   *q = query_json(sq->query, 0, &err);
+		json_t	   *q = search_query_query_json(sq->query, &err);
 
 		if (q == NULL)
 		{
@@ -1260,7 +849,7 @@ action_parallel_scan(Call *call)
 			json_object_set_new(query, "token", json_string(token));
 		json_decref(pk_order);
 		pk_order = NULL;
-		if (!search_run(call, req->table_name, req->index_name, query, columns, &result, &pk_order))
+		if (!search_run(call, req->table_name, req->index_name, query, columns, &result, &pk_order, NULL))
 			goto done;
 		rows_pack(&rows, result, pk_order);
 		next = json_object_get(result, "next_token");

@@ -755,3 +755,52 @@ simple_call(Call *call, const char *function, const char *table, const char *sec
 	PQclear(res);
 	call_reply(call, response);
 }
+
+/* ---------------------------------------------------------------- reply messages built in memory kept until the reply */
+
+void *
+kept_alloc(Kept *k, size_t size)
+{
+	void	   *p = calloc(1, size > 0 ? size : 1);
+
+	if (k->n == k->cap)
+	{
+		k->cap = k->cap ? k->cap * 2 : 64;
+		k->ptrs = realloc(k->ptrs, k->cap * sizeof(void *));
+	}
+	k->ptrs[k->n++] = p;
+	return p;
+}
+
+void
+kept_free(Kept *k)
+{
+	for (size_t i = 0; i < k->n; i++)
+		free(k->ptrs[i]);
+	free(k->ptrs);
+}
+
+char *
+kept_string(Kept *k, json_t *s)
+{
+	const char *v = json_string_value(s);
+	char	   *out;
+
+	if (v == NULL)
+		return NULL;
+	out = kept_alloc(k, strlen(v) + 1);
+	memcpy(out, v, strlen(v) + 1);
+	return out;
+}
+
+/* kept_pack: message packed into memory of k */
+ProtobufCBinaryData
+kept_pack(Kept *k, const ProtobufCMessage *m)
+{
+	ProtobufCBinaryData out;
+
+	out.len = protobuf_c_message_get_packed_size(m);
+	out.data = kept_alloc(k, out.len);
+	protobuf_c_message_pack(m, out.data);
+	return out;
+}

@@ -1,7 +1,7 @@
 'use strict';
 // Search through the official Node SDK: the SearchQuery's queries, sorts,
-// paging by token, total count and columns, each answer checked against
-// the rows written (what samples/search and searchPaginateByToken do);
+// paging by token, total count, columns, aggregations and group-bys, each
+// answer checked against the rows written (what samples/search and searchPaginateByToken do);
 // ComputeSplits and ParallelScan (their samples cannot run as they ship).
 const assert = require('assert');
 const {
@@ -148,7 +148,91 @@ describe('search', function () {
         await expectError(scan({ query: { queryType: Q.MATCH_ALL_QUERY }, limit: 2001 }), 400, 'OTSParameterInvalid', 'limit');
     });
 
-    it('refusals: a missing index 404, a field that is no field 400, aggregations not served yet', async function () {
+    it('aggregations and group-bys, nested, with their values typed as the protocol says', async function () {
+        const A = TableStore.AggregationType;
+        const G = TableStore.GroupByType;
+        // at most 5 aggregations a level: two searches
+        const numbers = await search({
+            limit: 0,
+            query: { queryType: Q.MATCH_ALL_QUERY },
+            aggs: {
+                aggs: [
+                    { name: 'count', type: A.AGG_COUNT, body: { fieldName: 'n' } },
+                    { name: 'sum', type: A.AGG_SUM, body: { fieldName: 'n' } },
+                    { name: 'avg', type: A.AGG_AVG, body: { fieldName: 'price' } },
+                    { name: 'max', type: A.AGG_MAX, body: { fieldName: 'price' } },
+                    { name: 'min', type: A.AGG_MIN, body: { fieldName: 'n' } },
+                ],
+            },
+        });
+        const result = await search({
+            limit: 0,
+            query: { queryType: Q.MATCH_ALL_QUERY },
+            aggs: {
+                aggs: [
+                    { name: 'cities', type: A.AGG_DISTINCT_COUNT, body: { fieldName: 'city' } },
+                    { name: 'median', type: A.AGG_PERCENTILES, body: { fieldName: 'n', percentiles: [50, 100] } },
+                    {
+                        name: 'top', type: A.AGG_TOP_ROWS,
+                        body: { limit: 2, sort: { sorters: [{ fieldSort: { fieldName: 'n', order: TableStore.SortOrder.SORT_ORDER_DESC } }] } },
+                    },
+                ],
+            },
+            groupBys: {
+                groupBys: [
+                    {
+                        name: 'by_city', type: G.GROUP_BY_FIELD,
+                        body: {
+                            fieldName: 'city', size: 2,
+                            sort: { sorters: [{ groupKeySort: { order: TableStore.SortOrder.SORT_ORDER_ASC } }] },
+                            subAggs: { aggs: [{ name: 'n_sum', type: A.AGG_SUM, body: { fieldName: 'n' } }] },
+                        },
+                    },
+                    { name: 'by_n', type: G.GROUP_BY_RANGE, body: { fieldName: 'n', ranges: [{ from: 0, to: 4 }, { from: 4, to: 100 }] } },
+                    // r00 stands at the origin, the others kilometres away
+                    {
+                        name: 'near', type: G.GROUP_BY_GEO_DISTANCE,
+                        body: { fieldName: 'pos', origin: { lat: 30.0, lon: 120.0 }, ranges: [{ from: 0, to: 1 }, { from: 1, to: 1e7 }] },
+                    },
+                    {
+                        name: 'sh', type: G.GROUP_BY_FILTER,
+                        body: { filters: [{ queryType: Q.TERM_QUERY, query: { fieldName: 'city', term: 'sh' } }] },
+                    },
+                    {
+                        name: 'by_price', type: G.GROUP_BY_HISTOGRAM,
+                        body: {
+                            fieldName: 'price', interval: 6.5, minDocCount: Long.fromNumber(1),
+                            subGroupBys: { groupBys: [{ name: 'cities', type: G.GROUP_BY_FIELD, body: { fieldName: 'city' } }] },
+                        },
+                    },
+                ],
+            },
+        });
+        const number = (name) => numbers.aggs.aggResults.find((a) => a.name === name).aggResult;
+        assert.strictEqual(Number(number('count').value), 12);
+        assert.strictEqual(number('sum').value, 66);
+        assert.strictEqual(number('avg').value, 8.25);
+        assert.strictEqual(number('max').value, 16.5);
+        assert.strictEqual(number('min').value, 0);
+        const agg = (name) => result.aggs.aggResults.find((a) => a.name === name).aggResult;
+        assert.strictEqual(Number(agg('cities').value), 3);
+        // percentile_disc: the 6th of 12 values, and the last
+        assert.deepStrictEqual(agg('median').items.map((i) => [i.item.key, Number(i.item.value)]), [[50, 5], [100, 11]]);
+        assert.deepStrictEqual(agg('top').rows.map(idOf), ['r11', 'r10']);
+        assert.deepStrictEqual(agg('top').rows[0].attributes.map((a) => a.columnName).sort(), ['city', 'n', 'name', 'pos', 'price']);
+        const group = (name) => result.groupBys.groupByResults.find((g) => g.name === name).groupByResult;
+        assert.deepStrictEqual(group('by_city').items.map((i) => [i.key, Number(i.rowCount), i.subAggsResult.aggResults[0].aggResult.value]),
+            [['bj', 4, 2 + 5 + 8 + 11], ['hz', 4, 0 + 3 + 6 + 9]]);
+        assert.deepStrictEqual(group('by_n').items.map((i) => [i.from, i.to, Number(i.rowCount)]), [[0, 4, 4], [4, 100, 8]]);
+        assert.deepStrictEqual(group('sh').items.map((i) => Number(i.rowCount)), [4]);
+        assert.deepStrictEqual(group('near').items.map((i) => [i.from, i.to, Number(i.rowCount)]), [[0, 1, 1], [1, 1e7, 11]]);
+        // buckets of 6.5 from 0: prices 0 to 6 (5 rows), 7.5 to 12 (4), 13.5 to 16.5 (3), keys as DOUBLEs
+        assert.deepStrictEqual(group('by_price').items.map((i) => [i.key, Number(i.value)]), [[0, 5], [6.5, 4], [13, 3]]);
+        assert.deepStrictEqual(group('by_price').items[2].subGroupBysResult.groupByResults[0].groupByResult.items
+            .map((i) => [i.key, Number(i.rowCount)]), [['bj', 1], ['hz', 1], ['sh', 1]]);
+    });
+
+    it('refusals: a missing index 404, a field that is no field 400, an aggregation ots refuses 400', async function () {
         await expectError(call('search', {
             tableName: t, indexName: 'nosuch', searchQuery: { query: { queryType: Q.MATCH_ALL_QUERY } },
             columnToGet: { returnType: TableStore.ColumnReturnType.RETURN_NONE },
@@ -162,7 +246,11 @@ describe('search', function () {
             'OTSParameterInvalid', 'Invalid token');
         await expectError(search({
             query: { queryType: Q.MATCH_ALL_QUERY },
-            aggs: { aggs: [{ name: 'a', type: TableStore.AggregationType.AGG_COUNT, body: { fieldName: 'n' } }] },
-        }), 400, 'OTSParameterInvalid', 'not served by otsd yet');
+            aggs: { aggs: [{ name: 'a', type: TableStore.AggregationType.AGG_AVG, body: { fieldName: 'city' } }] },
+        }), 400, 'OTSParameterInvalid', 'is invalid, allow [long, double]');
+        await expectError(search({
+            query: { queryType: Q.MATCH_ALL_QUERY },
+            groupBys: { groupBys: [{ name: 'g', type: TableStore.GroupByType.GROUP_BY_GEO_GRID, body: { fieldName: 'pos' } }] },
+        }), 400, 'OTSParameterInvalid', 'geo_grid group_by is not supported yet');
     });
 });

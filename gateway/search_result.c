@@ -1,0 +1,404 @@
+/*-------------------------------------------------------------------------
+ * gateway/search_result.c
+ *	  ots.search's aggregations and group-bys as the protocol's
+ *	  AggregationsResult and GroupBysResult: each result its type's message
+ *	  serialized in an AggregationResult or GroupByResult, sub-aggregations
+ *	  and sub-group-bys nested in each bucket.
+ *
+ * ots's results are JSON in the request's order; where the protocol wants
+ * a typed value (a percentile's value, a histogram's key: SQLVariants) the
+ * field's type says which (field_types, from the index's schema), since
+ * JSON writes a DOUBLE that holds a whole number as an integer.  A missing
+ * value (the min of no rows) is left unset; an unbounded range's end is an
+ * infinity, as the SDKs send it.
+ *-------------------------------------------------------------------------
+ */
+#include <math.h>
+#include <string.h>
+
+#include "action.h"
+#include "search_result.h"
+
+/* the protocol's numbers of ots's type names */
+static const char *const agg_names[] = {
+	[OTSP__AGGREGATION_TYPE__AGG_AVG] = "avg", [OTSP__AGGREGATION_TYPE__AGG_MAX] = "max",
+	[OTSP__AGGREGATION_TYPE__AGG_MIN] = "min", [OTSP__AGGREGATION_TYPE__AGG_SUM] = "sum",
+	[OTSP__AGGREGATION_TYPE__AGG_COUNT] = "count", [OTSP__AGGREGATION_TYPE__AGG_DISTINCT_COUNT] = "distinct_count",
+	[OTSP__AGGREGATION_TYPE__AGG_TOP_ROWS] = "top_rows", [OTSP__AGGREGATION_TYPE__AGG_PERCENTILES] = "percentiles",
+};
+static const char *const group_by_names[] = {
+	[OTSP__GROUP_BY_TYPE__GROUP_BY_FIELD] = "field", [OTSP__GROUP_BY_TYPE__GROUP_BY_RANGE] = "range",
+	[OTSP__GROUP_BY_TYPE__GROUP_BY_FILTER] = "filter", [OTSP__GROUP_BY_TYPE__GROUP_BY_GEO_DISTANCE] = "geo_distance",
+	[OTSP__GROUP_BY_TYPE__GROUP_BY_HISTOGRAM] = "histogram",
+	[OTSP__GROUP_BY_TYPE__GROUP_BY_DATE_HISTOGRAM] = "date_histogram",
+};
+
+static int
+type_number(const char *const *names, size_t n, json_t *name)
+{
+	const char *s = json_string_value(name);
+
+	for (size_t i = 1; s != NULL && i < n; i++)
+		if (names[i] != NULL && strcmp(names[i], s) == 0)
+			return (int) i;
+	return 0;
+}
+
+/* variant: a JSON value as a SQLVariant, an integer when its field's type is LONG or DATE */
+static ProtobufCBinaryData
+variant(Kept *k, json_t *v, const char *field_type)
+{
+	ProtobufCBinaryData out = {0};
+	uint64_t	bits;
+
+	if (json_is_number(v))
+	{
+		bool		integer = field_type != NULL && (strcmp(field_type, "LONG") == 0 || strcmp(field_type, "DATE") == 0);
+
+		if (integer)
+		{
+			int64_t		i = json_is_integer(v) ? json_integer_value(v) : (int64_t) json_number_value(v);
+
+			memcpy(&bits, &i, sizeof(bits));
+		}
+		else
+		{
+			double		d = json_number_value(v);
+
+			memcpy(&bits, &d, sizeof(bits));
+		}
+		out.len = 9;
+		out.data = kept_alloc(k, 9);
+		out.data[0] = integer ? 0x0 : 0x1;
+		for (int i = 1; i <= 8; i++, bits >>= 8)
+			out.data[i] = (uint8_t) (bits & 0xff);
+	}
+	else if (json_is_boolean(v))
+	{
+		out.len = 2;
+		out.data = kept_alloc(k, 2);
+		out.data[0] = 0x2;
+		out.data[1] = json_is_true(v);
+	}
+	else if (json_is_string(v))
+	{
+		size_t		n = json_string_length(v);
+
+		out.len = 5 + n;
+		out.data = kept_alloc(k, out.len);
+		out.data[0] = 0x3;
+		for (int i = 0; i < 4; i++)
+			out.data[1 + i] = (uint8_t) ((n >> (8 * i)) & 0xff);
+		memcpy(out.data + 5, json_string_value(v), n);
+	}
+	return out;
+}
+
+/* field_type: the type of the field a request (an aggregation or group-by) names */
+static const char *
+field_type(json_t *field_types, json_t *request)
+{
+	return json_string_value(json_object_get(field_types, json_string_value(json_object_get(request, "field_name"))));
+}
+
+/* key_text: a group's key as the protocol's string: a string as it is, anything else as JSON */
+static char *
+key_text(Kept *k, json_t *key)
+{
+	char	   *text;
+	json_t	   *s;
+
+	if (json_is_string(key))
+		return kept_string(k, key);
+	text = json_dumps(key, JSON_ENCODE_ANY | JSON_COMPACT);
+	s = json_string(text != NULL ? text : "");
+	free(text);
+	text = kept_string(k, s);
+	json_decref(s);
+	return text;
+}
+
+static double
+number_or(json_t *v, double missing)
+{
+	return json_is_number(v) ? json_number_value(v) : missing;
+}
+
+typedef struct Results
+{
+	Kept	   *k;
+	json_t	   *field_types;	/* {field_name: "LONG", ...} */
+	json_t	   *pk_order;		/* the table's key columns in order */
+} Results;
+
+static Otsp__AggregationsResult *aggs_result(const Results *r, json_t *aggs, json_t *requests);
+static Otsp__GroupBysResult *group_bys_result(const Results *r, json_t *group_bys, json_t *requests);
+
+/* a result message of one value, packed */
+#define SCALAR_RESULT(Type, TYPE, has, v) \
+	do { \
+		Otsp__##Type m = OTSP__##TYPE##__INIT; \
+		m.has_value = (has), m.value = (v); \
+		return kept_pack(r->k, &m.base); \
+	} while (0)
+
+/* one aggregation's result, its type's message packed */
+static ProtobufCBinaryData
+agg_packed(const Results *r, int type, json_t *agg, json_t *request)
+{
+	json_t	   *value = json_object_get(agg, "value");
+
+	switch (type)
+	{
+		case OTSP__AGGREGATION_TYPE__AGG_AVG:
+			SCALAR_RESULT(AvgAggregationResult, AVG_AGGREGATION_RESULT, json_is_number(value), number_or(value, 0));
+		case OTSP__AGGREGATION_TYPE__AGG_MAX:
+			SCALAR_RESULT(MaxAggregationResult, MAX_AGGREGATION_RESULT, json_is_number(value), number_or(value, 0));
+		case OTSP__AGGREGATION_TYPE__AGG_MIN:
+			SCALAR_RESULT(MinAggregationResult, MIN_AGGREGATION_RESULT, json_is_number(value), number_or(value, 0));
+		case OTSP__AGGREGATION_TYPE__AGG_SUM:
+			SCALAR_RESULT(SumAggregationResult, SUM_AGGREGATION_RESULT, json_is_number(value), number_or(value, 0));
+		case OTSP__AGGREGATION_TYPE__AGG_COUNT:
+			SCALAR_RESULT(CountAggregationResult, COUNT_AGGREGATION_RESULT, true, json_integer_value(value));
+		case OTSP__AGGREGATION_TYPE__AGG_DISTINCT_COUNT:
+			SCALAR_RESULT(DistinctCountAggregationResult, DISTINCT_COUNT_AGGREGATION_RESULT, true, json_integer_value(value));
+		case OTSP__AGGREGATION_TYPE__AGG_TOP_ROWS:
+			{
+				Otsp__TopRowsAggregationResult m = OTSP__TOP_ROWS_AGGREGATION_RESULT__INIT;
+				json_t	   *rows = json_object_get(agg, "rows");
+
+				m.n_rows = json_array_size(rows);
+				m.rows = kept_alloc(r->k, m.n_rows * sizeof(ProtobufCBinaryData));
+				for (size_t i = 0; i < m.n_rows; i++)
+				{
+					json_t	   *row = json_array_get(rows, i);
+					Buf			b = {0};
+
+					pb_begin(&b);
+					pb_write_row(&b, json_object_get(row, "primary_key"), r->pk_order, json_object_get(row, "attributes"));
+					m.rows[i].len = b.len;
+					m.rows[i].data = kept_alloc(r->k, b.len);
+					memcpy(m.rows[i].data, b.data, b.len);
+					buf_free(&b);
+				}
+				return kept_pack(r->k, &m.base);
+			}
+		case OTSP__AGGREGATION_TYPE__AGG_PERCENTILES:
+			{
+				Otsp__PercentilesAggregationResult m = OTSP__PERCENTILES_AGGREGATION_RESULT__INIT;
+				json_t	   *items = json_object_get(agg, "items");
+				const char *type = field_type(r->field_types, request);
+
+				m.n_percentiles_aggregation_items = json_array_size(items);
+				m.percentiles_aggregation_items = kept_alloc(r->k, m.n_percentiles_aggregation_items * sizeof(void *));
+				for (size_t i = 0; i < m.n_percentiles_aggregation_items; i++)
+				{
+					json_t	   *item = json_array_get(items, i);
+					Otsp__PercentilesAggregationItem *out = kept_alloc(r->k, sizeof(*out));
+
+					otsp__percentiles_aggregation_item__init(out);
+					out->has_key = true, out->key = number_or(json_object_get(item, "key"), 0);
+					out->value = variant(r->k, json_object_get(item, "value"), type);
+					out->has_value = out->value.len > 0;
+					m.percentiles_aggregation_items[i] = out;
+				}
+				return kept_pack(r->k, &m.base);
+			}
+		default:
+			return (ProtobufCBinaryData) {0};
+	}
+}
+
+static Otsp__AggregationsResult *
+aggs_result(const Results *r, json_t *aggs, json_t *requests)
+{
+	Otsp__AggregationsResult *out = kept_alloc(r->k, sizeof(*out));
+
+	otsp__aggregations_result__init(out);
+	out->n_agg_results = json_array_size(aggs);
+	out->agg_results = kept_alloc(r->k, out->n_agg_results * sizeof(void *));
+	for (size_t i = 0; i < out->n_agg_results; i++)
+	{
+		json_t	   *agg = json_array_get(aggs, i);
+		Otsp__AggregationResult *one = kept_alloc(r->k, sizeof(*one));
+		int			type = type_number(agg_names, sizeof(agg_names) / sizeof(agg_names[0]), json_object_get(agg, "type"));
+
+		otsp__aggregation_result__init(one);
+		one->name = kept_string(r->k, json_object_get(agg, "name"));
+		one->has_type = type != 0, one->type = type;
+		one->agg_result = agg_packed(r, type, agg, json_array_get(requests, i));
+		one->has_agg_result = true;
+		out->agg_results[i] = one;
+	}
+	return out;
+}
+
+/* bucket_subs: a bucket's sub-aggregations and sub-group-bys, when its group-by asked for them */
+static void
+bucket_subs(const Results *r, json_t *bucket, json_t *request, Otsp__AggregationsResult **aggs,
+			Otsp__GroupBysResult **group_bys)
+{
+	if (json_is_array(json_object_get(bucket, "sub_aggs")))
+		*aggs = aggs_result(r, json_object_get(bucket, "sub_aggs"), json_object_get(request, "sub_aggs"));
+	if (json_is_array(json_object_get(bucket, "sub_group_bys")))
+		*group_bys = group_bys_result(r, json_object_get(bucket, "sub_group_bys"), json_object_get(request, "sub_group_bys"));
+}
+
+#define ITEMS(msg, field, n) \
+	do { (msg).n_##field = (n); (msg).field = kept_alloc(r->k, (n) * sizeof(void *)); } while (0)
+
+/* a range or geo-distance group-by's result: its buckets' ends (unbounded: infinite), counts and subs */
+#define RANGE_RESULT(Type, TYPE, items_field, ItemType, item_prefix) \
+	do { \
+		Otsp__##Type m = OTSP__##TYPE##__INIT; \
+		ITEMS(m, items_field, n); \
+		for (size_t i = 0; i < n; i++) \
+		{ \
+			json_t	   *b = json_array_get(items, i); \
+			Otsp__##ItemType *o = kept_alloc(r->k, sizeof(*o)); \
+			otsp__##item_prefix##__init(o); \
+			o->has_from = true, o->from = number_or(json_object_get(b, "from"), -INFINITY); \
+			o->has_to = true, o->to = number_or(json_object_get(b, "to"), INFINITY); \
+			o->has_row_count = true, o->row_count = json_integer_value(json_object_get(b, "row_count")); \
+			bucket_subs(r, b, request, &o->sub_aggs_result, &o->sub_group_bys_result); \
+			m.items_field[i] = o; \
+		} \
+		return kept_pack(r->k, &m.base); \
+	} while (0)
+
+/* one group-by's result, its type's message packed */
+static ProtobufCBinaryData
+group_by_packed(const Results *r, int type, json_t *g, json_t *request)
+{
+	json_t	   *items = json_object_get(g, "items");
+	size_t		n = json_array_size(items);
+
+	switch (type)
+	{
+		case OTSP__GROUP_BY_TYPE__GROUP_BY_FIELD:
+			{
+				Otsp__GroupByFieldResult m = OTSP__GROUP_BY_FIELD_RESULT__INIT;
+
+				ITEMS(m, group_by_field_result_items, n);
+				for (size_t i = 0; i < n; i++)
+				{
+					json_t	   *b = json_array_get(items, i);
+					Otsp__GroupByFieldResultItem *o = kept_alloc(r->k, sizeof(*o));
+
+					otsp__group_by_field_result_item__init(o);
+					o->key = key_text(r->k, json_object_get(b, "key"));
+					o->has_row_count = true, o->row_count = json_integer_value(json_object_get(b, "row_count"));
+					bucket_subs(r, b, request, &o->sub_aggs_result, &o->sub_group_bys_result);
+					m.group_by_field_result_items[i] = o;
+				}
+				return kept_pack(r->k, &m.base);
+			}
+		case OTSP__GROUP_BY_TYPE__GROUP_BY_RANGE:
+			RANGE_RESULT(GroupByRangeResult, GROUP_BY_RANGE_RESULT, group_by_range_result_items,
+						 GroupByRangeResultItem, group_by_range_result_item);
+		case OTSP__GROUP_BY_TYPE__GROUP_BY_GEO_DISTANCE:
+			RANGE_RESULT(GroupByGeoDistanceResult, GROUP_BY_GEO_DISTANCE_RESULT, group_by_geo_distance_result_items,
+						 GroupByGeoDistanceResultItem, group_by_geo_distance_result_item);
+		case OTSP__GROUP_BY_TYPE__GROUP_BY_FILTER:
+			{
+				Otsp__GroupByFilterResult m = OTSP__GROUP_BY_FILTER_RESULT__INIT;
+
+				ITEMS(m, group_by_filter_result_items, n);
+				for (size_t i = 0; i < n; i++)
+				{
+					json_t	   *b = json_array_get(items, i);
+					Otsp__GroupByFilterResultItem *o = kept_alloc(r->k, sizeof(*o));
+
+					otsp__group_by_filter_result_item__init(o);
+					o->has_row_count = true, o->row_count = json_integer_value(json_object_get(b, "row_count"));
+					bucket_subs(r, b, request, &o->sub_aggs_result, &o->sub_group_bys_result);
+					m.group_by_filter_result_items[i] = o;
+				}
+				return kept_pack(r->k, &m.base);
+			}
+		case OTSP__GROUP_BY_TYPE__GROUP_BY_HISTOGRAM:
+			{
+				Otsp__GroupByHistogramResult m = OTSP__GROUP_BY_HISTOGRAM_RESULT__INIT;
+				const char *type = field_type(r->field_types, request);
+
+				ITEMS(m, group_by_histogram_items, n);
+				for (size_t i = 0; i < n; i++)
+				{
+					json_t	   *b = json_array_get(items, i);
+					Otsp__GroupByHistogramItem *o = kept_alloc(r->k, sizeof(*o));
+
+					otsp__group_by_histogram_item__init(o);
+					o->key = variant(r->k, json_object_get(b, "key"), type);
+					o->has_key = o->key.len > 0;
+					o->has_value = true, o->value = json_integer_value(json_object_get(b, "row_count"));
+					bucket_subs(r, b, request, &o->sub_aggs_result, &o->sub_group_bys_result);
+					m.group_by_histogram_items[i] = o;
+				}
+				return kept_pack(r->k, &m.base);
+			}
+		case OTSP__GROUP_BY_TYPE__GROUP_BY_DATE_HISTOGRAM:
+			{
+				Otsp__GroupByDateHistogramResult m = OTSP__GROUP_BY_DATE_HISTOGRAM_RESULT__INIT;
+
+				ITEMS(m, group_by_date_histogram_items, n);
+				for (size_t i = 0; i < n; i++)
+				{
+					json_t	   *b = json_array_get(items, i);
+					Otsp__GroupByDateHistogramItem *o = kept_alloc(r->k, sizeof(*o));
+
+					otsp__group_by_date_histogram_item__init(o);
+					o->has_timestamp = true, o->timestamp = json_integer_value(json_object_get(b, "timestamp"));
+					o->has_row_count = true, o->row_count = json_integer_value(json_object_get(b, "row_count"));
+					bucket_subs(r, b, request, &o->sub_aggs_result, &o->sub_group_bys_result);
+					m.group_by_date_histogram_items[i] = o;
+				}
+				return kept_pack(r->k, &m.base);
+			}
+		default:
+			return (ProtobufCBinaryData) {0};
+	}
+}
+
+static Otsp__GroupBysResult *
+group_bys_result(const Results *r, json_t *group_bys, json_t *requests)
+{
+	Otsp__GroupBysResult *out = kept_alloc(r->k, sizeof(*out));
+
+	otsp__group_bys_result__init(out);
+	out->n_group_by_results = json_array_size(group_bys);
+	out->group_by_results = kept_alloc(r->k, out->n_group_by_results * sizeof(void *));
+	for (size_t i = 0; i < out->n_group_by_results; i++)
+	{
+		json_t	   *g = json_array_get(group_bys, i);
+		Otsp__GroupByResult *one = kept_alloc(r->k, sizeof(*one));
+		int			type = type_number(group_by_names, sizeof(group_by_names) / sizeof(group_by_names[0]),
+									   json_object_get(g, "type"));
+
+		otsp__group_by_result__init(one);
+		one->name = kept_string(r->k, json_object_get(g, "name"));
+		one->has_type = type != 0, one->type = type;
+		one->group_by_result = group_by_packed(r, type, g, json_array_get(requests, i));
+		one->has_group_by_result = true;
+		out->group_by_results[i] = one;
+	}
+	return out;
+}
+
+void
+search_result_pack(Kept *k, json_t *result, json_t *query, json_t *field_types, json_t *pk_order,
+				   Otsp__SearchResponse *resp)
+{
+	Results		r = {.k = k, .field_types = field_types, .pk_order = pk_order};
+
+	if (json_is_array(json_object_get(result, "aggs")))
+	{
+		resp->aggs = kept_pack(k, &aggs_result(&r, json_object_get(result, "aggs"), json_object_get(query, "aggs"))->base);
+		resp->has_aggs = true;
+	}
+	if (json_is_array(json_object_get(result, "group_bys")))
+	{
+		resp->group_bys = kept_pack(k, &group_bys_result(&r, json_object_get(result, "group_bys"),
+														 json_object_get(query, "group_bys"))->base);
+		resp->has_group_bys = true;
+	}
+}

@@ -1,0 +1,21 @@
+/*-------------------------------------------------------------------------
+ * gateway/search_result.h
+ *	  ots.search's aggregations and group-bys as the protocol's results
+ *	  (search_result.c).
+ *-------------------------------------------------------------------------
+ */
+#ifndef OTSD_SEARCH_RESULT_H
+#define OTSD_SEARCH_RESULT_H
+
+#include "action.h"
+
+/*
+ * search_result_pack sets resp's aggs and group_bys from ots.search's
+ * result (its "aggs" and "group_bys", in the order of query's), in memory
+ * of k; field_types maps the index's fields to their types, pk_order lists
+ * the table's key columns (for top_rows' rows)
+ */
+extern void search_result_pack(Kept *k, json_t *result, json_t *query, json_t *field_types, json_t *pk_order,
+							   Otsp__SearchResponse *resp);
+
+#endif							/* OTSD_SEARCH_RESULT_H */
