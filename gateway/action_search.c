@@ -234,7 +234,7 @@ action_create_search_index(Call *call)
 	}
 	if ((schema = schema_json(req->schema, &err)) == NULL)
 	{
-		call_parameter_invalid(call, "Invalid schema of the search index: %s.", err);
+		call_parameter_invalid(call, "Invalid schema of the search index: %s.", err != NULL ? err : "it cannot be read");
 		goto done;
 	}
 	sql_begin(&q, "SELECT ots.create_search_index(");
@@ -822,7 +822,7 @@ action_parallel_scan(Call *call)
 
 		if (q == NULL)
 		{
-			call_parameter_invalid(call, "Invalid query of scan_query: %s.", err);
+			call_parameter_invalid(call, "Invalid query of scan_query: %s.", err != NULL ? err : "it cannot be read");
 			goto done;
 		}
 		json_object_set_new(query, "query", q);

@@ -119,7 +119,9 @@ field_value_json(const ProtobufCFieldDescriptor *f, const void *p, int depth, co
 	switch (f->type)
 	{
 		case PROTOBUF_C_TYPE_STRING:
-			return json_string(*(char *const *) p);
+			if ((v = json_string(*(char *const *) p)) == NULL)
+				*err = "a string is not valid UTF-8";
+			return v;
 		case PROTOBUF_C_TYPE_BOOL:
 			return json_boolean(*(const protobuf_c_boolean *) p);
 		case PROTOBUF_C_TYPE_ENUM:

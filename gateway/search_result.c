@@ -14,6 +14,8 @@
  *-------------------------------------------------------------------------
  */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "action.h"
@@ -101,20 +103,33 @@ field_type(json_t *field_types, json_t *request)
 	return json_string_value(json_object_get(field_types, json_string_value(json_object_get(request, "field_name"))));
 }
 
-/* key_text: a group's key as the protocol's string: a string as it is, anything else as JSON */
+/*
+ * key_text: a group's key as the protocol's string: a string as it is, a
+ * double in the fewest digits that read back to it (as ots writes it), an
+ * integer or boolean as JSON does
+ */
 static char *
 key_text(Kept *k, json_t *key)
 {
-	char	   *text;
-	json_t	   *s;
+	char	   *text = kept_alloc(k, 32);
 
 	if (json_is_string(key))
 		return kept_string(k, key);
-	text = json_dumps(key, JSON_ENCODE_ANY | JSON_COMPACT);
-	s = json_string(text != NULL ? text : "");
-	free(text);
-	text = kept_string(k, s);
-	json_decref(s);
+	if (json_is_real(key))
+	{
+		double		d = json_real_value(key);
+
+		for (int digits = 15; digits <= 17; digits++)
+		{
+			snprintf(text, 32, "%.*g", digits, d);
+			if (strtod(text, NULL) == d)
+				break;
+		}
+	}
+	else if (json_is_integer(key))
+		snprintf(text, 32, "%" JSON_INTEGER_FORMAT, json_integer_value(key));
+	else
+		snprintf(text, 32, "%s", json_is_true(key) ? "true" : "false");
 	return text;
 }
 

@@ -526,4 +526,28 @@ SELECT pg_temp.err($$SELECT ots.search('sbig', 'ix', '{"query": {"match_all_quer
 SELECT pg_temp.err($$SELECT ots.search('sbig', 'ix', '{"query": {"bool_query": {"must_queries": [{"match_all_query": {}}], "should_queries": [{"nonsense": {}}], "minimum_should_match": 0}}}')$$);
 SELECT ots.delete_search_index(t, 'ix'), ots.delete_table(t) FROM unnest(ARRAY['sbig', 'skeys']) t;
 
+-- a DATE's groups are its milliseconds, the keys they are shown by (30
+-- rows in one millisecond, at three nanoseconds of it, are one group of 30),
+-- an array's too; each group's sub-aggregation sees its rows
+SELECT ots.create_table('sdate', 'id integer');
+SELECT ots.create_search_index('sdate', 'ix', '{"field_schemas": [
+	{"field_name": "t", "field_type": "DATE", "date_formats": ["epoch_nanos"]},
+	{"field_name": "ts", "field_type": "DATE", "date_formats": ["epoch_nanos"], "is_array": true}]}');
+SELECT count(ots.put_row('sdate', jsonb_build_object('id', i),
+						 jsonb_build_object('t', 1000000000 + i % 3, 'ts', format('[%s, %s]', 2000000000 + i % 3, 3000000000))))
+  FROM generate_series(1, 30) i;
+SELECT g ->> 'name' AS g, i ->> 'key' AS key, i ->> 'row_count' AS row_count, i #>> '{sub_aggs,0,value}' AS sub_count
+  FROM ots.search('sdate', 'ix', '{"query": {"match_all_query": {}}, "limit": 0, "group_bys": [
+	{"name": "t", "type": "field", "field_name": "t", "sub_aggs": [{"name": "c", "type": "count", "field_name": "t"}]},
+	{"name": "ts", "type": "field", "field_name": "ts", "sub_aggs": [{"name": "c", "type": "count", "field_name": "t"}]}]}') s,
+	   jsonb_array_elements(s -> 'group_bys') g, jsonb_array_elements(g -> 'items') i;
+SELECT ots.delete_search_index('sdate', 'ix'), ots.delete_table('sdate');
+
+-- a table whose name must be quoted in SQL: its rows read with their columns
+SELECT ots.create_table('MixedCase', 'id integer');
+SELECT ots.create_search_index('MixedCase', 'ix', '{"field_schemas": [{"field_name": "n", "field_type": "LONG"}]}');
+SELECT count(*) FROM ots.put_row('MixedCase', '{"id": 1}', '{"n": 5, "other": "x"}');
+SELECT s -> 'rows' FROM ots.search('MixedCase', 'ix', '{"query": {"match_all_query": {}}}', '{"return_type": "RETURN_ALL"}') s;
+SELECT ots.delete_search_index('MixedCase', 'ix'), ots.delete_table('MixedCase');
+
 SELECT ots.delete_search_index(t, 'ix'), ots.delete_table(t) FROM unnest(ARRAY['sq', 'sr']) t;

@@ -254,7 +254,8 @@ clu_copy_tables() {
 	local -x PGOPTIONS="${PGOPTIONS:-} -c search_path=pg_catalog,pg_temp"
 	clu_connstr_psql "$src" -At -f - <<-'EOF' >"$CLU_BASE/.ddl.sql"
 		-- pinned: nothing below resolves through a role's schema, and the
-		-- policies' expressions come out schema-qualified
+		-- policies' expressions come out schema-qualified; a table is named
+		-- as ots's table-name arguments take it (the schema quoted, the name as it is)
 		SET search_path = pg_catalog, pg_temp;
 		SELECT format('CREATE SCHEMA IF NOT EXISTS %I AUTHORIZATION %I;', n.nspname,
 		              pg_catalog.pg_get_userbyid(n.nspowner))
@@ -268,7 +269,7 @@ clu_copy_tables() {
 		              'stream_original_columns => %L) '
 		              'WHERE NOT EXISTS (SELECT FROM ots.tables WHERE schema_name = %L AND table_name = %L); RESET ROLE;',
 		              pg_catalog.pg_get_userbyid(c.relowner),
-		              format('%I.%I', t.schema_name, t.table_name),
+		              quote_ident(t.schema_name) || '.' || t.table_name,
 		              (SELECT string_agg(k.name || ' ' || lower(t.pk_types[k.n])
 		                                 || CASE WHEN k.n = t.auto_increment THEN ' auto_increment' ELSE '' END,
 		                                 ', ' ORDER BY k.n)
@@ -287,7 +288,7 @@ clu_copy_tables() {
 		SELECT format('SET ROLE %I; SELECT ots.create_index(%L, %L, %L::text[], %L::text[], %L, %L) '
 		              'WHERE NOT EXISTS (SELECT FROM ots.tables WHERE schema_name = %L AND table_name = %L); RESET ROLE;',
 		              pg_catalog.pg_get_userbyid(c.relowner),
-		              format('%I.%I', i.schema_name, i.index_of), i.table_name,
+		              quote_ident(i.schema_name) || '.' || i.index_of, i.table_name,
 		              i.pk_names[1:i.index_key_count], i.defined_names, i.index_type,
 		              i.index_phase <> 'INCR_ONLY', i.schema_name, i.table_name)
 		  FROM ots.tables i
@@ -300,7 +301,7 @@ clu_copy_tables() {
 		              'WHERE NOT EXISTS (SELECT FROM ots.search_indexes WHERE schema_name = %L AND table_name = %L '
 		              'AND index_name = %L); RESET ROLE;',
 		              pg_catalog.pg_get_userbyid(c.relowner),
-		              format('%I.%I', s.schema_name, s.table_name), s.index_name, s.index_schema, s.time_to_live,
+		              quote_ident(s.schema_name) || '.' || s.table_name, s.index_name, s.index_schema, s.time_to_live,
 		              s.schema_name, s.table_name, s.index_name)
 		  FROM ots.search_indexes s
 		  JOIN pg_catalog.pg_class c

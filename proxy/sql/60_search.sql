@@ -15,8 +15,8 @@
 -- the first among the shards' first rows of it; such a page's token (the
 -- proxy's own) carries the next offset.  Columns are read with the rows at
 -- offset 0, else for the page's rows only, from their shards
--- (ots.search_part_rows).  Aggregations merge exactly: counts and sums
--- added, min and max, an avg from the sums and counts, distinct_count and
+-- (ots.search_part_rows).  Aggregations merge exactly (a DOUBLE's sums but
+-- for the order they are added in): counts and sums added, min and max, an avg from the sums and counts, distinct_count and
 -- percentiles from the shards' distinct values (with their counts), top_rows
 -- by place, group-bys bucket by bucket (a field's every group, then its
 -- min_doc_count, sort and size), sub-aggregations within.  What differs from
@@ -512,8 +512,11 @@ BEGIN
 		EXCEPTION WHEN OTHERS THEN
 			token := NULL;		-- not the proxy's: the shards say what it is
 		END;
-		IF jsonb_typeof(token) = 'object' AND token ? '$cluster_offset' AND query ? 'collapse' THEN
-			query := query - 'token' || jsonb_build_object('offset', token -> '$cluster_offset');
+		-- the rows the pages before took, then the query's own offset, as a node skips it after a token
+		IF jsonb_typeof(token) = 'object' AND jsonb_typeof(token -> '$cluster_offset') = 'number' AND query ? 'collapse' THEN
+			query := query - 'token' || jsonb_build_object('offset',
+				(token ->> '$cluster_offset')::numeric + CASE WHEN jsonb_typeof(query -> 'offset') = 'number'
+															  THEN (query ->> 'offset')::numeric ELSE 0 END);
 		END IF;
 	END IF;
 	-- columns with the rows from the start; past an offset, for the page's rows only

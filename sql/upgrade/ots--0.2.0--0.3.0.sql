@@ -2018,7 +2018,8 @@ BEGIN
 	SELECT coalesce(jsonb_agg(k.r || jsonb_build_object('attributes', coalesce(g.attributes, '{}')) ORDER BY k.n), '[]')
 	  INTO rows
 	  FROM jsonb_array_elements(page -> 'rows') WITH ORDINALITY AS k(r, n)
-	  LEFT JOIN LATERAL ots.get_row(format('%I.%I', schema_name, table_name), k.r -> 'primary_key',
+	  -- the table as ots's table-name arguments take it: the schema quoted, the name as it is
+	  LEFT JOIN LATERAL ots.get_row(quote_ident(schema_name) || '.' || table_name, k.r -> 'primary_key',
 									columns_to_get => names) g ON true;
 	RETURN jsonb_set(page, '{rows}', rows);
 END

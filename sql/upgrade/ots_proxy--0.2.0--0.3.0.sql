@@ -914,8 +914,11 @@ BEGIN
 		EXCEPTION WHEN OTHERS THEN
 			token := NULL;		-- not the proxy's: the shards say what it is
 		END;
-		IF jsonb_typeof(token) = 'object' AND token ? '$cluster_offset' AND query ? 'collapse' THEN
-			query := query - 'token' || jsonb_build_object('offset', token -> '$cluster_offset');
+		-- the rows the pages before took, then the query's own offset, as a node skips it after a token
+		IF jsonb_typeof(token) = 'object' AND jsonb_typeof(token -> '$cluster_offset') = 'number' AND query ? 'collapse' THEN
+			query := query - 'token' || jsonb_build_object('offset',
+				(token ->> '$cluster_offset')::numeric + CASE WHEN jsonb_typeof(query -> 'offset') = 'number'
+															  THEN (query ->> 'offset')::numeric ELSE 0 END);
 		END IF;
 	END IF;
 	-- columns with the rows from the start; past an offset, for the page's rows only

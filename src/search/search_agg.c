@@ -545,6 +545,9 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 
 	if (f->type == SEARCH_TEXT || f->type == SEARCH_NESTED || f->type == SEARCH_GEO_POINT)
 		agg_refuse(psprintf("[group_by_field] field_name:%s type:%s is invalid", f->name, search_field_type_name(f->type)));
+	/* a DATE's group is its millisecond, the key it is shown by */
+	if (f->type == SEARCH_DATE)
+		key = psprintf("(%s OPERATOR(pg_catalog./) 1000000)", key);
 	if (size < 1 || size > AGG_MAX_GROUPS || size != floor(size))
 		agg_refuse(psprintf("Invalid size of group_by_field: 1 to %d.", AGG_MAX_GROUPS));
 	order = group_order(g, "group_by_field", "2 DESC, 1 ASC");
@@ -554,7 +557,7 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 	sql = psprintf("SELECT %s AS k, %s AS c, pg_catalog.to_jsonb(%s)"
 				   " FROM %s%s GROUP BY 1 HAVING %s OPERATOR(pg_catalog.>=) %ld"
 				   " ORDER BY %s%s",
-				   key, rows, f->type == SEARCH_DATE ? psprintf("%s OPERATOR(pg_catalog./) 1000000", key) : key,
+				   key, rows, key,
 				   agg_from(r, bucket, f->is_array ? psprintf("pg_catalog.unnest(%s) e", col) : NULL),
 				   f->is_array ? "" : psprintf(" AND %s IS NOT NULL", col),
 				   rows, r->q->for_merge ? 1L : (long) min_doc_count, order,
@@ -576,7 +579,10 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 	for (uint64 i = 0; i < n; i++)
 	{
 		int			p = search_sql_param(r->q, search_sql_element_type(f), keys[i]);
-		char	   *condition = f->is_array ? psprintf("$%d OPERATOR(pg_catalog.=) ANY (%s)", p, col) :
+		char	   *condition = f->type == SEARCH_DATE ?
+			(f->is_array ? psprintf("EXISTS (SELECT 1 FROM pg_catalog.unnest(%s) e WHERE %s OPERATOR(pg_catalog.=) $%d)", col, key, p) :
+			 psprintf("%s OPERATOR(pg_catalog.=) $%d", key, p)) :
+			f->is_array ? psprintf("$%d OPERATOR(pg_catalog.=) ANY (%s)", p, col) :
 			psprintf("%s OPERATOR(pg_catalog.=) $%d", col, p);
 
 		pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
