@@ -56,6 +56,50 @@ exec_index(const OtsTable *t, const char *name)
 }
 
 /*
+ * exec_filter_first: whether a sorted search reads every matching row
+ * before ordering them (a subquery its ORDER BY and LIMIT do not reach
+ * into) rather than let the planner walk an index in the sort's order,
+ * filtering as it goes: when the planner expects at most
+ * SEARCH_FILTER_FIRST_ROWS matches (or ten times the rows wanted).  The
+ * planner takes the conditions as independent, so the walk can pass most of
+ * the index before it finds its rows when they correlate with the order (a
+ * city whose prices all stand at one end of a price range); reading a few
+ * thousand matches through the conditions' own indexes and sorting them
+ * costs their number, whatever the correlation.  One more planning of the
+ * condition, with its values.
+ */
+#define SEARCH_FILTER_FIRST_ROWS 10000
+
+static bool
+exec_filter_first(const SearchSql *q, const char *matching, int wanted)
+{
+	int			ret;
+	char	   *plan;
+	Jsonb	   *j;
+	JsonbValue *top;
+	JsonbValue	v;
+	double		rows;
+
+	/* the order of the key alone, or a condition true of every row: the planner's walk is the way */
+	if (q->nsort == 0 || strcmp(q->where.data, "true") == 0)
+		return false;
+	/* not read-only: SPI refuses a utility statement there; EXPLAIN without ANALYZE runs nothing */
+	ret = SPI_execute_with_args(psprintf("EXPLAIN (FORMAT JSON) SELECT 1 FROM %s s WHERE %s", q->storage, matching),
+								q->nparams, q->types, q->values, NULL, false, 0);
+	if (ret < 0 || SPI_tuptable == NULL || SPI_processed != 1 ||
+		(plan = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1)) == NULL)
+		return false;
+	j = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(plan)));
+	if (!JB_ROOT_IS_ARRAY(j) || (top = getIthJsonbValueFromContainer(&j->root, 0)) == NULL ||
+		top->type != jbvBinary ||
+		getKeyJsonValueFromContainer(top->val.binary.data, "Plan", 4, &v) == NULL || v.type != jbvBinary ||
+		getKeyJsonValueFromContainer(v.val.binary.data, "Plan Rows", 9, &v) == NULL || v.type != jbvNumeric)
+		return false;
+	rows = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(v.val.numeric)));
+	return rows <= Max(SEARCH_FILTER_FIRST_ROWS, 10.0 * wanted);
+}
+
+/*
  * exec_enter runs as the storage's owner (asrole) with the output of the
  * values a token carries fixed: floats exact, bytea in hex, whatever the
  * caller's session says (a token must read back to the same values)
@@ -121,11 +165,26 @@ ots_search_keys(PG_FUNCTION_ARGS)
 	first = for_merge ? 0 : q.offset;
 	count = for_merge ? q.offset + q.limit : q.limit;
 
+	caller = CurrentMemoryContext;
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	exec_enter(t, &saved);
+
 	initStringInfo(&sql);
 	if (q.collapse == NULL)
-		appendStringInfo(&sql, "SELECT %s, %s, pg_catalog.jsonb_build_array(%s), NULL::pg_catalog.jsonb FROM %s s WHERE (%s)",
-						 search_sql_key_json(t, false), search_sql_key_json(t, true), q.sort_values.data, storage,
-						 q.where.data);
+	{
+		const char *matching = q.after.len > 0 ? psprintf("(%s) AND %s", q.where.data, q.after.data) : q.where.data;
+
+		/* the page's rows first, then their keys and sort values as jsonb: built for those rows only */
+		appendStringInfo(&sql, "SELECT %s, %s, pg_catalog.jsonb_build_array(%s), NULL::pg_catalog.jsonb FROM (SELECT s.* FROM ",
+						 search_sql_key_json(t, false), search_sql_key_json(t, true), q.sort_values.data);
+		if (exec_filter_first(&q, matching, first + count + 1))
+			appendStringInfo(&sql, "(SELECT s.* FROM %s s WHERE %s OFFSET 0) s", storage, matching);
+		else
+			appendStringInfo(&sql, "%s s WHERE %s", storage, matching);
+		appendStringInfo(&sql, " ORDER BY %s OFFSET %d LIMIT %d) s ORDER BY %s", q.order.data, first, count + 1,
+						 q.order.data);
+	}
 	else
 	{
 		/* collapsed: the first matching row of each value of the field, in the order; the page among those */
@@ -134,15 +193,10 @@ ots_search_keys(PG_FUNCTION_ARGS)
 						 " FROM %s s WHERE (%s)) s WHERE s.\"$rank\" OPERATOR(pg_catalog.=) 1",
 						 search_sql_key_json(t, false), search_sql_key_json(t, true), q.sort_values.data,
 						 q.collapse, q.collapse, q.order.data, storage, q.where.data);
+		if (q.after.len > 0)
+			appendStringInfo(&sql, " AND %s", q.after.data);
+		appendStringInfo(&sql, " ORDER BY %s OFFSET %d LIMIT %d", q.order.data, first, count + 1);
 	}
-	if (q.after.len > 0)
-		appendStringInfo(&sql, " AND %s", q.after.data);
-	appendStringInfo(&sql, " ORDER BY %s OFFSET %d LIMIT %d", q.order.data, first, count + 1);
-
-	caller = CurrentMemoryContext;
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	exec_enter(t, &saved);
 	if (q.get_total_count)
 	{
 		char	   *count_sql = psprintf("SELECT pg_catalog.count(*) FROM %s s WHERE (%s)", storage, q.where.data);
