@@ -699,12 +699,21 @@ done:
 #define SEARCH_PAGE 100			/* rows of an ots.search page */
 
 /*
+ * A ParallelScan's token after its last page of rows: the next call returns
+ * no rows and no token, as Tablestore's scan ends (a page shorter than the
+ * limit still carries a token).  No token of ots.search is this text.
+ */
+#define SCAN_END_TOKEN "ots-scan-end"
+
+/*
  * scan_session: the session id of a scan of index (one split: ots's index
  * is one shard), which names the index as made (its create_time), so that
- * a session outlives no index; NULL after replying
+ * a session outlives no index; NULL after replying.  for_splits: a missing
+ * table or index is refused with ComputeSplits' own texts (Tablestore's:
+ * 400 and OTSParameterInvalid or OTSMetaNotMatch).
  */
 static char *
-scan_session(Call *call, const char *table, const char *index)
+scan_session(Call *call, const char *table, const char *index, bool for_splits)
 {
 	SqlCall		q;
 	PGresult   *res;
@@ -714,8 +723,41 @@ scan_session(Call *call, const char *table, const char *index)
 		return NULL;
 	if (index == NULL)
 	{
-		call_parameter_invalid(call, "Missing index_name.");
+		if (for_splits)
+			call_parameter_invalid(call, "[search index splits options] must not be null");
+		else
+			call_parameter_invalid(call, "Missing index_name.");
 		return NULL;
+	}
+	if (for_splits)
+	{
+		ResolvedTable resolved;
+		bool		index_found;
+
+		if (!table_resolve(call, table, true, &resolved))
+			return NULL;
+		if (!resolved.found)
+		{
+			call_parameter_invalid(call, "table [%s] does not exist", table);
+			return NULL;
+		}
+		resolved_table_free(&resolved);
+		sql_begin(&q, "SELECT EXISTS (SELECT FROM ots.list_search_index(a.t) l "
+				  "WHERE l.index_name OPERATOR(pg_catalog.=) a.i) FROM (VALUES (");
+		sql_arg(&q, table, "text");
+		sql_arg(&q, index, "text");
+		sql_end(&q, ")) a(t, i)");
+		res = sql_run(call, NULL, &q);
+		sql_free(&q);
+		if (res == NULL)
+			return NULL;
+		index_found = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+		PQclear(res);
+		if (!index_found)
+		{
+			call_error(call, 400, "OTSMetaNotMatch", "search index [%s] does not exist", index);
+			return NULL;
+		}
 	}
 	sql_begin(&q, "SELECT 'ots-scan:' OPERATOR(pg_catalog.||) (ots.describe_search_index(");
 	sql_arg(&q, table, "text");
@@ -746,7 +788,7 @@ action_compute_splits(Call *call)
 		return;
 	}
 	session = scan_session(call, req->table_name,
-						   req->search_index_splits_options ? req->search_index_splits_options->index_name : NULL);
+						   req->search_index_splits_options ? req->search_index_splits_options->index_name : NULL, true);
 	if (session != NULL)
 	{
 		resp.has_session_id = true;
@@ -787,7 +829,7 @@ action_parallel_scan(Call *call)
 		return;
 	}
 	sq = req->scan_query;
-	if ((session = scan_session(call, req->table_name, req->index_name)) == NULL)
+	if ((session = scan_session(call, req->table_name, req->index_name, false)) == NULL)
 		goto done;
 	if (!req->has_session_id || req->session_id.len != strlen(session) ||
 		memcmp(req->session_id.data, session, req->session_id.len) != 0)
@@ -800,9 +842,17 @@ action_parallel_scan(Call *call)
 		call_parameter_invalid(call, "Missing scan_query, or its query.");
 		goto done;
 	}
-	if ((sq->has_max_parallel && sq->max_parallel != 1) || (sq->has_current_parallel_id && sq->current_parallel_id != 0))
+	/* one split (ComputeSplits' splits_size); Tablestore's texts */
+	if (sq->has_max_parallel && sq->max_parallel != 1)
 	{
-		call_parameter_invalid(call, "Invalid max_parallel or current_parallel_id: ots's index is one split (max_parallel 1, current_parallel_id 0).");
+		call_parameter_invalid(call, "[parallel_scan.max_parallel_id] must in (0 ,1], current max_parallel_id is %d",
+							   sq->max_parallel);
+		goto done;
+	}
+	if (sq->has_current_parallel_id && sq->current_parallel_id != 0)
+	{
+		call_parameter_invalid(call, "[parallel_scan.current_parallel_id] must in [0, max_parallel), current max_parallel is 1, current_parallel_id is %d",
+							   sq->current_parallel_id);
 		goto done;
 	}
 	limit = sq->has_limit ? sq->limit : SCAN_MAX_LIMIT;
@@ -839,6 +889,12 @@ action_parallel_scan(Call *call)
 			token = strdup("not a token");
 		}
 	}
+	if (token != NULL && strcmp(token, SCAN_END_TOKEN) == 0)
+	{
+		/* the scan ended on the last page: no rows, no token */
+		call_reply(call, &resp.base);
+		goto done;
+	}
 	for (;;)
 	{
 		json_t	   *result = NULL;
@@ -861,6 +917,8 @@ action_parallel_scan(Call *call)
 	}
 	resp.rows = rows_binary(&rows);
 	resp.n_rows = rows.n;
+	if (token == NULL && rows.n > 0)
+		token = strdup(SCAN_END_TOKEN);
 	if (token != NULL)
 	{
 		resp.has_next_token = true;

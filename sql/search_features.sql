@@ -256,32 +256,40 @@ SELECT pg_temp.err($$SELECT ots.search('sf', 'ix', '{"query": {"match_all_query"
 
 -- ---------------------------------------------------------------------
 -- top_rows: in each city's bucket, the first rows by n descending (key
--- ascending among equals), with all their columns
+-- ascending among equals), with the columns the search's columns_to_get
+-- names (none, all, or n), as Tablestore's
 -- ---------------------------------------------------------------------
-CREATE TEMP TABLE top_trials (n int, lim int, got jsonb, expected jsonb);
+CREATE TEMP TABLE top_trials (n int, lim int, cols jsonb, got jsonb, expected jsonb);
 DO $$
 DECLARE
 	lim int;
 	k int;
+	cols jsonb;
 BEGIN
-	FOR i IN 1 .. 20 LOOP
+	FOR i IN 1 .. 30 LOOP
 		lim := 1 + floor(random() * 6)::int;
 		k := floor(random() * 12)::int;
-		INSERT INTO top_trials VALUES (i, lim,
+		cols := (ARRAY[NULL, '{"return_type": "RETURN_ALL"}', '{"return_type": "RETURN_SPECIFIED", "column_names": ["n", "none"]}'])[1 + i % 3];
+		INSERT INTO top_trials VALUES (i, lim, cols,
 			(SELECT jsonb_agg(jsonb_build_object('city', it ->> 'key', 'top', it #> '{sub_aggs,0,rows}')) FROM jsonb_array_elements(
 				ots.search('sf', 'ix', jsonb_build_object('query', jsonb_build_object('range_query', jsonb_build_object('field_name', 'n', 'range_to', k)),
 					'limit', 0, 'group_bys', jsonb_build_array(jsonb_build_object('name', 'g', 'type', 'field', 'field_name', 'city',
 						'sort', '{"sorters": [{"group_key_sort": {}}]}'::jsonb,
 						'sub_aggs', jsonb_build_array(jsonb_build_object('name', 't', 'type', 'top_rows', 'limit', lim,
-							'sort', '{"sorters": [{"field_sort": {"field_name": "n", "order": "DESC"}}]}'::jsonb)))))) #> '{group_bys,0,items}') it),
+							'sort', '{"sorters": [{"field_sort": {"field_name": "n", "order": "DESC"}}]}'::jsonb))))), cols) #> '{group_bys,0,items}') it),
 			(SELECT jsonb_agg(jsonb_build_object('city', c, 'top', (
-					SELECT jsonb_agg(jsonb_build_object('primary_key', jsonb_build_object('id', id), 'attributes', attributes) ORDER BY (attributes ->> 'n')::int DESC, id)
+					SELECT jsonb_agg(jsonb_build_object('primary_key', jsonb_build_object('id', id))
+									 || CASE WHEN cols IS NULL THEN '{}'
+											 WHEN cols ? 'column_names' THEN jsonb_build_object('attributes', jsonb_build_object('n', attributes -> 'n'))
+											 ELSE jsonb_build_object('attributes', attributes) END
+									 ORDER BY (attributes ->> 'n')::int DESC, id)
 					  FROM (SELECT * FROM sf WHERE attributes ->> 'city' = c AND (attributes ->> 'n')::int < k
 							 ORDER BY (attributes ->> 'n')::int DESC, id LIMIT lim) t)) ORDER BY c COLLATE "C")
 			   FROM (SELECT DISTINCT attributes ->> 'city' AS c FROM sf WHERE attributes ? 'city' AND (attributes ->> 'n')::int < k) cs));
 	END LOOP;
 END $$;
-SELECT count(*) AS trials, count(*) FILTER (WHERE got IS DISTINCT FROM expected) AS differing FROM top_trials;
+SELECT cols ->> 'return_type' AS columns, count(*) AS trials, count(*) FILTER (WHERE got IS DISTINCT FROM expected) AS differing
+  FROM top_trials GROUP BY 1 ORDER BY 1;
 SELECT * FROM top_trials WHERE got IS DISTINCT FROM expected ORDER BY n LIMIT 1;
 -- by default one row, in the index's presort (the key ascending)
 SELECT (s #>> '{aggs,0,rows,0,primary_key,id}')::int AS top, (SELECT min(id) FROM m WHERE n = 3) AS least_id_with_n_3,
@@ -293,8 +301,38 @@ SELECT pg_temp.err($$SELECT ots.search('sf', 'ix', '{"query": {"match_all_query"
 SELECT ots.create_table('TopUp', 'id integer');
 SELECT ots.create_search_index('TopUp', 'ix', '{"field_schemas": [{"field_name": "n", "field_type": "LONG"}]}');
 SELECT count(ots.put_row('TopUp', '{"id": 1}', '{"n": 1}'));
-SELECT s #> '{aggs,0,rows}' FROM ots.search('TopUp', 'ix', '{"query": {"match_all_query": {}}, "limit": 0, "aggs": [{"name": "t", "type": "top_rows"}]}') s;
+SELECT s #> '{aggs,0,rows}' FROM ots.search('TopUp', 'ix', '{"query": {"match_all_query": {}}, "limit": 0, "aggs": [{"name": "t", "type": "top_rows"}]}',
+	'{"return_type": "RETURN_ALL"}') s;
 SELECT ots.delete_search_index('TopUp', 'ix'), ots.delete_table('TopUp');
+
+-- ---------------------------------------------------------------------
+-- count and distinct_count of GEO_POINT fields (Tablestore counts points;
+-- other aggregations of them are refused), on random ranges of n
+-- ---------------------------------------------------------------------
+CREATE TEMP TABLE geo_count_trials (n int, k int, got jsonb, expected jsonb);
+DO $$
+DECLARE
+	k int;
+BEGIN
+	FOR i IN 1 .. 10 LOOP
+		k := floor(random() * 13)::int;
+		INSERT INTO geo_count_trials VALUES (i, k,
+			(SELECT jsonb_agg(a -> 'value' ORDER BY o) FROM jsonb_array_elements(
+				ots.search('sf', 'ix', jsonb_build_object('query', jsonb_build_object('range_query', jsonb_build_object('field_name', 'n', 'range_to', k)),
+					'limit', 0, 'aggs', '[{"name": "c", "type": "count", "field_name": "loc"}, {"name": "d", "type": "distinct_count", "field_name": "loc"},
+										  {"name": "cs", "type": "count", "field_name": "spots"}, {"name": "ds", "type": "distinct_count", "field_name": "spots"}]'::jsonb))
+					-> 'aggs') WITH ORDINALITY x(a, o)),
+			(SELECT jsonb_build_array(count(loc), count(DISTINCT loc::text),
+									  (SELECT count(*) FROM m m2, unnest(m2.spots) e WHERE m2.n < k),
+									  (SELECT count(DISTINCT e::text) FROM m m2, unnest(m2.spots) e WHERE m2.n < k))
+			   FROM m WHERE n < k));
+	END LOOP;
+END $$;
+SELECT count(*) AS trials, sum((expected ->> 0)::int) AS points, sum((expected ->> 2)::int) AS array_points,
+	   count(*) FILTER (WHERE got IS DISTINCT FROM expected) AS differing FROM geo_count_trials;
+SELECT * FROM geo_count_trials WHERE got IS DISTINCT FROM expected ORDER BY n LIMIT 2;
+SELECT pg_temp.err($$SELECT ots.search('sf', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "a", "type": "max", "field_name": "loc"}]}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sf', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "a", "type": "count", "field_name": "loc", "missing": "31,121"}]}')$$);
 
 DROP VIEW m;
 SELECT ots.delete_search_index('sf', 'ix'), ots.delete_table('sf');
@@ -423,6 +461,56 @@ SELECT count(*) AS trials, count(*) FILTER (WHERE cardinality(expected) > 0) AS 
 	   count(*) FILTER (WHERE query::text LIKE '%menu.sides%') AS two_levels,
 	   count(*) FILTER (WHERE got IS DISTINCT FROM expected) AS differing FROM nested_trials;
 SELECT * FROM nested_trials WHERE got IS DISTINCT FROM expected ORDER BY n LIMIT 2;
+-- aggregations of a NESTED field's sub-fields: every document's value
+-- counts (a row's documents each), missing standing in for a document's
+-- absent one; two levels down too; over the rows of each trial's query.
+-- A LONG's percentile: interpolated between the values around it, truncated.
+CREATE FUNCTION pg_temp.doc_long(d jsonb, f text) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$
+	SELECT CASE WHEN jsonb_typeof(d -> f) = 'number' AND (d ->> f)::numeric = trunc((d ->> f)::numeric) THEN (d ->> f)::bigint END
+$$;
+CREATE TEMP TABLE nested_agg_trials (n int, got jsonb, expected jsonb);
+INSERT INTO nested_agg_trials
+SELECT t.n,
+	   (SELECT jsonb_agg(coalesce(a -> 'value', a -> 'items') ORDER BY o) FROM jsonb_array_elements(
+			ots.search('sn', 'ix', jsonb_build_object('query', t.query, 'limit', 0, 'aggs', '[
+				{"name": "s", "type": "sum", "field_name": "menu.cost"},
+				{"name": "c", "type": "count", "field_name": "menu.dish"},
+				{"name": "d", "type": "distinct_count", "field_name": "menu.dish"},
+				{"name": "t", "type": "count", "field_name": "menu.tags"},
+				{"name": "g", "type": "max", "field_name": "menu.sides.grams"}]'::jsonb)) -> 'aggs') WITH ORDINALITY x(a, o))
+	|| (SELECT jsonb_agg(coalesce(a -> 'value', a -> 'items') ORDER BY o) FROM jsonb_array_elements(
+			ots.search('sn', 'ix', jsonb_build_object('query', t.query, 'limit', 0, 'aggs', '[
+				{"name": "m", "type": "min", "field_name": "menu.cost", "missing": -1},
+				{"name": "p", "type": "percentiles", "field_name": "menu.cost", "percentiles": [90, 10, 50]},
+				{"name": "dt", "type": "distinct_count", "field_name": "menu.tags"}]'::jsonb)) -> 'aggs') WITH ORDINALITY x(a, o)),
+	   (WITH docs AS (SELECT d FROM sn, jsonb_array_elements(pg_temp.docs(sn.attributes ->> 'menu')) d WHERE sn.id = ANY (t.expected)),
+			 tags AS (SELECT e FROM docs, jsonb_array_elements_text(docs.d -> 'tags') e
+					   WHERE jsonb_typeof(docs.d -> 'tags') = 'array'
+						 AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(docs.d -> 'tags') x WHERE jsonb_typeof(x) <> 'string')),
+			 costs AS (SELECT pg_temp.doc_long(d, 'cost') AS v FROM docs)
+		SELECT jsonb_build_array(
+			(SELECT coalesce(sum(v), 0) FROM costs),
+			(SELECT count(*) FROM docs WHERE jsonb_typeof(d -> 'dish') = 'string'),
+			(SELECT count(DISTINCT d ->> 'dish') FROM docs WHERE jsonb_typeof(d -> 'dish') = 'string'),
+			(SELECT count(*) FROM tags),
+			(SELECT max(pg_temp.doc_long(x, 'grams')) FROM docs, jsonb_array_elements(docs.d -> 'sides') x
+			  WHERE pg_temp.json_array_of_objects(docs.d -> 'sides')),
+			(SELECT min(coalesce(v, -1)) FROM costs),
+			(SELECT CASE WHEN count(v) > 0 THEN jsonb_build_array(
+						jsonb_build_object('key', 10, 'value', trunc(round((percentile_cont(0.1) WITHIN GROUP (ORDER BY v))::numeric, 9))::bigint),
+						jsonb_build_object('key', 50, 'value', trunc(round((percentile_cont(0.5) WITHIN GROUP (ORDER BY v))::numeric, 9))::bigint),
+						jsonb_build_object('key', 90, 'value', trunc(round((percentile_cont(0.9) WITHIN GROUP (ORDER BY v))::numeric, 9))::bigint))
+					ELSE '[{"key": 10, "value": null}, {"key": 50, "value": null}, {"key": 90, "value": null}]' END
+			   FROM costs),
+			(SELECT count(DISTINCT e) FROM tags)))
+  FROM nested_trials t WHERE t.n <= 40;
+SELECT count(*) AS trials, count(*) FILTER (WHERE expected -> 0 <> '0') AS with_costs,
+	   count(*) FILTER (WHERE got IS DISTINCT FROM expected) AS differing FROM nested_agg_trials;
+SELECT * FROM nested_agg_trials WHERE got IS DISTINCT FROM expected ORDER BY n LIMIT 2;
+-- a sub-field that is none, a NESTED one, a TEXT one: refused
+SELECT pg_temp.err($$SELECT ots.search('sn', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "a", "type": "sum", "field_name": "menu.price"}]}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sn', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "a", "type": "count", "field_name": "menu.sides"}]}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sn', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "a", "type": "count", "field_name": "menu.note"}]}')$$);
 -- what the index keeps of a document: its sub-fields of their types, normalized
 SELECT attributes ->> 'menu' AS cell, (SELECT menu FROM "sn$search$ix" x WHERE x.id = sn.id) AS kept
   FROM sn WHERE id IN (1, 2) ORDER BY id;

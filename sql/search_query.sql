@@ -461,6 +461,52 @@ SELECT count(*) AS trials, count(*) FILTER (WHERE (got #>> '{aggs,4,value}')::in
   FROM agg_trials;
 SELECT n, query, got, expected FROM agg_trials WHERE got IS DISTINCT FROM expected ORDER BY n LIMIT 3;
 
+-- percentiles (Tablestore's on exact data): at position p/100 * (count - 1)
+-- of the sorted values, interpolated between the two around it, a LONG's
+-- and a DATE's truncated toward zero; keys ascending; on random queries and
+-- random percentages of a DOUBLE, a LONG with missing and a DATE
+CREATE FUNCTION pg_temp.percentile(vals numeric[], p numeric) RETURNS numeric LANGUAGE sql IMMUTABLE AS $$
+	SELECT vals[floor(pos)::int + 1] + (vals[ceil(pos)::int + 1] - vals[floor(pos)::int + 1]) * (pos - floor(pos))
+	  FROM (SELECT p / 100 * (cardinality(vals) - 1) AS pos) x
+$$;
+CREATE TEMP TABLE percentile_trials (n int, query jsonb, ps jsonb, got jsonb, expected jsonb);
+DO $$
+DECLARE
+	q jsonb;
+	ps jsonb;
+BEGIN
+	FOR i IN 1 .. 40 LOOP
+		q := pg_temp.random_query(2);
+		ps := (SELECT jsonb_agg(pg_temp.pick(ARRAY[0, 1, 10, 25, 33.3, 50, 66.7, 90, 99.9, 100]))
+				 FROM generate_series(1, 1 + floor(random() * 4)::int));
+		INSERT INTO percentile_trials
+		SELECT i, q, ps,
+			   (SELECT jsonb_agg(jsonb_build_array(a ->> 'name', (SELECT jsonb_agg(jsonb_build_array(it -> 'key',
+						CASE WHEN a ->> 'name' = 'price' THEN to_jsonb(round((it ->> 'value')::numeric, 9)) ELSE it -> 'value' END))
+						FROM jsonb_array_elements(a -> 'items') it)) ORDER BY o)
+				  FROM jsonb_array_elements(ots.search('sr', 'ix', jsonb_build_object('query', q, 'limit', 0, 'aggs', jsonb_build_array(
+						jsonb_build_object('name', 'price', 'type', 'percentiles', 'field_name', 'price', 'percentiles', ps),
+						jsonb_build_object('name', 'stars', 'type', 'percentiles', 'field_name', 'stars', 'percentiles', ps, 'missing', 9),
+						jsonb_build_object('name', 'at', 'type', 'percentiles', 'field_name', 'at', 'percentiles', ps)))) -> 'aggs')
+						WITH ORDINALITY x(a, o)),
+			   (SELECT jsonb_agg(jsonb_build_array(f, (SELECT jsonb_agg(jsonb_build_array(p,
+						CASE WHEN cardinality(vals) = 0 THEN NULL
+							 WHEN f = 'price' THEN to_jsonb(round(pg_temp.percentile(vals, p::numeric), 9))
+							 ELSE to_jsonb(trunc(pg_temp.percentile(vals, p::numeric))) END) ORDER BY p::numeric)
+						FROM jsonb_array_elements(ps) p)) ORDER BY o)
+				  FROM (SELECT f, o, ARRAY(SELECT coalesce(pg_temp.fv(v.attributes, f)::numeric, CASE WHEN f = 'stars' THEN 9 END) AS x
+											 FROM public.sr v
+											WHERE pg_temp.m(q, v.attributes)
+											  AND (f = 'stars' OR pg_temp.fv(v.attributes, f) IS NOT NULL)
+											ORDER BY 1) AS vals
+						  FROM unnest(ARRAY['price', 'stars', 'at']) WITH ORDINALITY u(f, o)) m);
+	END LOOP;
+END $$;
+SELECT count(*) AS trials, count(*) FILTER (WHERE got #> '{0,1,0,1}' <> 'null') AS with_prices,
+	   count(*) FILTER (WHERE got IS DISTINCT FROM expected) AS differing
+  FROM percentile_trials;
+SELECT n, query, ps, got, expected FROM percentile_trials WHERE got IS DISTINCT FROM expected ORDER BY n LIMIT 3;
+
 -- aggregation refusals
 SELECT pg_temp.err($$SELECT ots.search('sr', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "a", "type": "sum", "field_name": "open"}]}')$$);
 SELECT pg_temp.err($$SELECT ots.search('sr', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "a", "type": "avg", "field_name": "nope"}]}')$$);
@@ -516,9 +562,9 @@ SELECT i ->> 'key' AS key, i ->> 'row_count' AS row_count, i #>> '{sub_aggs,0,va
 	"group_bys": [{"name": "h", "type": "histogram", "field_name": "l", "interval": 100, "missing": 7, "field_range": {"min": 0, "max": 20},
 				   "sub_aggs": [{"name": "c", "type": "count", "field_name": "d"}]}]}') s,
 	   jsonb_array_elements(s #> '{group_bys,0,items}') i;
--- percentiles as given; an order of a group sort, a min_doc_count past 2^31, a bucket limit
+-- percentiles by key ascending, whatever their order asked; an order of a group sort, a min_doc_count past 2^31, a bucket limit
 SELECT s #> '{aggs,0,items}' FROM ots.search('sbig', 'ix', '{"query": {"match_all_query": {}}, "limit": 0,
-	"aggs": [{"name": "p", "type": "percentiles", "field_name": "l", "percentiles": [7, 29, 57]}]}') s;
+	"aggs": [{"name": "p", "type": "percentiles", "field_name": "l", "percentiles": [57, 7, 29]}]}') s;
 SELECT jsonb_array_length(s #> '{group_bys,0,items}') FROM ots.search('sbig', 'ix', '{"query": {"match_all_query": {}}, "limit": 0,
 	"group_bys": [{"name": "g", "type": "field", "field_name": "k", "min_doc_count": 3000000000}]}') s;
 SELECT pg_temp.err($$SELECT ots.search('sbig', 'ix', '{"query": {"match_all_query": {}}, "group_bys": [{"name": "g", "type": "field", "field_name": "k", "sort": {"sorters": [{"row_count_sort": {"order": "D"}}]}}]}')$$);

@@ -320,8 +320,9 @@ BEGIN
 			one := one || jsonb_build_object('value',
 				(SELECT count(DISTINCT v) FROM unnest(parts) x, jsonb_array_elements(x -> 'values') v));
 		ELSIF kind = 'percentiles' THEN
-			-- PostgreSQL's percentile_disc, as each node computes it: the first
-			-- value whose position is at least ceil(fraction * count)
+			-- as each node computes it: at position p/100 * (count - 1) of all
+			-- the shards' values, interpolated between the two values around
+			-- it, a LONG's or DATE's truncated toward zero; keys ascending
 			one := one || jsonb_build_object('items', (
 				WITH vals AS (
 					SELECT e -> 0 AS v, sum((e ->> 1)::bigint) AS c
@@ -329,12 +330,21 @@ BEGIN
 					 GROUP BY 1),
 				cum AS (
 					SELECT v, sum(c) OVER (ORDER BY ots_cluster.search_value_order(v)) AS upto, sum(c) OVER () AS total
-					  FROM vals)
-				SELECT jsonb_agg(jsonb_build_object('key', p.k, 'value',
-						(SELECT cum.v FROM cum
-						  WHERE cum.upto >= greatest(ceil((p.k #>> '{}')::float8 / 100 * cum.total), 1)
-						  ORDER BY cum.upto LIMIT 1)) ORDER BY p.n)
-				  FROM jsonb_array_elements(req -> 'percentiles') WITH ORDINALITY AS p(k, n)));
+					  FROM vals),
+				pos AS (
+					SELECT p.k, p.n, (p.k #>> '{}')::numeric / 100 * ((SELECT max(total) FROM cum) - 1) AS at
+					  FROM jsonb_array_elements(req -> 'percentiles') WITH ORDINALITY AS p(k, n)),
+				ends AS (
+					SELECT pos.k, pos.n, pos.at - floor(pos.at) AS frac,
+						   (SELECT cum.v #>> '{}' FROM cum WHERE cum.upto > floor(pos.at) ORDER BY cum.upto LIMIT 1) AS lo,
+						   (SELECT cum.v #>> '{}' FROM cum WHERE cum.upto > ceil(pos.at) ORDER BY cum.upto LIMIT 1) AS hi
+					  FROM pos)
+				SELECT jsonb_agg(jsonb_build_object('key', e.k, 'value',
+						CASE WHEN (SELECT bool_or((x ->> 'double')::boolean) FROM unnest(parts) x)
+							 THEN to_jsonb(e.lo::float8 + (e.hi::float8 - e.lo::float8) * e.frac::float8)
+							 ELSE to_jsonb(trunc(e.lo::numeric + (e.hi::numeric - e.lo::numeric) * e.frac)::bigint) END)
+						ORDER BY e.k, e.n)
+				  FROM ends e));
 		ELSIF kind = 'top_rows' THEN
 			one := one || jsonb_build_object('rows', coalesce((
 				SELECT jsonb_agg(r.row - '$order' ORDER BY r.place)
@@ -484,7 +494,7 @@ DECLARE
 	token jsonb;
 	parts jsonb[];
 	part_hashes integer[];
-	first_offset boolean;
+	parts_read_columns boolean;
 	off integer;
 	lim integer;
 	collapsed boolean;
@@ -519,12 +529,13 @@ BEGIN
 															  THEN (query ->> 'offset')::numeric ELSE 0 END);
 		END IF;
 	END IF;
-	-- columns with the rows from the start; past an offset, for the page's rows only
-	first_offset := coalesce(query -> 'offset', '0') = '0';
+	-- columns with the rows from the start, or for top rows; past an offset, for the page's rows only
+	parts_read_columns := coalesce(query -> 'offset', '0') = '0'
+						  OR jsonb_path_exists(query, 'strict $.**.type ? (@ == "top_rows")');
 	SELECT array_agg(x.part ORDER BY x.hash), array_agg(x.hash ORDER BY x.hash)
 	  INTO parts, part_hashes
 	  FROM ots_cluster.search_parts(hashes, target, index_name, query,
-									CASE WHEN first_offset THEN columns_to_get END) x;
+									CASE WHEN parts_read_columns THEN columns_to_get END) x;
 	off := (parts[1] ->> 'offset')::integer;
 	lim := (parts[1] ->> 'limit')::integer;
 	collapsed := query ? 'collapse';
@@ -551,7 +562,7 @@ BEGIN
 								 THEN to_jsonb(translate(encode(convert_to(jsonb_build_object('$cluster_offset', off + lim)::text,
 																			'UTF8'), 'base64'), E'\n', ''))
 								 ELSE page -> -1 -> '$token' END END);
-	IF NOT first_offset AND columns_to_get IS NOT NULL THEN
+	IF NOT parts_read_columns AND columns_to_get IS NOT NULL THEN
 		-- the page's rows read on their shards (the first checks columns_to_get when there are none)
 		pns := ARRAY(SELECT DISTINCT (r ->> '$part')::integer FROM jsonb_array_elements(page) r ORDER BY 1);
 		IF cardinality(pns) = 0 THEN

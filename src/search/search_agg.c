@@ -57,7 +57,6 @@ typedef struct AggRun
 {
 	SearchSql  *q;
 	const char *storage;
-	const char *table;			/* the table, for top_rows' rows */
 	int			statements;
 } AggRun;
 
@@ -199,30 +198,44 @@ agg_rows(AggRun *r, const char *bucket)
 
 /*
  * agg_values: SQL of the values of field f in the matching rows (bucket),
- * as a relation of one column v (a DATE's in milliseconds), missing
- * standing in for a row without one
+ * as a relation of one column v (a DATE's in milliseconds, a GEO_POINT's
+ * as an array [x, y], which has equality), missing standing in for a row
+ * without one.  A sub-field of NESTED documents (documents: their FROM
+ * items, value: its value in each; else NULL) has a value for each
+ * document, missing standing in for a document without one.
  */
 static char *
-agg_values(AggRun *r, const SearchField *f, JsonbContainer *obj, const char *bucket, bool with_row)
+agg_values(AggRun *r, const SearchField *f, const char *documents, const char *value, JsonbContainer *obj,
+		   const char *bucket)
 {
 	JsonbValue	m;
-	const char *col = search_sql_column(r->q, f);
+	const char *col = documents != NULL ? value : search_sql_column(r->q, f);
 	const char *missing = NULL;
-	const char *row = with_row ? "s.ctid AS row_id, " : "";
 	const char *v;
+	const char *from;
 
 	if (agg_member(obj, "missing", &m) != NULL)
 		missing = psprintf("$%d", search_sql_param(r->q, search_sql_element_type(f),
 													search_sql_value(f, &m, "missing")));
 	if (f->is_array)
-		return psprintf("SELECT %s%s AS v FROM %s", row,
-						f->type == SEARCH_DATE ? "e OPERATOR(pg_catalog./) 1000000" : "e",
-						agg_from(r, bucket, psprintf("pg_catalog.unnest(%s) e", missing != NULL ?
-													 psprintf("CASE WHEN pg_catalog.cardinality(%s) OPERATOR(pg_catalog.>) 0 THEN %s ELSE ARRAY[%s] END",
-															  col, col, missing) : col)));
-	v = missing != NULL ? psprintf("coalesce(%s, %s)", col, missing) : col;
-	return psprintf("SELECT %s%s AS v FROM %s", row, f->type == SEARCH_DATE ?
-					psprintf("%s OPERATOR(pg_catalog./) 1000000", v) : v, agg_rows(r, bucket));
+	{
+		const char *elements = psprintf("pg_catalog.unnest(%s) e", missing != NULL ?
+										psprintf("CASE WHEN pg_catalog.cardinality(%s) OPERATOR(pg_catalog.>) 0 THEN %s ELSE ARRAY[%s] END",
+												 col, col, missing) : col);
+
+		v = "e";
+		from = agg_from(r, bucket, documents != NULL ? psprintf("%s, %s", documents, elements) : elements);
+	}
+	else
+	{
+		v = missing != NULL ? psprintf("coalesce(%s, %s)", col, missing) : col;
+		from = agg_from(r, bucket, documents);
+	}
+	if (f->type == SEARCH_DATE)
+		v = psprintf("%s OPERATOR(pg_catalog./) 1000000", v);
+	else if (f->type == SEARCH_GEO_POINT)
+		v = psprintf("CASE WHEN %s IS NOT NULL THEN ARRAY[(%s)[0], (%s)[1]] END", v, v, v);
+	return psprintf("SELECT %s AS v FROM %s", v, from);
 }
 
 /* agg_check_type: a field sum and avg take (LONG, DOUBLE) or also min, max and percentiles take (DATE) */
@@ -238,9 +251,9 @@ agg_check_type(const SearchField *f, const char *type, bool dates)
 
 /*
  * agg_top_rows: the first limit (1 by default, at most 100) matching rows
- * in the sort's order (the index's presort by default), each with all its
- * columns as a search's RETURN_ALL reads them (ots.get_row, as the owner:
- * the caller may read the table, without row-level security)
+ * in the sort's order (the index's presort by default), their keys: their
+ * columns are read as the search's columns_to_get says, with the page's
+ * rows (ots.search_read_rows), as Tablestore's top rows carry
  */
 static void
 agg_top_rows(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st)
@@ -251,7 +264,6 @@ agg_top_rows(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState
 	const char *order;
 	char	   *sort_values;
 	SearchOrder keys;
-	int			ptable;
 	uint64		n;
 
 	if (!(limit >= 1 && limit <= AGG_MAX_TOP_ROWS && limit == floor(limit)))
@@ -267,22 +279,17 @@ agg_top_rows(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState
 	else
 		sorters = &search_presort_jsonb(&r->q->si->schema)->root;
 	order = search_sql_order(r->q, sorters, &sort_values, &keys);
-	ptable = search_sql_param(r->q, TEXTOID, PointerGetDatum(cstring_to_text(r->table)));
-	n = agg_run(r, psprintf("SELECT x.k, coalesce(g.attributes, '{}'::pg_catalog.jsonb), x.kv, x.sv"
-							" FROM (SELECT %s AS k, %s AS kv, pg_catalog.jsonb_build_array(%s) AS sv,"
-							" pg_catalog.row_number() OVER (ORDER BY %s) AS n FROM %s ORDER BY %s LIMIT %d) x"
-							" LEFT JOIN LATERAL ots.get_row($%d, x.k) g ON true ORDER BY x.n",
+	n = agg_run(r, psprintf("SELECT %s, %s, pg_catalog.jsonb_build_array(%s) FROM %s ORDER BY %s LIMIT %d",
 							search_sql_key_json(r->q->t, false), search_sql_key_json(r->q->t, true), sort_values,
-							order, agg_rows(r, bucket), order, (int) limit, ptable));
+							agg_rows(r, bucket), order, (int) limit));
 	json_push_key(st, "rows");
 	pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
 	for (uint64 i = 0; i < n; i++)
 	{
 		pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
 		json_push_jsonb(st, "primary_key", agg_jsonb(i, 1));
-		json_push_jsonb(st, "attributes", agg_jsonb(i, 2));
 		if (r->q->for_merge)
-			json_push_string(st, "$order", search_order_key(&keys, r->q->t, agg_jsonb(i, 4), agg_jsonb(i, 3)));
+			json_push_string(st, "$order", search_order_key(&keys, r->q->t, agg_jsonb(i, 3), agg_jsonb(i, 2)));
 		pushJsonbValue(st, WJB_END_OBJECT, NULL);
 	}
 	pushJsonbValue(st, WJB_END_ARRAY, NULL);
@@ -298,6 +305,9 @@ agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st
 	const char *type = agg_string(agg, "type", "an aggregation");
 	const SearchField *f;
 	const char *values;
+	const char *field_name;
+	char	   *documents = NULL;
+	const char *value = NULL;
 	char	   *sql;
 
 	request_fields_check(agg, &agg_object_fields, "aggregation '%s'", name);
@@ -310,15 +320,19 @@ agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st
 		pushJsonbValue(st, WJB_END_OBJECT, NULL);
 		return;
 	}
-	/* Tablestore's messages, which the SDKs' tests match */
-	if (search_field_find(&r->q->si->schema, agg_string(agg, "field_name", psprintf("%s agg", type))) == NULL)
+	/* a top-level field or a NESTED field's documents' sub-field; Tablestore's messages, which the SDKs' tests match */
+	field_name = agg_string(agg, "field_name", psprintf("%s agg", type));
+	if (search_field_find(&r->q->si->schema, field_name) != NULL)
+		f = search_sql_field(r->q, agg, psprintf("%s agg", type));
+	else if ((f = search_sql_nested_field(r->q, field_name, &documents, &value)) == NULL)
 		agg_refuse(psprintf("[%s agg] field: %s does not exist", strcmp(type, "distinct_count") == 0 ? "distinct count" : type,
-							agg_string(agg, "field_name", type)));
-	f = search_sql_field(r->q, agg, psprintf("%s agg", type));
-	if (f->type == SEARCH_TEXT || f->type == SEARCH_NESTED || f->type == SEARCH_GEO_POINT)
-		agg_refuse(psprintf("[%s agg] field_name:%s type:%s is invalid", type, f->name,
+							field_name));
+	/* a point is counted, not summed or ordered */
+	if (f->type == SEARCH_TEXT || f->type == SEARCH_NESTED ||
+		(f->type == SEARCH_GEO_POINT && strcmp(type, "count") != 0 && strcmp(type, "distinct_count") != 0))
+		agg_refuse(psprintf("[%s agg] field_name:%s type:%s is invalid", type, field_name,
 							search_field_type_name(f->type)));
-	values = agg_values(r, f, agg, bucket, false);
+	values = agg_values(r, f, documents, value, agg, bucket);
 	if (strcmp(type, "avg") == 0 || strcmp(type, "sum") == 0)
 	{
 		agg_check_type(f, type, false);
@@ -367,16 +381,13 @@ agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st
 	{
 		JsonbContainer *ps = agg_array(agg, "percentiles", "percentiles agg");
 		int			n = ps != NULL ? JsonContainerSize(ps) : 0;
-		Datum	   *fractions;
 		JsonbValue	given;
-		int			pf;
 		int			pk;
 
 		agg_check_type(f, type, true);
 		if (n < 1 || n > AGG_MAX_RANGES)
 			agg_refuse(psprintf("Invalid percentiles of percentiles agg '%s': 1 to %d numbers from 0 to 100.",
 								name, AGG_MAX_RANGES));
-		fractions = palloc(sizeof(Datum) * n);
 		for (int i = 0; i < n; i++)
 		{
 			JsonbValue *e = getIthJsonbValueFromContainer(ps, i);
@@ -389,20 +400,31 @@ agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st
 			if (!(p >= 0 && p <= 100))
 				agg_refuse(psprintf("Invalid percentiles of percentiles agg '%s': 1 to %d numbers from 0 to 100.",
 									name, AGG_MAX_RANGES));
-			fractions[i] = Float8GetDatum(p / 100);
 		}
-		pf = search_sql_param(r->q, FLOAT8ARRAYOID,
-							  PointerGetDatum(construct_array(fractions, n, FLOAT8OID, 8, true, TYPALIGN_DOUBLE)));
 		/*
-		 * the value at or below which the percentage of values lies: one of
-		 * the values (PostgreSQL's percentile_disc); each key as given
+		 * Tablestore's (Elasticsearch's) percentile on exact data: at
+		 * position p/100 * (count - 1) of the sorted values, interpolated
+		 * between the two values around it (numeric, exact for any
+		 * LONG), a LONG's or DATE's truncated toward zero; each key as
+		 * given, in ascending order
 		 */
 		(void) agg_member(agg, "percentiles", &given);
 		pk = search_sql_param(r->q, JSONBOID, JsonbPGetDatum(JsonbValueToJsonb(&given)));
-		sql = psprintf("SELECT pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object('key', p.k, 'value', p.v) ORDER BY p.n)"
-					   " FROM ROWS FROM (pg_catalog.jsonb_array_elements($%d),"
-					   " pg_catalog.unnest((SELECT pg_catalog.percentile_disc($%d::pg_catalog.float8[]) WITHIN GROUP (ORDER BY x.v) FROM (%s) x)))"
-					   " WITH ORDINALITY AS p(k, v, n)", pk, pf, values);
+		sql = psprintf("SELECT pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object('key', p.k, 'value', %s) ORDER BY p.k, p.n)"
+					   " FROM (SELECT pg_catalog.array_agg(x.v ORDER BY x.v) AS a FROM (%s) x WHERE x.v IS NOT NULL) s,"
+					   " LATERAL (SELECT e.k, e.n, (pg_catalog.floor(e.pos) OPERATOR(pg_catalog.+) 1)::pg_catalog.int4 AS lo,"
+					   " (pg_catalog.ceil(e.pos) OPERATOR(pg_catalog.+) 1)::pg_catalog.int4 AS hi,"
+					   " e.pos OPERATOR(pg_catalog.-) pg_catalog.floor(e.pos) AS frac"
+					   " FROM (SELECT j.k, j.n, ((j.k OPERATOR(pg_catalog.#>>) '{}')::pg_catalog.numeric OPERATOR(pg_catalog./) 100)"
+					   " OPERATOR(pg_catalog.*) (pg_catalog.cardinality(s.a) OPERATOR(pg_catalog.-) 1) AS pos"
+					   " FROM pg_catalog.jsonb_array_elements($%d) WITH ORDINALITY AS j(k, n)) e) p",
+					   f->type == SEARCH_DOUBLE ?
+					   /* OPERATOR() forms all bind alike, left to right: parenthesized */
+					   "s.a[p.lo] OPERATOR(pg_catalog.+) ((s.a[p.hi] OPERATOR(pg_catalog.-) s.a[p.lo])"
+					   " OPERATOR(pg_catalog.*) p.frac::pg_catalog.float8)" :
+					   "pg_catalog.trunc(s.a[p.lo]::pg_catalog.numeric OPERATOR(pg_catalog.+) ((s.a[p.hi]::pg_catalog.numeric"
+					   " OPERATOR(pg_catalog.-) s.a[p.lo]::pg_catalog.numeric) OPERATOR(pg_catalog.*) p.frac))::pg_catalog.int8",
+					   values, pk);
 		agg_run(r, sql);
 		json_push_jsonb(st, "items", agg_jsonb(0, 1));
 		if (r->q->for_merge)
@@ -412,6 +434,7 @@ agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st
 								" FROM (SELECT x.v, pg_catalog.count(*) AS n FROM (%s) x WHERE x.v IS NOT NULL GROUP BY 1) y",
 								values));
 			json_push_jsonb(st, "values", agg_jsonb(0, 1));
+			json_push_bool(st, "double", f->type == SEARCH_DOUBLE);
 		}
 		pushJsonbValue(st, WJB_END_OBJECT, NULL);
 		return;
@@ -1035,9 +1058,9 @@ group_by_list(AggRun *r, JsonbContainer *group_bys, const char *bucket, int dept
 }
 
 void
-search_aggs_run(SearchSql *q, const char *storage, const char *table, JsonbParseState **st)
+search_aggs_run(SearchSql *q, const char *storage, JsonbParseState **st)
 {
-	AggRun		r = {.q = q, .storage = storage, .table = table};
+	AggRun		r = {.q = q, .storage = storage};
 
 	if (q->aggs != NULL)
 	{

@@ -267,8 +267,7 @@ ots_search_keys(PG_FUNCTION_ARGS)
 	if (q.aggs != NULL || q.group_bys != NULL)
 	{
 		exec_enter(t, &saved);
-		/* the table as ots's table-name arguments take it: the schema quoted where it must be, the name as it is */
-		search_aggs_run(&q, storage, psprintf("%s.%s", quote_identifier(t->schema_name), t->table_name), &st);
+		search_aggs_run(&q, storage, &st);
 		asrole_leave(&saved);
 		/* SPI leaves its own context current after each statement: the result is the caller's */
 		MemoryContextSwitchTo(caller);

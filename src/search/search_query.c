@@ -1652,6 +1652,43 @@ search_sql_column(const SearchSql *q, const SearchField *f)
 	return q_live_column(q, f);
 }
 
+const SearchField *
+search_sql_nested_field(SearchSql *q, const char *name, char **documents, const char **value)
+{
+	char	   *save;
+	const SearchField *f = NULL;
+	const char *alias = NULL;
+	int			depth = 0;
+	StringInfoData from;
+
+	initStringInfo(&from);
+	for (char *segment = strtok_r(pstrdup(name), ".", &save); segment != NULL; segment = strtok_r(NULL, ".", &save))
+	{
+		if (f != NULL)
+		{
+			const char *docs;
+
+			/* a level down: the documents of the NESTED field above, each a row */
+			if (f->type != SEARCH_NESTED)
+				return NULL;
+			docs = alias == NULL ? q_live_column(q, f) : q_doc_value(alias, f, false);
+			alias = psprintf("na%d", ++depth);
+			appendStringInfo(&from, "%spg_catalog.jsonb_array_elements(%s) AS %s(doc)",
+							 depth > 1 ? ", " : "", docs, alias);
+			f = q_sub_field(f, segment);
+		}
+		else
+			f = search_field_find(&q->si->schema, segment);
+		if (f == NULL)
+			return NULL;
+	}
+	if (alias == NULL || f->type == SEARCH_NESTED)
+		return NULL;
+	*documents = from.data;
+	*value = q_doc_value(alias, f, false);
+	return f;
+}
+
 char *
 search_sql_condition(SearchSql *q, JsonbContainer *query)
 {

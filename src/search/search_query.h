@@ -81,6 +81,16 @@ extern int	search_sql_param(SearchSql *q, Oid type, Datum value);
 extern Datum search_sql_value(const SearchField *f, JsonbValue *v, const char *what);
 extern Oid	search_sql_element_type(const SearchField *f);
 extern const char *search_sql_column(const SearchSql *q, const SearchField *f);
+
+/*
+ * search_sql_nested_field: the sub-field that name (path.field, the path
+ * one or more NESTED fields down from the top) names, NULL when it names
+ * none; *documents the FROM items over the documents of each level of the
+ * path in a matching row s, *value SQL of the sub-field's value in each
+ * document (as search_sql_column's, an array for an array field)
+ */
+extern const SearchField *search_sql_nested_field(SearchSql *q, const char *name, char **documents,
+												  const char **value);
 extern char *search_sql_condition(SearchSql *q, JsonbContainer *query);
 
 /*
@@ -95,11 +105,10 @@ extern char *search_sql_key_json(const OtsTable *t, bool as_array);
 
 /*
  * search_aggs_run computes the search's aggs and group_bys over the rows
- * matching q in storage (quoted and qualified) of table (as ots's
- * table-name arguments take it; search_agg.c),
- * within the caller's SPI connection and role,
+ * matching q in storage (quoted and qualified; search_agg.c), within the
+ * caller's SPI connection and role,
  * and pushes their results onto st as the members "aggs" and "group_bys"
  */
-extern void search_aggs_run(SearchSql *q, const char *storage, const char *table, JsonbParseState **st);
+extern void search_aggs_run(SearchSql *q, const char *storage, JsonbParseState **st);
 
 #endif							/* OTS_SEARCH_QUERY_H */

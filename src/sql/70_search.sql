@@ -419,6 +419,50 @@ CREATE FUNCTION ots.search_keys(schema_name name, table_name name, index_name te
 COMMENT ON FUNCTION ots.search_keys(name, name, text, jsonb, boolean) IS
 	'the keys of a page of a search, its total count and next token; for_merge, a shard''s part of a cluster''s search (internal; ots.search)';
 
+-- ots.search_read_columns: rows (a jsonb array of objects with a
+-- primary_key) each with its attributes read as ots.get_row reads them
+-- (names: the columns, NULL for all), its other members kept
+CREATE FUNCTION ots.search_read_columns(schema_name name, table_name name, rows jsonb, names text[])
+	RETURNS jsonb
+	LANGUAGE sql STABLE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	RETURN (SELECT coalesce(jsonb_agg(k.r || jsonb_build_object('attributes', coalesce(g.attributes, '{}')) ORDER BY k.n), '[]')
+			  FROM jsonb_array_elements(rows) WITH ORDINALITY AS k(r, n)
+			  -- the table as ots's table-name arguments take it: the schema quoted, the name as it is
+			  LEFT JOIN LATERAL ots.get_row(quote_ident(schema_name) || '.' || table_name, k.r -> 'primary_key',
+											columns_to_get => names) g ON true);
+COMMENT ON FUNCTION ots.search_read_columns(name, name, jsonb, text[]) IS
+	'a search''s rows with their columns read (internal; ots.search)';
+
+-- ots.search_read_top_rows: a search's aggregation and group-by results
+-- (node, walked whole) with each top_rows aggregation's rows read as the
+-- page's are (names: the columns, NULL for all)
+CREATE FUNCTION ots.search_read_top_rows(schema_name name, table_name name, node jsonb, names text[])
+	RETURNS jsonb
+	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	result jsonb;
+BEGIN
+	IF jsonb_typeof(node) = 'array' THEN
+		SELECT coalesce(jsonb_agg(ots.search_read_top_rows(schema_name, table_name, e, names) ORDER BY n), '[]')
+		  INTO result FROM jsonb_array_elements(node) WITH ORDINALITY AS x(e, n);
+	ELSIF jsonb_typeof(node) <> 'object' THEN
+		result := node;
+	ELSIF node ->> 'type' = 'top_rows' AND jsonb_typeof(node -> 'rows') = 'array' THEN
+		result := jsonb_set(node, '{rows}', ots.search_read_columns(schema_name, table_name, node -> 'rows', names));
+	ELSE
+		SELECT jsonb_object_agg(m.key, ots.search_read_top_rows(schema_name, table_name, m.value, names))
+		  INTO result FROM jsonb_each(node) m;
+		result := coalesce(result, node);
+	END IF;
+	RETURN result;
+END
+$$;
+COMMENT ON FUNCTION ots.search_read_top_rows(name, name, jsonb, text[]) IS
+	'a search''s aggregation results with their top rows read with the search''s columns (internal; ots.search)';
+
 -- ots.search_read_rows: a search's page (of ots.search_keys) with its rows
 -- read with columns_to_get ({"return_type": RETURN_NONE | RETURN_SPECIFIED
 -- | RETURN_ALL | RETURN_ALL_FROM_INDEX, "column_names": [...]}) as
@@ -431,7 +475,6 @@ CREATE FUNCTION ots.search_read_rows(schema_name name, table_name name, index_na
 DECLARE
 	return_type text := coalesce(columns_to_get ->> 'return_type', 'RETURN_NONE');
 	names text[];
-	rows jsonb;
 BEGIN
 	IF columns_to_get IS NOT NULL AND jsonb_typeof(columns_to_get) <> 'object' THEN
 		PERFORM ots.raise('OTSParameterInvalid', 'Invalid columns_to_get: it is not an object.',
@@ -454,13 +497,15 @@ BEGIN
 		PERFORM ots.raise('OTSParameterInvalid', format('Invalid return_type of columns_to_get: ''%s''.', return_type),
 						  'The return_type is RETURN_NONE, RETURN_SPECIFIED, RETURN_ALL or RETURN_ALL_FROM_INDEX.');
 	END IF;
-	SELECT coalesce(jsonb_agg(k.r || jsonb_build_object('attributes', coalesce(g.attributes, '{}')) ORDER BY k.n), '[]')
-	  INTO rows
-	  FROM jsonb_array_elements(page -> 'rows') WITH ORDINALITY AS k(r, n)
-	  -- the table as ots's table-name arguments take it: the schema quoted, the name as it is
-	  LEFT JOIN LATERAL ots.get_row(quote_ident(schema_name) || '.' || table_name, k.r -> 'primary_key',
-									columns_to_get => names) g ON true;
-	RETURN jsonb_set(page, '{rows}', rows);
+	page := jsonb_set(page, '{rows}', ots.search_read_columns(schema_name, table_name, page -> 'rows', names));
+	-- top rows carry the columns the page's rows do (Tablestore's), RETURN_NONE their keys alone
+	IF page ? 'aggs' THEN
+		page := jsonb_set(page, '{aggs}', ots.search_read_top_rows(schema_name, table_name, page -> 'aggs', names));
+	END IF;
+	IF page ? 'group_bys' THEN
+		page := jsonb_set(page, '{group_bys}', ots.search_read_top_rows(schema_name, table_name, page -> 'group_bys', names));
+	END IF;
+	RETURN page;
 END
 $$;
 COMMENT ON FUNCTION ots.search_read_rows(name, name, text, jsonb, jsonb) IS

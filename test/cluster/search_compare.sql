@@ -150,7 +150,7 @@ CREATE FUNCTION pg_temp.rand_aggs(depth integer) RETURNS jsonb LANGUAGE sql VOLA
 				'{"type": "avg", "field_name": "d", "missing": 1.5}'::jsonb, '{"type": "min", "field_name": "d"}'::jsonb,
 				'{"type": "max", "field_name": "dt"}'::jsonb, '{"type": "min", "field_name": "n"}'::jsonb,
 				'{"type": "distinct_count", "field_name": "kw"}'::jsonb, '{"type": "distinct_count", "field_name": "tags"}'::jsonb,
-				'{"type": "percentiles", "field_name": "n", "percentiles": [0, 10, 50, 99.5, 100]}'::jsonb,
+				'{"type": "percentiles", "field_name": "n", "percentiles": [50, 0, 100, 10, 99.5]}'::jsonb,
 				'{"type": "percentiles", "field_name": "d", "percentiles": [25, 75]}'::jsonb,
 				'{"type": "top_rows", "limit": 3, "sort": {"sorters": [{"field_sort": {"field_name": "d", "order": "DESC"}}]}}'::jsonb,
 				'{"type": "top_rows"}'::jsonb)) AS v, n

@@ -128,10 +128,12 @@ describe('search', function () {
             scanQuery: Object.assign({ currentParallelId: 0, maxParallel: 1, aliveTime: 30 }, scanQuery),
         });
         const seen = [];
+        const pageSizes = [];
         let token;
         for (let page = 0; page < 10; page++) {
             const result = await scan({ query: { queryType: Q.TERMS_QUERY, query: { fieldName: 'city', terms: ['hz', 'sh'] } }, limit: 3, token });
             assert.ok(result.rows.length <= 3);
+            pageSizes.push(result.rows.length);
             for (const r of result.rows) {
                 const attrs = Object.fromEntries(r.attributes.map((a) => [a.columnName, a.columnValue]));
                 assert.strictEqual(attrs.city, rows.find((x) => x.id === idOf(r)).city);
@@ -143,6 +145,9 @@ describe('search', function () {
             }
         }
         assert.deepStrictEqual(seen, rows.filter((r) => r.city !== 'bj').map((r) => r.id));
+        // as Tablestore's: every page of rows, the short last one too, has a token; the scan ends with a page of none
+        assert.strictEqual(pageSizes[pageSizes.length - 1], 0);
+        assert.ok(pageSizes.slice(0, -1).every((n) => n > 0), JSON.stringify(pageSizes));
         await expectError(scan({ query: { queryType: Q.MATCH_ALL_QUERY } }, Buffer.from('not a session')), 400, 'OTSParameterInvalid', 'session_id');
         await expectError(scan({ query: { queryType: Q.MATCH_ALL_QUERY }, maxParallel: 2 }), 400, 'OTSParameterInvalid', 'max_parallel');
         await expectError(scan({ query: { queryType: Q.MATCH_ALL_QUERY }, limit: 2001 }), 400, 'OTSParameterInvalid', 'limit');
@@ -207,7 +212,7 @@ describe('search', function () {
                     },
                 ],
             },
-        });
+        }, { returnType: TableStore.ColumnReturnType.RETURN_ALL });
         const number = (name) => numbers.aggs.aggResults.find((a) => a.name === name).aggResult;
         assert.strictEqual(Number(number('count').value), 12);
         assert.strictEqual(number('sum').value, 66);
@@ -219,7 +224,13 @@ describe('search', function () {
         // percentile_disc: the 6th of 12 values, and the last
         assert.deepStrictEqual(agg('median').items.map((i) => [i.item.key, Number(i.item.value)]), [[50, 5], [100, 11]]);
         assert.deepStrictEqual(agg('top').rows.map(idOf), ['r11', 'r10']);
+        // top rows carry the columns the search's columnToGet names, as Tablestore's (all here; none below)
         assert.deepStrictEqual(agg('top').rows[0].attributes.map((a) => a.columnName).sort(), ['city', 'n', 'name', 'pos', 'price']);
+        const keysOnly = await search({
+            limit: 0, query: { queryType: Q.MATCH_ALL_QUERY },
+            aggs: { aggs: [{ name: 'top', type: A.AGG_TOP_ROWS, body: { limit: 1 } }] },
+        });
+        assert.deepStrictEqual(keysOnly.aggs.aggResults[0].aggResult.rows.map((r) => [idOf(r), r.attributes.length]), [['r00', 0]]);
         const group = (name) => result.groupBys.groupByResults.find((g) => g.name === name).groupByResult;
         assert.deepStrictEqual(group('by_city').items.map((i) => [i.key, Number(i.rowCount), i.subAggsResult.aggResults[0].aggResult.value]),
             [['bj', 4, 2 + 5 + 8 + 11], ['hz', 4, 0 + 3 + 6 + 9]]);
