@@ -21,7 +21,6 @@
 #include "ddl/guard.h"
 #include "ddl/guard_owner.h"
 #include "meta/storage.h"
-#include "search/search_index.h"
 
 /* set while guard_owner_propagate runs its own OWNER TO statements */
 static bool guard_propagating = false;
@@ -90,8 +89,8 @@ guard_owner_index_statements(Oid storage, const char *role)
 
 /*
  * guard_owner_search_statements: the OWNER TO statements that give the
- * search indexes' storages of the table stored in storage ("<table>$search$<index>"
- * with the storage's owner, search/search_index.h) the owner role
+ * search indexes' storages of the table stored in storage (as
+ * ots.search_indexes names them, with the storage's owner) the owner role
  */
 static List *
 guard_owner_search_statements(Oid storage, const char *role)
@@ -105,17 +104,18 @@ guard_owner_search_statements(Oid storage, const char *role)
 	if (table == NULL)
 		return NIL;
 	args[0] = ObjectIdGetDatum(get_rel_namespace(storage));
-	args[1] = CStringGetTextDatum(psprintf("%s%s", table, SEARCH_STORAGE_INFIX));
+	args[1] = CStringGetTextDatum(table);
 	args[2] = ObjectIdGetDatum(asrole_owner(storage));
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	if (SPI_execute_with_args("SELECT pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.'"
 							  " OPERATOR(pg_catalog.||) pg_catalog.quote_ident(c.relname)"
-							  " FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n"
-							  " ON n.oid OPERATOR(pg_catalog.=) c.relnamespace"
-							  " WHERE c.relnamespace OPERATOR(pg_catalog.=) $1 AND c.relkind OPERATOR(pg_catalog.=) 'r'"
-							  " AND pg_catalog.starts_with(c.relname::pg_catalog.text, $2)"
-							  " AND c.relowner OPERATOR(pg_catalog.=) $3",
+							  " FROM ots.search_indexes s"
+							  " JOIN pg_catalog.pg_namespace n ON n.nspname OPERATOR(pg_catalog.=) s.schema_name"
+							  " JOIN pg_catalog.pg_class c ON c.relnamespace OPERATOR(pg_catalog.=) n.oid"
+							  " AND c.relname OPERATOR(pg_catalog.=) s.storage_name"
+							  " WHERE n.oid OPERATOR(pg_catalog.=) $1 AND s.table_name OPERATOR(pg_catalog.=) $2::pg_catalog.name"
+							  " AND c.relkind OPERATOR(pg_catalog.=) 'r' AND c.relowner OPERATOR(pg_catalog.=) $3",
 							  3, argtypes, args, NULL, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not find the search indexes of a storage");
 	for (uint64 i = 0; i < SPI_processed; i++)

@@ -23,6 +23,7 @@
 #include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -250,18 +251,36 @@ search_index_load(const OtsTable *t, Oid storage_oid, SearchIndex *si)
 	MemoryContextSwitchTo(old);
 }
 
+/* FNV-1a: a hash of the bytes that is the same on every machine, as a dump restored elsewhere needs */
+static uint32
+storage_name_hash(const char *bytes, size_t len, uint32 h)
+{
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char) bytes[i]) * 16777619u;
+	return h;
+}
+
 char *
 search_storage_name(const char *table, const char *index_name)
 {
 	char	   *name = psprintf("%s%s%s", table, SEARCH_STORAGE_INFIX, index_name);
+	uint32		h;
+	int			table_len;
+	int			index_len;
 
-	if (strlen(name) >= NAMEDATALEN)
-		ereport(ERROR,
-				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
-				 errmsg("Search index name '%s' is too long.", index_name),
-				 errdetail("ots keeps the index in a relation named \"%s%s<index_name>\", which PostgreSQL bounds to %d bytes.",
-						   table, SEARCH_STORAGE_INFIX, NAMEDATALEN - 1)));
-	return name;
+	if (strlen(name) < NAMEDATALEN)
+		return name;
+
+	/*
+	 * Too long for PostgreSQL: both names cut (at a character's end), and a
+	 * hash of both whole, which keeps two such names apart
+	 */
+	h = storage_name_hash(table, strlen(table) + 1, 2166136261u);
+	h = storage_name_hash(index_name, strlen(index_name), h);
+	table_len = pg_mbcliplen(table, strlen(table), SEARCH_STORAGE_TABLE_PART);
+	index_len = pg_mbcliplen(index_name, strlen(index_name),
+							 NAMEDATALEN - 1 - table_len - strlen(SEARCH_STORAGE_INFIX) - 9);
+	return psprintf("%.*s%s%.*s$%08x", table_len, table, SEARCH_STORAGE_INFIX, index_len, index_name, h);
 }
 
 const SearchIndex *

@@ -6,9 +6,9 @@
  *	  (search_index.c), and a row's entry there (search_entry.c).
  *
  * A search index of table s.t is kept in a table of its own beside t's
- * storage, s."t$search$<index>", owned by t's owner: t's primary-key
- * columns (its primary key), then a column per field, then the entry's
- * times (search/schema.h).
+ * storage, s."t$search$<index>" (cut when long: SEARCH_STORAGE_INFIX),
+ * owned by t's owner: t's primary-key columns (its primary key), then a
+ * column per field, then the entry's times (search/schema.h).
  * Each row of t has exactly one row there, in the same transaction.
  *-------------------------------------------------------------------------
  */
@@ -25,10 +25,16 @@
 #include "search/schema.h"
 #include "utils/jsonb.h"
 
-/* a search index's storage is its table's name, this, and the index's name */
+/*
+ * a search index's storage is its table's name, this, and the index's name;
+ * past PostgreSQL's 63 bytes, the table's first SEARCH_STORAGE_TABLE_PART
+ * bytes, this, as much of the index's name as fits and "$" and a hash of
+ * both names (ots.search_indexes.storage_name says which it is)
+ */
 #define SEARCH_STORAGE_INFIX	"$search$"
+#define SEARCH_STORAGE_TABLE_PART	24
 
-/* search_storage_name: the storage's name; OTSParameterInvalid when it is too long for PostgreSQL */
+/* search_storage_name: the storage's name, the same for the same names on every machine */
 extern char *search_storage_name(const char *table, const char *index_name);
 
 typedef struct SearchIndex

@@ -68,6 +68,10 @@ SELECT ots.create_search_index('indexed', 'indexed_search', '{"field_schemas": [
   {"field_name": "n", "field_type": "LONG"}]}');
 SELECT count(*) AS updated FROM generate_series(4, 300, 5) g,
   LATERAL ots.update_row('indexed', jsonb_build_object('k', 'r' || g % 7, 'n', g), put => jsonb_build_object('amount', -g));
+-- a search index whose table and index names together pass PostgreSQL's
+-- 63 bytes: its storage is named by both cut and a hash of both
+SELECT ots.create_search_index('indexed', 'a_search_index_whose_storage_name_is_long_enough_to_cut',
+  '{"field_schemas": [{"field_name": "seller", "field_type": "KEYWORD"}]}');
 
 -- a table that updates whole rows (update_full_row), which lets it have a
 -- TTL, updates and an index; restored, it still does (describe_table)
