@@ -507,6 +507,34 @@ SELECT t.n,
 SELECT count(*) AS trials, count(*) FILTER (WHERE expected -> 0 <> '0') AS with_costs,
 	   count(*) FILTER (WHERE got IS DISTINCT FROM expected) AS differing FROM nested_agg_trials;
 SELECT * FROM nested_agg_trials WHERE got IS DISTINCT FROM expected ORDER BY n LIMIT 2;
+-- group_by_field of a sub-field: a bucket per value in the documents, a row
+-- counted once in each (two levels down too); its sub-aggregations over the
+-- bucket's rows, all their documents
+CREATE TEMP TABLE nested_group_trials (n int, got jsonb, expected jsonb);
+INSERT INTO nested_group_trials
+SELECT t.n,
+	   (SELECT jsonb_agg(jsonb_build_array(x.g ->> 'name', (SELECT jsonb_agg(jsonb_build_array(i -> 'key', i -> 'row_count', i #> '{sub_aggs,0,value}'))
+															  FROM jsonb_array_elements(x.g -> 'items') i)) ORDER BY x.o)
+		  FROM jsonb_array_elements(ots.search('sn', 'ix', jsonb_build_object('query', t.query, 'limit', 0, 'group_bys', '[
+				{"name": "dish", "type": "field", "field_name": "menu.dish", "sub_aggs": [{"name": "s", "type": "sum", "field_name": "menu.cost"}]},
+				{"name": "side", "type": "field", "field_name": "menu.sides.name", "size": 2, "sub_aggs": [{"name": "c", "type": "count", "field_name": "city"}]}]'::jsonb))
+				-> 'group_bys') WITH ORDINALITY x(g, o)),
+	   (WITH rows AS (SELECT sn.id, sn.attributes, pg_temp.docs(sn.attributes ->> 'menu') AS docs FROM sn WHERE sn.id = ANY (t.expected)),
+			 dishes AS (SELECT DISTINCT r.id, d ->> 'dish' AS k FROM rows r, jsonb_array_elements(r.docs) d WHERE jsonb_typeof(d -> 'dish') = 'string'),
+			 sides AS (SELECT DISTINCT r.id, x ->> 'name' AS k FROM rows r, jsonb_array_elements(r.docs) d, jsonb_array_elements(d -> 'sides') x
+						WHERE pg_temp.json_array_of_objects(d -> 'sides') AND jsonb_typeof(x -> 'name') = 'string')
+		SELECT jsonb_build_array(
+			jsonb_build_array('dish', (SELECT jsonb_agg(jsonb_build_array(k, c, (
+						SELECT coalesce(sum(pg_temp.doc_long(d, 'cost')), 0) FROM rows r, jsonb_array_elements(r.docs) d
+						 WHERE r.id IN (SELECT id FROM dishes WHERE dishes.k = g.k))) ORDER BY c DESC, k COLLATE "C")
+				  FROM (SELECT k, count(*) AS c FROM dishes GROUP BY k ORDER BY 2 DESC, k COLLATE "C" LIMIT 10) g)),
+			jsonb_build_array('side', (SELECT jsonb_agg(jsonb_build_array(k, c, (
+						SELECT count(*) FROM rows r WHERE r.id IN (SELECT id FROM sides WHERE sides.k = g.k) AND r.attributes ? 'city')) ORDER BY c DESC, k COLLATE "C")
+				  FROM (SELECT k, count(*) AS c FROM sides GROUP BY k ORDER BY 2 DESC, k COLLATE "C" LIMIT 2) g))))
+  FROM nested_trials t WHERE t.n <= 30;
+SELECT count(*) AS trials, count(*) FILTER (WHERE got #> '{0,1}' <> 'null') AS with_groups,
+	   count(*) FILTER (WHERE got IS DISTINCT FROM expected) AS differing FROM nested_group_trials;
+SELECT * FROM nested_group_trials WHERE got IS DISTINCT FROM expected ORDER BY n LIMIT 2;
 -- a sub-field that is none, a NESTED one, a TEXT one: refused
 SELECT pg_temp.err($$SELECT ots.search('sn', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "a", "type": "sum", "field_name": "menu.price"}]}')$$);
 SELECT pg_temp.err($$SELECT ots.search('sn', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "a", "type": "count", "field_name": "menu.sides"}]}')$$);

@@ -432,7 +432,7 @@ BEGIN
 					ORDER BY n)
 				  FROM jsonb_array_elements('[{"term_query": {"field_name": "open", "term": true}}, {"exists_query": {"field_name": "loc"}}]') WITH ORDINALITY AS x(f, n))),
 			jsonb_build_object('name', 'near', 'type', 'geo_distance', 'items', jsonb_build_array(
-				jsonb_build_object('from', null, 'to', 4000, 'row_count', (SELECT count(*) FROM matched WHERE pg_temp.m('{"geo_distance_query": {"field_name": "loc", "center_point": "30.05,120.05", "distance": 3999.999999}}', a))),
+				jsonb_build_object('from', 0, 'to', 4000, 'row_count', (SELECT count(*) FROM matched WHERE pg_temp.m('{"geo_distance_query": {"field_name": "loc", "center_point": "30.05,120.05", "distance": 3999.999999}}', a))),
 				jsonb_build_object('from', 4000, 'to', null, 'row_count', (SELECT count(*) FROM matched WHERE pg_temp.fv(a, 'loc') IS NOT NULL
 					AND NOT pg_temp.m('{"geo_distance_query": {"field_name": "loc", "center_point": "30.05,120.05", "distance": 3999.999999}}', a)))))))
 	  INTO m;
@@ -506,6 +506,21 @@ SELECT count(*) AS trials, count(*) FILTER (WHERE got #> '{0,1,0,1}' <> 'null') 
 	   count(*) FILTER (WHERE got IS DISTINCT FROM expected) AS differing
   FROM percentile_trials;
 SELECT n, query, ps, got, expected FROM percentile_trials WHERE got IS DISTINCT FROM expected ORDER BY n LIMIT 3;
+
+-- a range group-by's buckets by from, then to, whatever their order asked
+-- (an absent from first, an absent to last); a geo-distance group-by's as
+-- asked, an absent from shown as 0; as Tablestore answers
+SELECT i ->> 'from' AS "from", i ->> 'to' AS "to", (i ->> 'row_count')::int > 0 AS some_rows,
+	   (i ->> 'row_count')::int = (SELECT count(*) FROM public.sr v
+									WHERE pg_temp.fv(v.attributes, 'price')::float8 >= coalesce((i ->> 'from')::float8, '-infinity')
+									  AND pg_temp.fv(v.attributes, 'price')::float8 < coalesce((i ->> 'to')::float8, 'infinity')) AS counted_right
+  FROM ots.search('sr', 'ix', '{"query": {"match_all_query": {}}, "limit": 0, "group_bys": [{"name": "p", "type": "range", "field_name": "price",
+	"ranges": [{"from": 10, "to": 25.5}, {"from": 25.5}, {"to": 10}, {"from": 10, "to": 12}, {"to": 5}]}]}') s,
+	   jsonb_array_elements(s #> '{group_bys,0,items}') i;
+SELECT i ->> 'from' AS "from", i ->> 'to' AS "to"
+  FROM ots.search('sr', 'ix', '{"query": {"match_all_query": {}}, "limit": 0, "group_bys": [{"name": "g", "type": "geo_distance", "field_name": "loc",
+	"origin": {"lat": 30.05, "lon": 120.05}, "ranges": [{"from": 4000}, {"to": 4000}, {"from": 100, "to": 4000}]}]}') s,
+	   jsonb_array_elements(s #> '{group_bys,0,items}') i;
 
 -- aggregation refusals
 SELECT pg_temp.err($$SELECT ots.search('sr', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "a", "type": "sum", "field_name": "open"}]}')$$);

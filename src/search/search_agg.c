@@ -238,15 +238,27 @@ agg_values(AggRun *r, const SearchField *f, const char *documents, const char *v
 	return psprintf("SELECT %s AS v FROM %s", v, from);
 }
 
-/* agg_check_type: a field sum and avg take (LONG, DOUBLE) or also min, max and percentiles take (DATE) */
+/* agg_type_name: a field type as Tablestore's aggregation messages spell it (geo_point) */
+static const char *
+agg_type_name(const SearchField *f)
+{
+	const char *name = search_field_type_name(f->type);
+
+	return strcmp(name, "GEO_POINT") == 0 ? "geo_point" : asc_tolower(name, strlen(name));
+}
+
+/*
+ * agg_check_type: a field (field_name, as the request names it) sum and
+ * avg take (LONG, DOUBLE) or also min, max and percentiles take (DATE);
+ * Tablestore's message, which the SDKs' tests match
+ */
 static void
-agg_check_type(const SearchField *f, const char *type, bool dates)
+agg_check_type(const SearchField *f, const char *field_name, const char *type, bool dates)
 {
 	if (f->type == SEARCH_LONG || f->type == SEARCH_DOUBLE || (dates && f->type == SEARCH_DATE))
 		return;
-	agg_refuse(psprintf("[%s agg] field_name:%s type:%s is invalid, allow [long, double%s]", type, f->name,
-						asc_tolower(search_field_type_name(f->type), strlen(search_field_type_name(f->type))),
-						dates ? ", date" : ""));
+	agg_refuse(psprintf("[%s agg] field_name:%s type:%s is invalid, allow [long, double%s]", type, field_name,
+						agg_type_name(f), dates ? ", date" : ""));
 }
 
 /*
@@ -327,15 +339,14 @@ agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st
 	else if ((f = search_sql_nested_field(r->q, field_name, &documents, &value)) == NULL)
 		agg_refuse(psprintf("[%s agg] field: %s does not exist", strcmp(type, "distinct_count") == 0 ? "distinct count" : type,
 							field_name));
-	/* a point is counted, not summed or ordered */
-	if (f->type == SEARCH_TEXT || f->type == SEARCH_NESTED ||
-		(f->type == SEARCH_GEO_POINT && strcmp(type, "count") != 0 && strcmp(type, "distinct_count") != 0))
-		agg_refuse(psprintf("[%s agg] field_name:%s type:%s is invalid", type, field_name,
-							search_field_type_name(f->type)));
+	/* every value but a text's or a document's is counted (a point's too); the others' types: agg_check_type */
+	if ((f->type == SEARCH_TEXT || f->type == SEARCH_NESTED) &&
+		(strcmp(type, "count") == 0 || strcmp(type, "distinct_count") == 0))
+		agg_refuse(psprintf("[%s agg] field_name:%s type:%s is invalid", type, field_name, agg_type_name(f)));
 	values = agg_values(r, f, documents, value, agg, bucket);
 	if (strcmp(type, "avg") == 0 || strcmp(type, "sum") == 0)
 	{
-		agg_check_type(f, type, false);
+		agg_check_type(f, field_name, type, false);
 		sql = psprintf(strcmp(type, "avg") == 0 ?
 					   "SELECT pg_catalog.to_jsonb(pg_catalog.avg(x.v)::pg_catalog.float8),"
 					   " pg_catalog.to_jsonb(coalesce(pg_catalog.sum(x.v), 0)), pg_catalog.to_jsonb(pg_catalog.count(x.v)) FROM (%s) x" :
@@ -357,7 +368,7 @@ agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st
 	}
 	else if (strcmp(type, "max") == 0 || strcmp(type, "min") == 0)
 	{
-		agg_check_type(f, type, true);
+		agg_check_type(f, field_name, type, true);
 		sql = psprintf("SELECT pg_catalog.to_jsonb(pg_catalog.%s(x.v)) FROM (%s) x", type, values);
 	}
 	else if (strcmp(type, "count") == 0)
@@ -384,7 +395,7 @@ agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st
 		JsonbValue	given;
 		int			pk;
 
-		agg_check_type(f, type, true);
+		agg_check_type(f, field_name, type, true);
 		if (n < 1 || n > AGG_MAX_RANGES)
 			agg_refuse(psprintf("Invalid percentiles of percentiles agg '%s': 1 to %d numbers from 0 to 100.",
 								name, AGG_MAX_RANGES));
@@ -548,16 +559,21 @@ group_order(JsonbContainer *g, const char *what, const char *dflt)
 /*
  * group_by_field: a bucket per value of the field (most rows first, then
  * the keys ascending, unless sorted), size of them, each with its row
- * count and subs
+ * count and subs.  A sub-field of NESTED documents (path.field) groups by
+ * its values in a row's documents; a row counts once in a bucket.
  */
 static void
 group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, JsonbParseState **st)
 {
-	const SearchField *f = search_sql_field(r->q, g, "group_by_field");
+	const char *field_name = agg_string(g, "field_name", "group_by_field");
+	char	   *documents = NULL;
+	const char *value = NULL;
+	const SearchField *f;
 	double		size = agg_number(g, "size", AGG_DEFAULT_GROUPS, "group_by_field");
 	int64		min_doc_count = agg_count(g, "min_doc_count", "group_by_field");
-	const char *col = search_sql_column(r->q, f);
-	const char *key = f->is_array ? "e" : col;
+	const char *col;
+	const char *key;
+	const char *lateral;
 	const char *order;
 	const char *rows;
 	char	   *sql;
@@ -566,22 +582,29 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 	Jsonb	  **shown;
 	int64	   *counts;
 
+	if (search_field_find(&r->q->si->schema, field_name) != NULL ||
+		(f = search_sql_nested_field(r->q, field_name, &documents, &value)) == NULL)
+		f = search_sql_field(r->q, g, "group_by_field");
+	col = documents != NULL ? value : search_sql_column(r->q, f);
+	key = f->is_array ? "e" : col;
 	if (f->type == SEARCH_TEXT || f->type == SEARCH_NESTED || f->type == SEARCH_GEO_POINT)
-		agg_refuse(psprintf("[group_by_field] field_name:%s type:%s is invalid", f->name, search_field_type_name(f->type)));
+		agg_refuse(psprintf("[group_by_field] field_name:%s type:%s is invalid", field_name, agg_type_name(f)));
 	/* a DATE's group is its millisecond, the key it is shown by */
 	if (f->type == SEARCH_DATE)
 		key = psprintf("(%s OPERATOR(pg_catalog./) 1000000)", key);
 	if (size < 1 || size > AGG_MAX_GROUPS || size != floor(size))
 		agg_refuse(psprintf("Invalid size of group_by_field: 1 to %d.", AGG_MAX_GROUPS));
 	order = group_order(g, "group_by_field", "2 DESC, 1 ASC");
-	/* a row counts once in a bucket: an array's values may repeat, a scalar's may not */
-	rows = f->is_array ? "pg_catalog.count(DISTINCT s.ctid)" : "pg_catalog.count(*)";
+	/* a row counts once in a bucket: an array's or documents' values may repeat, a scalar's may not */
+	rows = f->is_array || documents != NULL ? "pg_catalog.count(DISTINCT s.ctid)" : "pg_catalog.count(*)";
+	lateral = f->is_array ? psprintf("pg_catalog.unnest(%s) e", col) : NULL;
+	if (documents != NULL)
+		lateral = lateral != NULL ? psprintf("%s, %s", documents, lateral) : documents;
 	/* a part for a merge: every group, which another shard's may outnumber */
 	sql = psprintf("SELECT %s AS k, %s AS c, pg_catalog.to_jsonb(%s)"
 				   " FROM %s%s GROUP BY 1 HAVING %s OPERATOR(pg_catalog.>=) %ld"
 				   " ORDER BY %s%s",
-				   key, rows, key,
-				   agg_from(r, bucket, f->is_array ? psprintf("pg_catalog.unnest(%s) e", col) : NULL),
+				   key, rows, key, agg_from(r, bucket, lateral),
 				   f->is_array ? "" : psprintf(" AND %s IS NOT NULL", col),
 				   rows, r->q->for_merge ? 1L : (long) min_doc_count, order,
 				   r->q->for_merge ? "" : psprintf(" LIMIT %d", (int) size));
@@ -608,6 +631,9 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 			f->is_array ? psprintf("$%d OPERATOR(pg_catalog.=) ANY (%s)", p, col) :
 			psprintf("%s OPERATOR(pg_catalog.=) $%d", col, p);
 
+		/* a row is in a documents' bucket when one of its documents is */
+		if (documents != NULL)
+			condition = psprintf("EXISTS (SELECT 1 FROM %s WHERE %s)", documents, condition);
 		pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
 		json_push_jsonb(st, "key", shown[i]);
 		json_push_int(st, "row_count", counts[i]);
@@ -617,9 +643,33 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 	pushJsonbValue(st, WJB_END_ARRAY, NULL);
 }
 
+/* a range's bounds, absent ones infinite, and its place in the request */
+typedef struct RangeBounds
+{
+	double		from;
+	double		to;
+	int			n;
+} RangeBounds;
+
+static int
+range_bounds_cmp(const void *a, const void *b)
+{
+	const RangeBounds *x = a;
+	const RangeBounds *y = b;
+
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	return x->n - y->n;
+}
+
 /*
  * group_ranges: buckets [from, to) of a number per row (expr; an array
- * field's values: any of them), each with its row count and subs
+ * field's values: any of them), each with its row count and subs.  As
+ * Tablestore's: a group_by_range's buckets by from, then to (an absent
+ * from first, an absent to last); a group_by_geo_distance's in the
+ * request's order, an absent from shown as 0 (no distance is less).
  */
 static void
 group_ranges(AggRun *r, JsonbContainer *g, const char *bucket, int depth, const char *what,
@@ -628,12 +678,15 @@ group_ranges(AggRun *r, JsonbContainer *g, const char *bucket, int depth, const 
 {
 	JsonbContainer *ranges = agg_array(g, "ranges", what);
 	int			n = ranges != NULL ? JsonContainerSize(ranges) : 0;
+	bool		geo = strcmp(what, "group_by_geo_distance") == 0;
 	char	  **conditions;
+	RangeBounds *order;
 	StringInfoData sql;
 
 	if (n < 1 || n > AGG_MAX_RANGES)
 		agg_refuse(psprintf("Invalid ranges of %s: 1 to %d of them.", what, AGG_MAX_RANGES));
 	conditions = palloc(sizeof(char *) * n);
+	order = palloc(sizeof(RangeBounds) * n);
 	initStringInfo(&sql);
 	appendStringInfoString(&sql, "SELECT ");
 	for (int i = 0; i < n; i++)
@@ -647,7 +700,12 @@ group_ranges(AggRun *r, JsonbContainer *g, const char *bucket, int depth, const 
 
 		conditions[i] = (char *) value_in(r, g, lo, hi);
 		appendStringInfo(&sql, "%spg_catalog.count(*) FILTER (WHERE %s)", i > 0 ? ", " : "", conditions[i]);
+		order[i].from = lo != NULL ? agg_number(range, "from", 0, what) : -INFINITY;
+		order[i].to = hi != NULL ? agg_number(range, "to", 0, what) : INFINITY;
+		order[i].n = i;
 	}
+	if (!geo)
+		qsort(order, n, sizeof(RangeBounds), range_bounds_cmp);
 	appendStringInfo(&sql, " FROM %s", agg_rows(r, bucket));
 	agg_run(r, sql.data);
 	{
@@ -657,15 +715,24 @@ group_ranges(AggRun *r, JsonbContainer *g, const char *bucket, int depth, const 
 			counts[i] = agg_int(0, i + 1);
 		json_push_key(st, "items");
 		pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
-		for (int i = 0; i < n; i++)
+		for (int k = 0; k < n; k++)
 		{
+			int			i = order[k].n;
 			JsonbContainer *range = agg_object(getIthJsonbValueFromContainer(ranges, i), "range");
 			JsonbValue	v;
 
 			pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
 			json_push_key(st, "from");
 			if (agg_member(range, "from", &v) == NULL)
-				v.type = jbvNull;
+			{
+				if (geo)
+				{
+					v.type = jbvNumeric;
+					v.val.numeric = int64_to_numeric(0);
+				}
+				else
+					v.type = jbvNull;
+			}
 			pushJsonbValue(st, WJB_VALUE, &v);
 			json_push_key(st, "to");
 			if (agg_member(range, "to", &v) == NULL)
