@@ -507,6 +507,52 @@ SELECT count(*) AS trials, count(*) FILTER (WHERE got #> '{0,1,0,1}' <> 'null') 
   FROM percentile_trials;
 SELECT n, query, ps, got, expected FROM percentile_trials WHERE got IS DISTINCT FROM expected ORDER BY n LIMIT 3;
 
+-- group_by_field sorted by a sub-aggregation's value (a bucket without one
+-- last), then by the other sorters, the most rows and the key; on random
+-- queries against the model
+CREATE TEMP TABLE sub_agg_sort_trials (n int, query jsonb, sorters jsonb, got jsonb, expected jsonb);
+DO $$
+DECLARE
+	q jsonb;
+	desc_ boolean;
+	by_sum boolean;
+	sorters jsonb;
+BEGIN
+	FOR i IN 1 .. 30 LOOP
+		q := pg_temp.random_query(1);
+		desc_ := random() < 0.5;
+		by_sum := random() < 0.5;
+		sorters := jsonb_build_array(jsonb_build_object('sub_agg_sort', jsonb_build_object('sub_agg_name', CASE WHEN by_sum THEN 'ss' ELSE 'mp' END,
+																							  'order', CASE WHEN desc_ THEN 'DESC' ELSE 'ASC' END)))
+				   || CASE WHEN random() < 0.5 THEN '[{"group_key_sort": {"order": "DESC"}}]'::jsonb ELSE '[]'::jsonb END;
+		INSERT INTO sub_agg_sort_trials
+		SELECT i, q, sorters,
+			   (SELECT jsonb_agg(jsonb_build_array(it -> 'key', it -> 'row_count', it #> '{sub_aggs,0,value}', it #> '{sub_aggs,1,value}'))
+				  FROM jsonb_array_elements(ots.search('sr', 'ix', jsonb_build_object('query', q, 'limit', 0, 'group_bys', jsonb_build_array(
+						jsonb_build_object('name', 'g', 'type', 'field', 'field_name', 'city', 'size', 3, 'sort', jsonb_build_object('sorters', sorters),
+							'sub_aggs', '[{"name": "mp", "type": "min", "field_name": "price"}, {"name": "ss", "type": "sum", "field_name": "stars"}]'::jsonb))))
+						#> '{group_bys,0,items}') it),
+			   (SELECT jsonb_agg(jsonb_build_array(k, c, mp, ss) ORDER BY o)
+				  FROM (SELECT k, c, mp, ss, row_number() OVER (ORDER BY
+								CASE WHEN by_sum THEN ss::float8 ELSE mp END IS NULL,
+								CASE WHEN desc_ THEN -(CASE WHEN by_sum THEN ss::float8 ELSE mp END) ELSE (CASE WHEN by_sum THEN ss::float8 ELSE mp END) END,
+								CASE WHEN sorters -> 1 IS NOT NULL THEN k END COLLATE "C" DESC,
+								c DESC, k COLLATE "C") AS o
+						  FROM (SELECT pg_temp.fv(v.attributes, 'city') AS k, count(*) AS c,
+									   min(pg_temp.fv(v.attributes, 'price')::float8) AS mp,
+									   coalesce(sum(pg_temp.fv(v.attributes, 'stars')::bigint), 0) AS ss
+								  FROM public.sr v WHERE pg_temp.m(q, v.attributes) AND pg_temp.fv(v.attributes, 'city') IS NOT NULL
+								 GROUP BY 1) m) o
+				 WHERE o <= 3);
+	END LOOP;
+END $$;
+SELECT count(*) AS trials, count(*) FILTER (WHERE jsonb_array_length(got) > 1) AS with_groups,
+	   count(*) FILTER (WHERE got IS DISTINCT FROM expected) AS differing
+  FROM sub_agg_sort_trials;
+SELECT * FROM sub_agg_sort_trials WHERE got IS DISTINCT FROM expected ORDER BY n LIMIT 2;
+SELECT pg_temp.err($$SELECT ots.search('sr', 'ix', '{"query": {"match_all_query": {}}, "group_bys": [{"name": "g", "type": "field", "field_name": "city", "sort": {"sorters": [{"sub_agg_sort": {"sub_agg_name": "nope"}}]}}]}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sr', 'ix', '{"query": {"match_all_query": {}}, "group_bys": [{"name": "g", "type": "field", "field_name": "city", "sort": {"sorters": [{"sub_agg_sort": {"sub_agg_name": "p"}}]}, "sub_aggs": [{"name": "p", "type": "percentiles", "field_name": "stars", "percentiles": [50]}]}]}')$$);
+
 -- a range group-by's buckets by from, then to, whatever their order asked
 -- (an absent from first, an absent to last); a geo-distance group-by's as
 -- asked, an absent from shown as 0; as Tablestore answers

@@ -777,9 +777,13 @@ DECLARE
 	dir text;
 BEGIN
 	FOR sorter IN SELECT e FROM jsonb_array_elements(coalesce(g #> '{sort,sorters}', '[]')) e LOOP
-		dir := CASE WHEN coalesce(coalesce(sorter -> 'row_count_sort', sorter -> 'group_key_sort') ->> 'order', 'ASC')
+		dir := CASE WHEN coalesce(coalesce(sorter -> 'row_count_sort', sorter -> 'group_key_sort', sorter -> 'sub_agg_sort') ->> 'order', 'ASC')
 						 IN ('DESC', 'SORT_ORDER_DESC') THEN 'DESC' ELSE 'ASC' END;
 		items := items || CASE WHEN sorter ? 'row_count_sort' THEN format('y.c %s', dir)
+							   -- a sub-aggregation's merged value, a bucket without one last
+							   WHEN sorter ? 'sub_agg_sort' THEN format(
+									'(SELECT (a ->> ''value'')::numeric FROM jsonb_array_elements(y.item -> ''sub_aggs'') a'
+									' WHERE a ->> ''name'' = %L) %s NULLS LAST', sorter #>> '{sub_agg_sort,sub_agg_name}', dir)
 							   ELSE format('y.k %1$s, y.ks %1$s, y.kb %1$s', dir) END;
 	END LOOP;
 	IF g ->> 'type' = 'field' THEN

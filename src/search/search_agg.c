@@ -521,39 +521,225 @@ group_and(const char *bucket, const char *condition)
  * row count, ...): its sorters (group_key_sort, row_count_sort, each ASC or
  * DESC), then dflt (the keys' order settles ties)
  */
+/* group_sorters: the sorters of a group-by's sort, NULL without one */
+static JsonbContainer *
+group_sorters(JsonbContainer *g, const char *what)
+{
+	JsonbValue	sort;
+
+	if (agg_member(g, "sort", &sort) == NULL)
+		return NULL;
+	return agg_array(agg_object(&sort, psprintf("sort of %s", what)), "sorters", psprintf("sort of %s", what));
+}
+
+/* sorter_descending: whether a sorter's order (ASC by default) is DESC */
+static bool
+sorter_descending(JsonbContainer *sorter, const char *what)
+{
+	JsonbValue	v;
+	char	   *o;
+
+	if (agg_member(sorter, "order", &v) == NULL)
+		return false;
+	o = v.type == jbvString ? pnstrdup(v.val.string.val, v.val.string.len) : "";
+	if (strcmp(o, "DESC") == 0 || strcmp(o, "SORT_ORDER_DESC") == 0)
+		return true;
+	if (strcmp(o, "ASC") != 0 && strcmp(o, "SORT_ORDER_ASC") != 0)
+		agg_refuse(psprintf("Invalid order of a sorter of %s: '%s'.", what, o));
+	return false;
+}
+
+/* group_sorts_by_sub_agg: whether a group-by's sorters include a sub_agg_sort */
+static bool
+group_sorts_by_sub_agg(JsonbContainer *g, const char *what)
+{
+	JsonbContainer *sorters = group_sorters(g, what);
+	JsonbValue	v;
+
+	for (int i = 0; sorters != NULL && i < (int) JsonContainerSize(sorters); i++)
+		if (agg_member(agg_object(getIthJsonbValueFromContainer(sorters, i), psprintf("sorter of %s", what)),
+					   "sub_agg_sort", &v) != NULL)
+			return true;
+	return false;
+}
+
 static const char *
 group_order(JsonbContainer *g, const char *what, const char *dflt)
 {
 	StringInfoData order;
-	JsonbContainer *sorters = NULL;
-	JsonbValue	sort;
+	JsonbContainer *sorters = group_sorters(g, what);
 
 	initStringInfo(&order);
-	if (agg_member(g, "sort", &sort) != NULL)
-		sorters = agg_array(agg_object(&sort, psprintf("sort of %s", what)), "sorters", psprintf("sort of %s", what));
 	for (int i = 0; sorters != NULL && i < (int) JsonContainerSize(sorters); i++)
 	{
 		JsonbContainer *s = agg_object(getIthJsonbValueFromContainer(sorters, i), psprintf("sorter of %s", what));
 		JsonbValue	v;
 		bool		row_count = agg_member(s, "row_count_sort", &v) != NULL;
-		const char *dir;
 
 		if (!row_count && agg_member(s, "group_key_sort", &v) == NULL)
-			agg_refuse(psprintf("A sorter of %s is a row_count_sort or a group_key_sort (sub_agg_sort is not supported yet).", what));
-		dir = "ASC";
-		if (agg_member(agg_object(&v, "sorter"), "order", &v) != NULL)
-		{
-			char	   *o = v.type == jbvString ? pnstrdup(v.val.string.val, v.val.string.len) : "";
-
-			if (strcmp(o, "DESC") == 0 || strcmp(o, "SORT_ORDER_DESC") == 0)
-				dir = "DESC";
-			else if (strcmp(o, "ASC") != 0 && strcmp(o, "SORT_ORDER_ASC") != 0)
-				agg_refuse(psprintf("Invalid order of a sorter of %s: '%s'.", what, o));
-		}
-		appendStringInfo(&order, "%s%s %s", order.len > 0 ? ", " : "", row_count ? "2" : "1", dir);
+			agg_refuse(psprintf("A sorter of %s is a row_count_sort or a group_key_sort%s.", what,
+								strcmp(what, "group_by_field") == 0 ? " or a sub_agg_sort" : ""));
+		appendStringInfo(&order, "%s%s %s", order.len > 0 ? ", " : "", row_count ? "2" : "1",
+						 sorter_descending(agg_object(&v, "sorter"), what) ? "DESC" : "ASC");
 	}
 	appendStringInfo(&order, "%s%s", order.len > 0 ? ", " : "", dflt);
 	return order.data;
+}
+
+/*
+ * A group_by_field sorted by a sub-aggregation's value: every group's place
+ * by its key, its row count and the values of the sub-aggregations sorted by
+ */
+typedef struct FieldGroup
+{
+	int			n;				/* its place by key ascending */
+	int64		count;
+	double	   *values;			/* per sorter (NaN: none) */
+} FieldGroup;
+
+typedef struct GroupSorter
+{
+	char		kind;			/* 'k' key, 'c' row count, 'a' sub-aggregation */
+	bool		desc;
+	JsonbContainer *sub_agg;	/* of 'a' */
+} GroupSorter;
+
+/* field_group_cmp: qsort_arg's comparison of two groups by the sorters (arg, ending in a key sorter) */
+static int
+field_group_cmp(const void *a, const void *b, void *arg)
+{
+	const FieldGroup *x = a;
+	const FieldGroup *y = b;
+	const GroupSorter *sorters = arg;
+
+	for (int i = 0;; i++)
+	{
+		const GroupSorter *s = &sorters[i];
+		int			c = 0;
+
+		if (s->kind == 'k')
+			c = x->n < y->n ? -1 : x->n > y->n;
+		else if (s->kind == 'c')
+			c = x->count < y->count ? -1 : x->count > y->count;
+		else if (isnan(x->values[i]) || isnan(y->values[i]))
+		{
+			/* a bucket without the value last, either way */
+			if (isnan(x->values[i]) != isnan(y->values[i]))
+				return isnan(x->values[i]) ? 1 : -1;
+			continue;
+		}
+		else
+			c = x->values[i] < y->values[i] ? -1 : x->values[i] > y->values[i];
+		if (c != 0)
+			return s->desc ? -c : c;
+		if (s->kind == 'k')
+			return 0;			/* the keys differ but for the same group */
+	}
+}
+
+/* group_sub_agg_find: g's sub-aggregation name, which has one value (a sub_agg_sort's) */
+static JsonbContainer *
+group_sub_agg_find(JsonbContainer *g, const char *name)
+{
+	JsonbValue	v;
+	JsonbContainer *subs = agg_member(g, "sub_aggs", &v) != NULL ? agg_array(g, "sub_aggs", "group_by_field") : NULL;
+
+	for (int i = 0; subs != NULL && i < (int) JsonContainerSize(subs); i++)
+	{
+		JsonbContainer *agg = agg_object(getIthJsonbValueFromContainer(subs, i), "a sub-aggregation");
+		const char *type = agg_string(agg, "type", "a sub-aggregation");
+
+		if (strcmp(agg_string(agg, "name", "a sub-aggregation"), name) != 0)
+			continue;
+		if (strcmp(type, "percentiles") == 0 || strcmp(type, "top_rows") == 0)
+			agg_refuse(psprintf("Invalid sub_agg_sort of group_by_field: sub-aggregation '%s' is a %s, not one value.",
+								name, type));
+		return agg;
+	}
+	agg_refuse(psprintf("Invalid sub_agg_sort of group_by_field: it has no sub-aggregation named '%s'.", name));
+	return NULL;
+}
+
+/* group_sub_agg_value: a sub-aggregation's value within condition as a double, NaN without one */
+static double
+group_sub_agg_value(AggRun *r, JsonbContainer *agg, const char *condition)
+{
+	JsonbParseState *scratch = NULL;
+	Jsonb	   *result;
+	JsonbValue *obj;
+	JsonbValue	v;
+
+	/* the result object agg_one pushes, in an array of its own */
+	pushJsonbValue(&scratch, WJB_BEGIN_ARRAY, NULL);
+	agg_one(r, agg, condition, &scratch);
+	result = JsonbValueToJsonb(pushJsonbValue(&scratch, WJB_END_ARRAY, NULL));
+	obj = getIthJsonbValueFromContainer(&result->root, 0);
+	if (obj != NULL && obj->type == jbvBinary &&
+		getKeyJsonValueFromContainer(obj->val.binary.data, "value", 5, &v) != NULL && v.type == jbvNumeric)
+		return DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(v.val.numeric)));
+	return NAN;
+}
+
+/*
+ * group_field_order: the order n groups (by key ascending, with their row
+ * counts and conditions) are shown in, *nemit of them.  size < 0: as they
+ * are (the statement sorted and cut them, or a merge will); else sorted by
+ * g's sorters, a sub_agg_sort by the sub-aggregation's value in each group
+ * (computed for every group), then the most rows, then the key, and cut to
+ * size.
+ */
+static int *
+group_field_order(AggRun *r, JsonbContainer *g, const char *bucket, int n, const int64 *counts,
+				  char *const *conditions, int *nemit, int size)
+{
+	int		   *emit = palloc(sizeof(int) * Max(n, 1));
+	JsonbContainer *sorters = group_sorters(g, "group_by_field");
+	int			nsorters = sorters != NULL ? (int) JsonContainerSize(sorters) : 0;
+	GroupSorter *list = palloc(sizeof(GroupSorter) * (nsorters + 2));
+	FieldGroup *groups = palloc(sizeof(FieldGroup) * Max(n, 1));
+
+	*nemit = n;
+	for (int i = 0; i < n; i++)
+		emit[i] = i;
+	for (int j = 0; j < nsorters; j++)
+	{
+		JsonbContainer *s = agg_object(getIthJsonbValueFromContainer(sorters, j), "sorter of group_by_field");
+		JsonbValue	v;
+
+		list[j].sub_agg = NULL;
+		if (agg_member(s, "sub_agg_sort", &v) != NULL)
+		{
+			JsonbContainer *body = agg_object(&v, "sub_agg_sort");
+
+			list[j].kind = 'a';
+			list[j].sub_agg = group_sub_agg_find(g, agg_string(body, "sub_agg_name", "sub_agg_sort"));
+		}
+		else if (agg_member(s, "row_count_sort", &v) != NULL)
+			list[j].kind = 'c';
+		else if (agg_member(s, "group_key_sort", &v) != NULL)
+			list[j].kind = 'k';
+		else
+			agg_refuse("A sorter of group_by_field is a row_count_sort, a group_key_sort or a sub_agg_sort.");
+		list[j].desc = sorter_descending(agg_object(&v, "sorter of group_by_field"), "group_by_field");
+	}
+	if (size < 0)
+		return emit;
+	list[nsorters] = (GroupSorter) {.kind = 'c', .desc = true};
+	list[nsorters + 1] = (GroupSorter) {.kind = 'k', .desc = false};
+	for (int i = 0; i < n; i++)
+	{
+		groups[i].n = i;
+		groups[i].count = counts[i];
+		groups[i].values = palloc(sizeof(double) * (nsorters + 2));
+		for (int j = 0; j < nsorters + 2; j++)
+			groups[i].values[j] = list[j].kind == 'a' ?
+				group_sub_agg_value(r, list[j].sub_agg, group_and(bucket, conditions[i])) : NAN;
+	}
+	qsort_arg(groups, n, sizeof(FieldGroup), field_group_cmp, list);
+	*nemit = Min(n, size);
+	for (int k = 0; k < *nemit; k++)
+		emit[k] = groups[k].n;
+	return emit;
 }
 
 /*
@@ -577,10 +763,14 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 	const char *order;
 	const char *rows;
 	char	   *sql;
+	bool		by_sub_agg;
 	uint64		n;
 	Datum	   *keys;
 	Jsonb	  **shown;
 	int64	   *counts;
+	char	  **conditions;
+	int		   *emit;
+	int			nemit;
 
 	if (search_field_find(&r->q->si->schema, field_name) != NULL ||
 		(f = search_sql_nested_field(r->q, field_name, &documents, &value)) == NULL)
@@ -594,7 +784,9 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 		key = psprintf("(%s OPERATOR(pg_catalog./) 1000000)", key);
 	if (size < 1 || size > AGG_MAX_GROUPS || size != floor(size))
 		agg_refuse(psprintf("Invalid size of group_by_field: 1 to %d.", AGG_MAX_GROUPS));
-	order = group_order(g, "group_by_field", "2 DESC, 1 ASC");
+	/* sorted by a sub-aggregation: every group by its key, sorted below */
+	by_sub_agg = group_sorts_by_sub_agg(g, "group_by_field");
+	order = by_sub_agg ? "1 ASC" : group_order(g, "group_by_field", "2 DESC, 1 ASC");
 	/* a row counts once in a bucket: an array's or documents' values may repeat, a scalar's may not */
 	rows = f->is_array || documents != NULL ? "pg_catalog.count(DISTINCT s.ctid)" : "pg_catalog.count(*)";
 	lateral = f->is_array ? psprintf("pg_catalog.unnest(%s) e", col) : NULL;
@@ -607,11 +799,12 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 				   key, rows, key, agg_from(r, bucket, lateral),
 				   f->is_array ? "" : psprintf(" AND %s IS NOT NULL", col),
 				   rows, r->q->for_merge ? 1L : (long) min_doc_count, order,
-				   r->q->for_merge ? "" : psprintf(" LIMIT %d", (int) size));
+				   r->q->for_merge || by_sub_agg ? "" : psprintf(" LIMIT %d", (int) size));
 	n = agg_run(r, sql);
 	keys = palloc(sizeof(Datum) * Max(n, 1));
 	shown = palloc(sizeof(Jsonb *) * Max(n, 1));
 	counts = palloc(sizeof(int64) * Max(n, 1));
+	conditions = palloc(sizeof(char *) * Max(n, 1));
 	for (uint64 i = 0; i < n; i++)
 	{
 		bool		isnull;
@@ -620,24 +813,31 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 		counts[i] = agg_int(i, 2);
 		shown[i] = agg_jsonb(i, 3);
 	}
-	json_push_key(st, "items");
-	pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
 	for (uint64 i = 0; i < n; i++)
 	{
 		int			p = search_sql_param(r->q, search_sql_element_type(f), keys[i]);
-		char	   *condition = f->type == SEARCH_DATE ?
+
+		conditions[i] = f->type == SEARCH_DATE ?
 			(f->is_array ? psprintf("EXISTS (SELECT 1 FROM pg_catalog.unnest(%s) e WHERE %s OPERATOR(pg_catalog.=) $%d)", col, key, p) :
 			 psprintf("%s OPERATOR(pg_catalog.=) $%d", key, p)) :
 			f->is_array ? psprintf("$%d OPERATOR(pg_catalog.=) ANY (%s)", p, col) :
 			psprintf("%s OPERATOR(pg_catalog.=) $%d", col, p);
-
 		/* a row is in a documents' bucket when one of its documents is */
 		if (documents != NULL)
-			condition = psprintf("EXISTS (SELECT 1 FROM %s WHERE %s)", documents, condition);
+			conditions[i] = psprintf("EXISTS (SELECT 1 FROM %s WHERE %s)", documents, conditions[i]);
+	}
+	emit = group_field_order(r, g, bucket, (int) n, counts, conditions, &nemit,
+							 by_sub_agg && !r->q->for_merge ? (int) size : -1);
+	json_push_key(st, "items");
+	pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
+	for (int k = 0; k < nemit; k++)
+	{
+		int			i = emit[k];
+
 		pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
 		json_push_jsonb(st, "key", shown[i]);
 		json_push_int(st, "row_count", counts[i]);
-		group_subs(r, g, group_and(bucket, condition), depth, st);
+		group_subs(r, g, group_and(bucket, conditions[i]), depth, st);
 		pushJsonbValue(st, WJB_END_OBJECT, NULL);
 	}
 	pushJsonbValue(st, WJB_END_ARRAY, NULL);

@@ -167,6 +167,7 @@ CREATE FUNCTION pg_temp.rand_group_bys(depth integer) RETURNS jsonb LANGUAGE sql
 				'{"type": "field", "field_name": "n", "size": 5, "min_doc_count": 3}'::jsonb,
 				'{"type": "field", "field_name": "b", "sort": {"sorters": [{"row_count_sort": {"order": "ASC"}}]}}'::jsonb,
 				'{"type": "field", "field_name": "d", "size": 4, "sort": {"sorters": [{"row_count_sort": {"order": "DESC"}}, {"group_key_sort": {"order": "DESC"}}]}}'::jsonb,
+				'{"type": "field", "field_name": "kw", "size": 3, "sort": {"sorters": [{"sub_agg_sort": {"sub_agg_name": "a1", "order": "DESC"}}]}}'::jsonb,
 				'{"type": "range", "field_name": "n", "ranges": [{"to": 0}, {"from": 0, "to": 10}, {"from": 5}]}'::jsonb,
 				'{"type": "filter", "filters": [{"term_query": {"field_name": "b", "term": true}}, {"exists_query": {"field_name": "t"}}]}'::jsonb,
 				'{"type": "histogram", "field_name": "d", "interval": 2.5, "min_doc_count": 2}'::jsonb,
