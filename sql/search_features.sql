@@ -332,7 +332,10 @@ SELECT count(*) AS trials, sum((expected ->> 0)::int) AS points, sum((expected -
 	   count(*) FILTER (WHERE got IS DISTINCT FROM expected) AS differing FROM geo_count_trials;
 SELECT * FROM geo_count_trials WHERE got IS DISTINCT FROM expected ORDER BY n LIMIT 2;
 SELECT pg_temp.err($$SELECT ots.search('sf', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "a", "type": "max", "field_name": "loc"}]}')$$);
-SELECT pg_temp.err($$SELECT ots.search('sf', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "a", "type": "count", "field_name": "loc", "missing": "31,121"}]}')$$);
+-- a missing point counts a row without one; a missing that is no point is refused
+SELECT (s #>> '{aggs,0,value}')::int AS counted, (SELECT count(*) FROM m) AS rows
+  FROM ots.search('sf', 'ix', '{"query": {"match_all_query": {}}, "limit": 0, "aggs": [{"name": "a", "type": "count", "field_name": "loc", "missing": "31,121"}]}') s;
+SELECT pg_temp.err($$SELECT ots.search('sf', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "a", "type": "count", "field_name": "loc", "missing": "north"}]}')$$);
 
 DROP VIEW m;
 SELECT ots.delete_search_index('sf', 'ix'), ots.delete_table('sf');
@@ -536,6 +539,8 @@ SELECT count(*) AS trials, count(*) FILTER (WHERE got #> '{0,1}' <> 'null') AS w
 	   count(*) FILTER (WHERE got IS DISTINCT FROM expected) AS differing FROM nested_group_trials;
 SELECT * FROM nested_group_trials WHERE got IS DISTINCT FROM expected ORDER BY n LIMIT 2;
 -- a sub-field that is none, a NESTED one, a TEXT one: refused
+SELECT pg_temp.err($$SELECT ots.search('sn', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "a", "type": "sum", "field_name": "menu..cost"}]}')$$);
+SELECT pg_temp.err($$SELECT ots.search('sn', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "a", "type": "sum", "field_name": "menu", "missing": 1}]}')$$);
 SELECT pg_temp.err($$SELECT ots.search('sn', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "a", "type": "sum", "field_name": "menu.price"}]}')$$);
 SELECT pg_temp.err($$SELECT ots.search('sn', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "a", "type": "count", "field_name": "menu.sides"}]}')$$);
 SELECT pg_temp.err($$SELECT ots.search('sn', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "a", "type": "count", "field_name": "menu.note"}]}')$$);

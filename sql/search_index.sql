@@ -308,6 +308,22 @@ SELECT ots.put_row('shop', '{"id": "x5"}', '{"stars": 2}');
 ALTER TABLE public."shop$data" OWNER TO CURRENT_USER;
 DROP ROLE search_heir;
 
+-- a role without BYPASSRLS gives its table away with row_security off, as
+-- pg_restore's scripts run (the guard reads ots.search_indexes past its
+-- row-level security, as it reads ots.tables)
+CREATE ROLE search_restorer;
+GRANT CREATE ON SCHEMA public TO search_restorer;
+SET ROLE search_restorer;
+SELECT ots.create_table('restorers', 'id integer');
+SELECT ots.create_search_index('restorers', 'ix', '{"field_schemas": [{"field_name": "n", "field_type": "LONG"}]}');
+SET row_security = off;
+ALTER TABLE public."restorers$data" OWNER TO search_restorer;
+RESET row_security;
+SELECT ots.delete_search_index('restorers', 'ix'), ots.delete_table('restorers');
+RESET ROLE;
+REVOKE CREATE ON SCHEMA public FROM search_restorer;
+DROP ROLE search_restorer;
+
 SELECT ots.delete_search_index('shop', 'idx'), ots.delete_search_index('shop', 'an_index_name_long_enough_to_need_a_cut_storage_name');
 SELECT to_regclass('public."shop$search$idx"') IS NULL AS dropped, count(*) FROM ots.search_indexes WHERE table_name = 'shop';
 SELECT ots.delete_table('shop');

@@ -502,6 +502,16 @@ BEGIN
 						  FROM unnest(ARRAY['price', 'stars', 'at']) WITH ORDINALITY u(f, o)) m);
 	END LOOP;
 END $$;
+-- a DOUBLE's percentile between the largest values of either sign: no overflow
+SELECT ots.create_table('sextreme', 'id integer', max_versions => 1);
+SELECT ots.create_search_index('sextreme', 'ix', '{"field_schemas": [{"field_name": "d", "field_type": "DOUBLE"}]}');
+SELECT count(ots.put_row('sextreme', jsonb_build_object('id', i), jsonb_build_object('d', jsonb_build_object('$double', v::numeric))))
+  FROM (VALUES (1, '-1.7976931348623157e308'), (2, '1.7976931348623157e308')) x(i, v);
+SELECT i ->> 'key' AS key, (i ->> 'value')::float8 AS value
+  FROM ots.search('sextreme', 'ix', '{"query": {"match_all_query": {}}, "limit": 0,
+	"aggs": [{"name": "p", "type": "percentiles", "field_name": "d", "percentiles": [0, 25, 50, 100]}]}') s,
+	   jsonb_array_elements(s #> '{aggs,0,items}') i;
+SELECT ots.delete_search_index('sextreme', 'ix'), ots.delete_table('sextreme');
 SELECT count(*) AS trials, count(*) FILTER (WHERE got #> '{0,1,0,1}' <> 'null') AS with_prices,
 	   count(*) FILTER (WHERE got IS DISTINCT FROM expected) AS differing
   FROM percentile_trials;

@@ -1996,8 +1996,9 @@ COMMENT ON FUNCTION ots.search_read_columns(name, name, jsonb, text[]) IS
 	'a search''s rows with their columns read (internal; ots.search)';
 
 -- ots.search_read_top_rows: a search's aggregation and group-by results
--- (node, walked whole) with each top_rows aggregation's rows read as the
--- page's are (names: the columns, NULL for all)
+-- (node: a list of them, walked down through items, sub_aggs and
+-- sub_group_bys) with each top_rows aggregation's rows read as the page's
+-- are (names: the columns, NULL for all)
 CREATE FUNCTION ots.search_read_top_rows(schema_name name, table_name name, node jsonb, names text[])
 	RETURNS jsonb
 	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
@@ -2014,7 +2015,10 @@ BEGIN
 	ELSIF node ->> 'type' = 'top_rows' AND jsonb_typeof(node -> 'rows') = 'array' THEN
 		result := jsonb_set(node, '{rows}', ots.search_read_columns(schema_name, table_name, node -> 'rows', names));
 	ELSE
-		SELECT jsonb_object_agg(m.key, ots.search_read_top_rows(schema_name, table_name, m.value, names))
+		-- a bucket's or group-by's lists; an aggregation's values (a shard's part holds many) kept
+		SELECT jsonb_object_agg(m.key, CASE WHEN m.key IN ('items', 'sub_aggs', 'sub_group_bys')
+											THEN ots.search_read_top_rows(schema_name, table_name, m.value, names)
+											ELSE m.value END)
 		  INTO result FROM jsonb_each(node) m;
 		result := coalesce(result, node);
 	END IF;
@@ -2058,13 +2062,18 @@ BEGIN
 		PERFORM ots.raise('OTSParameterInvalid', format('Invalid return_type of columns_to_get: ''%s''.', return_type),
 						  'The return_type is RETURN_NONE, RETURN_SPECIFIED, RETURN_ALL or RETURN_ALL_FROM_INDEX.');
 	END IF;
-	page := jsonb_set(page, '{rows}', ots.search_read_columns(schema_name, table_name, page -> 'rows', names));
-	-- top rows carry the columns the page's rows do (Tablestore's), RETURN_NONE their keys alone
-	IF page ? 'aggs' THEN
-		page := jsonb_set(page, '{aggs}', ots.search_read_top_rows(schema_name, table_name, page -> 'aggs', names));
+	-- "$aggs_only": a cluster's proxy wants the top rows' columns, not the page's (ots_proxy)
+	IF (columns_to_get -> '$aggs_only') IS DISTINCT FROM 'true' THEN
+		page := jsonb_set(page, '{rows}', ots.search_read_columns(schema_name, table_name, page -> 'rows', names));
 	END IF;
-	IF page ? 'group_bys' THEN
-		page := jsonb_set(page, '{group_bys}', ots.search_read_top_rows(schema_name, table_name, page -> 'group_bys', names));
+	-- top rows carry the columns the page's rows do (Tablestore's), RETURN_NONE their keys alone
+	IF jsonb_path_exists(page, 'strict $.**.type ? (@ == "top_rows")') THEN
+		IF page ? 'aggs' THEN
+			page := jsonb_set(page, '{aggs}', ots.search_read_top_rows(schema_name, table_name, page -> 'aggs', names));
+		END IF;
+		IF page ? 'group_bys' THEN
+			page := jsonb_set(page, '{group_bys}', ots.search_read_top_rows(schema_name, table_name, page -> 'group_bys', names));
+		END IF;
 	END IF;
 	RETURN page;
 END

@@ -743,7 +743,7 @@ BEGIN
 					  FROM pos)
 				SELECT jsonb_agg(jsonb_build_object('key', e.k, 'value',
 						CASE WHEN (SELECT bool_or((x ->> 'double')::boolean) FROM unnest(parts) x)
-							 THEN to_jsonb(e.lo::float8 + (e.hi::float8 - e.lo::float8) * e.frac::float8)
+							 THEN to_jsonb(e.lo::float8 + (e.hi::float8 * 0.5 - e.lo::float8 * 0.5) * (2 * e.frac)::float8)
 							 ELSE to_jsonb(trunc(e.lo::numeric + (e.hi::numeric - e.lo::numeric) * e.frac)::bigint) END)
 						ORDER BY e.k, e.n)
 				  FROM ends e));
@@ -780,9 +780,9 @@ BEGIN
 		dir := CASE WHEN coalesce(coalesce(sorter -> 'row_count_sort', sorter -> 'group_key_sort', sorter -> 'sub_agg_sort') ->> 'order', 'ASC')
 						 IN ('DESC', 'SORT_ORDER_DESC') THEN 'DESC' ELSE 'ASC' END;
 		items := items || CASE WHEN sorter ? 'row_count_sort' THEN format('y.c %s', dir)
-							   -- a sub-aggregation's merged value, a bucket without one last
+							   -- a sub-aggregation's merged value as a node compares it, a bucket without one last
 							   WHEN sorter ? 'sub_agg_sort' THEN format(
-									'(SELECT (a ->> ''value'')::numeric FROM jsonb_array_elements(y.item -> ''sub_aggs'') a'
+									'(SELECT (a ->> ''value'')::float8 FROM jsonb_array_elements(y.item -> ''sub_aggs'') a'
 									' WHERE a ->> ''name'' = %L) %s NULLS LAST', sorter #>> '{sub_agg_sort,sub_agg_name}', dir)
 							   ELSE format('y.k %1$s, y.ks %1$s, y.kb %1$s', dir) END;
 	END LOOP;
@@ -935,13 +935,15 @@ BEGIN
 															  THEN (query ->> 'offset')::numeric ELSE 0 END);
 		END IF;
 	END IF;
-	-- columns with the rows from the start, or for top rows; past an offset, for the page's rows only
-	parts_read_columns := coalesce(query -> 'offset', '0') = '0'
-						  OR jsonb_path_exists(query, 'strict $.**.type ? (@ == "top_rows")');
+	-- columns with the rows from the start; past an offset, for the page's rows
+	-- only, and the parts read their top rows' alone ("$aggs_only")
+	parts_read_columns := coalesce(query -> 'offset', '0') = '0';
 	SELECT array_agg(x.part ORDER BY x.hash), array_agg(x.hash ORDER BY x.hash)
 	  INTO parts, part_hashes
 	  FROM ots_cluster.search_parts(hashes, target, index_name, query,
-									CASE WHEN parts_read_columns THEN columns_to_get END) x;
+									CASE WHEN parts_read_columns THEN columns_to_get
+										 WHEN jsonb_path_exists(query, 'strict $.**.type ? (@ == "top_rows")')
+										 THEN columns_to_get || '{"$aggs_only": true}' END) x;
 	off := (parts[1] ->> 'offset')::integer;
 	lim := (parts[1] ->> 'limit')::integer;
 	collapsed := query ? 'collapse';

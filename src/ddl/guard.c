@@ -29,19 +29,24 @@
 #include "meta/storage.h"
 
 /*
- * guard_tables_where: the names of the rows of ots.tables in schema nsp
- * whose column (table_name or index_of) is value, read directly with the
- * latest snapshot (neither the caller's privileges nor RLS on ots.tables
- * matter, and a table being repaired need not load); none when ots.tables
- * does not exist (yet), or has no such column (0.1.0's has no index_of)
+ * guard_catalog_scan: of the rows of ots catalog table catalog in schema
+ * nsp (its schema_name column) whose column is value, the names in column
+ * first (into *first) and, when second is set, in column second (into
+ * *second, NULL where null or when the catalog has no such column), read
+ * directly with the latest snapshot: neither the caller's privileges nor
+ * row-level security on the catalog matter (OWNER TO runs with
+ * row_security off in a restore), and a table being repaired need not
+ * load.  Nothing when the catalog or column does not exist (yet: an older
+ * version's).
  */
-List *
-guard_tables_where(Oid nsp, const char *column, const char *value, List **index_of_out)
+static void
+guard_catalog_scan(const char *catalog, Oid nsp, const char *column, const char *value,
+				   const char *first, List **first_out, const char *second, List **second_out)
 {
 	Oid			ots_nsp = get_namespace_oid("ots", true);
-	Oid			tables = OidIsValid(ots_nsp) ? get_relname_relid("tables", ots_nsp) : InvalidOid;
+	Oid			relid = OidIsValid(ots_nsp) ? get_relname_relid(catalog, ots_nsp) : InvalidOid;
 	char	   *nspname = get_namespace_name(nsp);
-	AttrNumber	attno = OidIsValid(tables) ? get_attnum(tables, column) : InvalidAttrNumber;
+	AttrNumber	attno = OidIsValid(relid) ? get_attnum(relid, column) : InvalidAttrNumber;
 	Relation	rel;
 	ScanKeyData keys[2];
 	SysScanDesc scan;
@@ -50,41 +55,67 @@ guard_tables_where(Oid nsp, const char *column, const char *value, List **index_
 	NameData	name;
 	HeapTuple	tup;
 	Oid			pkey;
-	List	   *names = NIL;
 
 	if (attno == InvalidAttrNumber || nspname == NULL || strlen(value) >= NAMEDATALEN)
-		return NIL;
+		return;
 	namestrcpy(&schema_name, nspname);
 	namestrcpy(&name, value);
-	rel = table_open(tables, AccessShareLock);
-	ScanKeyInit(&keys[0], get_attnum(tables, "schema_name"), BTEqualStrategyNumber, F_NAMEEQ,
+	rel = table_open(relid, AccessShareLock);
+	ScanKeyInit(&keys[0], get_attnum(relid, "schema_name"), BTEqualStrategyNumber, F_NAMEEQ,
 				NameGetDatum(&schema_name));
 	ScanKeyInit(&keys[1], attno, BTEqualStrategyNumber, F_NAMEEQ, NameGetDatum(&name));
 	snapshot = RegisterSnapshot(GetLatestSnapshot());
-	/* the primary key (schema_name, table_name) serves a look-up by name */
-	pkey = strcmp(column, "table_name") == 0 ? RelationGetPrimaryKeyIndex(rel) : InvalidOid;
+	/* ots.tables' primary key (schema_name, table_name) serves a look-up by name */
+	pkey = strcmp(catalog, "tables") == 0 && strcmp(column, "table_name") == 0 ?
+		RelationGetPrimaryKeyIndex(rel) : InvalidOid;
 	scan = systable_beginscan(rel, pkey, OidIsValid(pkey), snapshot, 2, keys);
 	while (HeapTupleIsValid(tup = systable_getnext(scan)))
 	{
 		bool		isnull;
-		Datum		d = heap_getattr(tup, get_attnum(tables, "table_name"), RelationGetDescr(rel),
-									 &isnull);
+		Datum		d = heap_getattr(tup, get_attnum(relid, first), RelationGetDescr(rel), &isnull);
 
 		if (!isnull)
-			names = lappend(names, pstrdup(NameStr(*DatumGetName(d))));
-		if (index_of_out != NULL)
+			*first_out = lappend(*first_out, pstrdup(NameStr(*DatumGetName(d))));
+		if (second_out != NULL)
 		{
-			AttrNumber	index_of = get_attnum(tables, "index_of");
+			AttrNumber	second_attno = get_attnum(relid, second);
 
-			d = index_of != InvalidAttrNumber ?
-				heap_getattr(tup, index_of, RelationGetDescr(rel), &isnull) : (Datum) 0;
-			*index_of_out = lappend(*index_of_out, index_of == InvalidAttrNumber || isnull ? NULL :
-									pstrdup(NameStr(*DatumGetName(d))));
+			d = second_attno != InvalidAttrNumber ?
+				heap_getattr(tup, second_attno, RelationGetDescr(rel), &isnull) : (Datum) 0;
+			*second_out = lappend(*second_out, second_attno == InvalidAttrNumber || isnull ? NULL :
+								  pstrdup(NameStr(*DatumGetName(d))));
 		}
 	}
 	systable_endscan(scan);
 	UnregisterSnapshot(snapshot);
 	table_close(rel, AccessShareLock);
+}
+
+/*
+ * guard_tables_where: the names of the rows of ots.tables in schema nsp
+ * whose column (table_name or index_of) is value (guard_catalog_scan);
+ * none when ots.tables has no such column (0.1.0's has no index_of)
+ */
+List *
+guard_tables_where(Oid nsp, const char *column, const char *value, List **index_of_out)
+{
+	List	   *names = NIL;
+
+	guard_catalog_scan("tables", nsp, column, value, "table_name", &names, "index_of", index_of_out);
+	return names;
+}
+
+/*
+ * guard_search_storages: the storage names (ots.search_indexes.storage_name)
+ * of the search indexes of table table_name in schema nsp (guard_catalog_scan);
+ * none before 0.3.0, which made ots.search_indexes
+ */
+List *
+guard_search_storages(Oid nsp, const char *table_name)
+{
+	List	   *names = NIL;
+
+	guard_catalog_scan("search_indexes", nsp, "table_name", table_name, "storage_name", &names, NULL, NULL);
 	return names;
 }
 

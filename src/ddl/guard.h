@@ -23,6 +23,9 @@ typedef enum GuardKind
 	GUARD_CHUNK					/* s."t$chunk", the chunks of split rows */
 } GuardKind;
 
+/* guard_search_storages: the storages of the search indexes of table table_name in schema nsp */
+extern List *guard_search_storages(Oid nsp, const char *table_name);
+
 /* guard_tables_where: the names of the rows of ots.tables in schema nsp whose column is value */
 extern List *guard_tables_where(Oid nsp, const char *column, const char *value,
 								List **index_of_out);

@@ -96,37 +96,21 @@ static List *
 guard_owner_search_statements(Oid storage, const char *role)
 {
 	char	   *table = storage_table_of(get_rel_name(storage), STORAGE_SUFFIX);
-	Oid			argtypes[3] = {OIDOID, TEXTOID, OIDOID};
-	Datum		args[3];
+	Oid			nsp = get_rel_namespace(storage);
 	List	   *stmts = NIL;
-	MemoryContext caller = CurrentMemoryContext;
+	ListCell   *lc;
 
 	if (table == NULL)
 		return NIL;
-	args[0] = ObjectIdGetDatum(get_rel_namespace(storage));
-	args[1] = CStringGetTextDatum(table);
-	args[2] = ObjectIdGetDatum(asrole_owner(storage));
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (SPI_execute_with_args("SELECT pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.'"
-							  " OPERATOR(pg_catalog.||) pg_catalog.quote_ident(c.relname)"
-							  " FROM ots.search_indexes s"
-							  " JOIN pg_catalog.pg_namespace n ON n.nspname OPERATOR(pg_catalog.=) s.schema_name"
-							  " JOIN pg_catalog.pg_class c ON c.relnamespace OPERATOR(pg_catalog.=) n.oid"
-							  " AND c.relname OPERATOR(pg_catalog.=) s.storage_name"
-							  " WHERE n.oid OPERATOR(pg_catalog.=) $1 AND s.table_name OPERATOR(pg_catalog.=) $2::pg_catalog.name"
-							  " AND c.relkind OPERATOR(pg_catalog.=) 'r' AND c.relowner OPERATOR(pg_catalog.=) $3",
-							  3, argtypes, args, NULL, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not find the search indexes of a storage");
-	for (uint64 i = 0; i < SPI_processed; i++)
+	foreach(lc, guard_search_storages(nsp, table))
 	{
-		char	   *name = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
-		MemoryContext spi = MemoryContextSwitchTo(caller);
+		Oid			relid = get_relname_relid(lfirst(lc), nsp);
 
-		stmts = lappend(stmts, psprintf("ALTER TABLE %s OWNER TO %s", name, role));
-		MemoryContextSwitchTo(spi);
+		if (OidIsValid(relid) && get_rel_relkind(relid) == RELKIND_RELATION &&
+			asrole_owner(relid) == asrole_owner(storage))
+			stmts = lappend(stmts, psprintf("ALTER TABLE %s OWNER TO %s",
+											quote_qualified_identifier(get_namespace_name(nsp), lfirst(lc)), role));
 	}
-	SPI_finish();
 	return stmts;
 }
 

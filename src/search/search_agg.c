@@ -339,14 +339,17 @@ agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st
 	else if ((f = search_sql_nested_field(r->q, field_name, &documents, &value)) == NULL)
 		agg_refuse(psprintf("[%s agg] field: %s does not exist", strcmp(type, "distinct_count") == 0 ? "distinct count" : type,
 							field_name));
-	/* every value but a text's or a document's is counted (a point's too); the others' types: agg_check_type */
+	/* every value but a text's or a document's is counted (a point's too); the others', before their missing is read */
 	if ((f->type == SEARCH_TEXT || f->type == SEARCH_NESTED) &&
 		(strcmp(type, "count") == 0 || strcmp(type, "distinct_count") == 0))
 		agg_refuse(psprintf("[%s agg] field_name:%s type:%s is invalid", type, field_name, agg_type_name(f)));
+	if (strcmp(type, "avg") == 0 || strcmp(type, "sum") == 0)
+		agg_check_type(f, field_name, type, false);
+	else if (strcmp(type, "max") == 0 || strcmp(type, "min") == 0 || strcmp(type, "percentiles") == 0)
+		agg_check_type(f, field_name, type, true);
 	values = agg_values(r, f, documents, value, agg, bucket);
 	if (strcmp(type, "avg") == 0 || strcmp(type, "sum") == 0)
 	{
-		agg_check_type(f, field_name, type, false);
 		sql = psprintf(strcmp(type, "avg") == 0 ?
 					   "SELECT pg_catalog.to_jsonb(pg_catalog.avg(x.v)::pg_catalog.float8),"
 					   " pg_catalog.to_jsonb(coalesce(pg_catalog.sum(x.v), 0)), pg_catalog.to_jsonb(pg_catalog.count(x.v)) FROM (%s) x" :
@@ -368,7 +371,6 @@ agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st
 	}
 	else if (strcmp(type, "max") == 0 || strcmp(type, "min") == 0)
 	{
-		agg_check_type(f, field_name, type, true);
 		sql = psprintf("SELECT pg_catalog.to_jsonb(pg_catalog.%s(x.v)) FROM (%s) x", type, values);
 	}
 	else if (strcmp(type, "count") == 0)
@@ -395,7 +397,6 @@ agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st
 		JsonbValue	given;
 		int			pk;
 
-		agg_check_type(f, field_name, type, true);
 		if (n < 1 || n > AGG_MAX_RANGES)
 			agg_refuse(psprintf("Invalid percentiles of percentiles agg '%s': 1 to %d numbers from 0 to 100.",
 								name, AGG_MAX_RANGES));
@@ -430,9 +431,15 @@ agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st
 					   " OPERATOR(pg_catalog.*) (pg_catalog.cardinality(s.a) OPERATOR(pg_catalog.-) 1) AS pos"
 					   " FROM pg_catalog.jsonb_array_elements($%d) WITH ORDINALITY AS j(k, n)) e) p",
 					   f->type == SEARCH_DOUBLE ?
-					   /* OPERATOR() forms all bind alike, left to right: parenthesized */
-					   "s.a[p.lo] OPERATOR(pg_catalog.+) ((s.a[p.hi] OPERATOR(pg_catalog.-) s.a[p.lo])"
-					   " OPERATOR(pg_catalog.*) p.frac::pg_catalog.float8)" :
+					   /*
+						* OPERATOR() forms all bind alike, left to right:
+						* parenthesized.  A DOUBLE's halves are subtracted,
+						* which cannot overflow (-1e308 to 1e308), then the
+						* difference's share taken twice: the same rounding
+						*/
+					   "s.a[p.lo] OPERATOR(pg_catalog.+) (((s.a[p.hi] OPERATOR(pg_catalog.*) 0.5::pg_catalog.float8)"
+					   " OPERATOR(pg_catalog.-) (s.a[p.lo] OPERATOR(pg_catalog.*) 0.5::pg_catalog.float8))"
+					   " OPERATOR(pg_catalog.*) (2 OPERATOR(pg_catalog.*) p.frac)::pg_catalog.float8)" :
 					   "pg_catalog.trunc(s.a[p.lo]::pg_catalog.numeric OPERATOR(pg_catalog.+) ((s.a[p.hi]::pg_catalog.numeric"
 					   " OPERATOR(pg_catalog.-) s.a[p.lo]::pg_catalog.numeric) OPERATOR(pg_catalog.*) p.frac))::pg_catalog.int8",
 					   values, pk);
@@ -697,6 +704,7 @@ group_field_order(AggRun *r, JsonbContainer *g, const char *bucket, int n, const
 	int			nsorters = sorters != NULL ? (int) JsonContainerSize(sorters) : 0;
 	GroupSorter *list = palloc(sizeof(GroupSorter) * (nsorters + 2));
 	FieldGroup *groups = palloc(sizeof(FieldGroup) * Max(n, 1));
+	int64		needed = 0;
 
 	*nemit = n;
 	for (int i = 0; i < n; i++)
@@ -724,6 +732,12 @@ group_field_order(AggRun *r, JsonbContainer *g, const char *bucket, int n, const
 	}
 	if (size < 0)
 		return emit;
+	/* a statement per group and sorted sub-aggregation: refused before any runs when they are too many */
+	for (int j = 0; j < nsorters; j++)
+		needed += list[j].kind == 'a' ? n : 0;
+	if (r->statements + needed > AGG_MAX_STATEMENTS)
+		agg_refuse(psprintf("The aggregations need more than %d statements: fewer buckets or less nesting.",
+							AGG_MAX_STATEMENTS));
 	list[nsorters] = (GroupSorter) {.kind = 'c', .desc = true};
 	list[nsorters + 1] = (GroupSorter) {.kind = 'k', .desc = false};
 	for (int i = 0; i < n; i++)

@@ -231,7 +231,7 @@ q_field(SearchSql *q, JsonbContainer *obj, const char *what)
 		f = search_field_find(&q->si->schema, name);
 		if (f == NULL && strchr(name, '.') != NULL)
 			q_refuse(psprintf("Field '%s' of %s is a NESTED field's.", name, what),
-					 "A nested_query searches the fields of a NESTED field's documents; sorts and aggregations by them are not built yet.");
+					 "A nested_query searches the fields of a NESTED field's documents, and aggregations and group_by_field take them; sorts by them are not built yet.");
 	}
 	if (f == NULL)
 		q_refuse(psprintf("Field '%s' of %s is not a field of search index '%s'.", name, what, q->si->index_name),
@@ -353,6 +353,8 @@ q_element_type(const SearchField *f)
 			return FLOAT8OID;
 		case SEARCH_BOOLEAN:
 			return BOOLOID;
+		case SEARCH_GEO_POINT:
+			return POINTOID;
 		default:
 			return TEXTOID;
 	}
@@ -427,6 +429,14 @@ q_value(const SearchField *f, JsonbValue *v, const char *what)
 			if (v->type == jbvString)
 				return PointerGetDatum(cstring_to_text(text));
 			break;
+		case SEARCH_GEO_POINT:
+			{
+				Point	   *p = palloc(sizeof(Point));
+
+				if (v->type == jbvString && search_geo_point(text, strlen(text), p))
+					return PointPGetDatum(p);
+				break;
+			}
 		default:
 			break;
 	}
@@ -1661,6 +1671,9 @@ search_sql_nested_field(SearchSql *q, const char *name, char **documents, const 
 	int			depth = 0;
 	StringInfoData from;
 
+	/* strtok_r would pass over an empty segment: "a..b" names nothing */
+	if (name[0] == '.' || name[strlen(name) - 1] == '.' || strstr(name, "..") != NULL)
+		return NULL;
 	initStringInfo(&from);
 	for (char *segment = strtok_r(pstrdup(name), ".", &save); segment != NULL; segment = strtok_r(NULL, ".", &save))
 	{
