@@ -25,6 +25,11 @@ static const char *const field_type_names[] = {NULL, "LONG", "DOUBLE", "BOOLEAN"
 
 #define N_FIELD_TYPES (sizeof(field_type_names) / sizeof(field_type_names[0]))
 
+/* VectorMetricType's names by number, then one ots refuses */
+static const char *const vector_metric_names[] = {"EUCLIDEAN", "COSINE", "DOT_PRODUCT", "unknown"};
+
+#define N_VECTOR_METRICS 3
+
 /* ---------------------------------------------------------------- request: protobuf to JSON */
 
 /* analyzer_json: a field's analyzer_parameter as JSON for its analyzer; NULL with *err set when it does not decode */
@@ -119,6 +124,22 @@ field_json(const Otsp__FieldSchema *f, const char **err)
 		for (size_t i = 0; i < f->n_date_formats; i++)
 			json_array_append_new(formats, json_string(f->date_formats[i]));
 		json_object_set_new(out, "date_formats", formats);
+	}
+	if (f->vector_options != NULL)
+	{
+		const Otsp__VectorOptions *v = f->vector_options;
+		json_t	   *opts = json_object();
+
+		/* the enums' names as ots's schema takes them (FLOAT_32, COSINE, ...) */
+		if (v->has_data_type)
+			json_object_set_new(opts, "data_type", json_string(v->data_type == OTSP__VECTOR_DATA_TYPE__VD_FLOAT_32 ?
+															   "FLOAT_32" : "unknown"));
+		if (v->has_dimension)
+			json_object_set_new(opts, "dimension", json_integer(v->dimension));
+		if (v->has_metric_type)
+			json_object_set_new(opts, "metric_type", json_string(vector_metric_names[v->metric_type < N_VECTOR_METRICS ?
+																					 v->metric_type : N_VECTOR_METRICS]));
+		json_object_set_new(out, "vector_options", opts);
 	}
 	if (f->n_field_schemas > 0)
 	{
@@ -356,6 +377,21 @@ field_from(Kept *k, json_t *in, Otsp__FieldSchema *f)
 	f->date_formats = kept_alloc(k, f->n_date_formats * sizeof(char *));
 	for (size_t i = 0; i < f->n_date_formats; i++)
 		f->date_formats[i] = kept_string(k, json_array_get(formats, i));
+	if (json_is_object(json_object_get(in, "vector_options")))
+	{
+		json_t	   *opts = json_object_get(in, "vector_options");
+		Otsp__VectorOptions *v = kept_alloc(k, sizeof(Otsp__VectorOptions));
+		const char *metric = json_string_value(json_object_get(opts, "metric_type"));
+
+		otsp__vector_options__init(v);
+		v->has_data_type = true, v->data_type = OTSP__VECTOR_DATA_TYPE__VD_FLOAT_32;
+		v->has_dimension = json_is_integer(json_object_get(opts, "dimension"));
+		v->dimension = (int32_t) json_integer_value(json_object_get(opts, "dimension"));
+		for (int m = 0; metric != NULL && m < N_VECTOR_METRICS; m++)
+			if (strcmp(metric, vector_metric_names[m]) == 0)
+				v->has_metric_type = true, v->metric_type = (Otsp__VectorMetricType) m;
+		f->vector_options = v;
+	}
 	f->n_field_schemas = json_array_size(subs);
 	f->field_schemas = kept_alloc(k, f->n_field_schemas * sizeof(Otsp__FieldSchema *));
 	for (size_t i = 0; i < f->n_field_schemas; i++)

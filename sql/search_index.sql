@@ -173,6 +173,10 @@ SELECT pg_temp.err($$SELECT ots.update_table('shop', max_versions => 2)$$);
 SELECT pg_temp.err($$SELECT ots.update_table('shop', time_to_live => 86400)$$);
 SELECT pg_temp.err($$SELECT ots.delete_table('shop')$$);
 SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schemas": [{"field_name": "v", "field_type": "VECTOR"}]}')$$);
+SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schemas": [{"field_name": "v", "field_type": "VECTOR", "vector_options": {"data_type": "FLOAT_32", "dimension": 0, "metric_type": "COSINE"}}]}')$$);
+SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schemas": [{"field_name": "v", "field_type": "VECTOR", "vector_options": {"data_type": "FLOAT_64", "dimension": 4, "metric_type": "COSINE"}}]}')$$);
+SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schemas": [{"field_name": "v", "field_type": "VECTOR", "is_array": true, "vector_options": {"data_type": "FLOAT_32", "dimension": 4, "metric_type": "COSINE"}}]}')$$);
+SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schemas": [{"field_name": "v", "field_type": "LONG", "vector_options": {"dimension": 4}}]}')$$);
 SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schemas": [{"field_name": "v", "field_type": "TEXT", "enable_sort_and_agg": true}]}')$$);
 SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schemas": [{"field_name": "v", "field_type": "DATE"}]}')$$);
 SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'x', '{"field_schemas": [{"field_name": "v", "field_type": "DATE", "date_formats": ["yyyy-MM-dd hh"]}]}')$$);
@@ -358,3 +362,21 @@ SELECT ots.delete_search_index('search_api_test_table_without_nested', i)
   FROM unnest(ARRAY['search_api_test_index_without_nested', 'search_api_test_index_without_nested_2']) i;
 SELECT count(*) AS storages_left FROM pg_class WHERE relname LIKE 'search_api_test_tab%$search$%';
 SELECT ots.delete_table('search_api_test_table_without_nested');
+
+-- a VECTOR field is kept in the schema (Tablestore's indexes with one can be
+-- made, described and searched by their other fields; its value is the
+-- table's, as RETURN_ALL_FROM_INDEX reads it), but it has no column and no
+-- query but knn_vector_query searches it, which ots refuses
+SELECT ots.create_table('vec', 'id integer', max_versions => 1);
+SELECT ots.create_search_index('vec', 'ix', '{"field_schemas": [{"field_name": "k", "field_type": "KEYWORD"},
+	{"field_name": "v", "field_type": "VECTOR", "vector_options": {"data_type": "VD_FLOAT_32", "dimension": 3, "metric_type": "VM_COSINE"}}]}');
+SELECT ots.describe_search_index('vec', 'ix') #> '{schema,field_schemas}';
+SELECT attname FROM pg_attribute WHERE attrelid = 'public."vec$search$ix"'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum;
+SELECT count(ots.put_row('vec', jsonb_build_object('id', i), jsonb_build_object('k', 'k' || i % 2, 'v', '[0.1, 0.2, 0.3]'))) FROM generate_series(1, 4) i;
+SELECT ots.search('vec', 'ix', '{"query": {"term_query": {"field_name": "k", "term": "k1"}}, "get_total_count": true}',
+	'{"return_type": "RETURN_ALL_FROM_INDEX"}');
+SELECT pg_temp.err($$SELECT ots.search('vec', 'ix', '{"query": {"exists_query": {"field_name": "v"}}}')$$);
+SELECT pg_temp.err($$SELECT ots.search('vec', 'ix', '{"query": {"match_all_query": {}}, "aggs": [{"name": "c", "type": "count", "field_name": "v"}]}')$$);
+SELECT pg_temp.err($$SELECT ots.search('vec', 'ix', '{"query": {"match_all_query": {}}, "sort": {"sorters": [{"field_sort": {"field_name": "v"}}]}}')$$);
+SELECT pg_temp.err($$SELECT ots.search('vec', 'ix', '{"query": {"knn_vector_query": {"field_name": "v", "top_k": 2, "float32_query_vector": [0.1, 0.2, 0.3]}}}')$$);
+SELECT ots.delete_search_index('vec', 'ix'), ots.delete_table('vec');

@@ -52,6 +52,7 @@
 #define OTS_MAX_SEARCH_ARRAY_LEN	256		/* values of an array field, documents of a NESTED one */
 #define OTS_MAX_SEARCH_KEYWORD_LEN	4096	/* bytes of a KEYWORD value an index keeps */
 #define OTS_MAX_SEARCH_DATE_FORMATS	10		/* date_formats of a DATE field (ots's own limit) */
+#define OTS_MAX_SEARCH_VECTOR_DIMENSION	4096	/* dimension of a VECTOR field's vectors (Tablestore's) */
 #define OTS_MIN_SEARCH_TIME_TO_LIVE	86400	/* seconds; a search index's TTL is this or more, or -1 */
 /* the fields a write of a split row loads for its table's search indexes; past them, the whole row */
 #define OTS_MAX_SEARCH_LOADED_FIELDS	256

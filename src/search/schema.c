@@ -17,6 +17,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "utils/builtins.h"
@@ -39,6 +41,7 @@ static const char *const type_names[] = {
 	[SEARCH_NESTED] = "NESTED",
 	[SEARCH_GEO_POINT] = "GEO_POINT",
 	[SEARCH_DATE] = "DATE",
+	[SEARCH_VECTOR] = "VECTOR",
 };
 
 static const char *const mode_names[] = {NULL, "MIN", "MAX", "AVG"};
@@ -50,8 +53,10 @@ static const char *const schema_fields[] = {"field_schemas", "index_setting", "i
 static const RequestFields schema_object = REQUEST_FIELDS("an index schema", schema_fields);
 static const char *const field_fields[] = {
 	"field_name", "field_type", "index", "enable_sort_and_agg", "store", "is_array", "analyzer",
-	"analyzer_parameter", "enable_highlighting", "date_formats", "field_schemas"
+	"analyzer_parameter", "enable_highlighting", "date_formats", "field_schemas", "vector_options"
 };
+static const char *const vector_fields[] = {"data_type", "dimension", "metric_type"};
+static const RequestFields vector_object = REQUEST_FIELDS("vector_options", vector_fields);
 static const RequestFields field_object = REQUEST_FIELDS("a field schema", field_fields);
 static const char *const setting_fields[] = {"routing_fields", "number_of_shards"};
 static const RequestFields setting_object = REQUEST_FIELDS("index_setting", setting_fields);
@@ -152,19 +157,64 @@ schema_read_type(const char *name, const char *field)
 {
 	if (name == NULL)
 		schema_refuse(psprintf("Missing field_type of field '%s'.", field),
-					  "A field's type is LONG, DOUBLE, BOOLEAN, KEYWORD, TEXT, NESTED, GEO_POINT or DATE.");
-	for (int i = SEARCH_LONG; i <= SEARCH_DATE; i++)
+					  "A field's type is LONG, DOUBLE, BOOLEAN, KEYWORD, TEXT, NESTED, GEO_POINT, DATE or VECTOR.");
+	for (int i = SEARCH_LONG; i <= SEARCH_VECTOR; i++)
 		if (strcmp(name, type_names[i]) == 0)
 			return i;
-	if (strcmp(name, "VECTOR") == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_OTS_PARAMETER_INVALID),
-				 errmsg("Field type VECTOR of field '%s' is not supported.", field),
-				 errdetail("ots has no vector index: PostgreSQL 15 as Debian packages it has none."),
-				 errhint("Keep the vector in a column outside the search index.")));
 	schema_refuse(psprintf("Invalid field_type of field '%s': '%s'.", field, name),
-				  "A field's type is LONG, DOUBLE, BOOLEAN, KEYWORD, TEXT, NESTED, GEO_POINT or DATE.");
+				  "A field's type is LONG, DOUBLE, BOOLEAN, KEYWORD, TEXT, NESTED, GEO_POINT, DATE or VECTOR.");
 	return 0;
+}
+
+/*
+ * schema_read_vector reads a VECTOR field's vector_options (data_type
+ * FLOAT_32, dimension 1 to OTS_MAX_SEARCH_VECTOR_DIMENSION, metric_type
+ * EUCLIDEAN, COSINE or DOT_PRODUCT, each also with Tablestore's VD_ / VM_
+ * prefix): the field is kept in the schema, so that an index of
+ * Tablestore's with one can be made and described, but ots has no vector
+ * index (Debian's PostgreSQL 15 packages have none): no column, and the
+ * knn_vector_query that would search it is refused
+ */
+static void
+schema_read_vector(JsonbContainer *obj, const char *parent, const char *path, SearchField *f)
+{
+	static const char *const metrics[] = {"EUCLIDEAN", "COSINE", "DOT_PRODUCT"};
+	JsonbValue	v;
+	JsonbContainer *opts;
+	const char *s;
+	double		dimension;
+
+	if (schema_member(obj, "vector_options", &v) != NULL && f->type != SEARCH_VECTOR)
+		schema_refuse(psprintf("Field '%s' of type %s cannot have vector_options.", path, type_names[f->type]),
+					  "Only VECTOR fields have vector options.");
+	if (f->type != SEARCH_VECTOR)
+		return;
+	if (parent != NULL || f->is_array || f->sort_and_agg)
+		schema_refuse(psprintf("VECTOR field '%s' cannot be a NESTED field's, is_array nor enable_sort_and_agg.", path),
+					  "A VECTOR field is a top-level field of one vector.");
+	if (schema_member(obj, "vector_options", &v) == NULL)
+		schema_refuse(psprintf("Missing vector_options of VECTOR field '%s'.", path),
+					  "vector_options is {\"data_type\": \"FLOAT_32\", \"dimension\": n, \"metric_type\": \"COSINE\"}.");
+	opts = schema_object_of(&v, psprintf("vector_options of field '%s'", path));
+	request_fields_check(opts, &vector_object, "the vector_options of '%s'", path);
+	s = schema_string(opts, "data_type", "vector_options");
+	if (s != NULL && strcmp(s, "FLOAT_32") != 0 && strcmp(s, "VD_FLOAT_32") != 0)
+		schema_refuse(psprintf("Invalid data_type of the vector_options of field '%s': '%s'.", path, s),
+					  "The data_type is FLOAT_32.");
+	f->vector_data_type = "FLOAT_32";
+	dimension = schema_member(opts, "dimension", &v) != NULL && v.type == jbvNumeric ?
+		DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, NumericGetDatum(v.val.numeric))) : 0;
+	if (!(dimension >= 1 && dimension <= OTS_MAX_SEARCH_VECTOR_DIMENSION && dimension == floor(dimension)))
+		schema_refuse(psprintf("Invalid dimension of the vector_options of field '%s': 1 to %d.", path,
+							   OTS_MAX_SEARCH_VECTOR_DIMENSION), "The dimension is a whole number of floats.");
+	f->vector_dimension = (int) dimension;
+	s = schema_string(opts, "metric_type", "vector_options");
+	for (int i = 0; s != NULL && i < lengthof(metrics); i++)
+		if (strcmp(s, metrics[i]) == 0 || strcmp(s, psprintf("VM_%s", metrics[i])) == 0)
+			f->vector_metric_type = metrics[i];
+	if (f->vector_metric_type == NULL)
+		schema_refuse(psprintf("Invalid metric_type of the vector_options of field '%s': '%s'.", path, s != NULL ? s : ""),
+					  "The metric_type is EUCLIDEAN, COSINE or DOT_PRODUCT.");
 }
 
 /*
@@ -269,6 +319,7 @@ schema_read_field(JsonbContainer *obj, int depth, const char *parent, int *count
 	if (f->type == SEARCH_NESTED && f->nsub == 0)
 		schema_refuse(psprintf("NESTED field '%s' has no field_schemas.", path),
 					  "A NESTED field lists the fields of its documents.");
+	schema_read_vector(obj, parent, path, f);
 }
 
 static void
@@ -386,7 +437,8 @@ schema_read_sort(JsonbContainer *arr, SearchSchema *out)
 			if (f == NULL)
 				schema_refuse(psprintf("Field '%s' of index_sort is not a field of the index.", k->field),
 							  "An index sorts by its own fields.");
-			if (f->type == SEARCH_TEXT || f->type == SEARCH_NESTED || f->type == SEARCH_GEO_POINT)
+			if (f->type == SEARCH_TEXT || f->type == SEARCH_NESTED || f->type == SEARCH_GEO_POINT ||
+				f->type == SEARCH_VECTOR)
 				schema_refuse(psprintf("Field '%s' of type %s cannot sort the index.", k->field,
 									   type_names[f->type]),
 							  "An index sorts by LONG, DOUBLE, BOOLEAN, KEYWORD and DATE fields.");
@@ -432,6 +484,8 @@ search_schema_read(Jsonb *schema, const OtsTable *t, SearchSchema *out)
 		for (int k = 0; k < t->npk; k++)
 			if (strcmp(t->pk[k].name, f->name) == 0)
 				f->pk_column = k + 1;
+		if (f->type == SEARCH_VECTOR)
+			continue;			/* no column */
 		if (f->pk_column > 0)
 		{
 			/* the storage's key column is the field's */
@@ -506,6 +560,15 @@ push_field(JsonbParseState **st, const SearchField *f)
 	{
 		json_push_key(st, "field_schemas");
 		push_fields(st, f->nsub, f->sub);
+	}
+	if (f->type == SEARCH_VECTOR)
+	{
+		json_push_key(st, "vector_options");
+		pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
+		json_push_string(st, "data_type", f->vector_data_type);
+		json_push_int(st, "dimension", f->vector_dimension);
+		json_push_string(st, "metric_type", f->vector_metric_type);
+		pushJsonbValue(st, WJB_END_OBJECT, NULL);
 	}
 	pushJsonbValue(st, WJB_END_OBJECT, NULL);
 }
@@ -601,6 +664,8 @@ search_field_sql_type(const SearchField *f)
 			return f->is_array ? "pg_catalog.point[]" : "pg_catalog.point";
 		case SEARCH_NESTED:
 			return "pg_catalog.jsonb";
+		case SEARCH_VECTOR:		/* kept nowhere */
+			break;
 	}
 	return NULL;
 }
@@ -625,6 +690,8 @@ search_field_type_oid(const SearchField *f)
 			return f->is_array ? POINTARRAYOID : POINTOID;
 		case SEARCH_NESTED:
 			return JSONBOID;
+		case SEARCH_VECTOR:
+			break;
 	}
 	return InvalidOid;
 }
@@ -632,7 +699,7 @@ search_field_type_oid(const SearchField *f)
 const char *
 search_field_index_method(const SearchField *f)
 {
-	if (!f->index)
+	if (!f->index || f->type == SEARCH_VECTOR)
 		return NULL;
 	if (f->is_array || f->type == SEARCH_TEXT || f->type == SEARCH_NESTED)
 		return f->type == SEARCH_GEO_POINT ? NULL : "gin";

@@ -24,7 +24,8 @@ typedef enum SearchFieldType
 	SEARCH_TEXT = 5,
 	SEARCH_NESTED = 6,
 	SEARCH_GEO_POINT = 7,
-	SEARCH_DATE = 8
+	SEARCH_DATE = 8,
+	SEARCH_VECTOR = 9			/* kept in the schema only: no column, no query but knn (refused) */
 } SearchFieldType;
 
 /* a date format: one of the epoch units, or a pattern (y M d H m s S, X, literals) */
@@ -59,7 +60,13 @@ typedef struct SearchField
 	int			nsub;			/* NESTED */
 	struct SearchField *sub;
 	int			pk_column;		/* a top-level field of a primary-key column: its number from 1, else 0 */
+	int			vector_dimension;	/* VECTOR: vector_options */
+	const char *vector_data_type;
+	const char *vector_metric_type;
 } SearchField;
+
+/* search_field_kept: does the field have a column of its own in the storage (not a key's, not a VECTOR)? */
+#define search_field_kept(f)	((f)->pk_column == 0 && (f)->type != SEARCH_VECTOR)
 
 /* one key of the presort: a field's, or the primary key's (field NULL) */
 typedef struct SearchSortKey

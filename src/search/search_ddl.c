@@ -91,8 +91,8 @@ ots_search_storage_create(PG_FUNCTION_ARGS)
 	{
 		const SearchField *f = &s.fields[i];
 
-		if (f->pk_column > 0)
-			continue;			/* the key's column */
+		if (!search_field_kept(f))
+			continue;			/* the key's column, or none */
 		appendStringInfo(&sql, "%s %s, ", quote_identifier(f->name), search_field_sql_type(f));
 		if (f->type == SEARCH_TEXT)
 			appendStringInfo(&sql, "%s pg_catalog.int4[], ",

@@ -243,6 +243,7 @@ entry_element(const SearchField *f, JsonbValue *e, Datum *out, TextTokens *tt)
 				return true;
 			}
 		case SEARCH_NESTED:
+		case SEARCH_VECTOR:
 			return false;
 	}
 	return false;
@@ -364,6 +365,7 @@ entry_push_element(const SearchField *f, Datum d, JsonbParseState **st, JsonbIte
 			return;
 		case SEARCH_TEXT:
 		case SEARCH_NESTED:
+		case SEARCH_VECTOR:
 			break;
 	}
 	elog(ERROR, "a search field of type %d has no JSON element", (int) f->type);
@@ -583,6 +585,8 @@ entry_field(const SearchField *f, const OtsValue *v, Datum *value, Datum *positi
 			}
 		case SEARCH_NESTED:
 			return entry_nested(f, v, value);
+		case SEARCH_VECTOR:
+			return false;		/* kept nowhere */
 	}
 	return false;
 }
@@ -623,8 +627,8 @@ search_entry_values(const OtsTable *t, const SearchIndex *si, const OtsValue *pk
 
 		no_time[i] = true;
 		times[i] = (Datum) 0;
-		if (f->pk_column > 0)
-			continue;			/* the key's value, already there, and never expires */
+		if (!search_field_kept(f))
+			continue;			/* the key's value, already there, and never expires; a VECTOR's, kept nowhere */
 		isnull[col] = true;
 		if (pos >= 0)
 			isnull[pos] = true;

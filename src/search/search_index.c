@@ -220,9 +220,9 @@ search_index_load(const OtsTable *t, Oid storage_oid, SearchIndex *si)
 	{
 		const SearchField *f = &si->schema.fields[i];
 
-		if (f->pk_column > 0)
+		if (!search_field_kept(f))
 		{
-			si->field_attnos[i] = f->pk_column;
+			si->field_attnos[i] = f->pk_column;		/* 0: a VECTOR's none */
 			continue;
 		}
 		si->field_attnos[i] = search_index_column(t, rel, f->name, search_field_type_oid(f));
@@ -240,7 +240,7 @@ search_index_load(const OtsTable *t, Oid storage_oid, SearchIndex *si)
 		for (int i = 0; i < RelationGetDescr(rel)->natts; i++)
 			live += !TupleDescAttr(RelationGetDescr(rel), i)->attisdropped;
 		for (int i = 0; i < si->schema.nfields; i++)
-			expected += si->schema.fields[i].pk_column > 0 ? 0 : si->positions_attnos[i] != 0 ? 2 : 1;
+			expected += !search_field_kept(&si->schema.fields[i]) ? 0 : si->positions_attnos[i] != 0 ? 2 : 1;
 		if (live != expected)
 			search_index_damaged(t, storage, "it has columns ots did not make");
 	}

@@ -236,6 +236,9 @@ q_field(SearchSql *q, JsonbContainer *obj, const char *what)
 	if (f == NULL)
 		q_refuse(psprintf("Field '%s' of %s is not a field of search index '%s'.", name, what, q->si->index_name),
 				 NULL);
+	if (f->type == SEARCH_VECTOR)
+		q_refuse(psprintf("Field '%s' of %s is a VECTOR field, which only knn_vector_query searches.", name, what),
+				 "ots keeps a VECTOR field in the index's schema only: it has no vector index, and refuses knn_vector_query.");
 	q->leaf_field = f;
 	return f;
 }

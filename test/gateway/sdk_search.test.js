@@ -243,6 +243,41 @@ describe('search', function () {
             .map((i) => [i.key, Number(i.rowCount)]), [['bj', 1], ['hz', 1], ['sh', 1]]);
     });
 
+    it('a VECTOR field: made and described with its vectorOptions, its value read with the row, knn refused', async function () {
+        await call('createSearchIndex', {
+            tableName: t, indexName: 'vec',
+            schema: {
+                fieldSchemas: [
+                    { fieldName: 'city', fieldType: TableStore.FieldType.KEYWORD, index: true },
+                    {
+                        fieldName: 'emb', fieldType: TableStore.FieldType.VECTOR, index: true, isAnArray: false,
+                        vectorOptions: { dataType: TableStore.VectorDataType.VD_FLOAT_32, dimension: 4, metricType: TableStore.VectorMetricType.VM_COSINE },
+                    },
+                ],
+            },
+        });
+        try {
+            const described = await call('describeSearchIndex', { tableName: t, indexName: 'vec' });
+            const emb = described.schema.fieldSchemas.find((f) => f.fieldName === 'emb');
+            assert.strictEqual(emb.fieldType, TableStore.FieldType.VECTOR);
+            assert.deepStrictEqual([emb.vectorOptions.dataType, emb.vectorOptions.dimension, emb.vectorOptions.metricType],
+                [TableStore.VectorDataType.VD_FLOAT_32, 4, TableStore.VectorMetricType.VM_COSINE]);
+            const found = await call('search', {
+                tableName: t, indexName: 'vec',
+                searchQuery: { query: { queryType: Q.TERM_QUERY, query: { fieldName: 'city', term: 'hz' } }, getTotalCount: true },
+                columnToGet: { returnType: TableStore.ColumnReturnType.RETURN_NONE },
+            });
+            assert.strictEqual(Number(found.totalCounts), rows.filter((r) => r.city === 'hz').length);
+            await expectError(call('search', {
+                tableName: t, indexName: 'vec',
+                searchQuery: { query: { queryType: Q.KNN_VECTOR_QUERY, query: { fieldName: 'emb', topK: 2, float32QueryVector: [0.1, 0.2, 0.3, 0.4] } } },
+                columnToGet: { returnType: TableStore.ColumnReturnType.RETURN_NONE },
+            }), 400, 'OTSParameterInvalid');
+        } finally {
+            await call('deleteSearchIndex', { tableName: t, indexName: 'vec' });
+        }
+    });
+
     it('refusals: a missing index 404, a field that is no field 400, an aggregation ots refuses 400', async function () {
         await expectError(call('search', {
             tableName: t, indexName: 'nosuch', searchQuery: { query: { queryType: Q.MATCH_ALL_QUERY } },
