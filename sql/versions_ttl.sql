@@ -7,15 +7,17 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS ots;
 \set VERBOSITY terse
 
-SELECT ots.create_table('vt', 'pk string', max_versions => 3, time_to_live => 2,
-                        max_version_offset => 9223372036854);
-
--- The whole TTL sequence runs in one transaction holding a lock that makes a
--- scheduled purge wait, so "unpurged" cells stay unpurged until the end.
+-- The whole TTL sequence runs in one transaction, the table made in it: its
+-- purge job, scheduled there, starts only after the COMMIT (one started
+-- between a committed create_table and the LOCK deadlocked with
+-- update_table), and the lock keeps any other purge out, so "unpurged"
+-- cells stay unpurged until the end.
 -- (ots reads the clock, not the transaction start time.)
 -- psql's ON_ERROR_ROLLBACK keeps the expected errors from aborting it.
 \set ON_ERROR_ROLLBACK on
 BEGIN;
+SELECT ots.create_table('vt', 'pk string', max_versions => 3, time_to_live => 2,
+                        max_version_offset => 9223372036854);
 LOCK TABLE "vt$data" IN SHARE ROW EXCLUSIVE MODE;
 
 -- t0: server-stamped cells; a cell stamped 1.5 s ago; a row without cells
@@ -75,10 +77,11 @@ COMMIT;
 \set ON_ERROR_ROLLBACK off
 
 -- max_versions: lowering hides versions at once, raising revives them
--- (again in a transaction whose lock keeps a scheduled purge out)
+-- (again in the transaction that makes the table, whose lock keeps a
+-- scheduled purge out)
+BEGIN;
 SELECT ots.create_table('vm', 'pk integer', max_versions => 3,
                         max_version_offset => 9223372036854);
-BEGIN;
 LOCK TABLE "vm$data" IN SHARE ROW EXCLUSIVE MODE;
 SELECT consumed FROM ots.put_row('vm', '{"pk": 1}',
   '{"v": [{"value": "v1", "ts": 1466762754001}, {"value": "v2", "ts": 1466762754002}, {"value": "v3", "ts": 1466762754003}]}');
