@@ -372,6 +372,18 @@ SELECT count(*) AS trials, count(*) FILTER (WHERE cardinality(expected) > 0) AS 
   FROM trials;
 SELECT n, query, sort, got, total, expected FROM trials
  WHERE got IS DISTINCT FROM expected OR total <> cardinality(expected) ORDER BY n LIMIT 5;
+-- the same trials with a sorted search left to the planner's plan
+-- (ots.search_filter_first off: no reading of the matches before ordering
+-- them), paged by 3: the same rows in the same order
+SET ots.search_filter_first = off;
+CREATE TEMP TABLE walk_trials AS
+SELECT t.n, t.sort IS NOT NULL AS sorted, (SELECT r.ids FROM pg_temp.all_pages(
+		jsonb_build_object('query', t.query) || CASE WHEN t.sort IS NULL THEN '{}' ELSE jsonb_build_object('sort', t.sort) END, 3) r) AS got,
+	   t.expected
+  FROM trials t;
+RESET ots.search_filter_first;
+SELECT count(*) AS trials, count(*) FILTER (WHERE sorted) AS sorted,
+	   count(*) FILTER (WHERE got IS DISTINCT FROM expected) AS differing FROM walk_trials;
 
 -- ---------------------------------------------------------------------
 -- aggregations and group-bys against the model, on random queries

@@ -20,6 +20,7 @@ bool		ots_count_writes = false;
 bool		ots_index_build_worker = true;
 bool		ots_index_scan = true;
 bool		ots_search_scan = true;
+bool		ots_search_filter_first = true;
 char	   *ots_purge_schedule = NULL;
 int			ots_stats_max_tables = 1000;
 
@@ -95,6 +96,15 @@ guc_init(void)
 							 "Plans a query on a table's view whose WHERE a search index serves through the index.",
 							 "Off reads every row of the table and tests the condition; the result is the same.",
 							 &ots_search_scan,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("ots.search_filter_first",
+							 "Lets a sorted search whose condition matches few rows read them before ordering them.",
+							 "Off leaves the planner's plan (often a walk of the sort's index); the rows are the same.",
+							 &ots_search_filter_first,
 							 true,
 							 PGC_USERSET,
 							 0,

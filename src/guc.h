@@ -12,6 +12,7 @@ extern bool ots_count_writes;
 extern bool ots_index_build_worker;
 extern bool ots_index_scan;
 extern bool ots_search_scan;
+extern bool ots_search_filter_first;
 extern bool ots_key_scan;
 extern bool ots_attribute_pushdown;
 extern char *ots_purge_schedule;

@@ -30,6 +30,7 @@
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
+#include "guc.h"
 #include "asrole.h"
 #include "errors.h"
 #include "meta/storage.h"
@@ -81,7 +82,7 @@ exec_filter_first(const SearchSql *q, const char *matching, int wanted)
 	double		rows;
 
 	/* the order of the key alone, or a condition true of every row: the planner's walk is the way */
-	if (q->nsort == 0 || strcmp(q->where.data, "true") == 0)
+	if (!ots_search_filter_first || q->nsort == 0 || strcmp(q->where.data, "true") == 0)
 		return false;
 	/* not read-only: SPI refuses a utility statement there; EXPLAIN without ANALYZE runs nothing */
 	ret = SPI_execute_with_args(psprintf("EXPLAIN (FORMAT JSON) SELECT 1 FROM %s s WHERE %s", q->storage, matching),
