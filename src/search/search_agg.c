@@ -523,22 +523,6 @@ group_and(const char *bucket, const char *condition)
 	return bucket != NULL ? psprintf("(%s) AND (%s)", bucket, condition) : pstrdup(condition);
 }
 
-/*
- * group_order: the ORDER BY of a group-by's buckets, selected as (key,
- * row count, ...): its sorters (group_key_sort, row_count_sort, each ASC or
- * DESC), then dflt (the keys' order settles ties)
- */
-/* group_sorters: the sorters of a group-by's sort, NULL without one */
-static JsonbContainer *
-group_sorters(JsonbContainer *g, const char *what)
-{
-	JsonbValue	sort;
-
-	if (agg_member(g, "sort", &sort) == NULL)
-		return NULL;
-	return agg_array(agg_object(&sort, psprintf("sort of %s", what)), "sorters", psprintf("sort of %s", what));
-}
-
 /* sorter_descending: whether a sorter's order (ASC by default) is DESC */
 static bool
 sorter_descending(JsonbContainer *sorter, const char *what)
@@ -556,38 +540,76 @@ sorter_descending(JsonbContainer *sorter, const char *what)
 	return false;
 }
 
-/* group_sorts_by_sub_agg: whether a group-by's sorters include a sub_agg_sort */
-static bool
-group_sorts_by_sub_agg(JsonbContainer *g, const char *what)
+/* a sorter of a group-by's sort */
+typedef struct GroupSorter
 {
-	JsonbContainer *sorters = group_sorters(g, what);
-	JsonbValue	v;
+	char		kind;			/* 'k' key, 'c' row count, 'a' sub-aggregation */
+	bool		desc;
+	JsonbContainer *sub_agg;	/* of 'a' */
+} GroupSorter;
 
-	for (int i = 0; sorters != NULL && i < (int) JsonContainerSize(sorters); i++)
-		if (agg_member(agg_object(getIthJsonbValueFromContainer(sorters, i), psprintf("sorter of %s", what)),
-					   "sub_agg_sort", &v) != NULL)
-			return true;
-	return false;
+static JsonbContainer *group_sub_agg_find(JsonbContainer *g, const char *name);
+
+/*
+ * group_sorter_list: the sorters of group-by g's sort (*n of them; a
+ * sub_agg_sort only of a group_by_field, its sub-aggregation found), with
+ * room for two more after them
+ */
+static GroupSorter *
+group_sorter_list(JsonbContainer *g, const char *what, int *n)
+{
+	JsonbValue	sort;
+	JsonbContainer *sorters = NULL;
+	GroupSorter *list;
+
+	if (agg_member(g, "sort", &sort) != NULL)
+		sorters = agg_array(agg_object(&sort, psprintf("sort of %s", what)), "sorters", psprintf("sort of %s", what));
+	*n = sorters != NULL ? (int) JsonContainerSize(sorters) : 0;
+	list = palloc0(sizeof(GroupSorter) * (*n + 2));
+	for (int j = 0; j < *n; j++)
+	{
+		JsonbContainer *s = agg_object(getIthJsonbValueFromContainer(sorters, j), psprintf("sorter of %s", what));
+		JsonbValue	v;
+		bool		field = strcmp(what, "group_by_field") == 0;
+
+		if (agg_member(s, "row_count_sort", &v) != NULL)
+			list[j].kind = 'c';
+		else if (agg_member(s, "group_key_sort", &v) != NULL)
+			list[j].kind = 'k';
+		else if (field && agg_member(s, "sub_agg_sort", &v) != NULL)
+		{
+			list[j].kind = 'a';
+			list[j].sub_agg = group_sub_agg_find(g, agg_string(agg_object(&v, "sub_agg_sort"), "sub_agg_name",
+															   "sub_agg_sort"));
+		}
+		else
+			agg_refuse(psprintf("A sorter of %s is a row_count_sort or a group_key_sort%s.", what,
+								field ? " or a sub_agg_sort" : ""));
+		list[j].desc = sorter_descending(agg_object(&v, "sorter"), what);
+	}
+	return list;
 }
 
+/*
+ * group_order: the ORDER BY of a group-by's buckets, selected as (key,
+ * row count, ...): its sorters (group_key_sort, row_count_sort, each ASC or
+ * DESC), then dflt (the keys' order settles ties); NULL when one sorts by a
+ * sub-aggregation, which the statement cannot (group_field_order)
+ */
 static const char *
 group_order(JsonbContainer *g, const char *what, const char *dflt)
 {
 	StringInfoData order;
-	JsonbContainer *sorters = group_sorters(g, what);
+	int			n;
+	GroupSorter *list = group_sorter_list(g, what, &n);
 
 	initStringInfo(&order);
-	for (int i = 0; sorters != NULL && i < (int) JsonContainerSize(sorters); i++)
+	for (int j = 0; j < n; j++)
 	{
-		JsonbContainer *s = agg_object(getIthJsonbValueFromContainer(sorters, i), psprintf("sorter of %s", what));
-		JsonbValue	v;
-		bool		row_count = agg_member(s, "row_count_sort", &v) != NULL;
-
-		if (!row_count && agg_member(s, "group_key_sort", &v) == NULL)
-			agg_refuse(psprintf("A sorter of %s is a row_count_sort or a group_key_sort%s.", what,
-								strcmp(what, "group_by_field") == 0 ? " or a sub_agg_sort" : ""));
-		appendStringInfo(&order, "%s%s %s", order.len > 0 ? ", " : "", row_count ? "2" : "1",
-						 sorter_descending(agg_object(&v, "sorter"), what) ? "DESC" : "ASC");
+		if (list[j].kind == 'a')
+			return NULL;
+		appendStringInfo(&order, "%s%s %s", order.len > 0 ? ", " : "", list[j].kind == 'c' ? "2" : "1",
+						 list[j].desc ? "DESC" : "ASC");
 	}
 	appendStringInfo(&order, "%s%s", order.len > 0 ? ", " : "", dflt);
 	return order.data;
@@ -603,13 +625,6 @@ typedef struct FieldGroup
 	int64		count;
 	double	   *values;			/* per sorter (NaN: none) */
 } FieldGroup;
-
-typedef struct GroupSorter
-{
-	char		kind;			/* 'k' key, 'c' row count, 'a' sub-aggregation */
-	bool		desc;
-	JsonbContainer *sub_agg;	/* of 'a' */
-} GroupSorter;
 
 /* field_group_cmp: qsort_arg's comparison of two groups by the sorters (arg, ending in a key sorter) */
 static int
@@ -700,38 +715,19 @@ group_field_order(AggRun *r, JsonbContainer *g, const char *bucket, int n, const
 				  char *const *conditions, int *nemit, int size)
 {
 	int		   *emit = palloc(sizeof(int) * Max(n, 1));
-	JsonbContainer *sorters = group_sorters(g, "group_by_field");
-	int			nsorters = sorters != NULL ? (int) JsonContainerSize(sorters) : 0;
-	GroupSorter *list = palloc(sizeof(GroupSorter) * (nsorters + 2));
-	FieldGroup *groups = palloc(sizeof(FieldGroup) * Max(n, 1));
+	int			nsorters;
+	GroupSorter *list;
+	FieldGroup *groups;
 	int64		needed = 0;
 
 	*nemit = n;
 	for (int i = 0; i < n; i++)
 		emit[i] = i;
-	for (int j = 0; j < nsorters; j++)
-	{
-		JsonbContainer *s = agg_object(getIthJsonbValueFromContainer(sorters, j), "sorter of group_by_field");
-		JsonbValue	v;
-
-		list[j].sub_agg = NULL;
-		if (agg_member(s, "sub_agg_sort", &v) != NULL)
-		{
-			JsonbContainer *body = agg_object(&v, "sub_agg_sort");
-
-			list[j].kind = 'a';
-			list[j].sub_agg = group_sub_agg_find(g, agg_string(body, "sub_agg_name", "sub_agg_sort"));
-		}
-		else if (agg_member(s, "row_count_sort", &v) != NULL)
-			list[j].kind = 'c';
-		else if (agg_member(s, "group_key_sort", &v) != NULL)
-			list[j].kind = 'k';
-		else
-			agg_refuse("A sorter of group_by_field is a row_count_sort, a group_key_sort or a sub_agg_sort.");
-		list[j].desc = sorter_descending(agg_object(&v, "sorter of group_by_field"), "group_by_field");
-	}
 	if (size < 0)
 		return emit;
+	/* group_order read and checked the sorters already */
+	list = group_sorter_list(g, "group_by_field", &nsorters);
+	groups = palloc(sizeof(FieldGroup) * Max(n, 1));
 	/* a statement per group and sorted sub-aggregation: refused before any runs when they are too many */
 	for (int j = 0; j < nsorters; j++)
 		needed += list[j].kind == 'a' ? n : 0;
@@ -799,8 +795,10 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 	if (size < 1 || size > AGG_MAX_GROUPS || size != floor(size))
 		agg_refuse(psprintf("Invalid size of group_by_field: 1 to %d.", AGG_MAX_GROUPS));
 	/* sorted by a sub-aggregation: every group by its key, sorted below */
-	by_sub_agg = group_sorts_by_sub_agg(g, "group_by_field");
-	order = by_sub_agg ? "1 ASC" : group_order(g, "group_by_field", "2 DESC, 1 ASC");
+	order = group_order(g, "group_by_field", "2 DESC, 1 ASC");
+	by_sub_agg = order == NULL;
+	if (by_sub_agg)
+		order = "1 ASC";
 	/* a row counts once in a bucket: an array's or documents' values may repeat, a scalar's may not */
 	rows = f->is_array || documents != NULL ? "pg_catalog.count(DISTINCT s.ctid)" : "pg_catalog.count(*)";
 	lateral = f->is_array ? psprintf("pg_catalog.unnest(%s) e", col) : NULL;
