@@ -28,10 +28,12 @@ SELECT ots.create_search_index('shop', 'idx', '{"field_schemas": [
 		{"field_name": "dish", "field_type": "KEYWORD"}, {"field_name": "cost", "field_type": "LONG"}]}]}');
 
 -- the backfill: every row, each field or null where the row lacks it or holds another type
--- and the entry's times: the row's newest, each field's cell's, the oldest of those
+-- (a TEXT field's positions null where they are 0, 1, 2, ...), and the entry's times:
+-- the row's newest, the oldest of its fields' cells', and no others where they are alike
+-- (each row here written at once)
 SELECT id, name, "name$pos", city, stars, price, open, tags, at, loc, menu,
-	   "$row_ts" = (SELECT max(ts) FROM unnest("$ts") ts) AS row_ts_newest,
-	   array_positions("$ts", NULL) AS no_cell, "$fields_ts" IS NOT DISTINCT FROM (SELECT min(ts) FROM unnest("$ts") ts) AS fields_ts_oldest
+	   "$row_ts" = "$fields_ts" AS row_ts_newest, "$ts" IS NULL AS times_alike,
+	   "$fields_ts" IS NULL AS no_field
   FROM public."shop$search$idx" ORDER BY id;
 SELECT ots.describe_search_index('shop', 'idx') #- '{sync_stat,current_sync_timestamp}' #- '{create_time}' #- '{metering_info}';
 SELECT * FROM ots.list_search_index('shop');
@@ -45,6 +47,13 @@ BEGIN;
 SELECT ots.put_row('shop', '{"id": "e"}', '{"name": "rolled back"}');
 ROLLBACK;
 SELECT id, name, city, stars FROM public."shop$search$idx" ORDER BY id;
+-- a's stars now younger than its other fields: each field's time is kept
+-- (none for city, deleted), the oldest is the fields' oldest, the newest the row's
+SELECT id, "$ts" IS NULL AS times_alike, array_positions("$ts", NULL) AS no_cell,
+	   "$fields_ts" = (SELECT min(ts) FROM unnest("$ts") ts) AS fields_ts_oldest,
+	   "$row_ts" = (SELECT max(ts) FROM unnest("$ts") ts) AS row_ts_newest,
+	   "$ts"[3] > "$fields_ts" AS stars_younger
+  FROM public."shop$search$idx" ORDER BY id;
 DELETE FROM public."shop$data" WHERE id = 'c';
 SELECT id, name, city, stars FROM public."shop$search$idx" ORDER BY id;
 
@@ -71,7 +80,9 @@ CREATE FUNCTION pg_temp.model(a jsonb) RETURNS text[] LANGUAGE sql IMMUTABLE AS 
 		CASE WHEN jsonb_typeof(a->'name') = 'string'
 			 THEN (SELECT coalesce(array_agg(token ORDER BY position), '{}')::text FROM ots.search_analyze(a->>'name')) END,
 		CASE WHEN jsonb_typeof(a->'name') = 'string'
-			 THEN (SELECT coalesce(array_agg(position ORDER BY position), '{}')::text FROM ots.search_analyze(a->>'name')) END,
+			 THEN (SELECT CASE WHEN bool_and(position = n - 1) IS NOT FALSE THEN NULL
+							   ELSE array_agg(position ORDER BY position)::text END
+					 FROM (SELECT position, row_number() OVER (ORDER BY position) n FROM ots.search_analyze(a->>'name')) x) END,
 		-- city: KEYWORD
 		CASE WHEN jsonb_typeof(a->'city') = 'string' AND octet_length(a->>'city') <= 4096 THEN a->>'city' END,
 		-- stars: LONG (an Integer cell: a JSON number without a point)

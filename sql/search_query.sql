@@ -52,6 +52,20 @@ SELECT pg_temp.keys('{"query": {"match_query": {"field_name": "name", "text": "t
 SELECT pg_temp.keys('{"query": {"match_query": {"field_name": "name", "text": "tea noodle", "operator": "AND"}}, "get_total_count": true}');
 SELECT pg_temp.keys('{"query": {"match_phrase_query": {"field_name": "name", "text": "noodle bar"}}, "get_total_count": true}');
 SELECT pg_temp.keys('{"query": {"match_phrase_query": {"field_name": "name", "text": "bar noodle"}}, "get_total_count": true}');
+-- the storage keeps a TEXT field's positions only where they are not 0, 1,
+-- 2, ...: a TEXT array's values stand 100 apart, so a phrase spans none
+SELECT ots.create_table('sqa', 'id string', max_versions => 1);
+SELECT ots.create_search_index('sqa', 'ix', '{"field_schemas": [
+	{"field_name": "notes", "field_type": "TEXT", "is_array": true}]}');
+SELECT ots.put_row('sqa', '{"id": "one"}', '{"notes": "[\"noodle bar\"]"}');
+SELECT ots.put_row('sqa', '{"id": "two"}', '{"notes": "[\"noodle bar\", \"tea house\"]"}');
+SELECT ots.put_row('sqa', '{"id": "three"}', '{"notes": "[\"tea\", \"house bar\"]"}');
+SELECT id, notes, "notes$pos" FROM public."sqa$search$ix" ORDER BY id;
+SELECT t, (SELECT string_agg(r -> 'primary_key' ->> 'id', ' ' ORDER BY r -> 'primary_key' ->> 'id')
+			 FROM jsonb_array_elements(ots.search('sqa', 'ix', jsonb_build_object('query',
+				jsonb_build_object('match_phrase_query', jsonb_build_object('field_name', 'notes', 'text', t)))) -> 'rows') r) AS found
+  FROM unnest(ARRAY['noodle bar', 'tea house', 'house bar', 'bar tea', 'tea house bar']) t;
+SELECT ots.delete_search_index('sqa', 'ix'), ots.delete_table('sqa');
 SELECT pg_temp.keys('{"query": {"bool_query": {"should_queries": [{"term_query": {"field_name": "city", "term": "hz"}}, {"term_query": {"field_name": "stars", "term": 0}}], "minimum_should_match": 2}}, "get_total_count": true}');
 SELECT pg_temp.keys('{"query": {"bool_query": {"filter_queries": [{"term_query": {"field_name": "city", "term": "sh"}}], "must_not_queries": [{"term_query": {"field_name": "open", "term": true}}]}}, "get_total_count": true}');
 SELECT pg_temp.keys('{"query": {"const_score_query": {"filter": {"term_query": {"field_name": "city", "term": "bj"}}}}, "get_total_count": true}');

@@ -101,21 +101,29 @@ match_deconstruct(ArrayType *a, Oid type, Datum **elems)
 /*
  * ots_search_phrase is ots.search_phrase(tokens text[], positions int4[],
  * words text[], offsets int4[]): do words stand at some position p plus
- * their offsets (the first's 0) among tokens at positions?
+ * their offsets (the first's 0) among tokens at positions?  Null positions
+ * are 0, 1, 2, ..., as the storage keeps those (schema.h); any other null
+ * gives null, as a strict function would.
  */
 Datum
 ots_search_phrase(PG_FUNCTION_ARGS)
 {
 	Datum	   *tokens;
-	Datum	   *pos_datums;
+	Datum	   *pos_datums = NULL;
 	Datum	   *words;
 	Datum	   *off_datums;
-	int			ntokens = match_deconstruct(PG_GETARG_ARRAYTYPE_P(0), TEXTOID, &tokens);
-	int			npos = match_deconstruct(PG_GETARG_ARRAYTYPE_P(1), INT4OID, &pos_datums);
-	int			nwords = match_deconstruct(PG_GETARG_ARRAYTYPE_P(2), TEXTOID, &words);
-	int			noff = match_deconstruct(PG_GETARG_ARRAYTYPE_P(3), INT4OID, &off_datums);
+	int			ntokens;
+	int			npos;
+	int			nwords;
+	int			noff;
 	int32	   *positions;
 
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
+		PG_RETURN_NULL();
+	ntokens = match_deconstruct(PG_GETARG_ARRAYTYPE_P(0), TEXTOID, &tokens);
+	npos = PG_ARGISNULL(1) ? ntokens : match_deconstruct(PG_GETARG_ARRAYTYPE_P(1), INT4OID, &pos_datums);
+	nwords = match_deconstruct(PG_GETARG_ARRAYTYPE_P(2), TEXTOID, &words);
+	noff = match_deconstruct(PG_GETARG_ARRAYTYPE_P(3), INT4OID, &off_datums);
 	if (ntokens != npos || nwords != noff)
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
@@ -125,7 +133,7 @@ ots_search_phrase(PG_FUNCTION_ARGS)
 	positions = palloc(sizeof(int32) * Max(ntokens, 1));
 	for (int i = 0; i < ntokens; i++)
 	{
-		positions[i] = DatumGetInt32(pos_datums[i]);
+		positions[i] = pos_datums == NULL ? i : DatumGetInt32(pos_datums[i]);
 		if (i > 0 && positions[i] < positions[i - 1])
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -112,7 +112,8 @@ extern const char *search_field_type_name(SearchFieldType type);
 /*
  * How the storage keeps a field: a column of the field's name (TEXT: its
  * tokens, in order) and, for TEXT, SEARCH_POSITIONS_SUFFIX's column (their
- * positions).  search_field_sql_type is the column's type as SQL spells it
+ * positions; null beside tokens when they are 0, 1, 2, ..., as one value's
+ * tokens mostly are: ots.search_phrase reads null so).  search_field_sql_type is the column's type as SQL spells it
  * and search_field_type_oid its OID.
  */
 #define SEARCH_POSITIONS_SUFFIX "$pos"
@@ -123,9 +124,11 @@ extern Oid	search_field_type_oid(const SearchField *f);
  * The entry's times, after the fields' columns: what TTL hides by.
  * SEARCH_ROW_TS_COLUMN (int8) the row's newest timestamp, its marker's or a
  * cell's; SEARCH_TS_COLUMN (int8[]) per top-level field in schema order the
- * timestamp of the cell its value came from (null without one);
+ * timestamp of the cell its value came from (null without one), itself null
+ * when every field with a value has the same (a row written at once);
  * SEARCH_FIELDS_TS_COLUMN (int8) the oldest of those (null: none), so
- * that a search sees at one comparison that every field of an entry is live.
+ * that a search sees at one comparison that every field of an entry is live,
+ * and where SEARCH_TS_COLUMN is null, that none is.
  */
 #define SEARCH_ROW_TS_COLUMN	"$row_ts"
 #define SEARCH_TS_COLUMN		"$ts"

@@ -98,7 +98,7 @@ ots_search_storage_create(PG_FUNCTION_ARGS)
 			appendStringInfo(&sql, "%s pg_catalog.int4[], ",
 							 quote_identifier(psprintf("%s%s", f->name, SEARCH_POSITIONS_SUFFIX)));
 	}
-	appendStringInfo(&sql, "%s pg_catalog.int8 NOT NULL, %s pg_catalog.int8[] NOT NULL, %s pg_catalog.int8, ",
+	appendStringInfo(&sql, "%s pg_catalog.int8 NOT NULL, %s pg_catalog.int8[], %s pg_catalog.int8, ",
 					 quote_identifier(SEARCH_ROW_TS_COLUMN), quote_identifier(SEARCH_TS_COLUMN),
 					 quote_identifier(SEARCH_FIELDS_TS_COLUMN));
 	/* the table's key columns, without a hash-prefixed table's "$hash" */

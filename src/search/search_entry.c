@@ -263,9 +263,25 @@ entry_elements(const SearchField *f, JsonbContainer *arr, Datum **elems, int *n,
 	return true;
 }
 
+/*
+ * entry_positions: a TEXT field's positions as the storage keeps them, null
+ * when they are 0, 1, 2, ... (schema.h)
+ */
+static bool
+entry_positions(const TextTokens *tt, Datum *positions)
+{
+	bool		consecutive = true;
+
+	for (int i = 0; i < tt->n && consecutive; i++)
+		consecutive = DatumGetInt32(tt->positions[i]) == i;
+	if (!consecutive)
+		*positions = PointerGetDatum(construct_array(tt->positions, tt->n, INT4OID, 4, true, TYPALIGN_INT));
+	return consecutive;
+}
+
 /* entry_array: an is_array field's value; false when it is not an array of the field's type */
 static bool
-entry_array(const SearchField *f, const OtsValue *v, Datum *value, Datum *positions)
+entry_array(const SearchField *f, const OtsValue *v, Datum *value, Datum *positions, bool *no_positions)
 {
 	Jsonb	   *j;
 	int			n;
@@ -282,7 +298,7 @@ entry_array(const SearchField *f, const OtsValue *v, Datum *value, Datum *positi
 	if (f->type == SEARCH_TEXT)
 	{
 		*value = PointerGetDatum(construct_array(tt.tokens, tt.n, TEXTOID, -1, false, TYPALIGN_INT));
-		*positions = PointerGetDatum(construct_array(tt.positions, tt.n, INT4OID, 4, true, TYPALIGN_INT));
+		*no_positions = entry_positions(&tt, positions);
 		return true;
 	}
 	elemtype = get_element_type(search_field_type_oid(f));
@@ -523,12 +539,15 @@ entry_nested(const SearchField *f, const OtsValue *v, Datum *value)
 	return true;
 }
 
-/* entry_field: a field's value from the newest cell of its column */
+/*
+ * entry_field: a field's value from the newest cell of its column; a TEXT
+ * field's positions too, unless *no_positions (entry_positions)
+ */
 static bool
-entry_field(const SearchField *f, const OtsValue *v, Datum *value, Datum *positions)
+entry_field(const SearchField *f, const OtsValue *v, Datum *value, Datum *positions, bool *no_positions)
 {
 	if (f->is_array)
-		return entry_array(f, v, value, positions);
+		return entry_array(f, v, value, positions, no_positions);
 	switch (f->type)
 	{
 		case SEARCH_LONG:
@@ -580,7 +599,7 @@ entry_field(const SearchField *f, const OtsValue *v, Datum *value, Datum *positi
 					return false;
 				entry_text_add(f, v->u.s.data, v->u.s.len, &tt);
 				*value = PointerGetDatum(construct_array(tt.tokens, tt.n, TEXTOID, -1, false, TYPALIGN_INT));
-				*positions = PointerGetDatum(construct_array(tt.positions, tt.n, INT4OID, 4, true, TYPALIGN_INT));
+				*no_positions = entry_positions(&tt, positions);
 				return true;
 			}
 		case SEARCH_NESTED:
@@ -602,6 +621,21 @@ search_entry_key(const OtsTable *t, const OtsValue *pk, Datum *values, bool *isn
 		values[k] = storage_pk_datum(&pk[k], &type);
 		isnull[k] = false;
 	}
+}
+
+/*
+ * entry_times_alike: do the fields with a value all have the oldest's
+ * timestamp?  Then the storage keeps no per-field times (schema.h): a row
+ * written at once, the common case, spares the array's bytes in every row a
+ * search's heap scan reads.
+ */
+static bool
+entry_times_alike(const Datum *times, const bool *no_time, int n, int64 oldest)
+{
+	for (int i = 0; i < n; i++)
+		if (!no_time[i] && DatumGetInt64(times[i]) != oldest)
+			return false;
+	return true;
 }
 
 void
@@ -634,11 +668,9 @@ search_entry_values(const OtsTable *t, const SearchIndex *si, const OtsValue *pk
 			isnull[pos] = true;
 		if (!cells_newest(&r, f->name, strlen(f->name), &ts, &v))
 			continue;
-		if (entry_field(f, &v, &values[col], pos >= 0 ? &values[pos] : NULL))
+		if (entry_field(f, &v, &values[col], pos >= 0 ? &values[pos] : NULL, pos >= 0 ? &isnull[pos] : NULL))
 		{
 			isnull[col] = false;
-			if (pos >= 0)
-				isnull[pos] = false;
 			no_time[i] = false;
 			times[i] = Int64GetDatum(ts);
 			oldest = Min(oldest, ts);
@@ -647,9 +679,10 @@ search_entry_values(const OtsTable *t, const SearchIndex *si, const OtsValue *pk
 	/* the times a search hides expired rows and fields by (schema.h) */
 	values[si->row_ts_attno - 1] = Int64GetDatum(cells_row_newest_ts(&r));
 	isnull[si->row_ts_attno - 1] = false;
-	values[si->ts_attno - 1] = PointerGetDatum(construct_md_array(times, no_time, 1, &dims, &lbs,
-																  INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-	isnull[si->ts_attno - 1] = false;
+	isnull[si->ts_attno - 1] = entry_times_alike(times, no_time, si->schema.nfields, oldest);
+	if (!isnull[si->ts_attno - 1])
+		values[si->ts_attno - 1] = PointerGetDatum(construct_md_array(times, no_time, 1, &dims, &lbs,
+																	  INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 	values[si->fields_ts_attno - 1] = Int64GetDatum(oldest);
 	isnull[si->fields_ts_attno - 1] = oldest == PG_INT64_MAX;
 }

@@ -322,16 +322,19 @@ q_positions(const SearchSql *q, const SearchField *f)
 /*
  * q_live: the condition that field f's value in an entry is live under the
  * table's TTL (its cell not expired), or NULL when it cannot expire.  An
- * entry whose fields are all live says so in one column (schema.h).
+ * entry whose fields are all live says so in one column, and one whose
+ * fields' times are alike keeps no others (schema.h).
  */
 static const char *
 q_live(const SearchSql *q, const SearchField *f)
 {
+	const char *fields_ts = quote_identifier(SEARCH_FIELDS_TS_COLUMN);
+
 	if (q->field_cutoff == 0 || f->pk_column > 0 || !q_top_level(q, f))
 		return NULL;
-	return psprintf("(s.%s OPERATOR(pg_catalog.>) $%d OR s.%s[%d] OPERATOR(pg_catalog.>) $%d)",
-					quote_identifier(SEARCH_FIELDS_TS_COLUMN), q->field_cutoff,
-					quote_identifier(SEARCH_TS_COLUMN), (int) (f - q->si->schema.fields) + 1, q->field_cutoff);
+	return psprintf("(s.%s OPERATOR(pg_catalog.>) $%d OR coalesce(s.%s[%d], s.%s) OPERATOR(pg_catalog.>) $%d)",
+					fields_ts, q->field_cutoff, quote_identifier(SEARCH_TS_COLUMN),
+					(int) (f - q->si->schema.fields) + 1, fields_ts, q->field_cutoff);
 }
 
 /* q_live_column: field f's value where it is live, else null: what sorts and aggregations read */

@@ -391,9 +391,9 @@ COMMENT ON FUNCTION ots.update_search_index(text, text, bigint) IS 'changes the 
 
 CREATE FUNCTION ots.search_phrase(tokens text[], positions integer[], words text[], offsets integer[])
 	RETURNS boolean
-	AS 'MODULE_PATHNAME', 'ots_search_phrase' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'ots_search_phrase' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
 COMMENT ON FUNCTION ots.search_phrase(text[], integer[], text[], integer[]) IS
-	'whether words stand at some position plus their offsets among tokens at positions (a match_phrase_query''s check; internal)';
+	'whether words stand at some position plus their offsets among tokens at positions, null positions being 0, 1, 2, ... (a match_phrase_query''s check; internal)';
 CREATE FUNCTION ots.search_match(value text, query text, analyzer text DEFAULT 'single_word',
 								 analyzer_parameter jsonb DEFAULT NULL) RETURNS boolean
 	AS 'MODULE_PATHNAME', 'ots_search_match' LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
