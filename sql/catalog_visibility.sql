@@ -88,7 +88,8 @@ RESET ROLE;
 -- (secondary_index), ots.verify's parts (verify), ots.table_problem
 -- (registration), ots.chunk_relation_follow (chunk_relation) and the
 -- search index's catalog writers, schema check, storage and backfill
--- (search_index) and ots.search_keys (search_query, as the row functions)
+-- (search_index), its build's batch and launch (search_build) and
+-- ots.search_keys (search_query, as the row functions)
 -- check the caller, ots.search_storage_name only makes a name, and
 -- ots.check_readable (split_points) is that check; ots.relation_owner says what pg_class
 -- says, or what the caller's own transaction dropped; the view functions

@@ -5,6 +5,8 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+#include <limits.h>
+
 #include "miscadmin.h"
 #include "utils/guc.h"
 
@@ -21,6 +23,7 @@ bool		ots_index_build_worker = true;
 bool		ots_index_scan = true;
 bool		ots_search_scan = true;
 bool		ots_search_filter_first = true;
+int			ots_search_backfill_blocks = 1024;
 char	   *ots_purge_schedule = NULL;
 int			ots_stats_max_tables = 1000;
 
@@ -110,9 +113,20 @@ guc_init(void)
 							 0,
 							 NULL, NULL, NULL);
 
+	DefineCustomIntVariable("ots.search_backfill_blocks",
+							"The largest table (blocks of its storage) create_search_index fills the new index of in its own transaction.",
+							"Past it, the index starts in sync phase FULL and the build worker (or CALL ots.build_search_index) fills it in batches, writers going on.",
+							&ots_search_backfill_blocks,
+							1024,
+							0,
+							INT_MAX,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
 	DefineCustomBoolVariable("ots.index_build_worker",
-							 "Builds an index create_index makes on a table with rows in a background worker.",
-							 "Off leaves the index building (its reads refused) until CALL ots.build_index.",
+							 "Builds an index create_index makes on a table with rows, and a search index on a large table, in a background worker.",
+							 "Off leaves the index building (its reads refused) until CALL ots.build_index or ots.build_search_index.",
 							 &ots_index_build_worker,
 							 true,
 							 PGC_USERSET,

@@ -17,6 +17,9 @@ extern bool ots_key_scan;
 extern bool ots_attribute_pushdown;
 extern char *ots_purge_schedule;
 
+/* ots.search_backfill_blocks: past this size a search index is built in the background */
+extern int	ots_search_backfill_blocks;
+
 /* ots.stats_max_tables: tables the shared activity counters can hold */
 extern int	ots_stats_max_tables;
 

@@ -1588,6 +1588,8 @@ CREATE TABLE ots.search_indexes (
 	-- seconds, -1 forever
 	time_to_live bigint NOT NULL,
 	created_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+	-- FULL while a background build fills it (ots.build_search_index), then INCR
+	sync_phase text NOT NULL DEFAULT 'INCR' CHECK (sync_phase IN ('FULL', 'INCR')),
 	PRIMARY KEY (schema_name, table_name, index_name),
 	UNIQUE (schema_name, storage_name)
 );
@@ -1600,10 +1602,14 @@ CREATE POLICY search_indexes_read ON ots.search_indexes FOR SELECT
 GRANT SELECT ON ots.search_indexes TO PUBLIC;
 
 CREATE FUNCTION ots.catalog_insert_search_index(schema_name name, table_name name, index_name text,
-												index_schema jsonb, time_to_live bigint) RETURNS void
+												index_schema jsonb, time_to_live bigint, building boolean) RETURNS void
 	AS 'MODULE_PATHNAME', 'ots_catalog_insert_search_index' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION ots.catalog_insert_search_index(name, name, text, jsonb, bigint) IS
-	'registers the search index whose storage the caller made, of a table the caller owns (internal; create_search_index)';
+COMMENT ON FUNCTION ots.catalog_insert_search_index(name, name, text, jsonb, bigint, boolean) IS
+	'registers the search index whose storage the caller made, of a table the caller owns, to be filled in the background when building (internal; create_search_index)';
+CREATE FUNCTION ots.catalog_set_search_index_built(schema_name name, table_name name, index_name text) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ots_catalog_set_search_index_built' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_set_search_index_built(name, name, text) IS
+	'marks a search index of a table the caller owns built in the background complete (sync phase INCR); false when it was (internal; build_search_index)';
 CREATE FUNCTION ots.catalog_set_search_index_ttl(schema_name name, table_name name, index_name text,
 												 time_to_live bigint) RETURNS void
 	AS 'MODULE_PATHNAME', 'ots_catalog_set_search_index_ttl' LANGUAGE C VOLATILE PARALLEL UNSAFE;
@@ -1677,6 +1683,126 @@ CREATE FUNCTION ots.search_backfill(schema_name name, table_name name, storage_n
 	AS 'MODULE_PATHNAME', 'ots_search_backfill' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION ots.search_backfill(name, name, name) IS
 	'writes the entries of a table''s rows into its new search index, the table''s writers waited out (internal; create_search_index)';
+CREATE FUNCTION ots.search_backfill_batch(schema_name name, table_name name, storage_name name, leaf regclass,
+										  first_block bigint, nblocks integer, seen_filenode oid,
+										  OUT next_block bigint, OUT filenode oid)
+	AS 'MODULE_PATHNAME', 'ots_search_backfill_batch' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.search_backfill_batch(name, name, name, regclass, bigint, integer, oid) IS
+	'writes the entries of the rows in a range of blocks of a leaf of a table into its search index being built, but of rows whose writers put theirs (internal; build_search_index)';
+CREATE FUNCTION ots.search_build_launch(schema_name name, storage_name name) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'ots_search_build_launch' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.search_build_launch(name, name) IS
+	'has the build worker of the search index''s owner in the database start when the transaction that creates the index commits (internal)';
+
+-- ots.build_in_batches: a build's steps in this session, each committed
+-- (what the build worker does, src/index/index_build.c): begin_query gives
+-- the leaves (once the writers that do not keep the index have ended),
+-- batch_query ($1 leaf, $2 first block, $3 file node seen) one batch, until
+-- its next block is null, then end_query lets the index answer
+CREATE PROCEDURE ots.build_in_batches(begin_query text, batch_query text, end_query text)
+	LANGUAGE plpgsql
+	AS $$
+DECLARE
+	leaf pg_catalog.text;
+	b pg_catalog.record;
+BEGIN
+	FOR leaf IN EXECUTE begin_query LOOP
+		COMMIT;
+		SELECT 0::pg_catalog.int8 AS next_block, 0::pg_catalog.oid AS filenode INTO b;
+		LOOP
+			EXECUTE batch_query INTO b USING leaf, b.next_block, b.filenode;
+			COMMIT;
+			EXIT WHEN b.next_block IS NULL;
+		END LOOP;
+	END LOOP;
+	EXECUTE end_query;
+	COMMIT;
+END
+$$;
+COMMENT ON PROCEDURE ots.build_in_batches(text, text, text) IS
+	'runs an index build''s steps in committed batches (internal; build_index, build_search_index)';
+
+-- ots.build_index: builds an index in this session, in committed batches
+-- (what the background worker create_index starts does)
+CREATE OR REPLACE PROCEDURE ots.build_index(table_name text, index_name text)
+	LANGUAGE plpgsql
+	AS $$
+DECLARE
+	t pg_catalog.record;
+	i ots.tables;
+BEGIN
+	SELECT r.schema_name, r.table_name INTO t FROM ots.resolve_name(table_name, false) r;
+	i := ots.index_of(t.schema_name, t.table_name, index_name);
+	PERFORM ots.require_owner(i.schema_name, i.table_name, i.index_of);
+	-- fails here, inside a transaction block
+	COMMIT;
+	CALL ots.build_in_batches(
+		pg_catalog.format('SELECT l FROM ots.index_build_begin(%L, %L) l', i.schema_name, i.table_name),
+		pg_catalog.format('SELECT r.next_block, r.filenode FROM ots.index_backfill_batch(%L, %L,'
+						  ' pg_catalog.to_regclass($1), $2, ots.index_build_blocks(), $3) r', i.schema_name, i.table_name),
+		pg_catalog.format('SELECT ots.index_build_end(%L, %L)', i.schema_name, i.table_name));
+END
+$$;
+COMMENT ON PROCEDURE ots.build_index(text, text) IS
+	'fills a secondary index created on a table with rows, in committed batches, and lets it answer reads';
+
+-- ots.search_build_begin: the leaves to backfill, once the writers that did
+-- not know the index have finished; none when the index is built
+CREATE FUNCTION ots.search_build_begin(schema_name name, storage_name name) RETURNS SETOF text
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	s ots.search_indexes;
+BEGIN
+	SELECT * INTO s FROM ots.search_indexes i WHERE i.schema_name = $1 AND i.storage_name = $2;
+	IF NOT FOUND OR s.sync_phase <> 'FULL' THEN
+		RETURN;
+	END IF;
+	PERFORM ots.require_owner(s.schema_name, s.table_name, s.table_name);
+	EXECUTE format('LOCK TABLE %I.%I IN SHARE MODE', s.schema_name, s.table_name || '$data');
+	RETURN QUERY SELECT l.leaf FROM ots.purge_leaves(s.schema_name, s.table_name) AS l(leaf);
+END
+$$;
+COMMENT ON FUNCTION ots.search_build_begin(name, name) IS
+	'waits out the writers of a search index''s table that may not maintain it; its leaves to backfill (internal)';
+
+-- ots.search_build_end: the search index answers searches
+CREATE FUNCTION ots.search_build_end(schema_name name, storage_name name) RETURNS void
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT ots.catalog_set_search_index_built(s.schema_name, s.table_name, s.index_name)
+	  FROM ots.search_indexes s
+	 WHERE s.schema_name = $1 AND s.storage_name = $2 AND s.sync_phase = 'FULL'
+$$;
+COMMENT ON FUNCTION ots.search_build_end(name, name) IS 'marks a search index built in the background complete (internal)';
+
+-- ots.build_search_index: builds a search index in this session, in
+-- committed batches (what the background worker create_search_index starts
+-- for a large table does)
+CREATE PROCEDURE ots.build_search_index(table_name text, index_name text)
+	LANGUAGE plpgsql
+	AS $$
+DECLARE
+	t pg_catalog.record;
+	s ots.search_indexes;
+BEGIN
+	SELECT r.schema_name, r.table_name INTO t FROM ots.resolve_name(table_name, false) r;
+	s := ots.search_index_of(t.schema_name, t.table_name, index_name);
+	PERFORM ots.require_owner(s.schema_name, s.table_name, s.table_name);
+	-- fails here, inside a transaction block
+	COMMIT;
+	CALL ots.build_in_batches(
+		pg_catalog.format('SELECT l FROM ots.search_build_begin(%L, %L) l', s.schema_name, s.storage_name),
+		pg_catalog.format('SELECT r.next_block, r.filenode FROM ots.search_backfill_batch(%L, %L, %L,'
+						  ' pg_catalog.to_regclass($1), $2, ots.index_build_blocks(), $3) r',
+						  s.schema_name, s.table_name, s.storage_name),
+		pg_catalog.format('SELECT ots.search_build_end(%L, %L)', s.schema_name, s.storage_name));
+END
+$$;
+COMMENT ON PROCEDURE ots.build_search_index(text, text) IS
+	'fills a search index create_search_index left building (sync phase FULL), in committed batches, and lets it answer searches';
 
 -- ots.search_check_options: the options a table with search indexes, or
 -- one about to get one, must have (Tablestore's rule: max_versions 1, and
@@ -1774,6 +1900,7 @@ DECLARE
 	storage name;
 	schema jsonb;
 	owner_name text;
+	building boolean;
 BEGIN
 	IF index_name IS NULL THEN
 		PERFORM ots.raise('OTSParameterInvalid', 'Parameter index_name is missing.', 'index_name must not be NULL.');
@@ -1809,10 +1936,18 @@ BEGIN
 	IF owner_name <> current_user THEN
 		EXECUTE format('ALTER TABLE %I.%I OWNER TO %s', t.schema_name, storage, owner_name);
 	END IF;
+	-- a table up to ots.search_backfill_blocks is filled now, a larger one in the background
+	SELECT coalesce(sum(pg_relation_size(l.leaf::regclass) / current_setting('block_size')::bigint), 0)
+	       > current_setting('ots.search_backfill_blocks')::bigint
+	  INTO building FROM ots.purge_leaves(t.schema_name, t.table_name) AS l(leaf);
 	-- from this commit on, every writer of the table keeps the index
-	PERFORM ots.catalog_insert_search_index(t.schema_name, t.table_name, index_name, schema, time_to_live);
-	-- the writers that do not know the index finish first; then its rows are written
-	PERFORM ots.search_backfill(t.schema_name, t.table_name, storage);
+	PERFORM ots.catalog_insert_search_index(t.schema_name, t.table_name, index_name, schema, time_to_live, building);
+	IF building THEN
+		PERFORM ots.search_build_launch(t.schema_name, storage);
+	ELSE
+		-- the writers that do not know the index finish first; then its rows are written
+		PERFORM ots.search_backfill(t.schema_name, t.table_name, storage);
+	END IF;
 END
 $$;
 COMMENT ON FUNCTION ots.create_search_index_internal(name, name, text, jsonb, bigint) IS
@@ -1839,8 +1974,9 @@ BEGIN
 	s := ots.search_index_of(schema_name, table_name, index_name);
 	RETURN jsonb_build_object(
 		'schema', s.index_schema,
-		-- kept in the writing transaction: synchronised up to now, always
-		'sync_stat', jsonb_build_object('sync_phase', 'INCR',
+		-- kept in the writing transaction: synchronised up to now, once any
+		-- background build (FULL) has ended
+		'sync_stat', jsonb_build_object('sync_phase', s.sync_phase,
 										'current_sync_timestamp',
 										(extract(epoch FROM clock_timestamp()) * 1000000)::bigint * 1000),
 		'index_status', jsonb_build_object('status', 'RUNNING', 'status_description', ''),

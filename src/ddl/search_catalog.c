@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  * src/ddl/search_catalog.c
  *	  The only writers of ots.search_indexes: register a search index whose
- *	  storage the caller made, change its TTL, forget it.
+ *	  storage the caller made, change its TTL, mark its build done, forget it.
  *
  * As with ots.tables (catalog_write.c), no role but its owner may write
  * ots.search_indexes; each function here requires that the caller own the
@@ -35,6 +35,7 @@
 
 PG_FUNCTION_INFO_V1(ots_catalog_insert_search_index);
 PG_FUNCTION_INFO_V1(ots_catalog_set_search_index_ttl);
+PG_FUNCTION_INFO_V1(ots_catalog_set_search_index_built);
 PG_FUNCTION_INFO_V1(ots_catalog_delete_search_index);
 
 /* search_catalog_table: the ots table of arguments 0 and 1, owned by the caller */
@@ -80,13 +81,15 @@ search_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values)
 
 /*
  * search_catalog_carry makes the comment of a search index's storage carry
- * its definition (table_name, index_name, index_schema, time_to_live), so
+ * its definition (table_name, index_name, index_schema, time_to_live, and
+ * sync_phase FULL while it is built in the background), so
  * that a dump of the storage registers the index again as the restore
  * writes it (search_catalog_comment).  Written directly, as a COMMENT
  * would, in the writing transaction.
  */
 static void
-search_catalog_carry(const OtsTable *t, Oid storage, const char *index_name, Jsonb *schema, int64 ttl)
+search_catalog_carry(const OtsTable *t, Oid storage, const char *index_name, Jsonb *schema, int64 ttl,
+					 bool building)
 {
 	JsonbParseState *st = NULL;
 	JsonbValue	k;
@@ -111,6 +114,14 @@ search_catalog_carry(const OtsTable *t, Oid storage, const char *index_name, Jso
 	pushJsonbValue(&st, WJB_KEY, &k);
 	v.type = jbvNumeric, v.val.numeric = int64_to_numeric(ttl);
 	pushJsonbValue(&st, WJB_VALUE, &v);
+	if (building)
+	{
+		/* a dump taken while it builds restores it building: its storage has part of the rows */
+		k.val.string.val = "sync_phase", k.val.string.len = strlen("sync_phase");
+		pushJsonbValue(&st, WJB_KEY, &k);
+		v.type = jbvString, v.val.string.val = "FULL", v.val.string.len = 4;
+		pushJsonbValue(&st, WJB_VALUE, &v);
+	}
 	def = JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
 	CreateComments(storage, RelationRelationId, 0,
 				   psprintf("search index %s of ots table %s; kept by ots" SEARCH_CARRIER_LINE "%s",
@@ -122,17 +133,18 @@ search_catalog_carry(const OtsTable *t, Oid storage, const char *index_name, Jso
 /*
  * search_catalog_register registers search index index_name of t, kept in
  * its storage beside t's (of t's owner), with schema (checked again, as a
- * load would) and ttl, and makes the storage carry it
+ * load would) and ttl, in sync phase FULL when building (a background build
+ * fills it: index_build.c), and makes the storage carry it
  */
 static void
-search_catalog_register(const OtsTable *t, const char *index_name, Jsonb *schema, int64 ttl)
+search_catalog_register(const OtsTable *t, const char *index_name, Jsonb *schema, int64 ttl, bool building)
 {
 	const char *storage = search_storage_name(t->table_name, index_name);
 	Oid			storage_relid = get_relname_relid(storage, get_rel_namespace(t->data_oid));
 	SearchSchema s;
 	Jsonb	   *shown;
-	Oid			types[6] = {NAMEOID, NAMEOID, TEXTOID, NAMEOID, JSONBOID, INT8OID};
-	Datum		values[6];
+	Oid			types[7] = {NAMEOID, NAMEOID, TEXTOID, NAMEOID, JSONBOID, INT8OID, TEXTOID};
+	Datum		values[7];
 	MemoryContext cxt;
 
 	if (!OidIsValid(storage_relid) || get_rel_relkind(storage_relid) != RELKIND_RELATION ||
@@ -150,12 +162,13 @@ search_catalog_register(const OtsTable *t, const char *index_name, Jsonb *schema
 	values[3] = DirectFunctionCall1(namein, CStringGetDatum(storage));
 	values[4] = JsonbPGetDatum(shown);
 	values[5] = Int64GetDatum(ttl);
+	values[6] = CStringGetTextDatum(building ? "FULL" : "INCR");
 	cxt = CurrentMemoryContext;
 	PG_TRY();
 	{
 		search_catalog_exec("INSERT INTO ots.search_indexes"
-							" (schema_name, table_name, index_name, storage_name, index_schema, time_to_live)"
-							" VALUES ($1, $2, $3, $4, $5, $6)", 6, types, values);
+							" (schema_name, table_name, index_name, storage_name, index_schema, time_to_live, sync_phase)"
+							" VALUES ($1, $2, $3, $4, $5, $6, $7)", 7, types, values);
 	}
 	PG_CATCH();
 	{
@@ -169,24 +182,27 @@ search_catalog_register(const OtsTable *t, const char *index_name, Jsonb *schema
 		ots_error(OBJECT_ALREADY_EXIST, "Requested search index already exists.");
 	}
 	PG_END_TRY();
-	search_catalog_carry(t, storage_relid, index_name, shown, ttl);
+	search_catalog_carry(t, storage_relid, index_name, shown, ttl, building);
 	CacheInvalidateRelcacheByRelid(t->data_oid);
 }
 
 /*
  * ots_catalog_insert_search_index is ots.catalog_insert_search_index(
- * schema_name, table_name, index_name, index_schema, time_to_live):
- * registers the search index whose storage (search_storage_name) the
- * caller made, with the schema search_schema_check showed.
+ * schema_name, table_name, index_name, index_schema, time_to_live,
+ * building): registers the search index whose storage
+ * (search_storage_name) the caller made, with the schema
+ * search_schema_check showed, to be filled by a background build when
+ * building.
  */
 Datum
 ots_catalog_insert_search_index(PG_FUNCTION_ARGS)
 {
 	const OtsTable *t = search_catalog_table(fcinfo);
 
-	if (PG_ARGISNULL(3) || PG_ARGISNULL(4))
+	if (PG_ARGISNULL(3) || PG_ARGISNULL(4) || PG_ARGISNULL(5))
 		ots_error(PARAMETER_INVALID, "Parameters of a search index must not be NULL.");
-	search_catalog_register(t, text_to_cstring(PG_GETARG_TEXT_PP(2)), PG_GETARG_JSONB_P(3), PG_GETARG_INT64(4));
+	search_catalog_register(t, text_to_cstring(PG_GETARG_TEXT_PP(2)), PG_GETARG_JSONB_P(3), PG_GETARG_INT64(4),
+							PG_GETARG_BOOL(5));
 	PG_RETURN_VOID();
 }
 
@@ -256,8 +272,13 @@ search_catalog_comment(Oid relid, const char *comment)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("the comment of %s does not carry the definition of a search index kept there",
 							quote_qualified_identifier(get_namespace_name(nsp), name))));
+		JsonbValue	phase;
+		bool		building = getKeyJsonValueFromContainer(&def->root, "sync_phase", 10, &phase) != NULL &&
+			phase.type == jbvString && phase.val.string.len == 4 && memcmp(phase.val.string.val, "FULL", 4) == 0;
+
 		search_catalog_register(t, index_name, JsonbValueToJsonb(&schema),
-								DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(ttl.val.numeric))));
+								DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(ttl.val.numeric))),
+								building);
 	}
 }
 
@@ -284,12 +305,47 @@ ots_catalog_set_search_index_ttl(PG_FUNCTION_ARGS)
 
 		if (strcmp(si->index_name, text_to_cstring(PG_GETARG_TEXT_PP(2))) == 0)
 			search_catalog_carry(t, si->storage_oid, si->index_name, search_schema_jsonb(&si->schema),
-								 PG_GETARG_INT64(3));
+								 PG_GETARG_INT64(3), si->building);
 	}
 	CacheInvalidateRelcacheByRelid(t->data_oid);
 	for (int i = 0; i < t->nsearch; i++)
 		CacheInvalidateRelcacheByRelid(t->search_data_oids[i]);
 	PG_RETURN_VOID();
+}
+
+/*
+ * ots_catalog_set_search_index_built is ots.catalog_set_search_index_built(
+ * schema_name, table_name, index_name): a search index built in the
+ * background is complete (sync phase INCR); false when it already was
+ */
+Datum
+ots_catalog_set_search_index_built(PG_FUNCTION_ARGS)
+{
+	const OtsTable *t = search_catalog_table(fcinfo);
+	Oid			types[3] = {NAMEOID, NAMEOID, TEXTOID};
+	Datum		values[3];
+	char	   *index_name = text_to_cstring(PG_GETARG_TEXT_PP(2));
+
+	for (int i = 0; i < 3; i++)
+		values[i] = PG_GETARG_DATUM(i);
+	if (search_catalog_exec("UPDATE ots.search_indexes SET sync_phase = 'INCR'"
+							" WHERE schema_name OPERATOR(pg_catalog.=) $1 AND table_name OPERATOR(pg_catalog.=) $2"
+							" AND index_name OPERATOR(pg_catalog.=) $3"
+							" AND sync_phase OPERATOR(pg_catalog.=) 'FULL'", 3, types, values) != 1)
+		PG_RETURN_BOOL(false);
+	for (int i = 0; i < t->nsearch; i++)
+	{
+		const SearchIndex *si = search_index_get(t, t->search_data_oids[i], AccessShareLock);
+
+		if (strcmp(si->index_name, index_name) == 0)
+		{
+			search_catalog_carry(t, si->storage_oid, si->index_name, search_schema_jsonb(&si->schema),
+								 si->time_to_live, false);
+			CacheInvalidateRelcacheByRelid(si->storage_oid);
+		}
+	}
+	CacheInvalidateRelcacheByRelid(t->data_oid);
+	PG_RETURN_BOOL(true);
 }
 
 /* ots_catalog_delete_search_index is ots.catalog_delete_search_index(schema_name, table_name, index_name) */

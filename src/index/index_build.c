@@ -2,7 +2,9 @@
  * src/index/index_build.c
  *	  Backfill of a secondary index created on a table with rows: the batch
  *	  that fills the entries of a range of a leaf's blocks, and the
- *	  background worker that runs the whole build after create_index.
+ *	  background worker that runs the whole build after create_index, and
+ *	  after create_search_index on a large table (the same steps, by the
+ *	  search index's own functions: ots.search_build_begin, ...).
  *
  * From the moment create_index commits, every writer of the base table
  * keeps the index (the write point, index_write.c).  The build then:
@@ -80,6 +82,7 @@
 
 PG_FUNCTION_INFO_V1(ots_index_backfill_batch);
 PG_FUNCTION_INFO_V1(ots_index_build_launch);
+PG_FUNCTION_INFO_V1(ots_search_build_launch);
 
 PGDLLEXPORT void ots_index_build_main(Datum arg);
 
@@ -125,7 +128,7 @@ ots_index_backfill_batch(PG_FUNCTION_ARGS)
 	MemoryContext rowcxt;
 	MemoryContext oldcxt;
 	Relation	leaf;
-	BlockNumber total;
+	BlockNumber last;
 	Snapshot	snapshot;
 	TableScanDesc scan;
 	TupleTableSlot *slot;
@@ -141,24 +144,14 @@ ots_index_backfill_batch(PG_FUNCTION_ARGS)
 	Datum	   *cells;
 	Datum	   *oldest;
 
-	if (first < 0 || nblocks < 1)
-		ots_error(PARAMETER_INVALID, "Invalid block range of an index build.");
-	if (get_partition_parent(leaf_oid, true) != base->data_oid)
-		ots_error(PARAMETER_INVALID, "The relation is not a partition of the index's base table.");
 	rowstore_check_writable("ots.build_index");
-	/* every writer of the leaf before this lock has committed; later ones keep the index */
-	LockRelationOid(leaf_oid, ShareLock);
-	leaf = table_open(leaf_oid, NoLock);
 	if (get_call_result_type(fcinfo, NULL, &result_desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "ots.index_backfill_batch must return a row");
 	result_desc = BlessTupleDesc(result_desc);
-	result[1] = ObjectIdGetDatum(leaf->rd_node.relNode);
-	if (OidIsValid(filenode) && filenode != leaf->rd_node.relNode)
-		first = 0;
-	total = RelationGetNumberOfBlocks(leaf);
-	if (first >= total)
+	leaf = leaf_backfill_open(base, leaf_oid, &first, nblocks, filenode, &filenode, &last);
+	result[1] = ObjectIdGetDatum(filenode);
+	if (leaf == NULL)
 	{
-		table_close(leaf, NoLock);
 		result_null[0] = true;
 		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(result_desc, result, result_null)));
 	}
@@ -181,7 +174,7 @@ ots_index_backfill_batch(PG_FUNCTION_ARGS)
 	oldest = palloc(sizeof(Datum) * cap);
 
 	ItemPointerSet(&mintid, (BlockNumber) first, FirstOffsetNumber);
-	ItemPointerSet(&maxtid, (BlockNumber) Min(first + nblocks - 1, (int64) total - 1), MaxOffsetNumber);
+	ItemPointerSet(&maxtid, last, MaxOffsetNumber);
 	snapshot = RegisterSnapshot(GetLatestSnapshot());
 	slot = table_slot_create(leaf, NULL);
 	scan = table_beginscan_tidrange(leaf, snapshot, &mintid, &maxtid);
@@ -300,6 +293,31 @@ index_build_xact(XactEvent event, void *arg)
 }
 
 /*
+ * index_build_due has the build worker of owner in this database start when
+ * this transaction commits; false when ots.index_build_worker is off (CALL
+ * ots.build_index or ots.build_search_index builds then)
+ */
+static bool
+index_build_due(Oid owner)
+{
+	if (!ots_index_build_worker)
+		return false;
+	if (!build_callback_registered)
+	{
+		RegisterXactCallback(index_build_xact, NULL);
+		build_callback_registered = true;
+	}
+	if (!list_member_oid(build_owners_due, owner))
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		build_owners_due = lappend_oid(build_owners_due, owner);
+		MemoryContextSwitchTo(old);
+	}
+	return true;
+}
+
+/*
  * ots_index_build_launch is ots.index_build_launch(schema_name,
  * index_name): has the build worker of the index's owner in this database
  * started when the transaction that creates the index (and only it)
@@ -326,21 +344,38 @@ ots_index_build_launch(PG_FUNCTION_ARGS)
 				 errmsg("the build of index %s is started by the transaction that creates it",
 						quote_qualified_identifier(schema, index)),
 				 errhint("Build it with CALL ots.build_index.")));
-	if (!ots_index_build_worker)
-		PG_RETURN_BOOL(false);
-	if (!build_callback_registered)
-	{
-		RegisterXactCallback(index_build_xact, NULL);
-		build_callback_registered = true;
-	}
-	if (!list_member_oid(build_owners_due, owner))
-	{
-		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+	PG_RETURN_BOOL(index_build_due(owner));
+}
 
-		build_owners_due = lappend_oid(build_owners_due, owner);
-		MemoryContextSwitchTo(old);
-	}
-	PG_RETURN_BOOL(true);
+/*
+ * ots_search_build_launch is ots.search_build_launch(schema_name,
+ * storage_name): as ots.index_build_launch, for the search index kept in
+ * storage_name, which the calling transaction must have made (its catalog
+ * row says sync_phase FULL: the worker builds it then).
+ */
+Datum
+ots_search_build_launch(PG_FUNCTION_ARGS)
+{
+	char	   *schema = NameStr(*PG_GETARG_NAME(0));
+	char	   *storage = NameStr(*PG_GETARG_NAME(1));
+	Oid			relid = get_relname_relid(storage, get_namespace_oid(schema, false));
+	Relation	rel;
+	bool		created_now;
+	Oid			owner;
+
+	if (!OidIsValid(relid))
+		ots_error(OBJECT_NOT_EXIST, "Requested search index does not exist.");
+	rel = table_open(relid, AccessShareLock);
+	created_now = rel->rd_createSubid != InvalidSubTransactionId;
+	owner = rel->rd_rel->relowner;
+	table_close(rel, AccessShareLock);
+	if (!created_now || !catalog_owns(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the build of search index storage %s is started by the transaction that creates it",
+						quote_qualified_identifier(schema, storage)),
+				 errhint("Build it with CALL ots.build_search_index.")));
+	PG_RETURN_BOOL(index_build_due(owner));
 }
 
 /*
@@ -437,7 +472,8 @@ index_build_step(const BuildStep *b, bool wait_long, const char *sql, int nextra
  */
 typedef struct IndexBuild
 {
-	BuildStep	step;			/* the names and the owner */
+	BuildStep	step;			/* the names (a search index's: its storage's) and the owner */
+	bool		search;			/* a search index: its own steps (BuildSteps) */
 	char	   *name;			/* schema.index, to find it in the worker's list */
 	char	   *base;			/* the table it indexes (in the same schema) */
 	bool		begun;			/* ots.index_build_begin has run: leaves holds its leaves */
@@ -459,15 +495,39 @@ typedef struct IndexBuild
  * lock_not_available, having changed nothing; the caller tries it again
  * later.
  */
+typedef struct BuildSteps
+{
+	const char *begin;			/* the leaves, once the writers that do not keep the index have ended */
+	const char *batch;			/* one batch: $3 leaf, $4 first block, $5 file node seen */
+	const char *end;			/* the index answers reads */
+} BuildSteps;
+
+static const BuildSteps secondary_steps = {
+	"SELECT l FROM ots.index_build_begin($1, $2) l",
+	"SELECT b.next_block, b.filenode"
+	" FROM ots.index_backfill_batch($1, $2, pg_catalog.to_regclass($3), $4, ots.index_build_blocks(), $5) b",
+	"SELECT ots.index_build_end($1, $2)"
+};
+
+/* a search index's, named by its schema and storage */
+static const BuildSteps search_steps = {
+	"SELECT l FROM ots.search_build_begin($1, $2) l",
+	"SELECT b.next_block, b.filenode FROM ots.search_indexes s,"
+	" ots.search_backfill_batch(s.schema_name, s.table_name, s.storage_name, pg_catalog.to_regclass($3),"
+	" $4, ots.index_build_blocks(), $5) b"
+	" WHERE s.schema_name OPERATOR(pg_catalog.=) $1 AND s.storage_name OPERATOR(pg_catalog.=) $2",
+	"SELECT ots.search_build_end($1, $2)"
+};
+
 static void
 index_build_next(IndexBuild *ib)
 {
 	BuildStep  *b = &ib->step;
+	const BuildSteps *steps = ib->search ? &search_steps : &secondary_steps;
 
 	if (!ib->begun)
 	{
-		ib->leaves = index_build_step(b, ib->wait_long, "SELECT l FROM ots.index_build_begin($1, $2) l",
-									  0, NULL, NULL);
+		ib->leaves = index_build_step(b, ib->wait_long, steps->begin, 0, NULL, NULL);
 		ib->begun = true;
 		/* no leaves: the index is complete, or gone */
 		ib->finished = ib->leaves == NIL;
@@ -477,10 +537,7 @@ index_build_next(IndexBuild *ib)
 		Oid			types[3] = {TEXTOID, INT8OID, OIDOID};
 		Datum		extra[3] = {CStringGetTextDatum(list_nth(ib->leaves, ib->leaf)),
 		Int64GetDatum(ib->block), ObjectIdGetDatum(ib->filenode)};
-		List	   *next = index_build_step(b, ib->wait_long, "SELECT b.next_block, b.filenode"
-											" FROM ots.index_backfill_batch($1, $2, pg_catalog.to_regclass($3),"
-											" $4, ots.index_build_blocks(), $5) b",
-											3, types, extra);
+		List	   *next = index_build_step(b, ib->wait_long, steps->batch, 3, types, extra);
 
 		if (next == NIL || linitial(next) == NULL)
 		{
@@ -496,7 +553,7 @@ index_build_next(IndexBuild *ib)
 	}
 	else
 	{
-		index_build_step(b, ib->wait_long, "SELECT ots.index_build_end($1, $2)", 0, NULL, NULL);
+		index_build_step(b, ib->wait_long, steps->end, 0, NULL, NULL);
 		ib->finished = true;
 	}
 }
@@ -615,6 +672,20 @@ index_build_holders_running(IndexBuild *ib)
 	return running;
 }
 
+/* index_build_search_catalog: has this database ots.search_indexes? */
+static bool
+index_build_search_catalog(void)
+{
+	MemoryContext callercxt = CurrentMemoryContext;
+	bool		present;
+
+	StartTransactionCommand();
+	present = OidIsValid(get_relname_relid("search_indexes", get_namespace_oid("ots", true)));
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(callercxt);
+	return present;
+}
+
 /*
  * index_build_add_waiting adds to builds (a list of IndexBuild in
  * buildcxt) each index of owner in this database waiting for its build
@@ -627,8 +698,9 @@ index_build_add_waiting(List **builds, Oid owner, MemoryContext buildcxt)
 	Oid			types[1] = {OIDOID};
 	Datum		values[1] = {ObjectIdGetDatum(owner)};
 	MemoryContext old = MemoryContextSwitchTo(buildcxt);
+	/* secondary indexes (false), then search indexes (true, named by their storage) */
 	List	   *waiting = index_build_step(&none, false,
-										   "SELECT o.schema_name, o.table_name, o.index_of FROM ots.tables o"
+										   "SELECT false, o.schema_name, o.table_name, o.index_of FROM ots.tables o"
 										   " JOIN pg_catalog.pg_namespace n"
 										   " ON n.nspname OPERATOR(pg_catalog.=) o.schema_name"
 										   " JOIN pg_catalog.pg_class c"
@@ -640,10 +712,26 @@ index_build_add_waiting(List **builds, Oid owner, MemoryContext buildcxt)
 										   " ORDER BY o.schema_name, o.table_name", 1, types, values);
 	bool		added = false;
 
-	for (int i = 0; i + 2 < list_length(waiting); i += 3)
+	/* a database not updated to 0.3.0 yet has no search indexes */
+	if (index_build_search_catalog())
+		waiting = list_concat(waiting,
+							  index_build_step(&none, false,
+											   "SELECT true, s.schema_name, s.storage_name, s.table_name"
+											   " FROM ots.search_indexes s"
+											   " JOIN pg_catalog.pg_namespace n"
+											   " ON n.nspname OPERATOR(pg_catalog.=) s.schema_name"
+											   " JOIN pg_catalog.pg_class c"
+											   " ON c.relnamespace OPERATOR(pg_catalog.=) n.oid"
+											   " AND c.relname OPERATOR(pg_catalog.=) s.storage_name"
+											   " WHERE s.sync_phase OPERATOR(pg_catalog.=) 'FULL'"
+											   " AND c.relowner OPERATOR(pg_catalog.=) $1"
+											   " ORDER BY s.schema_name, s.storage_name", 1, types, values));
+
+	for (int i = 0; i + 3 < list_length(waiting); i += 4)
 	{
-		char	   *name = psprintf("%s.%s", (char *) list_nth(waiting, i),
-									(char *) list_nth(waiting, i + 1));
+		bool		search = strcmp(list_nth(waiting, i), "t") == 0;
+		char	   *name = psprintf("%s%s.%s", search ? "search " : "", (char *) list_nth(waiting, i + 1),
+									(char *) list_nth(waiting, i + 2));
 		ListCell   *lc;
 		IndexBuild *ib;
 
@@ -653,10 +741,11 @@ index_build_add_waiting(List **builds, Oid owner, MemoryContext buildcxt)
 		if (lc != NULL)
 			continue;
 		ib = palloc0(sizeof(IndexBuild));
-		ib->step.schema = list_nth(waiting, i);
-		ib->step.index = list_nth(waiting, i + 1);
+		ib->search = search;
+		ib->step.schema = list_nth(waiting, i + 1);
+		ib->step.index = list_nth(waiting, i + 2);
 		ib->step.owner = owner;
-		ib->base = list_nth(waiting, i + 2);
+		ib->base = list_nth(waiting, i + 3);
 		ib->name = name;
 		*builds = lappend(*builds, ib);
 		added = true;

@@ -13,22 +13,29 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
+#include "access/table.h"
 #include "catalog/namespace.h"
 #include "executor/spi.h"
 #include "fmgr.h"
+#include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
+#include "utils/rel.h"
 
 #include "errors.h"
 #include "meta/storage.h"
 #include "search/search_index.h"
 #include "search/search_write.h"
+#include "store/leaf.h"
+#include "store/rowstore.h"
 
 PG_FUNCTION_INFO_V1(ots_search_schema_check);
 PG_FUNCTION_INFO_V1(ots_search_storage_create);
 PG_FUNCTION_INFO_V1(ots_search_backfill);
+PG_FUNCTION_INFO_V1(ots_search_backfill_batch);
 PG_FUNCTION_INFO_V1(ots_search_storage_name);
 
 /*
@@ -127,6 +134,20 @@ ots_search_storage_create(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
+/* ddl_index: the search index of t kept in storage_name (argument 2) */
+static const SearchIndex *
+ddl_index(const OtsTable *t, FunctionCallInfo fcinfo)
+{
+	Oid			storage = get_relname_relid(NameStr(*PG_GETARG_NAME(2)), get_rel_namespace(t->data_oid));
+
+	/* one of the table's own search indexes (its catalog row names the storage: search_index_get) */
+	for (int i = 0; i < t->nsearch; i++)
+		if (OidIsValid(storage) && t->search_data_oids[i] == storage)
+			return search_index_get(t, storage, RowExclusiveLock);
+	ots_error(OBJECT_NOT_EXIST, "Requested search index does not exist.");
+	return NULL;
+}
+
 /*
  * ots_search_backfill is ots.search_backfill(schema_name, table_name,
  * storage_name): writes the entries of the table's rows into the new
@@ -137,12 +158,48 @@ Datum
 ots_search_backfill(PG_FUNCTION_ARGS)
 {
 	const OtsTable *t = search_ddl_table(fcinfo);
-	Oid			storage = get_relname_relid(NameStr(*PG_GETARG_NAME(2)), get_rel_namespace(t->data_oid));
 
-	/* one of the table's own search indexes (its catalog row names the storage: search_index_get) */
-	for (int i = 0; i < t->nsearch; i++)
-		if (OidIsValid(storage) && t->search_data_oids[i] == storage)
-			PG_RETURN_INT64(search_backfill(t, search_index_get(t, storage, RowExclusiveLock)));
-	ots_error(OBJECT_NOT_EXIST, "Requested search index does not exist.");
-	PG_RETURN_NULL();
+	PG_RETURN_INT64(search_backfill(t, ddl_index(t, fcinfo)));
+}
+
+/*
+ * ots_search_backfill_batch is ots.search_backfill_batch(schema_name,
+ * table_name, storage_name, leaf regclass, first_block, nblocks,
+ * seen_filenode): a background build's batch (as ots.index_backfill_batch
+ * for secondary indexes): the entries of the rows in blocks [first_block,
+ * first_block + nblocks) of a leaf of the table, holding a SHARE lock on
+ * the leaf until commit; returns the next block (NULL past the leaf's end)
+ * and the leaf's file node.  A leaf rewritten since the batch that returned
+ * seen_filenode (VACUUM FULL, CLUSTER) is read again from its first block.
+ */
+Datum
+ots_search_backfill_batch(PG_FUNCTION_ARGS)
+{
+	const OtsTable *t = search_ddl_table(fcinfo);
+	const SearchIndex *si = ddl_index(t, fcinfo);
+	Oid			leaf_oid = PG_GETARG_OID(3);
+	int64		first = PG_GETARG_INT64(4);
+	int32		nblocks = PG_GETARG_INT32(5);
+	Oid			filenode = PG_GETARG_OID(6);
+	TupleDesc	result_desc;
+	Datum		result[2];
+	bool		result_null[2] = {false, false};
+	Relation	leaf;
+	BlockNumber last;
+
+	rowstore_check_writable("ots.build_search_index");
+	if (get_call_result_type(fcinfo, NULL, &result_desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "ots.search_backfill_batch must return a row");
+	result_desc = BlessTupleDesc(result_desc);
+	leaf = leaf_backfill_open(t, leaf_oid, &first, nblocks, filenode, &filenode, &last);
+	result[1] = ObjectIdGetDatum(filenode);
+	if (leaf == NULL)
+		result_null[0] = true;
+	else
+	{
+		(void) search_backfill_blocks(t, si, leaf, (BlockNumber) first, last);
+		result[0] = Int64GetDatum(first + nblocks);
+		table_close(leaf, NoLock);
+	}
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(result_desc, result, result_null)));
 }

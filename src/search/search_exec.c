@@ -41,7 +41,11 @@
 
 PG_FUNCTION_INFO_V1(ots_search_keys);
 
-/* exec_index: the search index of t named name; OTSObjectNotExist when there is none */
+/*
+ * exec_index: the search index of t named name; OTSObjectNotExist when there
+ * is none, and a refusal while a background build fills it (it would
+ * answer without the rows not reached yet)
+ */
 static const SearchIndex *
 exec_index(const OtsTable *t, const char *name)
 {
@@ -49,8 +53,12 @@ exec_index(const OtsTable *t, const char *name)
 	{
 		const SearchIndex *si = search_index_get(t, t->search_data_oids[i], AccessShareLock);
 
-		if (strcmp(si->index_name, name) == 0)
-			return si;
+		if (strcmp(si->index_name, name) != 0)
+			continue;
+		if (si->building)
+			ots_parameter_invalid(psprintf("search index [%s] is being built (sync_phase FULL)", name),
+								  "Its build runs in the background; ots.describe_search_index shows sync_phase INCR once it has ended.");
+		return si;
 	}
 	ots_error(OBJECT_NOT_EXIST, "search index [%s] does not exist", name);
 	return NULL;

@@ -174,7 +174,8 @@ search_index_load(const OtsTable *t, Oid storage_oid, SearchIndex *si)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	asrole_enter(asrole_catalog_owner(), &saved);
-	plan = SPI_prepare("SELECT index_name, index_schema, time_to_live, xmin FROM ots.search_indexes"
+	plan = SPI_prepare("SELECT index_name, index_schema, time_to_live, xmin,"
+					   " sync_phase OPERATOR(pg_catalog.=) 'FULL' FROM ots.search_indexes"
 					   " WHERE schema_name OPERATOR(pg_catalog.=) $1"
 					   " AND table_name OPERATOR(pg_catalog.=) $2"
 					   " AND storage_name OPERATOR(pg_catalog.=) $3", 3, (Oid *) argtypes);
@@ -199,6 +200,7 @@ search_index_load(const OtsTable *t, Oid storage_oid, SearchIndex *si)
 	schema = DatumGetJsonbPCopy(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
 	si->time_to_live = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull));
 	si->ready_xmin = DatumGetTransactionId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4, &isnull));
+	si->building = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 5, &isnull));
 	MemoryContextSwitchTo(old);
 	SPI_finish();
 
@@ -322,6 +324,8 @@ bool
 search_index_visible(const SearchIndex *si, Snapshot snapshot)
 {
 	/* as catalog_index_usable: the creating transaction's entries are in snapshot's rows */
+	if (si->building)
+		return false;
 	return snapshot == NULL || !TransactionIdIsNormal(si->ready_xmin) ||
 		TransactionIdIsCurrentTransactionId(si->ready_xmin) ||
 		!XidInMVCCSnapshot(si->ready_xmin, snapshot);

@@ -46,6 +46,7 @@ typedef struct SearchIndex
 	char		index_name[NAMEDATALEN];
 	int64		time_to_live;	/* seconds, -1 forever */
 	TransactionId ready_xmin;	/* its catalog row's: the creating transaction's, or a later change's */
+	bool		building;		/* sync phase FULL: a background build is filling it */
 	SearchSchema schema;
 	int			npk;
 	Oid			key_index;		/* the storage's primary key */
@@ -68,8 +69,8 @@ extern const SearchIndex *search_index_get(const OtsTable *t, Oid storage_oid, L
 
 /*
  * search_index_visible: may a reader with snapshot (NULL: the latest) take
- * si's entries for its rows (was the transaction that filled it, or last
- * changed its catalog row, committed before snapshot)?
+ * si's entries for its rows (is it built, and was the transaction that
+ * filled it, or last changed its catalog row, committed before snapshot)?
  */
 extern bool search_index_visible(const SearchIndex *si, Snapshot snapshot);
 

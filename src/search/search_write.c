@@ -76,15 +76,19 @@ search_rels_close(SearchRels *r)
 	table_close(r->rel, NoLock);
 }
 
-/* search_delete deletes the entry of the row with key pk, if there is one */
-static void
-search_delete(const OtsTable *t, const SearchIndex *si, SearchRels *r, const OtsValue *pk)
+/*
+ * search_find deletes the entry of the row with key pk, if there is one,
+ * or only tells whether there is (!delete)
+ */
+static bool
+search_find(const OtsTable *t, const SearchIndex *si, SearchRels *r, const OtsValue *pk, bool delete)
 {
 	ScanKeyData keys[OTS_MAX_PK_COLUMNS];
 	Datum	   *values = palloc(sizeof(Datum) * RelationGetDescr(r->rel)->natts);
 	bool	   *isnull = palloc(sizeof(bool) * RelationGetDescr(r->rel)->natts);
 	SysScanDesc scan;
 	HeapTuple	tup;
+	bool		found = false;
 
 	search_entry_key(t, pk, values, isnull);
 	for (int k = 0; k < t->npk; k++)
@@ -93,8 +97,14 @@ search_delete(const OtsTable *t, const SearchIndex *si, SearchRels *r, const Ots
 					t->pk[k].type == OTS_VT_BINARY ? F_BYTEAEQ : F_TEXTEQ, values[k]);
 	scan = systable_beginscan(r->rel, si->key_index, true, SnapshotSelf, t->npk, keys);
 	while ((tup = systable_getnext(scan)) != NULL)
+	{
+		found = true;
+		if (!delete)
+			break;
 		simple_heap_delete(r->rel, &tup->t_self);
+	}
 	systable_endscan(scan);
+	return found;
 }
 
 /* search_insert inserts the entry of the row with key pk and cells */
@@ -137,11 +147,75 @@ search_write_change(const OtsTable *t, const OtsValue *old_pk, const OtsValue *n
 
 		search_rels_open(si, &r);
 		if (old_pk != NULL)
-			search_delete(t, si, &r, old_pk);
+			(void) search_find(t, si, &r, old_pk, true);
 		if (new_pk != NULL)
 			search_insert(t, si, &r, new_pk, new_cells);
 		search_rels_close(&r);
 	}
+}
+
+/*
+ * backfill_leaf writes into si (open in r) the entries of the rows of leaf
+ * (a partition of t's storage) that snapshot sees, in blocks [first, last]
+ * (all: InvalidBlockNumber as first), but not of a row that has one already
+ * when skip_existing; returns how many it wrote.
+ */
+static int64
+backfill_leaf(const OtsTable *t, const SearchIndex *si, SearchRels *r, Relation leaf, Snapshot snapshot,
+			  BlockNumber first, BlockNumber last, bool skip_existing)
+{
+	LeafCache  *place = leaf_place(RelationGetRelid(leaf));
+	AttrNumber	key_attnos[OTS_MAX_PK_COLUMNS + 1];
+	AttrNumber	cells_attno;
+	TableScanDesc scan;
+	TupleTableSlot *slot;
+	MemoryContext rowcxt;
+	MemoryContext old;
+	int64		n = 0;
+
+	if (!leaf_keys(place, t) || place->cells_attno == InvalidAttrNumber)
+		catalog_report_damaged(t, "a partition of its storage table lacks a key column or its cells");
+	/* copied: the leaf's cache entry may go stale during the scan */
+	memcpy(key_attnos, place->key_attnos, sizeof(AttrNumber) * storage_nkeys(t));
+	cells_attno = place->cells_attno;
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "ots search backfill row", ALLOCSET_DEFAULT_SIZES);
+	slot = table_slot_create(leaf, NULL);
+	if (first == InvalidBlockNumber)
+		scan = table_beginscan(leaf, snapshot, 0, NULL);
+	else
+	{
+		ItemPointerData mintid;
+		ItemPointerData maxtid;
+
+		ItemPointerSet(&mintid, first, FirstOffsetNumber);
+		ItemPointerSet(&maxtid, last, MaxOffsetNumber);
+		scan = table_beginscan_tidrange(leaf, snapshot, &mintid, &maxtid);
+	}
+	while (first == InvalidBlockNumber ? table_scan_getnextslot(scan, ForwardScanDirection, slot) :
+		   table_scan_getnextslot_tidrange(scan, ForwardScanDirection, slot))
+	{
+		OtsValue	pk[OTS_MAX_PK_COLUMNS];
+		const struct varlena *cells;
+		bool		isnull;
+
+		CHECK_FOR_INTERRUPTS();
+		old = MemoryContextSwitchTo(rowcxt);
+		(void) storage_leaf_key(t, key_attnos, slot, pk);
+		/* a writer since the index existed put the row's entry: it is the row's latest */
+		if (!skip_existing || !search_find(t, si, r, pk, false))
+		{
+			cells = (struct varlena *) PG_DETOAST_DATUM_PACKED(slot_getattr(slot, cells_attno, &isnull));
+			cells = search_row_cells(t, cells, snapshot);
+			search_insert(t, si, r, pk, cells);
+			n++;
+		}
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(rowcxt);
+	}
+	table_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	MemoryContextDelete(rowcxt);
+	return n;
 }
 
 /*
@@ -156,8 +230,6 @@ search_backfill(const OtsTable *t, const SearchIndex *si)
 	List	   *leaves;
 	ListCell   *lc;
 	SearchRels	r;
-	MemoryContext rowcxt;
-	MemoryContext old;
 	Snapshot	snapshot;
 	int64		n = 0;
 
@@ -165,48 +237,34 @@ search_backfill(const OtsTable *t, const SearchIndex *si)
 	leaves = find_all_inheritors(t->data_oid, ShareLock, NULL);
 	search_rels_open(si, &r);
 	snapshot = RegisterSnapshot(GetLatestSnapshot());
-	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "ots search backfill row", ALLOCSET_DEFAULT_SIZES);
 	foreach(lc, leaves)
 	{
-		Oid			leaf_oid = lfirst_oid(lc);
 		Relation	leaf;
-		LeafCache  *place;
-		AttrNumber	key_attnos[OTS_MAX_PK_COLUMNS + 1];
-		AttrNumber	cells_attno;
-		TableScanDesc scan;
-		TupleTableSlot *slot;
 
-		if (get_rel_relkind(leaf_oid) != RELKIND_RELATION)
+		if (get_rel_relkind(lfirst_oid(lc)) != RELKIND_RELATION)
 			continue;
-		leaf = table_open(leaf_oid, NoLock);
-		place = leaf_place(leaf_oid);
-		if (!leaf_keys(place, t) || place->cells_attno == InvalidAttrNumber)
-			catalog_report_damaged(t, "a partition of its storage table lacks a key column or its cells");
-		memcpy(key_attnos, place->key_attnos, sizeof(AttrNumber) * storage_nkeys(t));
-		cells_attno = place->cells_attno;
-		slot = table_slot_create(leaf, NULL);
-		scan = table_beginscan(leaf, snapshot, 0, NULL);
-		while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
-		{
-			OtsValue	pk[OTS_MAX_PK_COLUMNS];
-			const struct varlena *cells;
-			bool		isnull;
-
-			CHECK_FOR_INTERRUPTS();
-			old = MemoryContextSwitchTo(rowcxt);
-			(void) storage_leaf_key(t, key_attnos, slot, pk);
-			cells = (struct varlena *) PG_DETOAST_DATUM_PACKED(slot_getattr(slot, cells_attno, &isnull));
-			cells = search_row_cells(t, cells, snapshot);
-			search_insert(t, si, &r, pk, cells);
-			MemoryContextSwitchTo(old);
-			MemoryContextReset(rowcxt);
-			n++;
-		}
-		table_endscan(scan);
-		ExecDropSingleTupleTableSlot(slot);
+		leaf = table_open(lfirst_oid(lc), NoLock);
+		n += backfill_leaf(t, si, &r, leaf, snapshot, InvalidBlockNumber, InvalidBlockNumber, false);
 		table_close(leaf, NoLock);
 	}
-	MemoryContextDelete(rowcxt);
+	UnregisterSnapshot(snapshot);
+	search_rels_close(&r);
+	return n;
+}
+
+int64
+search_backfill_blocks(const OtsTable *t, const SearchIndex *si, Relation leaf, BlockNumber first,
+					   BlockNumber last)
+{
+	SearchRels	r;
+	Snapshot	snapshot;
+	int64		n;
+
+	/* one build at a time (self-exclusive, unlike writers' and readers' locks) */
+	LockRelationOid(si->storage_oid, ShareUpdateExclusiveLock);
+	search_rels_open(si, &r);
+	snapshot = RegisterSnapshot(GetLatestSnapshot());
+	n = backfill_leaf(t, si, &r, leaf, snapshot, first, last, true);
 	UnregisterSnapshot(snapshot);
 	search_rels_close(&r);
 	return n;

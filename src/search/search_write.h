@@ -8,6 +8,8 @@
 #define OTS_SEARCH_WRITE_H
 
 #include "postgres.h"
+#include "storage/block.h"
+#include "utils/relcache.h"
 #include "utils/snapshot.h"
 
 #include "format/value.h"
@@ -32,5 +34,15 @@ extern const struct varlena *search_row_cells(const OtsTable *t, const struct va
 
 /* search_backfill writes the entry of every row of t into si's new storage; the rows written */
 extern int64 search_backfill(const OtsTable *t, const SearchIndex *si);
+
+/*
+ * search_backfill_blocks: a background build's batch.  It writes into si the
+ * entries of the rows in blocks [first, last] of leaf, a partition of t's
+ * storage that the caller holds SHARE (every writer of it since before has
+ * committed; later ones keep si), under the latest snapshot, except where a
+ * writer put the row's entry first; the rows written.
+ */
+extern int64 search_backfill_blocks(const OtsTable *t, const SearchIndex *si, Relation leaf,
+									BlockNumber first, BlockNumber last);
 
 #endif							/* OTS_SEARCH_WRITE_H */

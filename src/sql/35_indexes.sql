@@ -496,6 +496,34 @@ CREATE FUNCTION ots.index_build_end(schema_name name, index_name name) RETURNS v
 $$;
 COMMENT ON FUNCTION ots.index_build_end(name, name) IS 'marks a backfilled index complete (internal)';
 
+-- ots.build_in_batches: a build's steps in this session, each committed
+-- (what the build worker does, src/index/index_build.c): begin_query gives
+-- the leaves (once the writers that do not keep the index have ended),
+-- batch_query ($1 leaf, $2 first block, $3 file node seen) one batch, until
+-- its next block is null, then end_query lets the index answer
+CREATE PROCEDURE ots.build_in_batches(begin_query text, batch_query text, end_query text)
+	LANGUAGE plpgsql
+	AS $$
+DECLARE
+	leaf pg_catalog.text;
+	b pg_catalog.record;
+BEGIN
+	FOR leaf IN EXECUTE begin_query LOOP
+		COMMIT;
+		SELECT 0::pg_catalog.int8 AS next_block, 0::pg_catalog.oid AS filenode INTO b;
+		LOOP
+			EXECUTE batch_query INTO b USING leaf, b.next_block, b.filenode;
+			COMMIT;
+			EXIT WHEN b.next_block IS NULL;
+		END LOOP;
+	END LOOP;
+	EXECUTE end_query;
+	COMMIT;
+END
+$$;
+COMMENT ON PROCEDURE ots.build_in_batches(text, text, text) IS
+	'runs an index build''s steps in committed batches (internal; build_index, build_search_index)';
+
 -- ots.build_index: builds an index in this session, in committed batches
 -- (what the background worker create_index starts does)
 CREATE PROCEDURE ots.build_index(table_name text, index_name text)
@@ -504,27 +532,17 @@ CREATE PROCEDURE ots.build_index(table_name text, index_name text)
 DECLARE
 	t pg_catalog.record;
 	i ots.tables;
-	leaf pg_catalog.text;
-	b pg_catalog.record;
 BEGIN
 	SELECT r.schema_name, r.table_name INTO t FROM ots.resolve_name(table_name, false) r;
 	i := ots.index_of(t.schema_name, t.table_name, index_name);
 	PERFORM ots.require_owner(i.schema_name, i.table_name, i.index_of);
 	-- fails here, inside a transaction block
 	COMMIT;
-	FOR leaf IN SELECT l FROM ots.index_build_begin(i.schema_name, i.table_name) l LOOP
-		COMMIT;
-		SELECT 0::pg_catalog.int8 AS next_block, 0::pg_catalog.oid AS filenode INTO b;
-		LOOP
-			SELECT r.next_block, r.filenode INTO b
-			  FROM ots.index_backfill_batch(i.schema_name, i.table_name, pg_catalog.to_regclass(leaf),
-											b.next_block, ots.index_build_blocks(), b.filenode) r;
-			COMMIT;
-			EXIT WHEN b.next_block IS NULL;
-		END LOOP;
-	END LOOP;
-	PERFORM ots.index_build_end(i.schema_name, i.table_name);
-	COMMIT;
+	CALL ots.build_in_batches(
+		pg_catalog.format('SELECT l FROM ots.index_build_begin(%L, %L) l', i.schema_name, i.table_name),
+		pg_catalog.format('SELECT r.next_block, r.filenode FROM ots.index_backfill_batch(%L, %L,'
+						  ' pg_catalog.to_regclass($1), $2, ots.index_build_blocks(), $3) r', i.schema_name, i.table_name),
+		pg_catalog.format('SELECT ots.index_build_end(%L, %L)', i.schema_name, i.table_name));
 END
 $$;
 COMMENT ON PROCEDURE ots.build_index(text, text) IS

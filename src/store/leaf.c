@@ -22,14 +22,18 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/table.h"
 #include "catalog/partition.h"
 #include "catalog/pg_attribute.h"
 #include "catalog/pg_type.h"
+#include "storage/bufmgr.h"
+#include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
 #include "cache.h"
+#include "errors.h"
 #include "meta/storage.h"
 #include "store/leaf.h"
 
@@ -170,4 +174,31 @@ leaf_attnums(const OtsTable *t, Oid leaf_oid)
 	lc->keys_of = fresh ? t : NULL;
 	lc->checked = fresh && lc->placed;
 	return lc;
+}
+
+Relation
+leaf_backfill_open(const OtsTable *t, Oid leaf_oid, int64 *first, int32 nblocks, Oid seen_filenode,
+				   Oid *filenode, BlockNumber *last)
+{
+	Relation	leaf;
+	BlockNumber total;
+
+	if (*first < 0 || nblocks < 1)
+		ots_error(PARAMETER_INVALID, "Invalid block range of an index build.");
+	if (get_partition_parent(leaf_oid, true) != t->data_oid)
+		ots_error(PARAMETER_INVALID, "The relation is not a partition of the index's base table.");
+	/* every writer of the leaf before this lock has committed; later ones keep the index */
+	LockRelationOid(leaf_oid, ShareLock);
+	leaf = table_open(leaf_oid, NoLock);
+	*filenode = leaf->rd_node.relNode;
+	if (OidIsValid(seen_filenode) && seen_filenode != leaf->rd_node.relNode)
+		*first = 0;
+	total = RelationGetNumberOfBlocks(leaf);
+	if (*first >= total)
+	{
+		table_close(leaf, NoLock);
+		return NULL;
+	}
+	*last = (BlockNumber) Min(*first + nblocks - 1, (int64) total - 1);
+	return leaf;
 }

@@ -18,6 +18,8 @@
 #include "postgres.h"
 
 #include "nodes/execnodes.h"
+#include "storage/block.h"
+#include "utils/relcache.h"
 
 #include "meta/catalog.h"
 #include "ots_limits.h"
@@ -70,5 +72,18 @@ extern bool leaf_keys(LeafCache *lc, const OtsTable *t);
  */
 extern AttrNumber leaf_attno(Oid relid, const char *name, Oid typid);
 extern bool leaf_find_keys(Oid relid, const OtsTable *t, AttrNumber *keys);
+
+/*
+ * leaf_backfill_open opens leaf_oid, a partition of t's storage, for a
+ * backfill batch of blocks [*first, *first + nblocks) (a secondary or a
+ * search index's build): locked SHARE until commit, so every writer of it
+ * since before has committed and later ones keep the index.  A leaf
+ * rewritten since the batch that saw seen_filenode (VACUUM FULL, CLUSTER
+ * move rows into blocks already read) is read again from block 0 (*first).
+ * *filenode is its file node now; it returns NULL (the leaf closed) when
+ * *first is past its end, else the leaf, *last the batch's last block.
+ */
+extern Relation leaf_backfill_open(const OtsTable *t, Oid leaf_oid, int64 *first, int32 nblocks,
+								   Oid seen_filenode, Oid *filenode, BlockNumber *last);
 
 #endif							/* OTS_LEAF_H */

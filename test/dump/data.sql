@@ -72,6 +72,14 @@ SELECT count(*) AS updated FROM generate_series(4, 300, 5) g,
 -- 63 bytes: its storage is named by both cut and a hash of both
 SELECT ots.create_search_index('indexed', 'a_search_index_whose_storage_name_is_long_enough_to_cut',
   '{"field_schemas": [{"field_name": "seller", "field_type": "KEYWORD"}]}');
+-- a search index still being built (sync phase FULL), with the entry of the
+-- one row written since: restored building, with that entry
+SET ots.index_build_worker = off;
+SET ots.search_backfill_blocks = 0;
+SELECT ots.create_search_index('indexed', 'indexed_building', '{"field_schemas": [{"field_name": "amount", "field_type": "LONG"}]}');
+RESET ots.search_backfill_blocks;
+RESET ots.index_build_worker;
+SELECT consumed FROM ots.update_row('indexed', '{"k": "r1", "n": 1}', put => '{"amount": 1001}');
 
 -- a table that updates whole rows (update_full_row), which lets it have a
 -- TTL, updates and an index; restored, it still does (describe_table)

@@ -77,7 +77,9 @@ SELECT pg_temp.fingerprint(s.table_name || ' search ' || s.index_name, f.what, f
   LATERAL (VALUES
     (0, 'definition', format('SELECT (ots.describe_search_index(%L, %L) - ''sync_stat'' - ''create_time'' - ''metering_info'')::text',
                              format('%I.%I', s.schema_name, s.table_name), s.index_name)),
-    (1, 'entries', format('SELECT x::text FROM %I.%I x', s.schema_name, s.storage_name))) f(n, what, query)
+    (1, 'entries', format('SELECT x::text FROM %I.%I x', s.schema_name, s.storage_name)),
+    (2, 'phase', format('SELECT sync_phase FROM ots.search_indexes WHERE schema_name = %L AND storage_name = %L',
+                        s.schema_name, s.storage_name))) f(n, what, query)
  ORDER BY s.schema_name, s.table_name, s.index_name, f.n;
 
 -- every AUTO_INCREMENT sequence's position
