@@ -197,22 +197,22 @@ agg_rows(AggRun *r, const char *bucket)
 }
 
 /*
- * agg_values: SQL of the values of field f in the matching rows (bucket),
- * as a relation of one column v (a DATE's in milliseconds, a GEO_POINT's
- * as an array [x, y], which has equality), missing standing in for a row
- * without one.  A sub-field of NESTED documents (documents: their FROM
- * items, value: its value in each; else NULL) has a value for each
- * document, missing standing in for a document without one.
+ * agg_value: field f's value in a matching row as SQL (a DATE's in
+ * milliseconds, a GEO_POINT's as an array [x, y], which has equality),
+ * missing standing in for a row without one, and in *lateral the FROM items
+ * it needs (NULL: none, one value a row).  A sub-field of NESTED documents
+ * (documents: their FROM items, value: its value in each; else NULL) has a
+ * value for each document, missing standing in for a document without one;
+ * an array field one for each element.
  */
-static char *
-agg_values(AggRun *r, const SearchField *f, const char *documents, const char *value, JsonbContainer *obj,
-		   const char *bucket)
+static const char *
+agg_value(AggRun *r, const SearchField *f, const char *documents, const char *value, JsonbContainer *obj,
+		  const char **lateral)
 {
 	JsonbValue	m;
 	const char *col = documents != NULL ? value : search_sql_column(r->q, f);
 	const char *missing = NULL;
 	const char *v;
-	const char *from;
 
 	if (agg_member(obj, "missing", &m) != NULL)
 		missing = psprintf("$%d", search_sql_param(r->q, search_sql_element_type(f),
@@ -224,18 +224,33 @@ agg_values(AggRun *r, const SearchField *f, const char *documents, const char *v
 												 col, col, missing) : col);
 
 		v = "e";
-		from = agg_from(r, bucket, documents != NULL ? psprintf("%s, %s", documents, elements) : elements);
+		*lateral = documents != NULL ? psprintf("%s, %s", documents, elements) : elements;
 	}
 	else
 	{
 		v = missing != NULL ? psprintf("coalesce(%s, %s)", col, missing) : col;
-		from = agg_from(r, bucket, documents);
+		*lateral = documents;
 	}
 	if (f->type == SEARCH_DATE)
 		v = psprintf("%s OPERATOR(pg_catalog./) 1000000", v);
 	else if (f->type == SEARCH_GEO_POINT)
 		v = psprintf("CASE WHEN %s IS NOT NULL THEN ARRAY[(%s)[0], (%s)[1]] END", v, v, v);
-	return psprintf("SELECT %s AS v FROM %s", v, from);
+	return v;
+}
+
+/*
+ * agg_values: SQL of the values of field f (agg_value) in the matching rows
+ * (bucket), as a relation of one column v; with_row, each with its row's
+ * ctid (t)
+ */
+static char *
+agg_values(AggRun *r, const SearchField *f, const char *documents, const char *value, JsonbContainer *obj,
+		   const char *bucket, bool with_row)
+{
+	const char *lateral;
+	const char *v = agg_value(r, f, documents, value, obj, &lateral);
+
+	return psprintf("SELECT %s%s AS v FROM %s", with_row ? "s.ctid AS t, " : "", v, agg_from(r, bucket, lateral));
 }
 
 /* agg_type_name: a field type as Tablestore's aggregation messages spell it (geo_point) */
@@ -308,6 +323,57 @@ agg_top_rows(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState
 }
 
 /* agg_one computes one aggregation within bucket and pushes its result object */
+/*
+ * agg_field: the field an aggregation of type reads, a top-level field or a
+ * NESTED field's documents' sub-field (*documents, *value: agg_values),
+ * refused in Tablestore's words (which the SDKs' tests match) when there is
+ * none or the aggregation does not take its type
+ */
+static const SearchField *
+agg_field(AggRun *r, JsonbContainer *agg, const char *type, char **documents, const char **value)
+{
+	const char *field_name = agg_string(agg, "field_name", psprintf("%s agg", type));
+	const SearchField *f;
+
+	*documents = NULL;
+	*value = NULL;
+	if (search_field_find(&r->q->si->schema, field_name) != NULL)
+		f = search_sql_field(r->q, agg, psprintf("%s agg", type));
+	else if ((f = search_sql_nested_field(r->q, field_name, documents, value)) == NULL)
+		agg_refuse(psprintf("[%s agg] field: %s does not exist", strcmp(type, "distinct_count") == 0 ? "distinct count" : type,
+							field_name));
+	/* every value but a text's or a document's is counted (a point's too); the others', before their missing is read */
+	if ((f->type == SEARCH_TEXT || f->type == SEARCH_NESTED) &&
+		(strcmp(type, "count") == 0 || strcmp(type, "distinct_count") == 0))
+		agg_refuse(psprintf("[%s agg] field_name:%s type:%s is invalid", type, field_name, agg_type_name(f)));
+	if (strcmp(type, "avg") == 0 || strcmp(type, "sum") == 0)
+		agg_check_type(f, field_name, type, false);
+	else if (strcmp(type, "max") == 0 || strcmp(type, "min") == 0 || strcmp(type, "percentiles") == 0)
+		agg_check_type(f, field_name, type, true);
+	return f;
+}
+
+/*
+ * agg_single: a one-value aggregation's result as jsonb over the values v
+ * (x.v of agg_values, or agg_value's expression), or NULL for a type that
+ * has several or none
+ */
+static const char *
+agg_single(const char *type, const char *v)
+{
+	if (strcmp(type, "avg") == 0)
+		return psprintf("pg_catalog.to_jsonb(pg_catalog.avg(%s)::pg_catalog.float8)", v);
+	if (strcmp(type, "sum") == 0)
+		return psprintf("pg_catalog.to_jsonb(coalesce(pg_catalog.sum(%s), 0))", v);
+	if (strcmp(type, "max") == 0 || strcmp(type, "min") == 0)
+		return psprintf("pg_catalog.to_jsonb(pg_catalog.%s(%s))", type, v);
+	if (strcmp(type, "count") == 0)
+		return psprintf("pg_catalog.to_jsonb(pg_catalog.count(%s))", v);
+	if (strcmp(type, "distinct_count") == 0)
+		return psprintf("pg_catalog.to_jsonb(pg_catalog.count(DISTINCT %s))", v);
+	return NULL;
+}
+
 static void
 agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st)
 {
@@ -317,9 +383,8 @@ agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st
 	const char *type = agg_string(agg, "type", "an aggregation");
 	const SearchField *f;
 	const char *values;
-	const char *field_name;
-	char	   *documents = NULL;
-	const char *value = NULL;
+	char	   *documents;
+	const char *value;
 	char	   *sql;
 
 	request_fields_check(agg, &agg_object_fields, "aggregation '%s'", name);
@@ -332,65 +397,34 @@ agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st
 		pushJsonbValue(st, WJB_END_OBJECT, NULL);
 		return;
 	}
-	/* a top-level field or a NESTED field's documents' sub-field; Tablestore's messages, which the SDKs' tests match */
-	field_name = agg_string(agg, "field_name", psprintf("%s agg", type));
-	if (search_field_find(&r->q->si->schema, field_name) != NULL)
-		f = search_sql_field(r->q, agg, psprintf("%s agg", type));
-	else if ((f = search_sql_nested_field(r->q, field_name, &documents, &value)) == NULL)
-		agg_refuse(psprintf("[%s agg] field: %s does not exist", strcmp(type, "distinct_count") == 0 ? "distinct count" : type,
-							field_name));
-	/* every value but a text's or a document's is counted (a point's too); the others', before their missing is read */
-	if ((f->type == SEARCH_TEXT || f->type == SEARCH_NESTED) &&
-		(strcmp(type, "count") == 0 || strcmp(type, "distinct_count") == 0))
-		agg_refuse(psprintf("[%s agg] field_name:%s type:%s is invalid", type, field_name, agg_type_name(f)));
-	if (strcmp(type, "avg") == 0 || strcmp(type, "sum") == 0)
-		agg_check_type(f, field_name, type, false);
-	else if (strcmp(type, "max") == 0 || strcmp(type, "min") == 0 || strcmp(type, "percentiles") == 0)
-		agg_check_type(f, field_name, type, true);
-	values = agg_values(r, f, documents, value, agg, bucket);
-	if (strcmp(type, "avg") == 0 || strcmp(type, "sum") == 0)
+	f = agg_field(r, agg, type, &documents, &value);
+	values = agg_values(r, f, documents, value, agg, bucket, false);
+	if (r->q->for_merge && (strcmp(type, "avg") == 0 || strcmp(type, "sum") == 0))
 	{
-		sql = psprintf(strcmp(type, "avg") == 0 ?
-					   "SELECT pg_catalog.to_jsonb(pg_catalog.avg(x.v)::pg_catalog.float8),"
-					   " pg_catalog.to_jsonb(coalesce(pg_catalog.sum(x.v), 0)), pg_catalog.to_jsonb(pg_catalog.count(x.v)) FROM (%s) x" :
-					   "SELECT pg_catalog.to_jsonb(coalesce(pg_catalog.sum(x.v), 0)) FROM (%s) x", values);
-		if (r->q->for_merge)
+		/* an avg is merged from the sums and counts (columns 2 and 3), doubles added as doubles */
+		agg_run(r, psprintf("SELECT %s, pg_catalog.to_jsonb(coalesce(pg_catalog.sum(x.v), 0)),"
+							" pg_catalog.to_jsonb(pg_catalog.count(x.v)) FROM (%s) x", agg_single(type, "x.v"), values));
+		json_push_jsonb(st, "value", agg_jsonb(0, 1));
+		if (strcmp(type, "avg") == 0)
 		{
-			/* an avg is merged from the sums and counts (columns 2 and 3), doubles added as doubles */
-			agg_run(r, sql);
-			json_push_jsonb(st, "value", agg_jsonb(0, 1));
-			if (strcmp(type, "avg") == 0)
-			{
-				json_push_jsonb(st, "sum", agg_jsonb(0, 2));
-				json_push_jsonb(st, "count", agg_jsonb(0, 3));
-			}
-			json_push_bool(st, "double", f->type == SEARCH_DOUBLE);
-			pushJsonbValue(st, WJB_END_OBJECT, NULL);
-			return;
+			json_push_jsonb(st, "sum", agg_jsonb(0, 2));
+			json_push_jsonb(st, "count", agg_jsonb(0, 3));
 		}
+		json_push_bool(st, "double", f->type == SEARCH_DOUBLE);
+		pushJsonbValue(st, WJB_END_OBJECT, NULL);
+		return;
 	}
-	else if (strcmp(type, "max") == 0 || strcmp(type, "min") == 0)
+	if (r->q->for_merge && strcmp(type, "distinct_count") == 0)
 	{
-		sql = psprintf("SELECT pg_catalog.to_jsonb(pg_catalog.%s(x.v)) FROM (%s) x", type, values);
+		/* the distinct values, which the merge counts once each */
+		agg_run(r, psprintf("SELECT %s, coalesce(pg_catalog.jsonb_agg(DISTINCT pg_catalog.to_jsonb(x.v))"
+							" FILTER (WHERE x.v IS NOT NULL), '[]') FROM (%s) x", agg_single(type, "x.v"), values));
+		json_push_jsonb(st, "value", agg_jsonb(0, 1));
+		json_push_jsonb(st, "values", agg_jsonb(0, 2));
+		pushJsonbValue(st, WJB_END_OBJECT, NULL);
+		return;
 	}
-	else if (strcmp(type, "count") == 0)
-		sql = psprintf("SELECT pg_catalog.to_jsonb(pg_catalog.count(x.v)) FROM (%s) x", values);
-	else if (strcmp(type, "distinct_count") == 0)
-	{
-		sql = psprintf("SELECT pg_catalog.to_jsonb(pg_catalog.count(DISTINCT x.v)) FROM (%s) x", values);
-		if (r->q->for_merge)
-		{
-			/* the distinct values, which the merge counts once each */
-			agg_run(r, psprintf("SELECT pg_catalog.to_jsonb(pg_catalog.count(DISTINCT x.v)),"
-								" coalesce(pg_catalog.jsonb_agg(DISTINCT pg_catalog.to_jsonb(x.v)) FILTER (WHERE x.v IS NOT NULL), '[]')"
-								" FROM (%s) x", values));
-			json_push_jsonb(st, "value", agg_jsonb(0, 1));
-			json_push_jsonb(st, "values", agg_jsonb(0, 2));
-			pushJsonbValue(st, WJB_END_OBJECT, NULL);
-			return;
-		}
-	}
-	else if (strcmp(type, "percentiles") == 0)
+	if (strcmp(type, "percentiles") == 0)
 	{
 		JsonbContainer *ps = agg_array(agg, "percentiles", "percentiles agg");
 		int			n = ps != NULL ? JsonContainerSize(ps) : 0;
@@ -457,9 +491,9 @@ agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st
 		pushJsonbValue(st, WJB_END_OBJECT, NULL);
 		return;
 	}
-	else
+	if (agg_single(type, "x.v") == NULL)
 		agg_refuse(psprintf("Invalid type of aggregation '%s': '%s'.", name, type));
-	agg_run(r, sql);
+	agg_run(r, psprintf("SELECT %s FROM (%s) x", agg_single(type, "x.v"), values));
 	json_push_jsonb(st, "value", agg_jsonb(0, 1));
 	pushJsonbValue(st, WJB_END_OBJECT, NULL);
 }
@@ -682,73 +716,115 @@ group_sub_agg_find(JsonbContainer *g, const char *name)
 	return NULL;
 }
 
-/* group_sub_agg_value: a sub-aggregation's value within condition as a double, NaN without one */
-static double
-group_sub_agg_value(AggRun *r, JsonbContainer *agg, const char *condition)
+/*
+ * The groups of a group_by_field, for sub_agg_sort values the grouping
+ * statement cannot compute: each matching row's key (key) in the rows of
+ * from (the FROM and WHERE of the grouping statement), and the rows a group
+ * needs
+ */
+typedef struct FieldGroups
 {
-	JsonbParseState *scratch = NULL;
-	Jsonb	   *result;
-	JsonbValue *obj;
+	const char *key;
+	const char *from;
+	int64		min_rows;
+} FieldGroups;
+
+/* agg_float: a result's jsonb number as a double, NaN when it is none */
+static double
+agg_float(int row, int col)
+{
+	Jsonb	   *j = agg_jsonb(row, col);
 	JsonbValue	v;
 
-	/* the result object agg_one pushes, in an array of its own */
-	pushJsonbValue(&scratch, WJB_BEGIN_ARRAY, NULL);
-	agg_one(r, agg, condition, &scratch);
-	result = JsonbValueToJsonb(pushJsonbValue(&scratch, WJB_END_ARRAY, NULL));
-	obj = getIthJsonbValueFromContainer(&result->root, 0);
-	if (obj != NULL && obj->type == jbvBinary &&
-		getKeyJsonValueFromContainer(obj->val.binary.data, "value", 5, &v) != NULL && v.type == jbvNumeric)
-		return DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(v.val.numeric)));
-	return NAN;
+	return j != NULL && JsonbExtractScalar(&j->root, &v) && v.type == jbvNumeric ?
+		DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(v.val.numeric))) : NAN;
+}
+
+/*
+ * group_sorter_value: the SQL of a sorting sub-aggregation's value in a
+ * group of the grouping statement, which groups rows s by one key each:
+ * when its field has one value a row, else NULL (group_sub_agg_values)
+ */
+static const char *
+group_sorter_value(AggRun *r, JsonbContainer *agg)
+{
+	const char *type = agg_string(agg, "type", "a sub-aggregation");
+	char	   *documents;
+	const char *value;
+	const SearchField *f = agg_field(r, agg, type, &documents, &value);
+	const char *lateral;
+	const char *v = agg_value(r, f, documents, value, agg, &lateral);
+
+	return lateral == NULL ? agg_single(type, v) : NULL;
+}
+
+/*
+ * group_sub_agg_values: a one-value sub-aggregation's value (NaN: none) in
+ * each of the n groups of a group_by_field, in the grouping statement's
+ * order (key ascending), by one statement: each row of a group (an array's
+ * or documents' key may repeat in a row) joined to its values; a group
+ * whose rows have none keeps its row, and sum's and count's 0
+ */
+static double *
+group_sub_agg_values(AggRun *r, JsonbContainer *agg, const char *bucket, const FieldGroups *fg, int n)
+{
+	const char *type = agg_string(agg, "type", "a sub-aggregation");
+	char	   *documents;
+	const char *value;
+	const SearchField *f = agg_field(r, agg, type, &documents, &value);
+	double	   *out = palloc(sizeof(double) * Max(n, 1));
+
+	if (agg_run(r, psprintf("SELECT %s FROM (SELECT DISTINCT s.ctid AS t, %s AS k FROM %s) g"
+							" LEFT JOIN (%s) x ON x.t OPERATOR(pg_catalog.=) g.t"
+							" GROUP BY g.k HAVING pg_catalog.count(DISTINCT g.t) OPERATOR(pg_catalog.>=) %ld"
+							" ORDER BY g.k",
+							agg_single(type, "x.v"), fg->key, fg->from,
+							agg_values(r, f, documents, value, agg, bucket, true), (long) fg->min_rows)) != (uint64) n)
+		elog(ERROR, "a group_by_field's sub_agg_sort found another number of groups than %d", n);
+	for (int i = 0; i < n; i++)
+		out[i] = agg_float(i, 1);
+	return out;
 }
 
 /*
  * group_field_order: the order n groups (by key ascending, with their row
- * counts and conditions) are shown in, *nemit of them.  size < 0: as they
- * are (the statement sorted and cut them, or a merge will); else sorted by
- * g's sorters, a sub_agg_sort by the sub-aggregation's value in each group
- * (computed for every group), then the most rows, then the key, and cut to
+ * counts) are shown in, *nemit of them.  size < 0: as they are (the
+ * statement sorted and cut them, or a merge will); else sorted by the
+ * nsorters sorters of list, a sub_agg_sort by its sub-aggregation's value
+ * in each group (values[j], from the grouping statement, or else one more
+ * statement over fg's rows), then the most rows, then the key, and cut to
  * size.
  */
 static int *
-group_field_order(AggRun *r, JsonbContainer *g, const char *bucket, int n, const int64 *counts,
-				  char *const *conditions, int *nemit, int size)
+group_field_order(AggRun *r, GroupSorter *list, int nsorters, double **values, const char *bucket,
+				  int n, const int64 *counts, const FieldGroups *fg, int *nemit, int size)
 {
 	int		   *emit = palloc(sizeof(int) * Max(n, 1));
-	int			nsorters;
-	GroupSorter *list;
-	FieldGroup *groups;
-	int64		needed = 0;
+	FieldGroup *sorted;
 
 	*nemit = n;
 	for (int i = 0; i < n; i++)
 		emit[i] = i;
 	if (size < 0)
 		return emit;
-	/* group_order read and checked the sorters already */
-	list = group_sorter_list(g, "group_by_field", &nsorters);
-	groups = palloc(sizeof(FieldGroup) * Max(n, 1));
-	/* a statement per group and sorted sub-aggregation: refused before any runs when they are too many */
-	for (int j = 0; j < nsorters; j++)
-		needed += list[j].kind == 'a' ? n : 0;
-	if (r->statements + needed > AGG_MAX_STATEMENTS)
-		agg_refuse(psprintf("The aggregations need more than %d statements: fewer buckets or less nesting.",
-							AGG_MAX_STATEMENTS));
+	sorted = palloc(sizeof(FieldGroup) * Max(n, 1));
 	list[nsorters] = (GroupSorter) {.kind = 'c', .desc = true};
 	list[nsorters + 1] = (GroupSorter) {.kind = 'k', .desc = false};
+	for (int j = 0; j < nsorters; j++)
+		if (list[j].kind == 'a' && values[j] == NULL)
+			values[j] = group_sub_agg_values(r, list[j].sub_agg, bucket, fg, n);
 	for (int i = 0; i < n; i++)
 	{
-		groups[i].n = i;
-		groups[i].count = counts[i];
-		groups[i].values = palloc(sizeof(double) * (nsorters + 2));
+		sorted[i].n = i;
+		sorted[i].count = counts[i];
+		sorted[i].values = palloc(sizeof(double) * (nsorters + 2));
 		for (int j = 0; j < nsorters + 2; j++)
-			groups[i].values[j] = list[j].kind == 'a' ?
-				group_sub_agg_value(r, list[j].sub_agg, group_and(bucket, conditions[i])) : NAN;
+			sorted[i].values[j] = j < nsorters && values[j] != NULL ? values[j][i] : NAN;
 	}
-	qsort_arg(groups, n, sizeof(FieldGroup), field_group_cmp, list);
+	qsort_arg(sorted, n, sizeof(FieldGroup), field_group_cmp, list);
 	*nemit = Min(n, size);
 	for (int k = 0; k < *nemit; k++)
-		emit[k] = groups[k].n;
+		emit[k] = sorted[k].n;
 	return emit;
 }
 
@@ -779,6 +855,13 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 	Jsonb	  **shown;
 	int64	   *counts;
 	char	  **conditions;
+	const char *from;
+	FieldGroups fg;
+	GroupSorter *sorters = NULL;
+	int			nsorters = 0;
+	int		   *sorter_cols = NULL;
+	double	  **sorter_values;
+	StringInfoData sorter_sql;
 	int		   *emit;
 	int			nemit;
 
@@ -804,12 +887,32 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 	lateral = f->is_array ? psprintf("pg_catalog.unnest(%s) e", col) : NULL;
 	if (documents != NULL)
 		lateral = lateral != NULL ? psprintf("%s, %s", documents, lateral) : documents;
+	from = psprintf("%s%s", agg_from(r, bucket, lateral), f->is_array ? "" : psprintf(" AND %s IS NOT NULL", col));
+	/*
+	 * sorted by sub-aggregations: the values of those of one value a row
+	 * come with the groups when a row has one key (columns 4, ...)
+	 */
+	initStringInfo(&sorter_sql);
+	if (by_sub_agg && !r->q->for_merge)
+	{
+		sorters = group_sorter_list(g, "group_by_field", &nsorters);
+		sorter_cols = palloc0(sizeof(int) * Max(nsorters, 1));
+		for (int j = 0, c = 4; j < nsorters; j++)
+		{
+			const char *v = sorters[j].kind == 'a' && lateral == NULL ? group_sorter_value(r, sorters[j].sub_agg) : NULL;
+
+			if (v != NULL)
+			{
+				appendStringInfo(&sorter_sql, ", %s", v);
+				sorter_cols[j] = c++;
+			}
+		}
+	}
 	/* a part for a merge: every group, which another shard's may outnumber */
-	sql = psprintf("SELECT %s AS k, %s AS c, pg_catalog.to_jsonb(%s)"
-				   " FROM %s%s GROUP BY 1 HAVING %s OPERATOR(pg_catalog.>=) %ld"
+	sql = psprintf("SELECT %s AS k, %s AS c, pg_catalog.to_jsonb(%s)%s"
+				   " FROM %s GROUP BY 1 HAVING %s OPERATOR(pg_catalog.>=) %ld"
 				   " ORDER BY %s%s",
-				   key, rows, key, agg_from(r, bucket, lateral),
-				   f->is_array ? "" : psprintf(" AND %s IS NOT NULL", col),
+				   key, rows, key, sorter_sql.data, from,
 				   rows, r->q->for_merge ? 1L : (long) min_doc_count, order,
 				   r->q->for_merge || by_sub_agg ? "" : psprintf(" LIMIT %d", (int) size));
 	n = agg_run(r, sql);
@@ -817,6 +920,10 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 	shown = palloc(sizeof(Jsonb *) * Max(n, 1));
 	counts = palloc(sizeof(int64) * Max(n, 1));
 	conditions = palloc(sizeof(char *) * Max(n, 1));
+	sorter_values = palloc0(sizeof(double *) * Max(nsorters, 1));
+	for (int j = 0; j < nsorters; j++)
+		if (sorter_cols[j] > 0)
+			sorter_values[j] = palloc(sizeof(double) * Max(n, 1));
 	for (uint64 i = 0; i < n; i++)
 	{
 		bool		isnull;
@@ -824,6 +931,9 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 		keys[i] = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
 		counts[i] = agg_int(i, 2);
 		shown[i] = agg_jsonb(i, 3);
+		for (int j = 0; j < nsorters; j++)
+			if (sorter_cols[j] > 0)
+				sorter_values[j][i] = agg_float(i, sorter_cols[j]);
 	}
 	for (uint64 i = 0; i < n; i++)
 	{
@@ -838,7 +948,11 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 		if (documents != NULL)
 			conditions[i] = psprintf("EXISTS (SELECT 1 FROM %s WHERE %s)", documents, conditions[i]);
 	}
-	emit = group_field_order(r, g, bucket, (int) n, counts, conditions, &nemit,
+	/* the groups' rows as the grouping statement reads them, for the other sub_agg_sorts' values */
+	fg.key = key;
+	fg.from = from;
+	fg.min_rows = Max(min_doc_count, 1);
+	emit = group_field_order(r, sorters, nsorters, sorter_values, bucket, (int) n, counts, &fg, &nemit,
 							 by_sub_agg && !r->q->for_merge ? (int) size : -1);
 	json_push_key(st, "items");
 	pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
