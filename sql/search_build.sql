@@ -63,15 +63,16 @@ SELECT ots.put_row('sb', '{"id": 5000}', '{"city": "c0", "n": 5000}');
 SELECT count(*) AS entries_before_build FROM public."sb$search$ix";
 
 -- the launch belongs to the creating transaction only
-SELECT pg_temp.err($$SELECT ots.search_build_launch('public', 'sb$search$ix')$$);
+SELECT pg_temp.err($$SELECT ots.search_build_launch('public."sb$search$ix"')$$);
 -- a role that does not own the table may neither build nor mark it built
 CREATE ROLE sb_other;
 GRANT SELECT ON sb TO sb_other;
 SET ROLE sb_other;
-SELECT pg_temp.err($$SELECT ots.search_backfill_batch('public', 'sb', 'sb$search$ix', 'public."sb$p0"', 0, 64, 0)$$);
+SELECT pg_temp.err($$SELECT ots.search_backfill_batch('public."sb$search$ix"', 'public."sb$p0"', 0, 64, 0)$$);
 SELECT pg_temp.err($$SELECT ots.catalog_set_search_index_built('public', 'sb', 'ix')$$);
-SELECT pg_temp.err($$SELECT ots.search_build_begin('public', 'sb$search$ix')$$);
-SELECT pg_temp.err($$SELECT ots.search_build_launch('public', 'sb$search$ix')$$);
+SELECT pg_temp.err($$SELECT ots.search_build_begin('public."sb$search$ix"')$$);
+SELECT pg_temp.err($$SELECT ots.search_build_end('public."sb$search$ix"')$$);
+SELECT pg_temp.err($$SELECT ots.search_build_launch('public."sb$search$ix"')$$);
 SELECT pg_temp.err($$CALL ots.build_search_index('sb', 'ix')$$);
 RESET ROLE;
 SELECT ots.describe_search_index('sb', 'ix') -> 'sync_stat' ->> 'sync_phase' AS phase,
@@ -85,6 +86,24 @@ SELECT * FROM pg_temp.differing();
 SELECT (SELECT n FROM public."sb$search$ix" WHERE id = 5000) AS new_row, (SELECT city FROM public."sb$search$ix" WHERE id = 1) AS updated,
 	   (SELECT count(*) FROM public."sb$search$ix" WHERE id = 2) AS deleted;
 -- a second build of a built index does nothing
+CALL ots.build_search_index('sb', 'ix');
+SELECT * FROM pg_temp.differing();
+SELECT ots.delete_search_index('sb', 'ix');
+
+-- a build knows its index by its storage's OID: an index deleted and made
+-- again meanwhile (the same storage name) is another, which the old build's
+-- steps leave alone
+SELECT ots.create_search_index('sb', 'ix', '{"field_schemas": [{"field_name": "city", "field_type": "KEYWORD"}]}');
+SELECT 'public."sb$search$ix"'::regclass::oid AS old_storage \gset
+SELECT count(*) AS leaves FROM ots.search_build_begin(:old_storage::regclass);
+SELECT next_block AS next FROM ots.search_backfill_batch(:old_storage::regclass, 'public."sb$p0"', 0, 1, 0);
+SELECT count(*) AS entries FROM public."sb$search$ix";
+SELECT ots.delete_search_index('sb', 'ix');
+SELECT ots.create_search_index('sb', 'ix', '{"field_schemas": [{"field_name": "city", "field_type": "KEYWORD"}]}');
+SELECT 'public."sb$search$ix"'::regclass::oid <> :old_storage AS new_storage;
+SELECT next_block AS next FROM ots.search_backfill_batch(:old_storage::regclass, 'public."sb$p1"', 0, 64, 0);
+SELECT ots.search_build_end(:old_storage::regclass);
+SELECT sync_phase, (SELECT count(*) FROM public."sb$search$ix") AS entries FROM ots.search_indexes WHERE table_name = 'sb';
 CALL ots.build_search_index('sb', 'ix');
 SELECT * FROM pg_temp.differing();
 SELECT ots.delete_search_index('sb', 'ix');

@@ -1683,16 +1683,15 @@ CREATE FUNCTION ots.search_backfill(schema_name name, table_name name, storage_n
 	AS 'MODULE_PATHNAME', 'ots_search_backfill' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION ots.search_backfill(name, name, name) IS
 	'writes the entries of a table''s rows into its new search index, the table''s writers waited out (internal; create_search_index)';
-CREATE FUNCTION ots.search_backfill_batch(schema_name name, table_name name, storage_name name, leaf regclass,
-										  first_block bigint, nblocks integer, seen_filenode oid,
-										  OUT next_block bigint, OUT filenode oid)
+CREATE FUNCTION ots.search_backfill_batch(storage regclass, leaf regclass, first_block bigint, nblocks integer,
+										  seen_filenode oid, OUT next_block bigint, OUT filenode oid)
 	AS 'MODULE_PATHNAME', 'ots_search_backfill_batch' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
-COMMENT ON FUNCTION ots.search_backfill_batch(name, name, name, regclass, bigint, integer, oid) IS
-	'writes the entries of the rows in a range of blocks of a leaf of a table into its search index being built, but of rows whose writers put theirs (internal; build_search_index)';
-CREATE FUNCTION ots.search_build_launch(schema_name name, storage_name name) RETURNS boolean
+COMMENT ON FUNCTION ots.search_backfill_batch(regclass, regclass, bigint, integer, oid) IS
+	'writes the entries of the rows in a range of blocks of a leaf of a table into its search index being built (kept in storage), but of rows whose writers put theirs (internal; build_search_index)';
+CREATE FUNCTION ots.search_build_launch(storage regclass) RETURNS boolean
 	AS 'MODULE_PATHNAME', 'ots_search_build_launch' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
-COMMENT ON FUNCTION ots.search_build_launch(name, name) IS
-	'has the build worker of the search index''s owner in the database start when the transaction that creates the index commits (internal)';
+COMMENT ON FUNCTION ots.search_build_launch(regclass) IS
+	'has the build worker of the owner of the search index kept in storage start when the transaction that creates the index commits (internal)';
 
 -- ots.build_in_batches: a build's steps in this session, each committed
 -- (what the build worker does, src/index/index_build.c): begin_query gives
@@ -1746,37 +1745,66 @@ $$;
 COMMENT ON PROCEDURE ots.build_index(text, text) IS
 	'fills a secondary index created on a table with rows, in committed batches, and lets it answer reads';
 
--- ots.search_build_begin: the leaves to backfill, once the writers that did
--- not know the index have finished; none when the index is built
-CREATE FUNCTION ots.search_build_begin(schema_name name, storage_name name) RETURNS SETOF text
+-- ots.search_building: the search index kept in storage while it is being
+-- built; none once built, or when the storage holds another index now
+-- (deleted and made again: a build knows its index by its storage's OID)
+CREATE FUNCTION ots.search_building(storage regclass) RETURNS SETOF ots.search_indexes
+	LANGUAGE sql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT i.* FROM ots.search_indexes i
+	  JOIN pg_catalog.pg_namespace n ON n.nspname = i.schema_name
+	  JOIN pg_catalog.pg_class c ON c.relnamespace = n.oid AND c.relname = i.storage_name
+	 WHERE c.oid = $1 AND i.sync_phase = 'FULL'
+$$;
+COMMENT ON FUNCTION ots.search_building(regclass) IS 'the search index kept in a storage while it is being built (internal)';
+
+-- ots.search_build_lock: the search index kept in storage while it is being
+-- built, its table locked SHARE (the writers that did not know the index
+-- have finished; a delete or a new index of the table, which lock it first,
+-- waits or has ended); NULL when it is built or gone
+CREATE FUNCTION ots.search_build_lock(storage regclass) RETURNS ots.search_indexes
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
 	s ots.search_indexes;
 BEGIN
-	SELECT * INTO s FROM ots.search_indexes i WHERE i.schema_name = $1 AND i.storage_name = $2;
-	IF NOT FOUND OR s.sync_phase <> 'FULL' THEN
-		RETURN;
+	SELECT * INTO s FROM ots.search_building(storage);
+	IF NOT FOUND THEN
+		RETURN NULL;
 	END IF;
 	PERFORM ots.require_owner(s.schema_name, s.table_name, s.table_name);
 	EXECUTE format('LOCK TABLE %I.%I IN SHARE MODE', s.schema_name, s.table_name || '$data');
-	RETURN QUERY SELECT l.leaf FROM ots.purge_leaves(s.schema_name, s.table_name) AS l(leaf);
+	-- looked up again: a delete may have committed while this waited
+	SELECT * INTO s FROM ots.search_building(storage);
+	RETURN s;
 END
 $$;
-COMMENT ON FUNCTION ots.search_build_begin(name, name) IS
+COMMENT ON FUNCTION ots.search_build_lock(regclass) IS
+	'the search index kept in a storage while it is being built, its table''s writers waited out (internal)';
+
+-- ots.search_build_begin: the leaves to backfill; none when the index is built or gone
+CREATE FUNCTION ots.search_build_begin(storage regclass) RETURNS SETOF text
+	LANGUAGE sql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT l.leaf FROM ots.search_build_lock($1) s, ots.purge_leaves(s.schema_name, s.table_name) AS l(leaf)
+	 WHERE s.schema_name IS NOT NULL
+$$;
+COMMENT ON FUNCTION ots.search_build_begin(regclass) IS
 	'waits out the writers of a search index''s table that may not maintain it; its leaves to backfill (internal)';
 
 -- ots.search_build_end: the search index answers searches
-CREATE FUNCTION ots.search_build_end(schema_name name, storage_name name) RETURNS void
+CREATE FUNCTION ots.search_build_end(storage regclass) RETURNS void
 	LANGUAGE sql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 	SELECT ots.catalog_set_search_index_built(s.schema_name, s.table_name, s.index_name)
-	  FROM ots.search_indexes s
-	 WHERE s.schema_name = $1 AND s.storage_name = $2 AND s.sync_phase = 'FULL'
+	  FROM ots.search_build_lock($1) s
+	 WHERE s.schema_name IS NOT NULL
 $$;
-COMMENT ON FUNCTION ots.search_build_end(name, name) IS 'marks a search index built in the background complete (internal)';
+COMMENT ON FUNCTION ots.search_build_end(regclass) IS 'marks a search index built in the background complete (internal)';
 
 -- ots.build_search_index: builds a search index in this session, in
 -- committed batches (what the background worker create_search_index starts
@@ -1787,18 +1815,20 @@ CREATE PROCEDURE ots.build_search_index(table_name text, index_name text)
 DECLARE
 	t pg_catalog.record;
 	s ots.search_indexes;
+	storage pg_catalog.oid;
 BEGIN
 	SELECT r.schema_name, r.table_name INTO t FROM ots.resolve_name(table_name, false) r;
 	s := ots.search_index_of(t.schema_name, t.table_name, index_name);
 	PERFORM ots.require_owner(s.schema_name, s.table_name, s.table_name);
+	-- the index by its storage's OID: one deleted and made again meanwhile is not this one
+	storage := pg_catalog.format('%I.%I', s.schema_name, s.storage_name)::pg_catalog.regclass::pg_catalog.oid;
 	-- fails here, inside a transaction block
 	COMMIT;
 	CALL ots.build_in_batches(
-		pg_catalog.format('SELECT l FROM ots.search_build_begin(%L, %L) l', s.schema_name, s.storage_name),
-		pg_catalog.format('SELECT r.next_block, r.filenode FROM ots.search_backfill_batch(%L, %L, %L,'
-						  ' pg_catalog.to_regclass($1), $2, ots.index_build_blocks(), $3) r',
-						  s.schema_name, s.table_name, s.storage_name),
-		pg_catalog.format('SELECT ots.search_build_end(%L, %L)', s.schema_name, s.storage_name));
+		pg_catalog.format('SELECT l FROM ots.search_build_begin(%s::pg_catalog.regclass) l', storage),
+		pg_catalog.format('SELECT r.next_block, r.filenode FROM ots.search_backfill_batch(%s::pg_catalog.regclass,'
+						  ' pg_catalog.to_regclass($1), $2, ots.index_build_blocks(), $3) r', storage),
+		pg_catalog.format('SELECT ots.search_build_end(%s::pg_catalog.regclass)', storage));
 END
 $$;
 COMMENT ON PROCEDURE ots.build_search_index(text, text) IS
@@ -1936,14 +1966,16 @@ BEGIN
 	IF owner_name <> current_user THEN
 		EXECUTE format('ALTER TABLE %I.%I OWNER TO %s', t.schema_name, storage, owner_name);
 	END IF;
-	-- a table up to ots.search_backfill_blocks is filled now, a larger one in the background
-	SELECT coalesce(sum(pg_relation_size(l.leaf::regclass) / current_setting('block_size')::bigint), 0)
-	       > current_setting('ots.search_backfill_blocks')::bigint
+	-- a table up to ots.search_backfill_blocks (its leaves and its split rows' chunks) is
+	-- filled now, a larger one in the background
+	SELECT (coalesce(sum(pg_relation_size(l.leaf::regclass)), 0)
+			+ coalesce(pg_relation_size(to_regclass(format('%I.%I', t.schema_name, t.table_name || '$chunk'))), 0))
+		   / current_setting('block_size')::bigint > current_setting('ots.search_backfill_blocks')::bigint
 	  INTO building FROM ots.purge_leaves(t.schema_name, t.table_name) AS l(leaf);
 	-- from this commit on, every writer of the table keeps the index
 	PERFORM ots.catalog_insert_search_index(t.schema_name, t.table_name, index_name, schema, time_to_live, building);
 	IF building THEN
-		PERFORM ots.search_build_launch(t.schema_name, storage);
+		PERFORM ots.search_build_launch(format('%I.%I', t.schema_name, storage)::regclass);
 	ELSE
 		-- the writers that do not know the index finish first; then its rows are written
 		PERFORM ots.search_backfill(t.schema_name, t.table_name, storage);

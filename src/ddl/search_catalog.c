@@ -56,13 +56,17 @@ search_catalog_check_ttl(int64 ttl)
 		ots_error(PARAMETER_INVALID, "Invalid time_to_live: " INT64_FORMAT ".", ttl);
 }
 
-/* search_catalog_exec runs sql as the owner of ots.search_indexes; the rows it processed */
+/*
+ * search_catalog_exec runs sql as the owner of ots.search_indexes; the rows
+ * it processed, and in *first (unless NULL) the int8 its first row returned
+ */
 static uint64
-search_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values)
+search_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values, int64 *first)
 {
 	AsRole		saved;
 	int			ret;
 	uint64		n;
+	bool		isnull;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -72,6 +76,8 @@ search_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values)
 	if (ret < 0)
 		elog(ERROR, "ots.search_indexes statement failed: %s", SPI_result_code_string(ret));
 	n = SPI_processed;
+	if (first != NULL && n > 0)
+		*first = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	SPI_finish();
 	return n;
 }
@@ -168,7 +174,7 @@ search_catalog_register(const OtsTable *t, const char *index_name, Jsonb *schema
 	{
 		search_catalog_exec("INSERT INTO ots.search_indexes"
 							" (schema_name, table_name, index_name, storage_name, index_schema, time_to_live, sync_phase)"
-							" VALUES ($1, $2, $3, $4, $5, $6, $7)", 7, types, values);
+							" VALUES ($1, $2, $3, $4, $5, $6, $7)", 7, types, values, NULL);
 	}
 	PG_CATCH();
 	{
@@ -266,16 +272,17 @@ search_catalog_comment(Oid relid, const char *comment)
 	{
 		JsonbValue	ttl = v;
 		JsonbValue	schema;
+		JsonbValue	phase;
+		bool		building;
 
 		if (getKeyJsonValueFromContainer(&def->root, "index_schema", 12, &schema) == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("the comment of %s does not carry the definition of a search index kept there",
 							quote_qualified_identifier(get_namespace_name(nsp), name))));
-		JsonbValue	phase;
-		bool		building = getKeyJsonValueFromContainer(&def->root, "sync_phase", 10, &phase) != NULL &&
+		/* restored building (a dump taken during a background build): the entries dumped, and a build to come */
+		building = getKeyJsonValueFromContainer(&def->root, "sync_phase", 10, &phase) != NULL &&
 			phase.type == jbvString && phase.val.string.len == 4 && memcmp(phase.val.string.val, "FULL", 4) == 0;
-
 		search_catalog_register(t, index_name, JsonbValueToJsonb(&schema),
 								DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(ttl.val.numeric))),
 								building);
@@ -289,15 +296,19 @@ ots_catalog_set_search_index_ttl(PG_FUNCTION_ARGS)
 	const OtsTable *t = search_catalog_table(fcinfo);
 	Oid			types[4] = {NAMEOID, NAMEOID, TEXTOID, INT8OID};
 	Datum		values[4];
+	int64		building = 0;
 
 	if (PG_ARGISNULL(3))
 		ots_error(PARAMETER_INVALID, "Parameters of a search index must not be NULL.");
 	search_catalog_check_ttl(PG_GETARG_INT64(3));
 	for (int i = 0; i < 4; i++)
 		values[i] = PG_GETARG_DATUM(i);
+	/* the phase as the row has it now (a build may have ended since the cache was filled) */
 	if (search_catalog_exec("UPDATE ots.search_indexes SET time_to_live = $4"
 							" WHERE schema_name OPERATOR(pg_catalog.=) $1 AND table_name OPERATOR(pg_catalog.=) $2"
-							" AND index_name OPERATOR(pg_catalog.=) $3", 4, types, values) != 1)
+							" AND index_name OPERATOR(pg_catalog.=) $3"
+							" RETURNING (sync_phase OPERATOR(pg_catalog.=) 'FULL')::pg_catalog.int4::pg_catalog.int8",
+							4, types, values, &building) != 1)
 		ots_error(OBJECT_NOT_EXIST, "Requested search index does not exist.");
 	for (int i = 0; i < t->nsearch; i++)
 	{
@@ -305,7 +316,7 @@ ots_catalog_set_search_index_ttl(PG_FUNCTION_ARGS)
 
 		if (strcmp(si->index_name, text_to_cstring(PG_GETARG_TEXT_PP(2))) == 0)
 			search_catalog_carry(t, si->storage_oid, si->index_name, search_schema_jsonb(&si->schema),
-								 PG_GETARG_INT64(3), si->building);
+								 PG_GETARG_INT64(3), building != 0);
 	}
 	CacheInvalidateRelcacheByRelid(t->data_oid);
 	for (int i = 0; i < t->nsearch; i++)
@@ -325,13 +336,16 @@ ots_catalog_set_search_index_built(PG_FUNCTION_ARGS)
 	Oid			types[3] = {NAMEOID, NAMEOID, TEXTOID};
 	Datum		values[3];
 	char	   *index_name = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	int64		ttl = -1;
 
 	for (int i = 0; i < 3; i++)
 		values[i] = PG_GETARG_DATUM(i);
+	/* the TTL as the row has it now (update_search_index may have changed it since the cache was filled) */
 	if (search_catalog_exec("UPDATE ots.search_indexes SET sync_phase = 'INCR'"
 							" WHERE schema_name OPERATOR(pg_catalog.=) $1 AND table_name OPERATOR(pg_catalog.=) $2"
 							" AND index_name OPERATOR(pg_catalog.=) $3"
-							" AND sync_phase OPERATOR(pg_catalog.=) 'FULL'", 3, types, values) != 1)
+							" AND sync_phase OPERATOR(pg_catalog.=) 'FULL' RETURNING time_to_live",
+							3, types, values, &ttl) != 1)
 		PG_RETURN_BOOL(false);
 	for (int i = 0; i < t->nsearch; i++)
 	{
@@ -340,7 +354,7 @@ ots_catalog_set_search_index_built(PG_FUNCTION_ARGS)
 		if (strcmp(si->index_name, index_name) == 0)
 		{
 			search_catalog_carry(t, si->storage_oid, si->index_name, search_schema_jsonb(&si->schema),
-								 si->time_to_live, false);
+								 ttl, false);
 			CacheInvalidateRelcacheByRelid(si->storage_oid);
 		}
 	}
@@ -360,7 +374,7 @@ ots_catalog_delete_search_index(PG_FUNCTION_ARGS)
 		values[i] = PG_GETARG_DATUM(i);
 	if (search_catalog_exec("DELETE FROM ots.search_indexes"
 							" WHERE schema_name OPERATOR(pg_catalog.=) $1 AND table_name OPERATOR(pg_catalog.=) $2"
-							" AND index_name OPERATOR(pg_catalog.=) $3", 3, types, values) != 1)
+							" AND index_name OPERATOR(pg_catalog.=) $3", 3, types, values, NULL) != 1)
 		ots_error(OBJECT_NOT_EXIST, "Requested search index does not exist.");
 	CacheInvalidateRelcacheByRelid(t->data_oid);
 	PG_RETURN_VOID();

@@ -348,23 +348,19 @@ ots_index_build_launch(PG_FUNCTION_ARGS)
 }
 
 /*
- * ots_search_build_launch is ots.search_build_launch(schema_name,
- * storage_name): as ots.index_build_launch, for the search index kept in
- * storage_name, which the calling transaction must have made (its catalog
- * row says sync_phase FULL: the worker builds it then).
+ * ots_search_build_launch is ots.search_build_launch(storage): as
+ * ots.index_build_launch, for the search index kept in storage, which the
+ * calling transaction must have made (its catalog row says sync_phase
+ * FULL: the worker builds it then).
  */
 Datum
 ots_search_build_launch(PG_FUNCTION_ARGS)
 {
-	char	   *schema = NameStr(*PG_GETARG_NAME(0));
-	char	   *storage = NameStr(*PG_GETARG_NAME(1));
-	Oid			relid = get_relname_relid(storage, get_namespace_oid(schema, false));
+	Oid			relid = PG_GETARG_OID(0);
 	Relation	rel;
 	bool		created_now;
 	Oid			owner;
 
-	if (!OidIsValid(relid))
-		ots_error(OBJECT_NOT_EXIST, "Requested search index does not exist.");
 	rel = table_open(relid, AccessShareLock);
 	created_now = rel->rd_createSubid != InvalidSubTransactionId;
 	owner = rel->rd_rel->relowner;
@@ -372,8 +368,8 @@ ots_search_build_launch(PG_FUNCTION_ARGS)
 	if (!created_now || !catalog_owns(relid))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("the build of search index storage %s is started by the transaction that creates it",
-						quote_qualified_identifier(schema, storage)),
+				 errmsg("the build of the search index kept in %s is started by the transaction that creates it",
+						quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid))),
 				 errhint("Build it with CALL ots.build_search_index.")));
 	PG_RETURN_BOOL(index_build_due(owner));
 }
@@ -470,11 +466,18 @@ index_build_step(const BuildStep *b, bool wait_long, const char *sql, int nextra
  * those of CALL ots.build_index, each its own transaction, so the worker
  * can take them for several indexes in turn.
  */
+typedef struct BuildSteps
+{
+	const char *begin;			/* the leaves, once the writers that do not keep the index have ended */
+	const char *batch;			/* one batch: $3 leaf, $4 first block, $5 file node seen */
+	const char *end;			/* the index answers reads */
+} BuildSteps;
+
 typedef struct IndexBuild
 {
 	BuildStep	step;			/* the names (a search index's: its storage's) and the owner */
-	bool		search;			/* a search index: its own steps (BuildSteps) */
-	char	   *name;			/* schema.index, to find it in the worker's list */
+	const BuildSteps *steps;	/* a secondary index's, or a search index's */
+	char	   *name;			/* what the worker's list knows it by */
 	char	   *base;			/* the table it indexes (in the same schema) */
 	bool		begun;			/* ots.index_build_begin has run: leaves holds its leaves */
 	List	   *leaves;
@@ -488,20 +491,7 @@ typedef struct IndexBuild
 	TimestampTz retry_at;
 } IndexBuild;
 
-/*
- * index_build_next runs the next step of ib's build: waiting out the
- * writers that do not maintain the index, one backfill batch, or marking
- * the index complete.  A step that waited too long for a lock raises
- * lock_not_available, having changed nothing; the caller tries it again
- * later.
- */
-typedef struct BuildSteps
-{
-	const char *begin;			/* the leaves, once the writers that do not keep the index have ended */
-	const char *batch;			/* one batch: $3 leaf, $4 first block, $5 file node seen */
-	const char *end;			/* the index answers reads */
-} BuildSteps;
-
+/* a secondary index's steps, which know it by its schema and name */
 static const BuildSteps secondary_steps = {
 	"SELECT l FROM ots.index_build_begin($1, $2) l",
 	"SELECT b.next_block, b.filenode"
@@ -509,21 +499,35 @@ static const BuildSteps secondary_steps = {
 	"SELECT ots.index_build_end($1, $2)"
 };
 
-/* a search index's, named by its schema and storage */
-static const BuildSteps search_steps = {
-	"SELECT l FROM ots.search_build_begin($1, $2) l",
-	"SELECT b.next_block, b.filenode FROM ots.search_indexes s,"
-	" ots.search_backfill_batch(s.schema_name, s.table_name, s.storage_name, pg_catalog.to_regclass($3),"
-	" $4, ots.index_build_blocks(), $5) b"
-	" WHERE s.schema_name OPERATOR(pg_catalog.=) $1 AND s.storage_name OPERATOR(pg_catalog.=) $2",
-	"SELECT ots.search_build_end($1, $2)"
-};
+/*
+ * search_steps: a search index's steps, which know it by its storage's OID
+ * (an index deleted and made again meanwhile, of the same storage name, is
+ * another)
+ */
+static const BuildSteps *
+search_steps(Oid storage)
+{
+	BuildSteps *steps = palloc(sizeof(BuildSteps));
 
+	steps->begin = psprintf("SELECT l FROM ots.search_build_begin(%u::pg_catalog.regclass) l", storage);
+	steps->batch = psprintf("SELECT b.next_block, b.filenode FROM ots.search_backfill_batch(%u::pg_catalog.regclass,"
+							" pg_catalog.to_regclass($3), $4, ots.index_build_blocks(), $5) b", storage);
+	steps->end = psprintf("SELECT ots.search_build_end(%u::pg_catalog.regclass)", storage);
+	return steps;
+}
+
+/*
+ * index_build_next runs the next step of ib's build: waiting out the
+ * writers that do not maintain the index, one backfill batch, or marking
+ * the index complete.  A step that waited too long for a lock raises
+ * lock_not_available, having changed nothing; the caller tries it again
+ * later.
+ */
 static void
 index_build_next(IndexBuild *ib)
 {
 	BuildStep  *b = &ib->step;
-	const BuildSteps *steps = ib->search ? &search_steps : &secondary_steps;
+	const BuildSteps *steps = ib->steps;
 
 	if (!ib->begun)
 	{
@@ -700,7 +704,7 @@ index_build_add_waiting(List **builds, Oid owner, MemoryContext buildcxt)
 	MemoryContext old = MemoryContextSwitchTo(buildcxt);
 	/* secondary indexes (false), then search indexes (true, named by their storage) */
 	List	   *waiting = index_build_step(&none, false,
-										   "SELECT false, o.schema_name, o.table_name, o.index_of FROM ots.tables o"
+										   "SELECT false, o.schema_name, o.table_name, o.index_of, 0 FROM ots.tables o"
 										   " JOIN pg_catalog.pg_namespace n"
 										   " ON n.nspname OPERATOR(pg_catalog.=) o.schema_name"
 										   " JOIN pg_catalog.pg_class c"
@@ -716,7 +720,7 @@ index_build_add_waiting(List **builds, Oid owner, MemoryContext buildcxt)
 	if (index_build_search_catalog())
 		waiting = list_concat(waiting,
 							  index_build_step(&none, false,
-											   "SELECT true, s.schema_name, s.storage_name, s.table_name"
+											   "SELECT true, s.schema_name, s.storage_name, s.table_name, c.oid"
 											   " FROM ots.search_indexes s"
 											   " JOIN pg_catalog.pg_namespace n"
 											   " ON n.nspname OPERATOR(pg_catalog.=) s.schema_name"
@@ -727,11 +731,12 @@ index_build_add_waiting(List **builds, Oid owner, MemoryContext buildcxt)
 											   " AND c.relowner OPERATOR(pg_catalog.=) $1"
 											   " ORDER BY s.schema_name, s.storage_name", 1, types, values));
 
-	for (int i = 0; i + 3 < list_length(waiting); i += 4)
+	for (int i = 0; i + 4 < list_length(waiting); i += 5)
 	{
 		bool		search = strcmp(list_nth(waiting, i), "t") == 0;
-		char	   *name = psprintf("%s%s.%s", search ? "search " : "", (char *) list_nth(waiting, i + 1),
-									(char *) list_nth(waiting, i + 2));
+		Oid			storage = (Oid) strtoul(list_nth(waiting, i + 4), NULL, 10);
+		char	   *name = search ? psprintf("search index in %u", storage) :
+			psprintf("%s.%s", (char *) list_nth(waiting, i + 1), (char *) list_nth(waiting, i + 2));
 		ListCell   *lc;
 		IndexBuild *ib;
 
@@ -741,7 +746,7 @@ index_build_add_waiting(List **builds, Oid owner, MemoryContext buildcxt)
 		if (lc != NULL)
 			continue;
 		ib = palloc0(sizeof(IndexBuild));
-		ib->search = search;
+		ib->steps = search ? search_steps(storage) : &secondary_steps;
 		ib->step.schema = list_nth(waiting, i + 1);
 		ib->step.index = list_nth(waiting, i + 2);
 		ib->step.owner = owner;

@@ -163,27 +163,65 @@ ots_search_backfill(PG_FUNCTION_ARGS)
 }
 
 /*
- * ots_search_backfill_batch is ots.search_backfill_batch(schema_name,
- * table_name, storage_name, leaf regclass, first_block, nblocks,
- * seen_filenode): a background build's batch (as ots.index_backfill_batch
- * for secondary indexes): the entries of the rows in blocks [first_block,
- * first_block + nblocks) of a leaf of the table, holding a SHARE lock on
- * the leaf until commit; returns the next block (NULL past the leaf's end)
- * and the leaf's file node.  A leaf rewritten since the batch that returned
- * seen_filenode (VACUUM FULL, CLUSTER) is read again from its first block.
+ * ddl_storage_index: the search index kept in relation storage, of a table
+ * the caller owns (*t), as the catalog says now; NULL when there is none
+ * (deleted, its storage dropped)
+ */
+static const SearchIndex *
+ddl_storage_index(Oid storage, const OtsTable **t)
+{
+	MemoryContext callercxt = CurrentMemoryContext;
+	char	   *name = get_rel_name(storage);
+	char	   *schema;
+	char	   *table = NULL;
+	Oid			types[2] = {NAMEOID, NAMEOID};
+	Datum		values[2];
+
+	if (name == NULL)
+		return NULL;
+	schema = get_namespace_name(get_rel_namespace(storage));
+	values[0] = DirectFunctionCall1(namein, CStringGetDatum(schema));
+	values[1] = DirectFunctionCall1(namein, CStringGetDatum(name));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args("SELECT table_name::pg_catalog.text FROM ots.search_indexes"
+							  " WHERE schema_name OPERATOR(pg_catalog.=) $1 AND storage_name OPERATOR(pg_catalog.=) $2",
+							  2, types, values, NULL, true, 1) == SPI_OK_SELECT && SPI_processed == 1)
+		table = MemoryContextStrdup(callercxt, SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
+	SPI_finish();
+	if (table == NULL)
+		return NULL;
+	*t = catalog_lookup_owned(schema, table);
+	for (int i = 0; i < (*t)->nsearch; i++)
+		if ((*t)->search_data_oids[i] == storage)
+			return search_index_get(*t, storage, RowExclusiveLock);
+	return NULL;
+}
+
+/*
+ * ots_search_backfill_batch is ots.search_backfill_batch(storage, leaf,
+ * first_block, nblocks, seen_filenode): a background build's batch (as
+ * ots.index_backfill_batch for secondary indexes) for the search index kept
+ * in storage: the entries of the rows in blocks [first_block, first_block +
+ * nblocks) of leaf, a leaf of its table, holding a SHARE lock on the leaf
+ * until commit; returns the next block (NULL past the leaf's end, or when
+ * the index is gone) and the leaf's file node.  A leaf rewritten since the
+ * batch that returned seen_filenode (VACUUM FULL, CLUSTER) is read again
+ * from its first block.
  */
 Datum
 ots_search_backfill_batch(PG_FUNCTION_ARGS)
 {
-	const OtsTable *t = search_ddl_table(fcinfo);
-	const SearchIndex *si = ddl_index(t, fcinfo);
-	Oid			leaf_oid = PG_GETARG_OID(3);
-	int64		first = PG_GETARG_INT64(4);
-	int32		nblocks = PG_GETARG_INT32(5);
-	Oid			filenode = PG_GETARG_OID(6);
+	Oid			storage = PG_GETARG_OID(0);
+	Oid			leaf_oid = PG_GETARG_OID(1);
+	int64		first = PG_GETARG_INT64(2);
+	int32		nblocks = PG_GETARG_INT32(3);
+	Oid			filenode = PG_GETARG_OID(4);
+	const OtsTable *t = NULL;
+	const SearchIndex *si;
 	TupleDesc	result_desc;
 	Datum		result[2];
-	bool		result_null[2] = {false, false};
+	bool		result_null[2] = {true, false};
 	Relation	leaf;
 	BlockNumber last;
 
@@ -191,15 +229,19 @@ ots_search_backfill_batch(PG_FUNCTION_ARGS)
 	if (get_call_result_type(fcinfo, NULL, &result_desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "ots.search_backfill_batch must return a row");
 	result_desc = BlessTupleDesc(result_desc);
+	result[1] = ObjectIdGetDatum(InvalidOid);
+	if (ddl_storage_index(storage, &t) == NULL)
+		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(result_desc, result, result_null)));
 	leaf = leaf_backfill_open(t, leaf_oid, &first, nblocks, filenode, &filenode, &last);
 	result[1] = ObjectIdGetDatum(filenode);
-	if (leaf == NULL)
-		result_null[0] = true;
-	else
+	/* a delete of the index (which locks the leaves first) may have committed while this waited */
+	if (leaf != NULL && (si = ddl_storage_index(storage, &t)) != NULL)
 	{
 		(void) search_backfill_blocks(t, si, leaf, (BlockNumber) first, last);
 		result[0] = Int64GetDatum(first + nblocks);
-		table_close(leaf, NoLock);
+		result_null[0] = false;
 	}
+	if (leaf != NULL)
+		table_close(leaf, NoLock);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(result_desc, result, result_null)));
 }

@@ -29,6 +29,7 @@
 #include "utils/jsonb.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
 
 #include "guc.h"
 #include "asrole.h"
@@ -43,8 +44,9 @@ PG_FUNCTION_INFO_V1(ots_search_keys);
 
 /*
  * exec_index: the search index of t named name; OTSObjectNotExist when there
- * is none, and a refusal while a background build fills it (it would
- * answer without the rows not reached yet)
+ * is none, and a refusal while a background build fills it, or when the
+ * search's snapshot does not see its filling (it would answer without the
+ * rows not reached yet, or not seen)
  */
 static const SearchIndex *
 exec_index(const OtsTable *t, const char *name)
@@ -58,6 +60,10 @@ exec_index(const OtsTable *t, const char *name)
 		if (si->building)
 			ots_parameter_invalid(psprintf("search index [%s] is being built (sync_phase FULL)", name),
 								  "Its build runs in the background; ots.describe_search_index shows sync_phase INCR once it has ended.");
+		/* its entries, filled by a transaction this one's snapshot does not see, would miss rows */
+		if (!search_index_visible(si, GetActiveSnapshot()))
+			ots_parameter_invalid(psprintf("search index [%s] was built after this transaction's snapshot", name),
+								  "Search it in a transaction (or, in REPEATABLE READ, a snapshot) that begins after its build.");
 		return si;
 	}
 	ots_error(OBJECT_NOT_EXIST, "search index [%s] does not exist", name);

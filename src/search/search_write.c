@@ -259,9 +259,15 @@ search_backfill_blocks(const OtsTable *t, const SearchIndex *si, Relation leaf, 
 	SearchRels	r;
 	Snapshot	snapshot;
 	int64		n;
+	LOCKTAG		tag;
 
-	/* one build at a time (self-exclusive, unlike writers' and readers' locks) */
-	LockRelationOid(si->storage_oid, ShareUpdateExclusiveLock);
+	/*
+	 * one build of an index at a time (two would put one key twice): a lock
+	 * only builds take, so that waiting for it never waits for a VACUUM of
+	 * the storage while this holds the leaf's writers
+	 */
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, si->storage_oid, 0x73726368, 6);
+	(void) LockAcquire(&tag, ExclusiveLock, false, false);
 	search_rels_open(si, &r);
 	snapshot = RegisterSnapshot(GetLatestSnapshot());
 	n = backfill_leaf(t, si, &r, leaf, snapshot, first, last, true);
