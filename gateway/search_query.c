@@ -322,6 +322,8 @@ sort_json(const Otsp__Sort *s, const char **err)
 				}
 				json_object_set_new(body, "missing_value", missing);
 			}
+			if (in->field_sort->missing_field != NULL)
+				json_object_set_new(body, "missing_field", json_string(in->field_sort->missing_field));
 		}
 		else if (in->geo_distance_sort != NULL)
 		{

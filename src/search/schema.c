@@ -231,6 +231,16 @@ schema_read_field(JsonbContainer *obj, int depth, const char *parent, int *count
 
 	if (name == NULL)
 		schema_refuse("Missing field_name of a field schema.", "Every field schema has a field_name.");
+	/*
+	 * surrounding spaces are no part of the name: the Node SDK's own search
+	 * test names a field "col_nested2 " and writes and queries col_nested2,
+	 * as Tablestore answers it
+	 */
+	while (*name == ' ')
+		name++;
+	name = pnstrdup(name, strlen(name));
+	for (char *end = (char *) name + strlen(name); end > name && end[-1] == ' ';)
+		*--end = '\0';
 	names_check_column(name, strlen(name));
 	path = parent != NULL ? psprintf("%s.%s", parent, name) : name;
 	request_fields_check(obj, &field_object, "the field schema of '%s'", path);

@@ -1338,6 +1338,34 @@ q_geo_distance_sort(SearchSql *q, JsonbContainer *gs, JsonbValue *after, StringI
 }
 
 /*
+ * q_sort_value: field f's value a field_sort sorts by (an array's by mode,
+ * or by its smallest value ascending and largest descending), *type its
+ * type; refused for a field that cannot sort
+ */
+static const char *
+q_sort_value(SearchSql *q, const SearchField *f, const char *mode, bool desc, Oid *type)
+{
+	*type = q_element_type(f);
+	if (f->type == SEARCH_TEXT || f->type == SEARCH_NESTED || f->type == SEARCH_GEO_POINT)
+		q_refuse(psprintf("Field '%s' of type %s cannot sort.", f->name, search_field_type_name(f->type)),
+				 "Sort by LONG, DOUBLE, BOOLEAN, KEYWORD and DATE fields.");
+	if (mode != NULL && strcmp(mode, "MIN") != 0 && strcmp(mode, "MAX") != 0 && strcmp(mode, "AVG") != 0)
+		q_refuse(psprintf("Invalid mode of field_sort: '%s'.", mode), "The mode is MIN, MAX or AVG.");
+	if (!f->is_array)
+		return q_live_column(q, f);
+	if (mode != NULL && strcmp(mode, "AVG") == 0)
+	{
+		if (*type != INT8OID && *type != FLOAT8OID)
+			q_refuse(psprintf("Sort mode AVG does not apply to field '%s' of type %s.", f->name,
+							  search_field_type_name(f->type)), NULL);
+		*type = FLOAT8OID;
+		return psprintf("(SELECT pg_catalog.avg(e)::pg_catalog.float8 FROM pg_catalog.unnest(%s) e)", q_live_column(q, f));
+	}
+	return psprintf("(SELECT pg_catalog.%s(e) FROM pg_catalog.unnest(%s) e)",
+					(mode == NULL ? desc : strcmp(mode, "MAX") == 0) ? "max" : "min", q_live_column(q, f));
+}
+
+/*
  * q_sort: the order of sorters (then the primary key ascending, unless a
  * primary_key_sort came first) and, with a token, the rows after its row
  */
@@ -1365,28 +1393,29 @@ q_sort(SearchSql *q, JsonbContainer *sorters, JsonbContainer *after_values, Json
 			bool		desc = q_descending(fs, "field_sort");
 			const char *mode = q_string(fs, "mode", "field_sort", false);
 			const char *expr;
-			Oid			type = q_element_type(f);
+			Oid			type;
+			const char *other_name;
 			JsonbValue	missing;
 
-			if (f->type == SEARCH_TEXT || f->type == SEARCH_NESTED || f->type == SEARCH_GEO_POINT)
-				q_refuse(psprintf("Field '%s' of type %s cannot sort.", f->name, search_field_type_name(f->type)),
-						 "Sort by LONG, DOUBLE, BOOLEAN, KEYWORD and DATE fields.");
-			if (mode != NULL && strcmp(mode, "MIN") != 0 && strcmp(mode, "MAX") != 0 && strcmp(mode, "AVG") != 0)
-				q_refuse(psprintf("Invalid mode of field_sort: '%s'.", mode), "The mode is MIN, MAX or AVG.");
-			if (!f->is_array)
-				expr = q_live_column(q, f);
-			else if (mode != NULL && strcmp(mode, "AVG") == 0)
-			{
-				if (type != INT8OID && type != FLOAT8OID)
-					q_refuse(psprintf("Sort mode AVG does not apply to field '%s' of type %s.", f->name,
-									  search_field_type_name(f->type)), NULL);
-				expr = psprintf("(SELECT pg_catalog.avg(e)::pg_catalog.float8 FROM pg_catalog.unnest(%s) e)", q_live_column(q, f));
-				type = FLOAT8OID;
-			}
-			else
-				expr = psprintf("(SELECT pg_catalog.%s(e) FROM pg_catalog.unnest(%s) e)",
-								(mode == NULL ? desc : strcmp(mode, "MAX") == 0) ? "max" : "min", q_live_column(q, f));
+			expr = q_sort_value(q, f, mode, desc, &type);
 			after = q_token_value(q, after_values);
+			/* a row without the field sorts by another's value (of the same type), then by missing_value */
+			if ((other_name = q_string(fs, "missing_field", "field_sort", false)) != NULL)
+			{
+				const SearchField *other = search_field_find(&q->si->schema, other_name);
+				Oid			other_type;
+				const char *other_expr;
+
+				if (other == NULL || other->type == SEARCH_VECTOR)
+					q_refuse(psprintf("The missing_field of field_sort '%s' does not exist: '%s'.", f->name, other_name),
+							 "A field_sort's missing_field names another field of the index to sort by where the row lacks the first.");
+				other_expr = q_sort_value(q, other, mode, desc, &other_type);
+				if (other_type != type)
+					q_refuse(psprintf("The missing_field '%s' of field_sort '%s' is of type %s, not %s.", other_name, f->name,
+									  search_field_type_name(other->type), search_field_type_name(f->type)),
+							 "The two fields sort alike: LONG with LONG or DATE, DOUBLE with DOUBLE, KEYWORD with KEYWORD.");
+				expr = psprintf("coalesce(%s, %s)", expr, other_expr);
+			}
 			if (q_member(fs, "missing_value", &missing) != NULL)
 				expr = psprintf("coalesce(%s, $%d)", expr,
 								q_param(q, type, type == FLOAT8OID && f->type != SEARCH_DOUBLE ?
