@@ -243,11 +243,6 @@ action_create_search_index(Call *call)
 	}
 	if (!table_name_valid(call, req->table_name))
 		goto done;
-	if (req->source_index_name != NULL)
-	{
-		call_error(call, 400, "OTSParameterInvalid", "source_index_name is not supported: ots copies no search index.");
-		goto done;
-	}
 	if (req->schema == NULL)
 	{
 		call_parameter_invalid(call, "Missing schema of the search index.");
@@ -264,6 +259,8 @@ action_create_search_index(Call *call)
 	sql_arg_owned(&q, json_text(schema), "jsonb");
 	if (req->has_time_to_live)
 		sql_named_owned(&q, "time_to_live", int_text(req->time_to_live), "bigint");
+	if (req->source_index_name != NULL)
+		sql_named(&q, "source_index_name", req->source_index_name, "text");
 	sql_end(&q, ")");
 	res = sql_run(call, NULL, &q);
 	sql_free(&q);
@@ -297,23 +294,50 @@ action_update_search_index(Call *call)
 {
 	Otsp__UpdateSearchIndexRequest *req = UNPACK(update_search_index_request, call);
 	Otsp__UpdateSearchIndexResponse resp = OTSP__UPDATE_SEARCH_INDEX_RESPONSE__INIT;
-	char	   *ttl;
+	SqlCall		q;
+	PGresult   *res;
 
 	if (req == NULL)
 	{
 		reply_malformed(call);
 		return;
 	}
-	if (!req->has_time_to_live)
+	if (!table_name_valid(call, req->table_name))
+		goto done;
+	/* a TTL, the weights of the index's searches and its brother's, or a switch to its brother */
+	sql_begin(&q, "SELECT ots.update_search_index(");
+	sql_arg(&q, req->table_name, "text");
+	sql_arg(&q, req->index_name, "text");
+	if (req->has_time_to_live)
+		sql_named_owned(&q, "time_to_live", int_text(req->time_to_live), "bigint");
+	if (req->switch_index_name != NULL)
+		sql_named(&q, "switch_index_name", req->switch_index_name, "text");
+	if (req->n_query_flow_weight > 0)
 	{
-		/* ots changes a search index's TTL only (Tablestore's switch and query weights are not ots's) */
-		call_parameter_invalid(call, "Missing time_to_live: UpdateSearchIndex changes a search index's time_to_live.");
-		FREE(req);
-		return;
+		json_t	   *weights = json_array();
+
+		for (size_t i = 0; i < req->n_query_flow_weight; i++)
+		{
+			json_t	   *w = json_object();
+
+			if (req->query_flow_weight[i]->index_name != NULL)
+				json_object_set_new(w, "index_name", json_string(req->query_flow_weight[i]->index_name));
+			if (req->query_flow_weight[i]->has_weight)
+				json_object_set_new(w, "weight", json_integer(req->query_flow_weight[i]->weight));
+			json_array_append_new(weights, w);
+		}
+		sql_named_owned(&q, "query_flow_weights", json_text(weights), "jsonb");
+		json_decref(weights);
 	}
-	ttl = int_text(req->time_to_live);
-	simple_call(call, "update_search_index", req->table_name, req->index_name, ttl, &resp.base);
-	free(ttl);
+	sql_end(&q, ")");
+	res = sql_run(call, NULL, &q);
+	sql_free(&q);
+	if (res != NULL)
+	{
+		call_reply(call, &resp.base);
+		PQclear(res);
+	}
+done:
 	FREE(req);
 }
 
@@ -536,6 +560,29 @@ action_describe_search_index(Call *call)
 	resp.create_time = json_integer_value(json_object_get(d, "create_time"));
 	resp.has_time_to_live = true;
 	resp.time_to_live = (int32_t) json_integer_value(json_object_get(d, "time_to_live"));
+	if (json_is_string(json_object_get(d, "brother_index_name")))
+		resp.brother_index_name = (char *) json_string_value(json_object_get(d, "brother_index_name"));
+	{
+		json_t	   *weights = json_object_get(d, "query_flow_weights");
+		size_t		n = json_is_array(weights) ? json_array_size(weights) : 0;
+
+		if (n > 0)
+		{
+			resp.n_query_flow_weight = n;
+			resp.query_flow_weight = kept_alloc(&k, sizeof(Otsp__QueryFlowWeight *) * n);
+			for (size_t i = 0; i < n; i++)
+			{
+				Otsp__QueryFlowWeight *w = kept_alloc(&k, sizeof(Otsp__QueryFlowWeight));
+				json_t	   *in = json_array_get(weights, i);
+
+				otsp__query_flow_weight__init(w);
+				w->index_name = (char *) json_string_value(json_object_get(in, "index_name"));
+				w->has_weight = true;
+				w->weight = (int32_t) json_integer_value(json_object_get(in, "weight"));
+				resp.query_flow_weight[i] = w;
+			}
+		}
+	}
 	status.has_status = true;
 	status.status = OTSP__INDEX_STATUS_ENUM__RUNNING;
 	status.status_description = (char *) "";

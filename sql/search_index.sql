@@ -262,6 +262,9 @@ SELECT pg_temp.err($$SELECT ots.delete_search_index('shop', 'idx')$$);
 SELECT pg_temp.err($$SELECT ots.create_search_index('shop', 'mine', '{"field_schemas": [{"field_name": "city", "field_type": "KEYWORD"}]}')$$);
 SELECT pg_temp.err($$SELECT ots.catalog_delete_search_index('public', 'shop', 'idx')$$);
 SELECT pg_temp.err($$SELECT ots.search_backfill('public', 'shop', 'shop$search$idx')$$);
+SELECT pg_temp.err($$SELECT ots.catalog_set_search_index_flow('public', 'shop', 'idx', '[]')$$);
+SELECT pg_temp.err($$SELECT ots.catalog_switch_search_index('public', 'shop', 'idx', 'idx_reindex')$$);
+SELECT pg_temp.err($$SELECT ots.update_search_index('shop', 'idx', switch_index_name => 'idx_reindex')$$);
 SELECT * FROM ots.list_search_index('shop');
 RESET ROLE;
 SET ROLE search_other;
@@ -403,3 +406,54 @@ SELECT ots.put_row('sp', '{"id": 1}', '{"k": "a", "n": "[{\"d\": 5}]"}');
 SELECT ots.search('sp', 'ix', '{"query": {"nested_query": {"path": "n", "query": {"term_query": {"field_name": "n.d", "term": 5}}}}}') -> 'rows';
 SELECT pg_temp.err($$SELECT ots.create_search_index('sp', 'iy', '{"field_schemas": [{"field_name": "a b", "field_type": "KEYWORD"}]}')$$);
 SELECT ots.delete_search_index('sp', 'ix'), ots.delete_table('sp');
+
+-- a schema changed as Tablestore changes it: an index made from another
+-- (source_index_name, named <name>_reindex), the searches of the first
+-- shared with it by weight, then the switch, after which each name means
+-- what the other did; writes keep both all along
+SELECT ots.create_table('rx', 'id integer', max_versions => 1);
+SELECT count(ots.put_row('rx', jsonb_build_object('id', g), jsonb_build_object('k', 'k' || g % 3, 'n', g))) FROM generate_series(1, 12) g;
+SELECT ots.create_search_index('rx', 'ix', '{"field_schemas": [{"field_name": "k", "field_type": "KEYWORD"}]}');
+SELECT pg_temp.err($$SELECT ots.create_search_index('rx', 'ix2', '{"field_schemas": [{"field_name": "n", "field_type": "LONG"}]}', source_index_name => 'ix')$$);
+SELECT pg_temp.err($$SELECT ots.create_search_index('rx', 'no_reindex', '{"field_schemas": [{"field_name": "n", "field_type": "LONG"}]}', source_index_name => 'no')$$);
+SELECT ots.create_search_index('rx', 'ix_reindex', '{"field_schemas": [{"field_name": "k", "field_type": "KEYWORD"},
+	{"field_name": "n", "field_type": "LONG"}]}', source_index_name => 'ix');
+SELECT pg_temp.err($$SELECT ots.create_search_index('rx', 'ix2_reindex', '{"field_schemas": [{"field_name": "n", "field_type": "LONG"}]}', source_index_name => 'ix')$$);
+SELECT pg_temp.err($$SELECT ots.create_search_index('rx', 'ix_reindex_reindex', '{"field_schemas": [{"field_name": "n", "field_type": "LONG"}]}', source_index_name => 'ix_reindex')$$);
+SELECT l.index_name, d -> 'brother_index_name' AS brother, jsonb_array_length(d #> '{schema,field_schemas}') AS fields,
+	   d -> 'query_flow_weights' AS weights
+  FROM ots.list_search_index('rx') l, LATERAL ots.describe_search_index('rx', l.index_name) d ORDER BY 1;
+-- weights: the index and its brother, 0 to 100, not both 0; one change at a time
+SELECT pg_temp.err($$SELECT ots.update_search_index('rx', 'ix', query_flow_weights => '[{"index_name": "ix", "weight": 0}, {"index_name": "other", "weight": 100}]')$$);
+SELECT pg_temp.err($$SELECT ots.update_search_index('rx', 'ix', query_flow_weights => '[{"index_name": "ix", "weight": 0}, {"index_name": "ix_reindex", "weight": 0}]')$$);
+SELECT pg_temp.err($$SELECT ots.update_search_index('rx', 'ix', query_flow_weights => '[{"index_name": "ix", "weight": 101}, {"index_name": "ix_reindex", "weight": 0}]')$$);
+SELECT pg_temp.err($$SELECT ots.update_search_index('rx', 'ix', time_to_live => -1, switch_index_name => 'ix_reindex')$$);
+-- every search of ix to ix_reindex, which knows n; then every one back to ix, which does not
+SELECT ots.update_search_index('rx', 'ix', query_flow_weights => '[{"index_name": "ix", "weight": 0}, {"index_name": "ix_reindex", "weight": 100}]');
+SELECT ots.describe_search_index('rx', 'ix') -> 'query_flow_weights' AS weights;
+SELECT (SELECT count(*) FROM generate_series(1, 20) g
+		 WHERE (ots.search('rx', 'ix', '{"query": {"range_query": {"field_name": "n", "range_from": 10}}, "get_total_count": true}') ->> 'total_count')::int
+			   = (SELECT count(*) FROM rx WHERE (attributes ->> 'n')::int > 10)) AS of_20_searches;
+SELECT ots.update_search_index('rx', 'ix', query_flow_weights => '[{"index_name": "ix", "weight": 100}, {"index_name": "ix_reindex", "weight": 0}]');
+SELECT pg_temp.err($$SELECT ots.search('rx', 'ix', '{"query": {"range_query": {"field_name": "n", "range_from": 10}}}')$$);
+-- the switch: ix has ix_reindex's schema and entries (n), ix_reindex ix's; weights cleared
+SELECT ots.update_search_index('rx', 'ix', switch_index_name => 'ix_reindex');
+SELECT l.index_name, d -> 'brother_index_name' AS brother, jsonb_array_length(d #> '{schema,field_schemas}') AS fields,
+	   d -> 'query_flow_weights' AS weights
+  FROM ots.list_search_index('rx') l, LATERAL ots.describe_search_index('rx', l.index_name) d ORDER BY 1;
+SELECT ots.put_row('rx', '{"id": 13}', '{"k": "k1", "n": 13}');
+SELECT ots.search('rx', 'ix', '{"query": {"range_query": {"field_name": "n", "range_from": 10}}, "get_total_count": true}') -> 'total_count' AS ix_n_from_10,
+	   (SELECT count(*) FROM rx WHERE (attributes ->> 'n')::int > 10) AS model;
+SELECT ots.search('rx', 'ix_reindex', '{"query": {"term_query": {"field_name": "k", "term": "k1"}}, "get_total_count": true}') -> 'total_count' AS reindex_k1,
+	   (SELECT count(*) FROM rx WHERE attributes ->> 'k' = 'k1') AS model;
+SELECT pg_temp.err($$SELECT ots.search('rx', 'ix_reindex', '{"query": {"range_query": {"field_name": "n", "range_from": 10}}}')$$);
+-- each storage's name is its index's again, its comment carrying its index's definition (what a restore registers)
+SELECT s.index_name, s.storage_name = ots.search_storage_name('rx', s.index_name) AS storage_named,
+	   obj_description(format('public.%I', s.storage_name)::regclass) ~ format('"index_name": "%s"', s.index_name) AS carried,
+	   (SELECT count(*) FROM pg_attribute a WHERE a.attrelid = format('public.%I', s.storage_name)::regclass AND a.attname = 'n') AS has_n
+  FROM ots.search_indexes s WHERE s.table_name = 'rx' ORDER BY 1;
+-- the old one deleted: ix has no brother, nothing to switch to
+SELECT ots.delete_search_index('rx', 'ix_reindex');
+SELECT ots.describe_search_index('rx', 'ix') -> 'brother_index_name' AS brother;
+SELECT pg_temp.err($$SELECT ots.update_search_index('rx', 'ix', switch_index_name => 'ix_reindex')$$);
+SELECT ots.delete_search_index('rx', 'ix'), ots.delete_table('rx');

@@ -1590,6 +1590,10 @@ CREATE TABLE ots.search_indexes (
 	created_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
 	-- FULL while a background build fills it (ots.build_search_index), then INCR
 	sync_phase text NOT NULL DEFAULT 'INCR' CHECK (sync_phase IN ('FULL', 'INCR')),
+	-- the index made from this one (source_index_name), or the one this was made from
+	brother_index_name text,
+	-- the searches of this index that its brother answers: [{"index_name", "weight"}, ...]
+	query_flow_weights jsonb,
 	PRIMARY KEY (schema_name, table_name, index_name),
 	UNIQUE (schema_name, storage_name)
 );
@@ -1602,10 +1606,21 @@ CREATE POLICY search_indexes_read ON ots.search_indexes FOR SELECT
 GRANT SELECT ON ots.search_indexes TO PUBLIC;
 
 CREATE FUNCTION ots.catalog_insert_search_index(schema_name name, table_name name, index_name text,
-												index_schema jsonb, time_to_live bigint, building boolean) RETURNS void
+												index_schema jsonb, time_to_live bigint, building boolean,
+												source_index_name text) RETURNS void
 	AS 'MODULE_PATHNAME', 'ots_catalog_insert_search_index' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION ots.catalog_insert_search_index(name, name, text, jsonb, bigint, boolean) IS
-	'registers the search index whose storage the caller made, of a table the caller owns, to be filled in the background when building (internal; create_search_index)';
+COMMENT ON FUNCTION ots.catalog_insert_search_index(name, name, text, jsonb, bigint, boolean, text) IS
+	'registers the search index whose storage the caller made, of a table the caller owns, to be filled in the background when building, made from source_index_name when not NULL (internal; create_search_index)';
+CREATE FUNCTION ots.catalog_set_search_index_flow(schema_name name, table_name name, index_name text,
+												  query_flow_weights jsonb) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_set_search_index_flow' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_set_search_index_flow(name, name, text, jsonb) IS
+	'sets how the searches of a search index of a table the caller owns go to it and to its brother (internal; update_search_index)';
+CREATE FUNCTION ots.catalog_switch_search_index(schema_name name, table_name name, index_name text,
+												switch_index_name text) RETURNS void
+	AS 'MODULE_PATHNAME', 'ots_catalog_switch_search_index' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ots.catalog_switch_search_index(name, name, text, text) IS
+	'exchanges the names of a search index of a table the caller owns and of its brother, storages included (internal; update_search_index)';
 CREATE FUNCTION ots.catalog_set_search_index_built(schema_name name, table_name name, index_name text) RETURNS boolean
 	AS 'MODULE_PATHNAME', 'ots_catalog_set_search_index_built' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION ots.catalog_set_search_index_built(name, name, text) IS
@@ -1921,7 +1936,8 @@ $$;
 COMMENT ON FUNCTION ots.search_check_ttl(ots.tables, bigint) IS 'refuses a TTL a search index cannot have (internal)';
 
 CREATE FUNCTION ots.create_search_index_internal(schema_name name, table_name name, index_name text,
-												 index_schema jsonb, time_to_live bigint) RETURNS void
+												 index_schema jsonb, time_to_live bigint,
+												 source_index_name text DEFAULT NULL) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -1973,7 +1989,8 @@ BEGIN
 		   / current_setting('block_size')::bigint > current_setting('ots.search_backfill_blocks')::bigint
 	  INTO building FROM ots.purge_leaves(t.schema_name, t.table_name) AS l(leaf);
 	-- from this commit on, every writer of the table keeps the index
-	PERFORM ots.catalog_insert_search_index(t.schema_name, t.table_name, index_name, schema, time_to_live, building);
+	PERFORM ots.catalog_insert_search_index(t.schema_name, t.table_name, index_name, schema, time_to_live, building,
+											source_index_name);
 	IF building THEN
 		PERFORM ots.search_build_launch(format('%I.%I', t.schema_name, storage)::regclass);
 	ELSE
@@ -1982,17 +1999,19 @@ BEGIN
 	END IF;
 END
 $$;
-COMMENT ON FUNCTION ots.create_search_index_internal(name, name, text, jsonb, bigint) IS
+COMMENT ON FUNCTION ots.create_search_index_internal(name, name, text, jsonb, bigint, text) IS
 	'creates a search index of a resolved ots table (internal; call ots.create_search_index)';
 
 CREATE FUNCTION ots.create_search_index(table_name text, index_name text, index_schema jsonb,
-										time_to_live bigint DEFAULT -1) RETURNS void
+										time_to_live bigint DEFAULT -1, source_index_name text DEFAULT NULL)
+	RETURNS void
 	LANGUAGE sql VOLATILE PARALLEL UNSAFE
 BEGIN ATOMIC
-	SELECT ots.create_search_index_internal(r.schema_name, r.table_name, index_name, index_schema, time_to_live)
+	SELECT ots.create_search_index_internal(r.schema_name, r.table_name, index_name, index_schema, time_to_live,
+											source_index_name)
 	  FROM ots.resolve_name(table_name, false) r;
 END;
-COMMENT ON FUNCTION ots.create_search_index(text, text, jsonb, bigint) IS
+COMMENT ON FUNCTION ots.create_search_index(text, text, jsonb, bigint, text) IS
 	'creates a search index (Tablestore''s IndexSchema as jsonb): a table of the indexed fields beside the table''s storage, filled from its rows and kept exact by every write in the writing transaction';
 
 CREATE FUNCTION ots.describe_search_index_internal(schema_name name, table_name name, index_name text)
@@ -2013,6 +2032,8 @@ BEGIN
 										(extract(epoch FROM clock_timestamp()) * 1000000)::bigint * 1000),
 		'index_status', jsonb_build_object('status', 'RUNNING', 'status_description', ''),
 		'time_to_live', s.time_to_live,
+		'brother_index_name', s.brother_index_name,
+		'query_flow_weights', coalesce(s.query_flow_weights, '[]'),
 		'create_time', (extract(epoch FROM s.created_at) * 1000000)::bigint,
 		'metering_info', jsonb_build_object(
 			'storage_size', pg_total_relation_size(format('%I.%I', s.schema_name, s.storage_name)::regclass),
@@ -2085,7 +2106,8 @@ END;
 COMMENT ON FUNCTION ots.delete_search_index(text, text) IS 'drops a search index of an ots table';
 
 CREATE FUNCTION ots.update_search_index_internal(schema_name name, table_name name, index_name text,
-												 time_to_live bigint) RETURNS void
+												 time_to_live bigint, switch_index_name text DEFAULT NULL,
+												 query_flow_weights jsonb DEFAULT NULL) RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -2095,24 +2117,39 @@ DECLARE
 BEGIN
 	t := ots.ddl_table(schema_name, table_name, 'Can''t update search index of an index table.');
 	s := ots.search_index_of(schema_name, table_name, index_name);
-	IF time_to_live IS NULL THEN
+	IF num_nonnulls(time_to_live, switch_index_name, query_flow_weights) = 0 THEN
 		PERFORM ots.raise('OTSParameterInvalid', 'No parameter is specified in search index options.',
-						  'update_search_index changes time_to_live.');
+						  'update_search_index changes time_to_live, query_flow_weights or switches to switch_index_name.');
 	END IF;
-	PERFORM ots.search_check_ttl(t, time_to_live);
-	PERFORM ots.catalog_set_search_index_ttl(s.schema_name, s.table_name, s.index_name, time_to_live);
+	IF num_nonnulls(time_to_live, switch_index_name, query_flow_weights) > 1 THEN
+		PERFORM ots.raise('OTSParameterInvalid', 'Only one of time_to_live, switch_index_name and query_flow_weights can be set at a time.');
+	END IF;
+	IF time_to_live IS NOT NULL THEN
+		PERFORM ots.search_check_ttl(t, time_to_live);
+		PERFORM ots.catalog_set_search_index_ttl(s.schema_name, s.table_name, s.index_name, time_to_live);
+	ELSIF query_flow_weights IS NOT NULL THEN
+		PERFORM ots.catalog_set_search_index_flow(s.schema_name, s.table_name, s.index_name, query_flow_weights);
+	ELSE
+		-- searches that use either index end first (a storage is renamed)
+		EXECUTE format('LOCK TABLE %I.%I IN SHARE MODE', t.schema_name, t.table_name || '$data');
+		PERFORM ots.catalog_switch_search_index(s.schema_name, s.table_name, s.index_name, switch_index_name);
+	END IF;
 END
 $$;
-COMMENT ON FUNCTION ots.update_search_index_internal(name, name, text, bigint) IS
-	'changes the TTL of a search index of a resolved ots table (internal; call ots.update_search_index)';
+COMMENT ON FUNCTION ots.update_search_index_internal(name, name, text, bigint, text, jsonb) IS
+	'changes the TTL of a search index of a resolved ots table, how its searches go to its brother, or switches it with its brother (internal; call ots.update_search_index)';
 
-CREATE FUNCTION ots.update_search_index(table_name text, index_name text, time_to_live bigint) RETURNS void
+CREATE FUNCTION ots.update_search_index(table_name text, index_name text, time_to_live bigint DEFAULT NULL,
+										switch_index_name text DEFAULT NULL, query_flow_weights jsonb DEFAULT NULL)
+	RETURNS void
 	LANGUAGE sql VOLATILE PARALLEL UNSAFE
 BEGIN ATOMIC
-	SELECT ots.update_search_index_internal(r.schema_name, r.table_name, index_name, time_to_live)
+	SELECT ots.update_search_index_internal(r.schema_name, r.table_name, index_name, time_to_live, switch_index_name,
+											query_flow_weights)
 	  FROM ots.resolve_name(table_name, false) r;
 END;
-COMMENT ON FUNCTION ots.update_search_index(text, text, bigint) IS 'changes the time_to_live of a search index';
+COMMENT ON FUNCTION ots.update_search_index(text, text, bigint, text, jsonb) IS
+	'changes the time_to_live of a search index, how its searches go to the index made from it (query_flow_weights), or switches the two (switch_index_name)';
 
 -- ---------------------------------------------------------------------
 -- searching (src/search/search_query.c, search_exec.c)

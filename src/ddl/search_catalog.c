@@ -13,6 +13,9 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -20,6 +23,7 @@
 #include "utils/builtins.h"
 #include "utils/inval.h"
 #include "commands/comment.h"
+#include "commands/tablecmds.h"
 #include "catalog/pg_class.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
@@ -36,6 +40,8 @@
 PG_FUNCTION_INFO_V1(ots_catalog_insert_search_index);
 PG_FUNCTION_INFO_V1(ots_catalog_set_search_index_ttl);
 PG_FUNCTION_INFO_V1(ots_catalog_set_search_index_built);
+PG_FUNCTION_INFO_V1(ots_catalog_set_search_index_flow);
+PG_FUNCTION_INFO_V1(ots_catalog_switch_search_index);
 PG_FUNCTION_INFO_V1(ots_catalog_delete_search_index);
 
 /* search_catalog_table: the ots table of arguments 0 and 1, owned by the caller */
@@ -57,11 +63,12 @@ search_catalog_check_ttl(int64 ttl)
 }
 
 /*
- * search_catalog_exec runs sql as the owner of ots.search_indexes; the rows
- * it processed, and in *first (unless NULL) the int8 its first row returned
+ * search_catalog_exec runs sql (nulls as SPI takes them, NULL: none) as the
+ * owner of ots.search_indexes; the rows it processed, and in *first (unless
+ * NULL) the int8 its first row returned
  */
 static uint64
-search_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values, int64 *first)
+search_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls, int64 *first)
 {
 	AsRole		saved;
 	int			ret;
@@ -71,7 +78,7 @@ search_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values, int64
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	asrole_enter(asrole_catalog_owner(), &saved);
-	ret = SPI_execute_with_args(sql, nargs, types, values, NULL, false, 0);
+	ret = SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0);
 	asrole_leave(&saved);
 	if (ret < 0)
 		elog(ERROR, "ots.search_indexes statement failed: %s", SPI_result_code_string(ret));
@@ -86,72 +93,91 @@ search_catalog_exec(const char *sql, int nargs, Oid *types, Datum *values, int64
 #define SEARCH_CARRIER_LINE "\nots search definition: "
 
 /*
- * search_catalog_carry makes the comment of a search index's storage carry
- * its definition (table_name, index_name, index_schema, time_to_live, and
- * sync_phase FULL while it is built in the background), so
- * that a dump of the storage registers the index again as the restore
- * writes it (search_catalog_comment).  Written directly, as a COMMENT
- * would, in the writing transaction.
+ * search_catalog_carry makes the comment of search index storage carry the
+ * index's definition as its catalog row has it now (table_name,
+ * index_name, index_schema, time_to_live, and while set sync_phase FULL, a
+ * background build's, brother_index_name and query_flow_weights), so that
+ * a dump of the storage registers the index again as the restore writes it
+ * (search_catalog_comment).  Written directly, as a COMMENT would, in the
+ * writing transaction.
  */
 static void
-search_catalog_carry(const OtsTable *t, Oid storage, const char *index_name, Jsonb *schema, int64 ttl,
-					 bool building)
+search_catalog_carry(const OtsTable *t, Oid storage)
 {
-	JsonbParseState *st = NULL;
-	JsonbValue	k;
-	JsonbValue	v;
-	Jsonb	   *def;
+	Oid			types[3] = {NAMEOID, NAMEOID, NAMEOID};
+	Datum		values[3];
+	AsRole		saved;
+	char	   *index_name = NULL;
+	char	   *def = NULL;
+	MemoryContext callercxt = CurrentMemoryContext;
 
-	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
-	k.type = v.type = jbvString;
-	k.val.string.val = "table_name", k.val.string.len = strlen("table_name");
-	v.val.string.val = (char *) t->table_name, v.val.string.len = strlen(t->table_name);
-	pushJsonbValue(&st, WJB_KEY, &k);
-	pushJsonbValue(&st, WJB_VALUE, &v);
-	k.val.string.val = "index_name", k.val.string.len = strlen("index_name");
-	v.val.string.val = (char *) index_name, v.val.string.len = strlen(index_name);
-	pushJsonbValue(&st, WJB_KEY, &k);
-	pushJsonbValue(&st, WJB_VALUE, &v);
-	k.val.string.val = "index_schema", k.val.string.len = strlen("index_schema");
-	pushJsonbValue(&st, WJB_KEY, &k);
-	v.type = jbvBinary, v.val.binary.data = &schema->root, v.val.binary.len = VARSIZE(schema) - VARHDRSZ;
-	pushJsonbValue(&st, WJB_VALUE, &v);
-	k.val.string.val = "time_to_live", k.val.string.len = strlen("time_to_live");
-	pushJsonbValue(&st, WJB_KEY, &k);
-	v.type = jbvNumeric, v.val.numeric = int64_to_numeric(ttl);
-	pushJsonbValue(&st, WJB_VALUE, &v);
-	if (building)
+	values[0] = DirectFunctionCall1(namein, CStringGetDatum(t->schema_name));
+	values[1] = DirectFunctionCall1(namein, CStringGetDatum(t->table_name));
+	values[2] = DirectFunctionCall1(namein, CStringGetDatum(get_rel_name(storage)));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	asrole_enter(asrole_catalog_owner(), &saved);
+	if (SPI_execute_with_args("SELECT s.index_name, (pg_catalog.jsonb_build_object('table_name', s.table_name,"
+							  " 'index_name', s.index_name, 'index_schema', s.index_schema, 'time_to_live', s.time_to_live)"
+							  " OPERATOR(pg_catalog.||) CASE WHEN s.sync_phase OPERATOR(pg_catalog.=) 'FULL'"
+							  " THEN pg_catalog.jsonb_build_object('sync_phase', s.sync_phase) ELSE '{}' END"
+							  " OPERATOR(pg_catalog.||) CASE WHEN s.brother_index_name IS NOT NULL"
+							  " THEN pg_catalog.jsonb_build_object('brother_index_name', s.brother_index_name) ELSE '{}' END"
+							  " OPERATOR(pg_catalog.||) CASE WHEN s.query_flow_weights IS NOT NULL"
+							  " THEN pg_catalog.jsonb_build_object('query_flow_weights', s.query_flow_weights) ELSE '{}' END)::pg_catalog.text"
+							  " FROM ots.search_indexes s WHERE s.schema_name OPERATOR(pg_catalog.=) $1"
+							  " AND s.table_name OPERATOR(pg_catalog.=) $2 AND s.storage_name OPERATOR(pg_catalog.=) $3",
+							  3, types, values, NULL, false, 1) == SPI_OK_SELECT && SPI_processed == 1)
 	{
-		/* a dump taken while it builds restores it building: its storage has part of the rows */
-		k.val.string.val = "sync_phase", k.val.string.len = strlen("sync_phase");
-		pushJsonbValue(&st, WJB_KEY, &k);
-		v.type = jbvString, v.val.string.val = "FULL", v.val.string.len = 4;
-		pushJsonbValue(&st, WJB_VALUE, &v);
+		index_name = MemoryContextStrdup(callercxt, SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
+		def = MemoryContextStrdup(callercxt, SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2));
 	}
-	def = JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
+	asrole_leave(&saved);
+	SPI_finish();
+	if (def == NULL)
+		elog(ERROR, "search index storage %u has no catalog row to carry", storage);
 	CreateComments(storage, RelationRelationId, 0,
 				   psprintf("search index %s of ots table %s; kept by ots" SEARCH_CARRIER_LINE "%s",
 							quote_identifier(index_name),
-							quote_qualified_identifier(t->schema_name, t->table_name),
-							JsonbToCString(NULL, &def->root, VARSIZE(def))));
+							quote_qualified_identifier(t->schema_name, t->table_name), def));
+}
+
+/* search_catalog_storage: the storage of search index index_name of t, as its catalog row names it; InvalidOid without one */
+static Oid
+search_catalog_storage(const OtsTable *t, const char *index_name)
+{
+	for (int i = 0; i < t->nsearch; i++)
+	{
+		const SearchIndex *si = search_index_get(t, t->search_data_oids[i], AccessShareLock);
+
+		if (strcmp(si->index_name, index_name) == 0)
+			return si->storage_oid;
+	}
+	return InvalidOid;
 }
 
 /*
  * search_catalog_register registers search index index_name of t, kept in
  * its storage beside t's (of t's owner), with schema (checked again, as a
  * load would) and ttl, in sync phase FULL when building (a background build
- * fills it: index_build.c), and makes the storage carry it
+ * fills it: index_build.c), with brother and weights as a restore carries
+ * them, and makes the storage carry it.  made_from: brother is the index it
+ * is made from (create_search_index's source_index_name), which gets it as
+ * its brother.
  */
 static void
-search_catalog_register(const OtsTable *t, const char *index_name, Jsonb *schema, int64 ttl, bool building)
+search_catalog_register(const OtsTable *t, const char *index_name, Jsonb *schema, int64 ttl, bool building,
+						const char *brother, Jsonb *weights, bool made_from)
 {
 	const char *storage = search_storage_name(t->table_name, index_name);
 	Oid			storage_relid = get_relname_relid(storage, get_rel_namespace(t->data_oid));
 	SearchSchema s;
 	Jsonb	   *shown;
-	Oid			types[7] = {NAMEOID, NAMEOID, TEXTOID, NAMEOID, JSONBOID, INT8OID, TEXTOID};
-	Datum		values[7];
+	Oid			types[9] = {NAMEOID, NAMEOID, TEXTOID, NAMEOID, JSONBOID, INT8OID, TEXTOID, TEXTOID, JSONBOID};
+	Datum		values[9];
+	char		nulls[10] = "         ";
 	MemoryContext cxt;
+	Oid			brother_storage = InvalidOid;
 
 	if (!OidIsValid(storage_relid) || get_rel_relkind(storage_relid) != RELKIND_RELATION ||
 		asrole_owner(storage_relid) != asrole_owner(t->data_oid))
@@ -162,6 +188,32 @@ search_catalog_register(const OtsTable *t, const char *index_name, Jsonb *schema
 	/* a table loads with at most that many (catalog_load.c) */
 	if (t->nsearch >= OTS_MAX_SEARCH_INDEXES)
 		ots_error(PARAMETER_INVALID, "Number of search index per table exceeds the quota:%d.", OTS_MAX_SEARCH_INDEXES);
+	if (made_from)
+	{
+		size_t		len = strlen(index_name);
+		Oid			key_types[3] = {NAMEOID, NAMEOID, TEXTOID};
+		Datum		key[3];
+		int64		found = 0;
+
+		/* Tablestore's rule (the Go SDK's test says it): the new index is named <anything>_reindex */
+		if (len < strlen("_reindex") || strcmp(index_name + len - strlen("_reindex"), "_reindex") != 0)
+			ots_parameter_invalid(psprintf("The name of search index [%s] made from [%s] does not end with _reindex.",
+										   index_name, brother),
+								  "An index made from another (source_index_name) to change its schema is named <name>_reindex.");
+		brother_storage = search_catalog_storage(t, brother);
+		if (!OidIsValid(brother_storage))
+			ots_error(OBJECT_NOT_EXIST, "search index [%s] does not exist", brother);
+		key[0] = DirectFunctionCall1(namein, CStringGetDatum(t->schema_name));
+		key[1] = DirectFunctionCall1(namein, CStringGetDatum(t->table_name));
+		key[2] = CStringGetTextDatum(brother);
+		/* one index made from another at a time, and from one that was made from none */
+		if (search_catalog_exec("SELECT 1::pg_catalog.int8 FROM ots.search_indexes"
+								" WHERE schema_name OPERATOR(pg_catalog.=) $1 AND table_name OPERATOR(pg_catalog.=) $2"
+								" AND index_name OPERATOR(pg_catalog.=) $3 AND brother_index_name IS NULL FOR UPDATE",
+								3, key_types, key, NULL, &found) != 1)
+			ots_parameter_invalid(psprintf("Search index [%s] has an index made from it, or was made from one, already.", brother),
+								  "Switch to it (update_search_index's switch_index_name) or delete it first.");
+	}
 	values[0] = DirectFunctionCall1(namein, CStringGetDatum(t->schema_name));
 	values[1] = DirectFunctionCall1(namein, CStringGetDatum(t->table_name));
 	values[2] = CStringGetTextDatum(index_name);
@@ -169,12 +221,17 @@ search_catalog_register(const OtsTable *t, const char *index_name, Jsonb *schema
 	values[4] = JsonbPGetDatum(shown);
 	values[5] = Int64GetDatum(ttl);
 	values[6] = CStringGetTextDatum(building ? "FULL" : "INCR");
+	values[7] = brother != NULL ? CStringGetTextDatum(brother) : (Datum) 0;
+	nulls[7] = brother != NULL ? ' ' : 'n';
+	values[8] = weights != NULL ? JsonbPGetDatum(weights) : (Datum) 0;
+	nulls[8] = weights != NULL ? ' ' : 'n';
 	cxt = CurrentMemoryContext;
 	PG_TRY();
 	{
 		search_catalog_exec("INSERT INTO ots.search_indexes"
-							" (schema_name, table_name, index_name, storage_name, index_schema, time_to_live, sync_phase)"
-							" VALUES ($1, $2, $3, $4, $5, $6, $7)", 7, types, values, NULL);
+							" (schema_name, table_name, index_name, storage_name, index_schema, time_to_live, sync_phase,"
+							" brother_index_name, query_flow_weights)"
+							" VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)", 9, types, values, nulls, NULL);
 	}
 	PG_CATCH();
 	{
@@ -188,17 +245,29 @@ search_catalog_register(const OtsTable *t, const char *index_name, Jsonb *schema
 		ots_error(OBJECT_ALREADY_EXIST, "Requested search index already exists.");
 	}
 	PG_END_TRY();
-	search_catalog_carry(t, storage_relid, index_name, shown, ttl, building);
+	search_catalog_carry(t, storage_relid);
+	if (made_from)
+	{
+		values[2] = CStringGetTextDatum(brother);
+		values[3] = CStringGetTextDatum(index_name);
+		types[3] = TEXTOID;
+		search_catalog_exec("UPDATE ots.search_indexes SET brother_index_name = $4"
+							" WHERE schema_name OPERATOR(pg_catalog.=) $1 AND table_name OPERATOR(pg_catalog.=) $2"
+							" AND index_name OPERATOR(pg_catalog.=) $3", 4, types, values, NULL, NULL);
+		search_catalog_carry(t, brother_storage);
+		CacheInvalidateRelcacheByRelid(brother_storage);
+	}
 	CacheInvalidateRelcacheByRelid(t->data_oid);
 }
 
 /*
  * ots_catalog_insert_search_index is ots.catalog_insert_search_index(
  * schema_name, table_name, index_name, index_schema, time_to_live,
- * building): registers the search index whose storage
+ * building, source_index_name): registers the search index whose storage
  * (search_storage_name) the caller made, with the schema
  * search_schema_check showed, to be filled by a background build when
- * building.
+ * building, made from source_index_name (its brother from then on) unless
+ * that is NULL.
  */
 Datum
 ots_catalog_insert_search_index(PG_FUNCTION_ARGS)
@@ -208,7 +277,8 @@ ots_catalog_insert_search_index(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(3) || PG_ARGISNULL(4) || PG_ARGISNULL(5))
 		ots_error(PARAMETER_INVALID, "Parameters of a search index must not be NULL.");
 	search_catalog_register(t, text_to_cstring(PG_GETARG_TEXT_PP(2)), PG_GETARG_JSONB_P(3), PG_GETARG_INT64(4),
-							PG_GETARG_BOOL(5));
+							PG_GETARG_BOOL(5), PG_ARGISNULL(6) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(6)),
+							NULL, !PG_ARGISNULL(6));
 	PG_RETURN_VOID();
 }
 
@@ -273,6 +343,8 @@ search_catalog_comment(Oid relid, const char *comment)
 		JsonbValue	ttl = v;
 		JsonbValue	schema;
 		JsonbValue	phase;
+		JsonbValue	brother;
+		JsonbValue	weights;
 		bool		building;
 
 		if (getKeyJsonValueFromContainer(&def->root, "index_schema", 12, &schema) == NULL)
@@ -285,7 +357,11 @@ search_catalog_comment(Oid relid, const char *comment)
 			phase.type == jbvString && phase.val.string.len == 4 && memcmp(phase.val.string.val, "FULL", 4) == 0;
 		search_catalog_register(t, index_name, JsonbValueToJsonb(&schema),
 								DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(ttl.val.numeric))),
-								building);
+								building,
+								getKeyJsonValueFromContainer(&def->root, "brother_index_name", 18, &brother) != NULL &&
+								brother.type == jbvString ? pnstrdup(brother.val.string.val, brother.val.string.len) : NULL,
+								getKeyJsonValueFromContainer(&def->root, "query_flow_weights", 18, &weights) != NULL &&
+								weights.type == jbvBinary ? JsonbValueToJsonb(&weights) : NULL, false);
 	}
 }
 
@@ -296,27 +372,22 @@ ots_catalog_set_search_index_ttl(PG_FUNCTION_ARGS)
 	const OtsTable *t = search_catalog_table(fcinfo);
 	Oid			types[4] = {NAMEOID, NAMEOID, TEXTOID, INT8OID};
 	Datum		values[4];
-	int64		building = 0;
 
 	if (PG_ARGISNULL(3))
 		ots_error(PARAMETER_INVALID, "Parameters of a search index must not be NULL.");
 	search_catalog_check_ttl(PG_GETARG_INT64(3));
 	for (int i = 0; i < 4; i++)
 		values[i] = PG_GETARG_DATUM(i);
-	/* the phase as the row has it now (a build may have ended since the cache was filled) */
 	if (search_catalog_exec("UPDATE ots.search_indexes SET time_to_live = $4"
 							" WHERE schema_name OPERATOR(pg_catalog.=) $1 AND table_name OPERATOR(pg_catalog.=) $2"
-							" AND index_name OPERATOR(pg_catalog.=) $3"
-							" RETURNING (sync_phase OPERATOR(pg_catalog.=) 'FULL')::pg_catalog.int4::pg_catalog.int8",
-							4, types, values, &building) != 1)
+							" AND index_name OPERATOR(pg_catalog.=) $3", 4, types, values, NULL, NULL) != 1)
 		ots_error(OBJECT_NOT_EXIST, "Requested search index does not exist.");
 	for (int i = 0; i < t->nsearch; i++)
 	{
 		const SearchIndex *si = search_index_get(t, t->search_data_oids[i], AccessShareLock);
 
 		if (strcmp(si->index_name, text_to_cstring(PG_GETARG_TEXT_PP(2))) == 0)
-			search_catalog_carry(t, si->storage_oid, si->index_name, search_schema_jsonb(&si->schema),
-								 PG_GETARG_INT64(3), building != 0);
+			search_catalog_carry(t, si->storage_oid);
 	}
 	CacheInvalidateRelcacheByRelid(t->data_oid);
 	for (int i = 0; i < t->nsearch; i++)
@@ -336,16 +407,13 @@ ots_catalog_set_search_index_built(PG_FUNCTION_ARGS)
 	Oid			types[3] = {NAMEOID, NAMEOID, TEXTOID};
 	Datum		values[3];
 	char	   *index_name = text_to_cstring(PG_GETARG_TEXT_PP(2));
-	int64		ttl = -1;
 
 	for (int i = 0; i < 3; i++)
 		values[i] = PG_GETARG_DATUM(i);
-	/* the TTL as the row has it now (update_search_index may have changed it since the cache was filled) */
 	if (search_catalog_exec("UPDATE ots.search_indexes SET sync_phase = 'INCR'"
 							" WHERE schema_name OPERATOR(pg_catalog.=) $1 AND table_name OPERATOR(pg_catalog.=) $2"
 							" AND index_name OPERATOR(pg_catalog.=) $3"
-							" AND sync_phase OPERATOR(pg_catalog.=) 'FULL' RETURNING time_to_live",
-							3, types, values, &ttl) != 1)
+							" AND sync_phase OPERATOR(pg_catalog.=) 'FULL'", 3, types, values, NULL, NULL) != 1)
 		PG_RETURN_BOOL(false);
 	for (int i = 0; i < t->nsearch; i++)
 	{
@@ -353,8 +421,7 @@ ots_catalog_set_search_index_built(PG_FUNCTION_ARGS)
 
 		if (strcmp(si->index_name, index_name) == 0)
 		{
-			search_catalog_carry(t, si->storage_oid, si->index_name, search_schema_jsonb(&si->schema),
-								 ttl, false);
+			search_catalog_carry(t, si->storage_oid);
 			CacheInvalidateRelcacheByRelid(si->storage_oid);
 		}
 	}
@@ -369,13 +436,170 @@ ots_catalog_delete_search_index(PG_FUNCTION_ARGS)
 	const OtsTable *t = search_catalog_table(fcinfo);
 	Oid			types[3] = {NAMEOID, NAMEOID, TEXTOID};
 	Datum		values[3];
+	char	   *index_name = text_to_cstring(PG_GETARG_TEXT_PP(2));
 
 	for (int i = 0; i < 3; i++)
 		values[i] = PG_GETARG_DATUM(i);
 	if (search_catalog_exec("DELETE FROM ots.search_indexes"
 							" WHERE schema_name OPERATOR(pg_catalog.=) $1 AND table_name OPERATOR(pg_catalog.=) $2"
-							" AND index_name OPERATOR(pg_catalog.=) $3", 3, types, values, NULL) != 1)
+							" AND index_name OPERATOR(pg_catalog.=) $3", 3, types, values, NULL, NULL) != 1)
 		ots_error(OBJECT_NOT_EXIST, "Requested search index does not exist.");
+	/* its brother has none now, nor searches going to it */
+	if (search_catalog_exec("UPDATE ots.search_indexes SET brother_index_name = NULL, query_flow_weights = NULL"
+							" WHERE schema_name OPERATOR(pg_catalog.=) $1 AND table_name OPERATOR(pg_catalog.=) $2"
+							" AND brother_index_name OPERATOR(pg_catalog.=) $3", 3, types, values, NULL, NULL) > 0)
+		for (int i = 0; i < t->nsearch; i++)
+		{
+			const SearchIndex *si = search_index_get(t, t->search_data_oids[i], AccessShareLock);
+
+			if (si->brother != NULL && strcmp(si->brother, index_name) == 0)
+			{
+				search_catalog_carry(t, si->storage_oid);
+				CacheInvalidateRelcacheByRelid(si->storage_oid);
+			}
+		}
+	CacheInvalidateRelcacheByRelid(t->data_oid);
+	PG_RETURN_VOID();
+}
+
+/* search_catalog_brother: search index index_name of t, refused unless brother is its brother */
+static const SearchIndex *
+search_catalog_brother(const OtsTable *t, const char *index_name, const char *brother, const char *what)
+{
+	const SearchIndex *si = NULL;
+
+	for (int i = 0; i < t->nsearch; i++)
+	{
+		const SearchIndex *s = search_index_get(t, t->search_data_oids[i], AccessShareLock);
+
+		if (strcmp(s->index_name, index_name) == 0)
+			si = s;
+	}
+	if (si == NULL)
+		ots_error(OBJECT_NOT_EXIST, "search index [%s] does not exist", index_name);
+	if (si->brother == NULL || strcmp(si->brother, brother) != 0)
+		ots_parameter_invalid(psprintf("Search index [%s] is no brother of [%s]: %s names the index made from it, or the one it was made from.",
+									   brother, index_name, what),
+							  si->brother != NULL ? psprintf("Its brother is [%s].", si->brother) :
+							  "It has none: make one with create_search_index's source_index_name.");
+	return si;
+}
+
+/*
+ * ots_catalog_set_search_index_flow is ots.catalog_set_search_index_flow(
+ * schema_name, table_name, index_name, query_flow_weights): the searches of
+ * the index go to it and to its brother by weight, [{"index_name", "weight"}
+ * of each, 0 to 100, not both 0]
+ */
+Datum
+ots_catalog_set_search_index_flow(PG_FUNCTION_ARGS)
+{
+	const OtsTable *t = search_catalog_table(fcinfo);
+	char	   *index_name = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	Jsonb	   *weights;
+	const SearchIndex *si = NULL;
+	bool		seen[2] = {false, false};
+	int64		total = 0;
+	Oid			types[4] = {NAMEOID, NAMEOID, TEXTOID, JSONBOID};
+	Datum		values[4];
+	const char *shape = "query_flow_weights is [{\"index_name\": <the index>, \"weight\": 0-100}, {\"index_name\": <its brother>, \"weight\": 0-100}], not both 0.";
+
+	if (PG_ARGISNULL(3))
+		ots_error(PARAMETER_INVALID, "Parameters of a search index must not be NULL.");
+	weights = PG_GETARG_JSONB_P(3);
+	if (!JB_ROOT_IS_ARRAY(weights) || JB_ROOT_IS_SCALAR(weights) || JB_ROOT_COUNT(weights) != 2)
+		ots_parameter_invalid("Invalid query_flow_weights: two are given, the index's and its brother's.", shape);
+	for (int i = 0; i < 2; i++)
+	{
+		JsonbValue *w = getIthJsonbValueFromContainer(&weights->root, i);
+		JsonbValue	name;
+		JsonbValue	weight;
+		char	   *n;
+		double		v;
+
+		if (w->type != jbvBinary || !JsonContainerIsObject(w->val.binary.data) ||
+			getKeyJsonValueFromContainer(w->val.binary.data, "index_name", 10, &name) == NULL || name.type != jbvString ||
+			getKeyJsonValueFromContainer(w->val.binary.data, "weight", 6, &weight) == NULL || weight.type != jbvNumeric)
+			ots_parameter_invalid("Invalid query_flow_weights: each is an index_name and a weight.", shape);
+		n = pnstrdup(name.val.string.val, name.val.string.len);
+		v = DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, NumericGetDatum(weight.val.numeric)));
+		if (!(v >= 0 && v <= 100) || v != floor(v))
+			ots_parameter_invalid(psprintf("Invalid weight of search index [%s] in query_flow_weights.", n), shape);
+		total += (int64) v;
+		if (strcmp(n, index_name) == 0 && !seen[0])
+			seen[0] = true;
+		else
+		{
+			si = search_catalog_brother(t, index_name, n, "query_flow_weights");
+			if (seen[1])
+				ots_parameter_invalid("Invalid query_flow_weights: each index once.", shape);
+			seen[1] = true;
+		}
+	}
+	if (!seen[0] || !seen[1] || total == 0)
+		ots_parameter_invalid("Invalid query_flow_weights: the index's and its brother's, not both 0.", shape);
+	for (int i = 0; i < 4; i++)
+		values[i] = PG_GETARG_DATUM(i);
+	search_catalog_exec("UPDATE ots.search_indexes SET query_flow_weights = $4"
+						" WHERE schema_name OPERATOR(pg_catalog.=) $1 AND table_name OPERATOR(pg_catalog.=) $2"
+						" AND index_name OPERATOR(pg_catalog.=) $3", 4, types, values, NULL, NULL);
+	search_catalog_carry(t, si->storage_oid);
+	CacheInvalidateRelcacheByRelid(si->storage_oid);
+	CacheInvalidateRelcacheByRelid(t->data_oid);
+	PG_RETURN_VOID();
+}
+
+/*
+ * ots_catalog_switch_search_index is ots.catalog_switch_search_index(
+ * schema_name, table_name, index_name, switch_index_name): the index and
+ * its brother exchange names: each storage takes the other's name (renamed
+ * below SQL, as ots's own), each catalog row the other's definition, and
+ * searches of a name find what the other held.  Weights are cleared; the
+ * two stay brothers, so the one of the old definition can be deleted.
+ */
+Datum
+ots_catalog_switch_search_index(PG_FUNCTION_ARGS)
+{
+	const OtsTable *t = search_catalog_table(fcinfo);
+	char	   *index_name = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	char	   *other_name;
+	Oid			mine;
+	Oid			theirs;
+	char	   *mine_name;
+	char	   *theirs_name;
+	Oid			types[4] = {NAMEOID, NAMEOID, TEXTOID, TEXTOID};
+	Datum		values[4];
+
+	if (PG_ARGISNULL(3))
+		ots_error(PARAMETER_INVALID, "Parameters of a search index must not be NULL.");
+	other_name = text_to_cstring(PG_GETARG_TEXT_PP(3));
+	mine = search_catalog_brother(t, index_name, other_name, "switch_index_name")->storage_oid;
+	theirs = search_catalog_storage(t, other_name);
+	mine_name = get_rel_name(mine);
+	theirs_name = get_rel_name(theirs);
+	/* the storages exchange names through a third that no relation has */
+	RenameRelationInternal(mine, psprintf("ots$switch$%u", mine), true, false);
+	CommandCounterIncrement();
+	RenameRelationInternal(theirs, mine_name, true, false);
+	CommandCounterIncrement();
+	RenameRelationInternal(mine, theirs_name, true, false);
+	CommandCounterIncrement();
+	for (int i = 0; i < 4; i++)
+		values[i] = PG_GETARG_DATUM(i);
+	/* each row the other's definition; its name and its storage's stay */
+	search_catalog_exec("UPDATE ots.search_indexes s SET index_schema = o.index_schema, time_to_live = o.time_to_live,"
+						" created_at = o.created_at, sync_phase = o.sync_phase, query_flow_weights = NULL"
+						" FROM ots.search_indexes o"
+						" WHERE s.schema_name OPERATOR(pg_catalog.=) $1 AND s.table_name OPERATOR(pg_catalog.=) $2"
+						" AND o.schema_name OPERATOR(pg_catalog.=) $1 AND o.table_name OPERATOR(pg_catalog.=) $2"
+						" AND ((s.index_name OPERATOR(pg_catalog.=) $3 AND o.index_name OPERATOR(pg_catalog.=) $4)"
+						" OR (s.index_name OPERATOR(pg_catalog.=) $4 AND o.index_name OPERATOR(pg_catalog.=) $3))",
+						4, types, values, NULL, NULL);
+	CommandCounterIncrement();
+	search_catalog_carry(t, mine);
+	search_catalog_carry(t, theirs);
+	CacheInvalidateRelcacheByRelid(mine);
+	CacheInvalidateRelcacheByRelid(theirs);
 	CacheInvalidateRelcacheByRelid(t->data_oid);
 	PG_RETURN_VOID();
 }

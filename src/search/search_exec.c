@@ -22,6 +22,7 @@
 #include "postgres.h"
 
 #include "catalog/namespace.h"
+#include "common/pg_prng.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
@@ -43,8 +44,8 @@
 PG_FUNCTION_INFO_V1(ots_search_keys);
 
 /*
- * exec_index: the search index of t named name; OTSObjectNotExist when there
- * is none, and a refusal while a background build fills it, or when the
+ * exec_index: the search index of t named name, or by its weights its
+ * brother's; OTSObjectNotExist when there is none, and a refusal while a background build fills it, or when the
  * search's snapshot does not see its filling (it would answer without the
  * rows not reached yet, or not seen)
  */
@@ -57,6 +58,10 @@ exec_index(const OtsTable *t, const char *name)
 
 		if (strcmp(si->index_name, name) != 0)
 			continue;
+		/* its searches go to its brother by their weights (query_flow_weights), as Tablestore's */
+		if (si->weight >= 0 && si->brother != NULL &&
+			pg_prng_double(&pg_global_prng_state) * (si->weight + si->brother_weight) >= si->weight)
+			return exec_index(t, si->brother);
 		if (si->building)
 			ots_parameter_invalid(psprintf("search index [%s] is being built (sync_phase FULL)", name),
 								  "Its build runs in the background; ots.describe_search_index shows sync_phase INCR once it has ended.");

@@ -175,7 +175,14 @@ search_index_load(const OtsTable *t, Oid storage_oid, SearchIndex *si)
 		elog(ERROR, "SPI_connect failed");
 	asrole_enter(asrole_catalog_owner(), &saved);
 	plan = SPI_prepare("SELECT index_name, index_schema, time_to_live, xmin,"
-					   " sync_phase OPERATOR(pg_catalog.=) 'FULL' FROM ots.search_indexes"
+					   " sync_phase OPERATOR(pg_catalog.=) 'FULL', brother_index_name,"
+					   " (SELECT (w OPERATOR(pg_catalog.->>) 'weight')::pg_catalog.int4"
+					   "  FROM pg_catalog.jsonb_array_elements(query_flow_weights) w"
+					   "  WHERE w OPERATOR(pg_catalog.->>) 'index_name' OPERATOR(pg_catalog.=) index_name),"
+					   " (SELECT (w OPERATOR(pg_catalog.->>) 'weight')::pg_catalog.int4"
+					   "  FROM pg_catalog.jsonb_array_elements(query_flow_weights) w"
+					   "  WHERE w OPERATOR(pg_catalog.->>) 'index_name' OPERATOR(pg_catalog.=) brother_index_name)"
+					   " FROM ots.search_indexes"
 					   " WHERE schema_name OPERATOR(pg_catalog.=) $1"
 					   " AND table_name OPERATOR(pg_catalog.=) $2"
 					   " AND storage_name OPERATOR(pg_catalog.=) $3", 3, (Oid *) argtypes);
@@ -201,6 +208,16 @@ search_index_load(const OtsTable *t, Oid storage_oid, SearchIndex *si)
 	si->time_to_live = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull));
 	si->ready_xmin = DatumGetTransactionId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4, &isnull));
 	si->building = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 5, &isnull));
+	{
+		char	   *brother = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 6);
+		Datum		w = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 7, &isnull);
+		bool		brother_null;
+		Datum		bw = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 8, &brother_null);
+
+		si->brother = brother != NULL ? pstrdup(brother) : NULL;
+		si->weight = isnull || brother_null ? -1 : DatumGetInt32(w);
+		si->brother_weight = isnull || brother_null ? 0 : DatumGetInt32(bw);
+	}
 	MemoryContextSwitchTo(old);
 	SPI_finish();
 

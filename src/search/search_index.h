@@ -47,6 +47,9 @@ typedef struct SearchIndex
 	int64		time_to_live;	/* seconds, -1 forever */
 	TransactionId ready_xmin;	/* its catalog row's: the creating transaction's, or a later change's */
 	bool		building;		/* sync phase FULL: a background build is filling it */
+	char	   *brother;		/* the index made from it, or it was made from (NULL: none) */
+	int			weight;			/* of its searches, its share (query_flow_weights; -1: all) */
+	int			brother_weight; /* and its brother's */
 	SearchSchema schema;
 	int			npk;
 	Oid			key_index;		/* the storage's primary key */
