@@ -100,6 +100,8 @@ extern void sql_arg(SqlCall *q, const char *value, const char *type);
 extern void sql_named(SqlCall *q, const char *name, const char *value, const char *type);
 /* as sql_named, taking ownership of a malloc'd value (a json_dumps result) */
 extern void sql_named_owned(SqlCall *q, const char *name, char *value, const char *type);
+/* sql_run_reply runs q (ended) and frees it, replying with response when it succeeded (else the error) */
+extern void sql_run_reply(Call *call, SqlCall *q, const ProtobufCMessage *response);
 extern void sql_arg_owned(SqlCall *q, char *value, const char *type);
 /* a positional bytea argument: len bytes, sent as they are (not copied: they outlive the call) */
 extern void sql_arg_bytes(SqlCall *q, const uint8_t *data, size_t len);

@@ -234,7 +234,6 @@ action_create_search_index(Call *call)
 	const char *err = NULL;
 	json_t	   *schema = NULL;
 	SqlCall		q;
-	PGresult   *res;
 
 	if (req == NULL)
 	{
@@ -262,13 +261,7 @@ action_create_search_index(Call *call)
 	if (req->source_index_name != NULL)
 		sql_named(&q, "source_index_name", req->source_index_name, "text");
 	sql_end(&q, ")");
-	res = sql_run(call, NULL, &q);
-	sql_free(&q);
-	if (res != NULL)
-	{
-		call_reply(call, &resp.base);
-		PQclear(res);
-	}
+	sql_run_reply(call, &q, &resp.base);
 done:
 	json_decref(schema);
 	FREE(req);
@@ -295,7 +288,6 @@ action_update_search_index(Call *call)
 	Otsp__UpdateSearchIndexRequest *req = UNPACK(update_search_index_request, call);
 	Otsp__UpdateSearchIndexResponse resp = OTSP__UPDATE_SEARCH_INDEX_RESPONSE__INIT;
 	SqlCall		q;
-	PGresult   *res;
 
 	if (req == NULL)
 	{
@@ -330,13 +322,7 @@ action_update_search_index(Call *call)
 		json_decref(weights);
 	}
 	sql_end(&q, ")");
-	res = sql_run(call, NULL, &q);
-	sql_free(&q);
-	if (res != NULL)
-	{
-		call_reply(call, &resp.base);
-		PQclear(res);
-	}
+	sql_run_reply(call, &q, &resp.base);
 done:
 	FREE(req);
 }

@@ -735,7 +735,6 @@ simple_call(Call *call, const char *function, const char *table, const char *sec
 			const ProtobufCMessage *response)
 {
 	SqlCall		q;
-	PGresult   *res;
 	char		head[96];
 
 	if (!table_name_valid(call, table) || (second != NULL && !table_name_valid(call, second)))
@@ -748,8 +747,15 @@ simple_call(Call *call, const char *function, const char *table, const char *sec
 	if (ttl != NULL)
 		sql_named(&q, "time_to_live", ttl, "bigint");
 	sql_end(&q, ")::text");
-	res = sql_run(call, NULL, &q);
-	sql_free(&q);
+	sql_run_reply(call, &q, response);
+}
+
+void
+sql_run_reply(Call *call, SqlCall *q, const ProtobufCMessage *response)
+{
+	PGresult   *res = sql_run(call, NULL, q);
+
+	sql_free(q);
 	if (res == NULL)
 		return;
 	PQclear(res);
