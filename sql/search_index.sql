@@ -456,4 +456,10 @@ SELECT s.index_name, s.storage_name = ots.search_storage_name('rx', s.index_name
 SELECT ots.delete_search_index('rx', 'ix_reindex');
 SELECT ots.describe_search_index('rx', 'ix') -> 'brother_index_name' AS brother;
 SELECT pg_temp.err($$SELECT ots.update_search_index('rx', 'ix', switch_index_name => 'ix_reindex')$$);
+-- a switch, then at once a delete of the old definition (nothing in between has read either index)
+SELECT ots.create_search_index('rx', 'ix_reindex', '{"field_schemas": [{"field_name": "n", "field_type": "LONG"}]}', source_index_name => 'ix');
+SELECT ots.update_search_index('rx', 'ix', switch_index_name => 'ix_reindex');
+SELECT ots.delete_search_index('rx', 'ix_reindex');
+SELECT l.index_name, d -> 'brother_index_name' AS brother, d #> '{schema,field_schemas,0,field_name}' AS first_field
+  FROM ots.list_search_index('rx') l, LATERAL ots.describe_search_index('rx', l.index_name) d;
 SELECT ots.delete_search_index('rx', 'ix'), ots.delete_table('rx');

@@ -437,7 +437,16 @@ ots_catalog_delete_search_index(PG_FUNCTION_ARGS)
 	Oid			types[3] = {NAMEOID, NAMEOID, TEXTOID};
 	Datum		values[3];
 	char	   *index_name = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	Oid			brother = InvalidOid;
 
+	/* its brother, found while both have their catalog rows */
+	for (int i = 0; i < t->nsearch; i++)
+	{
+		const SearchIndex *si = search_index_get(t, t->search_data_oids[i], AccessShareLock);
+
+		if (si->brother != NULL && strcmp(si->brother, index_name) == 0)
+			brother = si->storage_oid;
+	}
 	for (int i = 0; i < 3; i++)
 		values[i] = PG_GETARG_DATUM(i);
 	if (search_catalog_exec("DELETE FROM ots.search_indexes"
@@ -445,19 +454,14 @@ ots_catalog_delete_search_index(PG_FUNCTION_ARGS)
 							" AND index_name OPERATOR(pg_catalog.=) $3", 3, types, values, NULL, NULL) != 1)
 		ots_error(OBJECT_NOT_EXIST, "Requested search index does not exist.");
 	/* its brother has none now, nor searches going to it */
-	if (search_catalog_exec("UPDATE ots.search_indexes SET brother_index_name = NULL, query_flow_weights = NULL"
+	if (OidIsValid(brother))
+	{
+		search_catalog_exec("UPDATE ots.search_indexes SET brother_index_name = NULL, query_flow_weights = NULL"
 							" WHERE schema_name OPERATOR(pg_catalog.=) $1 AND table_name OPERATOR(pg_catalog.=) $2"
-							" AND brother_index_name OPERATOR(pg_catalog.=) $3", 3, types, values, NULL, NULL) > 0)
-		for (int i = 0; i < t->nsearch; i++)
-		{
-			const SearchIndex *si = search_index_get(t, t->search_data_oids[i], AccessShareLock);
-
-			if (si->brother != NULL && strcmp(si->brother, index_name) == 0)
-			{
-				search_catalog_carry(t, si->storage_oid);
-				CacheInvalidateRelcacheByRelid(si->storage_oid);
-			}
-		}
+							" AND brother_index_name OPERATOR(pg_catalog.=) $3", 3, types, values, NULL, NULL);
+		search_catalog_carry(t, brother);
+		CacheInvalidateRelcacheByRelid(brother);
+	}
 	CacheInvalidateRelcacheByRelid(t->data_oid);
 	PG_RETURN_VOID();
 }
