@@ -462,4 +462,11 @@ SELECT ots.update_search_index('rx', 'ix', switch_index_name => 'ix_reindex');
 SELECT ots.delete_search_index('rx', 'ix_reindex');
 SELECT l.index_name, d -> 'brother_index_name' AS brother, d #> '{schema,field_schemas,0,field_name}' AS first_field
   FROM ots.list_search_index('rx') l, LATERAL ots.describe_search_index('rx', l.index_name) d;
+-- a brother whose storage DROP TABLE took away: the other has none, nor weights
+SELECT ots.create_search_index('rx', 'ix_reindex', '{"field_schemas": [{"field_name": "k", "field_type": "KEYWORD"}]}', source_index_name => 'ix');
+SELECT ots.update_search_index('rx', 'ix', query_flow_weights => '[{"index_name": "ix", "weight": 0}, {"index_name": "ix_reindex", "weight": 100}]');
+DROP TABLE public."rx$search$ix_reindex";
+SELECT d -> 'brother_index_name' AS brother, d -> 'query_flow_weights' AS weights,
+	   ots.search('rx', 'ix', '{"query": {"range_query": {"field_name": "n", "range_from": 10}}, "get_total_count": true}') -> 'total_count' AS found
+  FROM ots.describe_search_index('rx', 'ix') d;
 SELECT ots.delete_search_index('rx', 'ix'), ots.delete_table('rx');

@@ -579,6 +579,8 @@ ots_catalog_switch_search_index(PG_FUNCTION_ARGS)
 	other_name = text_to_cstring(PG_GETARG_TEXT_PP(3));
 	mine = search_catalog_brother(t, index_name, other_name, "switch_index_name")->storage_oid;
 	theirs = search_catalog_storage(t, other_name);
+	if (!OidIsValid(theirs))
+		ots_error(OBJECT_NOT_EXIST, "search index [%s] does not exist", other_name);
 	mine_name = get_rel_name(mine);
 	theirs_name = get_rel_name(theirs);
 	/* the storages exchange names through a third that no relation has */

@@ -43,36 +43,48 @@
 
 PG_FUNCTION_INFO_V1(ots_search_keys);
 
-/*
- * exec_index: the search index of t named name, or by its weights its
- * brother's; OTSObjectNotExist when there is none, and a refusal while a background build fills it, or when the
- * search's snapshot does not see its filling (it would answer without the
- * rows not reached yet, or not seen)
- */
+/* exec_index_named: the search index of t named name, NULL when there is none */
 static const SearchIndex *
-exec_index(const OtsTable *t, const char *name)
+exec_index_named(const OtsTable *t, const char *name)
 {
 	for (int i = 0; i < t->nsearch; i++)
 	{
 		const SearchIndex *si = search_index_get(t, t->search_data_oids[i], AccessShareLock);
 
-		if (strcmp(si->index_name, name) != 0)
-			continue;
-		/* its searches go to its brother by their weights (query_flow_weights), as Tablestore's */
-		if (si->weight >= 0 && si->brother != NULL &&
-			pg_prng_double(&pg_global_prng_state) * (si->weight + si->brother_weight) >= si->weight)
-			return exec_index(t, si->brother);
-		if (si->building)
-			ots_parameter_invalid(psprintf("search index [%s] is being built (sync_phase FULL)", name),
-								  "Its build runs in the background; ots.describe_search_index shows sync_phase INCR once it has ended.");
-		/* its entries, filled by a transaction this one's snapshot does not see, would miss rows */
-		if (!search_index_visible(si, GetActiveSnapshot()))
-			ots_parameter_invalid(psprintf("search index [%s] was built after this transaction's snapshot", name),
-								  "Search it in a transaction (or, in REPEATABLE READ, a snapshot) that begins after its build.");
-		return si;
+		if (strcmp(si->index_name, name) == 0)
+			return si;
 	}
-	ots_error(OBJECT_NOT_EXIST, "search index [%s] does not exist", name);
 	return NULL;
+}
+
+/*
+ * exec_index: the search index of t named name, or by its weights
+ * (query_flow_weights, as Tablestore's) its brother, which does not pass
+ * the search on again; OTSObjectNotExist when there is none, and a refusal
+ * while a background build fills it, or when the search's snapshot does
+ * not see its filling (it would answer without the rows not reached yet,
+ * or not seen)
+ */
+static const SearchIndex *
+exec_index(const OtsTable *t, const char *name)
+{
+	const SearchIndex *si = exec_index_named(t, name);
+	const SearchIndex *brother;
+
+	if (si == NULL)
+		ots_error(OBJECT_NOT_EXIST, "search index [%s] does not exist", name);
+	if (si->weight >= 0 && si->brother != NULL &&
+		pg_prng_double(&pg_global_prng_state) * (si->weight + si->brother_weight) >= si->weight &&
+		(brother = exec_index_named(t, si->brother)) != NULL)
+		si = brother;
+	if (si->building)
+		ots_parameter_invalid(psprintf("search index [%s] is being built (sync_phase FULL)", si->index_name),
+							  "Its build runs in the background; ots.describe_search_index shows sync_phase INCR once it has ended.");
+	/* its entries, filled by a transaction this one's snapshot does not see, would miss rows */
+	if (!search_index_visible(si, GetActiveSnapshot()))
+		ots_parameter_invalid(psprintf("search index [%s] was built after this transaction's snapshot", si->index_name),
+							  "Search it in a transaction (or, in REPEATABLE READ, a snapshot) that begins after its build.");
+	return si;
 }
 
 /*

@@ -110,8 +110,11 @@ BEGIN
 		FOR s IN DELETE FROM ots.search_indexes x
 				  WHERE d.object_type = 'table' AND x.schema_name = d.nsp AND x.storage_name = d.rel
 					AND ots.relation_owner(d.nsp, d.rel) = ots.relation_owner(x.schema_name, x.table_name || '$data')
-				 RETURNING x.schema_name, x.table_name
+				 RETURNING x.schema_name, x.table_name, x.index_name
 		LOOP
+			-- its brother has none now, nor searches going to it
+			UPDATE ots.search_indexes y SET brother_index_name = NULL, query_flow_weights = NULL
+			 WHERE y.schema_name = s.schema_name AND y.table_name = s.table_name AND y.brother_index_name = s.index_name;
 			PERFORM ots.catalog_index_forgotten(s.schema_name, s.table_name);
 		END LOOP;
 	END LOOP;
