@@ -72,6 +72,13 @@ SELECT count(*) AS updated FROM generate_series(4, 300, 5) g,
 -- 63 bytes: its storage is named by both cut and a hash of both
 SELECT ots.create_search_index('indexed', 'a_search_index_whose_storage_name_is_long_enough_to_cut',
   '{"field_schemas": [{"field_name": "seller", "field_type": "KEYWORD"}]}');
+-- an index made from indexed_search (its brother) and half its searches:
+-- restored brothers, with their weights
+SELECT ots.create_search_index('indexed', 'indexed_search_reindex', '{"field_schemas": [
+  {"field_name": "seller", "field_type": "KEYWORD"}, {"field_name": "n", "field_type": "LONG"}]}',
+  source_index_name => 'indexed_search');
+SELECT ots.update_search_index('indexed', 'indexed_search', query_flow_weights =>
+  '[{"index_name": "indexed_search", "weight": 50}, {"index_name": "indexed_search_reindex", "weight": 50}]');
 -- a search index still being built (sync phase FULL), with the entry of the
 -- one row written since: restored building, with that entry
 SET ots.index_build_worker = off;
