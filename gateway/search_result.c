@@ -33,6 +33,7 @@ static const char *const group_by_names[] = {
 	[OTSP__GROUP_BY_TYPE__GROUP_BY_FILTER] = "filter", [OTSP__GROUP_BY_TYPE__GROUP_BY_GEO_DISTANCE] = "geo_distance",
 	[OTSP__GROUP_BY_TYPE__GROUP_BY_HISTOGRAM] = "histogram",
 	[OTSP__GROUP_BY_TYPE__GROUP_BY_DATE_HISTOGRAM] = "date_histogram",
+	[OTSP__GROUP_BY_TYPE__GROUP_BY_GEO_GRID] = "geo_grid",
 };
 
 static int
@@ -366,6 +367,42 @@ group_by_packed(const Results *r, int type, json_t *g, json_t *request)
 					o->has_row_count = true, o->row_count = json_integer_value(json_object_get(b, "row_count"));
 					bucket_subs(r, b, request, &o->sub_aggs_result, &o->sub_group_bys_result);
 					m.group_by_date_histogram_items[i] = o;
+				}
+				return kept_pack(r->k, &m.base);
+			}
+		case OTSP__GROUP_BY_TYPE__GROUP_BY_GEO_GRID:
+			{
+				Otsp__GroupByGeoGridResult m = OTSP__GROUP_BY_GEO_GRID_RESULT__INIT;
+
+				ITEMS(m, group_by_geo_gird_result_items, n);
+				for (size_t i = 0; i < n; i++)
+				{
+					json_t	   *b = json_array_get(items, i);
+					json_t	   *cell = json_object_get(b, "geo_grid");
+					Otsp__GroupByGeoGridResultItem *o = kept_alloc(r->k, sizeof(*o));
+					Otsp__GeoGrid *grid = kept_alloc(r->k, sizeof(*grid));
+					Otsp__GeoPoint *corner[2];
+					const char *names[2] = {"top_left", "bottom_right"};
+
+					otsp__group_by_geo_grid_result_item__init(o);
+					otsp__geo_grid__init(grid);
+					for (int c = 0; c < 2; c++)
+					{
+						json_t	   *p = json_object_get(cell, names[c]);
+
+						corner[c] = kept_alloc(r->k, sizeof(Otsp__GeoPoint));
+						otsp__geo_point__init(corner[c]);
+						corner[c]->has_lat = corner[c]->has_lon = true;
+						corner[c]->lat = json_number_value(json_object_get(p, "lat"));
+						corner[c]->lon = json_number_value(json_object_get(p, "lon"));
+					}
+					grid->top_left = corner[0];
+					grid->bottom_right = corner[1];
+					o->key = (char *) json_string_value(json_object_get(b, "key"));
+					o->geo_grid = grid;
+					o->has_row_count = true, o->row_count = json_integer_value(json_object_get(b, "row_count"));
+					bucket_subs(r, b, request, &o->sub_aggs_result, &o->sub_group_bys_result);
+					m.group_by_geo_gird_result_items[i] = o;
 				}
 				return kept_pack(r->k, &m.base);
 			}

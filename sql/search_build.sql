@@ -125,6 +125,22 @@ SELECT ots.describe_search_index('sb', 'ix') -> 'sync_stat' ->> 'sync_phase' AS 
 SELECT * FROM pg_temp.differing();
 SELECT ots.delete_search_index('sb', 'ix');
 
+-- an index made from another may be built in the background too; no switch until it is built
+SET ots.index_build_worker = off;
+SELECT ots.create_search_index('sb', 'ix', '{"field_schemas": [{"field_name": "city", "field_type": "KEYWORD"}]}');
+CALL ots.build_search_index('sb', 'ix');
+SELECT ots.create_search_index('sb', 'ix_reindex', '{"field_schemas": [{"field_name": "n", "field_type": "LONG"}]}', source_index_name => 'ix');
+SELECT pg_temp.err($$SELECT ots.update_search_index('sb', 'ix', switch_index_name => 'ix_reindex')$$);
+-- searches of ix that its weights send to ix_reindex stay with ix while that is built
+SELECT ots.update_search_index('sb', 'ix', query_flow_weights => '[{"index_name": "ix", "weight": 0}, {"index_name": "ix_reindex", "weight": 100}]');
+SELECT * FROM pg_temp.differing();
+CALL ots.build_search_index('sb', 'ix_reindex');
+SELECT ots.update_search_index('sb', 'ix', switch_index_name => 'ix_reindex');
+SELECT ots.search('sb', 'ix', '{"query": {"range_query": {"field_name": "n", "range_from": 2990}}, "get_total_count": true}') -> 'total_count' AS n_above_2990,
+	   (SELECT count(*) FROM sb WHERE (attributes ->> 'n')::int > 2990) AS model;
+SELECT ots.delete_search_index('sb', 'ix_reindex'), ots.delete_search_index('sb', 'ix');
+SET ots.index_build_worker = on;
+
 -- within the limit, the index is filled in its creating transaction, as before
 RESET ots.search_backfill_blocks;
 SELECT ots.create_search_index('sb', 'ix', '{"field_schemas": [{"field_name": "city", "field_type": "KEYWORD"}]}');

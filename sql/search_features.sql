@@ -646,3 +646,59 @@ SELECT id, round(pg_temp.bm25(w, '{tea,coffee}')::numeric, 6) AS score
  ORDER BY o LIMIT 3;
 SELECT pg_temp.err($$SELECT ots.search('ss', 'ix', '{"query": {"match_all_query": {}}, "sort": {"sorters": [{"score_sort": {"order": "UP"}}]}}')$$);
 SELECT ots.delete_search_index('ss', 'ix'), ots.delete_table('ss');
+
+-- group_by_geo_grid: a bucket per geohash cell, the most rows first, then the
+-- key; against geohashes computed here in plpgsql, at every precision 1 to 5
+CREATE FUNCTION pg_temp.geohash(lat float8, lon float8, n int) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+	digits text := '0123456789bcdefghjkmnpqrstuvwxyz';
+	la float8[] := ARRAY[-90, 90];
+	lo float8[] := ARRAY[-180, 180];
+	even bool := true;
+	b int := 0;
+	d int := 0;
+	hash text := '';
+	mid float8;
+BEGIN
+	WHILE length(hash) < n LOOP
+		IF even THEN
+			mid := (lo[1] + lo[2]) / 2;
+			IF lon >= mid THEN d := d * 2 + 1; lo[1] := mid; ELSE d := d * 2; lo[2] := mid; END IF;
+		ELSE
+			mid := (la[1] + la[2]) / 2;
+			IF lat >= mid THEN d := d * 2 + 1; la[1] := mid; ELSE d := d * 2; la[2] := mid; END IF;
+		END IF;
+		even := NOT even;
+		b := b + 1;
+		IF b = 5 THEN hash := hash || substr(digits, d + 1, 1); b := 0; d := 0; END IF;
+	END LOOP;
+	RETURN hash;
+END $$;
+SELECT ots.create_table('ggt', 'id integer', max_versions => 1);
+SELECT setseed(0.61);
+SELECT count(ots.put_row('ggt', jsonb_build_object('id', g),
+		CASE WHEN g % 9 = 0 THEN '{"n": 1}'::jsonb
+			 ELSE jsonb_build_object('loc', format('%s,%s', round((30 + random() * 20 - 10)::numeric, 5), round((120 + random() * 30 - 15)::numeric, 5)), 'n', g) END))
+  FROM generate_series(1, 300) g;
+SELECT ots.create_search_index('ggt', 'ix', '{"field_schemas": [{"field_name": "loc", "field_type": "GEO_POINT"}, {"field_name": "n", "field_type": "LONG"}]}');
+SELECT p AS precision,
+	   (SELECT string_agg(i ->> 'key' || ':' || (i ->> 'row_count') || ':' || (i #>> '{sub_aggs,0,value}'), ' ' ORDER BY o)
+		  FROM jsonb_array_elements(ots.search('ggt', 'ix', jsonb_build_object('query', '{"match_all_query": {}}'::jsonb, 'limit', 0,
+				'group_bys', jsonb_build_array(jsonb_build_object('name', 'g', 'type', 'geo_grid', 'field_name', 'loc', 'precision', p, 'size', 10,
+					'sub_aggs', '[{"name": "s", "type": "sum", "field_name": "n"}]'::jsonb)))) #> '{group_bys,0,items}') WITH ORDINALITY AS x(i, o))
+	   = (SELECT string_agg(k || ':' || c || ':' || s, ' ' ORDER BY c DESC, k COLLATE "C")
+		    FROM (SELECT k, count(*) AS c, sum(n) AS s
+				    FROM (SELECT pg_temp.geohash(split_part(attributes ->> 'loc', ',', 1)::float8, split_part(attributes ->> 'loc', ',', 2)::float8, p) AS k,
+								 (attributes ->> 'n')::bigint AS n
+						    FROM ggt WHERE attributes ? 'loc') y
+				   GROUP BY k ORDER BY c DESC, k COLLATE "C" LIMIT 10) z) AS same_as_model
+  FROM generate_series(1, 5) p;
+-- a cell's corners (the Go SDK's own test's point and expected cell), precision by Tablestore's name
+SELECT ots.put_row('ggt', '{"id": 1000}', '{"loc": "30.137817,120.08681", "n": -5}');
+SELECT i -> 'key' AS key, i -> 'geo_grid' AS cell
+  FROM jsonb_array_elements(ots.search('ggt', 'ix', '{"query": {"term_query": {"field_name": "n", "term": -5}}, "limit": 0,
+		"group_bys": [{"name": "g", "type": "geo_grid", "field_name": "loc", "precision": "GHP_156KM_156KM_3"}]}') #> '{group_bys,0,items}') i;
+SELECT pg_temp.err($$SELECT ots.search('ggt', 'ix', '{"query": {"match_all_query": {}}, "group_bys": [{"name": "g", "type": "geo_grid", "field_name": "loc", "precision": 13}]}')$$);
+SELECT pg_temp.err($$SELECT ots.search('ggt', 'ix', '{"query": {"match_all_query": {}}, "group_bys": [{"name": "g", "type": "geo_grid", "field_name": "loc"}]}')$$);
+SELECT pg_temp.err($$SELECT ots.search('ggt', 'ix', '{"query": {"match_all_query": {}}, "group_bys": [{"name": "g", "type": "geo_grid", "field_name": "n", "precision": 3}]}')$$);
+SELECT ots.delete_search_index('ggt', 'ix'), ots.delete_table('ggt');

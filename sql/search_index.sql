@@ -434,7 +434,9 @@ SELECT ots.describe_search_index('rx', 'ix') -> 'query_flow_weights' AS weights;
 SELECT (SELECT count(*) FROM generate_series(1, 20) g
 		 WHERE (ots.search('rx', 'ix', '{"query": {"range_query": {"field_name": "n", "range_from": 10}}, "get_total_count": true}') ->> 'total_count')::int
 			   = (SELECT count(*) FROM rx WHERE (attributes ->> 'n')::int > 10)) AS of_20_searches;
-SELECT ots.update_search_index('rx', 'ix', query_flow_weights => '[{"index_name": "ix", "weight": 100}, {"index_name": "ix_reindex", "weight": 0}]');
+-- weights are kept as whole numbers, whatever their JSON (50.0), and in either order
+SELECT ots.update_search_index('rx', 'ix', query_flow_weights => '[{"index_name": "ix_reindex", "weight": 0.0}, {"index_name": "ix", "weight": 100.0}]');
+SELECT ots.describe_search_index('rx', 'ix') -> 'query_flow_weights' AS weights;
 SELECT pg_temp.err($$SELECT ots.search('rx', 'ix', '{"query": {"range_query": {"field_name": "n", "range_from": 10}}}')$$);
 -- the switch: ix has ix_reindex's schema and entries (n), ix_reindex ix's; weights cleared
 SELECT ots.update_search_index('rx', 'ix', switch_index_name => 'ix_reindex');

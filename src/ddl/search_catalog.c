@@ -20,6 +20,7 @@
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
+#include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/inval.h"
 #include "commands/comment.h"
@@ -142,6 +143,8 @@ search_catalog_carry(const OtsTable *t, Oid storage)
 							quote_qualified_identifier(t->schema_name, t->table_name), def));
 }
 
+static Jsonb *search_catalog_weights(Jsonb *given, char **names, int *weights);
+
 /* search_catalog_storage: the storage of search index index_name of t, as its catalog row names it; InvalidOid without one */
 static Oid
 search_catalog_storage(const OtsTable *t, const char *index_name)
@@ -195,7 +198,7 @@ search_catalog_register(const OtsTable *t, const char *index_name, Jsonb *schema
 		Datum		key[3];
 		int64		found = 0;
 
-		/* Tablestore's rule (the Go SDK's test says it): the new index is named <anything>_reindex */
+		/* Tablestore's rule (the Go SDK's test says so): the new index's name ends with _reindex */
 		if (len < strlen("_reindex") || strcmp(index_name + len - strlen("_reindex"), "_reindex") != 0)
 			ots_parameter_invalid(psprintf("The name of search index [%s] made from [%s] does not end with _reindex.",
 										   index_name, brother),
@@ -246,6 +249,29 @@ search_catalog_register(const OtsTable *t, const char *index_name, Jsonb *schema
 	}
 	PG_END_TRY();
 	search_catalog_carry(t, storage_relid);
+	/*
+	 * an index that names this one as its brother but is not its brother
+	 * (a dangling name: its brother was dropped, or restored without it)
+	 * has none now
+	 */
+	for (int i = 0; i < t->nsearch; i++)
+	{
+		const SearchIndex *other = search_index_get(t, t->search_data_oids[i], AccessShareLock);
+
+		if (other->brother != NULL && strcmp(other->brother, index_name) == 0 &&
+			(brother == NULL || strcmp(other->index_name, brother) != 0))
+		{
+			Oid			key_types[3] = {NAMEOID, NAMEOID, TEXTOID};
+			Datum		key[3] = {values[0], values[1], CStringGetTextDatum(other->index_name)};
+			Oid			other_storage = other->storage_oid;
+
+			search_catalog_exec("UPDATE ots.search_indexes SET brother_index_name = NULL, query_flow_weights = NULL"
+								" WHERE schema_name OPERATOR(pg_catalog.=) $1 AND table_name OPERATOR(pg_catalog.=) $2"
+								" AND index_name OPERATOR(pg_catalog.=) $3", 3, key_types, key, NULL, NULL);
+			search_catalog_carry(t, other_storage);
+			CacheInvalidateRelcacheByRelid(other_storage);
+		}
+	}
 	if (made_from)
 	{
 		values[2] = CStringGetTextDatum(brother);
@@ -345,6 +371,8 @@ search_catalog_comment(Oid relid, const char *comment)
 		JsonbValue	phase;
 		JsonbValue	brother;
 		JsonbValue	weights;
+		char	   *names[2];
+		int			shares[2];
 		bool		building;
 
 		if (getKeyJsonValueFromContainer(&def->root, "index_schema", 12, &schema) == NULL)
@@ -361,7 +389,8 @@ search_catalog_comment(Oid relid, const char *comment)
 								getKeyJsonValueFromContainer(&def->root, "brother_index_name", 18, &brother) != NULL &&
 								brother.type == jbvString ? pnstrdup(brother.val.string.val, brother.val.string.len) : NULL,
 								getKeyJsonValueFromContainer(&def->root, "query_flow_weights", 18, &weights) != NULL &&
-								weights.type == jbvBinary ? JsonbValueToJsonb(&weights) : NULL, false);
+								weights.type == jbvBinary ?
+								search_catalog_weights(JsonbValueToJsonb(&weights), names, shares) : NULL, false);
 	}
 }
 
@@ -490,6 +519,57 @@ search_catalog_brother(const OtsTable *t, const char *index_name, const char *br
 }
 
 /*
+ * search_catalog_weights: query_flow_weights as the catalog keeps them,
+ * [{"index_name", "weight"} twice, whole weights 0 to 100, not both 0],
+ * rebuilt from given (names[] and weights[] set); NULL when given is not so
+ */
+static Jsonb *
+search_catalog_weights(Jsonb *given, char **names, int *weights)
+{
+	JsonbParseState *st = NULL;
+	JsonbValue	k;
+	JsonbValue	v;
+
+	if (!JB_ROOT_IS_ARRAY(given) || JB_ROOT_IS_SCALAR(given) || JB_ROOT_COUNT(given) != 2)
+		return NULL;
+	for (int i = 0; i < 2; i++)
+	{
+		JsonbValue *w = getIthJsonbValueFromContainer(&given->root, i);
+		JsonbValue	name;
+		JsonbValue	weight;
+		double		d;
+
+		if (w->type != jbvBinary || !JsonContainerIsObject(w->val.binary.data) ||
+			getKeyJsonValueFromContainer(w->val.binary.data, "index_name", 10, &name) == NULL || name.type != jbvString ||
+			getKeyJsonValueFromContainer(w->val.binary.data, "weight", 6, &weight) == NULL || weight.type != jbvNumeric)
+			return NULL;
+		d = DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, NumericGetDatum(weight.val.numeric)));
+		if (!(d >= 0 && d <= 100) || d != floor(d))
+			return NULL;
+		names[i] = pnstrdup(name.val.string.val, name.val.string.len);
+		weights[i] = (int) d;
+	}
+	if (weights[0] + weights[1] == 0 || strcmp(names[0], names[1]) == 0)
+		return NULL;
+	pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
+	for (int i = 0; i < 2; i++)
+	{
+		pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+		k.type = v.type = jbvString;
+		k.val.string.val = "index_name", k.val.string.len = strlen("index_name");
+		v.val.string.val = names[i], v.val.string.len = strlen(names[i]);
+		pushJsonbValue(&st, WJB_KEY, &k);
+		pushJsonbValue(&st, WJB_VALUE, &v);
+		k.val.string.val = "weight", k.val.string.len = strlen("weight");
+		v.type = jbvNumeric, v.val.numeric = int64_to_numeric(weights[i]);
+		pushJsonbValue(&st, WJB_KEY, &k);
+		pushJsonbValue(&st, WJB_VALUE, &v);
+		pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	}
+	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_ARRAY, NULL));
+}
+
+/*
  * ots_catalog_set_search_index_flow is ots.catalog_set_search_index_flow(
  * schema_name, table_name, index_name, query_flow_weights): the searches of
  * the index go to it and to its brother by weight, [{"index_name", "weight"}
@@ -500,50 +580,27 @@ ots_catalog_set_search_index_flow(PG_FUNCTION_ARGS)
 {
 	const OtsTable *t = search_catalog_table(fcinfo);
 	char	   *index_name = text_to_cstring(PG_GETARG_TEXT_PP(2));
-	Jsonb	   *weights;
-	const SearchIndex *si = NULL;
-	bool		seen[2] = {false, false};
-	int64		total = 0;
+	char	   *names[2];
+	int			weights[2];
+	Jsonb	   *kept;
+	const SearchIndex *si;
 	Oid			types[4] = {NAMEOID, NAMEOID, TEXTOID, JSONBOID};
 	Datum		values[4];
-	const char *shape = "query_flow_weights is [{\"index_name\": <the index>, \"weight\": 0-100}, {\"index_name\": <its brother>, \"weight\": 0-100}], not both 0.";
+	const char *shape = "query_flow_weights is [{\"index_name\": <the index>, \"weight\": 0-100}, {\"index_name\": <its brother>, \"weight\": 0-100}], whole numbers, not both 0.";
 
 	if (PG_ARGISNULL(3))
 		ots_error(PARAMETER_INVALID, "Parameters of a search index must not be NULL.");
-	weights = PG_GETARG_JSONB_P(3);
-	if (!JB_ROOT_IS_ARRAY(weights) || JB_ROOT_IS_SCALAR(weights) || JB_ROOT_COUNT(weights) != 2)
-		ots_parameter_invalid("Invalid query_flow_weights: two are given, the index's and its brother's.", shape);
-	for (int i = 0; i < 2; i++)
-	{
-		JsonbValue *w = getIthJsonbValueFromContainer(&weights->root, i);
-		JsonbValue	name;
-		JsonbValue	weight;
-		char	   *n;
-		double		v;
-
-		if (w->type != jbvBinary || !JsonContainerIsObject(w->val.binary.data) ||
-			getKeyJsonValueFromContainer(w->val.binary.data, "index_name", 10, &name) == NULL || name.type != jbvString ||
-			getKeyJsonValueFromContainer(w->val.binary.data, "weight", 6, &weight) == NULL || weight.type != jbvNumeric)
-			ots_parameter_invalid("Invalid query_flow_weights: each is an index_name and a weight.", shape);
-		n = pnstrdup(name.val.string.val, name.val.string.len);
-		v = DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, NumericGetDatum(weight.val.numeric)));
-		if (!(v >= 0 && v <= 100) || v != floor(v))
-			ots_parameter_invalid(psprintf("Invalid weight of search index [%s] in query_flow_weights.", n), shape);
-		total += (int64) v;
-		if (strcmp(n, index_name) == 0 && !seen[0])
-			seen[0] = true;
-		else
-		{
-			si = search_catalog_brother(t, index_name, n, "query_flow_weights");
-			if (seen[1])
-				ots_parameter_invalid("Invalid query_flow_weights: each index once.", shape);
-			seen[1] = true;
-		}
-	}
-	if (!seen[0] || !seen[1] || total == 0)
-		ots_parameter_invalid("Invalid query_flow_weights: the index's and its brother's, not both 0.", shape);
-	for (int i = 0; i < 4; i++)
-		values[i] = PG_GETARG_DATUM(i);
+	if ((kept = search_catalog_weights(PG_GETARG_JSONB_P(3), names, weights)) == NULL)
+		ots_parameter_invalid("Invalid query_flow_weights: the index's and its brother's.", shape);
+	/* the index and its brother, in either order */
+	si = search_catalog_brother(t, index_name, strcmp(names[0], index_name) == 0 ? names[1] : names[0],
+								"query_flow_weights");
+	if (strcmp(names[0], index_name) != 0 && strcmp(names[1], index_name) != 0)
+		ots_parameter_invalid("Invalid query_flow_weights: the index's and its brother's.", shape);
+	values[0] = PG_GETARG_DATUM(0);
+	values[1] = PG_GETARG_DATUM(1);
+	values[2] = PG_GETARG_DATUM(2);
+	values[3] = JsonbPGetDatum(kept);
 	search_catalog_exec("UPDATE ots.search_indexes SET query_flow_weights = $4"
 						" WHERE schema_name OPERATOR(pg_catalog.=) $1 AND table_name OPERATOR(pg_catalog.=) $2"
 						" AND index_name OPERATOR(pg_catalog.=) $3", 4, types, values, NULL, NULL);
@@ -577,10 +634,32 @@ ots_catalog_switch_search_index(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(3))
 		ots_error(PARAMETER_INVALID, "Parameters of a search index must not be NULL.");
 	other_name = text_to_cstring(PG_GETARG_TEXT_PP(3));
+	/*
+	 * as update_search_index: one change of the table's definition at a time,
+	 * and its writers (which keep both storages) ended first
+	 */
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute(psprintf("LOCK TABLE %s IN SHARE UPDATE EXCLUSIVE MODE",
+							 quote_qualified_identifier(t->schema_name, psprintf("%s" STORAGE_SUFFIX, t->table_name))),
+					false, 0) != SPI_OK_UTILITY ||
+		SPI_execute(psprintf("LOCK TABLE %s IN SHARE MODE",
+							 quote_qualified_identifier(t->schema_name, psprintf("%s" STORAGE_SUFFIX, t->table_name))),
+					false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "could not lock the storage of ots table %s", quote_qualified_identifier(t->schema_name, t->table_name));
+	SPI_finish();
+	t = catalog_lookup_owned(t->schema_name, t->table_name);
 	mine = search_catalog_brother(t, index_name, other_name, "switch_index_name")->storage_oid;
 	theirs = search_catalog_storage(t, other_name);
 	if (!OidIsValid(theirs))
 		ots_error(OBJECT_NOT_EXIST, "search index [%s] does not exist", other_name);
+	/* the searches using either end first; both storages locked in the order searches lock them */
+	for (int i = 0; i < t->nsearch; i++)
+		if (t->search_data_oids[i] == mine || t->search_data_oids[i] == theirs)
+			LockRelationOid(t->search_data_oids[i], AccessExclusiveLock);
+	if (search_index_get(t, mine, AccessExclusiveLock)->building || search_index_get(t, theirs, AccessExclusiveLock)->building)
+		ots_parameter_invalid(psprintf("Search index [%s] or [%s] is being built (sync_phase FULL).", index_name, other_name),
+							  "Switch once both builds have ended (ots.describe_search_index shows sync_phase INCR).");
 	mine_name = get_rel_name(mine);
 	theirs_name = get_rel_name(theirs);
 	/* the storages exchange names through a third that no relation has */

@@ -14,6 +14,7 @@
 #include <math.h>
 
 #include "fmgr.h"
+#include "utils/builtins.h"
 #include "utils/float.h"
 
 #include "search/geo.h"
@@ -21,6 +22,7 @@
 #define EARTH_RADIUS_M 6371008.7714
 
 PG_FUNCTION_INFO_V1(ots_search_geo_distance);
+PG_FUNCTION_INFO_V1(ots_search_geohash);
 
 /* geo_number: a decimal number, spaces around it allowed; false if s is none or not finite */
 static bool
@@ -112,4 +114,92 @@ Datum
 ots_search_geo_distance(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_FLOAT8(search_geo_meters(PG_GETARG_POINT_P(0), PG_GETARG_POINT_P(1)));
+}
+
+/* the geohash alphabet: base 32 without a, i, l, o */
+static const char geohash_digits[] = "0123456789bcdefghjkmnpqrstuvwxyz";
+
+void
+search_geohash(const Point *p, int precision, char *out)
+{
+	double		lat[2] = {-90, 90};
+	double		lon[2] = {-180, 180};
+	bool		even = true;	/* bits alternate, longitude first */
+	int			bit = 0;
+	int			digit = 0;
+	int			n = 0;
+
+	Assert(precision >= 1 && precision <= SEARCH_GEOHASH_MAX);
+	while (n < precision)
+	{
+		double	   *range = even ? lon : lat;
+		double		v = even ? p->x : p->y;
+		double		mid = (range[0] + range[1]) / 2;
+
+		digit <<= 1;
+		if (v >= mid)
+		{
+			digit |= 1;
+			range[0] = mid;
+		}
+		else
+			range[1] = mid;
+		even = !even;
+		if (++bit == 5)
+		{
+			out[n++] = geohash_digits[digit];
+			bit = 0;
+			digit = 0;
+		}
+	}
+	out[n] = '\0';
+}
+
+bool
+search_geohash_box(const char *hash, BOX *box)
+{
+	double		lat[2] = {-90, 90};
+	double		lon[2] = {-180, 180};
+	bool		even = true;
+
+	if (*hash == '\0' || strlen(hash) > SEARCH_GEOHASH_MAX)
+		return false;
+	for (const char *c = hash; *c; c++)
+	{
+		const char *d = strchr(geohash_digits, *c);
+
+		if (d == NULL)
+			return false;
+		for (int b = 4; b >= 0; b--)
+		{
+			double	   *range = even ? lon : lat;
+			double		mid = (range[0] + range[1]) / 2;
+
+			range[((d - geohash_digits) >> b) & 1 ? 0 : 1] = mid;
+			even = !even;
+		}
+	}
+	box->low.x = lon[0];
+	box->high.x = lon[1];
+	box->low.y = lat[0];
+	box->high.y = lat[1];
+	return true;
+}
+
+/*
+ * ots_search_geohash is ots.search_geohash(p point, precision integer): the
+ * geohash of precision characters of a point kept as a search index keeps it
+ */
+Datum
+ots_search_geohash(PG_FUNCTION_ARGS)
+{
+	int32		precision = PG_GETARG_INT32(1);
+	char		hash[SEARCH_GEOHASH_MAX + 1];
+
+	if (precision < 1 || precision > SEARCH_GEOHASH_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a geohash has 1 to %d characters, not %d", SEARCH_GEOHASH_MAX, precision)));
+	search_geohash(PG_GETARG_POINT_P(0), precision, hash);
+	PG_RETURN_TEXT_P(cstring_to_text(hash));
 }

@@ -1418,6 +1418,114 @@ group_by_date_histogram(AggRun *r, JsonbContainer *g, const char *bucket, int de
 	}
 }
 
+/* geo_grid_precision: a geo_grid's precision, 1 to SEARCH_GEOHASH_MAX characters, or one of Tablestore's GHP_..._<n> */
+static int
+geo_grid_precision(JsonbContainer *g)
+{
+	JsonbValue	v;
+	double		n = -1;
+
+	if (agg_member(g, "precision", &v) != NULL)
+	{
+		if (v.type == jbvNumeric)
+			n = DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, NumericGetDatum(v.val.numeric)));
+		else if (v.type == jbvString)
+		{
+			char	   *name = pnstrdup(v.val.string.val, v.val.string.len);
+			char	   *last = strrchr(name, '_');
+
+			if (strncmp(name, "GHP_", 4) == 0 && last != NULL && last[1] != '\0' && strspn(last + 1, "0123456789") == strlen(last + 1))
+				n = atoi(last + 1);
+		}
+	}
+	if (!(n >= 1 && n <= SEARCH_GEOHASH_MAX) || n != floor(n))
+		agg_refuse(psprintf("Invalid precision of group_by_geo_grid: 1 to %d, or GHP_5009KM_4992KM_1 to GHP_37MM_19MM_12.",
+							SEARCH_GEOHASH_MAX));
+	return (int) n;
+}
+
+/* geo_grid_corner: a point {lat, lon} of a geo_grid bucket's cell */
+static void
+geo_grid_corner(JsonbParseState **st, const char *key, double lat, double lon)
+{
+	JsonbValue	v;
+
+	json_push_key(st, key);
+	pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
+	v.type = jbvNumeric;
+	json_push_key(st, "lat");
+	v.val.numeric = DatumGetNumeric(DirectFunctionCall1(float8_numeric, Float8GetDatum(lat)));
+	pushJsonbValue(st, WJB_VALUE, &v);
+	json_push_key(st, "lon");
+	v.val.numeric = DatumGetNumeric(DirectFunctionCall1(float8_numeric, Float8GetDatum(lon)));
+	pushJsonbValue(st, WJB_VALUE, &v);
+	pushJsonbValue(st, WJB_END_OBJECT, NULL);
+}
+
+/*
+ * group_by_geo_grid: a bucket per geohash cell of precision characters
+ * holding a point of the GEO_POINT field (missing standing in for a row
+ * without one), the most rows first, then the key, size of them (10 by
+ * default), each with its cell's top-left and bottom-right corners; a row
+ * counts once in a bucket
+ */
+static void
+group_by_geo_grid(AggRun *r, JsonbContainer *g, const char *bucket, int depth, JsonbParseState **st)
+{
+	const SearchField *f = search_sql_field(r->q, g, "group_by_geo_grid");
+	int			precision = geo_grid_precision(g);
+	double		size = agg_number(g, "size", AGG_DEFAULT_GROUPS, "group_by_geo_grid");
+	const char *values;
+	const char *key;
+	uint64		n;
+	char	  **keys;
+	int64	   *counts;
+
+	if (f->type != SEARCH_GEO_POINT)
+		agg_refuse(psprintf("[group_by_geo_grid] field_name:%s type:%s is invalid, allow [geo_point]", f->name,
+							agg_type_name(f)));
+	if (size < 1 || size > AGG_MAX_GROUPS || size != floor(size))
+		agg_refuse(psprintf("Invalid size of group_by_geo_grid: 1 to %d.", AGG_MAX_GROUPS));
+	/* a cluster's proxy would need every cell of every shard: not merged yet */
+	if (r->q->for_merge)
+		agg_refuse("The geo_grid group_by is not merged across the shards of a cluster yet.");
+	values = group_values(r, g, f);
+	key = psprintf("ots.search_geohash(e, %d) COLLATE \"C\"", precision);
+	n = agg_run(r, psprintf("SELECT y.k, y.c FROM (SELECT %s AS k, pg_catalog.count(DISTINCT s.ctid) AS c FROM %s"
+							" AND e IS NOT NULL GROUP BY 1) y ORDER BY 2 DESC, 1 ASC LIMIT %d",
+							key, agg_from(r, bucket, psprintf("pg_catalog.unnest(%s) e", values)), (int) size));
+	keys = palloc(sizeof(char *) * Max(n, 1));
+	counts = palloc(sizeof(int64) * Max(n, 1));
+	for (uint64 i = 0; i < n; i++)
+	{
+		keys[i] = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
+		counts[i] = agg_int(i, 2);
+	}
+	json_push_key(st, "items");
+	pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
+	for (uint64 i = 0; i < n; i++)
+	{
+		BOX			cell;
+		int			pk = search_sql_param(r->q, TEXTOID, CStringGetTextDatum(keys[i]));
+
+		if (!search_geohash_box(keys[i], &cell))
+			elog(ERROR, "a geo_grid key is no geohash: %s", keys[i]);
+		pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
+		json_push_string(st, "key", keys[i]);
+		json_push_key(st, "geo_grid");
+		pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
+		geo_grid_corner(st, "top_left", cell.high.y, cell.low.x);
+		geo_grid_corner(st, "bottom_right", cell.low.y, cell.high.x);
+		pushJsonbValue(st, WJB_END_OBJECT, NULL);
+		json_push_int(st, "row_count", counts[i]);
+		group_subs(r, g, group_and(bucket, psprintf("EXISTS (SELECT 1 FROM pg_catalog.unnest(%s) e"
+													" WHERE e IS NOT NULL AND %s OPERATOR(pg_catalog.=) $%d)",
+													values, key, pk)), depth, st);
+		pushJsonbValue(st, WJB_END_OBJECT, NULL);
+	}
+	pushJsonbValue(st, WJB_END_ARRAY, NULL);
+}
+
 static void
 group_by_list(AggRun *r, JsonbContainer *group_bys, const char *bucket, int depth, JsonbParseState **st)
 {
@@ -1445,7 +1553,9 @@ group_by_list(AggRun *r, JsonbContainer *group_bys, const char *bucket, int dept
 			group_by_histogram(r, g, bucket, depth, st);
 		else if (strcmp(type, "date_histogram") == 0)
 			group_by_date_histogram(r, g, bucket, depth, st);
-		else if (strcmp(type, "geo_grid") == 0 || strcmp(type, "composite") == 0)
+		else if (strcmp(type, "geo_grid") == 0)
+			group_by_geo_grid(r, g, bucket, depth, st);
+		else if (strcmp(type, "composite") == 0)
 			agg_refuse(psprintf("The %s group_by is not supported yet.", type));
 		else
 			agg_refuse(psprintf("Invalid type of group_by: '%s'.", type));

@@ -73,9 +73,11 @@ exec_index(const OtsTable *t, const char *name)
 
 	if (si == NULL)
 		ots_error(OBJECT_NOT_EXIST, "search index [%s] does not exist", name);
+	/* not to a brother being built, nor one this search's snapshot does not see filled */
 	if (si->weight >= 0 && si->brother != NULL &&
 		pg_prng_double(&pg_global_prng_state) * (si->weight + si->brother_weight) >= si->weight &&
-		(brother = exec_index_named(t, si->brother)) != NULL)
+		(brother = exec_index_named(t, si->brother)) != NULL &&
+		!brother->building && search_index_visible(brother, GetActiveSnapshot()))
 		si = brother;
 	if (si->building)
 		ots_parameter_invalid(psprintf("search index [%s] is being built (sync_phase FULL)", si->index_name),

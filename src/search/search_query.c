@@ -1409,11 +1409,20 @@ q_sort(SearchSql *q, JsonbContainer *sorters, JsonbContainer *after_values, Json
 				if (other == NULL || other->type == SEARCH_VECTOR)
 					q_refuse(psprintf("The missing_field of field_sort '%s' does not exist: '%s'.", f->name, other_name),
 							 "A field_sort's missing_field names another field of the index to sort by where the row lacks the first.");
-				other_expr = q_sort_value(q, other, mode, desc, &other_type);
-				if (other_type != type)
+				if (other->type != f->type)
 					q_refuse(psprintf("The missing_field '%s' of field_sort '%s' is of type %s, not %s.", other_name, f->name,
 									  search_field_type_name(other->type), search_field_type_name(f->type)),
-							 "The two fields sort alike: LONG with LONG or DATE, DOUBLE with DOUBLE, KEYWORD with KEYWORD.");
+							 "A field_sort's missing_field is a field of the same type.");
+				other_expr = q_sort_value(q, other, mode, desc, &other_type);
+				/* one of them an array averaged (AVG), the other a LONG: both as doubles */
+				if (other_type != type)
+				{
+					if (type != FLOAT8OID)
+						expr = psprintf("(%s)::pg_catalog.float8", expr);
+					else
+						other_expr = psprintf("(%s)::pg_catalog.float8", other_expr);
+					type = FLOAT8OID;
+				}
 				expr = psprintf("coalesce(%s, %s)", expr, other_expr);
 			}
 			if (q_member(fs, "missing_value", &missing) != NULL)

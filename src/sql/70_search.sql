@@ -520,8 +520,7 @@ BEGIN
 	ELSIF query_flow_weights IS NOT NULL THEN
 		PERFORM ots.catalog_set_search_index_flow(s.schema_name, s.table_name, s.index_name, query_flow_weights);
 	ELSE
-		-- searches that use either index end first (a storage is renamed)
-		EXECUTE format('LOCK TABLE %I.%I IN SHARE MODE', t.schema_name, t.table_name || '$data');
+		-- its writers and the searches of either index end first (search_catalog.c)
 		PERFORM ots.catalog_switch_search_index(s.schema_name, s.table_name, s.index_name, switch_index_name);
 	END IF;
 END
@@ -568,6 +567,10 @@ CREATE FUNCTION ots.search_geo_distance(a point, b point) RETURNS double precisi
 	AS 'MODULE_PATHNAME', 'ots_search_geo_distance' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION ots.search_geo_distance(point, point) IS
 	'the great-circle distance in meters between two points kept as a search index keeps them (x longitude, y latitude) (internal; geo_distance queries, sorts and aggregations)';
+CREATE FUNCTION ots.search_geohash(p point, chars integer) RETURNS text
+	AS 'MODULE_PATHNAME', 'ots_search_geohash' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.search_geohash(point, integer) IS
+	'the geohash of 1 to 12 characters of a point kept as a search index keeps it (x longitude, y latitude) (internal; geo_grid group-bys)';
 CREATE FUNCTION ots.search_keys(schema_name name, table_name name, index_name text, search_query jsonb,
 								for_merge boolean DEFAULT false)
 	RETURNS jsonb

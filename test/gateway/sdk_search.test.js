@@ -297,6 +297,6 @@ describe('search', function () {
         await expectError(search({
             query: { queryType: Q.MATCH_ALL_QUERY },
             groupBys: { groupBys: [{ name: 'g', type: TableStore.GroupByType.GROUP_BY_GEO_GRID, body: { fieldName: 'pos' } }] },
-        }), 400, 'OTSParameterInvalid', 'geo_grid group_by is not supported yet');
+        }), 400, 'OTSParameterInvalid', 'Invalid precision of group_by_geo_grid');
     });
 });
