@@ -607,17 +607,34 @@ CREATE FUNCTION ots_cluster.describe_search_index_api(caller_path text, table_na
 	AS $$
 DECLARE
 	t ots_cluster.table_entry := ots_cluster.table_of(table_name, caller_path);
-	p integer := (ots_cluster.shard_partitions())[1];
+	p integer;
+	one jsonb;
+	out jsonb;
 	s text; m text; d text; hi text;
 BEGIN
-	RETURN ots_cluster.describe_search_index_on(p, ots_cluster.target(t, table_name), index_name);
+	-- the definition as the first shard has it; building (FULL) while any shard is, the
+	-- sizes and rows of all shards
+	FOREACH p IN ARRAY ots_cluster.shard_partitions() LOOP
+		one := ots_cluster.describe_search_index_on(p, ots_cluster.target(t, table_name), index_name);
+		IF out IS NULL THEN
+			out := one;
+		ELSE
+			IF one #>> '{sync_stat,sync_phase}' = 'FULL' THEN
+				out := jsonb_set(out, '{sync_stat,sync_phase}', '"FULL"');
+			END IF;
+			out := jsonb_set(out, '{metering_info}', jsonb_build_object(
+				'storage_size', (out #>> '{metering_info,storage_size}')::bigint + (one #>> '{metering_info,storage_size}')::bigint,
+				'row_count', (out #>> '{metering_info,row_count}')::bigint + (one #>> '{metering_info,row_count}')::bigint));
+		END IF;
+	END LOOP;
+	RETURN out;
 EXCEPTION WHEN OTHERS THEN
 	GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT, d = PG_EXCEPTION_DETAIL, hi = PG_EXCEPTION_HINT;
 	PERFORM ots_cluster.raise_remote(s, m, d, hi, p);
 END
 $$;
 COMMENT ON FUNCTION ots_cluster.describe_search_index_api(text, text, text) IS
-	'ots.describe_search_index with the caller''s search_path, from the first shard (internal)';
+	'ots.describe_search_index with the caller''s search_path: the first shard''s definition, FULL while any shard builds, every shard''s sizes (internal)';
 
 CREATE FUNCTION ots.describe_search_index(table_name text, index_name text) RETURNS jsonb
 	LANGUAGE sql STABLE PARALLEL UNSAFE

@@ -52,6 +52,12 @@ SELECT indexes_on(:p0) AS shard0, indexes_on(:p1) AS shard1;
 SELECT * FROM ots.list_search_index('ps_t');
 SELECT d -> 'schema' -> 'field_schemas' -> 0 ->> 'field_name' AS first_field, d -> 'time_to_live' AS ttl
   FROM ots.describe_search_index('ps_t', 'ix') d;
+-- the described size is every shard's (each shard's as its own describe says)
+SELECT ots_cluster.target(ots_cluster.table_of('ps_t', current_setting('search_path')), 'ps_t') AS ps_target \gset
+SELECT (ots.describe_search_index('ps_t', 'ix') #>> '{metering_info,storage_size}')::bigint
+	   = (ots_cluster.describe_search_index_on(:p0, :'ps_target', 'ix') #>> '{metering_info,storage_size}')::bigint
+		 + (ots_cluster.describe_search_index_on(:p1, :'ps_target', 'ix') #>> '{metering_info,storage_size}')::bigint AS all_shards_sized,
+	   ots.describe_search_index('ps_t', 'ix') #>> '{sync_stat,sync_phase}' AS phase;
 SELECT ots.update_search_index('ps_t', 'ix', 86400);
 SELECT (ots.describe_search_index('ps_t', 'ix')) -> 'time_to_live' AS ttl;
 -- refused as a node refuses
