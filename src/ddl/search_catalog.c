@@ -149,14 +149,9 @@ static Jsonb *search_catalog_weights(Jsonb *given, char **names, int *weights);
 static Oid
 search_catalog_storage(const OtsTable *t, const char *index_name)
 {
-	for (int i = 0; i < t->nsearch; i++)
-	{
-		const SearchIndex *si = search_index_get(t, t->search_data_oids[i], AccessShareLock);
+	const SearchIndex *si = search_index_named(t, index_name, AccessShareLock);
 
-		if (strcmp(si->index_name, index_name) == 0)
-			return si->storage_oid;
-	}
-	return InvalidOid;
+	return si != NULL ? si->storage_oid : InvalidOid;
 }
 
 /*
@@ -411,13 +406,7 @@ ots_catalog_set_search_index_ttl(PG_FUNCTION_ARGS)
 							" WHERE schema_name OPERATOR(pg_catalog.=) $1 AND table_name OPERATOR(pg_catalog.=) $2"
 							" AND index_name OPERATOR(pg_catalog.=) $3", 4, types, values, NULL, NULL) != 1)
 		ots_error(OBJECT_NOT_EXIST, "Requested search index does not exist.");
-	for (int i = 0; i < t->nsearch; i++)
-	{
-		const SearchIndex *si = search_index_get(t, t->search_data_oids[i], AccessShareLock);
-
-		if (strcmp(si->index_name, text_to_cstring(PG_GETARG_TEXT_PP(2))) == 0)
-			search_catalog_carry(t, si->storage_oid);
-	}
+	search_catalog_carry(t, search_catalog_storage(t, text_to_cstring(PG_GETARG_TEXT_PP(2))));
 	CacheInvalidateRelcacheByRelid(t->data_oid);
 	for (int i = 0; i < t->nsearch; i++)
 		CacheInvalidateRelcacheByRelid(t->search_data_oids[i]);
@@ -436,6 +425,7 @@ ots_catalog_set_search_index_built(PG_FUNCTION_ARGS)
 	Oid			types[3] = {NAMEOID, NAMEOID, TEXTOID};
 	Datum		values[3];
 	char	   *index_name = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	Oid			storage;
 
 	for (int i = 0; i < 3; i++)
 		values[i] = PG_GETARG_DATUM(i);
@@ -444,16 +434,9 @@ ots_catalog_set_search_index_built(PG_FUNCTION_ARGS)
 							" AND index_name OPERATOR(pg_catalog.=) $3"
 							" AND sync_phase OPERATOR(pg_catalog.=) 'FULL'", 3, types, values, NULL, NULL) != 1)
 		PG_RETURN_BOOL(false);
-	for (int i = 0; i < t->nsearch; i++)
-	{
-		const SearchIndex *si = search_index_get(t, t->search_data_oids[i], AccessShareLock);
-
-		if (strcmp(si->index_name, index_name) == 0)
-		{
-			search_catalog_carry(t, si->storage_oid);
-			CacheInvalidateRelcacheByRelid(si->storage_oid);
-		}
-	}
+	storage = search_catalog_storage(t, index_name);
+	search_catalog_carry(t, storage);
+	CacheInvalidateRelcacheByRelid(storage);
 	CacheInvalidateRelcacheByRelid(t->data_oid);
 	PG_RETURN_BOOL(true);
 }
@@ -499,15 +482,8 @@ ots_catalog_delete_search_index(PG_FUNCTION_ARGS)
 static const SearchIndex *
 search_catalog_brother(const OtsTable *t, const char *index_name, const char *brother, const char *what)
 {
-	const SearchIndex *si = NULL;
+	const SearchIndex *si = search_index_named(t, index_name, AccessShareLock);
 
-	for (int i = 0; i < t->nsearch; i++)
-	{
-		const SearchIndex *s = search_index_get(t, t->search_data_oids[i], AccessShareLock);
-
-		if (strcmp(s->index_name, index_name) == 0)
-			si = s;
-	}
 	if (si == NULL)
 		ots_error(OBJECT_NOT_EXIST, "search index [%s] does not exist", index_name);
 	if (si->brother == NULL || strcmp(si->brother, brother) != 0)

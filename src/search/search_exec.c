@@ -43,20 +43,6 @@
 
 PG_FUNCTION_INFO_V1(ots_search_keys);
 
-/* exec_index_named: the search index of t named name, NULL when there is none */
-static const SearchIndex *
-exec_index_named(const OtsTable *t, const char *name)
-{
-	for (int i = 0; i < t->nsearch; i++)
-	{
-		const SearchIndex *si = search_index_get(t, t->search_data_oids[i], AccessShareLock);
-
-		if (strcmp(si->index_name, name) == 0)
-			return si;
-	}
-	return NULL;
-}
-
 /*
  * exec_index: the search index of t named name, or by its weights
  * (query_flow_weights, as Tablestore's) its brother, which does not pass
@@ -68,7 +54,7 @@ exec_index_named(const OtsTable *t, const char *name)
 static const SearchIndex *
 exec_index(const OtsTable *t, const char *name)
 {
-	const SearchIndex *si = exec_index_named(t, name);
+	const SearchIndex *si = search_index_named(t, name, AccessShareLock);
 	const SearchIndex *brother;
 
 	if (si == NULL)
@@ -76,7 +62,7 @@ exec_index(const OtsTable *t, const char *name)
 	/* not to a brother being built, nor one this search's snapshot does not see filled */
 	if (si->weight >= 0 && si->brother != NULL &&
 		pg_prng_double(&pg_global_prng_state) * (si->weight + si->brother_weight) >= si->weight &&
-		(brother = exec_index_named(t, si->brother)) != NULL &&
+		(brother = search_index_named(t, si->brother, AccessShareLock)) != NULL &&
 		!brother->building && search_index_visible(brother, GetActiveSnapshot()))
 		si = brother;
 	if (si->building)

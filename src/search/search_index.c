@@ -337,6 +337,19 @@ search_index_get(const OtsTable *t, Oid storage_oid, LOCKMODE lockmode)
 	return si;
 }
 
+const SearchIndex *
+search_index_named(const OtsTable *t, const char *index_name, LOCKMODE lockmode)
+{
+	for (int i = 0; i < t->nsearch; i++)
+	{
+		const SearchIndex *si = search_index_get(t, t->search_data_oids[i], lockmode);
+
+		if (strcmp(si->index_name, index_name) == 0)
+			return si;
+	}
+	return NULL;
+}
+
 bool
 search_index_visible(const SearchIndex *si, Snapshot snapshot)
 {

@@ -70,6 +70,9 @@ typedef struct SearchIndex
  */
 extern const SearchIndex *search_index_get(const OtsTable *t, Oid storage_oid, LOCKMODE lockmode);
 
+/* search_index_named: the search index of t named index_name (search_index_get), NULL when there is none */
+extern const SearchIndex *search_index_named(const OtsTable *t, const char *index_name, LOCKMODE lockmode);
+
 /*
  * search_index_visible: may a reader with snapshot (NULL: the latest) take
  * si's entries for its rows (is it built, and was the transaction that
