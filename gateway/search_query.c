@@ -475,8 +475,7 @@ static const struct
 	[OTSP__GROUP_BY_TYPE__GROUP_BY_HISTOGRAM] = {"histogram", &otsp__group_by_histogram__descriptor},
 	[OTSP__GROUP_BY_TYPE__GROUP_BY_DATE_HISTOGRAM] = {"date_histogram", &otsp__group_by_date_histogram__descriptor},
 	[OTSP__GROUP_BY_TYPE__GROUP_BY_GEO_GRID] = {"geo_grid", &otsp__group_by_geo_grid__descriptor},
-	/* ots refuses this by name: its body is not read */
-	[OTSP__GROUP_BY_TYPE__GROUP_BY_COMPOSITE] = {"composite", NULL},
+	[OTSP__GROUP_BY_TYPE__GROUP_BY_COMPOSITE] = {"composite", &otsp__group_by_composite__descriptor},
 };
 
 /*

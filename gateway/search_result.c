@@ -34,6 +34,7 @@ static const char *const group_by_names[] = {
 	[OTSP__GROUP_BY_TYPE__GROUP_BY_HISTOGRAM] = "histogram",
 	[OTSP__GROUP_BY_TYPE__GROUP_BY_DATE_HISTOGRAM] = "date_histogram",
 	[OTSP__GROUP_BY_TYPE__GROUP_BY_GEO_GRID] = "geo_grid",
+	[OTSP__GROUP_BY_TYPE__GROUP_BY_COMPOSITE] = "composite",
 };
 
 static int
@@ -404,6 +405,41 @@ group_by_packed(const Results *r, int type, json_t *g, json_t *request)
 					bucket_subs(r, b, request, &o->sub_aggs_result, &o->sub_group_bys_result);
 					m.group_by_geo_gird_result_items[i] = o;
 				}
+				return kept_pack(r->k, &m.base);
+			}
+		case OTSP__GROUP_BY_TYPE__GROUP_BY_COMPOSITE:
+			{
+				Otsp__GroupByCompositeResult m = OTSP__GROUP_BY_COMPOSITE_RESULT__INIT;
+				json_t	   *names = json_object_get(g, "source_group_by_names");
+
+				ITEMS(m, group_by_composite_result_items, n);
+				m.n_source_group_by_names = json_array_size(names);
+				m.source_group_by_names = kept_alloc(r->k, m.n_source_group_by_names * sizeof(char *));
+				for (size_t j = 0; j < m.n_source_group_by_names; j++)
+					m.source_group_by_names[j] = (char *) json_string_value(json_array_get(names, j));
+				for (size_t i = 0; i < n; i++)
+				{
+					json_t	   *b = json_array_get(items, i);
+					json_t	   *keys = json_object_get(b, "keys");
+					Otsp__GroupByCompositeResultItem *o = kept_alloc(r->k, sizeof(*o));
+
+					otsp__group_by_composite_result_item__init(o);
+					/* a null key travels as an empty string, is_null_keys saying which */
+					o->n_keys = o->n_is_null_keys = json_array_size(keys);
+					o->keys = kept_alloc(r->k, o->n_keys * sizeof(char *));
+					o->is_null_keys = kept_alloc(r->k, o->n_keys * sizeof(protobuf_c_boolean));
+					for (size_t j = 0; j < o->n_keys; j++)
+					{
+						json_t	   *key = json_array_get(keys, j);
+
+						o->is_null_keys[j] = json_is_null(key);
+						o->keys[j] = json_is_string(key) ? (char *) json_string_value(key) : "";
+					}
+					o->has_row_count = true, o->row_count = json_integer_value(json_object_get(b, "row_count"));
+					bucket_subs(r, b, request, &o->sub_aggs_result, &o->sub_group_bys_result);
+					m.group_by_composite_result_items[i] = o;
+				}
+				m.next_token = (char *) json_string_value(json_object_get(g, "next_token"));
 				return kept_pack(r->k, &m.base);
 			}
 		default:

@@ -41,146 +41,30 @@
 #include "errors.h"
 #include "format/request_fields.h"
 #include "search/geo.h"
+#include "search/agg_buckets.h"
+#include "search/agg_request.h"
 #include "search/json_build.h"
+#include "search/search_composite.h"
 #include "search/search_order.h"
 #include "search/search_query.h"
 
-/*
- * aggs, and group_bys, in one list: ots's own bound (the Node SDK's search
- * test sends Tablestore 8 aggs in one list; AGG_MAX_STATEMENTS bounds the work)
- */
-#define AGG_MAX_PER_LEVEL		25
 #define AGG_MAX_DEPTH			4		/* group_bys nested in group_bys */
-#define AGG_MAX_GROUPS			2000	/* buckets of a group_by_field */
-#define AGG_DEFAULT_GROUPS		10
 #define AGG_MAX_RANGES			100
-#define AGG_MAX_STATEMENTS		10000	/* statements one search's aggregations run */
 #define AGG_MAX_TOP_ROWS		100
-
-typedef struct AggRun
-{
-	SearchSql  *q;
-	const char *storage;
-	int			statements;
-} AggRun;
 
 static void agg_list(AggRun *r, JsonbContainer *aggs, const char *bucket, JsonbParseState **st);
 static void group_by_list(AggRun *r, JsonbContainer *group_bys, const char *bucket, int depth,
 						  JsonbParseState **st);
 
-static void agg_refuse(const char *message) pg_attribute_noreturn();
 
-static void
-agg_refuse(const char *message)
-{
-	ots_parameter_invalid(message, "See docs/reference.md, \"Search\", aggregations.");
-}
 
-static JsonbValue *
-agg_member(JsonbContainer *obj, const char *key, JsonbValue *out)
-{
-	JsonbValue *v = getKeyJsonValueFromContainer(obj, key, strlen(key), out);
 
-	return v == NULL || v->type == jbvNull ? NULL : v;
-}
 
-static const char *
-agg_string(JsonbContainer *obj, const char *key, const char *what)
-{
-	JsonbValue	v;
 
-	if (agg_member(obj, key, &v) == NULL || v.type != jbvString)
-		agg_refuse(psprintf("Missing %s of %s, or it is not a string.", key, what));
-	return pnstrdup(v.val.string.val, v.val.string.len);
-}
 
-static double
-agg_number(JsonbContainer *obj, const char *key, double dflt, const char *what)
-{
-	JsonbValue	v;
-	double		d;
 
-	if (agg_member(obj, key, &v) == NULL)
-		return dflt;
-	if (v.type != jbvNumeric)
-		agg_refuse(psprintf("Invalid %s of %s: it is not a number.", key, what));
-	d = DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, NumericGetDatum(v.val.numeric)));
-	if (isnan(d) || isinf(d))
-		agg_refuse(psprintf("Invalid %s of %s: it is not a finite number.", key, what));
-	return d;
-}
 
-/* agg_count: a count such as min_doc_count, 1 by default, at least 1 */
-static int64
-agg_count(JsonbContainer *obj, const char *key, const char *what)
-{
-	double		d = agg_number(obj, key, 1, what);
 
-	if (d != floor(d) || d > (double) PG_INT64_MAX / 2)
-		agg_refuse(psprintf("Invalid %s of %s: a whole number.", key, what));
-	return d < 1 ? 1 : (int64) d;
-}
-
-static JsonbContainer *
-agg_object(JsonbValue *v, const char *what)
-{
-	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
-		agg_refuse(psprintf("Invalid %s: it is not an object.", what));
-	return v->val.binary.data;
-}
-
-static JsonbContainer *
-agg_array(JsonbContainer *obj, const char *key, const char *what)
-{
-	JsonbValue	v;
-
-	if (agg_member(obj, key, &v) == NULL)
-		return NULL;
-	if (v.type != jbvBinary || !JsonContainerIsArray(v.val.binary.data))
-		agg_refuse(psprintf("Invalid %s of %s: it is not an array.", key, what));
-	return v.val.binary.data;
-}
-
-/*
- * agg_run: the rows of sql (with the search's parameters) after a check of
- * how many statements the aggregations ran; the result in SPI_tuptable
- */
-static uint64
-agg_run(AggRun *r, const char *sql)
-{
-	MemoryContext cxt = CurrentMemoryContext;
-	int			ret;
-
-	CHECK_FOR_INTERRUPTS();
-	check_stack_depth();
-	if (++r->statements > AGG_MAX_STATEMENTS)
-		agg_refuse(psprintf("The aggregations need more than %d statements: fewer buckets or less nesting.",
-							AGG_MAX_STATEMENTS));
-	ret = SPI_execute_with_args(sql, r->q->nparams, r->q->types, r->q->values, NULL, true, 0);
-	/* SPI leaves its procedure context current: what is built goes on in the caller's */
-	MemoryContextSwitchTo(cxt);
-	if (ret != SPI_OK_SELECT)
-		elog(ERROR, "a search's aggregation failed: %s", SPI_result_code_string(ret));
-	return SPI_processed;
-}
-
-static Jsonb *
-agg_jsonb(int row, int col)
-{
-	bool		isnull;
-	Datum		d = SPI_getbinval(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, col, &isnull);
-
-	return isnull ? NULL : DatumGetJsonbP(d);
-}
-
-static int64
-agg_int(int row, int col)
-{
-	bool		isnull;
-	Datum		d = SPI_getbinval(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, col, &isnull);
-
-	return isnull ? 0 : DatumGetInt64(d);
-}
 
 /*
  * agg_from: the FROM and WHERE of the search's matching rows (s), within
@@ -502,26 +386,6 @@ agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st
 	pushJsonbValue(st, WJB_END_OBJECT, NULL);
 }
 
-static void
-agg_names_distinct(JsonbContainer *list, const char *what)
-{
-	int			n = JsonContainerSize(list);
-
-	if (n > AGG_MAX_PER_LEVEL)
-		agg_refuse(psprintf("Too many %s at one level: more than %d.", what, AGG_MAX_PER_LEVEL));
-	for (int i = 0; i < n; i++)
-	{
-		JsonbContainer *a = agg_object(getIthJsonbValueFromContainer(list, i), what);
-		const char *name = agg_string(a, "name", what);
-
-		if (*name == '\0')
-			agg_refuse(psprintf("The name of one of the %s is empty.", what));
-		for (int j = 0; j < i; j++)
-			if (strcmp(agg_string(agg_object(getIthJsonbValueFromContainer(list, j), what), "name", what),
-					   name) == 0)
-				agg_refuse(psprintf("Duplicated name of %s: '%s'.", what, name));
-	}
-}
 
 static void
 agg_list(AggRun *r, JsonbContainer *aggs, const char *bucket, JsonbParseState **st)
@@ -561,72 +425,7 @@ group_and(const char *bucket, const char *condition)
 	return bucket != NULL ? psprintf("(%s) AND (%s)", bucket, condition) : pstrdup(condition);
 }
 
-/* sorter_descending: whether a sorter's order (ASC by default) is DESC */
-static bool
-sorter_descending(JsonbContainer *sorter, const char *what)
-{
-	JsonbValue	v;
-	char	   *o;
 
-	if (agg_member(sorter, "order", &v) == NULL)
-		return false;
-	o = v.type == jbvString ? pnstrdup(v.val.string.val, v.val.string.len) : "";
-	if (strcmp(o, "DESC") == 0 || strcmp(o, "SORT_ORDER_DESC") == 0)
-		return true;
-	if (strcmp(o, "ASC") != 0 && strcmp(o, "SORT_ORDER_ASC") != 0)
-		agg_refuse(psprintf("Invalid order of a sorter of %s: '%s'.", what, o));
-	return false;
-}
-
-/* a sorter of a group-by's sort */
-typedef struct GroupSorter
-{
-	char		kind;			/* 'k' key, 'c' row count, 'a' sub-aggregation */
-	bool		desc;
-	JsonbContainer *sub_agg;	/* of 'a' */
-} GroupSorter;
-
-static JsonbContainer *group_sub_agg_find(JsonbContainer *g, const char *name);
-
-/*
- * group_sorter_list: the sorters of group-by g's sort (*n of them; a
- * sub_agg_sort only of a group_by_field, its sub-aggregation found), with
- * room for two more after them
- */
-static GroupSorter *
-group_sorter_list(JsonbContainer *g, const char *what, int *n)
-{
-	JsonbValue	sort;
-	JsonbContainer *sorters = NULL;
-	GroupSorter *list;
-
-	if (agg_member(g, "sort", &sort) != NULL)
-		sorters = agg_array(agg_object(&sort, psprintf("sort of %s", what)), "sorters", psprintf("sort of %s", what));
-	*n = sorters != NULL ? (int) JsonContainerSize(sorters) : 0;
-	list = palloc0(sizeof(GroupSorter) * (*n + 2));
-	for (int j = 0; j < *n; j++)
-	{
-		JsonbContainer *s = agg_object(getIthJsonbValueFromContainer(sorters, j), psprintf("sorter of %s", what));
-		JsonbValue	v;
-		bool		field = strcmp(what, "group_by_field") == 0;
-
-		if (agg_member(s, "row_count_sort", &v) != NULL)
-			list[j].kind = 'c';
-		else if (agg_member(s, "group_key_sort", &v) != NULL)
-			list[j].kind = 'k';
-		else if (field && agg_member(s, "sub_agg_sort", &v) != NULL)
-		{
-			list[j].kind = 'a';
-			list[j].sub_agg = group_sub_agg_find(g, agg_string(agg_object(&v, "sub_agg_sort"), "sub_agg_name",
-															   "sub_agg_sort"));
-		}
-		else
-			agg_refuse(psprintf("A sorter of %s is a row_count_sort or a group_key_sort%s.", what,
-								field ? " or a sub_agg_sort" : ""));
-		list[j].desc = sorter_descending(agg_object(&v, "sorter"), what);
-	}
-	return list;
-}
 
 /*
  * group_order: the ORDER BY of a group-by's buckets, selected as (key,
@@ -697,28 +496,6 @@ field_group_cmp(const void *a, const void *b, void *arg)
 	}
 }
 
-/* group_sub_agg_find: g's sub-aggregation name, which has one value (a sub_agg_sort's) */
-static JsonbContainer *
-group_sub_agg_find(JsonbContainer *g, const char *name)
-{
-	JsonbValue	v;
-	JsonbContainer *subs = agg_member(g, "sub_aggs", &v) != NULL ? agg_array(g, "sub_aggs", "group_by_field") : NULL;
-
-	for (int i = 0; subs != NULL && i < (int) JsonContainerSize(subs); i++)
-	{
-		JsonbContainer *agg = agg_object(getIthJsonbValueFromContainer(subs, i), "a sub-aggregation");
-		const char *type = agg_string(agg, "type", "a sub-aggregation");
-
-		if (strcmp(agg_string(agg, "name", "a sub-aggregation"), name) != 0)
-			continue;
-		if (strcmp(type, "percentiles") == 0 || strcmp(type, "top_rows") == 0)
-			agg_refuse(psprintf("Invalid sub_agg_sort of group_by_field: sub-aggregation '%s' is a %s, not one value.",
-								name, type));
-		return agg;
-	}
-	agg_refuse(psprintf("Invalid sub_agg_sort of group_by_field: it has no sub-aggregation named '%s'.", name));
-	return NULL;
-}
 
 /*
  * The groups of a group_by_field, for sub_agg_sort values the grouping
@@ -1160,18 +937,16 @@ group_by_filter(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Jso
 }
 
 /*
- * group_numbered: the buckets of a histogram, each the values e (of
- * values, an array per row; missing already in it) within in_range whose
- * bucket number (number, an int8 of e) is the same, shown by key (SQL of
- * the number y.k) as member key_name; a row counts once in a bucket.  The
- * number is what groups the rows and what each bucket's sub-aggregations
- * select by, one expression, so both see the same rows whatever floats
- * round to.  Ascending unless sorted; at most AGG_MAX_GROUPS buckets.
+ * group_numbered: the buckets of a histogram (b), each the values within
+ * range whose bucket number is the same, shown by their key as member
+ * b->key_name; a row counts once in a bucket.  The number is what groups the
+ * rows and what each bucket's sub-aggregations select by, one expression,
+ * so both see the same rows whatever floats round to.  Ascending unless
+ * sorted; at most AGG_MAX_GROUPS buckets.
  */
 static void
 group_numbered(AggRun *r, JsonbContainer *g, const char *bucket, int depth, const char *what,
-			   const char *values, const char *in_range, const char *number, const char *key,
-			   const char *key_name, JsonbParseState **st)
+			   const NumberedBuckets *b, JsonbParseState **st)
 {
 	int64		min_doc_count = agg_count(g, "min_doc_count", what);
 	const char *order = group_order(g, what, "1 ASC");
@@ -1185,7 +960,7 @@ group_numbered(AggRun *r, JsonbContainer *g, const char *bucket, int depth, cons
 				   " FROM (SELECT %s AS k, pg_catalog.count(DISTINCT s.ctid) AS c FROM %s"
 				   " AND e IS NOT NULL AND %s GROUP BY 1 HAVING pg_catalog.count(DISTINCT s.ctid) OPERATOR(pg_catalog.>=) %ld) y"
 				   " ORDER BY %s LIMIT %d",
-				   key, number, agg_from(r, bucket, psprintf("pg_catalog.unnest(%s) e", values)), in_range,
+				   b->key, b->number, agg_from(r, bucket, psprintf("pg_catalog.unnest(%s) e", b->values)), b->in_range,
 				   r->q->for_merge ? 1L : (long) min_doc_count, order, AGG_MAX_GROUPS + 1);
 	n = agg_run(r, sql);
 	if (n > AGG_MAX_GROUPS)
@@ -1209,213 +984,37 @@ group_numbered(AggRun *r, JsonbContainer *g, const char *bucket, int depth, cons
 		int			pk = search_sql_param(r->q, INT8OID, Int64GetDatum(ks[i]));
 
 		pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
-		json_push_jsonb(st, key_name, keys[i]);
+		json_push_jsonb(st, b->key_name, keys[i]);
 		json_push_int(st, "row_count", counts[i]);
 		group_subs(r, g, group_and(bucket, psprintf("EXISTS (SELECT 1 FROM pg_catalog.unnest(%s) e WHERE e IS NOT NULL AND %s AND %s OPERATOR(pg_catalog.=) $%d)",
-													values, in_range, number, pk)), depth, st);
+													b->values, b->in_range, b->number, pk)), depth, st);
 		pushJsonbValue(st, WJB_END_OBJECT, NULL);
 	}
 	pushJsonbValue(st, WJB_END_ARRAY, NULL);
 }
 
-/* group_values: SQL of a row's values of field f as an array, missing (given in g) when it has none */
-static const char *
-group_values(AggRun *r, JsonbContainer *g, const SearchField *f)
-{
-	const char *col = search_sql_column(r->q, f);
-	JsonbValue	v;
-	int			pm;
 
-	if (agg_member(g, "missing", &v) == NULL)
-		return f->is_array ? col : psprintf("ARRAY[%s]", col);
-	pm = search_sql_param(r->q, search_sql_element_type(f), search_sql_value(f, &v, "missing"));
-	return f->is_array ?
-		psprintf("CASE WHEN pg_catalog.cardinality(%s) OPERATOR(pg_catalog.>) 0 THEN %s ELSE ARRAY[$%d] END", col, col, pm) :
-		psprintf("ARRAY[coalesce(%s, $%d)]", col, pm);
-}
 
-/*
- * group_by_histogram: a bucket per interval [offset + k * interval, + interval)
- * holding a value within field_range, by the bucket number k
- */
 static void
 group_by_histogram(AggRun *r, JsonbContainer *g, const char *bucket, int depth, JsonbParseState **st)
 {
-	const SearchField *f = search_sql_field(r->q, g, "group_by_histogram");
-	double		interval = agg_number(g, "interval", 0, "group_by_histogram");
-	double		offset = agg_number(g, "offset", 0, "group_by_histogram");
-	JsonbValue	v;
-	const char *in_range = "true";
-	int			pi;
-	int			po;
+	NumberedBuckets b;
 
-	if (f->type != SEARCH_LONG && f->type != SEARCH_DOUBLE)
-		agg_refuse(psprintf("[group_by_histogram] field_name:%s type:%s is invalid, allow [long, double]", f->name,
-							search_field_type_name(f->type)));
-	if (!(interval > 0))
-		agg_refuse("Invalid interval of group_by_histogram: a number above 0.");
-	if (f->type == SEARCH_LONG && (interval != floor(interval) || offset != floor(offset)))
-		agg_refuse("Invalid interval or offset of group_by_histogram on a LONG field: integers.");
-	if (agg_member(g, "field_range", &v) != NULL)
-	{
-		JsonbContainer *fr = agg_object(&v, "field_range of group_by_histogram");
-
-		in_range = psprintf("e::pg_catalog.float8 OPERATOR(pg_catalog.>=) $%d AND e::pg_catalog.float8 OPERATOR(pg_catalog.<=) $%d",
-							search_sql_param(r->q, FLOAT8OID, Float8GetDatum(agg_number(fr, "min", -INFINITY, "field_range"))),
-							search_sql_param(r->q, FLOAT8OID, Float8GetDatum(agg_number(fr, "max", INFINITY, "field_range"))));
-	}
-	pi = search_sql_param(r->q, FLOAT8OID, Float8GetDatum(interval));
-	po = search_sql_param(r->q, FLOAT8OID, Float8GetDatum(offset));
-	group_numbered(r, g, bucket, depth, "group_by_histogram", group_values(r, g, f), in_range,
-				   psprintf("pg_catalog.floor((e::pg_catalog.float8 OPERATOR(pg_catalog.-) $%d) OPERATOR(pg_catalog./) $%d)::pg_catalog.int8",
-							po, pi),
-				   psprintf("y.k OPERATOR(pg_catalog.*) $%d OPERATOR(pg_catalog.+) $%d%s", pi, po,
-							f->type == SEARCH_LONG ? "::pg_catalog.int8" : ""),
-				   "key", st);
+	histogram_buckets(r, g, &b);
+	group_numbered(r, g, bucket, depth, "group_by_histogram", &b, st);
 }
 
-#define DATE_MAX_OFFSET_MS		(INT64CONST(100) * 366 * 86400000)
 
-/* the units of a date_histogram's interval and offset: fixed lengths, or months */
-typedef struct DateUnit
-{
-	const char *name;
-	int64		ms;				/* a fixed unit's length */
-	int			months;			/* a calendar unit's months */
-} DateUnit;
 
-static const DateUnit date_units[] = {
-	{"YEAR", 0, 12}, {"QUARTER_YEAR", 0, 3}, {"MONTH", 0, 1},
-	{"WEEK", 7 * 86400000L, 0}, {"DAY", 86400000L, 0}, {"HOUR", 3600000L, 0},
-	{"MINUTE", 60000L, 0}, {"SECOND", 1000L, 0}, {"MILLISECOND", 1L, 0}};
 
-/*
- * date_value: a DateTimeValue {"value", "unit"} of member key (an int32, as
- * the protocol's; from 1 for an interval, any for an offset); its unit,
- * and its value in *value
- */
-static const DateUnit *
-date_value(JsonbContainer *g, const char *key, int64 *value)
-{
-	JsonbValue	v;
-	JsonbContainer *dv;
-	const char *unit;
-	double		n;
 
-	if (agg_member(g, key, &v) == NULL)
-		return NULL;
-	dv = agg_object(&v, psprintf("%s of group_by_date_histogram", key));
-	n = agg_number(dv, "value", NAN, key);
-	unit = agg_string(dv, "unit", psprintf("%s of group_by_date_histogram", key));
-	if (!(n >= (strcmp(key, "interval") == 0 ? 1 : -PG_INT32_MAX) && n <= PG_INT32_MAX && n == floor(n)))
-		agg_refuse(psprintf("Invalid value of %s of group_by_date_histogram: a whole number %s.", key,
-							strcmp(key, "interval") == 0 ? "from 1 to 2147483647" : "of at most 2147483647 either way"));
-	*value = (int64) n;
-	for (int i = 0; i < lengthof(date_units); i++)
-		if (strcmp(date_units[i].name, unit) == 0)
-			return &date_units[i];
-	agg_refuse(psprintf("Invalid unit of %s of group_by_date_histogram: '%s'.", key, unit));
-	return NULL;
-}
-
-/* date_time_zone: a time_zone "+hh:mm" or "-hh:mm" (or absent: UTC) as milliseconds east of UTC */
-static int64
-date_time_zone(JsonbContainer *g)
-{
-	JsonbValue	v;
-	const char *tz;
-	int			h;
-	int			m;
-
-	if (agg_member(g, "time_zone", &v) == NULL)
-		return 0;
-	tz = agg_string(g, "time_zone", "group_by_date_histogram");
-	if (strlen(tz) != 6 || (tz[0] != '+' && tz[0] != '-') || tz[3] != ':' ||
-		!isdigit((unsigned char) tz[1]) || !isdigit((unsigned char) tz[2]) ||
-		!isdigit((unsigned char) tz[4]) || !isdigit((unsigned char) tz[5]) ||
-		(h = (tz[1] - '0') * 10 + tz[2] - '0') > 18 || (m = (tz[4] - '0') * 10 + tz[5] - '0') > 59)
-		agg_refuse(psprintf("Invalid time_zone of group_by_date_histogram: '%s'.", tz));
-	return (tz[0] == '-' ? -1 : 1) * (h * 3600000L + m * 60000L);
-}
-
-/*
- * group_by_date_histogram: a bucket per interval of a DATE field's times,
- * in the time zone: a fixed length (WEEK, DAY, ..., MILLISECOND; weeks
- * start on Monday) counted from 1970-01-01 00:00 there, or a number of
- * months (MONTH, QUARTER_YEAR, YEAR) counted from January 1970, moved by
- * offset; each bucket shown by its first millisecond (UTC)
- */
 static void
 group_by_date_histogram(AggRun *r, JsonbContainer *g, const char *bucket, int depth, JsonbParseState **st)
 {
-	const SearchField *f = search_sql_field(r->q, g, "group_by_date_histogram");
-	int64		n;
-	int64		offset_n = 0;
-	const DateUnit *unit = date_value(g, "interval", &n);
-	const DateUnit *offset_unit = date_value(g, "offset", &offset_n);
-	int64		shift;			/* ms added to a time to count from 1970-01-01 00:00 local */
-	JsonbValue	v;
-	const char *in_range = "true";
-	const char *ms = "(e::pg_catalog.numeric OPERATOR(pg_catalog./) 1000000)";
-	int			ps;
+	NumberedBuckets b;
 
-	if (f->type != SEARCH_DATE)
-		agg_refuse(psprintf("[group_by_date_histogram] field_name:%s type:%s is invalid, allow [date]", f->name,
-							search_field_type_name(f->type)));
-	if (unit == NULL)
-		agg_refuse("Missing interval of group_by_date_histogram.");
-	if (offset_unit != NULL && offset_unit->months > 0)
-		agg_refuse("Invalid offset of group_by_date_histogram: a fixed length (WEEK to MILLISECOND).");
-	/* an offset moves buckets within their times' range (a day's number stays an int4) */
-	if (offset_unit != NULL && (offset_n > DATE_MAX_OFFSET_MS / offset_unit->ms || offset_n < -DATE_MAX_OFFSET_MS / offset_unit->ms))
-		agg_refuse("Invalid offset of group_by_date_histogram: at most 100 years either way.");
-	shift = date_time_zone(g) - (offset_unit != NULL ? offset_n * offset_unit->ms : 0);
-	/* 1970-01-01 was a Thursday: weeks count from the Monday before */
-	if (unit->ms == 7 * 86400000L)
-		shift += 3 * 86400000L;
-	if (agg_member(g, "field_range", &v) != NULL)
-	{
-		JsonbContainer *fr = agg_object(&v, "field_range of group_by_date_histogram");
-		JsonbValue	b;
-
-		in_range = psprintf("e OPERATOR(pg_catalog.>=) $%d AND e OPERATOR(pg_catalog.<=) $%d",
-							search_sql_param(r->q, INT8OID, agg_member(fr, "min", &b) != NULL ?
-											 search_sql_value(f, &b, "min of field_range") : Int64GetDatum(PG_INT64_MIN)),
-							search_sql_param(r->q, INT8OID, agg_member(fr, "max", &b) != NULL ?
-											 search_sql_value(f, &b, "max of field_range") : Int64GetDatum(PG_INT64_MAX)));
-	}
-	ps = search_sql_param(r->q, INT8OID, Int64GetDatum(shift));
-	if (unit->months == 0)
-	{
-		int			pw = search_sql_param(r->q, INT8OID, Int64GetDatum(n * unit->ms));
-
-		group_numbered(r, g, bucket, depth, "group_by_date_histogram", group_values(r, g, f), in_range,
-					   psprintf("pg_catalog.floor((%s OPERATOR(pg_catalog.+) $%d) OPERATOR(pg_catalog./) $%d)::pg_catalog.int8",
-								ms, ps, pw),
-					   psprintf("y.k OPERATOR(pg_catalog.*) $%d OPERATOR(pg_catalog.-) $%d", pw, ps),
-					   "timestamp", st);
-	}
-	else
-	{
-		int			pm = search_sql_param(r->q, INT8OID, Int64GetDatum(n * unit->months));
-		/* the local day of e, as a date, and the months since January 1970 of the bucket y.k */
-		const char *day = psprintf("('1970-01-01'::pg_catalog.date OPERATOR(pg_catalog.+) pg_catalog.floor((%s OPERATOR(pg_catalog.+) $%d) OPERATOR(pg_catalog./) 86400000)::pg_catalog.int4)",
-								   ms, ps);
-		const char *months = psprintf("(y.k OPERATOR(pg_catalog.*) $%d)", pm);
-		/* whole years since 1970 of those months, rounded down (before 1970 too) */
-		const char *years = psprintf("pg_catalog.floor(%s::pg_catalog.numeric OPERATOR(pg_catalog./) 12)", months);
-
-		group_numbered(r, g, bucket, depth, "group_by_date_histogram", group_values(r, g, f), in_range,
-					   psprintf("pg_catalog.floor(((pg_catalog.date_part('year', %s) OPERATOR(pg_catalog.-) 1970) OPERATOR(pg_catalog.*) 12"
-								" OPERATOR(pg_catalog.+) pg_catalog.date_part('month', %s) OPERATOR(pg_catalog.-) 1) OPERATOR(pg_catalog./) $%d)::pg_catalog.int8",
-								day, day, pm),
-					   psprintf("(pg_catalog.make_date((1970 OPERATOR(pg_catalog.+) %s)::pg_catalog.int4,"
-								" (%s OPERATOR(pg_catalog.-) (12 OPERATOR(pg_catalog.*) %s) OPERATOR(pg_catalog.+) 1)::pg_catalog.int4, 1)"
-								" OPERATOR(pg_catalog.-) '1970-01-01'::pg_catalog.date)::pg_catalog.int8 OPERATOR(pg_catalog.*) 86400000"
-								" OPERATOR(pg_catalog.-) $%d",
-								years, months, years, ps),
-					   "timestamp", st);
-	}
+	date_histogram_buckets(r, g, &b);
+	group_numbered(r, g, bucket, depth, "group_by_date_histogram", &b, st);
 }
 
 /* geo_grid_precision: a geo_grid's precision, 1 to SEARCH_GEOHASH_MAX characters, or one of Tablestore's GHP_..._<n> */
@@ -1526,6 +1125,50 @@ group_by_geo_grid(AggRun *r, JsonbContainer *g, const char *bucket, int depth, J
 	pushJsonbValue(st, WJB_END_ARRAY, NULL);
 }
 
+/* group_by_composite: a page of a composite's groups (search_composite.c), each with its subs */
+static void
+group_by_composite(AggRun *r, JsonbContainer *g, const char *bucket, int depth, JsonbParseState **st)
+{
+	CompositePage page;
+	JsonbValue	null = {.type = jbvNull};
+
+	composite_page(r, g, bucket, depth, &page);
+	json_push_key(st, "source_group_by_names");
+	pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
+	for (int j = 0; j < page.nsources; j++)
+		json_push_string(st, NULL, page.names[j]);
+	pushJsonbValue(st, WJB_END_ARRAY, NULL);
+	json_push_key(st, "items");
+	pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
+	for (int i = 0; i < page.ngroups; i++)
+	{
+		pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
+		json_push_key(st, "keys");
+		pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
+		for (int j = 0; j < page.nsources; j++)
+			if (page.keys[i][j] != NULL)
+				json_push_string(st, NULL, page.keys[i][j]);
+			else
+				pushJsonbValue(st, WJB_ELEM, &null);
+		pushJsonbValue(st, WJB_END_ARRAY, NULL);
+		json_push_key(st, "is_null_keys");
+		pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
+		for (int j = 0; j < page.nsources; j++)
+		{
+			JsonbValue	b = {.type = jbvBool, .val.boolean = page.keys[i][j] == NULL};
+
+			pushJsonbValue(st, WJB_ELEM, &b);
+		}
+		pushJsonbValue(st, WJB_END_ARRAY, NULL);
+		json_push_int(st, "row_count", page.counts[i]);
+		group_subs(r, g, group_and(bucket, page.conditions[i]), depth, st);
+		pushJsonbValue(st, WJB_END_OBJECT, NULL);
+	}
+	pushJsonbValue(st, WJB_END_ARRAY, NULL);
+	if (page.next_token != NULL)
+		json_push_string(st, "next_token", page.next_token);
+}
+
 static void
 group_by_list(AggRun *r, JsonbContainer *group_bys, const char *bucket, int depth, JsonbParseState **st)
 {
@@ -1556,7 +1199,7 @@ group_by_list(AggRun *r, JsonbContainer *group_bys, const char *bucket, int dept
 		else if (strcmp(type, "geo_grid") == 0)
 			group_by_geo_grid(r, g, bucket, depth, st);
 		else if (strcmp(type, "composite") == 0)
-			agg_refuse(psprintf("The %s group_by is not supported yet.", type));
+			group_by_composite(r, g, bucket, depth, st);
 		else
 			agg_refuse(psprintf("Invalid type of group_by: '%s'.", type));
 		pushJsonbValue(st, WJB_END_OBJECT, NULL);

@@ -1492,8 +1492,8 @@ q_sort(SearchSql *q, JsonbContainer *sorters, JsonbContainer *after_values, Json
  * values, "key": its primary key's values}: the next page is the rows after
  * that row in that order, whatever rows were written since.
  */
-static Jsonb *
-search_token_read(const char *token, int len)
+Jsonb *
+search_token_decode(const char *token, int len)
 {
 	int			cap = pg_b64_dec_len(len);
 	char	   *decoded = palloc(cap + 1);
@@ -1511,10 +1511,6 @@ search_token_make(const SearchSql *q, Jsonb *after, Jsonb *key)
 	JsonbParseState *st = NULL;
 	JsonbValue	k;
 	JsonbValue	v;
-	char	   *json;
-	int			len;
-	char	   *out;
-	int			n;
 
 	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
 	k.type = jbvString;
@@ -1530,8 +1526,17 @@ search_token_make(const SearchSql *q, Jsonb *after, Jsonb *key)
 	pushJsonbValue(&st, WJB_KEY, &k);
 	v.val.binary.data = &key->root, v.val.binary.len = VARSIZE(key) - VARHDRSZ;
 	pushJsonbValue(&st, WJB_VALUE, &v);
-	json = JsonbToCString(NULL, &JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL))->root, 0);
-	len = strlen(json);
+	return search_token_encode(JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL)));
+}
+
+char *
+search_token_encode(Jsonb *j)
+{
+	char	   *json = JsonbToCString(NULL, &j->root, VARSIZE(j));
+	int			len = strlen(json);
+	char	   *out;
+	int			n;
+
 	out = palloc(pg_b64_enc_len(len) + 1);
 	n = pg_b64_encode(json, len, out, pg_b64_enc_len(len));
 	out[n] = '\0';
@@ -1640,7 +1645,7 @@ search_query_compile(SearchSql *q, const OtsTable *t, const SearchIndex *si, Jso
 		Jsonb	   *j = NULL;
 		JsonbValue	m;
 
-		if (v.type != jbvString || (j = search_token_read(v.val.string.val, v.val.string.len)) == NULL ||
+		if (v.type != jbvString || (j = search_token_decode(v.val.string.val, v.val.string.len)) == NULL ||
 			!JB_ROOT_IS_OBJECT(j) || q_member(&j->root, "sort", &m) == NULL || m.type != jbvBinary ||
 			!JsonContainerIsArray(m.val.binary.data))
 			q_refuse("Invalid token: it is not one this index's search made.", NULL);

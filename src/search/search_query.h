@@ -70,6 +70,10 @@ extern void search_query_compile(SearchSql *q, const OtsTable *t, const SearchIn
 /* search_token_make: the token that continues after a row with these sort values and key (jsonb arrays) */
 extern char *search_token_make(const SearchSql *q, Jsonb *after, Jsonb *key);
 
+/* a token's text: base64 of a jsonb's text; NULL when token is no base64 of JSON */
+extern char *search_token_encode(Jsonb *j);
+extern Jsonb *search_token_decode(const char *token, int len);
+
 /*
  * What the aggregations (search_agg.c) share of the compiler: a field named
  * by an object's field_name, a parameter, a value coerced to a field's

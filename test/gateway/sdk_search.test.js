@@ -243,6 +243,51 @@ describe('search', function () {
             .map((i) => [i.key, Number(i.rowCount)]), [['bj', 1], ['hz', 1], ['sh', 1]]);
     });
 
+    it('a composite group-by: every combination of the sources\' keys, paged by its nextToken', async function () {
+        const G = TableStore.GroupByType;
+        const composite = (nextToken) => search({
+            limit: 0,
+            query: { queryType: Q.MATCH_ALL_QUERY },
+            groupBys: {
+                groupBys: [{
+                    name: 'c', type: G.GROUP_BY_COMPOSITE,
+                    body: {
+                        size: 3, nextToken,
+                        sources: {
+                            groupBys: [
+                                { name: 'city', type: G.GROUP_BY_FIELD, body: { fieldName: 'city' } },
+                                { name: 'n5', type: G.GROUP_BY_HISTOGRAM, body: { fieldName: 'n', interval: Long.fromNumber(5) } },
+                            ],
+                        },
+                        subAggs: { aggs: [{ name: 'n_sum', type: TableStore.AggregationType.AGG_SUM, body: { fieldName: 'n' } }] },
+                    },
+                }],
+            },
+        });
+        const seen = [];
+        let token;
+        let pages = 0;
+        do {
+            const g = (await composite(token)).groupBys.groupByResults[0].groupByResult;
+            assert.deepStrictEqual(g.sourceNames, ['city', 'n5']);
+            for (const i of g.items) {
+                seen.push([...i.keys, Number(i.rowCount), i.subAggsResult.aggResults[0].aggResult.value]);
+            }
+            token = g.nextToken;
+            pages += 1;
+        } while (token && pages < 10);
+        // the rows written, grouped by city and by n's bucket of 5, in that order
+        const expected = {};
+        for (const r of rows) {
+            const key = `${r.city}/${Math.floor(r.n / 5) * 5}`;
+            expected[key] = expected[key] || [r.city, String(Math.floor(r.n / 5) * 5), 0, 0];
+            expected[key][2] += 1;
+            expected[key][3] += r.n;
+        }
+        assert.deepStrictEqual(seen, Object.keys(expected).sort().map((k) => expected[k]));
+        assert.strictEqual(pages, 3);
+    });
+
     it('a VECTOR field: made and described with its vectorOptions, its value read with the row, knn refused', async function () {
         await call('createSearchIndex', {
             tableName: t, indexName: 'vec',
