@@ -749,6 +749,7 @@ action_search(Call *call)
 	}
 	if (aggregated)
 		search_result_pack(&k, result, query, field_types, pk_order, &resp);
+	search_hits_pack(&k, result, &resp);
 	call_reply(call, &resp.base);
 done:
 	kept_free(&k);

@@ -90,8 +90,8 @@ static const struct
 	[OTSP__QUERY_TYPE__PREFIX_QUERY] = {"prefix_query", &otsp__prefix_query__descriptor},
 	[OTSP__QUERY_TYPE__BOOL_QUERY] = {"bool_query", &otsp__bool_query__descriptor},
 	[OTSP__QUERY_TYPE__CONST_SCORE_QUERY] = {"const_score_query", &otsp__const_score_query__descriptor},
+	[OTSP__QUERY_TYPE__FUNCTION_SCORE_QUERY] = {"function_score_query", &otsp__function_score_query__descriptor},
 	/* ots refuses these by name: their bodies are not read */
-	[OTSP__QUERY_TYPE__FUNCTION_SCORE_QUERY] = {"function_score_query", NULL},
 	[OTSP__QUERY_TYPE__NESTED_QUERY] = {"nested_query", &otsp__nested_query__descriptor},
 	[OTSP__QUERY_TYPE__WILDCARD_QUERY] = {"wildcard_query", &otsp__wildcard_query__descriptor},
 	[OTSP__QUERY_TYPE__MATCH_ALL_QUERY] = {"match_all_query", NULL},
@@ -101,7 +101,7 @@ static const struct
 	[OTSP__QUERY_TYPE__TERMS_QUERY] = {"terms_query", &otsp__terms_query__descriptor},
 	[OTSP__QUERY_TYPE__EXISTS_QUERY] = {"exists_query", &otsp__exists_query__descriptor},
 	[OTSP__QUERY_TYPE__KNN_VECTOR_QUERY] = {"knn_vector_query", NULL},
-	[OTSP__QUERY_TYPE__FUNCTIONS_SCORE_QUERY] = {"functions_score_query", NULL},
+	[OTSP__QUERY_TYPE__FUNCTIONS_SCORE_QUERY] = {"functions_score_query", &otsp__functions_score_query__descriptor},
 };
 
 /*
@@ -125,7 +125,13 @@ field_value_json(const ProtobufCFieldDescriptor *f, const void *p, int depth, co
 		case PROTOBUF_C_TYPE_BOOL:
 			return json_boolean(*(const protobuf_c_boolean *) p);
 		case PROTOBUF_C_TYPE_ENUM:
-			if (f->descriptor == &otsp__sort_order__descriptor || f->descriptor == &otsp__date_time_unit__descriptor)
+			if (f->descriptor == &otsp__sort_order__descriptor || f->descriptor == &otsp__date_time_unit__descriptor ||
+				f->descriptor == &otsp__function_score_mode__descriptor ||
+				f->descriptor == &otsp__function_combine_mode__descriptor ||
+				f->descriptor == &otsp__function_modifier__descriptor ||
+				f->descriptor == &otsp__decay_math_function__descriptor ||
+				f->descriptor == &otsp__multi_value_mode__descriptor ||
+				f->descriptor == &otsp__decay_func_param_type__descriptor)
 			{
 				const ProtobufCEnumValue *e = protobuf_c_enum_descriptor_get_value(f->descriptor, *(const int *) p);
 
@@ -138,6 +144,8 @@ field_value_json(const ProtobufCFieldDescriptor *f, const void *p, int depth, co
 			return json_integer(*(const int64_t *) p);
 		case PROTOBUF_C_TYPE_DOUBLE:
 			return isfinite(*(const double *) p) ? json_real(*(const double *) p) : json_null();
+		case PROTOBUF_C_TYPE_FLOAT:
+			return isfinite(*(const float *) p) ? json_real(*(const float *) p) : json_null();
 		case PROTOBUF_C_TYPE_BYTES:
 			if ((v = variant_json((const ProtobufCBinaryData *) p)) == NULL)
 				*err = "a query's value is no SQLVariant";
@@ -164,11 +172,46 @@ field_value_json(const ProtobufCFieldDescriptor *f, const void *p, int depth, co
 	return NULL;
 }
 
+/* scores_by_floats: a message of a function score query, whose floats (weights, factors, scores) count */
+static bool
+scores_by_floats(const ProtobufCMessageDescriptor *d)
+{
+	return d == &otsp__functions_score_query__descriptor || d == &otsp__function__descriptor ||
+		d == &otsp__field_value_factor_function__descriptor;
+}
+
+/*
+ * decay_param_json: a decay function's param, the serialized message its
+ * param_type names, as JSON
+ */
+static json_t *
+decay_param_json(const Otsp__DecayFunction *decay, int depth, const char **err)
+{
+	const ProtobufCMessageDescriptor *d =
+		decay->param_type == OTSP__DECAY_FUNC_PARAM_TYPE__DF_DATE_PARAM ? &otsp__decay_func_date_param__descriptor :
+		decay->param_type == OTSP__DECAY_FUNC_PARAM_TYPE__DF_GEO_PARAM ? &otsp__decay_func_geo_param__descriptor :
+		decay->param_type == OTSP__DECAY_FUNC_PARAM_TYPE__DF_NUMERIC_PARAM ? &otsp__decay_func_numeric_param__descriptor :
+		NULL;
+	ProtobufCMessage *m;
+	json_t	   *out;
+
+	if (!decay->has_param_type || d == NULL ||
+		(m = protobuf_c_message_unpack(d, &memory_protobuf, decay->param.len, decay->param.data)) == NULL)
+	{
+		*err = "a decay function's param does not decode as its param_type";
+		return NULL;
+	}
+	out = body_json(m, depth + 1, err);
+	protobuf_c_message_free_unpacked(m, &memory_protobuf);
+	return out;
+}
+
 /*
  * body_json: a query's message as ots's JSON, member by member under the
  * protocol's names (ots's too); a float (a query's weight, which ots does
- * not score by) is left out, and so are the members otsd does not read,
- * but as an empty object, for ots to refuse by name (inner_hits)
+ * not score by) is left out but in a function score query, and so are the
+ * members otsd does not read, but as an empty object, for ots to refuse by
+ * name (inner_hits)
  */
 static json_t *
 body_json(const ProtobufCMessage *m, int depth, const char **err)
@@ -183,7 +226,7 @@ body_json(const ProtobufCMessage *m, int depth, const char **err)
 		const void *member = base + f->offset;
 		json_t	   *v;
 
-		if (f->type == PROTOBUF_C_TYPE_FLOAT)
+		if (f->type == PROTOBUF_C_TYPE_FLOAT && !scores_by_floats(d))
 			continue;
 		if (f->label == PROTOBUF_C_LABEL_REPEATED)
 		{
@@ -221,9 +264,14 @@ body_json(const ProtobufCMessage *m, int depth, const char **err)
 			json_object_set_new(out, f->name, json_object());
 			continue;
 		}
-		if ((v = field_value_json(f, member, depth, err)) == NULL)
+		if (d == &otsp__decay_function__descriptor && strcmp(f->name, "param") == 0)
+			v = decay_param_json((const Otsp__DecayFunction *) m, depth, err);
+		else
+			v = field_value_json(f, member, depth, err);
+		if (v == NULL)
 			goto bad;
-		json_object_set_new(out, f->name, v);
+		/* the SDKs' search.proto spells it socre_mode */
+		json_object_set_new(out, strcmp(f->name, "socre_mode") == 0 ? "score_mode" : f->name, v);
 	}
 	return out;
 unreadable:

@@ -490,3 +490,25 @@ search_result_pack(Kept *k, json_t *result, json_t *query, json_t *field_types, 
 		resp->has_group_bys = true;
 	}
 }
+
+void
+search_hits_pack(Kept *k, json_t *result, Otsp__SearchResponse *resp)
+{
+	json_t	   *rows = json_object_get(result, "rows");
+	size_t		n = json_array_size(rows);
+
+	/* rows carry scores when the search scores (a score_sort, a function score query) */
+	if (n == 0 || json_object_get(json_array_get(rows, 0), "score") == NULL)
+		return;
+	resp->n_search_hits = n;
+	resp->search_hits = kept_alloc(k, n * sizeof(void *));
+	for (size_t i = 0; i < n; i++)
+	{
+		Otsp__SearchHit *hit = kept_alloc(k, sizeof(*hit));
+
+		otsp__search_hit__init(hit);
+		hit->has_score = true;
+		hit->score = json_number_value(json_object_get(json_array_get(rows, i), "score"));
+		resp->search_hits[i] = hit;
+	}
+}

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  * gateway/search_result.h
- *	  ots.search's aggregations and group-bys as the protocol's results
- *	  (search_result.c).
+ *	  ots.search's aggregations, group-bys and scores as the protocol's
+ *	  results (search_result.c).
  *-------------------------------------------------------------------------
  */
 #ifndef OTSD_SEARCH_RESULT_H
@@ -17,5 +17,8 @@
  */
 extern void search_result_pack(Kept *k, json_t *result, json_t *query, json_t *field_types, json_t *pk_order,
 							   Otsp__SearchResponse *resp);
+
+/* search_hits_pack: a scoring search's hits, each row's score in the rows' order, in memory of k */
+extern void search_hits_pack(Kept *k, json_t *result, Otsp__SearchResponse *resp);
 
 #endif							/* OTSD_SEARCH_RESULT_H */

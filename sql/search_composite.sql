@@ -216,3 +216,27 @@ SELECT token -> 'after' AS real_after,
 						   translate(encode(convert_to(jsonb_set(token, '{after,0}', '"hz"')::text, 'UTF8'), 'base64'), E'\n', ''))) AS forged
   FROM t;
 SELECT pg_temp.comp('{"name": "f", "type": "field", "field_name": "city", "sub_group_bys": [{"name": "c", "type": "composite", "sources": [{"name": "a", "type": "field", "field_name": "n"}]}]}');
+SELECT pg_temp.comp('{"name": "c", "type": "composite", "min_doc_count": 2, "sources": [{"name": "a", "type": "field", "field_name": "n"}]}');
+SELECT pg_temp.comp('{"name": "c", "type": "composite", "sources": [{"name": "a", "type": "field", "field_name": "n", "sort": {"sorters": [{"sub_agg_sort": {"sub_agg_name": "x"}}]}}]}');
+SELECT pg_temp.comp(format('{"name": "c", "type": "composite", "sources": %s}',
+						   (SELECT jsonb_agg(jsonb_build_object('name', 's' || i, 'type', 'field', 'field_name', 'n')) FROM generate_series(1, 26) i)));
+-- a row of 4 tags in 7 sources of them would make 4^7 groups: refused; in 6, 4^6 = 4096 are made (a page: 2000)
+SELECT count(*) AS put FROM ots.put_row('gc', '{"id": 1002}', '{"tags": "[\"p\", \"q\", \"r\", \"s\"]"}');
+SELECT pg_temp.comp(format('{"name": "c", "type": "composite", "sources": %s}',
+						   (SELECT jsonb_agg(jsonb_build_object('name', 's' || i, 'type', 'field', 'field_name', 'tags')) FROM generate_series(1, 7) i)));
+SELECT jsonb_array_length(ots.search('gc', 'ix', format('{"query": {"term_query": {"field_name": "tags", "term": "p"}}, "limit": 0,
+		"group_bys": [{"name": "c", "type": "composite", "size": 2000, "sources": %s}]}',
+		(SELECT jsonb_agg(jsonb_build_object('name', 's' || i, 'type', 'field', 'field_name', 'tags')) FROM generate_series(1, 6) i))::jsonb)
+		#> '{group_bys,0,items}') AS groups_of_six;
+SELECT count(*) AS deleted FROM ots.delete_row('gc', '{"id": 1002}');
+
+-- a LONG's histogram keys in exact integers, past a double's 2^53
+SELECT count(*) AS put FROM ots.put_row('gc', '{"id": 1003}', '{"n": 9007199254740993}');
+SELECT ots.search('gc', 'ix', '{"query": {"term_query": {"field_name": "n", "term": 9007199254740993}}, "limit": 0, "group_bys": [
+		{"name": "c", "type": "composite", "sources": [{"name": "h", "type": "histogram", "field_name": "n", "interval": 1}]},
+		{"name": "h", "type": "histogram", "field_name": "n", "interval": 1}]}') #> '{group_bys}' AS keys;
+SELECT count(*) AS deleted FROM ots.delete_row('gc', '{"id": 1003}');
+
+-- the table goes: other tests list the database's tables
+DROP VIEW m;
+SELECT ots.delete_search_index('gc', 'ix'), ots.delete_table('gc');

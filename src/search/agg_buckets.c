@@ -17,21 +17,9 @@
 
 #include "search/agg_buckets.h"
 #include "search/agg_request.h"
+#include "search/date.h"
 
 #define DATE_MAX_OFFSET_MS		(INT64CONST(100) * 366 * 86400000)
-
-/* the units of a date_histogram's interval and offset: fixed lengths, or months */
-typedef struct DateUnit
-{
-	const char *name;
-	int64		ms;				/* a fixed unit's length */
-	int			months;			/* a calendar unit's months */
-} DateUnit;
-
-static const DateUnit date_units[] = {
-	{"YEAR", 0, 12}, {"QUARTER_YEAR", 0, 3}, {"MONTH", 0, 1},
-	{"WEEK", 7 * 86400000L, 0}, {"DAY", 86400000L, 0}, {"HOUR", 3600000L, 0},
-	{"MINUTE", 60000L, 0}, {"SECOND", 1000L, 0}, {"MILLISECOND", 1L, 0}};
 
 /* group_values: SQL of a row's values of field f as an array, missing (given in g) when it has none */
 const char *
@@ -83,10 +71,20 @@ histogram_buckets(AggRun *r, JsonbContainer *g, NumberedBuckets *b)
 	pi = search_sql_param(r->q, FLOAT8OID, Float8GetDatum(interval));
 	po = search_sql_param(r->q, FLOAT8OID, Float8GetDatum(offset));
 	b->values = group_values(r, g, f);
-	b->number = psprintf("pg_catalog.floor((e::pg_catalog.float8 OPERATOR(pg_catalog.-) $%d) OPERATOR(pg_catalog./) $%d)::pg_catalog.int8",
-						 po, pi);
-	b->key = psprintf("y.k OPERATOR(pg_catalog.*) $%d OPERATOR(pg_catalog.+) $%d%s", pi, po,
-					  f->type == SEARCH_LONG ? "::pg_catalog.int8" : "");
+	/* a LONG's buckets in exact numbers: a double holds integers exactly only up to 2^53 */
+	if (f->type == SEARCH_LONG)
+	{
+		b->number = psprintf("pg_catalog.floor((e::pg_catalog.numeric OPERATOR(pg_catalog.-) $%d::pg_catalog.numeric)"
+							 " OPERATOR(pg_catalog./) $%d::pg_catalog.numeric)::pg_catalog.int8", po, pi);
+		b->key = psprintf("(y.k::pg_catalog.numeric OPERATOR(pg_catalog.*) $%d::pg_catalog.numeric"
+						  " OPERATOR(pg_catalog.+) $%d::pg_catalog.numeric)::pg_catalog.int8", pi, po);
+	}
+	else
+	{
+		b->number = psprintf("pg_catalog.floor((e::pg_catalog.float8 OPERATOR(pg_catalog.-) $%d) OPERATOR(pg_catalog./) $%d)::pg_catalog.int8",
+							 po, pi);
+		b->key = psprintf("y.k OPERATOR(pg_catalog.*) $%d OPERATOR(pg_catalog.+) $%d", pi, po);
+	}
 	b->key_name = "key";
 }
 
@@ -95,7 +93,7 @@ histogram_buckets(AggRun *r, JsonbContainer *g, NumberedBuckets *b)
  * the protocol's; from 1 for an interval, any for an offset); its unit,
  * and its value in *value
  */
-static const DateUnit *
+static const SearchTimeUnit *
 date_value(JsonbContainer *g, const char *key, int64 *value)
 {
 	JsonbValue	v;
@@ -112,11 +110,9 @@ date_value(JsonbContainer *g, const char *key, int64 *value)
 		agg_refuse(psprintf("Invalid value of %s of group_by_date_histogram: a whole number %s.", key,
 							strcmp(key, "interval") == 0 ? "from 1 to 2147483647" : "of at most 2147483647 either way"));
 	*value = (int64) n;
-	for (int i = 0; i < lengthof(date_units); i++)
-		if (strcmp(date_units[i].name, unit) == 0)
-			return &date_units[i];
-	agg_refuse(psprintf("Invalid unit of %s of group_by_date_histogram: '%s'.", key, unit));
-	return NULL;
+	if (search_time_unit(unit) == NULL)
+		agg_refuse(psprintf("Invalid unit of %s of group_by_date_histogram: '%s'.", key, unit));
+	return search_time_unit(unit);
 }
 
 /* date_time_zone: a time_zone "+hh:mm" or "-hh:mm" (or absent: UTC) as milliseconds east of UTC */
@@ -153,8 +149,8 @@ date_histogram_buckets(AggRun *r, JsonbContainer *g, NumberedBuckets *b)
 	const SearchField *f = search_sql_field(r->q, g, "group_by_date_histogram");
 	int64		n;
 	int64		offset_n = 0;
-	const DateUnit *unit = date_value(g, "interval", &n);
-	const DateUnit *offset_unit = date_value(g, "offset", &offset_n);
+	const SearchTimeUnit *unit = date_value(g, "interval", &n);
+	const SearchTimeUnit *offset_unit = date_value(g, "offset", &offset_n);
 	int64		shift;			/* ms added to a time to count from 1970-01-01 00:00 local */
 	JsonbValue	v;
 	const char *ms = "(e::pg_catalog.numeric OPERATOR(pg_catalog./) 1000000)";

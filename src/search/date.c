@@ -289,3 +289,17 @@ search_date_parse(int nformats, const SearchDateFormat *formats, bool is_integer
 	}
 	return false;
 }
+
+static const SearchTimeUnit date_units[] = {
+	{"YEAR", 0, 12}, {"QUARTER_YEAR", 0, 3}, {"MONTH", 0, 1},
+	{"WEEK", 7 * 86400000L, 0}, {"DAY", 86400000L, 0}, {"HOUR", 3600000L, 0},
+	{"MINUTE", 60000L, 0}, {"SECOND", 1000L, 0}, {"MILLISECOND", 1L, 0}};
+
+const SearchTimeUnit *
+search_time_unit(const char *name)
+{
+	for (int i = 0; i < lengthof(date_units); i++)
+		if (strcmp(date_units[i].name, name) == 0)
+			return &date_units[i];
+	return NULL;
+}

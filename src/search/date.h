@@ -32,4 +32,18 @@ extern const char *search_date_format_name(const SearchDateFormat *f);
 extern bool search_date_parse(int nformats, const SearchDateFormat *formats, bool is_integer,
 							  int64 integer, const char *s, int len, int64 *ns);
 
+/*
+ * A unit of time of a DateTimeValue ({"value", "unit"}: a date histogram's
+ * interval, a decay function's scale): a fixed length, or a number of
+ * calendar months; search_date_unit finds one by name, NULL when none
+ */
+typedef struct SearchTimeUnit
+{
+	const char *name;
+	int64		ms;				/* a fixed unit's length */
+	int			months;			/* a calendar unit's months */
+} SearchTimeUnit;
+
+extern const SearchTimeUnit *search_time_unit(const char *name);
+
 #endif							/* OTS_SEARCH_DATE_H */

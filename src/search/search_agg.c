@@ -11,8 +11,10 @@
  *	         "distinct_count" | "percentiles" | "top_rows", "field_name",
  *	         "missing", "percentiles": [...], "limit", "sort"}
  *	  group_bys: {"name", "type": "field" | "range" | "filter" | "histogram" |
- *	              "date_histogram" | "geo_distance", ..., "sort",
- *	              "sub_aggs": [...], "sub_group_bys": [...]}
+ *	              "date_histogram" | "geo_distance" | "geo_grid" | "composite",
+ *	              ..., "sort", "sub_aggs": [...], "sub_group_bys": [...]}
+ * (a request's members are read by agg_request.c, a histogram's buckets
+ * made by agg_buckets.c, a composite's page by search_composite.c)
  * An array field's every value counts (a row with two values in one bucket
  * counts once there); "missing" stands in for a row without the field.
  * A DATE's values are milliseconds since 1970 in results, as Tablestore's.
@@ -40,9 +42,9 @@
 
 #include "errors.h"
 #include "format/request_fields.h"
-#include "search/geo.h"
 #include "search/agg_buckets.h"
 #include "search/agg_request.h"
+#include "search/geo.h"
 #include "search/json_build.h"
 #include "search/search_composite.h"
 #include "search/search_order.h"
@@ -55,16 +57,6 @@
 static void agg_list(AggRun *r, JsonbContainer *aggs, const char *bucket, JsonbParseState **st);
 static void group_by_list(AggRun *r, JsonbContainer *group_bys, const char *bucket, int depth,
 						  JsonbParseState **st);
-
-
-
-
-
-
-
-
-
-
 
 /*
  * agg_from: the FROM and WHERE of the search's matching rows (s), within
@@ -386,7 +378,6 @@ agg_one(AggRun *r, JsonbContainer *agg, const char *bucket, JsonbParseState **st
 	pushJsonbValue(st, WJB_END_OBJECT, NULL);
 }
 
-
 static void
 agg_list(AggRun *r, JsonbContainer *aggs, const char *bucket, JsonbParseState **st)
 {
@@ -424,8 +415,6 @@ group_and(const char *bucket, const char *condition)
 {
 	return bucket != NULL ? psprintf("(%s) AND (%s)", bucket, condition) : pstrdup(condition);
 }
-
-
 
 /*
  * group_order: the ORDER BY of a group-by's buckets, selected as (key,
@@ -495,7 +484,6 @@ field_group_cmp(const void *a, const void *b, void *arg)
 			return 0;			/* the keys differ but for the same group */
 	}
 }
-
 
 /*
  * The groups of a group_by_field, for sub_agg_sort values the grouping
@@ -993,8 +981,6 @@ group_numbered(AggRun *r, JsonbContainer *g, const char *bucket, int depth, cons
 	pushJsonbValue(st, WJB_END_ARRAY, NULL);
 }
 
-
-
 static void
 group_by_histogram(AggRun *r, JsonbContainer *g, const char *bucket, int depth, JsonbParseState **st)
 {
@@ -1003,10 +989,6 @@ group_by_histogram(AggRun *r, JsonbContainer *g, const char *bucket, int depth, 
 	histogram_buckets(r, g, &b);
 	group_numbered(r, g, bucket, depth, "group_by_histogram", &b, st);
 }
-
-
-
-
 
 static void
 group_by_date_histogram(AggRun *r, JsonbContainer *g, const char *bucket, int depth, JsonbParseState **st)

@@ -30,7 +30,9 @@
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
+#include "mb/pg_wchar.h"
 #include "utils/jsonb.h"
+#include "utils/numeric.h"
 
 #include "search/agg_buckets.h"
 #include "search/agg_request.h"
@@ -38,7 +40,31 @@
 #include "search/search_composite.h"
 #include "search/search_query.h"
 
-#define COMPOSITE_MAX_SOURCES	32		/* ots's bound */
+/*
+ * ots's bound on the combinations of the sources' keys one row makes (a
+ * row with 8 values of an array field in 8 sources would make 8^8 groups)
+ */
+#define COMPOSITE_MAX_COMBINATIONS	10000
+
+typedef enum SourceKind
+{
+	SOURCE_FIELD,
+	SOURCE_HISTOGRAM,
+	SOURCE_DATE_HISTOGRAM,
+	SOURCE_KINDS
+} SourceKind;
+
+/* each kind of source: its type's name and the members it takes */
+static const char *const source_members[SOURCE_KINDS][9] = {
+	[SOURCE_FIELD] = {"field", "name", "type", "field_name", "sort", "missing"},
+	[SOURCE_HISTOGRAM] = {"histogram", "name", "type", "field_name", "sort", "missing", "interval", "offset"},
+	[SOURCE_DATE_HISTOGRAM] = {"date_histogram", "name", "type", "field_name", "sort", "missing", "interval", "offset",
+	"time_zone"},
+};
+
+/* the members a composite takes */
+static const char *const composite_members[] = {"name", "type", "sources", "size", "suggested_size", "next_token",
+"sub_aggs", "sub_group_bys", NULL};
 
 /* a source: how it keys a row, and its keys' order */
 typedef struct CompositeSource
@@ -49,18 +75,13 @@ typedef struct CompositeSource
 	const char *shown;			/* SQL of the key y.k as shown, or NULL: the key */
 	Oid			type;			/* the key's: int8, float8, bool or text */
 	bool		desc;
+	const char *column;			/* a field source's column, when a group's rows are found by it, else NULL */
+	bool		is_array;
 } CompositeSource;
 
-/* the members each type of source takes */
-static const char *const source_members[][8] = {
-	{"field", "name", "type", "field_name", "sort", "missing"},
-	{"histogram", "name", "type", "field_name", "sort", "missing", "interval", "offset"},
-	{"date_histogram", "name", "type", "field_name", "sort", "missing", "interval", "offset"},
-};
-
-/* source_members_check: refuse a member g's type of source does not take (a size, a sub-aggregation, ...) */
+/* members_check: refuse a member of g that taken (a list ending in NULL) does not hold */
 static void
-source_members_check(JsonbContainer *g, const char *name, int type)
+members_check(JsonbContainer *g, const char *const *taken, const char *what)
 {
 	JsonbIterator *it = JsonbIteratorInit(g);
 	JsonbValue	v;
@@ -69,18 +90,15 @@ source_members_check(JsonbContainer *g, const char *name, int type)
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
 	{
 		char	   *key;
-		bool		taken = false;
+		bool		found = false;
 
 		if (tok != WJB_KEY)
 			continue;
 		key = pnstrdup(v.val.string.val, v.val.string.len);
-		for (int i = 1; i < lengthof(source_members[type]) && source_members[type][i] != NULL; i++)
-			taken |= strcmp(key, source_members[type][i]) == 0;
-		/* a date_histogram's time_zone besides */
-		taken |= type == 2 && strcmp(key, "time_zone") == 0;
-		if (!taken)
-			agg_refuse(psprintf("Invalid source '%s' of group_by_composite: a %s source takes no %s.", name,
-								source_members[type][0], key));
+		for (int i = 0; taken[i] != NULL; i++)
+			found |= strcmp(key, taken[i]) == 0;
+		if (!found)
+			agg_refuse(psprintf("Invalid %s: it takes no %s.", what, key));
 	}
 }
 
@@ -92,24 +110,26 @@ source_read(AggRun *r, JsonbContainer *g, CompositeSource *src)
 	const char *type = agg_string(g, "type", what);
 	GroupSorter *sorters;
 	int			nsorters;
-	int			t;
+	SourceKind	kind;
 
 	src->name = agg_string(g, "name", what);
-	for (t = 0; t < lengthof(source_members); t++)
-		if (strcmp(type, source_members[t][0]) == 0)
+	for (kind = 0; kind < SOURCE_KINDS; kind++)
+		if (strcmp(type, source_members[kind][0]) == 0)
 			break;
-	if (t == lengthof(source_members))
+	if (kind == SOURCE_KINDS)
 		agg_refuse(psprintf("Invalid type of source '%s' of group_by_composite: '%s' (field, histogram or date_histogram).",
 							src->name, type));
-	source_members_check(g, src->name, t);
-	sorters = group_sorter_list(g, psprintf("group_by_%s", type), &nsorters);
+	members_check(g, &source_members[kind][1], psprintf("source '%s' of group_by_composite (a %s source)", src->name, type));
+	sorters = group_sorter_list(g, what, &nsorters);
 	if (nsorters > 1 || (nsorters == 1 && sorters[0].kind != 'k'))
 		agg_refuse(psprintf("Invalid sort of source '%s' of group_by_composite: one group_key_sort at most.",
 							src->name));
 	src->desc = nsorters == 1 && sorters[0].desc;
-	if (t == 0)
+	src->column = NULL;
+	if (kind == SOURCE_FIELD)
 	{
 		const SearchField *f = search_sql_field(r->q, g, "group_by_field");
+		JsonbValue	missing;
 
 		if (f->type == SEARCH_TEXT || f->type == SEARCH_NESTED || f->type == SEARCH_GEO_POINT)
 			agg_refuse(psprintf("[group_by_field] field_name:%s type:%s is invalid", f->name,
@@ -122,12 +142,16 @@ source_read(AggRun *r, JsonbContainer *g, CompositeSource *src)
 		if (src->type != INT8OID && src->type != FLOAT8OID && src->type != BOOLOID && src->type != TEXTOID)
 			agg_refuse(psprintf("[group_by_field] field_name:%s type:%s is invalid", f->name,
 								search_field_type_name(f->type)));
+		/* its key its value: a group's rows are found by the column's index */
+		if (f->type != SEARCH_DATE && agg_member(g, "missing", &missing) == NULL)
+			src->column = search_sql_column(r->q, f);
+		src->is_array = f->is_array;
 	}
 	else
 	{
 		NumberedBuckets b;
 
-		if (t == 1)
+		if (kind == SOURCE_HISTOGRAM)
 			histogram_buckets(r, g, &b);
 		else
 			date_histogram_buckets(r, g, &b);
@@ -135,6 +159,7 @@ source_read(AggRun *r, JsonbContainer *g, CompositeSource *src)
 		src->key = b.number;
 		src->shown = b.key;
 		src->type = INT8OID;
+		src->is_array = search_sql_field(r->q, g, what)->is_array;
 	}
 }
 
@@ -197,6 +222,8 @@ key_read(const char *text, Oid type, Datum *out)
 			*out = BoolGetDatum(strcmp(text, "true") == 0);
 			return true;
 		case TEXTOID:
+			if (!pg_verifymbstr(text, strlen(text), true))
+				return false;
 			*out = CStringGetTextDatum(text);
 			return true;
 		default:
@@ -232,7 +259,8 @@ token_after(AggRun *r, JsonbContainer *g, JsonbContainer *sources, const Composi
 		return "true";
 	if (v.type != jbvString || (token = search_token_decode(v.val.string.val, v.val.string.len)) == NULL ||
 		!JB_ROOT_IS_OBJECT(token) || agg_member(&token->root, "composite", &m) == NULL || m.type != jbvNumeric ||
-		agg_number(&token->root, "composite", 0, "next_token") != (double) sources_hash(sources) ||
+		!DatumGetBool(DirectFunctionCall2(numeric_eq, NumericGetDatum(m.val.numeric),
+										  NumericGetDatum(int64_to_numeric(sources_hash(sources))))) ||
 		agg_member(&token->root, "after", &m) == NULL || m.type != jbvBinary ||
 		!JsonContainerIsArray(m.val.binary.data) || JsonContainerSize(m.val.binary.data) != n)
 		agg_refuse(invalid);
@@ -296,15 +324,51 @@ page_size(JsonbContainer *g)
 
 /*
  * in_group: a row's condition to be in the group whose key of source src
- * is d (null: it has no value)
+ * is d (null: it has no value); by the column itself where it can, which
+ * its index serves
  */
 static char *
 in_group(AggRun *r, const CompositeSource *src, Datum d, bool isnull)
 {
+	if (src->column != NULL && isnull)
+		return src->is_array ?
+			psprintf("coalesce(pg_catalog.cardinality(%s), 0) OPERATOR(pg_catalog.=) 0", src->column) :
+			psprintf("%s IS NULL", src->column);
+	if (src->column != NULL)
+		return src->is_array ?
+			psprintf("$%d OPERATOR(pg_catalog.=) ANY (%s)", search_sql_param(r->q, src->type, d), src->column) :
+			psprintf("%s OPERATOR(pg_catalog.=) $%d", src->column, search_sql_param(r->q, src->type, d));
 	if (isnull)
 		return psprintf("NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(%s) e WHERE %s IS NOT NULL)", src->values, src->key);
 	return psprintf("EXISTS (SELECT 1 FROM pg_catalog.unnest(%s) e WHERE %s OPERATOR(pg_catalog.=) $%d)",
 					src->values, src->key, search_sql_param(r->q, src->type, d));
+}
+
+/*
+ * combinations_check: refuse sources of which a matching row (within
+ * bucket) has more than COMPOSITE_MAX_COMBINATIONS combinations of keys;
+ * only arrays make more than one, so only two array sources or more ask
+ */
+static void
+combinations_check(AggRun *r, const CompositeSource *src, int n, const char *bucket)
+{
+	StringInfoData product;
+	int			arrays = 0;
+
+	initStringInfo(&product);
+	for (int i = 0; i < n; i++)
+		if (src[i].is_array)
+		{
+			appendStringInfo(&product, "%scoalesce(pg_catalog.cardinality(%s), 1)::pg_catalog.float8",
+							 arrays++ > 0 ? " OPERATOR(pg_catalog.*) " : "", src[i].values);
+		}
+	if (arrays < 2)
+		return;
+	if (agg_run(r, psprintf("SELECT 1 FROM %s s WHERE (%s)%s%s%s AND %s OPERATOR(pg_catalog.>) %d LIMIT 1",
+							r->storage, r->q->where.data, bucket != NULL ? " AND (" : "", bucket != NULL ? bucket : "",
+							bucket != NULL ? ")" : "", product.data, COMPOSITE_MAX_COMBINATIONS)) > 0)
+		agg_refuse(psprintf("Invalid sources of group_by_composite: a row has more than %d combinations of their keys (each value of an array field makes one).",
+							COMPOSITE_MAX_COMBINATIONS));
 }
 
 void
@@ -329,8 +393,9 @@ composite_page(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Comp
 	/* a cluster's proxy would need every group of every shard: not merged yet */
 	if (r->q->for_merge)
 		agg_refuse("The composite group_by is not merged across the shards of a cluster yet.");
-	if (n < 1 || n > COMPOSITE_MAX_SOURCES)
-		agg_refuse(psprintf("Invalid sources of group_by_composite: 1 to %d group_bys.", COMPOSITE_MAX_SOURCES));
+	members_check(g, composite_members, "group_by_composite");
+	if (n < 1 || n > AGG_MAX_PER_LEVEL)
+		agg_refuse(psprintf("Invalid sources of group_by_composite: 1 to %d group_bys.", AGG_MAX_PER_LEVEL));
 	agg_names_distinct(sources, "sources of group_by_composite");
 	src = palloc0(sizeof(CompositeSource) * n);
 	initStringInfo(&keys);
@@ -350,6 +415,7 @@ composite_page(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Comp
 		appendStringInfo(&shown, ", %s", src[i].shown == NULL ? psprintf("g.k%d", i + 1) :
 						 psprintf("(SELECT %s FROM (SELECT g.k%d AS k) y)", src[i].shown, i + 1));
 	}
+	combinations_check(r, src, n, bucket);
 	after = token_after(r, g, sources, src, n);
 	/* the groups: keys (1 to n), rows, keys as shown; one more than the page, to know whether more follow */
 	ngroups = agg_run(r, psprintf("SELECT g.*, pg_catalog.count(*)%s FROM (SELECT %s FROM %s s%s WHERE (%s)%s%s%s) g"
@@ -383,7 +449,7 @@ composite_page(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Comp
 			Datum		s = SPI_getbinval(tuple, desc, n + 2 + j, &isnull);
 
 			page->keys[i][j] = isnull ? NULL : key_text(s, SPI_gettypeid(desc, n + 2 + j));
-			/* the key as a parameter (copied: the result does not outlive the next statement) */
+			/* the key as a parameter, in the caller's memory with the rest of the request's */
 			last_keys[j] = last_nulls[j] ? (Datum) 0 :
 				src[j].type == TEXTOID ? PointerGetDatum(DatumGetTextPCopy(d)) : d;
 			appendStringInfo(&in, "%s%s", j > 0 ? " AND " : "", in_group(r, &src[j], last_keys[j], last_nulls[j]));

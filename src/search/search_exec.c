@@ -21,6 +21,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "catalog/namespace.h"
 #include "common/pg_prng.h"
 #include "executor/spi.h"
@@ -134,8 +136,9 @@ exec_enter(const OtsTable *t, AsRole *saved)
 
 /*
  * ots_search_keys is ots.search_keys(schema_name, table_name, index_name,
- * search_query, for_merge): {"rows": [{"primary_key": ...}, ...],
- * "total_count": n or -1, "next_token": a string or null}; for_merge, each
+ * search_query, for_merge): {"rows": [{"primary_key": ..., "score": when
+ * the search scores}, ...], "total_count": n or -1, "next_token": a string
+ * or null}; for_merge, each
  * row also has "$order", "$token" and (collapsed) "$collapse", and the
  * result "offset" and "limit", the page the proxy cuts from the parts
  */
@@ -150,6 +153,7 @@ ots_search_keys(PG_FUNCTION_ARGS)
 	SearchSql	q;
 	StringInfoData sql;
 	const char *storage;
+	const char *score;
 	AsRole		saved;
 	int			ret;
 	int64		total = -1;
@@ -191,13 +195,15 @@ ots_search_keys(PG_FUNCTION_ARGS)
 	exec_enter(t, &saved);
 
 	initStringInfo(&sql);
+	/* a search that scores gives each row its score (column 5) */
+	score = q.score != NULL ? psprintf("(%s)::pg_catalog.float8", q.score) : "NULL::pg_catalog.float8";
 	if (q.collapse == NULL)
 	{
 		const char *matching = q.after.len > 0 ? psprintf("(%s) AND %s", q.where.data, q.after.data) : q.where.data;
 
 		/* the page's rows first, then their keys and sort values as jsonb: built for those rows only */
-		appendStringInfo(&sql, "SELECT %s, %s, pg_catalog.jsonb_build_array(%s), NULL::pg_catalog.jsonb FROM (SELECT s.* FROM ",
-						 search_sql_key_json(t, false), search_sql_key_json(t, true), q.sort_values.data);
+		appendStringInfo(&sql, "SELECT %s, %s, pg_catalog.jsonb_build_array(%s), NULL::pg_catalog.jsonb, %s FROM (SELECT s.* FROM ",
+						 search_sql_key_json(t, false), search_sql_key_json(t, true), q.sort_values.data, score);
 		if (exec_filter_first(&q, matching, first + count + 1))
 			appendStringInfo(&sql, "(SELECT s.* FROM %s s WHERE %s OFFSET 0) s", storage, matching);
 		else
@@ -208,10 +214,10 @@ ots_search_keys(PG_FUNCTION_ARGS)
 	else
 	{
 		/* collapsed: the first matching row of each value of the field, in the order; the page among those */
-		appendStringInfo(&sql, "SELECT %s, %s, pg_catalog.jsonb_build_array(%s), pg_catalog.to_jsonb(s.\"$collapse\") FROM"
+		appendStringInfo(&sql, "SELECT %s, %s, pg_catalog.jsonb_build_array(%s), pg_catalog.to_jsonb(s.\"$collapse\"), %s FROM"
 						 " (SELECT s.*, %s AS \"$collapse\", pg_catalog.row_number() OVER (PARTITION BY %s ORDER BY %s) AS \"$rank\""
 						 " FROM %s s WHERE (%s)) s WHERE s.\"$rank\" OPERATOR(pg_catalog.=) 1",
-						 search_sql_key_json(t, false), search_sql_key_json(t, true), q.sort_values.data,
+						 search_sql_key_json(t, false), search_sql_key_json(t, true), q.sort_values.data, score,
 						 q.collapse, q.collapse, q.order.data, storage, q.where.data);
 		if (q.after.len > 0)
 			appendStringInfo(&sql, " AND %s", q.after.data);
@@ -250,6 +256,20 @@ ots_search_keys(PG_FUNCTION_ARGS)
 		pushJsonbValue(&st, WJB_KEY, &k);
 		v.type = jbvBinary, v.val.binary.data = &key->root, v.val.binary.len = VARSIZE(key) - VARHDRSZ;
 		pushJsonbValue(&st, WJB_VALUE, &v);
+		if (q.score != NULL)
+		{
+			Datum		score_value = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 5, &isnull);
+
+			/* JSON has no infinity: such a score is shown as null */
+			json_push_key(&st, "score");
+			v.type = jbvNull;
+			if (!isnull && isfinite(DatumGetFloat8(score_value)))
+			{
+				v.type = jbvNumeric;
+				v.val.numeric = DatumGetNumeric(DirectFunctionCall1(float8_numeric, score_value));
+			}
+			pushJsonbValue(&st, WJB_VALUE, &v);
+		}
 		if (for_merge)
 		{
 			HeapTuple	row = SPI_tuptable->vals[r];

@@ -34,6 +34,7 @@
  */
 #include "postgres.h"
 
+#include <float.h>
 #include <math.h>
 
 #include "catalog/pg_type.h"
@@ -54,6 +55,7 @@
 #include "search/date.h"
 #include "search/geo.h"
 #include "search/search_query.h"
+#include "search/search_score.h"
 
 #define SEARCH_DEFAULT_LIMIT	10
 #define SEARCH_MAX_LIMIT		100
@@ -62,8 +64,11 @@
 #define SEARCH_MAX_WILDCARD		32
 #define SEARCH_MAX_PREFIX		1000
 #define SEARCH_MAX_QUERIES		1024	/* queries in one request */
+#define SEARCH_MAX_FUNCTIONS	32		/* of a functions_score_query: ots's bound */
 
 static void q_query(SearchSql *q, JsonbContainer *query, int *count);
+static const char *q_score(SearchSql *q, JsonbContainer *query);
+static const char *q_function_score(SearchSql *q, JsonbContainer *body, const char *type);
 
 static void q_refuse(const char *message, const char *detail) pg_attribute_noreturn();
 
@@ -1080,15 +1085,32 @@ q_query(SearchSql *q, JsonbContainer *query, int *count)
 				 errdetail("ots has no vector index: PostgreSQL 15 as Debian packages it has none.")));
 	else if (strcmp(type, "nested_query") == 0)
 		q_nested_query(q, body, count);
-	else if (strcmp(type, "function_score_query") == 0 || strcmp(type, "functions_score_query") == 0 ||
-			 strcmp(type, "suffix_query") == 0)
+	else if (strcmp(type, "function_score_query") == 0 || strcmp(type, "functions_score_query") == 0)
+	{
+		bool		given;
+		double		min_score = q_number(body, "min_score", type, &given);
+
+		/* the rows its query matches; with min_score, those scored at least that */
+		appendStringInfoChar(&q->where, '(');
+		if (q_member(body, "query", &v) != NULL)
+			q_query(q, q_object(&v, psprintf("query of %s", type)), count);
+		else
+			appendStringInfoString(&q->where, "true");
+		if (given)
+			appendStringInfo(&q->where, " AND %s OPERATOR(pg_catalog.>=) $%d", q_function_score(q, body, type),
+							 q_param(q, FLOAT8OID, Float8GetDatum(min_score)));
+		appendStringInfoChar(&q->where, ')');
+		q->leaf_field = NULL;
+	}
+	else if (strcmp(type, "suffix_query") == 0)
 		q_refuse(psprintf("%s is not supported yet.", type),
-				 "ots searches match_all, term, terms, range, prefix, wildcard, exists, match, match_phrase, bool, const_score, nested and geo queries so far.");
+				 "ots searches match_all, term, terms, range, prefix, wildcard, exists, match, match_phrase, bool, const_score, function_score, nested and geo queries so far.");
 	else
 		q_refuse(psprintf("Invalid query type: '%s'.", type),
 				 "A query is {\"term_query\": {...}}, {\"bool_query\": {...}}, ...: docs/reference.md, \"Search\".");
 	/* a query of one field holds only where that field's value is live (bool's parts see to themselves) */
 	if (q->leaf_field != NULL && strcmp(type, "bool_query") != 0 && strcmp(type, "const_score_query") != 0 &&
+		strcmp(type, "function_score_query") != 0 && strcmp(type, "functions_score_query") != 0 &&
 		(live = q_live(q, q->leaf_field)) != NULL)
 	{
 		char	   *leaf = pstrdup(q->where.data + start);
@@ -1214,12 +1236,239 @@ q_bm25(SearchSql *q, const SearchField *f, int p)
 					col, p, q->storage, col, p, q->storage, has, col, q->storage, has);
 }
 
+/* q_enum: member key of obj, one of names (search_score.h), or dflt when absent */
+static int
+q_enum(JsonbContainer *obj, const char *key, const char *const *names, int dflt, const char *what)
+{
+	const char *name = q_string(obj, key, what, false);
+	int			i;
+
+	if (name == NULL)
+		return dflt;
+	if ((i = score_name_find(names, name)) < 0)
+		q_refuse(psprintf("Invalid %s of %s: '%s'.", key, what, name), NULL);
+	return i;
+}
+
+/* q_score_number: number member key of obj as a parameter (dflt when absent and not required), within [min, max] (expected says so) */
+static const char *
+q_score_number(SearchSql *q, JsonbContainer *obj, const char *key, double dflt, bool required, double min,
+			   double max, const char *expected, const char *what)
+{
+	bool		given;
+	double		d = q_number(obj, key, what, &given);
+
+	if (!given && required)
+		q_refuse(psprintf("Missing %s of %s.", key, what), NULL);
+	if (!given)
+		d = dflt;
+	if (!(d >= min && d <= max))
+		q_refuse(psprintf("Invalid %s of %s: %g; it is %s.", key, what, d, expected), NULL);
+	return psprintf("$%d::pg_catalog.float8", q_param(q, FLOAT8OID, Float8GetDatum(d)));
+}
+
+/* q_score_field: field_name of a function (top-level, of one of the types allowed), its values as an array */
+static const SearchField *
+q_score_field(SearchSql *q, JsonbContainer *fn, const char *what, bool numbers, bool dates, bool points,
+			  const char **values)
+{
+	const SearchField *f = q_field(q, fn, what);
+	const char *col;
+
+	q->leaf_field = NULL;
+	if (!q_top_level(q, f) ||
+		!((numbers && (f->type == SEARCH_LONG || f->type == SEARCH_DOUBLE)) || (dates && f->type == SEARCH_DATE) ||
+		  (points && f->type == SEARCH_GEO_POINT)))
+		q_refuse(psprintf("Field '%s' of %s is of type %s, which it does not take.", f->name, what,
+						  search_field_type_name(f->type)),
+				 numbers && !dates ? "A field_value_factor takes a LONG or DOUBLE field." :
+				 "A decay function takes a LONG, DOUBLE, DATE or GEO_POINT field.");
+	col = q_live_column(q, f);
+	*values = f->is_array ? col : psprintf("ARRAY[%s]", col);
+	return f;
+}
+
+/* q_date_length: a DateTimeValue {"value", "unit"} of a fixed unit (WEEK to MILLISECOND) in milliseconds, as a parameter */
+static const char *
+q_date_length(SearchSql *q, JsonbContainer *param, const char *key, bool required, const char *what)
+{
+	JsonbValue	v;
+	JsonbContainer *dv;
+	const SearchTimeUnit *unit;
+	bool		given;
+	double		n;
+
+	if (q_member(param, key, &v) == NULL)
+	{
+		if (required)
+			q_refuse(psprintf("Missing %s of %s.", key, what), NULL);
+		return "0::pg_catalog.float8";
+	}
+	dv = q_object(&v, psprintf("%s of %s", key, what));
+	n = q_number(dv, "value", what, &given);
+	unit = search_time_unit(q_string(dv, "unit", psprintf("%s of %s", key, what), true));
+	if (unit == NULL || unit->months > 0)
+		q_refuse(psprintf("Invalid unit of %s of %s: a fixed length (WEEK to MILLISECOND).", key, what), NULL);
+	if (!given || !(n >= 0) || n > 1e9)
+		q_refuse(psprintf("Invalid value of %s of %s: 0 to 1000000000.", key, what), NULL);
+	return psprintf("$%d::pg_catalog.float8", q_param(q, FLOAT8OID, Float8GetDatum(n * unit->ms)));
+}
+
+/*
+ * q_decay: a decay function's value (search_score.c) at a row's distance
+ * from origin: of a number, of a DATE (in milliseconds) or of a point (in
+ * meters), each value's distance combined by multi_value_mode (MIN by
+ * default); null when the row has no value
+ */
+static const char *
+q_decay(SearchSql *q, JsonbContainer *fn)
+{
+	const char *what = "decay function";
+	const char *values;
+	const SearchField *f = q_score_field(q, fn, what, true, true, true, &values);
+	int			math = q_enum(fn, "math_function", score_decays, 0, what);
+	int			mode = q_enum(fn, "multi_value_mode", score_multi_value_modes, 1, what);
+	const char *param_type = q_string(fn, "param_type", what, false);
+	const char *expected = f->type == SEARCH_DATE ? "DF_DATE_PARAM" : f->type == SEARCH_GEO_POINT ? "DF_GEO_PARAM" :
+		"DF_NUMERIC_PARAM";
+	const char *decay = q_score_number(q, fn, "decay", 0.5, false, 1e-300, 1 - 1e-15, "above 0 and below 1", what);
+	JsonbValue	v;
+	JsonbContainer *param;
+	const char *distance;
+	const char *scale;
+	const char *offset;
+
+	if (param_type != NULL && strcmp(param_type, expected) != 0)
+		q_refuse(psprintf("Invalid param_type of %s: field '%s' takes %s.", what, f->name, expected), NULL);
+	if (q_member(fn, "param", &v) == NULL)
+		q_refuse(psprintf("Missing param of %s.", what), NULL);
+	param = q_object(&v, psprintf("param of %s", what));
+	if (f->type == SEARCH_DATE)
+	{
+		JsonbValue	origin;
+		int			p;
+
+		if (q_member(param, "origin_long", &origin) == NULL && q_member(param, "origin_string", &origin) == NULL)
+			q_refuse(psprintf("Missing origin_long or origin_string of the param of %s.", what), NULL);
+		p = q_param(q, INT8OID, q_value(f, &origin, "origin of a decay function"));
+		distance = psprintf("pg_catalog.abs(e OPERATOR(pg_catalog.-) $%d)::pg_catalog.float8 OPERATOR(pg_catalog./) 1000000", p);
+		scale = q_date_length(q, param, "scale", true, what);
+		offset = q_date_length(q, param, "offset", false, what);
+	}
+	else if (f->type == SEARCH_GEO_POINT)
+	{
+		Point	   *origin = palloc(sizeof(Point));
+
+		*origin = q_geo_point(q_string(param, "origin", psprintf("param of %s", what), true), "origin of a decay function");
+		distance = psprintf("ots.search_geo_distance(e, $%d)", q_param(q, POINTOID, PointPGetDatum(origin)));
+		scale = q_score_number(q, param, "scale", 0, true, 1e-300, 1e15, "a number of meters above 0", what);
+		offset = q_score_number(q, param, "offset", 0, false, 0, 1e15, "a number of meters, 0 or more", what);
+	}
+	else
+	{
+		distance = psprintf("pg_catalog.abs(e::pg_catalog.float8 OPERATOR(pg_catalog.-) %s)",
+							q_score_number(q, param, "origin", 0, true, -DBL_MAX, DBL_MAX, "a number", what));
+		scale = q_score_number(q, param, "scale", 0, true, 1e-300, DBL_MAX, "a number above 0", what);
+		offset = q_score_number(q, param, "offset", 0, false, 0, DBL_MAX, "0 or more", what);
+	}
+	return score_decay_sql(score_distance_sql(values, distance, mode), math, scale, offset, decay);
+}
+
+/*
+ * q_function_score: SQL of a row's score by a functions_score_query
+ * (search_score.c: its functions, score_mode, combine_mode and max_score;
+ * MULTIPLY both by default, as Elasticsearch's) or by a
+ * function_score_query (its query's score times its field's value)
+ */
+static const char *
+q_function_score(SearchSql *q, JsonbContainer *body, const char *type)
+{
+	JsonbValue	v;
+	const char *query_score = q_member(body, "query", &v) != NULL ?
+		q_score(q, q_object(&v, psprintf("query of %s", type))) : "1::pg_catalog.float8";
+	ScoreFunction *fns;
+	int			n;
+	bool		given;
+	double		max_score;
+
+	if (strcmp(type, "function_score_query") == 0)
+	{
+		const char *values;
+
+		if (q_member(body, "field_value_factor", &v) == NULL)
+			q_refuse("Missing field_value_factor of function_score_query.", NULL);
+		(void) q_score_field(q, q_object(&v, "field_value_factor"), "field_value_factor", true, false, false, &values);
+		fns = palloc0(sizeof(ScoreFunction));
+		fns->weight = "1::pg_catalog.float8";
+		fns->value = psprintf("(SELECT pg_catalog.min(e)::pg_catalog.float8 FROM pg_catalog.unnest(%s) e)", values);
+		return score_combine_sql(query_score, score_functions_sql(fns, 1, 5), NULL, 0);
+	}
+	if (q_member(body, "functions", &v) == NULL)
+		q_refuse("Missing functions of functions_score_query.", NULL);
+	n = JsonContainerSize(q_array(&v, "functions of functions_score_query"));
+	if (n < 1 || n > SEARCH_MAX_FUNCTIONS)
+		q_refuse(psprintf("Invalid functions of functions_score_query: 1 to %d of them.", SEARCH_MAX_FUNCTIONS), NULL);
+	fns = palloc0(sizeof(ScoreFunction) * n);
+	for (int i = 0; i < n; i++)
+	{
+		JsonbContainer *fn = q_object(getIthJsonbValueFromContainer(v.val.binary.data, i), "a function of functions_score_query");
+		const char *what = "a function of functions_score_query";
+		JsonbValue	m;
+
+		if ((q_member(fn, "field_value_factor", &m) != NULL) + (q_member(fn, "decay", &m) != NULL) +
+			(q_member(fn, "random", &m) != NULL) > 1)
+			q_refuse("Invalid function of functions_score_query: one of field_value_factor, decay and random, or none (its weight alone).",
+					 NULL);
+		fns[i].weight = q_score_number(q, fn, "weight", 1, false, 1e-300, FLT_MAX, "a number above 0", what);
+		if (q_member(fn, "filter", &m) != NULL)
+			fns[i].applies = search_sql_condition(q, q_object(&m, psprintf("filter of %s", what)));
+		if (q_member(fn, "field_value_factor", &m) != NULL)
+		{
+			JsonbContainer *fvf = q_object(&m, "field_value_factor");
+			const char *values;
+			const char *x;
+			JsonbValue	missing;
+
+			(void) q_score_field(q, fvf, "field_value_factor", true, false, false, &values);
+			/* an array's least value; missing where the row has none */
+			x = psprintf("(SELECT pg_catalog.min(e)::pg_catalog.float8 FROM pg_catalog.unnest(%s) e)", values);
+			if (q_member(fvf, "missing", &missing) != NULL)
+				x = psprintf("coalesce(%s, %s)", x, q_score_number(q, fvf, "missing", 0, true, -DBL_MAX, DBL_MAX, "a number", "field_value_factor"));
+			fns[i].value = score_factor_sql(x, q_score_number(q, fvf, "factor", 1, false, -FLT_MAX, FLT_MAX, "a number", "field_value_factor"),
+											q_enum(fvf, "modifier", score_modifiers, 0, "field_value_factor"));
+		}
+		if (q_member(fn, "decay", &m) != NULL)
+		{
+			fns[i].value = q_decay(q, q_object(&m, "decay function"));
+		}
+		if (q_member(fn, "random", &m) != NULL)
+		{
+			StringInfoData key;
+
+			(void) q_object(&m, "random function");
+			/* the same for a row in every search: a hash of its primary key in [0, 1) */
+			initStringInfo(&key);
+			for (int k = 0; k < q->t->npk; k++)
+				appendStringInfo(&key, "%ss.%s", k > 0 ? ", " : "", quote_identifier(q->t->pk[k].name));
+			fns[i].value = psprintf("((pg_catalog.hashtext(ROW(%s)::pg_catalog.text)::pg_catalog.int8 OPERATOR(pg_catalog.&) 2147483647)"
+									"::pg_catalog.float8 OPERATOR(pg_catalog./) 2147483648)", key.data);
+		}
+	}
+	max_score = q_number(body, "max_score", type, &given);
+	return score_combine_sql(query_score,
+							 score_functions_sql(fns, n, q_enum(body, q_member(body, "socre_mode", &v) != NULL ? "socre_mode" : "score_mode",
+																score_modes, 4, type)),
+							 given ? q_score_number(q, body, "max_score", max_score, true, -FLT_MAX, FLT_MAX, "a number", type) : NULL,
+							 q_enum(body, "combine_mode", score_combine_modes, 0, type));
+}
+
 /*
  * q_score: SQL of a matching row's score for query (a score_sort's): a
  * match, match_phrase or term query on a TEXT field its BM25 for the
  * query's tokens; a bool query the sum of its must queries' and of its
- * matching should queries' (filter and must_not queries count nothing);
- * every other query, a nested one included, 1
+ * matching should queries' (filter and must_not queries count nothing); a
+ * function score query its functions' (q_function_score); every other
+ * query, a nested one included, 1
  */
 static const char *
 q_score(SearchSql *q, JsonbContainer *query)
@@ -1258,6 +1507,8 @@ q_score(SearchSql *q, JsonbContainer *query)
 		appendStringInfoChar(&sum, ')');
 		return sum.data;
 	}
+	if (strcmp(type, "function_score_query") == 0 || strcmp(type, "functions_score_query") == 0)
+		return q_function_score(q, body, type);
 	if (strcmp(type, "match_query") == 0 || strcmp(type, "match_phrase_query") == 0 || strcmp(type, "term_query") == 0)
 	{
 		const SearchField *f = q_field(q, body, type);
@@ -1443,7 +1694,8 @@ q_sort(SearchSql *q, JsonbContainer *sorters, JsonbContainer *after_values, Json
 			JsonbContainer *ss = q_object(&v, "score_sort");
 
 			/* the best first unless told otherwise */
-			q_order_key(q, q_score(q, q->query),
+			q->score = q_score(q, q->query);
+			q_order_key(q, q->score,
 						FLOAT8OID, q_string(ss, "order", "score_sort", false) == NULL || q_descending(ss, "score_sort"),
 						q_token_value(q, after_values), &equal);
 		}
@@ -1671,10 +1923,21 @@ search_query_compile(SearchSql *q, const OtsTable *t, const SearchIndex *si, Jso
 	}
 	else
 	{
+		JsonbValue	top;
+
 		q->sort = search_presort_jsonb(&si->schema);
+		/* a function score query is asked for its order: the best scored first, then the index's order */
+		if (q_member(q->query, "functions_score_query", &top) != NULL || q_member(q->query, "function_score_query", &top) != NULL)
+			q->sort = DatumGetJsonbP(DirectFunctionCall2(jsonb_concat,
+														 DirectFunctionCall1(jsonb_in, CStringGetDatum("[{\"score_sort\": {\"order\": \"DESC\"}}]")),
+														 JsonbPGetDatum(q->sort)));
 		sorters = &q->sort->root;
 	}
 	q_sort(q, sorters, after_values, after_pk);
+	/* a function score query's rows carry their scores, however sorted */
+	if (q->score == NULL && (q_member(q->query, "functions_score_query", &v) != NULL ||
+							 q_member(q->query, "function_score_query", &v) != NULL))
+		q->score = q_score(q, q->query);
 	if (q_member(root, "collapse", &v) != NULL)
 		q_collapse(q, q_object(&v, "collapse"));
 }

@@ -54,6 +54,7 @@ typedef struct SearchSql
 	JsonbContainer *query;		/* the search query's query */
 	const char *storage;		/* the index's storage, quoted and qualified */
 	const char *collapse;		/* the column whose each value keeps one row, or NULL */
+	const char *score;			/* a row's score, when the search scores (a score_sort, a function score query) */
 	JsonbContainer *aggs;		/* the search query's aggs and group_bys, or NULL */
 	JsonbContainer *group_bys;
 } SearchSql;

@@ -284,8 +284,42 @@ describe('search', function () {
             expected[key][2] += 1;
             expected[key][3] += r.n;
         }
-        assert.deepStrictEqual(seen, Object.keys(expected).sort().map((k) => expected[k]));
+        // by city, then by bucket as a number
+        const order = Object.values(expected).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : Number(a[1]) - Number(b[1])));
+        assert.deepStrictEqual(seen, order);
         assert.strictEqual(pages, 3);
+    });
+
+    it('a functions_score_query: the best scored first, each row\'s score in searchHits', async function () {
+        const result = await search({
+            limit: 5,
+            query: {
+                queryType: Q.FUNCTIONS_SCORE_QUERY,
+                query: {
+                    query: { queryType: Q.MATCH_ALL_QUERY },
+                    functions: [{
+                        weight: 2,
+                        decayFunction: {
+                            fieldName: 'n', mathFunction: TableStore.MathFunction.LINEAR, decay: 0.5,
+                            decayParamType: TableStore.DecayFuncParamType.DF_NUMERIC_PARAM,
+                            decayParam: { origin: 5, scale: 5, offset: 0 },
+                            multiValueMode: TableStore.MultiValueMode.MVM_MIN,
+                        },
+                    }],
+                    scoreMode: TableStore.FSMScoreMode.FSM_SUM,
+                    combineMode: TableStore.FSMCombineMode.FCM_REPLACE,
+                },
+            },
+        });
+        // linear: 1 at the origin, 0.5 at the scale's distance; times the weight
+        const scored = rows.map((r) => [r.id, 2 * Math.max(0, 1 - Math.abs(r.n - 5) * 0.5 / 5)])
+            .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 5);
+        assert.deepStrictEqual(ids(result), scored.map((s) => s[0]));
+        assert.strictEqual(result.searchHits.length, 5);
+        result.searchHits.forEach((hit, i) => assert.ok(Math.abs(hit.score - scored[i][1]) < 1e-9, `${hit.score} ${scored[i][1]}`));
+        // a search that does not score has no hits
+        const plain = await search({ limit: 2, query: { queryType: Q.MATCH_ALL_QUERY } });
+        assert.strictEqual((plain.searchHits || []).length, 0);
     });
 
     it('a VECTOR field: made and described with its vectorOptions, its value read with the row, knn refused', async function () {
