@@ -237,6 +237,24 @@ SELECT ots.search('gc', 'ix', '{"query": {"term_query": {"field_name": "n", "ter
 		{"name": "h", "type": "histogram", "field_name": "n", "interval": 1}]}') #> '{group_bys}' AS keys;
 SELECT count(*) AS deleted FROM ots.delete_row('gc', '{"id": 1003}');
 
+-- a field named e (the name the aggregations' SQL gives a value of an array): every kind still reads it
+SELECT ots.create_table('ge', 'id integer');
+SELECT ots.create_search_index('ge', 'ix', '{"field_schemas": [{"field_name": "a", "field_type": "LONG"},
+	{"field_name": "e", "field_type": "LONG", "is_array": true}, {"field_name": "at", "field_type": "DATE", "date_formats": ["epoch_millis"]}]}');
+SELECT count(*) FROM generate_series(1, 6) g, ots.put_row('ge', jsonb_build_object('id', g),
+	jsonb_build_object('a', g, 'e', format('[%s, %s]', g, g * 10), 'at', g * 86400000));
+SELECT jsonb_path_query_array(r, '$.aggs[*].value') AS aggs,
+	   jsonb_path_query_array(r, '$.group_bys[*].items.size()') AS groups
+  FROM ots.search('ge', 'ix', '{"query": {"match_all_query": {}}, "limit": 0,
+		"aggs": [{"name": "avg", "type": "avg", "field_name": "e"}, {"name": "max", "type": "max", "field_name": "e"}],
+		"group_bys": [{"name": "h", "type": "histogram", "field_name": "a", "interval": 2},
+			{"name": "he", "type": "histogram", "field_name": "e", "interval": 20},
+			{"name": "d", "type": "date_histogram", "field_name": "at", "interval": {"value": 2, "unit": "DAY"}},
+			{"name": "f", "type": "field", "field_name": "e", "size": 20},
+			{"name": "c", "type": "composite", "sources": [{"name": "e", "type": "field", "field_name": "e"},
+				{"name": "a", "type": "histogram", "field_name": "a", "interval": 3}]}]}') r;
+SELECT ots.delete_search_index('ge', 'ix'), ots.delete_table('ge');
+
 -- the table goes: other tests list the database's tables
 DROP VIEW m;
 SELECT ots.delete_search_index('gc', 'ix'), ots.delete_table('gc');

@@ -64,7 +64,7 @@ histogram_buckets(AggRun *r, JsonbContainer *g, NumberedBuckets *b)
 	{
 		JsonbContainer *fr = agg_object(&v, "field_range of group_by_histogram");
 
-		b->in_range = psprintf("e::pg_catalog.float8 OPERATOR(pg_catalog.>=) $%d AND e::pg_catalog.float8 OPERATOR(pg_catalog.<=) $%d",
+		b->in_range = psprintf("e.e::pg_catalog.float8 OPERATOR(pg_catalog.>=) $%d AND e.e::pg_catalog.float8 OPERATOR(pg_catalog.<=) $%d",
 							   search_sql_param(r->q, FLOAT8OID, Float8GetDatum(agg_number(fr, "min", -INFINITY, "field_range"))),
 							   search_sql_param(r->q, FLOAT8OID, Float8GetDatum(agg_number(fr, "max", INFINITY, "field_range"))));
 	}
@@ -74,14 +74,14 @@ histogram_buckets(AggRun *r, JsonbContainer *g, NumberedBuckets *b)
 	/* a LONG's buckets in exact numbers: a double holds integers exactly only up to 2^53 */
 	if (f->type == SEARCH_LONG)
 	{
-		b->number = psprintf("pg_catalog.floor((e::pg_catalog.numeric OPERATOR(pg_catalog.-) $%d::pg_catalog.numeric)"
+		b->number = psprintf("pg_catalog.floor((e.e::pg_catalog.numeric OPERATOR(pg_catalog.-) $%d::pg_catalog.numeric)"
 							 " OPERATOR(pg_catalog./) $%d::pg_catalog.numeric)::pg_catalog.int8", po, pi);
 		b->key = psprintf("(y.k::pg_catalog.numeric OPERATOR(pg_catalog.*) $%d::pg_catalog.numeric"
 						  " OPERATOR(pg_catalog.+) $%d::pg_catalog.numeric)::pg_catalog.int8", pi, po);
 	}
 	else
 	{
-		b->number = psprintf("pg_catalog.floor((e::pg_catalog.float8 OPERATOR(pg_catalog.-) $%d) OPERATOR(pg_catalog./) $%d)::pg_catalog.int8",
+		b->number = psprintf("pg_catalog.floor((e.e::pg_catalog.float8 OPERATOR(pg_catalog.-) $%d) OPERATOR(pg_catalog./) $%d)::pg_catalog.int8",
 							 po, pi);
 		b->key = psprintf("y.k OPERATOR(pg_catalog.*) $%d OPERATOR(pg_catalog.+) $%d", pi, po);
 	}
@@ -153,7 +153,7 @@ date_histogram_buckets(AggRun *r, JsonbContainer *g, NumberedBuckets *b)
 	const SearchTimeUnit *offset_unit = date_value(g, "offset", &offset_n);
 	int64		shift;			/* ms added to a time to count from 1970-01-01 00:00 local */
 	JsonbValue	v;
-	const char *ms = "(e::pg_catalog.numeric OPERATOR(pg_catalog./) 1000000)";
+	const char *ms = "(e.e::pg_catalog.numeric OPERATOR(pg_catalog./) 1000000)";
 	int			ps;
 
 	if (f->type != SEARCH_DATE)
@@ -176,7 +176,7 @@ date_histogram_buckets(AggRun *r, JsonbContainer *g, NumberedBuckets *b)
 		JsonbContainer *fr = agg_object(&v, "field_range of group_by_date_histogram");
 		JsonbValue	bound;
 
-		b->in_range = psprintf("e OPERATOR(pg_catalog.>=) $%d AND e OPERATOR(pg_catalog.<=) $%d",
+		b->in_range = psprintf("e.e OPERATOR(pg_catalog.>=) $%d AND e.e OPERATOR(pg_catalog.<=) $%d",
 							   search_sql_param(r->q, INT8OID, agg_member(fr, "min", &bound) != NULL ?
 												search_sql_value(f, &bound, "min of field_range") : Int64GetDatum(PG_INT64_MIN)),
 							   search_sql_param(r->q, INT8OID, agg_member(fr, "max", &bound) != NULL ?

@@ -103,7 +103,7 @@ agg_value(AggRun *r, const SearchField *f, const char *documents, const char *va
 										psprintf("CASE WHEN pg_catalog.cardinality(%s) OPERATOR(pg_catalog.>) 0 THEN %s ELSE ARRAY[%s] END",
 												 col, col, missing) : col);
 
-		v = "e";
+		v = "e.e";
 		*lateral = documents != NULL ? psprintf("%s, %s", documents, elements) : elements;
 	}
 	else
@@ -638,7 +638,7 @@ group_by_field(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Json
 		(f = search_sql_nested_field(r->q, field_name, &documents, &value)) == NULL)
 		f = search_sql_field(r->q, g, "group_by_field");
 	col = documents != NULL ? value : search_sql_column(r->q, f);
-	key = f->is_array ? "e" : col;
+	key = f->is_array ? "e.e" : col;
 	if (f->type == SEARCH_TEXT || f->type == SEARCH_NESTED || f->type == SEARCH_GEO_POINT)
 		agg_refuse(psprintf("[group_by_field] field_name:%s type:%s is invalid", field_name, agg_type_name(f)));
 	/* a DATE's group is its millisecond, the key it is shown by */
@@ -846,7 +846,7 @@ static const char *
 range_value_in(AggRun *r, JsonbContainer *g, const char *lo, const char *hi)
 {
 	const SearchField *f = search_sql_field(r->q, g, "group_by_range");
-	const char *e = f->is_array ? "e" : search_sql_column(r->q, f);
+	const char *e = f->is_array ? "e.e" : search_sql_column(r->q, f);
 	const char *v = f->type == SEARCH_DATE ? psprintf("(%s OPERATOR(pg_catalog./) 1000000)", e) : e;
 	const char *c = psprintf("%s IS NOT NULL%s%s%s%s", e,
 							 lo != NULL ? psprintf(" AND %s::pg_catalog.float8 OPERATOR(pg_catalog.>=) ", v) : "", lo != NULL ? lo : "",
@@ -946,7 +946,7 @@ group_numbered(AggRun *r, JsonbContainer *g, const char *bucket, int depth, cons
 
 	sql = psprintf("SELECT y.k, y.c, pg_catalog.to_jsonb(%s)"
 				   " FROM (SELECT %s AS k, pg_catalog.count(DISTINCT s.ctid) AS c FROM %s"
-				   " AND e IS NOT NULL AND %s GROUP BY 1 HAVING pg_catalog.count(DISTINCT s.ctid) OPERATOR(pg_catalog.>=) %ld) y"
+				   " AND e.e IS NOT NULL AND %s GROUP BY 1 HAVING pg_catalog.count(DISTINCT s.ctid) OPERATOR(pg_catalog.>=) %ld) y"
 				   " ORDER BY %s LIMIT %d",
 				   b->key, b->number, agg_from(r, bucket, psprintf("pg_catalog.unnest(%s) e", b->values)), b->in_range,
 				   r->q->for_merge ? 1L : (long) min_doc_count, order, AGG_MAX_GROUPS + 1);
@@ -974,7 +974,7 @@ group_numbered(AggRun *r, JsonbContainer *g, const char *bucket, int depth, cons
 		pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
 		json_push_jsonb(st, b->key_name, keys[i]);
 		json_push_int(st, "row_count", counts[i]);
-		group_subs(r, g, group_and(bucket, psprintf("EXISTS (SELECT 1 FROM pg_catalog.unnest(%s) e WHERE e IS NOT NULL AND %s AND %s OPERATOR(pg_catalog.=) $%d)",
+		group_subs(r, g, group_and(bucket, psprintf("EXISTS (SELECT 1 FROM pg_catalog.unnest(%s) e WHERE e.e IS NOT NULL AND %s AND %s OPERATOR(pg_catalog.=) $%d)",
 													b->values, b->in_range, b->number, pk)), depth, st);
 		pushJsonbValue(st, WJB_END_OBJECT, NULL);
 	}
@@ -1071,9 +1071,9 @@ group_by_geo_grid(AggRun *r, JsonbContainer *g, const char *bucket, int depth, J
 	if (r->q->for_merge)
 		agg_refuse("The geo_grid group_by is not merged across the shards of a cluster yet.");
 	values = group_values(r, g, f);
-	key = psprintf("ots.search_geohash(e, %d) COLLATE \"C\"", precision);
+	key = psprintf("ots.search_geohash(e.e, %d) COLLATE \"C\"", precision);
 	n = agg_run(r, psprintf("SELECT y.k, y.c FROM (SELECT %s AS k, pg_catalog.count(DISTINCT s.ctid) AS c FROM %s"
-							" AND e IS NOT NULL GROUP BY 1) y ORDER BY 2 DESC, 1 ASC LIMIT %d",
+							" AND e.e IS NOT NULL GROUP BY 1) y ORDER BY 2 DESC, 1 ASC LIMIT %d",
 							key, agg_from(r, bucket, psprintf("pg_catalog.unnest(%s) e", values)), (int) size));
 	keys = palloc(sizeof(char *) * Max(n, 1));
 	counts = palloc(sizeof(int64) * Max(n, 1));
@@ -1100,7 +1100,7 @@ group_by_geo_grid(AggRun *r, JsonbContainer *g, const char *bucket, int depth, J
 		pushJsonbValue(st, WJB_END_OBJECT, NULL);
 		json_push_int(st, "row_count", counts[i]);
 		group_subs(r, g, group_and(bucket, psprintf("EXISTS (SELECT 1 FROM pg_catalog.unnest(%s) e"
-													" WHERE e IS NOT NULL AND %s OPERATOR(pg_catalog.=) $%d)",
+													" WHERE e.e IS NOT NULL AND %s OPERATOR(pg_catalog.=) $%d)",
 													values, key, pk)), depth, st);
 		pushJsonbValue(st, WJB_END_OBJECT, NULL);
 	}

@@ -136,7 +136,7 @@ source_read(AggRun *r, JsonbContainer *g, CompositeSource *src)
 								search_field_type_name(f->type)));
 		src->values = group_values(r, g, f);
 		/* a DATE's key is its millisecond, as a group_by_field's */
-		src->key = f->type == SEARCH_DATE ? "(e OPERATOR(pg_catalog./) 1000000)" : "e";
+		src->key = f->type == SEARCH_DATE ? "(e.e OPERATOR(pg_catalog./) 1000000)" : "e.e";
 		src->type = f->type == SEARCH_DATE ? INT8OID : search_sql_element_type(f);
 		src->shown = NULL;
 		if (src->type != INT8OID && src->type != FLOAT8OID && src->type != BOOLOID && src->type != TEXTOID)
