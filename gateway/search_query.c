@@ -131,7 +131,9 @@ field_value_json(const ProtobufCFieldDescriptor *f, const void *p, int depth, co
 				f->descriptor == &otsp__function_modifier__descriptor ||
 				f->descriptor == &otsp__decay_math_function__descriptor ||
 				f->descriptor == &otsp__multi_value_mode__descriptor ||
-				f->descriptor == &otsp__decay_func_param_type__descriptor)
+				f->descriptor == &otsp__decay_func_param_type__descriptor ||
+				f->descriptor == &otsp__highlight_fragment_order__descriptor ||
+				f->descriptor == &otsp__highlight_encoder__descriptor)
 			{
 				const ProtobufCEnumValue *e = protobuf_c_enum_descriptor_get_value(f->descriptor, *(const int *) p);
 
@@ -446,10 +448,13 @@ search_query_json(const ProtobufCBinaryData *bytes, const char **err)
 		*err = "search_query does not decode";
 		goto bad;
 	}
-	if (sq->has_highlight)
+	if (sq->highlight != NULL)
 	{
-		*err = "highlights are not served by otsd yet";
-		goto bad;
+		json_t	   *h = body_json(&sq->highlight->base, 0, err);
+
+		if (h == NULL)
+			goto bad;
+		json_object_set_new(out, "highlight", h);
 	}
 	if (sq->has_aggs && !list_json(out, "aggs", &otsp__aggregations__descriptor, &sq->aggs, err))
 		goto bad;

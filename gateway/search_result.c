@@ -496,19 +496,52 @@ search_hits_pack(Kept *k, json_t *result, Otsp__SearchResponse *resp)
 {
 	json_t	   *rows = json_object_get(result, "rows");
 	size_t		n = json_array_size(rows);
+	bool		hits = false;
 
-	/* rows carry scores when the search scores (a score_sort, a function score query) */
-	if (n == 0 || json_object_get(json_array_get(rows, 0), "score") == NULL)
+	/* rows carry scores when the search scores (a score_sort, a function score query), highlights when asked */
+	for (size_t i = 0; i < n; i++)
+		hits |= json_object_get(json_array_get(rows, i), "score") != NULL ||
+			json_object_get(json_array_get(rows, i), "highlight") != NULL;
+	if (!hits)
 		return;
 	resp->n_search_hits = n;
 	resp->search_hits = kept_alloc(k, n * sizeof(void *));
 	for (size_t i = 0; i < n; i++)
 	{
+		json_t	   *row = json_array_get(rows, i);
+		json_t	   *highlight = json_object_get(row, "highlight");
 		Otsp__SearchHit *hit = kept_alloc(k, sizeof(*hit));
 
 		otsp__search_hit__init(hit);
-		hit->has_score = true;
-		hit->score = json_number_value(json_object_get(json_array_get(rows, i), "score"));
+		if (json_is_number(json_object_get(row, "score")))
+		{
+			hit->has_score = true;
+			hit->score = json_number_value(json_object_get(row, "score"));
+		}
+		if (json_is_object(highlight))
+		{
+			Otsp__HighlightResult *hr = kept_alloc(k, sizeof(*hr));
+			const char *name;
+			json_t	   *fragments;
+			size_t		f = 0;
+
+			otsp__highlight_result__init(hr);
+			hr->n_highlight_fields = json_object_size(highlight);
+			hr->highlight_fields = kept_alloc(k, hr->n_highlight_fields * sizeof(void *));
+			json_object_foreach(highlight, name, fragments)
+			{
+				Otsp__HighlightField *field = kept_alloc(k, sizeof(*field));
+
+				otsp__highlight_field__init(field);
+				field->field_name = (char *) name;
+				field->n_field_fragments = json_array_size(fragments);
+				field->field_fragments = kept_alloc(k, field->n_field_fragments * sizeof(char *));
+				for (size_t j = 0; j < field->n_field_fragments; j++)
+					field->field_fragments[j] = (char *) json_string_value(json_array_get(fragments, j));
+				hr->highlight_fields[f++] = field;
+			}
+			hit->highlight_result = hr;
+		}
 		resp->search_hits[i] = hit;
 	}
 }

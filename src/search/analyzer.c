@@ -182,6 +182,8 @@ tokens_add(Tokens *t, const pg_wchar *chars, int from, int to, int position)
 	}
 	t->items[t->n].len = t->buf.len - t->offsets[t->n];
 	t->items[t->n].position = position;
+	t->items[t->n].start = from;
+	t->items[t->n].end = to;
 	t->n++;
 }
 

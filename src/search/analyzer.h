@@ -31,12 +31,17 @@ typedef struct SearchAnalyzer
 	int			max_chars;
 } SearchAnalyzer;
 
-/* a token: its bytes (not terminated) and its position, from 0 */
+/*
+ * a token: its bytes (not terminated), its position, from 0, and the
+ * characters of the text it was cut from, [start, end)
+ */
 typedef struct SearchToken
 {
 	const char *text;
 	int			len;
 	int			position;
+	int			start;
+	int			end;
 } SearchToken;
 
 /*

@@ -312,6 +312,9 @@ ots_search_keys(PG_FUNCTION_ARGS)
 		/* SPI leaves its own context current after each statement: the result is the caller's */
 		MemoryContextSwitchTo(caller);
 	}
+	/* the fields to highlight: ots.search_read_rows highlights the rows' values (highlight.c) */
+	if (q.highlight != NULL)
+		json_push_jsonb(&st, "$highlight", q.highlight);
 	k.type = jbvString;
 	k.val.string.val = "total_count", k.val.string.len = 11;
 	pushJsonbValue(&st, WJB_KEY, &k);

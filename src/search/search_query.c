@@ -54,6 +54,7 @@
 #include "format/visibility.h"
 #include "search/date.h"
 #include "search/geo.h"
+#include "search/json_build.h"
 #include "search/search_query.h"
 #include "search/search_score.h"
 
@@ -1795,6 +1796,159 @@ search_token_encode(Jsonb *j)
 	return out;
 }
 
+/* ---------------------------------------------------------------- highlights */
+
+#define SEARCH_MAX_HIGHLIGHT_TAG	1024	/* bytes of a pre or post tag: ots's bound */
+
+/*
+ * q_highlight_terms: the tokens query looks for in TEXT field f, added to
+ * terms (distinct): a match or match_phrase query's text's, a term or
+ * terms query's terms, those of the queries of a bool query but its
+ * must_not queries, of a const_score query's filter and of a function
+ * score query's query
+ */
+static void
+q_highlight_terms(SearchSql *q, JsonbContainer *query, const SearchField *f, JsonbParseState **terms)
+{
+	JsonbIterator *it = JsonbIteratorInit(query);
+	JsonbValue	key;
+	JsonbValue	v;
+	JsonbContainer *body;
+	const char *type;
+	const char *name;
+
+	check_stack_depth();
+	if (JsonbIteratorNext(&it, &key, false) != WJB_BEGIN_OBJECT || JsonbIteratorNext(&it, &key, true) != WJB_KEY)
+		return;
+	type = pnstrdup(key.val.string.val, key.val.string.len);
+	if (q_member(query, type, &v) == NULL || v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
+		return;
+	body = v.val.binary.data;
+	if (strcmp(type, "bool_query") == 0)
+	{
+		static const char *const lists[] = {"must_queries", "should_queries", "filter_queries"};
+
+		for (int l = 0; l < lengthof(lists); l++)
+			if (q_member(body, lists[l], &v) != NULL && v.type == jbvBinary && JsonContainerIsArray(v.val.binary.data))
+				for (int i = 0; i < (int) JsonContainerSize(v.val.binary.data); i++)
+				{
+					JsonbValue *e = getIthJsonbValueFromContainer(v.val.binary.data, i);
+
+					if (e->type == jbvBinary && JsonContainerIsObject(e->val.binary.data))
+						q_highlight_terms(q, e->val.binary.data, f, terms);
+				}
+		return;
+	}
+	if (strcmp(type, "const_score_query") == 0 || strcmp(type, "functions_score_query") == 0 ||
+		strcmp(type, "function_score_query") == 0)
+	{
+		if (q_member(body, strcmp(type, "const_score_query") == 0 ? "filter" : "query", &v) != NULL &&
+			v.type == jbvBinary && JsonContainerIsObject(v.val.binary.data))
+			q_highlight_terms(q, v.val.binary.data, f, terms);
+		return;
+	}
+	if ((name = q_string(body, "field_name", type, false)) == NULL || strcmp(name, f->name) != 0)
+		return;
+	if (strcmp(type, "match_query") == 0 || strcmp(type, "match_phrase_query") == 0)
+	{
+		const char *text = q_string(body, "text", type, false);
+		SearchToken *tokens;
+		int			n;
+
+		if (text == NULL)
+			return;
+		tokens = search_analyze(&f->analyzer, text, strlen(text), &n);
+		for (int i = 0; i < n; i++)
+		{
+			v.type = jbvString;
+			v.val.string.val = (char *) tokens[i].text;
+			v.val.string.len = tokens[i].len;
+			pushJsonbValue(terms, WJB_ELEM, &v);
+		}
+	}
+	else if (strcmp(type, "term_query") == 0 && q_member(body, "term", &v) != NULL && v.type == jbvString)
+		pushJsonbValue(terms, WJB_ELEM, &v);
+	else if (strcmp(type, "terms_query") == 0 && q_member(body, "terms", &v) != NULL && v.type == jbvBinary &&
+			 JsonContainerIsArray(v.val.binary.data))
+		for (int i = 0; i < (int) JsonContainerSize(v.val.binary.data); i++)
+		{
+			JsonbValue *e = getIthJsonbValueFromContainer(v.val.binary.data, i);
+
+			if (e->type == jbvString)
+				pushJsonbValue(terms, WJB_ELEM, e);
+		}
+}
+
+/*
+ * q_highlight: the search's highlight ({"highlight_parameters": [{"field_name",
+ * "number_of_fragments", "fragment_size", "pre_tag", "post_tag",
+ * "fragments_order"}], "highlight_encoder"}) as q->highlight, a list of
+ * what ots.search_highlight (highlight.c) takes for each field, its terms
+ * found in the query
+ */
+static void
+q_highlight(SearchSql *q, JsonbContainer *h)
+{
+	static const char *const fields[] = {"highlight_parameters", "highlight_encoder"};
+	static const char *const parameter_fields[] = {"field_name", "number_of_fragments", "fragment_size", "pre_tag",
+	"post_tag", "fragments_order"};
+	static const RequestFields highlight_object = REQUEST_FIELDS("highlight", fields);
+	static const RequestFields parameter_object = REQUEST_FIELDS("a highlight parameter", parameter_fields);
+	const char *encoder;
+	int			n;
+	JsonbContainer *list;
+	JsonbParseState *st = NULL;
+
+	request_fields_check(h, &highlight_object, "highlight");
+	encoder = q_string(h, "highlight_encoder", "highlight", false);
+	if (encoder != NULL && strcmp(encoder, "PLAIN_MODE") != 0 && strcmp(encoder, "HTML_MODE") != 0)
+		q_refuse(psprintf("Invalid highlight_encoder of highlight: '%s'.", encoder), "It is PLAIN_MODE or HTML_MODE.");
+	list = q_sized_array(h, "highlight_parameters", "highlight", 1, SEARCH_MAX_FUNCTIONS, &n);
+	pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
+	for (int i = 0; i < n; i++)
+	{
+		JsonbContainer *p = q_object(getIthJsonbValueFromContainer(list, i), "a highlight parameter");
+		const char *name = q_string(p, "field_name", "a highlight parameter", true);
+		const SearchField *f = search_field_find(&q->si->schema, name);
+		const char *order = q_string(p, "fragments_order", "a highlight parameter", false);
+		const char *tags[2] = {q_string(p, "pre_tag", "a highlight parameter", false),
+		q_string(p, "post_tag", "a highlight parameter", false)};
+		JsonbParseState *terms = NULL;
+
+		request_fields_check(p, &parameter_object, "a highlight parameter");
+		if (f == NULL && strchr(name, '.') != NULL)
+			q_refuse(psprintf("Field '%s' of highlight is a NESTED field's.", name),
+					 "A NESTED field's documents are highlighted through a nested_query's inner_hits, which ots does not build yet.");
+		if (f == NULL)
+			q_refuse(psprintf("Field '%s' of highlight is not a field of search index '%s'.", name, q->si->index_name), NULL);
+		if (f->type != SEARCH_TEXT || !f->enable_highlighting)
+			q_refuse(psprintf("Field '%s' of highlight is not a TEXT field with enable_highlighting.", name),
+					 "A field is highlighted when its schema says \"enable_highlighting\": true.");
+		if (order != NULL && strcmp(order, "TEXT_SEQUENCE") != 0 && strcmp(order, "SCORE") != 0)
+			q_refuse(psprintf("Invalid fragments_order of highlight of '%s': '%s'.", name, order), "It is TEXT_SEQUENCE or SCORE.");
+		for (int t = 0; t < 2; t++)
+			if (tags[t] != NULL && strlen(tags[t]) > SEARCH_MAX_HIGHLIGHT_TAG)
+				q_refuse(psprintf("Invalid %s of highlight of '%s': longer than %d bytes.", t == 0 ? "pre_tag" : "post_tag",
+								  name, SEARCH_MAX_HIGHLIGHT_TAG), NULL);
+		pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+		json_push_string(&st, "field_name", f->name);
+		json_push_string(&st, "analyzer", search_analyzer_name(f->analyzer.kind));
+		if (f->analyzer_parameter != NULL)
+			json_push_jsonb(&st, "analyzer_parameter", f->analyzer_parameter);
+		json_push_int(&st, "number_of_fragments", q_int(p, "number_of_fragments", 5, 0, 100, "a highlight parameter"));
+		json_push_int(&st, "fragment_size", q_int(p, "fragment_size", 100, 1, 100000, "a highlight parameter"));
+		json_push_string(&st, "pre_tag", tags[0] != NULL ? tags[0] : "<em>");
+		json_push_string(&st, "post_tag", tags[1] != NULL ? tags[1] : "</em>");
+		json_push_string(&st, "fragments_order", order != NULL ? order : "TEXT_SEQUENCE");
+		json_push_bool(&st, "html", encoder != NULL && strcmp(encoder, "HTML_MODE") == 0);
+		pushJsonbValue(&terms, WJB_BEGIN_ARRAY, NULL);
+		q_highlight_terms(q, q->query, f, &terms);
+		json_push_jsonb(&st, "terms", JsonbValueToJsonb(pushJsonbValue(&terms, WJB_END_ARRAY, NULL)));
+		pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	}
+	q->highlight = JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_ARRAY, NULL));
+}
+
 /* ---------------------------------------------------------------- the search query */
 
 /*
@@ -1830,7 +1984,7 @@ void
 search_query_compile(SearchSql *q, const OtsTable *t, const SearchIndex *si, Jsonb *search_query)
 {
 	static const char *const fields[] = {"query", "sort", "offset", "limit", "token", "get_total_count",
-	"track_total_count", "collapse", "aggs", "group_bys", "filter", "highlight"};
+	"track_total_count", "collapse", "aggs", "group_bys", "highlight", "filter"};
 	static const RequestFields search_query_object = REQUEST_FIELDS("a search query", fields);
 	JsonbContainer *root;
 	JsonbValue	v;
@@ -1852,7 +2006,7 @@ search_query_compile(SearchSql *q, const OtsTable *t, const SearchIndex *si, Jso
 		q_refuse("Invalid search_query: it is not an object.", NULL);
 	root = &search_query->root;
 	request_fields_check(root, &search_query_object, "the search query");
-	for (int i = 10; i < lengthof(fields); i++)
+	for (int i = 11; i < lengthof(fields); i++)
 		if (q_member(root, fields[i], &v) != NULL)
 			q_refuse(psprintf("%s is not supported yet.", fields[i]),
 					 "ots searches with query, sort, offset, limit, token, get_total_count, collapse, aggs and group_bys so far.");
@@ -1940,6 +2094,8 @@ search_query_compile(SearchSql *q, const OtsTable *t, const SearchIndex *si, Jso
 		q->score = q_score(q, q->query);
 	if (q_member(root, "collapse", &v) != NULL)
 		q_collapse(q, q_object(&v, "collapse"));
+	if (q_member(root, "highlight", &v) != NULL)
+		q_highlight(q, q_object(&v, "highlight"));
 }
 
 /* ---------------------------------------------------------------- for the aggregations */

@@ -55,6 +55,7 @@ typedef struct SearchSql
 	const char *storage;		/* the index's storage, quoted and qualified */
 	const char *collapse;		/* the column whose each value keeps one row, or NULL */
 	const char *score;			/* a row's score, when the search scores (a score_sort, a function score query) */
+	Jsonb	   *highlight;		/* the fields to highlight, each with its terms (highlight.c), or NULL */
 	JsonbContainer *aggs;		/* the search query's aggs and group_bys, or NULL */
 	JsonbContainer *group_bys;
 } SearchSql;

@@ -571,6 +571,10 @@ CREATE FUNCTION ots.search_geohash(p point, chars integer) RETURNS text
 	AS 'MODULE_PATHNAME', 'ots_search_geohash' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION ots.search_geohash(point, integer) IS
 	'the geohash of 1 to 12 characters of a point kept as a search index keeps it (x longitude, y latitude) (internal; geo_grid group-bys)';
+CREATE FUNCTION ots.search_highlight(value text, spec jsonb) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'ots_search_highlight' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.search_highlight(text, jsonb) IS
+	'the fragments of a TEXT field''s value holding a search''s terms, the terms wrapped in tags (spec: the field''s analyzer, terms and highlight parameters; internal; a search''s highlight)';
 CREATE FUNCTION ots.search_keys(schema_name name, table_name name, index_name text, search_query jsonb,
 								for_merge boolean DEFAULT false)
 	RETURNS jsonb
@@ -592,6 +596,26 @@ CREATE FUNCTION ots.search_read_columns(schema_name name, table_name name, rows 
 											columns_to_get => names) g ON true);
 COMMENT ON FUNCTION ots.search_read_columns(name, name, jsonb, text[]) IS
 	'a search''s rows with their columns read (internal; ots.search)';
+
+-- ots.search_read_highlights: a search's rows, each with its "highlight"
+-- ({"field": [fragments]}, the fields whose values hold terms) when one of
+-- them does; the values read as ots.get_row reads them
+CREATE FUNCTION ots.search_read_highlights(schema_name name, table_name name, rows jsonb, fields jsonb)
+	RETURNS jsonb
+	LANGUAGE sql STABLE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	RETURN (SELECT coalesce(jsonb_agg(CASE WHEN h.highlight IS NULL THEN k.r ELSE k.r || jsonb_build_object('highlight', h.highlight) END
+									  ORDER BY k.n), '[]')
+			  FROM jsonb_array_elements(rows) WITH ORDINALITY AS k(r, n)
+			  LEFT JOIN LATERAL ots.get_row(quote_ident(schema_name) || '.' || table_name, k.r -> 'primary_key',
+											columns_to_get => ARRAY(SELECT f ->> 'field_name' FROM jsonb_array_elements(fields) f)) g ON true
+			  LEFT JOIN LATERAL (SELECT jsonb_object_agg(f ->> 'field_name', x.fragments) AS highlight
+								   FROM jsonb_array_elements(fields) f,
+										LATERAL ots.search_highlight(g.attributes ->> (f ->> 'field_name'), f) AS x(fragments)
+								  WHERE jsonb_typeof(g.attributes -> (f ->> 'field_name')) = 'string'
+									AND jsonb_array_length(x.fragments) > 0) h ON true);
+COMMENT ON FUNCTION ots.search_read_highlights(name, name, jsonb, jsonb) IS
+	'a search''s rows with the fragments of their highlighted fields (internal; ots.search)';
 
 -- ots.search_read_top_rows: a search's aggregation and group-by results
 -- (node: a list of them, walked down through items, sub_aggs and
@@ -642,6 +666,11 @@ BEGIN
 	IF columns_to_get IS NOT NULL AND jsonb_typeof(columns_to_get) <> 'object' THEN
 		PERFORM ots.raise('OTSParameterInvalid', 'Invalid columns_to_get: it is not an object.',
 						  'columns_to_get is {"return_type": "RETURN_SPECIFIED", "column_names": [...]}.');
+	END IF;
+	-- highlights: each row's value of each field asked, its fragments (ots.search_highlight)
+	IF page ? '$highlight' THEN
+		page := jsonb_set(page, '{rows}', ots.search_read_highlights(schema_name, table_name, page -> 'rows',
+																	  page -> '$highlight')) - '$highlight';
 	END IF;
 	IF return_type = 'RETURN_NONE' THEN
 		RETURN page;

@@ -322,6 +322,33 @@ describe('search', function () {
         assert.strictEqual((plain.searchHits || []).length, 0);
     });
 
+    it('a highlight: each matching row\'s fragments of its TEXT field in searchHits', async function () {
+        await call('createSearchIndex', {
+            tableName: t, indexName: 'hl',
+            schema: { fieldSchemas: [{ fieldName: 'name', fieldType: TableStore.FieldType.TEXT, index: true, enableHighlighting: true }] },
+        });
+        try {
+            const result = await call('search', {
+                tableName: t, indexName: 'hl',
+                searchQuery: {
+                    limit: 20,
+                    query: { queryType: Q.MATCH_QUERY, query: { fieldName: 'name', text: 'tea' } },
+                    highlight: {
+                        highlightEncoder: TableStore.HighlightEncoder.HTML_MODE,
+                        highlightParameters: [{ fieldName: 'name', preTag: '<b>', postTag: '</b>', numberOfFragments: 1 }],
+                    },
+                },
+                columnToGet: { returnType: TableStore.ColumnReturnType.RETURN_NONE },
+            });
+            const expected = rows.filter((r) => r.name.includes('tea'));
+            assert.deepStrictEqual(ids(result), expected.map((r) => r.id));
+            assert.deepStrictEqual(result.searchHits.map((h) => h.highlightResultItem.highlightFields.get('name').fragments),
+                expected.map((r) => [r.name.replace('tea', '<b>tea</b>')]));
+        } finally {
+            await call('deleteSearchIndex', { tableName: t, indexName: 'hl' });
+        }
+    });
+
     it('a VECTOR field: made and described with its vectorOptions, its value read with the row, knn refused', async function () {
         await call('createSearchIndex', {
             tableName: t, indexName: 'vec',
