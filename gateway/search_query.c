@@ -211,9 +211,7 @@ decay_param_json(const Otsp__DecayFunction *decay, int depth, const char **err)
 /*
  * body_json: a query's message as ots's JSON, member by member under the
  * protocol's names (ots's too); a float (a query's weight, which ots does
- * not score by) is left out but in a function score query, and so are the
- * members otsd does not read, but as an empty object, for ots to refuse by
- * name (inner_hits)
+ * not score by) is left out but in a function score query
  */
 static json_t *
 body_json(const ProtobufCMessage *m, int depth, const char **err)
@@ -261,11 +259,6 @@ body_json(const ProtobufCMessage *m, int depth, const char **err)
 		if (f->quantifier_offset != 0 ? !*(const protobuf_c_boolean *) (base + f->quantifier_offset) :
 			*(void *const *) member == NULL)
 			continue;
-		if (strcmp(f->name, "inner_hits") == 0)
-		{
-			json_object_set_new(out, f->name, json_object());
-			continue;
-		}
 		if (d == &otsp__decay_function__descriptor && strcmp(f->name, "param") == 0)
 			v = decay_param_json((const Otsp__DecayFunction *) m, depth, err);
 		else

@@ -491,6 +491,68 @@ search_result_pack(Kept *k, json_t *result, json_t *query, json_t *field_types, 
 	}
 }
 
+/* hit_of: a row's or a document's hit: its score, highlight, offset among its documents and inner hits */
+static Otsp__SearchHit *
+hit_of(Kept *k, json_t *row)
+{
+	json_t	   *highlight = json_object_get(row, "highlight");
+	json_t	   *inner = json_object_get(row, "inner_hits");
+	Otsp__SearchHit *hit = kept_alloc(k, sizeof(*hit));
+
+	otsp__search_hit__init(hit);
+	if (json_is_number(json_object_get(row, "score")))
+	{
+		hit->has_score = true;
+		hit->score = json_number_value(json_object_get(row, "score"));
+	}
+	if (json_is_integer(json_object_get(row, "offset")))
+	{
+		hit->has_nested_doc_offset = true;
+		hit->nested_doc_offset = json_integer_value(json_object_get(row, "offset"));
+	}
+	if (json_is_object(highlight))
+	{
+		Otsp__HighlightResult *hr = kept_alloc(k, sizeof(*hr));
+		const char *name;
+		json_t	   *fragments;
+		size_t		f = 0;
+
+		otsp__highlight_result__init(hr);
+		hr->n_highlight_fields = json_object_size(highlight);
+		hr->highlight_fields = kept_alloc(k, hr->n_highlight_fields * sizeof(void *));
+		json_object_foreach(highlight, name, fragments)
+		{
+			Otsp__HighlightField *field = kept_alloc(k, sizeof(*field));
+
+			otsp__highlight_field__init(field);
+			field->field_name = (char *) name;
+			field->n_field_fragments = json_array_size(fragments);
+			field->field_fragments = kept_alloc(k, field->n_field_fragments * sizeof(char *));
+			for (size_t j = 0; j < field->n_field_fragments; j++)
+				field->field_fragments[j] = (char *) json_string_value(json_array_get(fragments, j));
+			hr->highlight_fields[f++] = field;
+		}
+		hit->highlight_result = hr;
+	}
+	hit->n_search_inner_hits = json_array_size(inner);
+	hit->search_inner_hits = kept_alloc(k, hit->n_search_inner_hits * sizeof(void *));
+	for (size_t i = 0; i < hit->n_search_inner_hits; i++)
+	{
+		json_t	   *list = json_array_get(inner, i);
+		json_t	   *docs = json_object_get(list, "hits");
+		Otsp__SearchInnerHit *one = kept_alloc(k, sizeof(*one));
+
+		otsp__search_inner_hit__init(one);
+		one->path = (char *) json_string_value(json_object_get(list, "path"));
+		one->n_search_hits = json_array_size(docs);
+		one->search_hits = kept_alloc(k, one->n_search_hits * sizeof(void *));
+		for (size_t j = 0; j < one->n_search_hits; j++)
+			one->search_hits[j] = hit_of(k, json_array_get(docs, j));
+		hit->search_inner_hits[i] = one;
+	}
+	return hit;
+}
+
 void
 search_hits_pack(Kept *k, json_t *result, Otsp__SearchResponse *resp)
 {
@@ -498,50 +560,18 @@ search_hits_pack(Kept *k, json_t *result, Otsp__SearchResponse *resp)
 	size_t		n = json_array_size(rows);
 	bool		hits = false;
 
-	/* rows carry scores when the search scores (a score_sort, a function score query), highlights when asked */
+	/* rows carry scores when the search scores, highlights and inner hits when asked */
 	for (size_t i = 0; i < n; i++)
-		hits |= json_object_get(json_array_get(rows, i), "score") != NULL ||
-			json_object_get(json_array_get(rows, i), "highlight") != NULL;
+	{
+		json_t	   *row = json_array_get(rows, i);
+
+		hits |= json_object_get(row, "score") != NULL || json_object_get(row, "highlight") != NULL ||
+			json_object_get(row, "inner_hits") != NULL;
+	}
 	if (!hits)
 		return;
 	resp->n_search_hits = n;
 	resp->search_hits = kept_alloc(k, n * sizeof(void *));
 	for (size_t i = 0; i < n; i++)
-	{
-		json_t	   *row = json_array_get(rows, i);
-		json_t	   *highlight = json_object_get(row, "highlight");
-		Otsp__SearchHit *hit = kept_alloc(k, sizeof(*hit));
-
-		otsp__search_hit__init(hit);
-		if (json_is_number(json_object_get(row, "score")))
-		{
-			hit->has_score = true;
-			hit->score = json_number_value(json_object_get(row, "score"));
-		}
-		if (json_is_object(highlight))
-		{
-			Otsp__HighlightResult *hr = kept_alloc(k, sizeof(*hr));
-			const char *name;
-			json_t	   *fragments;
-			size_t		f = 0;
-
-			otsp__highlight_result__init(hr);
-			hr->n_highlight_fields = json_object_size(highlight);
-			hr->highlight_fields = kept_alloc(k, hr->n_highlight_fields * sizeof(void *));
-			json_object_foreach(highlight, name, fragments)
-			{
-				Otsp__HighlightField *field = kept_alloc(k, sizeof(*field));
-
-				otsp__highlight_field__init(field);
-				field->field_name = (char *) name;
-				field->n_field_fragments = json_array_size(fragments);
-				field->field_fragments = kept_alloc(k, field->n_field_fragments * sizeof(char *));
-				for (size_t j = 0; j < field->n_field_fragments; j++)
-					field->field_fragments[j] = (char *) json_string_value(json_array_get(fragments, j));
-				hr->highlight_fields[f++] = field;
-			}
-			hit->highlight_result = hr;
-		}
-		resp->search_hits[i] = hit;
-	}
+		resp->search_hits[i] = hit_of(k, json_array_get(rows, i));
 }

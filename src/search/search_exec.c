@@ -134,6 +134,31 @@ exec_enter(const OtsTable *t, AsRole *saved)
 	(void) set_config_option("bytea_output", "hex", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 }
 
+/* exec_inner_highlight_list: each inner_hits' highlight specs, by path, as members */
+static void
+exec_inner_highlight_list(JsonbParseState **st, const SearchInnerHits *hits)
+{
+	for (; hits != NULL; hits = hits->next)
+	{
+		if (hits->highlight != NULL)
+			json_push_jsonb(st, hits->path, hits->highlight);
+		exec_inner_highlight_list(st, hits->children);
+	}
+}
+
+/*
+ * exec_inner_highlights: "$inner_highlight", {path: specs} of the inner_hits
+ * that highlight, which ots.search_read_rows applies to the documents
+ */
+static void
+exec_inner_highlights(JsonbParseState **st, const SearchInnerHits *hits)
+{
+	json_push_key(st, "$inner_highlight");
+	pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
+	exec_inner_highlight_list(st, hits);
+	pushJsonbValue(st, WJB_END_OBJECT, NULL);
+}
+
 /*
  * ots_search_keys is ots.search_keys(schema_name, table_name, index_name,
  * search_query, for_merge): {"rows": [{"primary_key": ..., "score": when
@@ -195,8 +220,17 @@ ots_search_keys(PG_FUNCTION_ARGS)
 	exec_enter(t, &saved);
 
 	initStringInfo(&sql);
-	/* a search that scores gives each row its score (column 5) */
+	/* a search that scores gives each row its score (column 5), one with inner_hits its nested queries' (column 6) */
 	score = q.score != NULL ? psprintf("(%s)::pg_catalog.float8", q.score) : "NULL::pg_catalog.float8";
+	if (q.inner_hits != NULL)
+	{
+		StringInfoData inner;
+
+		initStringInfo(&inner);
+		for (SearchInnerHits *h = q.inner_hits; h != NULL; h = h->next)
+			appendStringInfo(&inner, "%s%s", inner.len > 0 ? ", " : "", h->sql);
+		score = psprintf("%s, pg_catalog.jsonb_build_array(%s)", score, inner.data);
+	}
 	if (q.collapse == NULL)
 	{
 		const char *matching = q.after.len > 0 ? psprintf("(%s) AND %s", q.where.data, q.after.data) : q.where.data;
@@ -270,6 +304,8 @@ ots_search_keys(PG_FUNCTION_ARGS)
 			}
 			pushJsonbValue(&st, WJB_VALUE, &v);
 		}
+		if (q.inner_hits != NULL)
+			json_push_jsonb(&st, "inner_hits", DatumGetJsonbP(SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 6, &isnull)));
 		if (for_merge)
 		{
 			HeapTuple	row = SPI_tuptable->vals[r];
@@ -315,6 +351,8 @@ ots_search_keys(PG_FUNCTION_ARGS)
 	/* the fields to highlight: ots.search_read_rows highlights the rows' values (highlight.c) */
 	if (q.highlight != NULL)
 		json_push_jsonb(&st, "$highlight", q.highlight);
+	if (q.inner_hits != NULL)
+		exec_inner_highlights(&st, q.inner_hits);
 	k.type = jbvString;
 	k.val.string.val = "total_count", k.val.string.len = 11;
 	pushJsonbValue(&st, WJB_KEY, &k);

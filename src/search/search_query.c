@@ -70,6 +70,26 @@
 static void q_query(SearchSql *q, JsonbContainer *query, int *count);
 static const char *q_score(SearchSql *q, JsonbContainer *query);
 static const char *q_function_score(SearchSql *q, JsonbContainer *body, const char *type);
+static bool q_descending(JsonbContainer *obj, const char *what);
+static Jsonb *q_highlight(SearchSql *q, JsonbContainer *h, const SearchField *nested, const char *path,
+						 JsonbContainer *query);
+
+/*
+ * q_condition_alone: a query's condition compiled again for a score (a
+ * filter's, a should query's): its nested queries' inner_hits are the
+ * first compile's
+ */
+static char *
+q_condition_alone(SearchSql *q, JsonbContainer *query)
+{
+	SearchInnerHits **tail = q->inner_hits_tail;
+	char	   *condition;
+
+	q->inner_hits_tail = NULL;
+	condition = search_sql_condition(q, query);
+	q->inner_hits_tail = tail;
+	return condition;
+}
 
 static void q_refuse(const char *message, const char *detail) pg_attribute_noreturn();
 
@@ -847,6 +867,98 @@ q_geo_polygon_query(SearchSql *q, JsonbContainer *obj)
 					 q_param(q, POLYGONOID, PolygonPGetDatum(poly)));
 }
 
+#define SEARCH_INNER_HITS_LIMIT	3		/* documents of a row, by default (Elasticsearch's) */
+#define SEARCH_MAX_INNER_HITS	100
+
+/*
+ * q_inner_hits_begin: the inner_hits of the nested_query of path (scope
+ * q->scope, its documents' alias), added where the compile adds them, or
+ * NULL when this compile is one for a score; the nested queries of its
+ * query add theirs below it (*tail: where they went before)
+ */
+static SearchInnerHits *
+q_inner_hits_begin(SearchSql *q, JsonbContainer *ih, const char *path, JsonbContainer *query, SearchInnerHits ***tail)
+{
+	static const char *const fields[] = {"sort", "offset", "limit", "highlight"};
+	static const RequestFields inner_hits_object = REQUEST_FIELDS("inner_hits", fields);
+	SearchInnerHits *hits;
+	JsonbValue	v;
+
+	request_fields_check(ih, &inner_hits_object, "inner_hits");
+	*tail = q->inner_hits_tail;
+	if (q->inner_hits_tail == NULL)
+		return NULL;
+	for (SearchInnerHits *h = *q->inner_hits_tail; h != NULL; h = h->next)
+		if (strcmp(h->path, path) == 0)
+			q_refuse(psprintf("Duplicated inner_hits of path '%s'.", path), "Each nested_query of a path at one level has its inner_hits, at most one.");
+	hits = palloc0(sizeof(SearchInnerHits));
+	hits->path = pstrdup(path);
+	hits->offset = q_int(ih, "offset", 0, 0, SEARCH_MAX_OFFSET_LIMIT, "inner_hits");
+	hits->limit = q_int(ih, "limit", SEARCH_INNER_HITS_LIMIT, 0, SEARCH_MAX_INNER_HITS, "inner_hits");
+	/* a document's score is 1 (search_query.c scores no nested query): a score sort is the documents' order */
+	if (q_member(ih, "sort", &v) != NULL)
+	{
+		JsonbValue	s;
+		JsonbContainer *sorters;
+
+		if (q_member(q_object(&v, "sort of inner_hits"), "sorters", &s) == NULL)
+			q_refuse("Missing sorters of the sort of inner_hits.", NULL);
+		sorters = q_array(&s, "sorters of the sort of inner_hits");
+		for (int i = 0; i < (int) JsonContainerSize(sorters); i++)
+		{
+			JsonbContainer *sorter = q_object(getIthJsonbValueFromContainer(sorters, i), "a sorter of inner_hits");
+			JsonbValue	m;
+
+			if (q_member(sorter, "doc_sort", &m) != NULL)
+			{
+				if (i == 0 || (i == 1 && q_member(q_object(getIthJsonbValueFromContainer(sorters, 0), "a sorter of inner_hits"),
+												   "score_sort", &m) != NULL))
+					hits->desc = q_descending(q_object(&m, "doc_sort"), "doc_sort");
+			}
+			else if (q_member(sorter, "score_sort", &m) == NULL)
+				q_refuse("Invalid sorter of inner_hits: a doc_sort or a score_sort.",
+						 "The documents of a nested_query's inner_hits come in their order (doc_sort) or by score (score_sort, all alike: ots scores no nested query).");
+		}
+	}
+	if (q_member(ih, "highlight", &v) != NULL)
+		hits->highlight = q_highlight(q, q_object(&v, "highlight of inner_hits"), q->scope->field, path, query);
+	/* after its siblings; the documents' own nested queries below */
+	while (*q->inner_hits_tail != NULL)
+		q->inner_hits_tail = &(*q->inner_hits_tail)->next;
+	*q->inner_hits_tail = hits;
+	q->inner_hits_tail = &hits->children;
+	return hits;
+}
+
+/*
+ * q_inner_hits_end: the SQL of hits' documents among docs (a row's, or an
+ * outer document's) that condition holds of (the query compiled on them),
+ * in inner_hits' order and page, each with its offset among them and its
+ * own nested queries' inner hits
+ */
+static void
+q_inner_hits_end(SearchSql *q, SearchInnerHits *hits, SearchInnerHits **tail, const char *docs, const char *condition)
+{
+	const char *alias = q->scope->alias;
+	StringInfoData children;
+
+	q->inner_hits_tail = tail;
+	if (hits == NULL)
+		return;
+	initStringInfo(&children);
+	for (SearchInnerHits *c = hits->children; c != NULL; c = c->next)
+		appendStringInfo(&children, "%s%s", children.len > 0 ? ", " : "", c->sql);
+	hits->sql = psprintf("pg_catalog.jsonb_build_object('path', $%d::pg_catalog.text, 'hits',"
+						 " (SELECT coalesce(pg_catalog.jsonb_agg(x.h ORDER BY x.k %s), '[]'::pg_catalog.jsonb) FROM"
+						 " (SELECT pg_catalog.jsonb_build_object('offset', %s.n OPERATOR(pg_catalog.-) 1, 'inner_hits', %s) AS h, %s.n AS k"
+						 " FROM pg_catalog.jsonb_array_elements(%s) WITH ORDINALITY AS %s(doc, n) WHERE (%s)"
+						 " ORDER BY %s.n %s OFFSET $%d LIMIT $%d) x))",
+						 q_param(q, TEXTOID, CStringGetTextDatum(hits->path)), hits->desc ? "DESC" : "ASC", alias,
+						 children.len > 0 ? psprintf("pg_catalog.jsonb_build_array(%s)", children.data) : "'[]'::pg_catalog.jsonb",
+						 alias, docs, alias, condition, alias, hits->desc ? "DESC" : "ASC",
+						 q_param(q, INT4OID, Int32GetDatum(hits->offset)), q_param(q, INT4OID, Int32GetDatum(hits->limit)));
+}
+
 /*
  * q_nested_query: the rows with a document of the NESTED field path (its
  * full name: below the enclosing nested_query's, one or more levels) that
@@ -871,14 +983,15 @@ q_nested_query(SearchSql *q, JsonbContainer *obj, int *count)
 	bool		known = mode == NULL;
 	char	   *segment;
 	char	   *save;
+	const char *docs = NULL;
+	SearchInnerHits *hits;
+	SearchInnerHits **tail;
 
 	request_fields_check(obj, &nested_object, "nested_query");
 	for (int i = 0; i < lengthof(modes) && !known; i++)
 		known = strcmp(mode, modes[i]) == 0;
 	if (!known)
 		q_refuse(psprintf("Invalid score_mode of nested_query: '%s'.", mode), "The score_mode is None, Avg, Max, Total or Min.");
-	if (q_member(obj, "inner_hits", &v) != NULL)
-		q_refuse("inner_hits of nested_query is not supported yet.", NULL);
 	if (q_member(obj, "query", &v) == NULL)
 		q_refuse("Missing query of nested_query.", NULL);
 	inner = q_object(&v, "query of nested_query");
@@ -909,6 +1022,7 @@ q_nested_query(SearchSql *q, JsonbContainer *obj, int *count)
 		scope->depth = q->scope == NULL ? 1 : q->scope->depth + 1;
 		scope->alias = psprintf("nd%d", scope->depth);
 		scope->outer = q->scope;
+		docs = q_live_column(q, f);
 		appendStringInfo(&q->where, "EXISTS (SELECT 1 FROM pg_catalog.jsonb_array_elements(%s) AS %s(doc) WHERE ",
 						 q_column(q, f), scope->alias);
 		q->scope = scope;
@@ -917,7 +1031,19 @@ q_nested_query(SearchSql *q, JsonbContainer *obj, int *count)
 	if (opened == 0 || strcmp(q->scope->path, path) != 0)
 		q_refuse(psprintf("Invalid path of nested_query: '%s'.", path), NULL);
 	appendStringInfoChar(&q->where, '(');
-	q_query(q, inner, count);
+	if (q_member(obj, "inner_hits", &v) != NULL)
+	{
+		int			start = q->where.len;
+
+		if (opened > 1)
+			q_refuse(psprintf("Invalid inner_hits of nested_query '%s': its path goes down more than one NESTED field.", path),
+					 "A nested_query with inner_hits takes the documents of one level: nest one nested_query in another for each.");
+		hits = q_inner_hits_begin(q, q_object(&v, "inner_hits of nested_query"), path, inner, &tail);
+		q_query(q, inner, count);
+		q_inner_hits_end(q, hits, tail, docs, pstrdup(q->where.data + start));
+	}
+	else
+		q_query(q, inner, count);
 	appendStringInfoChar(&q->where, ')');
 	for (int i = 0; i < opened; i++)
 		appendStringInfoChar(&q->where, ')');
@@ -1422,7 +1548,7 @@ q_function_score(SearchSql *q, JsonbContainer *body, const char *type)
 					 NULL);
 		fns[i].weight = q_score_number(q, fn, "weight", 1, false, 1e-300, FLT_MAX, "a number above 0", what);
 		if (q_member(fn, "filter", &m) != NULL)
-			fns[i].applies = search_sql_condition(q, q_object(&m, psprintf("filter of %s", what)));
+			fns[i].applies = q_condition_alone(q, q_object(&m, psprintf("filter of %s", what)));
 		if (q_member(fn, "field_value_factor", &m) != NULL)
 		{
 			JsonbContainer *fvf = q_object(&m, "field_value_factor");
@@ -1503,7 +1629,7 @@ q_score(SearchSql *q, JsonbContainer *query)
 				JsonbContainer *should = q_object(getIthJsonbValueFromContainer(v.val.binary.data, i), "should_queries");
 
 				appendStringInfo(&sum, " OPERATOR(pg_catalog.+) CASE WHEN coalesce(%s, false) THEN %s ELSE 0 END",
-								 search_sql_condition(q, should), q_score(q, should));
+								 q_condition_alone(q, should), q_score(q, should));
 			}
 		appendStringInfoChar(&sum, ')');
 		return sum.data;
@@ -1801,14 +1927,16 @@ search_token_encode(Jsonb *j)
 #define SEARCH_MAX_HIGHLIGHT_TAG	1024	/* bytes of a pre or post tag: ots's bound */
 
 /*
- * q_highlight_terms: the tokens query looks for in TEXT field f, added to
+ * q_highlight_terms: the tokens query looks for in TEXT field f (named
+ * full_name in queries: a NESTED field's documents' by its path), added to
  * terms (distinct): a match or match_phrase query's text's, a term or
  * terms query's terms, those of the queries of a bool query but its
  * must_not queries, of a const_score query's filter and of a function
  * score query's query
  */
 static void
-q_highlight_terms(SearchSql *q, JsonbContainer *query, const SearchField *f, JsonbParseState **terms)
+q_highlight_terms(SearchSql *q, JsonbContainer *query, const SearchField *f, const char *full_name,
+				  JsonbParseState **terms)
 {
 	JsonbIterator *it = JsonbIteratorInit(query);
 	JsonbValue	key;
@@ -1835,7 +1963,7 @@ q_highlight_terms(SearchSql *q, JsonbContainer *query, const SearchField *f, Jso
 					JsonbValue *e = getIthJsonbValueFromContainer(v.val.binary.data, i);
 
 					if (e->type == jbvBinary && JsonContainerIsObject(e->val.binary.data))
-						q_highlight_terms(q, e->val.binary.data, f, terms);
+						q_highlight_terms(q, e->val.binary.data, f, full_name, terms);
 				}
 		return;
 	}
@@ -1844,10 +1972,10 @@ q_highlight_terms(SearchSql *q, JsonbContainer *query, const SearchField *f, Jso
 	{
 		if (q_member(body, strcmp(type, "const_score_query") == 0 ? "filter" : "query", &v) != NULL &&
 			v.type == jbvBinary && JsonContainerIsObject(v.val.binary.data))
-			q_highlight_terms(q, v.val.binary.data, f, terms);
+			q_highlight_terms(q, v.val.binary.data, f, full_name, terms);
 		return;
 	}
-	if ((name = q_string(body, "field_name", type, false)) == NULL || strcmp(name, f->name) != 0)
+	if ((name = q_string(body, "field_name", type, false)) == NULL || strcmp(name, full_name) != 0)
 		return;
 	if (strcmp(type, "match_query") == 0 || strcmp(type, "match_phrase_query") == 0)
 	{
@@ -1880,14 +2008,16 @@ q_highlight_terms(SearchSql *q, JsonbContainer *query, const SearchField *f, Jso
 }
 
 /*
- * q_highlight: the search's highlight ({"highlight_parameters": [{"field_name",
+ * q_highlight: a highlight ({"highlight_parameters": [{"field_name",
  * "number_of_fragments", "fragment_size", "pre_tag", "post_tag",
- * "fragments_order"}], "highlight_encoder"}) as q->highlight, a list of
- * what ots.search_highlight (highlight.c) takes for each field, its terms
- * found in the query
+ * "fragments_order"}], "highlight_encoder"}) of the search's fields
+ * (nested NULL), or of the documents of NESTED field nested at path (an
+ * inner_hits'), as a list of what ots.search_highlight (highlight.c) takes
+ * for each field, with its terms found in query and, for documents, the
+ * member of a document it reads
  */
-static void
-q_highlight(SearchSql *q, JsonbContainer *h)
+static Jsonb *
+q_highlight(SearchSql *q, JsonbContainer *h, const SearchField *nested, const char *path, JsonbContainer *query)
 {
 	static const char *const fields[] = {"highlight_parameters", "highlight_encoder"};
 	static const char *const parameter_fields[] = {"field_name", "number_of_fragments", "fragment_size", "pre_tag",
@@ -1909,16 +2039,29 @@ q_highlight(SearchSql *q, JsonbContainer *h)
 	{
 		JsonbContainer *p = q_object(getIthJsonbValueFromContainer(list, i), "a highlight parameter");
 		const char *name = q_string(p, "field_name", "a highlight parameter", true);
-		const SearchField *f = search_field_find(&q->si->schema, name);
+		const SearchField *f;
 		const char *order = q_string(p, "fragments_order", "a highlight parameter", false);
 		const char *tags[2] = {q_string(p, "pre_tag", "a highlight parameter", false),
 		q_string(p, "post_tag", "a highlight parameter", false)};
 		JsonbParseState *terms = NULL;
 
 		request_fields_check(p, &parameter_object, "a highlight parameter");
-		if (f == NULL && strchr(name, '.') != NULL)
-			q_refuse(psprintf("Field '%s' of highlight is a NESTED field's.", name),
-					 "A NESTED field's documents are highlighted through a nested_query's inner_hits, which ots does not build yet.");
+		if (nested == NULL)
+		{
+			f = search_field_find(&q->si->schema, name);
+			if (f == NULL && strchr(name, '.') != NULL)
+				q_refuse(psprintf("Field '%s' of highlight is a NESTED field's.", name),
+						 "A NESTED field's documents are highlighted by the inner_hits of a nested_query of its path.");
+		}
+		else
+		{
+			size_t		plen = strlen(path);
+
+			if (strncmp(name, path, plen) != 0 || name[plen] != '.' || strchr(name + plen + 1, '.') != NULL)
+				q_refuse(psprintf("Field '%s' of the highlight of inner_hits is not a field of the documents of '%s'.", name, path),
+						 "The inner_hits of a nested_query highlight the fields of its path's documents, named path.field.");
+			f = q_sub_field(nested, name + plen + 1);
+		}
 		if (f == NULL)
 			q_refuse(psprintf("Field '%s' of highlight is not a field of search index '%s'.", name, q->si->index_name), NULL);
 		if (f->type != SEARCH_TEXT || !f->enable_highlighting)
@@ -1931,7 +2074,8 @@ q_highlight(SearchSql *q, JsonbContainer *h)
 				q_refuse(psprintf("Invalid %s of highlight of '%s': longer than %d bytes.", t == 0 ? "pre_tag" : "post_tag",
 								  name, SEARCH_MAX_HIGHLIGHT_TAG), NULL);
 		pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
-		json_push_string(&st, "field_name", f->name);
+		json_push_string(&st, "field_name", name);
+		json_push_string(&st, "doc_field", f->name);
 		json_push_string(&st, "analyzer", search_analyzer_name(f->analyzer.kind));
 		if (f->analyzer_parameter != NULL)
 			json_push_jsonb(&st, "analyzer_parameter", f->analyzer_parameter);
@@ -1942,11 +2086,11 @@ q_highlight(SearchSql *q, JsonbContainer *h)
 		json_push_string(&st, "fragments_order", order != NULL ? order : "TEXT_SEQUENCE");
 		json_push_bool(&st, "html", encoder != NULL && strcmp(encoder, "HTML_MODE") == 0);
 		pushJsonbValue(&terms, WJB_BEGIN_ARRAY, NULL);
-		q_highlight_terms(q, q->query, f, &terms);
+		q_highlight_terms(q, query, f, name, &terms);
 		json_push_jsonb(&st, "terms", JsonbValueToJsonb(pushJsonbValue(&terms, WJB_END_ARRAY, NULL)));
 		pushJsonbValue(&st, WJB_END_OBJECT, NULL);
 	}
-	q->highlight = JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_ARRAY, NULL));
+	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_ARRAY, NULL));
 }
 
 /* ---------------------------------------------------------------- the search query */
@@ -2028,7 +2172,10 @@ search_query_compile(SearchSql *q, const OtsTable *t, const SearchIndex *si, Jso
 		row_ttl = si->time_to_live;
 	q->query = q_object(&v, "query");
 	q->storage = quote_qualified_identifier(t->schema_name, get_rel_name(si->storage_oid));
+	/* this compile's nested queries' inner_hits are the search's (not a score's compile, nor an aggregation's) */
+	q->inner_hits_tail = &q->inner_hits;
 	q_query(q, q->query, &count);
+	q->inner_hits_tail = NULL;
 	if (row_ttl > 0)
 	{
 		char	   *query = q->where.data;
@@ -2095,7 +2242,7 @@ search_query_compile(SearchSql *q, const OtsTable *t, const SearchIndex *si, Jso
 	if (q_member(root, "collapse", &v) != NULL)
 		q_collapse(q, q_object(&v, "collapse"));
 	if (q_member(root, "highlight", &v) != NULL)
-		q_highlight(q, q_object(&v, "highlight"));
+		q->highlight = q_highlight(q, q_object(&v, "highlight"), NULL, NULL, q->query);
 }
 
 /* ---------------------------------------------------------------- for the aggregations */

@@ -28,6 +28,22 @@ typedef struct SearchOrder
 	bool		key_desc;
 } SearchOrder;
 
+/*
+ * A nested_query's inner_hits: for each row of the page (or document of an
+ * outer nested_query's), the documents of its path its query matches
+ */
+typedef struct SearchInnerHits
+{
+	const char *path;
+	const char *sql;			/* {"path", "hits": [{"offset", "inner_hits": [...]}]} of a row, as SQL */
+	Jsonb	   *highlight;		/* highlight specs of its documents' fields (highlight.c), or NULL */
+	int32		offset;			/* its page of a row's documents */
+	int32		limit;
+	bool		desc;			/* by the documents' order descending */
+	struct SearchInnerHits *children;	/* of the nested queries in its query */
+	struct SearchInnerHits *next;
+} SearchInnerHits;
+
 /* the query's SQL and its parameters ($1, $2, ...) */
 typedef struct SearchSql
 {
@@ -56,6 +72,8 @@ typedef struct SearchSql
 	const char *collapse;		/* the column whose each value keeps one row, or NULL */
 	const char *score;			/* a row's score, when the search scores (a score_sort, a function score query) */
 	Jsonb	   *highlight;		/* the fields to highlight, each with its terms (highlight.c), or NULL */
+	SearchInnerHits *inner_hits;	/* of the query's nested queries, or NULL */
+	SearchInnerHits **inner_hits_tail;	/* where the nested query compiled now adds its own */
 	JsonbContainer *aggs;		/* the search query's aggs and group_bys, or NULL */
 	JsonbContainer *group_bys;
 } SearchSql;

@@ -617,6 +617,78 @@ CREATE FUNCTION ots.search_read_highlights(schema_name name, table_name name, ro
 COMMENT ON FUNCTION ots.search_read_highlights(name, name, jsonb, jsonb) IS
 	'a search''s rows with the fragments of their highlighted fields (internal; ots.search)';
 
+-- ots.search_inner_highlights: inner hits (a list of {"path", "hits":
+-- [{"offset", "inner_hits"}]}) with each document's "highlight" by specs
+-- ({path: [highlight specs]}); container holds each path's documents: a
+-- row's attributes (a NESTED cell's JSON text) or an outer document
+CREATE FUNCTION ots.search_inner_highlights(container jsonb, inner_hits jsonb, specs jsonb)
+	RETURNS jsonb
+	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	result jsonb := '[]';
+	list jsonb;
+	hit jsonb;
+	hits jsonb;
+	docs jsonb;
+	doc jsonb;
+	spec jsonb;
+	fragments jsonb;
+	highlight jsonb;
+BEGIN
+	FOR list IN SELECT * FROM jsonb_array_elements(inner_hits) LOOP
+		docs := container -> regexp_replace(list ->> 'path', '^.*[.]', '');
+		IF jsonb_typeof(docs) = 'string' THEN
+			docs := (docs #>> '{}')::jsonb;
+		END IF;
+		IF jsonb_typeof(docs) = 'object' THEN
+			docs := jsonb_build_array(docs);
+		END IF;
+		hits := '[]';
+		FOR hit IN SELECT * FROM jsonb_array_elements(list -> 'hits') LOOP
+			doc := docs -> (hit ->> 'offset')::int;
+			highlight := '{}';
+			FOR spec IN SELECT * FROM jsonb_array_elements(coalesce(specs -> (list ->> 'path'), '[]')) LOOP
+				IF jsonb_typeof(doc -> (spec ->> 'doc_field')) = 'string' THEN
+					fragments := ots.search_highlight(doc ->> (spec ->> 'doc_field'), spec);
+					IF jsonb_array_length(fragments) > 0 THEN
+						highlight := highlight || jsonb_build_object(spec ->> 'field_name', fragments);
+					END IF;
+				END IF;
+			END LOOP;
+			IF highlight <> '{}' THEN
+				hit := hit || jsonb_build_object('highlight', highlight);
+			END IF;
+			IF jsonb_array_length(hit -> 'inner_hits') > 0 AND jsonb_typeof(doc) = 'object' THEN
+				hit := jsonb_set(hit, '{inner_hits}', ots.search_inner_highlights(doc, hit -> 'inner_hits', specs));
+			END IF;
+			hits := hits || jsonb_build_array(hit);
+		END LOOP;
+		result := result || jsonb_build_array(jsonb_set(list, '{hits}', hits));
+	END LOOP;
+	RETURN result;
+END
+$$;
+COMMENT ON FUNCTION ots.search_inner_highlights(jsonb, jsonb, jsonb) IS
+	'inner hits with their documents'' highlights (internal; ots.search)';
+
+-- ots.search_read_inner_highlights: a search's rows with their inner hits'
+-- documents highlighted, the NESTED fields read as ots.get_row reads them
+CREATE FUNCTION ots.search_read_inner_highlights(schema_name name, table_name name, rows jsonb, specs jsonb)
+	RETURNS jsonb
+	LANGUAGE sql STABLE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	RETURN (SELECT coalesce(jsonb_agg(CASE WHEN g.attributes IS NULL THEN k.r
+										   ELSE jsonb_set(k.r, '{inner_hits}', ots.search_inner_highlights(g.attributes, k.r -> 'inner_hits', specs)) END
+									  ORDER BY k.n), '[]')
+			  FROM jsonb_array_elements(rows) WITH ORDINALITY AS k(r, n)
+			  LEFT JOIN LATERAL ots.get_row(quote_ident(schema_name) || '.' || table_name, k.r -> 'primary_key',
+											columns_to_get => ARRAY(SELECT DISTINCT split_part(p, '.', 1) FROM jsonb_object_keys(specs) p)) g
+					 ON jsonb_array_length(k.r -> 'inner_hits') > 0);
+COMMENT ON FUNCTION ots.search_read_inner_highlights(name, name, jsonb, jsonb) IS
+	'a search''s rows with their inner hits'' documents highlighted (internal; ots.search)';
+
 -- ots.search_read_top_rows: a search's aggregation and group-by results
 -- (node: a list of them, walked down through items, sub_aggs and
 -- sub_group_bys) with each top_rows aggregation's rows read as the page's
@@ -671,6 +743,13 @@ BEGIN
 	IF page ? '$highlight' THEN
 		page := jsonb_set(page, '{rows}', ots.search_read_highlights(schema_name, table_name, page -> 'rows',
 																	  page -> '$highlight')) - '$highlight';
+	END IF;
+	IF page ? '$inner_highlight' THEN
+		IF page -> '$inner_highlight' <> '{}' THEN
+			page := jsonb_set(page, '{rows}', ots.search_read_inner_highlights(schema_name, table_name, page -> 'rows',
+																			page -> '$inner_highlight'));
+		END IF;
+		page := page - '$inner_highlight';
 	END IF;
 	IF return_type = 'RETURN_NONE' THEN
 		RETURN page;
