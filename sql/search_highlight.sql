@@ -15,6 +15,8 @@ SELECT ots.create_search_index('hl', 'ix', '{"field_schemas": [
 	{"field_name": "t", "field_type": "TEXT", "enable_highlighting": true},
 	{"field_name": "plain", "field_type": "TEXT"},
 	{"field_name": "k", "field_type": "KEYWORD"},
+	{"field_name": "fz", "field_type": "TEXT", "analyzer": "fuzzy", "analyzer_parameter": {"min_chars": 1, "max_chars": 3}, "enable_highlighting": true},
+	{"field_name": "mw", "field_type": "TEXT", "analyzer": "max_word", "enable_highlighting": true},
 	{"field_name": "docs", "field_type": "NESTED", "field_schemas": [
 		{"field_name": "s", "field_type": "TEXT", "enable_highlighting": true}]}]}');
 -- 60 texts of 1 to 30 words, some with markup, capitals and punctuation
@@ -79,6 +81,15 @@ SELECT r #>> '{primary_key,id}' AS id, r ? 'highlight' AS highlighted
 		{"term_query": {"field_name": "k", "term": "nothing"}}, {"term_query": {"field_name": "t", "term": "again"}}]}},
 	"highlight": {"highlight_parameters": [{"field_name": "t"}]}}') -> 'rows') r;
 
+-- overlapping tokens (fuzzy's n-grams, max_word's pairs): the terms they make one span, never cut by a fragment's edge
+SELECT count(*) AS put FROM ots.put_row('hl', '{"id": 102}', '{"fz": "abcdefghij", "mw": "中华人民共和国"}');
+SELECT q ->> 'f' AS field, q ->> 'text' AS text, q -> 'size' AS size, jsonb_path_query(ots.search('hl', 'ix', jsonb_build_object(
+		'query', jsonb_build_object('match_phrase_query', jsonb_build_object('field_name', q ->> 'f', 'text', q ->> 'text')),
+		'highlight', jsonb_build_object('highlight_parameters', jsonb_build_array(jsonb_build_object('field_name', q ->> 'f',
+			'fragment_size', q -> 'size', 'number_of_fragments', q -> 'n'))))), '$.rows[*].highlight.*') AS fragments
+  FROM unnest(ARRAY['{"f": "fz", "text": "cde", "size": 100, "n": 0}', '{"f": "fz", "text": "cde", "size": 4, "n": 5}',
+					'{"f": "mw", "text": "华人", "size": 100, "n": 0}', '{"f": "mw", "text": "华人", "size": 3, "n": 5}']::jsonb[]) q;
+
 -- refusals
 CREATE FUNCTION pg_temp.hlq(h text) RETURNS text LANGUAGE sql AS $$
 	SELECT pg_temp.err(format($q$SELECT ots.search('hl', 'ix', '{"query": {"match_all_query": {}}, "highlight": %s}')$q$, h))
@@ -88,6 +99,7 @@ SELECT pg_temp.hlq('{"highlight_parameters": [{"field_name": "k"}]}');
 SELECT pg_temp.hlq('{"highlight_parameters": [{"field_name": "nope"}]}');
 SELECT pg_temp.hlq('{"highlight_parameters": [{"field_name": "docs.s"}]}');
 SELECT pg_temp.hlq('{"highlight_parameters": []}');
+SELECT pg_temp.hlq('{"highlight_parameters": [{"field_name": "t"}, {"field_name": "t", "pre_tag": "["}]}');
 SELECT pg_temp.hlq('{"highlight_parameters": [{"field_name": "t"}], "highlight_encoder": "XML_MODE"}');
 SELECT pg_temp.hlq('{"highlight_parameters": [{"field_name": "t", "fragments_order": "RANDOM"}]}');
 SELECT pg_temp.hlq('{"highlight_parameters": [{"field_name": "t", "fragment_size": 0}]}');

@@ -78,8 +78,9 @@ BEGIN
 		x := CASE coalesce(f #>> '{decay,multi_value_mode}', 'MVM_MIN')
 			WHEN 'MVM_MAX' THEN (SELECT max(e) FROM unnest(dists) e) WHEN 'MVM_SUM' THEN (SELECT sum(e) FROM unnest(dists) e)
 			WHEN 'MVM_AVG' THEN (SELECT avg(e) FROM unnest(dists) e) ELSE (SELECT min(e) FROM unnest(dists) e) END;
+		-- a row without the value: 1, as Elasticsearch's
 		IF x IS NULL THEN
-			RETURN NULL;
+			RETURN 1;
 		END IF;
 		RETURN pg_temp.decay(f #>> '{decay,math_function}', x,
 			CASE WHEN f #>> '{decay,field_name}' = 'at' THEN (p #>> '{scale,value}')::float8 * 3600000 ELSE (p ->> 'scale')::float8 END,
@@ -219,6 +220,26 @@ SELECT r #>> '{primary_key,id}' AS id, r -> 'score' AS score
 -- a search that does not score carries no scores
 SELECT ots.search('fs', 'ix', '{"query": {"match_all_query": {}}, "limit": 1}') #> '{rows,0}' ? 'score' AS scored;
 
+-- doubles that would leave their range (PostgreSQL raises an error where Java gives 0 or
+-- Infinity): far decays score 0, huge and tiny values are bounded
+SELECT count(*) AS put FROM ots.put_row('fs', '{"id": 1000}', '{"n": 9000000000000000000, "d": {"$double": 1e300}, "loc": "-60,-100", "at": 0}');
+SELECT m, c, ots.search('fs', 'ix', format('{"query": {"functions_score_query": {"query": {"term_query": {"field_name": "n", "term": 9000000000000000000}},
+		"functions": [{"decay": {"field_name": "n", "math_function": "GAUSS", "param": {"origin": 0, "scale": 1}}},
+			{"decay": {"field_name": "n", "math_function": "EXP", "param": {"origin": 0, "scale": 1e-100}}},
+			{"decay": {"field_name": "loc", "math_function": "GAUSS", "param": {"origin": "30,120", "scale": 1}}},
+			{"decay": {"field_name": "at", "math_function": "GAUSS", "param": {"origin_long": 1700000000000, "scale": {"value": 1, "unit": "MILLISECOND"}}}},
+			{"field_value_factor": {"field_name": "d", "modifier": "SQUARE", "factor": 1e30}, "weight": 1e30},
+			{"field_value_factor": {"field_name": "d", "modifier": "RECIPROCAL"}, "weight": 1e-100}],
+		"score_mode": "%s", "combine_mode": "%s"}}}', m, c)::jsonb) #> '{rows,0,score}' AS score
+  FROM unnest(ARRAY['MULTIPLY', 'SUM', 'AVG', 'MAX', 'MIN']) m, unnest(ARRAY['MULTIPLY', 'SUM']) c;
+SELECT count(*) AS deleted FROM ots.delete_row('fs', '{"id": 1000}');
+-- nesting scores with min_score compiles each level again: refused before it grows without bound
+WITH RECURSIVE x(d, q) AS (SELECT 0, '{"match_all_query": {}}'::jsonb UNION ALL
+	SELECT d + 1, jsonb_build_object('functions_score_query', jsonb_build_object('query',
+		jsonb_build_object('bool_query', jsonb_build_object('should_queries', jsonb_build_array(q))),
+		'min_score', 0, 'functions', '[{"weight": 1}]'::jsonb)) FROM x WHERE d < 14)
+SELECT pg_temp.err(format('SELECT ots.search(''fs'', ''ix'', %L)', jsonb_build_object('query', q, 'limit', 1))) FROM x WHERE d = 14;
+
 -- refusals
 CREATE FUNCTION pg_temp.fsq(body text) RETURNS text LANGUAGE sql AS $$
 	SELECT pg_temp.err(format($q$SELECT ots.search('fs', 'ix', '{"query": {"functions_score_query": %s}}')$q$, body))
@@ -229,6 +250,8 @@ SELECT pg_temp.fsq(format('{"functions": %s}', (SELECT jsonb_agg('{}'::jsonb) FR
 SELECT pg_temp.fsq('{"functions": [{"random": {}, "decay": {}}]}');
 SELECT pg_temp.fsq('{"functions": [{}], "score_mode": "MEDIAN"}');
 SELECT pg_temp.fsq('{"functions": [{}], "combine_mode": "FCM_POWER"}');
+SELECT pg_temp.fsq('{"functions": [{}], "score_mode": "SUM", "socre_mode": "MAX"}');
+SELECT pg_temp.fsq('{"functions": [{"decay": {"field_name": "n", "param": {"origin": 0, "scale": 1e-101}}}]}');
 SELECT pg_temp.fsq('{"functions": [{"weight": 0}]}');
 SELECT pg_temp.fsq('{"functions": [{"field_value_factor": {"field_name": "city"}}]}');
 SELECT pg_temp.fsq('{"functions": [{"field_value_factor": {"field_name": "d", "modifier": "FM_CUBE"}}]}');

@@ -11,13 +11,16 @@
  * earlier first among equals), in the text's order (TEXT_SEQUENCE) or the
  * best first (SCORE).  With number_of_fragments 0 the whole text is one
  * fragment.  HTML_MODE escapes the text (not the tags) as Elasticsearch's
- * html encoder does.
+ * html encoder does.  Terms that overlap (fuzzy's n-grams, max_word's
+ * pairs) are wrapped as one; a phrase's words are wrapped wherever they
+ * stand, as terms.  A value's fragments stop once they pass 1 MB.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "fmgr.h"
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
 #include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
@@ -26,6 +29,9 @@
 #include "search/json_build.h"
 
 PG_FUNCTION_INFO_V1(ots_search_highlight);
+
+/* a value's fragments stop past this many bytes (tags may be long, terms many) */
+#define HIGHLIGHT_MAX_BYTES		(1024 * 1024)
 
 /* a fragment: characters [start, end) of the text, and the terms in it */
 typedef struct Fragment
@@ -56,16 +62,87 @@ spec_int(Jsonb *spec, const char *key, int dflt)
 	return DatumGetInt32(DirectFunctionCall1(numeric_int4, NumericGetDatum(v.val.numeric)));
 }
 
-/* is_term: whether token t is one of terms (a jsonb array of strings) */
-static bool
-is_term(const SearchToken *t, JsonbContainer *terms)
+/* the terms, sorted bytewise and distinct, for a binary search */
+typedef struct Terms
 {
-	JsonbValue	v;
+	char	  **items;
+	int		   *lens;
+	int			n;
+} Terms;
 
-	v.type = jbvString;
-	v.val.string.val = (char *) t->text;
-	v.val.string.len = t->len;
-	return findJsonbValueFromContainer(terms, JB_FARRAY, &v) != NULL;
+static int
+term_cmp(const char *a, int alen, const char *b, int blen)
+{
+	int			c = memcmp(a, b, Min(alen, blen));
+
+	return c != 0 ? c : (alen > blen) - (alen < blen);
+}
+
+static int
+term_qsort_cmp(const void *a, const void *b, void *arg)
+{
+	const Terms *t = arg;
+	int			i = *(const int *) a;
+	int			j = *(const int *) b;
+
+	return term_cmp(t->items[i], t->lens[i], t->items[j], t->lens[j]);
+}
+
+/* terms_read: the spec's terms (a jsonb array of strings), sorted and distinct */
+static void
+terms_read(JsonbContainer *array, Terms *out)
+{
+	int			n = JsonContainerSize(array);
+	int		   *order = palloc(sizeof(int) * Max(n, 1));
+	Terms		all = {palloc(sizeof(char *) * Max(n, 1)), palloc(sizeof(int) * Max(n, 1)), 0};
+
+	for (int i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(array, i);
+
+		if (e->type != jbvString)
+			continue;
+		all.items[all.n] = e->val.string.val;
+		all.lens[all.n] = e->val.string.len;
+		order[all.n] = all.n;
+		all.n++;
+	}
+	qsort_arg(order, all.n, sizeof(int), term_qsort_cmp, &all);
+	out->items = palloc(sizeof(char *) * Max(all.n, 1));
+	out->lens = palloc(sizeof(int) * Max(all.n, 1));
+	out->n = 0;
+	for (int i = 0; i < all.n; i++)
+	{
+		int			k = order[i];
+
+		if (out->n > 0 && term_cmp(out->items[out->n - 1], out->lens[out->n - 1], all.items[k], all.lens[k]) == 0)
+			continue;
+		out->items[out->n] = all.items[k];
+		out->lens[out->n] = all.lens[k];
+		out->n++;
+	}
+}
+
+/* is_term: whether token t is one of terms */
+static bool
+is_term(const SearchToken *t, const Terms *terms)
+{
+	int			lo = 0;
+	int			hi = terms->n - 1;
+
+	while (lo <= hi)
+	{
+		int			mid = (lo + hi) / 2;
+		int			c = term_cmp(t->text, t->len, terms->items[mid], terms->lens[mid]);
+
+		if (c == 0)
+			return true;
+		if (c < 0)
+			hi = mid - 1;
+		else
+			lo = mid + 1;
+	}
+	return false;
 }
 
 /* append_chars: characters [from, to) of chars, in the database's encoding, HTML-escaped when html */
@@ -156,7 +233,8 @@ ots_search_highlight(PG_FUNCTION_ARGS)
 	int			wanted = spec_int(spec, "number_of_fragments", 5);
 	bool		by_score = strcmp(spec_string(spec, "fragments_order", "TEXT_SEQUENCE"), "SCORE") == 0;
 	JsonbValue	v;
-	JsonbContainer *terms;
+	Terms		terms;
+	bool	   *matched;
 	Jsonb	   *parameter = NULL;
 	SearchAnalyzer analyzer;
 	SearchToken *tokens;
@@ -169,12 +247,13 @@ ots_search_highlight(PG_FUNCTION_ARGS)
 	Fragment   *fragments;
 	int			nfragments = 0;
 	int			kept = 0;
+	int			total = 0;
 	JsonbParseState *st = NULL;
 
 	if (getKeyJsonValueFromContainer(&spec->root, "terms", 5, &v) == NULL || v.type != jbvBinary ||
 		!JsonContainerIsArray(v.val.binary.data))
 		elog(ERROR, "a highlight's spec has no terms");
-	terms = v.val.binary.data;
+	terms_read(v.val.binary.data, &terms);
 	html = getKeyJsonValueFromContainer(&spec->root, "html", 4, &v) != NULL && v.type == jbvBool && v.val.boolean;
 	if (getKeyJsonValueFromContainer(&spec->root, "analyzer_parameter", 18, &v) != NULL && v.type == jbvBinary)
 		parameter = JsonbValueToJsonb(&v);
@@ -186,21 +265,30 @@ ots_search_highlight(PG_FUNCTION_ARGS)
 	chars = palloc(sizeof(pg_wchar) * ((Size) utf8_len + 1));
 	nchars = pg_encoding_mb2wchar_with_len(PG_UTF8, utf8, chars, utf8_len);
 
-	/* fragments at token boundaries, each about size characters; 0 wanted: the whole text */
+	/*
+	 * fragments at token boundaries, each about size characters (0 wanted:
+	 * the whole text), never cutting a token (overlapping ones, fuzzy's or
+	 * max_word's, end past the next one's start)
+	 */
+	matched = palloc(sizeof(bool) * Max(ntokens, 1));
 	fragments = palloc0(sizeof(Fragment) * (ntokens + 1));
 	fragments[0].start = 0;
-	for (int i = 0; i < ntokens; i++)
+	for (int i = 0, reach = 0; i < ntokens; i++)
 	{
 		Fragment   *f = &fragments[nfragments];
 
-		if (wanted > 0 && tokens[i].end - f->start > size && tokens[i].start > f->start)
+		if ((i & 0xFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		matched[i] = is_term(&tokens[i], &terms);
+		if (wanted > 0 && tokens[i].end - f->start > size && tokens[i].start > f->start && tokens[i].start >= reach)
 		{
 			f->end = tokens[i].start;
 			f = &fragments[++nfragments];
 			f->start = tokens[i].start;
 		}
-		if (is_term(&tokens[i], terms))
+		if (matched[i])
 			f->terms++;
+		reach = Max(reach, tokens[i].end);
 	}
 	fragments[nfragments++].end = nchars;
 	/* the fragments with terms, the most first, so many of them, in the order asked */
@@ -211,7 +299,7 @@ ots_search_highlight(PG_FUNCTION_ARGS)
 		qsort(fragments, kept, sizeof(Fragment), fragment_by_start);
 
 	pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
-	for (int k = 0; k < kept; k++)
+	for (int k = 0; k < kept && total < HIGHLIGHT_MAX_BYTES; k++)
 	{
 		StringInfoData out;
 		int			at = fragments[k].start;
@@ -219,16 +307,30 @@ ots_search_highlight(PG_FUNCTION_ARGS)
 		initStringInfo(&out);
 		for (int i = 0; i < ntokens; i++)
 		{
+			int			start;
+			int			end;
+
+			if ((i & 0xFFF) == 0)
+				CHECK_FOR_INTERRUPTS();
 			if (tokens[i].start < fragments[k].start || tokens[i].end > fragments[k].end ||
-				tokens[i].start < at || !is_term(&tokens[i], terms))
+				tokens[i].start < at || !matched[i])
 				continue;
-			append_chars(&out, chars, at, tokens[i].start, html);
+			/* terms that overlap are one span, as Lucene marks them */
+			start = tokens[i].start;
+			end = tokens[i].end;
+			while (i + 1 < ntokens && matched[i + 1] && tokens[i + 1].start < end && tokens[i + 1].end <= fragments[k].end)
+			{
+				i++;
+				end = Max(end, tokens[i].end);
+			}
+			append_chars(&out, chars, at, start, html);
 			appendStringInfoString(&out, pre);
-			append_chars(&out, chars, tokens[i].start, tokens[i].end, html);
+			append_chars(&out, chars, start, end, html);
 			appendStringInfoString(&out, post);
-			at = tokens[i].end;
+			at = end;
 		}
 		append_chars(&out, chars, at, fragments[k].end, html);
+		total += out.len;
 		json_push_string(&st, NULL, out.data);
 	}
 	PG_RETURN_JSONB_P(JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_ARRAY, NULL)));

@@ -25,6 +25,7 @@
 
 #include "catalog/namespace.h"
 #include "common/pg_prng.h"
+#include "common/shortest_dec.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
@@ -299,8 +300,13 @@ ots_search_keys(PG_FUNCTION_ARGS)
 			v.type = jbvNull;
 			if (!isnull && isfinite(DatumGetFloat8(score_value)))
 			{
+				char		digits[DOUBLE_SHORTEST_DECIMAL_LEN];
+
+				/* every digit the double has, as its shortest exact decimal: equal scores look equal */
+				double_to_shortest_decimal_buf(DatumGetFloat8(score_value), digits);
 				v.type = jbvNumeric;
-				v.val.numeric = DatumGetNumeric(DirectFunctionCall1(float8_numeric, score_value));
+				v.val.numeric = DatumGetNumeric(DirectFunctionCall3(numeric_in, CStringGetDatum(digits),
+																	ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)));
 			}
 			pushJsonbValue(&st, WJB_VALUE, &v);
 		}

@@ -66,8 +66,10 @@
 #define SEARCH_MAX_PREFIX		1000
 #define SEARCH_MAX_QUERIES		1024	/* queries in one request */
 #define SEARCH_MAX_FUNCTIONS	32		/* of a functions_score_query: ots's bound */
+#define SEARCH_MAX_COMPILED		16384	/* queries compiled for one search, again for scores included */
 
 static void q_query(SearchSql *q, JsonbContainer *query, int *count);
+
 static const char *q_score(SearchSql *q, JsonbContainer *query);
 static const char *q_function_score(SearchSql *q, JsonbContainer *body, const char *type);
 static bool q_descending(JsonbContainer *obj, const char *what);
@@ -97,6 +99,19 @@ static void
 q_refuse(const char *message, const char *detail)
 {
 	ots_parameter_invalid(message, detail != NULL ? detail : "See docs/reference.md, \"Search\".");
+}
+
+/*
+ * q_compiled: one more query compiled, whatever the compile (a score's and
+ * a min_score's compile a query again, each of its parts too): refused
+ * past SEARCH_MAX_COMPILED, so nesting cannot make it grow without bound
+ */
+static void
+q_compiled(SearchSql *q)
+{
+	if (++q->compiled > SEARCH_MAX_COMPILED)
+		q_refuse(psprintf("The search query is too complex: its queries compile to more than %d.", SEARCH_MAX_COMPILED),
+				 "Scores (score_sort, function score queries and their min_score) compile a query's parts again: nest fewer of them.");
 }
 
 static JsonbValue *
@@ -1159,6 +1174,7 @@ q_query(SearchSql *q, JsonbContainer *query, int *count)
 
 	CHECK_FOR_INTERRUPTS();
 	check_stack_depth();
+	q_compiled(q);
 	if (++*count > SEARCH_MAX_QUERIES)
 		q_refuse(psprintf("Too many queries: more than %d in one search.", SEARCH_MAX_QUERIES), NULL);
 	if (JsonContainerSize(query) != 1)
@@ -1436,8 +1452,8 @@ q_date_length(SearchSql *q, JsonbContainer *param, const char *key, bool require
 	unit = search_time_unit(q_string(dv, "unit", psprintf("%s of %s", key, what), true));
 	if (unit == NULL || unit->months > 0)
 		q_refuse(psprintf("Invalid unit of %s of %s: a fixed length (WEEK to MILLISECOND).", key, what), NULL);
-	if (!given || !(n >= 0) || n > 1e9)
-		q_refuse(psprintf("Invalid value of %s of %s: 0 to 1000000000.", key, what), NULL);
+	if (!given || !(n >= (required ? 1 : 0)) || n > 1e9 || n != floor(n))
+		q_refuse(psprintf("Invalid value of %s of %s: a whole number from %d to 1000000000.", key, what, required ? 1 : 0), NULL);
 	return psprintf("$%d::pg_catalog.float8", q_param(q, FLOAT8OID, Float8GetDatum(n * unit->ms)));
 }
 
@@ -1488,15 +1504,15 @@ q_decay(SearchSql *q, JsonbContainer *fn)
 
 		*origin = q_geo_point(q_string(param, "origin", psprintf("param of %s", what), true), "origin of a decay function");
 		distance = psprintf("ots.search_geo_distance(e, $%d)", q_param(q, POINTOID, PointPGetDatum(origin)));
-		scale = q_score_number(q, param, "scale", 0, true, 1e-300, 1e15, "a number of meters above 0", what);
+		scale = q_score_number(q, param, "scale", 0, true, 1e-100, 1e15, "a number of meters from 1e-100 to 1e15", what);
 		offset = q_score_number(q, param, "offset", 0, false, 0, 1e15, "a number of meters, 0 or more", what);
 	}
 	else
 	{
 		distance = psprintf("pg_catalog.abs(e::pg_catalog.float8 OPERATOR(pg_catalog.-) %s)",
-							q_score_number(q, param, "origin", 0, true, -DBL_MAX, DBL_MAX, "a number", what));
-		scale = q_score_number(q, param, "scale", 0, true, 1e-300, DBL_MAX, "a number above 0", what);
-		offset = q_score_number(q, param, "offset", 0, false, 0, DBL_MAX, "0 or more", what);
+							q_score_number(q, param, "origin", 0, true, -1e300, 1e300, "a number from -1e300 to 1e300", what));
+		scale = q_score_number(q, param, "scale", 0, true, 1e-100, 1e300, "a number from 1e-100 to 1e300", what);
+		offset = q_score_number(q, param, "offset", 0, false, 0, 1e300, "a number from 0 to 1e300", what);
 	}
 	return score_decay_sql(score_distance_sql(values, distance, mode), math, scale, offset, decay);
 }
@@ -1546,7 +1562,7 @@ q_function_score(SearchSql *q, JsonbContainer *body, const char *type)
 			(q_member(fn, "random", &m) != NULL) > 1)
 			q_refuse("Invalid function of functions_score_query: one of field_value_factor, decay and random, or none (its weight alone).",
 					 NULL);
-		fns[i].weight = q_score_number(q, fn, "weight", 1, false, 1e-300, FLT_MAX, "a number above 0", what);
+		fns[i].weight = q_score_number(q, fn, "weight", 1, false, 1e-100, FLT_MAX, "a number from 1e-100 to 3.4e38", what);
 		if (q_member(fn, "filter", &m) != NULL)
 			fns[i].applies = q_condition_alone(q, q_object(&m, psprintf("filter of %s", what)));
 		if (q_member(fn, "field_value_factor", &m) != NULL)
@@ -1581,6 +1597,8 @@ q_function_score(SearchSql *q, JsonbContainer *body, const char *type)
 									"::pg_catalog.float8 OPERATOR(pg_catalog./) 2147483648)", key.data);
 		}
 	}
+	if (q_member(body, "socre_mode", &v) != NULL && q_member(body, "score_mode", &v) != NULL)
+		q_refuse("Invalid functions_score_query: both score_mode and socre_mode (the SDKs' spelling of it).", NULL);
 	max_score = q_number(body, "max_score", type, &given);
 	return score_combine_sql(query_score,
 							 score_functions_sql(fns, n, q_enum(body, q_member(body, "socre_mode", &v) != NULL ? "socre_mode" : "score_mode",
@@ -1608,6 +1626,7 @@ q_score(SearchSql *q, JsonbContainer *query)
 
 	CHECK_FOR_INTERRUPTS();
 	check_stack_depth();
+	q_compiled(q);
 	(void) JsonbIteratorNext(&it, &key, false);
 	(void) JsonbIteratorNext(&it, &key, true);
 	type = pnstrdup(key.val.string.val, key.val.string.len);
@@ -2046,6 +2065,10 @@ q_highlight(SearchSql *q, JsonbContainer *h, const SearchField *nested, const ch
 		JsonbParseState *terms = NULL;
 
 		request_fields_check(p, &parameter_object, "a highlight parameter");
+		for (int j = 0; j < i; j++)
+			if (strcmp(q_string(q_object(getIthJsonbValueFromContainer(list, j), "a highlight parameter"), "field_name",
+								"a highlight parameter", true), name) == 0)
+				q_refuse(psprintf("Duplicated field of highlight: '%s'.", name), NULL);
 		if (nested == NULL)
 		{
 			f = search_field_find(&q->si->schema, name);

@@ -57,6 +57,7 @@ typedef struct SearchSql
 	StringInfoData sort_values; /* the sort keys' expressions, comma-separated */
 	SearchOrder keys;			/* the sort keys' types and directions */
 	bool		for_merge;		/* a shard's part of a cluster's search (search_exec.c) */
+	int			compiled;		/* queries compiled (search_query.c bounds them) */
 	int			nparams;
 	int			maxparams;
 	Oid		   *types;

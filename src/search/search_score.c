@@ -13,13 +13,45 @@
  * query's score by combine_mode.  A modifier undefined at a value (the
  * logarithm of 0, the reciprocal of 0) leaves the function not applying
  * there, where Elasticsearch would fail the search.
+ *
+ * PostgreSQL's float8 arithmetic raises an error where a double overflows
+ * or underflows (Java's gives Infinity or 0): every value is bounded
+ * (ots.search_score_bound: 0 below 1e-150, at most 1e150 either way)
+ * before it is multiplied, divided or squared, so no operation leaves the
+ * double's range, and a distance too far for a decay scores 0.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include <math.h>
+
+#include "fmgr.h"
 #include "lib/stringinfo.h"
 
 #include "search/search_score.h"
+
+PG_FUNCTION_INFO_V1(ots_search_score_bound);
+
+#define SCORE_BOUND		1e150
+#define SCORE_EPSILON	1e-150
+
+/* ots.search_score_bound(x): x within [-1e150, 1e150], 0 when nearer 0 than 1e-150 (or not a number) */
+Datum
+ots_search_score_bound(PG_FUNCTION_ARGS)
+{
+	float8		x = PG_GETARG_FLOAT8(0);
+
+	if (isnan(x) || fabs(x) < SCORE_EPSILON)
+		PG_RETURN_FLOAT8(0);
+	PG_RETURN_FLOAT8(x > SCORE_BOUND ? SCORE_BOUND : x < -SCORE_BOUND ? -SCORE_BOUND : x);
+}
+
+/* bound: SQL of x bounded */
+static char *
+bound(const char *x)
+{
+	return psprintf("ots.search_score_bound(%s)", x);
+}
 
 const char *const score_modes[] = {"FSM_AVG", "FSM_MAX", "FSM_SUM", "FSM_MIN", "FSM_MULTIPLY", "FSM_FIRST", NULL};
 const char *const score_combine_modes[] = {"FCM_MULTIPLY", "FCM_AVG", "FCM_MAX", "FCM_SUM", "FCM_MIN", "FCM_REPLACE", NULL};
@@ -46,7 +78,8 @@ score_name_find(const char *const *names, const char *name)
 static char *
 fn_score(const ScoreFunction *f)
 {
-	const char *value = f->value != NULL ? psprintf("(%s) OPERATOR(pg_catalog.*) %s", f->value, f->weight) : f->weight;
+	const char *value = f->value != NULL ? bound(psprintf("%s OPERATOR(pg_catalog.*) %s", bound(f->value), f->weight)) :
+		f->weight;
 
 	return f->applies != NULL ? psprintf("CASE WHEN coalesce(%s, false) THEN %s END", f->applies, value) :
 		psprintf("(%s)", value);
@@ -56,8 +89,6 @@ char *
 score_functions_sql(const ScoreFunction *fns, int n, int mode)
 {
 	StringInfoData sql;
-	StringInfoData weights;
-	const char *sep;
 
 	initStringInfo(&sql);
 	switch (mode)
@@ -70,10 +101,16 @@ score_functions_sql(const ScoreFunction *fns, int n, int mode)
 			appendStringInfoString(&sql, "), 1::pg_catalog.float8)");
 			return sql.data;
 		case 4:					/* multiply: one that does not apply counts 1 */
-			sep = "(";
-			for (int i = 0; i < n; i++, sep = " OPERATOR(pg_catalog.*) ")
-				appendStringInfo(&sql, "%scoalesce(%s, 1::pg_catalog.float8)", sep, fn_score(&fns[i]));
-			appendStringInfoChar(&sql, ')');
+			/* each product bounded before the next */
+			appendStringInfoString(&sql, "1::pg_catalog.float8");
+			for (int i = 0; i < n; i++)
+			{
+				char	   *product = bound(psprintf("%s OPERATOR(pg_catalog.*) coalesce(%s, 1::pg_catalog.float8)",
+													 sql.data, fn_score(&fns[i])));
+
+				resetStringInfo(&sql);
+				appendStringInfoString(&sql, product);
+			}
 			return sql.data;
 		case 5:					/* first */
 			appendStringInfoString(&sql, "coalesce(");
@@ -82,10 +119,9 @@ score_functions_sql(const ScoreFunction *fns, int n, int mode)
 			appendStringInfoString(&sql, "1::pg_catalog.float8)");
 			return sql.data;
 		default:				/* sum, avg: the scores that apply added (and their weights) */
-			initStringInfo(&weights);
-			appendStringInfoString(&sql, "(SELECT CASE WHEN pg_catalog.count(f.s) OPERATOR(pg_catalog.=) 0 THEN 1::pg_catalog.float8");
-			appendStringInfo(&sql, mode == 2 ? " ELSE pg_catalog.sum(f.s) END" :
-							 " ELSE pg_catalog.sum(f.s) OPERATOR(pg_catalog./) pg_catalog.sum(f.w) FILTER (WHERE f.s IS NOT NULL) END");
+			appendStringInfoString(&sql, "(SELECT ots.search_score_bound(CASE WHEN pg_catalog.count(f.s) OPERATOR(pg_catalog.=) 0 THEN 1::pg_catalog.float8");
+			appendStringInfo(&sql, mode == 2 ? " ELSE pg_catalog.sum(f.s) END)" :
+							 " ELSE pg_catalog.sum(f.s) OPERATOR(pg_catalog./) pg_catalog.sum(f.w) FILTER (WHERE f.s IS NOT NULL) END)");
 			appendStringInfoString(&sql, " FROM (VALUES ");
 			for (int i = 0; i < n; i++)
 				appendStringInfo(&sql, "%s(%s, %s)", i > 0 ? ", " : "", fn_score(&fns[i]), fns[i].weight);
@@ -97,31 +133,31 @@ score_functions_sql(const ScoreFunction *fns, int n, int mode)
 char *
 score_combine_sql(const char *query_score, const char *functions_score, const char *max_score, int mode)
 {
-	const char *q = psprintf("(%s)", query_score);
+	const char *q = bound(query_score);
 	const char *f = max_score != NULL ? psprintf("LEAST(%s, %s)", functions_score, max_score) :
 		psprintf("(%s)", functions_score);
 
 	switch (mode)
 	{
 		case 1:
-			return psprintf("((%s OPERATOR(pg_catalog.+) %s) OPERATOR(pg_catalog./) 2)", q, f);
+			return bound(psprintf("(%s OPERATOR(pg_catalog.+) %s) OPERATOR(pg_catalog./) 2", q, f));
 		case 2:
 			return psprintf("GREATEST(%s, %s)", q, f);
 		case 3:
-			return psprintf("(%s OPERATOR(pg_catalog.+) %s)", q, f);
+			return bound(psprintf("%s OPERATOR(pg_catalog.+) %s", q, f));
 		case 4:
 			return psprintf("LEAST(%s, %s)", q, f);
 		case 5:
 			return pstrdup(f);
 		default:
-			return psprintf("(%s OPERATOR(pg_catalog.*) %s)", q, f);
+			return bound(psprintf("%s OPERATOR(pg_catalog.*) %s", q, f));
 	}
 }
 
 char *
 score_factor_sql(const char *x, const char *factor, int modifier)
 {
-	const char *v = psprintf("((%s) OPERATOR(pg_catalog.*) %s)", x, factor);
+	const char *v = bound(psprintf("%s OPERATOR(pg_catalog.*) %s", bound(x), factor));
 
 	/* undefined (a logarithm of 0 or less, a root of less than 0, 1 / 0): null, the function not applying */
 	switch (modifier)
@@ -153,15 +189,14 @@ char *
 score_decay_sql(const char *distance, int decay_function, const char *scale, const char *offset, const char *decay)
 {
 	/* the distance past the offset; none where the row has no value (GREATEST would take 0) */
-	const char *d = "GREATEST(y.x OPERATOR(pg_catalog.-) %s, 0::pg_catalog.float8)";
+	const char *d = bound(psprintf("GREATEST(y.x OPERATOR(pg_catalog.-) %s, 0::pg_catalog.float8)", offset));
 	const char *value;
 
-	d = psprintf(d, offset);
 	/* OPERATOR(...) binds all alike, left to right: parentheses group */
 	switch (decay_function)
 	{
 		case 1:					/* exp: decay ^ (d / scale) */
-			value = psprintf("pg_catalog.exp(pg_catalog.ln(%s) OPERATOR(pg_catalog.*) %s OPERATOR(pg_catalog./) %s)",
+			value = psprintf("pg_catalog.exp(GREATEST(pg_catalog.ln(%s) OPERATOR(pg_catalog.*) %s OPERATOR(pg_catalog./) %s, -700))",
 							 decay, d, scale);
 			break;
 		case 2:					/* linear: 0 at scale / (1 - decay) */
@@ -169,11 +204,13 @@ score_decay_sql(const char *distance, int decay_function, const char *scale, con
 							 " OPERATOR(pg_catalog./) %s), 0::pg_catalog.float8)", d, decay, scale);
 			break;
 		default:				/* gauss: decay ^ (d² / scale²) */
-			value = psprintf("pg_catalog.exp(pg_catalog.ln(%s) OPERATOR(pg_catalog.*) pg_catalog.power(%s OPERATOR(pg_catalog./) %s, 2))",
-							 decay, d, scale);
+			value = psprintf("pg_catalog.exp(GREATEST(pg_catalog.ln(%s) OPERATOR(pg_catalog.*) pg_catalog.power(%s, 2), -700))",
+							 decay, bound(psprintf("%s OPERATOR(pg_catalog./) %s", d, scale)));
 			break;
 	}
-	return psprintf("(SELECT CASE WHEN y.x IS NOT NULL THEN %s END FROM (SELECT %s AS x) y)", value, distance);
+	/* a row without the value: 1, as Elasticsearch's (exp(-700) and below bound to 0) */
+	return psprintf("(SELECT CASE WHEN y.x IS NOT NULL THEN %s ELSE 1::pg_catalog.float8 END FROM (SELECT %s AS x) y)",
+					bound(value), distance);
 }
 
 char *

@@ -571,6 +571,10 @@ CREATE FUNCTION ots.search_geohash(p point, chars integer) RETURNS text
 	AS 'MODULE_PATHNAME', 'ots_search_geohash' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION ots.search_geohash(point, integer) IS
 	'the geohash of 1 to 12 characters of a point kept as a search index keeps it (x longitude, y latitude) (internal; geo_grid group-bys)';
+CREATE FUNCTION ots.search_score_bound(x double precision) RETURNS double precision
+	AS 'MODULE_PATHNAME', 'ots_search_score_bound' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION ots.search_score_bound(double precision) IS
+	'x within [-1e150, 1e150], 0 nearer 0 than 1e-150: a function score''s values kept where double arithmetic raises no error (internal)';
 CREATE FUNCTION ots.search_highlight(value text, spec jsonb) RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'ots_search_highlight' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION ots.search_highlight(text, jsonb) IS
