@@ -398,8 +398,10 @@ sort_json(const Otsp__Sort *s, const char **err)
 		}
 		else
 		{
-			/* doc_sort and what ots has no name for: ots refuses it by name */
+			/* doc_sort (an inner_hits' order) and what ots has no name for: ots refuses it by name */
 			json_object_set_new(sorter, "doc_sort", body);
+			if (in->doc_sort != NULL && in->doc_sort->has_order)
+				json_object_set_new(body, "order", json_string(search_sort_order_name(in->doc_sort->order)));
 		}
 	}
 	return out;

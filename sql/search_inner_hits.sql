@@ -84,6 +84,21 @@ SELECT jsonb_pretty(r -> 'inner_hits') AS inner_hits
 			{"term_query": {"field_name": "d.t", "term": "west"}}]}}}}, "limit": 100}') -> 'rows') r
  WHERE r #>> '{primary_key,id}' = '100';
 
+-- where inner hits are reported: not under a nested_query without inner_hits nor under
+-- must_not (Elasticsearch's); a score sort then a doc_sort DESC is the documents' order backwards
+SELECT r -> 'inner_hits' AS inner_hits
+  FROM jsonb_array_elements(ots.search('ih', 'ix', '{"query": {"nested_query": {"path": "d", "query": {"nested_query": {"path": "d.e",
+		"query": {"term_query": {"field_name": "d.e.k2", "term": "x"}}, "inner_hits": {}}}}}, "limit": 100}') -> 'rows') r
+ WHERE r #>> '{primary_key,id}' = '100';
+SELECT r -> 'inner_hits' AS inner_hits
+  FROM jsonb_array_elements(ots.search('ih', 'ix', '{"query": {"bool_query": {
+		"should_queries": [{"nested_query": {"path": "d", "query": {"match_all_query": {}},
+			"inner_hits": {"sort": {"sorters": [{"score_sort": {"order": "DESC"}}, {"doc_sort": {"order": "DESC"}}]},
+						   "highlight": {"highlight_parameters": [{"field_name": "d.t"}]}}}}],
+		"must_not_queries": [{"nested_query": {"path": "d", "query": {"term_query": {"field_name": "d.k", "term": "zz"}}, "inner_hits": {}}}]}},
+	"limit": 100}') -> 'rows') r
+ WHERE r #>> '{primary_key,id}' = '100';
+
 -- refusals
 CREATE FUNCTION pg_temp.ihq(q text) RETURNS text LANGUAGE sql AS $$
 	SELECT pg_temp.err(format($q$SELECT ots.search('ih', 'ix', '{"query": %s}')$q$, q))
@@ -93,6 +108,10 @@ SELECT pg_temp.ihq('{"nested_query": {"path": "d", "query": {"match_all_query": 
 SELECT pg_temp.ihq('{"nested_query": {"path": "d", "query": {"match_all_query": {}}, "inner_hits": {"sort": {"sorters": [{"field_sort": {"field_name": "d.n"}}]}}}}');
 SELECT pg_temp.ihq('{"nested_query": {"path": "d", "query": {"match_all_query": {}}, "inner_hits": {"highlight": {"highlight_parameters": [{"field_name": "d.e.k2"}]}}}}');
 SELECT pg_temp.ihq('{"nested_query": {"path": "d", "query": {"match_all_query": {}}, "inner_hits": {"size": 3}}}');
+SELECT pg_temp.ihq('{"nested_query": {"path": "d", "query": {"match_all_query": {}}, "inner_hits": {"sort": {"sorters": [{"doc_sort": {}, "score_sort": {}}]}}}}');
+-- inner_hits are checked where they are not reported too (a function's filter)
+SELECT pg_temp.ihq('{"functions_score_query": {"functions": [{"filter": {"nested_query": {"path": "d", "query": {"match_all_query": {}},
+	"inner_hits": {"limit": 100000}}}}]}}');
 SELECT pg_temp.ihq('{"bool_query": {"must_queries": [{"nested_query": {"path": "d", "query": {"match_all_query": {}}, "inner_hits": {}}},
 	{"nested_query": {"path": "d", "query": {"match_all_query": {}}, "inner_hits": {}}}]}}');
 

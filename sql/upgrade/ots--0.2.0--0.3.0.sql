@@ -2255,12 +2255,14 @@ DECLARE
 	highlight jsonb;
 BEGIN
 	FOR list IN SELECT * FROM jsonb_array_elements(inner_hits) LOOP
+		-- documents only where there are hits: the index parsed those values, so they parse
+		IF jsonb_array_length(list -> 'hits') = 0 THEN
+			result := result || jsonb_build_array(list);
+			CONTINUE;
+		END IF;
 		docs := container -> regexp_replace(list ->> 'path', '^.*[.]', '');
 		IF jsonb_typeof(docs) = 'string' THEN
 			docs := (docs #>> '{}')::jsonb;
-		END IF;
-		IF jsonb_typeof(docs) = 'object' THEN
-			docs := jsonb_build_array(docs);
 		END IF;
 		hits := '[]';
 		FOR hit IN SELECT * FROM jsonb_array_elements(list -> 'hits') LOOP
@@ -2302,7 +2304,7 @@ CREATE FUNCTION ots.search_read_inner_highlights(schema_name name, table_name na
 			  FROM jsonb_array_elements(rows) WITH ORDINALITY AS k(r, n)
 			  LEFT JOIN LATERAL ots.get_row(quote_ident(schema_name) || '.' || table_name, k.r -> 'primary_key',
 											columns_to_get => ARRAY(SELECT DISTINCT split_part(p, '.', 1) FROM jsonb_object_keys(specs) p)) g
-					 ON jsonb_array_length(k.r -> 'inner_hits') > 0);
+					 ON jsonb_path_exists(k.r, '$.inner_hits[*].hits[0]'));
 COMMENT ON FUNCTION ots.search_read_inner_highlights(name, name, jsonb, jsonb) IS
 	'a search''s rows with their inner hits'' documents highlighted (internal; ots.search)';
 

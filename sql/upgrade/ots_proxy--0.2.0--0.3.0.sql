@@ -467,21 +467,22 @@ CREATE FUNCTION ots_cluster.search_on(p integer, table_name text, index_name tex
 	$$;
 
 CREATE FUNCTION ots_cluster.create_search_index_on(p integer, table_name text, index_name text, index_schema jsonb,
-												   time_to_live bigint) RETURNS void
+												   time_to_live bigint, source_index_name text) RETURNS void
 	LANGUAGE plproxy
 	AS $$
 	CLUSTER 'ots_cluster';
 	RUN ON $1;
-	SELECT ots.create_search_index($2, $3, $4, $5);
+	SELECT ots.create_search_index($2, $3, $4, $5, $6);
 	$$;
 
 CREATE FUNCTION ots_cluster.update_search_index_on(p integer, table_name text, index_name text,
-												   time_to_live bigint) RETURNS void
+												   time_to_live bigint, switch_index_name text, query_flow_weights jsonb)
+	RETURNS void
 	LANGUAGE plproxy
 	AS $$
 	CLUSTER 'ots_cluster';
 	RUN ON $1;
-	SELECT ots.update_search_index($2, $3, $4);
+	SELECT ots.update_search_index($2, $3, $4, $5, $6);
 	$$;
 
 CREATE FUNCTION ots_cluster.delete_search_index_on(p integer, table_name text, index_name text) RETURNS void
@@ -535,9 +536,14 @@ CREATE FUNCTION ots_cluster.search_analyze_on(p integer, "text" text, analyzer t
 -- that have the index when some do not (a create stopped half way is
 -- repaired by calling it again); on all of them, the first shard refuses as
 -- a node does.  A delete skips the shards without it; on none, the first
--- shard refuses.
+-- shard refuses.  A create from a source index (source_index_name) makes
+-- its brother on each shard from that shard's rows; an update's query flow
+-- weights and switch (switch_index_name) apply on each shard, a switch only
+-- once every shard has both indexes.
 CREATE FUNCTION ots_cluster.search_index_ddl(what text, caller_path text, table_name text, index_name text,
-											 index_schema jsonb, time_to_live bigint) RETURNS void
+											 index_schema jsonb, time_to_live bigint, source_index_name text DEFAULT NULL,
+											 switch_index_name text DEFAULT NULL, query_flow_weights jsonb DEFAULT NULL)
+	RETURNS void
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	SET client_min_messages = warning
@@ -557,14 +563,27 @@ BEGIN
 		present := ARRAY(SELECT CASE WHEN t.table_name IS NULL OR index_name IS NULL THEN false
 									 ELSE ots_cluster.search_index_present_on(x.p, target, index_name) END
 						   FROM unnest(ps) WITH ORDINALITY AS x(p, n) ORDER BY x.n);
+	ELSIF switch_index_name IS NOT NULL AND t.table_name IS NOT NULL AND index_name IS NOT NULL THEN
+		-- a switch is not undone by calling it again: each shard has both indexes first
+		FOR i IN 1 .. cardinality(ps) LOOP
+			p := ps[i];
+			IF NOT ots_cluster.search_index_present_on(p, target, index_name)
+			   OR NOT ots_cluster.search_index_present_on(p, target, switch_index_name) THEN
+				RAISE EXCEPTION USING ERRCODE = (SELECT e.sqlstate FROM ots_cluster.error_codes e WHERE e.code = 'OTSParameterInvalid'),
+					MESSAGE = 'The search index or the one to switch to is missing on a shard.',
+					DETAIL = 'Make the index from its source (source_index_name) again: it is made on the shards that lack it.';
+			END IF;
+		END LOOP;
+		p := 0;
 	END IF;
 	FOR i IN 1 .. cardinality(ps) LOOP
 		p := ps[i];
 		IF what = 'create' THEN
 			CONTINUE WHEN present[i] AND NOT (i = 1 AND true = ALL (present));
-			PERFORM ots_cluster.create_search_index_on(p, target, index_name, index_schema, time_to_live);
+			PERFORM ots_cluster.create_search_index_on(p, target, index_name, index_schema, time_to_live, source_index_name);
 		ELSIF what = 'update' THEN
-			PERFORM ots_cluster.update_search_index_on(p, target, index_name, time_to_live);
+			PERFORM ots_cluster.update_search_index_on(p, target, index_name, time_to_live, switch_index_name,
+														query_flow_weights);
 		ELSE
 			CONTINUE WHEN NOT present[i] AND NOT (i = 1 AND false = ALL (present));
 			PERFORM ots_cluster.delete_search_index_on(p, target, index_name);
@@ -575,22 +594,25 @@ EXCEPTION WHEN OTHERS THEN
 	PERFORM ots_cluster.raise_remote(s, m, d, hi, p);
 END
 $$;
-COMMENT ON FUNCTION ots_cluster.search_index_ddl(text, text, text, text, jsonb, bigint) IS
+COMMENT ON FUNCTION ots_cluster.search_index_ddl(text, text, text, text, jsonb, bigint, text, text, jsonb) IS
 	'create_search_index, update_search_index or delete_search_index on every shard, with the caller''s search_path (internal)';
 
 CREATE FUNCTION ots.create_search_index(table_name text, index_name text, index_schema jsonb,
-										time_to_live bigint DEFAULT -1) RETURNS void
+										time_to_live bigint DEFAULT -1, source_index_name text DEFAULT NULL) RETURNS void
 	LANGUAGE sql VOLATILE PARALLEL UNSAFE
 	RETURN ots_cluster.search_index_ddl('create', pg_catalog.current_setting('search_path'), table_name, index_name,
-										index_schema, time_to_live);
-COMMENT ON FUNCTION ots.create_search_index(text, text, jsonb, bigint) IS
-	'creates a search index on every shard (where it is missing), each filled from the shard''s rows and kept exact by its writes';
+										index_schema, time_to_live, source_index_name);
+COMMENT ON FUNCTION ots.create_search_index(text, text, jsonb, bigint, text) IS
+	'creates a search index on every shard (where it is missing), each filled from the shard''s rows and kept exact by its writes; from source_index_name, its brother on each shard';
 
-CREATE FUNCTION ots.update_search_index(table_name text, index_name text, time_to_live bigint) RETURNS void
+CREATE FUNCTION ots.update_search_index(table_name text, index_name text, time_to_live bigint DEFAULT NULL,
+										switch_index_name text DEFAULT NULL, query_flow_weights jsonb DEFAULT NULL)
+	RETURNS void
 	LANGUAGE sql VOLATILE PARALLEL UNSAFE
 	RETURN ots_cluster.search_index_ddl('update', pg_catalog.current_setting('search_path'), table_name, index_name,
-										NULL, time_to_live);
-COMMENT ON FUNCTION ots.update_search_index(text, text, bigint) IS 'changes the time_to_live of a search index on every shard';
+										NULL, time_to_live, NULL, switch_index_name, query_flow_weights);
+COMMENT ON FUNCTION ots.update_search_index(text, text, bigint, text, jsonb) IS
+	'changes the time_to_live of a search index on every shard, how its searches go to its brother, or switches the two on every shard';
 
 CREATE FUNCTION ots.delete_search_index(table_name text, index_name text) RETURNS void
 	LANGUAGE sql VOLATILE PARALLEL UNSAFE

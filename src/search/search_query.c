@@ -896,21 +896,16 @@ q_inner_hits_begin(SearchSql *q, JsonbContainer *ih, const char *path, JsonbCont
 {
 	static const char *const fields[] = {"sort", "offset", "limit", "highlight"};
 	static const RequestFields inner_hits_object = REQUEST_FIELDS("inner_hits", fields);
-	SearchInnerHits *hits;
+	SearchInnerHits *hits = palloc0(sizeof(SearchInnerHits));
 	JsonbValue	v;
+	bool		ordered = false;
 
+	/* read and checked wherever it stands, kept only where the search reports it */
 	request_fields_check(ih, &inner_hits_object, "inner_hits");
-	*tail = q->inner_hits_tail;
-	if (q->inner_hits_tail == NULL)
-		return NULL;
-	for (SearchInnerHits *h = *q->inner_hits_tail; h != NULL; h = h->next)
-		if (strcmp(h->path, path) == 0)
-			q_refuse(psprintf("Duplicated inner_hits of path '%s'.", path), "Each nested_query of a path at one level has its inner_hits, at most one.");
-	hits = palloc0(sizeof(SearchInnerHits));
 	hits->path = pstrdup(path);
 	hits->offset = q_int(ih, "offset", 0, 0, SEARCH_MAX_OFFSET_LIMIT, "inner_hits");
 	hits->limit = q_int(ih, "limit", SEARCH_INNER_HITS_LIMIT, 0, SEARCH_MAX_INNER_HITS, "inner_hits");
-	/* a document's score is 1 (search_query.c scores no nested query): a score sort is the documents' order */
+	/* a document's score is 1 (ots scores no nested query): a score sort leaves the documents' order */
 	if (q_member(ih, "sort", &v) != NULL)
 	{
 		JsonbValue	s;
@@ -924,19 +919,29 @@ q_inner_hits_begin(SearchSql *q, JsonbContainer *ih, const char *path, JsonbCont
 			JsonbContainer *sorter = q_object(getIthJsonbValueFromContainer(sorters, i), "a sorter of inner_hits");
 			JsonbValue	m;
 
-			if (q_member(sorter, "doc_sort", &m) != NULL)
+			if (JsonContainerSize(sorter) == 1 && q_member(sorter, "doc_sort", &m) != NULL)
 			{
-				if (i == 0 || (i == 1 && q_member(q_object(getIthJsonbValueFromContainer(sorters, 0), "a sorter of inner_hits"),
-												   "score_sort", &m) != NULL))
-					hits->desc = q_descending(q_object(&m, "doc_sort"), "doc_sort");
+				JsonbContainer *doc_sort = q_object(&m, "doc_sort");
+
+				if (JsonContainerSize(doc_sort) > (q_member(doc_sort, "order", &m) != NULL ? 1 : 0))
+					q_refuse("Invalid doc_sort of inner_hits: it takes an order only.", NULL);
+				if (!ordered)
+					hits->desc = q_descending(doc_sort, "doc_sort");
+				ordered = true;
 			}
-			else if (q_member(sorter, "score_sort", &m) == NULL)
+			else if (JsonContainerSize(sorter) != 1 || q_member(sorter, "score_sort", &m) == NULL)
 				q_refuse("Invalid sorter of inner_hits: a doc_sort or a score_sort.",
 						 "The documents of a nested_query's inner_hits come in their order (doc_sort) or by score (score_sort, all alike: ots scores no nested query).");
 		}
 	}
 	if (q_member(ih, "highlight", &v) != NULL)
 		hits->highlight = q_highlight(q, q_object(&v, "highlight of inner_hits"), q->scope->field, path, query);
+	*tail = q->inner_hits_tail;
+	if (q->inner_hits_tail == NULL)
+		return NULL;
+	for (SearchInnerHits *h = *q->inner_hits_tail; h != NULL; h = h->next)
+		if (strcmp(h->path, path) == 0)
+			q_refuse(psprintf("Duplicated inner_hits of path '%s'.", path), "Each nested_query of a path at one level has its inner_hits, at most one.");
 	/* after its siblings; the documents' own nested queries below */
 	while (*q->inner_hits_tail != NULL)
 		q->inner_hits_tail = &(*q->inner_hits_tail)->next;
@@ -1058,7 +1063,14 @@ q_nested_query(SearchSql *q, JsonbContainer *obj, int *count)
 		q_inner_hits_end(q, hits, tail, docs, pstrdup(q->where.data + start));
 	}
 	else
+	{
+		/* a nested_query without inner_hits reports none of those in its query (Elasticsearch's) */
+		SearchInnerHits **saved = q->inner_hits_tail;
+
+		q->inner_hits_tail = NULL;
 		q_query(q, inner, count);
+		q->inner_hits_tail = saved;
+	}
 	appendStringInfoChar(&q->where, ')');
 	for (int i = 0; i < opened; i++)
 		appendStringInfoChar(&q->where, ')');
@@ -1084,6 +1096,8 @@ q_list(SearchSql *q, JsonbContainer *obj, const char *key, const char *sep, bool
 	appendStringInfoChar(&q->where, '(');
 	for (int i = 0; i < n; i++)
 	{
+		SearchInnerHits **saved = q->inner_hits_tail;
+
 		if (i > 0)
 			appendStringInfoString(&q->where, sep);
 		/*
@@ -1092,11 +1106,16 @@ q_list(SearchSql *q, JsonbContainer *obj, const char *key, const char *sep, bool
 		 * elsewhere left bare, so the planner sees it and can use the
 		 * field's index
 		 */
+
 		if (negate)
 			appendStringInfoString(&q->where, "NOT coalesce(");
 		else
 			appendStringInfoChar(&q->where, '(');
+		/* a must_not query's inner hits would be none (Elasticsearch leaves them out) */
+		if (negate)
+			q->inner_hits_tail = NULL;
 		q_query(q, q_object(getIthJsonbValueFromContainer(arr, i), key), count);
+		q->inner_hits_tail = saved;
 		appendStringInfoString(&q->where, negate ? ", false)" : ")");
 	}
 	appendStringInfoChar(&q->where, ')');

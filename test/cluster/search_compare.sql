@@ -4,7 +4,7 @@
 --
 -- The same rows are written through the proxy and to the reference node,
 -- both tables given the same search index (through the proxy's DDL); then N
--- random searches (queries of each kind, sorts by fields, arrays' modes,
+-- random searches (queries of each kind, function scores, sorts by fields, arrays' modes,
 -- distance, key, offsets and limits, total counts, collapse, columns_to_get,
 -- aggregations and group-bys nested, over String+Integer and Binary keys,
 -- sparse fields) must give the reference's result exactly, as jsonb: rows in
@@ -212,6 +212,7 @@ DECLARE
 	stats_aggs integer := 0;
 	stats_err integer := 0;
 	stats_collapse integer := 0;
+	stats_scored integer := 0;
 BEGIN
 	FOR i IN 1 .. nsearches LOOP
 		tbl := CASE WHEN pg_catalog.random() < 0.7 THEN 'sc_s' ELSE 'sc_b' END;
@@ -224,6 +225,20 @@ BEGIN
 			'collapse', pg_temp.maybe(0.15, pg_catalog.jsonb_build_object('field_name', pg_temp.pick('["kw", "b", "n"]'))),
 			'aggs', pg_temp.maybe(0.3, pg_temp.rand_aggs(1)),
 			'group_bys', pg_temp.maybe(0.3, pg_temp.rand_group_bys(2))));
+		-- now and then scored by functions (on LONG and DOUBLE fields: no BM25, whose statistics are each shard's)
+		IF pg_catalog.random() < 0.15 THEN
+			q := q || pg_catalog.jsonb_build_object('query', pg_catalog.jsonb_build_object('functions_score_query', pg_catalog.jsonb_strip_nulls(
+				pg_catalog.jsonb_build_object(
+					'query', pg_temp.pick('[{"match_all_query": {}}, {"range_query": {"field_name": "n", "range_from": -5}}]'),
+					'functions', pg_catalog.jsonb_build_array(
+						pg_catalog.jsonb_build_object('decay', pg_catalog.jsonb_build_object('field_name', 'n', 'math_function', pg_temp.pick('["GAUSS", "EXP", "LINEAR"]'),
+							'param', pg_catalog.jsonb_build_object('origin', (pg_catalog.random() * 20 - 10)::int, 'scale', 4))),
+						pg_catalog.jsonb_build_object('field_value_factor', '{"field_name": "d", "missing": 1}'::jsonb, 'weight', 2)),
+					'score_mode', pg_temp.pick('["FSM_SUM", "FSM_MAX", "FSM_MULTIPLY", "FSM_AVG"]'),
+					'combine_mode', pg_temp.pick('["FCM_MULTIPLY", "FCM_SUM", "FCM_REPLACE"]'),
+					'min_score', pg_temp.maybe(0.3, '0.5')))));
+			stats_scored := stats_scored + 1;
+		END IF;
 		-- now and then an invalid one: the same error
 		IF pg_catalog.random() < 0.05 THEN
 			q := q || pg_temp.pick('[{"limit": 101}, {"offset": 99995, "limit": 10}, {"token": "bm90IGEgdG9rZW4="},
@@ -279,8 +294,8 @@ BEGIN
 			stats_rows := stats_rows + coalesce(pg_catalog.jsonb_array_length(ref_page -> 'rows'), 0);
 		END LOOP;
 	END LOOP;
-	RAISE NOTICE '% searches (% with aggregations, % collapsed, % refused alike), % more pages by token, % rows compared',
-		nsearches, stats_aggs, stats_collapse, stats_err, stats_paged, stats_rows;
+	RAISE NOTICE '% searches (% with aggregations, % collapsed, % scored by functions, % refused alike), % more pages by token, % rows compared',
+		nsearches, stats_aggs, stats_collapse, stats_scored, stats_err, stats_paged, stats_rows;
 END
 $$;
 

@@ -105,7 +105,25 @@ SELECT s -> 'rows' -> 0 AS first FROM ots.search('ps_t', 'ix', '{"query": {"term
 -- 4. the tokens of a text through the first shard
 SELECT * FROM ots.search_analyze('Quick brown FOX');
 
--- 5. dropped on every shard; then the table
+-- 5. a schema change as Tablestore makes it, on every shard: an index from a source (its
+--    brother, filled from each shard's rows), searches shared by weights, the switch
+SELECT ots.create_search_index('ps_t', 'ix_reindex', '{"field_schemas": [{"field_name": "color", "field_type": "KEYWORD"},
+	{"field_name": "n", "field_type": "LONG"}]}', source_index_name => 'ix');
+SELECT ARRAY(SELECT indexes_on(:p0)) AS shard0, ARRAY(SELECT indexes_on(:p1)) AS shard1;
+SELECT ots_cluster.describe_search_index_on(:p0, :'ps_target', 'ix_reindex') ->> 'brother_index_name' AS brother0,
+	   ots_cluster.describe_search_index_on(:p1, :'ps_target', 'ix_reindex') ->> 'brother_index_name' AS brother1;
+SELECT ots.update_search_index('ps_t', 'ix', query_flow_weights => '[{"index_name": "ix", "weight": 0}, {"index_name": "ix_reindex", "weight": 100}]');
+SELECT ots_cluster.describe_search_index_on(:p0, :'ps_target', 'ix') -> 'query_flow_weights' AS weights0,
+	   ots_cluster.describe_search_index_on(:p1, :'ps_target', 'ix') -> 'query_flow_weights' AS weights1;
+-- searches of ix answered by ix_reindex on both shards: the same rows
+SELECT s -> 'total_count' AS total FROM ots.search('ps_t', 'ix', '{"query": {"term_query": {"field_name": "color", "term": "red"}}, "limit": 0,
+	"get_total_count": true}') s;
+SELECT ots.update_search_index('ps_t', 'ix', switch_index_name => 'ix_reindex');
+SELECT ots_cluster.describe_search_index_on(:p0, :'ps_target', 'ix') -> 'schema' -> 'field_schemas' AS ix_fields0;
+SELECT try($$SELECT ots.update_search_index('ps_t', 'ix', switch_index_name => 'nope')$$);
+SELECT ots.delete_search_index('ps_t', 'ix_reindex');
+
+-- 6. dropped on every shard; then the table
 SELECT ots.delete_search_index('ps_t', 'ix');
 SELECT indexes_on(:p0) AS shard0, indexes_on(:p1) AS shard1;
 SELECT ots.delete_table('ps_t');
