@@ -34,6 +34,7 @@
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
 
+#include "format/request_fields.h"
 #include "search/agg_buckets.h"
 #include "search/agg_request.h"
 #include "search/json_build.h"
@@ -54,17 +55,22 @@ typedef enum SourceKind
 	SOURCE_KINDS
 } SourceKind;
 
-/* each kind of source: its type's name and the members it takes */
-static const char *const source_members[SOURCE_KINDS][9] = {
-	[SOURCE_FIELD] = {"field", "name", "type", "field_name", "sort", "missing"},
-	[SOURCE_HISTOGRAM] = {"histogram", "name", "type", "field_name", "sort", "missing", "interval", "offset"},
-	[SOURCE_DATE_HISTOGRAM] = {"date_histogram", "name", "type", "field_name", "sort", "missing", "interval", "offset",
-	"time_zone"},
+/* each kind of source: its type's name and the members it takes (request_fields_check) */
+static const char *const source_types[SOURCE_KINDS] = {"field", "histogram", "date_histogram"};
+static const char *const field_members[] = {"name", "type", "field_name", "sort", "missing"};
+static const char *const histogram_members[] = {"name", "type", "field_name", "sort", "missing", "interval", "offset"};
+static const char *const date_histogram_members[] = {"name", "type", "field_name", "sort", "missing", "interval", "offset",
+"time_zone"};
+static const RequestFields source_members[SOURCE_KINDS] = {
+	[SOURCE_FIELD] = REQUEST_FIELDS("a field source of group_by_composite", field_members),
+	[SOURCE_HISTOGRAM] = REQUEST_FIELDS("a histogram source of group_by_composite", histogram_members),
+	[SOURCE_DATE_HISTOGRAM] = REQUEST_FIELDS("a date_histogram source of group_by_composite", date_histogram_members),
 };
 
 /* the members a composite takes */
-static const char *const composite_members[] = {"name", "type", "sources", "size", "suggested_size", "next_token",
-"sub_aggs", "sub_group_bys", NULL};
+static const char *const composite_fields[] = {"name", "type", "sources", "size", "suggested_size", "next_token",
+"sub_aggs", "sub_group_bys"};
+static const RequestFields composite_members = REQUEST_FIELDS("group_by_composite", composite_fields);
 
 /* a source: how it keys a row, and its keys' order */
 typedef struct CompositeSource
@@ -79,29 +85,6 @@ typedef struct CompositeSource
 	bool		is_array;
 } CompositeSource;
 
-/* members_check: refuse a member of g that taken (a list ending in NULL) does not hold */
-static void
-members_check(JsonbContainer *g, const char *const *taken, const char *what)
-{
-	JsonbIterator *it = JsonbIteratorInit(g);
-	JsonbValue	v;
-	JsonbIteratorToken tok;
-
-	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
-	{
-		char	   *key;
-		bool		found = false;
-
-		if (tok != WJB_KEY)
-			continue;
-		key = pnstrdup(v.val.string.val, v.val.string.len);
-		for (int i = 0; taken[i] != NULL; i++)
-			found |= strcmp(key, taken[i]) == 0;
-		if (!found)
-			agg_refuse(psprintf("Invalid %s: it takes no %s.", what, key));
-	}
-}
-
 /* source_read: source g of a composite, its parameters checked */
 static void
 source_read(AggRun *r, JsonbContainer *g, CompositeSource *src)
@@ -114,12 +97,12 @@ source_read(AggRun *r, JsonbContainer *g, CompositeSource *src)
 
 	src->name = agg_string(g, "name", what);
 	for (kind = 0; kind < SOURCE_KINDS; kind++)
-		if (strcmp(type, source_members[kind][0]) == 0)
+		if (strcmp(type, source_types[kind]) == 0)
 			break;
 	if (kind == SOURCE_KINDS)
 		agg_refuse(psprintf("Invalid type of source '%s' of group_by_composite: '%s' (field, histogram or date_histogram).",
 							src->name, type));
-	members_check(g, &source_members[kind][1], psprintf("source '%s' of group_by_composite (a %s source)", src->name, type));
+	request_fields_check(g, &source_members[kind], "source '%s' of group_by_composite", src->name);
 	sorters = group_sorter_list(g, what, &nsorters);
 	if (nsorters > 1 || (nsorters == 1 && sorters[0].kind != 'k'))
 		agg_refuse(psprintf("Invalid sort of source '%s' of group_by_composite: one group_key_sort at most.",
@@ -393,7 +376,7 @@ composite_page(AggRun *r, JsonbContainer *g, const char *bucket, int depth, Comp
 	/* a cluster's proxy would need every group of every shard: not merged yet */
 	if (r->q->for_merge)
 		agg_refuse("The composite group_by is not merged across the shards of a cluster yet.");
-	members_check(g, composite_members, "group_by_composite");
+	request_fields_check(g, &composite_members, "group_by_composite");
 	if (n < 1 || n > AGG_MAX_PER_LEVEL)
 		agg_refuse(psprintf("Invalid sources of group_by_composite: 1 to %d group_bys.", AGG_MAX_PER_LEVEL));
 	agg_names_distinct(sources, "sources of group_by_composite");
